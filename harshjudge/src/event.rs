@@ -1,0 +1,94 @@
+//! The events a run emits, in order: run started, step started, evidence
+//! captured, step finished, run finished. Producers never print; consumers
+//! (the libtest harness, reports) render them.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::store::{RunResult, StepId, StepStatus};
+
+/// How one step ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepOutcome {
+    /// 1-based position.
+    pub index: usize,
+    /// `01`…
+    pub id: StepId,
+    /// Title as declared.
+    pub title: String,
+    /// pass, fail or skipped.
+    pub status: StepStatus,
+    /// Wall time (zero when skipped).
+    pub duration: Duration,
+    /// The failure message.
+    pub error: Option<String>,
+    /// Where the failure was raised, `file:line:col`.
+    pub location: Option<String>,
+    /// Why a skipped step did not run.
+    pub reason: Option<String>,
+    /// The step's evidence folder.
+    pub evidence_dir: PathBuf,
+}
+
+/// Something that happened in a run.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// A run was created on disk.
+    RunStarted {
+        /// Scenario slug.
+        slug: &'a str,
+        /// Run id.
+        run_id: &'a str,
+        /// `runs/{runId}`.
+        run_dir: &'a Path,
+    },
+    /// A step began.
+    StepStarted {
+        /// Scenario slug.
+        slug: &'a str,
+        /// The step.
+        id: &'a StepId,
+        /// Its title.
+        title: &'a str,
+    },
+    /// An evidence file was written.
+    EvidenceCaptured {
+        /// Scenario slug.
+        slug: &'a str,
+        /// The step.
+        id: &'a StepId,
+        /// The file.
+        path: &'a Path,
+    },
+    /// A step ended (passed, failed, or was skipped).
+    StepFinished {
+        /// Scenario slug.
+        slug: &'a str,
+        /// How.
+        outcome: &'a StepOutcome,
+    },
+    /// The run is final.
+    RunFinished {
+        /// Scenario slug.
+        slug: &'a str,
+        /// The final `result.json`, when it could be written.
+        result: Option<&'a RunResult>,
+        /// `runs/{runId}`, when the run could be created.
+        run_dir: Option<&'a Path>,
+        /// A store error that prevented recording, if any.
+        store_error: Option<&'a str>,
+    },
+}
+
+/// A consumer of events.
+pub trait EventSink: Send + Sync {
+    /// Called for every event, in order for one scenario.
+    fn on_event(&self, event: &Event<'_>);
+}
+
+/// A sink that drops everything.
+pub struct NoSink;
+impl EventSink for NoSink {
+    fn on_event(&self, _: &Event<'_>) {}
+}

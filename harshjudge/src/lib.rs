@@ -1,0 +1,142 @@
+//! # harshjudge — evidence-first end-to-end testing for Rust
+//!
+//! A scenario is one `async fn` marked [`#[scenario]`](scenario). Each top-level
+//! [`step!`] of its body becomes its own test case under `cargo test`, and every
+//! step leaves evidence in the standard `.harshJudge/` layout that the original
+//! HarshJudge tools, the HTML report and AI agents all read.
+//!
+//! ```no_run
+//! use harshjudge::{scenario, step, Scenario};
+//!
+//! /// Checkout with a saved card.
+//! #[scenario(tags = ["smoke"])]
+//! async fn checkout(s: Scenario) -> harshjudge::Result {
+//!     let items = step!("Add two items to the cart", {
+//!         let items = vec!["apple", "pear"];
+//!         s.attach_json("cart", &items)?;
+//!         items
+//!     });
+//!     step!("Pay with the saved card", {
+//!         harshjudge::ensure!(items.len() == 2, "expected 2 items, got {}", items.len());
+//!     });
+//!     Ok(())
+//! }
+//!
+//! harshjudge::main!();
+//! ```
+//!
+//! Put the file under `tests/` with `harness = false` in `Cargo.toml`; `cargo test`
+//! then lists `checkout::01_add_two_items_to_the_cart` and
+//! `checkout::02_pay_with_the_saved_card` as separate tests.
+//!
+//! ## Equivalent code without the macro
+//! `#[scenario]` keeps the function as written, except that every top-level
+//! `step!("title", { body })` becomes `{ body }` preceded by a step boundary
+//! (`begin step N`) placed right after the previous step, so code between two
+//! steps belongs to the following one. It also registers a
+//! [`ScenarioDef`](__private::ScenarioDef) naming the steps, so that
+//! `cargo test -- --list` can list them without running anything.
+
+#![warn(missing_docs)]
+
+mod error;
+pub mod event;
+pub mod evidence;
+pub mod harness;
+mod registry;
+pub mod report;
+pub mod run;
+mod runner;
+mod scenario;
+pub mod settings;
+pub mod store;
+
+pub use error::{Error, Result};
+pub use harshjudge_macros::scenario;
+pub use scenario::Scenario;
+
+/// Marks a step of a [`#[scenario]`](scenario) function: `step!("title", { body })`.
+///
+/// Only valid as a top-level statement of a `#[scenario]` body (optionally as
+/// `let pattern = step!(…);`). The block's value is the value of the step, so
+/// later steps can use it. An optional per-step timeout overrides the
+/// scenario's `step_timeout`: `step!("title", timeout = "5s", { body })`.
+///
+/// The `#[scenario]` attribute rewrites every top-level `step!`; one that is left
+/// (inside a loop, a branch, a closure or a plain function) is a compile error.
+#[macro_export]
+macro_rules! step {
+    ($($tokens:tt)*) => {
+        ::core::compile_error!(
+            "`step!` is only valid as a top-level statement of a `#[scenario]` async fn body"
+        )
+    };
+}
+
+/// Fails the current step with a formatted message unless the condition holds.
+///
+/// ```no_run
+/// # fn f(ok: bool) -> harshjudge::Result {
+/// harshjudge::ensure!(ok, "payment refused: {}", "card expired");
+/// # Ok(()) }
+/// ```
+#[macro_export]
+macro_rules! ensure {
+    ($cond:expr $(,)?) => {
+        if !$cond {
+            return ::core::result::Result::Err($crate::Error::msg(::core::concat!(
+                "condition failed: `",
+                ::core::stringify!($cond),
+                "`"
+            ))
+            .into());
+        }
+    };
+    ($cond:expr, $($arg:tt)+) => {
+        if !$cond {
+            return ::core::result::Result::Err($crate::Error::msg(::std::format!($($arg)+)).into());
+        }
+    };
+}
+
+/// Fails the current step at once with a formatted message.
+#[macro_export]
+macro_rules! bail {
+    ($($arg:tt)+) => {
+        return ::core::result::Result::Err($crate::Error::msg(::std::format!($($arg)+)).into())
+    };
+}
+
+/// The `main` function of a scenario test target (`harness = false`).
+///
+/// Collects every `#[scenario]` of the binary, parses the libtest command line
+/// (`--list`, filters, `--exact`, `--skip`, `--format`, `--test-threads`, …),
+/// runs the scenarios and exits with code 0, or 101 when a step failed.
+#[macro_export]
+macro_rules! main {
+    () => {
+        fn main() {
+            $crate::harness::main($crate::harness::Package {
+                name: ::core::env!("CARGO_PKG_NAME"),
+                manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+            })
+        }
+    };
+}
+
+/// Support code for the macros. Not public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::registry::{ScenarioDef, StepDef};
+    pub use crate::scenario::StepMarker;
+    pub use inventory;
+
+    /// The boxed future a registered scenario returns.
+    pub type ScenarioFuture =
+        ::std::pin::Pin<Box<dyn ::std::future::Future<Output = crate::Result> + Send + 'static>>;
+
+    /// The step boundary handle of a scenario body (cheap clone of the handle's state).
+    pub fn steps(s: &crate::Scenario) -> StepMarker {
+        s.step_marker()
+    }
+}

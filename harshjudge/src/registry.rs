@@ -1,0 +1,55 @@
+//! Scenarios registered by `#[scenario]` (through `inventory`).
+
+use std::time::Duration;
+
+use crate::__private::ScenarioFuture;
+use crate::Scenario;
+
+/// One scenario as the `#[scenario]` macro declares it.
+#[derive(Debug)]
+pub struct ScenarioDef {
+    /// The function's name (the first part of every test name).
+    pub fn_name: &'static str,
+    /// The scenario's slug under `.harshJudge/scenarios/`.
+    pub slug: &'static str,
+    /// Human title (attribute, else the doc comment's first line, else the name).
+    pub title: &'static str,
+    /// Tags, in declaration order.
+    pub tags: &'static [&'static str],
+    /// Limit for the whole scenario.
+    pub timeout: Option<Duration>,
+    /// Default limit for each step.
+    pub step_timeout: Option<Duration>,
+    /// `file!()` of the function.
+    pub file: &'static str,
+    /// `line!()` of the function.
+    pub line: u32,
+    /// `module_path!()` of the function.
+    pub module_path: &'static str,
+    /// The steps, in order.
+    pub steps: &'static [StepDef],
+    /// Calls the function.
+    pub run: fn(Scenario) -> ScenarioFuture,
+}
+
+/// One `step!` as declared in code.
+#[derive(Debug)]
+pub struct StepDef {
+    /// The step title (the string literal).
+    pub title: &'static str,
+    /// `line!()` of the `step!` invocation.
+    pub line: u32,
+    /// The step's source text, as written.
+    pub source: &'static str,
+    /// Per-step limit (`step!("…", timeout = "5s", {…})`), overriding the scenario's.
+    pub timeout: Option<Duration>,
+}
+
+inventory::collect!(ScenarioDef);
+
+/// Every registered scenario, sorted by function name then module.
+pub(crate) fn all() -> Vec<&'static ScenarioDef> {
+    let mut v: Vec<&'static ScenarioDef> = inventory::iter::<ScenarioDef>.into_iter().collect();
+    v.sort_by(|a, b| (a.fn_name, a.module_path).cmp(&(b.fn_name, b.module_path)));
+    v
+}

@@ -1,0 +1,345 @@
+//! Executes one scenario: steps in order, step and scenario time limits,
+//! panics and errors turned into step failures, every step recorded through
+//! [`crate::run`]. Emits [`Event`]s; never prints and knows nothing of libtest.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, Once};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use crate::Scenario;
+use crate::__private::ScenarioFuture;
+use crate::event::{Event, EventSink, StepOutcome};
+use crate::registry::ScenarioDef;
+use crate::run::{RunHandle, StepRecord};
+use crate::settings::format_duration;
+use crate::store::{StepId, StepStatus};
+
+/// How a scenario's limits are chosen.
+#[derive(Clone, Debug)]
+pub(crate) struct Limits {
+    pub step_default: Option<Duration>,
+    pub scenario_default: Option<Duration>,
+}
+
+/// State shared by the runner, the scenario handle and the generated step boundaries.
+pub(crate) struct Shared {
+    pub def: &'static ScenarioDef,
+    pub base_url: String,
+    pub run: Mutex<RunHandle>,
+    pub sink: Arc<dyn EventSink>,
+    /// The last step to run (1-based): steps after it are not selected.
+    pub stop_after: usize,
+    limits: Limits,
+    cursor: Mutex<Cursor>,
+    notify: Notify,
+}
+
+struct Cursor {
+    /// 1-based running step; 0 when none.
+    step: usize,
+    started: Instant,
+    deadline: Option<Instant>,
+    /// Past `stop_after`: the runner must stop the scenario.
+    stop: bool,
+    /// Steps that ended, with their status.
+    finished: Vec<StepStatus>,
+}
+
+impl Shared {
+    pub fn new(
+        def: &'static ScenarioDef,
+        run: RunHandle,
+        base_url: String,
+        sink: Arc<dyn EventSink>,
+        stop_after: usize,
+        limits: Limits,
+    ) -> Arc<Shared> {
+        Arc::new(Shared {
+            def,
+            base_url,
+            run: Mutex::new(run),
+            sink,
+            stop_after,
+            limits,
+            cursor: Mutex::new(Cursor { step: 0, started: Instant::now(), deadline: None, stop: false, finished: vec![] }),
+            notify: Notify::new(),
+        })
+    }
+
+    fn step_id(n: usize) -> StepId {
+        StepId::from_index(n).expect("the macro allows at most 99 steps")
+    }
+
+    pub fn current_step(&self) -> Option<StepId> {
+        let c = self.cursor.lock().expect("cursor lock");
+        (c.step > 0).then(|| Self::step_id(c.step))
+    }
+
+    /// The limit of step `n` and where it comes from.
+    fn step_limit(&self, n: usize) -> Option<(Duration, &'static str)> {
+        let step = self.def.steps.get(n - 1).and_then(|s| s.timeout);
+        step.map(|d| (d, "step!(…, timeout = …)"))
+            .or(self.def.step_timeout.map(|d| (d, "#[scenario(step_timeout = …)]")))
+            .or(self.limits.step_default.map(|d| (d, "HARSHJUDGE_STEP_TIMEOUT")))
+    }
+
+    fn scenario_limit(&self) -> Option<(Duration, &'static str)> {
+        self.def
+            .timeout
+            .map(|d| (d, "#[scenario(timeout = …)]"))
+            .or(self.limits.scenario_default.map(|d| (d, "HARSHJUDGE_TIMEOUT")))
+    }
+
+    /// A step boundary: ends the running step as passed and starts step `n`.
+    /// Returns true when the scenario must stop here (past the selected steps).
+    pub fn begin(&self, n: usize) -> bool {
+        let mut c = self.cursor.lock().expect("cursor lock");
+        if c.step > 0 {
+            let (step, started) = (c.step, c.started);
+            self.finish(&mut c, step, started, StepStatus::Pass, None, None, None);
+        }
+        if n > self.stop_after || n > self.def.steps.len() {
+            c.stop = true;
+            c.step = 0;
+            drop(c);
+            self.notify.notify_one();
+            return true;
+        }
+        c.step = n;
+        c.started = Instant::now();
+        c.deadline = self.step_limit(n).map(|(d, _)| c.started + d);
+        let id = Self::step_id(n);
+        let begun = self.run.lock().expect("run lock").begin_step(&id);
+        drop(c);
+        if let Err(e) = begun {
+            // Could not write skill-state.yaml: the step goes on; the failure to record
+            // shows when the step completes (same store, same error).
+            let _ = e;
+        }
+        self.sink.on_event(&Event::StepStarted { slug: self.def.slug, id: &id, title: self.def.steps[n - 1].title });
+        self.notify.notify_one();
+        false
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        c: &mut Cursor,
+        n: usize,
+        started: Instant,
+        status: StepStatus,
+        error: Option<String>,
+        location: Option<String>,
+        reason: Option<String>,
+    ) {
+        let id = Self::step_id(n);
+        let duration = if status == StepStatus::Skipped { Duration::ZERO } else { started.elapsed() };
+        let (mut status, mut error) = (status, error);
+        let evidence_dir;
+        {
+            let mut run = self.run.lock().expect("run lock");
+            evidence_dir = run.evidence_dir(&id);
+            if status == StepStatus::Fail {
+                let _ = std::fs::create_dir_all(&evidence_dir);
+            }
+            let rec = StepRecord {
+                id: id.clone(),
+                status,
+                duration_ms: duration.as_millis() as u64,
+                error: error.clone(),
+                location: location.clone(),
+                summary: reason.as_ref().map(|r| format!("Skipped: {r}")),
+            };
+            if let Err(e) = run.complete_step(rec) {
+                status = StepStatus::Fail;
+                error = Some(format!("could not record the step's result: {e}"));
+            }
+        }
+        c.finished.push(status);
+        c.step = 0;
+        let outcome = StepOutcome {
+            index: n,
+            id,
+            title: self.def.steps[n - 1].title.to_string(),
+            status,
+            duration,
+            error,
+            location,
+            reason,
+            evidence_dir,
+        };
+        self.sink.on_event(&Event::StepFinished { slug: self.def.slug, outcome: &outcome });
+    }
+}
+
+enum End {
+    Returned(Result<crate::Result, Panicked>),
+    Stopped,
+    StepTimeout(Duration, &'static str),
+    ScenarioTimeout(Duration, &'static str),
+}
+
+/// Runs the scenario to its end and finalises the run.
+pub(crate) async fn execute(shared: Arc<Shared>) {
+    install_panic_hook();
+    let handle = Scenario { shared: shared.clone() };
+    let mut fut = CatchPanic((shared.def.run)(handle));
+    let scenario_deadline = shared.scenario_limit().map(|(d, src)| (Instant::now() + d, d, src));
+    let end = loop {
+        let step_deadline = shared.cursor.lock().expect("cursor lock").deadline;
+        let deadline = match (step_deadline, scenario_deadline.map(|s| s.0)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let sleep = async move {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            r = &mut fut => break End::Returned(r),
+            _ = shared.notify.notified() => {
+                if shared.cursor.lock().expect("cursor lock").stop {
+                    break End::Stopped;
+                }
+            }
+            _ = sleep => {
+                let now = Instant::now();
+                if let Some((at, d, src)) = scenario_deadline && now >= at {
+                    break End::ScenarioTimeout(d, src);
+                }
+                let c = shared.cursor.lock().expect("cursor lock");
+                if c.step > 0 && c.deadline.is_some_and(|d| now >= d) {
+                    let (d, src) = shared.step_limit(c.step).expect("a deadline has a limit");
+                    break End::StepTimeout(d, src);
+                }
+            }
+        }
+    };
+    // Drop the scenario's future (and what it holds) before the run is final.
+    drop(fut);
+    finalize(&shared, end);
+}
+
+fn finalize(shared: &Shared, end: End) {
+    let mut c = shared.cursor.lock().expect("cursor lock");
+    let total = shared.def.steps.len();
+    let failure: Option<(String, Option<String>)> = match end {
+        End::Returned(Ok(Ok(()))) | End::Stopped => None,
+        End::Returned(Ok(Err(e))) => Some((e.message(), Some(e.location().to_string()))),
+        End::Returned(Err(p)) => Some((format!("panicked: {}", p.message), p.location)),
+        End::StepTimeout(d, src) => Some((
+            format!("step timed out after {} (the step's limit, set by {src})", format_duration(d)),
+            None,
+        )),
+        End::ScenarioTimeout(d, src) => Some((
+            format!("scenario timed out after {} (the whole scenario's limit, set by {src})", format_duration(d)),
+            None,
+        )),
+    };
+    let mut failed_at = None;
+    if c.step > 0 {
+        let (n, started) = (c.step, c.started);
+        match failure {
+            None => shared.finish(&mut c, n, started, StepStatus::Pass, None, None, None),
+            Some((msg, loc)) => {
+                failed_at = Some(n);
+                shared.finish(&mut c, n, started, StepStatus::Fail, Some(msg), loc, None)
+            }
+        }
+    } else if let Some((msg, loc)) = failure {
+        // Failed before the first boundary: blame step 1.
+        let n = c.finished.len() + 1;
+        if n <= total {
+            failed_at = Some(n);
+            let started = c.started;
+            shared.finish(&mut c, n, started, StepStatus::Fail, Some(msg), loc, None);
+        }
+    }
+    let stopped = c.stop;
+    let already_failed = c.finished.iter().position(|s| *s == StepStatus::Fail).map(|i| i + 1);
+    for n in c.finished.len() + 1..=total {
+        let reason = match (failed_at.or(already_failed), stopped) {
+            (Some(f), _) => format!("step {f:02} failed"),
+            (None, true) => "not selected by the test filter".to_string(),
+            (None, false) => "the scenario returned before this step".to_string(),
+        };
+        let started = Instant::now();
+        shared.finish(&mut c, n, started, StepStatus::Skipped, None, None, Some(reason));
+    }
+    drop(c);
+    let mut run = shared.run.lock().expect("run lock");
+    let dir = run.dir();
+    let completed = run.complete(None);
+    let err = completed.as_ref().err().map(|e| e.to_string());
+    shared.sink.on_event(&Event::RunFinished {
+        slug: shared.def.slug,
+        result: completed.is_ok().then(|| run.result()),
+        run_dir: Some(&dir),
+        store_error: err.as_deref(),
+    });
+}
+
+// ---- panics ------------------------------------------------------------------
+
+struct Panicked {
+    message: String,
+    location: Option<String>,
+}
+
+thread_local! {
+    static CAPTURING: Cell<bool> = const { Cell::new(false) };
+    static LAST_PANIC: RefCell<Option<(String, Option<String>)>> = const { RefCell::new(None) };
+}
+
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if CAPTURING.get() {
+                let msg = info.payload_as_str().unwrap_or("Box<dyn Any>").to_string();
+                let loc = info.location().map(|l| l.to_string());
+                LAST_PANIC.set(Some((msg, loc)));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Polls the scenario future with panics caught and attributed (message and
+/// location) instead of printed.
+struct CatchPanic(ScenarioFuture);
+
+impl Future for CatchPanic {
+    type Output = Result<crate::Result, Panicked>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let was = CAPTURING.replace(true);
+        let r = catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx)));
+        CAPTURING.set(was);
+        match r {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => {
+                let (message, location) = LAST_PANIC.take().unwrap_or_else(|| {
+                    let m = payload
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "Box<dyn Any>".into());
+                    (m, None)
+                });
+                Poll::Ready(Err(Panicked { message, location }))
+            }
+        }
+    }
+}

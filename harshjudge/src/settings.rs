@@ -1,0 +1,135 @@
+//! Settings of a harness run: `HARSHJUDGE_*` environment variables, then
+//! `.harshJudge/config.yaml`, then defaults. A bad value is an error that names
+//! the setting and says what is expected.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::store::Store;
+
+/// Default for `HARSHJUDGE_STEP_TIMEOUT`.
+pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Resolved settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The `.harshJudge` folder (`HARSHJUDGE_DIR`, default `<package root>/.harshJudge`).
+    pub dir: PathBuf,
+    /// The app under test (`HARSHJUDGE_BASE_URL`, else `config.yaml` `baseUrl`).
+    pub base_url: String,
+    /// Project name written to a new `config.yaml` (the package name).
+    pub project_name: String,
+    /// Per-step limit for steps that set none (`HARSHJUDGE_STEP_TIMEOUT`, default 5m; `none` disables).
+    pub step_timeout: Option<Duration>,
+    /// Per-scenario limit for scenarios that set none (`HARSHJUDGE_TIMEOUT`, default none).
+    pub scenario_timeout: Option<Duration>,
+}
+
+/// A setting with a bad value.
+#[derive(Debug, thiserror::Error)]
+#[error("setting {name}={value:?} is invalid: {expected}")]
+pub struct SettingError {
+    /// The variable.
+    pub name: &'static str,
+    /// Its value.
+    pub value: String,
+    /// What is expected.
+    pub expected: String,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Settings {
+    /// Reads the environment. Does not touch the disk.
+    pub fn from_env(package_root: &Path, project_name: &str) -> Result<Settings, SettingError> {
+        let dir = match env("HARSHJUDGE_DIR") {
+            Some(d) => package_root.join(d),
+            None => package_root.join(".harshJudge"),
+        };
+        let base_url = env("HARSHJUDGE_BASE_URL").unwrap_or_default();
+        if !base_url.is_empty() && !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(SettingError {
+                name: "HARSHJUDGE_BASE_URL",
+                value: base_url,
+                expected: "an http:// or https:// URL, e.g. http://127.0.0.1:3000".into(),
+            });
+        }
+        Ok(Settings {
+            dir,
+            base_url,
+            project_name: project_name.into(),
+            step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
+            scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
+        })
+    }
+
+    /// Fills what the environment left unset from `config.yaml`.
+    pub fn apply_config(&mut self, store: &Store) -> Result<(), crate::store::StoreError> {
+        if self.base_url.is_empty() {
+            self.base_url = store.read_config()?.base_url;
+        }
+        Ok(())
+    }
+}
+
+fn timeout_var(name: &'static str, default: Option<Duration>) -> Result<Option<Duration>, SettingError> {
+    match env(name) {
+        None => Ok(default),
+        Some(v) if v == "none" || v == "0" => Ok(None),
+        Some(v) => parse_duration(&v).map(Some).map_err(|expected| SettingError { name, value: v, expected }),
+    }
+}
+
+/// Parses `500ms`, `30s`, `2m`, `1h` or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let expected = || "a duration such as 500ms, 30s, 2m or 1h (a whole number and a unit)".to_string();
+    let n: u64 = num.parse().map_err(|_| expected())?;
+    let d = match unit.trim() {
+        "ms" => Duration::from_millis(n),
+        "" | "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n * 60),
+        "h" => Duration::from_secs(n * 3600),
+        _ => return Err(expected()),
+    };
+    if d.is_zero() {
+        return Err("a duration greater than zero (use `none` for no limit)".into());
+    }
+    Ok(d)
+}
+
+/// Renders a duration the way it is written in settings (`30s`, `2m`, `1500ms`).
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 3_600_000 == 0 {
+        format!("{}h", ms / 3_600_000)
+    } else if ms % 60_000 == 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("3 weeks").is_err());
+        assert!(parse_duration("0s").is_err());
+        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
+    }
+}

@@ -1,0 +1,94 @@
+//! Atomic writes and file locks.
+
+use super::StoreError;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+pub(crate) fn io_err(path: &Path, source: std::io::Error) -> StoreError {
+    StoreError::Io { path: path.to_path_buf(), source }
+}
+
+/// Creates `dir` and its parents.
+pub(crate) fn create_dir_all(dir: &Path) -> Result<(), StoreError> {
+    fs::create_dir_all(dir).map_err(|e| io_err(dir, e))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a
+/// rename, so readers see the old content or the new one, never a part.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let parent = path.parent().expect("store paths have a parent");
+    let tmp = tmp_path(path);
+    let attempt = |tmp: &Path| -> std::io::Result<()> {
+        let mut f = File::create(tmp)?;
+        f.write_all(bytes)?;
+        fs::rename(tmp, path)
+    };
+    match attempt(&tmp) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            create_dir_all(parent)?;
+            attempt(&tmp).map_err(|e| {
+                let _ = fs::remove_file(&tmp);
+                io_err(path, e)
+            })
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(io_err(path, e))
+        }
+    }
+}
+
+/// Writes `bytes` only if `path` does not exist yet (atomic create).
+/// Returns whether it wrote.
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
+    let tmp = tmp_path(path);
+    let mut f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+    f.write_all(bytes).map_err(|e| io_err(&tmp, e))?;
+    drop(f);
+    // hard_link fails if the target exists: first writer wins, nobody sees a partial file.
+    let res = fs::hard_link(&tmp, path);
+    let _ = fs::remove_file(&tmp);
+    match res {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(io_err(path, e)),
+    }
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+}
+
+/// An exclusive advisory lock on a lock file, released on drop.
+pub(crate) struct LockGuard {
+    file: File,
+}
+
+impl LockGuard {
+    pub(crate) fn acquire(path: &Path) -> Result<Self, StoreError> {
+        let open = || OpenOptions::new().create(true).truncate(false).write(true).open(path);
+        let file = match open() {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                create_dir_all(path.parent().expect("lock paths have a parent"))?;
+                open().map_err(|e| io_err(path, e))?
+            }
+            Err(e) => return Err(io_err(path, e)),
+        };
+        file.lock().map_err(|e| io_err(path, e))?;
+        Ok(LockGuard { file })
+    }
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}

@@ -1,0 +1,569 @@
+//! The `.harshJudge/` store: the only code that knows paths and file shapes.
+//!
+//! Layout (compatible with the original HarshJudge):
+//! ```text
+//! .harshJudge/
+//! ├── config.yaml
+//! ├── .gitignore
+//! └── scenarios/{slug}/
+//!     ├── meta.yaml
+//!     ├── steps/{NN}-{step-slug}.md
+//!     └── runs/{runId}/
+//!         ├── result.json
+//!         ├── skill-state.yaml
+//!         ├── evidence/                      (empty; the original's v1 folder)
+//!         └── step-{NN}/evidence/{name}.{ext} + {name}.meta.json
+//! ```
+//! Every write is atomic (temporary file + rename); every read-modify-write of
+//! `meta.yaml` holds an exclusive lock on `scenarios/{slug}/.meta.yaml.lock`;
+//! every id is validated ([`ids`]) before it becomes part of a path.
+
+mod fsio;
+pub mod ids;
+mod types;
+pub mod yaml;
+
+pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
+pub use types::*;
+
+use serde_yaml_ng::{Mapping, Value};
+use std::path::{Path, PathBuf};
+
+use fsio::{LockGuard, io_err, write_atomic};
+
+/// The exact `.gitignore` the original writes.
+pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n";
+
+/// Errors of the store. Each names the file or id involved.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// An id is not valid.
+    #[error("invalid {kind} {value:?}: {rule}")]
+    InvalidId {
+        /// Which kind of id.
+        kind: &'static str,
+        /// The value given.
+        value: String,
+        /// The rule it breaks.
+        rule: &'static str,
+    },
+    /// A file exists but cannot be understood.
+    #[error("{}: {problem} (fix the file by hand, or delete it to start it afresh)", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// `.harshJudge/` does not exist.
+    #[error("no HarshJudge project at {}: initialise it first (harshjudge-mcp init <name>, or run a scenario suite)", path.display())]
+    NotInitialized {
+        /// The `.harshJudge/` path looked for.
+        path: PathBuf,
+    },
+    /// Something that must not exist yet does.
+    #[error("{what} already exists at {}", path.display())]
+    AlreadyExists {
+        /// What.
+        what: &'static str,
+        /// Where.
+        path: PathBuf,
+    },
+    /// The run is final; nothing more can be recorded in it.
+    #[error("run \"{run}\" is already completed; start a new run to record more")]
+    RunCompleted {
+        /// The run's id.
+        run: String,
+    },
+    /// A scenario, run or file that was named does not exist.
+    #[error("{what} not found: {}", path.display())]
+    NotFound {
+        /// What.
+        what: String,
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+}
+
+/// Current time as the original writes it: UTC, milliseconds, `Z`.
+pub fn now_iso() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// What [`Store::upsert_scenario`] sets. `None` keeps the stored value (or the default).
+#[derive(Clone, Debug, Default)]
+pub struct ScenarioSpec {
+    /// Title.
+    pub title: String,
+    /// Step titles, in order (ids `01`… are given by position).
+    pub steps: Vec<String>,
+    /// Tags; `None` keeps the stored ones.
+    pub tags: Option<Vec<String>>,
+    /// Starred; `None` keeps the stored value.
+    pub starred: Option<bool>,
+    /// Seconds; `None` keeps the stored value (default 60).
+    pub estimated_duration: Option<f64>,
+}
+
+/// A step file's content.
+#[derive(Clone, Debug, Default)]
+pub struct StepDoc {
+    /// Description section.
+    pub description: String,
+    /// Preconditions section.
+    pub preconditions: String,
+    /// Actions section.
+    pub actions: String,
+    /// Code of the step and its language (`rust`); empty: the original's Playwright placeholder.
+    pub code: Option<(String, String)>,
+    /// Expected outcome section.
+    pub expected_outcome: String,
+}
+
+/// Statistics of a scenario after a completed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    /// Completed runs.
+    pub total_runs: u64,
+    /// Passed runs.
+    pub pass_count: u64,
+    /// Failed runs.
+    pub fail_count: u64,
+    /// Mean duration in ms.
+    pub avg_duration: u64,
+}
+use serde::Serialize;
+
+/// A written evidence file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenEvidence {
+    /// Absolute path of the file.
+    pub path: PathBuf,
+    /// Its file name (`{name}.{ext}`).
+    pub file_name: String,
+    /// Bytes written.
+    pub size: u64,
+}
+
+/// The `.harshJudge/` folder of one project.
+#[derive(Clone, Debug)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    /// The store at `dir` (the `.harshJudge` folder itself). Does no I/O.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Store { dir: dir.into() }
+    }
+
+    /// The `.harshJudge` folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `config.yaml`.
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.join("config.yaml")
+    }
+
+    /// `scenarios/{slug}`.
+    pub fn scenario_dir(&self, slug: &Slug) -> PathBuf {
+        self.dir.join("scenarios").join(slug.as_str())
+    }
+
+    /// `scenarios/{slug}/meta.yaml`.
+    pub fn meta_path(&self, slug: &Slug) -> PathBuf {
+        self.scenario_dir(slug).join("meta.yaml")
+    }
+
+    /// `scenarios/{slug}/runs/{runId}`.
+    pub fn run_dir(&self, slug: &Slug, run: &RunId) -> PathBuf {
+        self.scenario_dir(slug).join("runs").join(run.as_str())
+    }
+
+    /// `scenarios/{slug}/runs/{runId}/step-{NN}/evidence`.
+    pub fn evidence_dir(&self, slug: &Slug, run: &RunId, step: &StepId) -> PathBuf {
+        self.run_dir(slug, run).join(format!("step-{step}")).join("evidence")
+    }
+
+    /// Whether `.harshJudge/config.yaml` exists.
+    pub fn is_initialized(&self) -> bool {
+        self.config_path().is_file()
+    }
+
+    /// Creates `config.yaml` (if missing) and `.gitignore` (if missing). Safe to
+    /// call from several processes at once: the first writer wins.
+    pub fn ensure_initialized(&self, project_name: &str, base_url: &str) -> Result<(), StoreError> {
+        if self.is_initialized() {
+            return Ok(());
+        }
+        fsio::create_dir_all(&self.dir.join("scenarios"))?;
+        let config = Config {
+            project_name: project_name.into(),
+            base_url: base_url.into(),
+            version: "1.0".into(),
+            created_at: now_iso(),
+        };
+        fsio::write_new(&self.config_path(), to_yaml(&config).as_bytes())?;
+        fsio::write_new(&self.dir.join(".gitignore"), GITIGNORE.as_bytes())?;
+        Ok(())
+    }
+
+    /// Reads `config.yaml`.
+    pub fn read_config(&self) -> Result<Config, StoreError> {
+        let path = self.config_path();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => parse_yaml(&path, &text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(StoreError::NotInitialized { path: self.dir.clone() })
+            }
+            Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// Reads `meta.yaml`, or `None` when the scenario has none.
+    pub fn read_meta(&self, slug: &Slug) -> Result<Option<ScenarioMeta>, StoreError> {
+        let path = self.meta_path(slug);
+        match read_meta_doc(&path)? {
+            None => Ok(None),
+            Some(doc) => typed_meta(&path, doc).map(Some),
+        }
+    }
+
+    /// Locked read-modify-write of `meta.yaml`: `f` gets the document as an ordered
+    /// map (unknown keys and their order survive) and the typed view of it.
+    pub fn update_meta<R>(
+        &self,
+        slug: &Slug,
+        f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> R,
+    ) -> Result<(R, ScenarioMeta), StoreError> {
+        let path = self.meta_path(slug);
+        let _lock = LockGuard::acquire(&self.scenario_dir(slug).join(".meta.yaml.lock"))?;
+        let mut doc = MetaDoc(read_meta_doc(&path)?.unwrap_or_default());
+        let before = typed_meta(&path, doc.0.clone())?;
+        let r = f(&mut doc, &before);
+        let after = typed_meta(&path, doc.0.clone())?;
+        write_atomic(&path, yaml::to_string(&Value::Mapping(doc.0)).as_bytes())?;
+        Ok((r, after))
+    }
+
+    /// Creates or updates a scenario: `meta.yaml` (keeping statistics, and
+    /// `starred`/`tags` unless given) and one `steps/NN-slug.md` per step; step
+    /// files no longer listed are removed. `docs[i]` fills the i-th step file.
+    pub fn upsert_scenario(
+        &self,
+        slug: &Slug,
+        spec: &ScenarioSpec,
+        docs: &[StepDoc],
+    ) -> Result<ScenarioMeta, StoreError> {
+        if spec.steps.len() > 99 {
+            return Err(StoreError::Corrupt {
+                path: self.meta_path(slug),
+                problem: format!("{} steps given; at most 99 are supported", spec.steps.len()),
+            });
+        }
+        let mut refs = Vec::with_capacity(spec.steps.len());
+        for (i, title) in spec.steps.iter().enumerate() {
+            let id = StepId::from_index(i + 1)?;
+            refs.push(StepRef { file: step_file_name(&id, title), id: id.to_string(), title: title.clone() });
+        }
+        let (_, meta) = self.update_meta(slug, |doc, old| {
+            doc.set("title", spec.title.as_str());
+            doc.set("slug", slug.as_str());
+            doc.set("starred", spec.starred.unwrap_or(old.starred));
+            let tags = spec.tags.clone().unwrap_or_else(|| old.tags.clone());
+            doc.set("tags", to_value(&tags));
+            let est = spec.estimated_duration.unwrap_or(if old.estimated_duration > 0.0 {
+                old.estimated_duration
+            } else {
+                60.0
+            });
+            doc.set("estimatedDuration", number(est));
+            doc.set("steps", to_value(&refs));
+            doc.set_default("totalRuns", 0u64);
+            doc.set_default("passCount", 0u64);
+            doc.set_default("failCount", 0u64);
+            doc.set_default("lastRun", Value::Null);
+            doc.set_default("lastResult", Value::Null);
+            doc.set_default("avgDuration", 0u64);
+        })?;
+        let steps_dir = self.scenario_dir(slug).join("steps");
+        fsio::create_dir_all(&steps_dir)?;
+        for (i, r) in refs.iter().enumerate() {
+            let doc = docs.get(i).cloned().unwrap_or_default();
+            let code = match &doc.code {
+                Some((lang, code)) => format!("**Code ({lang}):**\n```{lang}\n{code}\n```"),
+                None => "**Playwright:**\n```javascript\n// Add Playwright code here\n```".to_string(),
+            };
+            let text = format!(
+                "# Step {}: {}\n\n## Description\n{}\n\n## Preconditions\n{}\n\n## Actions\n{}\n\n{code}\n\n## Expected Outcome\n{}\n",
+                r.id, r.title, doc.description, doc.preconditions, doc.actions, doc.expected_outcome
+            );
+            let path = steps_dir.join(&r.file);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                write_atomic(&path, text.as_bytes())?;
+            }
+        }
+        let keep: Vec<&str> = refs.iter().map(|r| r.file.as_str()).collect();
+        for entry in std::fs::read_dir(&steps_dir).map_err(|e| io_err(&steps_dir, e))? {
+            let entry = entry.map_err(|e| io_err(&steps_dir, e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".md") && !keep.contains(&name.as_ref()) {
+                std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), e))?;
+            }
+        }
+        Ok(meta)
+    }
+
+    /// Starts a run: allocates its number (stored in `meta.yaml`), creates
+    /// `runs/{runId}/evidence/` and writes `result.json` as `running`.
+    pub fn start_run(&self, slug: &Slug, run: &RunId, started_at: &str) -> Result<RunResult, StoreError> {
+        let (number, _) = self.update_meta(slug, |doc, old| {
+            let n = old.last_run_number.max(self.count_run_dirs(slug)) + 1;
+            doc.set("lastRunNumber", n);
+            n
+        })?;
+        let dir = self.run_dir(slug, run);
+        if dir.exists() {
+            return Err(StoreError::AlreadyExists { what: "run", path: dir });
+        }
+        fsio::create_dir_all(&dir.join("evidence"))?;
+        let result = RunResult {
+            run_id: run.to_string(),
+            scenario_slug: slug.to_string(),
+            status: RunStatus::Running,
+            started_at: started_at.into(),
+            completed_at: None,
+            duration: 0,
+            steps: vec![],
+            failed_step: None,
+            error_message: None,
+            run_number: Some(number),
+        };
+        self.write_result(slug, run, &result)?;
+        Ok(result)
+    }
+
+    fn count_run_dirs(&self, slug: &Slug) -> u64 {
+        let dir = self.scenario_dir(slug).join("runs");
+        std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()).count() as u64).unwrap_or(0)
+    }
+
+    /// Writes `result.json` (pretty JSON, no trailing newline, like the original).
+    pub fn write_result(&self, slug: &Slug, run: &RunId, result: &RunResult) -> Result<(), StoreError> {
+        let path = self.run_dir(slug, run).join("result.json");
+        let text = serde_json::to_string_pretty(result).expect("result serializes");
+        write_atomic(&path, text.as_bytes())
+    }
+
+    /// Reads `result.json`, or `None` when the run has none yet.
+    pub fn read_result(&self, slug: &Slug, run: &RunId) -> Result<Option<RunResult>, StoreError> {
+        let path = self.run_dir(slug, run).join("result.json");
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt { path, problem: format!("not a valid result.json: {e}") }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// Writes `skill-state.yaml`.
+    pub fn write_skill_state(&self, slug: &Slug, run: &RunId, state: &SkillState) -> Result<(), StoreError> {
+        let path = self.run_dir(slug, run).join("skill-state.yaml");
+        write_atomic(&path, to_yaml(state).as_bytes())
+    }
+
+    /// Reads `skill-state.yaml`, or `None`.
+    pub fn read_skill_state(&self, slug: &Slug, run: &RunId) -> Result<Option<SkillState>, StoreError> {
+        let path = self.run_dir(slug, run).join("skill-state.yaml");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => parse_yaml(&path, &text).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// Writes an evidence file `{name}.{ext}` and its `{name}.meta.json` sidecar
+    /// into `step-{NN}/evidence/`. An existing file of that name is replaced.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_evidence(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        step: &StepId,
+        name: &EvidenceName,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+        metadata: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<WrittenEvidence, StoreError> {
+        let ext_ok = !ext.is_empty() && ext.len() <= 10 && ext.bytes().all(|b| b.is_ascii_alphanumeric());
+        if !ext_ok {
+            return Err(StoreError::InvalidId { kind: "file extension", value: ext.into(), rule: "must be 1 to 10 letters or digits" });
+        }
+        let dir = self.evidence_dir(slug, run, step);
+        let file_name = format!("{name}.{ext}");
+        let path = dir.join(&file_name);
+        write_atomic(&path, bytes)?;
+        let sidecar = EvidenceMeta {
+            run_id: run.to_string(),
+            step_id: step.to_string(),
+            kind: kind.into(),
+            name: name.to_string(),
+            captured_at: now_iso(),
+            file_size: bytes.len() as u64,
+            metadata,
+        };
+        let text = serde_json::to_string_pretty(&sidecar).expect("sidecar serializes");
+        write_atomic(&dir.join(format!("{name}.meta.json")), text.as_bytes())?;
+        Ok(WrittenEvidence { path, file_name, size: bytes.len() as u64 })
+    }
+
+    /// Evidence file names of a step (sidecars and hidden files excluded), sorted byte-wise.
+    pub fn list_evidence(&self, slug: &Slug, run: &RunId, step: &StepId) -> Result<Vec<String>, StoreError> {
+        let dir = self.evidence_dir(slug, run, step);
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".meta.json") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Records a completed run in `meta.yaml`: counts, `lastRun`, `lastResult`,
+    /// and the rounded mean duration.
+    pub fn record_completion(&self, slug: &Slug, status: RunStatus, duration_ms: u64) -> Result<Stats, StoreError> {
+        let (stats, _) = self.update_meta(slug, |doc, old| {
+            let total = old.total_runs + 1;
+            let pass = old.pass_count + u64::from(status == RunStatus::Pass);
+            let fail = old.fail_count + u64::from(status == RunStatus::Fail);
+            // JS Math.round of the running mean: halves round up.
+            let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64) / total as f64 + 0.5).floor() as u64;
+            doc.set("totalRuns", total);
+            doc.set("passCount", pass);
+            doc.set("failCount", fail);
+            doc.set("lastRun", now_iso());
+            doc.set("lastResult", status.as_str());
+            doc.set("avgDuration", avg);
+            Stats { total_runs: total, pass_count: pass, fail_count: fail, avg_duration: avg }
+        })?;
+        Ok(stats)
+    }
+
+    /// Finds the scenario a run belongs to.
+    pub fn find_run(&self, run: &RunId) -> Result<Option<Slug>, StoreError> {
+        let scenarios = self.dir.join("scenarios");
+        let rd = match std::fs::read_dir(&scenarios) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(&scenarios, e)),
+        };
+        let mut slugs: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        slugs.sort();
+        for s in slugs {
+            if let Ok(slug) = Slug::new(s)
+                && self.run_dir(&slug, run).is_dir()
+            {
+                return Ok(Some(slug));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// `meta.yaml` as an ordered map; setters keep each key's position.
+#[derive(Clone, Debug, Default)]
+pub struct MetaDoc(pub Mapping);
+
+impl MetaDoc {
+    /// Sets `key`, keeping its position, or appending it.
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) {
+        self.0.insert(Value::String(key.into()), value.into());
+    }
+    /// Sets `key` only if absent.
+    pub fn set_default(&mut self, key: &str, value: impl Into<Value>) {
+        let k = Value::String(key.into());
+        if !self.0.contains_key(&k) {
+            self.0.insert(k, value.into());
+        }
+    }
+}
+
+fn read_meta_doc(path: &Path) -> Result<Option<Mapping>, StoreError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(path, e)),
+    };
+    if text.trim().is_empty() {
+        return Err(StoreError::Corrupt { path: path.into(), problem: "the file is empty".into() });
+    }
+    match serde_yaml_ng::from_str::<Value>(&text) {
+        Ok(Value::Mapping(m)) => Ok(Some(m)),
+        Ok(other) => Err(StoreError::Corrupt {
+            path: path.into(),
+            problem: format!("expected a mapping of keys (title, slug, steps, …), found {}", kind_of(&other)),
+        }),
+        Err(e) => Err(StoreError::Corrupt { path: path.into(), problem: format!("not valid YAML: {e}") }),
+    }
+}
+
+fn typed_meta(path: &Path, doc: Mapping) -> Result<ScenarioMeta, StoreError> {
+    serde_yaml_ng::from_value(Value::Mapping(doc))
+        .map_err(|e| StoreError::Corrupt { path: path.into(), problem: format!("unexpected content: {e}") })
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+fn number(f: f64) -> Value {
+    if f.fract() == 0.0 && f >= 0.0 && f < 1e15 {
+        Value::Number((f as u64).into())
+    } else {
+        Value::Number(f.into())
+    }
+}
+
+fn to_value<T: Serialize>(v: &T) -> Value {
+    serde_yaml_ng::to_value(v).expect("store types serialize")
+}
+
+/// Renders a store type as YAML in the original's style.
+pub fn to_yaml<T: Serialize>(v: &T) -> String {
+    yaml::to_string(&to_value(v))
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, StoreError> {
+    serde_yaml_ng::from_str(text).map_err(|e| StoreError::Corrupt { path: path.into(), problem: format!("{e}") })
+}
+
+#[cfg(test)]
+mod tests;

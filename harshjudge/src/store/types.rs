@@ -1,0 +1,347 @@
+//! The serde types of every file under `.harshJudge/`, with the original's field
+//! names and key order (new fields only ever come after the original ones).
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
+
+/// `config.yaml`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Config {
+    /// The project's name.
+    #[serde(default)]
+    pub project_name: String,
+    /// The app's base URL (`''` when unset).
+    #[serde(default)]
+    pub base_url: String,
+    /// Always `'1.0'`.
+    #[serde(default = "one_point_o")]
+    pub version: String,
+    /// When the project was initialised (ISO-8601).
+    #[serde(default)]
+    pub created_at: String,
+}
+
+fn one_point_o() -> String {
+    "1.0".into()
+}
+
+/// Status of a run in `result.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Every step passed (skipped steps count as passed).
+    Pass,
+    /// A step failed.
+    Fail,
+    /// Still in progress.
+    Running,
+}
+
+impl RunStatus {
+    /// `pass`, `fail` or `running`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Pass => "pass",
+            RunStatus::Fail => "fail",
+            RunStatus::Running => "running",
+        }
+    }
+}
+
+/// Status of one step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// The step passed.
+    Pass,
+    /// The step failed.
+    Fail,
+    /// The step did not run.
+    Skipped,
+}
+
+impl StepStatus {
+    /// `pass`, `fail` or `skipped`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Pass => "pass",
+            StepStatus::Fail => "fail",
+            StepStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// One entry of `result.json` `steps`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepResult {
+    /// `"01"`…
+    pub id: String,
+    /// pass / fail / skipped.
+    pub status: StepStatus,
+    /// Milliseconds.
+    #[serde(default)]
+    pub duration: u64,
+    /// The failure message.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// File names in `step-NN/evidence/` (no sidecars), sorted.
+    #[serde(default)]
+    pub evidence_files: Vec<String>,
+    /// A one-line summary of what the step did.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The step's title (harshjudge addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Source location of the failure, `file:line:col` (harshjudge addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_location: Option<String>,
+}
+
+/// `runs/{runId}/result.json`.
+///
+/// While running it is written `{runId, scenarioSlug, status, startedAt, steps}`
+/// like the original's in-progress shape; once final it carries every key of the
+/// original's final shape, in its order. harshjudge's own keys come last.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// The run's id.
+    pub run_id: String,
+    /// The scenario's slug.
+    #[serde(default)]
+    pub scenario_slug: String,
+    /// pass / fail / running.
+    pub status: RunStatus,
+    /// ISO-8601.
+    #[serde(default)]
+    pub started_at: String,
+    /// ISO-8601, once final.
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    /// Milliseconds, once final.
+    #[serde(default)]
+    pub duration: u64,
+    /// Per-step results, sorted by id.
+    #[serde(default)]
+    pub steps: Vec<StepResult>,
+    /// Id of the first failed step.
+    #[serde(default)]
+    pub failed_step: Option<String>,
+    /// Error of the first failed step.
+    #[serde(default)]
+    pub error_message: Option<String>,
+    /// The run's number within its scenario, allocated when it started (harshjudge addition).
+    #[serde(default)]
+    pub run_number: Option<u64>,
+}
+
+impl Serialize for RunResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let running = self.status == RunStatus::Running;
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry("runId", &self.run_id)?;
+        m.serialize_entry("scenarioSlug", &self.scenario_slug)?;
+        m.serialize_entry("status", &self.status)?;
+        m.serialize_entry("startedAt", &self.started_at)?;
+        if !running {
+            m.serialize_entry("completedAt", &self.completed_at)?;
+            m.serialize_entry("duration", &self.duration)?;
+        }
+        m.serialize_entry("steps", &self.steps)?;
+        if !running {
+            m.serialize_entry("failedStep", &self.failed_step)?;
+            m.serialize_entry("errorMessage", &self.error_message)?;
+        }
+        if let Some(n) = self.run_number {
+            m.serialize_entry("runNumber", &n)?;
+        }
+        m.end()
+    }
+}
+
+impl RunResult {
+    /// Sets `failedStep` and `errorMessage` from the first failed step, and the
+    /// status from the steps (any `fail` → fail, else pass) unless still running.
+    pub fn derive_outcome(&mut self) {
+        let failed = self.steps.iter().find(|s| s.status == StepStatus::Fail);
+        self.failed_step = failed.map(|s| s.id.clone());
+        self.error_message = failed.and_then(|s| s.error.clone());
+        if self.status != RunStatus::Running {
+            self.status = if failed.is_some() { RunStatus::Fail } else { RunStatus::Pass };
+        }
+    }
+
+    /// Inserts or replaces a step result, keeping `steps` sorted by id.
+    pub fn upsert_step(&mut self, step: StepResult) {
+        match self.steps.binary_search_by(|s| s.id.as_str().cmp(&step.id)) {
+            Ok(i) => self.steps[i] = step,
+            Err(i) => self.steps.insert(i, step),
+        }
+    }
+}
+
+/// `step-NN/evidence/{name}.meta.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvidenceMeta {
+    /// The run's id.
+    pub run_id: String,
+    /// `"01"`…
+    pub step_id: String,
+    /// screenshot, console_log, custom, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The evidence name (file name without extension).
+    pub name: String,
+    /// ISO-8601.
+    pub captured_at: String,
+    /// Bytes written.
+    pub file_size: u64,
+    /// Free-form metadata.
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A step as listed in `meta.yaml`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepRef {
+    /// `"01"`…
+    pub id: String,
+    /// Title, verbatim.
+    pub title: String,
+    /// `{id}-{slugify(title)}.md`.
+    pub file: String,
+}
+
+/// `scenarios/{slug}/meta.yaml`, as read (missing keys take their defaults).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ScenarioMeta {
+    /// Title.
+    pub title: String,
+    /// Slug.
+    pub slug: String,
+    /// Starred by a person.
+    pub starred: bool,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Seconds.
+    #[serde(deserialize_with = "de_f64_or_null")]
+    pub estimated_duration: f64,
+    /// Steps as declared.
+    pub steps: Vec<StepRef>,
+    /// Completed runs.
+    #[serde(deserialize_with = "de_u64_or_null")]
+    pub total_runs: u64,
+    /// Passed runs.
+    #[serde(deserialize_with = "de_u64_or_null")]
+    pub pass_count: u64,
+    /// Failed runs.
+    #[serde(deserialize_with = "de_u64_or_null")]
+    pub fail_count: u64,
+    /// ISO-8601 of the last completed run.
+    pub last_run: Option<String>,
+    /// `pass` / `fail` of the last completed run.
+    pub last_result: Option<String>,
+    /// Mean duration in ms, rounded.
+    #[serde(deserialize_with = "de_u64_or_null")]
+    pub avg_duration: u64,
+    /// The number given to the last started run (harshjudge addition).
+    #[serde(deserialize_with = "de_u64_or_null")]
+    pub last_run_number: u64,
+}
+
+fn de_u64_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let v = Option::<f64>::deserialize(d)?;
+    match v {
+        None => Ok(0),
+        Some(f) if f >= 0.0 && f.is_finite() => Ok(f.round() as u64),
+        Some(f) => Err(serde::de::Error::custom(format!("expected a non-negative number, found {f}"))),
+    }
+}
+
+fn de_f64_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(0.0))
+}
+
+/// Phase of a run in `skill-state.yaml`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    /// Creating the run.
+    Init,
+    /// Running steps.
+    ExecuteSteps,
+    /// Verifying a database (agents).
+    DbVerify,
+    /// Handling a failure.
+    Error,
+    /// Every step passed; completing the run.
+    Success,
+    /// The run is final.
+    Completed,
+}
+
+/// One entry of `skill-state.yaml` `completedSteps`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompletedStep {
+    /// 1-based step number.
+    pub step: usize,
+    /// pass / fail / skipped.
+    pub status: StepStatus,
+    /// Whether any evidence file was written for the step.
+    pub evidence_captured: bool,
+    /// ISO-8601.
+    pub timestamp: String,
+}
+
+/// `skill-state.yaml` `error`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkillError {
+    /// 1-based step number.
+    pub step: usize,
+    /// The message.
+    pub message: String,
+    /// Diagnostics: `screenshot` path, `console` lines, `location`.
+    #[serde(default)]
+    pub diagnostics: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `runs/{runId}/skill-state.yaml`: where a run stands, kept current while it runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillState {
+    /// `'1.0'`.
+    pub skill_version: String,
+    /// ISO-8601.
+    pub started_at: String,
+    /// Phase.
+    pub current_phase: Phase,
+    /// 1-based number of the step running (0 before the first).
+    pub current_step: usize,
+    /// Steps in the scenario.
+    pub total_steps: usize,
+    /// Steps finished so far.
+    pub completed_steps: Vec<CompletedStep>,
+    /// `pre-run` and `evidence` checklist states.
+    pub checklist_status: std::collections::BTreeMap<String, String>,
+    /// What happened last, for a person.
+    pub last_action: String,
+    /// The failure, if any.
+    pub error: Option<SkillError>,
+    /// ISO-8601 once final.
+    pub completed_at: Option<String>,
+    /// The run's id (harshjudge addition).
+    #[serde(default)]
+    pub run_id: String,
+    /// The scenario's slug (harshjudge addition).
+    #[serde(default)]
+    pub scenario_slug: String,
+    /// Id of the process that runs it (harshjudge addition; detects crashed runs).
+    #[serde(default)]
+    pub pid: u32,
+}
