@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 
-use libtest_mimic::{Arguments, Completion, Failed, FormatSetting, Trial};
+pub use libtest_mimic::Arguments;
+use libtest_mimic::{Completion, Failed, FormatSetting, Trial};
 
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::registry::{self, ScenarioDef};
@@ -87,6 +88,7 @@ impl Slot {
 /// Routes runner events to the trials and to the end-of-run summary.
 struct HarnessSink {
     slots: HashMap<&'static str, Vec<Arc<Slot>>>,
+    fn_names: HashMap<&'static str, &'static str>,
     summary: Mutex<Summary>,
 }
 
@@ -98,7 +100,9 @@ impl EventSink for HarnessSink {
                     slot.fill((*outcome).clone());
                 }
                 if outcome.status == StepStatus::Fail {
-                    self.summary.lock().expect("summary").failures.push(((*slug).to_string(), (*outcome).clone()));
+                    let fn_name = self.fn_names.get(slug).copied().unwrap_or(slug);
+                    let test = step_test_name(fn_name, outcome.index, &outcome.title);
+                    self.summary.lock().expect("summary").failures.push((test, (*outcome).clone()));
                 }
             }
             Event::RunFinished { slug, result, run_dir, store_error } => {
@@ -206,13 +210,20 @@ fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &
     sink.on_event(&Event::RunFinished { slug: def.slug, result: None, run_dir: None, store_error: Some(error) });
 }
 
-/// The harness entry point used by [`crate::main!`]. Never returns.
+/// The harness entry point used by [`crate::main!`]: parses libtest's command
+/// line, runs, and exits with [`EXIT_OK`], [`EXIT_FAILED`] or [`EXIT_USAGE`].
 pub fn main(pkg: Package) -> ! {
     let args = Arguments::from_args();
+    std::process::exit(run(pkg, &args))
+}
+
+/// Lists or runs every registered scenario as `args` say, printing like libtest,
+/// and returns the exit code. Settings come from the environment (see the README).
+pub fn run(pkg: Package, args: &Arguments) -> i32 {
     let scenarios = registry::all();
     if let Err(msg) = validate(&scenarios) {
         eprintln!("error: {msg}");
-        std::process::exit(EXIT_USAGE);
+        return EXIT_USAGE;
     }
     let nextest = under_nextest();
 
@@ -247,7 +258,8 @@ pub fn main(pkg: Package) -> ! {
     }
 
     if args.list {
-        libtest_mimic::run(&args, trials).exit();
+        let _ = libtest_mimic::run(args, trials);
+        return EXIT_OK;
     }
 
     // Which steps must run: up to the last selected step of each scenario.
@@ -263,7 +275,7 @@ pub fn main(pkg: Package) -> ! {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
-            std::process::exit(EXIT_USAGE);
+            return EXIT_USAGE;
         }
     };
     let store = Store::new(&settings.dir);
@@ -272,11 +284,12 @@ pub fn main(pkg: Package) -> ! {
         let init = store.ensure_initialized(pkg.name, &settings.base_url).and_then(|()| settings.apply_config(&store));
         if let Err(e) = init {
             eprintln!("error: {e}");
-            std::process::exit(EXIT_USAGE);
+            return EXIT_USAGE;
         }
     }
 
-    let sink = Arc::new(HarnessSink { slots, summary: Mutex::new(Summary::default()) });
+    let fn_names = scenarios.iter().map(|d| (d.slug, d.fn_name)).collect();
+    let sink = Arc::new(HarnessSink { slots, fn_names, summary: Mutex::new(Summary::default()) });
     let threads = args
         .test_threads
         .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
@@ -325,7 +338,7 @@ pub fn main(pkg: Package) -> ! {
         })
     };
 
-    let conclusion = libtest_mimic::run(&args, trials);
+    let conclusion = libtest_mimic::run(args, trials);
     let _ = rt.block_on(dispatcher);
     drop(rt);
 
@@ -338,7 +351,7 @@ pub fn main(pkg: Package) -> ! {
             print!("{text}");
         }
     }
-    std::process::exit(if conclusion.has_failed() { EXIT_FAILED } else { EXIT_OK });
+    if conclusion.has_failed() { EXIT_FAILED } else { EXIT_OK }
 }
 
 #[cfg(test)]

@@ -66,6 +66,9 @@ pub use scenario::Scenario;
 /// (inside a loop, a branch, a closure or a plain function) is a compile error.
 #[macro_export]
 macro_rules! step {
+    // Emitted by `#[scenario]` with the user's own path, so that importing
+    // `step` does not warn as unused once every call was rewritten.
+    (@used) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error!(
             "`step!` is only valid as a top-level statement of a `#[scenario]` async fn body"

@@ -34,7 +34,7 @@ pub struct RunLine {
 pub struct Summary {
     /// Runs, in the order they finished.
     pub runs: Vec<RunLine>,
-    /// Failed steps with their scenario slug.
+    /// Failed steps with the name of their test.
     pub failures: Vec<(String, StepOutcome)>,
 }
 
@@ -58,8 +58,8 @@ impl Summary {
         }
         if !self.failures.is_empty() {
             let _ = writeln!(out, "\nfailed steps:");
-            for (slug, o) in &self.failures {
-                let _ = writeln!(out, "  {slug} step {} \"{}\"", o.id, o.title);
+            for (test, o) in &self.failures {
+                let _ = writeln!(out, "  {test}  (step {} \"{}\")", o.id, o.title);
                 let _ = writeln!(out, "    error: {}", o.error.as_deref().unwrap_or("failed"));
                 if let Some(loc) = &o.location {
                     let _ = writeln!(out, "    at: {loc}");

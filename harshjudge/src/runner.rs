@@ -238,11 +238,11 @@ fn finalize(shared: &Shared, end: End) {
         End::Returned(Err(p)) => Some((format!("panicked: {}", p.message), p.location)),
         End::StepTimeout(d, src) => Some((
             format!("step timed out after {} (the step's limit, set by {src})", format_duration(d)),
-            None,
+            step_location(shared.def, c.step),
         )),
         End::ScenarioTimeout(d, src) => Some((
             format!("scenario timed out after {} (the whole scenario's limit, set by {src})", format_duration(d)),
-            None,
+            step_location(shared.def, c.step),
         )),
     };
     let mut failed_at = None;
@@ -286,6 +286,11 @@ fn finalize(shared: &Shared, end: End) {
         run_dir: Some(&dir),
         store_error: err.as_deref(),
     });
+}
+
+/// Where step `n` is declared, `file:line`.
+fn step_location(def: &ScenarioDef, n: usize) -> Option<String> {
+    def.steps.get(n.checked_sub(1)?).map(|s| format!("{}:{}", def.file, s.line))
 }
 
 // ---- panics ------------------------------------------------------------------

@@ -1,0 +1,117 @@
+//! Running real `cargo test` on the fixture and example suites.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A target dir of its own: the outer `cargo test` holds the lock on `target/`.
+pub fn nested_target() -> PathBuf {
+    workspace().join("target").join("nested")
+}
+
+/// `cargo test -p harshjudge-workspace --test NAME` with the given harness args,
+/// evidence written under `hj_dir`.
+pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
+    build_once(test);
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(workspace())
+        .args(["test", "--quiet", "-p", "harshjudge-workspace", "--test", test, "--"])
+        .args(args)
+        .env("CARGO_TARGET_DIR", nested_target())
+        .env("HARSHJUDGE_DIR", hj_dir)
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("NEXTEST")
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("HARSHJUDGE_STEP_TIMEOUT")
+        .env_remove("HARSHJUDGE_TIMEOUT");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    Run::from(cmd.output().expect("cargo runs"))
+}
+
+fn build_once(test: &str) {
+    static BUILT: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
+    let built = BUILT.get_or_init(Default::default);
+    let mut built = built.lock().unwrap();
+    if built.iter().any(|t| t == test) {
+        return;
+    }
+    let out = Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args(["test", "--quiet", "--no-run", "-p", "harshjudge-workspace", "--test", test])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .output()
+        .expect("cargo runs");
+    assert!(out.status.success(), "building {test} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    built.push(test.to_string());
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Self {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+pub fn json(path: impl AsRef<Path>) -> serde_json::Value {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(!text.ends_with('\n'), "{}: JSON is written without a trailing newline", path.display());
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn yaml(path: impl AsRef<Path>) -> serde_yaml_ng::Value {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The run folders of a scenario, oldest first.
+pub fn runs(hj: &Path, slug: &str) -> Vec<PathBuf> {
+    let dir = hj.join("scenarios").join(slug).join("runs");
+    let mut v: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd.map(|e| e.unwrap().path()).collect(),
+        Err(_) => vec![],
+    };
+    v.sort();
+    v
+}
+
+/// Every file under `dir`, relative, sorted.
+pub fn tree(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
