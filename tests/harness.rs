@@ -26,7 +26,10 @@ fn list_names_every_step_without_running_anything() {
         "fails_in_middle::03_see_the_receipt: test",
         "panics::02_index_out_of_range: test",
     ] {
-        assert!(r.stdout.lines().any(|l| l == line), "missing {line:?}\n{r:?}");
+        assert!(
+            r.stdout.lines().any(|l| l == line),
+            "missing {line:?}\n{r:?}"
+        );
     }
     assert!(!hj.exists(), "--list must not write anything");
 }
@@ -37,34 +40,66 @@ fn passing_scenario_writes_the_standard_layout() {
     let hj = t.path().join("hj");
     let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
-    assert!(r.stdout.contains("test checkout::01_add_two_items_to_the_cart ... ok"), "{r:?}");
+    assert!(
+        r.stdout
+            .contains("test checkout::01_add_two_items_to_the_cart ... ok"),
+        "{r:?}"
+    );
     assert!(r.stdout.contains("test result: ok. 2 passed"), "{r:?}");
     assert!(r.stdout.contains("harshjudge: 1 run(s) recorded"), "{r:?}");
 
     let config = yaml(hj.join("config.yaml"));
     assert_eq!(config["projectName"], "harshjudge-workspace");
     assert_eq!(config["version"], "1.0");
-    assert_eq!(std::fs::read_to_string(hj.join(".gitignore")).unwrap().len(), 206);
+    assert_eq!(
+        std::fs::read_to_string(hj.join(".gitignore"))
+            .unwrap()
+            .len(),
+        206
+    );
 
     let scen = hj.join("scenarios/checkout");
     let meta = yaml(scen.join("meta.yaml"));
     assert_eq!(meta["title"], "Checkout with a saved card.");
     assert_eq!(meta["slug"], "checkout");
-    assert_eq!(meta["tags"], serde_yaml_ng::from_str::<serde_yaml_ng::Value>("[smoke, checkout]").unwrap());
+    assert_eq!(
+        meta["tags"],
+        serde_yaml_ng::from_str::<serde_yaml_ng::Value>("[smoke, checkout]").unwrap()
+    );
     assert_eq!(meta["steps"][1]["id"], "02");
     assert_eq!(meta["steps"][1]["file"], "02-pay-with-the-saved-card.md");
-    assert_eq!((meta["totalRuns"].as_u64(), meta["passCount"].as_u64(), meta["failCount"].as_u64()), (Some(1), Some(1), Some(0)));
+    assert_eq!(
+        (
+            meta["totalRuns"].as_u64(),
+            meta["passCount"].as_u64(),
+            meta["failCount"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0))
+    );
     assert_eq!(meta["lastResult"], "pass");
-    let step_md = std::fs::read_to_string(scen.join("steps/01-add-two-items-to-the-cart.md")).unwrap();
-    assert!(step_md.starts_with("# Step 01: Add two items to the cart\n"), "{step_md}");
-    assert!(step_md.contains("tests/fixtures/suite.rs:"), "source location: {step_md}");
-    assert!(step_md.contains("s.attach_json(\"cart\", &cart)?;"), "source text: {step_md}");
+    let step_md =
+        std::fs::read_to_string(scen.join("steps/01-add-two-items-to-the-cart.md")).unwrap();
+    assert!(
+        step_md.starts_with("# Step 01: Add two items to the cart\n"),
+        "{step_md}"
+    );
+    assert!(
+        step_md.contains("tests/fixtures/suite.rs:"),
+        "source location: {step_md}"
+    );
+    assert!(
+        step_md.contains("s.attach_json(\"cart\", &cart)?;"),
+        "source text: {step_md}"
+    );
 
     let runs = runs(&hj, "checkout");
     assert_eq!(runs.len(), 1);
     let run = &runs[0];
     let run_id = run.file_name().unwrap().to_str().unwrap();
-    assert!(run_id.as_bytes()[0].is_ascii_digit(), "run ids never start with '-': {run_id}");
+    assert!(
+        run_id.as_bytes()[0].is_ascii_digit(),
+        "run ids never start with '-': {run_id}"
+    );
     let files = tree(run);
     assert_eq!(
         files,
@@ -79,21 +114,54 @@ fn passing_scenario_writes_the_standard_layout() {
     );
     assert!(run.join("evidence").is_dir());
     let result = json(run.join("result.json"));
-    let keys: Vec<&str> = result.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = result
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         keys,
-        ["runId", "scenarioSlug", "status", "startedAt", "completedAt", "duration", "steps", "failedStep", "errorMessage", "runNumber"]
+        [
+            "runId",
+            "scenarioSlug",
+            "status",
+            "startedAt",
+            "completedAt",
+            "duration",
+            "steps",
+            "failedStep",
+            "errorMessage",
+            "runNumber"
+        ]
     );
     assert_eq!(result["runId"], run_id);
     assert_eq!(result["status"], "pass");
     assert_eq!(result["failedStep"], serde_json::Value::Null);
-    assert_eq!(result["steps"][0]["evidenceFiles"], serde_json::json!(["cart.json"]));
-    assert_eq!(result["steps"][1]["evidenceFiles"], serde_json::json!(["receipt.txt"]));
-    assert_eq!(std::fs::read_to_string(run.join("step-02/evidence/receipt.txt")).unwrap(), "paid 6");
-    let cart: Vec<String> = serde_json::from_value(json(run.join("step-01/evidence/cart.json"))).unwrap();
+    assert_eq!(
+        result["steps"][0]["evidenceFiles"],
+        serde_json::json!(["cart.json"])
+    );
+    assert_eq!(
+        result["steps"][1]["evidenceFiles"],
+        serde_json::json!(["receipt.txt"])
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("step-02/evidence/receipt.txt")).unwrap(),
+        "paid 6"
+    );
+    let cart: Vec<String> =
+        serde_json::from_value(json(run.join("step-01/evidence/cart.json"))).unwrap();
     assert_eq!(cart, ["apple", "pear"]);
     let sidecar = json(run.join("step-01/evidence/cart.meta.json"));
-    assert_eq!((sidecar["stepId"].as_str(), sidecar["type"].as_str(), sidecar["name"].as_str()), (Some("01"), Some("custom"), Some("cart")));
+    assert_eq!(
+        (
+            sidecar["stepId"].as_str(),
+            sidecar["type"].as_str(),
+            sidecar["name"].as_str()
+        ),
+        (Some("01"), Some("custom"), Some("cart"))
+    );
     let state = yaml(run.join("skill-state.yaml"));
     assert_eq!(state["currentPhase"], "completed");
     assert_eq!(state["completedSteps"].as_sequence().unwrap().len(), 2);
@@ -110,32 +178,68 @@ fn outcome_line<'a>(out: &'a str, test: &str) -> &'a str {
 fn a_failing_step_fails_and_the_rest_are_ignored_with_the_reason() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["fails_in_middle::", "--test-threads", "1"], &[]);
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["fails_in_middle::", "--test-threads", "1"],
+        &[],
+    );
     assert_eq!(r.code, 101, "{r:?}");
-    assert!(outcome_line(&r.stdout, "fails_in_middle::01_log_in").ends_with("ok"), "{r:?}");
-    assert!(outcome_line(&r.stdout, "fails_in_middle::02_refuse_the_payment").ends_with("FAILED"), "{r:?}");
+    assert!(
+        outcome_line(&r.stdout, "fails_in_middle::01_log_in").ends_with("ok"),
+        "{r:?}"
+    );
+    assert!(
+        outcome_line(&r.stdout, "fails_in_middle::02_refuse_the_payment").ends_with("FAILED"),
+        "{r:?}"
+    );
     let ignored = outcome_line(&r.stdout, "fails_in_middle::03_see_the_receipt");
-    assert!(ignored.contains("ignored") && ignored.contains("step 02 failed"), "{ignored}");
+    assert!(
+        ignored.contains("ignored") && ignored.contains("step 02 failed"),
+        "{ignored}"
+    );
     // libtest's failure section and our final lines: error, location, evidence folder.
     assert!(r.stdout.contains("payment refused: card expired"), "{r:?}");
     let tail = r.stdout.split("failed steps:").nth(1).expect("final lines");
-    assert!(tail.contains("fails_in_middle::02_refuse_the_payment  (step 02 \"Refuse the payment\")"), "{tail}");
-    assert!(tail.contains("error: payment refused: card expired"), "{tail}");
+    assert!(
+        tail.contains("fails_in_middle::02_refuse_the_payment  (step 02 \"Refuse the payment\")"),
+        "{tail}"
+    );
+    assert!(
+        tail.contains("error: payment refused: card expired"),
+        "{tail}"
+    );
     assert!(tail.contains("at: tests/fixtures/suite.rs:"), "{tail}");
     let run = &runs(&hj, "refused-payment")[0];
-    assert!(tail.contains(&run.join("step-02/evidence").display().to_string()), "{tail}");
+    assert!(
+        tail.contains(&run.join("step-02/evidence").display().to_string()),
+        "{tail}"
+    );
     assert!(run.join("step-02/evidence").is_dir());
 
     let result = json(run.join("result.json"));
     assert_eq!(result["status"], "fail");
     assert_eq!(result["failedStep"], "02");
     assert_eq!(result["errorMessage"], "payment refused: card expired");
-    let statuses: Vec<&str> = result["steps"].as_array().unwrap().iter().map(|s| s["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> = result["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
     assert_eq!(statuses, ["pass", "fail", "skipped"]);
-    assert!(result["steps"][1]["errorLocation"].as_str().unwrap().starts_with("tests/fixtures/suite.rs:"));
+    assert!(
+        result["steps"][1]["errorLocation"]
+            .as_str()
+            .unwrap()
+            .starts_with("tests/fixtures/suite.rs:")
+    );
     assert_eq!(result["steps"][2]["summary"], "Skipped: step 02 failed");
     let meta = yaml(hj.join("scenarios/refused-payment/meta.yaml"));
-    assert_eq!((meta["failCount"].as_u64(), meta["lastResult"].as_str()), (Some(1), Some("fail")));
+    assert_eq!(
+        (meta["failCount"].as_u64(), meta["lastResult"].as_str()),
+        (Some(1), Some("fail"))
+    );
     let state = yaml(run.join("skill-state.yaml"));
     assert_eq!(state["error"]["step"].as_u64(), Some(2));
     assert_eq!(state["error"]["message"], "payment refused: card expired");
@@ -147,10 +251,20 @@ fn a_panic_fails_the_step_with_its_message_and_location() {
     let hj = t.path().join("hj");
     let r = cargo_test(SUITE, &hj, &["panics::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
-    assert!(r.stdout.contains("panicked: index out of bounds: the len is 0 but the index is 3"), "{r:?}");
+    assert!(
+        r.stdout
+            .contains("panicked: index out of bounds: the len is 0 but the index is 3"),
+        "{r:?}"
+    );
     let result = json(runs(&hj, "panics")[0].join("result.json"));
     assert_eq!(result["failedStep"], "02");
-    assert!(result["steps"][1]["errorLocation"].as_str().unwrap().starts_with("tests/fixtures/suite.rs:"), "{result}");
+    assert!(
+        result["steps"][1]["errorLocation"]
+            .as_str()
+            .unwrap()
+            .starts_with("tests/fixtures/suite.rs:"),
+        "{result}"
+    );
     assert_eq!(result["steps"][2]["status"], "skipped");
 }
 
@@ -161,8 +275,20 @@ fn an_error_from_question_mark_records_where_it_came_from() {
     let r = cargo_test(SUITE, &hj, &["io_error::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let result = json(runs(&hj, "io-error")[0].join("result.json"));
-    assert!(result["errorMessage"].as_str().unwrap().contains("No such file"), "{result}");
-    assert!(result["steps"][0]["errorLocation"].as_str().unwrap().starts_with("tests/fixtures/suite.rs:"), "{result}");
+    assert!(
+        result["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("No such file"),
+        "{result}"
+    );
+    assert!(
+        result["steps"][0]["errorLocation"]
+            .as_str()
+            .unwrap()
+            .starts_with("tests/fixtures/suite.rs:"),
+        "{result}"
+    );
 }
 
 #[test]
@@ -173,38 +299,80 @@ fn timeouts_say_which_limit_was_hit() {
     assert_eq!(r.code, 101, "{r:?}");
     let step = json(runs(&hj, "step-timeout")[0].join("result.json"));
     assert_eq!(step["failedStep"], "02");
-    assert_eq!(step["errorMessage"], "step timed out after 300ms (the step's limit, set by #[scenario(step_timeout = …)])");
-    assert!(step["steps"][1]["errorLocation"].as_str().unwrap().starts_with("tests/fixtures/suite.rs:"), "{step}");
-    assert!(step["steps"][1]["duration"].as_u64().unwrap() < 5000, "the step was stopped at its limit");
+    assert_eq!(
+        step["errorMessage"],
+        "step timed out after 300ms (the step's limit, set by #[scenario(step_timeout = …)])"
+    );
+    assert!(
+        step["steps"][1]["errorLocation"]
+            .as_str()
+            .unwrap()
+            .starts_with("tests/fixtures/suite.rs:"),
+        "{step}"
+    );
+    assert!(
+        step["steps"][1]["duration"].as_u64().unwrap() < 5000,
+        "the step was stopped at its limit"
+    );
     let scen = json(runs(&hj, "scenario-timeout")[0].join("result.json"));
     assert_eq!(scen["failedStep"], "03");
-    assert_eq!(scen["errorMessage"], "scenario timed out after 1s (the whole scenario's limit, set by #[scenario(timeout = …)])");
+    assert_eq!(
+        scen["errorMessage"],
+        "scenario timed out after 1s (the whole scenario's limit, set by #[scenario(timeout = …)])"
+    );
     // The global default applies where the code sets none, and names its variable.
     let t2 = tmp();
     let hj2 = t2.path().join("hj");
-    let r = cargo_test(SUITE, &hj2, &["step_timeout::"], &[("HARSHJUDGE_TIMEOUT", "100ms")]);
+    let r = cargo_test(
+        SUITE,
+        &hj2,
+        &["step_timeout::"],
+        &[("HARSHJUDGE_TIMEOUT", "100ms")],
+    );
     assert_eq!(r.code, 101, "{r:?}");
     let res = json(runs(&hj2, "step-timeout")[0].join("result.json"));
-    assert!(res["errorMessage"].as_str().unwrap().contains("HARSHJUDGE_TIMEOUT"), "{res}");
+    assert!(
+        res["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("HARSHJUDGE_TIMEOUT"),
+        "{res}"
+    );
 }
 
 #[test]
 fn selecting_one_step_runs_the_steps_before_it_and_not_after() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["--exact", "checkout::02_pay_with_the_saved_card"], &[]);
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["--exact", "checkout::02_pay_with_the_saved_card"],
+        &[],
+    );
     assert_eq!(r.code, 0, "{r:?}");
-    assert!(r.stdout.contains("1 passed"), "only the selected step is a test: {r:?}");
+    assert!(
+        r.stdout.contains("1 passed"),
+        "only the selected step is a test: {r:?}"
+    );
     let result = json(runs(&hj, "checkout")[0].join("result.json"));
     assert_eq!(result["steps"][0]["status"], "pass", "step 01 ran first");
     assert_eq!(result["steps"][1]["status"], "pass");
 
-    let r = cargo_test(SUITE, &hj, &["--exact", "checkout::01_add_two_items_to_the_cart"], &[]);
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["--exact", "checkout::01_add_two_items_to_the_cart"],
+        &[],
+    );
     assert_eq!(r.code, 0, "{r:?}");
     let result = json(runs(&hj, "checkout")[1].join("result.json"));
     assert_eq!(result["status"], "pass");
     assert_eq!(result["steps"][1]["status"], "skipped");
-    assert_eq!(result["steps"][1]["summary"], "Skipped: not selected by the test filter");
+    assert_eq!(
+        result["steps"][1]["summary"],
+        "Skipped: not selected by the test filter"
+    );
     assert_eq!(result["runNumber"], 2);
 
     // --skip drops a scenario entirely; --ignored selects none of ours.
@@ -225,12 +393,32 @@ fn terse_and_json_formats_work() {
     let r = cargo_test(SUITE, &hj, &["checkout::", "--format", "terse"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.lines().any(|l| l.trim() == ".."), "{r:?}");
-    let r = cargo_test(SUITE, &hj, &["fails_in_middle::", "--format", "json", "-Z", "unstable-options"], &[]);
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &[
+            "fails_in_middle::",
+            "--format",
+            "json",
+            "-Z",
+            "unstable-options",
+        ],
+        &[],
+    );
     assert_eq!(r.code, 101, "{r:?}");
-    let events: Vec<serde_json::Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"))).collect();
-    let ignored = events.iter().find(|e| e["name"] == "fails_in_middle::03_see_the_receipt" && e["event"] == "ignored");
+    let events: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    let ignored = events
+        .iter()
+        .find(|e| e["name"] == "fails_in_middle::03_see_the_receipt" && e["event"] == "ignored");
     assert!(ignored.is_some(), "{r:?}");
-    assert!(r.stderr.contains("failed steps:"), "the summary goes to stderr with --format json: {r:?}");
+    assert!(
+        r.stderr.contains("failed steps:"),
+        "the summary goes to stderr with --format json: {r:?}"
+    );
 }
 
 #[test]
@@ -251,8 +439,10 @@ fn two_concurrent_runs_lose_no_count() {
     assert_eq!(meta["totalRuns"].as_u64(), Some(4), "{meta:?}");
     assert_eq!(meta["passCount"].as_u64(), Some(4));
     assert_eq!(meta["lastRunNumber"].as_u64(), Some(4));
-    let mut numbers: Vec<u64> =
-        runs(&hj, "checkout").iter().map(|r| json(r.join("result.json"))["runNumber"].as_u64().unwrap()).collect();
+    let mut numbers: Vec<u64> = runs(&hj, "checkout")
+        .iter()
+        .map(|r| json(r.join("result.json"))["runNumber"].as_u64().unwrap())
+        .collect();
     numbers.sort();
     assert_eq!(numbers, [1, 2, 3, 4]);
 }
@@ -266,30 +456,59 @@ fn a_corrupt_meta_yaml_fails_with_the_file_named_and_is_left_alone() {
     std::fs::write(&meta, "title: [unclosed\n").unwrap();
     let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
-    assert!(r.stdout.contains(&meta.display().to_string()) && r.stdout.contains("not valid YAML"), "{r:?}");
-    assert_eq!(std::fs::read_to_string(&meta).unwrap(), "title: [unclosed\n");
+    assert!(
+        r.stdout.contains(&meta.display().to_string()) && r.stdout.contains("not valid YAML"),
+        "{r:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&meta).unwrap(),
+        "title: [unclosed\n"
+    );
 }
 
 #[test]
 fn a_bad_setting_is_named() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["checkout::"], &[("HARSHJUDGE_STEP_TIMEOUT", "soon")]);
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["checkout::"],
+        &[("HARSHJUDGE_STEP_TIMEOUT", "soon")],
+    );
     assert_eq!(r.code, 2, "{r:?}");
-    assert!(r.stderr.contains("HARSHJUDGE_STEP_TIMEOUT=\"soon\" is invalid"), "{r:?}");
+    assert!(
+        r.stderr
+            .contains("HARSHJUDGE_STEP_TIMEOUT=\"soon\" is invalid"),
+        "{r:?}"
+    );
 }
 
 #[test]
 fn under_nextest_each_scenario_is_one_test() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["--list"], &[("NEXTEST_RUN_ID", "0c7a1c1e-0000-0000-0000-000000000000")]);
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["--list"],
+        &[("NEXTEST_RUN_ID", "0c7a1c1e-0000-0000-0000-000000000000")],
+    );
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.lines().any(|l| l == "checkout: test"), "{r:?}");
     assert!(!r.stdout.contains("checkout::01"), "{r:?}");
-    let r = cargo_test(SUITE, &hj, &["--exact", "fails_in_middle"], &[("NEXTEST_RUN_ID", "x")]);
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["--exact", "fails_in_middle"],
+        &[("NEXTEST_RUN_ID", "x")],
+    );
     assert_eq!(r.code, 101, "{r:?}");
-    assert!(r.stdout.contains("step 02 \"Refuse the payment\" failed: payment refused"), "{r:?}");
+    assert!(
+        r.stdout
+            .contains("step 02 \"Refuse the payment\" failed: payment refused"),
+        "{r:?}"
+    );
     assert_eq!(runs(&hj, "refused-payment").len(), 1);
 }
 
@@ -299,7 +518,17 @@ fn real_nextest_runs_each_scenario_once() {
     let hj = t.path().join("hj");
     let out = std::process::Command::new(env!("CARGO"))
         .current_dir(workspace())
-        .args(["nextest", "run", "-p", "harshjudge-workspace", "--test", SUITE, "--no-fail-fast", "-E", "test(checkout) | test(fails_in_middle)"])
+        .args([
+            "nextest",
+            "run",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            SUITE,
+            "--no-fail-fast",
+            "-E",
+            "test(checkout) | test(fails_in_middle)",
+        ])
         .env("CARGO_TARGET_DIR", nested_target())
         .env("HARSHJUDGE_DIR", &hj)
         .output()

@@ -1,1 +1,89 @@
-use proc_macro::TokenStream; #[proc_macro_attribute] pub fn scenario(_a: TokenStream, i: TokenStream)->TokenStream{i}
+//! The `#[scenario]` attribute of [harshjudge](https://docs.rs/harshjudge).
+//!
+//! Use it through the `harshjudge` crate (`use harshjudge::scenario;`): the code it
+//! generates names `::harshjudge::__private`, the contract with the runtime.
+
+mod args;
+mod duration;
+mod scenario;
+mod step;
+
+use proc_macro::TokenStream;
+
+/// Marks an `async fn(s: Scenario) -> harshjudge::Result` as a scenario whose
+/// top-level `step!`s are its steps.
+///
+/// Arguments, all optional:
+/// - `slug = "checkout"`: the folder under `.harshJudge/scenarios/` (`^[a-z0-9-]+$`;
+///   default: the function name with `_` replaced by `-`);
+/// - `title = "..."` (default: the doc comment's first line, else the function name);
+/// - `tags = ["smoke", "checkout"]`;
+/// - `timeout = "2m"`: limit for the whole scenario; `step_timeout = "30s"`: default
+///   limit for each step. A duration is an integer with a unit `ms`, `s`, `m` or
+///   `h`, or a bare integer number of seconds.
+///
+/// ```ignore
+/// use harshjudge::{scenario, step, Scenario};
+///
+/// /// Checkout with a saved card.
+/// #[scenario(tags = ["smoke"], step_timeout = "30s")]
+/// async fn checkout(s: Scenario) -> harshjudge::Result {
+///     let cart = step!("Add two items to the cart", { 2 });
+///     step!("Pay with the saved card", timeout = "5s", {
+///         harshjudge::ensure!(cart == 2, "bad cart {}", cart);
+///     });
+///     Ok(())
+/// }
+/// ```
+///
+/// Each top-level `step!("title", body)` (also `let pattern = step!(...);`) is
+/// replaced by its body, preceded by a step boundary placed right after the
+/// previous step: code between two steps belongs to the next one. The scenario is
+/// registered with its steps so that they can be listed without running anything.
+#[proc_macro_attribute]
+pub fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
+    scenario::scenario(args.into(), item.into()).into()
+}
+
+/// Errors collected while checking a scenario, reported together.
+#[derive(Default)]
+pub(crate) struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        self.0.push(error);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Ok` when there is no error, else all of them combined.
+    pub(crate) fn into_result(self) -> syn::Result<()> {
+        let mut errors = self.0.into_iter();
+        match errors.next() {
+            None => Ok(()),
+            Some(mut first) => {
+                first.extend(errors);
+                Err(first)
+            }
+        }
+    }
+
+    /// One `compile_error!` per error.
+    pub(crate) fn into_compile_error(self) -> proc_macro2::TokenStream {
+        self.into_result()
+            .err()
+            .map(syn::Error::into_compile_error)
+            .unwrap_or_default()
+    }
+
+    /// The messages (tests).
+    #[cfg(test)]
+    pub(crate) fn messages(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .flat_map(|e| e.clone().into_iter().map(|e| e.to_string()))
+            .collect()
+    }
+}

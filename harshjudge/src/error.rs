@@ -28,7 +28,10 @@ impl Error {
     /// An error with a message, located at the caller.
     #[track_caller]
     pub fn msg(message: impl fmt::Display) -> Self {
-        Error { inner: Box::new(Message(message.to_string())), location: Location::caller() }
+        Error {
+            inner: Box::new(Message(message.to_string())),
+            location: Location::caller(),
+        }
     }
 
     /// Where the error was raised (`?`, `ensure!`, `bail!` or `Error::msg`).
@@ -55,7 +58,10 @@ impl Error {
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     #[track_caller]
     fn from(e: E) -> Self {
-        Error { inner: Box::new(e), location: Location::caller() }
+        Error {
+            inner: Box::new(e),
+            location: Location::caller(),
+        }
     }
 }
 

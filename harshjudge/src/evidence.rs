@@ -17,9 +17,16 @@ use crate::store::EvidenceName;
 impl Scenario {
     /// Attaches `value` as pretty-printed JSON (`{name}.json`, type `custom`).
     #[track_caller]
-    pub fn attach_json<T: Serialize + ?Sized>(&self, name: &str, value: &T) -> Result<PathBuf, Error> {
-        let bytes = serde_json::to_vec_pretty(value)
-            .map_err(|e| Error::msg(format!("attachment {name:?}: cannot serialize to JSON: {e}")))?;
+    pub fn attach_json<T: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        value: &T,
+    ) -> Result<PathBuf, Error> {
+        let bytes = serde_json::to_vec_pretty(value).map_err(|e| {
+            Error::msg(format!(
+                "attachment {name:?}: cannot serialize to JSON: {e}"
+            ))
+        })?;
         self.attach(name, "json", "custom", &bytes)
     }
 
@@ -39,15 +46,25 @@ impl Scenario {
     #[track_caller]
     pub fn attach_file(&self, name: &str, path: impl AsRef<Path>) -> Result<PathBuf, Error> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| Error::msg(format!("attachment {name:?}: cannot read {}: {e}", path.display())))?;
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::msg(format!(
+                "attachment {name:?}: cannot read {}: {e}",
+                path.display()
+            ))
+        })?;
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("bin");
         self.attach(name, ext, "file", &bytes)
     }
 
     /// Writes an attachment of any type into the current step's evidence.
     #[track_caller]
-    pub fn attach(&self, name: &str, ext: &str, kind: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
+    pub fn attach(
+        &self,
+        name: &str,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+    ) -> Result<PathBuf, Error> {
         let name = EvidenceName::new(name)?;
         let step = self
             .current_step()
@@ -56,7 +73,11 @@ impl Scenario {
             let mut run = self.shared.run.lock().expect("run lock");
             run.record_evidence(&step, &name, ext, kind, bytes, serde_json::Map::new())?
         };
-        self.shared.sink.on_event(&Event::EvidenceCaptured { slug: self.slug(), id: &step, path: &written.path });
+        self.shared.sink.on_event(&Event::EvidenceCaptured {
+            slug: self.slug(),
+            id: &step,
+            path: &written.path,
+        });
         Ok(written.path)
     }
 }

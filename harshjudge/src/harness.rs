@@ -41,7 +41,8 @@ pub struct Package {
 /// own process: then each scenario is one test, so no step runs twice.
 /// nextest ≥ 0.9.138 sets `NEXTEST_RUN_ID` in both its list and run phases.
 pub fn under_nextest() -> bool {
-    std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some_and(|v| v == "1")
+    std::env::var_os("NEXTEST_RUN_ID").is_some()
+        || std::env::var_os("NEXTEST").is_some_and(|v| v == "1")
 }
 
 /// The name of the test of step `n` (1-based): `{fn}::{NN}_{snake title}`.
@@ -102,10 +103,19 @@ impl EventSink for HarnessSink {
                 if outcome.status == StepStatus::Fail {
                     let fn_name = self.fn_names.get(slug).copied().unwrap_or(slug);
                     let test = step_test_name(fn_name, outcome.index, &outcome.title);
-                    self.summary.lock().expect("summary").failures.push((test, (*outcome).clone()));
+                    self.summary
+                        .lock()
+                        .expect("summary")
+                        .failures
+                        .push((test, (*outcome).clone()));
                 }
             }
-            Event::RunFinished { slug, result, run_dir, store_error } => {
+            Event::RunFinished {
+                slug,
+                result,
+                run_dir,
+                store_error,
+            } => {
                 self.summary.lock().expect("summary").runs.push(RunLine {
                     slug: slug.to_string(),
                     status: result.map(|r| r.status.as_str().to_string()),
@@ -121,7 +131,9 @@ impl EventSink for HarnessSink {
 fn trial_result(o: &StepOutcome) -> Result<Completion, Failed> {
     match o.status {
         StepStatus::Pass => Ok(Completion::Completed),
-        StepStatus::Skipped => Ok(Completion::ignored_with(o.reason.clone().unwrap_or_default())),
+        StepStatus::Skipped => Ok(Completion::ignored_with(
+            o.reason.clone().unwrap_or_default(),
+        )),
         StepStatus::Fail => Err(crate::report::failure_message(o).into()),
     }
 }
@@ -151,7 +163,12 @@ fn dedent(source: &str) -> String {
     let mut lines = source.lines();
     let first = lines.next().unwrap_or("").to_string();
     let rest: Vec<&str> = lines.collect();
-    let indent = rest.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
     let mut out = first;
     for l in rest {
         out.push('\n');
@@ -172,7 +189,10 @@ fn scenario_spec(def: &ScenarioDef) -> (ScenarioSpec, Vec<StepDoc>) {
         .steps
         .iter()
         .map(|s| StepDoc {
-            description: format!("Defined in `{}` at {}:{} (scenario `{}`).", def.module_path, def.file, s.line, def.fn_name),
+            description: format!(
+                "Defined in `{}` at {}:{} (scenario `{}`).",
+                def.module_path, def.file, s.line, def.fn_name
+            ),
             preconditions: "The previous steps of this scenario passed.".into(),
             actions: "Runs the step's code:".into(),
             code: Some(("rust".into(), dedent(s.source))),
@@ -186,8 +206,12 @@ fn scenario_spec(def: &ScenarioDef) -> (ScenarioSpec, Vec<StepDoc>) {
 fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, String> {
     let slug = Slug::new(def.slug).map_err(|e| e.to_string())?;
     let (spec, docs) = scenario_spec(def);
-    store.upsert_scenario(&slug, &spec, &docs).map_err(|e| e.to_string())?;
-    RunHandle::start(store, &slug, spec.steps).map_err(|e| e.to_string())
+    store
+        .upsert_scenario(&slug, &spec, &docs)
+        .map_err(|e| e.to_string())?;
+    RunHandle::start(store, &slug, spec.steps)
+        .map(RunHandle::with_background_writes)
+        .map_err(|e| e.to_string())
 }
 
 /// Fails every step of a scenario that could not start.
@@ -198,16 +222,28 @@ fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &
             index: i + 1,
             id: crate::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
             title: step.title.to_string(),
-            status: if first { StepStatus::Fail } else { StepStatus::Skipped },
+            status: if first {
+                StepStatus::Fail
+            } else {
+                StepStatus::Skipped
+            },
             duration: Default::default(),
             error: first.then(|| format!("the run could not be recorded: {error}")),
             location: None,
             reason: (!first).then(|| "the run could not be recorded".to_string()),
             evidence_dir: store.dir().to_path_buf(),
         };
-        sink.on_event(&Event::StepFinished { slug: def.slug, outcome: &outcome });
+        sink.on_event(&Event::StepFinished {
+            slug: def.slug,
+            outcome: &outcome,
+        });
     }
-    sink.on_event(&Event::RunFinished { slug: def.slug, result: None, run_dir: None, store_error: Some(error) });
+    sink.on_event(&Event::RunFinished {
+        slug: def.slug,
+        result: None,
+        run_dir: None,
+        store_error: Some(error),
+    });
 }
 
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
@@ -232,7 +268,11 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     // For each scenario, the trial indexes of its steps (or its single trial).
     let mut owners: Vec<(usize, usize)> = Vec::new(); // (scenario index, last step the trial needs)
     for (si, def) in scenarios.iter().enumerate() {
-        let steps: Vec<Arc<Slot>> = def.steps.iter().map(|_| Arc::new(Slot::default())).collect();
+        let steps: Vec<Arc<Slot>> = def
+            .steps
+            .iter()
+            .map(|_| Arc::new(Slot::default()))
+            .collect();
         if nextest {
             let all = steps.clone();
             trials.push(Trial::test(def.fn_name, move || {
@@ -240,17 +280,29 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
                 let failed: Vec<String> = outcomes
                     .iter()
                     .filter(|o| o.status == StepStatus::Fail)
-                    .map(|o| format!("step {} \"{}\" failed: {}", o.id, o.title, crate::report::failure_message(o)))
+                    .map(|o| {
+                        format!(
+                            "step {} \"{}\" failed: {}",
+                            o.id,
+                            o.title,
+                            crate::report::failure_message(o)
+                        )
+                    })
                     .collect();
-                if failed.is_empty() { Ok(()) } else { Err(failed.join("\n").into()) }
+                if failed.is_empty() {
+                    Ok(())
+                } else {
+                    Err(failed.join("\n").into())
+                }
             }));
             owners.push((si, def.steps.len()));
         } else {
             for (i, step) in def.steps.iter().enumerate() {
                 let slot = steps[i].clone();
-                trials.push(Trial::ignorable_test(step_test_name(def.fn_name, i + 1, step.title), move || {
-                    trial_result(&slot.wait())
-                }));
+                trials.push(Trial::ignorable_test(
+                    step_test_name(def.fn_name, i + 1, step.title),
+                    move || trial_result(&slot.wait()),
+                ));
                 owners.push((si, i + 1));
             }
         }
@@ -281,7 +333,9 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     let store = Store::new(&settings.dir);
     let any_selected = stop_after.iter().any(|n| *n > 0);
     if any_selected {
-        let init = store.ensure_initialized(pkg.name, &settings.base_url).and_then(|()| settings.apply_config(&store));
+        let init = store
+            .ensure_initialized(pkg.name, &settings.base_url)
+            .and_then(|()| settings.apply_config(&store));
         if let Err(e) = init {
             eprintln!("error: {e}");
             return EXIT_USAGE;
@@ -289,7 +343,11 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     }
 
     let fn_names = scenarios.iter().map(|d| (d.slug, d.fn_name)).collect();
-    let sink = Arc::new(HarnessSink { slots, fn_names, summary: Mutex::new(Summary::default()) });
+    let sink = Arc::new(HarnessSink {
+        slots,
+        fn_names,
+        summary: Mutex::new(Summary::default()),
+    });
     let threads = args
         .test_threads
         .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
@@ -301,18 +359,29 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let limits = Limits { step_default: settings.step_timeout, scenario_default: settings.scenario_timeout };
+    let limits = Limits {
+        step_default: settings.step_timeout,
+        scenario_default: settings.scenario_timeout,
+    };
     let dispatcher = {
         let sink = sink.clone();
         let store = store.clone();
         let base_url = settings.base_url.clone();
-        let work: Vec<(&'static ScenarioDef, usize)> =
-            scenarios.iter().zip(&stop_after).filter(|(_, n)| **n > 0).map(|(d, n)| (*d, *n)).collect();
+        let work: Vec<(&'static ScenarioDef, usize)> = scenarios
+            .iter()
+            .zip(&stop_after)
+            .filter(|(_, n)| **n > 0)
+            .map(|(d, n)| (*d, *n))
+            .collect();
         rt.spawn(async move {
             let permits = Arc::new(tokio::sync::Semaphore::new(threads));
             let mut tasks = Vec::new();
             for (def, last) in work {
-                let permit = permits.clone().acquire_owned().await.expect("semaphore open");
+                let permit = permits
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("semaphore open");
                 let run = match prepare(&store, def) {
                     Ok(run) => run,
                     Err(e) => {
@@ -320,14 +389,31 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
                         continue;
                     }
                 };
-                let shared = Shared::new(def, run, base_url.clone(), sink.clone(), last, limits.clone());
+                let shared = Shared::new(
+                    def,
+                    run,
+                    base_url.clone(),
+                    sink.clone(),
+                    last,
+                    limits.clone(),
+                );
                 let sink = sink.clone();
                 tasks.push(tokio::spawn(async move {
                     let joined = tokio::spawn(runner::execute(shared.clone())).await;
                     if let Err(e) = joined {
                         // A bug in the runner: never leave a trial waiting.
                         let msg = format!("internal error in the harshjudge runner: {e}");
-                        fail_unstarted(&sink, shared.run.lock().map(|r| r.store().clone()).as_ref().unwrap_or(&Store::new(".")), def, &msg);
+                        fail_unstarted(
+                            &sink,
+                            shared
+                                .run
+                                .lock()
+                                .map(|r| r.store().clone())
+                                .as_ref()
+                                .unwrap_or(&Store::new(".")),
+                            def,
+                            &msg,
+                        );
                     }
                     drop(permit);
                 }));
@@ -351,7 +437,11 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
             print!("{text}");
         }
     }
-    if conclusion.has_failed() { EXIT_FAILED } else { EXIT_OK }
+    if conclusion.has_failed() {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
 }
 
 #[cfg(test)]
@@ -360,13 +450,19 @@ mod tests {
 
     #[test]
     fn test_names() {
-        assert_eq!(step_test_name("checkout", 1, "Add two items to the cart"), "checkout::01_add_two_items_to_the_cart");
+        assert_eq!(
+            step_test_name("checkout", 1, "Add two items to the cart"),
+            "checkout::01_add_two_items_to_the_cart"
+        );
         assert_eq!(step_test_name("a", 12, "Pay — with €!"), "a::12_pay_with");
         assert_eq!(step_test_name("a", 3, "!!!"), "a::03_step");
     }
 
     #[test]
     fn dedent_keeps_relative_indentation() {
-        assert_eq!(dedent("{\n        let x = 1;\n            y();\n    }"), "{\n    let x = 1;\n        y();\n}");
+        assert_eq!(
+            dedent("{\n        let x = 1;\n            y();\n    }"),
+            "{\n    let x = 1;\n        y();\n}"
+        );
     }
 }

@@ -47,10 +47,19 @@ impl Summary {
         }
         let mut runs = self.runs.clone();
         runs.sort_by(|a, b| a.slug.cmp(&b.slug));
-        let _ = writeln!(out, "harshjudge: {} run(s) recorded in {}", runs.len(), store_dir.display());
+        let _ = writeln!(
+            out,
+            "harshjudge: {} run(s) recorded in {}",
+            runs.len(),
+            store_dir.display()
+        );
         for r in &runs {
             let status = r.status.as_deref().unwrap_or("not recorded");
-            let dir = r.run_dir.as_ref().map(|d| d.display().to_string()).unwrap_or_default();
+            let dir = r
+                .run_dir
+                .as_ref()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
             let _ = writeln!(out, "  {:<4} {}  {}", status, r.slug, dir);
             if let Some(e) = &r.store_error {
                 let _ = writeln!(out, "       error: {e}");

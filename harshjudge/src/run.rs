@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::store::{
-    CompletedStep, EvidenceName, Phase, RunId, RunResult, RunStatus, SkillError, SkillState, Slug, Stats,
-    StepId, StepResult, StepStatus, Store, StoreError, WrittenEvidence, now_iso,
+    CompletedStep, Durability, EvidenceName, Phase, RunId, RunResult, RunStatus, SkillError,
+    SkillState, Slug, Stats, StepId, StepResult, StepStatus, Store, StoreError, WrittenEvidence,
+    now_iso,
 };
 
 /// An open run: `result.json` and `skill-state.yaml` kept in memory and written
@@ -21,6 +22,9 @@ pub struct RunHandle {
     state: SkillState,
     titles: Vec<String>,
     clock: Instant,
+    durability: Durability,
+    /// Evidence files written through this handle, per step number.
+    evidence: BTreeMap<usize, std::collections::BTreeSet<String>>,
 }
 
 /// What [`RunHandle::complete_step`] records.
@@ -65,9 +69,27 @@ impl RunHandle {
             scenario_slug: slug.to_string(),
             pid: std::process::id(),
         };
-        let handle = RunHandle { store: store.clone(), slug: slug.clone(), id, result, state, titles, clock: Instant::now() };
+        let handle = RunHandle {
+            store: store.clone(),
+            slug: slug.clone(),
+            id,
+            result,
+            state,
+            titles,
+            clock: Instant::now(),
+            durability: Durability::Now,
+            evidence: BTreeMap::new(),
+        };
         handle.write_state()?;
         Ok(handle)
+    }
+
+    /// Lets the background writer persist `result.json` and `skill-state.yaml`
+    /// between steps (the harness); the final state is always written before
+    /// [`complete`](Self::complete) returns.
+    pub fn with_background_writes(mut self) -> Self {
+        self.durability = Durability::Background;
+        self
     }
 
     /// The run's id.
@@ -101,18 +123,23 @@ impl RunHandle {
     }
 
     fn title(&self, step: &StepId) -> Option<&str> {
-        self.titles.get(step.number().wrapping_sub(1)).map(String::as_str)
+        self.titles
+            .get(step.number().wrapping_sub(1))
+            .map(String::as_str)
     }
 
     fn ensure_open(&self) -> Result<(), StoreError> {
         if self.result.status != RunStatus::Running {
-            return Err(StoreError::RunCompleted { run: self.id.to_string() });
+            return Err(StoreError::RunCompleted {
+                run: self.id.to_string(),
+            });
         }
         Ok(())
     }
 
     fn write_state(&self) -> Result<(), StoreError> {
-        self.store.write_skill_state(&self.slug, &self.id, &self.state)
+        self.store
+            .put_skill_state(&self.slug, &self.id, &self.state, self.durability)
     }
 
     /// Marks `step` as the one running (in `skill-state.yaml`).
@@ -120,7 +147,9 @@ impl RunHandle {
         self.ensure_open()?;
         self.state.current_phase = Phase::ExecuteSteps;
         self.state.current_step = step.number();
-        self.state.checklist_status.insert("evidence".into(), "in_progress".into());
+        self.state
+            .checklist_status
+            .insert("evidence".into(), "in_progress".into());
         self.state.last_action = match self.title(step) {
             Some(t) => format!("Running step {step}: {t}"),
             None => format!("Running step {step}"),
@@ -140,15 +169,33 @@ impl RunHandle {
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<WrittenEvidence, StoreError> {
         self.ensure_open()?;
-        self.store.write_evidence(&self.slug, &self.id, step, name, ext, kind, bytes, metadata)
+        let written = self
+            .store
+            .write_evidence(&self.slug, &self.id, step, name, ext, kind, bytes, metadata)?;
+        self.evidence
+            .entry(step.number())
+            .or_default()
+            .insert(written.file_name.clone());
+        Ok(written)
     }
 
     /// Records a step's result: `result.json` (still running) and `skill-state.yaml`.
     pub fn complete_step(&mut self, rec: StepRecord) -> Result<(), StoreError> {
         self.ensure_open()?;
-        let evidence_files = self.store.list_evidence(&self.slug, &self.id, &rec.id)?;
+        // Files written through this handle; `complete` re-lists the folders to
+        // catch anything written there directly.
+        let evidence_files = match self.durability {
+            Durability::Background => self
+                .evidence
+                .get(&rec.id.number())
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default(),
+            Durability::Now => self.store.list_evidence(&self.slug, &self.id, &rec.id)?,
+        };
         let now = now_iso();
-        self.state.completed_steps.retain(|c| c.step != rec.id.number());
+        self.state
+            .completed_steps
+            .retain(|c| c.step != rec.id.number());
         self.state.completed_steps.push(CompletedStep {
             step: rec.id.number(),
             status: rec.status,
@@ -164,7 +211,10 @@ impl RunHandle {
                 diagnostics.insert("location".into(), loc.clone().into());
             }
             // Relative to the run folder, so the file stays true when the folder moves.
-            diagnostics.insert("evidence".into(), format!("step-{}/evidence", rec.id).into());
+            diagnostics.insert(
+                "evidence".into(),
+                format!("step-{}/evidence", rec.id).into(),
+            );
             self.state.error = Some(SkillError {
                 step: rec.id.number(),
                 message: rec.error.clone().unwrap_or_default(),
@@ -183,7 +233,8 @@ impl RunHandle {
             error_location: rec.location,
         });
         self.result.derive_outcome();
-        self.store.write_result(&self.slug, &self.id, &self.result)?;
+        self.store
+            .put_result(&self.slug, &self.id, &self.result, self.durability)?;
         self.write_state()
     }
 
@@ -204,16 +255,25 @@ impl RunHandle {
         let now = now_iso();
         self.result.completed_at = Some(now.clone());
         self.result.duration = duration;
-        self.store.write_result(&self.slug, &self.id, &self.result)?;
-        let stats = self.store.record_completion(&self.slug, self.result.status, duration)?;
+        self.store
+            .write_result(&self.slug, &self.id, &self.result)?;
+        let stats = self
+            .store
+            .record_completion(&self.slug, self.result.status, duration)?;
         self.state.current_phase = Phase::Completed;
-        self.state.checklist_status.insert("evidence".into(), "completed".into());
+        self.state
+            .checklist_status
+            .insert("evidence".into(), "completed".into());
         self.state.completed_at = Some(now);
         self.state.last_action = match self.result.status {
             RunStatus::Pass => "Run completed successfully".into(),
-            _ => format!("Run completed: step {} failed", self.result.failed_step.as_deref().unwrap_or("?")),
+            _ => format!(
+                "Run completed: step {} failed",
+                self.result.failed_step.as_deref().unwrap_or("?")
+            ),
         };
-        self.write_state()?;
+        self.store
+            .put_skill_state(&self.slug, &self.id, &self.state, Durability::Now)?;
         Ok(stats)
     }
 }

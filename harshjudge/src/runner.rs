@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use crate::Scenario;
 use crate::__private::ScenarioFuture;
+use crate::Scenario;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::registry::ScenarioDef;
 use crate::run::{RunHandle, StepRecord};
@@ -67,7 +67,13 @@ impl Shared {
             sink,
             stop_after,
             limits,
-            cursor: Mutex::new(Cursor { step: 0, started: Instant::now(), deadline: None, stop: false, finished: vec![] }),
+            cursor: Mutex::new(Cursor {
+                step: 0,
+                started: Instant::now(),
+                deadline: None,
+                stop: false,
+                finished: vec![],
+            }),
             notify: Notify::new(),
         })
     }
@@ -85,15 +91,24 @@ impl Shared {
     fn step_limit(&self, n: usize) -> Option<(Duration, &'static str)> {
         let step = self.def.steps.get(n - 1).and_then(|s| s.timeout);
         step.map(|d| (d, "step!(…, timeout = …)"))
-            .or(self.def.step_timeout.map(|d| (d, "#[scenario(step_timeout = …)]")))
-            .or(self.limits.step_default.map(|d| (d, "HARSHJUDGE_STEP_TIMEOUT")))
+            .or(self
+                .def
+                .step_timeout
+                .map(|d| (d, "#[scenario(step_timeout = …)]")))
+            .or(self
+                .limits
+                .step_default
+                .map(|d| (d, "HARSHJUDGE_STEP_TIMEOUT")))
     }
 
     fn scenario_limit(&self) -> Option<(Duration, &'static str)> {
         self.def
             .timeout
             .map(|d| (d, "#[scenario(timeout = …)]"))
-            .or(self.limits.scenario_default.map(|d| (d, "HARSHJUDGE_TIMEOUT")))
+            .or(self
+                .limits
+                .scenario_default
+                .map(|d| (d, "HARSHJUDGE_TIMEOUT")))
     }
 
     /// A step boundary: ends the running step as passed and starts step `n`.
@@ -122,7 +137,11 @@ impl Shared {
             // shows when the step completes (same store, same error).
             let _ = e;
         }
-        self.sink.on_event(&Event::StepStarted { slug: self.def.slug, id: &id, title: self.def.steps[n - 1].title });
+        self.sink.on_event(&Event::StepStarted {
+            slug: self.def.slug,
+            id: &id,
+            title: self.def.steps[n - 1].title,
+        });
         self.notify.notify_one();
         false
     }
@@ -139,7 +158,11 @@ impl Shared {
         reason: Option<String>,
     ) {
         let id = Self::step_id(n);
-        let duration = if status == StepStatus::Skipped { Duration::ZERO } else { started.elapsed() };
+        let duration = if status == StepStatus::Skipped {
+            Duration::ZERO
+        } else {
+            started.elapsed()
+        };
         let (mut status, mut error) = (status, error);
         let evidence_dir;
         {
@@ -174,7 +197,10 @@ impl Shared {
             reason,
             evidence_dir,
         };
-        self.sink.on_event(&Event::StepFinished { slug: self.def.slug, outcome: &outcome });
+        self.sink.on_event(&Event::StepFinished {
+            slug: self.def.slug,
+            outcome: &outcome,
+        });
     }
 }
 
@@ -188,9 +214,13 @@ enum End {
 /// Runs the scenario to its end and finalises the run.
 pub(crate) async fn execute(shared: Arc<Shared>) {
     install_panic_hook();
-    let handle = Scenario { shared: shared.clone() };
+    let handle = Scenario {
+        shared: shared.clone(),
+    };
     let mut fut = CatchPanic((shared.def.run)(handle));
-    let scenario_deadline = shared.scenario_limit().map(|(d, src)| (Instant::now() + d, d, src));
+    let scenario_deadline = shared
+        .scenario_limit()
+        .map(|(d, src)| (Instant::now() + d, d, src));
     let end = loop {
         let step_deadline = shared.cursor.lock().expect("cursor lock").deadline;
         let deadline = match (step_deadline, scenario_deadline.map(|s| s.0)) {
@@ -237,11 +267,17 @@ fn finalize(shared: &Shared, end: End) {
         End::Returned(Ok(Err(e))) => Some((e.message(), Some(e.location().to_string()))),
         End::Returned(Err(p)) => Some((format!("panicked: {}", p.message), p.location)),
         End::StepTimeout(d, src) => Some((
-            format!("step timed out after {} (the step's limit, set by {src})", format_duration(d)),
+            format!(
+                "step timed out after {} (the step's limit, set by {src})",
+                format_duration(d)
+            ),
             step_location(shared.def, c.step),
         )),
         End::ScenarioTimeout(d, src) => Some((
-            format!("scenario timed out after {} (the whole scenario's limit, set by {src})", format_duration(d)),
+            format!(
+                "scenario timed out after {} (the whole scenario's limit, set by {src})",
+                format_duration(d)
+            ),
             step_location(shared.def, c.step),
         )),
     };
@@ -265,7 +301,11 @@ fn finalize(shared: &Shared, end: End) {
         }
     }
     let stopped = c.stop;
-    let already_failed = c.finished.iter().position(|s| *s == StepStatus::Fail).map(|i| i + 1);
+    let already_failed = c
+        .finished
+        .iter()
+        .position(|s| *s == StepStatus::Fail)
+        .map(|i| i + 1);
     for n in c.finished.len() + 1..=total {
         let reason = match (failed_at.or(already_failed), stopped) {
             (Some(f), _) => format!("step {f:02} failed"),
@@ -273,7 +313,15 @@ fn finalize(shared: &Shared, end: End) {
             (None, false) => "the scenario returned before this step".to_string(),
         };
         let started = Instant::now();
-        shared.finish(&mut c, n, started, StepStatus::Skipped, None, None, Some(reason));
+        shared.finish(
+            &mut c,
+            n,
+            started,
+            StepStatus::Skipped,
+            None,
+            None,
+            Some(reason),
+        );
     }
     drop(c);
     let mut run = shared.run.lock().expect("run lock");
@@ -290,7 +338,9 @@ fn finalize(shared: &Shared, end: End) {
 
 /// Where step `n` is declared, `file:line`.
 fn step_location(def: &ScenarioDef, n: usize) -> Option<String> {
-    def.steps.get(n.checked_sub(1)?).map(|s| format!("{}:{}", def.file, s.line))
+    def.steps
+        .get(n.checked_sub(1)?)
+        .map(|s| format!("{}:{}", def.file, s.line))
 }
 
 // ---- panics ------------------------------------------------------------------

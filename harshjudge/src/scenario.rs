@@ -17,7 +17,10 @@ pub struct Scenario {
 
 impl std::fmt::Debug for Scenario {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scenario").field("slug", &self.slug()).field("run_id", &self.run_id()).finish()
+        f.debug_struct("Scenario")
+            .field("slug", &self.slug())
+            .field("run_id", &self.run_id())
+            .finish()
     }
 }
 
@@ -41,7 +44,9 @@ impl StepMarker {
 
 impl Scenario {
     pub(crate) fn step_marker(&self) -> StepMarker {
-        StepMarker { shared: self.shared.clone() }
+        StepMarker {
+            shared: self.shared.clone(),
+        }
     }
 
     /// The app's base URL (`HARSHJUDGE_BASE_URL`, else `baseUrl` of
@@ -89,6 +94,12 @@ impl Scenario {
     /// The evidence folder of the step running now.
     pub fn evidence_dir(&self) -> Option<PathBuf> {
         let step = self.current_step()?;
-        Some(self.shared.run.lock().expect("run lock").evidence_dir(&step))
+        Some(
+            self.shared
+                .run
+                .lock()
+                .expect("run lock")
+                .evidence_dir(&step),
+        )
     }
 }

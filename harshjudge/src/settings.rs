@@ -49,7 +49,8 @@ impl Settings {
             None => package_root.join(".harshJudge"),
         };
         let base_url = env("HARSHJUDGE_BASE_URL").unwrap_or_default();
-        if !base_url.is_empty() && !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        let looks_like_url = base_url.starts_with("http://") || base_url.starts_with("https://");
+        if !base_url.is_empty() && !looks_like_url {
             return Err(SettingError {
                 name: "HARSHJUDGE_BASE_URL",
                 value: base_url,
@@ -74,11 +75,20 @@ impl Settings {
     }
 }
 
-fn timeout_var(name: &'static str, default: Option<Duration>) -> Result<Option<Duration>, SettingError> {
+fn timeout_var(
+    name: &'static str,
+    default: Option<Duration>,
+) -> Result<Option<Duration>, SettingError> {
     match env(name) {
         None => Ok(default),
         Some(v) if v == "none" || v == "0" => Ok(None),
-        Some(v) => parse_duration(&v).map(Some).map_err(|expected| SettingError { name, value: v, expected }),
+        Some(v) => parse_duration(&v)
+            .map(Some)
+            .map_err(|expected| SettingError {
+                name,
+                value: v,
+                expected,
+            }),
     }
 }
 
@@ -87,7 +97,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
-    let expected = || "a duration such as 500ms, 30s, 2m or 1h (a whole number and a unit)".to_string();
+    let expected =
+        || "a duration such as 500ms, 30s, 2m or 1h (a whole number and a unit)".to_string();
     let n: u64 = num.parse().map_err(|_| expected())?;
     let d = match unit.trim() {
         "ms" => Duration::from_millis(n),
@@ -105,11 +116,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Renders a duration the way it is written in settings (`30s`, `2m`, `1500ms`).
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 3_600_000 == 0 {
+    if ms.is_multiple_of(3_600_000) {
         format!("{}h", ms / 3_600_000)
-    } else if ms % 60_000 == 0 {
+    } else if ms.is_multiple_of(60_000) {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

@@ -20,7 +20,15 @@ pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)
     build_once(test);
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(workspace())
-        .args(["test", "--quiet", "-p", "harshjudge-workspace", "--test", test, "--"])
+        .args([
+            "test",
+            "--quiet",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            test,
+            "--",
+        ])
         .args(args)
         .env("CARGO_TARGET_DIR", nested_target())
         .env("HARSHJUDGE_DIR", hj_dir)
@@ -44,11 +52,23 @@ fn build_once(test: &str) {
     }
     let out = Command::new(env!("CARGO"))
         .current_dir(workspace())
-        .args(["test", "--quiet", "--no-run", "-p", "harshjudge-workspace", "--test", test])
+        .args([
+            "test",
+            "--quiet",
+            "--no-run",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            test,
+        ])
         .env("CARGO_TARGET_DIR", nested_target())
         .output()
         .expect("cargo runs");
-    assert!(out.status.success(), "building {test} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "building {test} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     built.push(test.to_string());
 }
 
@@ -70,14 +90,22 @@ impl From<Output> for Run {
 
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+        write!(
+            f,
+            "exit {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
 pub fn json(path: impl AsRef<Path>) -> serde_json::Value {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert!(!text.ends_with('\n'), "{}: JSON is written without a trailing newline", path.display());
+    assert!(
+        !text.ends_with('\n'),
+        "{}: JSON is written without a trailing newline",
+        path.display()
+    );
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -9,7 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 pub(crate) fn io_err(path: &Path, source: std::io::Error) -> StoreError {
-    StoreError::Io { path: path.to_path_buf(), source }
+    StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Creates `dir` and its parents.
@@ -73,7 +76,13 @@ pub(crate) struct LockGuard {
 
 impl LockGuard {
     pub(crate) fn acquire(path: &Path) -> Result<Self, StoreError> {
-        let open = || OpenOptions::new().create(true).truncate(false).write(true).open(path);
+        let open = || {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path)
+        };
         let file = match open() {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -90,5 +99,81 @@ impl LockGuard {
 impl Drop for LockGuard {
     fn drop(&mut self) {
         let _ = self.file.unlock();
+    }
+}
+
+/// A background writer for files that are rewritten often (`result.json`,
+/// `skill-state.yaml` after every step): the newest content of a path replaces
+/// any pending older one, so a burst of updates costs one file write, off the
+/// caller's path. Each write is still atomic; [`BackgroundWriter::flush`] waits
+/// until everything submitted is on disk and reports any failure.
+pub(crate) struct BackgroundWriter {
+    state: std::sync::Mutex<WriterState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct WriterState {
+    queue: std::collections::VecDeque<PathBuf>,
+    pending: std::collections::HashMap<PathBuf, Vec<u8>>,
+    busy: bool,
+    errors: Vec<StoreError>,
+}
+
+impl BackgroundWriter {
+    /// The process-wide writer (its thread starts on first use).
+    pub(crate) fn global() -> &'static BackgroundWriter {
+        static WRITER: std::sync::OnceLock<&'static BackgroundWriter> = std::sync::OnceLock::new();
+        WRITER.get_or_init(|| {
+            let w: &'static BackgroundWriter = Box::leak(Box::new(BackgroundWriter {
+                state: Default::default(),
+                changed: std::sync::Condvar::new(),
+            }));
+            std::thread::Builder::new()
+                .name("harshjudge-writer".into())
+                .spawn(move || w.work())
+                .expect("spawn the writer thread");
+            w
+        })
+    }
+
+    pub(crate) fn submit(&self, path: PathBuf, bytes: Vec<u8>) {
+        let mut s = self.state.lock().expect("writer lock");
+        if s.pending.insert(path.clone(), bytes).is_none() {
+            s.queue.push_back(path);
+        }
+        self.changed.notify_all();
+    }
+
+    /// Waits until every submitted write is done; returns the first failure since the last flush.
+    pub(crate) fn flush(&self) -> Result<(), StoreError> {
+        let mut s = self.state.lock().expect("writer lock");
+        while !s.queue.is_empty() || s.busy {
+            s = self.changed.wait(s).expect("writer lock");
+        }
+        match s.errors.drain(..).next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn work(&self) {
+        let mut s = self.state.lock().expect("writer lock");
+        loop {
+            while s.queue.is_empty() {
+                s = self.changed.wait(s).expect("writer lock");
+            }
+            let path = s.queue.pop_front().expect("queue not empty");
+            let bytes = s.pending.remove(&path).expect("pending content");
+            s.busy = true;
+            drop(s);
+            let result = write_atomic(&path, &bytes);
+            s = self.state.lock().expect("writer lock");
+            s.busy = false;
+            if let Err(e) = result {
+                s.errors.push(e);
+            }
+            self.changed.notify_all();
+        }
     }
 }

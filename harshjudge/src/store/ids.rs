@@ -62,7 +62,10 @@ fn check_slug(s: &str) -> Result<(), &'static str> {
     if s.is_empty() || s.len() > 100 {
         return Err("must be 1 to 100 characters of lowercase letters, digits and hyphens");
     }
-    if !s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
         return Err("must be lowercase alphanumeric with hyphens (^[a-z0-9-]+$)");
     }
     Ok(())
@@ -80,7 +83,10 @@ fn check_run_id(s: &str) -> Result<(), &'static str> {
     if s.is_empty() || s.len() > 64 {
         return Err("must be 1 to 64 characters");
     }
-    if !s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
         return Err("may contain only letters, digits, '_' and '-'");
     }
     Ok(())
@@ -93,7 +99,10 @@ fn check_evidence_name(s: &str) -> Result<(), &'static str> {
     if s.starts_with('.') {
         return Err("must not start with '.'");
     }
-    if !s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) {
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
         return Err("may contain only letters, digits, '.', '_' and '-' (no '/' or spaces)");
     }
     if s.ends_with(".meta.json") || s.ends_with(".meta") {
@@ -121,8 +130,9 @@ impl RunId {
         use rand::Rng;
         const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
         let mut rng = rand::rng();
-        let suffix: String =
-            (0..6).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect();
+        let suffix: String = (0..6)
+            .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+            .collect();
         let now = chrono::Utc::now();
         RunId(format!("{}-{suffix}", now.format("%Y%m%dT%H%M%S%3fZ")))
     }
@@ -166,9 +176,15 @@ mod tests {
     #[test]
     fn slugify_matches_the_original() {
         assert_eq!(slugify("Navigate to login"), "navigate-to-login");
-        assert_eq!(slugify("Login with Email & Password!"), "login-with-email-password");
+        assert_eq!(
+            slugify("Login with Email & Password!"),
+            "login-with-email-password"
+        );
         assert_eq!(slugify("Step   with   spaces"), "step-with-spaces");
-        assert_eq!(slugify("Enter User's Email & Password!"), "enter-users-email-password");
+        assert_eq!(
+            slugify("Enter User's Email & Password!"),
+            "enter-users-email-password"
+        );
         assert_eq!(slugify("  -Trim_me-  "), "trim-me");
         assert_eq!(slugify("Café au lait"), "caf-au-lait");
         assert_eq!(slugify("!!!"), "");
@@ -188,9 +204,15 @@ mod tests {
         for bad in ["", ".hidden", "../x", "a/b", "x.meta.json", "a b"] {
             assert!(EvidenceName::new(bad).is_err(), "{bad}");
         }
-        assert!(RunId::new("-Qw1r6J3Nc").is_ok(), "original nanoid ids stay readable");
+        assert!(
+            RunId::new("-Qw1r6J3Nc").is_ok(),
+            "original nanoid ids stay readable"
+        );
         let err = Slug::new("Bad Slug").unwrap_err().to_string();
-        assert!(err.contains("Bad Slug") && err.contains("lowercase"), "{err}");
+        assert!(
+            err.contains("Bad Slug") && err.contains("lowercase"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -194,7 +194,9 @@ impl Store {
 
     /// `scenarios/{slug}/runs/{runId}/step-{NN}/evidence`.
     pub fn evidence_dir(&self, slug: &Slug, run: &RunId, step: &StepId) -> PathBuf {
-        self.run_dir(slug, run).join(format!("step-{step}")).join("evidence")
+        self.run_dir(slug, run)
+            .join(format!("step-{step}"))
+            .join("evidence")
     }
 
     /// Whether `.harshJudge/config.yaml` exists.
@@ -225,9 +227,9 @@ impl Store {
         let path = self.config_path();
         match std::fs::read_to_string(&path) {
             Ok(text) => parse_yaml(&path, &text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Err(StoreError::NotInitialized { path: self.dir.clone() })
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::NotInitialized {
+                path: self.dir.clone(),
+            }),
             Err(e) => Err(io_err(&path, e)),
         }
     }
@@ -276,7 +278,11 @@ impl Store {
         let mut refs = Vec::with_capacity(spec.steps.len());
         for (i, title) in spec.steps.iter().enumerate() {
             let id = StepId::from_index(i + 1)?;
-            refs.push(StepRef { file: step_file_name(&id, title), id: id.to_string(), title: title.clone() });
+            refs.push(StepRef {
+                file: step_file_name(&id, title),
+                id: id.to_string(),
+                title: title.clone(),
+            });
         }
         let (_, meta) = self.update_meta(slug, |doc, old| {
             doc.set("title", spec.title.as_str());
@@ -284,11 +290,13 @@ impl Store {
             doc.set("starred", spec.starred.unwrap_or(old.starred));
             let tags = spec.tags.clone().unwrap_or_else(|| old.tags.clone());
             doc.set("tags", to_value(&tags));
-            let est = spec.estimated_duration.unwrap_or(if old.estimated_duration > 0.0 {
-                old.estimated_duration
-            } else {
-                60.0
-            });
+            let est = spec
+                .estimated_duration
+                .unwrap_or(if old.estimated_duration > 0.0 {
+                    old.estimated_duration
+                } else {
+                    60.0
+                });
             doc.set("estimatedDuration", number(est));
             doc.set("steps", to_value(&refs));
             doc.set_default("totalRuns", 0u64);
@@ -304,11 +312,18 @@ impl Store {
             let doc = docs.get(i).cloned().unwrap_or_default();
             let code = match &doc.code {
                 Some((lang, code)) => format!("**Code ({lang}):**\n```{lang}\n{code}\n```"),
-                None => "**Playwright:**\n```javascript\n// Add Playwright code here\n```".to_string(),
+                None => {
+                    "**Playwright:**\n```javascript\n// Add Playwright code here\n```".to_string()
+                }
             };
             let text = format!(
                 "# Step {}: {}\n\n## Description\n{}\n\n## Preconditions\n{}\n\n## Actions\n{}\n\n{code}\n\n## Expected Outcome\n{}\n",
-                r.id, r.title, doc.description, doc.preconditions, doc.actions, doc.expected_outcome
+                r.id,
+                r.title,
+                doc.description,
+                doc.preconditions,
+                doc.actions,
+                doc.expected_outcome
             );
             let path = steps_dir.join(&r.file);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
@@ -329,7 +344,12 @@ impl Store {
 
     /// Starts a run: allocates its number (stored in `meta.yaml`), creates
     /// `runs/{runId}/evidence/` and writes `result.json` as `running`.
-    pub fn start_run(&self, slug: &Slug, run: &RunId, started_at: &str) -> Result<RunResult, StoreError> {
+    pub fn start_run(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        started_at: &str,
+    ) -> Result<RunResult, StoreError> {
         let (number, _) = self.update_meta(slug, |doc, old| {
             let n = old.last_run_number.max(self.count_run_dirs(slug)) + 1;
             doc.set("lastRunNumber", n);
@@ -337,7 +357,10 @@ impl Store {
         })?;
         let dir = self.run_dir(slug, run);
         if dir.exists() {
-            return Err(StoreError::AlreadyExists { what: "run", path: dir });
+            return Err(StoreError::AlreadyExists {
+                what: "run",
+                path: dir,
+            });
         }
         fsio::create_dir_all(&dir.join("evidence"))?;
         let result = RunResult {
@@ -358,36 +381,107 @@ impl Store {
 
     fn count_run_dirs(&self, slug: &Slug) -> u64 {
         let dir = self.scenario_dir(slug).join("runs");
-        std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()).count() as u64).unwrap_or(0)
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter(|e| e.path().is_dir())
+                    .count() as u64
+            })
+            .unwrap_or(0)
     }
 
     /// Writes `result.json` (pretty JSON, no trailing newline, like the original).
-    pub fn write_result(&self, slug: &Slug, run: &RunId, result: &RunResult) -> Result<(), StoreError> {
-        let path = self.run_dir(slug, run).join("result.json");
-        let text = serde_json::to_string_pretty(result).expect("result serializes");
-        write_atomic(&path, text.as_bytes())
+    pub fn write_result(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        result: &RunResult,
+    ) -> Result<(), StoreError> {
+        self.put(
+            self.run_dir(slug, run).join("result.json"),
+            result_bytes(result),
+            Durability::Now,
+        )
+    }
+
+    /// Writes `result.json` now, or hands it to the background writer.
+    pub fn put_result(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        result: &RunResult,
+        when: Durability,
+    ) -> Result<(), StoreError> {
+        self.put(
+            self.run_dir(slug, run).join("result.json"),
+            result_bytes(result),
+            when,
+        )
+    }
+
+    /// Writes `skill-state.yaml` now, or hands it to the background writer.
+    pub fn put_skill_state(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        state: &SkillState,
+        when: Durability,
+    ) -> Result<(), StoreError> {
+        self.put(
+            self.run_dir(slug, run).join("skill-state.yaml"),
+            to_yaml(state).into_bytes(),
+            when,
+        )
+    }
+
+    fn put(&self, path: PathBuf, bytes: Vec<u8>, when: Durability) -> Result<(), StoreError> {
+        let writer = fsio::BackgroundWriter::global();
+        match when {
+            Durability::Background => {
+                writer.submit(path, bytes);
+                Ok(())
+            }
+            // Through the writer too, so a queued older version can never land after this one.
+            Durability::Now => {
+                writer.submit(path, bytes);
+                writer.flush()
+            }
+        }
     }
 
     /// Reads `result.json`, or `None` when the run has none yet.
     pub fn read_result(&self, slug: &Slug, run: &RunId) -> Result<Option<RunResult>, StoreError> {
         let path = self.run_dir(slug, run).join("result.json");
         match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| StoreError::Corrupt { path, problem: format!("not a valid result.json: {e}") }),
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt {
+                        path,
+                        problem: format!("not a valid result.json: {e}"),
+                    })
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_err(&path, e)),
         }
     }
 
     /// Writes `skill-state.yaml`.
-    pub fn write_skill_state(&self, slug: &Slug, run: &RunId, state: &SkillState) -> Result<(), StoreError> {
-        let path = self.run_dir(slug, run).join("skill-state.yaml");
-        write_atomic(&path, to_yaml(state).as_bytes())
+    pub fn write_skill_state(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        state: &SkillState,
+    ) -> Result<(), StoreError> {
+        self.put_skill_state(slug, run, state, Durability::Now)
     }
 
     /// Reads `skill-state.yaml`, or `None`.
-    pub fn read_skill_state(&self, slug: &Slug, run: &RunId) -> Result<Option<SkillState>, StoreError> {
+    pub fn read_skill_state(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+    ) -> Result<Option<SkillState>, StoreError> {
         let path = self.run_dir(slug, run).join("skill-state.yaml");
         match std::fs::read_to_string(&path) {
             Ok(text) => parse_yaml(&path, &text).map(Some),
@@ -410,9 +504,14 @@ impl Store {
         bytes: &[u8],
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<WrittenEvidence, StoreError> {
-        let ext_ok = !ext.is_empty() && ext.len() <= 10 && ext.bytes().all(|b| b.is_ascii_alphanumeric());
+        let ext_ok =
+            !ext.is_empty() && ext.len() <= 10 && ext.bytes().all(|b| b.is_ascii_alphanumeric());
         if !ext_ok {
-            return Err(StoreError::InvalidId { kind: "file extension", value: ext.into(), rule: "must be 1 to 10 letters or digits" });
+            return Err(StoreError::InvalidId {
+                kind: "file extension",
+                value: ext.into(),
+                rule: "must be 1 to 10 letters or digits",
+            });
         }
         let dir = self.evidence_dir(slug, run, step);
         let file_name = format!("{name}.{ext}");
@@ -429,11 +528,20 @@ impl Store {
         };
         let text = serde_json::to_string_pretty(&sidecar).expect("sidecar serializes");
         write_atomic(&dir.join(format!("{name}.meta.json")), text.as_bytes())?;
-        Ok(WrittenEvidence { path, file_name, size: bytes.len() as u64 })
+        Ok(WrittenEvidence {
+            path,
+            file_name,
+            size: bytes.len() as u64,
+        })
     }
 
     /// Evidence file names of a step (sidecars and hidden files excluded), sorted byte-wise.
-    pub fn list_evidence(&self, slug: &Slug, run: &RunId, step: &StepId) -> Result<Vec<String>, StoreError> {
+    pub fn list_evidence(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        step: &StepId,
+    ) -> Result<Vec<String>, StoreError> {
         let dir = self.evidence_dir(slug, run, step);
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -451,20 +559,33 @@ impl Store {
 
     /// Records a completed run in `meta.yaml`: counts, `lastRun`, `lastResult`,
     /// and the rounded mean duration.
-    pub fn record_completion(&self, slug: &Slug, status: RunStatus, duration_ms: u64) -> Result<Stats, StoreError> {
+    pub fn record_completion(
+        &self,
+        slug: &Slug,
+        status: RunStatus,
+        duration_ms: u64,
+    ) -> Result<Stats, StoreError> {
         let (stats, _) = self.update_meta(slug, |doc, old| {
             let total = old.total_runs + 1;
             let pass = old.pass_count + u64::from(status == RunStatus::Pass);
             let fail = old.fail_count + u64::from(status == RunStatus::Fail);
             // JS Math.round of the running mean: halves round up.
-            let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64) / total as f64 + 0.5).floor() as u64;
+            let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64)
+                / total as f64
+                + 0.5)
+                .floor() as u64;
             doc.set("totalRuns", total);
             doc.set("passCount", pass);
             doc.set("failCount", fail);
             doc.set("lastRun", now_iso());
             doc.set("lastResult", status.as_str());
             doc.set("avgDuration", avg);
-            Stats { total_runs: total, pass_count: pass, fail_count: fail, avg_duration: avg }
+            Stats {
+                total_runs: total,
+                pass_count: pass,
+                fail_count: fail,
+                avg_duration: avg,
+            }
         })?;
         Ok(stats)
     }
@@ -477,7 +598,10 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err(&scenarios, e)),
         };
-        let mut slugs: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        let mut slugs: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
         slugs.sort();
         for s in slugs {
             if let Ok(slug) = Slug::new(s)
@@ -488,6 +612,20 @@ impl Store {
         }
         Ok(None)
     }
+}
+
+/// When a rewritten file must be on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Before the call returns (each MCP call; the final state of a run).
+    Now,
+    /// Soon, by the background writer, which keeps only the newest pending
+    /// version of each file (the harness between steps). Still atomic.
+    Background,
+}
+
+fn result_bytes(result: &RunResult) -> Vec<u8> {
+    serde_json::to_vec_pretty(result).expect("result serializes")
 }
 
 /// `meta.yaml` as an ordered map; setters keep each key's position.
@@ -515,21 +653,32 @@ fn read_meta_doc(path: &Path) -> Result<Option<Mapping>, StoreError> {
         Err(e) => return Err(io_err(path, e)),
     };
     if text.trim().is_empty() {
-        return Err(StoreError::Corrupt { path: path.into(), problem: "the file is empty".into() });
+        return Err(StoreError::Corrupt {
+            path: path.into(),
+            problem: "the file is empty".into(),
+        });
     }
     match serde_yaml_ng::from_str::<Value>(&text) {
         Ok(Value::Mapping(m)) => Ok(Some(m)),
         Ok(other) => Err(StoreError::Corrupt {
             path: path.into(),
-            problem: format!("expected a mapping of keys (title, slug, steps, …), found {}", kind_of(&other)),
+            problem: format!(
+                "expected a mapping of keys (title, slug, steps, …), found {}",
+                kind_of(&other)
+            ),
         }),
-        Err(e) => Err(StoreError::Corrupt { path: path.into(), problem: format!("not valid YAML: {e}") }),
+        Err(e) => Err(StoreError::Corrupt {
+            path: path.into(),
+            problem: format!("not valid YAML: {e}"),
+        }),
     }
 }
 
 fn typed_meta(path: &Path, doc: Mapping) -> Result<ScenarioMeta, StoreError> {
-    serde_yaml_ng::from_value(Value::Mapping(doc))
-        .map_err(|e| StoreError::Corrupt { path: path.into(), problem: format!("unexpected content: {e}") })
+    serde_yaml_ng::from_value(Value::Mapping(doc)).map_err(|e| StoreError::Corrupt {
+        path: path.into(),
+        problem: format!("unexpected content: {e}"),
+    })
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -545,7 +694,7 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 fn number(f: f64) -> Value {
-    if f.fract() == 0.0 && f >= 0.0 && f < 1e15 {
+    if f.fract() == 0.0 && (0.0..1e15).contains(&f) {
         Value::Number((f as u64).into())
     } else {
         Value::Number(f.into())
@@ -562,7 +711,10 @@ pub fn to_yaml<T: Serialize>(v: &T) -> String {
 }
 
 fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, StoreError> {
-    serde_yaml_ng::from_str(text).map_err(|e| StoreError::Corrupt { path: path.into(), problem: format!("{e}") })
+    serde_yaml_ng::from_str(text).map_err(|e| StoreError::Corrupt {
+        path: path.into(),
+        problem: format!("{e}"),
+    })
 }
 
 #[cfg(test)]

@@ -38,18 +38,33 @@ fn redact(text: &str) -> String {
 
 fn is_iso(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() == 24 && b[4] == b'-' && b[10] == b'T' && b[19] == b'.' && b[23] == b'Z' && b[0].is_ascii_digit()
+    b.len() == 24
+        && b[4] == b'-'
+        && b[10] == b'T'
+        && b[19] == b'.'
+        && b[23] == b'Z'
+        && b[0].is_ascii_digit()
 }
 
 fn is_run_id(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() == 26 && b[8] == b'T' && b[18] == b'Z' && b[19] == b'-' && b[..8].iter().all(u8::is_ascii_digit)
+    b.len() == 26
+        && b[8] == b'T'
+        && b[18] == b'Z'
+        && b[19] == b'-'
+        && b[..8].iter().all(u8::is_ascii_digit)
 }
 
 fn read(p: impl AsRef<std::path::Path>) -> String {
     let text = redact(&std::fs::read_to_string(p).unwrap());
     text.lines()
-        .map(|l| if l.starts_with("pid: ") { "pid: [pid]" } else { l })
+        .map(|l| {
+            if l.starts_with("pid: ") {
+                "pid: [pid]"
+            } else {
+                l
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -67,7 +82,9 @@ fn spec(steps: &[&str]) -> ScenarioSpec {
 #[test]
 fn init_writes_config_and_gitignore_once() {
     let (_t, store) = store();
-    store.ensure_initialized("Demo App", "http://localhost:3000").unwrap();
+    store
+        .ensure_initialized("Demo App", "http://localhost:3000")
+        .unwrap();
     insta::assert_snapshot!("config_yaml", read(store.config_path()));
     let gitignore = std::fs::read_to_string(store.dir().join(".gitignore")).unwrap();
     assert_eq!(gitignore.len(), 206);
@@ -75,7 +92,8 @@ fn init_writes_config_and_gitignore_once() {
     // A second init keeps the first config.
     store.ensure_initialized("Other", "").unwrap();
     assert_eq!(store.read_config().unwrap().project_name, "Demo App");
-    let cfg: serde_yaml_ng::Value = serde_yaml_ng::from_str(&std::fs::read_to_string(store.config_path()).unwrap()).unwrap();
+    let cfg: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(store.config_path()).unwrap()).unwrap();
     assert_eq!(cfg["version"], serde_yaml_ng::Value::String("1.0".into()));
 }
 
@@ -85,30 +103,55 @@ fn meta_and_step_files_golden() {
     let s = slug("login-flow");
     let docs = vec![StepDoc {
         description: "Open it".into(),
-        code: Some(("rust".into(), "{\n    page.goto(\"/login\").await?;\n}".into())),
+        code: Some((
+            "rust".into(),
+            "{\n    page.goto(\"/login\").await?;\n}".into(),
+        )),
         ..Default::default()
     }];
     store
-        .upsert_scenario(&s, &spec(&["Navigate to login", "Enter User's Email & Password!", "Submit"]), &docs)
+        .upsert_scenario(
+            &s,
+            &spec(&[
+                "Navigate to login",
+                "Enter User's Email & Password!",
+                "Submit",
+            ]),
+            &docs,
+        )
         .unwrap();
     insta::assert_snapshot!("meta_yaml_created", read(store.meta_path(&s)));
     let steps = store.scenario_dir(&s).join("steps");
-    insta::assert_snapshot!("step_md_with_code", read(steps.join("01-navigate-to-login.md")));
-    insta::assert_snapshot!("step_md_placeholder", read(steps.join("02-enter-users-email-password.md")));
+    insta::assert_snapshot!(
+        "step_md_with_code",
+        read(steps.join("01-navigate-to-login.md"))
+    );
+    insta::assert_snapshot!(
+        "step_md_placeholder",
+        read(steps.join("02-enter-users-email-password.md"))
+    );
     // YAML 1.1 readers get strings back: ids, not numbers.
-    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&std::fs::read_to_string(store.meta_path(&s)).unwrap()).unwrap();
-    assert_eq!(v["steps"][0]["id"], serde_yaml_ng::Value::String("01".into()));
+    let v: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(store.meta_path(&s)).unwrap()).unwrap();
+    assert_eq!(
+        v["steps"][0]["id"],
+        serde_yaml_ng::Value::String("01".into())
+    );
 }
 
 #[test]
 fn upsert_keeps_star_stats_and_unknown_keys_and_removes_orphans() {
     let (_t, store) = store();
     let s = slug("flow");
-    store.upsert_scenario(&s, &spec(&["One", "Two", "Three"]), &[]).unwrap();
-    store.update_meta(&s, |doc, _| {
-        doc.set("starred", true);
-        doc.set("custom", "kept");
-    }).unwrap();
+    store
+        .upsert_scenario(&s, &spec(&["One", "Two", "Three"]), &[])
+        .unwrap();
+    store
+        .update_meta(&s, |doc, _| {
+            doc.set("starred", true);
+            doc.set("custom", "kept");
+        })
+        .unwrap();
     store.record_completion(&s, RunStatus::Pass, 1000).unwrap();
     let mut again = spec(&["One", "Three renamed"]);
     again.tags = None;
@@ -132,8 +175,11 @@ fn run_files_golden() {
     let (_t, store) = store();
     let s = slug("login-flow");
     store.ensure_initialized("Demo", "").unwrap();
-    store.upsert_scenario(&s, &spec(&["Open", "Pay"]), &[]).unwrap();
-    let mut run = crate::run::RunHandle::start(&store, &s, vec!["Open".into(), "Pay".into()]).unwrap();
+    store
+        .upsert_scenario(&s, &spec(&["Open", "Pay"]), &[])
+        .unwrap();
+    let mut run =
+        crate::run::RunHandle::start(&store, &s, vec!["Open".into(), "Pay".into()]).unwrap();
     let dir = run.dir();
     insta::assert_snapshot!("result_json_started", read(dir.join("result.json")));
     let s1 = StepId::new("01").unwrap();
@@ -142,8 +188,12 @@ fn run_files_golden() {
     let name = EvidenceName::new("cart").unwrap();
     let mut md = serde_json::Map::new();
     md.insert("items".into(), 2.into());
-    run.record_evidence(&s1, &name, "json", "custom", b"{\"items\": 2}", md).unwrap();
-    insta::assert_snapshot!("evidence_sidecar", read(dir.join("step-01/evidence/cart.meta.json")));
+    run.record_evidence(&s1, &name, "json", "custom", b"{\"items\": 2}", md)
+        .unwrap();
+    insta::assert_snapshot!(
+        "evidence_sidecar",
+        read(dir.join("step-01/evidence/cart.meta.json"))
+    );
     run.complete_step(crate::run::StepRecord {
         id: s1,
         status: StepStatus::Pass,
@@ -166,19 +216,44 @@ fn run_files_golden() {
     })
     .unwrap();
     let stats = run.complete(Some(2500)).unwrap();
-    assert_eq!(stats, Stats { total_runs: 1, pass_count: 0, fail_count: 1, avg_duration: 2500 });
+    assert_eq!(
+        stats,
+        Stats {
+            total_runs: 1,
+            pass_count: 0,
+            fail_count: 1,
+            avg_duration: 2500
+        }
+    );
     insta::assert_snapshot!("result_json_final", read(dir.join("result.json")));
     insta::assert_snapshot!("skill_state_final", read(dir.join("skill-state.yaml")));
     insta::assert_snapshot!("meta_yaml_after_run", read(store.meta_path(&s)));
-    assert!(dir.join("evidence").is_dir(), "the original's v1 evidence folder exists");
+    assert!(
+        dir.join("evidence").is_dir(),
+        "the original's v1 evidence folder exists"
+    );
     // A completed run takes nothing more.
-    let err = run.record_evidence(&StepId::new("01").unwrap(), &EvidenceName::new("x").unwrap(), "txt", "text", b"x", Default::default());
+    let err = run.record_evidence(
+        &StepId::new("01").unwrap(),
+        &EvidenceName::new("x").unwrap(),
+        "txt",
+        "text",
+        b"x",
+        Default::default(),
+    );
     assert!(matches!(err, Err(StoreError::RunCompleted { .. })));
     // Files parse back.
     let back = store.read_result(&s, run.id()).unwrap().unwrap();
     assert_eq!(back.failed_step.as_deref(), Some("02"));
     assert_eq!(back.status, RunStatus::Fail);
-    assert_eq!(store.read_skill_state(&s, run.id()).unwrap().unwrap().current_phase, Phase::Completed);
+    assert_eq!(
+        store
+            .read_skill_state(&s, run.id())
+            .unwrap()
+            .unwrap()
+            .current_phase,
+        Phase::Completed
+    );
 }
 
 #[test]
@@ -189,7 +264,15 @@ fn average_duration_rounds_like_javascript() {
     store.record_completion(&s, RunStatus::Pass, 1000).unwrap();
     store.record_completion(&s, RunStatus::Pass, 1000).unwrap();
     let st = store.record_completion(&s, RunStatus::Fail, 2500).unwrap();
-    assert_eq!(st, Stats { total_runs: 3, pass_count: 2, fail_count: 1, avg_duration: 1500 });
+    assert_eq!(
+        st,
+        Stats {
+            total_runs: 3,
+            pass_count: 2,
+            fail_count: 1,
+            avg_duration: 1500
+        }
+    );
     let st = store.record_completion(&s, RunStatus::Pass, 1).unwrap();
     assert_eq!(st.avg_duration, 1125); // (1500*3+1)/4 = 1125.25
 }
@@ -206,7 +289,11 @@ fn concurrent_completions_lose_no_count() {
             let s = s.clone();
             std::thread::spawn(move || {
                 for _ in 0..25 {
-                    let st = if i % 2 == 0 { RunStatus::Pass } else { RunStatus::Fail };
+                    let st = if i % 2 == 0 {
+                        RunStatus::Pass
+                    } else {
+                        RunStatus::Fail
+                    };
                     store.record_completion(&s, st, 10).unwrap();
                 }
             })
@@ -216,7 +303,10 @@ fn concurrent_completions_lose_no_count() {
         t.join().unwrap();
     }
     let meta = store.read_meta(&s).unwrap().unwrap();
-    assert_eq!((meta.total_runs, meta.pass_count, meta.fail_count), (200, 100, 100));
+    assert_eq!(
+        (meta.total_runs, meta.pass_count, meta.fail_count),
+        (200, 100, 100)
+    );
 }
 
 #[test]
@@ -245,10 +335,20 @@ fn corrupt_meta_is_an_error_naming_the_file() {
     ] {
         std::fs::write(store.meta_path(&s), content).unwrap();
         let err = store.read_meta(&s).unwrap_err().to_string();
-        assert!(err.contains("meta.yaml") && err.contains(needle), "{content:?}: {err}");
-        let err = store.record_completion(&s, RunStatus::Pass, 1).unwrap_err().to_string();
+        assert!(
+            err.contains("meta.yaml") && err.contains(needle),
+            "{content:?}: {err}"
+        );
+        let err = store
+            .record_completion(&s, RunStatus::Pass, 1)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(needle), "{err}");
-        assert_eq!(std::fs::read_to_string(store.meta_path(&s)).unwrap(), content, "nothing overwritten");
+        assert_eq!(
+            std::fs::read_to_string(store.meta_path(&s)).unwrap(),
+            content,
+            "nothing overwritten"
+        );
     }
 }
 
@@ -264,7 +364,10 @@ fn original_files_are_read() {
     )
     .unwrap();
     let m = store.read_meta(&s).unwrap().unwrap();
-    assert_eq!((m.total_runs, m.avg_duration, m.steps[0].id.as_str()), (3, 1500, "01"));
+    assert_eq!(
+        (m.total_runs, m.avg_duration, m.steps[0].id.as_str()),
+        (3, 1500, "01")
+    );
     let run = RunId::new("-Qw1r6J3Nc").unwrap();
     std::fs::create_dir_all(store.run_dir(&s, &run)).unwrap();
     std::fs::write(
@@ -284,18 +387,74 @@ fn atomic_write_leaves_no_temporary_files() {
     fsio::write_atomic(&p, b"one").unwrap();
     fsio::write_atomic(&p, b"two").unwrap();
     assert_eq!(std::fs::read(&p).unwrap(), b"two");
-    let names: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(p.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names.len(), 1, "{names:?}");
 }
 
 #[test]
 fn evidence_rejects_bad_extensions_and_lists_sorted() {
     let (_t, store) = store();
-    let (s, r, st) = (slug("e"), RunId::new("r1").unwrap(), StepId::new("03").unwrap());
+    let (s, r, st) = (
+        slug("e"),
+        RunId::new("r1").unwrap(),
+        StepId::new("03").unwrap(),
+    );
     let n = |x: &str| EvidenceName::new(x).unwrap();
-    assert!(store.write_evidence(&s, &r, &st, &n("a"), "../x", "custom", b"", Default::default()).is_err());
-    store.write_evidence(&s, &r, &st, &n("b"), "txt", "text", b"1", Default::default()).unwrap();
-    store.write_evidence(&s, &r, &st, &n("B"), "png", "screenshot", b"1", Default::default()).unwrap();
-    store.write_evidence(&s, &r, &st, &n("a"), "json", "custom", b"{}", Default::default()).unwrap();
-    assert_eq!(store.list_evidence(&s, &r, &st).unwrap(), vec!["B.png", "a.json", "b.txt"]);
+    assert!(
+        store
+            .write_evidence(
+                &s,
+                &r,
+                &st,
+                &n("a"),
+                "../x",
+                "custom",
+                b"",
+                Default::default()
+            )
+            .is_err()
+    );
+    store
+        .write_evidence(
+            &s,
+            &r,
+            &st,
+            &n("b"),
+            "txt",
+            "text",
+            b"1",
+            Default::default(),
+        )
+        .unwrap();
+    store
+        .write_evidence(
+            &s,
+            &r,
+            &st,
+            &n("B"),
+            "png",
+            "screenshot",
+            b"1",
+            Default::default(),
+        )
+        .unwrap();
+    store
+        .write_evidence(
+            &s,
+            &r,
+            &st,
+            &n("a"),
+            "json",
+            "custom",
+            b"{}",
+            Default::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        store.list_evidence(&s, &r, &st).unwrap(),
+        vec!["B.png", "a.json", "b.txt"]
+    );
 }

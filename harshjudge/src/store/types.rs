@@ -170,7 +170,11 @@ impl RunResult {
         self.failed_step = failed.map(|s| s.id.clone());
         self.error_message = failed.and_then(|s| s.error.clone());
         if self.status != RunStatus::Running {
-            self.status = if failed.is_some() { RunStatus::Fail } else { RunStatus::Pass };
+            self.status = if failed.is_some() {
+                RunStatus::Fail
+            } else {
+                RunStatus::Pass
+            };
         }
     }
 
@@ -259,7 +263,9 @@ fn de_u64_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Erro
     match v {
         None => Ok(0),
         Some(f) if f >= 0.0 && f.is_finite() => Ok(f.round() as u64),
-        Some(f) => Err(serde::de::Error::custom(format!("expected a non-negative number, found {f}"))),
+        Some(f) => Err(serde::de::Error::custom(format!(
+            "expected a non-negative number, found {f}"
+        ))),
     }
 }
 

@@ -125,7 +125,11 @@ fn number(n: &serde_yaml_ng::Number) -> String {
             return ".nan".into();
         }
         if f.is_infinite() {
-            return if f > 0.0 { ".inf".into() } else { "-.inf".into() };
+            return if f > 0.0 {
+                ".inf".into()
+            } else {
+                "-.inf".into()
+            };
         }
         let mut s = format!("{f}");
         if !s.contains(['.', 'e', 'E']) {
@@ -173,7 +177,9 @@ fn block_literal_ok(s: &str) -> bool {
     let first = s.split('\n').next().unwrap_or("");
     !first.starts_with(' ')
         && !first.is_empty()
-        && !s.chars().any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{feff}')
+        && !s
+            .chars()
+            .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{feff}')
         && !s.split('\n').any(|l| l.ends_with(' ') || l.ends_with('\t'))
 }
 
@@ -202,8 +208,9 @@ fn double_quoted(s: &str) -> String {
 
 /// Words that YAML 1.1 (js-yaml, PyYAML) or 1.2 read as null or booleans.
 const RESERVED: &[&str] = &[
-    "null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE", "y", "Y", "yes",
-    "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "<<", "=",
+    "null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE", "y", "Y",
+    "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "<<",
+    "=",
 ];
 
 fn needs_quotes(s: &str) -> bool {
@@ -219,7 +226,25 @@ fn needs_quotes(s: &str) -> bool {
     }
     if matches!(
         first,
-        '!' | '&' | '*' | '?' | ':' | ',' | '[' | ']' | '{' | '}' | '#' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' | ' ' | '\t'
+        '!' | '&'
+            | '*'
+            | '?'
+            | ':'
+            | ','
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '#'
+            | '|'
+            | '>'
+            | '\''
+            | '"'
+            | '%'
+            | '@'
+            | '`'
+            | ' '
+            | '\t'
     ) {
         return true;
     }
@@ -229,7 +254,9 @@ fn needs_quotes(s: &str) -> bool {
     s.contains(": ")
         || s.contains(" #")
         || s.contains(":\t")
-        || s.chars().any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}')
+        || s.chars().any(|c| {
+            c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}'
+        })
 }
 
 #[cfg(test)]
@@ -267,7 +294,16 @@ mod tests {
 
     #[test]
     fn multiline_and_control_strings_roundtrip() {
-        for s in ["a\nb", "a\nb\n", "a\n\nb\n\n", " lead\nx", "tab\there", "bell\u{7}", "trail \nx", "\n"] {
+        for s in [
+            "a\nb",
+            "a\nb\n",
+            "a\n\nb\n\n",
+            " lead\nx",
+            "tab\there",
+            "bell\u{7}",
+            "trail \nx",
+            "\n",
+        ] {
             roundtrip(s);
         }
     }

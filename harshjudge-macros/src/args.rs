@@ -1,0 +1,314 @@
+//! The arguments of `#[scenario(...)]`, parsed into a configuration that keeps
+//! the spans it needs for later validation.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Lit, LitStr, Meta, Token};
+
+use crate::Errors;
+use crate::duration::duration_arg;
+
+/// Every argument `#[scenario]` accepts, in the order the messages list them.
+const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout";
+
+/// The parsed `#[scenario(...)]` arguments. Each one is `None` when not given (or invalid).
+#[derive(Default)]
+pub(crate) struct Args {
+    /// `slug = "..."`.
+    pub slug: Option<String>,
+    /// `title = "..."`, trimmed.
+    pub title: Option<String>,
+    /// `tags = ["...", ...]`.
+    pub tags: Vec<String>,
+    /// `timeout = "..."`, in milliseconds.
+    pub timeout: Option<u64>,
+    /// `step_timeout = "..."`, in milliseconds.
+    pub step_timeout: Option<u64>,
+}
+
+impl Args {
+    /// Parses and validates the attribute's arguments; every problem goes to `errors`.
+    pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
+        let mut args = Args::default();
+        let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+            Ok(metas) => metas,
+            Err(e) => {
+                errors.push(e);
+                return args;
+            }
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for meta in metas {
+            let Some(ident) = meta.path().get_ident() else {
+                errors.push(syn::Error::new_spanned(
+                    meta.path(),
+                    format!(
+                        "unknown attribute argument `{}`; expected one of: {ARGUMENTS}",
+                        path_text(meta.path())
+                    ),
+                ));
+                continue;
+            };
+            let name = ident.to_string();
+            if !ARGUMENTS.split(", ").any(|known| known == name) {
+                errors.push(syn::Error::new(
+                    ident.span(),
+                    format!("unknown attribute argument `{name}`; expected one of: {ARGUMENTS}"),
+                ));
+                continue;
+            }
+            if seen.contains(&name) {
+                errors.push(syn::Error::new(
+                    ident.span(),
+                    format!("`{name}` is set more than once"),
+                ));
+                continue;
+            }
+            seen.push(name.clone());
+            let value = match &meta {
+                Meta::NameValue(nv) => &nv.value,
+                Meta::Path(_) => {
+                    errors.push(syn::Error::new(
+                        ident.span(),
+                        format!(
+                            "`{name}` needs a value: write `{name} = {}`",
+                            example(&name)
+                        ),
+                    ));
+                    continue;
+                }
+                Meta::List(list) => {
+                    errors.push(syn::Error::new(
+                        list.delimiter.span().open(),
+                        format!(
+                            "`{name}` takes its value after `=`: write `{name} = {}`",
+                            example(&name)
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let result = match name.as_str() {
+                "slug" => slug(value).map(|s| args.slug = Some(s)),
+                "title" => title(value).map(|t| args.title = Some(t)),
+                "tags" => tags(value).map(|t| args.tags = t),
+                "timeout" => duration_arg("timeout", value).map(|d| args.timeout = Some(d)),
+                "step_timeout" => {
+                    duration_arg("step_timeout", value).map(|d| args.step_timeout = Some(d))
+                }
+                _ => unreachable!("checked against ARGUMENTS"),
+            };
+            if let Err(e) = result {
+                errors.push(e);
+            }
+        }
+        args
+    }
+}
+
+fn example(name: &str) -> &'static str {
+    match name {
+        "slug" => "\"checkout-saved-card\"",
+        "title" => "\"Checkout with a saved card\"",
+        "tags" => "[\"smoke\", \"checkout\"]",
+        _ => "\"30s\"",
+    }
+}
+
+fn path_text(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let lead = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
+    format!("{lead}{}", segments.join("::"))
+}
+
+/// The string literal of an argument, or an error telling how to write it.
+fn string_literal<'a>(name: &str, value: &'a Expr) -> syn::Result<&'a LitStr> {
+    match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Ok(s),
+        Expr::Group(group) => string_literal(name, &group.expr),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            format!(
+                "`{name}` must be a string literal: write `{name} = {}`",
+                example(name)
+            ),
+        )),
+    }
+}
+
+/// Whether a slug matches `^[a-z0-9-]+$`.
+pub(crate) fn is_valid_slug(slug: &str) -> bool {
+    !slug.is_empty()
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+fn slug(value: &Expr) -> syn::Result<String> {
+    let lit = string_literal("slug", value)?;
+    let slug = lit.value();
+    if !is_valid_slug(&slug) {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "invalid slug \"{slug}\": a slug must match ^[a-z0-9-]+$ (lowercase letters, digits and `-`), e.g. `slug = \"checkout-saved-card\"`"
+            ),
+        ));
+    }
+    Ok(slug)
+}
+
+fn title(value: &Expr) -> syn::Result<String> {
+    let lit = string_literal("title", value)?;
+    let title = lit.value().trim().to_string();
+    if title.is_empty() {
+        return Err(syn::Error::new(
+            lit.span(),
+            "`title` must not be empty: describe the scenario, or remove `title` to use the doc comment's first line",
+        ));
+    }
+    Ok(title)
+}
+
+fn tags(value: &Expr) -> syn::Result<Vec<String>> {
+    let array = match value {
+        Expr::Array(array) => array,
+        Expr::Group(group) => return tags(&group.expr),
+        _ => {
+            return Err(syn::Error::new_spanned(
+                value,
+                "`tags` must be a list of string literals: write `tags = [\"smoke\", \"checkout\"]`",
+            ));
+        }
+    };
+    let mut tags: Vec<String> = Vec::new();
+    let mut errors = Errors::default();
+    for elem in &array.elems {
+        let lit = match string_literal("tags", elem) {
+            Ok(lit) => lit,
+            Err(_) => {
+                errors.push(syn::Error::new(
+                    elem.span(),
+                    "each tag must be a string literal: write `tags = [\"smoke\", \"checkout\"]`",
+                ));
+                continue;
+            }
+        };
+        let tag = lit.value();
+        if tag.trim().is_empty() {
+            errors.push(syn::Error::new(
+                lit.span(),
+                "tags must not be empty: remove it or name the tag",
+            ));
+        } else if tag.trim() != tag {
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!(
+                    "tag \"{tag}\" has leading or trailing spaces: write \"{}\"",
+                    tag.trim()
+                ),
+            ));
+        } else if tags.contains(&tag) {
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!("duplicate tag \"{tag}\": list each tag once"),
+            ));
+        } else {
+            tags.push(tag);
+        }
+    }
+    errors.into_result().map(|()| tags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn parse(tokens: TokenStream) -> (Args, Vec<String>) {
+        let mut errors = Errors::default();
+        let args = Args::parse(tokens, &mut errors);
+        (args, errors.messages())
+    }
+
+    #[test]
+    fn all_arguments() {
+        let (args, errors) = parse(quote! {
+            slug = "check-out-2", title = "  Checkout  ", tags = ["smoke", "checkout"], timeout = "2m", step_timeout = 30,
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args.slug.as_deref(), Some("check-out-2"));
+        assert_eq!(args.title.as_deref(), Some("Checkout"));
+        assert_eq!(args.tags, ["smoke", "checkout"]);
+        assert_eq!(args.timeout, Some(120_000));
+        assert_eq!(args.step_timeout, Some(30_000));
+    }
+
+    #[test]
+    fn empty() {
+        let (args, errors) = parse(quote! {});
+        assert!(errors.is_empty());
+        assert!(args.slug.is_none() && args.title.is_none() && args.tags.is_empty());
+        assert!(args.timeout.is_none() && args.step_timeout.is_none());
+    }
+
+    #[test]
+    fn errors() {
+        for (tokens, expected) in [
+            (
+                quote!(retries = 2),
+                "unknown attribute argument `retries`; expected one of: slug, title, tags, timeout, step_timeout",
+            ),
+            (quote!(a::b = 2), "unknown attribute argument `a::b`"),
+            (
+                quote!(timeout = "1s", timeout = "2s"),
+                "`timeout` is set more than once",
+            ),
+            (
+                quote!(slug = "Check_Out"),
+                "invalid slug \"Check_Out\": a slug must match ^[a-z0-9-]+$",
+            ),
+            (quote!(slug = ""), "invalid slug \"\""),
+            (quote!(slug = checkout), "`slug` must be a string literal"),
+            (quote!(title = " "), "`title` must not be empty"),
+            (
+                quote!(tags = "smoke"),
+                "`tags` must be a list of string literals",
+            ),
+            (quote!(tags = ["a", 1]), "each tag must be a string literal"),
+            (quote!(tags = ["a", "a"]), "duplicate tag \"a\""),
+            (quote!(tags = [""]), "tags must not be empty"),
+            (quote!(tags), "`tags` needs a value"),
+            (quote!(tags("a")), "`tags` takes its value after `=`"),
+            (quote!(timeout = "1.5s"), "fractions are not supported"),
+            (
+                quote!(step_timeout = 0),
+                "`step_timeout` must be greater than zero",
+            ),
+            (quote!(timeout "1s"), "expected `,`"),
+        ] {
+            let (_, errors) = parse(tokens.clone());
+            assert!(
+                errors.iter().any(|e| e.contains(expected)),
+                "{tokens}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn slugs() {
+        assert!(is_valid_slug("a-b-0"));
+        assert!(!is_valid_slug(""));
+        assert!(!is_valid_slug("a_b"));
+        assert!(!is_valid_slug("A"));
+        assert!(!is_valid_slug("é"));
+    }
+}

@@ -1,0 +1,174 @@
+//! Durations of `timeout = "…"` and `step_timeout = "…"`: an integer and a unit.
+
+use syn::{Expr, Lit};
+
+/// How the accepted forms are described in every duration error.
+const EXPECTED: &str =
+    "write an integer followed by a unit (ms, s, m or h), e.g. \"500ms\", \"30s\", \"2m\", \"1h\"";
+
+/// Parses `"500ms"`, `"30s"`, `"2m"` or `"1h"` into milliseconds (> 0).
+pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
+    let invalid = |reason: &str| format!("invalid duration \"{text}\": {reason}; {EXPECTED}");
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(digits_end);
+    if digits.is_empty() {
+        return Err(invalid("it must start with an integer"));
+    }
+    if unit.starts_with('.') {
+        return Err(invalid(
+            "fractions are not supported, use a smaller unit (\"1500ms\" for 1.5s)",
+        ));
+    }
+    let factor = |unit: &str| match unit {
+        "ms" => Some(1),
+        "s" => Some(1_000),
+        "m" => Some(60_000),
+        "h" => Some(3_600_000),
+        _ => None,
+    };
+    let factor: u64 = match (factor(unit), unit.trim()) {
+        (Some(factor), _) => factor,
+        (None, "") => return Err(invalid("the unit is missing")),
+        (None, trimmed) if factor(trimmed).is_some() => {
+            return Err(invalid("remove the space between the number and the unit"));
+        }
+        (None, trimmed) => return Err(invalid(&format!("unknown unit `{trimmed}`"))),
+    };
+    let value: u64 = digits
+        .parse()
+        .map_err(|_| invalid("the number is too large"))?;
+    let millis = value
+        .checked_mul(factor)
+        .ok_or_else(|| invalid("the number is too large"))?;
+    if millis == 0 {
+        return Err(invalid("a limit must be greater than zero"));
+    }
+    Ok(millis)
+}
+
+/// Reads a duration argument: a string with a unit, or an integer number of seconds.
+/// `name` is the argument's name, used in the messages.
+pub(crate) fn duration_arg(name: &str, value: &Expr) -> syn::Result<u64> {
+    match value {
+        Expr::Lit(lit) => {
+            match &lit.lit {
+                Lit::Str(s) => {
+                    parse_duration(&s.value()).map_err(|msg| syn::Error::new(s.span(), msg))
+                }
+                Lit::Int(i) => {
+                    let secs: u64 = i.base10_parse().map_err(|_| {
+                    syn::Error::new(i.span(), format!("`{name}` must be a whole number of seconds, or a string like \"30s\""))
+                })?;
+                    if !i.suffix().is_empty() {
+                        return Err(syn::Error::new(
+                            i.span(),
+                            format!(
+                                "`{name}` takes a plain integer (seconds) without a type suffix, e.g. `{name} = 30`"
+                            ),
+                        ));
+                    }
+                    match secs.checked_mul(1_000) {
+                        Some(0) => Err(syn::Error::new(
+                            i.span(),
+                            format!("`{name}` must be greater than zero"),
+                        )),
+                        Some(millis) => Ok(millis),
+                        None => Err(syn::Error::new(i.span(), format!("`{name}` is too large"))),
+                    }
+                }
+                _ => Err(not_a_duration(name, value)),
+            }
+        }
+        Expr::Group(group) => duration_arg(name, &group.expr),
+        _ => Err(not_a_duration(name, value)),
+    }
+}
+
+fn not_a_duration(name: &str, value: &Expr) -> syn::Error {
+    syn::Error::new_spanned(
+        value,
+        format!(
+            "`{name}` must be a duration literal such as `{name} = \"30s\"` (units ms, s, m, h) or an integer number of seconds such as `{name} = 30`"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(parse_duration("500ms"), Ok(500));
+        assert_eq!(parse_duration("30s"), Ok(30_000));
+        assert_eq!(parse_duration("2m"), Ok(120_000));
+        assert_eq!(parse_duration("1h"), Ok(3_600_000));
+        assert_eq!(parse_duration("007s"), Ok(7_000));
+    }
+
+    #[test]
+    fn rejects() {
+        for (text, reason) in [
+            ("", "start with an integer"),
+            ("s", "start with an integer"),
+            ("-1s", "start with an integer"),
+            (" 30s", "start with an integer"),
+            ("30", "unit is missing"),
+            ("30 s", "remove the space between the number and the unit"),
+            ("2 minutes", "unknown unit `minutes`"),
+            ("30sec", "unknown unit `sec`"),
+            ("1.5s", "fractions are not supported"),
+            ("0s", "greater than zero"),
+            ("0ms", "greater than zero"),
+            ("99999999999999999999s", "too large"),
+            ("9999999999999999h", "too large"),
+        ] {
+            let err = parse_duration(text).unwrap_err();
+            assert!(err.contains(reason), "{text:?}: {err}");
+            assert!(
+                err.starts_with(&format!("invalid duration \"{text}\"")),
+                "{err}"
+            );
+            assert!(err.contains("e.g. \"500ms\""), "{err}");
+        }
+    }
+
+    #[test]
+    fn args() {
+        let arg = |tokens: &str| duration_arg("timeout", &syn::parse_str(tokens).unwrap());
+        assert_eq!(arg("\"5s\"").unwrap(), 5_000);
+        assert_eq!(arg("30").unwrap(), 30_000);
+        assert!(
+            arg("0")
+                .unwrap_err()
+                .to_string()
+                .contains("greater than zero")
+        );
+        assert!(
+            arg("30u64")
+                .unwrap_err()
+                .to_string()
+                .contains("without a type suffix")
+        );
+        assert!(
+            arg("1.5")
+                .unwrap_err()
+                .to_string()
+                .contains("must be a duration literal")
+        );
+        assert!(
+            arg("secs(5)")
+                .unwrap_err()
+                .to_string()
+                .contains("must be a duration literal")
+        );
+        assert!(
+            arg("\"5\"")
+                .unwrap_err()
+                .to_string()
+                .contains("unit is missing")
+        );
+    }
+}

@@ -1,0 +1,791 @@
+//! `#[scenario]`: validation of the function and the expansion.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Signature, Stmt};
+
+use crate::Errors;
+use crate::args::{Args, is_valid_slug};
+use crate::step::{NestedSteps, Step, StripSteps, bare_step, is_step, use_step};
+
+/// Most steps a scenario may have: step ids are two digits.
+const MAX_STEPS: usize = 99;
+
+/// The signature users are told to write.
+const SIGNATURE: &str = "`async fn name(s: Scenario) -> harshjudge::Result`";
+
+/// Expands `#[scenario(args)] item`.
+pub(crate) fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
+    let function: ItemFn = match syn::parse2(item.clone()) {
+        Ok(function) => function,
+        Err(e) => {
+            let e = syn::Error::new(
+                e.span(),
+                format!("#[scenario] applies to an async fn: {SIGNATURE} ({e})"),
+            );
+            return with_errors(item, e.into_compile_error());
+        }
+    };
+    let mut errors = Errors::default();
+    let args = Args::parse(args, &mut errors);
+    match Scenario::analyse(&function, &args, &mut errors) {
+        Some(scenario) if errors.is_empty() => scenario.expand(function),
+        _ => fallback(function, errors.into_compile_error()),
+    }
+}
+
+fn with_errors(item: TokenStream, errors: TokenStream) -> TokenStream {
+    quote!(#errors #item)
+}
+
+/// The function as the user wrote it, with every `step!` replaced by its body,
+/// next to the errors (and without the registration).
+fn fallback(mut function: ItemFn, errors: TokenStream) -> TokenStream {
+    let mut strip = StripSteps::default();
+    strip.visit_item_fn_mut(&mut function);
+    let param = match function.sig.inputs.first() {
+        Some(FnArg::Typed(typed)) => match &*typed.pat {
+            Pat::Ident(pat) => Some(pat.ident.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut prelude: Vec<Stmt> = Vec::new();
+    let use_step = use_step(strip.bare_step.as_ref(), param.as_ref());
+    if !use_step.is_empty() {
+        prelude.push(syn::parse_quote!(#use_step));
+    }
+    if let Some(param) = &param {
+        // The expansion uses the parameter: no "unused variable" warning next to the errors.
+        prelude.push(syn::parse_quote!(let _ = &#param;));
+    }
+    function.block.stmts.splice(0..0, prelude);
+    // A step without a body became `unreachable!()`: the code after it is unreachable.
+    function
+        .attrs
+        .push(syn::parse_quote!(#[allow(unreachable_code)]));
+    with_errors(function.into_token_stream(), errors)
+}
+
+/// A statement of the body, after the steps were recognised.
+enum Part {
+    /// Any statement: kept as it is.
+    Code(TokenStream),
+    /// A top-level step statement, rewritten with the step's body.
+    Step(TokenStream),
+    /// A top-level step with errors (counted, not expanded).
+    BadStep,
+}
+
+/// A valid scenario function.
+struct Scenario {
+    /// The scenario parameter (`s`).
+    param: Ident,
+    /// Span of the parameter's type: type errors of the generated calls point there.
+    param_ty: Span,
+    /// Span of the return type: errors about the returned future point there.
+    output: Span,
+    fn_name: String,
+    slug: String,
+    title: String,
+    tags: Vec<String>,
+    timeout: Option<u64>,
+    step_timeout: Option<u64>,
+    parts: Vec<Part>,
+    steps: Vec<Step>,
+    /// The first `step` of a `step!` written without `harshjudge::`.
+    bare_step: Option<Ident>,
+}
+
+impl Scenario {
+    /// Checks the function; every problem goes to `errors`.
+    fn analyse(function: &ItemFn, args: &Args, errors: &mut Errors) -> Option<Scenario> {
+        let param = check_signature(&function.sig, errors);
+        let ident = &function.sig.ident;
+        let fn_name = ident.unraw().to_string();
+
+        let slug = match &args.slug {
+            Some(slug) => slug.clone(),
+            None => {
+                let slug = fn_name.replace('_', "-");
+                if !is_valid_slug(&slug) {
+                    errors.push(syn::Error::new(
+                        ident.span(),
+                        format!(
+                            "the slug \"{slug}\" made from the function name is invalid: a slug must match ^[a-z0-9-]+$; name the function in snake_case or set `slug = \"...\"`"
+                        ),
+                    ));
+                }
+                slug
+            }
+        };
+        let title = args
+            .title
+            .clone()
+            .or_else(|| doc_title(&function.attrs))
+            .unwrap_or_else(|| fn_name.clone());
+
+        let (parts, steps) = split_steps(&function.block.stmts, errors);
+        if steps.is_empty() && !parts.iter().any(|p| matches!(p, Part::BadStep)) {
+            errors.push(syn::Error::new(
+                ident.span(),
+                format!("scenario `{fn_name}` has no steps: add at least one `step!(\"title\", {{ ... }})` statement"),
+            ));
+        }
+        let count = parts.iter().filter(|p| !matches!(p, Part::Code(_))).count();
+        if count > MAX_STEPS {
+            errors.push(syn::Error::new(
+                ident.span(),
+                format!(
+                    "scenario `{fn_name}` has {count} steps; at most {MAX_STEPS} are supported (step ids are two digits): split it into several scenarios"
+                ),
+            ));
+        }
+        let (param, param_ty) = param?;
+        let ReturnType::Type(_, output) = &function.sig.output else {
+            return None;
+        };
+        let bare_step = function
+            .block
+            .stmts
+            .iter()
+            .filter_map(top_level_step)
+            .find_map(bare_step);
+        Some(Scenario {
+            param,
+            param_ty,
+            output: output.span(),
+            fn_name,
+            slug,
+            title,
+            tags: args.tags.clone(),
+            timeout: args.timeout,
+            step_timeout: args.step_timeout,
+            parts,
+            steps,
+            bare_step,
+        })
+    }
+
+    /// The function with its body rewritten, then its registration.
+    fn expand(self, function: ItemFn) -> TokenStream {
+        let hj = Ident::new("__hj", Span::mixed_site());
+        let param = &self.param;
+        let steps_of = quote_spanned!(self.param_ty=> ::harshjudge::__private::steps(&#param));
+        let mut body = vec![
+            use_step(self.bare_step.as_ref(), Some(param)),
+            quote!(let #hj = #steps_of;),
+        ];
+        let begin = |k: usize| {
+            let k = Literal::usize_suffixed(k);
+            quote!(#hj.begin(#k).await;)
+        };
+        body.push(begin(1));
+        let mut k = 1;
+        for part in self.parts {
+            match part {
+                Part::Code(tokens) => body.push(tokens),
+                Part::Step(tokens) => {
+                    body.push(tokens);
+                    // The next statements (up to the next step) belong to the next step;
+                    // those after the last step belong to the last one.
+                    if k < self.steps.len() {
+                        k += 1;
+                        body.push(begin(k));
+                    }
+                }
+                Part::BadStep => unreachable!("no expansion with errors"),
+            }
+        }
+
+        let ItemFn {
+            attrs,
+            vis,
+            sig,
+            block,
+        } = function;
+        let inner_attrs = attrs
+            .iter()
+            .filter(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
+        let outer_attrs = attrs
+            .iter()
+            .filter(|a| matches!(a.style, syn::AttrStyle::Outer));
+        let mut new_block = TokenStream::new();
+        block.brace_token.surround(&mut new_block, |out| {
+            out.extend(quote!(#(#inner_attrs)* #(#body)*))
+        });
+
+        let ident = &sig.ident;
+        let fn_line = quote_spanned!(ident.span()=> ::core::line!());
+        let (fn_name, slug, title, tags) = (&self.fn_name, &self.slug, &self.title, &self.tags);
+        let timeout = duration(self.timeout);
+        let step_timeout = duration(self.step_timeout);
+        let step_defs = self.steps.iter().map(|step| {
+            let line = quote_spanned!(step.span=> ::core::line!());
+            let (title, source, timeout) = (&step.title, &step.source, duration(step.timeout));
+            quote! {
+                ::harshjudge::__private::StepDef { title: #title, line: #line, source: #source, timeout: #timeout }
+            }
+        });
+        // Hygienic, but located at the parameter's type: a type mismatch of the call
+        // points at the type rather than at the attribute.
+        let s = Ident::new("s", Span::mixed_site().located_at(self.param_ty));
+        let call = quote_spanned!(self.param_ty=> #ident(#s));
+        let future = quote_spanned!(self.output=> ::std::boxed::Box::pin(#call));
+
+        quote! {
+            #(#outer_attrs)*
+            #vis #sig #new_block
+
+            ::harshjudge::__private::inventory::submit! {
+                ::harshjudge::__private::ScenarioDef {
+                    fn_name: #fn_name,
+                    slug: #slug,
+                    title: #title,
+                    tags: &[#(#tags),*],
+                    timeout: #timeout,
+                    step_timeout: #step_timeout,
+                    file: ::core::file!(),
+                    line: #fn_line,
+                    module_path: ::core::module_path!(),
+                    steps: &[#(#step_defs),*],
+                    run: |#s| #future,
+                }
+            }
+        }
+    }
+}
+
+/// `Option<Duration>` tokens for a limit in milliseconds.
+fn duration(millis: Option<u64>) -> TokenStream {
+    match millis {
+        Some(ms) => {
+            let ms = Literal::u64_suffixed(ms);
+            quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The first non-empty line of the doc comment, trimmed.
+fn doc_title(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"))
+        .filter_map(|attr| match &attr.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .flat_map(|doc| {
+            doc.lines()
+                .map(|line| line.trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .find(|line| !line.is_empty())
+}
+
+/// Checks the signature; returns the parameter's name and the span of its type.
+fn check_signature(sig: &Signature, errors: &mut Errors) -> Option<(Ident, Span)> {
+    let mut ok = true;
+    let mut fail = |span: Span, msg: String| {
+        errors.push(syn::Error::new(span, msg));
+        ok = false;
+    };
+    if let Some(constness) = &sig.constness {
+        fail(
+            constness.span,
+            format!("#[scenario] functions cannot be `const`: write {SIGNATURE}"),
+        );
+    }
+    if sig.asyncness.is_none() {
+        fail(
+            sig.fn_token.span,
+            format!("#[scenario] functions must be async: write {SIGNATURE}"),
+        );
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        fail(
+            unsafety.span,
+            format!(
+                "#[scenario] functions cannot be `unsafe`: the runner calls them; write {SIGNATURE}"
+            ),
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        fail(
+            abi.extern_token.span,
+            format!("#[scenario] functions cannot have an ABI: remove `extern`; write {SIGNATURE}"),
+        );
+    }
+    if let Some(param) = sig.generics.params.first() {
+        fail(
+            param.span(),
+            format!(
+                "#[scenario] functions cannot be generic: the runner calls them with a `Scenario` only; remove `<...>` and write {SIGNATURE}"
+            ),
+        );
+    }
+    if let Some(where_clause) = &sig.generics.where_clause {
+        fail(
+            where_clause.where_token.span,
+            format!(
+                "#[scenario] functions cannot have a `where` clause: remove it and write {SIGNATURE}"
+            ),
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        fail(
+            variadic.dots.spans[0],
+            format!("#[scenario] functions cannot be variadic: write {SIGNATURE}"),
+        );
+    }
+    let param = match sig.inputs.first() {
+        None => {
+            fail(
+                sig.paren_token.span.join(),
+                format!(
+                    "#[scenario] functions take one parameter, the scenario handle: write {SIGNATURE}"
+                ),
+            );
+            None
+        }
+        Some(FnArg::Receiver(receiver)) => {
+            fail(
+                receiver.self_token.span,
+                format!(
+                    "#[scenario] functions cannot take `self`: write a free function {SIGNATURE}"
+                ),
+            );
+            None
+        }
+        Some(FnArg::Typed(typed)) => match &*typed.pat {
+            Pat::Ident(pat) if pat.subpat.is_none() => Some((pat.ident.clone(), typed.ty.span())),
+            Pat::Wild(wild) => {
+                fail(
+                    wild.underscore_token.span,
+                    "the scenario parameter needs a name, as the generated code uses it: write `_s: Scenario` instead of `_: Scenario`".to_string(),
+                );
+                None
+            }
+            pat => {
+                fail(
+                    pat.span(),
+                    "the scenario parameter must be a plain name, as the generated code uses it: write `s: Scenario` (or `_s: Scenario` if unused)".to_string(),
+                );
+                None
+            }
+        },
+    };
+    for extra in sig.inputs.iter().skip(1) {
+        fail(
+            extra.span(),
+            format!(
+                "#[scenario] functions take exactly one parameter, the scenario handle: remove this one and write {SIGNATURE}"
+            ),
+        );
+    }
+    if let ReturnType::Default = sig.output {
+        fail(
+            sig.paren_token.span.close(),
+            "#[scenario] functions must return `harshjudge::Result`: add `-> harshjudge::Result` and end the body with `Ok(())`".to_string(),
+        );
+    }
+    param.filter(|_| ok)
+}
+
+/// Whether a statement is a top-level step: returns the `step!` invocation.
+fn top_level_step(stmt: &Stmt) -> Option<&syn::Macro> {
+    let mac = match stmt {
+        Stmt::Macro(m) => &m.mac,
+        Stmt::Expr(Expr::Macro(m), _) => &m.mac,
+        Stmt::Local(syn::Local {
+            init: Some(init), ..
+        }) => match &*init.expr {
+            Expr::Macro(m) => &m.mac,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    is_step(mac).then_some(mac)
+}
+
+/// The statement of a top-level step, with the invocation replaced by the body.
+/// `last` tells whether it is the body's last statement (then it may be its value).
+fn rewrite_step(stmt: &Stmt, body: Expr, last: bool) -> TokenStream {
+    match stmt {
+        Stmt::Local(local) => {
+            let mut local = local.clone();
+            if let Some(init) = &mut local.init {
+                *init.expr = body;
+            }
+            local.into_token_stream()
+        }
+        Stmt::Macro(m) => {
+            let attrs = &m.attrs;
+            let semi = m.semi_token.or_else(|| (!last).then(Default::default));
+            quote!(#(#attrs)* #body #semi)
+        }
+        Stmt::Expr(Expr::Macro(m), semi) => {
+            let attrs = &m.attrs;
+            let semi = semi.or_else(|| (!last).then(Default::default));
+            quote!(#(#attrs)* #body #semi)
+        }
+        _ => unreachable!("not a top-level step"),
+    }
+}
+
+/// Splits the body's statements into code and steps, checking every step, the
+/// titles, and that no `step!` is nested anywhere.
+fn split_steps(stmts: &[Stmt], errors: &mut Errors) -> (Vec<Part>, Vec<Step>) {
+    let mut parts = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let last = stmts.len().saturating_sub(1);
+    for (i, stmt) in stmts.iter().enumerate() {
+        let Some(mac) = top_level_step(stmt) else {
+            NestedSteps::new(errors).visit_stmt(stmt);
+            parts.push(Part::Code(stmt.to_token_stream()));
+            continue;
+        };
+        NestedSteps::new(errors).visit_step_args(mac);
+        if let Stmt::Local(local) = stmt {
+            NestedSteps::new(errors).visit_pat(&local.pat);
+            if let Some((_, diverge)) = local.init.as_ref().and_then(|init| init.diverge.as_ref()) {
+                NestedSteps::new(errors).visit_expr(diverge);
+            }
+        }
+        if let Some(cfg) = stmt_attrs(stmt)
+            .iter()
+            .find(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        {
+            errors.push(syn::Error::new_spanned(
+                cfg,
+                "steps cannot be conditionally compiled: the list of steps must be the same in every build; put the condition inside the step",
+            ));
+        }
+        let Some(step) = Step::parse(mac, errors) else {
+            parts.push(Part::BadStep);
+            continue;
+        };
+        if let Some(first) = steps.iter().position(|s| s.title == step.title) {
+            errors.push(syn::Error::new(
+                step.title_span,
+                format!(
+                    "duplicate step title \"{}\": step titles must be unique within a scenario (first used at step {:02})",
+                    step.title,
+                    first + 1
+                ),
+            ));
+        }
+        parts.push(Part::Step(rewrite_step(stmt, step.body.clone(), i == last)));
+        steps.push(step);
+    }
+    (parts, steps)
+}
+
+fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
+    match stmt {
+        Stmt::Local(local) => &local.attrs,
+        Stmt::Macro(m) => &m.attrs,
+        Stmt::Expr(Expr::Macro(m), _) => &m.attrs,
+        _ => &[],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn expand(args: &str, item: &str) -> String {
+        let args = TokenStream::from_str(args).unwrap();
+        let item = TokenStream::from_str(item).unwrap();
+        scenario(args, item).to_string()
+    }
+
+    /// The messages of the `compile_error!`s of an expansion.
+    fn errors(args: &str, item: &str) -> Vec<String> {
+        let file: syn::File = syn::parse_str(&expand(args, item)).unwrap();
+        file.items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Macro(m)
+                    if m.mac.path.segments.last().unwrap().ident == "compile_error" =>
+                {
+                    Some(m.mac.parse_body::<syn::LitStr>().unwrap().value())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn squash(s: &str) -> String {
+        TokenStream::from_str(s).unwrap().to_string()
+    }
+
+    const CHECKOUT: &str = r#"
+        /// Checkout with a saved card.
+        ///
+        /// More text.
+        pub async fn checkout(s: Scenario) -> harshjudge::Result {
+            let api = 1;
+            let cart = step!("Add two items to the cart", { let c = api + 1; c });
+            println!("between");
+            step!("Pay with the saved card", timeout = "5s", {
+                harshjudge::ensure!(cart == 2, "bad cart {}", cart);
+            });
+            let t: u8 = harshjudge::step!("Typed", { 3 });
+            Ok(())
+        }
+    "#;
+
+    #[test]
+    fn rewrites_the_body() {
+        let out = expand(
+            r#"tags = ["smoke", "checkout"], timeout = "2m", step_timeout = 30"#,
+            CHECKOUT,
+        );
+        let body = squash(
+            r#"
+            #[doc = " Checkout with a saved card."]
+            #[doc = ""]
+            #[doc = " More text."]
+            pub async fn checkout(s: Scenario) -> harshjudge::Result {
+                step!(@used);
+                let __hj = ::harshjudge::__private::steps(&s);
+                __hj.begin(1usize).await;
+                let api = 1;
+                let cart = { let c = api + 1; c };
+                __hj.begin(2usize).await;
+                println!("between");
+                { harshjudge::ensure!(cart == 2, "bad cart {}", cart); };
+                __hj.begin(3usize).await;
+                let t: u8 = { 3 };
+                Ok(())
+            }
+            "#,
+        );
+        assert!(out.starts_with(&body), "{out}\n\n{body}");
+    }
+
+    #[test]
+    fn registers_the_scenario() {
+        let out = expand(
+            r#"tags = ["smoke", "checkout"], timeout = "2m", step_timeout = 30"#,
+            CHECKOUT,
+        );
+        for part in [
+            ":: harshjudge :: __private :: inventory :: submit ! { :: harshjudge :: __private :: ScenarioDef {",
+            "fn_name : \"checkout\" , slug : \"checkout\" , title : \"Checkout with a saved card.\" ,",
+            "tags : & [\"smoke\" , \"checkout\"] ,",
+            "timeout : :: core :: option :: Option :: Some (:: core :: time :: Duration :: from_millis (120000u64)) ,",
+            "step_timeout : :: core :: option :: Option :: Some (:: core :: time :: Duration :: from_millis (30000u64)) ,",
+            "file : :: core :: file ! () , line : :: core :: line ! () , module_path : :: core :: module_path ! () ,",
+            "StepDef { title : \"Add two items to the cart\" , line : :: core :: line ! () , source : \"{ let c = api + 1 ; c }\" , timeout : :: core :: option :: Option :: None }",
+            "timeout : :: core :: option :: Option :: Some (:: core :: time :: Duration :: from_millis (5000u64)) }",
+            "StepDef { title : \"Typed\"",
+            "run : | s | :: std :: boxed :: Box :: pin (checkout (s)) ,",
+        ] {
+            assert!(out.contains(part), "missing {part}\n in {out}");
+        }
+        assert_eq!(out.matches("StepDef {").count(), 3);
+    }
+
+    #[test]
+    fn defaults() {
+        let out = expand(
+            "",
+            "async fn log_in_and_out(s: Scenario) -> R { step!(\"a\", {}) }",
+        );
+        assert!(out.contains("slug : \"log-in-and-out\" , title : \"log_in_and_out\" , tags : & [] , timeout : :: core :: option :: Option :: None , step_timeout : :: core :: option :: Option :: None"), "{out}");
+        // A step that is the last statement stays the value of the body.
+        assert!(
+            out.contains("__hj . begin (1usize) . await ; { } }"),
+            "{out}"
+        );
+        let out = expand(
+            r#"slug = "x", title = "T""#,
+            "/// Doc\nasync fn f(_s: S) -> R { step!(\"a\", {}); }",
+        );
+        assert!(out.contains("slug : \"x\" , title : \"T\""), "{out}");
+        let out = expand(
+            "",
+            "/**\n\n   Block doc\n*/ async fn r#async(s: S) -> R { step!(\"a\", {}); }",
+        );
+        assert!(
+            out.contains("fn_name : \"async\" , slug : \"async\" , title : \"Block doc\""),
+            "{out}"
+        );
+        assert!(out.contains("Box :: pin (r#async (s))"), "{out}");
+    }
+
+    #[test]
+    fn marks_the_step_import_used() {
+        let out = expand(
+            "",
+            "async fn f(s: S) -> R { harshjudge::step!(\"a\", {}); step!(\"b\", {}); }",
+        );
+        assert!(out.contains("{ step ! (@ used) ; let __hj"), "{out}");
+        let out = expand(
+            "",
+            "async fn f(s: S) -> R { ::harshjudge::step!(\"a\", {}); }",
+        );
+        assert!(!out.contains("use step"), "{out}");
+        let out = expand("", "async fn f(step: S) -> R { step!(\"a\", {}); }");
+        assert!(!out.contains("use step"), "{out}");
+        let out = expand(
+            "",
+            "fn f(s: S) -> R { ::harshjudge::step!(\"a\", {}); for x in y { step!(\"b\", {}); } }",
+        );
+        assert!(out.contains("{ step ! (@ used) ; let _ = & s ;"), "{out}");
+    }
+
+    #[test]
+    fn groups_statements() {
+        let out = expand(
+            "",
+            r#"async fn f(s: S) -> R {
+                a();
+                step!("1", {});
+                b(); c();
+                step!{"2", d()}
+                e();
+                step!("3", {});
+                f();
+                g()
+            }"#,
+        );
+        let expected = squash(
+            r#"{
+                step!(@used);
+                let __hj = ::harshjudge::__private::steps(&s);
+                __hj.begin(1usize).await;
+                a();
+                {};
+                __hj.begin(2usize).await;
+                b(); c();
+                d();
+                __hj.begin(3usize).await;
+                e();
+                {};
+                f();
+                g()
+            }"#,
+        );
+        assert!(out.contains(&expected), "{out}\n\n{expected}");
+    }
+
+    #[test]
+    fn reports_errors_and_strips_steps() {
+        let item = r#"fn f(s: S) -> R { for i in x { step!("a", { i }); } let y = step!(x, { 1 }); Ok(()) }"#;
+        let errors = errors("retries = 2", item);
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert!(errors[0].starts_with("unknown attribute argument `retries`"));
+        assert!(errors[1].starts_with("#[scenario] functions must be async"));
+        assert!(errors[2].contains("not inside a `for` loop"));
+        assert!(errors[3].starts_with("step titles must be string literals"));
+        let out = expand("retries = 2", item);
+        assert!(
+            !out.contains("step ! (\"") && !out.contains("step ! (x"),
+            "{out}"
+        );
+        assert!(!out.contains("submit"), "{out}");
+        assert!(out.contains("# [allow (unreachable_code)] fn f (s : S) -> R { step ! (@ used) ; let _ = & s ; for i in x { { i } ; } let y = { 1 } ; Ok (()) }"), "{out}");
+    }
+
+    #[test]
+    fn signature_errors() {
+        for (item, expected) in [
+            (
+                "async fn f() -> R { step!(\"a\", {}); }",
+                "take one parameter",
+            ),
+            (
+                "async fn f(s: S, t: T) -> R { step!(\"a\", {}); }",
+                "take exactly one parameter",
+            ),
+            (
+                "async fn f(&self) -> R { step!(\"a\", {}); }",
+                "cannot take `self`",
+            ),
+            (
+                "async fn f(_: S) -> R { step!(\"a\", {}); }",
+                "needs a name",
+            ),
+            (
+                "async fn f((a, b): S) -> R { step!(\"a\", {}); }",
+                "must be a plain name",
+            ),
+            (
+                "async fn f<T>(s: S) -> R { step!(\"a\", {}); }",
+                "cannot be generic",
+            ),
+            (
+                "async fn f<'a>(s: S) -> R { step!(\"a\", {}); }",
+                "cannot be generic",
+            ),
+            (
+                "async fn f(s: S) -> R where S: Send { step!(\"a\", {}); }",
+                "cannot have a `where` clause",
+            ),
+            (
+                "async fn f(s: S) { step!(\"a\", {}); }",
+                "must return `harshjudge::Result`",
+            ),
+            (
+                "async unsafe fn f(s: S) -> R { step!(\"a\", {}); }",
+                "cannot be `unsafe`",
+            ),
+            (
+                "async fn f(s: S) -> R { Ok(()) }",
+                "scenario `f` has no steps",
+            ),
+            (
+                "async fn Checkout(s: S) -> R { step!(\"a\", {}); }",
+                "the slug \"Checkout\" made from the function name is invalid",
+            ),
+            (
+                "async fn f(s: S) -> R { step!(\"a\", {}); step!(\" a \", {}); }",
+                "duplicate step title \"a\": step titles must be unique within a scenario (first used at step 01)",
+            ),
+            (
+                "async fn f(s: S) -> R { #[cfg(x)] step!(\"a\", {}); }",
+                "steps cannot be conditionally compiled",
+            ),
+            ("struct S;", "#[scenario] applies to an async fn"),
+        ] {
+            let errors = errors("", item);
+            assert!(
+                errors.iter().any(|e| e.contains(expected)),
+                "{item}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn step_limit() {
+        let steps = |n: usize| {
+            (1..=n)
+                .map(|i| format!("step!(\"{i}\", {{}});"))
+                .collect::<String>()
+        };
+        let item = |n| format!("async fn f(s: S) -> R {{ {} Ok(()) }}", steps(n));
+        assert!(errors("", &item(99)).is_empty());
+        assert!(expand("", &item(99)).contains("begin (99usize)"));
+        assert_eq!(
+            errors("", &item(100)),
+            [
+                "scenario `f` has 100 steps; at most 99 are supported (step ids are two digits): split it into several scenarios"
+            ]
+        );
+    }
+}

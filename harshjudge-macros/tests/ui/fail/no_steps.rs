@@ -1,0 +1,9 @@
+use harshjudge::{scenario, step, Scenario};
+
+#[scenario]
+async fn checkout(s: Scenario) -> harshjudge::Result {
+    let _ = s;
+    Ok(())
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use harshjudge::{scenario, step, Scenario};
+
+#[scenario]
+async fn checkout() -> harshjudge::Result {
+    step!("Pay", {});
+    Ok(())
+}
+
+fn main() {}
