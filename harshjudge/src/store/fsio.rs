@@ -102,11 +102,18 @@ impl Drop for LockGuard {
     }
 }
 
+/// How often the background writer rewrites one file at most.
+pub(crate) const REWRITE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// A background writer for files that are rewritten often (`result.json`,
-/// `skill-state.yaml` after every step): the newest content of a path replaces
-/// any pending older one, so a burst of updates costs one file write, off the
-/// caller's path. Each write is still atomic; [`BackgroundWriter::flush`] waits
-/// until everything submitted is on disk and reports any failure.
+/// `skill-state.yaml` after every step). The newest content of a path replaces
+/// any pending older one, and one path is rewritten at most every
+/// [`REWRITE_INTERVAL`], so a burst of updates costs one file write, off the
+/// caller's path; watchers still see progress within that interval. Each write
+/// is atomic; [`BackgroundWriter::flush`] writes everything pending at once and
+/// reports any failure.
+pub(crate) type Render = Box<dyn FnOnce() -> Vec<u8> + Send>;
+
 pub(crate) struct BackgroundWriter {
     state: std::sync::Mutex<WriterState>,
     changed: std::sync::Condvar,
@@ -114,8 +121,13 @@ pub(crate) struct BackgroundWriter {
 
 #[derive(Default)]
 struct WriterState {
-    queue: std::collections::VecDeque<PathBuf>,
-    pending: std::collections::HashMap<PathBuf, Vec<u8>>,
+    /// Content waiting to be written (rendered only when written), with the
+    /// earliest time it may be.
+    pending: std::collections::HashMap<PathBuf, (Render, std::time::Instant)>,
+    /// When each path was last written.
+    written: std::collections::HashMap<PathBuf, std::time::Instant>,
+    /// Writes to do now, whatever their due time (a flush is waiting).
+    urgent: bool,
     busy: bool,
     errors: Vec<StoreError>,
 }
@@ -137,18 +149,33 @@ impl BackgroundWriter {
         })
     }
 
-    pub(crate) fn submit(&self, path: PathBuf, bytes: Vec<u8>) {
+    /// Queues `render()` to be written to `path`, replacing any pending content.
+    /// Rendering (serialisation) happens on the writer's thread, only for the
+    /// versions that are actually written.
+    pub(crate) fn submit(&self, path: PathBuf, render: Render) {
         let mut s = self.state.lock().expect("writer lock");
-        if s.pending.insert(path.clone(), bytes).is_none() {
-            s.queue.push_back(path);
+        let now = std::time::Instant::now();
+        let due = match s.written.get(&path) {
+            Some(at) => (*at + REWRITE_INTERVAL).max(now),
+            None => now,
+        };
+        match s.pending.get_mut(&path) {
+            // Same due time: the writer needs no wake-up.
+            Some(entry) => entry.0 = render,
+            None => {
+                s.pending.insert(path, (render, due));
+                self.changed.notify_all();
+            }
         }
-        self.changed.notify_all();
     }
 
-    /// Waits until every submitted write is done; returns the first failure since the last flush.
+    /// Writes everything pending now and waits for it; returns the first
+    /// failure since the last flush.
     pub(crate) fn flush(&self) -> Result<(), StoreError> {
         let mut s = self.state.lock().expect("writer lock");
-        while !s.queue.is_empty() || s.busy {
+        while !s.pending.is_empty() || s.busy {
+            s.urgent = true;
+            self.changed.notify_all();
             s = self.changed.wait(s).expect("writer lock");
         }
         match s.errors.drain(..).next() {
@@ -160,18 +187,41 @@ impl BackgroundWriter {
     fn work(&self) {
         let mut s = self.state.lock().expect("writer lock");
         loop {
-            while s.queue.is_empty() {
+            let now = std::time::Instant::now();
+            let next = s
+                .pending
+                .iter()
+                .min_by_key(|(_, (_, due))| *due)
+                .map(|(p, (_, due))| (p.clone(), *due));
+            let Some((path, due)) = next else {
+                s.urgent = false;
                 s = self.changed.wait(s).expect("writer lock");
+                continue;
+            };
+            if due > now && !s.urgent {
+                s = self
+                    .changed
+                    .wait_timeout(s, due - now)
+                    .expect("writer lock")
+                    .0;
+                continue;
             }
-            let path = s.queue.pop_front().expect("queue not empty");
-            let bytes = s.pending.remove(&path).expect("pending content");
+            let (render, _) = s.pending.remove(&path).expect("pending content");
             s.busy = true;
             drop(s);
-            let result = write_atomic(&path, &bytes);
+            let result = write_atomic(&path, &render());
             s = self.state.lock().expect("writer lock");
             s.busy = false;
+            if s.written.len() > 4096 {
+                s.written
+                    .retain(|_, at| now.duration_since(*at) < REWRITE_INTERVAL);
+            }
+            s.written.insert(path, std::time::Instant::now());
             if let Err(e) = result {
                 s.errors.push(e);
+            }
+            if s.pending.is_empty() {
+                s.urgent = false;
             }
             self.changed.notify_all();
         }

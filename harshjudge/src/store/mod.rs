@@ -397,11 +397,7 @@ impl Store {
         run: &RunId,
         result: &RunResult,
     ) -> Result<(), StoreError> {
-        self.put(
-            self.run_dir(slug, run).join("result.json"),
-            result_bytes(result),
-            Durability::Now,
-        )
+        self.put_result(slug, run, result, Durability::Now)
     }
 
     /// Writes `result.json` now, or hands it to the background writer.
@@ -412,11 +408,9 @@ impl Store {
         result: &RunResult,
         when: Durability,
     ) -> Result<(), StoreError> {
-        self.put(
-            self.run_dir(slug, run).join("result.json"),
-            result_bytes(result),
-            when,
-        )
+        let result = result.clone();
+        let render = Box::new(move || result_bytes(&result));
+        self.put(self.run_dir(slug, run).join("result.json"), render, when)
     }
 
     /// Writes `skill-state.yaml` now, or hands it to the background writer.
@@ -427,25 +421,23 @@ impl Store {
         state: &SkillState,
         when: Durability,
     ) -> Result<(), StoreError> {
+        let state = state.clone();
+        let render = Box::new(move || to_yaml(&state).into_bytes());
         self.put(
             self.run_dir(slug, run).join("skill-state.yaml"),
-            to_yaml(state).into_bytes(),
+            render,
             when,
         )
     }
 
-    fn put(&self, path: PathBuf, bytes: Vec<u8>, when: Durability) -> Result<(), StoreError> {
+    fn put(&self, path: PathBuf, render: fsio::Render, when: Durability) -> Result<(), StoreError> {
         let writer = fsio::BackgroundWriter::global();
+        // Now-writes go through the writer too, so that a queued older version
+        // can never land after them.
+        writer.submit(path, render);
         match when {
-            Durability::Background => {
-                writer.submit(path, bytes);
-                Ok(())
-            }
-            // Through the writer too, so a queued older version can never land after this one.
-            Durability::Now => {
-                writer.submit(path, bytes);
-                writer.flush()
-            }
+            Durability::Background => Ok(()),
+            Durability::Now => writer.flush(),
         }
     }
 
