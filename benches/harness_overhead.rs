@@ -152,6 +152,7 @@ fn harness(dir: &std::path::Path, threads: &str) -> Duration {
     let pkg = harshjudge::harness::Package {
         name: "bench",
         manifest_dir: env!("CARGO_MANIFEST_DIR"),
+        base_url: None,
     };
     let start = Instant::now();
     let code = harshjudge::harness::run(pkg, &args);
@@ -184,7 +185,10 @@ fn main() {
     let (b, h1, h2) = (best(bare_t), best(one), best(two));
     let per = |d: Duration| d.as_secs_f64() * 1000.0 / STEPS as f64;
     eprintln!();
-    eprintln!("harness_overhead: {STEPS} steps (10 scenarios x {PER}), best of {rounds} rounds, in {}", tmp.path().display());
+    eprintln!(
+        "harness_overhead: {STEPS} steps (10 scenarios x {PER}), best of {rounds} rounds, in {}",
+        tmp.path().display()
+    );
     eprintln!(
         "  bare step bodies            {:>8.2} ms total  {:.4} ms/step",
         b.as_secs_f64() * 1000.0,

@@ -541,3 +541,86 @@ fn real_nextest_runs_each_scenario_once() {
     assert_eq!(meta["passCount"].as_u64(), Some(1));
     let _ = Path::new("");
 }
+
+#[test]
+fn the_base_url_comes_from_the_variable_else_config_yaml() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    std::fs::create_dir_all(&hj).unwrap();
+    std::fs::write(
+        hj.join("config.yaml"),
+        "projectName: Shop\nbaseUrl: http://127.0.0.1:3000/\nversion: '1.0'\ncreatedAt: '2026-11-22T11:15:38.954Z'\n",
+    )
+    .unwrap();
+    let r = cargo_test(SUITE, &hj, &["base_url::"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let ev = runs(&hj, "base-url")[0].join("step-01/evidence");
+    assert_eq!(
+        std::fs::read_to_string(ev.join("base-url.txt")).unwrap(),
+        "http://127.0.0.1:3000/"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ev.join("login-url.txt")).unwrap(),
+        "http://127.0.0.1:3000/login"
+    );
+
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["base_url::"],
+        &[("HARSHJUDGE_BASE_URL", "http://127.0.0.1:4000")],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let ev = runs(&hj, "base-url")[1].join("step-01/evidence");
+    assert_eq!(
+        std::fs::read_to_string(ev.join("base-url.txt")).unwrap(),
+        "http://127.0.0.1:4000"
+    );
+
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["base_url::"],
+        &[("HARSHJUDGE_BASE_URL", "localhost:4000")],
+    );
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr.contains("HARSHJUDGE_BASE_URL") && r.stderr.contains("http://"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn the_demo_suite_runs_against_its_own_app() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    let r = cargo_test("demo", &hj, &[], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let config = yaml(hj.join("config.yaml"));
+    assert_eq!(
+        config["baseUrl"], "",
+        "a started app's port is not written into config.yaml"
+    );
+    let run = &runs(&hj, "api-items")[0];
+    let created = json(run.join("step-02/evidence/created.json"));
+    assert_eq!(created["status"], 201);
+    assert_eq!(created["body"]["text"], "hammer");
+    let cli = &runs(&hj, "cli-greet")[0];
+    assert_eq!(
+        std::fs::read_to_string(cli.join("step-01/evidence/greet-stdout.txt")).unwrap(),
+        "Hello, Ada!\n"
+    );
+
+    let r = cargo_test(
+        "demo",
+        &hj,
+        &["api_expected_failure::"],
+        &[("HARSHJUDGE_DEMO_FAIL", "1")],
+    );
+    assert_eq!(r.code, 101, "{r:?}");
+    assert!(
+        r.stdout
+            .contains("expected status \"degraded\", got \"ok\""),
+        "{r:?}"
+    );
+}

@@ -35,6 +35,9 @@ pub struct Package {
     pub name: &'static str,
     /// `CARGO_MANIFEST_DIR`.
     pub manifest_dir: &'static str,
+    /// Starts the app under test and returns its base URL (`main!(base_url = …)`);
+    /// not called when `HARSHJUDGE_BASE_URL` is set.
+    pub base_url: Option<fn() -> crate::Result<String>>,
 }
 
 /// Whether this process runs under cargo-nextest, which runs every test in its
@@ -333,12 +336,31 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     let store = Store::new(&settings.dir);
     let any_selected = stop_after.iter().any(|n| *n > 0);
     if any_selected {
-        let init = store
-            .ensure_initialized(pkg.name, &settings.base_url)
-            .and_then(|()| settings.apply_config(&store));
+        // The base URL: HARSHJUDGE_BASE_URL, else the suite's own app
+        // (main!(base_url = …)), else config.yaml. Only the variable's value is
+        // written into a new config.yaml: a started app's port is not a setting.
+        let init = store.ensure_initialized(pkg.name, &settings.base_url);
         if let Err(e) = init {
             eprintln!("error: {e}");
             return EXIT_USAGE;
+        }
+        if settings.base_url.is_empty() {
+            let resolved = match pkg.base_url {
+                Some(start) => start().map_err(|e| {
+                    format!("could not start the app under test (main!(base_url = …)): {e}")
+                }),
+                None => store
+                    .read_config()
+                    .map(|c| c.base_url)
+                    .map_err(|e| e.to_string()),
+            };
+            match resolved {
+                Ok(url) => settings.base_url = url,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return EXIT_USAGE;
+                }
+            }
         }
     }
 

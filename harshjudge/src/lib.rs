@@ -115,6 +115,12 @@ macro_rules! bail {
 /// Collects every `#[scenario]` of the binary, parses the libtest command line
 /// (`--list`, filters, `--exact`, `--skip`, `--format`, `--test-threads`, …),
 /// runs the scenarios and exits with code 0, or 101 when a step failed.
+///
+/// `main!(base_url = start_app)` names a `fn() -> harshjudge::Result<String>`
+/// that starts the app under test and returns its base URL. It is called once,
+/// only when a scenario is about to run (never for `--list`), and only when
+/// `HARSHJUDGE_BASE_URL` is not set (which then points the suite at an app
+/// running elsewhere).
 #[macro_export]
 macro_rules! main {
     () => {
@@ -122,6 +128,16 @@ macro_rules! main {
             $crate::harness::main($crate::harness::Package {
                 name: ::core::env!("CARGO_PKG_NAME"),
                 manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                base_url: ::core::option::Option::None,
+            })
+        }
+    };
+    (base_url = $start:path $(,)?) => {
+        fn main() {
+            $crate::harness::main($crate::harness::Package {
+                name: ::core::env!("CARGO_PKG_NAME"),
+                manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                base_url: ::core::option::Option::Some($start),
             })
         }
     };

@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::store::Store;
-
 /// Default for `HARSHJUDGE_STEP_TIMEOUT`.
 pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -64,14 +62,6 @@ impl Settings {
             step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
             scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
         })
-    }
-
-    /// Fills what the environment left unset from `config.yaml`.
-    pub fn apply_config(&mut self, store: &Store) -> Result<(), crate::store::StoreError> {
-        if self.base_url.is_empty() {
-            self.base_url = store.read_config()?.base_url;
-        }
-        Ok(())
     }
 }
 

@@ -15,6 +15,8 @@
 //! ```
 
 mod api;
+pub mod cli;
+pub mod client;
 mod pages;
 
 use std::net::{Ipv4Addr, SocketAddr};

@@ -5,7 +5,7 @@ mod common;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use common::{delete, get, post, request};
+use common::{JsonBody, delete, get, post, request};
 use demo_app::DemoApp;
 use serde_json::json;
 

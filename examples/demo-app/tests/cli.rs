@@ -1,6 +1,7 @@
 //! The `demo-app` binary: its subcommands' output and exit codes.
 
 mod common;
+use common::JsonBody;
 
 use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddr};
