@@ -624,3 +624,117 @@ fn the_demo_suite_runs_against_its_own_app() {
         "{r:?}"
     );
 }
+
+/// (startedAt, completedAt) of the only run of `slug`.
+fn interval(hj: &Path, slug: &str) -> (String, String) {
+    let r = json(runs(hj, slug)[0].join("result.json"));
+    (
+        r["startedAt"].as_str().unwrap().to_string(),
+        r["completedAt"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn scenarios_run_in_parallel_up_to_test_threads() {
+    for (threads, overlap) in [("2", true), ("1", false)] {
+        let t = tmp();
+        let hj = t.path().join("hj");
+        let r = cargo_test(SUITE, &hj, &["parallel_", "--test-threads", threads], &[]);
+        assert_eq!(r.code, 0, "{r:?}");
+        let (a, b) = (interval(&hj, "parallel-a"), interval(&hj, "parallel-b"));
+        // ISO timestamps of one format compare as text.
+        let overlapping = a.0 < b.1 && b.0 < a.1;
+        assert_eq!(
+            overlapping, overlap,
+            "--test-threads {threads}: a={a:?} b={b:?}"
+        );
+    }
+}
+
+fn evidence(run: &Path, step: &str) -> Vec<String> {
+    let dir = run.join(step).join("evidence");
+    let mut v: Vec<String> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".meta.json"))
+            .collect(),
+        Err(_) => vec![],
+    };
+    v.sort();
+    v
+}
+
+#[test]
+fn probes_capture_before_after_and_failure_evidence() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    let r = cargo_test(SUITE, &hj, &["probed::"], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let run = &runs(&hj, "probed")[0];
+    assert_eq!(
+        evidence(run, "step-01"),
+        [
+            "counter-after.json",
+            "counter-before.json",
+            "counter-ticks.txt"
+        ]
+    );
+    assert_eq!(
+        evidence(run, "step-02"),
+        [
+            "counter-after.json",
+            "counter-before.json",
+            "counter-dump.txt",
+            "counter-error.json",
+            "counter-ticks.txt"
+        ]
+    );
+    // One capture at the boundary serves as after of 01 and before of 02.
+    let read = |p: &str| std::fs::read_to_string(run.join(p)).unwrap();
+    assert_eq!(read("step-01/evidence/counter-before.json"), "{\"n\": 0}");
+    assert_eq!(read("step-01/evidence/counter-after.json"), "{\"n\": 1}");
+    assert_eq!(read("step-02/evidence/counter-before.json"), "{\"n\": 1}");
+    assert_eq!(read("step-02/evidence/counter-error.json"), "{\"n\": 2}");
+    let result = json(run.join("result.json"));
+    assert_eq!(
+        result["steps"][1]["evidenceFiles"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5,
+        "{result}"
+    );
+
+    for (mode, step1, step2) in [
+        ("off", vec![], vec![]),
+        (
+            "on-failure",
+            vec![],
+            vec![
+                "counter-after.json",
+                "counter-dump.txt",
+                "counter-error.json",
+                "counter-ticks.txt",
+            ],
+        ),
+    ] {
+        let t = tmp();
+        let hj = t.path().join("hj");
+        let r = cargo_test(SUITE, &hj, &["probed::"], &[("HARSHJUDGE_EVIDENCE", mode)]);
+        assert_eq!(r.code, 101, "{r:?}");
+        let run = &runs(&hj, "probed")[0];
+        assert_eq!(evidence(run, "step-01"), step1 as Vec<&str>, "{mode}");
+        assert_eq!(evidence(run, "step-02"), step2, "{mode}");
+    }
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["probed::"],
+        &[("HARSHJUDGE_EVIDENCE", "sometimes")],
+    );
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr.contains("HARSHJUDGE_EVIDENCE") && r.stderr.contains("all, on-failure, off"),
+        "{r:?}"
+    );
+}

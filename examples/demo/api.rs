@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 
 use demo_app::client::{Response, request};
+use harshjudge::evidence::HttpProbe;
 use harshjudge::{Scenario, scenario, step};
 use serde_json::{Value, json};
 
@@ -70,6 +71,8 @@ async fn api_login(s: Scenario) -> harshjudge::Result {
 /// Add and remove items through the API.
 #[scenario(tags = ["api"])]
 async fn api_items(s: Scenario) -> harshjudge::Result {
+    // The item list before and after every step, as evidence.
+    s.probe(HttpProbe::new("items", s.url("/api/items"))).await;
     let before = step!("List the items", {
         let (status, body) = call(&s, "items", "GET", "/api/items", None).await?;
         harshjudge::ensure!(status == 200, "GET /api/items: {status}");

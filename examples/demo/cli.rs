@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+use harshjudge::evidence::CommandProbe;
 use harshjudge::{Scenario, scenario, step};
 
 /// Runs the demo CLI and attaches its stdout, stderr and exit code.
@@ -26,6 +27,13 @@ fn run(s: &Scenario, name: &str, args: &[&str]) -> harshjudge::Result<(i32, Stri
 /// The greeting command.
 #[scenario(tags = ["cli"])]
 async fn cli_greet(s: Scenario) -> harshjudge::Result {
+    // The CLI's version before and after every step, as evidence.
+    s.probe(CommandProbe::new(
+        "version",
+        env!("CARGO_BIN_EXE_demo-cli"),
+        ["--version"],
+    ))
+    .await;
     step!("Greet Ada", {
         let (code, out, _) = run(&s, "greet", &["greet", "Ada"])?;
         harshjudge::ensure!(

@@ -81,3 +81,171 @@ impl Scenario {
         Ok(written.path)
     }
 }
+
+// ---- probes ---------------------------------------------------------------------
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future, as probes return them.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One piece of evidence a probe captured.
+#[derive(Clone, Debug)]
+pub struct Item {
+    /// Base name (`screenshot`, `response`, `stdout`, …).
+    pub name: String,
+    /// File extension (`png`, `json`, `txt`, `html`).
+    pub ext: &'static str,
+    /// Evidence type in the sidecar (`screenshot`, `api_response`, `stdout`, …).
+    pub kind: &'static str,
+    /// The content.
+    pub bytes: Vec<u8>,
+}
+
+impl Item {
+    /// An item of evidence.
+    pub fn new(
+        name: impl Into<String>,
+        ext: &'static str,
+        kind: &'static str,
+        bytes: Vec<u8>,
+    ) -> Self {
+        Item {
+            name: name.into(),
+            ext,
+            kind,
+            bytes,
+        }
+    }
+}
+
+/// What a probe captured at a step boundary (the end of one step is the start
+/// of the next).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// The state at the boundary: stored as `after` of the step that ends and
+    /// `before` of the step that starts (`{prefix}after.{ext}` / `{prefix}before.{ext}`).
+    pub state: Option<Item>,
+    /// What happened during the step that ends (console and network logs, …),
+    /// stored under that step with their own names.
+    pub during: Vec<Item>,
+}
+
+/// Captures evidence around every step of a scenario. Register one with
+/// [`Scenario::probe`]; the runner calls it at each step boundary and when a
+/// step fails.
+pub trait Probe: Send + Sync + 'static {
+    /// Prefix of its files: `""` gives `before.png`/`after.png`, `"api"` gives
+    /// `api-before.json`/`api-after.json`.
+    fn prefix(&self) -> &str;
+    /// Captures the state now, and what happened since the previous call.
+    fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>>;
+    /// Extra evidence when a step fails (the failure screenshot, the page's HTML).
+    fn on_failure(&self) -> BoxFuture<'_, Result<Vec<Item>, Error>> {
+        Box::pin(async { Ok(vec![]) })
+    }
+}
+
+impl Scenario {
+    /// Registers a probe. It captures at once (the `before` of the step running
+    /// now), then at every step boundary (`after` of one step, `before` of the
+    /// next), and when a step fails.
+    pub async fn probe(&self, probe: impl Probe) {
+        self.shared.add_probe(std::sync::Arc::new(probe)).await;
+    }
+}
+
+/// A probe that GETs a URL at every boundary and stores the response
+/// (`{prefix}-before.json` / `{prefix}-after.json`: status, headers, body).
+pub struct HttpProbe {
+    prefix: String,
+    url: String,
+}
+
+impl HttpProbe {
+    /// Probes `url` (absolute, `http://`), files named after `prefix`.
+    pub fn new(prefix: impl Into<String>, url: impl Into<String>) -> Self {
+        HttpProbe {
+            prefix: prefix.into(),
+            url: url.into(),
+        }
+    }
+}
+
+impl Probe for HttpProbe {
+    fn prefix(&self) -> &str {
+        &self.prefix
+    }
+    fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>> {
+        Box::pin(async move {
+            let value = crate::http::get_json_evidence(&self.url).await?;
+            let bytes = serde_json::to_vec_pretty(&value).expect("JSON serializes");
+            Ok(Snapshot {
+                state: Some(Item::new("response", "json", "api_response", bytes)),
+                during: vec![],
+            })
+        })
+    }
+}
+
+/// A probe that runs a command at every boundary and stores its output, exit
+/// code and duration (`{prefix}-before.json` / `{prefix}-after.json`).
+pub struct CommandProbe {
+    prefix: String,
+    program: std::ffi::OsString,
+    args: Vec<std::ffi::OsString>,
+}
+
+impl CommandProbe {
+    /// Probes `program args…`, files named after `prefix`.
+    pub fn new<I, S>(
+        prefix: impl Into<String>,
+        program: impl Into<std::ffi::OsString>,
+        args: I,
+    ) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<std::ffi::OsString>,
+    {
+        CommandProbe {
+            prefix: prefix.into(),
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl Probe for CommandProbe {
+    fn prefix(&self) -> &str {
+        &self.prefix
+    }
+    fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>> {
+        Box::pin(async move {
+            let started = std::time::Instant::now();
+            let out = tokio::process::Command::new(&self.program)
+                .args(&self.args)
+                .kill_on_drop(true)
+                .output()
+                .await
+                .map_err(|e| {
+                    Error::msg(format!(
+                        "probe {:?}: cannot run {:?}: {e}",
+                        self.prefix, self.program
+                    ))
+                })?;
+            let value = serde_json::json!({
+                "command": std::iter::once(&self.program).chain(&self.args).map(|a| a.to_string_lossy()).collect::<Vec<_>>(),
+                "exitCode": out.status.code(),
+                "stdout": String::from_utf8_lossy(&out.stdout),
+                "stderr": String::from_utf8_lossy(&out.stderr),
+                "durationMs": started.elapsed().as_millis() as u64,
+            });
+            let bytes = serde_json::to_vec_pretty(&value).expect("JSON serializes");
+            Ok(Snapshot {
+                state: Some(Item::new("output", "json", "stdout", bytes)),
+                during: vec![],
+            })
+        })
+    }
+}

@@ -384,6 +384,7 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     let limits = Limits {
         step_default: settings.step_timeout,
         scenario_default: settings.scenario_timeout,
+        evidence: settings.evidence,
     };
     let dispatcher = {
         let sink = sink.clone();

@@ -43,6 +43,7 @@ mod error;
 pub mod event;
 pub mod evidence;
 pub mod harness;
+mod http;
 mod registry;
 pub mod report;
 pub mod run;

@@ -15,16 +15,18 @@ use tokio::sync::Notify;
 use crate::__private::ScenarioFuture;
 use crate::Scenario;
 use crate::event::{Event, EventSink, StepOutcome};
+use crate::evidence::{Item, Probe, Snapshot};
 use crate::registry::ScenarioDef;
 use crate::run::{RunHandle, StepRecord};
-use crate::settings::format_duration;
+use crate::settings::{EvidenceMode, format_duration};
 use crate::store::{StepId, StepStatus};
 
-/// How a scenario's limits are chosen.
+/// How a scenario's limits are chosen, and which evidence its probes capture.
 #[derive(Clone, Debug)]
 pub(crate) struct Limits {
     pub step_default: Option<Duration>,
     pub scenario_default: Option<Duration>,
+    pub evidence: EvidenceMode,
 }
 
 /// State shared by the runner, the scenario handle and the generated step boundaries.
@@ -38,6 +40,8 @@ pub(crate) struct Shared {
     limits: Limits,
     cursor: Mutex<Cursor>,
     notify: Notify,
+    /// Probes registered by the scenario (browser pages, HTTP, commands).
+    pub probes: Mutex<Vec<Arc<dyn Probe>>>,
 }
 
 struct Cursor {
@@ -75,6 +79,7 @@ impl Shared {
                 finished: vec![],
             }),
             notify: Notify::new(),
+            probes: Mutex::new(Vec::new()),
         })
     }
 
@@ -112,11 +117,19 @@ impl Shared {
     }
 
     /// A step boundary: ends the running step as passed and starts step `n`.
+    /// Every probe captures once here: its state is the `after` of the step
+    /// that ends and the `before` of the step that starts.
     /// Returns true when the scenario must stop here (past the selected steps).
-    pub fn begin(&self, n: usize) -> bool {
+    pub async fn begin(&self, n: usize) -> bool {
+        let snapshots = if self.limits.evidence == EvidenceMode::All {
+            self.snapshot_probes().await
+        } else {
+            Vec::new()
+        };
         let mut c = self.cursor.lock().expect("cursor lock");
         if c.step > 0 {
             let (step, started) = (c.step, c.started);
+            self.write_snapshots(step, &snapshots, Side::After);
             self.finish(&mut c, step, started, StepStatus::Pass, None, None, None);
         }
         if n > self.stop_after || n > self.def.steps.len() {
@@ -130,13 +143,11 @@ impl Shared {
         c.started = Instant::now();
         c.deadline = self.step_limit(n).map(|(d, _)| c.started + d);
         let id = Self::step_id(n);
-        let begun = self.run.lock().expect("run lock").begin_step(&id);
+        // A failure to write skill-state.yaml resurfaces when the step completes
+        // (same store, same error); the step itself goes on.
+        let _ = self.run.lock().expect("run lock").begin_step(&id);
+        self.write_snapshots(n, &snapshots, Side::Before);
         drop(c);
-        if let Err(e) = begun {
-            // Could not write skill-state.yaml: the step goes on; the failure to record
-            // shows when the step completes (same store, same error).
-            let _ = e;
-        }
         self.sink.on_event(&Event::StepStarted {
             slug: self.def.slug,
             id: &id,
@@ -144,6 +155,135 @@ impl Shared {
         });
         self.notify.notify_one();
         false
+    }
+
+    /// Registers a probe and captures its first state as the `before` of the
+    /// step running now.
+    pub async fn add_probe(&self, probe: Arc<dyn Probe>) {
+        self.probes.lock().expect("probe lock").push(probe.clone());
+        if self.limits.evidence != EvidenceMode::All {
+            return;
+        }
+        let snap = probe.snapshot().await.map_err(|e| e.message());
+        let step = self.cursor.lock().expect("cursor lock").step;
+        if step > 0 {
+            // Nothing happened "during" the step for this probe yet.
+            let snap = snap.map(|s| Snapshot {
+                state: s.state,
+                during: vec![],
+            });
+            self.write_snapshots(step, &[(probe.prefix().to_string(), snap)], Side::Before);
+        }
+    }
+
+    fn probes(&self) -> Vec<Arc<dyn Probe>> {
+        self.probes.lock().expect("probe lock").clone()
+    }
+
+    /// Every probe's snapshot, taken concurrently. A probe that fails leaves a
+    /// `{prefix}probe-error.txt` instead.
+    async fn snapshot_probes(&self) -> Vec<(String, Result<Snapshot, String>)> {
+        let probes = self.probes();
+        let futures = probes.iter().map(|p| async move {
+            (
+                p.prefix().to_string(),
+                p.snapshot().await.map_err(|e| e.message()),
+            )
+        });
+        futures_util::future::join_all(futures).await
+    }
+
+    /// Writes snapshots as evidence of step `n`: `Before` writes the state as
+    /// `{prefix}before.*`; `After` writes it as `{prefix}after.*` plus what
+    /// happened during the step.
+    fn write_snapshots(
+        &self,
+        n: usize,
+        snapshots: &[(String, Result<Snapshot, String>)],
+        side: Side,
+    ) {
+        let id = Self::step_id(n);
+        let mut run = self.run.lock().expect("run lock");
+        for (prefix, snap) in snapshots {
+            let lead = if prefix.is_empty() {
+                String::new()
+            } else {
+                format!("{prefix}-")
+            };
+            let mut items: Vec<(String, &Item)> = Vec::new();
+            let error_item;
+            match snap {
+                Ok(snap) => {
+                    if let Some(state) = &snap.state {
+                        let word = match side {
+                            Side::Before => "before",
+                            Side::After => "after",
+                            Side::Error => "error",
+                        };
+                        items.push((format!("{lead}{word}"), state));
+                        if side == Side::Error {
+                            items.push((format!("{lead}after"), state));
+                        }
+                    }
+                    if side != Side::Before {
+                        items.extend(snap.during.iter().map(|i| (format!("{lead}{}", i.name), i)));
+                    }
+                }
+                Err(e) => {
+                    error_item = Item::new("probe-error", "txt", "text", e.clone().into_bytes());
+                    items.push((format!("{lead}probe-error"), &error_item));
+                }
+            }
+            for (name, item) in items {
+                if let Ok(name) = crate::store::EvidenceName::new(name)
+                    && let Ok(w) = run.record_evidence(
+                        &id,
+                        &name,
+                        item.ext,
+                        item.kind,
+                        &item.bytes,
+                        Default::default(),
+                    )
+                {
+                    self.sink.on_event(&Event::EvidenceCaptured {
+                        slug: self.def.slug,
+                        id: &id,
+                        path: &w.path,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Evidence of a failed step: each probe's state (as `error` and `after`),
+    /// what happened during the step, and the probe's own failure extras.
+    async fn capture_failure(&self, n: usize) {
+        if self.limits.evidence == EvidenceMode::Off {
+            return;
+        }
+        let snapshots = self.snapshot_probes().await;
+        self.write_snapshots(n, &snapshots, Side::Error);
+        let probes = self.probes();
+        let extras = futures_util::future::join_all(
+            probes
+                .iter()
+                .map(|p| async move { (p.prefix().to_string(), p.on_failure().await) }),
+        )
+        .await;
+        let as_snapshots: Vec<(String, Result<Snapshot, String>)> = extras
+            .into_iter()
+            .map(|(prefix, r)| {
+                (
+                    prefix,
+                    r.map(|items| Snapshot {
+                        state: None,
+                        during: items,
+                    })
+                    .map_err(|e| e.message()),
+                )
+            })
+            .collect();
+        self.write_snapshots(n, &as_snapshots, Side::After);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -204,6 +344,13 @@ impl Shared {
     }
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Before,
+    After,
+    Error,
+}
+
 enum End {
     Returned(Result<crate::Result, Panicked>),
     Stopped,
@@ -256,10 +403,25 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     };
     // Drop the scenario's future (and what it holds) before the run is final.
     drop(fut);
-    finalize(&shared, end);
+    finalize(&shared, end).await;
 }
 
-fn finalize(shared: &Shared, end: End) {
+async fn finalize(shared: &Shared, end: End) {
+    let failing_step = {
+        let c = shared.cursor.lock().expect("cursor lock");
+        let failed = !matches!(end, End::Returned(Ok(Ok(()))) | End::Stopped);
+        (failed && c.step > 0).then_some(c.step)
+    };
+    if let Some(n) = failing_step {
+        shared.capture_failure(n).await;
+    } else if shared.limits.evidence == EvidenceMode::All {
+        // The last step's `after`.
+        let step = shared.cursor.lock().expect("cursor lock").step;
+        if step > 0 {
+            let snaps = shared.snapshot_probes().await;
+            shared.write_snapshots(step, &snaps, Side::After);
+        }
+    }
     let mut c = shared.cursor.lock().expect("cursor lock");
     let total = shared.def.steps.len();
     let failure: Option<(String, Option<String>)> = match end {

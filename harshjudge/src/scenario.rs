@@ -36,7 +36,7 @@ impl StepMarker {
     /// Past the last step selected by the test filter, it never returns: the
     /// runner stops the scenario there.
     pub async fn begin(&self, n: usize) {
-        if self.shared.begin(n) {
+        if self.shared.begin(n).await {
             std::future::pending::<()>().await;
         }
     }

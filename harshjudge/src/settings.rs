@@ -21,6 +21,19 @@ pub struct Settings {
     pub step_timeout: Option<Duration>,
     /// Per-scenario limit for scenarios that set none (`HARSHJUDGE_TIMEOUT`, default none).
     pub scenario_timeout: Option<Duration>,
+    /// Which probe evidence is captured (`HARSHJUDGE_EVIDENCE`, default `all`).
+    pub evidence: EvidenceMode,
+}
+
+/// `HARSHJUDGE_EVIDENCE`: which evidence probes (browser, HTTP, command) capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvidenceMode {
+    /// Before/after every step, and more on failure (default).
+    All,
+    /// Only when a step fails.
+    OnFailure,
+    /// Nothing from probes (attachments are still written).
+    Off,
 }
 
 /// A setting with a bad value.
@@ -61,6 +74,18 @@ impl Settings {
             project_name: project_name.into(),
             step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
             scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
+            evidence: match env("HARSHJUDGE_EVIDENCE").as_deref() {
+                None | Some("all") => EvidenceMode::All,
+                Some("on-failure") => EvidenceMode::OnFailure,
+                Some("off") => EvidenceMode::Off,
+                Some(other) => {
+                    return Err(SettingError {
+                        name: "HARSHJUDGE_EVIDENCE",
+                        value: other.into(),
+                        expected: "one of all, on-failure, off".into(),
+                    });
+                }
+            },
         })
     }
 }
