@@ -421,22 +421,13 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
                     limits.clone(),
                 );
                 let sink = sink.clone();
+                let store = store.clone();
                 tasks.push(tokio::spawn(async move {
-                    let joined = tokio::spawn(runner::execute(shared.clone())).await;
+                    let joined = tokio::spawn(runner::execute(shared)).await;
                     if let Err(e) = joined {
                         // A bug in the runner: never leave a trial waiting.
                         let msg = format!("internal error in the harshjudge runner: {e}");
-                        fail_unstarted(
-                            &sink,
-                            shared
-                                .run
-                                .lock()
-                                .map(|r| r.store().clone())
-                                .as_ref()
-                                .unwrap_or(&Store::new(".")),
-                            def,
-                            &msg,
-                        );
+                        fail_unstarted(&sink, &store, def, &msg);
                     }
                     drop(permit);
                 }));
