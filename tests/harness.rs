@@ -623,6 +623,130 @@ fn the_demo_suite_runs_against_its_own_app() {
             .contains("expected status \"degraded\", got \"ok\""),
         "{r:?}"
     );
+    browser_evidence(&hj, t.path());
+}
+
+/// The demo's browser scenarios: before/after screenshots, console and network
+/// per step; a failing step's error.png and page.html; no process left behind.
+fn browser_evidence(hj: &Path, tmp: &Path) {
+    let png = |p: &Path| {
+        let b = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{} is a PNG", p.display());
+        let w = u32::from_be_bytes(b[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(b[20..24].try_into().unwrap());
+        assert!(w >= 800 && h >= 400, "{}: {w}x{h}", p.display());
+        b
+    };
+    let login = &runs(hj, "web-login")[0];
+    for step in ["step-01", "step-02", "step-03"] {
+        assert_eq!(
+            evidence(login, step),
+            ["after.png", "before.png", "console.json", "network.json"],
+            "{step}"
+        );
+    }
+    // One screenshot at each boundary: after of 01 is before of 02.
+    assert_eq!(
+        png(&login.join("step-01/evidence/after.png")),
+        png(&login.join("step-02/evidence/before.png"))
+    );
+    let network = json(login.join("step-02/evidence/network.json"));
+    let post = network
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["url"].as_str().unwrap().ends_with("/api/login"))
+        .expect("the login request");
+    assert_eq!(
+        (post["method"].as_str(), post["status"].as_u64()),
+        (Some("POST"), Some(200))
+    );
+    assert!(post["timing"].as_f64().is_some(), "{post}");
+    let result = json(login.join("result.json"));
+    assert_eq!(
+        result["steps"][1]["evidenceFiles"],
+        serde_json::json!(["after.png", "before.png", "console.json", "network.json"])
+    );
+    let console = json(runs(hj, "web-console")[0].join("step-01/evidence/console.json"));
+    let texts: Vec<(&str, &str)> = console
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["level"].as_str().unwrap(), e["text"].as_str().unwrap()))
+        .collect();
+    for want in [
+        ("info", "demo: page loaded"),
+        ("warning", "demo: low stock"),
+        ("error", "demo: something failed"),
+    ] {
+        assert!(texts.contains(&want), "{want:?} in {texts:?}");
+    }
+    let network = json(runs(hj, "web-console")[0].join("step-02/evidence/network.json"));
+    assert!(
+        network.as_array().unwrap().iter().any(|e| e["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/api/missing")
+            && e["status"] == 404),
+        "only step 02's requests, with the 404: {network}"
+    );
+
+    // A failing browser step: error.png and page.html. Its own TMPDIR marks the
+    // Chromium profiles it starts, to check that none outlives it.
+    let marker = tmp.join("browser-tmp");
+    std::fs::create_dir_all(&marker).unwrap();
+    let r = cargo_test(
+        "demo",
+        hj,
+        &["web_expected_failure::"],
+        &[
+            ("HARSHJUDGE_DEMO_FAIL", "1"),
+            ("HARSHJUDGE_WAIT", "1s"),
+            ("TMPDIR", marker.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(r.code, 101, "{r:?}");
+    assert!(
+        r.stdout
+            .contains("waiting for \"the page URL\" to contain \"/dashboard\"; found: URL was"),
+        "{r:?}"
+    );
+    let profiles = std::fs::read_dir(&marker).unwrap().count();
+    assert_eq!(
+        profiles, 0,
+        "browser profiles are removed with their sessions"
+    );
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(marker.to_str().unwrap()))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "processes left running after the suite exited: {left:?}"
+    );
+    let failed = runs(hj, "web-expected-failure")
+        .pop()
+        .expect("the failing run");
+    let failed = &failed;
+    assert_eq!(
+        evidence(failed, "step-02"),
+        [
+            "after.png",
+            "before.png",
+            "console.json",
+            "error.png",
+            "network.json",
+            "page.html"
+        ]
+    );
+    let html = std::fs::read_to_string(failed.join("step-02/evidence/page.html")).unwrap();
+    assert!(
+        html.contains("Invalid email or password"),
+        "the page as it was: {html}"
+    );
+    png(&failed.join("step-02/evidence/error.png"));
 }
 
 /// (startedAt, completedAt) of the only run of `slug`.

@@ -7,6 +7,7 @@
 
 mod api;
 mod cli;
+mod web;
 
 /// Starts the demo app for the whole suite (unless HARSHJUDGE_BASE_URL points elsewhere).
 fn start_demo_app() -> harshjudge::Result<String> {

@@ -249,3 +249,81 @@ impl Probe for CommandProbe {
         })
     }
 }
+
+// ---- the browser as a probe ----------------------------------------------------
+
+/// A scenario's browser page as a probe: at each boundary one screenshot
+/// (`before.png` / `after.png`), taken while the step's console and network
+/// logs are fetched (`console.json`, `network.json`); on failure the runner adds
+/// `error.png`, and the probe `page.html`.
+pub(crate) struct PageProbe {
+    pub(crate) page: crate::browser::Page,
+    pub(crate) full_page: bool,
+}
+
+impl Probe for PageProbe {
+    fn prefix(&self) -> &str {
+        ""
+    }
+    fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>> {
+        Box::pin(async move {
+            let (png, logs) =
+                tokio::join!(self.page.capture(self.full_page), self.page.take_logs());
+            let (console, network) = logs?;
+            let json =
+                |v: serde_json::Value| serde_json::to_vec_pretty(&v).expect("JSON serializes");
+            Ok(Snapshot {
+                state: Some(Item::new("screenshot", "png", "screenshot", png?)),
+                during: vec![
+                    Item::new(
+                        "console",
+                        "json",
+                        "console_log",
+                        json(serde_json::to_value(&console).expect("JSON")),
+                    ),
+                    Item::new(
+                        "network",
+                        "json",
+                        "network_log",
+                        json(serde_json::to_value(&network).expect("JSON")),
+                    ),
+                ],
+            })
+        })
+    }
+    fn on_failure(&self) -> BoxFuture<'_, Result<Vec<Item>, Error>> {
+        Box::pin(async move {
+            let html = self.page.page_html().await?;
+            Ok(vec![Item::new(
+                "page",
+                "html",
+                "html_snapshot",
+                html.into_bytes(),
+            )])
+        })
+    }
+}
+
+impl Scenario {
+    /// A browser page for this scenario: headless Chromium through chromedriver
+    /// (started for you, or `HARSHJUDGE_WEBDRIVER_URL`), a session reused from an
+    /// earlier scenario when there is one (its state reset). From now on every
+    /// step records `before.png`, `after.png`, `console.json` and `network.json`,
+    /// and a failed step `error.png` and `page.html` (`HARSHJUDGE_EVIDENCE`).
+    pub async fn page(&self) -> Result<crate::browser::Page, Error> {
+        let page = crate::browser::open_page(self.base_url()).await?;
+        self.shared
+            .pages
+            .lock()
+            .expect("pages lock")
+            .push(page.clone());
+        let full_page = self.shared.full_page();
+        self.shared
+            .add_probe(std::sync::Arc::new(PageProbe {
+                page: page.clone(),
+                full_page,
+            }))
+            .await;
+        Ok(page)
+    }
+}

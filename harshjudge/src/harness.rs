@@ -385,6 +385,7 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
         step_default: settings.step_timeout,
         scenario_default: settings.scenario_timeout,
         evidence: settings.evidence,
+        full_page: settings.full_page,
     };
     let dispatcher = {
         let sink = sink.clone();
@@ -440,6 +441,8 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
 
     let conclusion = libtest_mimic::run(args, trials);
     let _ = rt.block_on(dispatcher);
+    // No chromedriver or browser outlives the run.
+    rt.block_on(crate::browser::shutdown());
     drop(rt);
 
     let summary = sink.summary.lock().expect("summary");

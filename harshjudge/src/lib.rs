@@ -39,6 +39,7 @@
 
 #![warn(missing_docs)]
 
+pub mod browser;
 mod error;
 pub mod event;
 pub mod evidence;

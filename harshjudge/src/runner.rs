@@ -27,6 +27,7 @@ pub(crate) struct Limits {
     pub step_default: Option<Duration>,
     pub scenario_default: Option<Duration>,
     pub evidence: EvidenceMode,
+    pub full_page: bool,
 }
 
 /// State shared by the runner, the scenario handle and the generated step boundaries.
@@ -42,6 +43,8 @@ pub(crate) struct Shared {
     notify: Notify,
     /// Probes registered by the scenario (browser pages, HTTP, commands).
     pub probes: Mutex<Vec<Arc<dyn Probe>>>,
+    /// Browser pages opened by the scenario, released when it ends.
+    pub pages: Mutex<Vec<crate::browser::Page>>,
 }
 
 struct Cursor {
@@ -80,6 +83,7 @@ impl Shared {
             }),
             notify: Notify::new(),
             probes: Mutex::new(Vec::new()),
+            pages: Mutex::new(Vec::new()),
         })
     }
 
@@ -174,6 +178,11 @@ impl Shared {
             });
             self.write_snapshots(step, &[(probe.prefix().to_string(), snap)], Side::Before);
         }
+    }
+
+    /// Whether browser screenshots cover the whole page (`HARSHJUDGE_FULL_PAGE`).
+    pub fn full_page(&self) -> bool {
+        self.limits.full_page
     }
 
     fn probes(&self) -> Vec<Arc<dyn Probe>> {
@@ -422,6 +431,28 @@ async fn finalize(shared: &Shared, end: End) {
             shared.write_snapshots(step, &snaps, Side::After);
         }
     }
+    record_outcomes(shared, end);
+    // The browser sessions go back to the pool (state reset) for the next scenario.
+    let pages: Vec<_> = std::mem::take(&mut *shared.pages.lock().expect("pages lock"));
+    shared.probes.lock().expect("probe lock").clear();
+    for page in pages {
+        crate::browser::release_page(page).await;
+    }
+    let mut run = shared.run.lock().expect("run lock");
+    let dir = run.dir();
+    let completed = run.complete(None);
+    let err = completed.as_ref().err().map(|e| e.to_string());
+    shared.sink.on_event(&Event::RunFinished {
+        slug: shared.def.slug,
+        result: completed.is_ok().then(|| run.result()),
+        run_dir: Some(&dir),
+        store_error: err.as_deref(),
+    });
+}
+
+/// Records how the scenario ended: the running step passes or fails, the rest
+/// are skipped with the reason.
+fn record_outcomes(shared: &Shared, end: End) {
     let mut c = shared.cursor.lock().expect("cursor lock");
     let total = shared.def.steps.len();
     let failure: Option<(String, Option<String>)> = match end {
@@ -485,17 +516,6 @@ async fn finalize(shared: &Shared, end: End) {
             Some(reason),
         );
     }
-    drop(c);
-    let mut run = shared.run.lock().expect("run lock");
-    let dir = run.dir();
-    let completed = run.complete(None);
-    let err = completed.as_ref().err().map(|e| e.to_string());
-    shared.sink.on_event(&Event::RunFinished {
-        slug: shared.def.slug,
-        result: completed.is_ok().then(|| run.result()),
-        run_dir: Some(&dir),
-        store_error: err.as_deref(),
-    });
 }
 
 /// Where step `n` is declared, `file:line`.

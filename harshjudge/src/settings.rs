@@ -23,6 +23,8 @@ pub struct Settings {
     pub scenario_timeout: Option<Duration>,
     /// Which probe evidence is captured (`HARSHJUDGE_EVIDENCE`, default `all`).
     pub evidence: EvidenceMode,
+    /// Browser screenshots of the whole page, not just the viewport (`HARSHJUDGE_FULL_PAGE=1`).
+    pub full_page: bool,
 }
 
 /// `HARSHJUDGE_EVIDENCE`: which evidence probes (browser, HTTP, command) capture.
@@ -74,6 +76,17 @@ impl Settings {
             project_name: project_name.into(),
             step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
             scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
+            full_page: match env("HARSHJUDGE_FULL_PAGE").as_deref() {
+                None | Some("0") | Some("false") => false,
+                Some("1") | Some("true") => true,
+                Some(other) => {
+                    return Err(SettingError {
+                        name: "HARSHJUDGE_FULL_PAGE",
+                        value: other.into(),
+                        expected: "1 or 0".into(),
+                    });
+                }
+            },
             evidence: match env("HARSHJUDGE_EVIDENCE").as_deref() {
                 None | Some("all") => EvidenceMode::All,
                 Some("on-failure") => EvidenceMode::OnFailure,

@@ -1,0 +1,446 @@
+//! The browser: chromedriver started and stopped for you (or a remote W3C
+//! WebDriver), headless Chromium sessions reused across scenarios, and the
+//! [`Page`] API with auto-waiting. It never writes files: evidence is the
+//! runner's and the store's job.
+//!
+//! Settings: `HARSHJUDGE_CHROMEDRIVER` (path; default `chromedriver` on PATH),
+//! `HARSHJUDGE_CHROMIUM` (default `chromium`, `chromium-browser`, `google-chrome`
+//! on PATH), `HARSHJUDGE_WEBDRIVER_URL` (a running WebDriver; no local
+//! chromedriver then), `HARSHJUDGE_WINDOW` (default `1280x800`),
+//! `HARSHJUDGE_WAIT` (auto-wait limit, default `5s`).
+
+mod logs;
+mod page;
+
+pub use logs::{ConsoleEntry, NetworkEntry};
+pub use page::Page;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder};
+use hyper_util::client::legacy::connect::HttpConnector;
+
+use crate::settings::parse_duration;
+
+/// What can go wrong with the browser. Every message says what to do next.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BrowserError {
+    /// No chromedriver.
+    #[error(
+        "chromedriver not found ({0}): install it, e.g. `apt-get install chromium chromium-driver` on Debian, set HARSHJUDGE_CHROMEDRIVER to its path, or point HARSHJUDGE_WEBDRIVER_URL at a running WebDriver"
+    )]
+    DriverNotFound(String),
+    /// No Chromium.
+    #[error(
+        "Chromium not found ({0}): install it, e.g. `apt-get install chromium chromium-driver` on Debian, or set HARSHJUDGE_CHROMIUM to its path"
+    )]
+    BrowserNotFound(String),
+    /// chromedriver did not start.
+    #[error("chromedriver did not start: {0}")]
+    DriverStart(String),
+    /// A session could not be created.
+    #[error("could not start a browser session at {url}: {message}")]
+    Session {
+        /// The WebDriver URL.
+        url: String,
+        /// Why.
+        message: String,
+    },
+    /// An auto-wait ran out.
+    #[error("timed out after {waited:?} waiting for {locator:?} to {expected}; found: {found}")]
+    Timeout {
+        /// The locator.
+        locator: String,
+        /// What was expected.
+        expected: String,
+        /// What was found instead.
+        found: String,
+        /// How long it waited.
+        waited: Duration,
+    },
+    /// A WebDriver command failed.
+    #[error("{action}: {message}")]
+    Command {
+        /// What was being done.
+        action: String,
+        /// The WebDriver error.
+        message: String,
+    },
+    /// A setting has a bad value.
+    #[error("setting {name}={value:?} is invalid: {expected}")]
+    Setting {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What is expected.
+        expected: &'static str,
+    },
+}
+
+pub(crate) fn cmd_err(action: impl Into<String>, e: impl std::fmt::Display) -> BrowserError {
+    BrowserError::Command {
+        action: action.into(),
+        message: e.to_string(),
+    }
+}
+
+/// Browser settings.
+#[derive(Clone, Debug)]
+pub struct BrowserConfig {
+    /// A running W3C WebDriver to use instead of a local chromedriver.
+    pub webdriver_url: Option<String>,
+    /// The chromedriver binary (when no `webdriver_url`).
+    pub chromedriver: Option<PathBuf>,
+    /// The Chromium binary.
+    pub chromium: Option<PathBuf>,
+    /// Window size.
+    pub window: (u32, u32),
+    /// Auto-wait limit of actions and expectations.
+    pub wait: Duration,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn which(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+impl BrowserConfig {
+    /// From `HARSHJUDGE_*` variables.
+    pub fn from_env() -> Result<Self, BrowserError> {
+        let window = match env("HARSHJUDGE_WINDOW") {
+            None => (1280, 800),
+            Some(v) => {
+                let parsed = v
+                    .split_once('x')
+                    .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+                match parsed {
+                    Some((w, h)) if w >= 100 && h >= 100 => (w, h),
+                    _ => {
+                        return Err(BrowserError::Setting {
+                            name: "HARSHJUDGE_WINDOW",
+                            value: v,
+                            expected: "WIDTHxHEIGHT, e.g. 1280x800",
+                        });
+                    }
+                }
+            }
+        };
+        let wait = match env("HARSHJUDGE_WAIT") {
+            None => Duration::from_secs(5),
+            Some(v) => parse_duration(&v).map_err(|_| BrowserError::Setting {
+                name: "HARSHJUDGE_WAIT",
+                value: v,
+                expected: "a duration such as 500ms, 5s or 1m",
+            })?,
+        };
+        Ok(BrowserConfig {
+            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL"),
+            chromedriver: env("HARSHJUDGE_CHROMEDRIVER").map(PathBuf::from),
+            chromium: env("HARSHJUDGE_CHROMIUM").map(PathBuf::from),
+            window,
+            wait,
+        })
+    }
+
+    fn chromium_binary(&self) -> Result<PathBuf, BrowserError> {
+        match &self.chromium {
+            Some(p) if p.is_file() => Ok(p.clone()),
+            Some(p) => Err(BrowserError::BrowserNotFound(format!(
+                "HARSHJUDGE_CHROMIUM={} does not exist",
+                p.display()
+            ))),
+            None => which(&[
+                "chromium",
+                "chromium-browser",
+                "google-chrome",
+                "google-chrome-stable",
+            ])
+            .ok_or_else(|| {
+                BrowserError::BrowserNotFound(
+                    "no chromium, chromium-browser or google-chrome on PATH".into(),
+                )
+            }),
+        }
+    }
+
+    fn chromedriver_binary(&self) -> Result<PathBuf, BrowserError> {
+        match &self.chromedriver {
+            Some(p) if p.is_file() => Ok(p.clone()),
+            Some(p) => Err(BrowserError::DriverNotFound(format!(
+                "HARSHJUDGE_CHROMEDRIVER={} does not exist",
+                p.display()
+            ))),
+            None => which(&["chromedriver"])
+                .ok_or_else(|| BrowserError::DriverNotFound("not on PATH".into())),
+        }
+    }
+
+    /// The W3C capabilities of a new session.
+    fn capabilities(
+        &self,
+        profile: &Path,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+        let mut args = vec![
+            "--headless=new".to_string(),
+            "--disable-gpu".into(),
+            "--disable-dev-shm-usage".into(),
+            "--no-first-run".into(),
+            "--no-default-browser-check".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            "--disable-default-apps".into(),
+            "--disable-extensions".into(),
+            "--disable-features=Translate,OptimizationHints,MediaRouter".into(),
+            "--metrics-recording-only".into(),
+            "--disable-quic".into(),
+            "--mute-audio".into(),
+            // Only loopback resolves: nothing else is ever reached.
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1".into(),
+            format!("--window-size={},{}", self.window.0, self.window.1),
+            format!("--user-data-dir={}", profile.display()),
+        ];
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            args.push("--no-sandbox".into());
+        }
+        let mut chrome = serde_json::json!({ "args": args });
+        if self.webdriver_url.is_none() {
+            chrome["binary"] = self.chromium_binary()?.display().to_string().into();
+        }
+        let caps = serde_json::json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": chrome,
+            "goog:loggingPrefs": { "browser": "ALL", "performance": "ALL" },
+        });
+        Ok(caps.as_object().cloned().expect("an object"))
+    }
+}
+
+// ---- chromedriver --------------------------------------------------------------
+
+struct Driver {
+    url: String,
+    child: Child,
+}
+
+static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
+
+fn free_port() -> Result<u16, BrowserError> {
+    let l = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .map_err(|e| BrowserError::DriverStart(format!("no free port: {e}")))?;
+    Ok(l.local_addr()
+        .map_err(|e| BrowserError::DriverStart(e.to_string()))?
+        .port())
+}
+
+/// The WebDriver URL: the remote one, or a local chromedriver started (once per
+/// process) on a free loopback port.
+fn driver_url(config: &BrowserConfig) -> Result<String, BrowserError> {
+    if let Some(url) = &config.webdriver_url {
+        return Ok(url.clone());
+    }
+    let mut guard = DRIVER.lock().expect("driver lock");
+    if let Some(d) = guard.as_mut() {
+        if matches!(d.child.try_wait(), Ok(None)) {
+            return Ok(d.url.clone());
+        }
+        *guard = None;
+    }
+    let binary = config.chromedriver_binary()?;
+    config.chromium_binary()?;
+    let mut last = String::new();
+    for _ in 0..3 {
+        let port = free_port()?;
+        let mut cmd = Command::new(&binary);
+        cmd.arg(format!("--port={port}"))
+            .arg("--allowed-ips=127.0.0.1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        // chromedriver dies with this process, even on SIGKILL (Linux).
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+        }
+        let mut child = spawn_from_keeper(cmd)
+            .map_err(|e| BrowserError::DriverStart(format!("{}: {e}", binary.display())))?;
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = child.try_wait() {
+                let mut err = String::new();
+                if let Some(mut e) = child.stderr.take() {
+                    use std::io::Read;
+                    let _ = e.read_to_string(&mut err);
+                }
+                last = format!("exited with {status}: {}", err.trim());
+                break;
+            }
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                *guard = Some(Driver {
+                    url: url.clone(),
+                    child,
+                });
+                return Ok(url);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        if last.is_empty() {
+            last = format!("port {port} did not open within 10 s");
+        }
+    }
+    Err(BrowserError::DriverStart(last))
+}
+
+/// Spawns `cmd` from a thread that lives as long as the process. With
+/// `PR_SET_PDEATHSIG` the child dies when the thread that forked it ends, so the
+/// fork must not happen on a short-lived (e.g. tokio blocking-pool) thread.
+fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
+    type Request = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
+    static KEEPER: Mutex<Option<std::sync::mpsc::Sender<Request>>> = Mutex::new(None);
+    let tx = {
+        let mut keeper = KEEPER.lock().expect("keeper lock");
+        keeper
+            .get_or_insert_with(|| {
+                let (tx, rx) = std::sync::mpsc::channel::<Request>();
+                std::thread::Builder::new()
+                    .name("harshjudge-driver".into())
+                    .spawn(move || {
+                        for (mut cmd, reply) in rx {
+                            let _ = reply.send(cmd.spawn());
+                        }
+                    })
+                    .expect("spawn the driver keeper thread");
+                tx
+            })
+            .clone()
+    };
+    let (reply, answer) = std::sync::mpsc::channel();
+    tx.send((cmd, reply))
+        .map_err(|_| std::io::Error::other("the driver keeper thread is gone"))?;
+    answer
+        .recv()
+        .map_err(|_| std::io::Error::other("the driver keeper thread is gone"))?
+}
+
+/// The pid and URL of the chromedriver this process started, if running.
+pub fn local_driver() -> Option<(u32, String)> {
+    DRIVER
+        .lock()
+        .expect("driver lock")
+        .as_ref()
+        .map(|d| (d.child.id(), d.url.clone()))
+}
+
+// ---- sessions ----------------------------------------------------------------
+
+/// A browser session with its own profile folder (removed when it closes).
+pub(crate) struct Session {
+    pub(crate) client: Client,
+    pub(crate) _profile: Option<tempfile::TempDir>,
+    pub(crate) remote: String,
+}
+
+static POOL: Mutex<Vec<Session>> = Mutex::new(Vec::new());
+
+async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
+    let url = tokio::task::spawn_blocking({
+        let config = config.clone();
+        move || driver_url(&config)
+    })
+    .await
+    .map_err(|e| BrowserError::DriverStart(e.to_string()))??;
+    let profile = tempfile::Builder::new()
+        .prefix("harshjudge-profile-")
+        .tempdir()
+        .map_err(|e| BrowserError::Session {
+            url: url.clone(),
+            message: format!("profile folder: {e}"),
+        })?;
+    let caps = config.capabilities(profile.path())?;
+    let client = ClientBuilder::new(HttpConnector::new())
+        .capabilities(caps)
+        .connect(&url)
+        .await
+        .map_err(|e| BrowserError::Session {
+            url: url.clone(),
+            message: e.to_string(),
+        })?;
+    Ok(Session {
+        client,
+        _profile: Some(profile),
+        remote: url,
+    })
+}
+
+/// Opens a page: a session from the pool (state reset when it was released) or
+/// a new one. `base_url` is what relative `goto` paths are joined to.
+pub async fn open_page(base_url: &str) -> Result<Page, BrowserError> {
+    open_page_with(&BrowserConfig::from_env()?, base_url).await
+}
+
+/// [`open_page`] with explicit settings.
+pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Page, BrowserError> {
+    let wanted = config.webdriver_url.clone();
+    let pooled = {
+        let mut pool = POOL.lock().expect("pool lock");
+        let i = pool
+            .iter()
+            .position(|s| wanted.as_ref().is_none_or(|w| *w == s.remote));
+        i.map(|i| pool.swap_remove(i))
+    };
+    let session = match pooled {
+        Some(s) => s,
+        None => new_session(config).await?,
+    };
+    Ok(Page::new(session, base_url, config.wait))
+}
+
+/// Resets a page's browser state (cookies, storage, cache, extra windows, logs)
+/// and returns its session to the pool for the next scenario. A session that
+/// cannot be reset is closed.
+pub async fn release_page(page: Page) {
+    if let Some(session) = page.take_session() {
+        match page::reset(&session.client).await {
+            Ok(()) => POOL.lock().expect("pool lock").push(session),
+            Err(_) => {
+                let _ = session.client.close().await;
+            }
+        }
+    }
+}
+
+/// Closes every pooled session and stops the local chromedriver. The harness
+/// calls it at the end of a run; later pages start afresh.
+pub async fn shutdown() {
+    let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
+    for s in sessions {
+        let _ = s.client.close().await;
+    }
+    let driver = DRIVER.lock().expect("driver lock").take();
+    if let Some(mut d) = driver {
+        let _ = d.child.kill();
+        let _ = d.child.wait();
+    }
+}
