@@ -296,6 +296,13 @@ fn driver_url(config: &BrowserConfig) -> Result<String, BrowserError> {
                 break;
             }
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                // On any normal exit (test binaries end with process::exit), stop
+                // the driver and its browsers; PDEATHSIG covers abnormal ones.
+                static AT_EXIT: std::sync::Once = std::sync::Once::new();
+                // SAFETY: registers a plain extern "C" fn.
+                AT_EXIT.call_once(|| unsafe {
+                    libc::atexit(stop_driver_at_exit);
+                });
                 *guard = Some(Driver {
                     url: url.clone(),
                     child,
@@ -403,18 +410,22 @@ pub async fn open_page(base_url: &str) -> Result<Page, BrowserError> {
 /// [`open_page`] with explicit settings.
 pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Page, BrowserError> {
     let wanted = config.webdriver_url.clone();
-    let pooled = {
-        let mut pool = POOL.lock().expect("pool lock");
-        let i = pool
-            .iter()
-            .position(|s| wanted.as_ref().is_none_or(|w| *w == s.remote));
-        i.map(|i| pool.swap_remove(i))
-    };
-    let session = match pooled {
-        Some(s) => s,
-        None => new_session(config).await?,
-    };
-    Ok(Page::new(session, base_url, config.wait))
+    loop {
+        let pooled = {
+            let mut pool = POOL.lock().expect("pool lock");
+            let i = pool
+                .iter()
+                .position(|s| wanted.as_ref().is_none_or(|w| *w == s.remote));
+            i.map(|i| pool.swap_remove(i))
+        };
+        let Some(session) = pooled else { break };
+        // A session's connection lives on the runtime that opened it: one from a
+        // runtime that has ended (another test, an earlier harness run) is dead.
+        if session.client.current_url().await.is_ok() {
+            return Ok(Page::new(session, base_url, config.wait));
+        }
+    }
+    Ok(Page::new(new_session(config).await?, base_url, config.wait))
 }
 
 /// Resets a page's browser state (cookies, storage, cache, extra windows, logs)
@@ -438,9 +449,44 @@ pub async fn shutdown() {
     for s in sessions {
         let _ = s.client.close().await;
     }
-    let driver = DRIVER.lock().expect("driver lock").take();
-    if let Some(mut d) = driver {
-        let _ = d.child.kill();
-        let _ = d.child.wait();
+    stop_driver();
+}
+
+/// Stops the local chromedriver: its `/shutdown` endpoint quits every browser it
+/// started; a driver that does not exit within 3 s is killed.
+fn stop_driver() {
+    let driver = match DRIVER.try_lock() {
+        Ok(mut g) => g.take(),
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    };
+    let Some(mut d) = driver else { return };
+    if let Some(addr) = d.url.strip_prefix("http://")
+        && let Ok(mut stream) = std::net::TcpStream::connect(addr)
+    {
+        use std::io::Write;
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+        let request =
+            format!("GET /shutdown HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        // Wait for the answer: chromedriver quits its browsers before replying,
+        // and may drop the request if the connection closes first.
+        if stream.write_all(request.as_bytes()).is_ok() {
+            use std::io::Read;
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let _ = stream.read(&mut [0u8; 256]);
+        }
     }
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = d.child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = d.child.kill();
+    let _ = d.child.wait();
+}
+
+extern "C" fn stop_driver_at_exit() {
+    stop_driver();
 }
