@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::store::{
-    CompletedStep, Durability, EvidenceName, Phase, RunId, RunResult, RunStatus, SkillError,
-    SkillState, Slug, Stats, StepId, StepResult, StepStatus, Store, StoreError, WrittenEvidence,
-    now_iso,
+    CompletedStep, Durability, EvidenceName, Phase, RunId, RunLock, RunResult, RunStatus,
+    SkillError, SkillState, Slug, Stats, StepId, StepResult, StepStatus, Store, StoreError,
+    WrittenEvidence, now_iso,
 };
 
 /// An open run: `result.json` and `skill-state.yaml` kept in memory and written
@@ -22,7 +22,11 @@ pub struct RunHandle {
     state: SkillState,
     titles: Vec<String>,
     clock: Instant,
+    /// Milliseconds the run had lasted when this handle took it over.
+    elapsed_before: u64,
     durability: Durability,
+    /// Held by handles that reopened a run ([`RunHandle::open`]).
+    _lock: Option<RunLock>,
     /// Evidence files written through this handle, per step number.
     evidence: BTreeMap<usize, std::collections::BTreeSet<String>>,
 }
@@ -77,11 +81,111 @@ impl RunHandle {
             state,
             titles,
             clock: Instant::now(),
+            elapsed_before: 0,
             durability: Durability::Now,
+            _lock: None,
             evidence: BTreeMap::new(),
         };
         handle.write_state()?;
         Ok(handle)
+    }
+
+    /// Reopens a run started earlier, by this process or another (an agent's
+    /// MCP calls, a CLI command), to record more in it. The handle holds the
+    /// run's lock until it drops, so concurrent changes to one run take turns
+    /// and each sees the previous one's files. A run the original HarshJudge
+    /// started (no `result.json` or `skill-state.yaml` yet) is picked up too.
+    pub fn open(store: &Store, run: &RunId) -> Result<Self, StoreError> {
+        let slug = store.find_run(run)?.ok_or_else(|| StoreError::NotFound {
+            what: format!("run \"{run}\""),
+            path: store
+                .dir()
+                .join("scenarios")
+                .join("*")
+                .join("runs")
+                .join(run.as_str()),
+        })?;
+        let lock = store.lock_run(&slug, run)?;
+        let meta = store.read_meta(&slug)?.unwrap_or_default();
+        let titles: Vec<String> = meta.steps.iter().map(|s| s.title.clone()).collect();
+        let saved_state = store.read_skill_state(&slug, run)?;
+        let result = match store.read_result(&slug, run)? {
+            Some(r) => r,
+            None => RunResult {
+                run_id: run.to_string(),
+                scenario_slug: slug.to_string(),
+                status: RunStatus::Running,
+                started_at: saved_state
+                    .as_ref()
+                    .map(|s| s.started_at.clone())
+                    .unwrap_or_else(now_iso),
+                completed_at: None,
+                duration: 0,
+                steps: vec![],
+                failed_step: None,
+                error_message: None,
+                run_number: None,
+            },
+        };
+        let state = saved_state.unwrap_or_else(|| SkillState {
+            skill_version: "1.0".into(),
+            started_at: result.started_at.clone(),
+            current_phase: Phase::ExecuteSteps,
+            current_step: 0,
+            total_steps: titles.len(),
+            completed_steps: result
+                .steps
+                .iter()
+                .map(|s| CompletedStep {
+                    step: s.id.parse().unwrap_or(0),
+                    status: s.status,
+                    evidence_captured: !s.evidence_files.is_empty(),
+                    timestamp: now_iso(),
+                })
+                .collect(),
+            checklist_status: BTreeMap::from([
+                ("evidence".to_string(), "in_progress".to_string()),
+                ("pre-run".to_string(), "completed".to_string()),
+            ]),
+            last_action: "Run reopened".into(),
+            error: None,
+            completed_at: None,
+            run_id: run.to_string(),
+            scenario_slug: slug.to_string(),
+            pid: std::process::id(),
+        });
+        let elapsed_before = chrono::DateTime::parse_from_rfc3339(&result.started_at)
+            .map(|t| (chrono::Utc::now() - t.with_timezone(&chrono::Utc)).num_milliseconds())
+            .unwrap_or(0)
+            .max(0) as u64;
+        Ok(RunHandle {
+            store: store.clone(),
+            slug,
+            id: run.clone(),
+            result,
+            state,
+            titles,
+            clock: Instant::now(),
+            elapsed_before,
+            durability: Durability::Now,
+            _lock: Some(lock),
+            evidence: BTreeMap::new(),
+        })
+    }
+
+    /// The step titles of the scenario, in order.
+    pub fn titles(&self) -> &[String] {
+        &self.titles
+    }
+
+    /// The current `skill-state.yaml` content.
+    pub fn state(&self) -> &SkillState {
+        &self.state
+    }
+
+    /// Fails with [`StoreError::RunCompleted`] when the run is final.
+    pub fn ensure_running(&self) -> Result<(), StoreError> {
+        self.ensure_open()
     }
 
     /// Lets the background writer persist `result.json` and `skill-state.yaml`
@@ -242,16 +346,108 @@ impl RunHandle {
     /// steps, `completedAt`, the duration (measured since start unless given), and
     /// the scenario's statistics in `meta.yaml`.
     pub fn complete(&mut self, duration_ms: Option<u64>) -> Result<Stats, StoreError> {
+        self.complete_with(Completion {
+            duration_ms,
+            ..Completion::default()
+        })
+        .map(|c| c.stats)
+    }
+
+    /// Finalises the run with what a caller (an agent) claims about it. The
+    /// step list is, in order of precedence: `completion.steps`, the steps
+    /// completed so far, or one step per `step-NN` folder (passed, except
+    /// `completion.failed_step`). With steps, the status is derived from them
+    /// (any `fail` → fail) and a claim that contradicts it is reported in
+    /// [`Completed::warning`]; without any, the claim (default pass) stands.
+    pub fn complete_with(&mut self, completion: Completion) -> Result<Completed, StoreError> {
         self.ensure_open()?;
-        let duration = duration_ms.unwrap_or_else(|| self.clock.elapsed().as_millis() as u64);
+        let duration = completion
+            .duration_ms
+            .unwrap_or_else(|| self.elapsed_before + self.clock.elapsed().as_millis() as u64);
+        if let Some(steps) = completion.steps.filter(|s| !s.is_empty()) {
+            self.result.steps.clear();
+            for step in steps {
+                self.result.upsert_step(step);
+            }
+        }
+        if self.result.steps.is_empty() {
+            let failed = completion.failed_step.as_ref().map(|s| s.to_string());
+            for id in self.store.step_dirs(&self.slug, &self.id)? {
+                let is_failed = failed.as_deref() == Some(id.as_str());
+                self.result.upsert_step(StepResult {
+                    id: id.to_string(),
+                    status: if is_failed {
+                        StepStatus::Fail
+                    } else {
+                        StepStatus::Pass
+                    },
+                    duration: 0,
+                    error: if is_failed {
+                        completion.error_message.clone()
+                    } else {
+                        None
+                    },
+                    evidence_files: vec![],
+                    summary: None,
+                    title: self.title(&id).map(str::to_string),
+                    error_location: None,
+                });
+            }
+        }
+        let mut warnings = vec![];
+        if completion.skip_missing && !self.result.steps.is_empty() {
+            let mut missing = vec![];
+            for n in 1..=self.titles.len() {
+                let id = StepId::from_index(n)?;
+                if !self.result.steps.iter().any(|s| s.id == id.as_str()) {
+                    missing.push(id.to_string());
+                    self.result.upsert_step(StepResult {
+                        id: id.to_string(),
+                        status: StepStatus::Skipped,
+                        duration: 0,
+                        error: None,
+                        evidence_files: vec![],
+                        summary: Some(
+                            "never completed: recorded as skipped when the run completed".into(),
+                        ),
+                        title: self.title(&id).map(str::to_string),
+                        error_location: None,
+                    });
+                }
+            }
+            if !missing.is_empty() {
+                warnings.push(format!(
+                    "Steps {} were never completed; recorded as skipped.",
+                    missing.join(", ")
+                ));
+            }
+        }
         // Evidence recorded after a step completed still belongs to it.
         for step in &mut self.result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
                 step.evidence_files = self.store.list_evidence(&self.slug, &self.id, &id)?;
             }
         }
-        self.result.status = RunStatus::Pass;
-        self.result.derive_outcome();
+        if self.result.steps.is_empty() {
+            self.result.status = completion.claimed.unwrap_or(RunStatus::Pass);
+            self.result.failed_step = completion.failed_step.map(|s| s.to_string());
+            self.result.error_message = completion.error_message;
+        } else {
+            self.result.status = RunStatus::Pass;
+            self.result.derive_outcome();
+            if self.result.status == RunStatus::Fail && self.result.error_message.is_none() {
+                self.result.error_message = completion.error_message;
+            }
+            if let Some(claimed) = completion.claimed
+                && claimed != self.result.status
+            {
+                warnings.insert(0, format!(
+                    "Status mismatch: status \"{}\" contradicts step results (derived: \"{}\"). Using derived status.",
+                    claimed.as_str(),
+                    self.result.status.as_str()
+                ));
+            }
+        }
         let now = now_iso();
         self.result.completed_at = Some(now.clone());
         self.result.duration = duration;
@@ -274,6 +470,177 @@ impl RunHandle {
         };
         self.store
             .put_skill_state(&self.slug, &self.id, &self.state, Durability::Now)?;
-        Ok(stats)
+        Ok(Completed {
+            stats,
+            status: self.result.status,
+            warning: (!warnings.is_empty()).then(|| warnings.join(" ")),
+        })
     }
+}
+
+/// What a caller claims when it completes a run ([`RunHandle::complete_with`]).
+#[derive(Clone, Debug, Default)]
+pub struct Completion {
+    /// The run's duration in ms; measured since its start when `None`.
+    pub duration_ms: Option<u64>,
+    /// The status the caller believes; the steps decide when there are any.
+    pub claimed: Option<RunStatus>,
+    /// The full step list, replacing the steps completed so far.
+    pub steps: Option<Vec<StepResult>>,
+    /// The failed step, for a run whose steps were never completed one by one.
+    pub failed_step: Option<StepId>,
+    /// The failure message, when no failed step carries one.
+    pub error_message: Option<String>,
+    /// Record the scenario's steps that were never completed as `skipped`
+    /// (an agent stopped early), and say so in [`Completed::warning`].
+    pub skip_missing: bool,
+}
+
+/// A completed run.
+#[derive(Clone, Debug)]
+pub struct Completed {
+    /// The scenario's statistics after this run.
+    pub stats: Stats,
+    /// The run's final status.
+    pub status: RunStatus,
+    /// Set when the claimed status contradicted the steps.
+    pub warning: Option<String>,
+}
+
+/// Where a run stands, for a caller that wants to resume it.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunState {
+    /// The run's id.
+    pub run_id: String,
+    /// The scenario's slug.
+    pub scenario_slug: String,
+    /// running / pass / fail.
+    pub status: RunStatus,
+    /// Phase from `skill-state.yaml`.
+    pub phase: Phase,
+    /// ISO-8601.
+    pub started_at: String,
+    /// ISO-8601 once final.
+    pub completed_at: Option<String>,
+    /// Steps of the scenario.
+    pub total_steps: usize,
+    /// Steps completed so far, in order.
+    pub completed_steps: Vec<StepState>,
+    /// The first step of the scenario not completed yet (none once the run is
+    /// final, or after a failed step).
+    pub next_step: Option<NextStep>,
+    /// The step running when the state was last written (0 before the first).
+    pub current_step: usize,
+    /// What happened last.
+    pub last_action: String,
+    /// The failure, if any.
+    pub error: Option<SkillError>,
+    /// Whether more can be recorded in the run (it is not final).
+    pub resumable: bool,
+}
+
+/// One completed step in a [`RunState`].
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepState {
+    /// `"01"`…
+    pub id: String,
+    /// Title from `meta.yaml`, when listed there.
+    pub title: Option<String>,
+    /// pass / fail / skipped.
+    pub status: StepStatus,
+    /// Evidence files of the step.
+    pub evidence_files: Vec<String>,
+    /// The step's error.
+    pub error: Option<String>,
+}
+
+/// The step to run next in a [`RunState`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct NextStep {
+    /// `"01"`…
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Step file name in `steps/`.
+    pub file: String,
+}
+
+/// Where `run` stands: steps done with their status, the next step, the last
+/// action and the error. Reads only; takes no lock.
+pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
+    let slug = store.find_run(run)?.ok_or_else(|| StoreError::NotFound {
+        what: format!("run \"{run}\""),
+        path: store
+            .dir()
+            .join("scenarios")
+            .join("*")
+            .join("runs")
+            .join(run.as_str()),
+    })?;
+    let meta = store.read_meta(&slug)?.unwrap_or_default();
+    let result = store.read_result(&slug, run)?;
+    let state = store.read_skill_state(&slug, run)?;
+    let status = result.as_ref().map_or(RunStatus::Running, |r| r.status);
+    let steps: Vec<StepResult> = result.as_ref().map(|r| r.steps.clone()).unwrap_or_default();
+    let completed_steps: Vec<StepState> = steps
+        .iter()
+        .map(|s| StepState {
+            id: s.id.clone(),
+            title: meta
+                .steps
+                .iter()
+                .find(|m| m.id == s.id)
+                .map(|m| m.title.clone())
+                .or_else(|| s.title.clone()),
+            status: s.status,
+            evidence_files: s.evidence_files.clone(),
+            error: s.error.clone(),
+        })
+        .collect();
+    let failed = steps.iter().any(|s| s.status == StepStatus::Fail);
+    let next_step = if status != RunStatus::Running || failed {
+        None
+    } else {
+        meta.steps
+            .iter()
+            .find(|m| !steps.iter().any(|s| s.id == m.id))
+            .map(|m| NextStep {
+                id: m.id.clone(),
+                title: m.title.clone(),
+                file: m.file.clone(),
+            })
+    };
+    let started_at = result
+        .as_ref()
+        .map(|r| r.started_at.clone())
+        .filter(|s| !s.is_empty())
+        .or_else(|| state.as_ref().map(|s| s.started_at.clone()))
+        .unwrap_or_default();
+    Ok(RunState {
+        run_id: run.to_string(),
+        scenario_slug: slug.to_string(),
+        status,
+        phase: state.as_ref().map_or(
+            if status == RunStatus::Running {
+                Phase::Init
+            } else {
+                Phase::Completed
+            },
+            |s| s.current_phase,
+        ),
+        started_at,
+        completed_at: result.as_ref().and_then(|r| r.completed_at.clone()),
+        total_steps: meta.steps.len(),
+        completed_steps,
+        next_step,
+        current_step: state.as_ref().map_or(0, |s| s.current_step),
+        last_action: state
+            .as_ref()
+            .map(|s| s.last_action.clone())
+            .unwrap_or_else(|| "Run started".into()),
+        error: state.as_ref().and_then(|s| s.error.clone()),
+        resumable: status == RunStatus::Running,
+    })
 }

@@ -34,6 +34,11 @@ use fsio::{LockGuard, io_err, write_atomic};
 /// The exact `.gitignore` the original writes.
 pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n";
 
+/// The `prd.md` template `initProject` writes: the sections the original's
+/// agents fill in (application type, ports, main scenarios, authentication,
+/// tech stack, notes).
+pub const PRD_TEMPLATE: &str = "# Project PRD\n\n## Application Type\n<!-- backend | fullstack | frontend | cli | other -->\n{app_type}\n\n## Ports\n<!-- where each service listens while tests run -->\n| Service | Port |\n|---------|------|\n| Frontend | {frontend_port} |\n| Backend | {backend_port} |\n| Database | {database_port} |\n\n## Main Scenarios\n<!-- the flows that matter most -->\n- {scenario_1}\n- {scenario_2}\n- {scenario_3}\n\n## Authentication\n<!-- how a test signs in -->\n- **Login URL:** {login_url}\n- **Test Credentials:**\n  - Username: {test_username}\n  - Password: {test_password}\n\n## Tech Stack\n<!-- what the app is made of -->\n- Frontend: {frontend_stack}\n- Backend: {backend_stack}\n- Testing: {testing_tools}\n\n## Notes\n<!-- anything an agent should know -->\n- {note_1}\n- {note_2}\n";
+
 /// Errors of the store. Each names the file or id involved.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -219,6 +224,23 @@ impl Store {
         };
         fsio::write_new(&self.config_path(), to_yaml(&config).as_bytes())?;
         fsio::write_new(&self.dir.join(".gitignore"), GITIGNORE.as_bytes())?;
+        Ok(())
+    }
+
+    /// Initialises a project for agents: `config.yaml`, `.gitignore`, `prd.md`
+    /// (a template the agent fills in) and `scenarios/`. Fails with
+    /// [`StoreError::AlreadyExists`] when `config.yaml` exists; a folder left
+    /// half-made (no `config.yaml`) is completed.
+    pub fn init_project(&self, project_name: &str, base_url: &str) -> Result<(), StoreError> {
+        if self.is_initialized() {
+            return Err(StoreError::AlreadyExists {
+                what: "a HarshJudge project",
+                path: self.config_path(),
+            });
+        }
+        fsio::create_dir_all(&self.dir.join("scenarios"))?;
+        fsio::write_new(&self.dir.join("prd.md"), PRD_TEMPLATE.as_bytes())?;
+        self.ensure_initialized(project_name, base_url)?;
         Ok(())
     }
 
@@ -582,6 +604,70 @@ impl Store {
         Ok(stats)
     }
 
+    /// Takes the exclusive lock of one run (`runs/{id}/.run.lock`), held until the
+    /// guard drops: front ends that change a run (an MCP call, a CLI command)
+    /// take turns, whatever process they run in.
+    pub fn lock_run(&self, slug: &Slug, run: &RunId) -> Result<RunLock, StoreError> {
+        LockGuard::acquire(&self.run_dir(slug, run).join(".run.lock")).map(RunLock)
+    }
+
+    /// The `step-NN` folders of a run, sorted.
+    pub fn step_dirs(&self, slug: &Slug, run: &RunId) -> Result<Vec<StepId>, StoreError> {
+        let dir = self.run_dir(slug, run);
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut ids: Vec<StepId> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let id = name.strip_prefix("step-")?;
+                (id.len() == 2 && id.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| StepId::new(id).ok())
+                    .flatten()
+            })
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// The runs of a scenario (folder names that are valid run ids), sorted.
+    pub fn list_runs(&self, slug: &Slug) -> Result<Vec<RunId>, StoreError> {
+        let dir = self.scenario_dir(slug).join("runs");
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut runs: Vec<RunId> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| RunId::new(e.file_name().to_string_lossy().into_owned()).ok())
+            .collect();
+        runs.sort();
+        Ok(runs)
+    }
+
+    /// The scenarios of the project (folder names that are valid slugs), sorted byte-wise.
+    pub fn list_scenarios(&self) -> Result<Vec<Slug>, StoreError> {
+        let dir = self.dir.join("scenarios");
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut slugs: Vec<Slug> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| Slug::new(e.file_name().to_string_lossy().into_owned()).ok())
+            .collect();
+        slugs.sort();
+        Ok(slugs)
+    }
+
     /// Finds the scenario a run belongs to.
     pub fn find_run(&self, run: &RunId) -> Result<Option<Slug>, StoreError> {
         let scenarios = self.dir.join("scenarios");
@@ -603,6 +689,15 @@ impl Store {
             }
         }
         Ok(None)
+    }
+}
+
+/// The exclusive lock of one run ([`Store::lock_run`]); released on drop.
+pub struct RunLock(#[allow(dead_code)] LockGuard);
+
+impl std::fmt::Debug for RunLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RunLock")
     }
 }
 

@@ -1,0 +1,398 @@
+//! Command line: the original CLI's commands, each mapped onto the same tool
+//! as the MCP server. Success prints compact JSON on stdout (exit 0); a
+//! failure prints `{"error", "code"}` on stderr (exit 1).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use serde_json::{Map, Value, json};
+
+use crate::context::{Context, DEFAULT_MAX_EVIDENCE_BYTES};
+use crate::dispatch;
+
+/// MCP server and CLI of HarshJudge: record end-to-end test runs as evidence in .harshJudge/.
+///
+/// With no command it serves MCP over stdio (stdout carries only the protocol;
+/// logs go to stderr).
+#[derive(Debug, Parser)]
+#[command(name = "harshjudge-mcp", version, about, long_about = None)]
+pub struct Cli {
+    /// Project folder (the one holding .harshJudge/); default: the current folder.
+    #[arg(long, global = true, value_name = "DIR", env = "HARSHJUDGE_PROJECT")]
+    pub cwd: Option<PathBuf>,
+    /// Largest evidence accepted, in bytes.
+    #[arg(long, global = true, value_name = "BYTES", env = "HARSHJUDGE_MAX_EVIDENCE_BYTES", default_value_t = DEFAULT_MAX_EVIDENCE_BYTES)]
+    pub max_evidence_bytes: u64,
+    /// Another folder evidence files may be copied from (repeatable; the project
+    /// and the system's temporary folder always are). The variable takes a
+    /// ':'-separated list.
+    #[arg(
+        long = "allow-root",
+        global = true,
+        value_name = "DIR",
+        env = "HARSHJUDGE_ALLOWED_ROOTS",
+        value_delimiter = ':'
+    )]
+    pub allow_roots: Vec<PathBuf>,
+    /// What to do (default: serve MCP over stdio).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve MCP over stdio (the default).
+    Serve,
+    /// Initialize a project: .harshJudge/ with config.yaml, prd.md, .gitignore.
+    Init {
+        /// Project name.
+        name: String,
+        /// Base URL of the application under test.
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Create or update a scenario.
+    Create {
+        /// Scenario slug (lowercase letters, digits, hyphens).
+        slug: String,
+        /// Title.
+        #[arg(long)]
+        title: String,
+        /// Steps as JSON: [{"title","actions","expectedOutcome",…}].
+        #[arg(
+            long,
+            required_unless_present = "steps_file",
+            conflicts_with = "steps_file"
+        )]
+        steps: Option<String>,
+        /// A file holding the steps' JSON.
+        #[arg(long, value_name = "FILE")]
+        steps_file: Option<PathBuf>,
+        /// Comma-separated tags.
+        #[arg(long)]
+        tags: Option<String>,
+        /// Expected duration in seconds.
+        #[arg(long)]
+        estimated_duration: Option<f64>,
+        /// Star the scenario.
+        #[arg(long)]
+        starred: bool,
+    },
+    /// Star or unstar a scenario; with neither flag, toggle it.
+    Star {
+        /// Scenario slug.
+        slug: String,
+        /// Star it.
+        #[arg(long, conflicts_with_all = ["off", "unstar"])]
+        on: bool,
+        /// Unstar it.
+        #[arg(long, conflicts_with = "unstar")]
+        off: bool,
+        /// Unstar it (same as --off).
+        #[arg(long)]
+        unstar: bool,
+    },
+    /// Project status, or one scenario's detail.
+    Status {
+        /// Scenario slug.
+        slug: Option<String>,
+        /// Only starred scenarios.
+        #[arg(long)]
+        starred_only: bool,
+    },
+    /// Start a run of a scenario.
+    Start {
+        /// Scenario slug.
+        slug: String,
+    },
+    /// Record evidence for a step of a run.
+    Evidence {
+        /// Run id.
+        run_id: String,
+        /// Step number (1, 2, … or 01, 02, …).
+        #[arg(long)]
+        step: String,
+        /// screenshot, db_snapshot, console_log, network_log, html_snapshot, custom, api_response, api_headers, stdout, stderr, exit_code.
+        #[arg(long = "type")]
+        kind: String,
+        /// Name (file name without extension).
+        #[arg(long)]
+        name: String,
+        /// An absolute file path (copied) or the content.
+        #[arg(long)]
+        data: String,
+        /// Metadata as a JSON object.
+        #[arg(long)]
+        metadata: Option<String>,
+        /// auto, file or content.
+        #[arg(long)]
+        source: Option<String>,
+    },
+    /// Record a step's result.
+    CompleteStep {
+        /// Run id.
+        run_id: String,
+        /// Step id (01, 02, …; 1, 2, … are accepted).
+        #[arg(long)]
+        step: String,
+        /// pass, fail or skipped.
+        #[arg(long)]
+        status: String,
+        /// Milliseconds.
+        #[arg(long)]
+        duration: f64,
+        /// Why it failed.
+        #[arg(long)]
+        error: Option<String>,
+        /// One line on what happened.
+        #[arg(long)]
+        summary: Option<String>,
+    },
+    /// Finish a run.
+    CompleteRun {
+        /// Run id.
+        run_id: String,
+        /// pass or fail (the steps decide when there are any).
+        #[arg(long)]
+        status: Option<String>,
+        /// Milliseconds (default: measured from the run's start).
+        #[arg(long)]
+        duration: Option<f64>,
+        /// The failed step.
+        #[arg(long)]
+        failed_step: Option<String>,
+        /// The failure message.
+        #[arg(long)]
+        error: Option<String>,
+        /// Steps as JSON: [{"id","status","duration","error"}].
+        #[arg(long)]
+        steps: Option<String>,
+    },
+    /// Where a run stands (to resume it).
+    RunState {
+        /// Run id; omitted: the newest run of --scenario.
+        run_id: Option<String>,
+        /// Scenario slug.
+        #[arg(long)]
+        scenario: Option<String>,
+    },
+    /// Look through .harshJudge/.
+    Discover {
+        /// tree or search.
+        #[command(subcommand)]
+        what: Discover,
+    },
+}
+
+/// `discover` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Discover {
+    /// The folder as a tree.
+    Tree {
+        /// A folder relative to .harshJudge/.
+        path: Option<String>,
+    },
+    /// Case-insensitive search of .yaml, .yml, .json and .md files.
+    Search {
+        /// Text to find.
+        pattern: String,
+        /// A folder relative to .harshJudge/.
+        #[arg(long)]
+        path: Option<String>,
+    },
+}
+
+/// A CLI failure, printed as `{"error", "code"}`.
+#[derive(Debug)]
+pub struct CliError(pub Value);
+
+fn invalid(msg: impl Into<String>) -> CliError {
+    CliError(json!({"error": msg.into(), "code": "INVALID_INPUT"}))
+}
+
+fn parse_json(flag: &str, text: &str) -> Result<Value, CliError> {
+    serde_json::from_str(text).map_err(|e| invalid(format!("{flag} is not valid JSON: {e}")))
+}
+
+/// `1` → `"01"`; anything else unchanged (validated by the tool).
+fn pad_step(s: &str) -> String {
+    match s.parse::<u32>() {
+        Ok(n) if s.len() < 2 => format!("{n:02}"),
+        _ => s.to_string(),
+    }
+}
+
+/// The tool and arguments a command maps to (`None` for `serve`).
+pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError> {
+    let mut a = Map::new();
+    let mut put = |k: &str, v: Value| {
+        if !v.is_null() {
+            a.insert(k.into(), v);
+        }
+    };
+    let name = match cmd {
+        Command::Serve => return Ok(None),
+        Command::Init { name, base_url } => {
+            put("projectName", json!(name));
+            put("baseUrl", json!(base_url));
+            "initProject"
+        }
+        Command::Create {
+            slug,
+            title,
+            steps,
+            steps_file,
+            tags,
+            estimated_duration,
+            starred,
+        } => {
+            let text = match (steps, steps_file) {
+                (Some(s), _) => s.clone(),
+                (None, Some(f)) => std::fs::read_to_string(f)
+                    .map_err(|e| invalid(format!("--steps-file {}: {e}", f.display())))?,
+                (None, None) => return Err(invalid("give the steps with --steps or --steps-file")),
+            };
+            put("slug", json!(slug));
+            put("title", json!(title));
+            put("steps", parse_json("--steps", &text)?);
+            if let Some(t) = tags.as_deref().filter(|t| !t.trim().is_empty()) {
+                let list: Vec<&str> = t
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                put("tags", json!(list));
+            }
+            put("estimatedDuration", json!(estimated_duration));
+            if *starred {
+                put("starred", json!(true));
+            }
+            "createScenario"
+        }
+        Command::Star {
+            slug,
+            on,
+            off,
+            unstar,
+        } => {
+            put("scenarioSlug", json!(slug));
+            if *on {
+                put("starred", json!(true));
+            } else if *off || *unstar {
+                put("starred", json!(false));
+            }
+            "toggleStar"
+        }
+        Command::Status { slug, starred_only } => {
+            put("scenarioSlug", json!(slug));
+            if *starred_only {
+                put("starredOnly", json!(true));
+            }
+            "getStatus"
+        }
+        Command::Start { slug } => {
+            put("scenarioSlug", json!(slug));
+            "startRun"
+        }
+        Command::Evidence {
+            run_id,
+            step,
+            kind,
+            name,
+            data,
+            metadata,
+            source,
+        } => {
+            put("runId", json!(run_id));
+            match step.parse::<u64>() {
+                Ok(n) => put("step", json!(n)),
+                Err(_) => put("stepId", json!(step)),
+            }
+            put("type", json!(kind));
+            put("name", json!(name));
+            put("data", json!(data));
+            if let Some(m) = metadata {
+                put("metadata", parse_json("--metadata", m)?);
+            }
+            put("source", json!(source));
+            "recordEvidence"
+        }
+        Command::CompleteStep {
+            run_id,
+            step,
+            status,
+            duration,
+            error,
+            summary,
+        } => {
+            put("runId", json!(run_id));
+            put("stepId", json!(pad_step(step)));
+            put("status", json!(status));
+            put("duration", json!(duration));
+            put("error", json!(error));
+            put("summary", json!(summary));
+            "completeStep"
+        }
+        Command::CompleteRun {
+            run_id,
+            status,
+            duration,
+            failed_step,
+            error,
+            steps,
+        } => {
+            put("runId", json!(run_id));
+            put("status", json!(status));
+            put("duration", json!(duration));
+            put("failedStep", json!(failed_step.as_deref().map(pad_step)));
+            put("errorMessage", json!(error));
+            if let Some(s) = steps {
+                put("steps", parse_json("--steps", s)?);
+            }
+            "completeRun"
+        }
+        Command::RunState { run_id, scenario } => {
+            put("runId", json!(run_id));
+            put("scenarioSlug", json!(scenario));
+            "getRunState"
+        }
+        Command::Discover {
+            what: Discover::Tree { path },
+        } => {
+            put("path", json!(path));
+            "discoverTree"
+        }
+        Command::Discover {
+            what: Discover::Search { pattern, path },
+        } => {
+            put("pattern", json!(pattern));
+            put("path", json!(path));
+            "discoverSearch"
+        }
+    };
+    Ok(Some((name, Value::Object(a))))
+}
+
+/// The context the flags describe.
+pub fn context(cli: &Cli) -> Result<Context, CliError> {
+    let root = match &cli.cwd {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| invalid(format!("no current folder: {e}")))?,
+    };
+    let mut ctx = Context::new(root).map_err(invalid)?;
+    ctx.max_evidence_bytes = cli.max_evidence_bytes;
+    for r in &cli.allow_roots {
+        if !r.as_os_str().is_empty() {
+            ctx.allow_root(r).map_err(invalid)?;
+        }
+    }
+    Ok(ctx)
+}
+
+/// Runs one CLI command: the JSON to print and whether it succeeded.
+pub fn run_command(ctx: &Context, name: &str, args: Value) -> (Value, bool) {
+    let out = dispatch::call(ctx, name, Some(args));
+    let ok = !out.is_error();
+    (out.value, ok)
+}

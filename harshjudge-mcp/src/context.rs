@@ -1,0 +1,104 @@
+//! What every tool call runs against: the project root, its store, and the
+//! limits on evidence (size, readable roots).
+
+use std::path::{Path, PathBuf};
+
+use harshjudge::store::Store;
+
+use crate::error::{Code, ToolError};
+
+/// Default evidence size limit: 25 MB.
+pub const DEFAULT_MAX_EVIDENCE_BYTES: u64 = 25 * 1024 * 1024;
+
+/// The project a server or CLI command works on.
+#[derive(Clone, Debug)]
+pub struct Context {
+    root: PathBuf,
+    store: Store,
+    /// Largest evidence accepted, in bytes.
+    pub max_evidence_bytes: u64,
+    /// Folders evidence files may be copied from (canonical paths).
+    pub allowed_roots: Vec<PathBuf>,
+}
+
+impl Context {
+    /// The project at `root` (its `.harshJudge/` folder need not exist yet), with
+    /// the default limits: 25 MB, evidence files from the project and the
+    /// system's temporary folder.
+    pub fn new(root: impl Into<PathBuf>) -> Result<Self, String> {
+        let root: PathBuf = root.into();
+        let root = std::fs::canonicalize(&root).map_err(|e| {
+            format!(
+                "project folder {} cannot be used: {e} (pass an existing folder with --cwd)",
+                root.display()
+            )
+        })?;
+        if !root.is_dir() {
+            return Err(format!(
+                "project folder {} is not a folder (pass one with --cwd)",
+                root.display()
+            ));
+        }
+        let mut allowed = vec![root.clone()];
+        if let Ok(tmp) = std::fs::canonicalize(std::env::temp_dir())
+            && !allowed.contains(&tmp)
+        {
+            allowed.push(tmp);
+        }
+        Ok(Context {
+            store: Store::new(root.join(".harshJudge")),
+            root,
+            max_evidence_bytes: DEFAULT_MAX_EVIDENCE_BYTES,
+            allowed_roots: allowed,
+        })
+    }
+
+    /// Adds a folder evidence files may be copied from.
+    pub fn allow_root(&mut self, dir: &Path) -> Result<(), String> {
+        let dir = std::fs::canonicalize(dir).map_err(|e| {
+            format!(
+                "allowed root {} cannot be used: {e} (give an existing folder)",
+                dir.display()
+            )
+        })?;
+        if !self.allowed_roots.contains(&dir) {
+            self.allowed_roots.push(dir);
+        }
+        Ok(())
+    }
+
+    /// The project root (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The project's store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Fails with `NOT_INITIALIZED` unless `.harshJudge/config.yaml` exists.
+    pub fn require_init(&self) -> Result<&Store, ToolError> {
+        if self.store.is_initialized() {
+            Ok(&self.store)
+        } else {
+            Err(ToolError::new(
+                Code::NotInitialized,
+                format!(
+                    "Project not initialized: no .harshJudge/config.yaml in {}. Run initProject first (CLI: harshjudge-mcp init <name>).",
+                    self.root.display()
+                ),
+            ))
+        }
+    }
+
+    /// `path` relative to the project root, with `/` separators (as the
+    /// original reports paths).
+    pub fn rel(&self, path: &Path) -> String {
+        let p = path.strip_prefix(&self.root).unwrap_or(path);
+        p.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+}

@@ -1,0 +1,159 @@
+//! One execution path for every tool: parse and validate the arguments, run
+//! the handler, time it, log it, and classify a failure into a stable code.
+//! The MCP server and the CLI both call [`call`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::error::{Code, ToolError};
+
+/// A tool's handler: validated arguments in, JSON result out.
+pub type Handler = fn(&Context, Value) -> Result<Value, ToolError>;
+
+/// A tool as listed by `tools/list`.
+pub struct ToolDef {
+    /// The name (the original's names are kept).
+    pub name: &'static str,
+    /// What it does, for the agent.
+    pub description: &'static str,
+    /// Its input JSON Schema.
+    pub schema: fn() -> Arc<Map<String, Value>>,
+    /// The handler.
+    pub handler: Handler,
+}
+
+/// Declares a tool whose arguments deserialize into `$args` (unknown fields
+/// rejected) before `$f` runs.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! tool {
+    ($name:literal, $args:ty, $f:path, $desc:expr) => {
+        $crate::dispatch::ToolDef {
+            name: $name,
+            description: $desc,
+            schema: || rmcp::handler::server::common::schema_for_type::<$args>(),
+            handler: |ctx, v| $f(ctx, $crate::dispatch::parse::<$args>($name, v)?),
+        }
+    };
+}
+
+/// Deserializes a tool's arguments; the error names the tool and the field.
+pub fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolError> {
+    serde_json::from_value(args).map_err(|e| {
+        ToolError::invalid(format!(
+            "invalid arguments for {tool}: {e} (see the tool's input schema in tools/list)"
+        ))
+    })
+}
+
+/// Every tool, in the order `tools/list` gives them.
+pub fn tools() -> &'static [ToolDef] {
+    static TOOLS: std::sync::OnceLock<Vec<ToolDef>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(crate::tools::all)
+}
+
+/// The result of one call.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The result, or `{"error", "code"}`.
+    pub value: Value,
+    /// The failure's code, if it failed.
+    pub code: Option<Code>,
+    /// Time spent in the call.
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.code.is_some()
+    }
+}
+
+/// Runs tool `name` with `args` (absent arguments count as `{}`). Never panics
+/// on user input: a handler that panics is reported as `INTERNAL`.
+pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
+    let start = Instant::now();
+    let args = match args {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(v @ Value::Object(_)) => v,
+        Some(other) => {
+            return failed(
+                name,
+                start,
+                ToolError::invalid(format!(
+                    "invalid arguments for {name}: expected an object of named arguments, got {}",
+                    kind(&other)
+                )),
+            );
+        }
+    };
+    let Some(def) = tools().iter().find(|t| t.name == name) else {
+        let names: Vec<&str> = tools().iter().map(|t| t.name).collect();
+        return failed(
+            name,
+            start,
+            ToolError::new(
+                Code::UnknownTool,
+                format!("Unknown tool: {name} (the tools are {})", names.join(", ")),
+            ),
+        );
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (def.handler)(ctx, args)
+    }))
+    .unwrap_or_else(|panic| {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        Err(ToolError::new(
+            Code::Internal,
+            format!("{name} failed unexpectedly ({msg}); this is a bug in harshjudge-mcp, please report it"),
+        ))
+    });
+    match result {
+        Ok(value) => {
+            let elapsed = start.elapsed();
+            tracing::info!(tool = name, ms = elapsed.as_secs_f64() * 1000.0, "ok");
+            Outcome {
+                value,
+                code: None,
+                elapsed,
+            }
+        }
+        Err(e) => failed(name, start, e),
+    }
+}
+
+fn failed(name: &str, start: Instant, e: ToolError) -> Outcome {
+    let elapsed = start.elapsed();
+    tracing::warn!(
+        tool = name,
+        ms = elapsed.as_secs_f64() * 1000.0,
+        code = e.code.as_str(),
+        "failed: {}",
+        e.message
+    );
+    Outcome {
+        value: serde_json::json!({"error": e.message, "code": e.code.as_str()}),
+        code: Some(e.code),
+        elapsed,
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,96 @@
+//! `harshjudge-mcp`: with no command, an MCP server over stdio; otherwise one
+//! CLI command. stdout carries only the protocol or the command's JSON; logs
+//! go to stderr.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use harshjudge_mcp::cli::{self, Cli, CliError};
+
+fn fail(e: CliError) -> ExitCode {
+    eprintln!("{}", e.0);
+    ExitCode::from(1)
+}
+
+fn main() -> ExitCode {
+    let parsed = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            let text = e.render().to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            return fail(CliError(serde_json::json!({
+                "error": format!("{first} (see harshjudge-mcp --help)"),
+                "code": "INVALID_INPUT",
+            })));
+        }
+    };
+    let ctx = match cli::context(&parsed) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let call = match parsed.command.as_ref().map(cli::to_call).transpose() {
+        Ok(c) => c.flatten(),
+        Err(e) => return fail(e),
+    };
+    match call {
+        Some((name, args)) => {
+            let (value, ok) = cli::run_command(&ctx, name, args);
+            if ok {
+                println!("{value}");
+                ExitCode::SUCCESS
+            } else {
+                eprintln!("{value}");
+                ExitCode::from(1)
+            }
+        }
+        None => serve(ctx),
+    }
+}
+
+fn serve(ctx: harshjudge_mcp::Context) -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HARSHJUDGE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    tracing::info!(project = %ctx.root().display(), "starting harshjudge MCP server");
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!(
+                "{}",
+                serde_json::json!({"error": format!("cannot start the async runtime: {e}"), "code": "INTERNAL"})
+            );
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(harshjudge_mcp::server::Server::new(ctx).serve_stdio()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! `createScenario`, `toggleStar`, `getStatus`.
+
+use harshjudge::store::{ScenarioSpec, Slug, StepDoc, Store};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::context::Context;
+use crate::error::ToolError;
+
+/// One step of `createScenario`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StepInput {
+    /// Step title (1 to 200 characters).
+    pub title: String,
+    /// What the step is about.
+    #[serde(default)]
+    pub description: String,
+    /// What must hold before it.
+    #[serde(default)]
+    pub preconditions: String,
+    /// What to do.
+    pub actions: String,
+    /// What must be seen afterwards.
+    pub expected_outcome: String,
+}
+
+/// Arguments of `createScenario`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateScenario {
+    /// Scenario id: lowercase letters, digits and hyphens, e.g. "user-login".
+    pub slug: String,
+    /// Human-readable title (1 to 200 characters).
+    pub title: String,
+    /// The steps, in order (1 to 99).
+    pub steps: Vec<StepInput>,
+    /// Tags; kept as they are when omitted on an update.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Expected duration in seconds (default 60).
+    #[serde(default)]
+    pub estimated_duration: Option<f64>,
+    /// Starred; kept as it is when omitted on an update.
+    #[serde(default)]
+    pub starred: Option<bool>,
+}
+
+pub(crate) fn slug(field: &str, s: &str) -> Result<Slug, ToolError> {
+    Slug::new(s).map_err(|_| {
+        ToolError::invalid(format!(
+            "{field} {s:?} is not a valid scenario slug: use 1 to 100 lowercase letters, digits and hyphens, e.g. \"user-login\""
+        ))
+    })
+}
+
+/// The scenario's `meta.yaml`, or `NOT_FOUND` naming what is missing.
+pub(crate) fn existing(
+    store: &Store,
+    slug: &Slug,
+) -> Result<harshjudge::store::ScenarioMeta, ToolError> {
+    if !store.scenario_dir(slug).is_dir() {
+        return Err(ToolError::not_found(format!(
+            "Scenario \"{slug}\" does not exist. Create it with createScenario, or list scenarios with getStatus."
+        )));
+    }
+    store.read_meta(slug)?.ok_or_else(|| {
+        ToolError::not_found(format!(
+            "Scenario \"{slug}\" has no meta.yaml. Recreate it with createScenario."
+        ))
+    })
+}
+
+/// Creates or updates a scenario.
+pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<Value, ToolError> {
+    let slug = slug("slug", &a.slug)?;
+    super::check_len("title", &a.title, 1, 200)?;
+    if a.steps.is_empty() || a.steps.len() > 99 {
+        return Err(ToolError::invalid(format!(
+            "steps must list 1 to 99 steps (got {})",
+            a.steps.len()
+        )));
+    }
+    for (i, s) in a.steps.iter().enumerate() {
+        let n = i + 1;
+        super::check_len(&format!("steps[{i}].title (step {n})"), &s.title, 1, 200)?;
+        super::check_len(
+            &format!("steps[{i}].actions (step {n})"),
+            &s.actions,
+            1,
+            100_000,
+        )?;
+        super::check_len(
+            &format!("steps[{i}].expectedOutcome (step {n})"),
+            &s.expected_outcome,
+            1,
+            100_000,
+        )?;
+    }
+    if let Some(d) = a.estimated_duration
+        && !(d.is_finite() && d > 0.0)
+    {
+        return Err(ToolError::invalid(format!(
+            "estimatedDuration must be a positive number of seconds (got {d})"
+        )));
+    }
+    if let Some(tags) = &a.tags {
+        for t in tags {
+            super::check_len("each tag", t, 1, 100)?;
+        }
+    }
+    let store = ctx.require_init()?;
+    let is_new = !store.scenario_dir(&slug).exists();
+    let spec = ScenarioSpec {
+        title: a.title.clone(),
+        steps: a.steps.iter().map(|s| s.title.clone()).collect(),
+        tags: a.tags,
+        starred: a.starred,
+        estimated_duration: a.estimated_duration,
+    };
+    let docs: Vec<StepDoc> = a
+        .steps
+        .into_iter()
+        .map(|s| StepDoc {
+            description: s.description,
+            preconditions: s.preconditions,
+            actions: s.actions,
+            code: None,
+            expected_outcome: s.expected_outcome,
+        })
+        .collect();
+    let meta = store.upsert_scenario(&slug, &spec, &docs)?;
+    let dir = ctx.rel(&store.scenario_dir(&slug));
+    Ok(json!({
+        "success": true,
+        "slug": slug.as_str(),
+        "scenarioPath": dir,
+        "metaPath": format!("{dir}/meta.yaml"),
+        "stepsPath": format!("{dir}/steps"),
+        "stepFiles": meta.steps.iter().map(|s| format!("{dir}/steps/{}", s.file)).collect::<Vec<_>>(),
+        "isNew": is_new,
+    }))
+}
+
+/// Arguments of `toggleStar`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToggleStar {
+    /// The scenario's slug.
+    pub scenario_slug: String,
+    /// The new value; omitted: toggle.
+    #[serde(default)]
+    pub starred: Option<bool>,
+}
+
+/// Stars, unstars or toggles.
+pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<Value, ToolError> {
+    let slug = slug("scenarioSlug", &a.scenario_slug)?;
+    let store = ctx.require_init()?;
+    existing(store, &slug)?;
+    let (starred, _) = store.update_meta(&slug, |doc, old| {
+        let v = a.starred.unwrap_or(!old.starred);
+        doc.set("starred", v);
+        v
+    })?;
+    Ok(json!({"success": true, "slug": slug.as_str(), "starred": starred}))
+}
+
+/// Arguments of `getStatus`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetStatus {
+    /// One scenario's detail instead of the project's status.
+    #[serde(default)]
+    pub scenario_slug: Option<String>,
+    /// Only starred scenarios (project status).
+    #[serde(default)]
+    pub starred_only: bool,
+}
+
+/// The project's status, or one scenario's detail.
+pub fn get_status(ctx: &Context, a: GetStatus) -> Result<Value, ToolError> {
+    let store = ctx.require_init()?;
+    match a.scenario_slug {
+        Some(s) => scenario_detail(store, &slug("scenarioSlug", &s)?),
+        None => project_status(store, a.starred_only),
+    }
+}
+
+fn project_status(store: &Store, starred_only: bool) -> Result<Value, ToolError> {
+    let config = store.read_config()?;
+    let mut scenarios = vec![];
+    let (mut passing, mut failing, mut never) = (0, 0, 0);
+    for slug in store.list_scenarios()? {
+        let (meta, error) = match store.read_meta(&slug) {
+            Ok(m) => (m, None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let meta_ok = meta.is_some();
+        let m = meta.unwrap_or_default();
+        if starred_only && !m.starred {
+            continue;
+        }
+        if m.total_runs == 0 {
+            never += 1;
+        } else if m.last_result.as_deref() == Some("pass") {
+            passing += 1;
+        } else {
+            failing += 1;
+        }
+        let pass_rate = if m.total_runs > 0 {
+            ((m.pass_count as f64 / m.total_runs as f64) * 100.0 + 0.5).floor() as u64
+        } else {
+            0
+        };
+        let mut entry = json!({
+            "slug": slug.as_str(),
+            "title": if m.title.is_empty() { "Untitled".to_string() } else { m.title.clone() },
+            "starred": m.starred,
+            "tags": m.tags,
+            "stepCount": m.steps.len(),
+            "lastResult": m.last_result,
+            "lastRun": m.last_run,
+            "totalRuns": m.total_runs,
+            "passRate": pass_rate,
+        });
+        if let Some(e) = error {
+            entry["error"] = e.into();
+        } else if !meta_ok {
+            entry["error"] = "no meta.yaml".into();
+        }
+        scenarios.push(entry);
+    }
+    Ok(json!({
+        "projectName": config.project_name,
+        "scenarioCount": scenarios.len(),
+        "passing": passing,
+        "failing": failing,
+        "neverRun": never,
+        "scenarios": scenarios,
+    }))
+}
+
+fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
+    let meta = existing(store, slug)?;
+    let raw: serde_yaml_ng::Value = std::fs::read_to_string(store.meta_path(slug))
+        .ok()
+        .and_then(|t| serde_yaml_ng::from_str(&t).ok())
+        .unwrap_or(serde_yaml_ng::Value::Null);
+    let raw = serde_json::to_value(&raw).unwrap_or(Value::Null);
+    let mut runs = vec![];
+    for run in store.list_runs(slug)? {
+        let result = store.read_result(slug, &run).ok().flatten();
+        let state = store.read_skill_state(slug, &run).ok().flatten();
+        let started_at = result
+            .as_ref()
+            .map(|r| r.started_at.clone())
+            .filter(|s| !s.is_empty())
+            .or_else(|| state.as_ref().map(|s| s.started_at.clone()))
+            .unwrap_or_default();
+        runs.push((
+            started_at.clone(),
+            run.to_string(),
+            json!({
+                "id": run.as_str(),
+                "runNumber": result.as_ref().and_then(|r| r.run_number),
+                "status": result.as_ref().map_or("running", |r| r.status.as_str()),
+                "duration": result.as_ref().map_or(0, |r| r.duration),
+                "startedAt": started_at,
+                "completedAt": result.as_ref().and_then(|r| r.completed_at.clone()),
+                "failedStep": result.as_ref().and_then(|r| r.failed_step.clone()),
+                "errorMessage": result.as_ref().and_then(|r| r.error_message.clone()),
+            }),
+        ));
+    }
+    runs.sort_by(|a, b| (&b.0, &b.1).cmp(&(&a.0, &a.1)));
+    let recent: Vec<Value> = runs.into_iter().take(10).map(|r| r.2).collect();
+    Ok(json!({
+        "slug": slug.as_str(),
+        "title": meta.title,
+        "starred": meta.starred,
+        "tags": meta.tags,
+        "stepCount": meta.steps.len(),
+        "steps": meta.steps,
+        "content": "",
+        "meta": raw,
+        "recentRuns": recent,
+    }))
+}
