@@ -43,9 +43,16 @@ macro_rules! tool {
 
 /// Deserializes a tool's arguments; the error names the tool and the field.
 pub fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolError> {
-    serde_json::from_value(args).map_err(|e| {
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let at = if path == "." {
+            String::new()
+        } else {
+            format!("{path}: ")
+        };
         ToolError::invalid(format!(
-            "invalid arguments for {tool}: {e} (see the tool's input schema in tools/list)"
+            "invalid arguments for {tool}: {at}{inner} (see the tool's input schema in tools/list)"
         ))
     })
 }

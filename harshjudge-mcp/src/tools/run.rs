@@ -180,7 +180,7 @@ pub struct RecordEvidence {
 }
 
 /// A string that can only have been meant as a file path: one line, absolute,
-/// no whitespace, ending in a file extension.
+/// no whitespace, and naming an existing file or ending in a file extension.
 fn looks_like_path(s: &str) -> bool {
     let abs = s.starts_with('/')
         || (s.len() > 2 && s.as_bytes()[1] == b':' && matches!(s.as_bytes()[2], b'\\' | b'/'));
@@ -190,7 +190,7 @@ fn looks_like_path(s: &str) -> bool {
         .is_some_and(|e| {
             (1..=8).contains(&e.len()) && e.bytes().all(|b| b.is_ascii_alphanumeric())
         });
-    abs && s.len() < 4096 && !s.chars().any(char::is_whitespace) && ext
+    abs && s.len() < 4096 && !s.chars().any(char::is_whitespace) && (ext || Path::new(s).exists())
 }
 
 fn too_large(ctx: &Context, what: &str, size: u64) -> ToolError {
