@@ -401,6 +401,12 @@ impl RunHandle {
                 let id = StepId::from_index(n)?;
                 if !self.result.steps.iter().any(|s| s.id == id.as_str()) {
                     missing.push(id.to_string());
+                    self.state.completed_steps.push(CompletedStep {
+                        step: n,
+                        status: StepStatus::Skipped,
+                        evidence_captured: false,
+                        timestamp: now_iso(),
+                    });
                     self.result.upsert_step(StepResult {
                         id: id.to_string(),
                         status: StepStatus::Skipped,
@@ -415,6 +421,7 @@ impl RunHandle {
                     });
                 }
             }
+            self.state.completed_steps.sort_by_key(|c| c.step);
             if !missing.is_empty() {
                 warnings.push(format!(
                     "Steps {} were never completed; recorded as skipped.",
