@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use harshjudge::store::Store;
+use harshjudge::store::{RunId, Slug, Store};
 
 use crate::error::{Code, ToolError};
 
@@ -19,6 +19,8 @@ pub struct Context {
     pub max_evidence_bytes: u64,
     /// Folders evidence files may be copied from (canonical paths).
     pub allowed_roots: Vec<PathBuf>,
+    /// The scenario each run seen so far belongs to (runs never move).
+    run_slugs: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<RunId, Slug>>>,
 }
 
 impl Context {
@@ -50,6 +52,7 @@ impl Context {
             root,
             max_evidence_bytes: DEFAULT_MAX_EVIDENCE_BYTES,
             allowed_roots: allowed,
+            run_slugs: Default::default(),
         })
     }
 
@@ -70,6 +73,28 @@ impl Context {
     /// The project root (canonical).
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The scenario of a run seen before, if any.
+    pub fn known_slug(&self, run: &RunId) -> Option<Slug> {
+        self.run_slugs.lock().ok()?.get(run).cloned()
+    }
+
+    /// Remembers the scenario of a run (`None` forgets it).
+    pub fn remember_slug(&self, run: &RunId, slug: Option<&Slug>) {
+        if let Ok(mut m) = self.run_slugs.lock() {
+            match slug {
+                Some(s) => {
+                    if m.len() > 10_000 {
+                        m.clear();
+                    }
+                    m.insert(run.clone(), s.clone());
+                }
+                None => {
+                    m.remove(run);
+                }
+            }
+        }
     }
 
     /// The project's store.

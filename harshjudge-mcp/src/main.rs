@@ -72,8 +72,7 @@ fn serve(ctx: harshjudge_mcp::Context) -> ExitCode {
         )
         .init();
     tracing::info!(project = %ctx.root().display(), "starting harshjudge MCP server");
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -96,12 +96,11 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let ctx = self.ctx.clone();
-        let name = request.name.to_string();
+        // Tools are short file operations (well under a millisecond) and one
+        // agent talks to one server: they run inline on the server's single
+        // thread, sparing a hand-off between threads on every call.
         let args = request.arguments.map(serde_json::Value::Object);
-        let out = tokio::task::spawn_blocking(move || dispatch::call(&ctx, &name, args))
-            .await
-            .map_err(|e| McpError::internal_error(format!("tool task failed: {e}"), None))?;
+        let out = dispatch::call(&self.ctx, &request.name, args);
         Ok(to_result(out).into())
     }
 }

@@ -444,6 +444,10 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     // No chromedriver or browser outlives the run.
     rt.block_on(crate::browser::shutdown());
     drop(rt);
+    // Every file handed to the background writer is on disk before we exit.
+    if let Err(e) = crate::store::flush_writes() {
+        eprintln!("harshjudge: a file could not be written: {e}");
+    }
 
     let summary = sink.summary.lock().expect("summary");
     let text = summary.render(store.dir());

@@ -20,7 +20,8 @@ pub struct RunHandle {
     id: RunId,
     result: RunResult,
     state: SkillState,
-    titles: Vec<String>,
+    /// Step titles: given at start, or read from `meta.yaml` when first needed.
+    titles: std::cell::OnceCell<Vec<String>>,
     clock: Instant,
     /// Milliseconds the run had lasted when this handle took it over.
     elapsed_before: u64,
@@ -79,7 +80,7 @@ impl RunHandle {
             id,
             result,
             state,
-            titles,
+            titles: std::cell::OnceCell::from(titles),
             clock: Instant::now(),
             elapsed_before: 0,
             durability: Durability::Now,
@@ -96,18 +97,17 @@ impl RunHandle {
     /// and each sees the previous one's files. A run the original HarshJudge
     /// started (no `result.json` or `skill-state.yaml` yet) is picked up too.
     pub fn open(store: &Store, run: &RunId) -> Result<Self, StoreError> {
-        let slug = store.find_run(run)?.ok_or_else(|| StoreError::NotFound {
-            what: format!("run \"{run}\""),
-            path: store
-                .dir()
-                .join("scenarios")
-                .join("*")
-                .join("runs")
-                .join(run.as_str()),
-        })?;
+        let slug = store.find_run(run)?.ok_or_else(|| not_found(store, run))?;
+        Self::open_in(store, &slug, run)
+    }
+
+    /// [`open`](Self::open) for a run whose scenario is known (it is checked).
+    pub fn open_in(store: &Store, slug: &Slug, run: &RunId) -> Result<Self, StoreError> {
+        if !store.run_dir(slug, run).is_dir() {
+            return Err(not_found(store, run));
+        }
+        let slug = slug.clone();
         let lock = store.lock_run(&slug, run)?;
-        let meta = store.read_meta(&slug)?.unwrap_or_default();
-        let titles: Vec<String> = meta.steps.iter().map(|s| s.title.clone()).collect();
         let saved_state = store.read_skill_state(&slug, run)?;
         let result = match store.read_result(&slug, run)? {
             Some(r) => r,
@@ -132,7 +132,11 @@ impl RunHandle {
             started_at: result.started_at.clone(),
             current_phase: Phase::ExecuteSteps,
             current_step: 0,
-            total_steps: titles.len(),
+            total_steps: store
+                .read_meta(&slug)
+                .ok()
+                .flatten()
+                .map_or(0, |m| m.steps.len()),
             completed_steps: result
                 .steps
                 .iter()
@@ -164,7 +168,7 @@ impl RunHandle {
             id: run.clone(),
             result,
             state,
-            titles,
+            titles: std::cell::OnceCell::new(),
             clock: Instant::now(),
             elapsed_before,
             durability: Durability::Now,
@@ -173,9 +177,17 @@ impl RunHandle {
         })
     }
 
-    /// The step titles of the scenario, in order.
+    /// The step titles of the scenario, in order (from `meta.yaml` for a
+    /// reopened run; empty when it lists none or cannot be read).
     pub fn titles(&self) -> &[String] {
-        &self.titles
+        self.titles.get_or_init(|| {
+            self.store
+                .read_meta(&self.slug)
+                .ok()
+                .flatten()
+                .map(|m| m.steps.into_iter().map(|s| s.title).collect())
+                .unwrap_or_default()
+        })
     }
 
     /// The current `skill-state.yaml` content.
@@ -227,7 +239,7 @@ impl RunHandle {
     }
 
     fn title(&self, step: &StepId) -> Option<&str> {
-        self.titles
+        self.titles()
             .get(step.number().wrapping_sub(1))
             .map(String::as_str)
     }
@@ -397,7 +409,7 @@ impl RunHandle {
         let mut warnings = vec![];
         if completion.skip_missing && !self.result.steps.is_empty() {
             let mut missing = vec![];
-            for n in 1..=self.titles.len() {
+            for n in 1..=self.titles().len() {
                 let id = StepId::from_index(n)?;
                 if !self.result.steps.iter().any(|s| s.id == id.as_str()) {
                     missing.push(id.to_string());
@@ -482,6 +494,18 @@ impl RunHandle {
             status: self.result.status,
             warning: (!warnings.is_empty()).then(|| warnings.join(" ")),
         })
+    }
+}
+
+fn not_found(store: &Store, run: &RunId) -> StoreError {
+    StoreError::NotFound {
+        what: format!("run \"{run}\""),
+        path: store
+            .dir()
+            .join("scenarios")
+            .join("*")
+            .join("runs")
+            .join(run.as_str()),
     }
 }
 

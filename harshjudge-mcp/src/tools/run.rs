@@ -35,7 +35,14 @@ fn step_id(field: &str, s: &str) -> Result<StepId, ToolError> {
 /// Reopens a run, mapping "not found" and "completed" to the original's words.
 fn open(ctx: &Context, id: &RunId, completed: &str) -> Result<RunHandle, ToolError> {
     let store = ctx.require_init()?;
-    let handle = RunHandle::open(store, id).map_err(|e| match e {
+    let cached = ctx
+        .known_slug(id)
+        .and_then(|slug| RunHandle::open_in(store, &slug, id).ok());
+    let handle = match cached {
+        Some(h) => Ok(h),
+        None => RunHandle::open(store, id),
+    };
+    let handle = handle.map_err(|e| match e {
         StoreError::NotFound { .. } => ToolError::not_found(format!(
             "Run \"{id}\" does not exist. Start one with startRun and use the runId it returns."
         )),
@@ -65,6 +72,7 @@ pub fn start_run(ctx: &Context, a: StartRun) -> Result<Value, ToolError> {
     let meta = existing(store, &slug)?;
     let titles = meta.steps.iter().map(|s| s.title.clone()).collect();
     let run = RunHandle::start(store, &slug, titles)?;
+    ctx.remember_slug(run.id(), Some(&slug));
     let dir = ctx.rel(&run.dir());
     let mut out = json!({
         "success": true,

@@ -169,6 +169,23 @@ impl BackgroundWriter {
         }
     }
 
+    /// Writes `render()` to `path` now, on the caller's thread, replacing any
+    /// pending older content of that path (which is dropped, never written
+    /// after this). Cheaper than [`submit`](Self::submit) + [`flush`](Self::flush)
+    /// for one file: no hand-off to the writer thread.
+    pub(crate) fn write_now(&self, path: PathBuf, render: Render) -> Result<(), StoreError> {
+        let mut s = self.state.lock().expect("writer lock");
+        // The writer may be writing an older version of this very path.
+        while s.busy {
+            s = self.changed.wait(s).expect("writer lock");
+        }
+        s.pending.remove(&path);
+        // Holding the lock keeps the writer from starting on this path meanwhile.
+        let result = write_atomic(&path, &render());
+        s.written.insert(path, std::time::Instant::now());
+        result
+    }
+
     /// Writes everything pending now and waits for it; returns the first
     /// failure since the last flush.
     pub(crate) fn flush(&self) -> Result<(), StoreError> {

@@ -456,10 +456,12 @@ impl Store {
         let writer = fsio::BackgroundWriter::global();
         // Now-writes go through the writer too, so that a queued older version
         // can never land after them.
-        writer.submit(path, render);
         match when {
-            Durability::Background => Ok(()),
-            Durability::Now => writer.flush(),
+            Durability::Background => {
+                writer.submit(path, render);
+                Ok(())
+            }
+            Durability::Now => writer.write_now(path, render),
         }
     }
 
@@ -690,6 +692,12 @@ impl Store {
         }
         Ok(None)
     }
+}
+
+/// Writes every file still queued in the background writer and reports the
+/// first failure since the last call.
+pub fn flush_writes() -> Result<(), StoreError> {
+    fsio::BackgroundWriter::global().flush()
 }
 
 /// The exclusive lock of one run ([`Store::lock_run`]); released on drop.
