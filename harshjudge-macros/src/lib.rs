@@ -22,7 +22,7 @@ use proc_macro::TokenStream;
 ///   limit for each step. A duration is an integer with a unit `ms`, `s`, `m` or
 ///   `h`, or a bare integer number of seconds.
 ///
-/// ```ignore
+/// ```text
 /// use harshjudge::{scenario, step, Scenario};
 ///
 /// /// Checkout with a saved card.
