@@ -450,7 +450,37 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     }
 
     let summary = sink.summary.lock().expect("summary");
-    let text = summary.render(store.dir());
+    let mut text = summary.render(store.dir());
+    let runs: Vec<crate::report::junit::RunRef> = summary
+        .runs
+        .iter()
+        .filter_map(|r| r.run_dir.clone())
+        .map(|dir| crate::report::junit::RunRef { dir })
+        .collect();
+    if !runs.is_empty() {
+        if let Some(path) = &settings.junit {
+            match crate::report::junit::write(&store, &runs, path) {
+                Ok(()) => text.push_str(&format!("junit: {}\n", path.display())),
+                Err(e) => text.push_str(&format!("junit: could not be written: {e}\n")),
+            }
+        }
+        if let Some(gh) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty())
+            && let Ok(md) = crate::report::junit::markdown(&store, &runs)
+        {
+            use std::io::Write;
+            let appended = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&gh)
+                .and_then(|mut f| f.write_all(md.as_bytes()));
+            if let Err(e) = appended {
+                text.push_str(&format!(
+                    "GITHUB_STEP_SUMMARY ({}) could not be written: {e}\n",
+                    std::path::Path::new(&gh).display()
+                ));
+            }
+        }
+    }
     if !text.is_empty() {
         if matches!(args.format, Some(FormatSetting::Json)) {
             eprint!("{text}");

@@ -25,6 +25,9 @@ pub struct Settings {
     pub evidence: EvidenceMode,
     /// Browser screenshots of the whole page, not just the viewport (`HARSHJUDGE_FULL_PAGE=1`).
     pub full_page: bool,
+    /// Where the harness writes JUnit XML (`HARSHJUDGE_JUNIT`, default
+    /// `<dir>/report/junit.xml`; `off`: not written).
+    pub junit: Option<PathBuf>,
 }
 
 /// `HARSHJUDGE_EVIDENCE`: which evidence probes (browser, HTTP, command) capture.
@@ -70,7 +73,13 @@ impl Settings {
                 expected: "an http:// or https:// URL, e.g. http://127.0.0.1:3000".into(),
             });
         }
+        let junit = match env("HARSHJUDGE_JUNIT").as_deref() {
+            Some("off") | Some("0") => None,
+            Some(p) => Some(package_root.join(p)),
+            None => Some(dir.join("report").join("junit.xml")),
+        };
         Ok(Settings {
+            junit,
             dir,
             base_url,
             project_name: project_name.into(),

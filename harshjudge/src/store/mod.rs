@@ -694,6 +694,11 @@ impl Store {
     }
 }
 
+/// Writes a file atomically (temporary file + rename), creating its folder.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_atomic(path, bytes)
+}
+
 /// Writes every file still queued in the background writer and reports the
 /// first failure since the last call.
 pub fn flush_writes() -> Result<(), StoreError> {

@@ -1,6 +1,8 @@
 //! Rendering of outcomes for people: the failure message of a step and the
 //! summary printed at the end of a harness run.
 
+pub mod junit;
+
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 

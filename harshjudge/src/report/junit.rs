@@ -1,0 +1,281 @@
+//! JUnit XML for CI: a `testsuite` per run (one scenario), a `testcase` per
+//! step, failures with message, location and evidence (the
+//! `[[ATTACHMENT|path]]` convention CI systems pick up), skipped steps with the
+//! reason. Built from the files on disk, so runs recorded by `cargo test`, by
+//! agents through MCP and by the original HarshJudge render alike.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use crate::store::{RunResult, StepStatus, Store, StoreError};
+
+/// One run to report: its folder under `scenarios/{slug}/runs/`.
+#[derive(Clone, Debug)]
+pub struct RunRef {
+    /// `runs/{runId}`.
+    pub dir: PathBuf,
+}
+
+/// Escapes text for XML content and attribute values, dropping characters
+/// XML 1.0 cannot carry (most control characters).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn secs(ms: u64) -> String {
+    format!("{:.3}", ms as f64 / 1000.0)
+}
+
+struct Suite {
+    slug: String,
+    result: RunResult,
+    dir: PathBuf,
+    titles: Vec<(String, String)>,
+}
+
+fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
+    let path = run.dir.join("result.json");
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::Io { path, source: e }),
+    };
+    let result: RunResult = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
+        path: path.clone(),
+        problem: format!("not a valid result.json: {e}"),
+    })?;
+    let slug = if result.scenario_slug.is_empty() {
+        run.dir
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    } else {
+        result.scenario_slug.clone()
+    };
+    let titles = crate::store::Slug::new(slug.clone())
+        .ok()
+        .and_then(|s| store.read_meta(&s).ok().flatten())
+        .map(|m| m.steps.into_iter().map(|s| (s.id, s.title)).collect())
+        .unwrap_or_default();
+    Ok(Some(Suite {
+        slug,
+        result,
+        dir: run.dir.clone(),
+        titles,
+    }))
+}
+
+/// The JUnit document for `runs` (runs without `result.json` are left out).
+pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
+    let mut suites = vec![];
+    for r in runs {
+        if let Some(s) = load(store, r)? {
+            suites.push(s);
+        }
+    }
+    suites.sort_by(|a, b| a.slug.cmp(&b.slug));
+    let (mut tests, mut failures, mut skipped, mut time) = (0, 0, 0, 0u64);
+    let mut body = String::new();
+    for s in &suites {
+        let steps = &s.result.steps;
+        let f = steps
+            .iter()
+            .filter(|x| x.status == StepStatus::Fail)
+            .count();
+        let k = steps
+            .iter()
+            .filter(|x| x.status == StepStatus::Skipped)
+            .count();
+        tests += steps.len();
+        failures += f;
+        skipped += k;
+        time += s.result.duration;
+        let _ = writeln!(
+            body,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"{k}\" time=\"{}\" timestamp=\"{}\">",
+            escape(&s.slug),
+            steps.len(),
+            secs(s.result.duration),
+            escape(
+                s.result
+                    .started_at
+                    .trim_end_matches('Z')
+                    .split('.')
+                    .next()
+                    .unwrap_or("")
+            ),
+        );
+        let _ = writeln!(body, "    <properties>");
+        for (k, v) in [
+            ("runId", s.result.run_id.clone()),
+            ("status", s.result.status.as_str().to_string()),
+            ("runDir", s.dir.display().to_string()),
+        ] {
+            let _ = writeln!(
+                body,
+                "      <property name=\"{k}\" value=\"{}\"/>",
+                escape(&v)
+            );
+        }
+        let _ = writeln!(body, "    </properties>");
+        for step in steps {
+            let title = step
+                .title
+                .clone()
+                .or_else(|| {
+                    s.titles
+                        .iter()
+                        .find(|(id, _)| *id == step.id)
+                        .map(|(_, t)| t.clone())
+                })
+                .unwrap_or_default();
+            let name = if title.is_empty() {
+                step.id.clone()
+            } else {
+                format!("{} {title}", step.id)
+            };
+            let evidence_dir = s.dir.join(format!("step-{}", step.id)).join("evidence");
+            let _ = write!(
+                body,
+                "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
+                escape(&name),
+                escape(&s.slug),
+                secs(step.duration)
+            );
+            if let Some(loc) = &step.error_location
+                && let Some((file, line)) = split_location(loc)
+            {
+                let _ = write!(body, " file=\"{}\" line=\"{line}\"", escape(file));
+            }
+            let _ = writeln!(body, ">");
+            match step.status {
+                StepStatus::Fail => {
+                    let msg = step.error.clone().unwrap_or_else(|| "failed".into());
+                    let first = msg.lines().next().unwrap_or("failed");
+                    let mut text = msg.clone();
+                    if let Some(loc) = &step.error_location {
+                        let _ = write!(text, "\n  at {loc}");
+                    }
+                    let _ = write!(text, "\n  evidence: {}", evidence_dir.display());
+                    let _ = writeln!(
+                        body,
+                        "      <failure message=\"{}\" type=\"StepFailed\">{}</failure>",
+                        escape(first),
+                        escape(&text)
+                    );
+                }
+                StepStatus::Skipped => {
+                    let why = step
+                        .summary
+                        .clone()
+                        .or_else(|| step.error.clone())
+                        .unwrap_or_else(|| "skipped".into());
+                    let _ = writeln!(body, "      <skipped message=\"{}\"/>", escape(&why));
+                }
+                StepStatus::Pass => {}
+            }
+            if !step.evidence_files.is_empty() {
+                let _ = write!(body, "      <system-out>");
+                for f in &step.evidence_files {
+                    let _ = writeln!(
+                        body,
+                        "[[ATTACHMENT|{}]]",
+                        escape(&evidence_dir.join(f).display().to_string())
+                    );
+                }
+                let _ = writeln!(body, "</system-out>");
+            }
+            let _ = writeln!(body, "    </testcase>");
+        }
+        let _ = writeln!(body, "  </testsuite>");
+    }
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"harshjudge\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">",
+        secs(time)
+    );
+    out.push_str(&body);
+    out.push_str("</testsuites>\n");
+    Ok(out)
+}
+
+fn split_location(loc: &str) -> Option<(&str, u64)> {
+    let mut parts = loc.rsplitn(3, ':');
+    let last = parts.next()?;
+    let mid = parts.next()?;
+    match parts.next() {
+        // file:line:col
+        Some(file) => Some((file, mid.parse().ok()?)),
+        // file:line
+        None => Some((mid, last.parse().ok()?)),
+    }
+}
+
+/// Writes the document atomically to `path` (its folder is created).
+pub fn write(store: &Store, runs: &[RunRef], path: &Path) -> Result<(), StoreError> {
+    let xml = render(store, runs)?;
+    crate::store::write_file(path, xml.as_bytes())
+}
+
+/// A short Markdown summary (for `GITHUB_STEP_SUMMARY`).
+pub fn markdown(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
+    let mut suites = vec![];
+    for r in runs {
+        if let Some(s) = load(store, r)? {
+            suites.push(s);
+        }
+    }
+    suites.sort_by(|a, b| a.slug.cmp(&b.slug));
+    let passed = suites
+        .iter()
+        .filter(|s| s.result.status == crate::store::RunStatus::Pass)
+        .count();
+    let mut out = format!(
+        "### harshjudge: {passed} of {} scenario(s) passed\n\n| scenario | status | steps | failed step | evidence |\n| --- | --- | --- | --- | --- |\n",
+        suites.len()
+    );
+    for s in &suites {
+        let failed = s
+            .result
+            .failed_step
+            .as_ref()
+            .map(|id| {
+                let err = s.result.error_message.clone().unwrap_or_default();
+                format!(
+                    "{id}: {}",
+                    err.lines().next().unwrap_or("").replace('|', "\\|")
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | `{}` |",
+            s.slug,
+            if s.result.status == crate::store::RunStatus::Pass {
+                "✅ pass"
+            } else {
+                "❌ fail"
+            },
+            s.result.steps.len(),
+            failed,
+            s.dir.display()
+        );
+    }
+    Ok(out)
+}

@@ -1,0 +1,137 @@
+//! JUnit XML written by a real `cargo test` run, read back by a third-party
+//! parser (Python `junitparser`) and compared with a golden file.
+
+mod support;
+
+use std::process::Command;
+
+use support::{cargo_test, workspace};
+
+const SUITE: &str = "fixture_suite";
+
+/// Replaces what changes from run to run: run ids, times, folders.
+fn normalise(xml: &str, hj: &std::path::Path) -> String {
+    let mut s = xml.replace(&hj.display().to_string(), "$HJ");
+    let re_time = |s: &str, key: &str| -> String {
+        let mut out = String::new();
+        let mut rest = s;
+        let pat = format!("{key}=\"");
+        while let Some(i) = rest.find(&pat) {
+            out.push_str(&rest[..i + pat.len()]);
+            rest = &rest[i + pat.len()..];
+            let end = rest.find('"').unwrap();
+            out.push('*');
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        out
+    };
+    s = re_time(&s, "time");
+    s = re_time(&s, "timestamp");
+    // Run ids: 20261122T135043257Z-vud9y9
+    let mut out = String::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if i + 26 <= b.len()
+            && b[i..i + 8].iter().all(u8::is_ascii_digit)
+            && b[i + 8] == b'T'
+            && b[i + 18] == b'Z'
+            && b[i + 19] == b'-'
+        {
+            out.push_str("$RUN");
+            i += 26;
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    // The whole fixture suite: passes, failures, panics, timeouts, skips.
+    let r = cargo_test(SUITE, &hj, &[], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let path = hj.join("report/junit.xml");
+    assert!(
+        r.stdout.contains(&format!("junit: {}", path.display())),
+        "{r:?}"
+    );
+    let xml = std::fs::read_to_string(&path).unwrap();
+
+    let out = Command::new("python3")
+        .arg(workspace().join("tests/junit/check.py"))
+        .arg(&path)
+        .output()
+        .expect("python3 must be installed to run this test (apt-get install python3)");
+    assert!(
+        out.status.success(),
+        "junitparser could not read {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let suites = v["suites"].as_array().unwrap();
+    let names: Vec<&str> = suites.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"checkout") && names.contains(&"refused-payment"),
+        "{names:?}"
+    );
+    let count = |k: &str| suites.iter().map(|s| s[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(v["tests"].as_u64(), Some(count("tests")));
+    assert_eq!(v["failures"].as_u64(), Some(count("failures")));
+    assert!(v["failures"].as_u64().unwrap() >= 4, "{v}");
+    let checkout = suites.iter().find(|s| s["name"] == "checkout").unwrap();
+    assert_eq!(
+        (checkout["tests"].as_u64(), checkout["failures"].as_u64()),
+        (Some(2), Some(0))
+    );
+    let refused = suites
+        .iter()
+        .find(|s| s["name"] == "refused-payment")
+        .unwrap();
+    let cases = refused["cases"].as_array().unwrap();
+    assert_eq!(cases[0]["name"], "01 Log in");
+    assert_eq!(cases[0]["results"], serde_json::json!([]));
+    assert!(
+        cases[0]["system_out"]
+            .as_str()
+            .unwrap()
+            .contains("[[ATTACHMENT|"),
+        "{}",
+        cases[0]
+    );
+    let failure = &cases[1]["results"][0];
+    assert_eq!(failure["kind"], "failure");
+    assert_eq!(failure["message"], "payment refused: card expired");
+    let text = failure["text"].as_str().unwrap();
+    assert!(text.contains("at tests/fixtures/suite.rs:"), "{text}");
+    assert!(
+        text.contains("evidence: ") && text.contains("step-02/evidence"),
+        "{text}"
+    );
+    assert_eq!(cases[2]["results"][0]["kind"], "skipped");
+    assert!(refused["properties"]["runId"].as_str().is_some());
+
+    let golden_path = workspace().join("tests/junit/golden.xml");
+    let got = normalise(&xml, &hj);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden_path, &got).unwrap();
+    }
+    let golden = std::fs::read_to_string(&golden_path)
+        .expect("tests/junit/golden.xml (create it with UPDATE_GOLDEN=1 cargo test --test junit)");
+    assert_eq!(
+        got, golden,
+        "junit.xml changed; if on purpose: UPDATE_GOLDEN=1 cargo test --test junit"
+    );
+}
+
+#[test]
+fn junit_escapes_what_xml_cannot_carry() {
+    let e = harshjudge::report::junit::escape("a<b>&\"c'\u{1}\td");
+    assert_eq!(e, "a&lt;b&gt;&amp;&quot;c&apos;\td");
+}
