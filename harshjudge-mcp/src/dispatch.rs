@@ -127,7 +127,7 @@ pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
     match result {
         Ok(value) => {
             let elapsed = start.elapsed();
-            tracing::info!(tool = name, ms = elapsed.as_secs_f64() * 1000.0, "ok");
+            tracing::info!(tool = name, ms = %format!("{:.3}", elapsed.as_secs_f64() * 1000.0), "ok");
             Outcome {
                 value,
                 code: None,
@@ -142,7 +142,7 @@ fn failed(name: &str, start: Instant, e: ToolError) -> Outcome {
     let elapsed = start.elapsed();
     tracing::warn!(
         tool = name,
-        ms = elapsed.as_secs_f64() * 1000.0,
+        ms = %format!("{:.3}", elapsed.as_secs_f64() * 1000.0),
         code = e.code.as_str(),
         "failed: {}",
         e.message

@@ -27,11 +27,15 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let text = e.render().to_string();
+            // The message without the usage block, on one line.
             let first = text
-                .lines()
+                .split("\nUsage:")
                 .next()
                 .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let first = first.trim_start_matches("error: ");
             return fail(CliError(serde_json::json!({
                 "error": format!("{first} (see harshjudge-mcp --help)"),
                 "code": "INVALID_INPUT",

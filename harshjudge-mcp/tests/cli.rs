@@ -1,0 +1,654 @@
+//! The CLI: every command through the real binary, `--cwd`, and errors (exit
+//! code 1, `{"error", "code"}` on stderr, nothing on stdout).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_harshjudge-mcp");
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn json(&self) -> Value {
+        assert_eq!(self.code, 0, "stderr: {}", self.stderr);
+        assert_eq!(
+            self.stdout.lines().count(),
+            1,
+            "one line of JSON: {:?}",
+            self.stdout
+        );
+        assert!(
+            !self.stdout.trim_end().contains('\n') && !self.stdout.contains("  "),
+            "compact: {}",
+            self.stdout
+        );
+        serde_json::from_str(self.stdout.trim_end()).unwrap()
+    }
+    fn error(&self, code: &str) -> String {
+        assert_eq!(self.code, 1, "should fail: {} {}", self.stdout, self.stderr);
+        assert!(self.stdout.is_empty(), "nothing on stdout: {}", self.stdout);
+        let v: Value = serde_json::from_str(self.stderr.trim_end())
+            .unwrap_or_else(|e| panic!("stderr is JSON ({e}): {}", self.stderr));
+        assert_eq!(v["code"], code, "{v}");
+        v["error"].as_str().unwrap().to_string()
+    }
+}
+
+fn run(cwd: &Path, args: &[&str]) -> Out {
+    let o = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("HARSHJUDGE_PROJECT")
+        .env_remove("HARSHJUDGE_MAX_EVIDENCE_BYTES")
+        .env_remove("HARSHJUDGE_ALLOWED_ROOTS")
+        .output()
+        .unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// `--cwd DIR` prepended.
+fn hj(dir: &Path, args: &[&str]) -> Out {
+    let mut all = vec!["--cwd", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    run(Path::new("/"), &all)
+}
+
+const STEPS: &str = r#"[{"title":"Open","actions":"go","expectedOutcome":"page"},{"title":"Sign in","actions":"type","expectedOutcome":"welcome"}]"#;
+
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().to_path_buf();
+    hj(&p, &["init", "Demo", "--base-url", "http://localhost:3000"]).json();
+    hj(
+        &p,
+        &[
+            "create",
+            "login",
+            "--title",
+            "Login",
+            "--steps",
+            STEPS,
+            "--tags",
+            "auth, smoke",
+        ],
+    )
+    .json();
+    (t, p)
+}
+
+fn start(p: &Path) -> String {
+    hj(p, &["start", "login"]).json()["runId"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn help_and_version() {
+    let o = run(Path::new("/"), &["--help"]);
+    assert_eq!(o.code, 0);
+    for cmd in [
+        "init",
+        "create",
+        "star",
+        "status",
+        "start",
+        "evidence",
+        "complete-step",
+        "complete-run",
+        "run-state",
+        "discover",
+    ] {
+        assert!(o.stdout.contains(cmd), "{cmd} in help:\n{}", o.stdout);
+    }
+    let o = run(Path::new("/"), &["--version"]);
+    assert_eq!(
+        (o.code, o.stdout.trim()),
+        (0, concat!("harshjudge-mcp ", env!("CARGO_PKG_VERSION")))
+    );
+    assert_eq!(run(Path::new("/"), &["evidence", "--help"]).code, 0);
+}
+
+#[test]
+fn usage_errors_are_json_on_stderr_with_exit_1() {
+    let t = tempfile::tempdir().unwrap();
+    let msg = run(t.path(), &["bogus"]).error("INVALID_INPUT");
+    assert!(msg.contains("bogus"), "{msg}");
+    let msg = run(
+        t.path(),
+        &["complete-step", "r1", "--step", "01", "--status", "pass"],
+    )
+    .error("INVALID_INPUT");
+    assert!(msg.contains("--duration"), "{msg}");
+    let msg = run(
+        t.path(),
+        &[
+            "complete-step",
+            "r1",
+            "--step",
+            "01",
+            "--status",
+            "pass",
+            "--duration",
+            "abc",
+        ],
+    )
+    .error("INVALID_INPUT");
+    assert!(msg.contains("abc"), "{msg}");
+    let msg = run(t.path(), &["--cwd", "/no/such/dir", "status"]).error("INVALID_INPUT");
+    assert!(msg.contains("/no/such/dir"), "{msg}");
+    let msg = run(t.path(), &["status"]).error("NOT_INITIALIZED");
+    assert!(msg.contains("harshjudge-mcp init"), "{msg}");
+}
+
+#[test]
+fn init_writes_the_project_and_refuses_twice_or_a_bad_url() {
+    let t = tempfile::tempdir().unwrap();
+    hj(t.path(), &["init", "Demo", "--base-url", "not a url"]).error("INVALID_INPUT");
+    assert!(!t.path().join(".harshJudge").exists());
+    let v = hj(t.path(), &["init", "Demo"]).json();
+    assert_eq!(v["success"], true);
+    let config = std::fs::read_to_string(t.path().join(".harshJudge/config.yaml")).unwrap();
+    assert!(
+        config.contains("projectName: Demo") && config.contains("baseUrl: ''"),
+        "{config}"
+    );
+    assert!(t.path().join(".harshJudge/prd.md").is_file());
+    hj(t.path(), &["init", "Demo"]).error("ALREADY_EXISTS");
+}
+
+#[test]
+fn cwd_works_before_and_after_the_command_and_defaults_to_the_current_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().to_str().unwrap();
+    run(Path::new("/"), &["init", "Demo", "--cwd", dir]).json();
+    assert!(t.path().join(".harshJudge/config.yaml").is_file());
+    let v = run(Path::new("/"), &["--cwd", dir, "status"]).json();
+    assert_eq!(v["projectName"], "Demo");
+    let v = run(t.path(), &["status"]).json();
+    assert_eq!(v["projectName"], "Demo");
+    let v = run(Path::new("/"), &["discover", "tree", "--cwd", dir]).json();
+    assert_eq!(v["root"], ".harshJudge/");
+}
+
+#[test]
+fn create_from_json_or_a_file_keeps_stars_and_tags_and_drops_old_step_files() {
+    let (_t, p) = project();
+    let meta = std::fs::read_to_string(p.join(".harshJudge/scenarios/login/meta.yaml")).unwrap();
+    assert!(
+        meta.contains("- auth\n") && meta.contains("- smoke\n") && meta.contains("id: '01'"),
+        "{meta}"
+    );
+    hj(&p, &["star", "login"]).json();
+    let file = p.join("steps.json");
+    std::fs::write(
+        &file,
+        r#"[{"title":"Only step","actions":"a","expectedOutcome":"e"}]"#,
+    )
+    .unwrap();
+    let v = hj(
+        &p,
+        &[
+            "create",
+            "login",
+            "--title",
+            "Login 2",
+            "--steps-file",
+            file.to_str().unwrap(),
+            "--estimated-duration",
+            "30",
+        ],
+    )
+    .json();
+    assert_eq!(v["isNew"], false);
+    assert_eq!(
+        v["stepFiles"],
+        json!([".harshJudge/scenarios/login/steps/01-only-step.md"])
+    );
+    let meta = std::fs::read_to_string(p.join(".harshJudge/scenarios/login/meta.yaml")).unwrap();
+    assert!(
+        meta.contains("starred: true")
+            && meta.contains("- auth")
+            && meta.contains("estimatedDuration: 30"),
+        "{meta}"
+    );
+    let files: Vec<_> = std::fs::read_dir(p.join(".harshJudge/scenarios/login/steps"))
+        .unwrap()
+        .collect();
+    assert_eq!(files.len(), 1);
+    let msg = hj(
+        &p,
+        &["create", "x", "--title", "X", "--steps", "[{not json"],
+    )
+    .error("INVALID_INPUT");
+    assert!(msg.contains("--steps is not valid JSON"), "{msg}");
+    hj(&p, &["create", "x", "--title", "X", "--steps", "[]"]).error("INVALID_INPUT");
+    hj(
+        &p,
+        &["create", "Bad Slug", "--title", "X", "--steps", STEPS],
+    )
+    .error("INVALID_INPUT");
+    hj(
+        &p,
+        &[
+            "create",
+            "x",
+            "--title",
+            "X",
+            "--steps-file",
+            "/no/such/file.json",
+        ],
+    )
+    .error("INVALID_INPUT");
+    let v = hj(
+        &p,
+        &[
+            "create",
+            "starred-one",
+            "--title",
+            "S",
+            "--steps",
+            STEPS,
+            "--starred",
+        ],
+    )
+    .json();
+    assert_eq!(v["isNew"], true);
+    let v = hj(&p, &["status", "--starred-only"]).json();
+    assert_eq!(v["scenarioCount"], 2);
+}
+
+#[test]
+fn star_toggles_without_a_flag_and_sets_with_one() {
+    let (_t, p) = project();
+    assert_eq!(hj(&p, &["star", "login"]).json()["starred"], true);
+    assert_eq!(hj(&p, &["star", "login"]).json()["starred"], false);
+    assert_eq!(hj(&p, &["star", "login", "--on"]).json()["starred"], true);
+    assert_eq!(hj(&p, &["star", "login", "--on"]).json()["starred"], true);
+    assert_eq!(hj(&p, &["star", "login", "--off"]).json()["starred"], false);
+    assert_eq!(hj(&p, &["star", "login", "--on"]).json()["starred"], true);
+    assert_eq!(
+        hj(&p, &["star", "login", "--unstar"]).json()["starred"],
+        false
+    );
+    hj(&p, &["star", "login", "--on", "--off"]).error("INVALID_INPUT");
+    hj(&p, &["star", "nope"]).error("NOT_FOUND");
+}
+
+#[test]
+fn a_whole_run_from_the_command_line() {
+    let (_t, p) = project();
+    let run = start(&p);
+    let shot = p.join("shot.png");
+    std::fs::write(&shot, b"\x89PNG\r\n\x1a\nrest").unwrap();
+    let v = hj(
+        &p,
+        &[
+            "evidence",
+            &run,
+            "--step",
+            "1",
+            "--type",
+            "screenshot",
+            "--name",
+            "before",
+            "--data",
+            shot.to_str().unwrap(),
+        ],
+    )
+    .json();
+    assert!(
+        v["filePath"]
+            .as_str()
+            .unwrap()
+            .ends_with("step-01/evidence/before.png"),
+        "{v}"
+    );
+    hj(
+        &p,
+        &[
+            "evidence",
+            &run,
+            "--step",
+            "01",
+            "--type",
+            "stdout",
+            "--name",
+            "out",
+            "--data",
+            "hello",
+            "--metadata",
+            r#"{"cmd":"ls"}"#,
+        ],
+    )
+    .json();
+    hj(
+        &p,
+        &[
+            "evidence",
+            &run,
+            "--step",
+            "2",
+            "--type",
+            "console_log",
+            "--name",
+            "lit",
+            "--data",
+            "/not/a/file.txt",
+            "--source",
+            "content",
+        ],
+    )
+    .json();
+    let ev = p.join(format!(
+        ".harshJudge/scenarios/login/runs/{run}/step-01/evidence"
+    ));
+    assert_eq!(
+        std::fs::read(ev.join("before.png")).unwrap(),
+        b"\x89PNG\r\n\x1a\nrest"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ev.join("out.txt")).unwrap(),
+        "hello"
+    );
+    let side: Value =
+        serde_json::from_str(&std::fs::read_to_string(ev.join("out.meta.json")).unwrap()).unwrap();
+    assert_eq!(side["metadata"]["cmd"], "ls");
+    hj(
+        &p,
+        &[
+            "evidence",
+            &run,
+            "--step",
+            "1",
+            "--type",
+            "custom",
+            "--name",
+            "m",
+            "--data",
+            "{}",
+            "--metadata",
+            "nope",
+        ],
+    )
+    .error("INVALID_INPUT");
+    hj(
+        &p,
+        &[
+            "evidence", &run, "--step", "1", "--type", "video", "--name", "v", "--data", "x",
+        ],
+    )
+    .error("INVALID_INPUT");
+    hj(
+        &p,
+        &[
+            "evidence", &run, "--step", "1", "--type", "custom", "--name", "../x", "--data", "x",
+        ],
+    )
+    .error("INVALID_INPUT");
+
+    let v = hj(
+        &p,
+        &[
+            "complete-step",
+            &run,
+            "--step",
+            "1",
+            "--status",
+            "pass",
+            "--duration",
+            "40",
+        ],
+    )
+    .json();
+    assert_eq!(
+        v,
+        json!({"success": true, "runId": run, "stepId": "01", "status": "pass", "nextStepId": "02"})
+    );
+    hj(
+        &p,
+        &[
+            "complete-step",
+            &run,
+            "--step",
+            "02",
+            "--status",
+            "done",
+            "--duration",
+            "1",
+        ],
+    )
+    .error("INVALID_INPUT");
+    let v = hj(
+        &p,
+        &[
+            "complete-step",
+            &run,
+            "--step",
+            "02",
+            "--status",
+            "fail",
+            "--duration",
+            "5",
+            "--error",
+            "no welcome",
+            "--summary",
+            "stuck",
+        ],
+    )
+    .json();
+    assert_eq!(v["nextStepId"], Value::Null);
+    let state = hj(&p, &["run-state", &run]).json();
+    assert_eq!(state["completedSteps"][1]["status"], "fail");
+    assert_eq!(
+        hj(&p, &["run-state", "--scenario", "login"]).json()["runId"],
+        run.as_str()
+    );
+
+    let v = hj(
+        &p,
+        &[
+            "complete-run",
+            &run,
+            "--status",
+            "pass",
+            "--duration",
+            "100",
+        ],
+    )
+    .json();
+    assert_eq!(v["status"], "fail");
+    assert!(
+        v["warning"].as_str().unwrap().contains("Status mismatch"),
+        "{v}"
+    );
+    let msg = hj(
+        &p,
+        &[
+            "complete-run",
+            &run,
+            "--status",
+            "pass",
+            "--duration",
+            "100",
+        ],
+    )
+    .error("RUN_COMPLETED");
+    assert!(msg.contains("already completed"), "{msg}");
+    let result: Value = serde_json::from_str(
+        &std::fs::read_to_string(p.join(format!(
+            ".harshJudge/scenarios/login/runs/{run}/result.json"
+        )))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result["failedStep"], "02");
+    assert_eq!(result["errorMessage"], "no welcome");
+
+    // complete-run with its steps given at once.
+    let run2 = start(&p);
+    let v = hj(
+        &p,
+        &[
+            "complete-run",
+            &run2,
+            "--status",
+            "pass",
+            "--duration",
+            "10",
+            "--steps",
+            r#"[{"id":"01","status":"pass"},{"id":"02","status":"pass"}]"#,
+        ],
+    )
+    .json();
+    assert_eq!(
+        (v["status"].as_str(), v.get("warning")),
+        (Some("pass"), None)
+    );
+    let run3 = start(&p);
+    let v = hj(
+        &p,
+        &[
+            "complete-run",
+            &run3,
+            "--status",
+            "fail",
+            "--duration",
+            "10",
+            "--failed-step",
+            "1",
+            "--error",
+            "boom",
+        ],
+    )
+    .json();
+    assert_eq!(v["status"], "fail");
+    let status = hj(&p, &["status", "login"]).json();
+    assert_eq!(status["meta"]["totalRuns"], 3);
+    assert_eq!(status["recentRuns"].as_array().unwrap().len(), 3);
+    hj(
+        &p,
+        &[
+            "complete-step",
+            "unknown-run",
+            "--step",
+            "01",
+            "--status",
+            "pass",
+            "--duration",
+            "1",
+        ],
+    )
+    .error("NOT_FOUND");
+    hj(&p, &["status", "nope"]).error("NOT_FOUND");
+}
+
+#[test]
+fn evidence_limits_and_allowed_roots() {
+    let (_t, p) = project();
+    let run = start(&p);
+    // A folder that is neither the project nor the system's temporary folder.
+    let outside = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap();
+    let file = outside.join("body.json");
+    std::fs::write(&file, r#"{"a":1}"#).unwrap();
+    let f = file.to_str().unwrap();
+    let msg = hj(
+        &p,
+        &[
+            "evidence",
+            &run,
+            "--step",
+            "1",
+            "--type",
+            "api_response",
+            "--name",
+            "body",
+            "--data",
+            f,
+        ],
+    )
+    .error("ACCESS_DENIED");
+    assert!(msg.contains("--allow-root"), "{msg}");
+    hj(
+        &p,
+        &[
+            "--allow-root",
+            outside.to_str().unwrap(),
+            "evidence",
+            &run,
+            "--step",
+            "1",
+            "--type",
+            "api_response",
+            "--name",
+            "body",
+            "--data",
+            f,
+        ],
+    )
+    .json();
+    let body = p.join(format!(
+        ".harshJudge/scenarios/login/runs/{run}/step-01/evidence/body.json"
+    ));
+    assert_eq!(std::fs::read_to_string(body).unwrap(), r#"{"a":1}"#);
+    let msg = hj(
+        &p,
+        &[
+            "--max-evidence-bytes",
+            "4",
+            "evidence",
+            &run,
+            "--step",
+            "1",
+            "--type",
+            "stdout",
+            "--name",
+            "big",
+            "--data",
+            "12345",
+        ],
+    )
+    .error("TOO_LARGE");
+    assert!(msg.contains("4 bytes"), "{msg}");
+    let _ = std::fs::remove_dir_all(&outside);
+}
+
+#[test]
+fn discover_tree_and_search() {
+    let (_t, p) = project();
+    let v = hj(&p, &["discover", "tree"]).json();
+    assert_eq!(
+        v["tree"]["scenarios/"]["login/"]["meta.yaml"]["title"],
+        "Login"
+    );
+    let v = hj(&p, &["discover", "tree", "scenarios/login"]).json();
+    assert_eq!(v["root"], ".harshJudge/scenarios/login/");
+    let v = hj(&p, &["discover", "search", "SIGN IN"]).json();
+    assert!(!v["matches"].as_array().unwrap().is_empty(), "{v}");
+    let v = hj(
+        &p,
+        &[
+            "discover",
+            "search",
+            "sign in",
+            "--path",
+            "scenarios/login/steps",
+        ],
+    )
+    .json();
+    assert_eq!(v["matches"].as_array().unwrap().len(), 1, "{v}");
+    hj(&p, &["discover", "tree", "../.."]).error("ACCESS_DENIED");
+    hj(&p, &["discover", "search", "x", "--path", "/etc"]).error("ACCESS_DENIED");
+}

@@ -1,0 +1,108 @@
+//! End to end with a third-party MCP client: the Python `mcp` SDK drives the
+//! real `harshjudge-mcp` binary over stdio through the whole agent workflow
+//! (tests/mcp/agent_workflow.py); then the files on disk are checked here.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use support::{json, nested_target, workspace, yaml};
+
+/// Builds the server binary in the nested target dir (the outer `cargo test`
+/// holds the lock on `target/`) and returns its path.
+fn server_binary() -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "harshjudge-mcp",
+            "--bin",
+            "harshjudge-mcp",
+        ])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "building harshjudge-mcp failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    nested_target().join("debug").join("harshjudge-mcp")
+}
+
+#[test]
+fn the_python_mcp_client_runs_the_whole_agent_workflow() {
+    let bin = server_binary();
+    let project = tempfile::tempdir().unwrap();
+    let out = Command::new("python3")
+        .arg(workspace().join("tests/mcp/agent_workflow.py"))
+        .arg(&bin)
+        .arg(project.path())
+        .output()
+        .expect("python3 must be installed (apt-get install python3), with `python3 -m pip install mcp==2.3.0`");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python MCP client failed (exit {:?}):\n{stdout}\n{stderr}",
+        out.status.code()
+    );
+    let ids: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let run_id = ids["runId"].as_str().unwrap();
+
+    let hj = project.path().join(".harshJudge");
+    assert_eq!(yaml(hj.join("config.yaml"))["projectName"], "E2E");
+    assert!(hj.join("prd.md").is_file());
+    let meta = yaml(hj.join("scenarios/login/meta.yaml"));
+    assert_eq!(meta["starred"].as_bool(), Some(true));
+    assert_eq!(meta["totalRuns"].as_u64(), Some(1));
+    assert_eq!(meta["passCount"].as_u64(), Some(1));
+    assert_eq!(meta["avgDuration"].as_u64(), Some(450));
+    assert_eq!(meta["lastResult"].as_str(), Some("pass"));
+    assert_eq!(
+        meta["lastRunNumber"].as_u64(),
+        Some(2),
+        "the second run is numbered too"
+    );
+
+    let run = hj.join("scenarios/login/runs").join(run_id);
+    let result = json(run.join("result.json"));
+    assert_eq!(result["status"], "pass");
+    assert_eq!(result["duration"], 450);
+    assert_eq!(result["runNumber"], 1);
+    let steps = result["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(s["id"], format!("{:02}", i + 1));
+        assert_eq!(s["duration"], 101 + i as u64);
+        assert_eq!(
+            s["evidenceFiles"],
+            serde_json::json!(["after.png", "console.txt"])
+        );
+        let ev = run.join(format!("step-{:02}/evidence", i + 1));
+        let png = std::fs::read(ev.join("after.png")).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a real PNG was copied");
+        assert_eq!(
+            std::fs::read_to_string(ev.join("console.txt")).unwrap(),
+            format!("step {:02}: no errors", i + 1)
+        );
+        let side = json(ev.join("after.meta.json"));
+        assert_eq!(side["type"], "screenshot");
+        assert_eq!(side["runId"], run_id);
+        assert_eq!(side["fileSize"], png.len() as u64);
+    }
+    let state = yaml(run.join("skill-state.yaml"));
+    assert_eq!(state["currentPhase"].as_str(), Some("completed"));
+    assert_eq!(state["completedSteps"].as_sequence().unwrap().len(), 3);
+    // Nothing escaped: the project holds only .harshJudge/ and the client's PNG.
+    let mut top: Vec<String> = std::fs::read_dir(project.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert_eq!(top, [".harshJudge", "shot.png"]);
+    assert!(!hj.join("escape.json").exists() && !hj.join("scenarios/escape.json").exists());
+}
