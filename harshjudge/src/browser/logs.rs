@@ -152,6 +152,23 @@ pub(crate) fn network(entries: &serde_json::Value, pending: &mut Pending) -> Vec
     done
 }
 
+/// Takes out of `pending` the requests that already have a response (their body
+/// still loading), so they are reported with the step that made them; a later
+/// `loadingFinished` for them is then ignored. Unanswered ones stay pending.
+pub(crate) fn answered(pending: &mut Pending) -> Vec<NetworkEntry> {
+    let ids: Vec<String> = pending
+        .iter()
+        .filter(|(_, (e, _))| e.status.is_some())
+        .map(|(id, _)| id.clone())
+        .collect();
+    let mut out: Vec<NetworkEntry> = ids
+        .into_iter()
+        .filter_map(|id| pending.remove(&id).map(|(e, _)| e))
+        .collect();
+    out.sort_by(|a, b| a.url.cmp(&b.url));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +212,19 @@ mod tests {
         assert_eq!(done.len(), 1);
         assert_eq!((done[0].status, done[0].timing), (Some(404), Some(250.0)));
         assert!(pending.contains_key("2"));
+        assert!(
+            answered(&mut pending).is_empty(),
+            "no response yet: stays pending"
+        );
+        let got = network(
+            &serde_json::json!([ev(
+                serde_json::json!({"method": "Network.responseReceived", "params": {"requestId": "2", "type": "XHR", "response": {"status": 200}}})
+            )]),
+            &mut pending,
+        );
+        assert!(got.is_empty());
+        let answered = answered(&mut pending);
+        assert_eq!((answered[0].status, answered[0].timing), (Some(200), None));
+        assert!(pending.is_empty());
     }
 }

@@ -124,6 +124,9 @@ async fn cdp(
         .map_err(|e| cmd_err(format!("CDP {cmd}"), e))
 }
 
+/// How long the end of a step waits for requests still in flight.
+const NETWORK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
+
 async fn get_log(client: &Client, kind: &str) -> Result<serde_json::Value, BrowserError> {
     client
         .issue_cmd(Raw {
@@ -533,11 +536,29 @@ impl Page {
     pub async fn take_logs(&self) -> Result<(Vec<ConsoleEntry>, Vec<NetworkEntry>), BrowserError> {
         let c = &self.inner.client;
         let (browser, perf) = tokio::join!(get_log(c, "browser"), get_log(c, "performance"));
-        let console = logs::console(&browser?);
-        let network = logs::network(
+        let mut console = logs::console(&browser?);
+        let mut network = logs::network(
             &perf?,
             &mut self.inner.pending.lock().expect("pending lock"),
         );
+        // A request whose response arrived but whose body is still loading (a fetch
+        // the page already reacted to) belongs to this step: give in-flight requests
+        // a short while to finish, then report the answered ones as they stand.
+        let settle_until = std::time::Instant::now() + NETWORK_SETTLE;
+        while !self.inner.pending.lock().expect("pending lock").is_empty()
+            && std::time::Instant::now() < settle_until
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            let (browser, perf) = tokio::join!(get_log(c, "browser"), get_log(c, "performance"));
+            console.extend(logs::console(&browser?));
+            network.extend(logs::network(
+                &perf?,
+                &mut self.inner.pending.lock().expect("pending lock"),
+            ));
+        }
+        network.extend(logs::answered(
+            &mut self.inner.pending.lock().expect("pending lock"),
+        ));
         Ok((console, network))
     }
 
