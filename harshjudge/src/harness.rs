@@ -464,6 +464,12 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
                 Err(e) => text.push_str(&format!("junit: could not be written: {e}\n")),
             }
         }
+        if settings.html_report {
+            match crate::report::html::write(store.dir()) {
+                Ok(r) => text.push_str(&format!("report: {}\n", r.index.display())),
+                Err(e) => text.push_str(&format!("report: could not be written: {e}\n")),
+            }
+        }
         if let Some(gh) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty())
             && let Ok(md) = crate::report::junit::markdown(&store, &runs)
         {

@@ -28,6 +28,9 @@ pub struct Settings {
     /// Where the harness writes JUnit XML (`HARSHJUDGE_JUNIT`, default
     /// `<dir>/report/junit.xml`; `off`: not written).
     pub junit: Option<PathBuf>,
+    /// Whether the harness writes the HTML report to `<dir>/report/`
+    /// (`HARSHJUDGE_REPORT`, default on; `off`: not written).
+    pub html_report: bool,
 }
 
 /// `HARSHJUDGE_EVIDENCE`: which evidence probes (browser, HTTP, command) capture.
@@ -78,8 +81,20 @@ impl Settings {
             Some(p) => Some(package_root.join(p)),
             None => Some(dir.join("report").join("junit.xml")),
         };
+        let html_report = match env("HARSHJUDGE_REPORT").as_deref() {
+            None | Some("on") | Some("1") => true,
+            Some("off") | Some("0") => false,
+            Some(other) => {
+                return Err(SettingError {
+                    name: "HARSHJUDGE_REPORT",
+                    value: other.into(),
+                    expected: "on or off".into(),
+                });
+            }
+        };
         Ok(Settings {
             junit,
+            html_report,
             dir,
             base_url,
             project_name: project_name.into(),

@@ -1,6 +1,7 @@
 //! Rendering of outcomes for people: the failure message of a step and the
 //! summary printed at the end of a harness run.
 
+pub mod html;
 pub mod junit;
 
 use std::fmt::Write;

@@ -1,0 +1,174 @@
+//! The HTML report: one self-contained page (`report/index.html`, no CDN, no
+//! server) over data scripts written next to it: `data/overview.js` (every
+//! scenario with a summarised history) and `data/runs/{slug}/{runId}.js` (one
+//! run's steps and evidence, loaded on demand). Evidence is linked by relative
+//! path (`../scenarios/…`), so the whole `.harshJudge/` folder can be uploaded
+//! as a CI artifact and opened from disk. The live dashboard serves the same
+//! page and builds the same scripts on request.
+//!
+//! Data scripts are JavaScript calls (`window.__hj.overview({...})`) rather than
+//! JSON because a page opened from `file://` may load scripts but not fetch files.
+
+mod model;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::store::{RunId, Slug, Store, StoreError};
+
+pub use model::{HISTORY, Overview, RunView};
+
+/// The page: markup, style and script in one file.
+const PAGE: &str = include_str!("page.html");
+
+/// What [`write`] did.
+#[derive(Clone, Debug)]
+pub struct ReportStats {
+    /// `report/index.html`.
+    pub index: PathBuf,
+    /// Scenarios in the overview.
+    pub scenarios: usize,
+    /// Runs with a page.
+    pub runs: usize,
+    /// Run scripts (re)written this time (the others were up to date).
+    pub run_pages_written: usize,
+    /// Size of `data/overview.js` in bytes.
+    pub overview_bytes: usize,
+}
+
+/// Writes (or refreshes) the report of the project whose `.harshJudge/` folder is
+/// `store_dir`. Run scripts are rewritten only when their run changed since; the
+/// scripts of runs that fell out of the history are removed.
+pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
+    let store = Store::new(store_dir);
+    let report = store_dir.join("report");
+    let overview = model::overview(&store)?;
+    let mut written = 0;
+    let mut runs = 0;
+    let mut keep: HashSet<PathBuf> = HashSet::new();
+    for s in &overview.scenarios {
+        let slug = Slug::new(s.slug.clone())?;
+        for h in &s.history {
+            let run = RunId::new(h.id.clone())?;
+            let target = report
+                .join("data/runs")
+                .join(slug.as_str())
+                .join(format!("{run}.js"));
+            keep.insert(target.clone());
+            runs += 1;
+            let source = store.run_dir(&slug, &run).join("result.json");
+            if is_fresh(&target, &source) {
+                continue;
+            }
+            if let Some(view) = model::run_view(&store, &slug, &run)? {
+                write_plain(&target, call("run", &view).as_bytes())?;
+                written += 1;
+            }
+        }
+    }
+    prune(&report.join("data/runs"), &keep);
+    let overview_js = call("overview", &overview);
+    write_plain(&report.join("data/overview.js"), overview_js.as_bytes())?;
+    let index = report.join("index.html");
+    write_plain(&index, PAGE.as_bytes())?;
+    Ok(ReportStats {
+        index,
+        scenarios: overview.scenarios.len(),
+        runs,
+        run_pages_written: written,
+        overview_bytes: overview_js.len(),
+    })
+}
+
+/// The report page itself (the same bytes [`write`] puts in `report/index.html`).
+pub fn index_html() -> String {
+    PAGE.to_string()
+}
+
+/// `data/overview.js`: `window.__hj.overview({...})`.
+pub fn overview_js(store_dir: &Path) -> Result<String, StoreError> {
+    let store = Store::new(store_dir);
+    Ok(call("overview", &model::overview(&store)?))
+}
+
+/// `data/runs/{slug}/{runId}.js`: `window.__hj.run({...})`, or `None` when there
+/// is no such run. The ids are validated (an invalid one is an error, never a path).
+pub fn run_js(store_dir: &Path, slug: &str, run_id: &str) -> Result<Option<String>, StoreError> {
+    let store = Store::new(store_dir);
+    let slug = Slug::new(slug)?;
+    let run = RunId::new(run_id)?;
+    Ok(model::run_view(&store, &slug, &run)?.map(|v| call("run", &v)))
+}
+
+/// A token that changes whenever a run or scenario of the project changes
+/// (a run starts, a step completes, a run ends, a scenario is edited): the
+/// dashboard's page polls it.
+pub fn stamp(store_dir: &Path) -> Result<String, StoreError> {
+    let store = Store::new(store_dir);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    let mtime = |p: &Path| -> u128 {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos())
+    };
+    for slug in store.list_scenarios()? {
+        mix(slug.as_str().as_bytes());
+        mix(&mtime(&store.meta_path(&slug)).to_le_bytes());
+        let runs_dir = store.scenario_dir(&slug).join("runs");
+        mix(&mtime(&runs_dir).to_le_bytes());
+        // Only the newest runs change; older ones are final.
+        for run in model::recent_runs(&store, &slug, 3)? {
+            mix(run.as_str().as_bytes());
+            mix(&mtime(&store.run_dir(&slug, &run).join("result.json")).to_le_bytes());
+        }
+    }
+    Ok(format!("{h:016x}"))
+}
+
+fn call<T: serde::Serialize>(what: &str, v: &T) -> String {
+    let json = serde_json::to_string(v).expect("report data serializes");
+    // `</script>` cannot occur in a separate script file, but keep the data inert
+    // if someone inlines it.
+    format!(
+        "window.__hj.{what}({});\n",
+        json.replace("</", "<\\/").replace('\u{2028}', "\\u2028")
+    )
+}
+
+fn is_fresh(target: &Path, source: &Path) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    matches!((modified(target), modified(source)), (Some(t), Some(s)) if t > s)
+}
+
+/// Temporary file + rename, without fsync: a report can always be regenerated.
+fn write_plain(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    crate::store::write_file(path, bytes)
+}
+
+fn prune(dir: &Path, keep: &HashSet<PathBuf>) {
+    let Ok(slugs) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for s in slugs.flatten() {
+        let Ok(files) = std::fs::read_dir(s.path()) else {
+            continue;
+        };
+        for f in files.flatten() {
+            if !keep.contains(&f.path()) {
+                let _ = std::fs::remove_file(f.path());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,534 @@
+//! What the report page shows, read from the store: the overview (every
+//! scenario and a summary of its recent runs) and one run in full.
+//!
+//! Works for runs written by `cargo test`, by agents through MCP and by the
+//! original HarshJudge (including its v1 flat `runs/{id}/evidence/step-NN-name.ext`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::store::{RunId, RunResult, RunStatus, ScenarioMeta, Slug, Store, StoreError};
+
+/// How many recent runs per scenario the overview summarises (and the static
+/// report has pages for).
+pub const HISTORY: usize = 12;
+
+/// Text attachments up to this size are shown inline; larger ones are linked.
+const INLINE_LIMIT: u64 = 64 * 1024;
+
+/// Console or network entries shown per step (the file keeps them all).
+const LOG_LIMIT: usize = 500;
+
+/// The first page: every scenario with its statistics and recent runs.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Overview {
+    /// `config.yaml` projectName.
+    pub project: String,
+    /// When this was built (ISO 8601).
+    pub generated_at: String,
+    /// Every scenario, sorted by slug.
+    pub scenarios: Vec<ScenarioRow>,
+}
+
+/// One scenario in the overview.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioRow {
+    /// Folder name.
+    pub slug: String,
+    /// meta.yaml title, else the slug.
+    pub title: String,
+    /// meta.yaml tags.
+    pub tags: Vec<String>,
+    /// meta.yaml starred.
+    pub starred: bool,
+    /// Steps the scenario declares.
+    pub step_count: usize,
+    /// Completed runs (meta.yaml statistics).
+    pub total_runs: u64,
+    /// Passed runs.
+    pub pass_count: u64,
+    /// Pass rate in percent, one decimal (None before the first run).
+    pub pass_rate: Option<f64>,
+    /// Mean run duration in ms.
+    pub avg_duration: u64,
+    /// pass / fail / running of the newest run.
+    pub last_result: Option<String>,
+    /// Start of the newest run.
+    pub last_run: Option<String>,
+    /// Both passed and failed within its recent runs.
+    pub flaky: bool,
+    /// Recent runs, newest first.
+    pub history: Vec<HistoryEntry>,
+}
+
+/// One run in a scenario's history.
+#[derive(Debug, Serialize)]
+pub struct HistoryEntry {
+    /// Run id.
+    pub id: String,
+    /// `pass`, `fail`, `running`.
+    #[serde(rename = "s")]
+    pub status: &'static str,
+    /// Duration in ms.
+    #[serde(rename = "d")]
+    pub duration: u64,
+    /// startedAt (the row shows the newest; not sent per entry, to keep the first page light).
+    #[serde(skip)]
+    pub started_at: String,
+}
+
+/// One run, in full.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunView {
+    /// Scenario slug.
+    pub slug: String,
+    /// Scenario title.
+    pub title: String,
+    /// Scenario tags.
+    pub tags: Vec<String>,
+    /// Run id.
+    pub run_id: String,
+    /// Stored run number, when the writer stored one.
+    pub run_number: Option<u64>,
+    /// pass / fail / running.
+    pub status: &'static str,
+    /// ISO start.
+    pub started_at: String,
+    /// ISO end.
+    pub completed_at: Option<String>,
+    /// ms.
+    pub duration: u64,
+    /// Id of the failed step.
+    pub failed_step: Option<String>,
+    /// The run's error.
+    pub error_message: Option<String>,
+    /// Steps in order.
+    pub steps: Vec<StepView>,
+}
+
+/// One step of a run.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepView {
+    /// `01`, `02`, …
+    pub id: String,
+    /// The step's title.
+    pub title: String,
+    /// pass / fail / skipped, or `running` / `pending` while the run goes on.
+    pub status: String,
+    /// ms.
+    pub duration: Option<u64>,
+    /// The error (or skip reason).
+    pub error: Option<String>,
+    /// Where the error was raised (`file:line:col`).
+    pub location: Option<String>,
+    /// A summary the writer left (agents do).
+    pub summary: Option<String>,
+    /// Before/after/failure screenshots, per probe.
+    pub shots: Vec<Shots>,
+    /// Console entries of the step.
+    pub console: Vec<serde_json::Value>,
+    /// Requests of the step.
+    pub network: Vec<serde_json::Value>,
+    /// Whether console or network were cut at the display limit.
+    pub logs_truncated: bool,
+    /// Every other evidence file.
+    pub files: Vec<FileView>,
+}
+
+/// The screenshots one probe took at a step's boundaries.
+#[derive(Debug, Default, Serialize)]
+pub struct Shots {
+    /// The probe's name prefix (empty for the first page).
+    pub probe: String,
+    /// Relative path of the screenshot before the step.
+    pub before: Option<String>,
+    /// After it.
+    pub after: Option<String>,
+    /// At the failure.
+    pub failure: Option<String>,
+}
+
+/// An evidence file that is not a boundary screenshot or a log.
+#[derive(Debug, Serialize)]
+pub struct FileView {
+    /// File name.
+    pub name: String,
+    /// Relative path from `report/`.
+    pub path: String,
+    /// image / json / text / html / other.
+    pub kind: &'static str,
+    /// Bytes.
+    pub size: u64,
+    /// The text, JSON pretty-printed, when small enough to show inline.
+    pub content: Option<String>,
+}
+
+fn status_str(s: RunStatus) -> &'static str {
+    s.as_str()
+}
+
+/// Ids we generate start with a UTC timestamp (`20261123T081052932Z-…`): sorted
+/// by name they are sorted by time. Others (nanoid, from the original) are not.
+fn time_sortable(run: &RunId) -> bool {
+    let b = run.as_str().as_bytes();
+    b.len() > 9 && b[..8].iter().all(u8::is_ascii_digit) && b[8] == b'T'
+}
+
+/// The `n` newest runs of a scenario, newest first (for ids we generate, by name
+/// alone, without reading any file).
+pub(crate) fn recent_runs(store: &Store, slug: &Slug, n: usize) -> Result<Vec<RunId>, StoreError> {
+    let runs = store.list_runs(slug)?;
+    if runs.iter().all(time_sortable) {
+        return Ok(runs.into_iter().rev().take(n).collect());
+    }
+    Ok(recent_results(store, slug, n)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect())
+}
+
+fn recent_results(
+    store: &Store,
+    slug: &Slug,
+    n: usize,
+) -> Result<Vec<(RunId, RunResult)>, StoreError> {
+    let runs = store.list_runs(slug)?;
+    let mut out = Vec::new();
+    if runs.iter().all(time_sortable) {
+        for run in runs.into_iter().rev() {
+            if out.len() == n {
+                break;
+            }
+            if let Some(r) = read_result_lenient(store, slug, &run) {
+                out.push((run, r));
+            }
+        }
+        return Ok(out);
+    }
+    let mut all: Vec<(RunId, RunResult)> = runs
+        .into_iter()
+        .filter_map(|run| read_result_lenient(store, slug, &run).map(|r| (run, r)))
+        .collect();
+    all.sort_by(|a, b| {
+        let key = |r: &RunResult| {
+            if r.started_at.is_empty() {
+                r.completed_at.clone().unwrap_or_default()
+            } else {
+                r.started_at.clone()
+            }
+        };
+        key(&b.1).cmp(&key(&a.1))
+    });
+    all.truncate(n);
+    Ok(all)
+}
+
+/// A run whose result.json is missing or unreadable is left out of the report
+/// (it stays on disk for a person to look at) rather than failing the report.
+fn read_result_lenient(store: &Store, slug: &Slug, run: &RunId) -> Option<RunResult> {
+    store.read_result(slug, run).ok().flatten()
+}
+
+/// Builds the overview.
+pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
+    let project = store
+        .read_config()
+        .map(|c| c.project_name)
+        .unwrap_or_default();
+    let mut scenarios = Vec::new();
+    for slug in store.list_scenarios()? {
+        let meta = store.read_meta(&slug).ok().flatten().unwrap_or_default();
+        let recent = recent_results(store, &slug, HISTORY)?;
+        let history: Vec<HistoryEntry> = recent
+            .iter()
+            .map(|(id, r)| HistoryEntry {
+                id: id.to_string(),
+                status: status_str(r.status),
+                duration: r.duration,
+                started_at: r.started_at.clone(),
+            })
+            .collect();
+        let flaky = history.iter().any(|h| h.status == "pass")
+            && history.iter().any(|h| h.status == "fail");
+        let total = meta
+            .total_runs
+            .max(history.iter().filter(|h| h.status != "running").count() as u64);
+        let pass_rate = (meta.total_runs > 0)
+            .then(|| (meta.pass_count as f64 * 1000.0 / meta.total_runs as f64).round() / 10.0);
+        scenarios.push(ScenarioRow {
+            title: title_of(&meta, &slug),
+            slug: slug.to_string(),
+            tags: meta.tags.clone(),
+            starred: meta.starred,
+            step_count: meta.steps.len(),
+            total_runs: total,
+            pass_count: meta.pass_count,
+            pass_rate,
+            avg_duration: meta.avg_duration,
+            last_result: history
+                .first()
+                .map(|h| h.status.to_string())
+                .or(meta.last_result.clone()),
+            last_run: history
+                .first()
+                .map(|h| h.started_at.clone())
+                .or(meta.last_run.clone()),
+            flaky,
+            history,
+        });
+    }
+    Ok(Overview {
+        project,
+        generated_at: crate::store::now_iso(),
+        scenarios,
+    })
+}
+
+fn title_of(meta: &ScenarioMeta, slug: &Slug) -> String {
+    if meta.title.is_empty() {
+        slug.to_string()
+    } else {
+        meta.title.clone()
+    }
+}
+
+/// Percent-encodes one path segment (ids we write never need it; files of
+/// other writers may).
+fn enc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Builds one run's view, or `None` when the run has no `result.json`.
+pub(crate) fn run_view(
+    store: &Store,
+    slug: &Slug,
+    run: &RunId,
+) -> Result<Option<RunView>, StoreError> {
+    let Some(result) = store.read_result(slug, run)? else {
+        return Ok(None);
+    };
+    let meta = store.read_meta(slug).ok().flatten().unwrap_or_default();
+    let run_dir = store.run_dir(slug, run);
+    let rel_run = format!(
+        "../scenarios/{}/runs/{}",
+        enc(slug.as_str()),
+        enc(run.as_str())
+    );
+    let running = result.status == RunStatus::Running;
+
+    // Evidence files per step id: step-NN/evidence/*, or v1 flat evidence/step-NN-name.ext.
+    let mut files: BTreeMap<String, Vec<(String, String, PathBuf, u64)>> = BTreeMap::new();
+    for step in store.step_dirs(slug, run)? {
+        let dir = run_dir.join(format!("step-{step}")).join("evidence");
+        let list = files.entry(step.to_string()).or_default();
+        for (name, size) in list_dir(&dir) {
+            let path = format!("{rel_run}/step-{step}/evidence/{}", enc(&name));
+            let abs = dir.join(&name);
+            list.push((name, path, abs, size));
+        }
+    }
+    for (name, size) in list_dir(&run_dir.join("evidence")) {
+        if let Some((id, rest)) = v1_name(&name) {
+            let path = format!("{rel_run}/evidence/{}", enc(&name));
+            let abs = run_dir.join("evidence").join(&name);
+            files.entry(id).or_default().push((rest, path, abs, size));
+        }
+    }
+
+    let mut ids: Vec<String> = result.steps.iter().map(|s| s.id.clone()).collect();
+    ids.extend(files.keys().cloned());
+    if running {
+        ids.extend(meta.steps.iter().map(|s| s.id.clone()));
+    }
+    ids.sort();
+    ids.dedup();
+
+    let mut steps = Vec::new();
+    for id in ids {
+        let done = result.steps.iter().find(|s| s.id == id);
+        let title = done
+            .and_then(|s| s.title.clone())
+            .or_else(|| {
+                meta.steps
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map(|s| s.title.clone())
+            })
+            .unwrap_or_else(|| format!("Step {id}"));
+        let status = match (done, files.contains_key(&id)) {
+            (Some(s), _) => s.status.as_str().to_string(),
+            (None, true) if running => "running".into(),
+            (None, _) if running => "pending".into(),
+            (None, _) => "skipped".into(),
+        };
+        let mut view = StepView {
+            id: id.clone(),
+            title,
+            status,
+            duration: done.map(|s| s.duration),
+            error: done.and_then(|s| s.error.clone()),
+            location: done.and_then(|s| s.error_location.clone()),
+            summary: done.and_then(|s| s.summary.clone()),
+            shots: vec![],
+            console: vec![],
+            network: vec![],
+            logs_truncated: false,
+            files: vec![],
+        };
+        for (name, path, abs, size) in files.remove(&id).unwrap_or_default() {
+            classify(&mut view, &abs, name, path, size);
+        }
+        steps.push(view);
+    }
+    // A run-level error that no step carries (an agent's completeRun claim, or
+    // the original's) still shows on the failed step.
+    if let (Some(failed), Some(msg)) = (&result.failed_step, &result.error_message)
+        && let Some(s) = steps.iter_mut().find(|s| &s.id == failed)
+        && s.error.is_none()
+    {
+        s.error = Some(msg.clone());
+    }
+
+    Ok(Some(RunView {
+        slug: slug.to_string(),
+        title: title_of(&meta, slug),
+        tags: meta.tags.clone(),
+        run_id: run.to_string(),
+        run_number: result.run_number,
+        status: status_str(result.status),
+        started_at: result.started_at.clone(),
+        completed_at: result.completed_at.clone(),
+        duration: result.duration,
+        failed_step: result.failed_step.clone(),
+        error_message: result.error_message.clone(),
+        steps,
+    }))
+}
+
+/// `step-03-login.png` → (`03`, `login.png`).
+fn v1_name(name: &str) -> Option<(String, String)> {
+    let rest = name.strip_prefix("step-")?;
+    let (num, rest) = rest.split_once('-')?;
+    let n: u32 = num.parse().ok()?;
+    (n > 0 && n < 100 && !rest.is_empty()).then(|| (format!("{n:02}"), rest.to_string()))
+}
+
+/// Files of a folder (not sidecars, not hidden), sorted, with sizes.
+fn list_dir(dir: &Path) -> Vec<(String, u64)> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return vec![];
+    };
+    let mut out: Vec<(String, u64)> = rd
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let meta = e.metadata().ok()?;
+            (meta.is_file() && !name.starts_with('.') && !name.ends_with(".meta.json"))
+                .then_some((name, meta.len()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn classify(view: &mut StepView, abs: &Path, name: String, path: String, size: u64) {
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) => (s.to_string(), e.to_ascii_lowercase()),
+        None => (name.clone(), String::new()),
+    };
+    let (probe, word) = match stem.rsplit_once('-') {
+        Some((p, w)) => (p.to_string(), w.to_string()),
+        None => (String::new(), stem.clone()),
+    };
+    let image = matches!(ext.as_str(), "png" | "jpg" | "jpeg" | "gif" | "webp");
+    if image && matches!(word.as_str(), "before" | "after" | "error") {
+        let shots = match view.shots.iter_mut().position(|s| s.probe == probe) {
+            Some(i) => &mut view.shots[i],
+            None => {
+                view.shots.push(Shots {
+                    probe: probe.clone(),
+                    ..Shots::default()
+                });
+                view.shots.last_mut().expect("just pushed")
+            }
+        };
+        match word.as_str() {
+            "before" => shots.before = Some(path),
+            "after" => shots.after = Some(path),
+            _ => shots.failure = Some(path),
+        }
+        return;
+    }
+    if ext == "json" && matches!(word.as_str(), "console" | "network") && size <= 8 * INLINE_LIMIT {
+        let parsed = std::fs::read(abs)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Vec<serde_json::Value>>(&b).ok());
+        if let Some(mut entries) = parsed {
+            if !probe.is_empty() {
+                for e in &mut entries {
+                    if let Some(o) = e.as_object_mut() {
+                        o.insert("probe".into(), probe.clone().into());
+                    }
+                }
+            }
+            let target = if word == "console" {
+                &mut view.console
+            } else {
+                &mut view.network
+            };
+            let room = LOG_LIMIT.saturating_sub(target.len());
+            if entries.len() > room {
+                view.logs_truncated = true;
+            }
+            target.extend(entries.into_iter().take(room));
+            // Listed as a file too (without inline text), so the whole log is one click away.
+            view.files.push(FileView {
+                name,
+                path,
+                kind: "json",
+                size,
+                content: None,
+            });
+            return;
+        }
+    }
+    let kind = match ext.as_str() {
+        _ if image => "image",
+        "json" => "json",
+        "txt" | "log" | "md" | "yaml" | "yml" | "csv" | "xml" => "text",
+        "html" | "htm" => "html",
+        _ => "other",
+    };
+    let content = (matches!(kind, "json" | "text") && size <= INLINE_LIMIT)
+        .then(|| std::fs::read(abs).ok())
+        .flatten()
+        .map(|bytes| {
+            if kind == "json"
+                && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            {
+                return serde_json::to_string_pretty(&v).expect("JSON serializes");
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        });
+    view.files.push(FileView {
+        name,
+        path,
+        kind,
+        size,
+        content,
+    });
+}

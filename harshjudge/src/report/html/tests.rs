@@ -1,0 +1,209 @@
+use std::path::Path;
+
+use super::*;
+
+fn put(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A project as the original HarshJudge writes it: nanoid run ids, a v1 flat
+/// evidence folder in one run, step folders in the other.
+fn original_project(dir: &Path) {
+    put(
+        &dir.join("config.yaml"),
+        "projectName: shop\nbaseUrl: http://localhost:3000\nversion: '1.0'\ncreatedAt: '2024-01-10T00:00:00.000Z'\n",
+    );
+    let sc = dir.join("scenarios/login");
+    put(
+        &sc.join("meta.yaml"),
+        "title: Login works\nslug: login\nstarred: true\ntags:\n  - auth\nestimatedDuration: 30\nsteps:\n  - id: '01'\n    title: Open\n    file: 01-open.md\n  - id: '02'\n    title: Sign in\n    file: 02-sign-in.md\ntotalRuns: 2\npassCount: 1\nfailCount: 1\nlastRun: '2024-01-11T00:00:00.000Z'\nlastResult: fail\navgDuration: 1500\n",
+    );
+    put(
+        &sc.join("runs/Xy-old/result.json"),
+        r#"{"runId":"Xy-old","scenarioSlug":"login","status":"pass","startedAt":"2024-01-10T00:00:00.000Z","completedAt":"2024-01-10T00:00:01.000Z","duration":1000,"steps":[{"id":"01","status":"pass","duration":400,"error":null,"evidenceFiles":["login.png"]}],"failedStep":null,"errorMessage":null}"#,
+    );
+    put(&sc.join("runs/Xy-old/evidence/step-01-login.png"), "PNG");
+    put(
+        &sc.join("runs/Xy-old/evidence/step-01-login.png.meta.json"),
+        "{}",
+    );
+    put(
+        &sc.join("runs/ab_new/result.json"),
+        r#"{"runId":"ab_new","scenarioSlug":"login","status":"fail","startedAt":"2024-01-11T00:00:00.000Z","completedAt":"2024-01-11T00:00:02.000Z","duration":2000,"steps":[{"id":"01","status":"pass","duration":500,"error":null,"evidenceFiles":[]},{"id":"02","status":"fail","duration":1500,"error":"button missing","evidenceFiles":[]}],"failedStep":"02","errorMessage":"button missing"}"#,
+    );
+    let ev = sc.join("runs/ab_new/step-02/evidence");
+    put(&ev.join("before.png"), "PNG");
+    put(&ev.join("error.png"), "PNG");
+    put(&ev.join("after.png"), "PNG");
+    put(
+        &ev.join("console.json"),
+        r#"[{"level":"error","text":"boom","source":"javascript","url":null,"line":null,"timestamp":1}]"#,
+    );
+    put(
+        &ev.join("network.json"),
+        r#"[{"method":"GET","url":"http://127.0.0.1/api/x","status":500,"type":"Fetch","timing":3.5,"failure":null}]"#,
+    );
+    put(&ev.join("cart.json"), r#"{"items":[1,2]}"#);
+    put(&ev.join("cart.meta.json"), r#"{"type":"custom"}"#);
+    put(&ev.join("page.html"), "<html></html>");
+    put(&ev.join("api-before.json"), r#"{"status":200}"#);
+}
+
+#[test]
+fn original_runs_are_read_newest_first_with_their_evidence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    let store = Store::new(dir);
+    let o = model::overview(&store).unwrap();
+    assert_eq!(o.project, "shop");
+    let s = &o.scenarios[0];
+    assert_eq!(
+        (s.title.as_str(), s.starred, s.flaky),
+        ("Login works", true, true)
+    );
+    let ids: Vec<&str> = s.history.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["ab_new", "Xy-old"],
+        "sorted by startedAt, newest first"
+    );
+    assert_eq!(s.last_result.as_deref(), Some("fail"));
+    assert_eq!(s.pass_rate, Some(50.0));
+
+    let slug = Slug::new("login").unwrap();
+    let v = model::run_view(&store, &slug, &RunId::new("ab_new").unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(v.steps.len(), 2);
+    let step = &v.steps[1];
+    assert_eq!(
+        (step.title.as_str(), step.status.as_str()),
+        ("Sign in", "fail")
+    );
+    assert_eq!(step.error.as_deref(), Some("button missing"));
+    let page = step.shots.iter().find(|g| g.probe.is_empty()).unwrap();
+    assert_eq!(
+        page.before.as_deref(),
+        Some("../scenarios/login/runs/ab_new/step-02/evidence/before.png")
+    );
+    assert!(page.after.is_some() && page.failure.is_some());
+    assert_eq!(step.console[0]["text"], "boom");
+    assert_eq!(step.network[0]["status"], 500);
+    let cart = step.files.iter().find(|f| f.name == "cart.json").unwrap();
+    assert_eq!(
+        cart.content.as_deref(),
+        Some("{\n  \"items\": [\n    1,\n    2\n  ]\n}")
+    );
+    assert!(
+        step.files.iter().all(|f| !f.name.ends_with(".meta.json")),
+        "sidecars are not evidence"
+    );
+    let api = step
+        .files
+        .iter()
+        .find(|f| f.name == "api-before.json")
+        .unwrap();
+    assert_eq!(api.kind, "json");
+    assert!(
+        step.files
+            .iter()
+            .any(|f| f.name == "page.html" && f.kind == "html")
+    );
+
+    let old = model::run_view(&store, &slug, &RunId::new("Xy-old").unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(old.steps[0].files[0].name, "login.png");
+    assert_eq!(
+        old.steps[0].files[0].path,
+        "../scenarios/login/runs/Xy-old/evidence/step-01-login.png"
+    );
+}
+
+#[test]
+fn write_is_incremental_and_prunes_runs_out_of_the_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    let first = write(dir).unwrap();
+    assert_eq!(
+        (first.scenarios, first.runs, first.run_pages_written),
+        (1, 2, 2)
+    );
+    let index = std::fs::read_to_string(&first.index).unwrap();
+    assert!(
+        index.contains("window.__hj") && !index.contains("http://") && !index.contains("https://")
+    );
+    let run_js = dir.join("report/data/runs/login/ab_new.js");
+    assert!(
+        std::fs::read_to_string(&run_js)
+            .unwrap()
+            .starts_with("window.__hj.run({")
+    );
+
+    let again = write(dir).unwrap();
+    assert_eq!(again.run_pages_written, 0, "nothing changed");
+
+    std::fs::remove_dir_all(dir.join("scenarios/login/runs/Xy-old")).unwrap();
+    let after = write(dir).unwrap();
+    assert_eq!(after.runs, 1);
+    assert!(!dir.join("report/data/runs/login/Xy-old.js").exists());
+}
+
+#[test]
+fn the_stamp_changes_when_a_run_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    let a = stamp(dir).unwrap();
+    assert_eq!(a, stamp(dir).unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    put(
+        &dir.join("scenarios/login/runs/zz_added/result.json"),
+        r#"{"runId":"zz_added","scenarioSlug":"login","status":"running","startedAt":"2024-01-12T00:00:00.000Z","steps":[]}"#,
+    );
+    let b = stamp(dir).unwrap();
+    assert_ne!(a, b);
+}
+
+#[test]
+fn run_js_validates_ids_before_they_become_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    original_project(tmp.path());
+    assert!(run_js(tmp.path(), "../etc", "x").is_err());
+    assert!(run_js(tmp.path(), "login", "../../x").is_err());
+    assert!(run_js(tmp.path(), "login", "nope").unwrap().is_none());
+    let js = run_js(tmp.path(), "login", "ab_new").unwrap().unwrap();
+    assert!(js.contains("\"failedStep\":\"02\""));
+}
+
+#[test]
+fn data_cannot_close_a_script_tag() {
+    let js = call(
+        "run",
+        &serde_json::json!({"t": "</script><script>alert(1)"}),
+    );
+    assert!(!js.contains("</script>"));
+}
+
+#[test]
+fn a_running_run_lists_pending_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    put(
+        &dir.join("scenarios/login/runs/zz_live/result.json"),
+        r#"{"runId":"zz_live","scenarioSlug":"login","status":"running","startedAt":"2024-01-12T00:00:00.000Z","steps":[{"id":"01","status":"pass","duration":5,"error":null,"evidenceFiles":[]}]}"#,
+    );
+    let v = model::run_view(
+        &Store::new(dir),
+        &Slug::new("login").unwrap(),
+        &RunId::new("zz_live").unwrap(),
+    )
+    .unwrap()
+    .unwrap();
+    let st: Vec<&str> = v.steps.iter().map(|s| s.status.as_str()).collect();
+    assert_eq!(st, ["pass", "pending"]);
+}
