@@ -101,9 +101,19 @@ fn passing_scenario_writes_the_standard_layout() {
         "run ids never start with '-': {run_id}"
     );
     let files = tree(run);
+    let replay = std::fs::metadata(run.join("replay.sh")).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            replay.permissions().mode() & 0o111,
+            0o111,
+            "replay.sh is executable"
+        );
+    }
     assert_eq!(
         files,
         vec![
+            "replay.sh",
             "result.json",
             "skill-state.yaml",
             "step-01/evidence/cart.json",

@@ -21,11 +21,13 @@ fn yaml_keys(v: &serde_yaml_ng::Value) -> Vec<String> {
         .collect()
 }
 
-/// Files of a run folder, relative, without harshjudge's internal lock file.
+/// Files of a run folder, relative, without harshjudge's internal lock file
+/// and the harness's `replay.sh` (a `cargo test` run can be replayed by its test
+/// binary; an agent's run has none).
 fn files(run: &std::path::Path) -> Vec<String> {
     support::tree(run)
         .into_iter()
-        .filter(|f| !f.ends_with(".run.lock"))
+        .filter(|f| !f.ends_with(".run.lock") && f != "replay.sh")
         .collect()
 }
 

@@ -11,7 +11,7 @@ use crate::Errors;
 use crate::duration::duration_arg;
 
 /// Every argument `#[scenario]` accepts, in the order the messages list them.
-const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout";
+const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries";
 
 /// The parsed `#[scenario(...)]` arguments. Each one is `None` when not given (or invalid).
 #[derive(Default)]
@@ -26,6 +26,8 @@ pub(crate) struct Args {
     pub timeout: Option<u64>,
     /// `step_timeout = "..."`, in milliseconds.
     pub step_timeout: Option<u64>,
+    /// `retries = N`: attempts after a failure (0 to 10).
+    pub retries: Option<u32>,
 }
 
 impl Args {
@@ -98,6 +100,7 @@ impl Args {
                 "step_timeout" => {
                     duration_arg("step_timeout", value).map(|d| args.step_timeout = Some(d))
                 }
+                "retries" => retries(value).map(|n| args.retries = Some(n)),
                 _ => unreachable!("checked against ARGUMENTS"),
             };
             if let Err(e) = result {
@@ -113,6 +116,7 @@ fn example(name: &str) -> &'static str {
         "slug" => "\"checkout-saved-card\"",
         "title" => "\"Checkout with a saved card\"",
         "tags" => "[\"smoke\", \"checkout\"]",
+        "retries" => "2",
         _ => "\"30s\"",
     }
 }
@@ -125,6 +129,26 @@ fn path_text(path: &syn::Path) -> String {
         ""
     };
     format!("{lead}{}", segments.join("::"))
+}
+
+/// `retries = N`: an integer literal from 0 to 10.
+fn retries(value: &syn::Expr) -> syn::Result<u32> {
+    let bad = |span| {
+        syn::Error::new(
+            span,
+            "`retries` takes a whole number of retries from 0 to 10, e.g. `retries = 2`",
+        )
+    };
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => match i.base10_parse::<u32>() {
+            Ok(n) if n <= 10 => Ok(n),
+            _ => Err(bad(i.span())),
+        },
+        other => Err(bad(syn::spanned::Spanned::span(other))),
+    }
 }
 
 /// The string literal of an argument, or an error telling how to write it.
@@ -264,8 +288,16 @@ mod tests {
     fn errors() {
         for (tokens, expected) in [
             (
-                quote!(retries = 2),
-                "unknown attribute argument `retries`; expected one of: slug, title, tags, timeout, step_timeout",
+                quote!(attempts = 2),
+                "unknown attribute argument `attempts`; expected one of: slug, title, tags, timeout, step_timeout, retries",
+            ),
+            (
+                quote!(retries = 11),
+                "`retries` takes a whole number of retries from 0 to 10, e.g. `retries = 2`",
+            ),
+            (
+                quote!(retries = "2"),
+                "`retries` takes a whole number of retries from 0 to 10, e.g. `retries = 2`",
             ),
             (quote!(a::b = 2), "unknown attribute argument `a::b`"),
             (

@@ -95,6 +95,7 @@ struct Scenario {
     tags: Vec<String>,
     timeout: Option<u64>,
     step_timeout: Option<u64>,
+    retries: Option<u32>,
     parts: Vec<Part>,
     steps: Vec<Step>,
     /// The first `step` of a `step!` written without `harshjudge::`.
@@ -165,6 +166,7 @@ impl Scenario {
             tags: args.tags.clone(),
             timeout: args.timeout,
             step_timeout: args.step_timeout,
+            retries: args.retries,
             parts,
             steps,
             bare_step,
@@ -224,6 +226,10 @@ impl Scenario {
         let (fn_name, slug, title, tags) = (&self.fn_name, &self.slug, &self.title, &self.tags);
         let timeout = duration(self.timeout);
         let step_timeout = duration(self.step_timeout);
+        let retries = match self.retries {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
         let step_defs = self.steps.iter().map(|step| {
             let line = quote_spanned!(step.span=> ::core::line!());
             let (title, source, timeout) = (&step.title, &step.source, duration(step.timeout));
@@ -249,6 +255,7 @@ impl Scenario {
                     tags: &[#(#tags),*],
                     timeout: #timeout,
                     step_timeout: #step_timeout,
+                    retries: #retries,
                     file: ::core::file!(),
                     line: #fn_line,
                     module_path: ::core::module_path!(),
@@ -687,13 +694,13 @@ mod tests {
     #[test]
     fn reports_errors_and_strips_steps() {
         let item = r#"fn f(s: S) -> R { for i in x { step!("a", { i }); } let y = step!(x, { 1 }); Ok(()) }"#;
-        let errors = errors("retries = 2", item);
+        let errors = errors("attempts = 2", item);
         assert_eq!(errors.len(), 4, "{errors:?}");
-        assert!(errors[0].starts_with("unknown attribute argument `retries`"));
+        assert!(errors[0].starts_with("unknown attribute argument `attempts`"));
         assert!(errors[1].starts_with("#[scenario] functions must be async"));
         assert!(errors[2].contains("not inside a `for` loop"));
         assert!(errors[3].starts_with("step titles must be string literals"));
-        let out = expand("retries = 2", item);
+        let out = expand("attempts = 2", item);
         assert!(
             !out.contains("step ! (\"") && !out.contains("step ! (x"),
             "{out}"

@@ -6,7 +6,7 @@
 //! Exit codes: [`EXIT_OK`], [`EXIT_FAILED`] (a step failed, as libtest),
 //! [`EXIT_USAGE`] (bad settings or an invalid suite).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -19,7 +19,8 @@ use crate::report::{RunLine, Summary};
 use crate::run::RunHandle;
 use crate::runner::{self, Limits, Shared};
 use crate::settings::Settings;
-use crate::store::{ScenarioSpec, Slug, StepDoc, StepStatus, Store};
+use crate::store::{RunId, RunStatus, ScenarioSpec, Slug, StepDoc, StepStatus, Store};
+use crate::suite::{ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
 
 /// Every test passed.
 pub const EXIT_OK: i32 = 0;
@@ -121,9 +122,15 @@ impl EventSink for HarnessSink {
             } => {
                 self.summary.lock().expect("summary").runs.push(RunLine {
                     slug: slug.to_string(),
-                    status: result.map(|r| r.status.as_str().to_string()),
+                    status: result
+                        .map(|r| if r.flaky { "flaky" } else { r.status.as_str() }.to_string()),
                     run_dir: run_dir.map(Path::to_path_buf),
                     store_error: store_error.map(str::to_string),
+                    note: result
+                        .filter(|r| r.interrupted)
+                        .map(|_| "interrupted".to_string()),
+                    earlier: vec![],
+                    retried: false,
                 });
             }
             _ => {}
@@ -252,19 +259,187 @@ fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
 /// line, runs, and exits with [`EXIT_OK`], [`EXIT_FAILED`] or [`EXIT_USAGE`].
 pub fn main(pkg: Package) -> ! {
-    let args = Arguments::from_args();
-    std::process::exit(run(pkg, &args))
+    let (libtest_args, flags) = match SuiteFlags::split(std::env::args()) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(EXIT_USAGE);
+        }
+    };
+    let args = Arguments::from_iter(libtest_args);
+    std::process::exit(run_with(pkg, &args, &flags))
 }
 
 /// Lists or runs every registered scenario as `args` say, printing like libtest,
 /// and returns the exit code. Settings come from the environment (see the README).
 pub fn run(pkg: Package, args: &Arguments) -> i32 {
+    match SuiteFlags::from_env() {
+        Ok(flags) => run_with(pkg, args, &flags),
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// A scenario's steps as recorded by an earlier invocation (`--resume`).
+fn reused_outcomes(store: &Store, def: &ScenarioDef, run: &RunId) -> Option<Vec<StepOutcome>> {
+    let slug = Slug::new(def.slug).ok()?;
+    let result = store.read_result(&slug, run).ok()??;
+    if result.status == RunStatus::Running || result.interrupted {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (i, step) in def.steps.iter().enumerate() {
+        let id = crate::store::StepId::from_index(i + 1).ok()?;
+        let done = result.steps.iter().find(|s| s.id == id.as_str());
+        let status = done.map_or(StepStatus::Skipped, |s| s.status);
+        out.push(StepOutcome {
+            index: i + 1,
+            title: step.title.to_string(),
+            status,
+            duration: std::time::Duration::from_millis(done.map_or(0, |s| s.duration)),
+            error: done
+                .and_then(|s| s.error.clone())
+                .filter(|_| status == StepStatus::Fail)
+                .map(|e| format!("{e}\n  (reused by --resume from run {run})")),
+            location: done.and_then(|s| s.error_location.clone()),
+            reason: (status == StepStatus::Skipped)
+                .then(|| format!("reused by --resume from run {run}, where it was skipped")),
+            evidence_dir: store.evidence_dir(&slug, run, &id),
+            id,
+        });
+    }
+    Some(out)
+}
+
+/// Lists or runs the registered scenarios with our flags as well as libtest's.
+pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
     let scenarios = registry::all();
     if let Err(msg) = validate(&scenarios) {
         eprintln!("error: {msg}");
         return EXIT_USAGE;
     }
     let nextest = under_nextest();
+
+    // Settings and the previous invocation's checkpoint decide what runs
+    // (`--resume`, `--last-failed`); listing needs neither.
+    let package_root = PathBuf::from(pkg.manifest_dir);
+    let settings = if args.list {
+        None
+    } else {
+        match Settings::from_env(&package_root, pkg.name) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    };
+    let store = settings.as_ref().map(|s| Store::new(&s.dir));
+    let binary = crate::suite::binary_name();
+    let mut notes: Vec<String> = Vec::new();
+    let previous = if let Some(store) = store.as_ref().filter(|_| flags.resume || flags.last_failed)
+    {
+        match SuiteLog::previous(store, &binary) {
+            Ok(p) => p,
+            Err(e) => {
+                notes.push(format!(
+                    "the previous checkpoint is unreadable ({e}): running everything"
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    // --last-failed: only what failed (or was interrupted) last time.
+    let mut excluded: std::collections::HashSet<&str> = Default::default();
+    if flags.last_failed {
+        let failed: Vec<&str> = scenarios
+            .iter()
+            .filter(|d| {
+                previous
+                    .as_ref()
+                    .and_then(|p| p.scenarios.get(d.slug))
+                    .is_some_and(|e| e.state.failed())
+            })
+            .map(|d| d.slug)
+            .collect();
+        if failed.is_empty() {
+            notes.push(match &previous {
+                None => "--last-failed: no earlier run of this suite recorded: running everything"
+                    .into(),
+                Some(_) => "--last-failed: nothing failed last time: running everything".into(),
+            });
+        } else {
+            excluded = scenarios
+                .iter()
+                .map(|d| d.slug)
+                .filter(|s| !failed.contains(s))
+                .collect();
+            notes.push(format!(
+                "--last-failed: running {} scenario(s) that failed last time: {}",
+                failed.len(),
+                failed.join(", ")
+            ));
+        }
+    }
+    // --resume: reuse what the last invocation finished.
+    let mut reused: BTreeMap<String, (ScenarioEntry, Vec<StepOutcome>)> = BTreeMap::new();
+    if flags.resume {
+        match &previous {
+            None => notes
+                .push("--resume: no earlier run of this suite recorded: running everything".into()),
+            Some(p) => {
+                for def in &scenarios {
+                    let Some(e) = p.scenarios.get(def.slug) else {
+                        continue;
+                    };
+                    // A run that ended just before the process died counts as
+                    // finished even if the checkpoint did not hear of it.
+                    let ended = |e: &ScenarioEntry| {
+                        let (Some(st), Some(run)) = (
+                            store.as_ref(),
+                            e.run_id.as_deref().and_then(|r| RunId::new(r).ok()),
+                        ) else {
+                            return None;
+                        };
+                        let slug = Slug::new(def.slug).ok()?;
+                        let r = st.read_result(&slug, &run).ok()??;
+                        (r.status != RunStatus::Running && !r.interrupted).then(|| ScenarioEntry {
+                            state: match (r.status, r.flaky) {
+                                (RunStatus::Pass, true) => ScenarioState::Flaky,
+                                (RunStatus::Pass, false) => ScenarioState::Pass,
+                                _ => ScenarioState::Fail,
+                            },
+                            ..e.clone()
+                        })
+                    };
+                    let e = if e.state.finished() {
+                        e.clone()
+                    } else {
+                        match ended(e) {
+                            Some(e) => e,
+                            None => continue,
+                        }
+                    };
+                    let Some(run) = e.run_id.as_deref().and_then(|r| RunId::new(r).ok()) else {
+                        continue;
+                    };
+                    if let Some(outcomes) =
+                        store.as_ref().and_then(|st| reused_outcomes(st, def, &run))
+                    {
+                        reused.insert(def.slug.to_string(), (e.clone(), outcomes));
+                    }
+                }
+            }
+        }
+    }
+    let scenarios: Vec<&'static ScenarioDef> = scenarios
+        .into_iter()
+        .filter(|d| !excluded.contains(d.slug))
+        .collect();
 
     let mut slots: HashMap<&'static str, Vec<Arc<Slot>>> = HashMap::new();
     let mut trials = Vec::new();
@@ -325,16 +500,19 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
         }
     }
 
-    let package_root = PathBuf::from(pkg.manifest_dir);
-    let mut settings = match Settings::from_env(&package_root, pkg.name) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_USAGE;
+    let mut settings = settings.expect("settings are read unless listing");
+    let store = store.expect("the store is known unless listing");
+    // Reused scenarios are not run: their trials get the recorded outcomes.
+    let mut reused_selected: Vec<(&'static ScenarioDef, ScenarioEntry, Vec<StepOutcome>)> = vec![];
+    for (si, def) in scenarios.iter().enumerate() {
+        if stop_after[si] > 0
+            && let Some((e, outcomes)) = reused.remove(def.slug)
+        {
+            stop_after[si] = 0;
+            reused_selected.push((def, e, outcomes));
         }
-    };
-    let store = Store::new(&settings.dir);
-    let any_selected = stop_after.iter().any(|n| *n > 0);
+    }
+    let any_selected = stop_after.iter().any(|n| *n > 0) || !reused_selected.is_empty();
     if any_selected {
         // The base URL: HARSHJUDGE_BASE_URL, else the suite's own app
         // (main!(base_url = …)), else config.yaml. Only the variable's value is
@@ -364,12 +542,96 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
         }
     }
 
+    if any_selected {
+        // Runs left `running` by a process that is gone (kill -9, a crash).
+        for (slug, run, pid) in store.orphaned_runs() {
+            let reason = format!(
+                "interrupted: the process that ran it (pid {pid}) is gone (killed or crashed) and the run never ended"
+            );
+            let outcome =
+                RunHandle::open_in(&store, &slug, &run).and_then(|mut h| h.interrupt(&reason));
+            match outcome {
+                Ok(()) => notes.push(format!(
+                    "run {slug}/{run} was left running by a process that is gone (pid {pid}): marked interrupted"
+                )),
+                // It ended, but its process died before counting it or clearing its mark.
+                Err(crate::store::StoreError::RunCompleted { .. }) => store.clear_running(&slug, &run),
+                Err(crate::store::StoreError::NotFound { .. }) => store.clear_running(&slug, &run),
+                Err(e) => notes.push(format!(
+                    "run {slug}/{run} was left running by a process that is gone, but could not be marked interrupted: {e}"
+                )),
+            }
+            // The process may have died between a run's result and its count.
+            if let Err(e) = store.recount_stats(&slug) {
+                notes.push(format!(
+                    "the statistics of {slug} could not be recounted: {e}"
+                ));
+            }
+        }
+    }
+    let log = if any_selected {
+        let selected: Vec<&str> = scenarios
+            .iter()
+            .zip(&stop_after)
+            .filter(|(_, n)| **n > 0)
+            .map(|(d, _)| d.slug)
+            .collect();
+        let reused_entries: BTreeMap<String, ScenarioEntry> = reused_selected
+            .iter()
+            .map(|(d, e, _)| (d.slug.to_string(), e.clone()))
+            .collect();
+        match SuiteLog::begin(
+            &store,
+            &binary,
+            previous.as_ref(),
+            &selected,
+            &reused_entries,
+        ) {
+            Ok(l) => Some(Arc::new(l)),
+            Err(e) => {
+                notes.push(format!("the suite checkpoint could not be written ({e}): --resume will not know about this run"));
+                None
+            }
+        }
+    } else {
+        None
+    };
     let fn_names = scenarios.iter().map(|d| (d.slug, d.fn_name)).collect();
     let sink = Arc::new(HarnessSink {
         slots,
         fn_names,
         summary: Mutex::new(Summary::default()),
     });
+    for (def, entry, outcomes) in &reused_selected {
+        for o in outcomes {
+            sink.on_event(&Event::StepFinished {
+                slug: def.slug,
+                outcome: o,
+            });
+        }
+        let slug = Slug::new(def.slug).expect("validated");
+        let run_dir = entry
+            .run_id
+            .as_deref()
+            .and_then(|r| RunId::new(r).ok())
+            .map(|r| store.run_dir(&slug, &r));
+        sink.summary.lock().expect("summary").runs.push(RunLine {
+            slug: def.slug.to_string(),
+            status: Some(
+                match entry.state {
+                    ScenarioState::Pass => "pass",
+                    ScenarioState::Flaky => "flaky",
+                    _ => "fail",
+                }
+                .to_string(),
+            ),
+            run_dir,
+            store_error: None,
+            note: Some("reused by --resume".into()),
+            earlier: vec![],
+            retried: false,
+        });
+    }
     let threads = args
         .test_threads
         .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
@@ -387,10 +649,18 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
         evidence: settings.evidence,
         full_page: settings.full_page,
     };
+    crate::suite::listen_for_signals(&rt);
     let dispatcher = {
         let sink = sink.clone();
         let store = store.clone();
         let base_url = settings.base_url.clone();
+        let log = log.clone();
+        let flags = flags.clone();
+        let replay = Arc::new(crate::suite::ReplayInfo::from_env(
+            pkg.name,
+            &package_root,
+            &settings.dir,
+        ));
         let work: Vec<(&'static ScenarioDef, usize)> = scenarios
             .iter()
             .zip(&stop_after)
@@ -406,30 +676,20 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
                     .acquire_owned()
                     .await
                     .expect("semaphore open");
-                let run = match prepare(&store, def) {
-                    Ok(run) => run,
-                    Err(e) => {
-                        fail_unstarted(&sink, &store, def, &e);
-                        continue;
-                    }
-                };
-                let shared = Shared::new(
+                let job = Job {
                     def,
-                    run,
-                    base_url.clone(),
-                    sink.clone(),
                     last,
-                    limits.clone(),
-                );
-                let sink = sink.clone();
-                let store = store.clone();
+                    store: store.clone(),
+                    sink: sink.clone(),
+                    base_url: base_url.clone(),
+                    limits: limits.clone(),
+                    log: log.clone(),
+                    replay: replay.clone(),
+                    attempts: 1 + def.retries.or(flags.retries).unwrap_or(0),
+                    fail_on_flaky: flags.fail_on_flaky,
+                };
                 tasks.push(tokio::spawn(async move {
-                    let joined = tokio::spawn(runner::execute(shared)).await;
-                    if let Err(e) = joined {
-                        // A bug in the runner: never leave a trial waiting.
-                        let msg = format!("internal error in the harshjudge runner: {e}");
-                        fail_unstarted(&sink, &store, def, &msg);
-                    }
+                    job.run().await;
                     drop(permit);
                 }));
             }
@@ -439,6 +699,9 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
         })
     };
 
+    for n in &notes {
+        eprintln!("harshjudge: {n}");
+    }
     let conclusion = libtest_mimic::run(args, trials);
     let _ = rt.block_on(dispatcher);
     // No chromedriver or browser outlives the run.
@@ -454,8 +717,13 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     let runs: Vec<crate::report::junit::RunRef> = summary
         .runs
         .iter()
-        .filter_map(|r| r.run_dir.clone())
-        .map(|dir| crate::report::junit::RunRef { dir })
+        .filter(|r| !r.retried)
+        .filter_map(|r| {
+            r.run_dir.clone().map(|dir| crate::report::junit::RunRef {
+                dir,
+                earlier: r.earlier.clone(),
+            })
+        })
         .collect();
     if !runs.is_empty() {
         if let Some(path) = &settings.junit {
@@ -494,10 +762,272 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
             print!("{text}");
         }
     }
+    let signal = crate::suite::signal_exit_code();
+    if let Some(log) = &log {
+        log.finish(signal.is_some());
+    }
+    if let Some(code) = signal {
+        eprintln!(
+            "harshjudge: the suite was interrupted; `-- --resume` reruns only what did not finish"
+        );
+        return code;
+    }
     if conclusion.has_failed() {
         EXIT_FAILED
     } else {
         EXIT_OK
+    }
+}
+
+/// One scenario to execute, with its retries.
+struct Job {
+    def: &'static ScenarioDef,
+    last: usize,
+    store: Store,
+    sink: Arc<HarnessSink>,
+    base_url: String,
+    limits: Limits,
+    log: Option<Arc<SuiteLog>>,
+    replay: Arc<crate::suite::ReplayInfo>,
+    /// 1 + retries.
+    attempts: u32,
+    fail_on_flaky: bool,
+}
+
+impl Job {
+    fn checkpoint(&self, state: ScenarioState, run: Option<String>, attempt: u32) {
+        if let Some(log) = &self.log {
+            log.set(self.def.slug, state, run, attempt);
+        }
+    }
+
+    async fn run(self) {
+        let def = self.def;
+        let mut first_run: Option<String> = None;
+        // Earlier attempts: run folder and step outcomes.
+        let mut earlier: Vec<(PathBuf, Vec<StepOutcome>)> = Vec::new();
+        for attempt in 1..=self.attempts {
+            if let Some(reason) = runner::interrupted() {
+                not_run(&self.sink, &self.store, def, &reason);
+                self.checkpoint(ScenarioState::Interrupted, None, attempt - 1);
+                return;
+            }
+            let mut run = match prepare(&self.store, def) {
+                Ok(run) => run,
+                Err(e) => {
+                    fail_unstarted(&self.sink, &self.store, def, &e);
+                    self.checkpoint(ScenarioState::Fail, None, attempt);
+                    return;
+                }
+            };
+            let run_id = run.id().to_string();
+            if self.attempts > 1
+                && let Err(e) = run.set_attempt(attempt, first_run.clone())
+            {
+                eprintln!(
+                    "harshjudge: {}: the attempt number could not be recorded: {e}",
+                    def.slug
+                );
+            }
+            first_run.get_or_insert_with(|| run_id.clone());
+            let last_test = step_test_name(def.fn_name, self.last, def.steps[self.last - 1].title);
+            if let Err(e) = self.replay.write(&run.dir(), def.slug, &run_id, &last_test) {
+                eprintln!(
+                    "harshjudge: {}: replay.sh could not be written: {e}",
+                    def.slug
+                );
+            }
+            if let Err(e) = self.store.mark_running(run.slug(), run.id()) {
+                eprintln!(
+                    "harshjudge: {}: the run could not be marked running: {e}",
+                    def.slug
+                );
+            }
+            self.checkpoint(ScenarioState::Running, Some(run_id.clone()), attempt);
+            // With retries, outcomes wait until the attempt is known to be the last.
+            let buffer = Arc::new(Buffer::default());
+            let sink: Arc<dyn EventSink> = if self.attempts > 1 {
+                buffer.clone()
+            } else {
+                self.sink.clone()
+            };
+            let shared = Shared::new(
+                def,
+                run,
+                self.base_url.clone(),
+                sink,
+                self.last,
+                self.limits.clone(),
+            );
+            let handle = shared.clone();
+            if let Err(e) = tokio::spawn(runner::execute(shared)).await {
+                // A bug in the runner: never leave a trial waiting.
+                let msg = format!("internal error in the harshjudge runner: {e}");
+                fail_unstarted(&self.sink, &self.store, def, &msg);
+                self.checkpoint(ScenarioState::Fail, Some(run_id), attempt);
+                return;
+            }
+            let (status, interrupted, dir) = {
+                let r = handle.run.lock().expect("run lock");
+                (r.result().status, r.result().interrupted, r.dir())
+            };
+            let passed = status == RunStatus::Pass;
+            if self.attempts > 1 && !passed && !interrupted && attempt < self.attempts {
+                self.sink
+                    .summary
+                    .lock()
+                    .expect("summary")
+                    .runs
+                    .push(RunLine {
+                        slug: def.slug.to_string(),
+                        status: Some("fail".into()),
+                        run_dir: Some(dir.clone()),
+                        store_error: None,
+                        note: Some(format!("attempt {attempt} of {}: retried", self.attempts)),
+                        earlier: vec![],
+                        retried: true,
+                    });
+                earlier.push((dir, buffer.outcomes()));
+                continue;
+            }
+            if self.attempts > 1 {
+                buffer.forward(&*self.sink, def.slug, attempt, &earlier, self.fail_on_flaky);
+                let mut summary = self.sink.summary.lock().expect("summary");
+                if let Some(line) = summary.runs.iter_mut().rev().find(|l| l.slug == def.slug) {
+                    line.earlier = earlier.iter().map(|(d, _)| d.clone()).collect();
+                    if attempt > 1 {
+                        line.note = Some(format!(
+                            "attempt {attempt} of {}{}",
+                            self.attempts,
+                            if passed {
+                                ": flaky, an earlier attempt failed"
+                            } else {
+                                ""
+                            }
+                        ));
+                    }
+                }
+            }
+            let state = match (interrupted, passed, attempt > 1) {
+                (true, _, _) => ScenarioState::Interrupted,
+                // Counted as a failure: --last-failed reruns it.
+                (false, true, true) if self.fail_on_flaky => ScenarioState::Fail,
+                (false, true, true) => ScenarioState::Flaky,
+                (false, true, false) => ScenarioState::Pass,
+                (false, false, _) => ScenarioState::Fail,
+            };
+            self.checkpoint(state, Some(run_id), attempt);
+            return;
+        }
+    }
+}
+
+/// A buffered `RunFinished`: result, run folder, store error.
+type Finished = (
+    Option<crate::store::RunResult>,
+    Option<PathBuf>,
+    Option<String>,
+);
+
+/// Holds one attempt's events until it is known whether it is the last.
+#[derive(Default)]
+struct Buffer {
+    steps: Mutex<Vec<StepOutcome>>,
+    finished: Mutex<Option<Finished>>,
+}
+
+impl EventSink for Buffer {
+    fn on_event(&self, event: &Event<'_>) {
+        match event {
+            Event::StepFinished { outcome, .. } => {
+                self.steps.lock().expect("buffer").push((*outcome).clone());
+            }
+            Event::RunFinished {
+                result,
+                run_dir,
+                store_error,
+                ..
+            } => {
+                *self.finished.lock().expect("buffer") = Some((
+                    result.cloned(),
+                    run_dir.map(Path::to_path_buf),
+                    store_error.map(str::to_string),
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Buffer {
+    fn outcomes(&self) -> Vec<StepOutcome> {
+        self.steps.lock().expect("buffer").clone()
+    }
+
+    /// Sends the last attempt's events on. A step that failed in an earlier
+    /// attempt and passed now is flaky; with `fail_on_flaky` it fails, saying so.
+    fn forward(
+        &self,
+        sink: &dyn EventSink,
+        slug: &str,
+        attempt: u32,
+        earlier: &[(PathBuf, Vec<StepOutcome>)],
+        fail_on_flaky: bool,
+    ) {
+        for mut o in self.outcomes() {
+            let failed_before = earlier.iter().enumerate().find_map(|(i, (_, steps))| {
+                steps
+                    .iter()
+                    .find(|e| e.index == o.index && e.status == StepStatus::Fail)
+                    .map(|e| (i + 1, e.error.clone().unwrap_or_default()))
+            });
+            match (o.status, failed_before) {
+                (StepStatus::Pass, Some((n, err))) if fail_on_flaky => {
+                    o.status = StepStatus::Fail;
+                    o.error = Some(format!(
+                        "flaky: failed on attempt {n} ({err}), passed on attempt {attempt}; --fail-on-flaky (HARSHJUDGE_FLAKY=fail) counts that as a failure"
+                    ));
+                }
+                (StepStatus::Fail, Some(_)) => {
+                    if let Some(e) = &mut o.error {
+                        e.push_str(&format!(
+                            "\n  (attempt {attempt}; all {attempt} attempts failed)"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            sink.on_event(&Event::StepFinished { slug, outcome: &o });
+        }
+        if let Some((result, dir, err)) = self.finished.lock().expect("buffer").take() {
+            sink.on_event(&Event::RunFinished {
+                slug,
+                result: result.as_ref(),
+                run_dir: dir.as_deref(),
+                store_error: err.as_deref(),
+            });
+        }
+    }
+}
+
+/// Skips every step of a scenario that never started because the suite was interrupted.
+fn not_run(sink: &HarnessSink, store: &Store, def: &ScenarioDef, reason: &str) {
+    for (i, step) in def.steps.iter().enumerate() {
+        let outcome = StepOutcome {
+            index: i + 1,
+            id: crate::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
+            title: step.title.to_string(),
+            status: StepStatus::Skipped,
+            duration: Default::default(),
+            error: None,
+            location: None,
+            reason: Some(format!("not run: {reason}")),
+            evidence_dir: store.dir().to_path_buf(),
+        };
+        sink.on_event(&Event::StepFinished {
+            slug: def.slug,
+            outcome: &outcome,
+        });
     }
 }
 

@@ -52,6 +52,7 @@ mod runner;
 mod scenario;
 pub mod settings;
 pub mod store;
+pub mod suite;
 
 pub use error::{Error, Result};
 pub use harshjudge_macros::scenario;

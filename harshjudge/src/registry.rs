@@ -20,6 +20,8 @@ pub struct ScenarioDef {
     pub timeout: Option<Duration>,
     /// Default limit for each step.
     pub step_timeout: Option<Duration>,
+    /// `#[scenario(retries = N)]`: attempts after a failure.
+    pub retries: Option<u32>,
     /// `file!()` of the function.
     pub file: &'static str,
     /// `line!()` of the function.

@@ -125,6 +125,10 @@ impl RunHandle {
                 failed_step: None,
                 error_message: None,
                 run_number: None,
+                interrupted: false,
+                attempt: None,
+                first_run_id: None,
+                flaky: false,
             },
         };
         let state = saved_state.unwrap_or_else(|| SkillState {
@@ -256,6 +260,20 @@ impl RunHandle {
     fn write_state(&self) -> Result<(), StoreError> {
         self.store
             .put_skill_state(&self.slug, &self.id, &self.state, self.durability)
+    }
+
+    /// Records that this run is attempt `attempt` of a retried scenario whose
+    /// first attempt is `first_run_id` (this run itself for attempt 1).
+    pub fn set_attempt(
+        &mut self,
+        attempt: u32,
+        first_run_id: Option<String>,
+    ) -> Result<(), StoreError> {
+        self.ensure_open()?;
+        self.result.attempt = Some(attempt);
+        self.result.first_run_id = Some(first_run_id.unwrap_or_else(|| self.id.to_string()));
+        self.store
+            .put_result(&self.slug, &self.id, &self.result, Durability::Now)
     }
 
     /// Marks `step` as the one running (in `skill-state.yaml`).
@@ -470,11 +488,17 @@ impl RunHandle {
         let now = now_iso();
         self.result.completed_at = Some(now.clone());
         self.result.duration = duration;
+        // A retry that passes: an earlier attempt of the same scenario failed.
+        self.result.flaky =
+            self.result.status == RunStatus::Pass && self.result.attempt.is_some_and(|a| a > 1);
         self.store
             .write_result(&self.slug, &self.id, &self.result)?;
         let stats = self
             .store
             .record_completion(&self.slug, self.result.status, duration)?;
+        if self.result.flaky {
+            self.store.record_flaky(&self.slug)?;
+        }
         self.state.current_phase = Phase::Completed;
         self.state
             .checklist_status
@@ -489,11 +513,79 @@ impl RunHandle {
         };
         self.store
             .put_skill_state(&self.slug, &self.id, &self.state, Durability::Now)?;
+        self.store.clear_running(&self.slug, &self.id);
         Ok(Completed {
             stats,
             status: self.result.status,
             warning: (!warnings.is_empty()).then(|| warnings.join(" ")),
         })
+    }
+}
+
+impl RunHandle {
+    /// Marks the run interrupted (Ctrl-C, SIGTERM, or its process died): the
+    /// step that was running fails with `reason` unless it already has an
+    /// outcome; `status` becomes `fail` (what the original tools understand),
+    /// `errorMessage` is `reason` and `interrupted` is set. The scenario's
+    /// statistics are left alone: an interrupted run says nothing about the app.
+    /// `skill-state.yaml` keeps where the run stopped.
+    pub fn interrupt(&mut self, reason: &str) -> Result<(), StoreError> {
+        self.ensure_open()?;
+        let current = self.state.current_step;
+        if current > 0 {
+            let id = StepId::from_index(current)?;
+            if !self.result.steps.iter().any(|s| s.id == id.as_str()) {
+                self.result.upsert_step(StepResult {
+                    id: id.to_string(),
+                    status: StepStatus::Fail,
+                    duration: 0,
+                    error: Some(reason.to_string()),
+                    evidence_files: vec![],
+                    summary: None,
+                    title: self.title(&id).map(str::to_string),
+                    error_location: None,
+                });
+            }
+        }
+        for step in &mut self.result.steps {
+            if let Ok(id) = StepId::new(step.id.clone()) {
+                step.evidence_files = self.store.list_evidence(&self.slug, &self.id, &id)?;
+            }
+        }
+        self.result.status = RunStatus::Pass;
+        self.result.derive_outcome();
+        self.result.status = RunStatus::Fail;
+        self.result.error_message = Some(reason.to_string());
+        self.result.interrupted = true;
+        let now = now_iso();
+        let measured = self.elapsed_before + self.clock.elapsed().as_millis() as u64;
+        let since_start = chrono::DateTime::parse_from_rfc3339(&self.result.started_at)
+            .ok()
+            .and_then(|t| {
+                (chrono::Utc::now() - t.with_timezone(&chrono::Utc))
+                    .to_std()
+                    .ok()
+            })
+            .map(|d| d.as_millis() as u64);
+        self.result.duration = if self.elapsed_before == 0 && self._lock.is_some() {
+            // Reopened by another process: the clock here says nothing.
+            since_start.unwrap_or(measured)
+        } else {
+            measured
+        };
+        self.result.completed_at = Some(now);
+        self.store
+            .put_result(&self.slug, &self.id, &self.result, Durability::Now)?;
+        self.state.last_action = format!("Interrupted: {reason}");
+        self.state.error = Some(SkillError {
+            step: current,
+            message: reason.to_string(),
+            diagnostics: Default::default(),
+        });
+        self.store
+            .put_skill_state(&self.slug, &self.id, &self.state, Durability::Now)?;
+        self.store.clear_running(&self.slug, &self.id);
+        Ok(())
     }
 }
 

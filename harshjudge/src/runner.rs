@@ -365,11 +365,35 @@ enum End {
     Stopped,
     StepTimeout(Duration, &'static str),
     ScenarioTimeout(Duration, &'static str),
+    Interrupted(String),
+}
+
+/// The interruption of the whole process (Ctrl-C, SIGTERM): the reason, once set.
+fn interrupt_channel() -> &'static tokio::sync::watch::Sender<Option<String>> {
+    static CHANNEL: std::sync::OnceLock<tokio::sync::watch::Sender<Option<String>>> =
+        std::sync::OnceLock::new();
+    CHANNEL.get_or_init(|| tokio::sync::watch::channel(None).0)
+}
+
+/// Stops every running scenario: each marks its run interrupted with `reason`.
+pub(crate) fn interrupt_all(reason: String) {
+    interrupt_channel().send_replace(Some(reason));
+}
+
+/// Why the process is being interrupted, if it is.
+pub(crate) fn interrupted() -> Option<String> {
+    interrupt_channel().borrow().clone()
 }
 
 /// Runs the scenario to its end and finalises the run.
 pub(crate) async fn execute(shared: Arc<Shared>) {
     install_panic_hook();
+    let mut interrupt = interrupt_channel().subscribe();
+    let already = interrupt.borrow_and_update().clone();
+    if let Some(reason) = already {
+        finalize(&shared, End::Interrupted(reason)).await;
+        return;
+    }
     let handle = Scenario {
         shared: shared.clone(),
     };
@@ -392,6 +416,12 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
         tokio::select! {
             biased;
             r = &mut fut => break End::Returned(r),
+            Ok(()) = interrupt.changed() => {
+                let reason = interrupt.borrow_and_update().clone();
+                if let Some(reason) = reason {
+                    break End::Interrupted(reason);
+                }
+            }
             _ = shared.notify.notified() => {
                 if shared.cursor.lock().expect("cursor lock").stop {
                     break End::Stopped;
@@ -416,14 +446,21 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
 }
 
 async fn finalize(shared: &Shared, end: End) {
+    let interrupted = match &end {
+        End::Interrupted(reason) => Some(reason.clone()),
+        _ => None,
+    };
     let failing_step = {
         let c = shared.cursor.lock().expect("cursor lock");
-        let failed = !matches!(end, End::Returned(Ok(Ok(()))) | End::Stopped);
+        let failed = !matches!(
+            end,
+            End::Returned(Ok(Ok(()))) | End::Stopped | End::Interrupted(_)
+        );
         (failed && c.step > 0).then_some(c.step)
     };
     if let Some(n) = failing_step {
         shared.capture_failure(n).await;
-    } else if shared.limits.evidence == EvidenceMode::All {
+    } else if shared.limits.evidence == EvidenceMode::All && interrupted.is_none() {
         // The last step's `after`.
         let step = shared.cursor.lock().expect("cursor lock").step;
         if step > 0 {
@@ -440,7 +477,10 @@ async fn finalize(shared: &Shared, end: End) {
     }
     let mut run = shared.run.lock().expect("run lock");
     let dir = run.dir();
-    let completed = run.complete(None);
+    let completed = match &interrupted {
+        Some(reason) => run.interrupt(reason),
+        None => run.complete(None).map(|_| ()),
+    };
     let err = completed.as_ref().err().map(|e| e.to_string());
     shared.sink.on_event(&Event::RunFinished {
         slug: shared.def.slug,
@@ -455,6 +495,7 @@ async fn finalize(shared: &Shared, end: End) {
 fn record_outcomes(shared: &Shared, end: End) {
     let mut c = shared.cursor.lock().expect("cursor lock");
     let total = shared.def.steps.len();
+    let was_interrupted = matches!(end, End::Interrupted(_));
     let failure: Option<(String, Option<String>)> = match end {
         End::Returned(Ok(Ok(()))) | End::Stopped => None,
         End::Returned(Ok(Err(e))) => Some((e.message(), Some(e.location().to_string()))),
@@ -466,6 +507,7 @@ fn record_outcomes(shared: &Shared, end: End) {
             ),
             step_location(shared.def, c.step),
         )),
+        End::Interrupted(ref reason) => Some((reason.clone(), None)),
         End::ScenarioTimeout(d, src) => Some((
             format!(
                 "scenario timed out after {} (the whole scenario's limit, set by {src})",
@@ -501,6 +543,7 @@ fn record_outcomes(shared: &Shared, end: End) {
         .map(|i| i + 1);
     for n in c.finished.len() + 1..=total {
         let reason = match (failed_at.or(already_failed), stopped) {
+            _ if was_interrupted => "the run was interrupted".to_string(),
             (Some(f), _) => format!("step {f:02} failed"),
             (None, true) => "not selected by the test filter".to_string(),
             (None, false) => "the scenario returned before this step".to_string(),

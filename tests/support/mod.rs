@@ -143,3 +143,54 @@ pub fn tree(dir: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// The path of a test target's binary (built into the nested target dir), to
+/// run it directly: a signal sent to it reaches the harness, not cargo.
+pub fn test_binary(test: &str) -> PathBuf {
+    build_once(test);
+    let out = Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args([
+            "test",
+            "--quiet",
+            "--no-run",
+            "--message-format=json",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            test,
+        ])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .output()
+        .expect("cargo runs");
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v["target"]["name"] == test
+            && let Some(exe) = v["executable"].as_str()
+        {
+            return PathBuf::from(exe);
+        }
+    }
+    panic!(
+        "no executable for test target {test}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every `.json` and `.yaml` file under `dir` parses.
+pub fn all_files_parse(dir: &Path) {
+    for f in tree(dir) {
+        let p = dir.join(&f);
+        if f.ends_with(".json") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            serde_json::from_str::<serde_json::Value>(&text)
+                .unwrap_or_else(|e| panic!("{f} does not parse: {e}\n{text}"));
+        } else if f.ends_with(".yaml") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&text)
+                .unwrap_or_else(|e| panic!("{f} does not parse: {e}\n{text}"));
+        }
+    }
+}

@@ -51,7 +51,7 @@ pub enum BrowserError {
         message: String,
     },
     /// An auto-wait ran out.
-    #[error("timed out after {waited:?} waiting for {locator:?} to {expected}; found: {found}")]
+    #[error("timed out after {secs:.1} s waiting for {locator:?} to {expected}; found: {found}", secs = .waited.as_secs_f64())]
     Timeout {
         /// The locator.
         locator: String,
@@ -485,6 +485,11 @@ fn stop_driver() {
     }
     let _ = d.child.kill();
     let _ = d.child.wait();
+}
+
+/// Stops the local chromedriver now (a second Ctrl-C): its browsers go with it.
+pub(crate) fn stop_driver_now() {
+    stop_driver();
 }
 
 extern "C" fn stop_driver_at_exit() {

@@ -14,6 +14,10 @@ use crate::store::{RunResult, StepStatus, Store, StoreError};
 pub struct RunRef {
     /// `runs/{runId}`.
     pub dir: PathBuf,
+    /// Earlier attempts of the same scenario (retries), oldest first: their
+    /// failures become `flakyFailure` (the step passed in the end) or
+    /// `rerunFailure` (it failed every time) elements.
+    pub earlier: Vec<PathBuf>,
 }
 
 /// Escapes text for XML content and attribute values, dropping characters
@@ -44,6 +48,7 @@ struct Suite {
     result: RunResult,
     dir: PathBuf,
     titles: Vec<(String, String)>,
+    earlier: Vec<(PathBuf, RunResult)>,
 }
 
 fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
@@ -72,11 +77,20 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
         .and_then(|s| store.read_meta(&s).ok().flatten())
         .map(|m| m.steps.into_iter().map(|s| (s.id, s.title)).collect())
         .unwrap_or_default();
+    let earlier = run
+        .earlier
+        .iter()
+        .filter_map(|d| {
+            let r = std::fs::read(d.join("result.json")).ok()?;
+            Some((d.clone(), serde_json::from_slice(&r).ok()?))
+        })
+        .collect();
     Ok(Some(Suite {
         slug,
         result,
         dir: run.dir.clone(),
         titles,
+        earlier,
     }))
 }
 
@@ -125,7 +139,11 @@ pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
             ("runId", s.result.run_id.clone()),
             ("status", s.result.status.as_str().to_string()),
             ("runDir", s.dir.display().to_string()),
-        ] {
+        ]
+        .into_iter()
+        .chain(s.result.attempt.map(|a| ("attempt", a.to_string())))
+        .chain(s.result.flaky.then(|| ("flaky", "true".to_string())))
+        {
             let _ = writeln!(
                 body,
                 "      <property name=\"{k}\" value=\"{}\"/>",
@@ -188,6 +206,42 @@ pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
                     let _ = writeln!(body, "      <skipped message=\"{}\"/>", escape(&why));
                 }
                 StepStatus::Pass => {}
+            }
+            // Failures of this step in earlier attempts.
+            let element = if step.status == StepStatus::Fail {
+                "rerunFailure"
+            } else {
+                "flakyFailure"
+            };
+            for (dir, r) in &s.earlier {
+                if let Some(e) = r
+                    .steps
+                    .iter()
+                    .find(|e| e.id == step.id && e.status == StepStatus::Fail)
+                {
+                    let msg = e.error.clone().unwrap_or_else(|| "failed".into());
+                    let first = msg.lines().next().unwrap_or("failed");
+                    let _ = writeln!(
+                        body,
+                        "      <{element} message=\"{}\" type=\"StepFailed\"><stackTrace>{}</stackTrace><system-out>[[ATTACHMENT|{}]]</system-out></{element}>",
+                        escape(first),
+                        escape(&format!(
+                            "attempt {} (run {}): {msg}{}",
+                            r.attempt.unwrap_or(1),
+                            r.run_id,
+                            e.error_location
+                                .as_ref()
+                                .map(|l| format!("\n  at {l}"))
+                                .unwrap_or_default()
+                        )),
+                        escape(
+                            &dir.join(format!("step-{}", step.id))
+                                .join("evidence")
+                                .display()
+                                .to_string()
+                        )
+                    );
+                }
             }
             if !step.evidence_files.is_empty() {
                 let _ = write!(body, "      <system-out>");

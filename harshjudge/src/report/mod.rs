@@ -30,6 +30,12 @@ pub struct RunLine {
     pub run_dir: Option<PathBuf>,
     /// Why recording failed.
     pub store_error: Option<String>,
+    /// Said after the run: `reused by --resume`, `attempt 1 of 3: retried`, …
+    pub note: Option<String>,
+    /// Run folders of earlier attempts of this scenario (retries).
+    pub earlier: Vec<PathBuf>,
+    /// An attempt that failed and was retried (its scenario has a later line).
+    pub retried: bool,
 }
 
 /// What the harness prints after libtest's own summary.
@@ -64,6 +70,9 @@ impl Summary {
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
             let _ = writeln!(out, "  {:<4} {}  {}", status, r.slug, dir);
+            if let Some(note) = &r.note {
+                let _ = writeln!(out, "        ({note})");
+            }
             if let Some(e) = &r.store_error {
                 let _ = writeln!(out, "       error: {e}");
             }

@@ -396,6 +396,10 @@ impl Store {
             failed_step: None,
             error_message: None,
             run_number: Some(number),
+            interrupted: false,
+            attempt: None,
+            first_run_id: None,
+            flaky: false,
         };
         self.write_result(slug, run, &result)?;
         Ok(result)
@@ -606,6 +610,64 @@ impl Store {
         Ok(stats)
     }
 
+    /// Recomputes a scenario's statistics in `meta.yaml` from its runs: every
+    /// run with a final `result.json` that was not interrupted counts. Used after
+    /// a process died between writing a run's result and counting it.
+    pub fn recount_stats(&self, slug: &Slug) -> Result<Stats, StoreError> {
+        let mut done: Vec<RunResult> = vec![];
+        for run in self.list_runs(slug)? {
+            if let Ok(Some(r)) = self.read_result(slug, &run)
+                && r.status != RunStatus::Running
+                && !r.interrupted
+            {
+                done.push(r);
+            }
+        }
+        done.sort_by(|a, b| a.completed_at.cmp(&b.completed_at));
+        let total = done.len() as u64;
+        let pass = done.iter().filter(|r| r.status == RunStatus::Pass).count() as u64;
+        let flaky = done.iter().filter(|r| r.flaky).count() as u64;
+        let sum: u64 = done.iter().map(|r| r.duration).sum();
+        let avg = if total == 0 {
+            0
+        } else {
+            (sum as f64 / total as f64 + 0.5).floor() as u64
+        };
+        let last = done.last().cloned();
+        let (stats, _) = self.update_meta(slug, |doc, _| {
+            doc.set("totalRuns", total);
+            doc.set("passCount", pass);
+            doc.set("failCount", total - pass);
+            doc.set("avgDuration", avg);
+            if let Some(last) = &last {
+                if let Some(at) = &last.completed_at {
+                    doc.set("lastRun", at.clone());
+                }
+                doc.set("lastResult", last.status.as_str());
+            }
+            if flaky > 0 || doc.0.contains_key("flakyCount") {
+                doc.set("flakyCount", flaky);
+            }
+            Stats {
+                total_runs: total,
+                pass_count: pass,
+                fail_count: total - pass,
+                avg_duration: avg,
+            }
+        })?;
+        Ok(stats)
+    }
+
+    /// Counts a flaky run (passed on a retry) in `meta.yaml` (`flakyCount`, a
+    /// harshjudge addition; the original's counts are left as they are).
+    pub fn record_flaky(&self, slug: &Slug) -> Result<(), StoreError> {
+        self.update_meta(slug, |doc, _| {
+            let n = doc.0.get("flakyCount").and_then(Value::as_u64).unwrap_or(0);
+            doc.set("flakyCount", n + 1);
+        })?;
+        Ok(())
+    }
+
     /// Takes the exclusive lock of one run (`runs/{id}/.run.lock`), held until the
     /// guard drops: front ends that change a run (an MCP call, a CLI command)
     /// take turns, whatever process they run in.
@@ -692,6 +754,81 @@ impl Store {
         }
         Ok(None)
     }
+}
+
+/// Runs a `cargo test` process is executing are marked in `.running/` (one small
+/// file per run: the process id and its start time), so that a run left
+/// `running` by a process that died (kill -9, crash) is found at the next start
+/// without reading every `result.json`.
+impl Store {
+    fn running_marker(&self, slug: &Slug, run: &RunId) -> PathBuf {
+        self.dir.join(".running").join(format!("{slug}~{run}"))
+    }
+
+    /// Marks `run` as executed by this process.
+    pub fn mark_running(&self, slug: &Slug, run: &RunId) -> Result<(), StoreError> {
+        let me = std::process::id();
+        let text = format!("{me} {}\n", process_start_time(me).unwrap_or(0));
+        write_atomic(&self.running_marker(slug, run), text.as_bytes())
+    }
+
+    /// Removes the marker of a run that ended (or was marked interrupted).
+    pub fn clear_running(&self, slug: &Slug, run: &RunId) {
+        let _ = std::fs::remove_file(self.running_marker(slug, run));
+    }
+
+    /// Runs marked running whose process is gone: (scenario, run, pid).
+    pub fn orphaned_runs(&self) -> Vec<(Slug, RunId, u32)> {
+        let Ok(rd) = std::fs::read_dir(self.dir.join(".running")) else {
+            return vec![];
+        };
+        let mut out = vec![];
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some((slug, run)) = name.split_once('~') else {
+                continue;
+            };
+            let (Ok(slug), Ok(run)) = (Slug::new(slug), RunId::new(run)) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            let mut parts = text.split_whitespace();
+            let pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            let started: u64 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            if pid == 0 || !process_alive(pid, started) {
+                out.push((slug, run, pid));
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// Whether process `pid` runs and is the one that started at `started` (clock
+/// ticks since boot, from /proc; 0 when unknown): a recycled pid is not alive.
+pub fn process_alive(pid: u32, started: u64) -> bool {
+    let Ok(pid_t) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists.
+    let exists = unsafe { libc::kill(pid_t, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    if !exists {
+        return false;
+    }
+    match (started, process_start_time(pid)) {
+        (0, _) | (_, None) => true,
+        (a, Some(b)) => a == b,
+    }
+}
+
+/// Start time of a process in clock ticks since boot (Linux `/proc/{pid}/stat`,
+/// field 22); `None` elsewhere.
+pub fn process_start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: skip past its end.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// Writes a file atomically (temporary file + rename), creating its folder.

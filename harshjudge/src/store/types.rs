@@ -136,6 +136,21 @@ pub struct RunResult {
     /// The run's number within its scenario, allocated when it started (harshjudge addition).
     #[serde(default)]
     pub run_number: Option<u64>,
+    /// Set when the run was stopped before it ended (Ctrl-C, SIGTERM, or its
+    /// process died): `status` is then `fail` and `errorMessage` says why
+    /// (harshjudge addition).
+    #[serde(default)]
+    pub interrupted: bool,
+    /// Attempt number when the scenario is retried: 1, 2, … (harshjudge addition).
+    #[serde(default)]
+    pub attempt: Option<u32>,
+    /// The run id of the first attempt, linking the attempts of one retried
+    /// scenario (harshjudge addition).
+    #[serde(default)]
+    pub first_run_id: Option<String>,
+    /// Passed after an earlier attempt failed (harshjudge addition).
+    #[serde(default)]
+    pub flaky: bool,
 }
 
 impl Serialize for RunResult {
@@ -157,6 +172,18 @@ impl Serialize for RunResult {
         }
         if let Some(n) = self.run_number {
             m.serialize_entry("runNumber", &n)?;
+        }
+        if self.interrupted {
+            m.serialize_entry("interrupted", &true)?;
+        }
+        if let Some(a) = self.attempt {
+            m.serialize_entry("attempt", &a)?;
+        }
+        if let Some(f) = &self.first_run_id {
+            m.serialize_entry("firstRunId", f)?;
+        }
+        if self.flaky {
+            m.serialize_entry("flaky", &true)?;
         }
         m.end()
     }

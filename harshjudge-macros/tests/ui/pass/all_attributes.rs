@@ -9,6 +9,7 @@ use harshjudge::{scenario, step, Scenario};
     tags = ["smoke", "checkout"],
     timeout = "2m",
     step_timeout = "30s",
+    retries = 2,
 )]
 pub async fn checkout(s: Scenario) -> harshjudge::Result {
     let api = 1;
@@ -17,6 +18,11 @@ pub async fn checkout(s: Scenario) -> harshjudge::Result {
         harshjudge::ensure!(cart == 2, "bad cart {}", cart);
         harshjudge::ensure!(s.slug() == "checkout-saved-card", "slug: {}", s.slug());
         harshjudge::ensure!(s.title() == "Checkout with a saved card", "title: {}", s.title());
+        let def = harshjudge::__private::inventory::iter::<harshjudge::__private::ScenarioDef>
+            .into_iter()
+            .find(|d| d.fn_name == "checkout")
+            .expect("registered");
+        harshjudge::ensure!(def.retries == Some(2), "retries: {:?}", def.retries);
     });
     Ok(())
 }

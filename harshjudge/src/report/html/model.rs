@@ -76,6 +76,9 @@ pub struct HistoryEntry {
     /// Duration in ms.
     #[serde(rename = "d")]
     pub duration: u64,
+    /// Passed on a retry (`result.json` flaky).
+    #[serde(rename = "f", skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
     /// startedAt (the row shows the newest; not sent per entry, to keep the first page light).
     #[serde(skip)]
     pub started_at: String,
@@ -107,6 +110,14 @@ pub struct RunView {
     pub failed_step: Option<String>,
     /// The run's error.
     pub error_message: Option<String>,
+    /// Stopped before it ended (Ctrl-C, SIGTERM, its process died).
+    pub interrupted: bool,
+    /// Attempt number of a retried scenario.
+    pub attempt: Option<u32>,
+    /// The first attempt's run id.
+    pub first_run_id: Option<String>,
+    /// Passed after an earlier attempt failed.
+    pub flaky: bool,
     /// Steps in order.
     pub steps: Vec<StepView>,
 }
@@ -251,11 +262,13 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
                 id: id.to_string(),
                 status: status_str(r.status),
                 duration: r.duration,
+                flaky: r.flaky,
                 started_at: r.started_at.clone(),
             })
             .collect();
-        let flaky = history.iter().any(|h| h.status == "pass")
-            && history.iter().any(|h| h.status == "fail");
+        let flaky = history.iter().any(|h| h.flaky)
+            || (history.iter().any(|h| h.status == "pass")
+                && history.iter().any(|h| h.status == "fail"));
         let total = meta
             .total_runs
             .max(history.iter().filter(|h| h.status != "running").count() as u64);
@@ -415,6 +428,10 @@ pub(crate) fn run_view(
         duration: result.duration,
         failed_step: result.failed_step.clone(),
         error_message: result.error_message.clone(),
+        interrupted: result.interrupted,
+        attempt: result.attempt,
+        first_run_id: result.first_run_id.clone(),
+        flaky: result.flaky,
         steps,
     }))
 }

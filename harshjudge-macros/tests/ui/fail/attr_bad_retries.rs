@@ -1,6 +1,6 @@
 use harshjudge::{scenario, step, Scenario};
 
-#[scenario(retries = 2)]
+#[scenario(retries = 20)]
 async fn checkout(s: Scenario) -> harshjudge::Result {
     step!("Pay", {});
     Ok(())

@@ -1,0 +1,506 @@
+//! What one harness invocation adds to libtest's command line (`--retries`,
+//! `--resume`, `--last-failed`, `--fail-on-flaky`), the suite checkpoint that
+//! makes `--resume` and `--last-failed` possible, and Ctrl-C / SIGTERM.
+//!
+//! The checkpoint is `.harshJudge/.suite/{test binary}.json`, rewritten
+//! atomically whenever a scenario starts or ends: which scenarios passed,
+//! failed, were flaky, or were still pending or running when the process stopped.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Store, StoreError, now_iso};
+
+/// Flags of ours, taken out of the command line before libtest parses the rest.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SuiteFlags {
+    /// `--retries N` (else `HARSHJUDGE_RETRIES`): attempts after a failure, for
+    /// scenarios that set no `retries` of their own.
+    pub retries: Option<u32>,
+    /// `--resume` (else `HARSHJUDGE_RESUME=1`): rerun only the scenarios the last
+    /// invocation did not finish; reuse the others' results.
+    pub resume: bool,
+    /// `--last-failed` (else `HARSHJUDGE_LAST_FAILED=1`): run only the scenarios
+    /// that failed (or were interrupted) last time.
+    pub last_failed: bool,
+    /// `--fail-on-flaky` (else `HARSHJUDGE_FLAKY=fail`): a scenario that passes
+    /// only on a retry fails the suite.
+    pub fail_on_flaky: bool,
+}
+
+/// A bad flag or variable.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct FlagError(pub String);
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn parse_retries(v: &str, from: &str) -> Result<u32, FlagError> {
+    match v.trim().parse::<u32>() {
+        Ok(n) if n <= 10 => Ok(n),
+        _ => Err(FlagError(format!(
+            "{from} {v:?} is invalid: expected a number of retries from 0 to 10"
+        ))),
+    }
+}
+
+fn env_bool(name: &str) -> Result<bool, FlagError> {
+    match env(name).as_deref() {
+        None | Some("0") | Some("false") => Ok(false),
+        Some("1") | Some("true") => Ok(true),
+        Some(other) => Err(FlagError(format!(
+            "setting {name}={other:?} is invalid: expected 1 or 0"
+        ))),
+    }
+}
+
+impl SuiteFlags {
+    /// Splits `args` (program name first) into libtest's arguments and ours.
+    /// The environment gives the defaults; flags win.
+    pub fn split(
+        args: impl IntoIterator<Item = String>,
+    ) -> Result<(Vec<String>, SuiteFlags), FlagError> {
+        let mut flags = SuiteFlags::from_env()?;
+        let mut rest = Vec::new();
+        let mut it = args.into_iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--resume" => flags.resume = true,
+                "--last-failed" => flags.last_failed = true,
+                "--fail-on-flaky" => flags.fail_on_flaky = true,
+                "--retries" => {
+                    let v = it.next().ok_or_else(|| {
+                        FlagError("--retries needs a number, e.g. --retries 2".into())
+                    })?;
+                    flags.retries = Some(parse_retries(&v, "--retries")?);
+                }
+                _ if a.starts_with("--retries=") => {
+                    flags.retries = Some(parse_retries(&a["--retries=".len()..], "--retries")?);
+                }
+                _ => rest.push(a),
+            }
+        }
+        if flags.resume && flags.last_failed {
+            return Err(FlagError(
+                "--resume and --last-failed cannot be combined: --resume continues an interrupted invocation, --last-failed reruns what failed".into(),
+            ));
+        }
+        Ok((rest, flags))
+    }
+
+    /// The defaults from `HARSHJUDGE_RETRIES`, `HARSHJUDGE_RESUME`,
+    /// `HARSHJUDGE_LAST_FAILED` and `HARSHJUDGE_FLAKY`.
+    pub fn from_env() -> Result<SuiteFlags, FlagError> {
+        Ok(SuiteFlags {
+            retries: env("HARSHJUDGE_RETRIES")
+                .map(|v| parse_retries(&v, "setting HARSHJUDGE_RETRIES ="))
+                .transpose()?,
+            resume: env_bool("HARSHJUDGE_RESUME")?,
+            last_failed: env_bool("HARSHJUDGE_LAST_FAILED")?,
+            fail_on_flaky: match env("HARSHJUDGE_FLAKY").as_deref() {
+                None | Some("pass") => false,
+                Some("fail") => true,
+                Some(other) => {
+                    return Err(FlagError(format!(
+                        "setting HARSHJUDGE_FLAKY={other:?} is invalid: expected pass (flaky scenarios pass, the default) or fail"
+                    )));
+                }
+            },
+        })
+    }
+}
+
+/// Where a scenario stands in the checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScenarioState {
+    /// Selected, not started yet.
+    Pending,
+    /// Started, not finished.
+    Running,
+    /// Passed.
+    Pass,
+    /// Failed.
+    Fail,
+    /// Passed after a failed attempt.
+    Flaky,
+    /// Stopped by Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+impl ScenarioState {
+    /// Whether the scenario ended with a result (reusable by `--resume`).
+    pub fn finished(self) -> bool {
+        matches!(self, Self::Pass | Self::Fail | Self::Flaky)
+    }
+    /// Whether `--last-failed` reruns it.
+    pub fn failed(self) -> bool {
+        matches!(self, Self::Fail | Self::Interrupted | Self::Running)
+    }
+}
+
+/// One scenario in the checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioEntry {
+    /// Where it stands.
+    pub state: ScenarioState,
+    /// Its (last attempt's) run.
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// Attempts made.
+    #[serde(default)]
+    pub attempts: u32,
+    /// Its result was taken over from an earlier invocation (`--resume`).
+    #[serde(default)]
+    pub reused: bool,
+}
+
+/// `.harshJudge/.suite/{binary}.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkpoint {
+    /// The test binary (without cargo's hash).
+    pub binary: String,
+    /// The process of the invocation.
+    pub pid: u32,
+    /// ISO start.
+    pub started_at: String,
+    /// ISO end; `None` while running or when the process stopped early.
+    pub finished_at: Option<String>,
+    /// Stopped by Ctrl-C or SIGTERM.
+    #[serde(default)]
+    pub interrupted: bool,
+    /// Every scenario this binary ran, here or in an earlier invocation.
+    pub scenarios: BTreeMap<String, ScenarioEntry>,
+}
+
+/// The test binary's name without cargo's `-{hash}` suffix.
+pub fn binary_name() -> String {
+    let exe = std::env::current_exe().ok();
+    let stem = exe
+        .as_deref()
+        .and_then(Path::file_stem)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "suite".into());
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            name.to_string()
+        }
+        _ => stem,
+    }
+}
+
+/// The checkpoint of this invocation, written through on every change.
+pub struct SuiteLog {
+    path: PathBuf,
+    state: Mutex<Checkpoint>,
+}
+
+impl SuiteLog {
+    /// The checkpoint file of `binary` in `store`.
+    pub fn path(store: &Store, binary: &str) -> PathBuf {
+        store.dir().join(".suite").join(format!("{binary}.json"))
+    }
+
+    /// The previous invocation's checkpoint, if any (an unreadable one is
+    /// reported and treated as absent).
+    pub fn previous(store: &Store, binary: &str) -> Result<Option<Checkpoint>, StoreError> {
+        let path = Self::path(store, binary);
+        match std::fs::read(&path) {
+            Ok(b) => serde_json::from_slice(&b)
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt {
+                    path,
+                    problem: format!("not a valid suite checkpoint: {e}"),
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(StoreError::Io { path, source }),
+        }
+    }
+
+    /// Starts this invocation's checkpoint: entries of earlier invocations carry
+    /// over; `selected` scenarios start `pending`.
+    pub fn begin(
+        store: &Store,
+        binary: &str,
+        previous: Option<&Checkpoint>,
+        selected: &[&str],
+        reused: &BTreeMap<String, ScenarioEntry>,
+    ) -> Result<SuiteLog, StoreError> {
+        let mut scenarios = previous.map(|p| p.scenarios.clone()).unwrap_or_default();
+        for slug in selected {
+            scenarios.insert(
+                slug.to_string(),
+                ScenarioEntry {
+                    state: ScenarioState::Pending,
+                    run_id: None,
+                    attempts: 0,
+                    reused: false,
+                },
+            );
+        }
+        for (slug, e) in reused {
+            let mut e = e.clone();
+            e.reused = true;
+            scenarios.insert(slug.clone(), e);
+        }
+        let log = SuiteLog {
+            path: Self::path(store, binary),
+            state: Mutex::new(Checkpoint {
+                binary: binary.into(),
+                pid: std::process::id(),
+                started_at: now_iso(),
+                finished_at: None,
+                interrupted: false,
+                scenarios,
+            }),
+        };
+        log.save()?;
+        Ok(log)
+    }
+
+    fn save(&self) -> Result<(), StoreError> {
+        let text = {
+            let state = self.state.lock().expect("checkpoint lock");
+            serde_json::to_string_pretty(&*state).expect("checkpoint serializes")
+        };
+        crate::store::write_file(&self.path, text.as_bytes())
+    }
+
+    /// Records where `slug` stands now.
+    pub fn set(&self, slug: &str, state: ScenarioState, run_id: Option<String>, attempts: u32) {
+        {
+            let mut s = self.state.lock().expect("checkpoint lock");
+            s.scenarios.insert(
+                slug.to_string(),
+                ScenarioEntry {
+                    state,
+                    run_id,
+                    attempts,
+                    reused: false,
+                },
+            );
+        }
+        if let Err(e) = self.save() {
+            eprintln!("harshjudge: the suite checkpoint could not be written: {e}");
+        }
+    }
+
+    /// Ends the invocation (`interrupted` when a signal stopped it).
+    pub fn finish(&self, interrupted: bool) {
+        {
+            let mut s = self.state.lock().expect("checkpoint lock");
+            s.interrupted = interrupted;
+            if interrupted {
+                for e in s.scenarios.values_mut() {
+                    if matches!(e.state, ScenarioState::Pending | ScenarioState::Running) {
+                        e.state = ScenarioState::Interrupted;
+                    }
+                }
+            } else {
+                s.finished_at = Some(now_iso());
+            }
+        }
+        if let Err(e) = self.save() {
+            eprintln!("harshjudge: the suite checkpoint could not be written: {e}");
+        }
+    }
+}
+
+/// Quotes `s` for a POSIX shell.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// What `replay.sh` needs to rerun a scenario exactly.
+#[derive(Clone, Debug)]
+pub struct ReplayInfo {
+    /// `CARGO_PKG_NAME`.
+    pub package: String,
+    /// `CARGO_MANIFEST_DIR`.
+    pub package_root: PathBuf,
+    /// The `.harshJudge/` folder (absolute).
+    pub store_dir: PathBuf,
+    /// `HARSHJUDGE_*` settings to pin (name, value).
+    pub env: Vec<(String, String)>,
+}
+
+impl ReplayInfo {
+    /// The settings of this process worth pinning: the base URL only when the
+    /// user gave it (a suite's own app gets a new port each time), the
+    /// evidence mode and the limits.
+    pub fn from_env(package: &str, package_root: &Path, store_dir: &Path) -> ReplayInfo {
+        let env = [
+            "HARSHJUDGE_BASE_URL",
+            "HARSHJUDGE_EVIDENCE",
+            "HARSHJUDGE_FULL_PAGE",
+            "HARSHJUDGE_STEP_TIMEOUT",
+            "HARSHJUDGE_TIMEOUT",
+            "HARSHJUDGE_WEBDRIVER_URL",
+            "HARSHJUDGE_CHROMEDRIVER",
+        ]
+        .iter()
+        .filter_map(|k| env(k).map(|v| (k.to_string(), v)))
+        .collect();
+        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        ReplayInfo {
+            package: package.into(),
+            package_root: abs(package_root),
+            store_dir: abs(store_dir),
+            env,
+        }
+    }
+
+    /// Writes `run_dir/replay.sh`, which reruns the scenario whose last selected
+    /// step is the test `test_name` (the steps before it run too).
+    pub fn write(
+        &self,
+        run_dir: &Path,
+        slug: &str,
+        run_id: &str,
+        test_name: &str,
+    ) -> Result<(), StoreError> {
+        let exe = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let mut s = String::new();
+        s.push_str("#!/bin/sh\n");
+        s.push_str(&format!(
+            "# Reruns scenario \"{slug}\" as run {run_id} ran it: the same test binary,\n# the same exact filter, base URL and evidence mode. The new run is recorded\n# next to this one. Arguments are passed on to the test binary (e.g. --nocapture).\nset -e\ncd {}\n",
+            sh_quote(&self.package_root.display().to_string())
+        ));
+        s.push_str(&format!(
+            "export HARSHJUDGE_DIR={}\n",
+            sh_quote(&self.store_dir.display().to_string())
+        ));
+        if !self.env.iter().any(|(k, _)| k == "HARSHJUDGE_BASE_URL") {
+            s.push_str(
+                "# No HARSHJUDGE_BASE_URL: the suite starts its own app (or reads config.yaml).\n",
+            );
+            s.push_str("unset HARSHJUDGE_BASE_URL\n");
+        }
+        for (k, v) in &self.env {
+            s.push_str(&format!("export {k}={}\n", sh_quote(v)));
+        }
+        s.push_str(&format!(
+            "bin={}\nif [ -x \"$bin\" ]; then\n  exec \"$bin\" --exact {} \"$@\"\nfi\necho \"replay.sh: $bin is gone (rebuilt or cleaned): running through cargo\" >&2\nexec cargo test -p {} --test {} -- --exact {} \"$@\"\n",
+            sh_quote(&exe),
+            sh_quote(test_name),
+            sh_quote(&self.package),
+            sh_quote(&binary_name()),
+            sh_quote(test_name),
+        ));
+        let path = run_dir.join("replay.sh");
+        crate::store::write_file(&path, s.as_bytes())?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .map_err(|source| StoreError::Io { path, source })?;
+        }
+        Ok(())
+    }
+}
+
+/// The signal that stopped the run (its exit code: 130 for SIGINT, 143 for
+/// SIGTERM), 0 when none.
+static SIGNALLED: AtomicI32 = AtomicI32::new(0);
+
+/// The exit code a signal asks for, if one arrived.
+pub fn signal_exit_code() -> Option<i32> {
+    match SIGNALLED.load(Ordering::SeqCst) {
+        0 => None,
+        n => Some(n),
+    }
+}
+
+/// Listens for Ctrl-C and SIGTERM on the harness's runtime. The first stops
+/// every running scenario (each marks its run interrupted, its files written,
+/// its browser released) and lets the harness finish normally; a second one
+/// stops chromedriver and exits at once.
+pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime) {
+    rt.spawn(async {
+        let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        else {
+            return;
+        };
+        let (name, code) = tokio::select! {
+            _ = tokio::signal::ctrl_c() => ("SIGINT (Ctrl-C)", 130),
+            _ = term.recv() => ("SIGTERM", 143),
+        };
+        SIGNALLED.store(code, Ordering::SeqCst);
+        eprintln!(
+            "\nharshjudge: {name}: stopping the running scenarios and marking their runs interrupted (send it again to stop at once)"
+        );
+        crate::runner::interrupt_all(format!(
+            "interrupted by {name} before the run ended; rerun with --resume to continue the suite"
+        ));
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {},
+            _ = term.recv() => {},
+        }
+        eprintln!("harshjudge: stopping at once");
+        let _ = crate::store::flush_writes();
+        crate::browser::stop_driver_now();
+        std::process::exit(code);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(args: &[&str]) -> Result<(Vec<String>, SuiteFlags), FlagError> {
+        SuiteFlags::split(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn our_flags_are_taken_out_of_libtests() {
+        let (rest, f) =
+            split(&["bin", "--retries", "2", "web", "--exact", "--last-failed"]).unwrap();
+        assert_eq!(rest, ["bin", "web", "--exact"]);
+        assert_eq!(f.retries, Some(2));
+        assert!(f.last_failed && !f.resume);
+        let (_, f) = split(&["bin", "--retries=1", "--fail-on-flaky"]).unwrap();
+        assert_eq!((f.retries, f.fail_on_flaky), (Some(1), true));
+    }
+
+    #[test]
+    fn bad_flags_say_what_is_expected() {
+        let e = split(&["bin", "--retries"]).unwrap_err().to_string();
+        assert!(e.contains("--retries needs a number"), "{e}");
+        let e = split(&["bin", "--retries", "many"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"many\"") && e.contains("0 to 10"), "{e}");
+        let e = split(&["bin", "--resume", "--last-failed"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot be combined"), "{e}");
+    }
+
+    #[test]
+    fn the_checkpoint_survives_a_round_trip_and_marks_the_unfinished() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let log =
+            SuiteLog::begin(&store, "demo", None, &["a", "b", "c"], &BTreeMap::new()).unwrap();
+        log.set("a", ScenarioState::Pass, Some("r1".into()), 1);
+        log.set("b", ScenarioState::Running, Some("r2".into()), 1);
+        log.finish(true);
+        let prev = SuiteLog::previous(&store, "demo").unwrap().unwrap();
+        assert!(prev.interrupted && prev.finished_at.is_none());
+        assert_eq!(prev.scenarios["a"].state, ScenarioState::Pass);
+        assert_eq!(prev.scenarios["b"].state, ScenarioState::Interrupted);
+        assert_eq!(prev.scenarios["c"].state, ScenarioState::Interrupted);
+        assert!(prev.scenarios["b"].state.failed() && prev.scenarios["a"].state.finished());
+    }
+}

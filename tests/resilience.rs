@@ -1,0 +1,402 @@
+//! Runs that survive interruptions and flakiness, with real runs of
+//! tests/fixtures/resilience.rs: retries and flaky status everywhere,
+//! `--fail-on-flaky`, `--last-failed`, SIGKILL at many points then `--resume`,
+//! Ctrl-C and SIGTERM with a browser open, and `replay.sh`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{all_files_parse, cargo_test, json, runs, test_binary, yaml};
+
+const SUITE: &str = "resilience_suite";
+
+fn binary(hj: &Path, envs: &[(&str, &str)], args: &[&str]) -> Command {
+    let mut cmd = Command::new(test_binary(SUITE));
+    cmd.current_dir(support::workspace())
+        .args(args)
+        .env("HARSHJUDGE_DIR", hj)
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("NEXTEST")
+        .env_remove("HARSHJUDGE_RETRIES")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+fn output(child: Child) -> support::Run {
+    support::Run::from(child.wait_with_output().unwrap())
+}
+
+/// The run folders of a scenario with their result.json.
+fn results(hj: &Path, slug: &str) -> Vec<(PathBuf, serde_json::Value)> {
+    runs(hj, slug)
+        .into_iter()
+        .filter(|r| r.join("result.json").exists())
+        .map(|r| {
+            let v = json(r.join("result.json"));
+            (r, v)
+        })
+        .collect()
+}
+
+#[test]
+fn a_flaky_scenario_is_reported_flaky_everywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let state = tmp.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let state_s = state.display().to_string();
+    let envs = [("FIXTURE_STATE", state_s.as_str())];
+
+    let r = cargo_test(SUITE, &hj, &["flaky::"], &envs);
+    assert_eq!(r.code, 0, "a flaky scenario passes by default: {r:?}");
+    let all = results(&hj, "flaky");
+    assert_eq!(all.len(), 2, "one run folder per attempt");
+    let (first, second) = (&all[0].1, &all[1].1);
+    assert_eq!(
+        (first["status"].as_str(), first["attempt"].as_u64()),
+        (Some("fail"), Some(1))
+    );
+    assert_eq!(
+        (second["status"].as_str(), second["attempt"].as_u64()),
+        (Some("pass"), Some(2))
+    );
+    assert_eq!(second["flaky"], true);
+    assert_eq!(first["firstRunId"], first["runId"]);
+    assert_eq!(second["firstRunId"], first["runId"], "attempts are linked");
+    // Terminal summary.
+    assert!(r.stdout.contains("flaky flaky"), "{r:?}");
+    assert!(r.stdout.contains("attempt 1 of 3: retried"), "{r:?}");
+    assert!(r.stdout.contains("attempt 2 of 3: flaky"), "{r:?}");
+    // meta.yaml statistics.
+    let meta = yaml(hj.join("scenarios/flaky/meta.yaml"));
+    assert_eq!(meta["flakyCount"].as_u64(), Some(1));
+    assert_eq!(
+        (meta["totalRuns"].as_u64(), meta["failCount"].as_u64()),
+        (Some(2), Some(1))
+    );
+    // JUnit: the step that failed once carries a flakyFailure.
+    let xml = std::fs::read_to_string(hj.join("report/junit.xml")).unwrap();
+    let case = xml
+        .split("<testcase ")
+        .find(|c| c.contains("name=\"02 Sometimes fails\""))
+        .expect("the step's testcase");
+    assert!(
+        case.contains("<flakyFailure message=\"the first attempt fails (attempt 1)\""),
+        "{case}"
+    );
+    assert!(!case.contains("<failure"), "{case}");
+    assert!(
+        xml.contains("<property name=\"flaky\" value=\"true\"/>"),
+        "{xml}"
+    );
+    // The HTML report's data.
+    let overview = std::fs::read_to_string(hj.join("report/data/overview.js")).unwrap();
+    assert!(overview.contains("\"f\":true") && overview.contains("\"flaky\":true"));
+
+    // replay.sh reruns exactly that scenario, recording a new run.
+    let replay = all[1].0.join("replay.sh");
+    let out = Command::new(&replay)
+        .env("FIXTURE_STATE", &state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("running 1 test") && stdout.contains("flaky::02_sometimes_fails ... ok"),
+        "the exact filter selects the scenario's last step (the steps before it run too): {stdout}"
+    );
+    let after = results(&hj, "flaky");
+    assert_eq!(after.len(), 3, "a new run of the same scenario");
+    assert_eq!(after[2].1["status"], "pass");
+    assert_eq!(
+        after[2].1["steps"].as_array().unwrap().len(),
+        2,
+        "every step ran"
+    );
+
+    // --fail-on-flaky: flaky fails the suite, saying why.
+    std::fs::remove_file(state.join("flaky-attempts")).unwrap();
+    let r = cargo_test(SUITE, &hj, &["flaky::", "--fail-on-flaky"], &envs);
+    assert_eq!(r.code, 101, "{r:?}");
+    assert!(
+        r.stdout.contains("flaky: failed on attempt 1") && r.stdout.contains("--fail-on-flaky"),
+        "{r:?}"
+    );
+
+    // --last-failed reruns only that scenario; it passes at once now.
+    let r = cargo_test(SUITE, &hj, &["--last-failed"], &envs);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("--last-failed: running 1 scenario(s) that failed last time: flaky"),
+        "{r:?}"
+    );
+    assert!(r.stdout.contains("running 2 tests"), "{r:?}");
+
+    // A scenario that fails every attempt: rerunFailure for the earlier ones.
+    let r = cargo_test(SUITE, &hj, &["always_fails::"], &envs);
+    assert_eq!(r.code, 101, "{r:?}");
+    assert!(r.stdout.contains("all 2 attempts failed"), "{r:?}");
+    let xml = std::fs::read_to_string(hj.join("report/junit.xml")).unwrap();
+    assert!(
+        xml.contains("<rerunFailure message=\"this never works\"") && xml.contains("<failure "),
+        "{xml}"
+    );
+    all_files_parse(&hj);
+}
+
+/// Scenario slugs of the slow fixtures.
+const SLOW: [&str; 4] = ["slow-a", "slow-b", "slow-c", "slow-d"];
+
+#[test]
+fn sigkill_at_any_point_then_resume_completes_the_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Each slow scenario takes 3 x 120 ms; the suite about 1.5 s with one thread.
+    let envs = [("FIXTURE_STEP_MS", "120")];
+    let mut resumed_some = false;
+    for (i, delay) in [150u64, 420, 700, 980, 1260].into_iter().enumerate() {
+        let hj = tmp.path().join(format!("hj{i}"));
+        let child = binary(&hj, &envs, &["slow_", "--test-threads", "1"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        let killed = output(child);
+        assert_ne!(killed.code, 0, "killed at {delay} ms: {killed:?}");
+
+        // Every file parses; statistics never count a run that did not end
+        // (a kill between a run's result and its count is repaired at the next start).
+        all_files_parse(&hj);
+        for slug in SLOW {
+            let done = results(&hj, slug)
+                .iter()
+                .filter(|(_, v)| v["status"] != "running")
+                .count() as u64;
+            let meta = hj.join(format!("scenarios/{slug}/meta.yaml"));
+            if meta.exists() {
+                let total = yaml(&meta)["totalRuns"].as_u64().unwrap_or(0);
+                assert!(
+                    total == done || total + 1 == done,
+                    "{slug} after a kill at {delay} ms: {total} counted, {done} ended"
+                );
+            }
+        }
+        let checkpoint = json(hj.join(".suite").join(format!("{SUITE}.json")));
+        assert!(checkpoint["finishedAt"].is_null(), "{checkpoint}");
+        let running: Vec<String> = SLOW
+            .iter()
+            .flat_map(|s| results(&hj, s))
+            .filter(|(_, v)| v["status"] == "running")
+            .map(|(_, v)| v["runId"].as_str().unwrap().to_string())
+            .collect();
+
+        // --resume: interrupted runs are marked at start; only unfinished scenarios run.
+        let r = output(
+            binary(
+                &hj,
+                &[("FIXTURE_STEP_MS", "10")],
+                &["slow_", "--test-threads", "1", "--resume"],
+            )
+            .spawn()
+            .unwrap(),
+        );
+        assert_eq!(r.code, 0, "resume after a kill at {delay} ms: {r:?}");
+        for id in &running {
+            assert!(
+                r.stderr
+                    .contains(&format!("{id} was left running by a process that is gone")),
+                "{id}: {r:?}"
+            );
+        }
+        let finished: Vec<&str> = SLOW
+            .iter()
+            .copied()
+            .filter(|s| checkpoint["scenarios"][*s]["state"] == "pass")
+            .collect();
+        for slug in SLOW {
+            let all = results(&hj, slug);
+            assert!(
+                all.iter().all(|(_, v)| v["status"] != "running"),
+                "{slug}: no run stays running"
+            );
+            let passes = all.iter().filter(|(_, v)| v["status"] == "pass").count();
+            assert_eq!(passes, 1, "{slug}: exactly one passing run after resume");
+            for (_, v) in all.iter().filter(|(_, v)| v["interrupted"] == true) {
+                assert_eq!(v["status"], "fail");
+                assert!(
+                    v["errorMessage"].as_str().unwrap().contains("is gone"),
+                    "{v}"
+                );
+            }
+            let meta = yaml(hj.join(format!("scenarios/{slug}/meta.yaml")));
+            let completed = all
+                .iter()
+                .filter(|(_, v)| v["status"] != "running" && v["interrupted"] != true)
+                .count() as u64;
+            assert_eq!(completed, 1, "{slug}");
+            assert_eq!(
+                meta["totalRuns"].as_u64(),
+                Some(completed),
+                "{slug}: statistics count the completed runs, not the interrupted ones"
+            );
+        }
+        for slug in &finished {
+            assert!(
+                r.stdout.contains(&format!("{slug}  ")) && r.stdout.contains("reused by --resume"),
+                "{slug} is reused: {r:?}"
+            );
+            resumed_some = true;
+        }
+        let after = json(hj.join(".suite").join(format!("{SUITE}.json")));
+        assert!(after["finishedAt"].is_string());
+        for slug in SLOW {
+            assert_eq!(after["scenarios"][slug]["state"], "pass", "{after}");
+        }
+        assert!(
+            !hj.join(".running").exists()
+                || std::fs::read_dir(hj.join(".running"))
+                    .unwrap()
+                    .next()
+                    .is_none(),
+            "no run is left marked running"
+        );
+        all_files_parse(&hj);
+    }
+    assert!(
+        resumed_some,
+        "at least one kill happened after a scenario had finished"
+    );
+}
+
+/// Processes descended from `root` (including it).
+fn descendants(root: u32) -> Vec<u32> {
+    let mut parent_of = std::collections::HashMap::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            && let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..])
+            && let Some(ppid) = rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok())
+        {
+            parent_of.insert(pid, ppid);
+        }
+    }
+    let mut out = vec![root];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (pid, ppid) in &parent_of {
+            if out.contains(ppid) && !out.contains(pid) {
+                out.push(*pid);
+                changed = true;
+            }
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_string));
+            state.as_deref() != Some("Z")
+        }
+        Err(_) => false,
+    }
+}
+
+fn stop_with(signal: i32, name: &str, code: i32) {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let child = binary(&hj, &[], &["browser_wait"]).spawn().unwrap();
+    let pid = child.id();
+    // Wait until step 02 runs (the browser is open).
+    let start = Instant::now();
+    let step_running = || {
+        runs(&hj, "browser-wait").first().is_some_and(|r| {
+            std::fs::read_to_string(r.join("skill-state.yaml"))
+                .is_ok_and(|s| s.contains("currentStep: 2"))
+        })
+    };
+    while !step_running() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "step 02 never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let family = descendants(pid);
+    assert!(
+        family.len() >= 3,
+        "chromedriver and Chromium run under the harness: {family:?}"
+    );
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(pid as i32, signal) };
+    let r = output(child);
+    assert_eq!(r.code, code, "{name}: {r:?}");
+    assert!(r.stderr.contains(&format!("harshjudge: {name}")), "{r:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while family.iter().any(|p| alive(*p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<u32> = family.iter().copied().filter(|p| alive(*p)).collect();
+    assert!(left.is_empty(), "{name}: processes left running: {left:?}");
+    let run = &runs(&hj, "browser-wait")[0];
+    let result = json(run.join("result.json"));
+    assert_eq!(
+        (result["status"].as_str(), result["interrupted"].as_bool()),
+        (Some("fail"), Some(true)),
+        "{result}"
+    );
+    assert!(
+        result["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("interrupted by {name}")),
+        "{result}"
+    );
+    assert_eq!(result["failedStep"], "02");
+    assert_eq!(result["steps"][0]["status"], "pass");
+    let state = yaml(run.join("skill-state.yaml"));
+    assert_eq!(
+        state["currentStep"].as_u64(),
+        Some(2),
+        "skill-state keeps where it stopped"
+    );
+    let checkpoint = json(hj.join(".suite").join(format!("{SUITE}.json")));
+    assert_eq!(checkpoint["interrupted"], true);
+    assert_eq!(
+        checkpoint["scenarios"]["browser-wait"]["state"],
+        "interrupted"
+    );
+    all_files_parse(&hj);
+}
+
+#[test]
+fn ctrl_c_stops_cleanly() {
+    stop_with(libc::SIGINT, "SIGINT", 130);
+}
+
+#[test]
+fn sigterm_stops_cleanly() {
+    stop_with(libc::SIGTERM, "SIGTERM", 143);
+}
