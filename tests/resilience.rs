@@ -166,8 +166,10 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
     // Each slow scenario takes 3 x 120 ms; the suite about 1.5 s with one thread.
     let envs = [("FIXTURE_STEP_MS", "120")];
     let mut resumed_some = false;
+    let mut saw_running = false;
     for (i, delay) in [150u64, 420, 700, 980, 1260].into_iter().enumerate() {
-        let hj = tmp.path().join(format!("hj{i}"));
+        let root = tmp.path().join(format!("p{i}"));
+        let hj = root.join(".harshJudge");
         let child = binary(&hj, &envs, &["slow_", "--test-threads", "1"])
             .spawn()
             .unwrap();
@@ -202,6 +204,21 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
             .filter(|(_, v)| v["status"] == "running")
             .map(|(_, v)| v["runId"].as_str().unwrap().to_string())
             .collect();
+
+        // Before anything restarts, an agent already learns that those runs' process is gone.
+        if let Some(id) = running.first() {
+            saw_running = true;
+            let ctx = harshjudge_mcp::Context::new(&root).unwrap();
+            let out =
+                harshjudge_mcp::call(&ctx, "getRunState", Some(serde_json::json!({"runId": id})));
+            assert!(!out.is_error(), "{}", out.value);
+            assert_eq!(out.value["interrupted"], true, "{}", out.value);
+            assert!(
+                out.value["hint"].as_str().unwrap().contains("is gone"),
+                "{}",
+                out.value
+            );
+        }
 
         // --resume: interrupted runs are marked at start; only unfinished scenarios run.
         let r = output(
@@ -326,7 +343,7 @@ fn alive(pid: u32) -> bool {
 
 fn stop_with(signal: i32, name: &str, code: i32) {
     let tmp = tempfile::tempdir().unwrap();
-    let hj = tmp.path().join("hj");
+    let hj = tmp.path().join(".harshJudge");
     let child = binary(&hj, &[], &["browser_wait"]).spawn().unwrap();
     let pid = child.id();
     // Wait until step 02 runs (the browser is open).
@@ -381,6 +398,29 @@ fn stop_with(signal: i32, name: &str, code: i32) {
         state["currentStep"].as_u64(),
         Some(2),
         "skill-state keeps where it stopped"
+    );
+    // An agent asking where the run stands (MCP getRunState) learns it was
+    // interrupted and where to pick up.
+    let ctx = harshjudge_mcp::Context::new(tmp.path()).unwrap();
+    let out = harshjudge_mcp::call(
+        &ctx,
+        "getRunState",
+        Some(serde_json::json!({"runId": result["runId"]})),
+    );
+    assert!(!out.is_error(), "{}", out.value);
+    let st = out.value;
+    assert_eq!(
+        (st["interrupted"].as_bool(), st["resumable"].as_bool()),
+        (Some(true), Some(false)),
+        "{st}"
+    );
+    assert_eq!(st["resumeFrom"]["id"], "02", "{st}");
+    assert!(
+        st["hint"]
+            .as_str()
+            .unwrap()
+            .contains("pick up at step 02 \"Wait\"; steps 01 passed here"),
+        "{st}"
     );
     let checkpoint = json(hj.join(".suite").join(format!("{SUITE}.json")));
     assert_eq!(checkpoint["interrupted"], true);

@@ -661,6 +661,14 @@ pub struct RunState {
     pub error: Option<SkillError>,
     /// Whether more can be recorded in the run (it is not final).
     pub resumable: bool,
+    /// The run was stopped before it ended (Ctrl-C, SIGTERM, its process
+    /// died), or it is still marked running by a `cargo test` process that is gone.
+    pub interrupted: bool,
+    /// For an interrupted run: the step to pick up from in a new run (the first
+    /// step that did not pass).
+    pub resume_from: Option<NextStep>,
+    /// What to do next, in a sentence, when the run cannot simply go on.
+    pub hint: Option<String>,
 }
 
 /// One completed step in a [`RunState`].
@@ -735,6 +743,61 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
                 file: m.file.clone(),
             })
     };
+    let orphaned = if status == RunStatus::Running {
+        store
+            .orphaned_runs()
+            .into_iter()
+            .find(|(sl, r, _)| sl == &slug && r == run)
+    } else {
+        None
+    };
+    let interrupted = result.as_ref().is_some_and(|r| r.interrupted) || orphaned.is_some();
+    let resume_from = interrupted
+        .then(|| {
+            meta.steps
+                .iter()
+                .find(|m| {
+                    !steps
+                        .iter()
+                        .any(|s| s.id == m.id && s.status == StepStatus::Pass)
+                })
+                .map(|m| NextStep {
+                    id: m.id.clone(),
+                    title: m.title.clone(),
+                    file: m.file.clone(),
+                })
+        })
+        .flatten();
+    let hint = if interrupted {
+        let passed: Vec<&str> = steps
+            .iter()
+            .filter(|s| s.status == StepStatus::Pass)
+            .map(|s| s.id.as_str())
+            .collect();
+        let why = match &orphaned {
+            Some((_, _, pid)) => {
+                format!("is still marked running, but the process that ran it (pid {pid}) is gone")
+            }
+            None => "was interrupted".to_string(),
+        };
+        Some(match &resume_from {
+            Some(step) => format!(
+                "This run {why}. Start a new run (startRun) and pick up at step {} \"{}\"{}.",
+                step.id,
+                step.title,
+                if passed.is_empty() {
+                    String::new()
+                } else {
+                    format!("; steps {} passed here", passed.join(", "))
+                }
+            ),
+            None => format!(
+                "This run {why}; every step had passed. Start a new run to record it again."
+            ),
+        })
+    } else {
+        None
+    };
     let started_at = result
         .as_ref()
         .map(|r| r.started_at.clone())
@@ -764,6 +827,9 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
             .map(|s| s.last_action.clone())
             .unwrap_or_else(|| "Run started".into()),
         error: state.as_ref().and_then(|s| s.error.clone()),
-        resumable: status == RunStatus::Running,
+        resumable: status == RunStatus::Running && orphaned.is_none(),
+        interrupted,
+        resume_from,
+        hint,
     })
 }
