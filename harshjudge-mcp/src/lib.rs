@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod context;
+pub mod dashboard;
 pub mod dispatch;
 pub mod error;
 pub mod server;

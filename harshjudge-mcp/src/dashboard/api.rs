@@ -1,0 +1,339 @@
+//! The original dashboard's JSON API (its routes and shapes), answered from
+//! the store on every request, for this one project only. Its bugs are fixed:
+//! a scenario or run that does not exist is a 404 (not `null`), `runNumber` is
+//! the number stored in `result.json` when there is one, ids are validated.
+
+use std::path::{Path, PathBuf};
+
+use harshjudge::store::{RunId, ScenarioMeta, Slug, Store, StoreError};
+use serde_json::{Value, json};
+
+/// An answer that is not 200: the HTTP status and `{"error": message}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: u16,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with `status`.
+    pub fn new(status: u16, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        let status = match &e {
+            StoreError::InvalidId { .. } => 400,
+            StoreError::NotFound { .. } => 404,
+            _ => 500,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+/// At most this many runs in `…/runs`.
+pub const MAX_RUNS: usize = 100;
+/// At most this many runs in a scenario's `recentRuns`.
+pub const RECENT_RUNS: usize = 10;
+
+/// Whether the `{p}` segment of a route names this project (its absolute root,
+/// URL-decoded): the dashboard serves nothing else.
+pub fn check_project(root: &Path, p: &str) -> Result<(), ApiError> {
+    let same = Path::new(p) == root
+        || std::fs::canonicalize(p).is_ok_and(|c| c == root)
+        || Path::new(p)
+            .strip_prefix(root)
+            .is_ok_and(|rest| rest.as_os_str().is_empty());
+    if same {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            403,
+            format!(
+                "Access denied: this dashboard serves only the project {}",
+                root.display()
+            ),
+        ))
+    }
+}
+
+/// `GET /api/projects`: `[{path, name, scenarioCount, overallStatus}]`, or `[]`
+/// when the project is not initialized.
+pub fn projects(root: &Path, store: &Store) -> Value {
+    let Ok(config) = store.read_config() else {
+        return json!([]);
+    };
+    let metas: Vec<Option<ScenarioMeta>> = store
+        .list_scenarios()
+        .unwrap_or_default()
+        .iter()
+        .map(|s| store.read_meta(s).ok().flatten())
+        .collect();
+    let result = |r: &str| {
+        metas
+            .iter()
+            .flatten()
+            .any(|m| m.last_result.as_deref() == Some(r))
+    };
+    let overall = if metas.is_empty() {
+        "never_run"
+    } else if result("fail") {
+        "fail"
+    } else if result("pass") {
+        "pass"
+    } else {
+        "never_run"
+    };
+    json!([{
+        "path": root.to_string_lossy(),
+        "name": config.project_name,
+        "scenarioCount": metas.len(),
+        "overallStatus": overall,
+    }])
+}
+
+fn slug(s: &str) -> Result<Slug, ApiError> {
+    Slug::new(s).map_err(ApiError::from)
+}
+
+fn run_id(s: &str) -> Result<RunId, ApiError> {
+    RunId::new(s).map_err(ApiError::from)
+}
+
+/// Title and tags from the front matter of a v1 `scenario.md`.
+fn v1_front_matter(text: &str) -> (Option<String>, Vec<String>) {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim) != Some("---") {
+        return (None, vec![]);
+    }
+    let front: Vec<&str> = lines.take_while(|l| l.trim() != "---").collect();
+    let v: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&front.join("\n")).unwrap_or(serde_yaml_ng::Value::Null);
+    let title = v.get("title").and_then(|t| t.as_str()).map(str::to_string);
+    let tags = v
+        .get("tags")
+        .and_then(|t| t.as_sequence())
+        .map(|s| {
+            s.iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    (title, tags)
+}
+
+fn scenario_md(store: &Store, slug: &Slug) -> Option<String> {
+    std::fs::read_to_string(store.scenario_dir(slug).join("scenario.md")).ok()
+}
+
+/// `GET /api/projects/{p}/scenarios`: `ScenarioSummary[]`, the most recently
+/// run first, never-run last. A scenario whose `meta.yaml` cannot be read is
+/// listed with an `error`.
+pub fn scenarios(store: &Store) -> Result<Value, ApiError> {
+    let mut out: Vec<(Option<String>, String, Value)> = vec![];
+    for slug in store.list_scenarios()? {
+        let (meta, error) = match store.read_meta(&slug) {
+            Ok(Some(m)) => (m, None),
+            Ok(None) => {
+                let Some(text) = scenario_md(store, &slug) else {
+                    continue;
+                };
+                let (title, tags) = v1_front_matter(&text);
+                let m = ScenarioMeta {
+                    title: title.unwrap_or_default(),
+                    tags,
+                    ..Default::default()
+                };
+                (m, None)
+            }
+            Err(e) => (ScenarioMeta::default(), Some(e.to_string())),
+        };
+        let pass_rate = if meta.total_runs > 0 {
+            meta.pass_count as f64 / meta.total_runs as f64 * 100.0
+        } else {
+            0.0
+        };
+        let mut v = json!({
+            "slug": slug.as_str(),
+            "title": if meta.title.is_empty() { slug.to_string() } else { meta.title.clone() },
+            "starred": meta.starred,
+            "tags": meta.tags,
+            "stepCount": meta.steps.len(),
+            "lastResult": meta.last_result,
+            "lastRun": meta.last_run,
+            "totalRuns": meta.total_runs,
+            "passRate": pass_rate,
+        });
+        if let Some(e) = error {
+            v["error"] = e.into();
+        }
+        out.push((meta.last_run.clone(), slug.to_string(), v));
+    }
+    // lastRun descending (never-run, None, last), then slug.
+    out.sort_by(|a, b| (&b.0, &a.1).cmp(&(&a.0, &b.1)));
+    Ok(Value::Array(out.into_iter().map(|(_, _, v)| v).collect()))
+}
+
+/// `RunSummary[]` of a scenario, newest first (runs with a `result.json` only).
+fn run_summaries(store: &Store, slug: &Slug, limit: usize) -> Result<Vec<Value>, ApiError> {
+    let mut runs = vec![];
+    let mut position = 0u64;
+    for run in store.list_runs(slug)? {
+        let Ok(Some(r)) = store.read_result(slug, &run) else {
+            continue;
+        };
+        position += 1;
+        let key = if r.started_at.is_empty() {
+            r.completed_at.clone().unwrap_or_default()
+        } else {
+            r.started_at.clone()
+        };
+        let mut v = json!({
+            "id": run.as_str(),
+            "runNumber": r.run_number.unwrap_or(position),
+            "status": r.status.as_str(),
+            "duration": r.duration,
+            "startedAt": r.started_at,
+        });
+        if let Some(c) = &r.completed_at {
+            v["completedAt"] = c.clone().into();
+        }
+        v["errorMessage"] = r.error_message.clone().into();
+        v["failedStep"] = r.failed_step.clone().into();
+        runs.push((key, run.to_string(), v));
+    }
+    runs.sort_by(|a, b| (&b.0, &b.1).cmp(&(&a.0, &a.1)));
+    Ok(runs.into_iter().take(limit).map(|(_, _, v)| v).collect())
+}
+
+fn existing_scenario(store: &Store, s: &str) -> Result<Slug, ApiError> {
+    let slug = slug(s)?;
+    if !store.scenario_dir(&slug).is_dir() {
+        return Err(ApiError::new(404, format!("Scenario not found: {slug}")));
+    }
+    Ok(slug)
+}
+
+/// `GET /api/projects/{p}/scenarios/{slug}`: `{slug, title, starred, tags,
+/// stepCount, steps, content, meta, recentRuns}`.
+pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
+    let slug = existing_scenario(store, s)?;
+    let content = scenario_md(store, &slug).unwrap_or_default();
+    let meta = match store.read_meta(&slug)? {
+        Some(m) => m,
+        None => {
+            let (title, tags) = v1_front_matter(&content);
+            ScenarioMeta {
+                title: title.unwrap_or_default(),
+                tags,
+                ..Default::default()
+            }
+        }
+    };
+    let raw = std::fs::read_to_string(store.meta_path(&slug))
+        .ok()
+        .and_then(|t| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&t).ok())
+        .and_then(|y| serde_json::to_value(y).ok())
+        .filter(Value::is_object)
+        .unwrap_or_else(
+            || json!({"totalRuns": 0, "passCount": 0, "failCount": 0, "avgDuration": 0}),
+        );
+    let steps: Vec<Value> = meta
+        .steps
+        .iter()
+        .map(|s| json!({"id": s.id, "title": s.title}))
+        .collect();
+    Ok(json!({
+        "slug": slug.as_str(),
+        "title": if meta.title.is_empty() { slug.to_string() } else { meta.title.clone() },
+        "starred": meta.starred,
+        "tags": meta.tags,
+        "stepCount": meta.steps.len(),
+        "steps": steps,
+        "content": content,
+        "meta": raw,
+        "recentRuns": run_summaries(store, &slug, RECENT_RUNS)?,
+    }))
+}
+
+/// `GET /api/projects/{p}/scenarios/{slug}/runs`: up to 100 `RunSummary`,
+/// newest first: `{id, runNumber, status, duration, startedAt, completedAt?,
+/// errorMessage, failedStep}`.
+pub fn runs(store: &Store, s: &str) -> Result<Value, ApiError> {
+    let slug = existing_scenario(store, s)?;
+    Ok(Value::Array(run_summaries(store, &slug, MAX_RUNS)?))
+}
+
+/// `GET /api/projects/{p}/scenarios/{slug}/runs/{runId}`: `{runId,
+/// scenarioSlug, result (result.json as stored, or null), evidencePaths}`.
+pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
+    let slug = existing_scenario(store, s)?;
+    let run = run_id(r)?;
+    let dir = store.run_dir(&slug, &run);
+    if !dir.is_dir() {
+        return Err(ApiError::new(
+            404,
+            format!("Run not found: {run} in scenario {slug}"),
+        ));
+    }
+    let result = std::fs::read(dir.join("result.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .unwrap_or(Value::Null);
+    let paths: Vec<String> = evidence_paths(&dir)
+        .into_iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    Ok(json!({
+        "runId": run.as_str(),
+        "scenarioSlug": slug.as_str(),
+        "result": result,
+        "evidencePaths": paths,
+    }))
+}
+
+/// Every evidence file of a run (absolute): those of its `step-*/evidence/`
+/// folders, or of the v1 flat `evidence/` folder when it has no step folders.
+/// Sidecars (`*.meta.json`) and hidden files are left out.
+pub fn evidence_paths(run_dir: &Path) -> Vec<PathBuf> {
+    let files = |dir: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.flatten()
+                    .filter(|e| e.path().is_file())
+                    .filter(|e| {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        !n.ends_with(".meta.json") && !n.starts_with('.')
+                    })
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let mut steps: Vec<PathBuf> = std::fs::read_dir(run_dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().is_dir())
+                .filter(|e| e.file_name().to_string_lossy().starts_with("step-"))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    if steps.is_empty() {
+        return files(&run_dir.join("evidence"));
+    }
+    steps.sort();
+    steps
+        .iter()
+        .flat_map(|s| files(&s.join("evidence")))
+        .collect()
+}

@@ -1,0 +1,628 @@
+//! The live dashboard: the HTML report of one project, served on 127.0.0.1 by
+//! a detached process of this same binary (`harshjudge-mcp dashboard serve`),
+//! plus the original's JSON API. This module is its lifecycle (open, status,
+//! close, the state file); [`server`] is the HTTP server and [`api`] the JSON
+//! API's answers.
+//!
+//! The process is started in its own session with stdin from `/dev/null` and
+//! stdout/stderr appended to `.harshJudge/.dashboard.log`, so it never writes
+//! on the MCP server's stdout and outlives the command or server that opened
+//! it. It is running when its pid is alive **and** `GET /api/health` on its
+//! port answers with that pid; a state file that fails either test is stale.
+//! Nothing is written outside `<project>/.harshJudge/`.
+
+pub mod api;
+pub mod server;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::{Code, ToolError};
+
+/// The port tried first when none is given.
+pub const DEFAULT_PORT: u16 = 7002;
+/// Ports tried: the requested one and the next nine.
+pub const PORT_TRIES: u16 = 10;
+/// `.harshJudge/.dashboard-state.json`.
+pub const STATE_FILE: &str = ".dashboard-state.json";
+/// `.harshJudge/.dashboard.log`: the dashboard process's output.
+pub const LOG_FILE: &str = ".dashboard.log";
+/// How long `open` waits for the process to answer.
+pub const START_TIMEOUT: Duration = Duration::from_secs(8);
+/// How long `close` waits after SIGTERM before SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(1);
+/// The variable naming the `harshjudge-mcp` binary to start, when this
+/// process is not it (a library user, a test).
+pub const BINARY_VAR: &str = "HARSHJUDGE_MCP_BIN";
+
+/// `.dashboard-state.json`, with the original's keys in its order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct State {
+    /// The dashboard process.
+    pub pid: u32,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// `http://127.0.0.1:{port}`.
+    pub url: String,
+    /// When it started (ISO-8601).
+    pub started_at: String,
+    /// The project root (absolute).
+    pub project_path: String,
+}
+
+/// Where a project's dashboard stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// No state file.
+    NotRunning,
+    /// The process lives and answers on its port.
+    Running(State),
+    /// A state file, but no dashboard behind it.
+    Stale {
+        /// The state, when the file could be read.
+        state: Option<State>,
+        /// Why it is stale, for the message.
+        reason: String,
+    },
+}
+
+static BINARY: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Sets the `harshjudge-mcp` binary `open` starts (for a program that uses
+/// this crate as a library, or a test); it wins over [`BINARY_VAR`].
+pub fn set_binary(path: impl Into<PathBuf>) {
+    if let Ok(mut b) = BINARY.lock() {
+        *b = Some(path.into());
+    }
+}
+
+/// The `harshjudge-mcp` binary: [`set_binary`], then `$HARSHJUDGE_MCP_BIN`,
+/// then this process if it is `harshjudge-mcp`, then a `harshjudge-mcp` next to
+/// it or one folder up (cargo's `target/debug/deps/` → `target/debug/`).
+pub fn binary() -> Result<PathBuf, String> {
+    if let Some(p) = BINARY.lock().ok().and_then(|b| b.clone()) {
+        return Ok(p);
+    }
+    if let Some(p) = std::env::var_os(BINARY_VAR).filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot tell which program this is ({e}); set {BINARY_VAR}"))?;
+    let name = format!("harshjudge-mcp{}", std::env::consts::EXE_SUFFIX);
+    if exe.file_name().is_some_and(|n| n == name.as_str()) {
+        return Ok(exe);
+    }
+    let dir = exe.parent();
+    for d in [dir, dir.and_then(Path::parent)].into_iter().flatten() {
+        let candidate = d.join(&name);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(format!(
+        "cannot find the harshjudge-mcp program to run the dashboard ({} is not it); set {BINARY_VAR} to its path",
+        exe.display()
+    ))
+}
+
+/// The dashboard of one project.
+#[derive(Clone, Debug)]
+pub struct Dashboard {
+    root: PathBuf,
+    dir: PathBuf,
+}
+
+impl Dashboard {
+    /// The dashboard of the project at `root` (absolute; its `.harshJudge/` need
+    /// not exist).
+    pub fn new(root: &Path) -> Self {
+        Dashboard {
+            root: root.to_path_buf(),
+            dir: root.join(".harshJudge"),
+        }
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `.harshJudge/.dashboard-state.json`.
+    pub fn state_path(&self) -> PathBuf {
+        self.dir.join(STATE_FILE)
+    }
+
+    /// `.harshJudge/.dashboard.log`.
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.join(LOG_FILE)
+    }
+
+    fn read_state(&self) -> Result<Option<State>, String> {
+        let path = self.state_path();
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| format!("{} cannot be read: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+        }
+    }
+
+    /// Where the dashboard stands.
+    pub fn status(&self) -> Status {
+        let state = match self.read_state() {
+            Ok(None) => return Status::NotRunning,
+            Ok(Some(s)) => s,
+            Err(reason) => {
+                return Status::Stale {
+                    state: None,
+                    reason,
+                };
+            }
+        };
+        if !alive(state.pid) {
+            let reason = format!("process {} is dead", state.pid);
+            return Status::Stale {
+                state: Some(state),
+                reason,
+            };
+        }
+        if health(state.port).is_some_and(|h| h.pid == state.pid) {
+            Status::Running(state)
+        } else {
+            let reason = format!(
+                "process {} does not answer as a dashboard on port {}",
+                state.pid, state.port
+            );
+            Status::Stale {
+                state: Some(state),
+                reason,
+            }
+        }
+    }
+
+    /// `getDashboardStatus`: `{running, pid?, port?, url?, startedAt?, stale?, message}`.
+    pub fn status_json(&self) -> Value {
+        match self.status() {
+            Status::NotRunning => json!({
+                "running": false,
+                "message": "Dashboard is not running. Use openDashboard to start it.",
+            }),
+            Status::Running(s) => json!({
+                "running": true,
+                "pid": s.pid,
+                "port": s.port,
+                "url": s.url,
+                "startedAt": s.started_at,
+                "message": format!("Dashboard running at {} (PID: {})", s.url, s.pid),
+            }),
+            Status::Stale { state, reason } => {
+                let message = format!(
+                    "Dashboard state is stale ({reason}). Run openDashboard to start a new one."
+                );
+                match state {
+                    Some(s) => json!({
+                        "running": false,
+                        "pid": s.pid,
+                        "port": s.port,
+                        "stale": true,
+                        "message": message,
+                    }),
+                    None => json!({"running": false, "stale": true, "message": message}),
+                }
+            }
+        }
+    }
+
+    /// `openDashboard`: starts the dashboard (or finds it running) on `port`
+    /// or the next free one up to 9 higher.
+    pub fn open(&self, port: Option<u16>, open_browser: bool) -> Result<Value, ToolError> {
+        if !self.dir.join("config.yaml").is_file() {
+            return Err(ToolError::new(
+                Code::NotInitialized,
+                format!(
+                    "Project not initialized: no .harshJudge/config.yaml in {}. Run initProject first (CLI: harshjudge-mcp init <name>).",
+                    self.root.display()
+                ),
+            ));
+        }
+        let _lock = DirLock::acquire(&self.dir)?;
+        match self.status() {
+            Status::Running(s) => {
+                if open_browser {
+                    browse(&s.url);
+                }
+                return Ok(json!({
+                    "success": true,
+                    "url": s.url,
+                    "port": s.port,
+                    "pid": s.pid,
+                    "alreadyRunning": true,
+                    "message": format!("Dashboard already running at {}", s.url),
+                }));
+            }
+            Status::Stale { state, .. } => {
+                if let Some(s) = &state
+                    && is_dashboard(s.pid, s.port)
+                {
+                    terminate(s.pid);
+                }
+                self.remove_state()?;
+            }
+            Status::NotRunning => {}
+        }
+        let exe = binary().map_err(|e| failed(Code::Internal, e))?;
+        let first = port.unwrap_or(DEFAULT_PORT);
+        let last = first.saturating_add(PORT_TRIES - 1);
+        for p in first..=last {
+            if !port_free(p) {
+                continue;
+            }
+            let mut child = self.spawn(&exe, p).map_err(|e| {
+                failed(Code::Internal, format!("cannot run {}: {e}", exe.display()))
+            })?;
+            match wait_ready(&mut child, p) {
+                Ready::Yes => {
+                    let pid = child.id();
+                    reap(child);
+                    let state = State {
+                        pid,
+                        port: p,
+                        url: format!("http://127.0.0.1:{p}"),
+                        started_at: harshjudge::store::now_iso(),
+                        project_path: self.root.to_string_lossy().into_owned(),
+                    };
+                    let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
+                    text.push('\n');
+                    if let Err(e) =
+                        harshjudge::store::write_file(&self.state_path(), text.as_bytes())
+                    {
+                        terminate(pid);
+                        return Err(failed(Code::Internal, e.to_string()));
+                    }
+                    if open_browser {
+                        browse(&state.url);
+                    }
+                    return Ok(json!({
+                        "success": true,
+                        "url": state.url,
+                        "port": p,
+                        "pid": pid,
+                        "alreadyRunning": false,
+                        "message": format!("Dashboard started at {}", state.url),
+                    }));
+                }
+                // Another program took the port between the probe and the bind.
+                Ready::Exited(_) if !port_free(p) => continue,
+                Ready::Exited(status) => {
+                    return Err(failed(
+                        Code::Internal,
+                        format!(
+                            "the dashboard process exited ({status}) before answering on port {p}{}",
+                            self.log_excerpt()
+                        ),
+                    ));
+                }
+                Ready::Timeout => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(failed(
+                        Code::Internal,
+                        format!(
+                            "Dashboard did not start within timeout on port {p}{}",
+                            self.log_excerpt()
+                        ),
+                    ));
+                }
+            }
+        }
+        Err(failed(
+            Code::InvalidInput,
+            format!(
+                "No available port found starting from {first} (ports {first}-{last} on 127.0.0.1 are in use); pass another port"
+            ),
+        ))
+    }
+
+    /// `closeDashboard`: `{success, wasRunning, message}`.
+    pub fn close(&self) -> Result<Value, ToolError> {
+        if !self.dir.is_dir() {
+            return Ok(not_running());
+        }
+        let _lock = DirLock::acquire(&self.dir)?;
+        let state = match self.read_state() {
+            Ok(None) => return Ok(not_running()),
+            Ok(Some(s)) => Some(s),
+            Err(_) => None,
+        };
+        let live = state
+            .as_ref()
+            .filter(|s| alive(s.pid) && is_dashboard(s.pid, s.port));
+        let Some(s) = live else {
+            self.remove_state()?;
+            let message = match &state {
+                Some(s) if alive(s.pid) => format!(
+                    "Cleaned up stale dashboard state (process {} is not a dashboard)",
+                    s.pid
+                ),
+                Some(_) => "Cleaned up stale dashboard state (process was already dead)".into(),
+                None => {
+                    "Cleaned up stale dashboard state (the state file could not be read)".into()
+                }
+            };
+            return Ok(json!({"success": true, "wasRunning": true, "message": message}));
+        };
+        if !terminate(s.pid) {
+            return Ok(json!({
+                "success": false,
+                "wasRunning": true,
+                "message": format!("Failed to kill process {}", s.pid),
+            }));
+        }
+        self.remove_state()?;
+        Ok(json!({
+            "success": true,
+            "wasRunning": true,
+            "message": format!("Dashboard stopped (was running on port {})", s.port),
+        }))
+    }
+
+    fn remove_state(&self) -> Result<(), ToolError> {
+        match std::fs::remove_file(self.state_path()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(ToolError::new(
+                Code::Internal,
+                format!("cannot remove {}: {e}", self.state_path().display()),
+            )),
+        }
+    }
+
+    fn spawn(&self, exe: &Path, port: u16) -> std::io::Result<Child> {
+        // The log keeps earlier sessions until it reaches 1 MB.
+        let big = std::fs::metadata(self.log_path()).is_ok_and(|m| m.len() > 1024 * 1024);
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(!big)
+            .write(true)
+            .truncate(big)
+            .open(self.log_path())?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("--cwd")
+            .arg(&self.root)
+            .args(["dashboard", "serve", "--port", &port.to_string()])
+            .current_dir(&self.root)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        // SAFETY: setsid is async-signal-safe; it runs in the forked child before exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        cmd.spawn()
+    }
+
+    /// The log's last lines that mention an error, for a start failure.
+    fn log_excerpt(&self) -> String {
+        let text = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+        let lines: Vec<&str> = text
+            .lines()
+            .rev()
+            .filter(|l| l.to_ascii_lowercase().contains("error"))
+            .take(3)
+            .collect();
+        if lines.is_empty() {
+            format!(" (see {})", self.log_path().display())
+        } else {
+            let mut lines = lines;
+            lines.reverse();
+            format!(": {}", lines.join(" | "))
+        }
+    }
+}
+
+fn not_running() -> Value {
+    json!({"success": true, "wasRunning": false, "message": "Dashboard is not running"})
+}
+
+fn failed(code: Code, reason: impl std::fmt::Display) -> ToolError {
+    ToolError::new(code, format!("Failed to start dashboard: {reason}"))
+}
+
+enum Ready {
+    Yes,
+    Exited(ExitStatus),
+    Timeout,
+}
+
+fn wait_ready(child: &mut Child, port: u16) -> Ready {
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Ready::Exited(status);
+        }
+        if health(port).is_some_and(|h| h.pid == child.id()) {
+            return Ready::Yes;
+        }
+        if Instant::now() >= deadline {
+            return Ready::Timeout;
+        }
+        std::thread::sleep(Duration::from_millis(40));
+    }
+}
+
+/// Waits for the child in the background, so that a long-lived parent (the
+/// MCP server) leaves no zombie when the dashboard stops.
+fn reap(mut child: Child) {
+    let _ = std::thread::Builder::new()
+        .name("dashboard-reaper".into())
+        .spawn(move || {
+            let _ = child.wait();
+        });
+}
+
+/// Whether nothing listens on 127.0.0.1:`port`.
+pub fn port_free(port: u16) -> bool {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok()
+}
+
+/// What `GET /api/health` says.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Health {
+    /// The dashboard's process id.
+    pub pid: u32,
+    /// Its project root.
+    #[serde(default)]
+    pub project_path: String,
+}
+
+/// Asks 127.0.0.1:`port` for `/api/health` (a short timeout); `None` when
+/// nothing answers as a dashboard.
+pub fn health(port: u16) -> Option<Health> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(300)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    s.set_write_timeout(Some(Duration::from_secs(2))).ok()?;
+    write!(
+        s,
+        "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut buf = Vec::new();
+    s.take(64 * 1024).read_to_end(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf);
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(body).ok()?;
+    if v["service"] != "harshjudge-dashboard" {
+        return None;
+    }
+    serde_json::from_value(v).ok()
+}
+
+fn pid_t(pid: u32) -> Option<libc::pid_t> {
+    // 0 and 1 (our group, init) and negative values (groups, everyone) are never signalled.
+    libc::pid_t::try_from(pid).ok().filter(|p| *p > 1)
+}
+
+/// Whether process `pid` exists and is not a zombie.
+pub fn alive(pid: u32) -> bool {
+    let Some(p) = pid_t(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists.
+    let exists = unsafe { libc::kill(p, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    if !exists {
+        return false;
+    }
+    // A process that exited but was not waited for yet still has a pid.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next())
+            .is_none_or(|state| state != "Z" && state != "X"),
+        Err(_) => true,
+    }
+}
+
+/// Whether `pid` is a dashboard process (its command line on Linux; elsewhere
+/// whether the dashboard on `port` says it is that process). A recycled pid is
+/// never signalled.
+fn is_dashboard(pid: u32, port: u16) -> bool {
+    match std::fs::read(format!("/proc/{pid}/cmdline")) {
+        Ok(bytes) => {
+            let args: Vec<&[u8]> = bytes.split(|b| *b == 0).collect();
+            args.windows(2)
+                .any(|w| w[0] == b"dashboard" && w[1] == b"serve")
+        }
+        Err(_) if Path::new("/proc/self/cmdline").exists() => false,
+        Err(_) => health(port).is_some_and(|h| h.pid == pid),
+    }
+}
+
+/// SIGTERM, up to [`STOP_GRACE`] to exit, then SIGKILL. Whether it is gone.
+fn terminate(pid: u32) -> bool {
+    let Some(p) = pid_t(pid) else {
+        return true;
+    };
+    let gone_within = |d: Duration| {
+        let deadline = Instant::now() + d;
+        while Instant::now() < deadline {
+            if !alive(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !alive(pid)
+    };
+    // SAFETY: plain signals to a process we checked is a dashboard.
+    unsafe { libc::kill(p, libc::SIGTERM) };
+    if gone_within(STOP_GRACE) {
+        return true;
+    }
+    unsafe { libc::kill(p, libc::SIGKILL) };
+    gone_within(Duration::from_secs(2))
+}
+
+/// Opens `url` in the desktop's browser; failures are only logged.
+fn browse(url: &str) {
+    let program = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    match Command::new(program)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(child) => reap(child),
+        Err(e) => tracing::warn!("cannot open a browser with {program}: {e}"),
+    }
+}
+
+/// An exclusive lock on the `.harshJudge/` folder itself (no extra file):
+/// one open or close at a time per project.
+struct DirLock(#[allow(dead_code)] File);
+
+impl DirLock {
+    fn acquire(dir: &Path) -> Result<DirLock, ToolError> {
+        let f = File::open(dir).map_err(|e| {
+            ToolError::new(
+                Code::Internal,
+                format!("cannot open {}: {e}", dir.display()),
+            )
+        })?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(ToolError::new(
+                Code::Internal,
+                format!("cannot lock {}: {e}", dir.display()),
+            ));
+        }
+        Ok(DirLock(f))
+    }
+}
