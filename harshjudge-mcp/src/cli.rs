@@ -183,6 +183,39 @@ pub enum Command {
         #[command(subcommand)]
         what: Discover,
     },
+    /// The live dashboard: the HTML report of this project on http://127.0.0.1, refreshed as runs change.
+    Dashboard {
+        /// open, close or status.
+        #[command(subcommand)]
+        what: Dashboard,
+    },
+    /// Write the HTML report to .harshJudge/report/ (open report/index.html in a browser).
+    Report,
+}
+
+/// `dashboard` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Dashboard {
+    /// Start the dashboard in the background and print its url, port and pid.
+    Open {
+        /// Port on 127.0.0.1 (default 7002; when taken, the next free one up to 9 higher).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1024..))]
+        port: Option<u16>,
+        /// Do not open a browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Stop the dashboard.
+    Close,
+    /// Whether the dashboard runs, and where.
+    Status,
+    /// Run the dashboard's HTTP server in this process (what `open` starts).
+    #[command(hide = true)]
+    Serve {
+        /// Port on 127.0.0.1.
+        #[arg(long, default_value_t = crate::dashboard::DEFAULT_PORT)]
+        port: u16,
+    },
 }
 
 /// `discover` subcommands.
@@ -370,6 +403,27 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             put("path", json!(path));
             "discoverSearch"
         }
+        Command::Dashboard {
+            what: Dashboard::Open { port, no_browser },
+        } => {
+            put("port", json!(port));
+            put("openBrowser", json!(!no_browser));
+            "openDashboard"
+        }
+        Command::Dashboard {
+            what: Dashboard::Close,
+        } => "closeDashboard",
+        Command::Dashboard {
+            what: Dashboard::Status,
+        } => "getDashboardStatus",
+        Command::Dashboard {
+            what: Dashboard::Serve { .. },
+        }
+        | Command::Report => {
+            return Err(invalid(
+                "this command runs in the CLI itself, not as a tool (see harshjudge-mcp --help)",
+            ));
+        }
     };
     Ok(Some((name, Value::Object(a))))
 }
@@ -388,6 +442,32 @@ pub fn context(cli: &Cli) -> Result<Context, CliError> {
         }
     }
     Ok(ctx)
+}
+
+/// `report`: writes the HTML report; `{index, scenarios, runs}` (the index
+/// path absolute, to open it), or `{error, code}`.
+pub fn report(ctx: &Context) -> (Value, bool) {
+    let store = match ctx.require_init() {
+        Ok(s) => s,
+        Err(e) => return (json!({"error": e.message, "code": e.code.as_str()}), false),
+    };
+    match harshjudge::report::html::write(store.dir()) {
+        Ok(r) => (
+            json!({
+                "index": r.index.to_string_lossy(),
+                "scenarios": r.scenarios,
+                "runs": r.runs,
+            }),
+            true,
+        ),
+        Err(e) => {
+            let e = crate::error::ToolError::from(e);
+            (
+                json!({"error": format!("cannot write the report: {}", e.message), "code": e.code.as_str()}),
+                false,
+            )
+        }
+    }
 }
 
 /// Runs one CLI command: the JSON to print and whether it succeeded.

@@ -46,6 +46,22 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
+    match &parsed.command {
+        Some(cli::Command::Dashboard {
+            what: cli::Dashboard::Serve { port },
+        }) => return dashboard_serve(&ctx, *port),
+        Some(cli::Command::Report) => {
+            let (value, ok) = cli::report(&ctx);
+            return if ok {
+                println!("{value}");
+                ExitCode::SUCCESS
+            } else {
+                eprintln!("{value}");
+                ExitCode::from(1)
+            };
+        }
+        _ => {}
+    }
     let call = match parsed.command.as_ref().map(cli::to_call).transpose() {
         Ok(c) => c.flatten(),
         Err(e) => return fail(e),
@@ -65,7 +81,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve(ctx: harshjudge_mcp::Context) -> ExitCode {
+fn init_logs() {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -75,6 +91,23 @@ fn serve(ctx: harshjudge_mcp::Context) -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+}
+
+/// `dashboard serve`: the dashboard's HTTP server, in this process (`dashboard
+/// open` starts it detached, its output going to .harshJudge/.dashboard.log).
+fn dashboard_serve(ctx: &harshjudge_mcp::Context, port: u16) -> ExitCode {
+    init_logs();
+    match harshjudge_mcp::dashboard::server::run(ctx.root(), port) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn serve(ctx: harshjudge_mcp::Context) -> ExitCode {
+    init_logs();
     tracing::info!(project = %ctx.root().display(), "starting harshjudge MCP server");
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

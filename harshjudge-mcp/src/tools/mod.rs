@@ -1,6 +1,7 @@
 //! The tools, grouped by domain. Each is a few lines on top of
 //! [`crate::dispatch`] and of `harshjudge`'s store and run lifecycle.
 
+pub mod dashboard;
 pub mod discover;
 pub mod project;
 pub mod run;
@@ -78,6 +79,24 @@ pub fn all() -> Vec<ToolDef> {
             discover::DiscoverSearch,
             discover::discover_search,
             "Case-insensitive search of the .yaml, .yml, .json and .md files under .harshJudge/ (or a sub-folder of it): one match per line."
+        ),
+        tool!(
+            "openDashboard",
+            dashboard::OpenDashboard,
+            dashboard::open_dashboard,
+            "Start the live dashboard of the project (the HTML report, refreshed as runs change, plus a JSON API) on http://127.0.0.1:{port} (default 7002, or the next free port up to 9 higher) as a background process, and open it in a browser unless openBrowser is false. If it already runs, returns it with alreadyRunning: true."
+        ),
+        tool!(
+            "closeDashboard",
+            dashboard::DashboardProject,
+            dashboard::close_dashboard,
+            "Stop the project's dashboard (SIGTERM, then SIGKILL) and remove .harshJudge/.dashboard-state.json; a stale state file is cleaned up."
+        ),
+        tool!(
+            "getDashboardStatus",
+            dashboard::DashboardProject,
+            dashboard::get_dashboard_status,
+            "Whether the project's dashboard runs (its process lives and answers on its port), with its url, port, pid and start time; stale: true when a state file has no dashboard behind it."
         ),
     ]
 }
