@@ -106,3 +106,108 @@ fn the_python_mcp_client_runs_the_whole_agent_workflow() {
     assert_eq!(top, [".harshJudge", "shot.png"]);
     assert!(!hj.join("escape.json").exists() && !hj.join("scenarios/escape.json").exists());
 }
+
+/// The exported scenario kept in the repository (compiled and run against the
+/// demo app by `cargo test --test exported`): the exporter must still write it.
+const GOLDEN_EXPORT: &str = "examples/exported/sign_in_as_ada.rs";
+
+#[test]
+fn the_python_mcp_client_drives_the_agent_toolkit() {
+    let bin = server_binary();
+    let base = demo_app::start_in_background().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let out = Command::new("python3")
+        .arg(workspace().join("tests/mcp/agent_browser.py"))
+        .arg(&bin)
+        .arg(project.path())
+        .arg(&base)
+        .output()
+        .expect("python3 with `python3 -m pip install mcp==2.3.0`");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python MCP client failed (exit {:?}):\n{stdout}\n{stderr}",
+        out.status.code()
+    );
+    let ids: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    println!(
+        "run_steps of 5 actions: {} ms in one call, {} ms in five",
+        ids["batchMs"], ids["singleCallsMs"]
+    );
+    let hj = project.path().join(".harshJudge");
+
+    // Evidence the browser actions recorded by themselves, per step.
+    let run = hj
+        .join("scenarios/login/runs")
+        .join(ids["runId"].as_str().unwrap());
+    let files = |step: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(run.join(step).join("evidence"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| !f.ends_with(".meta.json"))
+            .collect();
+        v.sort();
+        v
+    };
+    let step1 = files("step-01");
+    assert!(
+        step1.contains(&"act01-navigate-before.png".to_string())
+            && step1.contains(&"act01-navigate-after.png".to_string()),
+        "{step1:?}"
+    );
+    let step2 = files("step-02");
+    for verb in ["type", "click"] {
+        assert!(
+            step2
+                .iter()
+                .any(|f| f.contains(&format!("-{verb}-before.png")))
+                && step2
+                    .iter()
+                    .any(|f| f.contains(&format!("-{verb}-after.png"))),
+            "{verb} in {step2:?}"
+        );
+    }
+    assert!(files("step-03").contains(&"dashboard.png".to_string()));
+    let png = std::fs::read(run.join("step-01/evidence/act01-navigate-after.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let result = json(run.join("result.json"));
+    assert_eq!(result["status"], "pass");
+    assert!(
+        result["steps"][1]["evidenceFiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f.as_str().unwrap().ends_with("-click-after.png")),
+        "result.json lists the evidence: {result}"
+    );
+
+    // The replay recorded as a run, with evidence per call.
+    let replay = hj
+        .join("scenarios/replayed-sign-in/runs")
+        .join(ids["replayRunId"].as_str().unwrap());
+    let replayed = json(replay.join("result.json"));
+    assert_eq!(replayed["status"], "pass");
+    assert_eq!(replayed["steps"].as_array().unwrap().len(), 5);
+    assert!(replay.join("step-04/evidence").read_dir().unwrap().count() >= 2);
+
+    // Sequences on disk: the broken one was deleted.
+    let seqs: Vec<_> = std::fs::read_dir(hj.join("sequences")).unwrap().collect();
+    assert_eq!(seqs.len(), 1);
+
+    // The export: the same as the one kept in the repository (which CI compiles
+    // and runs), apart from the sequence id in its first line.
+    let exported =
+        std::fs::read_to_string(project.path().join(ids["export"].as_str().unwrap())).unwrap();
+    let golden_path = workspace().join(GOLDEN_EXPORT);
+    let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden_path, &exported).unwrap();
+    }
+    let golden = std::fs::read_to_string(&golden_path).unwrap();
+    assert_eq!(
+        body(&exported),
+        body(&golden),
+        "the export changed: rerun with UPDATE_GOLDEN=1 to update {GOLDEN_EXPORT} if that is intended"
+    );
+}

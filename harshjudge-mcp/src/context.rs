@@ -21,6 +21,8 @@ pub struct Context {
     pub allowed_roots: Vec<PathBuf>,
     /// The scenario each run seen so far belongs to (runs never move).
     run_slugs: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<RunId, Slug>>>,
+    /// The agent's session: browser, active run, recording.
+    agent: std::sync::Arc<crate::agent::Agent>,
 }
 
 impl Context {
@@ -53,6 +55,7 @@ impl Context {
             max_evidence_bytes: DEFAULT_MAX_EVIDENCE_BYTES,
             allowed_roots: allowed,
             run_slugs: Default::default(),
+            agent: Default::default(),
         })
     }
 
@@ -95,6 +98,11 @@ impl Context {
                 }
             }
         }
+    }
+
+    /// The agent's session state (shared by the clones of this context).
+    pub fn agent(&self) -> std::sync::Arc<crate::agent::Agent> {
+        self.agent.clone()
     }
 
     /// The project's store.

@@ -110,6 +110,8 @@ pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
             ),
         );
     };
+    // Kept for the recording and the agent's state, which look at a call after it ran.
+    let kept_args = (name != "run_steps").then(|| args.clone());
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         (def.handler)(ctx, args)
     }))
@@ -124,7 +126,7 @@ pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
             format!("{name} failed unexpectedly ({msg}); this is a bug in harshjudge-mcp, please report it"),
         ))
     });
-    match result {
+    let out = match result {
         Ok(value) => {
             let elapsed = start.elapsed();
             tracing::info!(tool = name, ms = %format!("{:.3}", elapsed.as_secs_f64() * 1000.0), "ok");
@@ -135,6 +137,52 @@ pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
             }
         }
         Err(e) => failed(name, start, e),
+    };
+    if let Some(args) = kept_args {
+        after_call(ctx, name, args, &out);
+    }
+    out
+}
+
+/// What a call changes in the agent's session: the active run (browser
+/// evidence goes there), and the recording.
+fn after_call(ctx: &Context, name: &str, args: Value, out: &Outcome) {
+    let agent = ctx.agent();
+    if !out.is_error() {
+        match name {
+            "startRun" => {
+                let run = out.value["runId"]
+                    .as_str()
+                    .and_then(|r| harshjudge::store::RunId::new(r).ok());
+                let slug = out.value["scenarioSlug"]
+                    .as_str()
+                    .and_then(|s| harshjudge::store::Slug::new(s).ok());
+                if let (Some(run), Some(slug)) = (run, slug) {
+                    agent.set_active_run(Some((run, slug)));
+                }
+            }
+            "completeRun"
+                if agent
+                    .active_run()
+                    .is_some_and(|(r, _)| Some(r.as_str()) == args["runId"].as_str()) =>
+            {
+                agent.set_active_run(None);
+            }
+            _ => {}
+        }
+    }
+    if crate::tools::record::is_recordable(name)
+        && let Ok(mut rec) = agent.recording.lock()
+        && let Some(rec) = rec.as_mut()
+    {
+        rec.calls.push(crate::agent::RecordedCall {
+            tool: name.to_string(),
+            args,
+            ok: !out.is_error(),
+            code: out.code.map(|c| c.as_str().to_string()),
+            duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
+            locator: out.value["locator"].as_str().map(String::from),
+        });
     }
 }
 

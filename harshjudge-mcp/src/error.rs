@@ -25,6 +25,18 @@ pub enum Code {
     Corrupt,
     /// No tool of that name.
     UnknownTool,
+    /// No browser session: call `browser_launch` first.
+    NoSession,
+    /// Chromium or chromedriver missing or not starting.
+    BrowserUnavailable,
+    /// No element matches the target.
+    TargetNotFound,
+    /// An element (or text) did not become ready in time.
+    WaitTimeout,
+    /// A page could not be opened.
+    NavigationFailed,
+    /// A browser action failed for another reason.
+    ActionFailed,
     /// Anything else (an I/O failure, a bug).
     Internal,
 }
@@ -42,6 +54,12 @@ impl Code {
             Code::AccessDenied => "ACCESS_DENIED",
             Code::Corrupt => "CORRUPT",
             Code::UnknownTool => "UNKNOWN_TOOL",
+            Code::NoSession => "NO_SESSION",
+            Code::BrowserUnavailable => "BROWSER_UNAVAILABLE",
+            Code::TargetNotFound => "TARGET_NOT_FOUND",
+            Code::WaitTimeout => "WAIT_TIMEOUT",
+            Code::NavigationFailed => "NAVIGATION_FAILED",
+            Code::ActionFailed => "ACTION_FAILED",
             Code::Internal => "INTERNAL",
         }
     }

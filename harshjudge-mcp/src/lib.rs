@@ -4,6 +4,7 @@
 //! the files `cargo test` writes. Tool names and parameters are those of the
 //! original HarshJudge server.
 
+pub mod agent;
 pub mod cli;
 pub mod context;
 pub mod dashboard;

@@ -52,7 +52,19 @@ impl Server {
 }
 
 /// Converts a dispatch outcome into the MCP result.
-pub fn to_result(out: dispatch::Outcome) -> CallToolResult {
+pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
+    // An image asked for inline (browser_screenshot with `inline`) travels as an
+    // image block, not inside the JSON.
+    let image = out
+        .value
+        .as_object_mut()
+        .and_then(|o| o.remove("__image"))
+        .and_then(|i| {
+            Some(ContentBlock::image(
+                i["data"].as_str()?.to_string(),
+                i["mimeType"].as_str()?.to_string(),
+            ))
+        });
     let text = if out.is_error() {
         out.value.to_string()
     } else {
@@ -61,7 +73,11 @@ pub fn to_result(out: dispatch::Outcome) -> CallToolResult {
     let mut r = if out.is_error() {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
-        CallToolResult::success(vec![ContentBlock::text(text)])
+        CallToolResult::success(
+            std::iter::once(ContentBlock::text(text))
+                .chain(image)
+                .collect(),
+        )
     };
     r.structured_content = Some(out.value);
     r

@@ -1,9 +1,12 @@
 //! The tools, grouped by domain. Each is a few lines on top of
 //! [`crate::dispatch`] and of `harshjudge`'s store and run lifecycle.
 
+pub mod batch;
+pub mod browser;
 pub mod dashboard;
 pub mod discover;
 pub mod project;
+pub mod record;
 pub mod run;
 pub mod scenario;
 
@@ -97,6 +100,120 @@ pub fn all() -> Vec<ToolDef> {
             dashboard::DashboardProject,
             dashboard::get_dashboard_status,
             "Whether the project's dashboard runs (its process lives and answers on its port), with its url, port, pid and start time; stale: true when a state file has no dashboard behind it."
+        ),
+        tool!(
+            "browser_launch",
+            browser::Launch,
+            browser::launch,
+            "Open headless Chromium for the app at baseUrl (default: baseUrl of config.yaml). Needed before any other browser_* tool. While a run is active (startRun … completeRun), every browser action records before/after screenshots, console and network into the current step by itself."
+        ),
+        tool!(
+            "browser_navigate",
+            browser::Navigate,
+            browser::navigate,
+            "Open a URL: a path joined to the base URL (/login) or an absolute URL. Returns the final url and title."
+        ),
+        tool!(
+            "browser_click",
+            browser::Click,
+            browser::click,
+            "Click an element, waiting until it is visible and enabled. Target: testId, selector (CSS), ref (from browser_snapshot) or text."
+        ),
+        tool!(
+            "browser_type",
+            browser::Type,
+            browser::type_text,
+            "Type text into a field (cleared first); submit: true presses Enter after. Target: testId, selector or ref."
+        ),
+        tool!(
+            "browser_press",
+            browser::Press,
+            browser::press,
+            "Press a key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, or one character) in an element or the page."
+        ),
+        tool!(
+            "browser_wait_for",
+            browser::WaitFor,
+            browser::wait_for,
+            "Wait until an element is visible, or until text appears (in the element, or anywhere with text alone). timeoutMs default 5000."
+        ),
+        tool!(
+            "browser_screenshot",
+            browser::Screenshot,
+            browser::screenshot,
+            "Save a screenshot as a file (into the current step's evidence while a run is active) and return its path; inline: true also returns the image."
+        ),
+        tool!(
+            "browser_snapshot",
+            browser::Snapshot,
+            browser::snapshot,
+            "A compact outline of the page: url, title, headings, interactive elements with refs (usable as `ref` in actions), test ids, the start of the visible text. Capped in size."
+        ),
+        tool!(
+            "browser_console",
+            browser::Console,
+            browser::console,
+            "Console messages since the last call (level filter; peek keeps them)."
+        ),
+        tool!(
+            "browser_network",
+            browser::Network,
+            browser::network,
+            "Requests since the last call: method, url, status, type, timing, failure (failedOnly for errors; peek keeps them)."
+        ),
+        tool!(
+            "browser_close",
+            browser::Close,
+            browser::close,
+            "Close the browser (and the chromedriver it started)."
+        ),
+        tool!(
+            "run_steps",
+            batch::RunSteps,
+            batch::run_steps,
+            "Run 1 to 50 tool calls in order in one round trip: per step {tool, ok, result|error, meta{durationMs, timestamp}} and a summary. stopOnError (default false); includeObservations none|failures|all (page url and title after each step). Unknown tools and invalid arguments fail their step, not the batch."
+        ),
+        tool!(
+            "record_start",
+            record::RecordStart,
+            record::record_start,
+            "Start recording the tool calls that follow as a named sequence (browser actions and HarshJudge tools), to replay or export later."
+        ),
+        tool!(
+            "record_stop",
+            record::RecordStop,
+            record::record_stop,
+            "Stop recording; save the sequence to .harshJudge/sequences/ (save: false discards it). Lists the {{variables}} its arguments use."
+        ),
+        tool!(
+            "record_list",
+            record::RecordList,
+            record::record_list,
+            "The saved sequences, newest first."
+        ),
+        tool!(
+            "record_get",
+            record::SequenceRef,
+            record::record_get,
+            "A saved sequence with every call."
+        ),
+        tool!(
+            "record_delete",
+            record::SequenceRef,
+            record::record_delete,
+            "Delete a saved sequence."
+        ),
+        tool!(
+            "record_replay",
+            record::RecordReplay,
+            record::record_replay,
+            "Run a saved sequence again without an LLM: {{variable}} placeholders filled from `variables`; stops at the first failure unless continueOnError; with scenarioSlug the replay is recorded as a run (one step per call, with evidence)."
+        ),
+        tool!(
+            "record_export",
+            record::RecordExport,
+            record::record_export,
+            "Write a saved sequence as a Rust #[scenario] using harshjudge's page API (one step per action) to .harshJudge/exports/{functionName}.rs, ready to drop into tests/."
         ),
     ]
 }

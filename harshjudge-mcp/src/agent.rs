@@ -1,0 +1,160 @@
+//! State an agent builds up across calls in one server process: its browser
+//! session, the run it is recording (evidence goes there by itself), the
+//! recording of its tool calls, and its session id in the knowledge store.
+
+use std::future::Future;
+use std::sync::{Mutex, OnceLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use harshjudge::browser::{ConsoleEntry, NetworkEntry, Page};
+use harshjudge::store::{RunId, Slug};
+use serde_json::Value;
+
+use crate::error::{Code, ToolError};
+
+/// The browser an agent drives.
+pub struct BrowserSession {
+    /// The page.
+    pub page: Page,
+    /// What relative URLs are joined to.
+    pub base_url: String,
+    /// Console entries not yet returned by `browser_console`.
+    pub console: Vec<ConsoleEntry>,
+    /// Requests not yet returned by `browser_network`.
+    pub network: Vec<NetworkEntry>,
+    /// Actions taken so far (numbers evidence files of one step apart).
+    pub actions: usize,
+}
+
+/// A tool call kept by `record_start` … `record_stop`.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedCall {
+    /// The tool.
+    pub tool: String,
+    /// Its arguments as given.
+    pub args: Value,
+    /// Whether it succeeded when recorded.
+    pub ok: bool,
+    /// The error code when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Milliseconds it took.
+    pub duration_ms: f64,
+    /// The stable page locator a browser action resolved its target to (a
+    /// snapshot ref becomes a test id, id, name, text or CSS path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+}
+
+/// A recording in progress.
+#[derive(Clone, Debug)]
+pub struct Recording {
+    /// The sequence's id (its file name under `.harshJudge/sequences/`).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub description: Option<String>,
+    /// When it started.
+    pub started_at: String,
+    /// The calls so far.
+    pub calls: Vec<RecordedCall>,
+}
+
+/// Per-process agent state, shared by every call.
+pub struct Agent {
+    runtime: OnceLock<tokio::runtime::Runtime>,
+    /// The browser, once launched.
+    pub browser: tokio::sync::Mutex<Option<BrowserSession>>,
+    /// The run started by `startRun` and not completed yet.
+    pub active_run: Mutex<Option<(RunId, Slug)>>,
+    /// The recording, between `record_start` and `record_stop`.
+    pub recording: Mutex<Option<Recording>>,
+    /// This process's session id (knowledge store, file names).
+    pub session: String,
+    files: std::sync::atomic::AtomicUsize,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("session", &self.session)
+            .finish()
+    }
+}
+
+impl Default for Agent {
+    fn default() -> Self {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        Agent {
+            runtime: OnceLock::new(),
+            browser: tokio::sync::Mutex::new(None),
+            active_run: Mutex::new(None),
+            recording: Mutex::new(None),
+            session: format!("s{nanos}-{}", std::process::id()),
+            files: Default::default(),
+        }
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        // The server drops its context inside its own runtime, where a runtime
+        // may not block while it shuts down.
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Agent {
+    /// Runs `f` on the agent's own runtime and waits for it. Tool handlers are
+    /// synchronous and may themselves run inside the server's runtime, so the
+    /// browser's async work is handed to a runtime of its own.
+    pub fn block_on<F>(&self, f: F) -> Result<F::Output, ToolError>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let rt = self.runtime.get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("harshjudge-browser")
+                .enable_all()
+                .build()
+                .expect("a tokio runtime for the browser")
+        });
+        let (tx, rx) = std::sync::mpsc::channel();
+        rt.spawn(async move {
+            let _ = tx.send(f.await);
+        });
+        rx.recv().map_err(|_| {
+            ToolError::new(
+                Code::Internal,
+                "the browser task stopped unexpectedly; call browser_launch again",
+            )
+        })
+    }
+
+    /// Remembers the run an agent is recording (after `startRun`), or forgets
+    /// it (after `completeRun`).
+    pub fn set_active_run(&self, run: Option<(RunId, Slug)>) {
+        if let Ok(mut r) = self.active_run.lock() {
+            *r = run;
+        }
+    }
+
+    /// A number for the next file this session names (1, 2, …).
+    pub fn next_file_number(&self) -> usize {
+        self.files.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+    }
+
+    /// The run being recorded, if any.
+    pub fn active_run(&self) -> Option<(RunId, Slug)> {
+        self.active_run.lock().ok().and_then(|r| r.clone())
+    }
+}

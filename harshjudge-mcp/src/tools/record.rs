@@ -1,0 +1,649 @@
+//! Record and replay: `record_start` … `record_stop` keeps the tool calls an
+//! agent makes as a sequence in `.harshJudge/sequences/{id}.json`;
+//! `record_replay` runs one again without an LLM (with `{{variable}}`
+//! placeholders filled in, optionally recorded as a run with evidence);
+//! `record_export` turns one into a Rust `#[scenario]` using the page API.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use harshjudge::store::RunId;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::agent::{RecordedCall, Recording};
+use crate::context::Context;
+use crate::error::{Code, ToolError};
+
+/// A saved sequence.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sequence {
+    /// Its id (file name).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// When the recording started.
+    pub created_at: String,
+    /// The `{{variable}}` names its calls use.
+    #[serde(default)]
+    pub variables: Vec<String>,
+    /// The calls, in order.
+    pub calls: Vec<RecordedCall>,
+}
+
+/// Tools never recorded: recording itself, reading the knowledge store.
+pub fn is_recordable(tool: &str) -> bool {
+    !tool.starts_with("record_") && !tool.starts_with("knowledge_") && tool != "run_steps"
+}
+
+fn dir(ctx: &Context) -> PathBuf {
+    ctx.store().dir().join("sequences")
+}
+
+fn seq_id(s: &str) -> Result<RunId, ToolError> {
+    RunId::new(s).map_err(|_| {
+        ToolError::invalid(format!(
+            "sequenceId {s:?} is not a sequence id (letters, digits, _ and -, as record_list shows them)"
+        ))
+    })
+}
+
+fn load(ctx: &Context, id: &str) -> Result<Sequence, ToolError> {
+    let id = seq_id(id)?;
+    let path = dir(ctx).join(format!("{id}.json"));
+    let bytes = std::fs::read(&path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            ToolError::not_found(format!(
+                "no sequence {id}: record_list shows the saved ones"
+            ))
+        } else {
+            ToolError::new(Code::Internal, format!("{}: {e}", path.display()))
+        }
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        ToolError::new(
+            Code::Corrupt,
+            format!("{}: not a valid sequence: {e}", ctx.rel(&path)),
+        )
+    })
+}
+
+/// `{{name}}` placeholders in a value.
+fn placeholders(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::String(s) => {
+            let mut rest = s.as_str();
+            while let Some(i) = rest.find("{{") {
+                let after = &rest[i + 2..];
+                let Some(j) = after.find("}}") else { break };
+                let name = after[..j].trim();
+                if !name.is_empty() {
+                    out.insert(name.to_string());
+                }
+                rest = &after[j + 2..];
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| placeholders(x, out)),
+        Value::Object(o) => o.values().for_each(|x| placeholders(x, out)),
+        _ => {}
+    }
+}
+
+fn substitute(v: &Value, vars: &BTreeMap<String, String>) -> Value {
+    match v {
+        Value::String(s) => {
+            let mut out = s.clone();
+            for (k, val) in vars {
+                out = out.replace(&format!("{{{{{k}}}}}", k = k), val);
+                out = out.replace(&format!("{{{{ {k} }}}}", k = k), val);
+            }
+            Value::String(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| substitute(x, vars)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), substitute(x, vars)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Arguments of `record_start`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordStart {
+    /// A name for the sequence.
+    pub name: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// Starts recording the calls that follow.
+pub fn record_start(ctx: &Context, a: RecordStart) -> Result<Value, ToolError> {
+    super::check_len("name", &a.name, 1, 200)?;
+    let agent = ctx.agent();
+    let mut rec = agent
+        .recording
+        .lock()
+        .map_err(|_| ToolError::new(Code::Internal, "recording lock poisoned"))?;
+    if let Some(r) = rec.as_ref() {
+        return Err(ToolError::new(
+            Code::AlreadyExists,
+            format!(
+                "a recording is in progress ({} \"{}\", {} calls): call record_stop first",
+                r.id,
+                r.name,
+                r.calls.len()
+            ),
+        ));
+    }
+    let id = RunId::generate().to_string();
+    *rec = Some(Recording {
+        id: id.clone(),
+        name: a.name.clone(),
+        description: a.description,
+        started_at: harshjudge::store::now_iso(),
+        calls: vec![],
+    });
+    Ok(json!({"success": true, "sequenceId": id, "name": a.name, "recording": true}))
+}
+
+/// Arguments of `record_stop`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordStop {
+    /// Save the sequence (default true); false discards it.
+    #[serde(default)]
+    pub save: Option<bool>,
+    /// Turn recorded values into placeholders: `{"email": "ada@example.com"}`
+    /// saves every occurrence of that value as `{{email}}`, to be given again
+    /// (or changed) at replay.
+    #[serde(default)]
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Replaces each variable's value by its `{{name}}` placeholder.
+fn parameterize(v: &Value, vars: &BTreeMap<String, String>) -> Value {
+    match v {
+        Value::String(s) => {
+            let mut out = s.clone();
+            // Longest values first, so a value inside another does not split it.
+            let mut by_len: Vec<(&String, &String)> = vars.iter().collect();
+            by_len.sort_by_key(|(_, val)| std::cmp::Reverse(val.len()));
+            for (k, val) in by_len {
+                if !val.is_empty() {
+                    out = out.replace(val.as_str(), &format!("{{{{{k}}}}}"));
+                }
+            }
+            Value::String(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| parameterize(x, vars)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), parameterize(x, vars)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Stops recording; saves the sequence unless `save: false`.
+pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
+    // Checked before the recording is taken: a typo must not lose it.
+    for name in a.variables.keys() {
+        let ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !ok {
+            return Err(ToolError::invalid(format!(
+                "variable name {name:?} must be letters, digits, _ or -"
+            )));
+        }
+    }
+    let agent = ctx.agent();
+    let rec = agent
+        .recording
+        .lock()
+        .map_err(|_| ToolError::new(Code::Internal, "recording lock poisoned"))?
+        .take()
+        .ok_or_else(|| {
+            ToolError::new(
+                Code::NotFound,
+                "no recording in progress: call record_start first",
+            )
+        })?;
+    if !a.save.unwrap_or(true) {
+        return Ok(json!({"success": true, "saved": false, "discarded": rec.calls.len()}));
+    }
+    let mut rec = rec;
+    if !a.variables.is_empty() {
+        for c in &mut rec.calls {
+            c.args = parameterize(&c.args, &a.variables);
+        }
+    }
+    let mut vars = BTreeSet::new();
+    for c in &rec.calls {
+        placeholders(&c.args, &mut vars);
+    }
+    let seq = Sequence {
+        id: rec.id.clone(),
+        name: rec.name,
+        description: rec.description,
+        created_at: rec.started_at,
+        variables: vars.into_iter().collect(),
+        calls: rec.calls,
+    };
+    let path = dir(ctx).join(format!("{}.json", seq.id));
+    let text = serde_json::to_string_pretty(&seq).expect("sequence serializes");
+    harshjudge::store::write_file(&path, text.as_bytes())?;
+    Ok(json!({
+        "success": true,
+        "saved": true,
+        "sequenceId": seq.id,
+        "path": ctx.rel(&path),
+        "calls": seq.calls.len(),
+        "variables": seq.variables,
+    }))
+}
+
+/// Arguments of `record_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordList {}
+
+/// The saved sequences, newest first.
+pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
+    let mut out = vec![];
+    if let Ok(rd) = std::fs::read_dir(dir(ctx)) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(id) = name.strip_suffix(".json") else {
+                continue;
+            };
+            match load(ctx, id) {
+                Ok(s) => out.push(json!({
+                    "sequenceId": s.id,
+                    "name": s.name,
+                    "description": s.description,
+                    "createdAt": s.created_at,
+                    "calls": s.calls.len(),
+                    "variables": s.variables,
+                })),
+                Err(e) => out.push(json!({"sequenceId": id, "error": e.message})),
+            }
+        }
+    }
+    out.sort_by(|a, b| b["createdAt"].as_str().cmp(&a["createdAt"].as_str()));
+    Ok(json!({"count": out.len(), "sequences": out}))
+}
+
+/// Arguments of `record_get` and `record_delete`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SequenceRef {
+    /// The sequence's id.
+    pub sequence_id: String,
+}
+
+/// A saved sequence in full.
+pub fn record_get(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
+    Ok(serde_json::to_value(load(ctx, &a.sequence_id)?).expect("sequence serializes"))
+}
+
+/// Deletes a saved sequence.
+pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
+    let seq = load(ctx, &a.sequence_id)?;
+    let path = dir(ctx).join(format!("{}.json", seq.id));
+    std::fs::remove_file(&path)
+        .map_err(|e| ToolError::new(Code::Internal, format!("{}: {e}", ctx.rel(&path))))?;
+    Ok(json!({"success": true, "deleted": seq.id}))
+}
+
+/// Arguments of `record_replay`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordReplay {
+    /// The sequence to run.
+    pub sequence_id: String,
+    /// Values of its `{{variable}}` placeholders.
+    #[serde(default)]
+    pub variables: BTreeMap<String, String>,
+    /// Go on after a failed call (default false: stop).
+    #[serde(default)]
+    pub continue_on_error: bool,
+    /// Record the replay as a run of this scenario (created with one step per
+    /// call when it does not exist): every browser action leaves its evidence.
+    #[serde(default)]
+    pub scenario_slug: Option<String>,
+}
+
+fn describe(c: &RecordedCall) -> String {
+    let a = &c.args;
+    let target = c
+        .locator
+        .clone()
+        .or_else(|| a["testId"].as_str().map(|t| format!("testId {t}")))
+        .or_else(|| a["selector"].as_str().map(String::from))
+        .or_else(|| a["text"].as_str().map(|t| format!("\"{t}\"")))
+        .unwrap_or_default();
+    let text = match c.tool.as_str() {
+        "browser_launch" => "Open the browser".to_string(),
+        "browser_navigate" => format!("Open {}", a["url"].as_str().unwrap_or("the page")),
+        "browser_click" => format!("Click {target}"),
+        "browser_type" => format!("Type into {target}"),
+        "browser_press" => format!("Press {}", a["key"].as_str().unwrap_or("a key")),
+        "browser_wait_for" => format!("Wait for {target}"),
+        "browser_screenshot" => "Take a screenshot".to_string(),
+        other => format!("Call {other}"),
+    };
+    let t: String = text.chars().take(120).collect();
+    t.trim().to_string()
+}
+
+/// Runs a saved sequence again.
+pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError> {
+    let seq = load(ctx, &a.sequence_id)?;
+    let mut needed = BTreeSet::new();
+    for c in &seq.calls {
+        placeholders(&c.args, &mut needed);
+    }
+    let missing: Vec<&String> = needed
+        .iter()
+        .filter(|n| !a.variables.contains_key(*n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ToolError::invalid(format!(
+            "sequence {} needs values for {}: pass them in `variables`",
+            seq.id,
+            missing
+                .iter()
+                .map(|m| format!("{{{{{m}}}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let call = |tool: &str, args: Value| crate::dispatch::call(ctx, tool, Some(args));
+    // Optionally as a run: one step per call.
+    let mut run_id: Option<String> = None;
+    if let Some(slug) = &a.scenario_slug {
+        let exists = ctx
+            .store()
+            .read_meta(&harshjudge::store::Slug::new(slug.clone())?)?
+            .is_some();
+        if !exists {
+            let steps: Vec<Value> = seq
+                .calls
+                .iter()
+                .map(|c| {
+                    json!({"title": describe(c), "actions": format!("{} {}", c.tool, c.args), "expectedOutcome": "The call succeeds."})
+                })
+                .collect();
+            let out = call(
+                "createScenario",
+                json!({"slug": slug, "title": seq.name, "steps": steps, "tags": ["replay"]}),
+            );
+            if out.is_error() {
+                return Err(ToolError::new(
+                    out.code.expect("failed"),
+                    format!(
+                        "the replay's scenario could not be created: {}",
+                        out.value["error"]
+                    ),
+                ));
+            }
+        }
+        let out = call("startRun", json!({"scenarioSlug": slug}));
+        if out.is_error() {
+            return Err(ToolError::new(
+                out.code.expect("failed"),
+                format!(
+                    "the replay's run could not be started: {}",
+                    out.value["error"]
+                ),
+            ));
+        }
+        run_id = out.value["runId"].as_str().map(String::from);
+    }
+    let start = Instant::now();
+    let mut results = vec![];
+    let (mut succeeded, mut failed) = (0usize, 0usize);
+    for (i, c) in seq.calls.iter().enumerate() {
+        let args = substitute(&c.args, &a.variables);
+        let out = call(&c.tool, args);
+        let ok = !out.is_error();
+        let mut r = json!({
+            "index": i + 1,
+            "tool": c.tool,
+            "ok": ok,
+            "recordedOk": c.ok,
+            "meta": {"durationMs": (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0},
+        });
+        if ok {
+            succeeded += 1;
+            r["result"] = out.value;
+        } else {
+            failed += 1;
+            r["error"] = json!({"code": out.value["code"], "message": out.value["error"]});
+        }
+        if let Some(id) = &run_id {
+            let mut step = json!({
+                "runId": id,
+                "stepId": format!("{:02}", (i + 1).min(99)),
+                "status": if ok { "pass" } else { "fail" },
+                "duration": out.elapsed.as_millis() as u64,
+            });
+            if !ok {
+                step["error"] = r["error"]["message"].clone();
+            }
+            let _ = call("completeStep", step);
+        }
+        results.push(r);
+        if !ok && !a.continue_on_error {
+            break;
+        }
+    }
+    let mut out = json!({
+        "sequenceId": seq.id,
+        "steps": results,
+        "summary": {
+            "ok": failed == 0 && results.len() == seq.calls.len(),
+            "total": seq.calls.len(),
+            "ran": results.len(),
+            "succeeded": succeeded,
+            "failed": failed,
+            "durationMs": start.elapsed().as_millis() as u64,
+        },
+    });
+    if let Some(id) = run_id {
+        let done = call("completeRun", json!({"runId": id}));
+        out["runId"] = json!(id);
+        out["runStatus"] = done.value["status"].clone();
+    }
+    Ok(out)
+}
+
+/// Arguments of `record_export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordExport {
+    /// The sequence to export.
+    pub sequence_id: String,
+    /// The scenario function's name (snake_case; default from the sequence's name).
+    #[serde(default)]
+    pub function_name: Option<String>,
+    /// Values for `{{variable}}` placeholders (others stay as written).
+    #[serde(default)]
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Writes a Rust `#[scenario]` replaying the sequence with the page API, into
+/// `.harshJudge/exports/{function}.rs`, ready to drop into `tests/`.
+pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError> {
+    let seq = load(ctx, &a.sequence_id)?;
+    let fn_name = match a.function_name {
+        Some(f) => f,
+        None => harshjudge::store::slugify(&seq.name).replace('-', "_"),
+    };
+    let valid = !fn_name.is_empty()
+        && fn_name.len() <= 64
+        && fn_name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && !fn_name.as_bytes()[0].is_ascii_digit();
+    if !valid {
+        return Err(ToolError::invalid(format!(
+            "functionName {fn_name:?} is not a Rust function name: use lowercase letters, digits and _ (not starting with a digit)"
+        )));
+    }
+    let source = export_source(&seq, &fn_name, &a.variables);
+    let path = ctx
+        .store()
+        .dir()
+        .join("exports")
+        .join(format!("{fn_name}.rs"));
+    harshjudge::store::write_file(&path, source.as_bytes())?;
+    Ok(json!({
+        "success": true,
+        "path": ctx.rel(&path),
+        "function": fn_name,
+        "steps": source.matches("step!(").count(),
+    }))
+}
+
+/// Rust string literal.
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// The page API locator of a recorded action: the stable one it resolved to,
+/// else the target it was given.
+fn locator(c: &RecordedCall, args: &Value) -> Option<String> {
+    if let Some(l) = &c.locator {
+        return Some(l.clone());
+    }
+    if let Some(t) = args["testId"].as_str() {
+        return Some(format!("testid={t}"));
+    }
+    if let Some(s) = args["selector"].as_str() {
+        return Some(format!("css={s}"));
+    }
+    if c.tool != "browser_type"
+        && c.tool != "browser_wait_for"
+        && let Some(t) = args["text"].as_str()
+    {
+        return Some(format!("text={t}"));
+    }
+    None
+}
+
+/// The exported file's text.
+pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, String>) -> String {
+    let mut body = String::new();
+    let mut skipped = vec![];
+    let mut uses_page = false;
+    let mut titles = BTreeSet::new();
+    for c in seq.calls.iter().filter(|c| c.ok) {
+        let args = substitute(&c.args, vars);
+        let loc = locator(c, &args);
+        let code = match c.tool.as_str() {
+            "browser_navigate" => args["url"]
+                .as_str()
+                .map(|u| format!("page.goto({}).await?;", lit(u))),
+            "browser_click" => loc.map(|l| format!("page.click({}).await?;", lit(&l))),
+            "browser_type" => loc.map(|l| {
+                let mut s = format!(
+                    "page.fill({}, {}).await?;",
+                    lit(&l),
+                    lit(args["text"].as_str().unwrap_or(""))
+                );
+                if args["submit"].as_bool() == Some(true) {
+                    s.push_str(&format!(
+                        "\n        page.press({}, \"Enter\").await?;",
+                        lit(&l)
+                    ));
+                }
+                s
+            }),
+            "browser_press" => Some(format!(
+                "page.press({}, {}).await?;",
+                lit(&loc.unwrap_or_else(|| "css=body".into())),
+                lit(args["key"].as_str().unwrap_or("Enter"))
+            )),
+            "browser_wait_for" => match (
+                loc.filter(|_| {
+                    ["testId", "selector", "ref"]
+                        .iter()
+                        .any(|k| args.get(*k).is_some())
+                }),
+                args["text"].as_str(),
+            ) {
+                (Some(l), Some(t)) => {
+                    Some(format!("page.expect_text({}, {}).await?;", lit(&l), lit(t)))
+                }
+                (Some(l), None) => Some(format!("page.expect_visible({}).await?;", lit(&l))),
+                (None, Some(t)) => Some(format!(
+                    "page.expect_visible({}).await?;",
+                    lit(&format!("text={t}"))
+                )),
+                (None, None) => None,
+            },
+            "browser_launch" | "browser_screenshot" | "browser_snapshot" | "browser_console"
+            | "browser_network" | "browser_close" => None,
+            other => {
+                skipped.push(other.to_string());
+                None
+            }
+        };
+        let Some(code) = code else { continue };
+        uses_page = true;
+        // Step titles must be unique within a scenario.
+        let base = describe(c).replace('"', "'");
+        let mut title = base.clone();
+        let mut n = 2;
+        while !titles.insert(title.clone()) {
+            title = format!("{base} ({n})");
+            n += 1;
+        }
+        body.push_str(&format!(
+            "    step!({}, {{\n        {code}\n    }});\n",
+            lit(&title)
+        ));
+    }
+    let mut out = String::new();
+    out.push_str(&format!(
+        "//! Exported by harshjudge-mcp from the recorded sequence {} (\"{}\").\n//! Put it in `tests/` and register it from a suite (`mod …;` next to\n//! `harshjudge::main!(…)`), or add `harshjudge::main!();` below.\n",
+        seq.id, seq.name
+    ));
+    if !skipped.is_empty() {
+        out.push_str(&format!(
+            "//! Not exported (no page API equivalent): {}.\n",
+            skipped.join(", ")
+        ));
+    }
+    out.push_str("\nuse harshjudge::{Scenario, scenario, step};\n\n");
+    let doc = seq.description.clone().unwrap_or_else(|| seq.name.clone());
+    out.push_str(&format!(
+        "/// {}\n",
+        doc.lines().next().unwrap_or("").trim()
+    ));
+    out.push_str(&format!(
+        "#[scenario(tags = [\"recorded\"])]\npub async fn {fn_name}(s: Scenario) -> harshjudge::Result {{\n"
+    ));
+    if uses_page {
+        out.push_str("    let page = s.page().await?;\n");
+    } else {
+        out.push_str("    let _ = &s;\n    step!(\"Nothing to replay\", {});\n");
+    }
+    out.push_str(&body);
+    out.push_str("    Ok(())\n}\n");
+    out
+}
