@@ -4,34 +4,11 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use support::{json, nested_target, workspace, yaml};
+use support::{json, workspace, yaml};
 
-/// Builds the server binary in the nested target dir (the outer `cargo test`
-/// holds the lock on `target/`) and returns its path.
-fn server_binary() -> PathBuf {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "harshjudge-mcp",
-            "--bin",
-            "harshjudge-mcp",
-        ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "building harshjudge-mcp failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    nested_target().join("debug").join("harshjudge-mcp")
-}
+use support::mcp_binary as server_binary;
 
 #[test]
 fn the_python_mcp_client_runs_the_whole_agent_workflow() {

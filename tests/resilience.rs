@@ -49,7 +49,7 @@ fn results(hj: &Path, slug: &str) -> Vec<(PathBuf, serde_json::Value)> {
 #[test]
 fn a_flaky_scenario_is_reported_flaky_everywhere() {
     let tmp = tempfile::tempdir().unwrap();
-    let hj = tmp.path().join("hj");
+    let hj = tmp.path().join(".harshJudge");
     let state = tmp.path().join("state");
     std::fs::create_dir_all(&state).unwrap();
     let state_s = state.display().to_string();
@@ -124,6 +124,29 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
         after[2].1["steps"].as_array().unwrap().len(),
         2,
         "every step ran"
+    );
+
+    // `harshjudge-mcp replay <runId>` does the same and names the new run.
+    let out = Command::new(support::mcp_binary())
+        .args(["--cwd", tmp.path().to_str().unwrap(), "replay"])
+        .arg(all[1].0.file_name().unwrap())
+        .env("FIXTURE_STATE", &state)
+        .env("HARSHJUDGE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replayed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(replayed["status"], "pass", "{replayed}");
+    assert_eq!(replayed["scenarioSlug"], "flaky");
+    let newest = results(&hj, "flaky").pop().unwrap();
+    assert_eq!(replayed["runId"], newest.1["runId"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("flaky::02_sometimes_fails ... ok"),
+        "the test binary's output goes to stderr"
     );
 
     // --fail-on-flaky: flaky fails the suite, saying why.

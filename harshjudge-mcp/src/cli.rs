@@ -191,6 +191,46 @@ pub enum Command {
     },
     /// Write the HTML report to .harshJudge/report/ (open report/index.html in a browser).
     Report,
+    /// Rerun a run of `cargo test` exactly (its replay.sh), or replay a recorded
+    /// sequence (record_replay) given its id.
+    Replay {
+        /// A run id (runs/{id}/replay.sh) or a sequence id (.harshJudge/sequences/{id}.json).
+        id: String,
+        /// A sequence's {{variable}} value, as name=value (repeatable).
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+        /// Go on after a failed call (sequences).
+        #[arg(long)]
+        continue_on_error: bool,
+        /// Record the sequence's replay as a run of this scenario.
+        #[arg(long, value_name = "SLUG")]
+        scenario: Option<String>,
+    },
+    /// Write a recorded sequence as a Rust #[scenario] (.harshJudge/exports/{function}.rs).
+    Export {
+        /// The sequence's id (record_list).
+        sequence_id: String,
+        /// The scenario function's name (default: from the sequence's name).
+        #[arg(long = "function", value_name = "NAME")]
+        function_name: Option<String>,
+        /// A {{variable}} value, as name=value (repeatable).
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+    },
+}
+
+/// `name=value` pairs.
+fn vars_of(vars: &[String]) -> Result<Value, CliError> {
+    let mut m = Map::new();
+    for v in vars {
+        let (k, val) = v.split_once('=').ok_or_else(|| {
+            invalid(format!(
+                "--var {v:?} is not NAME=VALUE (e.g. --var password=secret)"
+            ))
+        })?;
+        m.insert(k.to_string(), json!(val));
+    }
+    Ok(Value::Object(m))
 }
 
 /// `dashboard` subcommands.
@@ -416,6 +456,32 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         Command::Dashboard {
             what: Dashboard::Status,
         } => "getDashboardStatus",
+        Command::Export {
+            sequence_id,
+            function_name,
+            vars,
+        } => {
+            put("sequenceId", json!(sequence_id));
+            if let Some(f) = function_name {
+                put("functionName", json!(f));
+            }
+            put("variables", vars_of(vars)?);
+            "record_export"
+        }
+        Command::Replay {
+            id,
+            vars,
+            continue_on_error,
+            scenario,
+        } => {
+            put("sequenceId", json!(id));
+            put("variables", vars_of(vars)?);
+            put("continueOnError", json!(continue_on_error));
+            if let Some(s) = scenario {
+                put("scenarioSlug", json!(s));
+            }
+            "record_replay"
+        }
         Command::Dashboard {
             what: Dashboard::Serve { .. },
         }
@@ -468,6 +534,67 @@ pub fn report(ctx: &Context) -> (Value, bool) {
             )
         }
     }
+}
+
+/// `replay <runId>`: runs the run's `replay.sh` (its output goes to stderr) and
+/// reports the new run; `None` when `id` is not a run (then it is a sequence).
+pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, bool)> {
+    let run = harshjudge::store::RunId::new(id).ok()?;
+    let store = ctx.store();
+    let slug = store.find_run(&run).ok()??;
+    let script = store.run_dir(&slug, &run).join("replay.sh");
+    if !script.is_file() {
+        return Some((
+            json!({
+                "error": format!("run {run} has no replay.sh: only runs recorded by `cargo test` can be replayed this way (an agent's run can be replayed from a recorded sequence: record_replay)"),
+                "code": "NOT_FOUND",
+            }),
+            false,
+        ));
+    }
+    if extra_args {
+        return Some((
+            json!({"error": "--var, --continue-on-error and --scenario apply to sequences, not to runs", "code": "INVALID_INPUT"}),
+            false,
+        ));
+    }
+    let before: std::collections::BTreeSet<_> = store
+        .list_runs(&slug)
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let status = std::process::Command::new(&script)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::from(std::io::stderr()))
+        .status();
+    let status = match status {
+        Ok(s) => s,
+        Err(e) => {
+            return Some((
+                json!({"error": format!("{}: {e}", script.display()), "code": "INTERNAL"}),
+                false,
+            ));
+        }
+    };
+    let new_run = store
+        .list_runs(&slug)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|r| !before.contains(r));
+    let result = new_run
+        .as_ref()
+        .and_then(|r| store.read_result(&slug, r).ok().flatten());
+    let ok = status.success();
+    Some((
+        json!({
+            "replayed": run.as_str(),
+            "scenarioSlug": slug.as_str(),
+            "runId": new_run.map(|r| r.to_string()),
+            "status": result.map(|r| r.status.as_str()),
+            "exitCode": status.code(),
+        }),
+        ok,
+    ))
 }
 
 /// Runs one CLI command: the JSON to print and whether it succeeded.

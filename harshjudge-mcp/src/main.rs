@@ -50,6 +50,23 @@ fn main() -> ExitCode {
         Some(cli::Command::Dashboard {
             what: cli::Dashboard::Serve { port },
         }) => return dashboard_serve(&ctx, *port),
+        Some(cli::Command::Replay {
+            id,
+            vars,
+            continue_on_error,
+            scenario,
+        }) => {
+            let extra = !vars.is_empty() || *continue_on_error || scenario.is_some();
+            if let Some((value, ok)) = cli::replay_run(&ctx, id, extra) {
+                return if ok {
+                    println!("{value}");
+                    ExitCode::SUCCESS
+                } else {
+                    eprintln!("{value}");
+                    ExitCode::from(1)
+                };
+            }
+        }
         Some(cli::Command::Report) => {
             let (value, ok) = cli::report(&ctx);
             return if ok {

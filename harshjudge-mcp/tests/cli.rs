@@ -652,3 +652,67 @@ fn discover_tree_and_search() {
     hj(&p, &["discover", "tree", "../.."]).error("ACCESS_DENIED");
     hj(&p, &["discover", "search", "x", "--path", "/etc"]).error("ACCESS_DENIED");
 }
+
+/// A sequence as `record_stop` saves it, written by hand: two project calls
+/// (one with a `{{slug}}` placeholder) and a browser click.
+fn write_sequence(p: &Path, id: &str) {
+    let seq = json!({
+        "id": id,
+        "name": "Login run",
+        "description": "Records a run of login.",
+        "createdAt": "2026-11-23T00:00:00.000Z",
+        "variables": ["slug"],
+        "calls": [
+            {"tool": "toggleStar", "args": {"scenarioSlug": "login", "starred": true}, "ok": true, "durationMs": 1.0},
+            {"tool": "getStatus", "args": {"scenarioSlug": "{{slug}}"}, "ok": true, "durationMs": 1.0},
+            {"tool": "browser_click", "args": {"testId": "sign-in"}, "ok": true, "durationMs": 1.0, "locator": "testid=sign-in"},
+        ],
+    });
+    let dir = p.join(".harshJudge/sequences");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{id}.json")), seq.to_string()).unwrap();
+}
+
+#[test]
+fn replay_and_export_a_recorded_sequence_from_the_command_line() {
+    let (_t, p) = project();
+    write_sequence(&p, "seq-1");
+    // Every placeholder needs a value.
+    let e = hj(&p, &["replay", "seq-1"]).error("INVALID_INPUT");
+    assert!(e.contains("{{slug}}"), "{e}");
+    // Without a browser the third call fails: the replay stops there…
+    let out = hj(&p, &["replay", "seq-1", "--var", "slug=login"]).json();
+    assert_eq!(out["summary"]["ran"], 3, "{out}");
+    assert_eq!(out["summary"]["succeeded"], 2, "{out}");
+    assert_eq!(
+        out["steps"][1]["result"]["slug"], "login",
+        "the variable was filled in"
+    );
+    assert_eq!(out["steps"][2]["error"]["code"], "NO_SESSION");
+    assert_eq!(out["summary"]["ok"], false);
+    let e = hj(&p, &["replay", "seq-1", "--var", "slug"]).error("INVALID_INPUT");
+    assert!(e.contains("NAME=VALUE"), "{e}");
+    let e = hj(&p, &["replay", "nope"]).error("NOT_FOUND");
+    assert!(e.contains("record_list"), "{e}");
+
+    // Export: the browser call becomes a step using the page API.
+    let out = hj(&p, &["export", "seq-1", "--function", "login_run"]).json();
+    assert_eq!(out["steps"], 1, "{out}");
+    let src = std::fs::read_to_string(p.join(".harshJudge/exports/login_run.rs")).unwrap();
+    assert!(
+        src.contains("pub async fn login_run(s: Scenario)")
+            && src.contains("page.click(\"testid=sign-in\").await?;")
+            && src.contains("Not exported (no page API equivalent): toggleStar, getStatus."),
+        "{src}"
+    );
+    hj(&p, &["export", "seq-1", "--function", "1bad"]).error("INVALID_INPUT");
+    hj(&p, &["export", "../../etc"]).error("INVALID_INPUT");
+}
+
+#[test]
+fn replay_of_a_run_needs_its_replay_script() {
+    let (_t, p) = project();
+    let run = start(&p);
+    let e = hj(&p, &["replay", &run]).error("NOT_FOUND");
+    assert!(e.contains("has no replay.sh"), "{e}");
+}

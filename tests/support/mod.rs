@@ -194,3 +194,32 @@ pub fn all_files_parse(dir: &Path) {
         }
     }
 }
+
+/// Builds the `harshjudge-mcp` binary in the nested target dir (the outer
+/// `cargo test` holds the lock on `target/`) and returns its path.
+pub fn mcp_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let out = Command::new(env!("CARGO"))
+                .current_dir(workspace())
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "harshjudge-mcp",
+                    "--bin",
+                    "harshjudge-mcp",
+                ])
+                .env("CARGO_TARGET_DIR", nested_target())
+                .output()
+                .expect("cargo runs");
+            assert!(
+                out.status.success(),
+                "building harshjudge-mcp failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            nested_target().join("debug").join("harshjudge-mcp")
+        })
+        .clone()
+}
