@@ -345,3 +345,138 @@ fn the_report_is_self_contained() {
     // Only two scripts it loads, both relative: the data.
     assert!(page.contains("data/overview.js") && page.contains("data/runs/"));
 }
+
+/// A port with the nine after it free (the dashboard may move up).
+fn free_port_block() -> u16 {
+    loop {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = l.local_addr().unwrap().port();
+        drop(l);
+        if p < 60000 && (p..p + 10).all(harshjudge_mcp::dashboard::port_free) {
+            return p;
+        }
+    }
+}
+
+/// Stops the dashboard even if the test fails.
+struct Dashboard(std::path::PathBuf);
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(support::mcp_binary())
+            .args(["--cwd", self.0.to_str().unwrap(), "dashboard", "close"])
+            .output();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_dashboard_shows_a_run_as_its_steps_complete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_path_buf();
+    let ctx = harshjudge_mcp::Context::new(&root).unwrap();
+    let ok = |tool: &str, args: Value| {
+        let out = harshjudge_mcp::call(&ctx, tool, Some(args));
+        assert!(!out.is_error(), "{tool}: {}", out.value);
+        out.value
+    };
+    ok(
+        "initProject",
+        json!({"projectName": "Live", "baseUrl": "http://127.0.0.1:9"}),
+    );
+    ok(
+        "createScenario",
+        json!({"slug": "checkout", "title": "Checkout", "steps": [
+            {"title": "Add to cart", "actions": "add", "expectedOutcome": "cart"},
+            {"title": "Pay", "actions": "pay", "expectedOutcome": "receipt"}]}),
+    );
+    let out = std::process::Command::new(support::mcp_binary())
+        .args([
+            "--cwd",
+            root.to_str().unwrap(),
+            "dashboard",
+            "open",
+            "--no-browser",
+            "--port",
+        ])
+        .arg(free_port_block().to_string())
+        .env("HARSHJUDGE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _guard = Dashboard(root.clone());
+    let opened: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let url = opened["url"].as_str().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{opened}");
+
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let page = open_page_with(&config, &url).await.expect("a browser page");
+    page.goto("/").await.unwrap();
+    until(&page, "the live page", "return document.body.classList.contains('is-live') && document.querySelectorAll('tr.scenario').length === 1").await;
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('tr.scenario .pill').textContent"
+        )
+        .await,
+        "no runs"
+    );
+
+    // A run starts: the overview shows it running within 2 s.
+    let run = ok("startRun", json!({"scenarioSlug": "checkout"}));
+    let id = run["runId"].as_str().unwrap().to_string();
+    let t = Instant::now();
+    until(
+        &page,
+        "the running run appears",
+        "return document.querySelector('tr.scenario .pill').textContent === 'running'",
+    )
+    .await;
+    let appeared = t.elapsed();
+
+    // Open it; its steps appear as they complete.
+    page.goto(&format!("{url}/report/#/run/checkout/{id}"))
+        .await
+        .unwrap();
+    until(
+        &page,
+        "the run page",
+        "return document.querySelectorAll('#steps li.pending').length === 2",
+    )
+    .await;
+    ok(
+        "completeStep",
+        json!({"runId": id, "stepId": "01", "status": "pass", "duration": 5}),
+    );
+    let t = Instant::now();
+    until(&page, "step 01 passes live", "return document.querySelectorAll('#steps li.pass').length === 1 && document.querySelectorAll('#steps li.pending').length === 1").await;
+    let step_shown = t.elapsed();
+    ok(
+        "completeStep",
+        json!({"runId": id, "stepId": "02", "status": "fail", "duration": 7, "error": "card declined"}),
+    );
+    ok("completeRun", json!({"runId": id}));
+    let t = Instant::now();
+    until(&page, "the failure appears live", "var f = document.getElementById('failure'); return !!f && f.innerText.indexOf('card declined') >= 0").await;
+    let failure_shown = t.elapsed();
+    save(&page, "live-dashboard.png").await;
+    println!(
+        "live dashboard: run shown after {appeared:?}, step after {step_shown:?}, failure after {failure_shown:?}"
+    );
+    for (what, d) in [
+        ("run", appeared),
+        ("step", step_shown),
+        ("failure", failure_shown),
+    ] {
+        assert!(
+            d < Duration::from_millis(2000),
+            "the {what} appeared after {d:?} (limit 2 s)"
+        );
+    }
+    release_page(page).await;
+    harshjudge::browser::shutdown().await;
+}
