@@ -51,11 +51,12 @@ fn passing_scenario_writes_the_standard_layout() {
     let config = yaml(hj.join("config.yaml"));
     assert_eq!(config["projectName"], "harshjudge-workspace");
     assert_eq!(config["version"], "1.0");
-    assert_eq!(
-        std::fs::read_to_string(hj.join(".gitignore"))
-            .unwrap()
-            .len(),
-        206
+    // The original's 206 bytes, then our local-only files.
+    let gitignore = std::fs::read_to_string(hj.join(".gitignore")).unwrap();
+    assert_eq!(&gitignore[..206], &harshjudge::store::GITIGNORE[..206]);
+    assert!(
+        gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n"),
+        "{gitignore}"
     );
 
     let scen = hj.join("scenarios/checkout");

@@ -319,6 +319,7 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
         resumed_some,
         "at least one kill happened after a scenario had finished"
     );
+    assert!(saw_running, "at least one kill happened during a run");
 }
 
 /// Processes descended from `root` (including it).

@@ -96,11 +96,12 @@ fn init_project_writes_the_layout_and_refuses_twice() {
             .unwrap()
             .contains("## Authentication")
     );
-    assert_eq!(
-        std::fs::read_to_string(p.hj().join(".gitignore"))
-            .unwrap()
-            .len(),
-        206
+    // The original's 206 bytes, then our local-only files.
+    let gitignore = std::fs::read_to_string(p.hj().join(".gitignore")).unwrap();
+    assert_eq!(&gitignore[..206], &harshjudge::store::GITIGNORE[..206]);
+    assert!(
+        gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n"),
+        "{gitignore}"
     );
     assert!(p.hj().join("scenarios").is_dir());
     let (code, msg) = p.err("initProject", json!({"projectName": "Again"}));

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use fsio::{LockGuard, io_err, write_atomic};
 
 /// The exact `.gitignore` the original writes.
-pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n";
+pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n# harshjudge: dashboard log, runs in progress, suite checkpoints (local only)\n.dashboard.log\n.running/\n.suite/\n";
 
 /// The `prd.md` template `initProject` writes: the sections the original's
 /// agents fill in (application type, ports, main scenarios, authentication,

@@ -87,7 +87,8 @@ fn init_writes_config_and_gitignore_once() {
         .unwrap();
     insta::assert_snapshot!("config_yaml", read(store.config_path()));
     let gitignore = std::fs::read_to_string(store.dir().join(".gitignore")).unwrap();
-    assert_eq!(gitignore.len(), 206);
+    // The original's file (206 bytes, ending with its dashboard state), then ours.
+    assert!(gitignore[..206].ends_with("# Dashboard state (local only)\n.dashboard-state.json\n"));
     assert_eq!(gitignore, GITIGNORE);
     // A second init keeps the first config.
     store.ensure_initialized("Other", "").unwrap();
