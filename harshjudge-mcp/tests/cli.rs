@@ -40,10 +40,18 @@ impl Out {
     }
 }
 
+/// The CLI's "system temporary folder": one of its own, so that a checkout
+/// (and its target dir) under /tmp is not inside an allowed root by accident.
+fn cli_tmpdir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
 fn run(cwd: &Path, args: &[&str]) -> Out {
     let o = Command::new(BIN)
         .args(args)
         .current_dir(cwd)
+        .env("TMPDIR", cli_tmpdir())
         .env_remove("HARSHJUDGE_PROJECT")
         .env_remove("HARSHJUDGE_MAX_EVIDENCE_BYTES")
         .env_remove("HARSHJUDGE_ALLOWED_ROOTS")
