@@ -313,6 +313,18 @@ impl RunHandle {
         Ok(written)
     }
 
+    /// Notes an evidence file of `step` that is being written elsewhere (off
+    /// the step's critical path) so the step lists it; the writer must finish
+    /// before the run is completed.
+    pub fn note_evidence(&mut self, step: &StepId, file_name: String) -> Result<(), StoreError> {
+        self.ensure_open()?;
+        self.evidence
+            .entry(step.number())
+            .or_default()
+            .insert(file_name);
+        Ok(())
+    }
+
     /// Records a step's result: `result.json` (still running) and `skill-state.yaml`.
     pub fn complete_step(&mut self, rec: StepRecord) -> Result<(), StoreError> {
         self.ensure_open()?;

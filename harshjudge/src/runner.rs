@@ -45,6 +45,9 @@ pub(crate) struct Shared {
     pub probes: Mutex<Vec<Arc<dyn Probe>>>,
     /// Browser pages opened by the scenario, released when it ends.
     pub pages: Mutex<Vec<crate::browser::Page>>,
+    /// Evidence files being written off the steps' critical path; awaited
+    /// before the run is final.
+    writes: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 struct Cursor {
@@ -84,6 +87,7 @@ impl Shared {
             notify: Notify::new(),
             probes: Mutex::new(Vec::new()),
             pages: Mutex::new(Vec::new()),
+            writes: Mutex::new(Vec::new()),
         })
     }
 
@@ -244,22 +248,45 @@ impl Shared {
                 }
             }
             for (name, item) in items {
-                if let Ok(name) = crate::store::EvidenceName::new(name)
-                    && let Ok(w) = run.record_evidence(
-                        &id,
-                        &name,
-                        item.ext,
-                        item.kind,
-                        &item.bytes,
-                        Default::default(),
-                    )
-                {
-                    self.sink.on_event(&Event::EvidenceCaptured {
-                        slug: self.def.slug,
-                        id: &id,
-                        path: &w.path,
-                    });
+                let Ok(name) = crate::store::EvidenceName::new(name) else {
+                    continue;
+                };
+                let file_name = format!("{name}.{}", item.ext);
+                if run.note_evidence(&id, file_name.clone()).is_err() {
+                    continue;
                 }
+                let path = run.evidence_dir(&id).join(&file_name);
+                // Encoded already; the files (and sidecars) are written by the
+                // blocking pool while the next step runs.
+                let (store, slug, run_id, step) = (
+                    run.store().clone(),
+                    run.slug().clone(),
+                    run.id().clone(),
+                    id.clone(),
+                );
+                let (ext, kind, bytes) = (item.ext, item.kind, item.bytes.clone());
+                let write = tokio::task::spawn_blocking(move || {
+                    if let Err(e) = store.write_evidence(
+                        &slug,
+                        &run_id,
+                        &step,
+                        &name,
+                        ext,
+                        kind,
+                        &bytes,
+                        Default::default(),
+                    ) {
+                        eprintln!(
+                            "harshjudge: {slug}: evidence {name}.{ext} of step {step} could not be written: {e}"
+                        );
+                    }
+                });
+                self.writes.lock().expect("writes lock").push(write);
+                self.sink.on_event(&Event::EvidenceCaptured {
+                    slug: self.def.slug,
+                    id: &id,
+                    path: &path,
+                });
             }
         }
     }
@@ -474,6 +501,11 @@ async fn finalize(shared: &Shared, end: End) {
     shared.probes.lock().expect("probe lock").clear();
     for page in pages {
         crate::browser::release_page(page).await;
+    }
+    // Every evidence file is on disk before the run is final.
+    let writes: Vec<_> = std::mem::take(&mut *shared.writes.lock().expect("writes lock"));
+    for w in writes {
+        let _ = w.await;
     }
     let mut run = shared.run.lock().expect("run lock");
     let dir = run.dir();
