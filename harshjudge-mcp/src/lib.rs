@@ -10,6 +10,7 @@ pub mod context;
 pub mod dashboard;
 pub mod dispatch;
 pub mod error;
+pub mod knowledge;
 pub mod server;
 pub mod tools;
 
