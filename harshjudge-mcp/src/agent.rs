@@ -74,6 +74,8 @@ pub struct Agent {
     /// This process's session id (knowledge store, file names).
     pub session: String,
     files: std::sync::atomic::AtomicUsize,
+    /// The knowledge store, opened on first use.
+    knowledge: OnceLock<crate::knowledge::KnowledgeStore>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -97,6 +99,7 @@ impl Default for Agent {
             recording: Mutex::new(None),
             session: format!("s{nanos}-{}", std::process::id()),
             files: Default::default(),
+            knowledge: OnceLock::new(),
         }
     }
 }
@@ -146,6 +149,13 @@ impl Agent {
         if let Ok(mut r) = self.active_run.lock() {
             *r = run;
         }
+    }
+
+    /// The knowledge store of the project whose `.harshJudge/` is `dir`.
+    pub fn knowledge(&self, dir: &std::path::Path) -> &crate::knowledge::KnowledgeStore {
+        self.knowledge.get_or_init(|| {
+            crate::knowledge::KnowledgeStore::open(dir.join("knowledge"), self.session.clone())
+        })
     }
 
     /// A number for the next file this session names (1, 2, …).

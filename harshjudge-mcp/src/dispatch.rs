@@ -171,6 +171,36 @@ fn after_call(ctx: &Context, name: &str, args: Value, out: &Outcome) {
             _ => {}
         }
     }
+    // Every call goes into the knowledge store (once the project exists), with
+    // the page it left for browser actions.
+    if !name.starts_with("knowledge_") && ctx.store().is_initialized() {
+        let mut step =
+            crate::knowledge::StepRecord::new(name, crate::knowledge::compact_args(&args));
+        step.ok = !out.is_error();
+        step.code = out.code.map(|c| c.as_str().to_string());
+        step.error = out.value["error"].as_str().map(String::from);
+        step.duration_ms = out.elapsed.as_secs_f64() * 1000.0;
+        let acted = matches!(
+            name,
+            "browser_navigate"
+                | "browser_click"
+                | "browser_type"
+                | "browser_press"
+                | "browser_wait_for"
+        );
+        if acted && let Some((url, title, test_ids)) = crate::tools::browser::page_state(ctx) {
+            step.observation.url = Some(url);
+            step.observation.title = Some(title);
+            step.observation.test_ids = test_ids;
+        }
+        step.observation.text = out.value["locator"]
+            .as_str()
+            .or(out.value["clicked"].as_str())
+            .map(String::from);
+        if let Err(e) = agent.knowledge(ctx.store().dir()).record(step) {
+            tracing::warn!("the knowledge store could not record {name}: {e}");
+        }
+    }
     if crate::tools::record::is_recordable(name)
         && let Ok(mut rec) = agent.recording.lock()
         && let Some(rec) = rec.as_mut()

@@ -201,6 +201,20 @@ async def main():
             await call(s, "record_delete", {"sequenceId": broken})
             await call(s, "record_get", {"sequenceId": broken}, expect_error="NOT_FOUND")
 
+            # --- the knowledge store: every call above was kept --------------------------
+            found = await call(s, "knowledge_search", {"query": "sign-in", "tool": "browser_click", "outcome": "ok"})
+            check(found["hits"] and found["hits"][0]["step"]["tool"] == "browser_click", f"search: {found}")
+            check(found["hits"][0]["confidence"] == 1.0, f"an exact match has confidence 1: {found['hits'][0]}")
+            check("/dashboard" in found["hits"][0]["step"]["observation"]["url"], f"with the page it left: {found['hits'][0]}")
+            failed = await call(s, "knowledge_search", {"query": "no-such-thing", "outcome": "error"})
+            check(failed["hits"][0]["step"]["code"] == "TARGET_NOT_FOUND", f"failed steps too: {failed['hits'][0]}")
+            check(all(0 < h["confidence"] <= 1 for h in failed["hits"]), "confidences in (0, 1]")
+            await call(s, "browser_navigate", {"url": "/login"})
+            similar = await call(s, "knowledge_similar", {})
+            check(similar["hits"] and similar["hits"][0]["confidence"] == 1.0, f"steps on this very page: {similar['hits'][:1]}")
+            check("/login" in similar["hits"][0]["step"]["observation"]["url"], f"{similar['hits'][0]}")
+            await call(s, "knowledge_search", {"query": ""}, expect_error="INVALID_INPUT")
+
             closed = await call(s, "browser_close", {})
             check(closed["wasOpen"] is True, "closed")
             await call(s, "browser_snapshot", {}, expect_error="NO_SESSION")
