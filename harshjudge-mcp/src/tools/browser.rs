@@ -20,9 +20,9 @@ use crate::agent::BrowserSession;
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
-/// What an action aims at: exactly one of these.
+/// What an action aims at: exactly one of these (the arguments of `browser_click`).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Target {
     /// A `data-testid` value.
     #[serde(default)]
@@ -413,24 +413,6 @@ pub fn navigate(ctx: &Context, a: Navigate) -> Result<Value, ToolError> {
     })
 }
 
-/// Arguments of `browser_click`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Click {
-    /// A `data-testid` value.
-    #[serde(default)]
-    pub test_id: Option<String>,
-    /// A CSS selector.
-    #[serde(default)]
-    pub selector: Option<String>,
-    /// An element ref from the last `browser_snapshot`.
-    #[serde(default, rename = "ref")]
-    pub reference: Option<String>,
-    /// Visible text of the element.
-    #[serde(default)]
-    pub text: Option<String>,
-}
-
 fn target_of(
     test_id: Option<String>,
     selector: Option<String>,
@@ -446,10 +428,8 @@ fn target_of(
 }
 
 /// Clicks an element (waiting until it is visible and enabled).
-pub fn click(ctx: &Context, a: Click) -> Result<Value, ToolError> {
-    let (loc, name) = target_of(a.test_id, a.selector, a.reference, a.text)
-        .locator(true)?
-        .expect("required");
+pub fn click(ctx: &Context, a: Target) -> Result<Value, ToolError> {
+    let (loc, name) = a.locator(true)?.expect("required");
     act(ctx, "click", move |page| async move {
         let locator = stable_locator(&page, &loc).await;
         page.click(&loc).await?;
@@ -747,6 +727,26 @@ pub fn console(ctx: &Context, a: Console) -> Result<Value, ToolError> {
             "level {l:?} is not one of error, warning, info, debug"
         )));
     }
+    let (level, peek) = (a.level, a.peek);
+    with_logs(ctx, move |s| {
+        let entries: Vec<_> = s
+            .console
+            .iter()
+            .filter(|e| level.as_ref().is_none_or(|l| &e.level == l))
+            .cloned()
+            .collect();
+        if !peek {
+            s.console.clear();
+        }
+        json!({"count": entries.len(), "entries": entries})
+    })
+}
+
+/// Reads the logs chromedriver holds into the session's buffers, then `f`.
+fn with_logs(
+    ctx: &Context,
+    f: impl FnOnce(&mut BrowserSession) -> Value + Send + 'static,
+) -> Result<Value, ToolError> {
     let agent = ctx.agent();
     agent.block_on({
         let agent = agent.clone();
@@ -756,16 +756,7 @@ pub fn console(ctx: &Context, a: Console) -> Result<Value, ToolError> {
             let (c, n) = s.page.take_logs().await.map_err(classify)?;
             s.console.extend(c);
             s.network.extend(n);
-            let entries: Vec<_> = s
-                .console
-                .iter()
-                .filter(|e| a.level.as_ref().is_none_or(|l| &e.level == l))
-                .cloned()
-                .collect();
-            if !a.peek {
-                s.console.clear();
-            }
-            Ok(json!({"count": entries.len(), "entries": entries}))
+            Ok(f(s))
         }
     })?
 }
@@ -784,29 +775,19 @@ pub struct Network {
 
 /// Requests since the last call.
 pub fn network(ctx: &Context, a: Network) -> Result<Value, ToolError> {
-    let agent = ctx.agent();
-    agent.block_on({
-        let agent = agent.clone();
-        async move {
-            let mut guard = agent.browser.lock().await;
-            let s = guard.as_mut().ok_or_else(no_session)?;
-            let (c, n) = s.page.take_logs().await.map_err(classify)?;
-            s.console.extend(c);
-            s.network.extend(n);
-            let entries: Vec<_> = s
-                .network
-                .iter()
-                .filter(|e| {
-                    !a.failed_only || e.failure.is_some() || e.status.is_some_and(|st| st >= 400)
-                })
-                .cloned()
-                .collect();
-            if !a.peek {
-                s.network.clear();
-            }
-            Ok(json!({"count": entries.len(), "entries": entries}))
+    let (failed_only, peek) = (a.failed_only, a.peek);
+    with_logs(ctx, move |s| {
+        let entries: Vec<_> = s
+            .network
+            .iter()
+            .filter(|e| !failed_only || e.failure.is_some() || e.status.is_some_and(|st| st >= 400))
+            .cloned()
+            .collect();
+        if !peek {
+            s.network.clear();
         }
-    })?
+        json!({"count": entries.len(), "entries": entries})
+    })
 }
 
 /// The live page's state, for the knowledge store (url, title, test ids).

@@ -115,7 +115,7 @@ pub fn all() -> Vec<ToolDef> {
         ),
         tool!(
             "browser_click",
-            browser::Click,
+            browser::Target,
             browser::click,
             "Click an element, waiting until it is visible and enabled. Target: testId, selector (CSS), ref (from browser_snapshot) or text."
         ),
