@@ -76,6 +76,8 @@ pub struct Agent {
     files: std::sync::atomic::AtomicUsize,
     /// The knowledge store, opened on first use.
     knowledge: OnceLock<crate::knowledge::KnowledgeStore>,
+    /// The page's url, title and test ids as read after the last browser action.
+    pub last_page: Mutex<Option<(String, String, Vec<String>)>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -100,6 +102,7 @@ impl Default for Agent {
             session: format!("s{nanos}-{}", std::process::id()),
             files: Default::default(),
             knowledge: OnceLock::new(),
+            last_page: Mutex::new(None),
         }
     }
 }

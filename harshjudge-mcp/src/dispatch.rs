@@ -180,15 +180,9 @@ fn after_call(ctx: &Context, name: &str, args: Value, out: &Outcome) {
         step.code = out.code.map(|c| c.as_str().to_string());
         step.error = out.value["error"].as_str().map(String::from);
         step.duration_ms = out.elapsed.as_secs_f64() * 1000.0;
-        let acted = matches!(
-            name,
-            "browser_navigate"
-                | "browser_click"
-                | "browser_type"
-                | "browser_press"
-                | "browser_wait_for"
-        );
-        if acted && let Some((url, title, test_ids)) = crate::tools::browser::page_state(ctx) {
+        if crate::tools::browser::is_action(name)
+            && let Some((url, title, test_ids)) = crate::tools::browser::observe(ctx)
+        {
             step.observation.url = Some(url);
             step.observation.title = Some(title);
             step.observation.test_ids = test_ids;

@@ -12,6 +12,17 @@ fn fail(e: CliError) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// A command's JSON: on stdout when it succeeded (exit 0), else on stderr (exit 1).
+fn emit((value, ok): (serde_json::Value, bool)) -> ExitCode {
+    if ok {
+        println!("{value}");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{value}");
+        ExitCode::from(1)
+    }
+}
+
 fn main() -> ExitCode {
     let parsed = match Cli::try_parse() {
         Ok(c) => c,
@@ -57,26 +68,11 @@ fn main() -> ExitCode {
             scenario,
         }) => {
             let extra = !vars.is_empty() || *continue_on_error || scenario.is_some();
-            if let Some((value, ok)) = cli::replay_run(&ctx, id, extra) {
-                return if ok {
-                    println!("{value}");
-                    ExitCode::SUCCESS
-                } else {
-                    eprintln!("{value}");
-                    ExitCode::from(1)
-                };
+            if let Some(out) = cli::replay_run(&ctx, id, extra) {
+                return emit(out);
             }
         }
-        Some(cli::Command::Report) => {
-            let (value, ok) = cli::report(&ctx);
-            return if ok {
-                println!("{value}");
-                ExitCode::SUCCESS
-            } else {
-                eprintln!("{value}");
-                ExitCode::from(1)
-            };
-        }
+        Some(cli::Command::Report) => return emit(cli::report(&ctx)),
         _ => {}
     }
     let call = match parsed.command.as_ref().map(cli::to_call).transpose() {
@@ -84,16 +80,7 @@ fn main() -> ExitCode {
         Err(e) => return fail(e),
     };
     match call {
-        Some((name, args)) => {
-            let (value, ok) = cli::run_command(&ctx, name, args);
-            if ok {
-                println!("{value}");
-                ExitCode::SUCCESS
-            } else {
-                eprintln!("{value}");
-                ExitCode::from(1)
-            }
-        }
+        Some((name, args)) => emit(cli::run_command(&ctx, name, args)),
         None => serve(ctx),
     }
 }

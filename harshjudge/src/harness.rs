@@ -282,13 +282,30 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
     }
 }
 
-/// A scenario's steps as recorded by an earlier invocation (`--resume`).
-fn reused_outcomes(store: &Store, def: &ScenarioDef, run: &RunId) -> Option<Vec<StepOutcome>> {
+/// What `--resume` reuses of a scenario the earlier invocation ran: its entry
+/// and its steps as recorded, read from the run's `result.json` (once). A run
+/// that ended counts as finished even if the checkpoint did not hear of it (the
+/// process died just after); a running or interrupted one is not reusable.
+fn reusable(
+    store: &Store,
+    def: &ScenarioDef,
+    entry: &ScenarioEntry,
+) -> Option<(ScenarioEntry, Vec<StepOutcome>)> {
     let slug = Slug::new(def.slug).ok()?;
-    let result = store.read_result(&slug, run).ok()??;
+    let run = RunId::new(entry.run_id.as_deref()?).ok()?;
+    let result = store.read_result(&slug, &run).ok()??;
     if result.status == RunStatus::Running || result.interrupted {
         return None;
     }
+    let state = if entry.state.finished() {
+        entry.state
+    } else {
+        match (result.status, result.flaky) {
+            (RunStatus::Pass, true) => ScenarioState::Flaky,
+            (RunStatus::Pass, false) => ScenarioState::Pass,
+            _ => ScenarioState::Fail,
+        }
+    };
     let mut out = Vec::new();
     for (i, step) in def.steps.iter().enumerate() {
         let id = crate::store::StepId::from_index(i + 1).ok()?;
@@ -306,11 +323,17 @@ fn reused_outcomes(store: &Store, def: &ScenarioDef, run: &RunId) -> Option<Vec<
             location: done.and_then(|s| s.error_location.clone()),
             reason: (status == StepStatus::Skipped)
                 .then(|| format!("reused by --resume from run {run}, where it was skipped")),
-            evidence_dir: store.evidence_dir(&slug, run, &id),
+            evidence_dir: store.evidence_dir(&slug, &run, &id),
             id,
         });
     }
-    Some(out)
+    Some((
+        ScenarioEntry {
+            state,
+            ..entry.clone()
+        },
+        out,
+    ))
 }
 
 /// Lists or runs the registered scenarios with our flags as well as libtest's.
@@ -393,44 +416,13 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
                 .push("--resume: no earlier run of this suite recorded: running everything".into()),
             Some(p) => {
                 for def in &scenarios {
-                    let Some(e) = p.scenarios.get(def.slug) else {
-                        continue;
-                    };
-                    // A run that ended just before the process died counts as
-                    // finished even if the checkpoint did not hear of it.
-                    let ended = |e: &ScenarioEntry| {
-                        let (Some(st), Some(run)) = (
-                            store.as_ref(),
-                            e.run_id.as_deref().and_then(|r| RunId::new(r).ok()),
-                        ) else {
-                            return None;
-                        };
-                        let slug = Slug::new(def.slug).ok()?;
-                        let r = st.read_result(&slug, &run).ok()??;
-                        (r.status != RunStatus::Running && !r.interrupted).then(|| ScenarioEntry {
-                            state: match (r.status, r.flaky) {
-                                (RunStatus::Pass, true) => ScenarioState::Flaky,
-                                (RunStatus::Pass, false) => ScenarioState::Pass,
-                                _ => ScenarioState::Fail,
-                            },
-                            ..e.clone()
-                        })
-                    };
-                    let e = if e.state.finished() {
-                        e.clone()
-                    } else {
-                        match ended(e) {
-                            Some(e) => e,
-                            None => continue,
-                        }
-                    };
-                    let Some(run) = e.run_id.as_deref().and_then(|r| RunId::new(r).ok()) else {
-                        continue;
-                    };
-                    if let Some(outcomes) =
-                        store.as_ref().and_then(|st| reused_outcomes(st, def, &run))
-                    {
-                        reused.insert(def.slug.to_string(), (e.clone(), outcomes));
+                    let found = p
+                        .scenarios
+                        .get(def.slug)
+                        .zip(store.as_ref())
+                        .and_then(|(e, st)| reusable(st, def, e));
+                    if let Some(r) = found {
+                        reused.insert(def.slug.to_string(), r);
                     }
                 }
             }

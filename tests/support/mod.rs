@@ -147,6 +147,12 @@ pub fn tree(dir: &Path) -> Vec<String> {
 /// The path of a test target's binary (built into the nested target dir), to
 /// run it directly: a signal sent to it reaches the harness, not cargo.
 pub fn test_binary(test: &str) -> PathBuf {
+    static FOUND: OnceLock<std::sync::Mutex<std::collections::HashMap<String, PathBuf>>> =
+        OnceLock::new();
+    let found = FOUND.get_or_init(Default::default);
+    if let Some(p) = found.lock().unwrap().get(test) {
+        return p.clone();
+    }
     build_once(test);
     let out = Command::new(env!("CARGO"))
         .current_dir(workspace())
@@ -170,7 +176,9 @@ pub fn test_binary(test: &str) -> PathBuf {
         if v["target"]["name"] == test
             && let Some(exe) = v["executable"].as_str()
         {
-            return PathBuf::from(exe);
+            let exe = PathBuf::from(exe);
+            found.lock().unwrap().insert(test.to_string(), exe.clone());
+            return exe;
         }
     }
     panic!(

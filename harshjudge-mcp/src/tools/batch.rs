@@ -96,7 +96,9 @@ pub fn run_steps(ctx: &Context, a: RunSteps) -> Result<Value, ToolError> {
             Observations::Failures => !ok,
             Observations::All => true,
         };
-        if observe && let Some((url, title, test_ids)) = super::browser::page_state(ctx) {
+        let tool = r["tool"].as_str().unwrap_or_default().to_string();
+        if observe && let Some((url, title, test_ids)) = super::browser::observed_after(ctx, &tool)
+        {
             r["observation"] = json!({"url": url, "title": title, "testIds": test_ids.len()});
         }
         results.push(r);

@@ -790,6 +790,38 @@ pub fn network(ctx: &Context, a: Network) -> Result<Value, ToolError> {
     })
 }
 
+/// Whether a tool is a browser action (it may change the page).
+pub fn is_action(tool: &str) -> bool {
+    matches!(
+        tool,
+        "browser_navigate"
+            | "browser_click"
+            | "browser_type"
+            | "browser_press"
+            | "browser_wait_for"
+    )
+}
+
+/// The page's state after an action, read once and kept for whoever asks
+/// next (the knowledge store, then `run_steps`' observation).
+pub fn observe(ctx: &Context) -> Option<(String, String, Vec<String>)> {
+    let state = page_state(ctx);
+    if let Ok(mut last) = ctx.agent().last_page.lock() {
+        *last = state.clone();
+    }
+    state
+}
+
+/// The page's state as last observed after `tool`, or read now.
+pub fn observed_after(ctx: &Context, tool: &str) -> Option<(String, String, Vec<String>)> {
+    if is_action(tool)
+        && let Some(s) = ctx.agent().last_page.lock().ok().and_then(|mut l| l.take())
+    {
+        return Some(s);
+    }
+    page_state(ctx)
+}
+
 /// The live page's state, for the knowledge store (url, title, test ids).
 pub fn page_state(ctx: &Context) -> Option<(String, String, Vec<String>)> {
     let page = page(ctx).ok()?;

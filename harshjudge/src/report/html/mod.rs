@@ -62,16 +62,16 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
                 continue;
             }
             if let Some(view) = model::run_view(&store, &slug, &run)? {
-                write_plain(&target, call("run", &view).as_bytes())?;
+                crate::store::write_file(&target, call("run", &view).as_bytes())?;
                 written += 1;
             }
         }
     }
     prune(&report.join("data/runs"), &keep);
     let overview_js = call("overview", &overview);
-    write_plain(&report.join("data/overview.js"), overview_js.as_bytes())?;
+    crate::store::write_file(&report.join("data/overview.js"), overview_js.as_bytes())?;
     let index = report.join("index.html");
-    write_plain(&index, PAGE.as_bytes())?;
+    crate::store::write_file(&index, PAGE.as_bytes())?;
     Ok(ReportStats {
         index,
         scenarios: overview.scenarios.len(),
@@ -147,11 +147,6 @@ fn call<T: serde::Serialize>(what: &str, v: &T) -> String {
 fn is_fresh(target: &Path, source: &Path) -> bool {
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     matches!((modified(target), modified(source)), (Some(t), Some(s)) if t > s)
-}
-
-/// Temporary file + rename, without fsync: a report can always be regenerated.
-fn write_plain(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    crate::store::write_file(path, bytes)
 }
 
 fn prune(dir: &Path, keep: &HashSet<PathBuf>) {
