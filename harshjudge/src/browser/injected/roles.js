@@ -1,0 +1,1030 @@
+// Roles, accessible names and ARIA states of elements, computed inside the page.
+//
+// Follows WAI-ARIA 1.2, HTML-AAM and accname 1.2 as Chromium implements them:
+// the oracle is Chromium's own accessibility tree (WebDriver "Get Computed Role"
+// and "Get Computed Label"), which tests/aria_roles.rs compares us against for
+// every element of a corpus page. Plain functions with an `hj` prefix: this file
+// is concatenated into the bigger injected script, there is no module system.
+//
+// Two role views:
+// - hjRole(el): exactly what Chromium's "Get Computed Role" answers, including
+//   "none" for nodes Chromium leaves out of its tree (hidden, presentational or
+//   uninteresting, e.g. a plain <span>) and Chromium's internal names for
+//   elements without an ARIA role ("LabelText", "Legend", "LayoutTable"...).
+// - hjAriaRole(el): the ARIA role of the element whether or not it is hidden or
+//   pruned, for get_by_role and ARIA snapshots (a <span> is "generic", a layout
+//   table is "table", a hidden button is still "button").
+
+var HJ_ROLES_VALID = new Set((
+  'alert alertdialog application article banner blockquote button caption cell checkbox code ' +
+  'columnheader combobox comment complementary contentinfo definition deletion dialog directory ' +
+  'document emphasis feed figure form generic grid gridcell group heading img image insertion link ' +
+  'list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox ' +
+  'menuitemradio meter navigation none note option paragraph presentation progressbar radio ' +
+  'radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider ' +
+  'spinbutton status strong subscript suggestion superscript switch tab table tablist tabpanel ' +
+  'term textbox time timer toolbar tooltip tree treegrid treeitem ' +
+  'doc-abstract doc-acknowledgments doc-afterword doc-appendix doc-backlink doc-biblioentry ' +
+  'doc-bibliography doc-biblioref doc-chapter doc-colophon doc-conclusion doc-cover doc-credit ' +
+  'doc-credits doc-dedication doc-endnote doc-endnotes doc-epigraph doc-epilogue doc-errata ' +
+  'doc-example doc-footnote doc-foreword doc-glossary doc-glossref doc-index doc-introduction ' +
+  'doc-noteref doc-notice doc-pagebreak doc-pagefooter doc-pageheader doc-pagelist doc-part ' +
+  'doc-preface doc-prologue doc-pullquote doc-qna doc-subtitle doc-tip doc-toc ' +
+  'graphics-document graphics-object graphics-symbol').split(' '));
+
+// Global ARIA attributes: any of them on a role=none/presentation element makes
+// the presentational role lose (WAI-ARIA 1.2, 9.3 presentational role conflict).
+var HJ_GLOBAL_ARIA = ['aria-atomic', 'aria-busy', 'aria-controls', 'aria-current', 'aria-describedby',
+  'aria-details', 'aria-dropeffect', 'aria-errormessage', 'aria-flowto', 'aria-grabbed',
+  'aria-haspopup', 'aria-invalid', 'aria-keyshortcuts', 'aria-label', 'aria-labelledby',
+  'aria-live', 'aria-owns', 'aria-relevant', 'aria-roledescription'];
+
+// Roles whose own name comes from their content (Chromium's list).
+var HJ_NAME_FROM_CONTENT = new Set(['button', 'cell', 'checkbox', 'columnheader', 'DisclosureTriangle',
+  'gridcell', 'heading', 'LayoutTableCell', 'link', 'option', 'menuitem', 'menuitemcheckbox',
+  'menuitemradio', 'radio', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem', 'term',
+  'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref']);
+
+// Roles that never take nor contribute a name from their content, even as part of
+// an ancestor's name (containers of many objects, and controls that have a value).
+var HJ_NO_CONTENT = new Set(['alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote',
+  'ColorWell', 'combobox', 'complementary', 'contentinfo', 'Date', 'DateTime', 'dialog', 'document',
+  'EmbeddedObject', 'feed', 'figure', 'form', 'grid', 'group', 'Iframe', 'image', 'InputTime',
+  'listbox', 'log', 'main', 'marquee', 'menu', 'menubar', 'meter', 'navigation', 'note',
+  'PluginObject', 'progressbar', 'radiogroup', 'region', 'rowgroup', 'scrollbar', 'search',
+  'searchbox', 'sectionfooter', 'sectionheader', 'separator', 'slider', 'spinbutton', 'status',
+  'table', 'tablist', 'tabpanel', 'textbox', 'timer', 'toolbar', 'tree', 'treegrid', 'Audio', 'Video',
+  'MathMLMath']);
+
+// Roles Chromium always keeps in its tree (when not hidden or presentational).
+var HJ_ALWAYS_INCLUDED = new Set(['Abbr', 'application', 'article', 'Audio', 'banner', 'blockquote',
+  'code', 'complementary', 'deletion', 'contentinfo', 'insertion', 'definition', 'DescriptionList',
+  'group', 'dialog', 'emphasis', 'Figcaption', 'figure', 'sectionfooter', 'sectionheader', 'form',
+  'list', 'listitem', 'main', 'mark', 'math', 'MathMLMath', 'meter', 'navigation', 'PluginObject',
+  'progressbar', 'region', 'Ruby', 'search', 'separator', 'status', 'subscript', 'superscript',
+  'strong', 'term', 'time', 'Video']);
+
+// Roles that take no name from the title attribute (naming is prohibited).
+var HJ_NO_TITLE = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic',
+  'insertion', 'mark', 'none', 'paragraph', 'strong', 'subscript', 'superscript', 'time']);
+
+var HJ_INPUT_TEXT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'search', 'number']);
+
+function hjStyle(el, pseudo) {
+  return el.ownerDocument.defaultView.getComputedStyle(el, pseudo || null);
+}
+
+function hjParent(node) {
+  if (node.assignedSlot) return node.assignedSlot;
+  if (node.parentElement) return node.parentElement;
+  var p = node.parentNode;
+  if (p && p.nodeType === 11 && p.host) return p.host;
+  return null;
+}
+
+function hjTag(el) {
+  return el.localName || '';
+}
+
+function hjAttr(el, name) {
+  var v = el.getAttribute(name);
+  return v === null ? '' : v;
+}
+
+// ---- hidden / excluded -------------------------------------------------------
+
+// Hidden by style, aria-hidden, inert or by not being rendered at all.
+function hjIsAriaHidden(el) {
+  if (!el || !el.isConnected) return true;
+  var tag = hjTag(el);
+  if (tag === 'template' || tag === 'script' || tag === 'style' || tag === 'noscript' ||
+    tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link' || tag === 'datalist')
+    return true;
+  if (tag === 'input' && (el.type || '').toLowerCase() === 'hidden') return true;
+  for (var e = el; e; e = hjParent(e)) {
+    if (e.nodeType !== 1) continue;
+    if (hjAttr(e, 'aria-hidden').trim().toLowerCase() === 'true') return true;
+    if (e.hasAttribute('inert')) return true;
+    var t = hjTag(e);
+    if (t === 'template' || t === 'datalist' || t === 'noscript') return true;
+  }
+  return hjIsStyleHidden(el);
+}
+
+// display:none (self or ancestor) or visibility:hidden/collapse.
+function hjIsStyleHidden(el) {
+  var sel = hjOwnerSelect(el);
+  if (sel) return hjIsStyleHidden(sel);
+  var st = hjStyle(el);
+  if (st.visibility === 'hidden' || st.visibility === 'collapse') return true;
+  for (var e = el; e; e = hjParent(e)) {
+    if (e.nodeType !== 1) continue;
+    var s = e === el ? st : hjStyle(e);
+    if (s.display === 'none') return true;
+    if (hjTag(e) === 'details' && !e.open && e !== el) {
+      // Only the first <summary> of a closed <details> is rendered.
+      var sum = e.querySelector(':scope > summary');
+      var child = el;
+      while (child && hjParent(child) !== e) child = hjParent(child);
+      if (child && child !== sum) return true;
+    }
+  }
+  return false;
+}
+
+function hjOwnerSelect(el) {
+  var t = hjTag(el);
+  if (t !== 'option' && t !== 'optgroup') return null;
+  var p = hjParent(el);
+  if (p && hjTag(p) === 'optgroup') p = hjParent(p);
+  return p && hjTag(p) === 'select' ? p : null;
+}
+
+// ---- focus -------------------------------------------------------------------
+
+function hjIsNativelyDisabled(el) {
+  var t = hjTag(el);
+  if (!['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset'].includes(t)) return false;
+  if (el.hasAttribute('disabled')) return true;
+  if (t === 'option' || t === 'optgroup') {
+    var p = hjParent(el);
+    return !!p && hjTag(p) === 'optgroup' && p.hasAttribute('disabled');
+  }
+  // Inside a disabled fieldset, except within its first legend.
+  for (var e = hjParent(el); e; e = hjParent(e)) {
+    if (hjTag(e) === 'fieldset' && e.hasAttribute('disabled')) {
+      var legend = e.querySelector(':scope > legend');
+      if (!legend || !legend.contains(el)) return true;
+    }
+  }
+  return false;
+}
+
+function hjIsFocusable(el) {
+  var t = hjTag(el);
+  if (hjIsNativelyDisabled(el)) return false;
+  if (el.hasAttribute('tabindex')) return true;
+  if (t === 'a' || t === 'area') return el.hasAttribute('href');
+  if (t === 'input') return el.type !== 'hidden';
+  if (['button', 'select', 'textarea', 'iframe', 'summary'].includes(t)) {
+    if (t === 'summary') {
+      var p = hjParent(el);
+      return !!p && hjTag(p) === 'details' && p.querySelector(':scope > summary') === el;
+    }
+    return true;
+  }
+  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return true;
+  return false;
+}
+
+function hjHasGlobalAria(el) {
+  for (var i = 0; i < HJ_GLOBAL_ARIA.length; i++) if (el.hasAttribute(HJ_GLOBAL_ARIA[i])) return true;
+  return false;
+}
+
+function hjHasAnyAria(el) {
+  for (var i = 0; i < el.attributes.length; i++) {
+    if (el.attributes[i].name.toLowerCase().startsWith('aria-')) return true;
+  }
+  return false;
+}
+
+// ---- roles -------------------------------------------------------------------
+
+// The first valid token of role="...", as Chromium maps it; "" when none.
+function hjExplicitRole(el) {
+  var raw = hjAttr(el, 'role').trim().toLowerCase();
+  if (!raw) return '';
+  var tokens = raw.split(/\s+/);
+  for (var i = 0; i < tokens.length; i++) {
+    var r = tokens[i];
+    if (!HJ_ROLES_VALID.has(r)) continue;
+    // An unnamed form or region is no landmark: try the next token.
+    if ((r === 'form' || r === 'region') && !hjHasAuthorName(el)) continue;
+    if (r === 'img') return 'image';
+    if (r === 'presentation') return 'none';
+    if (r === 'directory') return 'list';
+    return r;
+  }
+  return '';
+}
+
+function hjHasAuthorName(el) {
+  if (hjAttr(el, 'aria-label').trim()) return true;
+  if (hjAttr(el, 'title').trim()) return true;
+  var ids = hjAttr(el, 'aria-labelledby').trim();
+  if (ids) {
+    var list = ids.split(/\s+/);
+    for (var i = 0; i < list.length; i++) if (el.ownerDocument.getElementById(list[i])) return true;
+  }
+  return false;
+}
+
+// role=none/presentation that holds (no focus, no global ARIA attribute).
+function hjIsPresentational(el) {
+  if (hjExplicitRole(el) !== 'none') return false;
+  return !hjIsFocusable(el) && !hjHasGlobalAria(el);
+}
+
+function hjTableOf(el) {
+  for (var e = hjParent(el); e; e = hjParent(e)) {
+    var t = hjTag(e);
+    if (t === 'table') return e;
+    if (t !== 'tbody' && t !== 'thead' && t !== 'tfoot' && t !== 'tr') return null;
+  }
+  return null;
+}
+
+// Chromium's heuristic: a <table> used for data rather than layout.
+function hjIsDataTable(table) {
+  if (table.hasAttribute('role')) return true;
+  if (table.isContentEditable) return true;
+  if (hjAttr(table, 'summary') || table.tHead || table.tFoot || table.caption) return true;
+  if (hjAttr(table, 'rules')) return true;
+  if (table.querySelector(':scope > col, :scope > colgroup')) return true;
+  var rows = table.rows;
+  if (rows.length >= 20) return true;
+  if (rows.length === 0) return false;
+  if (rows.length === 1 && rows[0].cells.length === 1) return false;
+  var tableStyle = hjStyle(table);
+  var spacing = tableStyle.borderSpacing.split(' ').every(function (v) { return parseFloat(v) > 0; });
+  var valid = 0, bordered = 0, bg = 0, top = 0, bottom = 0, left = 0, right = 0;
+  var rowColors = [];
+  for (var r = 0; r < rows.length; r++) {
+    var cells = rows[r].cells;
+    for (var c = 0; c < cells.length; c++) {
+      var cell = cells[c];
+      if (hjTag(cell) === 'th') return true;
+      if (hjAttr(cell, 'headers') || hjAttr(cell, 'abbr') || hjAttr(cell, 'axis') || hjAttr(cell, 'scope'))
+        return true;
+      var cs = hjStyle(cell);
+      if (cs.display === 'none') continue;
+      var box = cell.getBoundingClientRect();
+      if (box.width < 1 || box.height < 1) continue;
+      valid++;
+      if (cs.emptyCells === 'hide') return true;
+      var bt = parseFloat(cs.borderTopWidth) > 0 && cs.borderTopStyle !== 'none';
+      var bb = parseFloat(cs.borderBottomWidth) > 0 && cs.borderBottomStyle !== 'none';
+      var bl = parseFloat(cs.borderLeftWidth) > 0 && cs.borderLeftStyle !== 'none';
+      var br = parseFloat(cs.borderRightWidth) > 0 && cs.borderRightStyle !== 'none';
+      if ((bt && bb) || (bl && br)) bordered++;
+      if (bt) top++;
+      if (bb) bottom++;
+      if (bl) left++;
+      if (br) right++;
+      var color = cs.backgroundColor;
+      if (spacing && color !== tableStyle.backgroundColor && color !== 'rgba(0, 0, 0, 0)') bg++;
+      if (bordered >= 10 || bg >= 10) return true;
+      if (r < 5 && r === rowColors.length) rowColors.push(hjStyle(rows[r]).backgroundColor);
+    }
+  }
+  if (valid <= 1) return false;
+  var need = Math.floor(valid / 2);
+  if (bordered >= need || top >= need || bottom >= need || left >= need || right >= need) return true;
+  if (bg >= need) return true;
+  if (rowColors.length > 2) {
+    for (var k = 1; k < rowColors.length; k++) {
+      if (k % 2 === 1 && rowColors[k] === rowColors[0]) return false;
+      if (k % 2 === 0 && rowColors[k] !== rowColors[0]) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+function hjTableRole(table) {
+  var r = hjRawRole(table);
+  if (r === 'table' || r === 'grid' || r === 'treegrid' || r === 'LayoutTable') return r;
+  return '';
+}
+
+// A <th>: row or column header, from scope or from its neighbours (Chromium).
+function hjHeaderCellRole(th) {
+  var scope = hjAttr(th, 'scope').toLowerCase();
+  if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+  if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+  var isTh = function (n) { return !!n && hjTag(n) === 'th'; };
+  var isTd = function (n) { return !!n && hjTag(n) === 'td' && n.hasChildNodes(); };
+  var next = th.nextElementSibling, prev = th.previousElementSibling;
+  if (!next && !prev) return 'columnheader';
+  if (isTh(next) && isTh(prev)) return 'columnheader';
+  if (isTd(next) || isTd(prev)) return 'rowheader';
+  var row = th.parentElement;
+  if (!row || hjTag(row) !== 'tr') return 'columnheader';
+  var first = row.firstElementChild, last = row.lastElementChild;
+  if (isTd(first) || isTd(last)) return 'rowheader';
+  if (isTd(first && first.nextElementSibling) || isTd(last && last.previousElementSibling)) return 'rowheader';
+  return 'columnheader';
+}
+
+// Landmark header/footer/aside unless inside sectioning content or main.
+function hjInSectioning(el, forAside) {
+  for (var e = hjParent(el); e; e = hjParent(e)) {
+    var r = hjRawRole(e);
+    var t = hjTag(e);
+    if (r === 'article' || r === 'complementary' || r === 'navigation' || t === 'section' || r === 'region')
+      return true;
+    if (!forAside && r === 'main') return true;
+  }
+  return false;
+}
+
+function hjListIsPresentational(li) {
+  var p = hjParent(li);
+  if (!p) return false;
+  var t = hjTag(p);
+  if (t !== 'ul' && t !== 'ol' && t !== 'menu') return false;
+  return hjIsPresentational(p);
+}
+
+// Explicit roles that mean nothing outside their container (Chromium makes
+// them generic there).
+var HJ_REQUIRED_CONTEXT = {
+  option: ['listbox', 'group'],
+  treeitem: ['tree', 'group'],
+  listitem: ['list', 'group']
+};
+
+// The role of the nearest ancestor that is not generic or presentational.
+function hjContextRole(el) {
+  for (var e = hjParent(el); e; e = hjParent(e)) {
+    var r = hjRawRole(e);
+    if (r !== 'generic' && r !== 'none') return r;
+  }
+  return '';
+}
+
+// The role Chromium computes for the element, before any pruning of hidden or
+// uninteresting nodes (so a <span> is "generic", a hidden button "button").
+function hjRawRole(el) {
+  if (!el || el.nodeType !== 1) return '';
+  var explicit = hjExplicitRole(el);
+  if (explicit && explicit !== 'none') {
+    var context = HJ_REQUIRED_CONTEXT[explicit];
+    if (context && hjNativeRole(el) !== explicit && !context.includes(hjContextRole(el))) return 'generic';
+    return explicit;
+  }
+  if (explicit === 'none' && hjIsPresentational(el)) return 'none';
+  return hjNativeRole(el);
+}
+
+function hjNativeRole(el) {
+  var t = hjTag(el);
+  var ns = el.namespaceURI;
+  if (ns === 'http://www.w3.org/2000/svg') {
+    if (t === 'svg') return 'image';
+    if (t === 'g' || t === 'foreignObject') return 'group';
+    if (t === 'a') return el.hasAttribute('href') ? 'link' : 'group';
+    return 'generic';
+  }
+  if (ns === 'http://www.w3.org/1998/Math/MathML') return t === 'math' ? 'MathMLMath' : 'generic';
+  switch (t) {
+    case 'a': return el.hasAttribute('href') ? 'link' : 'generic';
+    case 'area': return el.hasAttribute('href') ? 'link' : 'generic';
+    case 'img': return 'image';
+    case 'button': return 'button';
+    case 'details': return 'group';
+    case 'summary': {
+      var p = hjParent(el);
+      return p && hjTag(p) === 'details' ? 'DisclosureTriangle' : 'generic';
+    }
+    case 'table': return hjIsDataTable(el) ? 'table' : 'LayoutTable';
+    case 'tr': {
+      var table = hjTableOf(el);
+      var tr = table ? hjTableRole(table) : '';
+      if (!tr) return 'generic';
+      return tr === 'LayoutTable' ? 'LayoutTableRow' : 'row';
+    }
+    case 'td': case 'th': {
+      var row = hjParent(el);
+      var rr = row && hjTag(row) === 'tr' ? hjRawRole(row) : '';
+      if (rr !== 'row' && rr !== 'LayoutTableRow') return 'generic';
+      if (!hjTableOf(row) || !hjTableRole(hjTableOf(row))) return 'generic';
+      if (rr === 'LayoutTableRow') return 'LayoutTableCell';
+      if (t === 'td') return 'cell';
+      return hjHeaderCellRole(el);
+    }
+    case 'thead': case 'tbody': case 'tfoot': {
+      var tb = hjParent(el);
+      var role = tb && hjTag(tb) === 'table' ? hjTableRole(tb) : '';
+      return role && role !== 'LayoutTable' ? 'rowgroup' : 'generic';
+    }
+    case 'input': {
+      var type = (el.type || 'text').toLowerCase();
+      if (el.list && type !== 'color') return 'combobox';
+      switch (type) {
+        case 'button': case 'reset': case 'submit': case 'image': case 'file': return 'button';
+        case 'checkbox': return 'checkbox';
+        case 'radio': return 'radio';
+        case 'date': return 'Date';
+        case 'datetime-local': case 'month': case 'week': return 'DateTime';
+        case 'time': return 'InputTime';
+        case 'number': return 'spinbutton';
+        case 'range': return 'slider';
+        case 'search': return 'searchbox';
+        case 'color': return 'ColorWell';
+        case 'hidden': return 'none';
+        default: return 'textbox';
+      }
+    }
+    case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    case 'option': return 'option';
+    case 'optgroup': return 'group';
+    case 'textarea': return 'textbox';
+    case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+    case 'ul': case 'ol': case 'menu': return 'list';
+    case 'li': return hjListIsPresentational(el) ? 'none' : 'listitem';
+    case 'meter': return 'meter';
+    case 'progress': return 'progressbar';
+    case 'output': return 'status';
+    case 'p': return 'paragraph';
+    case 'label': return 'LabelText';
+    case 'legend': return 'Legend';
+    case 'ruby': return 'Ruby';
+    case 'dl': return 'DescriptionList';
+    case 'audio': return 'Audio';
+    case 'video': return 'Video';
+    case 'dd': return 'definition';
+    case 'dfn': case 'dt': return 'term';
+    case 'rp': case 'rt': return 'RubyAnnotation';
+    case 'form': return 'form';
+    case 'abbr': return 'Abbr';
+    case 'article': return 'article';
+    case 'code': return 'code';
+    case 'em': return 'emphasis';
+    case 'strong': return 'strong';
+    case 'search': return 'search';
+    case 'del': case 's': return 'deletion';
+    case 'ins': return 'insertion';
+    case 'sub': return 'subscript';
+    case 'sup': return 'superscript';
+    case 'main': return 'main';
+    case 'mark': return 'mark';
+    case 'nav': return 'navigation';
+    case 'aside':
+      return hjInSectioning(el, true) && !hjHasAuthorName(el) ? 'generic' : 'complementary';
+    case 'section': return hjHasAuthorName(el) ? 'region' : 'generic';
+    case 'address': case 'hgroup': case 'fieldset': return 'group';
+    case 'dialog': return 'dialog';
+    case 'html': return 'generic';
+    case 'iframe': case 'frame': case 'fencedframe': return 'Iframe';
+    case 'header': return hjInSectioning(el, false) ? 'sectionheader' : 'banner';
+    case 'footer': return hjInSectioning(el, false) ? 'sectionfooter' : 'contentinfo';
+    case 'blockquote': return 'blockquote';
+    case 'caption': return 'caption';
+    case 'figcaption': return 'Figcaption';
+    case 'figure': return 'figure';
+    case 'time': return 'time';
+    case 'embed': return 'EmbeddedObject';
+    case 'object': return 'PluginObject';
+    case 'hr': return 'separator';
+    case 'br': return 'LineBreak';
+    case 'canvas': return 'Canvas';
+  }
+  // Minimum role of an otherwise generic element that is a popup trigger,
+  // autofocused or draggable.
+  if (!el.hasAttribute('role') && (el.hasAttribute('aria-haspopup') || el.hasAttribute('autofocus') ||
+    hjAttr(el, 'draggable') === 'true'))
+    return 'group';
+  return 'generic';
+}
+
+// Is the element in Chromium's accessibility tree (not hidden, not pruned)?
+function hjIsIncluded(el, role) {
+  if (hjIsAriaHidden(el)) return false;
+  var t = hjTag(el);
+  if (role === 'none') return false;
+  if (t === 'html' || t === 'body') return false;
+  if (el.namespaceURI === 'http://www.w3.org/2000/svg') {
+    if (t === 'svg' && el.firstElementChild) return true;
+    if (el.querySelector(':scope > title, :scope > desc')) return true;
+  }
+  if (['table', 'LayoutTable', 'grid', 'treegrid', 'row', 'LayoutTableRow', 'cell', 'LayoutTableCell',
+    'gridcell', 'columnheader', 'rowheader'].includes(role)) return true;
+  if (t === 'thead' || t === 'tfoot') return true;
+  if (t !== 'body' && hjIsFocusable(el)) return true;
+  if (role === 'link' || role === 'heading') return true;
+  if (el.hasAttribute('onclick')) return true;
+  if (t === 'header' || t === 'footer') return true;
+  if (hjIsControlRole(role) || t === 'optgroup') return true;
+  if (hjExplicitRole(el)) return true;
+  if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return true;
+  if (t === 'legend') return true;
+  if (HJ_ALWAYS_INCLUDED.has(role) || t === 'hgroup' || t === 'section') return true;
+  if (hjHasAnyAria(el) || hjAttr(el, 'title')) return true;
+  if (t === 'img') return !el.hasAttribute('alt') || hjAttr(el, 'alt') !== '';
+  // A label that names a checkbox or radio button is redundant.
+  if (t === 'label' && el.control && hjTag(el.control) === 'input' &&
+    (el.control.type === 'checkbox' || el.control.type === 'radio')) return false;
+  if (el.id || (t === 'a' && el.hasAttribute('name'))) return true;
+  if (t === 'span') return false;
+  if (t === 'label') return true;
+  // Default behaviour: rendered blocks that directly hold inline content, frames,
+  // line breaks, positioned and scrolling boxes; the rest is pruned.
+  var st = hjStyle(el);
+  if (st.display === 'contents') return false;
+  if (t === 'iframe' || t === 'object' || t === 'br') return true;
+  if (st.position !== 'static') return true;
+  if ((st.overflowX === 'auto' || st.overflowX === 'scroll' || st.overflowY === 'auto' ||
+    st.overflowY === 'scroll') && (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth))
+    return true;
+  return hjIsBlockWithInlineChildren(el, st);
+}
+
+function hjIsControlRole(role) {
+  return ['button', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider',
+    'spinbutton', 'switch', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab',
+    'treeitem', 'Date', 'DateTime', 'InputTime', 'ColorWell', 'scrollbar', 'DisclosureTriangle',
+    'menu', 'menubar', 'tree', 'treegrid', 'grid', 'tablist', 'radiogroup', 'toolbar'].includes(role);
+}
+
+function hjIsInlineDisplay(display) {
+  return display === 'inline' || display.startsWith('inline-') || display === 'ruby' ||
+    display === 'contents';
+}
+
+function hjIsBlockWithInlineChildren(el, st) {
+  var d = st.display;
+  if (!(d === 'block' || d === 'inline-block' || d === 'list-item' || d === 'flow-root' ||
+    d === 'table-cell' || d === 'table-caption')) return false;
+  var any = false;
+  for (var n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 3) {
+      if (/[^ \t\n\r\f]/.test(n.data)) any = true;
+      continue;
+    }
+    if (n.nodeType !== 1) continue;
+    var cs = hjStyle(n);
+    if (cs.display === 'none') continue;
+    if (cs.position === 'absolute' || cs.position === 'fixed') { any = true; continue; }
+    if (cs.float !== 'none') { any = true; continue; }
+    if (!hjIsInlineDisplay(cs.display)) return false;
+    any = true;
+  }
+  if (!any) {
+    var before = hjStyle(el, '::before').content, after = hjStyle(el, '::after').content;
+    any = (before && before !== 'none' && before !== 'normal') || (after && after !== 'none' && after !== 'normal');
+  }
+  return any;
+}
+
+// The role Chromium's "Get Computed Role" reports.
+function hjRole(el) {
+  if (!el || el.nodeType !== 1) return null;
+  var role = hjRawRole(el);
+  return hjIsIncluded(el, role) ? role : 'none';
+}
+
+// The ARIA role for locators and snapshots, regardless of visibility.
+function hjAriaRole(el) {
+  var r = hjRawRole(el);
+  switch (r) {
+    case 'LayoutTable': return 'table';
+    case 'LayoutTableRow': return 'row';
+    case 'LayoutTableCell': return 'cell';
+    case 'DisclosureTriangle': return 'button';
+    case 'Date': case 'DateTime': case 'InputTime': case 'ColorWell': return 'textbox';
+    case 'sectionheader': case 'sectionfooter': return 'generic';
+    case 'LineBreak': case 'RubyAnnotation': return null;
+    case '': return null;
+  }
+  if (/^[A-Z]/.test(r)) return 'generic';
+  return r;
+}
+
+// ---- accessible names --------------------------------------------------------
+
+function hjCollapse(s) {
+  return s.replace(/[ \t\n\r\f\u00a0]+/g, ' ').trim();
+}
+
+// Text of CSS ::before/::after content (strings and alt text; no images).
+function hjPseudoText(el, which) {
+  var st = hjStyle(el, which);
+  var c = st.content;
+  if (!c || c === 'none' || c === 'normal') return '';
+  if (st.display === 'none') return '';
+  var slash = c.lastIndexOf(' / ');
+  var alt = null;
+  if (slash >= 0 && /^\s*"/.test(c.slice(slash + 3))) {
+    alt = c.slice(slash + 3);
+    c = c.slice(0, slash);
+  }
+  var out = '';
+  var src = alt !== null ? alt : c;
+  var re = /"((?:[^"\\]|\\.)*)"/g;
+  var m;
+  while ((m = re.exec(src))) out += m[1].replace(/\\(.)/g, '$1');
+  if (!hjIsInlineDisplay(st.display) && out) out = ' ' + out + ' ';
+  // CSS alt text stands apart from the element's own content.
+  else if (alt !== null && out && el.firstChild) out = which === '::before' ? out + ' ' : ' ' + out;
+  return out;
+}
+
+function hjIdRefs(el, attr) {
+  var v = hjAttr(el, attr).trim();
+  if (!v) return [];
+  var root = el.getRootNode();
+  var out = [];
+  v.split(/\s+/).forEach(function (id) {
+    var e = root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id);
+    if (e) out.push(e);
+  });
+  return out;
+}
+
+function hjIsTextField(el) {
+  var t = hjTag(el);
+  if (t === 'textarea') return true;
+  if (t !== 'input') return false;
+  return HJ_INPUT_TEXT_TYPES.has((el.getAttribute('type') || '').toLowerCase()) ||
+    !['button', 'submit', 'reset', 'image', 'file', 'checkbox', 'radio', 'range', 'color', 'hidden',
+      'date', 'datetime-local', 'month', 'week', 'time'].includes((el.type || '').toLowerCase());
+}
+
+// The value an embedded control contributes to an ancestor's name.
+function hjEmbeddedValue(el, role) {
+  var t = hjTag(el);
+  if (role === 'textbox' || role === 'searchbox') {
+    if (t === 'input' || t === 'textarea') return el.value;
+    return el.textContent || '';
+  }
+  if (role === 'combobox' || role === 'listbox') {
+    if (t === 'select') {
+      var sel = Array.from(el.selectedOptions || []);
+      return sel.map(function (o) { return hjCollapse(o.label || o.text); }).join(' ');
+    }
+    if (t === 'input') return el.value;
+    var opts = el.querySelectorAll('[role=option][aria-selected=true]');
+    return Array.from(opts).map(function (o) { return hjNameOf(o, { recursive: true, visited: new Set() }); }).join(' ');
+  }
+  if (['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar'].includes(role)) {
+    if (el.hasAttribute('aria-valuetext')) return hjAttr(el, 'aria-valuetext');
+    if (el.hasAttribute('aria-valuenow')) return hjAttr(el, 'aria-valuenow');
+    if (t === 'input') return el.value;
+    return '';
+  }
+  return null;
+}
+
+// The accessible name, as Chromium's "Get Computed Label" reports it: "" for
+// nodes out of the tree. opts.includeHidden computes it even for hidden ones.
+function hjAccessibleName(el, opts) {
+  if (!el || el.nodeType !== 1) return '';
+  var includeHidden = !!(opts && opts.includeHidden);
+  var role = hjRawRole(el);
+  if (!includeHidden && !hjIsIncluded(el, role)) return '';
+  if (role === 'LineBreak') return '\n';
+  return hjCollapse(hjNameOf(el, { recursive: false, visited: new Set(), hiddenOk: includeHidden }));
+}
+
+function hjNameOf(el, ctx) {
+  if (ctx.visited.has(el)) return '';
+  var role = hjRawRole(el);
+  var t = hjTag(el);
+  // Hidden nodes count only inside a labelledby traversal of a hidden node.
+  if (!ctx.hiddenOk && hjIsAriaHidden(el)) return '';
+
+  // aria-labelledby (not followed again from inside a labelledby traversal).
+  if (!ctx.inLabelledBy) {
+    var refs = hjIdRefs(el, 'aria-labelledby');
+    if (refs.length) {
+      var parts = refs.map(function (r) {
+        return hjNameOf(r, {
+          recursive: true, inLabelledBy: true, visited: ctx.visited,
+          hiddenOk: ctx.hiddenOk || hjIsAriaHidden(r), self: r
+        });
+      });
+      var joined = hjCollapse(parts.join(' '));
+      if (joined) return joined;
+    }
+  }
+
+  // An embedded control contributes its value.
+  if (ctx.recursive && el !== ctx.label) {
+    var v = hjEmbeddedValue(el, role);
+    if (v !== null) return v;
+  }
+
+  var label = hjAttr(el, 'aria-label');
+  if (label.trim()) return label;
+
+  var native = hjNativeName(el, t, role, ctx);
+  if (native !== null && native !== '') return native;
+
+  var fromContent = HJ_NAME_FROM_CONTENT.has(role) || ctx.inLabelledBy ||
+    (role === 'row' && hjRowInGrid(el)) ||
+    (ctx.recursive && !HJ_NO_CONTENT.has(role));
+  if (t === 'option' && (el.hasAttribute('label'))) fromContent = false;
+  if (fromContent) {
+    ctx.visited.add(el);
+    var text = hjContentText(el, ctx);
+    ctx.visited.delete(el);
+    if (hjCollapse(text)) return text;
+  }
+  if (native === '') return '';
+  // The tooltip, unless the role prohibits a name or it repeats the text.
+  var title = hjCollapse(hjAttr(el, 'title'));
+  if (title && !HJ_NO_TITLE.has(role) && title !== hjCollapse(el.textContent || '')) return title;
+  if (hjIsTextField(el) && hjAttr(el, 'placeholder').trim()) return hjAttr(el, 'placeholder');
+  if (hjAttr(el, 'aria-placeholder').trim() && (role === 'textbox' || role === 'searchbox'))
+    return hjAttr(el, 'aria-placeholder');
+  return '';
+}
+
+// Chromium names rows from their content only inside a grid or treegrid.
+function hjRowInGrid(row) {
+  for (var e = hjParent(row); e; e = hjParent(e)) {
+    var r = hjRawRole(e);
+    if (r === 'grid' || r === 'treegrid') return true;
+    if (r !== 'generic' && r !== 'none' && r !== 'group' && r !== 'rowgroup') return false;
+  }
+  return false;
+}
+
+// Names from host language features: labels, alt, value, legend, caption...
+// Returns null when the element has none, "" when it has an empty one that
+// must not fall back (alt="").
+function hjNativeName(el, t, role, ctx) {
+  if (el.namespaceURI === 'http://www.w3.org/2000/svg') {
+    var title = el.querySelector(':scope > title');
+    return title ? title.textContent : null;
+  }
+  var labelable = ['button', 'input', 'meter', 'output', 'progress', 'select', 'textarea'].includes(t);
+  if (t === 'input') {
+    var type = (el.type || '').toLowerCase();
+    if (type === 'image') {
+      var lab = hjLabelsText(el, ctx);
+      if (lab) return lab;
+      if (hjAttr(el, 'alt').trim()) return hjAttr(el, 'alt');
+      if (hjAttr(el, 'value').trim()) return hjAttr(el, 'value');
+      if (hjAttr(el, 'title').trim()) return hjAttr(el, 'title');
+      return 'Submit';
+    }
+    if (type === 'button' || type === 'submit' || type === 'reset') {
+      var l2 = hjLabelsText(el, ctx);
+      if (l2) return l2;
+      if (el.hasAttribute('value')) return hjAttr(el, 'value');
+      if (type === 'submit') return 'Submit';
+      if (type === 'reset') return 'Reset';
+      return null;
+    }
+  }
+  if (labelable) {
+    var l3 = hjLabelsText(el, ctx);
+    if (l3) return l3;
+    if (t === 'input' && (el.type || '').toLowerCase() === 'file' && !hjAttr(el, 'title').trim())
+      return el.multiple ? 'Choose Files' : 'Choose File';
+    return null;
+  }
+  if (t === 'img' || t === 'area') {
+    if (el.hasAttribute('alt')) {
+      return hjAttr(el, 'alt');
+    }
+    return null;
+  }
+  if (t === 'fieldset') {
+    var legend = el.querySelector(':scope > legend');
+    if (legend && !hjIsAriaHidden(legend)) {
+      var lt = hjCollapse(hjContentText(legend, { recursive: true, visited: ctx.visited, hiddenOk: ctx.hiddenOk }));
+      if (lt) return lt;
+    }
+    return null;
+  }
+  if (t === 'table') {
+    var cap = el.caption;
+    if (cap && !hjIsAriaHidden(cap)) {
+      var ct = hjCollapse(hjContentText(cap, { recursive: true, visited: ctx.visited, hiddenOk: ctx.hiddenOk }));
+      if (ct) return ct;
+    }
+    if (hjAttr(el, 'summary').trim()) return hjAttr(el, 'summary');
+    return null;
+  }
+  if (t === 'optgroup') return hjAttr(el, 'label').trim() ? hjAttr(el, 'label') : null;
+  if (t === 'option' && el.hasAttribute('label')) return hjAttr(el, 'label');
+  return null;
+}
+
+function hjLabelsText(el, ctx) {
+  var labels = el.labels ? Array.from(el.labels) : [];
+  var parts = [];
+  labels.forEach(function (l) {
+    if (!ctx.hiddenOk && hjIsAriaHidden(l)) return;
+    var s = hjCollapse(hjNameOf(l, {
+      recursive: true, inLabelledBy: ctx.inLabelledBy, visited: ctx.visited,
+      hiddenOk: ctx.hiddenOk, label: el, labelFor: el
+    }));
+    if (s) parts.push(s);
+  });
+  return parts.join(' ');
+}
+
+// Name from content: ::before, children (text, and each child's own name), ::after.
+function hjContentText(el, ctx) {
+  var out = hjPseudoText(el, '::before');
+  var kids = [];
+  if (el.shadowRoot) {
+    for (var c = el.shadowRoot.firstChild; c; c = c.nextSibling) kids.push(c);
+  } else if (hjTag(el) === 'slot') {
+    var assigned = el.assignedNodes();
+    kids = assigned.length ? assigned : Array.from(el.childNodes);
+  } else {
+    for (var k = el.firstChild; k; k = k.nextSibling) kids.push(k);
+  }
+  kids.forEach(function (n) {
+    if (n.nodeType === 3) { out += n.data; return; }
+    if (n.nodeType !== 1) return;
+    if (ctx.labelFor && n === ctx.labelFor) return;
+    if (!ctx.hiddenOk && hjIsAriaHidden(n)) return;
+    var part = hjNameOf(n, {
+      recursive: true, inLabelledBy: ctx.inLabelledBy, visited: ctx.visited,
+      hiddenOk: ctx.hiddenOk, labelFor: ctx.labelFor, label: ctx.label
+    });
+    var d = hjStyle(n).display;
+    if (d !== 'inline' || hjTag(n) === 'br') out += ' ' + part + ' ';
+    else out += part;
+  });
+  out += hjPseudoText(el, '::after');
+  return out;
+}
+
+// ---- states ------------------------------------------------------------------
+
+function hjAriaLevel(el) {
+  var role = hjAriaRole(el);
+  var t = hjTag(el);
+  var lvl = parseInt(hjAttr(el, 'aria-level'), 10);
+  if (role === 'heading') {
+    if (lvl >= 1) return lvl;
+    var m = /^h([1-6])$/.exec(t);
+    return m && hjExplicitRole(el) === '' ? Number(m[1]) : 2;
+  }
+  if (['listitem', 'treeitem', 'row', 'comment'].includes(role) && lvl >= 1) return lvl;
+  return 0;
+}
+
+// true, false or "mixed"; null when the role has no checked state.
+function hjAriaChecked(el) {
+  var role = hjAriaRole(el);
+  var t = hjTag(el);
+  if (t === 'input' && (el.type === 'checkbox' || el.type === 'radio') && !hjExplicitRole(el)) {
+    if (el.type === 'checkbox' && el.indeterminate) return 'mixed';
+    return el.checked;
+  }
+  if (!['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem'].includes(role))
+    return null;
+  if (t === 'input' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
+  var v = hjAttr(el, 'aria-checked').toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'mixed' && role !== 'radio' && role !== 'menuitemradio' && role !== 'switch') return 'mixed';
+  return false;
+}
+
+function hjAriaDisabled(el) {
+  if (hjIsNativelyDisabled(el)) return true;
+  for (var e = el; e; e = hjParent(e)) {
+    if (e.nodeType === 1 && hjAttr(e, 'aria-disabled').toLowerCase() === 'true') return true;
+  }
+  return false;
+}
+
+// true/false when the element has an expanded state, else null.
+function hjAriaExpanded(el) {
+  if (hjTag(el) === 'summary') {
+    var p = hjParent(el);
+    if (p && hjTag(p) === 'details') return p.open;
+  }
+  var v = hjAttr(el, 'aria-expanded').toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return null;
+}
+
+// true, false or "mixed" for toggle buttons, else null.
+function hjAriaPressed(el) {
+  if (hjAriaRole(el) !== 'button') return null;
+  var v = hjAttr(el, 'aria-pressed').toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'mixed') return 'mixed';
+  if (v === 'false') return false;
+  return null;
+}
+
+// true/false for roles with a selected state, else null.
+function hjAriaSelected(el) {
+  var role = hjAriaRole(el);
+  if (hjTag(el) === 'option' && !hjExplicitRole(el)) return el.selected;
+  if (!['gridcell', 'option', 'row', 'tab', 'columnheader', 'rowheader', 'treeitem'].includes(role)) return null;
+  return hjAttr(el, 'aria-selected').toLowerCase() === 'true';
+}
+
+// ---- ARIA snapshot -----------------------------------------------------------
+
+function hjYamlString(s) {
+  return JSON.stringify(s);
+}
+
+// A YAML outline of the accessibility tree under root, like Playwright's
+// ariaSnapshot: "- button \"Save\"", "- heading \"Title\" [level=1]", children
+// indented under "- role \"name\":".
+function hjAriaSnapshot(root) {
+  root = root || document.body;
+  var lines = [];
+  var SKIP = new Set(['generic', 'none', 'paragraph', null]);
+
+  function states(el, role) {
+    var out = [];
+    var checked = hjAriaChecked(el);
+    if (checked === 'mixed') out.push('checked=mixed');
+    else if (checked === true) out.push('checked');
+    if (hjAriaDisabled(el) && (hjIsControlRole(role) || role === 'link')) out.push('disabled');
+    var expanded = hjAriaExpanded(el);
+    if (expanded === true) out.push('expanded');
+    var level = hjAriaLevel(el);
+    if (level) out.push('level=' + level);
+    var pressed = hjAriaPressed(el);
+    if (pressed === 'mixed') out.push('pressed=mixed');
+    else if (pressed === true) out.push('pressed');
+    if (hjAriaSelected(el) === true) out.push('selected');
+    return out.length ? ' [' + out.join('] [') + ']' : '';
+  }
+
+  // Returns a list of entries: {text} or {role, name, extra, value, children}.
+  function visit(node) {
+    if (node.nodeType === 3) {
+      var s = hjCollapse(node.data);
+      return s ? [{ text: s }] : [];
+    }
+    if (node.nodeType !== 1 && node.nodeType !== 11) return [];
+    if (node.nodeType === 1 && hjIsAriaHidden(node)) return [];
+    var kids = [];
+    if (node.nodeType === 1) {
+      var before = hjCollapse(hjPseudoText(node, '::before'));
+      if (before) kids.push({ text: before });
+    }
+    var children = node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
+    if (node.nodeType === 1 && hjTag(node) === 'slot' && node.assignedNodes().length)
+      children = node.assignedNodes();
+    for (var i = 0; i < children.length; i++) kids = kids.concat(visit(children[i]));
+    if (node.nodeType === 1) {
+      var after = hjCollapse(hjPseudoText(node, '::after'));
+      if (after) kids.push({ text: after });
+    }
+    if (node.nodeType !== 1) return kids;
+    var role = hjAriaRole(node);
+    if (SKIP.has(role) || ['LabelText', 'Legend', 'Figcaption', 'caption', 'DescriptionList',
+      'Abbr', 'emphasis', 'strong', 'code', 'mark', 'time', 'subscript', 'superscript',
+      'deletion', 'insertion', 'definition', 'term', 'Ruby', 'generic'].includes(role) ||
+      /^[A-Z]/.test(role)) {
+      // Pruned: keep its children in place, merging adjacent text.
+      return kids;
+    }
+    var name = hjAccessibleName(node, { includeHidden: true });
+    var entry = { role: role, name: name, extra: states(node, role), children: [] };
+    if (['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider'].includes(role)) {
+      var v = hjEmbeddedValue(node, role);
+      if (v) entry.value = v;
+    } else {
+      // Merge text runs; drop a lone text child equal to the name.
+      var merged = [];
+      kids.forEach(function (k) {
+        var last = merged[merged.length - 1];
+        if (k.text !== undefined && last && last.text !== undefined) last.text += ' ' + k.text;
+        else merged.push(k);
+      });
+      if (merged.length === 1 && merged[0].text !== undefined) {
+        if (merged[0].text !== name) entry.value = merged[0].text;
+      } else {
+        entry.children = merged;
+      }
+    }
+    return [entry];
+  }
+
+  function emit(entries, indent) {
+    var merged = [];
+    entries.forEach(function (k) {
+      var last = merged[merged.length - 1];
+      if (k.text !== undefined && last && last.text !== undefined) last.text += ' ' + k.text;
+      else merged.push(k);
+    });
+    merged.forEach(function (e) {
+      if (e.text !== undefined) {
+        lines.push(indent + '- text: ' + hjYamlString(e.text));
+        return;
+      }
+      var head = indent + '- ' + e.role + (e.name ? ' ' + hjYamlString(e.name) : '') + e.extra;
+      if (e.children.length) {
+        lines.push(head + ':');
+        emit(e.children, indent + '  ');
+      } else if (e.value !== undefined) {
+        lines.push(head + ': ' + hjYamlString(e.value));
+      } else {
+        lines.push(head);
+      }
+    });
+  }
+
+  emit(visit(root), '');
+  return lines.join('\n');
+}
