@@ -95,6 +95,10 @@ function hjAttr(el, name) {
 
 // Hidden by style, aria-hidden, inert or by not being rendered at all.
 function hjIsAriaHidden(el) {
+  return hjIsExcluded(el, false);
+}
+
+function hjIsExcluded(el, ignoreVisibility) {
   if (!el || !el.isConnected) return true;
   var tag = hjTag(el);
   if (tag === 'template' || tag === 'script' || tag === 'style' || tag === 'noscript' ||
@@ -108,15 +112,25 @@ function hjIsAriaHidden(el) {
     var t = hjTag(e);
     if (t === 'template' || t === 'datalist' || t === 'noscript') return true;
   }
-  return hjIsStyleHidden(el);
+  return hjIsStyleHidden(el, ignoreVisibility);
+}
+
+function hjIsInvisible(el) {
+  var v = hjStyle(el).visibility;
+  return v === 'hidden' || v === 'collapse';
+}
+
+// Hidden for a reason other than visibility (which descendants can override).
+function hjIsAriaHiddenIgnoringVisibility(el) {
+  return hjIsExcluded(el, true);
 }
 
 // display:none (self or ancestor) or visibility:hidden/collapse.
-function hjIsStyleHidden(el) {
+function hjIsStyleHidden(el, ignoreVisibility) {
   var sel = hjOwnerSelect(el);
-  if (sel) return hjIsStyleHidden(sel);
+  if (sel) return hjIsStyleHidden(sel, ignoreVisibility);
   var st = hjStyle(el);
-  if (st.visibility === 'hidden' || st.visibility === 'collapse') return true;
+  if (!ignoreVisibility && (st.visibility === 'hidden' || st.visibility === 'collapse')) return true;
   for (var e = el; e; e = hjParent(e)) {
     if (e.nodeType !== 1) continue;
     var s = e === el ? st : hjStyle(e);
@@ -361,7 +375,8 @@ function hjRawRole(el) {
   var explicit = hjExplicitRole(el);
   if (explicit && explicit !== 'none') {
     var context = HJ_REQUIRED_CONTEXT[explicit];
-    if (context && hjNativeRole(el) !== explicit && !context.includes(hjContextRole(el))) return 'generic';
+    var native = { listitem: 'li', option: 'option' }[explicit];
+    if (context && hjTag(el) !== native && !context.includes(hjContextRole(el))) return 'generic';
     return explicit;
   }
   if (explicit === 'none' && hjIsPresentational(el)) return 'none';
@@ -515,7 +530,8 @@ function hjIsIncluded(el, role) {
   if (t === 'img') return !el.hasAttribute('alt') || hjAttr(el, 'alt') !== '';
   // A label that names a checkbox or radio button is redundant.
   if (t === 'label' && el.control && hjTag(el.control) === 'input' &&
-    (el.control.type === 'checkbox' || el.control.type === 'radio')) return false;
+    (el.control.type === 'checkbox' || el.control.type === 'radio') &&
+    !hjAttr(el.control, 'aria-label').trim() && !hjIdRefs(el.control, 'aria-labelledby').length) return false;
   if (el.id || (t === 'a' && el.hasAttribute('name'))) return true;
   if (t === 'span') return false;
   if (t === 'label') return true;
@@ -831,11 +847,16 @@ function hjContentText(el, ctx) {
   } else {
     for (var k = el.firstChild; k; k = k.nextSibling) kids.push(k);
   }
+  var invisible = !ctx.hiddenOk && hjIsInvisible(el);
   kids.forEach(function (n) {
-    if (n.nodeType === 3) { out += n.data; return; }
+    if (n.nodeType === 3) { if (!invisible) out += n.data; return; }
     if (n.nodeType !== 1) return;
     if (ctx.labelFor && n === ctx.labelFor) return;
-    if (!ctx.hiddenOk && hjIsAriaHidden(n)) return;
+    if (!ctx.hiddenOk && hjIsAriaHidden(n)) {
+      // A visibility:hidden element may still hold visible descendants.
+      if (hjIsInvisible(n) && !hjIsAriaHiddenIgnoringVisibility(n)) out += hjContentText(n, ctx);
+      return;
+    }
     var part = hjNameOf(n, {
       recursive: true, inLabelledBy: ctx.inLabelledBy, visited: ctx.visited,
       hiddenOk: ctx.hiddenOk, labelFor: ctx.labelFor, label: ctx.label
