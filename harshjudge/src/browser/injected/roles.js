@@ -380,6 +380,9 @@ function hjRawRole(el) {
     return explicit;
   }
   if (explicit === 'none' && hjIsPresentational(el)) return 'none';
+  // An image with alt="" is decorative, unless something else makes it matter.
+  if (hjTag(el) === 'img' && el.getAttribute('alt') === '' && !hjAttr(el, 'title') && !hjHasAnyAria(el) &&
+    !hjIsFocusable(el)) return 'none';
   return hjNativeRole(el);
 }
 
