@@ -70,8 +70,31 @@ var HJ_NO_TITLE = new Set(['caption', 'code', 'definition', 'deletion', 'emphasi
 
 var HJ_INPUT_TEXT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'search', 'number']);
 
+// Results computed during one synchronous run of the script are reused (a
+// page with thousands of elements asks the same ancestors again and again);
+// the cache is dropped at the next microtask, before the page can change.
+var hjCacheMaps = null;
+
+function hjMemo(kind, key, compute) {
+  if (!hjCacheMaps) {
+    hjCacheMaps = new Map();
+    queueMicrotask(function () { hjCacheMaps = null; });
+  }
+  var map = hjCacheMaps.get(kind);
+  if (!map) {
+    map = new Map();
+    hjCacheMaps.set(kind, map);
+  }
+  if (map.has(key)) return map.get(key);
+  var value = compute();
+  map.set(key, value);
+  return value;
+}
+
 function hjStyle(el, pseudo) {
-  return el.ownerDocument.defaultView.getComputedStyle(el, pseudo || null);
+  return hjMemo(pseudo || 'style', el, function () {
+    return el.ownerDocument.defaultView.getComputedStyle(el, pseudo || null);
+  });
 }
 
 function hjParent(node) {
@@ -99,7 +122,14 @@ function hjIsAriaHidden(el) {
 }
 
 function hjIsExcluded(el, ignoreVisibility) {
-  if (!el || !el.isConnected) return true;
+  if (!el) return true;
+  return hjMemo(ignoreVisibility ? 'excludedIgnoringVisibility' : 'excluded', el, function () {
+    return hjComputeExcluded(el, ignoreVisibility);
+  });
+}
+
+function hjComputeExcluded(el, ignoreVisibility) {
+  if (!el.isConnected) return true;
   var tag = hjTag(el);
   if (tag === 'template' || tag === 'script' || tag === 'style' || tag === 'noscript' ||
     tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link' || tag === 'datalist')
@@ -175,6 +205,10 @@ function hjIsNativelyDisabled(el) {
 }
 
 function hjIsFocusable(el) {
+  return hjMemo('focusable', el, function () { return hjComputeFocusable(el); });
+}
+
+function hjComputeFocusable(el) {
   var t = hjTag(el);
   if (hjIsNativelyDisabled(el)) return false;
   if (el.hasAttribute('tabindex')) return true;
@@ -251,6 +285,10 @@ function hjTableOf(el) {
 
 // Chromium's heuristic: a <table> used for data rather than layout.
 function hjIsDataTable(table) {
+  return hjMemo('dataTable', table, function () { return hjComputeIsDataTable(table); });
+}
+
+function hjComputeIsDataTable(table) {
   if (table.hasAttribute('role')) return true;
   if (table.isContentEditable) return true;
   if (hjAttr(table, 'summary') || table.tHead || table.tFoot || table.caption) return true;
@@ -372,6 +410,10 @@ function hjContextRole(el) {
 // uninteresting nodes (so a <span> is "generic", a hidden button "button").
 function hjRawRole(el) {
   if (!el || el.nodeType !== 1) return '';
+  return hjMemo('role', el, function () { return hjComputeRawRole(el); });
+}
+
+function hjComputeRawRole(el) {
   var explicit = hjExplicitRole(el);
   if (explicit && explicit !== 'none') {
     var context = HJ_REQUIRED_CONTEXT[explicit];
@@ -509,6 +551,10 @@ function hjNativeRole(el) {
 
 // Is the element in Chromium's accessibility tree (not hidden, not pruned)?
 function hjIsIncluded(el, role) {
+  return hjMemo('included', el, function () { return hjComputeIncluded(el, role); });
+}
+
+function hjComputeIncluded(el, role) {
   if (hjIsAriaHidden(el)) return false;
   var t = hjTag(el);
   if (role === 'none') return false;
@@ -691,6 +737,12 @@ function hjEmbeddedValue(el, role) {
 function hjAccessibleName(el, opts) {
   if (!el || el.nodeType !== 1) return '';
   var includeHidden = !!(opts && opts.includeHidden);
+  return hjMemo(includeHidden ? 'nameIncludingHidden' : 'name', el, function () {
+    return hjComputeAccessibleName(el, includeHidden);
+  });
+}
+
+function hjComputeAccessibleName(el, includeHidden) {
   var role = hjRawRole(el);
   if (!includeHidden && !hjIsIncluded(el, role)) return '';
   if (role === 'LineBreak') return '\n';
