@@ -659,8 +659,31 @@ function hjAriaRole(el) {
 
 // ---- accessible names --------------------------------------------------------
 
+// Names are built like rendered text: HJ_BOX stands for inline content that
+// takes room on the line but adds no text (an image with alt="", an
+// aria-hidden icon), HJ_BREAK for the edge of a block. hjCollapse turns them
+// into what Chromium reports: white space collapsed, block edges become one
+// space, and white space at the start or end of the line dropped, so the space
+// after a decorative icon stays (" Profile" for <img alt=""> Profile).
+var HJ_BOX = '\u0001';
+var HJ_BREAK = '\u0002';
+
 function hjCollapse(s) {
-  return s.replace(/[ \t\n\r\f\u00a0]+/g, ' ').trim();
+  s = s.replace(/[ \t\n\r\f\u00a0]+/g, ' ');
+  s = s.replace(/ ?\u0002[\u0002 ]*/g, HJ_BREAK);
+  s = s.replace(/^[ \u0002]+|[ \u0002]+$/g, '');
+  s = s.replace(/\u0002/g, ' ').replace(/\u0001/g, '');
+  return s.replace(/  +/g, ' ');
+}
+
+var HJ_REPLACED = new Set(['img', 'svg', 'input', 'select', 'textarea', 'button', 'video', 'audio',
+  'canvas', 'iframe', 'object', 'embed', 'meter', 'progress']);
+
+// Does the element put something on the line (even if it adds no text)?
+function hjTakesRoom(el) {
+  var d = hjStyle(el).display;
+  if (d === 'none') return false;
+  return HJ_REPLACED.has(hjTag(el)) || d.startsWith('inline-') || /[^ \t\n\r\f]/.test(el.textContent || '');
 }
 
 // Text of CSS ::before/::after content (strings and alt text; no images).
@@ -680,7 +703,7 @@ function hjPseudoText(el, which) {
   var re = /"((?:[^"\\]|\\.)*)"/g;
   var m;
   while ((m = re.exec(src))) out += m[1].replace(/\\(.)/g, '$1');
-  if (!hjIsInlineDisplay(st.display) && out) out = ' ' + out + ' ';
+  if (!hjIsInlineDisplay(st.display) && out) out = HJ_BREAK + out + HJ_BREAK;
   // CSS alt text stands apart from the element's own content.
   else if (alt !== null && out && el.firstChild) out = which === '::before' ? out + ' ' : ' ' + out;
   return out;
@@ -766,8 +789,8 @@ function hjNameOf(el, ctx) {
           hiddenOk: ctx.hiddenOk || hjIsAriaHidden(r), self: r
         });
       });
-      var joined = hjCollapse(parts.join(' '));
-      if (joined) return joined;
+      var joined = parts.join(' ');
+      if (hjCollapse(joined)) return joined;
     }
   }
 
@@ -904,12 +927,17 @@ function hjContentText(el, ctx) {
   }
   var invisible = !ctx.hiddenOk && hjIsInvisible(el);
   kids.forEach(function (n) {
-    if (n.nodeType === 3) { if (!invisible) out += n.data; return; }
+    if (n.nodeType === 3) {
+      if (!invisible) out += n.data;
+      else if (/[^ \t\n\r\f]/.test(n.data)) out += HJ_BOX;
+      return;
+    }
     if (n.nodeType !== 1) return;
     if (ctx.labelFor && n === ctx.labelFor) return;
     if (!ctx.hiddenOk && hjIsAriaHidden(n)) {
       // A visibility:hidden element may still hold visible descendants.
       if (hjIsInvisible(n) && !hjIsAriaHiddenIgnoringVisibility(n)) out += hjContentText(n, ctx);
+      else if (hjTakesRoom(n)) out += hjIsInlineDisplay(hjStyle(n).display) ? HJ_BOX : HJ_BREAK;
       return;
     }
     var part = hjNameOf(n, {
@@ -917,7 +945,9 @@ function hjContentText(el, ctx) {
       hiddenOk: ctx.hiddenOk, labelFor: ctx.labelFor, label: ctx.label
     });
     var d = hjStyle(n).display;
-    if (d !== 'inline' || hjTag(n) === 'br') out += ' ' + part + ' ';
+    if (hjTag(n) === 'br' || (d !== 'inline' && !(hjIsInlineDisplay(d) && !part)))
+      out += HJ_BREAK + part + HJ_BREAK;
+    else if (!part && hjTakesRoom(n)) out += HJ_BOX;
     else out += part;
   });
   out += hjPseudoText(el, '::after');
