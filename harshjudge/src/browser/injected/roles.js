@@ -669,7 +669,7 @@ var HJ_BOX = '\u0001';
 var HJ_BREAK = '\u0002';
 
 function hjCollapse(s) {
-  s = s.replace(/[ \t\n\r\f\u00a0]+/g, ' ');
+  s = s.replace(/[ \t\n\r\f]+/g, ' ');
   s = s.replace(/ ?\u0002[\u0002 ]*/g, HJ_BREAK);
   s = s.replace(/^[ \u0002]+|[ \u0002]+$/g, '');
   s = s.replace(/\u0002/g, ' ').replace(/\u0001/g, '');
@@ -678,6 +678,39 @@ function hjCollapse(s) {
 
 var HJ_REPLACED = new Set(['img', 'svg', 'input', 'select', 'textarea', 'button', 'video', 'audio',
   'canvas', 'iframe', 'object', 'embed', 'meter', 'progress']);
+
+// The text of a text node as rendered: with its CSS text-transform applied.
+function hjRenderedText(node) {
+  var parent = node.parentElement;
+  var transform = parent ? hjStyle(parent).textTransform : 'none';
+  var text = node.data;
+  if (transform === 'uppercase') return text.toUpperCase();
+  if (transform === 'lowercase') return text.toLowerCase();
+  if (transform !== 'capitalize') return text;
+  // A word starts after a character that is not a letter, digit, ' or _,
+  // looking back into the text before this node (as layout does).
+  var prev = hjPreviousChar(node);
+  var out = '';
+  for (var i = 0; i < text.length; i++) {
+    var ch = text[i];
+    out += /[\p{L}\p{N}'_]/u.test(prev) ? ch : ch.toUpperCase();
+    prev = ch;
+  }
+  return out;
+}
+
+function hjPreviousChar(node) {
+  // Look back no further than the block that holds the text.
+  var root = node.parentElement;
+  while (root && root.parentElement && hjStyle(root).display === 'inline') root = root.parentElement;
+  if (!root) return ' ';
+  var walker = node.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  walker.currentNode = node;
+  for (var p = walker.previousNode(); p; p = walker.previousNode()) {
+    if (p.data.length) return p.data[p.data.length - 1];
+  }
+  return ' ';
+}
 
 // Does the element put something on the line (even if it adds no text)?
 function hjTakesRoom(el) {
@@ -928,7 +961,7 @@ function hjContentText(el, ctx) {
   var invisible = !ctx.hiddenOk && hjIsInvisible(el);
   kids.forEach(function (n) {
     if (n.nodeType === 3) {
-      if (!invisible) out += n.data;
+      if (!invisible) out += hjRenderedText(n);
       else if (/[^ \t\n\r\f]/.test(n.data)) out += HJ_BOX;
       return;
     }
