@@ -359,6 +359,7 @@ fn states_and_aria_snapshot() {
         r#"var getters = { role: hjAriaRole, level: hjAriaLevel, checked: hjAriaChecked,
              disabled: hjAriaDisabled, expanded: hjAriaExpanded, pressed: hjAriaPressed,
              selected: hjAriaSelected, hidden: hjIsAriaHidden,
+             roleIs: function (e, want) { return hjRoleIs(e, want) ? want : 'not ' + want; },
              name: function (e) { return hjAccessibleName(e, { includeHidden: true }); } };
            var out = [], checked = 0;
            document.querySelectorAll('[data-expect]').forEach(function (e) {
@@ -366,7 +367,7 @@ fn states_and_aria_snapshot() {
                pair = pair.trim();
                if (!pair) return;
                var k = pair.slice(0, pair.indexOf('=')), want = pair.slice(pair.indexOf('=') + 1);
-               var got = getters[k](e);
+               var got = getters[k](e, want);
                checked++;
                if (String(got) !== want)
                  out.push(k + ': want ' + want + ', got ' + String(got) + ' on ' + e.outerHTML.slice(0, 100));
@@ -410,6 +411,7 @@ fn states_and_aria_snapshot() {
   - link "All"
   - link "Active" [disabled]
 - button "Clear completed"
+- button "Save"
 - button "Menu" [expanded]
 - button "Bold" [pressed]
 - combobox "Size": "Large"

@@ -651,10 +651,20 @@ function hjAriaRole(el) {
     case 'Date': case 'DateTime': case 'InputTime': case 'ColorWell': return 'textbox';
     case 'sectionheader': case 'sectionfooter': return 'generic';
     case 'LineBreak': case 'RubyAnnotation': return null;
+    case 'image': return 'img';
     case '': return null;
   }
   if (/^[A-Z]/.test(r)) return 'generic';
   return r;
+}
+
+// Does the element have this ARIA role? Synonyms match each other
+// (img/image, none/presentation, list/directory).
+function hjRoleIs(el, role) {
+  var want = String(role).toLowerCase();
+  var synonyms = { image: 'img', presentation: 'none', directory: 'list' };
+  want = synonyms[want] || want;
+  return hjAriaRole(el) === want;
 }
 
 // ---- accessible names --------------------------------------------------------
@@ -1118,7 +1128,7 @@ function hjAriaSnapshot(root) {
       // Pruned: keep its children in place, merging adjacent text.
       return kids;
     }
-    var name = hjAccessibleName(node, { includeHidden: true });
+    var name = hjCollapse(hjNameOf(node, { recursive: false, visited: new Set() }));
     var entry = { role: role, name: name, extra: states(node, role), children: [] };
     if (['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider'].includes(role)) {
       var v = hjEmbeddedValue(node, role);
