@@ -414,6 +414,8 @@ fn states_and_aria_snapshot() {
 - combobox "Size": "Large"
 - heading "Deep" [level=4]
 - text: "Plain text"
+- text: "OneTwo three"
+- text: "Next block"
 - tablist:
   - tab "One" [selected]
   - tab "Two""#;

@@ -1098,35 +1098,44 @@ function hjAriaSnapshot(root) {
     return out.length ? ' [' + out.join('] [') + ']' : '';
   }
 
+  // Adjacent text runs join as rendered (raw text concatenated); a pruned
+  // block (a <p>, a <div>) keeps its text apart from its neighbours.
+  function mergeText(entries) {
+    var out = [];
+    entries.forEach(function (k) {
+      var last = out[out.length - 1];
+      if (k.text !== undefined && !k.sealed && last && last.text !== undefined && !last.sealed)
+        last.text += k.text;
+      else out.push(k.text !== undefined ? { text: k.text, sealed: k.sealed } : k);
+    });
+    return out.filter(function (k) { return k.text === undefined || hjCollapse(k.text); });
+  }
+
   // Returns a list of entries: {text} or {role, name, extra, value, children}.
   function visit(node) {
     if (node.nodeType === 3) {
-      var s = hjCollapse(node.data);
-      return s ? [{ text: s }] : [];
+      return /[^ \t\n\r\f]/.test(node.data) ? [{ text: hjRenderedText(node) }] : [{ text: ' ' }];
     }
     if (node.nodeType !== 1 && node.nodeType !== 11) return [];
     if (node.nodeType === 1 && hjIsAriaHidden(node)) return [];
     var kids = [];
-    if (node.nodeType === 1) {
-      var before = hjCollapse(hjPseudoText(node, '::before'));
-      if (before) kids.push({ text: before });
-    }
+    if (node.nodeType === 1) kids.push({ text: hjPseudoText(node, '::before') });
     var children = node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
     if (node.nodeType === 1 && hjTag(node) === 'slot' && node.assignedNodes().length)
       children = node.assignedNodes();
     for (var i = 0; i < children.length; i++) kids = kids.concat(visit(children[i]));
-    if (node.nodeType === 1) {
-      var after = hjCollapse(hjPseudoText(node, '::after'));
-      if (after) kids.push({ text: after });
-    }
-    if (node.nodeType !== 1) return kids;
+    if (node.nodeType === 1) kids.push({ text: hjPseudoText(node, '::after') });
+    if (node.nodeType !== 1) return mergeText(kids);
     var role = hjAriaRole(node);
     if (SKIP.has(role) || ['LabelText', 'Legend', 'Figcaption', 'caption', 'DescriptionList',
       'Abbr', 'emphasis', 'strong', 'code', 'mark', 'time', 'subscript', 'superscript',
       'deletion', 'insertion', 'definition', 'term', 'Ruby', 'generic'].includes(role) ||
       /^[A-Z]/.test(role)) {
-      // Pruned: keep its children in place, merging adjacent text.
-      return kids;
+      // Pruned: its children take its place.
+      if (hjIsInlineDisplay(hjStyle(node).display)) return kids;
+      var block = mergeText(kids);
+      block.forEach(function (k) { if (k.text !== undefined) k.sealed = true; });
+      return block;
     }
     var name = hjCollapse(hjNameOf(node, { recursive: false, visited: new Set() }));
     var entry = { role: role, name: name, extra: states(node, role), children: [] };
@@ -1134,15 +1143,11 @@ function hjAriaSnapshot(root) {
       var v = hjEmbeddedValue(node, role);
       if (v) entry.value = v;
     } else {
-      // Merge text runs; drop a lone text child equal to the name.
-      var merged = [];
-      kids.forEach(function (k) {
-        var last = merged[merged.length - 1];
-        if (k.text !== undefined && last && last.text !== undefined) last.text += ' ' + k.text;
-        else merged.push(k);
-      });
+      // A lone text child equal to the name says nothing more.
+      var merged = mergeText(kids);
       if (merged.length === 1 && merged[0].text !== undefined) {
-        if (merged[0].text !== name) entry.value = merged[0].text;
+        var text = hjCollapse(merged[0].text);
+        if (text !== name) entry.value = text;
       } else {
         entry.children = merged;
       }
@@ -1151,15 +1156,9 @@ function hjAriaSnapshot(root) {
   }
 
   function emit(entries, indent) {
-    var merged = [];
-    entries.forEach(function (k) {
-      var last = merged[merged.length - 1];
-      if (k.text !== undefined && last && last.text !== undefined) last.text += ' ' + k.text;
-      else merged.push(k);
-    });
-    merged.forEach(function (e) {
+    mergeText(entries).forEach(function (e) {
       if (e.text !== undefined) {
-        lines.push(indent + '- text: ' + hjYamlString(e.text));
+        lines.push(indent + '- text: ' + hjYamlString(hjCollapse(e.text)));
         return;
       }
       var head = indent + '- ' + e.role + (e.name ? ' ' + hjYamlString(e.name) : '') + e.extra;
