@@ -41,7 +41,7 @@ var HJ_GLOBAL_ARIA = ['aria-atomic', 'aria-busy', 'aria-controls', 'aria-current
 
 // Roles whose own name comes from their content (Chromium's list).
 var HJ_NAME_FROM_CONTENT = new Set(['button', 'cell', 'checkbox', 'columnheader', 'DisclosureTriangle',
-  'gridcell', 'heading', 'LayoutTableCell', 'link', 'option', 'menuitem', 'menuitemcheckbox',
+  'DisclosureTriangleGrouped', 'gridcell', 'heading', 'LayoutTableCell', 'link', 'math', 'option', 'menuitem', 'menuitemcheckbox',
   'menuitemradio', 'radio', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem', 'term',
   'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref']);
 
@@ -55,6 +55,18 @@ var HJ_NO_CONTENT = new Set(['alert', 'alertdialog', 'application', 'article', '
   'searchbox', 'sectionfooter', 'sectionheader', 'separator', 'slider', 'spinbutton', 'status',
   'table', 'tablist', 'tabpanel', 'textbox', 'timer', 'toolbar', 'tree', 'treegrid', 'Audio', 'Video',
   'MathMLMath']);
+
+// MathML elements and Chromium's roles for them.
+var HJ_MATHML = {
+  math: 'MathMLMath', mfrac: 'MathMLFraction', mi: 'MathMLIdentifier', mmultiscripts: 'MathMLMultiscripts',
+  mn: 'MathMLNumber', mo: 'MathMLOperator', mover: 'MathMLOver', munder: 'MathMLUnder',
+  munderover: 'MathMLUnderOver', mroot: 'MathMLRoot', mrow: 'MathMLRow', 'annotation-xml': 'MathMLRow',
+  maction: 'MathMLRow', merror: 'MathMLRow', mpadded: 'MathMLRow', mphantom: 'MathMLRow',
+  mstyle: 'MathMLRow', semantics: 'MathMLRow', mprescripts: 'MathMLPrescriptDelimiter',
+  none: 'MathMLNoneScript', msqrt: 'MathMLSquareRoot', ms: 'MathMLStringLiteral', msub: 'MathMLSub',
+  msubsup: 'MathMLSubSup', msup: 'MathMLSup', mtable: 'MathMLTable', mtd: 'MathMLTableCell',
+  mtr: 'MathMLTableRow', mtext: 'MathMLText', annotation: 'MathMLText'
+};
 
 // Roles Chromium always keeps in its tree (when not hidden or presentational).
 var HJ_ALWAYS_INCLUDED = new Set(['Abbr', 'application', 'article', 'Audio', 'banner', 'blockquote',
@@ -165,6 +177,8 @@ function hjIsStyleHidden(el, ignoreVisibility) {
     if (e.nodeType !== 1) continue;
     var s = e === el ? st : hjStyle(e);
     if (s.display === 'none') return true;
+    // The contents of a content-visibility:hidden box are skipped (not the box).
+    if (e !== el && s.contentVisibility === 'hidden') return true;
     if (hjTag(e) === 'details' && !e.open && e !== el) {
       // Only the first <summary> of a closed <details> is rendered.
       var sum = e.querySelector(':scope > summary');
@@ -428,16 +442,23 @@ function hjComputeRawRole(el) {
   return hjNativeRole(el);
 }
 
+// Does an <svg> hold something accessible of its own (text, links, named or
+// role-bearing parts)? Then Chromium keeps it as a document, else an image.
+function hjSvgHasContent(svg) {
+  return !!svg.querySelector('text, a[href], foreignObject, [role], [aria-label], [aria-labelledby], ' +
+    ':not(svg) > title, :not(svg) > desc');
+}
+
 function hjNativeRole(el) {
   var t = hjTag(el);
   var ns = el.namespaceURI;
   if (ns === 'http://www.w3.org/2000/svg') {
-    if (t === 'svg') return 'image';
+    if (t === 'svg') return hjSvgHasContent(el) ? 'SvgRoot' : 'image';
     if (t === 'g' || t === 'foreignObject') return 'group';
     if (t === 'a') return el.hasAttribute('href') ? 'link' : 'group';
     return 'generic';
   }
-  if (ns === 'http://www.w3.org/1998/Math/MathML') return t === 'math' ? 'MathMLMath' : 'generic';
+  if (ns === 'http://www.w3.org/1998/Math/MathML') return HJ_MATHML[t] || 'generic';
   switch (t) {
     case 'a': return el.hasAttribute('href') ? 'link' : 'generic';
     case 'area': return el.hasAttribute('href') ? 'link' : 'generic';
@@ -446,7 +467,8 @@ function hjNativeRole(el) {
     case 'details': return 'group';
     case 'summary': {
       var p = hjParent(el);
-      return p && hjTag(p) === 'details' ? 'DisclosureTriangle' : 'generic';
+      if (!p || hjTag(p) !== 'details') return 'generic';
+      return p.getAttribute('name') ? 'DisclosureTriangleGrouped' : 'DisclosureTriangle';
     }
     case 'table': return hjIsDataTable(el) ? 'table' : 'LayoutTable';
     case 'tr': {
@@ -487,7 +509,12 @@ function hjNativeRole(el) {
         default: return 'textbox';
       }
     }
-    case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    case 'select': {
+      // An explicit size="1" keeps even a multiple select a drop-down.
+      var size = parseInt(hjAttr(el, 'size'), 10);
+      if (size > 1) return 'listbox';
+      return el.multiple && size !== 1 ? 'listbox' : 'combobox';
+    }
     case 'option': return 'option';
     case 'optgroup': return 'group';
     case 'textarea': return 'textbox';
@@ -562,6 +589,9 @@ function hjComputeIncluded(el, role) {
   if (el.namespaceURI === 'http://www.w3.org/2000/svg') {
     if (t === 'svg' && el.firstElementChild) return true;
     if (el.querySelector(':scope > title, :scope > desc')) return true;
+    // Other SVG parts only when something makes them matter.
+    return t !== 'svg' && (hjExplicitRole(el) !== '' || hjHasAnyAria(el) || hjIsFocusable(el) ||
+      role === 'link' || (t === 'text' && /[^ \t\n\r\f]/.test(el.textContent || '')));
   }
   if (['table', 'LayoutTable', 'grid', 'treegrid', 'row', 'LayoutTableRow', 'cell', 'LayoutTableCell',
     'gridcell', 'columnheader', 'rowheader'].includes(role)) return true;
@@ -575,6 +605,7 @@ function hjComputeIncluded(el, role) {
   if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return true;
   if (t === 'legend') return true;
   if (HJ_ALWAYS_INCLUDED.has(role) || t === 'hgroup' || t === 'section') return true;
+  if (role.startsWith('MathML')) return true;
   if (hjHasAnyAria(el) || hjAttr(el, 'title')) return true;
   if (t === 'img') return !el.hasAttribute('alt') || hjAttr(el, 'alt') !== '';
   // A label that names a checkbox or radio button is redundant.
@@ -600,6 +631,7 @@ function hjIsControlRole(role) {
   return ['button', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider',
     'spinbutton', 'switch', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab',
     'treeitem', 'Date', 'DateTime', 'InputTime', 'ColorWell', 'scrollbar', 'DisclosureTriangle',
+    'DisclosureTriangleGrouped',
     'menu', 'menubar', 'tree', 'treegrid', 'grid', 'tablist', 'radiogroup', 'toolbar'].includes(role);
 }
 
@@ -610,6 +642,7 @@ function hjIsInlineDisplay(display) {
 
 function hjIsBlockWithInlineChildren(el, st) {
   var d = st.display;
+  if (st.contentVisibility === 'hidden') return false;
   if (!(d === 'block' || d === 'inline-block' || d === 'list-item' || d === 'flow-root' ||
     d === 'table-cell' || d === 'table-caption')) return false;
   var any = false;
@@ -647,10 +680,11 @@ function hjAriaRole(el) {
     case 'LayoutTable': return 'table';
     case 'LayoutTableRow': return 'row';
     case 'LayoutTableCell': return 'cell';
-    case 'DisclosureTriangle': return 'button';
+    case 'DisclosureTriangle': case 'DisclosureTriangleGrouped': return 'button';
     case 'Date': case 'DateTime': case 'InputTime': case 'ColorWell': return 'textbox';
     case 'sectionheader': case 'sectionfooter': return 'generic';
     case 'LineBreak': case 'RubyAnnotation': return null;
+    case 'SvgRoot': return 'img';
     case 'image': return 'img';
     case '': return null;
   }
@@ -678,8 +712,19 @@ function hjRoleIs(el, role) {
 var HJ_BOX = '\u0001';
 var HJ_BREAK = '\u0002';
 
-function hjCollapse(s) {
+// The final form of a name: white space collapsed and block edges resolved,
+// but (as in Chromium) a leading or trailing space that layout kept stays.
+function hjFinalName(s) {
   s = s.replace(/[ \t\n\r\f]+/g, ' ');
+  s = s.replace(/ ?\u0002[\u0002 ]*/g, HJ_BREAK);
+  s = s.replace(/^\u0002+|\u0002+$/g, '');
+  s = s.replace(/\u0002/g, ' ').replace(/\u0001/g, '');
+  return s.replace(/  +/g, ' ');
+}
+
+// White space collapsed and trimmed (labels, options, snapshot text).
+function hjCollapse(s) {
+  s = s.replace(/\u0001/g, '').replace(/[ \t\n\r\f]+/g, ' ');
   s = s.replace(/ ?\u0002[\u0002 ]*/g, HJ_BREAK);
   s = s.replace(/^[ \u0002]+|[ \u0002]+$/g, '');
   s = s.replace(/\u0002/g, ' ').replace(/\u0001/g, '');
@@ -689,11 +734,104 @@ function hjCollapse(s) {
 var HJ_REPLACED = new Set(['img', 'svg', 'input', 'select', 'textarea', 'button', 'video', 'audio',
   'canvas', 'iframe', 'object', 'embed', 'meter', 'progress']);
 
+// The children of an element in the flat tree (shadow root, slotted nodes).
+function hjFlatChildren(el) {
+  if (el.shadowRoot) return Array.from(el.shadowRoot.childNodes);
+  if (hjTag(el) === 'slot') {
+    var assigned = el.assignedNodes();
+    return assigned.length ? assigned : Array.from(el.childNodes);
+  }
+  return Array.from(el.childNodes);
+}
+
+// The element whose inline formatting context holds the text node: the
+// nearest ancestor that is not display:inline (or contents).
+function hjLineRoot(node) {
+  var e = hjParent(node);
+  while (e && hjParent(e)) {
+    var d = hjStyle(e).display;
+    if (d !== 'inline' && d !== 'contents') return e;
+    e = hjParent(e);
+  }
+  return e;
+}
+
+// The text node's characters as layout keeps them: CSS white-space collapsing
+// across the whole line box (a space after a space is dropped, as are spaces
+// at the start and end of a line), as Chromium's accessible names do.
+function hjLayoutText(node) {
+  var root = hjLineRoot(node);
+  if (!root) return node.data;
+  var map = hjMemo('lineText', root, function () { return hjCollapseLine(root); });
+  var text = map.get(node);
+  return text === undefined ? node.data : text;
+}
+
+function hjCollapseLine(root) {
+  var items = [];
+  (function walk(el) {
+    var before = hjPseudoText(el, '::before');
+    if (before) items.push({ text: before });
+    hjFlatChildren(el).forEach(function (n) {
+      if (n.nodeType === 3) {
+        var ws = n.parentElement ? hjStyle(n.parentElement).whiteSpace : 'normal';
+        items.push({ node: n, text: n.data, pre: /^(pre|pre-wrap|break-spaces)$/.test(ws) });
+        return;
+      }
+      if (n.nodeType !== 1) return;
+      var d = hjStyle(n).display;
+      if (d === 'none') return;
+      if (hjTag(n) === 'br') items.push({ brk: true });
+      else if ((d === 'inline' || d === 'contents') && !HJ_REPLACED.has(hjTag(n))) walk(n);
+      else if (hjIsInlineDisplay(d)) items.push({ atom: true });
+      else items.push({ brk: true });
+    });
+    var after = hjPseudoText(el, '::after');
+    if (after) items.push({ text: after });
+  })(root);
+  var map = new Map();
+  var prevSpace = true;
+  var spaceOwner = null;
+  var out = [];
+  function dropTrailingSpace() {
+    if (spaceOwner !== null) out[spaceOwner] = out[spaceOwner].slice(0, -1);
+    spaceOwner = null;
+  }
+  items.forEach(function (it, i) {
+    out.push('');
+    if (it.brk) { dropTrailingSpace(); prevSpace = true; return; }
+    if (it.atom) { spaceOwner = null; prevSpace = false; return; }
+    if (it.pre) {
+      out[i] = it.text;
+      if (it.text) { spaceOwner = null; prevSpace = /[ \t\n]$/.test(it.text); }
+      return;
+    }
+    var s = '';
+    for (var k = 0; k < it.text.length; k++) {
+      var ch = it.text[k];
+      if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\f') {
+        if (prevSpace) continue;
+        s += ' ';
+        prevSpace = true;
+        spaceOwner = i;
+      } else {
+        s += ch;
+        prevSpace = false;
+        spaceOwner = null;
+      }
+    }
+    out[i] = s;
+  });
+  dropTrailingSpace();
+  items.forEach(function (it, i) { if (it.node) map.set(it.node, out[i]); });
+  return map;
+}
+
 // The text of a text node as rendered: with its CSS text-transform applied.
 function hjRenderedText(node) {
   var parent = node.parentElement;
   var transform = parent ? hjStyle(parent).textTransform : 'none';
-  var text = node.data;
+  var text = hjLayoutText(node);
   if (transform === 'uppercase') return text.toUpperCase();
   if (transform === 'lowercase') return text.toLowerCase();
   if (transform !== 'capitalize') return text;
@@ -812,7 +950,7 @@ function hjComputeAccessibleName(el, includeHidden) {
   var role = hjRawRole(el);
   if (!includeHidden && !hjIsIncluded(el, role)) return '';
   if (role === 'LineBreak') return '\n';
-  return hjCollapse(hjNameOf(el, { recursive: false, visited: new Set(), hiddenOk: includeHidden }));
+  return hjFinalName(hjNameOf(el, { recursive: false, visited: new Set(), hiddenOk: includeHidden }));
 }
 
 function hjNameOf(el, ctx) {
@@ -839,8 +977,9 @@ function hjNameOf(el, ctx) {
 
   // An embedded control contributes its value.
   if (ctx.recursive && el !== ctx.label) {
+    // An embedded control's value stands apart from the text around it.
     var v = hjEmbeddedValue(el, role);
-    if (v !== null) return v;
+    if (v !== null) return HJ_BREAK + v + HJ_BREAK;
   }
 
   var label = hjAttr(el, 'aria-label');
@@ -861,8 +1000,9 @@ function hjNameOf(el, ctx) {
   }
   if (native === '') return '';
   // The tooltip, unless the role prohibits a name or it repeats the text.
-  var title = hjCollapse(hjAttr(el, 'title'));
-  if (title && !HJ_NO_TITLE.has(role) && title !== hjCollapse(el.textContent || '')) return title;
+  var title = hjAttr(el, 'title');
+  if (hjCollapse(title) && !HJ_NO_TITLE.has(role) && hjCollapse(title) !== hjCollapse(el.textContent || ''))
+    return title;
   if (hjIsTextField(el) && hjAttr(el, 'placeholder').trim()) return hjAttr(el, 'placeholder');
   if (hjAttr(el, 'aria-placeholder').trim() && (role === 'textbox' || role === 'searchbox'))
     return hjAttr(el, 'aria-placeholder');
