@@ -147,14 +147,28 @@ function hjComputeExcluded(el, ignoreVisibility) {
     tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link' || tag === 'datalist')
     return true;
   if (tag === 'input' && (el.type || '').toLowerCase() === 'hidden') return true;
-  for (var e = el; e; e = hjParent(e)) {
-    if (e.nodeType !== 1) continue;
-    if (hjAttr(e, 'aria-hidden').trim().toLowerCase() === 'true') return true;
-    if (e.hasAttribute('inert')) return true;
-    var t = hjTag(e);
+  // Options are not rendered themselves: their select decides.
+  var sel = hjOwnerSelect(el);
+  if (sel) return hjIsExcluded(sel, ignoreVisibility);
+  if (hjIsCutOff(el)) return true;
+  return !ignoreVisibility && hjIsInvisible(el);
+}
+
+// Hidden together with its whole subtree: aria-hidden, inert, display:none,
+// never rendered, or skipped content (content-visibility, closed <details>).
+function hjIsCutOff(el) {
+  return hjMemo('cutOff', el, function () {
+    if (hjAttr(el, 'aria-hidden').trim().toLowerCase() === 'true' || el.hasAttribute('inert')) return true;
+    var t = hjTag(el);
     if (t === 'template' || t === 'datalist' || t === 'noscript') return true;
-  }
-  return hjIsStyleHidden(el, ignoreVisibility);
+    if (hjStyle(el).display === 'none') return true;
+    var p = hjParent(el);
+    if (!p || p.nodeType !== 1) return false;
+    if (hjStyle(p).contentVisibility === 'hidden') return true;
+    // Only the first <summary> of a closed <details> is rendered.
+    if (hjTag(p) === 'details' && !p.open && p.querySelector(':scope > summary') !== el) return true;
+    return hjIsCutOff(p);
+  });
 }
 
 function hjIsInvisible(el) {
@@ -165,29 +179,6 @@ function hjIsInvisible(el) {
 // Hidden for a reason other than visibility (which descendants can override).
 function hjIsAriaHiddenIgnoringVisibility(el) {
   return hjIsExcluded(el, true);
-}
-
-// display:none (self or ancestor) or visibility:hidden/collapse.
-function hjIsStyleHidden(el, ignoreVisibility) {
-  var sel = hjOwnerSelect(el);
-  if (sel) return hjIsStyleHidden(sel, ignoreVisibility);
-  var st = hjStyle(el);
-  if (!ignoreVisibility && (st.visibility === 'hidden' || st.visibility === 'collapse')) return true;
-  for (var e = el; e; e = hjParent(e)) {
-    if (e.nodeType !== 1) continue;
-    var s = e === el ? st : hjStyle(e);
-    if (s.display === 'none') return true;
-    // The contents of a content-visibility:hidden box are skipped (not the box).
-    if (e !== el && s.contentVisibility === 'hidden') return true;
-    if (hjTag(e) === 'details' && !e.open && e !== el) {
-      // Only the first <summary> of a closed <details> is rendered.
-      var sum = e.querySelector(':scope > summary');
-      var child = el;
-      while (child && hjParent(child) !== e) child = hjParent(child);
-      if (child && child !== sum) return true;
-    }
-  }
-  return false;
 }
 
 function hjOwnerSelect(el) {
@@ -869,6 +860,36 @@ function hjTakesRoom(el) {
 
 // Text of CSS ::before/::after content (strings and alt text; no images).
 function hjPseudoText(el, which) {
+  return hjMemo(which + 'text', el, function () { return hjComputePseudoText(el, which); });
+}
+
+// Can any style sheet of the element's tree give it ::before/::after content?
+// (Asking for a pseudo-element's style is slow; most pages have few such rules.)
+function hjMayHavePseudo(el) {
+  var root = el.getRootNode();
+  return hjMemo('pseudoRules', root, function () {
+    var sheets = Array.from(root.styleSheets || []).concat(Array.from(root.adoptedStyleSheets || []));
+    if (root.host) return true;
+    function scan(rules) {
+      for (var i = 0; i < rules.length; i++) {
+        var r = rules[i];
+        if (r.selectorText && /:(before|after)/i.test(r.selectorText)) return true;
+        if (r.cssRules && scan(r.cssRules)) return true;
+      }
+      return false;
+    }
+    for (var i = 0; i < sheets.length; i++) {
+      var rules;
+      try { rules = sheets[i].cssRules; } catch (e) { return true; }
+      if (!rules || scan(rules)) return true;
+    }
+    return false;
+  });
+}
+
+function hjComputePseudoText(el, which) {
+  // The user-agent style sheet only generates content for <q> (quotes).
+  if (hjTag(el) !== 'q' && !hjMayHavePseudo(el)) return '';
   var st = hjStyle(el, which);
   var c = st.content;
   if (!c || c === 'none' || c === 'normal') return '';
@@ -1082,8 +1103,26 @@ function hjNativeName(el, t, role, ctx) {
   return null;
 }
 
+// The <label>s of a control, from one index of the control's tree per run
+// (el.labels searches the whole document on every call).
+function hjLabelsOf(el) {
+  var root = el.getRootNode();
+  var index = hjMemo('labels', root, function () {
+    var map = new Map();
+    if (!root.querySelectorAll) return map;
+    root.querySelectorAll('label').forEach(function (l) {
+      var c = l.control;
+      if (!c) return;
+      if (!map.has(c)) map.set(c, []);
+      map.get(c).push(l);
+    });
+    return map;
+  });
+  return index.get(el) || [];
+}
+
 function hjLabelsText(el, ctx) {
-  var labels = el.labels ? Array.from(el.labels) : [];
+  var labels = hjLabelsOf(el);
   var parts = [];
   labels.forEach(function (l) {
     if (!ctx.hiddenOk && hjIsAriaHidden(l)) return;
