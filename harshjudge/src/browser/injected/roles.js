@@ -604,6 +604,11 @@ function hjComputeIncluded(el, role) {
     (el.control.type === 'checkbox' || el.control.type === 'radio') &&
     !hjAttr(el.control, 'aria-label').trim() && !hjIdRefs(el.control, 'aria-labelledby').length) return false;
   if (el.id || (t === 'a' && el.hasAttribute('name'))) return true;
+  // An inline-block (or other atomic inline box) among siblings is kept: it
+  // matters for moving by line.
+  var display = hjStyle(el).display;
+  if (display.startsWith('inline-') && role !== 'SvgRoot' && role !== 'Canvas' && role !== 'EmbeddedObject' &&
+    el.parentNode && el.parentNode.childElementCount > 1) return true;
   if (t === 'span') return false;
   if (t === 'label') return true;
   // Default behaviour: rendered blocks that directly hold inline content, frames,
