@@ -3,17 +3,40 @@
 // Follows WAI-ARIA 1.2, HTML-AAM and accname 1.2 as Chromium implements them:
 // the oracle is Chromium's own accessibility tree (WebDriver "Get Computed Role"
 // and "Get Computed Label"), which tests/aria_roles.rs compares us against for
-// every element of a corpus page. Plain functions with an `hj` prefix: this file
-// is concatenated into the bigger injected script, there is no module system.
+// every element of tests/fixtures/aria/corpus.html. Plain functions with an `hj`
+// prefix: this file is concatenated into the bigger injected script, there is
+// no module system.
 //
-// Two role views:
-// - hjRole(el): exactly what Chromium's "Get Computed Role" answers, including
-//   "none" for nodes Chromium leaves out of its tree (hidden, presentational or
-//   uninteresting, e.g. a plain <span>) and Chromium's internal names for
-//   elements without an ARIA role ("LabelText", "Legend", "LayoutTable"...).
-// - hjAriaRole(el): the ARIA role of the element whether or not it is hidden or
-//   pruned, for get_by_role and ARIA snapshots (a <span> is "generic", a layout
-//   table is "table", a hidden button is still "button").
+// The API (everything else is a helper):
+//   hjRole(el)             what Chromium's "Get Computed Role" answers: "none" for
+//                          nodes Chromium leaves out of its tree (hidden,
+//                          presentational or uninteresting, e.g. a plain <span>),
+//                          and Chromium's internal names for elements without an
+//                          ARIA role ("LabelText", "Legend", "LayoutTable"...).
+//   hjAccessibleName(el[, {includeHidden}])
+//                          what "Get Computed Label" answers ("" for nodes out of
+//                          the tree); includeHidden computes it for hidden nodes
+//                          too, hidden content included (get_by_role(..).include_hidden).
+//   hjAriaRole(el)         the ARIA role for locators and snapshots, whether or not
+//                          the element is hidden or pruned: a <span> is "generic",
+//                          a layout table "table", an <img> "img", a hidden button
+//                          still "button"; null when it has none.
+//   hjRoleIs(el, role)     hjAriaRole(el) == role, synonyms matching each other
+//                          (img/image, none/presentation, list/directory).
+//   hjIsAriaHidden(el)     excluded from the accessibility tree: display:none,
+//                          visibility:hidden, aria-hidden="true" or inert on it or an
+//                          ancestor, <template>/<script>/..., closed <details> content.
+//   hjAriaLevel(el)        heading level (aria-level or hN; 2 for role=heading), the
+//                          aria-level of listitem/treeitem/row, else 0.
+//   hjAriaChecked(el)      true, false or "mixed"; null when the role has no checked state.
+//   hjAriaDisabled(el)     native disabled (incl. disabled fieldsets) or aria-disabled
+//                          on it or an ancestor.
+//   hjAriaExpanded(el), hjAriaPressed(el), hjAriaSelected(el)
+//                          true/false (pressed also "mixed"); null when not applicable.
+//   hjAriaSnapshot(root)   a YAML outline like Playwright's ariaSnapshot.
+//
+// Everything computed during one synchronous run of the script is memoised
+// (hjMemo) and dropped at the next microtask, so a page can be scanned whole.
 
 var HJ_ROLES_VALID = new Set((
   'alert alertdialog application article banner blockquote button caption cell checkbox code ' +
