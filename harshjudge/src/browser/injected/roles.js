@@ -590,6 +590,17 @@ function hjNativeRole(el) {
   return 'generic';
 }
 
+// A label that just names its checkbox or radio button (and holds nothing else
+// one can interact with) adds nothing to the tree.
+function hjIsRedundantLabel(label) {
+  var c = label.control;
+  if (!c || hjTag(c) !== 'input' || (c.type !== 'checkbox' && c.type !== 'radio')) return false;
+  if (hjAttr(c, 'aria-label').trim() || hjIdRefs(c, 'aria-labelledby').length) return false;
+  var inner = label.querySelectorAll('a[href], button, input, select, textarea, [tabindex]');
+  for (var i = 0; i < inner.length; i++) if (inner[i] !== c) return false;
+  return true;
+}
+
 // Is the element in Chromium's accessibility tree (not hidden, not pruned)?
 function hjIsIncluded(el, role) {
   return hjMemo('included', el, function () { return hjComputeIncluded(el, role); });
@@ -623,9 +634,7 @@ function hjComputeIncluded(el, role) {
   if (hjHasAnyAria(el) || hjAttr(el, 'title')) return true;
   if (t === 'img') return !el.hasAttribute('alt') || hjAttr(el, 'alt') !== '';
   // A label that names a checkbox or radio button is redundant.
-  if (t === 'label' && el.control && hjTag(el.control) === 'input' &&
-    (el.control.type === 'checkbox' || el.control.type === 'radio') &&
-    !hjAttr(el.control, 'aria-label').trim() && !hjIdRefs(el.control, 'aria-labelledby').length) return false;
+  if (t === 'label' && hjIsRedundantLabel(el)) return false;
   if (el.id || (t === 'a' && el.hasAttribute('name'))) return true;
   // An inline-block (or other atomic inline box) among siblings is kept: it
   // matters for moving by line.
@@ -1195,7 +1204,7 @@ function hjContentText(el, ctx) {
       hiddenOk: ctx.hiddenOk, labelFor: ctx.labelFor, label: ctx.label
     });
     var d = hjStyle(n).display;
-    if (hjTag(n) === 'br' || (d !== 'inline' && !(hjIsInlineDisplay(d) && !part)))
+    if (hjTag(n) === 'br' || hjTag(n) === 'wbr' || (d !== 'inline' && !(hjIsInlineDisplay(d) && !part)))
       out += HJ_BREAK + part + HJ_BREAK;
     else if (!part && hjTakesRoom(n)) out += HJ_BOX;
     else out += part;
