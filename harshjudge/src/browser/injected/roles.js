@@ -184,7 +184,12 @@ function hjIsCutOff(el) {
     if (hjAttr(el, 'aria-hidden').trim().toLowerCase() === 'true' || el.hasAttribute('inert')) return true;
     var t = hjTag(el);
     if (t === 'template' || t === 'datalist' || t === 'noscript') return true;
-    if (hjStyle(el).display === 'none') return true;
+    var display = hjStyle(el).display;
+    if (display === 'none') return true;
+    // Not rendered at all: fallback content of <meter>, <progress>, <video>...
+    // (canvas fallback content is the exception: it stands for the canvas).
+    if (display !== 'contents' && el.checkVisibility && !el.checkVisibility() && !el.closest('canvas'))
+      return true;
     var p = hjParent(el);
     if (!p || p.nodeType !== 1) return false;
     if (hjStyle(p).contentVisibility === 'hidden') return true;
@@ -446,7 +451,7 @@ function hjComputeRawRole(el) {
   if (explicit && explicit !== 'none') {
     var context = HJ_REQUIRED_CONTEXT[explicit];
     var native = { listitem: 'li', option: 'option' }[explicit];
-    if (context && hjTag(el) !== native && !context.includes(hjContextRole(el))) return 'generic';
+    if (context && hjTag(el) !== native && !context.includes(hjContextRole(el))) return hjNativeRole(el);
     return explicit;
   }
   if (explicit === 'none' && hjIsPresentational(el)) return 'none';
@@ -626,7 +631,9 @@ function hjComputeIncluded(el, role) {
   if (el.hasAttribute('onclick')) return true;
   if (t === 'header' || t === 'footer') return true;
   if (hjIsControlRole(role) || t === 'optgroup') return true;
-  if (hjExplicitRole(el)) return true;
+  // An explicit role that holds (not one dropped for lack of its container).
+  var explicit = hjExplicitRole(el);
+  if (explicit && (explicit === role || !HJ_REQUIRED_CONTEXT[explicit])) return true;
   if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return true;
   if (t === 'legend') return true;
   if (HJ_ALWAYS_INCLUDED.has(role) || t === 'hgroup' || t === 'section') return true;
@@ -673,6 +680,18 @@ function hjIsBlockWithInlineChildren(el, st) {
   if (st.contentVisibility === 'hidden') return false;
   if (!(d === 'block' || d === 'inline-block' || d === 'list-item' || d === 'flow-root' ||
     d === 'table-cell' || d === 'table-caption')) return false;
+  var r = hjInlineContent(el);
+  if (r === null) return false;
+  if (!r) {
+    var before = hjStyle(el, '::before').content, after = hjStyle(el, '::after').content;
+    r = (before && before !== 'none' && before !== 'normal') || (after && after !== 'none' && after !== 'normal');
+  }
+  return !!r;
+}
+
+// Whether the children of el put inline content on a line: true, false (none),
+// or null when a block-level child makes them a stack of blocks.
+function hjInlineContent(el) {
   var any = false;
   for (var n = el.firstChild; n; n = n.nextSibling) {
     if (n.nodeType === 3) {
@@ -684,12 +703,14 @@ function hjIsBlockWithInlineChildren(el, st) {
     if (cs.display === 'none') continue;
     if (cs.position === 'absolute' || cs.position === 'fixed') { any = true; continue; }
     if (cs.float !== 'none') { any = true; continue; }
-    if (!hjIsInlineDisplay(cs.display)) return false;
+    if (cs.display === 'contents') {
+      var inner = hjInlineContent(n);
+      if (inner === null) return null;
+      any = any || inner;
+      continue;
+    }
+    if (!hjIsInlineDisplay(cs.display)) return null;
     any = true;
-  }
-  if (!any) {
-    var before = hjStyle(el, '::before').content, after = hjStyle(el, '::after').content;
-    any = (before && before !== 'none' && before !== 'normal') || (after && after !== 'none' && after !== 'normal');
   }
   return any;
 }
@@ -743,11 +764,14 @@ var HJ_BREAK = '\u0002';
 // The final form of a name: white space collapsed and block edges resolved,
 // but (as in Chromium) a leading or trailing space that layout kept stays.
 function hjFinalName(s) {
-  s = s.replace(/[ \t\n\r\f]+/g, ' ');
-  s = s.replace(/ ?\u0002[\u0002 ]*/g, HJ_BREAK);
-  s = s.replace(/^\u0002+|\u0002+$/g, '');
-  s = s.replace(/\u0002/g, ' ').replace(/\u0001/g, '');
-  return s.replace(/  +/g, ' ');
+  s = s.replace(/\u0001/g, '').replace(/[ \t\n\r\f]+/g, ' ');
+  // A block edge becomes one space inside the name, nothing at its ends; a
+  // space the text itself had stays.
+  s = s.replace(/[ \u0002]*\u0002[ \u0002]*/g, function (run, at) {
+    var edge = at === 0 || at + run.length === s.length;
+    return edge && run.indexOf(' ') < 0 ? '' : ' ';
+  });
+  return s;
 }
 
 // White space collapsed and trimmed (labels, options, snapshot text).
@@ -789,7 +813,9 @@ function hjLineRoot(node) {
 // at the start and end of a line), as Chromium's accessible names do.
 function hjLayoutText(node) {
   var root = hjLineRoot(node);
-  if (!root) return node.data;
+  // Text that is not laid out (hidden, referenced by aria-labelledby) is only
+  // collapsed, never trimmed.
+  if (!root || !hjIsRendered(root)) return node.data;
   var map = hjMemo('lineText', root, function () { return hjCollapseLine(root); });
   var text = map.get(node);
   return text === undefined ? node.data : text;
@@ -886,6 +912,12 @@ function hjPreviousChar(node) {
     if (p.data.length) return p.data[p.data.length - 1];
   }
   return ' ';
+}
+
+// Does the element have a box at all (aria-hidden content does, fallback
+// content or a closed <details> body does not)?
+function hjIsRendered(el) {
+  return !el.checkVisibility || el.checkVisibility() || hjStyle(el).display === 'contents';
 }
 
 // Does the element put something on the line (even if it adds no text)?
@@ -988,7 +1020,8 @@ function hjEmbeddedValue(el, role) {
   if (['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar'].includes(role)) {
     if (el.hasAttribute('aria-valuetext')) return hjAttr(el, 'aria-valuetext');
     if (el.hasAttribute('aria-valuenow')) return hjAttr(el, 'aria-valuenow');
-    if (t === 'input') return el.value;
+    if (t === 'input' || t === 'meter') return String(el.value);
+    if (t === 'progress') return el.hasAttribute('value') ? String(el.value) : '';
     return '';
   }
   return null;
@@ -1033,8 +1066,10 @@ function hjNameOf(el, ctx) {
     }
   }
 
-  // An embedded control contributes its value.
-  if (ctx.recursive && el !== ctx.label) {
+  // An embedded control contributes its value (for a progress bar or meter,
+  // which are no controls, only when it has no aria-label).
+  var readOnlyRange = role === 'progressbar' || role === 'meter';
+  if (ctx.recursive && el !== ctx.label && !(readOnlyRange && hjAttr(el, 'aria-label').trim())) {
     // An embedded control's value stands apart from the text around it.
     var v = hjEmbeddedValue(el, role);
     if (v !== null) return HJ_BREAK + v + HJ_BREAK;
@@ -1047,6 +1082,7 @@ function hjNameOf(el, ctx) {
   if (native !== null && native !== '') return native;
 
   var fromContent = HJ_NAME_FROM_CONTENT.has(role) || ctx.inLabelledBy ||
+    (ctx.recursive && t === 'details' && !hjExplicitRole(el)) ||
     (role === 'row' && hjRowInGrid(el)) ||
     (ctx.recursive && !HJ_NO_CONTENT.has(role));
   if (t === 'option' && (el.hasAttribute('label'))) fromContent = false;
@@ -1059,7 +1095,7 @@ function hjNameOf(el, ctx) {
   if (native === '') return '';
   // The tooltip, unless the role prohibits a name or it repeats the text.
   var title = hjAttr(el, 'title');
-  if (hjCollapse(title) && !HJ_NO_TITLE.has(role) && hjCollapse(title) !== hjCollapse(el.textContent || ''))
+  if (hjCollapse(title) && !HJ_NO_TITLE.has(role) && hjCollapse(title) !== hjCollapse(el.innerText || ''))
     return title;
   if (hjIsTextField(el) && hjAttr(el, 'placeholder').trim()) return hjAttr(el, 'placeholder');
   if (hjAttr(el, 'aria-placeholder').trim() && (role === 'textbox' || role === 'searchbox'))
@@ -1137,6 +1173,8 @@ function hjNativeName(el, t, role, ctx) {
   }
   if (t === 'optgroup') return hjAttr(el, 'label').trim() ? hjAttr(el, 'label') : null;
   if (t === 'option' && el.hasAttribute('label')) return hjAttr(el, 'label');
+  // An option shows its text with white space stripped and collapsed.
+  if (t === 'option' && hjCollapse(el.text)) return hjCollapse(el.text);
   return null;
 }
 
@@ -1175,6 +1213,8 @@ function hjLabelsText(el, ctx) {
 // Name from content: ::before, children (text, and each child's own name), ::after.
 function hjContentText(el, ctx) {
   var out = hjPseudoText(el, '::before');
+  // A <details> without a <summary> shows the browser's own "Details".
+  if (hjTag(el) === 'details' && !el.querySelector(':scope > summary')) out += HJ_BREAK + 'Details' + HJ_BREAK;
   var kids = [];
   if (el.shadowRoot) {
     for (var c = el.shadowRoot.firstChild; c; c = c.nextSibling) kids.push(c);
@@ -1196,7 +1236,7 @@ function hjContentText(el, ctx) {
     if (!ctx.hiddenOk && hjIsAriaHidden(n)) {
       // A visibility:hidden element may still hold visible descendants.
       if (hjIsInvisible(n) && !hjIsAriaHiddenIgnoringVisibility(n)) out += hjContentText(n, ctx);
-      else if (hjTakesRoom(n)) out += hjIsInlineDisplay(hjStyle(n).display) ? HJ_BOX : HJ_BREAK;
+      else if (hjTakesRoom(n) && hjIsRendered(n)) out += hjIsInlineDisplay(hjStyle(n).display) ? HJ_BOX : HJ_BREAK;
       return;
     }
     var part = hjNameOf(n, {
