@@ -8,7 +8,10 @@
 //!
 //! The test talks W3C WebDriver to a chromedriver it starts on a free loopback
 //! port (plain HTTP/1.1 over a `TcpStream`), so it depends on nothing but the
-//! browser and the script under test.
+//! browser and the script under test. Round trips: one script computes our
+//! role and name for every element (numbering them with `data-hj-id`), one
+//! Find Elements call fetches every reference, one script checks their order;
+//! then Chromium's role and label per element (WebDriver has no batch form).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
