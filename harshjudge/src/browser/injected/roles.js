@@ -917,7 +917,9 @@ function hjPreviousChar(node) {
 // Does the element have a box at all (aria-hidden content does, fallback
 // content or a closed <details> body does not)?
 function hjIsRendered(el) {
-  return !el.checkVisibility || el.checkVisibility() || hjStyle(el).display === 'contents';
+  return hjMemo('rendered', el, function () {
+    return !el.checkVisibility || el.checkVisibility() || hjStyle(el).display === 'contents';
+  });
 }
 
 // Does the element put something on the line (even if it adds no text)?
