@@ -421,6 +421,10 @@ fn states_and_aria_snapshot() {
 - text: "Next block"
 - tablist:
   - tab "One" [selected]
-  - tab "Two""#;
+  - tab "Two"
+- button "Shown"
+- group:
+  - button "More"
+- meter "Fuel""#;
     assert_eq!(snapshot.as_str().unwrap_or(""), expected);
 }

@@ -1327,6 +1327,17 @@ function hjAriaSelected(el) {
 
 // ---- ARIA snapshot -----------------------------------------------------------
 
+// Is a text node shown? Not when it is fallback content (<meter>, <video>...)
+// or the body of a closed <details>.
+function hjTextIsRendered(node) {
+  var p = node.parentElement;
+  if (!p) return true;
+  var t = hjTag(p);
+  if (['meter', 'progress', 'video', 'audio', 'object', 'textarea', 'select', 'datalist'].includes(t)) return false;
+  if (t === 'details' && !p.open) return false;
+  return !hjIsInvisible(p);
+}
+
 function hjYamlString(s) {
   return JSON.stringify(s);
 }
@@ -1372,10 +1383,17 @@ function hjAriaSnapshot(root) {
   // Returns a list of entries: {text} or {role, name, extra, value, children}.
   function visit(node) {
     if (node.nodeType === 3) {
+      if (!hjTextIsRendered(node)) return [];
       return /[^ \t\n\r\f]/.test(node.data) ? [{ text: hjRenderedText(node) }] : [{ text: ' ' }];
     }
     if (node.nodeType !== 1 && node.nodeType !== 11) return [];
-    if (node.nodeType === 1 && hjIsAriaHidden(node)) return [];
+    if (node.nodeType === 1 && hjIsAriaHidden(node)) {
+      // visibility:hidden hides the element, not a descendant made visible again.
+      if (!hjIsInvisible(node) || hjIsAriaHiddenIgnoringVisibility(node)) return [];
+      var shown = [];
+      hjFlatChildren(node).forEach(function (c) { if (c.nodeType === 1) shown = shown.concat(visit(c)); });
+      return shown;
+    }
     var kids = [];
     if (node.nodeType === 1) kids.push({ text: hjPseudoText(node, '::before') });
     var children = node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
