@@ -454,6 +454,8 @@ function hjComputeRawRole(el) {
     if (context && hjTag(el) !== native && !context.includes(hjContextRole(el))) return hjNativeRole(el);
     return explicit;
   }
+  // A presentational iframe still holds a document: Chromium has a role for it.
+  if (explicit === 'none' && hjTag(el) === 'iframe') return 'IframePresentational';
   if (explicit === 'none' && hjIsPresentational(el)) return 'none';
   // An image with alt="" is decorative, unless something else makes it matter.
   if (hjTag(el) === 'img' && el.getAttribute('alt') === '' && !hjAttr(el, 'title') && !hjHasAnyAria(el) &&
