@@ -519,9 +519,32 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError>
     }))
 }
 
-/// Rust string literal.
+/// The one escaping function for every string that reaches generated Rust
+/// (string literals and comments alike): printable ASCII stays as it is
+/// (`\\` and `"` escaped), `\n` `\r` `\t` become their escapes, and every
+/// other character becomes `\u{…}`. The result is pure printable ASCII with no
+/// line break, so it can end neither a literal nor a comment (`*/`, `"#` and
+/// raw-string delimiters are inert inside an ordinary literal or a line
+/// comment), and no bidi control or look-alike character reaches the file.
+pub fn escape_rust(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            ' '..='~' => out.push(c),
+            other => out.push_str(&format!("\\u{{{:x}}}", other as u32)),
+        }
+    }
+    out
+}
+
+/// A Rust string literal of `s` (through [`escape_rust`]).
 fn lit(s: &str) -> String {
-    format!("{s:?}")
+    format!("\"{}\"", escape_rust(s))
 }
 
 /// The page API locator of a recorded action: the stable one it resolved to,
@@ -620,20 +643,21 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
     }
     let mut out = String::new();
     out.push_str(&format!(
-        "//! Exported by harshjudge-mcp from the recorded sequence {} (\"{}\").\n//! Put it in `tests/` and register it from a suite (`mod …;` next to\n//! `harshjudge::main!(…)`), or add `harshjudge::main!();` below.\n",
-        seq.id, seq.name
+        "//! Exported by harshjudge-mcp from the recorded sequence {} ({}).\n//! Put it in `tests/` and register it from a suite (`mod ...;` next to\n//! `harshjudge::main!(...)`), or add `harshjudge::main!();` below.\n",
+        escape_rust(&seq.id),
+        lit(&seq.name)
     ));
     if !skipped.is_empty() {
         out.push_str(&format!(
             "//! Not exported (no page API equivalent): {}.\n",
-            skipped.join(", ")
+            escape_rust(&skipped.join(", "))
         ));
     }
     out.push_str("\nuse harshjudge::{Scenario, scenario, step};\n\n");
     let doc = seq.description.clone().unwrap_or_else(|| seq.name.clone());
     out.push_str(&format!(
         "/// {}\n",
-        doc.lines().next().unwrap_or("").trim()
+        escape_rust(doc.lines().next().unwrap_or("").trim())
     ));
     out.push_str(&format!(
         "#[scenario(tags = [\"recorded\"])]\npub async fn {fn_name}(s: Scenario) -> harshjudge::Result {{\n"
