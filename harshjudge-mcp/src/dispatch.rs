@@ -199,18 +199,78 @@ fn after_call(ctx: &Context, name: &str, args: Value, out: &Outcome) {
         && let Ok(mut rec) = agent.recording.lock()
         && let Some(rec) = rec.as_mut()
     {
-        rec.calls.push(crate::agent::RecordedCall {
+        let kept = rec.push(crate::agent::RecordedCall {
             tool: name.to_string(),
-            args,
+            args: crate::agent::recordable_args(&args),
             ok: !out.is_error(),
             code: out.code.map(|c| c.as_str().to_string()),
             duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
             locator: out.value["locator"].as_str().map(String::from),
         });
+        if !kept && rec.dropped == 1 {
+            tracing::warn!("{}", rec.warning().unwrap_or_default());
+        }
     }
 }
 
-fn failed(name: &str, start: Instant, e: ToolError) -> Outcome {
+/// Longest value (in characters) an error message quotes whole.
+pub const MAX_ECHO_CHARS: usize = 300;
+/// Longest error message, in characters, once quoted values are cut.
+pub const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// Bounds what an error message echoes of the caller's input. Every failure
+/// passes through here, so a message quoting a bad value — serde's
+/// `invalid type: string "…"`, `unknown field `…``, or a handler's `{value:?}` —
+/// never grows with it: each quoted value (between `"` or `` ` ``) over
+/// [`MAX_ECHO_CHARS`] characters keeps its start and says how long it was, and
+/// the whole message is capped at [`MAX_MESSAGE_CHARS`].
+pub fn bound_message(msg: &str) -> String {
+    const KEEP: usize = 200;
+    let chars: Vec<char> = msg.chars().collect();
+    let mut out = String::with_capacity(msg.len().min(4 * MAX_MESSAGE_CHARS));
+    let mut i = 0;
+    while i < chars.len() {
+        let q = chars[i];
+        out.push(q);
+        i += 1;
+        if q != '"' && q != '`' {
+            continue;
+        }
+        // The quoted value: up to the matching quote (not an escaped one).
+        let start = i;
+        let mut j = i;
+        while j < chars.len() && chars[j] != q {
+            j += if chars[j] == '\\' { 2 } else { 1 };
+        }
+        let end = j.min(chars.len());
+        let len = end - start;
+        if len > MAX_ECHO_CHARS {
+            let mut keep = KEEP;
+            // Never end on half an escape.
+            while keep > 0 && chars[start..start + keep].iter().rev().take_while(|c| **c == '\\').count() % 2 == 1 {
+                keep -= 1;
+            }
+            out.extend(&chars[start..start + keep]);
+            out.push_str(&format!("…[{len} characters in all]"));
+        } else {
+            out.extend(&chars[start..end]);
+        }
+        if end < chars.len() {
+            out.push(q);
+        }
+        i = end + 1;
+    }
+    match out.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => out,
+        Some((at, _)) => {
+            let n = out.chars().count();
+            format!("{}… [message cut: {n} characters in all]", &out[..at])
+        }
+    }
+}
+
+fn failed(name: &str, start: Instant, mut e: ToolError) -> Outcome {
+    e.message = bound_message(&e.message);
     let elapsed = start.elapsed();
     tracing::warn!(
         tool = name,

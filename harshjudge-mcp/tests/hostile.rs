@@ -141,3 +141,109 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
         );
     }
 }
+
+/// The bytes an MCP client receives for one call (the `tools/call` result).
+fn wire_size(out: harshjudge_mcp::Outcome) -> usize {
+    serde_json::to_string(&harshjudge_mcp::server::to_result(out))
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn errors_echo_at_most_a_few_hundred_characters_of_a_bad_value() {
+    let (_dir, ctx) = project();
+    let big = "x".repeat(1 << 20);
+    let cases = [
+        // A handler's own message quoting the value.
+        ("createScenario", json!({"slug": big, "title": "t", "steps": []})),
+        // serde: invalid type (a string where a number goes).
+        (
+            "recordEvidence",
+            json!({"runId": "r", "step": big, "type": "custom", "name": "n", "data": "d"}),
+        ),
+        // serde: unknown variant, quoted in backticks.
+        (
+            "recordEvidence",
+            json!({"runId": "r", "step": 1, "type": big, "name": "n", "data": "d"}),
+        ),
+        // A value full of characters that escaping makes longer.
+        (
+            "startRun",
+            json!({"scenarioSlug": "\"\\\n".repeat(1 << 18)}),
+        ),
+    ];
+    for (tool, args) in cases {
+        let out = call(&ctx, tool, Some(args));
+        assert!(out.is_error(), "{tool}: {}", out.value);
+        let message = out.value["error"].as_str().unwrap().to_string();
+        let size = wire_size(out);
+        println!(
+            "{tool} with a 1 MB argument: error message {} characters, reply {size} bytes",
+            message.chars().count()
+        );
+        assert!(
+            size < 8 * 1024,
+            "{tool}: a 1 MB argument gives a {size}-byte reply: {}",
+            &message[..message.len().min(500)]
+        );
+        assert!(message.contains("characters in all"), "{message}");
+    }
+}
+
+#[test]
+fn a_recording_keeps_large_values_as_their_size_and_caps_its_length() {
+    let (_dir, ctx) = project();
+    ok(
+        &ctx,
+        "createScenario",
+        json!({"slug": "big", "title": "Big", "steps": [{"title": "s", "actions": "a", "expectedOutcome": "e"}]}),
+    );
+    let run = ok(&ctx, "startRun", json!({"scenarioSlug": "big"}))["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(&ctx, "record_start", json!({"name": "big values"}));
+    let big = "y".repeat(1 << 20);
+    for i in 0..5 {
+        ok(
+            &ctx,
+            "recordEvidence",
+            json!({"runId": run, "step": 1, "type": "custom", "name": format!("big{i}"), "data": big}),
+        );
+    }
+    // A failing call with a huge value is recorded bounded too.
+    let _ = call(&ctx, "startRun", Some(json!({"scenarioSlug": big})));
+    let stop = ok(&ctx, "record_stop", json!({}));
+    assert!(stop.get("warning").is_none(), "{stop}");
+    let path = ctx.root().join(stop["path"].as_str().unwrap());
+    let recorded = std::fs::metadata(&path).unwrap().len();
+    println!("6 calls with a 1 MB argument each: sequence file {recorded} bytes");
+    assert!(recorded < 16 * 1024, "{recorded} bytes recorded");
+    let seq: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(seq["calls"].as_array().unwrap().len(), 6);
+    assert_eq!(
+        seq["calls"][0]["args"]["data"],
+        json!({"$omitted": {"bytes": 1 << 20}})
+    );
+    assert_eq!(seq["calls"][0]["args"]["name"], "big0", "small values stay");
+
+    // Replay says why it cannot send such a call again.
+    let replay = ok(
+        &ctx,
+        "record_replay",
+        json!({"sequenceId": stop["sequenceId"]}),
+    );
+    let err = replay["steps"][0]["error"]["message"].as_str().unwrap();
+    assert!(err.contains("recorded without a value over 4096 bytes"), "{err}");
+
+    // The number of calls is capped, with a warning.
+    ok(&ctx, "record_start", json!({"name": "long"}));
+    let limit = harshjudge_mcp::agent::MAX_RECORDED_CALLS;
+    for _ in 0..limit + 5 {
+        let _ = call(&ctx, "toggleStar", Some(json!({"scenarioSlug": "big"})));
+    }
+    let stop = ok(&ctx, "record_stop", json!({}));
+    assert_eq!(stop["calls"], limit);
+    let w = stop["warning"].as_str().unwrap();
+    assert!(w.contains("the last 5 calls were not recorded"), "{w}");
+}

@@ -146,14 +146,18 @@ pub fn record_start(ctx: &Context, a: RecordStart) -> Result<Value, ToolError> {
         ));
     }
     let id = RunId::generate().to_string();
-    *rec = Some(Recording {
-        id: id.clone(),
-        name: a.name.clone(),
-        description: a.description,
-        started_at: harshjudge::store::now_iso(),
-        calls: vec![],
-    });
-    Ok(json!({"success": true, "sequenceId": id, "name": a.name, "recording": true}))
+    *rec = Some(Recording::new(id.clone(), a.name.clone(), a.description));
+    Ok(json!({
+        "success": true,
+        "sequenceId": id,
+        "name": a.name,
+        "recording": true,
+        "limits": {
+            "calls": crate::agent::MAX_RECORDED_CALLS,
+            "bytes": crate::agent::MAX_RECORDED_BYTES,
+            "stringBytes": crate::agent::MAX_RECORDED_STRING,
+        },
+    }))
 }
 
 /// Arguments of `record_stop`.
@@ -221,6 +225,7 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
                 "no recording in progress: call record_start first",
             )
         })?;
+    let warning = rec.warning();
     if !a.save.unwrap_or(true) {
         return Ok(json!({"success": true, "saved": false, "discarded": rec.calls.len()}));
     }
@@ -245,14 +250,18 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
     let path = dir(ctx).join(format!("{}.json", seq.id));
     let text = serde_json::to_string_pretty(&seq).expect("sequence serializes");
     harshjudge::store::write_file(&path, text.as_bytes())?;
-    Ok(json!({
+    let mut out = json!({
         "success": true,
         "saved": true,
         "sequenceId": seq.id,
         "path": ctx.rel(&path),
         "calls": seq.calls.len(),
         "variables": seq.variables,
-    }))
+    });
+    if let Some(w) = warning {
+        out["warning"] = w.into();
+    }
+    Ok(out)
 }
 
 /// Arguments of `record_list`.
@@ -418,7 +427,18 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
     let (mut succeeded, mut failed) = (0usize, 0usize);
     for (i, c) in seq.calls.iter().enumerate() {
         let args = substitute(&c.args, &a.variables);
-        let out = call(&c.tool, args);
+        let out = if has_omitted(&args) {
+            crate::dispatch::Outcome {
+                value: json!({
+                    "error": format!("call {} ({}) was recorded without a value over {} bytes; replay cannot send it again: record the sequence with smaller arguments", i + 1, c.tool, crate::agent::MAX_RECORDED_STRING),
+                    "code": Code::InvalidInput.as_str(),
+                }),
+                code: Some(Code::InvalidInput),
+                elapsed: std::time::Duration::ZERO,
+            }
+        } else {
+            call(&c.tool, args)
+        };
         let ok = !out.is_error();
         let mut r = json!({
             "index": i + 1,
@@ -469,6 +489,15 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
         out["runStatus"] = done.value["status"].clone();
     }
     Ok(out)
+}
+
+/// Whether a recorded value stands for a string too large to keep.
+fn has_omitted(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.contains_key(crate::agent::OMITTED) || o.values().any(has_omitted),
+        Value::Array(a) => a.iter().any(has_omitted),
+        _ => false,
+    }
 }
 
 /// Arguments of `record_export`.
