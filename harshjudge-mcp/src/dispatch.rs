@@ -63,6 +63,146 @@ pub fn tools() -> &'static [ToolDef] {
     TOOLS.get_or_init(crate::tools::all)
 }
 
+/// The input schema `tools/list` gives for a tool (built once).
+pub fn input_schema(def: &ToolDef) -> Arc<Map<String, Value>> {
+    static SCHEMAS: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<&'static str, Arc<Map<String, Value>>>>,
+    > = std::sync::OnceLock::new();
+    let mut cache = SCHEMAS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    cache
+        .entry(def.name)
+        .or_insert_with(|| (def.schema)())
+        .clone()
+}
+
+/// Most `warnings` one call lists about unknown argument keys.
+const MAX_KEY_WARNINGS: usize = 20;
+
+/// Removes the argument keys a tool's schema does not declare (the original
+/// strips them too), at every level the schema describes (`steps[0].type`),
+/// and says which: an agent written for the original keeps working, and a typo
+/// is still visible in the result's `warnings`.
+pub fn strip_unknown(tool: &str, args: &mut Value, schema: &Map<String, Value>) -> Vec<String> {
+    let mut found = vec![];
+    strip_at(args, &Value::Object(schema.clone()), schema, "", &mut found);
+    let total = found.len();
+    let mut warnings: Vec<String> = found
+        .into_iter()
+        .take(MAX_KEY_WARNINGS)
+        .map(|(path, known)| {
+            bound_message(&format!(
+                "unknown argument \"{path}\" ignored ({tool} takes {})",
+                if known.is_empty() {
+                    "no arguments here".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })
+        .collect();
+    if total > MAX_KEY_WARNINGS {
+        warnings.push(format!(
+            "… and {} more unknown arguments ignored",
+            total - MAX_KEY_WARNINGS
+        ));
+    }
+    warnings
+}
+
+fn resolve<'a>(schema: &'a Value, root: &'a Map<String, Value>) -> &'a Value {
+    let mut s = schema;
+    for _ in 0..16 {
+        let Some(r) = s.get("$ref").and_then(Value::as_str) else {
+            break;
+        };
+        let name = r
+            .strip_prefix("#/$defs/")
+            .or_else(|| r.strip_prefix("#/definitions/"));
+        let defs = root.get("$defs").or_else(|| root.get("definitions"));
+        match (name, defs) {
+            (Some(n), Some(d)) if d.get(n).is_some() => s = &d[n],
+            _ => break,
+        }
+    }
+    s
+}
+
+fn strip_at(
+    v: &mut Value,
+    schema: &Value,
+    root: &Map<String, Value>,
+    path: &str,
+    found: &mut Vec<(String, Vec<String>)>,
+) {
+    let schema = resolve(schema, root);
+    match v {
+        Value::Object(o) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                // The object form may sit in a branch (an optional struct).
+                for key in ["anyOf", "oneOf", "allOf"] {
+                    for b in schema
+                        .get(key)
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        if resolve(b, root).get("properties").is_some() {
+                            return strip_at(v, b, root, path, found);
+                        }
+                    }
+                }
+                return;
+            };
+            if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+                let unknown: Vec<String> = o
+                    .keys()
+                    .filter(|k| !props.contains_key(*k))
+                    .cloned()
+                    .collect();
+                for k in unknown {
+                    o.remove(&k);
+                    let at = if path.is_empty() {
+                        k
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    found.push((at, props.keys().cloned().collect()));
+                }
+            }
+            for (k, x) in o.iter_mut() {
+                if let Some(s) = props.get(k) {
+                    let at = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    strip_at(x, s, root, &at, found);
+                }
+            }
+        }
+        Value::Array(a) => {
+            let items = schema.get("items").cloned().or_else(|| {
+                ["anyOf", "oneOf"].iter().find_map(|key| {
+                    schema
+                        .get(*key)?
+                        .as_array()?
+                        .iter()
+                        .find_map(|b| resolve(b, root).get("items").cloned())
+                })
+            });
+            if let Some(items) = items {
+                for (i, x) in a.iter_mut().enumerate() {
+                    strip_at(x, &items, root, &format!("{path}[{i}]"), found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The result of one call.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -110,6 +250,8 @@ pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
             ),
         );
     };
+    let mut args = args;
+    let warnings = strip_unknown(name, &mut args, &input_schema(def));
     // Kept for the recording and the agent's state, which look at a call after it ran.
     let kept_args = (name != "run_steps").then(|| args.clone());
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -126,7 +268,7 @@ pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
             format!("{name} failed unexpectedly ({msg}); this is a bug in harshjudge-mcp, please report it"),
         ))
     });
-    let out = match result {
+    let mut out = match result {
         Ok(value) => {
             let elapsed = start.elapsed();
             tracing::info!(tool = name, ms = %format!("{:.3}", elapsed.as_secs_f64() * 1000.0), "ok");
@@ -138,6 +280,16 @@ pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
         }
         Err(e) => failed(name, start, e),
     };
+    if !warnings.is_empty()
+        && let Some(o) = out.value.as_object_mut()
+    {
+        match o.get_mut("warnings").and_then(Value::as_array_mut) {
+            Some(list) => list.extend(warnings.into_iter().map(Value::String)),
+            None => {
+                o.insert("warnings".into(), warnings.into());
+            }
+        }
+    }
     if let Some(args) = kept_args {
         after_call(ctx, name, args, &out);
     }
@@ -247,7 +399,15 @@ pub fn bound_message(msg: &str) -> String {
         if len > MAX_ECHO_CHARS {
             let mut keep = KEEP;
             // Never end on half an escape.
-            while keep > 0 && chars[start..start + keep].iter().rev().take_while(|c| **c == '\\').count() % 2 == 1 {
+            while keep > 0
+                && chars[start..start + keep]
+                    .iter()
+                    .rev()
+                    .take_while(|c| **c == '\\')
+                    .count()
+                    % 2
+                    == 1
+            {
                 keep -= 1;
             }
             out.extend(&chars[start..start + keep]);

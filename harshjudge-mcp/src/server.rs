@@ -28,7 +28,7 @@ impl Server {
     pub fn new(ctx: Context) -> Self {
         let tools = dispatch::tools()
             .iter()
-            .map(|t| Tool::new(t.name, t.description, (t.schema)()))
+            .map(|t| Tool::new(t.name, t.description, dispatch::input_schema(t)))
             .collect();
         Server {
             ctx: Arc::new(ctx),

@@ -80,7 +80,10 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
             "browser_wait_for",
             json!({"selector": hostile("wait"), "text": hostile("wait-text")}),
         ),
-        call("browser_wait_for", json!({"text": hostile("wait-only-text")})),
+        call(
+            "browser_wait_for",
+            json!({"text": hostile("wait-only-text")}),
+        ),
         call(&hostile("tool"), json!({})),
     ]);
     std::fs::write(&path, serde_json::to_vec(&seq).unwrap()).unwrap();
@@ -155,7 +158,10 @@ fn errors_echo_at_most_a_few_hundred_characters_of_a_bad_value() {
     let big = "x".repeat(1 << 20);
     let cases = [
         // A handler's own message quoting the value.
-        ("createScenario", json!({"slug": big, "title": "t", "steps": []})),
+        (
+            "createScenario",
+            json!({"slug": big, "title": "t", "steps": []}),
+        ),
         // serde: invalid type (a string where a number goes).
         (
             "recordEvidence",
@@ -234,7 +240,10 @@ fn a_recording_keeps_large_values_as_their_size_and_caps_its_length() {
         json!({"sequenceId": stop["sequenceId"]}),
     );
     let err = replay["steps"][0]["error"]["message"].as_str().unwrap();
-    assert!(err.contains("recorded without a value over 4096 bytes"), "{err}");
+    assert!(
+        err.contains("recorded without a value over 4096 bytes"),
+        "{err}"
+    );
 
     // The number of calls is capped, with a warning.
     ok(&ctx, "record_start", json!({"name": "long"}));

@@ -30,6 +30,12 @@ pub fn all() -> Vec<ToolDef> {
             "Create or update a scenario: meta.yaml and one markdown file per step. Updating keeps statistics, and keeps starred and tags unless given; step files no longer listed are removed."
         ),
         tool!(
+            "saveScenario",
+            scenario::SaveScenario,
+            scenario::save_scenario,
+            "Deprecated (kept for agents written for the original): save a scenario as one markdown file, scenario.md, with a meta.yaml without steps. A taken slug gives {slug}-2, -3, …. Use createScenario instead."
+        ),
+        tool!(
             "toggleStar",
             scenario::ToggleStar,
             scenario::toggle_star,
@@ -45,7 +51,7 @@ pub fn all() -> Vec<ToolDef> {
             "recordEvidence",
             run::RecordEvidence,
             run::record_evidence,
-            "Record one piece of evidence for a step of a running run. `data` is an absolute path to a file (copied; screenshots must be PNG or JPEG) or the content itself (a screenshot may be base64 PNG). Types: screenshot, db_snapshot, console_log, network_log, html_snapshot, custom, api_response, api_headers, stdout, stderr, exit_code."
+            "Record one piece of evidence for a step of a running run. `data` is the content itself (text types are never read as a path, even when they look like one); for a screenshot, an absolute path to a PNG or JPEG file (copied) or base64 PNG; source: \"file\" copies any type from an absolute path. Types: screenshot, db_snapshot, console_log, network_log, html_snapshot, custom, api_response, api_headers, stdout, stderr, exit_code."
         ),
         tool!(
             "completeStep",

@@ -151,7 +151,9 @@ impl EvidenceType {
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
-    /// A path to an existing file is copied; anything else is content.
+    /// For a screenshot, an absolute path is copied and anything else is
+    /// base64; every other type is content, even when it looks like a path
+    /// (`"/static/app.js"` in a console log), as in the original.
     #[default]
     Auto,
     /// `data` is an absolute path to a file, copied.
@@ -177,7 +179,8 @@ pub struct RecordEvidence {
     pub kind: EvidenceType,
     /// File name without extension: letters, digits, '.', '_' and '-', 1 to 100 characters.
     pub name: String,
-    /// An absolute file path (copied) or the content itself.
+    /// The content itself; for a screenshot, an absolute path to a PNG or JPEG
+    /// file (copied) or base64. With `source: "file"`, an absolute path to copy.
     pub data: String,
     /// Free-form metadata kept in the sidecar.
     #[serde(default)]
@@ -298,7 +301,7 @@ pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<Value, ToolEr
     let use_file = match a.source {
         Source::File => true,
         Source::Content => false,
-        Source::Auto => looks_like_path(&a.data),
+        Source::Auto => a.kind == EvidenceType::Screenshot && looks_like_path(&a.data),
     };
     let (bytes, from) = if use_file {
         let (b, p) = read_allowed(ctx, &a.data)?;
