@@ -1143,10 +1143,18 @@ fn the_original_s_calls_work_unchanged() {
     let args = json!({"slug": "login", "title": "Login: the old way", "content": "# Login\n\nSign in.", "tags": ["a b", "c"]});
     let first = p.ok("saveScenario", args.clone());
     assert_eq!(first["slug"], "login-2", "login exists already");
-    assert_eq!(first["scenarioPath"], ".harshJudge/scenarios/login-2/scenario.md");
+    assert_eq!(
+        first["scenarioPath"],
+        ".harshJudge/scenarios/login-2/scenario.md"
+    );
     assert_eq!(first["metaPath"], ".harshJudge/scenarios/login-2/meta.yaml");
     assert_eq!(first["isNew"], true);
-    assert!(first["warnings"][0].as_str().unwrap().contains("deprecated"));
+    assert!(
+        first["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("deprecated")
+    );
     assert_eq!(p.ok("saveScenario", args)["slug"], "login-3");
     let md = std::fs::read_to_string(p.hj().join("scenarios/login-2/scenario.md")).unwrap();
     assert_eq!(
@@ -1173,11 +1181,24 @@ fn the_original_s_calls_work_unchanged() {
         .map(|v| v.as_str().unwrap())
         .collect();
     assert_eq!(w.len(), 2, "{w:?}");
-    assert!(w[0].starts_with("unknown argument \"owner\" ignored (createScenario takes slug, title, steps"), "{w:?}");
-    assert!(w[1].starts_with("unknown argument \"steps[0].type\" ignored (createScenario takes title, description"), "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "unknown argument \"owner\" ignored (createScenario takes slug, title, steps"
+        ),
+        "{w:?}"
+    );
+    assert!(
+        w[1].starts_with(
+            "unknown argument \"steps[0].type\" ignored (createScenario takes title, description"
+        ),
+        "{w:?}"
+    );
     // Nothing of them reaches the files.
     let meta = std::fs::read_to_string(p.hj().join("scenarios/extra/meta.yaml")).unwrap();
-    assert!(!meta.contains("owner") && !meta.contains("frontend"), "{meta}");
+    assert!(
+        !meta.contains("owner") && !meta.contains("frontend"),
+        "{meta}"
+    );
 
     // Text evidence is content even when it looks like a path, or is one.
     let run = p.start();
@@ -1190,9 +1211,14 @@ fn the_original_s_calls_work_unchanged() {
         ("custom", "json", real.to_str().unwrap().to_string()),
         ("db_snapshot", "json", "/var/lib/app/db.json".to_string()),
     ] {
-        let out = p.ok("recordEvidence", json!({"runId": run, "step": 1, "type": kind, "name": kind, "data": data}));
+        let out = p.ok(
+            "recordEvidence",
+            json!({"runId": run, "step": 1, "type": kind, "name": kind, "data": data}),
+        );
         assert!(out["copiedFrom"].is_null(), "{out}");
-        let file = p.run_dir(&run).join(format!("step-01/evidence/{kind}.{ext}"));
+        let file = p
+            .run_dir(&run)
+            .join(format!("step-01/evidence/{kind}.{ext}"));
         assert_eq!(std::fs::read_to_string(file).unwrap(), data, "{kind}");
     }
 }
@@ -1204,11 +1230,15 @@ fn init_project_starts_the_dashboard_when_asked_and_returns_its_url() {
     p.ctx.dashboard_on_init = true;
     let out = p.ok("initProject", json!({"projectName": "Dash"}));
     let closed = p.ok("closeDashboard", json!({}));
-    let url = out["dashboardUrl"].as_str().unwrap_or_else(|| panic!("{out}"));
+    let url = out["dashboardUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{out}"));
     assert!(url.starts_with("http://127.0.0.1:"), "{out}");
     let msg = out["message"].as_str().unwrap();
     assert!(
-        msg.starts_with(&format!("HarshJudge initialized successfully. Dashboard running at {url} (PID: ")),
+        msg.starts_with(&format!(
+            "HarshJudge initialized successfully. Dashboard running at {url} (PID: "
+        )),
         "{msg}"
     );
     assert_eq!(closed["success"], true, "{closed}");
