@@ -74,8 +74,84 @@ pub fn input_schema(def: &ToolDef) -> Arc<Map<String, Value>> {
         .unwrap_or_else(|p| p.into_inner());
     cache
         .entry(def.name)
-        .or_insert_with(|| (def.schema)())
+        .or_insert_with(|| Arc::new(portable(def.name, &(def.schema)())))
         .clone()
+}
+
+/// Pairs of arguments of which a tool needs at least one.
+const ONE_OF_REQUIRED: &[(&str, &str, &str)] = &[
+    ("recordEvidence", "stepId", "step"),
+    ("getRunState", "runId", "scenarioSlug"),
+];
+
+/// A tool's input schema in the form the most clients accept: every nullable
+/// `"type": [T, "null"]` split into `anyOf` branches of one type each (MCP
+/// Inspector `--strict`, Gemini's single-type dialect), and each pair of
+/// which one is required written as a root `if`/`then` — not a root `anyOf`,
+/// which the Anthropic API refuses in a tool's `input_schema`.
+pub fn portable(tool: &str, schema: &Map<String, Value>) -> Map<String, Value> {
+    let mut v = Value::Object(schema.clone());
+    split_nullable(&mut v);
+    let Value::Object(mut m) = v else {
+        unreachable!("an object stays an object")
+    };
+    for (t, a, b) in ONE_OF_REQUIRED {
+        if *t == tool {
+            m.insert("if".into(), serde_json::json!({"not": {"required": [a]}}));
+            m.insert("then".into(), serde_json::json!({"required": [b]}));
+        }
+    }
+    m
+}
+
+/// Keywords that describe a value rather than constrain it: they stay beside
+/// the `anyOf` when a nullable type is split.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+fn split_nullable(v: &mut Value) {
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(split_nullable),
+        Value::Object(o) => {
+            o.values_mut().for_each(split_nullable);
+            let Some(Value::Array(types)) = o.get("type") else {
+                return;
+            };
+            if !types.iter().any(|t| t == "null") || types.len() < 2 {
+                return;
+            }
+            let types: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+            let mut outer = Map::new();
+            let mut rest = Map::new();
+            for (k, x) in std::mem::take(o) {
+                if ANNOTATIONS.contains(&k.as_str()) {
+                    outer.insert(k, x);
+                } else if k != "type" {
+                    rest.insert(k, x);
+                }
+            }
+            let mut branches: Vec<Value> = types
+                .into_iter()
+                .map(|t| {
+                    let mut b = rest.clone();
+                    b.insert("type".into(), t);
+                    Value::Object(b)
+                })
+                .collect();
+            branches.push(serde_json::json!({"type": "null"}));
+            outer.insert("anyOf".into(), Value::Array(branches));
+            *o = outer;
+        }
+        _ => {}
+    }
 }
 
 /// Most `warnings` one call lists about unknown argument keys.

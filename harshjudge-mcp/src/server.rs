@@ -28,7 +28,11 @@ impl Server {
     pub fn new(ctx: Context) -> Self {
         let tools = dispatch::tools()
             .iter()
-            .map(|t| Tool::new(t.name, t.description, dispatch::input_schema(t)))
+            .map(|t| {
+                let mut tool = Tool::new(t.name, t.description, dispatch::input_schema(t));
+                tool.output_schema = Some(crate::tools::output::output_schema(t.name));
+                tool
+            })
             .collect();
         Server {
             ctx: Arc::new(ctx),

@@ -5,12 +5,22 @@ pub mod batch;
 pub mod browser;
 pub mod dashboard;
 pub mod discover;
+pub mod output;
 pub mod project;
 pub mod record;
 pub mod run;
 pub mod scenario;
 
 use crate::dispatch::ToolDef;
+
+/// A scenario slug, as `tools/list` declares it (the store's rule).
+pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,100}$";
+/// A step id: two digits, "01" to "99".
+pub const STEP_ID_PATTERN: &str = "^(0[1-9]|[1-9][0-9])$";
+/// A run id (and a sequence id): 1 to 64 letters, digits, '_' or '-'.
+pub const RUN_ID_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+/// An evidence name: 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'.
+pub const EVIDENCE_NAME_PATTERN: &str = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$";
 use crate::error::ToolError;
 use crate::tool;
 

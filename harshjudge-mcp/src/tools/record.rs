@@ -300,6 +300,7 @@ pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SequenceRef {
     /// The sequence's id.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub sequence_id: String,
 }
 
@@ -322,6 +323,7 @@ pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> 
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordReplay {
     /// The sequence to run.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub sequence_id: String,
     /// Values of its `{{variable}}` placeholders.
     #[serde(default)]
@@ -332,6 +334,7 @@ pub struct RecordReplay {
     /// Record the replay as a run of this scenario (created with one step per
     /// call when it does not exist): every browser action leaves its evidence.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Option<String>,
 }
 
@@ -505,6 +508,7 @@ fn has_omitted(v: &Value) -> bool {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordExport {
     /// The sequence to export.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub sequence_id: String,
     /// The scenario function's name (snake_case; default from the sequence's name).
     #[serde(default)]

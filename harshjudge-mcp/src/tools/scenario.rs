@@ -31,6 +31,7 @@ pub struct StepInput {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateScenario {
     /// Scenario id: lowercase letters, digits and hyphens, e.g. "user-login".
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub slug: String,
     /// Human-readable title (1 to 200 characters).
     pub title: String,
@@ -149,6 +150,7 @@ pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<Value, ToolEr
 pub struct SaveScenario {
     /// Wanted slug: lowercase letters, digits and hyphens; `{slug}-2`, `-3`, …
     /// is used when it is taken.
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub slug: String,
     /// Human-readable title (1 to 200 characters).
     pub title: String,
@@ -269,6 +271,7 @@ fn scenario_md(store: &Store, slug: &Slug) -> String {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToggleStar {
     /// The scenario's slug.
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: String,
     /// The new value; omitted: toggle.
     #[serde(default)]
@@ -294,6 +297,7 @@ pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<Value, ToolError> {
 pub struct GetStatus {
     /// One scenario's detail instead of the project's status.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Option<String>,
     /// Only starred scenarios (project status).
     #[serde(default)]
