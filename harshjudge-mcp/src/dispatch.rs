@@ -63,19 +63,23 @@ pub fn tools() -> &'static [ToolDef] {
     TOOLS.get_or_init(crate::tools::all)
 }
 
+/// A JSON Schema.
+pub type Schema = Arc<Map<String, Value>>;
+
 /// The input schema `tools/list` gives for a tool (built once).
-pub fn input_schema(def: &ToolDef) -> Arc<Map<String, Value>> {
-    static SCHEMAS: std::sync::OnceLock<
-        std::sync::Mutex<std::collections::HashMap<&'static str, Arc<Map<String, Value>>>>,
-    > = std::sync::OnceLock::new();
-    let mut cache = SCHEMAS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    cache
-        .entry(def.name)
-        .or_insert_with(|| Arc::new(portable(def.name, &(def.schema)())))
-        .clone()
+pub fn input_schema(def: &ToolDef) -> Schema {
+    static SCHEMAS: std::sync::OnceLock<Vec<(&'static str, Schema)>> = std::sync::OnceLock::new();
+    SCHEMAS
+        .get_or_init(|| {
+            tools()
+                .iter()
+                .map(|t| (t.name, Arc::new(portable(t.name, &(t.schema)()))))
+                .collect()
+        })
+        .iter()
+        .find(|(n, _)| *n == def.name)
+        .map(|(_, s)| s.clone())
+        .unwrap_or_else(|| Arc::new(portable(def.name, &(def.schema)())))
 }
 
 /// Pairs of arguments of which a tool needs at least one.
