@@ -73,6 +73,7 @@ fn main() {
     let mut child = Command::new(bin)
         .current_dir(project.path())
         .env("HARSHJUDGE_LOG", "warn")
+        .env("HARSHJUDGE_DASHBOARD", "off")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

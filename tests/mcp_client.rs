@@ -188,3 +188,64 @@ fn the_python_mcp_client_drives_the_agent_toolkit() {
         "the export changed: rerun with UPDATE_GOLDEN=1 to update {GOLDEN_EXPORT} if that is intended"
     );
 }
+
+/// An agent written for the original, unchanged (tests/mcp/compat.py): the
+/// dashboard initProject starts, saveScenario, unknown keys, text evidence.
+#[test]
+fn an_agent_written_for_the_original_works_unchanged() {
+    let bin = server_binary();
+    let project = tempfile::tempdir().unwrap();
+    let out = Command::new("python3")
+        .arg(workspace().join("tests/mcp/compat.py"))
+        .arg(&bin)
+        .arg(project.path())
+        .output()
+        .expect("python3 with `python3 -m pip install mcp==2.3.0`");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python MCP client failed (exit {:?}):\n{stdout}\n{stderr}",
+        out.status.code()
+    );
+    let found: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let hj = project.path().join(".harshJudge");
+    // The dashboard was closed again: no state file, nothing answering.
+    assert!(!hj.join(".dashboard-state.json").exists());
+    let port: u16 = found["dashboardUrl"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+
+    // saveScenario: scenario.md with its front matter, a meta.yaml without steps.
+    let md = std::fs::read_to_string(hj.join("scenarios/checkout/scenario.md")).unwrap();
+    assert!(
+        md.starts_with("---\nid: checkout\ntitle: Checkout\ntags: [shop]\nestimatedDuration: 60\n---\n\n# Checkout"),
+        "{md}"
+    );
+    let meta = yaml(hj.join("scenarios/checkout/meta.yaml"));
+    assert_eq!(meta["title"].as_str(), Some("Checkout"));
+    assert_eq!(meta["totalRuns"].as_u64(), Some(0));
+    assert!(hj.join("scenarios/checkout-2/scenario.md").is_file());
+
+    // Text evidence holds the text given, never a file's content.
+    let ev = hj
+        .join("scenarios/login/runs")
+        .join(found["runId"].as_str().unwrap())
+        .join("step-01/evidence");
+    let read = |f: &str| std::fs::read_to_string(ev.join(f)).unwrap();
+    assert_eq!(read("console.txt"), "/static/app.js");
+    assert_eq!(
+        read("network.json"),
+        project.path().join("secret.txt").to_str().unwrap()
+    );
+    assert_eq!(read("db.json"), "/var/lib/db.json");
+    // The step files of createScenario carry no trace of the unknown keys.
+    let meta = yaml(hj.join("scenarios/login/meta.yaml"));
+    assert!(meta.get("priority").is_none());
+}

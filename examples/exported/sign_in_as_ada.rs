@@ -1,6 +1,6 @@
 //! Exported by harshjudge-mcp from the recorded sequence 20261123T090700347Z-pyxzs8 ("Sign in as Ada").
-//! Put it in `tests/` and register it from a suite (`mod …;` next to
-//! `harshjudge::main!(…)`), or add `harshjudge::main!();` below.
+//! Put it in `tests/` and register it from a suite (`mod ...;` next to
+//! `harshjudge::main!(...)`), or add `harshjudge::main!();` below.
 
 use harshjudge::{Scenario, scenario, step};
 

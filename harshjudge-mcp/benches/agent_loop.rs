@@ -36,7 +36,7 @@ async fn main() {
     std::fs::write(&shot, png).unwrap();
 
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_harshjudge-mcp"));
-    cmd.current_dir(&project);
+    cmd.current_dir(&project).env("HARSHJUDGE_DASHBOARD", "off");
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -159,6 +159,7 @@ fn raw_client(shot: &std::path::Path) {
     let tmp = tempfile::tempdir().unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_harshjudge-mcp"))
         .current_dir(tmp.path())
+        .env("HARSHJUDGE_DASHBOARD", "off")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

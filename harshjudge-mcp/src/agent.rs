@@ -60,6 +60,77 @@ pub struct Recording {
     pub started_at: String,
     /// The calls so far.
     pub calls: Vec<RecordedCall>,
+    /// Bytes of arguments kept so far (JSON).
+    pub bytes: usize,
+    /// Calls not kept because the recording reached a cap.
+    pub dropped: usize,
+}
+
+/// Longest string a recorded call keeps, in bytes; a longer one is replaced by
+/// `{"$omitted": {"bytes": N}}` (replay refuses such a call, saying why).
+pub const MAX_RECORDED_STRING: usize = 4096;
+/// Most calls one recording keeps.
+pub const MAX_RECORDED_CALLS: usize = 1000;
+/// Most bytes of arguments (JSON) one recording keeps.
+pub const MAX_RECORDED_BYTES: usize = 4 * 1024 * 1024;
+
+/// The key of the value that stands for a string too large to record.
+pub const OMITTED: &str = "$omitted";
+
+/// A call's arguments as a recording keeps them: strings over
+/// [`MAX_RECORDED_STRING`] bytes replaced by their size.
+pub fn recordable_args(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.len() > MAX_RECORDED_STRING => {
+            serde_json::json!({ OMITTED: {"bytes": s.len()} })
+        }
+        Value::Array(a) => Value::Array(a.iter().map(recordable_args).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), recordable_args(x)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+impl Recording {
+    /// A new, empty recording.
+    pub fn new(id: String, name: String, description: Option<String>) -> Self {
+        Recording {
+            id,
+            name,
+            description,
+            started_at: harshjudge::store::now_iso(),
+            calls: vec![],
+            bytes: 0,
+            dropped: 0,
+        }
+    }
+
+    /// Keeps a call, unless the recording is at its cap of
+    /// [`MAX_RECORDED_CALLS`] calls or [`MAX_RECORDED_BYTES`] bytes (then it
+    /// only counts it in `dropped`). Returns whether it was kept.
+    pub fn push(&mut self, call: RecordedCall) -> bool {
+        let size = serde_json::to_string(&call.args).map_or(0, |s| s.len());
+        if self.calls.len() >= MAX_RECORDED_CALLS || self.bytes + size > MAX_RECORDED_BYTES {
+            self.dropped += 1;
+            return false;
+        }
+        self.bytes += size;
+        self.calls.push(call);
+        true
+    }
+
+    /// The warning to give once calls were dropped.
+    pub fn warning(&self) -> Option<String> {
+        (self.dropped > 0).then(|| {
+            format!(
+                "the recording reached its cap ({MAX_RECORDED_CALLS} calls or {MAX_RECORDED_BYTES} bytes of arguments): the last {} calls were not recorded; record shorter sequences",
+                self.dropped
+            )
+        })
+    }
 }
 
 /// Per-process agent state, shared by every call.

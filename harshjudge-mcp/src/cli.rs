@@ -34,6 +34,9 @@ pub struct Cli {
         value_delimiter = ':'
     )]
     pub allow_roots: Vec<PathBuf>,
+    /// Whether initProject / init starts the dashboard, as the original does.
+    #[arg(long, global = true, value_name = "on|off", env = "HARSHJUDGE_DASHBOARD", default_value = "on", value_parser = ["on", "off"])]
+    pub dashboard: String,
     /// What to do (default: serve MCP over stdio).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -119,7 +122,8 @@ pub enum Command {
         /// Name (file name without extension).
         #[arg(long)]
         name: String,
-        /// An absolute file path (copied) or the content.
+        /// The content; for a screenshot an absolute file path (copied) or base64;
+        /// with `--source file`, an absolute path to copy.
         #[arg(long)]
         data: String,
         /// Metadata as a JSON object.
@@ -502,6 +506,7 @@ pub fn context(cli: &Cli) -> Result<Context, CliError> {
     };
     let mut ctx = Context::new(root).map_err(invalid)?;
     ctx.max_evidence_bytes = cli.max_evidence_bytes;
+    ctx.dashboard_on_init = cli.dashboard == "on";
     for r in &cli.allow_roots {
         if !r.as_os_str().is_empty() {
             ctx.allow_root(r).map_err(invalid)?;

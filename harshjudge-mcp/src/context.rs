@@ -19,6 +19,10 @@ pub struct Context {
     pub max_evidence_bytes: u64,
     /// Folders evidence files may be copied from (canonical paths).
     pub allowed_roots: Vec<PathBuf>,
+    /// Whether `initProject` starts the dashboard, as the original does (the
+    /// binary turns it on unless `HARSHJUDGE_DASHBOARD=off`; off by default in
+    /// a library context).
+    pub dashboard_on_init: bool,
     /// The scenario each run seen so far belongs to (runs never move).
     run_slugs: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<RunId, Slug>>>,
     /// The agent's session: browser, active run, recording.
@@ -54,6 +58,7 @@ impl Context {
             root,
             max_evidence_bytes: DEFAULT_MAX_EVIDENCE_BYTES,
             allowed_roots: allowed,
+            dashboard_on_init: false,
             run_slugs: Default::default(),
             agent: Default::default(),
         })

@@ -49,6 +49,8 @@ fn cli_tmpdir() -> &'static Path {
 
 fn run(cwd: &Path, args: &[&str]) -> Out {
     let o = Command::new(BIN)
+        // No dashboard started by `init` (the binary starts one, as the original).
+        .env("HARSHJUDGE_DASHBOARD", "off")
         .args(args)
         .current_dir(cwd)
         .env("TMPDIR", cli_tmpdir())
@@ -583,6 +585,8 @@ fn evidence_limits_and_allowed_roots() {
             "api_response",
             "--name",
             "body",
+            "--source",
+            "file",
             "--data",
             f,
         ],
@@ -602,6 +606,8 @@ fn evidence_limits_and_allowed_roots() {
             "api_response",
             "--name",
             "body",
+            "--source",
+            "file",
             "--data",
             f,
         ],

@@ -126,7 +126,6 @@ fn init_project_validates_its_arguments() {
         json!({"projectName": "Demo", "baseUrl": "ftp://example.com"}),
         json!({}),
         json!({"projectName": 5}),
-        json!({"projectName": "Demo", "colour": "red"}),
     ] {
         let (code, msg) = p.err("initProject", args.clone());
         assert_eq!(code, Code::InvalidInput, "{args}: {msg}");
@@ -396,10 +395,10 @@ fn record_evidence_copies_files_stores_content_and_decodes_base64_screenshots() 
     assert_eq!(side["type"], "screenshot");
     assert_eq!(side["metadata"]["url"], "/login");
 
-    // A text type given a file path: the file's content is stored, not the path.
+    // A text type given a file path with source "file": the file's content is stored.
     let resp = p.root().join("response.json");
     std::fs::write(&resp, r#"{"id": 7}"#).unwrap();
-    p.ok("recordEvidence", json!({"runId": run, "stepId": "02", "type": "api_response", "name": "resp", "data": resp.to_str().unwrap()}));
+    p.ok("recordEvidence", json!({"runId": run, "stepId": "02", "type": "api_response", "name": "resp", "data": resp.to_str().unwrap(), "source": "file"}));
     assert_eq!(
         std::fs::read_to_string(p.run_dir(&run).join("step-02/evidence/resp.json")).unwrap(),
         r#"{"id": 7}"#
@@ -512,11 +511,10 @@ fn record_evidence_guards() {
     assert!(msg.contains("not a PNG or JPEG"), "{msg}");
     let (code, _) = p.err("recordEvidence", json!({"runId": run, "stepId": "01", "type": "screenshot", "name": "s", "data": p.root().join("missing.png").to_str().unwrap()}));
     assert_eq!(code, Code::NotFound);
-    // A path-looking string naming no file is an error, not a stored path.
-    let (code, msg) = p.err(
-        "recordEvidence",
-        with("data", json!(p.root().join("typo.json").to_str().unwrap())),
-    );
+    // A path-looking string naming no file, given as a file: an error.
+    let mut typo = with("data", json!(p.root().join("typo.json").to_str().unwrap()));
+    typo["source"] = json!("file");
+    let (code, msg) = p.err("recordEvidence", typo);
     assert_eq!(code, Code::NotFound, "{msg}");
     // Outside the allowed roots (here: only the project).
     let outside = tempfile::tempdir().unwrap();
@@ -525,7 +523,9 @@ fn record_evidence_guards() {
     let (code, msg) = p.err("recordEvidence", json!({"runId": run, "stepId": "01", "type": "screenshot", "name": "s", "data": secret.to_str().unwrap()}));
     assert_eq!(code, Code::AccessDenied);
     assert!(msg.contains("allow-root"), "{msg}");
-    let (code, _) = p.err("recordEvidence", with("data", json!("/etc/passwd")));
+    let mut passwd = with("data", json!("/etc/passwd"));
+    passwd["source"] = json!("file");
+    let (code, _) = p.err("recordEvidence", passwd);
     assert_eq!(code, Code::AccessDenied);
     // A symbolic link inside the project pointing outside is still outside.
     std::os::unix::fs::symlink(&secret, p.root().join("link.png")).unwrap();
@@ -538,11 +538,9 @@ fn record_evidence_guards() {
     assert!(msg.contains("1000 bytes"), "{msg}");
     let big = p.root().join("big.json");
     std::fs::write(&big, "y".repeat(5000)).unwrap();
-    assert_eq!(
-        p.err("recordEvidence", with("data", json!(big.to_str().unwrap())))
-            .0,
-        Code::TooLarge
-    );
+    let mut big_file = with("data", json!(big.to_str().unwrap()));
+    big_file["source"] = json!("file");
+    assert_eq!(p.err("recordEvidence", big_file).0, Code::TooLarge);
     p.ok("recordEvidence", with("data", json!("x".repeat(1000))));
     // Allowing the folder lets it in.
     p.ctx.max_evidence_bytes = 1 << 20;
@@ -1084,8 +1082,21 @@ fn unknown_tools_and_malformed_arguments_are_clear_errors() {
         msg.contains("invalid arguments for startRun") && msg.contains("invalid type"),
         "{msg}"
     );
-    let (_, msg) = p.err("startRun", json!({"scenario": "login"}));
-    assert!(msg.contains("unknown field `scenario`"), "{msg}");
+    // An unknown key is ignored with a warning (the original strips it); here
+    // the required one is then missing.
+    let out = call(&p.ctx, "startRun", Some(json!({"scenario": "login"})));
+    assert!(
+        out.value["error"]
+            .as_str()
+            .unwrap()
+            .contains("missing field `scenarioSlug`"),
+        "{}",
+        out.value
+    );
+    assert_eq!(
+        out.value["warnings"],
+        json!(["unknown argument \"scenario\" ignored (startRun takes scenarioSlug)"])
+    );
 }
 
 #[test]
@@ -1123,4 +1134,117 @@ fn every_tool_has_an_object_schema_and_the_original_names() {
         .collect();
     assert_eq!(required, ["runId", "type", "name", "data"]);
     assert!(schema["properties"]["step"].is_object() && schema["properties"]["stepId"].is_object());
+}
+
+#[test]
+fn the_original_s_calls_work_unchanged() {
+    let p = Project::with_scenario();
+    // saveScenario (deprecated): a clash gives {slug}-2, then -3.
+    let args = json!({"slug": "login", "title": "Login: the old way", "content": "# Login\n\nSign in.", "tags": ["a b", "c"]});
+    let first = p.ok("saveScenario", args.clone());
+    assert_eq!(first["slug"], "login-2", "login exists already");
+    assert_eq!(
+        first["scenarioPath"],
+        ".harshJudge/scenarios/login-2/scenario.md"
+    );
+    assert_eq!(first["metaPath"], ".harshJudge/scenarios/login-2/meta.yaml");
+    assert_eq!(first["isNew"], true);
+    assert!(
+        first["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("deprecated")
+    );
+    assert_eq!(p.ok("saveScenario", args)["slug"], "login-3");
+    let md = std::fs::read_to_string(p.hj().join("scenarios/login-2/scenario.md")).unwrap();
+    assert_eq!(
+        md,
+        "---\nid: login-2\ntitle: 'Login: the old way'\ntags: [a b, c]\nestimatedDuration: 60\n---\n\n# Login\n\nSign in."
+    );
+    let detail = p.ok("getStatus", json!({"scenarioSlug": "login-2"}));
+    assert_eq!(detail["content"], "# Login\n\nSign in.");
+    assert_eq!(detail["title"], "Login: the old way");
+    // A saved scenario can be run like any other.
+    let run = p.ok("startRun", json!({"scenarioSlug": "login-2"}));
+    assert_eq!(run["scenarioTitle"], "Login: the old way");
+
+    // Unknown keys, at the top and nested, are ignored with a warning each.
+    let out = p.ok(
+        "createScenario",
+        json!({"slug": "extra", "title": "Extra", "owner": "qa",
+               "steps": [{"title": "One", "actions": "a", "expectedOutcome": "e", "type": "frontend"}]}),
+    );
+    let w: Vec<&str> = out["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "unknown argument \"owner\" ignored (createScenario takes slug, title, steps"
+        ),
+        "{w:?}"
+    );
+    assert!(
+        w[1].starts_with(
+            "unknown argument \"steps[0].type\" ignored (createScenario takes title, description"
+        ),
+        "{w:?}"
+    );
+    // Nothing of them reaches the files.
+    let meta = std::fs::read_to_string(p.hj().join("scenarios/extra/meta.yaml")).unwrap();
+    assert!(
+        !meta.contains("owner") && !meta.contains("frontend"),
+        "{meta}"
+    );
+
+    // Text evidence is content even when it looks like a path, or is one.
+    let run = p.start();
+    let real = p.root().join("real.txt");
+    std::fs::write(&real, "the file's content").unwrap();
+    for (kind, ext, data) in [
+        ("console_log", "txt", "/static/app.js".to_string()),
+        ("network_log", "json", real.to_str().unwrap().to_string()),
+        ("html_snapshot", "html", "/index.html".to_string()),
+        ("custom", "json", real.to_str().unwrap().to_string()),
+        ("db_snapshot", "json", "/var/lib/app/db.json".to_string()),
+    ] {
+        let out = p.ok(
+            "recordEvidence",
+            json!({"runId": run, "step": 1, "type": kind, "name": kind, "data": data}),
+        );
+        assert!(out["copiedFrom"].is_null(), "{out}");
+        let file = p
+            .run_dir(&run)
+            .join(format!("step-01/evidence/{kind}.{ext}"));
+        assert_eq!(std::fs::read_to_string(file).unwrap(), data, "{kind}");
+    }
+}
+
+#[test]
+fn init_project_starts_the_dashboard_when_asked_and_returns_its_url() {
+    let mut p = Project::new();
+    harshjudge_mcp::dashboard::set_binary(env!("CARGO_BIN_EXE_harshjudge-mcp"));
+    p.ctx.dashboard_on_init = true;
+    let out = p.ok("initProject", json!({"projectName": "Dash"}));
+    let closed = p.ok("closeDashboard", json!({}));
+    let url = out["dashboardUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(url.starts_with("http://127.0.0.1:"), "{out}");
+    let msg = out["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with(&format!(
+            "HarshJudge initialized successfully. Dashboard running at {url} (PID: "
+        )),
+        "{msg}"
+    );
+    assert_eq!(closed["success"], true, "{closed}");
+    // Off (a library context, or HARSHJUDGE_DASHBOARD=off for the binary): no url.
+    let q = Project::new();
+    let out = q.ok("initProject", json!({"projectName": "Quiet"}));
+    assert!(out.get("dashboardUrl").is_none(), "{out}");
+    assert!(!q.hj().join(".dashboard-state.json").exists());
 }

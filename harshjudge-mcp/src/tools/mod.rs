@@ -5,12 +5,22 @@ pub mod batch;
 pub mod browser;
 pub mod dashboard;
 pub mod discover;
+pub mod output;
 pub mod project;
 pub mod record;
 pub mod run;
 pub mod scenario;
 
 use crate::dispatch::ToolDef;
+
+/// A scenario slug, as `tools/list` declares it (the store's rule).
+pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,100}$";
+/// A step id: two digits, "01" to "99".
+pub const STEP_ID_PATTERN: &str = "^(0[1-9]|[1-9][0-9])$";
+/// A run id (and a sequence id): 1 to 64 letters, digits, '_' or '-'.
+pub const RUN_ID_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+/// An evidence name: 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'.
+pub const EVIDENCE_NAME_PATTERN: &str = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$";
 use crate::error::ToolError;
 use crate::tool;
 
@@ -30,6 +40,12 @@ pub fn all() -> Vec<ToolDef> {
             "Create or update a scenario: meta.yaml and one markdown file per step. Updating keeps statistics, and keeps starred and tags unless given; step files no longer listed are removed."
         ),
         tool!(
+            "saveScenario",
+            scenario::SaveScenario,
+            scenario::save_scenario,
+            "Deprecated (kept for agents written for the original): save a scenario as one markdown file, scenario.md, with a meta.yaml without steps. A taken slug gives {slug}-2, -3, …. Use createScenario instead."
+        ),
+        tool!(
             "toggleStar",
             scenario::ToggleStar,
             scenario::toggle_star,
@@ -45,7 +61,7 @@ pub fn all() -> Vec<ToolDef> {
             "recordEvidence",
             run::RecordEvidence,
             run::record_evidence,
-            "Record one piece of evidence for a step of a running run. `data` is an absolute path to a file (copied; screenshots must be PNG or JPEG) or the content itself (a screenshot may be base64 PNG). Types: screenshot, db_snapshot, console_log, network_log, html_snapshot, custom, api_response, api_headers, stdout, stderr, exit_code."
+            "Record one piece of evidence for a step of a running run. `data` is the content itself (text types are never read as a path, even when they look like one); for a screenshot, an absolute path to a PNG or JPEG file (copied) or base64 PNG; source: \"file\" copies any type from an absolute path. Types: screenshot, db_snapshot, console_log, network_log, html_snapshot, custom, api_response, api_headers, stdout, stderr, exit_code."
         ),
         tool!(
             "completeStep",

@@ -48,12 +48,39 @@ pub fn init_project(ctx: &Context, a: InitProject) -> Result<Value, ToolError> {
         ),
         other => other.into(),
     })?;
-    Ok(json!({
+    let mut out = json!({
         "success": true,
         "projectPath": ".harshJudge",
         "configPath": ".harshJudge/config.yaml",
         "prdPath": ".harshJudge/prd.md",
         "scenariosPath": ".harshJudge/scenarios",
-        "message": "HarshJudge initialized successfully. Fill in .harshJudge/prd.md, then create scenarios with createScenario.",
-    }))
+    });
+    // As the original: the dashboard starts with the project; failing to start
+    // it does not fail the call.
+    let next = "Fill in .harshJudge/prd.md, then create scenarios with createScenario.";
+    let started = if ctx.dashboard_on_init {
+        match crate::dashboard::Dashboard::new(ctx.root()).open(None, false) {
+            Ok(d) => d["url"].as_str().map(|u| (u.to_string(), d["pid"].clone())),
+            Err(e) => {
+                tracing::warn!(
+                    "initProject: the dashboard could not be started: {}",
+                    e.message
+                );
+                None
+            }
+        }
+    } else {
+        None
+    };
+    out["message"] = match started {
+        Some((url, pid)) => {
+            let msg = format!("HarshJudge initialized successfully. Dashboard running at {url} (PID: {pid}). {next}");
+            out["dashboardUrl"] = url.into();
+            msg
+        }
+        None if ctx.dashboard_on_init => format!("HarshJudge initialized successfully. Dashboard could not be started automatically - use openDashboard tool to start it. {next}"),
+        None => format!("HarshJudge initialized successfully. {next}"),
+    }
+    .into();
+    Ok(out)
 }

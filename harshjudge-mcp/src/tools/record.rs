@@ -146,14 +146,18 @@ pub fn record_start(ctx: &Context, a: RecordStart) -> Result<Value, ToolError> {
         ));
     }
     let id = RunId::generate().to_string();
-    *rec = Some(Recording {
-        id: id.clone(),
-        name: a.name.clone(),
-        description: a.description,
-        started_at: harshjudge::store::now_iso(),
-        calls: vec![],
-    });
-    Ok(json!({"success": true, "sequenceId": id, "name": a.name, "recording": true}))
+    *rec = Some(Recording::new(id.clone(), a.name.clone(), a.description));
+    Ok(json!({
+        "success": true,
+        "sequenceId": id,
+        "name": a.name,
+        "recording": true,
+        "limits": {
+            "calls": crate::agent::MAX_RECORDED_CALLS,
+            "bytes": crate::agent::MAX_RECORDED_BYTES,
+            "stringBytes": crate::agent::MAX_RECORDED_STRING,
+        },
+    }))
 }
 
 /// Arguments of `record_stop`.
@@ -221,6 +225,7 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
                 "no recording in progress: call record_start first",
             )
         })?;
+    let warning = rec.warning();
     if !a.save.unwrap_or(true) {
         return Ok(json!({"success": true, "saved": false, "discarded": rec.calls.len()}));
     }
@@ -245,14 +250,18 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
     let path = dir(ctx).join(format!("{}.json", seq.id));
     let text = serde_json::to_string_pretty(&seq).expect("sequence serializes");
     harshjudge::store::write_file(&path, text.as_bytes())?;
-    Ok(json!({
+    let mut out = json!({
         "success": true,
         "saved": true,
         "sequenceId": seq.id,
         "path": ctx.rel(&path),
         "calls": seq.calls.len(),
         "variables": seq.variables,
-    }))
+    });
+    if let Some(w) = warning {
+        out["warning"] = w.into();
+    }
+    Ok(out)
 }
 
 /// Arguments of `record_list`.
@@ -291,6 +300,7 @@ pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SequenceRef {
     /// The sequence's id.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub sequence_id: String,
 }
 
@@ -313,6 +323,7 @@ pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> 
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordReplay {
     /// The sequence to run.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub sequence_id: String,
     /// Values of its `{{variable}}` placeholders.
     #[serde(default)]
@@ -323,6 +334,7 @@ pub struct RecordReplay {
     /// Record the replay as a run of this scenario (created with one step per
     /// call when it does not exist): every browser action leaves its evidence.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Option<String>,
 }
 
@@ -418,7 +430,18 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
     let (mut succeeded, mut failed) = (0usize, 0usize);
     for (i, c) in seq.calls.iter().enumerate() {
         let args = substitute(&c.args, &a.variables);
-        let out = call(&c.tool, args);
+        let out = if has_omitted(&args) {
+            crate::dispatch::Outcome {
+                value: json!({
+                    "error": format!("call {} ({}) was recorded without a value over {} bytes; replay cannot send it again: record the sequence with smaller arguments", i + 1, c.tool, crate::agent::MAX_RECORDED_STRING),
+                    "code": Code::InvalidInput.as_str(),
+                }),
+                code: Some(Code::InvalidInput),
+                elapsed: std::time::Duration::ZERO,
+            }
+        } else {
+            call(&c.tool, args)
+        };
         let ok = !out.is_error();
         let mut r = json!({
             "index": i + 1,
@@ -471,11 +494,21 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
     Ok(out)
 }
 
+/// Whether a recorded value stands for a string too large to keep.
+fn has_omitted(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.contains_key(crate::agent::OMITTED) || o.values().any(has_omitted),
+        Value::Array(a) => a.iter().any(has_omitted),
+        _ => false,
+    }
+}
+
 /// Arguments of `record_export`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordExport {
     /// The sequence to export.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub sequence_id: String,
     /// The scenario function's name (snake_case; default from the sequence's name).
     #[serde(default)]
@@ -519,9 +552,32 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError>
     }))
 }
 
-/// Rust string literal.
+/// The one escaping function for every string that reaches generated Rust
+/// (string literals and comments alike): printable ASCII stays as it is
+/// (`\\` and `"` escaped), `\n` `\r` `\t` become their escapes, and every
+/// other character becomes `\u{…}`. The result is pure printable ASCII with no
+/// line break, so it can end neither a literal nor a comment (`*/`, `"#` and
+/// raw-string delimiters are inert inside an ordinary literal or a line
+/// comment), and no bidi control or look-alike character reaches the file.
+pub fn escape_rust(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            ' '..='~' => out.push(c),
+            other => out.push_str(&format!("\\u{{{:x}}}", other as u32)),
+        }
+    }
+    out
+}
+
+/// A Rust string literal of `s` (through [`escape_rust`]).
 fn lit(s: &str) -> String {
-    format!("{s:?}")
+    format!("\"{}\"", escape_rust(s))
 }
 
 /// The page API locator of a recorded action: the stable one it resolved to,
@@ -620,20 +676,21 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
     }
     let mut out = String::new();
     out.push_str(&format!(
-        "//! Exported by harshjudge-mcp from the recorded sequence {} (\"{}\").\n//! Put it in `tests/` and register it from a suite (`mod …;` next to\n//! `harshjudge::main!(…)`), or add `harshjudge::main!();` below.\n",
-        seq.id, seq.name
+        "//! Exported by harshjudge-mcp from the recorded sequence {} ({}).\n//! Put it in `tests/` and register it from a suite (`mod ...;` next to\n//! `harshjudge::main!(...)`), or add `harshjudge::main!();` below.\n",
+        escape_rust(&seq.id),
+        lit(&seq.name)
     ));
     if !skipped.is_empty() {
         out.push_str(&format!(
             "//! Not exported (no page API equivalent): {}.\n",
-            skipped.join(", ")
+            escape_rust(&skipped.join(", "))
         ));
     }
     out.push_str("\nuse harshjudge::{Scenario, scenario, step};\n\n");
     let doc = seq.description.clone().unwrap_or_else(|| seq.name.clone());
     out.push_str(&format!(
         "/// {}\n",
-        doc.lines().next().unwrap_or("").trim()
+        escape_rust(doc.lines().next().unwrap_or("").trim())
     ));
     out.push_str(&format!(
         "#[scenario(tags = [\"recorded\"])]\npub async fn {fn_name}(s: Scenario) -> harshjudge::Result {{\n"

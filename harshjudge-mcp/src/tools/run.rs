@@ -62,6 +62,7 @@ fn open(ctx: &Context, id: &RunId, completed: &str) -> Result<RunHandle, ToolErr
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartRun {
     /// The scenario's slug.
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: String,
 }
 
@@ -151,7 +152,9 @@ impl EvidenceType {
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
-    /// A path to an existing file is copied; anything else is content.
+    /// For a screenshot, an absolute path is copied and anything else is
+    /// base64; every other type is content, even when it looks like a path
+    /// (`"/static/app.js"` in a console log), as in the original.
     #[default]
     Auto,
     /// `data` is an absolute path to a file, copied.
@@ -165,19 +168,24 @@ pub enum Source {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordEvidence {
     /// The run.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: String,
     /// The step as two digits, e.g. "01" (preferred).
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
     pub step_id: Option<String>,
     /// The step as a number, 1-based (the original's parameter).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 99))]
     pub step: Option<u64>,
     /// What kind of evidence.
     #[serde(rename = "type")]
     pub kind: EvidenceType,
     /// File name without extension: letters, digits, '.', '_' and '-', 1 to 100 characters.
+    #[schemars(regex(pattern = crate::tools::EVIDENCE_NAME_PATTERN))]
     pub name: String,
-    /// An absolute file path (copied) or the content itself.
+    /// The content itself; for a screenshot, an absolute path to a PNG or JPEG
+    /// file (copied) or base64. With `source: "file"`, an absolute path to copy.
     pub data: String,
     /// Free-form metadata kept in the sidecar.
     #[serde(default)]
@@ -298,7 +306,7 @@ pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<Value, ToolEr
     let use_file = match a.source {
         Source::File => true,
         Source::Content => false,
-        Source::Auto => looks_like_path(&a.data),
+        Source::Auto => a.kind == EvidenceType::Screenshot && looks_like_path(&a.data),
     };
     let (bytes, from) = if use_file {
         let (b, p) = read_allowed(ctx, &a.data)?;
@@ -395,8 +403,10 @@ impl From<StepOutcome> for StepStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompleteStep {
     /// The run.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: String,
     /// The step, two digits: "01".
+    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
     pub step_id: String,
     /// pass, fail or skipped.
     pub status: StepOutcome,
@@ -476,6 +486,7 @@ pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<Value, ToolError>
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunStepInput {
     /// "01"…
+    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
     pub id: String,
     /// pass, fail or skipped.
     pub status: StepOutcome,
@@ -508,6 +519,7 @@ pub enum FinalStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompleteRun {
     /// The run.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: String,
     /// pass or fail; the steps decide when there are any.
     #[serde(default)]
@@ -517,6 +529,7 @@ pub struct CompleteRun {
     pub duration: Option<f64>,
     /// The failed step ("01"…), for runs whose steps were not completed one by one.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
     pub failed_step: Option<String>,
     /// The failure message.
     #[serde(default)]
@@ -594,9 +607,11 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<Value, ToolError> {
 pub struct GetRunState {
     /// The run; omitted: the newest run of scenarioSlug.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: Option<String>,
     /// With no runId: the scenario whose newest run to describe.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Option<String>,
 }
 

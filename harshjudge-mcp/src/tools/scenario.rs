@@ -31,6 +31,7 @@ pub struct StepInput {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateScenario {
     /// Scenario id: lowercase letters, digits and hyphens, e.g. "user-login".
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub slug: String,
     /// Human-readable title (1 to 200 characters).
     pub title: String,
@@ -143,11 +144,134 @@ pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<Value, ToolEr
     }))
 }
 
+/// Arguments of `saveScenario` (deprecated).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SaveScenario {
+    /// Wanted slug: lowercase letters, digits and hyphens; `{slug}-2`, `-3`, …
+    /// is used when it is taken.
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
+    pub slug: String,
+    /// Human-readable title (1 to 200 characters).
+    pub title: String,
+    /// The scenario as markdown (its steps, in prose).
+    pub content: String,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Expected duration in seconds (default 60).
+    #[serde(default)]
+    pub estimated_duration: Option<f64>,
+}
+
+/// The original's deprecated single-file scenario: `scenario.md` (front matter
+/// and the markdown) and a `meta.yaml` without steps, under a new slug — the
+/// given one, or `{slug}-2`, `{slug}-3`, … when it is taken.
+pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError> {
+    let wanted = slug("slug", &a.slug)?;
+    super::check_len("title", &a.title, 1, 200)?;
+    if a.content.is_empty() {
+        return Err(ToolError::invalid("content must not be empty"));
+    }
+    let tags = a.tags.unwrap_or_default();
+    for t in &tags {
+        super::check_len("each tag", t, 1, 100)?;
+    }
+    let estimated = a.estimated_duration.unwrap_or(60.0);
+    if !(estimated.is_finite() && estimated > 0.0) {
+        return Err(ToolError::invalid(format!(
+            "estimatedDuration must be a positive number of seconds (got {estimated})"
+        )));
+    }
+    let store = ctx.require_init()?;
+    tracing::warn!("saveScenario is deprecated: use createScenario");
+    // The first free slug, claimed by creating its folder (never an existing one).
+    let mut chosen = None;
+    for n in 1..=1000u32 {
+        let candidate = if n == 1 {
+            wanted.clone()
+        } else {
+            match Slug::new(format!("{wanted}-{n}")) {
+                Ok(s) => s,
+                Err(_) => break,
+            }
+        };
+        match std::fs::create_dir(store.scenario_dir(&candidate)) {
+            Ok(()) => {
+                chosen = Some(candidate);
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(ToolError::new(
+                    crate::error::Code::Internal,
+                    format!("{}: {e}", ctx.rel(&store.scenario_dir(&candidate))),
+                ));
+            }
+        }
+    }
+    let slug = chosen.ok_or_else(|| {
+        ToolError::new(
+            crate::error::Code::AlreadyExists,
+            format!("Could not find unique slug for \"{wanted}\" after 1000 attempts"),
+        )
+    })?;
+    let spec = ScenarioSpec {
+        title: a.title.clone(),
+        steps: vec![],
+        tags: Some(tags.clone()),
+        starred: Some(false),
+        estimated_duration: Some(estimated),
+    };
+    store.upsert_scenario(&slug, &spec, &[])?;
+    let quoted_tags: Vec<String> = tags
+        .iter()
+        .map(|t| harshjudge::store::to_yaml(t).trim_end().to_string())
+        .collect();
+    let md = format!(
+        "---\nid: {slug}\ntitle: {}\ntags: [{}]\nestimatedDuration: {}\n---\n\n{}",
+        harshjudge::store::to_yaml(&a.title).trim_end(),
+        quoted_tags.join(", "),
+        // As JavaScript prints numbers: 60, not 60.0.
+        if estimated.fract() == 0.0 && estimated < 1e15 {
+            format!("{}", estimated as u64)
+        } else {
+            format!("{estimated}")
+        },
+        a.content
+    );
+    let md_path = store.scenario_dir(&slug).join("scenario.md");
+    harshjudge::store::write_file(&md_path, md.as_bytes())?;
+    let dir = ctx.rel(&store.scenario_dir(&slug));
+    Ok(json!({
+        "success": true,
+        "slug": slug.as_str(),
+        "scenarioPath": format!("{dir}/scenario.md"),
+        "metaPath": format!("{dir}/meta.yaml"),
+        "isNew": true,
+        "warnings": ["saveScenario is deprecated: use createScenario, which writes one file per step"],
+    }))
+}
+
+/// The markdown of a scenario saved by the deprecated `saveScenario` (the body
+/// of its `scenario.md`, front matter removed), or "".
+fn scenario_md(store: &Store, slug: &Slug) -> String {
+    let Ok(text) = std::fs::read_to_string(store.scenario_dir(slug).join("scenario.md")) else {
+        return String::new();
+    };
+    text.strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map_or(text.as_str(), |(_, body)| body)
+        .trim_start_matches('\n')
+        .to_string()
+}
+
 /// Arguments of `toggleStar`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToggleStar {
     /// The scenario's slug.
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: String,
     /// The new value; omitted: toggle.
     #[serde(default)]
@@ -173,6 +297,7 @@ pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<Value, ToolError> {
 pub struct GetStatus {
     /// One scenario's detail instead of the project's status.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Option<String>,
     /// Only starred scenarios (project status).
     #[serde(default)]
@@ -283,7 +408,7 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
         "tags": meta.tags,
         "stepCount": meta.steps.len(),
         "steps": meta.steps,
-        "content": "",
+        "content": scenario_md(store, slug),
         "meta": raw,
         "recentRuns": recent,
     }))
