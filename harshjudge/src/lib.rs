@@ -54,7 +54,14 @@ pub mod settings;
 pub mod store;
 pub mod suite;
 
+pub use browser::{Locator, Page, expect};
 pub use error::{Error, Result};
+/// Re-exported so that suites need not match its version by hand.
+pub use fantoccini;
+/// Re-exported for text matching (`expect(&l).to_have_text(regex::Regex::new(…)?)`).
+pub use regex;
+/// Re-exported for `page.evaluate` arguments and results.
+pub use serde_json;
 pub use harshjudge_macros::scenario;
 pub use scenario::Scenario;
 
