@@ -506,3 +506,21 @@ async fn a_failure_is_located_at_the_users_call_even_in_a_helper() {
     assert_eq!(err.location().line(), here);
     release_page(page).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn console_arguments_are_recorded_as_the_browser_prints_them() {
+    let page = page("/play").await;
+    let _ = page.take_logs().await.unwrap();
+    page.get_by_role("button").name("Log").click().await.unwrap();
+    let mut texts = Vec::new();
+    for _ in 0..20 {
+        let (console, _) = page.take_logs().await.unwrap();
+        texts.extend(console.into_iter().map(|c| c.text));
+        if !texts.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(texts, vec!["clicked 1"]);
+    release_page(page).await;
+}

@@ -141,7 +141,10 @@ async fn assert(
     req["what"] = json!(what);
     let start = Instant::now();
     let during = format!("expecting {describe} {}{what}", if not { "not " } else { "" });
-    let answer = page.engine(req, &during).await?;
+    let answer = page
+        .engine(req, &during)
+        .await
+        .map_err(|e| e.located(at))?;
     let waited = start.elapsed();
     let value = super::locator::engine_result(answer.clone(), describe, &what, waited, at)?;
     if value["pass"] == true {

@@ -52,7 +52,7 @@ impl TextMatch {
         match self {
             TextMatch::Substring(s) => format!("{s:?}"),
             TextMatch::Exact(s) => format!("TextMatch::exact({s:?})"),
-            TextMatch::Regex(r) => format!("/{}/", r.as_str()),
+            TextMatch::Regex(r) => format!("Regex::new({:?})", r.as_str()),
         }
     }
 
@@ -446,7 +446,11 @@ impl Locator {
         }
         let start = std::time::Instant::now();
         let during = format!("waiting for {} to {what}", self.desc);
-        let answer = self.page.engine(req, &during).await?;
+        let answer = self
+            .page
+            .engine(req, &during)
+            .await
+            .map_err(|e| e.located(at))?;
         engine_result(answer, &self.desc, what, start.elapsed(), at)
     }
 
@@ -507,7 +511,7 @@ impl Locator {
             let (x, y) = self
                 .pointer("click", "be clicked (visible, enabled, stable, receiving pointer events)", at)
                 .await?;
-            self.page.mouse().click_at(x, y, 1).await
+            self.page.mouse().click_at(x, y, 1).await.map_err(|e| e.located(at))
         }
     }
 
@@ -519,7 +523,7 @@ impl Locator {
             let (x, y) = self
                 .pointer("dblclick", "be double-clicked (visible, enabled, stable, receiving pointer events)", at)
                 .await?;
-            self.page.mouse().click_at(x, y, 2).await
+            self.page.mouse().click_at(x, y, 2).await.map_err(|e| e.located(at))
         }
     }
 
@@ -531,7 +535,7 @@ impl Locator {
             let (x, y) = self
                 .pointer("hover", "be hovered (visible, stable, receiving pointer events)", at)
                 .await?;
-            self.page.mouse().move_to(x, y).await
+            self.page.mouse().move_to(x, y).await.map_err(|e| e.located(at))
         }
     }
 
@@ -576,7 +580,7 @@ impl Locator {
                 location: Some(at),
             })?;
             self.act("press", json!({}), "be focused", at).await?;
-            self.page.keyboard().send(keys, &format!("pressing {key} in {}", self.desc)).await
+            self.page.keyboard().send(keys, &format!("pressing {key} in {}", self.desc)).await.map_err(|e| e.located(at))
         }
     }
 
@@ -589,7 +593,7 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.act("press", json!({}), "be focused", at).await?;
-            self.page.keyboard().type_text(text).await
+            self.page.keyboard().type_text(text).await.map_err(|e| e.located(at))
         }
     }
 
@@ -634,7 +638,7 @@ impl Locator {
             v["point"]["x"].as_f64().unwrap_or(0.0),
             v["point"]["y"].as_f64().unwrap_or(0.0),
         );
-        self.page.mouse().click_at(x, y, 1).await?;
+        self.page.mouse().click_at(x, y, 1).await.map_err(|e| e.located(at))?;
         let now = self
             .page
             .engine(
@@ -763,9 +767,9 @@ impl Locator {
             // As a user would: press on the source, then find the target (which
             // may scroll it into view) and release there.
             let (x0, y0) = self.pointer("drag", "be dragged (visible, stable, receiving pointer events)", at).await?;
-            self.page.mouse().press_at(x0, y0).await?;
+            self.page.mouse().press_at(x0, y0).await.map_err(|e| e.located(at))?;
             let (x1, y1) = target.pointer("hover", "be dropped on (visible, stable)", at).await?;
-            self.page.mouse().release_at(x0, y0, x1, y1).await
+            self.page.mouse().release_at(x0, y0, x1, y1).await.map_err(|e| e.located(at))
         }
     }
 
@@ -946,7 +950,7 @@ impl Locator {
         let at = Location::caller();
         async move {
             let b = self.act("screenshot", json!({}), "be visible and stable", at).await?;
-            self.page.capture_clip(&b).await
+            self.page.capture_clip(&b).await.map_err(|e| e.located(at))
         }
     }
 }

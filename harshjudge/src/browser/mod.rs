@@ -109,6 +109,8 @@ pub enum BrowserError {
         during: String,
         /// The WebDriver error.
         detail: String,
+        /// Where the call was made.
+        location: Option<&'static std::panic::Location<'static>>,
     },
     /// A relative URL and no base URL to join it to.
     #[error(
@@ -146,7 +148,8 @@ impl BrowserError {
             BrowserError::Timeout { location, .. }
             | BrowserError::Strict { location, .. }
             | BrowserError::Assertion { location, .. }
-            | BrowserError::Invalid { location, .. } => *location,
+            | BrowserError::Invalid { location, .. }
+            | BrowserError::Lost { location, .. } => *location,
             _ => None,
         }
     }
@@ -157,7 +160,14 @@ impl BrowserError {
             BrowserError::Timeout { location, .. }
             | BrowserError::Strict { location, .. }
             | BrowserError::Assertion { location, .. }
-            | BrowserError::Invalid { location, .. } => *location = Some(at),
+            | BrowserError::Invalid { location, .. }
+            | BrowserError::Lost { location, .. } => *location = Some(at),
+            BrowserError::Command { .. } => {
+                return BrowserError::Invalid {
+                    message: self.to_string(),
+                    location: Some(at),
+                };
+            }
             _ => {}
         }
         self

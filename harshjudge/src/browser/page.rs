@@ -392,8 +392,13 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
                     .await
                     .map_err(|e| wire::fail(during, e));
             }
+            // chromedriver may answer "script timeout" at once when the document
+            // goes away under a script: before our own deadline, that is a navigation.
+            let early_timeout = matches!(&r, Err(BrowserError::Command { message, .. })
+                if message.contains("script timeout"))
+                && Instant::now() + Duration::from_secs(3) < deadline;
             match r {
-                Err(e) if wire::is_navigation(&e) && Instant::now() < deadline => {
+                Err(e) if (early_timeout || wire::is_navigation(&e)) && Instant::now() < deadline => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     req["timeout"] = json!(left.saturating_sub(Duration::from_secs(2)).as_millis() as u64);
                     tokio::time::sleep(Duration::from_millis(30)).await;

@@ -121,6 +121,7 @@ pub(crate) fn fail(during: &str, e: CmdError) -> BrowserError {
             cause: cause.to_string(),
             during: during.to_string(),
             detail: e.to_string(),
+            location: None,
         },
         None => BrowserError::Command {
             action: during.to_string(),
