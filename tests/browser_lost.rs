@@ -26,7 +26,9 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
     page.goto(&format!("{base}/login")).await.unwrap();
 
     // Point 12: the page crashes; the next wait says so first.
-    let crashed = open_page_with(&config(), &base).await.expect("a second page");
+    let crashed = open_page_with(&config(), &base)
+        .await
+        .expect("a second page");
     crashed.goto("/login").await.unwrap();
     let _ = crashed.cdp("Page.crash", serde_json::json!({})).await;
     let err = crashed
@@ -36,7 +38,10 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
         .await
         .expect_err("the page is gone")
         .to_string();
-    assert!(err.starts_with("the page crashed"), "the cause leads the message: {err}");
+    assert!(
+        err.starts_with("the page crashed"),
+        "the cause leads the message: {err}"
+    );
 
     // Point 12: chromedriver killed while a step waits.
     let waiting = page.with_timeout(Duration::from_secs(4));
@@ -46,12 +51,19 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
     // SAFETY: kill has no memory-safety preconditions; the pid is our own child.
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     let started = std::time::Instant::now();
-    let err = wait.await.unwrap().expect_err("the driver is gone").to_string();
+    let err = wait
+        .await
+        .unwrap()
+        .expect_err("the driver is gone")
+        .to_string();
     assert!(
         err.starts_with("chromedriver exited"),
         "the cause leads the message: {err}"
     );
-    assert!(err.contains("#never-there"), "and says what was waited for: {err}");
+    assert!(
+        err.contains("#never-there"),
+        "and says what was waited for: {err}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "it fails at once, not at the end of the wait ({:?})",

@@ -36,7 +36,9 @@ async fn web_items(s: Scenario) -> harshjudge::Result {
     });
     step!("Add an urgent hammer", {
         page.get_by_test_id("new-item").fill("hammer").await?;
-        page.get_by_test_id("category").select_option(["tools"]).await?;
+        page.get_by_test_id("category")
+            .select_option(["tools"])
+            .await?;
         page.get_by_test_id("urgent").check().await?;
         page.get_by_test_id("new-item").press("Enter").await?;
         expect(&page.get_by_test_id("item-count"))

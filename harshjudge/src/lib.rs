@@ -58,12 +58,12 @@ pub use browser::{Locator, Page, expect};
 pub use error::{Error, Result};
 /// Re-exported so that suites need not match its version by hand.
 pub use fantoccini;
+pub use harshjudge_macros::scenario;
 /// Re-exported for text matching (`expect(&l).to_have_text(regex::Regex::new(…)?)`).
 pub use regex;
+pub use scenario::Scenario;
 /// Re-exported for `page.evaluate` arguments and results.
 pub use serde_json;
-pub use harshjudge_macros::scenario;
-pub use scenario::Scenario;
 
 /// Marks a step of a [`#[scenario]`](scenario) function: `step!("title", { body })`.
 ///

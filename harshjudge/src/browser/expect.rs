@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::BrowserError;
 use super::locator::{Locator, TextMatch, call_log};
 use super::page::Page;
-use super::BrowserError;
 
 /// What an assertion expects of one element's text or class, or of every element
 /// in order (a list).
@@ -31,7 +31,10 @@ impl Expected {
             Expected::One(m) => m.describe(),
             Expected::List(l) => format!(
                 "[{}]",
-                l.iter().map(TextMatch::describe).collect::<Vec<_>>().join(", ")
+                l.iter()
+                    .map(TextMatch::describe)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }
@@ -46,7 +49,14 @@ macro_rules! expected_from {
         }
     )*};
 }
-expected_from!(&str, String, &String, regex::Regex, &regex::Regex, TextMatch);
+expected_from!(
+    &str,
+    String,
+    &String,
+    regex::Regex,
+    &regex::Regex,
+    TextMatch
+);
 
 impl<T: Into<TextMatch>, const N: usize> From<[T; N]> for Expected {
     fn from(v: [T; N]) -> Self {
@@ -140,11 +150,11 @@ async fn assert(
     req["describe"] = json!(describe);
     req["what"] = json!(what);
     let start = Instant::now();
-    let during = format!("expecting {describe} {}{what}", if not { "not " } else { "" });
-    let answer = page
-        .engine(req, &during)
-        .await
-        .map_err(|e| e.located(at))?;
+    let during = format!(
+        "expecting {describe} {}{what}",
+        if not { "not " } else { "" }
+    );
+    let answer = page.engine(req, &during).await.map_err(|e| e.located(at))?;
     let waited = start.elapsed();
     let value = super::locator::engine_result(answer.clone(), describe, &what, waited, at)?;
     if value["pass"] == true {
@@ -179,7 +189,8 @@ macro_rules! matcher {
 }
 
 impl LocatorExpect {
-    /// Inverts the assertion.
+    /// Inverts the assertion (Playwright's `.not`).
+    #[allow(clippy::should_implement_trait)]
     pub fn not(mut self) -> Self {
         self.not = !self.not;
         self
@@ -191,26 +202,24 @@ impl LocatorExpect {
         self
     }
 
-    fn run(self, mut req: Value, what: String) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        async move {
-            if let Some(m) = &self.locator.misuse {
-                return Err(BrowserError::Invalid {
-                    message: m.clone(),
-                    location: Some(self.at),
-                });
-            }
-            req["chain"] = json!(self.locator.chain);
-            assert(
-                &self.locator.page,
-                &self.locator.desc,
-                req,
-                what,
-                self.not,
-                self.timeout,
-                self.at,
-            )
-            .await
+    async fn run(self, mut req: Value, what: String) -> Result<(), BrowserError> {
+        if let Some(m) = &self.locator.misuse {
+            return Err(BrowserError::Invalid {
+                message: m.clone(),
+                location: Some(self.at),
+            });
         }
+        req["chain"] = json!(self.locator.chain);
+        assert(
+            &self.locator.page,
+            &self.locator.desc,
+            req,
+            what,
+            self.not,
+            self.timeout,
+            self.at,
+        )
+        .await
     }
 
     matcher!(
@@ -241,19 +250,28 @@ impl LocatorExpect {
     /// The checkbox or radio button is checked.
     #[track_caller]
     pub fn to_be_checked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.run(json!({"matcher": "checked", "expected": true}), "to_be_checked()".into())
+        self.run(
+            json!({"matcher": "checked", "expected": true}),
+            "to_be_checked()".into(),
+        )
     }
 
     /// The checkbox is unchecked (`to_be_checked` with `checked: false`).
     #[track_caller]
     pub fn to_be_unchecked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.run(json!({"matcher": "checked", "expected": false}), "to_be_unchecked()".into())
+        self.run(
+            json!({"matcher": "checked", "expected": false}),
+            "to_be_unchecked()".into(),
+        )
     }
 
     /// Some part of the element is in the viewport.
     #[track_caller]
     pub fn to_be_in_viewport(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.run(json!({"matcher": "inViewport", "expected": 0}), "to_be_in_viewport()".into())
+        self.run(
+            json!({"matcher": "inViewport", "expected": 0}),
+            "to_be_in_viewport()".into(),
+        )
     }
 
     /// At least `ratio` (0–1) of the element is in the viewport.
@@ -303,7 +321,13 @@ impl LocatorExpect {
         self,
         expected: impl Into<Expected>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.text_like(expected.into(), "containText", "containTexts", "to_contain_text", false)
+        self.text_like(
+            expected.into(),
+            "containText",
+            "containTexts",
+            "to_contain_text",
+            false,
+        )
     }
 
     /// [`to_have_text`](Self::to_have_text), ignoring case.
@@ -312,13 +336,25 @@ impl LocatorExpect {
         self,
         expected: impl Into<Expected>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.text_like(expected.into(), "text", "texts", "to_have_text_ignore_case", true)
+        self.text_like(
+            expected.into(),
+            "text",
+            "texts",
+            "to_have_text_ignore_case",
+            true,
+        )
     }
 
     /// Exactly `count` elements match.
     #[track_caller]
-    pub fn to_have_count(self, count: usize) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.run(json!({"matcher": "count", "expected": count}), format!("to_have_count({count})"))
+    pub fn to_have_count(
+        self,
+        count: usize,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.run(
+            json!({"matcher": "count", "expected": count}),
+            format!("to_have_count({count})"),
+        )
     }
 
     /// The field's value is `expected` (exact) or matches a regex.
@@ -329,18 +365,27 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let m: TextMatch = expected.into();
         let what = format!("to_have_value({})", m.describe());
-        self.run(json!({"matcher": "value", "expected": m.expect_json(false)}), what)
+        self.run(
+            json!({"matcher": "value", "expected": m.expect_json(false)}),
+            what,
+        )
     }
 
     /// The selected values of a `<select multiple>`, in order.
     #[track_caller]
-    pub fn to_have_values<I, T>(self, expected: I) -> impl Future<Output = Result<(), BrowserError>> + Send
+    pub fn to_have_values<I, T>(
+        self,
+        expected: I,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send
     where
         I: IntoIterator<Item = T>,
         T: Into<TextMatch>,
     {
         let list: Vec<TextMatch> = expected.into_iter().map(Into::into).collect();
-        let what = format!("to_have_values({})", Expected::List(list.clone()).describe());
+        let what = format!(
+            "to_have_values({})",
+            Expected::List(list.clone()).describe()
+        );
         self.run(
             json!({"matcher": "valuesList", "expected": list.iter().map(|m| m.expect_json(false)).collect::<Vec<_>>()}),
             what,
@@ -356,7 +401,10 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let m: TextMatch = value.into();
         let what = format!("to_have_attribute({name:?}, {})", m.describe());
-        self.run(json!({"matcher": "attribute", "name": name, "expected": m.expect_json(false)}), what)
+        self.run(
+            json!({"matcher": "attribute", "name": name, "expected": m.expect_json(false)}),
+            what,
+        )
     }
 
     /// The element has the attribute (any value).
@@ -366,7 +414,10 @@ impl LocatorExpect {
         name: &str,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let what = format!("to_have_attribute_present({name:?})");
-        self.run(json!({"matcher": "attribute", "name": name, "expected": null}), what)
+        self.run(
+            json!({"matcher": "attribute", "name": name, "expected": null}),
+            what,
+        )
     }
 
     /// The `class` attribute is exactly `expected` (or matches a regex); a list
@@ -386,7 +437,13 @@ impl LocatorExpect {
         self,
         expected: impl Into<Expected>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.text_like(expected.into(), "containClass", "containClasses", "to_contain_class", false)
+        self.text_like(
+            expected.into(),
+            "containClass",
+            "containClasses",
+            "to_contain_class",
+            false,
+        )
     }
 
     /// A computed CSS property has that value (`"rgb(255, 0, 0)"`, `"none"`, …).
@@ -398,7 +455,10 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let m: TextMatch = value.into();
         let what = format!("to_have_css({name:?}, {})", m.describe());
-        self.run(json!({"matcher": "css", "name": name, "expected": m.expect_json(false)}), what)
+        self.run(
+            json!({"matcher": "css", "name": name, "expected": m.expect_json(false)}),
+            what,
+        )
     }
 
     /// The element's id.
@@ -409,13 +469,19 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let m: TextMatch = id.into();
         let what = format!("to_have_id({})", m.describe());
-        self.run(json!({"matcher": "id", "expected": m.expect_json(false)}), what)
+        self.run(
+            json!({"matcher": "id", "expected": m.expect_json(false)}),
+            what,
+        )
     }
 
     /// The element's ARIA role.
     #[track_caller]
     pub fn to_have_role(self, role: &str) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.run(json!({"matcher": "role", "expected": role}), format!("to_have_role({role:?})"))
+        self.run(
+            json!({"matcher": "role", "expected": role}),
+            format!("to_have_role({role:?})"),
+        )
     }
 
     /// The element's accessible name (exact, whitespace normalised, or a regex).
@@ -426,7 +492,10 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let m: TextMatch = name.into();
         let what = format!("to_have_accessible_name({})", m.describe());
-        self.run(json!({"matcher": "accessibleName", "expected": m.expect_json(false)}), what)
+        self.run(
+            json!({"matcher": "accessibleName", "expected": m.expect_json(false)}),
+            what,
+        )
     }
 
     /// The element's accessible subtree matches a YAML template such as
@@ -439,12 +508,16 @@ impl LocatorExpect {
         template: &str,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let what = format!("to_match_aria_snapshot({template:?})");
-        self.run(json!({"matcher": "ariaSnapshot", "expected": template}), what)
+        self.run(
+            json!({"matcher": "ariaSnapshot", "expected": template}),
+            what,
+        )
     }
 }
 
 impl PageExpect {
-    /// Inverts the assertion.
+    /// Inverts the assertion (Playwright's `.not`).
+    #[allow(clippy::should_implement_trait)]
     pub fn not(mut self) -> Self {
         self.not = !self.not;
         self
@@ -456,12 +529,19 @@ impl PageExpect {
         self
     }
 
-    fn run(self, req: Value, what: String) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        async move {
-            let mut req = req;
-            req["page"] = json!(true);
-            assert(&self.page, "page", req, what, self.not, self.timeout, self.at).await
-        }
+    async fn run(self, req: Value, what: String) -> Result<(), BrowserError> {
+        let mut req = req;
+        req["page"] = json!(true);
+        assert(
+            &self.page,
+            "page",
+            req,
+            what,
+            self.not,
+            self.timeout,
+            self.at,
+        )
+        .await
     }
 
     /// The URL is exactly `expected` (a path such as `"/dashboard"` is joined to
@@ -478,7 +558,10 @@ impl PageExpect {
             r => r,
         };
         let what = format!("to_have_url({})", m.describe());
-        self.run(json!({"matcher": "url", "expected": m.expect_json(false)}), what)
+        self.run(
+            json!({"matcher": "url", "expected": m.expect_json(false)}),
+            what,
+        )
     }
 
     /// The title is exactly `expected` (whitespace normalised), or matches a regex.
@@ -489,6 +572,9 @@ impl PageExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let m: TextMatch = expected.into();
         let what = format!("to_have_title({})", m.describe());
-        self.run(json!({"matcher": "title", "expected": m.expect_json(false)}), what)
+        self.run(
+            json!({"matcher": "title", "expected": m.expect_json(false)}),
+            what,
+        )
     }
 }

@@ -28,7 +28,10 @@ fn key_value(name: &str) -> Option<String> {
         "Control" | "ControlOrMeta" => '\u{E009}',
         "Alt" => '\u{E00A}',
         "Meta" => '\u{E03D}',
-        f if f.len() >= 2 && f.starts_with('F') && f[1..].parse::<u32>().is_ok_and(|n| (1..=12).contains(&n)) => {
+        f if f.len() >= 2
+            && f.starts_with('F')
+            && f[1..].parse::<u32>().is_ok_and(|n| (1..=12).contains(&n)) =>
+        {
             let n: u32 = f[1..].parse().ok()?;
             char::from_u32(0xE031 + n - 1)?
         }
@@ -72,7 +75,12 @@ pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, String> {
         .iter()
         .map(|v| json!({"type": "keyDown", "value": v}))
         .collect();
-    actions.extend(values.iter().rev().map(|v| json!({"type": "keyUp", "value": v})));
+    actions.extend(
+        values
+            .iter()
+            .rev()
+            .map(|v| json!({"type": "keyUp", "value": v})),
+    );
     Ok(actions)
 }
 
@@ -115,7 +123,11 @@ impl Keyboard {
     pub async fn type_text(&self, text: &str) -> Result<(), BrowserError> {
         let mut actions = Vec::new();
         for c in text.chars() {
-            let v = if c == '\n' { "\u{E007}".to_string() } else { c.to_string() };
+            let v = if c == '\n' {
+                "\u{E007}".to_string()
+            } else {
+                c.to_string()
+            };
             actions.push(json!({"type": "keyDown", "value": v}));
             actions.push(json!({"type": "keyUp", "value": v}));
         }
@@ -131,8 +143,11 @@ impl Keyboard {
             message: format!("unknown key {key:?}; use {KEYS}"),
             location: None,
         })?;
-        self.send(vec![json!({"type": "keyDown", "value": v})], &format!("pressing {key} down"))
-            .await
+        self.send(
+            vec![json!({"type": "keyDown", "value": v})],
+            &format!("pressing {key} down"),
+        )
+        .await
     }
 
     /// Releases a key.
@@ -141,15 +156,22 @@ impl Keyboard {
             message: format!("unknown key {key:?}; use {KEYS}"),
             location: None,
         })?;
-        self.send(vec![json!({"type": "keyUp", "value": v})], &format!("releasing {key}"))
-            .await
+        self.send(
+            vec![json!({"type": "keyUp", "value": v})],
+            &format!("releasing {key}"),
+        )
+        .await
     }
 
     /// Inserts text as an input method would (no key events).
     pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
-        wire::cdp(self.page.client(), "Input.insertText", json!({"text": text}))
-            .await
-            .map(|_| ())
+        wire::cdp(
+            self.page.client(),
+            "Input.insertText",
+            json!({"text": text}),
+        )
+        .await
+        .map(|_| ())
     }
 }
 
@@ -183,7 +205,8 @@ impl Mouse {
 
     /// Moves the pointer to (x, y).
     pub async fn move_to(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.send(vec![mv(x, y)], &format!("moving the mouse to ({x}, {y})")).await
+        self.send(vec![mv(x, y)], &format!("moving the mouse to ({x}, {y})"))
+            .await
     }
 
     /// Presses the left button where the pointer is.
@@ -216,18 +239,29 @@ impl Mouse {
     }
 
     pub(crate) async fn press_at(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.send(vec![mv(x, y), DOWN()], &format!("pressing the mouse at ({x}, {y})")).await
+        self.send(
+            vec![mv(x, y), DOWN()],
+            &format!("pressing the mouse at ({x}, {y})"),
+        )
+        .await
     }
 
     /// Moves from (x0, y0) to (x1, y1) in steps, then releases the button.
-    pub(crate) async fn release_at(&self, x0: f64, y0: f64, x1: f64, y1: f64) -> Result<(), BrowserError> {
+    pub(crate) async fn release_at(
+        &self,
+        x0: f64,
+        y0: f64,
+        x1: f64,
+        y1: f64,
+    ) -> Result<(), BrowserError> {
         let mut actions = Vec::new();
         for i in 1..=5 {
             let t = f64::from(i) / 5.0;
             actions.push(mv(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t));
         }
         actions.push(UP());
-        self.send(actions, &format!("dropping at ({x1}, {y1})")).await
+        self.send(actions, &format!("dropping at ({x1}, {y1})"))
+            .await
     }
 
     /// Scrolls by (dx, dy) with the wheel at the pointer's position.

@@ -43,7 +43,9 @@ impl TextMatch {
     /// (`to_have_*`) or a part (`to_contain_*`), case-sensitive.
     pub(crate) fn expect_json(&self, ignore_case: bool) -> Value {
         match self {
-            TextMatch::Substring(s) | TextMatch::Exact(s) => json!({"s": s, "ignoreCase": ignore_case}),
+            TextMatch::Substring(s) | TextMatch::Exact(s) => {
+                json!({"s": s, "ignoreCase": ignore_case})
+            }
             TextMatch::Regex(r) => regex_json(r),
         }
     }
@@ -55,7 +57,6 @@ impl TextMatch {
             TextMatch::Regex(r) => format!("Regex::new({:?})", r.as_str()),
         }
     }
-
 }
 
 /// A Rust regex as a JavaScript one: leading inline flags become flags.
@@ -306,17 +307,29 @@ impl Locator {
 
     /// Only expanded (or collapsed) elements of a role locator.
     pub fn expanded(&self, expanded: bool) -> Locator {
-        self.refine("expanded", json!(expanded), format!(".expanded({expanded})"))
+        self.refine(
+            "expanded",
+            json!(expanded),
+            format!(".expanded({expanded})"),
+        )
     }
 
     /// Only selected (or unselected) elements of a role locator.
     pub fn selected(&self, selected: bool) -> Locator {
-        self.refine("selected", json!(selected), format!(".selected({selected})"))
+        self.refine(
+            "selected",
+            json!(selected),
+            format!(".selected({selected})"),
+        )
     }
 
     /// Only disabled (or enabled) elements of a role locator.
     pub fn disabled(&self, disabled: bool) -> Locator {
-        self.refine("disabled", json!(disabled), format!(".disabled({disabled})"))
+        self.refine(
+            "disabled",
+            json!(disabled),
+            format!(".disabled({disabled})"),
+        )
     }
 
     /// Whether a role locator also matches elements hidden from the accessibility tree.
@@ -393,7 +406,10 @@ impl Locator {
 
     /// Only visible matches.
     pub fn filter_visible(&self) -> Locator {
-        self.push(json!({"kind": "visible", "v": true}), "filter_visible()".into())
+        self.push(
+            json!({"kind": "visible", "v": true}),
+            "filter_visible()".into(),
+        )
     }
 
     /// Elements matching both this locator and `other`.
@@ -509,9 +525,17 @@ impl Locator {
         let at = Location::caller();
         async move {
             let (x, y) = self
-                .pointer("click", "be clicked (visible, enabled, stable, receiving pointer events)", at)
+                .pointer(
+                    "click",
+                    "be clicked (visible, enabled, stable, receiving pointer events)",
+                    at,
+                )
                 .await?;
-            self.page.mouse().click_at(x, y, 1).await.map_err(|e| e.located(at))
+            self.page
+                .mouse()
+                .click_at(x, y, 1)
+                .await
+                .map_err(|e| e.located(at))
         }
     }
 
@@ -521,9 +545,17 @@ impl Locator {
         let at = Location::caller();
         async move {
             let (x, y) = self
-                .pointer("dblclick", "be double-clicked (visible, enabled, stable, receiving pointer events)", at)
+                .pointer(
+                    "dblclick",
+                    "be double-clicked (visible, enabled, stable, receiving pointer events)",
+                    at,
+                )
                 .await?;
-            self.page.mouse().click_at(x, y, 2).await.map_err(|e| e.located(at))
+            self.page
+                .mouse()
+                .click_at(x, y, 2)
+                .await
+                .map_err(|e| e.located(at))
         }
     }
 
@@ -533,9 +565,17 @@ impl Locator {
         let at = Location::caller();
         async move {
             let (x, y) = self
-                .pointer("hover", "be hovered (visible, stable, receiving pointer events)", at)
+                .pointer(
+                    "hover",
+                    "be hovered (visible, stable, receiving pointer events)",
+                    at,
+                )
                 .await?;
-            self.page.mouse().move_to(x, y).await.map_err(|e| e.located(at))
+            self.page
+                .mouse()
+                .move_to(x, y)
+                .await
+                .map_err(|e| e.located(at))
         }
     }
 
@@ -549,9 +589,14 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            self.act("fill", json!({"value": value}), "be filled (visible, enabled, editable)", at)
-                .await
-                .map(|_| ())
+            self.act(
+                "fill",
+                json!({"value": value}),
+                "be filled (visible, enabled, editable)",
+                at,
+            )
+            .await
+            .map(|_| ())
         }
     }
 
@@ -560,9 +605,14 @@ impl Locator {
     pub fn clear(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            self.act("fill", json!({"value": ""}), "be cleared (visible, enabled, editable)", at)
-                .await
-                .map(|_| ())
+            self.act(
+                "fill",
+                json!({"value": ""}),
+                "be cleared (visible, enabled, editable)",
+                at,
+            )
+            .await
+            .map(|_| ())
         }
     }
 
@@ -580,7 +630,11 @@ impl Locator {
                 location: Some(at),
             })?;
             self.act("press", json!({}), "be focused", at).await?;
-            self.page.keyboard().send(keys, &format!("pressing {key} in {}", self.desc)).await.map_err(|e| e.located(at))
+            self.page
+                .keyboard()
+                .send(keys, &format!("pressing {key} in {}", self.desc))
+                .await
+                .map_err(|e| e.located(at))
         }
     }
 
@@ -593,7 +647,11 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.act("press", json!({}), "be focused", at).await?;
-            self.page.keyboard().type_text(text).await.map_err(|e| e.located(at))
+            self.page
+                .keyboard()
+                .type_text(text)
+                .await
+                .map_err(|e| e.located(at))
         }
     }
 
@@ -627,9 +685,18 @@ impl Locator {
         checked: bool,
         at: &'static Location<'static>,
     ) -> Result<(), BrowserError> {
-        let verb = if checked { "be checked" } else { "be unchecked" };
+        let verb = if checked {
+            "be checked"
+        } else {
+            "be unchecked"
+        };
         let v = self
-            .act("check", json!({"checked": checked}), &format!("{verb} (visible, enabled, stable, receiving pointer events)"), at)
+            .act(
+                "check",
+                json!({"checked": checked}),
+                &format!("{verb} (visible, enabled, stable, receiving pointer events)"),
+                at,
+            )
             .await?;
         if v["done"] == true {
             return Ok(());
@@ -638,7 +705,11 @@ impl Locator {
             v["point"]["x"].as_f64().unwrap_or(0.0),
             v["point"]["y"].as_f64().unwrap_or(0.0),
         );
-        self.page.mouse().click_at(x, y, 1).await.map_err(|e| e.located(at))?;
+        self.page
+            .mouse()
+            .click_at(x, y, 1)
+            .await
+            .map_err(|e| e.located(at))?;
         let now = self
             .page
             .engine(
@@ -651,7 +722,11 @@ impl Locator {
                 message: format!(
                     "{}: clicking did not change the state (it is {}): the page handles the click itself",
                     self.desc,
-                    if checked { "still unchecked" } else { "still checked" }
+                    if checked {
+                        "still unchecked"
+                    } else {
+                        "still checked"
+                    }
                 ),
                 location: Some(at),
             });
@@ -677,7 +752,12 @@ impl Locator {
             .collect();
         async move {
             let v = self
-                .act("selectOption", json!({"options": options}), "have an option selected (visible, enabled)", at)
+                .act(
+                    "selectOption",
+                    json!({"options": options}),
+                    "have an option selected (visible, enabled)",
+                    at,
+                )
                 .await?;
             Ok(serde_json::from_value(v).unwrap_or_default())
         }
@@ -687,14 +767,22 @@ impl Locator {
     #[track_caller]
     pub fn focus(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.act("focus", json!({}), "be focused", at).await.map(|_| ()) }
+        async move {
+            self.act("focus", json!({}), "be focused", at)
+                .await
+                .map(|_| ())
+        }
     }
 
     /// Removes focus from the element.
     #[track_caller]
     pub fn blur(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.act("blur", json!({}), "be blurred", at).await.map(|_| ()) }
+        async move {
+            self.act("blur", json!({}), "be blurred", at)
+                .await
+                .map(|_| ())
+        }
     }
 
     /// Dispatches a DOM event of `event_type` (`"click"`, `"input"`, …) on the element.
@@ -705,9 +793,14 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            self.act("dispatchEvent", json!({"type": event_type}), &format!("receive a {event_type} event"), at)
-                .await
-                .map(|_| ())
+            self.act(
+                "dispatchEvent",
+                json!({"type": event_type}),
+                &format!("receive a {event_type} event"),
+                at,
+            )
+            .await
+            .map(|_| ())
         }
     }
 
@@ -718,9 +811,14 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            self.act("scrollIntoView", json!({}), "be scrolled into view (visible, stable)", at)
-                .await
-                .map(|_| ())
+            self.act(
+                "scrollIntoView",
+                json!({}),
+                "be scrolled into view (visible, stable)",
+                at,
+            )
+            .await
+            .map(|_| ())
         }
     }
 
@@ -740,7 +838,9 @@ impl Locator {
             .map(|p| p.as_ref().display().to_string())
             .collect();
         async move {
-            let v = self.act("setInputFiles", json!({}), "be attached", at).await?;
+            let v = self
+                .act("setInputFiles", json!({}), "be attached", at)
+                .await?;
             let id = element_id(&v["element"]).ok_or_else(|| BrowserError::Invalid {
                 message: format!("{}: no element reference came back", self.desc),
                 location: Some(at),
@@ -766,10 +866,26 @@ impl Locator {
         async move {
             // As a user would: press on the source, then find the target (which
             // may scroll it into view) and release there.
-            let (x0, y0) = self.pointer("drag", "be dragged (visible, stable, receiving pointer events)", at).await?;
-            self.page.mouse().press_at(x0, y0).await.map_err(|e| e.located(at))?;
-            let (x1, y1) = target.pointer("hover", "be dropped on (visible, stable)", at).await?;
-            self.page.mouse().release_at(x0, y0, x1, y1).await.map_err(|e| e.located(at))
+            let (x0, y0) = self
+                .pointer(
+                    "drag",
+                    "be dragged (visible, stable, receiving pointer events)",
+                    at,
+                )
+                .await?;
+            self.page
+                .mouse()
+                .press_at(x0, y0)
+                .await
+                .map_err(|e| e.located(at))?;
+            let (x1, y1) = target
+                .pointer("hover", "be dropped on (visible, stable)", at)
+                .await?;
+            self.page
+                .mouse()
+                .release_at(x0, y0, x1, y1)
+                .await
+                .map_err(|e| e.located(at))
         }
     }
 
@@ -816,15 +932,13 @@ impl Locator {
         self.read_string("ariaSnapshot", Location::caller())
     }
 
-    fn read_string(
+    async fn read_string(
         &self,
         what: &'static str,
         at: &'static Location<'static>,
-    ) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
-        async move {
-            let v = self.query(what, json!({}), at).await?;
-            Ok(v.as_str().unwrap_or_default().to_string())
-        }
+    ) -> Result<String, BrowserError> {
+        let v = self.query(what, json!({}), at).await?;
+        Ok(v.as_str().unwrap_or_default().to_string())
     }
 
     /// The `innerText` of every match.
@@ -901,15 +1015,13 @@ impl Locator {
         self.read_bool("isEditable", Location::caller())
     }
 
-    fn read_bool(
+    async fn read_bool(
         &self,
         what: &'static str,
         at: &'static Location<'static>,
-    ) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        async move {
-            let v = self.query(what, json!({}), at).await?;
-            Ok(v.as_bool().unwrap_or(false))
-        }
+    ) -> Result<bool, BrowserError> {
+        let v = self.query(what, json!({}), at).await?;
+        Ok(v.as_bool().unwrap_or(false))
     }
 
     /// The element's box in the viewport (`None` when it is not visible).
@@ -949,7 +1061,9 @@ impl Locator {
     pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let b = self.act("screenshot", json!({}), "be visible and stable", at).await?;
+            let b = self
+                .act("screenshot", json!({}), "be visible and stable", at)
+                .await?;
             self.page.capture_clip(&b).await.map_err(|e| e.located(at))
         }
     }
@@ -982,7 +1096,11 @@ pub(crate) fn engine_result(
             count: err["count"].as_u64().unwrap_or(0) as usize,
             matches: err["matches"]
                 .as_array()
-                .map(|m| m.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default(),
             location: Some(at),
         }),
@@ -993,7 +1111,11 @@ pub(crate) fn engine_result(
                 expected: what.to_string(),
                 found: format!(
                     "{}{log}",
-                    if problem.is_empty() { "nothing" } else { problem }
+                    if problem.is_empty() {
+                        "nothing"
+                    } else {
+                        problem
+                    }
                 ),
                 waited,
                 location: Some(at),

@@ -238,7 +238,9 @@ impl BrowserConfig {
                     .split_once('x')
                     .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
                 match parsed {
-                    Some((w, h)) if (100..=10_000).contains(&w) && (100..=10_000).contains(&h) => (w, h),
+                    Some((w, h)) if (100..=10_000).contains(&w) && (100..=10_000).contains(&h) => {
+                        (w, h)
+                    }
                     _ => {
                         return Err(BrowserError::Setting {
                             name: "HARSHJUDGE_VIEWPORT",

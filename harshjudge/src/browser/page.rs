@@ -192,9 +192,14 @@ impl Page {
     /// for it to load. A relative path without a base URL fails, naming the settings.
     pub async fn goto(&self, path: &str) -> Result<(), BrowserError> {
         let url = self.url_for(path)?;
-        wire::post(self.client(), "url", json!({"url": url}), &format!("opening {url}"))
-            .await
-            .map(|_| ())
+        wire::post(
+            self.client(),
+            "url",
+            json!({"url": url}),
+            &format!("opening {url}"),
+        )
+        .await
+        .map(|_| ())
     }
 
     /// Reloads the page.
@@ -312,7 +317,13 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
                 .execute_async(&script, vec![json!({"timeout": timeout, "arg": arg})])
                 .await
                 .map_err(|e| wire::fail("waiting for a function to return a truthy value", e))?;
-            engine_result(answer, "wait_for_function", "return a truthy value", start.elapsed(), at)
+            engine_result(
+                answer,
+                "wait_for_function",
+                "return a truthy value",
+                start.elapsed(),
+                at,
+            )
         }
     }
 
@@ -329,7 +340,10 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
     /// The ARIA snapshot of the whole page (YAML), as `aria.yml` evidence shows it.
     pub async fn aria_snapshot(&self) -> Result<String, BrowserError> {
         let v = self
-            .engine(json!({"op": "ariaSnapshot", "timeout": 0}), "reading the ARIA snapshot")
+            .engine(
+                json!({"op": "ariaSnapshot", "timeout": 0}),
+                "reading the ARIA snapshot",
+            )
             .await?;
         Ok(v["value"].as_str().unwrap_or_default().to_string())
     }
@@ -342,8 +356,13 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
             return Ok(());
         }
         let set = needed.max(60_000);
-        wire::post(self.client(), "timeouts", json!({"script": set}), "setting the script timeout")
-            .await?;
+        wire::post(
+            self.client(),
+            "timeouts",
+            json!({"script": set}),
+            "setting the script timeout",
+        )
+        .await?;
         self.inner.script_timeout.store(set, Ordering::Relaxed);
         Ok(())
     }
@@ -398,9 +417,12 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
                 if message.contains("script timeout"))
                 && Instant::now() + Duration::from_secs(3) < deadline;
             match r {
-                Err(e) if (early_timeout || wire::is_navigation(&e)) && Instant::now() < deadline => {
+                Err(e)
+                    if (early_timeout || wire::is_navigation(&e)) && Instant::now() < deadline =>
+                {
                     let left = deadline.saturating_duration_since(Instant::now());
-                    req["timeout"] = json!(left.saturating_sub(Duration::from_secs(2)).as_millis() as u64);
+                    req["timeout"] =
+                        json!(left.saturating_sub(Duration::from_secs(2)).as_millis() as u64);
                     tokio::time::sleep(Duration::from_millis(30)).await;
                 }
                 other => return other,
@@ -426,9 +448,19 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
 
     /// `page.locator(selector).click()`.
     #[track_caller]
-    pub fn click<'a>(&'a self, selector: &'a str) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+    pub fn click<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move { shorthand(self.locator(selector), at, |l| async move { l.click().await }).await }
+        async move {
+            shorthand(
+                self.locator(selector),
+                at,
+                |l| async move { l.click().await },
+            )
+            .await
+        }
     }
 
     /// `page.locator(selector).fill(text)`: replaces the field's value without blurring it.
@@ -439,7 +471,14 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
         text: &'a str,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move { shorthand(self.locator(selector), at, |l| async move { l.fill(text).await }).await }
+        async move {
+            shorthand(
+                self.locator(selector),
+                at,
+                |l| async move { l.fill(text).await },
+            )
+            .await
+        }
     }
 
     /// `page.locator(selector).press(key)`: a key or chord (`"Enter"`, `"Control+a"`).
@@ -450,7 +489,14 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
         key: &'a str,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move { shorthand(self.locator(selector), at, |l| async move { l.press(key).await }).await }
+        async move {
+            shorthand(
+                self.locator(selector),
+                at,
+                |l| async move { l.press(key).await },
+            )
+            .await
+        }
     }
 
     /// `page.locator(selector).select_option([value_or_label])`.
@@ -477,12 +523,20 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
         on: bool,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move { shorthand(self.locator(selector), at, |l| async move { l.set_checked(on).await }).await }
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                l.set_checked(on).await
+            })
+            .await
+        }
     }
 
     /// The element's rendered text, once it is visible.
     #[track_caller]
-    pub fn text<'a>(&'a self, selector: &'a str) -> impl Future<Output = Result<String, BrowserError>> + Send + 'a {
+    pub fn text<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<String, BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
             shorthand(self.locator(selector), at, |l| async move {
@@ -501,12 +555,20 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
         name: &'a str,
     ) -> impl Future<Output = Result<Option<String>, BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move { shorthand(self.locator(selector), at, |l| async move { l.get_attribute(name).await }).await }
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                l.get_attribute(name).await
+            })
+            .await
+        }
     }
 
     /// Whether any element matching `selector` is visible now (no waiting).
     #[track_caller]
-    pub fn is_visible<'a>(&'a self, selector: &'a str) -> impl Future<Output = Result<bool, BrowserError>> + Send + 'a {
+    pub fn is_visible<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<bool, BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
             shorthand(self.locator(selector), at, |l| async move {
@@ -518,7 +580,10 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
 
     /// Waits until the element is visible.
     #[track_caller]
-    pub fn wait_for<'a>(&'a self, selector: &'a str) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+    pub fn wait_for<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
             shorthand(self.locator(selector), at, |l| async move {
@@ -530,10 +595,17 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
 
     /// `expect(&page.locator(selector)).to_be_visible()`.
     #[track_caller]
-    pub fn expect_visible<'a>(&'a self, selector: &'a str) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+    pub fn expect_visible<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let l = self.locator(selector);
-        async move { super::expect::Expectable::expect_at(&l, at).to_be_visible().await }
+        async move {
+            super::expect::Expectable::expect_at(&l, at)
+                .to_be_visible()
+                .await
+        }
     }
 
     /// Runs JavaScript as a function body (`return …` gives a value). See

@@ -95,7 +95,9 @@ fn cause(e: &CmdError) -> Option<&'static str> {
             "webdriver not reachable"
         });
     }
-    if text.contains("page crash") || text.contains("tab crashed") || text.contains("target crashed")
+    if text.contains("page crash")
+        || text.contains("tab crashed")
+        || text.contains("target crashed")
     {
         return Some("the page crashed");
     }
