@@ -255,7 +255,10 @@ async fn actions_wait_for_actionability_with_playwrights_rules() {
         .await
         .unwrap();
     // Moving (an animation): clicked once stable.
-    page.eval("moveIt(); return 1").await.unwrap();
+    // (once the animation runs: two frames after it is restarted)
+    page.eval("moveIt(); return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        .await
+        .unwrap();
     page.locator("#moving").click().await.unwrap();
     expect(&page.locator("#moving"))
         .to_have_text("caught")
@@ -815,10 +818,11 @@ async fn every_assertion_passes_fails_with_its_message_and_inverts() {
 
 /// A helper of the user's, as ported suites have.
 async fn todo_count_is(page: &Page, text: &str) -> Result<(), BrowserError> {
-    expect(&page.get_by_test_id("todo-count"))
+    // The next line is where the failure must point.
+    expect(&page.get_by_test_id("todo-count")) // HELPER LINE
         .timeout(SHORT)
         .to_have_text(text)
-        .await // HELPER LINE
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -853,8 +857,8 @@ async fn a_failure_is_located_at_the_users_call_even_in_a_helper() {
     );
     // An action's failure: the line of the action call.
     let quick = page.with_timeout(SHORT);
+    let here = line!() + 1;
     let err: harshjudge::Error = quick.locator("#nope").click().await.unwrap_err().into();
-    let here = line!();
     assert_eq!(err.location().line(), here);
     release_page(page).await;
 }
