@@ -703,7 +703,8 @@ window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
         while !self.inner.pending.lock().expect("pending lock").is_empty()
             && std::time::Instant::now() < settle_until
         {
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            // Every read is two WebDriver commands: poll sparingly.
+            tokio::time::sleep(std::time::Duration::from_millis(60)).await;
             let (browser, perf) = tokio::join!(get_log(c, "browser"), get_log(c, "performance"));
             console.extend(logs::console(&browser?));
             network.extend(logs::network(

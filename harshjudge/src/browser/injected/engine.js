@@ -517,8 +517,15 @@ async function hjAct(req) {
       return { ok: true, value: s.value, log: log.out() };
     }
     case 'focus': el.focus(); return { ok: true, value: { done: true }, log: log.out() };
-    case 'press':
-      if (el.ownerDocument.activeElement !== el && !el.contains(el.ownerDocument.activeElement)) el.focus();
+    case 'press': {
+      const doc = el.ownerDocument;
+      if (el === doc.body || el === doc.documentElement) {
+        // Keys "in the page": nothing else keeps the focus.
+        if (doc.activeElement && doc.activeElement !== doc.body) doc.activeElement.blur();
+      } else if (doc.activeElement !== el && !el.contains(doc.activeElement)) {
+        el.focus();
+      }
+    }
       return { ok: true, value: { done: true }, log: log.out() };
     case 'blur': el.blur(); return { ok: true, value: { done: true }, log: log.out() };
     case 'dispatchEvent': {
