@@ -142,7 +142,12 @@ fn counted(dir: &std::path::Path, base: &str) -> (Vec<usize>, Vec<(String, usize
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: single-threaded here, as in `harness`.
-    unsafe { std::env::set_var("HARSHJUDGE_WEBDRIVER_URL", format!("http://127.0.0.1:{port}")) };
+    unsafe {
+        std::env::set_var(
+            "HARSHJUDGE_WEBDRIVER_URL",
+            format!("http://127.0.0.1:{port}"),
+        )
+    };
     harness(&dir.join("hj"), base, "all");
     unsafe { std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL") };
     let _ = driver.kill();

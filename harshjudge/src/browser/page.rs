@@ -305,7 +305,7 @@ Promise.resolve().then(function () {{ var f = (\n{js}\n); return typeof f === 'f
             self.ensure_script_timeout(timeout).await?;
             let script = format!(
                 "var done = arguments[arguments.length - 1];\n{}\nvar f = (\n{js}\n);
-window.__hj.waitForFunction(arguments[0], f).then(done, function (e) {{
+window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (e) {{
   done({{ok: false, error: {{kind: 'js', message: String(e && e.message || e)}}, log: []}});
 }});",
                 wire::install_source()

@@ -152,16 +152,16 @@ pub(crate) fn is_navigation(e: &BrowserError) -> bool {
 const ROLES_JS: &str = include_str!("injected/roles.js");
 const ENGINE_JS: &str = include_str!("injected/engine.js");
 
-/// The source that installs `window.__hj` unless it is there.
+/// The source that installs `window.__harshjudgeEngine` unless it is there.
 pub(crate) fn install_source() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
-        format!("if (!window.__hj) {{ (function () {{\n'use strict';\n{ROLES_JS}\n{ENGINE_JS}\n}})(); }}\n")
+        format!("if (!window.__harshjudgeEngine) {{ (function () {{\n'use strict';\n{ROLES_JS}\n{ENGINE_JS}\n}})(); }}\n")
     })
 }
 
 const CALL: &str = "var done = arguments[arguments.length - 1];
-window.__hj.run(arguments[0]).then(done, function (e) {
+window.__harshjudgeEngine.run(arguments[0]).then(done, function (e) {
   done({ok: false, error: {kind: 'js', message: String(e && e.message || e)}, log: []});
 });";
 
@@ -170,7 +170,7 @@ pub(crate) fn short_script() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
         format!(
-            "if (!window.__hj) {{ arguments[arguments.length - 1]({{missing: true}}); return; }}\n{CALL}"
+            "if (!window.__harshjudgeEngine) {{ arguments[arguments.length - 1]({{missing: true}}); return; }}\n{CALL}"
         )
     })
 }

@@ -1,5 +1,5 @@
 // The locator engine injected into every page (installed once per document as
-// `window.__hj`). It resolves locator chains, checks actionability and runs the
+// `window.__harshjudgeEngine`). It resolves locator chains, checks actionability and runs the
 // retry loop of waits and assertions inside the page, so that one WebDriver
 // command (execute async script) serves one wait. The role functions (hjRole,
 // hjAccessibleName, hjIsAriaHidden, hjAriaSnapshot, hjAria*) come from roles.js,
@@ -797,7 +797,7 @@ async function hjWaitForFunction(req, fn) {
   return r.done ? { ok: true, value, log: [] } : hjFail(r, log);
 }
 
-window.__hj = {
+window.__harshjudgeEngine = {
   run(req) {
     switch (req.op) {
       case 'act': return hjAct(req);
