@@ -1,3 +1,6 @@
+// Every name of this file starts with hje/Hje/HJE_ so that it cannot clash with
+// roles.js (hj*), concatenated before it in the same closure.
+//
 // The locator engine injected into every page (installed once per document as
 // `window.__harshjudgeEngine`). It resolves locator chains, checks actionability and runs the
 // retry loop of waits and assertions inside the page, so that one WebDriver
@@ -8,34 +11,34 @@
 // A request is {op, chain, timeout, ...}; every answer is
 // {ok: true, value, log} or {ok: false, error: {kind, message, ...}, log}.
 
-const hjNorm = (s) => String(s == null ? '' : s).replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
+const hjeNorm = (s) => String(s == null ? '' : s).replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
 
 // ---- text matching ----------------------------------------------------------
 // m: {s, exact} (a string: case-insensitive substring unless exact) or {re, flags}.
-function hjLocatorMatcher(m) {
+function hjeLocatorMatcher(m) {
   if (m.re !== undefined) {
     const r = new RegExp(m.re, m.flags || '');
-    return (t) => { r.lastIndex = 0; return r.test(hjNorm(t)); };
+    return (t) => { r.lastIndex = 0; return r.test(hjeNorm(t)); };
   }
   if (m.exact) {
-    const e = hjNorm(m.s);
-    return (t) => hjNorm(t) === e;
+    const e = hjeNorm(m.s);
+    return (t) => hjeNorm(t) === e;
   }
-  const e = hjNorm(m.s).toLowerCase();
-  return (t) => hjNorm(t).toLowerCase().includes(e);
+  const e = hjeNorm(m.s).toLowerCase();
+  return (t) => hjeNorm(t).toLowerCase().includes(e);
 }
 
 // An assertion's matcher: {s, full, ignoreCase} or {re, flags}. A string matches
 // the whole normalised text (full) or a part of it; case-sensitive by default.
-function hjExpectMatcher(m) {
+function hjeExpectMatcher(m) {
   if (m.re !== undefined) {
     const r = new RegExp(m.re, m.flags || '');
     return (t) => { r.lastIndex = 0; return r.test(t); };
   }
-  const e = m.normalize === false ? m.s : hjNorm(m.s);
+  const e = m.normalize === false ? m.s : hjeNorm(m.s);
   const ic = !!m.ignoreCase;
   return (t) => {
-    let a = m.normalize === false ? String(t) : hjNorm(t);
+    let a = m.normalize === false ? String(t) : hjeNorm(t);
     let b = e;
     if (ic) { a = a.toLowerCase(); b = b.toLowerCase(); }
     return m.full ? a === b : a.includes(b);
@@ -43,19 +46,19 @@ function hjExpectMatcher(m) {
 }
 
 // ---- the DOM --------------------------------------------------------------------
-function hjParent(e) {
+function hjeParent(e) {
   if (e.parentElement) return e.parentElement;
   const r = e.parentNode;
   return r && r.nodeType === 11 && r.host ? r.host : null;
 }
 
-function hjContains(outer, inner) {
-  for (let e = inner; e; e = hjParent(e)) if (e === outer) return true;
+function hjeContains(outer, inner) {
+  for (let e = inner; e; e = hjeParent(e)) if (e === outer) return true;
   return false;
 }
 
 // Every element under root, open shadow roots included, in document order.
-function hjAll(root) {
+function hjeAll(root) {
   const out = [];
   const visit = (node) => {
     const list = node.querySelectorAll('*');
@@ -68,7 +71,7 @@ function hjAll(root) {
   return out;
 }
 
-function hjSortUnique(list) {
+function hjeSortUnique(list) {
   const set = new Set(list);
   const arr = Array.from(set);
   arr.sort((a, b) => {
@@ -79,17 +82,17 @@ function hjSortUnique(list) {
   return arr;
 }
 
-const HJ_SKIP_TEXT = new Set(['HEAD', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
+const HJE_SKIP_TEXT = new Set(['HEAD', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
 
 // The text an element shows for text matching: its content (shadow roots
 // included); an input button's value.
-function hjElementText(el) {
+function hjeElementText(el) {
   if (el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(el.type)) return el.value;
   let s = '';
   const walk = (n) => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 3) s += c.nodeValue;
-      else if (c.nodeType === 1 && !HJ_SKIP_TEXT.has(c.tagName)) {
+      else if (c.nodeType === 1 && !HJE_SKIP_TEXT.has(c.tagName)) {
         if (c.shadowRoot) walk(c.shadowRoot); else walk(c);
       }
     }
@@ -98,27 +101,27 @@ function hjElementText(el) {
   return s;
 }
 
-function hjLabelText(el) {
+function hjeLabelText(el) {
   const texts = [];
   const aria = el.getAttribute('aria-label');
   if (aria) texts.push(aria);
   const by = el.getAttribute('aria-labelledby');
   if (by) {
-    const t = by.split(/\s+/).map((id) => el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : document.getElementById(id)).filter(Boolean).map(hjElementText).join(' ');
+    const t = by.split(/\s+/).map((id) => el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : document.getElementById(id)).filter(Boolean).map(hjeElementText).join(' ');
     if (t) texts.push(t);
   }
-  if (el.labels) for (const l of el.labels) texts.push(hjElementText(l));
+  if (el.labels) for (const l of el.labels) texts.push(hjeElementText(l));
   return texts;
 }
 
 // Playwright's visibility: a non-empty box and not visibility:hidden (opacity
 // does not count).
-function hjVisible(el) {
+function hjeVisible(el) {
   if (!el.isConnected) return false;
   const style = getComputedStyle(el);
   if (style.display === 'contents') {
     for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1 && hjVisible(c)) return true;
+      if (c.nodeType === 1 && hjeVisible(c)) return true;
       if (c.nodeType === 3) {
         const r = document.createRange(); r.selectNodeContents(c);
         const b = r.getBoundingClientRect();
@@ -133,7 +136,7 @@ function hjVisible(el) {
   return rect.width > 0 && rect.height > 0;
 }
 
-function hjDisabled(el) {
+function hjeDisabled(el) {
   const native = ['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP'];
   if (native.includes(el.tagName)) {
     if (el.disabled) return true;
@@ -145,7 +148,7 @@ function hjDisabled(el) {
       }
     }
   }
-  for (let p = el; p; p = hjParent(p)) {
+  for (let p = el; p; p = hjeParent(p)) {
     const a = p.getAttribute('aria-disabled');
     if (a === 'true') return true;
     if (a === 'false') return false;
@@ -153,8 +156,8 @@ function hjDisabled(el) {
   return false;
 }
 
-function hjEditableProblem(el) {
-  if (hjDisabled(el)) return 'element is not enabled';
+function hjeEditableProblem(el) {
+  if (hjeDisabled(el)) return 'element is not enabled';
   const t = el.tagName;
   if (t === 'INPUT') {
     const bad = ['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'hidden'];
@@ -171,7 +174,7 @@ function hjEditableProblem(el) {
   return 'element is not an <input>, <textarea> or [contenteditable] element';
 }
 
-function hjChecked(el) {
+function hjeChecked(el) {
   const c = hjAriaChecked(el);
   if (c === true || c === false || c === 'mixed') {
     if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
@@ -182,7 +185,7 @@ function hjChecked(el) {
   return null;
 }
 
-function hjPreview(el) {
+function hjePreview(el) {
   if (!el || el.nodeType !== 1) return String(el);
   const tag = el.tagName.toLowerCase();
   let s = '<' + tag;
@@ -192,13 +195,13 @@ function hjPreview(el) {
   }
   s += '>';
   if (['input', 'img', 'br', 'hr', 'meta', 'link'].includes(tag)) return s;
-  const text = hjNorm(hjElementText(el));
+  const text = hjeNorm(hjeElementText(el));
   s += text.length > 50 ? text.slice(0, 50) + '…' : text;
   return s + '</' + tag + '>';
 }
 
 // ---- resolving a chain ----------------------------------------------------------
-function hjQueryStep(roots, step) {
+function hjeQueryStep(roots, step) {
   const out = [];
   for (const root of roots) {
     switch (step.kind) {
@@ -214,20 +217,20 @@ function hjQueryStep(roots, step) {
         break;
       }
       case 'text': {
-        const m = hjLocatorMatcher(step.m);
-        for (const e of hjAll(root)) {
-          if (HJ_SKIP_TEXT.has(e.tagName) || e.closest('head,script,style,noscript,template')) continue;
-          if (!m(hjElementText(e))) continue;
+        const m = hjeLocatorMatcher(step.m);
+        for (const e of hjeAll(root)) {
+          if (HJE_SKIP_TEXT.has(e.tagName) || e.closest('head,script,style,noscript,template')) continue;
+          if (!m(hjeElementText(e))) continue;
           // The innermost element: skip one whose child element matches too.
           let child = false;
-          for (const c of e.children) if (!HJ_SKIP_TEXT.has(c.tagName) && m(hjElementText(c))) { child = true; break; }
+          for (const c of e.children) if (!HJE_SKIP_TEXT.has(c.tagName) && m(hjeElementText(c))) { child = true; break; }
           if (!child) out.push(e);
         }
         break;
       }
       case 'role': {
-        const nm = step.name ? hjLocatorMatcher(step.name) : null;
-        for (const e of hjAll(root)) {
+        const nm = step.name ? hjeLocatorMatcher(step.name) : null;
+        for (const e of hjeAll(root)) {
           if (hjRole(e) !== step.role) continue;
           if (!step.includeHidden && hjIsAriaHidden(e)) continue;
           if (step.level != null && hjAriaLevel(e) !== step.level) continue;
@@ -242,13 +245,13 @@ function hjQueryStep(roots, step) {
         break;
       }
       case 'label': {
-        const m = hjLocatorMatcher(step.m);
-        for (const e of hjAll(root)) if (hjLabelText(e).some(m)) out.push(e);
+        const m = hjeLocatorMatcher(step.m);
+        for (const e of hjeAll(root)) if (hjeLabelText(e).some(m)) out.push(e);
         break;
       }
       case 'attr': {
-        const m = hjLocatorMatcher(step.m);
-        for (const e of hjAll(root)) {
+        const m = hjeLocatorMatcher(step.m);
+        for (const e of hjeAll(root)) {
           if (step.tags && !step.tags.includes(e.tagName)) continue;
           const v = e.getAttribute(step.name);
           if (v !== null && m(v)) out.push(e);
@@ -259,11 +262,11 @@ function hjQueryStep(roots, step) {
         throw new Error('unknown locator step ' + step.kind);
     }
   }
-  return hjSortUnique(out);
+  return hjeSortUnique(out);
 }
 
 // Resolves a chain from `scope` (the document, or elements).
-function hjResolve(chain, scope) {
+function hjeResolve(chain, scope) {
   let roots = scope || [document];
   let current = roots;
   for (const step of chain) {
@@ -274,33 +277,33 @@ function hjResolve(chain, scope) {
         break;
       }
       case 'hasText': {
-        const m = hjLocatorMatcher(step.m);
-        current = current.filter((e) => m(hjElementText(e)) !== !!step.not);
+        const m = hjeLocatorMatcher(step.m);
+        current = current.filter((e) => m(hjeElementText(e)) !== !!step.not);
         break;
       }
       case 'has':
-        current = current.filter((e) => (hjResolve(step.chain, [e]).length > 0) !== !!step.not);
+        current = current.filter((e) => (hjeResolve(step.chain, [e]).length > 0) !== !!step.not);
         break;
       case 'visible':
-        current = current.filter((e) => hjVisible(e) === step.v);
+        current = current.filter((e) => hjeVisible(e) === step.v);
         break;
       case 'and': {
-        const other = new Set(hjResolve(step.chain));
+        const other = new Set(hjeResolve(step.chain));
         current = current.filter((e) => other.has(e));
         break;
       }
       case 'or':
-        current = hjSortUnique(current.concat(hjResolve(step.chain)));
+        current = hjeSortUnique(current.concat(hjeResolve(step.chain)));
         break;
       default:
-        current = hjQueryStep(current, step);
+        current = hjeQueryStep(current, step);
     }
   }
   return current;
 }
 
 // ---- waiting ----------------------------------------------------------------------
-function hjFrame() {
+function hjeFrame() {
   return new Promise((resolve) => {
     let done = false;
     const go = () => { if (!done) { done = true; resolve(); } };
@@ -308,9 +311,9 @@ function hjFrame() {
     setTimeout(go, 50);
   });
 }
-const hjSleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const hjeSleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-class HjLog {
+class HjeLog {
   constructor() { this.lines = []; }
   add(s) {
     const last = this.lines[this.lines.length - 1];
@@ -321,11 +324,11 @@ class HjLog {
   out() { return this.lines.map((l) => l.n > 1 ? l.text + ' (×' + l.n + ')' : l.text); }
 }
 
-const HJ_POLL = [0, 20, 50, 100, 100, 250, 250, 500];
+const HJE_POLL = [0, 20, 50, 100, 100, 250, 250, 500];
 
 // Repeats `attempt` (returns {done, value} or {problem}) until done or the
 // deadline; frames between attempts when `frames`, else Playwright's backoff.
-async function hjRetry(timeout, log, attempt, frames) {
+async function hjeRetry(timeout, log, attempt, frames) {
   const deadline = performance.now() + timeout;
   for (let n = 0; ; n++) {
     const r = await attempt(n);
@@ -333,16 +336,16 @@ async function hjRetry(timeout, log, attempt, frames) {
     if (r.problem) log.add(r.problem);
     if (r.fatal) return r;
     if (performance.now() >= deadline) return Object.assign({ timedOut: true }, r);
-    if (frames) await hjFrame();
-    else await hjSleep(Math.min(HJ_POLL[Math.min(n, HJ_POLL.length - 1)], Math.max(0, deadline - performance.now())));
+    if (frames) await hjeFrame();
+    else await hjeSleep(Math.min(HJE_POLL[Math.min(n, HJE_POLL.length - 1)], Math.max(0, deadline - performance.now())));
   }
 }
 
-function hjStrict(list) {
-  return { fatal: true, done: false, strict: { count: list.length, matches: list.slice(0, 5).map(hjPreview) } };
+function hjeStrict(list) {
+  return { fatal: true, done: false, strict: { count: list.length, matches: list.slice(0, 5).map(hjePreview) } };
 }
 
-function hjHitPoint(el) {
+function hjeHitPoint(el) {
   const rects = el.getClientRects();
   const r = rects.length ? rects[0] : el.getBoundingClientRect();
   const vw = document.documentElement.clientWidth || innerWidth;
@@ -353,7 +356,7 @@ function hjHitPoint(el) {
   return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2) };
 }
 
-function hjHitTarget(x, y) {
+function hjeHitTarget(x, y) {
   let hit = document.elementFromPoint(x, y);
   while (hit && hit.shadowRoot) {
     const inner = hit.shadowRoot.elementFromPoint(x, y);
@@ -363,17 +366,17 @@ function hjHitTarget(x, y) {
   return hit;
 }
 
-function hjReceives(el, hit) {
+function hjeReceives(el, hit) {
   if (!hit) return false;
-  if (hjContains(el, hit)) return true;
+  if (hjeContains(el, hit)) return true;
   // A click on an element's <label> reaches the element.
-  for (let e = hit; e; e = hjParent(e)) if (e.tagName === 'LABEL' && e.control === el) return true;
+  for (let e = hit; e; e = hjeParent(e)) if (e.tagName === 'LABEL' && e.control === el) return true;
   return false;
 }
 
 // Waits until the single element of `chain` passes `checks`
 // (visible, stable, enabled, editable, hit). Returns {done, el, point} or a failure.
-async function hjActionable(req, checks, log) {
+async function hjeActionable(req, checks, log) {
   let lastRect = null;
   let scrolled = 0;
   const want = [];
@@ -382,15 +385,15 @@ async function hjActionable(req, checks, log) {
   if (checks.editable) want.push('editable');
   if (checks.stable) want.push('stable');
   log.add('waiting for ' + req.describe + (want.length ? ' to be ' + want.join(', ').replace(/, ([^,]*)$/, ' and $1') : ''));
-  return hjRetry(req.timeout, log, (n) => {
-    const list = hjResolve(req.chain);
+  return hjeRetry(req.timeout, log, (n) => {
+    const list = hjeResolve(req.chain);
     if (list.length === 0) return { problem: 'no element matches' };
-    if (list.length > 1 && !req.nonStrict) return hjStrict(list);
+    if (list.length > 1 && !req.nonStrict) return hjeStrict(list);
     const el = list[0];
-    if (n === 0 || log.lines.length < 3) log.add('resolved to ' + hjPreview(el));
-    if (checks.visible && !hjVisible(el)) { lastRect = null; return { problem: 'element is not visible' }; }
-    if (checks.enabled && hjDisabled(el)) return { problem: 'element is not enabled' };
-    if (checks.editable) { const p = hjEditableProblem(el); if (p) return { problem: p }; }
+    if (n === 0 || log.lines.length < 3) log.add('resolved to ' + hjePreview(el));
+    if (checks.visible && !hjeVisible(el)) { lastRect = null; return { problem: 'element is not visible' }; }
+    if (checks.enabled && hjeDisabled(el)) return { problem: 'element is not enabled' };
+    if (checks.editable) { const p = hjeEditableProblem(el); if (p) return { problem: p }; }
     if (checks.stable) {
       const r = el.getBoundingClientRect();
       const same = lastRect && r.x === lastRect.x && r.y === lastRect.y && r.width === lastRect.width && r.height === lastRect.height;
@@ -398,16 +401,16 @@ async function hjActionable(req, checks, log) {
       if (!same) return { problem: n === 0 ? 'checking that the element is stable' : 'element is not stable' };
     }
     if (checks.hit) {
-      let p = hjHitPoint(el);
+      let p = hjeHitPoint(el);
       if (!p) {
         el.scrollIntoView({ block: ['center', 'end', 'start', 'nearest'][scrolled % 4], inline: 'center', behavior: 'instant' });
         scrolled++;
         lastRect = null;
         return { problem: 'scrolling into view' };
       }
-      const hit = hjHitTarget(p.x, p.y);
-      if (!hjReceives(el, hit)) {
-        return { problem: (hit ? hjPreview(hit) : 'nothing') + ' intercepts pointer events' };
+      const hit = hjeHitTarget(p.x, p.y);
+      if (!hjeReceives(el, hit)) {
+        return { problem: (hit ? hjePreview(hit) : 'nothing') + ' intercepts pointer events' };
       }
       return { done: true, el, point: p };
     }
@@ -415,25 +418,25 @@ async function hjActionable(req, checks, log) {
   }, true);
 }
 
-function hjFail(r, log, what) {
+function hjeFail(r, log, what) {
   if (r.strict) return { ok: false, error: Object.assign({ kind: 'strict' }, r.strict), log: log.out() };
   return { ok: false, error: { kind: 'timeout', message: r.problem || what, problem: r.problem || '' }, log: log.out() };
 }
 
 // ---- actions -----------------------------------------------------------------------
-function hjDispatchInput(el) {
+function hjeDispatchInput(el) {
   el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
   el.dispatchEvent(new Event('change', { bubbles: true }));
 }
 
-const HJ_SET_VALUE = new Set(['color', 'date', 'time', 'datetime-local', 'month', 'week', 'range']);
+const HJE_SET_VALUE = new Set(['color', 'date', 'time', 'datetime-local', 'month', 'week', 'range']);
 
-function hjFill(el, value) {
-  if (el.tagName === 'INPUT' && HJ_SET_VALUE.has(el.type)) {
+function hjeFill(el, value) {
+  if (el.tagName === 'INPUT' && HJE_SET_VALUE.has(el.type)) {
     el.focus();
     el.value = value;
     if (el.value !== value) throw new Error('malformed value for <input type=' + el.type + '>: ' + JSON.stringify(value));
-    hjDispatchInput(el);
+    hjeDispatchInput(el);
     return;
   }
   if (el.ownerDocument.activeElement !== el) el.focus();
@@ -457,8 +460,8 @@ function hjFill(el, value) {
   }
 }
 
-function hjSelect(el, wanted) {
-  if (el.tagName !== 'SELECT') throw new Error('element is not a <select>: ' + hjPreview(el));
+function hjeSelect(el, wanted) {
+  if (el.tagName !== 'SELECT') throw new Error('element is not a <select>: ' + hjePreview(el));
   const options = Array.from(el.options);
   const picked = [];
   for (const w of wanted) {
@@ -474,7 +477,7 @@ function hjSelect(el, wanted) {
   return { value: picked.map((o) => o.value) };
 }
 
-const HJ_ACTION_CHECKS = {
+const HJE_ACTION_CHECKS = {
   click: { visible: true, stable: true, enabled: true, hit: true },
   dblclick: { visible: true, stable: true, enabled: true, hit: true },
   check: { visible: true, stable: true, enabled: true, hit: true },
@@ -488,32 +491,32 @@ const HJ_ACTION_CHECKS = {
   focus: {}, blur: {}, dispatchEvent: {}, press: {}, element: {}, setInputFiles: {},
 };
 
-async function hjAct(req) {
-  const log = new HjLog();
+async function hjeAct(req) {
+  const log = new HjeLog();
   if (req.action === 'check') {
     // Already in the wanted state: nothing to do.
-    const list = hjResolve(req.chain);
+    const list = hjeResolve(req.chain);
     if (list.length === 1) {
-      const c = hjChecked(list[0]);
+      const c = hjeChecked(list[0]);
       if (c === req.checked) return { ok: true, value: { done: true }, log: [] };
     }
   }
-  const r = await hjActionable(req, HJ_ACTION_CHECKS[req.action] || {}, log);
-  if (!r.done) return hjFail(r, log);
+  const r = await hjeActionable(req, HJE_ACTION_CHECKS[req.action] || {}, log);
+  if (!r.done) return hjeFail(r, log);
   const el = r.el;
   switch (req.action) {
     case 'check': {
-      const c = hjChecked(el);
-      if (c === null) return { ok: false, error: { kind: 'usage', message: 'not a checkbox or radio button: ' + hjPreview(el) }, log: log.out() };
+      const c = hjeChecked(el);
+      if (c === null) return { ok: false, error: { kind: 'usage', message: 'not a checkbox or radio button: ' + hjePreview(el) }, log: log.out() };
       if (c === req.checked) return { ok: true, value: { done: true }, log: log.out() };
       return { ok: true, value: { point: r.point }, log: log.out() };
     }
     case 'fill':
-      hjFill(el, req.value);
+      hjeFill(el, req.value);
       return { ok: true, value: { done: true }, log: log.out() };
     case 'selectOption': {
-      const s = hjSelect(el, req.options);
-      if (s.missing !== undefined) return { ok: false, error: { kind: 'usage', message: 'no option ' + JSON.stringify(s.missing) + ' in ' + hjPreview(el) + '; options: ' + JSON.stringify(Array.from(el.options).map((o) => o.label)) }, log: log.out() };
+      const s = hjeSelect(el, req.options);
+      if (s.missing !== undefined) return { ok: false, error: { kind: 'usage', message: 'no option ' + JSON.stringify(s.missing) + ' in ' + hjePreview(el) + '; options: ' + JSON.stringify(Array.from(el.options).map((o) => o.label)) }, log: log.out() };
       return { ok: true, value: s.value, log: log.out() };
     }
     case 'focus': el.focus(); return { ok: true, value: { done: true }, log: log.out() };
@@ -557,31 +560,31 @@ async function hjAct(req) {
 }
 
 // Verifies a check/uncheck changed the state.
-function hjCheckedNow(req) {
-  const list = hjResolve(req.chain);
+function hjeCheckedNow(req) {
+  const list = hjeResolve(req.chain);
   if (list.length !== 1) return { ok: true, value: null };
-  return { ok: true, value: hjChecked(list[0]) };
+  return { ok: true, value: hjeChecked(list[0]) };
 }
 
 // ---- reads --------------------------------------------------------------------------
-function hjRead(el, what, req) {
+function hjeRead(el, what, req) {
   switch (what) {
     case 'textContent': return el.textContent;
     case 'innerText': return el.innerText;
     case 'inputValue':
-      if (!['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) throw new Error('not an <input>, <textarea> or <select>: ' + hjPreview(el));
+      if (!['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) throw new Error('not an <input>, <textarea> or <select>: ' + hjePreview(el));
       return el.value;
     case 'attribute': return el.getAttribute(req.name);
-    case 'isVisible': return hjVisible(el);
+    case 'isVisible': return hjeVisible(el);
     case 'isChecked': {
-      const c = hjChecked(el);
-      if (c === null) throw new Error('not a checkbox or radio button: ' + hjPreview(el));
+      const c = hjeChecked(el);
+      if (c === null) throw new Error('not a checkbox or radio button: ' + hjePreview(el));
       return c;
     }
-    case 'isEnabled': return !hjDisabled(el);
-    case 'isEditable': return !hjEditableProblem(el);
+    case 'isEnabled': return !hjeDisabled(el);
+    case 'isEditable': return !hjeEditableProblem(el);
     case 'boundingBox': {
-      if (!hjVisible(el)) return null;
+      if (!hjeVisible(el)) return null;
       const b = el.getBoundingClientRect();
       return { x: b.x, y: b.y, width: b.width, height: b.height };
     }
@@ -592,61 +595,61 @@ function hjRead(el, what, req) {
   }
 }
 
-async function hjQuery(req) {
-  const log = new HjLog();
+async function hjeQuery(req) {
+  const log = new HjeLog();
   if (req.all) {
-    const list = hjResolve(req.chain);
-    return { ok: true, value: list.map((e) => hjRead(e, req.read, req)), log: [] };
+    const list = hjeResolve(req.chain);
+    return { ok: true, value: list.map((e) => hjeRead(e, req.read, req)), log: [] };
   }
-  if (req.read === 'count') return { ok: true, value: hjResolve(req.chain).length, log: [] };
+  if (req.read === 'count') return { ok: true, value: hjeResolve(req.chain).length, log: [] };
   if (req.read === 'isVisible' || req.read === 'isHidden') {
     // No waiting: the state now.
-    const list = hjResolve(req.chain);
-    if (list.length > 1) return hjFail(hjStrict(list), log);
-    const v = list.length === 1 && hjVisible(list[0]);
+    const list = hjeResolve(req.chain);
+    if (list.length > 1) return hjeFail(hjeStrict(list), log);
+    const v = list.length === 1 && hjeVisible(list[0]);
     return { ok: true, value: req.read === 'isVisible' ? v : !v, log: [] };
   }
-  const r = await hjActionable(req, {}, log);
-  if (!r.done) return hjFail(r, log);
-  return { ok: true, value: hjRead(r.el, req.read, req), log: log.out() };
+  const r = await hjeActionable(req, {}, log);
+  if (!r.done) return hjeFail(r, log);
+  return { ok: true, value: hjeRead(r.el, req.read, req), log: log.out() };
 }
 
 // ---- waitFor(state) -------------------------------------------------------------------
-async function hjWaitFor(req) {
-  const log = new HjLog();
+async function hjeWaitFor(req) {
+  const log = new HjeLog();
   log.add('waiting for ' + req.describe + ' to be ' + req.state);
-  const r = await hjRetry(req.timeout, log, () => {
-    const list = hjResolve(req.chain);
-    if (list.length > 1) return hjStrict(list);
+  const r = await hjeRetry(req.timeout, log, () => {
+    const list = hjeResolve(req.chain);
+    if (list.length > 1) return hjeStrict(list);
     const el = list[0];
     switch (req.state) {
       case 'attached': return el ? { done: true } : { problem: 'no element matches' };
-      case 'detached': return el ? { problem: 'element is attached: ' + hjPreview(el) } : { done: true };
-      case 'visible': return !el ? { problem: 'no element matches' } : hjVisible(el) ? { done: true } : { problem: 'element is not visible: ' + hjPreview(el) };
-      default: return !el || !hjVisible(el) ? { done: true } : { problem: 'element is visible: ' + hjPreview(el) };
+      case 'detached': return el ? { problem: 'element is attached: ' + hjePreview(el) } : { done: true };
+      case 'visible': return !el ? { problem: 'no element matches' } : hjeVisible(el) ? { done: true } : { problem: 'element is not visible: ' + hjePreview(el) };
+      default: return !el || !hjeVisible(el) ? { done: true } : { problem: 'element is visible: ' + hjePreview(el) };
     }
   }, false);
-  return r.done ? { ok: true, value: null, log: log.out() } : hjFail(r, log);
+  return r.done ? { ok: true, value: null, log: log.out() } : hjeFail(r, log);
 }
 
 // ---- assertions -------------------------------------------------------------------------
-const HJ_NOT_FOUND = '<element(s) not found>';
+const HJE_NOT_FOUND = '<element(s) not found>';
 
-function hjClassMatch(m, cls, contain) {
+function hjeClassMatch(m, cls, contain) {
   if (contain && m.re === undefined) {
     const have = new Set(cls.split(/\s+/).filter(Boolean));
     return m.s.split(/\s+/).filter(Boolean).every((c) => have.has(c));
   }
-  if (contain) return hjExpectMatcher(m)(cls);
-  return hjExpectMatcher(Object.assign({ full: true }, m))(cls);
+  if (contain) return hjeExpectMatcher(m)(cls);
+  return hjeExpectMatcher(Object.assign({ full: true }, m))(cls);
 }
 
 // One check of a locator assertion: {pass, received} (pass before `not`).
-function hjCheckOnce(req) {
-  const list = hjResolve(req.chain);
+function hjeCheckOnce(req) {
+  const list = hjeResolve(req.chain);
   const e = req.expected;
   const one = () => {
-    if (list.length > 1) return hjStrict(list);
+    if (list.length > 1) return hjeStrict(list);
     return null;
   };
   const textOf = (el) => req.useInnerText ? el.innerText : el.textContent;
@@ -655,18 +658,18 @@ function hjCheckOnce(req) {
     case 'attached': { const s = one(); if (s) return s; return { pass: list.length === 1, received: list.length ? 'attached' : 'detached' }; }
     case 'visible': case 'hidden': {
       const s = one(); if (s) return s;
-      const v = list.length === 1 && hjVisible(list[0]);
-      return { pass: req.matcher === 'visible' ? v : !v, received: list.length === 0 ? HJ_NOT_FOUND : v ? 'visible' : 'hidden' };
+      const v = list.length === 1 && hjeVisible(list[0]);
+      return { pass: req.matcher === 'visible' ? v : !v, received: list.length === 0 ? HJE_NOT_FOUND : v ? 'visible' : 'hidden' };
     }
     case 'texts': case 'containTexts': case 'classes': case 'containClasses': {
       // A list: element by element, in order.
-      const received = list.map((el) => req.matcher.endsWith('lasses') ? (el.getAttribute('class') || '') : hjNorm(textOf(el)));
+      const received = list.map((el) => req.matcher.endsWith('lasses') ? (el.getAttribute('class') || '') : hjeNorm(textOf(el)));
       let pass = list.length === e.length;
       if (pass) {
         for (let i = 0; i < e.length; i++) {
-          const ok = req.matcher === 'classes' ? hjClassMatch(e[i], received[i], false)
-            : req.matcher === 'containClasses' ? hjClassMatch(e[i], received[i], true)
-            : hjExpectMatcher(Object.assign({ full: req.matcher === 'texts' }, e[i]))(received[i]);
+          const ok = req.matcher === 'classes' ? hjeClassMatch(e[i], received[i], false)
+            : req.matcher === 'containClasses' ? hjeClassMatch(e[i], received[i], true)
+            : hjeExpectMatcher(Object.assign({ full: req.matcher === 'texts' }, e[i]))(received[i]);
           if (!ok) { pass = false; break; }
         }
       }
@@ -674,29 +677,29 @@ function hjCheckOnce(req) {
     }
     case 'valuesList': {
       const s = one(); if (s) return s;
-      if (!list.length) return { pass: false, received: HJ_NOT_FOUND };
+      if (!list.length) return { pass: false, received: HJE_NOT_FOUND };
       const el = list[0];
-      if (el.tagName !== 'SELECT' || !el.multiple) return { fatal: true, done: false, usage: 'to_have_values needs a <select multiple>: ' + hjPreview(el) };
+      if (el.tagName !== 'SELECT' || !el.multiple) return { fatal: true, done: false, usage: 'to_have_values needs a <select multiple>: ' + hjePreview(el) };
       const received = Array.from(el.selectedOptions).map((o) => o.value);
-      const pass = received.length === e.length && e.every((m, i) => hjExpectMatcher(Object.assign({ full: true }, m))(received[i]));
+      const pass = received.length === e.length && e.every((m, i) => hjeExpectMatcher(Object.assign({ full: true }, m))(received[i]));
       return { pass, received };
     }
   }
   const s = one(); if (s) return s;
-  if (list.length === 0) return { pass: false, received: HJ_NOT_FOUND, missing: true };
+  if (list.length === 0) return { pass: false, received: HJE_NOT_FOUND, missing: true };
   const el = list[0];
   switch (req.matcher) {
-    case 'enabled': { const v = !hjDisabled(el); return { pass: v, received: v ? 'enabled' : 'disabled' }; }
-    case 'disabled': { const v = hjDisabled(el); return { pass: v, received: v ? 'disabled' : 'enabled' }; }
-    case 'editable': { const p = hjEditableProblem(el); return { pass: !p, received: p ? 'not editable (' + p + ')' : 'editable' }; }
+    case 'enabled': { const v = !hjeDisabled(el); return { pass: v, received: v ? 'enabled' : 'disabled' }; }
+    case 'disabled': { const v = hjeDisabled(el); return { pass: v, received: v ? 'disabled' : 'enabled' }; }
+    case 'editable': { const p = hjeEditableProblem(el); return { pass: !p, received: p ? 'not editable (' + p + ')' : 'editable' }; }
     case 'checked': {
-      const c = hjChecked(el);
-      if (c === null) return { fatal: true, done: false, usage: 'not a checkbox or radio button: ' + hjPreview(el) };
+      const c = hjeChecked(el);
+      if (c === null) return { fatal: true, done: false, usage: 'not a checkbox or radio button: ' + hjePreview(el) };
       return { pass: c === e, received: c ? 'checked' : 'unchecked' };
     }
     case 'focused': { const v = el.ownerDocument.activeElement === el || (el.shadowRoot && el.shadowRoot.activeElement); return { pass: !!v, received: v ? 'focused' : 'not focused' }; }
     case 'empty': {
-      const v = ['INPUT', 'TEXTAREA'].includes(el.tagName) ? !el.value : !hjNorm(el.textContent);
+      const v = ['INPUT', 'TEXTAREA'].includes(el.tagName) ? !el.value : !hjeNorm(el.textContent);
       return { pass: v, received: v ? 'empty' : 'not empty' };
     }
     case 'inViewport': {
@@ -710,35 +713,35 @@ function hjCheckOnce(req) {
       return { pass: ratio > 0 ? r >= ratio : r > 0, received: 'intersection ratio ' + (Math.round(r * 100) / 100) };
     }
     case 'text': case 'containText': {
-      const t = hjNorm(textOf(el));
-      return { pass: hjExpectMatcher(Object.assign({ full: req.matcher === 'text' }, e))(t), received: t };
+      const t = hjeNorm(textOf(el));
+      return { pass: hjeExpectMatcher(Object.assign({ full: req.matcher === 'text' }, e))(t), received: t };
     }
     case 'value': {
-      if (!['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return { fatal: true, done: false, usage: 'not an <input>, <textarea> or <select>: ' + hjPreview(el) };
-      return { pass: hjExpectMatcher(Object.assign({ full: true, normalize: false }, e))(el.value), received: el.value };
+      if (!['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return { fatal: true, done: false, usage: 'not an <input>, <textarea> or <select>: ' + hjePreview(el) };
+      return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(el.value), received: el.value };
     }
     case 'attribute': {
       const v = el.getAttribute(req.name);
       if (e == null) return { pass: v !== null, received: v === null ? 'no ' + req.name + ' attribute' : v };
-      return { pass: v !== null && hjExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v === null ? 'no ' + req.name + ' attribute' : v };
+      return { pass: v !== null && hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v === null ? 'no ' + req.name + ' attribute' : v };
     }
     case 'class': case 'containClass': {
       const cls = el.getAttribute('class') || '';
-      return { pass: hjClassMatch(e, cls, req.matcher === 'containClass'), received: cls };
+      return { pass: hjeClassMatch(e, cls, req.matcher === 'containClass'), received: cls };
     }
     case 'css': {
       const v = getComputedStyle(el).getPropertyValue(req.name);
-      return { pass: hjExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v };
+      return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v };
     }
-    case 'id': { const v = el.id; return { pass: hjExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v }; }
+    case 'id': { const v = el.id; return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v }; }
     case 'role': { const v = hjRole(el) || ''; return { pass: v === e, received: v }; }
-    case 'accessibleName': { const v = hjAccessibleName(el); return { pass: hjExpectMatcher(Object.assign({ full: true }, e))(v), received: v }; }
-    case 'ariaSnapshot': { const v = hjAriaSnapshot(el); return { pass: hjAriaMatches(e, v), received: v }; }
+    case 'accessibleName': { const v = hjAccessibleName(el); return { pass: hjeExpectMatcher(Object.assign({ full: true }, e))(v), received: v }; }
+    case 'ariaSnapshot': { const v = hjAriaSnapshot(el); return { pass: hjeAriaMatches(e, v), received: v }; }
   }
   return { fatal: true, done: false, usage: 'unknown matcher ' + req.matcher };
 }
 
-function hjDedent(text) {
+function hjeDedent(text) {
   const lines = String(text).split('\n').filter((l) => l.trim());
   const indent = Math.min(...lines.map((l) => l.match(/^ */)[0].length));
   return lines.map((l) => ({ depth: l.length - l.trimStart().length - indent, text: l.trim() }));
@@ -747,9 +750,9 @@ function hjDedent(text) {
 // A template matches when its lines appear in order in the snapshot, each at
 // the same depth relative to the first; a template line may leave out the
 // attributes ([level=1]) or text of the line it matches.
-function hjAriaMatches(template, snapshot) {
-  const want = hjDedent(template);
-  const have = hjDedent(snapshot);
+function hjeAriaMatches(template, snapshot) {
+  const want = hjeDedent(template);
+  const have = hjeDedent(snapshot);
   if (!want.length) return true;
   const same = (w, h) => h.text === w.text || h.text.startsWith(w.text + ' [') || h.text.startsWith(w.text + ':') || (w.text.endsWith(':') && h.text.startsWith(w.text.slice(0, -1)));
   for (let start = 0; start < have.length; start++) {
@@ -765,49 +768,49 @@ function hjAriaMatches(template, snapshot) {
   return false;
 }
 
-async function hjExpect(req) {
-  const log = new HjLog();
+async function hjeExpect(req) {
+  const log = new HjeLog();
   log.add('expect ' + req.describe + (req.not ? ' not ' : ' ') + req.what);
   let last = null;
-  const r = await hjRetry(req.timeout, log, () => {
-    const c = req.page ? hjCheckPage(req) : hjCheckOnce(req);
+  const r = await hjeRetry(req.timeout, log, () => {
+    const c = req.page ? hjeCheckPage(req) : hjeCheckOnce(req);
     if (c.fatal) return c;
     last = c;
     if (c.pass !== !!req.not) return { done: true };
     return { problem: (c.missing ? 'waiting for ' + req.describe : 'unexpected value ' + JSON.stringify(c.received)) };
   }, false);
-  if (r.strict) return hjFail(r, log);
+  if (r.strict) return hjeFail(r, log);
   if (r.usage) return { ok: false, error: { kind: 'usage', message: r.usage }, log: log.out() };
   return { ok: true, value: { pass: !!r.done, received: last ? last.received : null }, log: log.out() };
 }
 
-function hjCheckPage(req) {
+function hjeCheckPage(req) {
   const v = req.matcher === 'url' ? location.href : document.title;
-  return { pass: hjExpectMatcher(Object.assign({ full: true, normalize: req.matcher !== 'url' }, req.expected))(v), received: v };
+  return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: req.matcher !== 'url' }, req.expected))(v), received: v };
 }
 
-async function hjWaitForFunction(req, fn) {
-  const log = new HjLog();
+async function hjeWaitForFunction(req, fn) {
+  const log = new HjeLog();
   log.add('waiting for the function to return a truthy value');
   let value;
-  const r = await hjRetry(req.timeout, log, async () => {
+  const r = await hjeRetry(req.timeout, log, async () => {
     value = typeof fn === 'function' ? await fn(req.arg) : fn;
     return value ? { done: true } : { problem: 'returned ' + JSON.stringify(value) };
   }, !!req.raf);
-  return r.done ? { ok: true, value, log: [] } : hjFail(r, log);
+  return r.done ? { ok: true, value, log: [] } : hjeFail(r, log);
 }
 
 window.__harshjudgeEngine = {
   run(req) {
     switch (req.op) {
-      case 'act': return hjAct(req);
-      case 'checked': return Promise.resolve(hjCheckedNow(req));
-      case 'query': return hjQuery(req);
-      case 'waitFor': return hjWaitFor(req);
-      case 'expect': return hjExpect(req);
+      case 'act': return hjeAct(req);
+      case 'checked': return Promise.resolve(hjeCheckedNow(req));
+      case 'query': return hjeQuery(req);
+      case 'waitFor': return hjeWaitFor(req);
+      case 'expect': return hjeExpect(req);
       case 'ariaSnapshot': return Promise.resolve({ ok: true, value: hjAriaSnapshot(document), log: [] });
       default: return Promise.resolve({ ok: false, error: { kind: 'usage', message: 'unknown op ' + req.op } });
     }
   },
-  waitForFunction: hjWaitForFunction,
+  waitForFunction: hjeWaitForFunction,
 };
