@@ -808,7 +808,7 @@ window.__harshjudgeEngine = {
       case 'query': return hjeQuery(req);
       case 'waitFor': return hjeWaitFor(req);
       case 'expect': return hjeExpect(req);
-      case 'ariaSnapshot': return Promise.resolve({ ok: true, value: hjAriaSnapshot(document), log: [] });
+      case 'ariaSnapshot': return Promise.resolve({ ok: true, value: hjAriaSnapshot(document.body), log: [] });
       default: return Promise.resolve({ ok: false, error: { kind: 'usage', message: 'unknown op ' + req.op } });
     }
   },
