@@ -174,7 +174,7 @@ fn counted(dir: &std::path::Path, base: &str) -> (Vec<usize>, Vec<(String, usize
     }
     per_step.sort();
     let mut by_name: Vec<(String, usize)> = by_name.into_iter().collect();
-    by_name.sort_by(|a, b| b.1.cmp(&a.1));
+    by_name.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     (per_step, by_name)
 }
 
