@@ -118,6 +118,66 @@ fn step_durations(dir: &std::path::Path) -> Vec<f64> {
     out
 }
 
+/// One harness run (full evidence) through a chromedriver of our own that logs
+/// every command: (commands per step, split at each boundary's screenshot;
+/// commands by name over the whole run).
+fn counted(dir: &std::path::Path, base: &str) -> (Vec<usize>, Vec<(String, usize)>) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::create_dir_all(dir).unwrap();
+    let log = dir.join("chromedriver.log");
+    let mut driver = std::process::Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .arg(format!("--log-path={}", log.display()))
+        .arg("--log-level=INFO")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("chromedriver");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: single-threaded here, as in `harness`.
+    unsafe {
+        std::env::set_var(
+            "HARSHJUDGE_WEBDRIVER_URL",
+            format!("http://127.0.0.1:{port}"),
+        )
+    };
+    harness(&dir.join("hj"), base, "all");
+    unsafe { std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL") };
+    let _ = driver.kill();
+    let _ = driver.wait();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let names: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split("] COMMAND ").nth(1))
+        .map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
+        .collect();
+    let mut by_name = std::collections::BTreeMap::<String, usize>::new();
+    for n in &names {
+        *by_name.entry(n.clone()).or_default() += 1;
+    }
+    // A step's commands: from after one boundary's screenshot to the next one.
+    let mut per_step = vec![];
+    let mut current = 0;
+    for n in &names {
+        current += 1;
+        if n == "Screenshot" || n == "TakeScreenshot" {
+            per_step.push(current);
+            current = 0;
+        }
+    }
+    per_step.sort();
+    let mut by_name: Vec<(String, usize)> = by_name.into_iter().collect();
+    by_name.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    (per_step, by_name)
+}
+
 fn median(v: &[f64]) -> f64 {
     v[v.len() / 2]
 }
@@ -147,6 +207,7 @@ fn main() {
     inside_all.sort_by(|a, b| a.partial_cmp(b).unwrap());
     inside_off.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let steps = STEPS * SCENARIOS;
+    let (per_step, by_name) = counted(&tmp.path().join("counted"), &base);
     let mut opens = PAGE_OPEN.lock().unwrap().clone();
     opens.sort();
     eprintln!();
@@ -172,6 +233,13 @@ fn main() {
         median(&inside_off),
         inside_all.len()
     );
+    let total: usize = by_name.iter().map(|(_, n)| n).sum();
+    eprintln!(
+        "  WebDriver commands: median {} per step (between boundary screenshots), {:.1} per step over the whole run ({total} for {steps} steps)",
+        per_step[per_step.len() / 2],
+        total as f64 / steps as f64,
+    );
+    eprintln!("    by command: {by_name:?}");
     eprintln!(
         "  s.page() with a pooled session: median {:?}, max {:?} ({} opens)",
         opens[opens.len() / 2],

@@ -3,7 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserConfig, BrowserError, Page, open_page_with, release_page};
+use harshjudge::browser::{
+    BrowserConfig, BrowserError, Page, expect, open_page_with, release_page,
+};
+use harshjudge::regex::Regex;
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");
@@ -58,12 +61,21 @@ async fn every_page_call_and_locator() {
         page.attribute("#email", "type").await.unwrap().as_deref(),
         Some("email")
     );
-    assert_eq!(page.text("text=Sign in").await.unwrap(), "Sign in");
+    // Two elements read "Sign in" (the heading and the button): strict, it says so.
+    let err = page.text("text=Sign in").await.unwrap_err().to_string();
+    assert!(err.contains("resolved to 2 elements"), "{err}");
+    assert_eq!(page.text("//button[.='Sign in']").await.unwrap(), "Sign in");
     page.fill("#email", "ada@example.com").await.unwrap();
     page.fill("#password", "secret").await.unwrap();
     page.press("#password", "Enter").await.unwrap();
-    page.expect_url("/dashboard").await.unwrap();
-    page.expect_text("h1", "Welcome, Ada").await.unwrap();
+    expect(&page)
+        .to_have_url(Regex::new("/dashboard").unwrap())
+        .await
+        .unwrap();
+    expect(&page.locator("h1"))
+        .to_have_text("Welcome, Ada")
+        .await
+        .unwrap();
 
     page.goto("/items").await.unwrap();
     page.wait_for("testid=item-list").await.unwrap();
@@ -79,7 +91,8 @@ async fn every_page_call_and_locator() {
     page.check("testid=urgent", false).await.unwrap();
     page.check("testid=urgent", true).await.unwrap();
     page.click("testid=add-item").await.unwrap();
-    page.expect_text("testid=item-count", "3 items")
+    expect(&page.locator("testid=item-count"))
+        .to_have_text("3 items")
         .await
         .unwrap();
     assert_eq!(page.eval("return 6 * 7").await.unwrap(), 42);
@@ -111,7 +124,8 @@ async fn actions_wait_for_slow_elements_and_timeouts_say_what_was_found() {
         waited >= Duration::from_millis(900),
         "it waited for the element: {waited:?}"
     );
-    page.expect_text("testid=slow-status", "Done")
+    expect(&page.locator("testid=slow-status"))
+        .to_contain_text("Done")
         .await
         .unwrap();
 
@@ -122,16 +136,16 @@ async fn actions_wait_for_slow_elements_and_timeouts_say_what_was_found() {
     assert!(
         msg.contains("\"testid=nope\"")
             && msg.contains("no element matches")
-            && msg.contains("visible and enabled"),
+            && msg.contains("visible, enabled"),
         "{msg}"
     );
-    let err = quick
-        .expect_text("testid=slow-status", "Never")
+    let err = expect(&quick.locator("testid=slow-status"))
+        .to_contain_text("Never")
         .await
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("text was \"Done\"") && err.contains("containing \"Never\""),
+        err.contains("received: \"Done\"") && err.contains("to_contain_text(\"Never\")"),
         "{err}"
     );
     release_page(page).await;
@@ -141,7 +155,8 @@ async fn actions_wait_for_slow_elements_and_timeouts_say_what_was_found() {
 async fn console_and_network_are_read_per_call() {
     let (page, _) = page().await;
     page.goto("/console").await.unwrap();
-    page.expect_text("testid=data-message", "Hello from the API")
+    expect(&page.locator("testid=data-message"))
+        .to_contain_text("Hello from the API")
         .await
         .unwrap();
     let (console, network) = page.take_logs().await.unwrap();
@@ -157,7 +172,8 @@ async fn console_and_network_are_read_per_call() {
         "{network:?}"
     );
     page.click("testid=load-missing").await.unwrap();
-    page.expect_text("testid=missing-status", "not found")
+    expect(&page.locator("testid=missing-status"))
+        .to_contain_text("not found")
         .await
         .unwrap();
     let (_, network) = page.take_logs().await.unwrap();
@@ -236,7 +252,10 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .await
         .expect("a page through the remote WebDriver");
     page.goto("/").await.unwrap();
-    page.expect_text("h1", "Demo App").await.unwrap();
+    expect(&page.locator("h1"))
+        .to_have_text("Demo App")
+        .await
+        .unwrap();
     page.client().clone().close().await.unwrap();
     let _ = driver.kill();
     let _ = driver.wait();

@@ -719,7 +719,7 @@ fn browser_evidence(hj: &Path, tmp: &Path) {
     assert_eq!(r.code, 101, "{r:?}");
     assert!(
         r.stdout
-            .contains("waiting for \"the page URL\" to contain \"/dashboard\"; found: URL was"),
+            .contains("expect(page).to_have_url(Regex::new(\"/dashboard\")) failed after"),
         "{r:?}"
     );
     let profiles = std::fs::read_dir(&marker).unwrap().count();
@@ -745,12 +745,18 @@ fn browser_evidence(hj: &Path, tmp: &Path) {
         evidence(failed, "step-02"),
         [
             "after.png",
+            "aria.yml",
             "before.png",
             "console.json",
             "error.png",
             "network.json",
             "page.html"
         ]
+    );
+    let aria = std::fs::read_to_string(failed.join("step-02/evidence/aria.yml")).unwrap();
+    assert!(
+        aria.contains("- button \"Sign in\""),
+        "the page's ARIA snapshot at the failure: {aria}"
     );
     let html = std::fs::read_to_string(failed.join("step-02/evidence/page.html")).unwrap();
     assert!(

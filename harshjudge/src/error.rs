@@ -58,9 +58,15 @@ impl Error {
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     #[track_caller]
     fn from(e: E) -> Self {
+        // A browser call records the line of the user's call (an `expect(…)` in a
+        // helper function, say), which says more than the line of the `?`.
+        let location = (&e as &dyn std::any::Any)
+            .downcast_ref::<crate::browser::BrowserError>()
+            .and_then(|b| b.location())
+            .unwrap_or_else(Location::caller);
         Error {
             inner: Box::new(e),
-            location: Location::caller(),
+            location,
         }
     }
 }

@@ -293,13 +293,18 @@ impl Probe for PageProbe {
     }
     fn on_failure(&self) -> BoxFuture<'_, Result<Vec<Item>, Error>> {
         Box::pin(async move {
-            let html = self.page.page_html().await?;
-            Ok(vec![Item::new(
+            let (html, aria) = tokio::join!(self.page.page_html(), self.page.aria_snapshot());
+            let mut items = vec![Item::new(
                 "page",
                 "html",
                 "html_snapshot",
-                html.into_bytes(),
-            )])
+                html?.into_bytes(),
+            )];
+            // What an assertion saw, as the accessibility tree (Playwright's ARIA snapshot).
+            if let Ok(aria) = aria {
+                items.push(Item::new("aria", "yml", "custom", aria.into_bytes()));
+            }
+            Ok(items)
         })
     }
 }
@@ -309,7 +314,8 @@ impl Scenario {
     /// (started for you, or `HARSHJUDGE_WEBDRIVER_URL`), a session reused from an
     /// earlier scenario when there is one (its state reset). From now on every
     /// step records `before.png`, `after.png`, `console.json` and `network.json`,
-    /// and a failed step `error.png` and `page.html` (`HARSHJUDGE_EVIDENCE`).
+    /// and a failed step `error.png`, `page.html` and `aria.yml` (the page's ARIA
+    /// snapshot) (`HARSHJUDGE_EVIDENCE`).
     pub async fn page(&self) -> Result<crate::browser::Page, Error> {
         let page = crate::browser::open_page(self.base_url()).await?;
         self.shared

@@ -54,9 +54,16 @@ pub mod settings;
 pub mod store;
 pub mod suite;
 
+pub use browser::{Locator, Page, expect};
 pub use error::{Error, Result};
+/// Re-exported so that suites need not match its version by hand.
+pub use fantoccini;
 pub use harshjudge_macros::scenario;
+/// Re-exported for text matching (`expect(&l).to_have_text(regex::Regex::new(…)?)`).
+pub use regex;
 pub use scenario::Scenario;
+/// Re-exported for `page.evaluate` arguments and results.
+pub use serde_json;
 
 /// Marks a step of a [`#[scenario]`](scenario) function: `step!("title", { body })`.
 ///

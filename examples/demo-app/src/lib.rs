@@ -89,6 +89,8 @@ fn router() -> Router {
         .route("/items", get(pages::items))
         .route("/console", get(pages::console))
         .route("/slow", get(pages::slow))
+        .route("/todos/", get(pages::todos))
+        .route("/play", get(pages::play))
         .route("/favicon.ico", get(pages::favicon))
         .route("/api/login", post(api::login))
         .route("/api/items", get(api::list_items).post(api::add_item))

@@ -390,6 +390,19 @@ setTimeout(function () {{
 }
 
 /// `GET /favicon.ico`: no icon, and no 404 in the browser's console either.
+/// A TodoMVC-like app, all in the page (custom opacity-0 checkboxes, a delete
+/// button shown on hover, an edit field that commits on blur).
+pub(crate) async fn todos() -> Html<&'static str> {
+    Html(include_str!("static/todos.html"))
+}
+
+/// Elements that test actionability: an opacity-0 checkbox, a covered button,
+/// one enabled late, one detached and re-attached, a moving one, a field that
+/// commits on blur, selects, a file input, a drag source.
+pub(crate) async fn play() -> Html<&'static str> {
+    Html(include_str!("static/play.html"))
+}
+
 pub(crate) async fn favicon() -> StatusCode {
     StatusCode::NO_CONTENT
 }

@@ -95,7 +95,7 @@ pub fn classify(e: BrowserError) -> ToolError {
         BrowserError::Timeout { found, .. } if found.contains("no element matches") => {
             Code::TargetNotFound
         }
-        BrowserError::Timeout { .. } => Code::WaitTimeout,
+        BrowserError::Timeout { .. } | BrowserError::Assertion { .. } => Code::WaitTimeout,
         BrowserError::DriverNotFound(_)
         | BrowserError::BrowserNotFound(_)
         | BrowserError::DriverStart(_)
@@ -557,7 +557,7 @@ pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Value, ToolError> {
         let started = Instant::now();
         let page = page.with_timeout(Duration::from_millis(timeout));
         match &text {
-            Some(t) => page.expect_text(&loc, t).await?,
+            Some(t) => harshjudge::expect(&page.locator(&loc)).to_contain_text(t.as_str()).await?,
             None => page.expect_visible(&loc).await?,
         }
         let locator = stable_locator(&page, &loc).await;

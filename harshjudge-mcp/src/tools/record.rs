@@ -642,9 +642,11 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
                 }),
                 args["text"].as_str(),
             ) {
-                (Some(l), Some(t)) => {
-                    Some(format!("page.expect_text({}, {}).await?;", lit(&l), lit(t)))
-                }
+                (Some(l), Some(t)) => Some(format!(
+                    "harshjudge::expect(&page.locator({})).to_contain_text({}).await?;",
+                    lit(&l),
+                    lit(t)
+                )),
                 (Some(l), None) => Some(format!("page.expect_visible({}).await?;", lit(&l))),
                 (None, Some(t)) => Some(format!(
                     "page.expect_visible({}).await?;",

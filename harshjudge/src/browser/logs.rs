@@ -72,8 +72,7 @@ pub(crate) fn console(entries: &serde_json::Value) -> Vec<ConsoleEntry> {
                     && let Ok(l) = l.parse()
                 {
                     line = Some(l);
-                    text =
-                        serde_json::from_str::<String>(rest).unwrap_or_else(|_| rest.to_string());
+                    text = console_args(rest);
                 } else {
                     // `url - Failed to load resource: …`
                     text = format!("{pos} {rest}").trim_start_matches("- ").to_string();
@@ -89,6 +88,30 @@ pub(crate) fn console(entries: &serde_json::Value) -> Vec<ConsoleEntry> {
             }
         })
         .collect()
+}
+
+/// The arguments of a console call as the page printed them: chromedriver
+/// writes `console.log('clicked', 1)` as `"clicked" 1` (strings as JSON
+/// literals, other values as they print); strings lose their quotes, arguments
+/// are joined by one space, as in the browser's console.
+fn console_args(rest: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut s = rest.trim_start();
+    while !s.is_empty() {
+        if s.starts_with('"') {
+            let mut stream = serde_json::Deserializer::from_str(s).into_iter::<String>();
+            if let Some(Ok(v)) = stream.next() {
+                out.push(v);
+                s = s[stream.byte_offset()..].trim_start();
+                continue;
+            }
+        }
+        // A value that is not a string: up to the next string argument.
+        let end = s.find(" \"").unwrap_or(s.len());
+        out.push(s[..end].to_string());
+        s = s[end..].trim_start();
+    }
+    out.join(" ")
 }
 
 /// Requests being followed across log reads: requestId → (entry, start time in s).
@@ -181,6 +204,12 @@ mod tests {
         ]);
         let c = console(&v);
         assert_eq!(c[0].text, "demo: page loaded");
+        let args = console(&serde_json::json!([
+            {"level": "INFO", "message": "http://127.0.0.1:1/play 3:9 \"clicked\" 1", "source": "console-api", "timestamp": 7},
+            {"level": "INFO", "message": "http://127.0.0.1:1/play 3:9 \"a \\\"b\\\"\" true Object \"c\"", "source": "console-api", "timestamp": 7},
+        ]));
+        assert_eq!(args[0].text, "clicked 1");
+        assert_eq!(args[1].text, "a \"b\" true Object c");
         assert_eq!((c[0].level.as_str(), c[0].line), ("info", Some(12)));
         assert_eq!(c[1].level, "error");
         assert!(

@@ -9,9 +9,16 @@
 //! chromedriver then), `HARSHJUDGE_WINDOW` (default `1280x800`),
 //! `HARSHJUDGE_WAIT` (auto-wait limit, default `5s`).
 
+mod expect;
+mod keyboard;
+mod locator;
 mod logs;
 mod page;
+mod wire;
 
+pub use expect::{Expectable, Expected, LocatorExpect, PageExpect, expect};
+pub use keyboard::{Keyboard, Mouse};
+pub use locator::{BoundingBox, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};
 pub use page::Page;
 
@@ -51,16 +58,67 @@ pub enum BrowserError {
         message: String,
     },
     /// An auto-wait ran out.
-    #[error("timed out after {secs:.1} s waiting for {locator:?} to {expected}; found: {found}", secs = .waited.as_secs_f64())]
+    #[error("timed out after {secs:.1} s waiting for {locator} to {expected}; found: {found}", secs = .waited.as_secs_f64())]
     Timeout {
         /// The locator.
         locator: String,
         /// What was expected.
         expected: String,
-        /// What was found instead.
+        /// What was found instead (the last problem, then the call log).
         found: String,
         /// How long it waited.
         waited: Duration,
+        /// Where the waiting call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// An action or single-element read on a locator that matches several elements.
+    #[error("strict mode violation: {locator} resolved to {count} elements:{}\nnarrow it with .first(), .nth(i), .filter_has_text(…) or a more specific locator", matches.iter().enumerate().map(|(i, m)| format!("\n  {}) {m}", i + 1)).collect::<String>())]
+    Strict {
+        /// The locator.
+        locator: String,
+        /// How many elements match.
+        count: usize,
+        /// The first matches, previewed.
+        matches: Vec<String>,
+        /// Where the call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// A web-first assertion did not hold within its time.
+    #[error("{message}")]
+    Assertion {
+        /// Locator, expected, received, time waited and call log.
+        message: String,
+        /// The line of the `expect(…)` call.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// A call that cannot work as made (a bad key name, a `<select>` without
+    /// that option, a script that threw).
+    #[error("{message}")]
+    Invalid {
+        /// What was wrong and how to fix it.
+        message: String,
+        /// Where the call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// The driver, the browser or the page went away: the cause leads.
+    #[error("{cause} while {during}: {detail}")]
+    Lost {
+        /// "chromedriver exited", "the page crashed", "webdriver not reachable", …
+        cause: String,
+        /// What was being done.
+        during: String,
+        /// The WebDriver error.
+        detail: String,
+        /// Where the call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// A relative URL and no base URL to join it to.
+    #[error(
+        "cannot open {url:?}: it is a relative URL and no base URL is set; set HARSHJUDGE_BASE_URL, `baseUrl` in .harshJudge/config.yaml or main!(base_url = …), or pass an absolute URL"
+    )]
+    NoBaseUrl {
+        /// The URL given.
+        url: String,
     },
     /// A WebDriver command failed.
     #[error("{action}: {message}")]
@@ -82,6 +140,40 @@ pub enum BrowserError {
     },
 }
 
+impl BrowserError {
+    /// Where the failing call was made in the user's code (actions, reads and
+    /// assertions record it at their synchronous entry point).
+    pub fn location(&self) -> Option<&'static std::panic::Location<'static>> {
+        match self {
+            BrowserError::Timeout { location, .. }
+            | BrowserError::Strict { location, .. }
+            | BrowserError::Assertion { location, .. }
+            | BrowserError::Invalid { location, .. }
+            | BrowserError::Lost { location, .. } => *location,
+            _ => None,
+        }
+    }
+
+    /// The same error located at `at`.
+    pub(crate) fn located(mut self, at: &'static std::panic::Location<'static>) -> Self {
+        match &mut self {
+            BrowserError::Timeout { location, .. }
+            | BrowserError::Strict { location, .. }
+            | BrowserError::Assertion { location, .. }
+            | BrowserError::Invalid { location, .. }
+            | BrowserError::Lost { location, .. } => *location = Some(at),
+            BrowserError::Command { .. } => {
+                return BrowserError::Invalid {
+                    message: self.to_string(),
+                    location: Some(at),
+                };
+            }
+            _ => {}
+        }
+        self
+    }
+}
+
 pub(crate) fn cmd_err(action: impl Into<String>, e: impl std::fmt::Display) -> BrowserError {
     BrowserError::Command {
         action: action.into(),
@@ -100,6 +192,9 @@ pub struct BrowserConfig {
     pub chromium: Option<PathBuf>,
     /// Window size.
     pub window: (u32, u32),
+    /// Viewport size (`HARSHJUDGE_VIEWPORT`, default 1280x720): the page's
+    /// visible area, and so the size of screenshots.
+    pub viewport: (u32, u32),
     /// Auto-wait limit of actions and expectations.
     pub wait: Duration,
 }
@@ -136,6 +231,26 @@ impl BrowserConfig {
                 }
             }
         };
+        let viewport = match env("HARSHJUDGE_VIEWPORT") {
+            None => (1280, 720),
+            Some(v) => {
+                let parsed = v
+                    .split_once('x')
+                    .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+                match parsed {
+                    Some((w, h)) if (100..=10_000).contains(&w) && (100..=10_000).contains(&h) => {
+                        (w, h)
+                    }
+                    _ => {
+                        return Err(BrowserError::Setting {
+                            name: "HARSHJUDGE_VIEWPORT",
+                            value: v,
+                            expected: "WIDTHxHEIGHT between 100 and 10000, e.g. 1280x720",
+                        });
+                    }
+                }
+            }
+        };
         let wait = match env("HARSHJUDGE_WAIT") {
             None => Duration::from_secs(5),
             Some(v) => parse_duration(&v).map_err(|_| BrowserError::Setting {
@@ -149,6 +264,7 @@ impl BrowserConfig {
             chromedriver: env("HARSHJUDGE_CHROMEDRIVER").map(PathBuf::from),
             chromium: env("HARSHJUDGE_CHROMIUM").map(PathBuf::from),
             window,
+            viewport,
             wait,
         })
     }
@@ -422,10 +538,16 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
         // A session's connection lives on the runtime that opened it: one from a
         // runtime that has ended (another test, an earlier harness run) is dead.
         if session.client.current_url().await.is_ok() {
-            return Ok(Page::new(session, base_url, config.wait));
+            let page = Page::new(session, base_url, config.wait);
+            page.set_viewport_size(config.viewport.0, config.viewport.1)
+                .await?;
+            return Ok(page);
         }
     }
-    Ok(Page::new(new_session(config).await?, base_url, config.wait))
+    let page = Page::new(new_session(config).await?, base_url, config.wait);
+    page.set_viewport_size(config.viewport.0, config.viewport.1)
+        .await?;
+    Ok(page)
 }
 
 /// Resets a page's browser state (cookies, storage, cache, extra windows, logs)

@@ -1,22 +1,34 @@
 //! The page API: navigation, actions and expectations that wait until the
 //! element is ready, and the evidence hooks the runner uses.
 
+use std::future::Future;
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use fantoccini::elements::Element;
-use fantoccini::wd::WebDriverCompatibleCommand;
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
+use serde_json::{Value, json};
 
+use super::keyboard::{Keyboard, Mouse};
+use super::locator::{Locator, TextMatch, engine_result};
 use super::logs::{self, ConsoleEntry, NetworkEntry, Pending};
+use super::wire::{self, cdp};
 use super::{BrowserError, Session, cmd_err};
 
-/// A browser tab for one scenario. Cheap to clone. Locators are CSS by default;
-/// `testid=x` (`[data-testid="x"]`), `text=Sign in` (the innermost element whose
-/// text is exactly that), `//…`, `(//…` or `xpath=…` (XPath), `css=…`.
-/// Actions and expectations wait until the element is ready (visible, and
-/// enabled for actions), up to the page's wait limit (`HARSHJUDGE_WAIT`, 5 s).
+/// A browser tab for one scenario. Cheap to clone.
+///
+/// Find elements with [`Locator`]s (`page.get_by_role("button").name("Save")`,
+/// `page.get_by_label("Email")`, `page.locator("#id")`, …), act on them and
+/// assert with [`expect`](super::expect). Locators are resolved inside the page
+/// by an injected script, at each use; actions wait for actionability and
+/// assertions retry, up to the page's wait limit (`HARSHJUDGE_WAIT`, 5 s).
+///
+/// The string-selector methods (`page.click("testid=save")`, …) are shorthands
+/// for `page.locator(selector).…`; selectors are CSS by default, `testid=x`,
+/// `text=Sign in` (the innermost element whose whole text is that), `//…`, `(//…`
+/// or `xpath=…` (XPath), `css=…`.
 #[derive(Clone)]
 pub struct Page {
     inner: Arc<Inner>,
@@ -28,6 +40,10 @@ struct Inner {
     session: Mutex<Option<Session>>,
     base_url: String,
     pending: Mutex<Pending>,
+    /// The session's script timeout as last set (ms).
+    script_timeout: AtomicU64,
+    /// Whether the engine is registered for every new document of the session.
+    registered: AtomicBool,
 }
 
 impl std::fmt::Debug for Page {
@@ -38,103 +54,30 @@ impl std::fmt::Debug for Page {
     }
 }
 
-enum Loc {
-    Css(String),
-    XPath(String),
-}
-
-impl Loc {
-    fn parse(s: &str) -> Loc {
-        if let Some(id) = s.strip_prefix("testid=") {
-            Loc::Css(format!("[data-testid=\"{}\"]", id.replace('"', "\\\"")))
-        } else if let Some(text) = s.strip_prefix("text=") {
-            let lit = xpath_literal(text.trim());
-            Loc::XPath(format!(
-                "//*[normalize-space(.)={lit} and not(.//*[normalize-space(.)={lit}])]"
-            ))
-        } else if let Some(x) = s.strip_prefix("xpath=") {
-            Loc::XPath(x.to_string())
-        } else if s.starts_with("//") || s.starts_with("(//") {
-            Loc::XPath(s.to_string())
-        } else {
-            Loc::Css(s.strip_prefix("css=").unwrap_or(s).to_string())
-        }
-    }
-    fn as_locator(&self) -> Locator<'_> {
-        match self {
-            Loc::Css(c) => Locator::Css(c),
-            Loc::XPath(x) => Locator::XPath(x),
-        }
-    }
-}
-
-fn xpath_literal(s: &str) -> String {
-    if !s.contains('\'') {
-        format!("'{s}'")
-    } else if !s.contains('"') {
-        format!("\"{s}\"")
-    } else {
-        let parts: Vec<String> = s.split('\'').map(|p| format!("'{p}'")).collect();
-        format!("concat({})", parts.join(", \"'\", "))
-    }
-}
-
-/// What a wait requires of the first matching element.
-#[derive(Clone, Copy, PartialEq)]
-enum Ready {
-    Present,
-    Visible,
-    Actionable,
-}
-
-#[derive(Debug)]
-struct Raw {
-    path: &'static str,
-    body: serde_json::Value,
-}
-
-impl WebDriverCompatibleCommand for Raw {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!(
-            "session/{}/{}",
-            session.unwrap_or_default(),
-            self.path
-        ))
-    }
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.body.to_string()))
-    }
-}
-
-async fn cdp(
-    client: &Client,
-    cmd: &str,
-    params: serde_json::Value,
-) -> Result<serde_json::Value, BrowserError> {
-    client
-        .issue_cmd(Raw {
-            path: "goog/cdp/execute",
-            body: serde_json::json!({"cmd": cmd, "params": params}),
-        })
-        .await
-        .map_err(|e| cmd_err(format!("CDP {cmd}"), e))
+/// Runs a shorthand's locator call, located at the shorthand's caller.
+async fn shorthand<T, F, Fut>(
+    l: Locator,
+    at: &'static Location<'static>,
+    f: F,
+) -> Result<T, BrowserError>
+where
+    F: FnOnce(Locator) -> Fut,
+    Fut: Future<Output = Result<T, BrowserError>>,
+{
+    f(l).await.map_err(|e| e.located(at))
 }
 
 /// How long the end of a step waits for requests still in flight.
 const NETWORK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
 
 async fn get_log(client: &Client, kind: &str) -> Result<serde_json::Value, BrowserError> {
-    client
-        .issue_cmd(Raw {
-            path: "se/log",
-            body: serde_json::json!({"type": kind}),
-        })
-        .await
-        .map_err(|e| cmd_err(format!("reading the {kind} log"), e))
+    wire::post(
+        client,
+        "se/log",
+        serde_json::json!({"type": kind}),
+        &format!("reading the {kind} log"),
+    )
+    .await
 }
 
 /// Clears cookies, cache and storage, closes extra windows, drains the logs and
@@ -191,6 +134,8 @@ impl Page {
                 session: Mutex::new(Some(session)),
                 base_url: base_url.trim_end_matches('/').to_string(),
                 pending: Mutex::new(Pending::new()),
+                script_timeout: AtomicU64::new(0),
+                registered: AtomicBool::new(false),
             }),
             wait,
         }
@@ -208,6 +153,11 @@ impl Page {
         }
     }
 
+    /// The auto-wait limit of actions and assertions.
+    pub fn wait(&self) -> Duration {
+        self.wait
+    }
+
     /// The underlying fantoccini client, for anything the page API lacks.
     pub fn client(&self) -> &Client {
         &self.inner.client
@@ -218,249 +168,454 @@ impl Page {
         self.inner.client.session_id().await.ok().flatten()
     }
 
-    fn url_for(&self, path: &str) -> String {
-        if path.contains("://") || path.starts_with("about:") || path.starts_with("data:") {
-            path.to_string()
+    /// `path` joined to the base URL; absolute URLs (`http://…`, `about:…`,
+    /// `data:…`, `file:…`) as they are. A relative one without a base URL is an error.
+    pub(crate) fn url_for(&self, path: &str) -> Result<String, BrowserError> {
+        let absolute = path.contains("://")
+            || ["about:", "data:", "file:", "chrome:"]
+                .iter()
+                .any(|p| path.starts_with(p));
+        if absolute {
+            Ok(path.to_string())
+        } else if self.inner.base_url.is_empty() {
+            Err(BrowserError::NoBaseUrl {
+                url: path.to_string(),
+            })
         } else if path.starts_with('/') {
-            format!("{}{path}", self.inner.base_url)
+            Ok(format!("{}{path}", self.inner.base_url))
         } else {
-            format!("{}/{path}", self.inner.base_url)
+            Ok(format!("{}/{path}", self.inner.base_url))
         }
     }
 
-    /// Opens `path` (joined to the base URL; absolute URLs as they are).
+    /// Opens `path` (joined to the base URL; absolute URLs as they are) and waits
+    /// for it to load. A relative path without a base URL fails, naming the settings.
     pub async fn goto(&self, path: &str) -> Result<(), BrowserError> {
-        let url = self.url_for(path);
-        self.inner
+        let url = self.url_for(path)?;
+        wire::post(
+            self.client(),
+            "url",
+            json!({"url": url}),
+            &format!("opening {url}"),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Reloads the page.
+    pub async fn reload(&self) -> Result<(), BrowserError> {
+        wire::post(self.client(), "refresh", json!({}), "reloading the page")
+            .await
+            .map(|_| ())
+    }
+
+    /// Goes back in history.
+    pub async fn go_back(&self) -> Result<(), BrowserError> {
+        wire::post(self.client(), "back", json!({}), "going back")
+            .await
+            .map(|_| ())
+    }
+
+    /// Goes forward in history.
+    pub async fn go_forward(&self) -> Result<(), BrowserError> {
+        wire::post(self.client(), "forward", json!({}), "going forward")
+            .await
+            .map(|_| ())
+    }
+
+    /// Runs a Chrome DevTools Protocol command (`"Emulation.setTimezoneOverride"`,
+    /// …) through chromedriver, for anything the page API lacks.
+    pub async fn cdp(&self, command: &str, params: Value) -> Result<Value, BrowserError> {
+        cdp(self.client(), command, params).await
+    }
+
+    /// The page's keyboard (keys go to the focused element).
+    pub fn keyboard(&self) -> Keyboard {
+        Keyboard::new(self.clone())
+    }
+
+    /// The page's mouse.
+    pub fn mouse(&self) -> Mouse {
+        Mouse::new(self.clone())
+    }
+
+    /// Sets the viewport (the page's visible area, and so screenshots) to
+    /// `width`x`height` CSS pixels.
+    pub async fn set_viewport_size(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        cdp(
+            self.client(),
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Runs JavaScript in the page and returns its result: `js` is an expression
+    /// (`"document.title"`) or a function called with `arg` (`"(n) => n * 2"`,
+    /// async functions too); the result is deserialised into `T`.
+    pub async fn evaluate<T, A>(&self, js: &str, arg: A) -> Result<T, BrowserError>
+    where
+        T: serde::de::DeserializeOwned,
+        A: serde::Serialize,
+    {
+        let arg = serde_json::to_value(arg)
+            .map_err(|e| cmd_err("serialising the argument of evaluate", e))?;
+        let script = format!(
+            "var done = arguments[arguments.length - 1]; var __hjArg = arguments[0];
+Promise.resolve().then(function () {{ var f = (\n{js}\n); return typeof f === 'function' ? f(__hjArg) : f; }})
+  .then(function (v) {{ done({{ok: true, v: v === undefined ? null : v}}); }},
+        function (e) {{ done({{ok: false, e: String(e && e.stack || e)}}); }});"
+        );
+        let v = self
+            .inner
             .client
-            .goto(&url)
+            .execute_async(&script, vec![arg])
             .await
-            .map_err(|e| cmd_err(format!("opening {url}"), e))
-    }
-
-    /// Waits until the first element matching `loc` is ready.
-    async fn element(&self, loc: &str, ready: Ready) -> Result<Element, BrowserError> {
-        let parsed = Loc::parse(loc);
-        let start = Instant::now();
-        loop {
-            let found = match self.inner.client.find_all(parsed.as_locator()).await {
-                Ok(list) if list.is_empty() => "no element matches".to_string(),
-                Ok(list) => {
-                    let el = list.into_iter().next().expect("not empty");
-                    if ready == Ready::Present {
-                        return Ok(el);
-                    }
-                    match el.is_displayed().await {
-                        Ok(false) => "an element matches but it is hidden".to_string(),
-                        Ok(true) if ready == Ready::Visible => return Ok(el),
-                        Ok(true) => match el.is_enabled().await {
-                            Ok(true) => return Ok(el),
-                            Ok(false) => "an element matches but it is disabled".to_string(),
-                            Err(e) => e.to_string(),
-                        },
-                        Err(e) => e.to_string(),
-                    }
-                }
-                Err(e) => format!("the locator failed: {e}"),
-            };
-            if start.elapsed() >= self.wait {
-                let expected = match ready {
-                    Ready::Present => "be present",
-                    Ready::Visible => "be visible",
-                    Ready::Actionable => "be visible and enabled",
-                };
-                return Err(BrowserError::Timeout {
-                    locator: loc.to_string(),
-                    expected: expected.into(),
-                    found,
-                    waited: start.elapsed(),
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// Clicks the element.
-    pub async fn click(&self, loc: &str) -> Result<(), BrowserError> {
-        let el = self.element(loc, Ready::Actionable).await?;
-        el.click()
-            .await
-            .map_err(|e| cmd_err(format!("clicking {loc:?}"), e))
-    }
-
-    /// Replaces the field's value with `text`.
-    pub async fn fill(&self, loc: &str, text: &str) -> Result<(), BrowserError> {
-        let el = self.element(loc, Ready::Actionable).await?;
-        el.clear()
-            .await
-            .map_err(|e| cmd_err(format!("clearing {loc:?}"), e))?;
-        el.send_keys(text)
-            .await
-            .map_err(|e| cmd_err(format!("typing into {loc:?}"), e))
-    }
-
-    /// Presses a key in the element: `Enter`, `Tab`, `Escape`, `Backspace`,
-    /// `Delete`, `Space`, `ArrowUp|Down|Left|Right`, `Home`, `End`, or one character.
-    pub async fn press(&self, loc: &str, key: &str) -> Result<(), BrowserError> {
-        use fantoccini::key::Key;
-        let k = match key {
-            "Enter" => Key::Enter.into(),
-            "Tab" => Key::Tab.into(),
-            "Escape" => Key::Escape.into(),
-            "Backspace" => Key::Backspace.into(),
-            "Delete" => Key::Delete.into(),
-            "Space" => ' ',
-            "ArrowUp" => Key::Up.into(),
-            "ArrowDown" => Key::Down.into(),
-            "ArrowLeft" => Key::Left.into(),
-            "ArrowRight" => Key::Right.into(),
-            "Home" => Key::Home.into(),
-            "End" => Key::End.into(),
-            k if k.chars().count() == 1 => k.chars().next().expect("one char"),
-            other => {
-                return Err(cmd_err(
-                    format!("pressing {other:?} in {loc:?}"),
-                    "unknown key; use Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End or one character",
-                ));
-            }
-        };
-        let el = self.element(loc, Ready::Actionable).await?;
-        el.send_keys(&k.to_string())
-            .await
-            .map_err(|e| cmd_err(format!("pressing {key} in {loc:?}"), e))
-    }
-
-    /// Chooses an option of a `<select>` by value, else by its label.
-    pub async fn select(&self, loc: &str, value_or_label: &str) -> Result<(), BrowserError> {
-        let el = self.element(loc, Ready::Actionable).await?;
-        if el.select_by_value(value_or_label).await.is_ok() {
-            return Ok(());
-        }
-        el.select_by_label(value_or_label).await.map_err(|e| {
-            cmd_err(
-                format!(
-                    "selecting {value_or_label:?} in {loc:?} (no option has that value or label)"
+            .map_err(|e| wire::fail("running JavaScript (evaluate)", e))?;
+        if v["ok"] != true {
+            return Err(BrowserError::Invalid {
+                message: format!(
+                    "the page's JavaScript threw: {}",
+                    v["e"].as_str().unwrap_or("an error")
                 ),
-                e,
+                location: None,
+            });
+        }
+        serde_json::from_value(v["v"].clone()).map_err(|e| {
+            cmd_err(
+                "reading the result of evaluate",
+                format!("{e} (the result was {})", v["v"]),
             )
         })
     }
 
-    /// Checks (`true`) or unchecks (`false`) a checkbox.
-    pub async fn check(&self, loc: &str, on: bool) -> Result<(), BrowserError> {
-        let el = self.element(loc, Ready::Actionable).await?;
-        let checked = el
-            .prop("checked")
-            .await
-            .map_err(|e| cmd_err(format!("reading {loc:?}"), e))?;
-        if (checked.as_deref() == Some("true")) != on {
-            el.click()
+    /// Waits until `js` (an expression, or a function called with `arg`) returns
+    /// a truthy value, polled inside the page; returns that value.
+    #[track_caller]
+    pub fn wait_for_function<'a, A: serde::Serialize>(
+        &'a self,
+        js: &'a str,
+        arg: A,
+    ) -> impl Future<Output = Result<Value, BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        let arg = serde_json::to_value(arg).unwrap_or(Value::Null);
+        async move {
+            let timeout = self.wait.as_millis() as u64;
+            self.ensure_script_timeout(timeout).await?;
+            let script = format!(
+                "var done = arguments[arguments.length - 1];\n{}\nvar f = (\n{js}\n);
+window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (e) {{
+  done({{ok: false, error: {{kind: 'js', message: String(e && e.message || e)}}, log: []}});
+}});",
+                wire::install_source()
+            );
+            let start = Instant::now();
+            let answer = self
+                .inner
+                .client
+                .execute_async(&script, vec![json!({"timeout": timeout, "arg": arg})])
                 .await
-                .map_err(|e| cmd_err(format!("clicking {loc:?}"), e))?;
+                .map_err(|e| wire::fail("waiting for a function to return a truthy value", e))?;
+            engine_result(
+                answer,
+                "wait_for_function",
+                "return a truthy value",
+                start.elapsed(),
+                at,
+            )
         }
+    }
+
+    /// Waits until the URL is `expected` (a path is joined to the base URL) or
+    /// matches a regex.
+    #[track_caller]
+    pub fn wait_for_url(
+        &self,
+        expected: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        super::expect::expect(self).to_have_url(expected)
+    }
+
+    /// The ARIA snapshot of the whole page (YAML), as `aria.yml` evidence shows it.
+    pub async fn aria_snapshot(&self) -> Result<String, BrowserError> {
+        let v = self
+            .engine(
+                json!({"op": "ariaSnapshot", "timeout": 0}),
+                "reading the ARIA snapshot",
+            )
+            .await?;
+        Ok(v["value"].as_str().unwrap_or_default().to_string())
+    }
+
+    // ---- the engine ---------------------------------------------------------------
+
+    async fn ensure_script_timeout(&self, wait_ms: u64) -> Result<(), BrowserError> {
+        let needed = wait_ms + 15_000;
+        if self.inner.script_timeout.load(Ordering::Relaxed) >= needed {
+            return Ok(());
+        }
+        let set = needed.max(60_000);
+        wire::post(
+            self.client(),
+            "timeouts",
+            json!({"script": set}),
+            "setting the script timeout",
+        )
+        .await?;
+        self.inner.script_timeout.store(set, Ordering::Relaxed);
         Ok(())
     }
 
-    /// The element's visible text (waits until it is visible).
-    pub async fn text(&self, loc: &str) -> Result<String, BrowserError> {
-        let el = self.element(loc, Ready::Visible).await?;
-        el.text()
-            .await
-            .map_err(|e| cmd_err(format!("reading the text of {loc:?}"), e))
+    /// Registers the engine for every new document of the session (once).
+    async fn ensure_registered(&self) {
+        if self.inner.registered.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        static SESSIONS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        let Some(id) = self.session_id().await else {
+            return;
+        };
+        if SESSIONS.lock().expect("sessions lock").contains(&id) {
+            return;
+        }
+        if cdp(
+            self.client(),
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": wire::install_source()}),
+        )
+        .await
+        .is_ok()
+        {
+            SESSIONS.lock().expect("sessions lock").push(id);
+        }
     }
 
-    /// An attribute of the element (waits until it is present).
-    pub async fn attribute(&self, loc: &str, name: &str) -> Result<Option<String>, BrowserError> {
-        let el = self.element(loc, Ready::Present).await?;
-        el.attr(name)
-            .await
-            .map_err(|e| cmd_err(format!("reading {name} of {loc:?}"), e))
-    }
-
-    /// Whether an element matching `loc` is visible now (no waiting).
-    pub async fn is_visible(&self, loc: &str) -> Result<bool, BrowserError> {
-        let parsed = Loc::parse(loc);
-        let list = self
-            .inner
-            .client
-            .find_all(parsed.as_locator())
-            .await
-            .map_err(|e| cmd_err(format!("finding {loc:?}"), e))?;
-        for el in list {
-            if el.is_displayed().await.unwrap_or(false) {
-                return Ok(true);
+    /// One call of the injected engine: one execute-async-script command (two
+    /// when the document lacks the engine), repeated in the new document when a
+    /// navigation interrupts it.
+    pub(crate) async fn engine(&self, mut req: Value, during: &str) -> Result<Value, BrowserError> {
+        let timeout = req["timeout"].as_u64().unwrap_or(0);
+        self.ensure_script_timeout(timeout).await?;
+        self.ensure_registered().await;
+        let deadline = Instant::now() + Duration::from_millis(timeout) + Duration::from_secs(2);
+        loop {
+            let c = &self.inner.client;
+            let mut r = c
+                .execute_async(wire::short_script(), vec![req.clone()])
+                .await
+                .map_err(|e| wire::fail(during, e));
+            if matches!(&r, Ok(v) if v["missing"] == true) {
+                r = c
+                    .execute_async(wire::full_script(), vec![req.clone()])
+                    .await
+                    .map_err(|e| wire::fail(during, e));
+            }
+            // chromedriver may answer "script timeout" at once when the document
+            // goes away under a script: before our own deadline, that is a navigation.
+            let early_timeout = matches!(&r, Err(BrowserError::Command { message, .. })
+                if message.contains("script timeout"))
+                && Instant::now() + Duration::from_secs(3) < deadline;
+            match r {
+                Err(e)
+                    if (early_timeout || wire::is_navigation(&e)) && Instant::now() < deadline =>
+                {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    req["timeout"] =
+                        json!(left.saturating_sub(Duration::from_secs(2)).as_millis() as u64);
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                }
+                other => return other,
             }
         }
-        Ok(false)
+    }
+
+    /// A PNG of a region of the page (document coordinates).
+    pub(crate) async fn capture_clip(&self, b: &Value) -> Result<Vec<u8>, BrowserError> {
+        let shot = cdp(
+            self.client(),
+            "Page.captureScreenshot",
+            json!({"format": "png", "captureBeyondViewport": true, "clip": {
+                "x": b["x"], "y": b["y"], "width": b["width"], "height": b["height"], "scale": 1}}),
+        )
+        .await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap_or_default())
+            .map_err(|e| cmd_err("decoding a screenshot", e))
+    }
+
+    // ---- string-selector shorthands ------------------------------------------------
+
+    /// `page.locator(selector).click()`.
+    #[track_caller]
+    pub fn click<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(
+                self.locator(selector),
+                at,
+                |l| async move { l.click().await },
+            )
+            .await
+        }
+    }
+
+    /// `page.locator(selector).fill(text)`: replaces the field's value without blurring it.
+    #[track_caller]
+    pub fn fill<'a>(
+        &'a self,
+        selector: &'a str,
+        text: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(
+                self.locator(selector),
+                at,
+                |l| async move { l.fill(text).await },
+            )
+            .await
+        }
+    }
+
+    /// `page.locator(selector).press(key)`: a key or chord (`"Enter"`, `"Control+a"`).
+    #[track_caller]
+    pub fn press<'a>(
+        &'a self,
+        selector: &'a str,
+        key: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(
+                self.locator(selector),
+                at,
+                |l| async move { l.press(key).await },
+            )
+            .await
+        }
+    }
+
+    /// `page.locator(selector).select_option([value_or_label])`.
+    #[track_caller]
+    pub fn select<'a>(
+        &'a self,
+        selector: &'a str,
+        value_or_label: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                l.select_option([value_or_label]).await.map(|_| ())
+            })
+            .await
+        }
+    }
+
+    /// `page.locator(selector).set_checked(on)`.
+    #[track_caller]
+    pub fn check<'a>(
+        &'a self,
+        selector: &'a str,
+        on: bool,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                l.set_checked(on).await
+            })
+            .await
+        }
+    }
+
+    /// The element's rendered text, once it is visible.
+    #[track_caller]
+    pub fn text<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<String, BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                l.wait_for(super::WaitState::Visible).await?;
+                l.inner_text().await
+            })
+            .await
+        }
+    }
+
+    /// `page.locator(selector).get_attribute(name)`.
+    #[track_caller]
+    pub fn attribute<'a>(
+        &'a self,
+        selector: &'a str,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<String>, BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                l.get_attribute(name).await
+            })
+            .await
+        }
+    }
+
+    /// Whether any element matching `selector` is visible now (no waiting).
+    #[track_caller]
+    pub fn is_visible<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<bool, BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                Ok(l.filter_visible().count().await? > 0)
+            })
+            .await
+        }
     }
 
     /// Waits until the element is visible.
-    pub async fn wait_for(&self, loc: &str) -> Result<(), BrowserError> {
-        self.element(loc, Ready::Visible).await.map(|_| ())
+    #[track_caller]
+    pub fn wait_for<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            shorthand(self.locator(selector), at, |l| async move {
+                l.wait_for(super::WaitState::Visible).await
+            })
+            .await
+        }
     }
 
-    /// Waits until the element is visible (an expectation: its failure fails the step).
-    pub async fn expect_visible(&self, loc: &str) -> Result<(), BrowserError> {
-        self.wait_for(loc).await
-    }
-
-    /// Waits until the element's text contains `expected`.
-    pub async fn expect_text(&self, loc: &str, expected: &str) -> Result<(), BrowserError> {
-        let start = Instant::now();
-        loop {
-            let remaining = self.wait.saturating_sub(start.elapsed());
-            let found = match self
-                .with_timeout(remaining)
-                .element(loc, Ready::Visible)
+    /// `expect(&page.locator(selector)).to_be_visible()`.
+    #[track_caller]
+    pub fn expect_visible<'a>(
+        &'a self,
+        selector: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        let l = self.locator(selector);
+        async move {
+            super::expect::Expectable::expect_at(&l, at)
+                .to_be_visible()
                 .await
-            {
-                Ok(el) => match el.text().await {
-                    Ok(t) if t.contains(expected) => return Ok(()),
-                    Ok(t) => format!("text was {t:?}"),
-                    Err(e) => e.to_string(),
-                },
-                Err(BrowserError::Timeout { found, .. }) => found,
-                Err(e) => return Err(e),
-            };
-            if start.elapsed() >= self.wait {
-                return Err(BrowserError::Timeout {
-                    locator: loc.to_string(),
-                    expected: format!("have text containing {expected:?}"),
-                    found,
-                    waited: start.elapsed(),
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
-    /// Waits until the page's URL contains `part` (a path such as `/dashboard`, or any part).
-    pub async fn expect_url(&self, part: &str) -> Result<(), BrowserError> {
-        let start = Instant::now();
-        loop {
-            let url = self.url().await?;
-            if url.contains(part) {
-                return Ok(());
-            }
-            if start.elapsed() >= self.wait {
-                return Err(BrowserError::Timeout {
-                    locator: "the page URL".into(),
-                    expected: format!("contain {part:?}"),
-                    found: format!("URL was {url:?}"),
-                    waited: start.elapsed(),
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// Runs JavaScript (`return …` gives a value).
+    /// Runs JavaScript as a function body (`return …` gives a value). See
+    /// [`evaluate`](Page::evaluate) for expressions, arguments and typed results.
     pub async fn eval(&self, js: &str) -> Result<serde_json::Value, BrowserError> {
         self.inner
             .client
             .execute(js, vec![])
             .await
-            .map_err(|e| cmd_err("running JavaScript", e))
+            .map_err(|e| wire::fail("running JavaScript", e))
     }
 
     /// A PNG of the viewport.
@@ -469,7 +624,7 @@ impl Page {
             .client
             .screenshot()
             .await
-            .map_err(|e| cmd_err("taking a screenshot", e))
+            .map_err(|e| wire::fail("taking a screenshot", e))
     }
 
     /// The current URL.
@@ -479,7 +634,7 @@ impl Page {
             .current_url()
             .await
             .map(|u| u.to_string())
-            .map_err(|e| cmd_err("reading the URL", e))
+            .map_err(|e| wire::fail("reading the URL", e))
     }
 
     /// The document's title.
@@ -488,7 +643,7 @@ impl Page {
             .client
             .title()
             .await
-            .map_err(|e| cmd_err("reading the title", e))
+            .map_err(|e| wire::fail("reading the title", e))
     }
 
     /// The page's HTML as it is now.
@@ -497,7 +652,7 @@ impl Page {
             .client
             .source()
             .await
-            .map_err(|e| cmd_err("reading the HTML", e))
+            .map_err(|e| wire::fail("reading the HTML", e))
     }
 
     // ---- evidence hooks ----
@@ -548,7 +703,8 @@ impl Page {
         while !self.inner.pending.lock().expect("pending lock").is_empty()
             && std::time::Instant::now() < settle_until
         {
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            // Every read is two WebDriver commands: poll sparingly.
+            tokio::time::sleep(std::time::Duration::from_millis(60)).await;
             let (browser, perf) = tokio::join!(get_log(c, "browser"), get_log(c, "performance"));
             console.extend(logs::console(&browser?));
             network.extend(logs::network(

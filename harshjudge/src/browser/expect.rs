@@ -1,0 +1,580 @@
+//! Web-first assertions: [`expect`]`(&locator)` and [`expect`]`(&page)` retry
+//! inside the page until they hold or their time runs out (`HARSHJUDGE_WAIT`, or
+//! [`LocatorExpect::timeout`]); [`not`](LocatorExpect::not) inverts them. A
+//! failure names the locator, what was expected, what was received at the last
+//! check, how long it waited and a call log, and is located at the line of the
+//! `expect(…)` call.
+
+use std::future::Future;
+use std::panic::Location;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::BrowserError;
+use super::locator::{Locator, TextMatch, call_log};
+use super::page::Page;
+
+/// What an assertion expects of one element's text or class, or of every element
+/// in order (a list).
+#[derive(Clone, Debug)]
+pub enum Expected {
+    /// One value.
+    One(TextMatch),
+    /// One value per element, in order (the count must match too).
+    List(Vec<TextMatch>),
+}
+
+impl Expected {
+    fn describe(&self) -> String {
+        match self {
+            Expected::One(m) => m.describe(),
+            Expected::List(l) => format!(
+                "[{}]",
+                l.iter()
+                    .map(TextMatch::describe)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+macro_rules! expected_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Expected {
+            fn from(v: $t) -> Self {
+                Expected::One(v.into())
+            }
+        }
+    )*};
+}
+expected_from!(
+    &str,
+    String,
+    &String,
+    regex::Regex,
+    &regex::Regex,
+    TextMatch
+);
+
+impl<T: Into<TextMatch>, const N: usize> From<[T; N]> for Expected {
+    fn from(v: [T; N]) -> Self {
+        Expected::List(v.into_iter().map(Into::into).collect())
+    }
+}
+impl<T: Into<TextMatch>> From<Vec<T>> for Expected {
+    fn from(v: Vec<T>) -> Self {
+        Expected::List(v.into_iter().map(Into::into).collect())
+    }
+}
+impl<T: Into<TextMatch> + Clone> From<&[T]> for Expected {
+    fn from(v: &[T]) -> Self {
+        Expected::List(v.iter().cloned().map(Into::into).collect())
+    }
+}
+
+/// What [`expect`] accepts: a [`Locator`] or a [`Page`].
+pub trait Expectable {
+    /// The assertion builder.
+    type Expect;
+    /// The builder, located at `at`.
+    fn expect_at(&self, at: &'static Location<'static>) -> Self::Expect;
+}
+
+impl Expectable for Locator {
+    type Expect = LocatorExpect;
+    fn expect_at(&self, at: &'static Location<'static>) -> LocatorExpect {
+        LocatorExpect {
+            locator: self.clone(),
+            not: false,
+            timeout: None,
+            at,
+        }
+    }
+}
+
+impl Expectable for Page {
+    type Expect = PageExpect;
+    fn expect_at(&self, at: &'static Location<'static>) -> PageExpect {
+        PageExpect {
+            page: self.clone(),
+            not: false,
+            timeout: None,
+            at,
+        }
+    }
+}
+
+/// A web-first assertion on a [`Locator`] or a [`Page`]:
+/// `expect(&page.get_by_test_id("count")).to_have_text("2 items").await?`.
+#[track_caller]
+pub fn expect<T: Expectable + ?Sized>(target: &T) -> T::Expect {
+    target.expect_at(Location::caller())
+}
+
+/// Assertions on a locator (see [`expect`]).
+#[must_use = "an assertion does nothing until a matcher is awaited"]
+#[derive(Clone, Debug)]
+pub struct LocatorExpect {
+    locator: Locator,
+    not: bool,
+    timeout: Option<Duration>,
+    at: &'static Location<'static>,
+}
+
+/// Assertions on a page (see [`expect`]).
+#[must_use = "an assertion does nothing until a matcher is awaited"]
+#[derive(Clone, Debug)]
+pub struct PageExpect {
+    page: Page,
+    not: bool,
+    timeout: Option<Duration>,
+    at: &'static Location<'static>,
+}
+
+/// Runs one assertion in the page and turns a miss into its failure message.
+async fn assert(
+    page: &Page,
+    describe: &str,
+    mut req: Value,
+    what: String,
+    not: bool,
+    timeout: Option<Duration>,
+    at: &'static Location<'static>,
+) -> Result<(), BrowserError> {
+    let timeout = timeout.unwrap_or_else(|| page.wait());
+    req["op"] = json!("expect");
+    req["not"] = json!(not);
+    req["timeout"] = json!(timeout.as_millis() as u64);
+    req["describe"] = json!(describe);
+    req["what"] = json!(what);
+    let start = Instant::now();
+    let during = format!(
+        "expecting {describe} {}{what}",
+        if not { "not " } else { "" }
+    );
+    let answer = page.engine(req, &during).await.map_err(|e| e.located(at))?;
+    let waited = start.elapsed();
+    let value = super::locator::engine_result(answer.clone(), describe, &what, waited, at)?;
+    if value["pass"] == true {
+        return Ok(());
+    }
+    let received = match &value["received"] {
+        Value::String(s) => format!("{s:?}"),
+        Value::Null => "nothing".into(),
+        v => v.to_string(),
+    };
+    Err(BrowserError::Assertion {
+        message: format!(
+            "expect({describe}).{}{what} failed after {:.1} s\n  expected: {}{what}\n  received: {received}{}",
+            if not { "not()." } else { "" },
+            waited.as_secs_f64(),
+            if not { "not " } else { "" },
+            call_log(&answer["log"]),
+        ),
+        location: Some(at),
+    })
+}
+
+macro_rules! matcher {
+    ($(#[$doc:meta])* $name:ident, $m:literal, $what:literal) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+            let req = json!({"matcher": $m});
+            self.run(req, $what.to_string())
+        }
+    };
+}
+
+impl LocatorExpect {
+    /// Inverts the assertion (Playwright's `.not`).
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(mut self) -> Self {
+        self.not = !self.not;
+        self
+    }
+
+    /// How long the assertion retries (default `HARSHJUDGE_WAIT`, 5 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    async fn run(self, mut req: Value, what: String) -> Result<(), BrowserError> {
+        if let Some(m) = &self.locator.misuse {
+            return Err(BrowserError::Invalid {
+                message: m.clone(),
+                location: Some(self.at),
+            });
+        }
+        req["chain"] = json!(self.locator.chain);
+        assert(
+            &self.locator.page,
+            &self.locator.desc,
+            req,
+            what,
+            self.not,
+            self.timeout,
+            self.at,
+        )
+        .await
+    }
+
+    matcher!(
+        /// The single element is visible (a non-empty box, not `visibility:hidden`).
+        to_be_visible, "visible", "to_be_visible()");
+    matcher!(
+        /// The element is hidden or absent.
+        to_be_hidden, "hidden", "to_be_hidden()");
+    matcher!(
+        /// The element is in the DOM.
+        to_be_attached, "attached", "to_be_attached()");
+    matcher!(
+        /// The element is enabled.
+        to_be_enabled, "enabled", "to_be_enabled()");
+    matcher!(
+        /// The element is disabled (natively, by a disabled fieldset, or `aria-disabled`).
+        to_be_disabled, "disabled", "to_be_disabled()");
+    matcher!(
+        /// The element can be filled (enabled, not readonly).
+        to_be_editable, "editable", "to_be_editable()");
+    matcher!(
+        /// The element has focus.
+        to_be_focused, "focused", "to_be_focused()");
+    matcher!(
+        /// The field has no value, or the element no text.
+        to_be_empty, "empty", "to_be_empty()");
+
+    /// The checkbox or radio button is checked.
+    #[track_caller]
+    pub fn to_be_checked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.run(
+            json!({"matcher": "checked", "expected": true}),
+            "to_be_checked()".into(),
+        )
+    }
+
+    /// The checkbox is unchecked (`to_be_checked` with `checked: false`).
+    #[track_caller]
+    pub fn to_be_unchecked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.run(
+            json!({"matcher": "checked", "expected": false}),
+            "to_be_unchecked()".into(),
+        )
+    }
+
+    /// Some part of the element is in the viewport.
+    #[track_caller]
+    pub fn to_be_in_viewport(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.run(
+            json!({"matcher": "inViewport", "expected": 0}),
+            "to_be_in_viewport()".into(),
+        )
+    }
+
+    /// At least `ratio` (0–1) of the element is in the viewport.
+    #[track_caller]
+    pub fn to_be_in_viewport_ratio(
+        self,
+        ratio: f64,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.run(
+            json!({"matcher": "inViewport", "expected": ratio}),
+            format!("to_be_in_viewport_ratio({ratio})"),
+        )
+    }
+
+    fn text_like(
+        self,
+        expected: Expected,
+        one: &str,
+        list: &str,
+        name: &str,
+        ignore_case: bool,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let what = format!("{name}({})", expected.describe());
+        let req = match expected {
+            Expected::One(m) => json!({"matcher": one, "expected": m.expect_json(ignore_case)}),
+            Expected::List(l) => json!({
+                "matcher": list,
+                "expected": l.iter().map(|m| m.expect_json(ignore_case)).collect::<Vec<_>>(),
+            }),
+        };
+        self.run(req, what)
+    }
+
+    /// The text (whitespace normalised) is exactly `expected` (case-sensitive), or
+    /// matches a regex; a list matches the elements one by one, in order.
+    #[track_caller]
+    pub fn to_have_text(
+        self,
+        expected: impl Into<Expected>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.text_like(expected.into(), "text", "texts", "to_have_text", false)
+    }
+
+    /// The text contains `expected` (or each element's text its item of a list).
+    #[track_caller]
+    pub fn to_contain_text(
+        self,
+        expected: impl Into<Expected>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.text_like(
+            expected.into(),
+            "containText",
+            "containTexts",
+            "to_contain_text",
+            false,
+        )
+    }
+
+    /// [`to_have_text`](Self::to_have_text), ignoring case.
+    #[track_caller]
+    pub fn to_have_text_ignore_case(
+        self,
+        expected: impl Into<Expected>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.text_like(
+            expected.into(),
+            "text",
+            "texts",
+            "to_have_text_ignore_case",
+            true,
+        )
+    }
+
+    /// Exactly `count` elements match.
+    #[track_caller]
+    pub fn to_have_count(
+        self,
+        count: usize,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.run(
+            json!({"matcher": "count", "expected": count}),
+            format!("to_have_count({count})"),
+        )
+    }
+
+    /// The field's value is `expected` (exact) or matches a regex.
+    #[track_caller]
+    pub fn to_have_value(
+        self,
+        expected: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let m: TextMatch = expected.into();
+        let what = format!("to_have_value({})", m.describe());
+        self.run(
+            json!({"matcher": "value", "expected": m.expect_json(false)}),
+            what,
+        )
+    }
+
+    /// The selected values of a `<select multiple>`, in order.
+    #[track_caller]
+    pub fn to_have_values<I, T>(
+        self,
+        expected: I,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<TextMatch>,
+    {
+        let list: Vec<TextMatch> = expected.into_iter().map(Into::into).collect();
+        let what = format!(
+            "to_have_values({})",
+            Expected::List(list.clone()).describe()
+        );
+        self.run(
+            json!({"matcher": "valuesList", "expected": list.iter().map(|m| m.expect_json(false)).collect::<Vec<_>>()}),
+            what,
+        )
+    }
+
+    /// The element has the attribute with that value (exact or regex).
+    #[track_caller]
+    pub fn to_have_attribute(
+        self,
+        name: &str,
+        value: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let m: TextMatch = value.into();
+        let what = format!("to_have_attribute({name:?}, {})", m.describe());
+        self.run(
+            json!({"matcher": "attribute", "name": name, "expected": m.expect_json(false)}),
+            what,
+        )
+    }
+
+    /// The element has the attribute (any value).
+    #[track_caller]
+    pub fn to_have_attribute_present(
+        self,
+        name: &str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let what = format!("to_have_attribute_present({name:?})");
+        self.run(
+            json!({"matcher": "attribute", "name": name, "expected": null}),
+            what,
+        )
+    }
+
+    /// The `class` attribute is exactly `expected` (or matches a regex); a list
+    /// matches the elements one by one.
+    #[track_caller]
+    pub fn to_have_class(
+        self,
+        expected: impl Into<Expected>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.text_like(expected.into(), "class", "classes", "to_have_class", false)
+    }
+
+    /// The element has every class of `expected` (space-separated), among others;
+    /// a list matches the elements one by one.
+    #[track_caller]
+    pub fn to_contain_class(
+        self,
+        expected: impl Into<Expected>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.text_like(
+            expected.into(),
+            "containClass",
+            "containClasses",
+            "to_contain_class",
+            false,
+        )
+    }
+
+    /// A computed CSS property has that value (`"rgb(255, 0, 0)"`, `"none"`, …).
+    #[track_caller]
+    pub fn to_have_css(
+        self,
+        name: &str,
+        value: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let m: TextMatch = value.into();
+        let what = format!("to_have_css({name:?}, {})", m.describe());
+        self.run(
+            json!({"matcher": "css", "name": name, "expected": m.expect_json(false)}),
+            what,
+        )
+    }
+
+    /// The element's id.
+    #[track_caller]
+    pub fn to_have_id(
+        self,
+        id: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let m: TextMatch = id.into();
+        let what = format!("to_have_id({})", m.describe());
+        self.run(
+            json!({"matcher": "id", "expected": m.expect_json(false)}),
+            what,
+        )
+    }
+
+    /// The element's ARIA role.
+    #[track_caller]
+    pub fn to_have_role(self, role: &str) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        self.run(
+            json!({"matcher": "role", "expected": role}),
+            format!("to_have_role({role:?})"),
+        )
+    }
+
+    /// The element's accessible name (exact, whitespace normalised, or a regex).
+    #[track_caller]
+    pub fn to_have_accessible_name(
+        self,
+        name: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let m: TextMatch = name.into();
+        let what = format!("to_have_accessible_name({})", m.describe());
+        self.run(
+            json!({"matcher": "accessibleName", "expected": m.expect_json(false)}),
+            what,
+        )
+    }
+
+    /// The element's accessible subtree matches a YAML template such as
+    /// `- heading "Todos" [level=1]\n- textbox "What needs to be done?"`: the
+    /// template's lines appear in order at the same relative depth (a line may
+    /// leave out attributes or text).
+    #[track_caller]
+    pub fn to_match_aria_snapshot(
+        self,
+        template: &str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let what = format!("to_match_aria_snapshot({template:?})");
+        self.run(
+            json!({"matcher": "ariaSnapshot", "expected": template}),
+            what,
+        )
+    }
+}
+
+impl PageExpect {
+    /// Inverts the assertion (Playwright's `.not`).
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(mut self) -> Self {
+        self.not = !self.not;
+        self
+    }
+
+    /// How long the assertion retries.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    async fn run(self, req: Value, what: String) -> Result<(), BrowserError> {
+        let mut req = req;
+        req["page"] = json!(true);
+        assert(
+            &self.page,
+            "page",
+            req,
+            what,
+            self.not,
+            self.timeout,
+            self.at,
+        )
+        .await
+    }
+
+    /// The URL is exactly `expected` (a path such as `"/dashboard"` is joined to
+    /// the base URL), or matches a regex.
+    #[track_caller]
+    pub fn to_have_url(
+        self,
+        expected: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let m = match expected.into() {
+            TextMatch::Substring(s) | TextMatch::Exact(s) => {
+                TextMatch::Exact(self.page.url_for(&s).unwrap_or(s))
+            }
+            r => r,
+        };
+        let what = format!("to_have_url({})", m.describe());
+        self.run(
+            json!({"matcher": "url", "expected": m.expect_json(false)}),
+            what,
+        )
+    }
+
+    /// The title is exactly `expected` (whitespace normalised), or matches a regex.
+    #[track_caller]
+    pub fn to_have_title(
+        self,
+        expected: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        let m: TextMatch = expected.into();
+        let what = format!("to_have_title({})", m.describe());
+        self.run(
+            json!({"matcher": "title", "expected": m.expect_json(false)}),
+            what,
+        )
+    }
+}

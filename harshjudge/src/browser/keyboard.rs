@@ -1,0 +1,278 @@
+//! [`Keyboard`] and [`Mouse`]: input through W3C WebDriver actions (one command
+//! per gesture), as a user's devices would produce it.
+
+use serde_json::{Value, json};
+
+use super::page::Page;
+use super::{BrowserError, wire};
+
+/// The WebDriver key value of a key name (Playwright's names), or of one character.
+fn key_value(name: &str) -> Option<String> {
+    let code = match name {
+        "Enter" => '\u{E007}',
+        "Tab" => '\u{E004}',
+        "Escape" => '\u{E00C}',
+        "Backspace" => '\u{E003}',
+        "Delete" => '\u{E017}',
+        "Space" | " " => ' ',
+        "ArrowLeft" => '\u{E012}',
+        "ArrowUp" => '\u{E013}',
+        "ArrowRight" => '\u{E014}',
+        "ArrowDown" => '\u{E015}',
+        "Home" => '\u{E011}',
+        "End" => '\u{E010}',
+        "PageUp" => '\u{E00E}',
+        "PageDown" => '\u{E00F}',
+        "Insert" => '\u{E016}',
+        "Shift" => '\u{E008}',
+        "Control" | "ControlOrMeta" => '\u{E009}',
+        "Alt" => '\u{E00A}',
+        "Meta" => '\u{E03D}',
+        f if f.len() >= 2
+            && f.starts_with('F')
+            && f[1..].parse::<u32>().is_ok_and(|n| (1..=12).contains(&n)) =>
+        {
+            let n: u32 = f[1..].parse().ok()?;
+            char::from_u32(0xE031 + n - 1)?
+        }
+        k if k.chars().count() == 1 => k.chars().next()?,
+        _ => return None,
+    };
+    Some(code.to_string())
+}
+
+const KEYS: &str = "Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Insert, F1–F12, Shift, Control, Alt, Meta, ControlOrMeta or one character, joined by + for a chord (\"Control+a\")";
+
+/// The key actions of a key or chord: every key down in order, then up in reverse.
+pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, String> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut rest = keys;
+    // "+" itself may be the last key: "Shift++".
+    while !rest.is_empty() {
+        match rest.find('+') {
+            Some(0) => {
+                names.push("+");
+                rest = rest[1..].strip_prefix('+').unwrap_or(&rest[1..]);
+            }
+            Some(i) => {
+                names.push(&rest[..i]);
+                rest = &rest[i + 1..];
+            }
+            None => {
+                names.push(rest);
+                rest = "";
+            }
+        }
+    }
+    let values = names
+        .iter()
+        .map(|n| key_value(n).ok_or_else(|| format!("unknown key {n:?} in {keys:?}; use {KEYS}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if values.is_empty() {
+        return Err(format!("no key in {keys:?}; use {KEYS}"));
+    }
+    let mut actions: Vec<Value> = values
+        .iter()
+        .map(|v| json!({"type": "keyDown", "value": v}))
+        .collect();
+    actions.extend(
+        values
+            .iter()
+            .rev()
+            .map(|v| json!({"type": "keyUp", "value": v})),
+    );
+    Ok(actions)
+}
+
+/// The page's keyboard: keys go to the focused element.
+#[derive(Clone, Debug)]
+pub struct Keyboard {
+    page: Page,
+}
+
+impl Keyboard {
+    pub(crate) fn new(page: Page) -> Self {
+        Keyboard { page }
+    }
+
+    pub(crate) async fn send(&self, actions: Vec<Value>, during: &str) -> Result<(), BrowserError> {
+        wire::post(
+            self.page.client(),
+            "actions",
+            json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}),
+            during,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    fn parse(key: &str) -> Result<Vec<Value>, BrowserError> {
+        chord(key).map_err(|message| BrowserError::Invalid {
+            message,
+            location: None,
+        })
+    }
+
+    /// Presses a key or chord: `"Enter"`, `"Control+a"`, `"Shift+Tab"`, `"a"`.
+    pub async fn press(&self, key: &str) -> Result<(), BrowserError> {
+        let actions = Self::parse(key)?;
+        self.send(actions, &format!("pressing {key}")).await
+    }
+
+    /// Types `text` one character at a time (key down and up for each).
+    pub async fn type_text(&self, text: &str) -> Result<(), BrowserError> {
+        let mut actions = Vec::new();
+        for c in text.chars() {
+            let v = if c == '\n' {
+                "\u{E007}".to_string()
+            } else {
+                c.to_string()
+            };
+            actions.push(json!({"type": "keyDown", "value": v}));
+            actions.push(json!({"type": "keyUp", "value": v}));
+        }
+        if actions.is_empty() {
+            return Ok(());
+        }
+        self.send(actions, "typing text").await
+    }
+
+    /// Holds a key down (until [`up`](Keyboard::up)).
+    pub async fn down(&self, key: &str) -> Result<(), BrowserError> {
+        let v = key_value(key).ok_or_else(|| BrowserError::Invalid {
+            message: format!("unknown key {key:?}; use {KEYS}"),
+            location: None,
+        })?;
+        self.send(
+            vec![json!({"type": "keyDown", "value": v})],
+            &format!("pressing {key} down"),
+        )
+        .await
+    }
+
+    /// Releases a key.
+    pub async fn up(&self, key: &str) -> Result<(), BrowserError> {
+        let v = key_value(key).ok_or_else(|| BrowserError::Invalid {
+            message: format!("unknown key {key:?}; use {KEYS}"),
+            location: None,
+        })?;
+        self.send(
+            vec![json!({"type": "keyUp", "value": v})],
+            &format!("releasing {key}"),
+        )
+        .await
+    }
+
+    /// Inserts text as an input method would (no key events).
+    pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
+        wire::cdp(
+            self.page.client(),
+            "Input.insertText",
+            json!({"text": text}),
+        )
+        .await
+        .map(|_| ())
+    }
+}
+
+/// The page's mouse, in CSS pixels relative to the viewport.
+#[derive(Clone, Debug)]
+pub struct Mouse {
+    page: Page,
+}
+
+fn mv(x: f64, y: f64) -> Value {
+    json!({"type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64})
+}
+const DOWN: fn() -> Value = || json!({"type": "pointerDown", "button": 0});
+const UP: fn() -> Value = || json!({"type": "pointerUp", "button": 0});
+
+impl Mouse {
+    pub(crate) fn new(page: Page) -> Self {
+        Mouse { page }
+    }
+
+    async fn send(&self, actions: Vec<Value>, during: &str) -> Result<(), BrowserError> {
+        wire::post(
+            self.page.client(),
+            "actions",
+            json!({"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]}),
+            during,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Moves the pointer to (x, y).
+    pub async fn move_to(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        self.send(vec![mv(x, y)], &format!("moving the mouse to ({x}, {y})"))
+            .await
+    }
+
+    /// Presses the left button where the pointer is.
+    pub async fn down(&self) -> Result<(), BrowserError> {
+        self.send(vec![DOWN()], "pressing the mouse button").await
+    }
+
+    /// Releases the left button.
+    pub async fn up(&self) -> Result<(), BrowserError> {
+        self.send(vec![UP()], "releasing the mouse button").await
+    }
+
+    /// Clicks at (x, y).
+    pub async fn click(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        self.click_at(x, y, 1).await
+    }
+
+    /// Double-clicks at (x, y).
+    pub async fn dblclick(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        self.click_at(x, y, 2).await
+    }
+
+    pub(crate) async fn click_at(&self, x: f64, y: f64, count: u32) -> Result<(), BrowserError> {
+        let mut actions = vec![mv(x, y)];
+        for _ in 0..count {
+            actions.push(DOWN());
+            actions.push(UP());
+        }
+        self.send(actions, &format!("clicking at ({x}, {y})")).await
+    }
+
+    pub(crate) async fn press_at(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        self.send(
+            vec![mv(x, y), DOWN()],
+            &format!("pressing the mouse at ({x}, {y})"),
+        )
+        .await
+    }
+
+    /// Moves from (x0, y0) to (x1, y1) in steps, then releases the button.
+    pub(crate) async fn release_at(
+        &self,
+        x0: f64,
+        y0: f64,
+        x1: f64,
+        y1: f64,
+    ) -> Result<(), BrowserError> {
+        let mut actions = Vec::new();
+        for i in 1..=5 {
+            let t = f64::from(i) / 5.0;
+            actions.push(mv(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t));
+        }
+        actions.push(UP());
+        self.send(actions, &format!("dropping at ({x1}, {y1})"))
+            .await
+    }
+
+    /// Scrolls by (dx, dy) with the wheel at the pointer's position.
+    pub async fn wheel(&self, dx: f64, dy: f64) -> Result<(), BrowserError> {
+        wire::post(
+            self.page.client(),
+            "actions",
+            json!({"actions": [{"type": "wheel", "id": "wheel", "actions": [{"type": "scroll", "x": 0, "y": 0, "deltaX": dx.round() as i64, "deltaY": dy.round() as i64, "origin": "viewport"}]}]}),
+            "scrolling with the wheel",
+        )
+        .await
+        .map(|_| ())
+    }
+}

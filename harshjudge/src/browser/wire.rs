@@ -1,0 +1,182 @@
+//! What goes over the wire to the WebDriver: raw commands, the injected engine's
+//! calls, and the one place where a failed command becomes a [`BrowserError`]
+//! that names its cause first (the driver exited, the page crashed, …).
+
+use fantoccini::Client;
+use fantoccini::error::CmdError;
+use fantoccini::wd::WebDriverCompatibleCommand;
+
+use super::BrowserError;
+
+/// A W3C command the client has no method for (or one we send in one trip).
+#[derive(Debug)]
+pub(crate) struct Raw {
+    pub(crate) path: String,
+    pub(crate) body: Option<serde_json::Value>,
+}
+
+impl WebDriverCompatibleCommand for Raw {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/{}",
+            session.unwrap_or_default(),
+            self.path
+        ))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        match &self.body {
+            Some(b) => (http::Method::POST, Some(b.to_string())),
+            None => (http::Method::GET, None),
+        }
+    }
+}
+
+/// POSTs `body` to `session/{id}/{path}`.
+pub(crate) async fn post(
+    client: &Client,
+    path: impl Into<String>,
+    body: serde_json::Value,
+    during: &str,
+) -> Result<serde_json::Value, BrowserError> {
+    client
+        .issue_cmd(Raw {
+            path: path.into(),
+            body: Some(body),
+        })
+        .await
+        .map_err(|e| fail(during, e))
+}
+
+/// A Chrome DevTools command through chromedriver's passthrough.
+pub(crate) async fn cdp(
+    client: &Client,
+    cmd: &str,
+    params: serde_json::Value,
+) -> Result<serde_json::Value, BrowserError> {
+    post(
+        client,
+        "goog/cdp/execute",
+        serde_json::json!({"cmd": cmd, "params": params}),
+        &format!("running CDP {cmd}"),
+    )
+    .await
+}
+
+/// Whether the chromedriver this process started has exited (false when there
+/// is none, e.g. a remote WebDriver).
+fn local_driver_exited() -> bool {
+    let Some((pid, _)) = super::local_driver() else {
+        return false;
+    };
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses: Z = exited, not reaped.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => cfg!(target_os = "linux"),
+    }
+}
+
+/// The cause of a failed command, when it is not about the page's content: the
+/// driver or browser went away, or the page crashed.
+fn cause(e: &CmdError) -> Option<&'static str> {
+    let text = e.to_string().to_lowercase();
+    if matches!(
+        e,
+        CmdError::Lost(_) | CmdError::Failed(_) | CmdError::FailedC(_)
+    ) {
+        return Some(if local_driver_exited() {
+            "chromedriver exited"
+        } else {
+            "webdriver not reachable"
+        });
+    }
+    if text.contains("page crash")
+        || text.contains("tab crashed")
+        || text.contains("target crashed")
+    {
+        return Some("the page crashed");
+    }
+    if text.contains("chrome not reachable")
+        || text.contains("not connected to devtools")
+        || text.contains("browser has closed")
+        || text.contains("unable to receive message from renderer")
+    {
+        return Some("the browser is gone");
+    }
+    if text.contains("invalid session id") || text.contains("session deleted") {
+        return Some("the browser session ended");
+    }
+    None
+}
+
+/// The one mechanism turning a failed WebDriver command into an error: a lost
+/// driver, browser or page leads the message ("chromedriver exited while
+/// waiting for …: …"); anything else says what was being done.
+pub(crate) fn fail(during: &str, e: CmdError) -> BrowserError {
+    match cause(&e) {
+        Some(cause) => BrowserError::Lost {
+            cause: cause.to_string(),
+            during: during.to_string(),
+            detail: e.to_string(),
+            location: None,
+        },
+        None => BrowserError::Command {
+            action: during.to_string(),
+            message: e.to_string(),
+        },
+    }
+}
+
+/// Whether a script failed because its document went away (a navigation while
+/// it ran): the call is then repeated in the new document.
+pub(crate) fn is_navigation(e: &BrowserError) -> bool {
+    match e {
+        BrowserError::Command { message, .. } => {
+            let m = message.to_lowercase();
+            m.contains("document unloaded")
+                || m.contains("execution context was destroyed")
+                || m.contains("inspected target navigated")
+                || m.contains("cannot find context")
+                || m.contains("frame was detached")
+                || m.contains("no such execution context")
+        }
+        _ => false,
+    }
+}
+
+const ROLES_JS: &str = include_str!("injected/roles.js");
+const ENGINE_JS: &str = include_str!("injected/engine.js");
+
+/// The source that installs `window.__harshjudgeEngine` unless it is there.
+pub(crate) fn install_source() -> &'static str {
+    static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SRC.get_or_init(|| {
+        format!("if (!window.__harshjudgeEngine) {{ (function () {{\n'use strict';\n{ROLES_JS}\n{ENGINE_JS}\n}})(); }}\n")
+    })
+}
+
+const CALL: &str = "var done = arguments[arguments.length - 1];
+window.__harshjudgeEngine.run(arguments[0]).then(done, function (e) {
+  done({ok: false, error: {kind: 'js', message: String(e && e.message || e)}, log: []});
+});";
+
+/// The script of a call when the engine may be missing: asks for the full one.
+pub(crate) fn short_script() -> &'static str {
+    static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SRC.get_or_init(|| {
+        format!(
+            "if (!window.__harshjudgeEngine) {{ arguments[arguments.length - 1]({{missing: true}}); return; }}\n{CALL}"
+        )
+    })
+}
+
+/// The script of a call that installs the engine first.
+pub(crate) fn full_script() -> &'static str {
+    static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SRC.get_or_init(|| format!("{}{CALL}", install_source()))
+}

@@ -1,0 +1,72 @@
+//! A failed browser step names its cause first (issue 11, points 5 and 12), in
+//! real Chromium. Its own test binary: it kills the chromedriver this process
+//! started, which would break the other browser tests sharing it.
+
+use std::time::Duration;
+
+use harshjudge::browser::{BrowserConfig, open_page_with};
+
+fn config() -> BrowserConfig {
+    let mut c = BrowserConfig::from_env().expect("browser settings");
+    c.webdriver_url = None;
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
+    // Point 5: a relative URL without a base URL fails in the step that opens it.
+    let page = open_page_with(&config(), "").await.expect("a browser page");
+    let err = page.goto("/").await.expect_err("no base URL").to_string();
+    assert!(
+        err.contains("HARSHJUDGE_BASE_URL") && err.contains("main!(base_url"),
+        "{err}"
+    );
+    // An absolute URL still opens without a base URL.
+    let base = demo_app::start_in_background().expect("demo app");
+    page.goto(&format!("{base}/login")).await.unwrap();
+
+    // Point 12: the page crashes; the next wait says so first.
+    let crashed = open_page_with(&config(), &base)
+        .await
+        .expect("a second page");
+    crashed.goto("/login").await.unwrap();
+    let _ = crashed.cdp("Page.crash", serde_json::json!({})).await;
+    let err = crashed
+        .with_timeout(Duration::from_secs(2))
+        .locator("#email")
+        .fill("x")
+        .await
+        .expect_err("the page is gone")
+        .to_string();
+    assert!(
+        err.starts_with("the page crashed"),
+        "the cause leads the message: {err}"
+    );
+
+    // Point 12: chromedriver killed while a step waits.
+    let waiting = page.with_timeout(Duration::from_secs(4));
+    let wait = tokio::spawn(async move { waiting.wait_for("#never-there").await });
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let (pid, _) = harshjudge::browser::local_driver().expect("a local chromedriver");
+    // SAFETY: kill has no memory-safety preconditions; the pid is our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let started = std::time::Instant::now();
+    let err = wait
+        .await
+        .unwrap()
+        .expect_err("the driver is gone")
+        .to_string();
+    assert!(
+        err.starts_with("chromedriver exited"),
+        "the cause leads the message: {err}"
+    );
+    assert!(
+        err.contains("#never-there"),
+        "and says what was waited for: {err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "it fails at once, not at the end of the wait ({:?})",
+        started.elapsed()
+    );
+}
