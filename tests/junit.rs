@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use support::{cargo_test, workspace};
+use support::{Run, cargo_test, nested_target, runs, workspace};
 
 const SUITE: &str = "fixture_suite";
 
@@ -245,4 +245,155 @@ fn the_root_time_is_the_wall_time_of_the_invocation() {
         root < sum - 0.1,
         "root {root} is not below the sum {sum} of overlapping suites"
     );
+}
+
+/// Issue 11, point 2: under cargo-nextest every scenario runs in its own
+/// process; the JUnit XML, the GitHub step summary and the HTML report left
+/// behind hold every scenario of the `cargo nextest run` with every failure,
+/// whichever process ended last. nextest's own retries become earlier attempts.
+#[test]
+fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let gh = tmp.path().join("step-summary.md");
+    std::fs::write(&gh, "## an earlier step of the job\n").unwrap();
+    let out = Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args([
+            "nextest",
+            "run",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            SUITE,
+            "--no-fail-fast",
+            "--retries",
+            "1",
+        ])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .env("HARSHJUDGE_DIR", &hj)
+        .env("GITHUB_STEP_SUMMARY", &gh)
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("NEXTEST_RUN_ID")
+        .output()
+        .expect("cargo nextest runs");
+    let r = Run::from(out);
+    assert_eq!(r.code, 100, "nextest exits 100 when a test failed: {r:?}");
+
+    // JUnit XML, read by junitparser: 10 scenarios, the 6 failing ones failed.
+    let path = hj.join("report/junit.xml");
+    let out = Command::new("python3")
+        .arg(workspace().join("tests/junit/check.py"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let suites = v["suites"].as_array().unwrap();
+    let mut names: Vec<&str> = suites.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "base-url",
+            "checkout",
+            "io-error",
+            "panics",
+            "parallel-a",
+            "parallel-b",
+            "probed",
+            "refused-payment",
+            "scenario-timeout",
+            "step-timeout"
+        ],
+        "{v}"
+    );
+    assert_eq!(
+        (v["tests"].as_u64(), v["failures"].as_u64()),
+        (Some(19), Some(6)),
+        "{v}"
+    );
+    let failed: Vec<&str> = suites
+        .iter()
+        .filter(|s| s["failures"].as_u64() > Some(0))
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed.len(), 6, "{failed:?}");
+    // nextest retried each failing scenario once: its last run is reported,
+    // the first attempt's failure as a rerunFailure.
+    assert_eq!(runs(&hj, "refused-payment").len(), 2);
+    let refused = suites
+        .iter()
+        .find(|s| s["name"] == "refused-payment")
+        .unwrap();
+    let last = runs(&hj, "refused-payment")[1]
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        refused["properties"]["refused-payment.runId"],
+        last.as_str()
+    );
+    assert_eq!(refused["properties"]["refused-payment.attempt"], "2");
+    let xml = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(xml.matches("<rerunFailure ").count(), 6, "{xml}");
+    let checked = validate(&path);
+    assert_eq!(
+        checked["xunitparser"]["failures"].as_u64(),
+        Some(6),
+        "{checked}"
+    );
+
+    // One step-summary table, after what the job wrote before, with every scenario.
+    let md = std::fs::read_to_string(&gh).unwrap();
+    assert!(
+        md.starts_with(
+            "## an earlier step of the job\n### harshjudge: 4 of 10 scenario(s) passed, 6 failed\n"
+        ),
+        "{md}"
+    );
+    assert_eq!(md.matches("### harshjudge").count(), 1, "{md}");
+    let rows = md
+        .lines()
+        .filter(|l| {
+            l.starts_with("| ") && !l.starts_with("| scenario |") && !l.starts_with("| ---")
+        })
+        .count();
+    assert_eq!(rows, 10, "{md}");
+
+    // The HTML report's overview: every scenario, each with its newest run.
+    let js = std::fs::read_to_string(hj.join("report/data/overview.js")).unwrap();
+    let json = js
+        .trim_end()
+        .strip_prefix("window.__hj.overview(")
+        .and_then(|s| s.strip_suffix(");"))
+        .unwrap();
+    let o: serde_json::Value = serde_json::from_str(json).unwrap();
+    let scenarios = o["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 10);
+    for s in scenarios {
+        let slug = s["slug"].as_str().unwrap();
+        let newest = runs(&hj, slug).pop().unwrap();
+        assert_eq!(
+            s["history"][0]["id"].as_str(),
+            newest.file_name().unwrap().to_str(),
+            "{slug}"
+        );
+        assert!(
+            hj.join("report/data/runs")
+                .join(slug)
+                .join(format!(
+                    "{}.js",
+                    newest.file_name().unwrap().to_str().unwrap()
+                ))
+                .is_file(),
+            "{slug}"
+        );
+    }
 }
