@@ -94,7 +94,7 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
     );
     assert!(!case.contains("<failure"), "{case}");
     assert!(
-        xml.contains("<property name=\"flaky\" value=\"true\"/>"),
+        xml.contains("<property name=\"flaky.flaky\" value=\"true\"/>"),
         "{xml}"
     );
     // The HTML report's data.
