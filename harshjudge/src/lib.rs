@@ -119,6 +119,9 @@ macro_rules! bail {
 /// (`--list`, filters, `--exact`, `--skip`, `--format`, `--test-threads`, …),
 /// runs the scenarios and exits with code 0, or 101 when a step failed.
 ///
+/// The package's `.harshJudge/` folder is found when the binary runs
+/// ([`harness::package_root`]); the folder it was compiled in is only a hint.
+///
 /// `main!(base_url = start_app)` names a `fn() -> harshjudge::Result<String>`
 /// that starts the app under test and returns its base URL. It is called once,
 /// only when a scenario is about to run (never for `--list`), and only when
