@@ -83,10 +83,11 @@ impl Summary {
                 && r.store_error.is_none()
                 && (r.note.is_none() || r.note.as_deref() == Some("reused by --resume"))
         };
-        let mut hidden = 0;
+        let (mut hidden, mut reused) = (0, 0);
         for r in &runs {
             if quiet(r) {
                 hidden += 1;
+                reused += usize::from(r.note.is_some());
                 continue;
             }
             let status = r.status.as_deref().unwrap_or("not recorded");
@@ -104,9 +105,14 @@ impl Summary {
             }
         }
         if hidden > 0 {
+            let reused = if reused > 0 {
+                format!(", {reused} of them reused by --resume")
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "  ({hidden} passing run(s) not listed; HARSHJUDGE_VERBOSE=1 lists them with their folders)"
+                "  ({hidden} passing run(s) not listed{reused}; HARSHJUDGE_VERBOSE=1 lists them with their folders)"
             );
         }
         if !self.failures.is_empty() {
