@@ -1001,10 +1001,18 @@ fn the_package_root_is_resolved_at_run_time() {
     std::fs::create_dir_all(&moved).unwrap();
     let r = run(&workspace(), Some(&moved), &[]);
     assert_eq!(r.code, 0, "{r:?}");
-    assert_eq!(
-        runs(&moved.join(".harshJudge"), "checkout").len(),
-        1,
-        "{r:?}"
+    let moved_runs = runs(&moved.join(".harshJudge"), "checkout");
+    assert_eq!(moved_runs.len(), 1, "{r:?}");
+    // replay.sh reruns it in that package too, whatever the caller's environment.
+    let replay = std::fs::read_to_string(moved_runs[0].join("replay.sh")).unwrap();
+    let moved_abs = std::path::absolute(&moved).unwrap();
+    assert!(
+        replay.contains(&format!("cd '{}'\n", moved_abs.display()))
+            && replay.contains(&format!(
+                "export CARGO_MANIFEST_DIR='{}'\n",
+                moved_abs.display()
+            )),
+        "{replay}"
     );
 
     // Started by hand inside a copied package: the nearest Cargo.toml of the package.

@@ -324,7 +324,7 @@ fn sh_quote(s: &str) -> String {
 pub struct ReplayInfo {
     /// `CARGO_PKG_NAME`.
     pub package: String,
-    /// `CARGO_MANIFEST_DIR`.
+    /// The package root, as resolved at run time ([`crate::harness::package_root`]).
     pub package_root: PathBuf,
     /// The `.harshJudge/` folder (absolute).
     pub store_dir: PathBuf,
@@ -374,6 +374,11 @@ impl ReplayInfo {
         s.push_str("#!/bin/sh\n");
         s.push_str(&format!(
             "# Reruns scenario \"{slug}\" as run {run_id} ran it: the same test binary,\n# the same exact filter, base URL and evidence mode. The new run is recorded\n# next to this one. Arguments are passed on to the test binary (e.g. --nocapture).\nset -e\ncd {}\n",
+            sh_quote(&self.package_root.display().to_string())
+        ));
+        // The package root the run used, whatever the caller's environment says.
+        s.push_str(&format!(
+            "export CARGO_MANIFEST_DIR={}\n",
             sh_quote(&self.package_root.display().to_string())
         ));
         s.push_str(&format!(
