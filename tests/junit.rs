@@ -257,6 +257,7 @@ fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
     let hj = tmp.path().join("hj");
     let gh = tmp.path().join("step-summary.md");
     std::fs::write(&gh, "## an earlier step of the job\n").unwrap();
+    let started = std::time::Instant::now();
     let out = Command::new(env!("CARGO"))
         .current_dir(workspace())
         .args([
@@ -277,6 +278,7 @@ fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
         .env_remove("NEXTEST_RUN_ID")
         .output()
         .expect("cargo nextest runs");
+    let elapsed = started.elapsed().as_secs_f64();
     let r = Run::from(out);
     assert_eq!(r.code, 100, "nextest exits 100 when a test failed: {r:?}");
 
@@ -323,6 +325,16 @@ fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(failed.len(), 6, "{failed:?}");
+    // The root's time spans the whole nextest run, from its first process.
+    let root = v["time"].as_f64().unwrap();
+    let longest = suites
+        .iter()
+        .map(|s| s["time"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        root >= longest && root <= elapsed,
+        "root {root}, longest suite {longest}, nextest took {elapsed} s"
+    );
     // nextest retried each failing scenario once: its last run is reported,
     // the first attempt's failure as a rerunFailure.
     assert_eq!(runs(&hj, "refused-payment").len(), 2);
