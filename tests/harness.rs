@@ -1054,3 +1054,175 @@ fn the_package_root_is_resolved_at_run_time() {
         "nothing was written into the folder the binary was built in"
     );
 }
+
+/// Scenario slug -> number of runs recorded under `hj`.
+fn runs_per_scenario(hj: &Path) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    if let Ok(rd) = std::fs::read_dir(hj.join("scenarios")) {
+        for e in rd {
+            let slug = e.unwrap().file_name().to_string_lossy().into_owned();
+            let n = runs(hj, &slug).len();
+            out.insert(slug, n);
+        }
+    }
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for f in tree(from) {
+        let dest = to.join(&f);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(&f), dest).unwrap();
+    }
+}
+
+#[test]
+fn three_shards_run_every_scenario_exactly_once() {
+    let t = tmp();
+    // The scenarios of the suite: one test per scenario in nextest's listing.
+    let r = cargo_test(
+        SUITE,
+        &t.path().join("unused"),
+        &["--list"],
+        &[("NEXTEST_RUN_ID", "list")],
+    );
+    let scenario_count = r.stdout.lines().filter(|l| l.ends_with(": test")).count();
+    assert!(scenario_count >= 9, "{r:?}");
+
+    // No durations recorded yet: split by count, one .harshJudge/ per shard.
+    let mut seen = std::collections::BTreeMap::new();
+    let mut listed = vec![];
+    for i in 1..=3 {
+        let hj = t.path().join(format!("shard-{i}"));
+        let shard = format!("{i}/3");
+        let l = cargo_test(SUITE, &hj, &["--list", "--shard", &shard], &[]);
+        assert_eq!(l.code, 0, "{l:?}");
+        let prefixes: std::collections::BTreeSet<String> = l
+            .stdout
+            .lines()
+            .filter_map(|x| {
+                x.strip_suffix(": test")?
+                    .split_once("::")
+                    .map(|p| p.0.to_string())
+            })
+            .collect();
+        listed.extend(prefixes.iter().cloned());
+
+        let r = cargo_test(SUITE, &hj, &["--shard", &shard], &[]);
+        assert!(r.code == 0 || r.code == 101, "{r:?}");
+        assert!(
+            r.stderr.contains(&format!("--shard {shard}: running "))
+                && r.stderr.contains("balanced by count"),
+            "{r:?}"
+        );
+        let here = runs_per_scenario(&hj);
+        assert_eq!(
+            here.len(),
+            prefixes.len(),
+            "shard {shard} ran what it listed: {here:?} vs {prefixes:?}"
+        );
+        assert!(
+            (3..=4).contains(&here.len()),
+            "{scenario_count} scenarios in 3 shards: {here:?}"
+        );
+        for (slug, n) in here {
+            assert_eq!(n, 1, "{slug} ran {n} times in shard {shard}");
+            assert!(
+                seen.insert(slug.clone(), shard.clone()).is_none(),
+                "{slug} ran in two shards"
+            );
+        }
+        assert!(hj.join("report/junit.xml").is_file(), "{r:?}");
+    }
+    assert_eq!(seen.len(), scenario_count, "{seen:?}");
+    listed.sort();
+    listed.dedup();
+    assert_eq!(listed.len(), scenario_count, "{listed:?}");
+
+    // With durations recorded (one whole run), every shard copies the same
+    // .harshJudge/ and splits by them: again each scenario runs exactly once.
+    let all = t.path().join("all");
+    let r = cargo_test(SUITE, &all, &[], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let mut ran_in = std::collections::BTreeMap::new();
+    for i in 1..=3 {
+        let hj = t.path().join(format!("timed-{i}"));
+        copy_tree(&all, &hj);
+        let shard = format!("{i}/3");
+        let r = cargo_test(SUITE, &hj, &["--shard", &shard], &[]);
+        assert!(r.code == 0 || r.code == 101, "{r:?}");
+        assert!(
+            r.stderr
+                .contains("balanced by the durations recorded in meta.yaml"),
+            "{r:?}"
+        );
+        for (slug, n) in runs_per_scenario(&hj) {
+            assert!(n == 1 || n == 2, "{slug}: {n} runs");
+            if n == 2 {
+                assert!(ran_in.insert(slug.clone(), i).is_none(), "{slug} ran twice");
+            }
+        }
+    }
+    assert_eq!(ran_in.len(), scenario_count, "{ran_in:?}");
+}
+
+#[test]
+fn a_bad_shard_is_a_usage_error_naming_the_flag() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    for bad in ["4/3", "two", "0/2"] {
+        let r = cargo_test(SUITE, &hj, &["--shard", bad], &[]);
+        assert_eq!(r.code, 2, "{r:?}");
+        assert!(
+            r.stderr.contains(&format!("--shard \"{bad}\" is invalid"))
+                && r.stderr.contains("expected i/n"),
+            "{r:?}"
+        );
+    }
+    assert!(!hj.exists(), "nothing runs");
+}
+
+#[test]
+fn nextest_partitions_run_every_scenario_exactly_once() {
+    let t = tmp();
+    let mut seen = std::collections::BTreeMap::new();
+    for i in 1..=2 {
+        let hj = t.path().join(format!("partition-{i}"));
+        let out = std::process::Command::new(env!("CARGO"))
+            .current_dir(workspace())
+            .args([
+                "nextest",
+                "run",
+                "-p",
+                "harshjudge-workspace",
+                "--test",
+                SUITE,
+                "--no-fail-fast",
+                "--partition",
+                &format!("count:{i}/2"),
+                "-E",
+                "test(checkout) | test(fails_in_middle) | test(parallel_a) | test(parallel_b)",
+            ])
+            .env("CARGO_TARGET_DIR", nested_target())
+            .env("HARSHJUDGE_DIR", &hj)
+            .output()
+            .expect("cargo nextest runs");
+        let r = Run::from(out);
+        assert!(r.code == 0 || r.code == 100, "{r:?}");
+        let here = runs_per_scenario(&hj);
+        assert!(!here.is_empty(), "partition {i} ran nothing: {r:?}");
+        for (slug, n) in here {
+            assert_eq!(n, 1, "{slug} ran {n} times: {r:?}");
+            assert!(
+                seen.insert(slug.clone(), i).is_none(),
+                "{slug} in two partitions"
+            );
+        }
+        assert!(hj.join("report/junit.xml").is_file(), "{r:?}");
+    }
+    let slugs: Vec<&str> = seen.keys().map(String::as_str).collect();
+    assert_eq!(
+        slugs,
+        ["checkout", "parallel-a", "parallel-b", "refused-payment"]
+    );
+}

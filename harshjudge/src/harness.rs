@@ -501,6 +501,28 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
     let store = settings.as_ref().map(|s| Store::new(&s.dir));
     let binary = crate::suite::binary_name();
     let mut notes: Vec<String> = Vec::new();
+    // --shard i/n: only this shard's scenarios (before --last-failed and --resume).
+    let scenarios = match flags.shard {
+        None => scenarios,
+        Some(shard) => {
+            // Listing reads no settings otherwise: the durations' folder here.
+            let listing_store = store
+                .is_none()
+                .then(|| self::package_root(&pkg).unwrap_or_else(|_| pkg.manifest_dir.into()))
+                .and_then(|root: PathBuf| Settings::from_env(&root, pkg.name).ok())
+                .map(|s| Store::new(&s.dir));
+            let input = crate::shard::durations(
+                store.as_ref().or(listing_store.as_ref()),
+                scenarios.iter().map(|d| d.slug),
+            );
+            let mine = crate::shard::select(&input, shard);
+            notes.push(crate::shard::note(shard, &input, &mine));
+            scenarios
+                .into_iter()
+                .filter(|d| mine.contains(&d.slug))
+                .collect()
+        }
+    };
     let previous = if let Some(store) = store.as_ref().filter(|_| flags.resume || flags.last_failed)
     {
         match SuiteLog::previous(store, &binary) {

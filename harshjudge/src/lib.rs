@@ -51,6 +51,7 @@ pub mod run;
 mod runner;
 mod scenario;
 pub mod settings;
+pub mod shard;
 pub mod store;
 pub mod suite;
 
