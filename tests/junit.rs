@@ -63,11 +63,13 @@ fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
     );
     let xml = std::fs::read_to_string(&path).unwrap();
 
-    let out = Command::new("python3")
+    let out = Command::new(support::python())
         .arg(workspace().join("tests/junit/check.py"))
         .arg(&path)
         .output()
-        .expect("python3 must be installed to run this test (apt-get install python3)");
+        .expect(
+            "python3 must be installed to run this test: `cargo xtask test` sets up target/py-venv",
+        );
     assert!(
         out.status.success(),
         "junitparser could not read {}: {}",
@@ -148,7 +150,7 @@ fn junit_xsd() -> std::path::PathBuf {
         .unwrap_or_else(|| workspace().join("target/junit-xsd/junit-10.xsd"));
     assert!(
         path.is_file(),
-        "{} is missing: this test validates against Jenkins' junit-10.xsd. Get it as .ci/run does:\n  python3 -m pip download --no-binary :all: --no-deps pytest==9.2.0 -d /tmp/pytest-sdist\n  tar -xzf /tmp/pytest-sdist/pytest-9.2.0.tar.gz -C /tmp/pytest-sdist\n  mkdir -p target/junit-xsd && cp /tmp/pytest-sdist/pytest-9.2.0/testing/example_scripts/junit-10.xsd target/junit-xsd/",
+        "{} is missing: this test validates against Jenkins' junit-10.xsd: `cargo xtask test` fetches it (from pytest 9.2.0's sdist on PyPI)",
         path.display()
     );
     path
@@ -156,12 +158,14 @@ fn junit_xsd() -> std::path::PathBuf {
 
 /// Validates `xml` against junit-10.xsd (xmlschema) and reads it with xunitparser.
 pub fn validate(xml: &std::path::Path) -> serde_json::Value {
-    let out = Command::new("python3")
+    let out = Command::new(support::python())
         .arg(workspace().join("tests/junit/validate.py"))
         .arg(xml)
         .arg(junit_xsd())
         .output()
-        .expect("python3 must be installed to run this test");
+        .expect(
+            "python3 must be installed to run this test: `cargo xtask test` sets up target/py-venv",
+        );
     assert!(
         out.status.success(),
         "{} could not be validated or read by xunitparser: {}",
@@ -216,7 +220,7 @@ fn the_root_time_is_the_wall_time_of_the_invocation() {
     let elapsed = started.elapsed().as_secs_f64();
     assert_eq!(r.code, 0, "{r:?}");
     let path = hj.join("report/junit.xml");
-    let out = Command::new("python3")
+    let out = Command::new(support::python())
         .arg(workspace().join("tests/junit/check.py"))
         .arg(&path)
         .output()
@@ -284,7 +288,7 @@ fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
 
     // JUnit XML, read by junitparser: 10 scenarios, the 6 failing ones failed.
     let path = hj.join("report/junit.xml");
-    let out = Command::new("python3")
+    let out = Command::new(support::python())
         .arg(workspace().join("tests/junit/check.py"))
         .arg(&path)
         .output()
