@@ -142,7 +142,7 @@ fn junit_escapes_what_xml_cannot_carry() {
     assert_eq!(e, "a&lt;b&gt;&amp;&quot;c&apos;\td");
 }
 
-/// Jenkins' junit-10.xsd (from pytest's sdist on PyPI; `.ci/run` puts it in
+/// Jenkins' junit-10.xsd (from pytest's sdist on PyPI; `cargo xtask test` puts it in
 /// target/junit-xsd/, or set HARSHJUDGE_TEST_JUNIT_XSD).
 fn junit_xsd() -> std::path::PathBuf {
     let path = std::env::var_os("HARSHJUDGE_TEST_JUNIT_XSD")

@@ -10,7 +10,7 @@ try:
     import xmlschema
     import xunitparser
 except ImportError as e:
-    sys.exit(f"{e}: python3 -m pip install xmlschema==4.3.2 xunitparser==1.3.4 (.ci/run installs them)")
+    sys.exit(f"{e}: run `cargo xtask test`, which installs xmlschema==4.3.2 and xunitparser==1.3.4 into target/py-venv")
 
 xml_path, xsd_path = sys.argv[1], sys.argv[2]
 schema = xmlschema.XMLSchema10(xsd_path)
