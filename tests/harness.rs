@@ -211,7 +211,11 @@ fn a_failing_step_fails_and_the_rest_are_ignored_with_the_reason() {
     );
     // libtest's failure section and our final lines: error, location, evidence folder.
     assert!(r.stdout.contains("payment refused: card expired"), "{r:?}");
-    let tail = r.stdout.split("failed steps:").nth(1).expect("final lines");
+    let tail = r
+        .stdout
+        .split("failed steps (1):")
+        .nth(1)
+        .expect("final lines");
     assert!(
         tail.contains("fails_in_middle::02_refuse_the_payment  (step 02 \"Refuse the payment\")"),
         "{tail}"
@@ -427,7 +431,7 @@ fn terse_and_json_formats_work() {
         .find(|e| e["name"] == "fails_in_middle::03_see_the_receipt" && e["event"] == "ignored");
     assert!(ignored.is_some(), "{r:?}");
     assert!(
-        r.stderr.contains("failed steps:"),
+        r.stderr.contains("failed steps (1):"),
         "the summary goes to stderr with --format json: {r:?}"
     );
 }
@@ -877,5 +881,354 @@ fn probes_capture_before_after_and_failure_evidence() {
     assert!(
         r.stderr.contains("HARSHJUDGE_EVIDENCE") && r.stderr.contains("all, on-failure, off"),
         "{r:?}"
+    );
+}
+
+/// Issue 11, point 1: a step that runs only because a later step was selected
+/// still fails the invocation when it fails (`--exact`, a prefix, `--skip`).
+#[test]
+fn a_failing_unselected_earlier_step_fails_the_invocation() {
+    for args in [
+        &["--exact", "fails_in_middle::03_see_the_receipt"][..],
+        &["fails_in_middle::03"][..],
+        &["fails_in_middle::", "--skip", "fails_in_middle::02"][..],
+    ] {
+        let t = tmp();
+        let hj = t.path().join("hj");
+        let r = cargo_test(SUITE, &hj, args, &[]);
+        assert_eq!(r.code, 101, "{args:?}: {r:?}");
+        let line = outcome_line(&r.stdout, "fails_in_middle::03_see_the_receipt");
+        assert!(line.ends_with("FAILED"), "{args:?}: {line}\n{r:?}");
+        assert!(!r.stdout.contains("test result: ok"), "{args:?}: {r:?}");
+        assert!(r.stdout.contains("test result: FAILED"), "{args:?}: {r:?}");
+        // The trial says which step failed and why, with its evidence folder.
+        assert!(
+            r.stdout.contains("step 02 \"Refuse the payment\" failed before this step could run: payment refused: card expired"),
+            "{args:?}: {r:?}"
+        );
+        let run = &runs(&hj, "refused-payment")[0];
+        assert!(
+            r.stdout
+                .contains(&run.join("step-02/evidence").display().to_string()),
+            "{args:?}: {r:?}"
+        );
+        let result = json(run.join("result.json"));
+        assert_eq!(result["status"], "fail", "{args:?}");
+        assert_eq!(result["failedStep"], "02", "{args:?}");
+    }
+}
+
+/// Issue 11, point 22: the end-of-run summary lists the failures and a count;
+/// passing runs and their folders only with HARSHJUDGE_VERBOSE=1.
+#[test]
+fn the_summary_lists_failures_and_passing_runs_only_when_verbose() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    // The whole fixture suite: 4 scenarios pass, 6 fail.
+    let args: [&str; 0] = [];
+    let r = cargo_test(SUITE, &hj, &args, &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let tail = r.stdout.split("harshjudge: ").nth(1).expect("summary");
+    assert!(
+        tail.starts_with(&format!(
+            "10 run(s) recorded in {}: 4 passed, 6 failed, 0 flaky\n",
+            hj.display()
+        )),
+        "{tail}"
+    );
+    let checkout = runs(&hj, "checkout")[0].display().to_string();
+    let refused = runs(&hj, "refused-payment")[0].display().to_string();
+    assert!(
+        !tail.contains(&checkout),
+        "no passing run by default: {tail}"
+    );
+    assert!(
+        tail.contains(&format!("  fail  refused-payment  {refused}\n")),
+        "{tail}"
+    );
+    assert!(
+        tail.contains("(4 passing run(s) not listed; HARSHJUDGE_VERBOSE=1"),
+        "{tail}"
+    );
+    assert!(tail.contains("failed steps (6):"), "{tail}");
+    // The count, one line per failed run, the note on passing runs, a blank line.
+    let before_failures = tail.split("failed steps").next().unwrap();
+    assert_eq!(before_failures.lines().count(), 1 + 6 + 1 + 1, "{tail}");
+
+    let r = cargo_test(SUITE, &hj, &args, &[("HARSHJUDGE_VERBOSE", "1")]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let checkout = runs(&hj, "checkout")[1].display().to_string();
+    assert!(
+        r.stdout
+            .contains(&format!("  pass  checkout  {checkout}\n")),
+        "{r:?}"
+    );
+    assert!(!r.stdout.contains("not listed"), "{r:?}");
+
+    let r = cargo_test(SUITE, &hj, &args, &[("HARSHJUDGE_VERBOSE", "loud")]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr.contains("HARSHJUDGE_VERBOSE=\"loud\" is invalid"),
+        "{r:?}"
+    );
+}
+
+/// Issue 11, point 6: a test binary resolves its package root when it runs,
+/// not where it was compiled: a binary run from another checkout (another
+/// CARGO_MANIFEST_DIR, or started by hand inside a copied package) writes there,
+/// and never into the folder it was built in.
+#[test]
+fn the_package_root_is_resolved_at_run_time() {
+    let bin = test_binary(SUITE);
+    let t = tmp();
+    let built_in = workspace().join(".harshJudge/scenarios/checkout/runs");
+    let count = |d: &Path| std::fs::read_dir(d).map(|r| r.count()).unwrap_or(0);
+    let before = count(&built_in);
+    let run = |cwd: &Path, manifest: Option<&Path>, envs: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(&bin);
+        cmd.current_dir(cwd)
+            .args(["checkout::"])
+            .env_remove("HARSHJUDGE_DIR")
+            .env_remove("CARGO_MANIFEST_DIR")
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("NEXTEST")
+            .env_remove("HARSHJUDGE_BASE_URL");
+        if let Some(m) = manifest {
+            cmd.env("CARGO_MANIFEST_DIR", m);
+        }
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        Run::from(cmd.output().expect("the test binary runs"))
+    };
+
+    // cargo gives the test process CARGO_MANIFEST_DIR: that folder wins.
+    let moved = t.path().join("moved-checkout");
+    std::fs::create_dir_all(&moved).unwrap();
+    let r = run(&workspace(), Some(&moved), &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let moved_runs = runs(&moved.join(".harshJudge"), "checkout");
+    assert_eq!(moved_runs.len(), 1, "{r:?}");
+    // replay.sh reruns it in that package too, whatever the caller's environment.
+    let replay = std::fs::read_to_string(moved_runs[0].join("replay.sh")).unwrap();
+    let moved_abs = std::path::absolute(&moved).unwrap();
+    assert!(
+        replay.contains(&format!("cd '{}'\n", moved_abs.display()))
+            && replay.contains(&format!(
+                "export CARGO_MANIFEST_DIR='{}'\n",
+                moved_abs.display()
+            )),
+        "{replay}"
+    );
+
+    // Started by hand inside a copied package: the nearest Cargo.toml of the package.
+    let copy = t.path().join("copy");
+    std::fs::create_dir_all(copy.join("tests/fixtures")).unwrap();
+    std::fs::write(
+        copy.join("Cargo.toml"),
+        "[workspace]\nmembers = []\n\n[package]\nname = \"harshjudge-workspace\"\nversion = \"0.0.0\"\n",
+    )
+    .unwrap();
+    let r = run(&copy.join("tests/fixtures"), None, &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        runs(&copy.join(".harshJudge"), "checkout").len(),
+        1,
+        "{r:?}"
+    );
+
+    // Nowhere to tell: a clear error, nothing written.
+    let elsewhere = t.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let r = run(&elsewhere, None, &[]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("cannot tell where package `harshjudge-workspace` is")
+            && r.stderr.contains("HARSHJUDGE_DIR"),
+        "{r:?}"
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    // ...unless HARSHJUDGE_DIR says where (relative to the current folder then).
+    let r = run(&elsewhere, None, &[("HARSHJUDGE_DIR", "out")]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(runs(&elsewhere.join("out"), "checkout").len(), 1, "{r:?}");
+
+    assert_eq!(
+        count(&built_in),
+        before,
+        "nothing was written into the folder the binary was built in"
+    );
+}
+
+/// Scenario slug -> number of runs recorded under `hj`.
+fn runs_per_scenario(hj: &Path) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    if let Ok(rd) = std::fs::read_dir(hj.join("scenarios")) {
+        for e in rd {
+            let slug = e.unwrap().file_name().to_string_lossy().into_owned();
+            let n = runs(hj, &slug).len();
+            out.insert(slug, n);
+        }
+    }
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for f in tree(from) {
+        let dest = to.join(&f);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(&f), dest).unwrap();
+    }
+}
+
+#[test]
+fn three_shards_run_every_scenario_exactly_once() {
+    let t = tmp();
+    // The scenarios of the suite: one test per scenario in nextest's listing.
+    let r = cargo_test(
+        SUITE,
+        &t.path().join("unused"),
+        &["--list"],
+        &[("NEXTEST_RUN_ID", "list")],
+    );
+    let scenario_count = r.stdout.lines().filter(|l| l.ends_with(": test")).count();
+    assert!(scenario_count >= 9, "{r:?}");
+
+    // No durations recorded yet: split by count, one .harshJudge/ per shard.
+    let mut seen = std::collections::BTreeMap::new();
+    let mut listed = vec![];
+    for i in 1..=3 {
+        let hj = t.path().join(format!("shard-{i}"));
+        let shard = format!("{i}/3");
+        let l = cargo_test(SUITE, &hj, &["--list", "--shard", &shard], &[]);
+        assert_eq!(l.code, 0, "{l:?}");
+        let prefixes: std::collections::BTreeSet<String> = l
+            .stdout
+            .lines()
+            .filter_map(|x| {
+                x.strip_suffix(": test")?
+                    .split_once("::")
+                    .map(|p| p.0.to_string())
+            })
+            .collect();
+        listed.extend(prefixes.iter().cloned());
+
+        let r = cargo_test(SUITE, &hj, &["--shard", &shard], &[]);
+        assert!(r.code == 0 || r.code == 101, "{r:?}");
+        assert!(
+            r.stderr.contains(&format!("--shard {shard}: running "))
+                && r.stderr.contains("balanced by count"),
+            "{r:?}"
+        );
+        let here = runs_per_scenario(&hj);
+        assert_eq!(
+            here.len(),
+            prefixes.len(),
+            "shard {shard} ran what it listed: {here:?} vs {prefixes:?}"
+        );
+        assert!(
+            (3..=4).contains(&here.len()),
+            "{scenario_count} scenarios in 3 shards: {here:?}"
+        );
+        for (slug, n) in here {
+            assert_eq!(n, 1, "{slug} ran {n} times in shard {shard}");
+            assert!(
+                seen.insert(slug.clone(), shard.clone()).is_none(),
+                "{slug} ran in two shards"
+            );
+        }
+        assert!(hj.join("report/junit.xml").is_file(), "{r:?}");
+    }
+    assert_eq!(seen.len(), scenario_count, "{seen:?}");
+    listed.sort();
+    listed.dedup();
+    assert_eq!(listed.len(), scenario_count, "{listed:?}");
+
+    // With durations recorded (one whole run), every shard copies the same
+    // .harshJudge/ and splits by them: again each scenario runs exactly once.
+    let all = t.path().join("all");
+    let r = cargo_test(SUITE, &all, &[], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let mut ran_in = std::collections::BTreeMap::new();
+    for i in 1..=3 {
+        let hj = t.path().join(format!("timed-{i}"));
+        copy_tree(&all, &hj);
+        let shard = format!("{i}/3");
+        let r = cargo_test(SUITE, &hj, &["--shard", &shard], &[]);
+        assert!(r.code == 0 || r.code == 101, "{r:?}");
+        assert!(
+            r.stderr
+                .contains("balanced by the durations recorded in meta.yaml"),
+            "{r:?}"
+        );
+        for (slug, n) in runs_per_scenario(&hj) {
+            assert!(n == 1 || n == 2, "{slug}: {n} runs");
+            if n == 2 {
+                assert!(ran_in.insert(slug.clone(), i).is_none(), "{slug} ran twice");
+            }
+        }
+    }
+    assert_eq!(ran_in.len(), scenario_count, "{ran_in:?}");
+}
+
+#[test]
+fn a_bad_shard_is_a_usage_error_naming_the_flag() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    for bad in ["4/3", "two", "0/2"] {
+        let r = cargo_test(SUITE, &hj, &["--shard", bad], &[]);
+        assert_eq!(r.code, 2, "{r:?}");
+        assert!(
+            r.stderr.contains(&format!("--shard \"{bad}\" is invalid"))
+                && r.stderr.contains("expected i/n"),
+            "{r:?}"
+        );
+    }
+    assert!(!hj.exists(), "nothing runs");
+}
+
+#[test]
+fn nextest_partitions_run_every_scenario_exactly_once() {
+    let t = tmp();
+    let mut seen = std::collections::BTreeMap::new();
+    for i in 1..=2 {
+        let hj = t.path().join(format!("partition-{i}"));
+        let out = std::process::Command::new(env!("CARGO"))
+            .current_dir(workspace())
+            .args([
+                "nextest",
+                "run",
+                "-p",
+                "harshjudge-workspace",
+                "--test",
+                SUITE,
+                "--no-fail-fast",
+                "--partition",
+                &format!("count:{i}/2"),
+                "-E",
+                "test(checkout) | test(fails_in_middle) | test(parallel_a) | test(parallel_b)",
+            ])
+            .env("CARGO_TARGET_DIR", nested_target())
+            .env("HARSHJUDGE_DIR", &hj)
+            .output()
+            .expect("cargo nextest runs");
+        let r = Run::from(out);
+        assert!(r.code == 0 || r.code == 100, "{r:?}");
+        let here = runs_per_scenario(&hj);
+        assert!(!here.is_empty(), "partition {i} ran nothing: {r:?}");
+        for (slug, n) in here {
+            assert_eq!(n, 1, "{slug} ran {n} times: {r:?}");
+            assert!(
+                seen.insert(slug.clone(), i).is_none(),
+                "{slug} in two partitions"
+            );
+        }
+        assert!(hj.join("report/junit.xml").is_file(), "{r:?}");
+    }
+    let slugs: Vec<&str> = seen.keys().map(String::as_str).collect();
+    assert_eq!(
+        slugs,
+        ["checkout", "parallel-a", "parallel-b", "refused-payment"]
     );
 }

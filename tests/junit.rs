@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use support::{cargo_test, workspace};
+use support::{Run, cargo_test, nested_target, runs, workspace};
 
 const SUITE: &str = "fixture_suite";
 
@@ -63,11 +63,13 @@ fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
     );
     let xml = std::fs::read_to_string(&path).unwrap();
 
-    let out = Command::new("python3")
+    let out = Command::new(support::python())
         .arg(workspace().join("tests/junit/check.py"))
         .arg(&path)
         .output()
-        .expect("python3 must be installed to run this test (apt-get install python3)");
+        .expect(
+            "python3 must be installed to run this test: `cargo xtask test` sets up target/py-venv",
+        );
     assert!(
         out.status.success(),
         "junitparser could not read {}: {}",
@@ -115,7 +117,11 @@ fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
         "{text}"
     );
     assert_eq!(cases[2]["results"][0]["kind"], "skipped");
-    assert!(refused["properties"]["runId"].as_str().is_some());
+    assert!(
+        refused["properties"]["refused-payment.runId"]
+            .as_str()
+            .is_some()
+    );
 
     let golden_path = workspace().join("tests/junit/golden.xml");
     let got = normalise(&xml, &hj);
@@ -134,4 +140,276 @@ fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
 fn junit_escapes_what_xml_cannot_carry() {
     let e = harshjudge::report::junit::escape("a<b>&\"c'\u{1}\td");
     assert_eq!(e, "a&lt;b&gt;&amp;&quot;c&apos;\td");
+}
+
+/// Jenkins' junit-10.xsd (from pytest's sdist on PyPI; `cargo xtask test` puts it in
+/// target/junit-xsd/, or set HARSHJUDGE_TEST_JUNIT_XSD).
+fn junit_xsd() -> std::path::PathBuf {
+    let path = std::env::var_os("HARSHJUDGE_TEST_JUNIT_XSD")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/junit-xsd/junit-10.xsd"));
+    assert!(
+        path.is_file(),
+        "{} is missing: this test validates against Jenkins' junit-10.xsd: `cargo xtask test` fetches it (from pytest 9.2.0's sdist on PyPI)",
+        path.display()
+    );
+    path
+}
+
+/// Validates `xml` against junit-10.xsd (xmlschema) and reads it with xunitparser.
+pub fn validate(xml: &std::path::Path) -> serde_json::Value {
+    let out = Command::new(support::python())
+        .arg(workspace().join("tests/junit/validate.py"))
+        .arg(xml)
+        .arg(junit_xsd())
+        .output()
+        .expect(
+            "python3 must be installed to run this test: `cargo xtask test` sets up target/py-venv",
+        );
+    assert!(
+        out.status.success(),
+        "{} could not be validated or read by xunitparser: {}",
+        xml.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Issue 11, point 3: the file is valid against Jenkins' junit-10.xsd except for
+/// the `file`/`line` attributes the README names as ours, and xunitparser reads
+/// it (it crashes on a property name that repeats in the document).
+#[test]
+fn junit_xml_validates_against_junit_10_xsd_and_xunitparser_reads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let r = cargo_test(SUITE, &hj, &[], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let v = validate(&hj.join("report/junit.xml"));
+    let errors = v["errors"].as_array().unwrap();
+    // Ours on purpose (README, Reports): `file` and `line` of a failed testcase.
+    let ours = |e: &serde_json::Value| {
+        let reason = e["reason"].as_str().unwrap();
+        let path = e["path"].as_str().unwrap();
+        path.rsplit('/').next().unwrap().starts_with("testcase")
+            && (reason == "'file' attribute not allowed for element"
+                || reason == "'line' attribute not allowed for element")
+    };
+    let others: Vec<&serde_json::Value> = errors.iter().filter(|e| !ours(e)).collect();
+    assert!(others.is_empty(), "junit-10.xsd errors: {others:#?}");
+    // Only the failed steps carry file/line: 6 of them in the fixture suite.
+    assert_eq!(errors.len(), 2 * 6, "{errors:#?}");
+    let x = &v["xunitparser"];
+    assert_eq!(
+        (x["tests"].as_u64(), x["failures"].as_u64()),
+        (Some(19), Some(6)),
+        "{v}"
+    );
+    assert_eq!(x["properties"]["checkout.status"], "pass", "{v}");
+    assert_eq!(x["properties"]["refused-payment.status"], "fail", "{v}");
+}
+
+/// Issue 11, point 3: the root's `time` is the wall time of the invocation,
+/// not the sum of suites that ran in parallel.
+#[test]
+fn the_root_time_is_the_wall_time_of_the_invocation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    cargo_test(SUITE, &hj, &["--list"], &[]); // built before timing
+    let started = std::time::Instant::now();
+    let r = cargo_test(SUITE, &hj, &["parallel_", "--test-threads", "2"], &[]);
+    let elapsed = started.elapsed().as_secs_f64();
+    assert_eq!(r.code, 0, "{r:?}");
+    let path = hj.join("report/junit.xml");
+    let out = Command::new(support::python())
+        .arg(workspace().join("tests/junit/check.py"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let root = v["time"].as_f64().unwrap();
+    let suites: Vec<f64> = v["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["time"].as_f64().unwrap())
+        .collect();
+    assert_eq!(suites.len(), 2);
+    let sum: f64 = suites.iter().sum();
+    let longest = suites.iter().cloned().fold(0.0, f64::max);
+    // Both scenarios sleep 400 ms side by side: the invocation takes about
+    // 0.4 s, their sum is 0.8 s.
+    assert!(root >= longest, "root {root} < longest suite {longest}");
+    assert!(root <= elapsed, "root {root} > the process's {elapsed} s");
+    assert!(
+        root < sum - 0.05,
+        "root {root} is not below the sum {sum} of overlapping suites"
+    );
+}
+
+/// Issue 11, point 2: under cargo-nextest every scenario runs in its own
+/// process; the JUnit XML, the GitHub step summary and the HTML report left
+/// behind hold every scenario of the `cargo nextest run` with every failure,
+/// whichever process ended last. nextest's own retries become earlier attempts.
+#[test]
+fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let gh = tmp.path().join("step-summary.md");
+    std::fs::write(&gh, "## an earlier step of the job\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args([
+            "nextest",
+            "run",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            SUITE,
+            "--no-fail-fast",
+            "--retries",
+            "1",
+        ])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .env("HARSHJUDGE_DIR", &hj)
+        .env("GITHUB_STEP_SUMMARY", &gh)
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("NEXTEST_RUN_ID")
+        .output()
+        .expect("cargo nextest runs");
+    let elapsed = started.elapsed().as_secs_f64();
+    let r = Run::from(out);
+    assert_eq!(r.code, 100, "nextest exits 100 when a test failed: {r:?}");
+
+    // JUnit XML, read by junitparser: 10 scenarios, the 6 failing ones failed.
+    let path = hj.join("report/junit.xml");
+    let out = Command::new(support::python())
+        .arg(workspace().join("tests/junit/check.py"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let suites = v["suites"].as_array().unwrap();
+    let mut names: Vec<&str> = suites.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "base-url",
+            "checkout",
+            "io-error",
+            "panics",
+            "parallel-a",
+            "parallel-b",
+            "probed",
+            "refused-payment",
+            "scenario-timeout",
+            "step-timeout"
+        ],
+        "{v}"
+    );
+    assert_eq!(
+        (v["tests"].as_u64(), v["failures"].as_u64()),
+        (Some(19), Some(6)),
+        "{v}"
+    );
+    let failed: Vec<&str> = suites
+        .iter()
+        .filter(|s| s["failures"].as_u64() > Some(0))
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed.len(), 6, "{failed:?}");
+    // The root's time spans the whole nextest run, from its first process.
+    let root = v["time"].as_f64().unwrap();
+    let longest = suites
+        .iter()
+        .map(|s| s["time"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        root >= longest && root <= elapsed,
+        "root {root}, longest suite {longest}, nextest took {elapsed} s"
+    );
+    // nextest retried each failing scenario once: its last run is reported,
+    // the first attempt's failure as a rerunFailure.
+    assert_eq!(runs(&hj, "refused-payment").len(), 2);
+    let refused = suites
+        .iter()
+        .find(|s| s["name"] == "refused-payment")
+        .unwrap();
+    let last = runs(&hj, "refused-payment")[1]
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        refused["properties"]["refused-payment.runId"],
+        last.as_str()
+    );
+    assert_eq!(refused["properties"]["refused-payment.attempt"], "2");
+    let xml = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(xml.matches("<rerunFailure ").count(), 6, "{xml}");
+    let checked = validate(&path);
+    assert_eq!(
+        checked["xunitparser"]["failures"].as_u64(),
+        Some(6),
+        "{checked}"
+    );
+
+    // One step-summary table, after what the job wrote before, with every scenario.
+    let md = std::fs::read_to_string(&gh).unwrap();
+    assert!(
+        md.starts_with(
+            "## an earlier step of the job\n### harshjudge: 4 of 10 scenario(s) passed, 6 failed\n"
+        ),
+        "{md}"
+    );
+    assert_eq!(md.matches("### harshjudge").count(), 1, "{md}");
+    let rows = md
+        .lines()
+        .filter(|l| {
+            l.starts_with("| ") && !l.starts_with("| scenario |") && !l.starts_with("| ---")
+        })
+        .count();
+    assert_eq!(rows, 10, "{md}");
+
+    // The HTML report's overview: every scenario, each with its newest run.
+    let js = std::fs::read_to_string(hj.join("report/data/overview.js")).unwrap();
+    let json = js
+        .trim_end()
+        .strip_prefix("window.__hj.overview(")
+        .and_then(|s| s.strip_suffix(");"))
+        .unwrap();
+    let o: serde_json::Value = serde_json::from_str(json).unwrap();
+    let scenarios = o["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 10);
+    for s in scenarios {
+        let slug = s["slug"].as_str().unwrap();
+        let newest = runs(&hj, slug).pop().unwrap();
+        assert_eq!(
+            s["history"][0]["id"].as_str(),
+            newest.file_name().unwrap().to_str(),
+            "{slug}"
+        );
+        assert!(
+            hj.join("report/data/runs")
+                .join(slug)
+                .join(format!(
+                    "{}.js",
+                    newest.file_name().unwrap().to_str().unwrap()
+                ))
+                .is_file(),
+            "{slug}"
+        );
+    }
 }

@@ -14,12 +14,12 @@ use support::mcp_binary as server_binary;
 fn the_python_mcp_client_runs_the_whole_agent_workflow() {
     let bin = server_binary();
     let project = tempfile::tempdir().unwrap();
-    let out = Command::new("python3")
+    let out = Command::new(support::python())
         .arg(workspace().join("tests/mcp/agent_workflow.py"))
         .arg(&bin)
         .arg(project.path())
         .output()
-        .expect("python3 must be installed (apt-get install python3), with `python3 -m pip install mcp==2.3.0`");
+        .expect("python3 with the MCP SDK: `cargo xtask test` sets up target/py-venv");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -93,13 +93,13 @@ fn the_python_mcp_client_drives_the_agent_toolkit() {
     let bin = server_binary();
     let base = demo_app::start_in_background().unwrap();
     let project = tempfile::tempdir().unwrap();
-    let out = Command::new("python3")
+    let out = Command::new(support::python())
         .arg(workspace().join("tests/mcp/agent_browser.py"))
         .arg(&bin)
         .arg(project.path())
         .arg(&base)
         .output()
-        .expect("python3 with `python3 -m pip install mcp==2.3.0`");
+        .expect("python3 with the MCP SDK: `cargo xtask test` sets up target/py-venv");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -143,6 +143,24 @@ async fn the_report_shows_passing_and_failing_runs_from_disk() {
         .await,
         "fail"
     );
+    // It passed, then failed in a later invocation: a regression shown as a
+    // mixed history, never as flaky (issue 11, point 4).
+    assert_eq!(
+        js(
+            &page,
+            "return Array.from(document.querySelectorAll('tr.scenario')[0].querySelectorAll('.pill')).map(function (p) { return p.textContent; }).join(',')"
+        )
+        .await,
+        "fail,mixed history"
+    );
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('[data-filter=flaky] .c').textContent"
+        )
+        .await,
+        "0"
+    );
     assert!(
         js(
             &page,

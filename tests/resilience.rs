@@ -94,7 +94,7 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
     );
     assert!(!case.contains("<failure"), "{case}");
     assert!(
-        xml.contains("<property name=\"flaky\" value=\"true\"/>"),
+        xml.contains("<property name=\"flaky.flaky\" value=\"true\"/>"),
         "{xml}"
     );
     // The HTML report's data.
@@ -247,7 +247,7 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
         let r = output(
             binary(
                 &hj,
-                &[("FIXTURE_STEP_MS", "10")],
+                &[("FIXTURE_STEP_MS", "10"), ("HARSHJUDGE_VERBOSE", "1")],
                 &["slow_", "--test-threads", "1", "--resume"],
             )
             .spawn()

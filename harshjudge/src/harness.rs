@@ -34,11 +34,69 @@ pub const EXIT_USAGE: i32 = 2;
 pub struct Package {
     /// `CARGO_PKG_NAME`.
     pub name: &'static str,
-    /// `CARGO_MANIFEST_DIR`.
+    /// `CARGO_MANIFEST_DIR` when the binary was compiled. Only a hint: the
+    /// package root is resolved at run time by [`package_root`] (a binary may run
+    /// from a copied checkout or a restored CI cache).
     pub manifest_dir: &'static str,
     /// Starts the app under test and returns its base URL (`main!(base_url = …)`);
     /// not called when `HARSHJUDGE_BASE_URL` is set.
     pub base_url: Option<fn() -> crate::Result<String>>,
+}
+
+/// Whether `dir/Cargo.toml` declares the package `name` (`name = "…"` in its
+/// `[package]` table).
+fn declares_package(dir: &Path, name: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+        return false;
+    };
+    let mut in_package = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package
+            && let Some((key, value)) = line.split_once('=')
+            && key.trim() == "name"
+        {
+            return value.trim().trim_matches(|c| c == '"' || c == '\'') == name;
+        }
+    }
+    false
+}
+
+/// The root of the package the test binary belongs to, resolved at run time:
+/// `CARGO_MANIFEST_DIR` as cargo (and cargo-nextest) set it for the test
+/// process; else, for a binary started by hand, the nearest folder at or above
+/// the current one whose `Cargo.toml` declares the package; else, when
+/// `HARSHJUDGE_DIR` says where to write, the current folder. The folder the
+/// binary was compiled in ([`Package::manifest_dir`]) is never used: a copied
+/// checkout or a restored CI cache would write into the original.
+pub fn package_root(pkg: &Package) -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR").filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return if dir.is_dir() {
+            Ok(std::path::absolute(&dir).unwrap_or(dir))
+        } else {
+            Err(format!(
+                "CARGO_MANIFEST_DIR={} is not a folder: run the suite through cargo test from the package, or unset CARGO_MANIFEST_DIR",
+                dir.display()
+            ))
+        };
+    }
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("the current folder cannot be read ({e})"))?;
+    if let Some(found) = cwd.ancestors().find(|d| declares_package(d, pkg.name)) {
+        return Ok(found.to_path_buf());
+    }
+    if std::env::var_os("HARSHJUDGE_DIR").is_some_and(|d| !d.is_empty()) {
+        return Ok(cwd);
+    }
+    Err(format!(
+        "cannot tell where package `{}` is: the test binary was not started by cargo (CARGO_MANIFEST_DIR is not set) and no folder at or above {} has a Cargo.toml of package `{}`. Run it through `cargo test`, start it from the package's folder, or set HARSHJUDGE_DIR",
+        pkg.name,
+        cwd.display(),
+        pkg.name
+    ))
 }
 
 /// Whether this process runs under cargo-nextest, which runs every test in its
@@ -95,18 +153,66 @@ struct HarnessSink {
     slots: HashMap<&'static str, Vec<Arc<Slot>>>,
     fn_names: HashMap<&'static str, &'static str>,
     summary: Mutex<Summary>,
+    /// Per scenario, whether each step's trial was selected by the filter (a
+    /// step that is not selected still runs when a later one is).
+    selected: HashMap<&'static str, Vec<bool>>,
+    /// A failure of a step whose trial was not selected, per scenario: it is
+    /// reported by the next selected trial of that scenario, so that libtest
+    /// counts it (FAILED, exit code 101) instead of ignoring that trial.
+    carried: Mutex<HashMap<String, (String, StepOutcome)>>,
+}
+
+impl HarnessSink {
+    fn is_selected(&self, slug: &str, index: usize) -> bool {
+        self.selected
+            .get(slug)
+            .and_then(|s| s.get(index - 1))
+            .copied()
+            .unwrap_or(true)
+    }
+
+    /// What the trial of `outcome` reports: the outcome itself, or, for a
+    /// selected step skipped because an unselected earlier step failed, that
+    /// failure.
+    fn shown(&self, slug: &str, test: &str, outcome: &StepOutcome) -> StepOutcome {
+        let mut carried = self.carried.lock().expect("carried");
+        if !self.is_selected(slug, outcome.index) {
+            if outcome.status == StepStatus::Fail {
+                carried.insert(slug.to_string(), (test.to_string(), outcome.clone()));
+            }
+            return outcome.clone();
+        }
+        match carried.remove(slug) {
+            Some((failed_test, f)) if outcome.status != StepStatus::Fail => StepOutcome {
+                status: StepStatus::Fail,
+                error: Some(format!(
+                    "step {} \"{}\" failed before this step could run: {}\n  (step {} ran because this later step was selected; its own test `{failed_test}` was not selected by the filter)",
+                    f.id,
+                    f.title,
+                    f.error.as_deref().unwrap_or("failed"),
+                    f.id,
+                )),
+                location: f.location.clone(),
+                reason: None,
+                evidence_dir: f.evidence_dir.clone(),
+                ..outcome.clone()
+            },
+            _ => outcome.clone(),
+        }
+    }
 }
 
 impl EventSink for HarnessSink {
     fn on_event(&self, event: &Event<'_>) {
         match event {
             Event::StepFinished { slug, outcome } => {
+                let fn_name = self.fn_names.get(slug).copied().unwrap_or(slug);
+                let test = step_test_name(fn_name, outcome.index, &outcome.title);
+                let shown = self.shown(slug, &test, outcome);
                 if let Some(slot) = self.slots.get(slug).and_then(|s| s.get(outcome.index - 1)) {
-                    slot.fill((*outcome).clone());
+                    slot.fill(shown);
                 }
                 if outcome.status == StepStatus::Fail {
-                    let fn_name = self.fn_names.get(slug).copied().unwrap_or(slug);
-                    let test = step_test_name(fn_name, outcome.index, &outcome.title);
                     self.summary
                         .lock()
                         .expect("summary")
@@ -256,6 +362,21 @@ fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &
     });
 }
 
+/// `HARSHJUDGE_VERBOSE`: `1` lists every run (passing ones too) with its
+/// folder in the end-of-run summary; by default only the runs that did not pass.
+fn verbose_setting() -> Result<bool, String> {
+    match std::env::var_os("HARSHJUDGE_VERBOSE") {
+        None => Ok(false),
+        Some(v) => match v.to_str().map(str::trim) {
+            Some("" | "0" | "false") => Ok(false),
+            Some("1" | "true") => Ok(true),
+            _ => Err(format!(
+                "setting HARSHJUDGE_VERBOSE={v:?} is invalid: expected 1 (list passing runs too) or 0"
+            )),
+        },
+    }
+}
+
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
 /// line, runs, and exits with [`EXIT_OK`], [`EXIT_FAILED`] or [`EXIT_USAGE`].
 pub fn main(pkg: Package) -> ! {
@@ -338,6 +459,7 @@ fn reusable(
 
 /// Lists or runs the registered scenarios with our flags as well as libtest's.
 pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
+    let started = std::time::SystemTime::now();
     let scenarios = registry::all();
     if let Err(msg) = validate(&scenarios) {
         eprintln!("error: {msg}");
@@ -347,7 +469,17 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
 
     // Settings and the previous invocation's checkpoint decide what runs
     // (`--resume`, `--last-failed`); listing needs neither.
-    let package_root = PathBuf::from(pkg.manifest_dir);
+    let package_root = if args.list {
+        PathBuf::from(pkg.manifest_dir)
+    } else {
+        match package_root(&pkg) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    };
     let settings = if args.list {
         None
     } else {
@@ -359,9 +491,38 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
             }
         }
     };
+    let verbose = match verbose_setting() {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let store = settings.as_ref().map(|s| Store::new(&s.dir));
     let binary = crate::suite::binary_name();
     let mut notes: Vec<String> = Vec::new();
+    // --shard i/n: only this shard's scenarios (before --last-failed and --resume).
+    let scenarios = match flags.shard {
+        None => scenarios,
+        Some(shard) => {
+            // Listing reads no settings otherwise: the durations' folder here.
+            let listing_store = store
+                .is_none()
+                .then(|| self::package_root(&pkg).unwrap_or_else(|_| pkg.manifest_dir.into()))
+                .and_then(|root: PathBuf| Settings::from_env(&root, pkg.name).ok())
+                .map(|s| Store::new(&s.dir));
+            let input = crate::shard::durations(
+                store.as_ref().or(listing_store.as_ref()),
+                scenarios.iter().map(|d| d.slug),
+            );
+            let mine = crate::shard::select(&input, shard);
+            notes.push(crate::shard::note(shard, &input, &mine));
+            scenarios
+                .into_iter()
+                .filter(|d| mine.contains(&d.slug))
+                .collect()
+        }
+    };
     let previous = if let Some(store) = store.as_ref().filter(|_| flags.resume || flags.last_failed)
     {
         match SuiteLog::previous(store, &binary) {
@@ -491,6 +652,22 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
             stop_after[*si] = stop_after[*si].max(*last);
         }
     }
+    // Which step trials were selected (under nextest a scenario is one trial:
+    // all its steps count as selected).
+    let mut selected: HashMap<&'static str, Vec<bool>> = scenarios
+        .iter()
+        .map(|d| (d.slug, vec![nextest; d.steps.len()]))
+        .collect();
+    if !nextest {
+        for (trial, (si, last)) in trials.iter().zip(&owners) {
+            if !args.is_filtered_out(trial)
+                && !args.is_ignored(trial)
+                && let Some(s) = selected.get_mut(scenarios[*si].slug)
+            {
+                s[*last - 1] = true;
+            }
+        }
+    }
 
     let mut settings = settings.expect("settings are read unless listing");
     let store = store.expect("the store is known unless listing");
@@ -593,6 +770,8 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
         slots,
         fn_names,
         summary: Mutex::new(Summary::default()),
+        selected,
+        carried: Mutex::new(HashMap::new()),
     });
     for (def, entry, outcomes) in &reused_selected {
         for o in outcomes {
@@ -705,7 +884,8 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
     }
 
     let summary = sink.summary.lock().expect("summary");
-    let mut text = summary.render(store.dir());
+    let any_failure = !summary.failures.is_empty();
+    let mut text = summary.render(store.dir(), verbose);
     let runs: Vec<crate::report::junit::RunRef> = summary
         .runs
         .iter()
@@ -718,33 +898,25 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
         })
         .collect();
     if !runs.is_empty() {
-        if let Some(path) = &settings.junit {
-            match crate::report::junit::write(&store, &runs, path) {
-                Ok(()) => text.push_str(&format!("junit: {}\n", path.display())),
-                Err(e) => text.push_str(&format!("junit: could not be written: {e}\n")),
-            }
-        }
-        if settings.html_report {
-            match crate::report::html::write(store.dir()) {
-                Ok(r) => text.push_str(&format!("report: {}\n", r.index.display())),
-                Err(e) => text.push_str(&format!("report: could not be written: {e}\n")),
-            }
-        }
-        if let Some(gh) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty())
-            && let Ok(md) = crate::report::junit::markdown(&store, &runs)
-        {
-            use std::io::Write;
-            let appended = std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(&gh)
-                .and_then(|mut f| f.write_all(md.as_bytes()));
-            if let Err(e) = appended {
-                text.push_str(&format!(
-                    "GITHUB_STEP_SUMMARY ({}) could not be written: {e}\n",
-                    std::path::Path::new(&gh).display()
-                ));
-            }
+        let publish = crate::report::invocation::Publish {
+            runs,
+            started,
+            junit: settings.junit.clone(),
+            html: settings.html_report,
+            step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            invocation: if nextest {
+                std::env::var("NEXTEST_RUN_ID")
+                    .ok()
+                    .filter(|v| !v.is_empty())
+            } else {
+                None
+            },
+        };
+        for line in crate::report::invocation::publish(&store, &publish) {
+            text.push_str(&line);
+            text.push('\n');
         }
     }
     if !text.is_empty() {
@@ -764,7 +936,9 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
         );
         return code;
     }
-    if conclusion.has_failed() {
+    // Any failed step of an executed run fails the invocation, whether or not
+    // its own trial was selected.
+    if conclusion.has_failed() || any_failure {
         EXIT_FAILED
     } else {
         EXIT_OK

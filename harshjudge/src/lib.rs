@@ -51,6 +51,7 @@ pub mod run;
 mod runner;
 mod scenario;
 pub mod settings;
+pub mod shard;
 pub mod store;
 pub mod suite;
 
@@ -125,6 +126,9 @@ macro_rules! bail {
 /// Collects every `#[scenario]` of the binary, parses the libtest command line
 /// (`--list`, filters, `--exact`, `--skip`, `--format`, `--test-threads`, …),
 /// runs the scenarios and exits with code 0, or 101 when a step failed.
+///
+/// The package's `.harshJudge/` folder is found when the binary runs
+/// ([`harness::package_root`]); the folder it was compiled in is only a hint.
 ///
 /// `main!(base_url = start_app)` names a `fn() -> harshjudge::Result<String>`
 /// that starts the app under test and returns its base URL. It is called once,

@@ -1,5 +1,5 @@
 //! What one harness invocation adds to libtest's command line (`--retries`,
-//! `--resume`, `--last-failed`, `--fail-on-flaky`), the suite checkpoint that
+//! `--resume`, `--last-failed`, `--fail-on-flaky`, `--shard`), the suite checkpoint that
 //! makes `--resume` and `--last-failed` possible, and Ctrl-C / SIGTERM.
 //!
 //! The checkpoint is `.harshJudge/.suite/{test binary}.json`, rewritten
@@ -30,6 +30,9 @@ pub struct SuiteFlags {
     /// `--fail-on-flaky` (else `HARSHJUDGE_FLAKY=fail`): a scenario that passes
     /// only on a retry fails the suite.
     pub fail_on_flaky: bool,
+    /// `--shard i/n`: run only the `i`-th of `n` shards of the scenarios
+    /// ([`crate::shard`]). Under cargo-nextest, use `--partition` instead.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// A bad flag or variable.
@@ -83,6 +86,21 @@ impl SuiteFlags {
                 _ if a.starts_with("--retries=") => {
                     flags.retries = Some(parse_retries(&a["--retries=".len()..], "--retries")?);
                 }
+                "--shard" => {
+                    let v = it.next().ok_or_else(|| {
+                        FlagError(
+                            "--shard needs a value i/n (the i-th of n shards), e.g. --shard 2/3"
+                                .into(),
+                        )
+                    })?;
+                    flags.shard = Some(crate::shard::Shard::parse(&v, "--shard")?);
+                }
+                _ if a.starts_with("--shard=") => {
+                    flags.shard = Some(crate::shard::Shard::parse(
+                        &a["--shard=".len()..],
+                        "--shard",
+                    )?);
+                }
                 _ => rest.push(a),
             }
         }
@@ -112,6 +130,7 @@ impl SuiteFlags {
                     )));
                 }
             },
+            shard: None,
         })
     }
 }
@@ -324,7 +343,7 @@ fn sh_quote(s: &str) -> String {
 pub struct ReplayInfo {
     /// `CARGO_PKG_NAME`.
     pub package: String,
-    /// `CARGO_MANIFEST_DIR`.
+    /// The package root, as resolved at run time ([`crate::harness::package_root`]).
     pub package_root: PathBuf,
     /// The `.harshJudge/` folder (absolute).
     pub store_dir: PathBuf,
@@ -374,6 +393,11 @@ impl ReplayInfo {
         s.push_str("#!/bin/sh\n");
         s.push_str(&format!(
             "# Reruns scenario \"{slug}\" as run {run_id} ran it: the same test binary,\n# the same exact filter, base URL and evidence mode. The new run is recorded\n# next to this one. Arguments are passed on to the test binary (e.g. --nocapture).\nset -e\ncd {}\n",
+            sh_quote(&self.package_root.display().to_string())
+        ));
+        // The package root the run used, whatever the caller's environment says.
+        s.push_str(&format!(
+            "export CARGO_MANIFEST_DIR={}\n",
             sh_quote(&self.package_root.display().to_string())
         ));
         s.push_str(&format!(
@@ -471,6 +495,11 @@ mod tests {
         assert!(f.last_failed && !f.resume);
         let (_, f) = split(&["bin", "--retries=1", "--fail-on-flaky"]).unwrap();
         assert_eq!((f.retries, f.fail_on_flaky), (Some(1), true));
+        let (rest, f) = split(&["bin", "--shard", "2/3", "web"]).unwrap();
+        assert_eq!(rest, ["bin", "web"]);
+        assert_eq!(f.shard.map(|s| (s.index, s.count)), Some((2, 3)));
+        let (_, f) = split(&["bin", "--shard=3/3"]).unwrap();
+        assert_eq!(f.shard.map(|s| s.to_string()), Some("3/3".into()));
     }
 
     #[test]
@@ -485,6 +514,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("cannot be combined"), "{e}");
+        let e = split(&["bin", "--shard"]).unwrap_err().to_string();
+        assert!(e.contains("--shard needs a value i/n"), "{e}");
+        let e = split(&["bin", "--shard", "3/2"]).unwrap_err().to_string();
+        assert!(
+            e.contains("--shard \"3/2\" is invalid") && e.contains("i/n"),
+            "{e}"
+        );
     }
 
     #[test]

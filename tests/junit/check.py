@@ -9,7 +9,7 @@ except ImportError:
     sys.exit("the Python package junitparser is missing: python3 -m pip install junitparser==5.0.3")
 
 xml = JUnitXml.fromfile(sys.argv[1])
-out = {"tests": xml.tests, "failures": xml.failures, "skipped": xml.skipped, "errors": xml.errors, "suites": []}
+out = {"time": xml.time, "tests": xml.tests, "failures": xml.failures, "skipped": xml.skipped, "errors": xml.errors, "suites": []}
 for suite in xml:
     cases = []
     for case in suite:

@@ -5,6 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+/// The Python that drives the third-party clients (MCP SDK, JUnit readers):
+/// `HARSHJUDGE_TEST_PYTHON` (`cargo xtask test` sets it to `target/py-venv`'s),
+/// else `python3` on PATH.
+pub fn python() -> String {
+    std::env::var("HARSHJUDGE_TEST_PYTHON")
+        .ok()
+        .filter(|p| !p.trim().is_empty())
+        .unwrap_or_else(|| "python3".into())
+}
+
 pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use crate::store::{RunResult, StepStatus, Store, StoreError};
+use crate::store::{RunResult, RunStatus, StepStatus, Store, StoreError};
 
 /// One run to report: its folder under `scenarios/{slug}/runs/`.
 #[derive(Clone, Debug)]
@@ -94,8 +94,29 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
     }))
 }
 
+impl Suite {
+    /// Passed after an earlier attempt of the same invocation failed (a retry
+    /// of the harness, or of cargo-nextest).
+    fn flaky(&self) -> bool {
+        self.result.flaky
+            || (self.result.status == RunStatus::Pass
+                && self
+                    .earlier
+                    .iter()
+                    .any(|(_, r)| r.status == RunStatus::Fail))
+    }
+}
+
 /// The JUnit document for `runs` (runs without `result.json` are left out).
-pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
+/// `wall_ms` is the wall time of the whole invocation, the root's `time` (the
+/// suites of a parallel run overlap, so their sum says nothing).
+///
+/// The document follows Jenkins' `junit-10.xsd` except for the `file` and
+/// `line` attributes of a failed `testcase` (where the step failed), which CI
+/// annotators read. Property names carry the scenario's slug
+/// (`{slug}.runId`), so that they are unique in the document: some readers
+/// (xunitparser) collect the properties of every suite into one map.
+pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, StoreError> {
     let mut suites = vec![];
     for r in runs {
         if let Some(s) = load(store, r)? {
@@ -103,7 +124,7 @@ pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
         }
     }
     suites.sort_by(|a, b| a.slug.cmp(&b.slug));
-    let (mut tests, mut failures, mut skipped, mut time) = (0, 0, 0, 0u64);
+    let (mut tests, mut failures) = (0, 0);
     let mut body = String::new();
     for s in &suites {
         let steps = &s.result.steps;
@@ -117,8 +138,6 @@ pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
             .count();
         tests += steps.len();
         failures += f;
-        skipped += k;
-        time += s.result.duration;
         let _ = writeln!(
             body,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"{k}\" time=\"{}\" timestamp=\"{}\">",
@@ -141,12 +160,18 @@ pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
             ("runDir", s.dir.display().to_string()),
         ]
         .into_iter()
-        .chain(s.result.attempt.map(|a| ("attempt", a.to_string())))
-        .chain(s.result.flaky.then(|| ("flaky", "true".to_string())))
+        .chain(
+            s.result
+                .attempt
+                .or((!s.earlier.is_empty()).then(|| s.earlier.len() as u32 + 1))
+                .map(|a| ("attempt", a.to_string())),
+        )
+        .chain(s.flaky().then(|| ("flaky", "true".to_string())))
         {
             let _ = writeln!(
                 body,
-                "      <property name=\"{k}\" value=\"{}\"/>",
+                "      <property name=\"{}.{k}\" value=\"{}\"/>",
+                escape(&s.slug),
                 escape(&v)
             );
         }
@@ -261,8 +286,8 @@ pub fn render(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"harshjudge\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">",
-        secs(time)
+        "<testsuites name=\"harshjudge\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{}\">",
+        secs(wall_ms)
     );
     out.push_str(&body);
     out.push_str("</testsuites>\n");
@@ -282,8 +307,8 @@ fn split_location(loc: &str) -> Option<(&str, u64)> {
 }
 
 /// Writes the document atomically to `path` (its folder is created).
-pub fn write(store: &Store, runs: &[RunRef], path: &Path) -> Result<(), StoreError> {
-    let xml = render(store, runs)?;
+pub fn write(store: &Store, runs: &[RunRef], wall_ms: u64, path: &Path) -> Result<(), StoreError> {
+    let xml = render(store, runs, wall_ms)?;
     crate::store::write_file(path, xml.as_bytes())
 }
 
@@ -298,11 +323,18 @@ pub fn markdown(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
     suites.sort_by(|a, b| a.slug.cmp(&b.slug));
     let passed = suites
         .iter()
-        .filter(|s| s.result.status == crate::store::RunStatus::Pass)
+        .filter(|s| s.result.status == RunStatus::Pass)
         .count();
+    let flaky = suites.iter().filter(|s| s.flaky()).count();
     let mut out = format!(
-        "### harshjudge: {passed} of {} scenario(s) passed\n\n| scenario | status | steps | failed step | evidence |\n| --- | --- | --- | --- | --- |\n",
-        suites.len()
+        "### harshjudge: {passed} of {} scenario(s) passed, {} failed{}\n\n| scenario | status | steps | failed step | evidence |\n| --- | --- | --- | --- | --- |\n",
+        suites.len(),
+        suites.len() - passed,
+        if flaky > 0 {
+            format!(", {flaky} flaky (passed after a failed attempt)")
+        } else {
+            String::new()
+        }
     );
     for s in &suites {
         let failed = s
@@ -321,7 +353,9 @@ pub fn markdown(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
             out,
             "| {} | {} | {} | {} | `{}` |",
             s.slug,
-            if s.result.status == crate::store::RunStatus::Pass {
+            if s.flaky() {
+                "⚠️ flaky"
+            } else if s.result.status == RunStatus::Pass {
                 "✅ pass"
             } else {
                 "❌ fail"

@@ -1,7 +1,9 @@
-//! Rendering of outcomes for people: the failure message of a step and the
-//! summary printed at the end of a harness run.
+//! Rendering of outcomes for people: the failure message of a step, the
+//! summary printed at the end of a harness run, and the reports of an
+//! invocation (JUnit XML, the GitHub step summary, the HTML report).
 
 pub mod html;
+pub mod invocation;
 pub mod junit;
 
 use std::fmt::Write;
@@ -48,28 +50,53 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The final lines: runs recorded, and for each failed step its error and evidence folder.
-    pub fn render(&self, store_dir: &Path) -> String {
+    /// The final lines: a count of the runs recorded, the runs that did not
+    /// simply pass (failed, flaky, interrupted, not recorded) with their
+    /// folders, and for each failed step its error and evidence folder.
+    /// Passing runs are listed only when `verbose` (`HARSHJUDGE_VERBOSE=1`).
+    pub fn render(&self, store_dir: &Path, verbose: bool) -> String {
         let mut out = String::new();
         if self.runs.is_empty() {
             return out;
         }
         let mut runs = self.runs.clone();
         runs.sort_by(|a, b| a.slug.cmp(&b.slug));
+        let last: Vec<&RunLine> = runs.iter().filter(|r| !r.retried).collect();
+        let count = |s: &str| {
+            last.iter()
+                .filter(|r| {
+                    r.status.as_deref() == Some(s) && r.note.as_deref() != Some("interrupted")
+                })
+                .count()
+        };
+        let (passed, flaky) = (count("pass"), count("flaky"));
         let _ = writeln!(
             out,
-            "harshjudge: {} run(s) recorded in {}",
-            runs.len(),
-            store_dir.display()
+            "harshjudge: {} run(s) recorded in {}: {passed} passed, {} failed, {flaky} flaky",
+            last.len(),
+            store_dir.display(),
+            last.len() - passed - flaky,
         );
+        let quiet = |r: &RunLine| {
+            !verbose
+                && r.status.as_deref() == Some("pass")
+                && r.store_error.is_none()
+                && (r.note.is_none() || r.note.as_deref() == Some("reused by --resume"))
+        };
+        let (mut hidden, mut reused) = (0, 0);
         for r in &runs {
+            if quiet(r) {
+                hidden += 1;
+                reused += usize::from(r.note.is_some());
+                continue;
+            }
             let status = r.status.as_deref().unwrap_or("not recorded");
             let dir = r
                 .run_dir
                 .as_ref()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
-            let _ = writeln!(out, "  {:<4} {}  {}", status, r.slug, dir);
+            let _ = writeln!(out, "  {:<5} {}  {}", status, r.slug, dir);
             if let Some(note) = &r.note {
                 let _ = writeln!(out, "        ({note})");
             }
@@ -77,8 +104,19 @@ impl Summary {
                 let _ = writeln!(out, "       error: {e}");
             }
         }
+        if hidden > 0 {
+            let reused = if reused > 0 {
+                format!(", {reused} of them reused by --resume")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  ({hidden} passing run(s) not listed{reused}; HARSHJUDGE_VERBOSE=1 lists them with their folders)"
+            );
+        }
         if !self.failures.is_empty() {
-            let _ = writeln!(out, "\nfailed steps:");
+            let _ = writeln!(out, "\nfailed steps ({}):", self.failures.len());
             for (test, o) in &self.failures {
                 let _ = writeln!(out, "  {test}  (step {} \"{}\")", o.id, o.title);
                 let _ = writeln!(out, "    error: {}", o.error.as_deref().unwrap_or("failed"));

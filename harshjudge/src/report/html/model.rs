@@ -59,8 +59,12 @@ pub struct ScenarioRow {
     pub last_result: Option<String>,
     /// Start of the newest run.
     pub last_run: Option<String>,
-    /// Both passed and failed within its recent runs.
+    /// Flaky: its newest finished run passed after a failed attempt of the same
+    /// invocation (a retry). Nothing else makes a scenario flaky.
     pub flaky: bool,
+    /// Mixed history: both passed and failed runs among its recent runs (a
+    /// regression, a fix, or an unstable test: not flaky by itself).
+    pub mixed: bool,
     /// Recent runs, newest first.
     pub history: Vec<HistoryEntry>,
 }
@@ -266,9 +270,12 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
                 started_at: r.started_at.clone(),
             })
             .collect();
-        let flaky = history.iter().any(|h| h.flaky)
-            || (history.iter().any(|h| h.status == "pass")
-                && history.iter().any(|h| h.status == "fail"));
+        let flaky = history
+            .iter()
+            .find(|h| h.status != "running")
+            .is_some_and(|h| h.flaky);
+        let mixed = history.iter().any(|h| h.status == "pass")
+            && history.iter().any(|h| h.status == "fail");
         let total = meta
             .total_runs
             .max(history.iter().filter(|h| h.status != "running").count() as u64);
@@ -293,6 +300,7 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
                 .map(|h| h.started_at.clone())
                 .or(meta.last_run.clone()),
             flaky,
+            mixed,
             history,
         });
     }

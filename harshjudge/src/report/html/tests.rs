@@ -59,9 +59,10 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
     let o = model::overview(&store).unwrap();
     assert_eq!(o.project, "shop");
     let s = &o.scenarios[0];
+    // A pass then a fail is a mixed history (here a regression), not flaky.
     assert_eq!(
-        (s.title.as_str(), s.starred, s.flaky),
-        ("Login works", true, true)
+        (s.title.as_str(), s.starred, s.flaky, s.mixed),
+        ("Login works", true, false, true)
     );
     let ids: Vec<&str> = s.history.iter().map(|h| h.id.as_str()).collect();
     assert_eq!(
@@ -206,4 +207,64 @@ fn a_running_run_lists_pending_steps() {
     .unwrap();
     let st: Vec<&str> = v.steps.iter().map(|s| s.status.as_str()).collect();
     assert_eq!(st, ["pass", "pending"]);
+}
+
+/// Issue 11, point 4: flaky means passed after a failed attempt of the same
+/// invocation (`result.json` `flaky`), nothing else; separate passing and
+/// failing runs are a "mixed history".
+#[test]
+fn flaky_means_a_pass_on_a_retry_and_mixed_history_is_separate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    put(
+        &dir.join("config.yaml"),
+        "projectName: shop\nbaseUrl: ''\nversion: '1.0'\ncreatedAt: '2026-01-10T00:00:00.000Z'\n",
+    );
+    let run = |slug: &str, id: &str, day: u32, status: &str, flaky: bool| {
+        put(
+            &dir.join(format!("scenarios/{slug}/meta.yaml")),
+            &format!("title: {slug}\nslug: {slug}\nsteps: []\n"),
+        );
+        put(
+            &dir.join(format!("scenarios/{slug}/runs/{id}/result.json")),
+            &format!(
+                r#"{{"runId":"{id}","scenarioSlug":"{slug}","status":"{status}","startedAt":"2026-01-{day:02}T00:00:00.000Z","completedAt":"2026-01-{day:02}T00:00:01.000Z","duration":1000,"steps":[],"failedStep":null,"errorMessage":null{}}}"#,
+                if flaky {
+                    r#","attempt":2,"flaky":true"#
+                } else {
+                    ""
+                }
+            ),
+        );
+    };
+    // A fix-and-rerun session: fail, fail, pass. Mixed, not flaky.
+    run("fixed", "f1", 1, "fail", false);
+    run("fixed", "f2", 2, "fail", false);
+    run("fixed", "f3", 3, "pass", false);
+    // A plain regression: pass, then fail. Failing and mixed, not flaky.
+    run("regressed", "r1", 1, "pass", false);
+    run("regressed", "r2", 2, "fail", false);
+    // Passed on a retry in its latest run: flaky.
+    run("retried", "t1", 1, "fail", false);
+    run("retried", "t2", 2, "pass", true);
+    // Always passed: neither.
+    run("steady", "s1", 1, "pass", false);
+    run("steady", "s2", 2, "pass", false);
+    let o = model::overview(&Store::new(dir)).unwrap();
+    let got: Vec<(&str, Option<&str>, bool, bool)> = o
+        .scenarios
+        .iter()
+        .map(|s| (s.slug.as_str(), s.last_result.as_deref(), s.flaky, s.mixed))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("fixed", Some("pass"), false, true),
+            ("regressed", Some("fail"), false, true),
+            ("retried", Some("pass"), true, true),
+            ("steady", Some("pass"), false, false),
+        ]
+    );
+    let retried = o.scenarios.iter().find(|s| s.slug == "retried").unwrap();
+    assert!(retried.history[0].flaky && !retried.history[1].flaky);
 }

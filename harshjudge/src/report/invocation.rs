@@ -1,0 +1,373 @@
+//! The reports of one invocation: JUnit XML, the GitHub step summary and the
+//! HTML report, written once a harness process has finished its runs.
+//!
+//! Under `cargo test` an invocation is one process. Under cargo-nextest it is
+//! every process of one `cargo nextest run` (they share `NEXTEST_RUN_ID`): each
+//! runs one scenario, so each adds its runs to the invocation's record
+//! (`.harshJudge/.suite/invocation-{id}.json`) and rewrites the reports from the
+//! whole record. All of it happens under one lock (`.harshJudge/.suite/.publish.lock`),
+//! so the last process leaves files that hold every scenario of the invocation,
+//! and no process overwrites a newer report with an older one.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::junit::RunRef;
+use crate::store::{Store, StoreError};
+
+/// Invocation records older than this are removed when a new one is written.
+const RECORD_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
+
+/// What to publish, and where.
+#[derive(Clone, Debug)]
+pub struct Publish {
+    /// This process's runs (last attempts, each with its earlier attempts).
+    pub runs: Vec<RunRef>,
+    /// When this process started.
+    pub started: SystemTime,
+    /// Where JUnit XML goes (`None`: not written).
+    pub junit: Option<PathBuf>,
+    /// Whether the HTML report is written.
+    pub html: bool,
+    /// `GITHUB_STEP_SUMMARY`, when set.
+    pub step_summary: Option<PathBuf>,
+    /// The invocation shared by several processes (`NEXTEST_RUN_ID`), if any.
+    pub invocation: Option<String>,
+}
+
+/// One run in the record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry {
+    dir: PathBuf,
+    #[serde(default)]
+    earlier: Vec<PathBuf>,
+}
+
+/// What this invocation wrote into `GITHUB_STEP_SUMMARY`: where its table
+/// starts, and the table, so that the next process replaces it rather than
+/// adding a second one (only while it is still the end of the file).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SummaryMark {
+    path: PathBuf,
+    offset: u64,
+    text: String,
+}
+
+/// `.suite/invocation-{id}.json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    /// The earliest start of a process of the invocation (ms since the epoch).
+    started_ms: u64,
+    runs: Vec<Entry>,
+    #[serde(default)]
+    step_summary: Option<SummaryMark>,
+}
+
+fn epoch_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The slug folder of a run folder (`scenarios/{slug}/runs/{id}`).
+fn scenario_of(run_dir: &Path) -> Option<&Path> {
+    run_dir.parent()?.parent()
+}
+
+/// A file name for an invocation id: the id itself when it is a plain token
+/// (a nextest run id is a UUID), else a hash of it.
+fn record_name(id: &str) -> String {
+    let plain = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if plain {
+        format!("invocation-{id}.json")
+    } else {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in id.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("invocation-{h:016x}.json")
+    }
+}
+
+impl Record {
+    /// Adds this process's runs. A scenario already in the record (nextest ran
+    /// it again: a retry) keeps only its newest run, the older ones becoming
+    /// its earlier attempts.
+    fn merge(&mut self, runs: &[RunRef]) {
+        for r in runs {
+            let mut entry = Entry {
+                dir: r.dir.clone(),
+                earlier: r.earlier.clone(),
+            };
+            if let Some(i) = self
+                .runs
+                .iter()
+                .position(|e| scenario_of(&e.dir) == scenario_of(&r.dir))
+            {
+                let old = self.runs.remove(i);
+                if old.dir != entry.dir {
+                    let mut earlier = old.earlier;
+                    earlier.push(old.dir);
+                    earlier.extend(entry.earlier);
+                    earlier.dedup();
+                    entry.earlier = earlier;
+                }
+            }
+            self.runs.push(entry);
+        }
+    }
+}
+
+/// An exclusive lock on a file, released on drop.
+struct Lock(std::fs::File);
+
+impl Lock {
+    fn acquire(path: &Path) -> Result<Lock, StoreError> {
+        let io = |source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        file.lock().map_err(io)?;
+        Ok(Lock(file))
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+fn read_record(path: &Path) -> Result<Option<Record>, StoreError> {
+    match std::fs::read(path) {
+        Ok(b) => serde_json::from_slice(&b)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt {
+                path: path.to_path_buf(),
+                problem: format!("not a valid invocation record: {e}"),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Removes the records of invocations that ended long ago.
+fn remove_old_records(dir: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if path == keep || !name.starts_with("invocation-") || !name.ends_with(".json") {
+            continue;
+        }
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > RECORD_MAX_AGE);
+        if old {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Writes `text` as this invocation's table in the step summary: in place of
+/// the table an earlier process of the invocation wrote, when that table is
+/// still the end of the file, else appended.
+fn write_step_summary(
+    path: &Path,
+    text: &str,
+    previous: Option<&SummaryMark>,
+) -> std::io::Result<SummaryMark> {
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    let len = f.metadata()?.len();
+    let mut offset = len;
+    if let Some(prev) = previous.filter(|p| p.path == path)
+        && prev.offset + prev.text.len() as u64 == len
+    {
+        let mut tail = String::new();
+        f.seek(SeekFrom::Start(prev.offset))?;
+        f.read_to_string(&mut tail)?;
+        if tail == prev.text {
+            offset = prev.offset;
+        }
+    }
+    f.set_len(offset)?;
+    f.seek(SeekFrom::Start(offset))?;
+    f.write_all(text.as_bytes())?;
+    Ok(SummaryMark {
+        path: path.to_path_buf(),
+        offset,
+        text: text.to_string(),
+    })
+}
+
+/// Writes the reports of the invocation and returns the lines to print
+/// (`junit: …`, `report: …`, or what could not be written).
+pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
+    let mut lines = Vec::new();
+    let suite_dir = store.dir().join(".suite");
+    let _lock = match Lock::acquire(&suite_dir.join(".publish.lock")) {
+        Ok(l) => Some(l),
+        Err(e) => {
+            lines.push(format!(
+                "harshjudge: the report lock could not be taken ({e}): writing the reports without it"
+            ));
+            None
+        }
+    };
+    let started_ms = epoch_ms(p.started);
+    let mut record = Record {
+        started_ms,
+        runs: vec![],
+        step_summary: None,
+    };
+    let record_path = p
+        .invocation
+        .as_deref()
+        .map(|id| suite_dir.join(record_name(id)));
+    if let Some(path) = &record_path {
+        match read_record(path) {
+            Ok(Some(r)) => record = r,
+            Ok(None) => remove_old_records(&suite_dir, path),
+            Err(e) => lines.push(format!(
+                "harshjudge: {e}: the reports start afresh from this process's runs"
+            )),
+        }
+        record.started_ms = record.started_ms.min(started_ms);
+    }
+    record.merge(&p.runs);
+    let runs: Vec<RunRef> = record
+        .runs
+        .iter()
+        .map(|e| RunRef {
+            dir: e.dir.clone(),
+            earlier: e.earlier.clone(),
+        })
+        .collect();
+    let wall_ms = epoch_ms(SystemTime::now()).saturating_sub(record.started_ms);
+
+    if let Some(path) = &p.junit {
+        match super::junit::write(store, &runs, wall_ms, path) {
+            Ok(()) => lines.push(format!("junit: {}", path.display())),
+            Err(e) => lines.push(format!("junit: could not be written: {e}")),
+        }
+    }
+    if p.html {
+        match super::html::write(store.dir()) {
+            Ok(r) => lines.push(format!("report: {}", r.index.display())),
+            Err(e) => lines.push(format!("report: could not be written: {e}")),
+        }
+    }
+    if let Some(gh) = &p.step_summary {
+        let written = super::junit::markdown(store, &runs)
+            .map_err(|e| e.to_string())
+            .and_then(|md| {
+                write_step_summary(gh, &md, record.step_summary.as_ref()).map_err(|e| e.to_string())
+            });
+        match written {
+            Ok(mark) => record.step_summary = Some(mark),
+            Err(e) => lines.push(format!(
+                "GITHUB_STEP_SUMMARY ({}) could not be written: {e}",
+                gh.display()
+            )),
+        }
+    }
+    if let Some(path) = &record_path {
+        let text = serde_json::to_string_pretty(&record).expect("the record serializes");
+        if let Err(e) = crate::store::write_file(path, text.as_bytes()) {
+            lines.push(format!(
+                "harshjudge: the invocation record could not be written ({e}): the next process's reports will miss this one's runs"
+            ));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(slug: &str, id: &str) -> RunRef {
+        RunRef {
+            dir: PathBuf::from(format!("/hj/scenarios/{slug}/runs/{id}")),
+            earlier: vec![],
+        }
+    }
+
+    #[test]
+    fn a_scenario_run_again_keeps_its_newest_run_and_the_others_as_earlier_attempts() {
+        let mut r = Record::default();
+        r.merge(&[run("a", "1"), run("b", "2")]);
+        r.merge(&[run("a", "3")]);
+        assert_eq!(r.runs.len(), 2);
+        let a = r.runs.iter().find(|e| e.dir.ends_with("a/runs/3")).unwrap();
+        assert_eq!(a.earlier, [PathBuf::from("/hj/scenarios/a/runs/1")]);
+    }
+
+    #[test]
+    fn record_names_are_safe_file_names() {
+        assert_eq!(
+            record_name("0c7a1c1e-0000-0000-0000-000000000000"),
+            "invocation-0c7a1c1e-0000-0000-0000-000000000000.json"
+        );
+        let n = record_name("../../etc/passwd");
+        assert!(n.starts_with("invocation-") && !n.contains('/'), "{n}");
+    }
+
+    #[test]
+    fn the_step_summary_table_is_replaced_while_it_is_the_end_of_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("summary.md");
+        std::fs::write(&path, "# before\n").unwrap();
+        let m1 = write_step_summary(&path, "table 1\n", None).unwrap();
+        let m2 = write_step_summary(&path, "table 1 and 2\n", Some(&m1)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "# before\ntable 1 and 2\n"
+        );
+        // Someone else wrote after our table: ours is appended anew.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"other\n")
+            .unwrap();
+        write_step_summary(&path, "table 3\n", Some(&m2)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "# before\ntable 1 and 2\nother\ntable 3\n"
+        );
+    }
+}

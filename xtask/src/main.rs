@@ -1,0 +1,229 @@
+//! `cargo xtask demo` and `cargo xtask test`: the README's two commands.
+//!
+//! Each looks at the machine, installs what is missing (Chromium and chromedriver
+//! from the distribution's packages; for the tests also cargo-nextest and the
+//! Python clients in `target/py-venv`), then runs `cargo test --test demo` or
+//! `cargo test --workspace`. `--dry-run` prints what it found and would run.
+//! The decisions are [`setup::plan`], a pure function unit-tested in setup.rs.
+
+mod setup;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use setup::{Layout, Probe, TOOLS, Task};
+
+const USAGE: &str = "usage: cargo xtask <demo|test> [--dry-run] [-- ARGS...]
+  demo     install Chromium + chromedriver if missing, run the demo suite (cargo test --test demo)
+  test     install everything the tests need if missing, run cargo test --workspace
+  --dry-run  print what was found and what would run; change nothing
+  ARGS     passed to the test binaries (e.g. -- --shard 1/2)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (ours, extra) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], args[i + 1..].to_vec()),
+        None => (&args[..], vec![]),
+    };
+    let mut task = None;
+    let mut dry_run = false;
+    for a in ours {
+        match a.as_str() {
+            "demo" if task.is_none() => task = Some(Task::Demo),
+            "test" if task.is_none() => task = Some(Task::Test),
+            "--dry-run" => dry_run = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("error: unexpected argument {other:?}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(task) = task else {
+        eprintln!("error: say which command: demo or test\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let layout = Layout {
+        root: workspace_root(),
+    };
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let probe = probe(&layout);
+    let plan = setup::plan(task, TOOLS, &probe, &layout, &cargo, &extra);
+
+    let name = match task {
+        Task::Demo => "demo",
+        Task::Test => "test",
+    };
+    println!(
+        "xtask {name}: root: {}, passwordless sudo: {}, apt-get: {}",
+        yes(probe.root),
+        yes(probe.sudo),
+        yes(probe.apt)
+    );
+    for (what, ok) in &plan.found {
+        println!("  {} {what}", if *ok { "found  " } else { "missing" });
+    }
+    if let Some(why) = &plan.blocked {
+        eprintln!("xtask {name}: cannot set up this machine: {why}");
+        return ExitCode::from(1);
+    }
+    if dry_run {
+        println!("would run (in {}):", layout.root.display());
+        for (i, step) in plan.steps.iter().enumerate() {
+            println!("  {}. {step}\n     # {}", i + 1, step.why);
+        }
+        return ExitCode::SUCCESS;
+    }
+    let started = std::time::Instant::now();
+    let last = plan.steps.len() - 1;
+    for (i, step) in plan.steps.iter().enumerate() {
+        println!("xtask {name}: {}\n  $ {step}", step.why);
+        let code = run(step, &layout.root);
+        if i < last && code != 0 {
+            eprintln!(
+                "xtask {name}: `{step}` failed (exit {code}); fix that and rerun `cargo xtask {name}`"
+            );
+            return ExitCode::from(1);
+        }
+        if i == last {
+            if task == Task::Demo {
+                let store = match std::env::var("HARSHJUDGE_DIR") {
+                    Ok(d) if !d.trim().is_empty() => layout.root.join(d),
+                    _ => layout.root.join(".harshJudge"),
+                };
+                println!(
+                    "xtask demo: {}",
+                    setup::demo_outputs(&store).replace('\n', "\n  ")
+                );
+            }
+            println!(
+                "xtask {name}: {} in {:.0?} (exit {code})",
+                if code == 0 { "done" } else { "failed" },
+                started.elapsed()
+            );
+            return ExitCode::from(code.clamp(0, 255) as u8);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// The workspace root (xtask/ is one of its members).
+fn workspace_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent().unwrap_or(here).to_path_buf()
+}
+
+/// Runs `step` in `root` with inherited stdio; its exit code (1 when it could
+/// not start).
+fn run(step: &setup::Step, root: &Path) -> i32 {
+    let mut cmd = Command::new(&step.argv[0]);
+    cmd.args(&step.argv[1..]).current_dir(root);
+    for (k, v) in &step.env {
+        cmd.env(k, v);
+    }
+    if !step.path_prepend.is_empty() {
+        let old = std::env::var_os("PATH").unwrap_or_default();
+        let paths = step
+            .path_prepend
+            .iter()
+            .cloned()
+            .chain(std::env::split_paths(&old));
+        if let Ok(p) = std::env::join_paths(paths) {
+            cmd.env("PATH", p);
+        }
+    }
+    match cmd.status() {
+        Ok(s) => s.code().unwrap_or(1),
+        Err(e) => {
+            eprintln!("could not start {}: {e}", step.argv[0]);
+            1
+        }
+    }
+}
+
+/// Whether `cmd` runs and exits 0 (its output discarded).
+fn succeeds(cmd: &mut Command) -> bool {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| is_executable(&d.join(name))))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// cargo's own bin folder (where `cargo install` puts things; cargo finds its
+/// subcommands there even when it is not on PATH).
+fn cargo_bin() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .map(|h| h.join("bin"))
+}
+
+/// Gathers the facts [`setup::plan`] decides on.
+fn probe(layout: &Layout) -> Probe {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let sudo = !root && on_path("sudo") && succeeds(Command::new("sudo").args(["-n", "true"]));
+    let mut commands = BTreeSet::new();
+    for c in setup::commands_to_look_for(TOOLS) {
+        let in_cargo_bin = cargo_bin().is_some_and(|b| is_executable(&b.join(c)));
+        if on_path(c) || (c.starts_with("cargo-") && in_cargo_bin) {
+            commands.insert(c.to_string());
+        }
+    }
+    for bin in setup::npm_bins(TOOLS) {
+        if is_executable(&layout.npm_bin().join(bin)) {
+            commands.insert(format!("npm-tools/{bin}"));
+        }
+    }
+    let python_venv = on_path("python3")
+        && succeeds(Command::new("python3").args(["-c", "import venv, ensurepip"]));
+    let py = layout.venv_python();
+    let venv = is_executable(&py).then(|| {
+        let script = "import importlib.metadata as m, sys\nfor d in sys.argv[1:]:\n    try:\n        print(d, m.version(d))\n    except Exception:\n        pass\n";
+        let mut out = BTreeMap::new();
+        if let Ok(o) = Command::new(&py)
+            .arg("-c")
+            .arg(script)
+            .args(setup::pip_dists(TOOLS))
+            .output()
+        {
+            for line in String::from_utf8_lossy(&o.stdout).lines() {
+                if let Some((n, v)) = line.split_once(' ') {
+                    out.insert(n.to_lowercase(), v.trim().to_string());
+                }
+            }
+        }
+        out
+    });
+    Probe {
+        root,
+        sudo,
+        apt: on_path("apt-get"),
+        commands,
+        python_venv,
+        venv,
+        xsd: layout.xsd().is_file(),
+    }
+}
