@@ -503,14 +503,9 @@ impl RunHandle {
         // A retry that passes: an earlier attempt of the same scenario failed.
         self.result.flaky =
             self.result.status == RunStatus::Pass && self.result.attempt.is_some_and(|a| a > 1);
-        self.store
-            .write_result(&self.slug, &self.id, &self.result)?;
         let stats = self
             .store
-            .record_completion(&self.slug, self.result.status, duration)?;
-        if self.result.flaky {
-            self.store.record_flaky(&self.slug)?;
-        }
+            .complete_run(&self.slug, &self.id, &self.result)?;
         self.state.current_phase = Phase::Completed;
         self.state
             .checklist_status

@@ -272,11 +272,23 @@ impl Store {
         slug: &Slug,
         f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> R,
     ) -> Result<(R, ScenarioMeta), StoreError> {
+        self.try_update_meta(slug, |doc, old| Ok(f(doc, old)))
+    }
+
+    /// [`update_meta`](Self::update_meta) whose change may fail: then
+    /// `meta.yaml` is left as it was. Whatever `f` does happens under the
+    /// lock, so other files it reads or writes change in step with the
+    /// statistics (a run's final `result.json` and its count).
+    pub fn try_update_meta<R>(
+        &self,
+        slug: &Slug,
+        f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> Result<R, StoreError>,
+    ) -> Result<(R, ScenarioMeta), StoreError> {
         let path = self.meta_path(slug);
         let _lock = LockGuard::acquire(&self.scenario_dir(slug).join(".meta.yaml.lock"))?;
         let mut doc = MetaDoc(read_meta_doc(&path)?.unwrap_or_default());
         let before = typed_meta(&path, doc.0.clone())?;
-        let r = f(&mut doc, &before);
+        let r = f(&mut doc, &before)?;
         let after = typed_meta(&path, doc.0.clone())?;
         write_atomic(&path, yaml::to_string(&Value::Mapping(doc.0)).as_bytes())?;
         Ok((r, after))
@@ -585,75 +597,82 @@ impl Store {
         status: RunStatus,
         duration_ms: u64,
     ) -> Result<Stats, StoreError> {
-        let (stats, _) = self.update_meta(slug, |doc, old| {
-            let total = old.total_runs + 1;
-            let pass = old.pass_count + u64::from(status == RunStatus::Pass);
-            let fail = old.fail_count + u64::from(status == RunStatus::Fail);
-            // JS Math.round of the running mean: halves round up.
-            let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64)
-                / total as f64
-                + 0.5)
-                .floor() as u64;
-            doc.set("totalRuns", total);
-            doc.set("passCount", pass);
-            doc.set("failCount", fail);
-            doc.set("lastRun", now_iso());
-            doc.set("lastResult", status.as_str());
-            doc.set("avgDuration", avg);
-            Stats {
-                total_runs: total,
-                pass_count: pass,
-                fail_count: fail,
-                avg_duration: avg,
+        let (stats, _) =
+            self.update_meta(slug, |doc, old| count_completion(doc, old, status, duration_ms))?;
+        Ok(stats)
+    }
+
+    /// Writes a run's final `result.json` and counts it in `meta.yaml` (and
+    /// `flakyCount` for a flaky run) under the `meta.yaml` lock, so that a
+    /// recount ([`recount_stats`](Self::recount_stats)) sees either both or
+    /// neither: a completion racing a recount is never lost nor counted twice.
+    pub fn complete_run(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        result: &RunResult,
+    ) -> Result<Stats, StoreError> {
+        let (stats, _) = self.try_update_meta(slug, |doc, old| {
+            self.write_result(slug, run, result)?;
+            let stats = count_completion(doc, old, result.status, result.duration);
+            if result.flaky {
+                let n = doc.0.get("flakyCount").and_then(Value::as_u64).unwrap_or(0);
+                doc.set("flakyCount", n + 1);
             }
+            Ok(stats)
         })?;
         Ok(stats)
     }
 
     /// Recomputes a scenario's statistics in `meta.yaml` from its runs: every
-    /// run with a final `result.json` that was not interrupted counts. Used after
-    /// a process died between writing a run's result and counting it.
+    /// run with a final `result.json` that was not interrupted counts, plus the
+    /// runs pruned earlier (`prunedRuns`). Used after a process died between
+    /// writing a run's result and counting it. The runs are read under the
+    /// `meta.yaml` lock, which every completion holds while it writes its
+    /// result and its count ([`complete_run`](Self::complete_run)), so a
+    /// recount racing live writers loses none of their runs.
     pub fn recount_stats(&self, slug: &Slug) -> Result<Stats, StoreError> {
-        let mut done: Vec<RunResult> = vec![];
-        for run in self.list_runs(slug)? {
-            if let Ok(Some(r)) = self.read_result(slug, &run)
-                && r.status != RunStatus::Running
-                && !r.interrupted
-            {
-                done.push(r);
+        let (stats, _) = self.try_update_meta(slug, |doc, _| {
+            let mut done: Vec<RunResult> = vec![];
+            for run in self.list_runs(slug)? {
+                if let Ok(Some(r)) = self.read_result(slug, &run)
+                    && r.status != RunStatus::Running
+                    && !r.interrupted
+                {
+                    done.push(r);
+                }
             }
-        }
-        done.sort_by(|a, b| a.completed_at.cmp(&b.completed_at));
-        let total = done.len() as u64;
-        let pass = done.iter().filter(|r| r.status == RunStatus::Pass).count() as u64;
-        let flaky = done.iter().filter(|r| r.flaky).count() as u64;
-        let sum: u64 = done.iter().map(|r| r.duration).sum();
-        let avg = if total == 0 {
-            0
-        } else {
-            (sum as f64 / total as f64 + 0.5).floor() as u64
-        };
-        let last = done.last().cloned();
-        let (stats, _) = self.update_meta(slug, |doc, _| {
-            doc.set("totalRuns", total);
-            doc.set("passCount", pass);
-            doc.set("failCount", total - pass);
-            doc.set("avgDuration", avg);
-            if let Some(last) = &last {
+            done.sort_by(|a, b| a.completed_at.cmp(&b.completed_at));
+            let base = PrunedRuns::read(doc);
+            let total = base.total_runs + done.len() as u64;
+            let pass = base.pass_count
+                + done.iter().filter(|r| r.status == RunStatus::Pass).count() as u64;
+            let flaky = base.flaky_count + done.iter().filter(|r| r.flaky).count() as u64;
+            let sum: u64 = base.duration_sum + done.iter().map(|r| r.duration).sum::<u64>();
+            let avg = if total == 0 {
+                0
+            } else {
+                (sum as f64 / total as f64 + 0.5).floor() as u64
+            };
+            if let Some(last) = done.last() {
                 if let Some(at) = &last.completed_at {
                     doc.set("lastRun", at.clone());
                 }
                 doc.set("lastResult", last.status.as_str());
             }
+            doc.set("totalRuns", total);
+            doc.set("passCount", pass);
+            doc.set("failCount", total - pass);
+            doc.set("avgDuration", avg);
             if flaky > 0 || doc.0.contains_key("flakyCount") {
                 doc.set("flakyCount", flaky);
             }
-            Stats {
+            Ok(Stats {
                 total_runs: total,
                 pass_count: pass,
                 fail_count: total - pass,
                 avg_duration: avg,
-            }
+            })
         })?;
         Ok(stats)
     }
@@ -859,6 +878,72 @@ pub enum Durability {
     /// Soon, by the background writer, which keeps only the newest pending
     /// version of each file (the harness between steps). Still atomic.
     Background,
+}
+
+/// Adds one completed run to the counts of `meta.yaml`.
+fn count_completion(
+    doc: &mut MetaDoc,
+    old: &ScenarioMeta,
+    status: RunStatus,
+    duration_ms: u64,
+) -> Stats {
+    let total = old.total_runs + 1;
+    let pass = old.pass_count + u64::from(status == RunStatus::Pass);
+    let fail = old.fail_count + u64::from(status == RunStatus::Fail);
+    // JS Math.round of the running mean: halves round up.
+    let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64)
+        / total as f64
+        + 0.5)
+        .floor() as u64;
+    doc.set("totalRuns", total);
+    doc.set("passCount", pass);
+    doc.set("failCount", fail);
+    doc.set("lastRun", now_iso());
+    doc.set("lastResult", status.as_str());
+    doc.set("avgDuration", avg);
+    Stats {
+        total_runs: total,
+        pass_count: pass,
+        fail_count: fail,
+        avg_duration: avg,
+    }
+}
+
+/// What runs removed by retention ([`Store::prune_runs`]) had contributed to
+/// the statistics (`prunedRuns` in `meta.yaml`, a harshjudge addition), so a
+/// recount from the remaining runs gives the same totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PrunedRuns {
+    total_runs: u64,
+    pass_count: u64,
+    flaky_count: u64,
+    duration_sum: u64,
+}
+
+impl PrunedRuns {
+    const KEY: &'static str = "prunedRuns";
+
+    fn read(doc: &MetaDoc) -> Self {
+        let Some(Value::Mapping(m)) = doc.0.get(Self::KEY) else {
+            return Self::default();
+        };
+        let get = |k: &str| m.get(k).and_then(Value::as_u64).unwrap_or(0);
+        PrunedRuns {
+            total_runs: get("totalRuns"),
+            pass_count: get("passCount"),
+            flaky_count: get("flakyCount"),
+            duration_sum: get("durationSum"),
+        }
+    }
+
+    fn write(&self, doc: &mut MetaDoc) {
+        let mut m = Mapping::new();
+        m.insert("totalRuns".into(), self.total_runs.into());
+        m.insert("passCount".into(), self.pass_count.into());
+        m.insert("flakyCount".into(), self.flaky_count.into());
+        m.insert("durationSum".into(), self.duration_sum.into());
+        doc.set(Self::KEY, Value::Mapping(m));
+    }
 }
 
 fn result_bytes(result: &RunResult) -> Vec<u8> {

@@ -459,3 +459,118 @@ fn evidence_rejects_bad_extensions_and_lists_sorted() {
         vec!["B.png", "a.json", "b.txt"]
     );
 }
+
+/// Completed runs of `s` that the statistics must count: final, not interrupted.
+fn completed_runs(store: &Store, s: &Slug) -> u64 {
+    store
+        .list_runs(s)
+        .unwrap()
+        .iter()
+        .filter_map(|r| store.read_result(s, r).unwrap())
+        .filter(|r| r.status != RunStatus::Running && !r.interrupted)
+        .count() as u64
+}
+
+/// Issue 11 point 7: the recount after a crash (a run whose process died
+/// between writing its final result and counting it) races 8 writers that
+/// complete runs; no completed run may be lost or counted twice.
+#[test]
+fn recount_after_a_crash_racing_8_writers_loses_nothing() {
+    const ROUNDS: usize = 50;
+    const WRITERS: usize = 8;
+    const RUNS: usize = 3;
+    const HISTORY: usize = 40;
+    let mut lost_rounds = 0;
+    let (mut lost_runs, mut extra_runs) = (0i64, 0i64);
+    for round in 0..ROUNDS {
+        let (_t, store) = store();
+        let s = slug("race");
+        store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+        // A history of completed runs, counted.
+        for _ in 0..HISTORY {
+            let id = RunId::generate();
+            let mut r = store.start_run(&s, &id, &now_iso()).unwrap();
+            r.status = RunStatus::Pass;
+            r.completed_at = Some(now_iso());
+            store.write_result(&s, &id, &r).unwrap();
+        }
+        store.recount_stats(&s).unwrap();
+        // The crash: a run's final result is on disk, its count is not.
+        let crashed = crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+        let mut r = crashed.result().clone();
+        r.status = RunStatus::Pass;
+        r.completed_at = Some(now_iso());
+        r.duration = 5;
+        store.write_result(&s, crashed.id(), &r).unwrap();
+        let store = Arc::new(store);
+        let start = Arc::new(std::sync::Barrier::new(WRITERS + 1));
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|i| {
+                let (store, s, start) = (store.clone(), s.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    for _ in 0..RUNS {
+                        let mut run =
+                            crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+                        run.complete_step(crate::run::StepRecord {
+                            id: StepId::new("01").unwrap(),
+                            status: if i % 2 == 0 {
+                                StepStatus::Pass
+                            } else {
+                                StepStatus::Fail
+                            },
+                            duration_ms: 1,
+                            error: None,
+                            location: None,
+                            summary: None,
+                        })
+                        .unwrap();
+                        run.complete(Some(10)).unwrap();
+                    }
+                })
+            })
+            .collect();
+        // The next start recounts while the writers run.
+        start.wait();
+        // (at least once, and never after the writers are done: a recount
+        // that follows them would hide what a racing one lost).
+        loop {
+            store.recount_stats(&s).unwrap();
+            if writers.iter().all(|w| w.is_finished()) {
+                break;
+            }
+        }
+        for w in writers {
+            w.join().unwrap();
+        }
+        let meta = store.read_meta(&s).unwrap().unwrap();
+        let done = completed_runs(&store, &s);
+        assert_eq!(
+            done,
+            (HISTORY + 1 + WRITERS * RUNS) as u64,
+            "round {round}"
+        );
+        let diff = done as i64 - meta.total_runs as i64;
+        if diff != 0 {
+            lost_rounds += 1;
+            if diff > 0 {
+                lost_runs += diff;
+            } else {
+                extra_runs -= diff;
+            }
+        }
+        assert_eq!(
+            meta.pass_count + meta.fail_count,
+            meta.total_runs,
+            "round {round}"
+        );
+    }
+    eprintln!(
+        "recount race: {lost_rounds} of {ROUNDS} rounds miscounted ({lost_runs} completed runs lost, {extra_runs} counted twice)"
+    );
+    assert_eq!(
+        (lost_rounds, lost_runs, extra_runs),
+        (0, 0, 0),
+        "rounds that lost (or double-counted) completed runs"
+    );
+}
