@@ -219,7 +219,7 @@ fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, String
     store
         .upsert_scenario(&slug, &spec, &docs)
         .map_err(|e| e.to_string())?;
-    RunHandle::start(store, &slug, spec.steps)
+    RunHandle::start_marked(store, &slug, spec.steps)
         .map(RunHandle::with_background_writes)
         .map_err(|e| e.to_string())
 }
@@ -560,6 +560,7 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
                 ));
             }
         }
+        notes.extend(crate::run::repair_leftovers(&store));
     }
     let log = if any_selected {
         let selected: Vec<&str> = scenarios
@@ -826,12 +827,6 @@ impl Job {
             if let Err(e) = self.replay.write(&run.dir(), def.slug, &run_id, &last_test) {
                 eprintln!(
                     "harshjudge: {}: replay.sh could not be written: {e}",
-                    def.slug
-                );
-            }
-            if let Err(e) = self.store.mark_running(run.slug(), run.id()) {
-                eprintln!(
-                    "harshjudge: {}: the run could not be marked running: {e}",
                     def.slug
                 );
             }
