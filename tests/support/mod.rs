@@ -119,7 +119,11 @@ pub fn yaml(path: impl AsRef<Path>) -> serde_yaml_ng::Value {
 pub fn runs(hj: &Path, slug: &str) -> Vec<PathBuf> {
     let dir = hj.join("scenarios").join(slug).join("runs");
     let mut v: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd.map(|e| e.unwrap().path()).collect(),
+        Ok(rd) => rd
+            .map(|e| e.unwrap().path())
+            // `.{runId}.{pid}-{n}.tmp`: a run being created, not a run yet.
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+            .collect(),
         Err(_) => vec![],
     };
     v.sort();

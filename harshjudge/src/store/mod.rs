@@ -589,6 +589,10 @@ impl Store {
         let path = self.run_dir(slug, run).join("result.json");
         self.confine(&path)?;
         match std::fs::read(&path) {
+            Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Err(StoreError::Corrupt {
+                path,
+                problem: "the file is empty (truncated: its process was probably killed while writing it)".into(),
+            }),
             Ok(bytes) => {
                 serde_json::from_slice(&bytes)
                     .map(Some)
