@@ -540,7 +540,7 @@ fn half_written(hj: &Path) -> HalfWritten {
 /// start, no temporary file, lone sidecar or running run is left.
 #[test]
 fn sigkill_storm_leaves_nothing_half_written() {
-    const KILLS: u64 = 60;
+    const KILLS: u64 = 40;
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join(".harshJudge");
     let envs = [("FIXTURE_STEP_MS", "0")];
@@ -601,5 +601,42 @@ fn sigkill_storm_leaves_nothing_half_written() {
             assert_ne!(v["status"], "running", "{}", run.display());
         }
     }
+    all_files_parse(&hj);
+}
+
+/// Issue 11 point 21: after a harness run, each scenario that ran keeps its
+/// newest HARSHJUDGE_KEEP_RUNS runs; its statistics still count every run.
+#[test]
+fn a_harness_run_keeps_the_newest_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let keep2 = [("FIXTURE_STEP_MS", "0"), ("HARSHJUDGE_KEEP_RUNS", "2")];
+    for _ in 0..4 {
+        let r = output(binary(&hj, &keep2, &["slow_a"]).spawn().unwrap());
+        assert_eq!(r.code, 0, "{r:?}");
+    }
+    assert_eq!(runs(&hj, "slow-a").len(), 2, "the newest 2 runs are kept");
+    let meta = yaml(hj.join("scenarios/slow-a/meta.yaml"));
+    assert_eq!(
+        (meta["totalRuns"].as_u64(), meta["passCount"].as_u64()),
+        (Some(4), Some(4)),
+        "statistics count every run"
+    );
+    // The default keeps 20.
+    let r = output(
+        binary(&hj, &[("FIXTURE_STEP_MS", "0")], &["slow_a"])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(runs(&hj, "slow-a").len(), 3);
+    // A bad value is a usage error naming the setting.
+    let r = output(
+        binary(&hj, &[("HARSHJUDGE_KEEP_RUNS", "0")], &["slow_a"])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("HARSHJUDGE_KEEP_RUNS"), "{r:?}");
     all_files_parse(&hj);
 }

@@ -704,6 +704,15 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
     if let Err(e) = crate::store::flush_writes() {
         eprintln!("harshjudge: a file could not be written: {e}");
     }
+    // Retention (HARSHJUDGE_KEEP_RUNS): the scenarios that ran keep their newest runs.
+    if let Some(keep) = settings.keep_runs {
+        let ran: Vec<String> = (sink.summary.lock().expect("summary").runs.iter())
+            .map(|r| r.slug.clone())
+            .collect();
+        for e in crate::run::prune(&store, &ran, keep).errors {
+            eprintln!("harshjudge: {e}");
+        }
+    }
 
     let summary = sink.summary.lock().expect("summary");
     let mut text = summary.render(store.dir());

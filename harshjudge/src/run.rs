@@ -660,6 +660,48 @@ pub fn repair_leftovers(store: &Store) -> Vec<String> {
     notes
 }
 
+/// What [`prune`] did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pruned {
+    /// Runs kept per scenario.
+    pub keep: usize,
+    /// Runs removed, per scenario (only scenarios that lost runs).
+    pub removed: BTreeMap<String, Vec<String>>,
+    /// Scenarios that could not be pruned, with why.
+    pub errors: Vec<String>,
+}
+
+/// Applies retention ([`Store::prune_runs`]) to the scenarios `slugs` (each
+/// once): keeps the newest `keep` runs of each.
+pub fn prune(store: &Store, slugs: &[String], keep: usize) -> Pruned {
+    let mut slugs: Vec<&String> = slugs.iter().collect();
+    slugs.sort();
+    slugs.dedup();
+    let mut out = Pruned {
+        keep,
+        ..Pruned::default()
+    };
+    for s in slugs {
+        let Ok(slug) = Slug::new(s.clone()) else {
+            continue;
+        };
+        match store.prune_runs(&slug, keep) {
+            Ok(removed) if removed.is_empty() => {}
+            Ok(removed) => {
+                out.removed.insert(
+                    slug.to_string(),
+                    removed.iter().map(ToString::to_string).collect(),
+                );
+            }
+            Err(e) => out
+                .errors
+                .push(format!("{slug}: old runs could not be removed: {e}")),
+        }
+    }
+    out
+}
+
 fn not_found(store: &Store, run: &RunId) -> StoreError {
     StoreError::NotFound {
         what: format!("run \"{run}\""),

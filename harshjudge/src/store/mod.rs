@@ -957,6 +957,83 @@ impl Store {
     }
 }
 
+/// Retention: how many runs per scenario `.harshJudge/` keeps.
+impl Store {
+    /// Default of `HARSHJUDGE_KEEP_RUNS`: the newest 20 runs of each scenario.
+    /// Everything that shows history shows less (the report's history row 12
+    /// runs, `getStatus` 10), so 20 keeps all of it plus room to compare a
+    /// regression with the passes before it, while a scenario with browser
+    /// evidence stays at a few MB however long the project lives.
+    pub const DEFAULT_KEEP_RUNS: usize = 20;
+
+    /// Removes the oldest runs of `slug` beyond the newest `keep` (by run id,
+    /// which sorts by start time). Never removed: a run still `running` (or
+    /// without a readable `result.json`: it may be in progress, or need a
+    /// person to look at it), the newest failed run (not interrupted), and
+    /// — since `keep` is at least 1 — the newest run. The statistics in
+    /// `meta.yaml` do not change: what each removed run counted is added to
+    /// `prunedRuns`, which [`recount_stats`](Self::recount_stats) adds back.
+    /// Each run is taken under its lock, then the `meta.yaml` lock, renamed to
+    /// a temporary name of this process (removed at the next start if it dies
+    /// here) and deleted. Returns the runs removed.
+    pub fn prune_runs(&self, slug: &Slug, keep: usize) -> Result<Vec<RunId>, StoreError> {
+        let keep = keep.max(1);
+        let runs = self.list_runs(slug)?;
+        if runs.len() <= keep {
+            return Ok(vec![]);
+        }
+        let results: Vec<Option<RunResult>> = runs
+            .iter()
+            .map(|r| self.read_result(slug, r).ok().flatten())
+            .collect();
+        let newest_failed = runs
+            .iter()
+            .zip(&results)
+            .rev()
+            .find(|(_, r)| {
+                r.as_ref()
+                    .is_some_and(|r| r.status == RunStatus::Fail && !r.interrupted)
+            })
+            .map(|(id, _)| id.clone());
+        let mut removed = vec![];
+        let candidates = runs.len() - keep;
+        for (run, result) in runs.iter().zip(&results).take(candidates) {
+            let final_run = result
+                .as_ref()
+                .is_some_and(|r| r.status != RunStatus::Running);
+            if !final_run || newest_failed.as_ref() == Some(run) {
+                continue;
+            }
+            let _run_lock = self.lock_run(slug, run)?;
+            // Read again under the lock: what counts is the state now.
+            let Ok(Some(r)) = self.read_result(slug, run) else {
+                continue;
+            };
+            if r.status == RunStatus::Running {
+                continue;
+            }
+            let dir = self.run_dir(slug, run);
+            let trash = fsio::tmp_path(&dir);
+            self.try_update_meta(slug, |doc, _| {
+                std::fs::rename(&dir, &trash).map_err(|e| io_err(&dir, e))?;
+                if !r.interrupted {
+                    let mut base = PrunedRuns::read(doc);
+                    base.total_runs += 1;
+                    base.pass_count += u64::from(r.status == RunStatus::Pass);
+                    base.flaky_count += u64::from(r.flaky);
+                    base.duration_sum += r.duration;
+                    base.write(doc);
+                }
+                Ok(())
+            })?;
+            drop(_run_lock);
+            std::fs::remove_dir_all(&trash).map_err(|e| io_err(&trash, e))?;
+            removed.push(run.clone());
+        }
+        Ok(removed)
+    }
+}
+
 /// Leftovers of processes that died while writing (kill -9, a crash), removed
 /// at the next start.
 impl Store {

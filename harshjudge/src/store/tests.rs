@@ -757,3 +757,83 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     // Nothing left to repair the second time.
     assert!(crate::run::repair_leftovers(&store).is_empty());
 }
+
+/// Issue 11 point 21: retention keeps the newest runs, a running run and the
+/// newest failed one, and leaves the statistics as they were, also through a
+/// later recount.
+#[test]
+fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() {
+    use crate::run::{RunHandle, StepRecord};
+    let (_t, store) = store();
+    let s = slug("keep");
+    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+    let step = |status| StepRecord {
+        id: StepId::new("01").unwrap(),
+        status,
+        duration_ms: 1,
+        error: None,
+        location: None,
+        summary: None,
+    };
+    // 1 fail, 2-5 pass, 6 interrupted, 7 pass, 8 running, 9-10 pass.
+    let mut ids = vec![];
+    for i in 1..=10 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let mut run = RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+        ids.push(run.id().clone());
+        match i {
+            1 => {
+                run.complete_step(step(StepStatus::Fail)).unwrap();
+                run.complete(Some(100)).unwrap();
+            }
+            6 => run.interrupt("killed").unwrap(),
+            8 => {}
+            _ => {
+                run.complete_step(step(StepStatus::Pass)).unwrap();
+                run.complete(Some(10 * i)).unwrap();
+            }
+        }
+    }
+    // (Recounted first: the recount's mean is exact, the running mean rounds at each run.)
+    let recounted_before = store.recount_stats(&s).unwrap();
+    let before = store.read_meta(&s).unwrap().unwrap();
+    assert_eq!((before.total_runs, before.fail_count), (8, 1));
+    let removed = store.prune_runs(&s, 3).unwrap();
+    let expect: Vec<RunId> = [2, 3, 4, 5, 6, 7]
+        .iter()
+        .map(|i| ids[i - 1].clone())
+        .collect();
+    assert_eq!(removed, expect);
+    let left = store.list_runs(&s).unwrap();
+    let keep: Vec<RunId> = [1, 8, 9, 10].iter().map(|i| ids[i - 1].clone()).collect();
+    assert_eq!(
+        left, keep,
+        "newest 3 (one running), and the newest failed run"
+    );
+    let after = store.read_meta(&s).unwrap().unwrap();
+    let stats = |m: &ScenarioMeta| {
+        (
+            m.total_runs,
+            m.pass_count,
+            m.fail_count,
+            m.avg_duration,
+            m.last_result.clone(),
+        )
+    };
+    assert_eq!(stats(&after), stats(&before), "statistics unchanged");
+    // A recount from the runs left gives the same totals as before pruning.
+    assert_eq!(store.recount_stats(&s).unwrap(), recounted_before);
+    // Nothing more to remove; the running run stays even with keep = 1.
+    assert!(store.prune_runs(&s, 3).unwrap().is_empty());
+    store.prune_runs(&s, 1).unwrap();
+    assert_eq!(
+        store.list_runs(&s).unwrap(),
+        vec![ids[0].clone(), ids[7].clone(), ids[9].clone()]
+    );
+    assert!(
+        std::fs::read_dir(store.scenario_dir(&s).join("runs"))
+            .unwrap()
+            .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")),
+        "no temporary folder left"
+    );
+}
