@@ -1150,6 +1150,17 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     write_atomic(path, bytes)
 }
 
+impl Store {
+    /// Writes a file under `.harshJudge/` atomically, creating its folder,
+    /// after checking that no symbolic link below `.harshJudge/` is on the
+    /// way ([`confine`](Self::confine)). For writers outside the store
+    /// (reports, checkpoints, agent files).
+    pub fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+        self.confine(path)?;
+        write_atomic(path, bytes)
+    }
+}
+
 /// Writes every file still queued in the background writer and reports the
 /// first failure since the last call.
 pub fn flush_writes() -> Result<(), StoreError> {
