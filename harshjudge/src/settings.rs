@@ -184,24 +184,6 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
-        assert!(parse_duration("abc").is_err());
-        assert!(parse_duration("3 weeks").is_err());
-        assert!(parse_duration("0s").is_err());
-        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
-        assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
-    }
-}
-
 /// `HARSHJUDGE_KEEP_RUNS`: how many runs of each scenario to keep (the newest;
 /// never a running one nor the newest failed one). A number ≥ 1, or `all` to
 /// keep every run (`None`); default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS).
@@ -220,5 +202,23 @@ pub fn keep_runs() -> Result<Option<usize>, SettingError> {
             value,
             expected: "a number of runs per scenario from 1 to 1000000, or all".into(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("3 weeks").is_err());
+        assert!(parse_duration("0s").is_err());
+        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
     }
 }
