@@ -464,3 +464,179 @@ fn ctrl_c_stops_cleanly() {
 fn sigterm_stops_cleanly() {
     stop_with(libc::SIGTERM, "SIGTERM", 143);
 }
+
+/// What a SIGKILL may have left half-written under `hj`: run folders without
+/// `result.json`/`skill-state.yaml`, evidence files without their sidecar,
+/// sidecars without their file, and temporary files.
+#[derive(Debug, Default)]
+struct HalfWritten {
+    runs_without_result: Vec<PathBuf>,
+    evidence_without_sidecar: Vec<PathBuf>,
+    sidecars_alone: Vec<PathBuf>,
+    temporary: Vec<PathBuf>,
+}
+
+fn half_written(hj: &Path) -> HalfWritten {
+    let mut found = HalfWritten::default();
+    fn walk(dir: &Path, found: &mut HalfWritten) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".tmp") {
+                found.temporary.push(p);
+            } else if e.file_type().unwrap().is_dir() {
+                walk(&p, found);
+            }
+        }
+    }
+    walk(hj, &mut found);
+    let Ok(scenarios) = std::fs::read_dir(hj.join("scenarios")) else {
+        return found;
+    };
+    for sc in scenarios.flatten() {
+        let slug = sc.file_name().to_string_lossy().into_owned();
+        for run in runs(hj, &slug) {
+            if !run.join("result.json").is_file() || !run.join("skill-state.yaml").is_file() {
+                found.runs_without_result.push(run.clone());
+            }
+            for step in std::fs::read_dir(&run).unwrap().flatten() {
+                let ev = step.path().join("evidence");
+                if !step.file_name().to_string_lossy().starts_with("step-") || !ev.is_dir() {
+                    continue;
+                }
+                let names: Vec<String> = std::fs::read_dir(&ev)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect();
+                for n in &names {
+                    if let Some(stem) = n.strip_suffix(".meta.json") {
+                        if !names
+                            .iter()
+                            .any(|f| f != n && f.rsplit_once('.').is_some_and(|(s, _)| s == stem))
+                        {
+                            found.sidecars_alone.push(ev.join(n));
+                        }
+                    } else {
+                        let stem = n.rsplit_once('.').map_or(n.as_str(), |(s, _)| s);
+                        if !names.contains(&format!("{stem}.meta.json")) {
+                            found.evidence_without_sidecar.push(ev.join(n));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Issue 11 points 8 and 9: SIGKILL at many points while runs start and
+/// evidence is written. Right after each kill, no run folder lacks its
+/// `result.json` and no evidence file lacks its sidecar; after the next
+/// start, no temporary file, lone sidecar or running run is left.
+#[test]
+fn sigkill_storm_leaves_nothing_half_written() {
+    const KILLS: u64 = 40;
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let envs = [("FIXTURE_STEP_MS", "0")];
+    // One full run first: how long the suite takes, to spread the kills over it.
+    test_binary(SUITE);
+    let t = Instant::now();
+    let r = output(
+        binary(&hj, &envs, &["slow_", "--test-threads", "4"])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let span = t.elapsed().as_micros() as u64;
+    eprintln!("the suite takes {} ms", span / 1000);
+    let mut temporary_after_kills = 0;
+    let mut killed_running = 0;
+    for i in 0..KILLS {
+        let child = binary(&hj, &envs, &["slow_", "--test-threads", "4"])
+            .spawn()
+            .unwrap();
+        // Spread over the whole run, from the start-up to the end.
+        std::thread::sleep(Duration::from_micros(span * (i * 37 % KILLS + 1) / KILLS));
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        let killed = output(child);
+        if killed.code != 0 {
+            killed_running += 1;
+        }
+        let found = half_written(&hj);
+        assert!(
+            found.runs_without_result.is_empty() && found.evidence_without_sidecar.is_empty(),
+            "after kill {i}: {found:#?}"
+        );
+        temporary_after_kills += found.temporary.len();
+        all_files_parse(&hj);
+    }
+    eprintln!(
+        "{killed_running} of {KILLS} kills hit a running suite; {temporary_after_kills} temporary files seen right after them"
+    );
+    assert!(killed_running > KILLS / 2, "most kills hit a running suite");
+    // The next start repairs what the kills left.
+    let r = output(
+        binary(&hj, &envs, &["slow_", "--test-threads", "4"])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let found = half_written(&hj);
+    assert!(
+        found.temporary.is_empty()
+            && found.sidecars_alone.is_empty()
+            && found.runs_without_result.is_empty()
+            && found.evidence_without_sidecar.is_empty(),
+        "after the next start: {found:#?}"
+    );
+    for slug in SLOW {
+        for (run, v) in results(&hj, slug) {
+            assert_ne!(v["status"], "running", "{}", run.display());
+        }
+    }
+    all_files_parse(&hj);
+}
+
+/// Issue 11 point 21: after a harness run, each scenario that ran keeps its
+/// newest HARSHJUDGE_KEEP_RUNS runs; its statistics still count every run.
+#[test]
+fn a_harness_run_keeps_the_newest_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let keep2 = [("FIXTURE_STEP_MS", "0"), ("HARSHJUDGE_KEEP_RUNS", "2")];
+    for _ in 0..4 {
+        let r = output(binary(&hj, &keep2, &["slow_a"]).spawn().unwrap());
+        assert_eq!(r.code, 0, "{r:?}");
+    }
+    assert_eq!(runs(&hj, "slow-a").len(), 2, "the newest 2 runs are kept");
+    let meta = yaml(hj.join("scenarios/slow-a/meta.yaml"));
+    assert_eq!(
+        (meta["totalRuns"].as_u64(), meta["passCount"].as_u64()),
+        (Some(4), Some(4)),
+        "statistics count every run"
+    );
+    // The default keeps 20.
+    let r = output(
+        binary(&hj, &[("FIXTURE_STEP_MS", "0")], &["slow_a"])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(runs(&hj, "slow-a").len(), 3);
+    // A bad value is a usage error naming the setting.
+    let r = output(
+        binary(&hj, &[("HARSHJUDGE_KEEP_RUNS", "0")], &["slow_a"])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("HARSHJUDGE_KEEP_RUNS"), "{r:?}");
+    all_files_parse(&hj);
+}

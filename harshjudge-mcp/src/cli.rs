@@ -104,6 +104,16 @@ pub enum Command {
         #[arg(long)]
         starred_only: bool,
     },
+    /// Remove the oldest runs of each scenario beyond the newest --keep
+    /// (default HARSHJUDGE_KEEP_RUNS, else 20); never a running run nor the
+    /// newest failed one; statistics are unchanged.
+    Prune {
+        /// Only this scenario.
+        slug: Option<String>,
+        /// Runs to keep per scenario.
+        #[arg(long)]
+        keep: Option<usize>,
+    },
     /// Start a run of a scenario.
     Start {
         /// Scenario slug.
@@ -367,6 +377,11 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
                 put("starredOnly", json!(true));
             }
             "getStatus"
+        }
+        Command::Prune { slug, keep } => {
+            put("scenarioSlug", json!(slug));
+            put("keep", json!(keep));
+            "pruneRuns"
         }
         Command::Start { slug } => {
             put("scenarioSlug", json!(slug));

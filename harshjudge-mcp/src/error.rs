@@ -103,6 +103,7 @@ impl From<StoreError> for ToolError {
             StoreError::AlreadyExists { .. } => Code::AlreadyExists,
             StoreError::RunCompleted { .. } => Code::RunCompleted,
             StoreError::NotFound { .. } => Code::NotFound,
+            StoreError::Link { .. } => Code::AccessDenied,
             _ => Code::Internal,
         };
         ToolError::new(code, e.to_string())

@@ -730,3 +730,84 @@ fn replay_of_a_run_needs_its_replay_script() {
     let e = hj(&p, &["replay", &run]).error("NOT_FOUND");
     assert!(e.contains("has no replay.sh"), "{e}");
 }
+
+/// Issue 11 point 21: `harshjudge-mcp prune` keeps the newest runs per
+/// scenario (never a running one nor the newest failed one), with
+/// HARSHJUDGE_KEEP_RUNS as the default, and leaves the statistics alone.
+#[test]
+fn prune_keeps_the_newest_runs_and_the_statistics() {
+    let (_t, p) = project();
+    let mut ids = vec![];
+    for i in 0..6 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let id = start(&p);
+        let status = if i == 1 { "fail" } else { "pass" };
+        hj(
+            &p,
+            &["complete-run", &id, "--status", status, "--duration", "10"],
+        )
+        .json();
+        ids.push(id);
+    }
+    let running = start(&p);
+    let stats = |p: &Path| {
+        let v = hj(p, &["status", "login"]).json();
+        (
+            v["meta"]["totalRuns"].clone(),
+            v["meta"]["passCount"].clone(),
+            v["meta"]["failCount"].clone(),
+            v["meta"]["avgDuration"].clone(),
+        )
+    };
+    let before = stats(&p);
+    let runs_dir = p.join(".harshJudge/scenarios/login/runs");
+    let left = || {
+        let mut v: Vec<String> = std::fs::read_dir(&runs_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    // A bad value of the variable is an error naming it.
+    let o = Command::new(BIN)
+        .args(["--cwd", p.to_str().unwrap(), "prune"])
+        .env("HARSHJUDGE_KEEP_RUNS", "lots")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("HARSHJUDGE_KEEP_RUNS"));
+    // The variable is the default.
+    let o = Command::new(BIN)
+        .args(["--cwd", p.to_str().unwrap(), "prune"])
+        .env("HARSHJUDGE_KEEP_RUNS", "4")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (out["keep"].clone(), out["removedCount"].clone()),
+        (json!(4), json!(2)),
+        "{out}"
+    );
+    assert_eq!(out["removed"]["login"], json!([ids[0], ids[2]]), "{out}");
+    let mut expect = vec![
+        ids[1].clone(),
+        ids[3].clone(),
+        ids[4].clone(),
+        ids[5].clone(),
+        running.clone(),
+    ];
+    expect.sort();
+    assert_eq!(left(), expect, "the newest 4 and the newest failed run");
+    assert_eq!(stats(&p), before, "statistics unchanged");
+    // --keep 1: the running run and the newest failed run stay.
+    let out = hj(&p, &["prune", "login", "--keep", "1"]).json();
+    assert_eq!(out["removedCount"], 3, "{out}");
+    let mut expect = vec![ids[1].clone(), running.clone()];
+    expect.sort();
+    assert_eq!(left(), expect);
+    assert_eq!(stats(&p), before, "statistics unchanged");
+    let msg = hj(&p, &["prune", "--keep", "0"]).error("INVALID_INPUT");
+    assert!(msg.contains("keep"), "{msg}");
+}

@@ -1247,4 +1247,179 @@ fn init_project_starts_the_dashboard_when_asked_and_returns_its_url() {
     let out = q.ok("initProject", json!({"projectName": "Quiet"}));
     assert!(out.get("dashboardUrl").is_none(), "{out}");
     assert!(!q.hj().join(".dashboard-state.json").exists());
+/// Issue 11 point 10: a result.json truncated to 0 bytes (or garbled) is
+/// listed as corrupt, with its path, never as a run in progress.
+#[test]
+fn a_truncated_result_json_is_listed_as_corrupt_with_its_path() {
+    let p = Project::with_scenario();
+    let ok_run = p.start();
+    p.ok("completeRun", json!({"runId": ok_run, "status": "pass"}));
+    let empty = p.start();
+    let garbled = p.start();
+    std::fs::write(p.run_dir(&empty).join("result.json"), b"").unwrap();
+    std::fs::write(p.run_dir(&garbled).join("result.json"), b"{\"runId\": ").unwrap();
+    let detail = p.ok("getStatus", json!({"scenarioSlug": "login"}));
+    let runs = detail["recentRuns"].as_array().unwrap();
+    let find = |id: &str| runs.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(find(&ok_run)["status"], "pass", "{detail}");
+    for (id, why) in [(&empty, "empty"), (&garbled, "not a valid result.json")] {
+        let r = find(id);
+        assert_eq!(r["status"], "corrupt", "{r}");
+        let path = p.run_dir(id).join("result.json").display().to_string();
+        assert_eq!(r["path"], path.as_str(), "{r}");
+        let msg = r["errorMessage"].as_str().unwrap();
+        assert!(msg.contains(&path) && msg.contains(why), "{msg}");
+    }
+    // getRunState names the file too.
+    let (code, msg) = p.err("getRunState", json!({"runId": empty}));
+    assert_eq!(code, Code::Corrupt);
+    assert!(
+        msg.contains("result.json") && msg.contains("empty"),
+        "{msg}"
+    );
+}
+
+/// Every file under `dir` with its content (links not followed).
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = vec![];
+    for p in walk(dir) {
+        out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+    }
+    out.sort();
+    out
+}
+
+/// Issue 11 point 16: symbolic links inside .harshJudge/ that lead outside are
+/// never followed, for writes (startRun, recordEvidence, completeStep,
+/// createScenario) nor reads (getStatus, getRunState, discoverTree,
+/// discoverSearch).
+#[test]
+fn symlinks_inside_harshjudge_are_never_followed() {
+    use std::os::unix::fs::symlink;
+    let p = Project::with_scenario();
+    let outside = tempfile::tempdir().unwrap();
+    let o = outside.path();
+    const SECRET: &str = "TOPSECRET-outside-the-project";
+    for d in ["runs", "step", "ev", "scenario", "meta"] {
+        std::fs::create_dir_all(o.join(d)).unwrap();
+    }
+    std::fs::write(o.join("secret.md"), format!("# {SECRET}\n")).unwrap();
+    std::fs::write(
+        o.join("result.json"),
+        format!(r#"{{"runId":"x","scenarioSlug":"login","status":"pass","startedAt":"{SECRET}","duration":1,"steps":[]}}"#),
+    )
+    .unwrap();
+    std::fs::write(
+        o.join("meta/meta.yaml"),
+        format!("title: {SECRET}\nslug: other\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        o.join("scenario/meta.yaml"),
+        format!("title: {SECRET}\nslug: evil\n"),
+    )
+    .unwrap();
+    let before = snapshot(o);
+    let mut outputs: Vec<String> = vec![];
+    let mut refused = 0;
+    let mut expect_refused = |out: harshjudge_mcp::Outcome, what: &str| {
+        assert!(out.is_error(), "{what} must be refused: {}", out.value);
+        assert_eq!(out.value["code"], "ACCESS_DENIED", "{what}: {}", out.value);
+        assert!(
+            out.value["error"]
+                .as_str()
+                .unwrap()
+                .contains("symbolic link"),
+            "{what}: {}",
+            out.value
+        );
+        refused += 1;
+    };
+
+    // A run whose step folder, evidence folder and result.json are links.
+    let run = p.start();
+    symlink(o.join("step"), p.run_dir(&run).join("step-01")).unwrap();
+    std::fs::create_dir_all(p.run_dir(&run).join("step-02")).unwrap();
+    symlink(o.join("ev"), p.run_dir(&run).join("step-02/evidence")).unwrap();
+    for step in [1, 2] {
+        let out = call(
+            &p.ctx,
+            "recordEvidence",
+            Some(json!({"runId": run, "step": step, "type": "custom", "name": "x", "data": "{}"})),
+        );
+        expect_refused(out, &format!("recordEvidence into a linked step {step}"));
+    }
+    let run2 = p.start();
+    std::fs::remove_file(p.run_dir(&run2).join("result.json")).unwrap();
+    symlink(o.join("result.json"), p.run_dir(&run2).join("result.json")).unwrap();
+    let out = call(&p.ctx, "getRunState", Some(json!({"runId": run2})));
+    outputs.push(out.value.to_string());
+    expect_refused(out, "getRunState of a linked result.json");
+    let out = call(
+        &p.ctx,
+        "completeStep",
+        Some(json!({"runId": run2, "stepId": "01", "status": "pass", "duration": 1})),
+    );
+    outputs.push(out.value.to_string());
+    expect_refused(out, "completeStep over a linked result.json");
+    let status = p.ok("getStatus", json!({"scenarioSlug": "login"}));
+    outputs.push(status.to_string());
+
+    // runs/ itself is a link.
+    let runs = p.hj().join("scenarios/login/runs");
+    std::fs::rename(&runs, p.root().join("runs-moved")).unwrap();
+    symlink(o.join("runs"), &runs).unwrap();
+    let out = call(&p.ctx, "startRun", Some(json!({"scenarioSlug": "login"})));
+    expect_refused(out, "startRun into a linked runs/");
+
+    // A linked scenario folder and a linked meta.yaml.
+    symlink(o.join("scenario"), p.hj().join("scenarios/evil")).unwrap();
+    let out = call(
+        &p.ctx,
+        "createScenario",
+        Some(
+            json!({"slug": "evil", "title": "Evil", "steps": [{"title": "A", "actions": "a", "expectedOutcome": "b"}]}),
+        ),
+    );
+    expect_refused(out, "createScenario into a linked scenario folder");
+    std::fs::create_dir_all(p.hj().join("scenarios/other")).unwrap();
+    symlink(
+        o.join("meta/meta.yaml"),
+        p.hj().join("scenarios/other/meta.yaml"),
+    )
+    .unwrap();
+    let out = call(
+        &p.ctx,
+        "createScenario",
+        Some(
+            json!({"slug": "other", "title": "Other", "steps": [{"title": "A", "actions": "a", "expectedOutcome": "b"}]}),
+        ),
+    );
+    expect_refused(out, "createScenario over a linked meta.yaml");
+    outputs.push(p.ok("getStatus", json!({})).to_string());
+
+    // Linked step files and folders are neither listed nor searched.
+    symlink(
+        o.join("secret.md"),
+        p.hj().join("scenarios/login/steps/99-secret.md"),
+    )
+    .unwrap();
+    symlink(o, p.hj().join("outside")).unwrap();
+    let found = p.ok("discoverSearch", json!({"pattern": "topsecret"}));
+    assert_eq!(found["matches"].as_array().unwrap().len(), 0, "{found}");
+    outputs.push(found.to_string());
+    outputs.push(p.ok("discoverTree", json!({})).to_string());
+
+    let writes_outside = {
+        let after = snapshot(o);
+        after.len() as i64 - before.len() as i64
+            + after.iter().zip(&before).filter(|(a, b)| a != b).count() as i64
+    };
+    let reads_outside = outputs.iter().filter(|o| o.contains(SECRET)).count();
+    eprintln!(
+        "symlink probes: {refused} refused, {writes_outside} writes and {reads_outside} reads outside .harshJudge/"
+    );
+    assert_eq!(snapshot(o), before, "nothing written outside");
+    assert_eq!((writes_outside, reads_outside), (0, 0), "{outputs:#?}");
+    assert_eq!(refused, 7);
 }

@@ -325,7 +325,7 @@ fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, String
     store
         .upsert_scenario(&slug, &spec, &docs)
         .map_err(|e| e.to_string())?;
-    RunHandle::start(store, &slug, spec.steps)
+    RunHandle::start_marked(store, &slug, spec.steps)
         .map(RunHandle::with_background_writes)
         .map_err(|e| e.to_string())
 }
@@ -737,6 +737,7 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
                 ));
             }
         }
+        notes.extend(crate::run::repair_leftovers(&store));
     }
     let log = if any_selected {
         let selected: Vec<&str> = scenarios
@@ -882,6 +883,15 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
     if let Err(e) = crate::store::flush_writes() {
         eprintln!("harshjudge: a file could not be written: {e}");
     }
+    // Retention (HARSHJUDGE_KEEP_RUNS): the scenarios that ran keep their newest runs.
+    if let Some(keep) = settings.keep_runs {
+        let ran: Vec<String> = (sink.summary.lock().expect("summary").runs.iter())
+            .map(|r| r.slug.clone())
+            .collect();
+        for e in crate::run::prune(&store, &ran, keep).errors {
+            eprintln!("harshjudge: {e}");
+        }
+    }
 
     let summary = sink.summary.lock().expect("summary");
     let any_failure = !summary.failures.is_empty();
@@ -1000,12 +1010,6 @@ impl Job {
             if let Err(e) = self.replay.write(&run.dir(), def.slug, &run_id, &last_test) {
                 eprintln!(
                     "harshjudge: {}: replay.sh could not be written: {e}",
-                    def.slug
-                );
-            }
-            if let Err(e) = self.store.mark_running(run.slug(), run.id()) {
-                eprintln!(
-                    "harshjudge: {}: the run could not be marked running: {e}",
                     def.slug
                 );
             }

@@ -50,18 +50,39 @@ pub struct StepRecord {
 }
 
 impl RunHandle {
-    /// Starts a new run of `slug`, whose steps are `titles` (in order): writes
-    /// `result.json` (running, with `startedAt`) and `skill-state.yaml`.
+    /// Starts a new run of `slug`, whose steps are `titles` (in order): the
+    /// run folder appears at once with `result.json` (running, with
+    /// `startedAt`) and `skill-state.yaml` ([`Store::create_run`]).
     pub fn start(store: &Store, slug: &Slug, titles: Vec<String>) -> Result<Self, StoreError> {
+        Self::start_with(store, slug, titles, false)
+    }
+
+    /// [`start`](Self::start) for a run this process executes to its end (the
+    /// harness): it is marked running by this process ([`Store::mark_running`])
+    /// before it appears, so if the process dies at any point the next start
+    /// finds the run and marks it interrupted.
+    pub fn start_marked(
+        store: &Store,
+        slug: &Slug,
+        titles: Vec<String>,
+    ) -> Result<Self, StoreError> {
+        Self::start_with(store, slug, titles, true)
+    }
+
+    fn start_with(
+        store: &Store,
+        slug: &Slug,
+        titles: Vec<String>,
+        mark_running: bool,
+    ) -> Result<Self, StoreError> {
         let id = RunId::generate();
         let started_at = now_iso();
-        let result = store.start_run(slug, &id, &started_at)?;
         let mut checklist = BTreeMap::new();
         checklist.insert("evidence".to_string(), "pending".to_string());
         checklist.insert("pre-run".to_string(), "completed".to_string());
         let state = SkillState {
             skill_version: "1.0".into(),
-            started_at,
+            started_at: started_at.clone(),
             current_phase: Phase::Init,
             current_step: 0,
             total_steps: titles.len(),
@@ -74,7 +95,8 @@ impl RunHandle {
             scenario_slug: slug.to_string(),
             pid: std::process::id(),
         };
-        let handle = RunHandle {
+        let result = store.create_run(slug, &id, &started_at, Some(&state), mark_running)?;
+        Ok(RunHandle {
             store: store.clone(),
             slug: slug.clone(),
             id,
@@ -86,9 +108,7 @@ impl RunHandle {
             durability: Durability::Now,
             _lock: None,
             evidence: BTreeMap::new(),
-        };
-        handle.write_state()?;
-        Ok(handle)
+        })
     }
 
     /// Reopens a run started earlier, by this process or another (an agent's
@@ -503,14 +523,9 @@ impl RunHandle {
         // A retry that passes: an earlier attempt of the same scenario failed.
         self.result.flaky =
             self.result.status == RunStatus::Pass && self.result.attempt.is_some_and(|a| a > 1);
-        self.store
-            .write_result(&self.slug, &self.id, &self.result)?;
         let stats = self
             .store
-            .record_completion(&self.slug, self.result.status, duration)?;
-        if self.result.flaky {
-            self.store.record_flaky(&self.slug)?;
-        }
+            .complete_run(&self.slug, &self.id, &self.result)?;
         self.state.current_phase = Phase::Completed;
         self.state
             .checklist_status
@@ -599,6 +614,92 @@ impl RunHandle {
         self.store.clear_running(&self.slug, &self.id);
         Ok(())
     }
+}
+
+/// Repairs what processes that died (kill -9, a crash) left at the next
+/// start: removes their temporary files and folders and lone evidence
+/// sidecars ([`Store::clean_temporary_files`]), and marks interrupted any run
+/// folder without `result.json` (left by an older version killed while it
+/// created the run, or by the original HarshJudge's `startRun`) unless its
+/// `skill-state.yaml` names a process that still runs. Returns one note per
+/// repair, for the caller to show.
+pub fn repair_leftovers(store: &Store) -> Vec<String> {
+    let mut notes = vec![];
+    let removed = store.clean_temporary_files();
+    if !removed.is_empty() {
+        notes.push(format!(
+            "removed {} temporary file(s) left by processes that are gone",
+            removed.len()
+        ));
+    }
+    for slug in store.list_scenarios().unwrap_or_default() {
+        for run in store.list_runs(&slug).unwrap_or_default() {
+            let dir = store.run_dir(&slug, &run);
+            if std::fs::symlink_metadata(dir.join("result.json")).is_ok() {
+                continue;
+            }
+            let pid = store
+                .read_skill_state(&slug, &run)
+                .ok()
+                .flatten()
+                .map_or(0, |s| s.pid);
+            if pid != 0 && crate::store::process_alive(pid, 0) {
+                continue;
+            }
+            let reason = "interrupted: the run never recorded a result (its process was killed or crashed while starting it)";
+            match RunHandle::open_in(store, &slug, &run).and_then(|mut h| h.interrupt(reason)) {
+                Ok(()) => notes.push(format!(
+                    "run {slug}/{run} had no result.json: marked interrupted"
+                )),
+                Err(e) => notes.push(format!(
+                    "run {slug}/{run} has no result.json and could not be marked interrupted: {e}"
+                )),
+            }
+        }
+    }
+    notes
+}
+
+/// What [`prune`] did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pruned {
+    /// Runs kept per scenario.
+    pub keep: usize,
+    /// Runs removed, per scenario (only scenarios that lost runs).
+    pub removed: BTreeMap<String, Vec<String>>,
+    /// Scenarios that could not be pruned, with why.
+    pub errors: Vec<String>,
+}
+
+/// Applies retention ([`Store::prune_runs`]) to the scenarios `slugs` (each
+/// once): keeps the newest `keep` runs of each.
+pub fn prune(store: &Store, slugs: &[String], keep: usize) -> Pruned {
+    let mut slugs: Vec<&String> = slugs.iter().collect();
+    slugs.sort();
+    slugs.dedup();
+    let mut out = Pruned {
+        keep,
+        ..Pruned::default()
+    };
+    for s in slugs {
+        let Ok(slug) = Slug::new(s.clone()) else {
+            continue;
+        };
+        match store.prune_runs(&slug, keep) {
+            Ok(removed) if removed.is_empty() => {}
+            Ok(removed) => {
+                out.removed.insert(
+                    slug.to_string(),
+                    removed.iter().map(ToString::to_string).collect(),
+                );
+            }
+            Err(e) => out
+                .errors
+                .push(format!("{slug}: old runs could not be removed: {e}")),
+        }
+    }
+    out
 }
 
 fn not_found(store: &Store, run: &RunId) -> StoreError {

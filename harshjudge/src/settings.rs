@@ -31,6 +31,10 @@ pub struct Settings {
     /// Whether the harness writes the HTML report to `<dir>/report/`
     /// (`HARSHJUDGE_REPORT`, default on; `off`: not written).
     pub html_report: bool,
+    /// Runs kept per scenario after a harness run (`HARSHJUDGE_KEEP_RUNS`,
+    /// default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS);
+    /// `all`: never prune).
+    pub keep_runs: Option<usize>,
 }
 
 /// `HARSHJUDGE_EVIDENCE`: which evidence probes (browser, HTTP, command) capture.
@@ -95,6 +99,7 @@ impl Settings {
         Ok(Settings {
             junit,
             html_report,
+            keep_runs: keep_runs()?,
             dir,
             base_url,
             project_name: project_name.into(),
@@ -176,6 +181,27 @@ pub fn format_duration(d: Duration) -> String {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
+    }
+}
+
+/// `HARSHJUDGE_KEEP_RUNS`: how many runs of each scenario to keep (the newest;
+/// never a running one nor the newest failed one). A number ≥ 1, or `all` to
+/// keep every run (`None`); default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS).
+pub fn keep_runs() -> Result<Option<usize>, SettingError> {
+    let Some(value) = env("HARSHJUDGE_KEEP_RUNS") else {
+        return Ok(Some(crate::store::Store::DEFAULT_KEEP_RUNS));
+    };
+    let v = value.trim();
+    if v.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    match v.parse::<usize>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(Some(n)),
+        _ => Err(SettingError {
+            name: "HARSHJUDGE_KEEP_RUNS",
+            value,
+            expected: "a number of runs per scenario from 1 to 1000000, or all".into(),
+        }),
     }
 }
 

@@ -129,7 +129,11 @@ pub fn yaml(path: impl AsRef<Path>) -> serde_yaml_ng::Value {
 pub fn runs(hj: &Path, slug: &str) -> Vec<PathBuf> {
     let dir = hj.join("scenarios").join(slug).join("runs");
     let mut v: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd.map(|e| e.unwrap().path()).collect(),
+        Ok(rd) => rd
+            .map(|e| e.unwrap().path())
+            // `.{runId}.{pid}-{n}.tmp`: a run being created, not a run yet.
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+            .collect(),
         Err(_) => vec![],
     };
     v.sort();
@@ -199,7 +203,12 @@ pub fn test_binary(test: &str) -> PathBuf {
 
 /// Every `.json` and `.yaml` file under `dir` parses.
 pub fn all_files_parse(dir: &Path) {
-    for f in tree(dir) {
+    // `.{name}.{pid}-{n}.tmp`: being written (or left by a killed process), not a file of the store.
+    let temporary = |f: &str| {
+        f.split('/')
+            .any(|c| c.starts_with('.') && c.ends_with(".tmp"))
+    };
+    for f in tree(dir).into_iter().filter(|f| !temporary(f)) {
         let p = dir.join(&f);
         if f.ends_with(".json") {
             let text = std::fs::read_to_string(&p).unwrap();

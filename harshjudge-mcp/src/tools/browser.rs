@@ -608,7 +608,7 @@ pub fn screenshot(ctx: &Context, a: Screenshot) -> Result<Value, ToolError> {
                 .join("agent")
                 .join("screenshots")
                 .join(format!("{}-{name}.png", ctx.agent().session));
-            harshjudge::store::write_file(&path, &png)?;
+            ctx.store().write_file(&path, &png)?;
             path
         }
     };

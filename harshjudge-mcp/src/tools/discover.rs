@@ -116,6 +116,8 @@ fn tree(dir: &Path, budget: &mut usize) -> Value {
     let mut entries: Vec<(String, PathBuf, bool)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
+                // Symbolic links are never followed: they could lead outside.
+                .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
                 .map(|e| {
                     let name = e.file_name().to_string_lossy().into_owned();
                     let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
@@ -188,8 +190,12 @@ fn search(dir: &Path, needle: &str, out: &mut Vec<Value>) -> bool {
             continue;
         }
         let path = e.path();
-        let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        if is_dir {
+        let Ok(kind) = e.file_type() else { continue };
+        // Symbolic links are never followed: they could lead outside.
+        if kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
             if search(&path, needle, out) {
                 return true;
             }

@@ -88,6 +88,12 @@ pub fn all() -> Vec<ToolDef> {
             "Where a run stands, to resume it after an interruption: steps completed with their status, the next step to run, the last action and the error."
         ),
         tool!(
+            "pruneRuns",
+            run::PruneRuns,
+            run::prune_runs,
+            "Retention: remove the oldest runs of each scenario (or of scenarioSlug) beyond the newest `keep` (default HARSHJUDGE_KEEP_RUNS, else 20). A running run and the newest failed run are never removed; the statistics in meta.yaml do not change."
+        ),
+        tool!(
             "discoverTree",
             discover::DiscoverTree,
             discover::discover_tree,

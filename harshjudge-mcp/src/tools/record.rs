@@ -249,7 +249,7 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
     };
     let path = dir(ctx).join(format!("{}.json", seq.id));
     let text = serde_json::to_string_pretty(&seq).expect("sequence serializes");
-    harshjudge::store::write_file(&path, text.as_bytes())?;
+    ctx.store().write_file(&path, text.as_bytes())?;
     let mut out = json!({
         "success": true,
         "saved": true,

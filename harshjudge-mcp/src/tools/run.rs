@@ -645,3 +645,55 @@ pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<Value, ToolError> 
     v["success"] = true.into();
     Ok(v)
 }
+
+/// Arguments of `pruneRuns`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PruneRuns {
+    /// Runs to keep per scenario (the newest); default HARSHJUDGE_KEEP_RUNS,
+    /// else 20.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub keep: Option<usize>,
+    /// Only this scenario; omitted: every scenario.
+    #[serde(default)]
+    pub scenario_slug: Option<String>,
+}
+
+/// Retention: removes the oldest runs of each scenario beyond the newest
+/// `keep`, never a running run nor the newest failed one; statistics in
+/// `meta.yaml` are unchanged.
+pub fn prune_runs(ctx: &Context, a: PruneRuns) -> Result<Value, ToolError> {
+    let store = ctx.require_init()?;
+    let keep = match a.keep {
+        Some(0) => return Err(ToolError::invalid("keep must be at least 1")),
+        Some(n) => Some(n),
+        None => harshjudge::settings::keep_runs().map_err(|e| ToolError::invalid(e.to_string()))?,
+    };
+    let Some(keep) = keep else {
+        return Ok(json!({
+            "keep": null,
+            "removedCount": 0,
+            "removed": {},
+            "errors": [],
+            "note": "HARSHJUDGE_KEEP_RUNS=all: every run is kept",
+        }));
+    };
+    let slugs: Vec<String> = match &a.scenario_slug {
+        Some(s) => {
+            let s = slug("scenarioSlug", s)?;
+            existing(store, &s)?;
+            vec![s.to_string()]
+        }
+        None => store
+            .list_scenarios()?
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    };
+    let pruned = harshjudge::run::prune(store, &slugs, keep);
+    let count: usize = pruned.removed.values().map(Vec::len).sum();
+    let mut out = serde_json::to_value(&pruned).expect("serializes");
+    out["removedCount"] = count.into();
+    Ok(out)
+}

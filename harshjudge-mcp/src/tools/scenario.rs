@@ -376,7 +376,12 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
     let raw = serde_json::to_value(&raw).unwrap_or(Value::Null);
     let mut runs = vec![];
     for run in store.list_runs(slug)? {
-        let result = store.read_result(slug, &run).ok().flatten();
+        // A result.json that cannot be read shows as `corrupt`, naming the
+        // file and what is wrong, never as a run still in progress.
+        let (result, corrupt) = match store.read_result(slug, &run) {
+            Ok(r) => (r, None),
+            Err(e) => (None, Some(e.to_string())),
+        };
         let state = store.read_skill_state(slug, &run).ok().flatten();
         let started_at = result
             .as_ref()
@@ -384,10 +389,7 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
             .filter(|s| !s.is_empty())
             .or_else(|| state.as_ref().map(|s| s.started_at.clone()))
             .unwrap_or_default();
-        runs.push((
-            started_at.clone(),
-            run.to_string(),
-            json!({
+        let mut entry = json!({
                 "id": run.as_str(),
                 "runNumber": result.as_ref().and_then(|r| r.run_number),
                 "status": result.as_ref().map_or("running", |r| r.status.as_str()),
@@ -396,8 +398,18 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
                 "completedAt": result.as_ref().and_then(|r| r.completed_at.clone()),
                 "failedStep": result.as_ref().and_then(|r| r.failed_step.clone()),
                 "errorMessage": result.as_ref().and_then(|r| r.error_message.clone()),
-            }),
-        ));
+        });
+        if let Some(e) = corrupt {
+            entry["status"] = "corrupt".into();
+            entry["path"] = store
+                .run_dir(slug, &run)
+                .join("result.json")
+                .display()
+                .to_string()
+                .into();
+            entry["errorMessage"] = e.into();
+        }
+        runs.push((started_at.clone(), run.to_string(), entry));
     }
     runs.sort_by(|a, b| (&b.0, &b.1).cmp(&(&a.0, &a.1)));
     let recent: Vec<Value> = runs.into_iter().take(10).map(|r| r.2).collect();

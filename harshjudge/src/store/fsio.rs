@@ -63,10 +63,25 @@ pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
     }
 }
 
-fn tmp_path(path: &Path) -> PathBuf {
+/// A temporary name next to `path` that carries this process's id:
+/// `.{name}.{pid}-{n}.tmp` (files and folders alike), so that what a dead
+/// process left behind can be told from what a live one is writing.
+pub(crate) fn tmp_path(path: &Path) -> PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+}
+
+/// The process id in a temporary name made by [`tmp_path`], or `None` when
+/// `name` is not one.
+pub(crate) fn tmp_owner(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, tail) = rest.rsplit_once('.')?;
+    let (pid, n) = tail.split_once('-')?;
+    if pid.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
 }
 
 /// An exclusive advisory lock on a lock file, released on drop.

@@ -89,6 +89,15 @@ pub enum StoreError {
         /// The run's id.
         run: String,
     },
+    /// A path the store was about to read or write goes through a symbolic
+    /// link inside `.harshJudge/`, which could lead outside the project.
+    #[error("{}: a symbolic link inside .harshJudge/ (at {}); links there are never followed, since they could lead outside the project: replace it with a real folder or file", path.display(), link.display())]
+    Link {
+        /// The path that was refused.
+        path: PathBuf,
+        /// The link on the way to it.
+        link: PathBuf,
+    },
     /// A scenario, run or file that was named does not exist.
     #[error("{what} not found: {}", path.display())]
     NotFound {
@@ -177,6 +186,40 @@ impl Store {
         &self.dir
     }
 
+    /// Checks that `path` stays inside `.harshJudge/` without following a
+    /// link: it must lie under the folder, and no part of it below the folder
+    /// (the file itself included) may be a symbolic link. Parts that do not
+    /// exist yet are fine (they will be created as real folders). Every path
+    /// the store reads or writes goes through this check; other writers
+    /// under `.harshJudge/` (reports, checkpoints) may call it too.
+    pub fn confine(&self, path: &Path) -> Result<(), StoreError> {
+        let outside = || StoreError::Link {
+            path: path.to_path_buf(),
+            link: path.to_path_buf(),
+        };
+        let rel = path.strip_prefix(&self.dir).map_err(|_| outside())?;
+        let mut at = self.dir.clone();
+        for c in rel.components() {
+            match c {
+                std::path::Component::Normal(part) => at.push(part),
+                std::path::Component::CurDir => continue,
+                _ => return Err(outside()),
+            }
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(StoreError::Link {
+                        path: path.to_path_buf(),
+                        link: at,
+                    });
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(io_err(&at, e)),
+            }
+        }
+        Ok(())
+    }
+
     /// `config.yaml`.
     pub fn config_path(&self) -> PathBuf {
         self.dir.join("config.yaml")
@@ -215,6 +258,9 @@ impl Store {
         if self.is_initialized() {
             return Ok(());
         }
+        self.confine(&self.config_path())?;
+        self.confine(&self.dir.join(".gitignore"))?;
+        self.confine(&self.dir.join("scenarios"))?;
         fsio::create_dir_all(&self.dir.join("scenarios"))?;
         let config = Config {
             project_name: project_name.into(),
@@ -238,6 +284,8 @@ impl Store {
                 path: self.config_path(),
             });
         }
+        self.confine(&self.dir.join("scenarios"))?;
+        self.confine(&self.dir.join("prd.md"))?;
         fsio::create_dir_all(&self.dir.join("scenarios"))?;
         fsio::write_new(&self.dir.join("prd.md"), PRD_TEMPLATE.as_bytes())?;
         self.ensure_initialized(project_name, base_url)?;
@@ -247,6 +295,7 @@ impl Store {
     /// Reads `config.yaml`.
     pub fn read_config(&self) -> Result<Config, StoreError> {
         let path = self.config_path();
+        self.confine(&path)?;
         match std::fs::read_to_string(&path) {
             Ok(text) => parse_yaml(&path, &text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::NotInitialized {
@@ -259,6 +308,7 @@ impl Store {
     /// Reads `meta.yaml`, or `None` when the scenario has none.
     pub fn read_meta(&self, slug: &Slug) -> Result<Option<ScenarioMeta>, StoreError> {
         let path = self.meta_path(slug);
+        self.confine(&path)?;
         match read_meta_doc(&path)? {
             None => Ok(None),
             Some(doc) => typed_meta(&path, doc).map(Some),
@@ -272,11 +322,26 @@ impl Store {
         slug: &Slug,
         f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> R,
     ) -> Result<(R, ScenarioMeta), StoreError> {
+        self.try_update_meta(slug, |doc, old| Ok(f(doc, old)))
+    }
+
+    /// [`update_meta`](Self::update_meta) whose change may fail: then
+    /// `meta.yaml` is left as it was. Whatever `f` does happens under the
+    /// lock, so other files it reads or writes change in step with the
+    /// statistics (a run's final `result.json` and its count).
+    pub fn try_update_meta<R>(
+        &self,
+        slug: &Slug,
+        f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> Result<R, StoreError>,
+    ) -> Result<(R, ScenarioMeta), StoreError> {
         let path = self.meta_path(slug);
-        let _lock = LockGuard::acquire(&self.scenario_dir(slug).join(".meta.yaml.lock"))?;
+        let lock = self.scenario_dir(slug).join(".meta.yaml.lock");
+        self.confine(&path)?;
+        self.confine(&lock)?;
+        let _lock = LockGuard::acquire(&lock)?;
         let mut doc = MetaDoc(read_meta_doc(&path)?.unwrap_or_default());
         let before = typed_meta(&path, doc.0.clone())?;
-        let r = f(&mut doc, &before);
+        let r = f(&mut doc, &before)?;
         let after = typed_meta(&path, doc.0.clone())?;
         write_atomic(&path, yaml::to_string(&Value::Mapping(doc.0)).as_bytes())?;
         Ok((r, after))
@@ -329,6 +394,7 @@ impl Store {
             doc.set_default("avgDuration", 0u64);
         })?;
         let steps_dir = self.scenario_dir(slug).join("steps");
+        self.confine(&steps_dir)?;
         fsio::create_dir_all(&steps_dir)?;
         for (i, r) in refs.iter().enumerate() {
             let doc = docs.get(i).cloned().unwrap_or_default();
@@ -348,6 +414,7 @@ impl Store {
                 doc.expected_outcome
             );
             let path = steps_dir.join(&r.file);
+            self.confine(&path)?;
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
                 write_atomic(&path, text.as_bytes())?;
             }
@@ -365,26 +432,48 @@ impl Store {
     }
 
     /// Starts a run: allocates its number (stored in `meta.yaml`), creates
-    /// `runs/{runId}/evidence/` and writes `result.json` as `running`.
+    /// `runs/{runId}/evidence/` and writes `result.json` as `running`, all at
+    /// once ([`create_run`](Self::create_run)).
     pub fn start_run(
         &self,
         slug: &Slug,
         run: &RunId,
         started_at: &str,
     ) -> Result<RunResult, StoreError> {
+        self.create_run(slug, run, started_at, None, false)
+    }
+
+    /// Creates a run so that it appears whole: the folder is built under a
+    /// temporary name carrying this process's id (`runs/.{runId}.{pid}-{n}.tmp`)
+    /// with `evidence/`, `result.json` (`running`, with its number) and
+    /// `skill-state.yaml` (when given), then renamed to `runs/{runId}`. A
+    /// process killed meanwhile leaves only the temporary folder, which
+    /// [`clean_temporary_files`](Self::clean_temporary_files) removes at the
+    /// next start; nobody ever sees a run without its `result.json`. With
+    /// `mark_running` the run is marked as executed by this process
+    /// ([`mark_running`](Self::mark_running)) before it appears, so a run of
+    /// a process that dies is always found by [`orphaned_runs`](Self::orphaned_runs).
+    pub fn create_run(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        started_at: &str,
+        state: Option<&SkillState>,
+        mark_running: bool,
+    ) -> Result<RunResult, StoreError> {
+        let dir = self.run_dir(slug, run);
+        self.confine(&dir)?;
         let (number, _) = self.update_meta(slug, |doc, old| {
             let n = old.last_run_number.max(self.count_run_dirs(slug)) + 1;
             doc.set("lastRunNumber", n);
             n
         })?;
-        let dir = self.run_dir(slug, run);
         if dir.exists() {
             return Err(StoreError::AlreadyExists {
                 what: "run",
                 path: dir,
             });
         }
-        fsio::create_dir_all(&dir.join("evidence"))?;
         let result = RunResult {
             run_id: run.to_string(),
             scenario_slug: slug.to_string(),
@@ -401,16 +490,41 @@ impl Store {
             first_run_id: None,
             flaky: false,
         };
-        self.write_result(slug, run, &result)?;
+        if mark_running {
+            self.mark_running(slug, run)?;
+        }
+        let tmp = fsio::tmp_path(&dir);
+        let build = || -> Result<(), StoreError> {
+            fsio::create_dir_all(&tmp.join("evidence"))?;
+            let file = tmp.join("result.json");
+            std::fs::write(&file, result_bytes(&result)).map_err(|e| io_err(&file, e))?;
+            if let Some(state) = state {
+                let file = tmp.join("skill-state.yaml");
+                std::fs::write(&file, to_yaml(state)).map_err(|e| io_err(&file, e))?;
+            }
+            std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))
+        };
+        if let Err(e) = build() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            if mark_running {
+                self.clear_running(slug, run);
+            }
+            return Err(e);
+        }
         Ok(result)
     }
 
+    /// Run folders of a scenario, in progress or not (temporary ones excluded).
     fn count_run_dirs(&self, slug: &Slug) -> u64 {
         let dir = self.scenario_dir(slug).join("runs");
+        if self.confine(&dir).is_err() {
+            return 0;
+        }
         std::fs::read_dir(dir)
             .map(|d| {
                 d.filter_map(|e| e.ok())
-                    .filter(|e| e.path().is_dir())
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
                     .count() as u64
             })
             .unwrap_or(0)
@@ -457,6 +571,7 @@ impl Store {
     }
 
     fn put(&self, path: PathBuf, render: fsio::Render, when: Durability) -> Result<(), StoreError> {
+        self.confine(&path)?;
         let writer = fsio::BackgroundWriter::global();
         // Now-writes go through the writer too, so that a queued older version
         // can never land after them.
@@ -472,7 +587,12 @@ impl Store {
     /// Reads `result.json`, or `None` when the run has none yet.
     pub fn read_result(&self, slug: &Slug, run: &RunId) -> Result<Option<RunResult>, StoreError> {
         let path = self.run_dir(slug, run).join("result.json");
+        self.confine(&path)?;
         match std::fs::read(&path) {
+            Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Err(StoreError::Corrupt {
+                path,
+                problem: "the file is empty (truncated: its process was probably killed while writing it)".into(),
+            }),
             Ok(bytes) => {
                 serde_json::from_slice(&bytes)
                     .map(Some)
@@ -503,6 +623,7 @@ impl Store {
         run: &RunId,
     ) -> Result<Option<SkillState>, StoreError> {
         let path = self.run_dir(slug, run).join("skill-state.yaml");
+        self.confine(&path)?;
         match std::fs::read_to_string(&path) {
             Ok(text) => parse_yaml(&path, &text).map(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -536,7 +657,9 @@ impl Store {
         let dir = self.evidence_dir(slug, run, step);
         let file_name = format!("{name}.{ext}");
         let path = dir.join(&file_name);
-        write_atomic(&path, bytes)?;
+        let sidecar_path = dir.join(format!("{name}.meta.json"));
+        self.confine(&path)?;
+        self.confine(&sidecar_path)?;
         let sidecar = EvidenceMeta {
             run_id: run.to_string(),
             step_id: step.to_string(),
@@ -547,7 +670,12 @@ impl Store {
             metadata,
         };
         let text = serde_json::to_string_pretty(&sidecar).expect("sidecar serializes");
-        write_atomic(&dir.join(format!("{name}.meta.json")), text.as_bytes())?;
+        // The sidecar lands first and the file last, each atomically: an
+        // evidence file is never seen without its sidecar. A process killed
+        // between the two leaves a sidecar alone, which no reader lists and
+        // the next start removes ([`Store::clean_temporary_files`]).
+        write_atomic(&sidecar_path, text.as_bytes())?;
+        write_atomic(&path, bytes)?;
         Ok(WrittenEvidence {
             path,
             file_name,
@@ -563,6 +691,7 @@ impl Store {
         step: &StepId,
     ) -> Result<Vec<String>, StoreError> {
         let dir = self.evidence_dir(slug, run, step);
+        self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
@@ -586,74 +715,82 @@ impl Store {
         duration_ms: u64,
     ) -> Result<Stats, StoreError> {
         let (stats, _) = self.update_meta(slug, |doc, old| {
-            let total = old.total_runs + 1;
-            let pass = old.pass_count + u64::from(status == RunStatus::Pass);
-            let fail = old.fail_count + u64::from(status == RunStatus::Fail);
-            // JS Math.round of the running mean: halves round up.
-            let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64)
-                / total as f64
-                + 0.5)
-                .floor() as u64;
-            doc.set("totalRuns", total);
-            doc.set("passCount", pass);
-            doc.set("failCount", fail);
-            doc.set("lastRun", now_iso());
-            doc.set("lastResult", status.as_str());
-            doc.set("avgDuration", avg);
-            Stats {
-                total_runs: total,
-                pass_count: pass,
-                fail_count: fail,
-                avg_duration: avg,
+            count_completion(doc, old, status, duration_ms)
+        })?;
+        Ok(stats)
+    }
+
+    /// Writes a run's final `result.json` and counts it in `meta.yaml` (and
+    /// `flakyCount` for a flaky run) under the `meta.yaml` lock, so that a
+    /// recount ([`recount_stats`](Self::recount_stats)) sees either both or
+    /// neither: a completion racing a recount is never lost nor counted twice.
+    pub fn complete_run(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        result: &RunResult,
+    ) -> Result<Stats, StoreError> {
+        let (stats, _) = self.try_update_meta(slug, |doc, old| {
+            self.write_result(slug, run, result)?;
+            let stats = count_completion(doc, old, result.status, result.duration);
+            if result.flaky {
+                let n = doc.0.get("flakyCount").and_then(Value::as_u64).unwrap_or(0);
+                doc.set("flakyCount", n + 1);
             }
+            Ok(stats)
         })?;
         Ok(stats)
     }
 
     /// Recomputes a scenario's statistics in `meta.yaml` from its runs: every
-    /// run with a final `result.json` that was not interrupted counts. Used after
-    /// a process died between writing a run's result and counting it.
+    /// run with a final `result.json` that was not interrupted counts, plus the
+    /// runs pruned earlier (`prunedRuns`). Used after a process died between
+    /// writing a run's result and counting it. The runs are read under the
+    /// `meta.yaml` lock, which every completion holds while it writes its
+    /// result and its count ([`complete_run`](Self::complete_run)), so a
+    /// recount racing live writers loses none of their runs.
     pub fn recount_stats(&self, slug: &Slug) -> Result<Stats, StoreError> {
-        let mut done: Vec<RunResult> = vec![];
-        for run in self.list_runs(slug)? {
-            if let Ok(Some(r)) = self.read_result(slug, &run)
-                && r.status != RunStatus::Running
-                && !r.interrupted
-            {
-                done.push(r);
+        let (stats, _) = self.try_update_meta(slug, |doc, _| {
+            let mut done: Vec<RunResult> = vec![];
+            for run in self.list_runs(slug)? {
+                if let Ok(Some(r)) = self.read_result(slug, &run)
+                    && r.status != RunStatus::Running
+                    && !r.interrupted
+                {
+                    done.push(r);
+                }
             }
-        }
-        done.sort_by(|a, b| a.completed_at.cmp(&b.completed_at));
-        let total = done.len() as u64;
-        let pass = done.iter().filter(|r| r.status == RunStatus::Pass).count() as u64;
-        let flaky = done.iter().filter(|r| r.flaky).count() as u64;
-        let sum: u64 = done.iter().map(|r| r.duration).sum();
-        let avg = if total == 0 {
-            0
-        } else {
-            (sum as f64 / total as f64 + 0.5).floor() as u64
-        };
-        let last = done.last().cloned();
-        let (stats, _) = self.update_meta(slug, |doc, _| {
-            doc.set("totalRuns", total);
-            doc.set("passCount", pass);
-            doc.set("failCount", total - pass);
-            doc.set("avgDuration", avg);
-            if let Some(last) = &last {
+            done.sort_by(|a, b| a.completed_at.cmp(&b.completed_at));
+            let base = PrunedRuns::read(doc);
+            let total = base.total_runs + done.len() as u64;
+            let pass = base.pass_count
+                + done.iter().filter(|r| r.status == RunStatus::Pass).count() as u64;
+            let flaky = base.flaky_count + done.iter().filter(|r| r.flaky).count() as u64;
+            let sum: u64 = base.duration_sum + done.iter().map(|r| r.duration).sum::<u64>();
+            let avg = if total == 0 {
+                0
+            } else {
+                (sum as f64 / total as f64 + 0.5).floor() as u64
+            };
+            if let Some(last) = done.last() {
                 if let Some(at) = &last.completed_at {
                     doc.set("lastRun", at.clone());
                 }
                 doc.set("lastResult", last.status.as_str());
             }
+            doc.set("totalRuns", total);
+            doc.set("passCount", pass);
+            doc.set("failCount", total - pass);
+            doc.set("avgDuration", avg);
             if flaky > 0 || doc.0.contains_key("flakyCount") {
                 doc.set("flakyCount", flaky);
             }
-            Stats {
+            Ok(Stats {
                 total_runs: total,
                 pass_count: pass,
                 fail_count: total - pass,
                 avg_duration: avg,
-            }
+            })
         })?;
         Ok(stats)
     }
@@ -672,12 +809,15 @@ impl Store {
     /// guard drops: front ends that change a run (an MCP call, a CLI command)
     /// take turns, whatever process they run in.
     pub fn lock_run(&self, slug: &Slug, run: &RunId) -> Result<RunLock, StoreError> {
-        LockGuard::acquire(&self.run_dir(slug, run).join(".run.lock")).map(RunLock)
+        let path = self.run_dir(slug, run).join(".run.lock");
+        self.confine(&path)?;
+        LockGuard::acquire(&path).map(RunLock)
     }
 
     /// The `step-NN` folders of a run, sorted.
     pub fn step_dirs(&self, slug: &Slug, run: &RunId) -> Result<Vec<StepId>, StoreError> {
         let dir = self.run_dir(slug, run);
+        self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
@@ -685,7 +825,7 @@ impl Store {
         };
         let mut ids: Vec<StepId> = rd
             .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let id = name.strip_prefix("step-")?;
@@ -701,6 +841,7 @@ impl Store {
     /// The runs of a scenario (folder names that are valid run ids), sorted.
     pub fn list_runs(&self, slug: &Slug) -> Result<Vec<RunId>, StoreError> {
         let dir = self.scenario_dir(slug).join("runs");
+        self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
@@ -708,7 +849,7 @@ impl Store {
         };
         let mut runs: Vec<RunId> = rd
             .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|e| RunId::new(e.file_name().to_string_lossy().into_owned()).ok())
             .collect();
         runs.sort();
@@ -718,6 +859,7 @@ impl Store {
     /// The scenarios of the project (folder names that are valid slugs), sorted byte-wise.
     pub fn list_scenarios(&self) -> Result<Vec<Slug>, StoreError> {
         let dir = self.dir.join("scenarios");
+        self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
@@ -725,7 +867,7 @@ impl Store {
         };
         let mut slugs: Vec<Slug> = rd
             .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|e| Slug::new(e.file_name().to_string_lossy().into_owned()).ok())
             .collect();
         slugs.sort();
@@ -735,6 +877,7 @@ impl Store {
     /// Finds the scenario a run belongs to.
     pub fn find_run(&self, run: &RunId) -> Result<Option<Slug>, StoreError> {
         let scenarios = self.dir.join("scenarios");
+        self.confine(&scenarios)?;
         let rd = match std::fs::read_dir(&scenarios) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -747,7 +890,8 @@ impl Store {
         slugs.sort();
         for s in slugs {
             if let Ok(slug) = Slug::new(s)
-                && self.run_dir(&slug, run).is_dir()
+                && std::fs::symlink_metadata(self.run_dir(&slug, run))
+                    .is_ok_and(|m| m.file_type().is_dir())
             {
                 return Ok(Some(slug));
             }
@@ -769,7 +913,9 @@ impl Store {
     pub fn mark_running(&self, slug: &Slug, run: &RunId) -> Result<(), StoreError> {
         let me = std::process::id();
         let text = format!("{me} {}\n", process_start_time(me).unwrap_or(0));
-        write_atomic(&self.running_marker(slug, run), text.as_bytes())
+        let path = self.running_marker(slug, run);
+        self.confine(&path)?;
+        write_atomic(&path, text.as_bytes())
     }
 
     /// Removes the marker of a run that ended (or was marked interrupted).
@@ -779,7 +925,11 @@ impl Store {
 
     /// Runs marked running whose process is gone: (scenario, run, pid).
     pub fn orphaned_runs(&self) -> Vec<(Slug, RunId, u32)> {
-        let Ok(rd) = std::fs::read_dir(self.dir.join(".running")) else {
+        let dir = self.dir.join(".running");
+        if self.confine(&dir).is_err() {
+            return vec![];
+        }
+        let Ok(rd) = std::fs::read_dir(dir) else {
             return vec![];
         };
         let mut out = vec![];
@@ -791,6 +941,9 @@ impl Store {
             let (Ok(slug), Ok(run)) = (Slug::new(slug), RunId::new(run)) else {
                 continue;
             };
+            if !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
             let text = std::fs::read_to_string(e.path()).unwrap_or_default();
             let mut parts = text.split_whitespace();
             let pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
@@ -801,6 +954,167 @@ impl Store {
         }
         out.sort();
         out
+    }
+}
+
+/// Retention: how many runs per scenario `.harshJudge/` keeps.
+impl Store {
+    /// Default of `HARSHJUDGE_KEEP_RUNS`: the newest 20 runs of each scenario.
+    /// Everything that shows history shows less (the report's history row 12
+    /// runs, `getStatus` 10), so 20 keeps all of it plus room to compare a
+    /// regression with the passes before it, while a scenario with browser
+    /// evidence stays at a few MB however long the project lives.
+    pub const DEFAULT_KEEP_RUNS: usize = 20;
+
+    /// Removes the oldest runs of `slug` beyond the newest `keep` (by run id,
+    /// which sorts by start time). Never removed: a run still `running` (or
+    /// without a readable `result.json`: it may be in progress, or need a
+    /// person to look at it), the newest failed run (not interrupted), and
+    /// — since `keep` is at least 1 — the newest run. The statistics in
+    /// `meta.yaml` do not change: what each removed run counted is added to
+    /// `prunedRuns`, which [`recount_stats`](Self::recount_stats) adds back.
+    /// Each run is taken under its lock, then the `meta.yaml` lock, renamed to
+    /// a temporary name of this process (removed at the next start if it dies
+    /// here) and deleted. Returns the runs removed.
+    pub fn prune_runs(&self, slug: &Slug, keep: usize) -> Result<Vec<RunId>, StoreError> {
+        let keep = keep.max(1);
+        let runs = self.list_runs(slug)?;
+        if runs.len() <= keep {
+            return Ok(vec![]);
+        }
+        let results: Vec<Option<RunResult>> = runs
+            .iter()
+            .map(|r| self.read_result(slug, r).ok().flatten())
+            .collect();
+        let newest_failed = runs
+            .iter()
+            .zip(&results)
+            .rev()
+            .find(|(_, r)| {
+                r.as_ref()
+                    .is_some_and(|r| r.status == RunStatus::Fail && !r.interrupted)
+            })
+            .map(|(id, _)| id.clone());
+        let mut removed = vec![];
+        let candidates = runs.len() - keep;
+        for (run, result) in runs.iter().zip(&results).take(candidates) {
+            let final_run = result
+                .as_ref()
+                .is_some_and(|r| r.status != RunStatus::Running);
+            if !final_run || newest_failed.as_ref() == Some(run) {
+                continue;
+            }
+            let _run_lock = self.lock_run(slug, run)?;
+            // Read again under the lock: what counts is the state now.
+            let Ok(Some(r)) = self.read_result(slug, run) else {
+                continue;
+            };
+            if r.status == RunStatus::Running {
+                continue;
+            }
+            let dir = self.run_dir(slug, run);
+            let trash = fsio::tmp_path(&dir);
+            self.try_update_meta(slug, |doc, _| {
+                std::fs::rename(&dir, &trash).map_err(|e| io_err(&dir, e))?;
+                if !r.interrupted {
+                    let mut base = PrunedRuns::read(doc);
+                    base.total_runs += 1;
+                    base.pass_count += u64::from(r.status == RunStatus::Pass);
+                    base.flaky_count += u64::from(r.flaky);
+                    base.duration_sum += r.duration;
+                    base.write(doc);
+                }
+                Ok(())
+            })?;
+            drop(_run_lock);
+            std::fs::remove_dir_all(&trash).map_err(|e| io_err(&trash, e))?;
+            removed.push(run.clone());
+        }
+        Ok(removed)
+    }
+}
+
+/// Leftovers of processes that died while writing (kill -9, a crash), removed
+/// at the next start.
+impl Store {
+    /// Removes what processes that are gone left half-written under
+    /// `.harshJudge/`: temporary files and folders (`.{name}.{pid}-{n}.tmp`,
+    /// made by atomic writes and run creation) whose process no longer runs,
+    /// and evidence sidecars without their file in runs that are final (a
+    /// kill between the sidecar and the file). Links are never followed.
+    /// Returns the paths removed.
+    pub fn clean_temporary_files(&self) -> Vec<PathBuf> {
+        let mut removed = vec![];
+        let me = std::process::id();
+        let mut stack = vec![(self.dir.clone(), 0usize)];
+        while let Some((dir, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let Ok(kind) = e.file_type() else { continue };
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if let Some(pid) = fsio::tmp_owner(&name) {
+                    if pid != me && !process_alive(pid, 0) {
+                        let path = e.path();
+                        let gone = if kind.is_dir() {
+                            std::fs::remove_dir_all(&path)
+                        } else {
+                            std::fs::remove_file(&path)
+                        };
+                        if gone.is_ok() {
+                            removed.push(path);
+                        }
+                    }
+                } else if kind.is_dir() && depth < 8 {
+                    stack.push((e.path(), depth + 1));
+                }
+            }
+        }
+        for slug in self.list_scenarios().unwrap_or_default() {
+            for run in self.list_runs(&slug).unwrap_or_default() {
+                removed.extend(self.remove_lone_sidecars(&slug, &run));
+            }
+        }
+        removed.sort();
+        removed
+    }
+
+    /// Sidecars without their evidence file, in a run that is final.
+    fn remove_lone_sidecars(&self, slug: &Slug, run: &RunId) -> Vec<PathBuf> {
+        let mut lone = vec![];
+        for step in self.step_dirs(slug, run).unwrap_or_default() {
+            let dir = self.evidence_dir(slug, run, &step);
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let names: Vec<String> = rd
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            for n in &names {
+                if let Some(stem) = n.strip_suffix(".meta.json")
+                    && !names.iter().any(|f| {
+                        !f.ends_with(".meta.json")
+                            && f.strip_prefix(stem)
+                                .is_some_and(|ext| ext.starts_with('.') && !ext[1..].contains('.'))
+                    })
+                {
+                    lone.push(dir.join(n));
+                }
+            }
+        }
+        if lone.is_empty() {
+            return lone;
+        }
+        // Only in a final run: in a running one the file may be on its way.
+        match self.read_result(slug, run) {
+            Ok(Some(r)) if r.status != RunStatus::Running => {}
+            _ => return vec![],
+        }
+        lone.retain(|p| std::fs::remove_file(p).is_ok());
+        lone
     }
 }
 
@@ -836,6 +1150,17 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     write_atomic(path, bytes)
 }
 
+impl Store {
+    /// Writes a file under `.harshJudge/` atomically, creating its folder,
+    /// after checking that no symbolic link below `.harshJudge/` is on the
+    /// way ([`confine`](Self::confine)). For writers outside the store
+    /// (reports, checkpoints, agent files).
+    pub fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+        self.confine(path)?;
+        write_atomic(path, bytes)
+    }
+}
+
 /// Writes every file still queued in the background writer and reports the
 /// first failure since the last call.
 pub fn flush_writes() -> Result<(), StoreError> {
@@ -859,6 +1184,72 @@ pub enum Durability {
     /// Soon, by the background writer, which keeps only the newest pending
     /// version of each file (the harness between steps). Still atomic.
     Background,
+}
+
+/// Adds one completed run to the counts of `meta.yaml`.
+fn count_completion(
+    doc: &mut MetaDoc,
+    old: &ScenarioMeta,
+    status: RunStatus,
+    duration_ms: u64,
+) -> Stats {
+    let total = old.total_runs + 1;
+    let pass = old.pass_count + u64::from(status == RunStatus::Pass);
+    let fail = old.fail_count + u64::from(status == RunStatus::Fail);
+    // JS Math.round of the running mean: halves round up.
+    let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64)
+        / total as f64
+        + 0.5)
+        .floor() as u64;
+    doc.set("totalRuns", total);
+    doc.set("passCount", pass);
+    doc.set("failCount", fail);
+    doc.set("lastRun", now_iso());
+    doc.set("lastResult", status.as_str());
+    doc.set("avgDuration", avg);
+    Stats {
+        total_runs: total,
+        pass_count: pass,
+        fail_count: fail,
+        avg_duration: avg,
+    }
+}
+
+/// What runs removed by retention ([`Store::prune_runs`]) had contributed to
+/// the statistics (`prunedRuns` in `meta.yaml`, a harshjudge addition), so a
+/// recount from the remaining runs gives the same totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PrunedRuns {
+    total_runs: u64,
+    pass_count: u64,
+    flaky_count: u64,
+    duration_sum: u64,
+}
+
+impl PrunedRuns {
+    const KEY: &'static str = "prunedRuns";
+
+    fn read(doc: &MetaDoc) -> Self {
+        let Some(Value::Mapping(m)) = doc.0.get(Self::KEY) else {
+            return Self::default();
+        };
+        let get = |k: &str| m.get(k).and_then(Value::as_u64).unwrap_or(0);
+        PrunedRuns {
+            total_runs: get("totalRuns"),
+            pass_count: get("passCount"),
+            flaky_count: get("flakyCount"),
+            duration_sum: get("durationSum"),
+        }
+    }
+
+    fn write(&self, doc: &mut MetaDoc) {
+        let mut m = Mapping::new();
+        m.insert("totalRuns".into(), self.total_runs.into());
+        m.insert("passCount".into(), self.pass_count.into());
+        m.insert("flakyCount".into(), self.flaky_count.into());
+        m.insert("durationSum".into(), self.duration_sum.into());
+        doc.set(Self::KEY, Value::Mapping(m));
+    }
 }
 
 fn result_bytes(result: &RunResult) -> Vec<u8> {

@@ -459,3 +459,381 @@ fn evidence_rejects_bad_extensions_and_lists_sorted() {
         vec!["B.png", "a.json", "b.txt"]
     );
 }
+
+/// Completed runs of `s` that the statistics must count: final, not interrupted.
+fn completed_runs(store: &Store, s: &Slug) -> u64 {
+    store
+        .list_runs(s)
+        .unwrap()
+        .iter()
+        .filter_map(|r| store.read_result(s, r).unwrap())
+        .filter(|r| r.status != RunStatus::Running && !r.interrupted)
+        .count() as u64
+}
+
+/// Issue 11 point 7: the recount after a crash (a run whose process died
+/// between writing its final result and counting it) races 8 writers that
+/// complete runs; no completed run may be lost or counted twice.
+#[test]
+fn recount_after_a_crash_racing_8_writers_loses_nothing() {
+    const ROUNDS: usize = 50;
+    const WRITERS: usize = 8;
+    const RUNS: usize = 3;
+    const HISTORY: usize = 40;
+    let mut lost_rounds = 0;
+    let (mut lost_runs, mut extra_runs) = (0i64, 0i64);
+    for round in 0..ROUNDS {
+        let (_t, store) = store();
+        let s = slug("race");
+        store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+        // A history of completed runs, counted.
+        for _ in 0..HISTORY {
+            let id = RunId::generate();
+            let mut r = store.start_run(&s, &id, &now_iso()).unwrap();
+            r.status = RunStatus::Pass;
+            r.completed_at = Some(now_iso());
+            store.write_result(&s, &id, &r).unwrap();
+        }
+        store.recount_stats(&s).unwrap();
+        // The crash: a run's final result is on disk, its count is not.
+        let crashed = crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+        let mut r = crashed.result().clone();
+        r.status = RunStatus::Pass;
+        r.completed_at = Some(now_iso());
+        r.duration = 5;
+        store.write_result(&s, crashed.id(), &r).unwrap();
+        let store = Arc::new(store);
+        let start = Arc::new(std::sync::Barrier::new(WRITERS + 1));
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|i| {
+                let (store, s, start) = (store.clone(), s.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    for _ in 0..RUNS {
+                        let mut run =
+                            crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+                        run.complete_step(crate::run::StepRecord {
+                            id: StepId::new("01").unwrap(),
+                            status: if i % 2 == 0 {
+                                StepStatus::Pass
+                            } else {
+                                StepStatus::Fail
+                            },
+                            duration_ms: 1,
+                            error: None,
+                            location: None,
+                            summary: None,
+                        })
+                        .unwrap();
+                        run.complete(Some(10)).unwrap();
+                    }
+                })
+            })
+            .collect();
+        // The next start recounts while the writers run.
+        start.wait();
+        // (at least once, and never after the writers are done: a recount
+        // that follows them would hide what a racing one lost).
+        loop {
+            store.recount_stats(&s).unwrap();
+            if writers.iter().all(|w| w.is_finished()) {
+                break;
+            }
+        }
+        for w in writers {
+            w.join().unwrap();
+        }
+        let meta = store.read_meta(&s).unwrap().unwrap();
+        let done = completed_runs(&store, &s);
+        assert_eq!(done, (HISTORY + 1 + WRITERS * RUNS) as u64, "round {round}");
+        let diff = done as i64 - meta.total_runs as i64;
+        if diff != 0 {
+            lost_rounds += 1;
+            if diff > 0 {
+                lost_runs += diff;
+            } else {
+                extra_runs -= diff;
+            }
+        }
+        assert_eq!(
+            meta.pass_count + meta.fail_count,
+            meta.total_runs,
+            "round {round}"
+        );
+    }
+    eprintln!(
+        "recount race: {lost_rounds} of {ROUNDS} rounds miscounted ({lost_runs} completed runs lost, {extra_runs} counted twice)"
+    );
+    assert_eq!(
+        (lost_rounds, lost_runs, extra_runs),
+        (0, 0, 0),
+        "rounds that lost (or double-counted) completed runs"
+    );
+}
+
+/// Issue 11 point 8: a reader never sees a run folder without its
+/// `result.json` and `skill-state.yaml` (it is built under a temporary name
+/// and renamed).
+#[test]
+fn a_run_appears_with_its_files() {
+    let (_t, store) = store();
+    let s = slug("appear");
+    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+    let runs = store.scenario_dir(&s).join("runs");
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (runs, stop) = (runs.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut partial = std::collections::BTreeSet::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let Ok(rd) = std::fs::read_dir(&runs) else {
+                    continue;
+                };
+                for e in rd.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if name.starts_with('.') {
+                        continue;
+                    }
+                    let p = e.path();
+                    if !p.join("result.json").is_file() || !p.join("skill-state.yaml").is_file() {
+                        partial.insert(name);
+                    }
+                }
+            }
+            partial
+        })
+    };
+    for _ in 0..300 {
+        crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let partial = watcher.join().unwrap();
+    assert!(
+        partial.is_empty(),
+        "{} of 300 run folders were seen without result.json or skill-state.yaml",
+        partial.len()
+    );
+    assert_eq!(store.list_runs(&s).unwrap().len(), 300);
+    assert_eq!(
+        store.read_meta(&s).unwrap().unwrap().last_run_number,
+        300,
+        "temporary folders are not counted as runs"
+    );
+}
+
+/// Issue 11 point 9: an evidence file is never seen without its sidecar.
+#[test]
+fn evidence_never_appears_without_its_sidecar() {
+    let (_t, store) = store();
+    let (s, r, st) = (
+        slug("pair"),
+        RunId::new("r1").unwrap(),
+        StepId::new("01").unwrap(),
+    );
+    let dir = store.evidence_dir(&s, &r, &st);
+    std::fs::create_dir_all(&dir).unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (dir, stop) = (dir.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut alone = std::collections::BTreeSet::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if name.starts_with('.') || name.ends_with(".meta.json") {
+                        continue;
+                    }
+                    let stem = name.rsplit_once('.').unwrap().0;
+                    if !dir.join(format!("{stem}.meta.json")).is_file() {
+                        alone.insert(name);
+                    }
+                }
+            }
+            alone
+        })
+    };
+    for i in 0..300 {
+        let name = EvidenceName::new(format!("e{i}")).unwrap();
+        store
+            .write_evidence(
+                &s,
+                &r,
+                &st,
+                &name,
+                "txt",
+                "text",
+                &[b'x'; 4096],
+                Default::default(),
+            )
+            .unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let alone = watcher.join().unwrap();
+    assert!(
+        alone.is_empty(),
+        "{} of 300 evidence files were seen without their sidecar",
+        alone.len()
+    );
+}
+
+/// A process id that is not running any more.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+/// Issue 11 points 8 and 9: what a killed process left is repaired or
+/// removed at the next start; what a live process is writing is left alone.
+#[test]
+fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
+    let (_t, store) = store();
+    let s = slug("left");
+    store.upsert_scenario(&s, &spec(&["A", "B"]), &[]).unwrap();
+    let dead = dead_pid();
+    let me = std::process::id();
+    // A finished run, killed between an evidence sidecar and its file.
+    let mut done = crate::run::RunHandle::start(&store, &s, vec!["A".into(), "B".into()]).unwrap();
+    let st = StepId::new("01").unwrap();
+    done.record_evidence(
+        &st,
+        &EvidenceName::new("kept").unwrap(),
+        "txt",
+        "text",
+        b"k",
+        Default::default(),
+    )
+    .unwrap();
+    done.complete(Some(1)).unwrap();
+    let ev = done.evidence_dir(&st);
+    std::fs::write(ev.join("lone.meta.json"), "{}").unwrap();
+    // Temporary files of the dead process, and one of ours.
+    let runs = store.scenario_dir(&s).join("runs");
+    let tmp_dir = runs.join(format!(".20261122T112548115Z-abcdef.{dead}-3.tmp"));
+    std::fs::create_dir_all(tmp_dir.join("evidence")).unwrap();
+    let dead_files = [
+        ev.join(format!(".shot.png.{dead}-7.tmp")),
+        done.dir().join(format!(".result.json.{dead}-0.tmp")),
+        store
+            .meta_path(&s)
+            .with_file_name(format!(".meta.yaml.{dead}-1.tmp")),
+    ];
+    for f in &dead_files {
+        std::fs::write(f, "half").unwrap();
+    }
+    let live = ev.join(format!(".other.png.{me}-999.tmp"));
+    std::fs::write(&live, "being written").unwrap();
+    // A run folder without result.json (killed between mkdir and the first write).
+    let bare = RunId::new("20261122T112548115Z-zzzzzz").unwrap();
+    std::fs::create_dir_all(store.run_dir(&s, &bare).join("evidence")).unwrap();
+    let before = crate::run::run_state(&store, &bare).unwrap();
+    assert!(before.resumable, "before the repair it looks resumable");
+
+    let notes = crate::run::repair_leftovers(&store);
+
+    assert!(!tmp_dir.exists(), "temporary run folder removed");
+    for f in &dead_files {
+        assert!(!f.exists(), "{} removed", f.display());
+    }
+    assert!(live.exists(), "a live process's temporary file is kept");
+    assert!(!ev.join("lone.meta.json").exists(), "lone sidecar removed");
+    assert!(ev.join("kept.meta.json").exists() && ev.join("kept.txt").exists());
+    let after = crate::run::run_state(&store, &bare).unwrap();
+    assert!(
+        after.interrupted && !after.resumable && after.status == RunStatus::Fail,
+        "{after:?}"
+    );
+    let r = store.read_result(&s, &bare).unwrap().unwrap();
+    assert!(r.interrupted, "{r:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("removed 5 temporary")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("had no result.json")),
+        "{notes:?}"
+    );
+    // Nothing left to repair the second time.
+    assert!(crate::run::repair_leftovers(&store).is_empty());
+}
+
+/// Issue 11 point 21: retention keeps the newest runs, a running run and the
+/// newest failed one, and leaves the statistics as they were, also through a
+/// later recount.
+#[test]
+fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() {
+    use crate::run::{RunHandle, StepRecord};
+    let (_t, store) = store();
+    let s = slug("keep");
+    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+    let step = |status| StepRecord {
+        id: StepId::new("01").unwrap(),
+        status,
+        duration_ms: 1,
+        error: None,
+        location: None,
+        summary: None,
+    };
+    // 1 fail, 2-5 pass, 6 interrupted, 7 pass, 8 running, 9-10 pass.
+    let mut ids = vec![];
+    for i in 1..=10 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let mut run = RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+        ids.push(run.id().clone());
+        match i {
+            1 => {
+                run.complete_step(step(StepStatus::Fail)).unwrap();
+                run.complete(Some(100)).unwrap();
+            }
+            6 => run.interrupt("killed").unwrap(),
+            8 => {}
+            _ => {
+                run.complete_step(step(StepStatus::Pass)).unwrap();
+                run.complete(Some(10 * i)).unwrap();
+            }
+        }
+    }
+    // (Recounted first: the recount's mean is exact, the running mean rounds at each run.)
+    let recounted_before = store.recount_stats(&s).unwrap();
+    let before = store.read_meta(&s).unwrap().unwrap();
+    assert_eq!((before.total_runs, before.fail_count), (8, 1));
+    let removed = store.prune_runs(&s, 3).unwrap();
+    let expect: Vec<RunId> = [2, 3, 4, 5, 6, 7]
+        .iter()
+        .map(|i| ids[i - 1].clone())
+        .collect();
+    assert_eq!(removed, expect);
+    let left = store.list_runs(&s).unwrap();
+    let keep: Vec<RunId> = [1, 8, 9, 10].iter().map(|i| ids[i - 1].clone()).collect();
+    assert_eq!(
+        left, keep,
+        "newest 3 (one running), and the newest failed run"
+    );
+    let after = store.read_meta(&s).unwrap().unwrap();
+    let stats = |m: &ScenarioMeta| {
+        (
+            m.total_runs,
+            m.pass_count,
+            m.fail_count,
+            m.avg_duration,
+            m.last_result.clone(),
+        )
+    };
+    assert_eq!(stats(&after), stats(&before), "statistics unchanged");
+    // A recount from the runs left gives the same totals as before pruning.
+    assert_eq!(store.recount_stats(&s).unwrap(), recounted_before);
+    // Nothing more to remove; the running run stays even with keep = 1.
+    assert!(store.prune_runs(&s, 3).unwrap().is_empty());
+    store.prune_runs(&s, 1).unwrap();
+    assert_eq!(
+        store.list_runs(&s).unwrap(),
+        vec![ids[0].clone(), ids[7].clone(), ids[9].clone()]
+    );
+    assert!(
+        std::fs::read_dir(store.scenario_dir(&s).join("runs"))
+            .unwrap()
+            .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")),
+        "no temporary folder left"
+    );
+}

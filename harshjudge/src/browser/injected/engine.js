@@ -169,7 +169,7 @@ function hjeEditableProblem(el) {
   if (t === 'SELECT') return 'element is a <select>: use select_option';
   if (el.isContentEditable) return null;
   if (el.getAttribute('aria-readonly') === 'true') return 'element is readonly';
-  const role = hjRole(el);
+  const role = hjAriaRole(el);
   if (['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role)) return null;
   return 'element is not an <input>, <textarea> or [contenteditable] element';
 }
@@ -179,7 +179,7 @@ function hjeChecked(el) {
   if (c === true || c === false || c === 'mixed') {
     if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
     if (el.hasAttribute('aria-checked')) return c === true;
-    const role = hjRole(el);
+    const role = hjAriaRole(el);
     if (['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem'].includes(role)) return c === true;
   }
   return null;
@@ -231,7 +231,7 @@ function hjeQueryStep(roots, step) {
       case 'role': {
         const nm = step.name ? hjeLocatorMatcher(step.name) : null;
         for (const e of hjeAll(root)) {
-          if (hjRole(e) !== step.role) continue;
+          if (!hjRoleIs(e, step.role)) continue;
           if (!step.includeHidden && hjIsAriaHidden(e)) continue;
           if (step.level != null && hjAriaLevel(e) !== step.level) continue;
           if (step.checked != null) { const c = hjAriaChecked(e); if (c !== step.checked) continue; }
@@ -239,7 +239,7 @@ function hjeQueryStep(roots, step) {
           if (step.expanded != null && hjAriaExpanded(e) !== step.expanded) continue;
           if (step.selected != null && hjAriaSelected(e) !== step.selected) continue;
           if (step.disabled != null && hjAriaDisabled(e) !== step.disabled) continue;
-          if (nm && !nm(hjAccessibleName(e))) continue;
+          if (nm && !nm(hjAccessibleName(e, { includeHidden: !!step.includeHidden }))) continue;
           out.push(e);
         }
         break;
@@ -589,7 +589,7 @@ function hjeRead(el, what, req) {
       return { x: b.x, y: b.y, width: b.width, height: b.height };
     }
     case 'ariaSnapshot': return hjAriaSnapshot(el);
-    case 'role': return hjRole(el);
+    case 'role': return hjAriaRole(el);
     case 'name': return hjAccessibleName(el);
     default: throw new Error('unknown read ' + what);
   }
@@ -734,7 +734,7 @@ function hjeCheckOnce(req) {
       return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v };
     }
     case 'id': { const v = el.id; return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v }; }
-    case 'role': { const v = hjRole(el) || ''; return { pass: v === e, received: v }; }
+    case 'role': { const v = hjAriaRole(el) || ''; return { pass: v === e, received: v }; }
     case 'accessibleName': { const v = hjAccessibleName(el); return { pass: hjeExpectMatcher(Object.assign({ full: true }, e))(v), received: v }; }
     case 'ariaSnapshot': { const v = hjAriaSnapshot(el); return { pass: hjeAriaMatches(e, v), received: v }; }
   }
