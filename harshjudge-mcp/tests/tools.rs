@@ -1247,6 +1247,8 @@ fn init_project_starts_the_dashboard_when_asked_and_returns_its_url() {
     let out = q.ok("initProject", json!({"projectName": "Quiet"}));
     assert!(out.get("dashboardUrl").is_none(), "{out}");
     assert!(!q.hj().join(".dashboard-state.json").exists());
+}
+
 /// Issue 11 point 10: a result.json truncated to 0 bytes (or garbled) is
 /// listed as corrupt, with its path, never as a run in progress.
 #[test]
