@@ -514,15 +514,19 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
             eprintln!("error: {e}");
             return EXIT_USAGE;
         }
+        let config = match crate::settings::read_config(&store) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+        };
         if settings.base_url.is_empty() {
             let resolved = match pkg.base_url {
                 Some(start) => start().map_err(|e| {
                     format!("could not start the app under test (main!(base_url = …)): {e}")
                 }),
-                None => store
-                    .read_config()
-                    .map(|c| c.base_url)
-                    .map_err(|e| e.to_string()),
+                None => Ok(config.base_url),
             };
             match resolved {
                 Ok(url) => settings.base_url = url,

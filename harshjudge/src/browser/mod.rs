@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
 
-use crate::settings::parse_duration;
+use crate::settings::{SettingError, env, env_duration};
 
 /// What can go wrong with the browser. Every message says what to do next.
 #[derive(Debug, thiserror::Error)]
@@ -78,8 +78,18 @@ pub enum BrowserError {
         /// Its value.
         value: String,
         /// What is expected.
-        expected: &'static str,
+        expected: String,
     },
+}
+
+impl From<SettingError> for BrowserError {
+    fn from(e: SettingError) -> Self {
+        BrowserError::Setting {
+            name: e.name,
+            value: e.value,
+            expected: e.expected,
+        }
+    }
 }
 
 pub(crate) fn cmd_err(action: impl Into<String>, e: impl std::fmt::Display) -> BrowserError {
@@ -104,10 +114,6 @@ pub struct BrowserConfig {
     pub wait: Duration,
 }
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
 fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -118,7 +124,7 @@ fn which(names: &[&str]) -> Option<PathBuf> {
 impl BrowserConfig {
     /// From `HARSHJUDGE_*` variables.
     pub fn from_env() -> Result<Self, BrowserError> {
-        let window = match env("HARSHJUDGE_WINDOW") {
+        let window = match env("HARSHJUDGE_WINDOW")? {
             None => (1280, 800),
             Some(v) => {
                 let parsed = v
@@ -130,24 +136,17 @@ impl BrowserConfig {
                         return Err(BrowserError::Setting {
                             name: "HARSHJUDGE_WINDOW",
                             value: v,
-                            expected: "WIDTHxHEIGHT, e.g. 1280x800",
+                            expected: "WIDTHxHEIGHT, e.g. 1280x800".into(),
                         });
                     }
                 }
             }
         };
-        let wait = match env("HARSHJUDGE_WAIT") {
-            None => Duration::from_secs(5),
-            Some(v) => parse_duration(&v).map_err(|_| BrowserError::Setting {
-                name: "HARSHJUDGE_WAIT",
-                value: v,
-                expected: "a duration such as 500ms, 5s or 1m",
-            })?,
-        };
+        let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
         Ok(BrowserConfig {
-            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL"),
-            chromedriver: env("HARSHJUDGE_CHROMEDRIVER").map(PathBuf::from),
-            chromium: env("HARSHJUDGE_CHROMIUM").map(PathBuf::from),
+            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL")?,
+            chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
+            chromium: env("HARSHJUDGE_CHROMIUM")?.map(PathBuf::from),
             window,
             wait,
         })
