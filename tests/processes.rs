@@ -172,7 +172,9 @@ fn a_chromedriver_killed_mid_run_leaves_no_browser_process() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stdout.contains("driver_dies::03_open_a_page_again ... ok"),
+        stdout
+            .lines()
+            .any(|l| l.starts_with("test driver_dies::03_open_a_page_again") && l.ends_with(" ok")),
         "a new chromedriver serves the next page: {stdout}\n{stderr}"
     );
     let left = wait_until_gone(&root);
