@@ -357,10 +357,20 @@ fn driver_url(config: &BrowserConfig) -> Result<(String, Option<PathBuf>), Brows
     }
     let mut guard = DRIVER.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(d) = guard.as_mut() {
-        if matches!(d.child.try_wait(), Ok(None)) {
+        // Alive: not exited, and still listening (a process being killed can
+        // still be unreaped while its port is already closed).
+        let listening = || {
+            d.url
+                .strip_prefix("http://")
+                .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+                .is_some_and(|a| {
+                    std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok()
+                })
+        };
+        if matches!(d.child.try_wait(), Ok(None)) && listening() {
             return Ok((d.url.clone(), Some(d.profiles.clone())));
         }
-        // chromedriver died: its browsers must not outlive it.
+        // chromedriver died (or is dying): its browsers must not outlive it.
         if let Some(dead) = guard.take() {
             dead.stop(false);
         }
