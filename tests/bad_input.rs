@@ -103,8 +103,9 @@ fn running_runs(hj: &Path) -> Vec<String> {
         .into_iter()
         .filter(|f| f.ends_with("result.json"))
         .filter(|f| {
-            std::fs::read_to_string(hj.join(f))
-                .is_ok_and(|t| t.contains("\"status\": \"running\"") || t.contains("\"status\":\"running\""))
+            std::fs::read_to_string(hj.join(f)).is_ok_and(|t| {
+                t.contains("\"status\": \"running\"") || t.contains("\"status\":\"running\"")
+            })
         })
         .collect()
 }

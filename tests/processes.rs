@@ -67,9 +67,7 @@ fn started_for(root: &Path) -> Vec<Found> {
             .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
             .unwrap_or_default();
         let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        let marked = environ
-            .windows(mark.len())
-            .any(|w| w == mark.as_bytes());
+        let marked = environ.windows(mark.len()).any(|w| w == mark.as_bytes());
         if marked || cmdline.contains(&root_s) {
             out.push(Found { pid, cmdline });
         }
@@ -126,7 +124,10 @@ fn twenty_sigkills_with_a_browser_open_leave_no_browser_process() {
                 start.elapsed() < Duration::from_secs(90),
                 "kill {i}: step 02 never started"
             );
-            assert!(child.try_wait().unwrap().is_none(), "kill {i}: the suite ended early");
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "kill {i}: the suite ended early"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         let before = started_for(&root);
@@ -149,7 +150,9 @@ fn twenty_sigkills_with_a_browser_open_leave_no_browser_process() {
         folders_total += folders.len();
         // Nothing of this run may linger into the next.
         for p in &left {
-            let _ = Command::new("kill").args(["-KILL", &p.pid.to_string()]).status();
+            let _ = Command::new("kill")
+                .args(["-KILL", &p.pid.to_string()])
+                .status();
         }
     }
     eprintln!(
@@ -185,7 +188,9 @@ fn a_chromedriver_killed_mid_run_leaves_no_browser_process() {
         folders.len()
     );
     for p in &left {
-        let _ = Command::new("kill").args(["-KILL", &p.pid.to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", &p.pid.to_string()])
+            .status();
     }
     assert!(
         left.is_empty(),

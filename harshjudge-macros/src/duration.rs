@@ -55,38 +55,39 @@ const MAX_MILLIS: u64 = 24 * 3_600_000;
 /// `name` is the argument's name, used in the messages.
 pub(crate) fn duration_arg(name: &str, value: &Expr) -> syn::Result<u64> {
     match value {
-        Expr::Lit(lit) => {
-            match &lit.lit {
-                Lit::Str(s) => {
-                    parse_duration(&s.value()).map_err(|msg| syn::Error::new(s.span(), msg))
-                }
-                Lit::Int(i) => {
-                    let secs: u64 = i.base10_parse().map_err(|_| {
-                    syn::Error::new(i.span(), format!("`{name}` must be a whole number of seconds, or a string like \"30s\""))
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Str(s) => parse_duration(&s.value()).map_err(|msg| syn::Error::new(s.span(), msg)),
+            Lit::Int(i) => {
+                let secs: u64 = i.base10_parse().map_err(|_| {
+                    syn::Error::new(
+                        i.span(),
+                        format!(
+                            "`{name}` must be a whole number of seconds, or a string like \"30s\""
+                        ),
+                    )
                 })?;
-                    if !i.suffix().is_empty() {
-                        return Err(syn::Error::new(
-                            i.span(),
-                            format!(
-                                "`{name}` takes a plain integer (seconds) without a type suffix, e.g. `{name} = 30`"
-                            ),
-                        ));
-                    }
-                    match secs.checked_mul(1_000) {
-                        Some(0) => Err(syn::Error::new(
-                            i.span(),
-                            format!("`{name}` must be greater than zero"),
-                        )),
-                        Some(millis) if millis <= MAX_MILLIS => Ok(millis),
-                        _ => Err(syn::Error::new(
-                            i.span(),
-                            format!("`{name}` is too large: a limit is at most 24h (86400 seconds)"),
-                        )),
-                    }
+                if !i.suffix().is_empty() {
+                    return Err(syn::Error::new(
+                        i.span(),
+                        format!(
+                            "`{name}` takes a plain integer (seconds) without a type suffix, e.g. `{name} = 30`"
+                        ),
+                    ));
                 }
-                _ => Err(not_a_duration(name, value)),
+                match secs.checked_mul(1_000) {
+                    Some(0) => Err(syn::Error::new(
+                        i.span(),
+                        format!("`{name}` must be greater than zero"),
+                    )),
+                    Some(millis) if millis <= MAX_MILLIS => Ok(millis),
+                    _ => Err(syn::Error::new(
+                        i.span(),
+                        format!("`{name}` is too large: a limit is at most 24h (86400 seconds)"),
+                    )),
+                }
             }
-        }
+            _ => Err(not_a_duration(name, value)),
+        },
         Expr::Group(group) => duration_arg(name, &group.expr),
         _ => Err(not_a_duration(name, value)),
     }

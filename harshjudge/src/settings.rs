@@ -347,7 +347,13 @@ mod tests {
     fn base_urls() {
         assert!(is_http_url("http://127.0.0.1:3000"));
         assert!(is_http_url("https://example.test/app/"));
-        for bad in ["ftp://x", "x", "http://", "file:///etc/passwd", "localhost:3000"] {
+        for bad in [
+            "ftp://x",
+            "x",
+            "http://",
+            "file:///etc/passwd",
+            "localhost:3000",
+        ] {
             assert!(!is_http_url(bad), "{bad}");
         }
     }

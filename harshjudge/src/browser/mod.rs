@@ -477,7 +477,7 @@ fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
     static KEEPER: Mutex<Option<std::sync::mpsc::Sender<Request>>> = Mutex::new(None);
     let tx = {
         let mut keeper = KEEPER.lock().unwrap_or_else(|p| p.into_inner());
-        let tx = match keeper.as_ref() {
+        match keeper.as_ref() {
             Some(tx) => tx.clone(),
             None => {
                 let (tx, rx) = std::sync::mpsc::channel::<Request>();
@@ -490,8 +490,7 @@ fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
                     })?;
                 keeper.insert(tx).clone()
             }
-        };
-        tx
+        }
     };
     let (reply, answer) = std::sync::mpsc::channel();
     tx.send((cmd, reply))
@@ -537,9 +536,9 @@ async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
         None => builder.tempdir(),
     }
     .map_err(|e| BrowserError::Session {
-            url: url.clone(),
-            message: format!("profile folder: {e}"),
-        })?;
+        url: url.clone(),
+        message: format!("profile folder: {e}"),
+    })?;
     let caps = config.capabilities(profile.path())?;
     let client = ClientBuilder::new(HttpConnector::new())
         .capabilities(caps)
