@@ -36,51 +36,58 @@ pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
         }
         (None, trimmed) => return Err(invalid(&format!("unknown unit `{trimmed}`"))),
     };
-    let value: u64 = digits
-        .parse()
-        .map_err(|_| invalid("the number is too large"))?;
-    let millis = value
-        .checked_mul(factor)
-        .ok_or_else(|| invalid("the number is too large"))?;
+    let too_large = || invalid("the number is too large: a limit is at most 24h");
+    let value: u64 = digits.parse().map_err(|_| too_large())?;
+    let millis = value.checked_mul(factor).ok_or_else(too_large)?;
     if millis == 0 {
         return Err(invalid("a limit must be greater than zero"));
     }
+    if millis > MAX_MILLIS {
+        return Err(too_large());
+    }
     Ok(millis)
 }
+
+/// The longest limit (24 h), the same bound as the `HARSHJUDGE_*` duration settings.
+const MAX_MILLIS: u64 = 24 * 3_600_000;
 
 /// Reads a duration argument: a string with a unit, or an integer number of seconds.
 /// `name` is the argument's name, used in the messages.
 pub(crate) fn duration_arg(name: &str, value: &Expr) -> syn::Result<u64> {
     match value {
-        Expr::Lit(lit) => {
-            match &lit.lit {
-                Lit::Str(s) => {
-                    parse_duration(&s.value()).map_err(|msg| syn::Error::new(s.span(), msg))
-                }
-                Lit::Int(i) => {
-                    let secs: u64 = i.base10_parse().map_err(|_| {
-                    syn::Error::new(i.span(), format!("`{name}` must be a whole number of seconds, or a string like \"30s\""))
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Str(s) => parse_duration(&s.value()).map_err(|msg| syn::Error::new(s.span(), msg)),
+            Lit::Int(i) => {
+                let secs: u64 = i.base10_parse().map_err(|_| {
+                    syn::Error::new(
+                        i.span(),
+                        format!(
+                            "`{name}` must be a whole number of seconds, or a string like \"30s\""
+                        ),
+                    )
                 })?;
-                    if !i.suffix().is_empty() {
-                        return Err(syn::Error::new(
-                            i.span(),
-                            format!(
-                                "`{name}` takes a plain integer (seconds) without a type suffix, e.g. `{name} = 30`"
-                            ),
-                        ));
-                    }
-                    match secs.checked_mul(1_000) {
-                        Some(0) => Err(syn::Error::new(
-                            i.span(),
-                            format!("`{name}` must be greater than zero"),
-                        )),
-                        Some(millis) => Ok(millis),
-                        None => Err(syn::Error::new(i.span(), format!("`{name}` is too large"))),
-                    }
+                if !i.suffix().is_empty() {
+                    return Err(syn::Error::new(
+                        i.span(),
+                        format!(
+                            "`{name}` takes a plain integer (seconds) without a type suffix, e.g. `{name} = 30`"
+                        ),
+                    ));
                 }
-                _ => Err(not_a_duration(name, value)),
+                match secs.checked_mul(1_000) {
+                    Some(0) => Err(syn::Error::new(
+                        i.span(),
+                        format!("`{name}` must be greater than zero"),
+                    )),
+                    Some(millis) if millis <= MAX_MILLIS => Ok(millis),
+                    _ => Err(syn::Error::new(
+                        i.span(),
+                        format!("`{name}` is too large: a limit is at most 24h (86400 seconds)"),
+                    )),
+                }
             }
-        }
+            _ => Err(not_a_duration(name, value)),
+        },
         Expr::Group(group) => duration_arg(name, &group.expr),
         _ => Err(not_a_duration(name, value)),
     }
@@ -124,6 +131,11 @@ mod tests {
             ("0ms", "greater than zero"),
             ("99999999999999999999s", "too large"),
             ("9999999999999999h", "too large"),
+            ("999999999999999999h", "at most 24h"),
+            ("18446744073709551615s", "at most 24h"),
+            ("18446744073709551616ms", "at most 24h"),
+            ("25h", "at most 24h"),
+            ("86400001ms", "at most 24h"),
         ] {
             let err = parse_duration(text).unwrap_err();
             assert!(err.contains(reason), "{text:?}: {err}");
@@ -140,6 +152,14 @@ mod tests {
         let arg = |tokens: &str| duration_arg("timeout", &syn::parse_str(tokens).unwrap());
         assert_eq!(arg("\"5s\"").unwrap(), 5_000);
         assert_eq!(arg("30").unwrap(), 30_000);
+        assert_eq!(arg("\"24h\"").unwrap(), 86_400_000);
+        assert_eq!(arg("86400").unwrap(), 86_400_000);
+        for big in ["86401", "18446744073709551615", "\"1441m\""] {
+            assert!(
+                arg(big).unwrap_err().to_string().contains("at most 24h"),
+                "{big}"
+            );
+        }
         assert!(
             arg("0")
                 .unwrap_err()

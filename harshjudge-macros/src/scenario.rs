@@ -6,7 +6,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
-use syn::{Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Signature, Stmt};
+use syn::{Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Signature, Stmt, Type};
 
 use crate::Errors;
 use crate::args::{Args, is_valid_slug};
@@ -376,7 +376,13 @@ fn check_signature(sig: &Signature, errors: &mut Errors) -> Option<(Ident, Span)
             None
         }
         Some(FnArg::Typed(typed)) => match &*typed.pat {
-            Pat::Ident(pat) if pat.subpat.is_none() => Some((pat.ident.clone(), typed.ty.span())),
+            Pat::Ident(pat) if pat.subpat.is_none() => match scenario_type_problem(&typed.ty) {
+                None => Some((pat.ident.clone(), typed.ty.span())),
+                Some(problem) => {
+                    fail(typed.ty.span(), problem);
+                    None
+                }
+            },
             Pat::Wild(wild) => {
                 fail(
                     wild.underscore_token.span,
@@ -408,6 +414,44 @@ fn check_signature(sig: &Signature, errors: &mut Errors) -> Option<(Ident, Span)
         );
     }
     param.filter(|_| ok)
+}
+
+/// Why `ty` is not the scenario handle's type, if it is not: the type must be
+/// written `Scenario` (or a path ending in it, such as `harshjudge::Scenario`).
+/// Checked here, at the parameter, so that a wrong type is the macro's own
+/// message rather than rustc's type errors inside the generated code.
+fn scenario_type_problem(ty: &Type) -> Option<String> {
+    let ty = match ty {
+        Type::Group(g) => return scenario_type_problem(&g.elem),
+        Type::Paren(p) => return scenario_type_problem(&p.elem),
+        ty => ty,
+    };
+    let written = ty
+        .to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace("& ", "&");
+    let hint = match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if last.ident == "Scenario" && last.arguments.is_empty() {
+                return None;
+            }
+            if last.ident == "Scenario" {
+                "`Scenario` takes no generic arguments".to_string()
+            } else if last.ident == "Page" {
+                "the scenario opens its page itself: `let page = s.page().await?;`".to_string()
+            } else {
+                "everything else a scenario needs comes from the handle (`s.page()`, `s.base_url()`, ...)"
+                    .to_string()
+            }
+        }
+        Type::Reference(_) => "the runner passes the handle by value: remove the `&`".to_string(),
+        _ => "everything else a scenario needs comes from the handle".to_string(),
+    };
+    Some(format!(
+        "the parameter must be `s: Scenario` (the handle `harshjudge::Scenario`), not `{written}`: {hint}; write {SIGNATURE}"
+    ))
 }
 
 /// Whether a statement is a top-level step: returns the `step!` invocation.
@@ -621,12 +665,12 @@ mod tests {
         );
         let out = expand(
             r#"slug = "x", title = "T""#,
-            "/// Doc\nasync fn f(_s: S) -> R { step!(\"a\", {}); }",
+            "/// Doc\nasync fn f(_s: Scenario) -> R { step!(\"a\", {}); }",
         );
         assert!(out.contains("slug : \"x\" , title : \"T\""), "{out}");
         let out = expand(
             "",
-            "/**\n\n   Block doc\n*/ async fn r#async(s: S) -> R { step!(\"a\", {}); }",
+            "/**\n\n   Block doc\n*/ async fn r#async(s: Scenario) -> R { step!(\"a\", {}); }",
         );
         assert!(
             out.contains("fn_name : \"async\" , slug : \"async\" , title : \"Block doc\""),
@@ -639,19 +683,19 @@ mod tests {
     fn marks_the_step_import_used() {
         let out = expand(
             "",
-            "async fn f(s: S) -> R { harshjudge::step!(\"a\", {}); step!(\"b\", {}); }",
+            "async fn f(s: Scenario) -> R { harshjudge::step!(\"a\", {}); step!(\"b\", {}); }",
         );
         assert!(out.contains("{ step ! (@ used) ; let __hj"), "{out}");
         let out = expand(
             "",
-            "async fn f(s: S) -> R { ::harshjudge::step!(\"a\", {}); }",
+            "async fn f(s: Scenario) -> R { ::harshjudge::step!(\"a\", {}); }",
         );
         assert!(!out.contains("use step"), "{out}");
-        let out = expand("", "async fn f(step: S) -> R { step!(\"a\", {}); }");
+        let out = expand("", "async fn f(step: Scenario) -> R { step!(\"a\", {}); }");
         assert!(!out.contains("use step"), "{out}");
         let out = expand(
             "",
-            "fn f(s: S) -> R { ::harshjudge::step!(\"a\", {}); for x in y { step!(\"b\", {}); } }",
+            "fn f(s: Scenario) -> R { ::harshjudge::step!(\"a\", {}); for x in y { step!(\"b\", {}); } }",
         );
         assert!(out.contains("{ step ! (@ used) ; let _ = & s ;"), "{out}");
     }
@@ -660,7 +704,7 @@ mod tests {
     fn groups_statements() {
         let out = expand(
             "",
-            r#"async fn f(s: S) -> R {
+            r#"async fn f(s: Scenario) -> R {
                 a();
                 step!("1", {});
                 b(); c();
@@ -693,7 +737,7 @@ mod tests {
 
     #[test]
     fn reports_errors_and_strips_steps() {
-        let item = r#"fn f(s: S) -> R { for i in x { step!("a", { i }); } let y = step!(x, { 1 }); Ok(()) }"#;
+        let item = r#"fn f(s: Scenario) -> R { for i in x { step!("a", { i }); } let y = step!(x, { 1 }); Ok(()) }"#;
         let errors = errors("attempts = 2", item);
         assert_eq!(errors.len(), 4, "{errors:?}");
         assert!(errors[0].starts_with("unknown attribute argument `attempts`"));
@@ -706,7 +750,7 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("submit"), "{out}");
-        assert!(out.contains("# [allow (unreachable_code)] fn f (s : S) -> R { step ! (@ used) ; let _ = & s ; for i in x { { i } ; } let y = { 1 } ; Ok (()) }"), "{out}");
+        assert!(out.contains("# [allow (unreachable_code)] fn f (s : Scenario) -> R { step ! (@ used) ; let _ = & s ; for i in x { { i } ; } let y = { 1 } ; Ok (()) }"), "{out}");
     }
 
     #[test]
@@ -717,7 +761,7 @@ mod tests {
                 "take one parameter",
             ),
             (
-                "async fn f(s: S, t: T) -> R { step!(\"a\", {}); }",
+                "async fn f(s: Scenario, t: T) -> R { step!(\"a\", {}); }",
                 "take exactly one parameter",
             ),
             (
@@ -725,50 +769,62 @@ mod tests {
                 "cannot take `self`",
             ),
             (
-                "async fn f(_: S) -> R { step!(\"a\", {}); }",
+                "async fn f(_: Scenario) -> R { step!(\"a\", {}); }",
                 "needs a name",
             ),
             (
-                "async fn f((a, b): S) -> R { step!(\"a\", {}); }",
+                "async fn f((a, b): Scenario) -> R { step!(\"a\", {}); }",
                 "must be a plain name",
             ),
             (
-                "async fn f<T>(s: S) -> R { step!(\"a\", {}); }",
+                "async fn f<T>(s: Scenario) -> R { step!(\"a\", {}); }",
                 "cannot be generic",
             ),
             (
-                "async fn f<'a>(s: S) -> R { step!(\"a\", {}); }",
+                "async fn f<'a>(s: Scenario) -> R { step!(\"a\", {}); }",
                 "cannot be generic",
             ),
             (
-                "async fn f(s: S) -> R where S: Send { step!(\"a\", {}); }",
+                "async fn f(s: Scenario) -> R where S: Send { step!(\"a\", {}); }",
                 "cannot have a `where` clause",
             ),
             (
-                "async fn f(s: S) { step!(\"a\", {}); }",
+                "async fn f(s: Scenario) { step!(\"a\", {}); }",
                 "must return `harshjudge::Result`",
             ),
             (
-                "async unsafe fn f(s: S) -> R { step!(\"a\", {}); }",
+                "async unsafe fn f(s: Scenario) -> R { step!(\"a\", {}); }",
                 "cannot be `unsafe`",
             ),
             (
-                "async fn f(s: S) -> R { Ok(()) }",
+                "async fn f(s: Scenario) -> R { Ok(()) }",
                 "scenario `f` has no steps",
             ),
             (
-                "async fn Checkout(s: S) -> R { step!(\"a\", {}); }",
+                "async fn Checkout(s: Scenario) -> R { step!(\"a\", {}); }",
                 "the slug \"Checkout\" made from the function name is invalid",
             ),
             (
-                "async fn f(s: S) -> R { step!(\"a\", {}); step!(\" a \", {}); }",
+                "async fn f(s: Scenario) -> R { step!(\"a\", {}); step!(\" a \", {}); }",
                 "duplicate step title \"a\": step titles must be unique within a scenario (first used at step 01)",
             ),
             (
-                "async fn f(s: S) -> R { #[cfg(x)] step!(\"a\", {}); }",
+                "async fn f(s: Scenario) -> R { #[cfg(x)] step!(\"a\", {}); }",
                 "steps cannot be conditionally compiled",
             ),
             ("struct S;", "#[scenario] applies to an async fn"),
+            (
+                "async fn f(page: Page) -> R { step!(\"a\", {}); }",
+                "the parameter must be `s: Scenario` (the handle `harshjudge::Scenario`), not `Page`: the scenario opens its page itself",
+            ),
+            (
+                "async fn f(s: &Scenario) -> R { step!(\"a\", {}); }",
+                "not `&Scenario`: the runner passes the handle by value",
+            ),
+            (
+                "async fn f(s: harshjudge::Scenario<T>) -> R { step!(\"a\", {}); }",
+                "takes no generic arguments",
+            ),
         ] {
             let errors = errors("", item);
             assert!(
@@ -785,7 +841,7 @@ mod tests {
                 .map(|i| format!("step!(\"{i}\", {{}});"))
                 .collect::<String>()
         };
-        let item = |n| format!("async fn f(s: S) -> R {{ {} Ok(()) }}", steps(n));
+        let item = |n| format!("async fn f(s: Scenario) -> R {{ {} Ok(()) }}", steps(n));
         assert!(errors("", &item(99)).is_empty());
         assert!(expand("", &item(99)).contains("begin (99usize)"));
         assert_eq!(

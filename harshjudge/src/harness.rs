@@ -365,16 +365,7 @@ fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &
 /// `HARSHJUDGE_VERBOSE`: `1` lists every run (passing ones too) with its
 /// folder in the end-of-run summary; by default only the runs that did not pass.
 fn verbose_setting() -> Result<bool, String> {
-    match std::env::var_os("HARSHJUDGE_VERBOSE") {
-        None => Ok(false),
-        Some(v) => match v.to_str().map(str::trim) {
-            Some("" | "0" | "false") => Ok(false),
-            Some("1" | "true") => Ok(true),
-            _ => Err(format!(
-                "setting HARSHJUDGE_VERBOSE={v:?} is invalid: expected 1 (list passing runs too) or 0"
-            )),
-        },
-    }
+    crate::settings::env_bool("HARSHJUDGE_VERBOSE", false).map_err(|e| e.to_string())
 }
 
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
@@ -691,15 +682,19 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
             eprintln!("error: {e}");
             return EXIT_USAGE;
         }
+        let config = match crate::settings::read_config(&store) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+        };
         if settings.base_url.is_empty() {
             let resolved = match pkg.base_url {
                 Some(start) => start().map_err(|e| {
                     format!("could not start the app under test (main!(base_url = …)): {e}")
                 }),
-                None => store
-                    .read_config()
-                    .map(|c| c.base_url)
-                    .map_err(|e| e.to_string()),
+                None => Ok(config.base_url),
             };
             match resolved {
                 Ok(url) => settings.base_url = url,

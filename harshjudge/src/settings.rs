@@ -60,42 +60,98 @@ pub struct SettingError {
     pub expected: String,
 }
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+/// The longest duration any setting accepts (24 h): a limit beyond it is a
+/// typo, and bounded limits keep every deadline computation in range.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
+
+/// The one reader of `HARSHJUDGE_*` variables: `None` when unset or blank, an
+/// error naming the variable when its value is not UTF-8 (never treated as unset).
+pub fn env(name: &'static str) -> Result<Option<String>, SettingError> {
+    match std::env::var(name) {
+        Ok(v) if v.trim().is_empty() => Ok(None),
+        Ok(v) => Ok(Some(v)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(raw)) => Err(SettingError {
+            name,
+            value: format!("{raw:?}").trim_matches('"').to_string(),
+            expected: "UTF-8 text (the value has bytes that are not UTF-8)".into(),
+        }),
+    }
+}
+
+/// The one boolean vocabulary of the settings: `1`, `true`, `on`, `yes` and
+/// `0`, `false`, `off`, `no` (any case).
+pub fn parse_bool(name: &'static str, value: &str) -> Result<bool, SettingError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err(SettingError {
+            name,
+            value: value.into(),
+            expected: "1, true, on or yes; or 0, false, off or no".into(),
+        }),
+    }
+}
+
+/// A boolean variable ([`parse_bool`]); `default` when unset.
+pub fn env_bool(name: &'static str, default: bool) -> Result<bool, SettingError> {
+    env(name)?.map_or(Ok(default), |v| parse_bool(name, &v))
+}
+
+/// A duration variable ([`parse_duration`]); `default` when unset.
+pub fn env_duration(name: &'static str, default: Duration) -> Result<Duration, SettingError> {
+    match env(name)? {
+        None => Ok(default),
+        Some(v) => parse_duration(&v).map_err(|expected| SettingError {
+            name,
+            value: v,
+            expected,
+        }),
+    }
 }
 
 impl Settings {
     /// Reads the environment. Does not touch the disk.
     pub fn from_env(package_root: &Path, project_name: &str) -> Result<Settings, SettingError> {
-        let dir = match env("HARSHJUDGE_DIR") {
+        // The browser's variables are checked here too, so that a bad one stops
+        // the invocation before anything runs rather than failing every page.
+        crate::browser::BrowserConfig::from_env().map_err(|e| match e {
+            crate::browser::BrowserError::Setting {
+                name,
+                value,
+                expected,
+            } => SettingError {
+                name,
+                value,
+                expected,
+            },
+            other => SettingError {
+                name: "HARSHJUDGE_*",
+                value: String::new(),
+                expected: other.to_string(),
+            },
+        })?;
+        let dir = match env("HARSHJUDGE_DIR")? {
             Some(d) => package_root.join(d),
             None => package_root.join(".harshJudge"),
         };
-        let base_url = env("HARSHJUDGE_BASE_URL").unwrap_or_default();
-        let looks_like_url = base_url.starts_with("http://") || base_url.starts_with("https://");
-        if !base_url.is_empty() && !looks_like_url {
+        let base_url = env("HARSHJUDGE_BASE_URL")?.unwrap_or_default();
+        if !base_url.is_empty() && !is_http_url(&base_url) {
             return Err(SettingError {
                 name: "HARSHJUDGE_BASE_URL",
                 value: base_url,
-                expected: "an http:// or https:// URL, e.g. http://127.0.0.1:3000".into(),
+                expected: BASE_URL_EXPECTED.into(),
             });
         }
-        let junit = match env("HARSHJUDGE_JUNIT").as_deref() {
-            Some("off") | Some("0") => None,
-            Some(p) => Some(package_root.join(p)),
+        let junit = match env("HARSHJUDGE_JUNIT")? {
             None => Some(dir.join("report").join("junit.xml")),
+            // `off` (or any false word) turns it off; anything else is a path.
+            Some(p) => match parse_bool("HARSHJUDGE_JUNIT", &p) {
+                Ok(false) => None,
+                _ => Some(package_root.join(p)),
+            },
         };
-        let html_report = match env("HARSHJUDGE_REPORT").as_deref() {
-            None | Some("on") | Some("1") => true,
-            Some("off") | Some("0") => false,
-            Some(other) => {
-                return Err(SettingError {
-                    name: "HARSHJUDGE_REPORT",
-                    value: other.into(),
-                    expected: "on or off".into(),
-                });
-            }
-        };
+        let html_report = env_bool("HARSHJUDGE_REPORT", true)?;
         Ok(Settings {
             junit,
             html_report,
@@ -105,18 +161,8 @@ impl Settings {
             project_name: project_name.into(),
             step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
             scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
-            full_page: match env("HARSHJUDGE_FULL_PAGE").as_deref() {
-                None | Some("0") | Some("false") => false,
-                Some("1") | Some("true") => true,
-                Some(other) => {
-                    return Err(SettingError {
-                        name: "HARSHJUDGE_FULL_PAGE",
-                        value: other.into(),
-                        expected: "1 or 0".into(),
-                    });
-                }
-            },
-            evidence: match env("HARSHJUDGE_EVIDENCE").as_deref() {
+            full_page: env_bool("HARSHJUDGE_FULL_PAGE", false)?,
+            evidence: match env("HARSHJUDGE_EVIDENCE")?.as_deref() {
                 None | Some("all") => EvidenceMode::All,
                 Some("on-failure") => EvidenceMode::OnFailure,
                 Some("off") => EvidenceMode::Off,
@@ -132,13 +178,14 @@ impl Settings {
     }
 }
 
+/// A limit: a duration, or `none` (also `0`, `off`) for no limit.
 fn timeout_var(
     name: &'static str,
     default: Option<Duration>,
 ) -> Result<Option<Duration>, SettingError> {
-    match env(name) {
+    match env(name)? {
         None => Ok(default),
-        Some(v) if v == "none" || v == "0" => Ok(None),
+        Some(v) if matches!(v.trim(), "none" | "0" | "off") => Ok(None),
         Some(v) => parse_duration(&v)
             .map(Some)
             .map_err(|expected| SettingError {
@@ -149,25 +196,83 @@ fn timeout_var(
     }
 }
 
-/// Parses `500ms`, `30s`, `2m`, `1h` or a bare number of seconds.
+/// Parses `500ms`, `30s`, `2m`, `1h` or a bare number of seconds: greater than
+/// zero and at most [`MAX_DURATION`], in checked arithmetic (an overflowing
+/// number is an error, never a panic). The one duration parser of the settings.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let expected =
         || "a duration such as 500ms, 30s, 2m or 1h (a whole number and a unit)".to_string();
-    let n: u64 = num.parse().map_err(|_| expected())?;
-    let d = match unit.trim() {
-        "ms" => Duration::from_millis(n),
-        "" | "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n * 60),
-        "h" => Duration::from_secs(n * 3600),
+    let too_long = || "a duration of at most 24h (e.g. 30s, 5m or 2h)".to_string();
+    let per_unit: u64 = match unit.trim() {
+        "ms" => 1,
+        "" | "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
         _ => return Err(expected()),
     };
+    if num.is_empty() {
+        return Err(expected());
+    }
+    // Only digits here: a parse error is an overflow.
+    let n: u64 = num.parse().map_err(|_| too_long())?;
+    let ms = n.checked_mul(per_unit).ok_or_else(too_long)?;
+    let d = Duration::from_millis(ms);
     if d.is_zero() {
         return Err("a duration greater than zero (use `none` for no limit)".into());
     }
+    if d > MAX_DURATION {
+        return Err(too_long());
+    }
     Ok(d)
+}
+
+/// What a base URL must look like.
+const BASE_URL_EXPECTED: &str = "an http:// or https:// URL, e.g. http://127.0.0.1:3000";
+
+/// Whether `url` is an `http://` or `https://` URL with a host.
+fn is_http_url(url: &str) -> bool {
+    url::Url::parse(url)
+        .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+}
+
+/// `.harshJudge/config.yaml` that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {problem}", path = .path.display())]
+pub struct ConfigError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong and how to fix it.
+    pub problem: String,
+}
+
+/// Reads and checks `config.yaml` of `store`: an empty file or a `baseUrl` that
+/// is not an http(s) URL is an error naming the file (never silently a default).
+pub fn read_config(store: &crate::store::Store) -> Result<crate::store::Config, ConfigError> {
+    let path = store.config_path();
+    let problem = |problem: String| ConfigError {
+        path: path.clone(),
+        problem,
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) if text.trim().is_empty() => {
+            return Err(problem(
+                "the file is empty: it should hold projectName and baseUrl (e.g. `baseUrl: http://127.0.0.1:3000`); delete it to have it written afresh".into(),
+            ));
+        }
+        Ok(_) => {}
+        Err(e) => return Err(problem(format!("cannot be read: {e}"))),
+    }
+    let config = store.read_config().map_err(|e| problem(e.to_string()))?;
+    if !config.base_url.is_empty() && !is_http_url(&config.base_url) {
+        return Err(problem(format!(
+            "baseUrl {:?} is invalid: expected {BASE_URL_EXPECTED} (or '' and HARSHJUDGE_BASE_URL)",
+            config.base_url
+        )));
+    }
+    Ok(config)
 }
 
 /// Renders a duration the way it is written in settings (`30s`, `2m`, `1500ms`).
@@ -188,7 +293,7 @@ pub fn format_duration(d: Duration) -> String {
 /// never a running one nor the newest failed one). A number ≥ 1, or `all` to
 /// keep every run (`None`); default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS).
 pub fn keep_runs() -> Result<Option<usize>, SettingError> {
-    let Some(value) = env("HARSHJUDGE_KEEP_RUNS") else {
+    let Some(value) = env("HARSHJUDGE_KEEP_RUNS")? else {
         return Ok(Some(crate::store::Store::DEFAULT_KEEP_RUNS));
     };
     let v = value.trim();
@@ -218,7 +323,90 @@ mod tests {
         assert!(parse_duration("abc").is_err());
         assert!(parse_duration("3 weeks").is_err());
         assert!(parse_duration("0s").is_err());
+        assert_eq!(parse_duration("24h"), Ok(MAX_DURATION));
+        assert_eq!(parse_duration("86400000ms"), Ok(MAX_DURATION));
         assert_eq!(format_duration(Duration::from_secs(120)), "2m");
         assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
+    }
+
+    #[test]
+    fn overflowing_durations_are_errors_not_panics() {
+        for text in [
+            "999999999999999999h",
+            "18446744073709551615s",
+            "18446744073709551615",
+            "18446744073709551616ms",
+            "99999999999999999999999999h",
+            "307445734561825861m",
+            "25h",
+            "1441m",
+            "86401s",
+            "86400001ms",
+        ] {
+            let e = parse_duration(text).unwrap_err();
+            assert!(e.contains("at most 24h"), "{text}: {e}");
+        }
+        for text in ["", "h", "-1s", "1.5s", "1d", "s5"] {
+            let e = parse_duration(text).unwrap_err();
+            assert!(e.contains("such as 500ms"), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn one_boolean_vocabulary() {
+        for yes in ["1", "true", "on", "yes", "TRUE", " On "] {
+            assert!(parse_bool("X", yes).unwrap(), "{yes}");
+        }
+        for no in ["0", "false", "off", "no", "False"] {
+            assert!(!parse_bool("X", no).unwrap(), "{no}");
+        }
+        let e = parse_bool("HARSHJUDGE_FULL_PAGE", "maybe")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("HARSHJUDGE_FULL_PAGE=\"maybe\"") && e.contains("1, true, on or yes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn base_urls() {
+        assert!(is_http_url("http://127.0.0.1:3000"));
+        assert!(is_http_url("https://example.test/app/"));
+        for bad in [
+            "ftp://x",
+            "x",
+            "http://",
+            "file:///etc/passwd",
+            "localhost:3000",
+        ] {
+            assert!(!is_http_url(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn config_yaml_is_checked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::new(tmp.path());
+        let config = store.config_path();
+        std::fs::write(&config, "").unwrap();
+        let e = read_config(&store).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&config.display().to_string()) && e.contains("the file is empty"),
+            "{e}"
+        );
+        std::fs::write(&config, "  \n\n").unwrap();
+        assert!(read_config(&store).is_err());
+        std::fs::write(&config, "projectName: p\nbaseUrl: ftp://x\n").unwrap();
+        let e = read_config(&store).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&config.display().to_string())
+                && e.contains("baseUrl \"ftp://x\" is invalid"),
+            "{e}"
+        );
+        std::fs::write(&config, "projectName: p\nbaseUrl: ''\n").unwrap();
+        assert_eq!(read_config(&store).unwrap().base_url, "");
+        std::fs::write(&config, "projectName: p\nbaseUrl: http://127.0.0.1:1\n").unwrap();
+        assert_eq!(read_config(&store).unwrap().base_url, "http://127.0.0.1:1");
     }
 }

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use crate::settings::{env, env_bool};
 use crate::store::{Store, StoreError, now_iso};
 
 /// Flags of ours, taken out of the command line before libtest parses the rest.
@@ -40,8 +41,10 @@ pub struct SuiteFlags {
 #[error("{0}")]
 pub struct FlagError(pub String);
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+impl From<crate::settings::SettingError> for FlagError {
+    fn from(e: crate::settings::SettingError) -> Self {
+        FlagError(e.to_string())
+    }
 }
 
 fn parse_retries(v: &str, from: &str) -> Result<u32, FlagError> {
@@ -49,16 +52,6 @@ fn parse_retries(v: &str, from: &str) -> Result<u32, FlagError> {
         Ok(n) if n <= 10 => Ok(n),
         _ => Err(FlagError(format!(
             "{from} {v:?} is invalid: expected a number of retries from 0 to 10"
-        ))),
-    }
-}
-
-fn env_bool(name: &str) -> Result<bool, FlagError> {
-    match env(name).as_deref() {
-        None | Some("0") | Some("false") => Ok(false),
-        Some("1") | Some("true") => Ok(true),
-        Some(other) => Err(FlagError(format!(
-            "setting {name}={other:?} is invalid: expected 1 or 0"
         ))),
     }
 }
@@ -116,12 +109,12 @@ impl SuiteFlags {
     /// `HARSHJUDGE_LAST_FAILED` and `HARSHJUDGE_FLAKY`.
     pub fn from_env() -> Result<SuiteFlags, FlagError> {
         Ok(SuiteFlags {
-            retries: env("HARSHJUDGE_RETRIES")
+            retries: env("HARSHJUDGE_RETRIES")?
                 .map(|v| parse_retries(&v, "setting HARSHJUDGE_RETRIES ="))
                 .transpose()?,
-            resume: env_bool("HARSHJUDGE_RESUME")?,
-            last_failed: env_bool("HARSHJUDGE_LAST_FAILED")?,
-            fail_on_flaky: match env("HARSHJUDGE_FLAKY").as_deref() {
+            resume: env_bool("HARSHJUDGE_RESUME", false)?,
+            last_failed: env_bool("HARSHJUDGE_LAST_FAILED", false)?,
+            fail_on_flaky: match env("HARSHJUDGE_FLAKY")?.as_deref() {
                 None | Some("pass") => false,
                 Some("fail") => true,
                 Some(other) => {
@@ -366,7 +359,7 @@ impl ReplayInfo {
             "HARSHJUDGE_CHROMEDRIVER",
         ]
         .iter()
-        .filter_map(|k| env(k).map(|v| (k.to_string(), v)))
+        .filter_map(|k| env(k).ok().flatten().map(|v| (k.to_string(), v)))
         .collect();
         let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         ReplayInfo {

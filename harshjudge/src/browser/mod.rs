@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
 
-use crate::settings::parse_duration;
+use crate::settings::{SettingError, env, env_duration};
 
 /// What can go wrong with the browser. Every message says what to do next.
 #[derive(Debug, thiserror::Error)]
@@ -136,7 +136,7 @@ pub enum BrowserError {
         /// Its value.
         value: String,
         /// What is expected.
-        expected: &'static str,
+        expected: String,
     },
 }
 
@@ -174,6 +174,16 @@ impl BrowserError {
     }
 }
 
+impl From<SettingError> for BrowserError {
+    fn from(e: SettingError) -> Self {
+        BrowserError::Setting {
+            name: e.name,
+            value: e.value,
+            expected: e.expected,
+        }
+    }
+}
+
 pub(crate) fn cmd_err(action: impl Into<String>, e: impl std::fmt::Display) -> BrowserError {
     BrowserError::Command {
         action: action.into(),
@@ -199,10 +209,6 @@ pub struct BrowserConfig {
     pub wait: Duration,
 }
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
 fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -210,59 +216,37 @@ fn which(names: &[&str]) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// A `WIDTHxHEIGHT` setting (each 100 to 10,000 pixels), or `default`.
+fn env_size(name: &'static str, default: (u32, u32)) -> Result<(u32, u32), BrowserError> {
+    let Some(v) = env(name)? else {
+        return Ok(default);
+    };
+    let parsed = v
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if (100..=10_000).contains(&w) && (100..=10_000).contains(&h) => Ok((w, h)),
+        _ => Err(BrowserError::Setting {
+            name,
+            value: v,
+            expected: format!(
+                "WIDTHxHEIGHT between 100 and 10000, e.g. {}x{}",
+                default.0, default.1
+            ),
+        }),
+    }
+}
+
 impl BrowserConfig {
     /// From `HARSHJUDGE_*` variables.
     pub fn from_env() -> Result<Self, BrowserError> {
-        let window = match env("HARSHJUDGE_WINDOW") {
-            None => (1280, 800),
-            Some(v) => {
-                let parsed = v
-                    .split_once('x')
-                    .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
-                match parsed {
-                    Some((w, h)) if w >= 100 && h >= 100 => (w, h),
-                    _ => {
-                        return Err(BrowserError::Setting {
-                            name: "HARSHJUDGE_WINDOW",
-                            value: v,
-                            expected: "WIDTHxHEIGHT, e.g. 1280x800",
-                        });
-                    }
-                }
-            }
-        };
-        let viewport = match env("HARSHJUDGE_VIEWPORT") {
-            None => (1280, 720),
-            Some(v) => {
-                let parsed = v
-                    .split_once('x')
-                    .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
-                match parsed {
-                    Some((w, h)) if (100..=10_000).contains(&w) && (100..=10_000).contains(&h) => {
-                        (w, h)
-                    }
-                    _ => {
-                        return Err(BrowserError::Setting {
-                            name: "HARSHJUDGE_VIEWPORT",
-                            value: v,
-                            expected: "WIDTHxHEIGHT between 100 and 10000, e.g. 1280x720",
-                        });
-                    }
-                }
-            }
-        };
-        let wait = match env("HARSHJUDGE_WAIT") {
-            None => Duration::from_secs(5),
-            Some(v) => parse_duration(&v).map_err(|_| BrowserError::Setting {
-                name: "HARSHJUDGE_WAIT",
-                value: v,
-                expected: "a duration such as 500ms, 5s or 1m",
-            })?,
-        };
+        let window = env_size("HARSHJUDGE_WINDOW", (1280, 800))?;
+        let viewport = env_size("HARSHJUDGE_VIEWPORT", (1280, 720))?;
+        let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
         Ok(BrowserConfig {
-            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL"),
-            chromedriver: env("HARSHJUDGE_CHROMEDRIVER").map(PathBuf::from),
-            chromium: env("HARSHJUDGE_CHROMIUM").map(PathBuf::from),
+            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL")?,
+            chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
+            chromium: env("HARSHJUDGE_CHROMIUM")?.map(PathBuf::from),
             window,
             viewport,
             wait,
@@ -327,8 +311,7 @@ impl BrowserConfig {
             format!("--window-size={},{}", self.window.0, self.window.1),
             format!("--user-data-dir={}", profile.display()),
         ];
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } == 0 {
+        if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());
         }
         let mut chrome = serde_json::json!({ "args": args });
@@ -344,14 +327,103 @@ impl BrowserConfig {
     }
 }
 
-// ---- chromedriver --------------------------------------------------------------
+// ---- chromedriver ----------------------------------------------------------------
+//
+// The browser lives exactly as long as the test process, however that ends:
+//
+// - chromedriver runs in a process group of its own, and every Chromium process
+//   it starts stays in that group (Chromium's crashpad handlers leave it but exit
+//   with their browser);
+// - a watchdog (`/bin/sh`, in a group of its own so that a terminal's Ctrl-C or a
+//   test runner's group kill does not reach it first) holds the read end of a
+//   pipe whose only writer is this process. When this process exits (normally,
+//   by a signal, or SIGKILL) or the driver is stopped, the pipe closes and the
+//   watchdog kills the whole group and removes the folder of the sessions'
+//   profiles;
+// - chromedriver also gets PR_SET_PDEATHSIG, which covers the moment between its
+//   start and the watchdog's (no browser runs yet then);
+// - a chromedriver found dead is stopped the same way before a new one starts:
+//   the browsers it left behind go with it.
 
 struct Driver {
     url: String,
     child: Child,
+    /// Kills chromedriver's process group and removes `profiles` when its
+    /// stdin closes.
+    watchdog: Child,
+    /// The folder of the sessions' profiles (`harshjudge-browser-*` in the
+    /// temporary folder).
+    profiles: PathBuf,
 }
 
 static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
+
+/// What the watchdog runs: `$1` is the process group, `$2` the profiles folder.
+/// It reads until end of file (the test process closed the pipe or is gone),
+/// kills the group, then removes the folder (again after a moment, in case a
+/// dying browser was still writing into it).
+const WATCHDOG: &str = r#"trap '' INT TERM HUP QUIT PIPE
+while read -r _; do :; done
+kill -s KILL -- "-$1" 2>/dev/null
+sleep 0.1
+rm -rf -- "$2" 2>/dev/null
+if [ -e "$2" ]; then sleep 0.5; rm -rf -- "$2"; fi
+"#;
+
+impl Driver {
+    /// Stops chromedriver and every browser it started, and removes the
+    /// profiles. `graceful`: ask chromedriver to quit its browsers first.
+    fn stop(mut self, graceful: bool) {
+        if graceful {
+            self.shutdown_request();
+            let deadline = Instant::now() + Duration::from_secs(3);
+            while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        // The whole group, not only chromedriver: browsers of a driver that
+        // died are orphans in it.
+        let _ = rustix::process::kill_process_group(
+            rustix::process::Pid::from_child(&self.child),
+            rustix::process::Signal::KILL,
+        );
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Closing its stdin lets the watchdog do the rest: kill anything left
+        // in the group and remove the profiles.
+        drop(self.watchdog.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if !matches!(self.watchdog.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.watchdog.kill();
+        let _ = self.watchdog.wait();
+        let _ = std::fs::remove_dir_all(&self.profiles);
+    }
+
+    /// chromedriver's `/shutdown` endpoint, which quits every browser it started.
+    fn shutdown_request(&self) {
+        let Some(addr) = self.url.strip_prefix("http://") else {
+            return;
+        };
+        let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
+            return;
+        };
+        use std::io::{Read, Write};
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+        let request =
+            format!("GET /shutdown HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        // Wait for the answer: chromedriver quits its browsers before replying,
+        // and may drop the request if the connection closes first.
+        if stream.write_all(request.as_bytes()).is_ok() {
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let _ = stream.read(&mut [0u8; 256]);
+        }
+    }
+}
 
 fn free_port() -> Result<u16, BrowserError> {
     let l = std::net::TcpListener::bind(("127.0.0.1", 0))
@@ -361,46 +433,109 @@ fn free_port() -> Result<u16, BrowserError> {
         .port())
 }
 
-/// The WebDriver URL: the remote one, or a local chromedriver started (once per
-/// process) on a free loopback port.
-fn driver_url(config: &BrowserConfig) -> Result<String, BrowserError> {
+/// Starts the watchdog of chromedriver's process `group`.
+fn spawn_watchdog(group: u32, profiles: &Path) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt;
+    Command::new("/bin/sh")
+        .arg("-c")
+        .arg(WATCHDOG)
+        .arg("harshjudge-watchdog")
+        .arg(group.to_string())
+        .arg(profiles)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+}
+
+/// The WebDriver URL and the folder for sessions' profiles (none for a remote
+/// WebDriver): the remote one, or a local chromedriver started (once per
+/// process, again if it died) on a free loopback port.
+fn driver_url(config: &BrowserConfig) -> Result<(String, Option<PathBuf>), BrowserError> {
     if let Some(url) = &config.webdriver_url {
-        return Ok(url.clone());
+        return Ok((url.clone(), None));
     }
-    let mut guard = DRIVER.lock().expect("driver lock");
+    let mut guard = DRIVER.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(d) = guard.as_mut() {
-        if matches!(d.child.try_wait(), Ok(None)) {
-            return Ok(d.url.clone());
+        // Alive: not exited, and still listening (a process being killed can
+        // still be unreaped while its port is already closed).
+        let listening = || {
+            d.url
+                .strip_prefix("http://")
+                .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+                .is_some_and(|a| {
+                    std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok()
+                })
+        };
+        if matches!(d.child.try_wait(), Ok(None)) && listening() {
+            return Ok((d.url.clone(), Some(d.profiles.clone())));
         }
-        *guard = None;
+        // chromedriver died (or is dying): its browsers must not outlive it.
+        if let Some(dead) = guard.take() {
+            dead.stop(false);
+        }
     }
     let binary = config.chromedriver_binary()?;
     config.chromium_binary()?;
     let mut last = String::new();
     for _ in 0..3 {
         let port = free_port()?;
+        let profiles = tempfile::Builder::new()
+            .prefix("harshjudge-browser-")
+            .tempdir()
+            .map_err(|e| BrowserError::DriverStart(format!("profiles folder: {e}")))?
+            .keep();
         let mut cmd = Command::new(&binary);
         cmd.arg(format!("--port={port}"))
             .arg("--allowed-ips=127.0.0.1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        // chromedriver dies with this process, even on SIGKILL (Linux).
-        #[cfg(target_os = "linux")]
         {
             use std::os::unix::process::CommandExt;
-            // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+            // A process group of its own: its browsers inherit it, and the
+            // watchdog kills it as a whole.
+            cmd.process_group(0);
+            // chromedriver dies with this process, even on SIGKILL, until the
+            // watchdog runs.
+            #[cfg(target_os = "linux")]
+            // SAFETY: the closure runs in the child between fork and exec, where
+            // only async-signal-safe calls are allowed: it makes one prctl system
+            // call (rustix, no allocation, no lock) and touches no shared state.
             unsafe {
                 cmd.pre_exec(|| {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                    Ok(())
+                    rustix::process::set_parent_process_death_signal(Some(
+                        rustix::process::Signal::KILL,
+                    ))
+                    .map_err(std::io::Error::from)
                 });
             }
         }
-        let mut child = spawn_from_keeper(cmd)
-            .map_err(|e| BrowserError::DriverStart(format!("{}: {e}", binary.display())))?;
+        let mut child = match spawn_from_keeper(cmd) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&profiles);
+                return Err(BrowserError::DriverStart(format!(
+                    "{}: {e}",
+                    binary.display()
+                )));
+            }
+        };
+        let watchdog = match spawn_watchdog(child.id(), &profiles) {
+            Ok(w) => w,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = std::fs::remove_dir_all(&profiles);
+                return Err(BrowserError::DriverStart(format!(
+                    "the watchdog that stops the browser with this process (/bin/sh) could not start: {e}"
+                )));
+            }
+        };
         let url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(10);
+        let mut ready = false;
         while Instant::now() < deadline {
             if let Ok(Some(status)) = child.try_wait() {
                 let mut err = String::new();
@@ -412,23 +547,22 @@ fn driver_url(config: &BrowserConfig) -> Result<String, BrowserError> {
                 break;
             }
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                // On any normal exit (test binaries end with process::exit), stop
-                // the driver and its browsers; PDEATHSIG covers abnormal ones.
-                static AT_EXIT: std::sync::Once = std::sync::Once::new();
-                // SAFETY: registers a plain extern "C" fn.
-                AT_EXIT.call_once(|| unsafe {
-                    libc::atexit(stop_driver_at_exit);
-                });
-                *guard = Some(Driver {
-                    url: url.clone(),
-                    child,
-                });
-                return Ok(url);
+                ready = true;
+                break;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = child.kill();
-        let _ = child.wait();
+        let driver = Driver {
+            url: url.clone(),
+            child,
+            watchdog,
+            profiles: profiles.clone(),
+        };
+        if ready {
+            *guard = Some(driver);
+            return Ok((url, Some(profiles)));
+        }
+        driver.stop(false);
         if last.is_empty() {
             last = format!("port {port} did not open within 10 s");
         }
@@ -443,9 +577,10 @@ fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
     type Request = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
     static KEEPER: Mutex<Option<std::sync::mpsc::Sender<Request>>> = Mutex::new(None);
     let tx = {
-        let mut keeper = KEEPER.lock().expect("keeper lock");
-        keeper
-            .get_or_insert_with(|| {
+        let mut keeper = KEEPER.lock().unwrap_or_else(|p| p.into_inner());
+        match keeper.as_ref() {
+            Some(tx) => tx.clone(),
+            None => {
                 let (tx, rx) = std::sync::mpsc::channel::<Request>();
                 std::thread::Builder::new()
                     .name("harshjudge-driver".into())
@@ -453,11 +588,10 @@ fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
                         for (mut cmd, reply) in rx {
                             let _ = reply.send(cmd.spawn());
                         }
-                    })
-                    .expect("spawn the driver keeper thread");
-                tx
-            })
-            .clone()
+                    })?;
+                keeper.insert(tx).clone()
+            }
+        }
     };
     let (reply, answer) = std::sync::mpsc::channel();
     tx.send((cmd, reply))
@@ -488,19 +622,24 @@ pub(crate) struct Session {
 static POOL: Mutex<Vec<Session>> = Mutex::new(Vec::new());
 
 async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
-    let url = tokio::task::spawn_blocking({
+    let (url, profiles) = tokio::task::spawn_blocking({
         let config = config.clone();
         move || driver_url(&config)
     })
     .await
     .map_err(|e| BrowserError::DriverStart(e.to_string()))??;
-    let profile = tempfile::Builder::new()
-        .prefix("harshjudge-profile-")
-        .tempdir()
-        .map_err(|e| BrowserError::Session {
-            url: url.clone(),
-            message: format!("profile folder: {e}"),
-        })?;
+    // A local driver's sessions keep their profiles in its folder, which its
+    // watchdog removes whatever happens to this process.
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("harshjudge-profile-");
+    let profile = match &profiles {
+        Some(dir) => builder.tempdir_in(dir),
+        None => builder.tempdir(),
+    }
+    .map_err(|e| BrowserError::Session {
+        url: url.clone(),
+        message: format!("profile folder: {e}"),
+    })?;
     let caps = config.capabilities(profile.path())?;
     let client = ClientBuilder::new(HttpConnector::new())
         .capabilities(caps)
@@ -575,45 +714,19 @@ pub async fn shutdown() {
 }
 
 /// Stops the local chromedriver: its `/shutdown` endpoint quits every browser it
-/// started; a driver that does not exit within 3 s is killed.
+/// started; then its process group is killed and the profiles removed.
 fn stop_driver() {
     let driver = match DRIVER.try_lock() {
         Ok(mut g) => g.take(),
         Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
         Err(std::sync::TryLockError::WouldBlock) => None,
     };
-    let Some(mut d) = driver else { return };
-    if let Some(addr) = d.url.strip_prefix("http://")
-        && let Ok(mut stream) = std::net::TcpStream::connect(addr)
-    {
-        use std::io::Write;
-        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-        let request =
-            format!("GET /shutdown HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-        // Wait for the answer: chromedriver quits its browsers before replying,
-        // and may drop the request if the connection closes first.
-        if stream.write_all(request.as_bytes()).is_ok() {
-            use std::io::Read;
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-            let _ = stream.read(&mut [0u8; 256]);
-        }
+    if let Some(d) = driver {
+        d.stop(true);
     }
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = d.child.try_wait() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = d.child.kill();
-    let _ = d.child.wait();
 }
 
 /// Stops the local chromedriver now (a second Ctrl-C): its browsers go with it.
 pub(crate) fn stop_driver_now() {
-    stop_driver();
-}
-
-extern "C" fn stop_driver_at_exit() {
     stop_driver();
 }
