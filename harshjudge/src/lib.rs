@@ -53,6 +53,7 @@ mod scenario;
 pub mod settings;
 pub mod store;
 pub mod suite;
+pub mod visual;
 
 pub use error::{Error, Result};
 pub use harshjudge_macros::scenario;
