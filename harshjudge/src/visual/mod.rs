@@ -372,8 +372,10 @@ impl fmt::Display for PixelDiff {
 /// Compares two PNG images: `expected` (the baseline) against `actual` (the new
 /// screenshot). See the [module documentation](self) for the algorithm.
 ///
-/// Errors name the image that cannot be read, or the option that is out of
-/// range; different sizes are not an error but [`Comparison::SizeMismatch`].
+/// The two PNGs are decoded in parallel (on the calling thread and one scoped
+/// thread). Errors name the image that cannot be read (the expected one first
+/// when both cannot), or the option that is out of range; different sizes are
+/// not an error but [`Comparison::SizeMismatch`].
 pub fn compare(
     expected_png: &[u8],
     actual_png: &[u8],
@@ -383,8 +385,16 @@ pub fn compare(
     let decode = |bytes: &[u8], image: Side| {
         Image::decode_png(bytes).map_err(|source| VisualError::Image { image, source })
     };
-    let expected = decode(expected_png, Side::Expected)?;
-    let actual = decode(actual_png, Side::Actual)?;
+    // Decoding costs more than comparing: the two PNGs are decoded at once.
+    let (expected, actual) = std::thread::scope(|scope| {
+        let expected = scope.spawn(|| decode(expected_png, Side::Expected));
+        let actual = decode(actual_png, Side::Actual);
+        let expected = expected
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (expected, actual)
+    });
+    let (expected, actual) = (expected?, actual?);
     Ok(compare_owned(expected, actual, options))
 }
 

@@ -1,3 +1,4 @@
+use super::compare::DIFF_COLOR;
 use super::*;
 
 const WHITE: [u8; 4] = [255, 255, 255, 255];
@@ -748,4 +749,67 @@ fn every_png_colour_type_decodes_to_rgba() {
         let img = Image::decode_png(&png).unwrap();
         assert_eq!((img.width(), img.height(), img.rgba()), (2, 1, &rgba[..]));
     }
+}
+
+/// Two real 1280x720 Chromium screenshots of benches/data/shop.html and of
+/// shop-changed.html (a price, a paragraph, the cart badge, two buttons and one
+/// digit of the footer changed; see the HTML files).
+fn shop_shots() -> (&'static [u8], &'static [u8]) {
+    (
+        include_bytes!("../../../benches/data/shop.png"),
+        include_bytes!("../../../benches/data/shop-changed.png"),
+    )
+}
+
+#[test]
+fn real_screenshots_differ_exactly_where_the_page_changed() {
+    let (shop, changed) = shop_shots();
+    let same = compare(shop, shop, &CompareOptions::default()).unwrap();
+    assert_eq!(pixels(&same).diff_pixels + pixels(&same).aa_pixels, 0);
+
+    let r = compare(shop, changed, &CompareOptions::default()).unwrap();
+    let d = pixels(&r);
+    assert!(
+        (0.005..0.015).contains(&d.diff_ratio),
+        "about 1 % of the page changed: {d}"
+    );
+    // The changed elements, in device pixels (x0, y0, x1, y1).
+    let changed_boxes = [
+        ("apple price", (48, 124, 112, 156)),
+        ("apple text", (48, 164, 404, 226)),
+        ("cart badge", (1146, 16, 1176, 42)),
+        ("grapes button", (460, 448, 576, 486)),
+        ("kiwi button", (874, 448, 990, 486)),
+        ("footer digit", (226, 520, 246, 542)),
+    ];
+    let img = d.diff_image();
+    let mut red_in = [0u32; 6];
+    for (i, p) in img.rgba().chunks_exact(4).enumerate() {
+        if p != DIFF_COLOR {
+            continue;
+        }
+        let (x, y) = ((i % 1280) as u32, (i / 1280) as u32);
+        let inside = changed_boxes
+            .iter()
+            .position(|(_, (x0, y0, x1, y1))| (*x0..*x1).contains(&x) && (*y0..*y1).contains(&y));
+        let Some(b) = inside else {
+            panic!("a difference at ({x}, {y}), where nothing changed")
+        };
+        red_in[b] += 1;
+    }
+    for ((name, _), n) in changed_boxes.iter().zip(red_in) {
+        assert!(n > 0, "the change of the {name} is found");
+    }
+    assert_eq!(red_in.iter().map(|&n| n as u64).sum::<u64>(), d.diff_pixels);
+    // Anti-aliasing only on the soft edges of what changed, and counted when asked.
+    let all = compare(
+        shop,
+        changed,
+        &CompareOptions {
+            include_aa: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(pixels(&all).diff_pixels, d.diff_pixels + d.aa_pixels);
 }
