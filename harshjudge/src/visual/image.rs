@@ -150,7 +150,11 @@ impl Image {
             color => {
                 let mut out = Vec::with_capacity(pixels * 4);
                 for row in rows {
-                    let row = &row[..width as usize * color.samples()];
+                    let Some(row) = row.get(..width as usize * color.samples()) else {
+                        return Err(ImageError::NotPng {
+                            reason: "image rows shorter than its header says".into(),
+                        });
+                    };
                     match color {
                         png::ColorType::Rgba => out.extend_from_slice(row),
                         png::ColorType::Rgb => {

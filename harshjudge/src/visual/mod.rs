@@ -41,15 +41,17 @@
 //! let diff = result.pixels().unwrap();
 //! assert_eq!(diff.diff_pixels, 1);
 //! assert!(!result.passed());
-//! std::fs::write(std::env::temp_dir().join("diff.png"), diff.diff_png())?;
+//! let diff_png: Vec<u8> = diff.diff_png(); // the diff image, to attach as evidence
+//! assert!(diff_png.starts_with(b"\x89PNG"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Speed: rows and pixels that are byte-for-byte identical are skipped with slice
 //! and word compares before any arithmetic, and the neighbourhood is examined only
-//! for pixels that differ, so comparing two 1280x720 screenshots takes about a
-//! millisecond (`cargo bench --bench visual_compare`); decoding the PNGs costs more
-//! than comparing them.
+//! for pixels that differ: comparing two 1280x720 screenshots takes about 0.3 ms
+//! when they are identical and about 2 ms when 1 % of the pixels differ
+//! (`cargo bench --bench visual_compare`). Decoding the two PNGs costs more
+//! (about 5 ms each), so [`compare`] decodes them in parallel.
 //!
 //! Bad input never panics: an undecodable PNG, an empty one or one larger than
 //! [`MAX_PIXELS`] is an error naming which image it was, and invalid options are
@@ -203,14 +205,14 @@ impl CompareOptions {
                 "a number from 0 to 1, e.g. 0.2",
             );
         }
-        if let Some(r) = self.max_diff_pixel_ratio {
-            if !(0.0..=1.0).contains(&r) {
-                return invalid(
-                    "max_diff_pixel_ratio",
-                    r.to_string(),
-                    "a fraction from 0 to 1, e.g. 0.01 for 1 % of the pixels",
-                );
-            }
+        if let Some(r) = self.max_diff_pixel_ratio
+            && !(0.0..=1.0).contains(&r)
+        {
+            return invalid(
+                "max_diff_pixel_ratio",
+                r.to_string(),
+                "a fraction from 0 to 1, e.g. 0.01 for 1 % of the pixels",
+            );
         }
         if !(self.scale.is_finite() && self.scale > 0.0) {
             return invalid(
