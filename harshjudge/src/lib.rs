@@ -54,6 +54,7 @@ pub mod settings;
 pub mod shard;
 pub mod store;
 pub mod suite;
+pub mod visual;
 
 pub use browser::{Locator, Page, expect};
 pub use error::{Error, Result};
