@@ -47,9 +47,9 @@
 //! returned. Queries keep their first [`MAX_QUERY_TOKENS`] distinct tokens; a
 //! step or a page indexes at most [`MAX_TOKENS_PER_STEP`] distinct tokens.
 
+use harshjudge::store::Store;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
-use harshjudge::store::Store;
 use std::fs::{self, File};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};

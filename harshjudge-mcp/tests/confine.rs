@@ -83,19 +83,17 @@ fn the_knowledge_store_never_follows_links_out_of_harshjudge() {
         step.ok = true;
         let written = store.record(step);
         probes += 1;
-        match &written {
-            Err(e) => {
-                assert!(e.to_string().contains("symbolic link"), "{linked}: {e}");
-                refused += 1;
-            }
-            Ok(()) => {}
+        if let Err(e) = &written {
+            assert!(e.to_string().contains("symbolic link"), "{linked}: {e}");
+            refused += 1;
         }
         let answer = match store.search(&SearchQuery::new(SECRET)) {
             Ok(r) => format!("{:?}", r.hits),
             Err(e) => e.to_string(),
         };
         probes += 1;
-        reads_outside += usize::from(answer.contains("old-1") || answer.contains("browser_navigate"));
+        reads_outside +=
+            usize::from(answer.contains("old-1") || answer.contains("browser_navigate"));
         writes_outside += writes(&before, &snapshot(outside.path()));
     }
     eprintln!(
@@ -154,16 +152,17 @@ fn recordings_and_exports_never_follow_links_out_of_harshjudge() {
 
     let mut outputs = vec![];
     let mut refused = 0;
-    let mut expect_refused = |out: harshjudge_mcp::Outcome, what: &str, outputs: &mut Vec<String>| {
-        assert!(out.is_error(), "{what} must be refused: {}", out.value);
-        assert!(
-            out.value.to_string().contains("symbolic link"),
-            "{what}: {}",
-            out.value
-        );
-        outputs.push(out.value.to_string());
-        refused += 1;
-    };
+    let mut expect_refused =
+        |out: harshjudge_mcp::Outcome, what: &str, outputs: &mut Vec<String>| {
+            assert!(out.is_error(), "{what} must be refused: {}", out.value);
+            assert!(
+                out.value.to_string().contains("symbolic link"),
+                "{what}: {}",
+                out.value
+            );
+            outputs.push(out.value.to_string());
+            refused += 1;
+        };
 
     // exports/ is a link: the export is refused.
     symlink(o.join("exports"), hj.join("exports")).unwrap();
@@ -181,8 +180,16 @@ fn recordings_and_exports_never_follow_links_out_of_harshjudge() {
     outputs.push(list.value.to_string());
     let out = call(&ctx, "record_get", Some(json!({"sequenceId": "secretseq"})));
     expect_refused(out, "record_get through a linked sequences/", &mut outputs);
-    let out = call(&ctx, "record_delete", Some(json!({"sequenceId": "secretseq"})));
-    expect_refused(out, "record_delete through a linked sequences/", &mut outputs);
+    let out = call(
+        &ctx,
+        "record_delete",
+        Some(json!({"sequenceId": "secretseq"})),
+    );
+    expect_refused(
+        out,
+        "record_delete through a linked sequences/",
+        &mut outputs,
+    );
     ok(&ctx, "record_start", json!({"name": "second"}));
     let out = call(&ctx, "record_stop", Some(json!({})));
     expect_refused(out, "record_stop into a linked sequences/", &mut outputs);

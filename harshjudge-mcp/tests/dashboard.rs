@@ -1250,19 +1250,31 @@ fn the_dashboard_never_follows_links_out_of_harshjudge() {
     std::fs::create_dir_all(ev.parent().unwrap()).unwrap();
     let _ = std::fs::remove_dir_all(&ev);
     symlink(o.join("ev"), &ev).unwrap();
-    symlink(o.join("scenario.md"), p.hj().join("scenarios/login/scenario.md")).unwrap();
+    symlink(
+        o.join("scenario.md"),
+        p.hj().join("scenarios/login/scenario.md"),
+    )
+    .unwrap();
     let before = snapshot_of(o);
 
     let (guard, port, _pid, _) = open(&p);
     let mut outputs = vec![];
     let base = format!("/api/projects/{}/scenarios/login", p.p());
     let r = get(port, &format!("{base}/runs/linkedrun"));
-    assert_eq!(r.status, 404, "a linked run folder is not served: {}", r.text());
+    assert_eq!(
+        r.status,
+        404,
+        "a linked run folder is not served: {}",
+        r.text()
+    );
     outputs.push(r.text());
     let r = get(port, &format!("{base}/runs/{real_run}"));
     assert_eq!(r.status, 200, "{}", r.text());
     let paths = r.json()["evidencePaths"].to_string();
-    assert!(!paths.contains("step-02"), "a linked evidence folder is not listed: {paths}");
+    assert!(
+        !paths.contains("step-02"),
+        "a linked evidence folder is not listed: {paths}"
+    );
     outputs.push(r.text());
     for path in [
         base.clone(),
@@ -1281,7 +1293,9 @@ fn the_dashboard_never_follows_links_out_of_harshjudge() {
     // The state file and the log are links: the dashboard neither reads nor writes them.
     std::fs::write(
         o.join("state.json"),
-        format!(r#"{{"pid":1,"port":1,"url":"http://{secret}","startedAt":"x","projectPath":"/"}}"#),
+        format!(
+            r#"{{"pid":1,"port":1,"url":"http://{secret}","startedAt":"x","projectPath":"/"}}"#
+        ),
     )
     .unwrap();
     std::fs::write(o.join("dashboard.log"), "error: kept outside\n").unwrap();
@@ -1294,7 +1308,13 @@ fn the_dashboard_never_follows_links_out_of_harshjudge() {
     symlink(o.join("dashboard.log"), p.hj().join(".dashboard.log")).unwrap();
     let mut guard = Guard::new(p.root());
     let port = free_ports();
-    let opened = p.cli(&["dashboard", "open", "--no-browser", "--port", &port.to_string()]);
+    let opened = p.cli(&[
+        "dashboard",
+        "open",
+        "--no-browser",
+        "--port",
+        &port.to_string(),
+    ]);
     outputs.push(opened.stdout.clone() + &opened.stderr);
     if opened.code == 0 {
         let v: Value = serde_json::from_str(opened.stdout.trim_end()).unwrap();
@@ -1305,7 +1325,10 @@ fn the_dashboard_never_follows_links_out_of_harshjudge() {
 
     let after = snapshot_of(o);
     let writes_outside = after.iter().filter(|a| !before_files.contains(a)).count()
-        + before.iter().filter(|b| !after.iter().any(|a| a.0 == b.0)).count();
+        + before
+            .iter()
+            .filter(|b| !after.iter().any(|a| a.0 == b.0))
+            .count();
     let reads_outside = outputs.iter().filter(|o| o.contains(secret)).count();
     eprintln!(
         "dashboard symlink probes: {writes_outside} writes and {reads_outside} reads outside .harshJudge/"

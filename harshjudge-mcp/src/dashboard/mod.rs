@@ -291,9 +291,7 @@ impl Dashboard {
                     };
                     let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
                     text.push('\n');
-                    if let Err(e) =
-                        self.store().write_file(&self.state_path(), text.as_bytes())
-                    {
+                    if let Err(e) = self.store().write_file(&self.state_path(), text.as_bytes()) {
                         terminate(pid);
                         return Err(failed(Code::Internal, e.to_string()));
                     }

@@ -1193,7 +1193,13 @@ impl Store {
             self.create_dir_all(parent)?;
         }
         self.confine_io(path)?;
-        no_follow(std::fs::OpenOptions::new().read(true).append(true).create(true)).open(path)
+        no_follow(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .append(true)
+                .create(true),
+        )
+        .open(path)
     }
 
     /// Lists a folder under `.harshJudge/` (confined). The entries are not

@@ -332,7 +332,14 @@ fn reports_and_checkpoints_never_follow_links_out_of_harshjudge() {
         refused += said.matches("symbolic link").count();
         let previous = SuiteLog::previous(&store, "bin");
         let begun = SuiteLog::begin(&store, "bin", None, &["login"], &Default::default());
-        let answers = format!("{said}\n{previous:?}\n{}", begun.as_ref().err().map(|e| e.to_string()).unwrap_or_default());
+        let answers = format!(
+            "{said}\n{previous:?}\n{}",
+            begun
+                .as_ref()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        );
         if linked == ".suite" {
             assert!(previous.is_err() && begun.is_err(), "{answers}");
             refused += 2;
