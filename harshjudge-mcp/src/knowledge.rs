@@ -47,9 +47,10 @@
 //! returned. Queries keep their first [`MAX_QUERY_TOKENS`] distinct tokens; a
 //! step or a page indexes at most [`MAX_TOKENS_PER_STEP`] distinct tokens.
 
+use harshjudge::store::Store;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -858,8 +859,8 @@ fn session_of(path: &Path) -> Option<String> {
 }
 
 /// The `.jsonl` files in `steps`, with their metadata (none if it is missing).
-fn list_files(steps: &Path) -> io::Result<Vec<(PathBuf, fs::Metadata)>> {
-    let rd = match fs::read_dir(steps) {
+fn list_files(root: &Store, steps: &Path) -> io::Result<Vec<(PathBuf, fs::Metadata)>> {
+    let rd = match root.read_dir(steps) {
         Ok(rd) => rd,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
@@ -872,7 +873,7 @@ fn list_files(steps: &Path) -> io::Result<Vec<(PathBuf, fs::Metadata)>> {
             continue;
         }
         // Removed between the listing and now: not there.
-        let Ok(meta) = fs::metadata(&path) else {
+        let Ok(meta) = root.metadata(&path) else {
             continue;
         };
         if meta.is_file() {
@@ -890,8 +891,8 @@ enum Change {
 
 impl Index {
     /// Reads the files of `steps` into a new index.
-    fn build(steps: &Path, scratch: &mut BuildScratch) -> io::Result<Index> {
-        let mut files = list_files(steps)?;
+    fn build(root: &Store, steps: &Path, scratch: &mut BuildScratch) -> io::Result<Index> {
+        let mut files = list_files(root, steps)?;
         // Newest first to choose what fits; then indexed oldest first, so
         // step numbers grow with time (appends come last, as the newest).
         files.sort_by(|a, b| {
@@ -913,7 +914,7 @@ impl Index {
             let fi = idx.add_file(path, &meta);
             // A file replaced while we read it: what is indexed is consistent
             // up to `indexed`, and the next call's sync sees the change.
-            let _ = idx.catch_up(fi, &meta, scratch)?;
+            let _ = idx.catch_up(root, fi, &meta, scratch)?;
         }
         Ok(idx)
     }
@@ -943,8 +944,13 @@ impl Index {
     }
 
     /// Brings the index up to date with the files on disk.
-    fn sync(&mut self, steps: &Path, scratch: &mut BuildScratch) -> io::Result<Change> {
-        let listed = list_files(steps)?;
+    fn sync(
+        &mut self,
+        root: &Store,
+        steps: &Path,
+        scratch: &mut BuildScratch,
+    ) -> io::Result<Change> {
+        let listed = list_files(root, steps)?;
         if listed.len() < self.files.len() {
             return Ok(Change::Rebuild); // a file went away
         }
@@ -953,7 +959,7 @@ impl Index {
             match self.by_path.get(&path) {
                 Some(&fi) => {
                     present += 1;
-                    if let Change::Rebuild = self.catch_up(fi, &meta, scratch)? {
+                    if let Change::Rebuild = self.catch_up(root, fi, &meta, scratch)? {
                         return Ok(Change::Rebuild);
                     }
                 }
@@ -961,7 +967,7 @@ impl Index {
                 None => {
                     let fi = self.add_file(path, &meta);
                     present += 1;
-                    if let Change::Rebuild = self.catch_up(fi, &meta, scratch)? {
+                    if let Change::Rebuild = self.catch_up(root, fi, &meta, scratch)? {
                         return Ok(Change::Rebuild);
                     }
                 }
@@ -976,6 +982,7 @@ impl Index {
     /// Indexes what was appended to file `fi` since it was last read.
     fn catch_up(
         &mut self,
+        root: &Store,
         fi: usize,
         meta: &fs::Metadata,
         scratch: &mut BuildScratch,
@@ -993,7 +1000,7 @@ impl Index {
         // stopped after, or the file was rewritten.
         let start = from.saturating_sub(1);
         let mut buf = Vec::with_capacity((len - start) as usize + 1);
-        let read = File::open(&f.path).and_then(|mut file| {
+        let read = root.open_file(&f.path).and_then(|mut file| {
             file.seek(SeekFrom::Start(start))?;
             file.read_to_end(&mut buf)
         });
@@ -1307,6 +1314,8 @@ struct Inner {
 /// are serialised by an internal lock.
 pub struct KnowledgeStore {
     dir: PathBuf,
+    /// `.harshJudge/`, the folder no read or write may leave.
+    root: Store,
     session: String,
     inner: Mutex<Inner>,
 }
@@ -1349,6 +1358,7 @@ impl KnowledgeStore {
     /// file name, see [`session`](Self::session)). Reads nothing yet.
     pub fn open(dir: PathBuf, session: String) -> KnowledgeStore {
         KnowledgeStore {
+            root: Store::new(dir.parent().unwrap_or(&dir)),
             dir,
             session: safe_session(&session),
             inner: Mutex::new(Inner {
@@ -1396,7 +1406,7 @@ impl KnowledgeStore {
         let steps = self.steps_dir();
         let path = steps.join(format!("{}.jsonl", self.session));
         if g.seq == 0 {
-            g.seq = match fs::read(&path) {
+            g.seq = match self.root.read_file(&path) {
                 Ok(bytes) => bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1,
                 Err(_) => 1,
             };
@@ -1404,12 +1414,7 @@ impl KnowledgeStore {
         normalize(&mut step, &self.session, g.seq);
         let mut line = serde_json::to_string(&step).map_err(io::Error::other)?;
         line.push('\n');
-        fs::create_dir_all(&steps)?;
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)?;
+        let mut file = self.root.append_file(&path)?;
         let len = file.metadata()?.len();
         if len > 0 {
             // A torn last line (a crash mid-write): start on a line of our own.
@@ -1427,12 +1432,12 @@ impl KnowledgeStore {
         // which the next call rebuilds.
         let Inner { index, scratch, .. } = &mut *g;
         if let Some(idx) = index {
-            let fresh = fs::metadata(&path).and_then(|meta| {
+            let fresh = self.root.metadata(&path).and_then(|meta| {
                 let fi = match idx.by_path.get(&path) {
                     Some(&fi) => fi,
                     None => idx.add_file(path, &meta),
                 };
-                idx.catch_up(fi, &meta, &mut scratch.build)
+                idx.catch_up(&self.root, fi, &meta, &mut scratch.build)
             });
             if !matches!(fresh, Ok(Change::Fine)) {
                 *index = None;
@@ -1447,14 +1452,14 @@ impl KnowledgeStore {
         let steps = self.steps_dir();
         let mut built = None;
         if let Some(idx) = &mut g.index
-            && let Change::Rebuild = idx.sync(&steps, &mut g.scratch.build)?
+            && let Change::Rebuild = idx.sync(&self.root, &steps, &mut g.scratch.build)?
         {
             g.index = None;
         }
         if g.index.is_none() {
             let t = Instant::now();
             g.scratch = Scratch::default();
-            g.index = Some(Index::build(&steps, &mut g.scratch.build)?);
+            g.index = Some(Index::build(&self.root, &steps, &mut g.scratch.build)?);
             built = Some(t.elapsed().as_secs_f64() * 1000.0);
         }
         let Inner { index, scratch, .. } = g;
@@ -1584,7 +1589,7 @@ impl KnowledgeStore {
         result.scanned = top.scored;
         let denom = (W_MAX as usize * tokens.len()) as f64;
         let best = top.into_sorted();
-        result.hits = load(idx, &best, |step| {
+        result.hits = load(&self.root, idx, &best, |step| {
             let mut found: FxMap<String, u8> = FxMap::default();
             let mut note = |bit: u8, t: &str| {
                 if tokens.iter().any(|q| q == t) {
@@ -1817,7 +1822,7 @@ impl KnowledgeStore {
         }
         result.scanned = top.scored;
         let best = top.into_sorted();
-        result.hits = load(idx, &best, |step| {
+        result.hits = load(&self.root, idx, &best, |step| {
             similar_matched(step, path.as_deref(), &ids, &title, tool.as_deref())
         })
         .into_iter()
@@ -1857,6 +1862,7 @@ fn filter(idx: &Index, session: Option<u32>, q: &SearchQuery) -> Option<Filter> 
 /// Reads the records of `top` back from their files (a record that can no
 /// longer be read is left out) with what matched.
 fn load(
+    root: &Store,
     idx: &Index,
     top: &[(u32, u32)],
     mut matched: impl FnMut(&StepRecord) -> Vec<String>,
@@ -1867,7 +1873,7 @@ fn load(
         let m = &idx.steps[s as usize];
         let file = open
             .entry(m.file)
-            .or_insert_with(|| File::open(&idx.files[m.file as usize].path).ok());
+            .or_insert_with(|| root.open_file(&idx.files[m.file as usize].path).ok());
         let Some(file) = file else { continue };
         let mut buf = vec![0u8; m.len as usize];
         if file.seek(SeekFrom::Start(m.offset)).is_err() || file.read_exact(&mut buf).is_err() {

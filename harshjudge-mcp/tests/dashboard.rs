@@ -1221,3 +1221,134 @@ fn report_command_writes_the_html_report() {
     assert!(msg.contains("initProject"), "{msg}");
     assert!(!empty.path().join(".harshJudge").exists());
 }
+
+/// Issue 11 point 16: the dashboard's own files (state, log) and its API
+/// reads (a run folder, an evidence folder, `scenario.md`) never follow a
+/// link out of `.harshJudge/`: 0 writes and 0 reads outside.
+#[test]
+fn the_dashboard_never_follows_links_out_of_harshjudge() {
+    use std::os::unix::fs::symlink;
+    let p = Project::new();
+    let real_run = p.record_run();
+    let outside = tempfile::tempdir().unwrap();
+    let o = outside.path();
+    let secret = "TOPSECRET-outside-the-project";
+    // A run folder that is a link, an evidence folder that is a link, a linked scenario.md.
+    std::fs::create_dir_all(o.join("run/step-01/evidence")).unwrap();
+    std::fs::write(
+        o.join("run/result.json"),
+        format!(r#"{{"runId":"linkedrun","scenarioSlug":"login","status":"fail","startedAt":"2030-01-01T00:00:00Z","duration":1,"errorMessage":"{secret}","steps":[]}}"#),
+    )
+    .unwrap();
+    std::fs::write(o.join("run/step-01/evidence/secret.txt"), secret).unwrap();
+    std::fs::create_dir_all(o.join("ev")).unwrap();
+    std::fs::write(o.join("ev/secret.txt"), secret).unwrap();
+    std::fs::write(o.join("scenario.md"), format!("# {secret}\n")).unwrap();
+    let runs = p.hj().join("scenarios/login/runs");
+    symlink(o.join("run"), runs.join("linkedrun")).unwrap();
+    let ev = runs.join(&real_run).join("step-02/evidence");
+    std::fs::create_dir_all(ev.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&ev);
+    symlink(o.join("ev"), &ev).unwrap();
+    symlink(
+        o.join("scenario.md"),
+        p.hj().join("scenarios/login/scenario.md"),
+    )
+    .unwrap();
+    let before = snapshot_of(o);
+
+    let (guard, port, _pid, _) = open(&p);
+    let mut outputs = vec![];
+    let base = format!("/api/projects/{}/scenarios/login", p.p());
+    let r = get(port, &format!("{base}/runs/linkedrun"));
+    assert_eq!(
+        r.status,
+        404,
+        "a linked run folder is not served: {}",
+        r.text()
+    );
+    outputs.push(r.text());
+    let r = get(port, &format!("{base}/runs/{real_run}"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let paths = r.json()["evidencePaths"].to_string();
+    assert!(
+        !paths.contains("step-02"),
+        "a linked evidence folder is not listed: {paths}"
+    );
+    outputs.push(r.text());
+    for path in [
+        base.clone(),
+        format!("{base}/runs"),
+        format!("/api/projects/{}/scenarios", p.p()),
+        "/report/data/overview.js".to_string(),
+        format!("/report/data/runs/login/{real_run}.js"),
+        "/report/data/runs/login/linkedrun.js".to_string(),
+    ] {
+        outputs.push(get(port, &path).text());
+    }
+    let status = p.cli(&["dashboard", "close"]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    drop(guard);
+
+    // The state file and the log are links: the dashboard neither reads nor writes them.
+    std::fs::write(
+        o.join("state.json"),
+        format!(
+            r#"{{"pid":1,"port":1,"url":"http://{secret}","startedAt":"x","projectPath":"/"}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(o.join("dashboard.log"), "error: kept outside\n").unwrap();
+    let before_files = snapshot_of(o);
+    let _ = std::fs::remove_file(p.state_file());
+    let _ = std::fs::remove_file(p.hj().join(".dashboard.log"));
+    symlink(o.join("state.json"), p.state_file()).unwrap();
+    outputs.push(p.cli(&["dashboard", "status"]).stdout);
+    std::fs::remove_file(p.state_file()).unwrap();
+    symlink(o.join("dashboard.log"), p.hj().join(".dashboard.log")).unwrap();
+    let mut guard = Guard::new(p.root());
+    let port = free_ports();
+    let opened = p.cli(&[
+        "dashboard",
+        "open",
+        "--no-browser",
+        "--port",
+        &port.to_string(),
+    ]);
+    outputs.push(opened.stdout.clone() + &opened.stderr);
+    if opened.code == 0 {
+        let v: Value = serde_json::from_str(opened.stdout.trim_end()).unwrap();
+        guard.pid(v["pid"].as_u64().unwrap());
+        let _ = p.cli(&["dashboard", "close"]);
+    }
+    drop(guard);
+
+    let after = snapshot_of(o);
+    let writes_outside = after.iter().filter(|a| !before_files.contains(a)).count()
+        + before
+            .iter()
+            .filter(|b| !after.iter().any(|a| a.0 == b.0))
+            .count();
+    let reads_outside = outputs.iter().filter(|o| o.contains(secret)).count();
+    eprintln!(
+        "dashboard symlink probes: {writes_outside} writes and {reads_outside} reads outside .harshJudge/"
+    );
+    assert_eq!((writes_outside, reads_outside), (0, 0), "{outputs:#?}");
+}
+
+/// Every file under `dir` with its bytes, sorted.
+fn snapshot_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), out);
+            } else {
+                out.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(dir, &mut out);
+    out.sort();
+    out
+}

@@ -262,6 +262,12 @@ impl RunHandle {
         self.store.evidence_dir(&self.slug, &self.id, step)
     }
 
+    /// Creates `step-NN/evidence` through the store (never through a link
+    /// that leaves `.harshJudge/`).
+    pub fn create_evidence_dir(&self, step: &StepId) -> std::io::Result<()> {
+        self.store.create_dir_all(&self.evidence_dir(step))
+    }
+
     fn title(&self, step: &StepId) -> Option<&str> {
         self.titles()
             .get(step.number().wrapping_sub(1))

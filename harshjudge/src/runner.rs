@@ -345,7 +345,7 @@ impl Shared {
             let mut run = self.run.lock().expect("run lock");
             evidence_dir = run.evidence_dir(&id);
             if status == StepStatus::Fail {
-                let _ = std::fs::create_dir_all(&evidence_dir);
+                let _ = run.create_evidence_dir(&id);
             }
             let rec = StepRecord {
                 id: id.clone(),

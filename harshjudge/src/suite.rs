@@ -211,6 +211,8 @@ pub fn binary_name() -> String {
 
 /// The checkpoint of this invocation, written through on every change.
 pub struct SuiteLog {
+    /// Where the checkpoint is written (never through a link).
+    store: Store,
     path: PathBuf,
     state: Mutex<Checkpoint>,
 }
@@ -225,7 +227,8 @@ impl SuiteLog {
     /// reported and treated as absent).
     pub fn previous(store: &Store, binary: &str) -> Result<Option<Checkpoint>, StoreError> {
         let path = Self::path(store, binary);
-        match std::fs::read(&path) {
+        store.confine(&path)?;
+        match store.read_file(&path) {
             Ok(b) => serde_json::from_slice(&b)
                 .map(Some)
                 .map_err(|e| StoreError::Corrupt {
@@ -264,6 +267,7 @@ impl SuiteLog {
             scenarios.insert(slug.clone(), e);
         }
         let log = SuiteLog {
+            store: store.clone(),
             path: Self::path(store, binary),
             state: Mutex::new(Checkpoint {
                 binary: binary.into(),
@@ -283,7 +287,7 @@ impl SuiteLog {
             let state = self.state.lock().expect("checkpoint lock");
             serde_json::to_string_pretty(&*state).expect("checkpoint serializes")
         };
-        crate::store::write_file(&self.path, text.as_bytes())
+        self.store.write_file(&self.path, text.as_bytes())
     }
 
     /// Records where `slug` stands now.
@@ -415,7 +419,7 @@ impl ReplayInfo {
             sh_quote(test_name),
         ));
         let path = run_dir.join("replay.sh");
-        crate::store::write_file(&path, s.as_bytes())?;
+        Store::new(&self.store_dir).write_file(&path, s.as_bytes())?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

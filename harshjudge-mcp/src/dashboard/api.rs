@@ -130,7 +130,9 @@ fn v1_front_matter(text: &str) -> (Option<String>, Vec<String>) {
 }
 
 fn scenario_md(store: &Store, slug: &Slug) -> Option<String> {
-    std::fs::read_to_string(store.scenario_dir(slug).join("scenario.md")).ok()
+    store
+        .read_to_string(&store.scenario_dir(slug).join("scenario.md"))
+        .ok()
 }
 
 /// `GET /api/projects/{p}/scenarios`: `ScenarioSummary[]`, the most recently
@@ -237,7 +239,8 @@ pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
             }
         }
     };
-    let raw = std::fs::read_to_string(store.meta_path(&slug))
+    let raw = store
+        .read_to_string(&store.meta_path(&slug))
         .ok()
         .and_then(|t| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&t).ok())
         .and_then(|y| serde_json::to_value(y).ok())
@@ -277,17 +280,18 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     let run = run_id(r)?;
     let dir = store.run_dir(&slug, &run);
-    if !dir.is_dir() {
+    if !store.metadata(&dir).is_ok_and(|m| m.is_dir()) {
         return Err(ApiError::new(
             404,
             format!("Run not found: {run} in scenario {slug}"),
         ));
     }
-    let result = std::fs::read(dir.join("result.json"))
+    let result = store
+        .read_file(&dir.join("result.json"))
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .unwrap_or(Value::Null);
-    let paths: Vec<String> = evidence_paths(&dir)
+    let paths: Vec<String> = evidence_paths(store, &dir)
         .into_iter()
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
@@ -301,13 +305,15 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
 
 /// Every evidence file of a run (absolute): those of its `step-*/evidence/`
 /// folders, or of the v1 flat `evidence/` folder when it has no step folders.
-/// Sidecars (`*.meta.json`) and hidden files are left out.
-pub fn evidence_paths(run_dir: &Path) -> Vec<PathBuf> {
+/// Sidecars (`*.meta.json`) and hidden files are left out, and so is any
+/// link (read through the store: never followed out of `.harshJudge/`).
+pub fn evidence_paths(store: &Store, run_dir: &Path) -> Vec<PathBuf> {
     let files = |dir: &Path| -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        let mut v: Vec<PathBuf> = store
+            .read_dir(dir)
             .map(|rd| {
                 rd.flatten()
-                    .filter(|e| e.path().is_file())
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
                     .filter(|e| {
                         let n = e.file_name().to_string_lossy().into_owned();
                         !n.ends_with(".meta.json") && !n.starts_with('.')
@@ -319,10 +325,11 @@ pub fn evidence_paths(run_dir: &Path) -> Vec<PathBuf> {
         v.sort();
         v
     };
-    let mut steps: Vec<PathBuf> = std::fs::read_dir(run_dir)
+    let mut steps: Vec<PathBuf> = store
+        .read_dir(run_dir)
         .map(|rd| {
             rd.flatten()
-                .filter(|e| e.path().is_dir())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
                 .filter(|e| e.file_name().to_string_lossy().starts_with("step-"))
                 .map(|e| e.path())
                 .collect()

@@ -148,9 +148,15 @@ impl Dashboard {
         self.dir.join(LOG_FILE)
     }
 
+    /// The `.harshJudge/` folder as a store: every file of the dashboard is
+    /// read and written through it, never following a link out of it.
+    fn store(&self) -> harshjudge::store::Store {
+        harshjudge::store::Store::new(&self.dir)
+    }
+
     fn read_state(&self) -> Result<Option<State>, String> {
         let path = self.state_path();
-        match std::fs::read(&path) {
+        match self.store().read_file(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
                 .map_err(|e| format!("{} cannot be read: {e}", path.display())),
@@ -285,9 +291,7 @@ impl Dashboard {
                     };
                     let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
                     text.push('\n');
-                    if let Err(e) =
-                        harshjudge::store::write_file(&self.state_path(), text.as_bytes())
-                    {
+                    if let Err(e) = self.store().write_file(&self.state_path(), text.as_bytes()) {
                         terminate(pid);
                         return Err(failed(Code::Internal, e.to_string()));
                     }
@@ -379,7 +383,7 @@ impl Dashboard {
     }
 
     fn remove_state(&self) -> Result<(), ToolError> {
-        match std::fs::remove_file(self.state_path()) {
+        match self.store().remove_file(&self.state_path()) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(ToolError::new(
@@ -391,13 +395,14 @@ impl Dashboard {
 
     fn spawn(&self, exe: &Path, port: u16) -> std::io::Result<Child> {
         // The log keeps earlier sessions until it reaches 1 MB.
-        let big = std::fs::metadata(self.log_path()).is_ok_and(|m| m.len() > 1024 * 1024);
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(!big)
-            .write(true)
-            .truncate(big)
-            .open(self.log_path())?;
+        let store = self.store();
+        let big = store
+            .metadata(&self.log_path())
+            .is_ok_and(|m| m.len() > 1024 * 1024);
+        if big {
+            store.remove_file(&self.log_path())?;
+        }
+        let log = store.append_file(&self.log_path())?;
         let mut cmd = Command::new(exe);
         cmd.arg("--cwd")
             .arg(&self.root)
@@ -420,7 +425,10 @@ impl Dashboard {
 
     /// The log's last lines that mention an error, for a start failure.
     fn log_excerpt(&self) -> String {
-        let text = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+        let text = self
+            .store()
+            .read_to_string(&self.log_path())
+            .unwrap_or_default();
         let lines: Vec<&str> = text
             .lines()
             .rev()

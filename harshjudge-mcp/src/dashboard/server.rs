@@ -58,6 +58,7 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
         "dashboard listening on http://127.0.0.1:{port}/"
     );
     let state_file = app.store_dir.join(super::STATE_FILE);
+    let store = Store::new(&app.store_dir);
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| format!("error: cannot listen on 127.0.0.1:{port}: {e}"))?;
@@ -81,11 +82,11 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
         Ok::<(), String>(())
     })?;
     // The state file describes this process: it goes with it.
-    if let Ok(bytes) = std::fs::read(&state_file)
+    if let Ok(bytes) = store.read_file(&state_file)
         && let Ok(s) = serde_json::from_slice::<super::State>(&bytes)
         && s.pid == std::process::id()
     {
-        let _ = std::fs::remove_file(&state_file);
+        let _ = store.remove_file(&state_file);
     }
     tracing::info!("stopped");
     Ok(())

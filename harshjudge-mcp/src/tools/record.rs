@@ -57,7 +57,7 @@ fn seq_id(s: &str) -> Result<RunId, ToolError> {
 fn load(ctx: &Context, id: &str) -> Result<Sequence, ToolError> {
     let id = seq_id(id)?;
     let path = dir(ctx).join(format!("{id}.json"));
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let bytes = ctx.store().read_file(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ToolError::not_found(format!(
                 "no sequence {id}: record_list shows the saved ones"
@@ -272,7 +272,7 @@ pub struct RecordList {}
 /// The saved sequences, newest first.
 pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
     let mut out = vec![];
-    if let Ok(rd) = std::fs::read_dir(dir(ctx)) {
+    if let Ok(rd) = ctx.store().read_dir(&dir(ctx)) {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(id) = name.strip_suffix(".json") else {
@@ -313,7 +313,8 @@ pub fn record_get(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
 pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
     let path = dir(ctx).join(format!("{}.json", seq.id));
-    std::fs::remove_file(&path)
+    ctx.store()
+        .remove_file(&path)
         .map_err(|e| ToolError::new(Code::Internal, format!("{}: {e}", ctx.rel(&path))))?;
     Ok(json!({"success": true, "deleted": seq.id}))
 }
@@ -543,7 +544,7 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError>
         .dir()
         .join("exports")
         .join(format!("{fn_name}.rs"));
-    harshjudge::store::write_file(&path, source.as_bytes())?;
+    ctx.store().write_file(&path, source.as_bytes())?;
     Ok(json!({
         "success": true,
         "path": ctx.rel(&path),

@@ -196,6 +196,7 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError>
                 Err(_) => break,
             }
         };
+        store.confine(&store.scenario_dir(&candidate))?;
         match std::fs::create_dir(store.scenario_dir(&candidate)) {
             Ok(()) => {
                 chosen = Some(candidate);
@@ -241,7 +242,7 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError>
         a.content
     );
     let md_path = store.scenario_dir(&slug).join("scenario.md");
-    harshjudge::store::write_file(&md_path, md.as_bytes())?;
+    store.write_file(&md_path, md.as_bytes())?;
     let dir = ctx.rel(&store.scenario_dir(&slug));
     Ok(json!({
         "success": true,
@@ -256,7 +257,7 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError>
 /// The markdown of a scenario saved by the deprecated `saveScenario` (the body
 /// of its `scenario.md`, front matter removed), or "".
 fn scenario_md(store: &Store, slug: &Slug) -> String {
-    let Ok(text) = std::fs::read_to_string(store.scenario_dir(slug).join("scenario.md")) else {
+    let Ok(text) = store.read_to_string(&store.scenario_dir(slug).join("scenario.md")) else {
         return String::new();
     };
     text.strip_prefix("---\n")
@@ -369,7 +370,8 @@ fn project_status(store: &Store, starred_only: bool) -> Result<Value, ToolError>
 
 fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
     let meta = existing(store, slug)?;
-    let raw: serde_yaml_ng::Value = std::fs::read_to_string(store.meta_path(slug))
+    let raw: serde_yaml_ng::Value = store
+        .read_to_string(&store.meta_path(slug))
         .ok()
         .and_then(|t| serde_yaml_ng::from_str(&t).ok())
         .unwrap_or(serde_yaml_ng::Value::Null);

@@ -132,20 +132,13 @@ impl Record {
 struct Lock(std::fs::File);
 
 impl Lock {
-    fn acquire(path: &Path) -> Result<Lock, StoreError> {
+    fn acquire(store: &Store, path: &Path) -> Result<Lock, StoreError> {
         let io = |source| StoreError::Io {
             path: path.to_path_buf(),
             source,
         };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .map_err(io)?;
+        store.confine(path)?;
+        let file = store.append_file(path).map_err(io)?;
         file.lock().map_err(io)?;
         Ok(Lock(file))
     }
@@ -157,8 +150,9 @@ impl Drop for Lock {
     }
 }
 
-fn read_record(path: &Path) -> Result<Option<Record>, StoreError> {
-    match std::fs::read(path) {
+fn read_record(store: &Store, path: &Path) -> Result<Option<Record>, StoreError> {
+    store.confine(path)?;
+    match store.read_file(path) {
         Ok(b) => serde_json::from_slice(&b)
             .map(Some)
             .map_err(|e| StoreError::Corrupt {
@@ -174,8 +168,8 @@ fn read_record(path: &Path) -> Result<Option<Record>, StoreError> {
 }
 
 /// Removes the records of invocations that ended long ago.
-fn remove_old_records(dir: &Path, keep: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+fn remove_old_records(store: &Store, dir: &Path, keep: &Path) {
+    let Ok(entries) = store.read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
@@ -192,7 +186,7 @@ fn remove_old_records(dir: &Path, keep: &Path) {
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age > RECORD_MAX_AGE);
         if old {
-            let _ = std::fs::remove_file(path);
+            let _ = store.remove_file(&path);
         }
     }
 }
@@ -238,7 +232,7 @@ fn write_step_summary(
 pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
     let mut lines = Vec::new();
     let suite_dir = store.dir().join(".suite");
-    let _lock = match Lock::acquire(&suite_dir.join(".publish.lock")) {
+    let _lock = match Lock::acquire(store, &suite_dir.join(".publish.lock")) {
         Ok(l) => Some(l),
         Err(e) => {
             lines.push(format!(
@@ -258,9 +252,9 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
         .as_deref()
         .map(|id| suite_dir.join(record_name(id)));
     if let Some(path) = &record_path {
-        match read_record(path) {
+        match read_record(store, path) {
             Ok(Some(r)) => record = r,
-            Ok(None) => remove_old_records(&suite_dir, path),
+            Ok(None) => remove_old_records(store, &suite_dir, path),
             Err(e) => lines.push(format!(
                 "harshjudge: {e}: the reports start afresh from this process's runs"
             )),
@@ -306,7 +300,7 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
     }
     if let Some(path) = &record_path {
         let text = serde_json::to_string_pretty(&record).expect("the record serializes");
-        if let Err(e) = crate::store::write_file(path, text.as_bytes()) {
+        if let Err(e) = store.write_file(path, text.as_bytes()) {
             lines.push(format!(
                 "harshjudge: the invocation record could not be written ({e}): the next process's reports will miss this one's runs"
             ));

@@ -53,7 +53,8 @@ struct Suite {
 
 fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
     let path = run.dir.join("result.json");
-    let bytes = match std::fs::read(&path) {
+    store.confine(&path)?;
+    let bytes = match store.read_file(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(StoreError::Io { path, source: e }),
@@ -81,7 +82,7 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
         .earlier
         .iter()
         .filter_map(|d| {
-            let r = std::fs::read(d.join("result.json")).ok()?;
+            let r = store.read_file(&d.join("result.json")).ok()?;
             Some((d.clone(), serde_json::from_slice(&r).ok()?))
         })
         .collect();
@@ -306,10 +307,16 @@ fn split_location(loc: &str) -> Option<(&str, u64)> {
     }
 }
 
-/// Writes the document atomically to `path` (its folder is created).
+/// Writes the document atomically to `path` (its folder is created). Inside
+/// `.harshJudge/` no link is followed ([`Store::write_file`]); a path the user
+/// chose outside it is written as given.
 pub fn write(store: &Store, runs: &[RunRef], wall_ms: u64, path: &Path) -> Result<(), StoreError> {
     let xml = render(store, runs, wall_ms)?;
-    crate::store::write_file(path, xml.as_bytes())
+    if path.starts_with(store.dir()) {
+        store.write_file(path, xml.as_bytes())
+    } else {
+        crate::store::write_file(path, xml.as_bytes())
+    }
 }
 
 /// A short Markdown summary (for `GITHUB_STEP_SUMMARY`).

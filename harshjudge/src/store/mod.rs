@@ -1159,6 +1159,88 @@ impl Store {
         self.confine(path)?;
         write_atomic(path, bytes)
     }
+
+    /// [`confine`](Self::confine) as an `io::Error` (kind `Other`, the
+    /// message names the path and the link), for the I/O primitives below.
+    fn confine_io(&self, path: &Path) -> std::io::Result<()> {
+        self.confine(path).map_err(std::io::Error::other)
+    }
+
+    /// Opens a file under `.harshJudge/` for reading, refusing a path that
+    /// leaves the folder or passes a symbolic link ([`confine`](Self::confine)).
+    pub fn open_file(&self, path: &Path) -> std::io::Result<std::fs::File> {
+        self.confine_io(path)?;
+        no_follow(std::fs::OpenOptions::new().read(true)).open(path)
+    }
+
+    /// Reads a whole file under `.harshJudge/` (confined, see [`open_file`](Self::open_file)).
+    pub fn read_file(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        self.open_file(path)?.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Reads a UTF-8 file under `.harshJudge/` (confined).
+    pub fn read_to_string(&self, path: &Path) -> std::io::Result<String> {
+        String::from_utf8(self.read_file(path)?).map_err(std::io::Error::other)
+    }
+
+    /// Opens (creating it and its folder, confined) a file under
+    /// `.harshJudge/` to read and append.
+    pub fn append_file(&self, path: &Path) -> std::io::Result<std::fs::File> {
+        if let Some(parent) = path.parent() {
+            self.create_dir_all(parent)?;
+        }
+        self.confine_io(path)?;
+        no_follow(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .append(true)
+                .create(true),
+        )
+        .open(path)
+    }
+
+    /// Lists a folder under `.harshJudge/` (confined). The entries are not
+    /// checked: read them through the store, which refuses links.
+    pub fn read_dir(&self, path: &Path) -> std::io::Result<std::fs::ReadDir> {
+        self.confine_io(path)?;
+        std::fs::read_dir(path)
+    }
+
+    /// The metadata of a file or folder under `.harshJudge/` (confined; a
+    /// link is refused, never followed).
+    pub fn metadata(&self, path: &Path) -> std::io::Result<std::fs::Metadata> {
+        self.confine_io(path)?;
+        std::fs::symlink_metadata(path)
+    }
+
+    /// Creates a folder under `.harshJudge/` and its parents (confined).
+    pub fn create_dir_all(&self, path: &Path) -> std::io::Result<()> {
+        self.confine_io(path)?;
+        std::fs::create_dir_all(path)?;
+        // A link put in the way while the folders were made.
+        self.confine_io(path)
+    }
+
+    /// Removes a file under `.harshJudge/` (confined; a link found on the
+    /// way is refused, a link that is the file itself is refused too).
+    pub fn remove_file(&self, path: &Path) -> std::io::Result<()> {
+        self.confine_io(path)?;
+        std::fs::remove_file(path)
+    }
+}
+
+/// Adds `O_NOFOLLOW` on Unix: the last part of the path must not be a link
+/// even if one appeared after [`Store::confine`] looked.
+fn no_follow(o: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o
 }
 
 /// Writes every file still queued in the background writer and reports the

@@ -58,20 +58,20 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
             keep.insert(target.clone());
             runs += 1;
             let source = store.run_dir(&slug, &run).join("result.json");
-            if is_fresh(&target, &source) {
+            if is_fresh(&store, &target, &source) {
                 continue;
             }
             if let Some(view) = model::run_view(&store, &slug, &run)? {
-                crate::store::write_file(&target, call("run", &view).as_bytes())?;
+                store.write_file(&target, call("run", &view).as_bytes())?;
                 written += 1;
             }
         }
     }
-    prune(&report.join("data/runs"), &keep);
+    prune(&store, &report.join("data/runs"), &keep);
     let overview_js = call("overview", &overview);
-    crate::store::write_file(&report.join("data/overview.js"), overview_js.as_bytes())?;
+    store.write_file(&report.join("data/overview.js"), overview_js.as_bytes())?;
     let index = report.join("index.html");
-    crate::store::write_file(&index, PAGE.as_bytes())?;
+    store.write_file(&index, PAGE.as_bytes())?;
     Ok(ReportStats {
         index,
         scenarios: overview.scenarios.len(),
@@ -114,7 +114,8 @@ pub fn stamp(store_dir: &Path) -> Result<String, StoreError> {
         }
     };
     let mtime = |p: &Path| -> u128 {
-        std::fs::metadata(p)
+        store
+            .metadata(p)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
@@ -144,22 +145,22 @@ fn call<T: serde::Serialize>(what: &str, v: &T) -> String {
     )
 }
 
-fn is_fresh(target: &Path, source: &Path) -> bool {
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+fn is_fresh(store: &Store, target: &Path, source: &Path) -> bool {
+    let modified = |p: &Path| store.metadata(p).and_then(|m| m.modified()).ok();
     matches!((modified(target), modified(source)), (Some(t), Some(s)) if t > s)
 }
 
-fn prune(dir: &Path, keep: &HashSet<PathBuf>) {
-    let Ok(slugs) = std::fs::read_dir(dir) else {
+fn prune(store: &Store, dir: &Path, keep: &HashSet<PathBuf>) {
+    let Ok(slugs) = store.read_dir(dir) else {
         return;
     };
     for s in slugs.flatten() {
-        let Ok(files) = std::fs::read_dir(s.path()) else {
+        let Ok(files) = store.read_dir(&s.path()) else {
             continue;
         };
         for f in files.flatten() {
             if !keep.contains(&f.path()) {
-                let _ = std::fs::remove_file(f.path());
+                let _ = store.remove_file(&f.path());
             }
         }
     }

@@ -356,13 +356,13 @@ pub(crate) fn run_view(
     for step in store.step_dirs(slug, run)? {
         let dir = run_dir.join(format!("step-{step}")).join("evidence");
         let list = files.entry(step.to_string()).or_default();
-        for (name, size) in list_dir(&dir) {
+        for (name, size) in list_dir(store, &dir) {
             let path = format!("{rel_run}/step-{step}/evidence/{}", enc(&name));
             let abs = dir.join(&name);
             list.push((name, path, abs, size));
         }
     }
-    for (name, size) in list_dir(&run_dir.join("evidence")) {
+    for (name, size) in list_dir(store, &run_dir.join("evidence")) {
         if let Some((id, rest)) = v1_name(&name) {
             let path = format!("{rel_run}/evidence/{}", enc(&name));
             let abs = run_dir.join("evidence").join(&name);
@@ -411,7 +411,7 @@ pub(crate) fn run_view(
             files: vec![],
         };
         for (name, path, abs, size) in files.remove(&id).unwrap_or_default() {
-            classify(&mut view, &abs, name, path, size);
+            classify(store, &mut view, &abs, name, path, size);
         }
         steps.push(view);
     }
@@ -452,9 +452,9 @@ fn v1_name(name: &str) -> Option<(String, String)> {
     (n > 0 && n < 100 && !rest.is_empty()).then(|| (format!("{n:02}"), rest.to_string()))
 }
 
-/// Files of a folder (not sidecars, not hidden), sorted, with sizes.
-fn list_dir(dir: &Path) -> Vec<(String, u64)> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
+/// Files of a folder (not sidecars, not hidden, not links), sorted, with sizes.
+fn list_dir(store: &Store, dir: &Path) -> Vec<(String, u64)> {
+    let Ok(rd) = store.read_dir(dir) else {
         return vec![];
     };
     let mut out: Vec<(String, u64)> = rd
@@ -470,7 +470,7 @@ fn list_dir(dir: &Path) -> Vec<(String, u64)> {
     out
 }
 
-fn classify(view: &mut StepView, abs: &Path, name: String, path: String, size: u64) {
+fn classify(store: &Store, view: &mut StepView, abs: &Path, name: String, path: String, size: u64) {
     let (stem, ext) = match name.rsplit_once('.') {
         Some((s, e)) => (s.to_string(), e.to_ascii_lowercase()),
         None => (name.clone(), String::new()),
@@ -499,7 +499,8 @@ fn classify(view: &mut StepView, abs: &Path, name: String, path: String, size: u
         return;
     }
     if ext == "json" && matches!(word.as_str(), "console" | "network") && size <= 8 * INLINE_LIMIT {
-        let parsed = std::fs::read(abs)
+        let parsed = store
+            .read_file(abs)
             .ok()
             .and_then(|b| serde_json::from_slice::<Vec<serde_json::Value>>(&b).ok());
         if let Some(mut entries) = parsed {
@@ -539,7 +540,7 @@ fn classify(view: &mut StepView, abs: &Path, name: String, path: String, size: u
         _ => "other",
     };
     let content = (matches!(kind, "json" | "text") && size <= INLINE_LIMIT)
-        .then(|| std::fs::read(abs).ok())
+        .then(|| store.read_file(abs).ok())
         .flatten()
         .map(|bytes| {
             if kind == "json"

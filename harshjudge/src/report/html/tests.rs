@@ -268,3 +268,88 @@ fn flaky_means_a_pass_on_a_retry_and_mixed_history_is_separate() {
     let retried = o.scenarios.iter().find(|s| s.slug == "retried").unwrap();
     assert!(retried.history[0].flaky && !retried.history[1].flaky);
 }
+
+/// Issue 11 point 16: the reports (`report/`, `report/data/`, JUnit inside
+/// `.harshJudge/`), the invocation record and the suite checkpoint
+/// (`.suite/`) never follow a link out of `.harshJudge/`: each linked folder
+/// is refused with its path, and nothing is written or read outside.
+#[test]
+fn reports_and_checkpoints_never_follow_links_out_of_harshjudge() {
+    use crate::report::invocation::{Publish, publish};
+    use crate::report::junit::RunRef;
+    use crate::suite::SuiteLog;
+    use std::os::unix::fs::symlink;
+    const SECRET: &str = "TOPSECRET-outside-the-project";
+    fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut out = vec![];
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                out.extend(files(&e.path()));
+            } else {
+                out.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+        out.sort();
+        out
+    }
+    let (mut writes_outside, mut reads_outside, mut refused) = (0, 0, 0);
+    for linked in ["report", "report/data", ".suite"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let hj = tmp.path().join(".harshJudge");
+        original_project(&hj);
+        let outside = tempfile::tempdir().unwrap();
+        let o = outside.path().join("target");
+        // What the link leads to: a checkpoint and a record of its own.
+        put(
+            &o.join("bin.json"),
+            &format!(r#"{{"binary":"{SECRET}","pid":1,"startedAt":"x","scenarios":{{}}}}"#),
+        );
+        put(
+            &o.join("invocation-inv1.json"),
+            &format!(r#"{{"startedMs":0,"runs":[{{"dir":"/{SECRET}","earlier":[]}}]}}"#),
+        );
+        std::fs::create_dir_all(hj.join(linked).parent().unwrap()).unwrap();
+        symlink(&o, hj.join(linked)).unwrap();
+        let before = files(outside.path());
+
+        let store = Store::new(&hj);
+        let lines = publish(
+            &store,
+            &Publish {
+                runs: vec![RunRef {
+                    dir: hj.join("scenarios/login/runs/ab_new"),
+                    earlier: vec![],
+                }],
+                started: std::time::SystemTime::now(),
+                junit: Some(hj.join("report/junit.xml")),
+                html: true,
+                step_summary: None,
+                invocation: Some("inv1".into()),
+            },
+        );
+        let said = lines.join("\n");
+        assert!(said.contains("symbolic link"), "{linked}: {said}");
+        refused += said.matches("symbolic link").count();
+        let previous = SuiteLog::previous(&store, "bin");
+        let begun = SuiteLog::begin(&store, "bin", None, &["login"], &Default::default());
+        let answers = format!(
+            "{said}\n{previous:?}\n{}",
+            begun
+                .as_ref()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        );
+        if linked == ".suite" {
+            assert!(previous.is_err() && begun.is_err(), "{answers}");
+            refused += 2;
+        }
+        reads_outside += usize::from(answers.contains(SECRET));
+        let after = files(outside.path());
+        writes_outside += after.iter().filter(|a| !before.contains(a)).count();
+    }
+    eprintln!(
+        "report symlink probes: {refused} refused, {writes_outside} writes and {reads_outside} reads outside .harshJudge/"
+    );
+    assert_eq!((writes_outside, reads_outside), (0, 0));
+}
