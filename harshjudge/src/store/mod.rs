@@ -20,9 +20,11 @@
 
 mod fsio;
 pub mod ids;
+mod merge;
 mod types;
 pub mod yaml;
 
+pub use merge::MergeOutcome;
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use types::*;
 
