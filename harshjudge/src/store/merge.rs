@@ -441,6 +441,11 @@ impl Store {
                                 _ => bytes.clone(),
                             };
                             std::fs::write(&file, bytes).map_err(|e| io_err(&file, e))?;
+                            // Keep the mode (replay.sh is executable).
+                            if let Ok(m) = std::fs::symlink_metadata(run.dir.join(rel)) {
+                                std::fs::set_permissions(&file, m.permissions())
+                                    .map_err(|e| io_err(&file, e))?;
+                            }
                         }
                         std::fs::rename(&tmp, &to).map_err(|e| io_err(&to, e))
                     };
