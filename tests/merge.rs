@@ -90,7 +90,11 @@ fn junit(path: &Path) -> (BTreeMap<String, Vec<String>>, u64, u64) {
                 .map(|r| r["kind"].as_str().unwrap().to_string())
                 .collect();
             cases.insert(
-                format!("{} / {}", s["name"].as_str().unwrap(), c["name"].as_str().unwrap()),
+                format!(
+                    "{} / {}",
+                    s["name"].as_str().unwrap(),
+                    c["name"].as_str().unwrap()
+                ),
                 kinds,
             );
         }
@@ -144,7 +148,10 @@ fn three_shards_merged_equal_one_run_and_merging_again_changes_nothing() {
     let (merged_cases, merged_tests, merged_failures) = junit(&into.join("report/junit.xml"));
     let (whole_cases, whole_tests, whole_failures) = junit(&whole.join("report/junit.xml"));
     assert_eq!(merged_cases, whole_cases);
-    assert_eq!((merged_tests, merged_failures), (whole_tests, whole_failures));
+    assert_eq!(
+        (merged_tests, merged_failures),
+        (whole_tests, whole_failures)
+    );
     assert!(whole_failures >= 4, "{whole_cases:?}");
     assert!(into.join("report/index.html").is_file());
     assert!(into.join("config.yaml").is_file() && into.join(".gitignore").is_file());
@@ -219,7 +226,13 @@ fn a_run_with_the_same_id_and_other_content_is_refused_naming_both_folders() {
     assert!(
         msg.contains(&id)
             && msg.contains(&run.display().to_string())
-            && msg.contains(&into.join("scenarios/checkout/runs").join(&id).display().to_string())
+            && msg.contains(
+                &into
+                    .join("scenarios/checkout/runs")
+                    .join(&id)
+                    .display()
+                    .to_string()
+            )
             && msg.contains("different content"),
         "{out}"
     );
@@ -231,7 +244,9 @@ fn a_run_with_the_same_id_and_other_content_is_refused_naming_both_folders() {
     assert_eq!(v["changed"], false, "{v}");
     let links = v["skippedLinks"].as_array().unwrap();
     assert!(
-        links.iter().any(|l| l.as_str().unwrap().ends_with("etc-link")),
+        links
+            .iter()
+            .any(|l| l.as_str().unwrap().ends_with("etc-link")),
         "{v}"
     );
     assert!(!into.join("scenarios/etc-link").exists());

@@ -572,7 +572,11 @@ pub fn merge(dirs: &[PathBuf], into: &std::path::Path) -> (Value, bool) {
     match harshjudge::merge::merge(dirs, into) {
         Ok(m) => {
             let o = &m.outcome;
-            let show = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
+            let show = |v: &[PathBuf]| {
+                v.iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+            };
             (
                 json!({
                     "into": m.into.to_string_lossy(),

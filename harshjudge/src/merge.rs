@@ -94,9 +94,10 @@ fn latest_runs(store: &Store) -> Result<(Vec<RunRef>, u64), StoreError> {
                 results.push(r);
             }
         }
-        let Some(latest) = results.iter().max_by(|a, b| {
-            (&a.started_at, &a.run_id).cmp(&(&b.started_at, &b.run_id))
-        }) else {
+        let Some(latest) = results
+            .iter()
+            .max_by(|a, b| (&a.started_at, &a.run_id).cmp(&(&b.started_at, &b.run_id)))
+        else {
             continue;
         };
         let run_dir = |id: &str| store.scenario_dir(&slug).join("runs").join(id);

@@ -88,8 +88,7 @@ fn read_files(
         for e in rd {
             let e = e.map_err(|e| io_err(&here, e))?;
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') || (rel.as_os_str().is_empty() && skip_top.contains(&&*name))
-            {
+            if name.starts_with('.') || (rel.as_os_str().is_empty() && skip_top.contains(&&*name)) {
                 continue;
             }
             let t = e.file_type().map_err(|err| io_err(&e.path(), err))?;
@@ -291,14 +290,10 @@ impl Store {
                     match present.get(r.result.run_id.as_str()) {
                         Some(old) if old.same_as(r) => out.already_present += 1,
                         Some(old) => {
-                            return Err(StoreError::Corrupt {
+                            return Err(StoreError::Conflict {
+                                run: r.result.run_id.clone(),
                                 path: r.dir.clone(),
-                                problem: format!(
-                                    "run {} is also at {} with different content; a merge never overwrites a run: \
-                                     compare the two folders and remove the wrong one from its tree",
-                                    r.result.run_id,
-                                    old.dir.display()
-                                ),
+                                other: old.dir.clone(),
                             });
                         }
                         None => {
@@ -357,17 +352,24 @@ impl Store {
 
         // Execute.
         if !self.is_initialized() {
-            let first = &sources
-                .first()
-                .ok_or_else(|| StoreError::NotFound {
-                    what: "a tree to merge".into(),
-                    path: self.dir.clone(),
-                })?;
-            let cfg = std::fs::read(first.config_path()).map_err(|e| io_err(&first.config_path(), e))?;
+            let first = &sources.first().ok_or_else(|| StoreError::NotFound {
+                what: "a tree to merge".into(),
+                path: self.dir.clone(),
+            })?;
+            let cfg =
+                std::fs::read(first.config_path()).map_err(|e| io_err(&first.config_path(), e))?;
             self.confine(&self.config_path())?;
             fsio::create_dir_all(&self.dir.join("scenarios"))?;
             fsio::write_new(&self.dir.join(".gitignore"), super::GITIGNORE.as_bytes())?;
             fsio::write_new(&self.config_path(), &cfg)?;
+            // The agents' prd.md, when the first tree has one.
+            let prd = first.dir.join("prd.md");
+            if std::fs::symlink_metadata(&prd).is_ok_and(|m| m.is_file())
+                && let Ok(bytes) = std::fs::read(&prd)
+            {
+                self.confine(&self.dir.join("prd.md"))?;
+                fsio::write_new(&self.dir.join("prd.md"), &bytes)?;
+            }
             out.changed = true;
         }
         for (slug, plan) in plans {
@@ -378,7 +380,8 @@ impl Store {
                 let mine = target.get(slug);
                 for (rel, bytes) in &src.files {
                     let path = dir.join(rel);
-                    let same = mine.is_some_and(|m| m.files.iter().any(|(p, b)| p == rel && b == bytes));
+                    let same =
+                        mine.is_some_and(|m| m.files.iter().any(|(p, b)| p == rel && b == bytes));
                     if !same {
                         self.confine(&path)?;
                         write_atomic(&path, bytes)?;
@@ -458,7 +461,8 @@ impl Store {
             })?;
             self.recount_stats(&slug_id)?;
             for (run, renumber) in copies {
-                out.copied.push((slug.to_string(), run.result.run_id.clone()));
+                out.copied
+                    .push((slug.to_string(), run.result.run_id.clone()));
                 if let Some(n) = renumber {
                     out.renumbered.push((
                         slug.to_string(),
@@ -490,10 +494,12 @@ impl Store {
     ) -> Result<Vec<PathBuf>, StoreError> {
         let read = |path: &Path| -> Result<Option<Checkpoint>, StoreError> {
             match std::fs::read(path) {
-                Ok(b) => serde_json::from_slice(&b).map(Some).map_err(|e| StoreError::Corrupt {
-                    path: path.to_path_buf(),
-                    problem: format!("not a valid suite checkpoint: {e}"),
-                }),
+                Ok(b) => serde_json::from_slice(&b)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt {
+                        path: path.to_path_buf(),
+                        problem: format!("not a valid suite checkpoint: {e}"),
+                    }),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
                 Err(e) => Err(io_err(path, e)),
             }
@@ -502,7 +508,9 @@ impl Store {
         for s in sources {
             let dir = s.dir.join(".suite");
             s.confine(&dir)?;
-            let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
             let mut names: Vec<(String, bool)> = rd
                 .flatten()
                 .map(|e| {
@@ -513,14 +521,19 @@ impl Store {
             names.sort();
             for (name, link) in names {
                 // Invocation records (invocation-*.json) belong to one invocation's processes.
-                if !name.ends_with(".json") || name.starts_with('.') || name.starts_with("invocation-") {
+                if !name.ends_with(".json")
+                    || name.starts_with('.')
+                    || name.starts_with("invocation-")
+                {
                     continue;
                 }
                 if link {
                     links.push(dir.join(&name));
                     continue;
                 }
-                let Some(cp) = read(&dir.join(&name))? else { continue };
+                let Some(cp) = read(&dir.join(&name))? else {
+                    continue;
+                };
                 match merged.get_mut(&name) {
                     None => {
                         merged.insert(name, cp);
