@@ -320,13 +320,11 @@ impl Store {
                 (&a.result.started_at, &a.result.run_id)
                     .cmp(&(&b.result.started_at, &b.result.run_id))
             });
+            // The first run (in start order) holding a free number keeps it.
             let free: Vec<Option<u64>> = new_runs
                 .iter()
-                .map(|r| r.result.run_number.filter(|n| !taken.contains(n)))
+                .map(|r| r.result.run_number.filter(|n| taken.insert(*n)))
                 .collect();
-            for n in free.iter().flatten() {
-                taken.insert(*n);
-            }
             let mut next = last.max(taken.iter().max().copied().unwrap_or(0));
             let mut copy = vec![];
             for (r, keep) in new_runs.into_iter().zip(free) {
@@ -584,5 +582,94 @@ fn merge_checkpoint(into: &mut Checkpoint, other: Checkpoint) {
         if !keep_old {
             into.scenarios.insert(slug, e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{RunHandle, StepRecord};
+    use crate::store::{ScenarioSpec, StepId, StepStatus};
+
+    fn tree(root: &Path, name: &str, steps: &[&str], runs: u64, keep: usize) -> Store {
+        let store = Store::new(root.join(name));
+        store.ensure_initialized("p", "http://127.0.0.1:1").unwrap();
+        let s = Slug::new("login").unwrap();
+        let spec = ScenarioSpec {
+            title: format!("Login ({name})"),
+            steps: steps.iter().map(|s| s.to_string()).collect(),
+            tags: None,
+            starred: None,
+            estimated_duration: None,
+        };
+        store.upsert_scenario(&s, &spec, &[]).unwrap();
+        for i in 0..runs {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            let mut run = RunHandle::start(&store, &s, vec![steps[0].into()]).unwrap();
+            run.complete_step(StepRecord {
+                id: StepId::new("01").unwrap(),
+                status: if i + 1 == runs {
+                    StepStatus::Fail
+                } else {
+                    StepStatus::Pass
+                },
+                duration_ms: 1,
+                error: None,
+                location: None,
+                summary: None,
+            })
+            .unwrap();
+            run.complete(Some(10)).unwrap();
+        }
+        store.prune_runs(&s, keep).unwrap();
+        store
+    }
+
+    #[test]
+    fn pruned_counts_are_summed_step_files_come_from_the_newest_tree_and_links_are_skipped() {
+        let t = tempfile::tempdir().unwrap();
+        // a: 4 runs, 2 pruned; b (newer, other steps): 3 runs, 1 pruned.
+        let a = tree(t.path(), "a", &["Open", "Old step"], 4, 2);
+        let b = tree(t.path(), "b", &["Open", "New step"], 3, 2);
+        let s = Slug::new("login").unwrap();
+        let link_run = b.list_runs(&s).unwrap().pop().unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", b.run_dir(&s, &link_run).join("stolen.txt"))
+            .unwrap();
+        let into = Store::new(t.path().join("merged"));
+        let out = into.merge_from(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(out.copied.len(), 4, "{out:?}");
+        assert_eq!(out.skipped_links.len(), 1, "{out:?}");
+        assert!(!into.run_dir(&s, &link_run).join("stolen.txt").exists());
+        let meta = into.read_meta(&s).unwrap().unwrap();
+        // Every run of both trees counts: 4 + 3, of which 2 failed (each tree's last).
+        assert_eq!((meta.total_runs, meta.fail_count), (7, 2), "{meta:?}");
+        assert_eq!(meta.title, "Login (b)");
+        let steps = std::fs::read_dir(into.scenario_dir(&s).join("steps"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect::<BTreeSet<_>>();
+        assert_eq!(
+            steps,
+            BTreeSet::from(["01-open.md".into(), "02-new-step.md".into()])
+        );
+        // Numbers: both trees used 1..; the copies are unique, and lastRunNumber covers them.
+        let numbers: BTreeSet<u64> = into
+            .list_runs(&s)
+            .unwrap()
+            .iter()
+            .map(|r| {
+                into.read_result(&s, r)
+                    .unwrap()
+                    .unwrap()
+                    .run_number
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(numbers.len(), 4);
+        assert_eq!(meta.last_run_number, *numbers.iter().max().unwrap());
+        // Again: nothing changes, the pruned counts are not added twice.
+        let again = into.merge_from(&[a, b]).unwrap();
+        assert!(!again.changed, "{again:?}");
+        assert_eq!(into.read_meta(&s).unwrap().unwrap().total_runs, 7);
     }
 }
