@@ -205,6 +205,15 @@ pub enum Command {
     },
     /// Write the HTML report to .harshJudge/report/ (open report/index.html in a browser).
     Report,
+    /// Merge .harshJudge/ trees (shards, other machines) into one, with its HTML report and JUnit.
+    Merge {
+        /// The trees to merge: .harshJudge folders, or project folders holding one.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// The merged tree (created when missing; merging again changes nothing).
+        #[arg(long, value_name = "DIR")]
+        into: PathBuf,
+    },
     /// Rerun a run of `cargo test` exactly (its replay.sh), or replay a recorded
     /// sequence (record_replay) given its id.
     Replay {
@@ -504,7 +513,8 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         Command::Dashboard {
             what: Dashboard::Serve { .. },
         }
-        | Command::Report => {
+        | Command::Report
+        | Command::Merge { .. } => {
             return Err(invalid(
                 "this command runs in the CLI itself, not as a tool (see harshjudge-mcp --help)",
             ));
@@ -550,6 +560,43 @@ pub fn report(ctx: &Context) -> (Value, bool) {
             let e = crate::error::ToolError::from(e);
             (
                 json!({"error": format!("cannot write the report: {}", e.message), "code": e.code.as_str()}),
+                false,
+            )
+        }
+    }
+}
+
+/// `merge DIR... --into DIR` ([`harshjudge::merge::merge`]): what was copied,
+/// renumbered, skipped, and where the reports are; or `{error, code}`.
+pub fn merge(dirs: &[PathBuf], into: &std::path::Path) -> (Value, bool) {
+    match harshjudge::merge::merge(dirs, into) {
+        Ok(m) => {
+            let o = &m.outcome;
+            let show = |v: &[PathBuf]| {
+                v.iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+            };
+            (
+                json!({
+                    "into": m.into.to_string_lossy(),
+                    "copiedRuns": o.copied.len(),
+                    "alreadyPresent": o.already_present,
+                    "renumbered": o.renumbered.iter().map(|(s, r, old, new)| json!({"scenario": s, "runId": r, "from": old, "to": new})).collect::<Vec<_>>(),
+                    "unfinishedRuns": show(&o.unfinished),
+                    "skippedLinks": show(&o.skipped_links),
+                    "scenarios": o.scenarios,
+                    "changed": o.changed,
+                    "junit": m.junit.to_string_lossy(),
+                    "report": m.report.to_string_lossy(),
+                }),
+                true,
+            )
+        }
+        Err(e) => {
+            let e = crate::error::ToolError::from(e);
+            (
+                json!({"error": format!("merge failed: {}", e.message), "code": e.code.as_str()}),
                 false,
             )
         }

@@ -104,6 +104,7 @@ impl From<StoreError> for ToolError {
             StoreError::RunCompleted { .. } => Code::RunCompleted,
             StoreError::NotFound { .. } => Code::NotFound,
             StoreError::Link { .. } => Code::AccessDenied,
+            StoreError::Conflict { .. } => Code::AlreadyExists,
             _ => Code::Internal,
         };
         ToolError::new(code, e.to_string())

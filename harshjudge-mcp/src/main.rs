@@ -73,6 +73,7 @@ fn main() -> ExitCode {
             }
         }
         Some(cli::Command::Report) => return emit(cli::report(&ctx)),
+        Some(cli::Command::Merge { dirs, into }) => return emit(cli::merge(dirs, into)),
         _ => {}
     }
     let call = match parsed.command.as_ref().map(cli::to_call).transpose() {

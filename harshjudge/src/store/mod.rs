@@ -20,10 +20,12 @@
 
 mod fsio;
 pub mod ids;
+mod merge;
 mod types;
 pub mod yaml;
 
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
+pub use merge::MergeOutcome;
 pub use types::*;
 
 use serde_yaml_ng::{Mapping, Value};
@@ -97,6 +99,17 @@ pub enum StoreError {
         path: PathBuf,
         /// The link on the way to it.
         link: PathBuf,
+    },
+    /// Two trees being merged hold the same run id with different content
+    /// ([`Store::merge_from`]); a merge never overwrites a run.
+    #[error("run {run} differs between {} and {}: the same run id with different content; a merge never overwrites a run — compare the two folders and remove the wrong one from its tree, then merge again", path.display(), other.display())]
+    Conflict {
+        /// The run id.
+        run: String,
+        /// The run folder in the tree being merged.
+        path: PathBuf,
+        /// The run folder already there (in the target or an earlier source).
+        other: PathBuf,
     },
     /// A scenario, run or file that was named does not exist.
     #[error("{what} not found: {}", path.display())]
