@@ -576,7 +576,7 @@ pub fn escape_rust(s: &str) -> String {
 }
 
 /// A Rust string literal of `s` (through [`escape_rust`]).
-fn lit(s: &str) -> String {
+pub fn lit(s: &str) -> String {
     format!("\"{}\"", escape_rust(s))
 }
 
