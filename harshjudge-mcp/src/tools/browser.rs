@@ -1041,16 +1041,18 @@ pub fn expect(ctx: &Context, a: Expect) -> Result<Value, ToolError> {
     act(ctx, "expect", move |page| async move {
         let started = Instant::now();
         check.run(&page, timeout).await?;
-        let target = match &check.target {
-            Some(t) => json!(t.describe()),
-            None => json!("page"),
+        let waited = started.elapsed().as_millis() as u64;
+        let (target, locator) = match &check.target {
+            Some(t) => (json!(t.describe()), json!(locator_name(&page, t).await)),
+            None => (json!("page"), Value::Null),
         };
         Ok(json!({
             "success": true,
             "assertion": check.assertion,
             "not": check.not,
             "target": target,
-            "waitedMs": started.elapsed().as_millis() as u64,
+            "locator": locator,
+            "waitedMs": waited,
         }))
     })
 }
