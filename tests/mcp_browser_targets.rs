@@ -53,7 +53,11 @@ fn browser_tools_take_every_target_kind_and_browser_expect_asserts() {
         "browser_expect",
         json!({"testId": "todo-title", "assertion": "to_have_count", "expected": 2}),
     );
-    ok(&ctx, "browser_click", json!({"label": "Mark all as complete"}));
+    ok(
+        &ctx,
+        "browser_click",
+        json!({"label": "Mark all as complete"}),
+    );
     ok(
         &ctx,
         "browser_expect",
@@ -156,13 +160,34 @@ fn browser_tools_take_every_target_kind_and_browser_expect_asserts() {
     }
     for (args, says) in [
         (json!({"assertion": "to_be_visible"}), "no target"),
-        (json!({"testId": "x", "assertion": "to_be_shiny"}), "not known"),
-        (json!({"testId": "x", "assertion": "to_have_url", "expected": "/"}), "drop the target"),
-        (json!({"testId": "x", "assertion": "to_be_visible", "expected": "a"}), "takes no expected"),
-        (json!({"testId": "x", "assertion": "to_have_count", "expected": "a"}), "a count"),
-        (json!({"testId": "x", "assertion": "to_have_text"}), "expects"),
-        (json!({"testId": "x", "assertion": "to_have_text", "expected": {"regex": "("}}), "not a valid regular expression"),
-        (json!({"testId": "x", "assertion": "to_have_attribute", "expected": "a"}), "needs attribute"),
+        (
+            json!({"testId": "x", "assertion": "to_be_shiny"}),
+            "not known",
+        ),
+        (
+            json!({"testId": "x", "assertion": "to_have_url", "expected": "/"}),
+            "drop the target",
+        ),
+        (
+            json!({"testId": "x", "assertion": "to_be_visible", "expected": "a"}),
+            "takes no expected",
+        ),
+        (
+            json!({"testId": "x", "assertion": "to_have_count", "expected": "a"}),
+            "a count",
+        ),
+        (
+            json!({"testId": "x", "assertion": "to_have_text"}),
+            "expects",
+        ),
+        (
+            json!({"testId": "x", "assertion": "to_have_text", "expected": {"regex": "("}}),
+            "not a valid regular expression",
+        ),
+        (
+            json!({"testId": "x", "assertion": "to_have_attribute", "expected": "a"}),
+            "needs attribute",
+        ),
     ] {
         let (code, msg) = fails(&ctx, "browser_expect", args.clone());
         assert_eq!(code, "INVALID_INPUT", "{args}: {msg}");

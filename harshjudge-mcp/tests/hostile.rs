@@ -88,10 +88,19 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
             "browser_click",
             json!({"role": hostile("role"), "name": hostile("name-arg"), "exact": true, "nth": 1}),
         ),
-        call("browser_type", json!({"label": hostile("label"), "text": "x"})),
-        call("browser_click", json!({"placeholder": hostile("placeholder")})),
+        call(
+            "browser_type",
+            json!({"label": hostile("label"), "text": "x"}),
+        ),
+        call(
+            "browser_click",
+            json!({"placeholder": hostile("placeholder")}),
+        ),
         call("browser_click", json!({"altText": hostile("alt")})),
-        call("browser_press", json!({"title": hostile("title"), "key": "Enter"})),
+        call(
+            "browser_press",
+            json!({"title": hostile("title"), "key": "Enter"}),
+        ),
         call("browser_click", json!({"text": hostile("text-target")})),
         call(
             "browser_expect",

@@ -134,7 +134,7 @@ async def main():
                 {"tool": "browser_type", "args": {"label": "Email", "text": "ada@example.com"}},
                 {"tool": "browser_type", "args": {"selector": "#password", "text": "secret"}},
                 {"tool": "browser_click", "args": {"role": "button", "name": "Sign in"}},
-                {"tool": "browser_expect", "args": {"role": "heading", "assertion": "to_have_text", "expected": "Welcome, Ada"}},
+                {"tool": "browser_expect", "args": {"role": "heading", "assertion": "to_contain_text", "expected": "Ada"}},
             ]
             t0 = time.perf_counter()
             batch = await call(s, "run_steps", {"steps": flow})

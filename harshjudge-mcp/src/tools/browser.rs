@@ -608,7 +608,9 @@ pub fn click(ctx: &Context, a: Target) -> Result<Value, ToolError> {
     act(ctx, "click", move |page| async move {
         let locator = locator_name(&page, &t).await;
         t.locator(&page).click().await?;
-        Ok(json!({"success": true, "clicked": t.describe(), "locator": locator, "url": page.url().await?}))
+        Ok(
+            json!({"success": true, "clicked": t.describe(), "locator": locator, "url": page.url().await?}),
+        )
     })
 }
 
@@ -896,9 +898,7 @@ impl Expect {
             a if a.starts_with("to_be_") => "nothing",
             _ => "text",
         };
-        let bad = |what: &str| {
-            ToolError::invalid(format!("{a} expects {what} as expected"))
-        };
+        let bad = |what: &str| ToolError::invalid(format!("{a} expects {what} as expected"));
         match (takes, &self.expected) {
             ("nothing", Some(_)) => {
                 return Err(ToolError::invalid(format!(
@@ -938,7 +938,9 @@ impl Expect {
                 ));
             }
             ("to_have_attribute", Some(n)) if n.trim().is_empty() => {
-                return Err(ToolError::invalid("attribute is empty: give the attribute's name"));
+                return Err(ToolError::invalid(
+                    "attribute is empty: give the attribute's name",
+                ));
             }
             ("to_have_attribute", Some(_)) | (_, None) => {}
             (_, Some(_)) => {
@@ -1032,7 +1034,10 @@ pub fn expect(ctx: &Context, a: Expect) -> Result<Value, ToolError> {
     let timeout = timeout_of(a.timeout_ms)?;
     let check = a.check()?;
     if check.assertion == "to_have_role"
-        && !matches!(check.expected, Some(ExpectedValue::Text(ExpectedText::Exact(_))))
+        && !matches!(
+            check.expected,
+            Some(ExpectedValue::Text(ExpectedText::Exact(_)))
+        )
     {
         return Err(ToolError::invalid(
             "to_have_role expects a role name string (e.g. \"button\") as expected",

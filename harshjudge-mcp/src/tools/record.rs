@@ -356,8 +356,16 @@ fn describe(c: &RecordedCall) -> String {
         "browser_wait_for" => format!("Wait for {target}"),
         "browser_expect" => format!(
             "Expect {}{}{}",
-            if target.is_empty() { "page".to_string() } else { target },
-            if a["not"].as_bool() == Some(true) { " not" } else { "" },
+            if target.is_empty() {
+                "page".to_string()
+            } else {
+                target
+            },
+            if a["not"].as_bool() == Some(true) {
+                " not"
+            } else {
+                ""
+            },
             a["assertion"]
                 .as_str()
                 .map(|x| format!(" {}", x.replace('_', " ")))
@@ -659,7 +667,13 @@ fn expected_rust(v: &Value) -> Result<String, ()> {
         ExpectedValue::Count(n) => n.to_string(),
         ExpectedValue::Text(t) => t.rust(),
         ExpectedValue::List(l) if l.iter().all(|t| matches!(t, ExpectedText::Exact(_))) => {
-            format!("[{}]", l.iter().map(ExpectedText::rust).collect::<Vec<_>>().join(", "))
+            format!(
+                "[{}]",
+                l.iter()
+                    .map(ExpectedText::rust)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
         ExpectedValue::List(l) => format!(
             "vec![{}]",
@@ -699,6 +713,61 @@ fn expect_rust(c: &RecordedCall, args: &Value) -> Option<String> {
     Some(format!("{call}.{assertion}({}).await?;", params.join(", ")))
 }
 
+/// One generated statement (`a.b(…).c(…).await?;`) laid out as rustfmt lays
+/// out a method chain, so an export is `cargo fmt` clean: on one line when the
+/// chain is at most 60 characters (rustfmt's `chain_width`), else one `.call`
+/// per line, indented once more (a root of at most 4 characters, like `page`,
+/// keeps its first call). Splits only at dots outside parentheses and string
+/// literals (which [`escape_rust`] made single-line).
+fn fmt_chain(stmt: &str, indent: usize) -> String {
+    let chain = stmt.trim().trim_end_matches(';');
+    if chain.len() <= 60 {
+        return stmt.trim().to_string();
+    }
+    let mut parts = vec![];
+    let (mut depth, mut in_str, mut escaped, mut start) = (0i32, false, false, 0);
+    for (i, c) in chain.char_indices() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '.' if depth == 0 && i > start => {
+                parts.push(&chain[start..i]);
+                start = i;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&chain[start..]);
+    if parts.len() < 2 {
+        return stmt.trim().to_string();
+    }
+    let mut first = parts[0].to_string();
+    let mut rest = &parts[1..];
+    if first.len() <= 4 && rest.len() > 1 {
+        first.push_str(rest[0]);
+        rest = &rest[1..];
+    }
+    let pad = " ".repeat(indent + 4);
+    let mut out = first;
+    for p in rest {
+        out.push('\n');
+        out.push_str(&pad);
+        out.push_str(p);
+    }
+    out.push(';');
+    out
+}
+
 /// The exported file's text.
 pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, String>) -> String {
     let mut body = String::new();
@@ -731,10 +800,9 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
                 })
             }
             "browser_wait_for" => match (loc, args["text"].as_str()) {
-                (Some(l), Some(t)) => Some(format!(
-                    "expect(&{l}).to_contain_text({}).await?;",
-                    lit(t)
-                )),
+                (Some(l), Some(t)) => {
+                    Some(format!("expect(&{l}).to_contain_text({}).await?;", lit(t)))
+                }
                 (Some(l), None) => Some(format!("expect(&{l}).to_be_visible().await?;")),
                 (None, Some(t)) => Some(format!(
                     "expect(&page.get_by_text({}).first()).to_be_visible().await?;",
@@ -760,6 +828,11 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
             title = format!("{base} ({n})");
             n += 1;
         }
+        let code = code
+            .lines()
+            .map(|l| fmt_chain(l, 8))
+            .collect::<Vec<_>>()
+            .join("\n");
         body.push_str(&format!(
             "    step!({}, {{\n        {code}\n    }});\n",
             lit(&title)
