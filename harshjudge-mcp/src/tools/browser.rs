@@ -1,8 +1,11 @@
 //! Browser tools on `harshjudge`'s browser module: launch, navigate, click,
 //! type, press, wait, screenshot, snapshot, console, network, close.
 //!
-//! Targets are a `testId`, a CSS `selector`, visible `text`, or a `ref` from the
-//! last `browser_snapshot`. Nothing large goes inline: screenshots are files,
+//! Every tool that takes an element takes the same [`Target`]: `role` (+ `name`,
+//! `exact`), `label`, `placeholder`, `text`, `altText`, `title`, `testId`, a CSS
+//! `selector`, or a `ref` from the last `browser_snapshot`, narrowed by `nth`;
+//! [`Resolved::locator`] turns it into a `harshjudge` [`Locator`]. `browser_expect`
+//! runs the web-first assertions of `harshjudge::expect`. Nothing large goes inline: screenshots are files,
 //! returned as paths (an image block only with `inline: true`). While a run is
 //! active (after `startRun`, until `completeRun`), every action records its
 //! before/after screenshots, console and network into the current step.
