@@ -1,8 +1,8 @@
-//! Exported by harshjudge-mcp from the recorded sequence 20261123T090700347Z-pyxzs8 ("Sign in as Ada").
+//! Exported by harshjudge-mcp from the recorded sequence 20261123T160245405Z-atjj2u ("Sign in as Ada").
 //! Put it in `tests/` and register it from a suite (`mod ...;` next to
 //! `harshjudge::main!(...)`), or add `harshjudge::main!();` below.
 
-use harshjudge::{Scenario, scenario, step};
+use harshjudge::{Scenario, expect, scenario, step};
 
 /// Ada signs in and is greeted.
 #[scenario(tags = ["recorded"])]
@@ -11,17 +11,19 @@ pub async fn sign_in_as_ada(s: Scenario) -> harshjudge::Result {
     step!("Open /login", {
         page.goto("/login").await?;
     });
-    step!("Type into css=#email", {
-        page.fill("css=#email", "ada@example.com").await?;
+    step!("Type into label:Email", {
+        page.get_by_label("Email").fill("ada@example.com").await?;
     });
     step!("Type into css=#password", {
-        page.fill("css=#password", "secret").await?;
+        page.locator("#password").fill("secret").await?;
     });
-    step!("Click testid=sign-in", {
-        page.click("testid=sign-in").await?;
+    step!("Click role:button 'Sign in'", {
+        page.get_by_role("button").name("Sign in").click().await?;
     });
-    step!("Wait for text=Welcome, Ada", {
-        page.expect_visible("text=Welcome, Ada").await?;
+    step!("Expect role:heading to contain text", {
+        expect(&page.get_by_role("heading"))
+            .to_contain_text("Ada")
+            .await?;
     });
     Ok(())
 }

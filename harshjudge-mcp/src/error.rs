@@ -33,6 +33,12 @@ pub enum Code {
     TargetNotFound,
     /// An element (or text) did not become ready in time.
     WaitTimeout,
+    /// The target matches several elements where one is needed (Playwright's
+    /// strict mode); the message names the count and the first candidates.
+    StrictMode,
+    /// A `browser_expect` assertion did not hold within its time; the message
+    /// has expected, received and the call log.
+    AssertionFailed,
     /// A page could not be opened.
     NavigationFailed,
     /// A browser action failed for another reason.
@@ -58,6 +64,8 @@ impl Code {
             Code::BrowserUnavailable => "BROWSER_UNAVAILABLE",
             Code::TargetNotFound => "TARGET_NOT_FOUND",
             Code::WaitTimeout => "WAIT_TIMEOUT",
+            Code::StrictMode => "STRICT_MODE",
+            Code::AssertionFailed => "ASSERTION_FAILED",
             Code::NavigationFailed => "NAVIGATION_FAILED",
             Code::ActionFailed => "ACTION_FAILED",
             Code::Internal => "INTERNAL",

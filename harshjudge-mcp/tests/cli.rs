@@ -715,7 +715,7 @@ fn replay_and_export_a_recorded_sequence_from_the_command_line() {
     let src = std::fs::read_to_string(p.join(".harshJudge/exports/login_run.rs")).unwrap();
     assert!(
         src.contains("pub async fn login_run(s: Scenario)")
-            && src.contains("page.click(\"testid=sign-in\").await?;")
+            && src.contains("page.get_by_test_id(\"sign-in\").click().await?;")
             && src.contains("Not exported (no page API equivalent): toggleStar, getStatus."),
         "{src}"
     );

@@ -84,6 +84,36 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
             "browser_wait_for",
             json!({"text": hostile("wait-only-text")}),
         ),
+        call(
+            "browser_click",
+            json!({"role": hostile("role"), "name": hostile("name-arg"), "exact": true, "nth": 1}),
+        ),
+        call(
+            "browser_type",
+            json!({"label": hostile("label"), "text": "x"}),
+        ),
+        call(
+            "browser_click",
+            json!({"placeholder": hostile("placeholder")}),
+        ),
+        call("browser_click", json!({"altText": hostile("alt")})),
+        call(
+            "browser_press",
+            json!({"title": hostile("title"), "key": "Enter"}),
+        ),
+        call("browser_click", json!({"text": hostile("text-target")})),
+        call(
+            "browser_expect",
+            json!({"testId": "t", "assertion": "to_have_text", "expected": [hostile("list"), {"regex": hostile("regex")}]}),
+        ),
+        call(
+            "browser_expect",
+            json!({"testId": "t", "assertion": "to_have_attribute", "attribute": hostile("attribute"), "expected": hostile("value"), "not": true}),
+        ),
+        call(
+            "browser_expect",
+            json!({"assertion": "to_have_url", "expected": {"regex": hostile("url-regex")}}),
+        ),
         call(&hostile("tool"), json!({})),
     ]);
     std::fs::write(&path, serde_json::to_vec(&seq).unwrap()).unwrap();
@@ -137,7 +167,26 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
     );
     assert!(!stderr.contains("INJECTED"), "{stderr}");
     // Each hostile value survives as data: its escaped form is in the file.
-    for tag in ["url", "text", "testid", "locator", "key", "wait-text"] {
+    for tag in [
+        "url",
+        "text",
+        "testid",
+        "locator",
+        "key",
+        "wait-text",
+        "role",
+        "name-arg",
+        "label",
+        "placeholder",
+        "alt",
+        "title",
+        "text-target",
+        "list",
+        "regex",
+        "attribute",
+        "value",
+        "url-regex",
+    ] {
         assert!(
             source.contains(&harshjudge_mcp::tools::record::escape_rust(&hostile(tag))),
             "{tag} is kept verbatim (escaped):\n{source}"

@@ -131,10 +131,10 @@ async def main():
             # --- run_steps ------------------------------------------------------------
             flow = [
                 {"tool": "browser_navigate", "args": {"url": "/login"}},
-                {"tool": "browser_type", "args": {"selector": "#email", "text": "ada@example.com"}},
+                {"tool": "browser_type", "args": {"label": "Email", "text": "ada@example.com"}},
                 {"tool": "browser_type", "args": {"selector": "#password", "text": "secret"}},
-                {"tool": "browser_click", "args": {"testId": "sign-in"}},
-                {"tool": "browser_wait_for", "args": {"text": "Welcome, Ada"}},
+                {"tool": "browser_click", "args": {"role": "button", "name": "Sign in"}},
+                {"tool": "browser_expect", "args": {"role": "heading", "assertion": "to_contain_text", "expected": "Ada"}},
             ]
             t0 = time.perf_counter()
             batch = await call(s, "run_steps", {"steps": flow})
@@ -163,6 +163,20 @@ async def main():
             await call(s, "run_steps", {"steps": []}, expect_error="INVALID_INPUT")
             await call(s, "run_steps", {"steps": [{"tool": "browser_press", "args": {"key": "Tab"}}] * 51}, expect_error="INVALID_INPUT")
 
+            # --- targets, strictness, browser_expect ------------------------------------
+            await call(s, "browser_navigate", {"url": "/login"})
+            strict = await call(s, "browser_click", {"text": "Sign in"}, expect_error="STRICT_MODE")
+            check("2 elements" in strict["error"] and "h1" in strict["error"] and "button" in strict["error"], f"strictness names the count and candidates: {strict}")
+            await call(s, "browser_click", {"role": "textbox", "label": "Email"}, expect_error="INVALID_INPUT")
+            await call(s, "browser_type", {"selector": "input", "nth": 1, "text": "x"})
+            await call(s, "browser_expect", {"label": "Password", "assertion": "to_have_value", "expected": "x"})
+            await call(s, "browser_expect", {"placeholder": "you@example.com", "assertion": "to_be_empty"})
+            await call(s, "browser_expect", {"assertion": "to_have_url", "expected": {"regex": "/login$"}})
+            await call(s, "browser_expect", {"role": "button", "name": "Sign in", "assertion": "to_be_disabled", "not": True})
+            failed = await call(s, "browser_expect", {"testId": "sign-in", "assertion": "to_have_text", "expected": "Sign out", "timeoutMs": 300}, expect_error="ASSERTION_FAILED")
+            check("Sign out" in failed["error"] and "Sign in" in failed["error"] and "received" in failed["error"], f"expected and received: {failed}")
+            await call(s, "browser_expect", {"assertion": "to_be_visible"}, expect_error="INVALID_INPUT")
+
             # --- record, replay, export -----------------------------------------------
             await call(s, "browser_navigate", {"url": "/login"})
             rec = await call(s, "record_start", {"name": "Sign in as Ada", "description": "Ada signs in and is greeted."})
@@ -181,7 +195,7 @@ async def main():
             ok = await call(s, "record_replay", {"sequenceId": seq, "variables": {"password": "secret"}})
             check(ok["summary"]["ok"] and ok["summary"]["succeeded"] == 5, f"replay: {ok['summary']}")
             wrong = await call(s, "record_replay", {"sequenceId": seq, "variables": {"password": "wrong"}})
-            check(not wrong["summary"]["ok"] and wrong["summary"]["ran"] == 5 and wrong["steps"][-1]["error"]["code"] == "WAIT_TIMEOUT", f"a failing replay stops at the failure: {wrong['summary']}")
+            check(not wrong["summary"]["ok"] and wrong["summary"]["ran"] == 5 and wrong["steps"][-1]["error"]["code"] == "ASSERTION_FAILED", f"a failing replay stops at the failure: {wrong['summary']}")
             # With a failure in the middle: stop vs continueOnError.
             await call(s, "record_start", {"name": "Broken flow"})
             await call(s, "browser_navigate", {"url": "/login"})

@@ -1,15 +1,18 @@
 //! Browser tools on `harshjudge`'s browser module: launch, navigate, click,
 //! type, press, wait, screenshot, snapshot, console, network, close.
 //!
-//! Targets are a `testId`, a CSS `selector`, visible `text`, or a `ref` from the
-//! last `browser_snapshot`. Nothing large goes inline: screenshots are files,
+//! Every tool that takes an element takes the same [`Target`]: `role` (+ `name`,
+//! `exact`), `label`, `placeholder`, `text`, `altText`, `title`, `testId`, a CSS
+//! `selector`, or a `ref` from the last `browser_snapshot`, narrowed by `nth`;
+//! [`Resolved::locator`] turns it into a `harshjudge` [`Locator`]. `browser_expect`
+//! runs the web-first assertions of `harshjudge::expect`. Nothing large goes inline: screenshots are files,
 //! returned as paths (an image block only with `inline: true`). While a run is
 //! active (after `startRun`, until `completeRun`), every action records its
 //! before/after screenshots, console and network into the current step.
 
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserConfig, BrowserError, Page};
+use harshjudge::browser::{BrowserConfig, BrowserError, Locator, Page, TextMatch};
 use harshjudge::run::RunHandle;
 use harshjudge::store::{EvidenceName, RunId, Slug, StepId};
 use schemars::JsonSchema;
@@ -20,51 +23,175 @@ use crate::agent::BrowserSession;
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
-/// What an action aims at: exactly one of these (the arguments of `browser_click`).
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Target {
-    /// A `data-testid` value.
-    #[serde(default)]
-    pub test_id: Option<String>,
-    /// A CSS selector.
-    #[serde(default)]
-    pub selector: Option<String>,
-    /// An element ref from the last `browser_snapshot` (e.g. "e12").
-    #[serde(default, rename = "ref")]
-    pub reference: Option<String>,
-    /// Visible text of the element.
-    #[serde(default)]
-    pub text: Option<String>,
+/// Declares an argument struct with the element target fields of every browser
+/// tool (`role` + `name` + `exact`, `label`, `placeholder`, `altText`, `title`,
+/// `testId`, `selector`, `ref`, `nth`) plus its own fields; its `target()` gives
+/// the one [`Target`] all of them are turned into a locator through.
+macro_rules! with_target {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* }
+        text: $text:expr
+    ) => {
+        $(#[$m])*
+        #[derive(Debug, Default, Deserialize, JsonSchema)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        pub struct $name {
+            /// An ARIA role (button, link, checkbox, textbox, heading, listitem, …),
+            /// as Playwright's getByRole; refine with `name`.
+            #[serde(default)]
+            pub role: Option<String>,
+            /// With `role`: the accessible name (a case-insensitive substring unless `exact`).
+            #[serde(default)]
+            pub name: Option<String>,
+            /// Match `name`, `label`, `placeholder`, `text`, `altText` or `title` as the
+            /// whole text, case-sensitive (default: case-insensitive substring).
+            #[serde(default)]
+            pub exact: Option<bool>,
+            /// A form control by its label (`<label>`, aria-labelledby, aria-label).
+            #[serde(default)]
+            pub label: Option<String>,
+            /// An input by its placeholder.
+            #[serde(default)]
+            pub placeholder: Option<String>,
+            /// An image (or area, image input) by its alt text.
+            #[serde(default)]
+            pub alt_text: Option<String>,
+            /// An element by its title attribute.
+            #[serde(default)]
+            pub title: Option<String>,
+            /// A `data-testid` value.
+            #[serde(default)]
+            pub test_id: Option<String>,
+            /// A CSS selector.
+            #[serde(default)]
+            pub selector: Option<String>,
+            /// An element ref from the last `browser_snapshot` (e.g. "e12").
+            #[serde(default, rename = "ref")]
+            pub reference: Option<String>,
+            /// Which match to take when the target matches several (from 0; -1 is the last).
+            #[serde(default)]
+            pub nth: Option<i64>,
+            $($(#[$fm])* pub $f: $t,)*
+        }
+
+        impl $name {
+            /// The element target of these arguments.
+            #[allow(clippy::redundant_closure_call)]
+            pub fn target(&self) -> Target {
+                Target {
+                    role: self.role.clone(),
+                    name: self.name.clone(),
+                    exact: self.exact,
+                    label: self.label.clone(),
+                    placeholder: self.placeholder.clone(),
+                    text: ($text)(self),
+                    alt_text: self.alt_text.clone(),
+                    title: self.title.clone(),
+                    test_id: self.test_id.clone(),
+                    selector: self.selector.clone(),
+                    reference: self.reference.clone(),
+                    nth: self.nth,
+                }
+            }
+        }
+    };
 }
 
+with_target! {
+    /// What an action aims at: exactly one kind of target (the arguments of
+    /// `browser_click`), optionally narrowed by `nth`.
+    pub struct Target {
+        /// Visible text of the element (a case-insensitive substring unless `exact`).
+        #[serde(default)]
+        pub text: Option<String>,
+    }
+    text: |s: &Target| s.text.clone()
+}
+
+/// A target checked and ready to become a locator on a page.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    kind: &'static str,
+    value: String,
+    name: Option<String>,
+    exact: bool,
+    nth: Option<i64>,
+}
+
+impl Resolved {
+    /// The `harshjudge` locator of this target on `page`: the one place a tool
+    /// target becomes a [`Locator`].
+    pub fn locator(&self, page: &Page) -> Locator {
+        let m = |s: &str| -> TextMatch {
+            if self.exact {
+                TextMatch::exact(s)
+            } else {
+                s.into()
+            }
+        };
+        let v = self.value.as_str();
+        let mut l = match self.kind {
+            "role" => {
+                let l = page.get_by_role(v);
+                match &self.name {
+                    Some(n) => l.name(m(n)),
+                    None => l,
+                }
+            }
+            "label" => page.get_by_label(m(v)),
+            "placeholder" => page.get_by_placeholder(m(v)),
+            "text" => page.get_by_text(m(v)),
+            "altText" => page.get_by_alt_text(m(v)),
+            "title" => page.get_by_title(m(v)),
+            "testId" => page.get_by_test_id(v),
+            "ref" => page.locator(&format!("css=[data-hj-ref=\"{v}\"]")),
+            _ => page.locator(&format!("css={v}")),
+        };
+        if let Some(n) = self.nth {
+            l = l.nth(n);
+        }
+        l
+    }
+
+    /// How the target is named in results (`role:button "Save"`, `testId:x`).
+    pub fn describe(&self) -> String {
+        let mut s = format!("{}:{}", self.kind, self.value);
+        if let Some(n) = &self.name {
+            s.push_str(&format!(" {n:?}"));
+        }
+        if let Some(n) = self.nth {
+            s.push_str(&format!(" nth={n}"));
+        }
+        s
+    }
+}
+
+/// The target kinds, in the order error messages name them.
+const KINDS: &str = "role, label, placeholder, text, altText, title, testId, selector or ref";
+
 impl Target {
-    /// The locator for `harshjudge`'s page API, and how to name it.
-    fn locator(&self, required: bool) -> Result<Option<(String, String)>, ToolError> {
-        let given: Vec<(String, String)> = [
-            self.test_id
-                .as_ref()
-                .map(|t| (format!("testid={t}"), format!("testId:{t}"))),
-            self.selector
-                .as_ref()
-                .map(|s| (format!("css={s}"), format!("selector:{s}"))),
-            self.reference.as_ref().map(|r| {
-                (
-                    format!("css=[data-hj-ref=\"{}\"]", r.replace('"', "")),
-                    format!("ref:{r}"),
-                )
-            }),
-            self.text
-                .as_ref()
-                .map(|t| (format!("text={t}"), format!("text:{t}"))),
+    /// Checks the target: exactly one kind (or none when not `required`),
+    /// non-empty, `name` only with `role`, `exact` only with a text kind.
+    pub fn resolve(&self, required: bool) -> Result<Option<Resolved>, ToolError> {
+        let given: Vec<(&'static str, &String)> = [
+            ("role", &self.role),
+            ("label", &self.label),
+            ("placeholder", &self.placeholder),
+            ("text", &self.text),
+            ("altText", &self.alt_text),
+            ("title", &self.title),
+            ("testId", &self.test_id),
+            ("selector", &self.selector),
+            ("ref", &self.reference),
         ]
         .into_iter()
-        .flatten()
+        .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
         .collect();
-        for (_, name) in &given {
-            if name.ends_with(':') {
+        for (k, v) in &given {
+            if v.trim().is_empty() {
                 return Err(ToolError::invalid(format!(
-                    "the target {name} is empty: give a non-empty testId, selector, ref or text"
+                    "the target {k} is empty: give a non-empty {k} (or another of {KINDS})"
                 )));
             }
         }
@@ -75,16 +202,61 @@ impl Target {
                 "ref {r:?} is not a ref from browser_snapshot (they look like \"e12\"); take a snapshot and use one of its refs"
             )));
         }
-        match given.len() {
-            0 if !required => Ok(None),
-            0 => Err(ToolError::invalid(
-                "no target: give one of testId, selector, ref (from browser_snapshot) or text",
-            )),
-            1 => Ok(given.into_iter().next()),
-            _ => Err(ToolError::invalid(
-                "more than one target: give exactly one of testId, selector, ref or text",
-            )),
+        let (kind, value) = match given.as_slice() {
+            [] => {
+                if self.name.is_some() {
+                    return Err(ToolError::invalid(
+                        "name without role: name is the accessible name of a role target; give role too (e.g. role: \"button\", name: \"Save\")",
+                    ));
+                }
+                if self.nth.is_some() || self.exact.is_some() {
+                    return Err(ToolError::invalid(format!(
+                        "nth and exact refine a target but none was given: give one of {KINDS}"
+                    )));
+                }
+                if required {
+                    return Err(ToolError::invalid(format!(
+                        "no target: give one of {KINDS} (ref from browser_snapshot)"
+                    )));
+                }
+                return Ok(None);
+            }
+            [(k, v)] => (*k, (*v).clone()),
+            many => {
+                return Err(ToolError::invalid(format!(
+                    "more than one target ({}): give exactly one of {KINDS}, and narrow with nth if it matches several",
+                    many.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        };
+        if self.name.is_some() && kind != "role" {
+            return Err(ToolError::invalid(format!(
+                "name refines a role target, not {kind}: give role with name, or drop name"
+            )));
         }
+        if self.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
+            return Err(ToolError::invalid(
+                "name is empty: give the accessible name of the element, or drop name",
+            ));
+        }
+        if self.exact.is_some() && matches!(kind, "testId" | "selector" | "ref") {
+            return Err(ToolError::invalid(format!(
+                "exact applies to role names, label, placeholder, text, altText and title, not to {kind}: drop exact"
+            )));
+        }
+        if kind == "role" && (value.contains(char::is_whitespace) || value != value.to_lowercase())
+        {
+            return Err(ToolError::invalid(format!(
+                "role {value:?} is not an ARIA role name: give one lowercase word such as button, link, checkbox, textbox, heading"
+            )));
+        }
+        Ok(Some(Resolved {
+            kind,
+            value,
+            name: self.name.clone(),
+            exact: self.exact == Some(true),
+            nth: self.nth,
+        }))
     }
 }
 
@@ -95,7 +267,9 @@ pub fn classify(e: BrowserError) -> ToolError {
         BrowserError::Timeout { found, .. } if found.contains("no element matches") => {
             Code::TargetNotFound
         }
-        BrowserError::Timeout { .. } | BrowserError::Assertion { .. } => Code::WaitTimeout,
+        BrowserError::Strict { .. } => Code::StrictMode,
+        BrowserError::Assertion { .. } => Code::AssertionFailed,
+        BrowserError::Timeout { .. } => Code::WaitTimeout,
         BrowserError::DriverNotFound(_)
         | BrowserError::BrowserNotFound(_)
         | BrowserError::DriverStart(_)
@@ -413,141 +587,139 @@ pub fn navigate(ctx: &Context, a: Navigate) -> Result<Value, ToolError> {
     })
 }
 
-fn target_of(
-    test_id: Option<String>,
-    selector: Option<String>,
-    reference: Option<String>,
-    text: Option<String>,
-) -> Target {
-    Target {
-        test_id,
-        selector,
-        reference,
-        text,
+/// The locator string a ref target stands for (until the next snapshot).
+fn ref_css(r: &Resolved) -> String {
+    format!("css=[data-hj-ref=\"{}\"]", r.value.replace('"', ""))
+}
+
+/// What a result names as the target's `locator` (and a recording keeps): for
+/// a snapshot ref, a locator that survives a reload (its test id, id, name,
+/// short text or CSS path); for a test id or a selector, `testid=…` / `css=…`;
+/// for the other kinds, the target as described.
+async fn locator_name(page: &Page, r: &Resolved) -> String {
+    match r.kind {
+        "ref" => stable_locator(page, &ref_css(r)).await,
+        "testId" if r.nth.is_none() => format!("testid={}", r.value),
+        "selector" if r.nth.is_none() => format!("css={}", r.value),
+        _ => r.describe(),
     }
 }
 
-/// Clicks an element (waiting until it is visible and enabled).
+/// Clicks an element (waiting until it is visible, stable, enabled and receives the click).
 pub fn click(ctx: &Context, a: Target) -> Result<Value, ToolError> {
-    let (loc, name) = a.locator(true)?.expect("required");
+    let t = a.resolve(true)?.expect("required");
     act(ctx, "click", move |page| async move {
-        let locator = stable_locator(&page, &loc).await;
-        page.click(&loc).await?;
-        Ok(json!({"success": true, "clicked": name, "locator": locator, "url": page.url().await?}))
-    })
-}
-
-/// Arguments of `browser_type`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Type {
-    /// A `data-testid` value.
-    #[serde(default)]
-    pub test_id: Option<String>,
-    /// A CSS selector.
-    #[serde(default)]
-    pub selector: Option<String>,
-    /// An element ref from the last `browser_snapshot`.
-    #[serde(default, rename = "ref")]
-    pub reference: Option<String>,
-    /// The text to type (the field is cleared first).
-    pub text: String,
-    /// Press Enter afterwards.
-    #[serde(default)]
-    pub submit: bool,
-}
-
-/// Types into a field (cleared first).
-pub fn type_text(ctx: &Context, a: Type) -> Result<Value, ToolError> {
-    let (loc, name) = target_of(a.test_id, a.selector, a.reference, None)
-        .locator(true)?
-        .expect("required");
-    let (text, submit) = (a.text, a.submit);
-    act(ctx, "type", move |page| async move {
-        let locator = stable_locator(&page, &loc).await;
-        page.fill(&loc, &text).await?;
-        if submit {
-            page.press(&loc, "Enter").await?;
-        }
+        let locator = locator_name(&page, &t).await;
+        t.locator(&page).click().await?;
         Ok(
-            json!({"success": true, "typed": name, "locator": locator, "length": text.chars().count(), "submitted": submit}),
+            json!({"success": true, "clicked": t.describe(), "locator": locator, "url": page.url().await?}),
         )
     })
 }
 
-/// Arguments of `browser_press`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Press {
-    /// Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, or one character.
-    pub key: String,
-    /// A `data-testid` value (default: the page's body).
-    #[serde(default)]
-    pub test_id: Option<String>,
-    /// A CSS selector.
-    #[serde(default)]
-    pub selector: Option<String>,
-    /// An element ref from the last `browser_snapshot`.
-    #[serde(default, rename = "ref")]
-    pub reference: Option<String>,
+with_target! {
+    /// Arguments of `browser_type`: a target (not `text`, which is what is typed).
+    pub struct Type {
+        /// The text to type (it replaces the field's value).
+        pub text: String,
+        /// Press Enter afterwards.
+        #[serde(default)]
+        pub submit: bool,
+    }
+    text: |_: &Type| None
+}
+
+/// Types into a field (its value replaced, without blurring it).
+pub fn type_text(ctx: &Context, a: Type) -> Result<Value, ToolError> {
+    let t = a.target().resolve(true)?.expect("required");
+    let (text, submit) = (a.text, a.submit);
+    act(ctx, "type", move |page| async move {
+        let locator = locator_name(&page, &t).await;
+        let l = t.locator(&page);
+        l.fill(&text).await?;
+        if submit {
+            l.press("Enter").await?;
+        }
+        Ok(
+            json!({"success": true, "typed": t.describe(), "locator": locator, "length": text.chars().count(), "submitted": submit}),
+        )
+    })
+}
+
+with_target! {
+    /// Arguments of `browser_press`: a key, and a target (default: the page).
+    pub struct Press {
+        /// A key or chord: Enter, Tab, Escape, Backspace, Delete, Space,
+        /// ArrowUp/Down/Left/Right, Home, End, one character, or "Control+a", "Shift+Tab".
+        pub key: String,
+        /// Visible text of the element (a case-insensitive substring unless `exact`).
+        #[serde(default)]
+        pub text: Option<String>,
+    }
+    text: |s: &Press| s.text.clone()
 }
 
 /// Presses a key in an element (or the page).
 pub fn press(ctx: &Context, a: Press) -> Result<Value, ToolError> {
-    let (loc, name) = target_of(a.test_id, a.selector, a.reference, None)
-        .locator(false)?
-        .unwrap_or_else(|| ("css=body".into(), "page".into()));
+    if a.key.is_empty() {
+        return Err(ToolError::invalid(
+            "key is missing: give a key such as Enter, Escape, Tab or a chord such as Control+a",
+        ));
+    }
+    let t = a.target().resolve(false)?;
     let key = a.key;
     act(ctx, "press", move |page| async move {
-        let locator = stable_locator(&page, &loc).await;
-        page.press(&loc, &key).await?;
-        Ok(json!({"success": true, "pressed": key, "in": name, "locator": locator}))
+        match &t {
+            Some(t) => {
+                let locator = locator_name(&page, t).await;
+                t.locator(&page).press(&key).await?;
+                Ok(json!({"success": true, "pressed": key, "in": t.describe(), "locator": locator}))
+            }
+            None => {
+                page.keyboard().press(&key).await?;
+                Ok(json!({"success": true, "pressed": key, "in": "page", "locator": "css=body"}))
+            }
+        }
     })
 }
 
-/// Arguments of `browser_wait_for`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct WaitFor {
-    /// A `data-testid` value.
-    #[serde(default)]
-    pub test_id: Option<String>,
-    /// A CSS selector.
-    #[serde(default)]
-    pub selector: Option<String>,
-    /// An element ref from the last `browser_snapshot`.
-    #[serde(default, rename = "ref")]
-    pub reference: Option<String>,
-    /// Visible text to wait for (alone: anywhere on the page; with a target: in it).
-    #[serde(default)]
-    pub text: Option<String>,
-    /// How long to wait, in ms (default 5000, at most 60000).
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
+with_target! {
+    /// Arguments of `browser_wait_for`: a target to become visible, and/or text.
+    pub struct WaitFor {
+        /// Visible text to wait for (alone: anywhere on the page; with a target: in it).
+        #[serde(default)]
+        pub text: Option<String>,
+        /// How long to wait, in ms (default 5000, at most 60000).
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+    }
+    text: |_: &WaitFor| None
 }
 
-/// Waits until an element is visible (or text appears).
-pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Value, ToolError> {
-    let timeout = a.timeout_ms.unwrap_or(5000);
+/// Checks a `timeoutMs` argument (default 5000, 1 to 60000).
+fn timeout_of(ms: Option<u64>) -> Result<Duration, ToolError> {
+    let timeout = ms.unwrap_or(5000);
     if timeout == 0 || timeout > 60_000 {
         return Err(ToolError::invalid(format!(
             "timeoutMs {timeout} is out of range: give 1 to 60000"
         )));
     }
-    let target = target_of(a.test_id, a.selector, a.reference, None).locator(false)?;
+    Ok(Duration::from_millis(timeout))
+}
+
+/// Waits until an element is visible (or text appears).
+pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Value, ToolError> {
+    let timeout = timeout_of(a.timeout_ms)?;
+    let target = a.target().resolve(false)?;
     let text = a.text;
-    let (loc, name, text) = match (target, text) {
-        (Some((loc, name)), text) => (loc, name, text),
-        (None, Some(t)) => (format!("text={t}"), format!("text:{t}"), None),
-        (None, None) => {
-            return Err(ToolError::invalid(
-                "nothing to wait for: give a testId, selector or ref, and/or text",
-            ));
-        }
-    };
+    if target.is_none() && text.is_none() {
+        return Err(ToolError::invalid(format!(
+            "nothing to wait for: give a target ({KINDS}) and/or text"
+        )));
+    }
     // Waiting for something that never appears is a timeout of the wait.
     let timed_out = |e: ToolError| {
-        if e.code == Code::TargetNotFound {
+        if matches!(e.code, Code::TargetNotFound | Code::AssertionFailed) {
             ToolError::new(Code::WaitTimeout, e.message)
         } else {
             e
@@ -555,15 +727,342 @@ pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Value, ToolError> {
     };
     act(ctx, "wait", move |page| async move {
         let started = Instant::now();
-        let page = page.with_timeout(Duration::from_millis(timeout));
-        match &text {
-            Some(t) => harshjudge::expect(&page.locator(&loc)).to_contain_text(t.as_str()).await?,
-            None => page.expect_visible(&loc).await?,
-        }
-        let locator = stable_locator(&page, &loc).await;
-        Ok(json!({"success": true, "found": name, "locator": locator, "text": text, "waitedMs": started.elapsed().as_millis() as u64}))
+        let page = page.with_timeout(timeout);
+        let (found, locator) = match (&target, &text) {
+            (Some(t), Some(x)) => {
+                harshjudge::expect(&t.locator(&page))
+                    .timeout(timeout)
+                    .to_contain_text(x.as_str())
+                    .await?;
+                (t.describe(), locator_name(&page, t).await)
+            }
+            (Some(t), None) => {
+                harshjudge::expect(&t.locator(&page))
+                    .timeout(timeout)
+                    .to_be_visible()
+                    .await?;
+                (t.describe(), locator_name(&page, t).await)
+            }
+            (None, x) => {
+                let x = x.clone().unwrap_or_default();
+                harshjudge::expect(&page.get_by_text(x.as_str()).first())
+                    .timeout(timeout)
+                    .to_be_visible()
+                    .await?;
+                (format!("text:{x}"), format!("text:{x}"))
+            }
+        };
+        Ok(json!({"success": true, "found": found, "locator": locator, "text": text, "waitedMs": started.elapsed().as_millis() as u64}))
     })
     .map_err(timed_out)
+}
+
+/// A text an assertion expects: the exact string, or `{"regex": "…"}`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ExpectedText {
+    /// The whole text (whitespace normalised).
+    Exact(String),
+    /// A regular expression (Rust `regex` syntax) the text must match.
+    Regex {
+        /// The pattern.
+        regex: String,
+    },
+}
+
+impl ExpectedText {
+    fn text_match(&self) -> Result<TextMatch, ToolError> {
+        match self {
+            ExpectedText::Exact(s) => Ok(TextMatch::exact(s.clone())),
+            ExpectedText::Regex { regex } => harshjudge::regex::Regex::new(regex)
+                .map(TextMatch::Regex)
+                .map_err(|e| {
+                    ToolError::invalid(format!(
+                        "expected.regex {regex:?} is not a valid regular expression: {e}"
+                    ))
+                }),
+        }
+    }
+
+    /// How it is written in an exported scenario.
+    pub fn rust(&self) -> String {
+        match self {
+            ExpectedText::Exact(s) => crate::tools::record::lit(s),
+            ExpectedText::Regex { regex } => format!(
+                "harshjudge::regex::Regex::new({})?",
+                crate::tools::record::lit(regex)
+            ),
+        }
+    }
+}
+
+/// What `browser_expect` expects: a text (exact or regex), a count, or one
+/// text per element, in order.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ExpectedValue {
+    /// A count (for to_have_count).
+    Count(u64),
+    /// One text.
+    Text(ExpectedText),
+    /// One text per matching element, in order (to_have_text, to_contain_text, to_have_class).
+    List(Vec<ExpectedText>),
+}
+
+/// The assertions of `browser_expect`: page ones (no target) and locator ones.
+pub const ASSERTIONS: &[&str] = &[
+    "to_have_url",
+    "to_have_title",
+    "to_be_visible",
+    "to_be_hidden",
+    "to_be_enabled",
+    "to_be_disabled",
+    "to_be_checked",
+    "to_be_focused",
+    "to_be_editable",
+    "to_be_empty",
+    "to_have_text",
+    "to_contain_text",
+    "to_have_count",
+    "to_have_value",
+    "to_have_attribute",
+    "to_have_class",
+    "to_have_id",
+    "to_have_role",
+    "to_have_accessible_name",
+];
+
+with_target! {
+    /// Arguments of `browser_expect`: a web-first assertion that retries until
+    /// it holds or `timeoutMs` runs out.
+    pub struct Expect {
+        /// Visible text of the element (a case-insensitive substring unless `exact`).
+        #[serde(default)]
+        pub text: Option<String>,
+        /// to_have_url, to_have_title (no target), or a locator assertion: to_be_visible,
+        /// to_be_hidden, to_be_enabled, to_be_disabled, to_be_checked, to_be_focused,
+        /// to_be_editable, to_be_empty, to_have_text, to_contain_text, to_have_count,
+        /// to_have_value, to_have_attribute, to_have_class, to_have_id, to_have_role,
+        /// to_have_accessible_name.
+        pub assertion: String,
+        /// What is expected: a string (exact), {"regex": "…"}, a count, or a list of
+        /// strings/regexes (one per element). Not for the to_be_* assertions.
+        #[serde(default)]
+        pub expected: Option<ExpectedValue>,
+        /// With to_have_attribute: the attribute's name.
+        #[serde(default)]
+        pub attribute: Option<String>,
+        /// Invert the assertion (Playwright's `.not`).
+        #[serde(default)]
+        pub not: bool,
+        /// How long to retry, in ms (default 5000, at most 60000).
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+    }
+    text: |s: &Expect| s.text.clone()
+}
+
+/// A checked `browser_expect` call, ready to run (and to export).
+#[derive(Clone, Debug)]
+pub struct Assertion {
+    /// The target (none for page assertions).
+    pub target: Option<Resolved>,
+    /// The assertion's name.
+    pub assertion: String,
+    /// What is expected.
+    pub expected: Option<ExpectedValue>,
+    /// The attribute of to_have_attribute.
+    pub attribute: Option<String>,
+    /// Inverted.
+    pub not: bool,
+}
+
+impl Expect {
+    /// Checks the arguments: a known assertion, a target exactly for locator
+    /// assertions, and an `expected` of the kind the assertion takes.
+    pub fn check(&self) -> Result<Assertion, ToolError> {
+        let a = self.assertion.as_str();
+        if !ASSERTIONS.contains(&a) {
+            return Err(ToolError::invalid(format!(
+                "assertion {a:?} is not known: give one of {}",
+                ASSERTIONS.join(", ")
+            )));
+        }
+        let page_level = matches!(a, "to_have_url" | "to_have_title");
+        let target = self.target().resolve(!page_level)?;
+        if page_level && target.is_some() {
+            return Err(ToolError::invalid(format!(
+                "{a} asserts on the page: drop the target ({KINDS})"
+            )));
+        }
+        let takes = match a {
+            "to_have_count" => "count",
+            "to_have_text" | "to_contain_text" | "to_have_class" => "texts",
+            a if a.starts_with("to_be_") => "nothing",
+            _ => "text",
+        };
+        let bad = |what: &str| ToolError::invalid(format!("{a} expects {what} as expected"));
+        match (takes, &self.expected) {
+            ("nothing", Some(_)) => {
+                return Err(ToolError::invalid(format!(
+                    "{a} takes no expected value: drop expected (use not: true to invert)"
+                )));
+            }
+            ("nothing", None) => {}
+            (_, None) => {
+                return Err(bad(match takes {
+                    "count" => "a count (e.g. 2)",
+                    "texts" => "a string, {\"regex\": \"…\"} or a list of them",
+                    _ => "a string or {\"regex\": \"…\"}",
+                }));
+            }
+            ("count", Some(ExpectedValue::Count(_))) => {}
+            ("count", Some(_)) => return Err(bad("a count (e.g. 2)")),
+            ("texts", Some(ExpectedValue::Text(t))) => {
+                t.text_match()?;
+            }
+            ("texts", Some(ExpectedValue::List(l))) => {
+                for t in l {
+                    t.text_match()?;
+                }
+            }
+            ("texts", Some(ExpectedValue::Count(_))) => {
+                return Err(bad("a string, {\"regex\": \"…\"} or a list of them"));
+            }
+            (_, Some(ExpectedValue::Text(t))) => {
+                t.text_match()?;
+            }
+            (_, Some(_)) => return Err(bad("a string or {\"regex\": \"…\"}")),
+        }
+        match (a, &self.attribute) {
+            ("to_have_attribute", None) => {
+                return Err(ToolError::invalid(
+                    "to_have_attribute needs attribute (the attribute's name, e.g. \"href\")",
+                ));
+            }
+            ("to_have_attribute", Some(n)) if n.trim().is_empty() => {
+                return Err(ToolError::invalid(
+                    "attribute is empty: give the attribute's name",
+                ));
+            }
+            ("to_have_attribute", Some(_)) | (_, None) => {}
+            (_, Some(_)) => {
+                return Err(ToolError::invalid(format!(
+                    "attribute only goes with to_have_attribute, not {a}: drop it"
+                )));
+            }
+        }
+        Ok(Assertion {
+            target,
+            assertion: a.to_string(),
+            expected: self.expected.clone(),
+            attribute: self.attribute.clone(),
+            not: self.not,
+        })
+    }
+}
+
+impl Assertion {
+    fn one(&self) -> TextMatch {
+        match &self.expected {
+            Some(ExpectedValue::Text(t)) => t.text_match().expect("checked"),
+            _ => TextMatch::exact(""),
+        }
+    }
+
+    fn many(&self) -> harshjudge::browser::Expected {
+        match &self.expected {
+            Some(ExpectedValue::List(l)) => harshjudge::browser::Expected::List(
+                l.iter().map(|t| t.text_match().expect("checked")).collect(),
+            ),
+            _ => harshjudge::browser::Expected::One(self.one()),
+        }
+    }
+
+    /// Runs the assertion on `page`.
+    async fn run(&self, page: &Page, timeout: Duration) -> Result<(), BrowserError> {
+        let Some(t) = &self.target else {
+            let mut e = harshjudge::expect(page).timeout(timeout);
+            if self.not {
+                e = e.not();
+            }
+            return match self.assertion.as_str() {
+                "to_have_url" => e.to_have_url(self.one()).await,
+                _ => e.to_have_title(self.one()).await,
+            };
+        };
+        let mut e = harshjudge::expect(&t.locator(page)).timeout(timeout);
+        if self.not {
+            e = e.not();
+        }
+        match self.assertion.as_str() {
+            "to_be_visible" => e.to_be_visible().await,
+            "to_be_hidden" => e.to_be_hidden().await,
+            "to_be_enabled" => e.to_be_enabled().await,
+            "to_be_disabled" => e.to_be_disabled().await,
+            "to_be_checked" => e.to_be_checked().await,
+            "to_be_focused" => e.to_be_focused().await,
+            "to_be_editable" => e.to_be_editable().await,
+            "to_be_empty" => e.to_be_empty().await,
+            "to_have_text" => e.to_have_text(self.many()).await,
+            "to_contain_text" => e.to_contain_text(self.many()).await,
+            "to_have_class" => e.to_have_class(self.many()).await,
+            "to_have_count" => {
+                let n = match self.expected {
+                    Some(ExpectedValue::Count(n)) => n as usize,
+                    _ => 0,
+                };
+                e.to_have_count(n).await
+            }
+            "to_have_value" => e.to_have_value(self.one()).await,
+            "to_have_attribute" => {
+                e.to_have_attribute(self.attribute.as_deref().unwrap_or(""), self.one())
+                    .await
+            }
+            "to_have_id" => e.to_have_id(self.one()).await,
+            "to_have_role" => {
+                let role = match &self.expected {
+                    Some(ExpectedValue::Text(ExpectedText::Exact(r))) => r.clone(),
+                    _ => String::new(),
+                };
+                e.to_have_role(&role).await
+            }
+            _ => e.to_have_accessible_name(self.one()).await,
+        }
+    }
+}
+
+/// A web-first assertion on the page or an element (Playwright's `expect`).
+pub fn expect(ctx: &Context, a: Expect) -> Result<Value, ToolError> {
+    let timeout = timeout_of(a.timeout_ms)?;
+    let check = a.check()?;
+    if check.assertion == "to_have_role"
+        && !matches!(
+            check.expected,
+            Some(ExpectedValue::Text(ExpectedText::Exact(_)))
+        )
+    {
+        return Err(ToolError::invalid(
+            "to_have_role expects a role name string (e.g. \"button\") as expected",
+        ));
+    }
+    act(ctx, "expect", move |page| async move {
+        let started = Instant::now();
+        check.run(&page, timeout).await?;
+        let waited = started.elapsed().as_millis() as u64;
+        let (target, locator) = match &check.target {
+            Some(t) => (json!(t.describe()), json!(locator_name(&page, t).await)),
+            None => (json!("page"), Value::Null),
+        };
+        Ok(json!({
+            "success": true,
+            "assertion": check.assertion,
+            "not": check.not,
+            "target": target,
+            "locator": locator,
+            "waitedMs": waited,
+        }))
+    })
 }
 
 // ---- observations --------------------------------------------------------------
@@ -799,6 +1298,7 @@ pub fn is_action(tool: &str) -> bool {
             | "browser_type"
             | "browser_press"
             | "browser_wait_for"
+            | "browser_expect"
     )
 }
 

@@ -139,25 +139,31 @@ pub fn all() -> Vec<ToolDef> {
             "browser_click",
             browser::Target,
             browser::click,
-            "Click an element, waiting until it is visible and enabled. Target: testId, selector (CSS), ref (from browser_snapshot) or text."
+            "Click an element, waiting until it is visible, stable, enabled and receives the click. Target: one of role (+ name, exact), label, placeholder, text, altText, title, testId, selector (CSS), ref (from browser_snapshot); nth picks one of several matches. A target matching several elements fails with STRICT_MODE, naming the candidates."
         ),
         tool!(
             "browser_type",
             browser::Type,
             browser::type_text,
-            "Type text into a field (cleared first); submit: true presses Enter after. Target: testId, selector or ref."
+            "Type text into a field (its value replaced); submit: true presses Enter after. Target: one of role (+ name, exact), label, placeholder, altText, title, testId, selector, ref; nth picks one of several matches."
         ),
         tool!(
             "browser_press",
             browser::Press,
             browser::press,
-            "Press a key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, or one character) in an element or the page."
+            "Press a key or chord (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, one character, Control+a, Shift+Tab) in an element or the page. Target: one of role (+ name, exact), label, placeholder, text, altText, title, testId, selector (CSS), ref (from browser_snapshot); nth picks one of several matches."
         ),
         tool!(
             "browser_wait_for",
             browser::WaitFor,
             browser::wait_for,
             "Wait until an element is visible, or until text appears (in the element, or anywhere with text alone). timeoutMs default 5000."
+        ),
+        tool!(
+            "browser_expect",
+            browser::Expect,
+            browser::expect,
+            "Assert, retrying until it holds or timeoutMs (default 5000) runs out, as Playwright's expect: to_have_url, to_have_title (no target), or on a target (role + name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible, to_be_hidden, to_be_enabled, to_be_disabled, to_be_checked, to_be_focused, to_be_editable, to_be_empty, to_have_text, to_contain_text, to_have_count, to_have_value, to_have_attribute (with attribute), to_have_class, to_have_id, to_have_role, to_have_accessible_name. expected: a string (exact), {regex}, a count, or a list (one per element); not: true inverts. Fails with ASSERTION_FAILED, its message giving expected, received and the call log."
         ),
         tool!(
             "browser_screenshot",

@@ -45,6 +45,7 @@ fn keys(tool: &str) -> &'static str {
         "browser_type" => "success:b! typed:s! locator:s? length:i! submitted:b!",
         "browser_press" => "success:b! pressed:s! locator:s?",
         "browser_wait_for" => "success:b! found:s? locator:s? text:s? waitedMs:i!",
+        "browser_expect" => "success:b! assertion:s! not:b! target:s! locator:s? waitedMs:i!",
         "browser_screenshot" => "success:b! path:s! bytes:i! width:i! height:i!",
         "browser_console" | "browser_network" => "count:i! entries:a!",
         "browser_close" => "success:b! wasOpen:b!",

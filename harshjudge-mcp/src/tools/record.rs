@@ -355,6 +355,23 @@ fn describe(c: &RecordedCall) -> String {
         "browser_type" => format!("Type into {target}"),
         "browser_press" => format!("Press {}", a["key"].as_str().unwrap_or("a key")),
         "browser_wait_for" => format!("Wait for {target}"),
+        "browser_expect" => format!(
+            "Expect {}{}{}",
+            if target.is_empty() {
+                "page".to_string()
+            } else {
+                target
+            },
+            if a["not"].as_bool() == Some(true) {
+                " not"
+            } else {
+                ""
+            },
+            a["assertion"]
+                .as_str()
+                .map(|x| format!(" {}", x.replace('_', " ")))
+                .unwrap_or_default()
+        ),
         "browser_screenshot" => "Take a screenshot".to_string(),
         other => format!("Call {other}"),
     };
@@ -577,29 +594,179 @@ pub fn escape_rust(s: &str) -> String {
 }
 
 /// A Rust string literal of `s` (through [`escape_rust`]).
-fn lit(s: &str) -> String {
+pub fn lit(s: &str) -> String {
     format!("\"{}\"", escape_rust(s))
 }
 
-/// The page API locator of a recorded action: the stable one it resolved to,
-/// else the target it was given.
-fn locator(c: &RecordedCall, args: &Value) -> Option<String> {
-    if let Some(l) = &c.locator {
-        return Some(l.clone());
+/// A string selector as the page API's `locator(…)` argument: plain CSS when it
+/// cannot be mistaken for another engine, else with its `css=` prefix.
+fn css_lit(sel: &str) -> String {
+    let engine = ["css=", "testid=", "text=", "xpath=", "//", "(//"]
+        .iter()
+        .any(|p| sel.starts_with(p));
+    if engine {
+        lit(&format!("css={sel}"))
+    } else {
+        lit(sel)
     }
-    if let Some(t) = args["testId"].as_str() {
-        return Some(format!("testid={t}"));
+}
+
+/// The Rust locator expression of a recorded call's target
+/// (`page.get_by_role("button").name("Save")`): from its arguments, or for a
+/// snapshot ref, from the stable locator it resolved to. `text` is a target
+/// only where the tool takes it as one.
+fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
+    let text_is_target = !matches!(c.tool.as_str(), "browser_type" | "browser_wait_for");
+    let exact = args["exact"].as_bool() == Some(true);
+    let exact_suffix = if exact { ".exact()" } else { "" };
+    let s = |k: &str| args[k].as_str();
+    let mut out = if s("ref").is_some() {
+        let l = c.locator.as_deref()?;
+        if let Some(t) = l.strip_prefix("testid=") {
+            format!("page.get_by_test_id({})", lit(t))
+        } else if let Some(css) = l.strip_prefix("css=") {
+            format!("page.locator({})", css_lit(css))
+        } else {
+            format!("page.locator({})", lit(l))
+        }
+    } else if let Some(role) = s("role") {
+        match s("name") {
+            Some(n) => format!(
+                "page.get_by_role({}).name({}){exact_suffix}",
+                lit(role),
+                lit(n)
+            ),
+            None => format!("page.get_by_role({})", lit(role)),
+        }
+    } else if let Some(t) = s("testId") {
+        format!("page.get_by_test_id({})", lit(t))
+    } else if let Some(sel) = s("selector") {
+        format!("page.locator({})", css_lit(sel))
+    } else {
+        let (method, v) = [
+            ("get_by_label", s("label")),
+            ("get_by_placeholder", s("placeholder")),
+            ("get_by_alt_text", s("altText")),
+            ("get_by_title", s("title")),
+            ("get_by_text", s("text").filter(|_| text_is_target)),
+        ]
+        .into_iter()
+        .find_map(|(m, v)| v.map(|v| (m, v)))?;
+        format!("page.{method}({}){exact_suffix}", lit(v))
+    };
+    if let Some(n) = args["nth"].as_i64() {
+        out.push_str(&format!(".nth({n})"));
     }
-    if let Some(s) = args["selector"].as_str() {
-        return Some(format!("css={s}"));
+    Some(out)
+}
+
+/// The Rust argument of a `browser_expect` expectation.
+fn expected_rust(v: &Value) -> Result<String, ()> {
+    use crate::tools::browser::{ExpectedText, ExpectedValue};
+    let e: ExpectedValue = serde_json::from_value(v.clone()).map_err(|_| ())?;
+    Ok(match e {
+        ExpectedValue::Count(n) => n.to_string(),
+        ExpectedValue::Text(t) => t.rust(),
+        ExpectedValue::List(l) if l.iter().all(|t| matches!(t, ExpectedText::Exact(_))) => {
+            format!(
+                "[{}]",
+                l.iter()
+                    .map(ExpectedText::rust)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+        ExpectedValue::List(l) => format!(
+            "vec![{}]",
+            l.iter()
+                .map(|t| format!("harshjudge::browser::TextMatch::from({})", t.rust()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
+}
+
+/// The exported statement of a `browser_expect` call.
+fn expect_rust(c: &RecordedCall, args: &Value) -> Option<String> {
+    let assertion = args["assertion"].as_str()?;
+    if !crate::tools::browser::ASSERTIONS.contains(&assertion) {
+        return None;
     }
-    if c.tool != "browser_type"
-        && c.tool != "browser_wait_for"
-        && let Some(t) = args["text"].as_str()
-    {
-        return Some(format!("text={t}"));
+    let subject = if matches!(assertion, "to_have_url" | "to_have_title") {
+        "page".to_string()
+    } else {
+        target_rust(c, args)?
+    };
+    let mut call = format!("expect(&{subject})");
+    if args["not"].as_bool() == Some(true) {
+        call.push_str(".not()");
     }
-    None
+    if let Some(ms) = args["timeoutMs"].as_u64() {
+        call.push_str(&format!(".timeout(std::time::Duration::from_millis({ms}))"));
+    }
+    let mut params = vec![];
+    if let Some(a) = args["attribute"].as_str() {
+        params.push(lit(a));
+    }
+    if let Some(v) = args.get("expected").filter(|v| !v.is_null()) {
+        params.push(expected_rust(v).ok()?);
+    }
+    Some(format!("{call}.{assertion}({}).await?;", params.join(", ")))
+}
+
+/// One generated statement (`a.b(…).c(…).await?;`) laid out as rustfmt lays
+/// out a method chain, so an export is `cargo fmt` clean: on one line when the
+/// chain is at most 60 characters (rustfmt's `chain_width`), else one `.call`
+/// per line, indented once more (a root of at most 4 characters, like `page`,
+/// keeps its first call). Splits only at dots outside parentheses and string
+/// literals (which [`escape_rust`] made single-line).
+fn fmt_chain(stmt: &str, indent: usize) -> String {
+    let chain = stmt.trim().trim_end_matches(';');
+    if chain.len() <= 60 {
+        return stmt.trim().to_string();
+    }
+    let mut parts = vec![];
+    let (mut depth, mut in_str, mut escaped, mut start) = (0i32, false, false, 0);
+    for (i, c) in chain.char_indices() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '.' if depth == 0 && i > start => {
+                parts.push(&chain[start..i]);
+                start = i;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&chain[start..]);
+    if parts.len() < 2 {
+        return stmt.trim().to_string();
+    }
+    let mut first = parts[0].to_string();
+    let mut rest = &parts[1..];
+    if first.len() <= 4 && rest.len() > 1 {
+        first.push_str(rest[0]);
+        rest = &rest[1..];
+    }
+    let pad = " ".repeat(indent + 4);
+    let mut out = first;
+    for p in rest {
+        out.push('\n');
+        out.push_str(&pad);
+        out.push_str(p);
+    }
+    out.push(';');
+    out
 }
 
 /// The exported file's text.
@@ -610,51 +777,41 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
     let mut titles = BTreeSet::new();
     for c in seq.calls.iter().filter(|c| c.ok) {
         let args = substitute(&c.args, vars);
-        let loc = locator(c, &args);
+        let loc = target_rust(c, &args);
         let code = match c.tool.as_str() {
             "browser_navigate" => args["url"]
                 .as_str()
                 .map(|u| format!("page.goto({}).await?;", lit(u))),
-            "browser_click" => loc.map(|l| format!("page.click({}).await?;", lit(&l))),
+            "browser_click" => loc.map(|l| format!("{l}.click().await?;")),
             "browser_type" => loc.map(|l| {
                 let mut s = format!(
-                    "page.fill({}, {}).await?;",
-                    lit(&l),
+                    "{l}.fill({}).await?;",
                     lit(args["text"].as_str().unwrap_or(""))
                 );
                 if args["submit"].as_bool() == Some(true) {
-                    s.push_str(&format!(
-                        "\n        page.press({}, \"Enter\").await?;",
-                        lit(&l)
-                    ));
+                    s.push_str(&format!("\n        {l}.press(\"Enter\").await?;"));
                 }
                 s
             }),
-            "browser_press" => Some(format!(
-                "page.press({}, {}).await?;",
-                lit(&loc.unwrap_or_else(|| "css=body".into())),
-                lit(args["key"].as_str().unwrap_or("Enter"))
-            )),
-            "browser_wait_for" => match (
-                loc.filter(|_| {
-                    ["testId", "selector", "ref"]
-                        .iter()
-                        .any(|k| args.get(*k).is_some())
-                }),
-                args["text"].as_str(),
-            ) {
-                (Some(l), Some(t)) => Some(format!(
-                    "harshjudge::expect(&page.locator({})).to_contain_text({}).await?;",
-                    lit(&l),
-                    lit(t)
-                )),
-                (Some(l), None) => Some(format!("page.expect_visible({}).await?;", lit(&l))),
+            "browser_press" => {
+                let key = lit(args["key"].as_str().unwrap_or("Enter"));
+                Some(match loc {
+                    Some(l) => format!("{l}.press({key}).await?;"),
+                    None => format!("page.keyboard().press({key}).await?;"),
+                })
+            }
+            "browser_wait_for" => match (loc, args["text"].as_str()) {
+                (Some(l), Some(t)) => {
+                    Some(format!("expect(&{l}).to_contain_text({}).await?;", lit(t)))
+                }
+                (Some(l), None) => Some(format!("expect(&{l}).to_be_visible().await?;")),
                 (None, Some(t)) => Some(format!(
-                    "page.expect_visible({}).await?;",
-                    lit(&format!("text={t}"))
+                    "expect(&page.get_by_text({}).first()).to_be_visible().await?;",
+                    lit(t)
                 )),
                 (None, None) => None,
             },
+            "browser_expect" => expect_rust(c, &args),
             "browser_launch" | "browser_screenshot" | "browser_snapshot" | "browser_console"
             | "browser_network" | "browser_close" => None,
             other => {
@@ -672,6 +829,11 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
             title = format!("{base} ({n})");
             n += 1;
         }
+        let code = code
+            .lines()
+            .map(|l| fmt_chain(l, 8))
+            .collect::<Vec<_>>()
+            .join("\n");
         body.push_str(&format!(
             "    step!({}, {{\n        {code}\n    }});\n",
             lit(&title)
@@ -689,7 +851,11 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
             escape_rust(&skipped.join(", "))
         ));
     }
-    out.push_str("\nuse harshjudge::{Scenario, scenario, step};\n\n");
+    if body.contains("expect(&") {
+        out.push_str("\nuse harshjudge::{Scenario, expect, scenario, step};\n\n");
+    } else {
+        out.push_str("\nuse harshjudge::{Scenario, scenario, step};\n\n");
+    }
     let doc = seq.description.clone().unwrap_or_else(|| seq.name.clone());
     out.push_str(&format!(
         "/// {}\n",
