@@ -60,10 +60,13 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     fn from(e: E) -> Self {
         // A browser call records the line of the user's call (an `expect(…)` in a
         // helper function, say), which says more than the line of the `?`.
+        // `Location::caller()` is read here, not passed as a function to
+        // `unwrap_or_else`: called from inside core it would name core's line.
+        let caller = Location::caller();
         let location = (&e as &dyn std::any::Any)
             .downcast_ref::<crate::browser::BrowserError>()
             .and_then(|b| b.location())
-            .unwrap_or_else(Location::caller);
+            .unwrap_or(caller);
         Error {
             inner: Box::new(e),
             location,
