@@ -603,9 +603,16 @@ mod tests {
             root: false,
             sudo: false,
             apt: true,
-            commands: ["chromium", "chromedriver", "cargo-nextest", "python3"]
-                .map(String::from)
-                .into(),
+            commands: [
+                "chromium",
+                "chromedriver",
+                "cargo-nextest",
+                "python3",
+                "npm",
+                "npm-tools/mcp-inspector",
+            ]
+            .map(String::from)
+            .into(),
             python_venv: true,
             venv: Some(venv),
             xsd: true,
@@ -632,7 +639,7 @@ mod tests {
         assert_eq!(
             lines(&p),
             [
-                "PATH=/src/hj/target/py-venv/bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace"
+                "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace"
             ]
         );
         let p = plan(Task::Demo, TOOLS, &all_present(), &layout(), "cargo", &[]);
@@ -675,12 +682,13 @@ mod tests {
             lines(&p),
             [
                 "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver python3 python3-venv",
+                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver python3 python3-venv nodejs npm",
                 "/root/.cargo/bin/cargo install --locked cargo-nextest",
                 "python3 -m venv /src/hj/target/py-venv",
                 "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0 junitparser==5.0.3 xmlschema==4.3.2 xunitparser==1.3.4",
                 "/src/hj/target/py-venv/bin/python -c '<script>' /src/hj/target/junit-xsd/junit-10.xsd",
-                "PATH=/src/hj/target/py-venv/bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo test --workspace",
+                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools @modelcontextprotocol/inspector@2.12.0",
+                "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo test --workspace",
             ]
         );
         assert!(p.found.iter().all(|(_, ok)| !ok));
@@ -780,13 +788,15 @@ mod tests {
         let mut tools = TOOLS.to_vec();
         tools.push(Tool {
             source: Source::Npm {
-                package: "@modelcontextprotocol/inspector@0.17.2",
-                bin: "mcp-inspector",
+                package: "example-npm-tool@1.0.0",
+                bin: "example-tool",
             },
             demo: false,
-            why: "an MCP client",
+            why: "another npm tool",
         });
+        // node is missing; the Inspector is there already, the new tool is not.
         let mut probe = all_present();
+        probe.commands.remove("npm");
         probe.root = true;
         let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
         assert_eq!(
@@ -794,11 +804,12 @@ mod tests {
             [
                 "DEBIAN_FRONTEND=noninteractive apt-get update -q",
                 "DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm",
-                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools @modelcontextprotocol/inspector@0.17.2",
+                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools example-npm-tool@1.0.0",
                 "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace",
             ]
         );
-        probe.commands.insert("npm-tools/mcp-inspector".into());
+        probe.commands.insert("npm".into());
+        probe.commands.insert("npm-tools/example-tool".into());
         let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
         assert_eq!(p.steps.len(), 1);
     }
