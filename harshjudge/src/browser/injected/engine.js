@@ -378,6 +378,7 @@ function hjeReceives(el, hit) {
 // (visible, stable, enabled, editable, hit). Returns {done, el, point} or a failure.
 async function hjeActionable(req, checks, log) {
   let lastRect = null;
+  let sameFrames = 0;
   let scrolled = 0;
   const want = [];
   if (checks.visible) want.push('visible');
@@ -395,10 +396,14 @@ async function hjeActionable(req, checks, log) {
     if (checks.enabled && hjeDisabled(el)) return { problem: 'element is not enabled' };
     if (checks.editable) { const p = hjeEditableProblem(el); if (p) return { problem: p }; }
     if (checks.stable) {
+      // The same box over three frames in a row (two frame intervals): under
+      // load a frame can repeat the previous layout while an animation runs,
+      // so one equal pair is not enough to call the element stable.
       const r = el.getBoundingClientRect();
       const same = lastRect && r.x === lastRect.x && r.y === lastRect.y && r.width === lastRect.width && r.height === lastRect.height;
       lastRect = r;
-      if (!same) return { problem: n === 0 ? 'checking that the element is stable' : 'element is not stable' };
+      sameFrames = same ? sameFrames + 1 : 0;
+      if (sameFrames < 2) return { problem: n < 2 ? 'checking that the element is stable' : 'element is not stable' };
     }
     if (checks.hit) {
       let p = hjeHitPoint(el);
