@@ -318,6 +318,7 @@ impl Scenario {
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
     pub async fn page(&self) -> Result<crate::browser::Page, Error> {
         let page = crate::browser::open_page(self.base_url()).await?;
+        page.set_owner(&self.shared);
         self.shared
             .pages
             .lock()

@@ -491,6 +491,7 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
     };
     let store = settings.as_ref().map(|s| Store::new(&s.dir));
     let binary = crate::suite::binary_name();
+    crate::browser::configure_snapshots(&package_root, &binary, flags.update_snapshots);
     let mut notes: Vec<String> = Vec::new();
     // --shard i/n: only this shard's scenarios (before --last-failed and --resume).
     let scenarios = match flags.shard {

@@ -34,6 +34,9 @@ pub struct SuiteFlags {
     /// `--shard i/n`: run only the `i`-th of `n` shards of the scenarios
     /// ([`crate::shard`]). Under cargo-nextest, use `--partition` instead.
     pub shard: Option<crate::shard::Shard>,
+    /// `--update-snapshots` (else `HARSHJUDGE_UPDATE_SNAPSHOTS=1`): `to_have_screenshot`
+    /// writes the baselines that are missing or differ, and passes.
+    pub update_snapshots: bool,
 }
 
 /// A bad flag or variable.
@@ -70,6 +73,7 @@ impl SuiteFlags {
                 "--resume" => flags.resume = true,
                 "--last-failed" => flags.last_failed = true,
                 "--fail-on-flaky" => flags.fail_on_flaky = true,
+                "--update-snapshots" => flags.update_snapshots = true,
                 "--retries" => {
                     let v = it.next().ok_or_else(|| {
                         FlagError("--retries needs a number, e.g. --retries 2".into())
@@ -124,6 +128,7 @@ impl SuiteFlags {
                 }
             },
             shard: None,
+            update_snapshots: env_bool("HARSHJUDGE_UPDATE_SNAPSHOTS", false)?,
         })
     }
 }

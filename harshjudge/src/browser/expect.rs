@@ -578,3 +578,24 @@ impl PageExpect {
         )
     }
 }
+
+// ---- visual baselines (browser/snapshot.rs) ----
+
+impl PageExpect {
+    /// The page looks like its baseline `{name}.png` (viewport, or the whole page
+    /// with `.full_page(true)`): see [`ScreenshotAssertion`](super::ScreenshotAssertion)
+    /// for the options and where baselines live.
+    #[track_caller]
+    pub fn to_have_screenshot(self, name: &str) -> super::ScreenshotAssertion {
+        super::ScreenshotAssertion::for_page(self.page, name, self.not, self.timeout, self.at)
+    }
+}
+
+impl LocatorExpect {
+    /// The element looks like its baseline `{name}.png`: see
+    /// [`ScreenshotAssertion`](super::ScreenshotAssertion).
+    #[track_caller]
+    pub fn to_have_screenshot(self, name: &str) -> super::ScreenshotAssertion {
+        super::ScreenshotAssertion::for_locator(self.locator, name, self.not, self.timeout, self.at)
+    }
+}

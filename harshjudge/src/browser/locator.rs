@@ -1056,6 +1056,16 @@ impl Locator {
         }
     }
 
+    /// The element's box in document coordinates, once it is visible and stable
+    /// (scrolled into view): the clip of its screenshot.
+    pub(crate) async fn clip_for_screenshot(
+        &self,
+        at: &'static Location<'static>,
+    ) -> Result<Value, BrowserError> {
+        self.act("screenshot", json!({}), "be visible and stable", at)
+            .await
+    }
+
     /// A PNG of the element (scrolled into view).
     #[track_caller]
     pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {

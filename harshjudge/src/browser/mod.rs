@@ -14,6 +14,7 @@ mod keyboard;
 mod locator;
 mod logs;
 mod page;
+mod snapshot;
 mod wire;
 
 pub use expect::{Expectable, Expected, LocatorExpect, PageExpect, expect};
@@ -21,6 +22,7 @@ pub use keyboard::{Keyboard, Mouse};
 pub use locator::{BoundingBox, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};
 pub use page::Page;
+pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

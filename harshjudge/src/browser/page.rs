@@ -44,6 +44,9 @@ struct Inner {
     script_timeout: AtomicU64,
     /// Whether the engine is registered for every new document of the session.
     registered: AtomicBool,
+    /// The scenario that opened the page (`Scenario::page`), for assertions that
+    /// write evidence and baselines (`to_have_screenshot`). Weak: the scenario holds the page.
+    owner: std::sync::OnceLock<std::sync::Weak<crate::runner::Shared>>,
 }
 
 impl std::fmt::Debug for Page {
@@ -136,9 +139,21 @@ impl Page {
                 pending: Mutex::new(Pending::new()),
                 script_timeout: AtomicU64::new(0),
                 registered: AtomicBool::new(false),
+                owner: std::sync::OnceLock::new(),
             }),
             wait,
         }
+    }
+
+    /// Ties the page to the scenario that opened it (once).
+    pub(crate) fn set_owner(&self, shared: &Arc<crate::runner::Shared>) {
+        let _ = self.inner.owner.set(Arc::downgrade(shared));
+    }
+
+    /// The scenario that opened the page, while it runs.
+    pub(crate) fn owner(&self) -> Option<crate::Scenario> {
+        let shared = self.inner.owner.get()?.upgrade()?;
+        Some(crate::Scenario { shared })
     }
 
     pub(crate) fn take_session(&self) -> Option<Session> {
