@@ -154,6 +154,21 @@ pub struct StepView {
     pub logs_truncated: bool,
     /// Every other evidence file.
     pub files: Vec<FileView>,
+    /// `to_have_screenshot` failures: `{name}-expected/actual/diff.png`.
+    pub visuals: Vec<VisualView>,
+}
+
+/// The images of one failed `to_have_screenshot(name)`.
+#[derive(Debug, Default, Serialize)]
+pub struct VisualView {
+    /// The screenshot's name.
+    pub name: String,
+    /// The baseline (none when it is missing).
+    pub expected: Option<String>,
+    /// The screenshot taken.
+    pub actual: Option<String>,
+    /// The diff image.
+    pub diff: Option<String>,
 }
 
 /// The screenshots one probe took at a step's boundaries.
@@ -409,6 +424,7 @@ pub(crate) fn run_view(
             network: vec![],
             logs_truncated: false,
             files: vec![],
+            visuals: vec![],
         };
         for (name, path, abs, size) in files.remove(&id).unwrap_or_default() {
             classify(store, &mut view, &abs, name, path, size);
@@ -495,6 +511,24 @@ fn classify(store: &Store, view: &mut StepView, abs: &Path, name: String, path: 
             "before" => shots.before = Some(path),
             "after" => shots.after = Some(path),
             _ => shots.failure = Some(path),
+        }
+        return;
+    }
+    if image && !probe.is_empty() && matches!(word.as_str(), "expected" | "actual" | "diff") {
+        let v = match view.visuals.iter().position(|v| v.name == probe) {
+            Some(i) => &mut view.visuals[i],
+            None => {
+                view.visuals.push(VisualView {
+                    name: probe,
+                    ..VisualView::default()
+                });
+                view.visuals.last_mut().expect("just pushed")
+            }
+        };
+        match word.as_str() {
+            "expected" => v.expected = Some(path),
+            "actual" => v.actual = Some(path),
+            _ => v.diff = Some(path),
         }
         return;
     }
