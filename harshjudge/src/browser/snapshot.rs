@@ -82,9 +82,7 @@ fn setup() -> &'static Setup {
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
         Setup {
-            dir: Ok(root
-                .join("__snapshots__")
-                .join(crate::suite::binary_name())),
+            dir: Ok(root.join("__snapshots__").join(crate::suite::binary_name())),
             update: crate::settings::env_bool("HARSHJUDGE_UPDATE_SNAPSHOTS", false)
                 .unwrap_or(false),
         }
@@ -196,14 +194,7 @@ impl ScreenshotAssertion {
     ) -> Self {
         let describe = locator.desc.clone();
         let misuse = locator.misuse.clone();
-        let mut s = Self::new(
-            Target::Locator(locator),
-            describe,
-            name,
-            not,
-            timeout,
-            at,
-        );
+        let mut s = Self::new(Target::Locator(locator), describe, name, not, timeout, at);
         s.misuse = s.misuse.or(misuse);
         s
     }
@@ -336,7 +327,8 @@ impl ScreenshotAssertion {
         if let Some(m) = &self.misuse {
             return Err(self.invalid(m.clone()));
         }
-        let name = check_name(&self.name).map_err(|m| self.invalid(format!("{}: {m}", self.what())))?;
+        let name =
+            check_name(&self.name).map_err(|m| self.invalid(format!("{}: {m}", self.what())))?;
         self.compare
             .validate()
             .map_err(|e| self.invalid(format!("{}: {e}", self.what())))?;
@@ -371,7 +363,9 @@ impl ScreenshotAssertion {
             let file = format!("{name}-{suffix}");
             scenario
                 .attach(&file, "png", "screenshot", bytes)
-                .map_err(|e| self.invalid(format!("{}: cannot attach {file}.png: {e}", self.what())))?;
+                .map_err(|e| {
+                    self.invalid(format!("{}: cannot attach {file}.png: {e}", self.what()))
+                })?;
             Ok(format!("{file}.png"))
         };
         let cmp = |expected: &[u8], actual: &[u8]| -> Result<Comparison, BrowserError> {
@@ -529,7 +523,13 @@ impl ScreenshotAssertion {
                     Duration::ZERO,
                     self.at,
                 )?;
-                rects.extend(v.as_array().into_iter().flatten().filter(|r| r.is_object()).cloned());
+                rects.extend(
+                    v.as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|r| r.is_object())
+                        .cloned(),
+                );
             }
             page.evaluate::<Value, _>(MASK_JS, json!({ "rects": rects }))
                 .await
@@ -642,11 +642,25 @@ mod tests {
         }
         assert_eq!(check_name("cart.png").unwrap(), "cart");
         for bad in [
-            "", ".png", "../cart", "a/b", "a\\b", "..", "x..y", ".hidden", "-flag", "a b",
-            "é", "a\0b", &"x".repeat(81),
+            "",
+            ".png",
+            "../cart",
+            "a/b",
+            "a\\b",
+            "..",
+            "x..y",
+            ".hidden",
+            "-flag",
+            "a b",
+            "é",
+            "a\0b",
+            &"x".repeat(81),
         ] {
             let e = check_name(bad).expect_err(bad);
-            assert!(e.contains("invalid screenshot name") && e.contains("never a path"), "{e}");
+            assert!(
+                e.contains("invalid screenshot name") && e.contains("never a path"),
+                "{e}"
+            );
         }
     }
 }
