@@ -286,10 +286,12 @@ impl BrowserConfig {
         }
     }
 
-    /// The W3C capabilities of a new session.
+    /// The W3C capabilities of a new session. `profile`: the local session's
+    /// profile folder; none for a remote WebDriver, whose chromedriver makes
+    /// (and removes) one on its own machine.
     fn capabilities(
         &self,
-        profile: &Path,
+        profile: Option<&Path>,
     ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
         let mut args = vec![
             "--headless=new".to_string(),
@@ -309,8 +311,10 @@ impl BrowserConfig {
             // Only loopback resolves: nothing else is ever reached.
             "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1".into(),
             format!("--window-size={},{}", self.window.0, self.window.1),
-            format!("--user-data-dir={}", profile.display()),
         ];
+        if let Some(profile) = profile {
+            args.push(format!("--user-data-dir={}", profile.display()));
+        }
         if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());
         }
@@ -629,18 +633,21 @@ async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
     .await
     .map_err(|e| BrowserError::DriverStart(e.to_string()))??;
     // A local driver's sessions keep their profiles in its folder, which its
-    // watchdog removes whatever happens to this process.
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("harshjudge-profile-");
+    // watchdog removes whatever happens to this process. A remote browser's
+    // profile is the remote end's: a folder of this machine means nothing there.
     let profile = match &profiles {
-        Some(dir) => builder.tempdir_in(dir),
-        None => builder.tempdir(),
-    }
-    .map_err(|e| BrowserError::Session {
-        url: url.clone(),
-        message: format!("profile folder: {e}"),
-    })?;
-    let caps = config.capabilities(profile.path())?;
+        Some(dir) => Some(
+            tempfile::Builder::new()
+                .prefix("harshjudge-profile-")
+                .tempdir_in(dir)
+                .map_err(|e| BrowserError::Session {
+                    url: url.clone(),
+                    message: format!("profile folder: {e}"),
+                })?,
+        ),
+        None => None,
+    };
+    let caps = config.capabilities(profile.as_ref().map(|p| p.path()))?;
     let client = ClientBuilder::new(HttpConnector::new())
         .capabilities(caps)
         .connect(&url)
@@ -651,7 +658,7 @@ async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
         })?;
     Ok(Session {
         client,
-        _profile: Some(profile),
+        _profile: profile,
         remote: url,
     })
 }
