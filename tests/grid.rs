@@ -570,5 +570,41 @@ fn the_browser_suite_through_a_selenium_grid_has_the_managed_browsers_evidence()
         leftovers.is_empty(),
         "profiles left on the node: {leftovers:?}"
     );
+
+    // An app the grid's browser reaches by another address than 127.0.0.1
+    // (here 127.0.0.2, still loopback): the browser resolves the base URL's
+    // host besides loopback, and nothing else.
+    let app = std::net::TcpListener::bind(("127.0.0.2", 0)).expect("127.0.0.2 is loopback");
+    let base = format!("http://{}", app.local_addr().unwrap());
+    std::thread::spawn(move || {
+        use std::io::Write;
+        for mut c in app.incoming().flatten() {
+            let mut buf = [0u8; 2048];
+            let _ = c.read(&mut buf);
+            let body = "<!doctype html><title>app on 127.0.0.2</title><h1>hello</h1>";
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let config = harshjudge::browser::BrowserConfig {
+        webdriver_url: Some(url.clone()),
+        ..harshjudge::browser::BrowserConfig::from_env().unwrap()
+    };
+    let title = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let page = harshjudge::browser::open_page_with(&config, &base).await?;
+        page.goto("/").await?;
+        let title = page.title().await;
+        let elsewhere = page.goto("http://example.com/").await;
+        harshjudge::browser::shutdown().await;
+        assert!(
+            elsewhere.is_err(),
+            "a host that is neither loopback nor the app's does not resolve"
+        );
+        title
+    });
+    assert_eq!(title.unwrap(), "app on 127.0.0.2");
     eprintln!("grid test took {:.1?}", started.elapsed());
 }
