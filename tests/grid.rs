@@ -121,6 +121,8 @@ detect-drivers = false
 selenium-manager = false
 max-sessions = {THREADS}
 override-max-sessions = true
+# Resend the registration every second until the hub has it (default 10 s).
+register-cycle = 1
 
 [[node.driver-configuration]]
 display-name = "chromium"
