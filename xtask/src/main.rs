@@ -1,8 +1,9 @@
 //! `cargo xtask demo` and `cargo xtask test`: the README's two commands.
 //!
 //! Each looks at the machine, installs what is missing (Chromium and chromedriver
-//! from the distribution's packages; for the tests also cargo-nextest and the
-//! Python clients in `target/py-venv`), then runs `cargo test --test demo` or
+//! from the distribution's packages; for the tests also cargo-nextest, the
+//! Python clients in `target/py-venv`, Java and the npm tools in
+//! `target/npm-tools`: the MCP Inspector and the Selenium Grid server), then runs `cargo test --test demo` or
 //! `cargo test --workspace`. `--dry-run` prints what it found and would run.
 //! The decisions are [`setup::plan`], a pure function unit-tested in setup.rs.
 
@@ -192,9 +193,9 @@ fn probe(layout: &Layout) -> Probe {
             commands.insert(c.to_string());
         }
     }
-    for bin in setup::npm_bins(TOOLS) {
-        if is_executable(&layout.npm_bin().join(bin)) {
-            commands.insert(format!("npm-tools/{bin}"));
+    for file in setup::npm_files(TOOLS) {
+        if layout.npm_modules().join(file).is_file() {
+            commands.insert(format!("npm-tools/{file}"));
         }
     }
     let python_venv = on_path("python3")

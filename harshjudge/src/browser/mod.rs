@@ -288,11 +288,20 @@ impl BrowserConfig {
         }
     }
 
-    /// The W3C capabilities of a new session.
+    /// The W3C capabilities of a new session. `profile`: the local session's
+    /// profile folder; none for a remote WebDriver, whose chromedriver makes
+    /// (and removes) one on its own machine. `app_host`: the host of the base
+    /// URL, which the browser resolves besides loopback (a grid's browser
+    /// reaches the app under test by a name of its network).
     fn capabilities(
         &self,
-        profile: &Path,
+        profile: Option<&Path>,
+        app_host: Option<&str>,
     ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+        let mut resolver = "MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1".to_string();
+        if let Some(host) = app_host.filter(|h| !["localhost", "127.0.0.1"].contains(h)) {
+            resolver.push_str(&format!(" , EXCLUDE {host}"));
+        }
         let mut args = vec![
             "--headless=new".to_string(),
             "--disable-gpu".into(),
@@ -308,11 +317,13 @@ impl BrowserConfig {
             "--metrics-recording-only".into(),
             "--disable-quic".into(),
             "--mute-audio".into(),
-            // Only loopback resolves: nothing else is ever reached.
-            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1".into(),
+            // Only loopback and the app's host resolve: nothing else is ever reached.
+            format!("--host-resolver-rules={resolver}"),
             format!("--window-size={},{}", self.window.0, self.window.1),
-            format!("--user-data-dir={}", profile.display()),
         ];
+        if let Some(profile) = profile {
+            args.push(format!("--user-data-dir={}", profile.display()));
+        }
         if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());
         }
@@ -619,11 +630,27 @@ pub(crate) struct Session {
     pub(crate) client: Client,
     pub(crate) _profile: Option<tempfile::TempDir>,
     pub(crate) remote: String,
+    /// The app host the browser resolves besides loopback.
+    pub(crate) app_host: Option<String>,
+}
+
+/// The host of a base URL (`None` for none or a relative one), the form
+/// Chromium's resolver rules name it in (IPv6 without brackets).
+fn app_host(base_url: &str) -> Option<String> {
+    let url = url::Url::parse(base_url).ok()?;
+    match url.host()? {
+        url::Host::Domain(d) => Some(d.to_string()),
+        url::Host::Ipv4(a) => Some(a.to_string()),
+        url::Host::Ipv6(a) => Some(a.to_string()),
+    }
 }
 
 static POOL: Mutex<Vec<Session>> = Mutex::new(Vec::new());
 
-async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
+async fn new_session(
+    config: &BrowserConfig,
+    app_host: Option<String>,
+) -> Result<Session, BrowserError> {
     let (url, profiles) = tokio::task::spawn_blocking({
         let config = config.clone();
         move || driver_url(&config)
@@ -631,18 +658,21 @@ async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
     .await
     .map_err(|e| BrowserError::DriverStart(e.to_string()))??;
     // A local driver's sessions keep their profiles in its folder, which its
-    // watchdog removes whatever happens to this process.
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("harshjudge-profile-");
+    // watchdog removes whatever happens to this process. A remote browser's
+    // profile is the remote end's: a folder of this machine means nothing there.
     let profile = match &profiles {
-        Some(dir) => builder.tempdir_in(dir),
-        None => builder.tempdir(),
-    }
-    .map_err(|e| BrowserError::Session {
-        url: url.clone(),
-        message: format!("profile folder: {e}"),
-    })?;
-    let caps = config.capabilities(profile.path())?;
+        Some(dir) => Some(
+            tempfile::Builder::new()
+                .prefix("harshjudge-profile-")
+                .tempdir_in(dir)
+                .map_err(|e| BrowserError::Session {
+                    url: url.clone(),
+                    message: format!("profile folder: {e}"),
+                })?,
+        ),
+        None => None,
+    };
+    let caps = config.capabilities(profile.as_ref().map(|p| p.path()), app_host.as_deref())?;
     let client = ClientBuilder::new(HttpConnector::new())
         .capabilities(caps)
         .connect(&url)
@@ -653,8 +683,9 @@ async fn new_session(config: &BrowserConfig) -> Result<Session, BrowserError> {
         })?;
     Ok(Session {
         client,
-        _profile: Some(profile),
+        _profile: profile,
         remote: url,
+        app_host,
     })
 }
 
@@ -667,12 +698,13 @@ pub async fn open_page(base_url: &str) -> Result<Page, BrowserError> {
 /// [`open_page`] with explicit settings.
 pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Page, BrowserError> {
     let wanted = config.webdriver_url.clone();
+    let host = app_host(base_url);
     loop {
         let pooled = {
             let mut pool = POOL.lock().expect("pool lock");
             let i = pool
                 .iter()
-                .position(|s| wanted.as_ref().is_none_or(|w| *w == s.remote));
+                .position(|s| wanted.as_ref().is_none_or(|w| *w == s.remote) && s.app_host == host);
             i.map(|i| pool.swap_remove(i))
         };
         let Some(session) = pooled else { break };
@@ -685,7 +717,7 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
             return Ok(page);
         }
     }
-    let page = Page::new(new_session(config).await?, base_url, config.wait);
+    let page = Page::new(new_session(config, host).await?, base_url, config.wait);
     page.set_viewport_size(config.viewport.0, config.viewport.1)
         .await?;
     Ok(page)
@@ -731,4 +763,58 @@ fn stop_driver() {
 /// Stops the local chromedriver now (a second Ctrl-C): its browsers go with it.
 pub(crate) fn stop_driver_now() {
     stop_driver();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(config: &BrowserConfig, profile: Option<&Path>, host: Option<&str>) -> Vec<String> {
+        let caps = config.capabilities(profile, host).unwrap();
+        caps["goog:chromeOptions"]["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_remote_browser_gets_no_local_profile_and_resolves_the_apps_host() {
+        let remote = BrowserConfig {
+            webdriver_url: Some("http://127.0.0.1:4444".into()),
+            chromedriver: None,
+            chromium: None,
+            window: (1280, 800),
+            viewport: (1280, 720),
+            wait: Duration::from_secs(5),
+        };
+        let a = args(&remote, None, Some("app.test"));
+        assert!(!a.iter().any(|x| x.starts_with("--user-data-dir")), "{a:?}");
+        assert!(
+            a.contains(
+                &"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1 , EXCLUDE app.test"
+                    .to_string()
+            ),
+            "{a:?}"
+        );
+        let caps = remote.capabilities(None, None).unwrap();
+        assert!(caps["goog:chromeOptions"].get("binary").is_none());
+        assert_eq!(
+            caps["goog:loggingPrefs"],
+            serde_json::json!({"browser": "ALL", "performance": "ALL"})
+        );
+        let a = args(&remote, Some(Path::new("/tmp/p")), Some("127.0.0.1"));
+        assert!(a.contains(&"--user-data-dir=/tmp/p".to_string()), "{a:?}");
+        assert!(
+            a.contains(
+                &"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1"
+                    .to_string()
+            ),
+            "{a:?}"
+        );
+        assert_eq!(app_host("http://[::1]:8080/x").as_deref(), Some("::1"));
+        assert_eq!(app_host("http://app:3000").as_deref(), Some("app"));
+        assert_eq!(app_host(""), None);
+    }
 }
