@@ -22,8 +22,11 @@ mkdir -p "$work/old/benches/support"
 cp "$root/benches/support/"*.rs "$work/old/benches/support/"
 # One target folder: the registry dependencies are built once.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+# Built one after the other, each copied out at once (see `fresh`).
+fresh "$work/old"
 old_bin=$(bench_bin "$work/old" browser_steps)
 cp "$old_bin" "$work/old.bin"
+fresh "$root"
 new_bin=$(bench_bin "$root" browser_steps)
 cp "$new_bin" "$work/new.bin"
 run() { # side dir

@@ -698,6 +698,7 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
     }
     let page = Page::new(new_session(config).await?, base_url, config.wait);
     page.ensure_viewport(config.viewport).await?;
+    page.prepare_session().await?;
     Ok(page)
 }
 

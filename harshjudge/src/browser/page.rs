@@ -389,6 +389,15 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
         Ok(())
     }
 
+    /// What a new session needs once (the script timeout, the engine registered
+    /// for every document), done when it opens rather than in its first step.
+    pub(crate) async fn prepare_session(&self) -> Result<(), BrowserError> {
+        self.ensure_script_timeout(self.wait.as_millis() as u64)
+            .await?;
+        self.ensure_registered().await;
+        Ok(())
+    }
+
     /// Registers the engine for every new document of the session (once).
     async fn ensure_registered(&self) {
         if self.inner.registered.swap(true, Ordering::Relaxed) {
