@@ -206,7 +206,10 @@ fn every_step_keeps_its_screenshots_console_and_network() {
         assert!(has(&c1, level, "console-api", text), "{text} in {c1:?}");
     }
     let n1 = requests("console-page", 1);
-    for want in [("GET", "/console", Some(200)), ("GET", "/api/data", Some(200))] {
+    for want in [
+        ("GET", "/console", Some(200)),
+        ("GET", "/api/data", Some(200)),
+    ] {
         assert!(
             n1.contains(&(want.0.into(), want.1.into(), want.2)),
             "{want:?} in {n1:?}"
@@ -214,18 +217,31 @@ fn every_step_keeps_its_screenshots_console_and_network() {
     }
     // Step 2: only its own requests, the 404 and the browser's error for it.
     let n2 = requests("console-page", 2);
-    assert!(n2.contains(&("GET".into(), "/api/missing".into(), Some(404))), "{n2:?}");
+    assert!(
+        n2.contains(&("GET".into(), "/api/missing".into(), Some(404))),
+        "{n2:?}"
+    );
     assert!(!n2.iter().any(|r| r.1 == "/api/data"), "{n2:?}");
     let c2 = console("console-page", 2);
-    assert!(has(&c2, "error", "network", "Failed to load resource"), "{c2:?}");
+    assert!(
+        has(&c2, "error", "network", "Failed to load resource"),
+        "{c2:?}"
+    );
     // Step 3: the uncaught exception.
     let c3 = console("console-page", 3);
-    assert!(has(&c3, "error", "javascript", "Uncaught Error: demo: boom"), "{c3:?}");
+    assert!(
+        has(&c3, "error", "javascript", "Uncaught Error: demo: boom"),
+        "{c3:?}"
+    );
     // The sign-in: the POST, then the dashboard's document.
     let n3 = requests("sign-in", 3);
-    assert!(n3.contains(&("POST".into(), "/api/login".into(), Some(200))), "{n3:?}");
     assert!(
-        n3.iter().any(|r| r.1.starts_with("/dashboard") && r.2 == Some(200)),
+        n3.contains(&("POST".into(), "/api/login".into(), Some(200))),
+        "{n3:?}"
+    );
+    assert!(
+        n3.iter()
+            .any(|r| r.1.starts_with("/dashboard") && r.2 == Some(200)),
         "{n3:?}"
     );
 }

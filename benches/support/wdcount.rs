@@ -75,7 +75,11 @@ pub fn commands(log: &str) -> Vec<(String, String)> {
     log.lines()
         .filter_map(|l| {
             let (head, rest) = l.split_once("] COMMAND ")?;
-            let session = head.rsplit_once('[').map(|(_, s)| s).unwrap_or("").to_string();
+            let session = head
+                .rsplit_once('[')
+                .map(|(_, s)| s)
+                .unwrap_or("")
+                .to_string();
             let name = rest.split_whitespace().next().unwrap_or("").to_string();
             Some((session, name))
         })

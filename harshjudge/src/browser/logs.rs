@@ -101,7 +101,10 @@ fn console_entry(method: &str, p: &serde_json::Value) -> Option<ConsoleEntry> {
                 level: console_level(p["type"].as_str().unwrap_or("log")).to_string(),
                 text,
                 source: "console-api".to_string(),
-                url: frame["url"].as_str().filter(|u| !u.is_empty()).map(String::from),
+                url: frame["url"]
+                    .as_str()
+                    .filter(|u| !u.is_empty())
+                    .map(String::from),
                 line: frame["lineNumber"].as_u64(),
                 timestamp: ms(&p["timestamp"]),
             })
@@ -121,7 +124,10 @@ fn console_entry(method: &str, p: &serde_json::Value) -> Option<ConsoleEntry> {
                     None => head.to_string(),
                 },
                 source: "javascript".to_string(),
-                url: d["url"].as_str().filter(|u| !u.is_empty()).map(String::from),
+                url: d["url"]
+                    .as_str()
+                    .filter(|u| !u.is_empty())
+                    .map(String::from),
                 line: d["lineNumber"].as_u64(),
                 timestamp: ms(&p["timestamp"]),
             })
@@ -138,7 +144,10 @@ fn console_entry(method: &str, p: &serde_json::Value) -> Option<ConsoleEntry> {
                 .to_string(),
                 text: e["text"].as_str().unwrap_or_default().to_string(),
                 source: e["source"].as_str().unwrap_or("other").to_string(),
-                url: e["url"].as_str().filter(|u| !u.is_empty()).map(String::from),
+                url: e["url"]
+                    .as_str()
+                    .filter(|u| !u.is_empty())
+                    .map(String::from),
                 line: e["lineNumber"].as_u64(),
                 timestamp: ms(&e["timestamp"]),
             })
@@ -182,7 +191,11 @@ pub(crate) type Pending = HashMap<String, (NetworkEntry, f64)>;
 
 /// Folds one network event into `pending`; returns the request it finished
 /// (or failed), if any.
-fn network_event(method: &str, p: &serde_json::Value, pending: &mut Pending) -> Option<NetworkEntry> {
+fn network_event(
+    method: &str,
+    p: &serde_json::Value,
+    pending: &mut Pending,
+) -> Option<NetworkEntry> {
     let id = p["requestId"].as_str().unwrap_or_default().to_string();
     match method {
         "Network.requestWillBeSent" => {
@@ -251,42 +264,82 @@ mod tests {
     #[test]
     fn console_events_read_as_the_console_prints_them() {
         let v = serde_json::json!([
-            ev("Runtime.consoleAPICalled", serde_json::json!({"type": "log", "timestamp": 5.5,
+            ev(
+                "Runtime.consoleAPICalled",
+                serde_json::json!({"type": "log", "timestamp": 5.5,
                 "args": [{"type": "string", "value": "clicked"}, {"type": "number", "value": 1, "description": "1"}],
-                "stackTrace": {"callFrames": [{"url": "http://127.0.0.1:1/play", "lineNumber": 3}]}})),
-            ev("Runtime.consoleAPICalled", serde_json::json!({"type": "error", "timestamp": 6,
+                "stackTrace": {"callFrames": [{"url": "http://127.0.0.1:1/play", "lineNumber": 3}]}})
+            ),
+            ev(
+                "Runtime.consoleAPICalled",
+                serde_json::json!({"type": "error", "timestamp": 6,
                 "args": [{"type": "string", "value": "a \"b\""}, {"type": "boolean", "value": true},
                          {"type": "object", "className": "Object", "description": "Object"},
                          {"type": "undefined"}, {"type": "object", "subtype": "null", "value": null},
-                         {"type": "number", "unserializableValue": "NaN", "description": "NaN"}]})),
-            ev("Runtime.exceptionThrown", serde_json::json!({"timestamp": 7.0, "exceptionDetails": {
+                         {"type": "number", "unserializableValue": "NaN", "description": "NaN"}]})
+            ),
+            ev(
+                "Runtime.exceptionThrown",
+                serde_json::json!({"timestamp": 7.0, "exceptionDetails": {
                 "text": "Uncaught", "url": "http://127.0.0.1:1/console", "lineNumber": 4,
-                "exception": {"description": "Error: demo: boom\n    at x:5:30"}}})),
-            ev("Log.entryAdded", serde_json::json!({"entry": {"level": "error", "source": "network",
+                "exception": {"description": "Error: demo: boom\n    at x:5:30"}}})
+            ),
+            ev(
+                "Log.entryAdded",
+                serde_json::json!({"entry": {"level": "error", "source": "network",
                 "text": "Failed to load resource: the server responded with a status of 404 (Not Found)",
-                "url": "http://127.0.0.1:1/api/missing", "timestamp": 8.0}})),
+                "url": "http://127.0.0.1:1/api/missing", "timestamp": 8.0}})
+            ),
         ]);
         let (c, n) = devtools(&v, &mut Pending::new());
         assert!(n.is_empty());
         assert_eq!(c[0].text, "clicked 1");
-        assert_eq!((c[0].level.as_str(), c[0].line, c[0].timestamp), ("info", Some(3), 5));
+        assert_eq!(
+            (c[0].level.as_str(), c[0].line, c[0].timestamp),
+            ("info", Some(3), 5)
+        );
         assert_eq!(c[0].url.as_deref(), Some("http://127.0.0.1:1/play"));
         assert_eq!(c[1].text, "a \"b\" true Object undefined null NaN");
         assert_eq!(c[1].level, "error");
         assert_eq!(c[2].text, "Uncaught Error: demo: boom");
-        assert_eq!((c[2].source.as_str(), c[2].level.as_str()), ("javascript", "error"));
-        assert_eq!((c[3].source.as_str(), c[3].level.as_str()), ("network", "error"));
-        assert!(c[3].text.starts_with("Failed to load resource"), "{:?}", c[3]);
+        assert_eq!(
+            (c[2].source.as_str(), c[2].level.as_str()),
+            ("javascript", "error")
+        );
+        assert_eq!(
+            (c[3].source.as_str(), c[3].level.as_str()),
+            ("network", "error")
+        );
+        assert!(
+            c[3].text.starts_with("Failed to load resource"),
+            "{:?}",
+            c[3]
+        );
     }
 
     #[test]
     fn network_events_fold_into_entries() {
         let v = serde_json::json!([
-            ev("Network.requestWillBeSent", serde_json::json!({"requestId": "1", "timestamp": 1.0, "type": "Fetch", "request": {"url": "http://x/api", "method": "GET"}})),
-            ev("Network.responseReceived", serde_json::json!({"requestId": "1", "type": "Fetch", "response": {"status": 404}})),
-            ev("Network.requestWillBeSent", serde_json::json!({"requestId": "2", "timestamp": 1.0, "request": {"url": "http://x/slow", "method": "GET"}})),
-            ev("Runtime.consoleAPICalled", serde_json::json!({"type": "log", "args": [{"type": "string", "value": "between"}]})),
-            ev("Network.loadingFinished", serde_json::json!({"requestId": "1", "timestamp": 1.25})),
+            ev(
+                "Network.requestWillBeSent",
+                serde_json::json!({"requestId": "1", "timestamp": 1.0, "type": "Fetch", "request": {"url": "http://x/api", "method": "GET"}})
+            ),
+            ev(
+                "Network.responseReceived",
+                serde_json::json!({"requestId": "1", "type": "Fetch", "response": {"status": 404}})
+            ),
+            ev(
+                "Network.requestWillBeSent",
+                serde_json::json!({"requestId": "2", "timestamp": 1.0, "request": {"url": "http://x/slow", "method": "GET"}})
+            ),
+            ev(
+                "Runtime.consoleAPICalled",
+                serde_json::json!({"type": "log", "args": [{"type": "string", "value": "between"}]})
+            ),
+            ev(
+                "Network.loadingFinished",
+                serde_json::json!({"requestId": "1", "timestamp": 1.25})
+            ),
         ]);
         let mut pending = Pending::new();
         let (console, done) = devtools(&v, &mut pending);
@@ -299,7 +352,10 @@ mod tests {
             "no response yet: stays pending"
         );
         let (_, got) = devtools(
-            &serde_json::json!([ev("Network.responseReceived", serde_json::json!({"requestId": "2", "type": "XHR", "response": {"status": 200}}))]),
+            &serde_json::json!([ev(
+                "Network.responseReceived",
+                serde_json::json!({"requestId": "2", "type": "XHR", "response": {"status": 200}})
+            )]),
             &mut pending,
         );
         assert!(got.is_empty());

@@ -722,7 +722,8 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     #[doc(hidden)]
     pub async fn take_logs(&self) -> Result<(Vec<ConsoleEntry>, Vec<NetworkEntry>), BrowserError> {
         let c = &self.inner.client;
-        let read = |v: &Value| logs::devtools(v, &mut self.inner.pending.lock().expect("pending lock"));
+        let read =
+            |v: &Value| logs::devtools(v, &mut self.inner.pending.lock().expect("pending lock"));
         let (mut console, mut network) = read(&get_log(c, "devtools").await?);
         // A request whose response arrived but whose body is still loading (a fetch
         // the page already reacted to) belongs to this step: give in-flight requests
