@@ -208,7 +208,11 @@ fn main() {
     };
     let tmp = tempfile::tempdir().unwrap();
     if std::env::args().any(|a| a == "--once") {
-        let d = harness(&tmp.path().join("once"), &base);
+        // Evidence where HARSHJUDGE_DIR says (compare.sh counts it), else a temporary folder.
+        let dir = std::env::var_os("HARSHJUDGE_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| tmp.path().join("once"));
+        let d = harness(&dir, &base);
         println!("wall_ms={:.1}", d.as_secs_f64() * 1000.0);
         return;
     }
