@@ -117,10 +117,14 @@ pub(crate) async fn reset(client: &Client) -> Result<(), BrowserError> {
     }
     cdp(client, "Network.clearBrowserCookies", serde_json::json!({})).await?;
     cdp(client, "Network.clearBrowserCache", serde_json::json!({})).await?;
-    client
-        .goto("about:blank")
-        .await
-        .map_err(|e| cmd_err("opening about:blank", e))?;
+    // Navigate straight (fantoccini's `goto` reads the URL first: one more command).
+    wire::post(
+        client,
+        "url",
+        json!({"url": "about:blank"}),
+        "opening about:blank",
+    )
+    .await?;
     let _ = get_log(client, "devtools").await;
     Ok(())
 }
