@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use harshjudge::{Scenario, scenario, step};
 
+#[path = "support/wdcount.rs"]
+mod wdcount;
+
 static PAGE_OPEN: Mutex<Vec<Duration>> = Mutex::new(Vec::new());
 
 macro_rules! typing {
@@ -119,71 +122,45 @@ fn step_durations(dir: &std::path::Path) -> Vec<f64> {
 }
 
 /// One harness run (full evidence) through a chromedriver of our own that logs
-/// every command: (commands per step, split at each boundary's screenshot;
-/// commands by name over the whole run).
-fn counted(dir: &std::path::Path, base: &str) -> (Vec<usize>, Vec<(String, usize)>) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    std::fs::create_dir_all(dir).unwrap();
-    let log = dir.join("chromedriver.log");
-    let mut driver = std::process::Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .arg(format!("--log-path={}", log.display()))
-        .arg("--log-level=INFO")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("chromedriver");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// every command: (commands per step, commands per page open, commands by name
+/// over the whole run).
+fn counted(dir: &std::path::Path, base: &str) -> (Vec<usize>, Vec<usize>, Vec<(String, usize)>) {
+    let driver = wdcount::CountingDriver::start(dir);
     // SAFETY: single-threaded here, as in `harness`.
-    unsafe {
-        std::env::set_var(
-            "HARSHJUDGE_WEBDRIVER_URL",
-            format!("http://127.0.0.1:{port}"),
-        )
-    };
+    unsafe { std::env::set_var("HARSHJUDGE_WEBDRIVER_URL", &driver.url) };
     harness(&dir.join("hj"), base, "all");
     unsafe { std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL") };
-    let _ = driver.kill();
-    let _ = driver.wait();
-    let text = std::fs::read_to_string(&log).unwrap();
-    let names: Vec<String> = text
-        .lines()
-        .filter_map(|l| l.split("] COMMAND ").nth(1))
-        .map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
-        .collect();
-    let mut by_name = std::collections::BTreeMap::<String, usize>::new();
-    for n in &names {
-        *by_name.entry(n.clone()).or_default() += 1;
-    }
-    // A step's commands: from after one boundary's screenshot to the next one.
-    let mut per_step = vec![];
-    let mut current = 0;
-    for n in &names {
-        current += 1;
-        if n == "Screenshot" || n == "TakeScreenshot" {
-            per_step.push(current);
-            current = 0;
-        }
-    }
-    per_step.sort();
-    let mut by_name: Vec<(String, usize)> = by_name.into_iter().collect();
-    by_name.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-    (per_step, by_name)
+    let commands = driver.commands();
+    drop(driver);
+    let (opens, per_step) = wdcount::steps_of(&wdcount::intervals(&commands), STEPS);
+    (per_step, opens, wdcount::by_name(&commands))
 }
 
 fn median(v: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
+/// `--once`: one warm-up run and one timed run with full evidence; prints the
+/// median step time and the run's wall time (what `benches/interleave.sh`
+/// alternates between two builds).
+fn once(base: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    harness(&tmp.path().join("warm"), base, "all");
+    let d = harness(&tmp.path().join("timed"), base, "all");
+    let steps = step_durations(&tmp.path().join("timed"));
+    println!(
+        "step_median_ms={:.2} run_ms={:.1} steps={}",
+        median(&steps),
+        d.as_secs_f64() * 1000.0,
+        steps.len()
+    );
+}
+
 fn main() {
     let base = demo_app::start_in_background().unwrap();
+    if std::env::args().any(|a| a == "--once") {
+        return once(&base);
+    }
     let tmp = tempfile::tempdir().unwrap();
     let per = |d: Duration, n: usize| d.as_secs_f64() * 1000.0 / n as f64;
     // Warm up chromedriver and Chromium's caches.
@@ -207,7 +184,7 @@ fn main() {
     inside_all.sort_by(|a, b| a.partial_cmp(b).unwrap());
     inside_off.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let steps = STEPS * SCENARIOS;
-    let (per_step, by_name) = counted(&tmp.path().join("counted"), &base);
+    let (per_step, open_cmds, by_name) = counted(&tmp.path().join("counted"), &base);
     let mut opens = PAGE_OPEN.lock().unwrap().clone();
     opens.sort();
     eprintln!();
@@ -235,8 +212,12 @@ fn main() {
     );
     let total: usize = by_name.iter().map(|(_, n)| n).sum();
     eprintln!(
-        "  WebDriver commands: median {} per step (between boundary screenshots), {:.1} per step over the whole run ({total} for {steps} steps)",
-        per_step[per_step.len() / 2],
+        "  WebDriver commands: median {} per step, max {} ({} steps); page open median {} ({} opens); {:.1} per step over the whole run ({total} for {steps} steps)",
+        wdcount::median(&per_step),
+        per_step.iter().max().unwrap(),
+        per_step.len(),
+        wdcount::median(&open_cmds),
+        open_cmds.len(),
         total as f64 / steps as f64,
     );
     eprintln!("    by command: {by_name:?}");

@@ -1,5 +1,6 @@
-//! Console and network entries, parsed from chromedriver's `browser` and
-//! `performance` logs (`goog:loggingPrefs`).
+//! Console and network entries, parsed from chromedriver's `devtools` log: the
+//! DevTools events of [`DEVTOOLS_EVENTS`], console and network in one log, so
+//! one WebDriver command per step boundary reads both.
 
 use std::collections::HashMap;
 
@@ -42,87 +43,130 @@ pub struct NetworkEntry {
     pub failure: Option<String>,
 }
 
-fn level(l: &str) -> String {
-    match l {
-        "SEVERE" => "error",
-        "WARNING" => "warning",
-        "DEBUG" | "FINE" => "debug",
+/// The DevTools events chromedriver records in its `devtools` log for us
+/// (`devToolsEventsToLog`): console calls, uncaught exceptions, browser log
+/// entries (failed loads, …) and the network events a request goes through.
+/// One read of that log gives a step's console and network at once.
+pub(crate) const DEVTOOLS_EVENTS: [&str; 7] = [
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
+    "Log.entryAdded",
+    "Network.requestWillBeSent",
+    "Network.responseReceived",
+    "Network.loadingFinished",
+    "Network.loadingFailed",
+];
+
+/// A console call's level as the browser log names it.
+fn console_level(kind: &str) -> &'static str {
+    match kind {
+        "error" | "assert" => "error",
+        "warning" => "warning",
+        "debug" => "debug",
         _ => "info",
     }
-    .to_string()
 }
 
-/// Parses chromedriver's browser log entries (`{level, message, source, timestamp}`).
-/// Messages look like `http://host/page 12:15 "text"` for console calls.
-pub(crate) fn console(entries: &serde_json::Value) -> Vec<ConsoleEntry> {
-    let Some(list) = entries.as_array() else {
-        return vec![];
-    };
-    list.iter()
-        .map(|e| {
-            let message = e["message"].as_str().unwrap_or_default();
-            let source = e["source"].as_str().unwrap_or("").to_string();
-            let (mut url, mut line, mut text) = (None, None, message.to_string());
-            let mut parts = message.splitn(3, ' ');
-            if let (Some(u), Some(pos), Some(rest)) = (parts.next(), parts.next(), parts.next())
-                && u.contains("://")
-            {
-                url = Some(u.to_string());
-                if let Some((l, _col)) = pos.split_once(':')
-                    && let Ok(l) = l.parse()
-                {
-                    line = Some(l);
-                    text = console_args(rest);
-                } else {
-                    // `url - Failed to load resource: …`
-                    text = format!("{pos} {rest}").trim_start_matches("- ").to_string();
-                }
-            }
-            ConsoleEntry {
-                level: level(e["level"].as_str().unwrap_or("INFO")),
-                text,
-                source,
-                url,
-                line,
-                timestamp: e["timestamp"].as_u64().unwrap_or(0),
-            }
-        })
-        .collect()
-}
-
-/// The arguments of a console call as the page printed them: chromedriver
-/// writes `console.log('clicked', 1)` as `"clicked" 1` (strings as JSON
-/// literals, other values as they print); strings lose their quotes, arguments
-/// are joined by one space, as in the browser's console.
-fn console_args(rest: &str) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut s = rest.trim_start();
-    while !s.is_empty() {
-        if s.starts_with('"') {
-            let mut stream = serde_json::Deserializer::from_str(s).into_iter::<String>();
-            if let Some(Ok(v)) = stream.next() {
-                out.push(v);
-                s = s[stream.byte_offset()..].trim_start();
-                continue;
-            }
-        }
-        // A value that is not a string: up to the next string argument.
-        let end = s.find(" \"").unwrap_or(s.len());
-        out.push(s[..end].to_string());
-        s = s[end..].trim_start();
+/// One argument of a console call as the console prints it: strings as they
+/// are, numbers and other primitives by value, objects by description
+/// (`Object`, `Array(2)`).
+fn console_arg(a: &serde_json::Value) -> String {
+    if let Some(s) = a["value"].as_str().filter(|_| a["type"] == "string") {
+        return s.to_string();
     }
-    out.join(" ")
+    if let Some(u) = a["unserializableValue"].as_str() {
+        return u.to_string();
+    }
+    if let Some(d) = a["description"].as_str() {
+        return d.to_string();
+    }
+    match &a["value"] {
+        serde_json::Value::Null if a["subtype"] == "null" => "null".to_string(),
+        serde_json::Value::Null => a["type"].as_str().unwrap_or("undefined").to_string(),
+        v => v.to_string(),
+    }
 }
 
-/// Requests being followed across log reads: requestId → (entry, start time in s).
-pub(crate) type Pending = HashMap<String, (NetworkEntry, f64)>;
+/// The console entry of one DevTools event, if it is one.
+fn console_entry(method: &str, p: &serde_json::Value) -> Option<ConsoleEntry> {
+    let ms = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0) as u64;
+    match method {
+        "Runtime.consoleAPICalled" => {
+            let frame = &p["stackTrace"]["callFrames"][0];
+            let text = p["args"]
+                .as_array()
+                .map(|args| args.iter().map(console_arg).collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            Some(ConsoleEntry {
+                level: console_level(p["type"].as_str().unwrap_or("log")).to_string(),
+                text,
+                source: "console-api".to_string(),
+                url: frame["url"]
+                    .as_str()
+                    .filter(|u| !u.is_empty())
+                    .map(String::from),
+                line: frame["lineNumber"].as_u64(),
+                timestamp: ms(&p["timestamp"]),
+            })
+        }
+        "Runtime.exceptionThrown" => {
+            let d = &p["exceptionDetails"];
+            let head = d["text"].as_str().unwrap_or("Uncaught");
+            let what = d["exception"]["description"]
+                .as_str()
+                .and_then(|s| s.lines().next())
+                .map(String::from)
+                .or_else(|| d["exception"]["value"].as_str().map(String::from));
+            Some(ConsoleEntry {
+                level: "error".to_string(),
+                text: match what {
+                    Some(w) => format!("{head} {w}"),
+                    None => head.to_string(),
+                },
+                source: "javascript".to_string(),
+                url: d["url"]
+                    .as_str()
+                    .filter(|u| !u.is_empty())
+                    .map(String::from),
+                line: d["lineNumber"].as_u64(),
+                timestamp: ms(&p["timestamp"]),
+            })
+        }
+        "Log.entryAdded" => {
+            let e = &p["entry"];
+            Some(ConsoleEntry {
+                level: match e["level"].as_str().unwrap_or("info") {
+                    "verbose" => "debug",
+                    "warning" => "warning",
+                    "error" => "error",
+                    _ => "info",
+                }
+                .to_string(),
+                text: e["text"].as_str().unwrap_or_default().to_string(),
+                source: e["source"].as_str().unwrap_or("other").to_string(),
+                url: e["url"]
+                    .as_str()
+                    .filter(|u| !u.is_empty())
+                    .map(String::from),
+                line: e["lineNumber"].as_u64(),
+                timestamp: ms(&e["timestamp"]),
+            })
+        }
+        _ => None,
+    }
+}
 
-/// Folds performance-log events into network entries. Requests finished (or
-/// failed) are returned; those still open stay in `pending`.
-pub(crate) fn network(entries: &serde_json::Value, pending: &mut Pending) -> Vec<NetworkEntry> {
-    let mut done = Vec::new();
+/// Parses one read of chromedriver's `devtools` log (entries whose `message`
+/// is a DevTools event `{method, params}`) into the console entries and the
+/// finished requests since the previous read; requests still open stay in
+/// `pending`.
+pub(crate) fn devtools(
+    entries: &serde_json::Value,
+    pending: &mut Pending,
+) -> (Vec<ConsoleEntry>, Vec<NetworkEntry>) {
+    let (mut console, mut done) = (Vec::new(), Vec::new());
     let Some(list) = entries.as_array() else {
-        return done;
+        return (console, done);
     };
     for e in list {
         let Some(msg) = e["message"]
@@ -131,48 +175,65 @@ pub(crate) fn network(entries: &serde_json::Value, pending: &mut Pending) -> Vec
         else {
             continue;
         };
-        let method = msg["message"]["method"].as_str().unwrap_or_default();
-        let p = &msg["message"]["params"];
-        let id = p["requestId"].as_str().unwrap_or_default().to_string();
-        match method {
-            "Network.requestWillBeSent" => {
-                let url = p["request"]["url"].as_str().unwrap_or_default();
-                if url.starts_with("data:") {
-                    continue;
-                }
-                let entry = NetworkEntry {
-                    method: p["request"]["method"].as_str().unwrap_or("GET").to_string(),
-                    url: url.to_string(),
-                    status: None,
-                    kind: p["type"].as_str().unwrap_or("Other").to_string(),
-                    timing: None,
-                    failure: None,
-                };
-                pending.insert(id, (entry, p["timestamp"].as_f64().unwrap_or(0.0)));
-            }
-            "Network.responseReceived" => {
-                if let Some((entry, _)) = pending.get_mut(&id) {
-                    entry.status = p["response"]["status"].as_u64();
-                    if let Some(t) = p["type"].as_str() {
-                        entry.kind = t.to_string();
-                    }
-                }
-            }
-            "Network.loadingFinished" | "Network.loadingFailed" => {
-                if let Some((mut entry, start)) = pending.remove(&id) {
-                    let end = p["timestamp"].as_f64().unwrap_or(start);
-                    entry.timing = Some(((end - start) * 1000.0 * 10.0).round() / 10.0);
-                    if method == "Network.loadingFailed" {
-                        entry.failure =
-                            Some(p["errorText"].as_str().unwrap_or("failed").to_string());
-                    }
-                    done.push(entry);
-                }
-            }
-            _ => {}
+        let method = msg["method"].as_str().unwrap_or_default();
+        let p = &msg["params"];
+        if let Some(c) = console_entry(method, p) {
+            console.push(c);
+        } else if let Some(n) = network_event(method, p, pending) {
+            done.push(n);
         }
     }
-    done
+    (console, done)
+}
+
+/// Requests being followed across log reads: requestId → (entry, start time in s).
+pub(crate) type Pending = HashMap<String, (NetworkEntry, f64)>;
+
+/// Folds one network event into `pending`; returns the request it finished
+/// (or failed), if any.
+fn network_event(
+    method: &str,
+    p: &serde_json::Value,
+    pending: &mut Pending,
+) -> Option<NetworkEntry> {
+    let id = p["requestId"].as_str().unwrap_or_default().to_string();
+    match method {
+        "Network.requestWillBeSent" => {
+            let url = p["request"]["url"].as_str().unwrap_or_default();
+            if url.starts_with("data:") {
+                return None;
+            }
+            let entry = NetworkEntry {
+                method: p["request"]["method"].as_str().unwrap_or("GET").to_string(),
+                url: url.to_string(),
+                status: None,
+                kind: p["type"].as_str().unwrap_or("Other").to_string(),
+                timing: None,
+                failure: None,
+            };
+            pending.insert(id, (entry, p["timestamp"].as_f64().unwrap_or(0.0)));
+            None
+        }
+        "Network.responseReceived" => {
+            if let Some((entry, _)) = pending.get_mut(&id) {
+                entry.status = p["response"]["status"].as_u64();
+                if let Some(t) = p["type"].as_str() {
+                    entry.kind = t.to_string();
+                }
+            }
+            None
+        }
+        "Network.loadingFinished" | "Network.loadingFailed" => {
+            let (mut entry, start) = pending.remove(&id)?;
+            let end = p["timestamp"].as_f64().unwrap_or(start);
+            entry.timing = Some(((end - start) * 1000.0 * 10.0).round() / 10.0);
+            if method == "Network.loadingFailed" {
+                entry.failure = Some(p["errorText"].as_str().unwrap_or("failed").to_string());
+            }
+            Some(entry)
+        }
+        _ => None,
+    }
 }
 
 /// Takes out of `pending` the requests that already have a response (their body
@@ -196,48 +257,93 @@ pub(crate) fn answered(pending: &mut Pending) -> Vec<NetworkEntry> {
 mod tests {
     use super::*;
 
+    fn ev(method: &str, params: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"message": serde_json::json!({"method": method, "params": params}).to_string()})
+    }
+
     #[test]
-    fn console_messages_are_split() {
+    fn console_events_read_as_the_console_prints_them() {
         let v = serde_json::json!([
-            {"level": "INFO", "message": "http://127.0.0.1:1/console 12:15 \"demo: page loaded\"", "source": "console-api", "timestamp": 5},
-            {"level": "SEVERE", "message": "http://127.0.0.1:1/api/missing - Failed to load resource: the server responded with a status of 404 (Not Found)", "source": "network", "timestamp": 6},
+            ev(
+                "Runtime.consoleAPICalled",
+                serde_json::json!({"type": "log", "timestamp": 5.5,
+                "args": [{"type": "string", "value": "clicked"}, {"type": "number", "value": 1, "description": "1"}],
+                "stackTrace": {"callFrames": [{"url": "http://127.0.0.1:1/play", "lineNumber": 3}]}})
+            ),
+            ev(
+                "Runtime.consoleAPICalled",
+                serde_json::json!({"type": "error", "timestamp": 6,
+                "args": [{"type": "string", "value": "a \"b\""}, {"type": "boolean", "value": true},
+                         {"type": "object", "className": "Object", "description": "Object"},
+                         {"type": "undefined"}, {"type": "object", "subtype": "null", "value": null},
+                         {"type": "number", "unserializableValue": "NaN", "description": "NaN"}]})
+            ),
+            ev(
+                "Runtime.exceptionThrown",
+                serde_json::json!({"timestamp": 7.0, "exceptionDetails": {
+                "text": "Uncaught", "url": "http://127.0.0.1:1/console", "lineNumber": 4,
+                "exception": {"description": "Error: demo: boom\n    at x:5:30"}}})
+            ),
+            ev(
+                "Log.entryAdded",
+                serde_json::json!({"entry": {"level": "error", "source": "network",
+                "text": "Failed to load resource: the server responded with a status of 404 (Not Found)",
+                "url": "http://127.0.0.1:1/api/missing", "timestamp": 8.0}})
+            ),
         ]);
-        let c = console(&v);
-        assert_eq!(c[0].text, "demo: page loaded");
-        let args = console(&serde_json::json!([
-            {"level": "INFO", "message": "http://127.0.0.1:1/play 3:9 \"clicked\" 1", "source": "console-api", "timestamp": 7},
-            {"level": "INFO", "message": "http://127.0.0.1:1/play 3:9 \"a \\\"b\\\"\" true Object \"c\"", "source": "console-api", "timestamp": 7},
-        ]));
-        assert_eq!(args[0].text, "clicked 1");
-        assert_eq!(args[1].text, "a \"b\" true Object c");
-        assert_eq!((c[0].level.as_str(), c[0].line), ("info", Some(12)));
+        let (c, n) = devtools(&v, &mut Pending::new());
+        assert!(n.is_empty());
+        assert_eq!(c[0].text, "clicked 1");
+        assert_eq!(
+            (c[0].level.as_str(), c[0].line, c[0].timestamp),
+            ("info", Some(3), 5)
+        );
+        assert_eq!(c[0].url.as_deref(), Some("http://127.0.0.1:1/play"));
+        assert_eq!(c[1].text, "a \"b\" true Object undefined null NaN");
         assert_eq!(c[1].level, "error");
+        assert_eq!(c[2].text, "Uncaught Error: demo: boom");
+        assert_eq!(
+            (c[2].source.as_str(), c[2].level.as_str()),
+            ("javascript", "error")
+        );
+        assert_eq!(
+            (c[3].source.as_str(), c[3].level.as_str()),
+            ("network", "error")
+        );
         assert!(
-            c[1].text.starts_with("Failed to load resource"),
+            c[3].text.starts_with("Failed to load resource"),
             "{:?}",
-            c[1]
+            c[3]
         );
     }
 
     #[test]
     fn network_events_fold_into_entries() {
-        let ev = |m: serde_json::Value| serde_json::json!({"message": serde_json::json!({"message": m}).to_string()});
         let v = serde_json::json!([
             ev(
-                serde_json::json!({"method": "Network.requestWillBeSent", "params": {"requestId": "1", "timestamp": 1.0, "type": "Fetch", "request": {"url": "http://x/api", "method": "GET"}}})
+                "Network.requestWillBeSent",
+                serde_json::json!({"requestId": "1", "timestamp": 1.0, "type": "Fetch", "request": {"url": "http://x/api", "method": "GET"}})
             ),
             ev(
-                serde_json::json!({"method": "Network.responseReceived", "params": {"requestId": "1", "type": "Fetch", "response": {"status": 404}}})
+                "Network.responseReceived",
+                serde_json::json!({"requestId": "1", "type": "Fetch", "response": {"status": 404}})
             ),
             ev(
-                serde_json::json!({"method": "Network.requestWillBeSent", "params": {"requestId": "2", "timestamp": 1.0, "request": {"url": "http://x/slow", "method": "GET"}}})
+                "Network.requestWillBeSent",
+                serde_json::json!({"requestId": "2", "timestamp": 1.0, "request": {"url": "http://x/slow", "method": "GET"}})
             ),
             ev(
-                serde_json::json!({"method": "Network.loadingFinished", "params": {"requestId": "1", "timestamp": 1.25}})
+                "Runtime.consoleAPICalled",
+                serde_json::json!({"type": "log", "args": [{"type": "string", "value": "between"}]})
+            ),
+            ev(
+                "Network.loadingFinished",
+                serde_json::json!({"requestId": "1", "timestamp": 1.25})
             ),
         ]);
         let mut pending = Pending::new();
-        let done = network(&v, &mut pending);
+        let (console, done) = devtools(&v, &mut pending);
+        assert_eq!(console.len(), 1, "console and network from one read");
         assert_eq!(done.len(), 1);
         assert_eq!((done[0].status, done[0].timing), (Some(404), Some(250.0)));
         assert!(pending.contains_key("2"));
@@ -245,9 +351,10 @@ mod tests {
             answered(&mut pending).is_empty(),
             "no response yet: stays pending"
         );
-        let got = network(
+        let (_, got) = devtools(
             &serde_json::json!([ev(
-                serde_json::json!({"method": "Network.responseReceived", "params": {"requestId": "2", "type": "XHR", "response": {"status": 200}}})
+                "Network.responseReceived",
+                serde_json::json!({"requestId": "2", "type": "XHR", "response": {"status": 200}})
             )]),
             &mut pending,
         );

@@ -327,14 +327,18 @@ impl BrowserConfig {
         if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());
         }
-        let mut chrome = serde_json::json!({ "args": args });
+        // Console and network in one log (`devtools`): one read per step boundary.
+        let mut chrome = serde_json::json!({
+            "args": args,
+            "devToolsEventsToLog": logs::DEVTOOLS_EVENTS,
+        });
         if self.webdriver_url.is_none() {
             chrome["binary"] = self.chromium_binary()?.display().to_string().into();
         }
         let caps = serde_json::json!({
             "browserName": "chrome",
             "goog:chromeOptions": chrome,
-            "goog:loggingPrefs": { "browser": "ALL", "performance": "ALL" },
+            "goog:loggingPrefs": { "devtools": "ALL" },
         });
         Ok(caps.as_object().cloned().expect("an object"))
     }
@@ -632,6 +636,11 @@ pub(crate) struct Session {
     pub(crate) remote: String,
     /// The app host the browser resolves besides loopback.
     pub(crate) app_host: Option<String>,
+    /// The viewport last set on it (a pooled session keeps it: no command
+    /// when the next page wants the same).
+    pub(crate) viewport: Option<(u32, u32)>,
+    /// Its script timeout as last set (ms), kept across pooled pages.
+    pub(crate) script_timeout: u64,
 }
 
 /// The host of a base URL (`None` for none or a relative one), the form
@@ -681,11 +690,16 @@ async fn new_session(
             url: url.clone(),
             message: e.to_string(),
         })?;
+    // The network events of the `devtools` log need the Network domain (the
+    // console's are on already); it stays on across navigations and resets.
+    wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
     Ok(Session {
         client,
         _profile: profile,
         remote: url,
         app_host,
+        viewport: None,
+        script_timeout: 0,
     })
 }
 
@@ -712,14 +726,13 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
         // runtime that has ended (another test, an earlier harness run) is dead.
         if session.client.current_url().await.is_ok() {
             let page = Page::new(session, base_url, config.wait);
-            page.set_viewport_size(config.viewport.0, config.viewport.1)
-                .await?;
+            page.ensure_viewport(config.viewport).await?;
             return Ok(page);
         }
     }
     let page = Page::new(new_session(config, host).await?, base_url, config.wait);
-    page.set_viewport_size(config.viewport.0, config.viewport.1)
-        .await?;
+    page.ensure_viewport(config.viewport).await?;
+    page.prepare_session().await?;
     Ok(page)
 }
 

@@ -120,24 +120,28 @@ pub(crate) async fn reset(client: &Client) -> Result<(), BrowserError> {
     }
     cdp(client, "Network.clearBrowserCookies", serde_json::json!({})).await?;
     cdp(client, "Network.clearBrowserCache", serde_json::json!({})).await?;
-    client
-        .goto("about:blank")
-        .await
-        .map_err(|e| cmd_err("opening about:blank", e))?;
-    let _ = get_log(client, "browser").await;
-    let _ = get_log(client, "performance").await;
+    // Navigate straight (fantoccini's `goto` reads the URL first: one more command).
+    wire::post(
+        client,
+        "url",
+        json!({"url": "about:blank"}),
+        "opening about:blank",
+    )
+    .await?;
+    let _ = get_log(client, "devtools").await;
     Ok(())
 }
 
 impl Page {
     pub(crate) fn new(session: Session, base_url: &str, wait: Duration) -> Page {
+        let script_timeout = session.script_timeout;
         Page {
             inner: Arc::new(Inner {
                 client: session.client.clone(),
                 session: Mutex::new(Some(session)),
                 base_url: base_url.trim_end_matches('/').to_string(),
                 pending: Mutex::new(Pending::new()),
-                script_timeout: AtomicU64::new(0),
+                script_timeout: AtomicU64::new(script_timeout),
                 registered: AtomicBool::new(false),
                 owner: std::sync::OnceLock::new(),
             }),
@@ -157,7 +161,9 @@ impl Page {
     }
 
     pub(crate) fn take_session(&self) -> Option<Session> {
-        self.inner.session.lock().expect("session lock").take()
+        let mut session = self.inner.session.lock().expect("session lock").take()?;
+        session.script_timeout = self.inner.script_timeout.load(Ordering::Relaxed);
+        Some(session)
     }
 
     /// The same page with another auto-wait limit.
@@ -257,13 +263,33 @@ impl Page {
     /// Sets the viewport (the page's visible area, and so screenshots) to
     /// `width`x`height` CSS pixels.
     pub async fn set_viewport_size(&self, width: u32, height: u32) -> Result<(), BrowserError> {
-        cdp(
+        let set = cdp(
             self.client(),
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
         )
         .await
-        .map(|_| ())
+        .map(|_| ());
+        if let Some(s) = self.inner.session.lock().expect("session lock").as_mut() {
+            s.viewport = set.is_ok().then_some((width, height));
+        }
+        set
+    }
+
+    /// Sets the viewport unless the session already has that size (a pooled
+    /// session keeps the size it was released with).
+    pub(crate) async fn ensure_viewport(&self, (w, h): (u32, u32)) -> Result<(), BrowserError> {
+        let current = self
+            .inner
+            .session
+            .lock()
+            .expect("session lock")
+            .as_ref()
+            .and_then(|s| s.viewport);
+        if current == Some((w, h)) {
+            return Ok(());
+        }
+        self.set_viewport_size(w, h).await
     }
 
     /// Runs JavaScript in the page and returns its result: `js` is an expression
@@ -379,6 +405,15 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
         )
         .await?;
         self.inner.script_timeout.store(set, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// What a new session needs once (the script timeout, the engine registered
+    /// for every document), done when it opens rather than in its first step.
+    pub(crate) async fn prepare_session(&self) -> Result<(), BrowserError> {
+        self.ensure_script_timeout(self.wait.as_millis() as u64)
+            .await?;
+        self.ensure_registered().await;
         Ok(())
     }
 
@@ -701,16 +736,14 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
             .map_err(|e| cmd_err("decoding a full-page screenshot", e))
     }
 
-    /// Console and network entries since the previous call.
+    /// Console and network entries since the previous call: one read of the
+    /// `devtools` log, which carries both (more only while requests are in flight).
     #[doc(hidden)]
     pub async fn take_logs(&self) -> Result<(Vec<ConsoleEntry>, Vec<NetworkEntry>), BrowserError> {
         let c = &self.inner.client;
-        let (browser, perf) = tokio::join!(get_log(c, "browser"), get_log(c, "performance"));
-        let mut console = logs::console(&browser?);
-        let mut network = logs::network(
-            &perf?,
-            &mut self.inner.pending.lock().expect("pending lock"),
-        );
+        let read =
+            |v: &Value| logs::devtools(v, &mut self.inner.pending.lock().expect("pending lock"));
+        let (mut console, mut network) = read(&get_log(c, "devtools").await?);
         // A request whose response arrived but whose body is still loading (a fetch
         // the page already reacted to) belongs to this step: give in-flight requests
         // a short while to finish, then report the answered ones as they stand.
@@ -718,14 +751,11 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
         while !self.inner.pending.lock().expect("pending lock").is_empty()
             && std::time::Instant::now() < settle_until
         {
-            // Every read is two WebDriver commands: poll sparingly.
+            // Every read is a WebDriver command: poll sparingly.
             tokio::time::sleep(std::time::Duration::from_millis(60)).await;
-            let (browser, perf) = tokio::join!(get_log(c, "browser"), get_log(c, "performance"));
-            console.extend(logs::console(&browser?));
-            network.extend(logs::network(
-                &perf?,
-                &mut self.inner.pending.lock().expect("pending lock"),
-            ));
+            let (more_console, more_network) = read(&get_log(c, "devtools").await?);
+            console.extend(more_console);
+            network.extend(more_network);
         }
         network.extend(logs::answered(
             &mut self.inner.pending.lock().expect("pending lock"),
