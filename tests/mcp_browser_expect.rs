@@ -52,8 +52,15 @@ fn pass_fail_not(ctx: &Context, args: Value, wrong: Option<Value>, received: &st
     }
 }
 
+/// One test: the tools share the process's chromedriver, which `browser_close`
+/// stops, so the two parts must not run side by side.
 #[test]
-fn browser_expect_offers_every_assertion_of_expect() {
+fn browser_expect_offers_every_assertion_of_expect_and_exports_them() {
+    every_assertion_passes_fails_and_inverts();
+    the_new_assertions_export_to_rust_that_compiles();
+}
+
+fn every_assertion_passes_fails_and_inverts() {
     let base = demo_app::start_in_background().expect("demo app");
     let dir = tempfile::tempdir().unwrap();
     let ctx = Context::new(dir.path()).unwrap();
@@ -188,4 +195,95 @@ fn browser_expect_offers_every_assertion_of_expect() {
         !call(&ctx, "browser_close", Some(json!({}))).is_error(),
         "close"
     );
+}
+
+/// Recorded `browser_expect` calls of the new assertions export to the page API
+/// (`expect(&…).to_have_css("font-size", "32px")`, …), and the export compiles
+/// as a user's crate depending on harshjudge.
+fn the_new_assertions_export_to_rust_that_compiles() {
+    let base = demo_app::start_in_background().expect("demo app");
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    let run = |tool: &str, args: Value| {
+        let out = call(&ctx, tool, Some(args.clone()));
+        assert!(!out.is_error(), "{tool} {args} failed: {}", out.value);
+        out.value
+    };
+    run(
+        "initProject",
+        json!({"projectName": "Export", "baseUrl": base}),
+    );
+    run("browser_launch", json!({}));
+    run("record_start", json!({"name": "new assertions"}));
+    run("browser_navigate", json!({"url": "/play"}));
+    let calls = [
+        json!({"selector": "#hidden-p", "assertion": "to_be_attached"}),
+        json!({"role": "button", "name": "Far away", "assertion": "to_be_in_viewport", "not": true}),
+        json!({"role": "heading", "name": "Playground", "assertion": "to_have_css", "attribute": "font-size", "expected": "32px"}),
+        json!({"selector": "#fruits li", "assertion": "to_contain_class", "expected": ["red", "yellow", {"regex": "red$"}]}),
+        json!({"label": "Many", "assertion": "to_have_values", "expected": []}),
+        json!({"role": "navigation", "name": "Main", "assertion": "to_match_aria_snapshot", "expected": "- navigation \"Main\":\n  - link \"Play\""}),
+    ];
+    for c in &calls {
+        run("browser_expect", c.clone());
+    }
+    let seq = run("record_stop", json!({}));
+    let id = seq["sequenceId"]
+        .as_str()
+        .expect("a sequence id")
+        .to_string();
+    let out = run(
+        "record_export",
+        json!({"sequenceId": id, "functionName": "new_assertions"}),
+    );
+    let source = std::fs::read_to_string(ctx.root().join(out["path"].as_str().unwrap())).unwrap();
+    for line in [
+        r##"expect(&page.locator("#hidden-p")).to_be_attached().await?;"##,
+        r#".to_have_css("font-size", "32px")"#,
+        r#".to_contain_class(vec!["#,
+        r#".to_have_values(Vec::<&str>::new())"#,
+        r#".to_match_aria_snapshot("- navigation \"Main\":\n  - link \"Play\"")"#,
+        ".not()",
+        ".to_be_in_viewport()",
+    ] {
+        assert!(source.contains(line), "{line} in:\n{source}");
+    }
+
+    // Compile it as a user would: a crate of its own depending on harshjudge.
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let krate = tempfile::tempdir().unwrap();
+    std::fs::create_dir(krate.path().join("src")).unwrap();
+    std::fs::write(
+        krate.path().join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"expect-export\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nharshjudge = {{ path = {:?} }}\n\n[workspace]\n",
+            workspace.join("harshjudge")
+        ),
+    )
+    .unwrap();
+    std::fs::copy(
+        workspace.join("Cargo.lock"),
+        krate.path().join("Cargo.lock"),
+    )
+    .unwrap();
+    std::fs::write(krate.path().join("src/new_assertions.rs"), &source).unwrap();
+    std::fs::write(
+        krate.path().join("src/main.rs"),
+        "mod new_assertions;\n\nharshjudge::main!();\n",
+    )
+    .unwrap();
+    let check = std::process::Command::new(env!("CARGO"))
+        .current_dir(krate.path())
+        .args(["check", "--offline", "--quiet", "--message-format", "short"])
+        .env("CARGO_TARGET_DIR", workspace.join("target/nested-export"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        check.status.success(),
+        "the export does not compile:\n{}\n--- the export:\n{source}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    run("browser_close", json!({}));
 }
