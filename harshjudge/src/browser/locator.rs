@@ -569,14 +569,26 @@ impl Locator {
                 PointerOp::Press => mouse.press_at(x, y).await,
             }
             .map_err(|e| e.located(at))?;
-            let hit = self
+            // (a timeout lets the engine call ride out a navigation the click started)
+            let hit = match self
                 .page
                 .engine(
-                    json!({"op": "hitResult", "keep": matches!(op, PointerOp::Press), "timeout": 0}),
+                    json!({"op": "hitResult", "keep": matches!(op, PointerOp::Press), "timeout": 3000}),
                     &format!("checking that the {} reached {}", op.verb(), self.desc),
                 )
                 .await
-                .map_err(|e| e.located(at))?;
+            {
+                Ok(hit) => hit,
+                // The document went away under the check: the action started a
+                // navigation, so it reached the page; nothing is left to verify.
+                Err(e @ BrowserError::Command { .. })
+                    if wire::is_navigation(&e)
+                        || matches!(&e, BrowserError::Command { message, .. } if message.contains("script timeout")) =>
+                {
+                    return Ok(v);
+                }
+                Err(e) => return Err(e.located(at)),
+            };
             let Some(who) = hit["value"]["hit"].as_str() else {
                 return Ok(v);
             };
