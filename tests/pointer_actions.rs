@@ -385,3 +385,44 @@ async fn css_and_every_locator_pierce_open_shadow_roots() {
         .unwrap();
     close(page).await;
 }
+
+/// A click that navigates: the page the hit check runs in goes away under it;
+/// the click counts as reached (it started the navigation).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_that_navigates_counts_as_reached() {
+    let page = page_with(
+        r#"<a id="go" href="/todos/">To the todos</a> <button id="js" onclick="location.href = '/play'">Back by script</button>"#,
+        "",
+    )
+    .await;
+    for _ in 0..3 {
+        page.get_by_role("link")
+            .name("To the todos")
+            .click()
+            .await
+            .unwrap();
+        expect(&page)
+            .to_have_url(harshjudge::regex::Regex::new("/todos/").unwrap())
+            .await
+            .unwrap();
+        page.go_back().await.unwrap();
+        page.eval(&format!(
+            "document.body.innerHTML = {}; return 1",
+            Value::String(r#"<a id="go" href="/todos/">To the todos</a> <button id="js" onclick="location.href = '/play'">Back by script</button>"#.into())
+        ))
+        .await
+        .unwrap();
+        page.locator("#js").click().await.unwrap();
+        expect(&page)
+            .to_have_url(harshjudge::regex::Regex::new("/play$").unwrap())
+            .await
+            .unwrap();
+        page.eval(&format!(
+            "document.body.innerHTML = {}; return 1",
+            Value::String(r#"<a id="go" href="/todos/">To the todos</a>"#.into())
+        ))
+        .await
+        .unwrap();
+    }
+    close(page).await;
+}
