@@ -395,16 +395,15 @@ async fn a_click_that_navigates_counts_as_reached() {
         "",
     )
     .await;
+    let todos = harshjudge::regex::Regex::new("/todos/").unwrap();
+    let play = harshjudge::regex::Regex::new("/play$").unwrap();
     for _ in 0..3 {
         page.get_by_role("link")
             .name("To the todos")
             .click()
             .await
             .unwrap();
-        expect(&page)
-            .to_have_url(harshjudge::regex::Regex::new("/todos/").unwrap())
-            .await
-            .unwrap();
+        expect(&page).to_have_url(&todos).await.unwrap();
         page.go_back().await.unwrap();
         page.eval(&format!(
             "document.body.innerHTML = {}; return 1",
@@ -413,10 +412,7 @@ async fn a_click_that_navigates_counts_as_reached() {
         .await
         .unwrap();
         page.locator("#js").click().await.unwrap();
-        expect(&page)
-            .to_have_url(harshjudge::regex::Regex::new("/play$").unwrap())
-            .await
-            .unwrap();
+        expect(&page).to_have_url(&play).await.unwrap();
         page.eval(&format!(
             "document.body.innerHTML = {}; return 1",
             Value::String(r#"<a id="go" href="/todos/">To the todos</a>"#.into())
