@@ -815,21 +815,27 @@ pub const ASSERTIONS: &[&str] = &[
     "to_have_title",
     "to_be_visible",
     "to_be_hidden",
+    "to_be_attached",
     "to_be_enabled",
     "to_be_disabled",
     "to_be_checked",
     "to_be_focused",
     "to_be_editable",
     "to_be_empty",
+    "to_be_in_viewport",
     "to_have_text",
     "to_contain_text",
     "to_have_count",
     "to_have_value",
+    "to_have_values",
     "to_have_attribute",
     "to_have_class",
+    "to_contain_class",
+    "to_have_css",
     "to_have_id",
     "to_have_role",
     "to_have_accessible_name",
+    "to_match_aria_snapshot",
 ];
 
 with_target! {
@@ -840,16 +846,20 @@ with_target! {
         #[serde(default)]
         pub text: Option<String>,
         /// to_have_url, to_have_title (no target), or a locator assertion: to_be_visible,
-        /// to_be_hidden, to_be_enabled, to_be_disabled, to_be_checked, to_be_focused,
-        /// to_be_editable, to_be_empty, to_have_text, to_contain_text, to_have_count,
-        /// to_have_value, to_have_attribute, to_have_class, to_have_id, to_have_role,
-        /// to_have_accessible_name.
+        /// to_be_hidden, to_be_attached, to_be_enabled, to_be_disabled, to_be_checked,
+        /// to_be_focused, to_be_editable, to_be_empty, to_be_in_viewport, to_have_text,
+        /// to_contain_text, to_have_count, to_have_value, to_have_values (the selected
+        /// values of a <select multiple>, a list), to_have_attribute, to_have_class,
+        /// to_contain_class, to_have_css, to_have_id, to_have_role,
+        /// to_have_accessible_name, to_match_aria_snapshot (a YAML template such as
+        /// "- heading \"Todos\" [level=1]").
         pub assertion: String,
         /// What is expected: a string (exact), {"regex": "…"}, a count, or a list of
         /// strings/regexes (one per element). Not for the to_be_* assertions.
         #[serde(default)]
         pub expected: Option<ExpectedValue>,
-        /// With to_have_attribute: the attribute's name.
+        /// With to_have_attribute: the attribute's name; with to_have_css: the CSS
+        /// property's name (e.g. "color").
         #[serde(default)]
         pub attribute: Option<String>,
         /// Invert the assertion (Playwright's `.not`).
@@ -897,7 +907,9 @@ impl Expect {
         }
         let takes = match a {
             "to_have_count" => "count",
-            "to_have_text" | "to_contain_text" | "to_have_class" => "texts",
+            "to_have_text" | "to_contain_text" | "to_have_class" | "to_contain_class" => "texts",
+            "to_have_values" => "list",
+            "to_match_aria_snapshot" | "to_have_role" => "string",
             a if a.starts_with("to_be_") => "nothing",
             _ => "text",
         };
@@ -913,11 +925,32 @@ impl Expect {
                 return Err(bad(match takes {
                     "count" => "a count (e.g. 2)",
                     "texts" => "a string, {\"regex\": \"…\"} or a list of them",
+                    "list" => "a list of the selected values, in order (e.g. [\"red\", \"blue\"])",
+                    "string" if a == "to_have_role" => "a role name string (e.g. \"button\")",
+                    "string" => "a YAML template string (e.g. \"- heading \\\"Todos\\\"\")",
                     _ => "a string or {\"regex\": \"…\"}",
                 }));
             }
             ("count", Some(ExpectedValue::Count(_))) => {}
             ("count", Some(_)) => return Err(bad("a count (e.g. 2)")),
+            ("list", Some(ExpectedValue::List(l))) => {
+                for t in l {
+                    t.text_match()?;
+                }
+            }
+            ("list", Some(_)) => {
+                return Err(bad(
+                    "a list of the selected values, in order (e.g. [\"red\", \"blue\"])",
+                ));
+            }
+            ("string", Some(ExpectedValue::Text(ExpectedText::Exact(_)))) => {}
+            ("string", Some(_)) => {
+                return Err(bad(if a == "to_have_role" {
+                    "a role name string (e.g. \"button\")"
+                } else {
+                    "a YAML template string (e.g. \"- heading \\\"Todos\\\" [level=1]\")"
+                }));
+            }
             ("texts", Some(ExpectedValue::Text(t))) => {
                 t.text_match()?;
             }
@@ -940,15 +973,25 @@ impl Expect {
                     "to_have_attribute needs attribute (the attribute's name, e.g. \"href\")",
                 ));
             }
-            ("to_have_attribute", Some(n)) if n.trim().is_empty() => {
+            ("to_have_css", None) => {
                 return Err(ToolError::invalid(
-                    "attribute is empty: give the attribute's name",
+                    "to_have_css needs attribute (the CSS property's name, e.g. \"color\")",
                 ));
             }
-            ("to_have_attribute", Some(_)) | (_, None) => {}
+            ("to_have_attribute" | "to_have_css", Some(n)) if n.trim().is_empty() => {
+                return Err(ToolError::invalid(format!(
+                    "attribute is empty: give the {} name",
+                    if a == "to_have_css" {
+                        "CSS property's"
+                    } else {
+                        "attribute's"
+                    }
+                )));
+            }
+            ("to_have_attribute" | "to_have_css", Some(_)) | (_, None) => {}
             (_, Some(_)) => {
                 return Err(ToolError::invalid(format!(
-                    "attribute only goes with to_have_attribute, not {a}: drop it"
+                    "attribute only goes with to_have_attribute and to_have_css, not {a}: drop it"
                 )));
             }
         }
@@ -998,6 +1041,29 @@ impl Assertion {
         match self.assertion.as_str() {
             "to_be_visible" => e.to_be_visible().await,
             "to_be_hidden" => e.to_be_hidden().await,
+            "to_be_attached" => e.to_be_attached().await,
+            "to_be_in_viewport" => e.to_be_in_viewport().await,
+            "to_contain_class" => e.to_contain_class(self.many()).await,
+            "to_have_css" => {
+                e.to_have_css(self.attribute.as_deref().unwrap_or(""), self.one())
+                    .await
+            }
+            "to_have_values" => {
+                let list: Vec<TextMatch> = match &self.expected {
+                    Some(ExpectedValue::List(l)) => {
+                        l.iter().map(|t| t.text_match().expect("checked")).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                e.to_have_values(list).await
+            }
+            "to_match_aria_snapshot" => {
+                let template = match &self.expected {
+                    Some(ExpectedValue::Text(ExpectedText::Exact(t))) => t.clone(),
+                    _ => String::new(),
+                };
+                e.to_match_aria_snapshot(&template).await
+            }
             "to_be_enabled" => e.to_be_enabled().await,
             "to_be_disabled" => e.to_be_disabled().await,
             "to_be_checked" => e.to_be_checked().await,
@@ -1036,16 +1102,6 @@ impl Assertion {
 pub fn expect(ctx: &Context, a: Expect) -> Result<Value, ToolError> {
     let timeout = timeout_of(a.timeout_ms)?;
     let check = a.check()?;
-    if check.assertion == "to_have_role"
-        && !matches!(
-            check.expected,
-            Some(ExpectedValue::Text(ExpectedText::Exact(_)))
-        )
-    {
-        return Err(ToolError::invalid(
-            "to_have_role expects a role name string (e.g. \"button\") as expected",
-        ));
-    }
     act(ctx, "expect", move |page| async move {
         let started = Instant::now();
         check.run(&page, timeout).await?;

@@ -667,6 +667,8 @@ fn expected_rust(v: &Value) -> Result<String, ()> {
     Ok(match e {
         ExpectedValue::Count(n) => n.to_string(),
         ExpectedValue::Text(t) => t.rust(),
+        // `[]` leaves the item type to infer: the matchers are generic over it.
+        ExpectedValue::List(l) if l.is_empty() => "Vec::<&str>::new()".to_string(),
         ExpectedValue::List(l) if l.iter().all(|t| matches!(t, ExpectedText::Exact(_))) => {
             format!(
                 "[{}]",

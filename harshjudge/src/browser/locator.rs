@@ -487,17 +487,155 @@ impl Locator {
         self.run(req, what, at).await
     }
 
+    /// A pointer action, Playwright style: waits in the page until the element is
+    /// actionable and receives the pointer at its point, performs `op` there with
+    /// WebDriver's mouse, then asks the page whether the action's first event
+    /// reached the element. Stability is judged in the page but the mouse comes
+    /// in another command, so the element may have moved, or something may have
+    /// covered it, in between: the page then stopped the event where it landed
+    /// (the element in the way is not clicked) and this retries the whole, until
+    /// the timeout, the call log saying "retrying click action, attempt N" and
+    /// naming the element that received it. Returns the engine's answer when it
+    /// had nothing to do (no `point`: already checked, an HTML5 drag done).
+    async fn pointer_action(
+        &self,
+        action: &str,
+        extra: Value,
+        what: &str,
+        op: PointerOp,
+        at: &'static Location<'static>,
+    ) -> Result<Value, BrowserError> {
+        if let Some(m) = &self.misuse {
+            return Err(BrowserError::Invalid {
+                message: m.clone(),
+                location: Some(at),
+            });
+        }
+        let start = std::time::Instant::now();
+        let deadline = start + self.page.wait();
+        let during = format!("waiting for {} to {what}", self.desc);
+        let mut earlier: Vec<Value> = Vec::new();
+        let mut missed = String::new();
+        for attempt in 1u32.. {
+            let mut req = self.request(
+                "act",
+                deadline.saturating_duration_since(std::time::Instant::now()),
+            );
+            req["action"] = json!(action);
+            req["verify"] = json!(op.events());
+            if let Value::Object(m) = &extra {
+                for (k, v) in m {
+                    req[k] = v.clone();
+                }
+            }
+            let mut answer = self
+                .page
+                .engine(req, &during)
+                .await
+                .map_err(|e| e.located(at))?;
+            if !earlier.is_empty() {
+                let mut log = earlier.clone();
+                log.extend(answer["log"].as_array().cloned().unwrap_or_default());
+                answer["log"] = Value::Array(log);
+            }
+            let log = answer["log"].clone();
+            let v = match engine_result(answer, &self.desc, what, start.elapsed(), at) {
+                Ok(v) => v,
+                // Timed out after a miss: the element in the way leads the message.
+                Err(BrowserError::Timeout {
+                    locator,
+                    expected,
+                    found,
+                    waited,
+                    location,
+                }) if !missed.is_empty() => {
+                    return Err(BrowserError::Timeout {
+                        locator,
+                        expected,
+                        found: format!("{missed}; then {found}"),
+                        waited,
+                        location,
+                    });
+                }
+                Err(e) => return Err(e),
+            };
+            let Some((x, y)) = v["point"]["x"].as_f64().zip(v["point"]["y"].as_f64()) else {
+                return Ok(v);
+            };
+            let mouse = self.page.mouse();
+            match op {
+                PointerOp::Click(n) => mouse.click_at(x, y, n).await,
+                PointerOp::Hover => mouse.move_to(x, y).await,
+                PointerOp::Press => mouse.press_at(x, y).await,
+            }
+            .map_err(|e| e.located(at))?;
+            // (a timeout lets the engine call ride out a navigation the click started)
+            let hit = match self
+                .page
+                .engine(
+                    json!({"op": "hitResult", "keep": matches!(op, PointerOp::Press), "timeout": 3000}),
+                    &format!("checking that the {} reached {}", op.verb(), self.desc),
+                )
+                .await
+            {
+                Ok(hit) => hit,
+                // The document went away under the check: the action started a
+                // navigation, so it reached the page; nothing is left to verify.
+                Err(e @ BrowserError::Command { .. })
+                    if wire::is_navigation(&e)
+                        || matches!(&e, BrowserError::Command { message, .. } if message.contains("script timeout")) =>
+                {
+                    return Ok(v);
+                }
+                Err(e) => return Err(e.located(at)),
+            };
+            let Some(who) = hit["value"]["hit"].as_str() else {
+                return Ok(v);
+            };
+            if matches!(op, PointerOp::Press) {
+                // Release the button the page never saw pressed (still stopped there).
+                mouse.up().await.map_err(|e| e.located(at))?;
+            }
+            let event = hit["value"]["event"].as_str().unwrap_or("event");
+            missed = format!(
+                "{who} intercepts pointer events: it received the {event} of attempt {attempt}"
+            );
+            earlier = log.as_array().cloned().unwrap_or_default();
+            earlier.push(json!(format!(
+                "{who} received the {event} instead: it intercepts pointer events"
+            )));
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return Err(BrowserError::Timeout {
+                    locator: self.desc.clone(),
+                    expected: what.to_string(),
+                    found: format!("{missed}{}", call_log(&Value::Array(earlier))),
+                    waited: start.elapsed(),
+                    location: Some(at),
+                });
+            }
+            earlier.push(json!(format!(
+                "retrying {} action, attempt {}",
+                op.verb(),
+                attempt + 1
+            )));
+            // Playwright's backoff between retries of an action.
+            let pause = [0u64, 20, 100, 100, 500][(attempt as usize - 1).min(4)];
+            tokio::time::sleep(Duration::from_millis(pause).min(deadline - now)).await;
+        }
+        unreachable!("the retry loop returns")
+    }
+
     async fn pointer(
         &self,
         action: &str,
         what: &str,
+        op: PointerOp,
         at: &'static Location<'static>,
-    ) -> Result<(f64, f64), BrowserError> {
-        let v = self.act(action, json!({}), what, at).await?;
-        Ok((
-            v["point"]["x"].as_f64().unwrap_or(0.0),
-            v["point"]["y"].as_f64().unwrap_or(0.0),
-        ))
+    ) -> Result<(), BrowserError> {
+        self.pointer_action(action, json!({}), what, op, at)
+            .await
+            .map(|_| ())
     }
 
     async fn query(
@@ -524,18 +662,13 @@ impl Locator {
     pub fn click(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let (x, y) = self
-                .pointer(
-                    "click",
-                    "be clicked (visible, enabled, stable, receiving pointer events)",
-                    at,
-                )
-                .await?;
-            self.page
-                .mouse()
-                .click_at(x, y, 1)
-                .await
-                .map_err(|e| e.located(at))
+            self.pointer(
+                "click",
+                "be clicked (visible, enabled, stable, receiving pointer events)",
+                PointerOp::Click(1),
+                at,
+            )
+            .await
         }
     }
 
@@ -544,18 +677,13 @@ impl Locator {
     pub fn dblclick(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let (x, y) = self
-                .pointer(
-                    "dblclick",
-                    "be double-clicked (visible, enabled, stable, receiving pointer events)",
-                    at,
-                )
-                .await?;
-            self.page
-                .mouse()
-                .click_at(x, y, 2)
-                .await
-                .map_err(|e| e.located(at))
+            self.pointer(
+                "dblclick",
+                "be double-clicked (visible, enabled, stable, receiving pointer events)",
+                PointerOp::Click(2),
+                at,
+            )
+            .await
         }
     }
 
@@ -564,18 +692,13 @@ impl Locator {
     pub fn hover(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let (x, y) = self
-                .pointer(
-                    "hover",
-                    "be hovered (visible, stable, receiving pointer events)",
-                    at,
-                )
-                .await?;
-            self.page
-                .mouse()
-                .move_to(x, y)
-                .await
-                .map_err(|e| e.located(at))
+            self.pointer(
+                "hover",
+                "be hovered (visible, stable, receiving pointer events)",
+                PointerOp::Hover,
+                at,
+            )
+            .await
         }
     }
 
@@ -691,25 +814,17 @@ impl Locator {
             "be unchecked"
         };
         let v = self
-            .act(
+            .pointer_action(
                 "check",
                 json!({"checked": checked}),
                 &format!("{verb} (visible, enabled, stable, receiving pointer events)"),
+                PointerOp::Click(1),
                 at,
             )
             .await?;
         if v["done"] == true {
             return Ok(());
         }
-        let (x, y) = (
-            v["point"]["x"].as_f64().unwrap_or(0.0),
-            v["point"]["y"].as_f64().unwrap_or(0.0),
-        );
-        self.page
-            .mouse()
-            .click_at(x, y, 1)
-            .await
-            .map_err(|e| e.located(at))?;
         let now = self
             .page
             .engine(
@@ -856,7 +971,15 @@ impl Locator {
         }
     }
 
-    /// Drags this element onto `target` with the mouse (press, move in steps, release).
+    /// Drags this element onto `target`. A source that is natively draggable
+    /// (itself or an ancestor with `draggable="true"`) gets HTML5 drag and drop,
+    /// as Chromium gives it under Playwright: `dragstart` and `drag` on the
+    /// source, `dragenter`/`dragover` on the element under the drop point,
+    /// `drop` there when a `dragover` handler accepted it, `dragend` on the
+    /// source, one `DataTransfer` from start to drop (these events are
+    /// dispatched by the page's engine: WebDriver's mouse starts no native drag).
+    /// Any other source is dragged with the mouse: press on it, move in steps
+    /// onto the target, release.
     #[track_caller]
     pub fn drag_to<'a>(
         &'a self,
@@ -864,23 +987,37 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
+            if let Some(m) = &target.misuse {
+                return Err(BrowserError::Invalid {
+                    message: m.clone(),
+                    location: Some(at),
+                });
+            }
             // As a user would: press on the source, then find the target (which
             // may scroll it into view) and release there.
-            let (x0, y0) = self
-                .pointer(
+            let v = self
+                .pointer_action(
                     "drag",
+                    json!({"target": target.chain, "targetDescribe": target.desc}),
                     "be dragged (visible, stable, receiving pointer events)",
+                    PointerOp::Press,
                     at,
                 )
                 .await?;
-            self.page
-                .mouse()
-                .press_at(x0, y0)
-                .await
-                .map_err(|e| e.located(at))?;
-            let (x1, y1) = target
-                .pointer("hover", "be dropped on (visible, stable)", at)
+            if v["html5"] == true {
+                return Ok(());
+            }
+            let (x0, y0) = (
+                v["point"]["x"].as_f64().unwrap_or(0.0),
+                v["point"]["y"].as_f64().unwrap_or(0.0),
+            );
+            let t = target
+                .act("hover", json!({}), "be dropped on (visible, stable)", at)
                 .await?;
+            let (x1, y1) = (
+                t["point"]["x"].as_f64().unwrap_or(0.0),
+                t["point"]["y"].as_f64().unwrap_or(0.0),
+            );
             self.page
                 .mouse()
                 .release_at(x0, y0, x1, y1)
@@ -1075,6 +1212,36 @@ impl Locator {
                 .act("screenshot", json!({}), "be visible and stable", at)
                 .await?;
             self.page.capture_clip(&b).await.map_err(|e| e.located(at))
+        }
+    }
+}
+
+/// What a pointer action does at the element's point.
+#[derive(Clone, Copy)]
+enum PointerOp {
+    /// Clicks (1) or double-clicks (2).
+    Click(u32),
+    /// Moves the mouse there.
+    Hover,
+    /// Moves there and presses the button (the start of a drag).
+    Press,
+}
+
+impl PointerOp {
+    /// The events the page checks (its `HJE_HIT_EVENTS`).
+    fn events(self) -> &'static str {
+        match self {
+            PointerOp::Hover => "hover",
+            _ => "mouse",
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            PointerOp::Click(2) => "double-click",
+            PointerOp::Click(_) => "click",
+            PointerOp::Hover => "hover",
+            PointerOp::Press => "drag",
         }
     }
 }

@@ -67,19 +67,103 @@ function hjeAll(root) {
       if (el.shadowRoot) visit(el.shadowRoot);
     }
   };
+  // A scope that is itself a shadow host: its shadow content comes first.
+  if (root.shadowRoot) visit(root.shadowRoot);
   visit(root);
   return out;
 }
 
-function hjeSortUnique(list) {
-  const set = new Set(list);
-  const arr = Array.from(set);
-  arr.sort((a, b) => {
-    if (a === b) return 0;
+// The composed ancestors of a node, outermost first (shadow hosts included).
+function hjeComposedPath(e) {
+  const path = [];
+  for (let n = e; n; n = hjeParent(n)) path.push(n);
+  return path.reverse();
+}
+
+// Document order over the composed tree (as hjeAll visits it: a host, then its
+// shadow root's content, then its light children). compareDocumentPosition
+// alone calls nodes of different trees "disconnected".
+function hjeCompare(a, b) {
+  if (a === b) return 0;
+  if (a.getRootNode() === b.getRootNode()) {
     const p = a.compareDocumentPosition(b);
     return (p & Node.DOCUMENT_POSITION_FOLLOWING) ? -1 : (p & Node.DOCUMENT_POSITION_PRECEDING) ? 1 : 0;
-  });
+  }
+  const pa = hjeComposedPath(a), pb = hjeComposedPath(b);
+  let i = 0;
+  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+  if (i === pa.length) return -1; // a is an ancestor of b
+  if (i === pb.length) return 1;
+  const x = pa[i], y = pb[i];
+  const xs = x.parentNode && x.parentNode.nodeType === 11, ys = y.parentNode && y.parentNode.nodeType === 11;
+  if (xs !== ys) return xs ? -1 : 1; // the shadow content of a host comes before its light children
+  const p = x.compareDocumentPosition(y);
+  return (p & Node.DOCUMENT_POSITION_FOLLOWING) ? -1 : (p & Node.DOCUMENT_POSITION_PRECEDING) ? 1 : 0;
+}
+
+function hjeSortUnique(list) {
+  const arr = Array.from(new Set(list));
+  arr.sort(hjeCompare);
   return arr;
+}
+
+// ---- CSS that pierces open shadow roots ---------------------------------------------
+// As Playwright's css engine: a selector matches elements inside open shadow
+// roots too, and its descendant (" ") and child (">") combinators cross shadow
+// boundaries (a shadow root's children have the host as parent). Sibling
+// combinators and everything inside a compound (":is()", ":has()", ...) stay
+// within one tree. Without shadow roots under the scope: querySelectorAll.
+
+// Splits at top-level commas: [[compound, combinator, compound, ...], ...].
+function hjeCssParse(sel) {
+  const lists = [];
+  let parts = [], cur = '', depth = 0, quote = null, pendingComb = null;
+  const flush = () => {
+    const t = cur.trim();
+    if (t) {
+      if (parts.length) parts.push(pendingComb || ' ');
+      parts.push(t);
+      pendingComb = null;
+    }
+    cur = '';
+  };
+  for (let i = 0; i < sel.length; i++) {
+    const c = sel[i];
+    if (quote) { cur += c; if (c === '\\') { cur += sel[++i] || ''; } else if (c === quote) quote = null; continue; }
+    if (c === '\\') { cur += c + (sel[++i] || ''); continue; }
+    if (c === '"' || c === "'") { quote = c; cur += c; continue; }
+    if (c === '(' || c === '[') { depth++; cur += c; continue; }
+    if (c === ')' || c === ']') { depth--; cur += c; continue; }
+    if (depth > 0) { cur += c; continue; }
+    if (c === ',') { flush(); lists.push(parts); parts = []; pendingComb = null; continue; }
+    if (c === '>' || c === '+' || c === '~') { flush(); pendingComb = c; continue; }
+    if (/\s/.test(c)) { flush(); continue; }
+    cur += c;
+  }
+  flush();
+  lists.push(parts);
+  return lists;
+}
+
+// Whether `el` matches the compounds parts[0..=i] (parts alternate compound, combinator).
+function hjeCssMatches(el, parts, i) {
+  if (!el.matches(parts[i])) return false;
+  if (i === 0) return true;
+  const comb = parts[i - 1];
+  switch (comb) {
+    case '>': { const p = hjeParent(el); return !!p && hjeCssMatches(p, parts, i - 2); }
+    case '+': { const p = el.previousElementSibling; return !!p && hjeCssMatches(p, parts, i - 2); }
+    case '~': for (let p = el.previousElementSibling; p; p = p.previousElementSibling) if (hjeCssMatches(p, parts, i - 2)) return true; return false;
+    default: for (let p = hjeParent(el); p; p = hjeParent(p)) if (hjeCssMatches(p, parts, i - 2)) return true; return false;
+  }
+}
+
+function hjeCssQuery(root, sel) {
+  const direct = root.querySelectorAll(sel); // also throws on a bad selector
+  const all = hjeAll(root);
+  if (!root.shadowRoot && !all.some((e) => e.shadowRoot)) return Array.from(direct);
+  const lists = hjeCssParse(sel);
+  return all.filter((e) => lists.some((parts) => parts.length && hjeCssMatches(e, parts, parts.length - 1)));
 }
 
 const HJE_SKIP_TEXT = new Set(['HEAD', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
@@ -206,7 +290,7 @@ function hjeQueryStep(roots, step) {
   for (const root of roots) {
     switch (step.kind) {
       case 'css':
-        for (const e of root.querySelectorAll(step.sel)) out.push(e);
+        for (const e of hjeCssQuery(root, step.sel)) out.push(e);
         break;
       case 'xpath': {
         const doc = root.nodeType === 9 ? root : root.ownerDocument;
@@ -222,8 +306,9 @@ function hjeQueryStep(roots, step) {
           if (HJE_SKIP_TEXT.has(e.tagName) || e.closest('head,script,style,noscript,template')) continue;
           if (!m(hjeElementText(e))) continue;
           // The innermost element: skip one whose child element matches too.
+          // A shadow host's text is its shadow root's: so are its children here.
           let child = false;
-          for (const c of e.children) if (!HJE_SKIP_TEXT.has(c.tagName) && m(hjeElementText(c))) { child = true; break; }
+          for (const c of (e.shadowRoot || e).children) if (!HJE_SKIP_TEXT.has(c.tagName) && m(hjeElementText(c))) { child = true; break; }
           if (!child) out.push(e);
         }
         break;
@@ -374,6 +459,62 @@ function hjeReceives(el, hit) {
   return false;
 }
 
+// ---- did the pointer action reach the element? ------------------------------------
+// Stability is judged in the page but the pointer action comes in another
+// command, so the element can move, or something can cover it, in between.
+// Before a pointer action the engine listens (capturing, on the window) for the
+// action's first trusted event; after it, `hitResult` says whether that event
+// reached the element (or a descendant, or its <label>). An event that went
+// elsewhere is stopped there, with every later event of the same action, so
+// the element in the way is not clicked by mistake; the caller retries.
+const HJE_HIT_EVENTS = {
+  mouse: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'],
+  hover: ['pointerover', 'mouseover', 'pointermove', 'mousemove'],
+};
+let hjeInterceptor = null;
+
+function hjeStopIntercepting() {
+  if (hjeInterceptor) hjeInterceptor.stop();
+  hjeInterceptor = null;
+}
+
+function hjeIntercept(el, kind) {
+  hjeStopIntercepting();
+  const events = HJE_HIT_EVENTS[kind] || HJE_HIT_EVENTS.mouse;
+  const state = { result: null, blocked: 0 };
+  const listener = (ev) => {
+    if (!ev.isTrusted) return;
+    if (state.result === null) {
+      const path = ev.composedPath();
+      const t = path.find((n) => n.nodeType === 1) || null;
+      state.result = hjeReceives(el, t) ? { done: true } : { hit: t ? hjePreview(t) : 'nothing', event: ev.type };
+    }
+    if (!state.result.done) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+      state.blocked++;
+    }
+  };
+  const opts = { capture: true, passive: false };
+  for (const t of events) window.addEventListener(t, listener, opts);
+  // A safety net: never left listening when no hitResult comes.
+  const timer = setTimeout(() => { if (hjeInterceptor === state) hjeStopIntercepting(); }, 10000);
+  state.stop = () => {
+    clearTimeout(timer);
+    for (const t of events) window.removeEventListener(t, listener, opts);
+  };
+  hjeInterceptor = state;
+}
+
+// After the action: {done} (the element got it, or no event of the action came:
+// nothing to judge) or {hit, event} naming the element that got it instead.
+function hjeHitResult(req) {
+  const st = hjeInterceptor;
+  if (!st) return { ok: true, value: { done: true, none: true }, log: [] };
+  if (!req.keep) hjeStopIntercepting();
+  return { ok: true, value: st.result || { done: true, none: true }, log: [] };
+}
+
 // Waits until the single element of `chain` passes `checks`
 // (visible, stable, enabled, editable, hit). Returns {done, el, point} or a failure.
 async function hjeActionable(req, checks, log) {
@@ -417,6 +558,7 @@ async function hjeActionable(req, checks, log) {
       if (!hjeReceives(el, hit)) {
         return { problem: (hit ? hjePreview(hit) : 'nothing') + ' intercepts pointer events' };
       }
+      if (req.verify) hjeIntercept(el, req.verify);
       return { done: true, el, point: p };
     }
     return { done: true, el };
@@ -557,11 +699,102 @@ async function hjeAct(req) {
       const b = el.getBoundingClientRect();
       return { ok: true, value: { x: b.x + scrollX, y: b.y + scrollY, width: b.width, height: b.height }, log: log.out() };
     }
+    case 'drag': {
+      const src = hjeDraggable(hjeHitTarget(r.point.x, r.point.y));
+      if (!src || !req.target) return { ok: true, value: { point: r.point }, log: log.out() };
+      return hjeHtml5Drag(req, src, r.point, log);
+    }
     case 'element': case 'setInputFiles':
       return { ok: true, value: { element: el }, log: log.out() };
     default:
       return { ok: true, value: { point: r.point }, log: log.out() };
   }
+}
+
+// ---- HTML5 drag and drop -------------------------------------------------------------
+// The element a press at a point would drag natively: the nearest (composed)
+// ancestor with draggable="true". Other sources are dragged with the mouse.
+function hjeDraggable(hit) {
+  for (let e = hit; e; e = hjeParent(e)) {
+    const d = e.getAttribute && e.getAttribute('draggable');
+    if (d === 'true') return e;
+    if (d === 'false') return null;
+  }
+  return null;
+}
+
+// The dropEffect a dragover starts with, from effectAllowed (HTML's table).
+function hjeDropEffect(allowed) {
+  if (allowed === 'none') return 'none';
+  if (allowed === 'move') return 'move';
+  if (allowed === 'link' || allowed === 'linkMove') return 'link';
+  return allowed === 'copy' || allowed === 'copyLink' || allowed === 'copyMove' || allowed === 'all' || allowed === 'uninitialized' ? 'copy' : 'move';
+}
+
+// Drags `src` onto the target of `req.target` as Chromium's drag and drop does
+// (Playwright drives it through the browser's drag interception; a WebDriver
+// mouse does not start a native drag): dragstart and drag on the source,
+// dragenter (and dragleave) and dragover on the element under the drop point,
+// drop when a dragover handler accepted it (preventDefault), dragend on the
+// source; one DataTransfer carries the data from dragstart to drop.
+async function hjeHtml5Drag(req, src, from, log) {
+  const started = performance.now();
+  const t = await hjeActionable({ chain: req.target, describe: req.targetDescribe, timeout: Math.max(0, req.timeout - (performance.now() - started)) },
+    { visible: true, stable: true, hit: true }, log);
+  if (!t.done) return hjeFail(t, log);
+  const to = t.point;
+  // A DataTransfer made by script keeps effectAllowed and dropEffect at "none"
+  // whatever is set: the drag's own values live on the object, with HTML's
+  // rules (effectAllowed set in dragstart only, starting "uninitialized").
+  const dt = new DataTransfer();
+  let phase = 'dragstart', effectAllowed = 'uninitialized', dropEffect = 'none';
+  const EFFECTS = ['none', 'copy', 'copyLink', 'copyMove', 'link', 'linkMove', 'move', 'all', 'uninitialized'];
+  Object.defineProperty(dt, 'effectAllowed', {
+    configurable: true,
+    get: () => effectAllowed,
+    set: (v) => { if (phase === 'dragstart' && EFFECTS.includes(v)) effectAllowed = v; },
+  });
+  Object.defineProperty(dt, 'dropEffect', {
+    configurable: true,
+    get: () => dropEffect,
+    set: (v) => { if ((phase === 'dragenter' || phase === 'dragover') && ['none', 'copy', 'link', 'move'].includes(v)) dropEffect = v; },
+  });
+  const allows = (op) => op !== 'none' && (effectAllowed === 'all' || effectAllowed === 'uninitialized' || effectAllowed.toLowerCase().includes(op));
+  const fire = (type, target, p, cancelable) => {
+    phase = type;
+    const ev = new DragEvent(type, {
+      bubbles: true, cancelable, composed: true, view: window, dataTransfer: dt, buttons: 1,
+      clientX: p.x, clientY: p.y, screenX: p.x + screenX, screenY: p.y + screenY,
+    });
+    target.dispatchEvent(ev);
+    return ev;
+  };
+  log.add('dragging ' + hjePreview(src) + ' with HTML5 drag and drop');
+  if (fire('dragstart', src, from, true).defaultPrevented) {
+    log.add('dragstart was cancelled by the page: nothing dragged');
+    return { ok: true, value: { html5: true, dropped: false }, log: log.out() };
+  }
+  fire('drag', src, from, true);
+  const over = hjeHitTarget(to.x, to.y) || t.el;
+  const left = hjeHitTarget(from.x, from.y);
+  dropEffect = hjeDropEffect(effectAllowed);
+  fire('dragenter', over, to, true);
+  if (left && left !== over) fire('dragleave', left, to, false);
+  fire('drag', src, to, true);
+  dropEffect = hjeDropEffect(effectAllowed);
+  const accepted = fire('dragover', over, to, true).defaultPrevented && allows(dropEffect);
+  let dropped = false;
+  if (accepted) {
+    fire('drop', over, to, true);
+    dropped = true;
+    log.add('dropped on ' + hjePreview(over));
+  } else {
+    dropEffect = 'none';
+    fire('dragleave', over, to, false);
+    log.add(hjePreview(over) + ' did not accept the drop (no dragover handler called preventDefault with an allowed dropEffect)');
+  }
+  fire('dragend', src, to, false);
+  return { ok: true, value: { html5: true, dropped }, log: log.out() };
 }
 
 // Verifies a check/uncheck changed the state.
@@ -807,8 +1040,12 @@ async function hjeWaitForFunction(req, fn) {
 
 window.__harshjudgeEngine = {
   run(req) {
+    if (req.op !== 'hitResult') hjeStopIntercepting();
     switch (req.op) {
-      case 'act': return hjeAct(req);
+      case 'hitResult': return Promise.resolve(hjeHitResult(req));
+      case 'act':
+        // Listening for the pointer action's event only when one comes.
+        return hjeAct(req).then((a) => { if (!(a.ok && a.value && a.value.point)) hjeStopIntercepting(); return a; });
       case 'checked': return Promise.resolve(hjeCheckedNow(req));
       case 'query': return hjeQuery(req);
       case 'waitFor': return hjeWaitFor(req);

@@ -1,0 +1,424 @@
+//! Pointer actions that must land on their element, HTML5 drag and drop, and
+//! locators that pierce open shadow roots, in real headless Chromium.
+//!
+//! Each test writes its own page into the demo app's playground (`/play`): the
+//! body is replaced and the page's handlers are installed by `page.eval`.
+
+use std::time::Duration;
+
+use harshjudge::browser::{BrowserConfig, Page, expect, open_page_with};
+use serde_json::{Value, json};
+
+fn config() -> BrowserConfig {
+    let mut c = BrowserConfig::from_env().expect("browser settings");
+    c.webdriver_url = None;
+    c
+}
+
+/// A page with `html` as its body (no style sheet) and `script` run once.
+async fn page_with(html: &str, script: &str) -> Page {
+    let base = demo_app::start_in_background().expect("demo app");
+    let page = open_page_with(&config(), &base)
+        .await
+        .expect("a browser page");
+    page.goto("/play").await.unwrap();
+    let js = format!(
+        "document.querySelectorAll('style, script').forEach((e) => e.remove());\n\
+         document.body.innerHTML = {};\n\
+         window.clicks = [];\n\
+         document.addEventListener('click', (e) => window.clicks.push(e.target.id || e.target.tagName));\n\
+         {script}\n\
+         return 1;",
+        Value::String(html.to_string())
+    );
+    page.eval(&js).await.unwrap();
+    page
+}
+
+/// Ends the page's session on this test's runtime. (Not `release_page`: a
+/// session pooled by one `#[tokio::test]` can be taken by another test just
+/// before the runtime that holds its connection ends.)
+async fn close(page: Page) {
+    let _ = page.client().clone().close().await;
+}
+
+async fn clicks(page: &Page) -> Value {
+    page.eval("return window.clicks").await.unwrap()
+}
+
+const RUNNER: &str = r#"<div id="floor" style="position:fixed; inset:0"></div>
+<button id="runner" style="position:absolute; left:100px; top:100px; width:140px; height:40px">Runner</button>"#;
+
+/// The button moves away on the pointer's first move (`always`: on every move),
+/// after the engine judged it stable and receiving the pointer at its centre.
+fn runner_script(always: bool) -> String {
+    format!(
+        "let moved = 0;\n\
+         window.addEventListener('mousemove', () => {{\n\
+           if (moved && !{always}) return;\n\
+           moved++;\n\
+           document.getElementById('runner').style.top = (moved % 2 ? 300 : 100) + 'px';\n\
+         }});"
+    )
+}
+
+/// An element that moves away between the actionability checks and the
+/// click: the click that landed on the floor is stopped there, and the click is
+/// retried on the element where it now is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_that_misses_a_moving_element_is_stopped_and_retried() {
+    let page = page_with(RUNNER, &runner_script(false)).await;
+    page.locator("#runner").click().await.unwrap();
+    assert_eq!(
+        clicks(&page).await,
+        json!(["runner"]),
+        "one click, on the button; none on the floor"
+    );
+    // The same for a double-click and a check.
+    let page2 = page_with(
+        r#"<div id="floor" style="position:fixed; inset:0"></div>
+<input type="checkbox" id="runner" aria-label="Runs" style="position:absolute; left:100px; top:100px; width:30px; height:30px; margin:0">"#,
+        &runner_script(false),
+    )
+    .await;
+    page2.get_by_label("Runs").check().await.unwrap();
+    expect(&page2.get_by_label("Runs"))
+        .to_be_checked()
+        .await
+        .unwrap();
+    assert_eq!(clicks(&page2).await, json!(["runner"]));
+
+    // Moving away at every move: never clicked; the error names the element
+    // that received the click and the call log the retries.
+    let page3 = page_with(RUNNER, &runner_script(true)).await;
+    // (the engine is in the page before the clock of the click starts)
+    expect(&page3.locator("#runner"))
+        .to_be_visible()
+        .await
+        .unwrap();
+    let quick = page3.with_timeout(Duration::from_secs(3));
+    let err = quick
+        .locator("#runner")
+        .click()
+        .await
+        .expect_err("it never lands")
+        .to_string();
+    assert!(
+        err.contains(r#"<div id="floor"></div> intercepts pointer events"#),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#"<div id="floor"></div> received the pointerdown instead"#),
+        "{err}"
+    );
+    assert!(err.contains("retrying click action, attempt 2"), "{err}");
+    assert_eq!(clicks(&page3).await, json!([]), "nothing was clicked");
+    for p in [page, page2, page3] {
+        close(p).await;
+    }
+}
+
+const COVER: &str = r#"<button id="target" style="position:absolute; left:100px; top:100px; width:140px; height:40px">Target</button>
+<div id="cover" style="position:fixed; inset:0; background:#0003; display:none"></div>"#;
+
+/// An overlay that appears between the check and the click (on the pointer's
+/// first move), for `ms` milliseconds (0: for good).
+fn cover_script(ms: u32) -> String {
+    format!(
+        "let shown = false;\n\
+         window.addEventListener('mousemove', () => {{\n\
+           if (shown) return;\n\
+           shown = true;\n\
+           const c = document.getElementById('cover');\n\
+           c.style.display = 'block';\n\
+           if ({ms}) setTimeout(() => c.remove(), {ms});\n\
+         }});"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_overlay_appearing_before_the_click_gets_no_click() {
+    // It goes away after 300 ms: the click waits for it, then lands on the button.
+    let page = page_with(COVER, &cover_script(300)).await;
+    page.get_by_role("button")
+        .name("Target")
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(clicks(&page).await, json!(["target"]));
+
+    // It stays: a clear error naming it; it never received the click.
+    let page2 = page_with(COVER, &cover_script(0)).await;
+    expect(&page2.locator("#target"))
+        .to_be_visible()
+        .await
+        .unwrap();
+    let err = page2
+        .with_timeout(Duration::from_secs(3))
+        .get_by_role("button")
+        .name("Target")
+        .click()
+        .await
+        .expect_err("covered for good")
+        .to_string();
+    assert!(
+        err.contains(r#"<div id="cover"></div> intercepts pointer events"#),
+        "{err}"
+    );
+    assert!(err.contains("retrying click action, attempt 2"), "{err}");
+    assert_eq!(clicks(&page2).await, json!([]), "the overlay got no click");
+    for p in [page, page2] {
+        close(p).await;
+    }
+}
+
+const HTML5_LIST: &str = r#"<ul id="list">
+  <li draggable="true" data-testid="item" id="a" style="height:40px">Alpha</li>
+  <li draggable="true" data-testid="item" id="b" style="height:40px">Bravo</li>
+  <li draggable="true" data-testid="item" id="c" style="height:40px">Charlie</li>
+</ul>
+<div id="nowhere" style="height:60px">No drop here</div>
+<p id="events"></p>"#;
+
+/// A sortable list with native HTML5 drag and drop: the dragged item's id goes
+/// through the DataTransfer; a drop puts it before the item it lands on.
+const HTML5_SCRIPT: &str = r#"
+  window.events = [];
+  const list = document.getElementById('list');
+  const note = (e) => window.events.push(e.type + ':' + (e.target.id || e.target.tagName));
+  for (const t of ['dragstart', 'dragenter', 'dragover', 'drop', 'dragend']) document.addEventListener(t, note);
+  list.addEventListener('dragstart', (e) => {
+    e.dataTransfer.setData('text/plain', e.target.id);
+    e.dataTransfer.effectAllowed = 'move';
+  });
+  list.addEventListener('dragover', (e) => e.preventDefault());
+  list.addEventListener('drop', (e) => {
+    e.preventDefault();
+    const moved = document.getElementById(e.dataTransfer.getData('text/plain'));
+    const onto = e.target.closest('li');
+    if (moved && onto && moved !== onto) list.insertBefore(moved, onto);
+  });
+  document.addEventListener('dragend', (e) => { window.dropEffect = e.dataTransfer.dropEffect; });
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drag_to_does_html5_drag_and_drop_for_a_draggable_source() {
+    let page = page_with(HTML5_LIST, HTML5_SCRIPT).await;
+    let items = page.get_by_test_id("item");
+    page.get_by_text("Charlie")
+        .drag_to(&page.get_by_text("Alpha"))
+        .await
+        .unwrap();
+    expect(&items)
+        .to_have_text(["Charlie", "Alpha", "Bravo"])
+        .await
+        .unwrap();
+    assert_eq!(
+        page.eval("return window.events").await.unwrap(),
+        json!([
+            "dragstart:c",
+            "dragenter:a",
+            "dragover:a",
+            "drop:a",
+            "dragend:c"
+        ])
+    );
+    assert_eq!(
+        page.eval("return window.dropEffect").await.unwrap(),
+        json!("move")
+    );
+    // A target that does not accept the drop: no drop, dragend says "none".
+    page.eval("window.events = []; return 1").await.unwrap();
+    page.get_by_text("Alpha")
+        .drag_to(&page.get_by_text("No drop here"))
+        .await
+        .unwrap();
+    expect(&items)
+        .to_have_text(["Charlie", "Alpha", "Bravo"])
+        .await
+        .unwrap();
+    assert_eq!(
+        page.eval("return window.events").await.unwrap(),
+        json!([
+            "dragstart:a",
+            "dragenter:nowhere",
+            "dragover:nowhere",
+            "dragend:a"
+        ])
+    );
+    assert_eq!(
+        page.eval("return window.dropEffect").await.unwrap(),
+        json!("none")
+    );
+    close(page).await;
+}
+
+const MOUSE_LIST: &str = r#"<ul id="list" style="user-select:none">
+  <li data-testid="item" id="a" style="height:40px">Alpha</li>
+  <li data-testid="item" id="b" style="height:40px">Bravo</li>
+  <li data-testid="item" id="c" style="height:40px">Charlie</li>
+</ul>"#;
+
+/// A sortable driven by the mouse (no draggable): press on an item, move,
+/// release on another; the pressed item goes before the one released on.
+const MOUSE_SCRIPT: &str = r#"
+  const list = document.getElementById('list');
+  let held = null;
+  window.moves = 0;
+  list.addEventListener('mousedown', (e) => { held = e.target.closest('li'); e.preventDefault(); });
+  document.addEventListener('mousemove', () => { if (held) window.moves++; });
+  document.addEventListener('mouseup', (e) => {
+    const onto = document.elementFromPoint(e.clientX, e.clientY)?.closest('li');
+    if (held && onto && held !== onto) list.insertBefore(held, onto);
+    held = null;
+  });
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drag_to_drags_a_mouse_based_sortable_with_the_mouse() {
+    let page = page_with(MOUSE_LIST, MOUSE_SCRIPT).await;
+    page.get_by_text("Charlie")
+        .drag_to(&page.get_by_text("Alpha"))
+        .await
+        .unwrap();
+    expect(&page.get_by_test_id("item"))
+        .to_have_text(["Charlie", "Alpha", "Bravo"])
+        .await
+        .unwrap();
+    let moves = page.eval("return window.moves").await.unwrap();
+    assert!(moves.as_u64().unwrap() >= 2, "moved in steps: {moves}");
+    close(page).await;
+}
+
+const SHADOW: &str = r#"<button id="light">Light</button>
+<x-card id="card"><span slot="title">Slotted</span></x-card>
+<x-closed></x-closed>"#;
+
+const SHADOW_SCRIPT: &str = r#"
+  if (!customElements.get('x-card')) {
+    customElements.define('x-card', class extends HTMLElement {
+      constructor() {
+        super();
+        const root = this.attachShadow({ mode: 'open' });
+        root.innerHTML = '<section class="body"><slot name="title"></slot>' +
+          '<button id="inner" onclick="this.textContent = \'pressed\'">Shadow button</button>' +
+          '<label>Inner field <input id="field"></label>' +
+          '<p data-testid="inner-note">Deep text</p></section>';
+      }
+    });
+    customElements.define('x-closed', class extends HTMLElement {
+      constructor() {
+        super();
+        this.attachShadow({ mode: 'closed' }).innerHTML = '<button>Closed button</button>';
+      }
+    });
+  }
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn css_and_every_locator_pierce_open_shadow_roots() {
+    let page = page_with(SHADOW, SHADOW_SCRIPT).await;
+    // CSS as Playwright's engine: into open shadow roots, not closed ones.
+    let buttons = page.locator("button");
+    expect(&buttons).to_have_count(2).await.unwrap();
+    expect(&buttons)
+        .to_have_text(["Light", "Shadow button"])
+        .await
+        .unwrap();
+    // Descendant and child combinators cross the shadow boundary.
+    expect(&page.locator("x-card button"))
+        .to_have_id("inner")
+        .await
+        .unwrap();
+    expect(&page.locator("x-card > section > button"))
+        .to_have_count(1)
+        .await
+        .unwrap();
+    expect(&page.locator("#card .body p"))
+        .to_have_text("Deep text")
+        .await
+        .unwrap();
+    // Chained from the host, and a selector list.
+    expect(&page.locator("x-card").locator("button"))
+        .to_have_text("Shadow button")
+        .await
+        .unwrap();
+    expect(&page.locator("#light, #inner"))
+        .to_have_count(2)
+        .await
+        .unwrap();
+    // Light DOM only where there is no shadow root: plain CSS still works.
+    expect(&page.locator("span[slot=title]"))
+        .to_have_text("Slotted")
+        .await
+        .unwrap();
+    page.locator("#inner").click().await.unwrap();
+    expect(&page.locator("#inner"))
+        .to_have_text("pressed")
+        .await
+        .unwrap();
+
+    // The other locators too.
+    expect(&page.get_by_role("button").name("pressed"))
+        .to_have_count(1)
+        .await
+        .unwrap();
+    expect(&page.get_by_text("Deep text"))
+        .to_be_visible()
+        .await
+        .unwrap();
+    expect(&page.get_by_test_id("inner-note"))
+        .to_have_text("Deep text")
+        .await
+        .unwrap();
+    page.get_by_label("Inner field")
+        .fill("typed")
+        .await
+        .unwrap();
+    expect(&page.locator("#field"))
+        .to_have_value("typed")
+        .await
+        .unwrap();
+    expect(&page.get_by_role("button").name("Closed button"))
+        .to_have_count(0)
+        .await
+        .unwrap();
+    close(page).await;
+}
+
+/// A click that navigates: the page the hit check runs in goes away under it;
+/// the click counts as reached (it started the navigation).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_that_navigates_counts_as_reached() {
+    let page = page_with(
+        r#"<a id="go" href="/todos/">To the todos</a> <button id="js" onclick="location.href = '/play'">Back by script</button>"#,
+        "",
+    )
+    .await;
+    let todos = harshjudge::regex::Regex::new("/todos/").unwrap();
+    let play = harshjudge::regex::Regex::new("/play$").unwrap();
+    for _ in 0..3 {
+        page.get_by_role("link")
+            .name("To the todos")
+            .click()
+            .await
+            .unwrap();
+        expect(&page).to_have_url(&todos).await.unwrap();
+        page.go_back().await.unwrap();
+        page.eval(&format!(
+            "document.body.innerHTML = {}; return 1",
+            Value::String(r#"<a id="go" href="/todos/">To the todos</a> <button id="js" onclick="location.href = '/play'">Back by script</button>"#.into())
+        ))
+        .await
+        .unwrap();
+        page.locator("#js").click().await.unwrap();
+        expect(&page).to_have_url(&play).await.unwrap();
+        page.eval(&format!(
+            "document.body.innerHTML = {}; return 1",
+            Value::String(r#"<a id="go" href="/todos/">To the todos</a>"#.into())
+        ))
+        .await
+        .unwrap();
+    }
+    close(page).await;
+}
