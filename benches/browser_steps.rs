@@ -149,6 +149,7 @@ fn counted(dir: &std::path::Path, base: &str) -> (Vec<usize>, Vec<(String, usize
         )
     };
     harness(&dir.join("hj"), base, "all");
+    // SAFETY: single-threaded again: the harness run above has ended.
     unsafe { std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL") };
     let _ = driver.kill();
     let _ = driver.wait();

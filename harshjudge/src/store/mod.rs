@@ -1134,12 +1134,15 @@ impl Store {
 /// Whether process `pid` runs and is the one that started at `started` (clock
 /// ticks since boot, from /proc; 0 when unknown): a recycled pid is not alive.
 pub fn process_alive(pid: u32, started: u64) -> bool {
-    let Ok(pid_t) = libc::pid_t::try_from(pid) else {
+    let Some(p) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return false;
     };
-    // SAFETY: signal 0 only checks that the process exists.
-    let exists = unsafe { libc::kill(pid_t, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // Signal 0 only checks that the process exists (EPERM: it does, not ours).
+    let exists = rustix::process::test_kill_process(p)
+        .map_or_else(|e| e == rustix::io::Errno::PERM, |()| true);
     if !exists {
         return false;
     }
@@ -1251,7 +1254,7 @@ fn no_follow(o: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW);
+        o.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
     }
     o
 }
