@@ -129,6 +129,7 @@ fn counted(dir: &std::path::Path, base: &str) -> (Vec<usize>, Vec<usize>, Vec<(S
     // SAFETY: single-threaded here, as in `harness`.
     unsafe { std::env::set_var("HARSHJUDGE_WEBDRIVER_URL", &driver.url) };
     harness(&dir.join("hj"), base, "all");
+    // SAFETY: single-threaded again: the harness run above has ended.
     unsafe { std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL") };
     let commands = driver.commands();
     drop(driver);

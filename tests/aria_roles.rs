@@ -188,8 +188,7 @@ impl Driver {
             "--window-size=1280,800".into(),
             format!("--user-data-dir={}", profile.path().display()),
         ];
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } == 0 {
+        if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());
         }
         let caps = json!({"capabilities": {"alwaysMatch": {

@@ -48,8 +48,12 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
     let wait = tokio::spawn(async move { waiting.wait_for("#never-there").await });
     tokio::time::sleep(Duration::from_millis(600)).await;
     let (pid, _) = harshjudge::browser::local_driver().expect("a local chromedriver");
-    // SAFETY: kill has no memory-safety preconditions; the pid is our own child.
-    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    // Our own child.
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid as i32).expect("a pid"),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
     let started = std::time::Instant::now();
     let err = wait
         .await

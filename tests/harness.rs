@@ -65,7 +65,7 @@ fn passing_scenario_writes_the_standard_layout() {
     assert_eq!(meta["slug"], "checkout");
     assert_eq!(
         meta["tags"],
-        serde_yaml_ng::from_str::<serde_yaml_ng::Value>("[smoke, checkout]").unwrap()
+        serde_saphyr::from_str::<serde_json::Value>("[smoke, checkout]").unwrap()
     );
     assert_eq!(meta["steps"][1]["id"], "02");
     assert_eq!(meta["steps"][1]["file"], "02-pay-with-the-saved-card.md");
@@ -175,7 +175,7 @@ fn passing_scenario_writes_the_standard_layout() {
     );
     let state = yaml(run.join("skill-state.yaml"));
     assert_eq!(state["currentPhase"], "completed");
-    assert_eq!(state["completedSteps"].as_sequence().unwrap().len(), 2);
+    assert_eq!(state["completedSteps"].as_array().unwrap().len(), 2);
     assert_eq!(state["skillVersion"], "1.0");
 }
 

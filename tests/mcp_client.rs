@@ -73,7 +73,7 @@ fn the_python_mcp_client_runs_the_whole_agent_workflow() {
     }
     let state = yaml(run.join("skill-state.yaml"));
     assert_eq!(state["currentPhase"].as_str(), Some("completed"));
-    assert_eq!(state["completedSteps"].as_sequence().unwrap().len(), 3);
+    assert_eq!(state["completedSteps"].as_array().unwrap().len(), 3);
     // Nothing escaped: the project holds only .harshJudge/ and the client's PNG.
     let mut top: Vec<String> = std::fs::read_dir(project.path())
         .unwrap()

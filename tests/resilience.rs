@@ -197,8 +197,12 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(delay));
-        // SAFETY: kill(2) on our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        // Our own child.
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(child.id() as i32).expect("a pid"),
+            rustix::process::Signal::KILL,
+        )
+        .unwrap();
         let killed = output(child);
         assert_ne!(killed.code, 0, "killed at {delay} ms: {killed:?}");
 
@@ -365,7 +369,7 @@ fn alive(pid: u32) -> bool {
     }
 }
 
-fn stop_with(signal: i32, name: &str, code: i32) {
+fn stop_with(signal: rustix::process::Signal, name: &str, code: i32) {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join(".harshJudge");
     let child = binary(&hj, &[], &["browser_wait"]).spawn().unwrap();
@@ -390,8 +394,12 @@ fn stop_with(signal: i32, name: &str, code: i32) {
         family.len() >= 3,
         "chromedriver and Chromium run under the harness: {family:?}"
     );
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(pid as i32, signal) };
+    // Our own child.
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid as i32).expect("a pid"),
+        signal,
+    )
+    .unwrap();
     let r = output(child);
     assert_eq!(r.code, code, "{name}: {r:?}");
     assert!(r.stderr.contains(&format!("harshjudge: {name}")), "{r:?}");
@@ -457,12 +465,12 @@ fn stop_with(signal: i32, name: &str, code: i32) {
 
 #[test]
 fn ctrl_c_stops_cleanly() {
-    stop_with(libc::SIGINT, "SIGINT", 130);
+    stop_with(rustix::process::Signal::INT, "SIGINT", 130);
 }
 
 #[test]
 fn sigterm_stops_cleanly() {
-    stop_with(libc::SIGTERM, "SIGTERM", 143);
+    stop_with(rustix::process::Signal::TERM, "SIGTERM", 143);
 }
 
 /// What a SIGKILL may have left half-written under `hj`: run folders without
@@ -563,8 +571,12 @@ fn sigkill_storm_leaves_nothing_half_written() {
             .unwrap();
         // Spread over the whole run, from the start-up to the end.
         std::thread::sleep(Duration::from_micros(span * (i * 37 % KILLS + 1) / KILLS));
-        // SAFETY: kill(2) on our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        // Our own child.
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(child.id() as i32).expect("a pid"),
+            rustix::process::Signal::KILL,
+        )
+        .unwrap();
         let killed = output(child);
         if killed.code != 0 {
             killed_running += 1;

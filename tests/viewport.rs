@@ -25,6 +25,7 @@ async fn the_viewport_setting_is_the_screenshot_size() {
     release_page(page).await;
 
     for bad in ["big", "1000", "10x10", "1000x0"] {
+        // SAFETY: as above; the page is released, nothing reads the environment.
         unsafe { std::env::set_var("HARSHJUDGE_VIEWPORT", bad) };
         let err = BrowserConfig::from_env().expect_err(bad);
         assert!(
@@ -39,6 +40,7 @@ async fn the_viewport_setting_is_the_screenshot_size() {
         );
         assert!(err.to_string().contains("WIDTHxHEIGHT"), "{err}");
     }
+    // SAFETY: as above.
     unsafe { std::env::remove_var("HARSHJUDGE_VIEWPORT") };
     let config = BrowserConfig::from_env().unwrap();
     assert_eq!(config.viewport, (1280, 720), "the default");

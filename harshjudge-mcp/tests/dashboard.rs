@@ -186,8 +186,11 @@ impl Drop for Guard {
         if let Some(pid) = self.pid.filter(|p| *p > 1)
             && alive(pid)
         {
-            // SAFETY: a process this test started.
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            // A process this test started.
+            let _ = rustix::process::kill_process(
+                rustix::process::Pid::from_raw(pid as i32).expect("a pid"),
+                rustix::process::Signal::KILL,
+            );
         }
     }
 }
@@ -854,9 +857,11 @@ fn mcp_tools_open_status_and_close_in_process() {
     );
     // The server reaps its child: no zombie either.
     wait_until("the dashboard is reaped", 5, || {
-        // SAFETY: signal 0 only checks that the process exists.
-        let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
-        r != 0
+        // Signal 0 only checks that the process exists.
+        rustix::process::test_kill_process(
+            rustix::process::Pid::from_raw(pid as i32).expect("a pid"),
+        )
+        .is_err()
     });
     assert!(!p.state_file().exists());
     assert_eq!(p.ok("getDashboardStatus", json!({}))["running"], false);
@@ -1111,8 +1116,12 @@ fn stale_state_is_reported_and_cleaned_up() {
 fn sigterm_stops_the_dashboard_gracefully_and_it_removes_its_state() {
     let p = Project::new();
     let (guard, port, pid, _) = open(&p);
-    // SAFETY: the dashboard this test started.
-    unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+    // The dashboard this test started.
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid as i32).expect("a pid"),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
     wait_until("the dashboard stops", 5, || !alive(pid));
     wait_until("the state file goes", 2, || !p.state_file().exists());
     assert!(TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err());

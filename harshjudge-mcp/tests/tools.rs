@@ -68,8 +68,8 @@ impl Project {
         serde_json::from_slice(&std::fs::read(self.run_dir(run).join("result.json")).unwrap())
             .unwrap()
     }
-    fn meta(&self) -> serde_yaml_ng::Value {
-        serde_yaml_ng::from_str(
+    fn meta(&self) -> harshjudge::store::yaml::Value {
+        harshjudge::store::yaml::from_str(
             &std::fs::read_to_string(self.hj().join("scenarios/login/meta.yaml")).unwrap(),
         )
         .unwrap()
@@ -239,7 +239,7 @@ fn create_scenario_writes_meta_and_step_files_and_updates_keep_stars_tags_and_st
     );
     let meta = p.meta();
     assert_eq!(meta["starred"].as_bool(), Some(false));
-    assert_eq!(meta["tags"].as_sequence().map(|s| s.len()), Some(0));
+    assert_eq!(meta["tags"].as_array().map(|s| s.len()), Some(0));
 }
 
 #[test]
@@ -619,7 +619,7 @@ fn complete_step_records_results_and_gives_the_next_step() {
     // Repeating a step replaces it; a failure ends the walk.
     let out = p.ok("completeStep", json!({"runId": run, "stepId": "02", "status": "fail", "duration": 5, "error": "no dashboard"}));
     assert_eq!(out["nextStepId"], Value::Null);
-    let state: serde_yaml_ng::Value = serde_yaml_ng::from_str(
+    let state: harshjudge::store::yaml::Value = harshjudge::store::yaml::from_str(
         &std::fs::read_to_string(p.run_dir(&run).join("skill-state.yaml")).unwrap(),
     )
     .unwrap();

@@ -37,8 +37,6 @@
 //! [`ScenarioDef`](__private::ScenarioDef) naming the steps, so that
 //! `cargo test -- --list` can list them without running anything.
 
-#![warn(missing_docs)]
-
 pub mod browser;
 mod error;
 pub mod event;

@@ -60,6 +60,194 @@ pub struct SettingError {
     pub expected: String,
 }
 
+/// One `HARSHJUDGE_*` variable: what the README's settings table says of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// The variable's name.
+    pub name: &'static str,
+    /// What its value is (Markdown, as in the README).
+    pub kind: &'static str,
+    /// Its default (Markdown).
+    pub default: &'static str,
+    /// The values accepted (Markdown; `—` when any value of the type is).
+    pub bounds: &'static str,
+}
+
+/// Every `HARSHJUDGE_*` variable read anywhere in the workspace (library,
+/// harness, browser, `harshjudge-mcp`), in the README's order. A test checks
+/// this list against the README's settings table and against the variable
+/// names written in the sources, both ways.
+pub const VARIABLES: &[Variable] = &[
+    Variable {
+        name: "HARSHJUDGE_DIR",
+        kind: "path",
+        default: "`<package root>/.harshJudge`",
+        bounds: "relative to the package root",
+    },
+    Variable {
+        name: "HARSHJUDGE_BASE_URL",
+        kind: "URL",
+        default: "the suite's own app (`main!(base_url = …)`), else `baseUrl` of `.harshJudge/config.yaml`, else empty",
+        bounds: "`http://` or `https://` with a host",
+    },
+    Variable {
+        name: "HARSHJUDGE_STEP_TIMEOUT",
+        kind: "duration or `none`",
+        default: "`5m`",
+        bounds: "`1ms`–`24h`",
+    },
+    Variable {
+        name: "HARSHJUDGE_TIMEOUT",
+        kind: "duration or `none`",
+        default: "none",
+        bounds: "`1ms`–`24h`",
+    },
+    Variable {
+        name: "HARSHJUDGE_JUNIT",
+        kind: "path or `off`",
+        default: "`<HARSHJUDGE_DIR>/report/junit.xml`",
+        bounds: "relative to the package root",
+    },
+    Variable {
+        name: "HARSHJUDGE_REPORT",
+        kind: "on/off",
+        default: "on",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_KEEP_RUNS",
+        kind: "count or `all`",
+        default: "`20`",
+        bounds: "1–1000000",
+    },
+    Variable {
+        name: "HARSHJUDGE_RETRIES",
+        kind: "count",
+        default: "`0`",
+        bounds: "0–10",
+    },
+    Variable {
+        name: "HARSHJUDGE_FLAKY",
+        kind: "`pass` or `fail`",
+        default: "`pass`",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_RESUME",
+        kind: "on/off",
+        default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_LAST_FAILED",
+        kind: "on/off",
+        default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_UPDATE_SNAPSHOTS",
+        kind: "on/off",
+        default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_SNAPSHOT_DIR",
+        kind: "path",
+        default: "`<package root>/__snapshots__`",
+        bounds: "relative to the package root",
+    },
+    Variable {
+        name: "HARSHJUDGE_VERBOSE",
+        kind: "on/off",
+        default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_EVIDENCE",
+        kind: "`all`, `on-failure` or `off`",
+        default: "`all`",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_FULL_PAGE",
+        kind: "on/off",
+        default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_WAIT",
+        kind: "duration",
+        default: "`5s`",
+        bounds: "`1ms`–`24h`",
+    },
+    Variable {
+        name: "HARSHJUDGE_WINDOW",
+        kind: "`WIDTHxHEIGHT`",
+        default: "`1280x800`",
+        bounds: "100–10000 each",
+    },
+    Variable {
+        name: "HARSHJUDGE_VIEWPORT",
+        kind: "`WIDTHxHEIGHT`",
+        default: "`1280x720`",
+        bounds: "100–10000 each",
+    },
+    Variable {
+        name: "HARSHJUDGE_CHROMEDRIVER",
+        kind: "path",
+        default: "`chromedriver` on PATH",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_CHROMIUM",
+        kind: "path",
+        default: "`chromium`, `chromium-browser` or `google-chrome` on PATH",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_WEBDRIVER_URL",
+        kind: "URL",
+        default: "none",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_PROJECT",
+        kind: "path",
+        default: "current folder",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_MAX_EVIDENCE_BYTES",
+        kind: "bytes",
+        default: "`26214400` (25 MB)",
+        bounds: "0–2^64−1",
+    },
+    Variable {
+        name: "HARSHJUDGE_ALLOWED_ROOTS",
+        kind: "paths, `:`-separated",
+        default: "none",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_LOG",
+        kind: "log filter",
+        default: "`info`",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_DASHBOARD",
+        kind: "`on` or `off`",
+        default: "`on`",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_MCP_BIN",
+        kind: "path",
+        default: "the running `harshjudge-mcp`",
+        bounds: "—",
+    },
+];
+
 /// The longest duration any setting accepts (24 h): a limit beyond it is a
 /// typo, and bounded limits keep every deadline computation in range.
 pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
@@ -408,5 +596,62 @@ mod tests {
         assert_eq!(read_config(&store).unwrap().base_url, "");
         std::fs::write(&config, "projectName: p\nbaseUrl: http://127.0.0.1:1\n").unwrap();
         assert_eq!(read_config(&store).unwrap().base_url, "http://127.0.0.1:1");
+    }
+
+    /// The README's settings table, `VARIABLES` and the `"HARSHJUDGE_…"`
+    /// names in the sources of harshjudge and harshjudge-mcp agree.
+    #[test]
+    fn the_readme_table_is_every_variable_the_code_reads() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let table = readme
+            .split("| variable | type | default | bounds | meaning |")
+            .nth(1)
+            .expect("README has the settings table");
+        let mut rows = vec![];
+        for line in table.lines().skip(2) {
+            if !line.starts_with('|') {
+                break;
+            }
+            let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+            rows.push((
+                cells[0].trim_matches('`').to_string(),
+                cells[1..4].join(" | "),
+            ));
+        }
+        let listed: Vec<(String, String)> = VARIABLES
+            .iter()
+            .map(|v| {
+                (
+                    v.name.to_string(),
+                    format!("{} | {} | {}", v.kind, v.default, v.bounds),
+                )
+            })
+            .collect();
+        assert_eq!(rows, listed, "README settings table vs settings::VARIABLES");
+
+        let literal = regex::Regex::new(r#""(HARSHJUDGE_[A-Z_]+)""#).unwrap();
+        let mut in_sources = std::collections::BTreeSet::new();
+        let mut stack = vec![root.join("harshjudge/src"), root.join("harshjudge-mcp/src")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for c in literal.captures_iter(&text) {
+                        in_sources.insert(c[1].to_string());
+                    }
+                }
+            }
+        }
+        let named: std::collections::BTreeSet<String> =
+            VARIABLES.iter().map(|v| v.name.to_string()).collect();
+        assert_eq!(named.len(), VARIABLES.len(), "a variable is listed twice");
+        assert_eq!(
+            in_sources, named,
+            "variables read in the sources vs settings::VARIABLES"
+        );
     }
 }

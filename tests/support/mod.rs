@@ -119,10 +119,10 @@ pub fn json(path: impl AsRef<Path>) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-pub fn yaml(path: impl AsRef<Path>) -> serde_yaml_ng::Value {
+pub fn yaml(path: impl AsRef<Path>) -> serde_json::Value {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The run folders of a scenario, oldest first.
@@ -216,7 +216,7 @@ pub fn all_files_parse(dir: &Path) {
                 .unwrap_or_else(|e| panic!("{f} does not parse: {e}\n{text}"));
         } else if f.ends_with(".yaml") {
             let text = std::fs::read_to_string(&p).unwrap();
-            serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&text)
+            serde_saphyr::from_str::<serde_json::Value>(&text)
                 .unwrap_or_else(|e| panic!("{f} does not parse: {e}\n{text}"));
         }
     }

@@ -114,12 +114,12 @@ fn v1_front_matter(text: &str) -> (Option<String>, Vec<String>) {
         return (None, vec![]);
     }
     let front: Vec<&str> = lines.take_while(|l| l.trim() != "---").collect();
-    let v: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(&front.join("\n")).unwrap_or(serde_yaml_ng::Value::Null);
+    let v: harshjudge::store::yaml::Value = harshjudge::store::yaml::from_str(&front.join("\n"))
+        .unwrap_or(harshjudge::store::yaml::Value::Null);
     let title = v.get("title").and_then(|t| t.as_str()).map(str::to_string);
     let tags = v
         .get("tags")
-        .and_then(|t| t.as_sequence())
+        .and_then(|t| t.as_array())
         .map(|s| {
             s.iter()
                 .filter_map(|t| t.as_str().map(str::to_string))
@@ -242,7 +242,7 @@ pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
     let raw = store
         .read_to_string(&store.meta_path(&slug))
         .ok()
-        .and_then(|t| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&t).ok())
+        .and_then(|t| harshjudge::store::yaml::from_str::<harshjudge::store::yaml::Value>(&t).ok())
         .and_then(|y| serde_json::to_value(y).ok())
         .filter(Value::is_object)
         .unwrap_or_else(

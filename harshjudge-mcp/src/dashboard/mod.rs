@@ -17,7 +17,6 @@ pub mod server;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -411,13 +410,14 @@ impl Dashboard {
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log);
-        // SAFETY: setsid is async-signal-safe; it runs in the forked child before exec.
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed: it makes one setsid system call
+        // (rustix, no allocation, no lock) and touches no shared state.
         unsafe {
             cmd.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
+                rustix::process::setsid()
+                    .map(drop)
+                    .map_err(std::io::Error::from)
             });
         }
         cmd.spawn()
@@ -527,9 +527,12 @@ pub fn health(port: u16) -> Option<Health> {
     serde_json::from_value(v).ok()
 }
 
-fn pid_t(pid: u32) -> Option<libc::pid_t> {
+fn pid_t(pid: u32) -> Option<rustix::process::Pid> {
     // 0 and 1 (our group, init) and negative values (groups, everyone) are never signalled.
-    libc::pid_t::try_from(pid).ok().filter(|p| *p > 1)
+    i32::try_from(pid)
+        .ok()
+        .filter(|p| *p > 1)
+        .and_then(rustix::process::Pid::from_raw)
 }
 
 /// Whether process `pid` exists and is not a zombie.
@@ -537,9 +540,9 @@ pub fn alive(pid: u32) -> bool {
     let Some(p) = pid_t(pid) else {
         return false;
     };
-    // SAFETY: signal 0 only checks that the process exists.
-    let exists = unsafe { libc::kill(p, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // Signal 0 only checks that the process exists (EPERM: it does, not ours).
+    let exists = rustix::process::test_kill_process(p)
+        .map_or_else(|e| e == rustix::io::Errno::PERM, |()| true);
     if !exists {
         return false;
     }
@@ -583,12 +586,12 @@ fn terminate(pid: u32) -> bool {
         }
         !alive(pid)
     };
-    // SAFETY: plain signals to a process we checked is a dashboard.
-    unsafe { libc::kill(p, libc::SIGTERM) };
+    // Plain signals to a process we checked is a dashboard.
+    let _ = rustix::process::kill_process(p, rustix::process::Signal::TERM);
     if gone_within(STOP_GRACE) {
         return true;
     }
-    unsafe { libc::kill(p, libc::SIGKILL) };
+    let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
     gone_within(Duration::from_secs(2))
 }
 
@@ -623,9 +626,7 @@ impl DirLock {
                 format!("cannot open {}: {e}", dir.display()),
             )
         })?;
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            let e = std::io::Error::last_os_error();
+        if let Err(e) = f.lock() {
             return Err(ToolError::new(
                 Code::Internal,
                 format!("cannot lock {}: {e}", dir.display()),

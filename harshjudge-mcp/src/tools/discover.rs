@@ -80,7 +80,7 @@ fn pick(v: &Value, keys: &[&str]) -> Value {
 fn file_summary(path: &Path, name: &str) -> Value {
     let yaml = || -> Option<Value> {
         let text = std::fs::read_to_string(path).ok()?;
-        let y: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).ok()?;
+        let y: harshjudge::store::yaml::Value = harshjudge::store::yaml::from_str(&text).ok()?;
         serde_json::to_value(y).ok()
     };
     match name {

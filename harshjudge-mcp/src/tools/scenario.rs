@@ -370,11 +370,11 @@ fn project_status(store: &Store, starred_only: bool) -> Result<Value, ToolError>
 
 fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
     let meta = existing(store, slug)?;
-    let raw: serde_yaml_ng::Value = store
+    let raw: harshjudge::store::yaml::Value = store
         .read_to_string(&store.meta_path(slug))
         .ok()
-        .and_then(|t| serde_yaml_ng::from_str(&t).ok())
-        .unwrap_or(serde_yaml_ng::Value::Null);
+        .and_then(|t| harshjudge::store::yaml::from_str(&t).ok())
+        .unwrap_or(harshjudge::store::yaml::Value::Null);
     let raw = serde_json::to_value(&raw).unwrap_or(Value::Null);
     let mut runs = vec![];
     for run in store.list_runs(slug)? {

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde_yaml_ng::{Mapping, Value};
+use super::yaml::{Mapping, Value};
 
 use super::fsio::{self, io_err, write_atomic};
 use super::{
@@ -404,13 +404,13 @@ impl Store {
                 if let Some(src) = &source_meta {
                     let mut next = MetaDoc(Mapping::new());
                     for (k, v) in src {
-                        let stat = k.as_str().is_some_and(|k| STAT_KEYS.contains(&k));
+                        let stat = STAT_KEYS.contains(&k.as_str());
                         let value = if stat { doc.0.get(k).unwrap_or(v) } else { v };
                         next.0.insert(k.clone(), value.clone());
                     }
                     for (k, v) in &doc.0 {
-                        if k.as_str().is_some_and(|k| STAT_KEYS.contains(&k)) {
-                            next.set_default(k.as_str().unwrap_or_default(), v.clone());
+                        if STAT_KEYS.contains(&k.as_str()) {
+                            next.set_default(k, v.clone());
                         }
                     }
                     *doc = next;

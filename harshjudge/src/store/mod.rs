@@ -28,8 +28,8 @@ pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
 pub use types::*;
 
-use serde_yaml_ng::{Mapping, Value};
 use std::path::{Path, PathBuf};
+use yaml::{Mapping, Value};
 
 use fsio::{LockGuard, io_err, write_atomic};
 
@@ -356,7 +356,7 @@ impl Store {
         let before = typed_meta(&path, doc.0.clone())?;
         let r = f(&mut doc, &before)?;
         let after = typed_meta(&path, doc.0.clone())?;
-        write_atomic(&path, yaml::to_string(&Value::Mapping(doc.0)).as_bytes())?;
+        write_atomic(&path, yaml::to_string(&Value::Object(doc.0)).as_bytes())?;
         Ok((r, after))
     }
 
@@ -1134,12 +1134,15 @@ impl Store {
 /// Whether process `pid` runs and is the one that started at `started` (clock
 /// ticks since boot, from /proc; 0 when unknown): a recycled pid is not alive.
 pub fn process_alive(pid: u32, started: u64) -> bool {
-    let Ok(pid_t) = libc::pid_t::try_from(pid) else {
+    let Some(p) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return false;
     };
-    // SAFETY: signal 0 only checks that the process exists.
-    let exists = unsafe { libc::kill(pid_t, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // Signal 0 only checks that the process exists (EPERM: it does, not ours).
+    let exists = rustix::process::test_kill_process(p)
+        .map_or_else(|e| e == rustix::io::Errno::PERM, |()| true);
     if !exists {
         return false;
     }
@@ -1251,7 +1254,7 @@ fn no_follow(o: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW);
+        o.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
     }
     o
 }
@@ -1325,7 +1328,7 @@ impl PrunedRuns {
     const KEY: &'static str = "prunedRuns";
 
     fn read(doc: &MetaDoc) -> Self {
-        let Some(Value::Mapping(m)) = doc.0.get(Self::KEY) else {
+        let Some(Value::Object(m)) = doc.0.get(Self::KEY) else {
             return Self::default();
         };
         let get = |k: &str| m.get(k).and_then(Value::as_u64).unwrap_or(0);
@@ -1343,7 +1346,7 @@ impl PrunedRuns {
         m.insert("passCount".into(), self.pass_count.into());
         m.insert("flakyCount".into(), self.flaky_count.into());
         m.insert("durationSum".into(), self.duration_sum.into());
-        doc.set(Self::KEY, Value::Mapping(m));
+        doc.set(Self::KEY, Value::Object(m));
     }
 }
 
@@ -1358,13 +1361,12 @@ pub struct MetaDoc(pub Mapping);
 impl MetaDoc {
     /// Sets `key`, keeping its position, or appending it.
     pub fn set(&mut self, key: &str, value: impl Into<Value>) {
-        self.0.insert(Value::String(key.into()), value.into());
+        self.0.insert(key.into(), value.into());
     }
     /// Sets `key` only if absent.
     pub fn set_default(&mut self, key: &str, value: impl Into<Value>) {
-        let k = Value::String(key.into());
-        if !self.0.contains_key(&k) {
-            self.0.insert(k, value.into());
+        if !self.0.contains_key(key) {
+            self.0.insert(key.into(), value.into());
         }
     }
 }
@@ -1381,8 +1383,8 @@ fn read_meta_doc(path: &Path) -> Result<Option<Mapping>, StoreError> {
             problem: "the file is empty".into(),
         });
     }
-    match serde_yaml_ng::from_str::<Value>(&text) {
-        Ok(Value::Mapping(m)) => Ok(Some(m)),
+    match yaml::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(Some(m)),
         Ok(other) => Err(StoreError::Corrupt {
             path: path.into(),
             problem: format!(
@@ -1398,7 +1400,7 @@ fn read_meta_doc(path: &Path) -> Result<Option<Mapping>, StoreError> {
 }
 
 fn typed_meta(path: &Path, doc: Mapping) -> Result<ScenarioMeta, StoreError> {
-    serde_yaml_ng::from_value(Value::Mapping(doc)).map_err(|e| StoreError::Corrupt {
+    serde_json::from_value(Value::Object(doc)).map_err(|e| StoreError::Corrupt {
         path: path.into(),
         problem: format!("unexpected content: {e}"),
     })
@@ -1410,9 +1412,8 @@ fn kind_of(v: &Value) -> &'static str {
         Value::Bool(_) => "a boolean",
         Value::Number(_) => "a number",
         Value::String(_) => "a string",
-        Value::Sequence(_) => "a list",
-        Value::Mapping(_) => "a mapping",
-        Value::Tagged(_) => "a tagged value",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
     }
 }
 
@@ -1420,12 +1421,12 @@ fn number(f: f64) -> Value {
     if f.fract() == 0.0 && (0.0..1e15).contains(&f) {
         Value::Number((f as u64).into())
     } else {
-        Value::Number(f.into())
+        Value::from(f)
     }
 }
 
 fn to_value<T: Serialize>(v: &T) -> Value {
-    serde_yaml_ng::to_value(v).expect("store types serialize")
+    serde_json::to_value(v).expect("store types serialize")
 }
 
 /// Renders a store type as YAML in the original's style.
@@ -1434,7 +1435,7 @@ pub fn to_yaml<T: Serialize>(v: &T) -> String {
 }
 
 fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, StoreError> {
-    serde_yaml_ng::from_str(text).map_err(|e| StoreError::Corrupt {
+    yaml::from_str(text).map_err(|e| StoreError::Corrupt {
         path: path.into(),
         problem: format!("{e}"),
     })

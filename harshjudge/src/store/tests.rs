@@ -93,9 +93,9 @@ fn init_writes_config_and_gitignore_once() {
     // A second init keeps the first config.
     store.ensure_initialized("Other", "").unwrap();
     assert_eq!(store.read_config().unwrap().project_name, "Demo App");
-    let cfg: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(store.config_path()).unwrap()).unwrap();
-    assert_eq!(cfg["version"], serde_yaml_ng::Value::String("1.0".into()));
+    let cfg: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(store.config_path()).unwrap()).unwrap();
+    assert_eq!(cfg["version"], serde_json::Value::String("1.0".into()));
 }
 
 #[test]
@@ -132,12 +132,9 @@ fn meta_and_step_files_golden() {
         read(steps.join("02-enter-users-email-password.md"))
     );
     // YAML 1.1 readers get strings back: ids, not numbers.
-    let v: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(store.meta_path(&s)).unwrap()).unwrap();
-    assert_eq!(
-        v["steps"][0]["id"],
-        serde_yaml_ng::Value::String("01".into())
-    );
+    let v: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(store.meta_path(&s)).unwrap()).unwrap();
+    assert_eq!(v["steps"][0]["id"], serde_json::Value::String("01".into()));
 }
 
 #[test]
