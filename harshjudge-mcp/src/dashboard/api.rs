@@ -3,7 +3,7 @@
 //! a scenario or run that does not exist is a 404 (not `null`), `runNumber` is
 //! the number stored in `result.json` when there is one, ids are validated.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use harshjudge::store::{RunId, ScenarioMeta, Slug, Store, StoreError};
 use serde_json::{Value, json};
@@ -130,9 +130,7 @@ fn v1_front_matter(text: &str) -> (Option<String>, Vec<String>) {
 }
 
 fn scenario_md(store: &Store, slug: &Slug) -> Option<String> {
-    store
-        .read_to_string(&store.scenario_md_path(slug))
-        .ok()
+    store.read_to_string(&store.scenario_md_path(slug)).ok()
 }
 
 /// `GET /api/projects/{p}/scenarios`: `ScenarioSummary[]`, the most recently
@@ -240,8 +238,8 @@ pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
         }
     };
     let raw = store.read_meta_json(&slug).unwrap_or_else(
-            || json!({"totalRuns": 0, "passCount": 0, "failCount": 0, "avgDuration": 0}),
-        );
+        || json!({"totalRuns": 0, "passCount": 0, "failCount": 0, "avgDuration": 0}),
+    );
     let steps: Vec<Value> = meta
         .steps
         .iter()

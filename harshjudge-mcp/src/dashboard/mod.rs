@@ -125,7 +125,9 @@ impl Dashboard {
     pub fn new(root: &Path) -> Self {
         Dashboard {
             root: root.to_path_buf(),
-            dir: harshjudge::store::Store::for_project(root).dir().to_path_buf(),
+            dir: harshjudge::store::Store::for_project(root)
+                .dir()
+                .to_path_buf(),
         }
     }
 

@@ -3,6 +3,13 @@
 //! `[[ATTACHMENT|path]]` convention CI systems pick up), skipped steps with the
 //! reason. Built from the files on disk, so runs recorded by `cargo test`, by
 //! agents through MCP and by the original HarshJudge render alike.
+//!
+//! Read through the store: a run's `result.json` by [`Store::read_result_at`],
+//! its evidence by [`Store::run_evidence`] (the lister the HTML report and the
+//! dashboard use). Written by hand rather than with `quick-junit` (nextest's
+//! writer): quick-junit 0.7 always writes `skipped` on `<testsuites>`, which
+//! Jenkins' `junit-10.xsd` does not allow (the file validates today except our
+//! `file`/`line`), and 0.6 writes `disabled` instead of a suite's `skipped`.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

@@ -29,11 +29,23 @@ const ALLOWED: &[(&str, &str)] = &[
     ("harshjudge-mcp/src/cli.rs", "removed by H3 at merge"),
     ("harshjudge-mcp/src/context.rs", "removed by H3 at merge"),
     ("harshjudge-mcp/src/knowledge.rs", "removed by H3 at merge"),
-    ("harshjudge-mcp/src/tools/discover.rs", "removed by H3 at merge"),
-    ("harshjudge-mcp/src/tools/project.rs", "removed by H3 at merge"),
-    ("harshjudge-mcp/src/tools/record.rs", "removed by H3 at merge"),
+    (
+        "harshjudge-mcp/src/tools/discover.rs",
+        "removed by H3 at merge",
+    ),
+    (
+        "harshjudge-mcp/src/tools/project.rs",
+        "removed by H3 at merge",
+    ),
+    (
+        "harshjudge-mcp/src/tools/record.rs",
+        "removed by H3 at merge",
+    ),
     ("harshjudge-mcp/src/tools/run.rs", "removed by H3 at merge"),
-    ("harshjudge-mcp/src/tools/scenario.rs", "removed by H3 at merge"),
+    (
+        "harshjudge-mcp/src/tools/scenario.rs",
+        "removed by H3 at merge",
+    ),
     // removed by H4 at merge (harness, runner, run)
     ("harshjudge/src/run.rs", "removed by H4 at merge"),
 ];
@@ -237,7 +249,9 @@ fn the_literal_scanner_sees_paths_and_not_keys_or_messages() {
     assert!(flagged(r#"n.strip_prefix("step-")"#));
     assert!(!flagged(r#"json!({"runs": runs, "steps": steps})"#));
     assert!(!flagged(r#"o.insert("evidence".into(), v)"#));
-    assert!(!flagged(r#"err("no .harshJudge/config.yaml in this folder")"#));
+    assert!(!flagged(
+        r#"err("no .harshJudge/config.yaml in this folder")"#
+    ));
 }
 
 #[test]

@@ -105,7 +105,8 @@ impl Store {
     /// holds `config.yaml` or is called `.harshJudge`, else its `.harshJudge/`
     /// when there is one (a project folder), else the folder as given.
     pub fn resolve_dir(dir: &Path) -> PathBuf {
-        if Store::new(dir).config_path().is_file() || dir.file_name().is_some_and(|n| n == STORE_DIR)
+        if Store::new(dir).config_path().is_file()
+            || dir.file_name().is_some_and(|n| n == STORE_DIR)
         {
             dir.to_path_buf()
         } else if dir.join(STORE_DIR).is_dir() {
@@ -433,7 +434,10 @@ mod tests {
                 ("shot.png", Some("02"), true),
             ]
         );
-        assert_eq!(ev.files[0].link, "scenarios/s/runs/r1/step-01/evidence/a%20b.txt");
+        assert_eq!(
+            ev.files[0].link,
+            "scenarios/s/runs/r1/step-01/evidence/a%20b.txt"
+        );
         assert_eq!(ev.step_files_or_flat().count(), 2);
         assert_eq!(ev.of_step("02").count(), 1);
     }
