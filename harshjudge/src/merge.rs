@@ -27,13 +27,7 @@ pub struct Merged {
 /// when it holds `config.yaml` or is called `.harshJudge`, else its
 /// `.harshJudge/` (a project folder).
 pub fn store_dir(dir: &Path) -> PathBuf {
-    if dir.join("config.yaml").is_file() || dir.file_name().is_some_and(|n| n == ".harshJudge") {
-        dir.to_path_buf()
-    } else if dir.join(".harshJudge").is_dir() {
-        dir.join(".harshJudge")
-    } else {
-        dir.to_path_buf()
-    }
+    Store::resolve_dir(dir)
 }
 
 /// Merges `sources` into `into` ([`Store::merge_from`]), then writes the
@@ -60,8 +54,8 @@ pub fn merge(sources: &[PathBuf], into: &Path) -> Result<Merged, StoreError> {
         stores.push(Store::new(dir));
     }
     let outcome = target.merge_from(&stores)?;
-    let junit = into.join("report").join("junit.xml");
-    let index = into.join("report").join("index.html");
+    let junit = target.junit_path();
+    let index = target.report_index();
     if outcome.changed || !junit.is_file() || !index.is_file() {
         let (runs, wall_ms) = latest_runs(&target)?;
         crate::report::junit::write(&target, &runs, wall_ms, &junit)?;
@@ -87,10 +81,12 @@ fn latest_runs(store: &Store) -> Result<(Vec<RunRef>, u64), StoreError> {
     };
     for slug in store.list_scenarios()? {
         let mut results: Vec<RunResult> = vec![];
+        let mut dirs = std::collections::HashMap::new();
         for run in store.list_runs(&slug)? {
             if let Ok(Some(r)) = store.read_result(&slug, &run)
                 && r.status != RunStatus::Running
             {
+                dirs.insert(r.run_id.clone(), store.run_dir(&slug, &run));
                 results.push(r);
             }
         }
@@ -100,7 +96,8 @@ fn latest_runs(store: &Store) -> Result<(Vec<RunRef>, u64), StoreError> {
         else {
             continue;
         };
-        let run_dir = |id: &str| store.scenario_dir(&slug).join("runs").join(id);
+        // The folder of a run read above (its `runId`, as the other runs name it).
+        let run_dir = |id: &str| dirs[id].clone();
         let earlier = match (&latest.first_run_id, latest.attempt) {
             (Some(f), Some(n)) if n > 1 => {
                 let mut e: Vec<&RunResult> = results

@@ -321,7 +321,7 @@ impl Settings {
         })?;
         let dir = match env("HARSHJUDGE_DIR")? {
             Some(d) => package_root.join(d),
-            None => package_root.join(".harshJudge"),
+            None => package_root.join(crate::store::STORE_DIR),
         };
         let base_url = env("HARSHJUDGE_BASE_URL")?.unwrap_or_default();
         if !base_url.is_empty() && !is_http_url(&base_url) {
@@ -332,7 +332,7 @@ impl Settings {
             });
         }
         let junit = match env("HARSHJUDGE_JUNIT")? {
-            None => Some(dir.join("report").join("junit.xml")),
+            None => Some(crate::store::Store::new(&dir).junit_path()),
             // `off` (or any false word) turns it off; anything else is a path.
             Some(p) => match parse_bool("HARSHJUDGE_JUNIT", &p) {
                 Ok(false) => None,

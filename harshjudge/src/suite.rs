@@ -225,7 +225,7 @@ pub struct SuiteLog {
 impl SuiteLog {
     /// The checkpoint file of `binary` in `store`.
     pub fn path(store: &Store, binary: &str) -> PathBuf {
-        store.dir().join(".suite").join(format!("{binary}.json"))
+        store.suite_checkpoint(binary)
     }
 
     /// The previous invocation's checkpoint, if any (an unreadable one is
@@ -423,7 +423,7 @@ impl ReplayInfo {
             sh_quote(&binary_name()),
             sh_quote(test_name),
         ));
-        let path = run_dir.join("replay.sh");
+        let path = Store::replay_script(run_dir);
         Store::new(&self.store_dir).write_file(&path, s.as_bytes())?;
         #[cfg(unix)]
         {

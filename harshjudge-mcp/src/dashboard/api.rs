@@ -3,7 +3,7 @@
 //! a scenario or run that does not exist is a 404 (not `null`), `runNumber` is
 //! the number stored in `result.json` when there is one, ids are validated.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use harshjudge::store::{RunId, ScenarioMeta, Slug, Store, StoreError};
 use serde_json::{Value, json};
@@ -130,9 +130,7 @@ fn v1_front_matter(text: &str) -> (Option<String>, Vec<String>) {
 }
 
 fn scenario_md(store: &Store, slug: &Slug) -> Option<String> {
-    store
-        .read_to_string(&store.scenario_dir(slug).join("scenario.md"))
-        .ok()
+    store.read_to_string(&store.scenario_md_path(slug)).ok()
 }
 
 /// `GET /api/projects/{p}/scenarios`: `ScenarioSummary[]`, the most recently
@@ -239,15 +237,9 @@ pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
             }
         }
     };
-    let raw = store
-        .read_to_string(&store.meta_path(&slug))
-        .ok()
-        .and_then(|t| harshjudge::store::yaml::from_str::<harshjudge::store::yaml::Value>(&t).ok())
-        .and_then(|y| serde_json::to_value(y).ok())
-        .filter(Value::is_object)
-        .unwrap_or_else(
-            || json!({"totalRuns": 0, "passCount": 0, "failCount": 0, "avgDuration": 0}),
-        );
+    let raw = store.read_meta_json(&slug).unwrap_or_else(
+        || json!({"totalRuns": 0, "passCount": 0, "failCount": 0, "avgDuration": 0}),
+    );
     let steps: Vec<Value> = meta
         .steps
         .iter()
@@ -279,21 +271,22 @@ pub fn runs(store: &Store, s: &str) -> Result<Value, ApiError> {
 pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     let run = run_id(r)?;
-    let dir = store.run_dir(&slug, &run);
-    if !store.metadata(&dir).is_ok_and(|m| m.is_dir()) {
+    if !store
+        .metadata(&store.run_dir(&slug, &run))
+        .is_ok_and(|m| m.is_dir())
+    {
         return Err(ApiError::new(
             404,
             format!("Run not found: {run} in scenario {slug}"),
         ));
     }
-    let result = store
-        .read_file(&dir.join("result.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .unwrap_or(Value::Null);
-    let paths: Vec<String> = evidence_paths(store, &dir)
-        .into_iter()
-        .map(|p| p.to_string_lossy().into_owned())
+    let result = store.read_result_json(&slug, &run).unwrap_or(Value::Null);
+    // Every evidence file (absolute): those of the step folders, or of the v1
+    // flat `evidence/` folder when the run has no step folders.
+    let paths: Vec<String> = store
+        .run_evidence(&slug, &run)?
+        .step_files_or_flat()
+        .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
     Ok(json!({
         "runId": run.as_str(),
@@ -301,46 +294,4 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
         "result": result,
         "evidencePaths": paths,
     }))
-}
-
-/// Every evidence file of a run (absolute): those of its `step-*/evidence/`
-/// folders, or of the v1 flat `evidence/` folder when it has no step folders.
-/// Sidecars (`*.meta.json`) and hidden files are left out, and so is any
-/// link (read through the store: never followed out of `.harshJudge/`).
-pub fn evidence_paths(store: &Store, run_dir: &Path) -> Vec<PathBuf> {
-    let files = |dir: &Path| -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = store
-            .read_dir(dir)
-            .map(|rd| {
-                rd.flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                    .filter(|e| {
-                        let n = e.file_name().to_string_lossy().into_owned();
-                        !n.ends_with(".meta.json") && !n.starts_with('.')
-                    })
-                    .map(|e| e.path())
-                    .collect()
-            })
-            .unwrap_or_default();
-        v.sort();
-        v
-    };
-    let mut steps: Vec<PathBuf> = store
-        .read_dir(run_dir)
-        .map(|rd| {
-            rd.flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                .filter(|e| e.file_name().to_string_lossy().starts_with("step-"))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default();
-    if steps.is_empty() {
-        return files(&run_dir.join("evidence"));
-    }
-    steps.sort();
-    steps
-        .iter()
-        .flat_map(|s| files(&s.join("evidence")))
-        .collect()
 }

@@ -32,10 +32,6 @@ use crate::error::{Code, ToolError};
 pub const DEFAULT_PORT: u16 = 7002;
 /// Ports tried: the requested one and the next nine.
 pub const PORT_TRIES: u16 = 10;
-/// `.harshJudge/.dashboard-state.json`.
-pub const STATE_FILE: &str = ".dashboard-state.json";
-/// `.harshJudge/.dashboard.log`: the dashboard process's output.
-pub const LOG_FILE: &str = ".dashboard.log";
 /// How long `open` waits for the process to answer.
 pub const START_TIMEOUT: Duration = Duration::from_secs(8);
 /// How long `close` waits after SIGTERM before SIGKILL.
@@ -128,7 +124,9 @@ impl Dashboard {
     pub fn new(root: &Path) -> Self {
         Dashboard {
             root: root.to_path_buf(),
-            dir: root.join(".harshJudge"),
+            dir: harshjudge::store::Store::for_project(root)
+                .dir()
+                .to_path_buf(),
         }
     }
 
@@ -139,12 +137,12 @@ impl Dashboard {
 
     /// `.harshJudge/.dashboard-state.json`.
     pub fn state_path(&self) -> PathBuf {
-        self.dir.join(STATE_FILE)
+        self.store().dashboard_state_path()
     }
 
     /// `.harshJudge/.dashboard.log`.
     pub fn log_path(&self) -> PathBuf {
-        self.dir.join(LOG_FILE)
+        self.store().dashboard_log_path()
     }
 
     /// The `.harshJudge/` folder as a store: every file of the dashboard is
@@ -233,7 +231,7 @@ impl Dashboard {
     /// `openDashboard`: starts the dashboard (or finds it running) on `port`
     /// or the next free one up to 9 higher.
     pub fn open(&self, port: Option<u16>, open_browser: bool) -> Result<Value, ToolError> {
-        if !self.dir.join("config.yaml").is_file() {
+        if !self.store().is_initialized() {
             return Err(ToolError::new(
                 Code::NotInitialized,
                 format!(

@@ -48,7 +48,7 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
         .map_err(|e| format!("error: cannot start the async runtime: {e}"))?;
     let app = Arc::new(App {
         root: root.to_path_buf(),
-        store_dir: root.join(".harshJudge"),
+        store_dir: Store::for_project(root).dir().to_path_buf(),
         port,
         started_at: harshjudge::store::now_iso(),
     });
@@ -57,8 +57,8 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
         pid = std::process::id(),
         "dashboard listening on http://127.0.0.1:{port}/"
     );
-    let state_file = app.store_dir.join(super::STATE_FILE);
     let store = Store::new(&app.store_dir);
+    let state_file = store.dashboard_state_path();
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| format!("error: cannot listen on 127.0.0.1:{port}: {e}"))?;

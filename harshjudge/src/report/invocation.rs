@@ -74,29 +74,9 @@ fn epoch_ms(t: SystemTime) -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// The slug folder of a run folder (`scenarios/{slug}/runs/{id}`).
-fn scenario_of(run_dir: &Path) -> Option<&Path> {
-    run_dir.parent()?.parent()
-}
-
-/// A file name for an invocation id: the id itself when it is a plain token
-/// (a nextest run id is a UUID), else a hash of it.
-fn record_name(id: &str) -> String {
-    let plain = !id.is_empty()
-        && id.len() <= 64
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if plain {
-        format!("invocation-{id}.json")
-    } else {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in id.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        format!("invocation-{h:016x}.json")
-    }
+/// The scenario of a run folder ([`Store::run_of_dir`]).
+fn scenario_of(run_dir: &Path) -> Option<crate::store::Slug> {
+    Store::run_of_dir(run_dir).map(|(slug, _)| slug)
 }
 
 impl Record {
@@ -168,19 +148,13 @@ fn read_record(store: &Store, path: &Path) -> Result<Option<Record>, StoreError>
 }
 
 /// Removes the records of invocations that ended long ago.
-fn remove_old_records(store: &Store, dir: &Path, keep: &Path) {
-    let Ok(entries) = store.read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let path = e.path();
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if path == keep || !name.starts_with("invocation-") || !name.ends_with(".json") {
+fn remove_old_records(store: &Store, keep: &Path) {
+    for path in store.invocation_records() {
+        if path == keep {
             continue;
         }
-        let old = e
-            .metadata()
+        let old = store
+            .metadata(&path)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.elapsed().ok())
@@ -231,8 +205,7 @@ fn write_step_summary(
 /// (`junit: …`, `report: …`, or what could not be written).
 pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
     let mut lines = Vec::new();
-    let suite_dir = store.dir().join(".suite");
-    let _lock = match Lock::acquire(store, &suite_dir.join(".publish.lock")) {
+    let _lock = match Lock::acquire(store, &store.publish_lock_path()) {
         Ok(l) => Some(l),
         Err(e) => {
             lines.push(format!(
@@ -250,11 +223,11 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
     let record_path = p
         .invocation
         .as_deref()
-        .map(|id| suite_dir.join(record_name(id)));
+        .map(|id| store.invocation_record(id));
     if let Some(path) = &record_path {
         match read_record(store, path) {
             Ok(Some(r)) => record = r,
-            Ok(None) => remove_old_records(store, &suite_dir, path),
+            Ok(None) => remove_old_records(store, path),
             Err(e) => lines.push(format!(
                 "harshjudge: {e}: the reports start afresh from this process's runs"
             )),
@@ -332,6 +305,12 @@ mod tests {
 
     #[test]
     fn record_names_are_safe_file_names() {
+        let store = Store::new("/hj");
+        let record_name = |id: &str| {
+            let path = store.invocation_record(id);
+            assert_eq!(path.parent(), Some(store.suite_dir().as_path()));
+            path.file_name().unwrap().to_string_lossy().into_owned()
+        };
         assert_eq!(
             record_name("0c7a1c1e-0000-0000-0000-000000000000"),
             "invocation-0c7a1c1e-0000-0000-0000-000000000000.json"

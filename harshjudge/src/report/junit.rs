@@ -3,16 +3,23 @@
 //! `[[ATTACHMENT|path]]` convention CI systems pick up), skipped steps with the
 //! reason. Built from the files on disk, so runs recorded by `cargo test`, by
 //! agents through MCP and by the original HarshJudge render alike.
+//!
+//! Read through the store: a run's `result.json` by [`Store::read_result_at`],
+//! its evidence by [`Store::run_evidence`] (the lister the HTML report and the
+//! dashboard use). Written by hand rather than with `quick-junit` (nextest's
+//! writer): quick-junit 0.7 always writes `skipped` on `<testsuites>`, which
+//! Jenkins' `junit-10.xsd` does not allow (the file validates today except our
+//! `file`/`line`), and 0.6 writes `disabled` instead of a suite's `skipped`.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use crate::store::{RunResult, RunStatus, StepStatus, Store, StoreError};
+use crate::store::{RunEvidence, RunResult, RunStatus, StepStatus, Store, StoreError};
 
-/// One run to report: its folder under `scenarios/{slug}/runs/`.
+/// One run to report: its folder ([`Store::run_dir`]).
 #[derive(Clone, Debug)]
 pub struct RunRef {
-    /// `runs/{runId}`.
+    /// The run's folder.
     pub dir: PathBuf,
     /// Earlier attempts of the same scenario (retries), oldest first: their
     /// failures become `flakyFailure` (the step passed in the end) or
@@ -49,45 +56,34 @@ struct Suite {
     dir: PathBuf,
     titles: Vec<(String, String)>,
     earlier: Vec<(PathBuf, RunResult)>,
+    evidence: RunEvidence,
 }
 
 fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
-    let path = run.dir.join("result.json");
-    store.confine(&path)?;
-    let bytes = match store.read_file(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::Io { path, source: e }),
+    let Some((slug, id, result)) = store.read_result_at(&run.dir)? else {
+        return Ok(None);
     };
-    let result: RunResult = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
-        path: path.clone(),
-        problem: format!("not a valid result.json: {e}"),
-    })?;
-    let slug = if result.scenario_slug.is_empty() {
-        run.dir
-            .parent()
-            .and_then(Path::parent)
-            .and_then(Path::file_name)
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    } else {
-        result.scenario_slug.clone()
-    };
-    let titles = crate::store::Slug::new(slug.clone())
+    let titles = store
+        .read_meta(&slug)
         .ok()
-        .and_then(|s| store.read_meta(&s).ok().flatten())
+        .flatten()
         .map(|m| m.steps.into_iter().map(|s| (s.id, s.title)).collect())
         .unwrap_or_default();
     let earlier = run
         .earlier
         .iter()
         .filter_map(|d| {
-            let r = store.read_file(&d.join("result.json")).ok()?;
-            Some((d.clone(), serde_json::from_slice(&r).ok()?))
+            let (_, _, r) = store.read_result_at(d).ok()??;
+            Some((d.clone(), r))
         })
         .collect();
     Ok(Some(Suite {
-        slug,
+        slug: if result.scenario_slug.is_empty() {
+            slug.to_string()
+        } else {
+            result.scenario_slug.clone()
+        },
+        evidence: store.run_evidence(&slug, &id)?,
         result,
         dir: run.dir.clone(),
         titles,
@@ -193,7 +189,7 @@ pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, St
             } else {
                 format!("{} {title}", step.id)
             };
-            let evidence_dir = s.dir.join(format!("step-{}", step.id)).join("evidence");
+            let evidence_dir = Store::step_evidence_dir(&s.dir, &step.id);
             let _ = write!(
                 body,
                 "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
@@ -261,21 +257,21 @@ pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, St
                                 .unwrap_or_default()
                         )),
                         escape(
-                            &dir.join(format!("step-{}", step.id))
-                                .join("evidence")
+                            &Store::step_evidence_dir(dir, &step.id)
                                 .display()
                                 .to_string()
                         )
                     );
                 }
             }
-            if !step.evidence_files.is_empty() {
+            let mut files = s.evidence.of_step(&step.id).peekable();
+            if files.peek().is_some() {
                 let _ = write!(body, "      <system-out>");
-                for f in &step.evidence_files {
+                for f in files {
                     let _ = writeln!(
                         body,
                         "[[ATTACHMENT|{}]]",
-                        escape(&evidence_dir.join(f).display().to_string())
+                        escape(&f.path.display().to_string())
                     );
                 }
                 let _ = writeln!(body, "</system-out>");

@@ -20,12 +20,16 @@
 
 mod fsio;
 pub mod ids;
+#[cfg(test)]
+mod layout_check;
 mod merge;
+mod paths;
 mod types;
 pub mod yaml;
 
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
+pub use paths::{EvidenceFile, LAYOUT_NAMES, RunEvidence, STORE_DIR};
 pub use types::*;
 
 use std::path::{Path, PathBuf};

@@ -42,7 +42,6 @@ pub struct ReportStats {
 /// scripts of runs that fell out of the history are removed.
 pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
     let store = Store::new(store_dir);
-    let report = store_dir.join("report");
     let overview = model::overview(&store)?;
     let mut written = 0;
     let mut runs = 0;
@@ -51,13 +50,10 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
         let slug = Slug::new(s.slug.clone())?;
         for h in &s.history {
             let run = RunId::new(h.id.clone())?;
-            let target = report
-                .join("data/runs")
-                .join(slug.as_str())
-                .join(format!("{run}.js"));
+            let target = store.report_run_script(&slug, &run);
             keep.insert(target.clone());
             runs += 1;
-            let source = store.run_dir(&slug, &run).join("result.json");
+            let source = store.result_path(&slug, &run);
             if is_fresh(&store, &target, &source) {
                 continue;
             }
@@ -67,10 +63,10 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
             }
         }
     }
-    prune(&store, &report.join("data/runs"), &keep);
+    prune(&store, &store.report_run_scripts(), &keep);
     let overview_js = call("overview", &overview);
-    store.write_file(&report.join("data/overview.js"), overview_js.as_bytes())?;
-    let index = report.join("index.html");
+    store.write_file(&store.report_overview_script(), overview_js.as_bytes())?;
+    let index = store.report_index();
     store.write_file(&index, PAGE.as_bytes())?;
     Ok(ReportStats {
         index,
@@ -124,12 +120,12 @@ pub fn stamp(store_dir: &Path) -> Result<String, StoreError> {
     for slug in store.list_scenarios()? {
         mix(slug.as_str().as_bytes());
         mix(&mtime(&store.meta_path(&slug)).to_le_bytes());
-        let runs_dir = store.scenario_dir(&slug).join("runs");
+        let runs_dir = store.runs_dir(&slug);
         mix(&mtime(&runs_dir).to_le_bytes());
         // Only the newest runs change; older ones are final.
         for run in model::recent_runs(&store, &slug, 3)? {
             mix(run.as_str().as_bytes());
-            mix(&mtime(&store.run_dir(&slug, &run).join("result.json")).to_le_bytes());
+            mix(&mtime(&store.result_path(&slug, &run)).to_le_bytes());
         }
     }
     Ok(format!("{h:016x}"))

@@ -334,20 +334,6 @@ fn title_of(meta: &ScenarioMeta, slug: &Slug) -> String {
     }
 }
 
-/// Percent-encodes one path segment (ids we write never need it; files of
-/// other writers may).
-fn enc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// Builds one run's view, or `None` when the run has no `result.json`.
 pub(crate) fn run_view(
     store: &Store,
@@ -358,30 +344,19 @@ pub(crate) fn run_view(
         return Ok(None);
     };
     let meta = store.read_meta(slug).ok().flatten().unwrap_or_default();
-    let run_dir = store.run_dir(slug, run);
-    let rel_run = format!(
-        "../scenarios/{}/runs/{}",
-        enc(slug.as_str()),
-        enc(run.as_str())
-    );
     let running = result.status == RunStatus::Running;
-
     // Evidence files per step id: step-NN/evidence/*, or v1 flat evidence/step-NN-name.ext.
     let mut files: BTreeMap<String, Vec<(String, String, PathBuf, u64)>> = BTreeMap::new();
-    for step in store.step_dirs(slug, run)? {
-        let dir = run_dir.join(format!("step-{step}")).join("evidence");
-        let list = files.entry(step.to_string()).or_default();
-        for (name, size) in list_dir(store, &dir) {
-            let path = format!("{rel_run}/step-{step}/evidence/{}", enc(&name));
-            let abs = dir.join(&name);
-            list.push((name, path, abs, size));
-        }
+    let evidence = store.run_evidence(slug, run)?;
+    for step in evidence.step_dirs {
+        files.entry(step).or_default();
     }
-    for (name, size) in list_dir(store, &run_dir.join("evidence")) {
-        if let Some((id, rest)) = v1_name(&name) {
-            let path = format!("{rel_run}/evidence/{}", enc(&name));
-            let abs = run_dir.join("evidence").join(&name);
-            files.entry(id).or_default().push((rest, path, abs, size));
+    for f in evidence.files {
+        if let Some(step) = f.step {
+            files
+                .entry(step)
+                .or_default()
+                .push((f.name, format!("../{}", f.link), f.path, f.size));
         }
     }
 
@@ -458,32 +433,6 @@ pub(crate) fn run_view(
         flaky: result.flaky,
         steps,
     }))
-}
-
-/// `step-03-login.png` → (`03`, `login.png`).
-fn v1_name(name: &str) -> Option<(String, String)> {
-    let rest = name.strip_prefix("step-")?;
-    let (num, rest) = rest.split_once('-')?;
-    let n: u32 = num.parse().ok()?;
-    (n > 0 && n < 100 && !rest.is_empty()).then(|| (format!("{n:02}"), rest.to_string()))
-}
-
-/// Files of a folder (not sidecars, not hidden, not links), sorted, with sizes.
-fn list_dir(store: &Store, dir: &Path) -> Vec<(String, u64)> {
-    let Ok(rd) = store.read_dir(dir) else {
-        return vec![];
-    };
-    let mut out: Vec<(String, u64)> = rd
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let meta = e.metadata().ok()?;
-            (meta.is_file() && !name.starts_with('.') && !name.ends_with(".meta.json"))
-                .then_some((name, meta.len()))
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 fn classify(store: &Store, view: &mut StepView, abs: &Path, name: String, path: String, size: u64) {

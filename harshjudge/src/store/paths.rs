@@ -1,0 +1,444 @@
+//! The rest of the `.harshJudge/` layout, so that no module outside `store`
+//! joins a layout name: the project's store folder, the report folder and its
+//! files, the suite checkpoints and invocation records (`.suite/`), the
+//! dashboard's state and log, run folders named by path (a run folder back to
+//! its ids, links to runs and evidence relative to the store), the one evidence
+//! lister and the readers of a run's and a scenario's files as stored.
+//!
+//! [`LAYOUT_NAMES`] lists every folder and file name of the layout; a unit test
+//! (`layout_check`) fails when a file outside `store/` names one of them as a
+//! path.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::fsio::io_err;
+use super::{RunId, RunResult, Slug, Store, StoreError};
+
+/// The store's folder in a project: `{project}/.harshJudge`.
+pub const STORE_DIR: &str = ".harshJudge";
+
+/// Every folder and file name of the `.harshJudge/` layout (what the
+/// `layout_check` test looks for outside `store/`).
+pub const LAYOUT_NAMES: &[&str] = &[
+    STORE_DIR,
+    "config.yaml",
+    "prd.md",
+    "scenarios",
+    "meta.yaml",
+    "scenario.md",
+    "steps",
+    "runs",
+    "result.json",
+    "skill-state.yaml",
+    "replay.sh",
+    "step-",
+    "evidence",
+    ".meta.json",
+    ".meta.yaml.lock",
+    ".run.lock",
+    ".running",
+    ".suite",
+    "report",
+    "junit.xml",
+    "index.html",
+    "overview.js",
+    "knowledge",
+    "sequences",
+    "exports",
+    ".dashboard-state.json",
+    ".dashboard.log",
+];
+
+/// What a run holds as evidence, listed once for every reader (the HTML
+/// report, JUnit, the dashboard's API).
+#[derive(Clone, Debug, Default)]
+pub struct RunEvidence {
+    /// The run's `step-NN` folders, sorted.
+    pub step_dirs: Vec<String>,
+    /// The files, per step folder in order then the flat (v1) `evidence/`
+    /// folder, each folder sorted by name.
+    pub files: Vec<EvidenceFile>,
+}
+
+/// One evidence file (never a sidecar, a hidden file or a link).
+#[derive(Clone, Debug)]
+pub struct EvidenceFile {
+    /// The step it belongs to (`NN`): its folder's, or for a flat v1 file
+    /// named `step-NN-{name}`, that number; `None` for other flat files.
+    pub step: Option<String>,
+    /// The name to show: the file name, without the `step-NN-` prefix of a v1 file.
+    pub name: String,
+    /// Whether it lies in the flat (v1) `evidence/` folder of the run.
+    pub flat: bool,
+    /// The file's path.
+    pub path: PathBuf,
+    /// The path relative to the store folder, `/`-separated, the file name
+    /// percent-encoded (the ids never need it): a link from the report.
+    pub link: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+impl RunEvidence {
+    /// The files of the step folders, or, when the run has none, those of the
+    /// flat (v1) folder.
+    pub fn step_files_or_flat(&self) -> impl Iterator<Item = &EvidenceFile> {
+        let flat = self.step_dirs.is_empty();
+        self.files.iter().filter(move |f| f.flat == flat)
+    }
+
+    /// The files of step `step` (its folder's and its v1 flat files).
+    pub fn of_step<'a>(&'a self, step: &'a str) -> impl Iterator<Item = &'a EvidenceFile> {
+        self.files
+            .iter()
+            .filter(move |f| f.step.as_deref() == Some(step))
+    }
+}
+
+impl Store {
+    /// The store of the project at `root`: `{root}/.harshJudge`.
+    pub fn for_project(root: &Path) -> Store {
+        Store::new(root.join(STORE_DIR))
+    }
+
+    /// The store folder a command-line folder names: the folder itself when it
+    /// holds `config.yaml` or is called `.harshJudge`, else its `.harshJudge/`
+    /// when there is one (a project folder), else the folder as given.
+    pub fn resolve_dir(dir: &Path) -> PathBuf {
+        if Store::new(dir).config_path().is_file()
+            || dir.file_name().is_some_and(|n| n == STORE_DIR)
+        {
+            dir.to_path_buf()
+        } else if dir.join(STORE_DIR).is_dir() {
+            dir.join(STORE_DIR)
+        } else {
+            dir.to_path_buf()
+        }
+    }
+
+    /// `scenarios/{slug}/runs`.
+    pub fn runs_dir(&self, slug: &Slug) -> PathBuf {
+        self.scenario_dir(slug).join("runs")
+    }
+
+    /// `scenarios/{slug}/runs/{runId}/result.json`.
+    pub fn result_path(&self, slug: &Slug, run: &RunId) -> PathBuf {
+        self.run_dir(slug, run).join("result.json")
+    }
+
+    /// `scenarios/{slug}/scenario.md`: a v1 scenario (the original's first format).
+    pub fn scenario_md_path(&self, slug: &Slug) -> PathBuf {
+        self.scenario_dir(slug).join("scenario.md")
+    }
+
+    /// `report/`: the HTML report and the default JUnit file.
+    pub fn report_dir(&self) -> PathBuf {
+        self.dir.join("report")
+    }
+
+    /// `report/junit.xml`.
+    pub fn junit_path(&self) -> PathBuf {
+        self.report_dir().join("junit.xml")
+    }
+
+    /// `report/index.html`.
+    pub fn report_index(&self) -> PathBuf {
+        self.report_dir().join("index.html")
+    }
+
+    /// `report/data/overview.js`.
+    pub fn report_overview_script(&self) -> PathBuf {
+        self.report_dir().join("data").join("overview.js")
+    }
+
+    /// `report/data/runs`: the run scripts' folder.
+    pub fn report_run_scripts(&self) -> PathBuf {
+        self.report_dir().join("data").join("runs")
+    }
+
+    /// `report/data/runs/{slug}/{runId}.js`.
+    pub fn report_run_script(&self, slug: &Slug, run: &RunId) -> PathBuf {
+        self.report_run_scripts()
+            .join(slug.as_str())
+            .join(format!("{run}.js"))
+    }
+
+    /// `.suite/`: suite checkpoints and invocation records (local only).
+    pub fn suite_dir(&self) -> PathBuf {
+        self.dir.join(".suite")
+    }
+
+    /// `.suite/{binary}.json`: the checkpoint of a test binary's last invocation.
+    pub fn suite_checkpoint(&self, binary: &str) -> PathBuf {
+        self.suite_dir().join(format!("{binary}.json"))
+    }
+
+    /// `.suite/.publish.lock`: held while an invocation's reports are written.
+    pub fn publish_lock_path(&self) -> PathBuf {
+        self.suite_dir().join(".publish.lock")
+    }
+
+    /// `.suite/invocation-{id}.json`: the runs of one invocation (all the
+    /// processes of one `cargo nextest run`). An id that is not a plain token
+    /// (a nextest run id is a UUID) is hashed.
+    pub fn invocation_record(&self, id: &str) -> PathBuf {
+        let plain = !id.is_empty()
+            && id.len() <= 64
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        let name = if plain {
+            format!("{INVOCATION_PREFIX}{id}.json")
+        } else {
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for b in id.bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            format!("{INVOCATION_PREFIX}{h:016x}.json")
+        };
+        self.suite_dir().join(name)
+    }
+
+    /// The invocation records in `.suite/` (whatever their age).
+    pub fn invocation_records(&self) -> Vec<PathBuf> {
+        let Ok(entries) = self.read_dir(&self.suite_dir()) else {
+            return vec![];
+        };
+        entries
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with(INVOCATION_PREFIX) && name.ends_with(".json")
+            })
+            .map(|e| e.path())
+            .collect()
+    }
+
+    /// `.dashboard-state.json`: the running dashboard (pid, port, url).
+    pub fn dashboard_state_path(&self) -> PathBuf {
+        self.dir.join(".dashboard-state.json")
+    }
+
+    /// `.dashboard.log`: the dashboard process's output.
+    pub fn dashboard_log_path(&self) -> PathBuf {
+        self.dir.join(".dashboard.log")
+    }
+
+    /// A run's folder relative to the store folder, `/`-separated
+    /// (`scenarios/{slug}/runs/{runId}`): the link to it from the report
+    /// (the ids never need percent-encoding).
+    pub fn run_link(slug: &Slug, run: &RunId) -> String {
+        format!("scenarios/{slug}/runs/{run}")
+    }
+
+    /// The evidence folder of step `step` (as a run's `result.json` names it)
+    /// in the run folder `run_dir`: `{run_dir}/step-{step}/evidence`.
+    pub fn step_evidence_dir(run_dir: &Path, step: &str) -> PathBuf {
+        run_dir.join(format!("step-{step}")).join("evidence")
+    }
+
+    /// `{run_dir}/replay.sh`: the command that runs the run's scenario again.
+    pub fn replay_script(run_dir: &Path) -> PathBuf {
+        run_dir.join("replay.sh")
+    }
+
+    /// The ids of the run folder `run_dir` (`…/scenarios/{slug}/runs/{runId}`),
+    /// or `None` when it is not shaped like one or an id is invalid.
+    pub fn run_of_dir(run_dir: &Path) -> Option<(Slug, RunId)> {
+        let mut parts = run_dir.components().rev().map(|c| match c {
+            Component::Normal(s) => s.to_str(),
+            _ => None,
+        });
+        let run = parts.next()??;
+        let runs = parts.next()??;
+        let slug = parts.next()??;
+        let scenarios = parts.next()??;
+        (runs == "runs" && scenarios == "scenarios").then_some(())?;
+        Some((Slug::new(slug).ok()?, RunId::new(run).ok()?))
+    }
+
+    /// The ids of a run folder of this store (confined: an error when the
+    /// folder is not inside `.harshJudge/` or is not a run folder).
+    pub fn run_at(&self, run_dir: &Path) -> Result<(Slug, RunId), StoreError> {
+        self.confine(run_dir)?;
+        Store::run_of_dir(run_dir).ok_or_else(|| StoreError::Corrupt {
+            path: run_dir.to_path_buf(),
+            problem: "not a run folder (scenarios/{slug}/runs/{runId})".into(),
+        })
+    }
+
+    /// The run whose folder is `run_dir` ([`Store::read_result`]): `None`
+    /// when it has no `result.json` yet.
+    pub fn read_result_at(
+        &self,
+        run_dir: &Path,
+    ) -> Result<Option<(Slug, RunId, RunResult)>, StoreError> {
+        let (slug, run) = self.run_at(run_dir)?;
+        Ok(self.read_result(&slug, &run)?.map(|r| (slug, run, r)))
+    }
+
+    /// `result.json` of a run as stored (every key, ours and unknown ones),
+    /// or `None` when it is missing or not JSON.
+    pub fn read_result_json(&self, slug: &Slug, run: &RunId) -> Option<serde_json::Value> {
+        let bytes = self.read_file(&self.result_path(slug, run)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// `meta.yaml` of a scenario as stored, as JSON (every key), or `None`
+    /// when it is missing or not a mapping.
+    pub fn read_meta_json(&self, slug: &Slug) -> Option<serde_json::Value> {
+        let path = self.meta_path(slug);
+        self.confine(&path).ok()?;
+        let doc = super::read_meta_doc(&path).ok()??;
+        serde_json::to_value(doc).ok().filter(|v| v.is_object())
+    }
+
+    /// Every evidence file of a run: the files of each `step-NN/evidence/`
+    /// folder, then those of the flat v1 `evidence/` folder (a file named
+    /// `step-NN-{name}` belongs to step `NN`). Read through the store: no link
+    /// is followed out of `.harshJudge/`.
+    pub fn run_evidence(&self, slug: &Slug, run: &RunId) -> Result<RunEvidence, StoreError> {
+        let run_dir = self.run_dir(slug, run);
+        let link = Store::run_link(slug, run);
+        let mut out = RunEvidence::default();
+        for step in self.step_dirs(slug, run)? {
+            let step = step.to_string();
+            let dir = Store::step_evidence_dir(&run_dir, &step);
+            for (name, size) in self.files_of(&dir) {
+                out.files.push(EvidenceFile {
+                    step: Some(step.clone()),
+                    link: format!("{link}/step-{step}/evidence/{}", percent(&name)),
+                    path: dir.join(&name),
+                    name,
+                    flat: false,
+                    size,
+                });
+            }
+            out.step_dirs.push(step);
+        }
+        let flat = run_dir.join("evidence");
+        for (name, size) in self.files_of(&flat) {
+            let v1 = v1_name(&name);
+            out.files.push(EvidenceFile {
+                step: v1.as_ref().map(|(id, _)| id.clone()),
+                link: format!("{link}/evidence/{}", percent(&name)),
+                path: flat.join(&name),
+                name: v1.map_or_else(|| name.clone(), |(_, rest)| rest),
+                flat: true,
+                size,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Files of a folder (not sidecars, not hidden, not links), sorted, with sizes.
+    fn files_of(&self, dir: &Path) -> Vec<(String, u64)> {
+        let Ok(rd) = self.read_dir(dir) else {
+            return vec![];
+        };
+        let mut out: Vec<(String, u64)> = rd
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let meta = e.metadata().ok()?;
+                (meta.is_file() && !name.starts_with('.') && !name.ends_with(".meta.json"))
+                    .then_some((name, meta.len()))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Reads the file at `path` inside the store, `None` when it does not
+    /// exist; other failures name the path.
+    pub fn read_if_present(&self, path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+        self.confine(path)?;
+        match self.read_file(path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(path, e)),
+        }
+    }
+}
+
+const INVOCATION_PREFIX: &str = "invocation-";
+
+/// `step-03-login.png` → (`03`, `login.png`).
+fn v1_name(name: &str) -> Option<(String, String)> {
+    let rest = name.strip_prefix("step-")?;
+    let (num, rest) = rest.split_once('-')?;
+    let n: u32 = num.parse().ok()?;
+    (n > 0 && n < 100 && !rest.is_empty()).then(|| (format!("{n:02}"), rest.to_string()))
+}
+
+/// Percent-encodes one path segment (names we write never need it; files of
+/// other writers may).
+fn percent(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_folder_names_its_ids() {
+        let (s, r) = Store::run_of_dir(Path::new("/x/.harshJudge/scenarios/log-in/runs/abc-1"))
+            .expect("a run folder");
+        assert_eq!((s.as_str(), r.as_str()), ("log-in", "abc-1"));
+        assert!(Store::run_of_dir(Path::new("/x/scenarios/log-in/other/abc")).is_none());
+        assert!(Store::run_of_dir(Path::new("/x/scenarios/Bad Slug/runs/abc")).is_none());
+        assert!(Store::run_of_dir(Path::new("runs/abc")).is_none());
+    }
+
+    #[test]
+    fn the_evidence_lister_sees_step_folders_and_v1_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let slug = Slug::new("s").unwrap();
+        let run = RunId::new("r1").unwrap();
+        let dir = store.run_dir(&slug, &run);
+        let put = |p: PathBuf| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, b"x").unwrap();
+        };
+        put(Store::step_evidence_dir(&dir, "01").join("b.png"));
+        put(Store::step_evidence_dir(&dir, "01").join("a b.txt"));
+        put(Store::step_evidence_dir(&dir, "01").join("a.txt.meta.json"));
+        put(Store::step_evidence_dir(&dir, "01").join(".hidden"));
+        put(dir.join("evidence").join("step-02-shot.png"));
+        put(dir.join("evidence").join("loose.txt"));
+        let ev = store.run_evidence(&slug, &run).unwrap();
+        assert_eq!(ev.step_dirs, ["01"]);
+        let names: Vec<(&str, Option<&str>, bool)> = ev
+            .files
+            .iter()
+            .map(|f| (f.name.as_str(), f.step.as_deref(), f.flat))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("a b.txt", Some("01"), false),
+                ("b.png", Some("01"), false),
+                ("loose.txt", None, true),
+                ("shot.png", Some("02"), true),
+            ]
+        );
+        assert_eq!(
+            ev.files[0].link,
+            "scenarios/s/runs/r1/step-01/evidence/a%20b.txt"
+        );
+        assert_eq!(ev.step_files_or_flat().count(), 2);
+        assert_eq!(ev.of_step("02").count(), 1);
+    }
+}
