@@ -100,4 +100,3 @@ pub struct NoSink;
 impl EventSink for NoSink {
     fn on_event(&self, _: &Event<'_>) {}
 }
-

@@ -126,7 +126,6 @@ pub fn step_test_name(fn_name: &str, n: usize, title: &str) -> String {
     format!("{fn_name}::{n:02}_{snake}")
 }
 
-
 fn validate(scenarios: &[&'static ScenarioDef]) -> Result<(), String> {
     let mut slugs: HashMap<&str, &ScenarioDef> = HashMap::new();
     let mut names: HashMap<&str, &ScenarioDef> = HashMap::new();
@@ -179,7 +178,6 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
         }
     }
 }
-
 
 /// Lists or runs the registered scenarios with our flags as well as libtest's.
 pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
@@ -287,4 +285,3 @@ mod tests {
         );
     }
 }
-

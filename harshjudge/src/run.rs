@@ -569,7 +569,6 @@ impl RunHandle {
     }
 }
 
-
 fn not_found(store: &Store, run: &RunId) -> StoreError {
     StoreError::NotFound {
         what: format!("run \"{run}\""),

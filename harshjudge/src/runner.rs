@@ -20,8 +20,8 @@ use crate::Scenario;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::evidence::{Item, Probe, Snapshot};
 use crate::registry::ScenarioDef;
-use crate::run::writer::{Ending, StoreWriter};
 use crate::run::RunHandle;
+use crate::run::writer::{Ending, StoreWriter};
 use crate::settings::{EvidenceMode, format_duration};
 use crate::store::{EvidenceName, Slug, StepId, StepStatus};
 

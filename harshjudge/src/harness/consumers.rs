@@ -152,7 +152,6 @@ pub(super) fn trial_result(o: &StepOutcome) -> Result<Completion, Failed> {
     }
 }
 
-
 /// Fails every step of a scenario that could not start.
 pub(super) fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &str) {
     let slug = Slug::new(def.slug).expect("validated");
@@ -186,7 +185,6 @@ pub(super) fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDe
         warnings: &[],
     });
 }
-
 
 /// A buffered `RunFinished`: result, run folder, store error, warnings.
 type Finished = (
@@ -280,7 +278,6 @@ impl Buffer {
     }
 }
 
-
 /// Skips every step of a scenario that never started because the suite was interrupted.
 pub(super) fn not_run(sink: &HarnessSink, store: &Store, def: &ScenarioDef, reason: &str) {
     let slug = Slug::new(def.slug).expect("validated");
@@ -302,7 +299,6 @@ pub(super) fn not_run(sink: &HarnessSink, store: &Store, def: &ScenarioDef, reas
         });
     }
 }
-
 
 /// What a job learns of one attempt from its events: the run folder
 /// (`RunStarted`) and how the run ended (`RunFinished`).

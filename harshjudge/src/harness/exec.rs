@@ -78,7 +78,6 @@ pub(crate) fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHan
         .map_err(|e| e.to_string())
 }
 
-
 /// One scenario to execute, with its retries.
 struct Job {
     def: &'static ScenarioDef,
@@ -217,7 +216,6 @@ impl Job {
         }
     }
 }
-
 
 /// The libtest trials of `plan`, each waiting on its step's slot (a
 /// whole-scenario trial on all of them), and the slots per scenario.

@@ -281,7 +281,11 @@ fn resume_reuses_finished_runs_and_reruns_the_rest() {
     ]);
     let mut results = HashMap::new();
     for (slug, run, r) in [
-        ("about", r_about, result(r_about, "about", "pass", &[("01", "pass")])),
+        (
+            "about",
+            r_about,
+            result(r_about, "about", "pass", &[("01", "pass")]),
+        ),
         (
             "checkout",
             r_checkout,

@@ -193,7 +193,9 @@ mod tests {
         assert_eq!(r.error_message.as_deref(), Some("the agent's words"));
         assert_eq!(
             s.warnings,
-            ["Status mismatch: status \"pass\" contradicts step results (derived: \"fail\"). Using derived status."]
+            [
+                "Status mismatch: status \"pass\" contradicts step results (derived: \"fail\"). Using derived status."
+            ]
         );
     }
 

@@ -201,4 +201,3 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
         hint,
     })
 }
-

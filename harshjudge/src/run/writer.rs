@@ -133,7 +133,9 @@ impl StoreWriter {
                 )
                 .err()
                 .map(|e| {
-                    format!("{slug}: evidence {name}.{ext} of step {step} could not be written: {e}")
+                    format!(
+                        "{slug}: evidence {name}.{ext} of step {step} could not be written: {e}"
+                    )
                 })
         });
         self.writes.lock().expect("writes lock").push(write);

@@ -28,7 +28,9 @@ impl Ran {
     /// Files of a step's evidence folder (no sidecars), sorted.
     fn files(&self, step: usize) -> Vec<String> {
         let id = StepId::from_index(step).unwrap();
-        self.store.list_evidence(&self.slug, &self.run, &id).unwrap()
+        self.store
+            .list_evidence(&self.slug, &self.run, &id)
+            .unwrap()
     }
 }
 
@@ -146,7 +148,12 @@ fn fails_in_step_two(s: Scenario) -> ScenarioFuture {
 
 #[tokio::test]
 async fn a_failure_fails_its_step_and_skips_the_rest_with_the_reason() {
-    let def = fake_scenario("declined", &["Add", "Pay", "Receipt"], fails_in_step_two, |_| {});
+    let def = fake_scenario(
+        "declined",
+        &["Add", "Pay", "Receipt"],
+        fails_in_step_two,
+        |_| {},
+    );
     let r = run(def, 3, EvidenceMode::Off).await;
     assert_eq!(
         statuses(&r),
@@ -221,10 +228,15 @@ fn hangs_in_step_two(s: Scenario) -> ScenarioFuture {
 
 #[tokio::test]
 async fn a_step_limit_fails_the_step_and_names_where_it_was_set() {
-    let def = fake_scenario("slowstep", &["Open", "Wait", "Close"], hangs_in_step_two, |d| {
-        with_step_timeout(d, 2, Duration::from_millis(50));
-        d.step_timeout = Some(Duration::from_secs(30));
-    });
+    let def = fake_scenario(
+        "slowstep",
+        &["Open", "Wait", "Close"],
+        hangs_in_step_two,
+        |d| {
+            with_step_timeout(d, 2, Duration::from_millis(50));
+            d.step_timeout = Some(Duration::from_secs(30));
+        },
+    );
     let started = Instant::now();
     let r = run(def, 3, EvidenceMode::Off).await;
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -240,9 +252,14 @@ async fn a_step_limit_fails_the_step_and_names_where_it_was_set() {
 
 #[tokio::test]
 async fn a_scenario_limit_fails_the_running_step_and_says_it_was_the_whole_scenario() {
-    let def = fake_scenario("slowall", &["Open", "Wait", "Close"], hangs_in_step_two, |d| {
-        d.timeout = Some(Duration::from_millis(80));
-    });
+    let def = fake_scenario(
+        "slowall",
+        &["Open", "Wait", "Close"],
+        hangs_in_step_two,
+        |d| {
+            d.timeout = Some(Duration::from_millis(80));
+        },
+    );
     let r = run(def, 3, EvidenceMode::Off).await;
     let o = r.sink.outcomes();
     assert_eq!(o[0].status, StepStatus::Pass);
@@ -343,11 +360,21 @@ fn probed_fails_in_step_two(s: Scenario) -> ScenarioFuture {
 
 #[tokio::test]
 async fn probes_capture_at_boundaries_and_a_failure_leaves_its_evidence() {
-    let def = fake_scenario("probed", &["Open", "Break"], probed_fails_in_step_two, |_| {});
+    let def = fake_scenario(
+        "probed",
+        &["Open", "Break"],
+        probed_fails_in_step_two,
+        |_| {},
+    );
     let r = run(def, 2, EvidenceMode::All).await;
     assert_eq!(
         r.files(1),
-        ["fake-after.json", "fake-before.json", "fake-log.txt", "note.txt"]
+        [
+            "fake-after.json",
+            "fake-before.json",
+            "fake-log.txt",
+            "note.txt"
+        ]
     );
     assert_eq!(
         r.files(2),
@@ -385,12 +412,20 @@ async fn probes_capture_at_boundaries_and_a_failure_leaves_its_evidence() {
             .evidence_dir(&r.slug, &r.run, &StepId::from_index(2).unwrap());
         std::fs::read_to_string(dir.join(f)).unwrap()
     };
-    assert_eq!((read("fake-before.json"), read("fake-error.json")), ("1".into(), "2".into()));
+    assert_eq!(
+        (read("fake-before.json"), read("fake-error.json")),
+        ("1".into(), "2".into())
+    );
 }
 
 #[tokio::test]
 async fn on_failure_mode_captures_only_the_failure() {
-    let def = fake_scenario("onfail", &["Open", "Break"], probed_fails_in_step_two, |_| {});
+    let def = fake_scenario(
+        "onfail",
+        &["Open", "Break"],
+        probed_fails_in_step_two,
+        |_| {},
+    );
     let r = run(def, 2, EvidenceMode::OnFailure).await;
     assert_eq!(r.files(1), ["note.txt"]);
     assert_eq!(

@@ -49,7 +49,9 @@ mod tests {
         let step = StepId::from_index(3).unwrap();
         assert_eq!(Store::evidence_dir_in_run(&step), "step-03/evidence");
         assert_eq!(
-            store.run_dir(&slug, &run).join(Store::evidence_dir_in_run(&step)),
+            store
+                .run_dir(&slug, &run)
+                .join(Store::evidence_dir_in_run(&step)),
             store.evidence_dir(&slug, &run, &step)
         );
         assert_eq!(
