@@ -1,11 +1,17 @@
 //! The events a run emits, in order: run started, step started, evidence
-//! captured, step finished, run finished. Producers never print; consumers
-//! (the libtest harness, reports) render them.
+//! captured, step finished, run finished. They carry typed ids ([`Slug`],
+//! [`RunId`], [`StepId`]).
+//!
+//! One stream, many consumers: the runner emits and does nothing else; the
+//! run's store writer (`run::writer`) records each event in the run's files
+//! first, then the harness's consumers fill the libtest trial slots and the
+//! end-of-run summary, whose runs the JUnit/HTML report tail publishes.
+//! Producers never print; consumers render.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::store::{RunResult, StepId, StepStatus};
+use crate::store::{RunId, RunResult, Slug, StepId, StepStatus};
 
 /// How one step ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,16 +43,16 @@ pub enum Event<'a> {
     /// A run was created on disk.
     RunStarted {
         /// Scenario slug.
-        slug: &'a str,
+        slug: &'a Slug,
         /// Run id.
-        run_id: &'a str,
+        run_id: &'a RunId,
         /// `runs/{runId}`.
         run_dir: &'a Path,
     },
     /// A step began.
     StepStarted {
         /// Scenario slug.
-        slug: &'a str,
+        slug: &'a Slug,
         /// The step.
         id: &'a StepId,
         /// Its title.
@@ -55,7 +61,7 @@ pub enum Event<'a> {
     /// An evidence file was written.
     EvidenceCaptured {
         /// Scenario slug.
-        slug: &'a str,
+        slug: &'a Slug,
         /// The step.
         id: &'a StepId,
         /// The file.
@@ -64,20 +70,22 @@ pub enum Event<'a> {
     /// A step ended (passed, failed, or was skipped).
     StepFinished {
         /// Scenario slug.
-        slug: &'a str,
+        slug: &'a Slug,
         /// How.
         outcome: &'a StepOutcome,
     },
     /// The run is final.
     RunFinished {
         /// Scenario slug.
-        slug: &'a str,
+        slug: &'a Slug,
         /// The final `result.json`, when it could be written.
         result: Option<&'a RunResult>,
         /// `runs/{runId}`, when the run could be created.
         run_dir: Option<&'a Path>,
         /// A store error that prevented recording, if any.
         store_error: Option<&'a str>,
+        /// What was recorded only in part (an evidence file that could not be written).
+        warnings: &'a [String],
     },
 }
 

@@ -74,7 +74,7 @@ impl Scenario {
             run.record_evidence(&step, &name, ext, kind, bytes, serde_json::Map::new())?
         };
         self.shared.sink.on_event(&Event::EvidenceCaptured {
-            slug: self.slug(),
+            slug: &self.shared.slug,
             id: &step,
             path: &written.path,
         });

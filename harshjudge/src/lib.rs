@@ -53,6 +53,8 @@ pub mod settings;
 pub mod shard;
 pub mod store;
 pub mod suite;
+#[cfg(test)]
+mod testing;
 pub mod visual;
 
 pub use browser::{Locator, Page, expect};

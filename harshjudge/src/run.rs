@@ -1,15 +1,30 @@
 //! The run lifecycle — start a run, record evidence, complete steps, complete
 //! the run, update statistics — as one implementation shared by the harness and
 //! the MCP server. It never prints.
+//!
+//! `settle.rs` derives a run's final state from its steps (pure),
+//! `writer.rs` is the consumer of the runner's events that records them
+//! through a [`RunHandle`], `state.rs` tells where a run stands
+//! ([`run_state`]), `repair.rs` repairs what dead processes left and applies
+//! retention ([`repair_leftovers`], [`prune`]).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use crate::store::exec_paths::{CHECKLIST_EVIDENCE, CHECKLIST_PRE_RUN};
 use crate::store::{
     CompletedStep, Durability, EvidenceName, Phase, RunId, RunLock, RunResult, RunStatus,
     SkillError, SkillState, Slug, Stats, StepId, StepResult, StepStatus, Store, StoreError,
     WrittenEvidence, now_iso,
 };
+
+mod repair;
+mod settle;
+mod state;
+pub(crate) mod writer;
+
+pub use repair::{Pruned, prune, repair_leftovers};
+pub use state::{NextStep, RunState, StepState, run_state};
 
 /// An open run: `result.json` and `skill-state.yaml` kept in memory and written
 /// through on every change.
@@ -78,8 +93,8 @@ impl RunHandle {
         let id = RunId::generate();
         let started_at = now_iso();
         let mut checklist = BTreeMap::new();
-        checklist.insert("evidence".to_string(), "pending".to_string());
-        checklist.insert("pre-run".to_string(), "completed".to_string());
+        checklist.insert(CHECKLIST_EVIDENCE.to_string(), "pending".to_string());
+        checklist.insert(CHECKLIST_PRE_RUN.to_string(), "completed".to_string());
         let state = SkillState {
             skill_version: "1.0".into(),
             started_at: started_at.clone(),
@@ -172,8 +187,8 @@ impl RunHandle {
                 })
                 .collect(),
             checklist_status: BTreeMap::from([
-                ("evidence".to_string(), "in_progress".to_string()),
-                ("pre-run".to_string(), "completed".to_string()),
+                (CHECKLIST_EVIDENCE.to_string(), "in_progress".to_string()),
+                (CHECKLIST_PRE_RUN.to_string(), "completed".to_string()),
             ]),
             last_action: "Run reopened".into(),
             error: None,
@@ -309,7 +324,7 @@ impl RunHandle {
         self.state.current_step = step.number();
         self.state
             .checklist_status
-            .insert("evidence".into(), "in_progress".into());
+            .insert(CHECKLIST_EVIDENCE.into(), "in_progress".into());
         self.state.last_action = match self.title(step) {
             Some(t) => format!("Running step {step}: {t}"),
             None => format!("Running step {step}"),
@@ -384,8 +399,8 @@ impl RunHandle {
             }
             // Relative to the run folder, so the file stays true when the folder moves.
             diagnostics.insert(
-                "evidence".into(),
-                format!("step-{}/evidence", rec.id).into(),
+                CHECKLIST_EVIDENCE.into(),
+                Store::evidence_dir_in_run(&rec.id).into(),
             );
             self.state.error = Some(SkillError {
                 step: rec.id.number(),
@@ -432,110 +447,42 @@ impl RunHandle {
         let duration = completion
             .duration_ms
             .unwrap_or_else(|| self.elapsed_before + self.clock.elapsed().as_millis() as u64);
-        if let Some(steps) = completion.steps.filter(|s| !s.is_empty()) {
-            self.result.steps.clear();
-            for step in steps {
-                self.result.upsert_step(step);
-            }
-        }
-        if self.result.steps.is_empty() {
-            let failed = completion.failed_step.as_ref().map(|s| s.to_string());
-            for id in self.store.step_dirs(&self.slug, &self.id)? {
-                let is_failed = failed.as_deref() == Some(id.as_str());
-                self.result.upsert_step(StepResult {
-                    id: id.to_string(),
-                    status: if is_failed {
-                        StepStatus::Fail
-                    } else {
-                        StepStatus::Pass
-                    },
-                    duration: 0,
-                    error: if is_failed {
-                        completion.error_message.clone()
-                    } else {
-                        None
-                    },
-                    evidence_files: vec![],
-                    summary: None,
-                    title: self.title(&id).map(str::to_string),
-                    error_location: None,
-                });
-            }
-        }
-        let mut warnings = vec![];
-        if completion.skip_missing && !self.result.steps.is_empty() {
-            let mut missing = vec![];
-            for n in 1..=self.titles().len() {
-                let id = StepId::from_index(n)?;
-                if !self.result.steps.iter().any(|s| s.id == id.as_str()) {
-                    missing.push(id.to_string());
-                    self.state.completed_steps.push(CompletedStep {
-                        step: n,
-                        status: StepStatus::Skipped,
-                        evidence_captured: false,
-                        timestamp: now_iso(),
-                    });
-                    self.result.upsert_step(StepResult {
-                        id: id.to_string(),
-                        status: StepStatus::Skipped,
-                        duration: 0,
-                        error: None,
-                        evidence_files: vec![],
-                        summary: Some(
-                            "never completed: recorded as skipped when the run completed".into(),
-                        ),
-                        title: self.title(&id).map(str::to_string),
-                        error_location: None,
-                    });
-                }
-            }
-            self.state.completed_steps.sort_by_key(|c| c.step);
-            if !missing.is_empty() {
-                warnings.push(format!(
-                    "Steps {} were never completed; recorded as skipped.",
-                    missing.join(", ")
-                ));
-            }
-        }
+        let no_steps = completion.steps.as_ref().is_none_or(Vec::is_empty);
+        let step_dirs = if no_steps && self.result.steps.is_empty() {
+            self.store.step_dirs(&self.slug, &self.id)?
+        } else {
+            vec![]
+        };
+        let titles = self.titles().to_vec();
+        let mut result = self.result.clone();
+        let settled = settle::settle(&mut result, completion, &titles, &step_dirs);
         // Evidence recorded after a step completed still belongs to it.
-        for step in &mut self.result.steps {
+        for step in &mut result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
                 step.evidence_files = self.store.list_evidence(&self.slug, &self.id, &id)?;
             }
         }
-        if self.result.steps.is_empty() {
-            self.result.status = completion.claimed.unwrap_or(RunStatus::Pass);
-            self.result.failed_step = completion.failed_step.map(|s| s.to_string());
-            self.result.error_message = completion.error_message;
-        } else {
-            self.result.status = RunStatus::Pass;
-            self.result.derive_outcome();
-            if self.result.status == RunStatus::Fail && self.result.error_message.is_none() {
-                self.result.error_message = completion.error_message;
-            }
-            if let Some(claimed) = completion.claimed
-                && claimed != self.result.status
-            {
-                warnings.insert(0, format!(
-                    "Status mismatch: status \"{}\" contradicts step results (derived: \"{}\"). Using derived status.",
-                    claimed.as_str(),
-                    self.result.status.as_str()
-                ));
-            }
+        self.result = result;
+        for n in settled.skipped {
+            self.state.completed_steps.push(CompletedStep {
+                step: n,
+                status: StepStatus::Skipped,
+                evidence_captured: false,
+                timestamp: now_iso(),
+            });
         }
+        self.state.completed_steps.sort_by_key(|c| c.step);
+        let warnings = settled.warnings;
         let now = now_iso();
         self.result.completed_at = Some(now.clone());
         self.result.duration = duration;
-        // A retry that passes: an earlier attempt of the same scenario failed.
-        self.result.flaky =
-            self.result.status == RunStatus::Pass && self.result.attempt.is_some_and(|a| a > 1);
         let stats = self
             .store
             .complete_run(&self.slug, &self.id, &self.result)?;
         self.state.current_phase = Phase::Completed;
         self.state
             .checklist_status
-            .insert("evidence".into(), "completed".into());
+            .insert(CHECKLIST_EVIDENCE.into(), "completed".into());
         self.state.completed_at = Some(now);
         self.state.last_action = match self.result.status {
             RunStatus::Pass => "Run completed successfully".into(),
@@ -622,101 +569,10 @@ impl RunHandle {
     }
 }
 
-/// Repairs what processes that died (kill -9, a crash) left at the next
-/// start: removes their temporary files and folders and lone evidence
-/// sidecars ([`Store::clean_temporary_files`]), and marks interrupted any run
-/// folder without `result.json` (left by an older version killed while it
-/// created the run, or by the original HarshJudge's `startRun`) unless its
-/// `skill-state.yaml` names a process that still runs. Returns one note per
-/// repair, for the caller to show.
-pub fn repair_leftovers(store: &Store) -> Vec<String> {
-    let mut notes = vec![];
-    let removed = store.clean_temporary_files();
-    if !removed.is_empty() {
-        notes.push(format!(
-            "removed {} temporary file(s) left by processes that are gone",
-            removed.len()
-        ));
-    }
-    for slug in store.list_scenarios().unwrap_or_default() {
-        for run in store.list_runs(&slug).unwrap_or_default() {
-            let dir = store.run_dir(&slug, &run);
-            if std::fs::symlink_metadata(dir.join("result.json")).is_ok() {
-                continue;
-            }
-            let pid = store
-                .read_skill_state(&slug, &run)
-                .ok()
-                .flatten()
-                .map_or(0, |s| s.pid);
-            if pid != 0 && crate::store::process_alive(pid, 0) {
-                continue;
-            }
-            let reason = "interrupted: the run never recorded a result (its process was killed or crashed while starting it)";
-            match RunHandle::open_in(store, &slug, &run).and_then(|mut h| h.interrupt(reason)) {
-                Ok(()) => notes.push(format!(
-                    "run {slug}/{run} had no result.json: marked interrupted"
-                )),
-                Err(e) => notes.push(format!(
-                    "run {slug}/{run} has no result.json and could not be marked interrupted: {e}"
-                )),
-            }
-        }
-    }
-    notes
-}
-
-/// What [`prune`] did.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Pruned {
-    /// Runs kept per scenario.
-    pub keep: usize,
-    /// Runs removed, per scenario (only scenarios that lost runs).
-    pub removed: BTreeMap<String, Vec<String>>,
-    /// Scenarios that could not be pruned, with why.
-    pub errors: Vec<String>,
-}
-
-/// Applies retention ([`Store::prune_runs`]) to the scenarios `slugs` (each
-/// once): keeps the newest `keep` runs of each.
-pub fn prune(store: &Store, slugs: &[String], keep: usize) -> Pruned {
-    let mut slugs: Vec<&String> = slugs.iter().collect();
-    slugs.sort();
-    slugs.dedup();
-    let mut out = Pruned {
-        keep,
-        ..Pruned::default()
-    };
-    for s in slugs {
-        let Ok(slug) = Slug::new(s.clone()) else {
-            continue;
-        };
-        match store.prune_runs(&slug, keep) {
-            Ok(removed) if removed.is_empty() => {}
-            Ok(removed) => {
-                out.removed.insert(
-                    slug.to_string(),
-                    removed.iter().map(ToString::to_string).collect(),
-                );
-            }
-            Err(e) => out
-                .errors
-                .push(format!("{slug}: old runs could not be removed: {e}")),
-        }
-    }
-    out
-}
-
 fn not_found(store: &Store, run: &RunId) -> StoreError {
     StoreError::NotFound {
         what: format!("run \"{run}\""),
-        path: store
-            .dir()
-            .join("scenarios")
-            .join("*")
-            .join("runs")
-            .join(run.as_str()),
+        path: store.run_dir_pattern(run),
     }
 }
 
@@ -747,208 +603,4 @@ pub struct Completed {
     pub status: RunStatus,
     /// Set when the claimed status contradicted the steps.
     pub warning: Option<String>,
-}
-
-/// Where a run stands, for a caller that wants to resume it.
-#[derive(Clone, Debug, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunState {
-    /// The run's id.
-    pub run_id: String,
-    /// The scenario's slug.
-    pub scenario_slug: String,
-    /// running / pass / fail.
-    pub status: RunStatus,
-    /// Phase from `skill-state.yaml`.
-    pub phase: Phase,
-    /// ISO-8601.
-    pub started_at: String,
-    /// ISO-8601 once final.
-    pub completed_at: Option<String>,
-    /// Steps of the scenario.
-    pub total_steps: usize,
-    /// Steps completed so far, in order.
-    pub completed_steps: Vec<StepState>,
-    /// The first step of the scenario not completed yet (none once the run is
-    /// final, or after a failed step).
-    pub next_step: Option<NextStep>,
-    /// The step running when the state was last written (0 before the first).
-    pub current_step: usize,
-    /// What happened last.
-    pub last_action: String,
-    /// The failure, if any.
-    pub error: Option<SkillError>,
-    /// Whether more can be recorded in the run (it is not final).
-    pub resumable: bool,
-    /// The run was stopped before it ended (Ctrl-C, SIGTERM, its process
-    /// died), or it is still marked running by a `cargo test` process that is gone.
-    pub interrupted: bool,
-    /// For an interrupted run: the step to pick up from in a new run (the first
-    /// step that did not pass).
-    pub resume_from: Option<NextStep>,
-    /// What to do next, in a sentence, when the run cannot simply go on.
-    pub hint: Option<String>,
-}
-
-/// One completed step in a [`RunState`].
-#[derive(Clone, Debug, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StepState {
-    /// `"01"`…
-    pub id: String,
-    /// Title from `meta.yaml`, when listed there.
-    pub title: Option<String>,
-    /// pass / fail / skipped.
-    pub status: StepStatus,
-    /// Evidence files of the step.
-    pub evidence_files: Vec<String>,
-    /// The step's error.
-    pub error: Option<String>,
-}
-
-/// The step to run next in a [`RunState`].
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct NextStep {
-    /// `"01"`…
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// Step file name in `steps/`.
-    pub file: String,
-}
-
-/// Where `run` stands: steps done with their status, the next step, the last
-/// action and the error. Reads only; takes no lock.
-pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
-    let slug = store.find_run(run)?.ok_or_else(|| StoreError::NotFound {
-        what: format!("run \"{run}\""),
-        path: store
-            .dir()
-            .join("scenarios")
-            .join("*")
-            .join("runs")
-            .join(run.as_str()),
-    })?;
-    let meta = store.read_meta(&slug)?.unwrap_or_default();
-    let result = store.read_result(&slug, run)?;
-    let state = store.read_skill_state(&slug, run)?;
-    let status = result.as_ref().map_or(RunStatus::Running, |r| r.status);
-    let steps: Vec<StepResult> = result.as_ref().map(|r| r.steps.clone()).unwrap_or_default();
-    let completed_steps: Vec<StepState> = steps
-        .iter()
-        .map(|s| StepState {
-            id: s.id.clone(),
-            title: meta
-                .steps
-                .iter()
-                .find(|m| m.id == s.id)
-                .map(|m| m.title.clone())
-                .or_else(|| s.title.clone()),
-            status: s.status,
-            evidence_files: s.evidence_files.clone(),
-            error: s.error.clone(),
-        })
-        .collect();
-    let failed = steps.iter().any(|s| s.status == StepStatus::Fail);
-    let next_step = if status != RunStatus::Running || failed {
-        None
-    } else {
-        meta.steps
-            .iter()
-            .find(|m| !steps.iter().any(|s| s.id == m.id))
-            .map(|m| NextStep {
-                id: m.id.clone(),
-                title: m.title.clone(),
-                file: m.file.clone(),
-            })
-    };
-    let orphaned = if status == RunStatus::Running {
-        store
-            .orphaned_runs()
-            .into_iter()
-            .find(|(sl, r, _)| sl == &slug && r == run)
-    } else {
-        None
-    };
-    let interrupted = result.as_ref().is_some_and(|r| r.interrupted) || orphaned.is_some();
-    let resume_from = interrupted
-        .then(|| {
-            meta.steps
-                .iter()
-                .find(|m| {
-                    !steps
-                        .iter()
-                        .any(|s| s.id == m.id && s.status == StepStatus::Pass)
-                })
-                .map(|m| NextStep {
-                    id: m.id.clone(),
-                    title: m.title.clone(),
-                    file: m.file.clone(),
-                })
-        })
-        .flatten();
-    let hint = if interrupted {
-        let passed: Vec<&str> = steps
-            .iter()
-            .filter(|s| s.status == StepStatus::Pass)
-            .map(|s| s.id.as_str())
-            .collect();
-        let why = match &orphaned {
-            Some((_, _, pid)) => {
-                format!("is still marked running, but the process that ran it (pid {pid}) is gone")
-            }
-            None => "was interrupted".to_string(),
-        };
-        Some(match &resume_from {
-            Some(step) => format!(
-                "This run {why}. Start a new run (startRun) and pick up at step {} \"{}\"{}.",
-                step.id,
-                step.title,
-                if passed.is_empty() {
-                    String::new()
-                } else {
-                    format!("; steps {} passed here", passed.join(", "))
-                }
-            ),
-            None => format!(
-                "This run {why}; every step had passed. Start a new run to record it again."
-            ),
-        })
-    } else {
-        None
-    };
-    let started_at = result
-        .as_ref()
-        .map(|r| r.started_at.clone())
-        .filter(|s| !s.is_empty())
-        .or_else(|| state.as_ref().map(|s| s.started_at.clone()))
-        .unwrap_or_default();
-    Ok(RunState {
-        run_id: run.to_string(),
-        scenario_slug: slug.to_string(),
-        status,
-        phase: state.as_ref().map_or(
-            if status == RunStatus::Running {
-                Phase::Init
-            } else {
-                Phase::Completed
-            },
-            |s| s.current_phase,
-        ),
-        started_at,
-        completed_at: result.as_ref().and_then(|r| r.completed_at.clone()),
-        total_steps: meta.steps.len(),
-        completed_steps,
-        next_step,
-        current_step: state.as_ref().map_or(0, |s| s.current_step),
-        last_action: state
-            .as_ref()
-            .map(|s| s.last_action.clone())
-            .unwrap_or_else(|| "Run started".into()),
-        error: state.as_ref().and_then(|s| s.error.clone()),
-        resumable: status == RunStatus::Running && orphaned.is_none(),
-        interrupted,
-        resume_from,
-        hint,
-    })
 }

@@ -1,6 +1,9 @@
 //! Executes one scenario: steps in order, step and scenario time limits,
-//! panics and errors turned into step failures, every step recorded through
-//! [`crate::run`]. Emits [`Event`]s; never prints and knows nothing of libtest.
+//! panics and errors turned into step failures, skipped steps with a reason.
+//! It emits [`Event`]s and nothing else: no file I/O and no printing. Each event
+//! goes first to the run's store writer ([`StoreWriter`], which records it in
+//! the run's files), then to the other consumers (the harness's trial slots and
+//! summary, a test's recording sink). Knows nothing of libtest.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -17,9 +20,10 @@ use crate::Scenario;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::evidence::{Item, Probe, Snapshot};
 use crate::registry::ScenarioDef;
-use crate::run::{RunHandle, StepRecord};
+use crate::run::RunHandle;
+use crate::run::writer::{Ending, StoreWriter};
 use crate::settings::{EvidenceMode, format_duration};
-use crate::store::{StepId, StepStatus};
+use crate::store::{EvidenceName, Slug, StepId, StepStatus};
 
 /// How a scenario's limits are chosen, and which evidence its probes capture.
 #[derive(Clone, Debug)]
@@ -30,12 +34,34 @@ pub(crate) struct Limits {
     pub full_page: bool,
 }
 
+/// A run's consumers, in order: the store writer, then the others.
+pub(crate) struct Pipeline {
+    /// Records every event in the run's files, first.
+    pub writer: StoreWriter,
+    /// Everyone else (the harness, a test's recording sink).
+    pub consumers: Arc<dyn EventSink>,
+}
+
+impl Pipeline {
+    /// Hands `event` to the store writer, then to the other consumers. A
+    /// failure to record a step start or an evidence file resurfaces when the
+    /// step completes (same store, same error).
+    pub fn on_event(&self, event: &Event<'_>) {
+        let _ = self.writer.record(event);
+        self.consumers.on_event(event);
+    }
+}
+
 /// State shared by the runner, the scenario handle and the generated step boundaries.
 pub(crate) struct Shared {
     pub def: &'static ScenarioDef,
+    /// The scenario's slug (validated by the harness).
+    pub slug: Slug,
     pub base_url: String,
-    pub run: Mutex<RunHandle>,
-    pub sink: Arc<dyn EventSink>,
+    /// The run, shared with the store writer; the attachment API writes through it.
+    pub run: Arc<Mutex<RunHandle>>,
+    /// Where events go ([`Pipeline::on_event`]).
+    pub sink: Pipeline,
     /// The last step to run (1-based): steps after it are not selected.
     pub stop_after: usize,
     limits: Limits,
@@ -45,9 +71,6 @@ pub(crate) struct Shared {
     pub probes: Mutex<Vec<Arc<dyn Probe>>>,
     /// Browser pages opened by the scenario, released when it ends.
     pub pages: Mutex<Vec<crate::browser::Page>>,
-    /// Evidence files being written off the steps' critical path; awaited
-    /// before the run is final.
-    writes: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 struct Cursor {
@@ -70,11 +93,17 @@ impl Shared {
         stop_after: usize,
         limits: Limits,
     ) -> Arc<Shared> {
+        let slug = run.slug().clone();
+        let run = Arc::new(Mutex::new(run));
         Arc::new(Shared {
             def,
+            slug,
             base_url,
-            run: Mutex::new(run),
-            sink,
+            sink: Pipeline {
+                writer: StoreWriter::new(run.clone()),
+                consumers: sink,
+            },
+            run,
             stop_after,
             limits,
             cursor: Mutex::new(Cursor {
@@ -87,7 +116,6 @@ impl Shared {
             notify: Notify::new(),
             probes: Mutex::new(Vec::new()),
             pages: Mutex::new(Vec::new()),
-            writes: Mutex::new(Vec::new()),
         })
     }
 
@@ -151,16 +179,13 @@ impl Shared {
         c.started = Instant::now();
         c.deadline = self.step_limit(n).map(|(d, _)| c.started + d);
         let id = Self::step_id(n);
-        // A failure to write skill-state.yaml resurfaces when the step completes
-        // (same store, same error); the step itself goes on.
-        let _ = self.run.lock().expect("run lock").begin_step(&id);
-        self.write_snapshots(n, &snapshots, Side::Before);
-        drop(c);
         self.sink.on_event(&Event::StepStarted {
-            slug: self.def.slug,
+            slug: &self.slug,
             id: &id,
             title: self.def.steps[n - 1].title,
         });
+        self.write_snapshots(n, &snapshots, Side::Before);
+        drop(c);
         self.notify.notify_one();
         false
     }
@@ -216,7 +241,6 @@ impl Shared {
         side: Side,
     ) {
         let id = Self::step_id(n);
-        let mut run = self.run.lock().expect("run lock");
         for (prefix, snap) in snapshots {
             let lead = if prefix.is_empty() {
                 String::new()
@@ -248,42 +272,16 @@ impl Shared {
                 }
             }
             for (name, item) in items {
-                let Ok(name) = crate::store::EvidenceName::new(name) else {
+                let Ok(name) = EvidenceName::new(name) else {
                     continue;
                 };
-                let file_name = format!("{name}.{}", item.ext);
-                if run.note_evidence(&id, file_name.clone()).is_err() {
+                // Encoded already; the store writer writes the file (and its
+                // sidecar) off the step's critical path.
+                let Some(path) = self.sink.writer.capture(&id, name, item) else {
                     continue;
-                }
-                let path = run.evidence_dir(&id).join(&file_name);
-                // Encoded already; the files (and sidecars) are written by the
-                // blocking pool while the next step runs.
-                let (store, slug, run_id, step) = (
-                    run.store().clone(),
-                    run.slug().clone(),
-                    run.id().clone(),
-                    id.clone(),
-                );
-                let (ext, kind, bytes) = (item.ext, item.kind, item.bytes.clone());
-                let write = tokio::task::spawn_blocking(move || {
-                    if let Err(e) = store.write_evidence(
-                        &slug,
-                        &run_id,
-                        &step,
-                        &name,
-                        ext,
-                        kind,
-                        &bytes,
-                        Default::default(),
-                    ) {
-                        eprintln!(
-                            "harshjudge: {slug}: evidence {name}.{ext} of step {step} could not be written: {e}"
-                        );
-                    }
-                });
-                self.writes.lock().expect("writes lock").push(write);
+                };
                 self.sink.on_event(&Event::EvidenceCaptured {
-                    slug: self.def.slug,
+                    slug: &self.slug,
                     id: &id,
                     path: &path,
                 });
@@ -339,31 +337,9 @@ impl Shared {
         } else {
             started.elapsed()
         };
-        let (mut status, mut error) = (status, error);
-        let evidence_dir;
-        {
-            let mut run = self.run.lock().expect("run lock");
-            evidence_dir = run.evidence_dir(&id);
-            if status == StepStatus::Fail {
-                let _ = run.create_evidence_dir(&id);
-            }
-            let rec = StepRecord {
-                id: id.clone(),
-                status,
-                duration_ms: duration.as_millis() as u64,
-                error: error.clone(),
-                location: location.clone(),
-                summary: reason.as_ref().map(|r| format!("Skipped: {r}")),
-            };
-            if let Err(e) = run.complete_step(rec) {
-                status = StepStatus::Fail;
-                error = Some(format!("could not record the step's result: {e}"));
-            }
-        }
-        c.finished.push(status);
-        c.step = 0;
-        let outcome = StepOutcome {
+        let mut outcome = StepOutcome {
             index: n,
+            evidence_dir: self.sink.writer.evidence_dir(&id),
             id,
             title: self.def.steps[n - 1].title.to_string(),
             status,
@@ -371,10 +347,19 @@ impl Shared {
             error,
             location,
             reason,
-            evidence_dir,
         };
-        self.sink.on_event(&Event::StepFinished {
-            slug: self.def.slug,
+        let finished = Event::StepFinished {
+            slug: &self.slug,
+            outcome: &outcome,
+        };
+        if let Err(e) = self.sink.writer.record(&finished) {
+            outcome.status = StepStatus::Fail;
+            outcome.error = Some(format!("could not record the step's result: {e}"));
+        }
+        c.finished.push(outcome.status);
+        c.step = 0;
+        self.sink.consumers.on_event(&Event::StepFinished {
+            slug: &self.slug,
             outcome: &outcome,
         });
     }
@@ -415,6 +400,12 @@ pub(crate) fn interrupted() -> Option<String> {
 /// Runs the scenario to its end and finalises the run.
 pub(crate) async fn execute(shared: Arc<Shared>) {
     install_panic_hook();
+    let (run_id, run_dir) = (shared.sink.writer.run_id(), shared.sink.writer.dir());
+    shared.sink.on_event(&Event::RunStarted {
+        slug: &shared.slug,
+        run_id: &run_id,
+        run_dir: &run_dir,
+    });
     let mut interrupt = interrupt_channel().subscribe();
     let already = interrupt.borrow_and_update().clone();
     if let Some(reason) = already {
@@ -503,22 +494,17 @@ async fn finalize(shared: &Shared, end: End) {
         crate::browser::release_page(page).await;
     }
     // Every evidence file is on disk before the run is final.
-    let writes: Vec<_> = std::mem::take(&mut *shared.writes.lock().expect("writes lock"));
-    for w in writes {
-        let _ = w.await;
-    }
-    let mut run = shared.run.lock().expect("run lock");
-    let dir = run.dir();
-    let completed = match &interrupted {
-        Some(reason) => run.interrupt(reason),
-        None => run.complete(None).map(|_| ()),
+    let ending = match &interrupted {
+        Some(reason) => Ending::Interrupted(reason),
+        None => Ending::Completed,
     };
-    let err = completed.as_ref().err().map(|e| e.to_string());
+    let finished = shared.sink.writer.finish(ending).await;
     shared.sink.on_event(&Event::RunFinished {
-        slug: shared.def.slug,
-        result: completed.is_ok().then(|| run.result()),
-        run_dir: Some(&dir),
-        store_error: err.as_deref(),
+        slug: &shared.slug,
+        result: finished.result.as_ref(),
+        run_dir: Some(&finished.dir),
+        store_error: finished.error.as_deref(),
+        warnings: &finished.warnings,
     });
 }
 
@@ -655,3 +641,6 @@ impl Future for CatchPanic {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -18,6 +18,7 @@
 //! `meta.yaml` holds an exclusive lock on `scenarios/{slug}/.meta.yaml.lock`;
 //! every id is validated ([`ids`]) before it becomes part of a path.
 
+pub mod exec_paths;
 mod fsio;
 pub mod ids;
 #[cfg(test)]

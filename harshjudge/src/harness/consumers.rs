@@ -1,0 +1,350 @@
+//! The harness's event consumers: each step's trial slot (filled once, awaited
+//! by its libtest trial), the end-of-run summary, and the buffer that holds a
+//! retried scenario's events until its last attempt.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+
+use libtest_mimic::{Completion, Failed};
+
+use crate::event::{Event, EventSink, StepOutcome};
+use crate::registry::ScenarioDef;
+use crate::report::{RunLine, Summary};
+use crate::store::{Slug, StepStatus, Store};
+
+use super::step_test_name;
+
+/// Outcome slot of one step, filled once by the runner, awaited by its trial.
+#[derive(Default)]
+pub(super) struct Slot {
+    value: Mutex<Option<StepOutcome>>,
+    ready: Condvar,
+}
+
+impl Slot {
+    pub(super) fn fill(&self, outcome: StepOutcome) {
+        let mut v = self.value.lock().expect("slot lock");
+        if v.is_none() {
+            *v = Some(outcome);
+            self.ready.notify_all();
+        }
+    }
+    pub(super) fn wait(&self) -> StepOutcome {
+        let mut v = self.value.lock().expect("slot lock");
+        loop {
+            if let Some(o) = v.as_ref() {
+                return o.clone();
+            }
+            v = self.ready.wait(v).expect("slot lock");
+        }
+    }
+}
+
+/// Routes runner events to the trials and to the end-of-run summary.
+pub(super) struct HarnessSink {
+    pub(super) slots: HashMap<&'static str, Vec<Arc<Slot>>>,
+    pub(super) fn_names: HashMap<&'static str, &'static str>,
+    pub(super) summary: Mutex<Summary>,
+    /// Per scenario, whether each step's trial was selected by the filter (a
+    /// step that is not selected still runs when a later one is).
+    pub(super) selected: HashMap<&'static str, Vec<bool>>,
+    /// A failure of a step whose trial was not selected, per scenario: it is
+    /// reported by the next selected trial of that scenario, so that libtest
+    /// counts it (FAILED, exit code 101) instead of ignoring that trial.
+    pub(super) carried: Mutex<HashMap<String, (String, StepOutcome)>>,
+}
+
+impl HarnessSink {
+    fn is_selected(&self, slug: &str, index: usize) -> bool {
+        self.selected
+            .get(slug)
+            .and_then(|s| s.get(index - 1))
+            .copied()
+            .unwrap_or(true)
+    }
+
+    /// What the trial of `outcome` reports: the outcome itself, or, for a
+    /// selected step skipped because an unselected earlier step failed, that
+    /// failure.
+    fn shown(&self, slug: &str, test: &str, outcome: &StepOutcome) -> StepOutcome {
+        let mut carried = self.carried.lock().expect("carried");
+        if !self.is_selected(slug, outcome.index) {
+            if outcome.status == StepStatus::Fail {
+                carried.insert(slug.to_string(), (test.to_string(), outcome.clone()));
+            }
+            return outcome.clone();
+        }
+        match carried.remove(slug) {
+            Some((failed_test, f)) if outcome.status != StepStatus::Fail => StepOutcome {
+                status: StepStatus::Fail,
+                error: Some(format!(
+                    "step {} \"{}\" failed before this step could run: {}\n  (step {} ran because this later step was selected; its own test `{failed_test}` was not selected by the filter)",
+                    f.id,
+                    f.title,
+                    f.error.as_deref().unwrap_or("failed"),
+                    f.id,
+                )),
+                location: f.location.clone(),
+                reason: None,
+                evidence_dir: f.evidence_dir.clone(),
+                ..outcome.clone()
+            },
+            _ => outcome.clone(),
+        }
+    }
+}
+
+impl EventSink for HarnessSink {
+    fn on_event(&self, event: &Event<'_>) {
+        match event {
+            Event::StepFinished { slug, outcome } => {
+                let slug = slug.as_str();
+                let fn_name = self.fn_names.get(slug).copied().unwrap_or(slug);
+                let test = step_test_name(fn_name, outcome.index, &outcome.title);
+                let shown = self.shown(slug, &test, outcome);
+                if let Some(slot) = self.slots.get(slug).and_then(|s| s.get(outcome.index - 1)) {
+                    slot.fill(shown);
+                }
+                if outcome.status == StepStatus::Fail {
+                    self.summary
+                        .lock()
+                        .expect("summary")
+                        .failures
+                        .push((test, (*outcome).clone()));
+                }
+            }
+            Event::RunFinished {
+                slug,
+                result,
+                run_dir,
+                store_error,
+                warnings,
+            } => {
+                for w in *warnings {
+                    eprintln!("harshjudge: {w}");
+                }
+                self.summary.lock().expect("summary").runs.push(RunLine {
+                    slug: slug.to_string(),
+                    status: result
+                        .map(|r| if r.flaky { "flaky" } else { r.status.as_str() }.to_string()),
+                    run_dir: run_dir.map(Path::to_path_buf),
+                    store_error: store_error.map(str::to_string),
+                    note: result
+                        .filter(|r| r.interrupted)
+                        .map(|_| "interrupted".to_string()),
+                    earlier: vec![],
+                    retried: false,
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn trial_result(o: &StepOutcome) -> Result<Completion, Failed> {
+    match o.status {
+        StepStatus::Pass => Ok(Completion::Completed),
+        StepStatus::Skipped => Ok(Completion::ignored_with(
+            o.reason.clone().unwrap_or_default(),
+        )),
+        StepStatus::Fail => Err(crate::report::failure_message(o).into()),
+    }
+}
+
+/// Fails every step of a scenario that could not start.
+pub(super) fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &str) {
+    let slug = Slug::new(def.slug).expect("validated");
+    for (i, step) in def.steps.iter().enumerate() {
+        let first = i == 0;
+        let outcome = StepOutcome {
+            index: i + 1,
+            id: crate::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
+            title: step.title.to_string(),
+            status: if first {
+                StepStatus::Fail
+            } else {
+                StepStatus::Skipped
+            },
+            duration: Default::default(),
+            error: first.then(|| format!("the run could not be recorded: {error}")),
+            location: None,
+            reason: (!first).then(|| "the run could not be recorded".to_string()),
+            evidence_dir: store.dir().to_path_buf(),
+        };
+        sink.on_event(&Event::StepFinished {
+            slug: &slug,
+            outcome: &outcome,
+        });
+    }
+    sink.on_event(&Event::RunFinished {
+        slug: &slug,
+        result: None,
+        run_dir: None,
+        store_error: Some(error),
+        warnings: &[],
+    });
+}
+
+/// A buffered `RunFinished`: result, run folder, store error, warnings.
+type Finished = (
+    Option<crate::store::RunResult>,
+    Option<PathBuf>,
+    Option<String>,
+    Vec<String>,
+);
+
+/// Holds one attempt's events until it is known whether it is the last.
+#[derive(Default)]
+pub(super) struct Buffer {
+    steps: Mutex<Vec<StepOutcome>>,
+    finished: Mutex<Option<Finished>>,
+}
+
+impl EventSink for Buffer {
+    fn on_event(&self, event: &Event<'_>) {
+        match event {
+            Event::StepFinished { outcome, .. } => {
+                self.steps.lock().expect("buffer").push((*outcome).clone());
+            }
+            Event::RunFinished {
+                result,
+                run_dir,
+                store_error,
+                warnings,
+                ..
+            } => {
+                *self.finished.lock().expect("buffer") = Some((
+                    result.cloned(),
+                    run_dir.map(Path::to_path_buf),
+                    store_error.map(str::to_string),
+                    warnings.to_vec(),
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Buffer {
+    pub(super) fn outcomes(&self) -> Vec<StepOutcome> {
+        self.steps.lock().expect("buffer").clone()
+    }
+
+    /// Sends the last attempt's events on. A step that failed in an earlier
+    /// attempt and passed now is flaky; with `fail_on_flaky` it fails, saying so.
+    pub(super) fn forward(
+        &self,
+        sink: &dyn EventSink,
+        slug: &Slug,
+        attempt: u32,
+        earlier: &[(PathBuf, Vec<StepOutcome>)],
+        fail_on_flaky: bool,
+    ) {
+        for mut o in self.outcomes() {
+            let failed_before = earlier.iter().enumerate().find_map(|(i, (_, steps))| {
+                steps
+                    .iter()
+                    .find(|e| e.index == o.index && e.status == StepStatus::Fail)
+                    .map(|e| (i + 1, e.error.clone().unwrap_or_default()))
+            });
+            match (o.status, failed_before) {
+                (StepStatus::Pass, Some((n, err))) if fail_on_flaky => {
+                    o.status = StepStatus::Fail;
+                    o.error = Some(format!(
+                        "flaky: failed on attempt {n} ({err}), passed on attempt {attempt}; --fail-on-flaky (HARSHJUDGE_FLAKY=fail) counts that as a failure"
+                    ));
+                }
+                (StepStatus::Fail, Some(_)) => {
+                    if let Some(e) = &mut o.error {
+                        e.push_str(&format!(
+                            "\n  (attempt {attempt}; all {attempt} attempts failed)"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            sink.on_event(&Event::StepFinished { slug, outcome: &o });
+        }
+        if let Some((result, dir, err, warnings)) = self.finished.lock().expect("buffer").take() {
+            sink.on_event(&Event::RunFinished {
+                slug,
+                result: result.as_ref(),
+                run_dir: dir.as_deref(),
+                store_error: err.as_deref(),
+                warnings: &warnings,
+            });
+        }
+    }
+}
+
+/// Skips every step of a scenario that never started because the suite was interrupted.
+pub(super) fn not_run(sink: &HarnessSink, store: &Store, def: &ScenarioDef, reason: &str) {
+    let slug = Slug::new(def.slug).expect("validated");
+    for (i, step) in def.steps.iter().enumerate() {
+        let outcome = StepOutcome {
+            index: i + 1,
+            id: crate::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
+            title: step.title.to_string(),
+            status: StepStatus::Skipped,
+            duration: Default::default(),
+            error: None,
+            location: None,
+            reason: Some(format!("not run: {reason}")),
+            evidence_dir: store.dir().to_path_buf(),
+        };
+        sink.on_event(&Event::StepFinished {
+            slug: &slug,
+            outcome: &outcome,
+        });
+    }
+}
+
+/// What a job learns of one attempt from its events: the run folder
+/// (`RunStarted`) and how the run ended (`RunFinished`).
+#[derive(Default)]
+pub(super) struct Attempt {
+    dir: Mutex<Option<PathBuf>>,
+    /// Final status and whether it was interrupted; `None` when the run could
+    /// not be made final.
+    end: Mutex<Option<(crate::store::RunStatus, bool)>>,
+}
+
+impl Attempt {
+    /// The run folder, once the run started.
+    pub(super) fn dir(&self) -> Option<PathBuf> {
+        self.dir.lock().expect("attempt").clone()
+    }
+
+    /// Whether the run passed, and whether it was interrupted.
+    pub(super) fn ended(&self) -> (bool, bool) {
+        match *self.end.lock().expect("attempt") {
+            Some((status, interrupted)) => (status == crate::store::RunStatus::Pass, interrupted),
+            None => (false, false),
+        }
+    }
+}
+
+/// Notes an attempt's start and end in its [`Attempt`], and passes every event on.
+pub(super) struct Tracked {
+    /// Where the attempt is noted.
+    pub(super) attempt: Arc<Attempt>,
+    /// Who hears the events next.
+    pub(super) next: Arc<dyn EventSink>,
+}
+
+impl EventSink for Tracked {
+    fn on_event(&self, event: &Event<'_>) {
+        match event {
+            Event::RunStarted { run_dir, .. } => {
+                *self.attempt.dir.lock().expect("attempt") = Some(run_dir.to_path_buf());
+            }
+            Event::RunFinished { result, .. } => {
+                *self.attempt.end.lock().expect("attempt") =
+                    result.map(|r| (r.status, r.interrupted));
+            }
+            _ => {}
+        }
+        self.next.on_event(event);
+    }
+}

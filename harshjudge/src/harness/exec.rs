@@ -1,0 +1,467 @@
+//! Executing a plan: the runs prepared on disk, the repairs after processes
+//! that died, the suite checkpoint, one job per scenario (with its retries) on a
+//! tokio runtime, and libtest's trials waiting on their slots.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use libtest_mimic::{Arguments, Conclusion, Trial};
+
+use crate::event::{Event, EventSink, StepOutcome};
+use crate::registry::ScenarioDef;
+use crate::report::{RunLine, Summary};
+use crate::run::RunHandle;
+use crate::runner::{self, Limits, Shared};
+use crate::settings::Settings;
+use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store};
+use crate::suite::{ReplayInfo, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
+
+use super::consumers::{
+    Attempt, Buffer, HarnessSink, Slot, Tracked, fail_unstarted, not_run, trial_result,
+};
+use super::plan::Plan;
+use super::{Package, step_test_name};
+
+pub(super) fn dedent(source: &str) -> String {
+    let mut lines = source.lines();
+    let first = lines.next().unwrap_or("").to_string();
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = first;
+    for l in rest {
+        out.push('\n');
+        out.push_str(l.get(indent..).unwrap_or(l.trim_start()));
+    }
+    out
+}
+
+fn scenario_spec(def: &ScenarioDef) -> (ScenarioSpec, Vec<StepDoc>) {
+    let spec = ScenarioSpec {
+        title: def.title.to_string(),
+        steps: def.steps.iter().map(|s| s.title.to_string()).collect(),
+        tags: Some(def.tags.iter().map(|t| t.to_string()).collect()),
+        starred: None,
+        estimated_duration: None,
+    };
+    let docs = def
+        .steps
+        .iter()
+        .map(|s| StepDoc {
+            description: format!(
+                "Defined in `{}` at {}:{} (scenario `{}`).",
+                def.module_path, def.file, s.line, def.fn_name
+            ),
+            preconditions: "The previous steps of this scenario passed.".into(),
+            actions: "Runs the step's code:".into(),
+            code: Some(("rust".into(), dedent(s.source))),
+            expected_outcome: "The step's code completes without an error or a panic.".into(),
+        })
+        .collect();
+    (spec, docs)
+}
+
+/// Creates the run of a scenario on disk, ready to execute.
+pub(crate) fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, String> {
+    let slug = Slug::new(def.slug).map_err(|e| e.to_string())?;
+    let (spec, docs) = scenario_spec(def);
+    store
+        .upsert_scenario(&slug, &spec, &docs)
+        .map_err(|e| e.to_string())?;
+    RunHandle::start_marked(store, &slug, spec.steps)
+        .map(RunHandle::with_background_writes)
+        .map_err(|e| e.to_string())
+}
+
+/// One scenario to execute, with its retries.
+struct Job {
+    def: &'static ScenarioDef,
+    last: usize,
+    store: Store,
+    sink: Arc<HarnessSink>,
+    base_url: String,
+    limits: Limits,
+    log: Option<Arc<SuiteLog>>,
+    replay: Arc<ReplayInfo>,
+    /// 1 + retries.
+    attempts: u32,
+    fail_on_flaky: bool,
+}
+
+impl Job {
+    fn checkpoint(&self, state: ScenarioState, run: Option<String>, attempt: u32) {
+        if let Some(log) = &self.log {
+            log.set(self.def.slug, state, run, attempt);
+        }
+    }
+
+    async fn run(self) {
+        let def = self.def;
+        let mut first_run: Option<String> = None;
+        // Earlier attempts: run folder and step outcomes.
+        let mut earlier: Vec<(PathBuf, Vec<StepOutcome>)> = Vec::new();
+        for attempt in 1..=self.attempts {
+            if let Some(reason) = runner::interrupted() {
+                not_run(&self.sink, &self.store, def, &reason);
+                self.checkpoint(ScenarioState::Interrupted, None, attempt - 1);
+                return;
+            }
+            let mut run = match prepare(&self.store, def) {
+                Ok(run) => run,
+                Err(e) => {
+                    fail_unstarted(&self.sink, &self.store, def, &e);
+                    self.checkpoint(ScenarioState::Fail, None, attempt);
+                    return;
+                }
+            };
+            let run_id = run.id().to_string();
+            if self.attempts > 1
+                && let Err(e) = run.set_attempt(attempt, first_run.clone())
+            {
+                eprintln!(
+                    "harshjudge: {}: the attempt number could not be recorded: {e}",
+                    def.slug
+                );
+            }
+            first_run.get_or_insert_with(|| run_id.clone());
+            let last_test = step_test_name(def.fn_name, self.last, def.steps[self.last - 1].title);
+            if let Err(e) = self.replay.write(&run.dir(), def.slug, &run_id, &last_test) {
+                eprintln!(
+                    "harshjudge: {}: replay.sh could not be written: {e}",
+                    def.slug
+                );
+            }
+            self.checkpoint(ScenarioState::Running, Some(run_id.clone()), attempt);
+            // With retries, outcomes wait until the attempt is known to be the last.
+            let buffer = Arc::new(Buffer::default());
+            let attempt_of = Arc::new(Attempt::default());
+            let sink: Arc<dyn EventSink> = Arc::new(Tracked {
+                attempt: attempt_of.clone(),
+                next: if self.attempts > 1 {
+                    buffer.clone()
+                } else {
+                    self.sink.clone()
+                },
+            });
+            let dir = run.dir();
+            let shared = Shared::new(
+                def,
+                run,
+                self.base_url.clone(),
+                sink,
+                self.last,
+                self.limits.clone(),
+            );
+            if let Err(e) = tokio::spawn(runner::execute(shared)).await {
+                // A bug in the runner: never leave a trial waiting.
+                let msg = format!("internal error in the harshjudge runner: {e}");
+                fail_unstarted(&self.sink, &self.store, def, &msg);
+                self.checkpoint(ScenarioState::Fail, Some(run_id), attempt);
+                return;
+            }
+            let (passed, interrupted) = attempt_of.ended();
+            let dir = attempt_of.dir().unwrap_or(dir);
+            if self.attempts > 1 && !passed && !interrupted && attempt < self.attempts {
+                self.sink
+                    .summary
+                    .lock()
+                    .expect("summary")
+                    .runs
+                    .push(RunLine {
+                        slug: def.slug.to_string(),
+                        status: Some("fail".into()),
+                        run_dir: Some(dir.clone()),
+                        store_error: None,
+                        note: Some(format!("attempt {attempt} of {}: retried", self.attempts)),
+                        earlier: vec![],
+                        retried: true,
+                    });
+                earlier.push((dir, buffer.outcomes()));
+                continue;
+            }
+            if self.attempts > 1 {
+                let slug = Slug::new(def.slug).expect("validated");
+                buffer.forward(&*self.sink, &slug, attempt, &earlier, self.fail_on_flaky);
+                let mut summary = self.sink.summary.lock().expect("summary");
+                if let Some(line) = summary.runs.iter_mut().rev().find(|l| l.slug == def.slug) {
+                    line.earlier = earlier.iter().map(|(d, _)| d.clone()).collect();
+                    if attempt > 1 {
+                        line.note = Some(format!(
+                            "attempt {attempt} of {}{}",
+                            self.attempts,
+                            if passed {
+                                ": flaky, an earlier attempt failed"
+                            } else {
+                                ""
+                            }
+                        ));
+                    }
+                }
+            }
+            let state = match (interrupted, passed, attempt > 1) {
+                (true, _, _) => ScenarioState::Interrupted,
+                // Counted as a failure: --last-failed reruns it.
+                (false, true, true) if self.fail_on_flaky => ScenarioState::Fail,
+                (false, true, true) => ScenarioState::Flaky,
+                (false, true, false) => ScenarioState::Pass,
+                (false, false, _) => ScenarioState::Fail,
+            };
+            self.checkpoint(state, Some(run_id), attempt);
+            return;
+        }
+    }
+}
+
+/// The libtest trials of `plan`, each waiting on its step's slot (a
+/// whole-scenario trial on all of them), and the slots per scenario.
+pub(super) fn trials(plan: &Plan) -> (Vec<Trial>, HashMap<&'static str, Vec<Arc<Slot>>>) {
+    let slots: HashMap<&'static str, Vec<Arc<Slot>>> = plan
+        .scenarios
+        .iter()
+        .map(|def| {
+            let steps = def.steps.iter().map(|_| Arc::new(Slot::default()));
+            (def.slug, steps.collect())
+        })
+        .collect();
+    let trials = plan
+        .trials
+        .iter()
+        .map(|t| {
+            let steps = &slots[plan.scenarios[t.scenario].slug];
+            if t.whole {
+                let all = steps.clone();
+                Trial::test(t.name.clone(), move || {
+                    let failed: Vec<String> = all
+                        .iter()
+                        .map(|s| s.wait())
+                        .filter(|o| o.status == StepStatus::Fail)
+                        .map(|o| {
+                            format!(
+                                "step {} \"{}\" failed: {}",
+                                o.id,
+                                o.title,
+                                crate::report::failure_message(&o)
+                            )
+                        })
+                        .collect();
+                    if failed.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(failed.join("\n").into())
+                    }
+                })
+            } else {
+                let slot = steps[t.last - 1].clone();
+                Trial::ignorable_test(t.name.clone(), move || trial_result(&slot.wait()))
+            }
+        })
+        .collect();
+    (trials, slots)
+}
+
+/// Prepares the store before anything runs: `.harshJudge/` initialised, then
+/// the base URL: `HARSHJUDGE_BASE_URL`, else the suite's own app
+/// (`main!(base_url = …)`), else `config.yaml`. Only the variable's value is
+/// written into a new `config.yaml`: a started app's port is not a setting.
+pub(super) fn resolve_base_url(
+    pkg: &Package,
+    store: &Store,
+    settings: &mut Settings,
+) -> Result<(), String> {
+    store
+        .ensure_initialized(pkg.name, &settings.base_url)
+        .map_err(|e| e.to_string())?;
+    let config = crate::settings::read_config(store).map_err(|e| e.to_string())?;
+    if settings.base_url.is_empty() {
+        settings.base_url = match pkg.base_url {
+            Some(start) => start().map_err(|e| {
+                format!("could not start the app under test (main!(base_url = …)): {e}")
+            })?,
+            None => config.base_url,
+        };
+    }
+    Ok(())
+}
+
+/// Repairs what processes that are gone left: runs left `running` (kill -9, a
+/// crash) are marked interrupted and their scenario recounted, then
+/// [`crate::run::repair_leftovers`]. Returns one note per repair.
+pub(super) fn repair(store: &Store) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (slug, run, pid) in store.orphaned_runs() {
+        let reason = format!(
+            "interrupted: the process that ran it (pid {pid}) is gone (killed or crashed) and the run never ended"
+        );
+        let outcome = RunHandle::open_in(store, &slug, &run).and_then(|mut h| h.interrupt(&reason));
+        match outcome {
+            Ok(()) => notes.push(format!(
+                "run {slug}/{run} was left running by a process that is gone (pid {pid}): marked interrupted"
+            )),
+            // It ended, but its process died before counting it or clearing its mark.
+            Err(crate::store::StoreError::RunCompleted { .. }) => store.clear_running(&slug, &run),
+            Err(crate::store::StoreError::NotFound { .. }) => store.clear_running(&slug, &run),
+            Err(e) => notes.push(format!(
+                "run {slug}/{run} was left running by a process that is gone, but could not be marked interrupted: {e}"
+            )),
+        }
+        // The process may have died between a run's result and its count.
+        if let Err(e) = store.recount_stats(&slug) {
+            notes.push(format!(
+                "the statistics of {slug} could not be recounted: {e}"
+            ));
+        }
+    }
+    notes.extend(crate::run::repair_leftovers(store));
+    notes
+}
+
+/// Starts this invocation's suite checkpoint (for `--resume` and
+/// `--last-failed` next time); a failure is a note, not an error.
+pub(super) fn checkpoint(
+    store: &Store,
+    binary: &str,
+    plan: &Plan,
+    notes: &mut Vec<String>,
+) -> Option<Arc<SuiteLog>> {
+    let selected: Vec<&str> = plan.work().iter().map(|(d, _)| d.slug).collect();
+    let reused: BTreeMap<String, ScenarioEntry> = plan
+        .reused
+        .iter()
+        .map(|r| (r.def.slug.to_string(), r.entry.clone()))
+        .collect();
+    match SuiteLog::begin(store, binary, plan.previous.as_ref(), &selected, &reused) {
+        Ok(l) => Some(Arc::new(l)),
+        Err(e) => {
+            notes.push(format!("the suite checkpoint could not be written ({e}): --resume will not know about this run"));
+            None
+        }
+    }
+}
+
+/// The harness's consumer of every run's events, with the outcomes of the
+/// scenarios reused by `--resume` already delivered.
+pub(super) fn sink(
+    plan: &Plan,
+    slots: HashMap<&'static str, Vec<Arc<Slot>>>,
+    store: &Store,
+) -> Arc<HarnessSink> {
+    let sink = Arc::new(HarnessSink {
+        slots,
+        fn_names: plan.scenarios.iter().map(|d| (d.slug, d.fn_name)).collect(),
+        summary: Mutex::new(Summary::default()),
+        selected: plan.selected.clone(),
+        carried: Mutex::new(HashMap::new()),
+    });
+    for r in &plan.reused {
+        let slug = Slug::new(r.def.slug).expect("validated");
+        for o in &r.outcomes {
+            sink.on_event(&Event::StepFinished {
+                slug: &slug,
+                outcome: o,
+            });
+        }
+        let run_dir = (r.entry.run_id.as_deref())
+            .and_then(|id| RunId::new(id).ok())
+            .map(|id| store.run_dir(&slug, &id));
+        let status = match r.entry.state {
+            ScenarioState::Pass => "pass",
+            ScenarioState::Flaky => "flaky",
+            _ => "fail",
+        };
+        sink.summary.lock().expect("summary").runs.push(RunLine {
+            slug: r.def.slug.to_string(),
+            status: Some(status.to_string()),
+            run_dir,
+            store_error: None,
+            note: Some("reused by --resume".into()),
+            earlier: vec![],
+            retried: false,
+        });
+    }
+    sink
+}
+
+/// What [`execute`] needs besides the trials.
+pub(super) struct Execution<'a> {
+    pub pkg: &'a Package,
+    pub package_root: &'a Path,
+    pub flags: &'a SuiteFlags,
+    pub plan: &'a Plan,
+    pub store: &'a Store,
+    pub settings: &'a Settings,
+    pub sink: &'a Arc<HarnessSink>,
+    pub log: &'a Option<Arc<SuiteLog>>,
+    pub notes: &'a [String],
+}
+
+/// Runs the plan: the scenarios start in the plan's order on a tokio runtime,
+/// at most `--test-threads` at once, while libtest runs the trials (each
+/// waiting on its slot). Returns libtest's conclusion once every job ended
+/// and the browsers are shut down.
+pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) -> Conclusion {
+    let threads = args
+        .test_threads
+        .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
+        .unwrap_or(1)
+        .max(1);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.clamp(2, 16))
+        .thread_name("harshjudge-scenario")
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let limits = Limits {
+        step_default: x.settings.step_timeout,
+        scenario_default: x.settings.scenario_timeout,
+        evidence: x.settings.evidence,
+        full_page: x.settings.full_page,
+    };
+    crate::suite::listen_for_signals(&rt);
+    let replay = Arc::new(ReplayInfo::from_env(
+        x.pkg.name,
+        x.package_root,
+        &x.settings.dir,
+    ));
+    let jobs: Vec<Job> = (x.plan.work().into_iter())
+        .map(|(def, last)| Job {
+            def,
+            last,
+            store: x.store.clone(),
+            sink: x.sink.clone(),
+            base_url: x.settings.base_url.clone(),
+            limits: limits.clone(),
+            log: x.log.clone(),
+            replay: replay.clone(),
+            attempts: 1 + def.retries.or(x.flags.retries).unwrap_or(0),
+            fail_on_flaky: x.flags.fail_on_flaky,
+        })
+        .collect();
+    let dispatcher = rt.spawn(async move {
+        let permits = Arc::new(tokio::sync::Semaphore::new(threads));
+        let mut tasks = Vec::new();
+        for job in jobs {
+            let permit = (permits.clone().acquire_owned().await).expect("semaphore open");
+            tasks.push(tokio::spawn(async move {
+                job.run().await;
+                drop(permit);
+            }));
+        }
+        for t in tasks {
+            let _ = t.await;
+        }
+    });
+    for n in x.notes {
+        eprintln!("harshjudge: {n}");
+    }
+    let conclusion = libtest_mimic::run(args, trials);
+    let _ = rt.block_on(dispatcher);
+    // No chromedriver or browser outlives the run.
+    rt.block_on(crate::browser::shutdown());
+    drop(rt);
+    conclusion
+}

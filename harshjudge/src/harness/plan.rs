@@ -1,0 +1,380 @@
+//! What one invocation runs, decided before anything runs.
+//!
+//! [`plan`] is a pure function of the registered scenarios, libtest's
+//! arguments, our flags (`--shard`, `--last-failed`, `--resume`) and what
+//! earlier invocations recorded ([`Recorded`], read by [`Recorded::read`]). It
+//! returns the trials to list, which steps of which scenario must run (each up
+//! to its last selected step), the order they start in, and the scenarios whose
+//! recorded outcomes are reused instead of running them.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Duration;
+
+use libtest_mimic::{Arguments, Trial};
+
+use crate::event::StepOutcome;
+use crate::registry::ScenarioDef;
+use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store};
+use crate::suite::{Checkpoint, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
+
+use super::step_test_name;
+
+/// What earlier invocations recorded that the plan depends on.
+#[derive(Debug)]
+pub(crate) struct Recorded {
+    /// `--shard`: each scenario's recorded average duration in ms.
+    pub durations: Vec<(&'static str, Option<u64>)>,
+    /// `--resume` / `--last-failed`: the previous invocation's checkpoint
+    /// (`Err`: unreadable, with why).
+    pub previous: Result<Option<Checkpoint>, String>,
+    /// `--resume`: the `result.json` of each run the previous checkpoint names, by slug.
+    pub results: HashMap<String, (RunId, RunResult)>,
+}
+
+impl Default for Recorded {
+    /// Nothing recorded: no durations, no previous invocation.
+    fn default() -> Recorded {
+        Recorded {
+            durations: Vec::new(),
+            previous: Ok(None),
+            results: HashMap::new(),
+        }
+    }
+}
+
+impl Recorded {
+    /// Reads what the plan needs for `flags`, and only that. `store` is `None`
+    /// when listing (no settings are read then); `durations_store` is where
+    /// `--shard` finds the recorded durations.
+    pub fn read(
+        store: Option<&Store>,
+        durations_store: Option<&Store>,
+        scenarios: &[&'static ScenarioDef],
+        flags: &SuiteFlags,
+        binary: &str,
+    ) -> Recorded {
+        let durations = if flags.shard.is_some() {
+            crate::shard::durations(durations_store, scenarios.iter().map(|d| d.slug))
+        } else {
+            Vec::new()
+        };
+        let previous = match store.filter(|_| flags.resume || flags.last_failed) {
+            Some(store) => SuiteLog::previous(store, binary).map_err(|e| e.to_string()),
+            None => Ok(None),
+        };
+        let mut results = HashMap::new();
+        if flags.resume
+            && let (Some(store), Ok(Some(previous))) = (store, &previous)
+        {
+            for def in scenarios {
+                let Some(entry) = previous.scenarios.get(def.slug) else {
+                    continue;
+                };
+                let found = (|| {
+                    let slug = Slug::new(def.slug).ok()?;
+                    let run = RunId::new(entry.run_id.as_deref()?).ok()?;
+                    let result = store.read_result(&slug, &run).ok()??;
+                    Some((run, result))
+                })();
+                if let Some(r) = found {
+                    results.insert(def.slug.to_string(), r);
+                }
+            }
+        }
+        Recorded {
+            durations,
+            previous,
+            results,
+        }
+    }
+}
+
+/// One libtest trial: a step, or under nextest a whole scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TrialSpec {
+    /// Index of its scenario in [`Plan::scenarios`].
+    pub scenario: usize,
+    /// The last step (1-based) the trial needs: its own step, or the
+    /// scenario's last step for a whole-scenario trial.
+    pub last: usize,
+    /// The test name.
+    pub name: String,
+    /// A whole scenario (nextest) rather than one step.
+    pub whole: bool,
+}
+
+/// A scenario whose outcome is taken over from the previous invocation (`--resume`).
+#[derive(Debug)]
+pub(crate) struct Reused {
+    /// The scenario.
+    pub def: &'static ScenarioDef,
+    /// Its checkpoint entry, with its state settled from the run's result.
+    pub entry: ScenarioEntry,
+    /// Each step's outcome as recorded.
+    pub outcomes: Vec<StepOutcome>,
+}
+
+/// What one invocation lists and runs.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The scenarios of this invocation (after `--shard` and `--last-failed`), in name order.
+    pub scenarios: Vec<&'static ScenarioDef>,
+    /// Every trial, in listing order.
+    pub trials: Vec<TrialSpec>,
+    /// Per scenario, the last step to run (0: the scenario does not run).
+    pub stop_after: Vec<usize>,
+    /// Per scenario, whether each step's trial was selected by the filter.
+    pub selected: HashMap<&'static str, Vec<bool>>,
+    /// Selected scenarios whose recorded outcomes are reused (`--resume`).
+    pub reused: Vec<Reused>,
+    /// What the user is told before the tests run.
+    pub notes: Vec<String>,
+    /// The previous invocation's checkpoint, when `--resume` or `--last-failed` read it.
+    pub previous: Option<Checkpoint>,
+}
+
+impl Plan {
+    /// The scenarios to execute, each with its last step, in the order they
+    /// start (name order; at most `--test-threads` at once).
+    pub fn work(&self) -> Vec<(&'static ScenarioDef, usize)> {
+        self.scenarios
+            .iter()
+            .zip(&self.stop_after)
+            .filter(|(_, n)| **n > 0)
+            .map(|(d, n)| (*d, *n))
+            .collect()
+    }
+
+    /// Whether anything is run or reused (else no file is touched).
+    pub fn any_selected(&self) -> bool {
+        self.stop_after.iter().any(|n| *n > 0) || !self.reused.is_empty()
+    }
+}
+
+/// Decides what runs: `--shard`, then `--last-failed`, then libtest's filter
+/// (each scenario runs up to its last selected step), then `--resume`.
+pub(crate) fn plan(
+    scenarios: Vec<&'static ScenarioDef>,
+    args: &Arguments,
+    flags: &SuiteFlags,
+    nextest: bool,
+    recorded: Recorded,
+    store: Option<&Store>,
+) -> Plan {
+    let mut notes = Vec::new();
+    let scenarios = match flags.shard {
+        None => scenarios,
+        Some(shard) => {
+            let mine = crate::shard::select(&recorded.durations, shard);
+            notes.push(crate::shard::note(shard, &recorded.durations, &mine));
+            scenarios
+                .into_iter()
+                .filter(|d| mine.contains(&d.slug))
+                .collect()
+        }
+    };
+    let previous = recorded.previous.unwrap_or_else(|e| {
+        notes.push(format!(
+            "the previous checkpoint is unreadable ({e}): running everything"
+        ));
+        None
+    });
+    let excluded = last_failed(&scenarios, flags, previous.as_ref(), &mut notes);
+    let mut reusable = BTreeMap::new();
+    if flags.resume {
+        match &previous {
+            None => notes
+                .push("--resume: no earlier run of this suite recorded: running everything".into()),
+            Some(p) => {
+                for def in &scenarios {
+                    let found = p.scenarios.get(def.slug).zip(store).and_then(|(e, st)| {
+                        let (run, result) = recorded.results.get(def.slug)?;
+                        reuse(st, def, e, run, result)
+                    });
+                    if let Some(r) = found {
+                        reusable.insert(def.slug, r);
+                    }
+                }
+            }
+        }
+    }
+    let scenarios: Vec<&'static ScenarioDef> = scenarios
+        .into_iter()
+        .filter(|d| !excluded.contains(d.slug))
+        .collect();
+    let trials = trials(&scenarios, nextest);
+    let (mut stop_after, selected) = selection(&scenarios, &trials, args, nextest);
+    // Reused scenarios are not run: their trials get the recorded outcomes.
+    let mut reused = Vec::new();
+    for (si, def) in scenarios.iter().enumerate() {
+        if stop_after[si] > 0
+            && let Some((entry, outcomes)) = reusable.remove(def.slug)
+        {
+            stop_after[si] = 0;
+            reused.push(Reused {
+                def,
+                entry,
+                outcomes,
+            });
+        }
+    }
+    Plan {
+        scenarios,
+        trials,
+        stop_after,
+        selected,
+        reused,
+        notes,
+        previous,
+    }
+}
+
+/// `--last-failed`: the scenarios to leave out (those that did not fail,
+/// or were not interrupted, last time), with a note saying what runs.
+fn last_failed(
+    scenarios: &[&'static ScenarioDef],
+    flags: &SuiteFlags,
+    previous: Option<&Checkpoint>,
+    notes: &mut Vec<String>,
+) -> HashSet<&'static str> {
+    if !flags.last_failed {
+        return HashSet::new();
+    }
+    let failed: Vec<&str> = scenarios
+        .iter()
+        .filter(|d| {
+            previous
+                .and_then(|p| p.scenarios.get(d.slug))
+                .is_some_and(|e| e.state.failed())
+        })
+        .map(|d| d.slug)
+        .collect();
+    if failed.is_empty() {
+        notes.push(match previous {
+            None => {
+                "--last-failed: no earlier run of this suite recorded: running everything".into()
+            }
+            Some(_) => "--last-failed: nothing failed last time: running everything".into(),
+        });
+        return HashSet::new();
+    }
+    notes.push(format!(
+        "--last-failed: running {} scenario(s) that failed last time: {}",
+        failed.len(),
+        failed.join(", ")
+    ));
+    scenarios
+        .iter()
+        .map(|d| d.slug)
+        .filter(|s| !failed.contains(s))
+        .collect()
+}
+
+/// The trials: one per step, or one per scenario under nextest.
+fn trials(scenarios: &[&'static ScenarioDef], nextest: bool) -> Vec<TrialSpec> {
+    let mut out = Vec::new();
+    for (si, def) in scenarios.iter().enumerate() {
+        if nextest {
+            out.push(TrialSpec {
+                scenario: si,
+                last: def.steps.len(),
+                name: def.fn_name.to_string(),
+                whole: true,
+            });
+        } else {
+            out.extend(def.steps.iter().enumerate().map(|(i, step)| TrialSpec {
+                scenario: si,
+                last: i + 1,
+                name: step_test_name(def.fn_name, i + 1, step.title),
+                whole: false,
+            }));
+        }
+    }
+    out
+}
+
+/// Which steps must run (up to the last selected step of each scenario) and
+/// which step trials were selected (under nextest a scenario is one trial:
+/// all its steps count as selected).
+fn selection(
+    scenarios: &[&'static ScenarioDef],
+    trials: &[TrialSpec],
+    args: &Arguments,
+    nextest: bool,
+) -> (Vec<usize>, HashMap<&'static str, Vec<bool>>) {
+    let mut stop_after = vec![0usize; scenarios.len()];
+    let mut selected: HashMap<&'static str, Vec<bool>> = scenarios
+        .iter()
+        .map(|d| (d.slug, vec![nextest; d.steps.len()]))
+        .collect();
+    for t in trials {
+        // Filtering looks at the name and kind only; the runner is never called.
+        let probe = Trial::test(t.name.clone(), || Ok(()));
+        if args.is_filtered_out(&probe) || args.is_ignored(&probe) {
+            continue;
+        }
+        stop_after[t.scenario] = stop_after[t.scenario].max(t.last);
+        if !nextest && let Some(s) = selected.get_mut(scenarios[t.scenario].slug) {
+            s[t.last - 1] = true;
+        }
+    }
+    (stop_after, selected)
+}
+
+/// What `--resume` reuses of a scenario the earlier invocation ran: its entry
+/// and its steps as recorded in the run's `result.json`. A run that ended
+/// counts as finished even if the checkpoint did not hear of it (the process
+/// died just after); a running or interrupted one is not reusable.
+fn reuse(
+    store: &Store,
+    def: &ScenarioDef,
+    entry: &ScenarioEntry,
+    run: &RunId,
+    result: &RunResult,
+) -> Option<(ScenarioEntry, Vec<StepOutcome>)> {
+    let slug = Slug::new(def.slug).ok()?;
+    if result.status == RunStatus::Running || result.interrupted {
+        return None;
+    }
+    let state = if entry.state.finished() {
+        entry.state
+    } else {
+        match (result.status, result.flaky) {
+            (RunStatus::Pass, true) => ScenarioState::Flaky,
+            (RunStatus::Pass, false) => ScenarioState::Pass,
+            _ => ScenarioState::Fail,
+        }
+    };
+    let mut out = Vec::new();
+    for (i, step) in def.steps.iter().enumerate() {
+        let id = StepId::from_index(i + 1).ok()?;
+        let done = result.steps.iter().find(|s| s.id == id.as_str());
+        let status = done.map_or(StepStatus::Skipped, |s| s.status);
+        out.push(StepOutcome {
+            index: i + 1,
+            title: step.title.to_string(),
+            status,
+            duration: Duration::from_millis(done.map_or(0, |s| s.duration)),
+            error: done
+                .and_then(|s| s.error.clone())
+                .filter(|_| status == StepStatus::Fail)
+                .map(|e| format!("{e}\n  (reused by --resume from run {run})")),
+            location: done.and_then(|s| s.error_location.clone()),
+            reason: (status == StepStatus::Skipped)
+                .then(|| format!("reused by --resume from run {run}, where it was skipped")),
+            evidence_dir: store.evidence_dir(&slug, run, &id),
+            id,
+        });
+    }
+    Some((
+        ScenarioEntry {
+            state,
+            ..entry.clone()
+        },
+        out,
+    ))
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;

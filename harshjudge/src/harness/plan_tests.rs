@@ -1,0 +1,371 @@
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::testing::fake_def;
+
+fn args(a: &[&str]) -> Arguments {
+    Arguments::from_iter(std::iter::once("suite").chain(a.iter().copied()))
+}
+
+/// Three scenarios, registered out of order; `registry::all` sorts by name.
+fn suite() -> Vec<&'static ScenarioDef> {
+    let mut v = vec![
+        fake_def("checkout", &["Add items", "Pay", "See receipt"]),
+        fake_def("about", &["Open"]),
+        fake_def("login", &["Open", "Sign in"]),
+    ];
+    v.sort_by_key(|d| d.fn_name);
+    v
+}
+
+fn nothing_recorded() -> Recorded {
+    Recorded {
+        previous: Ok(None),
+        ..Recorded::default()
+    }
+}
+
+fn slugs(p: &Plan) -> Vec<&str> {
+    p.work().iter().map(|(d, _)| d.slug).collect()
+}
+
+#[test]
+fn without_a_filter_every_step_of_every_scenario_runs_in_name_order() {
+    let p = plan(
+        suite(),
+        &args(&[]),
+        &SuiteFlags::default(),
+        false,
+        nothing_recorded(),
+        None,
+    );
+    assert_eq!(slugs(&p), ["about", "checkout", "login"]);
+    assert_eq!(p.stop_after, [1, 3, 2]);
+    let names: Vec<&str> = p.trials.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "about::01_open",
+            "checkout::01_add_items",
+            "checkout::02_pay",
+            "checkout::03_see_receipt",
+            "login::01_open",
+            "login::02_sign_in",
+        ]
+    );
+    assert_eq!(p.selected["checkout"], [true, true, true]);
+    assert!(p.any_selected() && p.notes.is_empty() && p.reused.is_empty());
+}
+
+#[test]
+fn a_filter_runs_each_scenario_up_to_its_last_selected_step() {
+    let p = plan(
+        suite(),
+        &args(&["checkout::02"]),
+        &SuiteFlags::default(),
+        false,
+        nothing_recorded(),
+        None,
+    );
+    assert_eq!(p.stop_after, [0, 2, 0]);
+    assert_eq!(p.work().len(), 1);
+    assert_eq!(p.selected["checkout"], [false, true, false]);
+    assert_eq!(p.selected["login"], [false, false]);
+
+    let exact = plan(
+        suite(),
+        &args(&["--exact", "login::01_open"]),
+        &SuiteFlags::default(),
+        false,
+        nothing_recorded(),
+        None,
+    );
+    assert_eq!(exact.stop_after, [0, 0, 1]);
+
+    let skip = plan(
+        suite(),
+        &args(&["--skip", "checkout::03", "--skip", "login"]),
+        &SuiteFlags::default(),
+        false,
+        nothing_recorded(),
+        None,
+    );
+    assert_eq!(skip.stop_after, [1, 2, 0]);
+    assert_eq!(skip.selected["checkout"], [true, true, false]);
+
+    let none = plan(
+        suite(),
+        &args(&["no_such_test"]),
+        &SuiteFlags::default(),
+        false,
+        nothing_recorded(),
+        None,
+    );
+    assert!(!none.any_selected());
+}
+
+#[test]
+fn under_nextest_each_scenario_is_one_trial_with_every_step_selected() {
+    let p = plan(
+        suite(),
+        &args(&["--exact", "login"]),
+        &SuiteFlags::default(),
+        true,
+        nothing_recorded(),
+        None,
+    );
+    let names: Vec<&str> = p.trials.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["about", "checkout", "login"]);
+    assert!(p.trials.iter().all(|t| t.whole));
+    assert_eq!(p.stop_after, [0, 0, 2]);
+    assert_eq!(p.selected["login"], [true, true]);
+}
+
+#[test]
+fn shards_split_the_scenarios_and_say_so() {
+    let recorded = |_: ()| Recorded {
+        durations: vec![
+            ("about", Some(10)),
+            ("checkout", Some(300)),
+            ("login", Some(100)),
+        ],
+        previous: Ok(None),
+        results: Default::default(),
+    };
+    let mut seen = vec![];
+    for index in 1..=2 {
+        let flags = SuiteFlags {
+            shard: Some(crate::shard::Shard { index, count: 2 }),
+            ..SuiteFlags::default()
+        };
+        let p = plan(suite(), &args(&[]), &flags, false, recorded(()), None);
+        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+        assert!(p.notes[0].starts_with(&format!("--shard {index}/2: running")));
+        seen.extend(slugs(&p).into_iter().map(str::to_string));
+    }
+    seen.sort();
+    assert_eq!(seen, ["about", "checkout", "login"]);
+}
+
+fn checkpoint(entries: &[(&str, ScenarioState, Option<&str>)]) -> Checkpoint {
+    Checkpoint {
+        scenarios: entries
+            .iter()
+            .map(|(slug, state, run)| {
+                (
+                    slug.to_string(),
+                    ScenarioEntry {
+                        state: *state,
+                        run_id: run.map(str::to_string),
+                        attempts: 1,
+                        reused: false,
+                    },
+                )
+            })
+            .collect::<BTreeMap<_, _>>(),
+        ..Checkpoint::default()
+    }
+}
+
+#[test]
+fn last_failed_runs_only_what_failed_or_was_interrupted() {
+    let flags = SuiteFlags {
+        last_failed: true,
+        ..SuiteFlags::default()
+    };
+    let previous = checkpoint(&[
+        ("about", ScenarioState::Pass, None),
+        ("checkout", ScenarioState::Fail, None),
+        ("login", ScenarioState::Interrupted, None),
+    ]);
+    let p = plan(
+        suite(),
+        &args(&[]),
+        &flags,
+        false,
+        Recorded {
+            previous: Ok(Some(previous.clone())),
+            ..Recorded::default()
+        },
+        None,
+    );
+    assert_eq!(slugs(&p), ["checkout", "login"]);
+    assert_eq!(
+        p.notes,
+        ["--last-failed: running 2 scenario(s) that failed last time: checkout, login"]
+    );
+    assert_eq!(p.previous, Some(previous));
+
+    let all_passed = checkpoint(&[("about", ScenarioState::Pass, None)]);
+    let p = plan(
+        suite(),
+        &args(&[]),
+        &flags,
+        false,
+        Recorded {
+            previous: Ok(Some(all_passed)),
+            ..Recorded::default()
+        },
+        None,
+    );
+    assert_eq!(slugs(&p).len(), 3);
+    assert_eq!(
+        p.notes,
+        ["--last-failed: nothing failed last time: running everything"]
+    );
+
+    let p = plan(suite(), &args(&[]), &flags, false, nothing_recorded(), None);
+    assert_eq!(slugs(&p).len(), 3);
+    assert_eq!(
+        p.notes,
+        ["--last-failed: no earlier run of this suite recorded: running everything"]
+    );
+}
+
+#[test]
+fn an_unreadable_checkpoint_runs_everything_and_says_why() {
+    let flags = SuiteFlags {
+        last_failed: true,
+        ..SuiteFlags::default()
+    };
+    let p = plan(
+        suite(),
+        &args(&[]),
+        &flags,
+        false,
+        Recorded {
+            previous: Err("bad json".into()),
+            ..Recorded::default()
+        },
+        None,
+    );
+    assert_eq!(slugs(&p).len(), 3);
+    assert_eq!(
+        p.notes[0],
+        "the previous checkpoint is unreadable (bad json): running everything"
+    );
+}
+
+fn result(run: &str, slug: &str, status: &str, steps: &[(&str, &str)]) -> RunResult {
+    serde_json::from_value(serde_json::json!({
+        "runId": run,
+        "scenarioSlug": slug,
+        "status": status,
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "duration": 5,
+        "steps": steps.iter().map(|(id, st)| serde_json::json!({
+            "id": id, "status": st, "duration": 2,
+            "error": if *st == "fail" { Some("boom") } else { None },
+        })).collect::<Vec<_>>(),
+    }))
+    .expect("a valid result")
+}
+
+#[test]
+fn resume_reuses_finished_runs_and_reruns_the_rest() {
+    let store = Store::new("/nowhere/.harshJudge");
+    let flags = SuiteFlags {
+        resume: true,
+        ..SuiteFlags::default()
+    };
+    let (r_about, r_checkout, r_login) = (
+        "20260101T000000000Z-aaaaaa",
+        "20260101T000000000Z-bbbbbb",
+        "20260101T000000000Z-cccccc",
+    );
+    let previous = checkpoint(&[
+        ("about", ScenarioState::Pass, Some(r_about)),
+        // The process died after the run ended, before the checkpoint heard of it.
+        ("checkout", ScenarioState::Running, Some(r_checkout)),
+        ("login", ScenarioState::Interrupted, Some(r_login)),
+    ]);
+    let mut results = HashMap::new();
+    for (slug, run, r) in [
+        (
+            "about",
+            r_about,
+            result(r_about, "about", "pass", &[("01", "pass")]),
+        ),
+        (
+            "checkout",
+            r_checkout,
+            result(
+                r_checkout,
+                "checkout",
+                "fail",
+                &[("01", "pass"), ("02", "fail"), ("03", "skipped")],
+            ),
+        ),
+        ("login", r_login, {
+            let mut r = result(r_login, "login", "fail", &[("01", "pass")]);
+            r.interrupted = true;
+            r
+        }),
+    ] {
+        results.insert(slug.to_string(), (RunId::new(run).unwrap(), r));
+    }
+    let p = plan(
+        suite(),
+        &args(&[]),
+        &flags,
+        false,
+        Recorded {
+            previous: Ok(Some(previous)),
+            results,
+            ..Recorded::default()
+        },
+        Some(&store),
+    );
+    assert_eq!(slugs(&p), ["login"], "the interrupted run runs again");
+    let reused: Vec<&str> = p.reused.iter().map(|r| r.def.slug).collect();
+    assert_eq!(reused, ["about", "checkout"]);
+    let checkout = &p.reused[1];
+    assert_eq!(checkout.entry.state, ScenarioState::Fail);
+    let statuses: Vec<StepStatus> = checkout.outcomes.iter().map(|o| o.status).collect();
+    assert_eq!(
+        statuses,
+        [StepStatus::Pass, StepStatus::Fail, StepStatus::Skipped]
+    );
+    assert_eq!(
+        checkout.outcomes[1].error.as_deref(),
+        Some(format!("boom\n  (reused by --resume from run {r_checkout})").as_str())
+    );
+    assert_eq!(
+        checkout.outcomes[1].evidence_dir,
+        store.evidence_dir(
+            &Slug::new("checkout").unwrap(),
+            &RunId::new(r_checkout).unwrap(),
+            &StepId::from_index(2).unwrap()
+        )
+    );
+    assert!(p.any_selected());
+
+    // A filter that selects nothing of a finished scenario reuses nothing of it.
+    let p = plan(
+        suite(),
+        &args(&["login"]),
+        &flags,
+        false,
+        Recorded {
+            previous: Ok(Some(checkpoint(&[("about", ScenarioState::Pass, None)]))),
+            ..Recorded::default()
+        },
+        Some(&store),
+    );
+    assert!(p.reused.is_empty());
+    assert_eq!(slugs(&p), ["login"]);
+}
+
+#[test]
+fn resume_without_an_earlier_run_runs_everything_and_says_so() {
+    let flags = SuiteFlags {
+        resume: true,
+        ..SuiteFlags::default()
+    };
+    let p = plan(suite(), &args(&[]), &flags, false, nothing_recorded(), None);
+    assert_eq!(slugs(&p).len(), 3);
+    assert_eq!(
+        p.notes,
+        ["--resume: no earlier run of this suite recorded: running everything"]
+    );
+}

@@ -1,0 +1,111 @@
+//! The report tail, once every trial has its outcome: the files handed to the
+//! background writer flushed, retention applied, the summary printed, and the
+//! JUnit, HTML and GitHub step-summary reports published from the summary's
+//! runs; then the exit code.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use libtest_mimic::{Conclusion, FormatSetting};
+
+use crate::settings::Settings;
+use crate::store::Store;
+use crate::suite::SuiteLog;
+
+use super::consumers::HarnessSink;
+use super::{EXIT_FAILED, EXIT_OK};
+
+/// What the tail needs to know of the invocation.
+pub(super) struct Tail<'a> {
+    pub store: &'a Store,
+    pub settings: &'a Settings,
+    pub sink: &'a HarnessSink,
+    pub log: Option<Arc<SuiteLog>>,
+    /// When the invocation started (the JUnit root's time).
+    pub started: SystemTime,
+    pub nextest: bool,
+    pub verbose: bool,
+    /// libtest prints JSON on stdout (`--format json`): our lines go to stderr.
+    pub json: bool,
+}
+
+/// Finishes the invocation and returns its exit code: [`EXIT_FAILED`] when any
+/// executed step failed (selected or not), 130/143 after Ctrl-C/SIGTERM.
+pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
+    // Every file handed to the background writer is on disk before we exit.
+    if let Err(e) = crate::store::flush_writes() {
+        eprintln!("harshjudge: a file could not be written: {e}");
+    }
+    let summary = t.sink.summary.lock().expect("summary");
+    // Retention (HARSHJUDGE_KEEP_RUNS): the scenarios that ran keep their newest runs.
+    if let Some(keep) = t.settings.keep_runs {
+        let ran: Vec<String> = summary.runs.iter().map(|r| r.slug.clone()).collect();
+        for e in crate::run::prune(t.store, &ran, keep).errors {
+            eprintln!("harshjudge: {e}");
+        }
+    }
+    let any_failure = !summary.failures.is_empty();
+    let mut text = summary.render(t.store.dir(), t.verbose);
+    let runs: Vec<crate::report::junit::RunRef> = (summary.runs.iter())
+        .filter(|r| !r.retried)
+        .filter_map(|r| {
+            r.run_dir.clone().map(|dir| crate::report::junit::RunRef {
+                dir,
+                earlier: r.earlier.clone(),
+            })
+        })
+        .collect();
+    drop(summary);
+    if !runs.is_empty() {
+        let publish = crate::report::invocation::Publish {
+            runs,
+            started: t.started,
+            junit: t.settings.junit.clone(),
+            html: t.settings.html_report,
+            step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            invocation: if t.nextest {
+                std::env::var("NEXTEST_RUN_ID")
+                    .ok()
+                    .filter(|v| !v.is_empty())
+            } else {
+                None
+            },
+        };
+        for line in crate::report::invocation::publish(t.store, &publish) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    if !text.is_empty() {
+        if t.json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+    let signal = crate::suite::signal_exit_code();
+    if let Some(log) = &t.log {
+        log.finish(signal.is_some());
+    }
+    if let Some(code) = signal {
+        eprintln!(
+            "harshjudge: the suite was interrupted; `-- --resume` reruns only what did not finish"
+        );
+        return code;
+    }
+    // Any failed step of an executed run fails the invocation, whether or not
+    // its own trial was selected.
+    if conclusion.has_failed() || any_failure {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Whether libtest prints JSON (`--format json`).
+pub(super) fn json_format(args: &libtest_mimic::Arguments) -> bool {
+    matches!(args.format, Some(FormatSetting::Json))
+}
