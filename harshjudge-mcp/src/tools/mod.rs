@@ -5,6 +5,7 @@ pub mod batch;
 pub mod browser;
 pub mod dashboard;
 pub mod discover;
+pub mod knowledge;
 pub mod output;
 pub mod project;
 pub mod record;
@@ -203,14 +204,14 @@ pub fn all() -> Vec<ToolDef> {
         ),
         tool!(
             "knowledge_search",
-            crate::knowledge::KnowledgeSearch,
-            knowledge_search,
+            knowledge::KnowledgeSearch,
+            knowledge::search,
             "Search the steps agents took before (every tool call is kept with the page it left): by words, test ids, tool names, URL paths or error codes; scope session|all; filters tool, outcome (ok|error), url. Each hit has a confidence from 0 to 1 (1: every word matched the tool or its arguments) and what matched."
         ),
         tool!(
             "knowledge_similar",
-            crate::knowledge::KnowledgeSimilar,
-            knowledge_similar,
+            knowledge::KnowledgeSimilar,
+            knowledge::similar,
             "Steps taken before on pages like the current one (the open browser page, or the url, title and testIds given): confidence 1.0 means the same page."
         ),
         tool!(
@@ -256,29 +257,6 @@ pub fn all() -> Vec<ToolDef> {
             "Write a saved sequence as a Rust #[scenario] using harshjudge's page API (one step per action) to .harshJudge/exports/{functionName}.rs, ready to drop into tests/."
         ),
     ]
-}
-
-fn knowledge_search(
-    ctx: &crate::context::Context,
-    a: crate::knowledge::KnowledgeSearch,
-) -> Result<serde_json::Value, ToolError> {
-    let store = ctx.require_init()?;
-    crate::knowledge::knowledge_search(ctx.agent().knowledge(store.dir()), a)
-}
-
-fn knowledge_similar(
-    ctx: &crate::context::Context,
-    a: crate::knowledge::KnowledgeSimilar,
-) -> Result<serde_json::Value, ToolError> {
-    let store = ctx.require_init()?;
-    let current =
-        browser::page_state(ctx).map(|(url, title, test_ids)| crate::knowledge::PageState {
-            url: Some(url),
-            title: Some(title),
-            test_ids,
-            tool: None,
-        });
-    crate::knowledge::knowledge_similar(ctx.agent().knowledge(store.dir()), a, current)
 }
 
 /// Checks a string's length in characters.
