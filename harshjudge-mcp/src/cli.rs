@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use serde_json::{Map, Value, json};
 
 use crate::context::{Context, DEFAULT_MAX_EVIDENCE_BYTES};
-use crate::dispatch;
+
 
 /// MCP server and CLI of HarshJudge: record end-to-end test runs as evidence in .harshJudge/.
 ///
@@ -666,7 +666,7 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
 
 /// Runs one CLI command: the JSON to print and whether it succeeded.
 pub fn run_command(ctx: &Context, name: &str, args: Value) -> (Value, bool) {
-    let out = dispatch::call(ctx, name, Some(args));
+    let out = crate::call(ctx, name, Some(args));
     let ok = !out.is_error();
     (out.value, ok)
 }

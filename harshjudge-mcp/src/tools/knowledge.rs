@@ -166,7 +166,7 @@ pub fn knowledge_similar(
 /// The `knowledge_search` tool: the project's store, searched.
 pub fn search(ctx: &Context, a: KnowledgeSearch) -> Result<Value, ToolError> {
     let store = ctx.require_init()?;
-    knowledge_search(ctx.agent().knowledge(store.dir()), a)
+    knowledge_search(ctx.agent().knowledge(store), a)
 }
 
 /// The `knowledge_similar` tool: compared with the open page unless the
@@ -179,5 +179,5 @@ pub fn similar(ctx: &Context, a: KnowledgeSimilar) -> Result<Value, ToolError> {
         test_ids,
         tool: None,
     });
-    knowledge_similar(ctx.agent().knowledge(store.dir()), a, current)
+    knowledge_similar(ctx.agent().knowledge(store), a, current)
 }

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::agent::{RecordedCall, Recording};
 use crate::context::Context;
+use crate::dispatch::{Dispatcher, Outcome};
 use crate::error::{Code, ToolError};
 
 /// A saved sequence.
@@ -35,11 +36,6 @@ pub struct Sequence {
     pub variables: Vec<String>,
     /// The calls, in order.
     pub calls: Vec<RecordedCall>,
-}
-
-/// Tools never recorded: recording itself, reading the knowledge store.
-pub fn is_recordable(tool: &str) -> bool {
-    !tool.starts_with("record_") && !tool.starts_with("knowledge_") && tool != "run_steps"
 }
 
 fn dir(ctx: &Context) -> PathBuf {
@@ -380,7 +376,7 @@ fn describe(c: &RecordedCall) -> String {
 }
 
 /// Runs a saved sequence again.
-pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError> {
+pub fn record_replay(ctx: &Context, d: &Dispatcher, a: RecordReplay) -> Result<Value, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
     let mut needed = BTreeSet::new();
     for c in &seq.calls {
@@ -401,7 +397,7 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
                 .join(", ")
         )));
     }
-    let call = |tool: &str, args: Value| crate::dispatch::call(ctx, tool, Some(args));
+    let call = |tool: &str, args: Value| d.call(ctx, tool, Some(args));
     // Optionally as a run: one step per call.
     let mut run_id: Option<String> = None;
     if let Some(slug) = &a.scenario_slug {
@@ -449,13 +445,14 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
     for (i, c) in seq.calls.iter().enumerate() {
         let args = substitute(&c.args, &a.variables);
         let out = if has_omitted(&args) {
-            crate::dispatch::Outcome {
+            Outcome {
                 value: json!({
                     "error": format!("call {} ({}) was recorded without a value over {} bytes; replay cannot send it again: record the sequence with smaller arguments", i + 1, c.tool, crate::agent::MAX_RECORDED_STRING),
                     "code": Code::InvalidInput.as_str(),
                 }),
                 code: Some(Code::InvalidInput),
                 elapsed: std::time::Duration::ZERO,
+                effects: Vec::new(),
             }
         } else {
             call(&c.tool, args)

@@ -19,6 +19,7 @@
 //! every id is validated ([`ids`]) before it becomes part of a path.
 
 mod fsio;
+mod layout;
 pub mod ids;
 mod merge;
 mod types;
