@@ -9,7 +9,6 @@ use serde_json::{Map, Value, json};
 
 use crate::context::{Context, DEFAULT_MAX_EVIDENCE_BYTES};
 
-
 /// MCP server and CLI of HarshJudge: record end-to-end test runs as evidence in .harshJudge/.
 ///
 /// With no command it serves MCP over stdio (stdout carries only the protocol;
@@ -609,7 +608,7 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
     let run = harshjudge::store::RunId::new(id).ok()?;
     let store = ctx.store();
     let slug = store.find_run(&run).ok()??;
-    let script = store.run_dir(&slug, &run).join("replay.sh");
+    let script = store.replay_script(&slug, &run);
     if !script.is_file() {
         return Some((
             json!({

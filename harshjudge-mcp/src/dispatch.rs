@@ -98,9 +98,8 @@ impl ToolOutput for Value {}
 /// Serialises a typed result into a [`Reply`].
 pub fn reply<T: ToolOutput>(out: T) -> Result<Reply, ToolError> {
     let effects = out.effects();
-    let value = serde_json::to_value(&out).map_err(|e| {
-        ToolError::new(Code::Internal, format!("a result did not serialise: {e}"))
-    })?;
+    let value = serde_json::to_value(&out)
+        .map_err(|e| ToolError::new(Code::Internal, format!("a result did not serialise: {e}")))?;
     Ok(Reply { value, effects })
 }
 

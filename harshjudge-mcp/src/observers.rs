@@ -96,3 +96,64 @@ impl Observer for Recorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use crate::dispatch::{Call, Dispatcher, Effect, Observer};
+
+    /// Keeps the tool name and effects of every call it is told about.
+    struct Seen(Arc<Mutex<Vec<(String, Vec<Effect>)>>>);
+
+    impl Observer for Seen {
+        fn observe(&self, _ctx: &crate::Context, call: &Call<'_>) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((call.tool.name.into(), call.outcome.effects.clone()));
+        }
+    }
+
+    #[test]
+    fn observers_registered_on_a_dispatcher_get_typed_effects() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = crate::Context::new(tmp.path()).unwrap();
+        let seen = Arc::new(Mutex::new(vec![]));
+        let d = Dispatcher::new(crate::tools::all())
+            .observe(super::ActiveRun)
+            .observe(Seen(seen.clone()));
+        assert!(
+            !d.call(&ctx, "initProject", Some(json!({"projectName": "p"})))
+                .is_error()
+        );
+        let steps = json!([{"title": "a", "actions": "x", "expectedOutcome": "y"}]);
+        let out = d.call(
+            &ctx,
+            "createScenario",
+            Some(json!({"slug": "s", "title": "S", "steps": steps})),
+        );
+        assert!(!out.is_error(), "{}", out.value);
+        let out = d.call(&ctx, "startRun", Some(json!({"scenarioSlug": "s"})));
+        let run = out.value["runId"].as_str().unwrap().to_string();
+        assert_eq!(ctx.agent().active_run().unwrap().0.as_str(), run);
+        // A batch is not observed itself: its calls are.
+        let out = d.call(
+            &ctx,
+            "run_steps",
+            Some(json!({"steps": [{"tool": "completeRun", "args": {"runId": run}}]})),
+        );
+        assert!(!out.is_error(), "{}", out.value);
+        assert!(ctx.agent().active_run().is_none());
+        let seen = seen.lock().unwrap();
+        let names: Vec<&str> = seen.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["initProject", "createScenario", "startRun", "completeRun"]
+        );
+        assert!(matches!(seen[2].1[..], [Effect::RunStarted { .. }]));
+        assert!(matches!(seen[3].1[..], [Effect::RunCompleted { .. }]));
+    }
+}

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod browser;
 pub mod dashboard;
 pub mod discover;
+pub mod ids;
 pub mod knowledge;
 pub mod output;
 pub mod project;
@@ -67,7 +68,7 @@ fn project_tools() -> Vec<ToolDef> {
         tool!(
             Project,
             "startRun",
-            run::StartRun,
+            run::StartRun => run::RunStarted,
             run::start_run,
             "Start a run of a scenario. Returns the runId, its number, and the steps to execute in order (ids \"01\", \"02\", …). The run shows as running at once."
         ),
@@ -88,7 +89,7 @@ fn project_tools() -> Vec<ToolDef> {
         tool!(
             Project,
             "completeRun",
-            run::CompleteRun,
+            run::CompleteRun => run::RunCompleted,
             run::complete_run,
             "Finish a run. The status, failedStep and errorMessage are derived from the steps (a contradicting `status` gives a warning); updates the scenario's statistics. A run can be completed once."
         ),

@@ -5,7 +5,6 @@
 //! `record_export` turns one into a Rust `#[scenario]` using the page API.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::time::Instant;
 
 use harshjudge::store::RunId;
@@ -38,10 +37,6 @@ pub struct Sequence {
     pub calls: Vec<RecordedCall>,
 }
 
-fn dir(ctx: &Context) -> PathBuf {
-    ctx.store().dir().join("sequences")
-}
-
 fn seq_id(s: &str) -> Result<RunId, ToolError> {
     RunId::new(s).map_err(|_| {
         ToolError::invalid(format!(
@@ -52,7 +47,7 @@ fn seq_id(s: &str) -> Result<RunId, ToolError> {
 
 fn load(ctx: &Context, id: &str) -> Result<Sequence, ToolError> {
     let id = seq_id(id)?;
-    let path = dir(ctx).join(format!("{id}.json"));
+    let path = ctx.store().sequence_path(&id);
     let bytes = ctx.store().read_file(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ToolError::not_found(format!(
@@ -243,7 +238,7 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
         variables: vars.into_iter().collect(),
         calls: rec.calls,
     };
-    let path = dir(ctx).join(format!("{}.json", seq.id));
+    let path = ctx.store().sequence_path(&seq_id(&seq.id)?);
     let text = serde_json::to_string_pretty(&seq).expect("sequence serializes");
     ctx.store().write_file(&path, text.as_bytes())?;
     let mut out = json!({
@@ -268,7 +263,7 @@ pub struct RecordList {}
 /// The saved sequences, newest first.
 pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
     let mut out = vec![];
-    if let Ok(rd) = ctx.store().read_dir(&dir(ctx)) {
+    if let Ok(rd) = ctx.store().read_dir(&ctx.store().sequences_dir()) {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(id) = name.strip_suffix(".json") else {
@@ -308,7 +303,7 @@ pub fn record_get(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
 /// Deletes a saved sequence.
 pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
-    let path = dir(ctx).join(format!("{}.json", seq.id));
+    let path = ctx.store().sequence_path(&seq_id(&seq.id)?);
     ctx.store()
         .remove_file(&path)
         .map_err(|e| ToolError::new(Code::Internal, format!("{}: {e}", ctx.rel(&path))))?;
@@ -553,11 +548,7 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError>
         )));
     }
     let source = export_source(&seq, &fn_name, &a.variables);
-    let path = ctx
-        .store()
-        .dir()
-        .join("exports")
-        .join(format!("{fn_name}.rs"));
+    let path = ctx.store().export_path(&fn_name)?;
     ctx.store().write_file(&path, source.as_bytes())?;
     Ok(json!({
         "success": true,

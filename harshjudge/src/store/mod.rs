@@ -19,8 +19,8 @@
 //! every id is validated ([`ids`]) before it becomes part of a path.
 
 mod fsio;
-mod layout;
 pub mod ids;
+mod layout;
 mod merge;
 mod types;
 pub mod yaml;
