@@ -5,6 +5,7 @@ pub mod batch;
 pub mod browser;
 pub mod dashboard;
 pub mod discover;
+pub mod export;
 pub mod ids;
 pub mod knowledge;
 pub mod output;
