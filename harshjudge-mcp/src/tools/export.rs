@@ -2,11 +2,11 @@
 //! `#[scenario]` on harshjudge's page API, every string through one
 //! escaping function.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::record::Sequence;
+use super::record::{Sequence, describe, substitute};
 use crate::agent::RecordedCall;
 
 /// The one escaping function for every string that reaches generated Rust

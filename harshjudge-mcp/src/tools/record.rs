@@ -88,7 +88,7 @@ fn placeholders(v: &Value, out: &mut BTreeSet<String>) {
     }
 }
 
-fn substitute(v: &Value, vars: &BTreeMap<String, String>) -> Value {
+pub(super) fn substitute(v: &Value, vars: &BTreeMap<String, String>) -> Value {
     match v {
         Value::String(s) => {
             let mut out = s.clone();
@@ -332,7 +332,7 @@ pub struct RecordReplay {
     pub scenario_slug: Option<String>,
 }
 
-fn describe(c: &RecordedCall) -> String {
+pub(super) fn describe(c: &RecordedCall) -> String {
     let a = &c.args;
     let target = c
         .locator
