@@ -50,7 +50,7 @@ pub struct ToolDef {
     pub schema: fn() -> Arc<Map<String, Value>>,
     /// Its output JSON Schema when derived from a typed result (else the
     /// table of `crate::tools::output` gives it).
-    pub output: Option<fn() -> Arc<Map<String, Value>>>,
+    pub output: Option<fn() -> Schema>,
     /// What kind of tool it is.
     pub group: Group,
     /// The handler.

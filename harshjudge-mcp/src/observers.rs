@@ -105,8 +105,11 @@ mod tests {
 
     use crate::dispatch::{Call, Dispatcher, Effect, Observer};
 
+    /// The tool name and effects of every call an observer was told about.
+    type Calls = Arc<Mutex<Vec<(String, Vec<Effect>)>>>;
+
     /// Keeps the tool name and effects of every call it is told about.
-    struct Seen(Arc<Mutex<Vec<(String, Vec<Effect>)>>>);
+    struct Seen(Calls);
 
     impl Observer for Seen {
         fn observe(&self, _ctx: &crate::Context, call: &Call<'_>) {
