@@ -4,7 +4,8 @@
 //! per second, p50/p99 latency per tool (client-side: request written to
 //! response parsed) and the server's peak RSS.
 //!
-//! `cargo bench -p harshjudge-mcp --bench agent_loop`
+//! `cargo bench -p harshjudge-mcp --bench agent_loop` (`HARSHJUDGE_MCP_BIN=path`
+//! measures another build of the server).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -35,7 +36,10 @@ async fn main() {
     let shot = project.join("shot.png");
     std::fs::write(&shot, png).unwrap();
 
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_harshjudge-mcp"));
+    // HARSHJUDGE_MCP_BIN: another build of the server (a before/after run).
+    let bin = std::env::var("HARSHJUDGE_MCP_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_harshjudge-mcp").to_string());
+    let mut cmd = tokio::process::Command::new(bin);
     cmd.current_dir(&project).env("HARSHJUDGE_DASHBOARD", "off");
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::null())

@@ -10,9 +10,9 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use harshjudge_mcp::knowledge::{
-    KnowledgeSearch, KnowledgeSimilar, KnowledgeStore, Observation, PageState, SearchQuery,
-    StepRecord, knowledge_search, knowledge_similar,
+use harshjudge_mcp::knowledge::{KnowledgeStore, Observation, PageState, SearchQuery, StepRecord};
+use harshjudge_mcp::tools::knowledge::{
+    KnowledgeSearch, KnowledgeSimilar, knowledge_search, knowledge_similar,
 };
 use serde_json::{Value, json};
 

@@ -225,10 +225,10 @@ impl Agent {
         }
     }
 
-    /// The knowledge store of the project whose `.harshJudge/` is `dir`.
-    pub fn knowledge(&self, dir: &std::path::Path) -> &crate::knowledge::KnowledgeStore {
+    /// The knowledge store of the project of `store`.
+    pub fn knowledge(&self, store: &harshjudge::store::Store) -> &crate::knowledge::KnowledgeStore {
         self.knowledge.get_or_init(|| {
-            crate::knowledge::KnowledgeStore::open(dir.join("knowledge"), self.session.clone())
+            crate::knowledge::KnowledgeStore::open(store.knowledge_dir(), self.session.clone())
         })
     }
 

@@ -8,7 +8,6 @@ use clap::{Parser, Subcommand};
 use serde_json::{Map, Value, json};
 
 use crate::context::{Context, DEFAULT_MAX_EVIDENCE_BYTES};
-use crate::dispatch;
 
 /// MCP server and CLI of HarshJudge: record end-to-end test runs as evidence in .harshJudge/.
 ///
@@ -609,7 +608,7 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
     let run = harshjudge::store::RunId::new(id).ok()?;
     let store = ctx.store();
     let slug = store.find_run(&run).ok()??;
-    let script = store.run_dir(&slug, &run).join("replay.sh");
+    let script = store.run_replay_script(&slug, &run);
     if !script.is_file() {
         return Some((
             json!({
@@ -666,7 +665,7 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
 
 /// Runs one CLI command: the JSON to print and whether it succeeded.
 pub fn run_command(ctx: &Context, name: &str, args: Value) -> (Value, bool) {
-    let out = dispatch::call(ctx, name, Some(args));
+    let out = crate::call(ctx, name, Some(args));
     let ok = !out.is_error();
     (out.value, ok)
 }

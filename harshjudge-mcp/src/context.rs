@@ -54,7 +54,7 @@ impl Context {
             allowed.push(tmp);
         }
         Ok(Context {
-            store: Store::new(root.join(".harshJudge")),
+            store: Store::new(root.join(harshjudge::store::STORE_DIR)),
             root,
             max_evidence_bytes: DEFAULT_MAX_EVIDENCE_BYTES,
             allowed_roots: allowed,

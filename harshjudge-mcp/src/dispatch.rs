@@ -1,18 +1,44 @@
 //! One execution path for every tool: parse and validate the arguments, run
-//! the handler, time it, log it, and classify a failure into a stable code.
-//! The MCP server and the CLI both call [`call`].
+//! the handler, time it, log it, classify a failure into a stable code, and
+//! tell the observers. A [`Dispatcher`] owns the tool table and the
+//! observers; the MCP server and the CLI both call [`Dispatcher::call`]
+//! (through `crate::call` and `crate::dispatcher`, which assemble the
+//! default one). This module knows no tool and no observer: tools are
+//! registered into it (`crate::tools::all`), observers too
+//! (`crate::observers`), so nothing here imports `crate::tools`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use harshjudge::store::{RunId, Slug};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
-/// A tool's handler: validated arguments in, JSON result out.
-pub type Handler = fn(&Context, Value) -> Result<Value, ToolError>;
+/// A tool's handler: arguments in (unknown keys already stripped), typed
+/// reply out. It gets the dispatcher it runs under, for tools that call
+/// other tools (`run_steps`, `record_replay`).
+pub type Handler = fn(&Context, &Dispatcher, Value) -> Result<Reply, ToolError>;
+
+/// What kind of tool a [`ToolDef`] is: observers decide by it, never by
+/// the tool's wire name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// Project, scenario, run, discovery and dashboard tools.
+    Project,
+    /// Browser tools (`browser_*`).
+    Browser,
+    /// `run_steps`: its calls are observed one by one, not the batch.
+    Batch,
+    /// The knowledge store's own tools (`knowledge_*`): never indexed nor recorded.
+    Knowledge,
+    /// Recording and replay (`record_*`): never recorded.
+    Recording,
+}
 
 /// A tool as listed by `tools/list`.
 pub struct ToolDef {
@@ -22,30 +48,135 @@ pub struct ToolDef {
     pub description: &'static str,
     /// Its input JSON Schema.
     pub schema: fn() -> Arc<Map<String, Value>>,
+    /// Its output JSON Schema when derived from a typed result (else the
+    /// table of `crate::tools::output` gives it).
+    pub output: Option<fn() -> Schema>,
+    /// What kind of tool it is.
+    pub group: Group,
     /// The handler.
     pub handler: Handler,
 }
 
+/// What a call did that the agent's session follows, typed: observers read
+/// these instead of digging in the result's JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// A run was started (`startRun`): browser evidence goes to it.
+    RunStarted {
+        /// The run.
+        run: RunId,
+        /// Its scenario.
+        slug: Slug,
+    },
+    /// A run was completed (`completeRun`).
+    RunCompleted {
+        /// The run.
+        run: RunId,
+    },
+}
+
+/// A handler's result: the JSON the caller gets, and the typed effects.
+#[derive(Clone, Debug, Default)]
+pub struct Reply {
+    /// The result.
+    pub value: Value,
+    /// What it did that observers follow.
+    pub effects: Vec<Effect>,
+}
+
+/// A tool's typed result: serialised for the caller, with the effects it
+/// carries (none by default).
+pub trait ToolOutput: Serialize {
+    /// What the call did that observers follow.
+    fn effects(&self) -> Vec<Effect> {
+        Vec::new()
+    }
+}
+
+impl ToolOutput for Value {}
+
+/// Serialises a typed result into a [`Reply`].
+pub fn reply<T: ToolOutput>(out: T) -> Result<Reply, ToolError> {
+    let effects = out.effects();
+    let value = serde_json::to_value(&out)
+        .map_err(|e| ToolError::new(Code::Internal, format!("a result did not serialise: {e}")))?;
+    Ok(Reply { value, effects })
+}
+
+/// The output schema of a typed result `T`: derived from the type, with
+/// nullable types split as in input schemas and `warnings` allowed.
+pub fn output_schema_of<T: JsonSchema + 'static>() -> Arc<Map<String, Value>> {
+    let mut m = portable("", &rmcp::handler::server::common::schema_for_type::<T>());
+    if let Some(Value::Object(props)) = m.get_mut("properties") {
+        props.insert(
+            "warnings".into(),
+            serde_json::json!({"type": "array", "items": {"type": "string"}, "description": "Argument keys the tool does not know, ignored."}),
+        );
+    }
+    Arc::new(m)
+}
+
 /// Declares a tool whose arguments deserialize into `$args` (unknown fields
-/// rejected) before `$f` runs.
+/// rejected) before `$f` runs. `nested` tools get the dispatcher too;
+/// `=> $out` derives the output schema from the result type.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! tool {
-    ($name:literal, $args:ty, $f:path, $desc:expr) => {
+    ($group:ident, $name:literal, $args:ty, $f:path, $desc:expr) => {
         $crate::dispatch::ToolDef {
             name: $name,
             description: $desc,
             schema: || rmcp::handler::server::common::schema_for_type::<$args>(),
-            handler: |ctx, v| $f(ctx, $crate::dispatch::parse::<$args>($name, v)?),
+            output: None,
+            group: $crate::dispatch::Group::$group,
+            handler: |ctx, _d, v| {
+                $crate::dispatch::reply($f(ctx, $crate::dispatch::parse::<$args>($name, v)?)?)
+            },
+        }
+    };
+    ($group:ident, $name:literal, $args:ty => $out:ty, $f:path, $desc:expr) => {
+        $crate::dispatch::ToolDef {
+            name: $name,
+            description: $desc,
+            schema: || rmcp::handler::server::common::schema_for_type::<$args>(),
+            output: Some(|| $crate::dispatch::output_schema_of::<$out>()),
+            group: $crate::dispatch::Group::$group,
+            handler: |ctx, _d, v| {
+                $crate::dispatch::reply::<$out>($f(
+                    ctx,
+                    $crate::dispatch::parse::<$args>($name, v)?,
+                )?)
+            },
+        }
+    };
+    (nested $group:ident, $name:literal, $args:ty, $f:path, $desc:expr) => {
+        $crate::dispatch::ToolDef {
+            name: $name,
+            description: $desc,
+            schema: || rmcp::handler::server::common::schema_for_type::<$args>(),
+            output: None,
+            group: $crate::dispatch::Group::$group,
+            handler: |ctx, d, v| {
+                $crate::dispatch::reply($f(ctx, d, $crate::dispatch::parse::<$args>($name, v)?)?)
+            },
         }
     };
 }
 
-/// Deserializes a tool's arguments; the error names the tool and the field.
+/// The start of an id error raised while deserialising arguments (see
+/// `crate::tools::ids`): the rest is the message, with `{field}` standing for
+/// the argument's path, which only [`parse`] knows.
+pub const ID_ERROR: char = '\u{1}';
+
+/// Deserializes a tool's arguments; the error names the tool and the field
+/// (an id error is given as its own message, naming the field).
 pub fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolError> {
     serde_path_to_error::deserialize(args).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
+        let inner = e.into_inner().to_string();
+        if let Some(msg) = inner.strip_prefix(ID_ERROR) {
+            return ToolError::invalid(msg.replace("{field}", &path));
+        }
         let at = if path == "." {
             String::new()
         } else {
@@ -57,29 +188,157 @@ pub fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolErro
     })
 }
 
-/// Every tool, in the order `tools/list` gives them.
-pub fn tools() -> &'static [ToolDef] {
-    static TOOLS: std::sync::OnceLock<Vec<ToolDef>> = std::sync::OnceLock::new();
-    TOOLS.get_or_init(crate::tools::all)
-}
-
 /// A JSON Schema.
 pub type Schema = Arc<Map<String, Value>>;
 
-/// The input schema `tools/list` gives for a tool (built once).
-pub fn input_schema(def: &ToolDef) -> Schema {
-    static SCHEMAS: std::sync::OnceLock<Vec<(&'static str, Schema)>> = std::sync::OnceLock::new();
-    SCHEMAS
-        .get_or_init(|| {
-            tools()
-                .iter()
-                .map(|t| (t.name, Arc::new(portable(t.name, &(t.schema)()))))
-                .collect()
-        })
-        .iter()
-        .find(|(n, _)| *n == def.name)
-        .map(|(_, s)| s.clone())
-        .unwrap_or_else(|| Arc::new(portable(def.name, &(def.schema)())))
+/// One finished call, as observers see it.
+pub struct Call<'a> {
+    /// The tool.
+    pub tool: &'a ToolDef,
+    /// Its arguments, unknown keys stripped.
+    pub args: &'a Value,
+    /// How it went.
+    pub outcome: &'a Outcome,
+}
+
+/// Something that follows every call (the agent's active run, the knowledge
+/// store, the recording). Observers of tools of [`Group::Batch`] are not
+/// told: the batch's calls are, one by one.
+pub trait Observer: Send + Sync {
+    /// Called after each call, in the order observers were registered.
+    fn observe(&self, ctx: &Context, call: &Call<'_>);
+}
+
+/// The tool table and the observers: one execution path for every call.
+pub struct Dispatcher {
+    tools: Vec<ToolDef>,
+    inputs: Vec<Schema>,
+    observers: Vec<Box<dyn Observer>>,
+}
+
+impl Dispatcher {
+    /// A dispatcher over `tools` (in the order `tools/list` gives them), with
+    /// no observer yet.
+    pub fn new(tools: Vec<ToolDef>) -> Self {
+        let inputs = tools
+            .iter()
+            .map(|t| Arc::new(portable(t.name, &(t.schema)())))
+            .collect();
+        Dispatcher {
+            tools,
+            inputs,
+            observers: Vec::new(),
+        }
+    }
+
+    /// Adds an observer, told after every call from now on.
+    pub fn observe(mut self, o: impl Observer + 'static) -> Self {
+        self.observers.push(Box::new(o));
+        self
+    }
+
+    /// Every tool, in the order `tools/list` gives them.
+    pub fn tools(&self) -> &[ToolDef] {
+        &self.tools
+    }
+
+    /// The tool named `name`.
+    pub fn find(&self, name: &str) -> Option<&ToolDef> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The input schema `tools/list` gives for a tool (built once).
+    pub fn input_schema(&self, def: &ToolDef) -> Schema {
+        self.tools
+            .iter()
+            .position(|t| t.name == def.name)
+            .map(|i| self.inputs[i].clone())
+            .unwrap_or_else(|| Arc::new(portable(def.name, &(def.schema)())))
+    }
+
+    /// Runs tool `name` with `args` (absent arguments count as `{}`). Never panics
+    /// on user input: a handler that panics is reported as `INTERNAL`.
+    pub fn call(&self, ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
+        let start = Instant::now();
+        let args = match args {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v @ Value::Object(_)) => v,
+            Some(other) => {
+                return failed(
+                    name,
+                    start,
+                    ToolError::invalid(format!(
+                        "invalid arguments for {name}: expected an object of named arguments, got {}",
+                        kind(&other)
+                    )),
+                );
+            }
+        };
+        let Some(def) = self.find(name) else {
+            let names: Vec<&str> = self.tools.iter().map(|t| t.name).collect();
+            return failed(
+                name,
+                start,
+                ToolError::new(
+                    Code::UnknownTool,
+                    format!("Unknown tool: {name} (the tools are {})", names.join(", ")),
+                ),
+            );
+        };
+        let mut args = args;
+        let warnings = strip_unknown(name, &mut args, &self.input_schema(def));
+        // Kept for the observers, which look at a call after it ran.
+        let observed = def.group != Group::Batch && !self.observers.is_empty();
+        let kept_args = observed.then(|| args.clone());
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (def.handler)(ctx, self, args)
+        }))
+        .unwrap_or_else(|panic| {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            Err(ToolError::new(
+                Code::Internal,
+                format!("{name} failed unexpectedly ({msg}); this is a bug in harshjudge-mcp, please report it"),
+            ))
+        });
+        let mut out = match result {
+            Ok(Reply { value, effects }) => {
+                let elapsed = start.elapsed();
+                tracing::info!(tool = name, ms = %format!("{:.3}", elapsed.as_secs_f64() * 1000.0), "ok");
+                Outcome {
+                    value,
+                    code: None,
+                    elapsed,
+                    effects,
+                }
+            }
+            Err(e) => failed(name, start, e),
+        };
+        if !warnings.is_empty()
+            && let Some(o) = out.value.as_object_mut()
+        {
+            match o.get_mut("warnings").and_then(Value::as_array_mut) {
+                Some(list) => list.extend(warnings.into_iter().map(Value::String)),
+                None => {
+                    o.insert("warnings".into(), warnings.into());
+                }
+            }
+        }
+        if let Some(args) = kept_args {
+            let call = Call {
+                tool: def,
+                args: &args,
+                outcome: &out,
+            };
+            for o in &self.observers {
+                o.observe(ctx, &call);
+            }
+        }
+        out
+    }
 }
 
 /// Pairs of arguments of which a tool needs at least one.
@@ -292,156 +551,14 @@ pub struct Outcome {
     pub code: Option<Code>,
     /// Time spent in the call.
     pub elapsed: Duration,
+    /// What the call did that observers follow (none when it failed).
+    pub effects: Vec<Effect>,
 }
 
 impl Outcome {
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
         self.code.is_some()
-    }
-}
-
-/// Runs tool `name` with `args` (absent arguments count as `{}`). Never panics
-/// on user input: a handler that panics is reported as `INTERNAL`.
-pub fn call(ctx: &Context, name: &str, args: Option<Value>) -> Outcome {
-    let start = Instant::now();
-    let args = match args {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(v @ Value::Object(_)) => v,
-        Some(other) => {
-            return failed(
-                name,
-                start,
-                ToolError::invalid(format!(
-                    "invalid arguments for {name}: expected an object of named arguments, got {}",
-                    kind(&other)
-                )),
-            );
-        }
-    };
-    let Some(def) = tools().iter().find(|t| t.name == name) else {
-        let names: Vec<&str> = tools().iter().map(|t| t.name).collect();
-        return failed(
-            name,
-            start,
-            ToolError::new(
-                Code::UnknownTool,
-                format!("Unknown tool: {name} (the tools are {})", names.join(", ")),
-            ),
-        );
-    };
-    let mut args = args;
-    let warnings = strip_unknown(name, &mut args, &input_schema(def));
-    // Kept for the recording and the agent's state, which look at a call after it ran.
-    let kept_args = (name != "run_steps").then(|| args.clone());
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        (def.handler)(ctx, args)
-    }))
-    .unwrap_or_else(|panic| {
-        let msg = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".into());
-        Err(ToolError::new(
-            Code::Internal,
-            format!("{name} failed unexpectedly ({msg}); this is a bug in harshjudge-mcp, please report it"),
-        ))
-    });
-    let mut out = match result {
-        Ok(value) => {
-            let elapsed = start.elapsed();
-            tracing::info!(tool = name, ms = %format!("{:.3}", elapsed.as_secs_f64() * 1000.0), "ok");
-            Outcome {
-                value,
-                code: None,
-                elapsed,
-            }
-        }
-        Err(e) => failed(name, start, e),
-    };
-    if !warnings.is_empty()
-        && let Some(o) = out.value.as_object_mut()
-    {
-        match o.get_mut("warnings").and_then(Value::as_array_mut) {
-            Some(list) => list.extend(warnings.into_iter().map(Value::String)),
-            None => {
-                o.insert("warnings".into(), warnings.into());
-            }
-        }
-    }
-    if let Some(args) = kept_args {
-        after_call(ctx, name, args, &out);
-    }
-    out
-}
-
-/// What a call changes in the agent's session: the active run (browser
-/// evidence goes there), and the recording.
-fn after_call(ctx: &Context, name: &str, args: Value, out: &Outcome) {
-    let agent = ctx.agent();
-    if !out.is_error() {
-        match name {
-            "startRun" => {
-                let run = out.value["runId"]
-                    .as_str()
-                    .and_then(|r| harshjudge::store::RunId::new(r).ok());
-                let slug = out.value["scenarioSlug"]
-                    .as_str()
-                    .and_then(|s| harshjudge::store::Slug::new(s).ok());
-                if let (Some(run), Some(slug)) = (run, slug) {
-                    agent.set_active_run(Some((run, slug)));
-                }
-            }
-            "completeRun"
-                if agent
-                    .active_run()
-                    .is_some_and(|(r, _)| Some(r.as_str()) == args["runId"].as_str()) =>
-            {
-                agent.set_active_run(None);
-            }
-            _ => {}
-        }
-    }
-    // Every call goes into the knowledge store (once the project exists), with
-    // the page it left for browser actions.
-    if !name.starts_with("knowledge_") && ctx.store().is_initialized() {
-        let mut step =
-            crate::knowledge::StepRecord::new(name, crate::knowledge::compact_args(&args));
-        step.ok = !out.is_error();
-        step.code = out.code.map(|c| c.as_str().to_string());
-        step.error = out.value["error"].as_str().map(String::from);
-        step.duration_ms = out.elapsed.as_secs_f64() * 1000.0;
-        if crate::tools::browser::is_action(name)
-            && let Some((url, title, test_ids)) = crate::tools::browser::observe(ctx)
-        {
-            step.observation.url = Some(url);
-            step.observation.title = Some(title);
-            step.observation.test_ids = test_ids;
-        }
-        step.observation.text = out.value["locator"]
-            .as_str()
-            .or(out.value["clicked"].as_str())
-            .map(String::from);
-        if let Err(e) = agent.knowledge(ctx.store().dir()).record(step) {
-            tracing::warn!("the knowledge store could not record {name}: {e}");
-        }
-    }
-    if crate::tools::record::is_recordable(name)
-        && let Ok(mut rec) = agent.recording.lock()
-        && let Some(rec) = rec.as_mut()
-    {
-        let kept = rec.push(crate::agent::RecordedCall {
-            tool: name.to_string(),
-            args: crate::agent::recordable_args(&args),
-            ok: !out.is_error(),
-            code: out.code.map(|c| c.as_str().to_string()),
-            duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
-            locator: out.value["locator"].as_str().map(String::from),
-        });
-        if !kept && rec.dropped == 1 {
-            tracing::warn!("{}", rec.warning().unwrap_or_default());
-        }
     }
 }
 
@@ -523,6 +640,7 @@ fn failed(name: &str, start: Instant, mut e: ToolError) -> Outcome {
         value: serde_json::json!({"error": e.message, "code": e.code.as_str()}),
         code: Some(e.code),
         elapsed,
+        effects: Vec::new(),
     }
 }
 

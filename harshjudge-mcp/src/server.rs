@@ -1,5 +1,5 @@
 //! The MCP server: `tools/list` from the tool table, `tools/call` through
-//! [`dispatch::call`]. A result carries the full JSON in `content[0].text`
+//! [`crate::call`]. A result carries the full JSON in `content[0].text`
 //! (what every client reads) and the same value as structured content; a
 //! failure sets `isError` with `{"error", "code"}`.
 
@@ -26,11 +26,13 @@ pub struct Server {
 impl Server {
     /// A server for the project of `ctx`.
     pub fn new(ctx: Context) -> Self {
-        let tools = dispatch::tools()
+        let d = crate::dispatcher();
+        let tools = d
+            .tools()
             .iter()
             .map(|t| {
-                let mut tool = Tool::new(t.name, t.description, dispatch::input_schema(t));
-                tool.output_schema = Some(crate::tools::output::output_schema(t.name));
+                let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
+                tool.output_schema = Some(crate::tools::output::output_schema(t));
                 tool
             })
             .collect();
@@ -338,7 +340,7 @@ impl ServerHandler for Server {
         // agent talks to one server: they run inline on the server's single
         // thread, sparing a hand-off between threads on every call.
         let args = request.arguments.map(serde_json::Value::Object);
-        let out = dispatch::call(&self.ctx, &request.name, args);
+        let out = crate::call(&self.ctx, &request.name, args);
         Ok(to_result(out).into())
     }
 }

@@ -931,7 +931,8 @@ fn mcp_tools_validate_their_arguments_and_the_project_path() {
     assert!(!other.path().join(".harshJudge").exists());
 
     // The schema says what is accepted.
-    let def = harshjudge_mcp::dispatch::tools()
+    let def = harshjudge_mcp::dispatcher()
+        .tools()
         .iter()
         .find(|t| t.name == "openDashboard")
         .unwrap();
@@ -945,7 +946,8 @@ fn mcp_tools_validate_their_arguments_and_the_project_path() {
     assert!(schema["properties"]["projectPath"].is_object());
     for name in ["closeDashboard", "getDashboardStatus"] {
         assert!(
-            harshjudge_mcp::dispatch::tools()
+            harshjudge_mcp::dispatcher()
+                .tools()
                 .iter()
                 .any(|t| t.name == name)
         );

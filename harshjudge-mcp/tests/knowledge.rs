@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 
 use harshjudge_mcp::Code;
 use harshjudge_mcp::knowledge::{
-    KnowledgeSearch, KnowledgeSimilar, KnowledgeStore, Observation, Outcome, PageState, Scope,
-    SearchQuery, SearchResult, StepRecord, knowledge_search, knowledge_similar, page_path,
-    tokenize,
+    KnowledgeStore, Observation, Outcome, PageState, Scope, SearchQuery, SearchResult, StepRecord,
+    page_path, tokenize,
+};
+use harshjudge_mcp::tools::knowledge::{
+    KnowledgeSearch, KnowledgeSimilar, knowledge_search, knowledge_similar,
 };
 use serde_json::{Value, json};
 

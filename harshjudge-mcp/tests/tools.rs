@@ -1101,7 +1101,8 @@ fn unknown_tools_and_malformed_arguments_are_clear_errors() {
 
 #[test]
 fn every_tool_has_an_object_schema_and_the_original_names() {
-    let names: Vec<&str> = harshjudge_mcp::dispatch::tools()
+    let names: Vec<&str> = harshjudge_mcp::dispatcher()
+        .tools()
         .iter()
         .map(|t| t.name)
         .collect();
@@ -1117,11 +1118,12 @@ fn every_tool_has_an_object_schema_and_the_original_names() {
     ] {
         assert!(names.contains(&original), "{original}");
     }
-    for t in harshjudge_mcp::dispatch::tools() {
+    for t in harshjudge_mcp::dispatcher().tools() {
         let schema = (t.schema)();
         assert_eq!(schema["type"], "object", "{}", t.name);
     }
-    let record = harshjudge_mcp::dispatch::tools()
+    let record = harshjudge_mcp::dispatcher()
+        .tools()
         .iter()
         .find(|t| t.name == "recordEvidence")
         .unwrap();

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::context::Context;
+use crate::dispatch::{Dispatcher, Outcome};
 use crate::error::ToolError;
 
 /// One call of a batch.
@@ -50,7 +51,7 @@ pub struct RunSteps {
 }
 
 /// Runs the steps in order.
-pub fn run_steps(ctx: &Context, a: RunSteps) -> Result<Value, ToolError> {
+pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<Value, ToolError> {
     if a.steps.is_empty() || a.steps.len() > 50 {
         return Err(ToolError::invalid(format!(
             "steps must hold 1 to 50 tool calls (got {})",
@@ -64,13 +65,14 @@ pub fn run_steps(ctx: &Context, a: RunSteps) -> Result<Value, ToolError> {
     for step in a.steps {
         let timestamp = harshjudge::store::now_iso();
         let out = if step.tool == "run_steps" {
-            crate::dispatch::Outcome {
+            Outcome {
                 value: json!({"error": "run_steps cannot be nested: list the calls in one batch", "code": "INVALID_INPUT"}),
                 code: Some(crate::error::Code::InvalidInput),
                 elapsed: std::time::Duration::ZERO,
+                effects: Vec::new(),
             }
         } else {
-            crate::dispatch::call(ctx, &step.tool, step.args.map(Value::Object))
+            d.call(ctx, &step.tool, step.args.map(Value::Object))
         };
         let ok = !out.is_error();
         let mut r = json!({

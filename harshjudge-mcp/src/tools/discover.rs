@@ -3,6 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use harshjudge::store::Store;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -67,52 +68,7 @@ pub struct DiscoverTree {
     pub path: Option<String>,
 }
 
-fn pick(v: &Value, keys: &[&str]) -> Value {
-    let mut m = Map::new();
-    for k in keys {
-        if let Some(x) = v.get(*k) {
-            m.insert((*k).into(), x.clone());
-        }
-    }
-    Value::Object(m)
-}
-
-fn file_summary(path: &Path, name: &str) -> Value {
-    let yaml = || -> Option<Value> {
-        let text = std::fs::read_to_string(path).ok()?;
-        let y: harshjudge::store::yaml::Value = harshjudge::store::yaml::from_str(&text).ok()?;
-        serde_json::to_value(y).ok()
-    };
-    match name {
-        "meta.yaml" => yaml().map_or(json!({}), |v| {
-            pick(
-                &v,
-                &[
-                    "title",
-                    "slug",
-                    "starred",
-                    "tags",
-                    "totalRuns",
-                    "passCount",
-                    "failCount",
-                    "lastRun",
-                    "lastResult",
-                    "avgDuration",
-                ],
-            )
-        }),
-        "config.yaml" => yaml().map_or(json!({}), |v| {
-            pick(&v, &["projectName", "baseUrl", "version", "createdAt"])
-        }),
-        "result.json" => std::fs::read(path)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .map_or(json!({}), |v| pick(&v, &["status", "duration", "runId"])),
-        _ => Value::Bool(true),
-    }
-}
-
-fn tree(dir: &Path, budget: &mut usize) -> Value {
+fn tree(store: &Store, dir: &Path, budget: &mut usize) -> Value {
     let mut entries: Vec<(String, PathBuf, bool)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
@@ -139,9 +95,10 @@ fn tree(dir: &Path, budget: &mut usize) -> Value {
         }
         *budget -= 1;
         if is_dir {
-            m.insert(format!("{name}/"), tree(&path, budget));
+            m.insert(format!("{name}/"), tree(store, &path, budget));
         } else {
-            m.insert(name.clone(), file_summary(&path, &name));
+            // The store reads the files it knows (meta.yaml, config.yaml, result.json).
+            m.insert(name, store.file_facts(&path).unwrap_or(Value::Bool(true)));
         }
     }
     Value::Object(m)
@@ -157,7 +114,7 @@ pub fn discover_tree(ctx: &Context, a: DiscoverTree) -> Result<Value, ToolError>
         )));
     }
     let mut budget = 20_000;
-    Ok(json!({"root": format!("{}/", ctx.rel(&dir)), "tree": tree(&dir, &mut budget)}))
+    Ok(json!({"root": format!("{}/", ctx.rel(&dir)), "tree": tree(ctx.store(), &dir, &mut budget)}))
 }
 
 /// Arguments of `discoverSearch`.

@@ -74,8 +74,17 @@ fn type_name(t: &str) -> &'static str {
     }
 }
 
-/// The output schema of `tool` (every tool returns structured content).
-pub fn output_schema(tool: &str) -> Arc<Map<String, Value>> {
+/// The output schema of `tool` (every tool returns structured content):
+/// derived from its result type when it has one, else from the table above.
+pub fn output_schema(def: &crate::dispatch::ToolDef) -> Arc<Map<String, Value>> {
+    match def.output {
+        Some(derived) => derived(),
+        None => table_schema(def.name),
+    }
+}
+
+/// The output schema the table above gives for `tool`.
+pub fn table_schema(tool: &str) -> Arc<Map<String, Value>> {
     let mut props = Map::new();
     let mut required = vec![];
     for k in keys(tool).split_whitespace() {

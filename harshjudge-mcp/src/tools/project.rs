@@ -50,10 +50,10 @@ pub fn init_project(ctx: &Context, a: InitProject) -> Result<Value, ToolError> {
     })?;
     let mut out = json!({
         "success": true,
-        "projectPath": ".harshJudge",
-        "configPath": ".harshJudge/config.yaml",
-        "prdPath": ".harshJudge/prd.md",
-        "scenariosPath": ".harshJudge/scenarios",
+        "projectPath": ctx.rel(store.dir()),
+        "configPath": ctx.rel(&store.config_path()),
+        "prdPath": ctx.rel(&store.prd_path()),
+        "scenariosPath": ctx.rel(&store.scenarios_dir()),
     });
     // As the original: the dashboard starts with the project; failing to start
     // it does not fail the call.

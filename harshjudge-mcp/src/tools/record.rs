@@ -5,7 +5,6 @@
 //! `record_export` turns one into a Rust `#[scenario]` using the page API.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::time::Instant;
 
 use harshjudge::store::RunId;
@@ -15,7 +14,10 @@ use serde_json::{Value, json};
 
 use crate::agent::{RecordedCall, Recording};
 use crate::context::Context;
+use crate::dispatch::{Dispatcher, Outcome};
 use crate::error::{Code, ToolError};
+
+pub use super::export::{escape_rust, export_source, lit};
 
 /// A saved sequence.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -37,15 +39,6 @@ pub struct Sequence {
     pub calls: Vec<RecordedCall>,
 }
 
-/// Tools never recorded: recording itself, reading the knowledge store.
-pub fn is_recordable(tool: &str) -> bool {
-    !tool.starts_with("record_") && !tool.starts_with("knowledge_") && tool != "run_steps"
-}
-
-fn dir(ctx: &Context) -> PathBuf {
-    ctx.store().dir().join("sequences")
-}
-
 fn seq_id(s: &str) -> Result<RunId, ToolError> {
     RunId::new(s).map_err(|_| {
         ToolError::invalid(format!(
@@ -56,7 +49,7 @@ fn seq_id(s: &str) -> Result<RunId, ToolError> {
 
 fn load(ctx: &Context, id: &str) -> Result<Sequence, ToolError> {
     let id = seq_id(id)?;
-    let path = dir(ctx).join(format!("{id}.json"));
+    let path = ctx.store().sequence_path(&id);
     let bytes = ctx.store().read_file(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ToolError::not_found(format!(
@@ -95,7 +88,7 @@ fn placeholders(v: &Value, out: &mut BTreeSet<String>) {
     }
 }
 
-fn substitute(v: &Value, vars: &BTreeMap<String, String>) -> Value {
+pub(super) fn substitute(v: &Value, vars: &BTreeMap<String, String>) -> Value {
     match v {
         Value::String(s) => {
             let mut out = s.clone();
@@ -247,7 +240,7 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
         variables: vars.into_iter().collect(),
         calls: rec.calls,
     };
-    let path = dir(ctx).join(format!("{}.json", seq.id));
+    let path = ctx.store().sequence_path(&seq_id(&seq.id)?);
     let text = serde_json::to_string_pretty(&seq).expect("sequence serializes");
     ctx.store().write_file(&path, text.as_bytes())?;
     let mut out = json!({
@@ -272,7 +265,7 @@ pub struct RecordList {}
 /// The saved sequences, newest first.
 pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
     let mut out = vec![];
-    if let Ok(rd) = ctx.store().read_dir(&dir(ctx)) {
+    if let Ok(rd) = ctx.store().read_dir(&ctx.store().sequences_dir()) {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(id) = name.strip_suffix(".json") else {
@@ -312,7 +305,7 @@ pub fn record_get(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
 /// Deletes a saved sequence.
 pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
-    let path = dir(ctx).join(format!("{}.json", seq.id));
+    let path = ctx.store().sequence_path(&seq_id(&seq.id)?);
     ctx.store()
         .remove_file(&path)
         .map_err(|e| ToolError::new(Code::Internal, format!("{}: {e}", ctx.rel(&path))))?;
@@ -339,7 +332,7 @@ pub struct RecordReplay {
     pub scenario_slug: Option<String>,
 }
 
-fn describe(c: &RecordedCall) -> String {
+pub(super) fn describe(c: &RecordedCall) -> String {
     let a = &c.args;
     let target = c
         .locator
@@ -380,7 +373,7 @@ fn describe(c: &RecordedCall) -> String {
 }
 
 /// Runs a saved sequence again.
-pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError> {
+pub fn record_replay(ctx: &Context, d: &Dispatcher, a: RecordReplay) -> Result<Value, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
     let mut needed = BTreeSet::new();
     for c in &seq.calls {
@@ -401,7 +394,7 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
                 .join(", ")
         )));
     }
-    let call = |tool: &str, args: Value| crate::dispatch::call(ctx, tool, Some(args));
+    let call = |tool: &str, args: Value| d.call(ctx, tool, Some(args));
     // Optionally as a run: one step per call.
     let mut run_id: Option<String> = None;
     if let Some(slug) = &a.scenario_slug {
@@ -449,13 +442,14 @@ pub fn record_replay(ctx: &Context, a: RecordReplay) -> Result<Value, ToolError>
     for (i, c) in seq.calls.iter().enumerate() {
         let args = substitute(&c.args, &a.variables);
         let out = if has_omitted(&args) {
-            crate::dispatch::Outcome {
+            Outcome {
                 value: json!({
                     "error": format!("call {} ({}) was recorded without a value over {} bytes; replay cannot send it again: record the sequence with smaller arguments", i + 1, c.tool, crate::agent::MAX_RECORDED_STRING),
                     "code": Code::InvalidInput.as_str(),
                 }),
                 code: Some(Code::InvalidInput),
                 elapsed: std::time::Duration::ZERO,
+                effects: Vec::new(),
             }
         } else {
             call(&c.tool, args)
@@ -556,11 +550,7 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError>
         )));
     }
     let source = export_source(&seq, &fn_name, &a.variables);
-    let path = ctx
-        .store()
-        .dir()
-        .join("exports")
-        .join(format!("{fn_name}.rs"));
+    let path = ctx.store().export_path(&fn_name)?;
     ctx.store().write_file(&path, source.as_bytes())?;
     Ok(json!({
         "success": true,
@@ -568,310 +558,4 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError>
         "function": fn_name,
         "steps": source.matches("step!(").count(),
     }))
-}
-
-/// The one escaping function for every string that reaches generated Rust
-/// (string literals and comments alike): printable ASCII stays as it is
-/// (`\\` and `"` escaped), `\n` `\r` `\t` become their escapes, and every
-/// other character becomes `\u{…}`. The result is pure printable ASCII with no
-/// line break, so it can end neither a literal nor a comment (`*/`, `"#` and
-/// raw-string delimiters are inert inside an ordinary literal or a line
-/// comment), and no bidi control or look-alike character reaches the file.
-pub fn escape_rust(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            ' '..='~' => out.push(c),
-            other => out.push_str(&format!("\\u{{{:x}}}", other as u32)),
-        }
-    }
-    out
-}
-
-/// A Rust string literal of `s` (through [`escape_rust`]).
-pub fn lit(s: &str) -> String {
-    format!("\"{}\"", escape_rust(s))
-}
-
-/// A string selector as the page API's `locator(…)` argument: plain CSS when it
-/// cannot be mistaken for another engine, else with its `css=` prefix.
-fn css_lit(sel: &str) -> String {
-    let engine = ["css=", "testid=", "text=", "xpath=", "//", "(//"]
-        .iter()
-        .any(|p| sel.starts_with(p));
-    if engine {
-        lit(&format!("css={sel}"))
-    } else {
-        lit(sel)
-    }
-}
-
-/// The Rust locator expression of a recorded call's target
-/// (`page.get_by_role("button").name("Save")`): from its arguments, or for a
-/// snapshot ref, from the stable locator it resolved to. `text` is a target
-/// only where the tool takes it as one.
-fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
-    let text_is_target = !matches!(c.tool.as_str(), "browser_type" | "browser_wait_for");
-    let exact = args["exact"].as_bool() == Some(true);
-    let exact_suffix = if exact { ".exact()" } else { "" };
-    let s = |k: &str| args[k].as_str();
-    let mut out = if s("ref").is_some() {
-        let l = c.locator.as_deref()?;
-        if let Some(t) = l.strip_prefix("testid=") {
-            format!("page.get_by_test_id({})", lit(t))
-        } else if let Some(css) = l.strip_prefix("css=") {
-            format!("page.locator({})", css_lit(css))
-        } else {
-            format!("page.locator({})", lit(l))
-        }
-    } else if let Some(role) = s("role") {
-        match s("name") {
-            Some(n) => format!(
-                "page.get_by_role({}).name({}){exact_suffix}",
-                lit(role),
-                lit(n)
-            ),
-            None => format!("page.get_by_role({})", lit(role)),
-        }
-    } else if let Some(t) = s("testId") {
-        format!("page.get_by_test_id({})", lit(t))
-    } else if let Some(sel) = s("selector") {
-        format!("page.locator({})", css_lit(sel))
-    } else {
-        let (method, v) = [
-            ("get_by_label", s("label")),
-            ("get_by_placeholder", s("placeholder")),
-            ("get_by_alt_text", s("altText")),
-            ("get_by_title", s("title")),
-            ("get_by_text", s("text").filter(|_| text_is_target)),
-        ]
-        .into_iter()
-        .find_map(|(m, v)| v.map(|v| (m, v)))?;
-        format!("page.{method}({}){exact_suffix}", lit(v))
-    };
-    if let Some(n) = args["nth"].as_i64() {
-        out.push_str(&format!(".nth({n})"));
-    }
-    Some(out)
-}
-
-/// The Rust argument of a `browser_expect` expectation.
-fn expected_rust(v: &Value) -> Result<String, ()> {
-    use crate::tools::browser::{ExpectedText, ExpectedValue};
-    let e: ExpectedValue = serde_json::from_value(v.clone()).map_err(|_| ())?;
-    Ok(match e {
-        ExpectedValue::Count(n) => n.to_string(),
-        ExpectedValue::Text(t) => t.rust(),
-        // `[]` leaves the item type to infer: the matchers are generic over it.
-        ExpectedValue::List(l) if l.is_empty() => "Vec::<&str>::new()".to_string(),
-        ExpectedValue::List(l) if l.iter().all(|t| matches!(t, ExpectedText::Exact(_))) => {
-            format!(
-                "[{}]",
-                l.iter()
-                    .map(ExpectedText::rust)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }
-        ExpectedValue::List(l) => format!(
-            "vec![{}]",
-            l.iter()
-                .map(|t| format!("harshjudge::browser::TextMatch::from({})", t.rust()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    })
-}
-
-/// The exported statement of a `browser_expect` call.
-fn expect_rust(c: &RecordedCall, args: &Value) -> Option<String> {
-    let assertion = args["assertion"].as_str()?;
-    if !crate::tools::browser::ASSERTIONS.contains(&assertion) {
-        return None;
-    }
-    let subject = if matches!(assertion, "to_have_url" | "to_have_title") {
-        "page".to_string()
-    } else {
-        target_rust(c, args)?
-    };
-    let mut call = format!("expect(&{subject})");
-    if args["not"].as_bool() == Some(true) {
-        call.push_str(".not()");
-    }
-    if let Some(ms) = args["timeoutMs"].as_u64() {
-        call.push_str(&format!(".timeout(std::time::Duration::from_millis({ms}))"));
-    }
-    let mut params = vec![];
-    if let Some(a) = args["attribute"].as_str() {
-        params.push(lit(a));
-    }
-    if let Some(v) = args.get("expected").filter(|v| !v.is_null()) {
-        params.push(expected_rust(v).ok()?);
-    }
-    Some(format!("{call}.{assertion}({}).await?;", params.join(", ")))
-}
-
-/// One generated statement (`a.b(…).c(…).await?;`) laid out as rustfmt lays
-/// out a method chain, so an export is `cargo fmt` clean: on one line when the
-/// chain is at most 60 characters (rustfmt's `chain_width`), else one `.call`
-/// per line, indented once more (a root of at most 4 characters, like `page`,
-/// keeps its first call). Splits only at dots outside parentheses and string
-/// literals (which [`escape_rust`] made single-line).
-fn fmt_chain(stmt: &str, indent: usize) -> String {
-    let chain = stmt.trim().trim_end_matches(';');
-    if chain.len() <= 60 {
-        return stmt.trim().to_string();
-    }
-    let mut parts = vec![];
-    let (mut depth, mut in_str, mut escaped, mut start) = (0i32, false, false, 0);
-    for (i, c) in chain.char_indices() {
-        if in_str {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_str = true,
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            '.' if depth == 0 && i > start => {
-                parts.push(&chain[start..i]);
-                start = i;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&chain[start..]);
-    if parts.len() < 2 {
-        return stmt.trim().to_string();
-    }
-    let mut first = parts[0].to_string();
-    let mut rest = &parts[1..];
-    if first.len() <= 4 && rest.len() > 1 {
-        first.push_str(rest[0]);
-        rest = &rest[1..];
-    }
-    let pad = " ".repeat(indent + 4);
-    let mut out = first;
-    for p in rest {
-        out.push('\n');
-        out.push_str(&pad);
-        out.push_str(p);
-    }
-    out.push(';');
-    out
-}
-
-/// The exported file's text.
-pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, String>) -> String {
-    let mut body = String::new();
-    let mut skipped = vec![];
-    let mut uses_page = false;
-    let mut titles = BTreeSet::new();
-    for c in seq.calls.iter().filter(|c| c.ok) {
-        let args = substitute(&c.args, vars);
-        let loc = target_rust(c, &args);
-        let code = match c.tool.as_str() {
-            "browser_navigate" => args["url"]
-                .as_str()
-                .map(|u| format!("page.goto({}).await?;", lit(u))),
-            "browser_click" => loc.map(|l| format!("{l}.click().await?;")),
-            "browser_type" => loc.map(|l| {
-                let mut s = format!(
-                    "{l}.fill({}).await?;",
-                    lit(args["text"].as_str().unwrap_or(""))
-                );
-                if args["submit"].as_bool() == Some(true) {
-                    s.push_str(&format!("\n        {l}.press(\"Enter\").await?;"));
-                }
-                s
-            }),
-            "browser_press" => {
-                let key = lit(args["key"].as_str().unwrap_or("Enter"));
-                Some(match loc {
-                    Some(l) => format!("{l}.press({key}).await?;"),
-                    None => format!("page.keyboard().press({key}).await?;"),
-                })
-            }
-            "browser_wait_for" => match (loc, args["text"].as_str()) {
-                (Some(l), Some(t)) => {
-                    Some(format!("expect(&{l}).to_contain_text({}).await?;", lit(t)))
-                }
-                (Some(l), None) => Some(format!("expect(&{l}).to_be_visible().await?;")),
-                (None, Some(t)) => Some(format!(
-                    "expect(&page.get_by_text({}).first()).to_be_visible().await?;",
-                    lit(t)
-                )),
-                (None, None) => None,
-            },
-            "browser_expect" => expect_rust(c, &args),
-            "browser_launch" | "browser_screenshot" | "browser_snapshot" | "browser_console"
-            | "browser_network" | "browser_close" => None,
-            other => {
-                skipped.push(other.to_string());
-                None
-            }
-        };
-        let Some(code) = code else { continue };
-        uses_page = true;
-        // Step titles must be unique within a scenario.
-        let base = describe(c).replace('"', "'");
-        let mut title = base.clone();
-        let mut n = 2;
-        while !titles.insert(title.clone()) {
-            title = format!("{base} ({n})");
-            n += 1;
-        }
-        let code = code
-            .lines()
-            .map(|l| fmt_chain(l, 8))
-            .collect::<Vec<_>>()
-            .join("\n");
-        body.push_str(&format!(
-            "    step!({}, {{\n        {code}\n    }});\n",
-            lit(&title)
-        ));
-    }
-    let mut out = String::new();
-    out.push_str(&format!(
-        "//! Exported by harshjudge-mcp from the recorded sequence {} ({}).\n//! Put it in `tests/` and register it from a suite (`mod ...;` next to\n//! `harshjudge::main!(...)`), or add `harshjudge::main!();` below.\n",
-        escape_rust(&seq.id),
-        lit(&seq.name)
-    ));
-    if !skipped.is_empty() {
-        out.push_str(&format!(
-            "//! Not exported (no page API equivalent): {}.\n",
-            escape_rust(&skipped.join(", "))
-        ));
-    }
-    if body.contains("expect(&") {
-        out.push_str("\nuse harshjudge::{Scenario, expect, scenario, step};\n\n");
-    } else {
-        out.push_str("\nuse harshjudge::{Scenario, scenario, step};\n\n");
-    }
-    let doc = seq.description.clone().unwrap_or_else(|| seq.name.clone());
-    out.push_str(&format!(
-        "/// {}\n",
-        escape_rust(doc.lines().next().unwrap_or("").trim())
-    ));
-    out.push_str(&format!(
-        "#[scenario(tags = [\"recorded\"])]\npub async fn {fn_name}(s: Scenario) -> harshjudge::Result {{\n"
-    ));
-    if uses_page {
-        out.push_str("    let page = s.page().await?;\n");
-    } else {
-        out.push_str("    let _ = &s;\n    step!(\"Nothing to replay\", {});\n");
-    }
-    out.push_str(&body);
-    out.push_str("    Ok(())\n}\n");
-    out
 }

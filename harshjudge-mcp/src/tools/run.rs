@@ -6,31 +6,16 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use harshjudge::run::{Completion, RunHandle, StepRecord};
 use harshjudge::store::{
-    EvidenceName, RunId, RunStatus, StepId, StepResult, StepStatus, StoreError,
+    EvidenceName, RunId, RunStatus, Slug, StepId, StepResult, StepStatus, StoreError,
 };
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::scenario::{existing, slug};
 use crate::context::Context;
+use crate::dispatch::{Effect, ToolOutput};
 use crate::error::{Code, ToolError};
-
-fn run_id(s: &str) -> Result<RunId, ToolError> {
-    RunId::new(s).map_err(|_| {
-        ToolError::invalid(format!(
-            "runId {s:?} is not a valid run id: 1 to 64 letters, digits, '_' or '-' (use the runId startRun returned)"
-        ))
-    })
-}
-
-fn step_id(field: &str, s: &str) -> Result<StepId, ToolError> {
-    StepId::new(s).map_err(|_| {
-        ToolError::invalid(format!(
-            "{field} {s:?} is not a step id: it must be zero-padded two digits from \"01\" to \"99\" (e.g. \"01\", \"02\")"
-        ))
-    })
-}
 
 /// Reopens a run, mapping "not found" and "completed" to the original's words.
 fn open(ctx: &Context, id: &RunId, completed: &str) -> Result<RunHandle, ToolError> {
@@ -62,33 +47,68 @@ fn open(ctx: &Context, id: &RunId, completed: &str) -> Result<RunHandle, ToolErr
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartRun {
     /// The scenario's slug.
-    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
+    #[serde(deserialize_with = "crate::tools::ids::slug")]
+    #[schemars(with = "String", regex(pattern = crate::tools::SLUG_PATTERN))]
+    pub scenario_slug: Slug,
+}
+
+/// What `startRun` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStarted {
+    /// Always true.
+    pub success: bool,
+    /// The new run's id.
+    pub run_id: String,
+    /// Its number among the scenario's runs.
+    pub run_number: Option<u64>,
+    /// Its folder, relative to the project.
+    pub run_path: String,
+    /// The original's run-level evidence path (evidence goes per step).
+    pub evidence_path: String,
+    /// When it started, ISO 8601.
+    pub started_at: String,
+    /// The scenario.
     pub scenario_slug: String,
+    /// The scenario's title, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario_title: Option<String>,
+    /// The steps to execute, in order.
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
+    pub steps: Vec<harshjudge::store::StepRef>,
+    #[serde(skip)]
+    run: (RunId, Slug),
+}
+
+impl ToolOutput for RunStarted {
+    fn effects(&self) -> Vec<Effect> {
+        vec![Effect::RunStarted {
+            run: self.run.0.clone(),
+            slug: self.run.1.clone(),
+        }]
+    }
 }
 
 /// Starts a run.
-pub fn start_run(ctx: &Context, a: StartRun) -> Result<Value, ToolError> {
-    let slug = slug("scenarioSlug", &a.scenario_slug)?;
+pub fn start_run(ctx: &Context, a: StartRun) -> Result<RunStarted, ToolError> {
+    let slug = a.scenario_slug;
     let store = ctx.require_init()?;
     let meta = existing(store, &slug)?;
     let titles = meta.steps.iter().map(|s| s.title.clone()).collect();
     let run = RunHandle::start(store, &slug, titles)?;
     ctx.remember_slug(run.id(), Some(&slug));
-    let dir = ctx.rel(&run.dir());
-    let mut out = json!({
-        "success": true,
-        "runId": run.id().as_str(),
-        "runNumber": run.result().run_number,
-        "runPath": dir,
-        "evidencePath": format!("{dir}/evidence"),
-        "startedAt": run.result().started_at,
-        "scenarioSlug": slug.as_str(),
-    });
-    if !meta.title.is_empty() {
-        out["scenarioTitle"] = meta.title.clone().into();
-    }
-    out["steps"] = serde_json::to_value(&meta.steps).expect("steps serialize");
-    Ok(out)
+    Ok(RunStarted {
+        success: true,
+        run_id: run.id().to_string(),
+        run_number: run.result().run_number,
+        run_path: ctx.rel(&run.dir()),
+        evidence_path: ctx.rel(&store.run_evidence_dir(&slug, run.id())),
+        started_at: run.result().started_at.clone(),
+        scenario_slug: slug.to_string(),
+        scenario_title: (!meta.title.is_empty()).then(|| meta.title.clone()),
+        steps: meta.steps,
+        run: (run.id().clone(), slug),
+    })
 }
 
 /// Kinds of evidence and the file extension each is stored with.
@@ -168,12 +188,14 @@ pub enum Source {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordEvidence {
     /// The run.
-    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
-    pub run_id: String,
+    #[serde(deserialize_with = "crate::tools::ids::run_id")]
+    #[schemars(with = "String", regex(pattern = crate::tools::RUN_ID_PATTERN))]
+    pub run_id: RunId,
     /// The step as two digits, e.g. "01" (preferred).
     #[serde(default)]
-    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
-    pub step_id: Option<String>,
+    #[serde(deserialize_with = "crate::tools::ids::opt_step_id")]
+    #[schemars(with = "Option<String>", regex(pattern = crate::tools::STEP_ID_PATTERN), extend("default" = null))]
+    pub step_id: Option<StepId>,
     /// The step as a number, 1-based (the original's parameter).
     #[serde(default)]
     #[schemars(range(min = 1, max = 99))]
@@ -270,9 +292,9 @@ fn image_ext(bytes: &[u8]) -> Option<&'static str> {
 
 /// Records one evidence file.
 pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<Value, ToolError> {
-    let id = run_id(&a.run_id)?;
-    let step = match (&a.step_id, a.step) {
-        (Some(s), None) => step_id("stepId", s)?,
+    let id = a.run_id;
+    let step = match (a.step_id, a.step) {
+        (Some(s), None) => s,
         (None, Some(n)) => {
             if !(1..=99).contains(&n) {
                 return Err(ToolError::invalid(format!(
@@ -281,8 +303,8 @@ pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<Value, ToolEr
             }
             StepId::from_index(n as usize)?
         }
-        (Some(s), Some(n)) => {
-            let sid = step_id("stepId", s)?;
+        (Some(sid), Some(n)) => {
+            let s = sid.as_str();
             if sid.number() as u64 != n {
                 return Err(ToolError::invalid(format!(
                     "stepId {s:?} and step {n} name different steps; give one of them"
@@ -362,14 +384,12 @@ pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<Value, ToolEr
             .or_insert_with(|| p.display().to_string().into());
     }
     let written = run.record_evidence(&step, &name, ext, a.kind.as_str(), &bytes, metadata)?;
-    let file = ctx.rel(&written.path);
-    let dir = ctx.rel(&run.evidence_dir(&step));
-    let step_path = dir.trim_end_matches("/evidence").to_string();
+    let store = ctx.store();
     Ok(json!({
         "success": true,
-        "filePath": file,
-        "metaPath": format!("{dir}/{name}.meta.json"),
-        "stepPath": step_path,
+        "filePath": ctx.rel(&written.path),
+        "metaPath": ctx.rel(&store.sidecar_path(run.slug(), &id, &step, &name)),
+        "stepPath": ctx.rel(&store.step_dir(run.slug(), &id, &step)),
         "fileSize": written.size,
         "stepId": step.as_str(),
         "copiedFrom": from.map(|p| p.display().to_string()),
@@ -403,11 +423,13 @@ impl From<StepOutcome> for StepStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompleteStep {
     /// The run.
-    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
-    pub run_id: String,
+    #[serde(deserialize_with = "crate::tools::ids::run_id")]
+    #[schemars(with = "String", regex(pattern = crate::tools::RUN_ID_PATTERN))]
+    pub run_id: RunId,
     /// The step, two digits: "01".
-    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
-    pub step_id: String,
+    #[serde(deserialize_with = "crate::tools::ids::step_id")]
+    #[schemars(with = "String", regex(pattern = crate::tools::STEP_ID_PATTERN))]
+    pub step_id: StepId,
     /// pass, fail or skipped.
     pub status: StepOutcome,
     /// Milliseconds the step took.
@@ -431,8 +453,8 @@ fn duration_ms(field: &str, d: f64) -> Result<u64, ToolError> {
 
 /// Records a step's result.
 pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<Value, ToolError> {
-    let id = run_id(&a.run_id)?;
-    let step = step_id("stepId", &a.step_id)?;
+    let id = a.run_id;
+    let step = a.step_id;
     let duration = duration_ms("duration", a.duration)?;
     let mut run = open(
         ctx,
@@ -486,8 +508,9 @@ pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<Value, ToolError>
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunStepInput {
     /// "01"…
-    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
-    pub id: String,
+    #[serde(deserialize_with = "crate::tools::ids::step_id")]
+    #[schemars(with = "String", regex(pattern = crate::tools::STEP_ID_PATTERN))]
+    pub id: StepId,
     /// pass, fail or skipped.
     pub status: StepOutcome,
     /// Milliseconds.
@@ -519,8 +542,9 @@ pub enum FinalStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompleteRun {
     /// The run.
-    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
-    pub run_id: String,
+    #[serde(deserialize_with = "crate::tools::ids::run_id")]
+    #[schemars(with = "String", regex(pattern = crate::tools::RUN_ID_PATTERN))]
+    pub run_id: RunId,
     /// pass or fail; the steps decide when there are any.
     #[serde(default)]
     pub status: Option<FinalStatus>,
@@ -529,8 +553,9 @@ pub struct CompleteRun {
     pub duration: Option<f64>,
     /// The failed step ("01"…), for runs whose steps were not completed one by one.
     #[serde(default)]
-    #[schemars(regex(pattern = crate::tools::STEP_ID_PATTERN))]
-    pub failed_step: Option<String>,
+    #[serde(deserialize_with = "crate::tools::ids::opt_step_id")]
+    #[schemars(with = "Option<String>", regex(pattern = crate::tools::STEP_ID_PATTERN), extend("default" = null))]
+    pub failed_step: Option<StepId>,
     /// The failure message.
     #[serde(default)]
     pub error_message: Option<String>,
@@ -542,23 +567,51 @@ pub struct CompleteRun {
     pub summary: Option<String>,
 }
 
+/// What `completeRun` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunCompleted {
+    /// Always true.
+    pub success: bool,
+    /// The run's result.json, relative to the project.
+    pub result_path: String,
+    /// pass or fail, derived from the steps.
+    pub status: String,
+    /// The first failed step.
+    pub failed_step: Option<String>,
+    /// Its error.
+    pub error_message: Option<String>,
+    /// The scenario's statistics after the run.
+    #[schemars(with = "serde_json::Map<String, Value>")]
+    pub updated_meta: harshjudge::store::Stats,
+    /// Set when a claimed status contradicts the steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    #[serde(skip)]
+    run: Option<RunId>,
+}
+
+impl ToolOutput for RunCompleted {
+    fn effects(&self) -> Vec<Effect> {
+        self.run
+            .iter()
+            .map(|run| Effect::RunCompleted { run: run.clone() })
+            .collect()
+    }
+}
+
 /// Finishes a run.
-pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<Value, ToolError> {
-    let id = run_id(&a.run_id)?;
-    let failed_step = a
-        .failed_step
-        .as_deref()
-        .map(|s| step_id("failedStep", s))
-        .transpose()?;
+pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<RunCompleted, ToolError> {
+    let id = a.run_id;
+    let failed_step = a.failed_step;
     let duration = a.duration.map(|d| duration_ms("duration", d)).transpose()?;
     let steps = match a.steps {
         None => None,
         Some(list) => {
             let mut out = Vec::with_capacity(list.len());
             for (i, s) in list.into_iter().enumerate() {
-                let sid = step_id(&format!("steps[{i}].id"), &s.id)?;
                 out.push(StepResult {
-                    id: sid.to_string(),
+                    id: s.id.to_string(),
                     status: s.status.into(),
                     duration: duration_ms(&format!("steps[{i}].duration"), s.duration)?,
                     error: s.error,
@@ -587,18 +640,16 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<Value, ToolError> {
         error_message: a.error_message,
         skip_missing: true,
     })?;
-    let mut out = json!({
-        "success": true,
-        "resultPath": format!("{}/result.json", ctx.rel(&run.dir())),
-        "status": done.status.as_str(),
-        "failedStep": run.result().failed_step,
-        "errorMessage": run.result().error_message,
-        "updatedMeta": done.stats,
-    });
-    if let Some(w) = done.warning {
-        out["warning"] = w.into();
-    }
-    Ok(out)
+    Ok(RunCompleted {
+        success: true,
+        result_path: ctx.rel(&ctx.store().result_path(run.slug(), &id)),
+        status: done.status.as_str().to_string(),
+        failed_step: run.result().failed_step.clone(),
+        error_message: run.result().error_message.clone(),
+        updated_meta: done.stats,
+        warning: done.warning,
+        run: Some(id),
+    })
 }
 
 /// Arguments of `getRunState`.
@@ -607,21 +658,22 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<Value, ToolError> {
 pub struct GetRunState {
     /// The run; omitted: the newest run of scenarioSlug.
     #[serde(default)]
-    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
-    pub run_id: Option<String>,
+    #[serde(deserialize_with = "crate::tools::ids::opt_run_id")]
+    #[schemars(with = "Option<String>", regex(pattern = crate::tools::RUN_ID_PATTERN), extend("default" = null))]
+    pub run_id: Option<RunId>,
     /// With no runId: the scenario whose newest run to describe.
     #[serde(default)]
-    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
-    pub scenario_slug: Option<String>,
+    #[serde(deserialize_with = "crate::tools::ids::opt_slug")]
+    #[schemars(with = "Option<String>", regex(pattern = crate::tools::SLUG_PATTERN), extend("default" = null))]
+    pub scenario_slug: Option<Slug>,
 }
 
 /// Where a run stands.
 pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<Value, ToolError> {
     let store = ctx.require_init()?;
     let id = match (a.run_id, a.scenario_slug) {
-        (Some(r), _) => run_id(&r)?,
-        (None, Some(s)) => {
-            let slug = slug("scenarioSlug", &s)?;
+        (Some(r), _) => r,
+        (None, Some(slug)) => {
             existing(store, &slug)?;
             store.list_runs(&slug)?.pop().ok_or_else(|| {
                 ToolError::not_found(format!(

@@ -137,9 +137,9 @@ pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<Value, ToolEr
         "success": true,
         "slug": slug.as_str(),
         "scenarioPath": dir,
-        "metaPath": format!("{dir}/meta.yaml"),
-        "stepsPath": format!("{dir}/steps"),
-        "stepFiles": meta.steps.iter().map(|s| format!("{dir}/steps/{}", s.file)).collect::<Vec<_>>(),
+        "metaPath": ctx.rel(&store.meta_path(&slug)),
+        "stepsPath": ctx.rel(&store.steps_dir(&slug)),
+        "stepFiles": meta.steps.iter().map(|s| ctx.rel(&store.steps_dir(&slug).join(&s.file))).collect::<Vec<_>>(),
         "isNew": is_new,
     }))
 }
@@ -241,14 +241,13 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError>
         },
         a.content
     );
-    let md_path = store.scenario_dir(&slug).join("scenario.md");
+    let md_path = store.scenario_md_path(&slug);
     store.write_file(&md_path, md.as_bytes())?;
-    let dir = ctx.rel(&store.scenario_dir(&slug));
     Ok(json!({
         "success": true,
         "slug": slug.as_str(),
-        "scenarioPath": format!("{dir}/scenario.md"),
-        "metaPath": format!("{dir}/meta.yaml"),
+        "scenarioPath": ctx.rel(&md_path),
+        "metaPath": ctx.rel(&store.meta_path(&slug)),
         "isNew": true,
         "warnings": ["saveScenario is deprecated: use createScenario, which writes one file per step"],
     }))
@@ -257,7 +256,7 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError>
 /// The markdown of a scenario saved by the deprecated `saveScenario` (the body
 /// of its `scenario.md`, front matter removed), or "".
 fn scenario_md(store: &Store, slug: &Slug) -> String {
-    let Ok(text) = store.read_to_string(&store.scenario_dir(slug).join("scenario.md")) else {
+    let Ok(text) = store.read_to_string(&store.scenario_md_path(slug)) else {
         return String::new();
     };
     text.strip_prefix("---\n")
@@ -272,8 +271,9 @@ fn scenario_md(store: &Store, slug: &Slug) -> String {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToggleStar {
     /// The scenario's slug.
-    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
-    pub scenario_slug: String,
+    #[serde(deserialize_with = "crate::tools::ids::slug")]
+    #[schemars(with = "String", regex(pattern = crate::tools::SLUG_PATTERN))]
+    pub scenario_slug: Slug,
     /// The new value; omitted: toggle.
     #[serde(default)]
     pub starred: Option<bool>,
@@ -281,7 +281,7 @@ pub struct ToggleStar {
 
 /// Stars, unstars or toggles.
 pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<Value, ToolError> {
-    let slug = slug("scenarioSlug", &a.scenario_slug)?;
+    let slug = a.scenario_slug;
     let store = ctx.require_init()?;
     existing(store, &slug)?;
     let (starred, _) = store.update_meta(&slug, |doc, old| {
@@ -298,8 +298,9 @@ pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<Value, ToolError> {
 pub struct GetStatus {
     /// One scenario's detail instead of the project's status.
     #[serde(default)]
-    #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
-    pub scenario_slug: Option<String>,
+    #[serde(deserialize_with = "crate::tools::ids::opt_slug")]
+    #[schemars(with = "Option<String>", regex(pattern = crate::tools::SLUG_PATTERN), extend("default" = null))]
+    pub scenario_slug: Option<Slug>,
     /// Only starred scenarios (project status).
     #[serde(default)]
     pub starred_only: bool,
@@ -309,7 +310,7 @@ pub struct GetStatus {
 pub fn get_status(ctx: &Context, a: GetStatus) -> Result<Value, ToolError> {
     let store = ctx.require_init()?;
     match a.scenario_slug {
-        Some(s) => scenario_detail(store, &slug("scenarioSlug", &s)?),
+        Some(s) => scenario_detail(store, &s),
         None => project_status(store, a.starred_only),
     }
 }
@@ -370,12 +371,7 @@ fn project_status(store: &Store, starred_only: bool) -> Result<Value, ToolError>
 
 fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
     let meta = existing(store, slug)?;
-    let raw: harshjudge::store::yaml::Value = store
-        .read_to_string(&store.meta_path(slug))
-        .ok()
-        .and_then(|t| harshjudge::store::yaml::from_str(&t).ok())
-        .unwrap_or(harshjudge::store::yaml::Value::Null);
-    let raw = serde_json::to_value(&raw).unwrap_or(Value::Null);
+    let raw = store.read_meta_json(slug).unwrap_or(Value::Null);
     let mut runs = vec![];
     for run in store.list_runs(slug)? {
         // A result.json that cannot be read shows as `corrupt`, naming the
@@ -403,12 +399,7 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
         });
         if let Some(e) = corrupt {
             entry["status"] = "corrupt".into();
-            entry["path"] = store
-                .run_dir(slug, &run)
-                .join("result.json")
-                .display()
-                .to_string()
-                .into();
+            entry["path"] = store.result_path(slug, &run).display().to_string().into();
             entry["errorMessage"] = e.into();
         }
         runs.push((started_at.clone(), run.to_string(), entry));

@@ -815,7 +815,7 @@ mod tests {
         assert!(caps["goog:chromeOptions"].get("binary").is_none());
         assert_eq!(
             caps["goog:loggingPrefs"],
-            serde_json::json!({"browser": "ALL", "performance": "ALL"})
+            serde_json::json!({"devtools": "ALL"})
         );
         let a = args(&remote, Some(Path::new("/tmp/p")), Some("127.0.0.1"));
         assert!(a.contains(&"--user-data-dir=/tmp/p".to_string()), "{a:?}");
