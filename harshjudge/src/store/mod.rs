@@ -20,6 +20,7 @@
 
 mod fsio;
 pub mod ids;
+pub mod judge;
 mod merge;
 mod types;
 pub mod yaml;
