@@ -17,6 +17,7 @@
 
 mod cmd;
 mod http;
+mod step;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ use sha2::{Digest, Sha256};
 
 pub use cmd::CommandJudge;
 pub use http::HttpJudge;
+pub use step::{Judged, judge_step, step_input};
 
 /// The longest reasoning kept from a judge, in bytes (the rest is cut at a
 /// character boundary and marked).
@@ -107,6 +109,11 @@ impl EvidenceInput {
     /// extension (`.png`/`.jpg` image, `.json` json, else text).
     pub fn read(name: &str, path: PathBuf) -> std::io::Result<EvidenceInput> {
         let bytes = std::fs::read(&path)?;
+        Ok(EvidenceInput::of_bytes(name, path, &bytes))
+    }
+
+    /// Describes evidence already read (`bytes` are the file's contents).
+    pub fn of_bytes(name: &str, path: PathBuf, bytes: &[u8]) -> EvidenceInput {
         let lower = name.to_ascii_lowercase();
         let kind = if lower.ends_with(".png") || lower.ends_with(".jpg") || lower.ends_with(".jpeg")
         {
@@ -116,13 +123,13 @@ impl EvidenceInput {
         } else {
             "text"
         };
-        Ok(EvidenceInput {
+        EvidenceInput {
             name: name.to_string(),
             path,
             kind: kind.to_string(),
-            sha256: hex(&Sha256::digest(&bytes)),
+            sha256: hex(&Sha256::digest(bytes)),
             bytes: bytes.len() as u64,
-        })
+        }
     }
 }
 

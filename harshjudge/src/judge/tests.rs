@@ -343,3 +343,117 @@ async fn the_http_judge_names_what_went_wrong() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_step_is_judged_once_until_its_inputs_change() {
+    use crate::store::{EvidenceName, RunId, Slug, StepId, StepResult, StepStatus, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path().join(".harshJudge"));
+    store.init_project("p", "http://127.0.0.1").unwrap();
+    let (slug, run, step) = (
+        Slug::new("checkout").unwrap(),
+        RunId::new("r1").unwrap(),
+        StepId::new("01").unwrap(),
+    );
+    let shot = EvidenceName::new("after").unwrap();
+    store
+        .write_evidence(
+            &slug,
+            &run,
+            &step,
+            &shot,
+            "png",
+            "screenshot",
+            b"\x89PNG one",
+            Default::default(),
+        )
+        .unwrap();
+    let result = StepResult {
+        id: "01".into(),
+        status: StepStatus::Pass,
+        duration: 1,
+        error: None,
+        evidence_files: vec!["after.png".into()],
+        summary: None,
+        title: Some("Pay".into()),
+        error_location: None,
+    };
+    let calls = dir.path().join("calls");
+    let judge = command(
+        &format!(
+            "cat >/dev/null; echo x >> {}; echo '{{\"verdict\":\"pass\",\"reasoning\":\"ok\"}}'",
+            calls.display()
+        ),
+        10_000,
+        0,
+    );
+    let count = || {
+        std::fs::read_to_string(&calls)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    };
+    let input = step_input(&store, &slug, &run, &result, "Pay", "a receipt").unwrap();
+    assert_eq!(input.evidence.len(), 1, "sidecars are not evidence");
+    assert!(matches!(
+        judge_step(&store, &slug, &run, &input, &judge, false)
+            .await
+            .unwrap(),
+        Judged::Made(_)
+    ));
+    assert!(matches!(
+        judge_step(&store, &slug, &run, &input, &judge, false)
+            .await
+            .unwrap(),
+        Judged::Reused(_)
+    ));
+    assert_eq!(count(), 1);
+    // New evidence (the execution re-ran): judged again.
+    store
+        .write_evidence(
+            &slug,
+            &run,
+            &step,
+            &shot,
+            "png",
+            "screenshot",
+            b"\x89PNG two",
+            Default::default(),
+        )
+        .unwrap();
+    let input = step_input(&store, &slug, &run, &result, "Pay", "a receipt").unwrap();
+    assert!(matches!(
+        judge_step(&store, &slug, &run, &input, &judge, false)
+            .await
+            .unwrap(),
+        Judged::Made(_)
+    ));
+    assert!(matches!(
+        judge_step(&store, &slug, &run, &input, &judge, true)
+            .await
+            .unwrap(),
+        Judged::Made(_)
+    ));
+    assert_eq!(count(), 3);
+    // A judge that fails leaves a judgment without a verdict, re-made next time.
+    let broken = command("exit 7", 10_000, 0);
+    let made = judge_step(&store, &slug, &run, &input, &broken, false)
+        .await
+        .unwrap();
+    assert_eq!(made.judgment().verdict, None);
+    assert!(
+        made.judgment()
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("exit status: 7")
+    );
+    assert!(matches!(
+        judge_step(&store, &slug, &run, &input, &broken, false)
+            .await
+            .unwrap(),
+        Judged::Made(_)
+    ));
+    let recorded = store.read_judgment(&slug, &run).unwrap().unwrap();
+    assert_eq!(recorded.steps.len(), 1);
+    assert!(recorded.steps[0].inputs_hash.starts_with("sha256:"));
+}
