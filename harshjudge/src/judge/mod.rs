@@ -16,6 +16,7 @@
 //! reused only while that hash is unchanged.
 
 mod cmd;
+mod config;
 mod http;
 mod step;
 
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use cmd::CommandJudge;
+pub use config::{DEFAULT_JUDGE_RETRIES, DEFAULT_JUDGE_TIMEOUT, JudgeSettings, MAX_JUDGE_RETRIES};
 pub use http::HttpJudge;
 pub use step::{Judged, judge_step, step_input};
 
