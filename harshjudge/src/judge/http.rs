@@ -69,8 +69,11 @@ impl HttpJudge {
         let mut images = Vec::new();
         for e in &input.evidence {
             if e.kind == "image" {
-                if images.len() < MAX_IMAGES && e.bytes <= MAX_IMAGE_BYTES {
-                    if let Ok(bytes) = std::fs::read(&e.path) {
+                if images.len() < MAX_IMAGES
+                    && e.bytes <= MAX_IMAGE_BYTES
+                    && let Ok(bytes) = std::fs::read(&e.path)
+                {
+                    {
                         text.push_str(&format!(
                             "- {} (image {} below)\n",
                             e.name,

@@ -81,14 +81,13 @@ pub async fn judge_step(
 ) -> Result<Judged, StoreError> {
     let identity = judge.identity();
     let hash = inputs_hash(input, &identity);
-    if !force {
-        if let Some(previous) = store.read_judgment(slug, run)? {
-            if let Some(step) = previous.step(&input.step_id) {
-                if step.inputs_hash == hash && step.verdict.is_some() {
-                    return Ok(Judged::Reused(step.clone()));
-                }
-            }
-        }
+    if !force
+        && let Some(previous) = store.read_judgment(slug, run)?
+        && let Some(step) = previous.step(&input.step_id)
+        && step.inputs_hash == hash
+        && step.verdict.is_some()
+    {
+        return Ok(Judged::Reused(step.clone()));
     }
     let started = Instant::now();
     let reply = judge.judge(input).await;
