@@ -73,15 +73,13 @@ impl HttpJudge {
                     && e.bytes <= MAX_IMAGE_BYTES
                     && let Ok(bytes) = std::fs::read(&e.path)
                 {
-                    {
-                        text.push_str(&format!(
-                            "- {} (image {} below)\n",
-                            e.name,
-                            images.len() + 1
-                        ));
-                        images.push(base64::engine::general_purpose::STANDARD.encode(bytes));
-                        continue;
-                    }
+                    text.push_str(&format!(
+                        "- {} (image {} below)\n",
+                        e.name,
+                        images.len() + 1
+                    ));
+                    images.push(base64::engine::general_purpose::STANDARD.encode(bytes));
+                    continue;
                 }
                 text.push_str(&format!(
                     "- {} (image not sent: too many or too large)\n",
