@@ -233,8 +233,12 @@ impl Scenario {
         let step_defs = self.steps.iter().map(|step| {
             let line = quote_spanned!(step.span=> ::core::line!());
             let (title, source, timeout) = (&step.title, &step.source, duration(step.timeout));
+            let expect = match &step.expect {
+                Some(text) => quote!(::core::option::Option::Some(#text)),
+                None => quote!(::core::option::Option::None),
+            };
             quote! {
-                ::harshjudge::__private::StepDef { title: #title, line: #line, source: #source, timeout: #timeout }
+                ::harshjudge::__private::StepDef { title: #title, line: #line, source: #source, timeout: #timeout, expect: #expect }
             }
         });
         // Hygienic, but located at the parameter's type: a type mismatch of the call
@@ -591,7 +595,7 @@ mod tests {
             let api = 1;
             let cart = step!("Add two items to the cart", { let c = api + 1; c });
             println!("between");
-            step!("Pay with the saved card", timeout = "5s", {
+            step!("Pay with the saved card", timeout = "5s", expect = "  a receipt is shown ", {
                 harshjudge::ensure!(cart == 2, "bad cart {}", cart);
             });
             let t: u8 = harshjudge::step!("Typed", { 3 });
@@ -641,8 +645,8 @@ mod tests {
             "timeout : :: core :: option :: Option :: Some (:: core :: time :: Duration :: from_millis (120000u64)) ,",
             "step_timeout : :: core :: option :: Option :: Some (:: core :: time :: Duration :: from_millis (30000u64)) ,",
             "file : :: core :: file ! () , line : :: core :: line ! () , module_path : :: core :: module_path ! () ,",
-            "StepDef { title : \"Add two items to the cart\" , line : :: core :: line ! () , source : \"{ let c = api + 1 ; c }\" , timeout : :: core :: option :: Option :: None }",
-            "timeout : :: core :: option :: Option :: Some (:: core :: time :: Duration :: from_millis (5000u64)) }",
+            "StepDef { title : \"Add two items to the cart\" , line : :: core :: line ! () , source : \"{ let c = api + 1 ; c }\" , timeout : :: core :: option :: Option :: None , expect : :: core :: option :: Option :: None }",
+            "timeout : :: core :: option :: Option :: Some (:: core :: time :: Duration :: from_millis (5000u64)) , expect : :: core :: option :: Option :: Some (\"a receipt is shown\") }",
             "StepDef { title : \"Typed\"",
             "run : | s | :: std :: boxed :: Box :: pin (checkout (s)) ,",
         ] {

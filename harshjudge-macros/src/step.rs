@@ -14,8 +14,7 @@ use crate::Errors;
 use crate::duration::duration_arg;
 
 /// The usage shown by the messages about a malformed `step!`.
-const USAGE: &str =
-    "write `step!(\"title\", { ... })` or `step!(\"title\", timeout = \"5s\", { ... })`";
+const USAGE: &str = "write `step!(\"title\", { ... })`, `step!(\"title\", timeout = \"5s\", { ... })` or `step!(\"title\", expect = \"what must be seen\", { ... })`";
 
 /// Whether the macro is `step!`, `harshjudge::step!` or `::harshjudge::step!`.
 pub(crate) fn is_step(mac: &Macro) -> bool {
@@ -120,6 +119,8 @@ pub(crate) struct Step {
     pub source: String,
     /// `timeout = "..."`, in milliseconds.
     pub timeout: Option<u64>,
+    /// `expect = "..."`: what a judge must see in the step's evidence, trimmed.
+    pub expect: Option<String>,
     /// The expression that replaces the invocation.
     pub body: Expr,
 }
@@ -158,24 +159,35 @@ impl Step {
             }
         };
         let mut timeout = None;
-        let mut timeout_seen = false;
+        let mut expect = None;
+        let mut seen: Vec<String> = Vec::new();
         for (name, value) in &args.options {
-            if name != "timeout" {
+            let key = name.to_string();
+            if key != "timeout" && key != "expect" {
                 fail(syn::Error::new(
                     name.span(),
                     format!(
-                        "unknown `step!` argument `{name}`; the only named argument is `timeout`, e.g. `step!(\"title\", timeout = \"5s\", {{ ... }})`"
+                        "unknown `step!` argument `{name}`; the named arguments are `timeout` and `expect`, e.g. `step!(\"title\", timeout = \"5s\", expect = \"a receipt is shown\", {{ ... }})`"
                     ),
                 ));
-            } else if timeout_seen {
+                continue;
+            }
+            if seen.contains(&key) {
                 fail(syn::Error::new(
                     name.span(),
-                    "`timeout` is set more than once",
+                    format!("`{key}` is set more than once"),
                 ));
-            } else {
-                timeout_seen = true;
+                continue;
+            }
+            seen.push(key.clone());
+            if key == "timeout" {
                 match duration_arg("timeout", value) {
                     Ok(ms) => timeout = Some(ms),
+                    Err(e) => fail(e),
+                }
+            } else {
+                match expectation_arg(value) {
+                    Ok(text) => expect = Some(text),
                     Err(e) => fail(e),
                 }
             }
@@ -202,9 +214,40 @@ impl Step {
             span: mac.path.span(),
             source: source_text(&body),
             timeout,
+            expect,
             body,
         })
     }
+}
+
+/// The longest expectation accepted (it is sent to judges with every step).
+const MAX_EXPECTATION: usize = 4096;
+
+/// `expect = "..."`: a non-empty string literal of at most [`MAX_EXPECTATION`] bytes.
+fn expectation_arg(value: &Expr) -> syn::Result<String> {
+    let Some(lit) = title_literal(value) else {
+        return Err(syn::Error::new_spanned(
+            value,
+            "`expect` must be a string literal saying in words what the step's evidence must show, e.g. `expect = \"a receipt with the total is shown and no error is visible\"`",
+        ));
+    };
+    let text = lit.value().trim().to_string();
+    if text.is_empty() {
+        return Err(syn::Error::new(
+            lit.span(),
+            "`expect` must not be empty: say what a judge must see, e.g. `expect = \"the cart shows 2 items\"`",
+        ));
+    }
+    if text.len() > MAX_EXPECTATION {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "`expect` is {} bytes long; keep it under {MAX_EXPECTATION} bytes (it is sent to the judge with every step)",
+                text.len()
+            ),
+        ));
+    }
+    Ok(text)
 }
 
 /// The title if it is a string literal.

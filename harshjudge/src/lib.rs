@@ -43,6 +43,7 @@ pub mod event;
 pub mod evidence;
 pub mod harness;
 mod http;
+pub mod judge;
 pub mod merge;
 mod registry;
 pub mod report;

@@ -45,6 +45,9 @@ pub struct StepDef {
     pub source: &'static str,
     /// Per-step limit (`step!("…", timeout = "5s", {…})`), overriding the scenario's.
     pub timeout: Option<Duration>,
+    /// `step!("…", expect = "…", {…})`: what a judge must see in the step's
+    /// evidence, in words (stored in the step's `.md` and in `result.json`).
+    pub expect: Option<&'static str>,
 }
 
 inventory::collect!(ScenarioDef);

@@ -246,6 +246,48 @@ pub const VARIABLES: &[Variable] = &[
         default: "the running `harshjudge-mcp`",
         bounds: "—",
     },
+    Variable {
+        name: "HARSHJUDGE_JUDGE_CMD",
+        kind: "command line",
+        default: "none",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_JUDGE_URL",
+        kind: "URL",
+        default: "none",
+        bounds: "`http://` or `https://`",
+    },
+    Variable {
+        name: "HARSHJUDGE_JUDGE_MODEL",
+        kind: "text",
+        default: "none",
+        bounds: "required with `HARSHJUDGE_JUDGE_URL`",
+    },
+    Variable {
+        name: "HARSHJUDGE_JUDGE_API_KEY",
+        kind: "text",
+        default: "none",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_JUDGE_TIMEOUT",
+        kind: "duration",
+        default: "`2m`",
+        bounds: "`1ms`–`24h`",
+    },
+    Variable {
+        name: "HARSHJUDGE_JUDGE_RETRIES",
+        kind: "count",
+        default: "`1`",
+        bounds: "0–10",
+    },
+    Variable {
+        name: "HARSHJUDGE_UNCERTAIN",
+        kind: "`pass` or `fail`",
+        default: "`fail`",
+        bounds: "—",
+    },
 ];
 
 /// The longest duration any setting accepts (24 h): a limit beyond it is a

@@ -35,6 +35,7 @@ pub(crate) fn fake_scenario(
             line: 10 + i as u32,
             source: "{ }",
             timeout: None,
+            expect: None,
         })
         .collect();
     let mut def = ScenarioDef {
@@ -65,6 +66,7 @@ pub(crate) fn with_step_timeout(def: &mut ScenarioDef, n: usize, limit: Duration
             line: s.line,
             source: s.source,
             timeout: s.timeout,
+            expect: s.expect,
         })
         .collect();
     steps[n - 1].timeout = Some(limit);

@@ -21,6 +21,7 @@
 pub mod exec_paths;
 mod fsio;
 pub mod ids;
+pub mod judge;
 mod layout;
 #[cfg(test)]
 mod layout_check;

@@ -24,4 +24,12 @@ async fn body_not_last(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
+#[scenario]
+async fn bad_expectations(s: Scenario) -> harshjudge::Result {
+    step!("Not a literal", expect = 42, {});
+    step!("Empty", expect = "   ", {});
+    step!("Twice", expect = "a receipt", expect = "no error", {});
+    Ok(())
+}
+
 fn main() {}

@@ -1,0 +1,257 @@
+//! A run's judgment, kept apart from its execution: `runs/{runId}/judge/`.
+//!
+//! ```text
+//! runs/{runId}/
+//! ├── result.json, step-NN/evidence/…   execution (the original's layout)
+//! └── judge/
+//!     ├── result.json                   per step: verdict, judge, reasoning, inputs' hash
+//!     ├── step-NN.prompt.md             what the judge was shown (when it has a prompt)
+//!     ├── step-NN.response.txt          what it answered
+//!     └── replay.sh                     re-makes the judgment alone
+//! ```
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::{RunId, Slug, StepId, Store, StoreError};
+use crate::judge::Verdict;
+
+/// One step's judgment, as `judge/result.json` keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepJudgment {
+    /// The step (`01`…).
+    pub step_id: String,
+    /// The expectation the verdict answers.
+    pub expectation: String,
+    /// The verdict; `None` when the judge gave none (see `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Why, in the judge's words.
+    #[serde(default)]
+    pub reasoning: String,
+    /// `command`, `http` or `agent`.
+    pub judge: String,
+    /// The command line, `model@url`, or the agent's name.
+    pub identity: String,
+    /// Hash of the inputs (evidence, expectation, code outcome, judge identity).
+    pub inputs_hash: String,
+    /// How long the judgment took.
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// Attempts made.
+    #[serde(default)]
+    pub attempts: u32,
+    /// When it was made (ISO 8601).
+    pub judged_at: String,
+    /// Why there is no verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `judge/result.json`: every judged step of one run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunJudgment {
+    /// The run.
+    pub run_id: String,
+    /// The judged steps, by step id.
+    pub steps: Vec<StepJudgment>,
+}
+
+impl RunJudgment {
+    /// The judgment of one step.
+    pub fn step(&self, step: &str) -> Option<&StepJudgment> {
+        self.steps.iter().find(|s| s.step_id == step)
+    }
+}
+
+impl Store {
+    /// `runs/{runId}/judge/`.
+    pub fn judge_dir(&self, slug: &Slug, run: &RunId) -> PathBuf {
+        self.run_dir(slug, run).join("judge")
+    }
+
+    /// Reads `judge/result.json`; `None` when the run was never judged.
+    pub fn read_judgment(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+    ) -> Result<Option<RunJudgment>, StoreError> {
+        let path = self.judge_dir(slug, run).join("result.json");
+        match self.read_file(&path) {
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt {
+                        path,
+                        problem: format!("not a judgment record: {e}"),
+                    })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::Io { path, source: e }),
+        }
+    }
+
+    /// Records one step's judgment under the run's lock (read, replace the step's
+    /// entry, write atomically), with the judge's prompt and answer beside it.
+    /// A judgment recorded twice keeps the last.
+    pub fn record_judgment(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        judgment: StepJudgment,
+        prompt: Option<&str>,
+        response: Option<&str>,
+    ) -> Result<RunJudgment, StoreError> {
+        let step = StepId::new(judgment.step_id.clone())?;
+        let _lock = self.lock_run(slug, run)?;
+        let dir = self.judge_dir(slug, run);
+        let files = [
+            (format!("step-{step}.prompt.md"), prompt),
+            (format!("step-{step}.response.txt"), response),
+        ];
+        for (name, text) in files {
+            let path = dir.join(name);
+            match text {
+                Some(text) => self.write_file(&path, text.as_bytes())?,
+                None => match self.remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(StoreError::Io { path, source: e }),
+                },
+            }
+        }
+        let mut all = self.read_judgment(slug, run)?.unwrap_or_default();
+        all.run_id = run.to_string();
+        all.steps.retain(|s| s.step_id != judgment.step_id);
+        all.steps.push(judgment);
+        all.steps.sort_by(|a, b| a.step_id.cmp(&b.step_id));
+        let json = serde_json::to_vec_pretty(&all).map_err(|e| StoreError::Corrupt {
+            path: dir.join("result.json"),
+            problem: e.to_string(),
+        })?;
+        self.write_file(&dir.join("result.json"), &json)?;
+        Ok(all)
+    }
+
+    /// Writes `judge/replay.sh`: the command that re-makes this run's judgment
+    /// from its recorded evidence, without re-running it.
+    pub fn write_judge_replay(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        script: &str,
+    ) -> Result<PathBuf, StoreError> {
+        let path = self.judge_dir(slug, run).join("replay.sh");
+        self.write_file(&path, script.as_bytes())?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755));
+        }
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(step: &str, verdict: Verdict) -> StepJudgment {
+        StepJudgment {
+            step_id: step.into(),
+            expectation: "a receipt is shown".into(),
+            verdict: Some(verdict),
+            reasoning: "seen".into(),
+            judge: "command".into(),
+            identity: "command:judge.sh".into(),
+            inputs_hash: "sha256:00".into(),
+            duration_ms: 5,
+            attempts: 1,
+            judged_at: "2026-11-23T00:00:00.000Z".into(),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn judgments_are_kept_beside_the_run_and_replaced_per_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join(".harshJudge"));
+        store.init_project("p", "http://127.0.0.1").unwrap();
+        let slug = Slug::new("checkout").unwrap();
+        let run = RunId::new("r1").unwrap();
+        std::fs::create_dir_all(store.run_dir(&slug, &run)).unwrap();
+        assert_eq!(store.read_judgment(&slug, &run).unwrap(), None);
+        store
+            .record_judgment(
+                &slug,
+                &run,
+                judged("02", Verdict::Fail),
+                Some("prompt"),
+                Some("answer"),
+            )
+            .unwrap();
+        store
+            .record_judgment(&slug, &run, judged("01", Verdict::Pass), None, None)
+            .unwrap();
+        let all = store
+            .record_judgment(
+                &slug,
+                &run,
+                judged("02", Verdict::Pass),
+                None,
+                Some("again"),
+            )
+            .unwrap();
+        assert_eq!(
+            all.steps
+                .iter()
+                .map(|s| s.step_id.as_str())
+                .collect::<Vec<_>>(),
+            ["01", "02"]
+        );
+        assert_eq!(all.step("02").unwrap().verdict, Some(Verdict::Pass));
+        assert_eq!(store.read_judgment(&slug, &run).unwrap().unwrap(), all);
+        let judge = store.judge_dir(&slug, &run);
+        assert!(
+            !judge.join("step-02.prompt.md").exists(),
+            "a stale prompt is removed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(judge.join("step-02.response.txt")).unwrap(),
+            "again"
+        );
+        // Bad step ids never become paths.
+        let err = store
+            .record_judgment(&slug, &run, judged("../x", Verdict::Pass), None, None)
+            .unwrap_err();
+        assert!(err.to_string().contains("invalid step id"), "{err}");
+        // A corrupt record is named, not overwritten.
+        std::fs::write(judge.join("result.json"), "{").unwrap();
+        let err = store.read_judgment(&slug, &run).unwrap_err().to_string();
+        assert!(
+            err.contains("judge/result.json") && err.contains("not a judgment record"),
+            "{err}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_judge_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join(".harshJudge"));
+        store.init_project("p", "http://127.0.0.1").unwrap();
+        let slug = Slug::new("checkout").unwrap();
+        let run = RunId::new("r1").unwrap();
+        std::fs::create_dir_all(store.run_dir(&slug, &run)).unwrap();
+        std::os::unix::fs::symlink(outside.path(), store.judge_dir(&slug, &run)).unwrap();
+        let err = store
+            .record_judgment(&slug, &run, judged("01", Verdict::Pass), Some("p"), None)
+            .unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+}
