@@ -221,6 +221,7 @@ fn main() {
     // SAFETY: single-threaded here, as in `harness`.
     unsafe { std::env::set_var("HARSHJUDGE_WEBDRIVER_URL", &driver.url) };
     harness(&tmp.path().join("counted/hj"), &base);
+    // SAFETY: single-threaded again: the harness run above has ended.
     unsafe { std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL") };
     let commands = driver.commands();
     drop(driver);
