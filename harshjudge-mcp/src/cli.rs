@@ -328,6 +328,42 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
     };
     let name = match cmd {
         Command::Serve => return Ok(None),
+        Command::Init { .. }
+        | Command::Create { .. }
+        | Command::Star { .. }
+        | Command::Status { .. }
+        | Command::Prune { .. } => scenario_call(cmd, &mut put)?,
+        Command::Start { .. }
+        | Command::Evidence { .. }
+        | Command::CompleteStep { .. }
+        | Command::CompleteRun { .. }
+        | Command::RunState { .. } => run_call(cmd, &mut put)?,
+        Command::Discover { .. }
+        | Command::Dashboard {
+            what: Dashboard::Open { .. } | Dashboard::Close | Dashboard::Status,
+        }
+        | Command::Export { .. }
+        | Command::Replay { .. } => agent_call(cmd, &mut put)?,
+        Command::Dashboard {
+            what: Dashboard::Serve { .. },
+        }
+        | Command::Report
+        | Command::Merge { .. } => {
+            return Err(invalid(
+                "this command runs in the CLI itself, not as a tool (see harshjudge-mcp --help)",
+            ));
+        }
+    };
+    Ok(Some((name, Value::Object(a))))
+}
+
+/// The project and scenario commands (init, create, star, status, prune): their tool, with
+/// their arguments `put`.
+fn scenario_call(
+    cmd: &Command,
+    put: &mut impl FnMut(&str, Value),
+) -> Result<&'static str, CliError> {
+    Ok(match cmd {
         Command::Init { name, base_url } => {
             put("projectName", json!(name));
             put("baseUrl", json!(base_url));
@@ -391,6 +427,14 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             put("keep", json!(keep));
             "pruneRuns"
         }
+        _ => unreachable!("scenario_call is only called with init, create, star, status or prune"),
+    })
+}
+
+/// The run commands (start, evidence, complete-step, complete-run, run-state): their tool,
+/// with their arguments `put`.
+fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static str, CliError> {
+    Ok(match cmd {
         Command::Start { slug } => {
             put("scenarioSlug", json!(slug));
             "startRun"
@@ -457,6 +501,14 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             put("scenarioSlug", json!(scenario));
             "getRunState"
         }
+        _ => unreachable!("run_call is only called with a run command"),
+    })
+}
+
+/// The discover, dashboard, export and replay commands: their tool, with their arguments
+/// `put`.
+fn agent_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static str, CliError> {
+    Ok(match cmd {
         Command::Discover {
             what: Discover::Tree { path },
         } => {
@@ -509,17 +561,10 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             }
             "record_replay"
         }
-        Command::Dashboard {
-            what: Dashboard::Serve { .. },
-        }
-        | Command::Report
-        | Command::Merge { .. } => {
-            return Err(invalid(
-                "this command runs in the CLI itself, not as a tool (see harshjudge-mcp --help)",
-            ));
-        }
-    };
-    Ok(Some((name, Value::Object(a))))
+        _ => unreachable!(
+            "agent_call is only called with discover, dashboard open/close/status, export or replay"
+        ),
+    })
 }
 
 /// The context the flags describe.

@@ -1,0 +1,293 @@
+//! The browser actions: launch, close, navigate, click, type, press, wait.
+
+use std::time::Instant;
+
+use harshjudge::browser::BrowserConfig;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::agent::BrowserSession;
+use crate::context::Context;
+use crate::error::{Code, ToolError};
+
+use super::evidence::act;
+use super::targets::{KINDS, Target, locator_name};
+use super::{classify, timeout_of};
+
+// ---- launch / close ----------------------------------------------------------
+
+/// Arguments of `browser_launch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Launch {
+    /// The app's base URL (relative URLs are joined to it); default: `baseUrl`
+    /// of `.harshJudge/config.yaml`.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Window width in pixels (default 1280).
+    #[serde(default)]
+    pub width: Option<u32>,
+    /// Window height in pixels (default 800).
+    #[serde(default)]
+    pub height: Option<u32>,
+}
+
+/// Opens headless Chromium (once; again returns the open session).
+pub fn launch(ctx: &Context, a: Launch) -> Result<Value, ToolError> {
+    let base_url = match a.base_url {
+        Some(u) => u,
+        None => ctx
+            .store()
+            .read_config()
+            .ok()
+            .map(|c| c.base_url)
+            .filter(|u| !u.is_empty())
+            .ok_or_else(|| {
+                ToolError::invalid(
+                    "no baseUrl: give browser_launch a baseUrl (e.g. http://127.0.0.1:3000) or set baseUrl in .harshJudge/config.yaml (initProject)",
+                )
+            })?,
+    };
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(ToolError::invalid(format!(
+            "baseUrl {base_url:?} is not an http:// or https:// URL"
+        )));
+    }
+    let mut config = BrowserConfig::from_env().map_err(classify)?;
+    for (v, name) in [(a.width, "width"), (a.height, "height")] {
+        if let Some(v) = v
+            && !(100..=4000).contains(&v)
+        {
+            return Err(ToolError::invalid(format!(
+                "{name} {v} is out of range: give 100 to 4000 pixels"
+            )));
+        }
+    }
+    config.window = (
+        a.width.unwrap_or(config.window.0),
+        a.height.unwrap_or(config.window.1),
+    );
+    let agent = ctx.agent();
+    let base = base_url.trim_end_matches('/').to_string();
+    agent.block_on({
+        let agent = agent.clone();
+        async move {
+            let mut guard = agent.browser.lock().await;
+            if let Some(s) = guard.as_ref() {
+                return Ok(json!({
+                    "success": true,
+                    "alreadyOpen": true,
+                    "baseUrl": s.base_url,
+                    "sessionId": s.page.session_id().await,
+                }));
+            }
+            let started = Instant::now();
+            let page = harshjudge::browser::open_page_with(&config, &base)
+                .await
+                .map_err(classify)?;
+            let id = page.session_id().await;
+            *guard = Some(BrowserSession {
+                page,
+                base_url: base.clone(),
+                console: vec![],
+                network: vec![],
+                actions: 0,
+            });
+            Ok(json!({
+                "success": true,
+                "alreadyOpen": false,
+                "baseUrl": base,
+                "sessionId": id,
+                "window": {"width": config.window.0, "height": config.window.1},
+                "launchMs": started.elapsed().as_millis() as u64,
+            }))
+        }
+    })?
+}
+
+/// Arguments of `browser_close`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Close {}
+
+/// Closes the browser (and chromedriver).
+pub fn close(ctx: &Context, _a: Close) -> Result<Value, ToolError> {
+    let agent = ctx.agent();
+    agent.block_on({
+        let agent = agent.clone();
+        async move {
+            let session = agent.browser.lock().await.take();
+            let was_open = session.is_some();
+            if let Some(s) = session {
+                harshjudge::browser::release_page(s.page).await;
+            }
+            harshjudge::browser::shutdown().await;
+            json!({"success": true, "wasOpen": was_open})
+        }
+    })
+}
+
+// ---- actions -------------------------------------------------------------------
+
+/// Arguments of `browser_navigate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Navigate {
+    /// A path (joined to the base URL) or an absolute URL.
+    pub url: String,
+}
+
+/// Opens a URL.
+pub fn navigate(ctx: &Context, a: Navigate) -> Result<Value, ToolError> {
+    if a.url.trim().is_empty() {
+        return Err(ToolError::invalid(
+            "url must not be empty: give a path such as /login or an absolute URL",
+        ));
+    }
+    act(ctx, "navigate", move |page| async move {
+        page.goto(&a.url).await?;
+        Ok(json!({"success": true, "url": page.url().await?, "title": page.title().await?}))
+    })
+}
+
+/// Clicks an element (waiting until it is visible, stable, enabled and receives the click).
+pub fn click(ctx: &Context, a: Target) -> Result<Value, ToolError> {
+    let t = a.resolve(true)?.expect("required");
+    act(ctx, "click", move |page| async move {
+        let locator = locator_name(&page, &t).await;
+        t.locator(&page).click().await?;
+        Ok(
+            json!({"success": true, "clicked": t.describe(), "locator": locator, "url": page.url().await?}),
+        )
+    })
+}
+
+with_target! {
+    /// Arguments of `browser_type`: a target (not `text`, which is what is typed).
+    pub struct Type {
+        /// The text to type (it replaces the field's value).
+        pub text: String,
+        /// Press Enter afterwards.
+        #[serde(default)]
+        pub submit: bool,
+    }
+    text: |_: &Type| None
+}
+
+/// Types into a field (its value replaced, without blurring it).
+pub fn type_text(ctx: &Context, a: Type) -> Result<Value, ToolError> {
+    let t = a.target().resolve(true)?.expect("required");
+    let (text, submit) = (a.text, a.submit);
+    act(ctx, "type", move |page| async move {
+        let locator = locator_name(&page, &t).await;
+        let l = t.locator(&page);
+        l.fill(&text).await?;
+        if submit {
+            l.press("Enter").await?;
+        }
+        Ok(
+            json!({"success": true, "typed": t.describe(), "locator": locator, "length": text.chars().count(), "submitted": submit}),
+        )
+    })
+}
+
+with_target! {
+    /// Arguments of `browser_press`: a key, and a target (default: the page).
+    pub struct Press {
+        /// A key or chord: Enter, Tab, Escape, Backspace, Delete, Space,
+        /// ArrowUp/Down/Left/Right, Home, End, one character, or "Control+a", "Shift+Tab".
+        pub key: String,
+        /// Visible text of the element (a case-insensitive substring unless `exact`).
+        #[serde(default)]
+        pub text: Option<String>,
+    }
+    text: |s: &Press| s.text.clone()
+}
+
+/// Presses a key in an element (or the page).
+pub fn press(ctx: &Context, a: Press) -> Result<Value, ToolError> {
+    if a.key.is_empty() {
+        return Err(ToolError::invalid(
+            "key is missing: give a key such as Enter, Escape, Tab or a chord such as Control+a",
+        ));
+    }
+    let t = a.target().resolve(false)?;
+    let key = a.key;
+    act(ctx, "press", move |page| async move {
+        match &t {
+            Some(t) => {
+                let locator = locator_name(&page, t).await;
+                t.locator(&page).press(&key).await?;
+                Ok(json!({"success": true, "pressed": key, "in": t.describe(), "locator": locator}))
+            }
+            None => {
+                page.keyboard().press(&key).await?;
+                Ok(json!({"success": true, "pressed": key, "in": "page", "locator": "css=body"}))
+            }
+        }
+    })
+}
+
+with_target! {
+    /// Arguments of `browser_wait_for`: a target to become visible, and/or text.
+    pub struct WaitFor {
+        /// Visible text to wait for (alone: anywhere on the page; with a target: in it).
+        #[serde(default)]
+        pub text: Option<String>,
+        /// How long to wait, in ms (default 5000, at most 60000).
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+    }
+    text: |_: &WaitFor| None
+}
+
+/// Waits until an element is visible (or text appears).
+pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Value, ToolError> {
+    let timeout = timeout_of(a.timeout_ms)?;
+    let target = a.target().resolve(false)?;
+    let text = a.text;
+    if target.is_none() && text.is_none() {
+        return Err(ToolError::invalid(format!(
+            "nothing to wait for: give a target ({KINDS}) and/or text"
+        )));
+    }
+    // Waiting for something that never appears is a timeout of the wait.
+    let timed_out = |e: ToolError| {
+        if matches!(e.code, Code::TargetNotFound | Code::AssertionFailed) {
+            ToolError::new(Code::WaitTimeout, e.message)
+        } else {
+            e
+        }
+    };
+    act(ctx, "wait", move |page| async move {
+        let started = Instant::now();
+        let page = page.with_timeout(timeout);
+        let (found, locator) = match (&target, &text) {
+            (Some(t), Some(x)) => {
+                harshjudge::expect(&t.locator(&page))
+                    .timeout(timeout)
+                    .to_contain_text(x.as_str())
+                    .await?;
+                (t.describe(), locator_name(&page, t).await)
+            }
+            (Some(t), None) => {
+                harshjudge::expect(&t.locator(&page))
+                    .timeout(timeout)
+                    .to_be_visible()
+                    .await?;
+                (t.describe(), locator_name(&page, t).await)
+            }
+            (None, x) => {
+                let x = x.clone().unwrap_or_default();
+                harshjudge::expect(&page.get_by_text(x.as_str()).first())
+                    .timeout(timeout)
+                    .to_be_visible()
+                    .await?;
+                (format!("text:{x}"), format!("text:{x}"))
+            }
+        };
+        Ok(json!({"success": true, "found": found, "locator": locator, "text": text, "waitedMs": started.elapsed().as_millis() as u64}))
+    })
+    .map_err(timed_out)
+}

@@ -1,0 +1,132 @@
+//! Evidence of browser actions: while a run is active, each action's
+//! before/after screenshots, console and network go into the current step.
+
+use harshjudge::browser::{BrowserError, Page};
+use harshjudge::run::RunHandle;
+use harshjudge::store::{EvidenceName, RunId, Slug, StepId};
+use serde_json::{Value, json};
+
+use crate::context::Context;
+use crate::error::ToolError;
+
+use super::{classify, no_session};
+
+/// Evidence of one action, to write into the active run.
+struct Captured {
+    before: Option<Vec<u8>>,
+    after: Option<Vec<u8>>,
+    console: Value,
+    network: Value,
+    n: usize,
+}
+
+/// The step evidence goes to: the first step of the active run not completed yet.
+pub(super) fn evidence_target(ctx: &Context) -> Option<(RunId, Slug, StepId)> {
+    let (run, slug) = ctx.agent().active_run()?;
+    let store = ctx.store();
+    let result = store.read_result(&slug, &run).ok()??;
+    if result.status != harshjudge::store::RunStatus::Running {
+        ctx.agent().set_active_run(None);
+        return None;
+    }
+    let meta = store.read_meta(&slug).ok()??;
+    let step = meta
+        .steps
+        .iter()
+        .find(|s| !result.steps.iter().any(|r| r.id == s.id))
+        .or(meta.steps.last())?;
+    Some((run, slug, StepId::new(step.id.clone()).ok()?))
+}
+
+/// Runs one browser action: with a run active, a screenshot before and after
+/// and the console and network of the action become evidence of the current step.
+pub(super) fn act<F, Fut>(ctx: &Context, verb: &'static str, f: F) -> Result<Value, ToolError>
+where
+    F: FnOnce(Page) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<Value, BrowserError>> + Send,
+{
+    let target = evidence_target(ctx);
+    let record = target.is_some();
+    let agent = ctx.agent();
+    let (result, captured) = agent.block_on({
+        let agent = agent.clone();
+        async move {
+            let mut guard = agent.browser.lock().await;
+            let Some(session) = guard.as_mut() else {
+                return (Err(no_session()), None);
+            };
+            session.actions += 1;
+            let n = session.actions;
+            let page = session.page.clone();
+            let before = if record {
+                page.screenshot().await.ok()
+            } else {
+                None
+            };
+            let result = f(page.clone()).await.map_err(classify);
+            let after = if record {
+                page.screenshot().await.ok()
+            } else {
+                None
+            };
+            let (console, network) = page.take_logs().await.unwrap_or_default();
+            let captured = record.then(|| Captured {
+                before,
+                after,
+                console: serde_json::to_value(&console).unwrap_or_default(),
+                network: serde_json::to_value(&network).unwrap_or_default(),
+                n,
+            });
+            session.console.extend(console);
+            session.network.extend(network);
+            (result, captured)
+        }
+    })?;
+    let mut files = vec![];
+    if let (Some((run, slug, step)), Some(c)) = (target, captured) {
+        match write_evidence(ctx, &run, &slug, &step, verb, c) {
+            Ok(f) => files = f,
+            Err(e) => tracing::warn!("evidence of {verb} could not be recorded: {e}"),
+        }
+    }
+    let mut value = result?;
+    if !files.is_empty()
+        && let Some(o) = value.as_object_mut()
+    {
+        o.insert("evidence".into(), json!(files));
+    }
+    Ok(value)
+}
+
+fn write_evidence(
+    ctx: &Context,
+    run: &RunId,
+    slug: &Slug,
+    step: &StepId,
+    verb: &str,
+    c: Captured,
+) -> Result<Vec<String>, ToolError> {
+    let mut handle = RunHandle::open_in(ctx.store(), slug, run)?;
+    let prefix = format!("act{:02}-{verb}", c.n);
+    let mut out = vec![];
+    let mut put = |word: &str, ext: &str, kind: &str, bytes: Vec<u8>| -> Result<(), ToolError> {
+        let name = EvidenceName::new(format!("{prefix}-{word}"))?;
+        let w = handle.record_evidence(step, &name, ext, kind, &bytes, Default::default())?;
+        out.push(ctx.rel(&w.path));
+        Ok(())
+    };
+    if let Some(b) = c.before {
+        put("before", "png", "screenshot", b)?;
+    }
+    if let Some(a) = c.after {
+        put("after", "png", "screenshot", a)?;
+    }
+    let pretty = |v: &Value| serde_json::to_vec_pretty(v).expect("JSON serializes");
+    if c.console.as_array().is_some_and(|a| !a.is_empty()) {
+        put("console", "json", "console_log", pretty(&c.console))?;
+    }
+    if c.network.as_array().is_some_and(|a| !a.is_empty()) {
+        put("network", "json", "network_log", pretty(&c.network))?;
+    }
+    Ok(out)
+}

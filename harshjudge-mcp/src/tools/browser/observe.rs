@@ -1,0 +1,295 @@
+//! Observations: screenshot, snapshot, console, network, and the page's state
+//! after an action (for the knowledge store and `run_steps`).
+
+use harshjudge::browser::BrowserError;
+use harshjudge::run::RunHandle;
+use harshjudge::store::EvidenceName;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::agent::BrowserSession;
+use crate::context::Context;
+use crate::error::ToolError;
+
+use super::evidence::evidence_target;
+use super::{classify, no_session, page};
+
+// ---- observations --------------------------------------------------------------
+
+/// Arguments of `browser_screenshot`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Screenshot {
+    /// File name (letters, digits, `.`, `_`, `-`; default `screenshot-N`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The whole page rather than the viewport.
+    #[serde(default)]
+    pub full_page: bool,
+    /// Also return the image inline (costs tokens; off by default).
+    #[serde(default)]
+    pub inline: bool,
+}
+
+/// Takes a screenshot into a file: the current step's evidence while a run is
+/// active, else `.harshJudge/agent/screenshots/`.
+pub fn screenshot(ctx: &Context, a: Screenshot) -> Result<Value, ToolError> {
+    let page = page(ctx)?;
+    let full = a.full_page;
+    let png = ctx
+        .agent()
+        .block_on(async move { page.capture(full).await })?
+        .map_err(classify)?;
+    let n = ctx.agent().next_file_number();
+    let name = EvidenceName::new(a.name.unwrap_or_else(|| format!("screenshot-{n}")))?;
+    let path = match evidence_target(ctx) {
+        Some((run, slug, step)) => {
+            let mut handle = RunHandle::open_in(ctx.store(), &slug, &run)?;
+            handle
+                .record_evidence(&step, &name, "png", "screenshot", &png, Default::default())?
+                .path
+        }
+        None => {
+            let path = ctx
+                .store()
+                .dir()
+                .join("agent")
+                .join("screenshots")
+                .join(format!("{}-{name}.png", ctx.agent().session));
+            ctx.store().write_file(&path, &png)?;
+            path
+        }
+    };
+    let (w, h) = png_size(&png);
+    let mut out = json!({
+        "success": true,
+        "path": ctx.rel(&path),
+        "bytes": png.len(),
+        "width": w,
+        "height": h,
+    });
+    if a.inline {
+        use base64::Engine;
+        out["__image"] = json!({
+            "data": base64::engine::general_purpose::STANDARD.encode(&png),
+            "mimeType": "image/png",
+        });
+    }
+    Ok(out)
+}
+
+fn png_size(b: &[u8]) -> (u32, u32) {
+    if b.len() >= 24 && &b[..8] == b"\x89PNG\r\n\x1a\n" {
+        (
+            u32::from_be_bytes(b[16..20].try_into().expect("4 bytes")),
+            u32::from_be_bytes(b[20..24].try_into().expect("4 bytes")),
+        )
+    } else {
+        (0, 0)
+    }
+}
+
+/// The page outline script: headings, interactive elements (each tagged with a
+/// `data-hj-ref` so a later action can target it), test ids, visible text; capped.
+const SNAPSHOT_JS: &str = r#"
+const max = arguments[0];
+const cut = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
+const visible = (el) => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el); return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none'; };
+document.querySelectorAll('[data-hj-ref]').forEach(el => el.removeAttribute('data-hj-ref'));
+const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(visible).slice(0, 20).map(h => ({level: +h.tagName[1], text: cut(h.innerText, 80)}));
+const sel = 'a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[onclick],[data-testid]';
+const all = Array.from(document.querySelectorAll(sel)).filter(visible);
+const elements = [];
+let n = 0;
+for (const el of all) {
+  if (elements.length >= max) break;
+  n += 1;
+  const ref = 'e' + n;
+  el.setAttribute('data-hj-ref', ref);
+  const tag = el.tagName.toLowerCase();
+  const e = {ref, tag};
+  const role = el.getAttribute('role'); if (role) e.role = role;
+  const tid = el.getAttribute('data-testid'); if (tid) e.testId = tid;
+  const name = el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('placeholder') || el.getAttribute('name') || '';
+  if (cut(name, 60)) e.name = cut(name, 60);
+  if (tag === 'input') { e.type = el.type; if (el.type === 'checkbox' || el.type === 'radio') e.checked = el.checked; }
+  if (tag === 'a') e.href = cut(el.getAttribute('href'), 80);
+  if (el.disabled) e.disabled = true;
+  elements.push(e);
+}
+const testIds = Array.from(new Set(Array.from(document.querySelectorAll('[data-testid]')).map(e => e.getAttribute('data-testid')))).slice(0, 100);
+return {url: location.href, title: document.title, headings, elements, testIds, text: cut(document.body ? document.body.innerText : '', 600), truncated: all.length > elements.length, interactiveCount: all.length};
+"#;
+
+/// Arguments of `browser_snapshot`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Snapshot {
+    /// Most interactive elements listed (default 80, at most 300).
+    #[serde(default)]
+    pub max_elements: Option<u32>,
+}
+
+/// A compact outline of the page, with refs for later actions.
+pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<Value, ToolError> {
+    let max = a.max_elements.unwrap_or(80);
+    if max == 0 || max > 300 {
+        return Err(ToolError::invalid(format!(
+            "maxElements {max} is out of range: give 1 to 300"
+        )));
+    }
+    let page = page(ctx)?;
+    let v = ctx
+        .agent()
+        .block_on(async move {
+            page.client()
+                .execute(SNAPSHOT_JS, vec![json!(max)])
+                .await
+                .map_err(|e| BrowserError::Command {
+                    action: "reading the page outline".into(),
+                    message: e.to_string(),
+                })
+        })?
+        .map_err(classify)?;
+    Ok(v)
+}
+
+/// Arguments of `browser_console`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Console {
+    /// Only this level: error, warning, info, debug.
+    #[serde(default)]
+    pub level: Option<String>,
+    /// Keep the entries for the next call (default: they are returned once).
+    #[serde(default)]
+    pub peek: bool,
+}
+
+/// Console entries since the last call.
+pub fn console(ctx: &Context, a: Console) -> Result<Value, ToolError> {
+    if let Some(l) = &a.level
+        && !["error", "warning", "info", "debug"].contains(&l.as_str())
+    {
+        return Err(ToolError::invalid(format!(
+            "level {l:?} is not one of error, warning, info, debug"
+        )));
+    }
+    let (level, peek) = (a.level, a.peek);
+    with_logs(ctx, move |s| {
+        let entries: Vec<_> = s
+            .console
+            .iter()
+            .filter(|e| level.as_ref().is_none_or(|l| &e.level == l))
+            .cloned()
+            .collect();
+        if !peek {
+            s.console.clear();
+        }
+        json!({"count": entries.len(), "entries": entries})
+    })
+}
+
+/// Reads the logs chromedriver holds into the session's buffers, then `f`.
+fn with_logs(
+    ctx: &Context,
+    f: impl FnOnce(&mut BrowserSession) -> Value + Send + 'static,
+) -> Result<Value, ToolError> {
+    let agent = ctx.agent();
+    agent.block_on({
+        let agent = agent.clone();
+        async move {
+            let mut guard = agent.browser.lock().await;
+            let s = guard.as_mut().ok_or_else(no_session)?;
+            let (c, n) = s.page.take_logs().await.map_err(classify)?;
+            s.console.extend(c);
+            s.network.extend(n);
+            Ok(f(s))
+        }
+    })?
+}
+
+/// Arguments of `browser_network`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Network {
+    /// Only failed requests and error statuses (4xx, 5xx).
+    #[serde(default)]
+    pub failed_only: bool,
+    /// Keep the entries for the next call.
+    #[serde(default)]
+    pub peek: bool,
+}
+
+/// Requests since the last call.
+pub fn network(ctx: &Context, a: Network) -> Result<Value, ToolError> {
+    let (failed_only, peek) = (a.failed_only, a.peek);
+    with_logs(ctx, move |s| {
+        let entries: Vec<_> = s
+            .network
+            .iter()
+            .filter(|e| !failed_only || e.failure.is_some() || e.status.is_some_and(|st| st >= 400))
+            .cloned()
+            .collect();
+        if !peek {
+            s.network.clear();
+        }
+        json!({"count": entries.len(), "entries": entries})
+    })
+}
+
+/// Whether a tool is a browser action (it may change the page).
+pub fn is_action(tool: &str) -> bool {
+    matches!(
+        tool,
+        "browser_navigate"
+            | "browser_click"
+            | "browser_type"
+            | "browser_press"
+            | "browser_wait_for"
+            | "browser_expect"
+    )
+}
+
+/// The page's state after an action, read once and kept for whoever asks
+/// next (the knowledge store, then `run_steps`' observation).
+pub fn observe(ctx: &Context) -> Option<(String, String, Vec<String>)> {
+    let state = page_state(ctx);
+    if let Ok(mut last) = ctx.agent().last_page.lock() {
+        *last = state.clone();
+    }
+    state
+}
+
+/// The page's state as last observed after `tool`, or read now.
+pub fn observed_after(ctx: &Context, tool: &str) -> Option<(String, String, Vec<String>)> {
+    if is_action(tool)
+        && let Some(s) = ctx.agent().last_page.lock().ok().and_then(|mut l| l.take())
+    {
+        return Some(s);
+    }
+    page_state(ctx)
+}
+
+/// The live page's state, for the knowledge store (url, title, test ids).
+pub fn page_state(ctx: &Context) -> Option<(String, String, Vec<String>)> {
+    let page = page(ctx).ok()?;
+    ctx.agent()
+        .block_on(async move {
+            let v = page
+                .eval("return {url: location.href, title: document.title, ids: Array.from(new Set(Array.from(document.querySelectorAll('[data-testid]')).map(e => e.getAttribute('data-testid')))).slice(0, 50)}")
+                .await
+                .ok()?;
+            Some((
+                v["url"].as_str()?.to_string(),
+                v["title"].as_str().unwrap_or("").to_string(),
+                v["ids"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                    .unwrap_or_default(),
+            ))
+        })
+        .ok()
+        .flatten()
+}
