@@ -14,7 +14,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use crate::store::{RunEvidence, RunResult, RunStatus, StepStatus, Store, StoreError};
+use crate::store::{RunEvidence, RunResult, RunStatus, StepResult, StepStatus, Store, StoreError};
 
 /// One run to report: its folder ([`Store::run_dir`]).
 #[derive(Clone, Debug)]
@@ -124,161 +124,9 @@ pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, St
     let (mut tests, mut failures) = (0, 0);
     let mut body = String::new();
     for s in &suites {
-        let steps = &s.result.steps;
-        let f = steps
-            .iter()
-            .filter(|x| x.status == StepStatus::Fail)
-            .count();
-        let k = steps
-            .iter()
-            .filter(|x| x.status == StepStatus::Skipped)
-            .count();
-        tests += steps.len();
+        let (t, f) = render_suite(&mut body, s);
+        tests += t;
         failures += f;
-        let _ = writeln!(
-            body,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"{k}\" time=\"{}\" timestamp=\"{}\">",
-            escape(&s.slug),
-            steps.len(),
-            secs(s.result.duration),
-            escape(
-                s.result
-                    .started_at
-                    .trim_end_matches('Z')
-                    .split('.')
-                    .next()
-                    .unwrap_or("")
-            ),
-        );
-        let _ = writeln!(body, "    <properties>");
-        for (k, v) in [
-            ("runId", s.result.run_id.clone()),
-            ("status", s.result.status.as_str().to_string()),
-            ("runDir", s.dir.display().to_string()),
-        ]
-        .into_iter()
-        .chain(
-            s.result
-                .attempt
-                .or((!s.earlier.is_empty()).then(|| s.earlier.len() as u32 + 1))
-                .map(|a| ("attempt", a.to_string())),
-        )
-        .chain(s.flaky().then(|| ("flaky", "true".to_string())))
-        {
-            let _ = writeln!(
-                body,
-                "      <property name=\"{}.{k}\" value=\"{}\"/>",
-                escape(&s.slug),
-                escape(&v)
-            );
-        }
-        let _ = writeln!(body, "    </properties>");
-        for step in steps {
-            let title = step
-                .title
-                .clone()
-                .or_else(|| {
-                    s.titles
-                        .iter()
-                        .find(|(id, _)| *id == step.id)
-                        .map(|(_, t)| t.clone())
-                })
-                .unwrap_or_default();
-            let name = if title.is_empty() {
-                step.id.clone()
-            } else {
-                format!("{} {title}", step.id)
-            };
-            let evidence_dir = Store::step_evidence_dir(&s.dir, &step.id);
-            let _ = write!(
-                body,
-                "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
-                escape(&name),
-                escape(&s.slug),
-                secs(step.duration)
-            );
-            if let Some(loc) = &step.error_location
-                && let Some((file, line)) = split_location(loc)
-            {
-                let _ = write!(body, " file=\"{}\" line=\"{line}\"", escape(file));
-            }
-            let _ = writeln!(body, ">");
-            match step.status {
-                StepStatus::Fail => {
-                    let msg = step.error.clone().unwrap_or_else(|| "failed".into());
-                    let first = msg.lines().next().unwrap_or("failed");
-                    let mut text = msg.clone();
-                    if let Some(loc) = &step.error_location {
-                        let _ = write!(text, "\n  at {loc}");
-                    }
-                    let _ = write!(text, "\n  evidence: {}", evidence_dir.display());
-                    let _ = writeln!(
-                        body,
-                        "      <failure message=\"{}\" type=\"StepFailed\">{}</failure>",
-                        escape(first),
-                        escape(&text)
-                    );
-                }
-                StepStatus::Skipped => {
-                    let why = step
-                        .summary
-                        .clone()
-                        .or_else(|| step.error.clone())
-                        .unwrap_or_else(|| "skipped".into());
-                    let _ = writeln!(body, "      <skipped message=\"{}\"/>", escape(&why));
-                }
-                StepStatus::Pass => {}
-            }
-            // Failures of this step in earlier attempts.
-            let element = if step.status == StepStatus::Fail {
-                "rerunFailure"
-            } else {
-                "flakyFailure"
-            };
-            for (dir, r) in &s.earlier {
-                if let Some(e) = r
-                    .steps
-                    .iter()
-                    .find(|e| e.id == step.id && e.status == StepStatus::Fail)
-                {
-                    let msg = e.error.clone().unwrap_or_else(|| "failed".into());
-                    let first = msg.lines().next().unwrap_or("failed");
-                    let _ = writeln!(
-                        body,
-                        "      <{element} message=\"{}\" type=\"StepFailed\"><stackTrace>{}</stackTrace><system-out>[[ATTACHMENT|{}]]</system-out></{element}>",
-                        escape(first),
-                        escape(&format!(
-                            "attempt {} (run {}): {msg}{}",
-                            r.attempt.unwrap_or(1),
-                            r.run_id,
-                            e.error_location
-                                .as_ref()
-                                .map(|l| format!("\n  at {l}"))
-                                .unwrap_or_default()
-                        )),
-                        escape(
-                            &Store::step_evidence_dir(dir, &step.id)
-                                .display()
-                                .to_string()
-                        )
-                    );
-                }
-            }
-            let mut files = s.evidence.of_step(&step.id).peekable();
-            if files.peek().is_some() {
-                let _ = write!(body, "      <system-out>");
-                for f in files {
-                    let _ = writeln!(
-                        body,
-                        "[[ATTACHMENT|{}]]",
-                        escape(&f.path.display().to_string())
-                    );
-                }
-                let _ = writeln!(body, "</system-out>");
-            }
-            let _ = writeln!(body, "    </testcase>");
-        }
-        let _ = writeln!(body, "  </testsuite>");
     }
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -289,6 +137,180 @@ pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, St
     out.push_str(&body);
     out.push_str("</testsuites>\n");
     Ok(out)
+}
+
+/// Writes one `testsuite` (a run) into `body`; returns its test and failure counts.
+fn render_suite(body: &mut String, s: &Suite) -> (usize, usize) {
+    let steps = &s.result.steps;
+    let f = steps
+        .iter()
+        .filter(|x| x.status == StepStatus::Fail)
+        .count();
+    let k = steps
+        .iter()
+        .filter(|x| x.status == StepStatus::Skipped)
+        .count();
+    let _ = writeln!(
+        body,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"{k}\" time=\"{}\" timestamp=\"{}\">",
+        escape(&s.slug),
+        steps.len(),
+        secs(s.result.duration),
+        escape(
+            s.result
+                .started_at
+                .trim_end_matches('Z')
+                .split('.')
+                .next()
+                .unwrap_or("")
+        ),
+    );
+    render_properties(body, s);
+    for step in steps {
+        render_testcase(body, s, step);
+    }
+    let _ = writeln!(body, "  </testsuite>");
+    (steps.len(), f)
+}
+
+/// Writes a suite's `properties` (names prefixed by the slug).
+fn render_properties(body: &mut String, s: &Suite) {
+    let _ = writeln!(body, "    <properties>");
+    for (k, v) in [
+        ("runId", s.result.run_id.clone()),
+        ("status", s.result.status.as_str().to_string()),
+        ("runDir", s.dir.display().to_string()),
+    ]
+    .into_iter()
+    .chain(
+        s.result
+            .attempt
+            .or((!s.earlier.is_empty()).then(|| s.earlier.len() as u32 + 1))
+            .map(|a| ("attempt", a.to_string())),
+    )
+    .chain(s.flaky().then(|| ("flaky", "true".to_string())))
+    {
+        let _ = writeln!(
+            body,
+            "      <property name=\"{}.{k}\" value=\"{}\"/>",
+            escape(&s.slug),
+            escape(&v)
+        );
+    }
+    let _ = writeln!(body, "    </properties>");
+}
+
+/// Writes the `testcase` of one step: its failure or skip, the failures of
+/// earlier attempts, its evidence files.
+fn render_testcase(body: &mut String, s: &Suite, step: &StepResult) {
+    let title = step
+        .title
+        .clone()
+        .or_else(|| {
+            s.titles
+                .iter()
+                .find(|(id, _)| *id == step.id)
+                .map(|(_, t)| t.clone())
+        })
+        .unwrap_or_default();
+    let name = if title.is_empty() {
+        step.id.clone()
+    } else {
+        format!("{} {title}", step.id)
+    };
+    let evidence_dir = Store::step_evidence_dir(&s.dir, &step.id);
+    let _ = write!(
+        body,
+        "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
+        escape(&name),
+        escape(&s.slug),
+        secs(step.duration)
+    );
+    if let Some(loc) = &step.error_location
+        && let Some((file, line)) = split_location(loc)
+    {
+        let _ = write!(body, " file=\"{}\" line=\"{line}\"", escape(file));
+    }
+    let _ = writeln!(body, ">");
+    match step.status {
+        StepStatus::Fail => {
+            let msg = step.error.clone().unwrap_or_else(|| "failed".into());
+            let first = msg.lines().next().unwrap_or("failed");
+            let mut text = msg.clone();
+            if let Some(loc) = &step.error_location {
+                let _ = write!(text, "\n  at {loc}");
+            }
+            let _ = write!(text, "\n  evidence: {}", evidence_dir.display());
+            let _ = writeln!(
+                body,
+                "      <failure message=\"{}\" type=\"StepFailed\">{}</failure>",
+                escape(first),
+                escape(&text)
+            );
+        }
+        StepStatus::Skipped => {
+            let why = step
+                .summary
+                .clone()
+                .or_else(|| step.error.clone())
+                .unwrap_or_else(|| "skipped".into());
+            let _ = writeln!(body, "      <skipped message=\"{}\"/>", escape(&why));
+        }
+        StepStatus::Pass => {}
+    }
+    render_earlier_failures(body, s, step);
+    let mut files = s.evidence.of_step(&step.id).peekable();
+    if files.peek().is_some() {
+        let _ = write!(body, "      <system-out>");
+        for f in files {
+            let _ = writeln!(
+                body,
+                "[[ATTACHMENT|{}]]",
+                escape(&f.path.display().to_string())
+            );
+        }
+        let _ = writeln!(body, "</system-out>");
+    }
+    let _ = writeln!(body, "    </testcase>");
+}
+
+/// Writes the failures of `step` in earlier attempts (`rerunFailure` when
+/// it failed again, `flakyFailure` when it passed in the end).
+fn render_earlier_failures(body: &mut String, s: &Suite, step: &StepResult) {
+    let element = if step.status == StepStatus::Fail {
+        "rerunFailure"
+    } else {
+        "flakyFailure"
+    };
+    for (dir, r) in &s.earlier {
+        if let Some(e) = r
+            .steps
+            .iter()
+            .find(|e| e.id == step.id && e.status == StepStatus::Fail)
+        {
+            let msg = e.error.clone().unwrap_or_else(|| "failed".into());
+            let first = msg.lines().next().unwrap_or("failed");
+            let _ = writeln!(
+                body,
+                "      <{element} message=\"{}\" type=\"StepFailed\"><stackTrace>{}</stackTrace><system-out>[[ATTACHMENT|{}]]</system-out></{element}>",
+                escape(first),
+                escape(&format!(
+                    "attempt {} (run {}): {msg}{}",
+                    r.attempt.unwrap_or(1),
+                    r.run_id,
+                    e.error_location
+                        .as_ref()
+                        .map(|l| format!("\n  at {l}"))
+                        .unwrap_or_default()
+                )),
+                escape(
+                    &Store::step_evidence_dir(dir, &step.id)
+                        .display()
+                        .to_string()
+                )
+            );
+        }
+    }
 }
 
 fn split_location(loc: &str) -> Option<(&str, u64)> {

@@ -151,12 +151,130 @@ impl SourceRun {
     }
 }
 
+/// One tree's scenarios by slug ([`Store::read_tree`]).
+type Tree = BTreeMap<String, SourceScenario>;
+
+/// What [`Store::merge_from`] does to one scenario, decided before any write.
+struct Plan<'a> {
+    /// The tree whose scenario files and `meta.yaml` are taken (`None`: the target's own).
+    newest: Option<&'a SourceScenario>,
+    /// Runs to copy, with their new `runNumber` when it changes.
+    copy: Vec<(&'a SourceRun, Option<u64>)>,
+    pruned: PrunedRuns,
+    last_number: u64,
+}
+
+/// `lastRunNumber` of a `meta.yaml` (0 when absent).
+fn last_run_number(m: &Option<Mapping>) -> u64 {
+    m.as_ref()
+        .and_then(|m| m.get("lastRunNumber"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+}
+
+/// Plans one scenario: which runs are new, which are already present (a
+/// conflicting run id is an error naming both folders), which tree is newest,
+/// and the run numbers of the copies.
+fn plan_scenario<'a>(
+    slug: &str,
+    target: &'a Tree,
+    trees: &'a [Tree],
+    out: &mut MergeOutcome,
+) -> Result<Plan<'a>, StoreError> {
+    let mine = target.get(slug);
+    let mut present: BTreeMap<&str, &SourceRun> = BTreeMap::new();
+    let mut taken: BTreeSet<u64> = BTreeSet::new();
+    let mut last = 0u64;
+    let mut newest: Option<&SourceScenario> = None;
+    if let Some(m) = mine {
+        for r in &m.runs {
+            present.insert(&r.result.run_id, r);
+            taken.extend(r.result.run_number);
+        }
+        last = last_run_number(&m.meta);
+    }
+    let mut pruned = mine
+        .and_then(|m| m.meta.clone())
+        .map(|m| PrunedRuns::read(&MetaDoc(m)))
+        .unwrap_or_default();
+    let mut new_runs: Vec<&SourceRun> = vec![];
+    for t in trees {
+        let Some(sc) = t.get(slug) else { continue };
+        last = last.max(last_run_number(&sc.meta));
+        if newest.is_none_or(|n| sc.newest > n.newest) {
+            newest = Some(sc);
+        }
+        let mut brought = false;
+        for r in &sc.runs {
+            match present.get(r.result.run_id.as_str()) {
+                Some(old) if old.same_as(r) => out.already_present += 1,
+                Some(old) => {
+                    return Err(StoreError::Conflict {
+                        run: r.result.run_id.clone(),
+                        path: r.dir.clone(),
+                        other: old.dir.clone(),
+                    });
+                }
+                None => {
+                    present.insert(&r.result.run_id, r);
+                    new_runs.push(r);
+                    brought = true;
+                }
+            }
+        }
+        if brought && let Some(m) = &sc.meta {
+            let p = PrunedRuns::read(&MetaDoc(m.clone()));
+            pruned.total_runs += p.total_runs;
+            pruned.pass_count += p.pass_count;
+            pruned.flaky_count += p.flaky_count;
+            pruned.duration_sum += p.duration_sum;
+        }
+    }
+    if mine.is_some_and(|m| newest.is_none_or(|n| m.newest >= n.newest)) {
+        newest = None; // the target's own files are the newest: keep them
+    }
+    let (copy, last) = number_copies(new_runs, taken, last);
+    Ok(Plan {
+        newest,
+        copy,
+        pruned,
+        last_number: last,
+    })
+}
+
+/// Numbers: keep a copied run's number unless taken; clashes get the next
+/// free number, in start order. Returns the copies and the last number.
+fn number_copies(
+    mut new_runs: Vec<&SourceRun>,
+    mut taken: BTreeSet<u64>,
+    mut last: u64,
+) -> (Vec<(&SourceRun, Option<u64>)>, u64) {
+    new_runs.sort_by(|a, b| {
+        (&a.result.started_at, &a.result.run_id).cmp(&(&b.result.started_at, &b.result.run_id))
+    });
+    // The first run (in start order) holding a free number keeps it.
+    let free: Vec<Option<u64>> = new_runs
+        .iter()
+        .map(|r| r.result.run_number.filter(|n| taken.insert(*n)))
+        .collect();
+    let mut next = last.max(taken.iter().max().copied().unwrap_or(0));
+    let mut copy = vec![];
+    for (r, keep) in new_runs.into_iter().zip(free) {
+        let n = keep.unwrap_or_else(|| {
+            next += 1;
+            next
+        });
+        // A number used twice within one source is fixed too.
+        let renumber = (Some(n) != r.result.run_number).then_some(n);
+        copy.push((r, renumber));
+        last = last.max(n);
+    }
+    (copy, last)
+}
+
 impl Store {
     /// Reads one tree's scenarios (the target's too): links are recorded, never followed.
-    fn read_tree(
-        &self,
-        out: &mut MergeOutcome,
-    ) -> Result<BTreeMap<String, SourceScenario>, StoreError> {
+    fn read_tree(&self, out: &mut MergeOutcome) -> Result<Tree, StoreError> {
         let root = self.dir.join("scenarios");
         self.confine(&root)?;
         let mut scenarios = BTreeMap::new();
@@ -244,242 +362,191 @@ impl Store {
         for s in sources {
             trees.push(s.read_tree(&mut out)?);
         }
-        struct Plan<'a> {
-            newest: Option<&'a SourceScenario>,
-            copy: Vec<(&'a SourceRun, Option<u64>)>,
-            pruned: PrunedRuns,
-            last_number: u64,
-        }
         let mut plans: BTreeMap<&str, Plan> = BTreeMap::new();
         let mut slugs: BTreeSet<&str> = target.keys().map(String::as_str).collect();
         for t in &trees {
             slugs.extend(t.keys().map(String::as_str));
         }
         for slug in slugs {
-            let mine = target.get(slug);
-            let mut present: BTreeMap<&str, &SourceRun> = BTreeMap::new();
-            let mut taken: BTreeSet<u64> = BTreeSet::new();
-            let mut last = 0u64;
-            let mut newest: Option<&SourceScenario> = None;
-            let last_of = |m: &Option<Mapping>| {
-                m.as_ref()
-                    .and_then(|m| m.get("lastRunNumber"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0)
-            };
-            if let Some(m) = mine {
-                for r in &m.runs {
-                    present.insert(&r.result.run_id, r);
-                    taken.extend(r.result.run_number);
-                }
-                last = last_of(&m.meta);
-            }
-            let mut pruned = mine
-                .and_then(|m| m.meta.clone())
-                .map(|m| PrunedRuns::read(&MetaDoc(m)))
-                .unwrap_or_default();
-            let mut new_runs: Vec<&SourceRun> = vec![];
-            for t in &trees {
-                let Some(sc) = t.get(slug) else { continue };
-                last = last.max(last_of(&sc.meta));
-                if newest.is_none_or(|n| sc.newest > n.newest) {
-                    newest = Some(sc);
-                }
-                let mut brought = false;
-                for r in &sc.runs {
-                    match present.get(r.result.run_id.as_str()) {
-                        Some(old) if old.same_as(r) => out.already_present += 1,
-                        Some(old) => {
-                            return Err(StoreError::Conflict {
-                                run: r.result.run_id.clone(),
-                                path: r.dir.clone(),
-                                other: old.dir.clone(),
-                            });
-                        }
-                        None => {
-                            present.insert(&r.result.run_id, r);
-                            new_runs.push(r);
-                            brought = true;
-                        }
-                    }
-                }
-                if brought && let Some(m) = &sc.meta {
-                    let p = PrunedRuns::read(&MetaDoc(m.clone()));
-                    pruned.total_runs += p.total_runs;
-                    pruned.pass_count += p.pass_count;
-                    pruned.flaky_count += p.flaky_count;
-                    pruned.duration_sum += p.duration_sum;
-                }
-            }
-            if mine.is_some_and(|m| newest.is_none_or(|n| m.newest >= n.newest)) {
-                newest = None; // the target's own files are the newest: keep them
-            }
-            // Numbers: keep a copied run's number unless taken; clashes get the
-            // next free number, in start order.
-            new_runs.sort_by(|a, b| {
-                (&a.result.started_at, &a.result.run_id)
-                    .cmp(&(&b.result.started_at, &b.result.run_id))
-            });
-            // The first run (in start order) holding a free number keeps it.
-            let free: Vec<Option<u64>> = new_runs
-                .iter()
-                .map(|r| r.result.run_number.filter(|n| taken.insert(*n)))
-                .collect();
-            let mut next = last.max(taken.iter().max().copied().unwrap_or(0));
-            let mut copy = vec![];
-            for (r, keep) in new_runs.into_iter().zip(free) {
-                let n = keep.unwrap_or_else(|| {
-                    next += 1;
-                    next
-                });
-                // A number used twice within one source is fixed too.
-                let renumber = (Some(n) != r.result.run_number).then_some(n);
-                copy.push((r, renumber));
-                last = last.max(n);
-            }
-            plans.insert(
-                slug,
-                Plan {
-                    newest,
-                    copy,
-                    pruned,
-                    last_number: last,
-                },
-            );
+            plans.insert(slug, plan_scenario(slug, &target, &trees, &mut out)?);
         }
 
         // Execute.
         if !self.is_initialized() {
-            let first = &sources.first().ok_or_else(|| StoreError::NotFound {
-                what: "a tree to merge".into(),
-                path: self.dir.clone(),
-            })?;
-            let cfg =
-                std::fs::read(first.config_path()).map_err(|e| io_err(&first.config_path(), e))?;
-            self.confine(&self.config_path())?;
-            fsio::create_dir_all(&self.dir.join("scenarios"))?;
-            fsio::write_new(&self.dir.join(".gitignore"), super::GITIGNORE.as_bytes())?;
-            fsio::write_new(&self.config_path(), &cfg)?;
-            // The agents' prd.md, when the first tree has one.
-            let prd = first.dir.join("prd.md");
-            if std::fs::symlink_metadata(&prd).is_ok_and(|m| m.is_file())
-                && let Ok(bytes) = std::fs::read(&prd)
-            {
-                self.confine(&self.dir.join("prd.md"))?;
-                fsio::write_new(&self.dir.join("prd.md"), &bytes)?;
-            }
+            self.init_from_first(sources)?;
             out.changed = true;
         }
         for (slug, plan) in plans {
-            let slug_id = Slug::new(slug)?;
-            let dir = self.scenario_dir(&slug_id);
-            let mut changed = false;
-            if let Some(src) = plan.newest {
-                let mine = target.get(slug);
-                for (rel, bytes) in &src.files {
-                    let path = dir.join(rel);
-                    let same =
-                        mine.is_some_and(|m| m.files.iter().any(|(p, b)| p == rel && b == bytes));
-                    if !same {
-                        self.confine(&path)?;
-                        write_atomic(&path, bytes)?;
-                        changed = true;
-                    }
-                }
-                if let Some(m) = mine {
-                    for (rel, _) in &m.files {
-                        if rel.starts_with("steps") && !src.files.iter().any(|(p, _)| p == rel) {
-                            let path = dir.join(rel);
-                            self.confine(&path)?;
-                            std::fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
-                            changed = true;
-                        }
-                    }
-                }
-            }
-            let source_meta = plan.newest.and_then(|s| s.meta.clone());
-            let copies = &plan.copy;
-            let old_doc = target.get(slug).and_then(|m| m.meta.clone());
-            self.try_update_meta(&slug_id, |doc, _| {
-                if let Some(src) = &source_meta {
-                    let mut next = MetaDoc(Mapping::new());
-                    for (k, v) in src {
-                        let stat = STAT_KEYS.contains(&k.as_str());
-                        let value = if stat { doc.0.get(k).unwrap_or(v) } else { v };
-                        next.0.insert(k.clone(), value.clone());
-                    }
-                    for (k, v) in &doc.0 {
-                        if STAT_KEYS.contains(&k.as_str()) {
-                            next.set_default(k, v.clone());
-                        }
-                    }
-                    *doc = next;
-                }
-                if plan.last_number > 0 {
-                    doc.set("lastRunNumber", plan.last_number);
-                }
-                if plan.pruned != PrunedRuns::default() {
-                    plan.pruned.write(doc);
-                }
-                for (run, renumber) in copies {
-                    let id = RunId::new(run.result.run_id.clone())?;
-                    let to = self.run_dir(&slug_id, &id);
-                    self.confine(&to)?;
-                    let tmp = fsio::tmp_path(&to);
-                    let build = || -> Result<(), StoreError> {
-                        fsio::create_dir_all(&tmp)?;
-                        for (rel, bytes) in &run.files {
-                            let file = tmp.join(rel);
-                            if let Some(p) = file.parent() {
-                                fsio::create_dir_all(p)?;
-                            }
-                            let bytes = match (rel == Path::new("result.json"), renumber) {
-                                (true, Some(n)) => {
-                                    let mut r = run.result.clone();
-                                    r.run_number = Some(*n);
-                                    result_bytes(&r)
-                                }
-                                _ => bytes.clone(),
-                            };
-                            std::fs::write(&file, bytes).map_err(|e| io_err(&file, e))?;
-                            // Keep the mode (replay.sh is executable).
-                            if let Ok(m) = std::fs::symlink_metadata(run.dir.join(rel)) {
-                                std::fs::set_permissions(&file, m.permissions())
-                                    .map_err(|e| io_err(&file, e))?;
-                            }
-                        }
-                        std::fs::rename(&tmp, &to).map_err(|e| io_err(&to, e))
-                    };
-                    if let Err(e) = build() {
-                        let _ = std::fs::remove_dir_all(&tmp);
-                        return Err(e);
-                    }
-                }
-                Ok(())
-            })?;
-            self.recount_stats(&slug_id)?;
-            for (run, renumber) in copies {
-                out.copied
-                    .push((slug.to_string(), run.result.run_id.clone()));
-                if let Some(n) = renumber {
-                    out.renumbered.push((
-                        slug.to_string(),
-                        run.result.run_id.clone(),
-                        run.result.run_number,
-                        *n,
-                    ));
-                }
-            }
-            let new_doc = read_meta_doc(&self.meta_path(&slug_id))?;
-            changed |= !copies.is_empty() || new_doc != old_doc;
-            if changed {
-                out.scenarios.push(slug.to_string());
-                out.changed = true;
-            }
+            self.apply_plan(slug, plan, &target, &mut out)?;
         }
         out.checkpoints = self.merge_checkpoints(sources, &mut out.skipped_links)?;
         out.changed |= !out.checkpoints.is_empty();
         Ok(out)
+    }
+
+    /// Creates this tree from the first source's `config.yaml` (and its
+    /// `prd.md`, when it has one).
+    fn init_from_first(&self, sources: &[Store]) -> Result<(), StoreError> {
+        let first = &sources.first().ok_or_else(|| StoreError::NotFound {
+            what: "a tree to merge".into(),
+            path: self.dir.clone(),
+        })?;
+        let cfg =
+            std::fs::read(first.config_path()).map_err(|e| io_err(&first.config_path(), e))?;
+        self.confine(&self.config_path())?;
+        fsio::create_dir_all(&self.dir.join("scenarios"))?;
+        fsio::write_new(&self.dir.join(".gitignore"), super::GITIGNORE.as_bytes())?;
+        fsio::write_new(&self.config_path(), &cfg)?;
+        // The agents' prd.md, when the first tree has one.
+        let prd = first.dir.join("prd.md");
+        if std::fs::symlink_metadata(&prd).is_ok_and(|m| m.is_file())
+            && let Ok(bytes) = std::fs::read(&prd)
+        {
+            self.confine(&self.dir.join("prd.md"))?;
+            fsio::write_new(&self.dir.join("prd.md"), &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Executes the plan of one scenario: its files, its `meta.yaml`, the
+    /// copied runs (under the `meta.yaml` lock), then the recount.
+    fn apply_plan(
+        &self,
+        slug: &str,
+        plan: Plan<'_>,
+        target: &Tree,
+        out: &mut MergeOutcome,
+    ) -> Result<(), StoreError> {
+        let slug_id = Slug::new(slug)?;
+        let dir = self.scenario_dir(&slug_id);
+        let mut changed = false;
+        if let Some(src) = plan.newest {
+            changed |= self.take_scenario_files(&dir, src, target.get(slug))?;
+        }
+        let source_meta = plan.newest.and_then(|s| s.meta.clone());
+        let copies = &plan.copy;
+        let old_doc = target.get(slug).and_then(|m| m.meta.clone());
+        self.try_update_meta(&slug_id, |doc, _| {
+            if let Some(src) = &source_meta {
+                let mut next = MetaDoc(Mapping::new());
+                for (k, v) in src {
+                    let stat = STAT_KEYS.contains(&k.as_str());
+                    let value = if stat { doc.0.get(k).unwrap_or(v) } else { v };
+                    next.0.insert(k.clone(), value.clone());
+                }
+                for (k, v) in &doc.0 {
+                    if STAT_KEYS.contains(&k.as_str()) {
+                        next.set_default(k, v.clone());
+                    }
+                }
+                *doc = next;
+            }
+            if plan.last_number > 0 {
+                doc.set("lastRunNumber", plan.last_number);
+            }
+            if plan.pruned != PrunedRuns::default() {
+                plan.pruned.write(doc);
+            }
+            for (run, renumber) in copies {
+                self.copy_run(&slug_id, run, *renumber)?;
+            }
+            Ok(())
+        })?;
+        self.recount_stats(&slug_id)?;
+        for (run, renumber) in copies {
+            out.copied
+                .push((slug.to_string(), run.result.run_id.clone()));
+            if let Some(n) = renumber {
+                out.renumbered.push((
+                    slug.to_string(),
+                    run.result.run_id.clone(),
+                    run.result.run_number,
+                    *n,
+                ));
+            }
+        }
+        let new_doc = read_meta_doc(&self.meta_path(&slug_id))?;
+        changed |= !copies.is_empty() || new_doc != old_doc;
+        if changed {
+            out.scenarios.push(slug.to_string());
+            out.changed = true;
+        }
+        Ok(())
+    }
+
+    /// Writes the scenario files of the newest tree `src` into `dir`, and
+    /// removes step files the target has and `src` does not. Returns whether
+    /// anything changed.
+    fn take_scenario_files(
+        &self,
+        dir: &Path,
+        src: &SourceScenario,
+        mine: Option<&SourceScenario>,
+    ) -> Result<bool, StoreError> {
+        let mut changed = false;
+        for (rel, bytes) in &src.files {
+            let path = dir.join(rel);
+            let same = mine.is_some_and(|m| m.files.iter().any(|(p, b)| p == rel && b == bytes));
+            if !same {
+                self.confine(&path)?;
+                write_atomic(&path, bytes)?;
+                changed = true;
+            }
+        }
+        if let Some(m) = mine {
+            for (rel, _) in &m.files {
+                if rel.starts_with("steps") && !src.files.iter().any(|(p, _)| p == rel) {
+                    let path = dir.join(rel);
+                    self.confine(&path)?;
+                    std::fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
+                    changed = true;
+                }
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Copies one run the way [`Store::create_run`] makes one: built under a
+    /// temporary name, renamed whole; `renumber` rewrites its `runNumber`.
+    fn copy_run(
+        &self,
+        slug: &Slug,
+        run: &SourceRun,
+        renumber: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let id = RunId::new(run.result.run_id.clone())?;
+        let to = self.run_dir(slug, &id);
+        self.confine(&to)?;
+        let tmp = fsio::tmp_path(&to);
+        let build = || -> Result<(), StoreError> {
+            fsio::create_dir_all(&tmp)?;
+            for (rel, bytes) in &run.files {
+                let file = tmp.join(rel);
+                if let Some(p) = file.parent() {
+                    fsio::create_dir_all(p)?;
+                }
+                let bytes = match (rel == Path::new("result.json"), renumber) {
+                    (true, Some(n)) => {
+                        let mut r = run.result.clone();
+                        r.run_number = Some(n);
+                        result_bytes(&r)
+                    }
+                    _ => bytes.clone(),
+                };
+                std::fs::write(&file, bytes).map_err(|e| io_err(&file, e))?;
+                // Keep the mode (replay.sh is executable).
+                if let Ok(m) = std::fs::symlink_metadata(run.dir.join(rel)) {
+                    std::fs::set_permissions(&file, m.permissions())
+                        .map_err(|e| io_err(&file, e))?;
+                }
+            }
+            std::fs::rename(&tmp, &to).map_err(|e| io_err(&to, e))
+        };
+        if let Err(e) = build() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Merges the suite checkpoints of `sources` into this tree's: per binary,

@@ -1,0 +1,292 @@
+//! `meta.yaml`: reading, locked updates, scenario upserts, counts and the
+//! YAML/JSON helpers of the store's files.
+
+use super::*;
+
+impl Store {
+    /// Reads `meta.yaml`, or `None` when the scenario has none.
+    pub fn read_meta(&self, slug: &Slug) -> Result<Option<ScenarioMeta>, StoreError> {
+        let path = self.meta_path(slug);
+        self.confine(&path)?;
+        match read_meta_doc(&path)? {
+            None => Ok(None),
+            Some(doc) => typed_meta(&path, doc).map(Some),
+        }
+    }
+
+    /// Locked read-modify-write of `meta.yaml`: `f` gets the document as an ordered
+    /// map (unknown keys and their order survive) and the typed view of it.
+    pub fn update_meta<R>(
+        &self,
+        slug: &Slug,
+        f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> R,
+    ) -> Result<(R, ScenarioMeta), StoreError> {
+        self.try_update_meta(slug, |doc, old| Ok(f(doc, old)))
+    }
+
+    /// [`update_meta`](Self::update_meta) whose change may fail: then
+    /// `meta.yaml` is left as it was. Whatever `f` does happens under the
+    /// lock, so other files it reads or writes change in step with the
+    /// statistics (a run's final `result.json` and its count).
+    pub fn try_update_meta<R>(
+        &self,
+        slug: &Slug,
+        f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> Result<R, StoreError>,
+    ) -> Result<(R, ScenarioMeta), StoreError> {
+        let path = self.meta_path(slug);
+        let lock = self.scenario_dir(slug).join(".meta.yaml.lock");
+        self.confine(&path)?;
+        self.confine(&lock)?;
+        let _lock = LockGuard::acquire(&lock)?;
+        let mut doc = MetaDoc(read_meta_doc(&path)?.unwrap_or_default());
+        let before = typed_meta(&path, doc.0.clone())?;
+        let r = f(&mut doc, &before)?;
+        let after = typed_meta(&path, doc.0.clone())?;
+        write_atomic(&path, yaml::to_string(&Value::Object(doc.0)).as_bytes())?;
+        Ok((r, after))
+    }
+
+    /// Creates or updates a scenario: `meta.yaml` (keeping statistics, and
+    /// `starred`/`tags` unless given) and one `steps/NN-slug.md` per step; step
+    /// files no longer listed are removed. `docs[i]` fills the i-th step file.
+    pub fn upsert_scenario(
+        &self,
+        slug: &Slug,
+        spec: &ScenarioSpec,
+        docs: &[StepDoc],
+    ) -> Result<ScenarioMeta, StoreError> {
+        if spec.steps.len() > 99 {
+            return Err(StoreError::Corrupt {
+                path: self.meta_path(slug),
+                problem: format!("{} steps given; at most 99 are supported", spec.steps.len()),
+            });
+        }
+        let mut refs = Vec::with_capacity(spec.steps.len());
+        for (i, title) in spec.steps.iter().enumerate() {
+            let id = StepId::from_index(i + 1)?;
+            refs.push(StepRef {
+                file: step_file_name(&id, title),
+                id: id.to_string(),
+                title: title.clone(),
+            });
+        }
+        let (_, meta) = self.update_meta(slug, |doc, old| {
+            doc.set("title", spec.title.as_str());
+            doc.set("slug", slug.as_str());
+            doc.set("starred", spec.starred.unwrap_or(old.starred));
+            let tags = spec.tags.clone().unwrap_or_else(|| old.tags.clone());
+            doc.set("tags", to_value(&tags));
+            let est = spec
+                .estimated_duration
+                .unwrap_or(if old.estimated_duration > 0.0 {
+                    old.estimated_duration
+                } else {
+                    60.0
+                });
+            doc.set("estimatedDuration", number(est));
+            doc.set("steps", to_value(&refs));
+            doc.set_default("totalRuns", 0u64);
+            doc.set_default("passCount", 0u64);
+            doc.set_default("failCount", 0u64);
+            doc.set_default("lastRun", Value::Null);
+            doc.set_default("lastResult", Value::Null);
+            doc.set_default("avgDuration", 0u64);
+        })?;
+        let steps_dir = self.scenario_dir(slug).join("steps");
+        self.confine(&steps_dir)?;
+        fsio::create_dir_all(&steps_dir)?;
+        for (i, r) in refs.iter().enumerate() {
+            let doc = docs.get(i).cloned().unwrap_or_default();
+            let code = match &doc.code {
+                Some((lang, code)) => format!("**Code ({lang}):**\n```{lang}\n{code}\n```"),
+                None => {
+                    "**Playwright:**\n```javascript\n// Add Playwright code here\n```".to_string()
+                }
+            };
+            let text = format!(
+                "# Step {}: {}\n\n## Description\n{}\n\n## Preconditions\n{}\n\n## Actions\n{}\n\n{code}\n\n## Expected Outcome\n{}\n",
+                r.id,
+                r.title,
+                doc.description,
+                doc.preconditions,
+                doc.actions,
+                doc.expected_outcome
+            );
+            let path = steps_dir.join(&r.file);
+            self.confine(&path)?;
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                write_atomic(&path, text.as_bytes())?;
+            }
+        }
+        let keep: Vec<&str> = refs.iter().map(|r| r.file.as_str()).collect();
+        for entry in std::fs::read_dir(&steps_dir).map_err(|e| io_err(&steps_dir, e))? {
+            let entry = entry.map_err(|e| io_err(&steps_dir, e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".md") && !keep.contains(&name.as_ref()) {
+                std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), e))?;
+            }
+        }
+        Ok(meta)
+    }
+}
+
+/// Adds one completed run to the counts of `meta.yaml`.
+pub(super) fn count_completion(
+    doc: &mut MetaDoc,
+    old: &ScenarioMeta,
+    status: RunStatus,
+    duration_ms: u64,
+) -> Stats {
+    let total = old.total_runs + 1;
+    let pass = old.pass_count + u64::from(status == RunStatus::Pass);
+    let fail = old.fail_count + u64::from(status == RunStatus::Fail);
+    // JS Math.round of the running mean: halves round up.
+    let avg = ((old.avg_duration as f64 * old.total_runs as f64 + duration_ms as f64)
+        / total as f64
+        + 0.5)
+        .floor() as u64;
+    doc.set("totalRuns", total);
+    doc.set("passCount", pass);
+    doc.set("failCount", fail);
+    doc.set("lastRun", now_iso());
+    doc.set("lastResult", status.as_str());
+    doc.set("avgDuration", avg);
+    Stats {
+        total_runs: total,
+        pass_count: pass,
+        fail_count: fail,
+        avg_duration: avg,
+    }
+}
+
+/// What runs removed by retention ([`Store::prune_runs`]) had contributed to
+/// the statistics (`prunedRuns` in `meta.yaml`, a harshjudge addition), so a
+/// recount from the remaining runs gives the same totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct PrunedRuns {
+    pub(super) total_runs: u64,
+    pub(super) pass_count: u64,
+    pub(super) flaky_count: u64,
+    pub(super) duration_sum: u64,
+}
+
+impl PrunedRuns {
+    pub(super) const KEY: &'static str = "prunedRuns";
+
+    pub(super) fn read(doc: &MetaDoc) -> Self {
+        let Some(Value::Object(m)) = doc.0.get(Self::KEY) else {
+            return Self::default();
+        };
+        let get = |k: &str| m.get(k).and_then(Value::as_u64).unwrap_or(0);
+        PrunedRuns {
+            total_runs: get("totalRuns"),
+            pass_count: get("passCount"),
+            flaky_count: get("flakyCount"),
+            duration_sum: get("durationSum"),
+        }
+    }
+
+    pub(super) fn write(&self, doc: &mut MetaDoc) {
+        let mut m = Mapping::new();
+        m.insert("totalRuns".into(), self.total_runs.into());
+        m.insert("passCount".into(), self.pass_count.into());
+        m.insert("flakyCount".into(), self.flaky_count.into());
+        m.insert("durationSum".into(), self.duration_sum.into());
+        doc.set(Self::KEY, Value::Object(m));
+    }
+}
+
+pub(super) fn result_bytes(result: &RunResult) -> Vec<u8> {
+    serde_json::to_vec_pretty(result).expect("result serializes")
+}
+
+/// `meta.yaml` as an ordered map; setters keep each key's position.
+#[derive(Clone, Debug, Default)]
+pub struct MetaDoc(pub Mapping);
+
+impl MetaDoc {
+    /// Sets `key`, keeping its position, or appending it.
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) {
+        self.0.insert(key.into(), value.into());
+    }
+    /// Sets `key` only if absent.
+    pub fn set_default(&mut self, key: &str, value: impl Into<Value>) {
+        if !self.0.contains_key(key) {
+            self.0.insert(key.into(), value.into());
+        }
+    }
+}
+
+pub(super) fn read_meta_doc(path: &Path) -> Result<Option<Mapping>, StoreError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(path, e)),
+    };
+    if text.trim().is_empty() {
+        return Err(StoreError::Corrupt {
+            path: path.into(),
+            problem: "the file is empty".into(),
+        });
+    }
+    match yaml::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(Some(m)),
+        Ok(other) => Err(StoreError::Corrupt {
+            path: path.into(),
+            problem: format!(
+                "expected a mapping of keys (title, slug, steps, …), found {}",
+                kind_of(&other)
+            ),
+        }),
+        Err(e) => Err(StoreError::Corrupt {
+            path: path.into(),
+            problem: format!("not valid YAML: {e}"),
+        }),
+    }
+}
+
+fn typed_meta(path: &Path, doc: Mapping) -> Result<ScenarioMeta, StoreError> {
+    serde_json::from_value(Value::Object(doc)).map_err(|e| StoreError::Corrupt {
+        path: path.into(),
+        problem: format!("unexpected content: {e}"),
+    })
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn number(f: f64) -> Value {
+    if f.fract() == 0.0 && (0.0..1e15).contains(&f) {
+        Value::Number((f as u64).into())
+    } else {
+        Value::from(f)
+    }
+}
+
+fn to_value<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("store types serialize")
+}
+
+/// Renders a store type as YAML in the original's style.
+pub fn to_yaml<T: Serialize>(v: &T) -> String {
+    yaml::to_string(&to_value(v))
+}
+
+pub(super) fn parse_yaml<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    text: &str,
+) -> Result<T, StoreError> {
+    yaml::from_str(text).map_err(|e| StoreError::Corrupt {
+        path: path.into(),
+        problem: format!("{e}"),
+    })
+}

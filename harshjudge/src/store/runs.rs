@@ -1,0 +1,608 @@
+//! Runs: creation, results, evidence, completion and recounts, listing,
+//! the `.running/` marks and retention.
+
+use super::*;
+
+impl Store {
+    /// Starts a run: allocates its number (stored in `meta.yaml`), creates
+    /// `runs/{runId}/evidence/` and writes `result.json` as `running`, all at
+    /// once ([`create_run`](Self::create_run)).
+    pub fn start_run(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        started_at: &str,
+    ) -> Result<RunResult, StoreError> {
+        self.create_run(slug, run, started_at, None, false)
+    }
+
+    /// Creates a run so that it appears whole: the folder is built under a
+    /// temporary name carrying this process's id (`runs/.{runId}.{pid}-{n}.tmp`)
+    /// with `evidence/`, `result.json` (`running`, with its number) and
+    /// `skill-state.yaml` (when given), then renamed to `runs/{runId}`. A
+    /// process killed meanwhile leaves only the temporary folder, which
+    /// [`clean_temporary_files`](Self::clean_temporary_files) removes at the
+    /// next start; nobody ever sees a run without its `result.json`. With
+    /// `mark_running` the run is marked as executed by this process
+    /// ([`mark_running`](Self::mark_running)) before it appears, so a run of
+    /// a process that dies is always found by [`orphaned_runs`](Self::orphaned_runs).
+    pub fn create_run(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        started_at: &str,
+        state: Option<&SkillState>,
+        mark_running: bool,
+    ) -> Result<RunResult, StoreError> {
+        let dir = self.run_dir(slug, run);
+        self.confine(&dir)?;
+        let (number, _) = self.update_meta(slug, |doc, old| {
+            let n = old.last_run_number.max(self.count_run_dirs(slug)) + 1;
+            doc.set("lastRunNumber", n);
+            n
+        })?;
+        if dir.exists() {
+            return Err(StoreError::AlreadyExists {
+                what: "run",
+                path: dir,
+            });
+        }
+        let result = RunResult {
+            run_id: run.to_string(),
+            scenario_slug: slug.to_string(),
+            status: RunStatus::Running,
+            started_at: started_at.into(),
+            completed_at: None,
+            duration: 0,
+            steps: vec![],
+            failed_step: None,
+            error_message: None,
+            run_number: Some(number),
+            interrupted: false,
+            attempt: None,
+            first_run_id: None,
+            flaky: false,
+        };
+        if mark_running {
+            self.mark_running(slug, run)?;
+        }
+        let tmp = fsio::tmp_path(&dir);
+        let build = || -> Result<(), StoreError> {
+            fsio::create_dir_all(&tmp.join("evidence"))?;
+            let file = tmp.join("result.json");
+            std::fs::write(&file, result_bytes(&result)).map_err(|e| io_err(&file, e))?;
+            if let Some(state) = state {
+                let file = tmp.join("skill-state.yaml");
+                std::fs::write(&file, to_yaml(state)).map_err(|e| io_err(&file, e))?;
+            }
+            std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))
+        };
+        if let Err(e) = build() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            if mark_running {
+                self.clear_running(slug, run);
+            }
+            return Err(e);
+        }
+        Ok(result)
+    }
+
+    /// Run folders of a scenario, in progress or not (temporary ones excluded).
+    fn count_run_dirs(&self, slug: &Slug) -> u64 {
+        let dir = self.scenario_dir(slug).join("runs");
+        if self.confine(&dir).is_err() {
+            return 0;
+        }
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .count() as u64
+            })
+            .unwrap_or(0)
+    }
+
+    /// Writes `result.json` (pretty JSON, no trailing newline, like the original).
+    pub fn write_result(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        result: &RunResult,
+    ) -> Result<(), StoreError> {
+        self.put_result(slug, run, result, Durability::Now)
+    }
+
+    /// Writes `result.json` now, or hands it to the background writer.
+    pub fn put_result(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        result: &RunResult,
+        when: Durability,
+    ) -> Result<(), StoreError> {
+        let result = result.clone();
+        let render = Box::new(move || result_bytes(&result));
+        self.put(self.run_dir(slug, run).join("result.json"), render, when)
+    }
+
+    /// Writes `skill-state.yaml` now, or hands it to the background writer.
+    pub fn put_skill_state(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        state: &SkillState,
+        when: Durability,
+    ) -> Result<(), StoreError> {
+        let state = state.clone();
+        let render = Box::new(move || to_yaml(&state).into_bytes());
+        self.put(
+            self.run_dir(slug, run).join("skill-state.yaml"),
+            render,
+            when,
+        )
+    }
+
+    fn put(&self, path: PathBuf, render: fsio::Render, when: Durability) -> Result<(), StoreError> {
+        self.confine(&path)?;
+        let writer = fsio::BackgroundWriter::global();
+        // Now-writes go through the writer too, so that a queued older version
+        // can never land after them.
+        match when {
+            Durability::Background => {
+                writer.submit(path, render);
+                Ok(())
+            }
+            Durability::Now => writer.write_now(path, render),
+        }
+    }
+
+    /// Reads `result.json`, or `None` when the run has none yet.
+    pub fn read_result(&self, slug: &Slug, run: &RunId) -> Result<Option<RunResult>, StoreError> {
+        let path = self.run_dir(slug, run).join("result.json");
+        self.confine(&path)?;
+        match std::fs::read(&path) {
+            Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Err(StoreError::Corrupt {
+                path,
+                problem: "the file is empty (truncated: its process was probably killed while writing it)".into(),
+            }),
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt {
+                        path,
+                        problem: format!("not a valid result.json: {e}"),
+                    })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// Writes `skill-state.yaml`.
+    pub fn write_skill_state(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        state: &SkillState,
+    ) -> Result<(), StoreError> {
+        self.put_skill_state(slug, run, state, Durability::Now)
+    }
+
+    /// Reads `skill-state.yaml`, or `None`.
+    pub fn read_skill_state(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+    ) -> Result<Option<SkillState>, StoreError> {
+        let path = self.run_dir(slug, run).join("skill-state.yaml");
+        self.confine(&path)?;
+        match std::fs::read_to_string(&path) {
+            Ok(text) => parse_yaml(&path, &text).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// Writes an evidence file `{name}.{ext}` and its `{name}.meta.json` sidecar
+    /// into `step-{NN}/evidence/`. An existing file of that name is replaced.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_evidence(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        step: &StepId,
+        name: &EvidenceName,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+        metadata: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<WrittenEvidence, StoreError> {
+        let ext_ok =
+            !ext.is_empty() && ext.len() <= 10 && ext.bytes().all(|b| b.is_ascii_alphanumeric());
+        if !ext_ok {
+            return Err(StoreError::InvalidId {
+                kind: "file extension",
+                value: ext.into(),
+                rule: "must be 1 to 10 letters or digits",
+            });
+        }
+        let dir = self.evidence_dir(slug, run, step);
+        let file_name = format!("{name}.{ext}");
+        let path = dir.join(&file_name);
+        let sidecar_path = dir.join(format!("{name}.meta.json"));
+        self.confine(&path)?;
+        self.confine(&sidecar_path)?;
+        let sidecar = EvidenceMeta {
+            run_id: run.to_string(),
+            step_id: step.to_string(),
+            kind: kind.into(),
+            name: name.to_string(),
+            captured_at: now_iso(),
+            file_size: bytes.len() as u64,
+            metadata,
+        };
+        let text = serde_json::to_string_pretty(&sidecar).expect("sidecar serializes");
+        // The sidecar lands first and the file last, each atomically: an
+        // evidence file is never seen without its sidecar. A process killed
+        // between the two leaves a sidecar alone, which no reader lists and
+        // the next start removes ([`Store::clean_temporary_files`]).
+        write_atomic(&sidecar_path, text.as_bytes())?;
+        write_atomic(&path, bytes)?;
+        Ok(WrittenEvidence {
+            path,
+            file_name,
+            size: bytes.len() as u64,
+        })
+    }
+
+    /// Evidence file names of a step (sidecars and hidden files excluded), sorted byte-wise.
+    pub fn list_evidence(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        step: &StepId,
+    ) -> Result<Vec<String>, StoreError> {
+        let dir = self.evidence_dir(slug, run, step);
+        self.confine(&dir)?;
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".meta.json") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Records a completed run in `meta.yaml`: counts, `lastRun`, `lastResult`,
+    /// and the rounded mean duration.
+    pub fn record_completion(
+        &self,
+        slug: &Slug,
+        status: RunStatus,
+        duration_ms: u64,
+    ) -> Result<Stats, StoreError> {
+        let (stats, _) = self.update_meta(slug, |doc, old| {
+            count_completion(doc, old, status, duration_ms)
+        })?;
+        Ok(stats)
+    }
+
+    /// Writes a run's final `result.json` and counts it in `meta.yaml` (and
+    /// `flakyCount` for a flaky run) under the `meta.yaml` lock, so that a
+    /// recount ([`recount_stats`](Self::recount_stats)) sees either both or
+    /// neither: a completion racing a recount is never lost nor counted twice.
+    pub fn complete_run(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        result: &RunResult,
+    ) -> Result<Stats, StoreError> {
+        let (stats, _) = self.try_update_meta(slug, |doc, old| {
+            self.write_result(slug, run, result)?;
+            let stats = count_completion(doc, old, result.status, result.duration);
+            if result.flaky {
+                let n = doc.0.get("flakyCount").and_then(Value::as_u64).unwrap_or(0);
+                doc.set("flakyCount", n + 1);
+            }
+            Ok(stats)
+        })?;
+        Ok(stats)
+    }
+
+    /// Recomputes a scenario's statistics in `meta.yaml` from its runs: every
+    /// run with a final `result.json` that was not interrupted counts, plus the
+    /// runs pruned earlier (`prunedRuns`). Used after a process died between
+    /// writing a run's result and counting it. The runs are read under the
+    /// `meta.yaml` lock, which every completion holds while it writes its
+    /// result and its count ([`complete_run`](Self::complete_run)), so a
+    /// recount racing live writers loses none of their runs.
+    pub fn recount_stats(&self, slug: &Slug) -> Result<Stats, StoreError> {
+        let (stats, _) = self.try_update_meta(slug, |doc, _| {
+            let mut done: Vec<RunResult> = vec![];
+            for run in self.list_runs(slug)? {
+                if let Ok(Some(r)) = self.read_result(slug, &run)
+                    && r.status != RunStatus::Running
+                    && !r.interrupted
+                {
+                    done.push(r);
+                }
+            }
+            done.sort_by(|a, b| a.completed_at.cmp(&b.completed_at));
+            let base = PrunedRuns::read(doc);
+            let total = base.total_runs + done.len() as u64;
+            let pass = base.pass_count
+                + done.iter().filter(|r| r.status == RunStatus::Pass).count() as u64;
+            let flaky = base.flaky_count + done.iter().filter(|r| r.flaky).count() as u64;
+            let sum: u64 = base.duration_sum + done.iter().map(|r| r.duration).sum::<u64>();
+            let avg = if total == 0 {
+                0
+            } else {
+                (sum as f64 / total as f64 + 0.5).floor() as u64
+            };
+            if let Some(last) = done.last() {
+                if let Some(at) = &last.completed_at {
+                    doc.set("lastRun", at.clone());
+                }
+                doc.set("lastResult", last.status.as_str());
+            }
+            doc.set("totalRuns", total);
+            doc.set("passCount", pass);
+            doc.set("failCount", total - pass);
+            doc.set("avgDuration", avg);
+            if flaky > 0 || doc.0.contains_key("flakyCount") {
+                doc.set("flakyCount", flaky);
+            }
+            Ok(Stats {
+                total_runs: total,
+                pass_count: pass,
+                fail_count: total - pass,
+                avg_duration: avg,
+            })
+        })?;
+        Ok(stats)
+    }
+
+    /// Counts a flaky run (passed on a retry) in `meta.yaml` (`flakyCount`, a
+    /// harshjudge addition; the original's counts are left as they are).
+    pub fn record_flaky(&self, slug: &Slug) -> Result<(), StoreError> {
+        self.update_meta(slug, |doc, _| {
+            let n = doc.0.get("flakyCount").and_then(Value::as_u64).unwrap_or(0);
+            doc.set("flakyCount", n + 1);
+        })?;
+        Ok(())
+    }
+
+    /// Takes the exclusive lock of one run (`runs/{id}/.run.lock`), held until the
+    /// guard drops: front ends that change a run (an MCP call, a CLI command)
+    /// take turns, whatever process they run in.
+    pub fn lock_run(&self, slug: &Slug, run: &RunId) -> Result<RunLock, StoreError> {
+        let path = self.run_dir(slug, run).join(".run.lock");
+        self.confine(&path)?;
+        LockGuard::acquire(&path).map(RunLock)
+    }
+
+    /// The `step-NN` folders of a run, sorted.
+    pub fn step_dirs(&self, slug: &Slug, run: &RunId) -> Result<Vec<StepId>, StoreError> {
+        let dir = self.run_dir(slug, run);
+        self.confine(&dir)?;
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut ids: Vec<StepId> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let id = name.strip_prefix("step-")?;
+                (id.len() == 2 && id.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| StepId::new(id).ok())
+                    .flatten()
+            })
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// The runs of a scenario (folder names that are valid run ids), sorted.
+    pub fn list_runs(&self, slug: &Slug) -> Result<Vec<RunId>, StoreError> {
+        let dir = self.scenario_dir(slug).join("runs");
+        self.confine(&dir)?;
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut runs: Vec<RunId> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| RunId::new(e.file_name().to_string_lossy().into_owned()).ok())
+            .collect();
+        runs.sort();
+        Ok(runs)
+    }
+
+    /// The scenarios of the project (folder names that are valid slugs), sorted byte-wise.
+    pub fn list_scenarios(&self) -> Result<Vec<Slug>, StoreError> {
+        let dir = self.dir.join("scenarios");
+        self.confine(&dir)?;
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(io_err(&dir, e)),
+        };
+        let mut slugs: Vec<Slug> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| Slug::new(e.file_name().to_string_lossy().into_owned()).ok())
+            .collect();
+        slugs.sort();
+        Ok(slugs)
+    }
+
+    /// Finds the scenario a run belongs to.
+    pub fn find_run(&self, run: &RunId) -> Result<Option<Slug>, StoreError> {
+        let scenarios = self.dir.join("scenarios");
+        self.confine(&scenarios)?;
+        let rd = match std::fs::read_dir(&scenarios) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(&scenarios, e)),
+        };
+        let mut slugs: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        slugs.sort();
+        for s in slugs {
+            if let Ok(slug) = Slug::new(s)
+                && std::fs::symlink_metadata(self.run_dir(&slug, run))
+                    .is_ok_and(|m| m.file_type().is_dir())
+            {
+                return Ok(Some(slug));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Runs a `cargo test` process is executing are marked in `.running/` (one small
+/// file per run: the process id and its start time), so that a run left
+/// `running` by a process that died (kill -9, crash) is found at the next start
+/// without reading every `result.json`.
+impl Store {
+    fn running_marker(&self, slug: &Slug, run: &RunId) -> PathBuf {
+        self.dir.join(".running").join(format!("{slug}~{run}"))
+    }
+
+    /// Marks `run` as executed by this process.
+    pub fn mark_running(&self, slug: &Slug, run: &RunId) -> Result<(), StoreError> {
+        let me = std::process::id();
+        let text = format!("{me} {}\n", process_start_time(me).unwrap_or(0));
+        let path = self.running_marker(slug, run);
+        self.confine(&path)?;
+        write_atomic(&path, text.as_bytes())
+    }
+
+    /// Removes the marker of a run that ended (or was marked interrupted).
+    pub fn clear_running(&self, slug: &Slug, run: &RunId) {
+        let _ = std::fs::remove_file(self.running_marker(slug, run));
+    }
+
+    /// Runs marked running whose process is gone: (scenario, run, pid).
+    pub fn orphaned_runs(&self) -> Vec<(Slug, RunId, u32)> {
+        let dir = self.dir.join(".running");
+        if self.confine(&dir).is_err() {
+            return vec![];
+        }
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return vec![];
+        };
+        let mut out = vec![];
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some((slug, run)) = name.split_once('~') else {
+                continue;
+            };
+            let (Ok(slug), Ok(run)) = (Slug::new(slug), RunId::new(run)) else {
+                continue;
+            };
+            if !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            let mut parts = text.split_whitespace();
+            let pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            let started: u64 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            if pid == 0 || !process_alive(pid, started) {
+                out.push((slug, run, pid));
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// Retention: how many runs per scenario `.harshJudge/` keeps.
+impl Store {
+    /// Default of `HARSHJUDGE_KEEP_RUNS`: the newest 20 runs of each scenario.
+    /// Everything that shows history shows less (the report's history row 12
+    /// runs, `getStatus` 10), so 20 keeps all of it plus room to compare a
+    /// regression with the passes before it, while a scenario with browser
+    /// evidence stays at a few MB however long the project lives.
+    pub const DEFAULT_KEEP_RUNS: usize = 20;
+
+    /// Removes the oldest runs of `slug` beyond the newest `keep` (by run id,
+    /// which sorts by start time). Never removed: a run still `running` (or
+    /// without a readable `result.json`: it may be in progress, or need a
+    /// person to look at it), the newest failed run (not interrupted), and
+    /// — since `keep` is at least 1 — the newest run. The statistics in
+    /// `meta.yaml` do not change: what each removed run counted is added to
+    /// `prunedRuns`, which [`recount_stats`](Self::recount_stats) adds back.
+    /// Each run is taken under its lock, then the `meta.yaml` lock, renamed to
+    /// a temporary name of this process (removed at the next start if it dies
+    /// here) and deleted. Returns the runs removed.
+    pub fn prune_runs(&self, slug: &Slug, keep: usize) -> Result<Vec<RunId>, StoreError> {
+        let keep = keep.max(1);
+        let runs = self.list_runs(slug)?;
+        if runs.len() <= keep {
+            return Ok(vec![]);
+        }
+        let results: Vec<Option<RunResult>> = runs
+            .iter()
+            .map(|r| self.read_result(slug, r).ok().flatten())
+            .collect();
+        let newest_failed = runs
+            .iter()
+            .zip(&results)
+            .rev()
+            .find(|(_, r)| {
+                r.as_ref()
+                    .is_some_and(|r| r.status == RunStatus::Fail && !r.interrupted)
+            })
+            .map(|(id, _)| id.clone());
+        let mut removed = vec![];
+        let candidates = runs.len() - keep;
+        for (run, result) in runs.iter().zip(&results).take(candidates) {
+            let final_run = result
+                .as_ref()
+                .is_some_and(|r| r.status != RunStatus::Running);
+            if !final_run || newest_failed.as_ref() == Some(run) {
+                continue;
+            }
+            let _run_lock = self.lock_run(slug, run)?;
+            // Read again under the lock: what counts is the state now.
+            let Ok(Some(r)) = self.read_result(slug, run) else {
+                continue;
+            };
+            if r.status == RunStatus::Running {
+                continue;
+            }
+            let dir = self.run_dir(slug, run);
+            let trash = fsio::tmp_path(&dir);
+            self.try_update_meta(slug, |doc, _| {
+                std::fs::rename(&dir, &trash).map_err(|e| io_err(&dir, e))?;
+                if !r.interrupted {
+                    let mut base = PrunedRuns::read(doc);
+                    base.total_runs += 1;
+                    base.pass_count += u64::from(r.status == RunStatus::Pass);
+                    base.flaky_count += u64::from(r.flaky);
+                    base.duration_sum += r.duration;
+                    base.write(doc);
+                }
+                Ok(())
+            })?;
+            drop(_run_lock);
+            std::fs::remove_dir_all(&trash).map_err(|e| io_err(&trash, e))?;
+            removed.push(run.clone());
+        }
+        Ok(removed)
+    }
+}
