@@ -95,7 +95,7 @@ impl Locator {
     }
 
     /// Focuses the element and presses a key or chord: `"Enter"`, `"Escape"`,
-    /// `"Control+a"`, `"Shift+Tab"`, `"a"`, … (see [`Keyboard::press`](super::Keyboard::press)).
+    /// `"Control+a"`, `"Shift+Tab"`, `"a"`, … (see [`Keyboard::press`](crate::browser::Keyboard::press)).
     #[track_caller]
     pub fn press<'a>(
         &'a self,
