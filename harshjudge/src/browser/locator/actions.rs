@@ -1,0 +1,383 @@
+//! Locator actions: clicks, typing, checking, selecting, focus, files and drags,
+//! each waiting for actionability first.
+
+use std::future::Future;
+use std::panic::Location;
+
+use serde_json::{Value, json};
+
+use super::Locator;
+use super::engine::{PointerOp, element_id};
+use crate::browser::{BrowserError, wire};
+
+impl Locator {
+    /// Clicks the element at its centre, once it is visible, stable, enabled and
+    /// receives the pointer there (else waits, naming the element in the way).
+    #[track_caller]
+    pub fn click(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            self.pointer(
+                "click",
+                "be clicked (visible, enabled, stable, receiving pointer events)",
+                PointerOp::Click(1),
+                at,
+            )
+            .await
+        }
+    }
+
+    /// Double-clicks the element (as [`click`](Locator::click)).
+    #[track_caller]
+    pub fn dblclick(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            self.pointer(
+                "dblclick",
+                "be double-clicked (visible, enabled, stable, receiving pointer events)",
+                PointerOp::Click(2),
+                at,
+            )
+            .await
+        }
+    }
+
+    /// Moves the mouse over the element's centre.
+    #[track_caller]
+    pub fn hover(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            self.pointer(
+                "hover",
+                "be hovered (visible, stable, receiving pointer events)",
+                PointerOp::Hover,
+                at,
+            )
+            .await
+        }
+    }
+
+    /// Replaces the field's value with `value` without blurring it: focus,
+    /// select all, insert the text (an `input` event; `change` comes when the
+    /// field loses focus, as with typing).
+    #[track_caller]
+    pub fn fill<'a>(
+        &'a self,
+        value: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            self.act(
+                "fill",
+                json!({"value": value}),
+                "be filled (visible, enabled, editable)",
+                at,
+            )
+            .await
+            .map(|_| ())
+        }
+    }
+
+    /// Empties the field (as `fill("")`).
+    #[track_caller]
+    pub fn clear(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            self.act(
+                "fill",
+                json!({"value": ""}),
+                "be cleared (visible, enabled, editable)",
+                at,
+            )
+            .await
+            .map(|_| ())
+        }
+    }
+
+    /// Focuses the element and presses a key or chord: `"Enter"`, `"Escape"`,
+    /// `"Control+a"`, `"Shift+Tab"`, `"a"`, … (see [`Keyboard::press`](crate::browser::Keyboard::press)).
+    #[track_caller]
+    pub fn press<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            let keys = crate::browser::keyboard::chord(key).map_err(|m| BrowserError::Invalid {
+                message: m,
+                location: Some(at),
+            })?;
+            self.act("press", json!({}), "be focused", at).await?;
+            self.page
+                .keyboard()
+                .send(keys, &format!("pressing {key} in {}", self.desc))
+                .await
+                .map_err(|e| e.located(at))
+        }
+    }
+
+    /// Focuses the element and types `text` one key at a time.
+    #[track_caller]
+    pub fn press_sequentially<'a>(
+        &'a self,
+        text: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            self.act("press", json!({}), "be focused", at).await?;
+            self.page
+                .keyboard()
+                .type_text(text)
+                .await
+                .map_err(|e| e.located(at))
+        }
+    }
+
+    /// Checks a checkbox or radio button (clicking it unless it is checked), then
+    /// verifies that it is.
+    #[track_caller]
+    pub fn check(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move { self.set_checked_at(true, at).await }
+    }
+
+    /// Unchecks a checkbox (clicking it unless it is unchecked), then verifies that it is.
+    #[track_caller]
+    pub fn uncheck(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move { self.set_checked_at(false, at).await }
+    }
+
+    /// [`check`](Locator::check) or [`uncheck`](Locator::uncheck).
+    #[track_caller]
+    pub fn set_checked(
+        &self,
+        checked: bool,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move { self.set_checked_at(checked, at).await }
+    }
+
+    async fn set_checked_at(
+        &self,
+        checked: bool,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        let verb = if checked {
+            "be checked"
+        } else {
+            "be unchecked"
+        };
+        let v = self
+            .pointer_action(
+                "check",
+                json!({"checked": checked}),
+                &format!("{verb} (visible, enabled, stable, receiving pointer events)"),
+                PointerOp::Click(1),
+                at,
+            )
+            .await?;
+        if v["done"] == true {
+            return Ok(());
+        }
+        let now = self
+            .page
+            .engine(
+                json!({"op": "checked", "chain": self.chain}),
+                &format!("reading the state of {}", self.desc),
+            )
+            .await?;
+        if now["value"] != json!(checked) {
+            return Err(BrowserError::Assertion {
+                message: format!(
+                    "{}: clicking did not change the state (it is {}): the page handles the click itself",
+                    self.desc,
+                    if checked {
+                        "still unchecked"
+                    } else {
+                        "still checked"
+                    }
+                ),
+                location: Some(at),
+            });
+        }
+        Ok(())
+    }
+
+    /// Selects options of a `<select>` by value or label (several for `multiple`);
+    /// returns the selected values.
+    #[track_caller]
+    pub fn select_option<'a, I, S>(
+        &'a self,
+        values: I,
+    ) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send + 'a
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let at = Location::caller();
+        let options: Vec<Value> = values
+            .into_iter()
+            .map(|v| json!({"any": v.as_ref()}))
+            .collect();
+        async move {
+            let v = self
+                .act(
+                    "selectOption",
+                    json!({"options": options}),
+                    "have an option selected (visible, enabled)",
+                    at,
+                )
+                .await?;
+            Ok(serde_json::from_value(v).unwrap_or_default())
+        }
+    }
+
+    /// Focuses the element.
+    #[track_caller]
+    pub fn focus(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            self.act("focus", json!({}), "be focused", at)
+                .await
+                .map(|_| ())
+        }
+    }
+
+    /// Removes focus from the element.
+    #[track_caller]
+    pub fn blur(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            self.act("blur", json!({}), "be blurred", at)
+                .await
+                .map(|_| ())
+        }
+    }
+
+    /// Dispatches a DOM event of `event_type` (`"click"`, `"input"`, …) on the element.
+    #[track_caller]
+    pub fn dispatch_event<'a>(
+        &'a self,
+        event_type: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            self.act(
+                "dispatchEvent",
+                json!({"type": event_type}),
+                &format!("receive a {event_type} event"),
+                at,
+            )
+            .await
+            .map(|_| ())
+        }
+    }
+
+    /// Scrolls the element into view unless it is visible there already.
+    #[track_caller]
+    pub fn scroll_into_view_if_needed(
+        &self,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            self.act(
+                "scrollIntoView",
+                json!({}),
+                "be scrolled into view (visible, stable)",
+                at,
+            )
+            .await
+            .map(|_| ())
+        }
+    }
+
+    /// Sets the files of an `<input type=file>` (absolute paths).
+    #[track_caller]
+    pub fn set_input_files<'a, I, P>(
+        &'a self,
+        files: I,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<std::path::Path>,
+    {
+        let at = Location::caller();
+        let paths: Vec<String> = files
+            .into_iter()
+            .map(|p| p.as_ref().display().to_string())
+            .collect();
+        async move {
+            let v = self
+                .act("setInputFiles", json!({}), "be attached", at)
+                .await?;
+            let id = element_id(&v["element"]).ok_or_else(|| BrowserError::Invalid {
+                message: format!("{}: no element reference came back", self.desc),
+                location: Some(at),
+            })?;
+            wire::post(
+                self.page.client(),
+                format!("element/{id}/value"),
+                json!({"text": paths.join("\n")}),
+                &format!("setting the files of {}", self.desc),
+            )
+            .await
+            .map(|_| ())
+        }
+    }
+
+    /// Drags this element onto `target`. A source that is natively draggable
+    /// (itself or an ancestor with `draggable="true"`) gets HTML5 drag and drop,
+    /// as Chromium gives it under Playwright: `dragstart` and `drag` on the
+    /// source, `dragenter`/`dragover` on the element under the drop point,
+    /// `drop` there when a `dragover` handler accepted it, `dragend` on the
+    /// source, one `DataTransfer` from start to drop (these events are
+    /// dispatched by the page's engine: WebDriver's mouse starts no native drag).
+    /// Any other source is dragged with the mouse: press on it, move in steps
+    /// onto the target, release.
+    #[track_caller]
+    pub fn drag_to<'a>(
+        &'a self,
+        target: &'a Locator,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            if let Some(m) = &target.misuse {
+                return Err(BrowserError::Invalid {
+                    message: m.clone(),
+                    location: Some(at),
+                });
+            }
+            // As a user would: press on the source, then find the target (which
+            // may scroll it into view) and release there.
+            let v = self
+                .pointer_action(
+                    "drag",
+                    json!({"target": target.chain, "targetDescribe": target.desc}),
+                    "be dragged (visible, stable, receiving pointer events)",
+                    PointerOp::Press,
+                    at,
+                )
+                .await?;
+            if v["html5"] == true {
+                return Ok(());
+            }
+            let (x0, y0) = (
+                v["point"]["x"].as_f64().unwrap_or(0.0),
+                v["point"]["y"].as_f64().unwrap_or(0.0),
+            );
+            let t = target
+                .act("hover", json!({}), "be dropped on (visible, stable)", at)
+                .await?;
+            let (x1, y1) = (
+                t["point"]["x"].as_f64().unwrap_or(0.0),
+                t["point"]["y"].as_f64().unwrap_or(0.0),
+            );
+            self.page
+                .mouse()
+                .release_at(x0, y0, x1, y1)
+                .await
+                .map_err(|e| e.located(at))
+        }
+    }
+}

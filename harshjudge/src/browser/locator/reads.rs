@@ -1,0 +1,198 @@
+//! Locator reads: counts, texts, attributes, states, boxes, waits and screenshots.
+
+use std::future::Future;
+use std::panic::Location;
+
+use serde_json::{Value, json};
+
+use super::{BoundingBox, Locator, WaitState};
+use crate::browser::BrowserError;
+
+impl Locator {
+    /// How many elements match now (no waiting).
+    #[track_caller]
+    pub fn count(&self) -> impl Future<Output = Result<usize, BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let v = self.query("count", json!({}), at).await?;
+            Ok(v.as_u64().unwrap_or(0) as usize)
+        }
+    }
+
+    /// One locator per element matching now (`nth(0)`, `nth(1)`, …).
+    #[track_caller]
+    pub fn all(&self) -> impl Future<Output = Result<Vec<Locator>, BrowserError>> + Send + '_ {
+        let n = self.count();
+        async move { Ok((0..n.await?).map(|i| self.nth(i as i64)).collect()) }
+    }
+
+    /// The element's `textContent` (waits until it is attached).
+    #[track_caller]
+    pub fn text_content(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
+        self.read_string("textContent", Location::caller())
+    }
+
+    /// The element's rendered text (`innerText`).
+    #[track_caller]
+    pub fn inner_text(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
+        self.read_string("innerText", Location::caller())
+    }
+
+    /// The value of an `<input>`, `<textarea>` or `<select>`.
+    #[track_caller]
+    pub fn input_value(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
+        self.read_string("inputValue", Location::caller())
+    }
+
+    /// The accessible snapshot (YAML) of the element's subtree.
+    #[track_caller]
+    pub fn aria_snapshot(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
+        self.read_string("ariaSnapshot", Location::caller())
+    }
+
+    async fn read_string(
+        &self,
+        what: &'static str,
+        at: &'static Location<'static>,
+    ) -> Result<String, BrowserError> {
+        let v = self.query(what, json!({}), at).await?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+
+    /// The `innerText` of every match.
+    #[track_caller]
+    pub fn all_inner_texts(
+        &self,
+    ) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let v = self.query("innerText", json!({"all": true}), at).await?;
+            Ok(serde_json::from_value(v).unwrap_or_default())
+        }
+    }
+
+    /// The `textContent` of every match.
+    #[track_caller]
+    pub fn all_text_contents(
+        &self,
+    ) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let v = self.query("textContent", json!({"all": true}), at).await?;
+            Ok(serde_json::from_value(v).unwrap_or_default())
+        }
+    }
+
+    /// An attribute of the element (`None` when it has none).
+    #[track_caller]
+    pub fn get_attribute<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<String>, BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            let v = self.query("attribute", json!({"name": name}), at).await?;
+            Ok(v.as_str().map(str::to_string))
+        }
+    }
+
+    /// Whether the element is visible now (no waiting; false when nothing matches).
+    #[track_caller]
+    pub fn is_visible(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
+        self.read_bool("isVisible", Location::caller())
+    }
+
+    /// Whether the element is hidden or absent now (no waiting).
+    #[track_caller]
+    pub fn is_hidden(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
+        self.read_bool("isHidden", Location::caller())
+    }
+
+    /// Whether the checkbox or radio button is checked.
+    #[track_caller]
+    pub fn is_checked(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
+        self.read_bool("isChecked", Location::caller())
+    }
+
+    /// Whether the element is enabled.
+    #[track_caller]
+    pub fn is_enabled(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
+        self.read_bool("isEnabled", Location::caller())
+    }
+
+    /// Whether the element is disabled.
+    #[track_caller]
+    pub fn is_disabled(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
+        let f = self.read_bool("isEnabled", Location::caller());
+        async move { f.await.map(|e| !e) }
+    }
+
+    /// Whether the element can be filled (enabled, not readonly, a text field).
+    #[track_caller]
+    pub fn is_editable(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
+        self.read_bool("isEditable", Location::caller())
+    }
+
+    async fn read_bool(
+        &self,
+        what: &'static str,
+        at: &'static Location<'static>,
+    ) -> Result<bool, BrowserError> {
+        let v = self.query(what, json!({}), at).await?;
+        Ok(v.as_bool().unwrap_or(false))
+    }
+
+    /// The element's box in the viewport (`None` when it is not visible).
+    #[track_caller]
+    pub fn bounding_box(
+        &self,
+    ) -> impl Future<Output = Result<Option<BoundingBox>, BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let v = self.query("boundingBox", json!({}), at).await?;
+            Ok(serde_json::from_value(v).ok())
+        }
+    }
+
+    /// Waits until the element is attached, detached, visible or hidden.
+    #[track_caller]
+    pub fn wait_for(
+        &self,
+        state: WaitState,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let (name, what) = match state {
+                WaitState::Attached => ("attached", "be attached"),
+                WaitState::Detached => ("detached", "be detached"),
+                WaitState::Visible => ("visible", "be visible"),
+                WaitState::Hidden => ("hidden", "be hidden"),
+            };
+            let mut req = self.request("waitFor", self.page.wait());
+            req["state"] = json!(name);
+            self.run(req, what, at).await.map(|_| ())
+        }
+    }
+
+    /// The element's box in document coordinates, once it is visible and stable
+    /// (scrolled into view): the clip of its screenshot.
+    pub(crate) async fn clip_for_screenshot(
+        &self,
+        at: &'static Location<'static>,
+    ) -> Result<Value, BrowserError> {
+        self.act("screenshot", json!({}), "be visible and stable", at)
+            .await
+    }
+
+    /// A PNG of the element (scrolled into view).
+    #[track_caller]
+    pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let b = self
+                .act("screenshot", json!({}), "be visible and stable", at)
+                .await?;
+            self.page.capture_clip(&b).await.map_err(|e| e.located(at))
+        }
+    }
+}

