@@ -164,6 +164,7 @@ impl RunHandle {
                 attempt: None,
                 first_run_id: None,
                 flaky: false,
+                executed_status: None,
             },
         };
         let state = saved_state.unwrap_or_else(|| SkillState {
@@ -418,6 +419,9 @@ impl RunHandle {
             summary: rec.summary,
             title,
             error_location: rec.location,
+            expectation: None,
+            executed_status: None,
+            verdict: None,
         });
         self.result.derive_outcome();
         self.store
@@ -524,6 +528,9 @@ impl RunHandle {
                     summary: None,
                     title: self.title(&id).map(str::to_string),
                     error_location: None,
+                    expectation: None,
+                    executed_status: None,
+                    verdict: None,
                 });
             }
         }

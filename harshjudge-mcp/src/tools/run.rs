@@ -619,6 +619,9 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<RunCompleted, ToolE
                     summary: s.summary,
                     title: None,
                     error_location: None,
+                    expectation: None,
+                    executed_status: None,
+                    verdict: None,
                 });
             }
             Some(out)

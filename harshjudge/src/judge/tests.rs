@@ -377,6 +377,9 @@ async fn a_step_is_judged_once_until_its_inputs_change() {
         summary: None,
         title: Some("Pay".into()),
         error_location: None,
+        expectation: None,
+        executed_status: None,
+        verdict: None,
     };
     let calls = dir.path().join("calls");
     let judge = command(

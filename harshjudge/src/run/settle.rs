@@ -59,6 +59,9 @@ pub(crate) fn settle(
                 summary: None,
                 title: title(id),
                 error_location: None,
+                expectation: None,
+                executed_status: None,
+                verdict: None,
             });
         }
     }
@@ -83,6 +86,9 @@ pub(crate) fn settle(
                     ),
                     title: title(&id),
                     error_location: None,
+                    expectation: None,
+                    executed_status: None,
+                    verdict: None,
                 });
             }
         }
@@ -143,6 +149,9 @@ mod tests {
             summary: None,
             title: None,
             error_location: None,
+            expectation: None,
+            executed_status: None,
+            verdict: None,
         }
     }
 

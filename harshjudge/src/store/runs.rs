@@ -62,6 +62,7 @@ impl Store {
             attempt: None,
             first_run_id: None,
             flaky: false,
+            executed_status: None,
         };
         if mark_running {
             self.mark_running(slug, run)?;

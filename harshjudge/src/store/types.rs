@@ -98,6 +98,53 @@ pub struct StepResult {
     /// Source location of the failure, `file:line:col` (harshjudge addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_location: Option<String>,
+    /// What must be seen, in words (`step!(…, expect = "…")`; harshjudge addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<String>,
+    /// The code's own outcome, when a verdict takes part in `status` (a step
+    /// with an expectation; harshjudge addition). `status` is then the
+    /// combination ([`combine_verdicts`](crate::store::judge::combine_verdicts)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executed_status: Option<StepStatus>,
+    /// Where the judgment of a step with an expectation stands (harshjudge
+    /// addition); the verdict itself, its reasoning and its inputs are in
+    /// `judge/result.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<VerdictState>,
+}
+
+/// Where the judgment of a step with an expectation stands, as `result.json`
+/// keeps it (`verdict`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerdictState {
+    /// The judge saw what the expectation says.
+    Pass,
+    /// The judge saw the opposite.
+    Fail,
+    /// The judge could not tell (fails the step unless `HARSHJUDGE_UNCERTAIN=pass`).
+    Uncertain,
+    /// No judgment yet (no judge configured, or an agent's `recordVerdict` awaited).
+    Pending,
+    /// The judge was asked and gave no verdict (timeout, crash, malformed
+    /// answer); counts like `uncertain`, and is re-made by `--rejudge`.
+    Error,
+    /// The code skipped the step: nothing to judge.
+    Skipped,
+}
+
+impl VerdictState {
+    /// The state's word, as written in files and replies.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictState::Pass => "pass",
+            VerdictState::Fail => "fail",
+            VerdictState::Uncertain => "uncertain",
+            VerdictState::Pending => "pending",
+            VerdictState::Error => "error",
+            VerdictState::Skipped => "skipped",
+        }
+    }
 }
 
 /// `runs/{runId}/result.json`.
@@ -151,6 +198,10 @@ pub struct RunResult {
     /// Passed after an earlier attempt failed (harshjudge addition).
     #[serde(default)]
     pub flaky: bool,
+    /// The status from the code alone, when a step has an expectation: `status`
+    /// then also counts the verdicts (harshjudge addition).
+    #[serde(default)]
+    pub executed_status: Option<RunStatus>,
 }
 
 impl Serialize for RunResult {
@@ -184,6 +235,9 @@ impl Serialize for RunResult {
         }
         if self.flaky {
             m.serialize_entry("flaky", &true)?;
+        }
+        if let Some(executed) = self.executed_status {
+            m.serialize_entry("executedStatus", &executed)?;
         }
         m.end()
     }
