@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::store::judge::RunJudgment;
 use crate::store::{RunId, RunResult, Slug, StepId, StepStatus};
 
 /// How one step ended.
@@ -34,6 +35,10 @@ pub struct StepOutcome {
     pub reason: Option<String>,
     /// The step's evidence folder.
     pub evidence_dir: PathBuf,
+    /// What a judge must see in the step's evidence (`step!(…, expect = "…")`).
+    /// The trial of such a step reports the combined outcome (code and
+    /// verdict), known at `RunFinished`.
+    pub expectation: Option<String>,
 }
 
 /// Something that happened in a run.
@@ -86,6 +91,8 @@ pub enum Event<'a> {
         store_error: Option<&'a str>,
         /// What was recorded only in part (an evidence file that could not be written).
         warnings: &'a [String],
+        /// The run's judgment (`judge/result.json`), when its steps were judged.
+        judgment: Option<&'a RunJudgment>,
     },
 }
 

@@ -20,6 +20,7 @@ use crate::store::{
 
 mod repair;
 mod settle;
+pub(crate) mod judging;
 mod state;
 pub(crate) mod writer;
 
@@ -45,6 +46,8 @@ pub struct RunHandle {
     _lock: Option<RunLock>,
     /// Evidence files written through this handle, per step number.
     evidence: BTreeMap<usize, std::collections::BTreeSet<String>>,
+    /// Expectations in words of the steps (`step!(…, expect = "…")`), per step number.
+    expectations: BTreeMap<usize, String>,
 }
 
 /// What [`RunHandle::complete_step`] records.
@@ -123,6 +126,7 @@ impl RunHandle {
             durability: Durability::Now,
             _lock: None,
             evidence: BTreeMap::new(),
+            expectations: BTreeMap::new(),
         })
     }
 
@@ -214,6 +218,7 @@ impl RunHandle {
             durability: Durability::Now,
             _lock: Some(lock),
             evidence: BTreeMap::new(),
+            expectations: BTreeMap::new(),
         })
     }
 
@@ -367,6 +372,12 @@ impl RunHandle {
         Ok(())
     }
 
+    /// Notes what a judge must see in `step`'s evidence: recorded as the
+    /// step's `expectation` in `result.json` when it completes.
+    pub fn expect(&mut self, step: &StepId, expectation: String) {
+        self.expectations.insert(step.number(), expectation);
+    }
+
     /// Records a step's result: `result.json` (still running) and `skill-state.yaml`.
     pub fn complete_step(&mut self, rec: StepRecord) -> Result<(), StoreError> {
         self.ensure_open()?;
@@ -419,7 +430,7 @@ impl RunHandle {
             summary: rec.summary,
             title,
             error_location: rec.location,
-            expectation: None,
+            expectation: self.expectations.get(&rec.id.number()).cloned(),
             executed_status: None,
             verdict: None,
         });
@@ -459,12 +470,23 @@ impl RunHandle {
         };
         let titles = self.titles().to_vec();
         let mut result = self.result.clone();
+        let uncertain_passes = completion.uncertain_passes;
         let settled = settle::settle(&mut result, completion, &titles, &step_dirs);
         // Evidence recorded after a step completed still belongs to it.
         for step in &mut result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
                 step.evidence_files = self.store.list_evidence(&self.slug, &self.id, &id)?;
             }
+        }
+        // A judgment already recorded (a judge that finished early, an agent's
+        // `recordVerdict`) is folded in by the one rule.
+        if result.steps.iter().any(|s| s.expectation.is_some()) {
+            let judgment = self.store.read_judgment(&self.slug, &self.id).ok().flatten();
+            crate::store::judge::combine_verdicts(
+                &mut result,
+                judgment.as_ref(),
+                uncertain_passes,
+            );
         }
         self.result = result;
         for n in settled.skipped {
@@ -528,7 +550,7 @@ impl RunHandle {
                     summary: None,
                     title: self.title(&id).map(str::to_string),
                     error_location: None,
-                    expectation: None,
+                    expectation: self.expectations.get(&id.number()).cloned(),
                     executed_status: None,
                     verdict: None,
                 });
@@ -599,6 +621,9 @@ pub struct Completion {
     /// Record the scenario's steps that were never completed as `skipped`
     /// (an agent stopped early), and say so in [`Completed::warning`].
     pub skip_missing: bool,
+    /// `HARSHJUDGE_UNCERTAIN=pass`: an `uncertain` verdict (or none) already
+    /// recorded counts as passed when the judgment is folded in.
+    pub uncertain_passes: bool,
 }
 
 /// A completed run.

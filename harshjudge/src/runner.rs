@@ -21,7 +21,7 @@ use crate::event::{Event, EventSink, StepOutcome};
 use crate::evidence::{Item, Probe, Snapshot};
 use crate::registry::ScenarioDef;
 use crate::run::RunHandle;
-use crate::run::writer::{Ending, StoreWriter};
+use crate::run::writer::{Ending, JudgeRun, StoreWriter};
 use crate::settings::{EvidenceMode, format_duration};
 use crate::store::{EvidenceName, Slug, StepId, StepStatus};
 
@@ -92,6 +92,7 @@ impl Shared {
         sink: Arc<dyn EventSink>,
         stop_after: usize,
         limits: Limits,
+        judging: Option<JudgeRun>,
     ) -> Arc<Shared> {
         let slug = run.slug().clone();
         let run = Arc::new(Mutex::new(run));
@@ -100,7 +101,7 @@ impl Shared {
             slug,
             base_url,
             sink: Pipeline {
-                writer: StoreWriter::new(run.clone()),
+                writer: StoreWriter::new(run.clone(), judging),
                 consumers: sink,
             },
             run,
@@ -347,6 +348,7 @@ impl Shared {
             error,
             location,
             reason,
+            expectation: self.def.steps[n - 1].expect.map(str::to_string),
         };
         let finished = Event::StepFinished {
             slug: &self.slug,
@@ -505,6 +507,7 @@ async fn finalize(shared: &Shared, end: End) {
         run_dir: Some(&finished.dir),
         store_error: finished.error.as_deref(),
         warnings: &finished.warnings,
+        judgment: finished.judgment.as_ref(),
     });
 }
 

@@ -11,7 +11,8 @@ use libtest_mimic::{Completion, Failed};
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::registry::ScenarioDef;
 use crate::report::{RunLine, Summary};
-use crate::store::{Slug, StepStatus, Store};
+use crate::store::judge::RunJudgment;
+use crate::store::{RunResult, Slug, StepStatus, Store, VerdictState};
 
 use super::step_test_name;
 
@@ -53,6 +54,10 @@ pub(super) struct HarnessSink {
     /// reported by the next selected trial of that scenario, so that libtest
     /// counts it (FAILED, exit code 101) instead of ignoring that trial.
     pub(super) carried: Mutex<HashMap<String, (String, StepOutcome)>>,
+    /// Per scenario, the outcomes held until its run is final: a step with an
+    /// expectation whose code passed (its verdict decides), and every step
+    /// after it (so that they reach the trials in order).
+    pub(super) deferred: Mutex<HashMap<String, Vec<StepOutcome>>>,
 }
 
 impl HarnessSink {
@@ -95,24 +100,114 @@ impl HarnessSink {
     }
 }
 
+impl HarnessSink {
+    /// Fills the trial slot of a step's outcome and notes a failure for the summary.
+    fn deliver(&self, slug: &str, outcome: &StepOutcome) {
+        let fn_name = self.fn_names.get(slug).copied().unwrap_or(slug);
+        let test = step_test_name(fn_name, outcome.index, &outcome.title);
+        let shown = self.shown(slug, &test, outcome);
+        if let Some(slot) = self.slots.get(slug).and_then(|s| s.get(outcome.index - 1)) {
+            slot.fill(shown);
+        }
+        if outcome.status == StepStatus::Fail {
+            self.summary
+                .lock()
+                .expect("summary")
+                .failures
+                .push((test, outcome.clone()));
+        }
+    }
+}
+
+/// A held outcome made final by the run's combined result: a step whose
+/// verdict failed it fails with the judge's message ([`combine_verdicts`](crate::store::judge::combine_verdicts)).
+fn combined(mut outcome: StepOutcome, result: Option<&RunResult>) -> StepOutcome {
+    let step = result.and_then(|r| r.steps.iter().find(|s| s.id == outcome.id.as_str()));
+    if let Some(step) = step
+        && step.status == StepStatus::Fail
+        && outcome.status == StepStatus::Pass
+    {
+        outcome.status = StepStatus::Fail;
+        outcome.error = step.error.clone();
+        outcome.location = None;
+    }
+    outcome
+}
+
+/// The summary's lines about a run's verdicts, and how many steps await one.
+fn verdict_lines(
+    slug: &str,
+    result: &RunResult,
+    judgment: Option<&RunJudgment>,
+) -> (Vec<String>, usize) {
+    let (mut lines, mut pending) = (Vec::new(), 0);
+    for step in &result.steps {
+        let Some(state) = step.verdict else {
+            continue;
+        };
+        let judged = judgment.and_then(|j| j.step(&step.id));
+        let by = judged.map_or(String::new(), |j| format!(" by the {} judge", j.judge));
+        let why = |text: &str| {
+            let first = text.lines().next().unwrap_or("").trim();
+            let cut: String = first.chars().take(300).collect();
+            if cut.len() < first.len() {
+                format!("{cut}…")
+            } else {
+                cut
+            }
+        };
+        let line = match state {
+            VerdictState::Skipped => continue,
+            VerdictState::Pending => {
+                pending += 1;
+                format!("{slug}: step {} awaits a verdict", step.id)
+            }
+            VerdictState::Error => format!(
+                "{slug}: step {} got no verdict{by}: {}{}",
+                step.id,
+                why(judged.and_then(|j| j.error.as_deref()).unwrap_or("no answer")),
+                if step.status == StepStatus::Pass {
+                    " (counted as passed: HARSHJUDGE_UNCERTAIN=pass)"
+                } else {
+                    ""
+                }
+            ),
+            _ => format!(
+                "{slug}: step {} judged {}{by}: {}{}",
+                step.id,
+                state.as_str(),
+                why(judged.map_or("", |j| j.reasoning.as_str())),
+                if state == VerdictState::Uncertain && step.status == StepStatus::Pass {
+                    " (counted as passed: HARSHJUDGE_UNCERTAIN=pass)"
+                } else {
+                    ""
+                }
+            ),
+        };
+        lines.push(line);
+    }
+    (lines, pending)
+}
+
 impl EventSink for HarnessSink {
     fn on_event(&self, event: &Event<'_>) {
         match event {
             Event::StepFinished { slug, outcome } => {
                 let slug = slug.as_str();
-                let fn_name = self.fn_names.get(slug).copied().unwrap_or(slug);
-                let test = step_test_name(fn_name, outcome.index, &outcome.title);
-                let shown = self.shown(slug, &test, outcome);
-                if let Some(slot) = self.slots.get(slug).and_then(|s| s.get(outcome.index - 1)) {
-                    slot.fill(shown);
+                {
+                    let mut deferred = self.deferred.lock().expect("deferred");
+                    let held = deferred.get(slug).is_some_and(|d| !d.is_empty());
+                    if held
+                        || (outcome.expectation.is_some() && outcome.status == StepStatus::Pass)
+                    {
+                        deferred
+                            .entry(slug.to_string())
+                            .or_default()
+                            .push((*outcome).clone());
+                        return;
+                    }
                 }
-                if outcome.status == StepStatus::Fail {
-                    self.summary
-                        .lock()
-                        .expect("summary")
-                        .failures
-                        .push((test, (*outcome).clone()));
-                }
+                self.deliver(slug, outcome);
             }
             Event::RunFinished {
                 slug,
@@ -120,11 +215,22 @@ impl EventSink for HarnessSink {
                 run_dir,
                 store_error,
                 warnings,
+                judgment,
             } => {
                 for w in *warnings {
                     eprintln!("harshjudge: {w}");
                 }
-                self.summary.lock().expect("summary").runs.push(RunLine {
+                let held = (self.deferred.lock().expect("deferred")).remove(slug.as_str());
+                for o in held.unwrap_or_default() {
+                    self.deliver(slug.as_str(), &combined(o, *result));
+                }
+                let mut summary = self.summary.lock().expect("summary");
+                if let Some(r) = result {
+                    let (lines, pending) = verdict_lines(slug.as_str(), r, *judgment);
+                    summary.verdicts.extend(lines);
+                    summary.pending += pending;
+                }
+                summary.runs.push(RunLine {
                     slug: slug.to_string(),
                     status: result
                         .map(|r| if r.flaky { "flaky" } else { r.status.as_str() }.to_string()),
@@ -171,6 +277,7 @@ pub(super) fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDe
             location: None,
             reason: (!first).then(|| "the run could not be recorded".to_string()),
             evidence_dir: store.dir().to_path_buf(),
+            expectation: None,
         };
         sink.on_event(&Event::StepFinished {
             slug: &slug,
@@ -183,15 +290,17 @@ pub(super) fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDe
         run_dir: None,
         store_error: Some(error),
         warnings: &[],
+        judgment: None,
     });
 }
 
-/// A buffered `RunFinished`: result, run folder, store error, warnings.
+/// A buffered `RunFinished`: result, run folder, store error, warnings, judgment.
 type Finished = (
     Option<crate::store::RunResult>,
     Option<PathBuf>,
     Option<String>,
     Vec<String>,
+    Option<RunJudgment>,
 );
 
 /// Holds one attempt's events until it is known whether it is the last.
@@ -212,6 +321,7 @@ impl EventSink for Buffer {
                 run_dir,
                 store_error,
                 warnings,
+                judgment,
                 ..
             } => {
                 *self.finished.lock().expect("buffer") = Some((
@@ -219,6 +329,7 @@ impl EventSink for Buffer {
                     run_dir.map(Path::to_path_buf),
                     store_error.map(str::to_string),
                     warnings.to_vec(),
+                    judgment.cloned(),
                 ));
             }
             _ => {}
@@ -266,13 +377,16 @@ impl Buffer {
             }
             sink.on_event(&Event::StepFinished { slug, outcome: &o });
         }
-        if let Some((result, dir, err, warnings)) = self.finished.lock().expect("buffer").take() {
+        if let Some((result, dir, err, warnings, judgment)) =
+            self.finished.lock().expect("buffer").take()
+        {
             sink.on_event(&Event::RunFinished {
                 slug,
                 result: result.as_ref(),
                 run_dir: dir.as_deref(),
                 store_error: err.as_deref(),
                 warnings: &warnings,
+                judgment: judgment.as_ref(),
             });
         }
     }
@@ -292,6 +406,7 @@ pub(super) fn not_run(sink: &HarnessSink, store: &Store, def: &ScenarioDef, reas
             location: None,
             reason: Some(format!("not run: {reason}")),
             evidence_dir: store.dir().to_path_buf(),
+            expectation: None,
         };
         sink.on_event(&Event::StepFinished {
             slug: &slug,

@@ -60,7 +60,12 @@ fn scenario_spec(def: &ScenarioDef) -> (ScenarioSpec, Vec<StepDoc>) {
             preconditions: "The previous steps of this scenario passed.".into(),
             actions: "Runs the step's code:".into(),
             code: Some(("rust".into(), dedent(s.source))),
-            expected_outcome: "The step's code completes without an error or a panic.".into(),
+            expected_outcome: match s.expect {
+                Some(expect) => format!(
+                    "{expect}\n\nJudged from the step's evidence by a judge (`step!(…, expect = …)`); the step's code must also complete without an error or a panic."
+                ),
+                None => "The step's code completes without an error or a panic.".into(),
+            },
         })
         .collect();
     (spec, docs)
@@ -91,6 +96,7 @@ struct Job {
     /// 1 + retries.
     attempts: u32,
     fail_on_flaky: bool,
+    judging: Arc<crate::run::judging::Judging>,
 }
 
 impl Job {
@@ -156,6 +162,10 @@ impl Job {
                 sink,
                 self.last,
                 self.limits.clone(),
+                Some(crate::run::writer::JudgeRun {
+                    judging: self.judging.clone(),
+                    filter: last_test.clone(),
+                }),
             );
             if let Err(e) = tokio::spawn(runner::execute(shared)).await {
                 // A bug in the runner: never leave a trial waiting.
@@ -356,6 +366,7 @@ pub(super) fn sink(
         summary: Mutex::new(Summary::default()),
         selected: plan.selected.clone(),
         carried: Mutex::new(HashMap::new()),
+        deferred: Mutex::new(HashMap::new()),
     });
     for r in &plan.reused {
         let slug = Slug::new(r.def.slug).expect("validated");
@@ -427,6 +438,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         x.package_root,
         &x.settings.dir,
     ));
+    let judging = crate::run::judging::Judging::new(x.settings.judge.clone(), Some(replay.clone()));
     let jobs: Vec<Job> = (x.plan.work().into_iter())
         .map(|(def, last)| Job {
             def,
@@ -439,6 +451,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
             replay: replay.clone(),
             attempts: 1 + def.retries.or(x.flags.retries).unwrap_or(0),
             fail_on_flaky: x.flags.fail_on_flaky,
+            judging: judging.clone(),
         })
         .collect();
     let dispatcher = rt.spawn(async move {

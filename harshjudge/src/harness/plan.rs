@@ -364,6 +364,7 @@ fn reuse(
                 .then(|| format!("reused by --resume from run {run}, where it was skipped")),
             evidence_dir: store.evidence_dir(&slug, run, &id),
             id,
+            expectation: None,
         });
     }
     Some((

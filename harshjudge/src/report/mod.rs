@@ -47,6 +47,11 @@ pub struct Summary {
     pub runs: Vec<RunLine>,
     /// Failed steps with the name of their test.
     pub failures: Vec<(String, StepOutcome)>,
+    /// One line per step with an expectation: its verdict, the judge and the
+    /// reasoning (`checkout: step 02 judged fail by the command judge: …`).
+    pub verdicts: Vec<String>,
+    /// Steps with an expectation that await a verdict (no judge configured).
+    pub pending: usize,
 }
 
 impl Summary {
@@ -113,6 +118,21 @@ impl Summary {
             let _ = writeln!(
                 out,
                 "  ({hidden} passing run(s) not listed{reused}; HARSHJUDGE_VERBOSE=1 lists them with their folders)"
+            );
+        }
+        if !self.verdicts.is_empty() {
+            let mut lines = self.verdicts.clone();
+            lines.sort();
+            let _ = writeln!(out, "\nverdicts ({}):", lines.len());
+            for l in &lines {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+        if self.pending > 0 {
+            let _ = writeln!(
+                out,
+                "  {} step(s) await a verdict: set HARSHJUDGE_JUDGE_CMD (a command that reads the step's JSON on stdin) or HARSHJUDGE_JUDGE_URL + HARSHJUDGE_JUDGE_MODEL and run `-- --rejudge`, or let an agent give them through MCP (getPendingJudgments, recordVerdict)",
+                self.pending
             );
         }
         if !self.failures.is_empty() {

@@ -49,7 +49,15 @@ async fn run(def: &'static ScenarioDef, stop_after: usize, evidence: EvidenceMod
         evidence,
         full_page: false,
     };
-    let shared = Shared::new(def, handle, String::new(), sink.clone(), stop_after, limits);
+    let shared = Shared::new(
+        def,
+        handle,
+        String::new(),
+        sink.clone(),
+        stop_after,
+        limits,
+        None,
+    );
     execute(shared).await;
     Ran {
         _dir: dir,
