@@ -18,9 +18,9 @@ use crate::store::{
     WrittenEvidence, now_iso,
 };
 
+pub(crate) mod judging;
 mod repair;
 mod settle;
-pub(crate) mod judging;
 mod state;
 pub(crate) mod writer;
 
@@ -481,12 +481,12 @@ impl RunHandle {
         // A judgment already recorded (a judge that finished early, an agent's
         // `recordVerdict`) is folded in by the one rule.
         if result.steps.iter().any(|s| s.expectation.is_some()) {
-            let judgment = self.store.read_judgment(&self.slug, &self.id).ok().flatten();
-            crate::store::judge::combine_verdicts(
-                &mut result,
-                judgment.as_ref(),
-                uncertain_passes,
-            );
+            let judgment = self
+                .store
+                .read_judgment(&self.slug, &self.id)
+                .ok()
+                .flatten();
+            crate::store::judge::combine_verdicts(&mut result, judgment.as_ref(), uncertain_passes);
         }
         self.result = result;
         for n in settled.skipped {

@@ -642,6 +642,10 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<RunCompleted, ToolE
         failed_step,
         error_message: a.error_message,
         skip_missing: true,
+        // An agent's verdicts already recorded are folded in (HARSHJUDGE_UNCERTAIN=pass
+        // lets `uncertain` pass; a bad value counts it as failed, the default).
+        uncertain_passes: harshjudge::judge::JudgeSettings::from_env()
+            .is_ok_and(|s| s.uncertain_passes),
     })?;
     Ok(RunCompleted {
         success: true,

@@ -165,7 +165,9 @@ fn verdict_lines(
             VerdictState::Error => format!(
                 "{slug}: step {} got no verdict{by}: {}{}",
                 step.id,
-                why(judged.and_then(|j| j.error.as_deref()).unwrap_or("no answer")),
+                why(judged
+                    .and_then(|j| j.error.as_deref())
+                    .unwrap_or("no answer")),
                 if step.status == StepStatus::Pass {
                     " (counted as passed: HARSHJUDGE_UNCERTAIN=pass)"
                 } else {
@@ -197,8 +199,7 @@ impl EventSink for HarnessSink {
                 {
                     let mut deferred = self.deferred.lock().expect("deferred");
                     let held = deferred.get(slug).is_some_and(|d| !d.is_empty());
-                    if held
-                        || (outcome.expectation.is_some() && outcome.status == StepStatus::Pass)
+                    if held || (outcome.expectation.is_some() && outcome.status == StepStatus::Pass)
                     {
                         deferred
                             .entry(slug.to_string())

@@ -139,7 +139,8 @@ impl Summary {
             let _ = writeln!(out, "\nfailed steps ({}):", self.failures.len());
             for (test, o) in &self.failures {
                 let _ = writeln!(out, "  {test}  (step {} \"{}\")", o.id, o.title);
-                let _ = writeln!(out, "    error: {}", o.error.as_deref().unwrap_or("failed"));
+                let error = o.error.as_deref().unwrap_or("failed");
+                let _ = writeln!(out, "    error: {}", error.replace('\n', "\n    "));
                 if let Some(loc) = &o.location {
                     let _ = writeln!(out, "    at: {loc}");
                 }

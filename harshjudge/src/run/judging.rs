@@ -154,7 +154,10 @@ impl Judging {
             s.push_str("#   (none was configured: set HARSHJUDGE_JUDGE_CMD or HARSHJUDGE_JUDGE_URL + HARSHJUDGE_JUDGE_MODEL)\n");
         }
         for (k, v) in &self.given {
-            s.push_str(&format!("#   export {k}={}\n", sh_quote(v).replace('\n', " ")));
+            s.push_str(&format!(
+                "#   export {k}={}\n",
+                sh_quote(v).replace('\n', " ")
+            ));
         }
         if self.api_key {
             s.push_str("#   export HARSHJUDGE_JUDGE_API_KEY=…   (was set; never written here)\n");

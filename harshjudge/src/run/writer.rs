@@ -193,8 +193,9 @@ impl StoreWriter {
         };
         let n = outcome.index;
         let mut writes = self.writes.lock().expect("writes lock");
-        let (mine, others): (Vec<Write>, Vec<Write>) =
-            std::mem::take(&mut *writes).into_iter().partition(|(s, _)| *s == n);
+        let (mine, others): (Vec<Write>, Vec<Write>) = std::mem::take(&mut *writes)
+            .into_iter()
+            .partition(|(s, _)| *s == n);
         *writes = others;
         let (done, written) = tokio::sync::oneshot::channel::<()>();
         // The step's writes, awaited once: the judge starts when they are done,
@@ -239,8 +240,8 @@ impl StoreWriter {
         for (_, w) in writes {
             warnings.extend(w.await.unwrap_or_default());
         }
-        let uncertain_passes = (self.judging.as_ref())
-            .is_some_and(|j| j.judging.settings.uncertain_passes);
+        let uncertain_passes =
+            (self.judging.as_ref()).is_some_and(|j| j.judging.settings.uncertain_passes);
         let (mut finished, store, slug, id) = {
             let mut run = self.run();
             let completed = match ending {
@@ -277,19 +278,17 @@ impl StoreWriter {
         }
         let applied = {
             let (store, slug, id) = (store.clone(), slug.clone(), id.clone());
-            tokio::task::spawn_blocking(move || {
-                store.apply_judgment(&slug, &id, uncertain_passes)
-            })
-            .await
+            tokio::task::spawn_blocking(move || store.apply_judgment(&slug, &id, uncertain_passes))
+                .await
         };
         match applied {
             Ok(Ok(result)) => finished.result = Some(result),
-            Ok(Err(e)) => finished
-                .warnings
-                .push(format!("{slug}: the verdicts could not be applied to run {id}: {e}")),
-            Err(e) => finished
-                .warnings
-                .push(format!("{slug}: the verdicts were not applied to run {id}: {e}")),
+            Ok(Err(e)) => finished.warnings.push(format!(
+                "{slug}: the verdicts could not be applied to run {id}: {e}"
+            )),
+            Err(e) => finished.warnings.push(format!(
+                "{slug}: the verdicts were not applied to run {id}: {e}"
+            )),
         }
         match store.read_judgment(&slug, &id) {
             Ok(judgment) => finished.judgment = judgment,
