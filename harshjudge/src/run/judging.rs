@@ -201,3 +201,147 @@ pub(crate) fn step_result(
         verdict: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::Verdict;
+    use crate::run::{Completion, RunHandle, StepRecord};
+    use crate::store::judge::StepJudgment;
+    use crate::store::{RunStatus, ScenarioSpec, StepId, VerdictState};
+
+    fn store() -> (tempfile::TempDir, Store, Slug) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join(".harshJudge"));
+        store.init_project("p", "http://127.0.0.1").unwrap();
+        let slug = Slug::new("checkout").unwrap();
+        let spec = ScenarioSpec {
+            title: "Checkout".into(),
+            steps: vec!["Pay".into()],
+            tags: None,
+            starred: None,
+            estimated_duration: None,
+        };
+        store.upsert_scenario(&slug, &spec, &[]).unwrap();
+        (dir, store, slug)
+    }
+
+    fn uncertain() -> StepJudgment {
+        StepJudgment {
+            step_id: "01".into(),
+            expectation: "a receipt is shown".into(),
+            verdict: Some(Verdict::Uncertain),
+            reasoning: "the screenshot is blank".into(),
+            judge: "agent".into(),
+            identity: "agent:test".into(),
+            inputs_hash: "sha256:00".into(),
+            duration_ms: 0,
+            attempts: 1,
+            judged_at: "2026-11-23T00:00:00.000Z".into(),
+            error: None,
+        }
+    }
+
+    /// `completeRun` after an agent's `recordVerdict`: the verdict already
+    /// recorded is folded in when the run completes, and counted once.
+    #[test]
+    fn completing_a_run_folds_in_a_judgment_already_recorded() {
+        let (_dir, store, slug) = store();
+        let mut run = RunHandle::start(&store, &slug, vec!["Pay".into()]).unwrap();
+        let id = StepId::new("01").unwrap();
+        run.begin_step(&id).unwrap();
+        run.expect(&id, "a receipt is shown".into());
+        run.complete_step(StepRecord {
+            id: id.clone(),
+            status: StepStatus::Pass,
+            duration_ms: 1,
+            error: None,
+            location: None,
+            summary: None,
+        })
+        .unwrap();
+        let written = store.read_result(&slug, run.id()).unwrap().unwrap();
+        assert_eq!(
+            written.steps[0].expectation.as_deref(),
+            Some("a receipt is shown")
+        );
+        store
+            .record_judgment(&slug, run.id(), uncertain(), None, None)
+            .unwrap();
+        let done = run.complete_with(Completion::default()).unwrap();
+        assert_eq!(done.status, RunStatus::Fail);
+        let result = store.read_result(&slug, run.id()).unwrap().unwrap();
+        assert_eq!(result.executed_status, Some(RunStatus::Pass));
+        assert_eq!(result.steps[0].verdict, Some(VerdictState::Uncertain));
+        assert!(
+            (result.steps[0].error.as_deref().unwrap()).contains("the screenshot is blank"),
+            "{result:?}"
+        );
+        let meta = store.read_meta(&slug).unwrap().unwrap();
+        assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
+        // Applying the same judgment afterwards changes nothing.
+        store.apply_judgment(&slug, run.id(), false).unwrap();
+        let meta = store.read_meta(&slug).unwrap().unwrap();
+        assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
+
+        // With HARSHJUDGE_UNCERTAIN=pass the same verdict passes.
+        let mut run = RunHandle::start(&store, &slug, vec!["Pay".into()]).unwrap();
+        run.expect(&id, "a receipt is shown".into());
+        run.complete_step(StepRecord {
+            id: id.clone(),
+            status: StepStatus::Pass,
+            duration_ms: 1,
+            error: None,
+            location: None,
+            summary: None,
+        })
+        .unwrap();
+        store
+            .record_judgment(&slug, run.id(), uncertain(), None, None)
+            .unwrap();
+        let done = run
+            .complete_with(Completion {
+                uncertain_passes: true,
+                ..Completion::default()
+            })
+            .unwrap();
+        assert_eq!(done.status, RunStatus::Pass);
+    }
+
+    #[test]
+    fn the_judge_replay_names_the_run_and_never_the_api_key() {
+        let (_dir, store, slug) = store();
+        let judging = Judging {
+            settings: JudgeSettings {
+                judge: None,
+                uncertain_passes: false,
+            },
+            permits: Arc::new(Semaphore::new(1)),
+            replay: None,
+            given: vec![("HARSHJUDGE_JUDGE_MODEL".into(), "m'1".into())],
+            api_key: true,
+        };
+        let info = ReplayInfo {
+            package: "pkg".into(),
+            package_root: store.dir().to_path_buf(),
+            store_dir: store.dir().to_path_buf(),
+            env: vec![],
+        };
+        let run = RunId::new("r1").unwrap();
+        let s = judging.replay_script(&info, &slug, &run, "checkout::02_pay");
+        assert!(
+            s.contains("--rejudge-run 'r1' --exact 'checkout::02_pay'"),
+            "{s}"
+        );
+        assert!(
+            s.contains("#   export HARSHJUDGE_JUDGE_MODEL='m'\\''1'"),
+            "{s}"
+        );
+        assert!(s.contains("HARSHJUDGE_JUDGE_API_KEY=…   (was set; never written here)"));
+        let status = std::process::Command::new("/bin/sh")
+            .args(["-n", "-c", &s])
+            .status()
+            .unwrap();
+        assert!(status.success(), "the script parses: {s}");
+    }
+}
