@@ -8,7 +8,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use serde_json::Value;
 use support::{Run, json, runs, test_binary, yaml};
@@ -257,7 +257,12 @@ fn a_judge_reads_the_checkout_evidence_and_its_verdict_decides_the_step() {
         replay.contains("#   export HARSHJUDGE_JUDGE_CMD="),
         "{replay}"
     );
-    assert!(r.stdout.contains(&format!("verdicts (1):\n  checkout: step 02 judged pass by the command judge: the page text shows a receipt")), "{r:?}");
+    assert!(
+        r.stdout.contains(
+            "verdicts (1):\n  checkout: step 02 judged pass by the command judge: the page text shows a receipt"
+        ),
+        "{r:?}"
+    );
 
     // An error page: the code passes, the judge fails the step.
     let r = run(
@@ -484,7 +489,6 @@ fn a_slow_judge_does_not_hold_up_the_steps_that_follow() {
         "parallel judging: notes judge held {held:.2}s, step 02 written {:.2}s before its verdict, invocation {took:?}",
         secs(&notes["end"]) - written
     );
-    let _ = SystemTime::now();
 }
 
 /// A local server speaking the chat-completions wire format (not a model): it
