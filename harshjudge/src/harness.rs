@@ -92,7 +92,7 @@ pub fn package_root(pkg: &Package) -> Result<PathBuf, String> {
     if let Some(found) = cwd.ancestors().find(|d| declares_package(d, pkg.name)) {
         return Ok(found.to_path_buf());
     }
-    if std::env::var_os("HARSHJUDGE_DIR").is_some_and(|d| !d.is_empty()) {
+    if crate::settings::store_dir_is_set().unwrap_or(true) {
         return Ok(cwd);
     }
     Err(format!(

@@ -89,8 +89,8 @@ pub fn binary() -> Result<PathBuf, String> {
     if let Some(p) = BINARY.lock().ok().and_then(|b| b.clone()) {
         return Ok(p);
     }
-    if let Some(p) = std::env::var_os(BINARY_VAR).filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
+    if let Some(p) = harshjudge::settings::mcp_bin().map_err(|e| e.to_string())? {
+        return Ok(p);
     }
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot tell which program this is ({e}); set {BINARY_VAR}"))?;
