@@ -203,6 +203,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
     } else {
         let root = package_root(&pkg)?;
         let settings = Settings::from_env(&root, pkg.name).map_err(|e| e.to_string())?;
+        crate::browser::check_settings().map_err(|e| e.to_string())?;
         (root, Some(settings))
     };
     let verbose = verbose_setting()?;

@@ -341,26 +341,9 @@ pub fn env_duration(name: &'static str, default: Duration) -> Result<Duration, S
 }
 
 impl Settings {
-    /// Reads the environment. Does not touch the disk.
+    /// Reads the environment. Does not touch the disk. The browser's variables
+    /// are read by the browser ([`crate::browser::check_settings`]).
     pub fn from_env(package_root: &Path, project_name: &str) -> Result<Settings, SettingError> {
-        // The browser's variables are checked here too, so that a bad one stops
-        // the invocation before anything runs rather than failing every page.
-        crate::browser::BrowserConfig::from_env().map_err(|e| match e {
-            crate::browser::BrowserError::Setting {
-                name,
-                value,
-                expected,
-            } => SettingError {
-                name,
-                value,
-                expected,
-            },
-            other => SettingError {
-                name: "HARSHJUDGE_*",
-                value: String::new(),
-                expected: other.to_string(),
-            },
-        })?;
         let dir = match env("HARSHJUDGE_DIR")? {
             Some(d) => package_root.join(d),
             None => package_root.join(crate::store::STORE_DIR),
