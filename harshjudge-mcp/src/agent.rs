@@ -27,7 +27,7 @@ pub struct BrowserSession {
 }
 
 /// A tool call kept by `record_start` … `record_stop`.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordedCall {
     /// The tool.
