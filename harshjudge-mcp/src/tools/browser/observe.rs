@@ -63,26 +63,27 @@ pub struct InlineImage {
     pub mime_type: String,
 }
 
-/// What `browser_snapshot` returns: the page's outline, as read in the page.
+/// What `browser_snapshot` returns: the page's outline, as read in the page
+/// (keys in alphabetical order, as chromedriver gives them).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageOutline {
-    /// The page's URL.
-    pub url: String,
-    /// Its title.
-    pub title: String,
-    /// Its visible h1 to h3 (at most 20).
-    pub headings: Vec<Heading>,
     /// Its visible interactive elements, each with a ref for later actions.
     pub elements: Vec<OutlineElement>,
+    /// Its visible h1 to h3 (at most 20).
+    pub headings: Vec<Heading>,
+    /// Visible interactive elements in all.
+    pub interactive_count: u64,
     /// `data-testid`s on the page (at most 100).
     pub test_ids: Vec<String>,
     /// The start of its visible text.
     pub text: String,
+    /// Its title.
+    pub title: String,
     /// More interactive elements than listed.
     pub truncated: bool,
-    /// Visible interactive elements in all.
-    pub interactive_count: u64,
+    /// The page's URL.
+    pub url: String,
 }
 
 /// A heading in a [`PageOutline`].
@@ -98,32 +99,32 @@ pub struct Heading {
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OutlineElement {
-    /// Usable as `ref` in actions (`e1`, `e2`, …).
-    #[serde(rename = "ref")]
-    pub reference: String,
-    /// Its tag name, lowercase.
-    pub tag: String,
-    /// Its role attribute.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
-    /// Its `data-testid`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub test_id: Option<String>,
-    /// Its accessible name or text (cut to 60 characters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// An input's type.
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
     /// A checkbox's or radio's state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<bool>,
-    /// A link's href (cut to 80 characters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub href: Option<String>,
     /// Set when disabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled: Option<bool>,
+    /// A link's href (cut to 80 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub href: Option<String>,
+    /// Its accessible name or text (cut to 60 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Usable as `ref` in actions (`e1`, `e2`, …).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Its role attribute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Its tag name, lowercase.
+    pub tag: String,
+    /// Its `data-testid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_id: Option<String>,
+    /// An input's type.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// What `browser_console` returns.
