@@ -33,6 +33,7 @@ pub struct RecordedCall {
     /// The tool.
     pub tool: String,
     /// Its arguments as given.
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub args: Value,
     /// Whether it succeeded when recorded.
     pub ok: bool,

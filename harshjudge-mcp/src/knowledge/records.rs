@@ -18,6 +18,7 @@ pub struct StepRecord {
     /// The tool's name.
     pub tool: String,
     /// The arguments, compacted (see [`compact_args`]).
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub args: Value,
     /// Whether the call succeeded.
     pub ok: bool,

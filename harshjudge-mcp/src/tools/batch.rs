@@ -71,6 +71,7 @@ pub struct BatchStepResult {
     /// Its result when it succeeded: open, the tool's own result (see that
     /// tool's output schema).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Map<String, Value>>")]
     pub result: Option<Value>,
     /// Its error when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -178,6 +178,7 @@ pub struct ReplayStep {
     pub meta: ReplayMeta,
     /// Its result when it succeeded: open, the tool's own result.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub result: Option<Value>,
     /// Its error when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]

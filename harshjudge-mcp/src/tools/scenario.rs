@@ -198,6 +198,7 @@ pub struct ScenarioDetail {
     /// The markdown of a scenario saved by saveScenario ("" otherwise).
     pub content: String,
     /// meta.yaml as it is on disk (open: every key it holds), null when unreadable.
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub meta: Value,
     /// The 10 most recent runs, newest first.
     pub recent_runs: Vec<RecentRun>,
