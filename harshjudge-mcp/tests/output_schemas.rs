@@ -286,7 +286,6 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
     c("openDashboard", json!({"openBrowser": false}));
     c("getDashboardStatus", json!({}));
     c("closeDashboard", json!({}));
-    drop(c);
     let all: BTreeSet<String> = harshjudge_mcp::dispatcher()
         .tools()
         .iter()
