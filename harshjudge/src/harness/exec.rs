@@ -100,6 +100,22 @@ impl Job {
         }
     }
 
+    /// The checkpoint of a run that ended: with its execution and judgment
+    /// apart, as its final `result.json` says.
+    fn checkpoint_ended(&self, state: ScenarioState, run: String, attempt: u32) {
+        let Some(log) = &self.log else {
+            return;
+        };
+        let mut entry = ScenarioEntry::new(state, Some(run.clone()), attempt);
+        if state.finished()
+            && let (Ok(slug), Ok(id)) = (Slug::new(self.def.slug), RunId::new(run))
+            && let Ok(Some(result)) = self.store.read_result(&slug, &id)
+        {
+            entry.note_result(&result);
+        }
+        log.set_entry(self.def.slug, entry);
+    }
+
     async fn run(self) {
         let def = self.def;
         let mut first_run: Option<String> = None;
@@ -211,7 +227,7 @@ impl Job {
                 (false, true, false) => ScenarioState::Pass,
                 (false, false, _) => ScenarioState::Fail,
             };
-            self.checkpoint(state, Some(run_id), attempt);
+            self.checkpoint_ended(state, run_id, attempt);
             return;
         }
     }

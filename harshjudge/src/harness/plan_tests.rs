@@ -154,12 +154,7 @@ fn checkpoint(entries: &[(&str, ScenarioState, Option<&str>)]) -> Checkpoint {
             .map(|(slug, state, run)| {
                 (
                     slug.to_string(),
-                    ScenarioEntry {
-                        state: *state,
-                        run_id: run.map(str::to_string),
-                        attempts: 1,
-                        reused: false,
-                    },
+                    ScenarioEntry::new(*state, run.map(str::to_string), 1),
                 )
             })
             .collect::<BTreeMap<_, _>>(),
