@@ -255,7 +255,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
         rejudge::complete_judgments(&store, &mut plan, args, &mut notes)?;
     }
     let log = if plan.any_selected() {
-        exec::resolve_base_url(&pkg, &store, &mut settings)?;
+        exec::resolve_base_url(&pkg, &store, &mut settings, !plan.work().is_empty())?;
         notes.extend(exec::repair(&store));
         exec::checkpoint(&store, &binary, &plan, &mut notes)
     } else {

@@ -257,8 +257,13 @@ impl ScenarioEntry {
     /// fail as its `status` now says; a flaky pass stays flaky, and a flaky
     /// pass counted as failed by `--fail-on-flaky` stays failed).
     pub fn note_result(&mut self, result: &RunResult) {
+        let pending = self.judged == Some(Judged::Pending);
         self.executed = Executed::of(result);
-        self.judged = self.executed.and_then(|_| Judged::of(result));
+        // A `pending` noted from the code's expectations stands while
+        // `result.json` knows of no verdict.
+        self.judged = self
+            .executed
+            .and_then(|_| Judged::of(result).or(pending.then_some(Judged::Pending)));
         if self.executed.is_none() {
             return;
         }
@@ -498,7 +503,10 @@ impl SuiteLog {
             let mut s = self.state.lock().expect("checkpoint lock");
             s.scenarios.insert(slug.to_string(), entry);
         }
-        self.touched.lock().expect("touched").insert(slug.to_string());
+        self.touched
+            .lock()
+            .expect("touched")
+            .insert(slug.to_string());
         if let Err(e) = self.save() {
             eprintln!("harshjudge: the suite checkpoint could not be written: {e}");
         }
@@ -509,7 +517,13 @@ impl SuiteLog {
     /// again from their runs' `result.json` first: verdicts may have been
     /// recorded after the scenario's entry was last written.
     pub fn finish(&self, interrupted: bool) {
-        let touched: Vec<String> = self.touched.lock().expect("touched").iter().cloned().collect();
+        let touched: Vec<String> = self
+            .touched
+            .lock()
+            .expect("touched")
+            .iter()
+            .cloned()
+            .collect();
         let mut fresh = Vec::new();
         for slug in touched {
             let run = {
@@ -733,6 +747,152 @@ mod tests {
         assert!(
             e.contains("--shard \"3/2\" is invalid") && e.contains("i/n"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn rejudge_flags_are_parsed_and_checked() {
+        let (rest, f) = split(&["bin", "--rejudge", "notes"]).unwrap();
+        assert_eq!(rest, ["bin", "notes"]);
+        assert!(f.rejudge && f.rejudging() && f.rejudge_run.is_none());
+        let (_, f) = split(&["bin", "--rejudge-run", "20261123T101500123Z-a1b2c3"]).unwrap();
+        assert_eq!(f.rejudge_run.as_deref(), Some("20261123T101500123Z-a1b2c3"));
+        let (_, f) = split(&["bin", "--rejudge-run=r1"]).unwrap();
+        assert!(f.rejudging() && !f.rejudge);
+        let e = split(&["bin", "--rejudge-run"]).unwrap_err().to_string();
+        assert!(e.contains("--rejudge-run needs a run id"), "{e}");
+        let e = split(&["bin", "--rejudge-run", "../etc"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--rejudge-run \"../etc\" is invalid"), "{e}");
+        let e = split(&["bin", "--rejudge", "--resume"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot be combined"), "{e}");
+        let e = split(&["bin", "--rejudge", "--rejudge-run", "r1"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot be combined"), "{e}");
+    }
+
+    fn result(steps: serde_json::Value) -> RunResult {
+        serde_json::from_value(serde_json::json!({
+            "runId": "r1", "scenarioSlug": "s", "status": "pass",
+            "startedAt": "2026-11-23T00:00:00.000Z", "completedAt": "2026-11-23T00:00:01.000Z",
+            "duration": 1000, "steps": steps,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn execution_and_judgment_are_kept_apart() {
+        let step = |id: &str, status: &str, extra: serde_json::Value| {
+            let mut v = serde_json::json!({"id": id, "status": status, "duration": 1});
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            v
+        };
+        // Nothing to judge.
+        let r = result(serde_json::json!([step(
+            "01",
+            "pass",
+            serde_json::json!({})
+        )]));
+        assert_eq!(
+            (Executed::of(&r), Judged::of(&r)),
+            (Some(Executed::Pass), None)
+        );
+        // An expectation without a verdict state yet, or pending, or an error: pending.
+        for extra in [
+            serde_json::json!({"expectation": "x"}),
+            serde_json::json!({"expectation": "x", "verdict": "pending"}),
+            serde_json::json!({"expectation": "x", "verdict": "error", "executedStatus": "pass", "status": "fail"}),
+        ] {
+            let r = result(serde_json::json!([step("01", "pass", extra)]));
+            assert_eq!(Judged::of(&r), Some(Judged::Pending), "{r:?}");
+        }
+        // A failing verdict: executed pass, judged fail; the run's state fails.
+        let mut r = result(serde_json::json!([
+            step(
+                "01",
+                "pass",
+                serde_json::json!({"expectation": "x", "verdict": "pass"})
+            ),
+            step(
+                "02",
+                "fail",
+                serde_json::json!({"expectation": "y", "verdict": "fail", "executedStatus": "pass"})
+            ),
+        ]));
+        r.status = RunStatus::Fail;
+        r.executed_status = Some(RunStatus::Pass);
+        let mut e = ScenarioEntry::new(ScenarioState::Pass, Some("r1".into()), 1);
+        e.note_result(&r);
+        assert_eq!(
+            (e.state, e.executed, e.judged),
+            (
+                ScenarioState::Fail,
+                Some(Executed::Pass),
+                Some(Judged::Fail)
+            )
+        );
+        // Uncertain counts as the combined status says.
+        let r = result(serde_json::json!([step(
+            "01",
+            "pass",
+            serde_json::json!({"expectation": "x", "verdict": "uncertain"})
+        )]));
+        assert_eq!(Judged::of(&r), Some(Judged::Pass));
+        // An interrupted run has no execution outcome.
+        let mut r = result(serde_json::json!([]));
+        r.interrupted = true;
+        assert_eq!(Executed::of(&r), None);
+        // `pending` noted from the code's expectations stands while result.json
+        // knows of no verdict.
+        let r = result(serde_json::json!([step(
+            "01",
+            "pass",
+            serde_json::json!({})
+        )]));
+        let mut e = ScenarioEntry::new(ScenarioState::Pass, Some("r1".into()), 1);
+        e.judged = Some(Judged::Pending);
+        e.note_result(&r);
+        assert_eq!(e.judged, Some(Judged::Pending));
+    }
+
+    #[test]
+    fn a_checkpoint_written_before_judgments_still_loads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let path = SuiteLog::path(&store, "demo");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"binary":"demo","pid":1,"startedAt":"2026-01-01T00:00:00.000Z","finishedAt":null,
+               "scenarios":{"a":{"state":"pass","runId":"r1","attempts":1}}}"#,
+        )
+        .unwrap();
+        let prev = SuiteLog::previous(&store, "demo").unwrap().unwrap();
+        let a = &prev.scenarios["a"];
+        assert_eq!(
+            (a.state, a.executed, a.judged),
+            (ScenarioState::Pass, None, None)
+        );
+        // --rejudge updates an entry in place, keeping the invocation's fields.
+        let mut r = result(serde_json::json!([]));
+        r.run_id = "r1".into();
+        SuiteLog::update_previous(&store, "demo", |e| {
+            e.get_mut("a").unwrap().note_result(&r);
+        })
+        .unwrap();
+        let now = SuiteLog::previous(&store, "demo").unwrap().unwrap();
+        assert_eq!(now.started_at, prev.started_at);
+        assert_eq!(now.scenarios["a"].executed, Some(Executed::Pass));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("\"executed\": \"pass\"") && !text.contains("judged"),
+            "{text}"
         );
     }
 

@@ -15,9 +15,7 @@ use libtest_mimic::{Arguments, Trial};
 use crate::event::StepOutcome;
 use crate::registry::ScenarioDef;
 use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store};
-use crate::suite::{
-    Checkpoint, Executed, Judged, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog,
-};
+use crate::suite::{Checkpoint, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
 
 use super::step_test_name;
 
@@ -352,8 +350,7 @@ fn reuse(
         state,
         ..entry.clone()
     };
-    entry.executed = Executed::of(result);
-    entry.judged = entry.executed.and_then(|_| Judged::of(result));
+    entry.note_result(result);
     Some((entry, out))
 }
 

@@ -118,10 +118,7 @@ fn steps_to_judge(
             .or_else(|| step.title.clone())
             .unwrap_or_else(|| step.id.clone());
         let input = judge::step_input(store, slug, run, step, &title, &expectation)?;
-        let recorded = judgment
-            .as_ref()
-            .and_then(|j| j.step(&step.id))
-            .cloned();
+        let recorded = judgment.as_ref().and_then(|j| j.step(&step.id)).cloned();
         out.push(StepToJudge { input, recorded });
     }
     Ok(out)
@@ -228,7 +225,10 @@ impl Rejudged {
             self.made, self.reused
         );
         if self.errors > 0 {
-            note.push_str(&format!(", {} without a verdict (judge error)", self.errors));
+            note.push_str(&format!(
+                ", {} without a verdict (judge error)",
+                self.errors
+            ));
         }
         if self.before != self.result.status {
             note.push_str(&format!(
@@ -263,15 +263,7 @@ async fn rejudge_target(
             reused += 1;
             continue;
         };
-        match judge::judge_step(
-            store,
-            &target.slug,
-            &target.run,
-            &step.input,
-            judge,
-            force,
-        )
-        .await?
+        match judge::judge_step(store, &target.slug, &target.run, &step.input, judge, force).await?
         {
             Judged::Reused(_) => reused += 1,
             Judged::Made(j) => {
@@ -444,7 +436,9 @@ pub(super) fn run(
         return Err(e);
     }
     if !cx.plan.any_selected() {
-        cx.notes.push(format!("{flag}: no scenario is selected: nothing to re-judge"));
+        cx.notes.push(format!(
+            "{flag}: no scenario is selected: nothing to re-judge"
+        ));
     }
     let sink = super::exec::sink(cx.plan, slots, cx.store);
     for (def, why) in &missing {

@@ -518,19 +518,28 @@ mod tests {
         // A run recorded before its step had an expectation, re-judged with the
         // code's current one: the verdict counts, and the expectation it answers
         // is written into result.json.
-        let mut r = final_run(&[("01", StepStatus::Pass, None), ("02", StepStatus::Pass, None)]);
+        let mut r = final_run(&[
+            ("01", StepStatus::Pass, None),
+            ("02", StepStatus::Pass, None),
+        ]);
         let j = judgment(&[("02", Some(Verdict::Fail))]);
         assert!(combine_verdicts(&mut r, Some(&j), false));
         assert_eq!(r.status, RunStatus::Fail);
         assert_eq!(r.steps[1].verdict, Some(VerdictState::Fail));
-        assert_eq!(r.steps[1].expectation.as_deref(), Some("a receipt is shown"));
+        assert_eq!(
+            r.steps[1].expectation.as_deref(),
+            Some("a receipt is shown")
+        );
         assert_eq!(r.steps[1].executed_status, Some(StepStatus::Pass));
         assert_eq!(r.steps[0].verdict, None);
         // A changed expectation is replaced by the one judged.
         let mut r = final_run(&[("01", StepStatus::Pass, Some("an old expectation"))]);
         let j = judgment(&[("01", Some(Verdict::Pass))]);
         assert!(combine_verdicts(&mut r, Some(&j), false));
-        assert_eq!(r.steps[0].expectation.as_deref(), Some("a receipt is shown"));
+        assert_eq!(
+            r.steps[0].expectation.as_deref(),
+            Some("a receipt is shown")
+        );
     }
 
     #[test]
