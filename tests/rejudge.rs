@@ -44,7 +44,7 @@ if [ "$JUDGE_CRASH" = 1 ]; then
   exit 3
 fi
 case "$input" in
-  *'"scenario":"notes"'*) verdict=${JUDGE_NOTES:-pass} ;;
+  *'"scenario": "notes"'*) verdict=${JUDGE_NOTES:-pass} ;;
   *) verdict=${JUDGE_CHECKOUT:-pass} ;;
 esac
 printf '{"verdict": "%s", "reasoning": "the test judge says %s"}\n' "$verdict" "$verdict"
@@ -208,16 +208,29 @@ fn execution_fields(result: &serde_json::Value) -> serde_json::Value {
     r
 }
 
-/// Every file of a run's execution (all but `judge/`) with its contents.
-fn execution_files(run: &Path) -> Vec<(String, Vec<u8>)> {
+/// Every file of a run's execution (all but `judge/`, `result.json` and the
+/// run's lock file) with the SHA-256 of its contents.
+fn execution_files(run: &Path) -> Vec<(String, String)> {
     tree(run)
         .into_iter()
-        .filter(|f| !f.starts_with("judge/") && f != "result.json")
+        .filter(|f| !f.starts_with("judge/") && f != "result.json" && f != ".run.lock")
         .map(|f| {
             let bytes = std::fs::read(run.join(&f)).unwrap();
-            (f, bytes)
+            let store = harshjudge::judge::EvidenceInput::of_bytes(&f, run.join(&f), &bytes);
+            (f, store.sha256)
         })
         .collect()
+}
+
+/// What libtest printed for test `name` (`ok`, `FAILED`, `ignored…`).
+fn outcome<'a>(out: &'a support::Run, name: &str) -> &'a str {
+    out.stdout
+        .lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix("test ")?.strip_prefix(name)?;
+            rest.trim_start().strip_prefix("... ")
+        })
+        .unwrap_or("(not run)")
 }
 
 fn step<'a>(result: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
@@ -286,13 +299,16 @@ fn rejudge_makes_verdicts_from_the_evidence_without_running_anything() {
         "a failing verdict fails the invocation: {out:?}"
     );
     assert_eq!(p.calls(), 2, "one call per judged step: {out:?}");
-    assert!(
-        out.stdout
-            .contains("test notes::01_write_the_note ... FAILED")
-            && out.stdout.contains("test notes::02_read_it_back   ... ok")
-            && out
-                .stdout
-                .contains("test checkout::02_pay_with_the_saved_card ... ok"),
+    assert_eq!(
+        outcome(&out, "notes::01_write_the_note"),
+        "FAILED",
+        "{out:?}"
+    );
+    assert_eq!(outcome(&out, "notes::02_read_it_back"), "ok", "{out:?}");
+    assert_eq!(outcome(&out, "checkout::01_open_the_cart"), "ok", "{out:?}");
+    assert_eq!(
+        outcome(&out, "checkout::02_pay_with_the_saved_card"),
+        "ok",
         "{out:?}"
     );
     assert!(
@@ -491,7 +507,7 @@ fn verdicts_are_reused_or_remade_as_their_inputs_hashes_say() {
         &with(&[("NEXTEST", "1")]),
     );
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("test notes ... ok"), "{out:?}");
+    assert_eq!(outcome(&out, "notes"), "ok", "{out:?}");
     assert_eq!(p.calls(), 7);
     assert_eq!(p.run_dirs("notes"), [run.clone()]);
 }
@@ -600,9 +616,9 @@ fn resume_rejudges_what_was_executed_but_not_judged_instead_of_rerunning() {
         out.stderr.contains("re-judged from its evidence"),
         "{out:?}"
     );
-    assert!(
-        out.stdout
-            .contains("test notes::01_write_the_note ... FAILED"),
+    assert_eq!(
+        outcome(&out, "notes::01_write_the_note"),
+        "FAILED",
         "{out:?}"
     );
     let cp = p.checkpoint();
