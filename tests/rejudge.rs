@@ -321,8 +321,8 @@ fn rejudge_makes_verdicts_from_the_evidence_without_running_anything() {
         "{out:?}"
     );
     // No new run, the execution untouched: only judge/ and the status fields.
-    assert_eq!(p.run_dirs("notes"), [notes.clone()]);
-    assert_eq!(p.run_dirs("checkout"), [checkout.clone()]);
+    assert_eq!(p.run_dirs("notes"), std::slice::from_ref(&notes));
+    assert_eq!(p.run_dirs("checkout"), std::slice::from_ref(&checkout));
     for (run, (result, files)) in [&notes, &checkout].iter().zip(&before) {
         let now = json(run.join("result.json"));
         assert_eq!(execution_fields(&now), execution_fields(result));
@@ -509,7 +509,7 @@ fn verdicts_are_reused_or_remade_as_their_inputs_hashes_say() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(outcome(&out, "notes"), "ok", "{out:?}");
     assert_eq!(p.calls(), 7);
-    assert_eq!(p.run_dirs("notes"), [run.clone()]);
+    assert_eq!(p.run_dirs("notes"), std::slice::from_ref(&run));
 }
 
 #[test]
@@ -601,7 +601,7 @@ fn resume_rejudges_what_was_executed_but_not_judged_instead_of_rerunning() {
             && out.stderr.contains("HARSHJUDGE_JUDGE_CMD"),
         "{out:?}"
     );
-    assert_eq!(p.run_dirs("notes"), [run.clone()]);
+    assert_eq!(p.run_dirs("notes"), std::slice::from_ref(&run));
     // With a judge: re-judged from the evidence, not re-run.
     let judge = p.judge();
     let envs = [
@@ -611,7 +611,11 @@ fn resume_rejudges_what_was_executed_but_not_judged_instead_of_rerunning() {
     let out = p.offline(&["--resume", "notes"], &envs);
     assert_eq!(out.code, 101, "{out:?}");
     assert_eq!(p.calls(), 1);
-    assert_eq!(p.run_dirs("notes"), [run.clone()], "not re-run");
+    assert_eq!(
+        p.run_dirs("notes"),
+        std::slice::from_ref(&run),
+        "not re-run"
+    );
     assert!(
         out.stderr.contains("re-judged from its evidence"),
         "{out:?}"
@@ -707,7 +711,7 @@ fn a_kill_during_judgment_leaves_the_execution_intact_and_the_judgment_resumable
         &[("HARSHJUDGE_JUDGE_CMD", judge.as_str())],
     );
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(p.run_dirs("notes"), [run.clone()]);
+    assert_eq!(p.run_dirs("notes"), std::slice::from_ref(&run));
     assert_eq!(json(&j)["steps"][0]["verdict"], "pass");
     assert_eq!(p.checkpoint()["scenarios"]["notes"]["judged"], "pass");
 
