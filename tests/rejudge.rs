@@ -650,6 +650,16 @@ fn kill_group_of(pid_file: &Path) {
     }
 }
 
+/// Whether every run of `notes` has a final `result.json`.
+fn executions_final(p: &Project) -> bool {
+    p.run_dirs("notes").iter().all(|r| {
+        std::fs::read_to_string(r.join("result.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v["status"] != "running")
+    })
+}
+
 /// Starts `cmd`, waits until the judge is called (then SIGKILLs the test
 /// process while the judge sleeps, and the judge) or the process ends.
 /// Returns whether it was killed.
@@ -660,6 +670,13 @@ fn kill_while_judging(p: &Project, mut cmd: Command) -> bool {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         if pid_file.exists() {
+            // The judge hangs. Steps after a judged one may still be executing
+            // alongside it: give the execution a moment to become final (it
+            // must not wait for the judge), then kill.
+            let hanging = Instant::now();
+            while hanging.elapsed() < Duration::from_secs(10) && !executions_final(p) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             rustix::process::kill_process(
                 rustix::process::Pid::from_child(&child),
                 rustix::process::Signal::KILL,
