@@ -510,6 +510,27 @@ fn verdicts_are_reused_or_remade_as_their_inputs_hashes_say() {
     assert_eq!(outcome(&out, "notes"), "ok", "{out:?}");
     assert_eq!(p.calls(), 7);
     assert_eq!(p.run_dirs("notes"), std::slice::from_ref(&run));
+
+    // An uncertain verdict fails the step; HARSHJUDGE_UNCERTAIN=pass counts it
+    // as passed when the recorded verdict is reused (no judge needed).
+    let id = run.file_name().unwrap().to_str().unwrap();
+    let out = p.offline(
+        &["--rejudge-run", id],
+        &with(&[("JUDGE_NOTES", "uncertain")]),
+    );
+    assert_eq!(out.code, 101, "{out:?}");
+    assert!(out.stdout.contains("HARSHJUDGE_UNCERTAIN=pass"), "{out:?}");
+    assert_eq!(
+        step(&json(run.join("result.json")), "01")["verdict"],
+        "uncertain"
+    );
+    assert_eq!(counts(&p.meta("notes")), (1, 0, 1));
+    let out = rejudge(&[("HARSHJUDGE_UNCERTAIN", "pass")]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(p.calls(), 8);
+    assert_eq!(json(run.join("result.json"))["status"], "pass");
+    assert_eq!(counts(&p.meta("notes")), (1, 1, 0));
+    assert_eq!(p.checkpoint()["scenarios"]["notes"]["judged"], "pass");
 }
 
 #[test]
