@@ -293,7 +293,11 @@ fn rejudge_makes_verdicts_from_the_evidence_without_running_anything() {
         ("HARSHJUDGE_JUDGE_CMD", judge.as_str()),
         ("JUDGE_NOTES", "fail"),
     ];
-    let out = p.offline(&["--rejudge"], &envs);
+    let junit = p.root.join("junit.xml");
+    let junit_env = junit.display().to_string();
+    let mut with_junit = envs.to_vec();
+    with_junit.push(("HARSHJUDGE_JUNIT", junit_env.as_str()));
+    let out = p.offline(&["--rejudge"], &with_junit);
     assert_eq!(
         out.code, 101,
         "a failing verdict fails the invocation: {out:?}"
@@ -319,6 +323,12 @@ fn rejudge_makes_verdicts_from_the_evidence_without_running_anything() {
                 "re-judged by --rejudge: 1 verdict(s) made, 0 reused; status pass -> fail"
             ),
         "{out:?}"
+    );
+    // The reports are published from the re-judged runs.
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("<failure") && xml.contains("the test judge says fail"),
+        "{xml}"
     );
     // No new run, the execution untouched: only judge/ and the status fields.
     assert_eq!(p.run_dirs("notes"), std::slice::from_ref(&notes));
