@@ -24,6 +24,7 @@ use crate::suite::SuiteFlags;
 mod consumers;
 pub(crate) mod exec;
 pub(crate) mod plan;
+mod rejudge;
 mod tail;
 
 /// Every test passed.
@@ -215,6 +216,11 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
         .then(|| self::package_root(&pkg).unwrap_or_else(|_| pkg.manifest_dir.into()))
         .and_then(|root: PathBuf| Settings::from_env(&root, pkg.name).ok())
         .map(|s| Store::new(&s.dir));
+    // `--rejudge-run RUN_ID`: only the scenario that run belongs to.
+    let scenarios = match (&flags.rejudge_run, &store) {
+        (Some(run), Some(store)) => rejudge::owner(store, scenarios, run)?,
+        _ => scenarios,
+    };
     let recorded = plan::Recorded::read(
         store.as_ref(),
         store.as_ref().or(listing_store.as_ref()),
@@ -222,7 +228,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
         flags,
         &binary,
     );
-    let plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
+    let mut plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
     let (trials, slots) = exec::trials(&plan);
     if args.list {
         let _ = libtest_mimic::run(args, trials);
@@ -231,8 +237,26 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
     let mut settings = settings.expect("settings are read unless listing");
     let store = store.expect("the store is known unless listing");
     let mut notes = plan.notes.clone();
+    if flags.rejudging() {
+        // Nothing runs: no app, no browser, no new run.
+        let cx = rejudge::Context {
+            store: &store,
+            settings: &settings,
+            plan: &plan,
+            flags,
+            binary: &binary,
+            notes,
+            started,
+            nextest,
+            verbose,
+        };
+        return rejudge::run(cx, args, trials, slots);
+    }
+    if flags.resume {
+        rejudge::complete_judgments(&store, &mut plan, args, &mut notes)?;
+    }
     let log = if plan.any_selected() {
-        exec::resolve_base_url(&pkg, &store, &mut settings)?;
+        exec::resolve_base_url(&pkg, &store, &mut settings, !plan.work().is_empty())?;
         notes.extend(exec::repair(&store));
         exec::checkpoint(&store, &binary, &plan, &mut notes)
     } else {

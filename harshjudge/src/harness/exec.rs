@@ -15,7 +15,7 @@ use crate::run::RunHandle;
 use crate::runner::{self, Limits, Shared};
 use crate::settings::Settings;
 use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store};
-use crate::suite::{ReplayInfo, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
+use crate::suite::{Judged, ReplayInfo, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
 
 use super::consumers::{
     Attempt, Buffer, HarnessSink, Slot, Tracked, fail_unstarted, not_run, trial_result,
@@ -104,6 +104,37 @@ impl Job {
         if let Some(log) = &self.log {
             log.set(self.def.slug, state, run, attempt);
         }
+    }
+
+    /// The checkpoint of a run that ended: with its execution and judgment
+    /// apart, as its final `result.json` says.
+    fn checkpoint_ended(&self, state: ScenarioState, run: String, attempt: u32) {
+        let Some(log) = &self.log else {
+            return;
+        };
+        let mut entry = ScenarioEntry::new(state, Some(run.clone()), attempt);
+        if state.finished()
+            && let (Ok(slug), Ok(id)) = (Slug::new(self.def.slug), RunId::new(run))
+            && let Ok(Some(result)) = self.store.read_result(&slug, &id)
+        {
+            entry.note_result(&result);
+            // A step the code expects something of, executed, without a verdict
+            // state in result.json: its judgment is still to be made.
+            let expecting = |id: &str| {
+                let i = id.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
+                i.and_then(|i| self.def.steps.get(i))
+                    .is_some_and(|s| s.expect.is_some())
+            };
+            let unjudged = result.steps.iter().any(|s| {
+                expecting(&s.id)
+                    && s.executed_status.unwrap_or(s.status) != StepStatus::Skipped
+                    && s.verdict.is_none()
+            });
+            if entry.executed.is_some() && entry.judged.is_none() && unjudged {
+                entry.judged = Some(Judged::Pending);
+            }
+        }
+        log.set_entry(self.def.slug, entry);
     }
 
     async fn run(self) {
@@ -221,7 +252,7 @@ impl Job {
                 (false, true, false) => ScenarioState::Pass,
                 (false, false, _) => ScenarioState::Fail,
             };
-            self.checkpoint(state, Some(run_id), attempt);
+            self.checkpoint_ended(state, run_id, attempt);
             return;
         }
     }
@@ -278,16 +309,19 @@ pub(super) fn trials(plan: &Plan) -> (Vec<Trial>, HashMap<&'static str, Vec<Arc<
 /// the base URL: `HARSHJUDGE_BASE_URL`, else the suite's own app
 /// (`main!(base_url = …)`), else `config.yaml`. Only the variable's value is
 /// written into a new `config.yaml`: a started app's port is not a setting.
+/// When no scenario runs (`run` false: every selected one is reused by
+/// `--resume`), the app is not started.
 pub(super) fn resolve_base_url(
     pkg: &Package,
     store: &Store,
     settings: &mut Settings,
+    run: bool,
 ) -> Result<(), String> {
     store
         .ensure_initialized(pkg.name, &settings.base_url)
         .map_err(|e| e.to_string())?;
     let config = crate::settings::read_config(store).map_err(|e| e.to_string())?;
-    if settings.base_url.is_empty() {
+    if settings.base_url.is_empty() && run {
         settings.base_url = match pkg.base_url {
             Some(start) => start().map_err(|e| {
                 format!("could not start the app under test (main!(base_url = …)): {e}")

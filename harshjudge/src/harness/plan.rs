@@ -322,9 +322,10 @@ fn selection(
 }
 
 /// What `--resume` reuses of a scenario the earlier invocation ran: its entry
-/// and its steps as recorded in the run's `result.json`. A run that ended
-/// counts as finished even if the checkpoint did not hear of it (the process
-/// died just after); a running or interrupted one is not reusable.
+/// (with its execution and judgment as the run's `result.json` says) and its
+/// steps as recorded there. A run that ended counts as finished even if the
+/// checkpoint did not hear of it (the process died just after, or while its
+/// steps were being judged); a running or interrupted one is not reusable.
 fn reuse(
     store: &Store,
     def: &ScenarioDef,
@@ -332,7 +333,6 @@ fn reuse(
     run: &RunId,
     result: &RunResult,
 ) -> Option<(ScenarioEntry, Vec<StepOutcome>)> {
-    let slug = Slug::new(def.slug).ok()?;
     if result.status == RunStatus::Running || result.interrupted {
         return None;
     }
@@ -345,6 +345,27 @@ fn reuse(
             _ => ScenarioState::Fail,
         }
     };
+    let out = recorded_outcomes(store, def, run, result, "reused by --resume")?;
+    let mut entry = ScenarioEntry {
+        state,
+        ..entry.clone()
+    };
+    entry.note_result(result);
+    Some((entry, out))
+}
+
+/// Each step's outcome as `result.json` records it (after its verdicts are
+/// combined), for trials that report a recorded run instead of running it
+/// (`--resume`, `--rejudge`); `how` says which in the messages. A step the run
+/// never reached is skipped, saying so.
+pub(crate) fn recorded_outcomes(
+    store: &Store,
+    def: &ScenarioDef,
+    run: &RunId,
+    result: &RunResult,
+    how: &str,
+) -> Option<Vec<StepOutcome>> {
+    let slug = Slug::new(def.slug).ok()?;
     let mut out = Vec::new();
     for (i, step) in def.steps.iter().enumerate() {
         let id = StepId::from_index(i + 1).ok()?;
@@ -358,22 +379,18 @@ fn reuse(
             error: done
                 .and_then(|s| s.error.clone())
                 .filter(|_| status == StepStatus::Fail)
-                .map(|e| format!("{e}\n  (reused by --resume from run {run})")),
+                .map(|e| format!("{e}\n  ({how} from run {run})")),
             location: done.and_then(|s| s.error_location.clone()),
-            reason: (status == StepStatus::Skipped)
-                .then(|| format!("reused by --resume from run {run}, where it was skipped")),
+            reason: (status == StepStatus::Skipped).then(|| match done {
+                Some(_) => format!("{how} from run {run}, where it was skipped"),
+                None => format!("{how} from run {run}, which never reached it"),
+            }),
             evidence_dir: store.evidence_dir(&slug, run, &id),
             id,
             expectation: None,
         });
     }
-    Some((
-        ScenarioEntry {
-            state,
-            ..entry.clone()
-        },
-        out,
-    ))
+    Some(out)
 }
 
 #[cfg(test)]

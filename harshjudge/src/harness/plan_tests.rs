@@ -154,12 +154,7 @@ fn checkpoint(entries: &[(&str, ScenarioState, Option<&str>)]) -> Checkpoint {
             .map(|(slug, state, run)| {
                 (
                     slug.to_string(),
-                    ScenarioEntry {
-                        state: *state,
-                        run_id: run.map(str::to_string),
-                        attempts: 1,
-                        reused: false,
-                    },
+                    ScenarioEntry::new(*state, run.map(str::to_string), 1),
                 )
             })
             .collect::<BTreeMap<_, _>>(),
@@ -321,6 +316,19 @@ fn resume_reuses_finished_runs_and_reruns_the_rest() {
     assert_eq!(reused, ["about", "checkout"]);
     let checkout = &p.reused[1];
     assert_eq!(checkout.entry.state, ScenarioState::Fail);
+    // The reused entry says how the execution ended (nothing to judge here).
+    assert_eq!(
+        (checkout.entry.executed, checkout.entry.judged),
+        (Some(crate::suite::Executed::Fail), None)
+    );
+    assert_eq!(
+        p.reused[0].entry.executed,
+        Some(crate::suite::Executed::Pass)
+    );
+    assert_eq!(
+        checkout.outcomes[2].reason.as_deref(),
+        Some(format!("reused by --resume from run {r_checkout}, where it was skipped").as_str())
+    );
     let statuses: Vec<StepStatus> = checkout.outcomes.iter().map(|o| o.status).collect();
     assert_eq!(
         statuses,

@@ -46,20 +46,23 @@ pub fn step_input(
         })?;
         evidence.push(EvidenceInput::of_bytes(&name, path, &bytes));
     }
+    let executed = step.executed_status.unwrap_or(step.status);
     Ok(JudgeInput {
         run_id: run.to_string(),
         scenario: slug.to_string(),
         step_id: step.id.clone(),
         title: title.to_string(),
         expectation: expectation.to_string(),
+        // The code's own outcome: once verdicts are combined, `status` and
+        // `error` may be the verdict's (`executedStatus` keeps the code's).
         code: CodeOutcome {
-            status: match step.status {
+            status: match executed {
                 StepStatus::Pass => "pass",
                 StepStatus::Fail => "fail",
                 StepStatus::Skipped => "skipped",
             }
             .to_string(),
-            error: step.error.clone(),
+            error: step.error.clone().filter(|_| executed != StepStatus::Pass),
         },
         evidence,
     })
