@@ -302,6 +302,7 @@ fn not_rejudged(sink: &HarnessSink, store: &Store, def: &ScenarioDef, why: &str)
             location: None,
             reason: (!first).then(|| format!("not re-judged: {why}")),
             evidence_dir: store.dir().to_path_buf(),
+            expectation: None,
         };
         sink.on_event(&Event::StepFinished {
             slug: &slug,
@@ -324,12 +325,17 @@ fn deliver(sink: &HarnessSink, store: &Store, target: &Target, done: &Rejudged, 
         });
     }
     let dir = store.run_dir(&target.slug, &target.run);
+    let judgment = store
+        .read_judgment(&target.slug, &target.run)
+        .ok()
+        .flatten();
     sink.on_event(&Event::RunFinished {
         slug: &target.slug,
         result: Some(&done.result),
         run_dir: Some(&dir),
         store_error: None,
         warnings: &[],
+        judgment: judgment.as_ref(),
     });
     let mut summary = sink.summary.lock().expect("summary");
     if let Some(line) = summary
