@@ -93,6 +93,14 @@ pub fn combine_verdicts(
     let before = result.clone();
     let mut any = false;
     for step in result.steps.iter_mut() {
+        // A step judged without an expectation of its own in `result.json` (an
+        // agent's `recordVerdict` on a run recorded through MCP, whose expectation
+        // is the scenario's step file): the expectation the verdict answers is the step's.
+        if step.expectation.is_none()
+            && let Some(j) = judgment.and_then(|j| j.step(&step.id))
+        {
+            step.expectation = Some(j.expectation.clone());
+        }
         if step.expectation.is_none() && step.executed_status.is_none() {
             continue;
         }
@@ -503,6 +511,20 @@ mod tests {
         );
         combine_verdicts(&mut r, Some(&j), true);
         assert_eq!(r.status, RunStatus::Pass);
+    }
+
+    #[test]
+    fn a_verdict_on_a_step_without_expectation_brings_its_own() {
+        // A run recorded through MCP: result.json has no expectation; the agent's
+        // verdict answers the scenario's step file, and counts.
+        let mut r = final_run(&[("01", StepStatus::Pass, None)]);
+        assert!(!combine_verdicts(&mut r, None, false), "nothing to judge yet");
+        let j = judgment(&[("01", Some(Verdict::Fail))]);
+        assert!(combine_verdicts(&mut r, Some(&j), false));
+        assert_eq!(r.steps[0].expectation.as_deref(), Some("a receipt is shown"));
+        assert_eq!(r.steps[0].verdict, Some(VerdictState::Fail));
+        assert_eq!(r.steps[0].executed_status, Some(StepStatus::Pass));
+        assert_eq!(r.status, RunStatus::Fail);
     }
 
     #[test]
