@@ -28,7 +28,10 @@ fn an_agent_judges_real_runs_through_the_python_mcp_client() {
             ("JUDGED_NOTE", "the disk is full"),
         ],
     );
-    assert_eq!(bad.code, 0, "the code passes; only a judge can fail it: {bad:?}");
+    assert_eq!(
+        bad.code, 0,
+        "the code passes; only a judge can fail it: {bad:?}"
+    );
     let checkout = runs(&hj, "checkout");
     let notes = runs(&hj, "notes");
     assert_eq!((checkout.len(), notes.len()), (2, 2));
@@ -76,10 +79,16 @@ fn an_agent_judges_real_runs_through_the_python_mcp_client() {
         assert_eq!(v["source"], *source, "{v}");
     }
     // The checkout step's evidence includes real Chromium screenshots, opened.
-    let shots = find(&id(&checkout[0]), "02")["images"].as_array().unwrap().clone();
+    let shots = find(&id(&checkout[0]), "02")["images"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert!(!shots.is_empty(), "{report:#}");
     for s in &shots {
-        assert!(s[1].as_u64().unwrap() >= 100 && s[2].as_u64().unwrap() >= 100, "{s}");
+        assert!(
+            s[1].as_u64().unwrap() >= 100 && s[2].as_u64().unwrap() >= 100,
+            "{s}"
+        );
     }
 
     // On disk: the failing verdicts failed the runs whose code passed.
@@ -90,20 +99,43 @@ fn an_agent_judges_real_runs_through_the_python_mcp_client() {
         assert_eq!(ko["status"], "fail", "{ko:#}");
         assert_eq!(ko["executedStatus"], "pass");
         let s = &ko["steps"][step];
-        assert_eq!((s["verdict"].as_str(), s["executedStatus"].as_str()), (Some("fail"), Some("pass")), "{s}");
+        assert_eq!(
+            (s["verdict"].as_str(), s["executedStatus"].as_str()),
+            (Some("fail"), Some("pass")),
+            "{s}"
+        );
         let judged = json(dirs[1].join("judge/result.json"));
-        let j = judged["steps"].as_array().unwrap().iter().find(|j| j["stepId"] == s["id"]).unwrap();
-        assert_eq!((j["judge"].as_str(), j["identity"].as_str()), (Some("agent"), Some("agent:judge-flow")));
+        let j = judged["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["stepId"] == s["id"])
+            .unwrap();
+        assert_eq!(
+            (j["judge"].as_str(), j["identity"].as_str()),
+            (Some("agent"), Some("agent:judge-flow"))
+        );
         let meta = yaml(hj.join("scenarios").join(slug).join("meta.yaml"));
         assert_eq!(
-            (meta["totalRuns"].as_u64(), meta["passCount"].as_u64(), meta["failCount"].as_u64()),
+            (
+                meta["totalRuns"].as_u64(),
+                meta["passCount"].as_u64(),
+                meta["failCount"].as_u64()
+            ),
             (Some(2), Some(1), Some(1)),
             "{slug}: {meta:#}"
         );
         assert_eq!(meta["lastResult"], "fail");
     }
-    let signup_result = json(hj.join("scenarios/signup/runs").join(signup).join("result.json"));
+    let signup_result = json(
+        hj.join("scenarios/signup/runs")
+            .join(signup)
+            .join("result.json"),
+    );
     assert_eq!(signup_result["status"], "fail");
-    assert_eq!(signup_result["steps"][1]["expectation"], "The dashboard greets Ada by name");
+    assert_eq!(
+        signup_result["steps"][1]["expectation"],
+        "The dashboard greets Ada by name"
+    );
     support::all_files_parse(&hj);
 }

@@ -855,7 +855,10 @@ fn pending_judgments_and_record_verdict_from_the_command_line() {
         ],
     )
     .json();
-    assert_eq!((one["total"].as_u64(), one["leftOut"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (one["total"].as_u64(), one["leftOut"].as_u64()),
+        (Some(2), Some(1))
+    );
     let v = hj(
         &p,
         &[
@@ -882,7 +885,14 @@ fn pending_judgments_and_record_verdict_from_the_command_line() {
         .env("HARSHJUDGE_DASHBOARD", "off")
         .env("HARSHJUDGE_UNCERTAIN", "pass")
         .args(["--cwd", p.to_str().unwrap(), "record-verdict", &run])
-        .args(["--step", "02", "--verdict", "uncertain", "--judge", "ci-bot"])
+        .args([
+            "--step",
+            "02",
+            "--verdict",
+            "uncertain",
+            "--judge",
+            "ci-bot",
+        ])
         .args(["--reasoning", "The screenshot is cut off."])
         .output()
         .unwrap();
@@ -890,9 +900,15 @@ fn pending_judgments_and_record_verdict_from_the_command_line() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["runStatusAfter"], "pass", "{v}");
     assert_eq!(v["judgeIdentity"], "agent:ci-bot");
-    let result: Value =
-        serde_json::from_slice(&std::fs::read(p.join(".harshJudge/scenarios/login/runs").join(&run).join("result.json")).unwrap())
-            .unwrap();
+    let result: Value = serde_json::from_slice(
+        &std::fs::read(
+            p.join(".harshJudge/scenarios/login/runs")
+                .join(&run)
+                .join("result.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
     assert_eq!(result["steps"][1]["verdict"], "uncertain");
     assert_eq!(result["status"], "pass");
     assert_eq!(
@@ -902,7 +918,16 @@ fn pending_judgments_and_record_verdict_from_the_command_line() {
     );
     let msg = hj(
         &p,
-        &["record-verdict", &run, "--step", "01", "--verdict", "maybe", "--reasoning", "x"],
+        &[
+            "record-verdict",
+            &run,
+            "--step",
+            "01",
+            "--verdict",
+            "maybe",
+            "--reasoning",
+            "x",
+        ],
     )
     .error("INVALID_INPUT");
     assert!(msg.contains("verdict: unknown variant `maybe`"), "{msg}");

@@ -310,10 +310,14 @@ fn input_of(
         }
     }
     judge::step_input(store, slug, run, &code, title, expectation).map_err(|e| {
-        let denied = matches!(e, StoreError::Link { .. })
-            || e.to_string().contains("symbolic link");
+        let denied =
+            matches!(e, StoreError::Link { .. }) || e.to_string().contains("symbolic link");
         ToolError::new(
-            if denied { Code::AccessDenied } else { Code::Internal },
+            if denied {
+                Code::AccessDenied
+            } else {
+                Code::Internal
+            },
             format!(
                 "the evidence of step {} of run \"{run}\" cannot be read: {e}",
                 step.id

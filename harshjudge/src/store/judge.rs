@@ -518,10 +518,16 @@ mod tests {
         // A run recorded through MCP: result.json has no expectation; the agent's
         // verdict answers the scenario's step file, and counts.
         let mut r = final_run(&[("01", StepStatus::Pass, None)]);
-        assert!(!combine_verdicts(&mut r, None, false), "nothing to judge yet");
+        assert!(
+            !combine_verdicts(&mut r, None, false),
+            "nothing to judge yet"
+        );
         let j = judgment(&[("01", Some(Verdict::Fail))]);
         assert!(combine_verdicts(&mut r, Some(&j), false));
-        assert_eq!(r.steps[0].expectation.as_deref(), Some("a receipt is shown"));
+        assert_eq!(
+            r.steps[0].expectation.as_deref(),
+            Some("a receipt is shown")
+        );
         assert_eq!(r.steps[0].verdict, Some(VerdictState::Fail));
         assert_eq!(r.steps[0].executed_status, Some(StepStatus::Pass));
         assert_eq!(r.status, RunStatus::Fail);
