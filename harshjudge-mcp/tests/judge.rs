@@ -19,6 +19,11 @@ struct Project {
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 
+/// Evidence of a step: (name, extension, content).
+type Evidence<'a> = &'a [(&'a str, &'a str, &'a [u8])];
+/// A step of a code run: (title, code status, expectation, evidence).
+type CodeStep<'a> = (&'a str, StepStatus, Option<&'a str>, Evidence<'a>);
+
 impl Project {
     fn new() -> Project {
         let dir = tempfile::tempdir().unwrap();
@@ -75,11 +80,7 @@ impl Project {
     /// A run as `cargo test` records it: a scenario defined in Rust (its step
     /// files carry the code), steps with `expectation` in result.json.
     /// `steps`: (title, code status, expectation, evidence).
-    fn code_run(
-        &self,
-        slug: &str,
-        steps: &[(&str, StepStatus, Option<&str>, &[(&str, &str, &[u8])])],
-    ) -> String {
+    fn code_run(&self, slug: &str, steps: &[CodeStep<'_>]) -> String {
         let store = self.store();
         let slug = Slug::new(slug).unwrap();
         let titles: Vec<String> = steps.iter().map(|s| s.0.to_string()).collect();
