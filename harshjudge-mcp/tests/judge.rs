@@ -562,6 +562,28 @@ fn bad_ids_verdicts_and_steps_are_refused_naming_the_field() {
     // Nothing was recorded by the refused calls.
     assert!(!p.run_dir("checkout", &run).join("judge").exists());
     assert_eq!(p.meta("checkout"), (1, 0, "pass".into()));
+    // A judgment record that cannot be read is said, not overwritten.
+    let judge_dir = p.run_dir("checkout", &run).join("judge");
+    std::fs::create_dir_all(&judge_dir).unwrap();
+    std::fs::write(judge_dir.join("result.json"), "{").unwrap();
+    let out = p.ok("getPendingJudgments", json!({}));
+    assert_eq!(out["pending"], json!([]), "{out}");
+    assert!(
+        out["unreadable"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a judgment record"),
+        "{out}"
+    );
+    let (c, e) = p.err(
+        "recordVerdict",
+        json!({"runId": run, "stepId": "02", "verdict": "pass", "reasoning": "seen"}),
+    );
+    assert_eq!(c, Code::Corrupt, "{e}");
+    assert_eq!(
+        std::fs::read_to_string(judge_dir.join("result.json")).unwrap(),
+        "{"
+    );
 }
 
 #[cfg(unix)]

@@ -178,6 +178,8 @@ struct Candidate {
     expectation: String,
     source: &'static str,
     judge_error: Option<String>,
+    /// Why the step cannot be judged now (its run's judgment record is unreadable).
+    problem: Option<String>,
 }
 
 /// The judge name used when `recordVerdict` gets none: the MCP client's name
@@ -381,7 +383,16 @@ pub fn get_pending_judgments(
         if result.status == RunStatus::Running {
             continue;
         }
-        let judgment = store.read_judgment(&slug, &run).ok().flatten();
+        // A judgment record that cannot be read is said, never overwritten.
+        let (judgment, problem) = match store.read_judgment(&slug, &run) {
+            Ok(j) => (j, None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "{e}; fix or remove the file, then judge the step again"
+                )),
+            ),
+        };
         let from_files = files
             .entry(slug.clone())
             .or_insert_with(|| step_file_expectations(store, &slug));
@@ -412,6 +423,7 @@ pub fn get_pending_judgments(
                 expectation,
                 source,
                 judge_error: judged.map(|j| j.error.clone().unwrap_or_else(|| "no verdict".into())),
+                problem: problem.clone(),
             });
         }
     }
@@ -427,7 +439,11 @@ pub fn get_pending_judgments(
     let mut pending = Vec::new();
     let mut unreadable = Vec::new();
     for c in candidates.into_iter().take(limit) {
-        match input_of(store, &c.slug, &c.run, &c.step, &c.title, &c.expectation) {
+        let input = match &c.problem {
+            Some(p) => Err(ToolError::new(Code::Corrupt, p.clone())),
+            None => input_of(store, &c.slug, &c.run, &c.step, &c.title, &c.expectation),
+        };
+        match input {
             Ok(input) => {
                 let hash = judge::inputs_hash(&input, &identity);
                 pending.push(PendingStep {
