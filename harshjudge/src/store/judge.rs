@@ -73,7 +73,8 @@ impl RunJudgment {
 /// writer of a run's final status follows (the harness when a run completes or
 /// is re-judged, the MCP server's `completeRun` and `recordVerdict`).
 ///
-/// For each step with an expectation: `executedStatus` keeps the code's own
+/// For each step with an expectation or a judgment (whose expectation it then
+/// takes: the one its verdict answers): `executedStatus` keeps the code's own
 /// outcome (set once, from `status`, the first time the step is combined),
 /// `verdict` says where the judgment stands, and `status` becomes the
 /// combination: a step fails when its code failed, or its verdict is `fail`, or
@@ -93,20 +94,19 @@ pub fn combine_verdicts(
     let before = result.clone();
     let mut any = false;
     for step in result.steps.iter_mut() {
-        // A step judged without an expectation of its own in `result.json` (an
-        // agent's `recordVerdict` on a run recorded through MCP, whose expectation
-        // is the scenario's step file): the expectation the verdict answers is the step's.
-        if step.expectation.is_none()
-            && let Some(j) = judgment.and_then(|j| j.step(&step.id))
-        {
-            step.expectation = Some(j.expectation.clone());
-        }
-        if step.expectation.is_none() && step.executed_status.is_none() {
+        let judged = judgment.and_then(|j| j.step(&step.id));
+        if step.expectation.is_none() && step.executed_status.is_none() && judged.is_none() {
             continue;
         }
         any = true;
+        // The expectation the verdict answers (`--rejudge` judges the code's
+        // current one, which may be new or changed since the run).
+        if let Some(j) = judged
+            && step.expectation.as_deref() != Some(j.expectation.as_str())
+        {
+            step.expectation = Some(j.expectation.clone());
+        }
         let executed = *step.executed_status.get_or_insert(step.status);
-        let judged = judgment.and_then(|j| j.step(&step.id));
         let state = match (executed, judged) {
             (StepStatus::Skipped, _) => VerdictState::Skipped,
             (_, None) => VerdictState::Pending,
@@ -514,23 +514,32 @@ mod tests {
     }
 
     #[test]
-    fn a_verdict_on_a_step_without_expectation_brings_its_own() {
-        // A run recorded through MCP: result.json has no expectation; the agent's
-        // verdict answers the scenario's step file, and counts.
-        let mut r = final_run(&[("01", StepStatus::Pass, None)]);
-        assert!(
-            !combine_verdicts(&mut r, None, false),
-            "nothing to judge yet"
+    fn a_judgment_of_a_step_recorded_without_expectation_takes_part() {
+        // A run recorded before its step had an expectation, re-judged with the
+        // code's current one: the verdict counts, and the expectation it answers
+        // is written into result.json.
+        let mut r = final_run(&[
+            ("01", StepStatus::Pass, None),
+            ("02", StepStatus::Pass, None),
+        ]);
+        let j = judgment(&[("02", Some(Verdict::Fail))]);
+        assert!(combine_verdicts(&mut r, Some(&j), false));
+        assert_eq!(r.status, RunStatus::Fail);
+        assert_eq!(r.steps[1].verdict, Some(VerdictState::Fail));
+        assert_eq!(
+            r.steps[1].expectation.as_deref(),
+            Some("a receipt is shown")
         );
-        let j = judgment(&[("01", Some(Verdict::Fail))]);
+        assert_eq!(r.steps[1].executed_status, Some(StepStatus::Pass));
+        assert_eq!(r.steps[0].verdict, None);
+        // A changed expectation is replaced by the one judged.
+        let mut r = final_run(&[("01", StepStatus::Pass, Some("an old expectation"))]);
+        let j = judgment(&[("01", Some(Verdict::Pass))]);
         assert!(combine_verdicts(&mut r, Some(&j), false));
         assert_eq!(
             r.steps[0].expectation.as_deref(),
             Some("a receipt is shown")
         );
-        assert_eq!(r.steps[0].verdict, Some(VerdictState::Fail));
-        assert_eq!(r.steps[0].executed_status, Some(StepStatus::Pass));
-        assert_eq!(r.status, RunStatus::Fail);
     }
 
     #[test]
