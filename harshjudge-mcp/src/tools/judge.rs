@@ -669,8 +669,9 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
         None,
         None,
     )?;
-    let running = before.status == RunStatus::Running;
     let after = store.apply_judgment(&slug, &id, uncertain_passes)?;
+    // As it is now: the run may have completed since it was read.
+    let running = after.status == RunStatus::Running;
     let now = after
         .steps
         .iter()
