@@ -328,22 +328,14 @@ fn input_of(
     })
 }
 
-/// Lists the steps that wait for a verdict.
-pub fn get_pending_judgments(
+/// The runs `getPendingJudgments` looks through: one run, one scenario's, or all.
+fn runs_to_scan(
     ctx: &Context,
-    a: GetPendingJudgments,
-) -> Result<PendingJudgments, ToolError> {
-    let store = ctx.require_init()?;
-    let limit = match a.limit {
-        None => DEFAULT_PENDING_LIMIT,
-        Some(n) if (1..=MAX_PENDING_LIMIT as u64).contains(&n) => n as usize,
-        Some(n) => {
-            return Err(ToolError::invalid(format!(
-                "limit must be 1 to {MAX_PENDING_LIMIT} (got {n}); narrow the list with scenarioSlug or runId"
-            )));
-        }
-    };
-    let runs: Vec<(Slug, RunId)> = match (a.run_id, a.scenario_slug) {
+    store: &Store,
+    run_id: Option<RunId>,
+    scenario_slug: Option<Slug>,
+) -> Result<Vec<(Slug, RunId)>, ToolError> {
+    Ok(match (run_id, scenario_slug) {
         (Some(run), slug) => {
             let found = slug_of(ctx, store, &run)?;
             if let Some(s) = slug
@@ -372,7 +364,11 @@ pub fn get_pending_judgments(
             }
             all
         }
-    };
+    })
+}
+
+/// The steps of the final runs among `runs` that wait for a verdict.
+fn candidates_in(store: &Store, runs: Vec<(Slug, RunId)>) -> Vec<Candidate> {
     let mut files: HashMap<Slug, HashMap<String, (String, String)>> = HashMap::new();
     let mut candidates = Vec::new();
     for (slug, run) in runs {
@@ -427,6 +423,26 @@ pub fn get_pending_judgments(
             });
         }
     }
+    candidates
+}
+
+/// Lists the steps that wait for a verdict.
+pub fn get_pending_judgments(
+    ctx: &Context,
+    a: GetPendingJudgments,
+) -> Result<PendingJudgments, ToolError> {
+    let store = ctx.require_init()?;
+    let limit = match a.limit {
+        None => DEFAULT_PENDING_LIMIT,
+        Some(n) if (1..=MAX_PENDING_LIMIT as u64).contains(&n) => n as usize,
+        Some(n) => {
+            return Err(ToolError::invalid(format!(
+                "limit must be 1 to {MAX_PENDING_LIMIT} (got {n}); narrow the list with scenarioSlug or runId"
+            )));
+        }
+    };
+    let runs = runs_to_scan(ctx, store, a.run_id, a.scenario_slug)?;
+    let mut candidates = candidates_in(store, runs);
     // Newest run first; a run's steps in order.
     candidates.sort_by(|x, y| {
         y.completed_at
