@@ -21,7 +21,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const ROLES_JS: &str = include_str!("../harshjudge/src/browser/injected/roles.js");
+const ROLES_JS: &str = concat!(
+    include_str!("../harshjudge/src/browser/injected/roles.js"),
+    "\n",
+    include_str!("../harshjudge/src/browser/injected/names.js")
+);
 
 /// Elements (by `id` in the corpus) where we knowingly differ from Chromium,
 /// each with the reason. Every entry must still differ, or the test fails (so

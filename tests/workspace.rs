@@ -69,3 +69,104 @@ fn every_crate_uses_the_workspace_lints() {
         );
     }
 }
+
+/// The crates' own sources (not their tests), with the in-page scripts and the
+/// report page.
+fn sources() -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    let mut stack: Vec<_> = [
+        "harshjudge/src",
+        "harshjudge-mcp/src",
+        "harshjudge-macros/src",
+        "xtask/src",
+    ]
+    .iter()
+    .map(|d| root().join(d))
+    .collect();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+            } else if (name.ends_with(".rs") || name.ends_with(".js") || name.ends_with(".html"))
+                && name != "tests.rs"
+                && !name.ends_with("_tests.rs")
+            {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// No giant rooms (issue 13): no source file over ~800 lines and no function
+/// over ~150, so each can be read whole. A function is measured from its `fn`
+/// line to the closing brace at the same indentation (rustfmt's layout).
+#[test]
+fn no_source_file_or_function_is_a_giant_room() {
+    const MAX_FILE: usize = 850;
+    const MAX_FN: usize = 150;
+    let fn_line = fn_start();
+    let mut problems = vec![];
+    for path in sources() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let shown = path.strip_prefix(root()).unwrap().display().to_string();
+        if lines.len() > MAX_FILE {
+            problems.push(format!(
+                "{shown}: {} lines (at most {MAX_FILE})",
+                lines.len()
+            ));
+        }
+        if !shown.ends_with(".rs") {
+            continue;
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let Some((indent, name)) = fn_line(line) else {
+                continue;
+            };
+            if line.trim_end().ends_with(';') || line.trim_end().ends_with('}') {
+                continue;
+            }
+            let close = format!("{indent}}}");
+            if let Some(end) = lines[i..].iter().position(|l| *l == close)
+                && end + 1 > MAX_FN
+            {
+                problems.push(format!(
+                    "{shown}:{}: fn {name} is {} lines (at most {MAX_FN})",
+                    i + 1,
+                    end + 1
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "split these:\n{}", problems.join("\n"));
+}
+
+/// Recognises the first line of a function item: its indentation and name.
+fn fn_start() -> impl Fn(&str) -> Option<(String, String)> {
+    |line: &str| {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let mut rest = trimmed;
+        for prefix in [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ] {
+            rest = rest.strip_prefix(prefix).unwrap_or(rest);
+        }
+        let rest = rest.strip_prefix("async ").unwrap_or(rest);
+        let name = rest.strip_prefix("fn ")?;
+        let name: String = name
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        (!name.is_empty()).then(|| (indent.to_string(), name))
+    }
+}

@@ -329,7 +329,7 @@ fn main() {
     for _ in 0..CALLS {
         let a: KnowledgeSearch = serde_json::from_value(query(&mut rng, &pages, &all_ids)).unwrap();
         let t = Instant::now();
-        let v = knowledge_search(&store, a).unwrap();
+        let v = serde_json::to_value(knowledge_search(&store, a).unwrap()).unwrap();
         lat.push(t.elapsed());
         assert!(v.get("indexBuiltMs").is_none(), "no rebuild");
         hits += v["hits"].as_array().unwrap().len();
@@ -354,7 +354,7 @@ fn main() {
         };
         let a: KnowledgeSimilar = serde_json::from_value(json!({"limit": 10})).unwrap();
         let t = Instant::now();
-        let v = knowledge_similar(&store, a, Some(state)).unwrap();
+        let v = serde_json::to_value(knowledge_similar(&store, a, Some(state)).unwrap()).unwrap();
         lat.push(t.elapsed());
         assert_eq!(v["hits"][0]["confidence"], 1.0, "an identical state exists");
     }

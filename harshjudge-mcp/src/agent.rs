@@ -27,12 +27,13 @@ pub struct BrowserSession {
 }
 
 /// A tool call kept by `record_start` … `record_stop`.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordedCall {
     /// The tool.
     pub tool: String,
     /// Its arguments as given.
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub args: Value,
     /// Whether it succeeded when recorded.
     pub ok: bool,

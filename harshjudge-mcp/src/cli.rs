@@ -16,26 +16,21 @@ use crate::context::{Context, DEFAULT_MAX_EVIDENCE_BYTES};
 #[derive(Debug, Parser)]
 #[command(name = "harshjudge-mcp", version, about, long_about = None)]
 pub struct Cli {
-    /// Project folder (the one holding .harshJudge/); default: the current folder.
-    #[arg(long, global = true, value_name = "DIR", env = "HARSHJUDGE_PROJECT")]
+    /// Project folder (the one holding .harshJudge/); default: $HARSHJUDGE_PROJECT, else the current folder.
+    #[arg(long, global = true, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Largest evidence accepted, in bytes.
-    #[arg(long, global = true, value_name = "BYTES", env = "HARSHJUDGE_MAX_EVIDENCE_BYTES", default_value_t = DEFAULT_MAX_EVIDENCE_BYTES)]
-    pub max_evidence_bytes: u64,
+    /// Largest evidence accepted, in bytes [default: $HARSHJUDGE_MAX_EVIDENCE_BYTES, else 26214400].
+    #[arg(long, global = true, value_name = "BYTES")]
+    pub max_evidence_bytes: Option<u64>,
     /// Another folder evidence files may be copied from (repeatable; the project
-    /// and the system's temporary folder always are). The variable takes a
-    /// ':'-separated list.
-    #[arg(
-        long = "allow-root",
-        global = true,
-        value_name = "DIR",
-        env = "HARSHJUDGE_ALLOWED_ROOTS",
-        value_delimiter = ':'
-    )]
+    /// and the system's temporary folder always are). $HARSHJUDGE_ALLOWED_ROOTS
+    /// adds a ':'-separated list.
+    #[arg(long = "allow-root", global = true, value_name = "DIR")]
     pub allow_roots: Vec<PathBuf>,
-    /// Whether initProject / init starts the dashboard, as the original does.
-    #[arg(long, global = true, value_name = "on|off", env = "HARSHJUDGE_DASHBOARD", default_value = "on", value_parser = ["on", "off"])]
-    pub dashboard: String,
+    /// Whether initProject / init starts the dashboard, as the original does
+    /// [default: $HARSHJUDGE_DASHBOARD, else on].
+    #[arg(long, global = true, value_name = "on|off", value_parser = ["on", "off"])]
+    pub dashboard: Option<String>,
     /// What to do (default: serve MCP over stdio).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -623,15 +618,25 @@ fn agent_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'stat
 }
 
 /// The context the flags describe.
+///
+/// Each flag wins over its `HARSHJUDGE_*` variable, read through
+/// [`harshjudge::settings::McpSettings`] (a bad value is an error naming it).
 pub fn context(cli: &Cli) -> Result<Context, CliError> {
-    let root = match &cli.cwd {
-        Some(d) => d.clone(),
+    let env = harshjudge::settings::McpSettings::from_env().map_err(|e| invalid(e.to_string()))?;
+    let root = match cli.cwd.clone().or(env.project) {
+        Some(d) => d,
         None => std::env::current_dir().map_err(|e| invalid(format!("no current folder: {e}")))?,
     };
     let mut ctx = Context::new(root).map_err(invalid)?;
-    ctx.max_evidence_bytes = cli.max_evidence_bytes;
-    ctx.dashboard_on_init = cli.dashboard == "on";
-    for r in &cli.allow_roots {
+    ctx.max_evidence_bytes = cli
+        .max_evidence_bytes
+        .or(env.max_evidence_bytes)
+        .unwrap_or(DEFAULT_MAX_EVIDENCE_BYTES);
+    ctx.dashboard_on_init = match cli.dashboard.as_deref() {
+        Some(flag) => flag == "on",
+        None => env.dashboard.unwrap_or(true),
+    };
+    for r in cli.allow_roots.iter().chain(&env.allowed_roots) {
         if !r.as_os_str().is_empty() {
             ctx.allow_root(r).map_err(invalid)?;
         }

@@ -48,9 +48,9 @@ pub struct ToolDef {
     pub description: &'static str,
     /// Its input JSON Schema.
     pub schema: fn() -> Arc<Map<String, Value>>,
-    /// Its output JSON Schema when derived from a typed result (else the
-    /// table of `crate::tools::output` gives it).
-    pub output: Option<fn() -> Schema>,
+    /// Its output JSON Schema, derived from the handler's result type
+    /// ([`output_schema_of`]).
+    pub output: fn() -> Schema,
     /// What kind of tool it is.
     pub group: Group,
     /// The handler.
@@ -93,7 +93,19 @@ pub trait ToolOutput: Serialize {
     }
 }
 
+/// An untyped result: its output schema is an open object (see
+/// [`output_schema_of`]). Every tool of this crate has a typed result; this is
+/// for tools added without one yet.
 impl ToolOutput for Value {}
+
+/// Declares typed results that carry no effect: `plain_output!(A, B);`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! plain_output {
+    ($($t:ty),* $(,)?) => {
+        $(impl $crate::dispatch::ToolOutput for $t {})*
+    };
+}
 
 /// Serialises a typed result into a [`Reply`].
 pub fn reply<T: ToolOutput>(out: T) -> Result<Reply, ToolError> {
@@ -103,11 +115,25 @@ pub fn reply<T: ToolOutput>(out: T) -> Result<Reply, ToolError> {
     Ok(Reply { value, effects })
 }
 
-/// The output schema of a typed result `T`: derived from the type, with
-/// nullable types split as in input schemas and `warnings` allowed.
-pub fn output_schema_of<T: JsonSchema + 'static>() -> Arc<Map<String, Value>> {
-    let mut m = portable("", &rmcp::handler::server::common::schema_for_type::<T>());
-    if let Some(Value::Object(props)) = m.get_mut("properties") {
+/// The output schema of a typed result `T`, for the serialize contract (what
+/// the result writes: a field skipped when empty is optional, an `Option`
+/// written as `null` is required and nullable), with nullable types split as
+/// in input schemas and `warnings` allowed. A root that is a union of object
+/// shapes (`anyOf`, e.g. `getStatus`) is declared `"type": "object"` as MCP
+/// requires; a result that is no object schema at all ([`Value`]) gives an
+/// open object.
+pub fn output_schema_of<T: JsonSchema + 'static>() -> Schema {
+    let derived = if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>() {
+        Map::new()
+    } else {
+        (*rmcp::handler::server::common::schema_for_output::<T>()).clone()
+    };
+    let mut m = portable("", &derived);
+    m.entry("type").or_insert_with(|| "object".into());
+    let props = m
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(props) = props {
         props.insert(
             "warnings".into(),
             serde_json::json!({"type": "array", "items": {"type": "string"}, "description": "Argument keys the tool does not know, ignored."}),
@@ -116,9 +142,24 @@ pub fn output_schema_of<T: JsonSchema + 'static>() -> Arc<Map<String, Value>> {
     Arc::new(m)
 }
 
+/// The output schema of a handler's result type (what [`tool!`](crate::tool)
+/// derives each tool's `outputSchema` from).
+pub fn output_schema_of_handler<A, T: JsonSchema + 'static>(
+    _handler: fn(&Context, A) -> Result<T, ToolError>,
+) -> Schema {
+    output_schema_of::<T>()
+}
+
+/// [`output_schema_of_handler`] for a handler that gets the dispatcher.
+pub fn output_schema_of_nested<A, T: JsonSchema + 'static>(
+    _handler: fn(&Context, &Dispatcher, A) -> Result<T, ToolError>,
+) -> Schema {
+    output_schema_of::<T>()
+}
+
 /// Declares a tool whose arguments deserialize into `$args` (unknown fields
-/// rejected) before `$f` runs. `nested` tools get the dispatcher too;
-/// `=> $out` derives the output schema from the result type.
+/// rejected) before `$f` runs. `nested` tools get the dispatcher too. The
+/// output schema is derived from `$f`'s result type (`=> $out` names it).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! tool {
@@ -127,7 +168,7 @@ macro_rules! tool {
             name: $name,
             description: $desc,
             schema: || rmcp::handler::server::common::schema_for_type::<$args>(),
-            output: None,
+            output: || $crate::dispatch::output_schema_of_handler($f),
             group: $crate::dispatch::Group::$group,
             handler: |ctx, _d, v| {
                 $crate::dispatch::reply($f(ctx, $crate::dispatch::parse::<$args>($name, v)?)?)
@@ -139,7 +180,7 @@ macro_rules! tool {
             name: $name,
             description: $desc,
             schema: || rmcp::handler::server::common::schema_for_type::<$args>(),
-            output: Some(|| $crate::dispatch::output_schema_of::<$out>()),
+            output: || $crate::dispatch::output_schema_of::<$out>(),
             group: $crate::dispatch::Group::$group,
             handler: |ctx, _d, v| {
                 $crate::dispatch::reply::<$out>($f(
@@ -154,7 +195,7 @@ macro_rules! tool {
             name: $name,
             description: $desc,
             schema: || rmcp::handler::server::common::schema_for_type::<$args>(),
-            output: None,
+            output: || $crate::dispatch::output_schema_of_nested($f),
             group: $crate::dispatch::Group::$group,
             handler: |ctx, d, v| {
                 $crate::dispatch::reply($f(ctx, d, $crate::dispatch::parse::<$args>($name, v)?)?)

@@ -86,16 +86,35 @@ fn main() -> ExitCode {
     }
 }
 
+/// Logs to stderr, filtered by `HARSHJUDGE_LOG` (read through the settings;
+/// default `info`). A filter that does not parse is said once on stderr and
+/// `info` is used, so a typo never silences the server.
 fn init_logs() {
+    let (filter, problem) = match harshjudge::settings::McpSettings::from_env().map(|s| s.log) {
+        Ok(None) => (tracing_subscriber::EnvFilter::new("info"), None),
+        Ok(Some(v)) => match tracing_subscriber::EnvFilter::try_new(&v) {
+            Ok(f) => (f, None),
+            Err(e) => (
+                tracing_subscriber::EnvFilter::new("info"),
+                Some(format!(
+                    "HARSHJUDGE_LOG={v:?} is not a log filter ({e}); expected a level (error, warn, info, debug, trace) or directives like harshjudge_mcp=debug; using info"
+                )),
+            ),
+        },
+        Err(e) => (
+            tracing_subscriber::EnvFilter::new("info"),
+            Some(format!("{e}; using info")),
+        ),
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .with_target(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HARSHJUDGE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
+        .with_env_filter(filter)
         .init();
+    if let Some(problem) = problem {
+        tracing::warn!("{problem}");
+    }
 }
 
 /// `dashboard serve`: the dashboard's HTTP server, in this process (`dashboard

@@ -639,6 +639,83 @@ fn evidence_limits_and_allowed_roots() {
     let _ = std::fs::remove_dir_all(&outside);
 }
 
+/// The binary's variables follow the settings' rules (one reader, the one
+/// boolean vocabulary, errors naming the variable), and a flag wins over its variable.
+#[test]
+fn variables_are_read_through_the_settings_and_flags_win() {
+    let (_t, p) = project();
+    let with = |vars: &[(&str, &str)], args: &[&str]| {
+        let mut all = vec!["--cwd", p.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let mut c = Command::new(BIN);
+        c.args(&all)
+            .current_dir("/")
+            .env("TMPDIR", cli_tmpdir())
+            .env("HARSHJUDGE_DASHBOARD", "off")
+            .env_remove("HARSHJUDGE_PROJECT")
+            .env_remove("HARSHJUDGE_MAX_EVIDENCE_BYTES")
+            .env_remove("HARSHJUDGE_ALLOWED_ROOTS");
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let o = c.output().unwrap();
+        Out {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    };
+    let run = start(&p);
+    let evidence = |name: &str| {
+        vec![
+            "evidence",
+            run.as_str(),
+            "--step",
+            "1",
+            "--type",
+            "stdout",
+            "--name",
+            name,
+            "--data",
+            "12345",
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .collect::<Vec<_>>()
+    };
+    let args = evidence("a");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // The variable sets the limit; the flag wins over it.
+    let msg = with(&[("HARSHJUDGE_MAX_EVIDENCE_BYTES", "4")], &args).error("TOO_LARGE");
+    assert!(msg.contains("4 bytes"), "{msg}");
+    let mut flagged = vec!["--max-evidence-bytes", "100"];
+    flagged.extend_from_slice(&args);
+    with(&[("HARSHJUDGE_MAX_EVIDENCE_BYTES", "4")], &flagged).json();
+    // A bad value names the variable and what it takes.
+    let msg = with(&[("HARSHJUDGE_MAX_EVIDENCE_BYTES", "25MB")], &args).error("INVALID_INPUT");
+    assert!(
+        msg.contains("HARSHJUDGE_MAX_EVIDENCE_BYTES") && msg.contains("whole number of bytes"),
+        "{msg}"
+    );
+    // HARSHJUDGE_DASHBOARD takes the one boolean vocabulary (clap took only on/off).
+    let msg = with(&[("HARSHJUDGE_DASHBOARD", "maybe")], &["status"]).error("INVALID_INPUT");
+    assert!(
+        msg.contains("HARSHJUDGE_DASHBOARD") && msg.contains("yes"),
+        "{msg}"
+    );
+    with(&[("HARSHJUDGE_DASHBOARD", "no")], &["status"]).json();
+    // HARSHJUDGE_PROJECT picks the project when --cwd is absent.
+    let o = Command::new(BIN)
+        .args(["status"])
+        .current_dir("/")
+        .env("HARSHJUDGE_PROJECT", &p)
+        .env("HARSHJUDGE_DASHBOARD", "off")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("login"));
+}
+
 #[test]
 fn discover_tree_and_search() {
     let (_t, p) = project();

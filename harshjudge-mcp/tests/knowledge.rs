@@ -625,7 +625,8 @@ fn similar_tool_uses_the_current_page_unless_a_page_is_given() {
         tool: Some("browser_fill".into()),
     };
     let args: KnowledgeSimilar = serde_json::from_value(json!({"limit": 3})).unwrap();
-    let v = knowledge_similar(&store, args, Some(current.clone())).unwrap();
+    let v = serde_json::to_value(knowledge_similar(&store, args, Some(current.clone())).unwrap())
+        .unwrap();
     assert_eq!(v["state"]["url"], json!(format!("{BASE}/login")));
     assert_eq!(v["hits"].as_array().unwrap().len(), 3);
     for h in v["hits"].as_array().unwrap() {
@@ -635,7 +636,7 @@ fn similar_tool_uses_the_current_page_unless_a_page_is_given() {
     // A page given in the arguments replaces the current one entirely.
     let args: KnowledgeSimilar =
         serde_json::from_value(json!({"url": "/checkout", "limit": 1})).unwrap();
-    let v = knowledge_similar(&store, args, Some(current)).unwrap();
+    let v = serde_json::to_value(knowledge_similar(&store, args, Some(current)).unwrap()).unwrap();
     assert_eq!(
         v["state"],
         json!({"url": "/checkout", "tool": "browser_fill"})
@@ -748,7 +749,10 @@ fn an_empty_store_answers_with_nothing() {
 fn bad_input_is_invalid_input() {
     let (_tmp, dir) = fixture();
     let store = KnowledgeStore::open(dir, "s4".into());
-    let s = |v: Value| knowledge_search(&store, serde_json::from_value(v).unwrap());
+    let s = |v: Value| {
+        knowledge_search(&store, serde_json::from_value(v).unwrap())
+            .map(|r| serde_json::to_value(r).unwrap())
+    };
     for (args, words) in [
         (json!({"query": "  "}), "query is empty"),
         (json!({"query": "the and a"}), "no searchable words"),
@@ -808,7 +812,7 @@ fn tool_result_shape() {
     let a: KnowledgeSearch =
         serde_json::from_value(json!({"query": "checkout button", "limit": 2, "outcome": "ok"}))
             .unwrap();
-    let v = knowledge_search(&store, a).unwrap();
+    let v = serde_json::to_value(knowledge_search(&store, a).unwrap()).unwrap();
     assert!(v["indexBuiltMs"].as_f64().is_some());
     assert_eq!(v["total"], 30);
     let hit = &v["hits"][0];
@@ -822,7 +826,7 @@ fn tool_result_shape() {
     );
     assert_eq!(v["hits"].as_array().unwrap().len(), 2);
     let a: KnowledgeSearch = serde_json::from_value(json!({"query": "checkout button"})).unwrap();
-    let v = knowledge_search(&store, a).unwrap();
+    let v = serde_json::to_value(knowledge_search(&store, a).unwrap()).unwrap();
     assert!(v.get("indexBuiltMs").is_none());
 }
 

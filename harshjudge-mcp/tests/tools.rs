@@ -965,6 +965,94 @@ fn get_run_state_says_where_a_run_stands() {
 }
 
 #[test]
+fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
+    use harshjudge::judge::Verdict;
+    use harshjudge::store::judge::StepJudgment;
+    use harshjudge::store::{RunId, Slug, Store};
+    let p = Project::with_scenario();
+    let run = p.start();
+    let steps = json!([
+        {"id": "01", "status": "pass", "duration": 1},
+        {"id": "02", "status": "pass", "duration": 1},
+        {"id": "03", "status": "pass", "duration": 1}
+    ]);
+    p.ok("completeRun", json!({"runId": run, "steps": steps}));
+    // Steps 01 and 02 carry an expectation in words; 03 has none.
+    let store = Store::new(p.hj());
+    let (slug, id) = (
+        Slug::new("login").unwrap(),
+        RunId::new(run.clone()).unwrap(),
+    );
+    let mut result = store.read_result(&slug, &id).unwrap().unwrap();
+    result.steps[0].expectation = Some("the login form is shown".into());
+    result.steps[1].expectation = Some("the dashboard greets the user".into());
+    store.write_result(&slug, &id, &result).unwrap();
+    let judged = |step: &str, verdict: Verdict, reasoning: &str| StepJudgment {
+        step_id: step.into(),
+        expectation: "…".into(),
+        verdict: Some(verdict),
+        reasoning: reasoning.into(),
+        judge: "command".into(),
+        identity: "command:judge.sh".into(),
+        inputs_hash: "sha256:00".into(),
+        duration_ms: 3,
+        attempts: 1,
+        judged_at: "2026-11-23T00:00:00.000Z".into(),
+        error: None,
+    };
+    let form = judged(
+        "01",
+        Verdict::Pass,
+        "the form with two fields is on the screenshot",
+    );
+    store.record_judgment(&slug, &id, form, None, None).unwrap();
+    let error = judged("02", Verdict::Fail, "the screenshot shows an error page");
+    store
+        .record_judgment(&slug, &id, error, None, None)
+        .unwrap();
+    store.apply_judgment(&slug, &id, false).unwrap();
+
+    let state = p.ok("getRunState", json!({"runId": run}));
+    assert_eq!(state["status"], "fail", "{state}");
+    assert_eq!(state["executedStatus"], "pass", "the code alone passed");
+    let s = &state["completedSteps"];
+    assert_eq!(s[0]["status"], "pass");
+    assert_eq!(s[0]["expectation"], "the login form is shown");
+    assert_eq!(s[0]["verdict"], "pass");
+    assert_eq!(s[0]["executedStatus"], "pass");
+    assert_eq!(
+        s[0]["reasoning"],
+        "the form with two fields is on the screenshot"
+    );
+    assert_eq!(s[0]["judge"], "command");
+    assert_eq!(s[1]["status"], "fail");
+    assert_eq!(s[1]["verdict"], "fail");
+    assert_eq!(s[1]["executedStatus"], "pass");
+    assert_eq!(s[1]["reasoning"], "the screenshot shows an error page");
+    assert!(
+        s[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the screenshot shows an error page"),
+        "{state}"
+    );
+    // A step without an expectation has no judgment keys at all.
+    for k in [
+        "expectation",
+        "verdict",
+        "executedStatus",
+        "reasoning",
+        "judge",
+    ] {
+        assert!(s[2].get(k).is_none(), "{k}: {state}");
+    }
+    // Nor has a run without one.
+    let plain = p.start();
+    let state = p.ok("getRunState", json!({"runId": plain}));
+    assert!(state.get("executedStatus").is_none(), "{state}");
+}
+
+#[test]
 fn a_run_started_by_the_original_is_picked_up() {
     // The original's startRun creates only runs/{id}/evidence/ (no result.json).
     let p = Project::with_scenario();

@@ -92,7 +92,7 @@ pub fn package_root(pkg: &Package) -> Result<PathBuf, String> {
     if let Some(found) = cwd.ancestors().find(|d| declares_package(d, pkg.name)) {
         return Ok(found.to_path_buf());
     }
-    if std::env::var_os("HARSHJUDGE_DIR").is_some_and(|d| !d.is_empty()) {
+    if crate::settings::store_dir_is_set().unwrap_or(true) {
         return Ok(cwd);
     }
     Err(format!(
@@ -203,6 +203,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
     } else {
         let root = package_root(&pkg)?;
         let settings = Settings::from_env(&root, pkg.name).map_err(|e| e.to_string())?;
+        crate::browser::check_settings().map_err(|e| e.to_string())?;
         (root, Some(settings))
     };
     let verbose = verbose_setting()?;

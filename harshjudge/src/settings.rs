@@ -236,7 +236,7 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: "HARSHJUDGE_DASHBOARD",
-        kind: "`on` or `off`",
+        kind: "on/off",
         default: "`on`",
         bounds: "—",
     },
@@ -341,26 +341,9 @@ pub fn env_duration(name: &'static str, default: Duration) -> Result<Duration, S
 }
 
 impl Settings {
-    /// Reads the environment. Does not touch the disk.
+    /// Reads the environment. Does not touch the disk. The browser's variables
+    /// are read by the browser ([`crate::browser::check_settings`]).
     pub fn from_env(package_root: &Path, project_name: &str) -> Result<Settings, SettingError> {
-        // The browser's variables are checked here too, so that a bad one stops
-        // the invocation before anything runs rather than failing every page.
-        crate::browser::BrowserConfig::from_env().map_err(|e| match e {
-            crate::browser::BrowserError::Setting {
-                name,
-                value,
-                expected,
-            } => SettingError {
-                name,
-                value,
-                expected,
-            },
-            other => SettingError {
-                name: "HARSHJUDGE_*",
-                value: String::new(),
-                expected: other.to_string(),
-            },
-        })?;
         let dir = match env("HARSHJUDGE_DIR")? {
             Some(d) => package_root.join(d),
             None => package_root.join(crate::store::STORE_DIR),
@@ -540,6 +523,65 @@ pub fn keep_runs() -> Result<Option<usize>, SettingError> {
     }
 }
 
+/// The settings of the `harshjudge-mcp` binary (server and CLI), read here
+/// like every other `HARSHJUDGE_*` variable: its flags win over them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct McpSettings {
+    /// `HARSHJUDGE_PROJECT`: the project folder (the one holding `.harshJudge/`).
+    pub project: Option<PathBuf>,
+    /// `HARSHJUDGE_MAX_EVIDENCE_BYTES`: the largest evidence accepted.
+    pub max_evidence_bytes: Option<u64>,
+    /// `HARSHJUDGE_ALLOWED_ROOTS`: more folders evidence may be copied from (`:`-separated).
+    pub allowed_roots: Vec<PathBuf>,
+    /// `HARSHJUDGE_DASHBOARD`: whether `initProject` starts the dashboard
+    /// (the one boolean vocabulary: `on`/`off`, `1`/`0`, …).
+    pub dashboard: Option<bool>,
+    /// `HARSHJUDGE_LOG`: the log filter (`info`, `debug`, `harshjudge_mcp=trace`, …).
+    pub log: Option<String>,
+}
+
+impl McpSettings {
+    /// Reads the environment; a bad value is an error naming the variable.
+    pub fn from_env() -> Result<McpSettings, SettingError> {
+        let max_evidence_bytes = match env("HARSHJUDGE_MAX_EVIDENCE_BYTES")? {
+            None => None,
+            Some(v) => Some(v.trim().parse::<u64>().map_err(|_| SettingError {
+                name: "HARSHJUDGE_MAX_EVIDENCE_BYTES",
+                value: v.clone(),
+                expected: "a whole number of bytes, e.g. 26214400 for 25 MB".into(),
+            })?),
+        };
+        let allowed_roots = env("HARSHJUDGE_ALLOWED_ROOTS")?
+            .map(|v| {
+                v.split(':')
+                    .filter(|p| !p.trim().is_empty())
+                    .map(PathBuf::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(McpSettings {
+            project: env("HARSHJUDGE_PROJECT")?.map(PathBuf::from),
+            max_evidence_bytes,
+            allowed_roots,
+            dashboard: env("HARSHJUDGE_DASHBOARD")?
+                .map(|v| parse_bool("HARSHJUDGE_DASHBOARD", &v))
+                .transpose()?,
+            log: env("HARSHJUDGE_LOG")?,
+        })
+    }
+}
+
+/// `HARSHJUDGE_MCP_BIN`: the `harshjudge-mcp` program to start (the dashboard,
+/// the tests), when set.
+pub fn mcp_bin() -> Result<Option<PathBuf>, SettingError> {
+    Ok(env("HARSHJUDGE_MCP_BIN")?.map(PathBuf::from))
+}
+
+/// Whether `HARSHJUDGE_DIR` is set (to something other than blanks).
+pub fn store_dir_is_set() -> Result<bool, SettingError> {
+    Ok(env("HARSHJUDGE_DIR")?.is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -694,6 +736,52 @@ mod tests {
         assert_eq!(
             in_sources, named,
             "variables read in the sources vs settings::VARIABLES"
+        );
+    }
+
+    /// Only this module reads `HARSHJUDGE_*` variables: elsewhere the process
+    /// environment is read only for the variables other tools own (cargo's,
+    /// nextest's, GitHub's, `PATH`), by name, and clap never reads one
+    /// (`env = "…"`), so every variable follows the same rules.
+    #[test]
+    fn no_other_module_reads_a_harshjudge_variable() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let read = regex::Regex::new(
+            r#"env::var(?:_os)?\(([^)]*)\)|try_from_env\(([^)]*)\)|\benv\s*=\s*"([^"]*)""#,
+        )
+        .unwrap();
+        let foreign = [
+            "\"CARGO_MANIFEST_DIR\"",
+            "\"PATH\"",
+            "\"NEXTEST\"",
+            "\"NEXTEST_RUN_ID\"",
+            "\"GITHUB_STEP_SUMMARY\"",
+            "\"LAYOUT_CHECK_ROOT\"",
+        ];
+        let mut found = vec![];
+        let mut stack = vec![root.join("harshjudge/src"), root.join("harshjudge-mcp/src")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs")
+                    && !path.ends_with("harshjudge/src/settings.rs")
+                {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for c in read.captures_iter(&text) {
+                        let arg = c.iter().skip(1).flatten().next().map_or("", |m| m.as_str());
+                        if !foreign.contains(&arg.trim()) {
+                            found.push(format!("{}: {}", path.display(), &c[0]));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "read these through harshjudge::settings instead:\n{}",
+            found.join("\n")
         );
     }
 }

@@ -11,7 +11,6 @@
 use std::fmt;
 
 use crate::store::{Slug, Store};
-use crate::suite::FlagError;
 
 /// One shard of a suite: `index` of `count`, counted from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,11 +29,11 @@ impl fmt::Display for Shard {
 
 impl Shard {
     /// Parses `i/n` (1 ≤ i ≤ n); `from` names the flag in the error.
-    pub fn parse(v: &str, from: &str) -> Result<Shard, FlagError> {
+    pub fn parse(v: &str, from: &str) -> Result<Shard, String> {
         let bad = || {
-            FlagError(format!(
+            format!(
                 "{from} {v:?} is invalid: expected i/n, the i-th of n shards with 1 <= i <= n, e.g. {from} 2/3"
-            ))
+            )
         };
         let (i, n) = v.trim().split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;

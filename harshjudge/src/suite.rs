@@ -90,13 +90,14 @@ impl SuiteFlags {
                                 .into(),
                         )
                     })?;
-                    flags.shard = Some(crate::shard::Shard::parse(&v, "--shard")?);
+                    flags.shard =
+                        Some(crate::shard::Shard::parse(&v, "--shard").map_err(FlagError)?);
                 }
                 _ if a.starts_with("--shard=") => {
-                    flags.shard = Some(crate::shard::Shard::parse(
-                        &a["--shard=".len()..],
-                        "--shard",
-                    )?);
+                    flags.shard = Some(
+                        crate::shard::Shard::parse(&a["--shard=".len()..], "--shard")
+                            .map_err(FlagError)?,
+                    );
                 }
                 _ => rest.push(a),
             }

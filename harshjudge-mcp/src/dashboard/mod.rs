@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{Code, ToolError};
 
@@ -89,8 +89,8 @@ pub fn binary() -> Result<PathBuf, String> {
     if let Some(p) = BINARY.lock().ok().and_then(|b| b.clone()) {
         return Ok(p);
     }
-    if let Some(p) = std::env::var_os(BINARY_VAR).filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
+    if let Some(p) = harshjudge::settings::mcp_bin().map_err(|e| e.to_string())? {
+        return Ok(p);
     }
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot tell which program this is ({e}); set {BINARY_VAR}"))?;
@@ -196,41 +196,49 @@ impl Dashboard {
     }
 
     /// `getDashboardStatus`: `{running, pid?, port?, url?, startedAt?, stale?, message}`.
-    pub fn status_json(&self) -> Value {
+    pub fn status_reply(&self) -> DashboardStatus {
+        let none = DashboardStatus {
+            running: false,
+            pid: None,
+            port: None,
+            url: None,
+            started_at: None,
+            stale: None,
+            message: String::new(),
+        };
         match self.status() {
-            Status::NotRunning => json!({
-                "running": false,
-                "message": "Dashboard is not running. Use openDashboard to start it.",
-            }),
-            Status::Running(s) => json!({
-                "running": true,
-                "pid": s.pid,
-                "port": s.port,
-                "url": s.url,
-                "startedAt": s.started_at,
-                "message": format!("Dashboard running at {} (PID: {})", s.url, s.pid),
-            }),
-            Status::Stale { state, reason } => {
-                let message = format!(
+            Status::NotRunning => DashboardStatus {
+                message: "Dashboard is not running. Use openDashboard to start it.".into(),
+                ..none
+            },
+            Status::Running(s) => DashboardStatus {
+                running: true,
+                pid: Some(s.pid),
+                port: Some(s.port),
+                message: format!("Dashboard running at {} (PID: {})", s.url, s.pid),
+                url: Some(s.url),
+                started_at: Some(s.started_at),
+                ..none
+            },
+            Status::Stale { state, reason } => DashboardStatus {
+                pid: state.as_ref().map(|s| s.pid),
+                port: state.as_ref().map(|s| s.port),
+                stale: Some(true),
+                message: format!(
                     "Dashboard state is stale ({reason}). Run openDashboard to start a new one."
-                );
-                match state {
-                    Some(s) => json!({
-                        "running": false,
-                        "pid": s.pid,
-                        "port": s.port,
-                        "stale": true,
-                        "message": message,
-                    }),
-                    None => json!({"running": false, "stale": true, "message": message}),
-                }
-            }
+                ),
+                ..none
+            },
         }
     }
 
     /// `openDashboard`: starts the dashboard (or finds it running) on `port`
     /// or the next free one up to 9 higher.
-    pub fn open(&self, port: Option<u16>, open_browser: bool) -> Result<Value, ToolError> {
+    pub fn open(
+        &self,
+        port: Option<u16>,
+        open_browser: bool,
+    ) -> Result<DashboardOpened, ToolError> {
         if !self.store().is_initialized() {
             return Err(ToolError::new(
                 Code::NotInitialized,
@@ -246,14 +254,14 @@ impl Dashboard {
                 if open_browser {
                     browse(&s.url);
                 }
-                return Ok(json!({
-                    "success": true,
-                    "url": s.url,
-                    "port": s.port,
-                    "pid": s.pid,
-                    "alreadyRunning": true,
-                    "message": format!("Dashboard already running at {}", s.url),
-                }));
+                return Ok(DashboardOpened {
+                    success: true,
+                    message: format!("Dashboard already running at {}", s.url),
+                    url: s.url,
+                    port: s.port,
+                    pid: s.pid,
+                    already_running: true,
+                });
             }
             Status::Stale { state, .. } => {
                 if let Some(s) = &state
@@ -295,14 +303,14 @@ impl Dashboard {
                     if open_browser {
                         browse(&state.url);
                     }
-                    return Ok(json!({
-                        "success": true,
-                        "url": state.url,
-                        "port": p,
-                        "pid": pid,
-                        "alreadyRunning": false,
-                        "message": format!("Dashboard started at {}", state.url),
-                    }));
+                    return Ok(DashboardOpened {
+                        success: true,
+                        message: format!("Dashboard started at {}", state.url),
+                        url: state.url,
+                        port: p,
+                        pid,
+                        already_running: false,
+                    });
                 }
                 // Another program took the port between the probe and the bind.
                 Ready::Exited(_) if !port_free(p) => continue,
@@ -337,7 +345,7 @@ impl Dashboard {
     }
 
     /// `closeDashboard`: `{success, wasRunning, message}`.
-    pub fn close(&self) -> Result<Value, ToolError> {
+    pub fn close(&self) -> Result<DashboardClosed, ToolError> {
         if !self.dir.is_dir() {
             return Ok(not_running());
         }
@@ -362,21 +370,21 @@ impl Dashboard {
                     "Cleaned up stale dashboard state (the state file could not be read)".into()
                 }
             };
-            return Ok(json!({"success": true, "wasRunning": true, "message": message}));
+            return Ok(closed(true, true, message));
         };
         if !terminate(s.pid) {
-            return Ok(json!({
-                "success": false,
-                "wasRunning": true,
-                "message": format!("Failed to kill process {}", s.pid),
-            }));
+            return Ok(closed(
+                false,
+                true,
+                format!("Failed to kill process {}", s.pid),
+            ));
         }
         self.remove_state()?;
-        Ok(json!({
-            "success": true,
-            "wasRunning": true,
-            "message": format!("Dashboard stopped (was running on port {})", s.port),
-        }))
+        Ok(closed(
+            true,
+            true,
+            format!("Dashboard stopped (was running on port {})", s.port),
+        ))
     }
 
     fn remove_state(&self) -> Result<(), ToolError> {
@@ -443,9 +451,74 @@ impl Dashboard {
     }
 }
 
-fn not_running() -> Value {
-    json!({"success": true, "wasRunning": false, "message": "Dashboard is not running"})
+fn not_running() -> DashboardClosed {
+    closed(true, false, "Dashboard is not running".into())
 }
+
+fn closed(success: bool, was_running: bool, message: String) -> DashboardClosed {
+    DashboardClosed {
+        success,
+        was_running,
+        message,
+    }
+}
+
+/// What `openDashboard` returns.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardOpened {
+    /// Always true.
+    pub success: bool,
+    /// `http://127.0.0.1:{port}`.
+    pub url: String,
+    /// The port it listens on.
+    pub port: u16,
+    /// Its process.
+    pub pid: u32,
+    /// It was running already.
+    pub already_running: bool,
+    /// What happened, in words.
+    pub message: String,
+}
+
+/// What `closeDashboard` returns.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardClosed {
+    /// False when its process could not be stopped.
+    pub success: bool,
+    /// A dashboard (or a stale state file) was there.
+    pub was_running: bool,
+    /// What happened, in words.
+    pub message: String,
+}
+
+/// What `getDashboardStatus` returns.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardStatus {
+    /// Its process lives and answers on its port.
+    pub running: bool,
+    /// Its process (running, or named by a stale state file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Its port.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// Its URL, while running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// When it started, while running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// True when a state file has no dashboard behind it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<bool>,
+    /// Where it stands, in words.
+    pub message: String,
+}
+
+crate::plain_output!(DashboardOpened, DashboardClosed, DashboardStatus);
 
 fn failed(code: Code, reason: impl std::fmt::Display) -> ToolError {
     ToolError::new(code, format!("Failed to start dashboard: {reason}"))

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 
 /// One tool call as the knowledge store keeps it (one line of
 /// `steps/{session}.jsonl`). Missing fields read as their defaults.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StepRecord {
     /// Unique id, `{session}-{seq}` (given by [`KnowledgeStore::record`] when empty).
@@ -18,6 +18,7 @@ pub struct StepRecord {
     /// The tool's name.
     pub tool: String,
     /// The arguments, compacted (see [`compact_args`]).
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub args: Value,
     /// Whether the call succeeded.
     pub ok: bool,
@@ -47,7 +48,7 @@ impl StepRecord {
 }
 
 /// What was seen after a call: the page and a short text.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Observation {
     /// The page's URL.
@@ -65,7 +66,7 @@ pub struct Observation {
 }
 
 /// A page's state, compared with the stored steps by [`KnowledgeStore::similar`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageState {
     /// The page's URL (only its path counts; ids in it are wildcards).
@@ -135,7 +136,7 @@ impl SearchQuery {
 }
 
 /// What a search or `similar` call found.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResult {
     /// The best steps, best first (ties: newer first).
@@ -152,7 +153,7 @@ pub struct SearchResult {
 }
 
 /// One step found.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hit {
     /// 0 to 1; 1 is a perfect match (see [`KnowledgeStore::search`] and

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::context::Context;
@@ -50,8 +50,101 @@ pub struct RunSteps {
     pub include_observations: Observations,
 }
 
+/// What `run_steps` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BatchResult {
+    /// One per call run, in order.
+    pub steps: Vec<BatchStepResult>,
+    /// The batch as a whole.
+    pub summary: BatchSummary,
+}
+
+/// One call of a batch, as run.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BatchStepResult {
+    /// The tool.
+    pub tool: String,
+    /// Whether it succeeded.
+    pub ok: bool,
+    /// Its timing.
+    pub meta: CallMeta,
+    /// Its result when it succeeded: open, the tool's own result (see that
+    /// tool's output schema).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub result: Option<Value>,
+    /// Its error when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<CallError>,
+    /// The page after the call, when asked for and a browser is open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation: Option<PageObservation>,
+}
+
+/// When a call of a batch ran and how long it took.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallMeta {
+    /// Milliseconds, to the microsecond.
+    pub duration_ms: f64,
+    /// When it started, ISO 8601.
+    pub timestamp: String,
+}
+
+/// A failed call's error.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallError {
+    /// The stable error code (`INVALID_INPUT`, `NOT_FOUND`, …).
+    pub code: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl CallError {
+    /// The error of a failed call's `{"error", "code"}`.
+    pub fn of(failure: &Value) -> CallError {
+        let s = |k: &str| failure[k].as_str().unwrap_or_default().to_string();
+        CallError {
+            code: s("code"),
+            message: s("error"),
+        }
+    }
+}
+
+/// The page after a call of a batch.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageObservation {
+    /// Its URL.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// How many `data-testid`s it has.
+    pub test_ids: usize,
+}
+
+/// The summary of a batch.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchSummary {
+    /// No call failed.
+    pub ok: bool,
+    /// Calls run.
+    pub total: usize,
+    /// Calls that succeeded.
+    pub succeeded: usize,
+    /// Calls that failed.
+    pub failed: usize,
+    /// Calls not run (after a failure with stopOnError).
+    pub skipped: usize,
+    /// Milliseconds, to the microsecond.
+    pub duration_ms: f64,
+}
+
+crate::plain_output!(BatchResult);
+
 /// Runs the steps in order.
-pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<Value, ToolError> {
+pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<BatchResult, ToolError> {
     if a.steps.is_empty() || a.steps.len() > 50 {
         return Err(ToolError::invalid(format!(
             "steps must hold 1 to 50 tool calls (got {})",
@@ -75,33 +168,37 @@ pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<Value, To
             d.call(ctx, &step.tool, step.args.map(Value::Object))
         };
         let ok = !out.is_error();
-        let mut r = json!({
-            "tool": step.tool,
-            "ok": ok,
-            "meta": {
-                "durationMs": (out.elapsed.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
-                "timestamp": timestamp,
+        let mut r = BatchStepResult {
+            tool: step.tool,
+            ok,
+            meta: CallMeta {
+                duration_ms: (out.elapsed.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
+                timestamp,
             },
-        });
+            result: None,
+            error: None,
+            observation: None,
+        };
         if ok {
             succeeded += 1;
-            r["result"] = out.value;
+            r.result = Some(out.value);
         } else {
             failed += 1;
-            r["error"] = json!({
-                "code": out.value["code"],
-                "message": out.value["error"],
-            });
+            r.error = Some(CallError::of(&out.value));
         }
         let observe = match a.include_observations {
             Observations::None => false,
             Observations::Failures => !ok,
             Observations::All => true,
         };
-        let tool = r["tool"].as_str().unwrap_or_default().to_string();
-        if observe && let Some((url, title, test_ids)) = super::browser::observed_after(ctx, &tool)
+        if observe
+            && let Some((url, title, test_ids)) = super::browser::observed_after(ctx, &r.tool)
         {
-            r["observation"] = json!({"url": url, "title": title, "testIds": test_ids.len()});
+            r.observation = Some(PageObservation {
+                url,
+                title,
+                test_ids: test_ids.len(),
+            });
         }
         results.push(r);
         if !ok && a.stop_on_error {
@@ -109,15 +206,15 @@ pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<Value, To
         }
     }
     let total = results.len();
-    Ok(json!({
-        "steps": results,
-        "summary": {
-            "ok": failed == 0,
-            "total": total,
-            "succeeded": succeeded,
-            "failed": failed,
-            "skipped": requested - total,
-            "durationMs": (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
+    Ok(BatchResult {
+        steps: results,
+        summary: BatchSummary {
+            ok: failed == 0,
+            total,
+            succeeded,
+            failed,
+            skipped: requested - total,
+            duration_ms: (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
         },
-    }))
+    })
 }

@@ -6,10 +6,9 @@ use std::path::PathBuf;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::context::Context;
-use crate::dashboard::Dashboard;
+use crate::dashboard::{Dashboard, DashboardClosed, DashboardOpened, DashboardStatus};
 use crate::error::{Code, ToolError};
 
 fn yes() -> bool {
@@ -84,7 +83,7 @@ fn project(ctx: &Context, path: Option<&str>) -> Result<Dashboard, ToolError> {
 }
 
 /// Starts the dashboard, or reports the one already running.
-pub fn open_dashboard(ctx: &Context, a: OpenDashboard) -> Result<Value, ToolError> {
+pub fn open_dashboard(ctx: &Context, a: OpenDashboard) -> Result<DashboardOpened, ToolError> {
     let port = match a.port {
         None => None,
         Some(p) => Some(
@@ -102,11 +101,14 @@ pub fn open_dashboard(ctx: &Context, a: OpenDashboard) -> Result<Value, ToolErro
 }
 
 /// Stops the dashboard (or cleans up a stale state file).
-pub fn close_dashboard(ctx: &Context, a: DashboardProject) -> Result<Value, ToolError> {
+pub fn close_dashboard(ctx: &Context, a: DashboardProject) -> Result<DashboardClosed, ToolError> {
     project(ctx, a.project_path.as_deref())?.close()
 }
 
 /// Whether the dashboard runs, where, and since when.
-pub fn get_dashboard_status(ctx: &Context, a: DashboardProject) -> Result<Value, ToolError> {
-    Ok(project(ctx, a.project_path.as_deref())?.status_json())
+pub fn get_dashboard_status(
+    ctx: &Context,
+    a: DashboardProject,
+) -> Result<DashboardStatus, ToolError> {
+    Ok(project(ctx, a.project_path.as_deref())?.status_reply())
 }

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use harshjudge::store::Store;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::context::Context;
@@ -68,7 +68,7 @@ pub struct DiscoverTree {
     pub path: Option<String>,
 }
 
-fn tree(store: &Store, dir: &Path, budget: &mut usize) -> Value {
+fn tree(store: &Store, dir: &Path, budget: &mut usize) -> Map<String, Value> {
     let mut entries: Vec<(String, PathBuf, bool)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
@@ -95,17 +95,54 @@ fn tree(store: &Store, dir: &Path, budget: &mut usize) -> Value {
         }
         *budget -= 1;
         if is_dir {
-            m.insert(format!("{name}/"), tree(store, &path, budget));
+            m.insert(
+                format!("{name}/"),
+                Value::Object(tree(store, &path, budget)),
+            );
         } else {
             // The store reads the files it knows (meta.yaml, config.yaml, result.json).
             m.insert(name, store.file_facts(&path).unwrap_or(Value::Bool(true)));
         }
     }
-    Value::Object(m)
+    m
 }
 
+/// What `discoverTree` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Tree {
+    /// The folder, relative to the project, ending in `/`.
+    pub root: String,
+    /// Open by nature: each entry of the folder by name, a folder (`name/`) as
+    /// an object of its own entries, a file as `true` or, for the files the
+    /// store knows (meta.yaml, config.yaml, result.json), an object of its key
+    /// facts; `"…"` when the listing was cut.
+    pub tree: Map<String, Value>,
+}
+
+/// What `discoverSearch` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchMatches {
+    /// One per matching line, in file order.
+    pub matches: Vec<Match>,
+    /// Set when the search stopped at [`MAX_MATCHES`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// A line that matched.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Match {
+    /// The file (absolute path).
+    pub file: String,
+    /// The line, trimmed.
+    #[serde(rename = "match")]
+    pub line: String,
+}
+
+crate::plain_output!(Tree, SearchMatches);
+
 /// The folder as a tree.
-pub fn discover_tree(ctx: &Context, a: DiscoverTree) -> Result<Value, ToolError> {
+pub fn discover_tree(ctx: &Context, a: DiscoverTree) -> Result<Tree, ToolError> {
     let dir = sub_folder(ctx, a.path.as_deref())?;
     if !dir.is_dir() {
         return Err(ToolError::invalid(format!(
@@ -114,7 +151,10 @@ pub fn discover_tree(ctx: &Context, a: DiscoverTree) -> Result<Value, ToolError>
         )));
     }
     let mut budget = 20_000;
-    Ok(json!({"root": format!("{}/", ctx.rel(&dir)), "tree": tree(ctx.store(), &dir, &mut budget)}))
+    Ok(Tree {
+        root: format!("{}/", ctx.rel(&dir)),
+        tree: tree(ctx.store(), &dir, &mut budget),
+    })
 }
 
 /// Arguments of `discoverSearch`.
@@ -135,7 +175,7 @@ fn searchable(name: &str) -> bool {
     )
 }
 
-fn search(dir: &Path, needle: &str, out: &mut Vec<Value>) -> bool {
+fn search(dir: &Path, needle: &str, out: &mut Vec<Match>) -> bool {
     let mut entries: Vec<std::fs::DirEntry> = match std::fs::read_dir(dir) {
         Ok(rd) => rd.filter_map(|e| e.ok()).collect(),
         Err(_) => return false,
@@ -164,7 +204,10 @@ fn search(dir: &Path, needle: &str, out: &mut Vec<Value>) -> bool {
                     if out.len() == MAX_MATCHES {
                         return true;
                     }
-                    out.push(json!({"file": path.display().to_string(), "match": line.trim()}));
+                    out.push(Match {
+                        file: path.display().to_string(),
+                        line: line.trim().to_string(),
+                    });
                 }
             }
         }
@@ -173,16 +216,12 @@ fn search(dir: &Path, needle: &str, out: &mut Vec<Value>) -> bool {
 }
 
 /// Searches the text files.
-pub fn discover_search(ctx: &Context, a: DiscoverSearch) -> Result<Value, ToolError> {
+pub fn discover_search(ctx: &Context, a: DiscoverSearch) -> Result<SearchMatches, ToolError> {
     if a.pattern.is_empty() {
         return Err(ToolError::invalid("pattern must not be empty"));
     }
     let dir = sub_folder(ctx, a.path.as_deref())?;
     let mut matches = vec![];
     let truncated = search(&dir, &a.pattern.to_lowercase(), &mut matches);
-    let mut out = json!({"matches": matches});
-    if truncated {
-        out["truncated"] = true.into();
-    }
-    Ok(out)
+    Ok(SearchMatches { matches, truncated })
 }

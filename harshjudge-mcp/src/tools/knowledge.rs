@@ -4,15 +4,36 @@
 use std::io;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 use crate::knowledge::{
     DEFAULT_LIMIT, KnowledgeStore, MAX_LIMIT, MAX_QUERY_TOKENS, Outcome, PageState, Scope,
-    SearchQuery, tokenize,
+    SearchQuery, SearchResult, tokenize,
 };
+
+/// What `knowledge_search` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct KnowledgeFound {
+    /// The hits.
+    #[serde(flatten)]
+    pub result: SearchResult,
+    /// The query's searchable words, as matched.
+    pub tokens: Vec<String>,
+}
+
+/// What `knowledge_similar` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SimilarFound {
+    /// The hits.
+    #[serde(flatten)]
+    pub result: SearchResult,
+    /// The page compared with.
+    pub state: PageState,
+}
+
+crate::plain_output!(KnowledgeFound, SimilarFound);
 
 /// Arguments of `knowledge_search`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -55,7 +76,10 @@ fn io_error(store: &KnowledgeStore, e: io::Error) -> ToolError {
 
 /// `knowledge_search`: past steps (this and earlier sessions) matching a
 /// query, best first, with a confidence and what matched.
-pub fn knowledge_search(store: &KnowledgeStore, a: KnowledgeSearch) -> Result<Value, ToolError> {
+pub fn knowledge_search(
+    store: &KnowledgeStore,
+    a: KnowledgeSearch,
+) -> Result<KnowledgeFound, ToolError> {
     if a.query.trim().is_empty() {
         return Err(ToolError::invalid(
             "query is empty: give words to look for, e.g. a test id (\"checkout-button\"), a tool (\"browser_click\"), a page (\"/cart\") or an error code",
@@ -77,17 +101,17 @@ pub fn knowledge_search(store: &KnowledgeStore, a: KnowledgeSearch) -> Result<Va
         outcome: a.outcome,
         url: a.url,
     };
-    let r = store.search(&q).map_err(|e| io_error(store, e))?;
-    let mut out =
-        serde_json::to_value(&r).map_err(|e| ToolError::new(Code::Internal, e.to_string()))?;
+    let result = store.search(&q).map_err(|e| io_error(store, e))?;
     let mut shown: Vec<String> = Vec::new();
     for t in tokens {
         if !shown.contains(&t) && shown.len() < MAX_QUERY_TOKENS {
             shown.push(t);
         }
     }
-    out["tokens"] = json!(shown);
-    Ok(out)
+    Ok(KnowledgeFound {
+        result,
+        tokens: shown,
+    })
 }
 
 /// Arguments of `knowledge_similar`.
@@ -117,7 +141,7 @@ pub fn knowledge_similar(
     store: &KnowledgeStore,
     a: KnowledgeSimilar,
     current: Option<PageState>,
-) -> Result<Value, ToolError> {
+) -> Result<SimilarFound, ToolError> {
     let limit = limit_of(a.limit)?;
     let given = |s: Option<String>| s.filter(|x| !x.trim().is_empty());
     let url = given(a.url);
@@ -154,24 +178,21 @@ pub fn knowledge_similar(
             "no page to compare with: give url, title or testIds, or open a page with browser_launch / browser_navigate so the current page is used",
         ));
     }
-    let r = store
+    let result = store
         .similar(&state, limit, a.scope.unwrap_or_default())
         .map_err(|e| io_error(store, e))?;
-    let mut out =
-        serde_json::to_value(&r).map_err(|e| ToolError::new(Code::Internal, e.to_string()))?;
-    out["state"] = serde_json::to_value(&state).unwrap_or(Value::Null);
-    Ok(out)
+    Ok(SimilarFound { result, state })
 }
 
 /// The `knowledge_search` tool: the project's store, searched.
-pub fn search(ctx: &Context, a: KnowledgeSearch) -> Result<Value, ToolError> {
+pub fn search(ctx: &Context, a: KnowledgeSearch) -> Result<KnowledgeFound, ToolError> {
     let store = ctx.require_init()?;
     knowledge_search(ctx.agent().knowledge(store), a)
 }
 
 /// The `knowledge_similar` tool: compared with the open page unless the
 /// arguments describe one.
-pub fn similar(ctx: &Context, a: KnowledgeSimilar) -> Result<Value, ToolError> {
+pub fn similar(ctx: &Context, a: KnowledgeSimilar) -> Result<SimilarFound, ToolError> {
     let store = ctx.require_init()?;
     let current = super::browser::page_state(ctx).map(|(url, title, test_ids)| PageState {
         url: Some(url),

@@ -1,8 +1,7 @@
 //! `initProject`.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::error::{Code, ToolError};
@@ -18,8 +17,31 @@ pub struct InitProject {
     pub base_url: Option<String>,
 }
 
+/// What `initProject` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectInitialized {
+    /// Always true.
+    pub success: bool,
+    /// `.harshJudge/`, relative to the project.
+    pub project_path: String,
+    /// Its config.yaml.
+    pub config_path: String,
+    /// Its prd.md.
+    pub prd_path: String,
+    /// Its scenarios/ folder.
+    pub scenarios_path: String,
+    /// The dashboard's URL, when it was started with the project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dashboard_url: Option<String>,
+    /// What was done and what to do next.
+    pub message: String,
+}
+
+crate::plain_output!(ProjectInitialized);
+
 /// Creates `.harshJudge/` in the project folder.
-pub fn init_project(ctx: &Context, a: InitProject) -> Result<Value, ToolError> {
+pub fn init_project(ctx: &Context, a: InitProject) -> Result<ProjectInitialized, ToolError> {
     super::check_len("projectName", &a.project_name, 1, 100)?;
     let base_url = match a.base_url.as_deref() {
         None => String::new(),
@@ -48,19 +70,12 @@ pub fn init_project(ctx: &Context, a: InitProject) -> Result<Value, ToolError> {
         ),
         other => other.into(),
     })?;
-    let mut out = json!({
-        "success": true,
-        "projectPath": ctx.rel(store.dir()),
-        "configPath": ctx.rel(&store.config_path()),
-        "prdPath": ctx.rel(&store.prd_path()),
-        "scenariosPath": ctx.rel(&store.scenarios_dir()),
-    });
     // As the original: the dashboard starts with the project; failing to start
     // it does not fail the call.
     let next = "Fill in .harshJudge/prd.md, then create scenarios with createScenario.";
     let started = if ctx.dashboard_on_init {
         match crate::dashboard::Dashboard::new(ctx.root()).open(None, false) {
-            Ok(d) => d["url"].as_str().map(|u| (u.to_string(), d["pid"].clone())),
+            Ok(d) => Some((d.url, d.pid)),
             Err(e) => {
                 tracing::warn!(
                     "initProject: the dashboard could not be started: {}",
@@ -72,15 +87,22 @@ pub fn init_project(ctx: &Context, a: InitProject) -> Result<Value, ToolError> {
     } else {
         None
     };
-    out["message"] = match started {
-        Some((url, pid)) => {
-            let msg = format!("HarshJudge initialized successfully. Dashboard running at {url} (PID: {pid}). {next}");
-            out["dashboardUrl"] = url.into();
-            msg
-        }
-        None if ctx.dashboard_on_init => format!("HarshJudge initialized successfully. Dashboard could not be started automatically - use openDashboard tool to start it. {next}"),
+    let message = match &started {
+        Some((url, pid)) => format!(
+            "HarshJudge initialized successfully. Dashboard running at {url} (PID: {pid}). {next}"
+        ),
+        None if ctx.dashboard_on_init => format!(
+            "HarshJudge initialized successfully. Dashboard could not be started automatically - use openDashboard tool to start it. {next}"
+        ),
         None => format!("HarshJudge initialized successfully. {next}"),
-    }
-    .into();
-    Ok(out)
+    };
+    Ok(ProjectInitialized {
+        success: true,
+        project_path: ctx.rel(store.dir()),
+        config_path: ctx.rel(&store.config_path()),
+        prd_path: ctx.rel(&store.prd_path()),
+        scenarios_path: ctx.rel(&store.scenarios_dir()),
+        dashboard_url: started.map(|(url, _)| url),
+        message,
+    })
 }

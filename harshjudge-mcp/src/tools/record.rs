@@ -19,8 +19,8 @@ use crate::error::{Code, ToolError};
 
 pub use super::export::{escape_rust, export_source, lit};
 
-/// A saved sequence.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A saved sequence (what `record_get` returns).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Sequence {
     /// Its id (file name).
@@ -38,6 +38,211 @@ pub struct Sequence {
     /// The calls, in order.
     pub calls: Vec<RecordedCall>,
 }
+
+/// What `record_start` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordingStarted {
+    /// Always true.
+    pub success: bool,
+    /// The sequence's id.
+    pub sequence_id: String,
+    /// Its name.
+    pub name: String,
+    /// Always true.
+    pub recording: bool,
+    /// What one recording keeps at most.
+    pub limits: RecordingLimits,
+}
+
+/// What one recording keeps at most.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordingLimits {
+    /// Calls.
+    pub calls: usize,
+    /// Bytes of arguments in all.
+    pub bytes: usize,
+    /// Bytes of one string argument.
+    pub string_bytes: usize,
+}
+
+/// What `record_stop` returns: a saved sequence, or how many calls were discarded.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordingStopped {
+    /// Always true.
+    pub success: bool,
+    /// Whether the sequence was saved.
+    pub saved: bool,
+    /// The saved sequence's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence_id: Option<String>,
+    /// Its file, relative to the project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Calls saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<usize>,
+    /// The `{{variable}}` names its calls use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variables: Option<Vec<String>>,
+    /// What the recording could not keep.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// Calls discarded (`save: false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discarded: Option<usize>,
+}
+
+/// What `record_list` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SequenceList {
+    /// How many.
+    pub count: usize,
+    /// Newest first (unreadable ones last).
+    pub sequences: Vec<SequenceEntry>,
+}
+
+/// One saved sequence in [`SequenceList`].
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SequenceEntry {
+    /// A readable sequence.
+    Saved(SequenceSummary),
+    /// A file that is no valid sequence.
+    Unreadable {
+        /// Its id (file name).
+        #[serde(rename = "sequenceId")]
+        sequence_id: String,
+        /// What is wrong.
+        error: String,
+    },
+}
+
+/// A readable saved sequence.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SequenceSummary {
+    /// Its id.
+    pub sequence_id: String,
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub description: Option<String>,
+    /// When the recording started.
+    pub created_at: String,
+    /// Calls.
+    pub calls: usize,
+    /// The `{{variable}}` names its calls use.
+    pub variables: Vec<String>,
+}
+
+/// What `record_delete` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SequenceDeleted {
+    /// Always true.
+    pub success: bool,
+    /// The id deleted.
+    pub deleted: String,
+}
+
+/// What `record_replay` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Replayed {
+    /// The sequence.
+    pub sequence_id: String,
+    /// One per call run, in order.
+    pub steps: Vec<ReplayStep>,
+    /// The replay as a whole.
+    pub summary: ReplaySummary,
+    /// The run, when the replay was recorded as one.
+    #[serde(flatten)]
+    pub run: Option<ReplayRun>,
+}
+
+/// One call of a replay.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayStep {
+    /// 1-based.
+    pub index: usize,
+    /// The tool.
+    pub tool: String,
+    /// Whether it succeeded now.
+    pub ok: bool,
+    /// Whether it succeeded when recorded.
+    pub recorded_ok: bool,
+    /// Its timing.
+    pub meta: ReplayMeta,
+    /// Its result when it succeeded: open, the tool's own result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
+    pub result: Option<Value>,
+    /// Its error when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<super::batch::CallError>,
+}
+
+/// How long a replayed call took.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayMeta {
+    /// Milliseconds, to the microsecond.
+    pub duration_ms: f64,
+}
+
+/// The summary of a replay.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplaySummary {
+    /// Every call ran and succeeded.
+    pub ok: bool,
+    /// Calls in the sequence.
+    pub total: usize,
+    /// Calls run.
+    pub ran: usize,
+    /// Calls that succeeded.
+    pub succeeded: usize,
+    /// Calls that failed.
+    pub failed: usize,
+    /// Milliseconds.
+    pub duration_ms: u64,
+}
+
+/// The run a replay was recorded as.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayRun {
+    /// Its id.
+    pub run_id: String,
+    /// pass or fail; null when it could not be completed.
+    pub run_status: Option<String>,
+}
+
+/// What `record_export` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Exported {
+    /// Always true.
+    pub success: bool,
+    /// The Rust file, relative to the project.
+    pub path: String,
+    /// The scenario function's name.
+    pub function: String,
+    /// Steps exported.
+    pub steps: usize,
+}
+
+crate::plain_output!(
+    RecordingStarted,
+    RecordingStopped,
+    SequenceList,
+    Sequence,
+    SequenceDeleted,
+    Replayed,
+    Exported,
+);
 
 fn seq_id(s: &str) -> Result<RunId, ToolError> {
     RunId::new(s).map_err(|_| {
@@ -120,7 +325,7 @@ pub struct RecordStart {
 }
 
 /// Starts recording the calls that follow.
-pub fn record_start(ctx: &Context, a: RecordStart) -> Result<Value, ToolError> {
+pub fn record_start(ctx: &Context, a: RecordStart) -> Result<RecordingStarted, ToolError> {
     super::check_len("name", &a.name, 1, 200)?;
     let agent = ctx.agent();
     let mut rec = agent
@@ -140,17 +345,17 @@ pub fn record_start(ctx: &Context, a: RecordStart) -> Result<Value, ToolError> {
     }
     let id = RunId::generate().to_string();
     *rec = Some(Recording::new(id.clone(), a.name.clone(), a.description));
-    Ok(json!({
-        "success": true,
-        "sequenceId": id,
-        "name": a.name,
-        "recording": true,
-        "limits": {
-            "calls": crate::agent::MAX_RECORDED_CALLS,
-            "bytes": crate::agent::MAX_RECORDED_BYTES,
-            "stringBytes": crate::agent::MAX_RECORDED_STRING,
+    Ok(RecordingStarted {
+        success: true,
+        sequence_id: id,
+        name: a.name,
+        recording: true,
+        limits: RecordingLimits {
+            calls: crate::agent::MAX_RECORDED_CALLS,
+            bytes: crate::agent::MAX_RECORDED_BYTES,
+            string_bytes: crate::agent::MAX_RECORDED_STRING,
         },
-    }))
+    })
 }
 
 /// Arguments of `record_stop`.
@@ -193,7 +398,7 @@ fn parameterize(v: &Value, vars: &BTreeMap<String, String>) -> Value {
 }
 
 /// Stops recording; saves the sequence unless `save: false`.
-pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
+pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<RecordingStopped, ToolError> {
     // Checked before the recording is taken: a typo must not lose it.
     for name in a.variables.keys() {
         let ok = !name.is_empty()
@@ -220,7 +425,16 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
         })?;
     let warning = rec.warning();
     if !a.save.unwrap_or(true) {
-        return Ok(json!({"success": true, "saved": false, "discarded": rec.calls.len()}));
+        return Ok(RecordingStopped {
+            success: true,
+            saved: false,
+            sequence_id: None,
+            path: None,
+            calls: None,
+            variables: None,
+            warning: None,
+            discarded: Some(rec.calls.len()),
+        });
     }
     let mut rec = rec;
     if !a.variables.is_empty() {
@@ -243,18 +457,16 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
     let path = ctx.store().sequence_path(&seq_id(&seq.id)?);
     let text = serde_json::to_string_pretty(&seq).expect("sequence serializes");
     ctx.store().write_file(&path, text.as_bytes())?;
-    let mut out = json!({
-        "success": true,
-        "saved": true,
-        "sequenceId": seq.id,
-        "path": ctx.rel(&path),
-        "calls": seq.calls.len(),
-        "variables": seq.variables,
-    });
-    if let Some(w) = warning {
-        out["warning"] = w.into();
-    }
-    Ok(out)
+    Ok(RecordingStopped {
+        success: true,
+        saved: true,
+        sequence_id: Some(seq.id),
+        path: Some(ctx.rel(&path)),
+        calls: Some(seq.calls.len()),
+        variables: Some(seq.variables),
+        warning,
+        discarded: None,
+    })
 }
 
 /// Arguments of `record_list`.
@@ -263,7 +475,7 @@ pub fn record_stop(ctx: &Context, a: RecordStop) -> Result<Value, ToolError> {
 pub struct RecordList {}
 
 /// The saved sequences, newest first.
-pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
+pub fn record_list(ctx: &Context, _a: RecordList) -> Result<SequenceList, ToolError> {
     let mut out = vec![];
     if let Ok(rd) = ctx.store().read_dir(&ctx.store().sequences_dir()) {
         for e in rd.flatten() {
@@ -272,20 +484,30 @@ pub fn record_list(ctx: &Context, _a: RecordList) -> Result<Value, ToolError> {
                 continue;
             };
             match load(ctx, id) {
-                Ok(s) => out.push(json!({
-                    "sequenceId": s.id,
-                    "name": s.name,
-                    "description": s.description,
-                    "createdAt": s.created_at,
-                    "calls": s.calls.len(),
-                    "variables": s.variables,
+                Ok(s) => out.push(SequenceEntry::Saved(SequenceSummary {
+                    sequence_id: s.id,
+                    name: s.name,
+                    description: s.description,
+                    created_at: s.created_at,
+                    calls: s.calls.len(),
+                    variables: s.variables,
                 })),
-                Err(e) => out.push(json!({"sequenceId": id, "error": e.message})),
+                Err(e) => out.push(SequenceEntry::Unreadable {
+                    sequence_id: id.to_string(),
+                    error: e.message,
+                }),
             }
         }
     }
-    out.sort_by(|a, b| b["createdAt"].as_str().cmp(&a["createdAt"].as_str()));
-    Ok(json!({"count": out.len(), "sequences": out}))
+    let created = |e: &SequenceEntry| match e {
+        SequenceEntry::Saved(s) => Some(s.created_at.clone()),
+        SequenceEntry::Unreadable { .. } => None,
+    };
+    out.sort_by_key(|e| std::cmp::Reverse(created(e)));
+    Ok(SequenceList {
+        count: out.len(),
+        sequences: out,
+    })
 }
 
 /// Arguments of `record_get` and `record_delete`.
@@ -298,18 +520,21 @@ pub struct SequenceRef {
 }
 
 /// A saved sequence in full.
-pub fn record_get(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
-    Ok(serde_json::to_value(load(ctx, &a.sequence_id)?).expect("sequence serializes"))
+pub fn record_get(ctx: &Context, a: SequenceRef) -> Result<Sequence, ToolError> {
+    load(ctx, &a.sequence_id)
 }
 
 /// Deletes a saved sequence.
-pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<Value, ToolError> {
+pub fn record_delete(ctx: &Context, a: SequenceRef) -> Result<SequenceDeleted, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
     let path = ctx.store().sequence_path(&seq_id(&seq.id)?);
     ctx.store()
         .remove_file(&path)
         .map_err(|e| ToolError::new(Code::Internal, format!("{}: {e}", ctx.rel(&path))))?;
-    Ok(json!({"success": true, "deleted": seq.id}))
+    Ok(SequenceDeleted {
+        success: true,
+        deleted: seq.id,
+    })
 }
 
 /// Arguments of `record_replay`.
@@ -373,7 +598,11 @@ pub(super) fn describe(c: &RecordedCall) -> String {
 }
 
 /// Runs a saved sequence again.
-pub fn record_replay(ctx: &Context, d: &Dispatcher, a: RecordReplay) -> Result<Value, ToolError> {
+pub fn record_replay(
+    ctx: &Context,
+    d: &Dispatcher,
+    a: RecordReplay,
+) -> Result<Replayed, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
     let mut needed = BTreeSet::new();
     for c in &seq.calls {
@@ -455,19 +684,23 @@ pub fn record_replay(ctx: &Context, d: &Dispatcher, a: RecordReplay) -> Result<V
             call(&c.tool, args)
         };
         let ok = !out.is_error();
-        let mut r = json!({
-            "index": i + 1,
-            "tool": c.tool,
-            "ok": ok,
-            "recordedOk": c.ok,
-            "meta": {"durationMs": (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0},
-        });
+        let mut r = ReplayStep {
+            index: i + 1,
+            tool: c.tool.clone(),
+            ok,
+            recorded_ok: c.ok,
+            meta: ReplayMeta {
+                duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
+            },
+            result: None,
+            error: None,
+        };
         if ok {
             succeeded += 1;
-            r["result"] = out.value;
+            r.result = Some(out.value);
         } else {
             failed += 1;
-            r["error"] = json!({"code": out.value["code"], "message": out.value["error"]});
+            r.error = Some(super::batch::CallError::of(&out.value));
         }
         if let Some(id) = &run_id {
             let mut step = json!({
@@ -476,8 +709,8 @@ pub fn record_replay(ctx: &Context, d: &Dispatcher, a: RecordReplay) -> Result<V
                 "status": if ok { "pass" } else { "fail" },
                 "duration": out.elapsed.as_millis() as u64,
             });
-            if !ok {
-                step["error"] = r["error"]["message"].clone();
+            if let Some(e) = &r.error {
+                step["error"] = e.message.clone().into();
             }
             let _ = call("completeStep", step);
         }
@@ -486,24 +719,27 @@ pub fn record_replay(ctx: &Context, d: &Dispatcher, a: RecordReplay) -> Result<V
             break;
         }
     }
-    let mut out = json!({
-        "sequenceId": seq.id,
-        "steps": results,
-        "summary": {
-            "ok": failed == 0 && results.len() == seq.calls.len(),
-            "total": seq.calls.len(),
-            "ran": results.len(),
-            "succeeded": succeeded,
-            "failed": failed,
-            "durationMs": start.elapsed().as_millis() as u64,
-        },
-    });
-    if let Some(id) = run_id {
+    let summary = ReplaySummary {
+        ok: failed == 0 && results.len() == seq.calls.len(),
+        total: seq.calls.len(),
+        ran: results.len(),
+        succeeded,
+        failed,
+        duration_ms: start.elapsed().as_millis() as u64,
+    };
+    let run = run_id.map(|id| {
         let done = call("completeRun", json!({"runId": id}));
-        out["runId"] = json!(id);
-        out["runStatus"] = done.value["status"].clone();
-    }
-    Ok(out)
+        ReplayRun {
+            run_id: id,
+            run_status: done.value["status"].as_str().map(String::from),
+        }
+    });
+    Ok(Replayed {
+        sequence_id: seq.id,
+        steps: results,
+        summary,
+        run,
+    })
 }
 
 /// Whether a recorded value stands for a string too large to keep.
@@ -532,7 +768,7 @@ pub struct RecordExport {
 
 /// Writes a Rust `#[scenario]` replaying the sequence with the page API, into
 /// `.harshJudge/exports/{function}.rs`, ready to drop into `tests/`.
-pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError> {
+pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Exported, ToolError> {
     let seq = load(ctx, &a.sequence_id)?;
     let fn_name = match a.function_name {
         Some(f) => f,
@@ -552,10 +788,10 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Value, ToolError>
     let source = export_source(&seq, &fn_name, &a.variables);
     let path = ctx.store().export_path(&fn_name)?;
     ctx.store().write_file(&path, source.as_bytes())?;
-    Ok(json!({
-        "success": true,
-        "path": ctx.rel(&path),
-        "function": fn_name,
-        "steps": source.matches("step!(").count(),
-    }))
+    Ok(Exported {
+        success: true,
+        path: ctx.rel(&path),
+        steps: source.matches("step!(").count(),
+        function: fn_name,
+    })
 }

@@ -10,12 +10,15 @@ use harshjudge::store::{
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::scenario::{existing, slug};
+use super::scenario::existing;
 use crate::context::Context;
 use crate::dispatch::{Effect, ToolOutput};
 use crate::error::{Code, ToolError};
+
+mod prune;
+pub use prune::{PruneRuns, RunsPruned, prune_runs};
 
 /// Reopens a run, mapping "not found" and "completed" to the original's words.
 fn open(ctx: &Context, id: &RunId, completed: &str) -> Result<RunHandle, ToolError> {
@@ -290,8 +293,58 @@ fn image_ext(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// What `recordEvidence` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvidenceRecorded {
+    /// Always true.
+    pub success: bool,
+    /// The evidence file, relative to the project.
+    pub file_path: String,
+    /// Its metadata sidecar.
+    pub meta_path: String,
+    /// The step's folder.
+    pub step_path: String,
+    /// Bytes written.
+    pub file_size: u64,
+    /// The step, two digits.
+    pub step_id: String,
+    /// The file copied, when `data` named one.
+    pub copied_from: Option<String>,
+}
+
+/// What `completeStep` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StepCompleted {
+    /// Always true.
+    pub success: bool,
+    /// The run.
+    pub run_id: String,
+    /// The step.
+    pub step_id: String,
+    /// pass, fail or skipped.
+    pub status: StepStatus,
+    /// The step to run next: none after a failure or the last step.
+    pub next_step_id: Option<String>,
+}
+
+/// What `getRunState` returns: where the run stands, with the judgment of
+/// its steps when it has one.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStateReply {
+    /// The state.
+    #[serde(flatten)]
+    pub state: harshjudge::run::RunState,
+    /// Always true.
+    pub success: bool,
+}
+
+crate::plain_output!(EvidenceRecorded, StepCompleted, RunStateReply);
+
 /// Records one evidence file.
-pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<Value, ToolError> {
+pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<EvidenceRecorded, ToolError> {
     let id = a.run_id;
     let step = match (a.step_id, a.step) {
         (Some(s), None) => s,
@@ -385,15 +438,15 @@ pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<Value, ToolEr
     }
     let written = run.record_evidence(&step, &name, ext, a.kind.as_str(), &bytes, metadata)?;
     let store = ctx.store();
-    Ok(json!({
-        "success": true,
-        "filePath": ctx.rel(&written.path),
-        "metaPath": ctx.rel(&store.sidecar_path(run.slug(), &id, &step, &name)),
-        "stepPath": ctx.rel(&store.step_dir(run.slug(), &id, &step)),
-        "fileSize": written.size,
-        "stepId": step.as_str(),
-        "copiedFrom": from.map(|p| p.display().to_string()),
-    }))
+    Ok(EvidenceRecorded {
+        success: true,
+        file_path: ctx.rel(&written.path),
+        meta_path: ctx.rel(&store.sidecar_path(run.slug(), &id, &step, &name)),
+        step_path: ctx.rel(&store.step_dir(run.slug(), &id, &step)),
+        file_size: written.size,
+        step_id: step.to_string(),
+        copied_from: from.map(|p| p.display().to_string()),
+    })
 }
 
 /// A step's status as a caller gives it.
@@ -452,7 +505,7 @@ fn duration_ms(field: &str, d: f64) -> Result<u64, ToolError> {
 }
 
 /// Records a step's result.
-pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<Value, ToolError> {
+pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<StepCompleted, ToolError> {
     let id = a.run_id;
     let step = a.step_id;
     let duration = duration_ms("duration", a.duration)?;
@@ -494,13 +547,13 @@ pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<Value, ToolError>
             .position(|s| s == step.as_str())
             .and_then(|i| listed.get(i + 1).cloned())
     };
-    Ok(json!({
-        "success": true,
-        "runId": id.as_str(),
-        "stepId": step.as_str(),
-        "status": status.as_str(),
-        "nextStepId": next,
-    }))
+    Ok(StepCompleted {
+        success: true,
+        run_id: id.to_string(),
+        step_id: step.to_string(),
+        status,
+        next_step_id: next,
+    })
 }
 
 /// A step of `completeRun`'s `steps`.
@@ -672,7 +725,7 @@ pub struct GetRunState {
 }
 
 /// Where a run stands.
-pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<Value, ToolError> {
+pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<RunStateReply, ToolError> {
     let store = ctx.require_init()?;
     let id = match (a.run_id, a.scenario_slug) {
         (Some(r), _) => r,
@@ -696,59 +749,8 @@ pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<Value, ToolError> 
         )),
         other => other.into(),
     })?;
-    let mut v = serde_json::to_value(&state).expect("run state serializes");
-    v["success"] = true.into();
-    Ok(v)
-}
-
-/// Arguments of `pruneRuns`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PruneRuns {
-    /// Runs to keep per scenario (the newest); default HARSHJUDGE_KEEP_RUNS,
-    /// else 20.
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub keep: Option<usize>,
-    /// Only this scenario; omitted: every scenario.
-    #[serde(default)]
-    pub scenario_slug: Option<String>,
-}
-
-/// Retention: removes the oldest runs of each scenario beyond the newest
-/// `keep`, never a running run nor the newest failed one; statistics in
-/// `meta.yaml` are unchanged.
-pub fn prune_runs(ctx: &Context, a: PruneRuns) -> Result<Value, ToolError> {
-    let store = ctx.require_init()?;
-    let keep = match a.keep {
-        Some(0) => return Err(ToolError::invalid("keep must be at least 1")),
-        Some(n) => Some(n),
-        None => harshjudge::settings::keep_runs().map_err(|e| ToolError::invalid(e.to_string()))?,
-    };
-    let Some(keep) = keep else {
-        return Ok(json!({
-            "keep": null,
-            "removedCount": 0,
-            "removed": {},
-            "errors": [],
-            "note": "HARSHJUDGE_KEEP_RUNS=all: every run is kept",
-        }));
-    };
-    let slugs: Vec<String> = match &a.scenario_slug {
-        Some(s) => {
-            let s = slug("scenarioSlug", s)?;
-            existing(store, &s)?;
-            vec![s.to_string()]
-        }
-        None => store
-            .list_scenarios()?
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-    };
-    let pruned = harshjudge::run::prune(store, &slugs, keep);
-    let count: usize = pruned.removed.values().map(Vec::len).sum();
-    let mut out = serde_json::to_value(&pruned).expect("serializes");
-    out["removedCount"] = count.into();
-    Ok(out)
+    Ok(RunStateReply {
+        state,
+        success: true,
+    })
 }

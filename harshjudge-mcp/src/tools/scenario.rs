@@ -1,9 +1,9 @@
 //! `createScenario`, `toggleStar`, `getStatus`.
 
-use harshjudge::store::{ScenarioSpec, Slug, StepDoc, Store};
+use harshjudge::store::{ScenarioSpec, Slug, StepDoc, StepRef, Store};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::context::Context;
 use crate::error::ToolError;
@@ -73,8 +73,166 @@ pub(crate) fn existing(
     })
 }
 
+/// What `createScenario` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioCreated {
+    /// Always true.
+    pub success: bool,
+    /// The scenario's slug.
+    pub slug: String,
+    /// Its folder, relative to the project.
+    pub scenario_path: String,
+    /// Its meta.yaml.
+    pub meta_path: String,
+    /// Its steps/ folder.
+    pub steps_path: String,
+    /// One markdown file per step, in order.
+    pub step_files: Vec<String>,
+    /// Whether the scenario was created (false: updated).
+    pub is_new: bool,
+}
+
+/// What `saveScenario` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioSaved {
+    /// Always true.
+    pub success: bool,
+    /// The slug used (the given one, or `{slug}-2`, …).
+    pub slug: String,
+    /// Its scenario.md, relative to the project.
+    pub scenario_path: String,
+    /// Its meta.yaml.
+    pub meta_path: String,
+    /// Always true.
+    pub is_new: bool,
+    /// That the tool is deprecated (and unknown argument keys ignored).
+    pub warnings: Vec<String>,
+}
+
+/// What `toggleStar` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StarToggled {
+    /// Always true.
+    pub success: bool,
+    /// The scenario.
+    pub slug: String,
+    /// Its new value.
+    pub starred: bool,
+}
+
+/// What `getStatus` returns: the project's status, or with `scenarioSlug`
+/// one scenario's detail.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Status {
+    /// Every scenario with its last result.
+    Project(ProjectStatus),
+    /// One scenario.
+    Scenario(ScenarioDetail),
+}
+
+/// The project's status.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectStatus {
+    /// From config.yaml.
+    pub project_name: String,
+    /// Scenarios listed.
+    pub scenario_count: usize,
+    /// Scenarios whose last run passed.
+    pub passing: usize,
+    /// Scenarios whose last run failed.
+    pub failing: usize,
+    /// Scenarios never run.
+    pub never_run: usize,
+    /// Each scenario.
+    pub scenarios: Vec<ScenarioSummary>,
+}
+
+/// One scenario in [`ProjectStatus`].
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioSummary {
+    /// Its slug.
+    pub slug: String,
+    /// Its title ("Untitled" when it has none).
+    pub title: String,
+    /// Starred.
+    pub starred: bool,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Steps declared.
+    pub step_count: usize,
+    /// pass or fail, of the last completed run.
+    pub last_result: Option<String>,
+    /// When the last run completed, ISO 8601.
+    pub last_run: Option<String>,
+    /// Completed runs.
+    pub total_runs: u64,
+    /// Percent of runs that passed, rounded.
+    pub pass_rate: u64,
+    /// Why its meta.yaml could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One scenario's detail.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioDetail {
+    /// Its slug.
+    pub slug: String,
+    /// Its title.
+    pub title: String,
+    /// Starred.
+    pub starred: bool,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Steps declared.
+    pub step_count: usize,
+    /// The steps.
+    pub steps: Vec<StepRef>,
+    /// The markdown of a scenario saved by saveScenario ("" otherwise).
+    pub content: String,
+    /// meta.yaml as it is on disk (open: every key it holds), null when unreadable.
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
+    pub meta: Value,
+    /// The 10 most recent runs, newest first.
+    pub recent_runs: Vec<RecentRun>,
+}
+
+/// One run in [`ScenarioDetail`].
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecentRun {
+    /// The run's id.
+    pub id: String,
+    /// Its number.
+    pub run_number: Option<u64>,
+    /// running, pass, fail, or corrupt (result.json unreadable).
+    pub status: String,
+    /// Milliseconds.
+    pub duration: u64,
+    /// ISO 8601.
+    pub started_at: String,
+    /// ISO 8601, once final.
+    pub completed_at: Option<String>,
+    /// The first failed step.
+    pub failed_step: Option<String>,
+    /// Its error (for a corrupt run: what is wrong).
+    pub error_message: Option<String>,
+    /// A corrupt run's result.json.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+crate::plain_output!(ScenarioCreated, ScenarioSaved, StarToggled, Status);
+
 /// Creates or updates a scenario.
-pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<Value, ToolError> {
+pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<ScenarioCreated, ToolError> {
     let slug = slug("slug", &a.slug)?;
     super::check_len("title", &a.title, 1, 200)?;
     if a.steps.is_empty() || a.steps.len() > 99 {
@@ -133,15 +291,19 @@ pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<Value, ToolEr
         .collect();
     let meta = store.upsert_scenario(&slug, &spec, &docs)?;
     let dir = ctx.rel(&store.scenario_dir(&slug));
-    Ok(json!({
-        "success": true,
-        "slug": slug.as_str(),
-        "scenarioPath": dir,
-        "metaPath": ctx.rel(&store.meta_path(&slug)),
-        "stepsPath": ctx.rel(&store.steps_dir(&slug)),
-        "stepFiles": meta.steps.iter().map(|s| ctx.rel(&store.steps_dir(&slug).join(&s.file))).collect::<Vec<_>>(),
-        "isNew": is_new,
-    }))
+    Ok(ScenarioCreated {
+        success: true,
+        slug: slug.to_string(),
+        scenario_path: dir,
+        meta_path: ctx.rel(&store.meta_path(&slug)),
+        steps_path: ctx.rel(&store.steps_dir(&slug)),
+        step_files: meta
+            .steps
+            .iter()
+            .map(|s| ctx.rel(&store.steps_dir(&slug).join(&s.file)))
+            .collect(),
+        is_new,
+    })
 }
 
 /// Arguments of `saveScenario` (deprecated).
@@ -167,7 +329,7 @@ pub struct SaveScenario {
 /// The original's deprecated single-file scenario: `scenario.md` (front matter
 /// and the markdown) and a `meta.yaml` without steps, under a new slug — the
 /// given one, or `{slug}-2`, `{slug}-3`, … when it is taken.
-pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError> {
+pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<ScenarioSaved, ToolError> {
     let wanted = slug("slug", &a.slug)?;
     super::check_len("title", &a.title, 1, 200)?;
     if a.content.is_empty() {
@@ -243,14 +405,16 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<Value, ToolError>
     );
     let md_path = store.scenario_md_path(&slug);
     store.write_file(&md_path, md.as_bytes())?;
-    Ok(json!({
-        "success": true,
-        "slug": slug.as_str(),
-        "scenarioPath": ctx.rel(&md_path),
-        "metaPath": ctx.rel(&store.meta_path(&slug)),
-        "isNew": true,
-        "warnings": ["saveScenario is deprecated: use createScenario, which writes one file per step"],
-    }))
+    Ok(ScenarioSaved {
+        success: true,
+        slug: slug.to_string(),
+        scenario_path: ctx.rel(&md_path),
+        meta_path: ctx.rel(&store.meta_path(&slug)),
+        is_new: true,
+        warnings: vec![
+            "saveScenario is deprecated: use createScenario, which writes one file per step".into(),
+        ],
+    })
 }
 
 /// The markdown of a scenario saved by the deprecated `saveScenario` (the body
@@ -280,7 +444,7 @@ pub struct ToggleStar {
 }
 
 /// Stars, unstars or toggles.
-pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<Value, ToolError> {
+pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<StarToggled, ToolError> {
     let slug = a.scenario_slug;
     let store = ctx.require_init()?;
     existing(store, &slug)?;
@@ -289,7 +453,11 @@ pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<Value, ToolError> {
         doc.set("starred", v);
         v
     })?;
-    Ok(json!({"success": true, "slug": slug.as_str(), "starred": starred}))
+    Ok(StarToggled {
+        success: true,
+        slug: slug.to_string(),
+        starred,
+    })
 }
 
 /// Arguments of `getStatus`.
@@ -307,15 +475,15 @@ pub struct GetStatus {
 }
 
 /// The project's status, or one scenario's detail.
-pub fn get_status(ctx: &Context, a: GetStatus) -> Result<Value, ToolError> {
+pub fn get_status(ctx: &Context, a: GetStatus) -> Result<Status, ToolError> {
     let store = ctx.require_init()?;
-    match a.scenario_slug {
-        Some(s) => scenario_detail(store, &s),
-        None => project_status(store, a.starred_only),
-    }
+    Ok(match a.scenario_slug {
+        Some(s) => Status::Scenario(scenario_detail(store, &s)?),
+        None => Status::Project(project_status(store, a.starred_only)?),
+    })
 }
 
-fn project_status(store: &Store, starred_only: bool) -> Result<Value, ToolError> {
+fn project_status(store: &Store, starred_only: bool) -> Result<ProjectStatus, ToolError> {
     let config = store.read_config()?;
     let mut scenarios = vec![];
     let (mut passing, mut failing, mut never) = (0, 0, 0);
@@ -341,35 +509,34 @@ fn project_status(store: &Store, starred_only: bool) -> Result<Value, ToolError>
         } else {
             0
         };
-        let mut entry = json!({
-            "slug": slug.as_str(),
-            "title": if m.title.is_empty() { "Untitled".to_string() } else { m.title.clone() },
-            "starred": m.starred,
-            "tags": m.tags,
-            "stepCount": m.steps.len(),
-            "lastResult": m.last_result,
-            "lastRun": m.last_run,
-            "totalRuns": m.total_runs,
-            "passRate": pass_rate,
+        scenarios.push(ScenarioSummary {
+            slug: slug.to_string(),
+            title: if m.title.is_empty() {
+                "Untitled".to_string()
+            } else {
+                m.title.clone()
+            },
+            starred: m.starred,
+            step_count: m.steps.len(),
+            tags: m.tags,
+            last_result: m.last_result,
+            last_run: m.last_run,
+            total_runs: m.total_runs,
+            pass_rate,
+            error: error.or_else(|| (!meta_ok).then(|| "no meta.yaml".to_string())),
         });
-        if let Some(e) = error {
-            entry["error"] = e.into();
-        } else if !meta_ok {
-            entry["error"] = "no meta.yaml".into();
-        }
-        scenarios.push(entry);
     }
-    Ok(json!({
-        "projectName": config.project_name,
-        "scenarioCount": scenarios.len(),
-        "passing": passing,
-        "failing": failing,
-        "neverRun": never,
-        "scenarios": scenarios,
-    }))
+    Ok(ProjectStatus {
+        project_name: config.project_name,
+        scenario_count: scenarios.len(),
+        passing,
+        failing,
+        never_run: never,
+        scenarios,
+    })
 }
 
-fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
+fn scenario_detail(store: &Store, slug: &Slug) -> Result<ScenarioDetail, ToolError> {
     let meta = existing(store, slug)?;
     let raw = store.read_meta_json(slug).unwrap_or(Value::Null);
     let mut runs = vec![];
@@ -387,34 +554,38 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<Value, ToolError> {
             .filter(|s| !s.is_empty())
             .or_else(|| state.as_ref().map(|s| s.started_at.clone()))
             .unwrap_or_default();
-        let mut entry = json!({
-                "id": run.as_str(),
-                "runNumber": result.as_ref().and_then(|r| r.run_number),
-                "status": result.as_ref().map_or("running", |r| r.status.as_str()),
-                "duration": result.as_ref().map_or(0, |r| r.duration),
-                "startedAt": started_at,
-                "completedAt": result.as_ref().and_then(|r| r.completed_at.clone()),
-                "failedStep": result.as_ref().and_then(|r| r.failed_step.clone()),
-                "errorMessage": result.as_ref().and_then(|r| r.error_message.clone()),
-        });
+        let mut entry = RecentRun {
+            id: run.to_string(),
+            run_number: result.as_ref().and_then(|r| r.run_number),
+            status: result
+                .as_ref()
+                .map_or("running", |r| r.status.as_str())
+                .to_string(),
+            duration: result.as_ref().map_or(0, |r| r.duration),
+            started_at: started_at.clone(),
+            completed_at: result.as_ref().and_then(|r| r.completed_at.clone()),
+            failed_step: result.as_ref().and_then(|r| r.failed_step.clone()),
+            error_message: result.as_ref().and_then(|r| r.error_message.clone()),
+            path: None,
+        };
         if let Some(e) = corrupt {
-            entry["status"] = "corrupt".into();
-            entry["path"] = store.result_path(slug, &run).display().to_string().into();
-            entry["errorMessage"] = e.into();
+            entry.status = "corrupt".into();
+            entry.path = Some(store.result_path(slug, &run).display().to_string());
+            entry.error_message = Some(e);
         }
-        runs.push((started_at.clone(), run.to_string(), entry));
+        runs.push((started_at, run.to_string(), entry));
     }
     runs.sort_by(|a, b| (&b.0, &b.1).cmp(&(&a.0, &a.1)));
-    let recent: Vec<Value> = runs.into_iter().take(10).map(|r| r.2).collect();
-    Ok(json!({
-        "slug": slug.as_str(),
-        "title": meta.title,
-        "starred": meta.starred,
-        "tags": meta.tags,
-        "stepCount": meta.steps.len(),
-        "steps": meta.steps,
-        "content": scenario_md(store, slug),
-        "meta": raw,
-        "recentRuns": recent,
-    }))
+    let recent_runs: Vec<RecentRun> = runs.into_iter().take(10).map(|r| r.2).collect();
+    Ok(ScenarioDetail {
+        slug: slug.to_string(),
+        title: meta.title,
+        starred: meta.starred,
+        tags: meta.tags,
+        step_count: meta.steps.len(),
+        steps: meta.steps,
+        content: scenario_md(store, slug),
+        meta: raw,
+        recent_runs,
+    })
 }

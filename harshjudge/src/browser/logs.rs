@@ -8,6 +8,7 @@ use serde::Serialize;
 
 /// One console message (or a browser-reported error such as a failed load).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ConsoleEntry {
     /// `info`, `warning`, `error`, `debug`.
@@ -26,6 +27,7 @@ pub struct ConsoleEntry {
 
 /// One request of the page.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkEntry {
     /// GET, POST, …

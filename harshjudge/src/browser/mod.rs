@@ -239,6 +239,28 @@ fn env_size(name: &'static str, default: (u32, u32)) -> Result<(u32, u32), Brows
     }
 }
 
+/// Checks the browser's variables (`HARSHJUDGE_WEBDRIVER_URL`, `_CHROMEDRIVER`,
+/// `_CHROMIUM`, …) without starting anything: the harness calls it before any
+/// run, so that a bad one stops the invocation rather than failing every page.
+pub fn check_settings() -> Result<(), crate::settings::SettingError> {
+    BrowserConfig::from_env().map(drop).map_err(|e| match e {
+        BrowserError::Setting {
+            name,
+            value,
+            expected,
+        } => crate::settings::SettingError {
+            name,
+            value,
+            expected,
+        },
+        other => crate::settings::SettingError {
+            name: "HARSHJUDGE_*",
+            value: String::new(),
+            expected: other.to_string(),
+        },
+    })
+}
+
 impl BrowserConfig {
     /// From `HARSHJUDGE_*` variables.
     pub fn from_env() -> Result<Self, BrowserError> {

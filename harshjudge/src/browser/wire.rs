@@ -149,14 +149,25 @@ pub(crate) fn is_navigation(e: &BrowserError) -> bool {
     }
 }
 
-const ROLES_JS: &str = include_str!("injected/roles.js");
-const ENGINE_JS: &str = include_str!("injected/engine.js");
+/// The in-page script's files, concatenated in this order into one closure:
+/// the role functions (`roles.js`, then `names.js`), then the engine
+/// (`engine.js`, `actions.js`, `assertions.js`, which installs it).
+const INJECTED: [&str; 5] = [
+    include_str!("injected/roles.js"),
+    include_str!("injected/names.js"),
+    include_str!("injected/engine.js"),
+    include_str!("injected/actions.js"),
+    include_str!("injected/assertions.js"),
+];
 
 /// The source that installs `window.__harshjudgeEngine` unless it is there.
 pub(crate) fn install_source() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
-        format!("if (!window.__harshjudgeEngine) {{ (function () {{\n'use strict';\n{ROLES_JS}\n{ENGINE_JS}\n}})(); }}\n")
+        format!(
+            "if (!window.__harshjudgeEngine) {{ (function () {{\n'use strict';\n{}\n}})(); }}\n",
+            INJECTED.join("\n")
+        )
     })
 }
 

@@ -51,6 +51,7 @@ pub fn repair_leftovers(store: &Store) -> Vec<String> {
 
 /// What [`prune`] did.
 #[derive(Clone, Debug, Default, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Pruned {
     /// Runs kept per scenario.

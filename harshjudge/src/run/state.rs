@@ -1,11 +1,12 @@
 //! Where a run stands, for a caller that wants to resume it ([`run_state`]).
 
 use crate::store::{
-    Phase, RunId, RunStatus, SkillError, StepResult, StepStatus, Store, StoreError,
+    Phase, RunId, RunStatus, SkillError, StepResult, StepStatus, Store, StoreError, VerdictState,
 };
 
 /// Where a run stands, for a caller that wants to resume it.
 #[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RunState {
     /// The run's id.
@@ -14,6 +15,10 @@ pub struct RunState {
     pub scenario_slug: String,
     /// running / pass / fail.
     pub status: RunStatus,
+    /// The status from the code alone, when a step has an expectation
+    /// (`status` then also counts the verdicts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executed_status: Option<RunStatus>,
     /// Phase from `skill-state.yaml`.
     pub phase: Phase,
     /// ISO-8601.
@@ -47,6 +52,7 @@ pub struct RunState {
 
 /// One completed step in a [`RunState`].
 #[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StepState {
     /// `"01"`…
@@ -59,10 +65,26 @@ pub struct StepState {
     pub evidence_files: Vec<String>,
     /// The step's error.
     pub error: Option<String>,
+    /// What must be seen, in words, for a step with an expectation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<String>,
+    /// Where the step's judgment stands (a step with an expectation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<VerdictState>,
+    /// The code's own outcome, when a verdict takes part in `status`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executed_status: Option<StepStatus>,
+    /// Why the judge decided as it did, from `judge/result.json`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// The judge that decided (`command`, `http` or `agent`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 /// The step to run next in a [`RunState`].
 #[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct NextStep {
     /// `"01"`…
     pub id: String,
@@ -81,11 +103,13 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
     let meta = store.read_meta(&slug)?.unwrap_or_default();
     let result = store.read_result(&slug, run)?;
     let state = store.read_skill_state(&slug, run)?;
+    let judgment = store.read_judgment(&slug, run)?;
     let status = result.as_ref().map_or(RunStatus::Running, |r| r.status);
     let steps: Vec<StepResult> = result.as_ref().map(|r| r.steps.clone()).unwrap_or_default();
     let completed_steps: Vec<StepState> = steps
         .iter()
-        .map(|s| StepState {
+        .map(|s| (s, judgment.as_ref().and_then(|j| j.step(&s.id))))
+        .map(|(s, judged)| StepState {
             id: s.id.clone(),
             title: meta
                 .steps
@@ -96,6 +120,11 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
             status: s.status,
             evidence_files: s.evidence_files.clone(),
             error: s.error.clone(),
+            expectation: s.expectation.clone(),
+            verdict: s.verdict,
+            executed_status: s.executed_status,
+            reasoning: judged.map(|j| j.reasoning.clone()),
+            judge: judged.map(|j| j.judge.clone()),
         })
         .collect();
     let failed = steps.iter().any(|s| s.status == StepStatus::Fail);
@@ -176,6 +205,7 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
         run_id: run.to_string(),
         scenario_slug: slug.to_string(),
         status,
+        executed_status: result.as_ref().and_then(|r| r.executed_status),
         phase: state.as_ref().map_or(
             if status == RunStatus::Running {
                 Phase::Init

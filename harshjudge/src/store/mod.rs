@@ -172,6 +172,7 @@ pub struct StepDoc {
 
 /// Statistics of a scenario after a completed run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
     /// Completed runs.

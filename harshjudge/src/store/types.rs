@@ -28,6 +28,7 @@ fn one_point_o() -> String {
 
 /// Status of a run in `result.json`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     /// Every step passed (skipped steps count as passed).
@@ -51,6 +52,7 @@ impl RunStatus {
 
 /// Status of one step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum StepStatus {
     /// The step passed.
@@ -116,6 +118,7 @@ pub struct StepResult {
 /// Where the judgment of a step with an expectation stands, as `result.json`
 /// keeps it (`verdict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum VerdictState {
     /// The judge saw what the expectation says.
@@ -292,6 +295,7 @@ pub struct EvidenceMeta {
 
 /// A step as listed in `meta.yaml`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct StepRef {
     /// `"01"`…
     pub id: String,
@@ -356,6 +360,7 @@ fn de_f64_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Erro
 
 /// Phase of a run in `skill-state.yaml`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     /// Creating the run.
@@ -388,6 +393,7 @@ pub struct CompletedStep {
 
 /// `skill-state.yaml` `error`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SkillError {
     /// 1-based step number.
     pub step: usize,

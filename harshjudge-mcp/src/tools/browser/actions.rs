@@ -4,14 +4,13 @@ use std::time::Instant;
 
 use harshjudge::browser::BrowserConfig;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::agent::BrowserSession;
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
-use super::evidence::act;
+use super::evidence::{Acted, act};
 use super::targets::{KINDS, Target, locator_name};
 use super::{classify, timeout_of};
 
@@ -33,8 +32,118 @@ pub struct Launch {
     pub height: Option<u32>,
 }
 
+/// What `browser_launch` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Launched {
+    /// Always true.
+    pub success: bool,
+    /// A session was open already (it is returned as it is).
+    pub already_open: bool,
+    /// The base URL relative URLs are joined to.
+    pub base_url: String,
+    /// The WebDriver session.
+    pub session_id: Option<String>,
+    /// The window, when opened now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+    /// Milliseconds the launch took, when opened now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch_ms: Option<u64>,
+}
+
+/// A browser window's size.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Window {
+    /// Pixels.
+    pub width: u32,
+    /// Pixels.
+    pub height: u32,
+}
+
+/// What `browser_close` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Closed {
+    /// Always true.
+    pub success: bool,
+    /// A browser was open.
+    pub was_open: bool,
+}
+
+/// What `browser_navigate` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Navigated {
+    /// Always true.
+    pub success: bool,
+    /// The page's URL after navigation.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+}
+
+/// What `browser_click` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Clicked {
+    /// Always true.
+    pub success: bool,
+    /// The target, as given.
+    pub clicked: String,
+    /// A stable locator of the element.
+    pub locator: String,
+    /// The page's URL after the click.
+    pub url: String,
+}
+
+/// What `browser_type` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Typed {
+    /// Always true.
+    pub success: bool,
+    /// The target, as given.
+    pub typed: String,
+    /// A stable locator of the element.
+    pub locator: String,
+    /// Characters typed.
+    pub length: usize,
+    /// Enter was pressed after.
+    pub submitted: bool,
+}
+
+/// What `browser_press` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Pressed {
+    /// Always true.
+    pub success: bool,
+    /// The key or chord.
+    pub pressed: String,
+    /// The target, or "page".
+    #[serde(rename = "in")]
+    pub target: String,
+    /// A stable locator of the element (`css=body` for the page).
+    pub locator: String,
+}
+
+/// What `browser_wait_for` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Waited {
+    /// Always true.
+    pub success: bool,
+    /// What was found.
+    pub found: String,
+    /// A stable locator of it.
+    pub locator: String,
+    /// The text waited for.
+    pub text: Option<String>,
+    /// Milliseconds waited.
+    pub waited_ms: u64,
+}
+
+crate::plain_output!(Launched, Closed);
+
 /// Opens headless Chromium (once; again returns the open session).
-pub fn launch(ctx: &Context, a: Launch) -> Result<Value, ToolError> {
+pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
     let base_url = match a.base_url {
         Some(u) => u,
         None => ctx
@@ -75,12 +184,14 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Value, ToolError> {
         async move {
             let mut guard = agent.browser.lock().await;
             if let Some(s) = guard.as_ref() {
-                return Ok(json!({
-                    "success": true,
-                    "alreadyOpen": true,
-                    "baseUrl": s.base_url,
-                    "sessionId": s.page.session_id().await,
-                }));
+                return Ok(Launched {
+                    success: true,
+                    already_open: true,
+                    base_url: s.base_url.clone(),
+                    session_id: s.page.session_id().await,
+                    window: None,
+                    launch_ms: None,
+                });
             }
             let started = Instant::now();
             let page = harshjudge::browser::open_page_with(&config, &base)
@@ -94,14 +205,17 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Value, ToolError> {
                 network: vec![],
                 actions: 0,
             });
-            Ok(json!({
-                "success": true,
-                "alreadyOpen": false,
-                "baseUrl": base,
-                "sessionId": id,
-                "window": {"width": config.window.0, "height": config.window.1},
-                "launchMs": started.elapsed().as_millis() as u64,
-            }))
+            Ok(Launched {
+                success: true,
+                already_open: false,
+                base_url: base,
+                session_id: id,
+                window: Some(Window {
+                    width: config.window.0,
+                    height: config.window.1,
+                }),
+                launch_ms: Some(started.elapsed().as_millis() as u64),
+            })
         }
     })?
 }
@@ -112,7 +226,7 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Value, ToolError> {
 pub struct Close {}
 
 /// Closes the browser (and chromedriver).
-pub fn close(ctx: &Context, _a: Close) -> Result<Value, ToolError> {
+pub fn close(ctx: &Context, _a: Close) -> Result<Closed, ToolError> {
     let agent = ctx.agent();
     agent.block_on({
         let agent = agent.clone();
@@ -123,7 +237,10 @@ pub fn close(ctx: &Context, _a: Close) -> Result<Value, ToolError> {
                 harshjudge::browser::release_page(s.page).await;
             }
             harshjudge::browser::shutdown().await;
-            json!({"success": true, "wasOpen": was_open})
+            Closed {
+                success: true,
+                was_open,
+            }
         }
     })
 }
@@ -139,7 +256,7 @@ pub struct Navigate {
 }
 
 /// Opens a URL.
-pub fn navigate(ctx: &Context, a: Navigate) -> Result<Value, ToolError> {
+pub fn navigate(ctx: &Context, a: Navigate) -> Result<Acted<Navigated>, ToolError> {
     if a.url.trim().is_empty() {
         return Err(ToolError::invalid(
             "url must not be empty: give a path such as /login or an absolute URL",
@@ -147,19 +264,26 @@ pub fn navigate(ctx: &Context, a: Navigate) -> Result<Value, ToolError> {
     }
     act(ctx, "navigate", move |page| async move {
         page.goto(&a.url).await?;
-        Ok(json!({"success": true, "url": page.url().await?, "title": page.title().await?}))
+        Ok(Navigated {
+            success: true,
+            url: page.url().await?,
+            title: page.title().await?,
+        })
     })
 }
 
 /// Clicks an element (waiting until it is visible, stable, enabled and receives the click).
-pub fn click(ctx: &Context, a: Target) -> Result<Value, ToolError> {
+pub fn click(ctx: &Context, a: Target) -> Result<Acted<Clicked>, ToolError> {
     let t = a.resolve(true)?.expect("required");
     act(ctx, "click", move |page| async move {
         let locator = locator_name(&page, &t).await;
         t.locator(&page).click().await?;
-        Ok(
-            json!({"success": true, "clicked": t.describe(), "locator": locator, "url": page.url().await?}),
-        )
+        Ok(Clicked {
+            success: true,
+            clicked: t.describe(),
+            locator,
+            url: page.url().await?,
+        })
     })
 }
 
@@ -176,7 +300,7 @@ with_target! {
 }
 
 /// Types into a field (its value replaced, without blurring it).
-pub fn type_text(ctx: &Context, a: Type) -> Result<Value, ToolError> {
+pub fn type_text(ctx: &Context, a: Type) -> Result<Acted<Typed>, ToolError> {
     let t = a.target().resolve(true)?.expect("required");
     let (text, submit) = (a.text, a.submit);
     act(ctx, "type", move |page| async move {
@@ -186,9 +310,13 @@ pub fn type_text(ctx: &Context, a: Type) -> Result<Value, ToolError> {
         if submit {
             l.press("Enter").await?;
         }
-        Ok(
-            json!({"success": true, "typed": t.describe(), "locator": locator, "length": text.chars().count(), "submitted": submit}),
-        )
+        Ok(Typed {
+            success: true,
+            typed: t.describe(),
+            locator,
+            length: text.chars().count(),
+            submitted: submit,
+        })
     })
 }
 
@@ -206,7 +334,7 @@ with_target! {
 }
 
 /// Presses a key in an element (or the page).
-pub fn press(ctx: &Context, a: Press) -> Result<Value, ToolError> {
+pub fn press(ctx: &Context, a: Press) -> Result<Acted<Pressed>, ToolError> {
     if a.key.is_empty() {
         return Err(ToolError::invalid(
             "key is missing: give a key such as Enter, Escape, Tab or a chord such as Control+a",
@@ -219,11 +347,21 @@ pub fn press(ctx: &Context, a: Press) -> Result<Value, ToolError> {
             Some(t) => {
                 let locator = locator_name(&page, t).await;
                 t.locator(&page).press(&key).await?;
-                Ok(json!({"success": true, "pressed": key, "in": t.describe(), "locator": locator}))
+                Ok(Pressed {
+                    success: true,
+                    pressed: key,
+                    target: t.describe(),
+                    locator,
+                })
             }
             None => {
                 page.keyboard().press(&key).await?;
-                Ok(json!({"success": true, "pressed": key, "in": "page", "locator": "css=body"}))
+                Ok(Pressed {
+                    success: true,
+                    pressed: key,
+                    target: "page".into(),
+                    locator: "css=body".into(),
+                })
             }
         }
     })
@@ -243,7 +381,7 @@ with_target! {
 }
 
 /// Waits until an element is visible (or text appears).
-pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Value, ToolError> {
+pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Acted<Waited>, ToolError> {
     let timeout = timeout_of(a.timeout_ms)?;
     let target = a.target().resolve(false)?;
     let text = a.text;
@@ -287,7 +425,13 @@ pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Value, ToolError> {
                 (format!("text:{x}"), format!("text:{x}"))
             }
         };
-        Ok(json!({"success": true, "found": found, "locator": locator, "text": text, "waitedMs": started.elapsed().as_millis() as u64}))
+        Ok(Waited {
+            success: true,
+            found,
+            locator,
+            text,
+            waited_ms: started.elapsed().as_millis() as u64,
+        })
     })
     .map_err(timed_out)
 }

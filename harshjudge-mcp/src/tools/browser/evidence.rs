@@ -4,7 +4,9 @@
 use harshjudge::browser::{BrowserError, Page};
 use harshjudge::run::RunHandle;
 use harshjudge::store::{EvidenceName, RunId, Slug, StepId};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::context::Context;
 use crate::error::ToolError;
@@ -38,12 +40,27 @@ pub(super) fn evidence_target(ctx: &Context) -> Option<(RunId, Slug, StepId)> {
     Some((run, slug, StepId::new(step.id.clone()).ok()?))
 }
 
+/// A browser action's result `T`, with the evidence it left in the active run.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Acted<T> {
+    /// The action's own result.
+    #[serde(flatten)]
+    pub result: T,
+    /// Evidence files written into the current step (while a run is active),
+    /// relative to the project.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+}
+
+impl<T: Serialize> crate::dispatch::ToolOutput for Acted<T> {}
+
 /// Runs one browser action: with a run active, a screenshot before and after
 /// and the console and network of the action become evidence of the current step.
-pub(super) fn act<F, Fut>(ctx: &Context, verb: &'static str, f: F) -> Result<Value, ToolError>
+pub(super) fn act<T, F, Fut>(ctx: &Context, verb: &'static str, f: F) -> Result<Acted<T>, ToolError>
 where
+    T: Send + 'static,
     F: FnOnce(Page) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Result<Value, BrowserError>> + Send,
+    Fut: std::future::Future<Output = Result<T, BrowserError>> + Send,
 {
     let target = evidence_target(ctx);
     let record = target.is_some();
@@ -89,13 +106,10 @@ where
             Err(e) => tracing::warn!("evidence of {verb} could not be recorded: {e}"),
         }
     }
-    let mut value = result?;
-    if !files.is_empty()
-        && let Some(o) = value.as_object_mut()
-    {
-        o.insert("evidence".into(), json!(files));
-    }
-    Ok(value)
+    Ok(Acted {
+        result: result?,
+        evidence: files,
+    })
 }
 
 fn write_evidence(

@@ -5,13 +5,12 @@ use std::time::{Duration, Instant};
 
 use harshjudge::browser::{BrowserError, Page, TextMatch};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::error::ToolError;
 
-use super::evidence::act;
+use super::evidence::{Acted, act};
 use super::targets::{KINDS, Resolved, Target, locator_name};
 use super::timeout_of;
 
@@ -356,8 +355,26 @@ impl Assertion {
     }
 }
 
+/// What `browser_expect` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Expected {
+    /// Always true.
+    pub success: bool,
+    /// The assertion that held.
+    pub assertion: String,
+    /// It was inverted.
+    pub not: bool,
+    /// The target, as given, or "page".
+    pub target: String,
+    /// A stable locator of the element (null for the page).
+    pub locator: Option<String>,
+    /// Milliseconds until it held.
+    pub waited_ms: u64,
+}
+
 /// A web-first assertion on the page or an element (Playwright's `expect`).
-pub fn expect(ctx: &Context, a: Expect) -> Result<Value, ToolError> {
+pub fn expect(ctx: &Context, a: Expect) -> Result<Acted<Expected>, ToolError> {
     let timeout = timeout_of(a.timeout_ms)?;
     let check = a.check()?;
     act(ctx, "expect", move |page| async move {
@@ -365,16 +382,16 @@ pub fn expect(ctx: &Context, a: Expect) -> Result<Value, ToolError> {
         check.run(&page, timeout).await?;
         let waited = started.elapsed().as_millis() as u64;
         let (target, locator) = match &check.target {
-            Some(t) => (json!(t.describe()), json!(locator_name(&page, t).await)),
-            None => (json!("page"), Value::Null),
+            Some(t) => (t.describe(), Some(locator_name(&page, t).await)),
+            None => ("page".to_string(), None),
         };
-        Ok(json!({
-            "success": true,
-            "assertion": check.assertion,
-            "not": check.not,
-            "target": target,
-            "locator": locator,
-            "waitedMs": waited,
-        }))
+        Ok(Expected {
+            success: true,
+            assertion: check.assertion.clone(),
+            not: check.not,
+            target,
+            locator,
+            waited_ms: waited,
+        })
     })
 }

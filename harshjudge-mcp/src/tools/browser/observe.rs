@@ -1,12 +1,12 @@
 //! Observations: screenshot, snapshot, console, network, and the page's state
 //! after an action (for the knowledge store and `run_steps`).
 
-use harshjudge::browser::BrowserError;
+use harshjudge::browser::{BrowserError, ConsoleEntry, NetworkEntry};
 use harshjudge::run::RunHandle;
 use harshjudge::store::EvidenceName;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::agent::BrowserSession;
 use crate::context::Context;
@@ -32,9 +32,124 @@ pub struct Screenshot {
     pub inline: bool,
 }
 
+/// What `browser_screenshot` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Screenshotted {
+    /// Always true.
+    pub success: bool,
+    /// The PNG file, relative to the project.
+    pub path: String,
+    /// Its size.
+    pub bytes: usize,
+    /// Pixels.
+    pub width: u32,
+    /// Pixels.
+    pub height: u32,
+    /// The image itself, with `inline`: the server sends it as an image
+    /// block and removes it from the structured result (so it is no part of
+    /// the output schema).
+    #[serde(rename = "__image", skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub image: Option<InlineImage>,
+}
+
+/// An image returned inline.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InlineImage {
+    /// Base64.
+    pub data: String,
+    /// `image/png`.
+    pub mime_type: String,
+}
+
+/// What `browser_snapshot` returns: the page's outline, as read in the page
+/// (keys in alphabetical order, as chromedriver gives them).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageOutline {
+    /// Its visible interactive elements, each with a ref for later actions.
+    pub elements: Vec<OutlineElement>,
+    /// Its visible h1 to h3 (at most 20).
+    pub headings: Vec<Heading>,
+    /// Visible interactive elements in all.
+    pub interactive_count: u64,
+    /// `data-testid`s on the page (at most 100).
+    pub test_ids: Vec<String>,
+    /// The start of its visible text.
+    pub text: String,
+    /// Its title.
+    pub title: String,
+    /// More interactive elements than listed.
+    pub truncated: bool,
+    /// The page's URL.
+    pub url: String,
+}
+
+/// A heading in a [`PageOutline`].
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Heading {
+    /// 1 to 3.
+    pub level: u8,
+    /// Its text (cut to 80 characters).
+    pub text: String,
+}
+
+/// An interactive element in a [`PageOutline`].
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OutlineElement {
+    /// A checkbox's or radio's state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
+    /// Set when disabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<bool>,
+    /// A link's href (cut to 80 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub href: Option<String>,
+    /// Its accessible name or text (cut to 60 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Usable as `ref` in actions (`e1`, `e2`, …).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Its role attribute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Its tag name, lowercase.
+    pub tag: String,
+    /// Its `data-testid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_id: Option<String>,
+    /// An input's type.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+/// What `browser_console` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConsoleLog {
+    /// How many.
+    pub count: usize,
+    /// The messages, oldest first.
+    pub entries: Vec<ConsoleEntry>,
+}
+
+/// What `browser_network` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NetworkLog {
+    /// How many.
+    pub count: usize,
+    /// The requests, oldest first.
+    pub entries: Vec<NetworkEntry>,
+}
+
+crate::plain_output!(Screenshotted, PageOutline, ConsoleLog, NetworkLog);
+
 /// Takes a screenshot into a file: the current step's evidence while a run is
 /// active, else `.harshJudge/agent/screenshots/`.
-pub fn screenshot(ctx: &Context, a: Screenshot) -> Result<Value, ToolError> {
+pub fn screenshot(ctx: &Context, a: Screenshot) -> Result<Screenshotted, ToolError> {
     let page = page(ctx)?;
     let full = a.full_page;
     let png = ctx
@@ -62,21 +177,21 @@ pub fn screenshot(ctx: &Context, a: Screenshot) -> Result<Value, ToolError> {
         }
     };
     let (w, h) = png_size(&png);
-    let mut out = json!({
-        "success": true,
-        "path": ctx.rel(&path),
-        "bytes": png.len(),
-        "width": w,
-        "height": h,
-    });
-    if a.inline {
+    let image = a.inline.then(|| {
         use base64::Engine;
-        out["__image"] = json!({
-            "data": base64::engine::general_purpose::STANDARD.encode(&png),
-            "mimeType": "image/png",
-        });
-    }
-    Ok(out)
+        InlineImage {
+            data: base64::engine::general_purpose::STANDARD.encode(&png),
+            mime_type: "image/png".into(),
+        }
+    });
+    Ok(Screenshotted {
+        success: true,
+        path: ctx.rel(&path),
+        bytes: png.len(),
+        width: w,
+        height: h,
+        image,
+    })
 }
 
 fn png_size(b: &[u8]) -> (u32, u32) {
@@ -132,7 +247,7 @@ pub struct Snapshot {
 }
 
 /// A compact outline of the page, with refs for later actions.
-pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<Value, ToolError> {
+pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<PageOutline, ToolError> {
     let max = a.max_elements.unwrap_or(80);
     if max == 0 || max > 300 {
         return Err(ToolError::invalid(format!(
@@ -152,7 +267,12 @@ pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<Value, ToolError> {
                 })
         })?
         .map_err(classify)?;
-    Ok(v)
+    serde_json::from_value(v).map_err(|e| {
+        ToolError::new(
+            crate::error::Code::Internal,
+            format!("the page outline script gave an unexpected result ({e}); this is a bug in harshjudge-mcp, please report it"),
+        )
+    })
 }
 
 /// Arguments of `browser_console`.
@@ -168,7 +288,7 @@ pub struct Console {
 }
 
 /// Console entries since the last call.
-pub fn console(ctx: &Context, a: Console) -> Result<Value, ToolError> {
+pub fn console(ctx: &Context, a: Console) -> Result<ConsoleLog, ToolError> {
     if let Some(l) = &a.level
         && !["error", "warning", "info", "debug"].contains(&l.as_str())
     {
@@ -187,15 +307,18 @@ pub fn console(ctx: &Context, a: Console) -> Result<Value, ToolError> {
         if !peek {
             s.console.clear();
         }
-        json!({"count": entries.len(), "entries": entries})
+        ConsoleLog {
+            count: entries.len(),
+            entries,
+        }
     })
 }
 
 /// Reads the logs chromedriver holds into the session's buffers, then `f`.
-fn with_logs(
+fn with_logs<T: Send + 'static>(
     ctx: &Context,
-    f: impl FnOnce(&mut BrowserSession) -> Value + Send + 'static,
-) -> Result<Value, ToolError> {
+    f: impl FnOnce(&mut BrowserSession) -> T + Send + 'static,
+) -> Result<T, ToolError> {
     let agent = ctx.agent();
     agent.block_on({
         let agent = agent.clone();
@@ -223,7 +346,7 @@ pub struct Network {
 }
 
 /// Requests since the last call.
-pub fn network(ctx: &Context, a: Network) -> Result<Value, ToolError> {
+pub fn network(ctx: &Context, a: Network) -> Result<NetworkLog, ToolError> {
     let (failed_only, peek) = (a.failed_only, a.peek);
     with_logs(ctx, move |s| {
         let entries: Vec<_> = s
@@ -235,7 +358,10 @@ pub fn network(ctx: &Context, a: Network) -> Result<Value, ToolError> {
         if !peek {
             s.network.clear();
         }
-        json!({"count": entries.len(), "entries": entries})
+        NetworkLog {
+            count: entries.len(),
+            entries,
+        }
     })
 }
 

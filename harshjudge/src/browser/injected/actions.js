@@ -1,0 +1,415 @@
+// The engine's pointer-action check, actions, HTML5 drag and drop, reads and
+// waitFor. Concatenated after engine.js (whose helpers it uses) in the same
+// closure; every name starts with hje/Hje/HJE_.
+
+// ---- did the pointer action reach the element? ------------------------------------
+// Stability is judged in the page but the pointer action comes in another
+// command, so the element can move, or something can cover it, in between.
+// Before a pointer action the engine listens (capturing, on the window) for the
+// action's first trusted event; after it, `hitResult` says whether that event
+// reached the element (or a descendant, or its <label>). An event that went
+// elsewhere is stopped there, with every later event of the same action, so
+// the element in the way is not clicked by mistake; the caller retries.
+const HJE_HIT_EVENTS = {
+  mouse: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'],
+  hover: ['pointerover', 'mouseover', 'pointermove', 'mousemove'],
+};
+let hjeInterceptor = null;
+
+function hjeStopIntercepting() {
+  if (hjeInterceptor) hjeInterceptor.stop();
+  hjeInterceptor = null;
+}
+
+function hjeIntercept(el, kind) {
+  hjeStopIntercepting();
+  const events = HJE_HIT_EVENTS[kind] || HJE_HIT_EVENTS.mouse;
+  const state = { result: null, blocked: 0 };
+  const listener = (ev) => {
+    if (!ev.isTrusted) return;
+    if (state.result === null) {
+      const path = ev.composedPath();
+      const t = path.find((n) => n.nodeType === 1) || null;
+      state.result = hjeReceives(el, t) ? { done: true } : { hit: t ? hjePreview(t) : 'nothing', event: ev.type };
+    }
+    if (!state.result.done) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+      state.blocked++;
+    }
+  };
+  const opts = { capture: true, passive: false };
+  for (const t of events) window.addEventListener(t, listener, opts);
+  // A safety net: never left listening when no hitResult comes.
+  const timer = setTimeout(() => { if (hjeInterceptor === state) hjeStopIntercepting(); }, 10000);
+  state.stop = () => {
+    clearTimeout(timer);
+    for (const t of events) window.removeEventListener(t, listener, opts);
+  };
+  hjeInterceptor = state;
+}
+
+// After the action: {done} (the element got it, or no event of the action came:
+// nothing to judge) or {hit, event} naming the element that got it instead.
+function hjeHitResult(req) {
+  const st = hjeInterceptor;
+  if (!st) return { ok: true, value: { done: true, none: true }, log: [] };
+  if (!req.keep) hjeStopIntercepting();
+  return { ok: true, value: st.result || { done: true, none: true }, log: [] };
+}
+
+// Waits until the single element of `chain` passes `checks`
+// (visible, stable, enabled, editable, hit). Returns {done, el, point} or a failure.
+async function hjeActionable(req, checks, log) {
+  let lastRect = null;
+  let sameFrames = 0;
+  let scrolled = 0;
+  const want = [];
+  if (checks.visible) want.push('visible');
+  if (checks.enabled) want.push('enabled');
+  if (checks.editable) want.push('editable');
+  if (checks.stable) want.push('stable');
+  log.add('waiting for ' + req.describe + (want.length ? ' to be ' + want.join(', ').replace(/, ([^,]*)$/, ' and $1') : ''));
+  return hjeRetry(req.timeout, log, (n) => {
+    const list = hjeResolve(req.chain);
+    if (list.length === 0) return { problem: 'no element matches' };
+    if (list.length > 1 && !req.nonStrict) return hjeStrict(list);
+    const el = list[0];
+    if (n === 0 || log.lines.length < 3) log.add('resolved to ' + hjePreview(el));
+    if (checks.visible && !hjeVisible(el)) { lastRect = null; return { problem: 'element is not visible' }; }
+    if (checks.enabled && hjeDisabled(el)) return { problem: 'element is not enabled' };
+    if (checks.editable) { const p = hjeEditableProblem(el); if (p) return { problem: p }; }
+    if (checks.stable) {
+      // The same box over three frames in a row (two frame intervals): under
+      // load a frame can repeat the previous layout while an animation runs,
+      // so one equal pair is not enough to call the element stable.
+      const r = el.getBoundingClientRect();
+      const same = lastRect && r.x === lastRect.x && r.y === lastRect.y && r.width === lastRect.width && r.height === lastRect.height;
+      lastRect = r;
+      sameFrames = same ? sameFrames + 1 : 0;
+      if (sameFrames < 2) return { problem: n < 2 ? 'checking that the element is stable' : 'element is not stable' };
+    }
+    if (checks.hit) {
+      let p = hjeHitPoint(el);
+      if (!p) {
+        el.scrollIntoView({ block: ['center', 'end', 'start', 'nearest'][scrolled % 4], inline: 'center', behavior: 'instant' });
+        scrolled++;
+        lastRect = null;
+        return { problem: 'scrolling into view' };
+      }
+      const hit = hjeHitTarget(p.x, p.y);
+      if (!hjeReceives(el, hit)) {
+        return { problem: (hit ? hjePreview(hit) : 'nothing') + ' intercepts pointer events' };
+      }
+      if (req.verify) hjeIntercept(el, req.verify);
+      return { done: true, el, point: p };
+    }
+    return { done: true, el };
+  }, true);
+}
+
+function hjeFail(r, log, what) {
+  if (r.strict) return { ok: false, error: Object.assign({ kind: 'strict' }, r.strict), log: log.out() };
+  return { ok: false, error: { kind: 'timeout', message: r.problem || what, problem: r.problem || '' }, log: log.out() };
+}
+
+// ---- actions -----------------------------------------------------------------------
+function hjeDispatchInput(el) {
+  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+const HJE_SET_VALUE = new Set(['color', 'date', 'time', 'datetime-local', 'month', 'week', 'range']);
+
+function hjeFill(el, value) {
+  if (el.tagName === 'INPUT' && HJE_SET_VALUE.has(el.type)) {
+    el.focus();
+    el.value = value;
+    if (el.value !== value) throw new Error('malformed value for <input type=' + el.type + '>: ' + JSON.stringify(value));
+    hjeDispatchInput(el);
+    return;
+  }
+  if (el.ownerDocument.activeElement !== el) el.focus();
+  if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
+    el.select();
+  } else {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  if (value) document.execCommand('insertText', false, value);
+  else document.execCommand('delete', false, null);
+  const now = (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') ? el.value : el.textContent;
+  if (now !== value && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA')) {
+    // Some inputs (e.g. type=number in some states) refuse insertText: set the value.
+    const proto = el.tagName === 'INPUT' ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value);
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: value }));
+  }
+}
+
+function hjeSelect(el, wanted) {
+  if (el.tagName !== 'SELECT') throw new Error('element is not a <select>: ' + hjePreview(el));
+  const options = Array.from(el.options);
+  const picked = [];
+  for (const w of wanted) {
+    const o = options.find((o) => (w.value != null && o.value === w.value) || (w.label != null && o.label === w.label) || (w.index != null && o.index === w.index) || (w.any != null && (o.value === w.any || o.label === w.any)));
+    if (!o) return { missing: w.any ?? w.value ?? w.label ?? w.index };
+    if (o.disabled) return { missing: (w.any ?? w.value ?? w.label) + ' (the option is disabled)' };
+    picked.push(o);
+    if (!el.multiple) break;
+  }
+  for (const o of options) o.selected = picked.includes(o);
+  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+  return { value: picked.map((o) => o.value) };
+}
+
+const HJE_ACTION_CHECKS = {
+  click: { visible: true, stable: true, enabled: true, hit: true },
+  dblclick: { visible: true, stable: true, enabled: true, hit: true },
+  check: { visible: true, stable: true, enabled: true, hit: true },
+  hover: { visible: true, stable: true, hit: true },
+  drag: { visible: true, stable: true, hit: true },
+  tap: { visible: true, stable: true, enabled: true, hit: true },
+  fill: { visible: true, enabled: true, editable: true },
+  selectOption: { visible: true, enabled: true },
+  scrollIntoView: { visible: true, stable: true },
+  screenshot: { visible: true, stable: true },
+  focus: {}, blur: {}, dispatchEvent: {}, press: {}, element: {}, setInputFiles: {},
+};
+
+async function hjeAct(req) {
+  const log = new HjeLog();
+  if (req.action === 'check') {
+    // Already in the wanted state: nothing to do.
+    const list = hjeResolve(req.chain);
+    if (list.length === 1) {
+      const c = hjeChecked(list[0]);
+      if (c === req.checked) return { ok: true, value: { done: true }, log: [] };
+    }
+  }
+  const r = await hjeActionable(req, HJE_ACTION_CHECKS[req.action] || {}, log);
+  if (!r.done) return hjeFail(r, log);
+  const el = r.el;
+  switch (req.action) {
+    case 'check': {
+      const c = hjeChecked(el);
+      if (c === null) return { ok: false, error: { kind: 'usage', message: 'not a checkbox or radio button: ' + hjePreview(el) }, log: log.out() };
+      if (c === req.checked) return { ok: true, value: { done: true }, log: log.out() };
+      return { ok: true, value: { point: r.point }, log: log.out() };
+    }
+    case 'fill':
+      hjeFill(el, req.value);
+      return { ok: true, value: { done: true }, log: log.out() };
+    case 'selectOption': {
+      const s = hjeSelect(el, req.options);
+      if (s.missing !== undefined) return { ok: false, error: { kind: 'usage', message: 'no option ' + JSON.stringify(s.missing) + ' in ' + hjePreview(el) + '; options: ' + JSON.stringify(Array.from(el.options).map((o) => o.label)) }, log: log.out() };
+      return { ok: true, value: s.value, log: log.out() };
+    }
+    case 'focus': el.focus(); return { ok: true, value: { done: true }, log: log.out() };
+    case 'press': {
+      const doc = el.ownerDocument;
+      if (el === doc.body || el === doc.documentElement) {
+        // Keys "in the page": nothing else keeps the focus.
+        if (doc.activeElement && doc.activeElement !== doc.body) doc.activeElement.blur();
+      } else if (doc.activeElement !== el && !el.contains(doc.activeElement)) {
+        el.focus();
+      }
+    }
+      return { ok: true, value: { done: true }, log: log.out() };
+    case 'blur': el.blur(); return { ok: true, value: { done: true }, log: log.out() };
+    case 'dispatchEvent': {
+      const init = Object.assign({ bubbles: true, cancelable: true, composed: true }, req.init || {});
+      const t = req.type;
+      let ev;
+      if (/^(click|dblclick|mouse\w+|contextmenu)$/.test(t)) ev = new MouseEvent(t, init);
+      else if (/^pointer\w+$/.test(t)) ev = new PointerEvent(t, init);
+      else if (/^key\w+$/.test(t)) ev = new KeyboardEvent(t, init);
+      else if (/^(focus|blur|focusin|focusout)$/.test(t)) ev = new FocusEvent(t, init);
+      else if (/^(input|beforeinput)$/.test(t)) ev = new InputEvent(t, init);
+      else ev = new Event(t, init);
+      el.dispatchEvent(ev);
+      return { ok: true, value: { done: true }, log: log.out() };
+    }
+    case 'scrollIntoView':
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      return { ok: true, value: { done: true }, log: log.out() };
+    case 'screenshot': {
+      el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+      const b = el.getBoundingClientRect();
+      return { ok: true, value: { x: b.x + scrollX, y: b.y + scrollY, width: b.width, height: b.height }, log: log.out() };
+    }
+    case 'drag': {
+      const src = hjeDraggable(hjeHitTarget(r.point.x, r.point.y));
+      if (!src || !req.target) return { ok: true, value: { point: r.point }, log: log.out() };
+      return hjeHtml5Drag(req, src, r.point, log);
+    }
+    case 'element': case 'setInputFiles':
+      return { ok: true, value: { element: el }, log: log.out() };
+    default:
+      return { ok: true, value: { point: r.point }, log: log.out() };
+  }
+}
+
+// ---- HTML5 drag and drop -------------------------------------------------------------
+// The element a press at a point would drag natively: the nearest (composed)
+// ancestor with draggable="true". Other sources are dragged with the mouse.
+function hjeDraggable(hit) {
+  for (let e = hit; e; e = hjeParent(e)) {
+    const d = e.getAttribute && e.getAttribute('draggable');
+    if (d === 'true') return e;
+    if (d === 'false') return null;
+  }
+  return null;
+}
+
+// The dropEffect a dragover starts with, from effectAllowed (HTML's table).
+function hjeDropEffect(allowed) {
+  if (allowed === 'none') return 'none';
+  if (allowed === 'move') return 'move';
+  if (allowed === 'link' || allowed === 'linkMove') return 'link';
+  return allowed === 'copy' || allowed === 'copyLink' || allowed === 'copyMove' || allowed === 'all' || allowed === 'uninitialized' ? 'copy' : 'move';
+}
+
+// Drags `src` onto the target of `req.target` as Chromium's drag and drop does
+// (Playwright drives it through the browser's drag interception; a WebDriver
+// mouse does not start a native drag): dragstart and drag on the source,
+// dragenter (and dragleave) and dragover on the element under the drop point,
+// drop when a dragover handler accepted it (preventDefault), dragend on the
+// source; one DataTransfer carries the data from dragstart to drop.
+async function hjeHtml5Drag(req, src, from, log) {
+  const started = performance.now();
+  const t = await hjeActionable({ chain: req.target, describe: req.targetDescribe, timeout: Math.max(0, req.timeout - (performance.now() - started)) },
+    { visible: true, stable: true, hit: true }, log);
+  if (!t.done) return hjeFail(t, log);
+  const to = t.point;
+  // A DataTransfer made by script keeps effectAllowed and dropEffect at "none"
+  // whatever is set: the drag's own values live on the object, with HTML's
+  // rules (effectAllowed set in dragstart only, starting "uninitialized").
+  const dt = new DataTransfer();
+  let phase = 'dragstart', effectAllowed = 'uninitialized', dropEffect = 'none';
+  const EFFECTS = ['none', 'copy', 'copyLink', 'copyMove', 'link', 'linkMove', 'move', 'all', 'uninitialized'];
+  Object.defineProperty(dt, 'effectAllowed', {
+    configurable: true,
+    get: () => effectAllowed,
+    set: (v) => { if (phase === 'dragstart' && EFFECTS.includes(v)) effectAllowed = v; },
+  });
+  Object.defineProperty(dt, 'dropEffect', {
+    configurable: true,
+    get: () => dropEffect,
+    set: (v) => { if ((phase === 'dragenter' || phase === 'dragover') && ['none', 'copy', 'link', 'move'].includes(v)) dropEffect = v; },
+  });
+  const allows = (op) => op !== 'none' && (effectAllowed === 'all' || effectAllowed === 'uninitialized' || effectAllowed.toLowerCase().includes(op));
+  const fire = (type, target, p, cancelable) => {
+    phase = type;
+    const ev = new DragEvent(type, {
+      bubbles: true, cancelable, composed: true, view: window, dataTransfer: dt, buttons: 1,
+      clientX: p.x, clientY: p.y, screenX: p.x + screenX, screenY: p.y + screenY,
+    });
+    target.dispatchEvent(ev);
+    return ev;
+  };
+  log.add('dragging ' + hjePreview(src) + ' with HTML5 drag and drop');
+  if (fire('dragstart', src, from, true).defaultPrevented) {
+    log.add('dragstart was cancelled by the page: nothing dragged');
+    return { ok: true, value: { html5: true, dropped: false }, log: log.out() };
+  }
+  fire('drag', src, from, true);
+  const over = hjeHitTarget(to.x, to.y) || t.el;
+  const left = hjeHitTarget(from.x, from.y);
+  dropEffect = hjeDropEffect(effectAllowed);
+  fire('dragenter', over, to, true);
+  if (left && left !== over) fire('dragleave', left, to, false);
+  fire('drag', src, to, true);
+  dropEffect = hjeDropEffect(effectAllowed);
+  const accepted = fire('dragover', over, to, true).defaultPrevented && allows(dropEffect);
+  let dropped = false;
+  if (accepted) {
+    fire('drop', over, to, true);
+    dropped = true;
+    log.add('dropped on ' + hjePreview(over));
+  } else {
+    dropEffect = 'none';
+    fire('dragleave', over, to, false);
+    log.add(hjePreview(over) + ' did not accept the drop (no dragover handler called preventDefault with an allowed dropEffect)');
+  }
+  fire('dragend', src, to, false);
+  return { ok: true, value: { html5: true, dropped }, log: log.out() };
+}
+
+// Verifies a check/uncheck changed the state.
+function hjeCheckedNow(req) {
+  const list = hjeResolve(req.chain);
+  if (list.length !== 1) return { ok: true, value: null };
+  return { ok: true, value: hjeChecked(list[0]) };
+}
+
+// ---- reads --------------------------------------------------------------------------
+function hjeRead(el, what, req) {
+  switch (what) {
+    case 'textContent': return el.textContent;
+    case 'innerText': return el.innerText;
+    case 'inputValue':
+      if (!['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) throw new Error('not an <input>, <textarea> or <select>: ' + hjePreview(el));
+      return el.value;
+    case 'attribute': return el.getAttribute(req.name);
+    case 'isVisible': return hjeVisible(el);
+    case 'isChecked': {
+      const c = hjeChecked(el);
+      if (c === null) throw new Error('not a checkbox or radio button: ' + hjePreview(el));
+      return c;
+    }
+    case 'isEnabled': return !hjeDisabled(el);
+    case 'isEditable': return !hjeEditableProblem(el);
+    case 'boundingBox': {
+      if (!hjeVisible(el)) return null;
+      const b = el.getBoundingClientRect();
+      return { x: b.x, y: b.y, width: b.width, height: b.height };
+    }
+    case 'ariaSnapshot': return hjAriaSnapshot(el);
+    case 'role': return hjAriaRole(el);
+    case 'name': return hjAccessibleName(el);
+    default: throw new Error('unknown read ' + what);
+  }
+}
+
+async function hjeQuery(req) {
+  const log = new HjeLog();
+  if (req.all) {
+    const list = hjeResolve(req.chain);
+    return { ok: true, value: list.map((e) => hjeRead(e, req.read, req)), log: [] };
+  }
+  if (req.read === 'count') return { ok: true, value: hjeResolve(req.chain).length, log: [] };
+  if (req.read === 'isVisible' || req.read === 'isHidden') {
+    // No waiting: the state now.
+    const list = hjeResolve(req.chain);
+    if (list.length > 1) return hjeFail(hjeStrict(list), log);
+    const v = list.length === 1 && hjeVisible(list[0]);
+    return { ok: true, value: req.read === 'isVisible' ? v : !v, log: [] };
+  }
+  const r = await hjeActionable(req, {}, log);
+  if (!r.done) return hjeFail(r, log);
+  return { ok: true, value: hjeRead(r.el, req.read, req), log: log.out() };
+}
+
+// ---- waitFor(state) -------------------------------------------------------------------
+async function hjeWaitFor(req) {
+  const log = new HjeLog();
+  log.add('waiting for ' + req.describe + ' to be ' + req.state);
+  const r = await hjeRetry(req.timeout, log, () => {
+    const list = hjeResolve(req.chain);
+    if (list.length > 1) return hjeStrict(list);
+    const el = list[0];
+    switch (req.state) {
+      case 'attached': return el ? { done: true } : { problem: 'no element matches' };
+      case 'detached': return el ? { problem: 'element is attached: ' + hjePreview(el) } : { done: true };
+      case 'visible': return !el ? { problem: 'no element matches' } : hjeVisible(el) ? { done: true } : { problem: 'element is not visible: ' + hjePreview(el) };
+      default: return !el || !hjeVisible(el) ? { done: true } : { problem: 'element is visible: ' + hjePreview(el) };
+    }
+  }, false);
+  return r.done ? { ok: true, value: null, log: log.out() } : hjeFail(r, log);
+}
+

@@ -1,0 +1,189 @@
+// The engine's web-first assertions and its entry point (`window.__harshjudgeEngine`).
+// Concatenated last, after engine.js and actions.js, in the same closure.
+
+// ---- assertions -------------------------------------------------------------------------
+const HJE_NOT_FOUND = '<element(s) not found>';
+
+function hjeClassMatch(m, cls, contain) {
+  if (contain && m.re === undefined) {
+    const have = new Set(cls.split(/\s+/).filter(Boolean));
+    return m.s.split(/\s+/).filter(Boolean).every((c) => have.has(c));
+  }
+  if (contain) return hjeExpectMatcher(m)(cls);
+  return hjeExpectMatcher(Object.assign({ full: true }, m))(cls);
+}
+
+// One check of a locator assertion: {pass, received} (pass before `not`).
+function hjeCheckOnce(req) {
+  const list = hjeResolve(req.chain);
+  const e = req.expected;
+  const one = () => {
+    if (list.length > 1) return hjeStrict(list);
+    return null;
+  };
+  const textOf = (el) => req.useInnerText ? el.innerText : el.textContent;
+  switch (req.matcher) {
+    case 'count': return { pass: list.length === e, received: list.length };
+    case 'attached': { const s = one(); if (s) return s; return { pass: list.length === 1, received: list.length ? 'attached' : 'detached' }; }
+    case 'visible': case 'hidden': {
+      const s = one(); if (s) return s;
+      const v = list.length === 1 && hjeVisible(list[0]);
+      return { pass: req.matcher === 'visible' ? v : !v, received: list.length === 0 ? HJE_NOT_FOUND : v ? 'visible' : 'hidden' };
+    }
+    case 'texts': case 'containTexts': case 'classes': case 'containClasses': {
+      // A list: element by element, in order.
+      const received = list.map((el) => req.matcher.endsWith('lasses') ? (el.getAttribute('class') || '') : hjeNorm(textOf(el)));
+      let pass = list.length === e.length;
+      if (pass) {
+        for (let i = 0; i < e.length; i++) {
+          const ok = req.matcher === 'classes' ? hjeClassMatch(e[i], received[i], false)
+            : req.matcher === 'containClasses' ? hjeClassMatch(e[i], received[i], true)
+            : hjeExpectMatcher(Object.assign({ full: req.matcher === 'texts' }, e[i]))(received[i]);
+          if (!ok) { pass = false; break; }
+        }
+      }
+      return { pass, received };
+    }
+    case 'valuesList': {
+      const s = one(); if (s) return s;
+      if (!list.length) return { pass: false, received: HJE_NOT_FOUND };
+      const el = list[0];
+      if (el.tagName !== 'SELECT' || !el.multiple) return { fatal: true, done: false, usage: 'to_have_values needs a <select multiple>: ' + hjePreview(el) };
+      const received = Array.from(el.selectedOptions).map((o) => o.value);
+      const pass = received.length === e.length && e.every((m, i) => hjeExpectMatcher(Object.assign({ full: true }, m))(received[i]));
+      return { pass, received };
+    }
+  }
+  const s = one(); if (s) return s;
+  if (list.length === 0) return { pass: false, received: HJE_NOT_FOUND, missing: true };
+  const el = list[0];
+  switch (req.matcher) {
+    case 'enabled': { const v = !hjeDisabled(el); return { pass: v, received: v ? 'enabled' : 'disabled' }; }
+    case 'disabled': { const v = hjeDisabled(el); return { pass: v, received: v ? 'disabled' : 'enabled' }; }
+    case 'editable': { const p = hjeEditableProblem(el); return { pass: !p, received: p ? 'not editable (' + p + ')' : 'editable' }; }
+    case 'checked': {
+      const c = hjeChecked(el);
+      if (c === null) return { fatal: true, done: false, usage: 'not a checkbox or radio button: ' + hjePreview(el) };
+      return { pass: c === e, received: c ? 'checked' : 'unchecked' };
+    }
+    case 'focused': { const v = el.ownerDocument.activeElement === el || (el.shadowRoot && el.shadowRoot.activeElement); return { pass: !!v, received: v ? 'focused' : 'not focused' }; }
+    case 'empty': {
+      const v = ['INPUT', 'TEXTAREA'].includes(el.tagName) ? !el.value : !hjeNorm(el.textContent);
+      return { pass: v, received: v ? 'empty' : 'not empty' };
+    }
+    case 'inViewport': {
+      const ratio = e || 0;
+      const b = el.getBoundingClientRect();
+      const vw = innerWidth, vh = innerHeight;
+      const w = Math.max(0, Math.min(b.right, vw) - Math.max(b.left, 0));
+      const h = Math.max(0, Math.min(b.bottom, vh) - Math.max(b.top, 0));
+      const area = b.width * b.height;
+      const r = area > 0 ? (w * h) / area : 0;
+      return { pass: ratio > 0 ? r >= ratio : r > 0, received: 'intersection ratio ' + (Math.round(r * 100) / 100) };
+    }
+    case 'text': case 'containText': {
+      const t = hjeNorm(textOf(el));
+      return { pass: hjeExpectMatcher(Object.assign({ full: req.matcher === 'text' }, e))(t), received: t };
+    }
+    case 'value': {
+      if (!['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return { fatal: true, done: false, usage: 'not an <input>, <textarea> or <select>: ' + hjePreview(el) };
+      return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(el.value), received: el.value };
+    }
+    case 'attribute': {
+      const v = el.getAttribute(req.name);
+      if (e == null) return { pass: v !== null, received: v === null ? 'no ' + req.name + ' attribute' : v };
+      return { pass: v !== null && hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v === null ? 'no ' + req.name + ' attribute' : v };
+    }
+    case 'class': case 'containClass': {
+      const cls = el.getAttribute('class') || '';
+      return { pass: hjeClassMatch(e, cls, req.matcher === 'containClass'), received: cls };
+    }
+    case 'css': {
+      const v = getComputedStyle(el).getPropertyValue(req.name);
+      return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v };
+    }
+    case 'id': { const v = el.id; return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v }; }
+    case 'role': { const v = hjAriaRole(el) || ''; return { pass: v === e, received: v }; }
+    case 'accessibleName': { const v = hjAccessibleName(el); return { pass: hjeExpectMatcher(Object.assign({ full: true }, e))(v), received: v }; }
+    case 'ariaSnapshot': { const v = hjAriaSnapshot(el); return { pass: hjeAriaMatches(e, v), received: v }; }
+  }
+  return { fatal: true, done: false, usage: 'unknown matcher ' + req.matcher };
+}
+
+function hjeDedent(text) {
+  const lines = String(text).split('\n').filter((l) => l.trim());
+  const indent = Math.min(...lines.map((l) => l.match(/^ */)[0].length));
+  return lines.map((l) => ({ depth: l.length - l.trimStart().length - indent, text: l.trim() }));
+}
+
+// A template matches when its lines appear in order in the snapshot, each at
+// the same depth relative to the first; a template line may leave out the
+// attributes ([level=1]) or text of the line it matches.
+function hjeAriaMatches(template, snapshot) {
+  const want = hjeDedent(template);
+  const have = hjeDedent(snapshot);
+  if (!want.length) return true;
+  const same = (w, h) => h.text === w.text || h.text.startsWith(w.text + ' [') || h.text.startsWith(w.text + ':') || (w.text.endsWith(':') && h.text.startsWith(w.text.slice(0, -1)));
+  for (let start = 0; start < have.length; start++) {
+    if (!same(want[0], have[start])) continue;
+    const base = have[start].depth - want[0].depth;
+    let j = start + 1, ok = true;
+    for (let i = 1; i < want.length && ok; i++) {
+      while (j < have.length && !(have[j].depth - base === want[i].depth && same(want[i], have[j]))) j++;
+      if (j >= have.length) ok = false; else j++;
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+async function hjeExpect(req) {
+  const log = new HjeLog();
+  log.add('expect ' + req.describe + (req.not ? ' not ' : ' ') + req.what);
+  let last = null;
+  const r = await hjeRetry(req.timeout, log, () => {
+    const c = req.page ? hjeCheckPage(req) : hjeCheckOnce(req);
+    if (c.fatal) return c;
+    last = c;
+    if (c.pass !== !!req.not) return { done: true };
+    return { problem: (c.missing ? 'waiting for ' + req.describe : 'unexpected value ' + JSON.stringify(c.received)) };
+  }, false);
+  if (r.strict) return hjeFail(r, log);
+  if (r.usage) return { ok: false, error: { kind: 'usage', message: r.usage }, log: log.out() };
+  return { ok: true, value: { pass: !!r.done, received: last ? last.received : null }, log: log.out() };
+}
+
+function hjeCheckPage(req) {
+  const v = req.matcher === 'url' ? location.href : document.title;
+  return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: req.matcher !== 'url' }, req.expected))(v), received: v };
+}
+
+async function hjeWaitForFunction(req, fn) {
+  const log = new HjeLog();
+  log.add('waiting for the function to return a truthy value');
+  let value;
+  const r = await hjeRetry(req.timeout, log, async () => {
+    value = typeof fn === 'function' ? await fn(req.arg) : fn;
+    return value ? { done: true } : { problem: 'returned ' + JSON.stringify(value) };
+  }, !!req.raf);
+  return r.done ? { ok: true, value, log: [] } : hjeFail(r, log);
+}
+
+window.__harshjudgeEngine = {
+  run(req) {
+    if (req.op !== 'hitResult') hjeStopIntercepting();
+    switch (req.op) {
+      case 'hitResult': return Promise.resolve(hjeHitResult(req));
+      case 'act':
+        // Listening for the pointer action's event only when one comes.
+        return hjeAct(req).then((a) => { if (!(a.ok && a.value && a.value.point)) hjeStopIntercepting(); return a; });
+      case 'checked': return Promise.resolve(hjeCheckedNow(req));
+      case 'query': return hjeQuery(req);
+      case 'waitFor': return hjeWaitFor(req);
+      case 'expect': return hjeExpect(req);
+      case 'ariaSnapshot': return Promise.resolve({ ok: true, value: hjAriaSnapshot(document.body), log: [] });
+      default: return Promise.resolve({ ok: false, error: { kind: 'usage', message: 'unknown op ' + req.op } });
+    }
+  },
+  waitForFunction: hjeWaitForFunction,
+};
