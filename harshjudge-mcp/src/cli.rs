@@ -185,6 +185,35 @@ pub enum Command {
         #[arg(long)]
         scenario: Option<String>,
     },
+    /// Steps waiting for a verdict (an expectation and no verdict), with their evidence (getPendingJudgments).
+    PendingJudgments {
+        /// Only this scenario's runs.
+        #[arg(long)]
+        scenario: Option<String>,
+        /// Only this run.
+        #[arg(long)]
+        run: Option<String>,
+        /// Most steps to list (default 20, at most 100).
+        #[arg(long)]
+        limit: Option<u64>,
+    },
+    /// Record a verdict on a step as its judge (recordVerdict).
+    RecordVerdict {
+        /// Run id.
+        run_id: String,
+        /// Step id (01, 02, …; 1, 2, … are accepted).
+        #[arg(long)]
+        step: String,
+        /// pass, fail or uncertain.
+        #[arg(long)]
+        verdict: String,
+        /// Why: what in the evidence shows or contradicts the expectation.
+        #[arg(long)]
+        reasoning: String,
+        /// The judge's name (default "agent").
+        #[arg(long)]
+        judge: Option<String>,
+    },
     /// Look through .harshJudge/.
     Discover {
         /// tree or search.
@@ -332,7 +361,9 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         | Command::Evidence { .. }
         | Command::CompleteStep { .. }
         | Command::CompleteRun { .. }
-        | Command::RunState { .. } => run_call(cmd, &mut put)?,
+        | Command::RunState { .. }
+        | Command::PendingJudgments { .. }
+        | Command::RecordVerdict { .. } => run_call(cmd, &mut put)?,
         Command::Discover { .. }
         | Command::Dashboard {
             what: Dashboard::Open { .. } | Dashboard::Close | Dashboard::Status,
@@ -495,6 +526,30 @@ fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static
             put("runId", json!(run_id));
             put("scenarioSlug", json!(scenario));
             "getRunState"
+        }
+        Command::PendingJudgments {
+            scenario,
+            run,
+            limit,
+        } => {
+            put("scenarioSlug", json!(scenario));
+            put("runId", json!(run));
+            put("limit", json!(limit));
+            "getPendingJudgments"
+        }
+        Command::RecordVerdict {
+            run_id,
+            step,
+            verdict,
+            reasoning,
+            judge,
+        } => {
+            put("runId", json!(run_id));
+            put("stepId", json!(pad_step(step)));
+            put("verdict", json!(verdict));
+            put("reasoning", json!(reasoning));
+            put("judge", json!(judge));
+            "recordVerdict"
         }
         _ => unreachable!("run_call is only called with a run command"),
     })

@@ -27,6 +27,8 @@ pub struct Context {
     run_slugs: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<RunId, Slug>>>,
     /// The agent's session: browser, active run, recording.
     agent: std::sync::Arc<crate::agent::Agent>,
+    /// The MCP client's name (its `initialize`'s `clientInfo.name`), once known.
+    client_name: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl Context {
@@ -61,6 +63,7 @@ impl Context {
             dashboard_on_init: false,
             run_slugs: Default::default(),
             agent: Default::default(),
+            client_name: Default::default(),
         })
     }
 
@@ -108,6 +111,21 @@ impl Context {
     /// The agent's session state (shared by the clones of this context).
     pub fn agent(&self) -> std::sync::Arc<crate::agent::Agent> {
         self.agent.clone()
+    }
+
+    /// The MCP client's name, when the server knows it (`recordVerdict`'s
+    /// default judge name).
+    pub fn client_name(&self) -> Option<String> {
+        self.client_name.lock().ok()?.clone()
+    }
+
+    /// Sets the MCP client's name (from its `initialize`).
+    pub fn set_client_name(&self, name: &str) {
+        if let Ok(mut n) = self.client_name.lock()
+            && n.as_deref() != Some(name)
+        {
+            *n = Some(name.to_string());
+        }
     }
 
     /// The project's store.

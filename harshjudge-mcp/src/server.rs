@@ -334,8 +334,11 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if let Some(info) = context.peer.peer_info() {
+            self.ctx.set_client_name(&info.client_info.name);
+        }
         // Tools are short file operations (well under a millisecond) and one
         // agent talks to one server: they run inline on the server's single
         // thread, sparing a hand-off between threads on every call.

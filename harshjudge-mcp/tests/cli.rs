@@ -888,3 +888,126 @@ fn prune_keeps_the_newest_runs_and_the_statistics() {
     let msg = hj(&p, &["prune", "--keep", "0"]).error("INVALID_INPUT");
     assert!(msg.contains("keep"), "{msg}");
 }
+
+#[test]
+fn pending_judgments_and_record_verdict_from_the_command_line() {
+    let (_t, p) = project();
+    let run = start(&p);
+    for step in ["1", "2"] {
+        hj(
+            &p,
+            &[
+                "complete-step",
+                &run,
+                "--step",
+                step,
+                "--status",
+                "pass",
+                "--duration",
+                "7",
+            ],
+        )
+        .json();
+    }
+    hj(&p, &["complete-run", &run]).json();
+    let all = hj(&p, &["pending-judgments"]).json();
+    let steps: Vec<&str> = all["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["stepId"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["01", "02"], "{all}");
+    assert_eq!(all["pending"][1]["expectation"], "welcome");
+    let one = hj(
+        &p,
+        &[
+            "pending-judgments",
+            "--scenario",
+            "login",
+            "--run",
+            &run,
+            "--limit",
+            "1",
+        ],
+    )
+    .json();
+    assert_eq!(
+        (one["total"].as_u64(), one["leftOut"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let v = hj(
+        &p,
+        &[
+            "record-verdict",
+            &run,
+            "--step",
+            "2",
+            "--verdict",
+            "fail",
+            "--reasoning",
+            "No welcome message on the page.",
+        ],
+    )
+    .json();
+    assert_eq!(
+        (v["runStatusBefore"].as_str(), v["runStatusAfter"].as_str()),
+        (Some("pass"), Some("fail")),
+        "{v}"
+    );
+    assert_eq!(v["judgeIdentity"], "agent:agent");
+    assert_eq!(v["inputsHash"], all["pending"][1]["inputsHash"]);
+    // An uncertain verdict passes under HARSHJUDGE_UNCERTAIN=pass.
+    let o = Command::new(BIN)
+        .env("HARSHJUDGE_DASHBOARD", "off")
+        .env("HARSHJUDGE_UNCERTAIN", "pass")
+        .args(["--cwd", p.to_str().unwrap(), "record-verdict", &run])
+        .args([
+            "--step",
+            "02",
+            "--verdict",
+            "uncertain",
+            "--judge",
+            "ci-bot",
+        ])
+        .args(["--reasoning", "The screenshot is cut off."])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["runStatusAfter"], "pass", "{v}");
+    assert_eq!(v["judgeIdentity"], "agent:ci-bot");
+    let result: Value = serde_json::from_slice(
+        &std::fs::read(
+            p.join(".harshJudge/scenarios/login/runs")
+                .join(&run)
+                .join("result.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result["steps"][1]["verdict"], "uncertain");
+    assert_eq!(result["status"], "pass");
+    assert_eq!(
+        hj(&p, &["pending-judgments"]).json()["total"],
+        1,
+        "step 01 still waits"
+    );
+    let msg = hj(
+        &p,
+        &[
+            "record-verdict",
+            &run,
+            "--step",
+            "01",
+            "--verdict",
+            "maybe",
+            "--reasoning",
+            "x",
+        ],
+    )
+    .error("INVALID_INPUT");
+    assert!(msg.contains("verdict: unknown variant `maybe`"), "{msg}");
+    let msg = hj(&p, &["pending-judgments", "--limit", "500"]).error("INVALID_INPUT");
+    assert!(msg.contains("limit must be 1 to 100"), "{msg}");
+}

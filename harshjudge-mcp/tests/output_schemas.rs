@@ -183,6 +183,11 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
         json!({"runId": run, "stepId": "02", "status": "fail", "duration": 3, "error": "boom"}),
     );
     c("completeRun", json!({"runId": run, "status": "pass"}));
+    c("getPendingJudgments", json!({"limit": 5}));
+    c(
+        "recordVerdict",
+        json!({"runId": run, "stepId": "01", "verdict": "fail", "reasoning": "no form"}),
+    );
     c("getRunState", json!({"scenarioSlug": "login"}));
     let run2 = c("startRun", json!({"scenarioSlug": "login"}))["runId"]
         .as_str()

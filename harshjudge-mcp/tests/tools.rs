@@ -989,7 +989,11 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
     store.write_result(&slug, &id, &result).unwrap();
     let judged = |step: &str, verdict: Verdict, reasoning: &str| StepJudgment {
         step_id: step.into(),
-        expectation: "…".into(),
+        // The expectation the verdict answers (a judged step takes it).
+        expectation: result.steps[if step == "01" { 0 } else { 1 }]
+            .expectation
+            .clone()
+            .unwrap(),
         verdict: Some(verdict),
         reasoning: reasoning.into(),
         judge: "command".into(),

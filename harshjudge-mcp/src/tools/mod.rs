@@ -7,6 +7,7 @@ pub mod dashboard;
 pub mod discover;
 pub mod export;
 pub mod ids;
+pub mod judge;
 pub mod knowledge;
 pub mod output;
 pub mod project;
@@ -107,6 +108,20 @@ fn project_tools() -> Vec<ToolDef> {
             run::GetRunState,
             run::get_run_state,
             "Where a run stands, to resume it after an interruption: steps completed with their status, the next step to run, the last action and the error."
+        ),
+        tool!(
+            Project,
+            "getPendingJudgments",
+            judge::GetPendingJudgments => judge::PendingJudgments,
+            judge::get_pending_judgments,
+            "Steps that wait for your verdict as the judge: a step with an expectation in words (result.json's, or for runs recorded through MCP the scenario's Expected Outcome) and no verdict yet, in completed runs, newest first (limit default 20, at most 100; leftOut counts the rest). Each has the expectation, the code's outcome, its evidence files (absolute paths: open the screenshots and logs) and the inputsHash the verdict is recorded against. Then call recordVerdict."
+        ),
+        tool!(
+            Project,
+            "recordVerdict",
+            judge::RecordVerdict => judge::VerdictRecorded,
+            judge::record_verdict,
+            "Record your verdict on a step as the judge: pass (the evidence shows what the expectation says), fail (it contradicts it) or uncertain (it does not tell; fails the step unless HARSHJUDGE_UNCERTAIN=pass), with your reasoning. Kept in the run's judge/result.json; a completed run's status and its scenario's pass/fail counts follow at once (a failing verdict fails the step even though its code passed); a running run's at completeRun. Recording again replaces the verdict."
         ),
         tool!(
             Project,

@@ -35,6 +35,28 @@ impl std::fmt::Debug for JudgeSettings {
 }
 
 impl JudgeSettings {
+    /// `HARSHJUDGE_UNCERTAIN` alone (`pass` or `fail`, default `fail`): whether an
+    /// `uncertain` verdict counts as passed. For writers of verdicts that use no
+    /// configured judge (the MCP server's `recordVerdict`).
+    pub fn uncertain_passes_from_env() -> Result<bool, SettingError> {
+        Ok(match env("HARSHJUDGE_UNCERTAIN")? {
+            None => false,
+            Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+                "pass" => true,
+                "fail" => false,
+                _ => {
+                    return Err(SettingError {
+                        name: "HARSHJUDGE_UNCERTAIN",
+                        value: v,
+                        expected:
+                            "pass or fail (what an `uncertain` verdict counts as; default fail)"
+                                .into(),
+                    });
+                }
+            },
+        })
+    }
+
     /// Reads the environment; a bad or contradictory value is an error naming it.
     pub fn from_env() -> Result<JudgeSettings, SettingError> {
         let timeout = env_duration("HARSHJUDGE_JUDGE_TIMEOUT", DEFAULT_JUDGE_TIMEOUT)?;
@@ -51,22 +73,7 @@ impl JudgeSettings {
                 }
             },
         };
-        let uncertain_passes = match env("HARSHJUDGE_UNCERTAIN")? {
-            None => false,
-            Some(v) => match v.trim().to_ascii_lowercase().as_str() {
-                "pass" => true,
-                "fail" => false,
-                _ => {
-                    return Err(SettingError {
-                        name: "HARSHJUDGE_UNCERTAIN",
-                        value: v,
-                        expected:
-                            "pass or fail (what an `uncertain` verdict counts as; default fail)"
-                                .into(),
-                    });
-                }
-            },
-        };
+        let uncertain_passes = JudgeSettings::uncertain_passes_from_env()?;
         let cmd = env("HARSHJUDGE_JUDGE_CMD")?;
         let url = env("HARSHJUDGE_JUDGE_URL")?;
         let model = env("HARSHJUDGE_JUDGE_MODEL")?;
