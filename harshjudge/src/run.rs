@@ -480,12 +480,14 @@ impl RunHandle {
         }
         // A judgment already recorded (a judge that finished early, an agent's
         // `recordVerdict`) is folded in by the one rule.
-        if result.steps.iter().any(|s| s.expectation.is_some()) {
-            let judgment = self
-                .store
-                .read_judgment(&self.slug, &self.id)
-                .ok()
-                .flatten();
+        // A judgment recorded before completion (an agent's `recordVerdict` on a
+        // running run) counts even when no step carried an expectation yet.
+        let judgment = self
+            .store
+            .read_judgment(&self.slug, &self.id)
+            .ok()
+            .flatten();
+        if judgment.is_some() || result.steps.iter().any(|s| s.expectation.is_some()) {
             crate::store::judge::combine_verdicts(&mut result, judgment.as_ref(), uncertain_passes);
         }
         self.result = result;
