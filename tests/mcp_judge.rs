@@ -66,10 +66,10 @@ fn an_agent_judges_real_runs_through_the_python_mcp_client() {
     assert_eq!(verdicts.len(), 6, "{report:#}");
     let signup = report["signupRun"].as_str().unwrap();
     let expected = [
-        (id(&checkout[0]), "02", "pass", "result.json"),
-        (id(&checkout[1]), "02", "fail", "result.json"),
-        (id(&notes[0]), "01", "pass", "result.json"),
-        (id(&notes[1]), "01", "fail", "result.json"),
+        (id(&checkout[0]), "02", "pass", "code"),
+        (id(&checkout[1]), "02", "fail", "code"),
+        (id(&notes[0]), "01", "pass", "code"),
+        (id(&notes[1]), "01", "fail", "code"),
         (signup.to_string(), "01", "pass", "stepFile"),
         (signup.to_string(), "02", "fail", "stepFile"),
     ];

@@ -265,7 +265,7 @@ fn pending_lists_exactly_the_steps_with_an_expectation_and_no_verdict() {
     let pay = &all["pending"][2];
     assert_eq!(pay["runId"], code.as_str());
     assert_eq!(pay["expectation"], RECEIPT);
-    assert_eq!(pay["expectationSource"], "result.json");
+    assert_eq!(pay["expectationSource"], "code");
     assert_eq!(pay["verdict"], "pending");
     assert_eq!(pay["code"]["status"], "pass");
     assert!(pay["inputsHash"].as_str().unwrap().starts_with("sha256:"));

@@ -107,7 +107,7 @@ pub struct PendingStep {
     pub title: String,
     /// What must be seen, in words: judge the evidence against exactly this.
     pub expectation: String,
-    /// `result.json` (an expectation of the step's code) or `stepFile` (the
+    /// `code` (the step's own `step!(…, expect = "…")`, recorded in the run) or `stepFile` (the
     /// scenario's step file, `## Expected Outcome`, for runs recorded through MCP).
     pub expectation_source: String,
     /// `pending` (never judged) or `error` (a judge was asked and gave no verdict).
@@ -252,7 +252,7 @@ fn expectation_of(
     files: &HashMap<String, (String, String)>,
 ) -> Option<(String, &'static str)> {
     if let Some(e) = step.expectation.as_deref().filter(|e| !e.trim().is_empty()) {
-        return Some((e.to_string(), "result.json"));
+        return Some((e.to_string(), "code"));
     }
     let (title, expected) = files.get(&step.id)?;
     if step.title.as_deref().is_some_and(|t| t != title) {
