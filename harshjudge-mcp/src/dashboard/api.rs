@@ -207,6 +207,10 @@ fn run_summaries(store: &Store, slug: &Slug, limit: usize) -> Result<Vec<Value>,
         }
         v["errorMessage"] = r.error_message.clone().into();
         v["failedStep"] = r.failed_step.clone().into();
+        if let Some(e) = r.executed_status {
+            // The code's own outcome, when verdicts take part in `status` (issue 15).
+            v["executedStatus"] = e.as_str().into();
+        }
         runs.push((key, run.to_string(), v));
     }
     runs.sort_by(|a, b| (&b.0, &b.1).cmp(&(&a.0, &a.1)));
@@ -260,14 +264,17 @@ pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
 
 /// `GET /api/projects/{p}/scenarios/{slug}/runs`: up to 100 `RunSummary`,
 /// newest first: `{id, runNumber, status, duration, startedAt, completedAt?,
-/// errorMessage, failedStep}`.
+/// errorMessage, failedStep, executedStatus?}` (`executedStatus`: the code's
+/// own outcome when verdicts take part in `status`).
 pub fn runs(store: &Store, s: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     Ok(Value::Array(run_summaries(store, &slug, MAX_RUNS)?))
 }
 
 /// `GET /api/projects/{p}/scenarios/{slug}/runs/{runId}`: `{runId,
-/// scenarioSlug, result (result.json as stored, or null), evidencePaths}`.
+/// scenarioSlug, result (result.json as stored, or null), evidencePaths,
+/// judgment}`: `judgment` is `judge/result.json` (per step: verdict, judge,
+/// reasoning, expectation), or null when the run was never judged.
 pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     let run = run_id(r)?;
@@ -288,10 +295,15 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
         .step_files_or_flat()
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
+    let judgment = store
+        .read_judgment(&slug, &run)?
+        .map(|j| serde_json::to_value(j).unwrap_or(Value::Null))
+        .unwrap_or(Value::Null);
     Ok(json!({
         "runId": run.as_str(),
         "scenarioSlug": slug.as_str(),
         "result": result,
         "evidencePaths": paths,
+        "judgment": judgment,
     }))
 }
