@@ -307,3 +307,65 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
         "judgment": judgment,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harshjudge::judge::Verdict;
+    use harshjudge::store::judge::StepJudgment;
+
+    /// Issue 15: a judged run's summary carries the code's own status, and the
+    /// run's detail its judgment (verdict, judge, reasoning per step).
+    #[test]
+    fn runs_carry_their_executed_status_and_judgment() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join(".harshJudge"));
+        store.init_project("p", "http://127.0.0.1").unwrap();
+        let slug = Slug::new("checkout").unwrap();
+        let run = RunId::new("r1").unwrap();
+        let result: harshjudge::store::RunResult = serde_json::from_value(json!({
+            "runId": "r1", "scenarioSlug": "checkout", "status": "pass",
+            "startedAt": "2026-11-23T00:00:00.000Z", "completedAt": "2026-11-23T00:00:01.000Z",
+            "duration": 1000, "failedStep": null, "errorMessage": null,
+            "steps": [{"id": "01", "status": "pass", "duration": 5, "error": null,
+                       "evidenceFiles": [], "summary": null, "expectation": "a receipt"}],
+        }))
+        .unwrap();
+        std::fs::create_dir_all(store.run_dir(&slug, &run)).unwrap();
+        store.write_result(&slug, &run, &result).unwrap();
+        let one = super::run(&store, "checkout", "r1").unwrap();
+        assert_eq!(one["judgment"], Value::Null, "never judged");
+        store
+            .record_judgment(
+                &slug,
+                &run,
+                StepJudgment {
+                    step_id: "01".into(),
+                    expectation: "a receipt".into(),
+                    verdict: Some(Verdict::Fail),
+                    reasoning: "an error page".into(),
+                    judge: "command".into(),
+                    identity: "command:./judge.sh".into(),
+                    inputs_hash: "sha256:00".into(),
+                    duration_ms: 3,
+                    attempts: 1,
+                    judged_at: "2026-11-23T00:00:02.000Z".into(),
+                    error: None,
+                },
+                None,
+                None,
+            )
+            .unwrap();
+        store.apply_judgment(&slug, &run, false).unwrap();
+        let list = runs(&store, "checkout").unwrap();
+        assert_eq!(list[0]["status"], "fail");
+        assert_eq!(list[0]["executedStatus"], "pass");
+        let one = super::run(&store, "checkout", "r1").unwrap();
+        assert_eq!(one["result"]["steps"][0]["verdict"], "fail");
+        let step = &one["judgment"]["steps"][0];
+        assert_eq!(step["verdict"], "fail");
+        assert_eq!(step["reasoning"], "an error page");
+        assert_eq!(step["judge"], "command");
+        assert_eq!(step["expectation"], "a receipt");
+    }
+}
