@@ -487,7 +487,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
         js(&page, "return document.querySelector('#steps li.sel').dataset.id").await,
         "02"
     );
-    let step = js(&page, "return document.querySelector('#step .judgment[data-verdict=fail]').innerText").await;
+    let step = js(&page, "return document.querySelector('#step .judgment[data-verdict=fail]').textContent").await;
     let step = step.as_str().unwrap();
     for shown in [
         "Verdict",
@@ -544,7 +544,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
         "var v = document.querySelector('#step .visual-judgment'); return !!v && v.innerText.indexOf('Visual judgment · home') >= 0",
     )
     .await;
-    let v = js(&page, "return document.querySelector('#step .visual-judgment').innerText").await;
+    let v = js(&page, "return document.querySelector('#step .visual-judgment').textContent").await;
     let v = v.as_str().unwrap();
     for shown in ["fail", "to_have_screenshot(\"home\")", "Expected", "Actual", "Diff"] {
         assert!(v.contains(shown), "{shown:?} in {v}");
