@@ -481,7 +481,8 @@ fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
             ("02", "the note is read back"),
         ],
     );
-    let why = "The note reads \"all good\" but <b>nothing</b> says the payment & the order went through.";
+    let why =
+        "The note reads \"all good\" but <b>nothing</b> says the payment & the order went through.";
     store
         .record_judgment(
             &slug,
@@ -561,7 +562,11 @@ fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
         )) && out0.contains("[[ATTACHMENT|") && out0.contains("note.txt"),
         "{out0}"
     );
-    assert_eq!(cases[1]["results"], serde_json::json!([]), "pending fails nothing");
+    assert_eq!(
+        cases[1]["results"],
+        serde_json::json!([]),
+        "pending fails nothing"
+    );
     let out1 = cases[1]["system_out"].as_str().unwrap();
     assert!(
         out1.starts_with("verdict: pending (not judged yet)\nexpected: the note is read back\n"),
@@ -569,6 +574,13 @@ fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
     );
 
     // The step summary says the run failed by its verdicts.
-    let md = harshjudge::report::junit::markdown(&store, &[RunRef { dir, earlier: vec![] }]).unwrap();
+    let md = harshjudge::report::junit::markdown(
+        &store,
+        &[RunRef {
+            dir,
+            earlier: vec![],
+        }],
+    )
+    .unwrap();
     assert!(md.contains("❌ fail (judged; executed: pass)"), "{md}");
 }

@@ -386,7 +386,12 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     let hj = tmp.path().join(".harshJudge");
     let store = Store::new(&hj);
     // checkout: the page shows an error where the receipt should be; the code passes.
-    let r = cargo_test("judged_suite", &hj, &["checkout::"], &[("JUDGED_RECEIPT", "error")]);
+    let r = cargo_test(
+        "judged_suite",
+        &hj,
+        &["checkout::"],
+        &[("JUDGED_RECEIPT", "error")],
+    );
     assert_eq!(r.code, 0, "{r:?}");
     let checkout = Slug::new("checkout").unwrap();
     let run = newest(&hj, "checkout");
@@ -420,7 +425,12 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     assert_eq!(r.code, 0, "{r:?}");
     let notes = Slug::new("notes").unwrap();
     let notes_run = newest(&hj, "notes");
-    with_expectations(&store, &notes, &notes_run, &[("01", "the note says all is good")]);
+    with_expectations(
+        &store,
+        &notes,
+        &notes_run,
+        &[("01", "the note says all is good")],
+    );
     store.apply_judgment(&notes, &notes_run, false).unwrap();
     // plain-page: a baseline, then another colour: to_have_screenshot fails with a diff.
     let snaps = tmp.path().join("snaps");
@@ -458,7 +468,11 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     )
     .await;
     assert_eq!(
-        js(&page, "return document.querySelector('#judged-failures .n').textContent").await,
+        js(
+            &page,
+            "return document.querySelector('#judged-failures .n').textContent"
+        )
+        .await,
         "1",
         "one scenario failed by a verdict (plain-page failed in its code)"
     );
@@ -477,17 +491,33 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     )
     .await;
     assert_eq!(
-        js(&page, "return document.getElementById('judged-status').innerText").await,
+        js(
+            &page,
+            "return document.getElementById('judged-status').innerText"
+        )
+        .await,
         "executed: pass, judged: fail"
     );
-    let panel = js(&page, "return document.querySelector('#failure .judgment').innerText").await;
+    let panel = js(
+        &page,
+        "return document.querySelector('#failure .judgment').innerText",
+    )
+    .await;
     let panel = panel.as_str().unwrap();
     assert!(panel.contains(why) && panel.contains(expect), "{panel}");
     assert_eq!(
-        js(&page, "return document.querySelector('#steps li.sel').dataset.id").await,
+        js(
+            &page,
+            "return document.querySelector('#steps li.sel').dataset.id"
+        )
+        .await,
         "02"
     );
-    let step = js(&page, "return document.querySelector('#step .judgment[data-verdict=fail]').textContent").await;
+    let step = js(
+        &page,
+        "return document.querySelector('#step .judgment[data-verdict=fail]').textContent",
+    )
+    .await;
     let step = step.as_str().unwrap();
     for shown in [
         "Verdict",
@@ -504,10 +534,19 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
         assert!(step.contains(shown), "{shown:?} in {step}");
     }
     assert_eq!(
-        js(&page, "return document.querySelector('#steps li.sel .vmark').textContent").await,
+        js(
+            &page,
+            "return document.querySelector('#steps li.sel .vmark').textContent"
+        )
+        .await,
         "⚖ fail"
     );
-    images_load(&page, "#step .pair img.shot-before, #step .pair img.shot-after", 2).await;
+    images_load(
+        &page,
+        "#step .pair img.shot-before, #step .pair img.shot-after",
+        2,
+    )
+    .await;
     assert_eq!(
         js(
             &page,
@@ -522,7 +561,9 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     save(&page, "judged-run.png").await;
 
     // A pending verdict.
-    page.goto(&format!("{url}#/run/notes/{notes_run}/01")).await.unwrap();
+    page.goto(&format!("{url}#/run/notes/{notes_run}/01"))
+        .await
+        .unwrap();
     until(
         &page,
         "a pending verdict",
@@ -530,27 +571,45 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     )
     .await;
     assert_eq!(
-        js(&page, "return document.querySelector('.runhead .pill').textContent").await,
+        js(
+            &page,
+            "return document.querySelector('.runhead .pill').textContent"
+        )
+        .await,
         "pass",
         "a pending verdict fails nothing"
     );
 
     // The visual judgment: expected / actual / diff, and the swipe compare.
     let plain = newest(&hj, "plain-page");
-    page.goto(&format!("{url}#/run/plain-page/{plain}")).await.unwrap();
+    page.goto(&format!("{url}#/run/plain-page/{plain}"))
+        .await
+        .unwrap();
     until(
         &page,
         "the visual judgment",
         "var v = document.querySelector('#step .visual-judgment'); return !!v && v.innerText.indexOf('Visual judgment · home') >= 0",
     )
     .await;
-    let v = js(&page, "return document.querySelector('#step .visual-judgment').textContent").await;
+    let v = js(
+        &page,
+        "return document.querySelector('#step .visual-judgment').textContent",
+    )
+    .await;
     let v = v.as_str().unwrap();
-    for shown in ["fail", "to_have_screenshot(\"home\")", "Expected", "Actual", "Diff"] {
+    for shown in [
+        "fail",
+        "to_have_screenshot(\"home\")",
+        "Expected",
+        "Actual",
+        "Diff",
+    ] {
         assert!(v.contains(shown), "{shown:?} in {v}");
     }
     images_load(&page, "#step .visual-judgment .pair img", 3).await;
-    page.click("#step .visual-judgment button.compare").await.unwrap();
+    page.click("#step .visual-judgment button.compare")
+        .await
+        .unwrap();
     images_load(&page, "#step .visual-judgment .swipe img", 2).await;
     save(&page, "visual-judgment.png").await;
 

@@ -442,7 +442,10 @@ fn render_testcase(xml: &mut Xml, s: &Suite, step: &StepResult) {
         StepStatus::Pass => {}
     }
     for e in earlier {
-        xml.open(e.element, &[("message", &e.message), ("type", "StepFailed")]);
+        xml.open(
+            e.element,
+            &[("message", &e.message), ("type", "StepFailed")],
+        );
         xml.leaf("stackTrace", &[], &e.text);
         xml.leaf(
             "system-out",
