@@ -413,3 +413,174 @@ fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
         );
     }
 }
+
+/// Sets the expectations of a run's steps in its `result.json` (what
+/// `step!(…, expect = "…")` records), so that the test stands on the store's API alone.
+fn with_expectations(
+    store: &harshjudge::store::Store,
+    slug: &harshjudge::store::Slug,
+    run: &harshjudge::store::RunId,
+    expectations: &[(&str, &str)],
+) {
+    let mut result = store.read_result(slug, run).unwrap().unwrap();
+    for (id, text) in expectations {
+        let step = result.steps.iter_mut().find(|s| s.id == *id).unwrap();
+        step.expectation = Some(text.to_string());
+    }
+    store.write_result(slug, run, &result).unwrap();
+}
+
+/// A judgment as a command judge records it.
+pub fn judgment(
+    step: &str,
+    expectation: &str,
+    verdict: harshjudge::judge::Verdict,
+    reasoning: &str,
+) -> harshjudge::store::judge::StepJudgment {
+    harshjudge::store::judge::StepJudgment {
+        step_id: step.into(),
+        expectation: expectation.into(),
+        verdict: Some(verdict),
+        reasoning: reasoning.into(),
+        judge: "command".into(),
+        identity: "command:./judge.sh".into(),
+        inputs_hash: "sha256:00".into(),
+        duration_ms: 42,
+        attempts: 1,
+        judged_at: "2026-11-23T00:00:00.000Z".into(),
+        error: None,
+    }
+}
+
+/// Issue 15, point 4: a step with an expectation carries its verdict, judge,
+/// reasoning and expectation (suite properties and system-out, next to its
+/// attachments); a step failed by its verdict is a `<failure>` naming the
+/// verdict with the reasoning and the expectation; a pending verdict is shown
+/// and fails nothing. The file stays valid against junit-10.xsd and is read
+/// by junitparser and xunitparser.
+#[test]
+fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
+    use harshjudge::judge::Verdict;
+    use harshjudge::report::junit::{RunRef, write};
+    use harshjudge::store::{RunId, Slug, Store};
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let r = cargo_test("judged_suite", &hj, &["notes::"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let dir = runs(&hj, "notes").pop().unwrap();
+    let store = Store::new(&hj);
+    let slug = Slug::new("notes").unwrap();
+    let run = RunId::new(dir.file_name().unwrap().to_str().unwrap()).unwrap();
+    // Step 01's expectation is the fixture's; step 02 gets one and no judgment (pending).
+    with_expectations(
+        &store,
+        &slug,
+        &run,
+        &[
+            ("01", "the note says all is good"),
+            ("02", "the note is read back"),
+        ],
+    );
+    let why =
+        "The note reads \"all good\" but <b>nothing</b> says the payment & the order went through.";
+    store
+        .record_judgment(
+            &slug,
+            &run,
+            judgment("01", "the note says all is good", Verdict::Fail, why),
+            Some("prompt"),
+            Some("{\"verdict\":\"fail\"}"),
+        )
+        .unwrap();
+    let combined = store.apply_judgment(&slug, &run, false).unwrap();
+    assert_eq!(combined.status.as_str(), "fail");
+
+    let path = tmp.path().join("junit.xml");
+    write(
+        &store,
+        &[RunRef {
+            dir: dir.clone(),
+            earlier: vec![],
+        }],
+        1000,
+        &path,
+    )
+    .unwrap();
+    let xml = std::fs::read_to_string(&path).unwrap();
+
+    // junit-10.xsd (no file/line: the code did not fail) and xunitparser.
+    let v = validate(&path);
+    assert_eq!(v["errors"], serde_json::json!([]), "{xml}");
+    let x = &v["xunitparser"];
+    assert_eq!(
+        (x["tests"].as_u64(), x["failures"].as_u64()),
+        (Some(2), Some(1)),
+        "{v}"
+    );
+    let props = &x["properties"];
+    assert_eq!(props["notes.status"], "fail", "{v}");
+    assert_eq!(props["notes.executedStatus"], "pass", "{v}");
+    assert_eq!(props["notes.01.verdict"], "fail", "{v}");
+    assert_eq!(props["notes.01.executedStatus"], "pass", "{v}");
+    assert_eq!(props["notes.01.expectation"], "the note says all is good");
+    assert_eq!(props["notes.01.judge"], "command");
+    assert_eq!(props["notes.01.judgeIdentity"], "command:./judge.sh");
+    assert_eq!(props["notes.01.reasoning"], why);
+    assert_eq!(props["notes.02.verdict"], "pending", "{v}");
+    assert_eq!(props["notes.02.expectation"], "the note is read back");
+
+    // junitparser: the verdict's failure, the pending step not failed.
+    let out = Command::new(support::python())
+        .arg(workspace().join("tests/junit/check.py"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = j["suites"][0]["cases"].as_array().unwrap();
+    let failure = &cases[0]["results"][0];
+    assert_eq!(failure["kind"], "failure", "{j}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.contains("verdict is fail") && message.contains("command"),
+        "the message names the verdict: {message}"
+    );
+    let text = failure["text"].as_str().unwrap();
+    assert!(
+        text.contains(why) && text.contains("expected: the note says all is good"),
+        "the reasoning and the expectation: {text}"
+    );
+    assert!(xml.contains("type=\"VerdictFailed\""), "{xml}");
+    let out0 = cases[0]["system_out"].as_str().unwrap();
+    assert!(
+        out0.starts_with(&format!(
+            "verdict: fail (the command judge, command:./judge.sh, in 42 ms)\nexpected: the note says all is good\nreasoning: {why}\n"
+        )) && out0.contains("[[ATTACHMENT|") && out0.contains("note.txt"),
+        "{out0}"
+    );
+    assert_eq!(
+        cases[1]["results"],
+        serde_json::json!([]),
+        "pending fails nothing"
+    );
+    let out1 = cases[1]["system_out"].as_str().unwrap();
+    assert!(
+        out1.starts_with("verdict: pending (not judged yet)\nexpected: the note is read back\n"),
+        "{out1}"
+    );
+
+    // The step summary says the run failed by its verdicts.
+    let md = harshjudge::report::junit::markdown(
+        &store,
+        &[RunRef {
+            dir,
+            earlier: vec![],
+        }],
+    )
+    .unwrap();
+    assert!(md.contains("❌ fail (judged; executed: pass)"), "{md}");
+}

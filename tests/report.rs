@@ -5,10 +5,13 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use harshjudge::browser::{BrowserConfig, Page, open_page_with, release_page};
+use harshjudge::judge::Verdict;
+use harshjudge::store::judge::StepJudgment;
+use harshjudge::store::{RunId, Slug, Store};
 use serde_json::{Value, json};
 use support::cargo_test;
 
@@ -352,6 +355,288 @@ async fn the_report_shows_passing_and_failing_runs_from_disk() {
 
     release_page(page).await;
     harshjudge::browser::shutdown().await;
+}
+
+/// Sets the expectations of a run's steps in its `result.json` (what
+/// `step!(…, expect = "…")` records), so that the test stands on the store's API alone.
+fn with_expectations(store: &Store, slug: &Slug, run: &RunId, expectations: &[(&str, &str)]) {
+    let mut result = store.read_result(slug, run).unwrap().unwrap();
+    for (id, text) in expectations {
+        let step = result.steps.iter_mut().find(|s| s.id == *id).unwrap();
+        step.expectation = Some(text.to_string());
+    }
+    store.write_result(slug, run, &result).unwrap();
+}
+
+/// The newest run of `slug`.
+fn newest(hj: &Path, slug: &str) -> RunId {
+    let dir = support::runs(hj, slug).pop().expect("a run");
+    RunId::new(dir.file_name().unwrap().to_str().unwrap()).unwrap()
+}
+
+/// Issue 15, point 4: the report shows each judged step's expectation, verdict,
+/// judge, reasoning and duration next to its evidence, the run's executed and
+/// judged status when they differ, counts the scenarios failed by a verdict,
+/// and shows a failed `to_have_screenshot` (expected / actual / diff with the
+/// swipe compare) as the step's visual judgment. Real runs in real Chromium;
+/// the verdicts recorded through the store (`record_judgment` + `apply_judgment`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let store = Store::new(&hj);
+    // checkout: the page shows an error where the receipt should be; the code passes.
+    let r = cargo_test(
+        "judged_suite",
+        &hj,
+        &["checkout::"],
+        &[("JUDGED_RECEIPT", "error")],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let checkout = Slug::new("checkout").unwrap();
+    let run = newest(&hj, "checkout");
+    let expect = "a receipt with the total is shown and no error is visible";
+    with_expectations(&store, &checkout, &run, &[("02", expect)]);
+    let why = "The page shows \"The card was declined.\" in a red alert; no receipt and no total are visible.";
+    store
+        .record_judgment(
+            &checkout,
+            &run,
+            StepJudgment {
+                step_id: "02".into(),
+                expectation: expect.into(),
+                verdict: Some(Verdict::Fail),
+                reasoning: why.into(),
+                judge: "command".into(),
+                identity: "command:./judge.sh".into(),
+                inputs_hash: "sha256:00".into(),
+                duration_ms: 1234,
+                attempts: 1,
+                judged_at: "2026-11-23T00:00:00.000Z".into(),
+                error: None,
+            },
+            Some("prompt"),
+            Some("{\"verdict\":\"fail\"}"),
+        )
+        .unwrap();
+    store.apply_judgment(&checkout, &run, false).unwrap();
+    // notes: an expectation with no judge yet (pending).
+    let r = cargo_test("judged_suite", &hj, &["notes::"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let notes = Slug::new("notes").unwrap();
+    let notes_run = newest(&hj, "notes");
+    with_expectations(
+        &store,
+        &notes,
+        &notes_run,
+        &[("01", "the note says all is good")],
+    );
+    store.apply_judgment(&notes, &notes_run, false).unwrap();
+    // plain-page: a baseline, then another colour: to_have_screenshot fails with a diff.
+    let snaps = tmp.path().join("snaps");
+    let visual = |envs: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = std::process::Command::new(support::test_binary("visual_suite"));
+        cmd.current_dir(support::workspace())
+            .arg("plain_page::")
+            .args(args)
+            .env("HARSHJUDGE_DIR", &hj)
+            .env("HARSHJUDGE_SNAPSHOT_DIR", &snaps)
+            .env_remove("HARSHJUDGE_UPDATE_SNAPSHOTS")
+            .env_remove("HARSHJUDGE_BASE_URL")
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("NEXTEST");
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap().status.code()
+    };
+    assert_eq!(visual(&[], &["--update-snapshots"]), Some(0));
+    assert_eq!(visual(&[("VISUAL_VARIANT", "b")], &[]), Some(101));
+    harshjudge::report::html::write(&hj).unwrap();
+
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let url = format!("file://{}", hj.join("report/index.html").display());
+    let page = open_page_with(&config, &url)
+        .await
+        .expect("a browser page (needs chromium and chromium-driver)");
+    page.goto(&url).await.unwrap();
+    until(
+        &page,
+        "overview rows",
+        "return document.querySelectorAll('tr.scenario').length === 3",
+    )
+    .await;
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('#judged-failures .n').textContent"
+        )
+        .await,
+        "1",
+        "one scenario failed by a verdict (plain-page failed in its code)"
+    );
+    assert_eq!(
+        js(&page, "return Array.from(document.querySelectorAll('tr.scenario[data-slug=checkout] .pill')).map(function (p) { return p.textContent; }).join(',')").await,
+        "fail,by verdict"
+    );
+    save(&page, "judged-overview.png").await;
+
+    // The judged run: executed pass, judged fail; the verdict up front and beside the step's screenshots.
+    page.click("tr.scenario[data-slug=checkout]").await.unwrap();
+    until(
+        &page,
+        "the judged run",
+        "var f = document.getElementById('failure'); return !!f && f.innerText.indexOf('failed by its verdict') >= 0",
+    )
+    .await;
+    assert_eq!(
+        js(
+            &page,
+            "return document.getElementById('judged-status').innerText"
+        )
+        .await,
+        "executed: pass, judged: fail"
+    );
+    let panel = js(
+        &page,
+        "return document.querySelector('#failure .judgment').innerText",
+    )
+    .await;
+    let panel = panel.as_str().unwrap();
+    assert!(panel.contains(why) && panel.contains(expect), "{panel}");
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('#steps li.sel').dataset.id"
+        )
+        .await,
+        "02"
+    );
+    let step = js(
+        &page,
+        "return document.querySelector('#step .judgment[data-verdict=fail]').textContent",
+    )
+    .await;
+    let step = step.as_str().unwrap();
+    for shown in [
+        "Verdict",
+        "fail",
+        "by the command judge",
+        "command:./judge.sh",
+        "took 1.23 s",
+        "executed: pass, judged: fail",
+        "Expected",
+        expect,
+        "Reasoning",
+        why,
+    ] {
+        assert!(step.contains(shown), "{shown:?} in {step}");
+    }
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('#steps li.sel .vmark').textContent"
+        )
+        .await,
+        "⚖ fail"
+    );
+    images_load(
+        &page,
+        "#step .pair img.shot-before, #step .pair img.shot-after",
+        2,
+    )
+    .await;
+    assert_eq!(
+        js(
+            &page,
+            "var j = document.querySelector('#step .judgment').getBoundingClientRect(), \
+             s = document.querySelector('#step img.shot-after').getBoundingClientRect(); \
+             return j.bottom <= s.top"
+        )
+        .await,
+        true,
+        "the judgment sits right above the step's screenshots"
+    );
+    save(&page, "judged-run.png").await;
+
+    // A pending verdict.
+    page.goto(&format!("{url}#/run/notes/{notes_run}/01"))
+        .await
+        .unwrap();
+    until(
+        &page,
+        "a pending verdict",
+        "var j = document.querySelector('#step .judgment[data-verdict=pending]'); return !!j && j.innerText.indexOf('not judged yet') >= 0 && j.innerText.indexOf('the note says all is good') >= 0",
+    )
+    .await;
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('.runhead .pill').textContent"
+        )
+        .await,
+        "pass",
+        "a pending verdict fails nothing"
+    );
+
+    // The visual judgment: expected / actual / diff, and the swipe compare.
+    let plain = newest(&hj, "plain-page");
+    page.goto(&format!("{url}#/run/plain-page/{plain}"))
+        .await
+        .unwrap();
+    until(
+        &page,
+        "the visual judgment",
+        "var v = document.querySelector('#step .visual-judgment'); return !!v && v.innerText.indexOf('Visual judgment · home') >= 0",
+    )
+    .await;
+    let v = js(
+        &page,
+        "return document.querySelector('#step .visual-judgment').textContent",
+    )
+    .await;
+    let v = v.as_str().unwrap();
+    for shown in [
+        "fail",
+        "to_have_screenshot(\"home\")",
+        "Expected",
+        "Actual",
+        "Diff",
+    ] {
+        assert!(v.contains(shown), "{shown:?} in {v}");
+    }
+    images_load(&page, "#step .visual-judgment .pair img", 3).await;
+    page.click("#step .visual-judgment button.compare")
+        .await
+        .unwrap();
+    images_load(&page, "#step .visual-judgment .swipe img", 2).await;
+    save(&page, "visual-judgment.png").await;
+
+    release_page(page).await;
+    harshjudge::browser::shutdown().await;
+}
+
+/// The page's script parses (node): a syntax error once left the report blank.
+#[test]
+fn the_report_page_script_parses() {
+    let page = harshjudge::report::html::index_html();
+    let start = page.find("<script>").unwrap() + "<script>".len();
+    let end = page.rfind("</script>").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("page.js");
+    std::fs::write(&script, &page[start..end]).unwrap();
+    let out = std::process::Command::new("node")
+        .arg("-e")
+        .arg("new Function(require('fs').readFileSync(process.argv[1], 'utf8'))")
+        .arg(&script)
+        .output()
+        .expect("node must be installed to run this test (Debian: nodejs)");
+    assert!(
+        out.status.success(),
+        "the page's script does not parse: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -207,6 +207,10 @@ fn run_summaries(store: &Store, slug: &Slug, limit: usize) -> Result<Vec<Value>,
         }
         v["errorMessage"] = r.error_message.clone().into();
         v["failedStep"] = r.failed_step.clone().into();
+        if let Some(e) = r.executed_status {
+            // The code's own outcome, when verdicts take part in `status` (issue 15).
+            v["executedStatus"] = e.as_str().into();
+        }
         runs.push((key, run.to_string(), v));
     }
     runs.sort_by(|a, b| (&b.0, &b.1).cmp(&(&a.0, &a.1)));
@@ -260,14 +264,17 @@ pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
 
 /// `GET /api/projects/{p}/scenarios/{slug}/runs`: up to 100 `RunSummary`,
 /// newest first: `{id, runNumber, status, duration, startedAt, completedAt?,
-/// errorMessage, failedStep}`.
+/// errorMessage, failedStep, executedStatus?}` (`executedStatus`: the code's
+/// own outcome when verdicts take part in `status`).
 pub fn runs(store: &Store, s: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     Ok(Value::Array(run_summaries(store, &slug, MAX_RUNS)?))
 }
 
 /// `GET /api/projects/{p}/scenarios/{slug}/runs/{runId}`: `{runId,
-/// scenarioSlug, result (result.json as stored, or null), evidencePaths}`.
+/// scenarioSlug, result (result.json as stored, or null), evidencePaths,
+/// judgment}`: `judgment` is `judge/result.json` (per step: verdict, judge,
+/// reasoning, expectation), or null when the run was never judged.
 pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     let run = run_id(r)?;
@@ -288,10 +295,77 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
         .step_files_or_flat()
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
+    let judgment = store
+        .read_judgment(&slug, &run)?
+        .map(|j| serde_json::to_value(j).unwrap_or(Value::Null))
+        .unwrap_or(Value::Null);
     Ok(json!({
         "runId": run.as_str(),
         "scenarioSlug": slug.as_str(),
         "result": result,
         "evidencePaths": paths,
+        "judgment": judgment,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harshjudge::judge::Verdict;
+    use harshjudge::store::judge::StepJudgment;
+
+    /// Issue 15: a judged run's summary carries the code's own status, and the
+    /// run's detail its judgment (verdict, judge, reasoning per step).
+    #[test]
+    fn runs_carry_their_executed_status_and_judgment() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join(".harshJudge"));
+        store.init_project("p", "http://127.0.0.1").unwrap();
+        let slug = Slug::new("checkout").unwrap();
+        let run = RunId::new("r1").unwrap();
+        let result: harshjudge::store::RunResult = serde_json::from_value(json!({
+            "runId": "r1", "scenarioSlug": "checkout", "status": "pass",
+            "startedAt": "2026-11-23T00:00:00.000Z", "completedAt": "2026-11-23T00:00:01.000Z",
+            "duration": 1000, "failedStep": null, "errorMessage": null,
+            "steps": [{"id": "01", "status": "pass", "duration": 5, "error": null,
+                       "evidenceFiles": [], "summary": null, "expectation": "a receipt"}],
+        }))
+        .unwrap();
+        std::fs::create_dir_all(store.run_dir(&slug, &run)).unwrap();
+        store.write_result(&slug, &run, &result).unwrap();
+        let one = super::run(&store, "checkout", "r1").unwrap();
+        assert_eq!(one["judgment"], Value::Null, "never judged");
+        store
+            .record_judgment(
+                &slug,
+                &run,
+                StepJudgment {
+                    step_id: "01".into(),
+                    expectation: "a receipt".into(),
+                    verdict: Some(Verdict::Fail),
+                    reasoning: "an error page".into(),
+                    judge: "command".into(),
+                    identity: "command:./judge.sh".into(),
+                    inputs_hash: "sha256:00".into(),
+                    duration_ms: 3,
+                    attempts: 1,
+                    judged_at: "2026-11-23T00:00:02.000Z".into(),
+                    error: None,
+                },
+                None,
+                None,
+            )
+            .unwrap();
+        store.apply_judgment(&slug, &run, false).unwrap();
+        let list = runs(&store, "checkout").unwrap();
+        assert_eq!(list[0]["status"], "fail");
+        assert_eq!(list[0]["executedStatus"], "pass");
+        let one = super::run(&store, "checkout", "r1").unwrap();
+        assert_eq!(one["result"]["steps"][0]["verdict"], "fail");
+        let step = &one["judgment"]["steps"][0];
+        assert_eq!(step["verdict"], "fail");
+        assert_eq!(step["reasoning"], "an error page");
+        assert_eq!(step["judge"], "command");
+        assert_eq!(step["expectation"], "a receipt");
+    }
 }

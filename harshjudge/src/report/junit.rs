@@ -4,16 +4,39 @@
 //! reason. Built from the files on disk, so runs recorded by `cargo test`, by
 //! agents through MCP and by the original HarshJudge render alike.
 //!
+//! A step with an expectation in words (`step!(…, expect = "…")`) shows its
+//! judgment next to its evidence: its verdict (`pass`, `fail`, `uncertain`,
+//! `pending`, `error`), the judge, the reasoning and the expectation, as suite
+//! properties named `{slug}.{stepId}.verdict` … and as the first lines of the
+//! testcase's `system-out`. A step failed by its verdict (its code passed) is
+//! a `<failure type="VerdictFailed">` whose message names the verdict and
+//! whose text has the reasoning and the expectation; a pending verdict is
+//! shown but fails nothing. Not testcase `<properties>`: junit-10.xsd has none
+//! (pytest refuses `record_property` under `xunit2` for the same reason).
+//!
 //! Read through the store: a run's `result.json` by [`Store::read_result_at`],
-//! its evidence by [`Store::run_evidence`] (the lister the HTML report and the
-//! dashboard use). Written by hand rather than with `quick-junit` (nextest's
-//! writer): quick-junit 0.7 always writes `skipped` on `<testsuites>`, which
-//! Jenkins' `junit-10.xsd` does not allow (the file validates today except our
-//! `file`/`line`), and 0.6 writes `disabled` instead of a suite's `skipped`.
+//! its judgment by [`Store::read_judgment`], its evidence by
+//! [`Store::run_evidence`] (the lister the HTML report and the dashboard use).
+//!
+//! Written with quick-xml's [`Writer`]: every element is an event, quick-xml
+//! escapes text and attributes, and no XML is built by string formatting (we
+//! only drop the characters XML 1.0 cannot carry, which quick-xml would pass
+//! through). Not with `quick-junit` (nextest's model and writer, itself on
+//! quick-xml): its newest release, 0.8.0, still writes `skipped` on
+//! `<testsuites>` unconditionally (`serialize_report_impl`), an attribute
+//! Jenkins' `junit-10.xsd` does not allow, with no option to leave it out
+//! (0.6 wrote `disabled` instead of a suite's `skipped`); and it would add
+//! chrono's, uuid's and indexmap's models for a document we fill from
+//! `result.json` anyway.
 
-use std::fmt::Write;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+
+use crate::store::judge::{RunJudgment, StepJudgment};
 use crate::store::{RunEvidence, RunResult, RunStatus, StepResult, StepStatus, Store, StoreError};
 
 /// One run to report: its folder ([`Store::run_dir`]).
@@ -27,23 +50,75 @@ pub struct RunRef {
     pub earlier: Vec<PathBuf>,
 }
 
-/// Escapes text for XML content and attribute values, dropping characters
-/// XML 1.0 cannot carry (most control characters).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
-            c => out.push(c),
-        }
+/// Whether XML 1.0 can carry `c` (most control characters it cannot).
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || (c >= '\u{20}' && c != '\u{fffe}' && c != '\u{ffff}')
+}
+
+/// `s` without the characters XML 1.0 cannot carry.
+fn clean(s: &str) -> Cow<'_, str> {
+    if s.chars().all(xml_char) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.chars().filter(|c| xml_char(*c)).collect())
     }
-    out
+}
+
+/// Escapes text for XML content and attribute values (quick-xml's escaping),
+/// dropping characters XML 1.0 cannot carry (most control characters).
+pub fn escape(s: &str) -> String {
+    quick_xml::escape::escape(clean(s)).into_owned()
+}
+
+/// The document being written: quick-xml's indenting writer into memory.
+struct Xml(Writer<Vec<u8>>);
+
+impl Xml {
+    fn new() -> Xml {
+        let mut xml = Xml(Writer::new_with_indent(Vec::new(), b' ', 2));
+        xml.event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
+        xml
+    }
+
+    fn event(&mut self, e: Event<'_>) {
+        // Writing into a Vec<u8> cannot fail.
+        self.0.write_event(e).expect("XML is written into memory");
+    }
+
+    fn start<'a>(name: &'a str, attrs: &[(&str, &str)]) -> BytesStart<'a> {
+        let mut tag = BytesStart::new(name);
+        for (k, v) in attrs {
+            tag.push_attribute((*k, clean(v).as_ref()));
+        }
+        tag
+    }
+
+    /// `<name attrs>`.
+    fn open(&mut self, name: &str, attrs: &[(&str, &str)]) {
+        self.event(Event::Start(Xml::start(name, attrs)));
+    }
+
+    /// `<name attrs/>`.
+    fn empty(&mut self, name: &str, attrs: &[(&str, &str)]) {
+        self.event(Event::Empty(Xml::start(name, attrs)));
+    }
+
+    /// `</name>`.
+    fn close(&mut self, name: &str) {
+        self.event(Event::End(BytesEnd::new(name)));
+    }
+
+    /// `<name attrs>text</name>`.
+    fn leaf(&mut self, name: &str, attrs: &[(&str, &str)], text: &str) {
+        self.open(name, attrs);
+        self.event(Event::Text(BytesText::new(&clean(text))));
+        self.close(name);
+    }
+
+    fn finish(mut self) -> String {
+        self.0.get_mut().push(b'\n');
+        String::from_utf8(self.0.into_inner()).expect("quick-xml writes the UTF-8 it is given")
+    }
 }
 
 fn secs(ms: u64) -> String {
@@ -57,6 +132,7 @@ struct Suite {
     titles: Vec<(String, String)>,
     earlier: Vec<(PathBuf, RunResult)>,
     evidence: RunEvidence,
+    judgment: Option<RunJudgment>,
 }
 
 fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
@@ -84,11 +160,20 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
             result.scenario_slug.clone()
         },
         evidence: store.run_evidence(&slug, &id)?,
+        judgment: store.read_judgment(&slug, &id)?,
         result,
         dir: run.dir.clone(),
         titles,
         earlier,
     }))
+}
+
+/// Where the judgment of a step with an expectation stands.
+struct StepVerdict<'a> {
+    /// `pass`, `fail`, `uncertain`, `pending`, `error`, `skipped`.
+    state: &'static str,
+    expectation: &'a str,
+    judged: Option<&'a StepJudgment>,
 }
 
 impl Suite {
@@ -101,6 +186,25 @@ impl Suite {
                     .earlier
                     .iter()
                     .any(|(_, r)| r.status == RunStatus::Fail))
+    }
+
+    /// The judgment of `step`, when it has an expectation (`None` otherwise).
+    fn verdict<'a>(&'a self, step: &'a StepResult) -> Option<StepVerdict<'a>> {
+        let judged = self.judgment.as_ref().and_then(|j| j.step(&step.id));
+        let expectation = step
+            .expectation
+            .as_deref()
+            .or(judged.map(|j| j.expectation.as_str()))?;
+        let state = match (step.verdict, judged) {
+            (Some(v), _) => v.as_str(),
+            (None, Some(j)) => j.verdict.map_or("error", |v| v.as_str()),
+            (None, None) => "pending",
+        };
+        Some(StepVerdict {
+            state,
+            expectation,
+            judged,
+        })
     }
 }
 
@@ -121,62 +225,66 @@ pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, St
         }
     }
     suites.sort_by(|a, b| a.slug.cmp(&b.slug));
-    let (mut tests, mut failures) = (0, 0);
-    let mut body = String::new();
+    let count = |status: StepStatus| {
+        suites
+            .iter()
+            .flat_map(|s| &s.result.steps)
+            .filter(|x| x.status == status)
+            .count()
+    };
+    let tests: usize = suites.iter().map(|s| s.result.steps.len()).sum();
+    let mut xml = Xml::new();
+    xml.open(
+        "testsuites",
+        &[
+            ("name", "harshjudge"),
+            ("tests", &tests.to_string()),
+            ("failures", &count(StepStatus::Fail).to_string()),
+            ("errors", "0"),
+            ("time", &secs(wall_ms)),
+        ],
+    );
     for s in &suites {
-        let (t, f) = render_suite(&mut body, s);
-        tests += t;
-        failures += f;
+        render_suite(&mut xml, s);
     }
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        out,
-        "<testsuites name=\"harshjudge\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{}\">",
-        secs(wall_ms)
-    );
-    out.push_str(&body);
-    out.push_str("</testsuites>\n");
-    Ok(out)
+    xml.close("testsuites");
+    Ok(xml.finish())
 }
 
-/// Writes one `testsuite` (a run) into `body`; returns its test and failure counts.
-fn render_suite(body: &mut String, s: &Suite) -> (usize, usize) {
+/// Writes one `testsuite` (a run).
+fn render_suite(xml: &mut Xml, s: &Suite) {
     let steps = &s.result.steps;
-    let f = steps
-        .iter()
-        .filter(|x| x.status == StepStatus::Fail)
-        .count();
-    let k = steps
-        .iter()
-        .filter(|x| x.status == StepStatus::Skipped)
-        .count();
-    let _ = writeln!(
-        body,
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"{k}\" time=\"{}\" timestamp=\"{}\">",
-        escape(&s.slug),
-        steps.len(),
-        secs(s.result.duration),
-        escape(
-            s.result
-                .started_at
-                .trim_end_matches('Z')
-                .split('.')
-                .next()
-                .unwrap_or("")
-        ),
+    let count = |status: StepStatus| steps.iter().filter(|x| x.status == status).count();
+    let timestamp = s
+        .result
+        .started_at
+        .trim_end_matches('Z')
+        .split('.')
+        .next()
+        .unwrap_or("");
+    xml.open(
+        "testsuite",
+        &[
+            ("name", &s.slug),
+            ("tests", &steps.len().to_string()),
+            ("failures", &count(StepStatus::Fail).to_string()),
+            ("errors", "0"),
+            ("skipped", &count(StepStatus::Skipped).to_string()),
+            ("time", &secs(s.result.duration)),
+            ("timestamp", timestamp),
+        ],
     );
-    render_properties(body, s);
+    render_properties(xml, s);
     for step in steps {
-        render_testcase(body, s, step);
+        render_testcase(xml, s, step);
     }
-    let _ = writeln!(body, "  </testsuite>");
-    (steps.len(), f)
+    xml.close("testsuite");
 }
 
-/// Writes a suite's `properties` (names prefixed by the slug).
-fn render_properties(body: &mut String, s: &Suite) {
-    let _ = writeln!(body, "    <properties>");
-    for (k, v) in [
+/// Writes a suite's `properties` (names prefixed by the slug): the run's, then
+/// the judgment of each step with an expectation (`{slug}.{stepId}.verdict` …).
+fn render_properties(xml: &mut Xml, s: &Suite) {
+    let mut props: Vec<(String, String)> = [
         ("runId", s.result.run_id.clone()),
         ("status", s.result.status.as_str().to_string()),
         ("runDir", s.dir.display().to_string()),
@@ -189,20 +297,74 @@ fn render_properties(body: &mut String, s: &Suite) {
             .map(|a| ("attempt", a.to_string())),
     )
     .chain(s.flaky().then(|| ("flaky", "true".to_string())))
-    {
-        let _ = writeln!(
-            body,
-            "      <property name=\"{}.{k}\" value=\"{}\"/>",
-            escape(&s.slug),
-            escape(&v)
+    .chain(
+        s.result
+            .executed_status
+            .map(|e| ("executedStatus", e.as_str().to_string())),
+    )
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for step in &s.result.steps {
+        let Some(v) = s.verdict(step) else {
+            continue;
+        };
+        let mut add = |k: &str, v: &str| props.push((format!("{}.{k}", step.id), v.to_string()));
+        add("expectation", v.expectation);
+        add("verdict", v.state);
+        if let Some(e) = step.executed_status {
+            add("executedStatus", e.as_str());
+        }
+        if let Some(j) = v.judged {
+            add("judge", &j.judge);
+            add("judgeIdentity", &j.identity);
+            if !j.reasoning.is_empty() {
+                add("reasoning", &j.reasoning);
+            }
+            if let Some(e) = &j.error {
+                add("judgeError", e);
+            }
+        }
+    }
+    xml.open("properties", &[]);
+    for (k, v) in props {
+        xml.empty(
+            "property",
+            &[("name", &format!("{}.{k}", s.slug)), ("value", &v)],
         );
     }
-    let _ = writeln!(body, "    </properties>");
+    xml.close("properties");
+}
+
+/// The judgment of a step in words, for its `system-out`.
+fn verdict_lines(v: &StepVerdict<'_>) -> String {
+    let mut out = format!("verdict: {}", v.state);
+    match v.judged {
+        Some(j) => {
+            let _ = write!(
+                out,
+                " (the {} judge, {}, in {} ms)",
+                j.judge, j.identity, j.duration_ms
+            );
+        }
+        None if v.state == "pending" => out.push_str(" (not judged yet)"),
+        None => {}
+    }
+    let _ = write!(out, "\nexpected: {}", v.expectation);
+    if let Some(j) = v.judged {
+        if !j.reasoning.is_empty() {
+            let _ = write!(out, "\nreasoning: {}", j.reasoning);
+        }
+        if let Some(e) = &j.error {
+            let _ = write!(out, "\njudge error: {e}");
+        }
+    }
+    out.push('\n');
+    out
 }
 
 /// Writes the `testcase` of one step: its failure or skip, the failures of
-/// earlier attempts, its evidence files.
-fn render_testcase(body: &mut String, s: &Suite, step: &StepResult) {
+/// earlier attempts, its judgment and evidence files.
+fn render_testcase(xml: &mut Xml, s: &Suite, step: &StepResult) {
     let title = step
         .title
         .clone()
@@ -219,34 +381,55 @@ fn render_testcase(body: &mut String, s: &Suite, step: &StepResult) {
         format!("{} {title}", step.id)
     };
     let evidence_dir = Store::step_evidence_dir(&s.dir, &step.id);
-    let _ = write!(
-        body,
-        "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
-        escape(&name),
-        escape(&s.slug),
-        secs(step.duration)
-    );
-    if let Some(loc) = &step.error_location
-        && let Some((file, line)) = split_location(loc)
-    {
-        let _ = write!(body, " file=\"{}\" line=\"{line}\"", escape(file));
+    let verdict = s.verdict(step);
+    let mut out = verdict.as_ref().map(verdict_lines).unwrap_or_default();
+    for f in s.evidence.of_step(&step.id) {
+        let _ = writeln!(out, "[[ATTACHMENT|{}]]", f.path.display());
     }
-    let _ = writeln!(body, ">");
+    let earlier = earlier_failures(s, step);
+    let time = secs(step.duration);
+    let mut attrs = vec![
+        ("name", name.as_str()),
+        ("classname", s.slug.as_str()),
+        ("time", time.as_str()),
+    ];
+    let location = step.error_location.as_deref().and_then(split_location);
+    let line = location.map(|(_, l)| l.to_string());
+    if let (Some((file, _)), Some(line)) = (location, &line) {
+        attrs.extend([("file", file), ("line", line.as_str())]);
+    }
+    if step.status == StepStatus::Pass && earlier.is_empty() && out.is_empty() {
+        xml.empty("testcase", &attrs);
+        return;
+    }
+    xml.open("testcase", &attrs);
     match step.status {
         StepStatus::Fail => {
+            let by_verdict = step.executed_status == Some(StepStatus::Pass);
             let msg = step.error.clone().unwrap_or_else(|| "failed".into());
             let first = msg.lines().next().unwrap_or("failed");
             let mut text = msg.clone();
+            if by_verdict && let Some(v) = &verdict {
+                if let Some(j) = v.judged
+                    && !j.reasoning.is_empty()
+                    && !text.contains(&j.reasoning)
+                {
+                    let _ = write!(text, "\n  reasoning: {}", j.reasoning);
+                }
+                if !text.contains(v.expectation) {
+                    let _ = write!(text, "\n  expected: {}", v.expectation);
+                }
+            }
             if let Some(loc) = &step.error_location {
                 let _ = write!(text, "\n  at {loc}");
             }
             let _ = write!(text, "\n  evidence: {}", evidence_dir.display());
-            let _ = writeln!(
-                body,
-                "      <failure message=\"{}\" type=\"StepFailed\">{}</failure>",
-                escape(first),
-                escape(&text)
-            );
+            let kind = if by_verdict {
+                "VerdictFailed"
+            } else {
+                "StepFailed"
+            };
+            xml.leaf("failure", &[("message", first), ("type", kind)], &text);
         }
         StepStatus::Skipped => {
             let why = step
@@ -254,63 +437,70 @@ fn render_testcase(body: &mut String, s: &Suite, step: &StepResult) {
                 .clone()
                 .or_else(|| step.error.clone())
                 .unwrap_or_else(|| "skipped".into());
-            let _ = writeln!(body, "      <skipped message=\"{}\"/>", escape(&why));
+            xml.empty("skipped", &[("message", &why)]);
         }
         StepStatus::Pass => {}
     }
-    render_earlier_failures(body, s, step);
-    let mut files = s.evidence.of_step(&step.id).peekable();
-    if files.peek().is_some() {
-        let _ = write!(body, "      <system-out>");
-        for f in files {
-            let _ = writeln!(
-                body,
-                "[[ATTACHMENT|{}]]",
-                escape(&f.path.display().to_string())
-            );
-        }
-        let _ = writeln!(body, "</system-out>");
+    for e in earlier {
+        xml.open(
+            e.element,
+            &[("message", &e.message), ("type", "StepFailed")],
+        );
+        xml.leaf("stackTrace", &[], &e.text);
+        xml.leaf(
+            "system-out",
+            &[],
+            &format!("[[ATTACHMENT|{}]]", e.evidence.display()),
+        );
+        xml.close(e.element);
     }
-    let _ = writeln!(body, "    </testcase>");
+    if !out.is_empty() {
+        xml.leaf("system-out", &[], &out);
+    }
+    xml.close("testcase");
 }
 
-/// Writes the failures of `step` in earlier attempts (`rerunFailure` when
-/// it failed again, `flakyFailure` when it passed in the end).
-fn render_earlier_failures(body: &mut String, s: &Suite, step: &StepResult) {
+/// A failure of a step in an earlier attempt.
+struct Earlier {
+    /// `rerunFailure` when the step failed again, `flakyFailure` when it passed in the end.
+    element: &'static str,
+    message: String,
+    text: String,
+    evidence: PathBuf,
+}
+
+/// The failures of `step` in earlier attempts.
+fn earlier_failures(s: &Suite, step: &StepResult) -> Vec<Earlier> {
     let element = if step.status == StepStatus::Fail {
         "rerunFailure"
     } else {
         "flakyFailure"
     };
-    for (dir, r) in &s.earlier {
-        if let Some(e) = r
-            .steps
-            .iter()
-            .find(|e| e.id == step.id && e.status == StepStatus::Fail)
-        {
+    s.earlier
+        .iter()
+        .filter_map(|(dir, r)| {
+            let e = r
+                .steps
+                .iter()
+                .find(|e| e.id == step.id && e.status == StepStatus::Fail)?;
             let msg = e.error.clone().unwrap_or_else(|| "failed".into());
-            let first = msg.lines().next().unwrap_or("failed");
-            let _ = writeln!(
-                body,
-                "      <{element} message=\"{}\" type=\"StepFailed\"><stackTrace>{}</stackTrace><system-out>[[ATTACHMENT|{}]]</system-out></{element}>",
-                escape(first),
-                escape(&format!(
-                    "attempt {} (run {}): {msg}{}",
+            let at = e
+                .error_location
+                .as_ref()
+                .map(|l| format!("\n  at {l}"))
+                .unwrap_or_default();
+            Some(Earlier {
+                element,
+                message: msg.lines().next().unwrap_or("failed").to_string(),
+                text: format!(
+                    "attempt {} (run {}): {msg}{at}",
                     r.attempt.unwrap_or(1),
-                    r.run_id,
-                    e.error_location
-                        .as_ref()
-                        .map(|l| format!("\n  at {l}"))
-                        .unwrap_or_default()
-                )),
-                escape(
-                    &Store::step_evidence_dir(dir, &step.id)
-                        .display()
-                        .to_string()
-                )
-            );
-        }
-    }
+                    r.run_id
+                ),
+                evidence: Store::step_evidence_dir(dir, &step.id),
+            })
+        })
+        .collect()
 }
 
 fn split_location(loc: &str) -> Option<(&str, u64)> {
@@ -382,6 +572,8 @@ pub fn markdown(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
                 "⚠️ flaky"
             } else if s.result.status == RunStatus::Pass {
                 "✅ pass"
+            } else if s.result.executed_status == Some(RunStatus::Pass) {
+                "❌ fail (judged; executed: pass)"
             } else {
                 "❌ fail"
             },

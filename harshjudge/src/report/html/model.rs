@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::store::{RunId, RunResult, RunStatus, ScenarioMeta, Slug, Store, StoreError};
+use crate::store::judge::StepJudgment;
+use crate::store::{
+    RunId, RunResult, RunStatus, ScenarioMeta, Slug, StepStatus, Store, StoreError,
+};
 
 /// How many recent runs per scenario the overview summarises (and the static
 /// report has pages for).
@@ -65,6 +68,9 @@ pub struct ScenarioRow {
     /// Mixed history: both passed and failed runs among its recent runs (a
     /// regression, a fix, or an unstable test: not flaky by itself).
     pub mixed: bool,
+    /// Its newest finished run failed by a verdict alone: its code passed
+    /// (`executedStatus` pass), a judge's verdict failed it.
+    pub judged_fail: bool,
     /// Recent runs, newest first.
     pub history: Vec<HistoryEntry>,
 }
@@ -83,6 +89,9 @@ pub struct HistoryEntry {
     /// Passed on a retry (`result.json` flaky).
     #[serde(rename = "f", skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
+    /// Failed by a verdict alone (its code passed).
+    #[serde(rename = "j", skip_serializing_if = "std::ops::Not::not")]
+    pub judged_fail: bool,
     /// startedAt (the row shows the newest; not sent per entry, to keep the first page light).
     #[serde(skip)]
     pub started_at: String,
@@ -102,8 +111,11 @@ pub struct RunView {
     pub run_id: String,
     /// Stored run number, when the writer stored one.
     pub run_number: Option<u64>,
-    /// pass / fail / running.
+    /// pass / fail / running: the code's outcome combined with the verdicts.
     pub status: &'static str,
+    /// The code's own outcome, when a step has an expectation (`executedStatus`):
+    /// the page says "executed: pass, judged: fail" when it differs from `status`.
+    pub executed_status: Option<&'static str>,
     /// ISO start.
     pub started_at: String,
     /// ISO end.
@@ -134,8 +146,15 @@ pub struct StepView {
     pub id: String,
     /// The step's title.
     pub title: String,
-    /// pass / fail / skipped, or `running` / `pending` while the run goes on.
+    /// pass / fail / skipped, or `running` / `pending` while the run goes on
+    /// (for a step with an expectation: its code's outcome combined with its verdict).
     pub status: String,
+    /// The code's own outcome of a step with an expectation.
+    pub executed_status: Option<&'static str>,
+    /// What must be seen, in words (`step!(…, expect = "…")`).
+    pub expectation: Option<String>,
+    /// The judgment of a step with an expectation.
+    pub verdict: Option<VerdictView>,
     /// ms.
     pub duration: Option<u64>,
     /// The error (or skip reason).
@@ -156,6 +175,43 @@ pub struct StepView {
     pub files: Vec<FileView>,
     /// `to_have_screenshot` failures: `{name}-expected/actual/diff.png`.
     pub visuals: Vec<VisualView>,
+}
+
+/// A step's judgment: where it stands (`result.json` `verdict`) and, once a
+/// judge answered, what `judge/result.json` says.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerdictView {
+    /// pass / fail / uncertain / pending / error / skipped.
+    pub state: &'static str,
+    /// `command`, `http` or `agent`.
+    pub judge: Option<String>,
+    /// The command line, `model@url`, or the agent's name.
+    pub identity: Option<String>,
+    /// Why, in the judge's words.
+    pub reasoning: Option<String>,
+    /// Why the judge gave no verdict.
+    pub error: Option<String>,
+    /// How long the judgment took (ms).
+    pub duration: Option<u64>,
+    /// When it was made (ISO 8601).
+    pub judged_at: Option<String>,
+}
+
+impl VerdictView {
+    fn new(state: &'static str, judged: Option<&StepJudgment>) -> VerdictView {
+        VerdictView {
+            state,
+            judge: judged.map(|j| j.judge.clone()),
+            identity: judged.map(|j| j.identity.clone()),
+            reasoning: judged
+                .map(|j| j.reasoning.clone())
+                .filter(|r| !r.is_empty()),
+            error: judged.and_then(|j| j.error.clone()),
+            duration: judged.map(|j| j.duration_ms),
+            judged_at: judged.map(|j| j.judged_at.clone()),
+        }
+    }
 }
 
 /// The images of one failed `to_have_screenshot(name)`.
@@ -282,6 +338,7 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
                 status: status_str(r.status),
                 duration: r.duration,
                 flaky: r.flaky,
+                judged_fail: judged_fail(r),
                 started_at: r.started_at.clone(),
             })
             .collect();
@@ -289,6 +346,10 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
             .iter()
             .find(|h| h.status != "running")
             .is_some_and(|h| h.flaky);
+        let judged_fail = history
+            .iter()
+            .find(|h| h.status != "running")
+            .is_some_and(|h| h.judged_fail);
         let mixed = history.iter().any(|h| h.status == "pass")
             && history.iter().any(|h| h.status == "fail");
         let total = meta
@@ -316,6 +377,7 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
                 .or(meta.last_run.clone()),
             flaky,
             mixed,
+            judged_fail,
             history,
         });
     }
@@ -324,6 +386,11 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
         generated_at: crate::store::now_iso(),
         scenarios,
     })
+}
+
+/// A final run that failed by a verdict alone (its code passed).
+fn judged_fail(r: &RunResult) -> bool {
+    r.status == RunStatus::Fail && r.executed_status == Some(RunStatus::Pass)
 }
 
 fn title_of(meta: &ScenarioMeta, slug: &Slug) -> String {
@@ -344,6 +411,8 @@ pub(crate) fn run_view(
         return Ok(None);
     };
     let meta = store.read_meta(slug).ok().flatten().unwrap_or_default();
+    // An unreadable judgment leaves the verdicts' states (from result.json) shown.
+    let judgment = store.read_judgment(slug, run).ok().flatten();
     let running = result.status == RunStatus::Running;
     // Evidence files per step id: step-NN/evidence/*, or v1 flat evidence/step-NN-name.ext.
     let mut files: BTreeMap<String, Vec<(String, String, PathBuf, u64)>> = BTreeMap::new();
@@ -386,10 +455,25 @@ pub(crate) fn run_view(
             (None, _) if running => "pending".into(),
             (None, _) => "skipped".into(),
         };
+        let judged = judgment.as_ref().and_then(|j| j.step(&id));
+        let expectation = done
+            .and_then(|s| s.expectation.clone())
+            .or_else(|| judged.map(|j| j.expectation.clone()));
+        let verdict = expectation.as_ref().map(|_| {
+            let state = match (done.and_then(|s| s.verdict), judged) {
+                (Some(v), _) => v.as_str(),
+                (None, Some(j)) => j.verdict.map_or("error", |v| v.as_str()),
+                (None, None) => "pending",
+            };
+            VerdictView::new(state, judged)
+        });
         let mut view = StepView {
             id: id.clone(),
             title,
             status,
+            executed_status: done.and_then(|s| s.executed_status).map(StepStatus::as_str),
+            expectation,
+            verdict,
             duration: done.map(|s| s.duration),
             error: done.and_then(|s| s.error.clone()),
             location: done.and_then(|s| s.error_location.clone()),
@@ -422,6 +506,7 @@ pub(crate) fn run_view(
         run_id: run.to_string(),
         run_number: result.run_number,
         status: status_str(result.status),
+        executed_status: result.executed_status.map(status_str),
         started_at: result.started_at.clone(),
         completed_at: result.completed_at.clone(),
         duration: result.duration,
