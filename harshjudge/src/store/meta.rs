@@ -425,4 +425,35 @@ mod tests {
             assert!(err.contains("unexpected content"), "{err}");
         }
     }
+
+    /// Every MCP call on a run reopens it and reads its `skill-state.yaml`:
+    /// what this process wrote is not parsed again; another writer's change is.
+    #[test]
+    fn skill_state_is_parsed_again_only_when_its_text_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join(".harshJudge"));
+        let slug = Slug::new("states").unwrap();
+        let run = crate::run::RunHandle::start(&store, &slug, vec!["One".into()]).unwrap();
+        let id = run.id().clone();
+        drop(run);
+        let start = parses();
+        let mut handle = crate::run::RunHandle::open_in(&store, &slug, &id).unwrap();
+        handle.begin_step(&StepId::from_index(1).unwrap()).unwrap();
+        drop(handle);
+        let state = store.read_skill_state(&slug, &id).unwrap().unwrap();
+        assert_eq!(state.current_step, 1);
+        assert_eq!(
+            parses(),
+            start,
+            "skill-state.yaml was parsed again unchanged"
+        );
+        let path = store.run_dir(&slug, &id).join("skill-state.yaml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("currentStep: 1", "currentStep: 0")).unwrap();
+        let state = store.read_skill_state(&slug, &id).unwrap().unwrap();
+        assert_eq!(state.current_step, 0);
+        assert_eq!(parses(), start + 1);
+        std::fs::write(&path, "currentStep: [").unwrap();
+        assert!(store.read_skill_state(&slug, &id).is_err());
+    }
 }
