@@ -168,7 +168,11 @@ fn best(v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let rounds = 7;
+    // BENCH_ROUNDS: fewer rounds, e.g. 1 under `valgrind --tool=callgrind`.
+    let rounds = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(7);
     // BENCH_DIR picks the file system (e.g. /dev/shm for tmpfs); default: the system temp dir.
     let tmp = match std::env::var_os("BENCH_DIR") {
         Some(d) => tempfile::tempdir_in(d).unwrap(),

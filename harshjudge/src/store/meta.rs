@@ -8,9 +8,9 @@ impl Store {
     pub fn read_meta(&self, slug: &Slug) -> Result<Option<ScenarioMeta>, StoreError> {
         let path = self.meta_path(slug);
         self.confine(&path)?;
-        match read_meta_doc(&path)? {
+        match read_meta_parsed(&path)? {
             None => Ok(None),
-            Some(doc) => typed_meta(&path, doc).map(Some),
+            Some(parsed) => parsed.typed(&path).map(Some),
         }
     }
 
@@ -38,11 +38,21 @@ impl Store {
         self.confine(&path)?;
         self.confine(&lock)?;
         let _lock = LockGuard::acquire(&lock)?;
-        let mut doc = MetaDoc(read_meta_doc(&path)?.unwrap_or_default());
-        let before = typed_meta(&path, doc.0.clone())?;
+        let (mut doc, before) = match read_meta_parsed(&path)? {
+            Some(parsed) => (MetaDoc(parsed.doc.clone()), parsed.typed(&path)?),
+            None => (MetaDoc::default(), typed_meta(&path, Mapping::new())?),
+        };
         let r = f(&mut doc, &before)?;
         let after = typed_meta(&path, doc.0.clone())?;
-        write_atomic(&path, yaml::to_string(&Value::Object(doc.0)).as_bytes())?;
+        let doc = Value::Object(doc.0);
+        let text = yaml::to_string(&doc);
+        write_atomic(&path, text.as_bytes())?;
+        let Value::Object(doc) = doc else {
+            unreachable!("built as a mapping")
+        };
+        // The next read of this file (the run's completion, the report) finds
+        // these very bytes: it takes this parse instead of parsing them again.
+        ParsedMeta::remember(&path, text, doc, Ok(after.clone()));
         Ok((r, after))
     }
 
@@ -219,19 +229,86 @@ impl MetaDoc {
 }
 
 pub(super) fn read_meta_doc(path: &Path) -> Result<Option<Mapping>, StoreError> {
+    Ok(read_meta_parsed(path)?.map(|parsed| parsed.doc.clone()))
+}
+
+/// A `meta.yaml` as parsed: its text, the document and its typed view (or
+/// what was wrong with it).
+struct ParsedMeta {
+    text: String,
+    doc: Mapping,
+    typed: Result<ScenarioMeta, String>,
+}
+
+/// The last parse of each `meta.yaml` this process read or wrote. An entry
+/// serves only a file whose whole text is still the same (compared byte for
+/// byte on every read), so another process's change is always seen; it saves
+/// parsing the same YAML again (a harness run reads each scenario's file
+/// when it starts and completes a run, and three times for the reports).
+static PARSED_META: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<ParsedMeta>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// Entries kept at most (one per scenario read); beyond, the cache restarts empty.
+const PARSED_META_MAX: usize = 1024;
+
+impl ParsedMeta {
+    fn typed(&self, path: &Path) -> Result<ScenarioMeta, StoreError> {
+        self.typed.clone().map_err(|problem| StoreError::Corrupt {
+            path: path.into(),
+            problem,
+        })
+    }
+
+    fn remember(
+        path: &Path,
+        text: String,
+        doc: Mapping,
+        typed: Result<ScenarioMeta, String>,
+    ) -> std::sync::Arc<ParsedMeta> {
+        let parsed = std::sync::Arc::new(ParsedMeta { text, doc, typed });
+        let mut cache = PARSED_META.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= PARSED_META_MAX && !cache.contains_key(path) {
+            cache.clear();
+        }
+        cache.insert(path.to_path_buf(), parsed.clone());
+        parsed
+    }
+
+    fn cached(path: &Path, text: &str) -> Option<std::sync::Arc<ParsedMeta>> {
+        let cache = PARSED_META.lock().unwrap_or_else(|e| e.into_inner());
+        cache.get(path).filter(|p| p.text == text).cloned()
+    }
+}
+
+/// Reads and parses `meta.yaml` (`None` when there is none), taking the
+/// parse of identical text from [`PARSED_META`].
+fn read_meta_parsed(path: &Path) -> Result<Option<std::sync::Arc<ParsedMeta>>, StoreError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err(path, e)),
     };
+    if let Some(parsed) = ParsedMeta::cached(path, &text) {
+        return Ok(Some(parsed));
+    }
+    let doc = parse_meta_doc(path, &text)?;
+    let typed = typed_meta(path, doc.clone()).map_err(|e| match e {
+        StoreError::Corrupt { problem, .. } => problem,
+        other => other.to_string(),
+    });
+    Ok(Some(ParsedMeta::remember(path, text, doc, typed)))
+}
+
+fn parse_meta_doc(path: &Path, text: &str) -> Result<Mapping, StoreError> {
     if text.trim().is_empty() {
         return Err(StoreError::Corrupt {
             path: path.into(),
             problem: "the file is empty".into(),
         });
     }
-    match yaml::from_str::<Value>(&text) {
-        Ok(Value::Object(m)) => Ok(Some(m)),
+    match yaml::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
         Ok(other) => Err(StoreError::Corrupt {
             path: path.into(),
             problem: format!(
@@ -289,4 +366,94 @@ pub(super) fn parse_yaml<T: serde::de::DeserializeOwned>(
         path: path.into(),
         problem: format!("{e}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parses() -> usize {
+        yaml::PARSES.with(|n| n.get())
+    }
+
+    /// The harness reads a scenario's `meta.yaml` when it starts a run, when
+    /// it completes it and three times for the reports; in a debug build each
+    /// parse of a 99-step file costs more than a step. A file this process
+    /// wrote or read is parsed once; a file changed by anyone else is
+    /// parsed again and its new content seen.
+    #[test]
+    fn meta_yaml_is_parsed_again_only_when_its_text_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join(".harshJudge"));
+        let slug = Slug::new("cached").unwrap();
+        let spec = ScenarioSpec {
+            title: "Cached".into(),
+            steps: vec!["One".into(), "Two".into()],
+            tags: None,
+            starred: None,
+            estimated_duration: None,
+        };
+        store.upsert_scenario(&slug, &spec, &[]).unwrap();
+        let start = parses();
+        // Written by this process: read, updated, read again, without a parse.
+        assert_eq!(store.read_meta(&slug).unwrap().unwrap().steps.len(), 2);
+        store
+            .update_meta(&slug, |doc, old| doc.set("totalRuns", old.total_runs + 5))
+            .unwrap();
+        assert_eq!(store.read_meta(&slug).unwrap().unwrap().total_runs, 5);
+        assert_eq!(parses(), start, "meta.yaml was parsed again unchanged");
+        // Changed by another process (or a person): parsed, the change seen.
+        let path = store.meta_path(&slug);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("totalRuns: 5", "totalRuns: 7")).unwrap();
+        assert_eq!(store.read_meta(&slug).unwrap().unwrap().total_runs, 7);
+        assert_eq!(parses(), start + 1);
+        let (_, after) = store
+            .update_meta(&slug, |doc, old| doc.set("totalRuns", old.total_runs + 1))
+            .unwrap();
+        assert_eq!(after.total_runs, 8);
+        assert_eq!(parses(), start + 1);
+        // Broken by hand: the error is reported on every read, not hidden.
+        std::fs::write(&path, "title: [").unwrap();
+        for _ in 0..2 {
+            let err = store.read_meta(&slug).unwrap_err().to_string();
+            assert!(err.contains("not valid YAML"), "{err}");
+        }
+        std::fs::write(&path, "steps: 3\n").unwrap();
+        for _ in 0..2 {
+            let err = store.read_meta(&slug).unwrap_err().to_string();
+            assert!(err.contains("unexpected content"), "{err}");
+        }
+    }
+
+    /// Every MCP call on a run reopens it and reads its `skill-state.yaml`:
+    /// what this process wrote is not parsed again; another writer's change is.
+    #[test]
+    fn skill_state_is_parsed_again_only_when_its_text_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join(".harshJudge"));
+        let slug = Slug::new("states").unwrap();
+        let run = crate::run::RunHandle::start(&store, &slug, vec!["One".into()]).unwrap();
+        let id = run.id().clone();
+        drop(run);
+        let start = parses();
+        let mut handle = crate::run::RunHandle::open_in(&store, &slug, &id).unwrap();
+        handle.begin_step(&StepId::from_index(1).unwrap()).unwrap();
+        drop(handle);
+        let state = store.read_skill_state(&slug, &id).unwrap().unwrap();
+        assert_eq!(state.current_step, 1);
+        assert_eq!(
+            parses(),
+            start,
+            "skill-state.yaml was parsed again unchanged"
+        );
+        let path = store.run_dir(&slug, &id).join("skill-state.yaml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("currentStep: 1", "currentStep: 0")).unwrap();
+        let state = store.read_skill_state(&slug, &id).unwrap().unwrap();
+        assert_eq!(state.current_step, 0);
+        assert_eq!(parses(), start + 1);
+        std::fs::write(&path, "currentStep: [").unwrap();
+        assert!(store.read_skill_state(&slug, &id).is_err());
+    }
 }

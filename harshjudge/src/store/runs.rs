@@ -74,7 +74,9 @@ impl Store {
             std::fs::write(&file, result_bytes(&result)).map_err(|e| io_err(&file, e))?;
             if let Some(state) = state {
                 let file = tmp.join("skill-state.yaml");
-                std::fs::write(&file, to_yaml(state)).map_err(|e| io_err(&file, e))?;
+                let text = to_yaml(state);
+                std::fs::write(&file, &text).map_err(|e| io_err(&file, e))?;
+                parsed_state::remember(&dir.join("skill-state.yaml"), &text, state.clone());
             }
             std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))
         };
@@ -136,12 +138,16 @@ impl Store {
         when: Durability,
     ) -> Result<(), StoreError> {
         let state = state.clone();
-        let render = Box::new(move || to_yaml(&state).into_bytes());
-        self.put(
-            self.run_dir(slug, run).join("skill-state.yaml"),
-            render,
-            when,
-        )
+        let path = self.run_dir(slug, run).join("skill-state.yaml");
+        let at = path.clone();
+        let render = Box::new(move || {
+            let text = to_yaml(&state);
+            // The next open of this run (an agent's next call) reads these
+            // very bytes: it takes this state instead of parsing them again.
+            parsed_state::remember(&at, &text, state);
+            text.into_bytes()
+        });
+        self.put(path, render, when)
     }
 
     fn put(&self, path: PathBuf, render: fsio::Render, when: Durability) -> Result<(), StoreError> {
@@ -199,7 +205,14 @@ impl Store {
         let path = self.run_dir(slug, run).join("skill-state.yaml");
         self.confine(&path)?;
         match std::fs::read_to_string(&path) {
-            Ok(text) => parse_yaml(&path, &text).map(Some),
+            Ok(text) => match parsed_state::cached(&path, &text) {
+                Some(state) => Ok(Some(state)),
+                None => {
+                    let state: SkillState = parse_yaml(&path, &text)?;
+                    parsed_state::remember(&path, &text, state.clone());
+                    Ok(Some(state))
+                }
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_err(&path, e)),
         }
@@ -605,5 +618,37 @@ impl Store {
             removed.push(run.clone());
         }
         Ok(removed)
+    }
+}
+
+/// The last `skill-state.yaml` of each run this process wrote or read, with
+/// its text: a read of the same text (compared whole, so another process's
+/// change is always seen) takes it instead of parsing the YAML again (every
+/// MCP call on a run reopens it).
+mod parsed_state {
+    use super::SkillState;
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::{LazyLock, Mutex};
+
+    type Cache = HashMap<PathBuf, (String, SkillState)>;
+    static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Default::default);
+    /// Entries kept at most; beyond, the cache restarts empty.
+    const MAX: usize = 1024;
+
+    pub(super) fn remember(path: &Path, text: &str, state: SkillState) {
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= MAX && !cache.contains_key(path) {
+            cache.clear();
+        }
+        cache.insert(path.to_path_buf(), (text.to_string(), state));
+    }
+
+    pub(super) fn cached(path: &Path, text: &str) -> Option<SkillState> {
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .get(path)
+            .filter(|(t, _)| t == text)
+            .map(|(_, s)| s.clone())
     }
 }

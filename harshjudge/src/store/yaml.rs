@@ -28,9 +28,17 @@ pub struct ParseError(String);
 /// duplicate keys are an error, anchors and aliases are bounded (no "billion
 /// laughs"). Errors are one line (no source snippet).
 pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseError> {
+    #[cfg(test)]
+    PARSES.with(|n| n.set(n.get() + 1));
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     serde_saphyr::from_str_with_options(text, options).map_err(|e| ParseError(e.to_string()))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Texts parsed by [`from_str`] on this thread (tests count them).
+    pub(crate) static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Renders a value as a YAML document (ends with a newline).
