@@ -302,16 +302,8 @@ fn input_of(
     title: &str,
     expectation: &str,
 ) -> Result<JudgeInput, ToolError> {
-    // The code's outcome as it was before a verdict was combined into
-    // `status` (a failing verdict's message is not the code's error).
-    let mut code = step.clone();
-    if let Some(executed) = step.executed_status {
-        code.status = executed;
-        if executed == StepStatus::Pass {
-            code.error = None;
-        }
-    }
-    judge::step_input(store, slug, run, &code, title, expectation).map_err(|e| {
+    // `step_input` takes the code's own outcome (`executedStatus`), not a verdict's.
+    judge::step_input(store, slug, run, step, title, expectation).map_err(|e| {
         let denied =
             matches!(e, StoreError::Link { .. }) || e.to_string().contains("symbolic link");
         ToolError::new(
