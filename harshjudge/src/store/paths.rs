@@ -375,16 +375,15 @@ fn v1_name(name: &str) -> Option<(String, String)> {
 
 /// Percent-encodes one path segment (names we write never need it; files of
 /// other writers may).
+/// Everything but RFC 3986's unreserved characters is escaped in a link.
+const LINK_ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 fn percent(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, LINK_ESCAPED).to_string()
 }
 
 #[cfg(test)]
