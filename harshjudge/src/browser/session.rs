@@ -22,6 +22,30 @@ pub(crate) struct Session {
     pub(crate) viewport: Option<(u32, u32)>,
     /// Its script timeout as last set (ms), kept across pooled pages.
     pub(crate) script_timeout: u64,
+    /// Counts it among the live sessions while it exists.
+    pub(crate) _live: Live,
+}
+
+/// Sessions alive in this process (being opened, in use or pooled): the local
+/// chromedriver is stopped by [`shutdown`] only when none is left outside the
+/// pool, so that one user's shutdown (a test ending, `browser_close`) never
+/// pulls the driver from under another's page.
+static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One live session, counted from before its driver is asked for until it drops.
+pub(crate) struct Live(());
+
+impl Live {
+    fn new() -> Live {
+        LIVE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Live(())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// The host of a base URL (`None` for none or a relative one), the form
@@ -41,6 +65,7 @@ async fn new_session(
     config: &BrowserConfig,
     app_host: Option<String>,
 ) -> Result<Session, BrowserError> {
+    let live = Live::new();
     let (url, profiles) = tokio::task::spawn_blocking({
         let config = config.clone();
         move || driver_url(&config)
@@ -81,6 +106,7 @@ async fn new_session(
         app_host,
         viewport: None,
         script_timeout: 0,
+        _live: live,
     })
 }
 
@@ -131,14 +157,18 @@ pub async fn release_page(page: Page) {
     }
 }
 
-/// Closes every pooled session and stops the local chromedriver. The harness
-/// calls it at the end of a run; later pages start afresh.
+/// Closes every pooled session and, unless a page is still open elsewhere in
+/// this process (another test, another scenario), stops the local chromedriver.
+/// The harness calls it at the end of a run, `browser_close` after releasing
+/// its page; later pages start afresh. Whatever is left stops with the process.
 pub async fn shutdown() {
     let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
     for s in sessions {
         let _ = s.client.close().await;
     }
-    stop_driver();
+    if LIVE.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        stop_driver();
+    }
 }
 
 /// Stops the local chromedriver: its `/shutdown` endpoint quits every browser it
