@@ -296,7 +296,7 @@ impl Executed {
         if result.interrupted || result.status == RunStatus::Running {
             return None;
         }
-        Some(match result.executed_status.unwrap_or(result.status) {
+        Some(match result.executed() {
             RunStatus::Pass => Executed::Pass,
             _ => Executed::Fail,
         })

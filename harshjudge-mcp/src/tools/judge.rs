@@ -287,11 +287,6 @@ fn read_result(store: &Store, slug: &Slug, id: &RunId) -> Result<RunResult, Tool
     })
 }
 
-/// The code's own outcome of a step (before any verdict).
-fn executed(step: &StepResult) -> StepStatus {
-    step.executed_status.unwrap_or(step.status)
-}
-
 /// The judge's input for a step, its evidence read through the store; a link
 /// or another read failure is an error saying so.
 fn input_of(
@@ -385,7 +380,7 @@ fn candidates_in(store: &Store, runs: Vec<(Slug, RunId)>) -> Vec<Candidate> {
             .entry(slug.clone())
             .or_insert_with(|| step_file_expectations(store, &slug));
         for step in &result.steps {
-            if executed(step) == StepStatus::Skipped || step.verdict == Some(VerdictState::Skipped)
+            if step.executed() == StepStatus::Skipped || step.verdict == Some(VerdictState::Skipped)
             {
                 continue;
             }
@@ -634,7 +629,7 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
             }
         )));
     };
-    if executed(step) == StepStatus::Skipped {
+    if step.executed() == StepStatus::Skipped {
         return Err(ToolError::invalid(format!(
             "step {step_id} of run \"{id}\" was skipped: it ran no code and left no evidence, so there is nothing to judge"
         )));

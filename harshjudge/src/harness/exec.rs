@@ -126,9 +126,7 @@ impl Job {
                     .is_some_and(|s| s.expect.is_some())
             };
             let unjudged = result.steps.iter().any(|s| {
-                expecting(&s.id)
-                    && s.executed_status.unwrap_or(s.status) != StepStatus::Skipped
-                    && s.verdict.is_none()
+                expecting(&s.id) && s.executed() != StepStatus::Skipped && s.verdict.is_none()
             });
             if entry.executed.is_some() && entry.judged.is_none() && unjudged {
                 entry.judged = Some(Judged::Pending);

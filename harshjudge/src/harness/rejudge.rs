@@ -98,7 +98,7 @@ fn steps_to_judge(
     let judgment = store.read_judgment(slug, run)?;
     let mut out = Vec::new();
     for step in &result.steps {
-        if step.executed_status.unwrap_or(step.status) == StepStatus::Skipped {
+        if step.executed() == StepStatus::Skipped {
             continue;
         }
         let index = StepId::new(step.id.clone())?

@@ -46,7 +46,7 @@ pub fn step_input(
         })?;
         evidence.push(EvidenceInput::of_bytes(&name, path, &bytes));
     }
-    let executed = step.executed_status.unwrap_or(step.status);
+    let executed = step.executed();
     Ok(JudgeInput {
         run_id: run.to_string(),
         scenario: slug.to_string(),

@@ -259,3 +259,45 @@ impl BackgroundWriter {
         }
     }
 }
+
+/// The last parse of each file this process read or wrote, kept with the text
+/// it came from: served only for a file whose whole text is still the same
+/// (compared byte for byte on every read), so another process's change is
+/// always seen. It saves parsing the same YAML again (`meta.yaml`,
+/// `skill-state.yaml`), which an unoptimised build pays dearly for.
+pub(crate) struct ParseCache<T>(std::sync::Mutex<Option<Parses<T>>>);
+
+/// Each file's text and its parse.
+type Parses<T> = std::collections::HashMap<PathBuf, (String, std::sync::Arc<T>)>;
+
+impl<T> ParseCache<T> {
+    /// Entries kept at most (one per file read); beyond, the cache restarts empty.
+    const MAX: usize = 1024;
+
+    /// An empty cache.
+    pub(crate) const fn new() -> Self {
+        ParseCache(std::sync::Mutex::new(None))
+    }
+
+    /// Remembers `value` as the parse of `text`, the content of `path`.
+    pub(crate) fn remember(&self, path: &Path, text: String, value: T) -> std::sync::Arc<T> {
+        let value = std::sync::Arc::new(value);
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = guard.get_or_insert_with(Default::default);
+        if cache.len() >= Self::MAX && !cache.contains_key(path) {
+            cache.clear();
+        }
+        cache.insert(path.to_path_buf(), (text, value.clone()));
+        value
+    }
+
+    /// The parse of `path` when its content is still exactly `text`.
+    pub(crate) fn get(&self, path: &Path, text: &str) -> Option<std::sync::Arc<T>> {
+        let guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        guard
+            .as_ref()?
+            .get(path)
+            .filter(|(t, _)| t == text)
+            .map(|(_, v)| v.clone())
+    }
+}

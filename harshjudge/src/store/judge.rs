@@ -163,7 +163,7 @@ pub fn combine_verdicts(
         let code_failed = result
             .steps
             .iter()
-            .any(|s| s.executed_status.unwrap_or(s.status) == StepStatus::Fail);
+            .any(|s| s.executed() == StepStatus::Fail);
         if result.status != RunStatus::Running {
             result.executed_status = Some(if code_failed || result.interrupted {
                 RunStatus::Fail

@@ -52,7 +52,14 @@ impl Store {
         };
         // The next read of this file (the run's completion, the report) finds
         // these very bytes: it takes this parse instead of parsing them again.
-        ParsedMeta::remember(&path, text, doc, Ok(after.clone()));
+        PARSED_META.remember(
+            &path,
+            text,
+            ParsedMeta {
+                doc,
+                typed: Ok(after.clone()),
+            },
+        );
         Ok((r, after))
     }
 
@@ -232,25 +239,16 @@ pub(super) fn read_meta_doc(path: &Path) -> Result<Option<Mapping>, StoreError> 
     Ok(read_meta_parsed(path)?.map(|parsed| parsed.doc.clone()))
 }
 
-/// A `meta.yaml` as parsed: its text, the document and its typed view (or
-/// what was wrong with it).
+/// A `meta.yaml` as parsed: the document and its typed view (or what was
+/// wrong with it).
 struct ParsedMeta {
-    text: String,
     doc: Mapping,
     typed: Result<ScenarioMeta, String>,
 }
 
-/// The last parse of each `meta.yaml` this process read or wrote. An entry
-/// serves only a file whose whole text is still the same (compared byte for
-/// byte on every read), so another process's change is always seen; it saves
-/// parsing the same YAML again (a harness run reads each scenario's file
+/// The last parse of each `meta.yaml` (a harness run reads each scenario's file
 /// when it starts and completes a run, and three times for the reports).
-static PARSED_META: std::sync::LazyLock<
-    std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<ParsedMeta>>>,
-> = std::sync::LazyLock::new(Default::default);
-
-/// Entries kept at most (one per scenario read); beyond, the cache restarts empty.
-const PARSED_META_MAX: usize = 1024;
+static PARSED_META: super::fsio::ParseCache<ParsedMeta> = super::fsio::ParseCache::new();
 
 impl ParsedMeta {
     fn typed(&self, path: &Path) -> Result<ScenarioMeta, StoreError> {
@@ -258,26 +256,6 @@ impl ParsedMeta {
             path: path.into(),
             problem,
         })
-    }
-
-    fn remember(
-        path: &Path,
-        text: String,
-        doc: Mapping,
-        typed: Result<ScenarioMeta, String>,
-    ) -> std::sync::Arc<ParsedMeta> {
-        let parsed = std::sync::Arc::new(ParsedMeta { text, doc, typed });
-        let mut cache = PARSED_META.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= PARSED_META_MAX && !cache.contains_key(path) {
-            cache.clear();
-        }
-        cache.insert(path.to_path_buf(), parsed.clone());
-        parsed
-    }
-
-    fn cached(path: &Path, text: &str) -> Option<std::sync::Arc<ParsedMeta>> {
-        let cache = PARSED_META.lock().unwrap_or_else(|e| e.into_inner());
-        cache.get(path).filter(|p| p.text == text).cloned()
     }
 }
 
@@ -289,7 +267,7 @@ fn read_meta_parsed(path: &Path) -> Result<Option<std::sync::Arc<ParsedMeta>>, S
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err(path, e)),
     };
-    if let Some(parsed) = ParsedMeta::cached(path, &text) {
+    if let Some(parsed) = PARSED_META.get(path, &text) {
         return Ok(Some(parsed));
     }
     let doc = parse_meta_doc(path, &text)?;
@@ -297,7 +275,11 @@ fn read_meta_parsed(path: &Path) -> Result<Option<std::sync::Arc<ParsedMeta>>, S
         StoreError::Corrupt { problem, .. } => problem,
         other => other.to_string(),
     });
-    Ok(Some(ParsedMeta::remember(path, text, doc, typed)))
+    Ok(Some(PARSED_META.remember(
+        path,
+        text,
+        ParsedMeta { doc, typed },
+    )))
 }
 
 fn parse_meta_doc(path: &Path, text: &str) -> Result<Mapping, StoreError> {

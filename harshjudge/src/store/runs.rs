@@ -76,7 +76,7 @@ impl Store {
                 let file = tmp.join("skill-state.yaml");
                 let text = to_yaml(state);
                 std::fs::write(&file, &text).map_err(|e| io_err(&file, e))?;
-                parsed_state::remember(&dir.join("skill-state.yaml"), &text, state.clone());
+                PARSED_STATE.remember(&dir.join("skill-state.yaml"), text, state.clone());
             }
             std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))
         };
@@ -142,10 +142,11 @@ impl Store {
         let at = path.clone();
         let render = Box::new(move || {
             let text = to_yaml(&state);
+            let bytes = text.clone().into_bytes();
             // The next open of this run (an agent's next call) reads these
             // very bytes: it takes this state instead of parsing them again.
-            parsed_state::remember(&at, &text, state);
-            text.into_bytes()
+            PARSED_STATE.remember(&at, text, state);
+            bytes
         });
         self.put(path, render, when)
     }
@@ -205,12 +206,11 @@ impl Store {
         let path = self.run_dir(slug, run).join("skill-state.yaml");
         self.confine(&path)?;
         match std::fs::read_to_string(&path) {
-            Ok(text) => match parsed_state::cached(&path, &text) {
-                Some(state) => Ok(Some(state)),
+            Ok(text) => match PARSED_STATE.get(&path, &text) {
+                Some(state) => Ok(Some((*state).clone())),
                 None => {
                     let state: SkillState = parse_yaml(&path, &text)?;
-                    parsed_state::remember(&path, &text, state.clone());
-                    Ok(Some(state))
+                    Ok(Some((*PARSED_STATE.remember(&path, text, state)).clone()))
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -621,34 +621,6 @@ impl Store {
     }
 }
 
-/// The last `skill-state.yaml` of each run this process wrote or read, with
-/// its text: a read of the same text (compared whole, so another process's
-/// change is always seen) takes it instead of parsing the YAML again (every
-/// MCP call on a run reopens it).
-mod parsed_state {
-    use super::SkillState;
-    use std::collections::HashMap;
-    use std::path::{Path, PathBuf};
-    use std::sync::{LazyLock, Mutex};
-
-    type Cache = HashMap<PathBuf, (String, SkillState)>;
-    static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Default::default);
-    /// Entries kept at most; beyond, the cache restarts empty.
-    const MAX: usize = 1024;
-
-    pub(super) fn remember(path: &Path, text: &str, state: SkillState) {
-        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= MAX && !cache.contains_key(path) {
-            cache.clear();
-        }
-        cache.insert(path.to_path_buf(), (text.to_string(), state));
-    }
-
-    pub(super) fn cached(path: &Path, text: &str) -> Option<SkillState> {
-        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        cache
-            .get(path)
-            .filter(|(t, _)| t == text)
-            .map(|(_, s)| s.clone())
-    }
-}
+/// The last parse of each run's `skill-state.yaml` (every MCP call on a run
+/// reopens it).
+static PARSED_STATE: fsio::ParseCache<SkillState> = fsio::ParseCache::new();

@@ -115,6 +115,14 @@ pub struct StepResult {
     pub verdict: Option<VerdictState>,
 }
 
+impl StepResult {
+    /// The code's own outcome: `executedStatus` once a verdict took part in
+    /// `status`, else `status`.
+    pub fn executed(&self) -> StepStatus {
+        self.executed_status.unwrap_or(self.status)
+    }
+}
+
 /// Where the judgment of a step with an expectation stands, as `result.json`
 /// keeps it (`verdict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -247,6 +255,12 @@ impl Serialize for RunResult {
 }
 
 impl RunResult {
+    /// The run's status from the code alone: `executedStatus` once verdicts
+    /// took part in `status`, else `status`.
+    pub fn executed(&self) -> RunStatus {
+        self.executed_status.unwrap_or(self.status)
+    }
+
     /// Sets `failedStep` and `errorMessage` from the first failed step, and the
     /// status from the steps (any `fail` → fail, else pass) unless still running.
     pub fn derive_outcome(&mut self) {
