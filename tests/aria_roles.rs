@@ -14,12 +14,15 @@
 //! then Chromium's role and label per element (WebDriver has no batch form).
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Child;
+use std::time::Duration;
 
 use serde_json::{Value, json};
+
+#[path = "support/chromedriver.rs"]
+mod chromedriver;
 
 const ROLES_JS: &str = concat!(
     include_str!("../harshjudge/src/browser/injected/roles.js"),
@@ -160,24 +163,7 @@ impl Driver {
                 "google-chrome-stable",
             ],
         );
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free loopback port")
-            .port();
-        let child = Command::new(&driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("start {}: {e}", driver.display()));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "chromedriver did not listen on port {port} within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let (child, port) = chromedriver::spawn(&driver, &[]);
         let profile = tempfile::Builder::new()
             .prefix("hj-aria-profile-")
             .tempdir()

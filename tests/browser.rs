@@ -3,6 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "support/chromedriver.rs"]
+mod chromedriver;
+
 use harshjudge::browser::{
     BrowserConfig, BrowserError, Page, expect, open_page_with, release_page,
 };
@@ -229,22 +232,7 @@ async fn sessions_are_reused_with_their_state_reset() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
     // A chromedriver started separately, as a Selenium Grid or remote host would be.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut driver = std::process::Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("chromedriver (apt-get install chromium-driver)");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not start");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let (mut driver, port) = chromedriver::spawn(std::path::Path::new("chromedriver"), &[]);
     let mut c = config();
     c.webdriver_url = Some(format!("http://127.0.0.1:{port}"));
     let base = demo_app::start_in_background().unwrap();

@@ -8,7 +8,10 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "../../tests/support/chromedriver.rs"]
+mod chromedriver;
 
 /// A chromedriver on a free loopback port, logging every command to a file.
 pub struct CountingDriver {
@@ -22,27 +25,16 @@ pub struct CountingDriver {
 impl CountingDriver {
     /// Starts one logging to `dir/chromedriver.log`.
     pub fn start(dir: &Path) -> CountingDriver {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
         std::fs::create_dir_all(dir).unwrap();
         let log = dir.join("chromedriver.log");
-        let child = std::process::Command::new("chromedriver")
-            .arg(format!("--port={port}"))
-            .arg(format!("--log-path={}", log.display()))
-            .arg("--log-level=INFO")
-            .arg("--allowed-ips=127.0.0.1")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("chromedriver on PATH");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let (child, port) = chromedriver::spawn(
+            std::path::Path::new("chromedriver"),
+            &[
+                format!("--log-path={}", log.display()),
+                "--log-level=INFO".into(),
+                "--allowed-ips=127.0.0.1".into(),
+            ],
+        );
         CountingDriver {
             child,
             url: format!("http://127.0.0.1:{port}"),

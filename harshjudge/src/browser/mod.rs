@@ -464,12 +464,38 @@ impl Driver {
     }
 }
 
-fn free_port() -> Result<u16, BrowserError> {
-    let l = std::net::TcpListener::bind(("127.0.0.1", 0))
-        .map_err(|e| BrowserError::DriverStart(format!("no free port: {e}")))?;
-    Ok(l.local_addr()
-        .map_err(|e| BrowserError::DriverStart(e.to_string()))?
-        .port())
+/// The port a chromedriver started with `--port=0` announces on its stdout
+/// ("ChromeDriver was started successfully on port 41234."), sent once; the
+/// thread then drains the pipe until every holder of it (chromedriver and its
+/// browsers) has closed it, so that no writer ever blocks on a full pipe.
+fn announced_port(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<u16> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _ = std::thread::Builder::new()
+        .name("harshjudge-driver-out".into())
+        .spawn(move || {
+            use std::io::BufRead;
+            let mut lines = std::io::BufReader::new(stdout);
+            let mut line = String::new();
+            let mut sent = false;
+            while matches!(lines.read_line(&mut line), Ok(n) if n > 0) {
+                if !sent && let Some(port) = port_in_announcement(&line) {
+                    let _ = tx.send(port);
+                    sent = true;
+                }
+                line.clear();
+            }
+        });
+    rx
+}
+
+/// `Some(41234)` for chromedriver's "… started successfully on port 41234."
+fn port_in_announcement(line: &str) -> Option<u16> {
+    let rest = line.split("started successfully on port ").nth(1)?;
+    rest.trim()
+        .trim_end_matches('.')
+        .parse()
+        .ok()
+        .filter(|p| *p != 0)
 }
 
 /// Starts the watchdog of chromedriver's process `group`.
@@ -519,17 +545,20 @@ fn driver_url(config: &BrowserConfig) -> Result<(String, Option<PathBuf>), Brows
     config.chromium_binary()?;
     let mut last = String::new();
     for _ in 0..3 {
-        let port = free_port()?;
         let profiles = tempfile::Builder::new()
             .prefix("harshjudge-browser-")
             .tempdir()
             .map_err(|e| BrowserError::DriverStart(format!("profiles folder: {e}")))?
             .keep();
         let mut cmd = Command::new(&binary);
-        cmd.arg(format!("--port={port}"))
+        // Port 0: chromedriver binds a free port itself and says which on its
+        // stdout. A port picked here and handed over could be taken meanwhile
+        // (by another test process's driver), and a connect to it would then
+        // reach that other driver.
+        cmd.arg("--port=0")
             .arg("--allowed-ips=127.0.0.1")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         {
             use std::os::unix::process::CommandExt;
@@ -572,10 +601,14 @@ fn driver_url(config: &BrowserConfig) -> Result<(String, Option<PathBuf>), Brows
                 )));
             }
         };
-        let url = format!("http://127.0.0.1:{port}");
+        let announced = child.stdout.take().map(announced_port);
+        let mut port = None;
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut ready = false;
         while Instant::now() < deadline {
+            if port.is_none() {
+                port = announced.as_ref().and_then(|rx| rx.try_recv().ok());
+            }
             if let Ok(Some(status)) = child.try_wait() {
                 let mut err = String::new();
                 if let Some(mut e) = child.stderr.take() {
@@ -585,12 +618,15 @@ fn driver_url(config: &BrowserConfig) -> Result<(String, Option<PathBuf>), Brows
                 last = format!("exited with {status}: {}", err.trim());
                 break;
             }
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            if let Some(port) = port
+                && std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            {
                 ready = true;
                 break;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        let url = format!("http://127.0.0.1:{}", port.unwrap_or(0));
         let driver = Driver {
             url: url.clone(),
             child,
@@ -603,7 +639,10 @@ fn driver_url(config: &BrowserConfig) -> Result<(String, Option<PathBuf>), Brows
         }
         driver.stop(false);
         if last.is_empty() {
-            last = format!("port {port} did not open within 10 s");
+            last = match port {
+                Some(port) => format!("port {port} did not open within 10 s"),
+                None => "it did not say which port it listens on within 10 s".into(),
+            };
         }
     }
     Err(BrowserError::DriverStart(last))
@@ -653,6 +692,26 @@ pub fn local_driver() -> Option<(u32, String)> {
 mod tests {
     use super::session::app_host;
     use super::*;
+
+    #[test]
+    fn the_port_chromedriver_announces_is_read_from_its_line() {
+        assert_eq!(
+            port_in_announcement("ChromeDriver was started successfully on port 41234.\n"),
+            Some(41234)
+        );
+        assert_eq!(
+            port_in_announcement("Starting ChromeDriver 156.0 on port 0\n"),
+            None
+        );
+        assert_eq!(
+            port_in_announcement("Only local connections are allowed.\n"),
+            None
+        );
+        assert_eq!(
+            port_in_announcement("… started successfully on port 0.\n"),
+            None
+        );
+    }
 
     fn args(config: &BrowserConfig, profile: Option<&Path>, host: Option<&str>) -> Vec<String> {
         let caps = config.capabilities(profile, host).unwrap();
