@@ -223,6 +223,31 @@ fn a_mask_makes_a_changing_region_pass() {
 }
 
 #[test]
+fn a_style_keeps_a_growing_masked_element_stable() {
+    let d = dirs();
+    let r = run(&d, &["growing_notice::", "--update-snapshots"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let grown = [("VISUAL_NOTICE_LINES", "3")];
+    let r = run(&d, &["growing_notice::"], &grown);
+    assert_eq!(r.code, 101, "masked, but what is below it moved: {r:?}");
+    assert!(r.stdout.contains("differ, 0 allowed"), "{r:?}");
+
+    // With the same height forced by `style`, for the baseline and the check.
+    let styled = [("VISUAL_STYLE", "1")];
+    let r = run(&d, &["growing_notice::", "--update-snapshots"], &styled);
+    assert_eq!(r.code, 0, "{r:?}");
+    let r = run(
+        &d,
+        &["growing_notice::"],
+        &[("VISUAL_STYLE", "1"), ("VISUAL_NOTICE_LINES", "3")],
+    );
+    // The scenario also checks that the page has its own height again afterwards.
+    assert_eq!(r.code, 0, "the style fixes the notice's box: {r:?}");
+    let shot = image(&baseline(&d, "growing-notice", "orders"));
+    assert_eq!(shot.size().height, 720, "a viewport screenshot");
+}
+
+#[test]
 fn disabled_animations_make_an_animated_page_stable() {
     let d = dirs();
     let r = run(&d, &["animated_page::", "--update-snapshots"], &[]);

@@ -149,6 +149,7 @@ pub struct ScreenshotAssertion {
     mask_color: String,
     animations: Animations,
     caret: Caret,
+    style: Option<String>,
     timeout: Option<Duration>,
     misuse: Option<String>,
     at: &'static Location<'static>,
@@ -222,6 +223,7 @@ impl ScreenshotAssertion {
             mask_color: "#FF00FF".into(),
             animations: Animations::default(),
             caret: Caret::default(),
+            style: None,
             timeout,
             misuse,
             at,
@@ -263,6 +265,16 @@ impl ScreenshotAssertion {
     /// Whether animations run during the screenshot (default [`Animations::Disabled`]).
     pub fn animations(mut self, animations: Animations) -> Self {
         self.animations = animations;
+        self
+    }
+
+    /// CSS applied to the page (and so to the element) for the screenshots of
+    /// this assertion only, removed afterwards (Playwright's `style`). Use it to
+    /// hide or fix the size of what changes on its own, e.g. a notice that can
+    /// grow under its mask: `.style("#notice { height: 40px !important }")`.
+    /// Masks are measured with the style applied.
+    pub fn style(mut self, css: &str) -> Self {
+        self.style = Some(css.to_string());
         self
     }
 
@@ -476,6 +488,7 @@ impl ScreenshotAssertion {
                     "animations": self.animations == Animations::Disabled,
                     "caret": self.caret == Caret::Hide,
                     "color": self.mask_color,
+                    "style": self.style,
                 }),
             )
             .await
@@ -572,7 +585,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     })
 }
 
-/// Stops animations, hides the caret, checks the mask colour. The state to undo
+/// Stops animations, hides the caret, applies the assertion's `style`, checks
+/// the mask colour. The state to undo
 /// is kept on `window.__hjShot` for [`RESTORE_JS`].
 const PREPARE_JS: &str = r#"(o) => {
   if (window.__hjShot) return { ok: true };
@@ -583,6 +597,12 @@ const PREPARE_JS: &str = r#"(o) => {
     s.textContent = '*, *::before, *::after { caret-color: transparent !important; }';
     (document.head || document.documentElement).appendChild(s);
     st.style = s;
+  }
+  if (typeof o.style === 'string') {
+    const s = document.createElement('style');
+    s.textContent = o.style;
+    (document.head || document.documentElement).appendChild(s);
+    st.userStyle = s;
   }
   if (o.animations) {
     const stop = () => {
@@ -626,6 +646,7 @@ const RESTORE_JS: &str = r#"() => {
   delete window.__hjShot;
   for (const m of st.masks) m.remove();
   if (st.style) st.style.remove();
+  if (st.userStyle) st.userStyle.remove();
   if (st.stop) for (const ev of ['animationstart', 'transitionrun', 'transitionstart']) document.removeEventListener(ev, st.stop, true);
   for (const a of st.infinite) { try { a.play(); } catch (e) { /* gone with its element */ } }
   return true;
