@@ -14,57 +14,32 @@
 //! under test, this repository's `demo_app`. Warnings are errors, and a block
 //! cannot opt out (`ignore`, `no_run`, `compile_fail` are refused).
 
+#[path = "support/markdown.rs"]
+mod markdown;
 mod support;
+
+use markdown::{Block, code_blocks};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// A ```rust block: the line of its opening fence (1-based) and its code.
-struct Block {
-    fence: usize,
-    code: String,
-}
-
+/// The ```rust blocks; a block cannot opt out of being compiled.
 fn rust_blocks(readme: &str) -> Vec<Block> {
-    let mut out = vec![];
-    let mut open: Option<(usize, bool, String)> = None;
-    for (i, line) in readme.lines().enumerate() {
-        let trimmed = line.trim_start();
-        match &mut open {
-            None => {
-                if let Some(info) = trimmed.strip_prefix("```") {
-                    let lang = info.split([',', ' ']).next().unwrap_or("");
-                    if lang == "rust" {
-                        assert_eq!(
-                            info.trim(),
-                            "rust",
-                            "README.md:{}: a Rust block is compiled as it is; drop `{}`",
-                            i + 1,
-                            &info[4..]
-                        );
-                    }
-                    open = Some((i + 1, lang == "rust", String::new()));
-                }
-            }
-            Some((fence, is_rust, code)) => {
-                if trimmed.starts_with("```") {
-                    if *is_rust {
-                        out.push(Block {
-                            fence: *fence,
-                            code: std::mem::take(code),
-                        });
-                    }
-                    open = None;
-                } else {
-                    code.push_str(line);
-                    code.push('\n');
-                }
-            }
-        }
+    let blocks: Vec<Block> = code_blocks(readme)
+        .into_iter()
+        .filter(|b| b.lang() == "rust")
+        .collect();
+    for b in &blocks {
+        assert_eq!(
+            b.info,
+            "rust",
+            "README.md:{}: a Rust block is compiled as it is; drop `{}`",
+            b.fence,
+            &b.info[4..]
+        );
     }
-    assert!(open.is_none(), "README.md: a code block is not closed");
-    out
+    blocks
 }
 
 /// The source rustc compiles for `block`: its lines at their README line
