@@ -231,3 +231,69 @@ fn a_block_that_does_not_compile_is_reported_at_its_readme_line() {
     assert!(failures[0].starts_with("README.md:5:"), "{}", failures[0]);
     assert!(failures[0].contains("README.md-5.rs:6:"), "{}", failures[0]);
 }
+
+/// The sample at the top of README.md is what the fixture suite prints
+/// (issue 20.3): its command run for real, the lines compared in order, `…`
+/// standing for lines left out; run ids, durations and the store's absolute
+/// folder (the sample shows `.harshJudge`) normalised.
+#[test]
+fn the_sample_at_the_top_is_what_the_suite_prints() {
+    let readme = std::fs::read_to_string(support::workspace().join("README.md")).unwrap();
+    let sample = code_blocks(&readme)
+        .into_iter()
+        .next()
+        .filter(|b| b.lang() == "text")
+        .expect("README.md starts with a ```text sample");
+    let mut expected = sample.code.lines();
+    let command = expected.next().unwrap();
+    let args = command
+        .strip_prefix("$ cargo test --test fixture_suite -- ")
+        .unwrap_or_else(|| panic!("README.md:{}: {command:?}", sample.fence + 1));
+    let args: Vec<&str> = args.split_whitespace().collect();
+    let hj = tempfile::tempdir().unwrap();
+    let run = support::cargo_test("fixture_suite", hj.path(), &args, &[]);
+    assert_eq!(run.code, 101, "{run:?}");
+    let ids = harshjudge::regex::Regex::new(r"\d{8}T\d{9}Z-[a-z0-9]{6}").unwrap();
+    let secs = harshjudge::regex::Regex::new(r"finished in \d+\.\d+s").unwrap();
+    // The other fixture scenarios (how many, the longest name) are not the sample's.
+    let filtered = harshjudge::regex::Regex::new(r"\d+ filtered out").unwrap();
+    let normal = |l: &str| {
+        let l = l.replace(&hj.path().display().to_string(), ".harshJudge");
+        let l = ids.replace_all(&l, "RUN-ID");
+        let l = secs.replace_all(&l, "finished in Ns");
+        let l = filtered.replace_all(&l, "N filtered out");
+        l.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let actual: Vec<String> = format!("{}{}", run.stdout, run.stderr)
+        .lines()
+        .map(normal)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut at = 0;
+    let mut skipping = false;
+    for (n, line) in expected.enumerate() {
+        let readme_line = sample.fence + 2 + n;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.trim() == "…" {
+            skipping = true;
+            continue;
+        }
+        let want = normal(line);
+        let found = if skipping {
+            actual[at..].iter().position(|a| *a == want).map(|i| at + i)
+        } else {
+            (actual.get(at) == Some(&want)).then_some(at)
+        };
+        let Some(i) = found else {
+            panic!(
+                "README.md:{readme_line}: {line:?} is not what the suite prints after line {at} \
+                 of its output (blank lines and spacing aside):\n{}",
+                actual.join("\n")
+            );
+        };
+        at = i + 1;
+        skipping = false;
+    }
+}
