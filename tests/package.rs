@@ -24,7 +24,6 @@ fn cargo(dir: &Path, args: &[&str]) -> String {
         .current_dir(dir)
         .args(args)
         .env("CARGO_TARGET_DIR", support::nested_target())
-        .env_remove("RUSTFLAGS")
         .output()
         .expect("cargo runs");
     assert!(
