@@ -170,3 +170,132 @@ fn fn_start() -> impl Fn(&str) -> Option<(String, String)> {
         (!name.is_empty()).then(|| (indent.to_string(), name))
     }
 }
+
+/// Nothing of one machine is committed (issue 20.4: a symbolic link `sudo`
+/// pointing into a `mktemp -d` folder sat at the root). No tracked file is a
+/// symbolic link (git mode 120000), and no tracked text file names a path
+/// inside a generated temporary folder: `/tmp/tmp.…` (mktemp), `/tmp/.tmp…`
+/// (Rust's tempfile), `/tmp/tmp…` (Python's tempfile), the same under
+/// `/var/tmp/`, `/dev/shm/` and `/private/tmp/`, and anything under macOS's
+/// `/var/folders/`. Allowed: a root alone (`/tmp`, `TMPDIR=/dev/shm`), a
+/// folder of a fixed name (`/tmp/p`) and a template (`/tmp/tmp.XXXXXXXXXX`,
+/// `mktemp -d /tmp/hj-compare.XXXXXX`). Runs on a clone: it asks git.
+#[test]
+fn no_tracked_symlink_or_temporary_path() {
+    let out = std::process::Command::new("git")
+        .current_dir(root())
+        .args(["ls-files", "-s", "-z"])
+        .output()
+        .expect("git runs (this test reads the index of a clone)");
+    assert!(
+        out.status.success(),
+        "git ls-files failed (this test needs a git clone): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut problems = vec![];
+    for entry in out.stdout.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let entry = String::from_utf8_lossy(entry);
+        // `<mode> <object> <stage>\t<path>`
+        let (meta, path) = entry.split_once('\t').expect("git ls-files -s format");
+        if meta.starts_with("120000 ") {
+            problems.push(format!(
+                "{path}: a symbolic link is tracked (`git rm {path}`)"
+            ));
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(root().join(path)) else {
+            continue; // deleted in the work tree, not yet in the index
+        };
+        if bytes.contains(&0) {
+            continue; // binary
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (n, line) in text.lines().enumerate() {
+            if let Some(found) = temporary_path(line) {
+                problems.push(format!(
+                    "{path}:{}: {found:?} is a path inside a temporary folder of one machine",
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The first path of `line` inside a generated temporary folder (see
+/// [`no_tracked_symlink_or_temporary_path`]).
+fn temporary_path(line: &str) -> Option<String> {
+    let roots = ["/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/"];
+    let macos = ["/var/folders/", "/private/var/folders/"];
+    let is_path_char = |c: char| c.is_alphanumeric() || "._-/".contains(c);
+    let path_at = |at: usize| -> String {
+        line[at..]
+            .chars()
+            .take_while(|c| is_path_char(*c))
+            .collect()
+    };
+    for root in macos {
+        if let Some(at) = line.find(root)
+            && line[at + root.len()..].starts_with(|c: char| c.is_alphanumeric())
+        {
+            return Some(path_at(at));
+        }
+    }
+    for root in roots {
+        let mut from = 0;
+        while let Some(i) = line[from..].find(root) {
+            let at = from + i;
+            from = at + root.len();
+            // `/var/tmp/` is also found as `/tmp/`: judge the longest root only.
+            if root == "/tmp/" && (line[..at].ends_with("/var") || line[..at].ends_with("/private"))
+            {
+                continue;
+            }
+            let name: String = line[from..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '_')
+                .collect();
+            let Some(random) = name
+                .strip_prefix("tmp")
+                .map(|r| r.trim_start_matches('.'))
+                .or_else(|| name.strip_prefix(".tmp"))
+            else {
+                continue;
+            };
+            let template = random.chars().all(|c| c == 'X');
+            if random.len() >= 3 && !template {
+                return Some(path_at(at));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn temporary_paths_are_told_from_legitimate_ones() {
+    // Assembled here so that this file names no such path itself.
+    let (tmp, folders) = (["/tmp/", "tmp"].concat(), ["/var/", "folders/"].concat());
+    for bad in [
+        format!("{tmp}.x1PT2I2Vxa/sudo"),
+        format!("see /tmp/.{}AbC123/Cargo.toml", "tmp"),
+        format!("{tmp}k3j_9q2/x"),
+        format!("/var{tmp}.abcdef"),
+        format!("/dev/shm/.{}4f5g6h", "tmp"),
+        format!("/private{folders}xy/abc/T/x"),
+        format!("{folders}xy/abc/T/x"),
+    ] {
+        assert!(temporary_path(&bad).is_some(), "{bad}");
+    }
+    for good in [
+        "ext4 (`/tmp`)",
+        "TMPDIR=/dev/shm",
+        "--user-data-dir=/tmp/p",
+        "mktemp -d /tmp/hj-compare.XXXXXX",
+        "mktemp makes /tmp/tmp.XXXXXXXXXX",
+        "'/tmp/hj-playwright-results'",
+        "/tmp/tmpl", // too short to be generated
+        "macOS's `/var/folders/`",
+    ] {
+        assert_eq!(temporary_path(good), None, "{good}");
+    }
+}
