@@ -490,6 +490,26 @@ fn several_filters_select_what_any_of_them_matches_as_libtest_does() {
 }
 
 #[test]
+fn a_target_without_harness_false_fails_saying_what_to_add() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    let r = cargo_test("fixture_libtest_harness", &hj, &[], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    assert!(
+        r.stdout.contains("this test target uses libtest's harness: add `harness = false` to its `[[test]]` entry in Cargo.toml"),
+        "{r:?}"
+    );
+    // Its one test (terse under `cargo test --quiet`) failed, and said so.
+    assert!(
+        r.stdout
+            .contains("---- harshjudge_needs_harness_false stdout ----"),
+        "{r:?}"
+    );
+    assert!(!r.stdout.contains("test result: ok"), "{r:?}");
+    assert!(!hj.exists(), "nothing ran: {r:?}");
+}
+
+#[test]
 fn terse_and_json_formats_work() {
     let t = tmp();
     let hj = t.path().join("hj");
