@@ -401,6 +401,114 @@ fn selecting_one_step_runs_the_steps_before_it_and_not_after() {
     assert!(!hj2.join("scenarios").exists());
 }
 
+/// The names `--list` printed.
+fn listed(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .collect()
+}
+
+#[test]
+fn several_filters_select_what_any_of_them_matches_as_libtest_does() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    // `--list` lists the union, less what a `--skip` matches.
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &["--list", "checkout::", "panics::0", "--skip", "panics::03"],
+        &[],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        listed(&r.stdout),
+        [
+            "checkout::01_add_two_items_to_the_cart",
+            "checkout::02_pay_with_the_saved_card",
+            "panics::01_start",
+            "panics::02_index_out_of_range",
+        ],
+        "{r:?}"
+    );
+    let all = listed(&cargo_test(SUITE, &hj, &["--list"], &[]).stdout).len();
+
+    // Two filters around an option's value (not a filter), and a --skip: the
+    // selected steps run (each scenario up to its last selected one), the
+    // rest is filtered out.
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &[
+            "checkout::02",
+            "--test-threads",
+            "2",
+            "parallel_",
+            "--skip",
+            "parallel_b",
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains(&format!(
+            "2 passed; 0 failed; 0 ignored; 0 measured; {} filtered out",
+            all - 2
+        )),
+        "{r:?}"
+    );
+    let mut ran: Vec<String> = std::fs::read_dir(hj.join("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    ran.sort();
+    assert_eq!(ran, ["checkout", "parallel-a"], "{r:?}");
+    let result = json(runs(&hj, "checkout")[0].join("result.json"));
+    assert_eq!(result["steps"][0]["status"], "pass", "step 01 ran first");
+    assert_eq!(result["steps"][1]["status"], "pass");
+
+    // --exact: whole names, any of them.
+    let r = cargo_test(
+        SUITE,
+        &hj,
+        &[
+            "--exact",
+            "checkout::01_add_two_items_to_the_cart",
+            "parallel_b::01_sleep",
+            "parallel_",
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("2 passed;"), "{r:?}");
+    assert_eq!(runs(&hj, "checkout").len(), 2);
+    assert_eq!(runs(&hj, "parallel-b").len(), 1);
+    assert_eq!(
+        runs(&hj, "parallel-a").len(),
+        1,
+        "\"parallel_\" is no whole name"
+    );
+}
+
+#[test]
+fn a_target_without_harness_false_fails_saying_what_to_add() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    let r = cargo_test("fixture_libtest_harness", &hj, &[], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    assert!(
+        r.stdout.contains("this test target uses libtest's harness: add `harness = false` to its `[[test]]` entry in Cargo.toml"),
+        "{r:?}"
+    );
+    // Its one test (terse under `cargo test --quiet`) failed, and said so.
+    assert!(
+        r.stdout
+            .contains("---- harshjudge_needs_harness_false stdout ----"),
+        "{r:?}"
+    );
+    assert!(!r.stdout.contains("test result: ok"), "{r:?}");
+    assert!(!hj.exists(), "nothing ran: {r:?}");
+}
+
 #[test]
 fn terse_and_json_formats_work() {
     let t = tmp();

@@ -229,6 +229,8 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
         &binary,
     );
     let mut plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
+    // libtest-mimic takes one filter: from here on it filters as the plan selected.
+    let args = &plan.libtest_args(args);
     let (trials, slots) = exec::trials(&plan);
     if args.list {
         let _ = libtest_mimic::run(args, trials);

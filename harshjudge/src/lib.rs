@@ -138,24 +138,34 @@ macro_rules! bail {
 /// only when a scenario is about to run (never for `--list`), and only when
 /// `HARSHJUDGE_BASE_URL` is not set (which then points the suite at an app
 /// running elsewhere).
+///
+/// A target built with libtest's own harness (its `[[test]]` entry lacks
+/// `harness = false`: `cfg(test)` is set then) would run none of its scenarios
+/// and pass; `main!` gives it one test, which fails saying what to add.
 #[macro_export]
 macro_rules! main {
     () => {
-        fn main() {
-            $crate::harness::main($crate::harness::Package {
-                name: ::core::env!("CARGO_PKG_NAME"),
-                manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                base_url: ::core::option::Option::None,
-            })
-        }
+        $crate::main!(@main ::core::option::Option::None);
     };
     (base_url = $start:path $(,)?) => {
+        $crate::main!(@main ::core::option::Option::Some($start));
+    };
+    (@main $base_url:expr) => {
         fn main() {
             $crate::harness::main($crate::harness::Package {
                 name: ::core::env!("CARGO_PKG_NAME"),
                 manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                base_url: ::core::option::Option::Some($start),
+                base_url: $base_url,
             })
+        }
+
+        #[cfg(test)]
+        #[test]
+        fn harshjudge_needs_harness_false() {
+            $crate::__private::needs_harness_false(
+                ::core::env!("CARGO_CRATE_NAME"),
+                ::core::file!(),
+            )
         }
     };
 }
@@ -174,5 +184,16 @@ pub mod __private {
     /// The step boundary handle of a scenario body (cheap clone of the handle's state).
     pub fn steps(s: &crate::Scenario) -> StepMarker {
         s.step_marker()
+    }
+
+    /// The one test of a scenario target built with libtest's own harness
+    /// (`main!` under `cfg(test)`): it fails, saying what to add to Cargo.toml.
+    #[track_caller]
+    pub fn needs_harness_false(target: &str, file: &str) -> ! {
+        panic!(
+            "this test target uses libtest's harness: add `harness = false` to its `[[test]]` entry in Cargo.toml \
+             (target `{target}`, {file}), e.g.\n\n[[test]]\nname = \"{target}\"\nharness = false\n\n\
+             Under libtest's harness none of its scenarios runs, and the target would pass."
+        )
     }
 }

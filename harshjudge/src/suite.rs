@@ -49,7 +49,21 @@ pub struct SuiteFlags {
     /// `--rejudge-run RUN_ID`: re-make every verdict of that one run (never
     /// reused), as `judge/replay.sh` does; nothing runs.
     pub rejudge_run: Option<String>,
+    /// libtest's positional filters after the first (libtest-mimic's
+    /// `Arguments` takes one): as in libtest, a test runs when it matches any
+    /// of them.
+    pub extra_filters: Vec<String>,
 }
+
+/// libtest's options that take a value (`--skip X`): that value is not a filter.
+const LIBTEST_VALUED: [&str; 6] = [
+    "--test-threads",
+    "--logfile",
+    "--skip",
+    "--color",
+    "--format",
+    "-Z",
+];
 
 /// A bad flag or variable.
 #[derive(Debug, thiserror::Error)]
@@ -86,10 +100,32 @@ impl SuiteFlags {
         args: impl IntoIterator<Item = String>,
     ) -> Result<(Vec<String>, SuiteFlags), FlagError> {
         let mut flags = SuiteFlags::from_env()?;
-        let mut rest = Vec::new();
         let mut it = args.into_iter();
+        // The program name, then the arguments.
+        let mut rest: Vec<String> = it.next().into_iter().collect();
+        let mut has_filter = false;
+        let mut only_filters = false;
         while let Some(a) = it.next() {
+            let positional = only_filters || a == "-" || !a.starts_with('-');
+            if positional {
+                // libtest-mimic parses the first; the others are ours.
+                if has_filter {
+                    flags.extra_filters.push(a);
+                } else {
+                    has_filter = true;
+                    rest.push(a);
+                }
+                continue;
+            }
             match a.as_str() {
+                "--" => {
+                    only_filters = true;
+                    rest.push(a);
+                }
+                _ if LIBTEST_VALUED.contains(&a.as_str()) => {
+                    rest.push(a);
+                    rest.extend(it.next());
+                }
                 "--resume" => flags.resume = true,
                 "--last-failed" => flags.last_failed = true,
                 "--fail-on-flaky" => flags.fail_on_flaky = true,
@@ -180,6 +216,7 @@ impl SuiteFlags {
             update_snapshots: env_bool("HARSHJUDGE_UPDATE_SNAPSHOTS", false)?,
             rejudge: false,
             rejudge_run: None,
+            extra_filters: Vec::new(),
         })
     }
 }

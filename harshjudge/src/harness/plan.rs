@@ -114,6 +114,45 @@ pub(crate) struct Reused {
     pub outcomes: Vec<StepOutcome>,
 }
 
+/// libtest's selection by name: a test is selected when it matches any of the
+/// filters (every test when there is none) and none of the `--skip`s; a match
+/// is a substring, or the whole name with `--exact`. libtest-mimic's
+/// [`Arguments`] holds one filter; the others are [`SuiteFlags::extra_filters`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Filter {
+    filters: Vec<String>,
+    skip: Vec<String>,
+    exact: bool,
+}
+
+impl Filter {
+    /// The filters of `args` and `flags`, its `--skip`s and `--exact`.
+    pub fn new(args: &Arguments, flags: &SuiteFlags) -> Filter {
+        Filter {
+            filters: args
+                .filter
+                .iter()
+                .chain(&flags.extra_filters)
+                .cloned()
+                .collect(),
+            skip: args.skip.clone(),
+            exact: args.exact,
+        }
+    }
+
+    /// Whether the test `name` is selected.
+    pub fn selects(&self, name: &str) -> bool {
+        let hit = |f: &String| {
+            if self.exact {
+                name == f
+            } else {
+                name.contains(f.as_str())
+            }
+        };
+        (self.filters.is_empty() || self.filters.iter().any(hit)) && !self.skip.iter().any(hit)
+    }
+}
+
 /// What one invocation lists and runs.
 #[derive(Debug)]
 pub(crate) struct Plan {
@@ -125,6 +164,8 @@ pub(crate) struct Plan {
     pub stop_after: Vec<usize>,
     /// Per scenario, whether each step's trial was selected by the filter.
     pub selected: HashMap<&'static str, Vec<bool>>,
+    /// The trials [`Filter`] leaves out (by name), in listing order.
+    pub filtered_out: Vec<String>,
     /// Selected scenarios whose recorded outcomes are reused (`--resume`).
     pub reused: Vec<Reused>,
     /// What the user is told before the tests run.
@@ -148,6 +189,19 @@ impl Plan {
     /// Whether anything is run or reused (else no file is touched).
     pub fn any_selected(&self) -> bool {
         self.stop_after.iter().any(|n| *n > 0) || !self.reused.is_empty()
+    }
+
+    /// The arguments to hand libtest-mimic, which applies one filter: no
+    /// filter, and the trials the plan's [`Filter`] leaves out as exact
+    /// `--skip`s. It then lists, runs and counts as "filtered out" what the
+    /// plan decided, with several filters too.
+    pub fn libtest_args(&self, args: &Arguments) -> Arguments {
+        Arguments {
+            filter: None,
+            skip: self.filtered_out.clone(),
+            exact: true,
+            ..args.clone()
+        }
     }
 }
 
@@ -203,7 +257,12 @@ pub(crate) fn plan(
         .filter(|d| !excluded.contains(d.slug))
         .collect();
     let trials = trials(&scenarios, nextest);
-    let (mut stop_after, selected) = selection(&scenarios, &trials, args, nextest);
+    let filter = Filter::new(args, flags);
+    let (mut stop_after, selected) = selection(&scenarios, &trials, &filter, args, nextest);
+    let filtered_out = (trials.iter())
+        .filter(|t| !filter.selects(&t.name))
+        .map(|t| t.name.clone())
+        .collect();
     // Reused scenarios are not run: their trials get the recorded outcomes.
     let mut reused = Vec::new();
     for (si, def) in scenarios.iter().enumerate() {
@@ -223,6 +282,7 @@ pub(crate) fn plan(
         trials,
         stop_after,
         selected,
+        filtered_out,
         reused,
         notes,
         previous,
@@ -295,13 +355,21 @@ fn trials(scenarios: &[&'static ScenarioDef], nextest: bool) -> Vec<TrialSpec> {
 
 /// Which steps must run (up to the last selected step of each scenario) and
 /// which step trials were selected (under nextest a scenario is one trial:
-/// all its steps count as selected).
+/// all its steps count as selected): by `filter`, then by libtest's
+/// `--ignored` / `--include-ignored` / `--bench`.
 fn selection(
     scenarios: &[&'static ScenarioDef],
     trials: &[TrialSpec],
+    filter: &Filter,
     args: &Arguments,
     nextest: bool,
 ) -> (Vec<usize>, HashMap<&'static str, Vec<bool>>) {
+    // What libtest-mimic decides beside the names.
+    let kinds = Arguments {
+        filter: None,
+        skip: Vec::new(),
+        ..args.clone()
+    };
     let mut stop_after = vec![0usize; scenarios.len()];
     let mut selected: HashMap<&'static str, Vec<bool>> = scenarios
         .iter()
@@ -309,8 +377,11 @@ fn selection(
         .collect();
     for t in trials {
         // Filtering looks at the name and kind only; the runner is never called.
+        if !filter.selects(&t.name) {
+            continue;
+        }
         let probe = Trial::test(t.name.clone(), || Ok(()));
-        if args.is_filtered_out(&probe) || args.is_ignored(&probe) {
+        if kinds.is_filtered_out(&probe) || kinds.is_ignored(&probe) {
             continue;
         }
         stop_after[t.scenario] = stop_after[t.scenario].max(t.last);

@@ -104,6 +104,105 @@ fn a_filter_runs_each_scenario_up_to_its_last_selected_step() {
     assert!(!none.any_selected());
 }
 
+/// A command line as the harness parses it: our flags and the filters after
+/// the first taken out by `SuiteFlags::split`, the rest through libtest-mimic.
+fn command_line(a: &[&str]) -> (Arguments, SuiteFlags) {
+    let line = std::iter::once("suite").chain(a.iter().copied());
+    let (rest, flags) = SuiteFlags::split(line.map(str::to_string)).unwrap();
+    (Arguments::from_iter(rest), flags)
+}
+
+fn plan_of(a: &[&str]) -> Plan {
+    let (args, flags) = command_line(a);
+    plan(suite(), &args, &flags, false, nothing_recorded(), None)
+}
+
+/// The trials libtest-mimic keeps (lists, runs) with the plan's arguments.
+fn kept(p: &Plan, a: &[&str]) -> Vec<String> {
+    let (args, _) = command_line(a);
+    let args = p.libtest_args(&args);
+    (p.trials.iter())
+        .map(|t| libtest_mimic::Trial::test(t.name.clone(), || Ok(())))
+        .filter(|t| !args.is_filtered_out(t))
+        .map(|t| t.name().to_string())
+        .collect()
+}
+
+#[test]
+fn several_filters_select_the_tests_matching_any_of_them_as_libtest_does() {
+    // `cargo test -- about checkout::02`: the union; each scenario runs up to
+    // its last selected step.
+    let a = ["about", "checkout::02"];
+    let p = plan_of(&a);
+    assert_eq!(p.stop_after, [1, 2, 0]);
+    assert_eq!(p.selected["checkout"], [false, true, false]);
+    assert_eq!(kept(&p, &a), ["about::01_open", "checkout::02_pay"]);
+    assert_eq!(p.filtered_out.len(), 4);
+
+    // `--skip` drops what any skip matches, whatever filter matched it.
+    let a = ["open", "checkout", "--skip", "login", "--skip", "03"];
+    let p = plan_of(&a);
+    assert_eq!(p.stop_after, [1, 2, 0]);
+    assert_eq!(
+        kept(&p, &a),
+        [
+            "about::01_open",
+            "checkout::01_add_items",
+            "checkout::02_pay"
+        ]
+    );
+
+    // `--exact`: whole names, for the filters and the skips alike (a skip
+    // that is only part of a name drops nothing).
+    let a = [
+        "--exact",
+        "login::02_sign_in",
+        "about::01_open",
+        "login",
+        "--skip",
+        "about",
+    ];
+    let p = plan_of(&a);
+    assert_eq!(p.stop_after, [1, 0, 2]);
+    assert_eq!(p.selected["login"], [false, true]);
+    assert_eq!(kept(&p, &a), ["about::01_open", "login::02_sign_in"]);
+    let a = [
+        "--exact",
+        "checkout::03_see_receipt",
+        "about::01_open",
+        "--skip",
+        "about::01_open",
+    ];
+    assert_eq!(plan_of(&a).stop_after, [0, 3, 0]);
+
+    // Values of libtest's and our options are not filters; after `--` everything is.
+    let a = [
+        "--test-threads",
+        "2",
+        "about",
+        "--format",
+        "pretty",
+        "--skip",
+        "sign",
+        "--retries",
+        "1",
+        "login",
+        "--",
+        "--exact",
+    ];
+    let (args, flags) = command_line(&a);
+    assert_eq!(args.filter.as_deref(), Some("about"));
+    assert_eq!(flags.extra_filters, ["login", "--exact"]);
+    assert!(!args.exact && flags.retries == Some(1) && args.test_threads == Some(2));
+    assert_eq!(kept(&plan_of(&a), &a), ["about::01_open", "login::01_open"]);
+
+    // No filter matches: nothing runs, everything is filtered out.
+    let a = ["nothing", "at_all"];
+    let p = plan_of(&a);
+    assert!(!p.any_selected() && p.filtered_out.len() == p.trials.len());
+    assert!(kept(&p, &a).is_empty());
+}
+
 #[test]
 fn under_nextest_each_scenario_is_one_trial_with_every_step_selected() {
     let p = plan(
