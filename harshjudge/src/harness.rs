@@ -196,6 +196,9 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
     let started = std::time::SystemTime::now();
     let scenarios = registry::all();
     validate(&scenarios)?;
+    // Every scenario the binary has, whatever is selected: what it no longer
+    // has is marked removed in the report.
+    let suite: Vec<&'static str> = scenarios.iter().map(|d| d.slug).collect();
     let nextest = under_nextest();
     // Settings and the previous invocation's checkpoint decide what runs
     // (`--resume`, `--last-failed`); listing needs neither.
@@ -260,7 +263,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
     let log = if plan.any_selected() {
         exec::resolve_base_url(&pkg, &store, &mut settings, !plan.work().is_empty())?;
         notes.extend(exec::repair(&store));
-        exec::checkpoint(&store, &binary, &plan, &mut notes)
+        exec::checkpoint(&store, &binary, &suite, &plan, &mut notes)
     } else {
         None
     };

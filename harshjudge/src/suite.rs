@@ -408,6 +408,79 @@ pub struct Checkpoint {
     pub interrupted: bool,
     /// Every scenario this binary ran, here or in an earlier invocation.
     pub scenarios: BTreeMap<String, ScenarioEntry>,
+    /// Every scenario the binary has (its registry, whatever the filter or
+    /// shard selected) at this invocation; empty in checkpoints written before
+    /// this field existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suite: Vec<String>,
+    /// The scenarios this binary had in an earlier invocation and no longer
+    /// has (removed from the code), each with when its absence was first seen
+    /// (ISO 8601). Their runs stay; the report marks them removed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub removed: BTreeMap<String, String>,
+}
+
+/// A scenario that is in no test binary any more ([`removed_scenarios`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removed {
+    /// The test binary that had it.
+    pub binary: String,
+    /// When its binary was first run without it (ISO 8601).
+    pub since: String,
+}
+
+/// What this binary no longer has: the scenarios of its previous checkpoint
+/// (its registry, the scenarios it ran, and those already removed) that are
+/// not in `suite`, each with when that was first seen (`now` for a new one).
+/// A filtered or sharded invocation still has its whole registry in `suite`,
+/// so it removes nothing it did not select.
+fn removed_since(
+    previous: Option<&Checkpoint>,
+    suite: &[&str],
+    now: &str,
+) -> BTreeMap<String, String> {
+    let Some(p) = previous else {
+        return BTreeMap::new();
+    };
+    let known = (p.suite.iter())
+        .chain(p.scenarios.keys())
+        .chain(p.removed.keys());
+    known
+        .filter(|slug| !suite.contains(&slug.as_str()))
+        .map(|slug| {
+            let since = p.removed.get(slug).cloned();
+            (slug.clone(), since.unwrap_or_else(|| now.to_string()))
+        })
+        .collect()
+}
+
+/// The scenarios that some test binary's latest invocation no longer has and
+/// no binary has now, from every checkpoint in `.suite/` (an unreadable one
+/// is left out). A scenario moved to another binary is not removed.
+pub fn removed_scenarios(store: &Store) -> BTreeMap<String, Removed> {
+    let checkpoints: Vec<Checkpoint> = (store.suite_checkpoints().iter())
+        .filter_map(|path| store.read_file(path).ok())
+        .filter_map(|bytes| serde_json::from_slice(&bytes).ok())
+        .collect();
+    let present: BTreeSet<&str> = checkpoints
+        .iter()
+        .flat_map(|c| c.suite.iter().map(String::as_str))
+        .collect();
+    let mut out: BTreeMap<String, Removed> = BTreeMap::new();
+    for c in &checkpoints {
+        for (slug, since) in &c.removed {
+            if present.contains(slug.as_str()) {
+                continue;
+            }
+            let newer = out.get(slug).is_none_or(|r| r.since < *since);
+            if newer {
+                let binary = c.binary.clone();
+                let since = since.clone();
+                out.insert(slug.clone(), Removed { binary, since });
+            }
+        }
+    }
+    out
 }
 
 /// The test binary's name without cargo's `-{hash}` suffix.
@@ -484,10 +557,13 @@ impl SuiteLog {
     }
 
     /// Starts this invocation's checkpoint: entries of earlier invocations carry
-    /// over; `selected` scenarios start `pending`.
+    /// over; `selected` scenarios start `pending`; `suite` is every scenario the
+    /// binary has (its registry), and what the previous checkpoint knew of and
+    /// `suite` lacks is recorded as removed.
     pub fn begin(
         store: &Store,
         binary: &str,
+        suite: &[&str],
         previous: Option<&Checkpoint>,
         selected: &[&str],
         reused: &BTreeMap<String, ScenarioEntry>,
@@ -504,16 +580,26 @@ impl SuiteLog {
             e.reused = true;
             scenarios.insert(slug.clone(), e);
         }
+        let started_at = now_iso();
+        // What the binary had last time, whether or not its entries carry over
+        // (they do for `--resume` and `--last-failed` only).
+        let on_disk = match previous {
+            Some(_) => None,
+            None => Self::previous(store, binary).ok().flatten(),
+        };
+        let removed = removed_since(previous.or(on_disk.as_ref()), suite, &started_at);
         let log = SuiteLog {
             store: store.clone(),
             path: Self::path(store, binary),
             state: Mutex::new(Checkpoint {
                 binary: binary.into(),
                 pid: std::process::id(),
-                started_at: now_iso(),
+                started_at,
                 finished_at: None,
                 interrupted: false,
                 scenarios,
+                suite: suite.iter().map(|s| s.to_string()).collect(),
+                removed,
             }),
             touched: Mutex::new(BTreeSet::new()),
         };

@@ -367,6 +367,7 @@ pub(super) fn repair(store: &Store) -> Vec<String> {
 pub(super) fn checkpoint(
     store: &Store,
     binary: &str,
+    suite: &[&str],
     plan: &Plan,
     notes: &mut Vec<String>,
 ) -> Option<Arc<SuiteLog>> {
@@ -376,7 +377,8 @@ pub(super) fn checkpoint(
         .iter()
         .map(|r| (r.def.slug.to_string(), r.entry.clone()))
         .collect();
-    match SuiteLog::begin(store, binary, plan.previous.as_ref(), &selected, &reused) {
+    let previous = plan.previous.as_ref();
+    match SuiteLog::begin(store, binary, suite, previous, &selected, &reused) {
         Ok(l) => Some(Arc::new(l)),
         Err(e) => {
             notes.push(format!("the suite checkpoint could not be written ({e}): --resume will not know about this run"));

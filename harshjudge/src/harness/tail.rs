@@ -66,13 +66,7 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
-            invocation: if t.nextest {
-                std::env::var("NEXTEST_RUN_ID")
-                    .ok()
-                    .filter(|v| !v.is_empty())
-            } else {
-                None
-            },
+            invocation: crate::report::invocation::invocation_id(t.nextest),
         };
         for line in crate::report::invocation::publish(t.store, &publish) {
             text.push_str(&line);

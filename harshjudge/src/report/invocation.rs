@@ -1,13 +1,23 @@
 //! The reports of one invocation: JUnit XML, the GitHub step summary and the
 //! HTML report, written once a harness process has finished its runs.
 //!
-//! Under `cargo test` an invocation is one process. Under cargo-nextest it is
-//! every process of one `cargo nextest run` (they share `NEXTEST_RUN_ID`): each
-//! runs one scenario, so each adds its runs to the invocation's record
-//! (`.harshJudge/.suite/invocation-{id}.json`) and rewrites the reports from the
-//! whole record. All of it happens under one lock (`.harshJudge/.suite/.publish.lock`),
-//! so the last process leaves files that hold every scenario of the invocation,
-//! and no process overwrites a newer report with an older one.
+//! An invocation may be several processes ([`invocation_id`]): under
+//! cargo-nextest every process of one `cargo nextest run` (they share
+//! `NEXTEST_RUN_ID`), each running one scenario; under `cargo test` (and
+//! `cargo test --workspace`) every test binary that one cargo process runs, one
+//! after the other (on Linux they share their parent, cargo: its pid and start
+//! time name the invocation). Each process adds its runs to the invocation's
+//! record (`.harshJudge/.suite/invocation-{id}.json`) and rewrites the reports
+//! from the whole record. All of it happens under one lock
+//! (`.harshJudge/.suite/.publish.lock`), so the last process leaves files that
+//! hold every scenario of the invocation (the JUnit XML of `cargo test
+//! --no-fail-fast` holds every target's), and no process overwrites a newer
+//! report with an older one. A record belongs to one store: the packages of a
+//! workspace each write their own `.harshJudge/` unless `HARSHJUDGE_DIR` names
+//! one absolute folder for all.
+//!
+//! Elsewhere (not Linux, or a binary not started by cargo: by hand, by a
+//! script, by `replay.sh`) a process is an invocation of its own, as before.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -17,6 +27,34 @@ use serde::{Deserialize, Serialize};
 
 use super::junit::RunRef;
 use crate::store::{Store, StoreError};
+
+/// The invocation this process belongs to: `NEXTEST_RUN_ID` under
+/// cargo-nextest; else, when the parent process is cargo, `cargo-{pid}-{start}`
+/// of that parent (so every test binary of one `cargo test` shares it; Linux,
+/// from `/proc/{ppid}/stat`); else `None` (this process alone).
+pub fn invocation_id(nextest: bool) -> Option<String> {
+    if nextest {
+        return std::env::var("NEXTEST_RUN_ID")
+            .ok()
+            .filter(|v| !v.is_empty());
+    }
+    let parent = std::os::unix::process::parent_id();
+    let stat = std::fs::read_to_string(format!("/proc/{parent}/stat")).ok()?;
+    cargo_parent(parent, &stat)
+}
+
+/// `cargo-{pid}-{start time}` when `stat` (the parent's `/proc/{pid}/stat`)
+/// is cargo's; its start time (field 22, clock ticks since boot) tells a
+/// recycled pid apart.
+fn cargo_parent(pid: u32, stat: &str) -> Option<String> {
+    let (head, rest) = stat.rsplit_once(')')?;
+    let (_, comm) = head.split_once('(')?;
+    if comm != "cargo" {
+        return None;
+    }
+    let start: u64 = rest.split_whitespace().nth(19)?.parse().ok()?;
+    Some(format!("cargo-{pid}-{start}"))
+}
 
 /// Invocation records older than this are removed when a new one is written.
 const RECORD_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
@@ -34,7 +72,7 @@ pub struct Publish {
     pub html: bool,
     /// `GITHUB_STEP_SUMMARY`, when set.
     pub step_summary: Option<PathBuf>,
-    /// The invocation shared by several processes (`NEXTEST_RUN_ID`), if any.
+    /// The invocation shared by several processes ([`invocation_id`]), if any.
     pub invocation: Option<String>,
 }
 
@@ -301,6 +339,28 @@ mod tests {
         assert_eq!(r.runs.len(), 2);
         let a = r.runs.iter().find(|e| e.dir.ends_with("a/runs/3")).unwrap();
         assert_eq!(a.earlier, [PathBuf::from("/hj/scenarios/a/runs/1")]);
+    }
+
+    #[test]
+    fn the_invocation_of_a_cargo_child_is_its_parent_cargo() {
+        // /proc/{pid}/stat of cargo, and of a shell (a binary run by hand).
+        let cargo = "4242 (cargo) S 4100 4242 4100 34816 4242 4194560 25307 0 0 0 \
+                     30 12 0 0 20 0 9 0 8812345 1200000 8000 18446744073709551615";
+        assert_eq!(
+            cargo_parent(4242, cargo).as_deref(),
+            Some("cargo-4242-8812345")
+        );
+        let bash = cargo.replace("(cargo)", "(bash)");
+        assert_eq!(cargo_parent(4242, &bash), None);
+        // A name with spaces and parentheses is read up to its last `)`.
+        let odd = cargo.replace("(cargo)", "(my (cargo) x)");
+        assert_eq!(cargo_parent(4242, &odd), None);
+        assert_eq!(cargo_parent(4242, "garbage"), None);
+        // This test process is not cargo's child under nextest, is under cargo test:
+        // either way the id, when there is one, names cargo.
+        if let Some(id) = invocation_id(false) {
+            assert!(id.starts_with("cargo-"), "{id}");
+        }
     }
 
     #[test]

@@ -216,6 +216,28 @@ impl Store {
             .collect()
     }
 
+    /// The suite checkpoints in `.suite/` (`{binary}.json`: not the invocation
+    /// records, hidden files or links), sorted by name.
+    pub fn suite_checkpoints(&self) -> Vec<PathBuf> {
+        let Ok(entries) = self.read_dir(&self.suite_dir()) else {
+            return vec![];
+        };
+        let mut out: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.ends_with(".json")
+                    && !name.starts_with('.')
+                    && !name.starts_with(INVOCATION_PREFIX)
+                    && e.file_type().is_ok_and(|t| t.is_file())
+            })
+            .map(|e| e.path())
+            .collect();
+        out.sort();
+        out
+    }
+
     /// `.dashboard-state.json`: the running dashboard (pid, port, url).
     pub fn dashboard_state_path(&self) -> PathBuf {
         self.dir.join(".dashboard-state.json")

@@ -192,7 +192,15 @@ fn a_checkpoint_written_before_judgments_still_loads() {
 fn the_checkpoint_survives_a_round_trip_and_marks_the_unfinished() {
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::new(tmp.path());
-    let log = SuiteLog::begin(&store, "demo", None, &["a", "b", "c"], &BTreeMap::new()).unwrap();
+    let log = SuiteLog::begin(
+        &store,
+        "demo",
+        &["a", "b", "c"],
+        None,
+        &["a", "b", "c"],
+        &BTreeMap::new(),
+    )
+    .unwrap();
     log.set("a", ScenarioState::Pass, Some("r1".into()), 1);
     log.set("b", ScenarioState::Running, Some("r2".into()), 1);
     log.finish(true);
@@ -202,4 +210,74 @@ fn the_checkpoint_survives_a_round_trip_and_marks_the_unfinished() {
     assert_eq!(prev.scenarios["b"].state, ScenarioState::Interrupted);
     assert_eq!(prev.scenarios["c"].state, ScenarioState::Interrupted);
     assert!(prev.scenarios["b"].state.failed() && prev.scenarios["a"].state.finished());
+}
+
+/// Issue 20.6: what a binary no longer has is recorded as removed, with when
+/// it was first missed; a filtered invocation (its whole registry in `suite`)
+/// removes nothing; a scenario back in the code is no longer removed.
+#[test]
+fn scenarios_the_binary_no_longer_has_are_recorded_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::new(tmp.path());
+    let begin = |suite: &[&str], selected: &[&str]| {
+        let log = SuiteLog::begin(&store, "web", suite, None, selected, &BTreeMap::new()).unwrap();
+        log.finish(false);
+        SuiteLog::previous(&store, "web").unwrap().unwrap()
+    };
+    let c = begin(&["home", "legacy"], &["home", "legacy"]);
+    assert_eq!(c.suite, ["home", "legacy"]);
+    assert!(c.removed.is_empty());
+    // `cargo test -- home`: only home runs, legacy is still in the binary.
+    let c = begin(&["home", "legacy"], &["home"]);
+    assert!(c.removed.is_empty(), "{:?}", c.removed);
+    // legacy deleted from the code.
+    let c = begin(&["home"], &["home"]);
+    assert_eq!(c.removed.keys().collect::<Vec<_>>(), ["legacy"]);
+    let since = c.removed["legacy"].clone();
+    assert_eq!(since, c.started_at);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let c = begin(&["home"], &["home"]);
+    assert_eq!(c.removed["legacy"], since, "first missed, not last");
+    assert_eq!(
+        removed_scenarios(&store),
+        BTreeMap::from([(
+            "legacy".to_string(),
+            Removed {
+                binary: "web".into(),
+                since: since.clone()
+            }
+        )])
+    );
+    // Moved to another binary: not removed.
+    SuiteLog::begin(
+        &store,
+        "api",
+        &["legacy"],
+        None,
+        &["legacy"],
+        &BTreeMap::new(),
+    )
+    .unwrap();
+    assert!(removed_scenarios(&store).is_empty());
+    std::fs::remove_file(store.suite_checkpoint("api")).unwrap();
+    // Back in the code.
+    let c = begin(&["home", "legacy"], &["home"]);
+    assert!(c.removed.is_empty(), "{:?}", c.removed);
+    assert!(removed_scenarios(&store).is_empty());
+}
+
+/// A checkpoint written before `suite` existed still tells what ran: a
+/// scenario it names that the binary lacks now is removed.
+#[test]
+fn an_older_checkpoint_names_what_ran() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::new(tmp.path());
+    let old = r#"{"binary":"web","pid":1,"startedAt":"2026-01-01T00:00:00.000Z","finishedAt":null,
+        "scenarios":{"gone":{"state":"pass","runId":null,"attempts":1}}}"#;
+    store
+        .write_file(&store.suite_checkpoint("web"), old.as_bytes())
+        .unwrap();
+    let log = SuiteLog::begin(&store, "web", &["home"], None, &["home"], &BTreeMap::new()).unwrap();
+    log.finish(false);
+    assert!(removed_scenarios(&store).contains_key("gone"));
 }

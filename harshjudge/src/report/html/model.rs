@@ -73,6 +73,19 @@ pub struct ScenarioRow {
     pub judged_fail: bool,
     /// Recent runs, newest first.
     pub history: Vec<HistoryEntry>,
+    /// Removed from the code: the latest invocation of the test binary that
+    /// had it no longer does (and no other binary has it). Its runs stay; the
+    /// page shows it as removed and counts it neither passing nor failing.
+    pub removed: Option<RemovedView>,
+}
+
+/// Where and since when a scenario is no longer in its suite.
+#[derive(Debug, Serialize)]
+pub struct RemovedView {
+    /// The test binary (test target) that had it.
+    pub binary: String,
+    /// When that binary first ran without it (ISO 8601).
+    pub since: String,
 }
 
 /// One run in a scenario's history.
@@ -327,6 +340,7 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
         .read_config()
         .map(|c| c.project_name)
         .unwrap_or_default();
+    let mut removed = crate::suite::removed_scenarios(store);
     let mut scenarios = Vec::new();
     for slug in store.list_scenarios()? {
         let meta = store.read_meta(&slug).ok().flatten().unwrap_or_default();
@@ -379,6 +393,10 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
             mixed,
             judged_fail,
             history,
+            removed: removed.remove(slug.as_str()).map(|r| RemovedView {
+                binary: r.binary,
+                since: r.since,
+            }),
         });
     }
     Ok(Overview {

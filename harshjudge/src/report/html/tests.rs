@@ -123,6 +123,41 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
     );
 }
 
+/// Issue 20.6: a scenario its test binary no longer has is marked removed
+/// in the overview (with the binary and since when), its runs kept; one
+/// another binary has now is not.
+#[test]
+fn a_scenario_no_binary_has_is_marked_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    let store = Store::new(dir);
+    let checkpoint = |binary: &str, suite: &str, removed: &str| {
+        let text = format!(
+            r#"{{"binary":"{binary}","pid":1,"startedAt":"2026-11-20T10:00:00.000Z","finishedAt":null,"scenarios":{{}},"suite":{suite},"removed":{removed}}}"#
+        );
+        put(&dir.join(format!(".suite/{binary}.json")), &text);
+    };
+    checkpoint(
+        "web",
+        "[\"home\"]",
+        r#"{"login":"2026-11-20T10:00:00.000Z"}"#,
+    );
+    let o = model::overview(&store).unwrap();
+    let s = &o.scenarios[0];
+    let r = s.removed.as_ref().expect("login is removed");
+    assert_eq!(
+        (r.binary.as_str(), r.since.as_str()),
+        ("web", "2026-11-20T10:00:00.000Z")
+    );
+    assert_eq!(s.history.len(), 2, "its runs are kept");
+    // An unreadable checkpoint is left out; one that has login now wins.
+    put(&dir.join(".suite/broken.json"), "{");
+    checkpoint("api", "[\"login\"]", "{}");
+    let o = model::overview(&store).unwrap();
+    assert!(o.scenarios[0].removed.is_none());
+}
+
 #[test]
 fn write_is_incremental_and_prunes_runs_out_of_the_history() {
     let tmp = tempfile::tempdir().unwrap();
@@ -331,7 +366,14 @@ fn reports_and_checkpoints_never_follow_links_out_of_harshjudge() {
         assert!(said.contains("symbolic link"), "{linked}: {said}");
         refused += said.matches("symbolic link").count();
         let previous = SuiteLog::previous(&store, "bin");
-        let begun = SuiteLog::begin(&store, "bin", None, &["login"], &Default::default());
+        let begun = SuiteLog::begin(
+            &store,
+            "bin",
+            &["login"],
+            None,
+            &["login"],
+            &Default::default(),
+        );
         let answers = format!(
             "{said}\n{previous:?}\n{}",
             begun
