@@ -1402,3 +1402,18 @@ fn match_values_both_against_regex_and_string() {
   ",
     );
 }
+
+// ---- beyond Playwright's tests ---------------------------------------------------
+
+/// A name regex that JavaScript cannot compile (Rust cannot tell: the page runs
+/// it) is refused at once, not retried until the timeout.
+#[test]
+fn a_name_regex_javascript_refuses_fails_at_once() {
+    run(&[(
+        "<h1>title</h1>",
+        &[Bad(
+            "- heading /ti(tle/",
+            "the name /ti(tle/ of \"heading\" is not a valid JavaScript regular expression",
+        )],
+    )]);
+}
