@@ -1417,3 +1417,17 @@ fn a_name_regex_javascript_refuses_fails_at_once() {
         )],
     )]);
 }
+
+#[test]
+fn should_include_pseudo_codepoints() {
+    // Playwright's asset codicon.css gives `.codicon-check:before` the code point
+    // U+EAB2; the server hands out the same rule.
+    pages().lock().unwrap().insert(
+        "/case/codicon.css".into(),
+        ".codicon-check:before { content: \"\\eab2\"; }".into(),
+    );
+    check_and_match(
+        "<link href=\"codicon.css\" rel=\"stylesheet\" />\n<p class='codicon codicon-check'>hello</p>",
+        "- paragraph: \u{eab2}hello",
+    );
+}
