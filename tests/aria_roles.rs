@@ -24,7 +24,9 @@ use serde_json::{Value, json};
 const ROLES_JS: &str = concat!(
     include_str!("../harshjudge/src/browser/injected/roles.js"),
     "\n",
-    include_str!("../harshjudge/src/browser/injected/names.js")
+    include_str!("../harshjudge/src/browser/injected/names.js"),
+    "\n",
+    include_str!("../harshjudge/src/browser/injected/aria.js")
 );
 
 /// Elements (by `id` in the corpus) where we knowingly differ from Chromium,

@@ -1,5 +1,5 @@
 //! The template of `to_match_aria_snapshot`, parsed on the Rust side into a typed
-//! tree that the page matches (`hjAriaTreeMatches` in `injected/names.js`).
+//! tree that the page matches (`hjAriaTreeMatches` in `injected/aria.js`).
 //!
 //! The syntax is Playwright's: a YAML sequence whose items are
 //! `role "name" [attr] [attr=value]` (a name may be a `/regex/`), optionally
