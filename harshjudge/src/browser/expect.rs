@@ -498,20 +498,29 @@ impl LocatorExpect {
         )
     }
 
-    /// The element's accessible subtree matches a YAML template such as
-    /// `- heading "Todos" [level=1]\n- textbox "What needs to be done?"`: the
-    /// template's lines appear in order at the same relative depth (a line may
-    /// leave out attributes or text).
+    /// The element's accessibility tree matches a YAML template, as Playwright's
+    /// `toMatchAriaSnapshot`: `- heading "Todos" [level=1]`, `- list:\n  - listitem: "One"`.
+    /// A template node matches the element or any node below it; its children
+    /// must appear among the node's in order (others may come between), unless
+    /// `- /children: equal` or `deep-equal` says otherwise; a name may be a
+    /// `/regex/`; `- text: …` matches text; attributes left out match anything.
+    /// A template that does not parse fails at once, naming what is wrong.
     #[track_caller]
     pub fn to_match_aria_snapshot(
         self,
         template: &str,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let what = format!("to_match_aria_snapshot({template:?})");
-        self.run(
-            json!({"matcher": "ariaSnapshot", "expected": template}),
-            what,
-        )
+        let at = self.at;
+        let parsed = super::aria_template::parse(template);
+        async move {
+            let parsed = parsed.map_err(|message| BrowserError::Invalid {
+                message,
+                location: Some(at),
+            })?;
+            self.run(json!({"matcher": "ariaSnapshot", "expected": parsed}), what)
+                .await
+        }
     }
 }
 

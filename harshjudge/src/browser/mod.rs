@@ -9,6 +9,7 @@
 //! chromedriver then), `HARSHJUDGE_WINDOW` (default `1280x800`),
 //! `HARSHJUDGE_WAIT` (auto-wait limit, default `5s`).
 
+mod aria_template;
 mod expect;
 mod keyboard;
 mod locator;

@@ -150,11 +150,12 @@ pub(crate) fn is_navigation(e: &BrowserError) -> bool {
 }
 
 /// The in-page script's files, concatenated in this order into one closure:
-/// the role functions (`roles.js`, then `names.js`), then the engine
+/// the role functions (`roles.js`, `names.js`, then `aria.js`), then the engine
 /// (`engine.js`, `actions.js`, `assertions.js`, which installs it).
-const INJECTED: [&str; 5] = [
+const INJECTED: [&str; 6] = [
     include_str!("injected/roles.js"),
     include_str!("injected/names.js"),
+    include_str!("injected/aria.js"),
     include_str!("injected/engine.js"),
     include_str!("injected/actions.js"),
     include_str!("injected/assertions.js"),

@@ -105,36 +105,15 @@ function hjeCheckOnce(req) {
     case 'id': { const v = el.id; return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: false }, e))(v), received: v }; }
     case 'role': { const v = hjAriaRole(el) || ''; return { pass: v === e, received: v }; }
     case 'accessibleName': { const v = hjAccessibleName(el); return { pass: hjeExpectMatcher(Object.assign({ full: true }, e))(v), received: v }; }
-    case 'ariaSnapshot': { const v = hjAriaSnapshot(el); return { pass: hjeAriaMatches(e, v), received: v }; }
+    case 'ariaSnapshot': {
+      if (!req.prepared) {
+        try { req.prepared = hjAriaPrepare(e); } catch (msg) { return { fatal: true, done: false, usage: String(msg) }; }
+      }
+      const tree = hjAriaTree(el);
+      return { pass: hjAriaTreeMatches(tree, req.prepared), received: hjAriaYaml(tree) };
+    }
   }
   return { fatal: true, done: false, usage: 'unknown matcher ' + req.matcher };
-}
-
-function hjeDedent(text) {
-  const lines = String(text).split('\n').filter((l) => l.trim());
-  const indent = Math.min(...lines.map((l) => l.match(/^ */)[0].length));
-  return lines.map((l) => ({ depth: l.length - l.trimStart().length - indent, text: l.trim() }));
-}
-
-// A template matches when its lines appear in order in the snapshot, each at
-// the same depth relative to the first; a template line may leave out the
-// attributes ([level=1]) or text of the line it matches.
-function hjeAriaMatches(template, snapshot) {
-  const want = hjeDedent(template);
-  const have = hjeDedent(snapshot);
-  if (!want.length) return true;
-  const same = (w, h) => h.text === w.text || h.text.startsWith(w.text + ' [') || h.text.startsWith(w.text + ':') || (w.text.endsWith(':') && h.text.startsWith(w.text.slice(0, -1)));
-  for (let start = 0; start < have.length; start++) {
-    if (!same(want[0], have[start])) continue;
-    const base = have[start].depth - want[0].depth;
-    let j = start + 1, ok = true;
-    for (let i = 1; i < want.length && ok; i++) {
-      while (j < have.length && !(have[j].depth - base === want[i].depth && same(want[i], have[j]))) j++;
-      if (j >= have.length) ok = false; else j++;
-    }
-    if (ok) return true;
-  }
-  return false;
 }
 
 async function hjeExpect(req) {

@@ -1,6 +1,6 @@
-// Accessible names (accname 1.2 as Chromium computes it), ARIA states and the
-// ARIA snapshot. Part of the role functions: concatenated after roles.js, in
-// the same closure (see roles.js for the API and the memoisation).
+// Accessible names (accname 1.2 as Chromium computes it) and ARIA states (the
+// ARIA snapshot is in aria.js). Part of the role functions: concatenated after
+// roles.js, in the same closure (see roles.js for the API and the memoisation).
 
 // ---- accessible names --------------------------------------------------------
 
@@ -216,7 +216,7 @@ function hjComputePseudoText(el, which) {
   var st = hjStyle(el, which);
   var c = st.content;
   if (!c || c === 'none' || c === 'normal') return '';
-  if (st.display === 'none') return '';
+  if (st.display === 'none' || st.visibility === 'hidden' || st.visibility === 'collapse') return '';
   var slash = c.lastIndexOf(' / ');
   var alt = null;
   if (slash >= 0 && /^\s*"/.test(c.slice(slash + 3))) {
@@ -575,132 +575,4 @@ function hjAriaSelected(el) {
   if (hjTag(el) === 'option' && !hjExplicitRole(el)) return el.selected;
   if (!['gridcell', 'option', 'row', 'tab', 'columnheader', 'rowheader', 'treeitem'].includes(role)) return null;
   return hjAttr(el, 'aria-selected').toLowerCase() === 'true';
-}
-
-// ---- ARIA snapshot -----------------------------------------------------------
-
-// Is a text node shown? Not when it is fallback content (<meter>, <video>...)
-// or the body of a closed <details>.
-function hjTextIsRendered(node) {
-  var p = node.parentElement;
-  if (!p) return true;
-  var t = hjTag(p);
-  if (['meter', 'progress', 'video', 'audio', 'object', 'textarea', 'select', 'datalist'].includes(t)) return false;
-  if (t === 'details' && !p.open) return false;
-  return !hjIsInvisible(p);
-}
-
-function hjYamlString(s) {
-  return JSON.stringify(s);
-}
-
-// A YAML outline of the accessibility tree under root, like Playwright's
-// ariaSnapshot: "- button \"Save\"", "- heading \"Title\" [level=1]", children
-// indented under "- role \"name\":".
-function hjAriaSnapshot(root) {
-  root = root || document.body;
-  var lines = [];
-  var SKIP = new Set(['generic', 'none', 'paragraph', null]);
-
-  function states(el, role) {
-    var out = [];
-    var checked = hjAriaChecked(el);
-    if (checked === 'mixed') out.push('checked=mixed');
-    else if (checked === true) out.push('checked');
-    if (hjAriaDisabled(el) && (hjIsControlRole(role) || role === 'link')) out.push('disabled');
-    var expanded = hjAriaExpanded(el);
-    if (expanded === true) out.push('expanded');
-    var level = hjAriaLevel(el);
-    if (level) out.push('level=' + level);
-    var pressed = hjAriaPressed(el);
-    if (pressed === 'mixed') out.push('pressed=mixed');
-    else if (pressed === true) out.push('pressed');
-    if (hjAriaSelected(el) === true) out.push('selected');
-    return out.length ? ' [' + out.join('] [') + ']' : '';
-  }
-
-  // Adjacent text runs join as rendered (raw text concatenated); a pruned
-  // block (a <p>, a <div>) keeps its text apart from its neighbours.
-  function mergeText(entries) {
-    var out = [];
-    entries.forEach(function (k) {
-      var last = out[out.length - 1];
-      if (k.text !== undefined && !k.sealed && last && last.text !== undefined && !last.sealed)
-        last.text += k.text;
-      else out.push(k.text !== undefined ? { text: k.text, sealed: k.sealed } : k);
-    });
-    return out.filter(function (k) { return k.text === undefined || hjCollapse(k.text); });
-  }
-
-  // Returns a list of entries: {text} or {role, name, extra, value, children}.
-  function visit(node) {
-    if (node.nodeType === 3) {
-      if (!hjTextIsRendered(node)) return [];
-      return /[^ \t\n\r\f]/.test(node.data) ? [{ text: hjRenderedText(node) }] : [{ text: ' ' }];
-    }
-    if (node.nodeType !== 1 && node.nodeType !== 11) return [];
-    if (node.nodeType === 1 && hjIsAriaHidden(node)) {
-      // visibility:hidden hides the element, not a descendant made visible again.
-      if (!hjIsInvisible(node) || hjIsAriaHiddenIgnoringVisibility(node)) return [];
-      var shown = [];
-      hjFlatChildren(node).forEach(function (c) { if (c.nodeType === 1) shown = shown.concat(visit(c)); });
-      return shown;
-    }
-    var kids = [];
-    if (node.nodeType === 1) kids.push({ text: hjPseudoText(node, '::before') });
-    var children = node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
-    if (node.nodeType === 1 && hjTag(node) === 'slot' && node.assignedNodes().length)
-      children = node.assignedNodes();
-    for (var i = 0; i < children.length; i++) kids = kids.concat(visit(children[i]));
-    if (node.nodeType === 1) kids.push({ text: hjPseudoText(node, '::after') });
-    if (node.nodeType !== 1) return mergeText(kids);
-    var role = hjAriaRole(node);
-    if (SKIP.has(role) || ['LabelText', 'Legend', 'Figcaption', 'caption', 'DescriptionList',
-      'Abbr', 'emphasis', 'strong', 'code', 'mark', 'time', 'subscript', 'superscript',
-      'deletion', 'insertion', 'definition', 'term', 'Ruby', 'generic'].includes(role) ||
-      /^[A-Z]/.test(role)) {
-      // Pruned: its children take its place.
-      if (hjIsInlineDisplay(hjStyle(node).display)) return kids;
-      var block = mergeText(kids);
-      block.forEach(function (k) { if (k.text !== undefined) k.sealed = true; });
-      return block;
-    }
-    var name = hjCollapse(hjNameOf(node, { recursive: false, visited: new Set() }));
-    var entry = { role: role, name: name, extra: states(node, role), children: [] };
-    if (['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider'].includes(role)) {
-      var v = hjEmbeddedValue(node, role);
-      if (v) entry.value = v;
-    } else {
-      // A lone text child equal to the name says nothing more.
-      var merged = mergeText(kids);
-      if (merged.length === 1 && merged[0].text !== undefined) {
-        var text = hjCollapse(merged[0].text);
-        if (text !== name) entry.value = text;
-      } else {
-        entry.children = merged;
-      }
-    }
-    return [entry];
-  }
-
-  function emit(entries, indent) {
-    mergeText(entries).forEach(function (e) {
-      if (e.text !== undefined) {
-        lines.push(indent + '- text: ' + hjYamlString(hjCollapse(e.text)));
-        return;
-      }
-      var head = indent + '- ' + e.role + (e.name ? ' ' + hjYamlString(e.name) : '') + e.extra;
-      if (e.children.length) {
-        lines.push(head + ':');
-        emit(e.children, indent + '  ');
-      } else if (e.value !== undefined) {
-        lines.push(head + ': ' + hjYamlString(e.value));
-      } else {
-        lines.push(head);
-      }
-    });
-  }
-
-  emit(visit(root), '');
-  return lines.join('\n');
 }

@@ -4,8 +4,8 @@
 // the oracle is Chromium's own accessibility tree (WebDriver "Get Computed Role"
 // and "Get Computed Label"), which tests/aria_roles.rs compares us against for
 // every element of tests/fixtures/aria/corpus.html. Plain functions with an `hj`
-// prefix: this file, then names.js (accessible names, states, the ARIA
-// snapshot), are concatenated into the bigger injected script; there is no
+// prefix: this file, then names.js (accessible names, states) and aria.js (the
+// ARIA snapshot), are concatenated into the bigger injected script; there is no
 // module system.
 //
 // The API (everything else is a helper):
