@@ -5,7 +5,8 @@
 //! (which runs are new, which are already present, which numbers clash);
 //! nothing is written when a source conflicts with the target. Execution then
 //! copies each new run the way [`Store::create_run`] makes one (built under a
-//! temporary name, renamed whole), takes the scenario files of the newest
+//! temporary name, renamed whole; its evidence through the target's blob
+//! store, so the merged tree keeps each content once), takes the scenario files of the newest
 //! tree, and recounts the statistics from the runs under the `meta.yaml` lock.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -104,6 +105,22 @@ fn read_files(
     }
     out.sort();
     Ok(out)
+}
+
+/// Whether `rel` (relative to a run folder) is an evidence file:
+/// `step-NN/evidence/{name}` or the v1 `evidence/{name}`, not a sidecar.
+fn is_evidence(rel: &Path) -> bool {
+    let in_evidence = rel
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "evidence");
+    let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or(".");
+    in_evidence && !name.starts_with('.') && !name.ends_with(".meta.json")
+}
+
+/// The extension of a file name (`""` when it has none).
+fn ext_of(rel: &Path) -> &str {
+    rel.extension().and_then(|e| e.to_str()).unwrap_or("")
 }
 
 /// Entries of a folder that are real folders; links are recorded.
@@ -525,14 +542,23 @@ impl Store {
                 if let Some(p) = file.parent() {
                     fsio::create_dir_all(p)?;
                 }
-                let bytes = match (rel == Path::new("result.json"), renumber) {
+                let renumbered;
+                let bytes: &[u8] = match (rel == Path::new("result.json"), renumber) {
                     (true, Some(n)) => {
                         let mut r = run.result.clone();
                         r.run_number = Some(n);
-                        result_bytes(&r)
+                        renumbered = result_bytes(&r);
+                        &renumbered
                     }
-                    _ => bytes.clone(),
+                    _ => bytes,
                 };
+                if is_evidence(rel) && super::blobs::dedupes(ext_of(rel), bytes.len()) {
+                    // Through the blob store, like a run's own evidence: the
+                    // merged tree stores each content once. The blob's mode
+                    // is the store's, shared, never changed here.
+                    self.write_linked(&file, bytes)?;
+                    continue;
+                }
                 std::fs::write(&file, bytes).map_err(|e| io_err(&file, e))?;
                 // Keep the mode (replay.sh is executable).
                 if let Ok(m) = std::fs::symlink_metadata(run.dir.join(rel)) {

@@ -5,6 +5,8 @@
 //! .harshJudge/
 //! ├── config.yaml
 //! ├── .gitignore
+//! ├── .blobs/{2 hex}/{sha256}               (each evidence content once; the
+//! │                                          evidence files are hard links to it)
 //! └── scenarios/{slug}/
 //!     ├── meta.yaml
 //!     ├── steps/{NN}-{step-slug}.md
@@ -18,6 +20,7 @@
 //! `meta.yaml` holds an exclusive lock on `scenarios/{slug}/.meta.yaml.lock`;
 //! every id is validated ([`ids`]) before it becomes part of a path.
 
+mod blobs;
 pub mod exec_paths;
 mod fsio;
 pub mod ids;
@@ -33,6 +36,7 @@ mod runs;
 mod types;
 pub mod yaml;
 
+pub use blobs::BLOB_MIN_SIZE;
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
 pub use paths::{EvidenceFile, LAYOUT_NAMES, RunEvidence, STORE_DIR};
@@ -48,7 +52,7 @@ use yaml::{Mapping, Value};
 use fsio::{LockGuard, io_err, write_atomic};
 
 /// The exact `.gitignore` the original writes.
-pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n# harshjudge: dashboard log, runs in progress, suite checkpoints (local only)\n.dashboard.log\n.running/\n.suite/\n";
+pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n# harshjudge: evidence blobs, dashboard log, runs in progress, suite checkpoints (local only)\n.blobs/\n.dashboard.log\n.running/\n.suite/\n";
 
 /// The `prd.md` template `initProject` writes: the sections the original's
 /// agents fill in (application type, ports, main scenarios, authentication,

@@ -47,6 +47,7 @@ pub const LAYOUT_NAMES: &[&str] = &[
     "exports",
     ".dashboard-state.json",
     ".dashboard.log",
+    ".blobs",
 ];
 
 /// What a run holds as evidence, listed once for every reader (the HTML
@@ -236,6 +237,18 @@ impl Store {
             .collect();
         out.sort();
         out
+    }
+
+    /// `.blobs/`: evidence stored once per content, which the layout's
+    /// evidence files are hard links to (`blobs.rs`).
+    pub fn blobs_dir(&self) -> PathBuf {
+        self.dir.join(".blobs")
+    }
+
+    /// `.blobs/{first 2 hex}/{sha256 hex}`: the blob of one content.
+    pub(crate) fn blob_path(&self, hash: &super::blobs::ContentHash) -> PathBuf {
+        let h = hash.as_str();
+        self.blobs_dir().join(&h[..2]).join(h)
     }
 
     /// `.dashboard-state.json`: the running dashboard (pid, port, url).

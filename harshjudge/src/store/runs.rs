@@ -220,6 +220,9 @@ impl Store {
 
     /// Writes an evidence file `{name}.{ext}` and its `{name}.meta.json` sidecar
     /// into `step-{NN}/evidence/`. An existing file of that name is replaced.
+    /// Screenshots and files of [`BLOB_MIN_SIZE`](super::BLOB_MIN_SIZE)
+    /// bytes or more are hard links to the one copy of their content in
+    /// `.blobs/` ([`write_linked`](Self::write_linked)).
     #[allow(clippy::too_many_arguments)]
     pub fn write_evidence(
         &self,
@@ -262,7 +265,13 @@ impl Store {
         // between the two leaves a sidecar alone, which no reader lists and
         // the next start removes ([`Store::clean_temporary_files`]).
         write_atomic(&sidecar_path, text.as_bytes())?;
-        write_atomic(&path, bytes)?;
+        // Screenshots and larger files are stored once per content
+        // (`.blobs/`), the file a hard link to it.
+        if blobs::dedupes(ext, bytes.len()) {
+            self.write_linked(&path, bytes)?;
+        } else {
+            write_atomic(&path, bytes)?;
+        }
         Ok(WrittenEvidence {
             path,
             file_name,
@@ -562,7 +571,8 @@ impl Store {
     /// `prunedRuns`, which [`recount_stats`](Self::recount_stats) adds back.
     /// Each run is taken under its lock, then the `meta.yaml` lock, renamed to
     /// a temporary name of this process (removed at the next start if it dies
-    /// here) and deleted. Returns the runs removed.
+    /// here) and deleted; then the evidence blobs no run links any more are
+    /// removed ([`collect_blobs`](Self::collect_blobs)). Returns the runs removed.
     pub fn prune_runs(&self, slug: &Slug, keep: usize) -> Result<Vec<RunId>, StoreError> {
         let keep = keep.max(1);
         let runs = self.list_runs(slug)?;
@@ -616,6 +626,11 @@ impl Store {
             drop(_run_lock);
             std::fs::remove_dir_all(&trash).map_err(|e| io_err(&trash, e))?;
             removed.push(run.clone());
+        }
+        if !removed.is_empty() {
+            // The blobs only those runs used. A failure here costs space, not
+            // data: the next retention tries again.
+            let _ = self.collect_blobs();
         }
         Ok(removed)
     }
