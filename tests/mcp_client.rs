@@ -221,6 +221,11 @@ fn an_agent_written_for_the_original_works_unchanged() {
         .parse()
         .unwrap();
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+    // No dashboard process of the project is left (a leak, like a browser's).
+    assert_eq!(
+        support::dashboards_left(project.path(), 5),
+        Vec::<u32>::new()
+    );
 
     // saveScenario: scenario.md with its front matter, a meta.yaml without steps.
     let md = std::fs::read_to_string(hj.join("scenarios/checkout/scenario.md")).unwrap();

@@ -5,7 +5,11 @@
 
 mod support;
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use harshjudge::browser::{BrowserConfig, Page, open_page_with, release_page};
@@ -672,26 +676,32 @@ impl Drop for Dashboard {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_live_dashboard_shows_a_run_as_its_steps_complete() {
+/// A project with scenario `checkout` (2 steps) and its dashboard, opened
+/// with the real binary: (folder, context, dashboard url, guard).
+fn live_project() -> (
+    tempfile::TempDir,
+    harshjudge_mcp::Context,
+    String,
+    Dashboard,
+) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().to_path_buf();
     let ctx = harshjudge_mcp::Context::new(&root).unwrap();
-    let ok = |tool: &str, args: Value| {
+    for (tool, args) in [
+        (
+            "initProject",
+            json!({"projectName": "Live", "baseUrl": "http://127.0.0.1:9"}),
+        ),
+        (
+            "createScenario",
+            json!({"slug": "checkout", "title": "Checkout", "steps": [
+                {"title": "Add to cart", "actions": "add", "expectedOutcome": "cart"},
+                {"title": "Pay", "actions": "pay", "expectedOutcome": "receipt"}]}),
+        ),
+    ] {
         let out = harshjudge_mcp::call(&ctx, tool, Some(args));
         assert!(!out.is_error(), "{tool}: {}", out.value);
-        out.value
-    };
-    ok(
-        "initProject",
-        json!({"projectName": "Live", "baseUrl": "http://127.0.0.1:9"}),
-    );
-    ok(
-        "createScenario",
-        json!({"slug": "checkout", "title": "Checkout", "steps": [
-            {"title": "Add to cart", "actions": "add", "expectedOutcome": "cart"},
-            {"title": "Pay", "actions": "pay", "expectedOutcome": "receipt"}]}),
-    );
+    }
     let out = std::process::Command::new(support::mcp_binary())
         .args([
             "--cwd",
@@ -710,10 +720,21 @@ async fn the_live_dashboard_shows_a_run_as_its_steps_complete() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let _guard = Dashboard(root.clone());
+    let guard = Dashboard(root.clone());
     let opened: Value = serde_json::from_slice(&out.stdout).unwrap();
     let url = opened["url"].as_str().unwrap().to_string();
     assert!(url.starts_with("http://127.0.0.1:"), "{opened}");
+    (tmp, ctx, url, guard)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_dashboard_shows_a_run_as_its_steps_complete() {
+    let (tmp, ctx, url, guard) = live_project();
+    let ok = |tool: &str, args: Value| {
+        let out = harshjudge_mcp::call(&ctx, tool, Some(args));
+        assert!(!out.is_error(), "{tool}: {}", out.value);
+        out.value
+    };
 
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
@@ -780,6 +801,140 @@ async fn the_live_dashboard_shows_a_run_as_its_steps_complete() {
             "the {what} appeared after {d:?} (limit 2 s)"
         );
     }
+    release_page(page).await;
+    harshjudge::browser::shutdown().await;
+    // Closed with the test: no dashboard process is left (a leak, like a browser's).
+    drop(guard);
+    assert_eq!(support::dashboards_left(tmp.path(), 5), Vec::<u32>::new());
+}
+
+/// A loopback proxy to 127.0.0.1:`upstream` that holds the first
+/// `GET /api/stamp` until [`HoldFirstStamp::release`]: the window between the
+/// page's first data load and its first poll, as long as the test wants it.
+/// Each request gets its own upstream connection (`Connection: close`).
+struct HoldFirstStamp {
+    port: u16,
+    arrived: Arc<AtomicBool>,
+    gate: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl HoldFirstStamp {
+    fn start(upstream: u16) -> HoldFirstStamp {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let arrived = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let (a, g) = (arrived.clone(), gate.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let (a, g) = (a.clone(), g.clone());
+                std::thread::spawn(move || Self::forward(client, upstream, &a, &g));
+            }
+        });
+        HoldFirstStamp {
+            port,
+            arrived,
+            gate,
+        }
+    }
+
+    fn forward(
+        client: TcpStream,
+        upstream: u16,
+        arrived: &AtomicBool,
+        gate: &(Mutex<bool>, Condvar),
+    ) {
+        let mut reader = BufReader::new(client.try_clone().unwrap());
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if line == "\r\n" {
+                break;
+            }
+            if !line.to_ascii_lowercase().starts_with("connection:") {
+                head.push_str(&line);
+            }
+        }
+        let path = head.split_whitespace().nth(1).unwrap_or("");
+        if path.starts_with("/api/stamp") && !arrived.swap(true, Ordering::SeqCst) {
+            let (open, cv) = gate;
+            let mut open = open.lock().unwrap();
+            while !*open {
+                open = cv.wait(open).unwrap();
+            }
+        }
+        head.push_str("Connection: close\r\n\r\n");
+        let Ok(mut up) = TcpStream::connect(("127.0.0.1", upstream)) else {
+            return;
+        };
+        up.write_all(head.as_bytes()).unwrap();
+        let mut client = client;
+        let _ = std::io::copy(&mut up, &mut client);
+    }
+
+    /// Whether the page asked for its first stamp (held).
+    fn arrived(&self) -> bool {
+        self.arrived.load(Ordering::SeqCst)
+    }
+
+    fn release(&self) {
+        let (open, cv) = &*self.gate;
+        *open.lock().unwrap() = true;
+        cv.notify_all();
+    }
+}
+
+/// Issue 20.2: a change that lands after the page's first data load but
+/// before its first `/api/stamp` is shown: the data carries the stamp it was
+/// read at, and the first poll compares against that (the page once took its
+/// first stamp as the baseline, and never showed such a change).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_dashboard_sees_a_change_made_before_its_first_poll() {
+    let (_tmp, ctx, url, _guard) = live_project();
+    let upstream: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let proxy = HoldFirstStamp::start(upstream);
+    let proxied = format!("http://127.0.0.1:{}", proxy.port);
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let page = open_page_with(&config, &proxied)
+        .await
+        .expect("a browser page");
+    page.goto("/").await.unwrap();
+    until(&page, "the live page", "return document.body.classList.contains('is-live') && document.querySelectorAll('tr.scenario').length === 1").await;
+    let start = Instant::now();
+    while !proxy.arrived() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the page never asked for /api/stamp"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('tr.scenario .pill').textContent"
+        )
+        .await,
+        "no runs"
+    );
+    // The run starts while the first poll is held; then the poll goes on.
+    let out = harshjudge_mcp::call(&ctx, "startRun", Some(json!({"scenarioSlug": "checkout"})));
+    assert!(!out.is_error(), "startRun: {}", out.value);
+    proxy.release();
+    let t = Instant::now();
+    until(
+        &page,
+        "the run started before the first poll appears",
+        "return document.querySelector('tr.scenario .pill').textContent === 'running'",
+    )
+    .await;
+    println!(
+        "a change before the first poll shown {:?} after the poll",
+        t.elapsed()
+    );
     release_page(page).await;
     harshjudge::browser::shutdown().await;
 }

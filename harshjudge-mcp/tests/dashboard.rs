@@ -1363,3 +1363,198 @@ fn snapshot_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+// ------------------------------------------------- a dashboard and its project
+
+/// Live `dashboard serve` processes of the project at `root` (their command
+/// line names it after `--cwd`): one left after its test is a leak, like a
+/// browser (tests/processes.rs).
+fn dashboards_of(root: &Path) -> Vec<u32> {
+    let want = root.as_os_str().as_encoded_bytes();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let serve = args
+            .windows(2)
+            .any(|w| w[0] == b"dashboard" && w[1] == b"serve");
+        let ours = args.windows(2).any(|w| w[0] == b"--cwd" && w[1] == want);
+        if serve && ours && alive(pid) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// The real MCP server over stdio, with the dashboard on (as the original).
+struct McpServer {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl McpServer {
+    fn start(root: &Path) -> McpServer {
+        let mut child = Command::new(BIN)
+            .env_remove("HARSHJUDGE_DASHBOARD")
+            .env("HARSHJUDGE_LOG", "warn")
+            .args(["--cwd", root.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        let mut s = McpServer {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            next_id: 1,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+        );
+        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        s
+    }
+    fn send(&mut self, v: Value) {
+        writeln!(self.stdin.as_mut().unwrap(), "{v}").unwrap();
+    }
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+    /// A tool's structured result and whether it is an error.
+    fn tool(&mut self, name: &str, args: Value) -> (Value, bool) {
+        let v = self.request("tools/call", json!({"name": name, "arguments": args}));
+        let r = &v["result"];
+        (r["structuredContent"].clone(), r["isError"] == true)
+    }
+    /// Closes stdin and waits for the server to exit.
+    fn exit(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "the MCP server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// The dashboard's pid from the project's state file.
+fn state_pid(root: &Path) -> u32 {
+    let text = std::fs::read_to_string(root.join(".harshJudge/.dashboard-state.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    u32::try_from(v["pid"].as_u64().unwrap()).unwrap()
+}
+
+/// Issue 20.10: the dashboard initProject starts outlives the MCP server (as
+/// the original's), but not its project: once the project's folder is deleted
+/// it exits by itself, removing nothing (its process is polled).
+#[test]
+fn a_dashboard_exits_once_its_project_is_deleted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap().join("throwaway");
+    std::fs::create_dir(&root).unwrap();
+    let mut guard = Guard::new(&root);
+    let mut server = McpServer::start(&root);
+    let (out, err) = server.tool("initProject", json!({"projectName": "Throwaway"}));
+    assert!(!err, "{out}");
+    assert!(
+        out["dashboardUrl"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("http://127.0.0.1:")),
+        "initProject starts the dashboard (ports 7002-7011): {out}"
+    );
+    let pid = guard.pid(u64::from(state_pid(&root)));
+    assert_eq!(dashboards_of(&root), [pid]);
+    // A second initProject of the same project starts nothing.
+    let (out, err) = server.tool("initProject", json!({"projectName": "Throwaway"}));
+    assert!(err && out["code"] == "ALREADY_EXISTS", "{out}");
+    assert_eq!(dashboards_of(&root), [pid]);
+    server.exit();
+    assert!(alive(pid), "the dashboard outlives the MCP server");
+
+    std::fs::remove_dir_all(&root).unwrap();
+    let t = Instant::now();
+    wait_until("the dashboard of the deleted project exits", 10, || {
+        !alive(pid)
+    });
+    eprintln!(
+        "the dashboard exited {:?} after its project was deleted",
+        t.elapsed()
+    );
+    assert!(dashboards_of(&root).is_empty(), "no dashboard left");
+    assert!(!root.exists(), "the dashboard recreated nothing");
+    drop(guard);
+}
+
+/// Issue 20.10: `open` finds the project's dashboard even when its state file
+/// is gone, and reuses it instead of starting a second; a `.harshJudge/`
+/// removed and initialized anew is another project: the old dashboard exits
+/// and the new one is the only one left.
+#[test]
+fn open_reuses_the_project_dashboard_and_a_replaced_project_gets_a_new_one() {
+    let p = Project::new();
+    let (guard, port, pid, _) = open(&p);
+    std::fs::remove_file(p.state_file()).unwrap();
+    let again = p
+        .cli(&[
+            "dashboard",
+            "open",
+            "--no-browser",
+            "--port",
+            &port.to_string(),
+        ])
+        .json();
+    assert_eq!(again["pid"], pid, "{again}");
+    assert_eq!(again["alreadyRunning"], true, "{again}");
+    assert_eq!(dashboards_of(p.root()), [pid]);
+    assert_eq!(p.cli(&["dashboard", "status"]).json()["pid"], pid);
+
+    // The project thrown away and initialized again in the same folder.
+    std::fs::remove_dir_all(p.hj()).unwrap();
+    p.ok("initProject", json!({"projectName": "Again"}));
+    let mut guard2 = Guard::new(p.root());
+    let fresh = p
+        .cli(&[
+            "dashboard",
+            "open",
+            "--no-browser",
+            "--port",
+            &port.to_string(),
+        ])
+        .json();
+    let new_pid = guard2.pid(fresh["pid"].as_u64().unwrap());
+    assert_ne!(new_pid, pid, "the old folder's dashboard is not reused");
+    wait_until("the old dashboard exits", 10, || !alive(pid));
+    assert_eq!(dashboards_of(p.root()), [new_pid]);
+    p.cli(&["dashboard", "close"]).json();
+    assert!(dashboards_of(p.root()).is_empty(), "no dashboard left");
+    drop(guard2);
+    drop(guard);
+}

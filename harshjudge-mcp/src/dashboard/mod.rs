@@ -9,6 +9,10 @@
 //! on the MCP server's stdout and outlives the command or server that opened
 //! it. It is running when its pid is alive **and** `GET /api/health` on its
 //! port answers with that pid; a state file that fails either test is stale.
+//! `open` reuses a dashboard that serves the same `.harshJudge/` folder on one
+//! of the ports it would try (its state file lost) instead of starting a
+//! second one, and the process exits by itself once that folder is removed or
+//! replaced ([`server::WATCH_EVERY`]): a dashboard never outlives its project.
 //! Nothing is written outside `<project>/.harshJudge/`.
 
 pub mod api;
@@ -273,9 +277,26 @@ impl Dashboard {
             }
             Status::NotRunning => {}
         }
-        let exe = binary().map_err(|e| failed(Code::Internal, e))?;
         let first = port.unwrap_or(DEFAULT_PORT);
         let last = first.saturating_add(PORT_TRIES - 1);
+        // A dashboard of this project whose state file was lost: reuse it
+        // rather than start a second one.
+        if let Some(s) = self.find_running(first..=last) {
+            self.write_state(&s)
+                .map_err(|e| failed(Code::Internal, e.to_string()))?;
+            if open_browser {
+                browse(&s.url);
+            }
+            return Ok(DashboardOpened {
+                success: true,
+                message: format!("Dashboard already running at {}", s.url),
+                url: s.url,
+                port: s.port,
+                pid: s.pid,
+                already_running: true,
+            });
+        }
+        let exe = binary().map_err(|e| failed(Code::Internal, e))?;
         for p in first..=last {
             if !port_free(p) {
                 continue;
@@ -294,9 +315,7 @@ impl Dashboard {
                         started_at: harshjudge::store::now_iso(),
                         project_path: self.root.to_string_lossy().into_owned(),
                     };
-                    let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
-                    text.push('\n');
-                    if let Err(e) = self.store().write_file(&self.state_path(), text.as_bytes()) {
+                    if let Err(e) = self.write_state(&state) {
                         terminate(pid);
                         return Err(failed(Code::Internal, e.to_string()));
                     }
@@ -385,6 +404,40 @@ impl Dashboard {
             true,
             format!("Dashboard stopped (was running on port {})", s.port),
         ))
+    }
+
+    fn write_state(&self, state: &State) -> Result<(), harshjudge::store::StoreError> {
+        let mut text = serde_json::to_string_pretty(state).expect("state serializes");
+        text.push('\n');
+        self.store().write_file(&self.state_path(), text.as_bytes())
+    }
+
+    /// A dashboard on one of `ports` that serves this project's very
+    /// `.harshJudge/` folder. Only ports something listens on are asked, all
+    /// at once (a listener that never answers costs one timeout, not ten).
+    fn find_running(&self, ports: std::ops::RangeInclusive<u16>) -> Option<State> {
+        let identity = StoreIdentity::of(&self.dir)?.to_string();
+        let root = self.root.to_string_lossy();
+        let answers: Vec<(u16, Option<Health>)> = std::thread::scope(|scope| {
+            let asked: Vec<_> = ports
+                .filter(|p| !port_free(*p))
+                .map(|p| (p, scope.spawn(move || health(p))))
+                .collect();
+            asked
+                .into_iter()
+                .map(|(p, h)| (p, h.join().ok().flatten()))
+                .collect()
+        });
+        answers.into_iter().find_map(|(p, h)| {
+            let h = h?;
+            (h.project_path == root && h.store == identity && alive(h.pid)).then(|| State {
+                pid: h.pid,
+                port: p,
+                url: format!("http://127.0.0.1:{p}"),
+                started_at: h.started_at,
+                project_path: h.project_path,
+            })
+        })
     }
 
     fn remove_state(&self) -> Result<(), ToolError> {
@@ -561,6 +614,33 @@ pub fn port_free(port: u16) -> bool {
     TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok()
 }
 
+/// Which `.harshJudge/` folder a dashboard serves: its device and inode, so a
+/// folder removed and created again (a project thrown away and initialized
+/// anew) is another folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoreIdentity {
+    dev: u64,
+    ino: u64,
+}
+
+impl StoreIdentity {
+    /// The folder at `dir` (following a link), or `None` when there is no folder.
+    pub fn of(dir: &Path) -> Option<StoreIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(dir).ok().filter(|m| m.is_dir())?;
+        Some(StoreIdentity {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
+}
+
+impl std::fmt::Display for StoreIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.dev, self.ino)
+    }
+}
+
 /// What `GET /api/health` says.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -570,6 +650,12 @@ pub struct Health {
     /// Its project root.
     #[serde(default)]
     pub project_path: String,
+    /// When it started (ISO-8601).
+    #[serde(default)]
+    pub started_at: String,
+    /// The [`StoreIdentity`] of the `.harshJudge/` it serves (`dev:ino`).
+    #[serde(default)]
+    pub store: String,
 }
 
 /// Asks 127.0.0.1:`port` for `/api/health` (a short timeout); `None` when

@@ -27,14 +27,29 @@ struct App {
     store_dir: PathBuf,
     port: u16,
     started_at: String,
+    /// The `.harshJudge/` folder it serves (in `/api/health`, so that `open`
+    /// reuses only a dashboard of this very folder).
+    identity: super::StoreIdentity,
 }
 
 type Shared = Arc<App>;
 
+/// How often the server looks whether its `.harshJudge/` is still there.
+pub const WATCH_EVERY: Duration = Duration::from_millis(500);
+
 /// Serves the dashboard of the project at `root` on 127.0.0.1:`port` until
-/// SIGTERM or SIGINT. An error (the port is taken, no runtime) is returned
-/// for the caller to print.
+/// SIGTERM or SIGINT, or until the project's `.harshJudge/` is removed or
+/// replaced (a dashboard never outlives its project). An error (no
+/// `.harshJudge/`, the port is taken, no runtime) is returned for the caller
+/// to print.
 pub fn run(root: &Path, port: u16) -> Result<(), String> {
+    let store_dir = Store::for_project(root).dir().to_path_buf();
+    let Some(identity) = super::StoreIdentity::of(&store_dir) else {
+        return Err(format!(
+            "error: {} is not a folder: initialize the project first (harshjudge-mcp init <name>)",
+            store_dir.display()
+        ));
+    };
     let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
         .map_err(|e| format!("error: cannot listen on 127.0.0.1:{port}: {e}"))?;
     listener
@@ -48,9 +63,10 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
         .map_err(|e| format!("error: cannot start the async runtime: {e}"))?;
     let app = Arc::new(App {
         root: root.to_path_buf(),
-        store_dir: Store::for_project(root).dir().to_path_buf(),
+        store_dir: store_dir.clone(),
         port,
         started_at: harshjudge::store::now_iso(),
+        identity,
     });
     tracing::info!(
         project = %root.display(),
@@ -64,8 +80,13 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
             .map_err(|e| format!("error: cannot listen on 127.0.0.1:{port}: {e}"))?;
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let shutdown = async move {
-            stop_signal().await;
-            tracing::info!("stopping");
+            tokio::select! {
+                () = stop_signal() => tracing::info!("stopping"),
+                () = store_gone(store_dir.clone(), identity) => tracing::info!(
+                    "stopping: {} was removed or replaced",
+                    store_dir.display()
+                ),
+            }
             let _ = stop_tx.send(true);
         };
         let server = axum::serve(listener, router(app)).with_graceful_shutdown(shutdown);
@@ -90,6 +111,23 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Returns once `dir` is no longer the folder the server started with (it
+/// was removed, or removed and created again).
+async fn store_gone(dir: PathBuf, identity: super::StoreIdentity) {
+    let mut tick = tokio::time::interval(WATCH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let d = dir.clone();
+        let now = tokio::task::spawn_blocking(move || super::StoreIdentity::of(&d))
+            .await
+            .unwrap_or(Some(identity));
+        if now != Some(identity) {
+            return;
+        }
+    }
 }
 
 async fn stop_signal() {
@@ -279,6 +317,7 @@ async fn health(State(app): State<Shared>) -> Response {
             "port": app.port,
             "projectPath": app.root.to_string_lossy(),
             "startedAt": app.started_at,
+            "store": app.identity.to_string(),
             "version": env!("CARGO_PKG_VERSION"),
         }),
     )

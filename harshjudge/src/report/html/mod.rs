@@ -82,10 +82,28 @@ pub fn index_html() -> String {
     PAGE.to_string()
 }
 
-/// `data/overview.js`: `window.__hj.overview({...})`.
+/// What the live dashboard's `data/overview.js` says about the data it carries.
+#[derive(Clone, Debug, serde::Serialize)]
+struct Live {
+    /// The [`stamp`] the data was read at: taken *before* the data, so a change
+    /// that lands while the data is read gives a later stamp, never a missed one.
+    stamp: String,
+}
+
+/// `data/overview.js` of the live dashboard: `window.__hj.overview({...},
+/// {"stamp": "…"})`. The page compares `/api/stamp` against the data's own
+/// stamp, so a change between this script and the page's first poll is seen.
 pub fn overview_js(store_dir: &Path) -> Result<String, StoreError> {
     let store = Store::new(store_dir);
-    Ok(call("overview", &model::overview(&store)?))
+    let live = Live {
+        stamp: stamp(store_dir)?,
+    };
+    let overview = model::overview(&store)?;
+    Ok(format!(
+        "window.__hj.overview({}, {});\n",
+        inert(&overview),
+        inert(&live)
+    ))
 }
 
 /// `data/runs/{slug}/{runId}.js`: `window.__hj.run({...})`, or `None` when there
@@ -132,13 +150,14 @@ pub fn stamp(store_dir: &Path) -> Result<String, StoreError> {
 }
 
 fn call<T: serde::Serialize>(what: &str, v: &T) -> String {
+    format!("window.__hj.{what}({});\n", inert(v))
+}
+
+/// `v` as JSON that stays data when inlined: `</script>` cannot occur in a
+/// separate script file, but someone may inline it.
+fn inert<T: serde::Serialize>(v: &T) -> String {
     let json = serde_json::to_string(v).expect("report data serializes");
-    // `</script>` cannot occur in a separate script file, but keep the data inert
-    // if someone inlines it.
-    format!(
-        "window.__hj.{what}({});\n",
-        json.replace("</", "<\\/").replace('\u{2028}', "\\u2028")
-    )
+    json.replace("</", "<\\/").replace('\u{2028}', "\\u2028")
 }
 
 fn is_fresh(store: &Store, target: &Path, source: &Path) -> bool {

@@ -395,3 +395,19 @@ fn reports_and_checkpoints_never_follow_links_out_of_harshjudge() {
     );
     assert_eq!((writes_outside, reads_outside), (0, 0));
 }
+
+/// Issue 20.2: the live overview carries the stamp it was read at, so the
+/// page's first poll compares against the data's own stamp.
+#[test]
+fn the_live_overview_carries_its_stamp() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    let js = overview_js(dir).unwrap();
+    let stamp = stamp(dir).unwrap();
+    assert!(
+        js.starts_with("window.__hj.overview({")
+            && js.ends_with(&format!(", {{\"stamp\":\"{stamp}\"}});\n")),
+        "{js}"
+    );
+}
