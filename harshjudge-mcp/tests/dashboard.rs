@@ -1366,30 +1366,9 @@ fn snapshot_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 // ------------------------------------------------- a dashboard and its project
 
-/// Live `dashboard serve` processes of the project at `root` (their command
-/// line names it after `--cwd`): one left after its test is a leak, like a
-/// browser (tests/processes.rs).
-fn dashboards_of(root: &Path) -> Vec<u32> {
-    let want = root.as_os_str().as_encoded_bytes();
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        let serve = args
-            .windows(2)
-            .any(|w| w[0] == b"dashboard" && w[1] == b"serve");
-        let ours = args.windows(2).any(|w| w[0] == b"--cwd" && w[1] == want);
-        if serve && ours && alive(pid) {
-            out.push(pid);
-        }
-    }
-    out
-}
+#[path = "../../tests/support/dashboards.rs"]
+mod dashboards;
+use dashboards::dashboards_of;
 
 /// The real MCP server over stdio, with the dashboard on (as the original).
 struct McpServer {

@@ -251,36 +251,9 @@ pub fn mcp_binary() -> PathBuf {
         .clone()
 }
 
-/// Live `harshjudge-mcp … dashboard serve` processes of the project at `root`
-/// (their command line names it after `--cwd`): a dashboard left running after
-/// its test counts as a leak, like a browser (tests/processes.rs).
-pub fn dashboards_of(root: &Path) -> Vec<u32> {
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let want = root.as_os_str().as_encoded_bytes();
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rfind(')')
-                .and_then(|i| s[i + 1..].split_whitespace().next())
-                .is_some_and(|st| st == "Z" || st == "X")
-        });
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        let serve = args
-            .windows(2)
-            .any(|w| w[0] == b"dashboard" && w[1] == b"serve");
-        let ours = args.windows(2).any(|w| w[0] == b"--cwd" && w[1] == want);
-        if serve && ours && !zombie {
-            out.push(pid);
-        }
-    }
-    out
-}
+#[path = "dashboards.rs"]
+mod dashboards;
+pub use dashboards::dashboards_of;
 
 /// Waits up to `secs` for the dashboards of `root` to end; returns those left.
 pub fn dashboards_left(root: &Path, secs: u64) -> Vec<u32> {

@@ -254,19 +254,7 @@ impl Dashboard {
         }
         let _lock = DirLock::acquire(&self.dir)?;
         match self.status() {
-            Status::Running(s) => {
-                if open_browser {
-                    browse(&s.url);
-                }
-                return Ok(DashboardOpened {
-                    success: true,
-                    message: format!("Dashboard already running at {}", s.url),
-                    url: s.url,
-                    port: s.port,
-                    pid: s.pid,
-                    already_running: true,
-                });
-            }
+            Status::Running(s) => return Ok(already_running(s, open_browser)),
             Status::Stale { state, .. } => {
                 if let Some(s) = &state
                     && is_dashboard(s.pid, s.port)
@@ -284,17 +272,7 @@ impl Dashboard {
         if let Some(s) = self.find_running(first..=last) {
             self.write_state(&s)
                 .map_err(|e| failed(Code::Internal, e.to_string()))?;
-            if open_browser {
-                browse(&s.url);
-            }
-            return Ok(DashboardOpened {
-                success: true,
-                message: format!("Dashboard already running at {}", s.url),
-                url: s.url,
-                port: s.port,
-                pid: s.pid,
-                already_running: true,
-            });
+            return Ok(already_running(s, open_browser));
         }
         let exe = binary().map_err(|e| failed(Code::Internal, e))?;
         for p in first..=last {
@@ -501,6 +479,21 @@ impl Dashboard {
             lines.reverse();
             format!(": {}", lines.join(" | "))
         }
+    }
+}
+
+/// The answer of `open` when a dashboard of this project already serves it.
+fn already_running(s: State, open_browser: bool) -> DashboardOpened {
+    if open_browser {
+        browse(&s.url);
+    }
+    DashboardOpened {
+        success: true,
+        message: format!("Dashboard already running at {}", s.url),
+        url: s.url,
+        port: s.port,
+        pid: s.pid,
+        already_running: true,
     }
 }
 
