@@ -22,7 +22,7 @@ use proc_macro::TokenStream;
 ///   limit for each step. A duration is an integer with a unit `ms`, `s`, `m` or
 ///   `h`, or a bare integer number of seconds.
 ///
-/// ```text
+/// ```no_run
 /// use harshjudge::{scenario, step, Scenario};
 ///
 /// /// Checkout with a saved card.
@@ -32,14 +32,31 @@ use proc_macro::TokenStream;
 ///     step!("Pay with the saved card", timeout = "5s", {
 ///         harshjudge::ensure!(cart == 2, "bad cart {}", cart);
 ///     });
+///     step!(
+///         "See the receipt",
+///         expect = "a receipt with the total is shown and no error is visible",
+///         { s.attach_text("receipt", "total: 42.00")?; }
+///     );
 ///     Ok(())
 /// }
+///
+/// harshjudge::main!();
 /// ```
 ///
 /// Each top-level `step!("title", body)` (also `let pattern = step!(...);`) is
 /// replaced by its body, preceded by a step boundary placed right after the
 /// previous step: code between two steps belongs to the next one. The scenario is
 /// registered with its steps so that they can be listed without running anything.
+///
+/// A step's named arguments, before its body:
+/// - `timeout = "5s"`: this step's limit (overrides `step_timeout`);
+/// - `expect = "…"`: what the step's evidence must show, in words (a non-empty
+///   string literal, at most 4 KiB). It is written into the step's `.md`
+///   (`## Expected Outcome`) and `result.json` (`expectation`), and a judge
+///   (`HARSHJUDGE_JUDGE_CMD`, `HARSHJUDGE_JUDGE_URL`, or an agent through
+///   `harshjudge-mcp`) gives the step a verdict from its recorded evidence: the
+///   step passes only when its code passed and the verdict is `pass`. Without a
+///   judge the verdict stays `pending`. See the README's "Judges".
 #[proc_macro_attribute]
 pub fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
     scenario::scenario(args.into(), item.into()).into()

@@ -73,8 +73,14 @@ pub use serde_json;
 ///
 /// Only valid as a top-level statement of a `#[scenario]` body (optionally as
 /// `let pattern = step!(…);`). The block's value is the value of the step, so
-/// later steps can use it. An optional per-step timeout overrides the
-/// scenario's `step_timeout`: `step!("title", timeout = "5s", { body })`.
+/// later steps can use it. Named arguments come before the body:
+/// - `timeout = "5s"` overrides the scenario's `step_timeout` for this step:
+///   `step!("title", timeout = "5s", { body })`;
+/// - `expect = "…"` says in words what the step's evidence must show
+///   (`step!("Pay", expect = "a receipt with the total is shown", { body })`): a
+///   judge gives the step a verdict from its recorded evidence, and the step
+///   passes only when its code passed and the verdict is `pass` (see
+///   [`judge`] and the `#[scenario]` documentation).
 ///
 /// The `#[scenario]` attribute rewrites every top-level `step!`; one that is left
 /// (inside a loop, a branch, a closure or a plain function) is a compile error.
