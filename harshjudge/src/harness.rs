@@ -16,15 +16,17 @@ use std::path::{Path, PathBuf};
 
 pub use libtest_mimic::Arguments;
 
+use crate::harness::flags::SuiteFlags;
 use crate::registry::{self, ScenarioDef};
 use crate::settings::Settings;
 use crate::store::{Slug, Store};
-use crate::suite::SuiteFlags;
 
 mod consumers;
 pub(crate) mod exec;
+pub mod flags;
 pub(crate) mod plan;
 mod rejudge;
+mod signals;
 mod tail;
 
 /// Every test passed.
@@ -212,7 +214,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
     };
     let verbose = verbose_setting()?;
     let store = settings.as_ref().map(|s| Store::new(&s.dir));
-    let binary = crate::suite::binary_name();
+    let binary = crate::store::binary_name();
     crate::browser::configure_snapshots(&package_root, &binary, flags.update_snapshots);
     // Listing reads no settings otherwise: `--shard`'s durations' folder here.
     let listing_store = (flags.shard.is_some() && store.is_none())

@@ -53,7 +53,6 @@ mod scenario;
 pub mod settings;
 pub mod shard;
 pub mod store;
-pub mod suite;
 #[cfg(test)]
 mod testing;
 pub mod visual;

@@ -20,6 +20,7 @@ use crate::store::{
 
 pub(crate) mod judging;
 mod repair;
+pub mod replay;
 mod settle;
 mod state;
 pub(crate) mod writer;

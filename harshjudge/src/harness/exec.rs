@@ -8,14 +8,16 @@ use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, Conclusion, Trial};
 
+use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::registry::ScenarioDef;
 use crate::report::{RunLine, Summary};
 use crate::run::RunHandle;
+use crate::run::replay::ReplayInfo;
 use crate::runner::{self, Limits, Shared};
 use crate::settings::Settings;
+use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
 use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store};
-use crate::suite::{Judged, ReplayInfo, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
 
 use super::consumers::{
     Attempt, Buffer, HarnessSink, Slot, Tracked, fail_unstarted, not_run, trial_result,
@@ -466,7 +468,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         evidence: x.settings.evidence,
         full_page: x.settings.full_page,
     };
-    crate::suite::listen_for_signals(&rt);
+    super::signals::listen_for_signals(&rt);
     let replay = Arc::new(ReplayInfo::from_env(
         x.pkg.name,
         x.package_root,

@@ -12,10 +12,11 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Trial};
 
+use super::flags::SuiteFlags;
 use crate::event::StepOutcome;
 use crate::registry::ScenarioDef;
+use crate::store::checkpoint::{Checkpoint, ScenarioEntry, ScenarioState, SuiteLog};
 use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store};
-use crate::suite::{Checkpoint, ScenarioEntry, ScenarioState, SuiteFlags, SuiteLog};
 
 use super::step_test_name;
 

@@ -418,11 +418,11 @@ fn resume_reuses_finished_runs_and_reruns_the_rest() {
     // The reused entry says how the execution ended (nothing to judge here).
     assert_eq!(
         (checkout.entry.executed, checkout.entry.judged),
-        (Some(crate::suite::Executed::Fail), None)
+        (Some(crate::store::checkpoint::Executed::Fail), None)
     );
     assert_eq!(
         p.reused[0].entry.executed,
-        Some(crate::suite::Executed::Pass)
+        Some(crate::store::checkpoint::Executed::Pass)
     );
     assert_eq!(
         checkout.outcomes[2].reason.as_deref(),

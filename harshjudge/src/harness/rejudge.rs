@@ -17,13 +17,14 @@ use std::time::SystemTime;
 
 use libtest_mimic::{Arguments, Trial};
 
+use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::judge::{self, Judge, JudgeInput, JudgeSettings, Judged};
 use crate::registry::ScenarioDef;
 use crate::settings::Settings;
+use crate::store::checkpoint::{ScenarioEntry, SuiteLog};
 use crate::store::judge::StepJudgment;
 use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
-use crate::suite::{ScenarioEntry, SuiteFlags, SuiteLog};
 
 use super::consumers::{HarnessSink, Slot};
 use super::plan::{Plan, recorded_outcomes};
@@ -52,7 +53,7 @@ pub(super) fn owner(
         Some(def) => Ok(vec![*def]),
         None => Err(format!(
             "--rejudge-run {run}: the run belongs to scenario \"{slug}\", which test binary `{}` does not define: run the test target that defines it with --rejudge-run",
-            crate::suite::binary_name()
+            crate::store::binary_name()
         )),
     }
 }

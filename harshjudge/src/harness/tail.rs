@@ -11,7 +11,7 @@ use libtest_mimic::{Conclusion, FormatSetting};
 
 use crate::settings::Settings;
 use crate::store::Store;
-use crate::suite::SuiteLog;
+use crate::store::checkpoint::SuiteLog;
 
 use super::consumers::HarnessSink;
 use super::{EXIT_FAILED, EXIT_OK};
@@ -80,7 +80,7 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             print!("{text}");
         }
     }
-    let signal = crate::suite::signal_exit_code();
+    let signal = super::signals::signal_exit_code();
     if let Some(log) = &t.log {
         log.finish(signal.is_some());
     }

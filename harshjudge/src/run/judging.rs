@@ -15,10 +15,11 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
+use super::replay::{ReplayInfo, sh_quote};
 use crate::judge::{self, JudgeSettings};
 use crate::settings::env;
+use crate::store::binary_name;
 use crate::store::{RunId, Slug, StepResult, StepStatus, Store};
-use crate::suite::{ReplayInfo, binary_name, sh_quote};
 
 /// How many judges may work at once in one harness invocation.
 pub const MAX_PARALLEL_JUDGES: usize = 4;

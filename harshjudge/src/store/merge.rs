@@ -14,12 +14,12 @@ use std::path::{Path, PathBuf};
 
 use super::yaml::{Mapping, Value};
 
+use super::checkpoint::{Checkpoint, ScenarioEntry};
 use super::fsio::{self, io_err, write_atomic};
 use super::{
     MetaDoc, PrunedRuns, RunId, RunResult, RunStatus, Slug, Store, StoreError, read_meta_doc,
     result_bytes,
 };
-use crate::suite::{Checkpoint, ScenarioEntry};
 
 /// The `meta.yaml` keys that are statistics (recounted, never copied).
 const STAT_KEYS: &[&str] = &[

@@ -21,6 +21,7 @@
 //! every id is validated ([`ids`]) before it becomes part of a path.
 
 mod blobs;
+pub mod checkpoint;
 pub mod exec_paths;
 mod fsio;
 pub mod ids;
@@ -37,6 +38,7 @@ mod types;
 pub mod yaml;
 
 pub use blobs::BLOB_MIN_SIZE;
+pub use checkpoint::binary_name;
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
 pub use paths::{EvidenceFile, LAYOUT_NAMES, RunEvidence, STORE_DIR};

@@ -340,7 +340,7 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
         .read_config()
         .map(|c| c.project_name)
         .unwrap_or_default();
-    let mut removed = crate::suite::removed_scenarios(store);
+    let mut removed = crate::store::checkpoint::removed_scenarios(store);
     let mut scenarios = Vec::new();
     for slug in store.list_scenarios()? {
         let meta = store.read_meta(&slug).ok().flatten().unwrap_or_default();

@@ -312,7 +312,7 @@ fn flaky_means_a_pass_on_a_retry_and_mixed_history_is_separate() {
 fn reports_and_checkpoints_never_follow_links_out_of_harshjudge() {
     use crate::report::invocation::{Publish, publish};
     use crate::report::junit::RunRef;
-    use crate::suite::SuiteLog;
+    use crate::store::checkpoint::SuiteLog;
     use std::os::unix::fs::symlink;
     const SECRET: &str = "TOPSECRET-outside-the-project";
     fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {

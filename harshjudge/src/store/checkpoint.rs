@@ -1,225 +1,22 @@
-//! What one harness invocation adds to libtest's command line (`--retries`,
-//! `--resume`, `--last-failed`, `--fail-on-flaky`, `--shard`, `--rejudge`,
-//! `--rejudge-run`), the suite checkpoint that makes `--resume` and
-//! `--last-failed` possible, and Ctrl-C / SIGTERM.
+//! The suite checkpoint that makes `--resume` and `--last-failed` possible.
 //!
 //! The checkpoint is `.harshJudge/.suite/{test binary}.json`, rewritten
 //! atomically whenever a scenario starts or ends and once its judgment is
 //! known: which scenarios passed, failed, were flaky, or were still pending or
 //! running when the process stopped, and for each finished one its execution
 //! (`executed`: the code's own outcome) and its judgment (`judged`: the
-//! verdicts of its steps with an expectation) apart.
+//! verdicts of its steps with an expectation) apart; and every scenario the
+//! binary has (`suite`) and those it no longer has (`removed`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::settings::{env, env_bool};
-use crate::store::{
+use super::{
     RunId, RunResult, RunStatus, Slug, StepStatus, Store, StoreError, VerdictState, now_iso,
 };
-
-/// Flags of ours, taken out of the command line before libtest parses the rest.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SuiteFlags {
-    /// `--retries N` (else `HARSHJUDGE_RETRIES`): attempts after a failure, for
-    /// scenarios that set no `retries` of their own.
-    pub retries: Option<u32>,
-    /// `--resume` (else `HARSHJUDGE_RESUME=1`): rerun only the scenarios the last
-    /// invocation did not finish; reuse the others' results.
-    pub resume: bool,
-    /// `--last-failed` (else `HARSHJUDGE_LAST_FAILED=1`): run only the scenarios
-    /// that failed (or were interrupted) last time.
-    pub last_failed: bool,
-    /// `--fail-on-flaky` (else `HARSHJUDGE_FLAKY=fail`): a scenario that passes
-    /// only on a retry fails the suite.
-    pub fail_on_flaky: bool,
-    /// `--shard i/n`: run only the `i`-th of `n` shards of the scenarios
-    /// ([`crate::shard`]). Under cargo-nextest, use `--partition` instead.
-    pub shard: Option<crate::shard::Shard>,
-    /// `--update-snapshots` (else `HARSHJUDGE_UPDATE_SNAPSHOTS=1`): `to_have_screenshot`
-    /// writes the baselines that are missing or differ, and passes.
-    pub update_snapshots: bool,
-    /// `--rejudge`: re-make the verdicts of each selected scenario's latest
-    /// finished run from its recorded evidence; nothing runs.
-    pub rejudge: bool,
-    /// `--rejudge-run RUN_ID`: re-make every verdict of that one run (never
-    /// reused), as `judge/replay.sh` does; nothing runs.
-    pub rejudge_run: Option<String>,
-    /// libtest's positional filters after the first (libtest-mimic's
-    /// `Arguments` takes one): as in libtest, a test runs when it matches any
-    /// of them.
-    pub extra_filters: Vec<String>,
-}
-
-/// libtest's options that take a value (`--skip X`): that value is not a filter.
-const LIBTEST_VALUED: [&str; 6] = [
-    "--test-threads",
-    "--logfile",
-    "--skip",
-    "--color",
-    "--format",
-    "-Z",
-];
-
-/// A bad flag or variable.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct FlagError(pub String);
-
-impl From<crate::settings::SettingError> for FlagError {
-    fn from(e: crate::settings::SettingError) -> Self {
-        FlagError(e.to_string())
-    }
-}
-
-fn parse_retries(v: &str, from: &str) -> Result<u32, FlagError> {
-    match v.trim().parse::<u32>() {
-        Ok(n) if n <= 10 => Ok(n),
-        _ => Err(FlagError(format!(
-            "{from} {v:?} is invalid: expected a number of retries from 0 to 10"
-        ))),
-    }
-}
-
-fn parse_run_id(v: &str) -> Result<String, FlagError> {
-    RunId::new(v.trim()).map(|r| r.to_string()).map_err(|e| {
-        FlagError(format!(
-            "--rejudge-run {v:?} is invalid ({e}): expected a run id, the name of a folder in .harshJudge/scenarios/*/runs/"
-        ))
-    })
-}
-
-impl SuiteFlags {
-    /// Splits `args` (program name first) into libtest's arguments and ours.
-    /// The environment gives the defaults; flags win.
-    pub fn split(
-        args: impl IntoIterator<Item = String>,
-    ) -> Result<(Vec<String>, SuiteFlags), FlagError> {
-        let mut flags = SuiteFlags::from_env()?;
-        let mut it = args.into_iter();
-        // The program name, then the arguments.
-        let mut rest: Vec<String> = it.next().into_iter().collect();
-        let mut has_filter = false;
-        let mut only_filters = false;
-        while let Some(a) = it.next() {
-            let positional = only_filters || a == "-" || !a.starts_with('-');
-            if positional {
-                // libtest-mimic parses the first; the others are ours.
-                if has_filter {
-                    flags.extra_filters.push(a);
-                } else {
-                    has_filter = true;
-                    rest.push(a);
-                }
-                continue;
-            }
-            match a.as_str() {
-                "--" => {
-                    only_filters = true;
-                    rest.push(a);
-                }
-                _ if LIBTEST_VALUED.contains(&a.as_str()) => {
-                    rest.push(a);
-                    rest.extend(it.next());
-                }
-                "--resume" => flags.resume = true,
-                "--last-failed" => flags.last_failed = true,
-                "--fail-on-flaky" => flags.fail_on_flaky = true,
-                "--update-snapshots" => flags.update_snapshots = true,
-                "--retries" => {
-                    let v = it.next().ok_or_else(|| {
-                        FlagError("--retries needs a number, e.g. --retries 2".into())
-                    })?;
-                    flags.retries = Some(parse_retries(&v, "--retries")?);
-                }
-                _ if a.starts_with("--retries=") => {
-                    flags.retries = Some(parse_retries(&a["--retries=".len()..], "--retries")?);
-                }
-                "--shard" => {
-                    let v = it.next().ok_or_else(|| {
-                        FlagError(
-                            "--shard needs a value i/n (the i-th of n shards), e.g. --shard 2/3"
-                                .into(),
-                        )
-                    })?;
-                    flags.shard =
-                        Some(crate::shard::Shard::parse(&v, "--shard").map_err(FlagError)?);
-                }
-                "--rejudge" => flags.rejudge = true,
-                "--rejudge-run" => {
-                    let v = it.next().ok_or_else(|| {
-                        FlagError(
-                            "--rejudge-run needs a run id, e.g. --rejudge-run 20261123T101500123Z-a1b2c3 (the name of a folder in .harshJudge/scenarios/*/runs/)"
-                                .into(),
-                        )
-                    })?;
-                    flags.rejudge_run = Some(parse_run_id(&v)?);
-                }
-                _ if a.starts_with("--rejudge-run=") => {
-                    flags.rejudge_run = Some(parse_run_id(&a["--rejudge-run=".len()..])?);
-                }
-                _ if a.starts_with("--shard=") => {
-                    flags.shard = Some(
-                        crate::shard::Shard::parse(&a["--shard=".len()..], "--shard")
-                            .map_err(FlagError)?,
-                    );
-                }
-                _ => rest.push(a),
-            }
-        }
-        if flags.resume && flags.last_failed {
-            return Err(FlagError(
-                "--resume and --last-failed cannot be combined: --resume continues an interrupted invocation, --last-failed reruns what failed".into(),
-            ));
-        }
-        if flags.rejudge && flags.rejudge_run.is_some() {
-            return Err(FlagError(
-                "--rejudge and --rejudge-run cannot be combined: --rejudge re-judges the latest run of each selected scenario, --rejudge-run one run; use one of them".into(),
-            ));
-        }
-        if flags.rejudging() && flags.resume {
-            return Err(FlagError(
-                "--rejudge and --resume cannot be combined: --rejudge runs nothing (it re-makes verdicts from recorded evidence), --resume continues an interrupted invocation (and re-judges what it left unjudged); use one of them".into(),
-            ));
-        }
-        Ok((rest, flags))
-    }
-
-    /// Whether this invocation re-judges instead of running (`--rejudge` or `--rejudge-run`).
-    pub fn rejudging(&self) -> bool {
-        self.rejudge || self.rejudge_run.is_some()
-    }
-
-    /// The defaults from `HARSHJUDGE_RETRIES`, `HARSHJUDGE_RESUME`,
-    /// `HARSHJUDGE_LAST_FAILED` and `HARSHJUDGE_FLAKY`.
-    pub fn from_env() -> Result<SuiteFlags, FlagError> {
-        Ok(SuiteFlags {
-            retries: env("HARSHJUDGE_RETRIES")?
-                .map(|v| parse_retries(&v, "setting HARSHJUDGE_RETRIES ="))
-                .transpose()?,
-            resume: env_bool("HARSHJUDGE_RESUME", false)?,
-            last_failed: env_bool("HARSHJUDGE_LAST_FAILED", false)?,
-            fail_on_flaky: match env("HARSHJUDGE_FLAKY")?.as_deref() {
-                None | Some("pass") => false,
-                Some("fail") => true,
-                Some(other) => {
-                    return Err(FlagError(format!(
-                        "setting HARSHJUDGE_FLAKY={other:?} is invalid: expected pass (flaky scenarios pass, the default) or fail"
-                    )));
-                }
-            },
-            shard: None,
-            update_snapshots: env_bool("HARSHJUDGE_UPDATE_SNAPSHOTS", false)?,
-            rejudge: false,
-            rejudge_run: None,
-            extra_filters: Vec::new(),
-        })
-    }
-}
 
 /// Where a scenario stands in the checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -684,150 +481,224 @@ impl SuiteLog {
     }
 }
 
-/// Quotes `s` for a POSIX shell.
-pub(crate) fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// What `replay.sh` needs to rerun a scenario exactly.
-#[derive(Clone, Debug)]
-pub struct ReplayInfo {
-    /// `CARGO_PKG_NAME`.
-    pub package: String,
-    /// The package root, as resolved at run time ([`crate::harness::package_root`]).
-    pub package_root: PathBuf,
-    /// The `.harshJudge/` folder (absolute).
-    pub store_dir: PathBuf,
-    /// `HARSHJUDGE_*` settings to pin (name, value).
-    pub env: Vec<(String, String)>,
-}
-
-impl ReplayInfo {
-    /// The settings of this process worth pinning: the base URL only when the
-    /// user gave it (a suite's own app gets a new port each time), the
-    /// evidence mode and the limits.
-    pub fn from_env(package: &str, package_root: &Path, store_dir: &Path) -> ReplayInfo {
-        let env = [
-            "HARSHJUDGE_BASE_URL",
-            "HARSHJUDGE_EVIDENCE",
-            "HARSHJUDGE_FULL_PAGE",
-            "HARSHJUDGE_STEP_TIMEOUT",
-            "HARSHJUDGE_TIMEOUT",
-            "HARSHJUDGE_WEBDRIVER_URL",
-            "HARSHJUDGE_CHROMEDRIVER",
-        ]
-        .iter()
-        .filter_map(|k| env(k).ok().flatten().map(|v| (k.to_string(), v)))
-        .collect();
-        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        ReplayInfo {
-            package: package.into(),
-            package_root: abs(package_root),
-            store_dir: abs(store_dir),
-            env,
-        }
-    }
-
-    /// Writes `run_dir/replay.sh`, which reruns the scenario whose last selected
-    /// step is the test `test_name` (the steps before it run too).
-    pub fn write(
-        &self,
-        run_dir: &Path,
-        slug: &str,
-        run_id: &str,
-        test_name: &str,
-    ) -> Result<(), StoreError> {
-        let exe = std::env::current_exe()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let mut s = String::new();
-        s.push_str("#!/bin/sh\n");
-        s.push_str(&format!(
-            "# Reruns scenario \"{slug}\" as run {run_id} ran it: the same test binary,\n# the same exact filter, base URL and evidence mode. The new run is recorded\n# next to this one. Arguments are passed on to the test binary (e.g. --nocapture).\nset -e\ncd {}\n",
-            sh_quote(&self.package_root.display().to_string())
-        ));
-        // The package root the run used, whatever the caller's environment says.
-        s.push_str(&format!(
-            "export CARGO_MANIFEST_DIR={}\n",
-            sh_quote(&self.package_root.display().to_string())
-        ));
-        s.push_str(&format!(
-            "export HARSHJUDGE_DIR={}\n",
-            sh_quote(&self.store_dir.display().to_string())
-        ));
-        if !self.env.iter().any(|(k, _)| k == "HARSHJUDGE_BASE_URL") {
-            s.push_str(
-                "# No HARSHJUDGE_BASE_URL: the suite starts its own app (or reads config.yaml).\n",
-            );
-            s.push_str("unset HARSHJUDGE_BASE_URL\n");
-        }
-        for (k, v) in &self.env {
-            s.push_str(&format!("export {k}={}\n", sh_quote(v)));
-        }
-        s.push_str(&format!(
-            "bin={}\nif [ -x \"$bin\" ]; then\n  exec \"$bin\" --exact {} \"$@\"\nfi\necho \"replay.sh: $bin is gone (rebuilt or cleaned): running through cargo\" >&2\nexec cargo test -p {} --test {} -- --exact {} \"$@\"\n",
-            sh_quote(&exe),
-            sh_quote(test_name),
-            sh_quote(&self.package),
-            sh_quote(&binary_name()),
-            sh_quote(test_name),
-        ));
-        let path = Store::replay_script(run_dir);
-        Store::new(&self.store_dir).write_file(&path, s.as_bytes())?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-                .map_err(|source| StoreError::Io { path, source })?;
-        }
-        Ok(())
-    }
-}
-
-/// The signal that stopped the run (its exit code: 130 for SIGINT, 143 for
-/// SIGTERM), 0 when none.
-static SIGNALLED: AtomicI32 = AtomicI32::new(0);
-
-/// The exit code a signal asks for, if one arrived.
-pub fn signal_exit_code() -> Option<i32> {
-    match SIGNALLED.load(Ordering::SeqCst) {
-        0 => None,
-        n => Some(n),
-    }
-}
-
-/// Listens for Ctrl-C and SIGTERM on the harness's runtime. The first stops
-/// every running scenario (each marks its run interrupted, its files written,
-/// its browser released) and lets the harness finish normally; a second one
-/// stops chromedriver and exits at once.
-pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime) {
-    rt.spawn(async {
-        let Ok(mut term) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        else {
-            return;
-        };
-        let (name, code) = tokio::select! {
-            _ = tokio::signal::ctrl_c() => ("SIGINT (Ctrl-C)", 130),
-            _ = term.recv() => ("SIGTERM", 143),
-        };
-        SIGNALLED.store(code, Ordering::SeqCst);
-        eprintln!(
-            "\nharshjudge: {name}: stopping the running scenarios and marking their runs interrupted (send it again to stop at once)"
-        );
-        crate::runner::interrupt_all(format!(
-            "interrupted by {name} before the run ended; rerun with --resume to continue the suite"
-        ));
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {},
-            _ = term.recv() => {},
-        }
-        eprintln!("harshjudge: stopping at once");
-        let _ = crate::store::flush_writes();
-        crate::browser::stop_driver_now();
-        std::process::exit(code);
-    });
-}
-
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    fn result(steps: serde_json::Value) -> RunResult {
+        serde_json::from_value(serde_json::json!({
+            "runId": "r1", "scenarioSlug": "s", "status": "pass",
+            "startedAt": "2026-11-23T00:00:00.000Z", "completedAt": "2026-11-23T00:00:01.000Z",
+            "duration": 1000, "steps": steps,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn execution_and_judgment_are_kept_apart() {
+        let step = |id: &str, status: &str, extra: serde_json::Value| {
+            let mut v = serde_json::json!({"id": id, "status": status, "duration": 1});
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            v
+        };
+        // Nothing to judge.
+        let r = result(serde_json::json!([step(
+            "01",
+            "pass",
+            serde_json::json!({})
+        )]));
+        assert_eq!(
+            (Executed::of(&r), Judged::of(&r)),
+            (Some(Executed::Pass), None)
+        );
+        // An expectation without a verdict state yet, or pending, or an error: pending.
+        for extra in [
+            serde_json::json!({"expectation": "x"}),
+            serde_json::json!({"expectation": "x", "verdict": "pending"}),
+            serde_json::json!({"expectation": "x", "verdict": "error", "executedStatus": "pass", "status": "fail"}),
+        ] {
+            let r = result(serde_json::json!([step("01", "pass", extra)]));
+            assert_eq!(Judged::of(&r), Some(Judged::Pending), "{r:?}");
+        }
+        // A failing verdict: executed pass, judged fail; the run's state fails.
+        let mut r = result(serde_json::json!([
+            step(
+                "01",
+                "pass",
+                serde_json::json!({"expectation": "x", "verdict": "pass"})
+            ),
+            step(
+                "02",
+                "fail",
+                serde_json::json!({"expectation": "y", "verdict": "fail", "executedStatus": "pass"})
+            ),
+        ]));
+        r.status = RunStatus::Fail;
+        r.executed_status = Some(RunStatus::Pass);
+        let mut e = ScenarioEntry::new(ScenarioState::Pass, Some("r1".into()), 1);
+        e.note_result(&r);
+        assert_eq!(
+            (e.state, e.executed, e.judged),
+            (
+                ScenarioState::Fail,
+                Some(Executed::Pass),
+                Some(Judged::Fail)
+            )
+        );
+        // Uncertain counts as the combined status says.
+        let r = result(serde_json::json!([step(
+            "01",
+            "pass",
+            serde_json::json!({"expectation": "x", "verdict": "uncertain"})
+        )]));
+        assert_eq!(Judged::of(&r), Some(Judged::Pass));
+        // An interrupted run has no execution outcome.
+        let mut r = result(serde_json::json!([]));
+        r.interrupted = true;
+        assert_eq!(Executed::of(&r), None);
+        // `pending` noted from the code's expectations stands while result.json
+        // knows of no verdict.
+        let r = result(serde_json::json!([step(
+            "01",
+            "pass",
+            serde_json::json!({})
+        )]));
+        let mut e = ScenarioEntry::new(ScenarioState::Pass, Some("r1".into()), 1);
+        e.judged = Some(Judged::Pending);
+        e.note_result(&r);
+        assert_eq!(e.judged, Some(Judged::Pending));
+    }
+
+    #[test]
+    fn a_checkpoint_written_before_judgments_still_loads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let path = SuiteLog::path(&store, "demo");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"binary":"demo","pid":1,"startedAt":"2026-01-01T00:00:00.000Z","finishedAt":null,
+               "scenarios":{"a":{"state":"pass","runId":"r1","attempts":1}}}"#,
+        )
+        .unwrap();
+        let prev = SuiteLog::previous(&store, "demo").unwrap().unwrap();
+        let a = &prev.scenarios["a"];
+        assert_eq!(
+            (a.state, a.executed, a.judged),
+            (ScenarioState::Pass, None, None)
+        );
+        // --rejudge updates an entry in place, keeping the invocation's fields.
+        let mut r = result(serde_json::json!([]));
+        r.run_id = "r1".into();
+        SuiteLog::update_previous(&store, "demo", |e| {
+            e.get_mut("a").unwrap().note_result(&r);
+        })
+        .unwrap();
+        let now = SuiteLog::previous(&store, "demo").unwrap().unwrap();
+        assert_eq!(now.started_at, prev.started_at);
+        assert_eq!(now.scenarios["a"].executed, Some(Executed::Pass));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("\"executed\": \"pass\"") && !text.contains("judged"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_checkpoint_survives_a_round_trip_and_marks_the_unfinished() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let log = SuiteLog::begin(
+            &store,
+            "demo",
+            &["a", "b", "c"],
+            None,
+            &["a", "b", "c"],
+            &BTreeMap::new(),
+        )
+        .unwrap();
+        log.set("a", ScenarioState::Pass, Some("r1".into()), 1);
+        log.set("b", ScenarioState::Running, Some("r2".into()), 1);
+        log.finish(true);
+        let prev = SuiteLog::previous(&store, "demo").unwrap().unwrap();
+        assert!(prev.interrupted && prev.finished_at.is_none());
+        assert_eq!(prev.scenarios["a"].state, ScenarioState::Pass);
+        assert_eq!(prev.scenarios["b"].state, ScenarioState::Interrupted);
+        assert_eq!(prev.scenarios["c"].state, ScenarioState::Interrupted);
+        assert!(prev.scenarios["b"].state.failed() && prev.scenarios["a"].state.finished());
+    }
+
+    /// Issue 20.6: what a binary no longer has is recorded as removed, with when
+    /// it was first missed; a filtered invocation (its whole registry in `suite`)
+    /// removes nothing; a scenario back in the code is no longer removed.
+    #[test]
+    fn scenarios_the_binary_no_longer_has_are_recorded_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let begin = |suite: &[&str], selected: &[&str]| {
+            let log =
+                SuiteLog::begin(&store, "web", suite, None, selected, &BTreeMap::new()).unwrap();
+            log.finish(false);
+            SuiteLog::previous(&store, "web").unwrap().unwrap()
+        };
+        let c = begin(&["home", "legacy"], &["home", "legacy"]);
+        assert_eq!(c.suite, ["home", "legacy"]);
+        assert!(c.removed.is_empty());
+        // `cargo test -- home`: only home runs, legacy is still in the binary.
+        let c = begin(&["home", "legacy"], &["home"]);
+        assert!(c.removed.is_empty(), "{:?}", c.removed);
+        // legacy deleted from the code.
+        let c = begin(&["home"], &["home"]);
+        assert_eq!(c.removed.keys().collect::<Vec<_>>(), ["legacy"]);
+        let since = c.removed["legacy"].clone();
+        assert_eq!(since, c.started_at);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let c = begin(&["home"], &["home"]);
+        assert_eq!(c.removed["legacy"], since, "first missed, not last");
+        assert_eq!(
+            removed_scenarios(&store),
+            BTreeMap::from([(
+                "legacy".to_string(),
+                Removed {
+                    binary: "web".into(),
+                    since: since.clone()
+                }
+            )])
+        );
+        // Moved to another binary: not removed.
+        SuiteLog::begin(
+            &store,
+            "api",
+            &["legacy"],
+            None,
+            &["legacy"],
+            &BTreeMap::new(),
+        )
+        .unwrap();
+        assert!(removed_scenarios(&store).is_empty());
+        std::fs::remove_file(store.suite_checkpoint("api")).unwrap();
+        // Back in the code.
+        let c = begin(&["home", "legacy"], &["home"]);
+        assert!(c.removed.is_empty(), "{:?}", c.removed);
+        assert!(removed_scenarios(&store).is_empty());
+    }
+
+    /// A checkpoint written before `suite` existed still tells what ran: a
+    /// scenario it names that the binary lacks now is removed.
+    #[test]
+    fn an_older_checkpoint_names_what_ran() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let old = r#"{"binary":"web","pid":1,"startedAt":"2026-01-01T00:00:00.000Z","finishedAt":null,
+            "scenarios":{"gone":{"state":"pass","runId":null,"attempts":1}}}"#;
+        store
+            .write_file(&store.suite_checkpoint("web"), old.as_bytes())
+            .unwrap();
+        let log =
+            SuiteLog::begin(&store, "web", &["home"], None, &["home"], &BTreeMap::new()).unwrap();
+        log.finish(false);
+        assert!(removed_scenarios(&store).contains_key("gone"));
+    }
+}

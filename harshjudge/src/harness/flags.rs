@@ -1,0 +1,276 @@
+//! What one harness invocation adds to libtest's command line: `--retries`,
+//! `--resume`, `--last-failed`, `--fail-on-flaky`, `--shard`, `--rejudge`,
+//! `--rejudge-run`, and libtest's filters after the first (libtest-mimic takes
+//! one).
+
+use crate::settings::{env, env_bool};
+use crate::store::RunId;
+
+/// Flags of ours, taken out of the command line before libtest parses the rest.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SuiteFlags {
+    /// `--retries N` (else `HARSHJUDGE_RETRIES`): attempts after a failure, for
+    /// scenarios that set no `retries` of their own.
+    pub retries: Option<u32>,
+    /// `--resume` (else `HARSHJUDGE_RESUME=1`): rerun only the scenarios the last
+    /// invocation did not finish; reuse the others' results.
+    pub resume: bool,
+    /// `--last-failed` (else `HARSHJUDGE_LAST_FAILED=1`): run only the scenarios
+    /// that failed (or were interrupted) last time.
+    pub last_failed: bool,
+    /// `--fail-on-flaky` (else `HARSHJUDGE_FLAKY=fail`): a scenario that passes
+    /// only on a retry fails the suite.
+    pub fail_on_flaky: bool,
+    /// `--shard i/n`: run only the `i`-th of `n` shards of the scenarios
+    /// ([`crate::shard`]). Under cargo-nextest, use `--partition` instead.
+    pub shard: Option<crate::shard::Shard>,
+    /// `--update-snapshots` (else `HARSHJUDGE_UPDATE_SNAPSHOTS=1`): `to_have_screenshot`
+    /// writes the baselines that are missing or differ, and passes.
+    pub update_snapshots: bool,
+    /// `--rejudge`: re-make the verdicts of each selected scenario's latest
+    /// finished run from its recorded evidence; nothing runs.
+    pub rejudge: bool,
+    /// `--rejudge-run RUN_ID`: re-make every verdict of that one run (never
+    /// reused), as `judge/replay.sh` does; nothing runs.
+    pub rejudge_run: Option<String>,
+    /// libtest's positional filters after the first (libtest-mimic's
+    /// `Arguments` takes one): as in libtest, a test runs when it matches any
+    /// of them.
+    pub extra_filters: Vec<String>,
+}
+
+/// libtest's options that take a value (`--skip X`): that value is not a filter.
+const LIBTEST_VALUED: [&str; 6] = [
+    "--test-threads",
+    "--logfile",
+    "--skip",
+    "--color",
+    "--format",
+    "-Z",
+];
+
+/// A bad flag or variable.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct FlagError(pub String);
+
+impl From<crate::settings::SettingError> for FlagError {
+    fn from(e: crate::settings::SettingError) -> Self {
+        FlagError(e.to_string())
+    }
+}
+
+fn parse_retries(v: &str, from: &str) -> Result<u32, FlagError> {
+    match v.trim().parse::<u32>() {
+        Ok(n) if n <= 10 => Ok(n),
+        _ => Err(FlagError(format!(
+            "{from} {v:?} is invalid: expected a number of retries from 0 to 10"
+        ))),
+    }
+}
+
+fn parse_run_id(v: &str) -> Result<String, FlagError> {
+    RunId::new(v.trim()).map(|r| r.to_string()).map_err(|e| {
+        FlagError(format!(
+            "--rejudge-run {v:?} is invalid ({e}): expected a run id, the name of a folder in .harshJudge/scenarios/*/runs/"
+        ))
+    })
+}
+
+impl SuiteFlags {
+    /// Splits `args` (program name first) into libtest's arguments and ours.
+    /// The environment gives the defaults; flags win.
+    pub fn split(
+        args: impl IntoIterator<Item = String>,
+    ) -> Result<(Vec<String>, SuiteFlags), FlagError> {
+        let mut flags = SuiteFlags::from_env()?;
+        let mut it = args.into_iter();
+        // The program name, then the arguments.
+        let mut rest: Vec<String> = it.next().into_iter().collect();
+        let mut has_filter = false;
+        let mut only_filters = false;
+        while let Some(a) = it.next() {
+            let positional = only_filters || a == "-" || !a.starts_with('-');
+            if positional {
+                // libtest-mimic parses the first; the others are ours.
+                if has_filter {
+                    flags.extra_filters.push(a);
+                } else {
+                    has_filter = true;
+                    rest.push(a);
+                }
+                continue;
+            }
+            match a.as_str() {
+                "--" => {
+                    only_filters = true;
+                    rest.push(a);
+                }
+                _ if LIBTEST_VALUED.contains(&a.as_str()) => {
+                    rest.push(a);
+                    rest.extend(it.next());
+                }
+                "--resume" => flags.resume = true,
+                "--last-failed" => flags.last_failed = true,
+                "--fail-on-flaky" => flags.fail_on_flaky = true,
+                "--update-snapshots" => flags.update_snapshots = true,
+                "--retries" => {
+                    let v = it.next().ok_or_else(|| {
+                        FlagError("--retries needs a number, e.g. --retries 2".into())
+                    })?;
+                    flags.retries = Some(parse_retries(&v, "--retries")?);
+                }
+                _ if a.starts_with("--retries=") => {
+                    flags.retries = Some(parse_retries(&a["--retries=".len()..], "--retries")?);
+                }
+                "--shard" => {
+                    let v = it.next().ok_or_else(|| {
+                        FlagError(
+                            "--shard needs a value i/n (the i-th of n shards), e.g. --shard 2/3"
+                                .into(),
+                        )
+                    })?;
+                    flags.shard =
+                        Some(crate::shard::Shard::parse(&v, "--shard").map_err(FlagError)?);
+                }
+                "--rejudge" => flags.rejudge = true,
+                "--rejudge-run" => {
+                    let v = it.next().ok_or_else(|| {
+                        FlagError(
+                            "--rejudge-run needs a run id, e.g. --rejudge-run 20261123T101500123Z-a1b2c3 (the name of a folder in .harshJudge/scenarios/*/runs/)"
+                                .into(),
+                        )
+                    })?;
+                    flags.rejudge_run = Some(parse_run_id(&v)?);
+                }
+                _ if a.starts_with("--rejudge-run=") => {
+                    flags.rejudge_run = Some(parse_run_id(&a["--rejudge-run=".len()..])?);
+                }
+                _ if a.starts_with("--shard=") => {
+                    flags.shard = Some(
+                        crate::shard::Shard::parse(&a["--shard=".len()..], "--shard")
+                            .map_err(FlagError)?,
+                    );
+                }
+                _ => rest.push(a),
+            }
+        }
+        if flags.resume && flags.last_failed {
+            return Err(FlagError(
+                "--resume and --last-failed cannot be combined: --resume continues an interrupted invocation, --last-failed reruns what failed".into(),
+            ));
+        }
+        if flags.rejudge && flags.rejudge_run.is_some() {
+            return Err(FlagError(
+                "--rejudge and --rejudge-run cannot be combined: --rejudge re-judges the latest run of each selected scenario, --rejudge-run one run; use one of them".into(),
+            ));
+        }
+        if flags.rejudging() && flags.resume {
+            return Err(FlagError(
+                "--rejudge and --resume cannot be combined: --rejudge runs nothing (it re-makes verdicts from recorded evidence), --resume continues an interrupted invocation (and re-judges what it left unjudged); use one of them".into(),
+            ));
+        }
+        Ok((rest, flags))
+    }
+
+    /// Whether this invocation re-judges instead of running (`--rejudge` or `--rejudge-run`).
+    pub fn rejudging(&self) -> bool {
+        self.rejudge || self.rejudge_run.is_some()
+    }
+
+    /// The defaults from `HARSHJUDGE_RETRIES`, `HARSHJUDGE_RESUME`,
+    /// `HARSHJUDGE_LAST_FAILED` and `HARSHJUDGE_FLAKY`.
+    pub fn from_env() -> Result<SuiteFlags, FlagError> {
+        Ok(SuiteFlags {
+            retries: env("HARSHJUDGE_RETRIES")?
+                .map(|v| parse_retries(&v, "setting HARSHJUDGE_RETRIES ="))
+                .transpose()?,
+            resume: env_bool("HARSHJUDGE_RESUME", false)?,
+            last_failed: env_bool("HARSHJUDGE_LAST_FAILED", false)?,
+            fail_on_flaky: match env("HARSHJUDGE_FLAKY")?.as_deref() {
+                None | Some("pass") => false,
+                Some("fail") => true,
+                Some(other) => {
+                    return Err(FlagError(format!(
+                        "setting HARSHJUDGE_FLAKY={other:?} is invalid: expected pass (flaky scenarios pass, the default) or fail"
+                    )));
+                }
+            },
+            shard: None,
+            update_snapshots: env_bool("HARSHJUDGE_UPDATE_SNAPSHOTS", false)?,
+            rejudge: false,
+            rejudge_run: None,
+            extra_filters: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn split(args: &[&str]) -> Result<(Vec<String>, SuiteFlags), FlagError> {
+        SuiteFlags::split(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn our_flags_are_taken_out_of_libtests() {
+        let (rest, f) =
+            split(&["bin", "--retries", "2", "web", "--exact", "--last-failed"]).unwrap();
+        assert_eq!(rest, ["bin", "web", "--exact"]);
+        assert_eq!(f.retries, Some(2));
+        assert!(f.last_failed && !f.resume);
+        let (_, f) = split(&["bin", "--retries=1", "--fail-on-flaky"]).unwrap();
+        assert_eq!((f.retries, f.fail_on_flaky), (Some(1), true));
+        let (rest, f) = split(&["bin", "--shard", "2/3", "web"]).unwrap();
+        assert_eq!(rest, ["bin", "web"]);
+        assert_eq!(f.shard.map(|s| (s.index, s.count)), Some((2, 3)));
+        let (_, f) = split(&["bin", "--shard=3/3"]).unwrap();
+        assert_eq!(f.shard.map(|s| s.to_string()), Some("3/3".into()));
+    }
+
+    #[test]
+    fn bad_flags_say_what_is_expected() {
+        let e = split(&["bin", "--retries"]).unwrap_err().to_string();
+        assert!(e.contains("--retries needs a number"), "{e}");
+        let e = split(&["bin", "--retries", "many"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"many\"") && e.contains("0 to 10"), "{e}");
+        let e = split(&["bin", "--resume", "--last-failed"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot be combined"), "{e}");
+        let e = split(&["bin", "--shard"]).unwrap_err().to_string();
+        assert!(e.contains("--shard needs a value i/n"), "{e}");
+        let e = split(&["bin", "--shard", "3/2"]).unwrap_err().to_string();
+        assert!(
+            e.contains("--shard \"3/2\" is invalid") && e.contains("i/n"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn rejudge_flags_are_parsed_and_checked() {
+        let (rest, f) = split(&["bin", "--rejudge", "notes"]).unwrap();
+        assert_eq!(rest, ["bin", "notes"]);
+        assert!(f.rejudge && f.rejudging() && f.rejudge_run.is_none());
+        let (_, f) = split(&["bin", "--rejudge-run", "20261123T101500123Z-a1b2c3"]).unwrap();
+        assert_eq!(f.rejudge_run.as_deref(), Some("20261123T101500123Z-a1b2c3"));
+        let (_, f) = split(&["bin", "--rejudge-run=r1"]).unwrap();
+        assert!(f.rejudging() && !f.rejudge);
+        let e = split(&["bin", "--rejudge-run"]).unwrap_err().to_string();
+        assert!(e.contains("--rejudge-run needs a run id"), "{e}");
+        let e = split(&["bin", "--rejudge-run", "../etc"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--rejudge-run \"../etc\" is invalid"), "{e}");
+        let e = split(&["bin", "--rejudge", "--resume"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot be combined"), "{e}");
+        let e = split(&["bin", "--rejudge", "--rejudge-run", "r1"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot be combined"), "{e}");
+    }
+}
