@@ -24,12 +24,6 @@ const KNOWN: &[&[&str]] = &[
         "harshjudge/src/browser/locator.rs",
         "harshjudge/src/browser/page.rs",
     ],
-    // A recording's export needs its `Sequence`; the recording tools call the
-    // export (`export_source`, `escape_rust`).
-    &[
-        "harshjudge-mcp/src/tools/export.rs",
-        "harshjudge-mcp/src/tools/record.rs",
-    ],
 ];
 
 const CRATES: &[&str] = &[

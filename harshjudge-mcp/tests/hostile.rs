@@ -188,7 +188,7 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
         "url-regex",
     ] {
         assert!(
-            source.contains(&harshjudge_mcp::tools::record::escape_rust(&hostile(tag))),
+            source.contains(&harshjudge_mcp::tools::export::escape_rust(&hostile(tag))),
             "{tag} is kept verbatim (escaped):\n{source}"
         );
     }

@@ -1,13 +1,77 @@
-//! `record_export`'s code generation: a recorded [`Sequence`] as a Rust
-//! `#[scenario]` on harshjudge's page API, every string through one
-//! escaping function.
+//! `record_export`: a recorded [`Sequence`] as a Rust `#[scenario]` on
+//! harshjudge's page API, every string through one escaping function, written
+//! to `.harshJudge/exports/{function}.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::record::{Sequence, describe, substitute};
+use super::record::{Sequence, describe, load, substitute};
 use crate::agent::RecordedCall;
+use crate::context::Context;
+use crate::error::ToolError;
+
+/// What `record_export` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Exported {
+    /// Always true.
+    pub success: bool,
+    /// The Rust file, relative to the project.
+    pub path: String,
+    /// The scenario function's name.
+    pub function: String,
+    /// Steps exported.
+    pub steps: usize,
+}
+
+crate::plain_output!(Exported);
+
+/// Arguments of `record_export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordExport {
+    /// The sequence to export.
+    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
+    pub sequence_id: String,
+    /// The scenario function's name (snake_case; default from the sequence's name).
+    #[serde(default)]
+    pub function_name: Option<String>,
+    /// Values for `{{variable}}` placeholders (others stay as written).
+    #[serde(default)]
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Writes a Rust `#[scenario]` replaying the sequence with the page API, into
+/// `.harshJudge/exports/{function}.rs`, ready to drop into `tests/`.
+pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Exported, ToolError> {
+    let seq = load(ctx, &a.sequence_id)?;
+    let fn_name = match a.function_name {
+        Some(f) => f,
+        None => harshjudge::store::slugify(&seq.name).replace('-', "_"),
+    };
+    let valid = !fn_name.is_empty()
+        && fn_name.len() <= 64
+        && fn_name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && !fn_name.as_bytes()[0].is_ascii_digit();
+    if !valid {
+        return Err(ToolError::invalid(format!(
+            "functionName {fn_name:?} is not a Rust function name: use lowercase letters, digits and _ (not starting with a digit)"
+        )));
+    }
+    let source = export_source(&seq, &fn_name, &a.variables);
+    let path = ctx.store().export_path(&fn_name)?;
+    ctx.store().write_file(&path, source.as_bytes())?;
+    Ok(Exported {
+        success: true,
+        path: ctx.rel(&path),
+        steps: source.matches("step!(").count(),
+        function: fn_name,
+    })
+}
 
 /// The one escaping function for every string that reaches generated Rust
 /// (string literals and comments alike): printable ASCII stays as it is

@@ -327,8 +327,8 @@ fn agent_tools() -> Vec<ToolDef> {
         tool!(
             Recording,
             "record_export",
-            record::RecordExport,
-            record::record_export,
+            export::RecordExport,
+            export::record_export,
             "Write a saved sequence as a Rust #[scenario] using harshjudge's page API (one step per action) to .harshJudge/exports/{functionName}.rs, ready to drop into tests/."
         ),
     ]

@@ -2,7 +2,8 @@
 //! agent makes as a sequence in `.harshJudge/sequences/{id}.json`;
 //! `record_replay` runs one again without an LLM (with `{{variable}}`
 //! placeholders filled in, optionally recorded as a run with evidence);
-//! `record_export` turns one into a Rust `#[scenario]` using the page API.
+//! `record_export` (in `export.rs`) turns one into a Rust `#[scenario]` using
+//! the page API.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -16,8 +17,6 @@ use crate::agent::{RecordedCall, Recording};
 use crate::context::Context;
 use crate::dispatch::{Dispatcher, Outcome};
 use crate::error::{Code, ToolError};
-
-pub use super::export::{escape_rust, export_source, lit};
 
 /// A saved sequence (what `record_get` returns).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -221,19 +220,6 @@ pub struct ReplayRun {
     pub run_status: Option<String>,
 }
 
-/// What `record_export` returns.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Exported {
-    /// Always true.
-    pub success: bool,
-    /// The Rust file, relative to the project.
-    pub path: String,
-    /// The scenario function's name.
-    pub function: String,
-    /// Steps exported.
-    pub steps: usize,
-}
-
 crate::plain_output!(
     RecordingStarted,
     RecordingStopped,
@@ -241,7 +227,6 @@ crate::plain_output!(
     Sequence,
     SequenceDeleted,
     Replayed,
-    Exported,
 );
 
 fn seq_id(s: &str) -> Result<RunId, ToolError> {
@@ -252,7 +237,7 @@ fn seq_id(s: &str) -> Result<RunId, ToolError> {
     })
 }
 
-fn load(ctx: &Context, id: &str) -> Result<Sequence, ToolError> {
+pub(super) fn load(ctx: &Context, id: &str) -> Result<Sequence, ToolError> {
     let id = seq_id(id)?;
     let path = ctx.store().sequence_path(&id);
     let bytes = ctx.store().read_file(&path).map_err(|e| {
@@ -749,49 +734,4 @@ fn has_omitted(v: &Value) -> bool {
         Value::Array(a) => a.iter().any(has_omitted),
         _ => false,
     }
-}
-
-/// Arguments of `record_export`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RecordExport {
-    /// The sequence to export.
-    #[schemars(regex(pattern = crate::tools::RUN_ID_PATTERN))]
-    pub sequence_id: String,
-    /// The scenario function's name (snake_case; default from the sequence's name).
-    #[serde(default)]
-    pub function_name: Option<String>,
-    /// Values for `{{variable}}` placeholders (others stay as written).
-    #[serde(default)]
-    pub variables: BTreeMap<String, String>,
-}
-
-/// Writes a Rust `#[scenario]` replaying the sequence with the page API, into
-/// `.harshJudge/exports/{function}.rs`, ready to drop into `tests/`.
-pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Exported, ToolError> {
-    let seq = load(ctx, &a.sequence_id)?;
-    let fn_name = match a.function_name {
-        Some(f) => f,
-        None => harshjudge::store::slugify(&seq.name).replace('-', "_"),
-    };
-    let valid = !fn_name.is_empty()
-        && fn_name.len() <= 64
-        && fn_name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-        && !fn_name.as_bytes()[0].is_ascii_digit();
-    if !valid {
-        return Err(ToolError::invalid(format!(
-            "functionName {fn_name:?} is not a Rust function name: use lowercase letters, digits and _ (not starting with a digit)"
-        )));
-    }
-    let source = export_source(&seq, &fn_name, &a.variables);
-    let path = ctx.store().export_path(&fn_name)?;
-    ctx.store().write_file(&path, source.as_bytes())?;
-    Ok(Exported {
-        success: true,
-        path: ctx.rel(&path),
-        steps: source.matches("step!(").count(),
-        function: fn_name,
-    })
 }

@@ -44,10 +44,10 @@ impl ExpectedText {
     /// How it is written in an exported scenario.
     pub fn rust(&self) -> String {
         match self {
-            ExpectedText::Exact(s) => crate::tools::record::lit(s),
+            ExpectedText::Exact(s) => crate::tools::export::lit(s),
             ExpectedText::Regex { regex } => format!(
                 "harshjudge::regex::Regex::new({})?",
-                crate::tools::record::lit(regex)
+                crate::tools::export::lit(regex)
             ),
         }
     }
