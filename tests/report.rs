@@ -3,6 +3,8 @@
 //! and failing) and a run recorded by an agent through the MCP tools.
 //! Screenshots of the report are kept in `target/test-output/report/`.
 
+#[path = "support/page.rs"]
+mod page;
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
@@ -16,6 +18,7 @@ use harshjudge::browser::{BrowserConfig, Page, open_page_with, release_page};
 use harshjudge::judge::Verdict;
 use harshjudge::store::judge::StepJudgment;
 use harshjudge::store::{RunId, Slug, Store};
+use page::{js, until};
 use serde_json::{Value, json};
 use support::cargo_test;
 
@@ -23,29 +26,6 @@ fn output_dir() -> PathBuf {
     let d = support::workspace().join("target/test-output/report");
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// Evaluates `js` until it returns `true` (the page renders asynchronously).
-async fn until(page: &Page, what: &str, js: &str) {
-    let start = Instant::now();
-    loop {
-        let v = page.eval(js).await.unwrap();
-        if v == Value::Bool(true) {
-            return;
-        }
-        if start.elapsed() > Duration::from_secs(10) {
-            let body = page
-                .eval("return document.body.innerText.slice(0, 2000)")
-                .await
-                .unwrap();
-            panic!("{what}: still {v} after 10 s; page text: {body}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn js(page: &Page, js: &str) -> Value {
-    page.eval(js).await.unwrap()
 }
 
 async fn save(page: &Page, name: &str) {

@@ -9,13 +9,16 @@
 //!   (real headless Chromium), out of the pass counts, its runs kept; a
 //!   filtered run removes nothing.
 
+#[path = "support/page.rs"]
+mod page;
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use harshjudge::browser::{BrowserConfig, Page, open_page_with, release_page};
+use harshjudge::browser::{BrowserConfig, open_page_with, release_page};
+use page::{js, until};
 use serde_json::Value;
 use support::{Run, nested_target, workspace};
 
@@ -197,25 +200,6 @@ fn web(hj: &Path, without_legacy: bool, args: &[&str]) -> Run {
 /// The checkpoint's `removed` (slug → since) of the web target.
 fn removed(hj: &Path) -> Value {
     support::json(hj.join(".suite/targets_web.json"))["removed"].clone()
-}
-
-async fn js(page: &Page, js: &str) -> Value {
-    page.eval(js).await.unwrap()
-}
-
-async fn until(page: &Page, what: &str, js: &str) {
-    let start = Instant::now();
-    loop {
-        let v = page.eval(js).await.unwrap();
-        if v == Value::Bool(true) {
-            return;
-        }
-        if start.elapsed() > Duration::from_secs(10) {
-            let body = page.eval("return document.body.innerText").await.unwrap();
-            panic!("{what}: still {v} after 10 s; page text: {body}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// A scenario deleted from its target: marked removed in the report model and

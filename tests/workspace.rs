@@ -276,7 +276,7 @@ fn temporary_paths_are_told_from_legitimate_ones() {
     // Assembled here so that this file names no such path itself.
     let (tmp, folders) = (["/tmp/", "tmp"].concat(), ["/var/", "folders/"].concat());
     for bad in [
-        format!("{tmp}.x1PT2I2Vxa/sudo"),
+        format!("{tmp}.Qw81zKm4Lp/sudo"),
         format!("see /tmp/.{}AbC123/Cargo.toml", "tmp"),
         format!("{tmp}k3j_9q2/x"),
         format!("/var{tmp}.abcdef"),

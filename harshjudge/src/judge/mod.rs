@@ -129,7 +129,7 @@ impl EvidenceInput {
             name: name.to_string(),
             path,
             kind: kind.to_string(),
-            sha256: hex(&Sha256::digest(bytes)),
+            sha256: crate::store::ContentHash::of(bytes).to_string(),
             bytes: bytes.len() as u64,
         }
     }

@@ -51,12 +51,14 @@ pub struct ContentHash(String);
 impl ContentHash {
     /// The hash of `bytes`.
     pub fn of(bytes: &[u8]) -> ContentHash {
-        ContentHash(
-            Sha256::digest(bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-        )
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let digest = Sha256::digest(bytes);
+        let mut hex = String::with_capacity(64);
+        for b in digest {
+            hex.push(char::from(HEX[usize::from(b >> 4)]));
+            hex.push(char::from(HEX[usize::from(b & 15)]));
+        }
+        ContentHash(hex)
     }
 
     /// The 64 hex digits.

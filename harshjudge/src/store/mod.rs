@@ -37,7 +37,7 @@ mod runs;
 mod types;
 pub mod yaml;
 
-pub use blobs::BLOB_MIN_SIZE;
+pub use blobs::{BLOB_MIN_SIZE, ContentHash};
 pub use checkpoint::binary_name;
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
