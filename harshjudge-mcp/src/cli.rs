@@ -670,10 +670,10 @@ pub fn report(ctx: &Context) -> (Value, bool) {
     }
 }
 
-/// `merge DIR... --into DIR` ([`harshjudge::merge::merge`]): what was copied,
+/// `merge DIR... --into DIR` ([`harshjudge::report::merge::merge`]): what was copied,
 /// renumbered, skipped, and where the reports are; or `{error, code}`.
 pub fn merge(dirs: &[PathBuf], into: &std::path::Path) -> (Value, bool) {
-    match harshjudge::merge::merge(dirs, into) {
+    match harshjudge::report::merge::merge(dirs, into) {
         Ok(m) => {
             let o = &m.outcome;
             let show = |v: &[PathBuf]| {

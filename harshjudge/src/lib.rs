@@ -42,16 +42,13 @@ mod error;
 pub mod event;
 pub mod evidence;
 pub mod harness;
-mod http;
 pub mod judge;
-pub mod merge;
 mod registry;
 pub mod report;
 pub mod run;
 mod runner;
 mod scenario;
 pub mod settings;
-pub mod shard;
 pub mod store;
 #[cfg(test)]
 mod testing;
@@ -178,13 +175,9 @@ macro_rules! main {
 /// Support code for the macros. Not public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::registry::{ScenarioDef, StepDef};
+    pub use crate::registry::{ScenarioDef, ScenarioFuture, StepDef};
     pub use crate::scenario::StepMarker;
     pub use inventory;
-
-    /// The boxed future a registered scenario returns.
-    pub type ScenarioFuture =
-        ::std::pin::Pin<Box<dyn ::std::future::Future<Output = crate::Result> + Send + 'static>>;
 
     /// The step boundary handle of a scenario body (cheap clone of the handle's state).
     pub fn steps(s: &crate::Scenario) -> StepMarker {

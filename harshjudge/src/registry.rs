@@ -2,8 +2,13 @@
 
 use std::time::Duration;
 
-use crate::__private::ScenarioFuture;
-use crate::Scenario;
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::scenario::Scenario;
+
+/// The boxed future a registered scenario returns.
+pub type ScenarioFuture = Pin<Box<dyn Future<Output = crate::error::Result> + Send + 'static>>;
 
 /// One scenario as the `#[scenario]` macro declares it.
 #[derive(Debug)]

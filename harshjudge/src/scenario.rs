@@ -1,10 +1,15 @@
 //! The scenario handle given to every `#[scenario]` function.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::event::Event;
+use crate::evidence::{PageProbe, Probe};
 use crate::runner::Shared;
-use crate::store::StepId;
+use crate::store::{EvidenceName, StepId};
 
 /// The handle a scenario function receives: the app's base URL, the run and
 /// step it is in, and the attachment API ([`attach_json`](Scenario::attach_json),
@@ -101,5 +106,108 @@ impl Scenario {
                 .expect("run lock")
                 .evidence_dir(&step),
         )
+    }
+}
+
+impl Scenario {
+    /// Attaches `value` as pretty-printed JSON (`{name}.json`, type `custom`).
+    #[track_caller]
+    pub fn attach_json<T: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        value: &T,
+    ) -> Result<PathBuf, Error> {
+        let bytes = serde_json::to_vec_pretty(value).map_err(|e| {
+            Error::msg(format!(
+                "attachment {name:?}: cannot serialize to JSON: {e}"
+            ))
+        })?;
+        self.attach(name, "json", "custom", &bytes)
+    }
+
+    /// Attaches text (`{name}.txt`, type `text`).
+    #[track_caller]
+    pub fn attach_text(&self, name: &str, text: &str) -> Result<PathBuf, Error> {
+        self.attach(name, "txt", "text", text.as_bytes())
+    }
+
+    /// Attaches bytes as `{name}.{ext}` (type `custom`).
+    #[track_caller]
+    pub fn attach_bytes(&self, name: &str, ext: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
+        self.attach(name, ext, "custom", bytes)
+    }
+
+    /// Copies a file in as `{name}.{its extension}` (type `file`).
+    #[track_caller]
+    pub fn attach_file(&self, name: &str, path: impl AsRef<Path>) -> Result<PathBuf, Error> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::msg(format!(
+                "attachment {name:?}: cannot read {}: {e}",
+                path.display()
+            ))
+        })?;
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("bin");
+        self.attach(name, ext, "file", &bytes)
+    }
+
+    /// Writes an attachment of any type into the current step's evidence.
+    #[track_caller]
+    pub fn attach(
+        &self,
+        name: &str,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+    ) -> Result<PathBuf, Error> {
+        let name = EvidenceName::new(name)?;
+        let step = self
+            .current_step()
+            .ok_or_else(|| Error::msg(format!("attachment {name}: no step is running")))?;
+        let written = {
+            let mut run = self.shared.run.lock().expect("run lock");
+            run.record_evidence(&step, &name, ext, kind, bytes, serde_json::Map::new())?
+        };
+        self.shared.sink.on_event(&Event::EvidenceCaptured {
+            slug: &self.shared.slug,
+            id: &step,
+            path: &written.path,
+        });
+        Ok(written.path)
+    }
+}
+
+impl Scenario {
+    /// Registers a probe. It captures at once (the `before` of the step running
+    /// now), then at every step boundary (`after` of one step, `before` of the
+    /// next), and when a step fails.
+    pub async fn probe(&self, probe: impl Probe) {
+        self.shared.add_probe(Arc::new(probe)).await;
+    }
+}
+
+impl Scenario {
+    /// A browser page for this scenario: headless Chromium through chromedriver
+    /// (started for you, or `HARSHJUDGE_WEBDRIVER_URL`), a session reused from an
+    /// earlier scenario when there is one (its state reset). From now on every
+    /// step records `before.png`, `after.png`, `console.json` and `network.json`,
+    /// and a failed step `error.png`, `page.html` and `aria.yml` (the page's ARIA
+    /// snapshot) (`HARSHJUDGE_EVIDENCE`).
+    pub async fn page(&self) -> Result<crate::browser::Page, Error> {
+        let page = crate::browser::open_page(self.base_url()).await?;
+        page.set_owner(&self.shared);
+        self.shared
+            .pages
+            .lock()
+            .expect("pages lock")
+            .push(page.clone());
+        let full_page = self.shared.full_page();
+        self.shared
+            .add_probe(Arc::new(PageProbe {
+                page: page.clone(),
+                full_page,
+            }))
+            .await;
+        Ok(page)
     }
 }

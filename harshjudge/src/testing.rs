@@ -4,10 +4,10 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::__private::ScenarioFuture;
-use crate::Scenario;
 use crate::event::{Event, EventSink, StepOutcome};
+use crate::registry::ScenarioFuture;
 use crate::registry::{ScenarioDef, StepDef};
+use crate::scenario::Scenario;
 use crate::store::RunStatus;
 
 fn never_run(_: Scenario) -> ScenarioFuture {

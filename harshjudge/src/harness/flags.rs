@@ -23,7 +23,7 @@ pub struct SuiteFlags {
     pub fail_on_flaky: bool,
     /// `--shard i/n`: run only the `i`-th of `n` shards of the scenarios
     /// ([`crate::shard`]). Under cargo-nextest, use `--partition` instead.
-    pub shard: Option<crate::shard::Shard>,
+    pub shard: Option<crate::harness::shard::Shard>,
     /// `--update-snapshots` (else `HARSHJUDGE_UPDATE_SNAPSHOTS=1`): `to_have_screenshot`
     /// writes the baselines that are missing or differ, and passes.
     pub update_snapshots: bool,
@@ -130,8 +130,9 @@ impl SuiteFlags {
                                 .into(),
                         )
                     })?;
-                    flags.shard =
-                        Some(crate::shard::Shard::parse(&v, "--shard").map_err(FlagError)?);
+                    flags.shard = Some(
+                        crate::harness::shard::Shard::parse(&v, "--shard").map_err(FlagError)?,
+                    );
                 }
                 "--rejudge" => flags.rejudge = true,
                 "--rejudge-run" => {
@@ -148,7 +149,7 @@ impl SuiteFlags {
                 }
                 _ if a.starts_with("--shard=") => {
                     flags.shard = Some(
-                        crate::shard::Shard::parse(&a["--shard=".len()..], "--shard")
+                        crate::harness::shard::Shard::parse(&a["--shard=".len()..], "--shard")
                             .map_err(FlagError)?,
                     );
                 }

@@ -55,7 +55,7 @@ impl Recorded {
         binary: &str,
     ) -> Recorded {
         let durations = if flags.shard.is_some() {
-            crate::shard::durations(durations_store, scenarios.iter().map(|d| d.slug))
+            crate::harness::shard::durations(durations_store, scenarios.iter().map(|d| d.slug))
         } else {
             Vec::new()
         };
@@ -220,8 +220,12 @@ pub(crate) fn plan(
     let scenarios = match flags.shard {
         None => scenarios,
         Some(shard) => {
-            let mine = crate::shard::select(&recorded.durations, shard);
-            notes.push(crate::shard::note(shard, &recorded.durations, &mine));
+            let mine = crate::harness::shard::select(&recorded.durations, shard);
+            notes.push(crate::harness::shard::note(
+                shard,
+                &recorded.durations,
+                &mine,
+            ));
             scenarios
                 .into_iter()
                 .filter(|d| mine.contains(&d.slug))

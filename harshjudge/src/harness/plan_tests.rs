@@ -234,7 +234,7 @@ fn shards_split_the_scenarios_and_say_so() {
     let mut seen = vec![];
     for index in 1..=2 {
         let flags = SuiteFlags {
-            shard: Some(crate::shard::Shard { index, count: 2 }),
+            shard: Some(crate::harness::shard::Shard { index, count: 2 }),
             ..SuiteFlags::default()
         };
         let p = plan(suite(), &args(&[]), &flags, false, recorded(()), None);

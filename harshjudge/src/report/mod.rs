@@ -5,6 +5,7 @@
 pub mod html;
 pub mod invocation;
 pub mod junit;
+pub mod merge;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

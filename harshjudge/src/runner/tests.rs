@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::Error;
+use crate::error::Error;
 use crate::evidence::BoxFuture;
 use crate::store::{RunResult, RunStatus, Store};
 use crate::testing::{RecordingSink, Seen, fake_scenario, with_step_timeout};

@@ -7,7 +7,7 @@ use http_body_util::{BodyExt, Empty};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 
-use crate::Error;
+use crate::error::Error;
 
 /// GETs `url` and describes the response as JSON evidence:
 /// `{url, status, headers, body, durationMs}` (`body` parsed as JSON when it is JSON).

@@ -1,91 +1,17 @@
-//! Custom evidence: attachments a scenario adds to the step running now.
+//! Evidence beyond the scenario's own attachments: probes that capture the
+//! state of the app at every step boundary ([`Probe`]: the page, an HTTP
+//! endpoint, a command), and what they capture ([`Item`], [`Snapshot`]).
 //!
-//! Each attachment is written as `step-NN/evidence/{name}.{ext}` with a
+//! Attachments are [`Scenario::attach`](crate::Scenario::attach) and its
+//! siblings: each is written as `step-NN/evidence/{name}.{ext}` with a
 //! `{name}.meta.json` sidecar and listed in `result.json` `evidenceFiles`.
-//! Names are letters, digits, `.`, `_` and `-` (never a path); a second
-//! attachment with the same name in the same step replaces the first.
-
-use std::path::{Path, PathBuf};
-
-use serde::Serialize;
-
-use crate::Scenario;
-use crate::error::Error;
-use crate::event::Event;
-use crate::store::EvidenceName;
-
-impl Scenario {
-    /// Attaches `value` as pretty-printed JSON (`{name}.json`, type `custom`).
-    #[track_caller]
-    pub fn attach_json<T: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        value: &T,
-    ) -> Result<PathBuf, Error> {
-        let bytes = serde_json::to_vec_pretty(value).map_err(|e| {
-            Error::msg(format!(
-                "attachment {name:?}: cannot serialize to JSON: {e}"
-            ))
-        })?;
-        self.attach(name, "json", "custom", &bytes)
-    }
-
-    /// Attaches text (`{name}.txt`, type `text`).
-    #[track_caller]
-    pub fn attach_text(&self, name: &str, text: &str) -> Result<PathBuf, Error> {
-        self.attach(name, "txt", "text", text.as_bytes())
-    }
-
-    /// Attaches bytes as `{name}.{ext}` (type `custom`).
-    #[track_caller]
-    pub fn attach_bytes(&self, name: &str, ext: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
-        self.attach(name, ext, "custom", bytes)
-    }
-
-    /// Copies a file in as `{name}.{its extension}` (type `file`).
-    #[track_caller]
-    pub fn attach_file(&self, name: &str, path: impl AsRef<Path>) -> Result<PathBuf, Error> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| {
-            Error::msg(format!(
-                "attachment {name:?}: cannot read {}: {e}",
-                path.display()
-            ))
-        })?;
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("bin");
-        self.attach(name, ext, "file", &bytes)
-    }
-
-    /// Writes an attachment of any type into the current step's evidence.
-    #[track_caller]
-    pub fn attach(
-        &self,
-        name: &str,
-        ext: &str,
-        kind: &str,
-        bytes: &[u8],
-    ) -> Result<PathBuf, Error> {
-        let name = EvidenceName::new(name)?;
-        let step = self
-            .current_step()
-            .ok_or_else(|| Error::msg(format!("attachment {name}: no step is running")))?;
-        let written = {
-            let mut run = self.shared.run.lock().expect("run lock");
-            run.record_evidence(&step, &name, ext, kind, bytes, serde_json::Map::new())?
-        };
-        self.shared.sink.on_event(&Event::EvidenceCaptured {
-            slug: &self.shared.slug,
-            id: &step,
-            path: &written.path,
-        });
-        Ok(written.path)
-    }
-}
-
-// ---- probes ---------------------------------------------------------------------
 
 use std::future::Future;
 use std::pin::Pin;
+
+use crate::error::Error;
+
+mod http;
 
 /// A boxed future, as probes return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -147,15 +73,6 @@ pub trait Probe: Send + Sync + 'static {
     }
 }
 
-impl Scenario {
-    /// Registers a probe. It captures at once (the `before` of the step running
-    /// now), then at every step boundary (`after` of one step, `before` of the
-    /// next), and when a step fails.
-    pub async fn probe(&self, probe: impl Probe) {
-        self.shared.add_probe(std::sync::Arc::new(probe)).await;
-    }
-}
-
 /// A probe that GETs a URL at every boundary and stores the response
 /// (`{prefix}-before.json` / `{prefix}-after.json`: status, headers, body).
 pub struct HttpProbe {
@@ -179,7 +96,7 @@ impl Probe for HttpProbe {
     }
     fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>> {
         Box::pin(async move {
-            let value = crate::http::get_json_evidence(&self.url).await?;
+            let value = http::get_json_evidence(&self.url).await?;
             let bytes = serde_json::to_vec_pretty(&value).expect("JSON serializes");
             Ok(Snapshot {
                 state: Some(Item::new("response", "json", "api_response", bytes)),
@@ -306,31 +223,5 @@ impl Probe for PageProbe {
             }
             Ok(items)
         })
-    }
-}
-
-impl Scenario {
-    /// A browser page for this scenario: headless Chromium through chromedriver
-    /// (started for you, or `HARSHJUDGE_WEBDRIVER_URL`), a session reused from an
-    /// earlier scenario when there is one (its state reset). From now on every
-    /// step records `before.png`, `after.png`, `console.json` and `network.json`,
-    /// and a failed step `error.png`, `page.html` and `aria.yml` (the page's ARIA
-    /// snapshot) (`HARSHJUDGE_EVIDENCE`).
-    pub async fn page(&self) -> Result<crate::browser::Page, Error> {
-        let page = crate::browser::open_page(self.base_url()).await?;
-        page.set_owner(&self.shared);
-        self.shared
-            .pages
-            .lock()
-            .expect("pages lock")
-            .push(page.clone());
-        let full_page = self.shared.full_page();
-        self.shared
-            .add_probe(std::sync::Arc::new(PageProbe {
-                page: page.clone(),
-                full_page,
-            }))
-            .await;
-        Ok(page)
     }
 }

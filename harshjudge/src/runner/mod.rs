@@ -15,13 +15,13 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use crate::__private::ScenarioFuture;
-use crate::Scenario;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::evidence::{Item, Probe, Snapshot};
 use crate::registry::ScenarioDef;
+use crate::registry::ScenarioFuture;
 use crate::run::RunHandle;
 use crate::run::writer::{Ending, JudgeRun, StoreWriter};
+use crate::scenario::Scenario;
 use crate::settings::{EvidenceMode, format_duration};
 use crate::store::{EvidenceName, Slug, StepId, StepStatus};
 

@@ -26,6 +26,7 @@ pub(crate) mod exec;
 pub mod flags;
 pub(crate) mod plan;
 mod rejudge;
+pub mod shard;
 mod signals;
 mod tail;
 
