@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use harshjudge::run::{Completion, RunHandle, StepRecord};
+use harshjudge::recorder::{Completion, RunHandle, StepRecord};
 use harshjudge::store::{
     EvidenceName, RunId, ScenarioSpec, Slug, StepDoc, StepId, StepResult, StepStatus, Store,
 };

@@ -10,10 +10,10 @@ use libtest_mimic::{Arguments, Conclusion, Trial};
 
 use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink, StepOutcome};
+use crate::recorder::RunHandle;
+use crate::recorder::replay::ReplayInfo;
 use crate::registry::ScenarioDef;
 use crate::report::{RunLine, Summary};
-use crate::run::RunHandle;
-use crate::run::replay::ReplayInfo;
 use crate::runner::{self, Limits, Shared};
 use crate::settings::Settings;
 use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
@@ -98,7 +98,7 @@ struct Job {
     /// 1 + retries.
     attempts: u32,
     fail_on_flaky: bool,
-    judging: Arc<crate::run::judging::Judging>,
+    judging: Arc<crate::recorder::judging::Judging>,
 }
 
 impl Job {
@@ -193,7 +193,7 @@ impl Job {
                 sink,
                 self.last,
                 self.limits.clone(),
-                Some(crate::run::writer::JudgeRun {
+                Some(crate::recorder::writer::JudgeRun {
                     judging: self.judging.clone(),
                     filter: last_test.clone(),
                 }),
@@ -334,7 +334,7 @@ pub(super) fn resolve_base_url(
 
 /// Repairs what processes that are gone left: runs left `running` (kill -9, a
 /// crash) are marked interrupted and their scenario recounted, then
-/// [`crate::run::repair_leftovers`]. Returns one note per repair.
+/// [`crate::recorder::repair_leftovers`]. Returns one note per repair.
 pub(super) fn repair(store: &Store) -> Vec<String> {
     let mut notes = Vec::new();
     for (slug, run, pid) in store.orphaned_runs() {
@@ -360,7 +360,7 @@ pub(super) fn repair(store: &Store) -> Vec<String> {
             ));
         }
     }
-    notes.extend(crate::run::repair_leftovers(store));
+    notes.extend(crate::recorder::repair_leftovers(store));
     notes
 }
 
@@ -474,7 +474,8 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         x.package_root,
         &x.settings.dir,
     ));
-    let judging = crate::run::judging::Judging::new(x.settings.judge.clone(), Some(replay.clone()));
+    let judging =
+        crate::recorder::judging::Judging::new(x.settings.judge.clone(), Some(replay.clone()));
     let jobs: Vec<Job> = (x.plan.work().into_iter())
         .map(|(def, last)| Job {
             def,

@@ -41,7 +41,7 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
     // Retention (HARSHJUDGE_KEEP_RUNS): the scenarios that ran keep their newest runs.
     if let Some(keep) = t.settings.keep_runs {
         let ran: Vec<String> = summary.runs.iter().map(|r| r.slug.clone()).collect();
-        for e in crate::run::prune(t.store, &ran, keep).errors {
+        for e in crate::recorder::prune(t.store, &ran, keep).errors {
             eprintln!("harshjudge: {e}");
         }
     }

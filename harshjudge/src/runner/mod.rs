@@ -17,10 +17,10 @@ use tokio::sync::Notify;
 
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::evidence::{Item, Probe, Snapshot};
+use crate::recorder::RunHandle;
+use crate::recorder::writer::{Ending, JudgeRun, StoreWriter};
 use crate::registry::ScenarioDef;
 use crate::registry::ScenarioFuture;
-use crate::run::RunHandle;
-use crate::run::writer::{Ending, JudgeRun, StoreWriter};
 use crate::scenario::Scenario;
 use crate::settings::{EvidenceMode, format_duration};
 use crate::store::{EvidenceName, Slug, StepId, StepStatus};

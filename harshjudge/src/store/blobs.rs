@@ -296,7 +296,7 @@ fn write_synced(blob: &Path, bytes: &[u8]) -> Result<PathBuf, NoLink> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{RunHandle, StepRecord};
+    use crate::recorder::{RunHandle, StepRecord};
     use crate::store::{EvidenceName, RunId, ScenarioSpec, Slug, StepId, StepStatus};
     use std::os::unix::fs::MetadataExt;
 

@@ -681,7 +681,7 @@ fn merge_checkpoint(into: &mut Checkpoint, other: Checkpoint) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{RunHandle, StepRecord};
+    use crate::recorder::{RunHandle, StepRecord};
     use crate::store::{ScenarioSpec, StepId, StepStatus};
 
     fn tree(root: &Path, name: &str, steps: &[&str], runs: u64, keep: usize) -> Store {

@@ -415,11 +415,11 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path().join(".harshJudge"));
         let slug = Slug::new("states").unwrap();
-        let run = crate::run::RunHandle::start(&store, &slug, vec!["One".into()]).unwrap();
+        let run = crate::recorder::RunHandle::start(&store, &slug, vec!["One".into()]).unwrap();
         let id = run.id().clone();
         drop(run);
         let start = parses();
-        let mut handle = crate::run::RunHandle::open_in(&store, &slug, &id).unwrap();
+        let mut handle = crate::recorder::RunHandle::open_in(&store, &slug, &id).unwrap();
         handle.begin_step(&StepId::from_index(1).unwrap()).unwrap();
         drop(handle);
         let state = store.read_skill_state(&slug, &id).unwrap().unwrap();

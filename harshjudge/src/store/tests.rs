@@ -177,7 +177,7 @@ fn run_files_golden() {
         .upsert_scenario(&s, &spec(&["Open", "Pay"]), &[])
         .unwrap();
     let mut run =
-        crate::run::RunHandle::start(&store, &s, vec!["Open".into(), "Pay".into()]).unwrap();
+        crate::recorder::RunHandle::start(&store, &s, vec!["Open".into(), "Pay".into()]).unwrap();
     let dir = run.dir();
     insta::assert_snapshot!("result_json_started", read(dir.join("result.json")));
     let s1 = StepId::new("01").unwrap();
@@ -192,7 +192,7 @@ fn run_files_golden() {
         "evidence_sidecar",
         read(dir.join("step-01/evidence/cart.meta.json"))
     );
-    run.complete_step(crate::run::StepRecord {
+    run.complete_step(crate::recorder::StepRecord {
         id: s1,
         status: StepStatus::Pass,
         duration_ms: 12,
@@ -204,7 +204,7 @@ fn run_files_golden() {
     insta::assert_snapshot!("result_json_running", read(dir.join("result.json")));
     let s2 = StepId::new("02").unwrap();
     run.begin_step(&s2).unwrap();
-    run.complete_step(crate::run::StepRecord {
+    run.complete_step(crate::recorder::StepRecord {
         id: s2,
         status: StepStatus::Fail,
         duration_ms: 30,
@@ -312,8 +312,8 @@ fn run_numbers_are_allocated_and_stored() {
     let (_t, store) = store();
     let s = slug("numbers");
     store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
-    let a = crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
-    let b = crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+    let a = crate::recorder::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+    let b = crate::recorder::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
     assert_eq!(a.result().run_number, Some(1));
     assert_eq!(b.result().run_number, Some(2));
     assert_eq!(store.read_meta(&s).unwrap().unwrap().last_run_number, 2);
@@ -493,7 +493,7 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
         }
         store.recount_stats(&s).unwrap();
         // The crash: a run's final result is on disk, its count is not.
-        let crashed = crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+        let crashed = crate::recorder::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
         let mut r = crashed.result().clone();
         r.status = RunStatus::Pass;
         r.completed_at = Some(now_iso());
@@ -508,8 +508,9 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
                     start.wait();
                     for _ in 0..RUNS {
                         let mut run =
-                            crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
-                        run.complete_step(crate::run::StepRecord {
+                            crate::recorder::RunHandle::start(&store, &s, vec!["A".into()])
+                                .unwrap();
+                        run.complete_step(crate::recorder::StepRecord {
                             id: StepId::new("01").unwrap(),
                             status: if i % 2 == 0 {
                                 StepStatus::Pass
@@ -601,7 +602,7 @@ fn a_run_appears_with_its_files() {
         })
     };
     for _ in 0..300 {
-        crate::run::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
+        crate::recorder::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let partial = watcher.join().unwrap();
@@ -691,7 +692,8 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     let dead = dead_pid();
     let me = std::process::id();
     // A finished run, killed between an evidence sidecar and its file.
-    let mut done = crate::run::RunHandle::start(&store, &s, vec!["A".into(), "B".into()]).unwrap();
+    let mut done =
+        crate::recorder::RunHandle::start(&store, &s, vec!["A".into(), "B".into()]).unwrap();
     let st = StepId::new("01").unwrap();
     done.record_evidence(
         &st,
@@ -724,10 +726,10 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     // A run folder without result.json (killed between mkdir and the first write).
     let bare = RunId::new("20261122T112548115Z-zzzzzz").unwrap();
     std::fs::create_dir_all(store.run_dir(&s, &bare).join("evidence")).unwrap();
-    let before = crate::run::run_state(&store, &bare).unwrap();
+    let before = crate::recorder::run_state(&store, &bare).unwrap();
     assert!(before.resumable, "before the repair it looks resumable");
 
-    let notes = crate::run::repair_leftovers(&store);
+    let notes = crate::recorder::repair_leftovers(&store);
 
     assert!(!tmp_dir.exists(), "temporary run folder removed");
     for f in &dead_files {
@@ -736,7 +738,7 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     assert!(live.exists(), "a live process's temporary file is kept");
     assert!(!ev.join("lone.meta.json").exists(), "lone sidecar removed");
     assert!(ev.join("kept.meta.json").exists() && ev.join("kept.txt").exists());
-    let after = crate::run::run_state(&store, &bare).unwrap();
+    let after = crate::recorder::run_state(&store, &bare).unwrap();
     assert!(
         after.interrupted && !after.resumable && after.status == RunStatus::Fail,
         "{after:?}"
@@ -752,7 +754,7 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
         "{notes:?}"
     );
     // Nothing left to repair the second time.
-    assert!(crate::run::repair_leftovers(&store).is_empty());
+    assert!(crate::recorder::repair_leftovers(&store).is_empty());
 }
 
 /// Issue 11 point 21: retention keeps the newest runs, a running run and the
@@ -760,7 +762,7 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
 /// later recount.
 #[test]
 fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() {
-    use crate::run::{RunHandle, StepRecord};
+    use crate::recorder::{RunHandle, StepRecord};
     let (_t, store) = store();
     let s = slug("keep");
     store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();

@@ -2,7 +2,7 @@
 //! before/after screenshots, console and network go into the current step.
 
 use harshjudge::browser::{BrowserError, Page};
-use harshjudge::run::RunHandle;
+use harshjudge::recorder::RunHandle;
 use harshjudge::store::{EvidenceName, RunId, Slug, StepId};
 use schemars::JsonSchema;
 use serde::Serialize;

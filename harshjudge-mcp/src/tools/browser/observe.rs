@@ -2,7 +2,7 @@
 //! after an action (for the knowledge store and `run_steps`).
 
 use harshjudge::browser::{BrowserError, ConsoleEntry, NetworkEntry};
-use harshjudge::run::RunHandle;
+use harshjudge::recorder::RunHandle;
 use harshjudge::store::EvidenceName;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

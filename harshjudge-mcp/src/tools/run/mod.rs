@@ -1,10 +1,10 @@
 //! `startRun`, `recordEvidence`, `completeStep`, `completeRun`, `getRunState`:
-//! thin layers over `harshjudge::run`, the lifecycle `cargo test` uses too.
+//! thin layers over `harshjudge::recorder`, the lifecycle `cargo test` uses too.
 
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
-use harshjudge::run::{Completion, RunHandle, StepRecord};
+use harshjudge::recorder::{Completion, RunHandle, StepRecord};
 use harshjudge::store::{
     EvidenceName, RunId, RunStatus, Slug, StepId, StepResult, StepStatus, StoreError,
 };
@@ -336,7 +336,7 @@ pub struct StepCompleted {
 pub struct RunStateReply {
     /// The state.
     #[serde(flatten)]
-    pub state: harshjudge::run::RunState,
+    pub state: harshjudge::recorder::RunState,
     /// Always true.
     pub success: bool,
 }
@@ -747,7 +747,7 @@ pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<RunStateReply, Too
             ));
         }
     };
-    let state = harshjudge::run::run_state(store, &id).map_err(|e| match e {
+    let state = harshjudge::recorder::run_state(store, &id).map_err(|e| match e {
         StoreError::NotFound { .. } => ToolError::not_found(format!(
             "Run \"{id}\" does not exist. Start one with startRun and use the runId it returns."
         )),

@@ -1,4 +1,4 @@
-//! `pruneRuns`: retention of a project's runs, over `harshjudge::run::prune`.
+//! `pruneRuns`: retention of a project's runs, over `harshjudge::recorder::prune`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -53,7 +53,7 @@ pub fn prune_runs(ctx: &Context, a: PruneRuns) -> Result<RunsPruned, ToolError> 
             .map(ToString::to_string)
             .collect(),
     };
-    let pruned = harshjudge::run::prune(store, &slugs, keep);
+    let pruned = harshjudge::recorder::prune(store, &slugs, keep);
     let count: usize = pruned.removed.values().map(Vec::len).sum();
     Ok(RunsPruned::Pruned {
         pruned,
@@ -69,7 +69,7 @@ pub enum RunsPruned {
     Pruned {
         /// What was removed.
         #[serde(flatten)]
-        pruned: harshjudge::run::Pruned,
+        pruned: harshjudge::recorder::Pruned,
         /// How many runs were removed.
         #[serde(rename = "removedCount")]
         removed_count: usize,

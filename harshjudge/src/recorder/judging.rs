@@ -207,7 +207,7 @@ pub(crate) fn step_result(
 mod tests {
     use super::*;
     use crate::judge::Verdict;
-    use crate::run::{Completion, RunHandle, StepRecord};
+    use crate::recorder::{Completion, RunHandle, StepRecord};
     use crate::store::judge::StepJudgment;
     use crate::store::{RunStatus, ScenarioSpec, StepId, VerdictState};
 
