@@ -403,7 +403,11 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
             Some("{\"verdict\":\"fail\"}"),
         )
         .unwrap();
-    store.apply_judgment(&checkout, &run, false).unwrap();
+    store
+        .apply_judgment(&checkout, &run, |r, j| {
+            harshjudge::judge::combine_verdicts(r, j, false)
+        })
+        .unwrap();
     // notes: an expectation with no judge yet (pending).
     let r = cargo_test("judged_suite", &hj, &["notes::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
@@ -415,7 +419,11 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
         &notes_run,
         &[("01", "the note says all is good")],
     );
-    store.apply_judgment(&notes, &notes_run, false).unwrap();
+    store
+        .apply_judgment(&notes, &notes_run, |r, j| {
+            harshjudge::judge::combine_verdicts(r, j, false)
+        })
+        .unwrap();
     // plain-page: a baseline, then another colour: to_have_screenshot fails with a diff.
     let snaps = tmp.path().join("snaps");
     let visual = |envs: &[(&str, &str)], args: &[&str]| {

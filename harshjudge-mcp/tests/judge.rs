@@ -153,7 +153,11 @@ impl Project {
         .unwrap();
         let id = run.id().clone();
         // What the harness does when no judge is configured: mark them pending.
-        store.apply_judgment(&slug, &id, false).unwrap();
+        store
+            .apply_judgment(&slug, &id, |r, j| {
+                harshjudge::judge::combine_verdicts(r, j, false)
+            })
+            .unwrap();
         id.to_string()
     }
 

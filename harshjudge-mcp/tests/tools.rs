@@ -1014,7 +1014,11 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
     store
         .record_judgment(&slug, &id, error, None, None)
         .unwrap();
-    store.apply_judgment(&slug, &id, false).unwrap();
+    store
+        .apply_judgment(&slug, &id, |r, j| {
+            harshjudge::judge::combine_verdicts(r, j, false)
+        })
+        .unwrap();
 
     let state = p.ok("getRunState", json!({"runId": run}));
     assert_eq!(state["status"], "fail", "{state}");

@@ -356,7 +356,11 @@ mod tests {
                 None,
             )
             .unwrap();
-        store.apply_judgment(&slug, &run, false).unwrap();
+        store
+            .apply_judgment(&slug, &run, |r, j| {
+                harshjudge::judge::combine_verdicts(r, j, false)
+            })
+            .unwrap();
         let list = runs(&store, "checkout").unwrap();
         assert_eq!(list[0]["status"], "fail");
         assert_eq!(list[0]["executedStatus"], "pass");

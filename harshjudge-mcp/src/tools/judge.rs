@@ -2,7 +2,7 @@
 //! MCP. The agent lists the steps that wait for a verdict (an expectation in
 //! words and no verdict yet), reads their evidence files, and records a verdict
 //! with its reasoning; the run's status and its scenario's statistics then
-//! follow the one rule of `harshjudge::store::judge::combine_verdicts`.
+//! follow the one rule of `harshjudge::judge::combine_verdicts`.
 //!
 //! Where a step's expectation comes from: `result.json`'s step `expectation`
 //! (`step!(…, expect = "…")` in `cargo test` runs); for a run recorded through
@@ -672,7 +672,9 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
         None,
         None,
     )?;
-    let after = store.apply_judgment(&slug, &id, uncertain_passes)?;
+    let after = store.apply_judgment(&slug, &id, |r, j| {
+        judge::combine_verdicts(r, j, uncertain_passes)
+    })?;
     // As it is now: the run may have completed since it was read.
     let running = after.status == RunStatus::Running;
     let now = after

@@ -120,7 +120,7 @@ impl HarnessSink {
 }
 
 /// A held outcome made final by the run's combined result: a step whose
-/// verdict failed it fails with the judge's message ([`combine_verdicts`](crate::store::judge::combine_verdicts)).
+/// verdict failed it fails with the judge's message ([`combine_verdicts`](crate::judge::combine_verdicts)).
 fn combined(mut outcome: StepOutcome, result: Option<&RunResult>) -> StepOutcome {
     let step = result.and_then(|r| r.steps.iter().find(|s| s.id == outcome.id.as_str()));
     if let Some(step) = step

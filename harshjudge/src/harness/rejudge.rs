@@ -273,7 +273,9 @@ async fn rejudge_target(
             }
         }
     }
-    let result = store.apply_judgment(&target.slug, &target.run, uncertain_passes)?;
+    let result = store.apply_judgment(&target.slug, &target.run, |r, j| {
+        judge::combine_verdicts(r, j, uncertain_passes)
+    })?;
     Ok(Rejudged {
         made,
         reused,

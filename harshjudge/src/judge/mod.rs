@@ -16,11 +16,11 @@
 //! reused only while that hash is unchanged.
 
 mod cmd;
+mod combine;
 mod config;
 mod http;
 mod step;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use cmd::CommandJudge;
+pub use combine::combine_verdicts;
 pub use config::{DEFAULT_JUDGE_RETRIES, DEFAULT_JUDGE_TIMEOUT, JudgeSettings, MAX_JUDGE_RETRIES};
 pub use http::HttpJudge;
 pub use step::{Judged, judge_step, step_input};
@@ -39,28 +40,9 @@ pub const MAX_REASONING: usize = 8 * 1024;
 /// The most a judge may print or answer, in bytes; more is an error.
 pub const MAX_REPLY: usize = 1024 * 1024;
 
-/// What a judge decided about one step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// The evidence shows what the expectation says.
-    Pass,
-    /// The evidence contradicts the expectation.
-    Fail,
-    /// The judge could not tell; counts as failed unless `HARSHJUDGE_UNCERTAIN=pass`.
-    Uncertain,
-}
+pub use crate::store::judge::Verdict;
 
 impl Verdict {
-    /// The verdict's word, as written in files and replies.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Fail => "fail",
-            Verdict::Uncertain => "uncertain",
-        }
-    }
-
     /// Parses `pass`, `fail` or `uncertain` (any case, surrounding blanks ignored).
     pub fn parse(text: &str) -> Result<Verdict, JudgeError> {
         match text.trim().to_ascii_lowercase().as_str() {
@@ -71,22 +53,6 @@ impl Verdict {
                 "\"verdict\" is {other:?}; it must be one of \"pass\", \"fail\", \"uncertain\""
             ))),
         }
-    }
-
-    /// Whether the step passes under this verdict; `uncertain` passes only when
-    /// `uncertain_passes` (`HARSHJUDGE_UNCERTAIN=pass`).
-    pub fn passes(self, uncertain_passes: bool) -> bool {
-        match self {
-            Verdict::Pass => true,
-            Verdict::Fail => false,
-            Verdict::Uncertain => uncertain_passes,
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -7,7 +7,7 @@
 //! The run is made final with the code's statuses first
 //! ([`RunHandle::complete_with`](super::RunHandle::complete_with)); then its
 //! judge tasks are awaited and their verdicts folded in by the one rule
-//! ([`Store::apply_judgment`] → [`combine_verdicts`](crate::store::judge::combine_verdicts)).
+//! ([`Store::apply_judgment`] → [`combine_verdicts`](crate::judge::combine_verdicts)).
 //! A crash while judging leaves the execution intact and its verdicts
 //! `pending`, for `--rejudge` / `--resume`.
 
@@ -281,7 +281,11 @@ mod tests {
         let meta = store.read_meta(&slug).unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
         // Applying the same judgment afterwards changes nothing.
-        store.apply_judgment(&slug, run.id(), false).unwrap();
+        store
+            .apply_judgment(&slug, run.id(), |r, j| {
+                crate::judge::combine_verdicts(r, j, false)
+            })
+            .unwrap();
         let meta = store.read_meta(&slug).unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
 

@@ -489,7 +489,7 @@ impl RunHandle {
             .ok()
             .flatten();
         if judgment.is_some() || result.steps.iter().any(|s| s.expectation.is_some()) {
-            crate::store::judge::combine_verdicts(&mut result, judgment.as_ref(), uncertain_passes);
+            crate::judge::combine_verdicts(&mut result, judgment.as_ref(), uncertain_passes);
         }
         self.result = result;
         for n in settled.skipped {

@@ -278,8 +278,12 @@ impl StoreWriter {
         }
         let applied = {
             let (store, slug, id) = (store.clone(), slug.clone(), id.clone());
-            tokio::task::spawn_blocking(move || store.apply_judgment(&slug, &id, uncertain_passes))
-                .await
+            tokio::task::spawn_blocking(move || {
+                store.apply_judgment(&slug, &id, |r, j| {
+                    crate::judge::combine_verdicts(r, j, uncertain_passes)
+                })
+            })
+            .await
         };
         match applied {
             Ok(Ok(result)) => finished.result = Some(result),

@@ -105,7 +105,7 @@ pub struct StepResult {
     pub expectation: Option<String>,
     /// The code's own outcome, when a verdict takes part in `status` (a step
     /// with an expectation; harshjudge addition). `status` is then the
-    /// combination ([`combine_verdicts`](crate::store::judge::combine_verdicts)).
+    /// combination ([`combine_verdicts`](crate::judge::combine_verdicts)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executed_status: Option<StepStatus>,
     /// Where the judgment of a step with an expectation stands (harshjudge
