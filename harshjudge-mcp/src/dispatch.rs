@@ -204,19 +204,15 @@ macro_rules! tool {
     };
 }
 
-/// The start of an id error raised while deserialising arguments (see
-/// `crate::tools::ids`): the rest is the message, with `{field}` standing for
-/// the argument's path, which only [`parse`] knows.
-pub const ID_ERROR: char = '\u{1}';
-
 /// Deserializes a tool's arguments; the error names the tool and the field
-/// (an id error is given as its own message, naming the field).
+/// (an id refused by its own `Deserialize` is given as its message,
+/// preceded by the argument's path).
 pub fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolError> {
     serde_path_to_error::deserialize(args).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        if let Some(msg) = inner.strip_prefix(ID_ERROR) {
-            return ToolError::invalid(msg.replace("{field}", &path));
+        if harshjudge::store::ids::is_invalid_id(&inner) {
+            return ToolError::invalid(format!("{path} {inner}"));
         }
         let at = if path == "." {
             String::new()
@@ -693,5 +689,48 @@ fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use crate::tools::run::{CompleteRun, StartRun};
+    use serde_json::json;
+
+    #[test]
+    fn ids_deserialise_typed_with_the_argument_named() {
+        let a: StartRun = parse("startRun", json!({"scenarioSlug": "login"})).unwrap();
+        assert_eq!(a.scenario_slug.as_str(), "login");
+        let e = parse::<StartRun>("startRun", json!({"scenarioSlug": "Bad Slug"})).unwrap_err();
+        assert_eq!(
+            e.message,
+            "scenarioSlug \"Bad Slug\" is not a valid scenario slug: use 1 to 100 lowercase letters, digits and hyphens, e.g. \"user-login\""
+        );
+        let e = parse::<CompleteRun>(
+            "completeRun",
+            json!({"runId": "r1", "steps": [{"id": "01", "status": "pass"}, {"id": "1", "status": "pass"}]}),
+        )
+        .unwrap_err();
+        assert!(
+            e.message.starts_with("steps[1].id \"1\" is not a step id"),
+            "{}",
+            e.message
+        );
+        let e = parse::<CompleteRun>("completeRun", json!({"runId": "a/b"})).unwrap_err();
+        assert!(
+            e.message
+                .starts_with("runId \"a/b\" is not a valid run id: 1 to 64 letters"),
+            "{}",
+            e.message
+        );
+        // The wrong JSON type keeps serde's message.
+        let e = parse::<StartRun>("startRun", json!({"scenarioSlug": 3})).unwrap_err();
+        assert!(
+            e.message
+                .starts_with("invalid arguments for startRun: scenarioSlug: invalid type"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -41,13 +41,9 @@ pub const MAX_JUDGE_NAME: usize = 100;
 pub struct GetPendingJudgments {
     /// Only this scenario's runs.
     #[serde(default)]
-    #[serde(deserialize_with = "crate::tools::ids::opt_slug")]
-    #[schemars(with = "Option<String>", regex(pattern = crate::tools::SLUG_PATTERN), extend("default" = null))]
     pub scenario_slug: Option<Slug>,
     /// Only this run.
     #[serde(default)]
-    #[serde(deserialize_with = "crate::tools::ids::opt_run_id")]
-    #[schemars(with = "Option<String>", regex(pattern = crate::tools::RUN_ID_PATTERN), extend("default" = null))]
     pub run_id: Option<RunId>,
     /// Most steps to list (default 20, at most 100); the rest are counted in `leftOut`.
     #[serde(default)]
@@ -525,12 +521,8 @@ impl From<VerdictArg> for Verdict {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordVerdict {
     /// The run (from getPendingJudgments).
-    #[serde(deserialize_with = "crate::tools::ids::run_id")]
-    #[schemars(with = "String", regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: RunId,
     /// The step, two digits: "01".
-    #[serde(deserialize_with = "crate::tools::ids::step_id")]
-    #[schemars(with = "String", regex(pattern = crate::tools::STEP_ID_PATTERN))]
     pub step_id: StepId,
     /// pass, fail or uncertain.
     pub verdict: VerdictArg,

@@ -6,7 +6,6 @@ pub mod browser;
 pub mod dashboard;
 pub mod discover;
 pub mod export;
-pub mod ids;
 pub mod judge;
 pub mod knowledge;
 pub mod output;
@@ -18,11 +17,11 @@ pub mod scenario;
 use crate::dispatch::ToolDef;
 
 /// A scenario slug, as `tools/list` declares it (the store's rule).
-pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,100}$";
+pub const SLUG_PATTERN: &str = harshjudge::store::Slug::PATTERN;
 /// A step id: two digits, "01" to "99".
-pub const STEP_ID_PATTERN: &str = "^(0[1-9]|[1-9][0-9])$";
+pub const STEP_ID_PATTERN: &str = harshjudge::store::StepId::PATTERN;
 /// A run id (and a sequence id): 1 to 64 letters, digits, '_' or '-'.
-pub const RUN_ID_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+pub const RUN_ID_PATTERN: &str = harshjudge::store::RunId::PATTERN;
 /// An evidence name: 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'.
 pub const EVIDENCE_NAME_PATTERN: &str = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$";
 use crate::error::ToolError;

@@ -435,8 +435,6 @@ fn scenario_md(store: &Store, slug: &Slug) -> String {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToggleStar {
     /// The scenario's slug.
-    #[serde(deserialize_with = "crate::tools::ids::slug")]
-    #[schemars(with = "String", regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Slug,
     /// The new value; omitted: toggle.
     #[serde(default)]
@@ -466,8 +464,6 @@ pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<StarToggled, ToolErro
 pub struct GetStatus {
     /// One scenario's detail instead of the project's status.
     #[serde(default)]
-    #[serde(deserialize_with = "crate::tools::ids::opt_slug")]
-    #[schemars(with = "Option<String>", regex(pattern = crate::tools::SLUG_PATTERN), extend("default" = null))]
     pub scenario_slug: Option<Slug>,
     /// Only starred scenarios (project status).
     #[serde(default)]

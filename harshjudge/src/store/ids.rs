@@ -52,6 +52,81 @@ id_type!(
     /// the original HarshJudge (nanoid) may, and are still accepted.
     RunId, "run id", check_run_id
 );
+
+/// Ids that arrive as text from outside (an MCP call's arguments, a file) and
+/// deserialise straight into their type, validated: a bad value is refused
+/// with `{value:?} {INVALID}`, the rule and how to fix it; a value of the
+/// wrong JSON type keeps serde's message. With the `schemars` feature each
+/// declares itself as a string of its [`PATTERN`](Slug::PATTERN).
+macro_rules! text_id {
+    ($name:ident, $pattern:literal, $invalid:literal) => {
+        impl $name {
+            /// The rule as a JSON Schema `pattern`.
+            pub const PATTERN: &'static str = $pattern;
+            /// What follows the value in the message that refuses it.
+            pub const INVALID: &'static str = $invalid;
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                match $name::new(s) {
+                    Ok(id) => Ok(id),
+                    Err(StoreError::InvalidId { value, .. }) => Err(serde::de::Error::custom(
+                        format!("{value:?} {}", $name::INVALID),
+                    )),
+                    Err(e) => Err(serde::de::Error::custom(e)),
+                }
+            }
+        }
+
+        #[cfg(feature = "schemars")]
+        impl schemars::JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({ "type": "string", "pattern": $name::PATTERN })
+            }
+        }
+    };
+}
+
+text_id!(
+    Slug,
+    "^[a-z0-9-]{1,100}$",
+    "is not a valid scenario slug: use 1 to 100 lowercase letters, digits and hyphens, e.g. \"user-login\""
+);
+text_id!(
+    StepId,
+    "^(0[1-9]|[1-9][0-9])$",
+    "is not a step id: it must be zero-padded two digits from \"01\" to \"99\" (e.g. \"01\", \"02\")"
+);
+text_id!(
+    RunId,
+    "^[A-Za-z0-9_-]{1,64}$",
+    "is not a valid run id: 1 to 64 letters, digits, '_' or '-' (use the runId startRun returned)"
+);
+
+/// Whether `message` is the refusal of an id by its `Deserialize`
+/// (`{value:?} {INVALID}` of [`Slug`], [`RunId`] or [`StepId`]), which a
+/// caller that knows where the value stood (an argument's path) may prefix
+/// with that place.
+pub fn is_invalid_id(message: &str) -> bool {
+    message.starts_with('"')
+        && [Slug::INVALID, RunId::INVALID, StepId::INVALID]
+            .iter()
+            .any(|rule| message.ends_with(rule))
+}
 id_type!(
     /// An evidence name: letters, digits, `.`, `_`, `-`; 1 to 100 characters; no
     /// leading `.`; never a path.
@@ -213,6 +288,52 @@ mod tests {
             err.contains("Bad Slug") && err.contains("lowercase"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn ids_deserialise_validated_and_say_why_not() {
+        let slug: Slug = serde_json::from_str("\"user-login\"").unwrap();
+        assert_eq!(slug.as_str(), "user-login");
+        assert_eq!(serde_json::to_string(&slug).unwrap(), "\"user-login\"");
+        let err = serde_json::from_str::<Slug>("\"Bad Slug\"").unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("\"Bad Slug\" is not a valid scenario slug: use 1 to 100"),
+            "{msg}"
+        );
+        assert!(is_invalid_id(
+            &msg[..msg.find(" at line").unwrap_or(msg.len())]
+        ));
+        let err = serde_json::from_str::<StepId>("\"1\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("\"1\" is not a step id"), "{err}");
+        let err = serde_json::from_str::<RunId>("\"a/b\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("\"a/b\" is not a valid run id"), "{err}");
+        // The wrong JSON type is serde's own error, not an id's refusal.
+        let err = serde_json::from_str::<Slug>("3").unwrap_err().to_string();
+        assert!(err.starts_with("invalid type"), "{err}");
+        assert!(!is_invalid_id(&err));
+        // The patterns agree with the rules.
+        for (pattern, good, bad) in [
+            (Slug::PATTERN, "a-1", "A"),
+            (StepId::PATTERN, "01", "00"),
+            (RunId::PATTERN, "r_1-x", "a.b"),
+        ] {
+            let re = regex::Regex::new(pattern).unwrap();
+            assert!(re.is_match(good) && !re.is_match(bad), "{pattern}");
+        }
+    }
+
+    #[cfg(feature = "schemars")]
+    #[test]
+    fn ids_declare_their_json_schema() {
+        let schema = schemars::schema_for!(Option<Slug>);
+        let v = serde_json::to_value(&schema).unwrap();
+        assert_eq!(v["pattern"], Slug::PATTERN, "{v}");
+        assert_eq!(v["type"], serde_json::json!(["string", "null"]), "{v}");
     }
 
     #[test]

@@ -50,8 +50,6 @@ fn open(ctx: &Context, id: &RunId, completed: &str) -> Result<RunHandle, ToolErr
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartRun {
     /// The scenario's slug.
-    #[serde(deserialize_with = "crate::tools::ids::slug")]
-    #[schemars(with = "String", regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Slug,
 }
 
@@ -191,13 +189,9 @@ pub enum Source {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordEvidence {
     /// The run.
-    #[serde(deserialize_with = "crate::tools::ids::run_id")]
-    #[schemars(with = "String", regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: RunId,
     /// The step as two digits, e.g. "01" (preferred).
     #[serde(default)]
-    #[serde(deserialize_with = "crate::tools::ids::opt_step_id")]
-    #[schemars(with = "Option<String>", regex(pattern = crate::tools::STEP_ID_PATTERN), extend("default" = null))]
     pub step_id: Option<StepId>,
     /// The step as a number, 1-based (the original's parameter).
     #[serde(default)]
@@ -476,12 +470,8 @@ impl From<StepOutcome> for StepStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompleteStep {
     /// The run.
-    #[serde(deserialize_with = "crate::tools::ids::run_id")]
-    #[schemars(with = "String", regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: RunId,
     /// The step, two digits: "01".
-    #[serde(deserialize_with = "crate::tools::ids::step_id")]
-    #[schemars(with = "String", regex(pattern = crate::tools::STEP_ID_PATTERN))]
     pub step_id: StepId,
     /// pass, fail or skipped.
     pub status: StepOutcome,
@@ -561,8 +551,6 @@ pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<StepCompleted, To
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunStepInput {
     /// "01"…
-    #[serde(deserialize_with = "crate::tools::ids::step_id")]
-    #[schemars(with = "String", regex(pattern = crate::tools::STEP_ID_PATTERN))]
     pub id: StepId,
     /// pass, fail or skipped.
     pub status: StepOutcome,
@@ -595,8 +583,6 @@ pub enum FinalStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompleteRun {
     /// The run.
-    #[serde(deserialize_with = "crate::tools::ids::run_id")]
-    #[schemars(with = "String", regex(pattern = crate::tools::RUN_ID_PATTERN))]
     pub run_id: RunId,
     /// pass or fail; the steps decide when there are any.
     #[serde(default)]
@@ -606,8 +592,6 @@ pub struct CompleteRun {
     pub duration: Option<f64>,
     /// The failed step ("01"…), for runs whose steps were not completed one by one.
     #[serde(default)]
-    #[serde(deserialize_with = "crate::tools::ids::opt_step_id")]
-    #[schemars(with = "Option<String>", regex(pattern = crate::tools::STEP_ID_PATTERN), extend("default" = null))]
     pub failed_step: Option<StepId>,
     /// The failure message.
     #[serde(default)]
@@ -718,13 +702,9 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<RunCompleted, ToolE
 pub struct GetRunState {
     /// The run; omitted: the newest run of scenarioSlug.
     #[serde(default)]
-    #[serde(deserialize_with = "crate::tools::ids::opt_run_id")]
-    #[schemars(with = "Option<String>", regex(pattern = crate::tools::RUN_ID_PATTERN), extend("default" = null))]
     pub run_id: Option<RunId>,
     /// With no runId: the scenario whose newest run to describe.
     #[serde(default)]
-    #[serde(deserialize_with = "crate::tools::ids::opt_slug")]
-    #[schemars(with = "Option<String>", regex(pattern = crate::tools::SLUG_PATTERN), extend("default" = null))]
     pub scenario_slug: Option<Slug>,
 }
 
