@@ -422,7 +422,7 @@ fn with_expectations(
     run: &harshjudge::store::RunId,
     expectations: &[(&str, &str)],
 ) {
-    let mut result = store.read_result(slug, run).unwrap().unwrap();
+    let mut result = store.scenario(slug).run(run).result().unwrap().unwrap();
     for (id, text) in expectations {
         let step = result.steps.iter_mut().find(|s| s.id == *id).unwrap();
         step.expectation = Some(text.to_string());

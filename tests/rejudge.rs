@@ -491,7 +491,7 @@ fn verdicts_are_reused_or_remade_as_their_inputs_hashes_say() {
     let slug = harshjudge::store::Slug::new("notes").unwrap();
     let id = harshjudge::store::RunId::new(run.file_name().unwrap().to_str().unwrap()).unwrap();
     let store = harshjudge::store::Store::new(p.hj());
-    let result = store.read_result(&slug, &id).unwrap().unwrap();
+    let result = store.scenario(&slug).run(&id).result().unwrap().unwrap();
     let old = harshjudge::judge::step_input(
         &store,
         &slug,

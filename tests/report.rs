@@ -344,7 +344,7 @@ async fn the_report_shows_passing_and_failing_runs_from_disk() {
 /// Sets the expectations of a run's steps in its `result.json` (what
 /// `step!(…, expect = "…")` records), so that the test stands on the store's API alone.
 fn with_expectations(store: &Store, slug: &Slug, run: &RunId, expectations: &[(&str, &str)]) {
-    let mut result = store.read_result(slug, run).unwrap().unwrap();
+    let mut result = store.scenario(slug).run(run).result().unwrap().unwrap();
     for (id, text) in expectations {
         let step = result.steps.iter_mut().find(|s| s.id == *id).unwrap();
         step.expectation = Some(text.to_string());

@@ -713,7 +713,7 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
     let run = harshjudge::store::RunId::new(id).ok()?;
     let store = ctx.store();
     let slug = store.find_run(&run).ok()??;
-    let script = store.run_replay_script(&slug, &run);
+    let script = store.scenario(&slug).run(&run).replay_script();
     if !script.is_file() {
         return Some((
             json!({
@@ -754,7 +754,7 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
         .find(|r| !before.contains(r));
     let result = new_run
         .as_ref()
-        .and_then(|r| store.read_result(&slug, r).ok().flatten());
+        .and_then(|r| store.scenario(&slug).run(r).result().ok().flatten());
     let ok = status.success();
     Some((
         json!({

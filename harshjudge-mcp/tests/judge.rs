@@ -322,7 +322,14 @@ fn pending_lists_exactly_the_steps_with_an_expectation_and_no_verdict() {
         Slug::new("checkout").unwrap(),
         RunId::new(code.clone()).unwrap(),
     );
-    let mut j = store.read_judgment(&slug, &run).unwrap().unwrap().steps[0].clone();
+    let mut j = store
+        .scenario(&slug)
+        .run(&run)
+        .judgment()
+        .unwrap()
+        .unwrap()
+        .steps[0]
+        .clone();
     j.step_id = "03".into();
     j.verdict = None;
     j.error = Some("the judge gave no answer within 120s".into());

@@ -983,7 +983,7 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
         Slug::new("login").unwrap(),
         RunId::new(run.clone()).unwrap(),
     );
-    let mut result = store.read_result(&slug, &id).unwrap().unwrap();
+    let mut result = store.scenario(&slug).run(&id).result().unwrap().unwrap();
     result.steps[0].expectation = Some("the login form is shown".into());
     result.steps[1].expectation = Some("the dashboard greets the user".into());
     store.write_result(&slug, &id, &result).unwrap();

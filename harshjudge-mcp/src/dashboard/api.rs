@@ -130,7 +130,9 @@ fn v1_front_matter(text: &str) -> (Option<String>, Vec<String>) {
 }
 
 fn scenario_md(store: &Store, slug: &Slug) -> Option<String> {
-    store.read_to_string(&store.scenario_md_path(slug)).ok()
+    store
+        .read_to_string(&store.scenario(slug).v1_scenario_md())
+        .ok()
 }
 
 /// `GET /api/projects/{p}/scenarios`: `ScenarioSummary[]`, the most recently
@@ -186,7 +188,7 @@ fn run_summaries(store: &Store, slug: &Slug, limit: usize) -> Result<Vec<Value>,
     let mut runs = vec![];
     let mut position = 0u64;
     for run in store.list_runs(slug)? {
-        let Ok(Some(r)) = store.read_result(slug, &run) else {
+        let Ok(Some(r)) = store.scenario(slug).run(&run).result() else {
             continue;
         };
         position += 1;
@@ -219,7 +221,7 @@ fn run_summaries(store: &Store, slug: &Slug, limit: usize) -> Result<Vec<Value>,
 
 fn existing_scenario(store: &Store, s: &str) -> Result<Slug, ApiError> {
     let slug = slug(s)?;
-    if !store.scenario_dir(&slug).is_dir() {
+    if !store.scenario(&slug).path().is_dir() {
         return Err(ApiError::new(404, format!("Scenario not found: {slug}")));
     }
     Ok(slug)
@@ -279,7 +281,7 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     let run = run_id(r)?;
     if !store
-        .metadata(&store.run_dir(&slug, &run))
+        .metadata(&store.scenario(&slug).run(&run).path())
         .is_ok_and(|m| m.is_dir())
     {
         return Err(ApiError::new(
@@ -296,7 +298,9 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
     let judgment = store
-        .read_judgment(&slug, &run)?
+        .scenario(&slug)
+        .run(&run)
+        .judgment()?
         .map(|j| serde_json::to_value(j).unwrap_or(Value::Null))
         .unwrap_or(Value::Null);
     Ok(json!({
@@ -331,7 +335,7 @@ mod tests {
                        "evidenceFiles": [], "summary": null, "expectation": "a receipt"}],
         }))
         .unwrap();
-        std::fs::create_dir_all(store.run_dir(&slug, &run)).unwrap();
+        std::fs::create_dir_all(store.scenario(&slug).run(&run).path()).unwrap();
         store.write_result(&slug, &run, &result).unwrap();
         let one = super::run(&store, "checkout", "r1").unwrap();
         assert_eq!(one["judgment"], Value::Null, "never judged");

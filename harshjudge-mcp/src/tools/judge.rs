@@ -214,7 +214,7 @@ fn step_file_expectations(store: &Store, slug: &Slug) -> HashMap<String, (String
     let Ok(Some(meta)) = store.read_meta(slug) else {
         return HashMap::new();
     };
-    let dir = store.steps_dir(slug);
+    let dir = store.scenario(slug).steps_dir();
     meta.steps
         .into_iter()
         .filter_map(|s| {
@@ -266,7 +266,7 @@ fn not_found_run(id: &RunId) -> ToolError {
 /// The scenario of a run, or `NOT_FOUND`.
 fn slug_of(ctx: &Context, store: &Store, id: &RunId) -> Result<Slug, ToolError> {
     if let Some(slug) = ctx.known_slug(id)
-        && store.run_dir(&slug, id).is_dir()
+        && store.scenario(&slug).run(id).path().is_dir()
     {
         return Ok(slug);
     }
@@ -276,7 +276,7 @@ fn slug_of(ctx: &Context, store: &Store, id: &RunId) -> Result<Slug, ToolError> 
 }
 
 fn read_result(store: &Store, slug: &Slug, id: &RunId) -> Result<RunResult, ToolError> {
-    store.read_result(slug, id)?.ok_or_else(|| {
+    store.scenario(slug).run(id).result()?.ok_or_else(|| {
         ToolError::not_found(format!(
             "Run \"{id}\" has no result.json yet: nothing of it can be judged."
         ))
@@ -356,14 +356,14 @@ fn candidates_in(store: &Store, runs: Vec<(Slug, RunId)>) -> Vec<Candidate> {
     let mut candidates = Vec::new();
     for (slug, run) in runs {
         // A run being written or unreadable has nothing final to judge.
-        let Ok(Some(result)) = store.read_result(&slug, &run) else {
+        let Ok(Some(result)) = store.scenario(&slug).run(&run).result() else {
             continue;
         };
         if result.status == RunStatus::Running {
             continue;
         }
         // A judgment record that cannot be read is said, never overwritten.
-        let (judgment, problem) = match store.read_judgment(&slug, &run) {
+        let (judgment, problem) = match store.scenario(&slug).run(&run).judgment() {
             Ok(j) => (j, None),
             Err(e) => (
                 None,

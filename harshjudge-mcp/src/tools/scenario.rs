@@ -61,7 +61,7 @@ pub(crate) fn existing(
     store: &Store,
     slug: &Slug,
 ) -> Result<harshjudge::store::ScenarioMeta, ToolError> {
-    if !store.scenario_dir(slug).is_dir() {
+    if !store.scenario(slug).path().is_dir() {
         return Err(ToolError::not_found(format!(
             "Scenario \"{slug}\" does not exist. Create it with createScenario, or list scenarios with getStatus."
         )));
@@ -270,7 +270,7 @@ pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<ScenarioCreat
         }
     }
     let store = ctx.require_init()?;
-    let is_new = !store.scenario_dir(&slug).exists();
+    let is_new = !store.scenario(&slug).path().exists();
     let spec = ScenarioSpec {
         title: a.title.clone(),
         steps: a.steps.iter().map(|s| s.title.clone()).collect(),
@@ -290,17 +290,17 @@ pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<ScenarioCreat
         })
         .collect();
     let meta = store.upsert_scenario(&slug, &spec, &docs)?;
-    let dir = ctx.rel(&store.scenario_dir(&slug));
+    let dir = ctx.rel(&store.scenario(&slug).path());
     Ok(ScenarioCreated {
         success: true,
         slug: slug.to_string(),
         scenario_path: dir,
-        meta_path: ctx.rel(&store.meta_path(&slug)),
-        steps_path: ctx.rel(&store.steps_dir(&slug)),
+        meta_path: ctx.rel(&store.scenario(&slug).meta_path()),
+        steps_path: ctx.rel(&store.scenario(&slug).steps_dir()),
         step_files: meta
             .steps
             .iter()
-            .map(|s| ctx.rel(&store.steps_dir(&slug).join(&s.file)))
+            .map(|s| ctx.rel(&store.scenario(&slug).steps_dir().join(&s.file)))
             .collect(),
         is_new,
     })
@@ -358,8 +358,8 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<ScenarioSaved, To
                 Err(_) => break,
             }
         };
-        store.confine(&store.scenario_dir(&candidate))?;
-        match std::fs::create_dir(store.scenario_dir(&candidate)) {
+        store.confine(&store.scenario(&candidate).path())?;
+        match std::fs::create_dir(store.scenario(&candidate).path()) {
             Ok(()) => {
                 chosen = Some(candidate);
                 break;
@@ -368,7 +368,7 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<ScenarioSaved, To
             Err(e) => {
                 return Err(ToolError::new(
                     crate::error::Code::Internal,
-                    format!("{}: {e}", ctx.rel(&store.scenario_dir(&candidate))),
+                    format!("{}: {e}", ctx.rel(&store.scenario(&candidate).path())),
                 ));
             }
         }
@@ -403,13 +403,13 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<ScenarioSaved, To
         },
         a.content
     );
-    let md_path = store.scenario_md_path(&slug);
+    let md_path = store.scenario(&slug).v1_scenario_md();
     store.write_file(&md_path, md.as_bytes())?;
     Ok(ScenarioSaved {
         success: true,
         slug: slug.to_string(),
         scenario_path: ctx.rel(&md_path),
-        meta_path: ctx.rel(&store.meta_path(&slug)),
+        meta_path: ctx.rel(&store.scenario(&slug).meta_path()),
         is_new: true,
         warnings: vec![
             "saveScenario is deprecated: use createScenario, which writes one file per step".into(),
@@ -420,7 +420,7 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<ScenarioSaved, To
 /// The markdown of a scenario saved by the deprecated `saveScenario` (the body
 /// of its `scenario.md`, front matter removed), or "".
 fn scenario_md(store: &Store, slug: &Slug) -> String {
-    let Ok(text) = store.read_to_string(&store.scenario_md_path(slug)) else {
+    let Ok(text) = store.read_to_string(&store.scenario(slug).v1_scenario_md()) else {
         return String::new();
     };
     text.strip_prefix("---\n")
@@ -539,11 +539,11 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<ScenarioDetail, ToolErr
     for run in store.list_runs(slug)? {
         // A result.json that cannot be read shows as `corrupt`, naming the
         // file and what is wrong, never as a run still in progress.
-        let (result, corrupt) = match store.read_result(slug, &run) {
+        let (result, corrupt) = match store.scenario(slug).run(&run).result() {
             Ok(r) => (r, None),
             Err(e) => (None, Some(e.to_string())),
         };
-        let state = store.read_skill_state(slug, &run).ok().flatten();
+        let state = store.scenario(slug).run(&run).skill_state().ok().flatten();
         let started_at = result
             .as_ref()
             .map(|r| r.started_at.clone())
@@ -566,7 +566,14 @@ fn scenario_detail(store: &Store, slug: &Slug) -> Result<ScenarioDetail, ToolErr
         };
         if let Some(e) = corrupt {
             entry.status = "corrupt".into();
-            entry.path = Some(store.result_path(slug, &run).display().to_string());
+            entry.path = Some(
+                store
+                    .scenario(slug)
+                    .run(&run)
+                    .result_path()
+                    .display()
+                    .to_string(),
+            );
             entry.error_message = Some(e);
         }
         runs.push((started_at, run.to_string(), entry));

@@ -117,7 +117,7 @@ impl Job {
         let mut entry = ScenarioEntry::new(state, Some(run.clone()), attempt);
         if state.finished()
             && let (Ok(slug), Ok(id)) = (Slug::new(self.def.slug), RunId::new(run))
-            && let Ok(Some(result)) = self.store.read_result(&slug, &id)
+            && let Ok(Some(result)) = self.store.scenario(&slug).run(&id).result()
         {
             entry.note_result(&result);
             // A step the code expects something of, executed, without a verdict
@@ -414,7 +414,7 @@ pub(super) fn sink(
         }
         let run_dir = (r.entry.run_id.as_deref())
             .and_then(|id| RunId::new(id).ok())
-            .map(|id| store.run_dir(&slug, &id));
+            .map(|id| store.scenario(&slug).run(&id).path());
         let status = match r.entry.state {
             ScenarioState::Pass => "pass",
             ScenarioState::Flaky => "flaky",

@@ -74,7 +74,7 @@ impl Recorded {
                 let found = (|| {
                     let slug = Slug::new(def.slug).ok()?;
                     let run = RunId::new(entry.run_id.as_deref()?).ok()?;
-                    let result = store.read_result(&slug, &run).ok()??;
+                    let result = store.scenario(&slug).run(&run).result().ok()??;
                     Some((run, result))
                 })();
                 if let Some(r) = found {
@@ -461,7 +461,7 @@ pub(crate) fn recorded_outcomes(
                 Some(_) => format!("{how} from run {run}, where it was skipped"),
                 None => format!("{how} from run {run}, which never reached it"),
             }),
-            evidence_dir: store.evidence_dir(&slug, run, &id),
+            evidence_dir: store.scenario(&slug).run(run).step(&id).evidence(),
             id,
             expectation: None,
         });

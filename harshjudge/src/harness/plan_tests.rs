@@ -439,11 +439,11 @@ fn resume_reuses_finished_runs_and_reruns_the_rest() {
     );
     assert_eq!(
         checkout.outcomes[1].evidence_dir,
-        store.evidence_dir(
-            &Slug::new("checkout").unwrap(),
-            &RunId::new(r_checkout).unwrap(),
-            &StepId::from_index(2).unwrap()
-        )
+        store
+            .scenario(&Slug::new("checkout").unwrap())
+            .run(&RunId::new(r_checkout).unwrap())
+            .step(&StepId::from_index(2).unwrap())
+            .evidence()
     );
     assert!(p.any_selected());
 

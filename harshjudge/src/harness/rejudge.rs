@@ -96,7 +96,7 @@ fn steps_to_judge(
     run: &RunId,
     result: &RunResult,
 ) -> Result<Vec<StepToJudge>, StoreError> {
-    let judgment = store.read_judgment(slug, run)?;
+    let judgment = store.scenario(slug).run(run).judgment()?;
     let mut out = Vec::new();
     for step in &result.steps {
         if step.executed() == StepStatus::Skipped {
@@ -145,7 +145,9 @@ fn target(
     let slug = Slug::new(def.slug).map_err(|e| e.to_string())?;
     let read = |run: &RunId| {
         store
-            .read_result(&slug, run)
+            .scenario(&slug)
+            .run(run)
+            .result()
             .map_err(|e| format!("run {run} of \"{slug}\" cannot be read: {e}"))
     };
     let (run, result) = match only {
@@ -256,7 +258,9 @@ async fn rejudge_target(
     uncertain_passes: bool,
 ) -> Result<Rejudged, StoreError> {
     let before = store
-        .read_result(&target.slug, &target.run)?
+        .scenario(&target.slug)
+        .run(&target.run)
+        .result()?
         .map_or(RunStatus::Running, |r| r.status);
     let (mut made, mut reused, mut errors) = (0, 0, 0);
     for step in &target.steps {
@@ -327,9 +331,11 @@ fn deliver(sink: &HarnessSink, store: &Store, target: &Target, done: &Rejudged, 
             outcome: o,
         });
     }
-    let dir = store.run_dir(&target.slug, &target.run);
+    let dir = store.scenario(&target.slug).run(&target.run).path();
     let judgment = store
-        .read_judgment(&target.slug, &target.run)
+        .scenario(&target.slug)
+        .run(&target.run)
+        .judgment()
         .ok()
         .flatten();
     sink.on_event(&Event::RunFinished {
@@ -552,7 +558,7 @@ pub(super) fn complete_judgments(
         let Ok(slug) = Slug::new(r.def.slug) else {
             continue;
         };
-        let Ok(Some(result)) = store.read_result(&slug, &run) else {
+        let Ok(Some(result)) = store.scenario(&slug).run(&run).result() else {
             continue;
         };
         match steps_to_judge(store, r.def, &slug, &run, &result) {

@@ -311,7 +311,10 @@ mod tests {
             .apply_judgment(&slug, &run, |r, j| combine_verdicts(r, j, false))
             .unwrap();
         assert_eq!(written.status, RunStatus::Fail);
-        assert_eq!(store.read_result(&slug, &run).unwrap().unwrap(), written);
+        assert_eq!(
+            store.scenario(&slug).run(&run).result().unwrap().unwrap(),
+            written
+        );
         let meta = store.read_meta(&slug).unwrap().unwrap();
         assert_eq!(
             (meta.total_runs, meta.pass_count, meta.fail_count),

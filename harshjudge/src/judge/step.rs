@@ -36,7 +36,7 @@ pub fn step_input(
     expectation: &str,
 ) -> Result<JudgeInput, StoreError> {
     let step_id = StepId::new(step.id.clone())?;
-    let dir = store.evidence_dir(slug, run, &step_id);
+    let dir = store.scenario(slug).run(run).step(&step_id).evidence();
     let mut evidence = Vec::new();
     for name in store.list_evidence(slug, run, &step_id)? {
         let path = dir.join(&name);
@@ -85,7 +85,7 @@ pub async fn judge_step(
     let identity = judge.identity();
     let hash = inputs_hash(input, &identity);
     if !force
-        && let Some(previous) = store.read_judgment(slug, run)?
+        && let Some(previous) = store.scenario(slug).run(run).judgment()?
         && let Some(step) = previous.step(&input.step_id)
         && step.inputs_hash == hash
         && step.verdict.is_some()

@@ -456,7 +456,7 @@ async fn a_step_is_judged_once_until_its_inputs_change() {
             .unwrap(),
         Judged::Made(_)
     ));
-    let recorded = store.read_judgment(&slug, &run).unwrap().unwrap();
+    let recorded = store.scenario(&slug).run(&run).judgment().unwrap().unwrap();
     assert_eq!(recorded.steps.len(), 1);
     assert!(recorded.steps[0].inputs_hash.starts_with("sha256:"));
 }

@@ -261,7 +261,12 @@ mod tests {
             summary: None,
         })
         .unwrap();
-        let written = store.read_result(&slug, run.id()).unwrap().unwrap();
+        let written = store
+            .scenario(&slug)
+            .run(run.id())
+            .result()
+            .unwrap()
+            .unwrap();
         assert_eq!(
             written.steps[0].expectation.as_deref(),
             Some("a receipt is shown")
@@ -271,7 +276,12 @@ mod tests {
             .unwrap();
         let done = run.complete_with(Completion::default()).unwrap();
         assert_eq!(done.status, RunStatus::Fail);
-        let result = store.read_result(&slug, run.id()).unwrap().unwrap();
+        let result = store
+            .scenario(&slug)
+            .run(run.id())
+            .result()
+            .unwrap()
+            .unwrap();
         assert_eq!(result.executed_status, Some(RunStatus::Pass));
         assert_eq!(result.steps[0].verdict, Some(VerdictState::Uncertain));
         assert!(

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::store::exec_paths::{CHECKLIST_EVIDENCE, CHECKLIST_PRE_RUN};
+use crate::store::{CHECKLIST_EVIDENCE, CHECKLIST_PRE_RUN};
 use crate::store::{
     CompletedStep, Durability, EvidenceName, Phase, RunId, RunLock, RunResult, RunStatus,
     SkillError, SkillState, Slug, Stats, StepId, StepResult, StepStatus, Store, StoreError,
@@ -143,13 +143,13 @@ impl RunHandle {
 
     /// [`open`](Self::open) for a run whose scenario is known (it is checked).
     pub fn open_in(store: &Store, slug: &Slug, run: &RunId) -> Result<Self, StoreError> {
-        if !store.run_dir(slug, run).is_dir() {
+        if !store.scenario(slug).run(run).path().is_dir() {
             return Err(not_found(store, run));
         }
         let slug = slug.clone();
         let lock = store.lock_run(&slug, run)?;
-        let saved_state = store.read_skill_state(&slug, run)?;
-        let result = match store.read_result(&slug, run)? {
+        let saved_state = store.scenario(&slug).run(run).skill_state()?;
+        let result = match store.scenario(&slug).run(run).result()? {
             Some(r) => r,
             None => RunResult {
                 run_id: run.to_string(),
@@ -276,12 +276,16 @@ impl RunHandle {
 
     /// `runs/{runId}`.
     pub fn dir(&self) -> std::path::PathBuf {
-        self.store.run_dir(&self.slug, &self.id)
+        self.store.scenario(&self.slug).run(&self.id).path()
     }
 
     /// `step-NN/evidence`.
     pub fn evidence_dir(&self, step: &StepId) -> std::path::PathBuf {
-        self.store.evidence_dir(&self.slug, &self.id, step)
+        self.store
+            .scenario(&self.slug)
+            .run(&self.id)
+            .step(step)
+            .evidence()
     }
 
     /// Creates `step-NN/evidence` through the store (never through a link
@@ -413,7 +417,12 @@ impl RunHandle {
             // Relative to the run folder, so the file stays true when the folder moves.
             diagnostics.insert(
                 CHECKLIST_EVIDENCE.into(),
-                Store::evidence_dir_in_run(&rec.id).into(),
+                self.store
+                    .scenario(&self.slug)
+                    .run(&self.id)
+                    .step(&rec.id)
+                    .evidence_in_run()
+                    .into(),
             );
             self.state.error = Some(SkillError {
                 step: rec.id.number(),
@@ -485,7 +494,9 @@ impl RunHandle {
         // running run) counts even when no step carried an expectation yet.
         let judgment = self
             .store
-            .read_judgment(&self.slug, &self.id)
+            .scenario(&self.slug)
+            .run(&self.id)
+            .judgment()
             .ok()
             .flatten();
         if judgment.is_some() || result.steps.iter().any(|s| s.expectation.is_some()) {

@@ -24,11 +24,13 @@ pub fn repair_leftovers(store: &Store) -> Vec<String> {
     }
     for slug in store.list_scenarios().unwrap_or_default() {
         for run in store.list_runs(&slug).unwrap_or_default() {
-            if store.has_result(&slug, &run) {
+            if store.scenario(&slug).run(&run).has_result() {
                 continue;
             }
             let pid = store
-                .read_skill_state(&slug, &run)
+                .scenario(&slug)
+                .run(&run)
+                .skill_state()
                 .ok()
                 .flatten()
                 .map_or(0, |s| s.pid);

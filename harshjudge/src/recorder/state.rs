@@ -101,9 +101,9 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
         .find_run(run)?
         .ok_or_else(|| super::not_found(store, run))?;
     let meta = store.read_meta(&slug)?.unwrap_or_default();
-    let result = store.read_result(&slug, run)?;
-    let state = store.read_skill_state(&slug, run)?;
-    let judgment = store.read_judgment(&slug, run)?;
+    let result = store.scenario(&slug).run(run).result()?;
+    let state = store.scenario(&slug).run(run).skill_state()?;
+    let judgment = store.scenario(&slug).run(run).judgment()?;
     let status = result.as_ref().map_or(RunStatus::Running, |r| r.status);
     let steps: Vec<StepResult> = result.as_ref().map(|r| r.steps.clone()).unwrap_or_default();
     let completed_steps: Vec<StepState> = steps

@@ -294,7 +294,7 @@ impl StoreWriter {
                 "{slug}: the verdicts were not applied to run {id}: {e}"
             )),
         }
-        match store.read_judgment(&slug, &id) {
+        match store.scenario(&slug).run(&id).judgment() {
             Ok(judgment) => finished.judgment = judgment,
             Err(e) => finished.warnings.push(format!("{slug}: {e}")),
         }

@@ -160,7 +160,7 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
             result.scenario_slug.clone()
         },
         evidence: store.run_evidence(&slug, &id)?,
-        judgment: store.read_judgment(&slug, &id)?,
+        judgment: store.scenario(&slug).run(&id).judgment()?,
         result,
         dir: run.dir.clone(),
         titles,

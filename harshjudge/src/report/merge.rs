@@ -83,10 +83,10 @@ fn latest_runs(store: &Store) -> Result<(Vec<RunRef>, u64), StoreError> {
         let mut results: Vec<RunResult> = vec![];
         let mut dirs = std::collections::HashMap::new();
         for run in store.list_runs(&slug)? {
-            if let Ok(Some(r)) = store.read_result(&slug, &run)
+            if let Ok(Some(r)) = store.scenario(&slug).run(&run).result()
                 && r.status != RunStatus::Running
             {
-                dirs.insert(r.run_id.clone(), store.run_dir(&slug, &run));
+                dirs.insert(r.run_id.clone(), store.scenario(&slug).run(&run).path());
                 results.push(r);
             }
         }

@@ -20,7 +20,9 @@ struct Ran {
 impl Ran {
     fn result(&self) -> RunResult {
         self.store
-            .read_result(&self.slug, &self.run)
+            .scenario(&self.slug)
+            .run(&self.run)
+            .result()
             .unwrap()
             .expect("result.json")
     }
@@ -139,7 +141,10 @@ async fn steps_run_in_order_and_every_event_reaches_the_consumers() {
     assert_eq!(
         outcome.evidence_dir,
         r.store
-            .evidence_dir(&r.slug, &r.run, &StepId::from_index(2).unwrap())
+            .scenario(&r.slug)
+            .run(&r.run)
+            .step(&StepId::from_index(2).unwrap())
+            .evidence()
     );
 }
 
@@ -417,7 +422,10 @@ async fn probes_capture_at_boundaries_and_a_failure_leaves_its_evidence() {
     let read = |f: &str| {
         let dir = r
             .store
-            .evidence_dir(&r.slug, &r.run, &StepId::from_index(2).unwrap());
+            .scenario(&r.slug)
+            .run(&r.run)
+            .step(&StepId::from_index(2).unwrap())
+            .evidence();
         std::fs::read_to_string(dir.join(f)).unwrap()
     };
     assert_eq!(

@@ -310,7 +310,7 @@ pub struct SuiteLog {
 fn read_run(store: &Store, slug: &str, run: &str) -> Option<RunResult> {
     let slug = Slug::new(slug).ok()?;
     let run = RunId::new(run).ok()?;
-    store.read_result(&slug, &run).ok().flatten()
+    store.scenario(&slug).run(&run).result().ok().flatten()
 }
 
 impl SuiteLog {

@@ -54,7 +54,7 @@ impl Store {
     fn remove_lone_sidecars(&self, slug: &Slug, run: &RunId) -> Vec<PathBuf> {
         let mut lone = vec![];
         for step in self.step_dirs(slug, run).unwrap_or_default() {
-            let dir = self.evidence_dir(slug, run, &step);
+            let dir = self.scenario(slug).run(run).step(&step).evidence();
             let Ok(rd) = std::fs::read_dir(&dir) else {
                 continue;
             };
@@ -78,7 +78,7 @@ impl Store {
             return lone;
         }
         // Only in a final run: in a running one the file may be on its way.
-        match self.read_result(slug, run) {
+        match self.scenario(slug).run(run).result() {
             Ok(Some(r)) if r.status != RunStatus::Running => {}
             _ => return vec![],
         }

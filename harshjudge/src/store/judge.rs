@@ -123,16 +123,16 @@ impl Store {
         combine: impl FnOnce(&mut RunResult, Option<&RunJudgment>) -> bool,
     ) -> Result<RunResult, StoreError> {
         let _lock = self.lock_run(slug, run)?;
-        let Some(mut result) = self.read_result(slug, run)? else {
+        let Some(mut result) = self.scenario(slug).run(run).result()? else {
             return Err(StoreError::Corrupt {
-                path: self.result_path(slug, run),
+                path: self.scenario(slug).run(run).result_path(),
                 problem: "the run has no result.json to judge".into(),
             });
         };
         if result.status == RunStatus::Running {
             return Ok(result);
         }
-        let judgment = self.read_judgment(slug, run)?;
+        let judgment = self.scenario(slug).run(run).judgment()?;
         let old = result.status;
         if !combine(&mut result, judgment.as_ref()) {
             return Ok(result);
@@ -158,7 +158,9 @@ impl Store {
                 let newer = self.list_runs(slug)?.into_iter().any(|other| {
                     other != *run
                         && self
-                            .read_result(slug, &other)
+                            .scenario(slug)
+                            .run(&other)
+                            .result()
                             .ok()
                             .flatten()
                             .is_some_and(|o| {
@@ -175,18 +177,12 @@ impl Store {
         Ok(result)
     }
 
-    /// `runs/{runId}/judge/`.
-    pub fn judge_dir(&self, slug: &Slug, run: &RunId) -> PathBuf {
-        self.run_dir(slug, run).join("judge")
-    }
-
     /// Reads `judge/result.json`; `None` when the run was never judged.
-    pub fn read_judgment(
+    pub(super) fn read_judgment_of(
         &self,
-        slug: &Slug,
-        run: &RunId,
+        at: &super::RunDir,
     ) -> Result<Option<RunJudgment>, StoreError> {
-        let path = self.judge_dir(slug, run).join("result.json");
+        let path = at.judgment_path();
         match self.read_file(&path) {
             Ok(bytes) => {
                 serde_json::from_slice(&bytes)
@@ -214,13 +210,12 @@ impl Store {
     ) -> Result<RunJudgment, StoreError> {
         let step = StepId::new(judgment.step_id.clone())?;
         let _lock = self.lock_run(slug, run)?;
-        let dir = self.judge_dir(slug, run);
+        let at = self.scenario(slug).run(run);
         let files = [
-            (format!("step-{step}.prompt.md"), prompt),
-            (format!("step-{step}.response.txt"), response),
+            (at.judge_file(&step, "prompt.md"), prompt),
+            (at.judge_file(&step, "response.txt"), response),
         ];
-        for (name, text) in files {
-            let path = dir.join(name);
+        for (path, text) in files {
             match text {
                 Some(text) => self.write_file(&path, text.as_bytes())?,
                 None => match self.remove_file(&path) {
@@ -230,16 +225,16 @@ impl Store {
                 },
             }
         }
-        let mut all = self.read_judgment(slug, run)?.unwrap_or_default();
+        let mut all = at.judgment()?.unwrap_or_default();
         all.run_id = run.to_string();
         all.steps.retain(|s| s.step_id != judgment.step_id);
         all.steps.push(judgment);
         all.steps.sort_by(|a, b| a.step_id.cmp(&b.step_id));
         let json = serde_json::to_vec_pretty(&all).map_err(|e| StoreError::Corrupt {
-            path: dir.join("result.json"),
+            path: at.judgment_path(),
             problem: e.to_string(),
         })?;
-        self.write_file(&dir.join("result.json"), &json)?;
+        self.write_file(&at.judgment_path(), &json)?;
         Ok(all)
     }
 
@@ -251,7 +246,7 @@ impl Store {
         run: &RunId,
         script: &str,
     ) -> Result<PathBuf, StoreError> {
-        let path = self.judge_dir(slug, run).join("replay.sh");
+        let path = self.scenario(slug).run(run).judge_replay_path();
         self.write_file(&path, script.as_bytes())?;
         #[cfg(unix)]
         {
@@ -289,8 +284,8 @@ mod tests {
         store.init_project("p", "http://127.0.0.1").unwrap();
         let slug = Slug::new("checkout").unwrap();
         let run = RunId::new("r1").unwrap();
-        std::fs::create_dir_all(store.run_dir(&slug, &run)).unwrap();
-        assert_eq!(store.read_judgment(&slug, &run).unwrap(), None);
+        std::fs::create_dir_all(store.scenario(&slug).run(&run).path()).unwrap();
+        assert_eq!(store.scenario(&slug).run(&run).judgment().unwrap(), None);
         store
             .record_judgment(
                 &slug,
@@ -320,8 +315,11 @@ mod tests {
             ["01", "02"]
         );
         assert_eq!(all.step("02").unwrap().verdict, Some(Verdict::Pass));
-        assert_eq!(store.read_judgment(&slug, &run).unwrap().unwrap(), all);
-        let judge = store.judge_dir(&slug, &run);
+        assert_eq!(
+            store.scenario(&slug).run(&run).judgment().unwrap().unwrap(),
+            all
+        );
+        let judge = store.scenario(&slug).run(&run).judge_dir();
         assert!(
             !judge.join("step-02.prompt.md").exists(),
             "a stale prompt is removed"
@@ -337,7 +335,12 @@ mod tests {
         assert!(err.to_string().contains("invalid step id"), "{err}");
         // A corrupt record is named, not overwritten.
         std::fs::write(judge.join("result.json"), "{").unwrap();
-        let err = store.read_judgment(&slug, &run).unwrap_err().to_string();
+        let err = store
+            .scenario(&slug)
+            .run(&run)
+            .judgment()
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("judge/result.json") && err.contains("not a judgment record"),
             "{err}"
@@ -353,8 +356,9 @@ mod tests {
         store.init_project("p", "http://127.0.0.1").unwrap();
         let slug = Slug::new("checkout").unwrap();
         let run = RunId::new("r1").unwrap();
-        std::fs::create_dir_all(store.run_dir(&slug, &run)).unwrap();
-        std::os::unix::fs::symlink(outside.path(), store.judge_dir(&slug, &run)).unwrap();
+        std::fs::create_dir_all(store.scenario(&slug).run(&run).path()).unwrap();
+        std::os::unix::fs::symlink(outside.path(), store.scenario(&slug).run(&run).judge_dir())
+            .unwrap();
         let err = store
             .record_judgment(&slug, &run, judged("01", Verdict::Pass), Some("p"), None)
             .unwrap_err();

@@ -4,52 +4,15 @@
 //! recorded sequences and exports, and the key facts of a store file. With
 //! these, no code outside the store joins a layout name.
 
+use super::names;
 use std::path::{Path, PathBuf};
 
-use super::{EvidenceName, RunId, Slug, StepId, Store, StoreError};
+use super::{RunId, Store, StoreError};
 
 impl Store {
     /// `prd.md`, the project's requirements for agents.
     pub fn prd_path(&self) -> PathBuf {
-        self.dir.join("prd.md")
-    }
-
-    /// `scenarios/`, the folder of every scenario.
-    pub fn scenarios_dir(&self) -> PathBuf {
-        self.dir.join("scenarios")
-    }
-
-    /// `scenarios/{slug}/steps`, the step files of a scenario.
-    pub fn steps_dir(&self, slug: &Slug) -> PathBuf {
-        self.scenario_dir(slug).join("steps")
-    }
-
-    /// `scenarios/{slug}/runs/{runId}/replay.sh` (runs of `cargo test`).
-    pub fn run_replay_script(&self, slug: &Slug, run: &RunId) -> PathBuf {
-        Store::replay_script(&self.run_dir(slug, run))
-    }
-
-    /// `scenarios/{slug}/runs/{runId}/evidence`, the run-level evidence path
-    /// the original's `startRun` reports (evidence itself goes per step).
-    pub fn run_evidence_dir(&self, slug: &Slug, run: &RunId) -> PathBuf {
-        self.run_dir(slug, run).join("evidence")
-    }
-
-    /// `scenarios/{slug}/runs/{runId}/step-{NN}`.
-    pub fn step_dir(&self, slug: &Slug, run: &RunId, step: &StepId) -> PathBuf {
-        self.run_dir(slug, run).join(format!("step-{step}"))
-    }
-
-    /// `…/step-{NN}/evidence/{name}.meta.json`, an evidence file's sidecar.
-    pub fn sidecar_path(
-        &self,
-        slug: &Slug,
-        run: &RunId,
-        step: &StepId,
-        name: &EvidenceName,
-    ) -> PathBuf {
-        self.evidence_dir(slug, run, step)
-            .join(format!("{name}.meta.json"))
+        self.dir.join(names::PRD)
     }
 
     /// `knowledge/`, the MCP server's knowledge store.
@@ -59,7 +22,7 @@ impl Store {
 
     /// `steps/` inside a knowledge folder: one record file per recorded step.
     pub fn knowledge_steps_dir(knowledge_dir: &Path) -> PathBuf {
-        knowledge_dir.join("steps")
+        knowledge_dir.join(names::STEPS)
     }
 
     /// `sequences/`, the tool-call sequences agents recorded.
@@ -100,7 +63,7 @@ impl Store {
     pub fn file_facts(&self, path: &Path) -> Option<serde_json::Value> {
         let name = path.file_name()?.to_str()?;
         let keys: &[&str] = match name {
-            "meta.yaml" => &[
+            names::META => &[
                 "title",
                 "slug",
                 "starred",
@@ -113,10 +76,10 @@ impl Store {
                 "avgDuration",
             ],
             "config.yaml" => &["projectName", "baseUrl", "version", "createdAt"],
-            "result.json" => &["status", "duration", "runId"],
+            names::RESULT => &["status", "duration", "runId"],
             _ => return None,
         };
-        let doc = if name == "result.json" {
+        let doc = if name == names::RESULT {
             self.read_file(path)
                 .ok()
                 .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())

@@ -9,6 +9,7 @@
 //! store, so the merged tree keeps each content once), takes the scenario files of the newest
 //! tree, and recounts the statistics from the runs under the `meta.yaml` lock.
 
+use super::names;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -113,7 +114,7 @@ fn is_evidence(rel: &Path) -> bool {
     let in_evidence = rel
         .parent()
         .and_then(Path::file_name)
-        .is_some_and(|d| d == "evidence");
+        .is_some_and(|d| d == names::EVIDENCE);
     let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or(".");
     in_evidence && !name.starts_with('.') && !name.ends_with(".meta.json")
 }
@@ -160,11 +161,11 @@ impl SourceRun {
             && self
                 .files
                 .iter()
-                .filter(|(p, _)| p != Path::new("result.json"))
+                .filter(|(p, _)| p != Path::new(names::RESULT))
                 .eq(other
                     .files
                     .iter()
-                    .filter(|(p, _)| p != Path::new("result.json")))
+                    .filter(|(p, _)| p != Path::new(names::RESULT)))
     }
 }
 
@@ -292,15 +293,15 @@ fn number_copies(
 impl Store {
     /// Reads one tree's scenarios (the target's too): links are recorded, never followed.
     fn read_tree(&self, out: &mut MergeOutcome) -> Result<Tree, StoreError> {
-        let root = self.dir.join("scenarios");
+        let root = self.dir.join(names::SCENARIOS);
         self.confine(&root)?;
         let mut scenarios = BTreeMap::new();
         for name in sub_dirs(&root, &mut out.skipped_links)? {
             let Ok(slug) = Slug::new(name.clone()) else {
                 continue;
             };
-            let dir = self.scenario_dir(&slug);
-            let meta_path = self.meta_path(&slug);
+            let dir = self.scenario(&slug).path();
+            let meta_path = self.scenario(&slug).meta_path();
             let meta = match std::fs::symlink_metadata(&meta_path) {
                 Ok(m) if m.file_type().is_symlink() => {
                     out.skipped_links.push(meta_path);
@@ -308,15 +309,15 @@ impl Store {
                 }
                 _ => read_meta_doc(&meta_path)?,
             };
-            let files = read_files(&dir, &["meta.yaml", "runs"], &mut out.skipped_links)?;
+            let files = read_files(&dir, &[names::META, names::RUNS], &mut out.skipped_links)?;
             let mut runs = vec![];
-            for id in sub_dirs(&dir.join("runs"), &mut out.skipped_links)? {
+            for id in sub_dirs(&dir.join(names::RUNS), &mut out.skipped_links)? {
                 let Ok(run) = RunId::new(id) else { continue };
-                let run_dir = self.run_dir(&slug, &run);
+                let run_dir = self.scenario(&slug).run(&run).path();
                 let files = read_files(&run_dir, &[], &mut out.skipped_links)?;
                 let result = files
                     .iter()
-                    .find(|(p, _)| p == Path::new("result.json"))
+                    .find(|(p, _)| p == Path::new(names::RESULT))
                     .and_then(|(_, b)| serde_json::from_slice::<RunResult>(b).ok());
                 match result {
                     Some(result) if result.status != RunStatus::Running => runs.push(SourceRun {
@@ -411,16 +412,16 @@ impl Store {
         let cfg =
             std::fs::read(first.config_path()).map_err(|e| io_err(&first.config_path(), e))?;
         self.confine(&self.config_path())?;
-        fsio::create_dir_all(&self.dir.join("scenarios"))?;
+        fsio::create_dir_all(&self.dir.join(names::SCENARIOS))?;
         fsio::write_new(&self.dir.join(".gitignore"), super::GITIGNORE.as_bytes())?;
         fsio::write_new(&self.config_path(), &cfg)?;
         // The agents' prd.md, when the first tree has one.
-        let prd = first.dir.join("prd.md");
+        let prd = first.dir.join(names::PRD);
         if std::fs::symlink_metadata(&prd).is_ok_and(|m| m.is_file())
             && let Ok(bytes) = std::fs::read(&prd)
         {
-            self.confine(&self.dir.join("prd.md"))?;
-            fsio::write_new(&self.dir.join("prd.md"), &bytes)?;
+            self.confine(&self.dir.join(names::PRD))?;
+            fsio::write_new(&self.dir.join(names::PRD), &bytes)?;
         }
         Ok(())
     }
@@ -435,7 +436,7 @@ impl Store {
         out: &mut MergeOutcome,
     ) -> Result<(), StoreError> {
         let slug_id = Slug::new(slug)?;
-        let dir = self.scenario_dir(&slug_id);
+        let dir = self.scenario(&slug_id).path();
         let mut changed = false;
         if let Some(src) = plan.newest {
             changed |= self.take_scenario_files(&dir, src, target.get(slug))?;
@@ -482,7 +483,7 @@ impl Store {
                 ));
             }
         }
-        let new_doc = read_meta_doc(&self.meta_path(&slug_id))?;
+        let new_doc = read_meta_doc(&self.scenario(&slug_id).meta_path())?;
         changed |= !copies.is_empty() || new_doc != old_doc;
         if changed {
             out.scenarios.push(slug.to_string());
@@ -512,7 +513,7 @@ impl Store {
         }
         if let Some(m) = mine {
             for (rel, _) in &m.files {
-                if rel.starts_with("steps") && !src.files.iter().any(|(p, _)| p == rel) {
+                if rel.starts_with(names::STEPS) && !src.files.iter().any(|(p, _)| p == rel) {
                     let path = dir.join(rel);
                     self.confine(&path)?;
                     std::fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
@@ -532,7 +533,7 @@ impl Store {
         renumber: Option<u64>,
     ) -> Result<(), StoreError> {
         let id = RunId::new(run.result.run_id.clone())?;
-        let to = self.run_dir(slug, &id);
+        let to = self.scenario(slug).run(&id).path();
         self.confine(&to)?;
         let tmp = fsio::tmp_path(&to);
         let build = || -> Result<(), StoreError> {
@@ -543,7 +544,7 @@ impl Store {
                     fsio::create_dir_all(p)?;
                 }
                 let renumbered;
-                let bytes: &[u8] = match (rel == Path::new("result.json"), renumber) {
+                let bytes: &[u8] = match (rel == Path::new(names::RESULT), renumber) {
                     (true, Some(n)) => {
                         let mut r = run.result.clone();
                         r.run_number = Some(n);
@@ -726,18 +727,28 @@ mod tests {
         let b = tree(t.path(), "b", &["Open", "New step"], 3, 2);
         let s = Slug::new("login").unwrap();
         let link_run = b.list_runs(&s).unwrap().pop().unwrap();
-        std::os::unix::fs::symlink("/etc/passwd", b.run_dir(&s, &link_run).join("stolen.txt"))
-            .unwrap();
+        std::os::unix::fs::symlink(
+            "/etc/passwd",
+            b.scenario(&s).run(&link_run).path().join("stolen.txt"),
+        )
+        .unwrap();
         let into = Store::new(t.path().join("merged"));
         let out = into.merge_from(&[a.clone(), b.clone()]).unwrap();
         assert_eq!(out.copied.len(), 4, "{out:?}");
         assert_eq!(out.skipped_links.len(), 1, "{out:?}");
-        assert!(!into.run_dir(&s, &link_run).join("stolen.txt").exists());
+        assert!(
+            !into
+                .scenario(&s)
+                .run(&link_run)
+                .path()
+                .join("stolen.txt")
+                .exists()
+        );
         let meta = into.read_meta(&s).unwrap().unwrap();
         // Every run of both trees counts: 4 + 3, of which 2 failed (each tree's last).
         assert_eq!((meta.total_runs, meta.fail_count), (7, 2), "{meta:?}");
         assert_eq!(meta.title, "Login (b)");
-        let steps = std::fs::read_dir(into.scenario_dir(&s).join("steps"))
+        let steps = std::fs::read_dir(into.scenario(&s).path().join("steps"))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect::<BTreeSet<_>>();
@@ -751,7 +762,9 @@ mod tests {
             .unwrap()
             .iter()
             .map(|r| {
-                into.read_result(&s, r)
+                into.scenario(&s)
+                    .run(r)
+                    .result()
                     .unwrap()
                     .unwrap()
                     .run_number

@@ -6,7 +6,7 @@ use super::*;
 impl Store {
     /// Reads `meta.yaml`, or `None` when the scenario has none.
     pub fn read_meta(&self, slug: &Slug) -> Result<Option<ScenarioMeta>, StoreError> {
-        let path = self.meta_path(slug);
+        let path = self.scenario(slug).meta_path();
         self.confine(&path)?;
         match read_meta_parsed(&path)? {
             None => Ok(None),
@@ -33,8 +33,8 @@ impl Store {
         slug: &Slug,
         f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> Result<R, StoreError>,
     ) -> Result<(R, ScenarioMeta), StoreError> {
-        let path = self.meta_path(slug);
-        let lock = self.scenario_dir(slug).join(".meta.yaml.lock");
+        let path = self.scenario(slug).meta_path();
+        let lock = self.scenario(slug).path().join(".meta.yaml.lock");
         self.confine(&path)?;
         self.confine(&lock)?;
         let _lock = LockGuard::acquire(&lock)?;
@@ -74,7 +74,7 @@ impl Store {
     ) -> Result<ScenarioMeta, StoreError> {
         if spec.steps.len() > 99 {
             return Err(StoreError::Corrupt {
-                path: self.meta_path(slug),
+                path: self.scenario(slug).meta_path(),
                 problem: format!("{} steps given; at most 99 are supported", spec.steps.len()),
             });
         }
@@ -109,7 +109,7 @@ impl Store {
             doc.set_default("lastResult", Value::Null);
             doc.set_default("avgDuration", 0u64);
         })?;
-        let steps_dir = self.scenario_dir(slug).join("steps");
+        let steps_dir = self.scenario(slug).path().join(names::STEPS);
         self.confine(&steps_dir)?;
         fsio::create_dir_all(&steps_dir)?;
         for (i, r) in refs.iter().enumerate() {
@@ -385,7 +385,7 @@ mod tests {
         assert_eq!(store.read_meta(&slug).unwrap().unwrap().total_runs, 5);
         assert_eq!(parses(), start, "meta.yaml was parsed again unchanged");
         // Changed by another process (or a person): parsed, the change seen.
-        let path = store.meta_path(&slug);
+        let path = store.scenario(&slug).meta_path();
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("totalRuns: 5", "totalRuns: 7")).unwrap();
         assert_eq!(store.read_meta(&slug).unwrap().unwrap().total_runs, 7);
@@ -422,20 +422,34 @@ mod tests {
         let mut handle = crate::recorder::RunHandle::open_in(&store, &slug, &id).unwrap();
         handle.begin_step(&StepId::from_index(1).unwrap()).unwrap();
         drop(handle);
-        let state = store.read_skill_state(&slug, &id).unwrap().unwrap();
+        let state = store
+            .scenario(&slug)
+            .run(&id)
+            .skill_state()
+            .unwrap()
+            .unwrap();
         assert_eq!(state.current_step, 1);
         assert_eq!(
             parses(),
             start,
             "skill-state.yaml was parsed again unchanged"
         );
-        let path = store.run_dir(&slug, &id).join("skill-state.yaml");
+        let path = store
+            .scenario(&slug)
+            .run(&id)
+            .path()
+            .join("skill-state.yaml");
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("currentStep: 1", "currentStep: 0")).unwrap();
-        let state = store.read_skill_state(&slug, &id).unwrap().unwrap();
+        let state = store
+            .scenario(&slug)
+            .run(&id)
+            .skill_state()
+            .unwrap()
+            .unwrap();
         assert_eq!(state.current_step, 0);
         assert_eq!(parses(), start + 1);
         std::fs::write(&path, "currentStep: [").unwrap();
-        assert!(store.read_skill_state(&slug, &id).is_err());
+        assert!(store.scenario(&slug).run(&id).skill_state().is_err());
     }
 }

@@ -22,7 +22,7 @@
 
 mod blobs;
 pub mod checkpoint;
-pub mod exec_paths;
+mod dirs;
 mod fsio;
 pub mod ids;
 mod io;
@@ -32,6 +32,7 @@ mod layout;
 mod layout_check;
 mod merge;
 mod meta;
+mod names;
 mod paths;
 mod runs;
 mod types;
@@ -39,6 +40,7 @@ pub mod yaml;
 
 pub use blobs::{BLOB_MIN_SIZE, ContentHash};
 pub use checkpoint::binary_name;
+pub use dirs::{RunDir, ScenarioDir, StepDir};
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
 pub use paths::{EvidenceFile, LAYOUT_NAMES, RunEvidence, STORE_DIR};
@@ -256,29 +258,7 @@ impl Store {
 
     /// `config.yaml`.
     pub fn config_path(&self) -> PathBuf {
-        self.dir.join("config.yaml")
-    }
-
-    /// `scenarios/{slug}`.
-    pub fn scenario_dir(&self, slug: &Slug) -> PathBuf {
-        self.dir.join("scenarios").join(slug.as_str())
-    }
-
-    /// `scenarios/{slug}/meta.yaml`.
-    pub fn meta_path(&self, slug: &Slug) -> PathBuf {
-        self.scenario_dir(slug).join("meta.yaml")
-    }
-
-    /// `scenarios/{slug}/runs/{runId}`.
-    pub fn run_dir(&self, slug: &Slug, run: &RunId) -> PathBuf {
-        self.scenario_dir(slug).join("runs").join(run.as_str())
-    }
-
-    /// `scenarios/{slug}/runs/{runId}/step-{NN}/evidence`.
-    pub fn evidence_dir(&self, slug: &Slug, run: &RunId, step: &StepId) -> PathBuf {
-        self.run_dir(slug, run)
-            .join(format!("step-{step}"))
-            .join("evidence")
+        self.dir.join(names::CONFIG)
     }
 
     /// Whether `.harshJudge/config.yaml` exists.
@@ -294,8 +274,8 @@ impl Store {
         }
         self.confine(&self.config_path())?;
         self.confine(&self.dir.join(".gitignore"))?;
-        self.confine(&self.dir.join("scenarios"))?;
-        fsio::create_dir_all(&self.dir.join("scenarios"))?;
+        self.confine(&self.dir.join(names::SCENARIOS))?;
+        fsio::create_dir_all(&self.dir.join(names::SCENARIOS))?;
         let config = Config {
             project_name: project_name.into(),
             base_url: base_url.into(),
@@ -318,10 +298,10 @@ impl Store {
                 path: self.config_path(),
             });
         }
-        self.confine(&self.dir.join("scenarios"))?;
-        self.confine(&self.dir.join("prd.md"))?;
-        fsio::create_dir_all(&self.dir.join("scenarios"))?;
-        fsio::write_new(&self.dir.join("prd.md"), PRD_TEMPLATE.as_bytes())?;
+        self.confine(&self.dir.join(names::SCENARIOS))?;
+        self.confine(&self.dir.join(names::PRD))?;
+        fsio::create_dir_all(&self.dir.join(names::SCENARIOS))?;
+        fsio::write_new(&self.dir.join(names::PRD), PRD_TEMPLATE.as_bytes())?;
         self.ensure_initialized(project_name, base_url)?;
         Ok(())
     }

@@ -9,13 +9,14 @@
 //! (`layout_check`) fails when a file outside `store/` names one of them as a
 //! path.
 
+use super::names;
 use std::path::{Component, Path, PathBuf};
 
 use super::fsio::io_err;
 use super::{RunId, RunResult, Slug, Store, StoreError};
 
 /// The store's folder in a project: `{project}/.harshJudge`.
-pub const STORE_DIR: &str = ".harshJudge";
+pub const STORE_DIR: &str = names::STORE_DIR;
 
 /// Every folder and file name of the `.harshJudge/` layout (what the
 /// `layout_check` test looks for outside `store/`).
@@ -117,21 +118,6 @@ impl Store {
         }
     }
 
-    /// `scenarios/{slug}/runs`.
-    pub fn runs_dir(&self, slug: &Slug) -> PathBuf {
-        self.scenario_dir(slug).join("runs")
-    }
-
-    /// `scenarios/{slug}/runs/{runId}/result.json`.
-    pub fn result_path(&self, slug: &Slug, run: &RunId) -> PathBuf {
-        self.run_dir(slug, run).join("result.json")
-    }
-
-    /// `scenarios/{slug}/scenario.md`: a v1 scenario (the original's first format).
-    pub fn scenario_md_path(&self, slug: &Slug) -> PathBuf {
-        self.scenario_dir(slug).join("scenario.md")
-    }
-
     /// `report/`: the HTML report and the default JUnit file.
     pub fn report_dir(&self) -> PathBuf {
         self.dir.join("report")
@@ -154,7 +140,7 @@ impl Store {
 
     /// `report/data/runs`: the run scripts' folder.
     pub fn report_run_scripts(&self) -> PathBuf {
-        self.report_dir().join("data").join("runs")
+        self.report_dir().join("data").join(names::RUNS)
     }
 
     /// `report/data/runs/{slug}/{runId}.js`.
@@ -271,12 +257,12 @@ impl Store {
     /// The evidence folder of step `step` (as a run's `result.json` names it)
     /// in the run folder `run_dir`: `{run_dir}/step-{step}/evidence`.
     pub fn step_evidence_dir(run_dir: &Path, step: &str) -> PathBuf {
-        run_dir.join(format!("step-{step}")).join("evidence")
+        run_dir.join(format!("step-{step}")).join(names::EVIDENCE)
     }
 
     /// `{run_dir}/replay.sh`: the command that runs the run's scenario again.
     pub fn replay_script(run_dir: &Path) -> PathBuf {
-        run_dir.join("replay.sh")
+        run_dir.join(names::REPLAY)
     }
 
     /// The ids of the run folder `run_dir` (`…/scenarios/{slug}/runs/{runId}`),
@@ -290,7 +276,7 @@ impl Store {
         let runs = parts.next()??;
         let slug = parts.next()??;
         let scenarios = parts.next()??;
-        (runs == "runs" && scenarios == "scenarios").then_some(())?;
+        (runs == names::RUNS && scenarios == names::SCENARIOS).then_some(())?;
         Some((Slug::new(slug).ok()?, RunId::new(run).ok()?))
     }
 
@@ -311,20 +297,26 @@ impl Store {
         run_dir: &Path,
     ) -> Result<Option<(Slug, RunId, RunResult)>, StoreError> {
         let (slug, run) = self.run_at(run_dir)?;
-        Ok(self.read_result(&slug, &run)?.map(|r| (slug, run, r)))
+        Ok(self
+            .scenario(&slug)
+            .run(&run)
+            .result()?
+            .map(|r| (slug, run, r)))
     }
 
     /// `result.json` of a run as stored (every key, ours and unknown ones),
     /// or `None` when it is missing or not JSON.
     pub fn read_result_json(&self, slug: &Slug, run: &RunId) -> Option<serde_json::Value> {
-        let bytes = self.read_file(&self.result_path(slug, run)).ok()?;
+        let bytes = self
+            .read_file(&self.scenario(slug).run(run).result_path())
+            .ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
     /// `meta.yaml` of a scenario as stored, as JSON (every key), or `None`
     /// when it is missing or not a mapping.
     pub fn read_meta_json(&self, slug: &Slug) -> Option<serde_json::Value> {
-        let path = self.meta_path(slug);
+        let path = self.scenario(slug).meta_path();
         self.confine(&path).ok()?;
         let doc = super::read_meta_doc(&path).ok()??;
         serde_json::to_value(doc).ok().filter(|v| v.is_object())
@@ -335,7 +327,7 @@ impl Store {
     /// `step-NN-{name}` belongs to step `NN`). Read through the store: no link
     /// is followed out of `.harshJudge/`.
     pub fn run_evidence(&self, slug: &Slug, run: &RunId) -> Result<RunEvidence, StoreError> {
-        let run_dir = self.run_dir(slug, run);
+        let run_dir = self.scenario(slug).run(run).path();
         let link = Store::run_link(slug, run);
         let mut out = RunEvidence::default();
         for step in self.step_dirs(slug, run)? {
@@ -353,7 +345,7 @@ impl Store {
             }
             out.step_dirs.push(step);
         }
-        let flat = run_dir.join("evidence");
+        let flat = run_dir.join(names::EVIDENCE);
         for (name, size) in self.files_of(&flat) {
             let v1 = v1_name(&name);
             out.files.push(EvidenceFile {
@@ -441,7 +433,7 @@ mod tests {
         let store = Store::new(tmp.path());
         let slug = Slug::new("s").unwrap();
         let run = RunId::new("r1").unwrap();
-        let dir = store.run_dir(&slug, &run);
+        let dir = store.scenario(&slug).run(&run).path();
         let put = |p: PathBuf| {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, b"x").unwrap();

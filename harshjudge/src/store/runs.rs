@@ -34,7 +34,7 @@ impl Store {
         state: Option<&SkillState>,
         mark_running: bool,
     ) -> Result<RunResult, StoreError> {
-        let dir = self.run_dir(slug, run);
+        let dir = self.scenario(slug).run(run).path();
         self.confine(&dir)?;
         let (number, _) = self.update_meta(slug, |doc, old| {
             let n = old.last_run_number.max(self.count_run_dirs(slug)) + 1;
@@ -69,14 +69,14 @@ impl Store {
         }
         let tmp = fsio::tmp_path(&dir);
         let build = || -> Result<(), StoreError> {
-            fsio::create_dir_all(&tmp.join("evidence"))?;
-            let file = tmp.join("result.json");
+            fsio::create_dir_all(&tmp.join(names::EVIDENCE))?;
+            let file = tmp.join(names::RESULT);
             std::fs::write(&file, result_bytes(&result)).map_err(|e| io_err(&file, e))?;
             if let Some(state) = state {
-                let file = tmp.join("skill-state.yaml");
+                let file = tmp.join(names::SKILL_STATE);
                 let text = to_yaml(state);
                 std::fs::write(&file, &text).map_err(|e| io_err(&file, e))?;
-                PARSED_STATE.remember(&dir.join("skill-state.yaml"), text, state.clone());
+                PARSED_STATE.remember(&dir.join(names::SKILL_STATE), text, state.clone());
             }
             std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))
         };
@@ -92,7 +92,7 @@ impl Store {
 
     /// Run folders of a scenario, in progress or not (temporary ones excluded).
     fn count_run_dirs(&self, slug: &Slug) -> u64 {
-        let dir = self.scenario_dir(slug).join("runs");
+        let dir = self.scenario(slug).path().join(names::RUNS);
         if self.confine(&dir).is_err() {
             return 0;
         }
@@ -126,7 +126,11 @@ impl Store {
     ) -> Result<(), StoreError> {
         let result = result.clone();
         let render = Box::new(move || result_bytes(&result));
-        self.put(self.run_dir(slug, run).join("result.json"), render, when)
+        self.put(
+            self.scenario(slug).run(run).path().join(names::RESULT),
+            render,
+            when,
+        )
     }
 
     /// Writes `skill-state.yaml` now, or hands it to the background writer.
@@ -138,7 +142,7 @@ impl Store {
         when: Durability,
     ) -> Result<(), StoreError> {
         let state = state.clone();
-        let path = self.run_dir(slug, run).join("skill-state.yaml");
+        let path = self.scenario(slug).run(run).path().join(names::SKILL_STATE);
         let at = path.clone();
         let render = Box::new(move || {
             let text = to_yaml(&state);
@@ -166,8 +170,8 @@ impl Store {
     }
 
     /// Reads `result.json`, or `None` when the run has none yet.
-    pub fn read_result(&self, slug: &Slug, run: &RunId) -> Result<Option<RunResult>, StoreError> {
-        let path = self.run_dir(slug, run).join("result.json");
+    pub(super) fn read_result_of(&self, at: &RunDir) -> Result<Option<RunResult>, StoreError> {
+        let path = at.result_path();
         self.confine(&path)?;
         match std::fs::read(&path) {
             Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Err(StoreError::Corrupt {
@@ -198,12 +202,11 @@ impl Store {
     }
 
     /// Reads `skill-state.yaml`, or `None`.
-    pub fn read_skill_state(
+    pub(super) fn read_skill_state_of(
         &self,
-        slug: &Slug,
-        run: &RunId,
+        at: &RunDir,
     ) -> Result<Option<SkillState>, StoreError> {
-        let path = self.run_dir(slug, run).join("skill-state.yaml");
+        let path = at.skill_state_path();
         self.confine(&path)?;
         match std::fs::read_to_string(&path) {
             Ok(text) => match PARSED_STATE.get(&path, &text) {
@@ -244,7 +247,7 @@ impl Store {
                 rule: "must be 1 to 10 letters or digits",
             });
         }
-        let dir = self.evidence_dir(slug, run, step);
+        let dir = self.scenario(slug).run(run).step(step).evidence();
         let file_name = format!("{name}.{ext}");
         let path = dir.join(&file_name);
         let sidecar_path = dir.join(format!("{name}.meta.json"));
@@ -286,7 +289,7 @@ impl Store {
         run: &RunId,
         step: &StepId,
     ) -> Result<Vec<String>, StoreError> {
-        let dir = self.evidence_dir(slug, run, step);
+        let dir = self.scenario(slug).run(run).step(step).evidence();
         self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -349,7 +352,7 @@ impl Store {
         let (stats, _) = self.try_update_meta(slug, |doc, _| {
             let mut done: Vec<RunResult> = vec![];
             for run in self.list_runs(slug)? {
-                if let Ok(Some(r)) = self.read_result(slug, &run)
+                if let Ok(Some(r)) = self.scenario(slug).run(&run).result()
                     && r.status != RunStatus::Running
                     && !r.interrupted
                 {
@@ -405,14 +408,14 @@ impl Store {
     /// guard drops: front ends that change a run (an MCP call, a CLI command)
     /// take turns, whatever process they run in.
     pub fn lock_run(&self, slug: &Slug, run: &RunId) -> Result<RunLock, StoreError> {
-        let path = self.run_dir(slug, run).join(".run.lock");
+        let path = self.scenario(slug).run(run).path().join(".run.lock");
         self.confine(&path)?;
         LockGuard::acquire(&path).map(RunLock)
     }
 
     /// The `step-NN` folders of a run, sorted.
     pub fn step_dirs(&self, slug: &Slug, run: &RunId) -> Result<Vec<StepId>, StoreError> {
-        let dir = self.run_dir(slug, run);
+        let dir = self.scenario(slug).run(run).path();
         self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -436,7 +439,7 @@ impl Store {
 
     /// The runs of a scenario (folder names that are valid run ids), sorted.
     pub fn list_runs(&self, slug: &Slug) -> Result<Vec<RunId>, StoreError> {
-        let dir = self.scenario_dir(slug).join("runs");
+        let dir = self.scenario(slug).path().join(names::RUNS);
         self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -454,7 +457,7 @@ impl Store {
 
     /// The scenarios of the project (folder names that are valid slugs), sorted byte-wise.
     pub fn list_scenarios(&self) -> Result<Vec<Slug>, StoreError> {
-        let dir = self.dir.join("scenarios");
+        let dir = self.dir.join(names::SCENARIOS);
         self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -472,7 +475,7 @@ impl Store {
 
     /// Finds the scenario a run belongs to.
     pub fn find_run(&self, run: &RunId) -> Result<Option<Slug>, StoreError> {
-        let scenarios = self.dir.join("scenarios");
+        let scenarios = self.dir.join(names::SCENARIOS);
         self.confine(&scenarios)?;
         let rd = match std::fs::read_dir(&scenarios) {
             Ok(rd) => rd,
@@ -486,7 +489,7 @@ impl Store {
         slugs.sort();
         for s in slugs {
             if let Ok(slug) = Slug::new(s)
-                && std::fs::symlink_metadata(self.run_dir(&slug, run))
+                && std::fs::symlink_metadata(self.scenario(&slug).run(run).path())
                     .is_ok_and(|m| m.file_type().is_dir())
             {
                 return Ok(Some(slug));
@@ -581,7 +584,7 @@ impl Store {
         }
         let results: Vec<Option<RunResult>> = runs
             .iter()
-            .map(|r| self.read_result(slug, r).ok().flatten())
+            .map(|r| self.scenario(slug).run(r).result().ok().flatten())
             .collect();
         let newest_failed = runs
             .iter()
@@ -603,13 +606,13 @@ impl Store {
             }
             let _run_lock = self.lock_run(slug, run)?;
             // Read again under the lock: what counts is the state now.
-            let Ok(Some(r)) = self.read_result(slug, run) else {
+            let Ok(Some(r)) = self.scenario(slug).run(run).result() else {
                 continue;
             };
             if r.status == RunStatus::Running {
                 continue;
             }
-            let dir = self.run_dir(slug, run);
+            let dir = self.scenario(slug).run(run).path();
             let trash = fsio::tmp_path(&dir);
             self.try_update_meta(slug, |doc, _| {
                 std::fs::rename(&dir, &trash).map_err(|e| io_err(&dir, e))?;

@@ -121,8 +121,8 @@ fn meta_and_step_files_golden() {
             &docs,
         )
         .unwrap();
-    insta::assert_snapshot!("meta_yaml_created", read(store.meta_path(&s)));
-    let steps = store.scenario_dir(&s).join("steps");
+    insta::assert_snapshot!("meta_yaml_created", read(store.scenario(&s).meta_path()));
+    let steps = store.scenario(&s).path().join("steps");
     insta::assert_snapshot!(
         "step_md_with_code",
         read(steps.join("01-navigate-to-login.md"))
@@ -133,7 +133,8 @@ fn meta_and_step_files_golden() {
     );
     // YAML 1.1 readers get strings back: ids, not numbers.
     let v: serde_json::Value =
-        serde_saphyr::from_str(&std::fs::read_to_string(store.meta_path(&s)).unwrap()).unwrap();
+        serde_saphyr::from_str(&std::fs::read_to_string(store.scenario(&s).meta_path()).unwrap())
+            .unwrap();
     assert_eq!(v["steps"][0]["id"], serde_json::Value::String("01".into()));
 }
 
@@ -158,9 +159,9 @@ fn upsert_keeps_star_stats_and_unknown_keys_and_removes_orphans() {
     assert_eq!(meta.tags, vec!["auth", "smoke"]);
     assert_eq!(meta.total_runs, 1);
     assert_eq!(meta.steps.len(), 2);
-    let text = std::fs::read_to_string(store.meta_path(&s)).unwrap();
+    let text = std::fs::read_to_string(store.scenario(&s).meta_path()).unwrap();
     assert!(text.contains("custom: kept"), "{text}");
-    let mut files: Vec<String> = std::fs::read_dir(store.scenario_dir(&s).join("steps"))
+    let mut files: Vec<String> = std::fs::read_dir(store.scenario(&s).path().join("steps"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -225,7 +226,7 @@ fn run_files_golden() {
     );
     insta::assert_snapshot!("result_json_final", read(dir.join("result.json")));
     insta::assert_snapshot!("skill_state_final", read(dir.join("skill-state.yaml")));
-    insta::assert_snapshot!("meta_yaml_after_run", read(store.meta_path(&s)));
+    insta::assert_snapshot!("meta_yaml_after_run", read(store.scenario(&s).meta_path()));
     assert!(
         dir.join("evidence").is_dir(),
         "the original's v1 evidence folder exists"
@@ -241,12 +242,14 @@ fn run_files_golden() {
     );
     assert!(matches!(err, Err(StoreError::RunCompleted { .. })));
     // Files parse back.
-    let back = store.read_result(&s, run.id()).unwrap().unwrap();
+    let back = store.scenario(&s).run(run.id()).result().unwrap().unwrap();
     assert_eq!(back.failed_step.as_deref(), Some("02"));
     assert_eq!(back.status, RunStatus::Fail);
     assert_eq!(
         store
-            .read_skill_state(&s, run.id())
+            .scenario(&s)
+            .run(run.id())
+            .skill_state()
             .unwrap()
             .unwrap()
             .current_phase,
@@ -324,14 +327,14 @@ fn run_numbers_are_allocated_and_stored() {
 fn corrupt_meta_is_an_error_naming_the_file() {
     let (_t, store) = store();
     let s = slug("broken");
-    std::fs::create_dir_all(store.scenario_dir(&s)).unwrap();
+    std::fs::create_dir_all(store.scenario(&s).path()).unwrap();
     for (content, needle) in [
         ("title: [unclosed\n", "not valid YAML"),
         ("- a\n- b\n", "expected a mapping"),
         ("totalRuns: many\n", "unexpected content"),
         ("", "empty"),
     ] {
-        std::fs::write(store.meta_path(&s), content).unwrap();
+        std::fs::write(store.scenario(&s).meta_path(), content).unwrap();
         let err = store.read_meta(&s).unwrap_err().to_string();
         assert!(
             err.contains("meta.yaml") && err.contains(needle),
@@ -343,7 +346,7 @@ fn corrupt_meta_is_an_error_naming_the_file() {
             .to_string();
         assert!(err.contains(needle), "{err}");
         assert_eq!(
-            std::fs::read_to_string(store.meta_path(&s)).unwrap(),
+            std::fs::read_to_string(store.scenario(&s).meta_path()).unwrap(),
             content,
             "nothing overwritten"
         );
@@ -354,10 +357,10 @@ fn corrupt_meta_is_an_error_naming_the_file() {
 fn original_files_are_read() {
     let (_t, store) = store();
     let s = slug("login-flow");
-    std::fs::create_dir_all(store.scenario_dir(&s)).unwrap();
+    std::fs::create_dir_all(store.scenario(&s).path()).unwrap();
     // As the original writes it (js-yaml), plus a legacy v1 key.
     std::fs::write(
-        store.meta_path(&s),
+        store.scenario(&s).meta_path(),
         "title: 'User Login: Flow'\nslug: login-flow\nstarred: false\ntags:\n  - auth\nestimatedDuration: 45\nsteps:\n  - id: '01'\n    title: Navigate\n    file: 01-navigate.md\ntotalRuns: 3\npassCount: 2\nfailCount: 1\nlastRun: '2026-11-22T11:25:53.848Z'\nlastResult: fail\navgDuration: 1500.4\nlastStatus: never_run\n",
     )
     .unwrap();
@@ -367,13 +370,13 @@ fn original_files_are_read() {
         (3, 1500, "01")
     );
     let run = RunId::new("-Qw1r6J3Nc").unwrap();
-    std::fs::create_dir_all(store.run_dir(&s, &run)).unwrap();
+    std::fs::create_dir_all(store.scenario(&s).run(&run).path()).unwrap();
     std::fs::write(
-        store.run_dir(&s, &run).join("result.json"),
+        store.scenario(&s).run(&run).path().join("result.json"),
         r#"{"runId":"-Qw1r6J3Nc","scenarioSlug":"login-flow","status":"fail","startedAt":"2026-11-22T11:25:52.794Z","completedAt":"2026-11-22T11:25:53.842Z","duration":2500,"steps":[{"id":"01","status":"pass","duration":1200,"error":null,"evidenceFiles":["before.png"],"summary":"ok"}],"failedStep":null,"errorMessage":null}"#,
     )
     .unwrap();
-    let r = store.read_result(&s, &run).unwrap().unwrap();
+    let r = store.scenario(&s).run(&run).result().unwrap().unwrap();
     assert_eq!(r.steps[0].evidence_files, vec!["before.png"]);
     assert_eq!(r.run_number, None);
 }
@@ -463,7 +466,7 @@ fn completed_runs(store: &Store, s: &Slug) -> u64 {
         .list_runs(s)
         .unwrap()
         .iter()
-        .filter_map(|r| store.read_result(s, r).unwrap())
+        .filter_map(|r| store.scenario(s).run(r).result().unwrap())
         .filter(|r| r.status != RunStatus::Running && !r.interrupted)
         .count() as u64
 }
@@ -577,7 +580,7 @@ fn a_run_appears_with_its_files() {
     let (_t, store) = store();
     let s = slug("appear");
     store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
-    let runs = store.scenario_dir(&s).join("runs");
+    let runs = store.scenario(&s).path().join("runs");
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let watcher = {
         let (runs, stop) = (runs.clone(), stop.clone());
@@ -628,7 +631,7 @@ fn evidence_never_appears_without_its_sidecar() {
         RunId::new("r1").unwrap(),
         StepId::new("01").unwrap(),
     );
-    let dir = store.evidence_dir(&s, &r, &st);
+    let dir = store.scenario(&s).run(&r).step(&st).evidence();
     std::fs::create_dir_all(&dir).unwrap();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let watcher = {
@@ -708,14 +711,15 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     let ev = done.evidence_dir(&st);
     std::fs::write(ev.join("lone.meta.json"), "{}").unwrap();
     // Temporary files of the dead process, and one of ours.
-    let runs = store.scenario_dir(&s).join("runs");
+    let runs = store.scenario(&s).path().join("runs");
     let tmp_dir = runs.join(format!(".20261122T112548115Z-abcdef.{dead}-3.tmp"));
     std::fs::create_dir_all(tmp_dir.join("evidence")).unwrap();
     let dead_files = [
         ev.join(format!(".shot.png.{dead}-7.tmp")),
         done.dir().join(format!(".result.json.{dead}-0.tmp")),
         store
-            .meta_path(&s)
+            .scenario(&s)
+            .meta_path()
             .with_file_name(format!(".meta.yaml.{dead}-1.tmp")),
     ];
     for f in &dead_files {
@@ -725,7 +729,7 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     std::fs::write(&live, "being written").unwrap();
     // A run folder without result.json (killed between mkdir and the first write).
     let bare = RunId::new("20261122T112548115Z-zzzzzz").unwrap();
-    std::fs::create_dir_all(store.run_dir(&s, &bare).join("evidence")).unwrap();
+    std::fs::create_dir_all(store.scenario(&s).run(&bare).path().join("evidence")).unwrap();
     let before = crate::recorder::run_state(&store, &bare).unwrap();
     assert!(before.resumable, "before the repair it looks resumable");
 
@@ -743,7 +747,7 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
         after.interrupted && !after.resumable && after.status == RunStatus::Fail,
         "{after:?}"
     );
-    let r = store.read_result(&s, &bare).unwrap().unwrap();
+    let r = store.scenario(&s).run(&bare).result().unwrap().unwrap();
     assert!(r.interrupted, "{r:?}");
     assert!(
         notes.iter().any(|n| n.contains("removed 5 temporary")),
@@ -830,7 +834,7 @@ fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() 
         vec![ids[0].clone(), ids[7].clone(), ids[9].clone()]
     );
     assert!(
-        std::fs::read_dir(store.scenario_dir(&s).join("runs"))
+        std::fs::read_dir(store.scenario(&s).path().join("runs"))
             .unwrap()
             .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")),
         "no temporary folder left"

@@ -452,3 +452,8 @@ pub struct SkillState {
     #[serde(default)]
     pub pid: u32,
 }
+
+/// `checklistStatus` key of `skill-state.yaml` for the evidence phase.
+pub const CHECKLIST_EVIDENCE: &str = "evidence";
+/// `checklistStatus` key of `skill-state.yaml` for what precedes the run.
+pub const CHECKLIST_PRE_RUN: &str = "pre-run";

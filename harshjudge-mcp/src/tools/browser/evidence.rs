@@ -26,7 +26,7 @@ struct Captured {
 pub(super) fn evidence_target(ctx: &Context) -> Option<(RunId, Slug, StepId)> {
     let (run, slug) = ctx.agent().active_run()?;
     let store = ctx.store();
-    let result = store.read_result(&slug, &run).ok()??;
+    let result = store.scenario(&slug).run(&run).result().ok()??;
     if result.status != harshjudge::store::RunStatus::Running {
         ctx.agent().set_active_run(None);
         return None;

@@ -103,7 +103,7 @@ pub fn start_run(ctx: &Context, a: StartRun) -> Result<RunStarted, ToolError> {
         run_id: run.id().to_string(),
         run_number: run.result().run_number,
         run_path: ctx.rel(&run.dir()),
-        evidence_path: ctx.rel(&store.run_evidence_dir(&slug, run.id())),
+        evidence_path: ctx.rel(&store.scenario(&slug).run(run.id()).flat_evidence_dir()),
         started_at: run.result().started_at.clone(),
         scenario_slug: slug.to_string(),
         scenario_title: (!meta.title.is_empty()).then(|| meta.title.clone()),
@@ -435,8 +435,14 @@ pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<EvidenceRecor
     Ok(EvidenceRecorded {
         success: true,
         file_path: ctx.rel(&written.path),
-        meta_path: ctx.rel(&store.sidecar_path(run.slug(), &id, &step, &name)),
-        step_path: ctx.rel(&store.step_dir(run.slug(), &id, &step)),
+        meta_path: ctx.rel(
+            &store
+                .scenario(run.slug())
+                .run(&id)
+                .step(&step)
+                .sidecar(&name),
+        ),
+        step_path: ctx.rel(&store.scenario(run.slug()).run(&id).step(&step).path()),
         file_size: written.size,
         step_id: step.to_string(),
         copied_from: from.map(|p| p.display().to_string()),
@@ -686,7 +692,7 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<RunCompleted, ToolE
     })?;
     Ok(RunCompleted {
         success: true,
-        result_path: ctx.rel(&ctx.store().result_path(run.slug(), &id)),
+        result_path: ctx.rel(&ctx.store().scenario(run.slug()).run(&id).result_path()),
         status: done.status.as_str().to_string(),
         failed_step: run.result().failed_step.clone(),
         error_message: run.result().error_message.clone(),

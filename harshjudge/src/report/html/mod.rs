@@ -53,7 +53,7 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
             let target = store.report_run_script(&slug, &run);
             keep.insert(target.clone());
             runs += 1;
-            let source = store.result_path(&slug, &run);
+            let source = store.scenario(&slug).run(&run).result_path();
             if is_fresh(&store, &target, &source) {
                 continue;
             }
@@ -137,13 +137,13 @@ pub fn stamp(store_dir: &Path) -> Result<String, StoreError> {
     };
     for slug in store.list_scenarios()? {
         mix(slug.as_str().as_bytes());
-        mix(&mtime(&store.meta_path(&slug)).to_le_bytes());
-        let runs_dir = store.runs_dir(&slug);
+        mix(&mtime(&store.scenario(&slug).meta_path()).to_le_bytes());
+        let runs_dir = store.scenario(&slug).runs_dir();
         mix(&mtime(&runs_dir).to_le_bytes());
         // Only the newest runs change; older ones are final.
         for run in model::recent_runs(&store, &slug, 3)? {
             mix(run.as_str().as_bytes());
-            mix(&mtime(&store.result_path(&slug, &run)).to_le_bytes());
+            mix(&mtime(&store.scenario(&slug).run(&run).result_path()).to_le_bytes());
         }
     }
     Ok(format!("{h:016x}"))

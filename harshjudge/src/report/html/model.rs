@@ -331,7 +331,7 @@ fn recent_results(
 /// A run whose result.json is missing or unreadable is left out of the report
 /// (it stays on disk for a person to look at) rather than failing the report.
 fn read_result_lenient(store: &Store, slug: &Slug, run: &RunId) -> Option<RunResult> {
-    store.read_result(slug, run).ok().flatten()
+    store.scenario(slug).run(run).result().ok().flatten()
 }
 
 /// Builds the overview.
@@ -425,12 +425,12 @@ pub(crate) fn run_view(
     slug: &Slug,
     run: &RunId,
 ) -> Result<Option<RunView>, StoreError> {
-    let Some(result) = store.read_result(slug, run)? else {
+    let Some(result) = store.scenario(slug).run(run).result()? else {
         return Ok(None);
     };
     let meta = store.read_meta(slug).ok().flatten().unwrap_or_default();
     // An unreadable judgment leaves the verdicts' states (from result.json) shown.
-    let judgment = store.read_judgment(slug, run).ok().flatten();
+    let judgment = store.scenario(slug).run(run).judgment().ok().flatten();
     let running = result.status == RunStatus::Running;
     // Evidence files per step id: step-NN/evidence/*, or v1 flat evidence/step-NN-name.ext.
     let mut files: BTreeMap<String, Vec<(String, String, PathBuf, u64)>> = BTreeMap::new();
