@@ -427,7 +427,7 @@ fn with_expectations(
         let step = result.steps.iter_mut().find(|s| s.id == *id).unwrap();
         step.expectation = Some(text.to_string());
     }
-    store.write_result(slug, run, &result).unwrap();
+    store.scenario(slug).run(run).write_result(&result).unwrap();
 }
 
 /// A judgment as a command judge records it.
@@ -484,18 +484,18 @@ fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
     let why =
         "The note reads \"all good\" but <b>nothing</b> says the payment & the order went through.";
     store
+        .scenario(&slug)
+        .run(&run)
         .record_judgment(
-            &slug,
-            &run,
             judgment("01", "the note says all is good", Verdict::Fail, why),
             Some("prompt"),
             Some("{\"verdict\":\"fail\"}"),
         )
         .unwrap();
     let combined = store
-        .apply_judgment(&slug, &run, |r, j| {
-            harshjudge::judge::combine_verdicts(r, j, false)
-        })
+        .scenario(&slug)
+        .run(&run)
+        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
         .unwrap();
     assert_eq!(combined.status.as_str(), "fail");
 

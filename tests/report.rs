@@ -349,7 +349,7 @@ fn with_expectations(store: &Store, slug: &Slug, run: &RunId, expectations: &[(&
         let step = result.steps.iter_mut().find(|s| s.id == *id).unwrap();
         step.expectation = Some(text.to_string());
     }
-    store.write_result(slug, run, &result).unwrap();
+    store.scenario(slug).run(run).write_result(&result).unwrap();
 }
 
 /// The newest run of `slug`.
@@ -383,9 +383,9 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     with_expectations(&store, &checkout, &run, &[("02", expect)]);
     let why = "The page shows \"The card was declined.\" in a red alert; no receipt and no total are visible.";
     store
+        .scenario(&checkout)
+        .run(&run)
         .record_judgment(
-            &checkout,
-            &run,
             StepJudgment {
                 step_id: "02".into(),
                 expectation: expect.into(),
@@ -404,9 +404,9 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
         )
         .unwrap();
     store
-        .apply_judgment(&checkout, &run, |r, j| {
-            harshjudge::judge::combine_verdicts(r, j, false)
-        })
+        .scenario(&checkout)
+        .run(&run)
+        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
         .unwrap();
     // notes: an expectation with no judge yet (pending).
     let r = cargo_test("judged_suite", &hj, &["notes::"], &[]);
@@ -420,9 +420,9 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
         &[("01", "the note says all is good")],
     );
     store
-        .apply_judgment(&notes, &notes_run, |r, j| {
-            harshjudge::judge::combine_verdicts(r, j, false)
-        })
+        .scenario(&notes)
+        .run(&notes_run)
+        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
         .unwrap();
     // plain-page: a baseline, then another colour: to_have_screenshot fails with a diff.
     let snaps = tmp.path().join("snaps");

@@ -154,9 +154,9 @@ impl Project {
         let id = run.id().clone();
         // What the harness does when no judge is configured: mark them pending.
         store
-            .apply_judgment(&slug, &id, |r, j| {
-                harshjudge::judge::combine_verdicts(r, j, false)
-            })
+            .scenario(&slug)
+            .run(&id)
+            .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
             .unwrap();
         id.to_string()
     }
@@ -333,7 +333,11 @@ fn pending_lists_exactly_the_steps_with_an_expectation_and_no_verdict() {
     j.step_id = "03".into();
     j.verdict = None;
     j.error = Some("the judge gave no answer within 120s".into());
-    store.record_judgment(&slug, &run, j, None, None).unwrap();
+    store
+        .scenario(&slug)
+        .run(&run)
+        .record_judgment(j, None, None)
+        .unwrap();
     let again = p.ok("getPendingJudgments", json!({"scenarioSlug": "checkout"}));
     assert_eq!(again["pending"][0]["verdict"], "error");
     assert!(

@@ -986,7 +986,11 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
     let mut result = store.scenario(&slug).run(&id).result().unwrap().unwrap();
     result.steps[0].expectation = Some("the login form is shown".into());
     result.steps[1].expectation = Some("the dashboard greets the user".into());
-    store.write_result(&slug, &id, &result).unwrap();
+    store
+        .scenario(&slug)
+        .run(&id)
+        .write_result(&result)
+        .unwrap();
     let judged = |step: &str, verdict: Verdict, reasoning: &str| StepJudgment {
         step_id: step.into(),
         // The expectation the verdict answers (a judged step takes it).
@@ -1009,15 +1013,21 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
         Verdict::Pass,
         "the form with two fields is on the screenshot",
     );
-    store.record_judgment(&slug, &id, form, None, None).unwrap();
+    store
+        .scenario(&slug)
+        .run(&id)
+        .record_judgment(form, None, None)
+        .unwrap();
     let error = judged("02", Verdict::Fail, "the screenshot shows an error page");
     store
-        .record_judgment(&slug, &id, error, None, None)
+        .scenario(&slug)
+        .run(&id)
+        .record_judgment(error, None, None)
         .unwrap();
     store
-        .apply_judgment(&slug, &id, |r, j| {
-            harshjudge::judge::combine_verdicts(r, j, false)
-        })
+        .scenario(&slug)
+        .run(&id)
+        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
         .unwrap();
 
     let state = p.ok("getRunState", json!({"runId": run}));

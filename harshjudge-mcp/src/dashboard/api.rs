@@ -289,11 +289,17 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
             format!("Run not found: {run} in scenario {slug}"),
         ));
     }
-    let result = store.read_result_json(&slug, &run).unwrap_or(Value::Null);
+    let result = store
+        .scenario(&slug)
+        .run(&run)
+        .result_json()
+        .unwrap_or(Value::Null);
     // Every evidence file (absolute): those of the step folders, or of the v1
     // flat `evidence/` folder when the run has no step folders.
     let paths: Vec<String> = store
-        .run_evidence(&slug, &run)?
+        .scenario(&slug)
+        .run(&run)
+        .evidence()?
         .step_files_or_flat()
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
@@ -336,13 +342,17 @@ mod tests {
         }))
         .unwrap();
         std::fs::create_dir_all(store.scenario(&slug).run(&run).path()).unwrap();
-        store.write_result(&slug, &run, &result).unwrap();
+        store
+            .scenario(&slug)
+            .run(&run)
+            .write_result(&result)
+            .unwrap();
         let one = super::run(&store, "checkout", "r1").unwrap();
         assert_eq!(one["judgment"], Value::Null, "never judged");
         store
+            .scenario(&slug)
+            .run(&run)
             .record_judgment(
-                &slug,
-                &run,
                 StepJudgment {
                     step_id: "01".into(),
                     expectation: "a receipt".into(),
@@ -361,9 +371,9 @@ mod tests {
             )
             .unwrap();
         store
-            .apply_judgment(&slug, &run, |r, j| {
-                harshjudge::judge::combine_verdicts(r, j, false)
-            })
+            .scenario(&slug)
+            .run(&run)
+            .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
             .unwrap();
         let list = runs(&store, "checkout").unwrap();
         assert_eq!(list[0]["status"], "fail");

@@ -645,9 +645,7 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
     let identity = format!("agent:{name}");
     let hash = judge::inputs_hash(&input, &identity);
     let verdict: Verdict = a.verdict.into();
-    store.record_judgment(
-        &slug,
-        &id,
+    store.scenario(&slug).run(&id).record_judgment(
         StepJudgment {
             step_id: step_id.to_string(),
             expectation: expectation.clone(),
@@ -664,9 +662,10 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
         None,
         None,
     )?;
-    let after = store.apply_judgment(&slug, &id, |r, j| {
-        judge::combine_verdicts(r, j, uncertain_passes)
-    })?;
+    let after = store
+        .scenario(&slug)
+        .run(&id)
+        .apply_judgment(|r, j| judge::combine_verdicts(r, j, uncertain_passes))?;
     // As it is now: the run may have completed since it was read.
     let running = after.status == RunStatus::Running;
     let now = after

@@ -347,8 +347,8 @@ pub(super) fn repair(store: &Store) -> Vec<String> {
                 "run {slug}/{run} was left running by a process that is gone (pid {pid}): marked interrupted"
             )),
             // It ended, but its process died before counting it or clearing its mark.
-            Err(crate::store::StoreError::RunCompleted { .. }) => store.clear_running(&slug, &run),
-            Err(crate::store::StoreError::NotFound { .. }) => store.clear_running(&slug, &run),
+            Err(crate::store::StoreError::RunCompleted { .. }) => store.scenario(&slug).run(&run).clear_running(),
+            Err(crate::store::StoreError::NotFound { .. }) => store.scenario(&slug).run(&run).clear_running(),
             Err(e) => notes.push(format!(
                 "run {slug}/{run} was left running by a process that is gone, but could not be marked interrupted: {e}"
             )),

@@ -6,7 +6,7 @@
 //!
 //! No app, no browser, no base URL, no new run folder, no probe: only the run's
 //! `judge/`, the status fields of its `result.json`
-//! ([`Store::apply_judgment`]), its scenario's statistics and the suite
+//! ([`RunDir::apply_judgment`](crate::store::RunDir::apply_judgment)), its scenario's statistics and the suite
 //! checkpoint change. A verdict is reused while the hash of its inputs
 //! (evidence, expectation, code outcome, judge identity) is unchanged
 //! ([`judge::judge_step`]); a judgment without a verdict is always re-made.
@@ -249,7 +249,7 @@ impl Rejudged {
 
 /// Re-judges one run: each step through [`judge::judge_step`] (or, without a
 /// judge, its recorded verdict kept: the caller checked that they all stand),
-/// then [`Store::apply_judgment`].
+/// then [`RunDir::apply_judgment`](crate::store::RunDir::apply_judgment).
 async fn rejudge_target(
     store: &Store,
     target: &Target,
@@ -277,9 +277,10 @@ async fn rejudge_target(
             }
         }
     }
-    let result = store.apply_judgment(&target.slug, &target.run, |r, j| {
-        judge::combine_verdicts(r, j, uncertain_passes)
-    })?;
+    let result = store
+        .scenario(&target.slug)
+        .run(&target.run)
+        .apply_judgment(|r, j| judge::combine_verdicts(r, j, uncertain_passes))?;
     Ok(Rejudged {
         made,
         reused,

@@ -297,18 +297,24 @@ mod tests {
         store.upsert_scenario(&slug, &spec, &[]).unwrap();
         let run = RunId::new("r1").unwrap();
         store
-            .start_run(&slug, &run, "2026-11-23T00:00:00.000Z")
+            .scenario(&slug)
+            .run(&run)
+            .start("2026-11-23T00:00:00.000Z")
             .unwrap();
         let mut r = final_run(&[("01", StepStatus::Pass, Some("a receipt is shown"))]);
         r.run_id = run.to_string();
-        store.complete_run(&slug, &run, &r).unwrap();
+        store.scenario(&slug).run(&run).complete(&r).unwrap();
         let meta = store.read_meta(&slug).unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (1, 0));
         store
-            .record_judgment(&slug, &run, judged("01", Verdict::Fail), None, None)
+            .scenario(&slug)
+            .run(&run)
+            .record_judgment(judged("01", Verdict::Fail), None, None)
             .unwrap();
         let written = store
-            .apply_judgment(&slug, &run, |r, j| combine_verdicts(r, j, false))
+            .scenario(&slug)
+            .run(&run)
+            .apply_judgment(|r, j| combine_verdicts(r, j, false))
             .unwrap();
         assert_eq!(written.status, RunStatus::Fail);
         assert_eq!(
@@ -323,7 +329,9 @@ mod tests {
         assert_eq!(meta.last_result.as_deref(), Some("fail"));
         // Applying again counts nothing twice.
         store
-            .apply_judgment(&slug, &run, |r, j| combine_verdicts(r, j, false))
+            .scenario(&slug)
+            .run(&run)
+            .apply_judgment(|r, j| combine_verdicts(r, j, false))
             .unwrap();
         let meta = store.read_meta(&slug).unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));

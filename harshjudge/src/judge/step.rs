@@ -38,7 +38,7 @@ pub fn step_input(
     let step_id = StepId::new(step.id.clone())?;
     let dir = store.scenario(slug).run(run).step(&step_id).evidence();
     let mut evidence = Vec::new();
-    for name in store.list_evidence(slug, run, &step_id)? {
+    for name in store.scenario(slug).run(run).list_evidence(&step_id)? {
         let path = dir.join(&name);
         let bytes = store.read_file(&path).map_err(|source| StoreError::Io {
             path: path.clone(),
@@ -119,9 +119,7 @@ pub async fn judge_step(
             (None, None)
         }
     };
-    store.record_judgment(
-        slug,
-        run,
+    store.scenario(slug).run(run).record_judgment(
         judgment.clone(),
         prompt.as_deref(),
         response.as_deref(),

@@ -357,9 +357,9 @@ async fn a_step_is_judged_once_until_its_inputs_change() {
     );
     let shot = EvidenceName::new("after").unwrap();
     store
+        .scenario(&slug)
+        .run(&run)
         .write_evidence(
-            &slug,
-            &run,
             &step,
             &shot,
             "png",
@@ -412,9 +412,9 @@ async fn a_step_is_judged_once_until_its_inputs_change() {
     assert_eq!(count(), 1);
     // New evidence (the execution re-ran): judged again.
     store
+        .scenario(&slug)
+        .run(&run)
         .write_evidence(
-            &slug,
-            &run,
             &step,
             &shot,
             "png",

@@ -7,7 +7,7 @@
 //! The run is made final with the code's statuses first
 //! ([`RunHandle::complete_with`](super::RunHandle::complete_with)); then its
 //! judge tasks are awaited and their verdicts folded in by the one rule
-//! ([`Store::apply_judgment`] → [`combine_verdicts`](crate::judge::combine_verdicts)).
+//! ([`RunDir::apply_judgment`](crate::store::RunDir::apply_judgment) → [`combine_verdicts`](crate::judge::combine_verdicts)).
 //! A crash while judging leaves the execution intact and its verdicts
 //! `pending`, for `--rejudge` / `--resume`.
 
@@ -134,7 +134,9 @@ impl Judging {
         };
         let script = self.replay_script(info, slug, run, filter);
         store
-            .write_judge_replay(slug, run, &script)
+            .scenario(slug)
+            .run(run)
+            .write_judge_replay(&script)
             .map(|_| ())
             .map_err(|e| format!("{slug}: judge/replay.sh could not be written: {e}"))
     }
@@ -272,7 +274,9 @@ mod tests {
             Some("a receipt is shown")
         );
         store
-            .record_judgment(&slug, run.id(), uncertain(), None, None)
+            .scenario(&slug)
+            .run(run.id())
+            .record_judgment(uncertain(), None, None)
             .unwrap();
         let done = run.complete_with(Completion::default()).unwrap();
         assert_eq!(done.status, RunStatus::Fail);
@@ -292,9 +296,9 @@ mod tests {
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
         // Applying the same judgment afterwards changes nothing.
         store
-            .apply_judgment(&slug, run.id(), |r, j| {
-                crate::judge::combine_verdicts(r, j, false)
-            })
+            .scenario(&slug)
+            .run(run.id())
+            .apply_judgment(|r, j| crate::judge::combine_verdicts(r, j, false))
             .unwrap();
         let meta = store.read_meta(&slug).unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
@@ -312,7 +316,9 @@ mod tests {
         })
         .unwrap();
         store
-            .record_judgment(&slug, run.id(), uncertain(), None, None)
+            .scenario(&slug)
+            .run(run.id())
+            .record_judgment(uncertain(), None, None)
             .unwrap();
         let done = run
             .complete_with(Completion {

@@ -71,13 +71,13 @@ pub struct StepRecord {
 impl RunHandle {
     /// Starts a new run of `slug`, whose steps are `titles` (in order): the
     /// run folder appears at once with `result.json` (running, with
-    /// `startedAt`) and `skill-state.yaml` ([`Store::create_run`]).
+    /// `startedAt`) and `skill-state.yaml` ([`RunDir::create`](crate::store::RunDir::create)).
     pub fn start(store: &Store, slug: &Slug, titles: Vec<String>) -> Result<Self, StoreError> {
         Self::start_with(store, slug, titles, false)
     }
 
     /// [`start`](Self::start) for a run this process executes to its end (the
-    /// harness): it is marked running by this process ([`Store::mark_running`])
+    /// harness): it is marked running by this process ([`RunDir::mark_running`](crate::store::RunDir::mark_running))
     /// before it appears, so if the process dies at any point the next start
     /// finds the run and marks it interrupted.
     pub fn start_marked(
@@ -114,7 +114,11 @@ impl RunHandle {
             scenario_slug: slug.to_string(),
             pid: std::process::id(),
         };
-        let result = store.create_run(slug, &id, &started_at, Some(&state), mark_running)?;
+        let result =
+            store
+                .scenario(slug)
+                .run(&id)
+                .create(&started_at, Some(&state), mark_running)?;
         Ok(RunHandle {
             store: store.clone(),
             slug: slug.clone(),
@@ -147,7 +151,7 @@ impl RunHandle {
             return Err(not_found(store, run));
         }
         let slug = slug.clone();
-        let lock = store.lock_run(&slug, run)?;
+        let lock = store.scenario(&slug).run(run).lock()?;
         let saved_state = store.scenario(&slug).run(run).skill_state()?;
         let result = match store.scenario(&slug).run(run).result()? {
             Some(r) => r,
@@ -311,7 +315,9 @@ impl RunHandle {
 
     fn write_state(&self) -> Result<(), StoreError> {
         self.store
-            .put_skill_state(&self.slug, &self.id, &self.state, self.durability)
+            .scenario(&self.slug)
+            .run(&self.id)
+            .put_skill_state(&self.state, self.durability)
     }
 
     /// Records that this run is attempt `attempt` of a retried scenario whose
@@ -325,7 +331,9 @@ impl RunHandle {
         self.result.attempt = Some(attempt);
         self.result.first_run_id = Some(first_run_id.unwrap_or_else(|| self.id.to_string()));
         self.store
-            .put_result(&self.slug, &self.id, &self.result, Durability::Now)
+            .scenario(&self.slug)
+            .run(&self.id)
+            .put_result(&self.result, Durability::Now)
     }
 
     /// Marks `step` as the one running (in `skill-state.yaml`).
@@ -357,7 +365,9 @@ impl RunHandle {
         self.ensure_open()?;
         let written = self
             .store
-            .write_evidence(&self.slug, &self.id, step, name, ext, kind, bytes, metadata)?;
+            .scenario(&self.slug)
+            .run(&self.id)
+            .write_evidence(step, name, ext, kind, bytes, metadata)?;
         self.evidence
             .entry(step.number())
             .or_default()
@@ -394,7 +404,11 @@ impl RunHandle {
                 .get(&rec.id.number())
                 .map(|s| s.iter().cloned().collect())
                 .unwrap_or_default(),
-            Durability::Now => self.store.list_evidence(&self.slug, &self.id, &rec.id)?,
+            Durability::Now => self
+                .store
+                .scenario(&self.slug)
+                .run(&self.id)
+                .list_evidence(&rec.id)?,
         };
         let now = now_iso();
         self.state
@@ -446,7 +460,9 @@ impl RunHandle {
         });
         self.result.derive_outcome();
         self.store
-            .put_result(&self.slug, &self.id, &self.result, self.durability)?;
+            .scenario(&self.slug)
+            .run(&self.id)
+            .put_result(&self.result, self.durability)?;
         self.write_state()
     }
 
@@ -474,7 +490,7 @@ impl RunHandle {
             .unwrap_or_else(|| self.elapsed_before + self.clock.elapsed().as_millis() as u64);
         let no_steps = completion.steps.as_ref().is_none_or(Vec::is_empty);
         let step_dirs = if no_steps && self.result.steps.is_empty() {
-            self.store.step_dirs(&self.slug, &self.id)?
+            self.store.scenario(&self.slug).run(&self.id).steps()?
         } else {
             vec![]
         };
@@ -485,7 +501,11 @@ impl RunHandle {
         // Evidence recorded after a step completed still belongs to it.
         for step in &mut result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
-                step.evidence_files = self.store.list_evidence(&self.slug, &self.id, &id)?;
+                step.evidence_files = self
+                    .store
+                    .scenario(&self.slug)
+                    .run(&self.id)
+                    .list_evidence(&id)?;
             }
         }
         // A judgment already recorded (a judge that finished early, an agent's
@@ -518,7 +538,9 @@ impl RunHandle {
         self.result.duration = duration;
         let stats = self
             .store
-            .complete_run(&self.slug, &self.id, &self.result)?;
+            .scenario(&self.slug)
+            .run(&self.id)
+            .complete(&self.result)?;
         self.state.current_phase = Phase::Completed;
         self.state
             .checklist_status
@@ -532,8 +554,13 @@ impl RunHandle {
             ),
         };
         self.store
-            .put_skill_state(&self.slug, &self.id, &self.state, Durability::Now)?;
-        self.store.clear_running(&self.slug, &self.id);
+            .scenario(&self.slug)
+            .run(&self.id)
+            .put_skill_state(&self.state, Durability::Now)?;
+        self.store
+            .scenario(&self.slug)
+            .run(&self.id)
+            .clear_running();
         Ok(Completed {
             stats,
             status: self.result.status,
@@ -572,7 +599,11 @@ impl RunHandle {
         }
         for step in &mut self.result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
-                step.evidence_files = self.store.list_evidence(&self.slug, &self.id, &id)?;
+                step.evidence_files = self
+                    .store
+                    .scenario(&self.slug)
+                    .run(&self.id)
+                    .list_evidence(&id)?;
             }
         }
         self.result.status = RunStatus::Pass;
@@ -598,7 +629,9 @@ impl RunHandle {
         };
         self.result.completed_at = Some(now);
         self.store
-            .put_result(&self.slug, &self.id, &self.result, Durability::Now)?;
+            .scenario(&self.slug)
+            .run(&self.id)
+            .put_result(&self.result, Durability::Now)?;
         self.state.last_action = format!("Interrupted: {reason}");
         self.state.error = Some(SkillError {
             step: current,
@@ -606,8 +639,13 @@ impl RunHandle {
             diagnostics: Default::default(),
         });
         self.store
-            .put_skill_state(&self.slug, &self.id, &self.state, Durability::Now)?;
-        self.store.clear_running(&self.slug, &self.id);
+            .scenario(&self.slug)
+            .run(&self.id)
+            .put_skill_state(&self.state, Durability::Now)?;
+        self.store
+            .scenario(&self.slug)
+            .run(&self.id)
+            .clear_running();
         Ok(())
     }
 }

@@ -9,7 +9,7 @@
 //! With a judge configured, a finished step with an expectation is judged on a
 //! task once its own evidence writes are done (`judging.rs`); `finish` makes
 //! the execution final first, then awaits the judges and folds their verdicts
-//! in ([`Store::apply_judgment`](crate::store::Store::apply_judgment)).
+//! in ([`RunDir::apply_judgment`](crate::store::RunDir::apply_judgment)).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -156,16 +156,9 @@ impl StoreWriter {
         let (ext, kind, bytes) = (item.ext, item.kind, item.bytes.clone());
         let write = tokio::task::spawn_blocking(move || {
             let warning = store
-                .write_evidence(
-                    &slug,
-                    &run_id,
-                    &step,
-                    &name,
-                    ext,
-                    kind,
-                    &bytes,
-                    Default::default(),
-                )
+                .scenario(&slug)
+                .run(&run_id)
+                .write_evidence(&step, &name, ext, kind, &bytes, Default::default())
                 .err()
                 .map(|e| {
                     format!(
@@ -279,9 +272,10 @@ impl StoreWriter {
         let applied = {
             let (store, slug, id) = (store.clone(), slug.clone(), id.clone());
             tokio::task::spawn_blocking(move || {
-                store.apply_judgment(&slug, &id, |r, j| {
-                    crate::judge::combine_verdicts(r, j, uncertain_passes)
-                })
+                store
+                    .scenario(&slug)
+                    .run(&id)
+                    .apply_judgment(|r, j| crate::judge::combine_verdicts(r, j, uncertain_passes))
             })
             .await
         };

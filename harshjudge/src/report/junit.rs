@@ -15,8 +15,8 @@
 //! (pytest refuses `record_property` under `xunit2` for the same reason).
 //!
 //! Read through the store: a run's `result.json` by [`Store::read_result_at`],
-//! its judgment by [`Store::read_judgment`], its evidence by
-//! [`Store::run_evidence`] (the lister the HTML report and the dashboard use).
+//! its judgment by [`RunDir::judgment`](crate::store::RunDir::judgment), its evidence by
+//! [`RunDir::evidence`](crate::store::RunDir::evidence) (the lister the HTML report and the dashboard use).
 //!
 //! Written with quick-xml's [`Writer`]: every element is an event, quick-xml
 //! escapes text and attributes, and no XML is built by string formatting (we
@@ -39,7 +39,7 @@ use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use crate::store::judge::{RunJudgment, StepJudgment};
 use crate::store::{RunEvidence, RunResult, RunStatus, StepResult, StepStatus, Store, StoreError};
 
-/// One run to report: its folder ([`Store::run_dir`]).
+/// One run to report: its folder ([`RunDir::path`](crate::store::RunDir::path)).
 #[derive(Clone, Debug)]
 pub struct RunRef {
     /// The run's folder.
@@ -159,7 +159,7 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
         } else {
             result.scenario_slug.clone()
         },
-        evidence: store.run_evidence(&slug, &id)?,
+        evidence: store.scenario(&slug).run(&id).evidence()?,
         judgment: store.scenario(&slug).run(&id).judgment()?,
         result,
         dir: run.dir.clone(),

@@ -31,7 +31,9 @@ impl Ran {
     fn files(&self, step: usize) -> Vec<String> {
         let id = StepId::from_index(step).unwrap();
         self.store
-            .list_evidence(&self.slug, &self.run, &id)
+            .scenario(&self.slug)
+            .run(&self.run)
+            .list_evidence(&id)
             .unwrap()
     }
 }

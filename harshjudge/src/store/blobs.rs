@@ -321,9 +321,9 @@ mod tests {
 
     fn put(store: &Store, run: &str, step: &str, name: &str, ext: &str, bytes: &[u8]) -> PathBuf {
         store
+            .scenario(&Slug::new("s").unwrap())
+            .run(&RunId::new(run).unwrap())
             .write_evidence(
-                &Slug::new("s").unwrap(),
-                &RunId::new(run).unwrap(),
                 &StepId::new(step).unwrap(),
                 &EvidenceName::new(name).unwrap(),
                 ext,
@@ -497,7 +497,7 @@ mod tests {
         assert_eq!(nlink(&blob(&shared)), 2, "the kept run still links it");
         assert_eq!(nlink(&blob(&kept)), 2);
         assert_eq!(blobs(&store).len(), 2);
-        let ev = store.run_evidence(&s, &new).unwrap();
+        let ev = store.scenario(&s).run(&new).evidence().unwrap();
         let read: Vec<Vec<u8>> = ev
             .files
             .iter()
@@ -535,7 +535,7 @@ mod tests {
         let blob = into.blob_path(&ContentHash::of(&shot));
         let mut files = 0;
         for run in into.list_runs(&s).unwrap() {
-            for f in into.run_evidence(&s, &run).unwrap().files {
+            for f in into.scenario(&s).run(&run).evidence().unwrap().files {
                 assert_eq!(ino(&f.path), ino(&blob), "{}", f.path.display());
                 files += 1;
             }

@@ -7,12 +7,15 @@
 
 use std::path::PathBuf;
 
-use super::judge::RunJudgment;
+use super::judge::{RunJudgment, StepJudgment};
 use super::names::{
     EVIDENCE, JUDGE, META, REPLAY, RESULT, RUNS, SCENARIO_MD, SCENARIOS, SIDECAR_SUFFIX,
     SKILL_STATE, STEP_PREFIX, STEPS,
 };
-use super::{EvidenceName, RunId, RunResult, SkillState, Slug, StepId, Store, StoreError};
+use super::{
+    Durability, EvidenceName, RunEvidence, RunId, RunLock, RunResult, SkillState, Slug, Stats,
+    StepId, Store, StoreError, WrittenEvidence,
+};
 
 /// `scenarios/{slug}/`: one scenario's folder ([`Store::scenario`]).
 #[derive(Clone, Copy, Debug)]
@@ -202,5 +205,203 @@ impl StepDir<'_> {
 
     fn in_run(&self) -> String {
         format!("{STEP_PREFIX}{}", self.step)
+    }
+}
+
+/// What is recorded in a run, through its handle (the store's confined,
+/// atomic, locked I/O).
+impl<'a> RunDir<'a> {
+    /// Folds a final run's judgment into its `result.json` by `combine` (the
+    /// judge's rule, `crate::judge::combine_verdicts`: the store only stores)
+    /// and, when its status changed, its scenario's
+    /// statistics in `meta.yaml` (`passCount`/`failCount`, and `lastResult`
+    /// when it is the last run): under the run's lock, then the `meta.yaml`
+    /// lock, so it never races a completion or a recount. The caller must not
+    /// hold the run's lock. A run still running is left alone (its completion
+    /// combines); a run without `result.json` is an error. Returns the result
+    /// as written (or as it was, when nothing changed).
+    pub fn apply_judgment(
+        &self,
+        combine: impl FnOnce(&mut RunResult, Option<&RunJudgment>) -> bool,
+    ) -> Result<RunResult, StoreError> {
+        self.scenario
+            .store
+            .apply_judgment(self.scenario.slug, self.run, combine)
+    }
+
+    /// Records one step's judgment under the run's lock (read, replace the step's
+    /// entry, write atomically), with the judge's prompt and answer beside it.
+    /// A judgment recorded twice keeps the last.
+    pub fn record_judgment(
+        &self,
+        judgment: StepJudgment,
+        prompt: Option<&str>,
+        response: Option<&str>,
+    ) -> Result<RunJudgment, StoreError> {
+        self.scenario.store.record_judgment(
+            self.scenario.slug,
+            self.run,
+            judgment,
+            prompt,
+            response,
+        )
+    }
+
+    /// Writes `judge/replay.sh`: the command that re-makes this run's judgment
+    /// from its recorded evidence, without re-running it.
+    pub fn write_judge_replay(&self, script: &str) -> Result<PathBuf, StoreError> {
+        self.scenario
+            .store
+            .write_judge_replay(self.scenario.slug, self.run, script)
+    }
+
+    /// `result.json` of a run as stored (every key, ours and unknown ones),
+    /// or `None` when it is missing or not JSON.
+    pub fn result_json(&self) -> Option<serde_json::Value> {
+        self.scenario
+            .store
+            .read_result_json(self.scenario.slug, self.run)
+    }
+
+    /// Every evidence file of a run: the files of each `step-NN/evidence/`
+    /// folder, then those of the flat v1 `evidence/` folder (a file named
+    /// `step-NN-{name}` belongs to step `NN`). Read through the store: no link
+    /// is followed out of `.harshJudge/`.
+    pub fn evidence(&self) -> Result<RunEvidence, StoreError> {
+        self.scenario
+            .store
+            .run_evidence(self.scenario.slug, self.run)
+    }
+
+    /// Writes `result.json` (pretty JSON, no trailing newline, like the original).
+    pub fn write_result(&self, result: &RunResult) -> Result<(), StoreError> {
+        self.scenario
+            .store
+            .write_result(self.scenario.slug, self.run, result)
+    }
+
+    /// Writes `result.json` now, or hands it to the background writer.
+    pub fn put_result(&self, result: &RunResult, when: Durability) -> Result<(), StoreError> {
+        self.scenario
+            .store
+            .put_result(self.scenario.slug, self.run, result, when)
+    }
+
+    /// Writes `skill-state.yaml` now, or hands it to the background writer.
+    pub fn put_skill_state(&self, state: &SkillState, when: Durability) -> Result<(), StoreError> {
+        self.scenario
+            .store
+            .put_skill_state(self.scenario.slug, self.run, state, when)
+    }
+
+    /// Writes `skill-state.yaml`.
+    pub fn write_skill_state(&self, state: &SkillState) -> Result<(), StoreError> {
+        self.scenario
+            .store
+            .write_skill_state(self.scenario.slug, self.run, state)
+    }
+
+    /// Writes an evidence file `{name}.{ext}` and its `{name}.meta.json` sidecar
+    /// into `step-{NN}/evidence/`. An existing file of that name is replaced.
+    /// Screenshots and files of [`BLOB_MIN_SIZE`](super::BLOB_MIN_SIZE)
+    /// bytes or more are hard links to the one copy of their content in
+    /// `.blobs/` (`Store::write_linked`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_evidence(
+        &self,
+        step: &StepId,
+        name: &EvidenceName,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+        metadata: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<WrittenEvidence, StoreError> {
+        self.scenario.store.write_evidence(
+            self.scenario.slug,
+            self.run,
+            step,
+            name,
+            ext,
+            kind,
+            bytes,
+            metadata,
+        )
+    }
+
+    /// Evidence file names of a step (sidecars and hidden files excluded), sorted byte-wise.
+    pub fn list_evidence(&self, step: &StepId) -> Result<Vec<String>, StoreError> {
+        self.scenario
+            .store
+            .list_evidence(self.scenario.slug, self.run, step)
+    }
+
+    /// Writes a run's final `result.json` and counts it in `meta.yaml` (and
+    /// `flakyCount` for a flaky run) under the `meta.yaml` lock, so that a
+    /// recount ([`recount_stats`](Store::recount_stats)) sees either both or
+    /// neither: a completion racing a recount is never lost nor counted twice.
+    pub fn complete(&self, result: &RunResult) -> Result<Stats, StoreError> {
+        self.scenario
+            .store
+            .complete_run(self.scenario.slug, self.run, result)
+    }
+
+    /// Takes the exclusive lock of one run (`runs/{id}/.run.lock`), held until the
+    /// guard drops: front ends that change a run (an MCP call, a CLI command)
+    /// take turns, whatever process they run in.
+    pub fn lock(&self) -> Result<RunLock, StoreError> {
+        self.scenario.store.lock_run(self.scenario.slug, self.run)
+    }
+
+    /// The `step-NN` folders of a run, sorted.
+    pub fn steps(&self) -> Result<Vec<StepId>, StoreError> {
+        self.scenario.store.step_dirs(self.scenario.slug, self.run)
+    }
+
+    /// Marks `run` as executed by this process.
+    pub fn mark_running(&self) -> Result<(), StoreError> {
+        self.scenario
+            .store
+            .mark_running(self.scenario.slug, self.run)
+    }
+
+    /// Removes the marker of a run that ended (or was marked interrupted).
+    pub fn clear_running(&self) {
+        self.scenario
+            .store
+            .clear_running(self.scenario.slug, self.run)
+    }
+
+    /// Starts a run: allocates its number (stored in `meta.yaml`), creates
+    /// `runs/{runId}/evidence/` and writes `result.json` as `running`, all at
+    /// once ([`create`](Self::create)).
+    pub fn start(&self, started_at: &str) -> Result<RunResult, StoreError> {
+        self.scenario
+            .store
+            .start_run(self.scenario.slug, self.run, started_at)
+    }
+
+    /// Creates a run so that it appears whole: the folder is built under a
+    /// temporary name carrying this process's id (`runs/.{runId}.{pid}-{n}.tmp`)
+    /// with `evidence/`, `result.json` (`running`, with its number) and
+    /// `skill-state.yaml` (when given), then renamed to `runs/{runId}`. A
+    /// process killed meanwhile leaves only the temporary folder, which
+    /// [`clean_temporary_files`](Store::clean_temporary_files) removes at the
+    /// next start; nobody ever sees a run without its `result.json`. With
+    /// `mark_running` the run is marked as executed by this process
+    /// ([`mark_running`](Self::mark_running)) before it appears, so a run of
+    /// a process that dies is always found by [`orphaned_runs`](Store::orphaned_runs).
+    pub fn create(
+        &self,
+        started_at: &str,
+        state: Option<&SkillState>,
+        mark_running: bool,
+    ) -> Result<RunResult, StoreError> {
+        self.scenario.store.create_run(
+            self.scenario.slug,
+            self.run,
+            started_at,
+            state,
+            mark_running,
+        )
     }
 }

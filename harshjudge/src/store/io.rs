@@ -53,7 +53,7 @@ impl Store {
     /// Sidecars without their evidence file, in a run that is final.
     fn remove_lone_sidecars(&self, slug: &Slug, run: &RunId) -> Vec<PathBuf> {
         let mut lone = vec![];
-        for step in self.step_dirs(slug, run).unwrap_or_default() {
+        for step in self.scenario(slug).run(run).steps().unwrap_or_default() {
             let dir = self.scenario(slug).run(run).step(&step).evidence();
             let Ok(rd) = std::fs::read_dir(&dir) else {
                 continue;

@@ -116,13 +116,13 @@ impl Store {
     /// hold the run's lock. A run still running is left alone (its completion
     /// combines); a run without `result.json` is an error. Returns the result
     /// as written (or as it was, when nothing changed).
-    pub fn apply_judgment(
+    pub(super) fn apply_judgment(
         &self,
         slug: &Slug,
         run: &RunId,
         combine: impl FnOnce(&mut RunResult, Option<&RunJudgment>) -> bool,
     ) -> Result<RunResult, StoreError> {
-        let _lock = self.lock_run(slug, run)?;
+        let _lock = self.scenario(slug).run(run).lock()?;
         let Some(mut result) = self.scenario(slug).run(run).result()? else {
             return Err(StoreError::Corrupt {
                 path: self.scenario(slug).run(run).result_path(),
@@ -138,7 +138,7 @@ impl Store {
             return Ok(result);
         }
         self.try_update_meta(slug, |doc, _| {
-            self.write_result(slug, run, &result)?;
+            self.scenario(slug).run(run).write_result(&result)?;
             if old != result.status && !result.interrupted {
                 let count = |doc: &super::MetaDoc, key: &str| {
                     doc.0
@@ -200,7 +200,7 @@ impl Store {
     /// Records one step's judgment under the run's lock (read, replace the step's
     /// entry, write atomically), with the judge's prompt and answer beside it.
     /// A judgment recorded twice keeps the last.
-    pub fn record_judgment(
+    pub(super) fn record_judgment(
         &self,
         slug: &Slug,
         run: &RunId,
@@ -209,7 +209,7 @@ impl Store {
         response: Option<&str>,
     ) -> Result<RunJudgment, StoreError> {
         let step = StepId::new(judgment.step_id.clone())?;
-        let _lock = self.lock_run(slug, run)?;
+        let _lock = self.scenario(slug).run(run).lock()?;
         let at = self.scenario(slug).run(run);
         let files = [
             (at.judge_file(&step, "prompt.md"), prompt),
@@ -240,7 +240,7 @@ impl Store {
 
     /// Writes `judge/replay.sh`: the command that re-makes this run's judgment
     /// from its recorded evidence, without re-running it.
-    pub fn write_judge_replay(
+    pub(super) fn write_judge_replay(
         &self,
         slug: &Slug,
         run: &RunId,
@@ -287,25 +287,19 @@ mod tests {
         std::fs::create_dir_all(store.scenario(&slug).run(&run).path()).unwrap();
         assert_eq!(store.scenario(&slug).run(&run).judgment().unwrap(), None);
         store
-            .record_judgment(
-                &slug,
-                &run,
-                judged("02", Verdict::Fail),
-                Some("prompt"),
-                Some("answer"),
-            )
+            .scenario(&slug)
+            .run(&run)
+            .record_judgment(judged("02", Verdict::Fail), Some("prompt"), Some("answer"))
             .unwrap();
         store
-            .record_judgment(&slug, &run, judged("01", Verdict::Pass), None, None)
+            .scenario(&slug)
+            .run(&run)
+            .record_judgment(judged("01", Verdict::Pass), None, None)
             .unwrap();
         let all = store
-            .record_judgment(
-                &slug,
-                &run,
-                judged("02", Verdict::Pass),
-                None,
-                Some("again"),
-            )
+            .scenario(&slug)
+            .run(&run)
+            .record_judgment(judged("02", Verdict::Pass), None, Some("again"))
             .unwrap();
         assert_eq!(
             all.steps
@@ -330,7 +324,9 @@ mod tests {
         );
         // Bad step ids never become paths.
         let err = store
-            .record_judgment(&slug, &run, judged("../x", Verdict::Pass), None, None)
+            .scenario(&slug)
+            .run(&run)
+            .record_judgment(judged("../x", Verdict::Pass), None, None)
             .unwrap_err();
         assert!(err.to_string().contains("invalid step id"), "{err}");
         // A corrupt record is named, not overwritten.
@@ -360,7 +356,9 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), store.scenario(&slug).run(&run).judge_dir())
             .unwrap();
         let err = store
-            .record_judgment(&slug, &run, judged("01", Verdict::Pass), Some("p"), None)
+            .scenario(&slug)
+            .run(&run)
+            .record_judgment(judged("01", Verdict::Pass), Some("p"), None)
             .unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);

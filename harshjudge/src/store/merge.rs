@@ -4,7 +4,7 @@
 //! Planning reads every source and the target and decides everything first
 //! (which runs are new, which are already present, which numbers clash);
 //! nothing is written when a source conflicts with the target. Execution then
-//! copies each new run the way [`Store::create_run`] makes one (built under a
+//! copies each new run the way [`RunDir::create`](crate::store::RunDir::create) makes one (built under a
 //! temporary name, renamed whole; its evidence through the target's blob
 //! store, so the merged tree keeps each content once), takes the scenario files of the newest
 //! tree, and recounts the statistics from the runs under the `meta.yaml` lock.
@@ -524,7 +524,7 @@ impl Store {
         Ok(changed)
     }
 
-    /// Copies one run the way [`Store::create_run`] makes one: built under a
+    /// Copies one run the way [`RunDir::create`](crate::store::RunDir::create) makes one: built under a
     /// temporary name, renamed whole; `renumber` rewrites its `runNumber`.
     fn copy_run(
         &self,

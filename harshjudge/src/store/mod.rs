@@ -320,7 +320,7 @@ impl Store {
     }
 }
 
-/// The exclusive lock of one run ([`Store::lock_run`]); released on drop.
+/// The exclusive lock of one run ([`RunDir::lock`](crate::store::RunDir::lock)); released on drop.
 pub struct RunLock(#[allow(dead_code)] LockGuard);
 
 impl std::fmt::Debug for RunLock {

@@ -290,7 +290,7 @@ impl Store {
         })
     }
 
-    /// The run whose folder is `run_dir` ([`Store::read_result`]): `None`
+    /// The run whose folder is `run_dir` ([`RunDir::result`](crate::store::RunDir::result)): `None`
     /// when it has no `result.json` yet.
     pub fn read_result_at(
         &self,
@@ -306,7 +306,7 @@ impl Store {
 
     /// `result.json` of a run as stored (every key, ours and unknown ones),
     /// or `None` when it is missing or not JSON.
-    pub fn read_result_json(&self, slug: &Slug, run: &RunId) -> Option<serde_json::Value> {
+    pub(super) fn read_result_json(&self, slug: &Slug, run: &RunId) -> Option<serde_json::Value> {
         let bytes = self
             .read_file(&self.scenario(slug).run(run).result_path())
             .ok()?;
@@ -326,11 +326,11 @@ impl Store {
     /// folder, then those of the flat v1 `evidence/` folder (a file named
     /// `step-NN-{name}` belongs to step `NN`). Read through the store: no link
     /// is followed out of `.harshJudge/`.
-    pub fn run_evidence(&self, slug: &Slug, run: &RunId) -> Result<RunEvidence, StoreError> {
+    pub(super) fn run_evidence(&self, slug: &Slug, run: &RunId) -> Result<RunEvidence, StoreError> {
         let run_dir = self.scenario(slug).run(run).path();
         let link = Store::run_link(slug, run);
         let mut out = RunEvidence::default();
-        for step in self.step_dirs(slug, run)? {
+        for step in self.scenario(slug).run(run).steps()? {
             let step = step.to_string();
             let dir = Store::step_evidence_dir(&run_dir, &step);
             for (name, size) in self.files_of(&dir) {
@@ -444,7 +444,7 @@ mod tests {
         put(Store::step_evidence_dir(&dir, "01").join(".hidden"));
         put(dir.join("evidence").join("step-02-shot.png"));
         put(dir.join("evidence").join("loose.txt"));
-        let ev = store.run_evidence(&slug, &run).unwrap();
+        let ev = store.scenario(&slug).run(&run).evidence().unwrap();
         assert_eq!(ev.step_dirs, ["01"]);
         let names: Vec<(&str, Option<&str>, bool)> = ev
             .files

@@ -6,14 +6,14 @@ use super::*;
 impl Store {
     /// Starts a run: allocates its number (stored in `meta.yaml`), creates
     /// `runs/{runId}/evidence/` and writes `result.json` as `running`, all at
-    /// once ([`create_run`](Self::create_run)).
-    pub fn start_run(
+    /// once ([`RunDir::create`](super::RunDir::create)).
+    pub(super) fn start_run(
         &self,
         slug: &Slug,
         run: &RunId,
         started_at: &str,
     ) -> Result<RunResult, StoreError> {
-        self.create_run(slug, run, started_at, None, false)
+        self.scenario(slug).run(run).create(started_at, None, false)
     }
 
     /// Creates a run so that it appears whole: the folder is built under a
@@ -24,9 +24,9 @@ impl Store {
     /// [`clean_temporary_files`](Self::clean_temporary_files) removes at the
     /// next start; nobody ever sees a run without its `result.json`. With
     /// `mark_running` the run is marked as executed by this process
-    /// ([`mark_running`](Self::mark_running)) before it appears, so a run of
+    /// ([`RunDir::mark_running`](super::RunDir::mark_running)) before it appears, so a run of
     /// a process that dies is always found by [`orphaned_runs`](Self::orphaned_runs).
-    pub fn create_run(
+    pub(super) fn create_run(
         &self,
         slug: &Slug,
         run: &RunId,
@@ -65,7 +65,7 @@ impl Store {
             executed_status: None,
         };
         if mark_running {
-            self.mark_running(slug, run)?;
+            self.scenario(slug).run(run).mark_running()?;
         }
         let tmp = fsio::tmp_path(&dir);
         let build = || -> Result<(), StoreError> {
@@ -83,7 +83,7 @@ impl Store {
         if let Err(e) = build() {
             let _ = std::fs::remove_dir_all(&tmp);
             if mark_running {
-                self.clear_running(slug, run);
+                self.scenario(slug).run(run).clear_running();
             }
             return Err(e);
         }
@@ -107,17 +107,19 @@ impl Store {
     }
 
     /// Writes `result.json` (pretty JSON, no trailing newline, like the original).
-    pub fn write_result(
+    pub(super) fn write_result(
         &self,
         slug: &Slug,
         run: &RunId,
         result: &RunResult,
     ) -> Result<(), StoreError> {
-        self.put_result(slug, run, result, Durability::Now)
+        self.scenario(slug)
+            .run(run)
+            .put_result(result, Durability::Now)
     }
 
     /// Writes `result.json` now, or hands it to the background writer.
-    pub fn put_result(
+    pub(super) fn put_result(
         &self,
         slug: &Slug,
         run: &RunId,
@@ -134,7 +136,7 @@ impl Store {
     }
 
     /// Writes `skill-state.yaml` now, or hands it to the background writer.
-    pub fn put_skill_state(
+    pub(super) fn put_skill_state(
         &self,
         slug: &Slug,
         run: &RunId,
@@ -192,13 +194,15 @@ impl Store {
     }
 
     /// Writes `skill-state.yaml`.
-    pub fn write_skill_state(
+    pub(super) fn write_skill_state(
         &self,
         slug: &Slug,
         run: &RunId,
         state: &SkillState,
     ) -> Result<(), StoreError> {
-        self.put_skill_state(slug, run, state, Durability::Now)
+        self.scenario(slug)
+            .run(run)
+            .put_skill_state(state, Durability::Now)
     }
 
     /// Reads `skill-state.yaml`, or `None`.
@@ -227,7 +231,7 @@ impl Store {
     /// bytes or more are hard links to the one copy of their content in
     /// `.blobs/` ([`write_linked`](Self::write_linked)).
     #[allow(clippy::too_many_arguments)]
-    pub fn write_evidence(
+    pub(super) fn write_evidence(
         &self,
         slug: &Slug,
         run: &RunId,
@@ -283,7 +287,7 @@ impl Store {
     }
 
     /// Evidence file names of a step (sidecars and hidden files excluded), sorted byte-wise.
-    pub fn list_evidence(
+    pub(super) fn list_evidence(
         &self,
         slug: &Slug,
         run: &RunId,
@@ -323,14 +327,14 @@ impl Store {
     /// `flakyCount` for a flaky run) under the `meta.yaml` lock, so that a
     /// recount ([`recount_stats`](Self::recount_stats)) sees either both or
     /// neither: a completion racing a recount is never lost nor counted twice.
-    pub fn complete_run(
+    pub(super) fn complete_run(
         &self,
         slug: &Slug,
         run: &RunId,
         result: &RunResult,
     ) -> Result<Stats, StoreError> {
         let (stats, _) = self.try_update_meta(slug, |doc, old| {
-            self.write_result(slug, run, result)?;
+            self.scenario(slug).run(run).write_result(result)?;
             let stats = count_completion(doc, old, result.status, result.duration);
             if result.flaky {
                 let n = doc.0.get("flakyCount").and_then(Value::as_u64).unwrap_or(0);
@@ -346,7 +350,7 @@ impl Store {
     /// runs pruned earlier (`prunedRuns`). Used after a process died between
     /// writing a run's result and counting it. The runs are read under the
     /// `meta.yaml` lock, which every completion holds while it writes its
-    /// result and its count ([`complete_run`](Self::complete_run)), so a
+    /// result and its count ([`RunDir::complete`](super::RunDir::complete)), so a
     /// recount racing live writers loses none of their runs.
     pub fn recount_stats(&self, slug: &Slug) -> Result<Stats, StoreError> {
         let (stats, _) = self.try_update_meta(slug, |doc, _| {
@@ -407,14 +411,14 @@ impl Store {
     /// Takes the exclusive lock of one run (`runs/{id}/.run.lock`), held until the
     /// guard drops: front ends that change a run (an MCP call, a CLI command)
     /// take turns, whatever process they run in.
-    pub fn lock_run(&self, slug: &Slug, run: &RunId) -> Result<RunLock, StoreError> {
+    pub(super) fn lock_run(&self, slug: &Slug, run: &RunId) -> Result<RunLock, StoreError> {
         let path = self.scenario(slug).run(run).path().join(".run.lock");
         self.confine(&path)?;
         LockGuard::acquire(&path).map(RunLock)
     }
 
     /// The `step-NN` folders of a run, sorted.
-    pub fn step_dirs(&self, slug: &Slug, run: &RunId) -> Result<Vec<StepId>, StoreError> {
+    pub(super) fn step_dirs(&self, slug: &Slug, run: &RunId) -> Result<Vec<StepId>, StoreError> {
         let dir = self.scenario(slug).run(run).path();
         self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
@@ -509,7 +513,7 @@ impl Store {
     }
 
     /// Marks `run` as executed by this process.
-    pub fn mark_running(&self, slug: &Slug, run: &RunId) -> Result<(), StoreError> {
+    pub(super) fn mark_running(&self, slug: &Slug, run: &RunId) -> Result<(), StoreError> {
         let me = std::process::id();
         let text = format!("{me} {}\n", process_start_time(me).unwrap_or(0));
         let path = self.running_marker(slug, run);
@@ -518,7 +522,7 @@ impl Store {
     }
 
     /// Removes the marker of a run that ended (or was marked interrupted).
-    pub fn clear_running(&self, slug: &Slug, run: &RunId) {
+    pub(super) fn clear_running(&self, slug: &Slug, run: &RunId) {
         let _ = std::fs::remove_file(self.running_marker(slug, run));
     }
 
@@ -604,7 +608,7 @@ impl Store {
             if !final_run || newest_failed.as_ref() == Some(run) {
                 continue;
             }
-            let _run_lock = self.lock_run(slug, run)?;
+            let _run_lock = self.scenario(slug).run(run).lock()?;
             // Read again under the lock: what counts is the state now.
             let Ok(Some(r)) = self.scenario(slug).run(run).result() else {
                 continue;

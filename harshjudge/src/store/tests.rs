@@ -406,56 +406,28 @@ fn evidence_rejects_bad_extensions_and_lists_sorted() {
     let n = |x: &str| EvidenceName::new(x).unwrap();
     assert!(
         store
-            .write_evidence(
-                &s,
-                &r,
-                &st,
-                &n("a"),
-                "../x",
-                "custom",
-                b"",
-                Default::default()
-            )
+            .scenario(&s)
+            .run(&r)
+            .write_evidence(&st, &n("a"), "../x", "custom", b"", Default::default())
             .is_err()
     );
     store
-        .write_evidence(
-            &s,
-            &r,
-            &st,
-            &n("b"),
-            "txt",
-            "text",
-            b"1",
-            Default::default(),
-        )
+        .scenario(&s)
+        .run(&r)
+        .write_evidence(&st, &n("b"), "txt", "text", b"1", Default::default())
         .unwrap();
     store
-        .write_evidence(
-            &s,
-            &r,
-            &st,
-            &n("B"),
-            "png",
-            "screenshot",
-            b"1",
-            Default::default(),
-        )
+        .scenario(&s)
+        .run(&r)
+        .write_evidence(&st, &n("B"), "png", "screenshot", b"1", Default::default())
         .unwrap();
     store
-        .write_evidence(
-            &s,
-            &r,
-            &st,
-            &n("a"),
-            "json",
-            "custom",
-            b"{}",
-            Default::default(),
-        )
+        .scenario(&s)
+        .run(&r)
+        .write_evidence(&st, &n("a"), "json", "custom", b"{}", Default::default())
         .unwrap();
     assert_eq!(
-        store.list_evidence(&s, &r, &st).unwrap(),
+        store.scenario(&s).run(&r).list_evidence(&st).unwrap(),
         vec!["B.png", "a.json", "b.txt"]
     );
 }
@@ -489,10 +461,10 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
         // A history of completed runs, counted.
         for _ in 0..HISTORY {
             let id = RunId::generate();
-            let mut r = store.start_run(&s, &id, &now_iso()).unwrap();
+            let mut r = store.scenario(&s).run(&id).start(&now_iso()).unwrap();
             r.status = RunStatus::Pass;
             r.completed_at = Some(now_iso());
-            store.write_result(&s, &id, &r).unwrap();
+            store.scenario(&s).run(&id).write_result(&r).unwrap();
         }
         store.recount_stats(&s).unwrap();
         // The crash: a run's final result is on disk, its count is not.
@@ -501,7 +473,11 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
         r.status = RunStatus::Pass;
         r.completed_at = Some(now_iso());
         r.duration = 5;
-        store.write_result(&s, crashed.id(), &r).unwrap();
+        store
+            .scenario(&s)
+            .run(crashed.id())
+            .write_result(&r)
+            .unwrap();
         let store = Arc::new(store);
         let start = Arc::new(std::sync::Barrier::new(WRITERS + 1));
         let writers: Vec<_> = (0..WRITERS)
@@ -656,16 +632,9 @@ fn evidence_never_appears_without_its_sidecar() {
     for i in 0..300 {
         let name = EvidenceName::new(format!("e{i}")).unwrap();
         store
-            .write_evidence(
-                &s,
-                &r,
-                &st,
-                &name,
-                "txt",
-                "text",
-                &[b'x'; 4096],
-                Default::default(),
-            )
+            .scenario(&s)
+            .run(&r)
+            .write_evidence(&st, &name, "txt", "text", &[b'x'; 4096], Default::default())
             .unwrap();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -434,7 +434,7 @@ pub(crate) fn run_view(
     let running = result.status == RunStatus::Running;
     // Evidence files per step id: step-NN/evidence/*, or v1 flat evidence/step-NN-name.ext.
     let mut files: BTreeMap<String, Vec<(String, String, PathBuf, u64)>> = BTreeMap::new();
-    let evidence = store.run_evidence(slug, run)?;
+    let evidence = store.scenario(slug).run(run).evidence()?;
     for step in evidence.step_dirs {
         files.entry(step).or_default();
     }
