@@ -17,7 +17,7 @@ impl Store {
 
     /// `knowledge/`, the MCP server's knowledge store.
     pub fn knowledge_dir(&self) -> PathBuf {
-        self.dir.join("knowledge")
+        self.dir.join(names::KNOWLEDGE)
     }
 
     /// `steps/` inside a knowledge folder: one record file per recorded step.
@@ -27,7 +27,7 @@ impl Store {
 
     /// `sequences/`, the tool-call sequences agents recorded.
     pub fn sequences_dir(&self) -> PathBuf {
-        self.dir.join("sequences")
+        self.dir.join(names::SEQUENCES)
     }
 
     /// `sequences/{id}.json`.
@@ -52,7 +52,7 @@ impl Store {
                 rule: "must be lowercase letters, digits and _ (not starting with a digit)",
             });
         }
-        Ok(self.dir.join("exports").join(format!("{function}.rs")))
+        Ok(self.dir.join(names::EXPORTS).join(format!("{function}.rs")))
     }
 
     /// The key facts of a store file, by what it is: a `meta.yaml` (title,

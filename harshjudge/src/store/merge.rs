@@ -598,7 +598,7 @@ impl Store {
         };
         let mut merged: BTreeMap<String, Checkpoint> = BTreeMap::new();
         for s in sources {
-            let dir = s.dir.join(".suite");
+            let dir = s.dir.join(names::SUITE);
             s.confine(&dir)?;
             let Ok(rd) = std::fs::read_dir(&dir) else {
                 continue;
@@ -636,7 +636,7 @@ impl Store {
         }
         let mut written = vec![];
         for (name, cp) in merged {
-            let path = self.dir.join(".suite").join(&name);
+            let path = self.dir.join(names::SUITE).join(&name);
             self.confine(&path)?;
             let old = read(&path)?;
             let mut next = old.clone().unwrap_or_else(|| cp.clone());

@@ -34,7 +34,7 @@ impl Store {
         f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> Result<R, StoreError>,
     ) -> Result<(R, ScenarioMeta), StoreError> {
         let path = self.scenario(slug).meta_path();
-        let lock = self.scenario(slug).path().join(".meta.yaml.lock");
+        let lock = self.scenario(slug).path().join(names::META_LOCK);
         self.confine(&path)?;
         self.confine(&lock)?;
         let _lock = LockGuard::acquire(&lock)?;

@@ -28,8 +28,6 @@ pub mod ids;
 mod io;
 pub mod judge;
 mod layout;
-#[cfg(test)]
-mod layout_check;
 mod merge;
 mod meta;
 mod names;
@@ -43,7 +41,7 @@ pub use checkpoint::binary_name;
 pub use dirs::{RunDir, ScenarioDir, StepDir};
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
-pub use paths::{EvidenceFile, LAYOUT_NAMES, RunEvidence, STORE_DIR};
+pub use paths::{EvidenceFile, RunEvidence, STORE_DIR};
 pub use types::*;
 
 pub use io::{flush_writes, process_alive, process_start_time, write_file};

@@ -4,10 +4,7 @@
 //! dashboard's state and log, run folders named by path (a run folder back to
 //! its ids, links to runs and evidence relative to the store), the one evidence
 //! lister and the readers of a run's and a scenario's files as stored.
-//!
-//! [`LAYOUT_NAMES`] lists every folder and file name of the layout; a unit test
-//! (`layout_check`) fails when a file outside `store/` names one of them as a
-//! path.
+//! The names themselves are in `names.rs`, private to `store`.
 
 use super::names;
 use std::path::{Component, Path, PathBuf};
@@ -17,39 +14,6 @@ use super::{RunId, RunResult, Slug, Store, StoreError};
 
 /// The store's folder in a project: `{project}/.harshJudge`.
 pub const STORE_DIR: &str = names::STORE_DIR;
-
-/// Every folder and file name of the `.harshJudge/` layout (what the
-/// `layout_check` test looks for outside `store/`).
-pub const LAYOUT_NAMES: &[&str] = &[
-    STORE_DIR,
-    "config.yaml",
-    "prd.md",
-    "scenarios",
-    "meta.yaml",
-    "scenario.md",
-    "steps",
-    "runs",
-    "result.json",
-    "skill-state.yaml",
-    "replay.sh",
-    "step-",
-    "evidence",
-    ".meta.json",
-    ".meta.yaml.lock",
-    ".run.lock",
-    ".running",
-    ".suite",
-    "report",
-    "junit.xml",
-    "index.html",
-    "overview.js",
-    "knowledge",
-    "sequences",
-    "exports",
-    ".dashboard-state.json",
-    ".dashboard.log",
-    ".blobs",
-];
 
 /// What a run holds as evidence, listed once for every reader (the HTML
 /// report, JUnit, the dashboard's API).
@@ -120,27 +84,29 @@ impl Store {
 
     /// `report/`: the HTML report and the default JUnit file.
     pub fn report_dir(&self) -> PathBuf {
-        self.dir.join("report")
+        self.dir.join(names::REPORT)
     }
 
     /// `report/junit.xml`.
     pub fn junit_path(&self) -> PathBuf {
-        self.report_dir().join("junit.xml")
+        self.report_dir().join(names::JUNIT)
     }
 
     /// `report/index.html`.
     pub fn report_index(&self) -> PathBuf {
-        self.report_dir().join("index.html")
+        self.report_dir().join(names::REPORT_INDEX)
     }
 
     /// `report/data/overview.js`.
     pub fn report_overview_script(&self) -> PathBuf {
-        self.report_dir().join("data").join("overview.js")
+        self.report_dir()
+            .join(names::REPORT_DATA)
+            .join(names::REPORT_OVERVIEW)
     }
 
     /// `report/data/runs`: the run scripts' folder.
     pub fn report_run_scripts(&self) -> PathBuf {
-        self.report_dir().join("data").join(names::RUNS)
+        self.report_dir().join(names::REPORT_DATA).join(names::RUNS)
     }
 
     /// `report/data/runs/{slug}/{runId}.js`.
@@ -152,7 +118,7 @@ impl Store {
 
     /// `.suite/`: suite checkpoints and invocation records (local only).
     pub fn suite_dir(&self) -> PathBuf {
-        self.dir.join(".suite")
+        self.dir.join(names::SUITE)
     }
 
     /// `.suite/{binary}.json`: the checkpoint of a test binary's last invocation.
@@ -162,7 +128,7 @@ impl Store {
 
     /// `.suite/.publish.lock`: held while an invocation's reports are written.
     pub fn publish_lock_path(&self) -> PathBuf {
-        self.suite_dir().join(".publish.lock")
+        self.suite_dir().join(names::PUBLISH_LOCK)
     }
 
     /// `.suite/invocation-{id}.json`: the runs of one invocation (all the
@@ -228,7 +194,7 @@ impl Store {
     /// `.blobs/`: evidence stored once per content, which the layout's
     /// evidence files are hard links to (`blobs.rs`).
     pub fn blobs_dir(&self) -> PathBuf {
-        self.dir.join(".blobs")
+        self.dir.join(names::BLOBS)
     }
 
     /// `.blobs/{first 2 hex}/{sha256 hex}`: the blob of one content.
@@ -239,12 +205,12 @@ impl Store {
 
     /// `.dashboard-state.json`: the running dashboard (pid, port, url).
     pub fn dashboard_state_path(&self) -> PathBuf {
-        self.dir.join(".dashboard-state.json")
+        self.dir.join(names::DASHBOARD_STATE)
     }
 
     /// `.dashboard.log`: the dashboard process's output.
     pub fn dashboard_log_path(&self) -> PathBuf {
-        self.dir.join(".dashboard.log")
+        self.dir.join(names::DASHBOARD_LOG)
     }
 
     /// A run's folder relative to the store folder, `/`-separated

@@ -412,7 +412,7 @@ impl Store {
     /// guard drops: front ends that change a run (an MCP call, a CLI command)
     /// take turns, whatever process they run in.
     pub(super) fn lock_run(&self, slug: &Slug, run: &RunId) -> Result<RunLock, StoreError> {
-        let path = self.scenario(slug).run(run).path().join(".run.lock");
+        let path = self.scenario(slug).run(run).path().join(names::RUN_LOCK);
         self.confine(&path)?;
         LockGuard::acquire(&path).map(RunLock)
     }
@@ -509,7 +509,7 @@ impl Store {
 /// without reading every `result.json`.
 impl Store {
     fn running_marker(&self, slug: &Slug, run: &RunId) -> PathBuf {
-        self.dir.join(".running").join(format!("{slug}~{run}"))
+        self.dir.join(names::RUNNING).join(format!("{slug}~{run}"))
     }
 
     /// Marks `run` as executed by this process.
@@ -528,7 +528,7 @@ impl Store {
 
     /// Runs marked running whose process is gone: (scenario, run, pid).
     pub fn orphaned_runs(&self) -> Vec<(Slug, RunId, u32)> {
-        let dir = self.dir.join(".running");
+        let dir = self.dir.join(names::RUNNING);
         if self.confine(&dir).is_err() {
             return vec![];
         }
