@@ -730,7 +730,8 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
         ));
     }
     let before: std::collections::BTreeSet<_> = store
-        .list_runs(&slug)
+        .scenario(&slug)
+        .runs()
         .unwrap_or_default()
         .into_iter()
         .collect();
@@ -748,7 +749,8 @@ pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, b
         }
     };
     let new_run = store
-        .list_runs(&slug)
+        .scenario(&slug)
+        .runs()
         .unwrap_or_default()
         .into_iter()
         .find(|r| !before.contains(r));

@@ -67,7 +67,8 @@ impl Project {
     fn meta(&self, slug: &str) -> (u64, u64, String) {
         let m = self
             .store()
-            .read_meta(&Slug::new(slug).unwrap())
+            .scenario(&Slug::new(slug).unwrap())
+            .meta()
             .unwrap()
             .unwrap();
         (
@@ -101,7 +102,7 @@ impl Project {
             starred: None,
             estimated_duration: None,
         };
-        store.upsert_scenario(&slug, &spec, &docs).unwrap();
+        store.scenario(&slug).upsert(&spec, &docs).unwrap();
         let mut run = RunHandle::start(store, &slug, titles).unwrap();
         let mut results = vec![];
         for (i, (title, status, expectation, evidence)) in steps.iter().enumerate() {
@@ -435,7 +436,8 @@ fn record_verdict_flips_a_passing_run_to_fail_and_back() {
     // The recount from the results agrees with the adjusted counts.
     let stats = p
         .store()
-        .recount_stats(&Slug::new("checkout").unwrap())
+        .scenario(&Slug::new("checkout").unwrap())
+        .recount_stats()
         .unwrap();
     assert_eq!((stats.pass_count, stats.fail_count), (0, 1));
 }

@@ -74,7 +74,7 @@ pub fn projects(root: &Path, store: &Store) -> Value {
         .list_scenarios()
         .unwrap_or_default()
         .iter()
-        .map(|s| store.read_meta(s).ok().flatten())
+        .map(|s| store.scenario(s).meta().ok().flatten())
         .collect();
     let result = |r: &str| {
         metas
@@ -141,7 +141,7 @@ fn scenario_md(store: &Store, slug: &Slug) -> Option<String> {
 pub fn scenarios(store: &Store) -> Result<Value, ApiError> {
     let mut out: Vec<(Option<String>, String, Value)> = vec![];
     for slug in store.list_scenarios()? {
-        let (meta, error) = match store.read_meta(&slug) {
+        let (meta, error) = match store.scenario(&slug).meta() {
             Ok(Some(m)) => (m, None),
             Ok(None) => {
                 let Some(text) = scenario_md(store, &slug) else {
@@ -187,7 +187,7 @@ pub fn scenarios(store: &Store) -> Result<Value, ApiError> {
 fn run_summaries(store: &Store, slug: &Slug, limit: usize) -> Result<Vec<Value>, ApiError> {
     let mut runs = vec![];
     let mut position = 0u64;
-    for run in store.list_runs(slug)? {
+    for run in store.scenario(slug).runs()? {
         let Ok(Some(r)) = store.scenario(slug).run(&run).result() else {
             continue;
         };
@@ -232,7 +232,7 @@ fn existing_scenario(store: &Store, s: &str) -> Result<Slug, ApiError> {
 pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
     let slug = existing_scenario(store, s)?;
     let content = scenario_md(store, &slug).unwrap_or_default();
-    let meta = match store.read_meta(&slug)? {
+    let meta = match store.scenario(&slug).meta()? {
         Some(m) => m,
         None => {
             let (title, tags) = v1_front_matter(&content);
@@ -243,7 +243,7 @@ pub fn scenario(store: &Store, s: &str) -> Result<Value, ApiError> {
             }
         }
     };
-    let raw = store.read_meta_json(&slug).unwrap_or_else(
+    let raw = store.scenario(&slug).meta_json().unwrap_or_else(
         || json!({"totalRuns": 0, "passCount": 0, "failCount": 0, "avgDuration": 0}),
     );
     let steps: Vec<Value> = meta

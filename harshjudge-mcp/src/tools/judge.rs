@@ -211,7 +211,7 @@ fn valid_judge_name(name: &str) -> Result<(), ToolError> {
 /// with the step's title. Step files of the `cargo test` harness (they carry
 /// the step's Rust code) give none.
 fn step_file_expectations(store: &Store, slug: &Slug) -> HashMap<String, (String, String)> {
-    let Ok(Some(meta)) = store.read_meta(slug) else {
+    let Ok(Some(meta)) = store.scenario(slug).meta() else {
         return HashMap::new();
     };
     let dir = store.scenario(slug).steps_dir();
@@ -333,7 +333,8 @@ fn runs_to_scan(
         (None, Some(slug)) => {
             existing(store, &slug)?;
             store
-                .list_runs(&slug)?
+                .scenario(&slug)
+                .runs()?
                 .into_iter()
                 .map(|r| (slug.clone(), r))
                 .collect()
@@ -341,7 +342,7 @@ fn runs_to_scan(
         (None, None) => {
             let mut all = Vec::new();
             for slug in store.list_scenarios()? {
-                for r in store.list_runs(&slug)? {
+                for r in store.scenario(&slug).runs()? {
                     all.push((slug.clone(), r));
                 }
             }
@@ -673,7 +674,7 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
         .iter()
         .find(|s| s.id == step_id.as_str())
         .unwrap_or(step);
-    let meta = store.read_meta(&slug)?.unwrap_or_default();
+    let meta = store.scenario(&slug).meta()?.unwrap_or_default();
     Ok(VerdictRecorded {
         success: true,
         run_id: id.to_string(),

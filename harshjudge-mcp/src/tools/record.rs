@@ -614,7 +614,8 @@ pub fn record_replay(
     if let Some(slug) = &a.scenario_slug {
         let exists = ctx
             .store()
-            .read_meta(&harshjudge::store::Slug::new(slug.clone())?)?
+            .scenario(&harshjudge::store::Slug::new(slug.clone())?)
+            .meta()?
             .is_some();
         if !exists {
             let steps: Vec<Value> = seq

@@ -66,7 +66,7 @@ pub(crate) fn existing(
             "Scenario \"{slug}\" does not exist. Create it with createScenario, or list scenarios with getStatus."
         )));
     }
-    store.read_meta(slug)?.ok_or_else(|| {
+    store.scenario(slug).meta()?.ok_or_else(|| {
         ToolError::not_found(format!(
             "Scenario \"{slug}\" has no meta.yaml. Recreate it with createScenario."
         ))
@@ -289,7 +289,7 @@ pub fn create_scenario(ctx: &Context, a: CreateScenario) -> Result<ScenarioCreat
             expected_outcome: s.expected_outcome,
         })
         .collect();
-    let meta = store.upsert_scenario(&slug, &spec, &docs)?;
+    let meta = store.scenario(&slug).upsert(&spec, &docs)?;
     let dir = ctx.rel(&store.scenario(&slug).path());
     Ok(ScenarioCreated {
         success: true,
@@ -386,7 +386,7 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<ScenarioSaved, To
         starred: Some(false),
         estimated_duration: Some(estimated),
     };
-    store.upsert_scenario(&slug, &spec, &[])?;
+    store.scenario(&slug).upsert(&spec, &[])?;
     let quoted_tags: Vec<String> = tags
         .iter()
         .map(|t| harshjudge::store::to_yaml(t).trim_end().to_string())
@@ -446,7 +446,7 @@ pub fn toggle_star(ctx: &Context, a: ToggleStar) -> Result<StarToggled, ToolErro
     let slug = a.scenario_slug;
     let store = ctx.require_init()?;
     existing(store, &slug)?;
-    let (starred, _) = store.update_meta(&slug, |doc, old| {
+    let (starred, _) = store.scenario(&slug).update_meta(|doc, old| {
         let v = a.starred.unwrap_or(!old.starred);
         doc.set("starred", v);
         v
@@ -484,7 +484,7 @@ fn project_status(store: &Store, starred_only: bool) -> Result<ProjectStatus, To
     let mut scenarios = vec![];
     let (mut passing, mut failing, mut never) = (0, 0, 0);
     for slug in store.list_scenarios()? {
-        let (meta, error) = match store.read_meta(&slug) {
+        let (meta, error) = match store.scenario(&slug).meta() {
             Ok(m) => (m, None),
             Err(e) => (None, Some(e.to_string())),
         };
@@ -534,9 +534,9 @@ fn project_status(store: &Store, starred_only: bool) -> Result<ProjectStatus, To
 
 fn scenario_detail(store: &Store, slug: &Slug) -> Result<ScenarioDetail, ToolError> {
     let meta = existing(store, slug)?;
-    let raw = store.read_meta_json(slug).unwrap_or(Value::Null);
+    let raw = store.scenario(slug).meta_json().unwrap_or(Value::Null);
     let mut runs = vec![];
-    for run in store.list_runs(slug)? {
+    for run in store.scenario(slug).runs()? {
         // A result.json that cannot be read shows as `corrupt`, naming the
         // file and what is wrong, never as a run still in progress.
         let (result, corrupt) = match store.scenario(slug).run(&run).result() {

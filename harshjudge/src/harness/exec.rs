@@ -78,7 +78,8 @@ pub(crate) fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHan
     let slug = Slug::new(def.slug).map_err(|e| e.to_string())?;
     let (spec, docs) = scenario_spec(def);
     store
-        .upsert_scenario(&slug, &spec, &docs)
+        .scenario(&slug)
+        .upsert(&spec, &docs)
         .map_err(|e| e.to_string())?;
     RunHandle::start_marked(store, &slug, spec.steps)
         .map(RunHandle::with_background_writes)
@@ -354,7 +355,7 @@ pub(super) fn repair(store: &Store) -> Vec<String> {
             )),
         }
         // The process may have died between a run's result and its count.
-        if let Err(e) = store.recount_stats(&slug) {
+        if let Err(e) = store.scenario(&slug).recount_stats() {
             notes.push(format!(
                 "the statistics of {slug} could not be recounted: {e}"
             ));

@@ -165,7 +165,7 @@ fn target(
             Some(r) => (run.clone(), r),
         },
         None => {
-            let runs = store.list_runs(&slug).map_err(|e| e.to_string())?;
+            let runs = store.scenario(&slug).runs().map_err(|e| e.to_string())?;
             let mut skipped = Vec::new();
             let mut found = None;
             for run in runs.into_iter().rev() {

@@ -97,7 +97,7 @@ pub fn durations<'a>(
         .map(|slug| {
             let avg = store
                 .zip(Slug::new(slug).ok())
-                .and_then(|(st, s)| st.read_meta(&s).ok().flatten())
+                .and_then(|(st, s)| st.scenario(&s).meta().ok().flatten())
                 .filter(|m| m.total_runs > 0 && m.avg_duration > 0)
                 .map(|m| m.avg_duration);
             (slug, avg)

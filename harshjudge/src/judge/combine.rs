@@ -294,7 +294,7 @@ mod tests {
             starred: None,
             estimated_duration: None,
         };
-        store.upsert_scenario(&slug, &spec, &[]).unwrap();
+        store.scenario(&slug).upsert(&spec, &[]).unwrap();
         let run = RunId::new("r1").unwrap();
         store
             .scenario(&slug)
@@ -304,7 +304,7 @@ mod tests {
         let mut r = final_run(&[("01", StepStatus::Pass, Some("a receipt is shown"))]);
         r.run_id = run.to_string();
         store.scenario(&slug).run(&run).complete(&r).unwrap();
-        let meta = store.read_meta(&slug).unwrap().unwrap();
+        let meta = store.scenario(&slug).meta().unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (1, 0));
         store
             .scenario(&slug)
@@ -321,7 +321,7 @@ mod tests {
             store.scenario(&slug).run(&run).result().unwrap().unwrap(),
             written
         );
-        let meta = store.read_meta(&slug).unwrap().unwrap();
+        let meta = store.scenario(&slug).meta().unwrap().unwrap();
         assert_eq!(
             (meta.total_runs, meta.pass_count, meta.fail_count),
             (1, 0, 1)
@@ -333,10 +333,10 @@ mod tests {
             .run(&run)
             .apply_judgment(|r, j| combine_verdicts(r, j, false))
             .unwrap();
-        let meta = store.read_meta(&slug).unwrap().unwrap();
+        let meta = store.scenario(&slug).meta().unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
         // The recount agrees with the adjusted counts.
-        let stats = store.recount_stats(&slug).unwrap();
+        let stats = store.scenario(&slug).recount_stats().unwrap();
         assert_eq!((stats.pass_count, stats.fail_count), (0, 1));
     }
 }

@@ -225,7 +225,7 @@ mod tests {
             starred: None,
             estimated_duration: None,
         };
-        store.upsert_scenario(&slug, &spec, &[]).unwrap();
+        store.scenario(&slug).upsert(&spec, &[]).unwrap();
         (dir, store, slug)
     }
 
@@ -292,7 +292,7 @@ mod tests {
             (result.steps[0].error.as_deref().unwrap()).contains("the screenshot is blank"),
             "{result:?}"
         );
-        let meta = store.read_meta(&slug).unwrap().unwrap();
+        let meta = store.scenario(&slug).meta().unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
         // Applying the same judgment afterwards changes nothing.
         store
@@ -300,7 +300,7 @@ mod tests {
             .run(run.id())
             .apply_judgment(|r, j| crate::judge::combine_verdicts(r, j, false))
             .unwrap();
-        let meta = store.read_meta(&slug).unwrap().unwrap();
+        let meta = store.scenario(&slug).meta().unwrap().unwrap();
         assert_eq!((meta.pass_count, meta.fail_count), (0, 1));
 
         // With HARSHJUDGE_UNCERTAIN=pass the same verdict passes.

@@ -182,7 +182,8 @@ impl RunHandle {
             current_phase: Phase::ExecuteSteps,
             current_step: 0,
             total_steps: store
-                .read_meta(&slug)
+                .scenario(&slug)
+                .meta()
                 .ok()
                 .flatten()
                 .map_or(0, |m| m.steps.len()),
@@ -232,7 +233,8 @@ impl RunHandle {
     pub fn titles(&self) -> &[String] {
         self.titles.get_or_init(|| {
             self.store
-                .read_meta(&self.slug)
+                .scenario(&self.slug)
+                .meta()
                 .ok()
                 .flatten()
                 .map(|m| m.steps.into_iter().map(|s| s.title).collect())

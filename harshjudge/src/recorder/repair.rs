@@ -23,7 +23,7 @@ pub fn repair_leftovers(store: &Store) -> Vec<String> {
         ));
     }
     for slug in store.list_scenarios().unwrap_or_default() {
-        for run in store.list_runs(&slug).unwrap_or_default() {
+        for run in store.scenario(&slug).runs().unwrap_or_default() {
             if store.scenario(&slug).run(&run).has_result() {
                 continue;
             }
@@ -78,7 +78,7 @@ pub fn prune(store: &Store, slugs: &[String], keep: usize) -> Pruned {
         let Ok(slug) = Slug::new(s.clone()) else {
             continue;
         };
-        match store.prune_runs(&slug, keep) {
+        match store.scenario(&slug).prune(keep) {
             Ok(removed) if removed.is_empty() => {}
             Ok(removed) => {
                 out.removed.insert(

@@ -100,7 +100,7 @@ pub fn run_state(store: &Store, run: &RunId) -> Result<RunState, StoreError> {
     let slug = store
         .find_run(run)?
         .ok_or_else(|| super::not_found(store, run))?;
-    let meta = store.read_meta(&slug)?.unwrap_or_default();
+    let meta = store.scenario(&slug).meta()?.unwrap_or_default();
     let result = store.scenario(&slug).run(run).result()?;
     let state = store.scenario(&slug).run(run).skill_state()?;
     let judgment = store.scenario(&slug).run(run).judgment()?;

@@ -140,7 +140,8 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
         return Ok(None);
     };
     let titles = store
-        .read_meta(&slug)
+        .scenario(&slug)
+        .meta()
         .ok()
         .flatten()
         .map(|m| m.steps.into_iter().map(|s| (s.id, s.title)).collect())

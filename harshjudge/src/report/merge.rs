@@ -82,7 +82,7 @@ fn latest_runs(store: &Store) -> Result<(Vec<RunRef>, u64), StoreError> {
     for slug in store.list_scenarios()? {
         let mut results: Vec<RunResult> = vec![];
         let mut dirs = std::collections::HashMap::new();
-        for run in store.list_runs(&slug)? {
+        for run in store.scenario(&slug).runs()? {
             if let Ok(Some(r)) = store.scenario(&slug).run(&run).result()
                 && r.status != RunStatus::Running
             {

@@ -167,7 +167,7 @@ impl Store {
 
     /// Removes every blob that no layout path uses any more (link count 1),
     /// and returns their paths. Run after retention removed runs
-    /// ([`prune_runs`](Self::prune_runs)); safe while other processes write:
+    /// ([`ScenarioDir::prune`](super::ScenarioDir::prune)); safe while other processes write:
     /// a blob is first renamed to a temporary name of this process, then its
     /// link count is read again; a writer that linked it in between (the
     /// count is above 1 now) keeps its file, and the blob is put back under
@@ -456,7 +456,7 @@ mod tests {
             starred: None,
             estimated_duration: None,
         };
-        store.upsert_scenario(s, &spec, &[]).unwrap();
+        store.scenario(s).upsert(&spec, &[]).unwrap();
     }
 
     /// A finished run of `s` with one evidence file per content.
@@ -492,7 +492,7 @@ mod tests {
         let new = run_with(&store, &s, &[&shared, &kept]);
         let blob = |b: &[u8]| store.blob_path(&ContentHash::of(b));
         assert_eq!(blobs(&store).len(), 3);
-        assert_eq!(store.prune_runs(&s, 1).unwrap(), [old]);
+        assert_eq!(store.scenario(&s).prune(1).unwrap(), [old]);
         assert!(!blob(&gone).exists(), "only the pruned run used it");
         assert_eq!(nlink(&blob(&shared)), 2, "the kept run still links it");
         assert_eq!(nlink(&blob(&kept)), 2);
@@ -534,7 +534,7 @@ mod tests {
         assert_eq!(out.copied.len(), 2, "{out:?}");
         let blob = into.blob_path(&ContentHash::of(&shot));
         let mut files = 0;
-        for run in into.list_runs(&s).unwrap() {
+        for run in into.scenario(&s).runs().unwrap() {
             for f in into.scenario(&s).run(&run).evidence().unwrap().files {
                 assert_eq!(ino(&f.path), ino(&blob), "{}", f.path.display());
                 files += 1;

@@ -13,8 +13,9 @@ use super::names::{
     SKILL_STATE, STEP_PREFIX, STEPS,
 };
 use super::{
-    Durability, EvidenceName, RunEvidence, RunId, RunLock, RunResult, SkillState, Slug, Stats,
-    StepId, Store, StoreError, WrittenEvidence,
+    Durability, EvidenceName, MetaDoc, RunEvidence, RunId, RunLock, RunResult, RunStatus,
+    ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId, Store, StoreError,
+    WrittenEvidence,
 };
 
 /// `scenarios/{slug}/`: one scenario's folder ([`Store::scenario`]).
@@ -337,7 +338,7 @@ impl<'a> RunDir<'a> {
 
     /// Writes a run's final `result.json` and counts it in `meta.yaml` (and
     /// `flakyCount` for a flaky run) under the `meta.yaml` lock, so that a
-    /// recount ([`recount_stats`](Store::recount_stats)) sees either both or
+    /// recount ([`recount_stats`](ScenarioDir::recount_stats)) sees either both or
     /// neither: a completion racing a recount is never lost nor counted twice.
     pub fn complete(&self, result: &RunResult) -> Result<Stats, StoreError> {
         self.scenario
@@ -403,5 +404,98 @@ impl<'a> RunDir<'a> {
             state,
             mark_running,
         )
+    }
+}
+
+/// What a scenario's folder holds, through its handle: `meta.yaml` (read and
+/// rewritten under its lock), its step files and the list of its runs.
+impl ScenarioDir<'_> {
+    /// Reads `meta.yaml`, or `None` when the scenario has none.
+    pub fn meta(&self) -> Result<Option<ScenarioMeta>, StoreError> {
+        self.store.read_meta(self.slug)
+    }
+
+    /// Locked read-modify-write of `meta.yaml`: `f` gets the document as an ordered
+    /// map (unknown keys and their order survive) and the typed view of it.
+    pub fn update_meta<R>(
+        &self,
+        f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> R,
+    ) -> Result<(R, ScenarioMeta), StoreError> {
+        self.store.update_meta(self.slug, f)
+    }
+
+    /// [`update_meta`](Self::update_meta) whose change may fail: then
+    /// `meta.yaml` is left as it was. Whatever `f` does happens under the
+    /// lock, so other files it reads or writes change in step with the
+    /// statistics (a run's final `result.json` and its count).
+    pub fn try_update_meta<R>(
+        &self,
+        f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> Result<R, StoreError>,
+    ) -> Result<(R, ScenarioMeta), StoreError> {
+        self.store.try_update_meta(self.slug, f)
+    }
+
+    /// Creates or updates a scenario: `meta.yaml` (keeping statistics, and
+    /// `starred`/`tags` unless given) and one `steps/NN-slug.md` per step; step
+    /// files no longer listed are removed. `docs[i]` fills the i-th step file.
+    pub fn upsert(
+        &self,
+        spec: &ScenarioSpec,
+        docs: &[StepDoc],
+    ) -> Result<ScenarioMeta, StoreError> {
+        self.store.upsert_scenario(self.slug, spec, docs)
+    }
+
+    /// `meta.yaml` of a scenario as stored, as JSON (every key), or `None`
+    /// when it is missing or not a mapping.
+    pub fn meta_json(&self) -> Option<serde_json::Value> {
+        self.store.read_meta_json(self.slug)
+    }
+
+    /// Records a completed run in `meta.yaml`: counts, `lastRun`, `lastResult`,
+    /// and the rounded mean duration.
+    pub fn record_completion(
+        &self,
+        status: RunStatus,
+        duration_ms: u64,
+    ) -> Result<Stats, StoreError> {
+        self.store.record_completion(self.slug, status, duration_ms)
+    }
+
+    /// Recomputes a scenario's statistics in `meta.yaml` from its runs: every
+    /// run with a final `result.json` that was not interrupted counts, plus the
+    /// runs pruned earlier (`prunedRuns`). Used after a process died between
+    /// writing a run's result and counting it. The runs are read under the
+    /// `meta.yaml` lock, which every completion holds while it writes its
+    /// result and its count ([`RunDir::complete`](super::RunDir::complete)), so a
+    /// recount racing live writers loses none of their runs.
+    pub fn recount_stats(&self) -> Result<Stats, StoreError> {
+        self.store.recount_stats(self.slug)
+    }
+
+    /// Counts a flaky run (passed on a retry) in `meta.yaml` (`flakyCount`, a
+    /// harshjudge addition; the original's counts are left as they are).
+    pub fn record_flaky(&self) -> Result<(), StoreError> {
+        self.store.record_flaky(self.slug)
+    }
+
+    /// The runs of a scenario (folder names that are valid run ids), sorted.
+    pub fn runs(&self) -> Result<Vec<RunId>, StoreError> {
+        self.store.list_runs(self.slug)
+    }
+
+    /// Removes the oldest runs of `slug` beyond the newest `keep` (by run id,
+    /// which sorts by start time). Never removed: a run still `running` (or
+    /// without a readable `result.json`: it may be in progress, or need a
+    /// person to look at it), the newest failed run (not interrupted), and
+    /// — since `keep` is at least 1 — the newest run. The statistics in
+    /// `meta.yaml` do not change: what each removed run counted is added to
+    /// `prunedRuns`, which [`recount_stats`](Self::recount_stats) adds back.
+    /// Each run is taken under its lock, then the `meta.yaml` lock, renamed to
+    /// a temporary name of this process (removed at the next start if it dies
+    /// here) and deleted; then the evidence blobs no run links any more are
+    /// removed ([`collect_blobs`](Store::collect_blobs)). Returns the runs removed.
+    pub fn prune(&self, keep: usize) -> Result<Vec<RunId>, StoreError> {
+        self.store.prune_runs(self.slug, keep)
     }
 }

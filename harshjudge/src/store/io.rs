@@ -42,7 +42,7 @@ impl Store {
             }
         }
         for slug in self.list_scenarios().unwrap_or_default() {
-            for run in self.list_runs(&slug).unwrap_or_default() {
+            for run in self.scenario(&slug).runs().unwrap_or_default() {
                 removed.extend(self.remove_lone_sidecars(&slug, &run));
             }
         }

@@ -155,7 +155,7 @@ impl Store {
                 doc.set("passCount", pass);
                 doc.set("failCount", fail);
                 // `lastResult` is the last completed run's status.
-                let newer = self.list_runs(slug)?.into_iter().any(|other| {
+                let newer = self.scenario(slug).runs()?.into_iter().any(|other| {
                     other != *run
                         && self
                             .scenario(slug)

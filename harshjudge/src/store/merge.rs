@@ -358,7 +358,7 @@ impl Store {
     ///   covers every number of every tree;
     /// - `meta.yaml` fields other than statistics, and the scenario's other
     ///   files (`steps/*.md`, …), come from the tree with the newest run; the
-    ///   statistics are recounted from the runs ([`recount_stats`](Self::recount_stats)),
+    ///   statistics are recounted from the runs ([`recount_stats`](super::ScenarioDir::recount_stats)),
     ///   plus the `prunedRuns` of each source that brought new runs;
     /// - suite checkpoints (`.suite/{binary}.json`) are merged scenario by
     ///   scenario, the entry with the newest run winning.
@@ -470,7 +470,7 @@ impl Store {
             }
             Ok(())
         })?;
-        self.recount_stats(&slug_id)?;
+        self.scenario(&slug_id).recount_stats()?;
         for (run, renumber) in copies {
             out.copied
                 .push((slug.to_string(), run.result.run_id.clone()));
@@ -696,7 +696,7 @@ mod tests {
             starred: None,
             estimated_duration: None,
         };
-        store.upsert_scenario(&s, &spec, &[]).unwrap();
+        store.scenario(&s).upsert(&spec, &[]).unwrap();
         for i in 0..runs {
             std::thread::sleep(std::time::Duration::from_millis(2));
             let mut run = RunHandle::start(&store, &s, vec![steps[0].into()]).unwrap();
@@ -715,7 +715,7 @@ mod tests {
             .unwrap();
             run.complete(Some(10)).unwrap();
         }
-        store.prune_runs(&s, keep).unwrap();
+        store.scenario(&s).prune(keep).unwrap();
         store
     }
 
@@ -726,7 +726,7 @@ mod tests {
         let a = tree(t.path(), "a", &["Open", "Old step"], 4, 2);
         let b = tree(t.path(), "b", &["Open", "New step"], 3, 2);
         let s = Slug::new("login").unwrap();
-        let link_run = b.list_runs(&s).unwrap().pop().unwrap();
+        let link_run = b.scenario(&s).runs().unwrap().pop().unwrap();
         std::os::unix::fs::symlink(
             "/etc/passwd",
             b.scenario(&s).run(&link_run).path().join("stolen.txt"),
@@ -744,7 +744,7 @@ mod tests {
                 .join("stolen.txt")
                 .exists()
         );
-        let meta = into.read_meta(&s).unwrap().unwrap();
+        let meta = into.scenario(&s).meta().unwrap().unwrap();
         // Every run of both trees counts: 4 + 3, of which 2 failed (each tree's last).
         assert_eq!((meta.total_runs, meta.fail_count), (7, 2), "{meta:?}");
         assert_eq!(meta.title, "Login (b)");
@@ -758,7 +758,8 @@ mod tests {
         );
         // Numbers: both trees used 1..; the copies are unique, and lastRunNumber covers them.
         let numbers: BTreeSet<u64> = into
-            .list_runs(&s)
+            .scenario(&s)
+            .runs()
             .unwrap()
             .iter()
             .map(|r| {
@@ -776,6 +777,6 @@ mod tests {
         // Again: nothing changes, the pruned counts are not added twice.
         let again = into.merge_from(&[a, b]).unwrap();
         assert!(!again.changed, "{again:?}");
-        assert_eq!(into.read_meta(&s).unwrap().unwrap().total_runs, 7);
+        assert_eq!(into.scenario(&s).meta().unwrap().unwrap().total_runs, 7);
     }
 }

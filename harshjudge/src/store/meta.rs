@@ -5,7 +5,7 @@ use super::*;
 
 impl Store {
     /// Reads `meta.yaml`, or `None` when the scenario has none.
-    pub fn read_meta(&self, slug: &Slug) -> Result<Option<ScenarioMeta>, StoreError> {
+    pub(super) fn read_meta(&self, slug: &Slug) -> Result<Option<ScenarioMeta>, StoreError> {
         let path = self.scenario(slug).meta_path();
         self.confine(&path)?;
         match read_meta_parsed(&path)? {
@@ -16,7 +16,7 @@ impl Store {
 
     /// Locked read-modify-write of `meta.yaml`: `f` gets the document as an ordered
     /// map (unknown keys and their order survive) and the typed view of it.
-    pub fn update_meta<R>(
+    pub(super) fn update_meta<R>(
         &self,
         slug: &Slug,
         f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> R,
@@ -28,7 +28,7 @@ impl Store {
     /// `meta.yaml` is left as it was. Whatever `f` does happens under the
     /// lock, so other files it reads or writes change in step with the
     /// statistics (a run's final `result.json` and its count).
-    pub fn try_update_meta<R>(
+    pub(super) fn try_update_meta<R>(
         &self,
         slug: &Slug,
         f: impl FnOnce(&mut MetaDoc, &ScenarioMeta) -> Result<R, StoreError>,
@@ -66,7 +66,7 @@ impl Store {
     /// Creates or updates a scenario: `meta.yaml` (keeping statistics, and
     /// `starred`/`tags` unless given) and one `steps/NN-slug.md` per step; step
     /// files no longer listed are removed. `docs[i]` fills the i-th step file.
-    pub fn upsert_scenario(
+    pub(super) fn upsert_scenario(
         &self,
         slug: &Slug,
         spec: &ScenarioSpec,
@@ -375,20 +375,23 @@ mod tests {
             starred: None,
             estimated_duration: None,
         };
-        store.upsert_scenario(&slug, &spec, &[]).unwrap();
+        store.scenario(&slug).upsert(&spec, &[]).unwrap();
         let start = parses();
         // Written by this process: read, updated, read again, without a parse.
-        assert_eq!(store.read_meta(&slug).unwrap().unwrap().steps.len(), 2);
+        assert_eq!(
+            store.scenario(&slug).meta().unwrap().unwrap().steps.len(),
+            2
+        );
         store
             .update_meta(&slug, |doc, old| doc.set("totalRuns", old.total_runs + 5))
             .unwrap();
-        assert_eq!(store.read_meta(&slug).unwrap().unwrap().total_runs, 5);
+        assert_eq!(store.scenario(&slug).meta().unwrap().unwrap().total_runs, 5);
         assert_eq!(parses(), start, "meta.yaml was parsed again unchanged");
         // Changed by another process (or a person): parsed, the change seen.
         let path = store.scenario(&slug).meta_path();
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("totalRuns: 5", "totalRuns: 7")).unwrap();
-        assert_eq!(store.read_meta(&slug).unwrap().unwrap().total_runs, 7);
+        assert_eq!(store.scenario(&slug).meta().unwrap().unwrap().total_runs, 7);
         assert_eq!(parses(), start + 1);
         let (_, after) = store
             .update_meta(&slug, |doc, old| doc.set("totalRuns", old.total_runs + 1))
@@ -398,12 +401,12 @@ mod tests {
         // Broken by hand: the error is reported on every read, not hidden.
         std::fs::write(&path, "title: [").unwrap();
         for _ in 0..2 {
-            let err = store.read_meta(&slug).unwrap_err().to_string();
+            let err = store.scenario(&slug).meta().unwrap_err().to_string();
             assert!(err.contains("not valid YAML"), "{err}");
         }
         std::fs::write(&path, "steps: 3\n").unwrap();
         for _ in 0..2 {
-            let err = store.read_meta(&slug).unwrap_err().to_string();
+            let err = store.scenario(&slug).meta().unwrap_err().to_string();
             assert!(err.contains("unexpected content"), "{err}");
         }
     }

@@ -146,7 +146,7 @@ pub fn now_iso() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-/// What [`Store::upsert_scenario`] sets. `None` keeps the stored value (or the default).
+/// What [`ScenarioDir::upsert`] sets. `None` keeps the stored value (or the default).
 #[derive(Clone, Debug, Default)]
 pub struct ScenarioSpec {
     /// Title.

@@ -281,7 +281,7 @@ impl Store {
 
     /// `meta.yaml` of a scenario as stored, as JSON (every key), or `None`
     /// when it is missing or not a mapping.
-    pub fn read_meta_json(&self, slug: &Slug) -> Option<serde_json::Value> {
+    pub(super) fn read_meta_json(&self, slug: &Slug) -> Option<serde_json::Value> {
         let path = self.scenario(slug).meta_path();
         self.confine(&path).ok()?;
         let doc = super::read_meta_doc(&path).ok()??;

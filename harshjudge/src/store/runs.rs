@@ -311,7 +311,7 @@ impl Store {
 
     /// Records a completed run in `meta.yaml`: counts, `lastRun`, `lastResult`,
     /// and the rounded mean duration.
-    pub fn record_completion(
+    pub(super) fn record_completion(
         &self,
         slug: &Slug,
         status: RunStatus,
@@ -352,10 +352,10 @@ impl Store {
     /// `meta.yaml` lock, which every completion holds while it writes its
     /// result and its count ([`RunDir::complete`](super::RunDir::complete)), so a
     /// recount racing live writers loses none of their runs.
-    pub fn recount_stats(&self, slug: &Slug) -> Result<Stats, StoreError> {
+    pub(super) fn recount_stats(&self, slug: &Slug) -> Result<Stats, StoreError> {
         let (stats, _) = self.try_update_meta(slug, |doc, _| {
             let mut done: Vec<RunResult> = vec![];
-            for run in self.list_runs(slug)? {
+            for run in self.scenario(slug).runs()? {
                 if let Ok(Some(r)) = self.scenario(slug).run(&run).result()
                     && r.status != RunStatus::Running
                     && !r.interrupted
@@ -400,7 +400,7 @@ impl Store {
 
     /// Counts a flaky run (passed on a retry) in `meta.yaml` (`flakyCount`, a
     /// harshjudge addition; the original's counts are left as they are).
-    pub fn record_flaky(&self, slug: &Slug) -> Result<(), StoreError> {
+    pub(super) fn record_flaky(&self, slug: &Slug) -> Result<(), StoreError> {
         self.update_meta(slug, |doc, _| {
             let n = doc.0.get("flakyCount").and_then(Value::as_u64).unwrap_or(0);
             doc.set("flakyCount", n + 1);
@@ -442,7 +442,7 @@ impl Store {
     }
 
     /// The runs of a scenario (folder names that are valid run ids), sorted.
-    pub fn list_runs(&self, slug: &Slug) -> Result<Vec<RunId>, StoreError> {
+    pub(super) fn list_runs(&self, slug: &Slug) -> Result<Vec<RunId>, StoreError> {
         let dir = self.scenario(slug).path().join(names::RUNS);
         self.confine(&dir)?;
         let rd = match std::fs::read_dir(&dir) {
@@ -580,9 +580,9 @@ impl Store {
     /// a temporary name of this process (removed at the next start if it dies
     /// here) and deleted; then the evidence blobs no run links any more are
     /// removed ([`collect_blobs`](Self::collect_blobs)). Returns the runs removed.
-    pub fn prune_runs(&self, slug: &Slug, keep: usize) -> Result<Vec<RunId>, StoreError> {
+    pub(super) fn prune_runs(&self, slug: &Slug, keep: usize) -> Result<Vec<RunId>, StoreError> {
         let keep = keep.max(1);
-        let runs = self.list_runs(slug)?;
+        let runs = self.scenario(slug).runs()?;
         if runs.len() <= keep {
             return Ok(vec![]);
         }

@@ -111,8 +111,8 @@ fn meta_and_step_files_golden() {
         ..Default::default()
     }];
     store
-        .upsert_scenario(
-            &s,
+        .scenario(&s)
+        .upsert(
             &spec(&[
                 "Navigate to login",
                 "Enter User's Email & Password!",
@@ -143,7 +143,8 @@ fn upsert_keeps_star_stats_and_unknown_keys_and_removes_orphans() {
     let (_t, store) = store();
     let s = slug("flow");
     store
-        .upsert_scenario(&s, &spec(&["One", "Two", "Three"]), &[])
+        .scenario(&s)
+        .upsert(&spec(&["One", "Two", "Three"]), &[])
         .unwrap();
     store
         .update_meta(&s, |doc, _| {
@@ -151,10 +152,13 @@ fn upsert_keeps_star_stats_and_unknown_keys_and_removes_orphans() {
             doc.set("custom", "kept");
         })
         .unwrap();
-    store.record_completion(&s, RunStatus::Pass, 1000).unwrap();
+    store
+        .scenario(&s)
+        .record_completion(RunStatus::Pass, 1000)
+        .unwrap();
     let mut again = spec(&["One", "Three renamed"]);
     again.tags = None;
-    let meta = store.upsert_scenario(&s, &again, &[]).unwrap();
+    let meta = store.scenario(&s).upsert(&again, &[]).unwrap();
     assert!(meta.starred);
     assert_eq!(meta.tags, vec!["auth", "smoke"]);
     assert_eq!(meta.total_runs, 1);
@@ -175,7 +179,8 @@ fn run_files_golden() {
     let s = slug("login-flow");
     store.ensure_initialized("Demo", "").unwrap();
     store
-        .upsert_scenario(&s, &spec(&["Open", "Pay"]), &[])
+        .scenario(&s)
+        .upsert(&spec(&["Open", "Pay"]), &[])
         .unwrap();
     let mut run =
         crate::recorder::RunHandle::start(&store, &s, vec!["Open".into(), "Pay".into()]).unwrap();
@@ -261,10 +266,19 @@ fn run_files_golden() {
 fn average_duration_rounds_like_javascript() {
     let (_t, store) = store();
     let s = slug("avg");
-    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
-    store.record_completion(&s, RunStatus::Pass, 1000).unwrap();
-    store.record_completion(&s, RunStatus::Pass, 1000).unwrap();
-    let st = store.record_completion(&s, RunStatus::Fail, 2500).unwrap();
+    store.scenario(&s).upsert(&spec(&["A"]), &[]).unwrap();
+    store
+        .scenario(&s)
+        .record_completion(RunStatus::Pass, 1000)
+        .unwrap();
+    store
+        .scenario(&s)
+        .record_completion(RunStatus::Pass, 1000)
+        .unwrap();
+    let st = store
+        .scenario(&s)
+        .record_completion(RunStatus::Fail, 2500)
+        .unwrap();
     assert_eq!(
         st,
         Stats {
@@ -274,7 +288,10 @@ fn average_duration_rounds_like_javascript() {
             avg_duration: 1500
         }
     );
-    let st = store.record_completion(&s, RunStatus::Pass, 1).unwrap();
+    let st = store
+        .scenario(&s)
+        .record_completion(RunStatus::Pass, 1)
+        .unwrap();
     assert_eq!(st.avg_duration, 1125); // (1500*3+1)/4 = 1125.25
 }
 
@@ -282,7 +299,7 @@ fn average_duration_rounds_like_javascript() {
 fn concurrent_completions_lose_no_count() {
     let (_t, store) = store();
     let s = slug("race");
-    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+    store.scenario(&s).upsert(&spec(&["A"]), &[]).unwrap();
     let store = Arc::new(store);
     let threads: Vec<_> = (0..8)
         .map(|i| {
@@ -295,7 +312,7 @@ fn concurrent_completions_lose_no_count() {
                     } else {
                         RunStatus::Fail
                     };
-                    store.record_completion(&s, st, 10).unwrap();
+                    store.scenario(&s).record_completion(st, 10).unwrap();
                 }
             })
         })
@@ -303,7 +320,7 @@ fn concurrent_completions_lose_no_count() {
     for t in threads {
         t.join().unwrap();
     }
-    let meta = store.read_meta(&s).unwrap().unwrap();
+    let meta = store.scenario(&s).meta().unwrap().unwrap();
     assert_eq!(
         (meta.total_runs, meta.pass_count, meta.fail_count),
         (200, 100, 100)
@@ -314,12 +331,15 @@ fn concurrent_completions_lose_no_count() {
 fn run_numbers_are_allocated_and_stored() {
     let (_t, store) = store();
     let s = slug("numbers");
-    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+    store.scenario(&s).upsert(&spec(&["A"]), &[]).unwrap();
     let a = crate::recorder::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
     let b = crate::recorder::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
     assert_eq!(a.result().run_number, Some(1));
     assert_eq!(b.result().run_number, Some(2));
-    assert_eq!(store.read_meta(&s).unwrap().unwrap().last_run_number, 2);
+    assert_eq!(
+        store.scenario(&s).meta().unwrap().unwrap().last_run_number,
+        2
+    );
     assert_eq!(store.find_run(b.id()).unwrap(), Some(s));
 }
 
@@ -335,13 +355,14 @@ fn corrupt_meta_is_an_error_naming_the_file() {
         ("", "empty"),
     ] {
         std::fs::write(store.scenario(&s).meta_path(), content).unwrap();
-        let err = store.read_meta(&s).unwrap_err().to_string();
+        let err = store.scenario(&s).meta().unwrap_err().to_string();
         assert!(
             err.contains("meta.yaml") && err.contains(needle),
             "{content:?}: {err}"
         );
         let err = store
-            .record_completion(&s, RunStatus::Pass, 1)
+            .scenario(&s)
+            .record_completion(RunStatus::Pass, 1)
             .unwrap_err()
             .to_string();
         assert!(err.contains(needle), "{err}");
@@ -364,7 +385,7 @@ fn original_files_are_read() {
         "title: 'User Login: Flow'\nslug: login-flow\nstarred: false\ntags:\n  - auth\nestimatedDuration: 45\nsteps:\n  - id: '01'\n    title: Navigate\n    file: 01-navigate.md\ntotalRuns: 3\npassCount: 2\nfailCount: 1\nlastRun: '2026-11-22T11:25:53.848Z'\nlastResult: fail\navgDuration: 1500.4\nlastStatus: never_run\n",
     )
     .unwrap();
-    let m = store.read_meta(&s).unwrap().unwrap();
+    let m = store.scenario(&s).meta().unwrap().unwrap();
     assert_eq!(
         (m.total_runs, m.avg_duration, m.steps[0].id.as_str()),
         (3, 1500, "01")
@@ -435,7 +456,8 @@ fn evidence_rejects_bad_extensions_and_lists_sorted() {
 /// Completed runs of `s` that the statistics must count: final, not interrupted.
 fn completed_runs(store: &Store, s: &Slug) -> u64 {
     store
-        .list_runs(s)
+        .scenario(s)
+        .runs()
         .unwrap()
         .iter()
         .filter_map(|r| store.scenario(s).run(r).result().unwrap())
@@ -457,7 +479,7 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
     for round in 0..ROUNDS {
         let (_t, store) = store();
         let s = slug("race");
-        store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+        store.scenario(&s).upsert(&spec(&["A"]), &[]).unwrap();
         // A history of completed runs, counted.
         for _ in 0..HISTORY {
             let id = RunId::generate();
@@ -466,7 +488,7 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
             r.completed_at = Some(now_iso());
             store.scenario(&s).run(&id).write_result(&r).unwrap();
         }
-        store.recount_stats(&s).unwrap();
+        store.scenario(&s).recount_stats().unwrap();
         // The crash: a run's final result is on disk, its count is not.
         let crashed = crate::recorder::RunHandle::start(&store, &s, vec!["A".into()]).unwrap();
         let mut r = crashed.result().clone();
@@ -512,7 +534,7 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
         // (at least once, and never after the writers are done: a recount
         // that follows them would hide what a racing one lost).
         loop {
-            store.recount_stats(&s).unwrap();
+            store.scenario(&s).recount_stats().unwrap();
             if writers.iter().all(|w| w.is_finished()) {
                 break;
             }
@@ -520,7 +542,7 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
         for w in writers {
             w.join().unwrap();
         }
-        let meta = store.read_meta(&s).unwrap().unwrap();
+        let meta = store.scenario(&s).meta().unwrap().unwrap();
         let done = completed_runs(&store, &s);
         assert_eq!(done, (HISTORY + 1 + WRITERS * RUNS) as u64, "round {round}");
         let diff = done as i64 - meta.total_runs as i64;
@@ -555,7 +577,7 @@ fn recount_after_a_crash_racing_8_writers_loses_nothing() {
 fn a_run_appears_with_its_files() {
     let (_t, store) = store();
     let s = slug("appear");
-    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+    store.scenario(&s).upsert(&spec(&["A"]), &[]).unwrap();
     let runs = store.scenario(&s).path().join("runs");
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let watcher = {
@@ -590,9 +612,9 @@ fn a_run_appears_with_its_files() {
         "{} of 300 run folders were seen without result.json or skill-state.yaml",
         partial.len()
     );
-    assert_eq!(store.list_runs(&s).unwrap().len(), 300);
+    assert_eq!(store.scenario(&s).runs().unwrap().len(), 300);
     assert_eq!(
-        store.read_meta(&s).unwrap().unwrap().last_run_number,
+        store.scenario(&s).meta().unwrap().unwrap().last_run_number,
         300,
         "temporary folders are not counted as runs"
     );
@@ -660,7 +682,7 @@ fn dead_pid() -> u32 {
 fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     let (_t, store) = store();
     let s = slug("left");
-    store.upsert_scenario(&s, &spec(&["A", "B"]), &[]).unwrap();
+    store.scenario(&s).upsert(&spec(&["A", "B"]), &[]).unwrap();
     let dead = dead_pid();
     let me = std::process::id();
     // A finished run, killed between an evidence sidecar and its file.
@@ -738,7 +760,7 @@ fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() 
     use crate::recorder::{RunHandle, StepRecord};
     let (_t, store) = store();
     let s = slug("keep");
-    store.upsert_scenario(&s, &spec(&["A"]), &[]).unwrap();
+    store.scenario(&s).upsert(&spec(&["A"]), &[]).unwrap();
     let step = |status| StepRecord {
         id: StepId::new("01").unwrap(),
         status,
@@ -767,22 +789,22 @@ fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() 
         }
     }
     // (Recounted first: the recount's mean is exact, the running mean rounds at each run.)
-    let recounted_before = store.recount_stats(&s).unwrap();
-    let before = store.read_meta(&s).unwrap().unwrap();
+    let recounted_before = store.scenario(&s).recount_stats().unwrap();
+    let before = store.scenario(&s).meta().unwrap().unwrap();
     assert_eq!((before.total_runs, before.fail_count), (8, 1));
-    let removed = store.prune_runs(&s, 3).unwrap();
+    let removed = store.scenario(&s).prune(3).unwrap();
     let expect: Vec<RunId> = [2, 3, 4, 5, 6, 7]
         .iter()
         .map(|i| ids[i - 1].clone())
         .collect();
     assert_eq!(removed, expect);
-    let left = store.list_runs(&s).unwrap();
+    let left = store.scenario(&s).runs().unwrap();
     let keep: Vec<RunId> = [1, 8, 9, 10].iter().map(|i| ids[i - 1].clone()).collect();
     assert_eq!(
         left, keep,
         "newest 3 (one running), and the newest failed run"
     );
-    let after = store.read_meta(&s).unwrap().unwrap();
+    let after = store.scenario(&s).meta().unwrap().unwrap();
     let stats = |m: &ScenarioMeta| {
         (
             m.total_runs,
@@ -794,12 +816,15 @@ fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() 
     };
     assert_eq!(stats(&after), stats(&before), "statistics unchanged");
     // A recount from the runs left gives the same totals as before pruning.
-    assert_eq!(store.recount_stats(&s).unwrap(), recounted_before);
-    // Nothing more to remove; the running run stays even with keep = 1.
-    assert!(store.prune_runs(&s, 3).unwrap().is_empty());
-    store.prune_runs(&s, 1).unwrap();
     assert_eq!(
-        store.list_runs(&s).unwrap(),
+        store.scenario(&s).recount_stats().unwrap(),
+        recounted_before
+    );
+    // Nothing more to remove; the running run stays even with keep = 1.
+    assert!(store.scenario(&s).prune(3).unwrap().is_empty());
+    store.scenario(&s).prune(1).unwrap();
+    assert_eq!(
+        store.scenario(&s).runs().unwrap(),
         vec![ids[0].clone(), ids[7].clone(), ids[9].clone()]
     );
     assert!(

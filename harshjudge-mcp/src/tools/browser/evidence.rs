@@ -31,7 +31,7 @@ pub(super) fn evidence_target(ctx: &Context) -> Option<(RunId, Slug, StepId)> {
         ctx.agent().set_active_run(None);
         return None;
     }
-    let meta = store.read_meta(&slug).ok()??;
+    let meta = store.scenario(&slug).meta().ok()??;
     let step = meta
         .steps
         .iter()

@@ -721,7 +721,7 @@ pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<RunStateReply, Too
         (Some(r), _) => r,
         (None, Some(slug)) => {
             existing(store, &slug)?;
-            store.list_runs(&slug)?.pop().ok_or_else(|| {
+            store.scenario(&slug).runs()?.pop().ok_or_else(|| {
                 ToolError::not_found(format!(
                     "Scenario \"{slug}\" has no runs yet; start one with startRun."
                 ))

@@ -282,7 +282,7 @@ fn time_sortable(run: &RunId) -> bool {
 /// The `n` newest runs of a scenario, newest first (for ids we generate, by name
 /// alone, without reading any file).
 pub(crate) fn recent_runs(store: &Store, slug: &Slug, n: usize) -> Result<Vec<RunId>, StoreError> {
-    let runs = store.list_runs(slug)?;
+    let runs = store.scenario(slug).runs()?;
     if runs.iter().all(time_sortable) {
         return Ok(runs.into_iter().rev().take(n).collect());
     }
@@ -297,7 +297,7 @@ fn recent_results(
     slug: &Slug,
     n: usize,
 ) -> Result<Vec<(RunId, RunResult)>, StoreError> {
-    let runs = store.list_runs(slug)?;
+    let runs = store.scenario(slug).runs()?;
     let mut out = Vec::new();
     if runs.iter().all(time_sortable) {
         for run in runs.into_iter().rev() {
@@ -343,7 +343,12 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
     let mut removed = crate::store::checkpoint::removed_scenarios(store);
     let mut scenarios = Vec::new();
     for slug in store.list_scenarios()? {
-        let meta = store.read_meta(&slug).ok().flatten().unwrap_or_default();
+        let meta = store
+            .scenario(&slug)
+            .meta()
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         let recent = recent_results(store, &slug, HISTORY)?;
         let history: Vec<HistoryEntry> = recent
             .iter()
@@ -428,7 +433,12 @@ pub(crate) fn run_view(
     let Some(result) = store.scenario(slug).run(run).result()? else {
         return Ok(None);
     };
-    let meta = store.read_meta(slug).ok().flatten().unwrap_or_default();
+    let meta = store
+        .scenario(slug)
+        .meta()
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     // An unreadable judgment leaves the verdicts' states (from result.json) shown.
     let judgment = store.scenario(slug).run(run).judgment().ok().flatten();
     let running = result.status == RunStatus::Running;
