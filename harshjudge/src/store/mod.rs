@@ -27,7 +27,6 @@ mod fsio;
 pub mod ids;
 mod io;
 pub mod judge;
-mod layout;
 mod merge;
 mod meta;
 mod names;
