@@ -17,11 +17,12 @@ use crate::report::{RunLine, Summary};
 use crate::runner::{self, Limits, Shared};
 use crate::settings::Settings;
 use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
-use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store};
+use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 
 use super::consumers::{
     Attempt, Buffer, HarnessSink, Slot, Tracked, fail_unstarted, not_run, trial_result,
 };
+use super::error::HarnessError;
 use super::plan::Plan;
 use super::{Package, step_test_name};
 
@@ -74,15 +75,11 @@ fn scenario_spec(def: &ScenarioDef) -> (ScenarioSpec, Vec<StepDoc>) {
 }
 
 /// Creates the run of a scenario on disk, ready to execute.
-pub(crate) fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, String> {
-    let slug = Slug::new(def.slug).map_err(|e| e.to_string())?;
+pub(crate) fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, StoreError> {
+    let slug = Slug::new(def.slug)?;
     let (spec, docs) = scenario_spec(def);
-    store
-        .upsert_scenario(&slug, &spec, &docs)
-        .map_err(|e| e.to_string())?;
-    RunHandle::start_marked(store, &slug, spec.steps)
-        .map(RunHandle::with_background_writes)
-        .map_err(|e| e.to_string())
+    store.upsert_scenario(&slug, &spec, &docs)?;
+    RunHandle::start_marked(store, &slug, spec.steps).map(RunHandle::with_background_writes)
 }
 
 /// One scenario to execute, with its retries.
@@ -151,7 +148,7 @@ impl Job {
             let mut run = match prepare(&self.store, def) {
                 Ok(run) => run,
                 Err(e) => {
-                    fail_unstarted(&self.sink, &self.store, def, &e);
+                    fail_unstarted(&self.sink, &self.store, def, &e.to_string());
                     self.checkpoint(ScenarioState::Fail, None, attempt);
                     return;
                 }
@@ -316,16 +313,12 @@ pub(super) fn resolve_base_url(
     store: &Store,
     settings: &mut Settings,
     run: bool,
-) -> Result<(), String> {
-    store
-        .ensure_initialized(pkg.name, &settings.base_url)
-        .map_err(|e| e.to_string())?;
-    let config = crate::settings::read_config(store).map_err(|e| e.to_string())?;
+) -> Result<(), HarnessError> {
+    store.ensure_initialized(pkg.name, &settings.base_url)?;
+    let config = crate::settings::read_config(store)?;
     if settings.base_url.is_empty() && run {
         settings.base_url = match pkg.base_url {
-            Some(start) => start().map_err(|e| {
-                format!("could not start the app under test (main!(base_url = …)): {e}")
-            })?,
+            Some(start) => start().map_err(|cause| HarnessError::AppStart { cause })?,
             None => config.base_url,
         };
     }
