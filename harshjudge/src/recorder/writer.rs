@@ -133,9 +133,10 @@ impl StoreWriter {
     /// (`skill-state.yaml`), evidence produced (written, now or in the
     /// background, listed in its step, then announced as captured), a step
     /// that ended (`result.json` and `skill-state.yaml`; a failed step's
-    /// evidence folder exists even when empty). The consumers hear every event
-    /// whether or not it could be recorded; a failure to record a step start
-    /// resurfaces when the step completes (same store, same error).
+    /// evidence folder exists even when empty). The consumers hear of a step's
+    /// start and end whether or not it could be recorded (a failure to record
+    /// a start resurfaces when the step completes: same store, same error),
+    /// and of evidence only once it is on disk.
     pub fn emit(&self, event: &Event<'_>) -> Result<Recorded, StoreError> {
         self.announce_landed();
         match event {
@@ -171,15 +172,6 @@ impl StoreWriter {
                 urgency: Urgency::Background,
                 ..
             } => self.write_later(id, file).map(|()| Recorded::Passed),
-            Event::EvidenceCaptured { id, path, .. } => {
-                // A file written by someone else: listed in its step.
-                let noted = match path.file_name().and_then(|n| n.to_str()) {
-                    Some(name) => self.run().note_evidence(id, name.to_string()),
-                    None => Ok(()),
-                };
-                self.next.on_event(event);
-                noted.map(|()| Recorded::Passed)
-            }
             Event::StepFinished { slug, outcome } => {
                 let Err(e) = self.record_step(outcome) else {
                     self.next.on_event(event);
