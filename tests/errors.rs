@@ -17,8 +17,6 @@ const REMAINING: &[(&str, usize)] = &[
     ("harshjudge/src/browser/aria_template.rs", 9),
     ("harshjudge/src/browser/keyboard.rs", 1),
     ("harshjudge/src/browser/snapshot.rs", 2),
-    ("harshjudge/src/recorder/judging.rs", 1),
-    ("harshjudge/src/runner/mod.rs", 1),
 ];
 
 /// Error types that are still a string, by file and name (the store's, issue

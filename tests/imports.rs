@@ -24,14 +24,6 @@ const KNOWN: &[&[&str]] = &[
         "harshjudge/src/browser/locator/mod.rs",
         "harshjudge/src/browser/page.rs",
     ],
-    // The scenario handle wraps the runner's state, and a registered scenario
-    // is a function of the handle (issue 21 point 5: the handle over a trait the
-    // runner implements breaks it). It was there before, hidden behind lib.rs.
-    &[
-        "harshjudge/src/registry.rs",
-        "harshjudge/src/runner/mod.rs",
-        "harshjudge/src/scenario.rs",
-    ],
 ];
 
 const CRATES: &[&str] = &[

@@ -20,7 +20,7 @@ use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
 use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 
 use super::consumers::{
-    Attempt, Buffer, HarnessSink, Slot, Tracked, fail_unstarted, not_run, trial_result,
+    Attempt, Buffer, HarnessSink, NotRun, Slot, Tracked, not_run, trial_result,
 };
 use super::error::HarnessError;
 use super::plan::Plan;
@@ -141,14 +141,19 @@ impl Job {
         let mut earlier: Vec<(PathBuf, Vec<StepOutcome>)> = Vec::new();
         for attempt in 1..=self.attempts {
             if let Some(reason) = runner::interrupted() {
-                not_run(&self.sink, &self.store, def, &reason);
+                not_run(&*self.sink, &self.store, def, NotRun::Interrupted(&reason));
                 self.checkpoint(ScenarioState::Interrupted, None, attempt - 1);
                 return;
             }
             let mut run = match prepare(&self.store, def) {
                 Ok(run) => run,
                 Err(e) => {
-                    fail_unstarted(&self.sink, &self.store, def, &e.to_string());
+                    not_run(
+                        &*self.sink,
+                        &self.store,
+                        def,
+                        NotRun::Unrecorded(&e.to_string()),
+                    );
                     self.checkpoint(ScenarioState::Fail, None, attempt);
                     return;
                 }
@@ -198,7 +203,7 @@ impl Job {
             if let Err(e) = tokio::spawn(runner::execute(shared)).await {
                 // A bug in the runner: never leave a trial waiting.
                 let msg = format!("internal error in the harshjudge runner: {e}");
-                fail_unstarted(&self.sink, &self.store, def, &msg);
+                not_run(&*self.sink, &self.store, def, NotRun::Unrecorded(&msg));
                 self.checkpoint(ScenarioState::Fail, Some(run_id), attempt);
                 return;
             }

@@ -18,7 +18,7 @@ use std::time::SystemTime;
 use libtest_mimic::{Arguments, Trial};
 
 use super::flags::SuiteFlags;
-use crate::event::{Event, EventSink, StepOutcome};
+use crate::event::{Event, EventSink};
 use crate::judge::{self, Judge, JudgeInput, JudgeSettings, Judged};
 use crate::registry::ScenarioDef;
 use crate::settings::{SettingError, Settings};
@@ -26,7 +26,7 @@ use crate::store::checkpoint::{ScenarioEntry, SuiteLog};
 use crate::store::judge::StepJudgment;
 use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
 
-use super::consumers::{HarnessSink, Slot};
+use super::consumers::{HarnessSink, NotRun, Slot, not_run};
 use super::error::{HarnessError, NO_JUDGE, PendingVerdict, RejudgeError};
 use super::plan::{Plan, recorded_outcomes};
 use super::tail;
@@ -294,40 +294,16 @@ async fn rejudge_target(
     })
 }
 
-/// Fails the first step of a scenario that could not be re-judged, with
-/// `why`, and skips the others saying so.
-fn not_rejudged(sink: &HarnessSink, store: &Store, def: &ScenarioDef, why: &str) {
-    let slug = Slug::new(def.slug).expect("validated");
-    for (i, step) in def.steps.iter().enumerate() {
-        let first = i == 0;
-        let outcome = StepOutcome {
-            index: i + 1,
-            id: StepId::from_index(i + 1).expect("≤ 99 steps"),
-            title: step.title.to_string(),
-            status: if first {
-                StepStatus::Fail
-            } else {
-                StepStatus::Skipped
-            },
-            duration: Default::default(),
-            error: first.then(|| format!("not re-judged: {why}")),
-            location: None,
-            reason: (!first).then(|| format!("not re-judged: {why}")),
-            evidence_dir: store.dir().to_path_buf(),
-            expectation: None,
-        };
-        sink.on_event(&Event::StepFinished {
-            slug: &slug,
-            outcome: &outcome,
-        });
-    }
-}
-
 /// Hands a re-judged run's steps to the trials and its line to the summary.
 fn deliver(sink: &HarnessSink, store: &Store, target: &Target, done: &Rejudged, how: &str) {
     let Some(outcomes) = recorded_outcomes(store, target.def, &target.run, &done.result, how)
     else {
-        not_rejudged(sink, store, target.def, "its steps could not be read back");
+        not_run(
+            sink,
+            store,
+            target.def,
+            NotRun::NotRejudged("its steps could not be read back"),
+        );
         return;
     };
     for o in &outcomes {
@@ -448,7 +424,7 @@ pub(super) fn run(
     }
     let sink = super::exec::sink(cx.plan, slots, cx.store);
     for (def, why) in &missing {
-        not_rejudged(&sink, cx.store, def, &why.to_string());
+        not_run(&*sink, cx.store, def, NotRun::NotRejudged(&why.to_string()));
     }
     for n in &cx.notes {
         eprintln!("harshjudge: {n}");
@@ -481,12 +457,14 @@ pub(super) fn run(
                             let entry = (t.slug.to_string(), t.run.to_string(), done.result);
                             finished.lock().expect("finished").push(entry);
                         }
-                        Ok(Err(e)) => not_rejudged(&sink, &store, t.def, &e.to_string()),
-                        Err(e) => not_rejudged(
-                            &sink,
+                        Ok(Err(e)) => {
+                            not_run(&*sink, &store, t.def, NotRun::NotRejudged(&e.to_string()))
+                        }
+                        Err(e) => not_run(
+                            &*sink,
                             &store,
                             t.def,
-                            &format!("internal error while judging: {e}"),
+                            NotRun::NotRejudged(&format!("internal error while judging: {e}")),
                         ),
                     }
                     drop(permit);
