@@ -35,9 +35,6 @@ pub struct Settings {
     /// default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS);
     /// `all`: never prune).
     pub keep_runs: Option<usize>,
-    /// The judge of steps with an expectation (`HARSHJUDGE_JUDGE_*`,
-    /// `HARSHJUDGE_UNCERTAIN`); none: their verdicts stay pending.
-    pub judge: crate::judge::JudgeSettings,
 }
 
 /// `HARSHJUDGE_EVIDENCE`: which evidence probes (browser, HTTP, command) capture.
@@ -369,7 +366,6 @@ impl Settings {
         };
         let html_report = env_bool("HARSHJUDGE_REPORT", true)?;
         Ok(Settings {
-            judge: crate::judge::JudgeSettings::from_env()?,
             junit,
             html_report,
             keep_runs: keep_runs()?,

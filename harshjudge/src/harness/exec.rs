@@ -10,6 +10,7 @@ use libtest_mimic::{Arguments, Conclusion, Trial};
 
 use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink, StepOutcome};
+use crate::judge::JudgeSettings;
 use crate::recorder::RunHandle;
 use crate::recorder::replay::ReplayInfo;
 use crate::registry::ScenarioDef;
@@ -439,6 +440,9 @@ pub(super) struct Execution<'a> {
     pub plan: &'a Plan,
     pub store: &'a Store,
     pub settings: &'a Settings,
+    /// The judge of steps with an expectation (`HARSHJUDGE_JUDGE_*`,
+    /// `HARSHJUDGE_UNCERTAIN`); none: their verdicts stay pending.
+    pub judge: &'a JudgeSettings,
     pub sink: &'a Arc<HarnessSink>,
     pub log: &'a Option<Arc<SuiteLog>>,
     pub notes: &'a [String],
@@ -472,8 +476,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         x.package_root,
         &x.settings.dir,
     ));
-    let judging =
-        crate::recorder::judging::Judging::new(x.settings.judge.clone(), Some(replay.clone()));
+    let judging = crate::recorder::judging::Judging::new(x.judge.clone(), Some(replay.clone()));
     let jobs: Vec<Job> = (x.plan.work().into_iter())
         .map(|(def, last)| Job {
             def,

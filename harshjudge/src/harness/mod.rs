@@ -222,12 +222,14 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         (PathBuf::from(pkg.manifest_dir), None)
     } else {
         let root = package_root(&pkg)?;
+        // Each layer reads its own variables; all are checked before anything runs.
         let settings = Settings::from_env(&root, pkg.name)?;
+        let judge = crate::judge::JudgeSettings::from_env()?;
         crate::browser::check_settings()?;
-        (root, Some(settings))
+        (root, Some((settings, judge)))
     };
     let verbose = verbose_setting()?;
-    let store = settings.as_ref().map(|s| Store::new(&s.dir));
+    let store = settings.as_ref().map(|(s, _)| Store::new(&s.dir));
     let binary = crate::store::binary_name();
     crate::browser::configure_snapshots(&package_root, &binary, flags.update_snapshots);
     // Listing reads no settings otherwise: `--shard`'s durations' folder here.
@@ -255,7 +257,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         let _ = libtest_mimic::run(args, trials);
         return Ok(EXIT_OK);
     }
-    let mut settings = settings.expect("settings are read unless listing");
+    let (mut settings, judge) = settings.expect("settings are read unless listing");
     let store = store.expect("the store is known unless listing");
     let mut notes = plan.notes.clone();
     if flags.rejudging() {
@@ -291,6 +293,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         plan: &plan,
         store: &store,
         settings: &settings,
+        judge: &judge,
         sink: &sink,
         log: &log,
         notes: &notes,
