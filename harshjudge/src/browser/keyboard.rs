@@ -84,6 +84,18 @@ pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, String> {
     Ok(actions)
 }
 
+impl Page {
+    /// The page's keyboard (keys go to the focused element).
+    pub fn keyboard(&self) -> Keyboard {
+        Keyboard::new(self.clone())
+    }
+
+    /// The page's mouse.
+    pub fn mouse(&self) -> Mouse {
+        Mouse::new(self.clone())
+    }
+}
+
 /// The page's keyboard: keys go to the focused element.
 #[derive(Clone, Debug)]
 pub struct Keyboard {

@@ -7,8 +7,9 @@ use std::sync::Mutex;
 use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
 
+use super::driver::{DRIVER, driver_url};
 use super::page::{self, Page};
-use super::{BrowserConfig, BrowserError, DRIVER, driver_url, wire};
+use super::{BrowserConfig, BrowserError, wire};
 
 /// A browser session with its own profile folder (removed when it closes).
 pub(crate) struct Session {

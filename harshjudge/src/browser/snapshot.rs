@@ -32,7 +32,7 @@ use std::io::Write;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -40,6 +40,7 @@ use serde_json::{Value, json};
 use super::BrowserError;
 use super::locator::Locator;
 use super::page::Page;
+use super::protocol::{Call, Read, Request};
 use crate::visual::{self, CompareOptions, Comparison};
 
 /// Where baselines are written and whether they are updated: set once per test
@@ -373,7 +374,7 @@ impl ScreenshotAssertion {
         let deadline = start + timeout;
         let attach = |suffix: &str, bytes: &[u8]| -> Result<String, BrowserError> {
             let file = format!("{name}-{suffix}");
-            scenario
+            Arc::clone(&scenario)
                 .attach(&file, "png", "screenshot", bytes)
                 .map_err(|e| {
                     self.invalid(format!("{}: cannot attach {file}.png: {e}", self.what()))
@@ -521,21 +522,21 @@ impl ScreenshotAssertion {
                 if let Some(msg) = &m.misuse {
                     return Err(self.invalid(format!("{} mask: {msg}", self.what())));
                 }
-                let req = json!({
-                    "op": "query", "all": true, "read": "boundingBox",
-                    "chain": m.chain, "describe": m.desc, "timeout": 0,
-                });
+                let call = Call {
+                    request: Request::Query {
+                        target: m.target(),
+                        read: Read::BoundingBox,
+                        all: true,
+                        name: None,
+                    },
+                    timeout: 0,
+                };
                 let answer = page
-                    .engine(req, &format!("finding the mask {}", m.desc))
+                    .engine()
+                    .call(call, &format!("finding the mask {}", m.desc))
                     .await
                     .map_err(|e| e.located(self.at))?;
-                let v = super::locator::engine_result(
-                    answer,
-                    &m.desc,
-                    "be found",
-                    Duration::ZERO,
-                    self.at,
-                )?;
+                let v = answer.into_value(&m.desc, "be found", Duration::ZERO, self.at)?;
                 rects.extend(
                     v.as_array()
                         .into_iter()

@@ -69,7 +69,7 @@ pub(crate) async fn cdp(
 /// Whether the chromedriver this process started has exited (false when there
 /// is none, e.g. a remote WebDriver).
 fn local_driver_exited() -> bool {
-    let Some((pid, _)) = super::local_driver() else {
+    let Some((pid, _)) = super::driver::local_driver() else {
         return false;
     };
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
