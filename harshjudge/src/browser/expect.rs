@@ -547,8 +547,8 @@ impl LocatorExpect {
         let at = self.at;
         let parsed = super::aria_template::parse(template);
         async move {
-            let parsed = parsed.map_err(|message| BrowserError::Invalid {
-                message,
+            let parsed = parsed.map_err(|e| BrowserError::Invalid {
+                message: e.to_string(),
                 location: Some(at),
             })?;
             self.run(Matcher::AriaSnapshot { expected: parsed }, what)

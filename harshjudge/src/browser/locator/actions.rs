@@ -106,10 +106,7 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            let keys = crate::browser::keyboard::chord(key).map_err(|m| BrowserError::Invalid {
-                message: m,
-                location: Some(at),
-            })?;
+            let keys = crate::browser::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
             self.act(Action::Press, "be focused", at).await?;
             self.page
                 .keyboard()
