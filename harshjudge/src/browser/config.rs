@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::BrowserError;
+use super::error::BrowserError;
 use super::logs;
 use crate::settings::{env, env_duration};
 
@@ -184,7 +184,7 @@ impl BrowserConfig {
 
 #[cfg(test)]
 mod tests {
-    use super::super::session::app_host;
+    use super::super::pool::app_host;
     use super::*;
 
     fn args(config: &BrowserConfig, profile: Option<&Path>, host: Option<&str>) -> Vec<String> {

@@ -21,7 +21,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::{BrowserConfig, BrowserError};
+use super::config::BrowserConfig;
+use super::error::BrowserError;
 
 pub(super) struct Driver {
     url: String,

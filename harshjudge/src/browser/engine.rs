@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use fantoccini::Client;
 use serde_json::{Value, json};
 
-use super::BrowserError;
+use super::error::BrowserError;
 use super::protocol::{Answer, Call, EngineError};
 use super::wire::{self, cdp};
 
@@ -91,8 +91,9 @@ impl Engine {
         let deadline =
             Instant::now() + Duration::from_millis(call.timeout) + Duration::from_secs(2);
         loop {
-            let req = serde_json::to_value(&call)
-                .map_err(|e| super::cmd_err(format!("encoding the request ({during})"), e))?;
+            let req = serde_json::to_value(&call).map_err(|e| {
+                super::error::cmd_err(format!("encoding the request ({during})"), e)
+            })?;
             let c = &self.client;
             let mut r = c
                 .execute_async(wire::short_script(), vec![req.clone()])

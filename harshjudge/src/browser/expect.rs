@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::BrowserError;
 use super::engine::call_log;
+use super::error::BrowserError;
 use super::locator::{Locator, TextMatch};
 use super::page::Page;
 use super::protocol::{Call, ExpectPattern, Matcher, Request, Target};
+use super::snapshot::ScreenshotAssertion;
 
 /// What an assertion expects of one element's text or class, or of every element
 /// in order (a list).
@@ -646,8 +647,8 @@ impl PageExpect {
     /// with `.full_page(true)`): see [`ScreenshotAssertion`](super::ScreenshotAssertion)
     /// for the options and where baselines live.
     #[track_caller]
-    pub fn to_have_screenshot(self, name: &str) -> super::ScreenshotAssertion {
-        super::ScreenshotAssertion::for_page(self.page, name, self.not, self.timeout, self.at)
+    pub fn to_have_screenshot(self, name: &str) -> ScreenshotAssertion {
+        ScreenshotAssertion::for_page(self.page, name, self.not, self.timeout, self.at)
     }
 }
 
@@ -655,7 +656,7 @@ impl LocatorExpect {
     /// The element looks like its baseline `{name}.png`: see
     /// [`ScreenshotAssertion`](super::ScreenshotAssertion).
     #[track_caller]
-    pub fn to_have_screenshot(self, name: &str) -> super::ScreenshotAssertion {
-        super::ScreenshotAssertion::for_locator(self.locator, name, self.not, self.timeout, self.at)
+    pub fn to_have_screenshot(self, name: &str) -> ScreenshotAssertion {
+        ScreenshotAssertion::for_locator(self.locator, name, self.not, self.timeout, self.at)
     }
 }

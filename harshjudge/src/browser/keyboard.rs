@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
+use super::error::BrowserError;
 use super::page::Page;
-use super::{BrowserError, wire};
+use super::wire;
 
 /// The WebDriver key value of a key name (Playwright's names), or of one character.
 fn key_value(name: &str) -> Option<String> {

@@ -12,10 +12,11 @@ use fantoccini::Client;
 use serde_json::{Value, json};
 
 use super::engine::Engine;
+use super::error::{BrowserError, cmd_err};
 use super::logs::{self, ConsoleEntry, NetworkEntry, Pending};
 use super::protocol::{Call, Request};
+use super::session::Session;
 use super::wire::{self, cdp};
-use super::{BrowserError, Session, cmd_err};
 
 /// What a page needs of the scenario that opened it, for the assertions that
 /// leave evidence (`to_have_screenshot` keeps its baseline per scenario and

@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::panic::Location;
 
-use super::BrowserError;
+use super::error::BrowserError;
 use super::expect::Expectable;
 use super::locator::{Locator, WaitState};
 use super::page::Page;

@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::BrowserError;
+use super::error::BrowserError;
 use super::locator::Locator;
 use super::page::Page;
 use super::protocol::{Call, Read, Request};

@@ -6,7 +6,7 @@ use fantoccini::Client;
 use fantoccini::error::CmdError;
 use fantoccini::wd::WebDriverCompatibleCommand;
 
-use super::BrowserError;
+use super::error::BrowserError;
 
 /// A W3C command the client has no method for (or one we send in one trip).
 #[derive(Debug)]

@@ -8,8 +8,9 @@ use serde_json::json;
 
 use super::Locator;
 use super::calls::{PointerOp, element_id};
+use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Action, Call, Request, SelectOption};
-use crate::browser::{BrowserError, wire};
+use crate::browser::wire;
 
 impl Locator {
     /// Clicks the element at its centre, once it is visible, stable, enabled and

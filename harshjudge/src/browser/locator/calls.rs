@@ -10,8 +10,9 @@ use crate::browser::engine::call_log;
 use serde_json::Value;
 
 use super::Locator;
+use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Action, Call, HitEvents, Read, Request};
-use crate::browser::{BrowserError, wire};
+use crate::browser::wire;
 
 impl Locator {
     /// The misuse recorded while building the locator, as the error of a call.

@@ -6,7 +6,7 @@ use std::panic::Location;
 use serde_json::Value;
 
 use super::{BoundingBox, Locator, WaitState};
-use crate::browser::BrowserError;
+use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Action, Read, Request, State};
 
 impl Locator {
