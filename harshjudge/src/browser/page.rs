@@ -1,5 +1,7 @@
-//! The page API: navigation, actions and expectations that wait until the
-//! element is ready, and the evidence hooks the runner uses.
+//! [`Page`]: navigation, JavaScript, viewport, screenshots and logs, the
+//! evidence hooks the runner uses, and [`ScenarioEvidence`], all a page knows
+//! of the scenario that opened it. Locators, assertions, the keyboard and the
+//! string-selector shorthands add their `impl Page` blocks in their own files.
 
 use std::future::Future;
 use std::panic::Location;
@@ -39,7 +41,7 @@ pub trait ScenarioEvidence: Send + Sync {
 
 /// A browser tab for one scenario. Cheap to clone.
 ///
-/// Find elements with [`Locator`]s (`page.get_by_role("button").name("Save")`,
+/// Find elements with [`Locator`](super::Locator)s (`page.get_by_role("button").name("Save")`,
 /// `page.get_by_label("Email")`, `page.locator("#id")`, …), act on them and
 /// assert with [`expect`](super::expect). Locators are resolved inside the page
 /// by an injected script, at each use; actions wait for actionability and

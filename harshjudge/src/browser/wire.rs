@@ -1,6 +1,7 @@
-//! What goes over the wire to the WebDriver: raw commands, the injected engine's
-//! calls, and the one place where a failed command becomes a [`BrowserError`]
-//! that names its cause first (the driver exited, the page crashed, …).
+//! What goes over the wire to the WebDriver: raw commands, the injected
+//! engine's source and call scripts (the calls themselves are `engine.rs`'s),
+//! and the one place where a failed command becomes a [`BrowserError`] that
+//! names its cause first (the driver exited, the page crashed, …).
 
 use fantoccini::Client;
 use fantoccini::error::CmdError;
