@@ -87,7 +87,7 @@ pub enum HarnessError {
     #[error("could not start the app under test (main!(base_url = …)): {cause}")]
     AppStart {
         /// What the function returned.
-        cause: crate::Error,
+        cause: crate::error::Error,
     },
     /// `--rejudge-run`, `--rejudge`: nothing to re-judge with.
     #[error(transparent)]

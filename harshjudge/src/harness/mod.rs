@@ -51,7 +51,7 @@ pub struct Package {
     pub manifest_dir: &'static str,
     /// Starts the app under test and returns its base URL (`main!(base_url = …)`);
     /// not called when `HARSHJUDGE_BASE_URL` is set.
-    pub base_url: Option<fn() -> crate::Result<String>>,
+    pub base_url: Option<fn() -> crate::error::Result<String>>,
 }
 
 /// Whether `dir/Cargo.toml` declares the package `name` (`name = "…"` in its

@@ -683,3 +683,24 @@ impl Future for CatchPanic {
 
 #[cfg(test)]
 mod tests;
+
+/// The evidence interface a page holds of the scenario that opened it
+/// (`to_have_screenshot` keeps its baseline per scenario and attaches its
+/// images to the step running): what `Scenario::attach` does.
+impl crate::browser::ScenarioEvidence for Shared {
+    fn slug(&self) -> &str {
+        self.def.slug
+    }
+
+    fn attach(
+        self: Arc<Self>,
+        name: &str,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+    ) -> std::result::Result<std::path::PathBuf, Box<dyn std::error::Error + Send + Sync>> {
+        crate::scenario::Scenario { shared: self }
+            .attach(name, ext, kind, bytes)
+            .map_err(|e| e.message().into())
+    }
+}
