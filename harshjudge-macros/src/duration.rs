@@ -1,25 +1,87 @@
 //! Durations of `timeout = "…"` and `step_timeout = "…"`: an integer and a unit.
 
+use std::fmt;
+
 use syn::{Expr, Lit};
 
 /// How the accepted forms are described in every duration error.
 const EXPECTED: &str =
     "write an integer followed by a unit (ms, s, m or h), e.g. \"500ms\", \"30s\", \"2m\", \"1h\"";
 
+/// A duration literal that [`parse_duration`] refuses: the text and what is
+/// wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DurationError {
+    /// The literal's text.
+    pub text: String,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// What is wrong with a duration literal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Problem {
+    /// It does not start with an integer.
+    NoNumber,
+    /// `1.5s`.
+    Fraction,
+    /// `30`.
+    NoUnit,
+    /// `30 s`.
+    SpaceBeforeUnit,
+    /// `30sec`: the unit given.
+    UnknownUnit(String),
+    /// `0s`.
+    Zero,
+    /// Over 24 h (or too large to count).
+    TooLarge,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::NoNumber => f.write_str("it must start with an integer"),
+            Problem::Fraction => {
+                f.write_str("fractions are not supported, use a smaller unit (\"1500ms\" for 1.5s)")
+            }
+            Problem::NoUnit => f.write_str("the unit is missing"),
+            Problem::SpaceBeforeUnit => {
+                f.write_str("remove the space between the number and the unit")
+            }
+            Problem::UnknownUnit(unit) => write!(f, "unknown unit `{unit}`"),
+            Problem::Zero => f.write_str("a limit must be greater than zero"),
+            Problem::TooLarge => f.write_str("the number is too large: a limit is at most 24h"),
+        }
+    }
+}
+
+impl fmt::Display for DurationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid duration \"{}\": {}; {EXPECTED}",
+            self.text, self.problem
+        )
+    }
+}
+
+impl std::error::Error for DurationError {}
+
 /// Parses `"500ms"`, `"30s"`, `"2m"` or `"1h"` into milliseconds (> 0).
-pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
-    let invalid = |reason: &str| format!("invalid duration \"{text}\": {reason}; {EXPECTED}");
+pub(crate) fn parse_duration(text: &str) -> Result<u64, DurationError> {
+    let invalid = |problem: Problem| DurationError {
+        text: text.into(),
+        problem,
+    };
     let digits_end = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (digits, unit) = text.split_at(digits_end);
     if digits.is_empty() {
-        return Err(invalid("it must start with an integer"));
+        return Err(invalid(Problem::NoNumber));
     }
     if unit.starts_with('.') {
-        return Err(invalid(
-            "fractions are not supported, use a smaller unit (\"1500ms\" for 1.5s)",
-        ));
+        return Err(invalid(Problem::Fraction));
     }
     let factor = |unit: &str| match unit {
         "ms" => Some(1),
@@ -30,17 +92,17 @@ pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
     };
     let factor: u64 = match (factor(unit), unit.trim()) {
         (Some(factor), _) => factor,
-        (None, "") => return Err(invalid("the unit is missing")),
+        (None, "") => return Err(invalid(Problem::NoUnit)),
         (None, trimmed) if factor(trimmed).is_some() => {
-            return Err(invalid("remove the space between the number and the unit"));
+            return Err(invalid(Problem::SpaceBeforeUnit));
         }
-        (None, trimmed) => return Err(invalid(&format!("unknown unit `{trimmed}`"))),
+        (None, trimmed) => return Err(invalid(Problem::UnknownUnit(trimmed.into()))),
     };
-    let too_large = || invalid("the number is too large: a limit is at most 24h");
+    let too_large = || invalid(Problem::TooLarge);
     let value: u64 = digits.parse().map_err(|_| too_large())?;
     let millis = value.checked_mul(factor).ok_or_else(too_large)?;
     if millis == 0 {
-        return Err(invalid("a limit must be greater than zero"));
+        return Err(invalid(Problem::Zero));
     }
     if millis > MAX_MILLIS {
         return Err(too_large());
@@ -56,7 +118,7 @@ const MAX_MILLIS: u64 = 24 * 3_600_000;
 pub(crate) fn duration_arg(name: &str, value: &Expr) -> syn::Result<u64> {
     match value {
         Expr::Lit(lit) => match &lit.lit {
-            Lit::Str(s) => parse_duration(&s.value()).map_err(|msg| syn::Error::new(s.span(), msg)),
+            Lit::Str(s) => parse_duration(&s.value()).map_err(|e| syn::Error::new(s.span(), e)),
             Lit::Int(i) => {
                 let secs: u64 = i.base10_parse().map_err(|_| {
                     syn::Error::new(
@@ -137,7 +199,7 @@ mod tests {
             ("25h", "at most 24h"),
             ("86400001ms", "at most 24h"),
         ] {
-            let err = parse_duration(text).unwrap_err();
+            let err = parse_duration(text).unwrap_err().to_string();
             assert!(err.contains(reason), "{text:?}: {err}");
             assert!(
                 err.starts_with(&format!("invalid duration \"{text}\"")),
@@ -145,6 +207,21 @@ mod tests {
             );
             assert!(err.contains("e.g. \"500ms\""), "{err}");
         }
+    }
+
+    #[test]
+    fn a_caller_matches_on_the_problem() {
+        assert_eq!(
+            parse_duration("30sec"),
+            Err(DurationError {
+                text: "30sec".into(),
+                problem: Problem::UnknownUnit("sec".into()),
+            })
+        );
+        assert_eq!(
+            parse_duration("25h").map_err(|e| e.problem),
+            Err(Problem::TooLarge)
+        );
     }
 
     #[test]

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use serde_json::{Map, Value, json};
 
-use crate::context::{Context, DEFAULT_MAX_EVIDENCE_BYTES};
+use harshjudge::settings::SettingError;
+
+use crate::context::{Context, ContextError, DEFAULT_MAX_EVIDENCE_BYTES};
+use crate::error::Code;
 
 /// MCP server and CLI of HarshJudge: record end-to-end test runs as evidence in .harshJudge/.
 ///
@@ -269,11 +272,9 @@ pub enum Command {
 fn vars_of(vars: &[String]) -> Result<Value, CliError> {
     let mut m = Map::new();
     for v in vars {
-        let (k, val) = v.split_once('=').ok_or_else(|| {
-            invalid(format!(
-                "--var {v:?} is not NAME=VALUE (e.g. --var password=secret)"
-            ))
-        })?;
+        let (k, val) = v
+            .split_once('=')
+            .ok_or_else(|| CliError::Var { given: v.clone() })?;
         m.insert(k.to_string(), json!(val));
     }
     Ok(Value::Object(m))
@@ -322,16 +323,72 @@ pub enum Discover {
     },
 }
 
-/// A CLI failure, printed as `{"error", "code"}`.
-#[derive(Debug)]
-pub struct CliError(pub Value);
-
-fn invalid(msg: impl Into<String>) -> CliError {
-    CliError(json!({"error": msg.into(), "code": "INVALID_INPUT"}))
+/// A CLI failure before any tool runs: what was wrong, with the flag or the
+/// value concerned. Printed as `{"error", "code"}` ([`CliError::to_json`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The command line does not parse: clap's message, on one line.
+    #[error("{message} (see harshjudge-mcp --help)")]
+    Usage {
+        /// clap's message, without its usage block.
+        message: String,
+    },
+    /// A bad `HARSHJUDGE_*` variable (it names the variable).
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    /// No `--cwd` nor `HARSHJUDGE_PROJECT`, and the current folder is unreadable.
+    #[error("no current folder: {source}")]
+    CurrentDir {
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The project folder or an `--allow-root` cannot be used.
+    #[error(transparent)]
+    Context(#[from] ContextError),
+    /// A flag's JSON does not parse.
+    #[error("{flag} is not valid JSON: {source}")]
+    Json {
+        /// The flag (`--steps`, `--metadata`).
+        flag: &'static str,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// `--steps-file` cannot be read.
+    #[error("--steps-file {}: {source}", path.display())]
+    StepsFile {
+        /// The file given.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// `create` without `--steps` or `--steps-file`.
+    #[error("give the steps with --steps or --steps-file")]
+    NoSteps,
+    /// A `--var` that is not `NAME=VALUE`.
+    #[error("--var {given:?} is not NAME=VALUE (e.g. --var password=secret)")]
+    Var {
+        /// The value given.
+        given: String,
+    },
+    /// `dashboard serve`, `report` and `merge` run in the CLI, not as a tool.
+    #[error("this command runs in the CLI itself, not as a tool (see harshjudge-mcp --help)")]
+    NotATool,
 }
 
-fn parse_json(flag: &str, text: &str) -> Result<Value, CliError> {
-    serde_json::from_str(text).map_err(|e| invalid(format!("{flag} is not valid JSON: {e}")))
+impl CliError {
+    /// The stable code: every CLI failure is bad input.
+    pub fn code(&self) -> Code {
+        Code::InvalidInput
+    }
+
+    /// What the CLI prints on stderr: `{"error": message, "code": code}`.
+    pub fn to_json(&self) -> Value {
+        json!({"error": self.to_string(), "code": self.code().as_str()})
+    }
+}
+
+fn parse_json(flag: &'static str, text: &str) -> Result<Value, CliError> {
+    serde_json::from_str(text).map_err(|source| CliError::Json { flag, source })
 }
 
 /// `1` → `"01"`; anything else unchanged (validated by the tool).
@@ -342,57 +399,47 @@ fn pad_step(s: &str) -> String {
     }
 }
 
-/// The tool and arguments a command maps to (`None` for `serve`).
-pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError> {
-    let mut a = Map::new();
-    let mut put = |k: &str, v: Value| {
+/// A tool's arguments, built by name; an absent value (`null`) is left out.
+#[derive(Default)]
+struct Args(Map<String, Value>);
+
+impl Args {
+    fn put(&mut self, key: &str, value: impl serde::Serialize) {
+        let v = json!(value);
         if !v.is_null() {
-            a.insert(k.into(), v);
+            self.0.insert(key.into(), v);
         }
+    }
+}
+
+/// `create`'s steps: the text of `--steps`, else of `--steps-file`, as JSON.
+fn steps_of(steps: Option<&str>, file: Option<&std::path::Path>) -> Result<Value, CliError> {
+    let text = match (steps, file) {
+        (Some(s), _) => s.to_string(),
+        (None, Some(f)) => std::fs::read_to_string(f).map_err(|source| CliError::StepsFile {
+            path: f.to_path_buf(),
+            source,
+        })?,
+        (None, None) => return Err(CliError::NoSteps),
     };
+    parse_json("--steps", &text)
+}
+
+/// The tool and arguments a command maps to (`None` for `serve`); the commands
+/// the CLI runs itself (`dashboard serve`, `report`, `merge`) are
+/// [`CliError::NotATool`].
+pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError> {
+    let mut a = Args::default();
     let name = match cmd {
         Command::Serve => return Ok(None),
-        Command::Init { .. }
-        | Command::Create { .. }
-        | Command::Star { .. }
-        | Command::Status { .. }
-        | Command::Prune { .. } => scenario_call(cmd, &mut put)?,
-        Command::Start { .. }
-        | Command::Evidence { .. }
-        | Command::CompleteStep { .. }
-        | Command::CompleteRun { .. }
-        | Command::RunState { .. }
-        | Command::PendingJudgments { .. }
-        | Command::RecordVerdict { .. } => run_call(cmd, &mut put)?,
-        Command::Discover { .. }
-        | Command::Dashboard {
-            what: Dashboard::Open { .. } | Dashboard::Close | Dashboard::Status,
-        }
-        | Command::Export { .. }
-        | Command::Replay { .. } => agent_call(cmd, &mut put)?,
         Command::Dashboard {
             what: Dashboard::Serve { .. },
         }
         | Command::Report
-        | Command::Merge { .. } => {
-            return Err(invalid(
-                "this command runs in the CLI itself, not as a tool (see harshjudge-mcp --help)",
-            ));
-        }
-    };
-    Ok(Some((name, Value::Object(a))))
-}
-
-/// The project and scenario commands (init, create, star, status, prune): their tool, with
-/// their arguments `put`.
-fn scenario_call(
-    cmd: &Command,
-    put: &mut impl FnMut(&str, Value),
-) -> Result<&'static str, CliError> {
-    Ok(match cmd {
+        | Command::Merge { .. } => return Err(CliError::NotATool),
         Command::Init { name, base_url } => {
-            put("projectName", json!(name));
-            put("baseUrl", json!(base_url));
+            a.put("projectName", name);
+            a.put("baseUrl", base_url);
             "initProject"
         }
         Command::Create {
@@ -404,26 +451,21 @@ fn scenario_call(
             estimated_duration,
             starred,
         } => {
-            let text = match (steps, steps_file) {
-                (Some(s), _) => s.clone(),
-                (None, Some(f)) => std::fs::read_to_string(f)
-                    .map_err(|e| invalid(format!("--steps-file {}: {e}", f.display())))?,
-                (None, None) => return Err(invalid("give the steps with --steps or --steps-file")),
-            };
-            put("slug", json!(slug));
-            put("title", json!(title));
-            put("steps", parse_json("--steps", &text)?);
+            let steps = steps_of(steps.as_deref(), steps_file.as_deref())?;
+            a.put("slug", slug);
+            a.put("title", title);
+            a.put("steps", steps);
             if let Some(t) = tags.as_deref().filter(|t| !t.trim().is_empty()) {
                 let list: Vec<&str> = t
                     .split(',')
                     .map(str::trim)
                     .filter(|s| !s.is_empty())
                     .collect();
-                put("tags", json!(list));
+                a.put("tags", list);
             }
-            put("estimatedDuration", json!(estimated_duration));
+            a.put("estimatedDuration", estimated_duration);
             if *starred {
-                put("starred", json!(true));
+                a.put("starred", true);
             }
             "createScenario"
         }
@@ -433,36 +475,28 @@ fn scenario_call(
             off,
             unstar,
         } => {
-            put("scenarioSlug", json!(slug));
+            a.put("scenarioSlug", slug);
             if *on {
-                put("starred", json!(true));
+                a.put("starred", true);
             } else if *off || *unstar {
-                put("starred", json!(false));
+                a.put("starred", false);
             }
             "toggleStar"
         }
         Command::Status { slug, starred_only } => {
-            put("scenarioSlug", json!(slug));
+            a.put("scenarioSlug", slug);
             if *starred_only {
-                put("starredOnly", json!(true));
+                a.put("starredOnly", true);
             }
             "getStatus"
         }
         Command::Prune { slug, keep } => {
-            put("scenarioSlug", json!(slug));
-            put("keep", json!(keep));
+            a.put("scenarioSlug", slug);
+            a.put("keep", keep);
             "pruneRuns"
         }
-        _ => unreachable!("scenario_call is only called with init, create, star, status or prune"),
-    })
-}
-
-/// The run commands (start, evidence, complete-step, complete-run, run-state): their tool,
-/// with their arguments `put`.
-fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static str, CliError> {
-    Ok(match cmd {
         Command::Start { slug } => {
-            put("scenarioSlug", json!(slug));
+            a.put("scenarioSlug", slug);
             "startRun"
         }
         Command::Evidence {
@@ -474,18 +508,18 @@ fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static
             metadata,
             source,
         } => {
-            put("runId", json!(run_id));
+            a.put("runId", run_id);
             match step.parse::<u64>() {
-                Ok(n) => put("step", json!(n)),
-                Err(_) => put("stepId", json!(step)),
+                Ok(n) => a.put("step", n),
+                Err(_) => a.put("stepId", step),
             }
-            put("type", json!(kind));
-            put("name", json!(name));
-            put("data", json!(data));
+            a.put("type", kind);
+            a.put("name", name);
+            a.put("data", data);
             if let Some(m) = metadata {
-                put("metadata", parse_json("--metadata", m)?);
+                a.put("metadata", parse_json("--metadata", m)?);
             }
-            put("source", json!(source));
+            a.put("source", source);
             "recordEvidence"
         }
         Command::CompleteStep {
@@ -496,12 +530,12 @@ fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static
             error,
             summary,
         } => {
-            put("runId", json!(run_id));
-            put("stepId", json!(pad_step(step)));
-            put("status", json!(status));
-            put("duration", json!(duration));
-            put("error", json!(error));
-            put("summary", json!(summary));
+            a.put("runId", run_id);
+            a.put("stepId", pad_step(step));
+            a.put("status", status);
+            a.put("duration", duration);
+            a.put("error", error);
+            a.put("summary", summary);
             "completeStep"
         }
         Command::CompleteRun {
@@ -512,19 +546,19 @@ fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static
             error,
             steps,
         } => {
-            put("runId", json!(run_id));
-            put("status", json!(status));
-            put("duration", json!(duration));
-            put("failedStep", json!(failed_step.as_deref().map(pad_step)));
-            put("errorMessage", json!(error));
+            a.put("runId", run_id);
+            a.put("status", status);
+            a.put("duration", duration);
+            a.put("failedStep", failed_step.as_deref().map(pad_step));
+            a.put("errorMessage", error);
             if let Some(s) = steps {
-                put("steps", parse_json("--steps", s)?);
+                a.put("steps", parse_json("--steps", s)?);
             }
             "completeRun"
         }
         Command::RunState { run_id, scenario } => {
-            put("runId", json!(run_id));
-            put("scenarioSlug", json!(scenario));
+            a.put("runId", run_id);
+            a.put("scenarioSlug", scenario);
             "getRunState"
         }
         Command::PendingJudgments {
@@ -532,9 +566,9 @@ fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static
             run,
             limit,
         } => {
-            put("scenarioSlug", json!(scenario));
-            put("runId", json!(run));
-            put("limit", json!(limit));
+            a.put("scenarioSlug", scenario);
+            a.put("runId", run);
+            a.put("limit", limit);
             "getPendingJudgments"
         }
         Command::RecordVerdict {
@@ -544,39 +578,31 @@ fn run_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static
             reasoning,
             judge,
         } => {
-            put("runId", json!(run_id));
-            put("stepId", json!(pad_step(step)));
-            put("verdict", json!(verdict));
-            put("reasoning", json!(reasoning));
-            put("judge", json!(judge));
+            a.put("runId", run_id);
+            a.put("stepId", pad_step(step));
+            a.put("verdict", verdict);
+            a.put("reasoning", reasoning);
+            a.put("judge", judge);
             "recordVerdict"
         }
-        _ => unreachable!("run_call is only called with a run command"),
-    })
-}
-
-/// The discover, dashboard, export and replay commands: their tool, with their arguments
-/// `put`.
-fn agent_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'static str, CliError> {
-    Ok(match cmd {
         Command::Discover {
             what: Discover::Tree { path },
         } => {
-            put("path", json!(path));
+            a.put("path", path);
             "discoverTree"
         }
         Command::Discover {
             what: Discover::Search { pattern, path },
         } => {
-            put("pattern", json!(pattern));
-            put("path", json!(path));
+            a.put("pattern", pattern);
+            a.put("path", path);
             "discoverSearch"
         }
         Command::Dashboard {
             what: Dashboard::Open { port, no_browser },
         } => {
-            put("port", json!(port));
-            put("openBrowser", json!(!no_browser));
+            a.put("port", port);
+            a.put("openBrowser", !no_browser);
             "openDashboard"
         }
         Command::Dashboard {
@@ -590,11 +616,9 @@ fn agent_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'stat
             function_name,
             vars,
         } => {
-            put("sequenceId", json!(sequence_id));
-            if let Some(f) = function_name {
-                put("functionName", json!(f));
-            }
-            put("variables", vars_of(vars)?);
+            a.put("sequenceId", sequence_id);
+            a.put("functionName", function_name);
+            a.put("variables", vars_of(vars)?);
             "record_export"
         }
         Command::Replay {
@@ -603,18 +627,14 @@ fn agent_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'stat
             continue_on_error,
             scenario,
         } => {
-            put("sequenceId", json!(id));
-            put("variables", vars_of(vars)?);
-            put("continueOnError", json!(continue_on_error));
-            if let Some(s) = scenario {
-                put("scenarioSlug", json!(s));
-            }
+            a.put("sequenceId", id);
+            a.put("variables", vars_of(vars)?);
+            a.put("continueOnError", continue_on_error);
+            a.put("scenarioSlug", scenario);
             "record_replay"
         }
-        _ => unreachable!(
-            "agent_call is only called with discover, dashboard open/close/status, export or replay"
-        ),
-    })
+    };
+    Ok(Some((name, Value::Object(a.0))))
 }
 
 /// The context the flags describe.
@@ -622,12 +642,12 @@ fn agent_call(cmd: &Command, put: &mut impl FnMut(&str, Value)) -> Result<&'stat
 /// Each flag wins over its `HARSHJUDGE_*` variable, read through
 /// [`harshjudge::settings::McpSettings`] (a bad value is an error naming it).
 pub fn context(cli: &Cli) -> Result<Context, CliError> {
-    let env = harshjudge::settings::McpSettings::from_env().map_err(|e| invalid(e.to_string()))?;
+    let env = harshjudge::settings::McpSettings::from_env()?;
     let root = match cli.cwd.clone().or(env.project) {
         Some(d) => d,
-        None => std::env::current_dir().map_err(|e| invalid(format!("no current folder: {e}")))?,
+        None => std::env::current_dir().map_err(|source| CliError::CurrentDir { source })?,
     };
-    let mut ctx = Context::new(root).map_err(invalid)?;
+    let mut ctx = Context::new(root)?;
     ctx.max_evidence_bytes = cli
         .max_evidence_bytes
         .or(env.max_evidence_bytes)
@@ -638,7 +658,7 @@ pub fn context(cli: &Cli) -> Result<Context, CliError> {
     };
     for r in cli.allow_roots.iter().chain(&env.allowed_roots) {
         if !r.as_os_str().is_empty() {
-            ctx.allow_root(r).map_err(invalid)?;
+            ctx.allow_root(r)?;
         }
     }
     Ok(ctx)

@@ -10,6 +10,33 @@ use crate::error::{Code, ToolError};
 /// Default evidence size limit: 25 MB.
 pub const DEFAULT_MAX_EVIDENCE_BYTES: u64 = 25 * 1024 * 1024;
 
+/// A project folder or an allowed root that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    /// The project folder cannot be resolved (it does not exist, say).
+    #[error("project folder {} cannot be used: {source} (pass an existing folder with --cwd)", path.display())]
+    Project {
+        /// The folder given.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The project folder is a file.
+    #[error("project folder {} is not a folder (pass one with --cwd)", path.display())]
+    NotAFolder {
+        /// The path given, resolved.
+        path: PathBuf,
+    },
+    /// A folder evidence files may be copied from cannot be resolved.
+    #[error("allowed root {} cannot be used: {source} (give an existing folder)", path.display())]
+    AllowedRoot {
+        /// The folder given.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
 /// The project a server or CLI command works on.
 #[derive(Clone, Debug)]
 pub struct Context {
@@ -35,19 +62,14 @@ impl Context {
     /// The project at `root` (its `.harshJudge/` folder need not exist yet), with
     /// the default limits: 25 MB, evidence files from the project and the
     /// system's temporary folder.
-    pub fn new(root: impl Into<PathBuf>) -> Result<Self, String> {
-        let root: PathBuf = root.into();
-        let root = std::fs::canonicalize(&root).map_err(|e| {
-            format!(
-                "project folder {} cannot be used: {e} (pass an existing folder with --cwd)",
-                root.display()
-            )
-        })?;
+    pub fn new(root: impl Into<PathBuf>) -> Result<Self, ContextError> {
+        let path: PathBuf = root.into();
+        let root = match std::fs::canonicalize(&path) {
+            Ok(root) => root,
+            Err(source) => return Err(ContextError::Project { path, source }),
+        };
         if !root.is_dir() {
-            return Err(format!(
-                "project folder {} is not a folder (pass one with --cwd)",
-                root.display()
-            ));
+            return Err(ContextError::NotAFolder { path: root });
         }
         let mut allowed = vec![root.clone()];
         if let Ok(tmp) = std::fs::canonicalize(std::env::temp_dir())
@@ -68,12 +90,10 @@ impl Context {
     }
 
     /// Adds a folder evidence files may be copied from.
-    pub fn allow_root(&mut self, dir: &Path) -> Result<(), String> {
-        let dir = std::fs::canonicalize(dir).map_err(|e| {
-            format!(
-                "allowed root {} cannot be used: {e} (give an existing folder)",
-                dir.display()
-            )
+    pub fn allow_root(&mut self, dir: &Path) -> Result<(), ContextError> {
+        let dir = std::fs::canonicalize(dir).map_err(|source| ContextError::AllowedRoot {
+            path: dir.to_path_buf(),
+            source,
         })?;
         if !self.allowed_roots.contains(&dir) {
             self.allowed_roots.push(dir);

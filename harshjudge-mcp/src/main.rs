@@ -8,7 +8,7 @@ use clap::Parser;
 use harshjudge_mcp::cli::{self, Cli, CliError};
 
 fn fail(e: CliError) -> ExitCode {
-    eprintln!("{}", e.0);
+    eprintln!("{}", e.to_json());
     ExitCode::from(1)
 }
 
@@ -47,10 +47,9 @@ fn main() -> ExitCode {
                 .collect::<Vec<_>>()
                 .join(" ");
             let first = first.trim_start_matches("error: ");
-            return fail(CliError(serde_json::json!({
-                "error": format!("{first} (see harshjudge-mcp --help)"),
-                "code": "INVALID_INPUT",
-            })));
+            return fail(CliError::Usage {
+                message: first.to_string(),
+            });
         }
     };
     let ctx = match cli::context(&parsed) {

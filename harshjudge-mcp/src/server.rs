@@ -47,7 +47,7 @@ impl Server {
     /// line that is not JSON, a request whose `params` do not fit its method)
     /// is answered here with the JSON-RPC error it calls for; the rest goes on
     /// to rmcp. One writer puts both on stdout, a whole line at a time.
-    pub async fn serve_stdio(self) -> anyhow_like::Result {
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
         let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
         let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
@@ -101,15 +101,17 @@ impl Server {
             // stdin closed: rmcp sees the end of its input and stops.
         });
         let result = async {
-            let running = self
-                .serve((rmcp_in, rmcp_out))
-                .await
-                .map_err(|e| format!("MCP initialisation failed: {e}"))?;
+            let running =
+                self.serve((rmcp_in, rmcp_out))
+                    .await
+                    .map_err(|e| ServeError::Initialize {
+                        source: Box::new(e),
+                    })?;
             tracing::info!("MCP server running on stdio");
             running
                 .waiting()
                 .await
-                .map_err(|e| format!("MCP server stopped: {e}"))?;
+                .map_err(|source| ServeError::Stopped { source })?;
             Ok(())
         }
         .await;
@@ -348,8 +350,19 @@ impl ServerHandler for Server {
     }
 }
 
-/// A string error is enough for `main`.
-pub mod anyhow_like {
-    /// `Result<(), String>`.
-    pub type Result = std::result::Result<(), String>;
+/// Why [`Server::serve_stdio`] stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The MCP handshake with the client failed.
+    #[error("MCP initialisation failed: {source}")]
+    Initialize {
+        /// The cause.
+        source: Box<rmcp::service::ServerInitializeError>,
+    },
+    /// The server's task ended abnormally.
+    #[error("MCP server stopped: {source}")]
+    Stopped {
+        /// The cause.
+        source: tokio::task::JoinError,
+    },
 }

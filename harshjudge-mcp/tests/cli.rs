@@ -1011,3 +1011,100 @@ fn pending_judgments_and_record_verdict_from_the_command_line() {
     let msg = hj(&p, &["pending-judgments", "--limit", "500"]).error("INVALID_INPUT");
     assert!(msg.contains("limit must be 1 to 100"), "{msg}");
 }
+
+/// A command's failure is an enum a caller matches on, carrying the value that
+/// was wrong; what the binary prints is its JSON form, the same bytes as the
+/// `{"error", "code"}` object it printed before; every command maps to a tool
+/// or says why not (one total match).
+#[test]
+fn cli_errors_are_types_a_caller_matches() {
+    use clap::Parser;
+    use harshjudge_mcp::cli::{Cli, CliError, Command, to_call};
+    use harshjudge_mcp::context::ContextError;
+
+    let parse = |args: &[&str]| {
+        Cli::try_parse_from(std::iter::once("harshjudge-mcp").chain(args.iter().copied()))
+            .unwrap()
+            .command
+            .unwrap()
+    };
+    let e = to_call(&parse(&["export", "seq-1", "--var", "nope"])).unwrap_err();
+    assert!(
+        matches!(&e, CliError::Var { given } if given == "nope"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_json().to_string(),
+        r#"{"error":"--var \"nope\" is not NAME=VALUE (e.g. --var password=secret)","code":"INVALID_INPUT"}"#
+    );
+    let e = to_call(&parse(&[
+        "evidence",
+        "r1",
+        "--step",
+        "1",
+        "--type",
+        "custom",
+        "--name",
+        "n",
+        "--data",
+        "d",
+        "--metadata",
+        "{",
+    ]))
+    .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            CliError::Json {
+                flag: "--metadata",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(std::error::Error::source(&e).is_some());
+    for cmd in [
+        &["report"][..],
+        &["merge", "a", "--into", "b"],
+        &["dashboard", "serve"],
+    ] {
+        assert!(
+            matches!(to_call(&parse(cmd)), Err(CliError::NotATool)),
+            "{cmd:?}"
+        );
+    }
+    assert!(matches!(to_call(&Command::Serve), Ok(None)));
+    let (name, args) = to_call(&parse(&[
+        "complete-step",
+        "r1",
+        "--step",
+        "2",
+        "--status",
+        "pass",
+        "--duration",
+        "5",
+    ]))
+    .unwrap()
+    .unwrap();
+    assert_eq!(name, "completeStep");
+    assert_eq!(
+        args,
+        json!({"runId": "r1", "stepId": "02", "status": "pass", "duration": 5.0})
+    );
+
+    let missing = cli_tmpdir().join("no-such-project-folder");
+    match harshjudge_mcp::Context::new(&missing) {
+        Err(ContextError::Project { path, .. }) => assert_eq!(path, missing),
+        other => panic!("{:?}", other.err()),
+    }
+    // The binary prints the same object for it.
+    let out = run(
+        cli_tmpdir(),
+        &["--cwd", missing.to_str().unwrap(), "status"],
+    );
+    let msg = out.error("INVALID_INPUT");
+    assert!(
+        msg.starts_with("project folder ") && msg.contains("--cwd"),
+        "{msg}"
+    );
+}

@@ -1,18 +1,21 @@
 //! The events a run emits, in order: run started, step started, evidence
-//! captured, step finished, run finished. They carry typed ids ([`Slug`],
-//! [`RunId`], [`StepId`]).
+//! produced and captured, step finished, run finished. They carry typed ids
+//! ([`Slug`], [`RunId`], [`StepId`]).
 //!
 //! One stream, many consumers: the runner emits and does nothing else; the
-//! run's store writer (`run::writer`) records each event in the run's files
-//! first, then the harness's consumers fill the libtest trial slots and the
-//! end-of-run summary, whose runs the JUnit/HTML report tail publishes.
-//! Producers never print; consumers render.
+//! run's store writer (`recorder::writer`) is the first consumer and the only
+//! way evidence and results reach the run's files. It records each event, then
+//! passes it on to the harness's consumers (the libtest trial slots and the
+//! end-of-run summary, whose runs the JUnit/HTML report tail publishes): an
+//! [`Event::EvidenceProduced`] becomes an [`Event::EvidenceCaptured`] once
+//! the file is whole on disk, and [`Event::RunFinished`] is the writer's own,
+//! once the run is final. Producers never print; consumers render.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::store::judge::RunJudgment;
-use crate::store::{RunId, RunResult, Slug, StepId, StepStatus};
+use crate::store::{EvidenceName, RunId, RunResult, Slug, StepId, StepStatus};
 
 /// How one step ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,7 +66,23 @@ pub enum Event<'a> {
         /// Its title.
         title: &'a str,
     },
-    /// An evidence file was written.
+    /// Evidence a step produced, not yet on disk. The store writer writes it
+    /// (`step-NN/evidence/{name}.{ext}` and its sidecar) and tells the
+    /// consumers after it [`Event::EvidenceCaptured`] once it is.
+    EvidenceProduced {
+        /// Scenario slug.
+        slug: &'a Slug,
+        /// The step.
+        id: &'a StepId,
+        /// The file's name, type and content.
+        file: EvidenceFile<'a>,
+        /// Whether the producer waits for the write.
+        urgency: Urgency,
+    },
+    /// An evidence file is whole on disk, with its sidecar (announced by the
+    /// store writer after the write landed; a probe's file, written off the
+    /// step's critical path, may be announced after its step finished, always
+    /// before the run finished).
     EvidenceCaptured {
         /// Scenario slug.
         slug: &'a Slug,
@@ -94,6 +113,31 @@ pub enum Event<'a> {
         /// The run's judgment (`judge/result.json`), when its steps were judged.
         judgment: Option<&'a RunJudgment>,
     },
+}
+
+/// A piece of evidence in memory: `{name}.{ext}`, its type (`kind`, as the
+/// sidecar names it: `screenshot`, `console_log`, `custom`, …) and its bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct EvidenceFile<'a> {
+    /// Base name.
+    pub name: &'a EvidenceName,
+    /// File extension.
+    pub ext: &'a str,
+    /// Evidence type in the sidecar.
+    pub kind: &'a str,
+    /// The content.
+    pub bytes: &'a [u8],
+}
+
+/// When a producer needs its evidence on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Urgency {
+    /// Before it goes on: an attachment, whose path (or why it could not be
+    /// written) the scenario gets back.
+    Now,
+    /// Off the step's critical path: a probe's capture. The run is made final
+    /// only once every such write landed.
+    Background,
 }
 
 /// A consumer of events.

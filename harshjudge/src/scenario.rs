@@ -1,4 +1,7 @@
-//! The scenario handle given to every `#[scenario]` function.
+//! The scenario handle given to every `#[scenario]` function, and what it asks
+//! of the run it is in ([`RunContext`]: the runner implements it, so that this
+//! handle, the registry that stores `fn(Scenario)` and the runner that calls
+//! it import each other in one direction only: runner -> registry -> scenario).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -6,10 +9,38 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::event::Event;
-use crate::evidence::{PageProbe, Probe};
-use crate::runner::Shared;
-use crate::store::{EvidenceName, StepId};
+use crate::event::EvidenceFile;
+use crate::evidence::{BoxFuture, Probe};
+use crate::store::{EvidenceName, RunId, StepId, StoreError};
+
+/// What a [`Scenario`] handle asks of the run it is in. The runner implements
+/// it (`runner::Shared`); everything the handle writes goes through the run's
+/// event stream there.
+pub(crate) trait RunContext: Send + Sync + 'static {
+    /// The scenario's slug.
+    fn slug(&self) -> &'static str;
+    /// The scenario's title.
+    fn title(&self) -> &'static str;
+    /// The app's base URL (empty when none is set).
+    fn base_url(&self) -> &str;
+    /// The run being recorded.
+    fn run_id(&self) -> &RunId;
+    /// The step running now.
+    fn current_step(&self) -> Option<StepId>;
+    /// The evidence folder of `step`.
+    fn evidence_dir(&self, step: &StepId) -> PathBuf;
+    /// Writes `file` into the evidence of `step` before it returns: the
+    /// file's path, once it is on disk.
+    fn attach(&self, step: &StepId, file: EvidenceFile<'_>) -> Result<PathBuf, StoreError>;
+    /// A step boundary: ends the running step as passed and starts step `n`.
+    /// True when the scenario must stop here (past the selected steps).
+    fn begin(&self, n: usize) -> BoxFuture<'_, bool>;
+    /// Registers a probe (its first capture is the running step's `before`).
+    fn probe(&self, probe: Arc<dyn Probe>) -> BoxFuture<'_, ()>;
+    /// Opens a browser page for the scenario, released when it ends, and
+    /// registers it as a probe.
+    fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
+}
 
 /// The handle a scenario function receives: the app's base URL, the run and
 /// step it is in, and the attachment API ([`attach_json`](Scenario::attach_json),
@@ -17,7 +48,7 @@ use crate::store::{EvidenceName, StepId};
 /// [`attach_file`](Scenario::attach_file)). Cheap to clone.
 #[derive(Clone)]
 pub struct Scenario {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) shared: Arc<dyn RunContext>,
 }
 
 impl std::fmt::Debug for Scenario {
@@ -33,7 +64,7 @@ impl std::fmt::Debug for Scenario {
 #[doc(hidden)]
 #[derive(Clone)]
 pub struct StepMarker {
-    shared: Arc<Shared>,
+    shared: Arc<dyn RunContext>,
 }
 
 impl StepMarker {
@@ -57,7 +88,7 @@ impl Scenario {
     /// The app's base URL (`HARSHJUDGE_BASE_URL`, else `baseUrl` of
     /// `.harshJudge/config.yaml`; empty when neither is set).
     pub fn base_url(&self) -> &str {
-        &self.shared.base_url
+        self.shared.base_url()
     }
 
     /// `path` joined onto the base URL (`"/login"` → `http://127.0.0.1:3000/login`).
@@ -78,17 +109,17 @@ impl Scenario {
 
     /// The scenario's slug.
     pub fn slug(&self) -> &str {
-        self.shared.def.slug
+        self.shared.slug()
     }
 
     /// The scenario's title.
     pub fn title(&self) -> &str {
-        self.shared.def.title
+        self.shared.title()
     }
 
     /// The id of the run being recorded.
     pub fn run_id(&self) -> String {
-        self.shared.run.lock().expect("run lock").id().to_string()
+        self.shared.run_id().to_string()
     }
 
     /// The step running now (`None` before the first step).
@@ -99,13 +130,7 @@ impl Scenario {
     /// The evidence folder of the step running now.
     pub fn evidence_dir(&self) -> Option<PathBuf> {
         let step = self.current_step()?;
-        Some(
-            self.shared
-                .run
-                .lock()
-                .expect("run lock")
-                .evidence_dir(&step),
-        )
+        Some(self.shared.evidence_dir(&step))
     }
 }
 
@@ -164,16 +189,13 @@ impl Scenario {
         let step = self
             .current_step()
             .ok_or_else(|| Error::msg(format!("attachment {name}: no step is running")))?;
-        let written = {
-            let mut run = self.shared.run.lock().expect("run lock");
-            run.record_evidence(&step, &name, ext, kind, bytes, serde_json::Map::new())?
+        let file = EvidenceFile {
+            name: &name,
+            ext,
+            kind,
+            bytes,
         };
-        self.shared.sink.on_event(&Event::EvidenceCaptured {
-            slug: &self.shared.slug,
-            id: &step,
-            path: &written.path,
-        });
-        Ok(written.path)
+        Ok(self.shared.attach(&step, file)?)
     }
 }
 
@@ -182,7 +204,7 @@ impl Scenario {
     /// now), then at every step boundary (`after` of one step, `before` of the
     /// next), and when a step fails.
     pub async fn probe(&self, probe: impl Probe) {
-        self.shared.add_probe(Arc::new(probe)).await;
+        self.shared.probe(Arc::new(probe)).await;
     }
 }
 
@@ -194,20 +216,6 @@ impl Scenario {
     /// and a failed step `error.png`, `page.html` and `aria.yml` (the page's ARIA
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
     pub async fn page(&self) -> Result<crate::browser::Page, Error> {
-        let page = crate::browser::open_page(self.base_url()).await?;
-        page.set_owner(&self.shared);
-        self.shared
-            .pages
-            .lock()
-            .expect("pages lock")
-            .push(page.clone());
-        let full_page = self.shared.full_page();
-        self.shared
-            .add_probe(Arc::new(PageProbe {
-                page: page.clone(),
-                full_page,
-            }))
-            .await;
-        Ok(page)
+        self.shared.clone().page().await
     }
 }

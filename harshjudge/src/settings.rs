@@ -35,9 +35,6 @@ pub struct Settings {
     /// default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS);
     /// `all`: never prune).
     pub keep_runs: Option<usize>,
-    /// The judge of steps with an expectation (`HARSHJUDGE_JUDGE_*`,
-    /// `HARSHJUDGE_UNCERTAIN`); none: their verdicts stay pending.
-    pub judge: crate::judge::JudgeSettings,
 }
 
 /// `HARSHJUDGE_EVIDENCE`: which evidence probes (browser, HTTP, command) capture.
@@ -335,10 +332,10 @@ pub fn env_bool(name: &'static str, default: bool) -> Result<bool, SettingError>
 pub fn env_duration(name: &'static str, default: Duration) -> Result<Duration, SettingError> {
     match env(name)? {
         None => Ok(default),
-        Some(v) => parse_duration(&v).map_err(|expected| SettingError {
+        Some(v) => parse_duration(&v).map_err(|e| SettingError {
             name,
             value: v,
-            expected,
+            expected: e.to_string(),
         }),
     }
 }
@@ -369,7 +366,6 @@ impl Settings {
         };
         let html_report = env_bool("HARSHJUDGE_REPORT", true)?;
         Ok(Settings {
-            judge: crate::judge::JudgeSettings::from_env()?,
             junit,
             html_report,
             keep_runs: keep_runs()?,
@@ -403,45 +399,55 @@ fn timeout_var(
     match env(name)? {
         None => Ok(default),
         Some(v) if matches!(v.trim(), "none" | "0" | "off") => Ok(None),
-        Some(v) => parse_duration(&v)
-            .map(Some)
-            .map_err(|expected| SettingError {
-                name,
-                value: v,
-                expected,
-            }),
+        Some(v) => parse_duration(&v).map(Some).map_err(|e| SettingError {
+            name,
+            value: v,
+            expected: e.to_string(),
+        }),
     }
+}
+
+/// A duration that [`parse_duration`] refuses; its `Display` says what is
+/// accepted (a [`SettingError`]'s `expected`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not a whole number with a unit.
+    #[error("a duration such as 500ms, 30s, 2m or 1h (a whole number and a unit)")]
+    NotADuration,
+    /// Zero: a limit of nothing.
+    #[error("a duration greater than zero (use `none` for no limit)")]
+    Zero,
+    /// Over [`MAX_DURATION`] (or too large to count).
+    #[error("a duration of at most 24h (e.g. 30s, 5m or 2h)")]
+    TooLong,
 }
 
 /// Parses `500ms`, `30s`, `2m`, `1h` or a bare number of seconds: greater than
 /// zero and at most [`MAX_DURATION`], in checked arithmetic (an overflowing
 /// number is an error, never a panic). The one duration parser of the settings.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
-    let expected =
-        || "a duration such as 500ms, 30s, 2m or 1h (a whole number and a unit)".to_string();
-    let too_long = || "a duration of at most 24h (e.g. 30s, 5m or 2h)".to_string();
     let per_unit: u64 = match unit.trim() {
         "ms" => 1,
         "" | "s" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
-        _ => return Err(expected()),
+        _ => return Err(DurationError::NotADuration),
     };
     if num.is_empty() {
-        return Err(expected());
+        return Err(DurationError::NotADuration);
     }
     // Only digits here: a parse error is an overflow.
-    let n: u64 = num.parse().map_err(|_| too_long())?;
-    let ms = n.checked_mul(per_unit).ok_or_else(too_long)?;
+    let n: u64 = num.parse().map_err(|_| DurationError::TooLong)?;
+    let ms = n.checked_mul(per_unit).ok_or(DurationError::TooLong)?;
     let d = Duration::from_millis(ms);
     if d.is_zero() {
-        return Err("a duration greater than zero (use `none` for no limit)".into());
+        return Err(DurationError::Zero);
     }
     if d > MAX_DURATION {
-        return Err(too_long());
+        return Err(DurationError::TooLong);
     }
     Ok(d)
 }
@@ -619,11 +625,11 @@ mod tests {
             "86401s",
             "86400001ms",
         ] {
-            let e = parse_duration(text).unwrap_err();
+            let e = parse_duration(text).unwrap_err().to_string();
             assert!(e.contains("at most 24h"), "{text}: {e}");
         }
         for text in ["", "h", "-1s", "1.5s", "1d", "s5"] {
-            let e = parse_duration(text).unwrap_err();
+            let e = parse_duration(text).unwrap_err().to_string();
             assert!(e.contains("such as 500ms"), "{text:?}: {e}");
         }
     }

@@ -80,6 +80,9 @@ pub(crate) enum Seen {
     RunStarted(String),
     /// `StepStarted` with the step id.
     StepStarted(String),
+    /// `EvidenceProduced`: step id and file name (only a sink placed before
+    /// the store writer hears it).
+    Produced(String, String),
     /// `EvidenceCaptured`: step id and file name.
     Evidence(String, String),
     /// `StepFinished`.
@@ -118,6 +121,9 @@ impl EventSink for RecordingSink {
         let seen = match event {
             Event::RunStarted { run_id, .. } => Seen::RunStarted(run_id.to_string()),
             Event::StepStarted { id, .. } => Seen::StepStarted(id.to_string()),
+            Event::EvidenceProduced { id, file, .. } => {
+                Seen::Produced(id.to_string(), format!("{}.{}", file.name, file.ext))
+            }
             Event::EvidenceCaptured { id, path, .. } => Seen::Evidence(
                 id.to_string(),
                 path.file_name().unwrap().to_string_lossy().into_owned(),

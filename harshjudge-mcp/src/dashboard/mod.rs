@@ -76,6 +76,75 @@ pub enum Status {
     },
 }
 
+/// Why the dashboard's program cannot be found, its state file read, or its
+/// server started (`dashboard serve`).
+#[derive(Debug, thiserror::Error)]
+pub enum DashboardError {
+    /// A bad `HARSHJUDGE_MCP_BIN` (it names the variable).
+    #[error(transparent)]
+    Setting(#[from] harshjudge::settings::SettingError),
+    /// This process's own program cannot be told.
+    #[error("cannot tell which program this is ({source}); set {BINARY_VAR}")]
+    CurrentExe {
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// No `harshjudge-mcp` next to this program.
+    #[error(
+        "cannot find the harshjudge-mcp program to run the dashboard ({} is not it); set {BINARY_VAR} to its path",
+        exe.display()
+    )]
+    NoBinary {
+        /// This program.
+        exe: PathBuf,
+    },
+    /// `.dashboard-state.json` cannot be read.
+    #[error("{} cannot be read: {source}", path.display())]
+    StateUnreadable {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// `.dashboard-state.json` is not a dashboard's state.
+    #[error("{} cannot be read: {source}", path.display())]
+    StateCorrupt {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// `dashboard serve` in a project without `.harshJudge/`.
+    #[error(
+        "error: {} is not a folder: initialize the project first (harshjudge-mcp init <name>)",
+        dir.display()
+    )]
+    NoStore {
+        /// The `.harshJudge/` folder looked for.
+        dir: PathBuf,
+    },
+    /// The port cannot be listened on (taken, say).
+    #[error("error: cannot listen on 127.0.0.1:{port}: {source}")]
+    Listen {
+        /// The port.
+        port: u16,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The server's runtime cannot start.
+    #[error("error: cannot start the async runtime: {source}")]
+    Runtime {
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The HTTP server stopped with an error.
+    #[error("error: the dashboard server failed: {source}")]
+    Serve {
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
 static BINARY: Mutex<Option<PathBuf>> = Mutex::new(None);
 
 /// Sets the `harshjudge-mcp` binary `open` starts (for a program that uses
@@ -89,15 +158,14 @@ pub fn set_binary(path: impl Into<PathBuf>) {
 /// The `harshjudge-mcp` binary: [`set_binary`], then `$HARSHJUDGE_MCP_BIN`,
 /// then this process if it is `harshjudge-mcp`, then a `harshjudge-mcp` next to
 /// it or one folder up (cargo's `target/debug/deps/` → `target/debug/`).
-pub fn binary() -> Result<PathBuf, String> {
+pub fn binary() -> Result<PathBuf, DashboardError> {
     if let Some(p) = BINARY.lock().ok().and_then(|b| b.clone()) {
         return Ok(p);
     }
-    if let Some(p) = harshjudge::settings::mcp_bin().map_err(|e| e.to_string())? {
+    if let Some(p) = harshjudge::settings::mcp_bin()? {
         return Ok(p);
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot tell which program this is ({e}); set {BINARY_VAR}"))?;
+    let exe = std::env::current_exe().map_err(|source| DashboardError::CurrentExe { source })?;
     let name = format!("harshjudge-mcp{}", std::env::consts::EXE_SUFFIX);
     if exe.file_name().is_some_and(|n| n == name.as_str()) {
         return Ok(exe);
@@ -109,10 +177,7 @@ pub fn binary() -> Result<PathBuf, String> {
             return Ok(candidate);
         }
     }
-    Err(format!(
-        "cannot find the harshjudge-mcp program to run the dashboard ({} is not it); set {BINARY_VAR} to its path",
-        exe.display()
-    ))
+    Err(DashboardError::NoBinary { exe })
 }
 
 /// The dashboard of one project.
@@ -155,14 +220,15 @@ impl Dashboard {
         harshjudge::store::Store::new(&self.dir)
     }
 
-    fn read_state(&self) -> Result<Option<State>, String> {
+    fn read_state(&self) -> Result<Option<State>, DashboardError> {
         let path = self.state_path();
         match self.store().read_file(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| format!("{} cannot be read: {e}", path.display())),
+            Ok(bytes) => match serde_json::from_slice(&bytes) {
+                Ok(state) => Ok(Some(state)),
+                Err(source) => Err(DashboardError::StateCorrupt { path, source }),
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+            Err(source) => Err(DashboardError::StateUnreadable { path, source }),
         }
     }
 
@@ -171,10 +237,10 @@ impl Dashboard {
         let state = match self.read_state() {
             Ok(None) => return Status::NotRunning,
             Ok(Some(s)) => s,
-            Err(reason) => {
+            Err(e) => {
                 return Status::Stale {
                     state: None,
-                    reason,
+                    reason: e.to_string(),
                 };
             }
         };
@@ -274,7 +340,7 @@ impl Dashboard {
                 .map_err(|e| failed(Code::Internal, e.to_string()))?;
             return Ok(already_running(s, open_browser));
         }
-        let exe = binary().map_err(|e| failed(Code::Internal, e))?;
+        let exe = binary().map_err(|e| failed(Code::Internal, e.to_string()))?;
         for p in first..=last {
             if !port_free(p) {
                 continue;

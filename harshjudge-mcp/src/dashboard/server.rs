@@ -19,6 +19,7 @@ use harshjudge::store::{Store, StoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::DashboardError;
 use super::api::{self, ApiError};
 
 /// What every handler reads.
@@ -42,25 +43,21 @@ pub const WATCH_EVERY: Duration = Duration::from_millis(500);
 /// replaced (a dashboard never outlives its project). An error (no
 /// `.harshJudge/`, the port is taken, no runtime) is returned for the caller
 /// to print.
-pub fn run(root: &Path, port: u16) -> Result<(), String> {
+pub fn run(root: &Path, port: u16) -> Result<(), DashboardError> {
     let store_dir = Store::for_project(root).dir().to_path_buf();
     let Some(identity) = super::StoreIdentity::of(&store_dir) else {
-        return Err(format!(
-            "error: {} is not a folder: initialize the project first (harshjudge-mcp init <name>)",
-            store_dir.display()
-        ));
+        return Err(DashboardError::NoStore { dir: store_dir });
     };
-    let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
-        .map_err(|e| format!("error: cannot listen on 127.0.0.1:{port}: {e}"))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("error: cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let listen = |source| DashboardError::Listen { port, source };
+    let listener =
+        std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port)).map_err(listen)?;
+    listener.set_nonblocking(true).map_err(listen)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .max_blocking_threads(8)
         .enable_all()
         .build()
-        .map_err(|e| format!("error: cannot start the async runtime: {e}"))?;
+        .map_err(|source| DashboardError::Runtime { source })?;
     let app = Arc::new(App {
         root: root.to_path_buf(),
         store_dir: store_dir.clone(),
@@ -76,8 +73,7 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
     let store = Store::new(&app.store_dir);
     let state_file = store.dashboard_state_path();
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener)
-            .map_err(|e| format!("error: cannot listen on 127.0.0.1:{port}: {e}"))?;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(listen)?;
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let shutdown = async move {
             tokio::select! {
@@ -97,10 +93,10 @@ pub fn run(root: &Path, port: u16) -> Result<(), String> {
             tokio::time::sleep(Duration::from_secs(2)).await;
         };
         tokio::select! {
-            r = server => r.map_err(|e| format!("error: the dashboard server failed: {e}"))?,
+            r = server => r.map_err(|source| DashboardError::Serve { source })?,
             () = deadline => tracing::warn!("connections still open after 2 s; stopping anyway"),
         }
-        Ok::<(), String>(())
+        Ok::<(), DashboardError>(())
     })?;
     // The state file describes this process: it goes with it.
     if let Ok(bytes) = store.read_file(&state_file)

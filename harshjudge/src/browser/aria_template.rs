@@ -191,17 +191,44 @@ impl<'de> Deserialize<'de> for Yaml {
     }
 }
 
+/// Why a template does not parse; each message names what is wrong and how
+/// to write it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum AriaTemplateError {
+    /// The text is not YAML.
+    #[error("the aria snapshot template is not valid YAML: {detail}; {HOW}")]
+    Yaml {
+        /// The YAML parser's message.
+        detail: String,
+    },
+    /// The YAML is not a template (not a list, a bad item or key, a bad
+    /// `/children` mode, …).
+    #[error("{0}")]
+    Shape(String),
+    /// A `role "name" [attr=value]` key does not parse: `problem` at column `at`.
+    #[error("{problem} in the aria snapshot template:\n\n{key}\n{}^", " ".repeat(*at))]
+    Key {
+        /// What is wrong.
+        problem: String,
+        /// The key.
+        key: String,
+        /// The column (in characters) where it goes wrong.
+        at: usize,
+    },
+}
+
 const HOW: &str = "write the template as Playwright's aria snapshots: a YAML list such as \
                    `- heading \"Title\" [level=1]` or `- list:\\n  - listitem: \"One\"`";
 
 /// Parses a template; the error names what is wrong and how to write it.
-pub(crate) fn parse(text: &str) -> Result<AriaTemplateNode, String> {
-    let yaml: Yaml = crate::store::yaml::from_str(text)
-        .map_err(|e| format!("the aria snapshot template is not valid YAML: {e}; {HOW}"))?;
+pub(crate) fn parse(text: &str) -> Result<AriaTemplateNode, AriaTemplateError> {
+    let yaml: Yaml = crate::store::yaml::from_str(text).map_err(|e| AriaTemplateError::Yaml {
+        detail: e.to_string(),
+    })?;
     let Yaml::Seq(items) = yaml else {
-        return Err(format!(
+        return Err(AriaTemplateError::Shape(format!(
             "the aria snapshot template must be a YAML sequence, items starting with \"- \"; {HOW}"
-        ));
+        )));
     };
     let mut fragment = AriaTemplateRole {
         role: "fragment".into(),
@@ -217,7 +244,10 @@ pub(crate) fn parse(text: &str) -> Result<AriaTemplateNode, String> {
     Ok(AriaTemplateNode::Role(fragment))
 }
 
-fn convert_seq(container: &mut AriaTemplateRole, items: Vec<Yaml>) -> Result<(), String> {
+fn convert_seq(
+    container: &mut AriaTemplateRole,
+    items: Vec<Yaml>,
+) -> Result<(), AriaTemplateError> {
     for item in items {
         match item {
             Yaml::Str(key) => container
@@ -225,10 +255,10 @@ fn convert_seq(container: &mut AriaTemplateRole, items: Vec<Yaml>) -> Result<(),
                 .push(AriaTemplateNode::Role(parse_key(&key)?)),
             Yaml::Map(entries) => convert_map(container, entries)?,
             _ => {
-                return Err(format!(
+                return Err(AriaTemplateError::Shape(format!(
                     "an item of the aria snapshot template must be a string such as \
                      `- button \"Save\"` or a mapping such as `- listitem: \"One\"`; {HOW}"
-                ));
+                )));
             }
         }
     }
@@ -242,16 +272,21 @@ fn scalar_text(v: &Yaml) -> Option<&str> {
     }
 }
 
-fn convert_map(container: &mut AriaTemplateRole, entries: Vec<(Yaml, Yaml)>) -> Result<(), String> {
+fn convert_map(
+    container: &mut AriaTemplateRole,
+    entries: Vec<(Yaml, Yaml)>,
+) -> Result<(), AriaTemplateError> {
     for (key, value) in entries {
         let Yaml::Str(key) = key else {
-            return Err(format!(
+            return Err(AriaTemplateError::Shape(format!(
                 "a key of the aria snapshot template must be a string such as `listitem`; {HOW}"
-            ));
+            )));
         };
         if key == "text" {
             let Yaml::Str(text) = value else {
-                return Err("`- text:` takes a string, e.g. `- text: \"Hello\"`".into());
+                return Err(AriaTemplateError::Shape(
+                    "`- text:` takes a string, e.g. `- text: \"Hello\"`".into(),
+                ));
             };
             container.children.push(AriaTemplateNode::Text {
                 text: AriaTextValue::new(&text),
@@ -264,18 +299,18 @@ fn convert_map(container: &mut AriaTemplateRole, entries: Vec<(Yaml, Yaml)>) -> 
                 Some("equal") => ContainerMode::Equal,
                 Some("deep-equal") => ContainerMode::DeepEqual,
                 _ => {
-                    return Err(
+                    return Err(AriaTemplateError::Shape(
                         "`- /children:` takes \"contain\", \"equal\" or \"deep-equal\"".into(),
-                    );
+                    ));
                 }
             });
             continue;
         }
         if let Some(prop) = key.strip_prefix('/') {
             let Yaml::Str(v) = value else {
-                return Err(format!(
+                return Err(AriaTemplateError::Shape(format!(
                     "`- /{prop}:` takes a string, e.g. `- /{prop}: \"…\"` or a `/regex/`"
-                ));
+                )));
             };
             container
                 .props
@@ -289,10 +324,10 @@ fn convert_map(container: &mut AriaTemplateRole, entries: Vec<(Yaml, Yaml)>) -> 
             }),
             Yaml::Seq(items) => convert_seq(&mut node, items)?,
             Yaml::Null | Yaml::Map(_) => {
-                return Err(format!(
+                return Err(AriaTemplateError::Shape(format!(
                     "`- {key}:` must be followed by a text (`- {key}: \"…\"`) or by an indented \
                      list of children; {HOW}"
-                ));
+                )));
             }
         }
         container.children.push(AriaTemplateNode::Role(node));
@@ -302,7 +337,7 @@ fn convert_map(container: &mut AriaTemplateRole, entries: Vec<(Yaml, Yaml)>) -> 
 
 /// Parses `role "name" [attr=value]…` (Playwright's grammar: a role of letters,
 /// a `"quoted"` name with `\` escapes or a `/regex/`, then attributes).
-fn parse_key(key: &str) -> Result<AriaTemplateRole, String> {
+fn parse_key(key: &str) -> Result<AriaTemplateRole, AriaTemplateError> {
     KeyParser {
         chars: key.chars().collect(),
         pos: 0,
@@ -318,12 +353,12 @@ struct KeyParser<'a> {
 }
 
 impl KeyParser<'_> {
-    fn fail<T>(&self, message: &str, at: usize) -> Result<T, String> {
-        Err(format!(
-            "{message} in the aria snapshot template:\n\n{}\n{}^",
-            self.key,
-            " ".repeat(at)
-        ))
+    fn fail<T>(&self, message: &str, at: usize) -> Result<T, AriaTemplateError> {
+        Err(AriaTemplateError::Key {
+            problem: message.to_string(),
+            key: self.key.to_string(),
+            at,
+        })
     }
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
@@ -341,7 +376,7 @@ impl KeyParser<'_> {
         self.chars[start..self.pos].iter().collect()
     }
 
-    fn parse(mut self) -> Result<AriaTemplateRole, String> {
+    fn parse(mut self) -> Result<AriaTemplateRole, AriaTemplateError> {
         self.skip_ws();
         let role = self.ident();
         if role.is_empty() {
@@ -409,7 +444,7 @@ impl KeyParser<'_> {
         Ok(node)
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, AriaTemplateError> {
         let mut out = String::new();
         let mut escaped = false;
         while let Some(c) = self.peek() {
@@ -428,7 +463,7 @@ impl KeyParser<'_> {
         self.fail("unterminated string", self.pos)
     }
 
-    fn regex(&mut self) -> Result<String, String> {
+    fn regex(&mut self) -> Result<String, AriaTemplateError> {
         let mut out = String::new();
         let mut escaped = false;
         let mut in_class = false;
@@ -461,7 +496,7 @@ impl KeyParser<'_> {
         value: &str,
         at: usize,
         value_at: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), AriaTemplateError> {
         let boolean = |what: &str| match value {
             "true" => Ok(true),
             "false" => Ok(false),
@@ -582,10 +617,19 @@ mod tests {
             ("- heading: a:", "not valid YAML"),
             ("- listitem:", "must be followed by a text"),
         ] {
-            let e = parse(t).unwrap_err();
+            let e = parse(t).unwrap_err().to_string();
             assert!(e.contains(want), "{t:?}: {e}");
         }
-        let e = parse("- heading [level=a]").unwrap_err();
+        assert!(matches!(
+            parse("- heading [level=a]"),
+            Err(AriaTemplateError::Key { at: 15, .. })
+        ));
+        assert!(matches!(parse("heading"), Err(AriaTemplateError::Shape(_))));
+        assert!(matches!(
+            parse("- heading: a:"),
+            Err(AriaTemplateError::Yaml { .. })
+        ));
+        let e = parse("- heading [level=a]").unwrap_err().to_string();
         assert!(e.ends_with("heading [level=a]\n               ^"), "{e}");
     }
 }

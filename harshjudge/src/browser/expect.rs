@@ -9,11 +9,14 @@ use std::future::Future;
 use std::panic::Location;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::BrowserError;
-use super::locator::{Locator, TextMatch, call_log};
+use super::engine::call_log;
+use super::error::BrowserError;
+use super::locator::{Locator, TextMatch};
 use super::page::Page;
+use super::protocol::{Call, ExpectPattern, Matcher, Request, Target};
+use super::snapshot::ScreenshotAssertion;
 
 /// What an assertion expects of one element's text or class, or of every element
 /// in order (a list).
@@ -136,27 +139,37 @@ pub struct PageExpect {
 /// Runs one assertion in the page and turns a miss into its failure message.
 async fn assert(
     page: &Page,
-    describe: &str,
-    mut req: Value,
+    target: Target,
+    matcher: Matcher,
     what: String,
     not: bool,
     timeout: Option<Duration>,
     at: &'static Location<'static>,
 ) -> Result<(), BrowserError> {
     let timeout = timeout.unwrap_or_else(|| page.wait());
-    req["op"] = json!("expect");
-    req["not"] = json!(not);
-    req["timeout"] = json!(timeout.as_millis() as u64);
-    req["describe"] = json!(describe);
-    req["what"] = json!(what);
+    let describe = target.describe.clone();
+    let call = Call {
+        request: Request::Expect {
+            target,
+            matcher,
+            not,
+            what: what.clone(),
+        },
+        timeout: timeout.as_millis() as u64,
+    };
     let start = Instant::now();
     let during = format!(
         "expecting {describe} {}{what}",
         if not { "not " } else { "" }
     );
-    let answer = page.engine(req, &during).await.map_err(|e| e.located(at))?;
+    let answer = page
+        .engine()
+        .call(call, &during)
+        .await
+        .map_err(|e| e.located(at))?;
     let waited = start.elapsed();
-    let value = super::locator::engine_result(answer.clone(), describe, &what, waited, at)?;
+    let log = call_log(&answer.log);
+    let value = answer.into_value(&describe, &what, waited, at)?;
     if value["pass"] == true {
         return Ok(());
     }
@@ -171,19 +184,18 @@ async fn assert(
             if not { "not()." } else { "" },
             waited.as_secs_f64(),
             if not { "not " } else { "" },
-            call_log(&answer["log"]),
+            log,
         ),
         location: Some(at),
     })
 }
 
 macro_rules! matcher {
-    ($(#[$doc:meta])* $name:ident, $m:literal, $what:literal) => {
+    ($(#[$doc:meta])* $name:ident, $m:ident, $what:literal) => {
         $(#[$doc])*
         #[track_caller]
         pub fn $name(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
-            let req = json!({"matcher": $m});
-            self.run(req, $what.to_string())
+            self.run(Matcher::$m, $what.to_string())
         }
     };
 }
@@ -202,18 +214,12 @@ impl LocatorExpect {
         self
     }
 
-    async fn run(self, mut req: Value, what: String) -> Result<(), BrowserError> {
-        if let Some(m) = &self.locator.misuse {
-            return Err(BrowserError::Invalid {
-                message: m.clone(),
-                location: Some(self.at),
-            });
-        }
-        req["chain"] = json!(self.locator.chain);
+    async fn run(self, matcher: Matcher, what: String) -> Result<(), BrowserError> {
+        self.locator.misused(self.at)?;
         assert(
             &self.locator.page,
-            &self.locator.desc,
-            req,
+            self.locator.target(),
+            matcher,
             what,
             self.not,
             self.timeout,
@@ -224,34 +230,34 @@ impl LocatorExpect {
 
     matcher!(
         /// The single element is visible (a non-empty box, not `visibility:hidden`).
-        to_be_visible, "visible", "to_be_visible()");
+        to_be_visible, Visible, "to_be_visible()");
     matcher!(
         /// The element is hidden or absent.
-        to_be_hidden, "hidden", "to_be_hidden()");
+        to_be_hidden, Hidden, "to_be_hidden()");
     matcher!(
         /// The element is in the DOM.
-        to_be_attached, "attached", "to_be_attached()");
+        to_be_attached, Attached, "to_be_attached()");
     matcher!(
         /// The element is enabled.
-        to_be_enabled, "enabled", "to_be_enabled()");
+        to_be_enabled, Enabled, "to_be_enabled()");
     matcher!(
         /// The element is disabled (natively, by a disabled fieldset, or `aria-disabled`).
-        to_be_disabled, "disabled", "to_be_disabled()");
+        to_be_disabled, Disabled, "to_be_disabled()");
     matcher!(
         /// The element can be filled (enabled, not readonly).
-        to_be_editable, "editable", "to_be_editable()");
+        to_be_editable, Editable, "to_be_editable()");
     matcher!(
         /// The element has focus.
-        to_be_focused, "focused", "to_be_focused()");
+        to_be_focused, Focused, "to_be_focused()");
     matcher!(
         /// The field has no value, or the element no text.
-        to_be_empty, "empty", "to_be_empty()");
+        to_be_empty, Empty, "to_be_empty()");
 
     /// The checkbox or radio button is checked.
     #[track_caller]
     pub fn to_be_checked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.run(
-            json!({"matcher": "checked", "expected": true}),
+            Matcher::Checked { expected: true },
             "to_be_checked()".into(),
         )
     }
@@ -260,7 +266,7 @@ impl LocatorExpect {
     #[track_caller]
     pub fn to_be_unchecked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.run(
-            json!({"matcher": "checked", "expected": false}),
+            Matcher::Checked { expected: false },
             "to_be_unchecked()".into(),
         )
     }
@@ -269,7 +275,7 @@ impl LocatorExpect {
     #[track_caller]
     pub fn to_be_in_viewport(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.run(
-            json!({"matcher": "inViewport", "expected": 0}),
+            Matcher::InViewport { expected: 0.0 },
             "to_be_in_viewport()".into(),
         )
     }
@@ -281,7 +287,7 @@ impl LocatorExpect {
         ratio: f64,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.run(
-            json!({"matcher": "inViewport", "expected": ratio}),
+            Matcher::InViewport { expected: ratio },
             format!("to_be_in_viewport_ratio({ratio})"),
         )
     }
@@ -289,20 +295,17 @@ impl LocatorExpect {
     fn text_like(
         self,
         expected: Expected,
-        one: &str,
-        list: &str,
+        one: fn(ExpectPattern) -> Matcher,
+        list: fn(Vec<ExpectPattern>) -> Matcher,
         name: &str,
         ignore_case: bool,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let what = format!("{name}({})", expected.describe());
-        let req = match expected {
-            Expected::One(m) => json!({"matcher": one, "expected": m.expect_json(ignore_case)}),
-            Expected::List(l) => json!({
-                "matcher": list,
-                "expected": l.iter().map(|m| m.expect_json(ignore_case)).collect::<Vec<_>>(),
-            }),
+        let matcher = match expected {
+            Expected::One(m) => one(m.expect_pattern(ignore_case)),
+            Expected::List(l) => list(l.iter().map(|m| m.expect_pattern(ignore_case)).collect()),
         };
-        self.run(req, what)
+        self.run(matcher, what)
     }
 
     /// The text (whitespace normalised) is exactly `expected` (case-sensitive), or
@@ -312,7 +315,13 @@ impl LocatorExpect {
         self,
         expected: impl Into<Expected>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.text_like(expected.into(), "text", "texts", "to_have_text", false)
+        self.text_like(
+            expected.into(),
+            |expected| Matcher::Text { expected },
+            |expected| Matcher::Texts { expected },
+            "to_have_text",
+            false,
+        )
     }
 
     /// The text contains `expected` (or each element's text its item of a list).
@@ -323,8 +332,8 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.text_like(
             expected.into(),
-            "containText",
-            "containTexts",
+            |expected| Matcher::ContainText { expected },
+            |expected| Matcher::ContainTexts { expected },
             "to_contain_text",
             false,
         )
@@ -338,8 +347,8 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.text_like(
             expected.into(),
-            "text",
-            "texts",
+            |expected| Matcher::Text { expected },
+            |expected| Matcher::Texts { expected },
             "to_have_text_ignore_case",
             true,
         )
@@ -352,7 +361,7 @@ impl LocatorExpect {
         count: usize,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.run(
-            json!({"matcher": "count", "expected": count}),
+            Matcher::Count { expected: count },
             format!("to_have_count({count})"),
         )
     }
@@ -366,7 +375,9 @@ impl LocatorExpect {
         let m: TextMatch = expected.into();
         let what = format!("to_have_value({})", m.describe());
         self.run(
-            json!({"matcher": "value", "expected": m.expect_json(false)}),
+            Matcher::Value {
+                expected: m.expect_pattern(false),
+            },
             what,
         )
     }
@@ -387,7 +398,9 @@ impl LocatorExpect {
             Expected::List(list.clone()).describe()
         );
         self.run(
-            json!({"matcher": "valuesList", "expected": list.iter().map(|m| m.expect_json(false)).collect::<Vec<_>>()}),
+            Matcher::ValuesList {
+                expected: list.iter().map(|m| m.expect_pattern(false)).collect(),
+            },
             what,
         )
     }
@@ -402,7 +415,10 @@ impl LocatorExpect {
         let m: TextMatch = value.into();
         let what = format!("to_have_attribute({name:?}, {})", m.describe());
         self.run(
-            json!({"matcher": "attribute", "name": name, "expected": m.expect_json(false)}),
+            Matcher::Attribute {
+                name: name.to_string(),
+                expected: Some(m.expect_pattern(false)),
+            },
             what,
         )
     }
@@ -415,7 +431,10 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         let what = format!("to_have_attribute_present({name:?})");
         self.run(
-            json!({"matcher": "attribute", "name": name, "expected": null}),
+            Matcher::Attribute {
+                name: name.to_string(),
+                expected: None,
+            },
             what,
         )
     }
@@ -427,7 +446,13 @@ impl LocatorExpect {
         self,
         expected: impl Into<Expected>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        self.text_like(expected.into(), "class", "classes", "to_have_class", false)
+        self.text_like(
+            expected.into(),
+            |expected| Matcher::Class { expected },
+            |expected| Matcher::Classes { expected },
+            "to_have_class",
+            false,
+        )
     }
 
     /// The element has every class of `expected` (space-separated), among others;
@@ -439,8 +464,8 @@ impl LocatorExpect {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.text_like(
             expected.into(),
-            "containClass",
-            "containClasses",
+            |expected| Matcher::ContainClass { expected },
+            |expected| Matcher::ContainClasses { expected },
             "to_contain_class",
             false,
         )
@@ -456,7 +481,10 @@ impl LocatorExpect {
         let m: TextMatch = value.into();
         let what = format!("to_have_css({name:?}, {})", m.describe());
         self.run(
-            json!({"matcher": "css", "name": name, "expected": m.expect_json(false)}),
+            Matcher::Css {
+                name: name.to_string(),
+                expected: m.expect_pattern(false),
+            },
             what,
         )
     }
@@ -470,7 +498,9 @@ impl LocatorExpect {
         let m: TextMatch = id.into();
         let what = format!("to_have_id({})", m.describe());
         self.run(
-            json!({"matcher": "id", "expected": m.expect_json(false)}),
+            Matcher::Id {
+                expected: m.expect_pattern(false),
+            },
             what,
         )
     }
@@ -479,7 +509,9 @@ impl LocatorExpect {
     #[track_caller]
     pub fn to_have_role(self, role: &str) -> impl Future<Output = Result<(), BrowserError>> + Send {
         self.run(
-            json!({"matcher": "role", "expected": role}),
+            Matcher::Role {
+                expected: role.to_string(),
+            },
             format!("to_have_role({role:?})"),
         )
     }
@@ -493,7 +525,9 @@ impl LocatorExpect {
         let m: TextMatch = name.into();
         let what = format!("to_have_accessible_name({})", m.describe());
         self.run(
-            json!({"matcher": "accessibleName", "expected": m.expect_json(false)}),
+            Matcher::AccessibleName {
+                expected: m.expect_pattern(false),
+            },
             what,
         )
     }
@@ -514,11 +548,11 @@ impl LocatorExpect {
         let at = self.at;
         let parsed = super::aria_template::parse(template);
         async move {
-            let parsed = parsed.map_err(|message| BrowserError::Invalid {
-                message,
+            let parsed = parsed.map_err(|e| BrowserError::Invalid {
+                message: e.to_string(),
                 location: Some(at),
             })?;
-            self.run(json!({"matcher": "ariaSnapshot", "expected": parsed}), what)
+            self.run(Matcher::AriaSnapshot { expected: parsed }, what)
                 .await
         }
     }
@@ -538,13 +572,15 @@ impl PageExpect {
         self
     }
 
-    async fn run(self, req: Value, what: String) -> Result<(), BrowserError> {
-        let mut req = req;
-        req["page"] = json!(true);
+    async fn run(self, matcher: Matcher, what: String) -> Result<(), BrowserError> {
+        let page = Target {
+            chain: Vec::new(),
+            describe: "page".into(),
+        };
         assert(
             &self.page,
-            "page",
-            req,
+            page,
+            matcher,
             what,
             self.not,
             self.timeout,
@@ -568,7 +604,9 @@ impl PageExpect {
         };
         let what = format!("to_have_url({})", m.describe());
         self.run(
-            json!({"matcher": "url", "expected": m.expect_json(false)}),
+            Matcher::Url {
+                expected: m.expect_pattern(false),
+            },
             what,
         )
     }
@@ -582,9 +620,23 @@ impl PageExpect {
         let m: TextMatch = expected.into();
         let what = format!("to_have_title({})", m.describe());
         self.run(
-            json!({"matcher": "title", "expected": m.expect_json(false)}),
+            Matcher::Title {
+                expected: m.expect_pattern(false),
+            },
             what,
         )
+    }
+}
+
+impl Page {
+    /// Waits until the URL is `expected` (a path is joined to the base URL) or
+    /// matches a regex.
+    #[track_caller]
+    pub fn wait_for_url(
+        &self,
+        expected: impl Into<TextMatch>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        expect(self).to_have_url(expected)
     }
 }
 
@@ -595,8 +647,8 @@ impl PageExpect {
     /// with `.full_page(true)`): see [`ScreenshotAssertion`](super::ScreenshotAssertion)
     /// for the options and where baselines live.
     #[track_caller]
-    pub fn to_have_screenshot(self, name: &str) -> super::ScreenshotAssertion {
-        super::ScreenshotAssertion::for_page(self.page, name, self.not, self.timeout, self.at)
+    pub fn to_have_screenshot(self, name: &str) -> ScreenshotAssertion {
+        ScreenshotAssertion::for_page(self.page, name, self.not, self.timeout, self.at)
     }
 }
 
@@ -604,7 +656,7 @@ impl LocatorExpect {
     /// The element looks like its baseline `{name}.png`: see
     /// [`ScreenshotAssertion`](super::ScreenshotAssertion).
     #[track_caller]
-    pub fn to_have_screenshot(self, name: &str) -> super::ScreenshotAssertion {
-        super::ScreenshotAssertion::for_locator(self.locator, name, self.not, self.timeout, self.at)
+    pub fn to_have_screenshot(self, name: &str) -> ScreenshotAssertion {
+        ScreenshotAssertion::for_locator(self.locator, name, self.not, self.timeout, self.at)
     }
 }

@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
+use super::error::BrowserError;
 use super::page::Page;
-use super::{BrowserError, wire};
+use super::wire;
 
 /// The WebDriver key value of a key name (Playwright's names), or of one character.
 fn key_value(name: &str) -> Option<String> {
@@ -43,8 +44,45 @@ fn key_value(name: &str) -> Option<String> {
 
 const KEYS: &str = "Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Insert, F1–F12, Shift, Control, Alt, Meta, ControlOrMeta or one character, joined by + for a chord (\"Control+a\")";
 
+/// A key name that is not one (a bad `press`, `down` or `up` argument).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum KeyError {
+    /// `key` is no key name; `chord`: the chord it was part of.
+    #[error("unknown key {key:?}{}; use {KEYS}", chord.as_ref().map(|c| format!(" in {c:?}")).unwrap_or_default())]
+    Unknown {
+        /// The name.
+        key: String,
+        /// The chord it came in (`"Control+Foo"`), if any.
+        chord: Option<String>,
+    },
+    /// The chord names no key at all.
+    #[error("no key in {chord:?}; use {KEYS}")]
+    Empty {
+        /// The chord.
+        chord: String,
+    },
+}
+
+impl KeyError {
+    /// As the error of a call located at `at` (none for the keyboard's own calls).
+    pub(crate) fn at(self, at: Option<&'static std::panic::Location<'static>>) -> BrowserError {
+        BrowserError::Invalid {
+            message: self.to_string(),
+            location: at,
+        }
+    }
+}
+
+/// One key's WebDriver value, or the error naming it.
+fn key(name: &str) -> Result<String, KeyError> {
+    key_value(name).ok_or_else(|| KeyError::Unknown {
+        key: name.to_string(),
+        chord: None,
+    })
+}
+
 /// The key actions of a key or chord: every key down in order, then up in reverse.
-pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, String> {
+pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, KeyError> {
     let mut names: Vec<&str> = Vec::new();
     let mut rest = keys;
     // "+" itself may be the last key: "Shift++".
@@ -66,10 +104,17 @@ pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, String> {
     }
     let values = names
         .iter()
-        .map(|n| key_value(n).ok_or_else(|| format!("unknown key {n:?} in {keys:?}; use {KEYS}")))
+        .map(|n| {
+            key_value(n).ok_or_else(|| KeyError::Unknown {
+                key: n.to_string(),
+                chord: Some(keys.to_string()),
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if values.is_empty() {
-        return Err(format!("no key in {keys:?}; use {KEYS}"));
+        return Err(KeyError::Empty {
+            chord: keys.to_string(),
+        });
     }
     let mut actions: Vec<Value> = values
         .iter()
@@ -82,6 +127,18 @@ pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, String> {
             .map(|v| json!({"type": "keyUp", "value": v})),
     );
     Ok(actions)
+}
+
+impl Page {
+    /// The page's keyboard (keys go to the focused element).
+    pub fn keyboard(&self) -> Keyboard {
+        Keyboard::new(self.clone())
+    }
+
+    /// The page's mouse.
+    pub fn mouse(&self) -> Mouse {
+        Mouse::new(self.clone())
+    }
 }
 
 /// The page's keyboard: keys go to the focused element.
@@ -107,10 +164,7 @@ impl Keyboard {
     }
 
     fn parse(key: &str) -> Result<Vec<Value>, BrowserError> {
-        chord(key).map_err(|message| BrowserError::Invalid {
-            message,
-            location: None,
-        })
+        chord(key).map_err(|e| e.at(None))
     }
 
     /// Presses a key or chord: `"Enter"`, `"Control+a"`, `"Shift+Tab"`, `"a"`.
@@ -139,10 +193,7 @@ impl Keyboard {
 
     /// Holds a key down (until [`up`](Keyboard::up)).
     pub async fn down(&self, key: &str) -> Result<(), BrowserError> {
-        let v = key_value(key).ok_or_else(|| BrowserError::Invalid {
-            message: format!("unknown key {key:?}; use {KEYS}"),
-            location: None,
-        })?;
+        let v = self::key(key).map_err(|e| e.at(None))?;
         self.send(
             vec![json!({"type": "keyDown", "value": v})],
             &format!("pressing {key} down"),
@@ -152,10 +203,7 @@ impl Keyboard {
 
     /// Releases a key.
     pub async fn up(&self, key: &str) -> Result<(), BrowserError> {
-        let v = key_value(key).ok_or_else(|| BrowserError::Invalid {
-            message: format!("unknown key {key:?}; use {KEYS}"),
-            location: None,
-        })?;
+        let v = self::key(key).map_err(|e| e.at(None))?;
         self.send(
             vec![json!({"type": "keyUp", "value": v})],
             &format!("releasing {key}"),
@@ -274,5 +322,29 @@ impl Mouse {
         )
         .await
         .map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{KeyError, chord};
+
+    #[test]
+    fn a_bad_key_is_a_typed_error_naming_it_and_its_chord() {
+        let e = chord("Control+Foo").unwrap_err();
+        assert_eq!(
+            e,
+            KeyError::Unknown {
+                key: "Foo".into(),
+                chord: Some("Control+Foo".into())
+            }
+        );
+        assert!(
+            e.to_string()
+                .starts_with("unknown key \"Foo\" in \"Control+Foo\"; use Enter, Tab"),
+            "{e}"
+        );
+        assert_eq!(chord("").unwrap_err(), KeyError::Empty { chord: "".into() });
+        assert_eq!(chord("Shift++").unwrap().len(), 4);
     }
 }

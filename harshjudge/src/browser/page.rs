@@ -1,25 +1,47 @@
-//! The page API: navigation, actions and expectations that wait until the
-//! element is ready, and the evidence hooks the runner uses.
+//! [`Page`]: navigation, JavaScript, viewport, screenshots and logs, the
+//! evidence hooks the runner uses, and [`ScenarioEvidence`], all a page knows
+//! of the scenario that opened it. Locators, assertions, the keyboard and the
+//! string-selector shorthands add their `impl Page` blocks in their own files.
 
 use std::future::Future;
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use base64::Engine;
+use base64::Engine as _;
 use fantoccini::Client;
 use serde_json::{Value, json};
 
-use super::keyboard::{Keyboard, Mouse};
-use super::locator::{Locator, TextMatch, engine_result};
+use super::engine::Engine;
+use super::error::{BrowserError, cmd_err};
 use super::logs::{self, ConsoleEntry, NetworkEntry, Pending};
+use super::protocol::{Call, Request};
+use super::session::Session;
 use super::wire::{self, cdp};
-use super::{BrowserError, Session, cmd_err};
+
+/// What a page needs of the scenario that opened it, for the assertions that
+/// leave evidence (`to_have_screenshot` keeps its baseline per scenario and
+/// attaches its comparison images to the step running): the runner implements
+/// it; the browser knows nothing else of the runner.
+pub trait ScenarioEvidence: Send + Sync {
+    /// The scenario's slug.
+    fn slug(&self) -> &str;
+
+    /// Writes `bytes` as `{name}.{ext}` (evidence type `kind`) into the
+    /// evidence of the step running now; returns the file's path.
+    fn attach(
+        self: Arc<Self>,
+        name: &str,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+    ) -> Result<PathBuf, Box<dyn std::error::Error + Send + Sync>>;
+}
 
 /// A browser tab for one scenario. Cheap to clone.
 ///
-/// Find elements with [`Locator`]s (`page.get_by_role("button").name("Save")`,
+/// Find elements with [`Locator`](super::Locator)s (`page.get_by_role("button").name("Save")`,
 /// `page.get_by_label("Email")`, `page.locator("#id")`, …), act on them and
 /// assert with [`expect`](super::expect). Locators are resolved inside the page
 /// by an injected script, at each use; actions wait for actionability and
@@ -40,13 +62,11 @@ struct Inner {
     session: Mutex<Option<Session>>,
     base_url: String,
     pending: Mutex<Pending>,
-    /// The session's script timeout as last set (ms).
-    script_timeout: AtomicU64,
-    /// Whether the engine is registered for every new document of the session.
-    registered: AtomicBool,
+    /// The injected engine's calls over `client`.
+    engine: Engine,
     /// The scenario that opened the page (`Scenario::page`), for assertions that
     /// write evidence and baselines (`to_have_screenshot`). Weak: the scenario holds the page.
-    owner: std::sync::OnceLock<std::sync::Weak<crate::runner::Shared>>,
+    owner: OnceLock<Weak<dyn ScenarioEvidence>>,
 }
 
 impl std::fmt::Debug for Page {
@@ -55,19 +75,6 @@ impl std::fmt::Debug for Page {
             .field("base_url", &self.inner.base_url)
             .finish()
     }
-}
-
-/// Runs a shorthand's locator call, located at the shorthand's caller.
-async fn shorthand<T, F, Fut>(
-    l: Locator,
-    at: &'static Location<'static>,
-    f: F,
-) -> Result<T, BrowserError>
-where
-    F: FnOnce(Locator) -> Fut,
-    Fut: Future<Output = Result<T, BrowserError>>,
-{
-    f(l).await.map_err(|e| e.located(at))
 }
 
 /// How long the end of a step waits for requests still in flight.
@@ -134,35 +141,51 @@ pub(crate) async fn reset(client: &Client) -> Result<(), BrowserError> {
 
 impl Page {
     pub(crate) fn new(session: Session, base_url: &str, wait: Duration) -> Page {
-        let script_timeout = session.script_timeout;
+        super::error::register_call_site();
+        let engine = Engine::new(session.client.clone(), session.script_timeout);
         Page {
             inner: Arc::new(Inner {
                 client: session.client.clone(),
                 session: Mutex::new(Some(session)),
                 base_url: base_url.trim_end_matches('/').to_string(),
                 pending: Mutex::new(Pending::new()),
-                script_timeout: AtomicU64::new(script_timeout),
-                registered: AtomicBool::new(false),
-                owner: std::sync::OnceLock::new(),
+                engine,
+                owner: OnceLock::new(),
             }),
             wait,
         }
     }
 
     /// Ties the page to the scenario that opened it (once).
-    pub(crate) fn set_owner(&self, shared: &Arc<crate::runner::Shared>) {
-        let _ = self.inner.owner.set(Arc::downgrade(shared));
+    pub(crate) fn set_owner<S: ScenarioEvidence + 'static>(&self, owner: &Arc<S>) {
+        let owner: Weak<dyn ScenarioEvidence> = Arc::downgrade(owner) as Weak<dyn ScenarioEvidence>;
+        let _ = self.inner.owner.set(owner);
     }
 
     /// The scenario that opened the page, while it runs.
-    pub(crate) fn owner(&self) -> Option<crate::Scenario> {
-        let shared = self.inner.owner.get()?.upgrade()?;
-        Some(crate::Scenario { shared })
+    pub(crate) fn owner(&self) -> Option<Arc<dyn ScenarioEvidence>> {
+        self.inner.owner.get()?.upgrade()
+    }
+
+    /// The injected engine's calls.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    /// What a new session needs once (the script timeout, the engine registered
+    /// for every document), done when it opens rather than in its first step.
+    pub(crate) async fn prepare_session(&self) -> Result<(), BrowserError> {
+        let engine = self.engine();
+        engine
+            .ensure_script_timeout(self.wait.as_millis() as u64)
+            .await?;
+        engine.ensure_registered().await;
+        Ok(())
     }
 
     pub(crate) fn take_session(&self) -> Option<Session> {
         let mut session = self.inner.session.lock().expect("session lock").take()?;
-        session.script_timeout = self.inner.script_timeout.load(Ordering::Relaxed);
+        session.script_timeout = self.inner.engine.script_timeout();
         Some(session)
     }
 
@@ -250,16 +273,6 @@ impl Page {
         cdp(self.client(), command, params).await
     }
 
-    /// The page's keyboard (keys go to the focused element).
-    pub fn keyboard(&self) -> Keyboard {
-        Keyboard::new(self.clone())
-    }
-
-    /// The page's mouse.
-    pub fn mouse(&self) -> Mouse {
-        Mouse::new(self.clone())
-    }
-
     /// Sets the viewport (the page's visible area, and so screenshots) to
     /// `width`x`height` CSS pixels.
     pub async fn set_viewport_size(&self, width: u32, height: u32) -> Result<(), BrowserError> {
@@ -343,7 +356,6 @@ Promise.resolve().then(function () {{ var f = (\n{js}\n); return typeof f === 'f
         let arg = serde_json::to_value(arg).unwrap_or(Value::Null);
         async move {
             let timeout = self.wait.as_millis() as u64;
-            self.ensure_script_timeout(timeout).await?;
             let script = format!(
                 "var done = arguments[arguments.length - 1];\n{}\nvar f = (\n{js}\n);
 window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (e) {{
@@ -353,13 +365,15 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
             );
             let start = Instant::now();
             let answer = self
-                .inner
-                .client
-                .execute_async(&script, vec![json!({"timeout": timeout, "arg": arg})])
-                .await
-                .map_err(|e| wire::fail("waiting for a function to return a truthy value", e))?;
-            engine_result(
-                answer,
+                .engine()
+                .call_script(
+                    &script,
+                    json!({"timeout": timeout, "arg": arg}),
+                    timeout,
+                    "waiting for a function to return a truthy value",
+                )
+                .await?;
+            answer.into_value(
                 "wait_for_function",
                 "return a truthy value",
                 start.elapsed(),
@@ -368,116 +382,20 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
         }
     }
 
-    /// Waits until the URL is `expected` (a path is joined to the base URL) or
-    /// matches a regex.
-    #[track_caller]
-    pub fn wait_for_url(
-        &self,
-        expected: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
-        super::expect::expect(self).to_have_url(expected)
-    }
-
     /// The ARIA snapshot of the whole page (YAML), as `aria.yml` evidence shows it.
     pub async fn aria_snapshot(&self) -> Result<String, BrowserError> {
-        let v = self
-            .engine(
-                json!({"op": "ariaSnapshot", "timeout": 0}),
+        let answer = self
+            .engine()
+            .call(
+                Call {
+                    request: Request::AriaSnapshot,
+                    timeout: 0,
+                },
                 "reading the ARIA snapshot",
             )
             .await?;
-        Ok(v["value"].as_str().unwrap_or_default().to_string())
-    }
-
-    // ---- the engine ---------------------------------------------------------------
-
-    async fn ensure_script_timeout(&self, wait_ms: u64) -> Result<(), BrowserError> {
-        let needed = wait_ms + 15_000;
-        if self.inner.script_timeout.load(Ordering::Relaxed) >= needed {
-            return Ok(());
-        }
-        let set = needed.max(60_000);
-        wire::post(
-            self.client(),
-            "timeouts",
-            json!({"script": set}),
-            "setting the script timeout",
-        )
-        .await?;
-        self.inner.script_timeout.store(set, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// What a new session needs once (the script timeout, the engine registered
-    /// for every document), done when it opens rather than in its first step.
-    pub(crate) async fn prepare_session(&self) -> Result<(), BrowserError> {
-        self.ensure_script_timeout(self.wait.as_millis() as u64)
-            .await?;
-        self.ensure_registered().await;
-        Ok(())
-    }
-
-    /// Registers the engine for every new document of the session (once).
-    async fn ensure_registered(&self) {
-        if self.inner.registered.swap(true, Ordering::Relaxed) {
-            return;
-        }
-        static SESSIONS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        let Some(id) = self.session_id().await else {
-            return;
-        };
-        if SESSIONS.lock().expect("sessions lock").contains(&id) {
-            return;
-        }
-        if cdp(
-            self.client(),
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": wire::install_source()}),
-        )
-        .await
-        .is_ok()
-        {
-            SESSIONS.lock().expect("sessions lock").push(id);
-        }
-    }
-
-    /// One call of the injected engine: one execute-async-script command (two
-    /// when the document lacks the engine), repeated in the new document when a
-    /// navigation interrupts it.
-    pub(crate) async fn engine(&self, mut req: Value, during: &str) -> Result<Value, BrowserError> {
-        let timeout = req["timeout"].as_u64().unwrap_or(0);
-        self.ensure_script_timeout(timeout).await?;
-        self.ensure_registered().await;
-        let deadline = Instant::now() + Duration::from_millis(timeout) + Duration::from_secs(2);
-        loop {
-            let c = &self.inner.client;
-            let mut r = c
-                .execute_async(wire::short_script(), vec![req.clone()])
-                .await
-                .map_err(|e| wire::fail(during, e));
-            if matches!(&r, Ok(v) if v["missing"] == true) {
-                r = c
-                    .execute_async(wire::full_script(), vec![req.clone()])
-                    .await
-                    .map_err(|e| wire::fail(during, e));
-            }
-            // chromedriver may answer "script timeout" at once when the document
-            // goes away under a script: before our own deadline, that is a navigation.
-            let early_timeout = matches!(&r, Err(BrowserError::Command { message, .. })
-                if message.contains("script timeout"))
-                && Instant::now() + Duration::from_secs(3) < deadline;
-            match r {
-                Err(e)
-                    if (early_timeout || wire::is_navigation(&e)) && Instant::now() < deadline =>
-                {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    req["timeout"] =
-                        json!(left.saturating_sub(Duration::from_secs(2)).as_millis() as u64);
-                    tokio::time::sleep(Duration::from_millis(30)).await;
-                }
-                other => return other,
-            }
-        }
+        let v = answer.result.unwrap_or_default();
+        Ok(v.as_str().unwrap_or_default().to_string())
     }
 
     /// A PNG of a region of the page (document coordinates).
@@ -492,170 +410,6 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
         base64::engine::general_purpose::STANDARD
             .decode(shot["data"].as_str().unwrap_or_default())
             .map_err(|e| cmd_err("decoding a screenshot", e))
-    }
-
-    // ---- string-selector shorthands ------------------------------------------------
-
-    /// `page.locator(selector).click()`.
-    #[track_caller]
-    pub fn click<'a>(
-        &'a self,
-        selector: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(
-                self.locator(selector),
-                at,
-                |l| async move { l.click().await },
-            )
-            .await
-        }
-    }
-
-    /// `page.locator(selector).fill(text)`: replaces the field's value without blurring it.
-    #[track_caller]
-    pub fn fill<'a>(
-        &'a self,
-        selector: &'a str,
-        text: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(
-                self.locator(selector),
-                at,
-                |l| async move { l.fill(text).await },
-            )
-            .await
-        }
-    }
-
-    /// `page.locator(selector).press(key)`: a key or chord (`"Enter"`, `"Control+a"`).
-    #[track_caller]
-    pub fn press<'a>(
-        &'a self,
-        selector: &'a str,
-        key: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(
-                self.locator(selector),
-                at,
-                |l| async move { l.press(key).await },
-            )
-            .await
-        }
-    }
-
-    /// `page.locator(selector).select_option([value_or_label])`.
-    #[track_caller]
-    pub fn select<'a>(
-        &'a self,
-        selector: &'a str,
-        value_or_label: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.select_option([value_or_label]).await.map(|_| ())
-            })
-            .await
-        }
-    }
-
-    /// `page.locator(selector).set_checked(on)`.
-    #[track_caller]
-    pub fn check<'a>(
-        &'a self,
-        selector: &'a str,
-        on: bool,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.set_checked(on).await
-            })
-            .await
-        }
-    }
-
-    /// The element's rendered text, once it is visible.
-    #[track_caller]
-    pub fn text<'a>(
-        &'a self,
-        selector: &'a str,
-    ) -> impl Future<Output = Result<String, BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.wait_for(super::WaitState::Visible).await?;
-                l.inner_text().await
-            })
-            .await
-        }
-    }
-
-    /// `page.locator(selector).get_attribute(name)`.
-    #[track_caller]
-    pub fn attribute<'a>(
-        &'a self,
-        selector: &'a str,
-        name: &'a str,
-    ) -> impl Future<Output = Result<Option<String>, BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.get_attribute(name).await
-            })
-            .await
-        }
-    }
-
-    /// Whether any element matching `selector` is visible now (no waiting).
-    #[track_caller]
-    pub fn is_visible<'a>(
-        &'a self,
-        selector: &'a str,
-    ) -> impl Future<Output = Result<bool, BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                Ok(l.filter_visible().count().await? > 0)
-            })
-            .await
-        }
-    }
-
-    /// Waits until the element is visible.
-    #[track_caller]
-    pub fn wait_for<'a>(
-        &'a self,
-        selector: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.wait_for(super::WaitState::Visible).await
-            })
-            .await
-        }
-    }
-
-    /// `expect(&page.locator(selector)).to_be_visible()`.
-    #[track_caller]
-    pub fn expect_visible<'a>(
-        &'a self,
-        selector: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        let l = self.locator(selector);
-        async move {
-            super::expect::Expectable::expect_at(&l, at)
-                .to_be_visible()
-                .await
-        }
     }
 
     /// Runs JavaScript as a function body (`return …` gives a value). See

@@ -32,14 +32,15 @@ use std::io::Write;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::BrowserError;
+use super::error::BrowserError;
 use super::locator::Locator;
 use super::page::Page;
+use super::protocol::{Call, Read, Request};
 use crate::visual::{self, CompareOptions, Comparison};
 
 /// Where baselines are written and whether they are updated: set once per test
@@ -89,13 +90,42 @@ fn setup() -> &'static Setup {
     })
 }
 
+/// What a screenshot name must be.
+const NAME_RULE: &str = "a screenshot name is 1 to 80 letters, digits, '_', '-' and '.', not \
+                         starting with '.' or '-' and without '..' (it becomes a file name, never \
+                         a path), e.g. \"cart\" or \"checkout-total\"";
+
+/// A baseline that cannot be named or written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BaselineError {
+    /// The name breaks [`NAME_RULE`].
+    #[error("invalid screenshot name {name:?}: {NAME_RULE}")]
+    Name {
+        /// The name given.
+        name: String,
+    },
+    /// The baseline's folder could not be made.
+    #[error("cannot create the baseline folder {}: {source}", dir.display())]
+    Folder {
+        /// The folder.
+        dir: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The baseline could not be written.
+    #[error("cannot write the baseline {}: {source}", path.display())]
+    Write {
+        /// The baseline.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
 /// Checks a baseline name: 1 to 80 letters, digits, `_`, `-`, `.`; no leading
 /// `.` or `-`, no `..`; a trailing `.png` is dropped. Returns the bare name.
-pub(crate) fn check_name(name: &str) -> Result<String, String> {
+pub(crate) fn check_name(name: &str) -> Result<String, BaselineError> {
     let bare = name.strip_suffix(".png").unwrap_or(name);
-    let rule = "a screenshot name is 1 to 80 letters, digits, '_', '-' and '.', not starting \
-                with '.' or '-' and without '..' (it becomes a file name, never a path), e.g. \
-                \"cart\" or \"checkout-total\"";
     let ok = !bare.is_empty()
         && bare.len() <= 80
         && !bare.starts_with(['.', '-'])
@@ -106,7 +136,9 @@ pub(crate) fn check_name(name: &str) -> Result<String, String> {
     if ok {
         Ok(bare.to_string())
     } else {
-        Err(format!("invalid screenshot name {name:?}: {rule}"))
+        Err(BaselineError::Name {
+            name: name.to_string(),
+        })
     }
 }
 
@@ -373,7 +405,7 @@ impl ScreenshotAssertion {
         let deadline = start + timeout;
         let attach = |suffix: &str, bytes: &[u8]| -> Result<String, BrowserError> {
             let file = format!("{name}-{suffix}");
-            scenario
+            Arc::clone(&scenario)
                 .attach(&file, "png", "screenshot", bytes)
                 .map_err(|e| {
                     self.invalid(format!("{}: cannot attach {file}.png: {e}", self.what()))
@@ -521,21 +553,21 @@ impl ScreenshotAssertion {
                 if let Some(msg) = &m.misuse {
                     return Err(self.invalid(format!("{} mask: {msg}", self.what())));
                 }
-                let req = json!({
-                    "op": "query", "all": true, "read": "boundingBox",
-                    "chain": m.chain, "describe": m.desc, "timeout": 0,
-                });
+                let call = Call {
+                    request: Request::Query {
+                        target: m.target(),
+                        read: Read::BoundingBox,
+                        all: true,
+                        name: None,
+                    },
+                    timeout: 0,
+                };
                 let answer = page
-                    .engine(req, &format!("finding the mask {}", m.desc))
+                    .engine()
+                    .call(call, &format!("finding the mask {}", m.desc))
                     .await
                     .map_err(|e| e.located(self.at))?;
-                let v = super::locator::engine_result(
-                    answer,
-                    &m.desc,
-                    "be found",
-                    Duration::ZERO,
-                    self.at,
-                )?;
+                let v = answer.into_value(&m.desc, "be found", Duration::ZERO, self.at)?;
                 rects.extend(
                     v.as_array()
                         .into_iter()
@@ -567,10 +599,12 @@ impl IntoFuture for ScreenshotAssertion {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a
 /// rename, so a reader sees the old baseline or the new one, never half of one.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BaselineError> {
     let dir = path.parent().expect("a baseline path has a folder");
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create the baseline folder {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|source| BaselineError::Folder {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     let file = path.file_name().expect("a file name").to_string_lossy();
     let tmp = dir.join(format!(".{file}.{}.tmp", std::process::id()));
     let written = (|| {
@@ -579,9 +613,12 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
-    written.map_err(|e| {
+    written.map_err(|source| {
         let _ = std::fs::remove_file(&tmp);
-        format!("cannot write the baseline {}: {e}", path.display())
+        BaselineError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }
 
@@ -677,7 +714,7 @@ mod tests {
             "a\0b",
             &"x".repeat(81),
         ] {
-            let e = check_name(bad).expect_err(bad);
+            let e = check_name(bad).expect_err(bad).to_string();
             assert!(
                 e.contains("invalid screenshot name") && e.contains("never a path"),
                 "{e}"

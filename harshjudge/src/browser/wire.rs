@@ -1,12 +1,13 @@
-//! What goes over the wire to the WebDriver: raw commands, the injected engine's
-//! calls, and the one place where a failed command becomes a [`BrowserError`]
-//! that names its cause first (the driver exited, the page crashed, …).
+//! What goes over the wire to the WebDriver: raw commands, the injected
+//! engine's source and call scripts (the calls themselves are `engine.rs`'s),
+//! and the one place where a failed command becomes a [`BrowserError`] that
+//! names its cause first (the driver exited, the page crashed, …).
 
 use fantoccini::Client;
 use fantoccini::error::CmdError;
 use fantoccini::wd::WebDriverCompatibleCommand;
 
-use super::BrowserError;
+use super::error::BrowserError;
 
 /// A W3C command the client has no method for (or one we send in one trip).
 #[derive(Debug)]
@@ -69,7 +70,7 @@ pub(crate) async fn cdp(
 /// Whether the chromedriver this process started has exited (false when there
 /// is none, e.g. a remote WebDriver).
 fn local_driver_exited() -> bool {
-    let Some((pid, _)) = super::local_driver() else {
+    let Some((pid, _)) = super::driver::local_driver() else {
         return false;
     };
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

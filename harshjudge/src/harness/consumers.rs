@@ -259,24 +259,53 @@ pub(super) fn trial_result(o: &StepOutcome) -> Result<Completion, Failed> {
     }
 }
 
-/// Fails every step of a scenario that could not start.
-pub(super) fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDef, error: &str) {
+/// Why a scenario's steps did not run, for [`not_run`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum NotRun<'a> {
+    /// Its run could not be recorded (or the runner failed), with the error:
+    /// step 1 fails, the others are skipped, and the run ends with the error.
+    Unrecorded(&'a str),
+    /// The suite was interrupted before it started, with the reason: every
+    /// step is skipped.
+    Interrupted(&'a str),
+    /// Its recorded run could not be re-judged, with why: step 1 fails, the
+    /// others are skipped.
+    NotRejudged(&'a str),
+}
+
+/// The outcomes of the steps of a scenario that did not run, each delivered
+/// to `sink` (and, for a run that could not be recorded, its end): the one
+/// place the harness makes up results for steps that did not run.
+pub(crate) fn not_run(sink: &dyn EventSink, store: &Store, def: &ScenarioDef, why: NotRun<'_>) {
     let slug = Slug::new(def.slug).expect("validated");
+    let (error, reason, fails_first) = match why {
+        NotRun::Unrecorded(e) => (
+            format!("the run could not be recorded: {e}"),
+            "the run could not be recorded".to_string(),
+            true,
+        ),
+        NotRun::Interrupted(r) => (String::new(), format!("not run: {r}"), false),
+        NotRun::NotRejudged(w) => (
+            format!("not re-judged: {w}"),
+            format!("not re-judged: {w}"),
+            true,
+        ),
+    };
     for (i, step) in def.steps.iter().enumerate() {
-        let first = i == 0;
+        let fails = fails_first && i == 0;
         let outcome = StepOutcome {
             index: i + 1,
             id: crate::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
             title: step.title.to_string(),
-            status: if first {
+            status: if fails {
                 StepStatus::Fail
             } else {
                 StepStatus::Skipped
             },
             duration: Default::default(),
-            error: first.then(|| format!("the run could not be recorded: {error}")),
+            error: fails.then(|| error.clone()),
             location: None,
-            reason: (!first).then(|| "the run could not be recorded".to_string()),
+            reason: (!fails).then(|| reason.clone()),
             evidence_dir: store.dir().to_path_buf(),
             expectation: None,
         };
@@ -285,14 +314,16 @@ pub(super) fn fail_unstarted(sink: &HarnessSink, store: &Store, def: &ScenarioDe
             outcome: &outcome,
         });
     }
-    sink.on_event(&Event::RunFinished {
-        slug: &slug,
-        result: None,
-        run_dir: None,
-        store_error: Some(error),
-        warnings: &[],
-        judgment: None,
-    });
+    if let NotRun::Unrecorded(error) = why {
+        sink.on_event(&Event::RunFinished {
+            slug: &slug,
+            result: None,
+            run_dir: None,
+            store_error: Some(error),
+            warnings: &[],
+            judgment: None,
+        });
+    }
 }
 
 /// A buffered `RunFinished`: result, run folder, store error, warnings, judgment.
@@ -390,29 +421,6 @@ impl Buffer {
                 judgment: judgment.as_ref(),
             });
         }
-    }
-}
-
-/// Skips every step of a scenario that never started because the suite was interrupted.
-pub(super) fn not_run(sink: &HarnessSink, store: &Store, def: &ScenarioDef, reason: &str) {
-    let slug = Slug::new(def.slug).expect("validated");
-    for (i, step) in def.steps.iter().enumerate() {
-        let outcome = StepOutcome {
-            index: i + 1,
-            id: crate::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
-            title: step.title.to_string(),
-            status: StepStatus::Skipped,
-            duration: Default::default(),
-            error: None,
-            location: None,
-            reason: Some(format!("not run: {reason}")),
-            evidence_dir: store.dir().to_path_buf(),
-            expectation: None,
-        };
-        sink.on_event(&Event::StepFinished {
-            slug: &slug,
-            outcome: &outcome,
-        });
     }
 }
 

@@ -10,6 +10,7 @@ use libtest_mimic::{Arguments, Conclusion, Trial};
 
 use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink, StepOutcome};
+use crate::judge::JudgeSettings;
 use crate::recorder::RunHandle;
 use crate::recorder::replay::ReplayInfo;
 use crate::registry::ScenarioDef;
@@ -17,11 +18,12 @@ use crate::report::{RunLine, Summary};
 use crate::runner::{self, Limits, Shared};
 use crate::settings::Settings;
 use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
-use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store};
+use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 
 use super::consumers::{
-    Attempt, Buffer, HarnessSink, Slot, Tracked, fail_unstarted, not_run, trial_result,
+    Attempt, Buffer, HarnessSink, NotRun, Slot, Tracked, not_run, trial_result,
 };
+use super::error::HarnessError;
 use super::plan::Plan;
 use super::{Package, step_test_name};
 
@@ -74,16 +76,11 @@ fn scenario_spec(def: &ScenarioDef) -> (ScenarioSpec, Vec<StepDoc>) {
 }
 
 /// Creates the run of a scenario on disk, ready to execute.
-pub(crate) fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, String> {
-    let slug = Slug::new(def.slug).map_err(|e| e.to_string())?;
+pub(crate) fn prepare(store: &Store, def: &'static ScenarioDef) -> Result<RunHandle, StoreError> {
+    let slug = Slug::new(def.slug)?;
     let (spec, docs) = scenario_spec(def);
-    store
-        .scenario(&slug)
-        .upsert(&spec, &docs)
-        .map_err(|e| e.to_string())?;
-    RunHandle::start_marked(store, &slug, spec.steps)
-        .map(RunHandle::with_background_writes)
-        .map_err(|e| e.to_string())
+    store.scenario(&slug).upsert(&spec, &docs)?;
+    RunHandle::start_marked(store, &slug, spec.steps).map(RunHandle::with_background_writes)
 }
 
 /// One scenario to execute, with its retries.
@@ -145,14 +142,19 @@ impl Job {
         let mut earlier: Vec<(PathBuf, Vec<StepOutcome>)> = Vec::new();
         for attempt in 1..=self.attempts {
             if let Some(reason) = runner::interrupted() {
-                not_run(&self.sink, &self.store, def, &reason);
+                not_run(&*self.sink, &self.store, def, NotRun::Interrupted(&reason));
                 self.checkpoint(ScenarioState::Interrupted, None, attempt - 1);
                 return;
             }
             let mut run = match prepare(&self.store, def) {
                 Ok(run) => run,
                 Err(e) => {
-                    fail_unstarted(&self.sink, &self.store, def, &e);
+                    not_run(
+                        &*self.sink,
+                        &self.store,
+                        def,
+                        NotRun::Unrecorded(&e.to_string()),
+                    );
                     self.checkpoint(ScenarioState::Fail, None, attempt);
                     return;
                 }
@@ -202,7 +204,7 @@ impl Job {
             if let Err(e) = tokio::spawn(runner::execute(shared)).await {
                 // A bug in the runner: never leave a trial waiting.
                 let msg = format!("internal error in the harshjudge runner: {e}");
-                fail_unstarted(&self.sink, &self.store, def, &msg);
+                not_run(&*self.sink, &self.store, def, NotRun::Unrecorded(&msg));
                 self.checkpoint(ScenarioState::Fail, Some(run_id), attempt);
                 return;
             }
@@ -317,16 +319,12 @@ pub(super) fn resolve_base_url(
     store: &Store,
     settings: &mut Settings,
     run: bool,
-) -> Result<(), String> {
-    store
-        .ensure_initialized(pkg.name, &settings.base_url)
-        .map_err(|e| e.to_string())?;
-    let config = crate::settings::read_config(store).map_err(|e| e.to_string())?;
+) -> Result<(), HarnessError> {
+    store.ensure_initialized(pkg.name, &settings.base_url)?;
+    let config = crate::settings::read_config(store)?;
     if settings.base_url.is_empty() && run {
         settings.base_url = match pkg.base_url {
-            Some(start) => start().map_err(|e| {
-                format!("could not start the app under test (main!(base_url = …)): {e}")
-            })?,
+            Some(start) => start().map_err(|cause| HarnessError::AppStart { cause })?,
             None => config.base_url,
         };
     }
@@ -442,6 +440,9 @@ pub(super) struct Execution<'a> {
     pub plan: &'a Plan,
     pub store: &'a Store,
     pub settings: &'a Settings,
+    /// The judge of steps with an expectation (`HARSHJUDGE_JUDGE_*`,
+    /// `HARSHJUDGE_UNCERTAIN`); none: their verdicts stay pending.
+    pub judge: &'a JudgeSettings,
     pub sink: &'a Arc<HarnessSink>,
     pub log: &'a Option<Arc<SuiteLog>>,
     pub notes: &'a [String],
@@ -475,8 +476,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         x.package_root,
         &x.settings.dir,
     ));
-    let judging =
-        crate::recorder::judging::Judging::new(x.settings.judge.clone(), Some(replay.clone()));
+    let judging = crate::recorder::judging::Judging::new(x.judge.clone(), Some(replay.clone()));
     let jobs: Vec<Job> = (x.plan.work().into_iter())
         .map(|(def, last)| Job {
             def,

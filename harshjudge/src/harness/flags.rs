@@ -3,8 +3,9 @@
 //! `--rejudge-run`, and libtest's filters after the first (libtest-mimic takes
 //! one).
 
-use crate::settings::{env, env_bool};
-use crate::store::RunId;
+use crate::harness::shard::{Shard, ShardError};
+use crate::settings::{SettingError, env, env_bool};
+use crate::store::{RunId, StoreError};
 
 /// Flags of ours, taken out of the command line before libtest parses the rest.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,7 +24,7 @@ pub struct SuiteFlags {
     pub fail_on_flaky: bool,
     /// `--shard i/n`: run only the `i`-th of `n` shards of the scenarios
     /// ([`crate::shard`]). Under cargo-nextest, use `--partition` instead.
-    pub shard: Option<crate::harness::shard::Shard>,
+    pub shard: Option<Shard>,
     /// `--update-snapshots` (else `HARSHJUDGE_UPDATE_SNAPSHOTS=1`): `to_have_screenshot`
     /// writes the baselines that are missing or differ, and passes.
     pub update_snapshots: bool,
@@ -49,32 +50,69 @@ const LIBTEST_VALUED: [&str; 6] = [
     "-Z",
 ];
 
-/// A bad flag or variable.
+/// A bad flag or variable: which one, the value given, and what is accepted.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct FlagError(pub String);
-
-impl From<crate::settings::SettingError> for FlagError {
-    fn from(e: crate::settings::SettingError) -> Self {
-        FlagError(e.to_string())
-    }
+pub enum FlagError {
+    /// A bad `HARSHJUDGE_*` variable (it names the variable).
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    /// A flag that takes a value came last, without one.
+    #[error("{flag} needs {expected}")]
+    MissingValue {
+        /// The flag (`--retries`).
+        flag: &'static str,
+        /// What it takes, with an example.
+        expected: &'static str,
+    },
+    /// `--retries` with something else than a number from 0 to 10.
+    #[error("--retries {value:?} is invalid: expected {RETRIES_EXPECTED}")]
+    Retries {
+        /// The value given.
+        value: String,
+    },
+    /// `--shard` with something else than `i/n`.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    /// `--rejudge-run` with something that is not a run id.
+    #[error(
+        "--rejudge-run {value:?} is invalid ({source}): expected a run id, the name of a folder in .harshJudge/scenarios/*/runs/"
+    )]
+    RunId {
+        /// The value given.
+        value: String,
+        /// Why it is not a run id.
+        source: StoreError,
+    },
+    /// Two flags that exclude each other.
+    #[error("{first} and {second} cannot be combined: {why}")]
+    Conflict {
+        /// The first flag.
+        first: &'static str,
+        /// The second flag.
+        second: &'static str,
+        /// What each does, and what to do.
+        why: &'static str,
+    },
 }
 
-fn parse_retries(v: &str, from: &str) -> Result<u32, FlagError> {
-    match v.trim().parse::<u32>() {
-        Ok(n) if n <= 10 => Ok(n),
-        _ => Err(FlagError(format!(
-            "{from} {v:?} is invalid: expected a number of retries from 0 to 10"
-        ))),
-    }
+/// What `--retries` and `HARSHJUDGE_RETRIES` accept.
+const RETRIES_EXPECTED: &str = "a number of retries from 0 to 10";
+
+fn retries(v: &str) -> Option<u32> {
+    v.trim().parse::<u32>().ok().filter(|n| *n <= 10)
+}
+
+fn parse_retries(v: &str) -> Result<u32, FlagError> {
+    retries(v).ok_or_else(|| FlagError::Retries { value: v.into() })
 }
 
 fn parse_run_id(v: &str) -> Result<String, FlagError> {
-    RunId::new(v.trim()).map(|r| r.to_string()).map_err(|e| {
-        FlagError(format!(
-            "--rejudge-run {v:?} is invalid ({e}): expected a run id, the name of a folder in .harshJudge/scenarios/*/runs/"
-        ))
-    })
+    RunId::new(v.trim())
+        .map(|r| r.to_string())
+        .map_err(|source| FlagError::RunId {
+            value: v.into(),
+            source,
+        })
 }
 
 impl SuiteFlags {
@@ -115,32 +153,27 @@ impl SuiteFlags {
                 "--fail-on-flaky" => flags.fail_on_flaky = true,
                 "--update-snapshots" => flags.update_snapshots = true,
                 "--retries" => {
-                    let v = it.next().ok_or_else(|| {
-                        FlagError("--retries needs a number, e.g. --retries 2".into())
+                    let v = it.next().ok_or(FlagError::MissingValue {
+                        flag: "--retries",
+                        expected: "a number, e.g. --retries 2",
                     })?;
-                    flags.retries = Some(parse_retries(&v, "--retries")?);
+                    flags.retries = Some(parse_retries(&v)?);
                 }
                 _ if a.starts_with("--retries=") => {
-                    flags.retries = Some(parse_retries(&a["--retries=".len()..], "--retries")?);
+                    flags.retries = Some(parse_retries(&a["--retries=".len()..])?);
                 }
                 "--shard" => {
-                    let v = it.next().ok_or_else(|| {
-                        FlagError(
-                            "--shard needs a value i/n (the i-th of n shards), e.g. --shard 2/3"
-                                .into(),
-                        )
+                    let v = it.next().ok_or(FlagError::MissingValue {
+                        flag: "--shard",
+                        expected: "a value i/n (the i-th of n shards), e.g. --shard 2/3",
                     })?;
-                    flags.shard = Some(
-                        crate::harness::shard::Shard::parse(&v, "--shard").map_err(FlagError)?,
-                    );
+                    flags.shard = Some(Shard::parse(&v, "--shard")?);
                 }
                 "--rejudge" => flags.rejudge = true,
                 "--rejudge-run" => {
-                    let v = it.next().ok_or_else(|| {
-                        FlagError(
-                            "--rejudge-run needs a run id, e.g. --rejudge-run 20261123T101500123Z-a1b2c3 (the name of a folder in .harshJudge/scenarios/*/runs/)"
-                                .into(),
-                        )
+                    let v = it.next().ok_or(FlagError::MissingValue {
+                        flag: "--rejudge-run",
+                        expected: "a run id, e.g. --rejudge-run 20261123T101500123Z-a1b2c3 (the name of a folder in .harshJudge/scenarios/*/runs/)",
                     })?;
                     flags.rejudge_run = Some(parse_run_id(&v)?);
                 }
@@ -148,28 +181,31 @@ impl SuiteFlags {
                     flags.rejudge_run = Some(parse_run_id(&a["--rejudge-run=".len()..])?);
                 }
                 _ if a.starts_with("--shard=") => {
-                    flags.shard = Some(
-                        crate::harness::shard::Shard::parse(&a["--shard=".len()..], "--shard")
-                            .map_err(FlagError)?,
-                    );
+                    flags.shard = Some(Shard::parse(&a["--shard=".len()..], "--shard")?);
                 }
                 _ => rest.push(a),
             }
         }
         if flags.resume && flags.last_failed {
-            return Err(FlagError(
-                "--resume and --last-failed cannot be combined: --resume continues an interrupted invocation, --last-failed reruns what failed".into(),
-            ));
+            return Err(FlagError::Conflict {
+                first: "--resume",
+                second: "--last-failed",
+                why: "--resume continues an interrupted invocation, --last-failed reruns what failed",
+            });
         }
         if flags.rejudge && flags.rejudge_run.is_some() {
-            return Err(FlagError(
-                "--rejudge and --rejudge-run cannot be combined: --rejudge re-judges the latest run of each selected scenario, --rejudge-run one run; use one of them".into(),
-            ));
+            return Err(FlagError::Conflict {
+                first: "--rejudge",
+                second: "--rejudge-run",
+                why: "--rejudge re-judges the latest run of each selected scenario, --rejudge-run one run; use one of them",
+            });
         }
         if flags.rejudging() && flags.resume {
-            return Err(FlagError(
-                "--rejudge and --resume cannot be combined: --rejudge runs nothing (it re-makes verdicts from recorded evidence), --resume continues an interrupted invocation (and re-judges what it left unjudged); use one of them".into(),
-            ));
+            return Err(FlagError::Conflict {
+                first: "--rejudge",
+                second: "--resume",
+                why: "--rejudge runs nothing (it re-makes verdicts from recorded evidence), --resume continues an interrupted invocation (and re-judges what it left unjudged); use one of them",
+            });
         }
         Ok((rest, flags))
     }
@@ -184,7 +220,13 @@ impl SuiteFlags {
     pub fn from_env() -> Result<SuiteFlags, FlagError> {
         Ok(SuiteFlags {
             retries: env("HARSHJUDGE_RETRIES")?
-                .map(|v| parse_retries(&v, "setting HARSHJUDGE_RETRIES ="))
+                .map(|v| {
+                    retries(&v).ok_or_else(|| SettingError {
+                        name: "HARSHJUDGE_RETRIES",
+                        expected: format!("expected {RETRIES_EXPECTED}"),
+                        value: v,
+                    })
+                })
                 .transpose()?,
             resume: env_bool("HARSHJUDGE_RESUME", false)?,
             last_failed: env_bool("HARSHJUDGE_LAST_FAILED", false)?,
@@ -192,9 +234,13 @@ impl SuiteFlags {
                 None | Some("pass") => false,
                 Some("fail") => true,
                 Some(other) => {
-                    return Err(FlagError(format!(
-                        "setting HARSHJUDGE_FLAKY={other:?} is invalid: expected pass (flaky scenarios pass, the default) or fail"
-                    )));
+                    return Err(SettingError {
+                        name: "HARSHJUDGE_FLAKY",
+                        value: other.into(),
+                        expected: "expected pass (flaky scenarios pass, the default) or fail"
+                            .into(),
+                    }
+                    .into());
                 }
             },
             shard: None,
@@ -273,5 +319,36 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("cannot be combined"), "{e}");
+    }
+
+    #[test]
+    fn a_caller_matches_on_what_was_wrong() {
+        match split(&["bin", "--shard", "3/2"]) {
+            Err(FlagError::Shard(ShardError { flag, value })) => {
+                assert_eq!((flag, value.as_str()), ("--shard", "3/2"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match split(&["bin", "--retries=many"]) {
+            Err(FlagError::Retries { value }) => assert_eq!(value, "many"),
+            other => panic!("{other:?}"),
+        }
+        match split(&["bin", "--rejudge-run"]) {
+            Err(FlagError::MissingValue { flag, .. }) => assert_eq!(flag, "--rejudge-run"),
+            other => panic!("{other:?}"),
+        }
+        let e = split(&["bin", "--rejudge-run", "../etc"]).unwrap_err();
+        assert!(
+            matches!(&e, FlagError::RunId { value, .. } if value == "../etc"),
+            "{e:?}"
+        );
+        // The run id's own error is the cause.
+        assert!(std::error::Error::source(&e).is_some());
+        match split(&["bin", "--resume", "--last-failed"]) {
+            Err(FlagError::Conflict { first, second, .. }) => {
+                assert_eq!((first, second), ("--resume", "--last-failed"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -18,10 +18,11 @@ pub use libtest_mimic::Arguments;
 
 use crate::harness::flags::SuiteFlags;
 use crate::registry::{self, ScenarioDef};
-use crate::settings::Settings;
+use crate::settings::{SettingError, Settings};
 use crate::store::{Slug, Store};
 
 mod consumers;
+mod error;
 pub(crate) mod exec;
 pub mod flags;
 pub(crate) mod plan;
@@ -29,6 +30,8 @@ mod rejudge;
 pub mod shard;
 mod signals;
 mod tail;
+
+pub use error::{HarnessError, Location, PendingVerdict, RejudgeError, Site};
 
 /// Every test passed.
 pub const EXIT_OK: i32 = 0;
@@ -48,7 +51,7 @@ pub struct Package {
     pub manifest_dir: &'static str,
     /// Starts the app under test and returns its base URL (`main!(base_url = …)`);
     /// not called when `HARSHJUDGE_BASE_URL` is set.
-    pub base_url: Option<fn() -> crate::Result<String>>,
+    pub base_url: Option<fn() -> crate::error::Result<String>>,
 }
 
 /// Whether `dir/Cargo.toml` declares the package `name` (`name = "…"` in its
@@ -79,32 +82,26 @@ fn declares_package(dir: &Path, name: &str) -> bool {
 /// `HARSHJUDGE_DIR` says where to write, the current folder. The folder the
 /// binary was compiled in ([`Package::manifest_dir`]) is never used: a copied
 /// checkout or a restored CI cache would write into the original.
-pub fn package_root(pkg: &Package) -> Result<PathBuf, String> {
+pub fn package_root(pkg: &Package) -> Result<PathBuf, HarnessError> {
     if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR").filter(|d| !d.is_empty()) {
         let dir = PathBuf::from(dir);
         return if dir.is_dir() {
             Ok(std::path::absolute(&dir).unwrap_or(dir))
         } else {
-            Err(format!(
-                "CARGO_MANIFEST_DIR={} is not a folder: run the suite through cargo test from the package, or unset CARGO_MANIFEST_DIR",
-                dir.display()
-            ))
+            Err(HarnessError::ManifestDir { dir })
         };
     }
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("the current folder cannot be read ({e})"))?;
+    let cwd = std::env::current_dir().map_err(|source| HarnessError::CurrentDir { source })?;
     if let Some(found) = cwd.ancestors().find(|d| declares_package(d, pkg.name)) {
         return Ok(found.to_path_buf());
     }
     if crate::settings::store_dir_is_set().unwrap_or(true) {
         return Ok(cwd);
     }
-    Err(format!(
-        "cannot tell where package `{}` is: the test binary was not started by cargo (CARGO_MANIFEST_DIR is not set) and no folder at or above {} has a Cargo.toml of package `{}`. Run it through `cargo test`, start it from the package's folder, or set HARSHJUDGE_DIR",
-        pkg.name,
-        cwd.display(),
-        pkg.name
-    ))
+    Err(HarnessError::PackageNotFound {
+        package: pkg.name,
+        cwd,
+    })
 }
 
 /// Whether this process runs under cargo-nextest, which runs every test in its
@@ -130,31 +127,47 @@ pub fn step_test_name(fn_name: &str, n: usize, title: &str) -> String {
     format!("{fn_name}::{n:02}_{snake}")
 }
 
-fn validate(scenarios: &[&'static ScenarioDef]) -> Result<(), String> {
+/// Where a registered scenario is defined.
+fn site(def: &ScenarioDef) -> Site {
+    Site {
+        fn_name: def.fn_name,
+        at: Location {
+            file: def.file,
+            line: def.line,
+        },
+    }
+}
+
+fn validate(scenarios: &[&'static ScenarioDef]) -> Result<(), HarnessError> {
     let mut slugs: HashMap<&str, &ScenarioDef> = HashMap::new();
     let mut names: HashMap<&str, &ScenarioDef> = HashMap::new();
     for s in scenarios {
         if let Some(other) = slugs.insert(s.slug, s) {
-            return Err(format!(
-                "two scenarios have the slug \"{}\": {} ({}:{}) and {} ({}:{}); give one of them #[scenario(slug = \"…\")]",
-                s.slug, other.fn_name, other.file, other.line, s.fn_name, s.file, s.line
-            ));
+            return Err(HarnessError::DuplicateSlug {
+                slug: s.slug,
+                first: site(other),
+                second: site(s),
+            });
         }
         if let Some(other) = names.insert(s.fn_name, s) {
-            return Err(format!(
-                "two scenarios are named `{}` ({}:{} and {}:{}); test names must be unique in one test binary: rename one",
-                s.fn_name, other.file, other.line, s.file, s.line
-            ));
+            return Err(HarnessError::DuplicateName {
+                name: s.fn_name,
+                first: site(other),
+                second: site(s),
+            });
         }
-        Slug::new(s.slug).map_err(|e| format!("scenario `{}`: {e}", s.fn_name))?;
+        Slug::new(s.slug).map_err(|source| HarnessError::InvalidSlug {
+            scenario: s.fn_name,
+            source,
+        })?;
     }
     Ok(())
 }
 
 /// `HARSHJUDGE_VERBOSE`: `1` lists every run (passing ones too) with its
 /// folder in the end-of-run summary; by default only the runs that did not pass.
-fn verbose_setting() -> Result<bool, String> {
-    crate::settings::env_bool("HARSHJUDGE_VERBOSE", false).map_err(|e| e.to_string())
+fn verbose_setting() -> Result<bool, SettingError> {
+    crate::settings::env_bool("HARSHJUDGE_VERBOSE", false)
 }
 
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
@@ -195,7 +208,7 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
 }
 
 /// [`run_with`], with a usage error (exit code 2) as `Err`.
-fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, String> {
+fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, HarnessError> {
     let started = std::time::SystemTime::now();
     let scenarios = registry::all();
     validate(&scenarios)?;
@@ -209,12 +222,14 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
         (PathBuf::from(pkg.manifest_dir), None)
     } else {
         let root = package_root(&pkg)?;
-        let settings = Settings::from_env(&root, pkg.name).map_err(|e| e.to_string())?;
-        crate::browser::check_settings().map_err(|e| e.to_string())?;
-        (root, Some(settings))
+        // Each layer reads its own variables; all are checked before anything runs.
+        let settings = Settings::from_env(&root, pkg.name)?;
+        let judge = crate::judge::JudgeSettings::from_env()?;
+        crate::browser::check_settings()?;
+        (root, Some((settings, judge)))
     };
     let verbose = verbose_setting()?;
-    let store = settings.as_ref().map(|s| Store::new(&s.dir));
+    let store = settings.as_ref().map(|(s, _)| Store::new(&s.dir));
     let binary = crate::store::binary_name();
     crate::browser::configure_snapshots(&package_root, &binary, flags.update_snapshots);
     // Listing reads no settings otherwise: `--shard`'s durations' folder here.
@@ -242,7 +257,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
         let _ = libtest_mimic::run(args, trials);
         return Ok(EXIT_OK);
     }
-    let mut settings = settings.expect("settings are read unless listing");
+    let (mut settings, judge) = settings.expect("settings are read unless listing");
     let store = store.expect("the store is known unless listing");
     let mut notes = plan.notes.clone();
     if flags.rejudging() {
@@ -278,6 +293,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Str
         plan: &plan,
         store: &store,
         settings: &settings,
+        judge: &judge,
         sink: &sink,
         log: &log,
         notes: &notes,
@@ -317,5 +333,35 @@ mod tests {
             dedent("{\n        let x = 1;\n            y();\n    }"),
             "{\n    let x = 1;\n        y();\n}"
         );
+    }
+
+    #[test]
+    fn an_invalid_suite_is_an_error_a_caller_can_match() {
+        use crate::testing::{fake_def, fake_scenario};
+        let a = fake_def("a", &["Open"]);
+        let b = fake_scenario("b", &["Open"], a.run, |d| {
+            d.slug = "a";
+            d.line = 42;
+        });
+        match validate(&[a, b]) {
+            Err(HarnessError::DuplicateSlug {
+                slug,
+                first,
+                second,
+            }) => {
+                assert_eq!(slug, "a");
+                assert_eq!((first.fn_name, second.fn_name), ("a", "b"));
+                assert_eq!(second.at.line, 42);
+            }
+            other => panic!("{other:?}"),
+        }
+        let c = fake_scenario("c", &["Open"], a.run, |d| d.slug = "Not A Slug");
+        let e = validate(&[c]).unwrap_err();
+        assert!(
+            matches!(&e, HarnessError::InvalidSlug { scenario: "c", .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("scenario `c`: "), "{e}");
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

@@ -16,7 +16,7 @@ use super::flags::SuiteFlags;
 use crate::event::StepOutcome;
 use crate::registry::ScenarioDef;
 use crate::store::checkpoint::{Checkpoint, ScenarioEntry, ScenarioState, SuiteLog};
-use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store};
+use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
 
 use super::step_test_name;
 
@@ -27,7 +27,7 @@ pub(crate) struct Recorded {
     pub durations: Vec<(&'static str, Option<u64>)>,
     /// `--resume` / `--last-failed`: the previous invocation's checkpoint
     /// (`Err`: unreadable, with why).
-    pub previous: Result<Option<Checkpoint>, String>,
+    pub previous: Result<Option<Checkpoint>, StoreError>,
     /// `--resume`: the `result.json` of each run the previous checkpoint names, by slug.
     pub results: HashMap<String, (RunId, RunResult)>,
 }
@@ -60,7 +60,7 @@ impl Recorded {
             Vec::new()
         };
         let previous = match store.filter(|_| flags.resume || flags.last_failed) {
-            Some(store) => SuiteLog::previous(store, binary).map_err(|e| e.to_string()),
+            Some(store) => SuiteLog::previous(store, binary),
             None => Ok(None),
         };
         let mut results = HashMap::new();

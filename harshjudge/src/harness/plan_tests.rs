@@ -328,7 +328,10 @@ fn an_unreadable_checkpoint_runs_everything_and_says_why() {
         &flags,
         false,
         Recorded {
-            previous: Err("bad json".into()),
+            previous: Err(crate::store::StoreError::Corrupt {
+                path: "checkpoint.json".into(),
+                problem: "bad json".into(),
+            }),
             ..Recorded::default()
         },
         None,
@@ -336,7 +339,7 @@ fn an_unreadable_checkpoint_runs_everything_and_says_why() {
     assert_eq!(slugs(&p).len(), 3);
     assert_eq!(
         p.notes[0],
-        "the previous checkpoint is unreadable (bad json): running everything"
+        "the previous checkpoint is unreadable (checkpoint.json: bad json (fix the file by hand, or delete it to start it afresh)): running everything"
     );
 }
 

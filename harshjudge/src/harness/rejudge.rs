@@ -18,44 +18,52 @@ use std::time::SystemTime;
 use libtest_mimic::{Arguments, Trial};
 
 use super::flags::SuiteFlags;
-use crate::event::{Event, EventSink, StepOutcome};
+use crate::event::{Event, EventSink};
 use crate::judge::{self, Judge, JudgeInput, JudgeSettings, Judged};
 use crate::registry::ScenarioDef;
-use crate::settings::Settings;
+use crate::settings::{SettingError, Settings};
 use crate::store::checkpoint::{ScenarioEntry, SuiteLog};
 use crate::store::judge::StepJudgment;
 use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
 
-use super::consumers::{HarnessSink, Slot};
+use super::consumers::{HarnessSink, NotRun, Slot, not_run};
+use super::error::{HarnessError, NO_JUDGE, PendingVerdict, RejudgeError};
 use super::plan::{Plan, recorded_outcomes};
 use super::tail;
-
-/// What to say when no judge is configured but one is needed.
-const NO_JUDGE: &str = "set HARSHJUDGE_JUDGE_CMD (a command that reads one JSON document on stdin and prints {\"verdict\": \"pass\" | \"fail\" | \"uncertain\", \"reasoning\": \"…\"}) or HARSHJUDGE_JUDGE_URL with HARSHJUDGE_JUDGE_MODEL (an OpenAI-compatible chat-completions API), or let an agent record the verdicts through MCP (recordVerdict)";
 
 /// `--rejudge-run RUN_ID`: the scenario of this binary whose runs hold it.
 pub(super) fn owner(
     store: &Store,
     scenarios: Vec<&'static ScenarioDef>,
     run: &str,
-) -> Result<Vec<&'static ScenarioDef>, String> {
-    let id = RunId::new(run).map_err(|e| format!("--rejudge-run {run:?}: {e}"))?;
-    let slug = store
-        .find_run(&id)
-        .map_err(|e| format!("--rejudge-run {run}: {e}"))?
-        .ok_or_else(|| {
-            format!(
-                "--rejudge-run {run}: there is no such run in {} (run ids are the folder names in scenarios/*/runs/)",
-                store.dir().display()
-            )
-        })?;
+) -> Result<Vec<&'static ScenarioDef>, RejudgeError> {
+    let id = run_id(run)?;
+    let slug = match store.find_run(&id) {
+        Ok(Some(slug)) => slug,
+        Ok(None) => {
+            return Err(RejudgeError::NoSuchRun {
+                run: id,
+                store: store.dir().to_path_buf(),
+            });
+        }
+        Err(source) => return Err(RejudgeError::FindRun { run: id, source }),
+    };
     match scenarios.iter().find(|d| d.slug == slug.as_str()) {
         Some(def) => Ok(vec![*def]),
-        None => Err(format!(
-            "--rejudge-run {run}: the run belongs to scenario \"{slug}\", which test binary `{}` does not define: run the test target that defines it with --rejudge-run",
-            crate::store::binary_name()
-        )),
+        None => Err(RejudgeError::OtherBinary {
+            run: id,
+            slug,
+            binary: crate::store::binary_name(),
+        }),
     }
+}
+
+/// `--rejudge-run`'s value as a run id.
+fn run_id(value: &str) -> Result<RunId, RejudgeError> {
+    RunId::new(value).map_err(|source| RejudgeError::RunId {
+        value: value.into(),
+        source,
+    })
 }
 
 /// One step to judge: the document its judge reads, and its judgment as recorded.
@@ -141,31 +149,37 @@ fn target(
     only: Option<&RunId>,
     binary: &str,
     notes: &mut Vec<String>,
-) -> Result<Target, String> {
-    let slug = Slug::new(def.slug).map_err(|e| e.to_string())?;
+) -> Result<Target, RejudgeError> {
+    let slug = Slug::new(def.slug)?;
     let read = |run: &RunId| {
         store
             .scenario(&slug)
             .run(run)
             .result()
-            .map_err(|e| format!("run {run} of \"{slug}\" cannot be read: {e}"))
+            .map_err(|source| RejudgeError::Unreadable {
+                slug: slug.clone(),
+                run: run.clone(),
+                source,
+            })
     };
     let (run, result) = match only {
         Some(run) => match read(run)? {
             None => {
-                return Err(format!(
-                    "run {run} of \"{slug}\" has no result.json: it never started properly, so there is nothing to re-judge"
-                ));
+                return Err(RejudgeError::NoResult {
+                    slug,
+                    run: run.clone(),
+                });
             }
             Some(r) if r.status == RunStatus::Running => {
-                return Err(format!(
-                    "run {run} of \"{slug}\" is still running (or its process died: the next `cargo test` marks it interrupted): re-judge it once it ended"
-                ));
+                return Err(RejudgeError::StillRunning {
+                    slug,
+                    run: run.clone(),
+                });
             }
             Some(r) => (run.clone(), r),
         },
         None => {
-            let runs = store.scenario(&slug).runs().map_err(|e| e.to_string())?;
+            let runs = store.scenario(&slug).runs()?;
             let mut skipped = Vec::new();
             let mut found = None;
             for run in runs.into_iter().rev() {
@@ -174,35 +188,32 @@ fn target(
                         found = Some((run, r));
                         break;
                     }
-                    _ => skipped.push(run.to_string()),
+                    _ => skipped.push(run),
                 }
             }
             let Some(found) = found else {
-                return Err(format!(
-                    "no finished run of scenario \"{slug}\" is recorded in {}{}: run it first (`cargo test --test {binary}`), then re-judge",
-                    store.dir().display(),
-                    if skipped.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            " (still running or never ended: {}; the next `cargo test` marks those of dead processes interrupted)",
-                            skipped.join(", ")
-                        )
-                    }
-                ));
+                return Err(RejudgeError::NoFinishedRun {
+                    slug,
+                    store: store.dir().to_path_buf(),
+                    binary: binary.into(),
+                    unfinished: skipped,
+                });
             };
             if !skipped.is_empty() {
+                let names: Vec<&str> = skipped.iter().map(RunId::as_str).collect();
                 notes.push(format!(
                     "{slug}: newer run(s) {} did not end: re-judging run {}, the latest that did",
-                    skipped.join(", "),
+                    names.join(", "),
                     found.0
                 ));
             }
             found
         }
     };
-    let steps = steps_to_judge(store, def, &slug, &run, &result)
-        .map_err(|e| format!("run {run} of \"{slug}\" cannot be re-judged: {e}"))?;
+    let steps = match steps_to_judge(store, def, &slug, &run, &result) {
+        Ok(steps) => steps,
+        Err(source) => return Err(RejudgeError::Unjudgeable { slug, run, source }),
+    };
     Ok(Target {
         def,
         slug,
@@ -290,40 +301,16 @@ async fn rejudge_target(
     })
 }
 
-/// Fails the first step of a scenario that could not be re-judged, with
-/// `why`, and skips the others saying so.
-fn not_rejudged(sink: &HarnessSink, store: &Store, def: &ScenarioDef, why: &str) {
-    let slug = Slug::new(def.slug).expect("validated");
-    for (i, step) in def.steps.iter().enumerate() {
-        let first = i == 0;
-        let outcome = StepOutcome {
-            index: i + 1,
-            id: StepId::from_index(i + 1).expect("≤ 99 steps"),
-            title: step.title.to_string(),
-            status: if first {
-                StepStatus::Fail
-            } else {
-                StepStatus::Skipped
-            },
-            duration: Default::default(),
-            error: first.then(|| format!("not re-judged: {why}")),
-            location: None,
-            reason: (!first).then(|| format!("not re-judged: {why}")),
-            evidence_dir: store.dir().to_path_buf(),
-            expectation: None,
-        };
-        sink.on_event(&Event::StepFinished {
-            slug: &slug,
-            outcome: &outcome,
-        });
-    }
-}
-
 /// Hands a re-judged run's steps to the trials and its line to the summary.
 fn deliver(sink: &HarnessSink, store: &Store, target: &Target, done: &Rejudged, how: &str) {
     let Some(outcomes) = recorded_outcomes(store, target.def, &target.run, &done.result, how)
     else {
-        not_rejudged(sink, store, target.def, "its steps could not be read back");
+        not_run(
+            sink,
+            store,
+            target.def,
+            NotRun::NotRejudged("its steps could not be read back"),
+        );
         return;
     };
     for o in &outcomes {
@@ -360,30 +347,21 @@ fn deliver(sink: &HarnessSink, store: &Store, target: &Target, done: &Rejudged, 
 
 /// The error when steps need a verdict and no judge is configured; `None` when
 /// every recorded verdict stands.
-fn missing_judge(targets: &[Target], force: bool, flag: &str) -> Option<String> {
-    let need: Vec<String> = targets
+fn missing_judge(targets: &[Target], force: bool, flag: &'static str) -> Option<RejudgeError> {
+    let steps: Vec<PendingVerdict> = targets
         .iter()
         .flat_map(|t| {
             t.steps.iter().filter_map(move |s| {
-                s.needs_judge(force)
-                    .map(|why| format!("{} run {} step {} ({why})", t.slug, t.run, s.input.step_id))
+                s.needs_judge(force).map(|why| PendingVerdict {
+                    slug: t.slug.clone(),
+                    run: t.run.clone(),
+                    step: s.input.step_id.clone(),
+                    why,
+                })
             })
         })
         .collect();
-    if need.is_empty() {
-        return None;
-    }
-    let shown: Vec<&str> = need.iter().take(5).map(String::as_str).collect();
-    let more = if need.len() > shown.len() {
-        format!(" and {} more", need.len() - shown.len())
-    } else {
-        String::new()
-    };
-    Some(format!(
-        "{flag}: no judge is configured, and {} step(s) need a verdict made: {}{more}. To judge them, {NO_JUDGE}",
-        need.len(),
-        shown.join("; ")
-    ))
+    (!steps.is_empty()).then_some(RejudgeError::NoJudge { flag, steps })
 }
 
 /// A tokio runtime for judges (processes, HTTP, timeouts).
@@ -426,18 +404,15 @@ pub(super) fn run(
     args: &Arguments,
     trials: Vec<Trial>,
     slots: HashMap<&'static str, Vec<Arc<Slot>>>,
-) -> Result<i32, String> {
-    let settings = JudgeSettings::from_env().map_err(|e| e.to_string())?;
+) -> Result<i32, HarnessError> {
+    let settings = JudgeSettings::from_env()?;
     let force = cx.flags.rejudge_run.is_some();
     let (flag, how) = if force {
         ("--rejudge-run", "re-judged by --rejudge-run")
     } else {
         ("--rejudge", "re-judged by --rejudge")
     };
-    let only = (cx.flags.rejudge_run.as_deref())
-        .map(RunId::new)
-        .transpose()
-        .map_err(|e| format!("--rejudge-run: {e}"))?;
+    let only = (cx.flags.rejudge_run.as_deref()).map(run_id).transpose()?;
     let mut targets = Vec::new();
     let mut missing = Vec::new();
     for (def, _) in cx.plan.work() {
@@ -449,7 +424,7 @@ pub(super) fn run(
     if settings.judge.is_none()
         && let Some(e) = missing_judge(&targets, force, flag)
     {
-        return Err(e);
+        return Err(e.into());
     }
     if !cx.plan.any_selected() {
         cx.notes.push(format!(
@@ -458,7 +433,7 @@ pub(super) fn run(
     }
     let sink = super::exec::sink(cx.plan, slots, cx.store);
     for (def, why) in &missing {
-        not_rejudged(&sink, cx.store, def, why);
+        not_run(&*sink, cx.store, def, NotRun::NotRejudged(&why.to_string()));
     }
     for n in &cx.notes {
         eprintln!("harshjudge: {n}");
@@ -491,12 +466,14 @@ pub(super) fn run(
                             let entry = (t.slug.to_string(), t.run.to_string(), done.result);
                             finished.lock().expect("finished").push(entry);
                         }
-                        Ok(Err(e)) => not_rejudged(&sink, &store, t.def, &e.to_string()),
-                        Err(e) => not_rejudged(
-                            &sink,
+                        Ok(Err(e)) => {
+                            not_run(&*sink, &store, t.def, NotRun::NotRejudged(&e.to_string()))
+                        }
+                        Err(e) => not_run(
+                            &*sink,
                             &store,
                             t.def,
-                            &format!("internal error while judging: {e}"),
+                            NotRun::NotRejudged(&format!("internal error while judging: {e}")),
                         ),
                     }
                     drop(permit);
@@ -550,7 +527,7 @@ pub(super) fn complete_judgments(
     plan: &mut Plan,
     args: &Arguments,
     notes: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), SettingError> {
     let mut pending: Vec<(usize, Target)> = Vec::new();
     for (i, r) in plan.reused.iter().enumerate() {
         let Some(run) = r.entry.run_id.as_deref().and_then(|id| RunId::new(id).ok()) else {
@@ -581,7 +558,7 @@ pub(super) fn complete_judgments(
     if pending.is_empty() {
         return Ok(());
     }
-    let settings = JudgeSettings::from_env().map_err(|e| e.to_string())?;
+    let settings = JudgeSettings::from_env()?;
     let Some(judge) = settings.judge.clone() else {
         let names: Vec<String> = pending
             .iter()

@@ -27,13 +27,24 @@ impl fmt::Display for Shard {
     }
 }
 
+/// A shard that is not `i/n` with 1 ≤ i ≤ n: the flag and the value given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{flag} {value:?} is invalid: expected i/n, the i-th of n shards with 1 <= i <= n, e.g. {flag} 2/3"
+)]
+pub struct ShardError {
+    /// The flag (`--shard`).
+    pub flag: &'static str,
+    /// The value given.
+    pub value: String,
+}
+
 impl Shard {
-    /// Parses `i/n` (1 ≤ i ≤ n); `from` names the flag in the error.
-    pub fn parse(v: &str, from: &str) -> Result<Shard, String> {
-        let bad = || {
-            format!(
-                "{from} {v:?} is invalid: expected i/n, the i-th of n shards with 1 <= i <= n, e.g. {from} 2/3"
-            )
+    /// Parses `i/n` (1 ≤ i ≤ n); `flag` names the flag in the error.
+    pub fn parse(v: &str, flag: &'static str) -> Result<Shard, ShardError> {
+        let bad = || ShardError {
+            flag,
+            value: v.into(),
         };
         let (i, n) = v.trim().split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;

@@ -35,7 +35,10 @@ impl CommandJudge {
             .process_group(0)
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| JudgeError::Spawn(format!("/bin/sh -c {:?}: {e}", self.command)))?;
+            .map_err(|source| JudgeError::Spawn {
+                command: self.command.clone(),
+                source,
+            })?;
         let pid = child.id();
         let mut stdin = child.stdin.take();
         let mut stdout = child.stdout.take();
@@ -63,7 +66,10 @@ impl CommandJudge {
                 Err(JudgeError::Timeout(self.timeout))
             }
             Ok((status, out, err)) => {
-                let status = status.map_err(|e| JudgeError::Spawn(e.to_string()))?;
+                let status = status.map_err(|source| JudgeError::Io {
+                    during: "waiting for the judge command",
+                    source,
+                })?;
                 let out = out?;
                 let err = err.unwrap_or_default();
                 if !status.success() {
@@ -92,8 +98,7 @@ impl Judge for CommandJudge {
         input: &'a JudgeInput,
     ) -> futures_util::future::BoxFuture<'a, Result<Reply, JudgeError>> {
         Box::pin(async move {
-            let doc = serde_json::to_vec_pretty(input)
-                .map_err(|e| JudgeError::Spawn(format!("encoding the judge input: {e}")))?;
+            let doc = serde_json::to_vec_pretty(input).map_err(JudgeError::Encode)?;
             let mut last = None;
             for attempt in 1..=self.retries.saturating_add(1) {
                 match self.attempt(&doc).await {
@@ -112,7 +117,7 @@ impl Judge for CommandJudge {
                     Err(e) => last = Some(e),
                 }
             }
-            Err(last.unwrap_or_else(|| JudgeError::Spawn("no attempt was made".into())))
+            Err(last.expect("retries + 1 >= 1 attempt was made"))
         })
     }
 }
@@ -129,7 +134,10 @@ async fn read_bounded<R: tokio::io::AsyncRead + Unpin>(
     limited
         .read_to_end(&mut buf)
         .await
-        .map_err(|e| JudgeError::Spawn(format!("reading the judge's output: {e}")))?;
+        .map_err(|source| JudgeError::Io {
+            during: "reading the judge's output",
+            source,
+        })?;
     if buf.len() > MAX_REPLY {
         return Err(JudgeError::Malformed(format!(
             "the judge printed more than {MAX_REPLY} bytes"

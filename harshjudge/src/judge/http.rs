@@ -114,15 +114,11 @@ impl HttpJudge {
         (format!("{SYSTEM}\n\n{text}"), body)
     }
 
-    async fn attempt(&self, body: &[u8]) -> Result<String, (JudgeError, bool)> {
+    async fn attempt(&self, body: &[u8]) -> Result<String, JudgeError> {
         let endpoint = self.endpoint();
-        let uri: hyper::Uri = endpoint.parse().map_err(|e| {
-            (
-                JudgeError::Http(format!(
-                    "HARSHJUDGE_JUDGE_URL {endpoint:?} is not a URL: {e}"
-                )),
-                false,
-            )
+        let uri: hyper::Uri = endpoint.parse().map_err(|source| JudgeError::Url {
+            endpoint: endpoint.clone(),
+            source,
         })?;
         let https = hyper_rustls::HttpsConnectorBuilder::new()
             .with_webpki_roots()
@@ -138,40 +134,44 @@ impl HttpJudge {
         }
         let req = req
             .body(Full::new(Bytes::copy_from_slice(body)))
-            .map_err(|e| (JudgeError::Http(e.to_string()), false))?;
+            .map_err(|e| JudgeError::Transport {
+                during: "POST",
+                endpoint: endpoint.clone(),
+                source: Box::new(e),
+            })?;
         let call = async {
             let res = client
                 .request(req)
                 .await
-                .map_err(|e| (JudgeError::Http(format!("POST {endpoint}: {e}")), true))?;
+                .map_err(|e| JudgeError::Transport {
+                    during: "POST",
+                    endpoint: endpoint.clone(),
+                    source: Box::new(e),
+                })?;
             let status = res.status();
             let limited = http_body_util::Limited::new(res.into_body(), MAX_REPLY);
             let bytes = limited
                 .collect()
                 .await
-                .map_err(|e| {
-                    (
-                        JudgeError::Http(format!("reading the answer of {endpoint}: {e}")),
-                        true,
-                    )
+                .map_err(|e| JudgeError::Transport {
+                    during: "reading the answer of",
+                    endpoint: endpoint.clone(),
+                    source: e,
                 })?
                 .to_bytes();
             let text = String::from_utf8_lossy(&bytes).into_owned();
             if !status.is_success() {
-                let retry = status.as_u16() == 429 || status.is_server_error();
-                return Err((
-                    JudgeError::Http(format!(
-                        "POST {endpoint} answered {status}: {}",
-                        bound(text, 500)
-                    )),
-                    retry,
-                ));
+                return Err(JudgeError::Status {
+                    endpoint: endpoint.clone(),
+                    status: status.as_u16(),
+                    body: bound(text, 500),
+                });
             }
             Ok(text)
         };
         match tokio::time::timeout(self.timeout, call).await {
             Ok(result) => result,
-            Err(_) => Err((JudgeError::Timeout(self.timeout), true)),
+            Err(_) => Err(JudgeError::Timeout(self.timeout)),
         }
     }
 }
@@ -209,8 +209,7 @@ impl Judge for HttpJudge {
     ) -> futures_util::future::BoxFuture<'a, Result<Reply, JudgeError>> {
         Box::pin(async move {
             let (prompt, body) = self.request(input);
-            let body = serde_json::to_vec(&body)
-                .map_err(|e| JudgeError::Http(format!("encoding the request: {e}")))?;
+            let body = serde_json::to_vec(&body).map_err(JudgeError::Encode)?;
             let mut last = None;
             for attempt in 1..=self.retries.saturating_add(1) {
                 if attempt > 1 {
@@ -218,7 +217,8 @@ impl Judge for HttpJudge {
                 }
                 let answer = match self.attempt(&body).await {
                     Ok(answer) => answer,
-                    Err((e, retry)) => {
+                    Err(e) => {
+                        let retry = e.is_transient();
                         last = Some(e);
                         if retry {
                             continue;
@@ -239,7 +239,7 @@ impl Judge for HttpJudge {
                     Err(e) => last = Some(e),
                 }
             }
-            Err(last.unwrap_or_else(|| JudgeError::Http("no attempt was made".into())))
+            Err(last.expect("retries + 1 >= 1 attempt was made"))
         })
     }
 }

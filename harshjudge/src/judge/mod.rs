@@ -152,8 +152,24 @@ pub struct Reply {
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
     /// The judge program could not be started.
-    #[error("the judge command could not be started: {0}")]
-    Spawn(String),
+    #[error("the judge command could not be started: /bin/sh -c {command:?}: {source}")]
+    Spawn {
+        /// `HARSHJUDGE_JUDGE_CMD`.
+        command: String,
+        /// Why it could not be started.
+        source: std::io::Error,
+    },
+    /// Talking to the judge program failed after it started (its pipes, its exit).
+    #[error("the judge command failed: {during}: {source}")]
+    Io {
+        /// What was being done (`reading the judge's output`, …).
+        during: &'static str,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The judge input could not be encoded as JSON.
+    #[error("encoding the judge input: {0}")]
+    Encode(#[source] serde_json::Error),
     /// No answer within the judge's timeout.
     #[error(
         "the judge gave no answer within {0:?}; raise HARSHJUDGE_JUDGE_TIMEOUT or make the judge faster"
@@ -167,14 +183,51 @@ pub enum JudgeError {
         /// The end of its stderr.
         stderr: String,
     },
-    /// The answer is not a verdict.
+    /// The answer is not a verdict: what is wrong with it.
     #[error(
         "the judge's answer is not a verdict: {0}; a judge must answer one JSON object {{\"verdict\": \"pass\" | \"fail\" | \"uncertain\", \"reasoning\": \"…\"}}"
     )]
     Malformed(String),
-    /// The HTTP endpoint failed.
-    #[error("the judge endpoint failed: {0}")]
-    Http(String),
+    /// `HARSHJUDGE_JUDGE_URL` is not a URL.
+    #[error("the judge endpoint failed: HARSHJUDGE_JUDGE_URL {endpoint:?} is not a URL: {source}")]
+    Url {
+        /// The endpoint it names.
+        endpoint: String,
+        /// Why it is not a URL.
+        source: hyper::http::uri::InvalidUri,
+    },
+    /// The request could not be sent, or its answer not read.
+    #[error("the judge endpoint failed: {during} {endpoint}: {source}")]
+    Transport {
+        /// `POST` or `reading the answer of`.
+        during: &'static str,
+        /// The chat-completions endpoint.
+        endpoint: String,
+        /// The transport's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The endpoint answered with an error status.
+    #[error("the judge endpoint failed: POST {endpoint} answered {status}: {body}")]
+    Status {
+        /// The chat-completions endpoint.
+        endpoint: String,
+        /// The HTTP status.
+        status: u16,
+        /// The start of the answer's body.
+        body: String,
+    },
+}
+
+impl JudgeError {
+    /// Whether another attempt may succeed (a timeout, a transport failure, a
+    /// 429 or 5xx status); a bad URL or a refused request will not.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            JudgeError::Timeout(_) | JudgeError::Transport { .. } => true,
+            JudgeError::Status { status, .. } => *status == 429 || *status >= 500,
+            _ => false,
+        }
+    }
 }
 
 /// A judge: something that turns a [`JudgeInput`] into a [`Reply`].

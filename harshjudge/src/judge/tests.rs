@@ -345,6 +345,44 @@ async fn the_http_judge_names_what_went_wrong() {
 }
 
 #[tokio::test]
+async fn a_caller_matches_on_why_the_http_judge_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = input(dir.path());
+    let judge = |url: String| HttpJudge {
+        url,
+        model: "m".into(),
+        api_key: None,
+        timeout: Duration::from_secs(5),
+        retries: 0,
+    };
+    let (url, _) = chat_server(vec![(401, "{\"error\":\"bad key\"}".into())]).await;
+    match judge(url).judge(&a).await.unwrap_err() {
+        e @ JudgeError::Status { status: 401, .. } => assert!(!e.is_transient()),
+        other => panic!("expected Status 401, got {other:?}"),
+    }
+    let (url, _) = chat_server(vec![(503, "{}".into())]).await;
+    match judge(url).judge(&a).await.unwrap_err() {
+        e @ JudgeError::Status { status: 503, .. } => assert!(e.is_transient()),
+        other => panic!("expected Status 503, got {other:?}"),
+    }
+    match judge("http://127.0.0.1:1/v1".into())
+        .judge(&a)
+        .await
+        .unwrap_err()
+    {
+        e @ JudgeError::Transport { .. } => {
+            assert!(e.is_transient());
+            assert!(std::error::Error::source(&e).is_some(), "the cause is kept");
+        }
+        other => panic!("expected Transport, got {other:?}"),
+    }
+    match judge("http://a b/".into()).judge(&a).await.unwrap_err() {
+        JudgeError::Url { endpoint, .. } => assert_eq!(endpoint, "http://a b/chat/completions"),
+        other => panic!("expected Url, got {other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn a_step_is_judged_once_until_its_inputs_change() {
     use crate::store::{EvidenceName, RunId, Slug, StepId, StepResult, StepStatus, Store};
     let dir = tempfile::tempdir().unwrap();

@@ -128,7 +128,7 @@ impl Judging {
         slug: &Slug,
         run: &RunId,
         filter: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), ReplayError> {
         let Some(info) = &self.replay else {
             return Ok(());
         };
@@ -138,7 +138,10 @@ impl Judging {
             .run(run)
             .write_judge_replay(&script)
             .map(|_| ())
-            .map_err(|e| format!("{slug}: judge/replay.sh could not be written: {e}"))
+            .map_err(|source| ReplayError {
+                source,
+                slug: slug.clone(),
+            })
     }
 
     fn replay_script(&self, info: &ReplayInfo, slug: &Slug, run: &RunId, filter: &str) -> String {
@@ -180,6 +183,16 @@ impl Judging {
         ));
         s
     }
+}
+
+/// `judge/replay.sh` of a judged run could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{slug}: judge/replay.sh could not be written: {source}")]
+pub(crate) struct ReplayError {
+    /// Why the store could not write it.
+    pub source: crate::store::StoreError,
+    /// The run's scenario.
+    pub slug: Slug,
 }
 
 /// What the judge of a step is shown of the code's outcome: a step as

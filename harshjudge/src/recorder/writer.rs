@@ -1,24 +1,30 @@
-//! The store writer: the consumer of a run's events that records them in the
-//! run's files through its [`RunHandle`]. The runner does no file I/O: every
-//! event of a run goes here first ([`StoreWriter::record`]), and what could not
-//! be recorded changes what the other consumers hear (a step whose result could
-//! not be written fails). Probe evidence is handed over already encoded and
-//! written off the step's critical path ([`StoreWriter::capture`]); the run is
-//! made final once every such write is done ([`StoreWriter::finish`]).
+//! The store writer: the first consumer of a run's events and the only way
+//! evidence and results reach the run's files (through its [`RunHandle`],
+//! which it alone holds). The runner does no file I/O: it hands every event
+//! to [`StoreWriter::emit`], which records it and passes it on to the other
+//! consumers — as it became: a step whose result could not be written fails,
+//! and an [`Event::EvidenceProduced`] reaches them as
+//! [`Event::EvidenceCaptured`] once the file is whole on disk. An attachment
+//! is written before `emit` returns ([`Urgency::Now`]); probe evidence is
+//! written off the step's critical path ([`Urgency::Background`]) and
+//! announced at the next event after it landed. [`StoreWriter::finish`] waits
+//! for every write, makes the run final and tells the consumers
+//! [`Event::RunFinished`].
 //!
 //! With a judge configured, a finished step with an expectation is judged on a
 //! task once its own evidence writes are done (`judging.rs`); `finish` makes
 //! the execution final first, then awaits the judges and folds their verdicts
 //! in ([`RunDir::apply_judgment`](crate::store::RunDir::apply_judgment)).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::event::Event;
-use crate::evidence::Item;
-use crate::store::{EvidenceName, RunId, RunResult, StepId, StepStatus, StoreError};
+use futures_util::FutureExt;
 
-use super::judging::{Judging, step_result};
+use crate::event::{Event, EventSink, EvidenceFile, StepOutcome, Urgency};
+use crate::store::{RunId, RunResult, Slug, StepId, StepStatus, StoreError};
+
+use super::judging::{Judging, ReplayError, step_result};
 use super::{Completion, RunHandle, StepRecord};
 
 /// The judging of one run: the invocation's judge, and the exact test name
@@ -31,9 +37,16 @@ pub(crate) struct JudgeRun {
     pub filter: String,
 }
 
+/// A background write of evidence that ended: the file, or why it is missing.
+struct Landed {
+    step: StepId,
+    path: PathBuf,
+    warning: Option<String>,
+}
+
 /// A pending write of evidence: the step (1-based) and its task, which
-/// answers warnings.
-type Write = (usize, tokio::task::JoinHandle<Vec<String>>);
+/// answers what landed.
+type Write = (usize, tokio::task::JoinHandle<Vec<Landed>>);
 
 /// How a run ended, for [`StoreWriter::finish`].
 #[derive(Clone, Copy, Debug)]
@@ -44,41 +57,51 @@ pub(crate) enum Ending<'a> {
     Interrupted(&'a str),
 }
 
-/// The run made final by [`StoreWriter::finish`].
-#[derive(Debug)]
-pub(crate) struct Finished {
-    /// The final `result.json`, when it could be written.
-    pub result: Option<RunResult>,
-    /// `runs/{runId}`.
-    pub dir: PathBuf,
-    /// Why the run could not be made final.
-    pub error: Option<String>,
-    /// Evidence files that could not be written.
-    pub warnings: Vec<String>,
-    /// The run's judgment, when its steps were judged during the run.
-    pub judgment: Option<crate::store::judge::RunJudgment>,
+/// What [`StoreWriter::emit`] did with an event.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Recorded {
+    /// Recorded (or nothing to record), and passed on.
+    Passed,
+    /// Evidence written before `emit` returned ([`Urgency::Now`]), at this path.
+    Written(PathBuf),
+    /// A step's status as the consumers heard it: failed when its result
+    /// could not be recorded.
+    Step(StepStatus),
 }
 
-/// Records a run's events in its files. Shares the run with the scenario's
-/// attachment API ([`crate::Scenario::attach`]), which writes through the same handle.
+/// Records a run's events in its files and passes them on to the consumers.
 pub(crate) struct StoreWriter {
-    run: Arc<Mutex<RunHandle>>,
-    /// Probe evidence being written, per step; each answers its warnings.
+    run: Mutex<RunHandle>,
+    slug: Slug,
+    id: RunId,
+    dir: PathBuf,
+    /// Probe evidence being written, per step; each answers what landed.
     writes: Mutex<Vec<Write>>,
+    /// Evidence files that could not be written, for `RunFinished`.
+    warnings: Mutex<Vec<String>>,
     /// The judge, when steps with an expectation are judged during the run.
     judging: Option<JudgeRun>,
     /// Judge tasks of this run; each answers a warning when the store failed.
     judges: Mutex<Vec<tokio::task::JoinHandle<Option<String>>>>,
+    /// Everyone after the writer (the harness, a test's recording sink).
+    next: Arc<dyn EventSink>,
 }
 
 impl StoreWriter {
-    /// The writer of `run`, judging its steps with `judging`.
-    pub fn new(run: Arc<Mutex<RunHandle>>, judging: Option<JudgeRun>) -> StoreWriter {
+    /// The writer of `run`, judging its steps with `judging`, passing every
+    /// event on to `next`.
+    pub fn new(run: RunHandle, judging: Option<JudgeRun>, next: Arc<dyn EventSink>) -> StoreWriter {
+        let (slug, id, dir) = (run.slug().clone(), run.id().clone(), run.dir());
         StoreWriter {
-            run,
+            run: Mutex::new(run),
+            slug,
+            id,
+            dir,
             writes: Mutex::new(Vec::new()),
+            warnings: Mutex::new(Vec::new()),
             judging,
             judges: Mutex::new(Vec::new()),
+            next,
         }
     }
 
@@ -86,14 +109,19 @@ impl StoreWriter {
         self.run.lock().expect("run lock")
     }
 
+    /// The scenario's slug.
+    pub fn slug(&self) -> &Slug {
+        &self.slug
+    }
+
     /// The run's id.
-    pub fn run_id(&self) -> RunId {
-        self.run().id().clone()
+    pub fn run_id(&self) -> &RunId {
+        &self.id
     }
 
     /// `runs/{runId}`.
-    pub fn dir(&self) -> PathBuf {
-        self.run().dir()
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The evidence folder of `step`.
@@ -101,80 +129,169 @@ impl StoreWriter {
         self.run().evidence_dir(step)
     }
 
-    /// Records one event: a step that starts (`skill-state.yaml`), an evidence
-    /// file (listed in its step), a step that ended (`result.json` and
-    /// `skill-state.yaml`; a failed step's evidence folder exists even when
-    /// empty). Other events change no file.
-    pub fn record(&self, event: &Event<'_>) -> Result<(), StoreError> {
-        let mut run = self.run();
+    /// Records one event and passes it on: a step that starts
+    /// (`skill-state.yaml`), evidence produced (written, now or in the
+    /// background, listed in its step, then announced as captured), a step
+    /// that ended (`result.json` and `skill-state.yaml`; a failed step's
+    /// evidence folder exists even when empty). The consumers hear of a step's
+    /// start and end whether or not it could be recorded (a failure to record
+    /// a start resurfaces when the step completes: same store, same error),
+    /// and of evidence only once it is on disk.
+    pub fn emit(&self, event: &Event<'_>) -> Result<Recorded, StoreError> {
+        self.announce_landed();
         match event {
-            Event::StepStarted { id, .. } => run.begin_step(id),
-            Event::EvidenceCaptured { id, path, .. } => {
-                match path.file_name().and_then(|n| n.to_str()) {
-                    Some(name) => run.note_evidence(id, name.to_string()),
-                    None => Ok(()),
-                }
+            Event::StepStarted { id, .. } => {
+                let started = self.run().begin_step(id);
+                self.next.on_event(event);
+                started.map(|()| Recorded::Passed)
             }
-            Event::StepFinished { outcome, .. } => {
-                if outcome.status == StepStatus::Fail {
-                    let _ = run.create_evidence_dir(&outcome.id);
-                }
-                if let Some(e) = &outcome.expectation {
-                    run.expect(&outcome.id, e.clone());
-                }
-                run.complete_step(StepRecord {
-                    id: outcome.id.clone(),
-                    status: outcome.status,
-                    duration_ms: outcome.duration.as_millis() as u64,
-                    error: outcome.error.clone(),
-                    location: outcome.location.clone(),
-                    summary: outcome.reason.as_ref().map(|r| format!("Skipped: {r}")),
-                })?;
-                drop(run);
-                self.judge_later(outcome);
-                Ok(())
+            Event::EvidenceProduced {
+                slug,
+                id,
+                file,
+                urgency: Urgency::Now,
+            } => {
+                let written = self.run().record_evidence(
+                    id,
+                    file.name,
+                    file.ext,
+                    file.kind,
+                    file.bytes,
+                    serde_json::Map::new(),
+                )?;
+                self.next.on_event(&Event::EvidenceCaptured {
+                    slug,
+                    id,
+                    path: &written.path,
+                });
+                Ok(Recorded::Written(written.path))
             }
-            _ => Ok(()),
+            Event::EvidenceProduced {
+                id,
+                file,
+                urgency: Urgency::Background,
+                ..
+            } => self.write_later(id, file).map(|()| Recorded::Passed),
+            Event::StepFinished { slug, outcome } => {
+                let Err(e) = self.record_step(outcome) else {
+                    self.next.on_event(event);
+                    return Ok(Recorded::Step(outcome.status));
+                };
+                self.next.on_event(&Event::StepFinished {
+                    slug,
+                    outcome: &StepOutcome {
+                        status: StepStatus::Fail,
+                        error: Some(format!("could not record the step's result: {e}")),
+                        ..(*outcome).clone()
+                    },
+                });
+                Ok(Recorded::Step(StepStatus::Fail))
+            }
+            _ => {
+                self.next.on_event(event);
+                Ok(Recorded::Passed)
+            }
         }
     }
 
-    /// Starts writing `item` as the evidence `{name}.{ext}` of `step` (file and
-    /// sidecar) on the blocking pool, so the next step need not wait; returns
-    /// the file's path. A run that is already final takes no more evidence (`None`).
-    pub fn capture(&self, step: &StepId, name: EvidenceName, item: &Item) -> Option<PathBuf> {
-        let run = self.run();
-        run.ensure_running().ok()?;
-        let step_number = step.number();
-        let path = run.evidence_dir(step).join(format!("{name}.{}", item.ext));
-        let (store, slug, run_id, step) = (
-            run.store().clone(),
-            run.slug().clone(),
-            run.id().clone(),
-            step.clone(),
-        );
+    /// A step's result in `result.json`, then its judging started.
+    fn record_step(&self, outcome: &StepOutcome) -> Result<(), StoreError> {
+        let mut run = self.run();
+        if outcome.status == StepStatus::Fail {
+            let _ = run.create_evidence_dir(&outcome.id);
+        }
+        if let Some(e) = &outcome.expectation {
+            run.expect(&outcome.id, e.clone());
+        }
+        run.complete_step(StepRecord {
+            id: outcome.id.clone(),
+            status: outcome.status,
+            duration_ms: outcome.duration.as_millis() as u64,
+            error: outcome.error.clone(),
+            location: outcome.location.clone(),
+            summary: outcome.reason.as_ref().map(|r| format!("Skipped: {r}")),
+        })?;
         drop(run);
-        let (ext, kind, bytes) = (item.ext, item.kind, item.bytes.clone());
+        self.judge_later(outcome);
+        Ok(())
+    }
+
+    /// Starts writing `file` into the evidence of `step` (file and sidecar) on
+    /// the blocking pool, so the next step need not wait; the step lists it at
+    /// once. A run that is already final takes no more evidence.
+    fn write_later(&self, step: &StepId, file: &EvidenceFile<'_>) -> Result<(), StoreError> {
+        let mut run = self.run();
+        run.ensure_running()?;
+        let file_name = format!("{}.{}", file.name, file.ext);
+        let path = run.evidence_dir(step).join(&file_name);
+        run.note_evidence(step, file_name)?;
+        let store = run.store().clone();
+        drop(run);
+        let (slug, run_id, step) = (self.slug.clone(), self.id.clone(), step.clone());
+        let step_number = step.number();
+        let name = file.name.clone();
+        let (ext, kind, bytes) = (
+            file.ext.to_string(),
+            file.kind.to_string(),
+            file.bytes.to_vec(),
+        );
         let write = tokio::task::spawn_blocking(move || {
             let warning = store
                 .scenario(&slug)
                 .run(&run_id)
-                .write_evidence(&step, &name, ext, kind, &bytes, Default::default())
+                .write_evidence(&step, &name, &ext, &kind, &bytes, Default::default())
                 .err()
                 .map(|e| {
                     format!(
                         "{slug}: evidence {name}.{ext} of step {step} could not be written: {e}"
                     )
                 });
-            Vec::from_iter(warning)
+            vec![Landed {
+                step,
+                path,
+                warning,
+            }]
         });
         (self.writes.lock().expect("writes lock")).push((step_number, write));
-        Some(path)
+        Ok(())
+    }
+
+    /// Tells the consumers of the background writes that landed since the
+    /// last event (a write that failed becomes a warning of the run).
+    fn announce_landed(&self) {
+        let landed: Vec<Vec<Landed>> = {
+            let mut writes = self.writes.lock().expect("writes lock");
+            if !writes.iter().any(|(_, w)| w.is_finished()) {
+                return;
+            }
+            let (done, pending): (Vec<Write>, Vec<Write>) = std::mem::take(&mut *writes)
+                .into_iter()
+                .partition(|(_, w)| w.is_finished());
+            *writes = pending;
+            done.into_iter()
+                .filter_map(|(_, w)| w.now_or_never().and_then(Result::ok))
+                .collect()
+        };
+        self.tell(landed.into_iter().flatten());
+    }
+
+    fn tell(&self, landed: impl IntoIterator<Item = Landed>) {
+        for l in landed {
+            match l.warning {
+                Some(w) => self.warnings.lock().expect("warnings lock").push(w),
+                None => self.next.on_event(&Event::EvidenceCaptured {
+                    slug: &self.slug,
+                    id: &l.step,
+                    path: &l.path,
+                }),
+            }
+        }
     }
 
     /// Starts judging a step that ran and has an expectation, when a judge is
     /// configured: a task waits for the step's own evidence writes, then asks
     /// the judge (while the next steps run). Skipped steps are not judged.
-    fn judge_later(&self, outcome: &crate::event::StepOutcome) {
+    fn judge_later(&self, outcome: &StepOutcome) {
         let (Some(judging), Some(expectation)) = (&self.judging, &outcome.expectation) else {
             return;
         };
@@ -192,30 +309,31 @@ impl StoreWriter {
         *writes = others;
         let (done, written) = tokio::sync::oneshot::channel::<()>();
         // The step's writes, awaited once: the judge starts when they are done,
-        // and `finish` still collects their warnings.
+        // and what landed is still announced.
         let joined = rt.spawn(async move {
-            let mut warnings = Vec::new();
+            let mut landed = Vec::new();
             for (_, w) in mine {
-                warnings.extend(w.await.unwrap_or_default());
+                landed.extend(w.await.unwrap_or_default());
             }
             let _ = done.send(());
-            warnings
+            landed
         });
         writes.push((n, joined));
         drop(writes);
-        let run = self.run();
-        let (store, slug, id) = (run.store().clone(), run.slug().clone(), run.id().clone());
-        drop(run);
+        let store = self.run().store().clone();
         let step = step_result(
             outcome.id.as_str(),
             &outcome.title,
             outcome.status,
             outcome.error.clone(),
         );
-        let task = judging
-            .judging
-            .clone()
-            .judge(store, slug, id, step, expectation.clone());
+        let task = judging.judging.clone().judge(
+            store,
+            self.slug.clone(),
+            self.id.clone(),
+            step,
+            expectation.clone(),
+        );
         let judge = rt.spawn(async move {
             let _ = written.await;
             task.await
@@ -223,19 +341,36 @@ impl StoreWriter {
         self.judges.lock().expect("judges lock").push(judge);
     }
 
-    /// Waits for every evidence write, then makes the run final: completed
-    /// (status derived from its steps, statistics counted) or interrupted.
-    /// A completed run's judges are awaited after that, and their verdicts
-    /// folded into its status and statistics; an interrupted run's are stopped.
-    pub async fn finish(&self, ending: Ending<'_>) -> Finished {
+    /// Waits for every evidence write (announcing each), then makes the run
+    /// final: completed (status derived from its steps, statistics counted)
+    /// or interrupted. A completed run's judges are awaited after that, and
+    /// their verdicts folded into its status and statistics; an interrupted
+    /// run's are stopped. Then the consumers hear [`Event::RunFinished`].
+    pub async fn finish(&self, ending: Ending<'_>) {
         let writes: Vec<_> = std::mem::take(&mut *self.writes.lock().expect("writes lock"));
-        let mut warnings = Vec::new();
         for (_, w) in writes {
-            warnings.extend(w.await.unwrap_or_default());
+            let landed = w.await.unwrap_or_default();
+            self.tell(landed);
         }
+        let warnings = std::mem::take(&mut *self.warnings.lock().expect("warnings lock"));
+        let mut finished = self.complete(ending, warnings).await;
+        if let Err(e) = &finished.replay {
+            finished.warnings.push(e.to_string());
+        }
+        self.next.on_event(&Event::RunFinished {
+            slug: &self.slug,
+            result: finished.result.as_ref(),
+            run_dir: Some(&self.dir),
+            store_error: finished.store_error.as_deref(),
+            warnings: &finished.warnings,
+            judgment: finished.judgment.as_ref(),
+        });
+    }
+
+    async fn complete(&self, ending: Ending<'_>, warnings: Vec<String>) -> Finished {
         let uncertain_passes =
             (self.judging.as_ref()).is_some_and(|j| j.judging.settings.uncertain_passes);
-        let (mut finished, store, slug, id) = {
+        let (mut finished, store) = {
             let mut run = self.run();
             let completed = match ending {
                 Ending::Interrupted(reason) => run.interrupt(reason),
@@ -248,14 +383,14 @@ impl StoreWriter {
             };
             let finished = Finished {
                 result: completed.is_ok().then(|| run.result().clone()),
-                dir: run.dir(),
-                error: completed.err().map(|e| e.to_string()),
+                store_error: completed.err().map(|e| e.to_string()),
                 warnings,
                 judgment: None,
+                replay: Ok(()),
             };
-            let (store, slug, id) = (run.store().clone(), run.slug().clone(), run.id().clone());
-            (finished, store, slug, id)
+            (finished, run.store().clone())
         };
+        let (slug, id) = (&self.slug, &self.id);
         let judges: Vec<_> = std::mem::take(&mut *self.judges.lock().expect("judges lock"));
         if judges.is_empty() {
             return finished;
@@ -288,15 +423,27 @@ impl StoreWriter {
                 "{slug}: the verdicts were not applied to run {id}: {e}"
             )),
         }
-        match store.scenario(&slug).run(&id).judgment() {
+        match store.scenario(slug).run(id).judgment() {
             Ok(judgment) => finished.judgment = judgment,
             Err(e) => finished.warnings.push(format!("{slug}: {e}")),
         }
-        if let Some(j) = &self.judging
-            && let Err(e) = j.judging.write_replay(&store, &slug, &id, &j.filter)
-        {
-            finished.warnings.push(e);
+        if let Some(j) = &self.judging {
+            finished.replay = j.judging.write_replay(&store, slug, id, &j.filter);
         }
         finished
     }
+}
+
+/// The run made final by [`StoreWriter::finish`].
+struct Finished {
+    /// The final `result.json`, when it could be written.
+    result: Option<RunResult>,
+    /// Why the run could not be made final.
+    store_error: Option<String>,
+    /// Evidence files that could not be written, judges that failed.
+    warnings: Vec<String>,
+    /// The run's judgment, when its steps were judged during the run.
+    judgment: Option<crate::store::judge::RunJudgment>,
+    /// Whether `judge/replay.sh` could be written.
+    replay: Result<(), ReplayError>,
 }

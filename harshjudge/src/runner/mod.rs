@@ -1,9 +1,12 @@
 //! Executes one scenario: steps in order, step and scenario time limits,
 //! panics and errors turned into step failures, skipped steps with a reason.
-//! It emits [`Event`]s and nothing else: no file I/O and no printing. Each event
-//! goes first to the run's store writer ([`StoreWriter`], which records it in
-//! the run's files), then to the other consumers (the harness's trial slots and
-//! summary, a test's recording sink). Knows nothing of libtest.
+//! It emits [`Event`]s and nothing else: no file I/O and no printing. Every
+//! event, the evidence it produces and the scenario's attachments included,
+//! goes through one entrance, the run's store writer ([`StoreWriter::emit`]),
+//! which records it in the run's files and passes it on to the other consumers
+//! (the harness's trial slots and summary, a test's recording sink). The
+//! [`Scenario`] handle reaches the run through [`RunContext`], which [`Shared`]
+//! implements. Knows nothing of libtest.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -15,15 +18,16 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use crate::event::{Event, EventSink, StepOutcome};
-use crate::evidence::{Item, Probe, Snapshot};
+use crate::error::Error;
+use crate::event::{Event, EventSink, EvidenceFile, StepOutcome, Urgency};
+use crate::evidence::{BoxFuture, Item, PageProbe, Probe, Snapshot};
 use crate::recorder::RunHandle;
-use crate::recorder::writer::{Ending, JudgeRun, StoreWriter};
+use crate::recorder::writer::{Ending, JudgeRun, Recorded, StoreWriter};
 use crate::registry::ScenarioDef;
 use crate::registry::ScenarioFuture;
-use crate::scenario::Scenario;
+use crate::scenario::{RunContext, Scenario};
 use crate::settings::{EvidenceMode, format_duration};
-use crate::store::{EvidenceName, Slug, StepId, StepStatus};
+use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
 /// How a scenario's limits are chosen, and which evidence its probes capture.
 #[derive(Clone, Debug)]
@@ -34,34 +38,18 @@ pub(crate) struct Limits {
     pub full_page: bool,
 }
 
-/// A run's consumers, in order: the store writer, then the others.
-pub(crate) struct Pipeline {
-    /// Records every event in the run's files, first.
-    pub writer: StoreWriter,
-    /// Everyone else (the harness, a test's recording sink).
-    pub consumers: Arc<dyn EventSink>,
-}
+/// The probes' captures at one boundary: each probe's prefix and its snapshot,
+/// or why it failed.
+type Captures = Vec<(String, Result<Snapshot, Error>)>;
 
-impl Pipeline {
-    /// Hands `event` to the store writer, then to the other consumers. A
-    /// failure to record a step start or an evidence file resurfaces when the
-    /// step completes (same store, same error).
-    pub fn on_event(&self, event: &Event<'_>) {
-        let _ = self.writer.record(event);
-        self.consumers.on_event(event);
-    }
-}
-
-/// State shared by the runner, the scenario handle and the generated step boundaries.
+/// State shared by the runner, the scenario handle (through [`RunContext`])
+/// and the generated step boundaries.
 pub(crate) struct Shared {
     pub def: &'static ScenarioDef,
-    /// The scenario's slug (validated by the harness).
-    pub slug: Slug,
     pub base_url: String,
-    /// The run, shared with the store writer; the attachment API writes through it.
-    pub run: Arc<Mutex<RunHandle>>,
-    /// Where events go ([`Pipeline::on_event`]).
-    pub sink: Pipeline,
+    /// Where every event goes: the run's store writer, which records it and
+    /// passes it on ([`StoreWriter::emit`]).
+    pub stream: StoreWriter,
     /// The last step to run (1-based): steps after it are not selected.
     pub stop_after: usize,
     limits: Limits,
@@ -94,17 +82,10 @@ impl Shared {
         limits: Limits,
         judging: Option<JudgeRun>,
     ) -> Arc<Shared> {
-        let slug = run.slug().clone();
-        let run = Arc::new(Mutex::new(run));
         Arc::new(Shared {
             def,
-            slug,
             base_url,
-            sink: Pipeline {
-                writer: StoreWriter::new(run.clone(), judging),
-                consumers: sink,
-            },
-            run,
+            stream: StoreWriter::new(run, judging, sink),
             stop_after,
             limits,
             cursor: Mutex::new(Cursor {
@@ -180,8 +161,8 @@ impl Shared {
         c.started = Instant::now();
         c.deadline = self.step_limit(n).map(|(d, _)| c.started + d);
         let id = Self::step_id(n);
-        self.sink.on_event(&Event::StepStarted {
-            slug: &self.slug,
+        let _ = self.stream.emit(&Event::StepStarted {
+            slug: self.stream.slug(),
             id: &id,
             title: self.def.steps[n - 1].title,
         });
@@ -198,7 +179,7 @@ impl Shared {
         if self.limits.evidence != EvidenceMode::All {
             return;
         }
-        let snap = probe.snapshot().await.map_err(|e| e.message());
+        let snap = probe.snapshot().await;
         let step = self.cursor.lock().expect("cursor lock").step;
         if step > 0 {
             // Nothing happened "during" the step for this probe yet.
@@ -221,24 +202,21 @@ impl Shared {
 
     /// Every probe's snapshot, taken concurrently. A probe that fails leaves a
     /// `{prefix}probe-error.txt` instead.
-    async fn snapshot_probes(&self) -> Vec<(String, Result<Snapshot, String>)> {
+    async fn snapshot_probes(&self) -> Captures {
         let probes = self.probes();
-        let futures = probes.iter().map(|p| async move {
-            (
-                p.prefix().to_string(),
-                p.snapshot().await.map_err(|e| e.message()),
-            )
-        });
+        let futures = probes
+            .iter()
+            .map(|p| async move { (p.prefix().to_string(), p.snapshot().await) });
         futures_util::future::join_all(futures).await
     }
 
-    /// Writes snapshots as evidence of step `n`: `Before` writes the state as
-    /// `{prefix}before.*`; `After` writes it as `{prefix}after.*` plus what
-    /// happened during the step.
+    /// Emits snapshots as evidence of step `n`: `Before` as the state's
+    /// `{prefix}before.*`; `After` as `{prefix}after.*` plus what happened
+    /// during the step. The store writer writes them off the step's path.
     fn write_snapshots(
         &self,
         n: usize,
-        snapshots: &[(String, Result<Snapshot, String>)],
+        snapshots: &[(String, Result<Snapshot, Error>)],
         side: Side,
     ) {
         let id = Self::step_id(n);
@@ -268,7 +246,7 @@ impl Shared {
                     }
                 }
                 Err(e) => {
-                    error_item = Item::new("probe-error", "txt", "text", e.clone().into_bytes());
+                    error_item = Item::new("probe-error", "txt", "text", e.message().into_bytes());
                     items.push((format!("{lead}probe-error"), &error_item));
                 }
             }
@@ -277,14 +255,18 @@ impl Shared {
                     continue;
                 };
                 // Encoded already; the store writer writes the file (and its
-                // sidecar) off the step's critical path.
-                let Some(path) = self.sink.writer.capture(&id, name, item) else {
-                    continue;
-                };
-                self.sink.on_event(&Event::EvidenceCaptured {
-                    slug: &self.slug,
+                // sidecar) off the step's critical path. A run already final
+                // takes no more evidence.
+                let _ = self.stream.emit(&Event::EvidenceProduced {
+                    slug: self.stream.slug(),
                     id: &id,
-                    path: &path,
+                    file: EvidenceFile {
+                        name: &name,
+                        ext: item.ext,
+                        kind: item.kind,
+                        bytes: &item.bytes,
+                    },
+                    urgency: Urgency::Background,
                 });
             }
         }
@@ -305,7 +287,7 @@ impl Shared {
                 .map(|p| async move { (p.prefix().to_string(), p.on_failure().await) }),
         )
         .await;
-        let as_snapshots: Vec<(String, Result<Snapshot, String>)> = extras
+        let as_snapshots: Captures = extras
             .into_iter()
             .map(|(prefix, r)| {
                 (
@@ -313,8 +295,7 @@ impl Shared {
                     r.map(|items| Snapshot {
                         state: None,
                         during: items,
-                    })
-                    .map_err(|e| e.message()),
+                    }),
                 )
             })
             .collect();
@@ -338,9 +319,9 @@ impl Shared {
         } else {
             started.elapsed()
         };
-        let mut outcome = StepOutcome {
+        let outcome = StepOutcome {
             index: n,
-            evidence_dir: self.sink.writer.evidence_dir(&id),
+            evidence_dir: self.stream.evidence_dir(&id),
             id,
             title: self.def.steps[n - 1].title.to_string(),
             status,
@@ -350,20 +331,16 @@ impl Shared {
             reason,
             expectation: self.def.steps[n - 1].expect.map(str::to_string),
         };
-        let finished = Event::StepFinished {
-            slug: &self.slug,
+        // The status the consumers heard: failed when it could not be recorded.
+        let heard = match self.stream.emit(&Event::StepFinished {
+            slug: self.stream.slug(),
             outcome: &outcome,
+        }) {
+            Ok(Recorded::Step(status)) => status,
+            _ => outcome.status,
         };
-        if let Err(e) = self.sink.writer.record(&finished) {
-            outcome.status = StepStatus::Fail;
-            outcome.error = Some(format!("could not record the step's result: {e}"));
-        }
-        c.finished.push(outcome.status);
+        c.finished.push(heard);
         c.step = 0;
-        self.sink.consumers.on_event(&Event::StepFinished {
-            slug: &self.slug,
-            outcome: &outcome,
-        });
     }
 }
 
@@ -375,7 +352,7 @@ enum Side {
 }
 
 enum End {
-    Returned(Result<crate::Result, Panicked>),
+    Returned(Result<crate::error::Result, Panicked>),
     Stopped,
     StepTimeout(Duration, &'static str),
     ScenarioTimeout(Duration, &'static str),
@@ -402,11 +379,10 @@ pub(crate) fn interrupted() -> Option<String> {
 /// Runs the scenario to its end and finalises the run.
 pub(crate) async fn execute(shared: Arc<Shared>) {
     install_panic_hook();
-    let (run_id, run_dir) = (shared.sink.writer.run_id(), shared.sink.writer.dir());
-    shared.sink.on_event(&Event::RunStarted {
-        slug: &shared.slug,
-        run_id: &run_id,
-        run_dir: &run_dir,
+    let _ = shared.stream.emit(&Event::RunStarted {
+        slug: shared.stream.slug(),
+        run_id: shared.stream.run_id(),
+        run_dir: shared.stream.dir(),
     });
     let mut interrupt = interrupt_channel().subscribe();
     let already = interrupt.borrow_and_update().clone();
@@ -495,20 +471,13 @@ async fn finalize(shared: &Shared, end: End) {
     for page in pages {
         crate::browser::release_page(page).await;
     }
-    // Every evidence file is on disk before the run is final.
+    // Every evidence file is on disk before the run is final; the store
+    // writer then tells the consumers `RunFinished`.
     let ending = match &interrupted {
         Some(reason) => Ending::Interrupted(reason),
         None => Ending::Completed,
     };
-    let finished = shared.sink.writer.finish(ending).await;
-    shared.sink.on_event(&Event::RunFinished {
-        slug: &shared.slug,
-        result: finished.result.as_ref(),
-        run_dir: Some(&finished.dir),
-        store_error: finished.error.as_deref(),
-        warnings: &finished.warnings,
-        judgment: finished.judgment.as_ref(),
-    });
+    shared.stream.finish(ending).await;
 }
 
 /// Records how the scenario ended: the running step passes or fails, the rest
@@ -589,6 +558,73 @@ fn step_location(def: &ScenarioDef, n: usize) -> Option<String> {
         .map(|s| format!("{}:{}", def.file, s.line))
 }
 
+// ---- the scenario handle's view of the run -----------------------------------
+
+impl RunContext for Shared {
+    fn slug(&self) -> &'static str {
+        self.def.slug
+    }
+
+    fn title(&self) -> &'static str {
+        self.def.title
+    }
+
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    fn run_id(&self) -> &RunId {
+        self.stream.run_id()
+    }
+
+    fn current_step(&self) -> Option<StepId> {
+        Shared::current_step(self)
+    }
+
+    fn evidence_dir(&self, step: &StepId) -> std::path::PathBuf {
+        self.stream.evidence_dir(step)
+    }
+
+    fn attach(
+        &self,
+        step: &StepId,
+        file: EvidenceFile<'_>,
+    ) -> Result<std::path::PathBuf, StoreError> {
+        let recorded = self.stream.emit(&Event::EvidenceProduced {
+            slug: self.stream.slug(),
+            id: step,
+            file,
+            urgency: Urgency::Now,
+        })?;
+        match recorded {
+            Recorded::Written(path) => Ok(path),
+            other => unreachable!("evidence written now answers its path, not {other:?}"),
+        }
+    }
+
+    fn begin(&self, n: usize) -> BoxFuture<'_, bool> {
+        Box::pin(Shared::begin(self, n))
+    }
+
+    fn probe(&self, probe: Arc<dyn Probe>) -> BoxFuture<'_, ()> {
+        Box::pin(self.add_probe(probe))
+    }
+
+    fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
+        Box::pin(async move {
+            let page = crate::browser::open_page(&self.base_url).await?;
+            page.set_owner(&self);
+            self.pages.lock().expect("pages lock").push(page.clone());
+            let probe = PageProbe {
+                page: page.clone(),
+                full_page: self.full_page(),
+            };
+            self.add_probe(Arc::new(probe)).await;
+            Ok(page)
+        })
+    }
+}
+
 // ---- panics ------------------------------------------------------------------
 
 struct Panicked {
@@ -622,7 +658,7 @@ fn install_panic_hook() {
 struct CatchPanic(ScenarioFuture);
 
 impl Future for CatchPanic {
-    type Output = Result<crate::Result, Panicked>;
+    type Output = Result<crate::error::Result, Panicked>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let was = CAPTURING.replace(true);
         let r = catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx)));
@@ -647,3 +683,24 @@ impl Future for CatchPanic {
 
 #[cfg(test)]
 mod tests;
+
+/// The evidence interface a page holds of the scenario that opened it
+/// (`to_have_screenshot` keeps its baseline per scenario and attaches its
+/// images to the step running): what `Scenario::attach` does.
+impl crate::browser::ScenarioEvidence for Shared {
+    fn slug(&self) -> &str {
+        self.def.slug
+    }
+
+    fn attach(
+        self: Arc<Self>,
+        name: &str,
+        ext: &str,
+        kind: &str,
+        bytes: &[u8],
+    ) -> std::result::Result<std::path::PathBuf, Box<dyn std::error::Error + Send + Sync>> {
+        crate::scenario::Scenario { shared: self }
+            .attach(name, ext, kind, bytes)
+            .map_err(|e| e.message().into())
+    }
+}

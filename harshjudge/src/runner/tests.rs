@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::*;
 use crate::error::Error;
 use crate::evidence::BoxFuture;
-use crate::store::{RunResult, RunStatus, Store};
+use crate::store::{RunResult, RunStatus, Slug, Store};
 use crate::testing::{RecordingSink, Seen, fake_scenario, with_step_timeout};
 
 struct Ran {
@@ -105,6 +105,7 @@ async fn steps_run_in_order_and_every_event_reaches_the_consumers() {
             Seen::StepStarted(id) => format!("start {id}"),
             Seen::StepFinished(o) => format!("end {} {}", o.id, o.status.as_str()),
             Seen::Evidence(id, f) => format!("evidence {id} {f}"),
+            Seen::Produced(id, f) => format!("produced {id} {f}"),
             Seen::RunFinished(status, err) => format!("run {status:?} {err:?}"),
         })
         .collect();
@@ -455,4 +456,154 @@ async fn on_failure_mode_captures_only_the_failure() {
             "fake-log.txt"
         ]
     );
+}
+
+/// A probe whose state is large (4 MiB), so that writing it takes a while.
+struct BigProbe;
+
+const BIG: usize = 4 << 20;
+
+impl Probe for BigProbe {
+    fn prefix(&self) -> &str {
+        "big"
+    }
+    fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>> {
+        Box::pin(async move {
+            Ok(Snapshot {
+                state: Some(Item::new("state", "bin", "custom", vec![7u8; BIG])),
+                during: vec![],
+            })
+        })
+    }
+}
+
+/// On every `EvidenceCaptured`, what the announced file holds on disk then:
+/// its size and whether its sidecar is there.
+#[derive(Default)]
+struct DiskCheckingSink {
+    found: Mutex<Vec<(String, Option<u64>, bool)>>,
+}
+
+impl EventSink for DiskCheckingSink {
+    fn on_event(&self, event: &Event<'_>) {
+        if let Event::EvidenceCaptured { path, .. } = event {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let size = std::fs::metadata(path).ok().map(|m| m.len());
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let sidecar = path.with_file_name(format!("{stem}.meta.json")).is_file();
+            self.found.lock().unwrap().push((name, size, sidecar));
+        }
+    }
+}
+
+fn probed_big(s: Scenario) -> ScenarioFuture {
+    Box::pin(async move {
+        let m = crate::__private::steps(&s);
+        m.begin(1).await;
+        s.probe(BigProbe).await;
+        m.begin(2).await;
+        s.attach_bytes("note", "bin", &vec![1u8; BIG])?;
+        Ok(())
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_consumer_told_of_evidence_finds_the_file_whole_on_disk() {
+    let def = fake_scenario("whole", &["Open", "Look"], probed_big, |_| {});
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path().join(".harshJudge"));
+    store.ensure_initialized("unit", "").unwrap();
+    let handle = crate::harness::exec::prepare(&store, def).unwrap();
+    let sink = Arc::new(DiskCheckingSink::default());
+    let limits = Limits {
+        step_default: None,
+        scenario_default: None,
+        evidence: EvidenceMode::All,
+        full_page: false,
+    };
+    let shared = Shared::new(def, handle, String::new(), sink.clone(), 2, limits, None);
+    execute(shared).await;
+    let found = sink.found.lock().unwrap().clone();
+    // Step 1: big-before, big-after; step 2: big-before, note, big-after.
+    assert_eq!(found.len(), 5, "{found:?}");
+    for (name, size, sidecar) in &found {
+        assert_eq!(
+            (*size, *sidecar),
+            (Some(BIG as u64), true),
+            "{name} was announced before it was whole on disk"
+        );
+    }
+}
+
+/// A store writer on a fresh run of a two-step scenario, passing events on to
+/// a recording sink.
+fn writer() -> (tempfile::TempDir, StoreWriter, Arc<RecordingSink>) {
+    let def = fake_scenario("written", &["One", "Two"], three_steps, |_| {});
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path().join(".harshJudge"));
+    store.ensure_initialized("unit", "").unwrap();
+    let handle = crate::harness::exec::prepare(&store, def).unwrap();
+    let sink = Arc::new(RecordingSink::default());
+    let writer = StoreWriter::new(handle, None, sink.clone());
+    (dir, writer, sink)
+}
+
+#[tokio::test]
+async fn attachments_and_probe_evidence_reach_the_store_only_through_the_event_stream() {
+    let (_dir, writer, sink) = writer();
+    let (slug, step) = (writer.slug().clone(), StepId::from_index(1).unwrap());
+    let started = Event::StepStarted {
+        slug: &slug,
+        id: &step,
+        title: "One",
+    };
+    writer.emit(&started).unwrap();
+    let produced = |name: &str, urgency| {
+        let file_name = EvidenceName::new(name).unwrap();
+        writer.emit(&Event::EvidenceProduced {
+            slug: &slug,
+            id: &step,
+            file: EvidenceFile {
+                name: &file_name,
+                ext: "txt",
+                kind: "text",
+                bytes: name.as_bytes(),
+            },
+            urgency,
+        })
+    };
+    // An attachment is on disk, and announced, when `emit` returns.
+    let Ok(Recorded::Written(path)) = produced("note", Urgency::Now) else {
+        panic!("an attachment is written at once");
+    };
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "note");
+    assert_eq!(
+        sink.seen().last(),
+        Some(&Seen::Evidence("01".into(), "note.txt".into()))
+    );
+    // A probe's capture is announced once it landed, before the run finished.
+    assert_eq!(
+        produced("probe", Urgency::Background).unwrap(),
+        Recorded::Passed
+    );
+    writer.finish(Ending::Completed).await;
+    let seen = sink.seen();
+    let announced = seen
+        .iter()
+        .position(|s| *s == Seen::Evidence("01".into(), "probe.txt".into()))
+        .expect("the probe's file is announced");
+    assert!(
+        matches!(seen.last(), Some(Seen::RunFinished(Some(_), None))),
+        "{seen:?}"
+    );
+    assert!(announced < seen.len() - 1);
+    // The consumers after the writer never hear evidence that is not on disk.
+    assert!(!seen.iter().any(|s| matches!(s, Seen::Produced(..))));
+    // A final run takes no more evidence, and nobody is told of any.
+    let refused = produced("late", Urgency::Now);
+    assert!(
+        matches!(refused, Err(StoreError::RunCompleted { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(sink.seen().len(), seen.len());
 }

@@ -71,10 +71,10 @@ async function hjeActionable(req, checks, log) {
   if (checks.stable) want.push('stable');
   log.add('waiting for ' + req.describe + (want.length ? ' to be ' + want.join(', ').replace(/, ([^,]*)$/, ' and $1') : ''));
   return hjeRetry(req.timeout, log, (n) => {
-    const list = hjeResolve(req.chain);
-    if (list.length === 0) return { problem: 'no element matches' };
-    if (list.length > 1 && !req.nonStrict) return hjeStrict(list);
-    const el = list[0];
+    const q = hjeQuerySelector(req.chain, true);
+    if (q.violation) return q.violation;
+    const el = q.element;
+    if (!el) return { problem: 'no element matches' };
     if (n === 0 || log.lines.length < 3) log.add('resolved to ' + hjePreview(el));
     if (checks.visible && !hjeVisible(el)) { lastRect = null; return { problem: 'element is not visible' }; }
     if (checks.enabled && hjeDisabled(el)) return { problem: 'element is not enabled' };
@@ -108,9 +108,9 @@ async function hjeActionable(req, checks, log) {
   }, true);
 }
 
-function hjeFail(r, log, what) {
-  if (r.strict) return { ok: false, error: Object.assign({ kind: 'strict' }, r.strict), log: log.out() };
-  return { ok: false, error: { kind: 'timeout', message: r.problem || what, problem: r.problem || '' }, log: log.out() };
+function hjeFail(r, log) {
+  if (r.strict) return hjeError('strict', r.strict, log.out());
+  return hjeError('timeout', { problem: r.problem || '' }, log.out());
 }
 
 // ---- actions -----------------------------------------------------------------------
@@ -173,31 +173,29 @@ const HJE_ACTION_CHECKS = {
   check: { visible: true, stable: true, enabled: true, hit: true },
   hover: { visible: true, stable: true, hit: true },
   drag: { visible: true, stable: true, hit: true },
-  tap: { visible: true, stable: true, enabled: true, hit: true },
   fill: { visible: true, enabled: true, editable: true },
   selectOption: { visible: true, enabled: true },
   scrollIntoView: { visible: true, stable: true },
   screenshot: { visible: true, stable: true },
-  focus: {}, blur: {}, dispatchEvent: {}, press: {}, element: {}, setInputFiles: {},
+  focus: {}, blur: {}, dispatchEvent: {}, press: {}, setInputFiles: {},
 };
 
 async function hjeAct(req) {
   const log = new HjeLog();
   if (req.action === 'check') {
     // Already in the wanted state: nothing to do.
-    const list = hjeResolve(req.chain);
-    if (list.length === 1) {
-      const c = hjeChecked(list[0]);
-      if (c === req.checked) return { ok: true, value: { done: true }, log: [] };
-    }
+    const q = hjeQuerySelector(req.chain, true);
+    if (q.element && hjeChecked(q.element) === req.checked) return { ok: true, value: { done: true }, log: [] };
   }
-  const r = await hjeActionable(req, HJE_ACTION_CHECKS[req.action] || {}, log);
+  const checks = HJE_ACTION_CHECKS[req.action];
+  if (!checks) return hjeError('usage', { message: 'unknown action ' + req.action });
+  const r = await hjeActionable(req, checks, log);
   if (!r.done) return hjeFail(r, log);
   const el = r.el;
   switch (req.action) {
     case 'check': {
       const c = hjeChecked(el);
-      if (c === null) return { ok: false, error: { kind: 'usage', message: 'not a checkbox or radio button: ' + hjePreview(el) }, log: log.out() };
+      if (c === null) return hjeError('usage', { message: 'not a checkbox or radio button: ' + hjePreview(el) }, log.out());
       if (c === req.checked) return { ok: true, value: { done: true }, log: log.out() };
       return { ok: true, value: { point: r.point }, log: log.out() };
     }
@@ -206,7 +204,7 @@ async function hjeAct(req) {
       return { ok: true, value: { done: true }, log: log.out() };
     case 'selectOption': {
       const s = hjeSelect(el, req.options);
-      if (s.missing !== undefined) return { ok: false, error: { kind: 'usage', message: 'no option ' + JSON.stringify(s.missing) + ' in ' + hjePreview(el) + '; options: ' + JSON.stringify(Array.from(el.options).map((o) => o.label)) }, log: log.out() };
+      if (s.missing !== undefined) return hjeError('usage', { message: 'no option ' + JSON.stringify(s.missing) + ' in ' + hjePreview(el) + '; options: ' + JSON.stringify(Array.from(el.options).map((o) => o.label)) }, log.out());
       return { ok: true, value: s.value, log: log.out() };
     }
     case 'focus': el.focus(); return { ok: true, value: { done: true }, log: log.out() };
@@ -247,11 +245,12 @@ async function hjeAct(req) {
       if (!src || !req.target) return { ok: true, value: { point: r.point }, log: log.out() };
       return hjeHtml5Drag(req, src, r.point, log);
     }
-    case 'element': case 'setInputFiles':
+    case 'setInputFiles':
       return { ok: true, value: { element: el }, log: log.out() };
-    default:
+    case 'click': case 'dblclick': case 'hover':
       return { ok: true, value: { point: r.point }, log: log.out() };
   }
+  return hjeError('usage', { message: 'unknown action ' + req.action }, log.out());
 }
 
 // ---- HTML5 drag and drop -------------------------------------------------------------
@@ -342,9 +341,9 @@ async function hjeHtml5Drag(req, src, from, log) {
 
 // Verifies a check/uncheck changed the state.
 function hjeCheckedNow(req) {
-  const list = hjeResolve(req.chain);
-  if (list.length !== 1) return { ok: true, value: null };
-  return { ok: true, value: hjeChecked(list[0]) };
+  const q = hjeQuerySelector(req.chain, true);
+  if (q.violation || !q.element) return { ok: true, value: null, log: [] };
+  return { ok: true, value: hjeChecked(q.element), log: [] };
 }
 
 // ---- reads --------------------------------------------------------------------------
@@ -370,8 +369,6 @@ function hjeRead(el, what, req) {
       return { x: b.x, y: b.y, width: b.width, height: b.height };
     }
     case 'ariaSnapshot': return hjAriaSnapshot(el);
-    case 'role': return hjAriaRole(el);
-    case 'name': return hjAccessibleName(el);
     default: throw new Error('unknown read ' + what);
   }
 }
@@ -379,16 +376,18 @@ function hjeRead(el, what, req) {
 async function hjeQuery(req) {
   const log = new HjeLog();
   if (req.all) {
-    const list = hjeResolve(req.chain);
-    return { ok: true, value: list.map((e) => hjeRead(e, req.read, req)), log: [] };
+    const q = hjeQuerySelector(req.chain, false);
+    return { ok: true, value: q.elements.map((e) => hjeRead(e, req.read, req)), log: [] };
   }
-  if (req.read === 'count') return { ok: true, value: hjeResolve(req.chain).length, log: [] };
-  if (req.read === 'isVisible' || req.read === 'isHidden') {
-    // No waiting: the state now.
-    const list = hjeResolve(req.chain);
-    if (list.length > 1) return hjeFail(hjeStrict(list), log);
-    const v = list.length === 1 && hjeVisible(list[0]);
-    return { ok: true, value: req.read === 'isVisible' ? v : !v, log: [] };
+  switch (req.read) {
+    case 'count': return { ok: true, value: hjeQuerySelector(req.chain, false).elements.length, log: [] };
+    case 'isVisible': case 'isHidden': {
+      // No waiting: the state now.
+      const q = hjeQuerySelector(req.chain, true);
+      if (q.violation) return hjeFail(q.violation, log);
+      const v = !!q.element && hjeVisible(q.element);
+      return { ok: true, value: req.read === 'isVisible' ? v : !v, log: [] };
+    }
   }
   const r = await hjeActionable(req, {}, log);
   if (!r.done) return hjeFail(r, log);
@@ -400,16 +399,18 @@ async function hjeWaitFor(req) {
   const log = new HjeLog();
   log.add('waiting for ' + req.describe + ' to be ' + req.state);
   const r = await hjeRetry(req.timeout, log, () => {
-    const list = hjeResolve(req.chain);
-    if (list.length > 1) return hjeStrict(list);
-    const el = list[0];
+    const q = hjeQuerySelector(req.chain, true);
+    if (q.violation) return q.violation;
+    const el = q.element;
     switch (req.state) {
       case 'attached': return el ? { done: true } : { problem: 'no element matches' };
       case 'detached': return el ? { problem: 'element is attached: ' + hjePreview(el) } : { done: true };
       case 'visible': return !el ? { problem: 'no element matches' } : hjeVisible(el) ? { done: true } : { problem: 'element is not visible: ' + hjePreview(el) };
-      default: return !el || !hjeVisible(el) ? { done: true } : { problem: 'element is visible: ' + hjePreview(el) };
+      case 'hidden': return !el || !hjeVisible(el) ? { done: true } : { problem: 'element is visible: ' + hjePreview(el) };
+      default: return { fatal: true, done: false, usage: 'unknown state ' + req.state };
     }
   }, false);
+  if (r.usage) return hjeError('usage', { message: r.usage }, log.out());
   return r.done ? { ok: true, value: null, log: log.out() } : hjeFail(r, log);
 }
 

@@ -13,20 +13,27 @@ function hjeClassMatch(m, cls, contain) {
   return hjeExpectMatcher(Object.assign({ full: true }, m))(cls);
 }
 
-// One check of a locator assertion: {pass, received} (pass before `not`).
+// One check of an assertion: {pass, received} (pass before `not`), or an
+// attempt result that ends the retry (a strict mode violation, a misuse).
 function hjeCheckOnce(req) {
-  const list = hjeResolve(req.chain);
   const e = req.expected;
-  const one = () => {
-    if (list.length > 1) return hjeStrict(list);
-    return null;
-  };
+  switch (req.matcher) {
+    // The page's own: no locator.
+    case 'url': case 'title': {
+      const v = req.matcher === 'url' ? location.href : document.title;
+      return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: req.matcher !== 'url' }, e))(v), received: v };
+    }
+  }
+  // Lists and counts look at every match; every other matcher at the single one.
+  const many = ['count', 'texts', 'containTexts', 'classes', 'containClasses'].includes(req.matcher);
+  const q = hjeQuerySelector(req.chain, !many);
+  if (q.violation) return q.violation;
+  const list = q.elements;
   const textOf = (el) => req.useInnerText ? el.innerText : el.textContent;
   switch (req.matcher) {
     case 'count': return { pass: list.length === e, received: list.length };
-    case 'attached': { const s = one(); if (s) return s; return { pass: list.length === 1, received: list.length ? 'attached' : 'detached' }; }
+    case 'attached': return { pass: list.length === 1, received: list.length ? 'attached' : 'detached' };
     case 'visible': case 'hidden': {
-      const s = one(); if (s) return s;
       const v = list.length === 1 && hjeVisible(list[0]);
       return { pass: req.matcher === 'visible' ? v : !v, received: list.length === 0 ? HJE_NOT_FOUND : v ? 'visible' : 'hidden' };
     }
@@ -45,7 +52,6 @@ function hjeCheckOnce(req) {
       return { pass, received };
     }
     case 'valuesList': {
-      const s = one(); if (s) return s;
       if (!list.length) return { pass: false, received: HJE_NOT_FOUND };
       const el = list[0];
       if (el.tagName !== 'SELECT' || !el.multiple) return { fatal: true, done: false, usage: 'to_have_values needs a <select multiple>: ' + hjePreview(el) };
@@ -54,7 +60,6 @@ function hjeCheckOnce(req) {
       return { pass, received };
     }
   }
-  const s = one(); if (s) return s;
   if (list.length === 0) return { pass: false, received: HJE_NOT_FOUND, missing: true };
   const el = list[0];
   switch (req.matcher) {
@@ -121,20 +126,15 @@ async function hjeExpect(req) {
   log.add('expect ' + req.describe + (req.not ? ' not ' : ' ') + req.what);
   let last = null;
   const r = await hjeRetry(req.timeout, log, () => {
-    const c = req.page ? hjeCheckPage(req) : hjeCheckOnce(req);
+    const c = hjeCheckOnce(req);
     if (c.fatal) return c;
     last = c;
     if (c.pass !== !!req.not) return { done: true };
     return { problem: (c.missing ? 'waiting for ' + req.describe : 'unexpected value ' + JSON.stringify(c.received)) };
   }, false);
   if (r.strict) return hjeFail(r, log);
-  if (r.usage) return { ok: false, error: { kind: 'usage', message: r.usage }, log: log.out() };
+  if (r.usage) return hjeError('usage', { message: r.usage }, log.out());
   return { ok: true, value: { pass: !!r.done, received: last ? last.received : null }, log: log.out() };
-}
-
-function hjeCheckPage(req) {
-  const v = req.matcher === 'url' ? location.href : document.title;
-  return { pass: hjeExpectMatcher(Object.assign({ full: true, normalize: req.matcher !== 'url' }, req.expected))(v), received: v };
 }
 
 async function hjeWaitForFunction(req, fn) {
@@ -148,21 +148,29 @@ async function hjeWaitForFunction(req, fn) {
   return r.done ? { ok: true, value, log: [] } : hjeFail(r, log);
 }
 
+// One request (Rust's protocol::Request), one answer; a script error is a `js` error.
+async function hjeRun(req) {
+  if (req.op !== 'hitResult') hjeStopIntercepting();
+  switch (req.op) {
+    case 'hitResult': return hjeHitResult(req);
+    case 'act': {
+      // Listening for the pointer action's event only when one comes.
+      const a = await hjeAct(req);
+      if (!(a.ok && a.value && a.value.point)) hjeStopIntercepting();
+      return a;
+    }
+    case 'checked': return hjeCheckedNow(req);
+    case 'query': return hjeQuery(req);
+    case 'waitFor': return hjeWaitFor(req);
+    case 'expect': return hjeExpect(req);
+    case 'ariaSnapshot': return { ok: true, value: hjAriaSnapshot(document.body), log: [] };
+  }
+  return hjeError('usage', { message: 'unknown op ' + req.op });
+}
+
 window.__harshjudgeEngine = {
   run(req) {
-    if (req.op !== 'hitResult') hjeStopIntercepting();
-    switch (req.op) {
-      case 'hitResult': return Promise.resolve(hjeHitResult(req));
-      case 'act':
-        // Listening for the pointer action's event only when one comes.
-        return hjeAct(req).then((a) => { if (!(a.ok && a.value && a.value.point)) hjeStopIntercepting(); return a; });
-      case 'checked': return Promise.resolve(hjeCheckedNow(req));
-      case 'query': return hjeQuery(req);
-      case 'waitFor': return hjeWaitFor(req);
-      case 'expect': return hjeExpect(req);
-      case 'ariaSnapshot': return Promise.resolve({ ok: true, value: hjAriaSnapshot(document.body), log: [] });
-      default: return Promise.resolve({ ok: false, error: { kind: 'usage', message: 'unknown op ' + req.op } });
-    }
+    return hjeRun(req).catch((e) => hjeError('js', { message: String(e && e.message || e) }));
   },
   waitForFunction: hjeWaitForFunction,
 };

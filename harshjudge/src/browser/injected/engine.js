@@ -8,8 +8,8 @@
 // hjAccessibleName, hjIsAriaHidden, hjAriaSnapshot, hjAria*) come from roles.js,
 // concatenated before this file in the same closure.
 //
-// A request is {op, chain, timeout, ...}; every answer is
-// {ok: true, value, log} or {ok: false, error: {kind, message, ...}, log}.
+// A request is {op, chain, describe, timeout, ...} (Rust's protocol::Request);
+// every answer is {ok: true, value, log} or hjeError(kind, ...).
 
 const hjeNorm = (s) => String(s == null ? '' : s).replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
 
@@ -428,6 +428,24 @@ async function hjeRetry(timeout, log, attempt, frames) {
 
 function hjeStrict(list) {
   return { fatal: true, done: false, strict: { count: list.length, matches: list.slice(0, 5).map(hjePreview) } };
+}
+
+// The one way every action, read, wait and assertion finds its element(s), as
+// Playwright's querySelector(selector, root, strict): `strict` (a single-element
+// call) with several matches is a strict mode violation, returned as
+// `violation` (an attempt result that ends the retry loop); else `element` is
+// the first match (or null) and `elements` all of them.
+function hjeQuerySelector(chain, strict) {
+  const elements = hjeResolve(chain);
+  if (strict && elements.length > 1) return { elements, element: null, violation: hjeStrict(elements) };
+  return { elements, element: elements.length ? elements[0] : null, violation: null };
+}
+
+// The one shape of a failed answer: {ok: false, error: {kind, ...fields}, log}.
+// Kinds (Rust's EngineError): strict {count, matches}, timeout {problem},
+// usage {message}, js {message}.
+function hjeError(kind, fields, log) {
+  return { ok: false, error: Object.assign({ kind }, fields), log: log || [] };
 }
 
 function hjeHitPoint(el) {

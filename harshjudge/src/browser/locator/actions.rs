@@ -4,11 +4,13 @@
 use std::future::Future;
 use std::panic::Location;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::Locator;
-use super::engine::{PointerOp, element_id};
-use crate::browser::{BrowserError, wire};
+use super::calls::{PointerOp, element_id};
+use crate::browser::error::BrowserError;
+use crate::browser::protocol::{Action, Call, Request, SelectOption};
+use crate::browser::wire;
 
 impl Locator {
     /// Clicks the element at its centre, once it is visible, stable, enabled and
@@ -18,7 +20,7 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.pointer(
-                "click",
+                Action::Click,
                 "be clicked (visible, enabled, stable, receiving pointer events)",
                 PointerOp::Click(1),
                 at,
@@ -33,7 +35,7 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.pointer(
-                "dblclick",
+                Action::Dblclick,
                 "be double-clicked (visible, enabled, stable, receiving pointer events)",
                 PointerOp::Click(2),
                 at,
@@ -48,7 +50,7 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.pointer(
-                "hover",
+                Action::Hover,
                 "be hovered (visible, stable, receiving pointer events)",
                 PointerOp::Hover,
                 at,
@@ -68,8 +70,9 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.act(
-                "fill",
-                json!({"value": value}),
+                Action::Fill {
+                    value: value.to_string(),
+                },
                 "be filled (visible, enabled, editable)",
                 at,
             )
@@ -84,8 +87,9 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.act(
-                "fill",
-                json!({"value": ""}),
+                Action::Fill {
+                    value: String::new(),
+                },
                 "be cleared (visible, enabled, editable)",
                 at,
             )
@@ -103,11 +107,8 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            let keys = crate::browser::keyboard::chord(key).map_err(|m| BrowserError::Invalid {
-                message: m,
-                location: Some(at),
-            })?;
-            self.act("press", json!({}), "be focused", at).await?;
+            let keys = crate::browser::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
+            self.act(Action::Press, "be focused", at).await?;
             self.page
                 .keyboard()
                 .send(keys, &format!("pressing {key} in {}", self.desc))
@@ -124,7 +125,7 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            self.act("press", json!({}), "be focused", at).await?;
+            self.act(Action::Press, "be focused", at).await?;
             self.page
                 .keyboard()
                 .type_text(text)
@@ -170,8 +171,7 @@ impl Locator {
         };
         let v = self
             .pointer_action(
-                "check",
-                json!({"checked": checked}),
+                Action::Check { checked },
                 &format!("{verb} (visible, enabled, stable, receiving pointer events)"),
                 PointerOp::Click(1),
                 at,
@@ -182,12 +182,18 @@ impl Locator {
         }
         let now = self
             .page
-            .engine(
-                json!({"op": "checked", "chain": self.chain}),
+            .engine()
+            .call(
+                Call {
+                    request: Request::Checked {
+                        target: self.target(),
+                    },
+                    timeout: 0,
+                },
                 &format!("reading the state of {}", self.desc),
             )
             .await?;
-        if now["value"] != json!(checked) {
+        if now.result.ok() != Some(json!(checked)) {
             return Err(BrowserError::Assertion {
                 message: format!(
                     "{}: clicking did not change the state (it is {}): the page handles the click itself",
@@ -216,15 +222,16 @@ impl Locator {
         S: AsRef<str>,
     {
         let at = Location::caller();
-        let options: Vec<Value> = values
+        let options: Vec<SelectOption> = values
             .into_iter()
-            .map(|v| json!({"any": v.as_ref()}))
+            .map(|v| SelectOption {
+                any: v.as_ref().to_string(),
+            })
             .collect();
         async move {
             let v = self
                 .act(
-                    "selectOption",
-                    json!({"options": options}),
+                    Action::SelectOption { options },
                     "have an option selected (visible, enabled)",
                     at,
                 )
@@ -237,22 +244,14 @@ impl Locator {
     #[track_caller]
     pub fn focus(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
-            self.act("focus", json!({}), "be focused", at)
-                .await
-                .map(|_| ())
-        }
+        async move { self.act(Action::Focus, "be focused", at).await.map(|_| ()) }
     }
 
     /// Removes focus from the element.
     #[track_caller]
     pub fn blur(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
-            self.act("blur", json!({}), "be blurred", at)
-                .await
-                .map(|_| ())
-        }
+        async move { self.act(Action::Blur, "be blurred", at).await.map(|_| ()) }
     }
 
     /// Dispatches a DOM event of `event_type` (`"click"`, `"input"`, …) on the element.
@@ -264,8 +263,9 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.act(
-                "dispatchEvent",
-                json!({"type": event_type}),
+                Action::DispatchEvent {
+                    r#type: event_type.to_string(),
+                },
                 &format!("receive a {event_type} event"),
                 at,
             )
@@ -282,8 +282,7 @@ impl Locator {
         let at = Location::caller();
         async move {
             self.act(
-                "scrollIntoView",
-                json!({}),
+                Action::ScrollIntoView,
                 "be scrolled into view (visible, stable)",
                 at,
             )
@@ -308,9 +307,7 @@ impl Locator {
             .map(|p| p.as_ref().display().to_string())
             .collect();
         async move {
-            let v = self
-                .act("setInputFiles", json!({}), "be attached", at)
-                .await?;
+            let v = self.act(Action::SetInputFiles, "be attached", at).await?;
             let id = element_id(&v["element"]).ok_or_else(|| BrowserError::Invalid {
                 message: format!("{}: no element reference came back", self.desc),
                 location: Some(at),
@@ -342,18 +339,15 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            if let Some(m) = &target.misuse {
-                return Err(BrowserError::Invalid {
-                    message: m.clone(),
-                    location: Some(at),
-                });
-            }
+            target.misused(at)?;
             // As a user would: press on the source, then find the target (which
             // may scroll it into view) and release there.
             let v = self
                 .pointer_action(
-                    "drag",
-                    json!({"target": target.chain, "targetDescribe": target.desc}),
+                    Action::Drag {
+                        target: target.chain.clone(),
+                        target_describe: target.desc.clone(),
+                    },
                     "be dragged (visible, stable, receiving pointer events)",
                     PointerOp::Press,
                     at,
@@ -367,7 +361,7 @@ impl Locator {
                 v["point"]["y"].as_f64().unwrap_or(0.0),
             );
             let t = target
-                .act("hover", json!({}), "be dropped on (visible, stable)", at)
+                .act(Action::Hover, "be dropped on (visible, stable)", at)
                 .await?;
             let (x1, y1) = (
                 t["point"]["x"].as_f64().unwrap_or(0.0),

@@ -1,15 +1,12 @@
 //! [`Locator`]: a lazy description of elements, resolved inside the page at each
 //! use by the injected engine; actions and reads that wait for actionability.
 
-use serde_json::{Value, json};
-
 use super::page::Page;
+use super::protocol::{ExpectPattern, Step, Target, TextPattern};
 
 mod actions;
-mod engine;
+mod calls;
 mod reads;
-
-pub(crate) use engine::{call_log, engine_result};
 
 /// How text is matched: a `&str` matches case-insensitively as a substring
 /// after whitespace normalisation (Playwright's rule); [`TextMatch::exact`] or a
@@ -31,23 +28,36 @@ impl TextMatch {
         TextMatch::Exact(s.into())
     }
 
-    /// As the engine reads it in locators: `{s, exact}` or `{re, flags}`.
-    pub(crate) fn locator_json(&self) -> Value {
+    /// As the engine reads it in locators.
+    pub(crate) fn pattern(&self) -> TextPattern {
         match self {
-            TextMatch::Substring(s) => json!({"s": s, "exact": false}),
-            TextMatch::Exact(s) => json!({"s": s, "exact": true}),
-            TextMatch::Regex(r) => regex_json(r),
+            TextMatch::Substring(s) => TextPattern::Text {
+                s: s.clone(),
+                exact: false,
+            },
+            TextMatch::Exact(s) => TextPattern::Text {
+                s: s.clone(),
+                exact: true,
+            },
+            TextMatch::Regex(r) => {
+                let (re, flags) = js_regex(r);
+                TextPattern::Regex { re, flags }
+            }
         }
     }
 
     /// As the engine reads it in assertions: strings match the whole text
     /// (`to_have_*`) or a part (`to_contain_*`), case-sensitive.
-    pub(crate) fn expect_json(&self, ignore_case: bool) -> Value {
+    pub(crate) fn expect_pattern(&self, ignore_case: bool) -> ExpectPattern {
         match self {
-            TextMatch::Substring(s) | TextMatch::Exact(s) => {
-                json!({"s": s, "ignoreCase": ignore_case})
+            TextMatch::Substring(s) | TextMatch::Exact(s) => ExpectPattern::Text {
+                s: s.clone(),
+                ignore_case,
+            },
+            TextMatch::Regex(r) => {
+                let (re, flags) = js_regex(r);
+                ExpectPattern::Regex { re, flags }
             }
-            TextMatch::Regex(r) => regex_json(r),
         }
     }
 
@@ -60,8 +70,8 @@ impl TextMatch {
     }
 }
 
-/// A Rust regex as a JavaScript one: leading inline flags become flags.
-fn regex_json(r: &regex::Regex) -> Value {
+/// A Rust regex as a JavaScript one (source, flags): leading inline flags become flags.
+fn js_regex(r: &regex::Regex) -> (String, String) {
     let mut src = r.as_str();
     let mut flags = String::new();
     if let Some(rest) = src.strip_prefix("(?")
@@ -72,7 +82,7 @@ fn regex_json(r: &regex::Regex) -> Value {
         flags = rest[..end].to_string();
         src = &rest[end + 1..];
     }
-    json!({"re": src, "flags": flags})
+    (src.to_string(), flags)
 }
 
 impl From<&str> for TextMatch {
@@ -138,7 +148,7 @@ pub enum WaitState {
 #[derive(Clone)]
 pub struct Locator {
     pub(crate) page: Page,
-    pub(crate) chain: Vec<Value>,
+    pub(crate) chain: Vec<Step>,
     pub(crate) desc: String,
     pub(crate) misuse: Option<String>,
 }
@@ -158,17 +168,26 @@ impl std::fmt::Display for Locator {
 /// A string selector as a chain step: CSS by default; `testid=x`, `text=Sign in`
 /// (the innermost element whose whole text is that), `xpath=…`, `//…`, `(//…`,
 /// `css=…`.
-pub(crate) fn selector_step(s: &str) -> Value {
+pub(crate) fn selector_step(s: &str) -> Step {
+    let exact = |s: &str| TextPattern::Text {
+        s: s.to_string(),
+        exact: true,
+    };
     if let Some(id) = s.strip_prefix("testid=") {
-        json!({"kind": "attr", "name": "data-testid", "m": {"s": id, "exact": true}})
+        Step::Attr {
+            name: "data-testid".into(),
+            m: exact(id),
+        }
     } else if let Some(text) = s.strip_prefix("text=") {
-        json!({"kind": "text", "m": {"s": text, "exact": true}})
+        Step::Text { m: exact(text) }
     } else if let Some(x) = s.strip_prefix("xpath=") {
-        json!({"kind": "xpath", "sel": x})
+        Step::Xpath { sel: x.into() }
     } else if s.starts_with("//") || s.starts_with("(//") {
-        json!({"kind": "xpath", "sel": s})
+        Step::Xpath { sel: s.into() }
     } else {
-        json!({"kind": "css", "sel": s.strip_prefix("css=").unwrap_or(s)})
+        Step::Css {
+            sel: s.strip_prefix("css=").unwrap_or(s).into(),
+        }
     }
 }
 
@@ -189,7 +208,7 @@ macro_rules! constructors {
         /// [`Locator::checked`], [`Locator::include_hidden`], [`Locator::exact`].
         pub fn get_by_role(&self, role: &str) -> Locator {
             self.push(
-                json!({"kind": "role", "role": role}),
+                Step::role(role),
                 format!(concat!($prefix, "get_by_role({:?})"), role),
             )
         }
@@ -198,7 +217,7 @@ macro_rules! constructors {
         pub fn get_by_text(&self, text: impl Into<TextMatch>) -> Locator {
             let m: TextMatch = text.into();
             self.push(
-                json!({"kind": "text", "m": m.locator_json()}),
+                Step::Text { m: m.pattern() },
                 format!(concat!($prefix, "get_by_text({})"), m.describe()),
             )
         }
@@ -208,7 +227,7 @@ macro_rules! constructors {
         pub fn get_by_label(&self, text: impl Into<TextMatch>) -> Locator {
             let m: TextMatch = text.into();
             self.push(
-                json!({"kind": "label", "m": m.locator_json()}),
+                Step::Label { m: m.pattern() },
                 format!(concat!($prefix, "get_by_label({})"), m.describe()),
             )
         }
@@ -231,14 +250,23 @@ macro_rules! constructors {
         /// Elements by their `data-testid` (the whole value, case-sensitive).
         pub fn get_by_test_id(&self, id: &str) -> Locator {
             self.push(
-                json!({"kind": "attr", "name": "data-testid", "m": {"s": id, "exact": true}}),
+                Step::Attr {
+                    name: "data-testid".into(),
+                    m: TextPattern::Text {
+                        s: id.to_string(),
+                        exact: true,
+                    },
+                },
                 format!(concat!($prefix, "get_by_test_id({:?})"), id),
             )
         }
 
         fn attr(&self, name: &str, method: &str, m: TextMatch) -> Locator {
             self.push(
-                json!({"kind": "attr", "name": name, "m": m.locator_json()}),
+                Step::Attr {
+                    name: name.to_string(),
+                    m: m.pattern(),
+                },
                 format!("{}{method}({})", $prefix, m.describe()),
             )
         }
@@ -246,7 +274,7 @@ macro_rules! constructors {
 }
 
 impl Page {
-    fn push(&self, step: Value, desc: String) -> Locator {
+    fn push(&self, step: Step, desc: String) -> Locator {
         Locator {
             page: self.clone(),
             chain: vec![step],
@@ -259,18 +287,38 @@ impl Page {
 }
 
 impl Locator {
-    fn push(&self, step: Value, desc: String) -> Locator {
+    fn push(&self, step: Step, desc: String) -> Locator {
         let mut l = self.clone();
         l.chain.push(step);
         l.desc = format!("{}.{desc}", self.desc);
         l
     }
 
-    fn refine(&self, key: &str, value: Value, desc: String) -> Locator {
+    /// Refines the role step this locator ends with (else records the misuse).
+    fn refine(&self, desc: String, set: impl FnOnce(&mut RoleRefinements<'_>)) -> Locator {
         let mut l = self.clone();
         match l.chain.last_mut() {
-            Some(step) if step["kind"] == "role" => {
-                step[key] = value;
+            Some(Step::Role {
+                name,
+                level,
+                checked,
+                pressed,
+                expanded,
+                selected,
+                disabled,
+                include_hidden,
+                ..
+            }) => {
+                set(&mut RoleRefinements {
+                    name,
+                    level,
+                    checked,
+                    pressed,
+                    expanded,
+                    selected,
+                    disabled,
+                    include_hidden,
+                });
                 l.desc.push_str(&desc);
             }
             _ => {
@@ -288,69 +336,73 @@ impl Locator {
     /// The accessible name of a [`get_by_role`](Locator::get_by_role) locator.
     pub fn name(&self, name: impl Into<TextMatch>) -> Locator {
         let m: TextMatch = name.into();
-        self.refine("name", m.locator_json(), format!(".name({})", m.describe()))
+        self.refine(format!(".name({})", m.describe()), |r| {
+            *r.name = Some(m.pattern())
+        })
     }
 
     /// The heading level of a `get_by_role("heading")` locator.
     pub fn level(&self, level: u32) -> Locator {
-        self.refine("level", json!(level), format!(".level({level})"))
+        self.refine(format!(".level({level})"), |r| *r.level = Some(level))
     }
 
     /// Only checked (`true`) or unchecked (`false`) elements of a role locator.
     pub fn checked(&self, checked: bool) -> Locator {
-        self.refine("checked", json!(checked), format!(".checked({checked})"))
+        self.refine(format!(".checked({checked})"), |r| {
+            *r.checked = Some(checked)
+        })
     }
 
     /// Only pressed (or not pressed) elements of a role locator.
     pub fn pressed(&self, pressed: bool) -> Locator {
-        self.refine("pressed", json!(pressed), format!(".pressed({pressed})"))
+        self.refine(format!(".pressed({pressed})"), |r| {
+            *r.pressed = Some(pressed)
+        })
     }
 
     /// Only expanded (or collapsed) elements of a role locator.
     pub fn expanded(&self, expanded: bool) -> Locator {
-        self.refine(
-            "expanded",
-            json!(expanded),
-            format!(".expanded({expanded})"),
-        )
+        self.refine(format!(".expanded({expanded})"), |r| {
+            *r.expanded = Some(expanded)
+        })
     }
 
     /// Only selected (or unselected) elements of a role locator.
     pub fn selected(&self, selected: bool) -> Locator {
-        self.refine(
-            "selected",
-            json!(selected),
-            format!(".selected({selected})"),
-        )
+        self.refine(format!(".selected({selected})"), |r| {
+            *r.selected = Some(selected)
+        })
     }
 
     /// Only disabled (or enabled) elements of a role locator.
     pub fn disabled(&self, disabled: bool) -> Locator {
-        self.refine(
-            "disabled",
-            json!(disabled),
-            format!(".disabled({disabled})"),
-        )
+        self.refine(format!(".disabled({disabled})"), |r| {
+            *r.disabled = Some(disabled)
+        })
     }
 
     /// Whether a role locator also matches elements hidden from the accessibility tree.
     pub fn include_hidden(&self, include: bool) -> Locator {
-        self.refine(
-            "includeHidden",
-            json!(include),
-            format!(".include_hidden({include})"),
-        )
+        self.refine(format!(".include_hidden({include})"), |r| {
+            *r.include_hidden = include
+        })
     }
 
     /// Makes the text of the last step match exactly (whole text, case-sensitive).
     pub fn exact(&self) -> Locator {
         let mut l = self.clone();
-        if let Some(step) = l.chain.last_mut() {
-            for key in ["m", "name"] {
-                if step[key].get("s").is_some() {
-                    step[key]["exact"] = json!(true);
-                }
-            }
+        let pattern = match l.chain.last_mut() {
+            Some(
+                Step::Text { m }
+                | Step::Label { m }
+                | Step::Attr { m, .. }
+                | Step::HasText { m, .. },
+            ) => Some(m),
+            Some(Step::Role { name: Some(m), .. }) => Some(m),
+            _ => None,
+        };
+        if let Some(TextPattern::Text { exact, .. }) = pattern {
+            *exact = true;
         }
         l.desc.push_str(".exact()");
         l
@@ -358,24 +410,27 @@ impl Locator {
 
     /// The n-th match (from 0; negative counts from the end).
     pub fn nth(&self, index: i64) -> Locator {
-        self.push(json!({"kind": "nth", "i": index}), format!("nth({index})"))
+        self.push(Step::Nth { i: index }, format!("nth({index})"))
     }
 
     /// The first match.
     pub fn first(&self) -> Locator {
-        self.push(json!({"kind": "nth", "i": 0}), "first()".into())
+        self.push(Step::Nth { i: 0 }, "first()".into())
     }
 
     /// The last match.
     pub fn last(&self) -> Locator {
-        self.push(json!({"kind": "nth", "i": -1}), "last()".into())
+        self.push(Step::Nth { i: -1 }, "last()".into())
     }
 
     /// Only matches whose text contains `text` (somewhere inside them).
     pub fn filter_has_text(&self, text: impl Into<TextMatch>) -> Locator {
         let m: TextMatch = text.into();
         self.push(
-            json!({"kind": "hasText", "m": m.locator_json()}),
+            Step::HasText {
+                m: m.pattern(),
+                not: false,
+            },
             format!("filter_has_text({})", m.describe()),
         )
     }
@@ -384,7 +439,10 @@ impl Locator {
     pub fn filter_has_not_text(&self, text: impl Into<TextMatch>) -> Locator {
         let m: TextMatch = text.into();
         self.push(
-            json!({"kind": "hasText", "m": m.locator_json(), "not": true}),
+            Step::HasText {
+                m: m.pattern(),
+                not: true,
+            },
             format!("filter_has_not_text({})", m.describe()),
         )
     }
@@ -392,7 +450,10 @@ impl Locator {
     /// Only matches that contain an element matching `inner` (resolved inside each match).
     pub fn filter_has(&self, inner: &Locator) -> Locator {
         self.push(
-            json!({"kind": "has", "chain": inner.chain}),
+            Step::Has {
+                chain: inner.chain.clone(),
+                not: false,
+            },
             format!("filter_has({})", inner.desc),
         )
     }
@@ -400,23 +461,25 @@ impl Locator {
     /// Only matches that contain no element matching `inner`.
     pub fn filter_has_not(&self, inner: &Locator) -> Locator {
         self.push(
-            json!({"kind": "has", "chain": inner.chain, "not": true}),
+            Step::Has {
+                chain: inner.chain.clone(),
+                not: true,
+            },
             format!("filter_has_not({})", inner.desc),
         )
     }
 
     /// Only visible matches.
     pub fn filter_visible(&self) -> Locator {
-        self.push(
-            json!({"kind": "visible", "v": true}),
-            "filter_visible()".into(),
-        )
+        self.push(Step::Visible { v: true }, "filter_visible()".into())
     }
 
     /// Elements matching both this locator and `other`.
     pub fn and(&self, other: &Locator) -> Locator {
         self.push(
-            json!({"kind": "and", "chain": other.chain}),
+            Step::And {
+                chain: other.chain.clone(),
+            },
             format!("and({})", other.desc),
         )
     }
@@ -424,13 +487,35 @@ impl Locator {
     /// Elements matching this locator or `other` (in document order).
     pub fn or(&self, other: &Locator) -> Locator {
         self.push(
-            json!({"kind": "or", "chain": other.chain}),
+            Step::Or {
+                chain: other.chain.clone(),
+            },
             format!("or({})", other.desc),
         )
+    }
+
+    /// The chain and its description, as a request names them.
+    pub(crate) fn target(&self) -> Target {
+        Target {
+            chain: self.chain.clone(),
+            describe: self.desc.clone(),
+        }
     }
 
     /// The page this locator belongs to.
     pub fn page(&self) -> &Page {
         &self.page
     }
+}
+
+/// The refinements of a role step, borrowed for [`Locator::refine`].
+struct RoleRefinements<'a> {
+    name: &'a mut Option<TextPattern>,
+    level: &'a mut Option<u32>,
+    checked: &'a mut Option<bool>,
+    pressed: &'a mut Option<bool>,
+    expanded: &'a mut Option<bool>,
+    selected: &'a mut Option<bool>,
+    disabled: &'a mut Option<bool>,
+    include_hidden: &'a mut bool,
 }

@@ -3,10 +3,11 @@
 use std::future::Future;
 use std::panic::Location;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{BoundingBox, Locator, WaitState};
-use crate::browser::BrowserError;
+use crate::browser::error::BrowserError;
+use crate::browser::protocol::{Action, Read, Request, State};
 
 impl Locator {
     /// How many elements match now (no waiting).
@@ -14,7 +15,7 @@ impl Locator {
     pub fn count(&self) -> impl Future<Output = Result<usize, BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let v = self.query("count", json!({}), at).await?;
+            let v = self.query(Read::Count, false, None, at).await?;
             Ok(v.as_u64().unwrap_or(0) as usize)
         }
     }
@@ -29,33 +30,33 @@ impl Locator {
     /// The element's `textContent` (waits until it is attached).
     #[track_caller]
     pub fn text_content(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
-        self.read_string("textContent", Location::caller())
+        self.read_string(Read::TextContent, Location::caller())
     }
 
     /// The element's rendered text (`innerText`).
     #[track_caller]
     pub fn inner_text(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
-        self.read_string("innerText", Location::caller())
+        self.read_string(Read::InnerText, Location::caller())
     }
 
     /// The value of an `<input>`, `<textarea>` or `<select>`.
     #[track_caller]
     pub fn input_value(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
-        self.read_string("inputValue", Location::caller())
+        self.read_string(Read::InputValue, Location::caller())
     }
 
     /// The accessible snapshot (YAML) of the element's subtree.
     #[track_caller]
     pub fn aria_snapshot(&self) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
-        self.read_string("ariaSnapshot", Location::caller())
+        self.read_string(Read::AriaSnapshot, Location::caller())
     }
 
     async fn read_string(
         &self,
-        what: &'static str,
+        what: Read,
         at: &'static Location<'static>,
     ) -> Result<String, BrowserError> {
-        let v = self.query(what, json!({}), at).await?;
+        let v = self.query(what, false, None, at).await?;
         Ok(v.as_str().unwrap_or_default().to_string())
     }
 
@@ -66,7 +67,7 @@ impl Locator {
     ) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let v = self.query("innerText", json!({"all": true}), at).await?;
+            let v = self.query(Read::InnerText, true, None, at).await?;
             Ok(serde_json::from_value(v).unwrap_or_default())
         }
     }
@@ -78,7 +79,7 @@ impl Locator {
     ) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let v = self.query("textContent", json!({"all": true}), at).await?;
+            let v = self.query(Read::TextContent, true, None, at).await?;
             Ok(serde_json::from_value(v).unwrap_or_default())
         }
     }
@@ -91,7 +92,9 @@ impl Locator {
     ) -> impl Future<Output = Result<Option<String>, BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            let v = self.query("attribute", json!({"name": name}), at).await?;
+            let v = self
+                .query(Read::Attribute, false, Some(name.to_string()), at)
+                .await?;
             Ok(v.as_str().map(str::to_string))
         }
     }
@@ -99,46 +102,46 @@ impl Locator {
     /// Whether the element is visible now (no waiting; false when nothing matches).
     #[track_caller]
     pub fn is_visible(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        self.read_bool("isVisible", Location::caller())
+        self.read_bool(Read::IsVisible, Location::caller())
     }
 
     /// Whether the element is hidden or absent now (no waiting).
     #[track_caller]
     pub fn is_hidden(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        self.read_bool("isHidden", Location::caller())
+        self.read_bool(Read::IsHidden, Location::caller())
     }
 
     /// Whether the checkbox or radio button is checked.
     #[track_caller]
     pub fn is_checked(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        self.read_bool("isChecked", Location::caller())
+        self.read_bool(Read::IsChecked, Location::caller())
     }
 
     /// Whether the element is enabled.
     #[track_caller]
     pub fn is_enabled(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        self.read_bool("isEnabled", Location::caller())
+        self.read_bool(Read::IsEnabled, Location::caller())
     }
 
     /// Whether the element is disabled.
     #[track_caller]
     pub fn is_disabled(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        let f = self.read_bool("isEnabled", Location::caller());
+        let f = self.read_bool(Read::IsEnabled, Location::caller());
         async move { f.await.map(|e| !e) }
     }
 
     /// Whether the element can be filled (enabled, not readonly, a text field).
     #[track_caller]
     pub fn is_editable(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        self.read_bool("isEditable", Location::caller())
+        self.read_bool(Read::IsEditable, Location::caller())
     }
 
     async fn read_bool(
         &self,
-        what: &'static str,
+        what: Read,
         at: &'static Location<'static>,
     ) -> Result<bool, BrowserError> {
-        let v = self.query(what, json!({}), at).await?;
+        let v = self.query(what, false, None, at).await?;
         Ok(v.as_bool().unwrap_or(false))
     }
 
@@ -149,7 +152,7 @@ impl Locator {
     ) -> impl Future<Output = Result<Option<BoundingBox>, BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let v = self.query("boundingBox", json!({}), at).await?;
+            let v = self.query(Read::BoundingBox, false, None, at).await?;
             Ok(serde_json::from_value(v).ok())
         }
     }
@@ -162,15 +165,17 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let (name, what) = match state {
-                WaitState::Attached => ("attached", "be attached"),
-                WaitState::Detached => ("detached", "be detached"),
-                WaitState::Visible => ("visible", "be visible"),
-                WaitState::Hidden => ("hidden", "be hidden"),
+            let (state, what) = match state {
+                WaitState::Attached => (State::Attached, "be attached"),
+                WaitState::Detached => (State::Detached, "be detached"),
+                WaitState::Visible => (State::Visible, "be visible"),
+                WaitState::Hidden => (State::Hidden, "be hidden"),
             };
-            let mut req = self.request("waitFor", self.page.wait());
-            req["state"] = json!(name);
-            self.run(req, what, at).await.map(|_| ())
+            let request = Request::WaitFor {
+                target: self.target(),
+                state,
+            };
+            self.run(request, what, at).await.map(|_| ())
         }
     }
 
@@ -180,7 +185,7 @@ impl Locator {
         &self,
         at: &'static Location<'static>,
     ) -> Result<Value, BrowserError> {
-        self.act("screenshot", json!({}), "be visible and stable", at)
+        self.act(Action::Screenshot, "be visible and stable", at)
             .await
     }
 
@@ -190,7 +195,7 @@ impl Locator {
         let at = Location::caller();
         async move {
             let b = self
-                .act("screenshot", json!({}), "be visible and stable", at)
+                .act(Action::Screenshot, "be visible and stable", at)
                 .await?;
             self.page.capture_clip(&b).await.map_err(|e| e.located(at))
         }

@@ -1,66 +1,67 @@
-//! The engine under every locator action and read: requests to the injected
+//! The calls under every locator action and read: requests to the injected
 //! script, the pointer-action retry loop, and the answer turned into a value or
 //! a located error.
 
 use std::panic::Location;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use crate::browser::engine::call_log;
+
+use serde_json::Value;
 
 use super::Locator;
-use crate::browser::{BrowserError, wire};
+use crate::browser::error::BrowserError;
+use crate::browser::protocol::{Action, Call, HitEvents, Read, Request};
+use crate::browser::wire;
 
 impl Locator {
-    pub(super) fn request(&self, op: &str, timeout: Duration) -> Value {
-        json!({
-            "op": op,
-            "chain": self.chain,
-            "describe": self.desc,
-            "timeout": timeout.as_millis() as u64,
-        })
+    /// The misuse recorded while building the locator, as the error of a call.
+    pub(crate) fn misused(&self, at: &'static Location<'static>) -> Result<(), BrowserError> {
+        match &self.misuse {
+            Some(m) => Err(BrowserError::Invalid {
+                message: m.clone(),
+                location: Some(at),
+            }),
+            None => Ok(()),
+        }
     }
 
-    /// Runs a request; a failed wait becomes a located error naming the locator.
+    /// Runs a request, waiting up to the page's limit; a failed wait becomes a
+    /// located error naming the locator.
     pub(crate) async fn run(
         &self,
-        mut req: Value,
+        request: Request,
         what: &str,
         at: &'static Location<'static>,
     ) -> Result<Value, BrowserError> {
-        if let Some(m) = &self.misuse {
-            return Err(BrowserError::Invalid {
-                message: m.clone(),
-                location: Some(at),
-            });
-        }
-        if req.get("timeout").is_none() {
-            req["timeout"] = json!(self.page.wait().as_millis() as u64);
-        }
+        self.misused(at)?;
+        let call = Call {
+            request,
+            timeout: self.page.wait().as_millis() as u64,
+        };
         let start = std::time::Instant::now();
         let during = format!("waiting for {} to {what}", self.desc);
         let answer = self
             .page
-            .engine(req, &during)
+            .engine()
+            .call(call, &during)
             .await
             .map_err(|e| e.located(at))?;
-        engine_result(answer, &self.desc, what, start.elapsed(), at)
+        answer.into_value(&self.desc, what, start.elapsed(), at)
     }
 
     pub(super) async fn act(
         &self,
-        action: &str,
-        extra: Value,
+        action: Action,
         what: &str,
         at: &'static Location<'static>,
     ) -> Result<Value, BrowserError> {
-        let mut req = self.request("act", self.page.wait());
-        req["action"] = json!(action);
-        if let Value::Object(m) = extra {
-            for (k, v) in m {
-                req[k] = v;
-            }
-        }
-        self.run(req, what, at).await
+        let request = Request::Act {
+            target: self.target(),
+            action,
+            verify: None,
+        };
+        self.run(request, what, at).await
     }
 
     /// A pointer action, Playwright style: waits in the page until the element is
@@ -75,47 +76,40 @@ impl Locator {
     /// had nothing to do (no `point`: already checked, an HTML5 drag done).
     pub(super) async fn pointer_action(
         &self,
-        action: &str,
-        extra: Value,
+        action: Action,
         what: &str,
         op: PointerOp,
         at: &'static Location<'static>,
     ) -> Result<Value, BrowserError> {
-        if let Some(m) = &self.misuse {
-            return Err(BrowserError::Invalid {
-                message: m.clone(),
-                location: Some(at),
-            });
-        }
+        self.misused(at)?;
         let start = std::time::Instant::now();
         let deadline = start + self.page.wait();
         let during = format!("waiting for {} to {what}", self.desc);
-        let mut earlier: Vec<Value> = Vec::new();
+        let mut earlier: Vec<String> = Vec::new();
         let mut missed = String::new();
+        let engine = self.page.engine();
         for attempt in 1u32.. {
-            let mut req = self.request(
-                "act",
-                deadline.saturating_duration_since(std::time::Instant::now()),
-            );
-            req["action"] = json!(action);
-            req["verify"] = json!(op.events());
-            if let Value::Object(m) = &extra {
-                for (k, v) in m {
-                    req[k] = v.clone();
-                }
-            }
-            let mut answer = self
-                .page
-                .engine(req, &during)
+            let call = Call {
+                request: Request::Act {
+                    target: self.target(),
+                    action: action.clone(),
+                    verify: Some(op.events()),
+                },
+                timeout: deadline
+                    .saturating_duration_since(std::time::Instant::now())
+                    .as_millis() as u64,
+            };
+            let mut answer = engine
+                .call(call, &during)
                 .await
                 .map_err(|e| e.located(at))?;
             if !earlier.is_empty() {
                 let mut log = earlier.clone();
-                log.extend(answer["log"].as_array().cloned().unwrap_or_default());
-                answer["log"] = Value::Array(log);
+                log.append(&mut answer.log);
+                answer.log = log;
             }
-            let log = answer["log"].clone();
-            let v = match engine_result(answer, &self.desc, what, start.elapsed(), at) {
+            let log = answer.log.clone();
+            let v = match answer.into_value(&self.desc, what, start.elapsed(), at) {
                 Ok(v) => v,
                 // Timed out after a miss: the element in the way leads the message.
                 Err(BrowserError::Timeout {
@@ -146,15 +140,20 @@ impl Locator {
             }
             .map_err(|e| e.located(at))?;
             // (a timeout lets the engine call ride out a navigation the click started)
-            let hit = match self
-                .page
-                .engine(
-                    json!({"op": "hitResult", "keep": matches!(op, PointerOp::Press), "timeout": 3000}),
+            let check = Call {
+                request: Request::HitResult {
+                    keep: matches!(op, PointerOp::Press),
+                },
+                timeout: 3000,
+            };
+            let hit = match engine
+                .call(
+                    check,
                     &format!("checking that the {} reached {}", op.verb(), self.desc),
                 )
                 .await
             {
-                Ok(hit) => hit,
+                Ok(hit) => hit.result.unwrap_or_default(),
                 // The document went away under the check: the action started a
                 // navigation, so it reached the page; nothing is left to verify.
                 Err(e @ BrowserError::Command { .. })
@@ -165,36 +164,36 @@ impl Locator {
                 }
                 Err(e) => return Err(e.located(at)),
             };
-            let Some(who) = hit["value"]["hit"].as_str() else {
+            let Some(who) = hit["hit"].as_str() else {
                 return Ok(v);
             };
             if matches!(op, PointerOp::Press) {
                 // Release the button the page never saw pressed (still stopped there).
                 mouse.up().await.map_err(|e| e.located(at))?;
             }
-            let event = hit["value"]["event"].as_str().unwrap_or("event");
+            let event = hit["event"].as_str().unwrap_or("event");
             missed = format!(
                 "{who} intercepts pointer events: it received the {event} of attempt {attempt}"
             );
-            earlier = log.as_array().cloned().unwrap_or_default();
-            earlier.push(json!(format!(
+            earlier = log;
+            earlier.push(format!(
                 "{who} received the {event} instead: it intercepts pointer events"
-            )));
+            ));
             let now = std::time::Instant::now();
             if now >= deadline {
                 return Err(BrowserError::Timeout {
                     locator: self.desc.clone(),
                     expected: what.to_string(),
-                    found: format!("{missed}{}", call_log(&Value::Array(earlier))),
+                    found: format!("{missed}{}", call_log(&earlier)),
                     waited: start.elapsed(),
                     location: Some(at),
                 });
             }
-            earlier.push(json!(format!(
+            earlier.push(format!(
                 "retrying {} action, attempt {}",
                 op.verb(),
                 attempt + 1
-            )));
+            ));
             // Playwright's backoff between retries of an action.
             let pause = [0u64, 20, 100, 100, 500][(attempt as usize - 1).min(4)];
             tokio::time::sleep(Duration::from_millis(pause).min(deadline - now)).await;
@@ -204,30 +203,29 @@ impl Locator {
 
     pub(super) async fn pointer(
         &self,
-        action: &str,
+        action: Action,
         what: &str,
         op: PointerOp,
         at: &'static Location<'static>,
     ) -> Result<(), BrowserError> {
-        self.pointer_action(action, json!({}), what, op, at)
-            .await
-            .map(|_| ())
+        self.pointer_action(action, what, op, at).await.map(|_| ())
     }
 
+    /// A read of the single element (or of every match with `all`).
     pub(super) async fn query(
         &self,
-        read: &str,
-        extra: Value,
+        read: Read,
+        all: bool,
+        name: Option<String>,
         at: &'static Location<'static>,
     ) -> Result<Value, BrowserError> {
-        let mut req = self.request("query", self.page.wait());
-        req["read"] = json!(read);
-        if let Value::Object(m) = extra {
-            for (k, v) in m {
-                req[k] = v;
-            }
-        }
-        self.run(req, "be attached", at).await
+        let request = Request::Query {
+            target: self.target(),
+            read,
+            all,
+            name,
+        };
+        self.run(request, "be attached", at).await
     }
 }
 
@@ -244,10 +242,10 @@ pub(super) enum PointerOp {
 
 impl PointerOp {
     /// The events the page checks (its `HJE_HIT_EVENTS`).
-    pub(super) fn events(self) -> &'static str {
+    pub(super) fn events(self) -> HitEvents {
         match self {
-            PointerOp::Hover => "hover",
-            _ => "mouse",
+            PointerOp::Hover => HitEvents::Hover,
+            _ => HitEvents::Mouse,
         }
     }
 
@@ -267,75 +265,4 @@ pub(super) fn element_id(v: &Value) -> Option<String> {
         .or_else(|| v.get("ELEMENT"))
         .and_then(|id| id.as_str())
         .map(str::to_string)
-}
-
-/// Turns the engine's answer into a value or a located error.
-pub(crate) fn engine_result(
-    answer: Value,
-    locator: &str,
-    what: &str,
-    waited: Duration,
-    at: &'static Location<'static>,
-) -> Result<Value, BrowserError> {
-    if answer["ok"] == true {
-        return Ok(answer["value"].clone());
-    }
-    let err = &answer["error"];
-    let log = call_log(&answer["log"]);
-    match err["kind"].as_str().unwrap_or_default() {
-        "strict" => Err(BrowserError::Strict {
-            locator: locator.to_string(),
-            count: err["count"].as_u64().unwrap_or(0) as usize,
-            matches: err["matches"]
-                .as_array()
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            location: Some(at),
-        }),
-        "timeout" => {
-            let problem = err["problem"].as_str().unwrap_or_default();
-            Err(BrowserError::Timeout {
-                locator: locator.to_string(),
-                expected: what.to_string(),
-                found: format!(
-                    "{}{log}",
-                    if problem.is_empty() {
-                        "nothing"
-                    } else {
-                        problem
-                    }
-                ),
-                waited,
-                location: Some(at),
-            })
-        }
-        _ => Err(BrowserError::Invalid {
-            message: format!(
-                "{locator}: {}",
-                err["message"].as_str().unwrap_or("the page script failed")
-            ),
-            location: Some(at),
-        }),
-    }
-}
-
-/// The engine's call log as the indented list a failure shows.
-pub(crate) fn call_log(log: &Value) -> String {
-    let lines: Vec<&str> = log
-        .as_array()
-        .map(|l| l.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default();
-    if lines.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from("\nCall log:");
-    for l in lines {
-        s.push_str("\n  - ");
-        s.push_str(l);
-    }
-    s
 }

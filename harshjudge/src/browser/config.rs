@@ -1,0 +1,238 @@
+//! [`BrowserConfig`]: the browser's settings (`HARSHJUDGE_WEBDRIVER_URL`,
+//! `_CHROMEDRIVER`, `_CHROMIUM`, `_WINDOW`, `_VIEWPORT`, `_WAIT`), the binaries
+//! they name, and the W3C capabilities of a new session.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::error::BrowserError;
+use super::logs;
+use crate::settings::{env, env_duration};
+
+/// Browser settings.
+#[derive(Clone, Debug)]
+pub struct BrowserConfig {
+    /// A running W3C WebDriver to use instead of a local chromedriver.
+    pub webdriver_url: Option<String>,
+    /// The chromedriver binary (when no `webdriver_url`).
+    pub chromedriver: Option<PathBuf>,
+    /// The Chromium binary.
+    pub chromium: Option<PathBuf>,
+    /// Window size.
+    pub window: (u32, u32),
+    /// Viewport size (`HARSHJUDGE_VIEWPORT`, default 1280x720): the page's
+    /// visible area, and so the size of screenshots.
+    pub viewport: (u32, u32),
+    /// Auto-wait limit of actions and expectations.
+    pub wait: Duration,
+}
+
+fn which(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// A `WIDTHxHEIGHT` setting (each 100 to 10,000 pixels), or `default`.
+fn env_size(name: &'static str, default: (u32, u32)) -> Result<(u32, u32), BrowserError> {
+    let Some(v) = env(name)? else {
+        return Ok(default);
+    };
+    let parsed = v
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if (100..=10_000).contains(&w) && (100..=10_000).contains(&h) => Ok((w, h)),
+        _ => Err(BrowserError::Setting {
+            name,
+            value: v,
+            expected: format!(
+                "WIDTHxHEIGHT between 100 and 10000, e.g. {}x{}",
+                default.0, default.1
+            ),
+        }),
+    }
+}
+
+/// Checks the browser's variables (`HARSHJUDGE_WEBDRIVER_URL`, `_CHROMEDRIVER`,
+/// `_CHROMIUM`, …) without starting anything: the harness calls it before any
+/// run, so that a bad one stops the invocation rather than failing every page.
+pub fn check_settings() -> Result<(), crate::settings::SettingError> {
+    BrowserConfig::from_env().map(drop).map_err(|e| match e {
+        BrowserError::Setting {
+            name,
+            value,
+            expected,
+        } => crate::settings::SettingError {
+            name,
+            value,
+            expected,
+        },
+        other => crate::settings::SettingError {
+            name: "HARSHJUDGE_*",
+            value: String::new(),
+            expected: other.to_string(),
+        },
+    })
+}
+
+impl BrowserConfig {
+    /// From `HARSHJUDGE_*` variables.
+    pub fn from_env() -> Result<Self, BrowserError> {
+        let window = env_size("HARSHJUDGE_WINDOW", (1280, 800))?;
+        let viewport = env_size("HARSHJUDGE_VIEWPORT", (1280, 720))?;
+        let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
+        Ok(BrowserConfig {
+            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL")?,
+            chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
+            chromium: env("HARSHJUDGE_CHROMIUM")?.map(PathBuf::from),
+            window,
+            viewport,
+            wait,
+        })
+    }
+
+    pub(super) fn chromium_binary(&self) -> Result<PathBuf, BrowserError> {
+        match &self.chromium {
+            Some(p) if p.is_file() => Ok(p.clone()),
+            Some(p) => Err(BrowserError::BrowserNotFound(format!(
+                "HARSHJUDGE_CHROMIUM={} does not exist",
+                p.display()
+            ))),
+            None => which(&[
+                "chromium",
+                "chromium-browser",
+                "google-chrome",
+                "google-chrome-stable",
+            ])
+            .ok_or_else(|| {
+                BrowserError::BrowserNotFound(
+                    "no chromium, chromium-browser or google-chrome on PATH".into(),
+                )
+            }),
+        }
+    }
+
+    pub(super) fn chromedriver_binary(&self) -> Result<PathBuf, BrowserError> {
+        match &self.chromedriver {
+            Some(p) if p.is_file() => Ok(p.clone()),
+            Some(p) => Err(BrowserError::DriverNotFound(format!(
+                "HARSHJUDGE_CHROMEDRIVER={} does not exist",
+                p.display()
+            ))),
+            None => which(&["chromedriver"])
+                .ok_or_else(|| BrowserError::DriverNotFound("not on PATH".into())),
+        }
+    }
+
+    /// The W3C capabilities of a new session. `profile`: the local session's
+    /// profile folder; none for a remote WebDriver, whose chromedriver makes
+    /// (and removes) one on its own machine. `app_host`: the host of the base
+    /// URL, which the browser resolves besides loopback (a grid's browser
+    /// reaches the app under test by a name of its network).
+    pub(super) fn capabilities(
+        &self,
+        profile: Option<&Path>,
+        app_host: Option<&str>,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+        let mut resolver = "MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1".to_string();
+        if let Some(host) = app_host.filter(|h| !["localhost", "127.0.0.1"].contains(h)) {
+            resolver.push_str(&format!(" , EXCLUDE {host}"));
+        }
+        let mut args = vec![
+            "--headless=new".to_string(),
+            "--disable-gpu".into(),
+            "--disable-dev-shm-usage".into(),
+            "--no-first-run".into(),
+            "--no-default-browser-check".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            "--disable-default-apps".into(),
+            "--disable-extensions".into(),
+            "--disable-features=Translate,OptimizationHints,MediaRouter".into(),
+            "--metrics-recording-only".into(),
+            "--disable-quic".into(),
+            "--mute-audio".into(),
+            // Only loopback and the app's host resolve: nothing else is ever reached.
+            format!("--host-resolver-rules={resolver}"),
+            format!("--window-size={},{}", self.window.0, self.window.1),
+        ];
+        if let Some(profile) = profile {
+            args.push(format!("--user-data-dir={}", profile.display()));
+        }
+        if rustix::process::geteuid().is_root() {
+            args.push("--no-sandbox".into());
+        }
+        // Console and network in one log (`devtools`): one read per step boundary.
+        let mut chrome = serde_json::json!({
+            "args": args,
+            "devToolsEventsToLog": logs::DEVTOOLS_EVENTS,
+        });
+        if self.webdriver_url.is_none() {
+            chrome["binary"] = self.chromium_binary()?.display().to_string().into();
+        }
+        let caps = serde_json::json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": chrome,
+            "goog:loggingPrefs": { "devtools": "ALL" },
+        });
+        Ok(caps.as_object().cloned().expect("an object"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pool::app_host;
+    use super::*;
+
+    fn args(config: &BrowserConfig, profile: Option<&Path>, host: Option<&str>) -> Vec<String> {
+        let caps = config.capabilities(profile, host).unwrap();
+        caps["goog:chromeOptions"]["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_remote_browser_gets_no_local_profile_and_resolves_the_apps_host() {
+        let remote = BrowserConfig {
+            webdriver_url: Some("http://127.0.0.1:4444".into()),
+            chromedriver: None,
+            chromium: None,
+            window: (1280, 800),
+            viewport: (1280, 720),
+            wait: Duration::from_secs(5),
+        };
+        let a = args(&remote, None, Some("app.test"));
+        assert!(!a.iter().any(|x| x.starts_with("--user-data-dir")), "{a:?}");
+        assert!(
+            a.contains(
+                &"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1 , EXCLUDE app.test"
+                    .to_string()
+            ),
+            "{a:?}"
+        );
+        let caps = remote.capabilities(None, None).unwrap();
+        assert!(caps["goog:chromeOptions"].get("binary").is_none());
+        assert_eq!(
+            caps["goog:loggingPrefs"],
+            serde_json::json!({"devtools": "ALL"})
+        );
+        let a = args(&remote, Some(Path::new("/tmp/p")), Some("127.0.0.1"));
+        assert!(a.contains(&"--user-data-dir=/tmp/p".to_string()), "{a:?}");
+        assert!(
+            a.contains(
+                &"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1"
+                    .to_string()
+            ),
+            "{a:?}"
+        );
+        assert_eq!(app_host("http://[::1]:8080/x").as_deref(), Some("::1"));
+        assert_eq!(app_host("http://app:3000").as_deref(), Some("app"));
+        assert_eq!(app_host(""), None);
+    }
+}

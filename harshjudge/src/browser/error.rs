@@ -1,0 +1,171 @@
+//! [`BrowserError`]: what can go wrong with the browser, each message saying
+//! what to do next, and the line of the user's call that raised it.
+
+use std::time::Duration;
+
+use crate::settings::SettingError;
+
+/// What can go wrong with the browser. Every message says what to do next.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BrowserError {
+    /// No chromedriver.
+    #[error(
+        "chromedriver not found ({0}): install it, e.g. `apt-get install chromium chromium-driver` on Debian, set HARSHJUDGE_CHROMEDRIVER to its path, or point HARSHJUDGE_WEBDRIVER_URL at a running WebDriver"
+    )]
+    DriverNotFound(String),
+    /// No Chromium.
+    #[error(
+        "Chromium not found ({0}): install it, e.g. `apt-get install chromium chromium-driver` on Debian, or set HARSHJUDGE_CHROMIUM to its path"
+    )]
+    BrowserNotFound(String),
+    /// chromedriver did not start.
+    #[error("chromedriver did not start: {0}")]
+    DriverStart(String),
+    /// A session could not be created.
+    #[error("could not start a browser session at {url}: {message}")]
+    Session {
+        /// The WebDriver URL.
+        url: String,
+        /// Why.
+        message: String,
+    },
+    /// An auto-wait ran out.
+    #[error("timed out after {secs:.1} s waiting for {locator} to {expected}; found: {found}", secs = .waited.as_secs_f64())]
+    Timeout {
+        /// The locator.
+        locator: String,
+        /// What was expected.
+        expected: String,
+        /// What was found instead (the last problem, then the call log).
+        found: String,
+        /// How long it waited.
+        waited: Duration,
+        /// Where the waiting call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// An action or single-element read on a locator that matches several elements.
+    #[error("strict mode violation: {locator} resolved to {count} elements:{}\nnarrow it with .first(), .nth(i), .filter_has_text(…) or a more specific locator", matches.iter().enumerate().map(|(i, m)| format!("\n  {}) {m}", i + 1)).collect::<String>())]
+    Strict {
+        /// The locator.
+        locator: String,
+        /// How many elements match.
+        count: usize,
+        /// The first matches, previewed.
+        matches: Vec<String>,
+        /// Where the call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// A web-first assertion did not hold within its time.
+    #[error("{message}")]
+    Assertion {
+        /// Locator, expected, received, time waited and call log.
+        message: String,
+        /// The line of the `expect(…)` call.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// A call that cannot work as made (a bad key name, a `<select>` without
+    /// that option, a script that threw).
+    #[error("{message}")]
+    Invalid {
+        /// What was wrong and how to fix it.
+        message: String,
+        /// Where the call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// The driver, the browser or the page went away: the cause leads.
+    #[error("{cause} while {during}: {detail}")]
+    Lost {
+        /// "chromedriver exited", "the page crashed", "webdriver not reachable", …
+        cause: String,
+        /// What was being done.
+        during: String,
+        /// The WebDriver error.
+        detail: String,
+        /// Where the call was made.
+        location: Option<&'static std::panic::Location<'static>>,
+    },
+    /// A relative URL and no base URL to join it to.
+    #[error(
+        "cannot open {url:?}: it is a relative URL and no base URL is set; set HARSHJUDGE_BASE_URL, `baseUrl` in .harshJudge/config.yaml or main!(base_url = …), or pass an absolute URL"
+    )]
+    NoBaseUrl {
+        /// The URL given.
+        url: String,
+    },
+    /// A WebDriver command failed.
+    #[error("{action}: {message}")]
+    Command {
+        /// What was being done.
+        action: String,
+        /// The WebDriver error.
+        message: String,
+    },
+    /// A setting has a bad value.
+    #[error("setting {name}={value:?} is invalid: {expected}")]
+    Setting {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What is expected.
+        expected: String,
+    },
+}
+
+impl BrowserError {
+    /// Where the failing call was made in the user's code (actions, reads and
+    /// assertions record it at their synchronous entry point).
+    pub fn location(&self) -> Option<&'static std::panic::Location<'static>> {
+        match self {
+            BrowserError::Timeout { location, .. }
+            | BrowserError::Strict { location, .. }
+            | BrowserError::Assertion { location, .. }
+            | BrowserError::Invalid { location, .. }
+            | BrowserError::Lost { location, .. } => *location,
+            _ => None,
+        }
+    }
+
+    /// The same error located at `at`.
+    pub(crate) fn located(mut self, at: &'static std::panic::Location<'static>) -> Self {
+        match &mut self {
+            BrowserError::Timeout { location, .. }
+            | BrowserError::Strict { location, .. }
+            | BrowserError::Assertion { location, .. }
+            | BrowserError::Invalid { location, .. }
+            | BrowserError::Lost { location, .. } => *location = Some(at),
+            BrowserError::Command { .. } => {
+                return BrowserError::Invalid {
+                    message: self.to_string(),
+                    location: Some(at),
+                };
+            }
+            _ => {}
+        }
+        self
+    }
+}
+
+impl From<SettingError> for BrowserError {
+    fn from(e: SettingError) -> Self {
+        BrowserError::Setting {
+            name: e.name,
+            value: e.value,
+            expected: e.expected,
+        }
+    }
+}
+
+pub(crate) fn cmd_err(action: impl Into<String>, e: impl std::fmt::Display) -> BrowserError {
+    BrowserError::Command {
+        action: action.into(),
+        message: e.to_string(),
+    }
+}
+
+/// Lets the crate's [`Error`](crate::error::Error) take the line of the user's
+/// browser call rather than that of the `?` (called when a page opens).
+pub(crate) fn register_call_site() {
+    crate::error::register_call_site(|e| e.downcast_ref::<BrowserError>()?.location());
+}

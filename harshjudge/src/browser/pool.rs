@@ -1,0 +1,156 @@
+//! The pool of browser sessions: opened on the driver with the configured
+//! capabilities, reused across scenarios (reset when released) and closed at
+//! shutdown.
+
+use std::sync::Mutex;
+
+use fantoccini::ClientBuilder;
+use hyper_util::client::legacy::connect::HttpConnector;
+
+use super::config::BrowserConfig;
+use super::driver::{DRIVER, driver_url};
+use super::error::BrowserError;
+use super::page::{self, Page};
+use super::session::{LIVE, Live, Session};
+use super::wire;
+
+/// The host of a base URL (`None` for none or a relative one), the form
+/// Chromium's resolver rules name it in (IPv6 without brackets).
+pub(super) fn app_host(base_url: &str) -> Option<String> {
+    let url = url::Url::parse(base_url).ok()?;
+    match url.host()? {
+        url::Host::Domain(d) => Some(d.to_string()),
+        url::Host::Ipv4(a) => Some(a.to_string()),
+        url::Host::Ipv6(a) => Some(a.to_string()),
+    }
+}
+
+static POOL: Mutex<Vec<Session>> = Mutex::new(Vec::new());
+
+async fn new_session(
+    config: &BrowserConfig,
+    app_host: Option<String>,
+) -> Result<Session, BrowserError> {
+    let live = Live::new();
+    let (url, profiles) = tokio::task::spawn_blocking({
+        let config = config.clone();
+        move || driver_url(&config)
+    })
+    .await
+    .map_err(|e| BrowserError::DriverStart(e.to_string()))??;
+    // A local driver's sessions keep their profiles in its folder, which its
+    // watchdog removes whatever happens to this process. A remote browser's
+    // profile is the remote end's: a folder of this machine means nothing there.
+    let profile = match &profiles {
+        Some(dir) => Some(
+            tempfile::Builder::new()
+                .prefix("harshjudge-profile-")
+                .tempdir_in(dir)
+                .map_err(|e| BrowserError::Session {
+                    url: url.clone(),
+                    message: format!("profile folder: {e}"),
+                })?,
+        ),
+        None => None,
+    };
+    let caps = config.capabilities(profile.as_ref().map(|p| p.path()), app_host.as_deref())?;
+    let client = ClientBuilder::new(HttpConnector::new())
+        .capabilities(caps)
+        .connect(&url)
+        .await
+        .map_err(|e| BrowserError::Session {
+            url: url.clone(),
+            message: e.to_string(),
+        })?;
+    // The network events of the `devtools` log need the Network domain (the
+    // console's are on already); it stays on across navigations and resets.
+    wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
+    Ok(Session {
+        client,
+        _profile: profile,
+        remote: url,
+        app_host,
+        viewport: None,
+        script_timeout: 0,
+        _live: live,
+    })
+}
+
+/// Opens a page: a session from the pool (state reset when it was released) or
+/// a new one. `base_url` is what relative `goto` paths are joined to.
+pub async fn open_page(base_url: &str) -> Result<Page, BrowserError> {
+    open_page_with(&BrowserConfig::from_env()?, base_url).await
+}
+
+/// [`open_page`] with explicit settings.
+pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Page, BrowserError> {
+    let wanted = config.webdriver_url.clone();
+    let host = app_host(base_url);
+    loop {
+        let pooled = {
+            let mut pool = POOL.lock().expect("pool lock");
+            let i = pool
+                .iter()
+                .position(|s| wanted.as_ref().is_none_or(|w| *w == s.remote) && s.app_host == host);
+            i.map(|i| pool.swap_remove(i))
+        };
+        let Some(session) = pooled else { break };
+        // A session's connection lives on the runtime that opened it: one from a
+        // runtime that has ended (another test, an earlier harness run) is dead.
+        if session.client.current_url().await.is_ok() {
+            let page = Page::new(session, base_url, config.wait);
+            page.ensure_viewport(config.viewport).await?;
+            return Ok(page);
+        }
+    }
+    let page = Page::new(new_session(config, host).await?, base_url, config.wait);
+    page.ensure_viewport(config.viewport).await?;
+    page.prepare_session().await?;
+    Ok(page)
+}
+
+/// Resets a page's browser state (cookies, storage, cache, extra windows, logs)
+/// and returns its session to the pool for the next scenario. A session that
+/// cannot be reset is closed.
+pub async fn release_page(page: Page) {
+    if let Some(session) = page.take_session() {
+        match page::reset(&session.client).await {
+            Ok(()) => POOL.lock().expect("pool lock").push(session),
+            Err(_) => {
+                let _ = session.client.close().await;
+            }
+        }
+    }
+}
+
+/// Closes every pooled session and, unless a page is still open elsewhere in
+/// this process (another test, another scenario), stops the local chromedriver.
+/// The harness calls it at the end of a run, `browser_close` after releasing
+/// its page; later pages start afresh. Whatever is left stops with the process.
+pub async fn shutdown() {
+    let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
+    for s in sessions {
+        let _ = s.client.close().await;
+    }
+    if LIVE.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        stop_driver();
+    }
+}
+
+/// Stops the local chromedriver: its `/shutdown` endpoint quits every browser it
+/// started; then its process group is killed and the profiles removed.
+fn stop_driver() {
+    let driver = match DRIVER.try_lock() {
+        Ok(mut g) => g.take(),
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    };
+    if let Some(d) = driver {
+        d.stop(true);
+    }
+}
+
+/// Stops the local chromedriver now (a second Ctrl-C): its browsers go with it.
+pub(crate) fn stop_driver_now() {
+    stop_driver();
+}

@@ -1,0 +1,611 @@
+//! The typed protocol between Rust and the engine injected into the page
+//! (`injected/*.js`): a [`Request`] goes in (one `execute async script`), an
+//! [`Answer`] comes back, with an [`EngineError`] when the page says no. Each
+//! enum is serde-tagged with the name the page switches on (`op`, `kind`,
+//! `action`, `read`, `matcher`), so that one `match` on each side covers them:
+//! a name the other side does not know is an error naming it, never a silent
+//! default.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::aria_template::AriaTemplateNode;
+
+/// Text as a locator step matches it: a string (case-insensitive substring
+/// unless `exact`, whitespace normalised) or a JavaScript regex.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum TextPattern {
+    /// `{s, exact}`.
+    Text {
+        /// The text.
+        s: String,
+        /// Whole text, case-sensitive.
+        exact: bool,
+    },
+    /// `{re, flags}`.
+    Regex {
+        /// The source.
+        re: String,
+        /// JavaScript flags.
+        flags: String,
+    },
+}
+
+/// Text as an assertion matches it: a string (the whole text or a part, as the
+/// matcher says; case-sensitive unless `ignoreCase`) or a JavaScript regex.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum ExpectPattern {
+    /// `{s, ignoreCase}`.
+    Text {
+        /// The text.
+        s: String,
+        /// Case-insensitive.
+        #[serde(rename = "ignoreCase")]
+        ignore_case: bool,
+    },
+    /// `{re, flags}`.
+    Regex {
+        /// The source.
+        re: String,
+        /// JavaScript flags.
+        flags: String,
+    },
+}
+
+/// One step of a locator chain (`hjeResolve` in engine.js).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub(crate) enum Step {
+    /// A CSS selector (piercing open shadow roots).
+    Css { sel: String },
+    /// An XPath expression.
+    Xpath { sel: String },
+    /// The innermost elements whose text matches.
+    Text { m: TextPattern },
+    /// Elements by ARIA role and its refinements.
+    Role {
+        role: String,
+        name: Option<TextPattern>,
+        level: Option<u32>,
+        checked: Option<bool>,
+        pressed: Option<bool>,
+        expanded: Option<bool>,
+        selected: Option<bool>,
+        disabled: Option<bool>,
+        #[serde(rename = "includeHidden")]
+        include_hidden: bool,
+    },
+    /// Form controls by their label.
+    Label { m: TextPattern },
+    /// Elements by an attribute's value.
+    Attr { name: String, m: TextPattern },
+    /// The n-th match (negative from the end).
+    Nth { i: i64 },
+    /// Matches whose text matches (or not).
+    HasText { m: TextPattern, not: bool },
+    /// Matches containing a match of `chain` (or not).
+    Has { chain: Vec<Step>, not: bool },
+    /// Visible (or hidden) matches.
+    Visible { v: bool },
+    /// Matches also matching `chain`.
+    And { chain: Vec<Step> },
+    /// Matches, or matches of `chain`, in document order.
+    Or { chain: Vec<Step> },
+}
+
+impl Step {
+    /// A role step with no refinement.
+    pub(crate) fn role(role: &str) -> Step {
+        Step::Role {
+            role: role.to_string(),
+            name: None,
+            level: None,
+            checked: None,
+            pressed: None,
+            expanded: None,
+            selected: None,
+            disabled: None,
+            include_hidden: false,
+        }
+    }
+}
+
+/// A locator chain and how a failure names it.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Target {
+    /// The chain.
+    pub(crate) chain: Vec<Step>,
+    /// The locator as the user wrote it (`page.get_by_role("button")…`).
+    pub(crate) describe: String,
+}
+
+/// An option of `select_option`.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct SelectOption {
+    /// A value or a label.
+    pub(crate) any: String,
+}
+
+/// What an action does once its element is actionable (`hjeAct` in actions.js).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub(crate) enum Action {
+    Click,
+    Dblclick,
+    Hover,
+    Check {
+        checked: bool,
+    },
+    Fill {
+        value: String,
+    },
+    SelectOption {
+        options: Vec<SelectOption>,
+    },
+    Focus,
+    Blur,
+    Press,
+    DispatchEvent {
+        r#type: String,
+    },
+    ScrollIntoView,
+    Screenshot,
+    SetInputFiles,
+    Drag {
+        target: Vec<Step>,
+        #[serde(rename = "targetDescribe")]
+        target_describe: String,
+    },
+}
+
+/// Which events a pointer action's check listens for (`HJE_HIT_EVENTS`).
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum HitEvents {
+    /// Presses, releases and clicks.
+    Mouse,
+    /// Moves.
+    Hover,
+}
+
+/// What a read returns (`hjeRead` in actions.js).
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum Read {
+    Count,
+    TextContent,
+    InnerText,
+    InputValue,
+    Attribute,
+    IsVisible,
+    IsHidden,
+    IsChecked,
+    IsEnabled,
+    IsEditable,
+    BoundingBox,
+    AriaSnapshot,
+}
+
+/// The state `wait_for` waits for.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum State {
+    Attached,
+    Detached,
+    Visible,
+    Hidden,
+}
+
+/// What a web-first assertion checks (`hjeCheckOnce` in assertions.js); the
+/// page's `url` and `title` need no locator.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "matcher", rename_all = "camelCase")]
+pub(crate) enum Matcher {
+    Visible,
+    Hidden,
+    Attached,
+    Enabled,
+    Disabled,
+    Editable,
+    Focused,
+    Empty,
+    Checked {
+        expected: bool,
+    },
+    InViewport {
+        expected: f64,
+    },
+    Count {
+        expected: usize,
+    },
+    Text {
+        expected: ExpectPattern,
+    },
+    ContainText {
+        expected: ExpectPattern,
+    },
+    Texts {
+        expected: Vec<ExpectPattern>,
+    },
+    ContainTexts {
+        expected: Vec<ExpectPattern>,
+    },
+    Class {
+        expected: ExpectPattern,
+    },
+    ContainClass {
+        expected: ExpectPattern,
+    },
+    Classes {
+        expected: Vec<ExpectPattern>,
+    },
+    ContainClasses {
+        expected: Vec<ExpectPattern>,
+    },
+    Value {
+        expected: ExpectPattern,
+    },
+    ValuesList {
+        expected: Vec<ExpectPattern>,
+    },
+    /// `expected: None`: the attribute is present, whatever its value.
+    Attribute {
+        name: String,
+        expected: Option<ExpectPattern>,
+    },
+    Css {
+        name: String,
+        expected: ExpectPattern,
+    },
+    Id {
+        expected: ExpectPattern,
+    },
+    Role {
+        expected: String,
+    },
+    AccessibleName {
+        expected: ExpectPattern,
+    },
+    AriaSnapshot {
+        expected: AriaTemplateNode,
+    },
+    Url {
+        expected: ExpectPattern,
+    },
+    Title {
+        expected: ExpectPattern,
+    },
+}
+
+/// One call of the engine (`__harshjudgeEngine.run` in assertions.js).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub(crate) enum Request {
+    /// An action on the single element of a chain, once actionable; with
+    /// `verify`, the page then listens for the pointer action's first event.
+    Act {
+        #[serde(flatten)]
+        target: Target,
+        #[serde(flatten)]
+        action: Action,
+        verify: Option<HitEvents>,
+    },
+    /// Whether the pointer action's first event reached the element.
+    HitResult { keep: bool },
+    /// The checked state of the single element now (`null` when not one).
+    Checked {
+        #[serde(flatten)]
+        target: Target,
+    },
+    /// A read of the single element (or of every match with `all`).
+    Query {
+        #[serde(flatten)]
+        target: Target,
+        read: Read,
+        all: bool,
+        /// The attribute of [`Read::Attribute`].
+        name: Option<String>,
+    },
+    /// Waits for a state of the single element.
+    WaitFor {
+        #[serde(flatten)]
+        target: Target,
+        state: State,
+    },
+    /// A web-first assertion; `chain` is empty for the page's own matchers.
+    Expect {
+        #[serde(flatten)]
+        target: Target,
+        #[serde(flatten)]
+        matcher: Matcher,
+        not: bool,
+        /// The matcher as the user wrote it, for the call log.
+        what: String,
+    },
+    /// The ARIA snapshot of the whole page.
+    AriaSnapshot,
+}
+
+/// A request with the time it may wait in the page (ms).
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Call {
+    #[serde(flatten)]
+    pub(crate) request: Request,
+    pub(crate) timeout: u64,
+}
+
+/// Why the page said no.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) enum EngineError {
+    /// A single-element call on a chain matching several (`hjeStrict`).
+    Strict {
+        count: usize,
+        /// The first matches, previewed.
+        matches: Vec<String>,
+    },
+    /// The wait ran out; `problem` is the last thing in the way.
+    Timeout { problem: String },
+    /// A call that cannot work as made (not a checkbox, no such option, …).
+    Usage { message: String },
+    /// The page's script threw.
+    Js { message: String },
+}
+
+/// The page's answer: a value, or an error; and the call log either way.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    /// The value, or why not.
+    pub(crate) result: Result<Value, EngineError>,
+    /// What the engine did, line by line.
+    pub(crate) log: Vec<String>,
+}
+
+/// An answer as it comes over the wire: `{ok: true, value, log}` or
+/// `{ok: false, error: {kind, …}, log}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire {
+    ok: bool,
+    #[serde(default)]
+    value: Value,
+    error: Option<EngineError>,
+    #[serde(default)]
+    log: Vec<String>,
+}
+
+impl Answer {
+    /// Decodes the page's answer; a shape or kind this side does not know is
+    /// an error naming it.
+    pub(crate) fn decode(v: Value) -> Result<Answer, serde_json::Error> {
+        let w: Wire = serde_json::from_value(v)?;
+        let result = match (w.ok, w.error) {
+            (true, _) => Ok(w.value),
+            (false, Some(e)) => Err(e),
+            (false, None) => {
+                return Err(serde::de::Error::custom(
+                    "an answer with ok: false and no error",
+                ));
+            }
+        };
+        Ok(Answer { result, log: w.log })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_error_kind_the_rust_side_does_not_know_is_a_decode_error_naming_it() {
+        let e = Answer::decode(
+            json!({"ok": false, "error": {"kind": "stricter", "message": "x"}, "log": []}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("stricter"), "{e}");
+        let e = Answer::decode(json!({"ok": false, "log": []}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no error"), "{e}");
+        let a = Answer::decode(json!({"ok": false, "error": {"kind": "strict", "count": 2, "matches": ["<a>", "<b>"]}, "log": ["l"]}))
+            .unwrap();
+        assert_eq!(
+            a.result,
+            Err(EngineError::Strict {
+                count: 2,
+                matches: vec!["<a>".into(), "<b>".into()]
+            })
+        );
+        assert_eq!(a.log, ["l"]);
+    }
+
+    /// The names the page switches on, from the injected sources: every name a
+    /// Rust enum sends has its `case` there (and so a renamed variant, or a
+    /// string kind coming back on the Rust side, fails here).
+    #[test]
+    fn every_name_rust_sends_is_a_case_of_the_page() {
+        let js = [
+            include_str!("injected/engine.js"),
+            include_str!("injected/actions.js"),
+            include_str!("injected/assertions.js"),
+        ]
+        .concat();
+        let name = |v: Value, tag: &str| v[tag].as_str().unwrap().to_string();
+        let p = || ExpectPattern::Text {
+            s: "x".into(),
+            ignore_case: false,
+        };
+        let t = || TextPattern::Text {
+            s: "x".into(),
+            exact: false,
+        };
+        let target = || Target {
+            chain: vec![],
+            describe: String::new(),
+        };
+        let mut names: Vec<String> = Vec::new();
+        for m in [
+            Matcher::Visible,
+            Matcher::Hidden,
+            Matcher::Attached,
+            Matcher::Enabled,
+            Matcher::Disabled,
+            Matcher::Editable,
+            Matcher::Focused,
+            Matcher::Empty,
+            Matcher::Checked { expected: true },
+            Matcher::InViewport { expected: 0.0 },
+            Matcher::Count { expected: 0 },
+            Matcher::Text { expected: p() },
+            Matcher::ContainText { expected: p() },
+            Matcher::Texts { expected: vec![] },
+            Matcher::ContainTexts { expected: vec![] },
+            Matcher::Class { expected: p() },
+            Matcher::ContainClass { expected: p() },
+            Matcher::Classes { expected: vec![] },
+            Matcher::ContainClasses { expected: vec![] },
+            Matcher::Value { expected: p() },
+            Matcher::ValuesList { expected: vec![] },
+            Matcher::Attribute {
+                name: "a".into(),
+                expected: None,
+            },
+            Matcher::Css {
+                name: "a".into(),
+                expected: p(),
+            },
+            Matcher::Id { expected: p() },
+            Matcher::Role {
+                expected: "x".into(),
+            },
+            Matcher::AccessibleName { expected: p() },
+            Matcher::AriaSnapshot {
+                expected: super::super::aria_template::parse("- button").unwrap(),
+            },
+            Matcher::Url { expected: p() },
+            Matcher::Title { expected: p() },
+        ] {
+            names.push(name(serde_json::to_value(m).unwrap(), "matcher"));
+        }
+        for s in [
+            Step::Css { sel: "a".into() },
+            Step::Xpath { sel: "a".into() },
+            Step::Text { m: t() },
+            Step::role("button"),
+            Step::Label { m: t() },
+            Step::Attr {
+                name: "a".into(),
+                m: t(),
+            },
+            Step::Nth { i: 0 },
+            Step::HasText { m: t(), not: false },
+            Step::Has {
+                chain: vec![],
+                not: false,
+            },
+            Step::Visible { v: true },
+            Step::And { chain: vec![] },
+            Step::Or { chain: vec![] },
+        ] {
+            names.push(name(serde_json::to_value(s).unwrap(), "kind"));
+        }
+        for a in [
+            Action::Click,
+            Action::Dblclick,
+            Action::Hover,
+            Action::Check { checked: true },
+            Action::Fill { value: "".into() },
+            Action::SelectOption { options: vec![] },
+            Action::Focus,
+            Action::Blur,
+            Action::Press,
+            Action::DispatchEvent {
+                r#type: "click".into(),
+            },
+            Action::ScrollIntoView,
+            Action::Screenshot,
+            Action::SetInputFiles,
+            Action::Drag {
+                target: vec![],
+                target_describe: String::new(),
+            },
+        ] {
+            let v = serde_json::to_value(Request::Act {
+                target: target(),
+                action: a,
+                verify: Some(HitEvents::Mouse),
+            })
+            .unwrap();
+            names.push(name(v, "action"));
+        }
+        for r in [
+            Read::Count,
+            Read::TextContent,
+            Read::InnerText,
+            Read::InputValue,
+            Read::Attribute,
+            Read::IsVisible,
+            Read::IsHidden,
+            Read::IsChecked,
+            Read::IsEnabled,
+            Read::IsEditable,
+            Read::BoundingBox,
+            Read::AriaSnapshot,
+        ] {
+            names.push(serde_json::to_value(r).unwrap().as_str().unwrap().into());
+        }
+        for s in [
+            State::Attached,
+            State::Detached,
+            State::Visible,
+            State::Hidden,
+        ] {
+            names.push(serde_json::to_value(s).unwrap().as_str().unwrap().into());
+        }
+        for r in [
+            Request::Act {
+                target: target(),
+                action: Action::Click,
+                verify: None,
+            },
+            Request::HitResult { keep: false },
+            Request::Checked { target: target() },
+            Request::Query {
+                target: target(),
+                read: Read::Count,
+                all: false,
+                name: None,
+            },
+            Request::WaitFor {
+                target: target(),
+                state: State::Visible,
+            },
+            Request::Expect {
+                target: target(),
+                matcher: Matcher::Visible,
+                not: false,
+                what: String::new(),
+            },
+            Request::AriaSnapshot,
+        ] {
+            names.push(name(serde_json::to_value(r).unwrap(), "op"));
+        }
+        for n in &names {
+            assert!(
+                js.contains(&format!("case '{n}':")),
+                "the page has no `case '{n}':` for a name Rust sends"
+            );
+        }
+        // And the kinds the page sends back are the ones Rust decodes.
+        for kind in ["strict", "timeout", "usage", "js"] {
+            assert!(
+                js.contains(&format!("hjeError('{kind}'")),
+                "the page never sends the error kind {kind:?}"
+            );
+        }
+    }
+}
