@@ -101,24 +101,31 @@ fn sources() -> Vec<std::path::PathBuf> {
     out
 }
 
-/// No giant rooms (issue 13): no source file over ~800 lines and no function
-/// over ~150, so each can be read whole. A function is measured from its `fn`
-/// line to the closing brace at the same indentation (rustfmt's layout).
+/// No giant rooms (issue 13): a source file over ~850 lines or a function over
+/// ~150 is named as a warning (split it where a concept begins, not where a
+/// count ends: issue 21 keeps these caps as warnings); one over half as much
+/// again (1,275 lines, a 225-line function) fails. A function is measured from
+/// its `fn` line to the closing brace at the same indentation (rustfmt's layout).
 #[test]
 fn no_source_file_or_function_is_a_giant_room() {
-    const MAX_FILE: usize = 850;
-    const MAX_FN: usize = 150;
+    const WARN_FILE: usize = 850;
+    const WARN_FN: usize = 150;
+    const MAX_FILE: usize = WARN_FILE * 3 / 2;
+    const MAX_FN: usize = WARN_FN * 3 / 2;
     let fn_line = fn_start();
-    let mut problems = vec![];
+    let (mut warnings, mut problems) = (vec![], vec![]);
     for path in sources() {
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         let shown = path.strip_prefix(root()).unwrap().display().to_string();
-        if lines.len() > MAX_FILE {
-            problems.push(format!(
-                "{shown}: {} lines (at most {MAX_FILE})",
-                lines.len()
-            ));
+        let n = lines.len();
+        if n > WARN_FILE {
+            let line = format!("{shown}: {n} lines (warn over {WARN_FILE}, fail over {MAX_FILE})");
+            if n > MAX_FILE {
+                problems.push(line)
+            } else {
+                warnings.push(line)
+            }
         }
         if !shown.ends_with(".rs") {
             continue;
@@ -132,15 +139,23 @@ fn no_source_file_or_function_is_a_giant_room() {
             }
             let close = format!("{indent}}}");
             if let Some(end) = lines[i..].iter().position(|l| *l == close)
-                && end + 1 > MAX_FN
+                && end + 1 > WARN_FN
             {
-                problems.push(format!(
-                    "{shown}:{}: fn {name} is {} lines (at most {MAX_FN})",
+                let line = format!(
+                    "{shown}:{}: fn {name} is {} lines (warn over {WARN_FN}, fail over {MAX_FN})",
                     i + 1,
                     end + 1
-                ));
+                );
+                if end + 1 > MAX_FN {
+                    problems.push(line)
+                } else {
+                    warnings.push(line)
+                }
             }
         }
+    }
+    for w in &warnings {
+        eprintln!("warning: large room: {w}");
     }
     assert!(problems.is_empty(), "split these:\n{}", problems.join("\n"));
 }
