@@ -526,3 +526,24 @@ fn a_module_with_submodules_lives_in_its_folder_as_mod_rs() {
         "these modules sit beside a folder of their own; move each to `<folder>/mod.rs`: {pairs:?}"
     );
 }
+
+/// No `use super::*` outside test code (issue 21: nine files took their
+/// parent's every name so, which hid what each used): a file names what it
+/// imports.
+#[test]
+fn no_file_takes_every_name_of_its_parent() {
+    let mut files = Vec::new();
+    for src in CRATES {
+        source_files(&workspace().join(src), &mut files);
+    }
+    let globs: Vec<String> = files
+        .iter()
+        .filter(|f| !is_test_file(f))
+        .filter(|f| code_of(&std::fs::read_to_string(f).unwrap()).contains("use super::*"))
+        .map(|f| rel(f))
+        .collect();
+    assert!(
+        globs.is_empty(),
+        "these files import `super::*` outside tests; name what they use: {globs:?}"
+    );
+}

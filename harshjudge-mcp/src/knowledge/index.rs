@@ -1,7 +1,18 @@
 //! The in-memory inverted index over the session files, kept up to date
 //! incrementally, and the scratch space a query scores in.
 
-use super::*;
+use super::records::{Observation, StepRecord};
+use super::scoring::{F_TITLE, page_tokens, step_tokens};
+use super::tokenizer::{page_path, ts_key};
+use super::{MAX_CANDIDATES, MAX_INDEX_BYTES, MAX_LINE_BYTES, MAX_TEST_IDS, MAX_TOKENS_PER_STEP};
+use harshjudge::store::Store;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+use std::{fs, io};
 
 /// FxHash: fast hashing of short strings and small integers.
 #[derive(Default, Clone, Copy)]

@@ -47,19 +47,6 @@
 //! returned. Queries keep their first [`MAX_QUERY_TOKENS`] distinct tokens; a
 //! step or a page indexes at most [`MAX_TOKENS_PER_STEP`] distinct tokens.
 
-use harshjudge::store::Store;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::fs::{self, File};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
-use std::time::{Instant, SystemTime};
-
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-
 mod index;
 mod query;
 mod records;
@@ -68,11 +55,6 @@ mod store;
 #[cfg(test)]
 mod tests;
 mod tokenizer;
-
-use index::*;
-use records::normalize;
-use scoring::*;
-use tokenizer::*;
 
 pub use records::{
     Hit, Observation, Outcome, PageState, Scope, SearchQuery, SearchResult, StepRecord,

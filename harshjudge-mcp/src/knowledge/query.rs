@@ -1,6 +1,18 @@
 //! Answering: [`KnowledgeStore::search`] and [`KnowledgeStore::similar`].
 
-use super::*;
+use super::index::{Filter, FxMap, Index, NONE, Postings, Scratch, TopK};
+use super::records::{Hit, Outcome, PageState, Scope, SearchQuery, SearchResult, StepRecord};
+use super::scoring::{
+    F_TITLE, FIELDS, SIM_PATH, SIM_TEST_IDS, SIM_TITLE, SIM_TOOL, W_MAX, best_weight, dice,
+    page_tokens, round_down, step_tokens,
+};
+use super::store::KnowledgeStore;
+use super::tokenizer::{page_path, tokenize};
+use super::{MAX_LIMIT, MAX_QUERY_TOKENS, MAX_TEST_IDS};
+use harshjudge::store::Store;
+use std::fs::File;
+use std::io;
+use std::io::{Read, Seek, SeekFrom};
 
 impl KnowledgeStore {
     /// The steps matching `q`, best first.

@@ -1,8 +1,11 @@
 //! What the store keeps: a [`StepRecord`] per tool call with its
 //! [`Observation`] of the page, and the shapes of queries and answers.
 
-use super::*;
+use super::{DEFAULT_LIMIT, MAX_ARG_CHARS, MAX_ERROR_CHARS, MAX_TEST_IDS, MAX_TEXT_CHARS};
 use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::HashSet;
 
 /// One tool call as the knowledge store keeps it (one line of
 /// `steps/{session}.jsonl`). Missing fields read as their defaults.

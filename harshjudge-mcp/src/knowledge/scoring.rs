@@ -1,6 +1,9 @@
 //! The fields a search looks in, their weights, and the similarity weights.
 
-use super::*;
+use super::MAX_TEST_IDS;
+use super::records::{Observation, StepRecord};
+use super::tokenizer::{each_token, url_tokens};
+use serde_json::Value;
 
 /// The fields of a step a search looks in, with their weights (in tenths).
 /// `tool` and `args` say what the step did and weigh most; what the page

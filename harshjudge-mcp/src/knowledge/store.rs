@@ -1,6 +1,13 @@
 //! [`KnowledgeStore`]: appending records and keeping the index fresh.
 
-use super::*;
+use super::index::{Change, Index, Scratch};
+use super::records::{StepRecord, normalize};
+use harshjudge::store::Store;
+use std::io;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
 
 pub(super) struct Inner {
     pub(super) index: Option<Index>,

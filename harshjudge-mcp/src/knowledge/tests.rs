@@ -1,5 +1,9 @@
 //! Unit tests of the tokenizer, the records and the weights.
 
+use serde_json::json;
+
+use super::scoring::{F_ARGS, F_TEXT, W_MAX, best_weight, dice, round_down};
+use super::tokenizer::{STOPWORDS, is_stopword, ts_key, url_tokens};
 use super::*;
 
 #[test]

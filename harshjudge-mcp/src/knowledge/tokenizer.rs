@@ -1,6 +1,6 @@
 //! Turning text, URLs and timestamps into index tokens and keys.
 
-use super::*;
+use super::MAX_TOKEN_CHARS;
 
 /// The stopwords of [`is_stopword`], for its test.
 #[cfg(test)]

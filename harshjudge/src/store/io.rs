@@ -1,7 +1,12 @@
 //! Confined I/O under `.harshJudge/`, the cleaning of what dead processes
 //! left, and process liveness.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use super::fsio::{self, write_atomic};
+use super::ids::{RunId, Slug};
+use super::types::RunStatus;
+use super::{Store, StoreError};
 
 /// Leftovers of processes that died while writing (kill -9, a crash), removed
 /// at the next start.

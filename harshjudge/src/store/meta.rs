@@ -1,7 +1,15 @@
 //! `meta.yaml`: reading, locked updates, scenario upserts, counts and the
 //! YAML/JSON helpers of the store's files.
 
-use super::*;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::fsio::{self, LockGuard, io_err, write_atomic};
+use super::ids::{Slug, StepId, step_file_name};
+use super::types::{RunResult, RunStatus, ScenarioMeta, StepRef};
+use super::yaml::{self, Mapping, Value};
+use super::{ScenarioSpec, Stats, StepDoc, Store, StoreError, names, now_iso};
 
 impl Store {
     /// Reads `meta.yaml`, or `None` when the scenario has none.

@@ -45,12 +45,11 @@ pub use types::*;
 
 pub use io::{flush_writes, process_alive, process_start_time, write_file};
 pub use meta::{MetaDoc, to_yaml};
-use meta::{PrunedRuns, count_completion, parse_yaml, read_meta_doc, result_bytes};
+use meta::{PrunedRuns, parse_yaml, read_meta_doc, result_bytes};
 
 use std::path::{Path, PathBuf};
-use yaml::{Mapping, Value};
 
-use fsio::{LockGuard, io_err, write_atomic};
+use fsio::{LockGuard, io_err};
 
 /// The exact `.gitignore` the original writes.
 pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n# harshjudge: evidence blobs, dashboard log, runs in progress, suite checkpoints (local only)\n.blobs/\n.dashboard.log\n.running/\n.suite/\n";

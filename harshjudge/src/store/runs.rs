@@ -1,7 +1,17 @@
 //! Runs: creation, results, evidence, completion and recounts, listing,
 //! the `.running/` marks and retention.
 
-use super::*;
+use std::path::PathBuf;
+
+use super::fsio::{self, LockGuard, io_err, write_atomic};
+use super::ids::{EvidenceName, RunId, Slug, StepId};
+use super::io::{process_alive, process_start_time};
+use super::meta::{PrunedRuns, count_completion, parse_yaml, result_bytes, to_yaml};
+use super::types::{EvidenceMeta, RunResult, RunStatus, SkillState};
+use super::yaml::Value;
+use super::{
+    Durability, RunDir, RunLock, Stats, Store, StoreError, WrittenEvidence, blobs, names, now_iso,
+};
 
 impl Store {
     /// Starts a run: allocates its number (stored in `meta.yaml`), creates
