@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use harshjudge::recorder::{Completion, RunHandle, StepRecord};
 use harshjudge::store::{
-    EvidenceName, RunId, ScenarioSpec, Slug, StepDoc, StepId, StepResult, StepStatus, Store,
+    EvidenceName, NewEvidence, RunId, ScenarioSpec, Slug, StepDoc, StepId, StepResult, StepStatus,
+    Store,
 };
 use harshjudge_mcp::{Code, Context, call};
 use serde_json::{Value, json};
@@ -111,14 +112,16 @@ impl Project {
             for (name, ext, bytes) in evidence.iter() {
                 run.record_evidence(
                     &id,
-                    &EvidenceName::new(*name).unwrap(),
-                    ext,
-                    if *ext == "png" {
-                        "screenshot"
-                    } else {
-                        "custom"
+                    NewEvidence {
+                        name: &EvidenceName::new(*name).unwrap(),
+                        ext,
+                        kind: if *ext == "png" {
+                            "screenshot"
+                        } else {
+                            "custom"
+                        },
+                        bytes,
                     },
-                    bytes,
                     Default::default(),
                 )
                 .unwrap();

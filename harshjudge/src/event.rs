@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::store::judge::RunJudgment;
-use crate::store::{EvidenceName, RunId, RunResult, Slug, StepId, StepStatus};
+use crate::store::{NewEvidence, RunId, RunResult, Slug, StepId, StepStatus};
 
 /// How one step ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,7 +75,7 @@ pub enum Event<'a> {
         /// The step.
         id: &'a StepId,
         /// The file's name, type and content.
-        file: EvidenceFile<'a>,
+        file: NewEvidence<'a>,
         /// Whether the producer waits for the write.
         urgency: Urgency,
     },
@@ -113,20 +113,6 @@ pub enum Event<'a> {
         /// The run's judgment (`judge/result.json`), when its steps were judged.
         judgment: Option<&'a RunJudgment>,
     },
-}
-
-/// A piece of evidence in memory: `{name}.{ext}`, its type (`kind`, as the
-/// sidecar names it: `screenshot`, `console_log`, `custom`, …) and its bytes.
-#[derive(Clone, Copy, Debug)]
-pub struct EvidenceFile<'a> {
-    /// Base name.
-    pub name: &'a EvidenceName,
-    /// File extension.
-    pub ext: &'a str,
-    /// Evidence type in the sidecar.
-    pub kind: &'a str,
-    /// The content.
-    pub bytes: &'a [u8],
 }
 
 /// When a producer needs its evidence on disk.

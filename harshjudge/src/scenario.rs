@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::event::EvidenceFile;
 use crate::evidence::{BoxFuture, Probe};
+use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StoreError};
 
 /// What a [`Scenario`] handle asks of the run it is in. The runner implements
@@ -31,7 +31,7 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     fn evidence_dir(&self, step: &StepId) -> PathBuf;
     /// Writes `file` into the evidence of `step` before it returns: the
     /// file's path, once it is on disk.
-    fn attach(&self, step: &StepId, file: EvidenceFile<'_>) -> Result<PathBuf, StoreError>;
+    fn attach(&self, step: &StepId, file: NewEvidence<'_>) -> Result<PathBuf, StoreError>;
     /// A step boundary: ends the running step as passed and starts step `n`.
     /// True when the scenario must stop here (past the selected steps).
     fn begin(&self, n: usize) -> BoxFuture<'_, bool>;
@@ -189,7 +189,7 @@ impl Scenario {
         let step = self
             .current_step()
             .ok_or_else(|| Error::msg(format!("attachment {name}: no step is running")))?;
-        let file = EvidenceFile {
+        let file = NewEvidence {
             name: &name,
             ext,
             kind,

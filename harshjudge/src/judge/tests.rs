@@ -384,7 +384,9 @@ async fn a_caller_matches_on_why_the_http_judge_failed() {
 
 #[tokio::test]
 async fn a_step_is_judged_once_until_its_inputs_change() {
-    use crate::store::{EvidenceName, RunId, Slug, StepId, StepResult, StepStatus, Store};
+    use crate::store::{
+        EvidenceName, NewEvidence, RunId, Slug, StepId, StepResult, StepStatus, Store,
+    };
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path().join(".harshJudge"));
     store.init_project("p", "http://127.0.0.1").unwrap();
@@ -399,10 +401,12 @@ async fn a_step_is_judged_once_until_its_inputs_change() {
         .run(&run)
         .write_evidence(
             &step,
-            &shot,
-            "png",
-            "screenshot",
-            b"\x89PNG one",
+            NewEvidence {
+                name: &shot,
+                ext: "png",
+                kind: "screenshot",
+                bytes: b"\x89PNG one",
+            },
             Default::default(),
         )
         .unwrap();
@@ -454,10 +458,12 @@ async fn a_step_is_judged_once_until_its_inputs_change() {
         .run(&run)
         .write_evidence(
             &step,
-            &shot,
-            "png",
-            "screenshot",
-            b"\x89PNG two",
+            NewEvidence {
+                name: &shot,
+                ext: "png",
+                kind: "screenshot",
+                bytes: b"\x89PNG two",
+            },
             Default::default(),
         )
         .unwrap();

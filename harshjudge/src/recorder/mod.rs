@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use crate::store::{CHECKLIST_EVIDENCE, CHECKLIST_PRE_RUN};
 use crate::store::{
-    CompletedStep, Durability, EvidenceName, Phase, RunId, RunLock, RunResult, RunStatus,
+    CompletedStep, Durability, NewEvidence, Phase, RunId, RunLock, RunResult, RunStatus,
     SkillError, SkillState, Slug, Stats, StepId, StepResult, StepStatus, Store, StoreError,
     WrittenEvidence, now_iso,
 };
@@ -354,14 +354,10 @@ impl RunHandle {
     }
 
     /// Writes an evidence file (and its sidecar) into `step-NN/evidence/`.
-    #[allow(clippy::too_many_arguments)]
     pub fn record_evidence(
         &mut self,
         step: &StepId,
-        name: &EvidenceName,
-        ext: &str,
-        kind: &str,
-        bytes: &[u8],
+        file: NewEvidence<'_>,
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<WrittenEvidence, StoreError> {
         self.ensure_open()?;
@@ -369,7 +365,7 @@ impl RunHandle {
             .store
             .scenario(&self.slug)
             .run(&self.id)
-            .write_evidence(step, name, ext, kind, bytes, metadata)?;
+            .write_evidence(step, file, metadata)?;
         self.evidence
             .entry(step.number())
             .or_default()

@@ -21,7 +21,8 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt;
 
-use crate::event::{Event, EventSink, EvidenceFile, StepOutcome, Urgency};
+use crate::event::{Event, EventSink, StepOutcome, Urgency};
+use crate::store::NewEvidence;
 use crate::store::{RunId, RunResult, Slug, StepId, StepStatus, StoreError};
 
 use super::judging::{Judging, ReplayError, step_result};
@@ -153,10 +154,12 @@ impl StoreWriter {
             } => {
                 let written = self.run().record_evidence(
                     id,
-                    file.name,
-                    file.ext,
-                    file.kind,
-                    file.bytes,
+                    NewEvidence {
+                        name: file.name,
+                        ext: file.ext,
+                        kind: file.kind,
+                        bytes: file.bytes,
+                    },
                     serde_json::Map::new(),
                 )?;
                 self.next.on_event(&Event::EvidenceCaptured {
@@ -219,7 +222,7 @@ impl StoreWriter {
     /// Starts writing `file` into the evidence of `step` (file and sidecar) on
     /// the blocking pool, so the next step need not wait; the step lists it at
     /// once. A run that is already final takes no more evidence.
-    fn write_later(&self, step: &StepId, file: &EvidenceFile<'_>) -> Result<(), StoreError> {
+    fn write_later(&self, step: &StepId, file: &NewEvidence<'_>) -> Result<(), StoreError> {
         let mut run = self.run();
         run.ensure_running()?;
         let file_name = format!("{}.{}", file.name, file.ext);
@@ -239,7 +242,16 @@ impl StoreWriter {
             let warning = store
                 .scenario(&slug)
                 .run(&run_id)
-                .write_evidence(&step, &name, &ext, &kind, &bytes, Default::default())
+                .write_evidence(
+                    &step,
+                    NewEvidence {
+                        name: &name,
+                        ext: &ext,
+                        kind: &kind,
+                        bytes: &bytes,
+                    },
+                    Default::default(),
+                )
                 .err()
                 .map(|e| {
                     format!(

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use crate::error::Error;
-use crate::event::{Event, EventSink, EvidenceFile, StepOutcome, Urgency};
+use crate::event::{Event, EventSink, StepOutcome, Urgency};
 use crate::evidence::{BoxFuture, Item, PageProbe, Probe, Snapshot};
 use crate::recorder::RunHandle;
 use crate::recorder::writer::{Ending, JudgeRun, Recorded, StoreWriter};
@@ -27,6 +27,7 @@ use crate::registry::ScenarioDef;
 use crate::registry::ScenarioFuture;
 use crate::scenario::{RunContext, Scenario};
 use crate::settings::{EvidenceMode, format_duration};
+use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
 /// How a scenario's limits are chosen, and which evidence its probes capture.
@@ -260,7 +261,7 @@ impl Shared {
                 let _ = self.stream.emit(&Event::EvidenceProduced {
                     slug: self.stream.slug(),
                     id: &id,
-                    file: EvidenceFile {
+                    file: NewEvidence {
                         name: &name,
                         ext: item.ext,
                         kind: item.kind,
@@ -588,7 +589,7 @@ impl RunContext for Shared {
     fn attach(
         &self,
         step: &StepId,
-        file: EvidenceFile<'_>,
+        file: NewEvidence<'_>,
     ) -> Result<std::path::PathBuf, StoreError> {
         let recorded = self.stream.emit(&Event::EvidenceProduced {
             slug: self.stream.slug(),

@@ -563,7 +563,7 @@ async fn attachments_and_probe_evidence_reach_the_store_only_through_the_event_s
         writer.emit(&Event::EvidenceProduced {
             slug: &slug,
             id: &step,
-            file: EvidenceFile {
+            file: NewEvidence {
                 name: &file_name,
                 ext: "txt",
                 kind: "text",

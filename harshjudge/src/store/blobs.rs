@@ -297,7 +297,7 @@ fn write_synced(blob: &Path, bytes: &[u8]) -> Result<PathBuf, NoLink> {
 mod tests {
     use super::*;
     use crate::recorder::{RunHandle, StepRecord};
-    use crate::store::{EvidenceName, RunId, ScenarioSpec, Slug, StepId, StepStatus};
+    use crate::store::{EvidenceName, NewEvidence, RunId, ScenarioSpec, Slug, StepId, StepStatus};
     use std::os::unix::fs::MetadataExt;
 
     fn store() -> (tempfile::TempDir, Store) {
@@ -325,10 +325,12 @@ mod tests {
             .run(&RunId::new(run).unwrap())
             .write_evidence(
                 &StepId::new(step).unwrap(),
-                &EvidenceName::new(name).unwrap(),
-                ext,
-                "screenshot",
-                bytes,
+                NewEvidence {
+                    name: &EvidenceName::new(name).unwrap(),
+                    ext,
+                    kind: "screenshot",
+                    bytes,
+                },
                 Default::default(),
             )
             .unwrap()
@@ -466,8 +468,17 @@ mod tests {
         let step = StepId::new("01").unwrap();
         for (i, bytes) in contents.iter().enumerate() {
             let name = EvidenceName::new(format!("shot-{i}")).unwrap();
-            run.record_evidence(&step, &name, "png", "screenshot", bytes, Default::default())
-                .unwrap();
+            run.record_evidence(
+                &step,
+                NewEvidence {
+                    name: &name,
+                    ext: "png",
+                    kind: "screenshot",
+                    bytes,
+                },
+                Default::default(),
+            )
+            .unwrap();
         }
         run.complete_step(StepRecord {
             id: step,

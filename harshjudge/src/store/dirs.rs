@@ -13,9 +13,9 @@ use super::names::{
     SKILL_STATE, STEP_PREFIX, STEPS,
 };
 use super::{
-    Durability, EvidenceName, MetaDoc, RunEvidence, RunId, RunLock, RunResult, RunStatus,
-    ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId, Store, StoreError,
-    WrittenEvidence,
+    Durability, EvidenceName, MetaDoc, NewEvidence, RunEvidence, RunId, RunLock, RunResult,
+    RunStatus, ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId, Store,
+    StoreError, WrittenEvidence,
 };
 
 /// `scenarios/{slug}/`: one scenario's folder ([`Store::scenario`]).
@@ -307,26 +307,13 @@ impl<'a> RunDir<'a> {
     /// Screenshots and files of [`BLOB_MIN_SIZE`](super::BLOB_MIN_SIZE)
     /// bytes or more are hard links to the one copy of their content in
     /// `.blobs/` (`Store::write_linked`).
-    #[allow(clippy::too_many_arguments)]
     pub fn write_evidence(
         &self,
         step: &StepId,
-        name: &EvidenceName,
-        ext: &str,
-        kind: &str,
-        bytes: &[u8],
+        file: NewEvidence<'_>,
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<WrittenEvidence, StoreError> {
-        self.scenario.store.write_evidence(
-            self.scenario.slug,
-            self.run,
-            step,
-            name,
-            ext,
-            kind,
-            bytes,
-            metadata,
-        )
+        (self.scenario.store).write_evidence(self.scenario.slug, self.run, step, file, metadata)
     }
 
     /// Evidence file names of a step (sidecars and hidden files excluded), sorted byte-wise.

@@ -190,6 +190,22 @@ pub struct Stats {
 }
 use serde::Serialize;
 
+/// A piece of evidence to write: `{name}.{ext}`, its type (`kind`, as the
+/// sidecar names it: `screenshot`, `console_log`, `custom`, …) and its bytes.
+/// The one shape evidence has on its way from a producer (a probe, an
+/// attachment, an MCP tool) through the event stream to the store.
+#[derive(Clone, Copy, Debug)]
+pub struct NewEvidence<'a> {
+    /// Base name.
+    pub name: &'a EvidenceName,
+    /// File extension (1 to 10 letters or digits).
+    pub ext: &'a str,
+    /// Evidence type in the sidecar.
+    pub kind: &'a str,
+    /// The content.
+    pub bytes: &'a [u8],
+}
+
 /// A written evidence file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WrittenEvidence {

@@ -4,13 +4,14 @@
 use std::path::PathBuf;
 
 use super::fsio::{self, LockGuard, io_err, write_atomic};
-use super::ids::{EvidenceName, RunId, Slug, StepId};
+use super::ids::{RunId, Slug, StepId};
 use super::io::{process_alive, process_start_time};
 use super::meta::{PrunedRuns, count_completion, parse_yaml, result_bytes, to_yaml};
 use super::types::{EvidenceMeta, RunResult, RunStatus, SkillState};
 use super::yaml::Value;
 use super::{
-    Durability, RunDir, RunLock, Stats, Store, StoreError, WrittenEvidence, blobs, names, now_iso,
+    Durability, NewEvidence, RunDir, RunLock, Stats, Store, StoreError, WrittenEvidence, blobs,
+    names, now_iso,
 };
 
 impl Store {
@@ -240,18 +241,20 @@ impl Store {
     /// Screenshots and files of [`BLOB_MIN_SIZE`](super::BLOB_MIN_SIZE)
     /// bytes or more are hard links to the one copy of their content in
     /// `.blobs/` ([`write_linked`](Self::write_linked)).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn write_evidence(
         &self,
         slug: &Slug,
         run: &RunId,
         step: &StepId,
-        name: &EvidenceName,
-        ext: &str,
-        kind: &str,
-        bytes: &[u8],
+        file: NewEvidence<'_>,
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<WrittenEvidence, StoreError> {
+        let NewEvidence {
+            name,
+            ext,
+            kind,
+            bytes,
+        } = file;
         let ext_ok =
             !ext.is_empty() && ext.len() <= 10 && ext.bytes().all(|b| b.is_ascii_alphanumeric());
         if !ext_ok {

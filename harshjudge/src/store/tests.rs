@@ -192,8 +192,17 @@ fn run_files_golden() {
     let name = EvidenceName::new("cart").unwrap();
     let mut md = serde_json::Map::new();
     md.insert("items".into(), 2.into());
-    run.record_evidence(&s1, &name, "json", "custom", b"{\"items\": 2}", md)
-        .unwrap();
+    run.record_evidence(
+        &s1,
+        NewEvidence {
+            name: &name,
+            ext: "json",
+            kind: "custom",
+            bytes: b"{\"items\": 2}",
+        },
+        md,
+    )
+    .unwrap();
     insta::assert_snapshot!(
         "evidence_sidecar",
         read(dir.join("step-01/evidence/cart.meta.json"))
@@ -239,10 +248,12 @@ fn run_files_golden() {
     // A completed run takes nothing more.
     let err = run.record_evidence(
         &StepId::new("01").unwrap(),
-        &EvidenceName::new("x").unwrap(),
-        "txt",
-        "text",
-        b"x",
+        NewEvidence {
+            name: &EvidenceName::new("x").unwrap(),
+            ext: "txt",
+            kind: "text",
+            bytes: b"x",
+        },
         Default::default(),
     );
     assert!(matches!(err, Err(StoreError::RunCompleted { .. })));
@@ -429,23 +440,59 @@ fn evidence_rejects_bad_extensions_and_lists_sorted() {
         store
             .scenario(&s)
             .run(&r)
-            .write_evidence(&st, &n("a"), "../x", "custom", b"", Default::default())
+            .write_evidence(
+                &st,
+                NewEvidence {
+                    name: &n("a"),
+                    ext: "../x",
+                    kind: "custom",
+                    bytes: b""
+                },
+                Default::default()
+            )
             .is_err()
     );
     store
         .scenario(&s)
         .run(&r)
-        .write_evidence(&st, &n("b"), "txt", "text", b"1", Default::default())
+        .write_evidence(
+            &st,
+            NewEvidence {
+                name: &n("b"),
+                ext: "txt",
+                kind: "text",
+                bytes: b"1",
+            },
+            Default::default(),
+        )
         .unwrap();
     store
         .scenario(&s)
         .run(&r)
-        .write_evidence(&st, &n("B"), "png", "screenshot", b"1", Default::default())
+        .write_evidence(
+            &st,
+            NewEvidence {
+                name: &n("B"),
+                ext: "png",
+                kind: "screenshot",
+                bytes: b"1",
+            },
+            Default::default(),
+        )
         .unwrap();
     store
         .scenario(&s)
         .run(&r)
-        .write_evidence(&st, &n("a"), "json", "custom", b"{}", Default::default())
+        .write_evidence(
+            &st,
+            NewEvidence {
+                name: &n("a"),
+                ext: "json",
+                kind: "custom",
+                bytes: b"{}",
+            },
+            Default::default(),
+        )
         .unwrap();
     assert_eq!(
         store.scenario(&s).run(&r).list_evidence(&st).unwrap(),
@@ -656,7 +703,16 @@ fn evidence_never_appears_without_its_sidecar() {
         store
             .scenario(&s)
             .run(&r)
-            .write_evidence(&st, &name, "txt", "text", &[b'x'; 4096], Default::default())
+            .write_evidence(
+                &st,
+                NewEvidence {
+                    name: &name,
+                    ext: "txt",
+                    kind: "text",
+                    bytes: &[b'x'; 4096],
+                },
+                Default::default(),
+            )
             .unwrap();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -691,10 +747,12 @@ fn leftovers_of_dead_processes_are_repaired_at_the_next_start() {
     let st = StepId::new("01").unwrap();
     done.record_evidence(
         &st,
-        &EvidenceName::new("kept").unwrap(),
-        "txt",
-        "text",
-        b"k",
+        NewEvidence {
+            name: &EvidenceName::new("kept").unwrap(),
+            ext: "txt",
+            kind: "text",
+            bytes: b"k",
+        },
         Default::default(),
     )
     .unwrap();

@@ -3,7 +3,7 @@
 
 use harshjudge::browser::{BrowserError, Page};
 use harshjudge::recorder::RunHandle;
-use harshjudge::store::{EvidenceName, RunId, Slug, StepId};
+use harshjudge::store::{EvidenceName, NewEvidence, RunId, Slug, StepId};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -125,7 +125,16 @@ fn write_evidence(
     let mut out = vec![];
     let mut put = |word: &str, ext: &str, kind: &str, bytes: Vec<u8>| -> Result<(), ToolError> {
         let name = EvidenceName::new(format!("{prefix}-{word}"))?;
-        let w = handle.record_evidence(step, &name, ext, kind, &bytes, Default::default())?;
+        let w = handle.record_evidence(
+            step,
+            NewEvidence {
+                name: &name,
+                ext,
+                kind,
+                bytes: &bytes,
+            },
+            Default::default(),
+        )?;
         out.push(ctx.rel(&w.path));
         Ok(())
     };

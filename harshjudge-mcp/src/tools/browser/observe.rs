@@ -3,7 +3,7 @@
 
 use harshjudge::browser::{BrowserError, ConsoleEntry, NetworkEntry};
 use harshjudge::recorder::RunHandle;
-use harshjudge::store::EvidenceName;
+use harshjudge::store::{EvidenceName, NewEvidence};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -162,7 +162,16 @@ pub fn screenshot(ctx: &Context, a: Screenshot) -> Result<Screenshotted, ToolErr
         Some((run, slug, step)) => {
             let mut handle = RunHandle::open_in(ctx.store(), &slug, &run)?;
             handle
-                .record_evidence(&step, &name, "png", "screenshot", &png, Default::default())?
+                .record_evidence(
+                    &step,
+                    NewEvidence {
+                        name: &name,
+                        ext: "png",
+                        kind: "screenshot",
+                        bytes: &png,
+                    },
+                    Default::default(),
+                )?
                 .path
         }
         None => {

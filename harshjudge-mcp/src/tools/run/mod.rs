@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use harshjudge::recorder::{Completion, RunHandle, StepRecord};
 use harshjudge::store::{
-    EvidenceName, RunId, RunStatus, Slug, StepId, StepResult, StepStatus, StoreError,
+    EvidenceName, NewEvidence, RunId, RunStatus, Slug, StepId, StepResult, StepStatus, StoreError,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -430,7 +430,16 @@ pub fn record_evidence(ctx: &Context, a: RecordEvidence) -> Result<EvidenceRecor
             .entry("sourcePath")
             .or_insert_with(|| p.display().to_string().into());
     }
-    let written = run.record_evidence(&step, &name, ext, a.kind.as_str(), &bytes, metadata)?;
+    let written = run.record_evidence(
+        &step,
+        NewEvidence {
+            name: &name,
+            ext,
+            kind: a.kind.as_str(),
+            bytes: &bytes,
+        },
+        metadata,
+    )?;
     let store = ctx.store();
     Ok(EvidenceRecorded {
         success: true,
