@@ -17,10 +17,11 @@ pub type Value = serde_json::Value;
 /// A YAML mapping in file order.
 pub type Mapping = serde_json::Map<String, Value>;
 
-/// YAML that could not be read (its message names the line and column).
+/// YAML that could not be read: the reader's error, whose message names the
+/// line and column.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ParseError(String);
+#[error(transparent)]
+pub struct ParseError(#[from] serde_saphyr::Error);
 
 /// Parses YAML text into `T`: the one YAML reader of the workspace.
 ///
@@ -32,7 +33,7 @@ pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseEr
     PARSES.with(|n| n.set(n.get() + 1));
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
-    serde_saphyr::from_str_with_options(text, options).map_err(|e| ParseError(e.to_string()))
+    serde_saphyr::from_str_with_options(text, options).map_err(ParseError)
 }
 
 #[cfg(test)]
