@@ -8,7 +8,10 @@
 //! it), never up, and no other file may start.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "support/sources.rs"]
+mod sources;
 
 /// Files that may still have functions returning `Result<_, String>`, with
 /// how many: none is left (issue 21 point 6). A file listed here could only go
@@ -27,21 +30,6 @@ const CRATES: &[&str] = &[
 
 fn workspace() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 fn is_test_file(file: &Path) -> bool {
@@ -310,8 +298,7 @@ fn string_errors() -> BTreeMap<String, Vec<String>> {
     let root = workspace();
     let mut out = BTreeMap::new();
     for c in CRATES {
-        let mut files = Vec::new();
-        rust_files(&root.join(c), &mut files);
+        let files = sources::rust_files(&root.join(c));
         for f in files.iter().filter(|f| !is_test_file(f)) {
             let code = without_tests(&code_only(&std::fs::read_to_string(f).unwrap()));
             let fns = string_error_fns(&code);
@@ -392,8 +379,7 @@ fn no_error_type_is_a_string_or_a_json_value() {
     let root = workspace();
     let mut found = Vec::new();
     for c in CRATES {
-        let mut files = Vec::new();
-        rust_files(&root.join(c), &mut files);
+        let files = sources::rust_files(&root.join(c));
         for f in files.iter().filter(|f| !is_test_file(f)) {
             let code = without_tests(&code_only(&std::fs::read_to_string(f).unwrap()));
             let flat: String = code.split_whitespace().collect::<Vec<_>>().join(" ");

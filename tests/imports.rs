@@ -15,6 +15,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "support/sources.rs"]
+mod sources;
+
 /// Circles allowed for now, as sorted lists of files relative to the
 /// workspace: each may shrink, none may grow or appear. None is left.
 const KNOWN: &[&[&str]] = &[];
@@ -442,8 +445,7 @@ fn no_import_runs_up_the_layers() {
         }
     }
     let src = workspace().join("harshjudge/src");
-    let mut files = Vec::new();
-    source_files(&src, &mut files);
+    let files = sources::rust_files(&src);
     for f in files.iter().filter(|f| !is_test_file(f)) {
         let from = rel(f);
         if from == "harshjudge/src/lib.rs" {
@@ -491,30 +493,13 @@ fn use_trees_are_expanded() {
     );
 }
 
-/// Every `.rs` file under the crates' `src/` and `xtask/src`, sorted.
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            source_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// One module-file convention (issue 21.1): a module with submodules lives in
 /// `x/mod.rs`, never in `x.rs` beside a folder `x/`.
 #[test]
 fn a_module_with_submodules_lives_in_its_folder_as_mod_rs() {
-    let mut files = Vec::new();
-    for src in CRATES.iter().chain(&["xtask/src"]) {
-        source_files(&workspace().join(src), &mut files);
-    }
+    let files: Vec<PathBuf> = (CRATES.iter().chain(&["xtask/src"]))
+        .flat_map(|src| sources::rust_files(&workspace().join(src)))
+        .collect();
     assert!(files.len() > 50, "found only {} files", files.len());
     let pairs: Vec<String> = files
         .iter()
@@ -532,10 +517,9 @@ fn a_module_with_submodules_lives_in_its_folder_as_mod_rs() {
 /// imports.
 #[test]
 fn no_file_takes_every_name_of_its_parent() {
-    let mut files = Vec::new();
-    for src in CRATES {
-        source_files(&workspace().join(src), &mut files);
-    }
+    let files: Vec<PathBuf> = (CRATES.iter())
+        .flat_map(|src| sources::rust_files(&workspace().join(src)))
+        .collect();
     let globs: Vec<String> = files
         .iter()
         .filter(|f| !is_test_file(f))
