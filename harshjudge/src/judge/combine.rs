@@ -119,24 +119,8 @@ pub fn combine_verdicts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::judge::StepJudgment;
+    use crate::store::judge::{StepJudgment, judged};
     use crate::store::{RunId, Slug, Store};
-
-    fn judged(step: &str, verdict: Verdict) -> StepJudgment {
-        StepJudgment {
-            step_id: step.into(),
-            expectation: "a receipt is shown".into(),
-            verdict: Some(verdict),
-            reasoning: "seen".into(),
-            judge: "command".into(),
-            identity: "command:judge.sh".into(),
-            inputs_hash: "sha256:00".into(),
-            duration_ms: 5,
-            attempts: 1,
-            judged_at: "2026-11-23T00:00:00.000Z".into(),
-            error: None,
-        }
-    }
 
     fn final_run(steps: &[(&str, StepStatus, Option<&str>)]) -> RunResult {
         let mut r: RunResult = serde_json::from_value(serde_json::json!({

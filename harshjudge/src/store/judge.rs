@@ -257,25 +257,28 @@ impl Store {
     }
 }
 
+/// A judgment of `step` with `verdict`, for the tests of the store and of
+/// the judge (the same record in both).
+#[cfg(test)]
+pub(crate) fn judged(step: &str, verdict: Verdict) -> StepJudgment {
+    StepJudgment {
+        step_id: step.into(),
+        expectation: "a receipt is shown".into(),
+        verdict: Some(verdict),
+        reasoning: "seen".into(),
+        judge: "command".into(),
+        identity: "command:judge.sh".into(),
+        inputs_hash: "sha256:00".into(),
+        duration_ms: 5,
+        attempts: 1,
+        judged_at: "2026-11-23T00:00:00.000Z".into(),
+        error: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn judged(step: &str, verdict: Verdict) -> StepJudgment {
-        StepJudgment {
-            step_id: step.into(),
-            expectation: "a receipt is shown".into(),
-            verdict: Some(verdict),
-            reasoning: "seen".into(),
-            judge: "command".into(),
-            identity: "command:judge.sh".into(),
-            inputs_hash: "sha256:00".into(),
-            duration_ms: 5,
-            attempts: 1,
-            judged_at: "2026-11-23T00:00:00.000Z".into(),
-            error: None,
-        }
-    }
 
     #[test]
     fn judgments_are_kept_beside_the_run_and_replaced_per_step() {
