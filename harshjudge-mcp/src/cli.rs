@@ -255,7 +255,7 @@ pub enum Command {
         #[arg(long, value_name = "SLUG")]
         scenario: Option<String>,
     },
-    /// Write a recorded sequence as a Rust #[scenario] (.harshJudge/exports/{function}.rs).
+    /// Write a recorded sequence as a Rust `#[scenario]` (.harshJudge/exports/{function}.rs).
     Export {
         /// The sequence's id (record_list).
         sequence_id: String,

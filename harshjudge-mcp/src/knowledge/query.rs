@@ -27,7 +27,7 @@ impl KnowledgeStore {
     /// (0 for a token found nowhere): 1 exactly when every query token is in
     /// the tool name or the arguments, never more. Ties go to the newer step.
     /// Filters (scope, tool, outcome, url) are applied before scoring; at most
-    /// [`MAX_CANDIDATES`] steps are looked at (see the module's "Answering").
+    /// [`MAX_CANDIDATES`](super::MAX_CANDIDATES) steps are looked at (see the module's "Answering").
     pub fn search(&self, q: &SearchQuery) -> io::Result<SearchResult> {
         let mut g = self.lock();
         let (idx, scratch, built) = self.fresh(&mut g)?;
@@ -182,7 +182,7 @@ impl KnowledgeStore {
     /// `confidence = score / (sum of the weights of the parts given)`, so a
     /// step recorded on an identical state scores exactly 1 and nothing more.
     /// Ties go to the newer step. Pages are scored first, then their steps
-    /// are looked at best page first (at most [`MAX_CANDIDATES`]); with a
+    /// are looked at best page first (at most [`MAX_CANDIDATES`](super::MAX_CANDIDATES)); with a
     /// tool, steps of that tool on pages that share nothing come last.
     /// `limit` is capped at [`MAX_LIMIT`].
     pub fn similar(

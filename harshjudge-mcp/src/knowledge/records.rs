@@ -12,9 +12,9 @@ use std::collections::HashSet;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StepRecord {
-    /// Unique id, `{session}-{seq}` (given by [`KnowledgeStore::record`] when empty).
+    /// Unique id, `{session}-{seq}` (given by [`KnowledgeStore::record`](super::KnowledgeStore::record) when empty).
     pub id: String,
-    /// The session that made the call (set by [`KnowledgeStore::record`]).
+    /// The session that made the call (set by [`KnowledgeStore::record`](super::KnowledgeStore::record)).
     pub session: String,
     /// When the call was made, ISO 8601 UTC (set by `record` when empty).
     pub timestamp: String,
@@ -68,7 +68,7 @@ pub struct Observation {
     pub text: Option<String>,
 }
 
-/// A page's state, compared with the stored steps by [`KnowledgeStore::similar`].
+/// A page's state, compared with the stored steps by [`KnowledgeStore::similar`](super::KnowledgeStore::similar).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageState {
@@ -112,7 +112,7 @@ pub enum Outcome {
 pub struct SearchQuery {
     /// Free text: words, test ids, tool names, URL paths, error codes.
     pub query: String,
-    /// Most hits to return ([`DEFAULT_LIMIT`]; more than [`MAX_LIMIT`] counts as [`MAX_LIMIT`]).
+    /// Most hits to return ([`DEFAULT_LIMIT`](super::DEFAULT_LIMIT); more than [`MAX_LIMIT`](super::MAX_LIMIT) counts as [`MAX_LIMIT`](super::MAX_LIMIT)).
     pub limit: usize,
     /// Which sessions.
     pub scope: Scope,
@@ -125,7 +125,7 @@ pub struct SearchQuery {
 }
 
 impl SearchQuery {
-    /// `query` over all sessions, [`DEFAULT_LIMIT`] hits, no filters.
+    /// `query` over all sessions, [`DEFAULT_LIMIT`](super::DEFAULT_LIMIT) hits, no filters.
     pub fn new(query: impl Into<String>) -> SearchQuery {
         SearchQuery {
             query: query.into(),
@@ -146,7 +146,7 @@ pub struct SearchResult {
     pub hits: Vec<Hit>,
     /// Steps scored: they matched and passed the filters. Steps that cannot
     /// rank (a page's older ones, pages that cannot beat the hits) are not
-    /// scored; at most [`MAX_CANDIDATES`] steps are looked at.
+    /// scored; at most [`MAX_CANDIDATES`](super::MAX_CANDIDATES) steps are looked at.
     pub scanned: usize,
     /// Steps in scope (the session, or all indexed steps), before filters.
     pub total: usize,
@@ -159,8 +159,8 @@ pub struct SearchResult {
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hit {
-    /// 0 to 1; 1 is a perfect match (see [`KnowledgeStore::search`] and
-    /// [`KnowledgeStore::similar`] for the formulas). Rounded to 3 decimals,
+    /// 0 to 1; 1 is a perfect match (see [`KnowledgeStore::search`](super::KnowledgeStore::search) and
+    /// [`KnowledgeStore::similar`](super::KnowledgeStore::similar) for the formulas). Rounded to 3 decimals,
     /// and only a perfect match shows as 1.
     pub confidence: f64,
     /// What matched: `field:token` for a search, `url:…`, `testIds:n/m`,

@@ -103,7 +103,7 @@ impl KnowledgeStore {
     /// Appends `step` to `steps/{session}.jsonl` as one line, in one write, in
     /// append mode. Before writing: `session` is set to this store's; an empty
     /// `id` becomes `{session}-{seq}`, an empty `timestamp` now; `args` go
-    /// through [`compact_args`]; `error`, observation text, title and URL
+    /// through [`compact_args`](super::compact_args); `error`, observation text, title and URL
     /// are cut, test ids deduplicated and capped (see the `MAX_*` constants).
     /// If the index is built, the new line (and anything another process
     /// appended) is indexed at once.

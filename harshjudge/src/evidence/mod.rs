@@ -59,7 +59,7 @@ pub struct Snapshot {
 }
 
 /// Captures evidence around every step of a scenario. Register one with
-/// [`Scenario::probe`]; the runner calls it at each step boundary and when a
+/// [`Scenario::probe`](crate::Scenario::probe); the runner calls it at each step boundary and when a
 /// step fails.
 pub trait Probe: Send + Sync + 'static {
     /// Prefix of its files: `""` gives `before.png`/`after.png`, `"api"` gives

@@ -2,7 +2,7 @@
 //! cargo-nextest), libtest's command line, and the exit code. It schedules
 //! scenarios and waits for their outcomes; executing steps is the runner's job.
 //!
-//! An invocation is three parts: [`plan`] (pure: what to list and run, from the
+//! An invocation is three parts: `plan.rs` (pure: what to list and run, from the
 //! arguments and what earlier runs recorded), `exec` (prepare, repair, run
 //! the jobs while libtest runs the trials) and `tail` (summary, reports, exit
 //! code). `consumers` holds the harness's event consumers (trial slots,

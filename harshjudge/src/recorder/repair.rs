@@ -64,7 +64,7 @@ pub struct Pruned {
     pub errors: Vec<String>,
 }
 
-/// Applies retention ([`Store::prune_runs`]) to the scenarios `slugs` (each
+/// Applies retention ([`ScenarioDir::prune`](crate::store::ScenarioDir::prune)) to the scenarios `slugs` (each
 /// once): keeps the newest `keep` runs of each.
 pub fn prune(store: &Store, slugs: &[String], keep: usize) -> Pruned {
     let mut slugs: Vec<&String> = slugs.iter().collect();

@@ -106,7 +106,7 @@ with_target! {
         /// to_be_hidden, to_be_attached, to_be_enabled, to_be_disabled, to_be_checked,
         /// to_be_focused, to_be_editable, to_be_empty, to_be_in_viewport, to_have_text,
         /// to_contain_text, to_have_count, to_have_value, to_have_values (the selected
-        /// values of a <select multiple>, a list), to_have_attribute, to_have_class,
+        /// values of a `<select multiple>`, a list), to_have_attribute, to_have_class,
         /// to_contain_class, to_have_css, to_have_id, to_have_role,
         /// to_have_accessible_name, to_match_aria_snapshot (a YAML template such as
         /// "- heading \"Todos\" [level=1]").

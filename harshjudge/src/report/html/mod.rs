@@ -22,7 +22,7 @@ pub use model::{HISTORY, Overview, RunView};
 /// The page: markup, style and script in one file.
 const PAGE: &str = include_str!("page.html");
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Clone, Debug)]
 pub struct ReportStats {
     /// `report/index.html`.
@@ -77,7 +77,7 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
     })
 }
 
-/// The report page itself (the same bytes [`write`] puts in `report/index.html`).
+/// The report page itself (the same bytes [`write()`] puts in `report/index.html`).
 pub fn index_html() -> String {
     PAGE.to_string()
 }
