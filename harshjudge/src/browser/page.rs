@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::engine::Engine;
 use super::error::{BrowserError, cmd_err};
 use super::logs::{self, ConsoleEntry, NetworkEntry, Pending};
-use super::protocol::{Call, Request};
+use super::protocol::{Call, Clip, Request};
 use super::session::Session;
 use super::wire::{self, cdp};
 
@@ -399,12 +399,12 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     }
 
     /// A PNG of a region of the page (document coordinates).
-    pub(crate) async fn capture_clip(&self, b: &Value) -> Result<Vec<u8>, BrowserError> {
+    pub(crate) async fn capture_clip(&self, b: &Clip) -> Result<Vec<u8>, BrowserError> {
         let shot = cdp(
             self.client(),
             "Page.captureScreenshot",
             json!({"format": "png", "captureBeyondViewport": true, "clip": {
-                "x": b["x"], "y": b["y"], "width": b["width"], "height": b["height"], "scale": 1}}),
+                "x": b.x, "y": b.y, "width": b.width, "height": b.height, "scale": 1}}),
         )
         .await?;
         base64::engine::general_purpose::STANDARD

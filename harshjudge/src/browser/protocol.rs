@@ -354,6 +354,54 @@ pub(crate) enum EngineError {
     Js { message: String },
 }
 
+/// A point in the viewport, in CSS pixels.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub(crate) struct Point {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+}
+
+/// An element's box in document coordinates: the clip of its screenshot.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub(crate) struct Clip {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) width: f64,
+    pub(crate) height: f64,
+}
+
+/// What the page answers to [`Request::Act`] (`hjeAct` in actions.js): one
+/// shape per outcome, told apart by its fields.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum Acted {
+    /// The element is actionable and receives the pointer there: Rust sends
+    /// the trusted pointer events (click, hover, press, check, a mouse drag).
+    Point { point: Point },
+    /// An HTML5 drag and drop the page dispatched itself; `dropped` when a
+    /// `dragover` handler accepted it.
+    Html5 { html5: bool, dropped: bool },
+    /// The element, for WebDriver's own command (`set_input_files`).
+    Element { element: Value },
+    /// The element's box (`screenshot`).
+    Clip(Clip),
+    /// The values of the options now selected (`select_option`).
+    Selected(Vec<String>),
+    /// Done in the page, or nothing was left to do (already checked).
+    Done { done: bool },
+}
+
+/// What the page answers to [`Request::HitResult`]: whether the pointer
+/// action's first event reached the element.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum HitReport {
+    /// Another element received it (`hit`, previewed) and stopped it there.
+    Missed { hit: String, event: String },
+    /// The element received it, or no event of the action came (nothing to judge).
+    Reached { done: bool },
+}
+
 /// The page's answer: a value, or an error; and the call log either way.
 #[derive(Debug)]
 pub(crate) struct Answer {
@@ -607,5 +655,61 @@ mod tests {
                 "the page never sends the error kind {kind:?}"
             );
         }
+    }
+
+    /// Each shape `hjeAct` and `hjeHitResult` answer with (actions.js) is
+    /// read as its own case, and a shape this side does not know is refused.
+    #[test]
+    fn every_answer_of_an_action_is_read_as_its_case() {
+        let acted = |v: Value| serde_json::from_value::<Acted>(v);
+        let point = Point { x: 10.5, y: 20.0 };
+        assert_eq!(
+            acted(json!({"point": {"x": 10.5, "y": 20}})).unwrap(),
+            Acted::Point { point }
+        );
+        assert_eq!(
+            acted(json!({"done": true})).unwrap(),
+            Acted::Done { done: true }
+        );
+        assert_eq!(
+            acted(json!({"html5": true, "dropped": false})).unwrap(),
+            Acted::Html5 {
+                html5: true,
+                dropped: false
+            }
+        );
+        assert_eq!(
+            acted(json!(["a", "b"])).unwrap(),
+            Acted::Selected(vec!["a".into(), "b".into()])
+        );
+        let clip = Clip {
+            x: 1.0,
+            y: 2.0,
+            width: 3.0,
+            height: 4.0,
+        };
+        assert_eq!(
+            acted(json!({"x": 1, "y": 2, "width": 3, "height": 4})).unwrap(),
+            Acted::Clip(clip)
+        );
+        let element = json!({"element-6066-11e4-a52e-4f735466cecf": "e1"});
+        assert_eq!(
+            acted(json!({ "element": element })).unwrap(),
+            Acted::Element { element }
+        );
+        assert!(acted(json!({"clicked": true})).is_err());
+        assert!(acted(json!({"point": {"x": "left"}})).is_err());
+        let hit = |v: Value| serde_json::from_value::<HitReport>(v).unwrap();
+        assert_eq!(
+            hit(json!({"hit": "<div#cover>", "event": "mousedown"})),
+            HitReport::Missed {
+                hit: "<div#cover>".into(),
+                event: "mousedown".into()
+            }
+        );
+        assert_eq!(
+            hit(json!({"done": true, "none": true})),
+            HitReport::Reached { done: true }
+        );
     }
 }

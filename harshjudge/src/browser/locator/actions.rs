@@ -7,9 +7,9 @@ use std::panic::Location;
 use serde_json::json;
 
 use super::Locator;
-use super::calls::{PointerOp, element_id};
+use super::calls::{PointerOp, element_id, unexpected};
 use crate::browser::error::BrowserError;
-use crate::browser::protocol::{Action, Call, Request, SelectOption};
+use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
 use crate::browser::wire;
 
 impl Locator {
@@ -177,7 +177,7 @@ impl Locator {
                 at,
             )
             .await?;
-        if v["done"] == true {
+        if matches!(v, Acted::Done { .. }) {
             return Ok(());
         }
         let now = self
@@ -229,14 +229,11 @@ impl Locator {
             })
             .collect();
         async move {
-            let v = self
-                .act(
-                    Action::SelectOption { options },
-                    "have an option selected (visible, enabled)",
-                    at,
-                )
-                .await?;
-            Ok(serde_json::from_value(v).unwrap_or_default())
+            let what = "have an option selected (visible, enabled)";
+            match self.act(Action::SelectOption { options }, what, at).await? {
+                Acted::Selected(values) => Ok(values),
+                other => Err(unexpected(&other, what, at)),
+            }
         }
     }
 
@@ -307,8 +304,11 @@ impl Locator {
             .map(|p| p.as_ref().display().to_string())
             .collect();
         async move {
-            let v = self.act(Action::SetInputFiles, "be attached", at).await?;
-            let id = element_id(&v["element"]).ok_or_else(|| BrowserError::Invalid {
+            let element = match self.act(Action::SetInputFiles, "be attached", at).await? {
+                Acted::Element { element } => element,
+                other => return Err(unexpected(&other, "be attached", at)),
+            };
+            let id = element_id(&element).ok_or_else(|| BrowserError::Invalid {
                 message: format!("{}: no element reference came back", self.desc),
                 location: Some(at),
             })?;
@@ -353,20 +353,16 @@ impl Locator {
                     at,
                 )
                 .await?;
-            if v["html5"] == true {
-                return Ok(());
-            }
-            let (x0, y0) = (
-                v["point"]["x"].as_f64().unwrap_or(0.0),
-                v["point"]["y"].as_f64().unwrap_or(0.0),
-            );
-            let t = target
-                .act(Action::Hover, "be dropped on (visible, stable)", at)
-                .await?;
-            let (x1, y1) = (
-                t["point"]["x"].as_f64().unwrap_or(0.0),
-                t["point"]["y"].as_f64().unwrap_or(0.0),
-            );
+            let Point { x: x0, y: y0 } = match v {
+                Acted::Html5 { .. } => return Ok(()),
+                Acted::Point { point } => point,
+                other => return Err(unexpected(&other, "be dragged", at)),
+            };
+            let dropped_on = "be dropped on (visible, stable)";
+            let Point { x: x1, y: y1 } = match target.act(Action::Hover, dropped_on, at).await? {
+                Acted::Point { point } => point,
+                other => return Err(unexpected(&other, dropped_on, at)),
+            };
             self.page
                 .mouse()
                 .release_at(x0, y0, x1, y1)

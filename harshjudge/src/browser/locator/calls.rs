@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::Locator;
 use crate::browser::error::BrowserError;
-use crate::browser::protocol::{Action, Call, HitEvents, Read, Request};
+use crate::browser::protocol::{Acted, Action, Call, HitEvents, HitReport, Point, Read, Request};
 use crate::browser::wire;
 
 impl Locator {
@@ -55,13 +55,14 @@ impl Locator {
         action: Action,
         what: &str,
         at: &'static Location<'static>,
-    ) -> Result<Value, BrowserError> {
+    ) -> Result<Acted, BrowserError> {
         let request = Request::Act {
             target: self.target(),
             action,
             verify: None,
         };
-        self.run(request, what, at).await
+        let v = self.run(request, what, at).await?;
+        typed(v, what, at)
     }
 
     /// A pointer action, Playwright style: waits in the page until the element is
@@ -80,7 +81,7 @@ impl Locator {
         what: &str,
         op: PointerOp,
         at: &'static Location<'static>,
-    ) -> Result<Value, BrowserError> {
+    ) -> Result<Acted, BrowserError> {
         self.misused(at)?;
         let start = std::time::Instant::now();
         let deadline = start + self.page.wait();
@@ -129,7 +130,11 @@ impl Locator {
                 }
                 Err(e) => return Err(e),
             };
-            let Some((x, y)) = v["point"]["x"].as_f64().zip(v["point"]["y"].as_f64()) else {
+            let v: Acted = typed(v, what, at)?;
+            let Acted::Point {
+                point: Point { x, y },
+            } = v
+            else {
                 return Ok(v);
             };
             let mouse = self.page.mouse();
@@ -153,7 +158,7 @@ impl Locator {
                 )
                 .await
             {
-                Ok(hit) => hit.result.unwrap_or_default(),
+                Ok(hit) => typed(hit.result.unwrap_or_default(), what, at)?,
                 // The document went away under the check: the action started a
                 // navigation, so it reached the page; nothing is left to verify.
                 Err(e @ BrowserError::Command { .. })
@@ -164,14 +169,13 @@ impl Locator {
                 }
                 Err(e) => return Err(e.located(at)),
             };
-            let Some(who) = hit["hit"].as_str() else {
+            let HitReport::Missed { hit: who, event } = hit else {
                 return Ok(v);
             };
             if matches!(op, PointerOp::Press) {
                 // Release the button the page never saw pressed (still stopped there).
                 mouse.up().await.map_err(|e| e.located(at))?;
             }
-            let event = hit["event"].as_str().unwrap_or("event");
             missed = format!(
                 "{who} intercepts pointer events: it received the {event} of attempt {attempt}"
             );
@@ -256,6 +260,39 @@ impl PointerOp {
             PointerOp::Hover => "hover",
             PointerOp::Press => "drag",
         }
+    }
+}
+
+/// The page's answer as the type `T` this side expects of it; another shape
+/// is an error saying so (the injected engine and this library disagree).
+pub(super) fn typed<T: serde::de::DeserializeOwned>(
+    v: Value,
+    what: &str,
+    at: &'static Location<'static>,
+) -> Result<T, BrowserError> {
+    let mut shown = v.to_string();
+    if let Some((cut, _)) = shown.char_indices().nth(200) {
+        shown.truncate(cut);
+        shown.push('…');
+    }
+    serde_json::from_value(v).map_err(|e| BrowserError::Invalid {
+        message: format!(
+            "the page engine answered {} to \"{what}\", which is not a {}: {e} (the injected engine and this library disagree)",
+            shown,
+            std::any::type_name::<T>().rsplit("::").next().unwrap_or("value"),
+        ),
+        location: Some(at),
+    })
+}
+
+/// An answer that is not the shape this call expects (the injected engine and
+/// this library disagree).
+pub(super) fn unexpected(got: &Acted, what: &str, at: &'static Location<'static>) -> BrowserError {
+    BrowserError::Invalid {
+        message: format!(
+            "the page engine answered {got:?} to \"{what}\" (the injected engine and this library disagree)"
+        ),
+        location: Some(at),
     }
 }
 

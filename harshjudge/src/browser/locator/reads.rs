@@ -3,11 +3,10 @@
 use std::future::Future;
 use std::panic::Location;
 
-use serde_json::Value;
-
+use super::calls::unexpected;
 use super::{BoundingBox, Locator, WaitState};
 use crate::browser::error::BrowserError;
-use crate::browser::protocol::{Action, Read, Request, State};
+use crate::browser::protocol::{Acted, Action, Clip, Read, Request, State};
 
 impl Locator {
     /// How many elements match now (no waiting).
@@ -184,9 +183,12 @@ impl Locator {
     pub(crate) async fn clip_for_screenshot(
         &self,
         at: &'static Location<'static>,
-    ) -> Result<Value, BrowserError> {
-        self.act(Action::Screenshot, "be visible and stable", at)
-            .await
+    ) -> Result<Clip, BrowserError> {
+        let what = "be visible and stable";
+        match self.act(Action::Screenshot, what, at).await? {
+            Acted::Clip(clip) => Ok(clip),
+            other => Err(unexpected(&other, what, at)),
+        }
     }
 
     /// A PNG of the element (scrolled into view).
@@ -194,10 +196,11 @@ impl Locator {
     pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let b = self
-                .act(Action::Screenshot, "be visible and stable", at)
-                .await?;
-            self.page.capture_clip(&b).await.map_err(|e| e.located(at))
+            let clip = self.clip_for_screenshot(at).await?;
+            self.page
+                .capture_clip(&clip)
+                .await
+                .map_err(|e| e.located(at))
         }
     }
 }
