@@ -13,6 +13,8 @@ use std::path::Path;
 #[path = "support/sources.rs"]
 mod sources;
 
+use sources::{CRATES, workspace};
+
 /// Files that may still have functions returning `Result<_, String>`, with
 /// how many: none is left (issue 21 point 6). A file listed here could only go
 /// down.
@@ -21,16 +23,6 @@ const REMAINING: &[(&str, usize)] = &[];
 /// Error types that may still be a newtype around a string, by file and name:
 /// none is left (the store's YAML error keeps the reader's error as its cause).
 const REMAINING_NEWTYPES: &[&str] = &[];
-
-const CRATES: &[&str] = &[
-    "harshjudge/src",
-    "harshjudge-macros/src",
-    "harshjudge-mcp/src",
-];
-
-fn workspace() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn is_test_file(file: &Path) -> bool {
     let name = file.file_name().unwrap().to_string_lossy();

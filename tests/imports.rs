@@ -18,19 +18,11 @@ use std::path::{Path, PathBuf};
 #[path = "support/sources.rs"]
 mod sources;
 
+use sources::{CRATES, workspace};
+
 /// Circles allowed for now, as sorted lists of files relative to the
 /// workspace: each may shrink, none may grow or appear. None is left.
 const KNOWN: &[&[&str]] = &[];
-
-const CRATES: &[&str] = &[
-    "harshjudge/src",
-    "harshjudge-macros/src",
-    "harshjudge-mcp/src",
-];
-
-fn workspace() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The module path of `file` under `src` (`lib.rs` is the root, `a/mod.rs` and
 /// `a.rs` are `a`).

@@ -189,12 +189,13 @@ fn fn_start() -> impl Fn(&str) -> Option<(String, String)> {
 /// Nothing of one machine is committed (issue 20.4: a symbolic link `sudo`
 /// pointing into a `mktemp -d` folder sat at the root). No tracked file is a
 /// symbolic link (git mode 120000), and no tracked text file names a path
-/// inside a generated temporary folder: `/tmp/tmp.…` (mktemp), `/tmp/.tmp…`
-/// (Rust's tempfile), `/tmp/tmp…` (Python's tempfile), the same under
-/// `/var/tmp/`, `/dev/shm/` and `/private/tmp/`, and anything under macOS's
-/// `/var/folders/`. Allowed: a root alone (`/tmp`, `TMPDIR=/dev/shm`), a
-/// folder of a fixed name (`/tmp/p`) and a template (`/tmp/tmp.XXXXXXXXXX`,
-/// `mktemp -d /tmp/hj-compare.XXXXXX`). Runs on a clone: it asks git.
+/// inside a generated temporary folder: below one of `TEMP_ROOTS`, a folder
+/// named `tmp` or `tmp.` followed by random characters (mktemp, Python's
+/// tempfile) or `.tmp` and random characters (Rust's tempfile); and anything
+/// below macOS's per-user temporary folders (`MACOS_ROOTS`). Allowed: a root
+/// alone, a folder of a fixed name, and a template of `X`s (what `mktemp`
+/// takes). Runs on a clone: it asks git. This file spells none of those paths
+/// whole: its examples are assembled at run time.
 #[test]
 fn no_tracked_symlink_or_temporary_path() {
     let out = std::process::Command::new("git")
@@ -237,11 +238,17 @@ fn no_tracked_symlink_or_temporary_path() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The roots below which generated temporary folders are made.
+const TEMP_ROOTS: [&str; 4] = ["/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/"];
+
+/// macOS's per-user temporary roots, in two halves (see above).
+const MACOS_ROOTS: [[&str; 2]; 2] = [["/var/", "folders/"], ["/private/var/", "folders/"]];
+
 /// The first path of `line` inside a generated temporary folder (see
 /// [`no_tracked_symlink_or_temporary_path`]).
 fn temporary_path(line: &str) -> Option<String> {
-    let roots = ["/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/"];
-    let macos = ["/var/folders/", "/private/var/folders/"];
+    let roots = TEMP_ROOTS;
+    let macos = MACOS_ROOTS.map(|[a, b]| [a, b].concat());
     let is_path_char = |c: char| c.is_alphanumeric() || "._-/".contains(c);
     let path_at = |at: usize| -> String {
         line[at..]
@@ -249,8 +256,8 @@ fn temporary_path(line: &str) -> Option<String> {
             .take_while(|c| is_path_char(*c))
             .collect()
     };
-    for root in macos {
-        if let Some(at) = line.find(root)
+    for root in &macos {
+        if let Some(at) = line.find(root.as_str())
             && line[at + root.len()..].starts_with(|c: char| c.is_alphanumeric())
         {
             return Some(path_at(at));
@@ -302,15 +309,15 @@ fn temporary_paths_are_told_from_legitimate_ones() {
         assert!(temporary_path(&bad).is_some(), "{bad}");
     }
     for good in [
-        "ext4 (`/tmp`)",
-        "TMPDIR=/dev/shm",
-        "--user-data-dir=/tmp/p",
-        "mktemp -d /tmp/hj-compare.XXXXXX",
-        "mktemp makes /tmp/tmp.XXXXXXXXXX",
-        "'/tmp/hj-playwright-results'",
-        "/tmp/tmpl", // too short to be generated
-        "macOS's `/var/folders/`",
+        "ext4 (`/tmp`)".to_string(),
+        "TMPDIR=/dev/shm".into(),
+        "--user-data-dir=/tmp/p".into(),
+        "mktemp -d /tmp/hj-compare.XXXXXX".into(),
+        format!("mktemp makes {tmp}.XXXXXXXXXX"),
+        "'/tmp/hj-playwright-results'".into(),
+        format!("{tmp}l"), // too short to be generated
+        format!("macOS's `{folders}`"),
     ] {
-        assert_eq!(temporary_path(good), None, "{good}");
+        assert_eq!(temporary_path(&good), None, "{good}");
     }
 }

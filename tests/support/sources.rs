@@ -3,6 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
+/// The source folders of the three crates.
+pub const CRATES: &[&str] = &[
+    "harshjudge/src",
+    "harshjudge-macros/src",
+    "harshjudge-mcp/src",
+];
+
+/// The workspace's root.
+pub fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
 /// Every `.rs` file below `dir`, sorted by path.
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

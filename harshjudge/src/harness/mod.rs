@@ -265,6 +265,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         let cx = rejudge::Context {
             store: &store,
             settings: &settings,
+            judge: &judge,
             plan: &plan,
             flags,
             binary: &binary,
@@ -276,7 +277,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         return rejudge::run(cx, args, trials, slots);
     }
     if flags.resume {
-        rejudge::complete_judgments(&store, &mut plan, args, &mut notes)?;
+        rejudge::complete_judgments(&store, &judge, &mut plan, args, &mut notes);
     }
     let log = if plan.any_selected() {
         exec::resolve_base_url(&pkg, &store, &mut settings, !plan.work().is_empty())?;

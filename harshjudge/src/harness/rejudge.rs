@@ -21,7 +21,7 @@ use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink};
 use crate::judge::{self, Judge, JudgeInput, JudgeSettings, Judged};
 use crate::registry::ScenarioDef;
-use crate::settings::{SettingError, Settings};
+use crate::settings::Settings;
 use crate::store::checkpoint::{ScenarioEntry, SuiteLog};
 use crate::store::judge::StepJudgment;
 use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
@@ -385,6 +385,8 @@ fn threads(args: &Arguments) -> usize {
 pub(super) struct Context<'a> {
     pub store: &'a Store,
     pub settings: &'a Settings,
+    /// The judge, read with the other settings when the invocation began.
+    pub judge: &'a JudgeSettings,
     pub plan: &'a Plan,
     pub flags: &'a SuiteFlags,
     pub binary: &'a str,
@@ -405,7 +407,7 @@ pub(super) fn run(
     trials: Vec<Trial>,
     slots: HashMap<&'static str, Vec<Arc<Slot>>>,
 ) -> Result<i32, HarnessError> {
-    let settings = JudgeSettings::from_env()?;
+    let settings = cx.judge;
     let force = cx.flags.rejudge_run.is_some();
     let (flag, how) = if force {
         ("--rejudge-run", "re-judged by --rejudge-run")
@@ -521,13 +523,14 @@ pub(super) fn run(
 /// the process died while judging, or no judge was configured) are re-judged
 /// from their evidence instead of being run again; their trials then report
 /// the combined outcome. Without a judge configured they are reused as they
-/// are, with a note. `Err`: bad judge settings.
+/// are, with a note.
 pub(super) fn complete_judgments(
     store: &Store,
+    judge: &JudgeSettings,
     plan: &mut Plan,
     args: &Arguments,
     notes: &mut Vec<String>,
-) -> Result<(), SettingError> {
+) {
     let mut pending: Vec<(usize, Target)> = Vec::new();
     for (i, r) in plan.reused.iter().enumerate() {
         let Some(run) = r.entry.run_id.as_deref().and_then(|id| RunId::new(id).ok()) else {
@@ -556,9 +559,9 @@ pub(super) fn complete_judgments(
         }
     }
     if pending.is_empty() {
-        return Ok(());
+        return;
     }
-    let settings = JudgeSettings::from_env()?;
+    let settings = judge;
     let Some(judge) = settings.judge.clone() else {
         let names: Vec<String> = pending
             .iter()
@@ -569,7 +572,7 @@ pub(super) fn complete_judgments(
             names.len(),
             names.join(", ")
         ));
-        return Ok(());
+        return;
     };
     let uncertain = settings.uncertain_passes;
     let rt = runtime(threads(args));
@@ -623,5 +626,4 @@ pub(super) fn complete_judgments(
             )),
         }
     }
-    Ok(())
 }

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use crate::store::{CHECKLIST_EVIDENCE, CHECKLIST_PRE_RUN};
 use crate::store::{
-    CompletedStep, Durability, NewEvidence, Phase, RunId, RunLock, RunResult, RunStatus,
+    CompletedStep, Durability, NewEvidence, Phase, RunDir, RunId, RunLock, RunResult, RunStatus,
     SkillError, SkillState, Slug, Stats, StepId, StepResult, StepStatus, Store, StoreError,
     WrittenEvidence, now_iso,
 };
@@ -282,16 +282,17 @@ impl RunHandle {
 
     /// `runs/{runId}`.
     pub fn dir(&self) -> std::path::PathBuf {
-        self.store.scenario(&self.slug).run(&self.id).path()
+        self.run_dir().path()
+    }
+
+    /// The store's handle on this run's folder.
+    fn run_dir(&self) -> RunDir<'_> {
+        self.store.scenario(&self.slug).run(&self.id)
     }
 
     /// `step-NN/evidence`.
     pub fn evidence_dir(&self, step: &StepId) -> std::path::PathBuf {
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .step(step)
-            .evidence()
+        self.run_dir().step(step).evidence()
     }
 
     /// Creates `step-NN/evidence` through the store (never through a link
@@ -316,10 +317,7 @@ impl RunHandle {
     }
 
     fn write_state(&self) -> Result<(), StoreError> {
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .put_skill_state(&self.state, self.durability)
+        self.run_dir().put_skill_state(&self.state, self.durability)
     }
 
     /// Records that this run is attempt `attempt` of a retried scenario whose
@@ -332,10 +330,7 @@ impl RunHandle {
         self.ensure_open()?;
         self.result.attempt = Some(attempt);
         self.result.first_run_id = Some(first_run_id.unwrap_or_else(|| self.id.to_string()));
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .put_result(&self.result, Durability::Now)
+        self.run_dir().put_result(&self.result, Durability::Now)
     }
 
     /// Marks `step` as the one running (in `skill-state.yaml`).
@@ -361,11 +356,7 @@ impl RunHandle {
         metadata: serde_json::Map<String, serde_json::Value>,
     ) -> Result<WrittenEvidence, StoreError> {
         self.ensure_open()?;
-        let written = self
-            .store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .write_evidence(step, file, metadata)?;
+        let written = self.run_dir().write_evidence(step, file, metadata)?;
         self.evidence
             .entry(step.number())
             .or_default()
@@ -402,11 +393,7 @@ impl RunHandle {
                 .get(&rec.id.number())
                 .map(|s| s.iter().cloned().collect())
                 .unwrap_or_default(),
-            Durability::Now => self
-                .store
-                .scenario(&self.slug)
-                .run(&self.id)
-                .list_evidence(&rec.id)?,
+            Durability::Now => self.run_dir().list_evidence(&rec.id)?,
         };
         let now = now_iso();
         self.state
@@ -429,12 +416,7 @@ impl RunHandle {
             // Relative to the run folder, so the file stays true when the folder moves.
             diagnostics.insert(
                 CHECKLIST_EVIDENCE.into(),
-                self.store
-                    .scenario(&self.slug)
-                    .run(&self.id)
-                    .step(&rec.id)
-                    .evidence_in_run()
-                    .into(),
+                self.run_dir().step(&rec.id).evidence_in_run().into(),
             );
             self.state.error = Some(SkillError {
                 step: rec.id.number(),
@@ -457,10 +439,7 @@ impl RunHandle {
             verdict: None,
         });
         self.result.derive_outcome();
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .put_result(&self.result, self.durability)?;
+        self.run_dir().put_result(&self.result, self.durability)?;
         self.write_state()
     }
 
@@ -488,7 +467,7 @@ impl RunHandle {
             .unwrap_or_else(|| self.elapsed_before + self.clock.elapsed().as_millis() as u64);
         let no_steps = completion.steps.as_ref().is_none_or(Vec::is_empty);
         let step_dirs = if no_steps && self.result.steps.is_empty() {
-            self.store.scenario(&self.slug).run(&self.id).steps()?
+            self.run_dir().steps()?
         } else {
             vec![]
         };
@@ -499,24 +478,14 @@ impl RunHandle {
         // Evidence recorded after a step completed still belongs to it.
         for step in &mut result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
-                step.evidence_files = self
-                    .store
-                    .scenario(&self.slug)
-                    .run(&self.id)
-                    .list_evidence(&id)?;
+                step.evidence_files = self.run_dir().list_evidence(&id)?;
             }
         }
         // A judgment already recorded (a judge that finished early, an agent's
         // `recordVerdict`) is folded in by the one rule.
         // A judgment recorded before completion (an agent's `recordVerdict` on a
         // running run) counts even when no step carried an expectation yet.
-        let judgment = self
-            .store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .judgment()
-            .ok()
-            .flatten();
+        let judgment = self.run_dir().judgment().ok().flatten();
         if judgment.is_some() || result.steps.iter().any(|s| s.expectation.is_some()) {
             crate::judge::combine_verdicts(&mut result, judgment.as_ref(), uncertain_passes);
         }
@@ -534,11 +503,7 @@ impl RunHandle {
         let now = now_iso();
         self.result.completed_at = Some(now.clone());
         self.result.duration = duration;
-        let stats = self
-            .store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .complete(&self.result)?;
+        let stats = self.run_dir().complete(&self.result)?;
         self.state.current_phase = Phase::Completed;
         self.state
             .checklist_status
@@ -551,14 +516,9 @@ impl RunHandle {
                 self.result.failed_step.as_deref().unwrap_or("?")
             ),
         };
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
+        self.run_dir()
             .put_skill_state(&self.state, Durability::Now)?;
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .clear_running();
+        self.run_dir().clear_running();
         Ok(Completed {
             stats,
             status: self.result.status,
@@ -595,13 +555,10 @@ impl RunHandle {
                 });
             }
         }
+        let dir = self.store.scenario(&self.slug).run(&self.id);
         for step in &mut self.result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
-                step.evidence_files = self
-                    .store
-                    .scenario(&self.slug)
-                    .run(&self.id)
-                    .list_evidence(&id)?;
+                step.evidence_files = dir.list_evidence(&id)?;
             }
         }
         self.result.status = RunStatus::Pass;
@@ -626,24 +583,16 @@ impl RunHandle {
             measured
         };
         self.result.completed_at = Some(now);
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .put_result(&self.result, Durability::Now)?;
+        self.run_dir().put_result(&self.result, Durability::Now)?;
         self.state.last_action = format!("Interrupted: {reason}");
         self.state.error = Some(SkillError {
             step: current,
             message: reason.to_string(),
             diagnostics: Default::default(),
         });
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
+        self.run_dir()
             .put_skill_state(&self.state, Durability::Now)?;
-        self.store
-            .scenario(&self.slug)
-            .run(&self.id)
-            .clear_running();
+        self.run_dir().clear_running();
         Ok(())
     }
 }

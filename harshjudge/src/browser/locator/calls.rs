@@ -270,18 +270,20 @@ pub(super) fn typed<T: serde::de::DeserializeOwned>(
     what: &str,
     at: &'static Location<'static>,
 ) -> Result<T, BrowserError> {
-    let mut shown = v.to_string();
-    if let Some((cut, _)) = shown.char_indices().nth(200) {
-        shown.truncate(cut);
-        shown.push('…');
-    }
-    serde_json::from_value(v).map_err(|e| BrowserError::Invalid {
-        message: format!(
-            "the page engine answered {} to \"{what}\", which is not a {}: {e} (the injected engine and this library disagree)",
-            shown,
-            std::any::type_name::<T>().rsplit("::").next().unwrap_or("value"),
-        ),
-        location: Some(at),
+    // Read through a reference: the answer is shown only when it does not fit.
+    T::deserialize(&v).map_err(|e| {
+        let mut shown = v.to_string();
+        if let Some((cut, _)) = shown.char_indices().nth(200) {
+            shown.truncate(cut);
+            shown.push('…');
+        }
+        BrowserError::Invalid {
+            message: format!(
+                "the page engine answered {shown} to \"{what}\", which is not a {}: {e} (the injected engine and this library disagree)",
+                std::any::type_name::<T>().rsplit("::").next().unwrap_or("value"),
+            ),
+            location: Some(at),
+        }
     })
 }
 
