@@ -35,8 +35,11 @@ pub struct RunHandle {
     store: Store,
     slug: Slug,
     id: RunId,
-    result: RunResult,
-    state: SkillState,
+    /// Shared with the background writer's pending render of `result.json`
+    /// (changed through [`result_mut`](Self::result_mut)).
+    result: std::sync::Arc<RunResult>,
+    /// Shared like `result`, for `skill-state.yaml` ([`state_mut`](Self::state_mut)).
+    state: std::sync::Arc<SkillState>,
     /// Step titles: given at start, or read from `meta.yaml` when first needed.
     titles: std::cell::OnceCell<Vec<String>>,
     clock: Instant,
@@ -123,8 +126,8 @@ impl RunHandle {
             store: store.clone(),
             slug: slug.clone(),
             id,
-            result,
-            state,
+            result: std::sync::Arc::new(result),
+            state: std::sync::Arc::new(state),
             titles: std::cell::OnceCell::from(titles),
             clock: Instant::now(),
             elapsed_before: 0,
@@ -216,8 +219,8 @@ impl RunHandle {
             store: store.clone(),
             slug,
             id: run.clone(),
-            result,
-            state,
+            result: std::sync::Arc::new(result),
+            state: std::sync::Arc::new(state),
             titles: std::cell::OnceCell::new(),
             clock: Instant::now(),
             elapsed_before,
@@ -316,6 +319,20 @@ impl RunHandle {
         Ok(())
     }
 
+    /// The run's result, to change: a pending background write that shares
+    /// it is taken back first, so that the change copies nothing (the next
+    /// `put_result` hands the writer the new version).
+    fn result_mut(&mut self) -> &mut RunResult {
+        self.run_dir().withdraw_pending_result();
+        std::sync::Arc::make_mut(&mut self.result)
+    }
+
+    /// The run's `skill-state.yaml` document, to change (as [`result_mut`](Self::result_mut)).
+    fn state_mut(&mut self) -> &mut SkillState {
+        self.run_dir().withdraw_pending_state();
+        std::sync::Arc::make_mut(&mut self.state)
+    }
+
     fn write_state(&self) -> Result<(), StoreError> {
         self.run_dir().put_skill_state(&self.state, self.durability)
     }
@@ -328,23 +345,25 @@ impl RunHandle {
         first_run_id: Option<String>,
     ) -> Result<(), StoreError> {
         self.ensure_open()?;
-        self.result.attempt = Some(attempt);
-        self.result.first_run_id = Some(first_run_id.unwrap_or_else(|| self.id.to_string()));
+        self.result_mut().attempt = Some(attempt);
+        self.result_mut().first_run_id = Some(first_run_id.unwrap_or_else(|| self.id.to_string()));
         self.run_dir().put_result(&self.result, Durability::Now)
     }
 
     /// Marks `step` as the one running (in `skill-state.yaml`).
     pub fn begin_step(&mut self, step: &StepId) -> Result<(), StoreError> {
         self.ensure_open()?;
-        self.state.current_phase = Phase::ExecuteSteps;
-        self.state.current_step = step.number();
-        self.state
-            .checklist_status
-            .insert(CHECKLIST_EVIDENCE.into(), "in_progress".into());
-        self.state.last_action = match self.title(step) {
+        let last_action = match self.title(step) {
             Some(t) => format!("Running step {step}: {t}"),
             None => format!("Running step {step}"),
         };
+        let state = self.state_mut();
+        state.current_phase = Phase::ExecuteSteps;
+        state.current_step = step.number();
+        state
+            .checklist_status
+            .insert(CHECKLIST_EVIDENCE.into(), "in_progress".into());
+        state.last_action = last_action;
         self.write_state()
     }
 
@@ -396,36 +415,37 @@ impl RunHandle {
             Durability::Now => self.run_dir().list_evidence(&rec.id)?,
         };
         let now = now_iso();
-        self.state
-            .completed_steps
-            .retain(|c| c.step != rec.id.number());
-        self.state.completed_steps.push(CompletedStep {
+        // The first failure is the run's error; its evidence folder is relative
+        // to the run folder, so the file stays true when the folder moves.
+        let first_failure = (rec.status == StepStatus::Fail && self.state.error.is_none())
+            .then(|| self.run_dir().step(&rec.id).evidence_in_run());
+        let state = self.state_mut();
+        state.completed_steps.retain(|c| c.step != rec.id.number());
+        state.completed_steps.push(CompletedStep {
             step: rec.id.number(),
             status: rec.status,
             evidence_captured: !evidence_files.is_empty(),
             timestamp: now,
         });
-        self.state.completed_steps.sort_by_key(|c| c.step);
-        self.state.last_action = format!("Step {} {}", rec.id, rec.status.as_str());
-        if rec.status == StepStatus::Fail && self.state.error.is_none() {
-            self.state.current_phase = Phase::Error;
+        state.completed_steps.sort_by_key(|c| c.step);
+        state.last_action = format!("Step {} {}", rec.id, rec.status.as_str());
+        if let Some(evidence_in_run) = first_failure {
+            state.current_phase = Phase::Error;
             let mut diagnostics = serde_json::Map::new();
             if let Some(loc) = &rec.location {
                 diagnostics.insert("location".into(), loc.clone().into());
             }
-            // Relative to the run folder, so the file stays true when the folder moves.
-            diagnostics.insert(
-                CHECKLIST_EVIDENCE.into(),
-                self.run_dir().step(&rec.id).evidence_in_run().into(),
-            );
-            self.state.error = Some(SkillError {
+            diagnostics.insert(CHECKLIST_EVIDENCE.into(), evidence_in_run.into());
+            state.error = Some(SkillError {
                 step: rec.id.number(),
                 message: rec.error.clone().unwrap_or_default(),
                 diagnostics,
             });
         }
         let title = self.title(&rec.id).map(str::to_string);
-        self.result.upsert_step(StepResult {
+        let expectation = self.expectations.get(&rec.id.number()).cloned();
+        let result = self.result_mut();
+        result.upsert_step(StepResult {
             id: rec.id.to_string(),
             status: rec.status,
             duration: rec.duration_ms,
@@ -434,11 +454,11 @@ impl RunHandle {
             summary: rec.summary,
             title,
             error_location: rec.location,
-            expectation: self.expectations.get(&rec.id.number()).cloned(),
+            expectation,
             executed_status: None,
             verdict: None,
         });
-        self.result.derive_outcome();
+        result.derive_outcome();
         self.run_dir().put_result(&self.result, self.durability)?;
         self.write_state()
     }
@@ -472,7 +492,7 @@ impl RunHandle {
             vec![]
         };
         let titles = self.titles().to_vec();
-        let mut result = self.result.clone();
+        let mut result = (*self.result).clone();
         let uncertain_passes = completion.uncertain_passes;
         let settled = settle::settle(&mut result, completion, &titles, &step_dirs);
         // Evidence recorded after a step completed still belongs to it.
@@ -489,27 +509,28 @@ impl RunHandle {
         if judgment.is_some() || result.steps.iter().any(|s| s.expectation.is_some()) {
             crate::judge::combine_verdicts(&mut result, judgment.as_ref(), uncertain_passes);
         }
-        self.result = result;
+        self.run_dir().withdraw_pending_result();
+        self.result = std::sync::Arc::new(result);
         for n in settled.skipped {
-            self.state.completed_steps.push(CompletedStep {
+            self.state_mut().completed_steps.push(CompletedStep {
                 step: n,
                 status: StepStatus::Skipped,
                 evidence_captured: false,
                 timestamp: now_iso(),
             });
         }
-        self.state.completed_steps.sort_by_key(|c| c.step);
+        self.state_mut().completed_steps.sort_by_key(|c| c.step);
         let warnings = settled.warnings;
         let now = now_iso();
-        self.result.completed_at = Some(now.clone());
-        self.result.duration = duration;
+        self.result_mut().completed_at = Some(now.clone());
+        self.result_mut().duration = duration;
         let stats = self.run_dir().complete(&self.result)?;
-        self.state.current_phase = Phase::Completed;
-        self.state
+        self.state_mut().current_phase = Phase::Completed;
+        self.state_mut()
             .checklist_status
             .insert(CHECKLIST_EVIDENCE.into(), "completed".into());
-        self.state.completed_at = Some(now);
-        self.state.last_action = match self.result.status {
+        self.state_mut().completed_at = Some(now);
+        self.state_mut().last_action = match self.result.status {
             RunStatus::Pass => "Run completed successfully".into(),
             _ => format!(
                 "Run completed: step {} failed",
@@ -540,32 +561,36 @@ impl RunHandle {
         if current > 0 {
             let id = StepId::from_index(current)?;
             if !self.result.steps.iter().any(|s| s.id == id.as_str()) {
-                self.result.upsert_step(StepResult {
+                let title = self.title(&id).map(str::to_string);
+                let expectation = self.expectations.get(&id.number()).cloned();
+                self.result_mut().upsert_step(StepResult {
                     id: id.to_string(),
                     status: StepStatus::Fail,
                     duration: 0,
                     error: Some(reason.to_string()),
                     evidence_files: vec![],
                     summary: None,
-                    title: self.title(&id).map(str::to_string),
+                    title,
                     error_location: None,
-                    expectation: self.expectations.get(&id.number()).cloned(),
+                    expectation,
                     executed_status: None,
                     verdict: None,
                 });
             }
         }
-        let dir = self.store.scenario(&self.slug).run(&self.id);
-        for step in &mut self.result.steps {
+        let store = self.store.clone();
+        let (slug, run) = (self.slug.clone(), self.id.clone());
+        let dir = store.scenario(&slug).run(&run);
+        for step in &mut self.result_mut().steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
                 step.evidence_files = dir.list_evidence(&id)?;
             }
         }
-        self.result.status = RunStatus::Pass;
-        self.result.derive_outcome();
-        self.result.status = RunStatus::Fail;
-        self.result.error_message = Some(reason.to_string());
-        self.result.interrupted = true;
+        self.result_mut().status = RunStatus::Pass;
+        self.result_mut().derive_outcome();
+        self.result_mut().status = RunStatus::Fail;
+        self.result_mut().error_message = Some(reason.to_string());
+        self.result_mut().interrupted = true;
         let now = now_iso();
         let measured = self.elapsed_before + self.clock.elapsed().as_millis() as u64;
         let since_start = chrono::DateTime::parse_from_rfc3339(&self.result.started_at)
@@ -576,16 +601,16 @@ impl RunHandle {
                     .ok()
             })
             .map(|d| d.as_millis() as u64);
-        self.result.duration = if self.elapsed_before == 0 && self._lock.is_some() {
+        self.result_mut().duration = if self.elapsed_before == 0 && self._lock.is_some() {
             // Reopened by another process: the clock here says nothing.
             since_start.unwrap_or(measured)
         } else {
             measured
         };
-        self.result.completed_at = Some(now);
+        self.result_mut().completed_at = Some(now);
         self.run_dir().put_result(&self.result, Durability::Now)?;
-        self.state.last_action = format!("Interrupted: {reason}");
-        self.state.error = Some(SkillError {
+        self.state_mut().last_action = format!("Interrupted: {reason}");
+        self.state_mut().error = Some(SkillError {
             step: current,
             message: reason.to_string(),
             diagnostics: Default::default(),
@@ -634,4 +659,51 @@ pub struct Completed {
     pub status: RunStatus,
     /// Set when the claimed status contradicted the steps.
     pub warning: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Slug, StepStatus, Store};
+
+    fn record(n: usize) -> StepRecord {
+        StepRecord {
+            id: StepId::from_index(n).unwrap(),
+            status: StepStatus::Pass,
+            duration_ms: 1,
+            error: None,
+            summary: None,
+            location: None,
+        }
+    }
+
+    /// Recording a step under background writes changes the run's documents
+    /// in place: the pending render that shares them is taken back first, so
+    /// no step copies the whole run (which grew with every step: 150k
+    /// instructions a step at 99 steps before, as much as the rest of a
+    /// step's bookkeeping).
+    #[test]
+    fn a_step_under_background_writes_copies_no_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join(".harshJudge"));
+        let slug = Slug::new("s").unwrap();
+        let titles = (1..=3).map(|i| format!("Step {i}")).collect();
+        let mut run = RunHandle::start(&store, &slug, titles)
+            .unwrap()
+            .with_background_writes();
+        let (result, state) = (
+            std::sync::Arc::as_ptr(&run.result),
+            std::sync::Arc::as_ptr(&run.state),
+        );
+        for n in 1..=3 {
+            run.begin_step(&StepId::from_index(n).unwrap()).unwrap();
+            run.complete_step(record(n)).unwrap();
+            assert_eq!(std::sync::Arc::as_ptr(&run.result), result, "step {n}");
+            assert_eq!(std::sync::Arc::as_ptr(&run.state), state, "step {n}");
+        }
+        run.complete(None).unwrap();
+        let written = run.run_dir().result().unwrap().unwrap();
+        assert_eq!(written.steps.len(), 3);
+        assert_eq!(written.status, crate::store::RunStatus::Pass);
+    }
 }

@@ -282,17 +282,44 @@ impl<'a> RunDir<'a> {
     }
 
     /// Writes `result.json` now, or hands it to the background writer.
-    pub fn put_result(&self, result: &RunResult, when: Durability) -> Result<(), StoreError> {
+    ///
+    /// The document is shared with the pending write, not copied: call
+    /// [`withdraw_pending_result`](Self::withdraw_pending_result) before changing it again
+    /// (`Arc::make_mut` then finds it unshared).
+    pub fn put_result(
+        &self,
+        result: &std::sync::Arc<RunResult>,
+        when: Durability,
+    ) -> Result<(), StoreError> {
         self.scenario
             .store
             .put_result(self.scenario.slug, self.run, result, when)
     }
 
     /// Writes `skill-state.yaml` now, or hands it to the background writer.
-    pub fn put_skill_state(&self, state: &SkillState, when: Durability) -> Result<(), StoreError> {
+    /// Shared like [`put_result`](Self::put_result)'s document.
+    pub fn put_skill_state(
+        &self,
+        state: &std::sync::Arc<SkillState>,
+        when: Durability,
+    ) -> Result<(), StoreError> {
         self.scenario
             .store
             .put_skill_state(self.scenario.slug, self.run, state, when)
+    }
+
+    /// Takes back the background write of this run's `result.json` not yet
+    /// made (it was due to be replaced anyway).
+    pub fn withdraw_pending_result(&self) {
+        self.scenario.store.withdraw_pending(&self.result_path());
+    }
+
+    /// Takes back the background write of this run's `skill-state.yaml` not
+    /// yet made (it was due to be replaced anyway).
+    pub fn withdraw_pending_state(&self) {
+        self.scenario
+            .store
+            .withdraw_pending(&self.skill_state_path());
     }
 
     /// Writes `skill-state.yaml`.

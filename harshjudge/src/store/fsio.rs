@@ -127,7 +127,10 @@ pub(crate) const REWRITE_INTERVAL: std::time::Duration = std::time::Duration::fr
 /// caller's path; watchers still see progress within that interval. Each write
 /// is atomic; [`BackgroundWriter::flush`] writes everything pending at once and
 /// reports any failure.
-pub(crate) type Render = Box<dyn FnOnce() -> Vec<u8> + Send>;
+///
+/// A render may fail (the store checks, when the file is written, that no
+/// link leads out of `.harshJudge/`): its error is reported like a failed write.
+pub(crate) type Render = Box<dyn FnOnce() -> Result<Vec<u8>, StoreError> + Send>;
 
 pub(crate) struct BackgroundWriter {
     state: std::sync::Mutex<WriterState>,
@@ -184,6 +187,19 @@ impl BackgroundWriter {
         }
     }
 
+    /// Takes back the content still waiting to be written to `path`, unwritten
+    /// (its next [`submit`](Self::submit) keeps the due time). A recorder calls
+    /// it before changing a document it shares with its pending render, so
+    /// that the change needs no copy of the document.
+    pub(crate) fn withdraw(&self, path: &Path) {
+        let taken = {
+            let mut s = self.state.lock().expect("writer lock");
+            s.pending.remove(path)
+        };
+        // Dropped outside the lock: it may free a large document.
+        drop(taken);
+    }
+
     /// Writes `render()` to `path` now, on the caller's thread, replacing any
     /// pending older content of that path (which is dropped, never written
     /// after this). Cheaper than [`submit`](Self::submit) + [`flush`](Self::flush)
@@ -196,7 +212,7 @@ impl BackgroundWriter {
         }
         s.pending.remove(&path);
         // Holding the lock keeps the writer from starting on this path meanwhile.
-        let result = write_atomic(&path, &render());
+        let result = render().and_then(|bytes| write_atomic(&path, &bytes));
         s.written.insert(path, std::time::Instant::now());
         result
     }
@@ -241,7 +257,7 @@ impl BackgroundWriter {
             let (render, _) = s.pending.remove(&path).expect("pending content");
             s.busy = true;
             drop(s);
-            let result = write_atomic(&path, &render());
+            let result = render().and_then(|bytes| write_atomic(&path, &bytes));
             s = self.state.lock().expect("writer lock");
             s.busy = false;
             if s.written.len() > 4096 {

@@ -126,7 +126,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.scenario(slug)
             .run(run)
-            .put_result(result, Durability::Now)
+            .put_result(&std::sync::Arc::new(result.clone()), Durability::Now)
     }
 
     /// Writes `result.json` now, or hands it to the background writer.
@@ -134,11 +134,13 @@ impl Store {
         &self,
         slug: &Slug,
         run: &RunId,
-        result: &RunResult,
+        result: &std::sync::Arc<RunResult>,
         when: Durability,
     ) -> Result<(), StoreError> {
-        let result = result.clone();
-        let render = Box::new(move || result_bytes(&result));
+        // Shared, not copied: the recorder withdraws a pending render before it
+        // changes the document again (`BackgroundWriter::withdraw`).
+        let result = std::sync::Arc::clone(result);
+        let render = move || result_bytes(&result);
         self.put(
             self.scenario(slug).run(run).path().join(names::RESULT),
             render,
@@ -151,34 +153,60 @@ impl Store {
         &self,
         slug: &Slug,
         run: &RunId,
-        state: &SkillState,
+        state: &std::sync::Arc<SkillState>,
         when: Durability,
     ) -> Result<(), StoreError> {
-        let state = state.clone();
+        let state = std::sync::Arc::clone(state);
         let path = self.scenario(slug).run(run).path().join(names::SKILL_STATE);
         let at = path.clone();
-        let render = Box::new(move || {
-            let text = to_yaml(&state);
+        let render = move || {
+            let text = to_yaml(&*state);
             let bytes = text.clone().into_bytes();
             // The next open of this run (an agent's next call) reads these
             // very bytes: it takes this state instead of parsing them again.
-            PARSED_STATE.remember(&at, text, state);
+            // A copy: the cache must not share the recorder's live document,
+            // or the recorder's next change would copy it on its own thread.
+            PARSED_STATE.remember(&at, text, (*state).clone());
             bytes
-        });
+        };
         self.put(path, render, when)
     }
 
-    fn put(&self, path: PathBuf, render: fsio::Render, when: Durability) -> Result<(), StoreError> {
-        self.confine(&path)?;
+    /// Takes back a pending background write of `path` (see
+    /// [`BackgroundWriter::withdraw`](fsio::BackgroundWriter::withdraw)).
+    pub(super) fn withdraw_pending(&self, path: &std::path::Path) {
+        fsio::BackgroundWriter::global().withdraw(path);
+    }
+
+    fn put(
+        &self,
+        path: PathBuf,
+        render: impl FnOnce() -> Vec<u8> + Send + 'static,
+        when: Durability,
+    ) -> Result<(), StoreError> {
         let writer = fsio::BackgroundWriter::global();
         // Now-writes go through the writer too, so that a queued older version
         // can never land after them.
         match when {
             Durability::Background => {
-                writer.submit(path, render);
+                // Checked when written, on the writer's thread (a path that a
+                // newer version replaces before then is never checked): the
+                // links it looks for must not be there when the file lands.
+                let store = self.clone();
+                let at = path.clone();
+                writer.submit(
+                    path,
+                    Box::new(move || {
+                        store.confine(&at)?;
+                        Ok(render())
+                    }),
+                );
                 Ok(())
             }
-            Durability::Now => writer.write_now(path, render),
+            Durability::Now => {
+                self.confine(&path)?;
+                writer.write_now(path, Box::new(move || Ok(render())))
+            }
         }
     }
 
@@ -213,7 +241,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.scenario(slug)
             .run(run)
-            .put_skill_state(state, Durability::Now)
+            .put_skill_state(&std::sync::Arc::new(state.clone()), Durability::Now)
     }
 
     /// Reads `skill-state.yaml`, or `None`.
