@@ -505,7 +505,8 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
     let before = x.pkg.before_all.filter(|_| hooked);
     let jobs = match before.and_then(|h| rt.block_on(run_hook(h)).err()) {
         None => jobs,
-        Some(cause) => {
+        Some(failed) => {
+            let cause = failed.to_string();
             for job in &jobs {
                 not_run(&*job.sink, &job.store, job.def, NotRun::Unrecorded(&cause));
                 job.checkpoint(ScenarioState::Fail, None, 1);
@@ -545,9 +546,19 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
     conclusion
 }
 
+/// A suite-level hook that failed: which, where, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{hook} failed: {cause}")]
+struct HookFailed {
+    /// `before_all \`f\` (file:line)`.
+    hook: String,
+    /// Its error (with where it was raised) or its panic.
+    cause: String,
+}
+
 /// Runs a suite-level hook; its failure (an error or a panic) names the hook
 /// and where it is given.
-async fn run_hook(hook: super::SuiteHook) -> Result<(), String> {
+async fn run_hook(hook: super::SuiteHook) -> Result<(), HookFailed> {
     use futures_util::FutureExt;
     let outcome = std::panic::AssertUnwindSafe((hook.run)())
         .catch_unwind()
@@ -564,5 +575,8 @@ async fn run_hook(hook: super::SuiteHook) -> Result<(), String> {
             format!("panicked: {text}")
         }
     };
-    Err(format!("{} failed: {cause}", hook.describe()))
+    Err(HookFailed {
+        hook: hook.describe(),
+        cause,
+    })
 }

@@ -337,7 +337,7 @@ fn wait_ready(server: &WebServer, running: &mut Running) -> Result<(), ServerErr
         let url_ok = match &ready_url {
             Some(path) => {
                 last_status = http_status(port, path);
-                last_status.is_some_and(|s| matches!(s, 200..=399 | 400..=403))
+                last_status.is_some_and(|s| (200..=403).contains(&s))
             }
             None if server.ready_output.is_none() => listening(port),
             None => true,
