@@ -5,9 +5,9 @@
 //! for `--list` or `--rejudge`, never when `HARSHJUDGE_BASE_URL` is set), on a
 //! free loopback port (`{port}`), waits until it is ready, and points the
 //! scenarios at `http://127.0.0.1:{port}`. It is stopped with its whole process
-//! group when the test process ends, however it ends ([`crate::process`]).
+//! group when the test process ends, however it ends (by the watchdog that stops chromedriver too).
 //! Under cargo-nextest, where every scenario runs in its own process, it is
-//! started once per nextest run and shared ([`nextest`]).
+//! started once per nextest run and shared (`server/nextest.rs`).
 //!
 //! Its output is kept (the last lines); a step that fails while the server is
 //! down says so first, and gets those lines as evidence.
