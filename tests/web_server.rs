@@ -259,6 +259,24 @@ fn listing_and_an_existing_base_url_start_no_server() {
         "{r:?}"
     );
     assert!(f.lines("starts").is_empty(), "--list started a server");
+    // A recorded run to re-judge, then `--rejudge`: nothing runs, no app.
+    let r = f.run(
+        &["--exact", "home::01_fetch_the_home_page"],
+        &[("FIXTURE_SERVER_MODE", "url")],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(f.lines("starts").len(), 1, "{r:?}");
+    let r = f.run(
+        &["--exact", "home::01_fetch_the_home_page", "--rejudge"],
+        &[],
+    );
+    assert_ne!(r.code, 101, "{r:?}");
+    assert_eq!(
+        f.lines("starts").len(),
+        1,
+        "--rejudge started a server: {r:?}"
+    );
+    std::fs::remove_file(f.srv.join("starts")).unwrap();
     // HARSHJUDGE_BASE_URL: that app is used (here a server of this test).
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
