@@ -191,11 +191,7 @@ fn harness(dir: &std::path::Path, base: &str) -> Duration {
     }
     let args =
         harshjudge::harness::Arguments::from_iter(["bench", "--quiet", "--test-threads", "1"]);
-    let pkg = harshjudge::harness::Package {
-        name: "bench",
-        manifest_dir: env!("CARGO_MANIFEST_DIR"),
-        base_url: None,
-    };
+    let pkg = harshjudge::harness::Package::new("bench", env!("CARGO_MANIFEST_DIR"));
     let start = Instant::now();
     assert_eq!(harshjudge::harness::run(pkg, &args), 0, "the suite failed");
     start.elapsed()

@@ -149,11 +149,7 @@ fn harness(dir: &std::path::Path, threads: &str) -> Duration {
     unsafe { std::env::set_var("HARSHJUDGE_DIR", dir) };
     let args =
         harshjudge::harness::Arguments::from_iter(["bench", "--quiet", "--test-threads", threads]);
-    let pkg = harshjudge::harness::Package {
-        name: "bench",
-        manifest_dir: env!("CARGO_MANIFEST_DIR"),
-        base_url: None,
-    };
+    let pkg = harshjudge::harness::Package::new("bench", env!("CARGO_MANIFEST_DIR"));
     let start = Instant::now();
     let code = harshjudge::harness::run(pkg, &args);
     let elapsed = start.elapsed();

@@ -91,11 +91,7 @@ fn outcome() -> &'static Outcome {
             "--test-threads",
             "1",
         ]);
-        let pkg = harshjudge::harness::Package {
-            name: "step_commands",
-            manifest_dir: env!("CARGO_MANIFEST_DIR"),
-            base_url: None,
-        };
+        let pkg = harshjudge::harness::Package::new("step_commands", env!("CARGO_MANIFEST_DIR"));
         assert_eq!(harshjudge::harness::run(pkg, &args), 0, "the suite passes");
         let commands = driver.commands();
         Outcome {

@@ -43,11 +43,13 @@ pub mod event;
 pub mod evidence;
 pub mod harness;
 pub mod judge;
+mod process;
 pub mod recorder;
 mod registry;
 pub mod report;
 mod runner;
 mod scenario;
+pub mod server;
 pub mod settings;
 pub mod store;
 #[cfg(test)]
@@ -64,6 +66,7 @@ pub use regex;
 pub use scenario::Scenario;
 /// Re-exported for `page.evaluate` arguments and results.
 pub use serde_json;
+pub use server::WebServer;
 
 /// Marks a step of a [`#[scenario]`](scenario) function: `step!("title", { body })`.
 ///
@@ -135,30 +138,72 @@ macro_rules! bail {
 /// The package's `.harshJudge/` folder is found when the binary runs
 /// ([`harness::package_root`]); the folder it was compiled in is only a hint.
 ///
+/// `main!(web_server = app)` names a `fn() -> harshjudge::WebServer`: the app
+/// under test, started by the suite on a free loopback port when a scenario is
+/// about to run, stopped with the test process (see [`WebServer`]); the base
+/// URL becomes `http://127.0.0.1:{port}`. Under cargo-nextest it is started
+/// once per nextest run. With `HARSHJUDGE_BASE_URL` set, that app is used and
+/// none is started.
+///
 /// `main!(base_url = start_app)` names a `fn() -> harshjudge::Result<String>`
-/// that starts the app under test and returns its base URL. It is called once,
+/// that starts the app under test itself and returns its base URL. It is called once,
 /// only when a scenario is about to run (never for `--list`), and only when
 /// `HARSHJUDGE_BASE_URL` is not set (which then points the suite at an app
 /// running elsewhere).
+///
+/// `main!(before_all = f, after_all = g)` name `async fn f() -> harshjudge::Result`
+/// run once before the first scenario and once after the last (also when a
+/// step failed, panicked or timed out); they are not steps. A failing
+/// `before_all` fails every scenario's first step with its cause; a failing
+/// `after_all` fails the invocation. Each failure names the hook and where
+/// `main!` gives it. Under cargo-nextest, where every scenario is a process of
+/// its own, they run in each scenario's process.
+///
+/// The arguments are named and may come in any order:
+/// `main!(web_server = app, before_all = seed, after_all = report)`.
 ///
 /// A target built with libtest's own harness (its `[[test]]` entry lacks
 /// `harness = false`: `cfg(test)` is set then) would run none of its scenarios
 /// and pass; `main!` gives it one test, which fails saying what to add.
 #[macro_export]
 macro_rules! main {
-    () => {
-        $crate::main!(@main ::core::option::Option::None);
+    (@arg $pkg:ident, base_url, $v:path) => {
+        $pkg.base_url = ::core::option::Option::Some($v);
     };
-    (base_url = $start:path $(,)?) => {
-        $crate::main!(@main ::core::option::Option::Some($start));
+    (@arg $pkg:ident, web_server, $v:path) => {
+        $pkg.web_server = ::core::option::Option::Some($v);
     };
-    (@main $base_url:expr) => {
+    (@arg $pkg:ident, before_all, $v:path) => {
+        $pkg.before_all = ::core::option::Option::Some($crate::main!(@hook before_all, $v));
+    };
+    (@arg $pkg:ident, after_all, $v:path) => {
+        $pkg.after_all = ::core::option::Option::Some($crate::main!(@hook after_all, $v));
+    };
+    (@arg $pkg:ident, $other:ident, $v:path) => {
+        ::core::compile_error!(::core::concat!(
+            "harshjudge::main!: unknown argument `",
+            ::core::stringify!($other),
+            "`; expected web_server, base_url, before_all or after_all"
+        ));
+    };
+    (@hook $kind:ident, $v:path) => {
+        $crate::harness::SuiteHook {
+            kind: ::core::stringify!($kind),
+            function: ::core::stringify!($v),
+            file: ::core::file!(),
+            line: ::core::line!(),
+            run: || -> $crate::harness::HookFuture { ::std::boxed::Box::pin($v()) },
+        }
+    };
+    ($($key:ident = $value:path),* $(,)?) => {
         fn main() {
-            $crate::harness::main($crate::harness::Package {
-                name: ::core::env!("CARGO_PKG_NAME"),
-                manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                base_url: $base_url,
-            })
+            #[allow(unused_mut)]
+            let mut pkg = $crate::harness::Package::new(
+                ::core::env!("CARGO_PKG_NAME"),
+                ::core::env!("CARGO_MANIFEST_DIR"),
+            );
+            $( $crate::main!(@arg pkg, $key, $value); )*
+            $crate::harness::main(pkg)
         }
 
         #[cfg(test)]

@@ -1,53 +1,40 @@
 //! The local chromedriver process and its watchdog.
 //!
-//! The browser lives exactly as long as the test process, however that ends:
+//! The browser lives exactly as long as the test process, however that ends,
+//! by [`crate::process`]'s mechanism (shared with the app under test):
 //!
 //! - chromedriver runs in a process group of its own, and every Chromium process
 //!   it starts stays in that group (Chromium's crashpad handlers leave it but exit
 //!   with their browser);
-//! - a watchdog (`/bin/sh`, in a group of its own so that a terminal's Ctrl-C or a
-//!   test runner's group kill does not reach it first) holds the read end of a
-//!   pipe whose only writer is this process. When this process exits (normally,
-//!   by a signal, or SIGKILL) or the driver is stopped, the pipe closes and the
-//!   watchdog kills the whole group and removes the folder of the sessions'
-//!   profiles;
+//! - a [`Watchdog`] of this process kills the whole group and removes the folder
+//!   of the sessions' profiles when this process exits (normally, by a signal,
+//!   or SIGKILL) or the driver is stopped;
 //! - chromedriver also gets PR_SET_PDEATHSIG, which covers the moment between its
 //!   start and the watchdog's (no browser runs yet then);
 //! - a chromedriver found dead is stopped the same way before a new one starts:
 //!   the browsers it left behind go with it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::config::BrowserConfig;
 use super::error::BrowserError;
+use crate::process::{Watch, Watchdog, spawn_from_keeper};
 
 pub(super) struct Driver {
     url: String,
     child: Child,
-    /// Kills chromedriver's process group and removes `profiles` when its
-    /// stdin closes.
-    watchdog: Child,
+    /// Kills chromedriver's process group and removes `profiles` when this
+    /// process ends or the driver stops.
+    watchdog: Watchdog,
     /// The folder of the sessions' profiles (`harshjudge-browser-*` in the
     /// temporary folder).
     profiles: PathBuf,
 }
 
 pub(super) static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
-
-/// What the watchdog runs: `$1` is the process group, `$2` the profiles folder.
-/// It reads until end of file (the test process closed the pipe or is gone),
-/// kills the group, then removes the folder (again after a moment, in case a
-/// dying browser was still writing into it).
-const WATCHDOG: &str = r#"trap '' INT TERM HUP QUIT PIPE
-while read -r _; do :; done
-kill -s KILL -- "-$1" 2>/dev/null
-sleep 0.1
-rm -rf -- "$2" 2>/dev/null
-if [ -e "$2" ]; then sleep 0.5; rm -rf -- "$2"; fi
-"#;
 
 impl Driver {
     /// Stops chromedriver and every browser it started, and removes the
@@ -68,19 +55,11 @@ impl Driver {
         );
         let _ = self.child.kill();
         let _ = self.child.wait();
-        // Closing its stdin lets the watchdog do the rest: kill anything left
-        // in the group and remove the profiles.
-        drop(self.watchdog.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(3);
-        while Instant::now() < deadline {
-            if !matches!(self.watchdog.try_wait(), Ok(None)) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        // The watchdog does the rest: kill anything left in the group and
+        // remove the profiles.
+        if !self.watchdog.release(Duration::from_secs(3)) {
+            let _ = std::fs::remove_dir_all(&self.profiles);
         }
-        let _ = self.watchdog.kill();
-        let _ = self.watchdog.wait();
-        let _ = std::fs::remove_dir_all(&self.profiles);
     }
 
     /// chromedriver's `/shutdown` endpoint, which quits every browser it started.
@@ -138,22 +117,6 @@ fn port_in_announcement(line: &str) -> Option<u16> {
         .filter(|p| *p != 0)
 }
 
-/// Starts the watchdog of chromedriver's process `group`.
-fn spawn_watchdog(group: u32, profiles: &Path) -> std::io::Result<Child> {
-    use std::os::unix::process::CommandExt;
-    Command::new("/bin/sh")
-        .arg("-c")
-        .arg(WATCHDOG)
-        .arg("harshjudge-watchdog")
-        .arg(group.to_string())
-        .arg(profiles)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-}
-
 /// The WebDriver URL and the folder for sessions' profiles (none for a remote
 /// WebDriver): the remote one, or a local chromedriver started (once per
 /// process, again if it died) on a free loopback port.
@@ -202,26 +165,11 @@ pub(super) fn driver_url(
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        {
-            use std::os::unix::process::CommandExt;
-            // A process group of its own: its browsers inherit it, and the
-            // watchdog kills it as a whole.
-            cmd.process_group(0);
-            // chromedriver dies with this process, even on SIGKILL, until the
-            // watchdog runs.
-            #[cfg(target_os = "linux")]
-            // SAFETY: the closure runs in the child between fork and exec, where
-            // only async-signal-safe calls are allowed: it makes one prctl system
-            // call (rustix, no allocation, no lock) and touches no shared state.
-            unsafe {
-                cmd.pre_exec(|| {
-                    rustix::process::set_parent_process_death_signal(Some(
-                        rustix::process::Signal::KILL,
-                    ))
-                    .map_err(std::io::Error::from)
-                });
-            }
-        }
+        // A process group of its own: its browsers inherit it, and the
+        // watchdog kills it as a whole. chromedriver dies with this process,
+        // even on SIGKILL, until the watchdog runs.
+        crate::process::own_group(&mut cmd);
+        crate::process::die_with_this_process(&mut cmd);
         let mut child = match spawn_from_keeper(cmd) {
             Ok(c) => c,
             Err(e) => {
@@ -232,7 +180,7 @@ pub(super) fn driver_url(
                 )));
             }
         };
-        let watchdog = match spawn_watchdog(child.id(), &profiles) {
+        let watchdog = match Watchdog::spawn(child.id(), Some(&profiles), Watch::ThisProcess) {
             Ok(w) => w,
             Err(e) => {
                 let _ = child.kill();
@@ -288,37 +236,6 @@ pub(super) fn driver_url(
         }
     }
     Err(BrowserError::DriverStart(last))
-}
-
-/// Spawns `cmd` from a thread that lives as long as the process. With
-/// `PR_SET_PDEATHSIG` the child dies when the thread that forked it ends, so the
-/// fork must not happen on a short-lived (e.g. tokio blocking-pool) thread.
-fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
-    type Request = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
-    static KEEPER: Mutex<Option<std::sync::mpsc::Sender<Request>>> = Mutex::new(None);
-    let tx = {
-        let mut keeper = KEEPER.lock().unwrap_or_else(|p| p.into_inner());
-        match keeper.as_ref() {
-            Some(tx) => tx.clone(),
-            None => {
-                let (tx, rx) = std::sync::mpsc::channel::<Request>();
-                std::thread::Builder::new()
-                    .name("harshjudge-driver".into())
-                    .spawn(move || {
-                        for (mut cmd, reply) in rx {
-                            let _ = reply.send(cmd.spawn());
-                        }
-                    })?;
-                keeper.insert(tx).clone()
-            }
-        }
-    };
-    let (reply, answer) = std::sync::mpsc::channel();
-    tx.send((cmd, reply))
-        .map_err(|_| std::io::Error::other("the driver keeper thread is gone"))?;
-    answer
-        .recv()
-        .map_err(|_| std::io::Error::other("the driver keeper thread is gone"))?
 }
 
 /// The pid and URL of the chromedriver this process started, if running.

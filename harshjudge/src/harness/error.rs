@@ -89,6 +89,14 @@ pub enum HarnessError {
         /// What the function returned.
         cause: crate::error::Error,
     },
+    /// `main!(web_server = …)`'s server could not be started or is not ready.
+    #[error("could not start the app under test (main!(web_server = …)): {0}")]
+    WebServer(#[from] crate::server::ServerError),
+    /// `main!` was given both `base_url` and `web_server`.
+    #[error(
+        "main!(base_url = …, web_server = …): give one of them; web_server starts the app and sets the base URL itself"
+    )]
+    TwoApps,
     /// `--rejudge-run`, `--rejudge`: nothing to re-judge with.
     #[error(transparent)]
     Rejudge(Box<RejudgeError>),

@@ -310,22 +310,29 @@ pub(super) fn trials(plan: &Plan) -> (Vec<Trial>, HashMap<&'static str, Vec<Arc<
 
 /// Prepares the store before anything runs: `.harshJudge/` initialised, then
 /// the base URL: `HARSHJUDGE_BASE_URL`, else the suite's own app
-/// (`main!(base_url = …)`), else `config.yaml`. Only the variable's value is
+/// (`main!(web_server = …)` or `main!(base_url = …)`), else `config.yaml`. Only the variable's value is
 /// written into a new `config.yaml`: a started app's port is not a setting.
 /// When no scenario runs (`run` false: every selected one is reused by
 /// `--resume`), the app is not started.
 pub(super) fn resolve_base_url(
     pkg: &Package,
+    package_root: &Path,
     store: &Store,
     settings: &mut Settings,
     run: bool,
 ) -> Result<(), HarnessError> {
+    if pkg.base_url.is_some() && pkg.web_server.is_some() {
+        return Err(HarnessError::TwoApps);
+    }
     store.ensure_initialized(pkg.name, &settings.base_url)?;
     let config = crate::settings::read_config(store)?;
     if settings.base_url.is_empty() && run {
-        settings.base_url = match pkg.base_url {
-            Some(start) => start().map_err(|cause| HarnessError::AppStart { cause })?,
-            None => config.base_url,
+        settings.base_url = match (pkg.web_server, pkg.base_url) {
+            (Some(app), _) => {
+                crate::server::start(&app(), package_root, &crate::store::binary_name())?
+            }
+            (None, Some(start)) => start().map_err(|cause| HarnessError::AppStart { cause })?,
+            (None, None) => config.base_url,
         };
     }
     Ok(())
@@ -492,6 +499,21 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
             judging: judging.clone(),
         })
         .collect();
+    // before_all: once, before the first scenario; when it fails, no scenario
+    // runs and each one's first step fails with its cause.
+    let hooked = !jobs.is_empty();
+    let before = x.pkg.before_all.filter(|_| hooked);
+    let jobs = match before.and_then(|h| rt.block_on(run_hook(h)).err()) {
+        None => jobs,
+        Some(failed) => {
+            let cause = failed.to_string();
+            for job in &jobs {
+                not_run(&*job.sink, &job.store, job.def, NotRun::Unrecorded(&cause));
+                job.checkpoint(ScenarioState::Fail, None, 1);
+            }
+            Vec::new()
+        }
+    };
     let dispatcher = rt.spawn(async move {
         let permits = Arc::new(tokio::sync::Semaphore::new(threads));
         let mut tasks = Vec::new();
@@ -509,10 +531,52 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
     for n in x.notes {
         eprintln!("harshjudge: {n}");
     }
-    let conclusion = libtest_mimic::run(args, trials);
+    let mut conclusion = libtest_mimic::run(args, trials);
     let _ = rt.block_on(dispatcher);
-    // No chromedriver or browser outlives the run.
+    // after_all: once every scenario ended, however it ended.
+    let after = x.pkg.after_all.filter(|_| hooked);
+    if let Some(cause) = after.and_then(|h| rt.block_on(run_hook(h)).err()) {
+        eprintln!("harshjudge: {cause}");
+        conclusion.num_failed += 1;
+    }
+    // No chromedriver, browser or app under test outlives the run.
     rt.block_on(crate::browser::shutdown());
     drop(rt);
+    crate::server::stop();
     conclusion
+}
+
+/// A suite-level hook that failed: which, where, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{hook} failed: {cause}")]
+struct HookFailed {
+    /// `before_all \`f\` (file:line)`.
+    hook: String,
+    /// Its error (with where it was raised) or its panic.
+    cause: String,
+}
+
+/// Runs a suite-level hook; its failure (an error or a panic) names the hook
+/// and where it is given.
+async fn run_hook(hook: super::SuiteHook) -> Result<(), HookFailed> {
+    use futures_util::FutureExt;
+    let outcome = std::panic::AssertUnwindSafe((hook.run)())
+        .catch_unwind()
+        .await;
+    let cause = match outcome {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(e)) => format!("{} (at {})", e.message(), e.location()),
+        Err(panic) => {
+            let text = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            format!("panicked: {text}")
+        }
+    };
+    Err(HookFailed {
+        hook: hook.describe(),
+        cause,
+    })
 }

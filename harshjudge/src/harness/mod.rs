@@ -40,6 +40,36 @@ pub const EXIT_FAILED: i32 = 101;
 /// Bad settings or an invalid suite (nothing ran).
 pub const EXIT_USAGE: i32 = 2;
 
+/// The future of a suite-level hook (`main!(before_all = f)`).
+pub type HookFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = crate::error::Result> + Send>>;
+
+/// A suite-level hook, `main!(before_all = f, after_all = g)` with
+/// `async fn f() -> harshjudge::Result`: where it is and how to call it.
+#[derive(Clone, Copy, Debug)]
+pub struct SuiteHook {
+    /// `before_all` or `after_all`.
+    pub kind: &'static str,
+    /// The function's path as written in `main!`.
+    pub function: &'static str,
+    /// The file of `main!`.
+    pub file: &'static str,
+    /// The line of `main!`.
+    pub line: u32,
+    /// Calls the function.
+    pub run: fn() -> HookFuture,
+}
+
+impl SuiteHook {
+    /// `before_all \`setup\` (tests/e2e.rs:40)`: how its failure names it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} `{}` ({}:{})",
+            self.kind, self.function, self.file, self.line
+        )
+    }
+}
+
 /// The package a test binary belongs to (given by [`crate::main!`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Package {
@@ -52,6 +82,28 @@ pub struct Package {
     /// Starts the app under test and returns its base URL (`main!(base_url = …)`);
     /// not called when `HARSHJUDGE_BASE_URL` is set.
     pub base_url: Option<fn() -> crate::error::Result<String>>,
+    /// The app under test, started by the suite (`main!(web_server = …)`); not
+    /// started when `HARSHJUDGE_BASE_URL` is set.
+    pub web_server: Option<fn() -> crate::server::WebServer>,
+    /// Runs once before the first scenario (`main!(before_all = …)`).
+    pub before_all: Option<SuiteHook>,
+    /// Runs once after the last scenario, whatever its outcome
+    /// (`main!(after_all = …)`).
+    pub after_all: Option<SuiteHook>,
+}
+
+impl Package {
+    /// A package with neither app nor hooks.
+    pub const fn new(name: &'static str, manifest_dir: &'static str) -> Self {
+        Package {
+            name,
+            manifest_dir,
+            base_url: None,
+            web_server: None,
+            before_all: None,
+            after_all: None,
+        }
+    }
 }
 
 /// Whether `dir/Cargo.toml` declares the package `name` (`name = "…"` in its
@@ -280,7 +332,8 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         rejudge::complete_judgments(&store, &judge, &mut plan, args, &mut notes);
     }
     let log = if plan.any_selected() {
-        exec::resolve_base_url(&pkg, &store, &mut settings, !plan.work().is_empty())?;
+        let run = !plan.work().is_empty();
+        exec::resolve_base_url(&pkg, &package_root, &store, &mut settings, run)?;
         notes.extend(exec::repair(&store));
         exec::checkpoint(&store, &binary, &suite, &plan, &mut notes)
     } else {

@@ -455,6 +455,12 @@ async fn finalize(shared: &Shared, end: End) {
         );
         (failed && c.step > 0).then_some(c.step)
     };
+    // A step that failed while the app under test (`main!(web_server = …)`) is
+    // down: its failure says so first, with the server's last lines as evidence.
+    let server_down = match failing_step {
+        Some(n) => server_down(shared, n).await,
+        None => None,
+    };
     if let Some(n) = failing_step {
         shared.capture_failure(n).await;
     } else if shared.limits.evidence == EvidenceMode::All && interrupted.is_none() {
@@ -465,7 +471,7 @@ async fn finalize(shared: &Shared, end: End) {
             shared.write_snapshots(step, &snaps, Side::After);
         }
     }
-    record_outcomes(shared, end);
+    record_outcomes(shared, end, server_down);
     // The browser sessions go back to the pool (state reset) for the next scenario.
     let pages: Vec<_> = std::mem::take(&mut *shared.pages.lock().expect("pages lock"));
     shared.probes.lock().expect("probe lock").clear();
@@ -483,7 +489,7 @@ async fn finalize(shared: &Shared, end: End) {
 
 /// Records how the scenario ended: the running step passes or fails, the rest
 /// are skipped with the reason.
-fn record_outcomes(shared: &Shared, end: End) {
+fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>) {
     let mut c = shared.cursor.lock().expect("cursor lock");
     let total = shared.def.steps.len();
     let was_interrupted = matches!(end, End::Interrupted(_));
@@ -506,6 +512,10 @@ fn record_outcomes(shared: &Shared, end: End) {
             ),
             step_location(shared.def, c.step),
         )),
+    };
+    let failure = match (failure, server_down) {
+        (Some((msg, loc)), Some(down)) => Some((format!("{down}\n{msg}"), loc)),
+        (failure, _) => failure,
     };
     let mut failed_at = None;
     if c.step > 0 {
@@ -550,6 +560,32 @@ fn record_outcomes(shared: &Shared, end: End) {
             Some(reason),
         );
     }
+}
+
+/// When the app under test is down as step `n` fails: what happened to it
+/// (said first in the failure), its last output lines written as the step's
+/// evidence `web-server-output.txt`.
+async fn server_down(shared: &Shared, n: usize) -> Option<String> {
+    let down = tokio::task::spawn_blocking(crate::server::down)
+        .await
+        .ok()
+        .flatten()?;
+    let mut text = down.lines.join("\n");
+    text.push('\n');
+    if let Ok(name) = EvidenceName::new("web-server-output") {
+        let _ = shared.stream.emit(&Event::EvidenceProduced {
+            slug: shared.stream.slug(),
+            id: &Shared::step_id(n),
+            file: NewEvidence {
+                name: &name,
+                ext: "txt",
+                kind: "text",
+                bytes: text.as_bytes(),
+            },
+            urgency: Urgency::Now,
+        });
+    }
+    Some(down.message)
 }
 
 /// Where step `n` is declared, `file:line`.

@@ -1,0 +1,215 @@
+//! Child processes that must not outlive the tests: chromedriver (and its
+//! browsers) and the app under test ([`crate::server::WebServer`]).
+//!
+//! One mechanism for both:
+//!
+//! - the child runs in a process group of its own ([`own_group`]), and whatever
+//!   it starts stays in that group;
+//! - it gets `PR_SET_PDEATHSIG` ([`die_with_this_process`]), forked from a
+//!   thread that lives as long as the process ([`spawn_from_keeper`]): it dies
+//!   with this process, even on SIGKILL, until the watchdog runs;
+//! - a watchdog (`/bin/sh`, in a group of its own so that a terminal's Ctrl-C or
+//!   a test runner's group kill does not reach it first) waits for the end of
+//!   its [`Watch`] and then kills the whole group and removes a folder. The
+//!   end is either the end of this process (a pipe whose only writer is this
+//!   process closes: normal exit, a signal, SIGKILL) or the end of another
+//!   process (cargo-nextest's runner, for a server shared by a whole nextest
+//!   run).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+
+/// What the watchdog runs: `$1` is the process group, `$2` a folder to remove
+/// (empty: none), `$3` the pid to outlive (empty: read stdin until end of
+/// file) and `$4` that pid's start time (field 22 of `/proc/PID/stat`, so that
+/// a reused pid is not mistaken for it). It then kills the group, and removes
+/// the folder (again after a moment, in case a dying child still wrote into it).
+const WATCHDOG: &str = r#"trap '' INT TERM HUP QUIT PIPE
+if [ -n "$3" ]; then
+  while [ -d "/proc/$3" ]; do
+    now=$(cut -d' ' -f22 "/proc/$3/stat" 2>/dev/null) || break
+    [ "$now" = "$4" ] || break
+    sleep 0.2
+  done
+else
+  while read -r _; do :; done
+fi
+kill -s KILL -- "-$1" 2>/dev/null
+[ -n "$2" ] || exit 0
+sleep 0.1
+rm -rf -- "$2" 2>/dev/null
+if [ -e "$2" ]; then sleep 0.5; rm -rf -- "$2"; fi
+"#;
+
+/// What a watchdog waits for before it kills its group.
+#[derive(Clone, Copy, Debug)]
+pub enum Watch {
+    /// The end of this process (or an explicit [`Watchdog::release`]).
+    ThisProcess,
+    /// The end of the process `pid` (e.g. cargo-nextest's runner).
+    Process(u32),
+}
+
+/// A running watchdog of one process group.
+pub struct Watchdog {
+    child: Child,
+}
+
+/// The start time of process `pid` (field 22 of `/proc/PID/stat`, after the
+/// command name, which may hold spaces).
+pub fn start_time(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    // Fields after the name start at field 3: field 22 is the 20th of these.
+    after.split_whitespace().nth(19).map(str::to_string)
+}
+
+impl Watchdog {
+    /// Starts the watchdog of process `group`: when `watch` ends, it kills the
+    /// group and removes `folder`.
+    pub fn spawn(group: u32, folder: Option<&Path>, watch: Watch) -> std::io::Result<Self> {
+        use std::os::unix::process::CommandExt;
+        let (pid, started) = match watch {
+            Watch::ThisProcess => (String::new(), String::new()),
+            Watch::Process(pid) => (
+                pid.to_string(),
+                start_time(pid).ok_or_else(|| {
+                    std::io::Error::other(format!("process {pid} is not running"))
+                })?,
+            ),
+        };
+        let child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(WATCHDOG)
+            .arg("harshjudge-watchdog")
+            .arg(group.to_string())
+            .arg(folder.map(|f| f.as_os_str()).unwrap_or_default())
+            .arg(pid)
+            .arg(started)
+            .stdin(match watch {
+                Watch::ThisProcess => Stdio::piped(),
+                Watch::Process(_) => Stdio::null(),
+            })
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()?;
+        Ok(Watchdog { child })
+    }
+
+    /// Lets a [`Watch::ThisProcess`] watchdog act now (kill the group, remove
+    /// the folder) and waits up to `wait` for it to be done; kills it after
+    /// that. Returns whether it finished on its own.
+    pub fn release(mut self, wait: std::time::Duration) -> bool {
+        drop(self.child.stdin.take());
+        let deadline = std::time::Instant::now() + wait;
+        while std::time::Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        false
+    }
+
+    /// Leaves the watchdog running on its own (a [`Watch::Process`] one, whose
+    /// end does not depend on this process).
+    pub fn detach(self) {
+        // Dropping a `Child` neither kills nor waits for it.
+        drop(self.child);
+    }
+}
+
+/// Puts the child of `cmd` in a process group of its own.
+pub fn own_group(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+}
+
+/// The child of `cmd` gets SIGKILL when the thread that forked it ends: spawn
+/// it with [`spawn_from_keeper`], whose thread lives as long as the process.
+pub fn die_with_this_process(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec, where
+        // only async-signal-safe calls are allowed: it makes one prctl system
+        // call (rustix, no allocation, no lock) and touches no shared state.
+        unsafe {
+            cmd.pre_exec(|| {
+                rustix::process::set_parent_process_death_signal(Some(
+                    rustix::process::Signal::KILL,
+                ))
+                .map_err(std::io::Error::from)
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+/// Kills process group `group` (SIGKILL); an error when none is left is ignored.
+pub fn kill_group(group: u32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(group as i32) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Whether process `pid` exists (and is not a zombie).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// Spawns `cmd` from a thread that lives as long as the process. With
+/// `PR_SET_PDEATHSIG` the child dies when the thread that forked it ends, so the
+/// fork must not happen on a short-lived (e.g. tokio blocking-pool) thread.
+pub fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
+    type Request = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
+    static KEEPER: Mutex<Option<std::sync::mpsc::Sender<Request>>> = Mutex::new(None);
+    let tx = {
+        let mut keeper = KEEPER.lock().unwrap_or_else(|p| p.into_inner());
+        match keeper.as_ref() {
+            Some(tx) => tx.clone(),
+            None => {
+                let (tx, rx) = std::sync::mpsc::channel::<Request>();
+                std::thread::Builder::new()
+                    .name("harshjudge-keeper".into())
+                    .spawn(move || {
+                        for (mut cmd, reply) in rx {
+                            let _ = reply.send(cmd.spawn());
+                        }
+                    })?;
+                keeper.insert(tx).clone()
+            }
+        }
+    };
+    let (reply, answer) = std::sync::mpsc::channel();
+    tx.send((cmd, reply))
+        .map_err(|_| std::io::Error::other("the keeper thread is gone"))?;
+    answer
+        .recv()
+        .map_err(|_| std::io::Error::other("the keeper thread is gone"))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_time_of_this_process_is_read() {
+        let me = std::process::id();
+        let t = start_time(me).expect("own stat");
+        assert!(t.parse::<u64>().is_ok(), "{t}");
+        assert!(alive(me));
+        assert!(start_time(u32::MAX).is_none());
+    }
+}

@@ -1,0 +1,192 @@
+//! One server per cargo-nextest run.
+//!
+//! nextest runs every scenario in its own process, so the first of them to
+//! need the server starts it, detached, and the others reuse it:
+//!
+//! - the run's folder `harshjudge-server-{NEXTEST_RUN_ID}-{key}` in the
+//!   temporary folder (`key`: the test binary, the package and the command)
+//!   holds a lock file, the server's state (`server.json`: its port and
+//!   process group, or why it could not start) and its output (`output.log`);
+//! - a process takes the lock (`flock`), and either reads the state or, when
+//!   there is none, starts the server and writes it. A server that did not
+//!   become ready is not retried by every process: they all report its error;
+//! - the server runs in a process group of its own, with stdin closed and its
+//!   output in the log file (nothing holds nextest's pipes), and a watchdog
+//!   ([`crate::process::Watch::Process`]) waits for the end of nextest's runner
+//!   (the parent of the scenario processes), then kills the group and removes
+//!   the folder: after the run, and after Ctrl-C (the watchdog and the server
+//!   are out of the terminal's process group, and outlive the runner by at
+//!   most 0.2 s), nothing is left.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use sha2::Digest;
+
+use super::output::Output;
+use super::{Running, ServerError, WebServer, free_port, wait_ready};
+use crate::process::{Watch, Watchdog};
+
+/// `NEXTEST_RUN_ID` when it is a valid id (it becomes part of a path).
+pub(super) fn run_id() -> Option<String> {
+    let id = std::env::var("NEXTEST_RUN_ID").ok()?;
+    let valid = !id.is_empty()
+        && id.len() <= 64
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    valid.then_some(id)
+}
+
+/// What `server.json` holds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct State {
+    command: String,
+    port: u16,
+    group: u32,
+    /// Why it could not start (then no server runs).
+    error: Option<String>,
+}
+
+/// The server of nextest run `run`: started here if no process of the run did
+/// yet, else the one already started.
+pub(super) fn shared(
+    server: &WebServer,
+    root: &Path,
+    binary: &str,
+    run: &str,
+) -> Result<Running, ServerError> {
+    let io = |what, source| ServerError::Io {
+        command: server.command.clone(),
+        what,
+        source,
+    };
+    let mut hash = sha2::Sha256::new();
+    for part in [binary, &root.to_string_lossy(), &server.command] {
+        hash.update(part.as_bytes());
+        hash.update([0]);
+    }
+    let key: String = hash.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("harshjudge-server-{run}-{key}"));
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io("the run's folder", e)),
+        }
+    }
+    // Never through a symlink planted in the temporary folder.
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| io("the run's folder", e))?;
+    if !meta.is_dir() {
+        return Err(io(
+            "the run's folder",
+            std::io::Error::other(format!("{} is not a folder", dir.display())),
+        ));
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("lock"))
+        .map_err(|e| io("the run's lock", e))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| io("the run's lock", e.into()))?;
+    let state_path = dir.join("server.json");
+    let log = dir.join("output.log");
+    if let Ok(text) = std::fs::read_to_string(&state_path)
+        && let Ok(state) = serde_json::from_str::<State>(&text)
+    {
+        return match state.error {
+            Some(message) => Err(ServerError::SharedFailed { message }),
+            None => Ok(Running {
+                command: state.command,
+                port: state.port,
+                group: state.group,
+                child: None,
+                output: Output::File(log),
+                watchdog: None,
+            }),
+        };
+    }
+    let result = start_detached(server, root, &dir, &log);
+    let state = match &result {
+        Ok(r) => State {
+            command: r.command.clone(),
+            port: r.port,
+            group: r.group,
+            error: None,
+        },
+        Err(e) => State {
+            command: server.command.clone(),
+            port: 0,
+            group: 0,
+            error: Some(e.to_string()),
+        },
+    };
+    write_atomically(&state_path, &serde_json::to_vec(&state).unwrap_or_default())
+        .map_err(|e| io("the run's server.json", e))?;
+    drop(lock);
+    result
+}
+
+/// Starts the server detached, with a watchdog of nextest's runner.
+fn start_detached(
+    server: &WebServer,
+    root: &Path,
+    dir: &Path,
+    log: &PathBuf,
+) -> Result<Running, ServerError> {
+    let port = free_port(&server.command)?;
+    let (mut cmd, line) = server.spawnable(port, root)?;
+    let io = |what, source| ServerError::Io {
+        command: line.clone(),
+        what,
+        source,
+    };
+    let out = std::fs::File::create(log).map_err(|e| io("its output.log", e))?;
+    let err = out.try_clone().map_err(|e| io("its output.log", e))?;
+    cmd.stdout(Stdio::from(out)).stderr(Stdio::from(err));
+    let runner = rustix::process::getppid()
+        .map(|p| p.as_raw_nonzero().get() as u32)
+        .ok_or_else(|| {
+            io(
+                "nextest's runner",
+                std::io::Error::other("no parent process"),
+            )
+        })?;
+    let mut child = cmd.spawn().map_err(|e| io("/bin/sh", e))?;
+    let group = child.id();
+    match Watchdog::spawn(group, Some(dir), Watch::Process(runner)) {
+        Ok(w) => w.detach(),
+        Err(e) => {
+            crate::process::kill_group(group);
+            let _ = child.wait();
+            return Err(io("its watchdog (/bin/sh)", e));
+        }
+    }
+    let mut running = Running {
+        command: line,
+        port,
+        group,
+        child: Some(child),
+        output: Output::File(log.clone()),
+        watchdog: None,
+    };
+    if let Err(e) = wait_ready(server, &mut running) {
+        running.stop();
+        return Err(e);
+    }
+    Ok(running)
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed over it.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
