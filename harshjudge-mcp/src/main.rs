@@ -72,6 +72,11 @@ fn main() -> ExitCode {
             }
         }
         Some(cli::Command::Report) => return emit(cli::report(&ctx)),
+        Some(cli::Command::InitAgent {
+            dir,
+            command,
+            force,
+        }) => return emit(cli::init_agent(&ctx, dir, command, *force)),
         Some(cli::Command::Merge { dirs, into }) => return emit(cli::merge(dirs, into)),
         _ => {}
     }

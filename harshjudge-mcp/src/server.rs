@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, Role, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServiceExt};
@@ -26,19 +28,9 @@ pub struct Server {
 impl Server {
     /// A server for the project of `ctx`.
     pub fn new(ctx: Context) -> Self {
-        let d = crate::dispatcher();
-        let tools = d
-            .tools()
-            .iter()
-            .map(|t| {
-                let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
-                tool.output_schema = Some(crate::tools::output::output_schema(t));
-                tool
-            })
-            .collect();
         Server {
             ctx: Arc::new(ctx),
-            tools: Arc::new(tools),
+            tools: Arc::new(tool_list()),
         }
     }
 
@@ -311,14 +303,30 @@ pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("harshjudge", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "HarshJudge records end-to-end test runs as evidence in .harshJudge/. \
-                 Workflow: initProject (once), createScenario, startRun, then for each step \
-                 recordEvidence (screenshots, logs, responses) and completeStep, then completeRun; \
-                 getStatus to see results, getRunState to resume an interrupted run.",
-            )
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("harshjudge", env!("CARGO_PKG_VERSION")))
+        .with_instructions(crate::skill::texts::INSTRUCTIONS)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompt_list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        get_prompt(&request.name, request.arguments.as_ref()).map(Into::into)
     }
 
     async fn list_tools(
@@ -348,6 +356,62 @@ impl ServerHandler for Server {
         let out = crate::call(&self.ctx, &request.name, args);
         Ok(to_result(out).into())
     }
+}
+
+/// What `tools/list` answers: every tool of [`crate::dispatcher`] with its
+/// input and output schemas.
+pub fn tool_list() -> Vec<Tool> {
+    let d = crate::dispatcher();
+    d.tools()
+        .iter()
+        .map(|t| {
+            let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
+            tool.output_schema = Some(crate::tools::output::output_schema(t));
+            tool
+        })
+        .collect()
+}
+
+/// What `prompts/list` answers: one prompt per workflow of [`crate::skill`].
+pub fn prompt_list() -> Vec<Prompt> {
+    crate::skill::WORKFLOWS
+        .iter()
+        .map(|w| {
+            let args = w
+                .arguments
+                .iter()
+                .map(|a| {
+                    PromptArgument::new(a.name)
+                        .with_description(a.description)
+                        .with_required(a.required)
+                })
+                .collect::<Vec<_>>();
+            let mut p = Prompt::new(
+                w.prompt,
+                Some(format!("{}: use {}.", w.title, w.when)),
+                (!args.is_empty()).then_some(args),
+            );
+            p.title = Some(w.title.to_string());
+            p
+        })
+        .collect()
+}
+
+/// What `prompts/get` answers for `name` with `args`: one user message with
+/// the workflow; bad input is `-32602` naming what was wrong.
+pub fn get_prompt(
+    name: &str,
+    args: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Result<GetPromptResult, McpError> {
+    let empty = serde_json::Map::new();
+    let w = crate::skill::workflow(name);
+    let text = crate::skill::prompt_text(name, args.unwrap_or(&empty))
+        .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+    let mut r = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
+    if let Some(w) = w {
+        r = r.with_description(w.title);
+    }
+    Ok(r)
 }
 
 /// Why [`Server::serve_stdio`] stopped with an error.
