@@ -34,6 +34,11 @@ pub struct Cli {
     /// [default: $HARSHJUDGE_DASHBOARD, else on].
     #[arg(long, global = true, value_name = "on|off", value_parser = ["on", "off"])]
     pub dashboard: Option<String>,
+    /// Serve MCP with each tool's outputSchema in tools/list and each result
+    /// also as structuredContent (for clients that validate results); by
+    /// default a model's context gets one compact copy of each result.
+    #[arg(long, global = true)]
+    pub output_schemas: bool,
     /// What to do (default: serve MCP over stdio).
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -1,5 +1,5 @@
 //! The MCP server: `tools/list` from the tool table, `tools/call` through
-//! [`crate::call`]. A result carries the full JSON in `content[0].text`
+//! [`crate::call`]. A result carries the compact JSON in `content[0].text`
 //! (what every client reads) and the same value as structured content; a
 //! failure sets `isError` with `{"error", "code"}`.
 
@@ -23,14 +23,252 @@ use crate::dispatch;
 pub struct Server {
     ctx: Arc<Context>,
     tools: Arc<Vec<Tool>>,
+    shape: Shape,
+    /// The tool sets listed so far ([`Shape::Lean`]: `start`, then what
+    /// `enable_tools` added).
+    enabled: Arc<std::sync::Mutex<Vec<&'static str>>>,
+}
+
+/// The properties of a browser target, which each browser tool's description
+/// already explains ("Target: one of role (+ name, exact), label, …").
+const TARGET_PROPERTIES: &[&str] = &[
+    "role",
+    "name",
+    "exact",
+    "label",
+    "placeholder",
+    "altText",
+    "title",
+    "testId",
+    "selector",
+    "ref",
+    "nth",
+];
+
+/// A browser tool's input schema without the descriptions of its target's
+/// properties (said once in the tool's description); other schemas unchanged.
+fn terse_targets(
+    schema: &serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut s = schema.clone();
+    let is_target = s
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .is_some_and(|p| p.contains_key("ref") && p.contains_key("testId"));
+    if is_target && let Some(props) = s.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        for name in TARGET_PROPERTIES {
+            if let Some(p) = props.get_mut(*name).and_then(|p| p.as_object_mut()) {
+                p.remove("description");
+            }
+        }
+    }
+    s
+}
+
+/// The tool that lists more tools (in [`Shape::Lean`] only `start` is listed).
+pub const ENABLE_TOOLS: &str = "enable_tools";
+
+/// The tool sets of [`Shape::Lean`], in order, with their tools. `start` is
+/// listed from the beginning; the others when `enable_tools` asks for them.
+/// Every tool can be called whether listed or not.
+pub const TOOL_SETS: &[(&str, &[&str])] = &[
+    (
+        "start",
+        &[
+            "initProject",
+            "getStatus",
+            "browser_launch",
+            "browser_navigate",
+            "browser_snapshot",
+            "browser_click",
+            "browser_type",
+            "browser_expect",
+            "browser_close",
+            ENABLE_TOOLS,
+        ],
+    ),
+    (
+        "run",
+        &[
+            "startRun",
+            "recordEvidence",
+            "completeStep",
+            "completeRun",
+            "getRunState",
+            "pruneRuns",
+        ],
+    ),
+    (
+        "scenario",
+        &["createScenario", "saveScenario", "toggleStar"],
+    ),
+    ("judge", &["getPendingJudgments", "recordVerdict"]),
+    (
+        "browser",
+        &[
+            "browser_press",
+            "browser_wait_for",
+            "browser_screenshot",
+            "browser_console",
+            "browser_network",
+            "run_steps",
+        ],
+    ),
+    (
+        "record",
+        &[
+            "record_start",
+            "record_stop",
+            "record_list",
+            "record_get",
+            "record_delete",
+            "record_replay",
+            "record_export",
+        ],
+    ),
+    (
+        "knowledge",
+        &[
+            "knowledge_search",
+            "knowledge_similar",
+            "discoverTree",
+            "discoverSearch",
+        ],
+    ),
+    (
+        "dashboard",
+        &["openDashboard", "closeDashboard", "getDashboardStatus"],
+    ),
+];
+
+/// The set `tool` belongs to.
+pub fn tool_set(tool: &str) -> Option<&'static str> {
+    TOOL_SETS
+        .iter()
+        .find(|(_, tools)| tools.contains(&tool))
+        .map(|(set, _)| *set)
+}
+
+/// The arguments of `enable_tools`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnableTools {
+    /// Sets to list: run, scenario, judge, browser, record, knowledge, dashboard, or all.
+    pub sets: Vec<String>,
+}
+
+fn enable_tools_def() -> Tool {
+    let mut t = Tool::new(
+        ENABLE_TOOLS,
+        "List more tools (only the start set is listed at first; every tool can be called). Sets: run (startRun, recordEvidence, completeStep, completeRun, getRunState, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
+        rmcp::handler::server::common::schema_for_type::<EnableTools>(),
+    );
+    let output = serde_json::json!({
+        "type": "object",
+        "properties": {"listed": {"type": "array", "items": {"type": "string"}, "description": "The tools listed now that were not before."}},
+        "required": ["listed"],
+    });
+    if let serde_json::Value::Object(o) = output {
+        t.output_schema = Some(Arc::new(o));
+    }
+    t
+}
+
+/// How much `tools/list` and each result carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Shape {
+    /// The default, for a model's context: no `outputSchema` in `tools/list`,
+    /// and one compact copy of each result (the JSON in `content[0].text`).
+    #[default]
+    Lean,
+    /// What a client that validates results asks for (`--output-schemas`):
+    /// each tool's `outputSchema`, and each result also as `structuredContent`.
+    OutputSchemas,
 }
 
 impl Server {
     /// A server for the project of `ctx`.
     pub fn new(ctx: Context) -> Self {
+        Server::with_shape(ctx, Shape::Lean)
+    }
+
+    /// A server whose `tools/list` and results have `shape`.
+    pub fn with_shape(ctx: Context, shape: Shape) -> Self {
+        let mut tools = tool_list();
+        if shape == Shape::Lean {
+            for t in &mut tools {
+                t.output_schema = None;
+                t.input_schema = Arc::new(terse_targets(&t.input_schema));
+            }
+        }
         Server {
             ctx: Arc::new(ctx),
-            tools: Arc::new(tool_list()),
+            tools: Arc::new(tools),
+            shape,
+            enabled: Arc::new(std::sync::Mutex::new(vec!["start"])),
+        }
+    }
+
+    /// What `tools/list` answers now: every tool with [`Shape::OutputSchemas`];
+    /// with [`Shape::Lean`] the tools of the sets enabled so far.
+    pub fn listed(&self) -> Vec<Tool> {
+        if self.shape == Shape::OutputSchemas {
+            return (*self.tools).clone();
+        }
+        let enabled = self.enabled.lock().unwrap_or_else(|e| e.into_inner());
+        self.tools
+            .iter()
+            .filter(|t| tool_set(&t.name).is_none_or(|s| enabled.contains(&s)))
+            .cloned()
+            .collect()
+    }
+
+    /// `enable_tools`: adds sets to what `tools/list` answers; the result
+    /// names the tools added. Bad input names the set and the sets there are.
+    pub fn enable(&self, args: Option<serde_json::Value>) -> dispatch::Outcome {
+        let start = std::time::Instant::now();
+        let fail = |msg: String| dispatch::Outcome {
+            value: serde_json::json!({"error": msg, "code": "INVALID_INPUT"}),
+            code: Some(crate::Code::InvalidInput),
+            elapsed: start.elapsed(),
+            effects: Vec::new(),
+        };
+        let a: EnableTools = match serde_json::from_value(args.unwrap_or_default()) {
+            Ok(a) => a,
+            Err(e) => {
+                return fail(format!(
+                    "invalid arguments for enable_tools: {e} (expected {{\"sets\": [\"run\", …]}})"
+                ));
+            }
+        };
+        let mut added = Vec::new();
+        let mut enabled = self.enabled.lock().unwrap_or_else(|e| e.into_inner());
+        for want in &a.sets {
+            let sets: Vec<&'static str> = if want == "all" {
+                TOOL_SETS.iter().map(|(s, _)| *s).collect()
+            } else if let Some((s, _)) = TOOL_SETS.iter().find(|(s, _)| s == want) {
+                vec![*s]
+            } else {
+                let names: Vec<&str> = TOOL_SETS.iter().map(|(s, _)| *s).collect();
+                return fail(format!(
+                    "unknown tool set {:?}: the sets are {}, or all",
+                    want.chars().take(100).collect::<String>(),
+                    names.join(", ")
+                ));
+            };
+            for s in sets {
+                if !enabled.contains(&s) {
+                    enabled.push(s);
+                    let tools = TOOL_SETS.iter().find(|(n, _)| *n == s).map(|(_, t)| *t);
+                    added.extend(tools.unwrap_or_default().iter().copied());
+                }
+            }
+        }
+        dispatch::Outcome {
+            value: serde_json::json!({"listed": added}),
+            code: None,
+            elapsed: start.elapsed(),
+            effects: Vec::new(),
         }
     }
 
@@ -269,8 +507,16 @@ pub fn screen(line: &[u8]) -> Screened {
     Screened::Forward
 }
 
-/// Converts a dispatch outcome into the MCP result.
-pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
+/// Converts a dispatch outcome into the MCP result, as a client that asked
+/// for output schemas gets it (the JSON as text and as structured content).
+pub fn to_result(out: dispatch::Outcome) -> CallToolResult {
+    to_result_shaped(out, Shape::OutputSchemas)
+}
+
+/// Converts a dispatch outcome into the MCP result of `shape`: the compact
+/// JSON in `content[0].text`, and with [`Shape::OutputSchemas`] the same
+/// value as structured content.
+pub fn to_result_shaped(mut out: dispatch::Outcome, shape: Shape) -> CallToolResult {
     // An image asked for inline (browser_screenshot with `inline`) travels as an
     // image block, not inside the JSON.
     let image = out
@@ -283,11 +529,7 @@ pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
                 i["mimeType"].as_str()?.to_string(),
             ))
         });
-    let text = if out.is_error() {
-        out.value.to_string()
-    } else {
-        serde_json::to_string_pretty(&out.value).expect("JSON serializes")
-    };
+    let text = out.value.to_string();
     let mut r = if out.is_error() {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
@@ -297,7 +539,9 @@ pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
                 .collect(),
         )
     };
-    r.structured_content = Some(out.value);
+    if shape == Shape::OutputSchemas {
+        r.structured_content = Some(out.value);
+    }
     r
 }
 
@@ -306,6 +550,7 @@ impl ServerHandler for Server {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_prompts()
                 .build(),
         )
@@ -334,7 +579,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+        Ok(ListToolsResult::with_all_items(self.listed()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -353,8 +598,18 @@ impl ServerHandler for Server {
         // agent talks to one server: they run inline on the server's single
         // thread, sparing a hand-off between threads on every call.
         let args = request.arguments.map(serde_json::Value::Object);
+        if request.name == ENABLE_TOOLS {
+            let out = self.enable(args);
+            let changed = out.value["listed"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty());
+            if changed && self.shape == Shape::Lean {
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+            return Ok(to_result_shaped(out, self.shape).into());
+        }
         let out = crate::call(&self.ctx, &request.name, args);
-        Ok(to_result(out).into())
+        Ok(to_result_shaped(out, self.shape).into())
     }
 }
 
@@ -369,6 +624,7 @@ pub fn tool_list() -> Vec<Tool> {
             tool.output_schema = Some(crate::tools::output::output_schema(t));
             tool
         })
+        .chain(std::iter::once(enable_tools_def()))
         .collect()
 }
 

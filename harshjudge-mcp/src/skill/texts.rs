@@ -15,8 +15,10 @@ task: hj-setup (initProject, once per project), hj-write-scenario (browser_launc
 browser_snapshot, actions by ref, browser_expect, then record_export), hj-run (startRun, \
 completeStep, completeRun, or `cargo test`), hj-judge (getPendingJudgments, recordVerdict), \
 hj-heal (a failing scenario: fix locators, never expectations) and hj-status (getStatus). \
-Evidence lands in .harshJudge/scenarios/{slug}/runs/{runId}/; read files there instead of \
-asking for large results.";
+Only the tools to start are listed; enable_tools(sets) lists more (run, scenario, judge, \
+browser, record, knowledge, dashboard, or all), and every tool can be called. Evidence lands \
+in .harshJudge/scenarios/{slug}/runs/{runId}/; read files there instead of asking for large \
+results.";
 
 /// The skill's front matter description (when an agent should load it).
 pub const SKILL_DESCRIPTION: &str = "End-to-end testing with evidence: explore a web app in a \
@@ -46,6 +48,14 @@ even after a failure; a recording started with `record_start` ends with `record_
 4. **Never hide a regression.** Healing changes how an element is found, never what is \
 expected of it: an `expect` value, a `step!` expectation or a verdict is not yours to change \
 to make a test pass.
+
+## Tools
+
+At first the server lists only the tools to start with (`initProject`, `getStatus` and the \
+browser basics). `enable_tools(sets)` lists more: `run` (startRun, completeStep, …), \
+`scenario`, `judge`, `browser` (press, wait, screenshot, console, network, run_steps), \
+`record`, `knowledge`, `dashboard`, or `all`. Every tool can be called even before it is \
+listed.
 
 ## Layout
 
@@ -81,7 +91,7 @@ pub const WRITE_SCENARIO: &str = "\
 Write an end-to-end scenario in Rust from an exploration of the app.
 
 1. Read `.harshJudge/prd.md` and `getStatus()` to know the product and what is covered.
-2. `record_start(name)` with a short name for what you will do, then \
+2. `enable_tools(sets)` with `record`, then `record_start(name)` with a short name for what you will do, then \
 `browser_launch(baseUrl)` (default: the project's base URL).
 3. Explore: `browser_navigate(url)`, then `browser_snapshot()` only where you need to find \
 your next target; act by the refs it gives, `browser_click(ref)`, \
@@ -104,7 +114,8 @@ Run a scenario and read its evidence.
 
 - A Rust scenario: `cargo test --test <target> -- <scenario>` runs it; each step is a test \
 case and the run lands in `.harshJudge/scenarios/{slug}/runs/{runId}/`.
-- A scenario driven by you through MCP: `startRun(scenarioSlug)` returns the `runId` and \
+- A scenario driven by you through MCP (`enable_tools(sets)` with `run` lists its tools): \
+`startRun(scenarioSlug)` returns the `runId` and \
 the steps. For each step do its actions (browser actions record before and after \
 screenshots, console and network into the current step by themselves), add other evidence \
 with `recordEvidence(runId, stepId, type, name, data)`, then \
@@ -121,7 +132,7 @@ where an interrupted run stands, to resume it instead of starting again.
 pub const JUDGE: &str = "\
 Judge the steps that wait for a verdict.
 
-1. `getPendingJudgments(scenarioSlug, limit)` lists steps of completed runs whose \
+1. `enable_tools(sets)` with `judge`; `getPendingJudgments(scenarioSlug, limit)` lists steps of completed runs whose \
 expectation is in words and that have no verdict yet, with their evidence files (absolute \
 paths) and an `inputsHash`.
 2. For each: open the evidence (screenshots, logs, responses) and compare it with the \
@@ -139,7 +150,7 @@ pub const HEAL: &str = "\
 Heal a failing scenario without hiding a regression.
 
 1. `getStatus(scenarioSlug)` gives the newest runs; `getRunState(scenarioSlug)` the failed \
-step and its error. Read `.harshJudge/scenarios/{slug}/runs/{runId}/result.json` and the \
+step and its error (`enable_tools(sets)` with `run` lists it). Read `.harshJudge/scenarios/{slug}/runs/{runId}/result.json` and the \
 failed step's files in `.harshJudge/scenarios/{slug}/runs/{runId}/step-NN/evidence/`.
 2. Classify the failure:
    - **A locator failure**: the target matched nothing (`TARGET_NOT_FOUND`, a timeout \
