@@ -65,6 +65,49 @@ fn terse_targets(
     s
 }
 
+/// An input schema as a model needs it: without the root's `$schema`, `title`
+/// and `description` (the tool's description says it), a nullable optional
+/// field as its type alone (`anyOf [T, null]` with `default: null` → `T`:
+/// leaving it out means null), and without `format` annotations.
+fn lean_schema(schema: &mut serde_json::Map<String, serde_json::Value>, root: bool) {
+    use serde_json::Value;
+    if root {
+        for k in ["$schema", "title", "description"] {
+            schema.remove(k);
+        }
+    }
+    schema.remove("format");
+    if schema.get("default") == Some(&Value::Null) {
+        schema.remove("default");
+    }
+    if let Some(Value::Array(branches)) = schema.get("anyOf")
+        && branches.len() == 2
+        && let Some(i) = branches
+            .iter()
+            .position(|b| b.get("type").and_then(Value::as_str) == Some("null"))
+        && branches[i].as_object().is_some_and(|o| o.len() == 1)
+        && let Some(Value::Object(other)) = branches.get(1 - i).cloned()
+    {
+        schema.remove("anyOf");
+        for (k, v) in other {
+            schema.entry(k).or_insert(v);
+        }
+    }
+    for (_, v) in schema.iter_mut() {
+        match v {
+            Value::Object(o) => lean_schema(o, false),
+            Value::Array(a) => {
+                for x in a {
+                    if let Value::Object(o) = x {
+                        lean_schema(o, false);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The tool that lists more tools (in [`Shape::Lean`] only `start` is listed).
 pub const ENABLE_TOOLS: &str = "enable_tools";
 
@@ -198,7 +241,18 @@ impl Server {
         if shape == Shape::Lean {
             for t in &mut tools {
                 t.output_schema = None;
-                t.input_schema = Arc::new(terse_targets(&t.input_schema));
+                let mut schema = terse_targets(&t.input_schema);
+                lean_schema(&mut schema, true);
+                if t.name == "browser_expect"
+                    && let Some(p) = schema
+                        .get_mut("properties")
+                        .and_then(|p| p.get_mut("assertion"))
+                        .and_then(|p| p.as_object_mut())
+                {
+                    // The tool's description lists the assertions already.
+                    p.remove("description");
+                }
+                t.input_schema = Arc::new(schema);
             }
         }
         Server {
@@ -609,6 +663,17 @@ impl ServerHandler for Server {
             return Ok(to_result_shaped(out, self.shape).into());
         }
         let out = crate::call(&self.ctx, &request.name, args);
+        if self.shape == Shape::Lean
+            && request.name == "browser_snapshot"
+            && !out.is_error()
+            && let Ok(outline) =
+                serde_json::from_value::<crate::tools::browser::PageOutline>(out.value.clone())
+        {
+            // The outline as a model reads it best: aria-snapshot lines with refs.
+            return Ok(
+                CallToolResult::success(vec![ContentBlock::text(outline.aria_text())]).into(),
+            );
+        }
         Ok(to_result_shaped(out, self.shape).into())
     }
 }

@@ -159,3 +159,31 @@ fn the_python_mcp_client_sees_the_start_set_then_more_after_a_list_changed_notif
     );
     assert_eq!(r["full"].as_u64().unwrap() as usize, tool_list().len());
 }
+
+#[test]
+fn a_snapshot_reads_as_aria_snapshot_lines_with_refs() {
+    let outline: harshjudge_mcp::tools::browser::PageOutline = serde_json::from_value(json!({
+        "elements": [
+            {"name": "What needs to be done?", "ref": "e1", "tag": "input", "type": "text"},
+            {"checked": true, "name": "on", "ref": "e2", "tag": "input", "type": "checkbox"},
+            {"name": "feed the cat", "ref": "e3", "tag": "li", "testId": "todo-item"},
+            {"href": "#/active", "name": "Active", "ref": "e4", "tag": "a"},
+            {"name": "Save", "ref": "e5", "tag": "div", "role": "button", "disabled": true}
+        ],
+        "headings": [{"level": 1, "text": "todos"}],
+        "interactiveCount": 9, "testIds": ["todo-item"], "text": "todos",
+        "title": "Todos", "truncated": true, "url": "http://127.0.0.1:1/#/"
+    }))
+    .unwrap();
+    assert_eq!(
+        outline.aria_text(),
+        "- page \"Todos\" [url=http://127.0.0.1:1/#/]\n\
+         - heading \"todos\" [level=1]\n\
+         - textbox \"What needs to be done?\" [ref=e1]\n\
+         - checkbox [checked] [ref=e2]\n\
+         - listitem \"feed the cat\" [ref=e3] [testid=todo-item]\n\
+         - link \"Active\" [ref=e4] [url=#/active]\n\
+         - button \"Save\" [disabled] [ref=e5]\n\
+         - note: 9 interactive elements, 5 listed (maxElements for more)\n"
+    );
+}
