@@ -29,6 +29,23 @@ pub struct Server {
     enabled: Arc<std::sync::Mutex<Vec<&'static str>>>,
 }
 
+/// Shorter descriptions a model reads in [`Shape::Lean`] (the same facts,
+/// fewer words); `--output-schemas` gives the full ones.
+const LEAN_DESCRIPTIONS: &[(&str, &str)] = &[
+    (
+        "browser_expect",
+        "Web-first assertion, retried until it holds or timeoutMs (5000): to_have_url, to_have_title (no target); on a target (role+name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; attribute for to_have_attribute/css; not inverts. Fails with ASSERTION_FAILED (expected, received, call log).",
+    ),
+    (
+        "enable_tools",
+        "List more tool sets (every tool can be called anyway): run, scenario, judge, browser (press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, or all.",
+    ),
+    (
+        "browser_launch",
+        "Open headless Chromium for baseUrl (default: config.yaml's). While a run is active, each action records screenshots, console and network into the current step.",
+    ),
+];
+
 /// The properties of a browser target, which each browser tool's description
 /// already explains ("Target: one of role (+ name, exact), label, …").
 const TARGET_PROPERTIES: &[&str] = &[
@@ -76,10 +93,6 @@ fn lean_schema(schema: &mut serde_json::Map<String, serde_json::Value>, root: bo
             schema.remove(k);
         }
     }
-    schema.remove("format");
-    if schema.get("default") == Some(&Value::Null) {
-        schema.remove("default");
-    }
     if let Some(Value::Array(branches)) = schema.get("anyOf")
         && branches.len() == 2
         && let Some(i) = branches
@@ -91,6 +104,16 @@ fn lean_schema(schema: &mut serde_json::Map<String, serde_json::Value>, root: bo
         schema.remove("anyOf");
         for (k, v) in other {
             schema.entry(k).or_insert(v);
+        }
+    }
+    schema.remove("format");
+    if schema.get("default") == Some(&Value::Null) {
+        schema.remove("default");
+    }
+    if root && let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        // The property that uses a definition describes it already.
+        for def in defs.values_mut() {
+            strip_descriptions(def);
         }
     }
     for (_, v) in schema.iter_mut() {
@@ -105,6 +128,18 @@ fn lean_schema(schema: &mut serde_json::Map<String, serde_json::Value>, root: bo
             }
             _ => {}
         }
+    }
+}
+
+/// Removes every `description` in `v`.
+fn strip_descriptions(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(o) => {
+            o.remove("description");
+            o.values_mut().for_each(strip_descriptions);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_descriptions),
+        _ => {}
     }
 }
 
@@ -253,6 +288,9 @@ impl Server {
                     p.remove("description");
                 }
                 t.input_schema = Arc::new(schema);
+                if let Some((_, d)) = LEAN_DESCRIPTIONS.iter().find(|(n, _)| *n == t.name) {
+                    t.description = Some((*d).into());
+                }
             }
         }
         Server {
