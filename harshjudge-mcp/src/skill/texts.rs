@@ -7,18 +7,13 @@
 //! them must exist in `tools/list` and in the layout.
 
 /// What the server is for and where to start (MCP `instructions`).
-pub const INSTRUCTIONS: &str = "HarshJudge keeps end-to-end test runs as evidence on disk \
-(.harshJudge/: scenarios, runs, per-step screenshots, logs and verdicts) and lets you drive \
-a headless browser to explore an app, record what you did, and export it as a Rust \
-#[scenario] that `cargo test` runs. Start with the prompt or skill reference that fits the \
-task: hj-setup (initProject, once per project), hj-write-scenario (browser_launch, \
-browser_snapshot, actions by ref, browser_expect, then record_export), hj-run (startRun, \
-completeStep, completeRun, or `cargo test`), hj-judge (getPendingJudgments, recordVerdict), \
-hj-heal (a failing scenario: fix locators, never expectations) and hj-status (getStatus). \
-Only the tools to start are listed; enable_tools(sets) lists more (run, scenario, judge, \
-browser, record, knowledge, dashboard, or all), and every tool can be called. Evidence lands \
-in .harshJudge/scenarios/{slug}/runs/{runId}/; read files there instead of asking for large \
-results.";
+pub const INSTRUCTIONS: &str = "HarshJudge runs end-to-end tests whose evidence (steps, \
+screenshots, logs, verdicts) lands in .harshJudge/scenarios/{slug}/runs/{runId}/. Explore an app \
+with browser_launch, browser_snapshot and actions by ref, record it and export a Rust #[scenario] for cargo test; run, judge and \
+heal scenarios. Start from the prompt that fits: hj-setup (initProject, once), hj-write-scenario, \
+hj-run, hj-judge, hj-heal (locators only, never expectations), hj-status (getStatus). Only the \
+tools to start are listed: enable_tools(sets) lists run, scenario, judge, browser, record, \
+knowledge, dashboard or all. Read evidence files rather than asking for large results.";
 
 /// The skill's front matter description (when an agent should load it).
 pub const SKILL_DESCRIPTION: &str = "End-to-end testing with evidence: explore a web app in a \
