@@ -34,6 +34,11 @@ pub struct Cli {
     /// [default: $HARSHJUDGE_DASHBOARD, else on].
     #[arg(long, global = true, value_name = "on|off", value_parser = ["on", "off"])]
     pub dashboard: Option<String>,
+    /// Serve MCP with each tool's outputSchema in tools/list and each result
+    /// also as structuredContent (for clients that validate results); by
+    /// default a model's context gets one compact copy of each result.
+    #[arg(long, global = true)]
+    pub output_schemas: bool,
     /// What to do (default: serve MCP over stdio).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -255,6 +260,19 @@ pub enum Command {
         #[arg(long, value_name = "SLUG")]
         scenario: Option<String>,
     },
+    /// Write the skill for coding agents (SKILL.md and its references, under
+    /// .claude/skills/harshjudge/) and the MCP server's entry in .mcp.json.
+    InitAgent {
+        /// The skills folder, relative to the project.
+        #[arg(long, value_name = "DIR", default_value = crate::skill::DEFAULT_SKILLS_DIR)]
+        dir: PathBuf,
+        /// The command .mcp.json starts the server with.
+        #[arg(long, value_name = "PATH", default_value = "harshjudge-mcp")]
+        command: String,
+        /// Replace skill files that differ from the skill's text.
+        #[arg(long)]
+        force: bool,
+    },
     /// Write a recorded sequence as a Rust `#[scenario]` (.harshJudge/exports/{function}.rs).
     Export {
         /// The sequence's id (record_list).
@@ -436,6 +454,7 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             what: Dashboard::Serve { .. },
         }
         | Command::Report
+        | Command::InitAgent { .. }
         | Command::Merge { .. } => return Err(CliError::NotATool),
         Command::Init { name, base_url } => {
             a.put("projectName", name);
@@ -687,6 +706,28 @@ pub fn report(ctx: &Context) -> (Value, bool) {
                 false,
             )
         }
+    }
+}
+
+/// `init-agent`: the skill folder and `.mcp.json` ([`crate::skill::init_agent`]),
+/// what was written; or `{error, code}` and nothing written.
+pub fn init_agent(
+    ctx: &Context,
+    dir: &std::path::Path,
+    command: &str,
+    force: bool,
+) -> (Value, bool) {
+    let opts = crate::skill::InitAgent {
+        skills_dir: dir.to_path_buf(),
+        command: command.to_string(),
+        force,
+    };
+    match crate::skill::init_agent(ctx.root(), &opts) {
+        Ok(v) => (v, true),
+        Err(e) => (
+            json!({"error": e.to_string(), "code": e.code().as_str()}),
+            false,
+        ),
     }
 }
 

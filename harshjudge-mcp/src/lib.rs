@@ -13,6 +13,7 @@ pub mod error;
 pub mod knowledge;
 pub mod observers;
 pub mod server;
+pub mod skill;
 pub mod tools;
 
 pub use context::Context;

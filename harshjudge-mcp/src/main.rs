@@ -72,6 +72,11 @@ fn main() -> ExitCode {
             }
         }
         Some(cli::Command::Report) => return emit(cli::report(&ctx)),
+        Some(cli::Command::InitAgent {
+            dir,
+            command,
+            force,
+        }) => return emit(cli::init_agent(&ctx, dir, command, *force)),
         Some(cli::Command::Merge { dirs, into }) => return emit(cli::merge(dirs, into)),
         _ => {}
     }
@@ -81,7 +86,7 @@ fn main() -> ExitCode {
     };
     match call {
         Some((name, args)) => emit(cli::run_command(&ctx, name, args)),
-        None => serve(ctx),
+        None => serve(ctx, parsed.output_schemas),
     }
 }
 
@@ -129,7 +134,7 @@ fn dashboard_serve(ctx: &harshjudge_mcp::Context, port: u16) -> ExitCode {
     }
 }
 
-fn serve(ctx: harshjudge_mcp::Context) -> ExitCode {
+fn serve(ctx: harshjudge_mcp::Context, output_schemas: bool) -> ExitCode {
     init_logs();
     tracing::info!(project = %ctx.root().display(), "starting harshjudge MCP server");
     let rt = match tokio::runtime::Builder::new_current_thread()
@@ -145,7 +150,12 @@ fn serve(ctx: harshjudge_mcp::Context) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(harshjudge_mcp::server::Server::new(ctx).serve_stdio()) {
+    let shape = if output_schemas {
+        harshjudge_mcp::server::Shape::OutputSchemas
+    } else {
+        harshjudge_mcp::server::Shape::Lean
+    };
+    match rt.block_on(harshjudge_mcp::server::Server::with_shape(ctx, shape).serve_stdio()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e}");

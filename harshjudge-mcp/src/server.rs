@@ -1,5 +1,5 @@
 //! The MCP server: `tools/list` from the tool table, `tools/call` through
-//! [`crate::call`]. A result carries the full JSON in `content[0].text`
+//! [`crate::call`]. A result carries the compact JSON in `content[0].text`
 //! (what every client reads) and the same value as structured content; a
 //! failure sets `isError` with `{"error", "code"}`.
 
@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, Role, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServiceExt};
@@ -21,24 +23,344 @@ use crate::dispatch;
 pub struct Server {
     ctx: Arc<Context>,
     tools: Arc<Vec<Tool>>,
+    shape: Shape,
+    /// The tool sets listed so far ([`Shape::Lean`]: `start`, then what
+    /// `enable_tools` added).
+    enabled: Arc<std::sync::Mutex<Vec<&'static str>>>,
+}
+
+/// Shorter descriptions a model reads in [`Shape::Lean`] (the same facts,
+/// fewer words); `--output-schemas` gives the full ones.
+const LEAN_DESCRIPTIONS: &[(&str, &str)] = &[
+    (
+        "browser_expect",
+        "Web-first assertion, retried until it holds or timeoutMs (5000): to_have_url, to_have_title (no target); on a target (role+name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; attribute for to_have_attribute/css; not inverts. Fails with ASSERTION_FAILED (expected, received, call log).",
+    ),
+    (
+        "enable_tools",
+        "List more tool sets (every tool can be called anyway): run, scenario, judge, browser (press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, or all.",
+    ),
+    (
+        "browser_launch",
+        "Open headless Chromium for baseUrl (default: config.yaml's). While a run is active, each action records screenshots, console and network into the current step.",
+    ),
+];
+
+/// The properties of a browser target, which each browser tool's description
+/// already explains ("Target: one of role (+ name, exact), label, …").
+const TARGET_PROPERTIES: &[&str] = &[
+    "role",
+    "name",
+    "exact",
+    "label",
+    "placeholder",
+    "altText",
+    "title",
+    "testId",
+    "selector",
+    "ref",
+    "nth",
+];
+
+/// A browser tool's input schema without the descriptions of its target's
+/// properties (said once in the tool's description); other schemas unchanged.
+fn terse_targets(
+    schema: &serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut s = schema.clone();
+    let is_target = s
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .is_some_and(|p| p.contains_key("ref") && p.contains_key("testId"));
+    if is_target && let Some(props) = s.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        for name in TARGET_PROPERTIES {
+            if let Some(p) = props.get_mut(*name).and_then(|p| p.as_object_mut()) {
+                p.remove("description");
+            }
+        }
+    }
+    s
+}
+
+/// An input schema as a model needs it: without the root's `$schema`, `title`
+/// and `description` (the tool's description says it), a nullable optional
+/// field as its type alone (`anyOf [T, null]` with `default: null` → `T`:
+/// leaving it out means null), and without `format` annotations.
+fn lean_schema(schema: &mut serde_json::Map<String, serde_json::Value>, root: bool) {
+    use serde_json::Value;
+    if root {
+        for k in ["$schema", "title", "description"] {
+            schema.remove(k);
+        }
+    }
+    if let Some(Value::Array(branches)) = schema.get("anyOf")
+        && branches.len() == 2
+        && let Some(i) = branches
+            .iter()
+            .position(|b| b.get("type").and_then(Value::as_str) == Some("null"))
+        && branches[i].as_object().is_some_and(|o| o.len() == 1)
+        && let Some(Value::Object(other)) = branches.get(1 - i).cloned()
+    {
+        schema.remove("anyOf");
+        for (k, v) in other {
+            schema.entry(k).or_insert(v);
+        }
+    }
+    schema.remove("format");
+    if schema.get("default") == Some(&Value::Null) {
+        schema.remove("default");
+    }
+    if root && let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        // The property that uses a definition describes it already.
+        for def in defs.values_mut() {
+            strip_descriptions(def);
+        }
+    }
+    for (_, v) in schema.iter_mut() {
+        match v {
+            Value::Object(o) => lean_schema(o, false),
+            Value::Array(a) => {
+                for x in a {
+                    if let Value::Object(o) = x {
+                        lean_schema(o, false);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Removes every `description` in `v`.
+fn strip_descriptions(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(o) => {
+            o.remove("description");
+            o.values_mut().for_each(strip_descriptions);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
+}
+
+/// The tool that lists more tools (in [`Shape::Lean`] only `start` is listed).
+pub const ENABLE_TOOLS: &str = "enable_tools";
+
+/// The tool sets of [`Shape::Lean`], in order, with their tools. `start` is
+/// listed from the beginning; the others when `enable_tools` asks for them.
+/// Every tool can be called whether listed or not.
+pub const TOOL_SETS: &[(&str, &[&str])] = &[
+    (
+        "start",
+        &[
+            "initProject",
+            "getStatus",
+            "browser_launch",
+            "browser_navigate",
+            "browser_snapshot",
+            "browser_click",
+            "browser_type",
+            "browser_expect",
+            "browser_close",
+            ENABLE_TOOLS,
+        ],
+    ),
+    (
+        "run",
+        &[
+            "startRun",
+            "recordEvidence",
+            "completeStep",
+            "completeRun",
+            "getRunState",
+            "pruneRuns",
+        ],
+    ),
+    (
+        "scenario",
+        &["createScenario", "saveScenario", "toggleStar"],
+    ),
+    ("judge", &["getPendingJudgments", "recordVerdict"]),
+    (
+        "browser",
+        &[
+            "browser_press",
+            "browser_wait_for",
+            "browser_screenshot",
+            "browser_console",
+            "browser_network",
+            "run_steps",
+        ],
+    ),
+    (
+        "record",
+        &[
+            "record_start",
+            "record_stop",
+            "record_list",
+            "record_get",
+            "record_delete",
+            "record_replay",
+            "record_export",
+        ],
+    ),
+    (
+        "knowledge",
+        &[
+            "knowledge_search",
+            "knowledge_similar",
+            "discoverTree",
+            "discoverSearch",
+        ],
+    ),
+    (
+        "dashboard",
+        &["openDashboard", "closeDashboard", "getDashboardStatus"],
+    ),
+];
+
+/// The set `tool` belongs to.
+pub fn tool_set(tool: &str) -> Option<&'static str> {
+    TOOL_SETS
+        .iter()
+        .find(|(_, tools)| tools.contains(&tool))
+        .map(|(set, _)| *set)
+}
+
+/// The arguments of `enable_tools`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnableTools {
+    /// Sets to list: run, scenario, judge, browser, record, knowledge, dashboard, or all.
+    pub sets: Vec<String>,
+}
+
+fn enable_tools_def() -> Tool {
+    let mut t = Tool::new(
+        ENABLE_TOOLS,
+        "List more tools (only the start set is listed at first; every tool can be called). Sets: run (startRun, recordEvidence, completeStep, completeRun, getRunState, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
+        rmcp::handler::server::common::schema_for_type::<EnableTools>(),
+    );
+    let output = serde_json::json!({
+        "type": "object",
+        "properties": {"listed": {"type": "array", "items": {"type": "string"}, "description": "The tools listed now that were not before."}},
+        "required": ["listed"],
+    });
+    if let serde_json::Value::Object(o) = output {
+        t.output_schema = Some(Arc::new(o));
+    }
+    t
+}
+
+/// How much `tools/list` and each result carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Shape {
+    /// The default, for a model's context: no `outputSchema` in `tools/list`,
+    /// and one compact copy of each result (the JSON in `content[0].text`).
+    #[default]
+    Lean,
+    /// What a client that validates results asks for (`--output-schemas`):
+    /// each tool's `outputSchema`, and each result also as `structuredContent`.
+    OutputSchemas,
 }
 
 impl Server {
     /// A server for the project of `ctx`.
     pub fn new(ctx: Context) -> Self {
-        let d = crate::dispatcher();
-        let tools = d
-            .tools()
-            .iter()
-            .map(|t| {
-                let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
-                tool.output_schema = Some(crate::tools::output::output_schema(t));
-                tool
-            })
-            .collect();
+        Server::with_shape(ctx, Shape::Lean)
+    }
+
+    /// A server whose `tools/list` and results have `shape`.
+    pub fn with_shape(ctx: Context, shape: Shape) -> Self {
+        let mut tools = tool_list();
+        if shape == Shape::Lean {
+            for t in &mut tools {
+                t.output_schema = None;
+                let mut schema = terse_targets(&t.input_schema);
+                lean_schema(&mut schema, true);
+                if t.name == "browser_expect"
+                    && let Some(p) = schema
+                        .get_mut("properties")
+                        .and_then(|p| p.get_mut("assertion"))
+                        .and_then(|p| p.as_object_mut())
+                {
+                    // The tool's description lists the assertions already.
+                    p.remove("description");
+                }
+                t.input_schema = Arc::new(schema);
+                if let Some((_, d)) = LEAN_DESCRIPTIONS.iter().find(|(n, _)| *n == t.name) {
+                    t.description = Some((*d).into());
+                }
+            }
+        }
         Server {
             ctx: Arc::new(ctx),
             tools: Arc::new(tools),
+            shape,
+            enabled: Arc::new(std::sync::Mutex::new(vec!["start"])),
+        }
+    }
+
+    /// What `tools/list` answers now: every tool with [`Shape::OutputSchemas`];
+    /// with [`Shape::Lean`] the tools of the sets enabled so far.
+    pub fn listed(&self) -> Vec<Tool> {
+        if self.shape == Shape::OutputSchemas {
+            return (*self.tools).clone();
+        }
+        let enabled = self.enabled.lock().unwrap_or_else(|e| e.into_inner());
+        self.tools
+            .iter()
+            .filter(|t| tool_set(&t.name).is_none_or(|s| enabled.contains(&s)))
+            .cloned()
+            .collect()
+    }
+
+    /// `enable_tools`: adds sets to what `tools/list` answers; the result
+    /// names the tools added. Bad input names the set and the sets there are.
+    pub fn enable(&self, args: Option<serde_json::Value>) -> dispatch::Outcome {
+        let start = std::time::Instant::now();
+        let fail = |msg: String| dispatch::Outcome {
+            value: serde_json::json!({"error": msg, "code": "INVALID_INPUT"}),
+            code: Some(crate::Code::InvalidInput),
+            elapsed: start.elapsed(),
+            effects: Vec::new(),
+        };
+        let a: EnableTools = match serde_json::from_value(args.unwrap_or_default()) {
+            Ok(a) => a,
+            Err(e) => {
+                return fail(format!(
+                    "invalid arguments for enable_tools: {e} (expected {{\"sets\": [\"run\", …]}})"
+                ));
+            }
+        };
+        let mut added = Vec::new();
+        let mut enabled = self.enabled.lock().unwrap_or_else(|e| e.into_inner());
+        for want in &a.sets {
+            let sets: Vec<&'static str> = if want == "all" {
+                TOOL_SETS.iter().map(|(s, _)| *s).collect()
+            } else if let Some((s, _)) = TOOL_SETS.iter().find(|(s, _)| s == want) {
+                vec![*s]
+            } else {
+                let names: Vec<&str> = TOOL_SETS.iter().map(|(s, _)| *s).collect();
+                return fail(format!(
+                    "unknown tool set {:?}: the sets are {}, or all",
+                    want.chars().take(100).collect::<String>(),
+                    names.join(", ")
+                ));
+            };
+            for s in sets {
+                if !enabled.contains(&s) {
+                    enabled.push(s);
+                    let tools = TOOL_SETS.iter().find(|(n, _)| *n == s).map(|(_, t)| *t);
+                    added.extend(tools.unwrap_or_default().iter().copied());
+                }
+            }
+        }
+        dispatch::Outcome {
+            value: serde_json::json!({"listed": added}),
+            code: None,
+            elapsed: start.elapsed(),
+            effects: Vec::new(),
         }
     }
 
@@ -277,8 +599,16 @@ pub fn screen(line: &[u8]) -> Screened {
     Screened::Forward
 }
 
-/// Converts a dispatch outcome into the MCP result.
-pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
+/// Converts a dispatch outcome into the MCP result, as a client that asked
+/// for output schemas gets it (the JSON as text and as structured content).
+pub fn to_result(out: dispatch::Outcome) -> CallToolResult {
+    to_result_shaped(out, Shape::OutputSchemas)
+}
+
+/// Converts a dispatch outcome into the MCP result of `shape`: the compact
+/// JSON in `content[0].text`, and with [`Shape::OutputSchemas`] the same
+/// value as structured content.
+pub fn to_result_shaped(mut out: dispatch::Outcome, shape: Shape) -> CallToolResult {
     // An image asked for inline (browser_screenshot with `inline`) travels as an
     // image block, not inside the JSON.
     let image = out
@@ -291,11 +621,7 @@ pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
                 i["mimeType"].as_str()?.to_string(),
             ))
         });
-    let text = if out.is_error() {
-        out.value.to_string()
-    } else {
-        serde_json::to_string_pretty(&out.value).expect("JSON serializes")
-    };
+    let text = out.value.to_string();
     let mut r = if out.is_error() {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
@@ -305,20 +631,39 @@ pub fn to_result(mut out: dispatch::Outcome) -> CallToolResult {
                 .collect(),
         )
     };
-    r.structured_content = Some(out.value);
+    if shape == Shape::OutputSchemas {
+        r.structured_content = Some(out.value);
+    }
     r
 }
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("harshjudge", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "HarshJudge records end-to-end test runs as evidence in .harshJudge/. \
-                 Workflow: initProject (once), createScenario, startRun, then for each step \
-                 recordEvidence (screenshots, logs, responses) and completeStep, then completeRun; \
-                 getStatus to see results, getRunState to resume an interrupted run.",
-            )
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("harshjudge", env!("CARGO_PKG_VERSION")))
+        .with_instructions(crate::skill::texts::INSTRUCTIONS)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompt_list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        get_prompt(&request.name, request.arguments.as_ref()).map(Into::into)
     }
 
     async fn list_tools(
@@ -326,7 +671,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+        Ok(ListToolsResult::with_all_items(self.listed()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -345,9 +690,87 @@ impl ServerHandler for Server {
         // agent talks to one server: they run inline on the server's single
         // thread, sparing a hand-off between threads on every call.
         let args = request.arguments.map(serde_json::Value::Object);
+        if request.name == ENABLE_TOOLS {
+            let out = self.enable(args);
+            let changed = out.value["listed"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty());
+            if changed && self.shape == Shape::Lean {
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+            return Ok(to_result_shaped(out, self.shape).into());
+        }
         let out = crate::call(&self.ctx, &request.name, args);
-        Ok(to_result(out).into())
+        if self.shape == Shape::Lean
+            && request.name == "browser_snapshot"
+            && !out.is_error()
+            && let Ok(outline) =
+                serde_json::from_value::<crate::tools::browser::PageOutline>(out.value.clone())
+        {
+            // The outline as a model reads it best: aria-snapshot lines with refs.
+            return Ok(
+                CallToolResult::success(vec![ContentBlock::text(outline.aria_text())]).into(),
+            );
+        }
+        Ok(to_result_shaped(out, self.shape).into())
     }
+}
+
+/// What `tools/list` answers: every tool of [`crate::dispatcher`] with its
+/// input and output schemas.
+pub fn tool_list() -> Vec<Tool> {
+    let d = crate::dispatcher();
+    d.tools()
+        .iter()
+        .map(|t| {
+            let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
+            tool.output_schema = Some(crate::tools::output::output_schema(t));
+            tool
+        })
+        .chain(std::iter::once(enable_tools_def()))
+        .collect()
+}
+
+/// What `prompts/list` answers: one prompt per workflow of [`crate::skill`].
+pub fn prompt_list() -> Vec<Prompt> {
+    crate::skill::WORKFLOWS
+        .iter()
+        .map(|w| {
+            let args = w
+                .arguments
+                .iter()
+                .map(|a| {
+                    PromptArgument::new(a.name)
+                        .with_description(a.description)
+                        .with_required(a.required)
+                })
+                .collect::<Vec<_>>();
+            let mut p = Prompt::new(
+                w.prompt,
+                Some(format!("{}: use {}.", w.title, w.when)),
+                (!args.is_empty()).then_some(args),
+            );
+            p.title = Some(w.title.to_string());
+            p
+        })
+        .collect()
+}
+
+/// What `prompts/get` answers for `name` with `args`: one user message with
+/// the workflow; bad input is `-32602` naming what was wrong.
+pub fn get_prompt(
+    name: &str,
+    args: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Result<GetPromptResult, McpError> {
+    let empty = serde_json::Map::new();
+    let w = crate::skill::workflow(name);
+    let text = crate::skill::prompt_text(name, args.unwrap_or(&empty))
+        .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+    let mut r = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
+    if let Some(w) = w {
+        r = r.with_description(w.title);
+    }
+    Ok(r)
 }
 
 /// Why [`Server::serve_stdio`] stopped with an error.

@@ -1188,7 +1188,10 @@ fn open_needs_an_initialized_project_and_the_server_keeps_stdout_clean() {
     let line = rx.recv_timeout(Duration::from_secs(15)).unwrap().unwrap();
     let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
     assert_eq!(v["id"], 2);
-    let result = &v["result"]["structuredContent"];
+    // The result's one copy: the JSON in content[0].text.
+    let result: Value =
+        serde_json::from_str(v["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let result = &result;
     assert_eq!(result["port"], port, "{v}");
     let pid = guard.pid(result["pid"].as_u64().unwrap());
     drop(stdin);
@@ -1427,11 +1430,12 @@ impl McpServer {
             }
         }
     }
-    /// A tool's structured result and whether it is an error.
+    /// A tool's result (the JSON of content[0].text) and whether it is an error.
     fn tool(&mut self, name: &str, args: Value) -> (Value, bool) {
         let v = self.request("tools/call", json!({"name": name, "arguments": args}));
         let r = &v["result"];
-        (r["structuredContent"].clone(), r["isError"] == true)
+        let value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+        (value, r["isError"] == true)
     }
     /// Closes stdin and waits for the server to exit.
     fn exit(mut self) {

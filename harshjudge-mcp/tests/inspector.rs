@@ -42,6 +42,8 @@ fn run(project: &Path, args: &[&str]) -> Output {
         .args(args)
         .arg("--")
         .arg(BIN)
+        // A client that validates results asks for the output schemas.
+        .arg("--output-schemas")
         .output()
         .expect("node runs the Inspector")
 }

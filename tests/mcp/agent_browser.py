@@ -45,7 +45,7 @@ async def call(session, name, args, expect_error=None):
 
 async def main():
     env = {"HARSHJUDGE_LOG": "warn", "HARSHJUDGE_WAIT": "1500ms", "HARSHJUDGE_DASHBOARD": "off"}
-    params = StdioServerParameters(command=BIN, args=[], cwd=PROJECT, env=env)
+    params = StdioServerParameters(command=BIN, args=["--output-schemas"], cwd=PROJECT, env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as s:
             await s.initialize()

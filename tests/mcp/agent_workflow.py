@@ -42,7 +42,7 @@ async def call(session, name, args, expect_error=None):
 
 
 async def main():
-    params = StdioServerParameters(command=BIN, args=[], cwd=PROJECT, env={"HARSHJUDGE_LOG": "warn", "HARSHJUDGE_DASHBOARD": "off"})
+    params = StdioServerParameters(command=BIN, args=["--output-schemas"], cwd=PROJECT, env={"HARSHJUDGE_LOG": "warn", "HARSHJUDGE_DASHBOARD": "off"})
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()

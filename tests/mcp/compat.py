@@ -41,7 +41,7 @@ async def call(session, name, args, expect_error=None):
 
 async def main():
     # No HARSHJUDGE_DASHBOARD here: the dashboard starts as in the original.
-    params = StdioServerParameters(command=BIN, args=[], cwd=PROJECT, env={"HARSHJUDGE_LOG": "warn"})
+    params = StdioServerParameters(command=BIN, args=["--output-schemas"], cwd=PROJECT, env={"HARSHJUDGE_LOG": "warn"})
     found = {}
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as s:

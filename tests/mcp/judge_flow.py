@@ -101,7 +101,7 @@ def decide(step, texts, images):
 
 async def main():
     params = StdioServerParameters(
-        command=BIN, args=[], cwd=PROJECT, env={"HARSHJUDGE_LOG": "warn", "HARSHJUDGE_DASHBOARD": "off"}
+        command=BIN, args=["--output-schemas"], cwd=PROJECT, env={"HARSHJUDGE_LOG": "warn", "HARSHJUDGE_DASHBOARD": "off"}
     )
     async with stdio_client(params) as (read, write):
         client = Implementation(name="judge-flow", version="1.0")

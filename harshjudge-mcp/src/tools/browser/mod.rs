@@ -108,8 +108,8 @@ pub use actions::{
 };
 pub use expect::{ASSERTIONS, Assertion, Expect, ExpectedText, ExpectedValue, expect};
 pub use observe::{
-    Console, Network, Screenshot, Snapshot, console, is_action, network, observe, observed_after,
-    page_state, screenshot, snapshot,
+    Console, Network, PageOutline, Screenshot, Snapshot, console, is_action, network, observe,
+    observed_after, page_state, screenshot, snapshot,
 };
 pub use targets::{Resolved, Target};
 

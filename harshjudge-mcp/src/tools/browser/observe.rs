@@ -86,6 +86,75 @@ pub struct PageOutline {
     pub url: String,
 }
 
+impl PageOutline {
+    /// The outline in Playwright's aria-snapshot form, one line per element
+    /// with its ref (`- checkbox "Done" [checked] [ref=e4]`): what a model is
+    /// given by default instead of the JSON.
+    pub fn aria_text(&self) -> String {
+        fn quoted(s: &str) -> String {
+            serde_json::to_string(s).unwrap_or_default()
+        }
+        let mut out = format!("- page {} [url={}]\n", quoted(&self.title), self.url);
+        for h in &self.headings {
+            out.push_str(&format!(
+                "- heading {} [level={}]\n",
+                quoted(&h.text),
+                h.level
+            ));
+        }
+        for e in &self.elements {
+            let role = e.role.clone().unwrap_or_else(|| {
+                match (e.tag.as_str(), e.kind.as_deref()) {
+                    ("a", _) => "link",
+                    ("button", _) => "button",
+                    ("select", _) => "combobox",
+                    ("textarea", _) => "textbox",
+                    ("li", _) => "listitem",
+                    ("label", _) => "text",
+                    ("input", Some("checkbox")) => "checkbox",
+                    ("input", Some("radio")) => "radio",
+                    ("input", Some("submit" | "button" | "reset")) => "button",
+                    ("input", Some("range")) => "slider",
+                    ("input", _) => "textbox",
+                    (tag, _) => tag,
+                }
+                .to_string()
+            });
+            out.push_str(&format!("- {role}"));
+            // "on" is a checkbox's default value, not a name.
+            if let Some(n) = e.name.as_deref().filter(|n| !n.is_empty() && *n != "on") {
+                out.push(' ');
+                out.push_str(&quoted(n));
+            }
+            if e.checked == Some(true) {
+                out.push_str(" [checked]");
+            }
+            if e.disabled == Some(true) {
+                out.push_str(" [disabled]");
+            }
+            out.push_str(&format!(" [ref={}]", e.reference));
+            if let Some(t) = &e.test_id {
+                out.push_str(&format!(" [testid={t}]"));
+            }
+            if let Some(h) = &e.href {
+                out.push_str(&format!(" [url={h}]"));
+            }
+            out.push('\n');
+        }
+        if self.elements.is_empty() && !self.text.is_empty() {
+            out.push_str(&format!("- text: {}\n", quoted(&self.text)));
+        }
+        if self.truncated {
+            out.push_str(&format!(
+                "- note: {} interactive elements, {} listed (maxElements for more)\n",
+                self.interactive_count,
+                self.elements.len()
+            ));
+        }
+        out
+    }
+}
+
 /// A heading in a [`PageOutline`].
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Heading {

@@ -1,0 +1,187 @@
+//! The context budget of issue 24: the TodoMVC task (open, add three todos,
+//! complete one, filter Active, verify; a snapshot wherever an agent must find
+//! its next target) scripted through the Python MCP SDK (benches/context/task.py)
+//! against harshjudge-mcp and Playwright MCP 0.0.83, the page served by a real
+//! `python3 -m http.server`; bytes and o200k tokens (npm gpt-tokenizer,
+//! offline) of initialize + tools/list, each call's arguments and result, and
+//! the whole task (benches/context/count.mjs).
+//!
+//! Needs: target/py-venv (the MCP SDK), node, and
+//! `npm install --prefix target/context-bench-npm @playwright/mcp@0.0.83 gpt-tokenizer`;
+//! Chromium at /usr/bin/chromium (HARSHJUDGE_CHROMIUM to change). Runs 3
+//! times per server (CONTEXT_BENCH_RUNS); writes target/context-budget.json.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_harshjudge-mcp");
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn python() -> PathBuf {
+    std::env::var_os("HARSHJUDGE_TEST_PYTHON")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/py-venv/bin/python"))
+}
+
+/// A child process killed when dropped.
+struct Child(std::process::Child);
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn main() {
+    let ws = workspace();
+    let npm = ws.join("target/context-bench-npm");
+    let pw_cli = npm.join("node_modules/@playwright/mcp/cli.js");
+    assert!(
+        pw_cli.exists() && npm.join("node_modules/gpt-tokenizer").exists(),
+        "npm install --prefix {} @playwright/mcp@0.0.83 gpt-tokenizer",
+        npm.display()
+    );
+    let chromium = std::env::var("HARSHJUDGE_CHROMIUM").unwrap_or("/usr/bin/chromium".into());
+    let runs: usize = std::env::var("CONTEXT_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    // The TodoMVC page of the demo app, served as a static file.
+    let mut http = Child(
+        Command::new("python3")
+            .args([
+                "-u",
+                "-m",
+                "http.server",
+                "0",
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+            ])
+            .arg(ws.join("examples/demo-app/src/static"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 -m http.server"),
+    );
+    let mut line = String::new();
+    BufReader::new(http.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split("port ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    let url = format!("http://127.0.0.1:{port}/todos.html");
+    let out_dir = ws.join("target/context-bench");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let task = ws.join("harshjudge-mcp/benches/context/task.py");
+    let mut files = Vec::new();
+    for run in 0..runs {
+        for kind in ["hj", "pw"] {
+            let project = tempfile::tempdir().unwrap();
+            let mut cmd = Command::new(python());
+            cmd.arg(&task).arg(kind).arg(&url);
+            if kind == "hj" {
+                cmd.arg(BIN).arg("--cwd").arg(project.path());
+            } else {
+                cmd.arg("node").arg(&pw_cli).args([
+                    "--headless",
+                    "--isolated",
+                    "--no-sandbox",
+                    "--browser",
+                    "chromium",
+                    "--executable-path",
+                    &chromium,
+                    "--output-dir",
+                ]);
+                cmd.arg(project.path());
+            }
+            let out = cmd.output().unwrap();
+            assert!(
+                out.status.success(),
+                "{kind} run {run}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let file = out_dir.join(format!("{kind}-{run}.json"));
+            std::fs::write(&file, &out.stdout).unwrap();
+            files.push(file);
+        }
+    }
+    let counted = Command::new("node")
+        .arg(ws.join("harshjudge-mcp/benches/context/count.mjs"))
+        .args(&files)
+        .env("TOKENIZER_FROM", &npm)
+        .output()
+        .unwrap();
+    assert!(
+        counted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&counted.stderr)
+    );
+    let rows: Vec<Value> = String::from_utf8_lossy(&counted.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pick =
+        |kind: &str| -> Vec<&Value> { rows.iter().filter(|r| r["server"] == kind).collect() };
+    let range = |rs: &[&Value], k: &str| {
+        let v: Vec<u64> = rs.iter().map(|r| r[k].as_u64().unwrap()).collect();
+        let (lo, hi) = (*v.iter().min().unwrap(), *v.iter().max().unwrap());
+        if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo}–{hi}")
+        }
+    };
+    let (hj, pw) = (pick("hj"), pick("pw"));
+    println!("context budget, TodoMVC task, {runs} run(s) each, o200k tokens");
+    println!("| | harshjudge-mcp | Playwright MCP 0.0.83 |\n|---|---|---|");
+    for (label, k) in [
+        ("initialize + tools/list bytes", "startBytes"),
+        ("initialize + tools/list tokens", "startTokens"),
+        ("tools listed", "tools"),
+        ("calls", "calls"),
+        ("call arguments tokens", "argsTokens"),
+        ("results bytes", "resultBytes"),
+        ("results tokens (whole result)", "resultTokens"),
+        ("results tokens (text only)", "resultTextTokens"),
+        ("whole task tokens", "wholeTaskTokens"),
+    ] {
+        println!("| {label} | {} | {} |", range(&hj, k), range(&pw, k));
+    }
+    let ratio =
+        hj[0]["wholeTaskTokens"].as_f64().unwrap() / pw[0]["wholeTaskTokens"].as_f64().unwrap();
+    println!("whole task: harshjudge-mcp / Playwright MCP = {ratio:.2} (goal ≤ 0.33)");
+    println!("\nper call (first run):");
+    for r in [hj[0], pw[0]] {
+        for c in r["perCall"].as_array().unwrap() {
+            println!(
+                "  {} {:<18} args {:>3} tok, result {:>5} B {:>4} tok (text {:>4})",
+                r["server"].as_str().unwrap(),
+                c["tool"].as_str().unwrap(),
+                c["argsTokens"],
+                c["resultBytes"],
+                c["resultTokens"],
+                c["textTokens"]
+            );
+        }
+    }
+    std::fs::write(
+        ws.join("target/context-budget.json"),
+        serde_json::to_string_pretty(&json!({"runs": rows, "ratio": ratio})).unwrap(),
+    )
+    .unwrap();
+    drop(http);
+}
