@@ -5,12 +5,16 @@
 //! with expected and received, the evidence of each request and command,
 //! bodies bounded, and no secret anywhere.
 
+#[path = "support/page.rs"]
+mod page;
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use harshjudge::browser::{BrowserConfig, open_page_with, release_page};
+use page::{js, until};
 use support::{Run, json, runs, test_binary};
 
 const SUITE: &str = "api_suite";
@@ -416,4 +420,99 @@ fn a_command_probe_runs_in_its_cwd_with_its_env() {
     let after = json(evidence("probe-cwd-env", "01").join("where-after.json"));
     let want = format!("{}\nprobed\n", ran().dir.canonicalize().unwrap().display());
     assert_eq!(after["stdout"], want);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_shows_each_request_and_command() {
+    let hj = &ran().hj;
+    let index = hj.join("report/index.html");
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let url = format!("file://{}", index.display());
+    let page = open_page_with(&config, &url)
+        .await
+        .expect("a browser page (needs chromium and chromium-driver)");
+    let out = support::workspace().join("target/test-output/api");
+    std::fs::create_dir_all(&out).unwrap();
+    let run_of = |slug: &str| {
+        run_dir(slug)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+
+    page.goto(&format!("{url}#/run/requests/{}/03", run_of("requests")))
+        .await
+        .unwrap();
+    until(
+        &page,
+        "three requests",
+        "return document.querySelectorAll('details.exchange').length === 3",
+    )
+    .await;
+    let text = js(&page, "return document.getElementById('step').textContent").await;
+    let text = text.as_str().unwrap();
+    for want in [
+        "API requests (3)",
+        "POST",
+        "/login",
+        "200 OK",
+        "Bearer ****",
+        "sid=****; Path=/; HttpOnly",
+        "user=ada&password=****",
+        "request-02.json",
+    ] {
+        assert!(
+            text.contains(want),
+            "{want:?} not in the step's view:\n{text}"
+        );
+    }
+    std::fs::write(out.join("requests.png"), page.screenshot().await.unwrap()).unwrap();
+
+    page.goto(&format!("{url}#/run/requests/{}/04", run_of("requests")))
+        .await
+        .unwrap();
+    until(
+        &page,
+        "a 404 marked",
+        "return document.querySelectorAll('details.exchange.bad').length === 1",
+    )
+    .await;
+    let text = js(&page, "return document.getElementById('step').textContent").await;
+    assert!(
+        text.as_str()
+            .unwrap()
+            .contains("only the first part was kept"),
+        "{text}"
+    );
+
+    page.goto(&format!("{url}#/run/commands/{}/01", run_of("commands")))
+        .await
+        .unwrap();
+    until(
+        &page,
+        "one command",
+        "return document.querySelectorAll('details.exchange').length === 1",
+    )
+    .await;
+    let text = js(&page, "return document.getElementById('step').textContent").await;
+    let text = text.as_str().unwrap();
+    for want in [
+        "Commands (1)",
+        "$ sh -c \"echo out; echo err >&2; exit 3\"",
+        "exit 3",
+        "out",
+        "err",
+        "command-01-stdout.txt",
+    ] {
+        assert!(
+            text.contains(want),
+            "{want:?} not in the step's view:\n{text}"
+        );
+    }
+    // The streams shown with their command are not listed again as attachments.
+    assert!(!text.contains("Attachments"), "{text}");
+    std::fs::write(out.join("commands.png"), page.screenshot().await.unwrap()).unwrap();
+    release_page(page).await;
 }
