@@ -153,3 +153,63 @@ fn output_matchers_match_whole_part_or_pattern() {
     assert!(!r.matches("three items"));
     assert_eq!(contains("x").describe(), "contains(\"x\")");
 }
+
+/// A scenario with no step running and the given base URL.
+struct Outside(&'static str);
+
+impl super::Host for Outside {
+    fn base_url(&self) -> String {
+        self.0.into()
+    }
+    fn step_key(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+    fn attach(
+        &self,
+        _: crate::store::NewEvidence<'_>,
+    ) -> Result<Option<std::path::PathBuf>, crate::store::StoreError> {
+        Ok(None)
+    }
+    fn pages(&self) -> Vec<crate::browser::Page> {
+        vec![]
+    }
+    fn cookies(&self) -> Option<CookieJar> {
+        None
+    }
+}
+
+#[tokio::test]
+async fn a_relative_url_without_a_base_url_is_refused_naming_it() {
+    let api = super::ApiRequestContext::new(std::sync::Arc::new(Outside("")));
+    let err = api.get("/api/items").send().await.unwrap_err();
+    assert!(matches!(err, super::ApiError::NoBaseUrl { ref path } if path == "/api/items"));
+    let msg = err.to_string();
+    assert!(
+        msg.contains("\"/api/items\"") && msg.contains("HARSHJUDGE_BASE_URL"),
+        "{msg}"
+    );
+    let err = api.get("http://exa mple/").send().await.unwrap_err();
+    assert!(err.to_string().contains("not a URL"), "{err}");
+    let err = api
+        .get("http://127.0.0.1:9/")
+        .header("bad header", "v")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("(bad header)"), "{err}");
+}
+
+#[tokio::test]
+async fn a_command_that_cannot_start_names_it_and_its_folder() {
+    let host = std::sync::Arc::new(Outside(""));
+    let err = super::CommandBuilder::new(host, "pwd")
+        .cwd("/no/such/dir-hj")
+        .run()
+        .await
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("command pwd: cannot start it in /no/such/dir-hj"),
+        "{msg}"
+    );
+}
