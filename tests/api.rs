@@ -413,6 +413,20 @@ fn each_command_is_stdout_stderr_and_exit_code_evidence() {
         spawn.contains("command pwd: cannot start it in /no/such/dir-hj"),
         "{spawn}"
     );
+    // What could not start is recorded too.
+    let tried = json(evidence("commands", "04").join("command-02.json"));
+    assert_eq!(tried["cwd"], "/no/such/dir-hj");
+    assert!(
+        tried["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("cannot start it: "),
+        "{tried}"
+    );
+    assert_eq!(
+        json(evidence("commands", "04").join("command-01.meta.json"))["type"],
+        "exit_code"
+    );
 }
 
 #[test]

@@ -194,6 +194,17 @@ impl CommandBuilder {
         self
     }
 
+    /// The values of its secret-looking variables.
+    fn env_secrets(&self) -> Secrets {
+        let mut secrets = Secrets::default();
+        for (k, v) in &self.env {
+            if secret_name(&k.to_string_lossy()) {
+                secrets.add(&v.to_string_lossy());
+            }
+        }
+        secrets
+    }
+
     fn line(&self) -> String {
         std::iter::once(&self.program)
             .chain(&self.args)
@@ -236,11 +247,29 @@ impl CommandBuilder {
         }
         let started_at = chrono::Utc::now();
         let clock = Instant::now();
-        let mut child = cmd.spawn().map_err(|source| ApiError::Spawn {
-            command: command.clone(),
-            cwd: self.cwd.clone(),
-            source,
-        })?;
+        let mut child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(source) => {
+                // Recorded too: the step's evidence says what was tried.
+                let mut value = json!({
+                    "command": command,
+                    "program": self.program.to_string_lossy(),
+                    "args": self.args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>(),
+                    "cwd": self.cwd.as_ref().map(|c| c.display().to_string()),
+                    "exitCode": null,
+                    "startedAt": started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                    "error": format!("cannot start it: {source}"),
+                });
+                self.env_secrets().scrub(&mut value);
+                let bytes = serde_json::to_vec_pretty(&value).expect("JSON serializes");
+                super::record(&self.host, "command", &[("", "json", "exit_code", &bytes)])?;
+                return Err(ApiError::Spawn {
+                    command,
+                    cwd: self.cwd.clone(),
+                    source,
+                });
+            }
+        };
         let pid = child.id();
         let io = |source| ApiError::CommandIo {
             command: command.clone(),
