@@ -380,7 +380,7 @@ fn the_checker_finds_a_circle_and_names_its_ties() {
 /// The modules of `harshjudge/src`, from the top layer down (ARCHITECTURE.md,
 /// "Layers"). A module imports only from the modules after it.
 const LAYERS: &[&str] = &[
-    "harness", "runner", "registry", "scenario", "evidence", "recorder", "report", "judge",
+    "harness", "runner", "registry", "scenario", "api", "evidence", "recorder", "report", "judge",
     "server", "browser", "event", "settings", "visual", "store", "process", "error",
 ];
 

@@ -37,6 +37,7 @@
 //! [`ScenarioDef`](__private::ScenarioDef) naming the steps, so that
 //! `cargo test -- --list` can list them without running anything.
 
+pub mod api;
 pub mod browser;
 mod error;
 pub mod event;

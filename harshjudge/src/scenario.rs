@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::api::{ApiRequestContext, CommandBuilder, CookieJar, Host};
 use crate::error::Error;
 use crate::evidence::{BoxFuture, Probe};
 use crate::store::NewEvidence;
@@ -40,6 +41,13 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// Opens a browser page for the scenario, released when it ends, and
     /// registers it as a probe.
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
+    /// The pages the scenario opened (their cookies go with `s.request()`).
+    fn pages(&self) -> Vec<crate::browser::Page>;
+    /// The cookies `s.request()` starts with (a saved storage state); none
+    /// unless the runner was given some.
+    fn cookie_jar(&self) -> Option<CookieJar> {
+        None
+    }
 }
 
 /// The handle a scenario function receives: the app's base URL, the run and
@@ -217,5 +225,46 @@ impl Scenario {
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
     pub async fn page(&self) -> Result<crate::browser::Page, Error> {
         self.shared.clone().page().await
+    }
+}
+
+impl Scenario {
+    /// HTTP requests recorded in the step's evidence (Playwright's
+    /// `APIRequestContext`): `s.request().get("/api/items").send().await?`.
+    /// Relative URLs join the base URL; the requests carry the cookies of the
+    /// scenario's open pages and of its saved storage state, and those set by
+    /// earlier responses to the same context.
+    pub fn request(&self) -> ApiRequestContext {
+        ApiRequestContext::new(Arc::new(ApiHost(self.shared.clone())))
+    }
+
+    /// A command recorded in the step's evidence (`stdout`, `stderr`,
+    /// `exit_code`): `s.command("demo-cli").args(["greet", "Ada"]).run().await?`.
+    pub fn command(&self, program: impl Into<std::ffi::OsString>) -> CommandBuilder {
+        CommandBuilder::new(Arc::new(ApiHost(self.shared.clone())), program)
+    }
+}
+
+/// The scenario as requests and commands see it.
+struct ApiHost(Arc<dyn RunContext>);
+
+impl Host for ApiHost {
+    fn base_url(&self) -> String {
+        self.0.base_url().to_string()
+    }
+    fn step_key(&self) -> Option<PathBuf> {
+        self.0.current_step().map(|s| self.0.evidence_dir(&s))
+    }
+    fn attach(&self, file: NewEvidence<'_>) -> Result<Option<PathBuf>, StoreError> {
+        match self.0.current_step() {
+            Some(step) => self.0.attach(&step, file).map(Some),
+            None => Ok(None),
+        }
+    }
+    fn pages(&self) -> Vec<crate::browser::Page> {
+        self.0.pages()
+    }
+    fn cookies(&self) -> Option<CookieJar> {
+        self.0.cookie_jar()
     }
 }

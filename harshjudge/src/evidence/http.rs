@@ -48,3 +48,41 @@ pub(crate) async fn get_json_evidence(url: &str) -> Result<serde_json::Value, Er
         "durationMs": started.elapsed().as_millis() as u64,
     }))
 }
+
+/// Why a request got no whole response (an API request of a scenario, `s.request()`).
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// The connection or the request failed.
+    #[error("{0}")]
+    Request(#[source] hyper_util::client::legacy::Error),
+    /// The response's body could not be read.
+    #[error("reading the body: {0}")]
+    Body(#[source] hyper::Error),
+    /// No whole response within the time given.
+    #[error("no response within {:.1} s", .0.as_secs_f64())]
+    Timeout(std::time::Duration),
+}
+
+/// Sends `request` (plain HTTP or HTTPS) and reads the whole response, all
+/// within `timeout`.
+pub(crate) async fn send(
+    request: hyper::Request<http_body_util::Full<Bytes>>,
+    timeout: std::time::Duration,
+) -> Result<hyper::Response<Bytes>, SendError> {
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_http1()
+        .build();
+    let client =
+        Client::builder(TokioExecutor::new()).build::<_, http_body_util::Full<Bytes>>(https);
+    let exchange = async {
+        let res = client.request(request).await.map_err(SendError::Request)?;
+        let (parts, body) = res.into_parts();
+        let body = body.collect().await.map_err(SendError::Body)?.to_bytes();
+        Ok(hyper::Response::from_parts(parts, body))
+    };
+    tokio::time::timeout(timeout, exchange)
+        .await
+        .unwrap_or(Err(SendError::Timeout(timeout)))
+}

@@ -11,7 +11,9 @@ use std::pin::Pin;
 
 use crate::error::Error;
 
-mod http;
+pub(crate) mod http;
+
+pub use http::SendError;
 
 /// A boxed future, as probes return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -112,6 +114,8 @@ pub struct CommandProbe {
     prefix: String,
     program: std::ffi::OsString,
     args: Vec<std::ffi::OsString>,
+    cwd: Option<std::path::PathBuf>,
+    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
 impl CommandProbe {
@@ -129,7 +133,26 @@ impl CommandProbe {
             prefix: prefix.into(),
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
+            cwd: None,
+            env: Vec::new(),
         }
+    }
+
+    /// Runs it in `dir` (relative to the test process's directory: the package
+    /// root under `cargo test`).
+    pub fn cwd(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets an environment variable for it (the rest is inherited).
+    pub fn env(
+        mut self,
+        key: impl Into<std::ffi::OsString>,
+        value: impl Into<std::ffi::OsString>,
+    ) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
     }
 }
 
@@ -140,17 +163,23 @@ impl Probe for CommandProbe {
     fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>> {
         Box::pin(async move {
             let started = std::time::Instant::now();
-            let out = tokio::process::Command::new(&self.program)
-                .args(&self.args)
-                .kill_on_drop(true)
-                .output()
-                .await
-                .map_err(|e| {
-                    Error::msg(format!(
-                        "probe {:?}: cannot run {:?}: {e}",
-                        self.prefix, self.program
-                    ))
-                })?;
+            let mut cmd = tokio::process::Command::new(&self.program);
+            cmd.args(&self.args)
+                .envs(self.env.iter().map(|(k, v)| (k, v)));
+            if let Some(dir) = &self.cwd {
+                cmd.current_dir(dir);
+            }
+            let out = cmd.kill_on_drop(true).output().await.map_err(|e| {
+                Error::msg(format!(
+                    "probe {:?}: cannot run {:?}{}: {e}",
+                    self.prefix,
+                    self.program,
+                    self.cwd
+                        .as_ref()
+                        .map(|d| format!(" in {}", d.display()))
+                        .unwrap_or_default()
+                ))
+            })?;
             let value = serde_json::json!({
                 "command": std::iter::once(&self.program).chain(&self.args).map(|a| a.to_string_lossy()).collect::<Vec<_>>(),
                 "exitCode": out.status.code(),

@@ -647,6 +647,10 @@ impl RunContext for Shared {
         Box::pin(self.add_probe(probe))
     }
 
+    fn pages(&self) -> Vec<crate::browser::Page> {
+        self.pages.lock().expect("pages lock").clone()
+    }
+
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
         Box::pin(async move {
             let page = crate::browser::open_page(&self.base_url).await?;

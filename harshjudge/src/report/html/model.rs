@@ -188,6 +188,12 @@ pub struct StepView {
     pub files: Vec<FileView>,
     /// `to_have_screenshot` failures: `{name}-expected/actual/diff.png`.
     pub visuals: Vec<VisualView>,
+    /// The step's API requests (`s.request()`): each `request-NN.json` as
+    /// recorded, with `file`, its path.
+    pub requests: Vec<serde_json::Value>,
+    /// The step's commands (`s.command()`): each `command-NN.json` as
+    /// recorded, with `file`, and `stdoutText`/`stderrText` when small enough.
+    pub commands: Vec<serde_json::Value>,
 }
 
 /// A step's judgment: where it stands (`result.json` `verdict`) and, once a
@@ -512,10 +518,13 @@ pub(crate) fn run_view(
             logs_truncated: false,
             files: vec![],
             visuals: vec![],
+            requests: vec![],
+            commands: vec![],
         };
         for (name, path, abs, size) in files.remove(&id).unwrap_or_default() {
             classify(store, &mut view, &abs, name, path, size);
         }
+        gather_exchanges(&mut view);
         steps.push(view);
     }
     // A run-level error that no step carries (an agent's completeRun claim, or
@@ -635,7 +644,14 @@ fn classify(store: &Store, view: &mut StepView, abs: &Path, name: String, path: 
         "html" | "htm" => "html",
         _ => "other",
     };
-    let content = (matches!(kind, "json" | "text") && size <= INLINE_LIMIT)
+    // A request's or a command's record is read whole (its bodies are bounded
+    // when recorded), to be shown as one.
+    let limit = if exchange_part(&name).is_some() {
+        4 * INLINE_LIMIT
+    } else {
+        INLINE_LIMIT
+    };
+    let content = (matches!(kind, "json" | "text") && size <= limit)
         .then(|| store.read_file(abs).ok())
         .flatten()
         .map(|bytes| {
@@ -653,4 +669,72 @@ fn classify(store: &Store, view: &mut StepView, abs: &Path, name: String, path: 
         size,
         content,
     });
+}
+
+/// `request-NN` / `command-NN` followed by nothing or `-stdout` / `-stderr`:
+/// which call and which part.
+fn exchange_part(name: &str) -> Option<(&'static str, &str, &str)> {
+    let stem = name
+        .strip_suffix(".json")
+        .or_else(|| name.strip_suffix(".txt"))?;
+    let (what, rest) = [("request", "request-"), ("command", "command-")]
+        .into_iter()
+        .find_map(|(w, p)| stem.strip_prefix(p).map(|r| (w, r)))?;
+    let (num, part) = rest.split_once('-').unwrap_or((rest, ""));
+    (num.len() >= 2 && num.bytes().all(|b| b.is_ascii_digit())).then_some((what, num, part))
+}
+
+/// Moves the step's API requests and commands out of its attachments into
+/// their own lists: a command's stdout and stderr join it.
+fn gather_exchanges(view: &mut StepView) {
+    let mut rest = Vec::new();
+    let mut streams: Vec<(String, &'static str, Option<String>, String)> = Vec::new();
+    for f in std::mem::take(&mut view.files) {
+        let parsed = |f: &FileView| {
+            f.content
+                .as_deref()
+                .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok())
+                .filter(serde_json::Value::is_object)
+        };
+        match exchange_part(&f.name) {
+            Some((what, num, "")) if f.kind == "json" => match parsed(&f) {
+                Some(mut v) => {
+                    v["file"] = f.path.clone().into();
+                    v["number"] = num.into();
+                    if what == "request" {
+                        view.requests.push(v);
+                    } else {
+                        view.commands.push(v);
+                    }
+                }
+                None => rest.push(f),
+            },
+            Some(("command", num, part @ ("stdout" | "stderr"))) if f.kind == "text" => {
+                let key = if part == "stdout" {
+                    "stdoutText"
+                } else {
+                    "stderrText"
+                };
+                streams.push((num.to_string(), key, f.content.clone(), f.path.clone()));
+                rest.push(f);
+            }
+            _ => rest.push(f),
+        }
+    }
+    // The streams of a command shown with it are not listed again.
+    rest.retain(|f| {
+        !matches!(exchange_part(&f.name), Some(("command", num, "stdout" | "stderr"))
+            if view.commands.iter().any(|c| c["number"] == num))
+    });
+    for (num, key, text, path) in streams {
+        if let Some(c) = view
+            .commands
+            .iter_mut()
+            .find(|c| c["number"] == num.as_str())
+        {
+            c[key] = text.into();
+            c[key.replace("Text", "File")] = path.into();
+        }
+    }
+    view.files = rest;
 }
