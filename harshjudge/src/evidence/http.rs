@@ -57,17 +57,38 @@ pub enum SendError {
     Request(#[source] hyper_util::client::legacy::Error),
     /// The response's body could not be read.
     #[error("reading the body: {0}")]
-    Body(#[source] hyper::Error),
+    Body(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The response's body is larger than a response held in memory may be.
+    #[error(
+        "the response body is larger than {} MiB, the most a response is read into memory; \
+         fetch large files with `s.command(\"curl\")` or stream them yourself",
+        .limit >> 20
+    )]
+    TooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// No whole response within the time given.
     #[error("no response within {:.1} s", .0.as_secs_f64())]
     Timeout(std::time::Duration),
 }
 
+/// The most of a response body [`send`] reads into memory (64 MiB).
+pub(crate) const RESPONSE_LIMIT: usize = 64 << 20;
+
 /// Sends `request` (plain HTTP or HTTPS) and reads the whole response, all
-/// within `timeout`.
+/// within `timeout`; a body over [`RESPONSE_LIMIT`] is an error.
 pub(crate) async fn send(
     request: hyper::Request<http_body_util::Full<Bytes>>,
     timeout: std::time::Duration,
+) -> Result<hyper::Response<Bytes>, SendError> {
+    send_limited(request, timeout, RESPONSE_LIMIT).await
+}
+
+async fn send_limited(
+    request: hyper::Request<http_body_util::Full<Bytes>>,
+    timeout: std::time::Duration,
+    limit: usize,
 ) -> Result<hyper::Response<Bytes>, SendError> {
     let https = hyper_rustls::HttpsConnectorBuilder::new()
         .with_webpki_roots()
@@ -79,10 +100,62 @@ pub(crate) async fn send(
     let exchange = async {
         let res = client.request(request).await.map_err(SendError::Request)?;
         let (parts, body) = res.into_parts();
-        let body = body.collect().await.map_err(SendError::Body)?.to_bytes();
+        let body = http_body_util::Limited::new(body, limit)
+            .collect()
+            .await
+            .map_err(|e| {
+                if e.is::<http_body_util::LengthLimitError>() {
+                    SendError::TooLarge { limit }
+                } else {
+                    SendError::Body(e)
+                }
+            })?
+            .to_bytes();
         Ok(hyper::Response::from_parts(parts, body))
     };
     tokio::time::timeout(timeout, exchange)
         .await
         .unwrap_or(Err(SendError::Timeout(timeout)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A body over the limit is refused while it is read (never held whole),
+    /// naming the limit; one at the limit is read.
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_refused_naming_it() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            loop {
+                let (mut conn, _) = listener.accept().await.unwrap();
+                let mut buf = [0u8; 1024];
+                let _ = conn.read(&mut buf).await;
+                let body = vec![b'x'; 2 << 20];
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = conn.write_all(head.as_bytes()).await;
+                let _ = conn.write_all(&body).await;
+            }
+        });
+        let request = || {
+            hyper::Request::get(format!("http://{addr}/big"))
+                .body(http_body_util::Full::new(Bytes::new()))
+                .unwrap()
+        };
+        let timeout = std::time::Duration::from_secs(30);
+        let err = send_limited(request(), timeout, 1 << 20).await.unwrap_err();
+        assert!(
+            matches!(err, SendError::TooLarge { limit } if limit == 1 << 20),
+            "{err}"
+        );
+        assert!(err.to_string().contains("larger than 1 MiB"), "{err}");
+        let res = send_limited(request(), timeout, 2 << 20).await.unwrap();
+        assert_eq!(res.body().len(), 2 << 20);
+    }
 }
