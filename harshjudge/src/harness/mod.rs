@@ -29,6 +29,7 @@ pub(crate) mod plan;
 mod rejudge;
 pub mod shard;
 mod signals;
+pub mod tags;
 mod tail;
 
 pub use error::{HarnessError, Location, PendingVerdict, RejudgeError, Site};
