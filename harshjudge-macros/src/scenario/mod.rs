@@ -270,62 +270,58 @@ impl Scenario {
         // Hygienic, but located at the parameter's type: a type mismatch of the call
         // points at the type rather than at the attribute.
         let s = Ident::new("s", Span::mixed_site().located_at(self.param_ty));
-        // One registration, or one per case: (fn name, slug, title, case, values).
-        let registrations: Vec<(String, String, String, Option<String>, Vec<&Expr>)> =
-            if self.cases.is_empty() {
-                vec![(
-                    self.fn_name.clone(),
-                    self.slug.clone(),
-                    self.title.clone(),
-                    None,
-                    vec![],
-                )]
-            } else {
-                self.cases
-                    .iter()
-                    .map(|case| {
-                        (
-                            format!("{}::{}", self.fn_name, case.name),
-                            format!("{}-{}", self.slug, case.slug()),
-                            format!("{} ({})", self.title, case.name),
-                            Some(case.name.clone()),
-                            case.values.iter().collect(),
-                        )
-                    })
-                    .collect()
+        // One registration, or one per case.
+        let registrations: Vec<Registration<'_>> = if self.cases.is_empty() {
+            vec![Registration {
+                fn_name: self.fn_name.clone(),
+                slug: self.slug.clone(),
+                title: self.title.clone(),
+                case: None,
+                values: vec![],
+            }]
+        } else {
+            self.cases
+                .iter()
+                .map(|case| Registration {
+                    fn_name: format!("{}::{}", self.fn_name, case.name),
+                    slug: format!("{}-{}", self.slug, case.slug()),
+                    title: format!("{} ({})", self.title, case.name),
+                    case: Some(case.name.clone()),
+                    values: case.values.iter().collect(),
+                })
+                .collect()
+        };
+        let submits = registrations.iter().map(|r| {
+            let (fn_name, slug, title, values) = (&r.fn_name, &r.slug, &r.title, &r.values);
+            // The values keep their spans: a value of the wrong type is
+            // reported where the case writes it.
+            let call = quote_spanned!(self.param_ty=> #ident(#s #(, #values)*));
+            let future = quote_spanned!(self.output=> ::std::boxed::Box::pin(#call));
+            let case = match &r.case {
+                Some(name) => quote!(::core::option::Option::Some(#name)),
+                None => quote!(::core::option::Option::None),
             };
-        let submits = registrations
-            .iter()
-            .map(|(fn_name, slug, title, case, values)| {
-                // The values keep their spans: a value of the wrong type is
-                // reported where the case writes it.
-                let call = quote_spanned!(self.param_ty=> #ident(#s #(, #values)*));
-                let future = quote_spanned!(self.output=> ::std::boxed::Box::pin(#call));
-                let case = match case {
-                    Some(name) => quote!(::core::option::Option::Some(#name)),
-                    None => quote!(::core::option::Option::None),
-                };
-                quote! {
-                    ::harshjudge::__private::inventory::submit! {
-                        ::harshjudge::__private::ScenarioDef {
-                            fn_name: #fn_name,
-                            slug: #slug,
-                            title: #title,
-                            tags: &[#(#tags),*],
-                            timeout: #timeout,
-                            step_timeout: #step_timeout,
-                            retries: #retries,
-                            file: ::core::file!(),
-                            line: #fn_line,
-                            module_path: ::core::module_path!(),
-                            steps: &[#(#step_defs),*],
-                            run: |#s| #future,
-                            case: #case,
-                            skip: #skip,
-                        }
+            quote! {
+                ::harshjudge::__private::inventory::submit! {
+                    ::harshjudge::__private::ScenarioDef {
+                        fn_name: #fn_name,
+                        slug: #slug,
+                        title: #title,
+                        tags: &[#(#tags),*],
+                        timeout: #timeout,
+                        step_timeout: #step_timeout,
+                        retries: #retries,
+                        file: ::core::file!(),
+                        line: #fn_line,
+                        module_path: ::core::module_path!(),
+                        steps: &[#(#step_defs),*],
+                        run: |#s| #future,
+                        case: #case,
+                        skip: #skip,
                     }
                 }
-            });
+            }
+        });
 
         quote! {
             #(#outer_attrs)*
@@ -334,6 +330,17 @@ impl Scenario {
             #(#submits)*
         }
     }
+}
+
+/// One `ScenarioDef` to emit: the function's, or one case's.
+struct Registration<'a> {
+    fn_name: String,
+    slug: String,
+    title: String,
+    /// The case's name, for a case.
+    case: Option<String>,
+    /// The case's values, in order.
+    values: Vec<&'a Expr>,
 }
 
 /// A case gives one value per parameter after the scenario handle.
