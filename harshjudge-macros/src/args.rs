@@ -11,7 +11,7 @@ use crate::Errors;
 use crate::duration::duration_arg;
 
 /// Every argument `#[scenario]` accepts, in the order the messages list them.
-const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries";
+const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries, skip, fixme";
 
 /// The parsed `#[scenario(...)]` arguments. Each one is `None` when not given (or invalid).
 #[derive(Default)]
@@ -28,6 +28,17 @@ pub(crate) struct Args {
     pub step_timeout: Option<u64>,
     /// `retries = N`: attempts after a failure (0 to 10).
     pub retries: Option<u32>,
+    /// `skip = "why"` (`Skip`) or `fixme = "why"` (`Fixme`): never run.
+    pub skip: Option<Skip>,
+}
+
+/// `skip = "why"` or `fixme = "why"`, with its reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Skip {
+    /// `skip = "why"`.
+    Skip(String),
+    /// `fixme = "why"`.
+    Fixme(String),
 }
 
 impl Args {
@@ -101,6 +112,22 @@ impl Args {
                     duration_arg("step_timeout", value).map(|d| args.step_timeout = Some(d))
                 }
                 "retries" => retries(value).map(|n| args.retries = Some(n)),
+                "skip" | "fixme" => reason(&name, value).map(|why| {
+                    if let Some(other) = &args.skip {
+                        let first = match other {
+                            Skip::Skip(_) => "skip",
+                            Skip::Fixme(_) => "fixme",
+                        };
+                        errors.push(syn::Error::new(
+                            ident.span(),
+                            format!("`{name}` and `{first}` cannot both be set: keep one reason why the scenario does not run"),
+                        ));
+                    } else if name == "skip" {
+                        args.skip = Some(Skip::Skip(why));
+                    } else {
+                        args.skip = Some(Skip::Fixme(why));
+                    }
+                }),
                 _ => unreachable!("checked against ARGUMENTS"),
             };
             if let Err(e) = result {
@@ -117,6 +144,8 @@ fn example(name: &str) -> &'static str {
         "title" => "\"Checkout with a saved card\"",
         "tags" => "[\"smoke\", \"checkout\"]",
         "retries" => "2",
+        "skip" => "\"the payment sandbox is down\"",
+        "fixme" => "\"fails since the new login page (#123)\"",
         _ => "\"30s\"",
     }
 }
@@ -188,6 +217,22 @@ fn slug(value: &Expr) -> syn::Result<String> {
         ));
     }
     Ok(slug)
+}
+
+/// `skip = "why"` / `fixme = "why"`: a non-empty string literal, trimmed.
+fn reason(name: &str, value: &Expr) -> syn::Result<String> {
+    let lit = string_literal(name, value)?;
+    let why = lit.value().trim().to_string();
+    if why.is_empty() {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "`{name}` needs a reason, reported instead of running the scenario: write `{name} = {}`",
+                example(name)
+            ),
+        ));
+    }
+    Ok(why)
 }
 
 fn title(value: &Expr) -> syn::Result<String> {
@@ -277,6 +322,15 @@ mod tests {
     }
 
     #[test]
+    fn skip_and_fixme() {
+        let (args, errors) = parse(quote!(skip = " sandbox down "));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args.skip, Some(Skip::Skip("sandbox down".into())));
+        let (args, _) = parse(quote!(fixme = "broken since #12"));
+        assert_eq!(args.skip, Some(Skip::Fixme("broken since #12".into())));
+    }
+
+    #[test]
     fn empty() {
         let (args, errors) = parse(quote! {});
         assert!(errors.is_empty());
@@ -289,7 +343,7 @@ mod tests {
         for (tokens, expected) in [
             (
                 quote!(attempts = 2),
-                "unknown attribute argument `attempts`; expected one of: slug, title, tags, timeout, step_timeout, retries",
+                "unknown attribute argument `attempts`; expected one of: slug, title, tags, timeout, step_timeout, retries, skip, fixme",
             ),
             (
                 quote!(retries = 11),
@@ -326,6 +380,13 @@ mod tests {
                 "`step_timeout` must be greater than zero",
             ),
             (quote!(timeout "1s"), "expected `,`"),
+            (quote!(skip = ""), "`skip` needs a reason"),
+            (quote!(fixme = 2), "`fixme` must be a string literal"),
+            (quote!(skip), "`skip` needs a value"),
+            (
+                quote!(skip = "a", fixme = "b"),
+                "`fixme` and `skip` cannot both be set",
+            ),
         ] {
             let (_, errors) = parse(tokens.clone());
             assert!(

@@ -20,7 +20,18 @@ use proc_macro::TokenStream;
 /// - `tags = ["smoke", "checkout"]`;
 /// - `timeout = "2m"`: limit for the whole scenario; `step_timeout = "30s"`: default
 ///   limit for each step. A duration is an integer with a unit `ms`, `s`, `m` or
-///   `h`, or a bare integer number of seconds.
+///   `h`, or a bare integer number of seconds;
+/// - `retries = 2`: attempts after a failure (0 to 10);
+/// - `skip = "why"` or `fixme = "why"`: the scenario is listed and reported as
+///   skipped (or fixme) with that reason, and never run.
+///
+/// Cases, rstest's form: with `#[case::admin("admin", "s3cret")]` attributes
+/// under `#[scenario]`, the function takes parameters after the handle
+/// (`async fn sign_in(s: Scenario, user: &str, password: &str)`) and each case
+/// is a scenario of its own, called with the case's values: slug
+/// `sign-in-admin`, tests `sign_in::admin::01_…`; an unnamed `#[case(…)]` is
+/// `case_1`, `case_2`, … by position. A case with too many or too few values is
+/// an error naming it; a value of the wrong type is reported in that case.
 ///
 /// ```no_run
 /// use harshjudge::{scenario, step, Scenario};

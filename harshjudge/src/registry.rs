@@ -13,7 +13,8 @@ pub type ScenarioFuture = Pin<Box<dyn Future<Output = crate::error::Result> + Se
 /// One scenario as the `#[scenario]` macro declares it.
 #[derive(Debug)]
 pub struct ScenarioDef {
-    /// The function's name (the first part of every test name).
+    /// The function's name, the first part of every test name; for a case of
+    /// a parameterized scenario, with the case's name (`sign_in::admin`).
     pub fn_name: &'static str,
     /// The scenario's slug under `.harshJudge/scenarios/`.
     pub slug: &'static str,
@@ -35,8 +36,33 @@ pub struct ScenarioDef {
     pub module_path: &'static str,
     /// The steps, in order.
     pub steps: &'static [StepDef],
-    /// Calls the function.
+    /// Calls the function (with the case's values, for a case).
     pub run: fn(Scenario) -> ScenarioFuture,
+    /// `#[case::name(…)]`: the name of this case of a parameterized scenario
+    /// (`admin`; `case_1`, … for unnamed cases); `None` without cases.
+    pub case: Option<&'static str>,
+    /// `#[scenario(skip = "why")]` or `#[scenario(fixme = "why")]`: listed,
+    /// reported as skipped with the reason, never run.
+    pub skip: Option<Skip>,
+}
+
+/// Why a scenario is never run, as its attribute says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// `#[scenario(skip = "why")]`.
+    Skip(&'static str),
+    /// `#[scenario(fixme = "why")]`: known broken, to be fixed.
+    Fixme(&'static str),
+}
+
+impl std::fmt::Display for Skip {
+    /// `skipped: why` or `fixme: why`, as the summary and the reports say it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skip::Skip(why) => write!(f, "skipped: {why}"),
+            Skip::Fixme(why) => write!(f, "fixme: {why}"),
+        }
+    }
 }
 
 /// One `step!` as declared in code.

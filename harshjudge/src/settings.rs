@@ -145,6 +145,24 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "—",
     },
     Variable {
+        name: "HARSHJUDGE_TAGS",
+        kind: "tag expression",
+        default: "none",
+        bounds: "`and`, `or`, `not`, parentheses; `@` optional",
+    },
+    Variable {
+        name: "HARSHJUDGE_REPEAT_EACH",
+        kind: "count",
+        default: "`1`",
+        bounds: "1–1000",
+    },
+    Variable {
+        name: "HARSHJUDGE_MAX_FAILURES",
+        kind: "count",
+        default: "none",
+        bounds: "1–1000000",
+    },
+    Variable {
         name: "HARSHJUDGE_UPDATE_SNAPSHOTS",
         kind: "on/off",
         default: "off",

@@ -51,6 +51,8 @@ pub(crate) fn fake_scenario(
         module_path: "fake",
         steps: Box::leak(steps.into_boxed_slice()),
         run,
+        case: None,
+        skip: None,
     };
     tune(&mut def);
     Box::leak(Box::new(def))

@@ -9,8 +9,9 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Signature, Stmt, Type};
 
 use crate::Errors;
-use crate::args::{Args, is_valid_slug};
+use crate::args::{Args, Skip, is_valid_slug};
 use crate::step::{NestedSteps, Step, StripSteps, bare_step, is_step, use_step};
+use cases::{Case, take_cases};
 
 /// Most steps a scenario may have: step ids are two digits.
 const MAX_STEPS: usize = 99;
@@ -20,7 +21,7 @@ const SIGNATURE: &str = "`async fn name(s: Scenario) -> harshjudge::Result`";
 
 /// Expands `#[scenario(args)] item`.
 pub(crate) fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
-    let function: ItemFn = match syn::parse2(item.clone()) {
+    let mut function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(e) => {
             let e = syn::Error::new(
@@ -32,7 +33,9 @@ pub(crate) fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let args = Args::parse(args, &mut errors);
-    match Scenario::analyse(&function, &args, &mut errors) {
+    // `#[case]`s are ours: taken out of the function whatever else is wrong.
+    let cases = take_cases(&mut function.attrs, &mut errors);
+    match Scenario::analyse(&function, &args, cases, &mut errors) {
         Some(scenario) if errors.is_empty() => scenario.expand(function),
         _ => fallback(function, errors.into_compile_error()),
     }
@@ -96,6 +99,10 @@ struct Scenario {
     timeout: Option<u64>,
     step_timeout: Option<u64>,
     retries: Option<u32>,
+    /// `skip = "why"` / `fixme = "why"`.
+    skip: Option<Skip>,
+    /// `#[case]`s: one scenario each (none: the function is the scenario).
+    cases: Vec<Case>,
     parts: Vec<Part>,
     steps: Vec<Step>,
     /// The first `step` of a `step!` written without `harshjudge::`.
@@ -104,8 +111,13 @@ struct Scenario {
 
 impl Scenario {
     /// Checks the function; every problem goes to `errors`.
-    fn analyse(function: &ItemFn, args: &Args, errors: &mut Errors) -> Option<Scenario> {
-        let param = check_signature(&function.sig, errors);
+    fn analyse(
+        function: &ItemFn,
+        args: &Args,
+        cases: Vec<Case>,
+        errors: &mut Errors,
+    ) -> Option<Scenario> {
+        let (param, case_params) = check_signature(&function.sig, !cases.is_empty(), errors);
         let ident = &function.sig.ident;
         let fn_name = ident.unraw().to_string();
 
@@ -146,6 +158,9 @@ impl Scenario {
                 ),
             ));
         }
+        for case in &cases {
+            check_case(case, &fn_name, &case_params, errors);
+        }
         let (param, param_ty) = param?;
         let ReturnType::Type(_, output) = &function.sig.output else {
             return None;
@@ -167,6 +182,8 @@ impl Scenario {
             timeout: args.timeout,
             step_timeout: args.step_timeout,
             retries: args.retries,
+            skip: args.skip.clone(),
+            cases,
             parts,
             steps,
             bare_step,
@@ -223,14 +240,23 @@ impl Scenario {
 
         let ident = &sig.ident;
         let fn_line = quote_spanned!(ident.span()=> ::core::line!());
-        let (fn_name, slug, title, tags) = (&self.fn_name, &self.slug, &self.title, &self.tags);
+        let tags = &self.tags;
         let timeout = duration(self.timeout);
         let step_timeout = duration(self.step_timeout);
         let retries = match self.retries {
             Some(n) => quote!(::core::option::Option::Some(#n)),
             None => quote!(::core::option::Option::None),
         };
-        let step_defs = self.steps.iter().map(|step| {
+        let skip = match &self.skip {
+            Some(Skip::Skip(why)) => {
+                quote!(::core::option::Option::Some(::harshjudge::__private::Skip::Skip(#why)))
+            }
+            Some(Skip::Fixme(why)) => {
+                quote!(::core::option::Option::Some(::harshjudge::__private::Skip::Fixme(#why)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let step_defs: Vec<TokenStream> = self.steps.iter().map(|step| {
             let line = quote_spanned!(step.span=> ::core::line!());
             let (title, source, timeout) = (&step.title, &step.source, duration(step.timeout));
             let expect = match &step.expect {
@@ -240,35 +266,105 @@ impl Scenario {
             quote! {
                 ::harshjudge::__private::StepDef { title: #title, line: #line, source: #source, timeout: #timeout, expect: #expect }
             }
-        });
+        }).collect();
         // Hygienic, but located at the parameter's type: a type mismatch of the call
         // points at the type rather than at the attribute.
         let s = Ident::new("s", Span::mixed_site().located_at(self.param_ty));
-        let call = quote_spanned!(self.param_ty=> #ident(#s));
-        let future = quote_spanned!(self.output=> ::std::boxed::Box::pin(#call));
+        // One registration, or one per case.
+        let registrations: Vec<Registration<'_>> = if self.cases.is_empty() {
+            vec![Registration {
+                fn_name: self.fn_name.clone(),
+                slug: self.slug.clone(),
+                title: self.title.clone(),
+                case: None,
+                values: vec![],
+            }]
+        } else {
+            self.cases
+                .iter()
+                .map(|case| Registration {
+                    fn_name: format!("{}::{}", self.fn_name, case.name),
+                    slug: format!("{}-{}", self.slug, case.slug()),
+                    title: format!("{} ({})", self.title, case.name),
+                    case: Some(case.name.clone()),
+                    values: case.values.iter().collect(),
+                })
+                .collect()
+        };
+        let submits = registrations.iter().map(|r| {
+            let (fn_name, slug, title, values) = (&r.fn_name, &r.slug, &r.title, &r.values);
+            // The values keep their spans: a value of the wrong type is
+            // reported where the case writes it.
+            let call = quote_spanned!(self.param_ty=> #ident(#s #(, #values)*));
+            let future = quote_spanned!(self.output=> ::std::boxed::Box::pin(#call));
+            let case = match &r.case {
+                Some(name) => quote!(::core::option::Option::Some(#name)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote! {
+                ::harshjudge::__private::inventory::submit! {
+                    ::harshjudge::__private::ScenarioDef {
+                        fn_name: #fn_name,
+                        slug: #slug,
+                        title: #title,
+                        tags: &[#(#tags),*],
+                        timeout: #timeout,
+                        step_timeout: #step_timeout,
+                        retries: #retries,
+                        file: ::core::file!(),
+                        line: #fn_line,
+                        module_path: ::core::module_path!(),
+                        steps: &[#(#step_defs),*],
+                        run: |#s| #future,
+                        case: #case,
+                        skip: #skip,
+                    }
+                }
+            }
+        });
 
         quote! {
             #(#outer_attrs)*
             #vis #sig #new_block
 
-            ::harshjudge::__private::inventory::submit! {
-                ::harshjudge::__private::ScenarioDef {
-                    fn_name: #fn_name,
-                    slug: #slug,
-                    title: #title,
-                    tags: &[#(#tags),*],
-                    timeout: #timeout,
-                    step_timeout: #step_timeout,
-                    retries: #retries,
-                    file: ::core::file!(),
-                    line: #fn_line,
-                    module_path: ::core::module_path!(),
-                    steps: &[#(#step_defs),*],
-                    run: |#s| #future,
-                }
-            }
+            #(#submits)*
         }
     }
+}
+
+/// One `ScenarioDef` to emit: the function's, or one case's.
+struct Registration<'a> {
+    fn_name: String,
+    slug: String,
+    title: String,
+    /// The case's name, for a case.
+    case: Option<String>,
+    /// The case's values, in order.
+    values: Vec<&'a Expr>,
+}
+
+/// A case gives one value per parameter after the scenario handle.
+fn check_case(case: &Case, fn_name: &str, params: &[String], errors: &mut Errors) {
+    let given = case.values.len();
+    if given == params.len() {
+        return;
+    }
+    let values = if given == 1 { "value" } else { "values" };
+    let message = if params.is_empty() {
+        format!(
+            "case `{}` gives {given} {values} but `{fn_name}` takes no parameter after the scenario handle: add one per value, e.g. `async fn {fn_name}(s: Scenario, user: &str) -> harshjudge::Result`",
+            case.name
+        )
+    } else {
+        let names: Vec<String> = params.iter().map(|p| format!("`{p}`")).collect();
+        format!(
+            "case `{}` gives {given} {values} but `{fn_name}` takes {} after the scenario handle ({}): give one value per parameter, in order",
+            case.name,
+            params.len(),
+            names.join(", ")
+        )
+    };
+    errors.push(syn::Error::new(case.span, message));
 }
 
 /// `Option<Duration>` tokens for a limit in milliseconds.
@@ -305,8 +401,12 @@ fn doc_title(attrs: &[syn::Attribute]) -> Option<String> {
         .find(|line| !line.is_empty())
 }
 
-/// Checks the signature; returns the parameter's name and the span of its type.
-fn check_signature(sig: &Signature, errors: &mut Errors) -> Option<(Ident, Span)> {
+/// The scenario parameter's name and the span of its type.
+type Param = Option<(Ident, Span)>;
+
+/// Checks the signature; returns the scenario parameter (its name and the span
+/// of its type) and, with `cases`, the names of the parameters after it.
+fn check_signature(sig: &Signature, cases: bool, errors: &mut Errors) -> (Param, Vec<String>) {
     let mut ok = true;
     let mut fail = |span: Span, msg: String| {
         errors.push(syn::Error::new(span, msg));
@@ -403,13 +503,29 @@ fn check_signature(sig: &Signature, errors: &mut Errors) -> Option<(Ident, Span)
             }
         },
     };
+    let mut case_params = Vec::new();
     for extra in sig.inputs.iter().skip(1) {
-        fail(
-            extra.span(),
-            format!(
-                "#[scenario] functions take exactly one parameter, the scenario handle: remove this one and write {SIGNATURE}"
-            ),
-        );
+        if !cases {
+            fail(
+                extra.span(),
+                format!(
+                    "#[scenario] functions take exactly one parameter, the scenario handle: remove this one and write {SIGNATURE} (or give its values with `#[case::name(…)]` attributes)"
+                ),
+            );
+            continue;
+        }
+        match extra {
+            FnArg::Typed(typed) => match &*typed.pat {
+                Pat::Ident(pat) if pat.subpat.is_none() => {
+                    case_params.push(pat.ident.unraw().to_string())
+                }
+                pat => fail(
+                    pat.span(),
+                    "a parameter that a `#[case]` gives a value to must be a plain name, e.g. `user: &str`".to_string(),
+                ),
+            },
+            FnArg::Receiver(r) => fail(r.self_token.span, "#[scenario] functions cannot take `self`".to_string()),
+        }
     }
     if let ReturnType::Default = sig.output {
         fail(
@@ -417,7 +533,7 @@ fn check_signature(sig: &Signature, errors: &mut Errors) -> Option<(Ident, Span)
             "#[scenario] functions must return `harshjudge::Result`: add `-> harshjudge::Result` and end the body with `Ok(())`".to_string(),
         );
     }
-    param.filter(|_| ok)
+    (param.filter(|_| ok), case_params)
 }
 
 /// Why `ty` is not the scenario handle's type, if it is not: the type must be
@@ -556,5 +672,6 @@ fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
     }
 }
 
+mod cases;
 #[cfg(test)]
 mod tests;

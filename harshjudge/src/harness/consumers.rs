@@ -119,6 +119,89 @@ impl HarnessSink {
     }
 }
 
+/// `--repeat-each N`: the step outcomes of each repetition of one scenario,
+/// held until the last; then, per step, the first failure (else the last
+/// outcome) goes on to the trial, saying which repetition it was. Every other
+/// event (each repetition's end: its line in the summary) goes on at once.
+pub(super) struct Repeats {
+    /// Who hears the events next.
+    next: Arc<HarnessSink>,
+    /// How many repetitions were asked for.
+    count: u32,
+    /// Per repetition started, its step outcomes (final: code and verdict).
+    runs: Mutex<Vec<Vec<StepOutcome>>>,
+}
+
+impl Repeats {
+    pub(super) fn new(next: Arc<HarnessSink>, count: u32) -> Repeats {
+        Repeats {
+            next,
+            count,
+            runs: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A repetition starts: its outcomes are held apart.
+    pub(super) fn begin(&self) {
+        self.runs.lock().expect("repeats").push(Vec::new());
+    }
+
+    /// Delivers one outcome per step: the first repetition that failed it,
+    /// else the last one that ran it.
+    pub(super) fn finish(&self, slug: &Slug) {
+        let runs = std::mem::take(&mut *self.runs.lock().expect("repeats"));
+        let steps = runs.iter().map(Vec::len).max().unwrap_or(0);
+        for index in 1..=steps {
+            let of = |k: usize| runs[k].iter().find(|o| o.index == index);
+            let failed =
+                (0..runs.len()).find(|k| of(*k).is_some_and(|o| o.status == StepStatus::Fail));
+            let chosen = match failed {
+                Some(k) => of(k).map(|o| {
+                    let mut o = o.clone();
+                    if let Some(e) = &mut o.error {
+                        e.push_str(&format!(
+                            "\n  (repetition {} of {}, --repeat-each)",
+                            k + 1,
+                            self.count
+                        ));
+                    }
+                    o
+                }),
+                None => (0..runs.len()).rev().find_map(of).cloned(),
+            };
+            if let Some(mut o) = chosen {
+                // Already combined with its verdict: not held again.
+                o.expectation = None;
+                self.next
+                    .on_event(&Event::StepFinished { slug, outcome: &o });
+            }
+        }
+    }
+}
+
+impl EventSink for Repeats {
+    fn on_event(&self, event: &Event<'_>) {
+        match event {
+            Event::StepFinished { outcome, .. } => {
+                let mut runs = self.runs.lock().expect("repeats");
+                if runs.is_empty() {
+                    runs.push(Vec::new());
+                }
+                runs.last_mut().expect("one").push((*outcome).clone());
+            }
+            Event::RunFinished { result, .. } => {
+                if let Some(last) = self.runs.lock().expect("repeats").last_mut() {
+                    for o in last.iter_mut() {
+                        *o = combined(o.clone(), *result);
+                    }
+                }
+                self.next.on_event(event);
+            }
+            _ => self.next.on_event(event),
+        }
+    }
+}
+
 /// A held outcome made final by the run's combined result: a step whose
 /// verdict failed it fails with the judge's message ([`combine_verdicts`](crate::judge::combine_verdicts)).
 fn combined(mut outcome: StepOutcome, result: Option<&RunResult>) -> StepOutcome {
@@ -271,6 +354,9 @@ pub(crate) enum NotRun<'a> {
     /// Its recorded run could not be re-judged, with why: step 1 fails, the
     /// others are skipped.
     NotRejudged(&'a str),
+    /// It was not started (`--max-failures` was reached), with why: every
+    /// step is skipped with that reason.
+    NotStarted(&'a str),
 }
 
 /// The outcomes of the steps of a scenario that did not run, each delivered
@@ -285,6 +371,7 @@ pub(crate) fn not_run(sink: &dyn EventSink, store: &Store, def: &ScenarioDef, wh
             true,
         ),
         NotRun::Interrupted(r) => (String::new(), format!("not run: {r}"), false),
+        NotRun::NotStarted(r) => (String::new(), r.to_string(), false),
         NotRun::NotRejudged(w) => (
             format!("not re-judged: {w}"),
             format!("not re-judged: {w}"),

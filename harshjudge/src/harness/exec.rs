@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use libtest_mimic::{Arguments, Conclusion, Trial};
+use libtest_mimic::{Arguments, Completion, Conclusion, Trial};
 
 use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink, StepOutcome};
@@ -21,7 +21,7 @@ use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
 use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 
 use super::consumers::{
-    Attempt, Buffer, HarnessSink, NotRun, Slot, Tracked, not_run, trial_result,
+    Attempt, Buffer, HarnessSink, NotRun, Repeats, Slot, Tracked, not_run, trial_result,
 };
 use super::error::HarnessError;
 use super::plan::Plan;
@@ -97,6 +97,34 @@ struct Job {
     attempts: u32,
     fail_on_flaky: bool,
     judging: Arc<crate::recorder::judging::Judging>,
+    /// `--repeat-each N`: runs of the scenario, each its own (1: once).
+    repeat: u32,
+    /// The failed runs of this invocation, against `--max-failures`.
+    failures: Arc<Failures>,
+}
+
+/// `--max-failures N`: the runs that failed so far, shared by every job; once
+/// there are N, no scenario (and no repetition) starts.
+#[derive(Debug, Default)]
+pub(super) struct Failures {
+    max: Option<u32>,
+    count: std::sync::atomic::AtomicU32,
+}
+
+impl Failures {
+    /// A run failed (its last attempt).
+    fn add(&self) {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Why nothing may start any more, once `--max-failures` is reached.
+    fn stop_reason(&self) -> Option<String> {
+        let max = self.max?;
+        let n = self.count.load(std::sync::atomic::Ordering::SeqCst);
+        (n >= max).then(|| {
+            format!("not run: {n} run(s) failed, the limit of --max-failures {max} (HARSHJUDGE_MAX_FAILURES) was reached before it started")
+        })
+    }
 }
 
 impl Job {
@@ -135,28 +163,70 @@ impl Job {
         log.set_entry(self.def.slug, entry);
     }
 
+    /// Runs the scenario `repeat` times (each repetition its own run, with
+    /// its retries) while `--max-failures` allows.
     async fn run(self) {
+        let def = self.def;
+        let slug = Slug::new(def.slug).expect("validated");
+        let repeats =
+            (self.repeat > 1).then(|| Arc::new(Repeats::new(self.sink.clone(), self.repeat)));
+        let events: Arc<dyn EventSink> = match &repeats {
+            Some(r) => r.clone(),
+            None => self.sink.clone(),
+        };
+        for k in 1..=self.repeat {
+            if let Some(why) = self.failures.stop_reason() {
+                if k == 1 {
+                    not_run(&*self.sink, &self.store, def, NotRun::NotStarted(&why));
+                }
+                let why = if self.repeat > 1 {
+                    format!(
+                        "{why} (repetitions {k} to {} of {})",
+                        self.repeat, self.repeat
+                    )
+                } else {
+                    why
+                };
+                let mut summary = self.sink.summary.lock().expect("summary");
+                summary.not_run.push((def.slug.to_string(), why));
+                break;
+            }
+            if let Some(r) = &repeats {
+                r.begin();
+            }
+            if self.run_once(&events).await {
+                self.failures.add();
+            }
+        }
+        if let Some(r) = repeats {
+            r.finish(&slug);
+        }
+    }
+
+    /// One run of the scenario, with its retries; its events go to `events`.
+    /// Returns whether it failed.
+    async fn run_once(&self, events: &Arc<dyn EventSink>) -> bool {
         let def = self.def;
         let mut first_run: Option<String> = None;
         // Earlier attempts: run folder and step outcomes.
         let mut earlier: Vec<(PathBuf, Vec<StepOutcome>)> = Vec::new();
         for attempt in 1..=self.attempts {
             if let Some(reason) = runner::interrupted() {
-                not_run(&*self.sink, &self.store, def, NotRun::Interrupted(&reason));
+                not_run(&**events, &self.store, def, NotRun::Interrupted(&reason));
                 self.checkpoint(ScenarioState::Interrupted, None, attempt - 1);
-                return;
+                return false;
             }
             let mut run = match prepare(&self.store, def) {
                 Ok(run) => run,
                 Err(e) => {
                     not_run(
-                        &*self.sink,
+                        &**events,
                         &self.store,
                         def,
                         NotRun::Unrecorded(&e.to_string()),
                     );
                     self.checkpoint(ScenarioState::Fail, None, attempt);
-                    return;
+                    return true;
                 }
             };
             let run_id = run.id().to_string();
@@ -185,7 +255,7 @@ impl Job {
                 next: if self.attempts > 1 {
                     buffer.clone()
                 } else {
-                    self.sink.clone()
+                    events.clone()
                 },
             });
             let dir = run.dir();
@@ -204,9 +274,9 @@ impl Job {
             if let Err(e) = tokio::spawn(runner::execute(shared)).await {
                 // A bug in the runner: never leave a trial waiting.
                 let msg = format!("internal error in the harshjudge runner: {e}");
-                not_run(&*self.sink, &self.store, def, NotRun::Unrecorded(&msg));
+                not_run(&**events, &self.store, def, NotRun::Unrecorded(&msg));
                 self.checkpoint(ScenarioState::Fail, Some(run_id), attempt);
-                return;
+                return true;
             }
             let (passed, interrupted) = attempt_of.ended();
             let dir = attempt_of.dir().unwrap_or(dir);
@@ -230,7 +300,7 @@ impl Job {
             }
             if self.attempts > 1 {
                 let slug = Slug::new(def.slug).expect("validated");
-                buffer.forward(&*self.sink, &slug, attempt, &earlier, self.fail_on_flaky);
+                buffer.forward(&**events, &slug, attempt, &earlier, self.fail_on_flaky);
                 let mut summary = self.sink.summary.lock().expect("summary");
                 if let Some(line) = summary.runs.iter_mut().rev().find(|l| l.slug == def.slug) {
                     line.earlier = earlier.iter().map(|(d, _)| d.clone()).collect();
@@ -256,8 +326,9 @@ impl Job {
                 (false, false, _) => ScenarioState::Fail,
             };
             self.checkpoint_ended(state, run_id, attempt);
-            return;
+            return state == ScenarioState::Fail;
         }
+        false
     }
 }
 
@@ -276,7 +347,16 @@ pub(super) fn trials(plan: &Plan) -> (Vec<Trial>, HashMap<&'static str, Vec<Arc<
         .trials
         .iter()
         .map(|t| {
-            let steps = &slots[plan.scenarios[t.scenario].slug];
+            let def = plan.scenarios[t.scenario];
+            if let Some(skip) = def.skip {
+                // Never run: listed, and ignored with the reason. Under
+                // nextest flagged ignored as well, so that nextest skips it.
+                return Trial::ignorable_test(t.name.clone(), move || {
+                    Ok(Completion::ignored_with(skip))
+                })
+                .with_ignored_flag(t.whole);
+            }
+            let steps = &slots[def.slug];
             if t.whole {
                 let all = steps.clone();
                 Trial::test(t.name.clone(), move || {
@@ -410,6 +490,25 @@ pub(super) fn sink(
         carried: Mutex::new(HashMap::new()),
         deferred: Mutex::new(HashMap::new()),
     });
+    {
+        let mut summary = sink.summary.lock().expect("summary");
+        for def in &plan.skipped {
+            if let Some(skip) = def.skip {
+                summary
+                    .not_run
+                    .push((def.slug.to_string(), skip.to_string()));
+            }
+        }
+        if !plan.tag_excluded.is_empty() {
+            summary.filtered_by_tags = Some((
+                plan.tag_selection.clone(),
+                plan.tag_excluded
+                    .iter()
+                    .map(|d| d.slug.to_string())
+                    .collect(),
+            ));
+        }
+    }
     for r in &plan.reused {
         let slug = Slug::new(r.def.slug).expect("validated");
         for o in &r.outcomes {
@@ -484,6 +583,10 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         &x.settings.dir,
     ));
     let judging = crate::recorder::judging::Judging::new(x.judge.clone(), Some(replay.clone()));
+    let failures = Arc::new(Failures {
+        max: x.flags.max_failures,
+        ..Failures::default()
+    });
     let jobs: Vec<Job> = (x.plan.work().into_iter())
         .map(|(def, last)| Job {
             def,
@@ -497,6 +600,8 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
             attempts: 1 + def.retries.or(x.flags.retries).unwrap_or(0),
             fail_on_flaky: x.flags.fail_on_flaky,
             judging: judging.clone(),
+            repeat: x.flags.repeat_each.unwrap_or(1).max(1),
+            failures: failures.clone(),
         })
         .collect();
     // before_all: once, before the first scenario; when it fails, no scenario

@@ -1,9 +1,10 @@
 //! What one harness invocation adds to libtest's command line: `--retries`,
 //! `--resume`, `--last-failed`, `--fail-on-flaky`, `--shard`, `--rejudge`,
-//! `--rejudge-run`, and libtest's filters after the first (libtest-mimic takes
-//! one).
+//! `--rejudge-run`, `--tag`, `--tags`, `--repeat-each`, `--max-failures`, and
+//! libtest's filters after the first (libtest-mimic takes one).
 
 use crate::harness::shard::{Shard, ShardError};
+use crate::harness::tags::{TagExpr, TagExprError, TagSelection};
 use crate::settings::{SettingError, env, env_bool};
 use crate::store::{RunId, StoreError};
 
@@ -38,6 +39,15 @@ pub struct SuiteFlags {
     /// `Arguments` takes one): as in libtest, a test runs when it matches any
     /// of them.
     pub extra_filters: Vec<String>,
+    /// `--tag NAME` (repeatable: any of them) and `--tags EXPR` (else
+    /// `HARSHJUDGE_TAGS`): only the scenarios whose tags the selection accepts.
+    pub tags: TagSelection,
+    /// `--repeat-each N` (else `HARSHJUDGE_REPEAT_EACH`): each selected
+    /// scenario runs N times, each time its own run (`None`: once).
+    pub repeat_each: Option<u32>,
+    /// `--max-failures N` (else `HARSHJUDGE_MAX_FAILURES`): once N runs
+    /// failed, no scenario starts; the rest are reported as not run.
+    pub max_failures: Option<u32>,
 }
 
 /// libtest's options that take a value (`--skip X`): that value is not a filter.
@@ -83,6 +93,31 @@ pub enum FlagError {
         /// Why it is not a run id.
         source: StoreError,
     },
+    /// `--tags` or `HARSHJUDGE_TAGS` with an expression that does not parse.
+    #[error("{flag}: {source}")]
+    Tags {
+        /// `--tags` or `HARSHJUDGE_TAGS`.
+        flag: &'static str,
+        /// What is wrong, and where.
+        source: TagExprError,
+    },
+    /// `--tag` with an empty name.
+    #[error("--tag {value:?} is invalid: expected a tag name, e.g. --tag smoke")]
+    Tag {
+        /// The value given.
+        value: String,
+    },
+    /// `--repeat-each` or `--max-failures` (or their variables) with
+    /// something else than a count in range.
+    #[error("{flag} {value:?} is invalid: expected {expected}")]
+    Count {
+        /// The flag or variable.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
     /// Two flags that exclude each other.
     #[error("{first} and {second} cannot be combined: {why}")]
     Conflict {
@@ -104,6 +139,61 @@ fn retries(v: &str) -> Option<u32> {
 
 fn parse_retries(v: &str) -> Result<u32, FlagError> {
     retries(v).ok_or_else(|| FlagError::Retries { value: v.into() })
+}
+
+/// What `--repeat-each` and `HARSHJUDGE_REPEAT_EACH` accept.
+const REPEAT_EXPECTED: &str = "a number of runs from 1 to 1000, e.g. --repeat-each 5";
+/// What `--max-failures` and `HARSHJUDGE_MAX_FAILURES` accept.
+const MAX_FAILURES_EXPECTED: &str =
+    "a number of failed runs from 1 to 1000000, e.g. --max-failures 3";
+
+fn parse_count(
+    flag: &'static str,
+    v: &str,
+    max: u32,
+    expected: &'static str,
+) -> Result<u32, FlagError> {
+    v.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| FlagError::Count {
+            flag,
+            value: v.into(),
+            expected,
+        })
+}
+
+fn parse_tags(flag: &'static str, v: &str) -> Result<(String, TagExpr), FlagError> {
+    TagExpr::parse(v)
+        .map(|e| (v.to_string(), e))
+        .map_err(|source| FlagError::Tags { flag, source })
+}
+
+fn parse_tag(v: &str) -> Result<String, FlagError> {
+    let t = v.trim();
+    if t.is_empty() || t == "@" || t.chars().any(char::is_whitespace) {
+        return Err(FlagError::Tag { value: v.into() });
+    }
+    Ok(t.to_string())
+}
+
+/// The value of a flag that takes one: `--flag value` or `--flag=value`.
+fn value_of(
+    a: &str,
+    flag: &'static str,
+    it: &mut impl Iterator<Item = String>,
+    expected: &'static str,
+) -> Result<Option<String>, FlagError> {
+    if a == flag {
+        return it
+            .next()
+            .map(Some)
+            .ok_or(FlagError::MissingValue { flag, expected });
+    }
+    Ok(a.strip_prefix(flag)
+        .and_then(|rest| rest.strip_prefix('='))
+        .map(str::to_string))
 }
 
 fn parse_run_id(v: &str) -> Result<String, FlagError> {
@@ -183,6 +273,39 @@ impl SuiteFlags {
                 _ if a.starts_with("--shard=") => {
                     flags.shard = Some(Shard::parse(&a["--shard=".len()..], "--shard")?);
                 }
+                _ if a == "--tag" || a.starts_with("--tag=") => {
+                    let v = value_of(&a, "--tag", &mut it, "a tag name, e.g. --tag smoke")?;
+                    flags.tags.any_of.push(parse_tag(&v.unwrap_or_default())?);
+                }
+                _ if a == "--tags" || a.starts_with("--tags=") => {
+                    let v = value_of(
+                        &a,
+                        "--tags",
+                        &mut it,
+                        "a tag expression, e.g. --tags \"smoke and not slow\"",
+                    )?;
+                    flags.tags.expression = Some(parse_tags("--tags", &v.unwrap_or_default())?);
+                }
+                _ if a == "--repeat-each" || a.starts_with("--repeat-each=") => {
+                    let v = value_of(&a, "--repeat-each", &mut it, REPEAT_EXPECTED)?;
+                    let n = parse_count(
+                        "--repeat-each",
+                        &v.unwrap_or_default(),
+                        1000,
+                        REPEAT_EXPECTED,
+                    )?;
+                    flags.repeat_each = Some(n);
+                }
+                _ if a == "--max-failures" || a.starts_with("--max-failures=") => {
+                    let v = value_of(&a, "--max-failures", &mut it, MAX_FAILURES_EXPECTED)?;
+                    let n = parse_count(
+                        "--max-failures",
+                        &v.unwrap_or_default(),
+                        1_000_000,
+                        MAX_FAILURES_EXPECTED,
+                    )?;
+                    flags.max_failures = Some(n);
+                }
                 _ => rest.push(a),
             }
         }
@@ -216,7 +339,8 @@ impl SuiteFlags {
     }
 
     /// The defaults from `HARSHJUDGE_RETRIES`, `HARSHJUDGE_RESUME`,
-    /// `HARSHJUDGE_LAST_FAILED` and `HARSHJUDGE_FLAKY`.
+    /// `HARSHJUDGE_LAST_FAILED`, `HARSHJUDGE_FLAKY`, `HARSHJUDGE_TAGS`,
+    /// `HARSHJUDGE_REPEAT_EACH` and `HARSHJUDGE_MAX_FAILURES`.
     pub fn from_env() -> Result<SuiteFlags, FlagError> {
         Ok(SuiteFlags {
             retries: env("HARSHJUDGE_RETRIES")?
@@ -248,6 +372,25 @@ impl SuiteFlags {
             rejudge: false,
             rejudge_run: None,
             extra_filters: Vec::new(),
+            tags: TagSelection {
+                any_of: Vec::new(),
+                expression: env("HARSHJUDGE_TAGS")?
+                    .map(|v| parse_tags("HARSHJUDGE_TAGS", &v))
+                    .transpose()?,
+            },
+            repeat_each: env("HARSHJUDGE_REPEAT_EACH")?
+                .map(|v| parse_count("HARSHJUDGE_REPEAT_EACH", &v, 1000, REPEAT_EXPECTED))
+                .transpose()?,
+            max_failures: env("HARSHJUDGE_MAX_FAILURES")?
+                .map(|v| {
+                    parse_count(
+                        "HARSHJUDGE_MAX_FAILURES",
+                        &v,
+                        1_000_000,
+                        MAX_FAILURES_EXPECTED,
+                    )
+                })
+                .transpose()?,
         })
     }
 }
@@ -294,6 +437,77 @@ mod tests {
             e.contains("--shard \"3/2\" is invalid") && e.contains("i/n"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn selection_flags() {
+        let (rest, f) = split(&[
+            "bin",
+            "search",
+            "--tag",
+            "smoke",
+            "--tag=@api",
+            "--tags",
+            "not (slow or flaky)",
+            "--repeat-each",
+            "3",
+            "--max-failures=2",
+            "bulk",
+        ])
+        .unwrap();
+        assert_eq!(rest, ["bin", "search"]);
+        assert_eq!(f.extra_filters, ["bulk"]);
+        assert_eq!(f.tags.any_of, ["smoke", "@api"]);
+        assert_eq!(
+            f.tags
+                .expression
+                .as_ref()
+                .map(|(t, e)| (t.as_str(), e.to_string())),
+            Some(("not (slow or flaky)", "not (slow or flaky)".to_string()))
+        );
+        assert!(f.tags.selects(&["api"]) && !f.tags.selects(&["api", "slow"]));
+        assert_eq!((f.repeat_each, f.max_failures), (Some(3), Some(2)));
+        let (_, f) = split(&["bin", "--tags=@a and b", "--repeat-each=1"]).unwrap();
+        assert!(f.tags.selects(&["a", "b"]) && !f.tags.selects(&["a"]));
+        assert_eq!(f.repeat_each, Some(1));
+    }
+
+    #[test]
+    fn bad_selection_flags_say_what_is_wrong() {
+        let e = split(&["bin", "--tags", "smoke and"]).unwrap_err();
+        assert!(
+            matches!(&e, FlagError::Tags { flag: "--tags", source } if source.position == 10),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with("--tags: the tag expression \"smoke and\" is invalid at character 10"),
+            "{text}"
+        );
+        let e = split(&["bin", "--tags"]).unwrap_err().to_string();
+        assert!(e.contains("--tags needs a tag expression"), "{e}");
+        let e = split(&["bin", "--tag", ""]).unwrap_err().to_string();
+        assert!(
+            e.contains("--tag \"\" is invalid: expected a tag name"),
+            "{e}"
+        );
+        let e = split(&["bin", "--tag", "a b"]).unwrap_err().to_string();
+        assert!(e.contains("--tag \"a b\" is invalid"), "{e}");
+        for bad in ["0", "1001", "x", "-1"] {
+            let e = split(&["bin", "--repeat-each", bad]).unwrap_err();
+            assert!(
+                matches!(&e, FlagError::Count { flag: "--repeat-each", value, .. } if value == bad),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("from 1 to 1000"), "{e}");
+        }
+        let e = split(&["bin", "--max-failures=0"]).unwrap_err().to_string();
+        assert!(
+            e.contains("--max-failures \"0\" is invalid: expected a number of failed runs"),
+            "{e}"
+        );
+        let e = split(&["bin", "--max-failures"]).unwrap_err().to_string();
+        assert!(e.contains("--max-failures needs"), "{e}");
     }
 
     #[test]

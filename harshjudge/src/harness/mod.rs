@@ -29,6 +29,7 @@ pub(crate) mod plan;
 mod rejudge;
 pub mod shard;
 mod signals;
+pub mod tags;
 mod tail;
 
 pub use error::{HarnessError, Location, PendingVerdict, RejudgeError, Site};
@@ -362,6 +363,14 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         nextest,
         verbose,
         json: tail::json_format(args),
+        steps_of: (plan.scenarios.iter())
+            .map(|d| {
+                (
+                    d.slug,
+                    d.steps.iter().map(|s| s.title.to_string()).collect(),
+                )
+            })
+            .collect(),
     };
     Ok(tail::finish(tail, &conclusion))
 }

@@ -173,6 +173,14 @@ pub(crate) struct Plan {
     pub notes: Vec<String>,
     /// The previous invocation's checkpoint, when `--resume` or `--last-failed` read it.
     pub previous: Option<Checkpoint>,
+    /// Selected scenarios that never run (`#[scenario(skip = …)]`,
+    /// `fixme = …`): their trials are listed and report the reason.
+    pub skipped: Vec<&'static ScenarioDef>,
+    /// The scenarios the tag selection (`--tag`, `--tags`, `HARSHJUDGE_TAGS`)
+    /// leaves out: their trials are filtered out, as by a name filter.
+    pub tag_excluded: Vec<&'static ScenarioDef>,
+    /// The tag selection as given (`--tag smoke --tags "not slow"`).
+    pub tag_selection: String,
 }
 
 impl Plan {
@@ -207,7 +215,8 @@ impl Plan {
 }
 
 /// Decides what runs: `--shard`, then `--last-failed`, then libtest's filter
-/// (each scenario runs up to its last selected step), then `--resume`.
+/// and the tag selection (each scenario runs up to its last selected step),
+/// then `skip`/`fixme` (selected, never run), then `--resume`.
 pub(crate) fn plan(
     scenarios: Vec<&'static ScenarioDef>,
     args: &Arguments,
@@ -263,11 +272,37 @@ pub(crate) fn plan(
         .collect();
     let trials = trials(&scenarios, nextest);
     let filter = Filter::new(args, flags);
-    let (mut stop_after, selected) = selection(&scenarios, &trials, &filter, args, nextest);
+    let tagged: Vec<bool> = (scenarios.iter())
+        .map(|d| flags.tags.selects(d.tags))
+        .collect();
+    let (mut stop_after, selected) =
+        selection(&scenarios, &trials, &filter, &tagged, args, nextest);
     let filtered_out = (trials.iter())
-        .filter(|t| !filter.selects(&t.name))
+        .filter(|t| !filter.selects(&t.name) || !tagged[t.scenario])
         .map(|t| t.name.clone())
         .collect();
+    let tag_excluded: Vec<&'static ScenarioDef> = (scenarios.iter().zip(&tagged))
+        .filter(|(_, t)| !**t)
+        .map(|(d, _)| *d)
+        .collect();
+    if !tag_excluded.is_empty() {
+        notes.push(format!(
+            "{}: {} scenario(s) filtered out by their tags",
+            flags.tags,
+            tag_excluded.len()
+        ));
+    }
+    if nextest && flags.max_failures.is_some() {
+        notes.push("--max-failures (HARSHJUDGE_MAX_FAILURES) counts the failed runs of one process; under cargo-nextest each scenario is a process of its own, so it limits only the repetitions of --repeat-each: use `cargo nextest run --max-fail N` to stop the run after N failed scenarios".into());
+    }
+    // `skip`/`fixme`: selected (listed, reported) but never run.
+    let mut skipped = Vec::new();
+    for (si, def) in scenarios.iter().enumerate() {
+        if def.skip.is_some() && stop_after[si] > 0 {
+            stop_after[si] = 0;
+            skipped.push(*def);
+        }
+    }
     // Reused scenarios are not run: their trials get the recorded outcomes.
     let mut reused = Vec::new();
     for (si, def) in scenarios.iter().enumerate() {
@@ -291,6 +326,9 @@ pub(crate) fn plan(
         reused,
         notes,
         previous,
+        skipped,
+        tag_excluded,
+        tag_selection: flags.tags.to_string(),
     }
 }
 
@@ -360,12 +398,14 @@ fn trials(scenarios: &[&'static ScenarioDef], nextest: bool) -> Vec<TrialSpec> {
 
 /// Which steps must run (up to the last selected step of each scenario) and
 /// which step trials were selected (under nextest a scenario is one trial:
-/// all its steps count as selected): by `filter`, then by libtest's
-/// `--ignored` / `--include-ignored` / `--bench`.
+/// all its steps count as selected): by `filter` and the tag selection
+/// (`tagged`, per scenario), then by libtest's `--ignored` /
+/// `--include-ignored` / `--bench`.
 fn selection(
     scenarios: &[&'static ScenarioDef],
     trials: &[TrialSpec],
     filter: &Filter,
+    tagged: &[bool],
     args: &Arguments,
     nextest: bool,
 ) -> (Vec<usize>, HashMap<&'static str, Vec<bool>>) {
@@ -382,10 +422,11 @@ fn selection(
         .collect();
     for t in trials {
         // Filtering looks at the name and kind only; the runner is never called.
-        if !filter.selects(&t.name) {
+        if !filter.selects(&t.name) || !tagged[t.scenario] {
             continue;
         }
-        let probe = Trial::test(t.name.clone(), || Ok(()));
+        let skip = scenarios[t.scenario].skip.is_some();
+        let probe = Trial::test(t.name.clone(), || Ok(())).with_ignored_flag(skip && nextest);
         if kinds.is_filtered_out(&probe) || kinds.is_ignored(&probe) {
             continue;
         }

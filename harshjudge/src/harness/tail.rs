@@ -28,6 +28,8 @@ pub(super) struct Tail<'a> {
     pub verbose: bool,
     /// libtest prints JSON on stdout (`--format json`): our lines go to stderr.
     pub json: bool,
+    /// Each scenario's step titles, by slug (the reports of those that did not run).
+    pub steps_of: std::collections::HashMap<&'static str, Vec<String>>,
 }
 
 /// Finishes the invocation and returns its exit code: [`EXIT_FAILED`] when any
@@ -56,8 +58,15 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             })
         })
         .collect();
+    let not_run: Vec<crate::report::junit::NotRunRef> = (summary.not_run.iter())
+        .map(|(slug, reason)| crate::report::junit::NotRunRef {
+            slug: slug.clone(),
+            steps: t.steps_of.get(slug.as_str()).cloned().unwrap_or_default(),
+            reason: reason.clone(),
+        })
+        .collect();
     drop(summary);
-    if !runs.is_empty() {
+    if !runs.is_empty() || !not_run.is_empty() {
         let publish = crate::report::invocation::Publish {
             runs,
             started: t.started,
@@ -67,6 +76,7 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
             invocation: crate::report::invocation::invocation_id(t.nextest),
+            not_run,
         };
         for line in crate::report::invocation::publish(t.store, &publish) {
             text.push_str(&line);

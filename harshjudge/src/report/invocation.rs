@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::junit::RunRef;
+use super::junit::{NotRunRef, RunRef};
 use crate::store::{Store, StoreError};
 
 /// The invocation this process belongs to: `NEXTEST_RUN_ID` under
@@ -74,6 +74,8 @@ pub struct Publish {
     pub step_summary: Option<PathBuf>,
     /// The invocation shared by several processes ([`invocation_id`]), if any.
     pub invocation: Option<String>,
+    /// This process's selected scenarios that did not run, with why.
+    pub not_run: Vec<NotRunRef>,
 }
 
 /// One run in the record.
@@ -105,6 +107,9 @@ struct Record {
     runs: Vec<Entry>,
     #[serde(default)]
     step_summary: Option<SummaryMark>,
+    /// Selected scenarios that did not run, with why (newest per scenario).
+    #[serde(default)]
+    not_run: Vec<NotRunRef>,
 }
 
 fn epoch_ms(t: SystemTime) -> u64 {
@@ -257,6 +262,7 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
         started_ms,
         runs: vec![],
         step_summary: None,
+        not_run: vec![],
     };
     let record_path = p
         .invocation
@@ -273,6 +279,10 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
         record.started_ms = record.started_ms.min(started_ms);
     }
     record.merge(&p.runs);
+    for n in &p.not_run {
+        record.not_run.retain(|o| o.slug != n.slug);
+        record.not_run.push(n.clone());
+    }
     let runs: Vec<RunRef> = record
         .runs
         .iter()
@@ -284,7 +294,7 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
     let wall_ms = epoch_ms(SystemTime::now()).saturating_sub(record.started_ms);
 
     if let Some(path) = &p.junit {
-        match super::junit::write(store, &runs, wall_ms, path) {
+        match super::junit::write_with(store, &runs, &record.not_run, wall_ms, path) {
             Ok(()) => lines.push(format!("junit: {}", path.display())),
             Err(e) => lines.push(format!("junit: could not be written: {e}")),
         }

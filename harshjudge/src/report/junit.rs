@@ -39,6 +39,19 @@ use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use crate::store::judge::{RunJudgment, StepJudgment};
 use crate::store::{RunEvidence, RunResult, RunStatus, StepResult, StepStatus, Store, StoreError};
 
+/// A selected scenario that did not run, to report as skipped: `skip`,
+/// `fixme`, or not started after `--max-failures`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotRunRef {
+    /// The scenario's slug.
+    pub slug: String,
+    /// Its steps' titles, in order.
+    pub steps: Vec<String>,
+    /// Why it did not run (`skipped: …`, `fixme: …`, `not run: …`).
+    pub reason: String,
+}
+
 /// One run to report: its folder ([`RunDir::path`](crate::store::RunDir::path)).
 #[derive(Clone, Debug)]
 pub struct RunRef {
@@ -219,6 +232,17 @@ impl Suite {
 /// (`{slug}.runId`), so that they are unique in the document: some readers
 /// (xunitparser) collect the properties of every suite into one map.
 pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, StoreError> {
+    render_with(store, runs, &[], wall_ms)
+}
+
+/// [`render`], with the scenarios that did not run as suites of skipped
+/// testcases, each saying why (a scenario that has a run is not repeated).
+pub fn render_with(
+    store: &Store,
+    runs: &[RunRef],
+    not_run: &[NotRunRef],
+    wall_ms: u64,
+) -> Result<String, StoreError> {
     let mut suites = vec![];
     for r in runs {
         if let Some(s) = load(store, r)? {
@@ -233,7 +257,13 @@ pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, St
             .filter(|x| x.status == status)
             .count()
     };
-    let tests: usize = suites.iter().map(|s| s.result.steps.len()).sum();
+    let mut not_run: Vec<&NotRunRef> = (not_run.iter())
+        .filter(|n| !suites.iter().any(|s| s.slug == n.slug))
+        .collect();
+    not_run.sort_by(|a, b| a.slug.cmp(&b.slug));
+    not_run.dedup_by(|a, b| a.slug == b.slug);
+    let tests: usize = suites.iter().map(|s| s.result.steps.len()).sum::<usize>()
+        + not_run.iter().map(|n| n.steps.len()).sum::<usize>();
     let mut xml = Xml::new();
     xml.open(
         "testsuites",
@@ -248,8 +278,47 @@ pub fn render(store: &Store, runs: &[RunRef], wall_ms: u64) -> Result<String, St
     for s in &suites {
         render_suite(&mut xml, s);
     }
+    for n in not_run {
+        render_not_run(&mut xml, n);
+    }
     xml.close("testsuites");
     Ok(xml.finish())
+}
+
+/// Writes the `testsuite` of a scenario that did not run: every step skipped
+/// with the reason, which is also its `{slug}.notRun` property.
+fn render_not_run(xml: &mut Xml, n: &NotRunRef) {
+    let count = n.steps.len().to_string();
+    xml.open(
+        "testsuite",
+        &[
+            ("name", &n.slug),
+            ("tests", &count),
+            ("failures", "0"),
+            ("errors", "0"),
+            ("skipped", &count),
+            ("time", "0.000"),
+        ],
+    );
+    xml.open("properties", &[]);
+    xml.empty(
+        "property",
+        &[
+            ("name", &format!("{}.notRun", n.slug)),
+            ("value", &n.reason),
+        ],
+    );
+    xml.close("properties");
+    for (i, title) in n.steps.iter().enumerate() {
+        let name = format!("{:02} {title}", i + 1);
+        xml.open(
+            "testcase",
+            &[("name", &name), ("classname", &n.slug), ("time", "0.000")],
+        );
+        xml.empty("skipped", &[("message", &n.reason)]);
+        xml.close("testcase");
+    }
+    xml.close("testsuite");
 }
 
 /// Writes one `testsuite` (a run).
@@ -520,7 +589,18 @@ fn split_location(loc: &str) -> Option<(&str, u64)> {
 /// `.harshJudge/` no link is followed ([`Store::write_file`]); a path the user
 /// chose outside it is written as given.
 pub fn write(store: &Store, runs: &[RunRef], wall_ms: u64, path: &Path) -> Result<(), StoreError> {
-    let xml = render(store, runs, wall_ms)?;
+    write_with(store, runs, &[], wall_ms, path)
+}
+
+/// [`write`], with the scenarios that did not run ([`render_with`]).
+pub fn write_with(
+    store: &Store,
+    runs: &[RunRef],
+    not_run: &[NotRunRef],
+    wall_ms: u64,
+    path: &Path,
+) -> Result<(), StoreError> {
+    let xml = render_with(store, runs, not_run, wall_ms)?;
     if path.starts_with(store.dir()) {
         store.write_file(path, xml.as_bytes())
     } else {

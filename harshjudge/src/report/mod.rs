@@ -53,15 +53,47 @@ pub struct Summary {
     pub verdicts: Vec<String>,
     /// Steps with an expectation that await a verdict (no judge configured).
     pub pending: usize,
+    /// Selected scenarios that did not run, with why (`skipped: …`,
+    /// `fixme: …`, `not run: … --max-failures …`), in the order they were noted.
+    pub not_run: Vec<(String, String)>,
+    /// The tag selection as given (`--tags "smoke"`) and the scenarios it left out.
+    pub filtered_by_tags: Option<(String, Vec<String>)>,
 }
 
 impl Summary {
+    /// The lines about scenarios that did not run, and why.
+    fn render_not_run(&self, out: &mut String) {
+        if !self.not_run.is_empty() {
+            let _ = writeln!(
+                out,
+                "harshjudge: {} scenario(s) did not run:",
+                self.not_run.len()
+            );
+            let mut lines = self.not_run.clone();
+            lines.sort();
+            for (slug, why) in &lines {
+                let _ = writeln!(out, "  {slug}: {why}");
+            }
+        }
+        if let Some((selection, slugs)) = &self.filtered_by_tags
+            && !slugs.is_empty()
+        {
+            let _ = writeln!(
+                out,
+                "harshjudge: {} scenario(s) filtered by tags ({selection}): {}",
+                slugs.len(),
+                slugs.join(", ")
+            );
+        }
+    }
+
     /// The final lines: a count of the runs recorded, the runs that did not
     /// simply pass (failed, flaky, interrupted, not recorded) with their
     /// folders, and for each failed step its error and evidence folder.
     /// Passing runs are listed only when `verbose` (`HARSHJUDGE_VERBOSE=1`).
     pub fn render(&self, store_dir: &Path, verbose: bool) -> String {
         let mut out = String::new();
+        self.render_not_run(&mut out);
         if self.runs.is_empty() {
             return out;
         }

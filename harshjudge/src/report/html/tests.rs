@@ -360,6 +360,7 @@ fn reports_and_checkpoints_never_follow_links_out_of_harshjudge() {
                 html: true,
                 step_summary: None,
                 invocation: Some("inv1".into()),
+                not_run: vec![],
             },
         );
         let said = lines.join("\n");
