@@ -40,6 +40,8 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// Opens a browser page for the scenario, released when it ends, and
     /// registers it as a probe.
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
+    /// The pages the scenario opened so far.
+    fn pages(&self) -> Vec<crate::browser::Page>;
 }
 
 /// The handle a scenario function receives: the app's base URL, the run and
@@ -217,5 +219,23 @@ impl Scenario {
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
     pub async fn page(&self) -> Result<crate::browser::Page, Error> {
         self.shared.clone().page().await
+    }
+}
+
+/// What the running step's pages fetched and logged (issue 23.3).
+impl Scenario {
+    /// The running step's requests, of every page the scenario opened, as the
+    /// step's `network.json` records them: `expect(&s.network()).to_have_request("**/api/items").method("POST").status(201).await?`,
+    /// or `.not()` for a request that must not happen.
+    pub fn network(&self) -> crate::browser::NetworkLog {
+        crate::browser::NetworkLog::new(self.shared.pages())
+    }
+
+    /// The running step's console messages and page errors, of every page the
+    /// scenario opened, as the step's `console.json` records them:
+    /// `expect(&s.console()).to_have_no_errors().await?`,
+    /// `expect(&s.console()).to_have_message("saved").await?`.
+    pub fn console(&self) -> crate::browser::ConsoleLog {
+        crate::browser::ConsoleLog::new(self.shared.pages())
     }
 }

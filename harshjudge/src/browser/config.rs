@@ -59,22 +59,25 @@ fn env_size(name: &'static str, default: (u32, u32)) -> Result<(u32, u32), Brows
 /// `_CHROMIUM`, …) without starting anything: the harness calls it before any
 /// run, so that a bad one stops the invocation rather than failing every page.
 pub fn check_settings() -> Result<(), crate::settings::SettingError> {
-    BrowserConfig::from_env().map(drop).map_err(|e| match e {
-        BrowserError::Setting {
-            name,
-            value,
-            expected,
-        } => crate::settings::SettingError {
-            name,
-            value,
-            expected,
-        },
-        other => crate::settings::SettingError {
-            name: "HARSHJUDGE_*",
-            value: String::new(),
-            expected: other.to_string(),
-        },
-    })
+    BrowserConfig::from_env()
+        .map(drop)
+        .and_then(|()| super::observe::ConsoleSettings::from_env().map(drop))
+        .map_err(|e| match e {
+            BrowserError::Setting {
+                name,
+                value,
+                expected,
+            } => crate::settings::SettingError {
+                name,
+                value,
+                expected,
+            },
+            other => crate::settings::SettingError {
+                name: "HARSHJUDGE_*",
+                value: String::new(),
+                expected: other.to_string(),
+            },
+        })
 }
 
 impl BrowserConfig {
@@ -177,6 +180,9 @@ impl BrowserConfig {
             "browserName": "chrome",
             "goog:chromeOptions": chrome,
             "goog:loggingPrefs": { "devtools": "ALL" },
+            // WebDriver BiDi beside the session: console, network and routes
+            // from its events (a remote end without it drops it).
+            "webSocketUrl": true,
         });
         Ok(caps.as_object().cloned().expect("an object"))
     }
