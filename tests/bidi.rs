@@ -60,9 +60,14 @@ fn serve() -> (String, Seen) {
     (base, seen)
 }
 
-fn read_request(
-    r: &mut BufReader<TcpStream>,
-) -> Option<(String, String, Vec<(String, String)>, Vec<u8>)> {
+/// One request as the server reads it (its body is read and dropped).
+struct Req {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+}
+
+fn read_request(r: &mut BufReader<TcpStream>) -> Option<Req> {
     let mut line = String::new();
     if r.read_line(&mut line).ok()? == 0 {
         return None;
@@ -87,13 +92,22 @@ fn read_request(
         .unwrap_or(0);
     let mut body = vec![0; len];
     r.read_exact(&mut body).ok()?;
-    Some((method, path, headers, body))
+    Some(Req {
+        method,
+        path,
+        headers,
+    })
 }
 
 fn app(stream: TcpStream, log: &Seen) -> std::io::Result<()> {
     let mut out = stream.try_clone()?;
     let mut r = BufReader::new(stream);
-    while let Some((method, path, headers, _)) = read_request(&mut r) {
+    while let Some(Req {
+        method,
+        path,
+        headers,
+    }) = read_request(&mut r)
+    {
         log.lock()
             .unwrap()
             .push((method.clone(), path.clone(), headers.clone()));

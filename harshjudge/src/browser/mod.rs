@@ -31,7 +31,7 @@ mod wire;
 
 pub use bidi::glob::UrlPattern;
 pub use bidi::route::{Continue, Request, Response, ResponseInfo, Route};
-pub use config::{BrowserConfig, check_settings};
+pub use config::{BrowserConfig, ConsoleSettings, check_settings};
 pub use driver::local_driver;
 pub use error::BrowserError;
 pub use expect::{Expectable, Expected, LocatorExpect, PageExpect, expect};
@@ -39,9 +39,7 @@ pub use keyboard::{Keyboard, Mouse};
 pub use locator::{BoundingBox, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};
 pub(crate) use observe::console_failure;
-pub use observe::{
-    ConsoleExpect, ConsoleLog, ConsoleSettings, NetworkExpect, NetworkLog, RequestExpect,
-};
+pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestExpect};
 pub use page::{Page, ScenarioEvidence};
 pub(crate) use pool::stop_driver_now;
 pub use pool::{open_page, open_page_with, release_page, shutdown};

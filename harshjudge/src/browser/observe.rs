@@ -10,9 +10,8 @@ use std::panic::Location;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use regex::Regex;
-
 use super::bidi::glob::UrlPattern;
+use super::config::ConsoleSettings;
 use super::error::BrowserError;
 use super::expect::Expectable;
 use super::locator::TextMatch;
@@ -120,7 +119,7 @@ impl NetworkExpect {
     }
 
     /// A request whose URL matches `pattern` (a glob, joined to the base URL,
-    /// or a [`Regex`]) was made in this step; narrow it with
+    /// or a [`Regex`](regex::Regex)) was made in this step; narrow it with
     /// [`method`](RequestExpect::method) and [`status`](RequestExpect::status),
     /// then await it.
     pub fn to_have_request(self, pattern: impl Into<UrlPattern>) -> RequestExpect {
@@ -368,45 +367,6 @@ fn describe_errors(entries: &[&ConsoleEntry]) -> String {
             format!("\n  [{} {}] {}{at}", c.level, c.source, c.text)
         })
         .collect()
-}
-
-/// `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS` and `HARSHJUDGE_CONSOLE_ALLOW`.
-#[derive(Clone, Debug, Default)]
-pub struct ConsoleSettings {
-    /// Fail a step whose page logged an error or threw.
-    pub fail: bool,
-    /// Errors whose text matches this are allowed.
-    pub allow: Option<Regex>,
-}
-
-impl ConsoleSettings {
-    /// From the environment; a bad value is an error naming it.
-    pub fn from_env() -> Result<ConsoleSettings, BrowserError> {
-        let setting = |e: crate::settings::SettingError| BrowserError::Setting {
-            name: e.name,
-            value: e.value,
-            expected: e.expected,
-        };
-        let fail = crate::settings::env_bool("HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS", false)
-            .map_err(setting)?;
-        let allow = match crate::settings::env("HARSHJUDGE_CONSOLE_ALLOW").map_err(setting)? {
-            None => None,
-            Some(v) if v.is_empty() => None,
-            Some(v) => Some(Regex::new(&v).map_err(|e| BrowserError::Setting {
-                name: "HARSHJUDGE_CONSOLE_ALLOW",
-                value: v.clone(),
-                expected: format!(
-                    "a regular expression matching the texts of allowed console errors ({e})"
-                ),
-            })?),
-        };
-        Ok(ConsoleSettings { fail, allow })
-    }
-
-    /// Whether an error with this text is allowed.
-    pub(crate) fn allows(&self, text: &str) -> bool {
-        self.allow.as_ref().is_some_and(|r| r.is_match(text))
-    }
 }
 
 /// With `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS=1`: why the running step fails —
