@@ -209,7 +209,14 @@ async fn network_control(s: Scenario) -> harshjudge::Result {
         page.route("**/api/*", |route| async move { route.fallback().await })
             .await?;
         page.locator("#echo").click().await?;
-        expect(&out).to_contain_text("\"x-judge\",\"yes\"").await?;
+        let echoed = expect(&out).to_contain_text("\"x-judge\",\"yes\"").await;
+        if let Err(e) = echoed {
+            let console = s.console().entries().await?;
+            let network = s.network().entries().await?;
+            return Err(harshjudge::Error::msg(format!(
+                "{e}\nconsole: {console:?}\nnetwork: {network:?}"
+            )));
+        }
     });
     step!("Wait for a request and its response", {
         let (post, items) = (page.locator("#post"), page.locator("#items"));

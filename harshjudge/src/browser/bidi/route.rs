@@ -468,6 +468,12 @@ pub(crate) async fn handle(bidi: &Arc<Bidi>, params: Value) {
                 &json!({"type": "console", "level": "error", "timestamp": now_ms(),
                     "text": format!("route {} on {}: {e}", entry.pattern, request.url)}),
             );
+            // Never leave a request blocked: if the handler's own command
+            // failed, let it through as it was (an error if it is gone).
+            let _ = bidi
+                .send("network.continueRequest", json!({"request": request.id}))
+                .await;
+            return;
         }
         if state == Settled::Done {
             return;
