@@ -58,6 +58,8 @@ mod testing;
 pub mod visual;
 
 pub use browser::{Locator, Page, expect};
+/// Network control (`page.route`): the response a route answers with, the route.
+pub use browser::{Response, Route};
 pub use error::{Error, Result};
 /// Re-exported so that suites need not match its version by hand.
 pub use fantoccini;

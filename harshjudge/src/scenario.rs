@@ -268,3 +268,21 @@ impl Host for ApiHost {
         self.0.cookie_jar()
     }
 }
+
+/// What the running step's pages fetched and logged (issue 23.3).
+impl Scenario {
+    /// The running step's requests, of every page the scenario opened, as the
+    /// step's `network.json` records them: `expect(&s.network()).to_have_request("**/api/items").method("POST").status(201).await?`,
+    /// or `.not()` for a request that must not happen.
+    pub fn network(&self) -> crate::browser::NetworkLog {
+        crate::browser::NetworkLog::new(self.shared.pages())
+    }
+
+    /// The running step's console messages and page errors, of every page the
+    /// scenario opened, as the step's `console.json` records them:
+    /// `expect(&s.console()).to_have_no_errors().await?`,
+    /// `expect(&s.console()).to_have_message("saved").await?`.
+    pub fn console(&self) -> crate::browser::ConsoleLog {
+        crate::browser::ConsoleLog::new(self.shared.pages())
+    }
+}

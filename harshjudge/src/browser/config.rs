@@ -59,22 +59,25 @@ fn env_size(name: &'static str, default: (u32, u32)) -> Result<(u32, u32), Brows
 /// `_CHROMIUM`, …) without starting anything: the harness calls it before any
 /// run, so that a bad one stops the invocation rather than failing every page.
 pub fn check_settings() -> Result<(), crate::settings::SettingError> {
-    BrowserConfig::from_env().map(drop).map_err(|e| match e {
-        BrowserError::Setting {
-            name,
-            value,
-            expected,
-        } => crate::settings::SettingError {
-            name,
-            value,
-            expected,
-        },
-        other => crate::settings::SettingError {
-            name: "HARSHJUDGE_*",
-            value: String::new(),
-            expected: other.to_string(),
-        },
-    })
+    BrowserConfig::from_env()
+        .map(drop)
+        .and_then(|()| ConsoleSettings::from_env().map(drop))
+        .map_err(|e| match e {
+            BrowserError::Setting {
+                name,
+                value,
+                expected,
+            } => crate::settings::SettingError {
+                name,
+                value,
+                expected,
+            },
+            other => crate::settings::SettingError {
+                name: "HARSHJUDGE_*",
+                value: String::new(),
+                expected: other.to_string(),
+            },
+        })
 }
 
 impl BrowserConfig {
@@ -177,8 +180,50 @@ impl BrowserConfig {
             "browserName": "chrome",
             "goog:chromeOptions": chrome,
             "goog:loggingPrefs": { "devtools": "ALL" },
+            // WebDriver BiDi beside the session: console, network and routes
+            // from its events (a remote end without it drops it).
+            "webSocketUrl": true,
         });
         Ok(caps.as_object().cloned().expect("an object"))
+    }
+}
+
+/// `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS` and `HARSHJUDGE_CONSOLE_ALLOW`.
+#[derive(Clone, Debug, Default)]
+pub struct ConsoleSettings {
+    /// Fail a step whose page logged an error or threw.
+    pub fail: bool,
+    /// Errors whose text matches this are allowed.
+    pub allow: Option<regex::Regex>,
+}
+
+impl ConsoleSettings {
+    /// From the environment; a bad value is an error naming it.
+    pub fn from_env() -> Result<ConsoleSettings, BrowserError> {
+        let setting = |e: crate::settings::SettingError| BrowserError::Setting {
+            name: e.name,
+            value: e.value,
+            expected: e.expected,
+        };
+        let fail = crate::settings::env_bool("HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS", false)
+            .map_err(setting)?;
+        let allow = match crate::settings::env("HARSHJUDGE_CONSOLE_ALLOW").map_err(setting)? {
+            None => None,
+            Some(v) if v.is_empty() => None,
+            Some(v) => Some(regex::Regex::new(&v).map_err(|e| BrowserError::Setting {
+                name: "HARSHJUDGE_CONSOLE_ALLOW",
+                value: v.clone(),
+                expected: format!(
+                    "a regular expression matching the texts of allowed console errors ({e})"
+                ),
+            })?),
+        };
+        Ok(ConsoleSettings { fail, allow })
+    }
+
+    /// Whether an error with this text is allowed.
+    pub(crate) fn allows(&self, text: &str) -> bool {
+        self.allow.as_ref().is_some_and(|r| r.is_match(text))
     }
 }
 

@@ -43,6 +43,17 @@ pub struct NetworkEntry {
     pub timing: Option<f64>,
     /// Why it failed (`net::ERR_…`), if it did.
     pub failure: Option<String>,
+    /// The browser's id of the request: the same for every hop of a redirect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Which hop of a redirect this is (1 for the first redirected request);
+    /// absent for a request that was not redirected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect_count: Option<u64>,
+    /// How a route settled it: `fulfilled` (answered without the server),
+    /// `aborted`, `continued`; absent when no route touched it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intercepted: Option<String>,
 }
 
 /// The DevTools events chromedriver records in its `devtools` log for us
@@ -212,6 +223,9 @@ fn network_event(
                 kind: p["type"].as_str().unwrap_or("Other").to_string(),
                 timing: None,
                 failure: None,
+                request_id: Some(id.clone()),
+                redirect_count: None,
+                intercepted: None,
             };
             pending.insert(id, (entry, p["timestamp"].as_f64().unwrap_or(0.0)));
             None

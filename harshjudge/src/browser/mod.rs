@@ -10,6 +10,7 @@
 //! `HARSHJUDGE_WAIT` (auto-wait limit, default `5s`).
 
 mod aria_template;
+mod bidi;
 mod config;
 mod driver;
 mod engine;
@@ -18,6 +19,8 @@ mod expect;
 mod keyboard;
 mod locator;
 mod logs;
+mod network;
+mod observe;
 mod page;
 mod pool;
 mod protocol;
@@ -26,13 +29,17 @@ mod shorthands;
 mod snapshot;
 mod wire;
 
-pub use config::{BrowserConfig, check_settings};
+pub use bidi::glob::UrlPattern;
+pub use bidi::route::{Continue, Request, Response, ResponseInfo, Route};
+pub use config::{BrowserConfig, ConsoleSettings, check_settings};
 pub use driver::local_driver;
 pub use error::BrowserError;
 pub use expect::{Expectable, Expected, LocatorExpect, PageExpect, expect};
 pub use keyboard::{Keyboard, Mouse};
 pub use locator::{BoundingBox, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};
+pub(crate) use observe::console_failure;
+pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestExpect};
 pub use page::{Page, ScenarioEvidence};
 pub(crate) use pool::stop_driver_now;
 pub use pool::{open_page, open_page_with, release_page, shutdown};

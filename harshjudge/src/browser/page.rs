@@ -13,6 +13,7 @@ use base64::Engine as _;
 use fantoccini::Client;
 use serde_json::{Value, json};
 
+use super::bidi::Bidi;
 use super::engine::Engine;
 use super::error::{BrowserError, cmd_err};
 use super::logs::{self, ConsoleEntry, NetworkEntry, Pending};
@@ -62,6 +63,11 @@ struct Inner {
     session: Mutex<Option<Session>>,
     base_url: String,
     pending: Mutex<Pending>,
+    /// Without BiDi: what the `devtools` log said during the step before its
+    /// boundary (read early by a network or console assertion).
+    early: Mutex<(Vec<ConsoleEntry>, Vec<NetworkEntry>)>,
+    /// The session's BiDi connection, if the remote end offers BiDi.
+    bidi: Option<Arc<Bidi>>,
     /// The injected engine's calls over `client`.
     engine: Engine,
     /// The scenario that opened the page (`Scenario::page`), for assertions that
@@ -143,12 +149,15 @@ impl Page {
     pub(crate) fn new(session: Session, base_url: &str, wait: Duration) -> Page {
         super::error::register_call_site();
         let engine = Engine::new(session.client.clone(), session.script_timeout);
+        let bidi = session.bidi.clone();
         Page {
             inner: Arc::new(Inner {
                 client: session.client.clone(),
                 session: Mutex::new(Some(session)),
                 base_url: base_url.trim_end_matches('/').to_string(),
                 pending: Mutex::new(Pending::new()),
+                early: Mutex::default(),
+                bidi,
                 engine,
                 owner: OnceLock::new(),
             }),
@@ -490,14 +499,51 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
             .map_err(|e| cmd_err("decoding a full-page screenshot", e))
     }
 
-    /// Console and network entries since the previous call: one read of the
+    /// The session's BiDi connection, if it has one.
+    pub(crate) fn bidi(&self) -> Option<&Arc<Bidi>> {
+        self.inner.bidi.as_ref()
+    }
+
+    /// The base URL relative paths and globs are joined to.
+    pub(crate) fn base_url(&self) -> &str {
+        &self.inner.base_url
+    }
+
+    /// Waits until the events the page sent before now have arrived: one BiDi
+    /// round trip through the page's renderer (its events come before the answer).
+    async fn flush_events(&self, bidi: &Bidi) {
+        let context = bidi.context.lock().expect("bidi lock").clone();
+        if let Some(context) = context {
+            let _ = tokio::time::timeout(
+                Duration::from_secs(1),
+                bidi.send(
+                    "script.evaluate",
+                    json!({"expression": "0", "target": {"context": context}, "awaitPromise": false}),
+                ),
+            )
+            .await;
+        }
+    }
+
+    /// Console and network entries since the previous call. With BiDi: the
+    /// events that arrived (no WebDriver command); else one read of the
     /// `devtools` log, which carries both (more only while requests are in flight).
     #[doc(hidden)]
     pub async fn take_logs(&self) -> Result<(Vec<ConsoleEntry>, Vec<NetworkEntry>), BrowserError> {
+        if let Some(bidi) = &self.inner.bidi {
+            // No round trip: the caller took the boundary's screenshot first,
+            // by which time the page's earlier events have arrived.
+            return Ok(bidi.log.take().await);
+        }
         let c = &self.inner.client;
         let read =
             |v: &Value| logs::devtools(v, &mut self.inner.pending.lock().expect("pending lock"));
         let (mut console, mut network) = read(&get_log(c, "devtools").await?);
+        {
+            let mut early = self.inner.early.lock().expect("early lock");
+            console.splice(0..0, std::mem::take(&mut early.0));
+            network.splice(0..0, std::mem::take(&mut early.1));
+        }
         // A request whose response arrived but whose body is still loading (a fetch
         // the page already reacted to) belongs to this step: give in-flight requests
         // a short while to finish, then report the answered ones as they stand.
@@ -515,6 +561,31 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
             &mut self.inner.pending.lock().expect("pending lock"),
         ));
         Ok((console, network))
+    }
+
+    /// The step's console and network so far, as its boundary will record them
+    /// (left in place for it); with `pending`, requests not yet answered too.
+    pub(crate) async fn peek_logs(
+        &self,
+        pending: bool,
+    ) -> Result<(Vec<ConsoleEntry>, Vec<NetworkEntry>), BrowserError> {
+        if let Some(bidi) = &self.inner.bidi {
+            self.flush_events(bidi).await;
+            return Ok(bidi.log.peek(pending));
+        }
+        let got = get_log(&self.inner.client, "devtools").await?;
+        let mut open = self.inner.pending.lock().expect("pending lock");
+        let (console, network) = logs::devtools(&got, &mut open);
+        let mut early = self.inner.early.lock().expect("early lock");
+        early.0.extend(console);
+        early.1.extend(network);
+        let mut net = early.1.clone();
+        net.extend(
+            open.values()
+                .filter(|(e, _)| pending || e.status.is_some())
+                .map(|(e, _)| e.clone()),
+        );
+        Ok((early.0.clone(), net))
     }
 
     /// The page's HTML for failure evidence.

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
+use super::bidi;
 use super::config::BrowserConfig;
 use super::driver::{DRIVER, driver_url};
 use super::error::BrowserError;
@@ -62,9 +63,17 @@ async fn new_session(
             url: url.clone(),
             message: e.to_string(),
         })?;
-    // The network events of the `devtools` log need the Network domain (the
-    // console's are on already); it stays on across navigations and resets.
-    wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
+    // Console and network from BiDi events when the remote end offers BiDi;
+    // else from the `devtools` log, whose network events need the Network
+    // domain (the console's are on already; it stays on across navigations).
+    let bidi = match bidi::socket_url(&client) {
+        Some(ws) => Some(bidi::Bidi::connect(&ws).await?),
+        None => {
+            bidi::announce_fallback(&url);
+            wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
+            None
+        }
+    };
     Ok(Session {
         client,
         _profile: profile,
@@ -73,6 +82,7 @@ async fn new_session(
         viewport: None,
         script_timeout: 0,
         _live: live,
+        bidi,
     })
 }
 
@@ -97,7 +107,8 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
         let Some(session) = pooled else { break };
         // A session's connection lives on the runtime that opened it: one from a
         // runtime that has ended (another test, an earlier harness run) is dead.
-        if session.client.current_url().await.is_ok() {
+        let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
+        if bidi_open && session.client.current_url().await.is_ok() {
             let page = Page::new(session, base_url, config.wait);
             page.ensure_viewport(config.viewport).await?;
             return Ok(page);
@@ -114,6 +125,9 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
 /// cannot be reset is closed.
 pub async fn release_page(page: Page) {
     if let Some(session) = page.take_session() {
+        if let Some(b) = &session.bidi {
+            b.reset().await;
+        }
         match page::reset(&session.client).await {
             Ok(()) => POOL.lock().expect("pool lock").push(session),
             Err(_) => {

@@ -1,7 +1,11 @@
 //! [`Session`]: one WebDriver session with its own profile folder, and the
 //! count of the sessions alive in this process.
 
+use std::sync::Arc;
+
 use fantoccini::Client;
+
+use super::bidi::Bidi;
 
 /// A browser session with its own profile folder (removed when it closes).
 pub(crate) struct Session {
@@ -17,6 +21,9 @@ pub(crate) struct Session {
     pub(crate) script_timeout: u64,
     /// Counts it among the live sessions while it exists.
     pub(crate) _live: Live,
+    /// Its WebDriver BiDi connection (none when the remote end offers none:
+    /// console and network then come from chromedriver's `devtools` log).
+    pub(crate) bidi: Option<Arc<Bidi>>,
 }
 
 /// Sessions alive in this process (being opened, in use or pooled): the local

@@ -213,9 +213,10 @@ impl Probe for PageProbe {
     }
     fn snapshot(&self) -> BoxFuture<'_, Result<Snapshot, Error>> {
         Box::pin(async move {
-            let (png, logs) =
-                tokio::join!(self.page.capture(self.full_page), self.page.take_logs());
-            let (console, network) = logs?;
+            // The screenshot first: what the page sent before the boundary has
+            // arrived by then (events come on BiDi's socket, beside the commands).
+            let png = self.page.capture(self.full_page).await;
+            let (console, network) = self.page.take_logs().await?;
             let json =
                 |v: serde_json::Value| serde_json::to_vec_pretty(&v).expect("JSON serializes");
             Ok(Snapshot {

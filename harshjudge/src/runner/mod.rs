@@ -71,6 +71,9 @@ struct Cursor {
     stop: bool,
     /// Steps that ended, with their status.
     finished: Vec<StepStatus>,
+    /// The running step's pages logged errors and the settings fail it for
+    /// that (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS`): why.
+    console_failure: Option<String>,
 }
 
 impl Shared {
@@ -95,6 +98,7 @@ impl Shared {
                 deadline: None,
                 stop: false,
                 finished: vec![],
+                console_failure: None,
             }),
             notify: Notify::new(),
             probes: Mutex::new(Vec::new()),
@@ -140,6 +144,16 @@ impl Shared {
     /// that ends and the `before` of the step that starts.
     /// Returns true when the scenario must stop here (past the selected steps).
     pub async fn begin(&self, n: usize) -> bool {
+        if self.cursor.lock().expect("cursor lock").step > 0
+            && let Some(why) = self.console_failure().await
+        {
+            let mut c = self.cursor.lock().expect("cursor lock");
+            c.console_failure = Some(why);
+            c.stop = true;
+            drop(c);
+            self.notify.notify_one();
+            return true;
+        }
         let snapshots = if self.limits.evidence == EvidenceMode::All {
             self.snapshot_probes().await
         } else {
@@ -171,6 +185,13 @@ impl Shared {
         drop(c);
         self.notify.notify_one();
         false
+    }
+
+    /// Why the running step fails for its pages' console errors, if the
+    /// settings say so (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS=1`).
+    async fn console_failure(&self) -> Option<String> {
+        let pages = self.pages.lock().expect("pages lock").clone();
+        crate::browser::console_failure(&pages).await
     }
 
     /// Registers a probe and captures its first state as the `before` of the
@@ -356,6 +377,8 @@ enum End {
     Returned(Result<crate::error::Result, Panicked>),
     Stopped,
     StepTimeout(Duration, &'static str),
+    /// The step's pages logged errors (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS`).
+    ConsoleErrors(String),
     ScenarioTimeout(Duration, &'static str),
     Interrupted(String),
 }
@@ -420,7 +443,11 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
                 }
             }
             _ = shared.notify.notified() => {
-                if shared.cursor.lock().expect("cursor lock").stop {
+                let mut c = shared.cursor.lock().expect("cursor lock");
+                if let Some(why) = c.console_failure.take() {
+                    break End::ConsoleErrors(why);
+                }
+                if c.stop {
                     break End::Stopped;
                 }
             }
@@ -439,6 +466,16 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     };
     // Drop the scenario's future (and what it holds) before the run is final.
     drop(fut);
+    // The last step's console, when errors fail a step.
+    let end = match end {
+        End::Returned(Ok(Ok(()))) if shared.cursor.lock().expect("cursor lock").step > 0 => {
+            match shared.console_failure().await {
+                Some(why) => End::ConsoleErrors(why),
+                None => End::Returned(Ok(Ok(()))),
+            }
+        }
+        end => end,
+    };
     finalize(&shared, end).await;
 }
 
@@ -505,6 +542,7 @@ fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>) {
             step_location(shared.def, c.step),
         )),
         End::Interrupted(ref reason) => Some((reason.clone(), None)),
+        End::ConsoleErrors(ref why) => Some((why.clone(), step_location(shared.def, c.step))),
         End::ScenarioTimeout(d, src) => Some((
             format!(
                 "scenario timed out after {} (the whole scenario's limit, set by {src})",

@@ -1,0 +1,474 @@
+//! The step's console and network from BiDi events as they arrive: console
+//! calls and page errors (`log.entryAdded`, type `console` or `javascript`),
+//! requests from `network.beforeRequestSent` to `responseCompleted` or
+//! `fetchError`, each hop of a redirect under its request id. What arrived
+//! before a step boundary belongs to that step ([`StepLog::take`]).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{Notify, oneshot};
+
+use super::glob::Matcher;
+use super::route::{Request, ResponseInfo, headers};
+use crate::browser::logs::{ConsoleEntry, NetworkEntry};
+
+/// How long a step boundary waits for requests still in flight.
+const SETTLE: Duration = Duration::from_millis(250);
+
+/// What a waiter of `wait_for_request`/`wait_for_response` is told.
+pub(crate) enum Seen {
+    /// A request was sent.
+    Request(Request),
+    /// A response arrived.
+    Response(ResponseInfo),
+}
+
+struct Waiter {
+    matcher: Matcher,
+    response: bool,
+    tx: Option<oneshot::Sender<Seen>>,
+}
+
+/// One request being followed: its entry, when it started (ms), its
+/// request as sent, and whether its response was told to the waiters.
+struct Open {
+    entry: NetworkEntry,
+    start: f64,
+    request: Request,
+    told: bool,
+}
+
+#[derive(Default)]
+struct State {
+    console: Vec<ConsoleEntry>,
+    done: Vec<NetworkEntry>,
+    /// (request id, redirect count) → the request.
+    open: HashMap<(String, u64), Open>,
+    /// How routes settled requests: request id → `fulfilled`, `aborted`, `continued`.
+    marks: HashMap<String, &'static str>,
+    waiters: Vec<Waiter>,
+}
+
+/// The events of one session, kept until the step boundary takes them.
+#[derive(Default)]
+pub(crate) struct StepLog {
+    state: Mutex<State>,
+    changed: Notify,
+}
+
+/// `debug`, `info`, `warning`, `error` as the console entries name them.
+fn level(l: &str) -> &'static str {
+    match l {
+        "error" => "error",
+        "warn" | "warning" => "warning",
+        "debug" => "debug",
+        _ => "info",
+    }
+}
+
+/// The resource type the classic path names (Document, Script, Fetch, XHR, …)
+/// from BiDi's `destination` and `initiatorType`.
+fn kind(request: &Value) -> String {
+    let destination = request["destination"].as_str().unwrap_or_default();
+    let initiator = request["initiatorType"].as_str().unwrap_or_default();
+    match (destination, initiator) {
+        ("document" | "iframe" | "frame", _) => "Document",
+        ("script" | "worker" | "sharedworker" | "serviceworker", _) => "Script",
+        ("style", _) => "Stylesheet",
+        ("image", _) => "Image",
+        ("font", _) => "Font",
+        ("audio" | "video" | "track", _) => "Media",
+        ("manifest", _) => "Manifest",
+        (_, "fetch") => "Fetch",
+        (_, "xmlhttprequest") => "XHR",
+        _ => "Other",
+    }
+    .to_string()
+}
+
+/// A console entry of one `log.entryAdded` event.
+pub(crate) fn console_entry(p: &Value) -> ConsoleEntry {
+    let frame = &p["stackTrace"]["callFrames"][0];
+    let text = p["text"].as_str().unwrap_or_default();
+    let javascript = p["type"] == "javascript";
+    ConsoleEntry {
+        level: if javascript {
+            "error"
+        } else {
+            level(p["level"].as_str().unwrap_or("info"))
+        }
+        .to_string(),
+        // A page error reads as the console prints it: "Uncaught Error: boom".
+        text: if javascript && !text.starts_with("Uncaught") {
+            format!("Uncaught {}", text.lines().next().unwrap_or_default())
+        } else if javascript {
+            text.lines().next().unwrap_or_default().to_string()
+        } else {
+            text.to_string()
+        },
+        source: if javascript {
+            "javascript"
+        } else {
+            "console-api"
+        }
+        .to_string(),
+        url: frame["url"]
+            .as_str()
+            .filter(|u| !u.is_empty())
+            .map(String::from),
+        line: frame["lineNumber"].as_u64(),
+        timestamp: p["timestamp"].as_f64().unwrap_or(0.0) as u64,
+    }
+}
+
+/// The request of a `network.*` event.
+fn request_of(p: &Value) -> Request {
+    let r = &p["request"];
+    Request {
+        id: r["request"].as_str().unwrap_or_default().to_string(),
+        url: r["url"].as_str().unwrap_or_default().to_string(),
+        method: r["method"].as_str().unwrap_or("GET").to_string(),
+        headers: headers(&r["headers"]),
+    }
+}
+
+/// The reason phrase Chromium's console names with a failed load's status.
+fn reason(status: u64, text: &str) -> String {
+    if !text.is_empty() {
+        return text.to_string();
+    }
+    http::StatusCode::from_u16(status as u16)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("")
+        .to_string()
+}
+
+impl StepLog {
+    /// Folds one event in.
+    pub(crate) fn event(&self, method: &str, p: &Value) {
+        let mut s = self.state.lock().expect("step log lock");
+        match method {
+            "log.entryAdded" => s.console.push(console_entry(p)),
+            "network.beforeRequestSent" => {
+                let request = request_of(p);
+                if request.url.starts_with("data:") {
+                    return;
+                }
+                let hop = p["redirectCount"].as_u64().unwrap_or(0);
+                let start = p["timestamp"].as_f64().unwrap_or(0.0);
+                // A redirect: the hop before ends here (if its completion was not seen).
+                if hop > 0
+                    && let Some(prev) = s.open.remove(&(request.id.clone(), hop - 1))
+                {
+                    let mut e = prev.entry;
+                    e.timing = Some(((start - prev.start) * 10.0).round() / 10.0);
+                    s.done.push(e);
+                }
+                let entry = NetworkEntry {
+                    method: request.method.clone(),
+                    url: request.url.clone(),
+                    status: None,
+                    kind: kind(&p["request"]),
+                    timing: None,
+                    failure: None,
+                    request_id: Some(request.id.clone()),
+                    redirect_count: (hop > 0).then_some(hop),
+                    intercepted: None,
+                };
+                tell(&mut s.waiters, &request.url, false, || {
+                    Seen::Request(request.clone())
+                });
+                s.open.insert(
+                    (request.id.clone(), hop),
+                    Open {
+                        entry,
+                        start,
+                        request,
+                        told: false,
+                    },
+                );
+            }
+            "network.responseStarted" | "network.responseCompleted" => {
+                let id = p["request"]["request"].as_str().unwrap_or_default();
+                let key = (id.to_string(), p["redirectCount"].as_u64().unwrap_or(0));
+                let State {
+                    open,
+                    waiters,
+                    done,
+                    console,
+                    marks,
+                } = &mut *s;
+                let Some(o) = open.get_mut(&key) else { return };
+                let r = &p["response"];
+                o.entry.status = r["status"].as_u64();
+                if !o.told {
+                    o.told = true;
+                    let info = ResponseInfo {
+                        url: o.request.url.clone(),
+                        status: r["status"].as_u64().unwrap_or(0) as u16,
+                        status_text: r["statusText"].as_str().unwrap_or_default().to_string(),
+                        headers: headers(&r["headers"]),
+                        request: o.request.clone(),
+                    };
+                    tell(waiters, &info.url.clone(), true, || Seen::Response(info));
+                }
+                if method == "network.responseCompleted" {
+                    let o = open.remove(&key).expect("present");
+                    let end = p["timestamp"].as_f64().unwrap_or(o.start);
+                    let mut e = o.entry;
+                    e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
+                    e.intercepted = marks.get(id).copied().map(String::from);
+                    if let Some(status) = e.status.filter(|s| *s >= 400)
+                        && e.kind != "Document"
+                    {
+                        console.push(ConsoleEntry {
+                            level: "error".into(),
+                            text: format!(
+                                "Failed to load resource: the server responded with a status of {status} ({})",
+                                reason(status, r["statusText"].as_str().unwrap_or_default())
+                            ),
+                            source: "network".into(),
+                            url: Some(e.url.clone()),
+                            line: None,
+                            timestamp: end as u64,
+                        });
+                    }
+                    done.push(e);
+                }
+            }
+            "network.fetchError" => {
+                let id = p["request"]["request"].as_str().unwrap_or_default();
+                let key = (id.to_string(), p["redirectCount"].as_u64().unwrap_or(0));
+                let Some(o) = s.open.remove(&key) else { return };
+                let end = p["timestamp"].as_f64().unwrap_or(o.start);
+                let mut e = o.entry;
+                e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
+                let error = p["errorText"].as_str().unwrap_or("failed").to_string();
+                e.intercepted = s.marks.get(id).copied().map(String::from);
+                s.console.push(ConsoleEntry {
+                    level: "error".into(),
+                    text: format!("Failed to load resource: {error}"),
+                    source: "network".into(),
+                    url: Some(e.url.clone()),
+                    line: None,
+                    timestamp: end as u64,
+                });
+                e.failure = Some(error);
+                s.done.push(e);
+            }
+            _ => return,
+        }
+        drop(s);
+        self.changed.notify_waiters();
+    }
+
+    /// Marks a request as settled by a route (`fulfilled`, `aborted`, `continued`).
+    pub(crate) fn mark(&self, request: &str, how: &'static str) {
+        self.state
+            .lock()
+            .expect("step log lock")
+            .marks
+            .insert(request.to_string(), how);
+    }
+
+    /// Waits for the next request (or response) whose URL matches.
+    pub(crate) fn waiter(&self, matcher: Matcher, response: bool) -> oneshot::Receiver<Seen> {
+        let (tx, rx) = oneshot::channel();
+        let mut s = self.state.lock().expect("step log lock");
+        s.waiters
+            .retain(|w| w.tx.as_ref().is_some_and(|t| !t.is_closed()));
+        s.waiters.push(Waiter {
+            matcher,
+            response,
+            tx: Some(tx),
+        });
+        rx
+    }
+
+    /// The step's console and network so far (network: the finished requests and
+    /// those answered; with `pending`, the unanswered ones too), left in place.
+    pub(crate) fn peek(&self, pending: bool) -> (Vec<ConsoleEntry>, Vec<NetworkEntry>) {
+        let s = self.state.lock().expect("step log lock");
+        let mut network = s.done.clone();
+        network.extend(
+            s.open
+                .values()
+                .filter(|o| pending || o.entry.status.is_some())
+                .map(|o| o.entry.clone()),
+        );
+        (s.console.clone(), network)
+    }
+
+    /// The step's console and network, taken at its boundary: requests still in
+    /// flight get a short while to finish; the answered ones are then reported
+    /// with this step as they stand, the unanswered stay for the next.
+    pub(crate) async fn take(&self) -> (Vec<ConsoleEntry>, Vec<NetworkEntry>) {
+        let until = Instant::now() + SETTLE;
+        loop {
+            let changed = self.changed.notified();
+            if self.state.lock().expect("step log lock").open.is_empty() {
+                break;
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || tokio::time::timeout(left, changed).await.is_err() {
+                break;
+            }
+        }
+        let mut s = self.state.lock().expect("step log lock");
+        let console = std::mem::take(&mut s.console);
+        let mut network = std::mem::take(&mut s.done);
+        let answered: Vec<(String, u64)> = s
+            .open
+            .iter()
+            .filter(|(_, o)| o.entry.status.is_some())
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut late: Vec<NetworkEntry> = answered
+            .into_iter()
+            .filter_map(|k| s.open.remove(&k).map(|o| o.entry))
+            .collect();
+        late.sort_by(|a, b| a.url.cmp(&b.url));
+        network.extend(late);
+        for e in &mut network {
+            if e.intercepted.is_none()
+                && let Some(id) = &e.request_id
+            {
+                e.intercepted = s.marks.get(id).copied().map(String::from);
+            }
+        }
+        let open: std::collections::HashSet<&String> = s.open.keys().map(|(id, _)| id).collect();
+        let keep: HashMap<String, &'static str> = s
+            .marks
+            .iter()
+            .filter(|(id, _)| open.contains(id))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        s.marks = keep;
+        (console, network)
+    }
+
+    /// Forgets everything (a session going back to the pool).
+    pub(crate) fn clear(&self) {
+        *self.state.lock().expect("step log lock") = State::default();
+    }
+}
+
+/// Tells the first live waiter for `url` (a request's or a response's).
+fn tell(waiters: &mut Vec<Waiter>, url: &str, response: bool, seen: impl FnOnce() -> Seen) {
+    waiters.retain(|w| w.tx.as_ref().is_some_and(|t| !t.is_closed()));
+    let mut seen = Some(seen);
+    for w in waiters.iter_mut() {
+        if w.response == response && w.matcher.is_match(url) {
+            if let (Some(tx), Some(f)) = (w.tx.take(), seen.take()) {
+                let _ = tx.send(f());
+            }
+            break;
+        }
+    }
+    waiters.retain(|w| w.tx.is_some());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sent(id: &str, url: &str, hop: u64, t: f64) -> Value {
+        json!({"request": {"request": id, "url": url, "method": "GET", "headers": [],
+            "destination": "", "initiatorType": "fetch"}, "redirectCount": hop, "timestamp": t})
+    }
+
+    fn done(id: &str, hop: u64, status: u64, t: f64) -> Value {
+        json!({"request": {"request": id}, "redirectCount": hop, "timestamp": t,
+            "response": {"status": status, "statusText": "", "headers": []}})
+    }
+
+    #[tokio::test]
+    async fn a_redirect_keeps_its_request_id_and_each_hop_is_an_entry() {
+        let log = StepLog::default();
+        log.event(
+            "network.beforeRequestSent",
+            &sent("7", "http://a/old", 0, 10.0),
+        );
+        log.event("network.responseCompleted", &done("7", 0, 302, 12.0));
+        log.event(
+            "network.beforeRequestSent",
+            &sent("7", "http://a/new", 1, 13.0),
+        );
+        log.event("network.responseCompleted", &done("7", 1, 404, 20.0));
+        let (console, network) = log.take().await;
+        let got: Vec<_> = network
+            .iter()
+            .map(|e| {
+                (
+                    e.url.as_str(),
+                    e.status,
+                    e.request_id.as_deref(),
+                    e.redirect_count,
+                    e.timing,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("http://a/old", Some(302), Some("7"), None, Some(2.0)),
+                ("http://a/new", Some(404), Some("7"), Some(1), Some(7.0)),
+            ]
+        );
+        assert_eq!(network[0].kind, "Fetch");
+        assert_eq!(console.len(), 1);
+        assert_eq!(
+            console[0].text,
+            "Failed to load resource: the server responded with a status of 404 (Not Found)"
+        );
+        assert_eq!(log.take().await.1.len(), 0, "taken once");
+    }
+
+    #[tokio::test]
+    async fn page_errors_read_as_the_console_prints_them() {
+        let log = StepLog::default();
+        log.event(
+            "log.entryAdded",
+            &json!({"type": "javascript", "level": "error", "text": "Error: boom\n    at x", "timestamp": 5}),
+        );
+        log.event(
+            "log.entryAdded",
+            &json!({"type": "console", "level": "warn", "text": "careful", "timestamp": 6,
+                "stackTrace": {"callFrames": [{"url": "http://a/", "lineNumber": 3}]}}),
+        );
+        let (console, _) = log.take().await;
+        assert_eq!(console[0].text, "Uncaught Error: boom");
+        assert_eq!(
+            (console[0].level.as_str(), console[0].source.as_str()),
+            ("error", "javascript")
+        );
+        assert_eq!(
+            (console[1].level.as_str(), console[1].line),
+            ("warning", Some(3))
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_request_stays_for_the_next_step() {
+        let log = StepLog::default();
+        log.event(
+            "network.beforeRequestSent",
+            &sent("1", "http://a/slow", 0, 1.0),
+        );
+        let started = Instant::now();
+        assert!(log.take().await.1.is_empty());
+        assert!(started.elapsed() >= SETTLE);
+        log.event(
+            "network.fetchError",
+            &json!({"request": {"request": "1"}, "errorText": "net::ERR_FAILED", "timestamp": 3.0}),
+        );
+        let (console, network) = log.take().await;
+        assert_eq!(network[0].failure.as_deref(), Some("net::ERR_FAILED"));
+        assert_eq!(console[0].text, "Failed to load resource: net::ERR_FAILED");
+    }
+}

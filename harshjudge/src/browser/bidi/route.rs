@@ -1,0 +1,493 @@
+//! Network control: a page's routes (`page.route(pattern, handler)`) run on
+//! the requests BiDi blocks for them (`network.addIntercept`, phase
+//! `beforeRequestSent`). The newest route whose pattern matches gets the
+//! request as a [`Route`] and fulfills it ([`Response`]), aborts it,
+//! continues it (optionally with headers changed) or falls back to the next
+//! route; a request no route settles continues as it was.
+
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use super::Bidi;
+use super::glob::{Matcher, UrlPattern};
+use crate::browser::error::BrowserError;
+
+/// A request as the page sent it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub(crate) id: String,
+    pub(crate) url: String,
+    pub(crate) method: String,
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+impl Request {
+    /// The URL requested.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// GET, POST, …
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The request's headers, in order.
+    pub fn headers(&self) -> &[(String, String)] {
+        &self.headers
+    }
+
+    /// A header's value (name compared without case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A response the page received (`page.wait_for_response`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResponseInfo {
+    pub(crate) url: String,
+    pub(crate) status: u16,
+    pub(crate) status_text: String,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) request: Request,
+}
+
+impl ResponseInfo {
+    /// The URL answered.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The reason phrase, as the server sent it.
+    pub fn status_text(&self) -> &str {
+        &self.status_text
+    }
+
+    /// Whether the status is 2xx.
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The response's headers, in order.
+    pub fn headers(&self) -> &[(String, String)] {
+        &self.headers
+    }
+
+    /// The request it answers.
+    pub fn request(&self) -> &Request {
+        &self.request
+    }
+}
+
+/// A response a route answers with instead of the server:
+/// `Response::new().status(200).json(&value)`.
+#[derive(Clone, Debug)]
+pub struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    error: Option<String>,
+}
+
+impl Default for Response {
+    fn default() -> Self {
+        Response::new()
+    }
+}
+
+impl Response {
+    /// A 200 with no body.
+    pub fn new() -> Response {
+        Response {
+            status: 200,
+            headers: Vec::new(),
+            body: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The HTTP status.
+    pub fn status(mut self, status: u16) -> Response {
+        self.status = status;
+        self
+    }
+
+    /// A header (replacing one of the same name).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Response {
+        let name = name.into();
+        self.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&name));
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    /// The `Content-Type` header.
+    pub fn content_type(self, value: impl Into<String>) -> Response {
+        self.header("Content-Type", value)
+    }
+
+    /// The body, as it is.
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Response {
+        self.body = body.into();
+        self
+    }
+
+    /// `value` as a JSON body, with `Content-Type: application/json`.
+    pub fn json<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Response {
+        match serde_json::to_vec(value) {
+            Ok(b) => self.body = b,
+            Err(e) => self.error = Some(format!("the JSON body could not be serialised: {e}")),
+        }
+        self.content_type("application/json")
+    }
+}
+
+/// A boxed route handler.
+type Handler = Arc<
+    dyn Fn(Route) -> Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send>> + Send + Sync,
+>;
+
+struct Entry {
+    pattern: UrlPattern,
+    matcher: Matcher,
+    handler: Handler,
+    /// The BiDi intercept that blocks its requests.
+    intercept: Option<String>,
+}
+
+/// A page's routes, newest last, each with the intercept that feeds it.
+#[derive(Default)]
+pub(crate) struct Routes {
+    list: Mutex<Vec<Arc<Entry>>>,
+}
+
+/// What a handler did with its route.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Settled {
+    Open,
+    Fallback,
+    Done,
+}
+
+/// One intercepted request, handed to a route's handler: settle it with
+/// [`fulfill`](Route::fulfill), [`abort`](Route::abort),
+/// [`continue_`](Route::continue_) or pass it on with [`fallback`](Route::fallback).
+/// A handler that does none of these falls back too.
+#[derive(Clone)]
+pub struct Route {
+    bidi: Arc<Bidi>,
+    request: Request,
+    settled: Arc<Mutex<Settled>>,
+}
+
+impl std::fmt::Debug for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Route")
+            .field("request", &self.request)
+            .finish()
+    }
+}
+
+impl Route {
+    /// The request intercepted.
+    pub fn request(&self) -> &Request {
+        &self.request
+    }
+
+    fn settle(&self, how: &'static str) -> Result<(), BrowserError> {
+        let mut s = self.settled.lock().expect("route lock");
+        if *s == Settled::Done {
+            return Err(BrowserError::Invalid {
+                message: format!(
+                    "the route of {} was already settled: fulfill, abort or continue it once",
+                    self.request.url
+                ),
+                location: None,
+            });
+        }
+        *s = Settled::Done;
+        drop(s);
+        self.bidi.log.mark(&self.request.id, how);
+        Ok(())
+    }
+
+    /// Answers the request with `response`; the server is not asked.
+    pub async fn fulfill(&self, response: Response) -> Result<(), BrowserError> {
+        if let Some(e) = response.error {
+            return Err(BrowserError::Invalid {
+                message: format!("fulfilling {}: {e}", self.request.url),
+                location: None,
+            });
+        }
+        self.settle("fulfilled")?;
+        let reason = http::StatusCode::from_u16(response.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        let mut headers = response.headers;
+        if !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        {
+            headers.push(("Content-Length".into(), response.body.len().to_string()));
+        }
+        self.bidi
+            .send(
+                "network.provideResponse",
+                json!({
+                    "request": self.request.id,
+                    "statusCode": response.status,
+                    "reasonPhrase": reason,
+                    "headers": bidi_headers(&headers),
+                    "body": {"type": "base64", "value": base64::engine::general_purpose::STANDARD.encode(&response.body)},
+                }),
+            )
+            .await
+            .map(|_| ())
+    }
+
+    /// Fails the request as a network error would.
+    pub async fn abort(&self) -> Result<(), BrowserError> {
+        self.settle("aborted")?;
+        self.bidi
+            .send("network.failRequest", json!({"request": self.request.id}))
+            .await
+            .map(|_| ())
+    }
+
+    /// Sends the request on to the server; `.header(k, v)` changes it first.
+    /// Await the returned [`Continue`].
+    pub fn continue_(&self) -> Continue {
+        Continue {
+            route: self.clone(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// Leaves the request to the next matching route (older), or to the server
+    /// when there is none.
+    pub async fn fallback(&self) -> Result<(), BrowserError> {
+        let mut s = self.settled.lock().expect("route lock");
+        if *s == Settled::Open {
+            *s = Settled::Fallback;
+        }
+        Ok(())
+    }
+}
+
+/// A request being continued ([`Route::continue_`]), with its changes.
+#[derive(Debug)]
+#[must_use = "a Continue does nothing until awaited"]
+pub struct Continue {
+    route: Route,
+    headers: Vec<(String, String)>,
+}
+
+impl Continue {
+    /// Sets a header of the request (replacing one of the same name).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Continue {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+impl IntoFuture for Continue {
+    type Output = Result<(), BrowserError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let Continue { route, headers } = self;
+            route.settle("continued")?;
+            let mut params = json!({"request": route.request.id});
+            if !headers.is_empty() {
+                let mut all = route.request.headers.clone();
+                for (k, v) in headers {
+                    all.retain(|(n, _)| !n.eq_ignore_ascii_case(&k));
+                    all.push((k, v));
+                }
+                params["headers"] = bidi_headers(&all);
+            }
+            route
+                .bidi
+                .send("network.continueRequest", params)
+                .await
+                .map(|_| ())
+        })
+    }
+}
+
+/// BiDi headers (`[{name, value: {type: "string", value}}]`) as pairs.
+pub(crate) fn headers(v: &Value) -> Vec<(String, String)> {
+    v.as_array()
+        .map(|hs| {
+            hs.iter()
+                .map(|h| {
+                    (
+                        h["name"].as_str().unwrap_or_default().to_string(),
+                        h["value"]["value"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Pairs as BiDi headers.
+fn bidi_headers(h: &[(String, String)]) -> Value {
+    Value::Array(
+        h.iter()
+            .map(|(k, v)| json!({"name": k, "value": {"type": "string", "value": v}}))
+            .collect(),
+    )
+}
+
+impl Routes {
+    /// Adds a route (the newest is asked first) with its intercept: only the
+    /// URLs its pattern can match when BiDi can say which, else every request
+    /// of the page's context.
+    pub(crate) async fn add<F, Fut>(
+        &self,
+        bidi: &Bidi,
+        pattern: UrlPattern,
+        base: &str,
+        handler: F,
+    ) -> Result<(), BrowserError>
+    where
+        F: Fn(Route) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), BrowserError>> + Send + 'static,
+    {
+        let handler: Handler = Arc::new(move |r| Box::pin(handler(r)));
+        let context = bidi.context.lock().expect("bidi lock").clone();
+        let mut params = json!({"phases": ["beforeRequestSent"]});
+        if let Some(c) = context {
+            params["contexts"] = json!([c]);
+        }
+        if let Some(p) = pattern.intercept_pattern(base) {
+            params["urlPatterns"] = json!([p]);
+        }
+        let r = bidi.send("network.addIntercept", params).await?;
+        self.list.lock().expect("routes lock").push(Arc::new(Entry {
+            matcher: pattern.matcher(base),
+            pattern,
+            handler,
+            intercept: r["intercept"].as_str().map(String::from),
+        }));
+        Ok(())
+    }
+
+    /// Removes the routes of `pattern` (written the same) and their intercepts.
+    /// Returns how many were removed.
+    pub(crate) async fn remove(
+        &self,
+        bidi: &Bidi,
+        pattern: &UrlPattern,
+    ) -> Result<usize, BrowserError> {
+        let removed: Vec<Arc<Entry>> = {
+            let mut list = self.list.lock().expect("routes lock");
+            let (gone, kept) = list.drain(..).partition(|e| e.pattern.same(pattern));
+            *list = kept;
+            gone
+        };
+        for e in &removed {
+            if let Some(id) = &e.intercept {
+                bidi.send("network.removeIntercept", json!({"intercept": id}))
+                    .await?;
+            }
+        }
+        Ok(removed.len())
+    }
+
+    /// Removes every route and its intercept.
+    pub(crate) async fn clear(&self, bidi: &Bidi) {
+        let all: Vec<Arc<Entry>> = self.list.lock().expect("routes lock").drain(..).collect();
+        for e in all {
+            if let Some(id) = &e.intercept {
+                let _ = bidi
+                    .send("network.removeIntercept", json!({"intercept": id}))
+                    .await;
+            }
+        }
+    }
+}
+
+/// Runs the routes on one blocked request (a `network.beforeRequestSent`
+/// event with `isBlocked`): newest first, until one settles it; a request no
+/// route settles continues unchanged. A handler's error is logged to the
+/// step's console (level `error`, naming the route) and the request continues.
+pub(crate) async fn handle(bidi: &Arc<Bidi>, params: Value) {
+    let request = Request {
+        id: params["request"]["request"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        url: params["request"]["url"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        method: params["request"]["method"]
+            .as_str()
+            .unwrap_or("GET")
+            .to_string(),
+        headers: headers(&params["request"]["headers"]),
+    };
+    let routes: Vec<Arc<Entry>> = bidi
+        .routes
+        .list
+        .lock()
+        .expect("routes lock")
+        .iter()
+        .rev()
+        .filter(|e| e.matcher.is_match(&request.url))
+        .cloned()
+        .collect();
+    for entry in routes {
+        let settled = Arc::new(Mutex::new(Settled::Open));
+        let route = Route {
+            bidi: bidi.clone(),
+            request: request.clone(),
+            settled: settled.clone(),
+        };
+        let outcome = (entry.handler)(route).await;
+        let state = *settled.lock().expect("route lock");
+        if let Err(e) = outcome {
+            bidi.log.event(
+                "log.entryAdded",
+                &json!({"type": "console", "level": "error", "timestamp": now_ms(),
+                    "text": format!("route {} on {}: {e}", entry.pattern, request.url)}),
+            );
+            // Never leave a request blocked: if the handler's own command
+            // failed, let it through as it was (an error if it is gone).
+            let _ = bidi
+                .send("network.continueRequest", json!({"request": request.id}))
+                .await;
+            return;
+        }
+        if state == Settled::Done {
+            return;
+        }
+    }
+    let _ = bidi
+        .send("network.continueRequest", json!({"request": request.id}))
+        .await;
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
