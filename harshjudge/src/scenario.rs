@@ -40,6 +40,10 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// Opens a browser page for the scenario, released when it ends, and
     /// registers it as a probe.
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
+    /// The saved storage state the scenario starts with
+    /// (`#[scenario(storage_state = "…")]`): `None` without one; an error
+    /// naming the state and the setups that could save it when it never was.
+    fn storage_state(&self) -> Result<Option<crate::browser::StorageState>, Error>;
 }
 
 /// The handle a scenario function receives: the app's base URL, the run and

@@ -51,6 +51,11 @@ pub(crate) fn fake_scenario(
         module_path: "fake",
         steps: Box::leak(steps.into_boxed_slice()),
         run,
+        storage_state: None,
+        setup: false,
+        depends_on: &[],
+        before: None,
+        after: None,
     };
     tune(&mut def);
     Box::leak(Box::new(def))

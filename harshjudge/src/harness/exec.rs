@@ -25,6 +25,7 @@ use super::consumers::{
 };
 use super::error::HarnessError;
 use super::plan::Plan;
+use super::setups;
 use super::{Package, step_test_name};
 
 pub(super) fn dedent(source: &str) -> String {
@@ -97,6 +98,8 @@ struct Job {
     attempts: u32,
     fail_on_flaky: bool,
     judging: Arc<crate::recorder::judging::Judging>,
+    /// The setups of the invocation: a job waits for those its scenario depends on.
+    gate: Arc<setups::Gate>,
 }
 
 impl Job {
@@ -135,7 +138,14 @@ impl Job {
         log.set_entry(self.def.slug, entry);
     }
 
+    /// Runs the scenario once its setups passed (a setup: once per invocation).
     async fn run(self) {
+        let (gate, sink, store) = (self.gate.clone(), self.sink.clone(), self.store.clone());
+        setups::run_job(&gate, self.def, &sink, &store, || self.attempts()).await;
+    }
+
+    /// Every attempt of the scenario: how the last one ended.
+    async fn attempts(self) -> setups::Ended {
         let def = self.def;
         let mut first_run: Option<String> = None;
         // Earlier attempts: run folder and step outcomes.
@@ -144,7 +154,7 @@ impl Job {
             if let Some(reason) = runner::interrupted() {
                 not_run(&*self.sink, &self.store, def, NotRun::Interrupted(&reason));
                 self.checkpoint(ScenarioState::Interrupted, None, attempt - 1);
-                return;
+                return setups::Ended::failed(reason, None);
             }
             let mut run = match prepare(&self.store, def) {
                 Ok(run) => run,
@@ -156,7 +166,7 @@ impl Job {
                         NotRun::Unrecorded(&e.to_string()),
                     );
                     self.checkpoint(ScenarioState::Fail, None, attempt);
-                    return;
+                    return setups::Ended::failed(e.to_string(), None);
                 }
             };
             let run_id = run.id().to_string();
@@ -205,8 +215,8 @@ impl Job {
                 // A bug in the runner: never leave a trial waiting.
                 let msg = format!("internal error in the harshjudge runner: {e}");
                 not_run(&*self.sink, &self.store, def, NotRun::Unrecorded(&msg));
-                self.checkpoint(ScenarioState::Fail, Some(run_id), attempt);
-                return;
+                self.checkpoint(ScenarioState::Fail, Some(run_id.clone()), attempt);
+                return setups::Ended::failed(msg, Some(run_id));
             }
             let (passed, interrupted) = attempt_of.ended();
             let dir = attempt_of.dir().unwrap_or(dir);
@@ -255,9 +265,14 @@ impl Job {
                 (false, true, false) => ScenarioState::Pass,
                 (false, false, _) => ScenarioState::Fail,
             };
-            self.checkpoint_ended(state, run_id, attempt);
-            return;
+            self.checkpoint_ended(state, run_id.clone(), attempt);
+            return setups::Ended {
+                passed,
+                error: attempt_of.error(),
+                run_id: Some(run_id),
+            };
         }
+        setups::Ended::failed("it made no attempt".into(), None)
     }
 }
 
@@ -477,7 +492,9 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         &x.settings.dir,
     ));
     let judging = crate::recorder::judging::Judging::new(x.judge.clone(), Some(replay.clone()));
-    let jobs: Vec<Job> = (x.plan.work().into_iter())
+    let work = setups::order(x.plan.work());
+    let gate = setups::Gate::new(&work, x.store, crate::harness::under_nextest());
+    let jobs: Vec<Job> = (work.into_iter())
         .map(|(def, last)| Job {
             def,
             last,
@@ -490,6 +507,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
             attempts: 1 + def.retries.or(x.flags.retries).unwrap_or(0),
             fail_on_flaky: x.flags.fail_on_flaky,
             judging: judging.clone(),
+            gate: gate.clone(),
         })
         .collect();
     let dispatcher = rt.spawn(async move {
