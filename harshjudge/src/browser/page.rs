@@ -84,6 +84,14 @@ impl std::fmt::Debug for Page {
     }
 }
 
+/// The origin of an http(s) URL, `None` for `about:blank` and the like.
+pub(crate) fn origin_of(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    url.scheme()
+        .starts_with("http")
+        .then(|| url.origin().ascii_serialization())
+}
+
 /// How long the end of a step waits for requests still in flight.
 const NETWORK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
 
@@ -257,7 +265,7 @@ impl Page {
     /// for it to load. A relative path without a base URL fails, naming the settings.
     pub async fn goto(&self, path: &str) -> Result<(), BrowserError> {
         let url = self.url_for(path)?;
-        if let Some(origin) = super::storage::origin_of(&url) {
+        if let Some(origin) = origin_of(&url) {
             self.visited(&origin);
         }
         wire::post(

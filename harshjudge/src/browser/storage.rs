@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::error::BrowserError;
-use super::page::Page;
+use super::page::{Page, origin_of};
 use super::wire::{self, cdp};
 use crate::store::auth::StateName;
 use crate::store::{Store, StoreError};
@@ -119,14 +119,6 @@ fn storage_error(name: &str, source: StoreError) -> BrowserError {
     }
 }
 
-/// The origin of an http(s) URL, `None` for `about:blank` and the like.
-pub(crate) fn origin_of(url: &str) -> Option<String> {
-    let url = url::Url::parse(url).ok()?;
-    url.scheme()
-        .starts_with("http")
-        .then(|| url.origin().ascii_serialization())
-}
-
 impl Page {
     /// The cookies of the browser and the localStorage of every origin the
     /// page visited, as Playwright's `context.storageState()` gives them.
@@ -225,24 +217,35 @@ impl Page {
                 continue;
             }
             let url = format!("{}/.harshjudge/storage-state", origin.origin);
-            wire::post(
+            let opened = wire::post(
                 self.client(),
                 "url",
                 json!({"url": url}),
                 &format!("opening {url} to restore its localStorage"),
             )
-            .await?;
+            .await;
+            if opened.is_err() {
+                // An origin that answers no more (an app started on another
+                // port since): its localStorage has nowhere to go.
+                continue;
+            }
             let entries: Vec<(&str, &str)> = origin
                 .local_storage
                 .iter()
                 .map(|e| (e.name.as_str(), e.value.as_str()))
                 .collect();
-            self.evaluate::<Value, _>(
-                "(entries) => { for (const [k, v] of entries) localStorage.setItem(k, v); return null; }",
-                entries,
-            )
-            .await?;
-            self.visited(&origin.origin);
+            // On the browser's own error page (the origin did not answer) there
+            // is no localStorage of that origin to write: skipped the same way.
+            let written = self
+                .evaluate::<bool, _>(
+                    "(entries) => { if (location.protocol.indexOf('http') !== 0) return false; \
+                     for (const [k, v] of entries) localStorage.setItem(k, v); return true; }",
+                    entries,
+                )
+                .await;
+            if written.unwrap_or(false) {
+                self.visited(&origin.origin);
+            }
         }
         if !state.origins.is_empty() {
             wire::post(

@@ -223,7 +223,7 @@ pub(crate) async fn run_job<F, Fut>(
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Ended>,
 {
-    if let Err(reason) = gate.wait(def).await {
+    if let Some(reason) = gate.wait(def).await {
         not_run(&**sink, store, def, NotRun::Skipped(&reason));
         if def.setup {
             gate.ended(def, Outcome::Failed(reason), None, None);
@@ -324,10 +324,11 @@ impl Gate {
         })
     }
 
-    /// Waits until every setup `def` depends on has ended: `Err` with
-    /// `setup {f} failed: {error}` for the first one that failed. A setup that
-    /// does not run in this invocation (reused by `--resume`) is not waited for.
-    pub(crate) async fn wait(&self, def: &ScenarioDef) -> Result<(), String> {
+    /// Waits until every setup `def` depends on has ended: why `def` must be
+    /// skipped, `setup {f} failed: {error}`, for the first one that failed. A
+    /// setup that does not run in this invocation (reused by `--resume`) is
+    /// not waited for.
+    pub(crate) async fn wait(&self, def: &ScenarioDef) -> Option<String> {
         for name in def.depends_on {
             let Some(sender) = self.outcomes.get(name) else {
                 continue;
@@ -338,10 +339,10 @@ impl Gate {
                 Err(_) => Some(Outcome::Failed("it did not end".into())),
             };
             if let Some(Outcome::Failed(e)) = outcome {
-                return Err(format!("setup {name} failed: {e}"));
+                return Some(format!("setup {name} failed: {e}"));
             }
         }
-        Ok(())
+        None
     }
 
     /// Under nextest, whether this process runs the setup `def` (then it
@@ -471,8 +472,8 @@ mod tests {
             None,
         );
         assert_eq!(
-            waiting.await.unwrap(),
-            Err("setup login failed: step 01 failed: no form".to_string())
+            waiting.await.unwrap().as_deref(),
+            Some("setup login failed: step 01 failed: no form")
         );
     }
 }
