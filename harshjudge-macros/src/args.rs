@@ -11,7 +11,7 @@ use crate::Errors;
 use crate::duration::duration_arg;
 
 /// Every argument `#[scenario]` accepts, in the order the messages list them.
-const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries, skip, fixme";
+const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries, skip, fixme, storage_state, setup, depends_on, before, after";
 
 /// The parsed `#[scenario(...)]` arguments. Each one is `None` when not given (or invalid).
 #[derive(Default)]
@@ -28,6 +28,16 @@ pub(crate) struct Args {
     pub step_timeout: Option<u64>,
     /// `retries = N`: attempts after a failure (0 to 10).
     pub retries: Option<u32>,
+    /// `storage_state = "admin"`.
+    pub storage_state: Option<String>,
+    /// `setup`: a setup scenario.
+    pub setup: bool,
+    /// `depends_on = [f, …]`: the setup scenarios' paths.
+    pub depends_on: Vec<syn::Path>,
+    /// `before = h`.
+    pub before: Option<syn::Path>,
+    /// `after = k`.
+    pub after: Option<syn::Path>,
     /// `skip = "why"` (`Skip`) or `fixme = "why"` (`Fixme`): never run.
     pub skip: Option<Skip>,
 }
@@ -81,6 +91,17 @@ impl Args {
             }
             seen.push(name.clone());
             let value = match &meta {
+                Meta::Path(_) if name == "setup" => {
+                    args.setup = true;
+                    continue;
+                }
+                Meta::NameValue(nv) if name == "setup" => {
+                    errors.push(syn::Error::new_spanned(
+                        &nv.value,
+                        "`setup` takes no value: write `#[scenario(setup)]`",
+                    ));
+                    continue;
+                }
                 Meta::NameValue(nv) => &nv.value,
                 Meta::Path(_) => {
                     errors.push(syn::Error::new(
@@ -128,6 +149,10 @@ impl Args {
                         args.skip = Some(Skip::Fixme(why));
                     }
                 }),
+                "storage_state" => storage_state(value).map(|n| args.storage_state = Some(n)),
+                "depends_on" => depends_on(value).map(|d| args.depends_on = d),
+                "before" => hook("before", value).map(|p| args.before = Some(p)),
+                "after" => hook("after", value).map(|p| args.after = Some(p)),
                 _ => unreachable!("checked against ARGUMENTS"),
             };
             if let Err(e) = result {
@@ -146,6 +171,11 @@ fn example(name: &str) -> &'static str {
         "retries" => "2",
         "skip" => "\"the payment sandbox is down\"",
         "fixme" => "\"fails since the new login page (#123)\"",
+        "storage_state" => "\"admin\"",
+        "depends_on" => "[signed_in_as_admin]",
+        "before" => "seed_data",
+        "after" => "clean_up",
+        "setup" => "true",
         _ => "\"30s\"",
     }
 }
@@ -178,6 +208,91 @@ fn retries(value: &syn::Expr) -> syn::Result<u32> {
         },
         other => Err(bad(syn::spanned::Spanned::span(other))),
     }
+}
+
+/// `storage_state = "admin"`: a name that becomes `.harshJudge/.auth/admin.json`.
+fn storage_state(value: &Expr) -> syn::Result<String> {
+    let lit = string_literal("storage_state", value)?;
+    let name = lit.value();
+    let ok = (1..=64).contains(&name.len())
+        && name.as_bytes()[0].is_ascii_alphanumeric()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !ok {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "invalid `storage_state` \"{name}\": a name of letters, digits, `_`, `-` and `.` (1 to 64, starting with a letter or a digit), as given to `page.save_storage_state(\"admin\")`"
+            ),
+        ));
+    }
+    Ok(name)
+}
+
+/// A path to a function (`h`, `hooks::h`).
+fn fn_path(value: &Expr) -> Option<syn::Path> {
+    match value {
+        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => Some(p.path.clone()),
+        Expr::Group(group) => fn_path(&group.expr),
+        _ => None,
+    }
+}
+
+/// `depends_on = [f, m::g]`: setup scenarios by their function.
+fn depends_on(value: &Expr) -> syn::Result<Vec<syn::Path>> {
+    let bad = |span| {
+        syn::Error::new(
+            span,
+            "`depends_on` takes a list of setup scenarios' functions: write `depends_on = [signed_in_as_admin]`",
+        )
+    };
+    let array = match value {
+        Expr::Array(array) => array,
+        Expr::Group(group) => return depends_on(&group.expr),
+        other => return Err(bad(other.span())),
+    };
+    let mut paths: Vec<syn::Path> = Vec::new();
+    let mut errors = Errors::default();
+    for elem in &array.elems {
+        match fn_path(elem) {
+            Some(path) => {
+                let text = path_text(&path);
+                if paths.iter().any(|p| path_text(p) == text) {
+                    errors.push(syn::Error::new(
+                        elem.span(),
+                        format!("`depends_on` names `{text}` twice: list each setup once"),
+                    ));
+                } else {
+                    paths.push(path);
+                }
+            }
+            None => errors.push(bad(elem.span())),
+        }
+    }
+    if array.elems.is_empty() {
+        errors.push(bad(array.span()));
+    }
+    errors.into_result().map(|()| paths)
+}
+
+/// `before = h` / `after = k`: a hook function.
+fn hook(name: &str, value: &Expr) -> syn::Result<syn::Path> {
+    fn_path(value).ok_or_else(|| {
+        syn::Error::new(
+            value.span(),
+            format!(
+                "`{name}` takes a function `async fn {}(s: &Scenario) -> harshjudge::Result`: write `{name} = {}`",
+                example(name),
+                example(name)
+            ),
+        )
+    })
+}
+
+/// The text of a path, `a::b`.
+pub(crate) fn path_string(path: &syn::Path) -> String {
+    path_text(path)
 }
 
 /// The string literal of an argument, or an error telling how to write it.

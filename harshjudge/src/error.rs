@@ -39,6 +39,14 @@ impl Error {
         self.location
     }
 
+    /// The same error, its message led by `context`, its location kept.
+    pub(crate) fn with_context(self, context: impl fmt::Display) -> Self {
+        Error {
+            inner: Box::new(Message(format!("{context}: {}", self.message()))),
+            location: self.location,
+        }
+    }
+
     /// The message with its chain of causes (`outer: cause: root cause`).
     pub fn message(&self) -> String {
         let mut s = self.inner.to_string();

@@ -223,7 +223,9 @@ macro_rules! main {
 /// Support code for the macros. Not public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::registry::{ScenarioDef, ScenarioFuture, Skip, StepDef};
+    pub use crate::registry::{
+        Hook, HookFuture, ScenarioDef, ScenarioFuture, Setup, Skip, StepDef,
+    };
     pub use crate::scenario::StepMarker;
     pub use inventory;
 

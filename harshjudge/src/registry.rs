@@ -44,6 +44,48 @@ pub struct ScenarioDef {
     /// `#[scenario(skip = "why")]` or `#[scenario(fixme = "why")]`: listed,
     /// reported as skipped with the reason, never run.
     pub skip: Option<Skip>,
+    /// `#[scenario(storage_state = "admin")]`: the saved storage state
+    /// (`.harshJudge/.auth/admin.json`) its pages start with.
+    pub storage_state: Option<&'static str>,
+    /// `#[scenario(setup)]`: a setup scenario, run once per invocation before
+    /// the scenarios that depend on it.
+    pub setup: bool,
+    /// `#[scenario(depends_on = [signed_in_as_admin])]`: the setup scenarios it
+    /// needs, by function name.
+    pub depends_on: &'static [&'static str],
+    /// `#[scenario(before = h)]`: runs at the start of the first step.
+    pub before: Option<Hook>,
+    /// `#[scenario(after = k)]`: runs when the scenario ends, passed or failed.
+    pub after: Option<Hook>,
+}
+
+/// The future a hook returns, borrowing the scenario handle.
+pub type HookFuture<'a> = Pin<Box<dyn Future<Output = crate::error::Result> + Send + 'a>>;
+
+/// A `before`/`after` hook of a scenario: `async fn h(s: &Scenario) -> harshjudge::Result`.
+#[derive(Clone, Copy, Debug)]
+pub struct Hook {
+    /// The hook's path as written in the attribute.
+    pub name: &'static str,
+    /// `file!()` of the attribute that names it.
+    pub file: &'static str,
+    /// `line!()` of the attribute that names it.
+    pub line: u32,
+    /// Calls the hook.
+    pub run: for<'a> fn(&'a Scenario) -> HookFuture<'a>,
+}
+
+/// Implemented by the marker type `#[scenario(setup)]` generates beside a
+/// setup scenario's function (same name), so that
+/// `#[scenario(depends_on = [f])]` fails to compile when `f` is not one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a setup scenario",
+    label = "`depends_on` names setup scenarios only",
+    note = "mark it `#[scenario(setup)]`, or remove it from `depends_on`"
+)]
+pub trait Setup {
+    /// The setup scenario's function name.
+    const FN_NAME: &'static str;
 }
 
 /// Why a scenario is never run, as its attribute says.

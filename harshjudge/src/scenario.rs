@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::api::{ApiRequestContext, CommandBuilder, CookieJar, Host};
+use crate::api::{ApiRequestContext, CommandBuilder, CookieJar, Host, StoredCookie};
 use crate::error::Error;
 use crate::evidence::{BoxFuture, Probe};
 use crate::store::NewEvidence;
@@ -43,11 +43,10 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
     /// The pages the scenario opened (their cookies go with `s.request()`).
     fn pages(&self) -> Vec<crate::browser::Page>;
-    /// The cookies `s.request()` starts with (a saved storage state); none
-    /// unless the runner was given some.
-    fn cookie_jar(&self) -> Option<CookieJar> {
-        None
-    }
+    /// The saved storage state the scenario starts with
+    /// (`#[scenario(storage_state = "…")]`): `None` without one; an error
+    /// naming the state and the setups that could save it when it never was.
+    fn storage_state(&self) -> Result<Option<crate::browser::StorageState>, Error>;
 }
 
 /// The handle a scenario function receives: the app's base URL, the run and
@@ -264,8 +263,14 @@ impl Host for ApiHost {
     fn pages(&self) -> Vec<crate::browser::Page> {
         self.0.pages()
     }
+    /// The cookies of the scenario's saved storage state
+    /// (`#[scenario(storage_state = "…")]`); a state never saved fails the
+    /// page, not the request.
     fn cookies(&self) -> Option<CookieJar> {
-        self.0.cookie_jar()
+        let state = self.0.storage_state().ok()??;
+        Some(CookieJar::from_cookies(
+            state.cookies.into_iter().map(StoredCookie::from),
+        ))
     }
 }
 

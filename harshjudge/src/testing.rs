@@ -53,6 +53,11 @@ pub(crate) fn fake_scenario(
         run,
         case: None,
         skip: None,
+        storage_state: None,
+        setup: false,
+        depends_on: &[],
+        before: None,
+        after: None,
     };
     tune(&mut def);
     Box::leak(Box::new(def))

@@ -107,6 +107,11 @@ struct Scenario {
     steps: Vec<Step>,
     /// The first `step` of a `step!` written without `harshjudge::`.
     bare_step: Option<Ident>,
+    storage_state: Option<String>,
+    setup: bool,
+    depends_on: Vec<syn::Path>,
+    before: Option<syn::Path>,
+    after: Option<syn::Path>,
 }
 
 impl Scenario {
@@ -161,6 +166,22 @@ impl Scenario {
         for case in &cases {
             check_case(case, &fn_name, &case_params, errors);
         }
+        for dep in &args.depends_on {
+            if dep.segments.last().is_some_and(|last| last.ident == *ident)
+                && dep.segments.len() == 1
+            {
+                errors.push(syn::Error::new_spanned(
+                    dep,
+                    format!("`{fn_name}` depends on itself: a setup cannot be its own `depends_on`; remove it"),
+                ));
+            }
+        }
+        if args.setup && !cases.is_empty() {
+            errors.push(syn::Error::new(
+                ident.span(),
+                format!("setup scenario `{fn_name}` has cases: a setup runs once and saves one state; make a setup per state instead"),
+            ));
+        }
         let (param, param_ty) = param?;
         let ReturnType::Type(_, output) = &function.sig.output else {
             return None;
@@ -187,6 +208,11 @@ impl Scenario {
             parts,
             steps,
             bare_step,
+            storage_state: args.storage_state.clone(),
+            setup: args.setup,
+            depends_on: args.depends_on.clone(),
+            before: args.before.clone(),
+            after: args.after.clone(),
         })
     }
 
@@ -291,6 +317,35 @@ impl Scenario {
                 })
                 .collect()
         };
+        let storage_state = match &self.storage_state {
+            Some(name) => quote!(::core::option::Option::Some(#name)),
+            None => quote!(::core::option::Option::None),
+        };
+        let setup = self.setup;
+        let depends_on: Vec<TokenStream> = self
+            .depends_on
+            .iter()
+            .map(|path| quote_spanned!(path.span()=> <#path as ::harshjudge::__private::Setup>::FN_NAME))
+            .collect();
+        let before = hook(self.before.as_ref());
+        let after = hook(self.after.as_ref());
+        // A type beside the function, same name (types and functions do not
+        // clash): `depends_on = [f]` names it, a compile error when `f` is no
+        // scenario, or not a setup (the trait is implemented for setups only).
+        let marker_attrs = quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+        };
+        let marker = quote!(#marker_attrs #vis enum #ident {});
+        let setup_fn_name = &self.fn_name;
+        let setup_impl = self.setup.then(|| {
+            quote! {
+                impl ::harshjudge::__private::Setup for #ident {
+                    const FN_NAME: &'static str = #setup_fn_name;
+                }
+            }
+        });
+
         let submits = registrations.iter().map(|r| {
             let (fn_name, slug, title, values) = (&r.fn_name, &r.slug, &r.title, &r.values);
             // The values keep their spans: a value of the wrong type is
@@ -318,6 +373,11 @@ impl Scenario {
                         run: |#s| #future,
                         case: #case,
                         skip: #skip,
+                        storage_state: #storage_state,
+                        setup: #setup,
+                        depends_on: &[#(#depends_on),*],
+                        before: #before,
+                        after: #after,
                     }
                 }
             }
@@ -326,6 +386,9 @@ impl Scenario {
         quote! {
             #(#outer_attrs)*
             #vis #sig #new_block
+
+            #marker
+            #setup_impl
 
             #(#submits)*
         }
@@ -365,6 +428,30 @@ fn check_case(case: &Case, fn_name: &str, params: &[String], errors: &mut Errors
         )
     };
     errors.push(syn::Error::new(case.span, message));
+}
+
+/// `Option<Hook>` tokens: the hook called through a function of the right
+/// signature, so that a hook of another shape is an error at its name.
+fn hook(path: Option<&syn::Path>) -> TokenStream {
+    let Some(path) = path else {
+        return quote!(::core::option::Option::None);
+    };
+    let name = crate::args::path_string(path);
+    let line = quote_spanned!(path.span()=> ::core::line!());
+    let call = quote_spanned!(path.span()=> ::std::boxed::Box::pin(#path(s)));
+    quote! {
+        ::core::option::Option::Some(::harshjudge::__private::Hook {
+            name: #name,
+            file: ::core::file!(),
+            line: #line,
+            run: {
+                fn hook(s: &::harshjudge::Scenario) -> ::harshjudge::__private::HookFuture<'_> {
+                    #call
+                }
+                hook
+            },
+        })
+    }
 }
 
 /// `Option<Duration>` tokens for a limit in milliseconds.

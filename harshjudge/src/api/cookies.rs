@@ -46,6 +46,22 @@ fn lax() -> String {
     "Lax".into()
 }
 
+impl From<crate::browser::Cookie> for StoredCookie {
+    /// A cookie of a saved storage state (`page.save_storage_state`).
+    fn from(c: crate::browser::Cookie) -> StoredCookie {
+        StoredCookie {
+            name: c.name,
+            value: c.value,
+            domain: c.domain,
+            path: c.path,
+            expires: c.expires,
+            http_only: c.http_only,
+            secure: c.secure,
+            same_site: c.same_site,
+        }
+    }
+}
+
 impl StoredCookie {
     /// Whether it goes with a request to `url` now.
     pub fn matches(&self, url: &url::Url) -> bool {

@@ -27,6 +27,7 @@ mod protocol;
 mod session;
 mod shorthands;
 mod snapshot;
+mod storage;
 mod wire;
 
 pub use bidi::glob::UrlPattern;
@@ -44,3 +45,4 @@ pub use page::{Page, ScenarioEvidence};
 pub(crate) use pool::stop_driver_now;
 pub use pool::{open_page, open_page_with, release_page, shutdown};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
+pub use storage::{Cookie, NameValue, OriginState, StorageState};

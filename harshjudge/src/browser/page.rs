@@ -38,6 +38,10 @@ pub trait ScenarioEvidence: Send + Sync {
         kind: &str,
         bytes: &[u8],
     ) -> Result<PathBuf, Box<dyn std::error::Error + Send + Sync>>;
+
+    /// The store the scenario records into, where
+    /// [`Page::save_storage_state`] saves.
+    fn store(&self) -> crate::store::Store;
 }
 
 /// A browser tab for one scenario. Cheap to clone.
@@ -73,6 +77,9 @@ struct Inner {
     /// The scenario that opened the page (`Scenario::page`), for assertions that
     /// write evidence and baselines (`to_have_screenshot`). Weak: the scenario holds the page.
     owner: OnceLock<Weak<dyn ScenarioEvidence>>,
+    /// The http(s) origins the page navigated to, in order (for
+    /// [`Page::storage_state`]).
+    visited: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for Page {
@@ -81,6 +88,14 @@ impl std::fmt::Debug for Page {
             .field("base_url", &self.inner.base_url)
             .finish()
     }
+}
+
+/// The origin of an http(s) URL, `None` for `about:blank` and the like.
+pub(crate) fn origin_of(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    url.scheme()
+        .starts_with("http")
+        .then(|| url.origin().ascii_serialization())
 }
 
 /// How long the end of a step waits for requests still in flight.
@@ -160,6 +175,7 @@ impl Page {
                 bidi,
                 engine,
                 owner: OnceLock::new(),
+                visited: Mutex::new(Vec::new()),
             }),
             wait,
         }
@@ -174,6 +190,19 @@ impl Page {
     /// The scenario that opened the page, while it runs.
     pub(crate) fn owner(&self) -> Option<Arc<dyn ScenarioEvidence>> {
         self.inner.owner.get()?.upgrade()
+    }
+
+    /// Notes that the page visited `origin`.
+    pub(crate) fn visited(&self, origin: &str) {
+        let mut visited = self.inner.visited.lock().expect("visited lock");
+        if !visited.iter().any(|o| o == origin) {
+            visited.push(origin.to_string());
+        }
+    }
+
+    /// The origins the page visited, in order.
+    pub(crate) fn visited_origins(&self) -> Vec<String> {
+        self.inner.visited.lock().expect("visited lock").clone()
     }
 
     /// The injected engine's calls.
@@ -245,6 +274,9 @@ impl Page {
     /// for it to load. A relative path without a base URL fails, naming the settings.
     pub async fn goto(&self, path: &str) -> Result<(), BrowserError> {
         let url = self.url_for(path)?;
+        if let Some(origin) = origin_of(&url) {
+            self.visited(&origin);
+        }
         wire::post(
             self.client(),
             "url",

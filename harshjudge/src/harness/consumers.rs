@@ -357,6 +357,9 @@ pub(crate) enum NotRun<'a> {
     /// It was not started (`--max-failures` was reached), with why: every
     /// step is skipped with that reason.
     NotStarted(&'a str),
+    /// It was not run, with the reason (a setup it depends on failed): every
+    /// step is skipped with that reason.
+    Skipped(&'a str),
 }
 
 /// The outcomes of the steps of a scenario that did not run, each delivered
@@ -372,6 +375,7 @@ pub(crate) fn not_run(sink: &dyn EventSink, store: &Store, def: &ScenarioDef, wh
         ),
         NotRun::Interrupted(r) => (String::new(), format!("not run: {r}"), false),
         NotRun::NotStarted(r) => (String::new(), r.to_string(), false),
+        NotRun::Skipped(r) => (String::new(), r.to_string(), false),
         NotRun::NotRejudged(w) => (
             format!("not re-judged: {w}"),
             format!("not re-judged: {w}"),
@@ -519,12 +523,19 @@ pub(super) struct Attempt {
     /// Final status and whether it was interrupted; `None` when the run could
     /// not be made final.
     end: Mutex<Option<(crate::store::RunStatus, bool)>>,
+    /// The run's `errorMessage`, or why it could not be recorded.
+    error: Mutex<Option<String>>,
 }
 
 impl Attempt {
     /// The run folder, once the run started.
     pub(super) fn dir(&self) -> Option<PathBuf> {
         self.dir.lock().expect("attempt").clone()
+    }
+
+    /// Why the run failed (its `errorMessage`), when it did.
+    pub(super) fn error(&self) -> Option<String> {
+        self.error.lock().expect("attempt").clone()
     }
 
     /// Whether the run passed, and whether it was interrupted.
@@ -550,9 +561,16 @@ impl EventSink for Tracked {
             Event::RunStarted { run_dir, .. } => {
                 *self.attempt.dir.lock().expect("attempt") = Some(run_dir.to_path_buf());
             }
-            Event::RunFinished { result, .. } => {
+            Event::RunFinished {
+                result,
+                store_error,
+                ..
+            } => {
                 *self.attempt.end.lock().expect("attempt") =
                     result.map(|r| (r.status, r.interrupted));
+                *self.attempt.error.lock().expect("attempt") = result
+                    .and_then(|r| r.error_message.clone())
+                    .or_else(|| store_error.map(str::to_string));
             }
             _ => {}
         }

@@ -100,6 +100,28 @@ pub enum HarnessError {
     /// `--rejudge-run`, `--rejudge`: nothing to re-judge with.
     #[error(transparent)]
     Rejudge(Box<RejudgeError>),
+    /// `#[scenario(depends_on = [name])]` names no setup scenario of the binary.
+    #[error(
+        "scenario `{}` ({}) depends on `{name}`, which is not a setup scenario of this test binary ({}): mark it `#[scenario(setup)]` or remove it from `depends_on`",
+        scenario.fn_name, scenario.at, if setups.is_empty() { "it has none".to_string() } else { format!("its setups: {}", setups.join(", ")) }
+    )]
+    UnknownSetup {
+        /// The scenario that names it.
+        scenario: Site,
+        /// The name in `depends_on`.
+        name: &'static str,
+        /// The setup scenarios the binary has.
+        setups: Vec<&'static str>,
+    },
+    /// Setup scenarios that depend on each other in a circle (or on themselves).
+    #[error(
+        "setup scenarios depend on each other in a circle: {}; remove one of these `depends_on`",
+        cycle.join(" → ")
+    )]
+    SetupCycle {
+        /// The functions around the circle, the first one again at the end.
+        cycle: Vec<&'static str>,
+    },
 }
 
 impl From<RejudgeError> for HarnessError {

@@ -25,6 +25,7 @@ use super::consumers::{
 };
 use super::error::HarnessError;
 use super::plan::Plan;
+use super::setups;
 use super::{Package, step_test_name};
 
 pub(super) fn dedent(source: &str) -> String {
@@ -97,6 +98,8 @@ struct Job {
     attempts: u32,
     fail_on_flaky: bool,
     judging: Arc<crate::recorder::judging::Judging>,
+    /// The setups of the invocation: a job waits for those its scenario depends on.
+    gate: Arc<setups::Gate>,
     /// `--repeat-each N`: runs of the scenario, each its own (1: once).
     repeat: u32,
     /// The failed runs of this invocation, against `--max-failures`.
@@ -163,9 +166,17 @@ impl Job {
         log.set_entry(self.def.slug, entry);
     }
 
-    /// Runs the scenario `repeat` times (each repetition its own run, with
-    /// its retries) while `--max-failures` allows.
+    /// Runs the scenario once its setups passed (a setup: once per
+    /// invocation), `repeat` times (each repetition its own run, with its
+    /// retries) while `--max-failures` allows.
     async fn run(self) {
+        let (gate, sink, store) = (self.gate.clone(), self.sink.clone(), self.store.clone());
+        setups::run_job(&gate, self.def, &sink, &store, || self.repetitions()).await;
+    }
+
+    /// Every repetition of the scenario: how the first that failed ended, else
+    /// the last one.
+    async fn repetitions(self) -> setups::Ended {
         let def = self.def;
         let slug = Slug::new(def.slug).expect("validated");
         let repeats =
@@ -174,10 +185,12 @@ impl Job {
             Some(r) => r.clone(),
             None => self.sink.clone(),
         };
+        let mut ended: Option<setups::Ended> = None;
         for k in 1..=self.repeat {
             if let Some(why) = self.failures.stop_reason() {
                 if k == 1 {
                     not_run(&*self.sink, &self.store, def, NotRun::NotStarted(&why));
+                    ended = Some(setups::Ended::failed(why.clone(), None));
                 }
                 let why = if self.repeat > 1 {
                     format!(
@@ -194,18 +207,25 @@ impl Job {
             if let Some(r) = &repeats {
                 r.begin();
             }
-            if self.run_once(&events).await {
+            let (run, failed) = self.run_once(&events).await;
+            if failed {
                 self.failures.add();
             }
+            ended = Some(match ended {
+                Some(first) if !first.passed => first,
+                _ => run,
+            });
         }
         if let Some(r) = repeats {
             r.finish(&slug);
         }
+        ended.unwrap_or_else(|| setups::Ended::failed("it made no attempt".into(), None))
     }
 
     /// One run of the scenario, with its retries; its events go to `events`.
-    /// Returns whether it failed.
-    async fn run_once(&self, events: &Arc<dyn EventSink>) -> bool {
+    /// Returns how it ended, and whether it counts as a failed run for
+    /// `--max-failures` (an interruption does not).
+    async fn run_once(&self, events: &Arc<dyn EventSink>) -> (setups::Ended, bool) {
         let def = self.def;
         let mut first_run: Option<String> = None;
         // Earlier attempts: run folder and step outcomes.
@@ -214,7 +234,7 @@ impl Job {
             if let Some(reason) = runner::interrupted() {
                 not_run(&**events, &self.store, def, NotRun::Interrupted(&reason));
                 self.checkpoint(ScenarioState::Interrupted, None, attempt - 1);
-                return false;
+                return (setups::Ended::failed(reason, None), false);
             }
             let mut run = match prepare(&self.store, def) {
                 Ok(run) => run,
@@ -226,7 +246,7 @@ impl Job {
                         NotRun::Unrecorded(&e.to_string()),
                     );
                     self.checkpoint(ScenarioState::Fail, None, attempt);
-                    return true;
+                    return (setups::Ended::failed(e.to_string(), None), true);
                 }
             };
             let run_id = run.id().to_string();
@@ -275,8 +295,8 @@ impl Job {
                 // A bug in the runner: never leave a trial waiting.
                 let msg = format!("internal error in the harshjudge runner: {e}");
                 not_run(&**events, &self.store, def, NotRun::Unrecorded(&msg));
-                self.checkpoint(ScenarioState::Fail, Some(run_id), attempt);
-                return true;
+                self.checkpoint(ScenarioState::Fail, Some(run_id.clone()), attempt);
+                return (setups::Ended::failed(msg, Some(run_id)), true);
             }
             let (passed, interrupted) = attempt_of.ended();
             let dir = attempt_of.dir().unwrap_or(dir);
@@ -325,10 +345,18 @@ impl Job {
                 (false, true, false) => ScenarioState::Pass,
                 (false, false, _) => ScenarioState::Fail,
             };
-            self.checkpoint_ended(state, run_id, attempt);
-            return state == ScenarioState::Fail;
+            self.checkpoint_ended(state, run_id.clone(), attempt);
+            let ended = setups::Ended {
+                passed,
+                error: attempt_of.error(),
+                run_id: Some(run_id),
+            };
+            return (ended, state == ScenarioState::Fail);
         }
-        false
+        (
+            setups::Ended::failed("it made no attempt".into(), None),
+            false,
+        )
     }
 }
 
@@ -587,7 +615,9 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         max: x.flags.max_failures,
         ..Failures::default()
     });
-    let jobs: Vec<Job> = (x.plan.work().into_iter())
+    let work = setups::order(x.plan.work());
+    let gate = setups::Gate::new(&work, x.store, crate::harness::under_nextest());
+    let jobs: Vec<Job> = (work.into_iter())
         .map(|(def, last)| Job {
             def,
             last,
@@ -602,6 +632,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
             judging: judging.clone(),
             repeat: x.flags.repeat_each.unwrap_or(1).max(1),
             failures: failures.clone(),
+            gate: gate.clone(),
         })
         .collect();
     // before_all: once, before the first scenario; when it fails, no scenario

@@ -27,6 +27,7 @@ pub(crate) mod exec;
 pub mod flags;
 pub(crate) mod plan;
 mod rejudge;
+mod setups;
 pub mod shard;
 mod signals;
 pub mod tags;
@@ -265,6 +266,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
     let started = std::time::SystemTime::now();
     let scenarios = registry::all();
     validate(&scenarios)?;
+    setups::validate(&scenarios)?;
     // Every scenario the binary has, whatever is selected: what it no longer
     // has is marked removed in the report.
     let suite: Vec<&'static str> = scenarios.iter().map(|d| d.slug).collect();
@@ -303,6 +305,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         &binary,
     );
     let mut plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
+    setups::include(&mut plan, nextest);
     // libtest-mimic takes one filter: from here on it filters as the plan selected.
     let args = &plan.libtest_args(args);
     let (trials, slots) = exec::trials(&plan);

@@ -60,6 +60,8 @@ pub(crate) struct Shared {
     pub probes: Mutex<Vec<Arc<dyn Probe>>>,
     /// Browser pages opened by the scenario, released when it ends.
     pub pages: Mutex<Vec<crate::browser::Page>>,
+    /// The store the run is recorded in (where storage states are saved).
+    store: crate::store::Store,
 }
 
 struct Cursor {
@@ -86,7 +88,9 @@ impl Shared {
         limits: Limits,
         judging: Option<JudgeRun>,
     ) -> Arc<Shared> {
+        let store = run.store().clone();
         Arc::new(Shared {
+            store,
             def,
             base_url,
             stream: StoreWriter::new(run, judging, sink),
@@ -144,6 +148,13 @@ impl Shared {
     /// that ends and the `before` of the step that starts.
     /// Returns true when the scenario must stop here (past the selected steps).
     pub async fn begin(&self, n: usize) -> bool {
+        {
+            // A `before` hook ran inside step 1, which the runner began for it.
+            let c = self.cursor.lock().expect("cursor lock");
+            if n == 1 && c.step == 1 && c.finished.is_empty() {
+                return false;
+            }
+        }
         if self.cursor.lock().expect("cursor lock").step > 0
             && let Some(why) = self.console_failure().await
         {
@@ -417,7 +428,7 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     let handle = Scenario {
         shared: shared.clone(),
     };
-    let mut fut = CatchPanic((shared.def.run)(handle));
+    let mut fut = CatchPanic(with_before_hook(&shared, handle));
     let scenario_deadline = shared
         .scenario_limit()
         .map(|(d, src)| (Instant::now() + d, d, src));
@@ -479,12 +490,68 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     finalize(&shared, end).await;
 }
 
-async fn finalize(shared: &Shared, end: End) {
+/// The scenario's future: its function, after its `before` hook (run inside
+/// step 1, which the runner begins for it; a failure fails step 1, naming the hook).
+fn with_before_hook(shared: &Arc<Shared>, handle: Scenario) -> ScenarioFuture {
+    let def = shared.def;
+    let Some(hook) = def.before else {
+        return (def.run)(handle);
+    };
+    let shared = shared.clone();
+    Box::pin(async move {
+        if shared.begin(1).await {
+            return Ok(());
+        }
+        (hook.run)(&handle)
+            .await
+            .map_err(|e| e.with_context(hook_failure("before", &hook)))?;
+        (def.run)(handle).await
+    })
+}
+
+/// How a hook's failure begins: the hook, where it is named, where its evidence is.
+fn hook_failure(which: &str, hook: &crate::registry::Hook) -> String {
+    format!(
+        "{which} hook `{}` (named at {}:{}; its evidence is in this step's) failed",
+        hook.name, hook.file, hook.line
+    )
+}
+
+/// Runs the `after` hook (panics caught, within the running step's limit or
+/// 60 s): its failure, if it failed.
+async fn run_after_hook(shared: &Arc<Shared>) -> Option<Error> {
+    let hook = shared.def.after?;
+    let step = shared.cursor.lock().expect("cursor lock").step;
+    let limit = (step > 0)
+        .then(|| shared.step_limit(step))
+        .flatten()
+        .map_or(Duration::from_secs(60), |(d, _)| d);
+    let handle = Scenario {
+        shared: shared.clone(),
+    };
+    let fut: ScenarioFuture = Box::pin(async move { (hook.run)(&handle).await });
+    let context = hook_failure("after", &hook);
+    match tokio::time::timeout(limit, CatchPanic(fut)).await {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(e))) => Some(e.with_context(context)),
+        Ok(Err(p)) => Some(Error::msg(format!(
+            "{context}: panicked: {}{}",
+            p.message,
+            p.location.map(|l| format!(" at {l}")).unwrap_or_default()
+        ))),
+        Err(_) => Some(Error::msg(format!(
+            "{context}: timed out after {}",
+            format_duration(limit)
+        ))),
+    }
+}
+
+async fn finalize(shared: &Arc<Shared>, end: End) {
     let interrupted = match &end {
         End::Interrupted(reason) => Some(reason.clone()),
         _ => None,
     };
-    let failing_step = {
+    let failing = |end: &End| {
         let c = shared.cursor.lock().expect("cursor lock");
         let failed = !matches!(
             end,
@@ -492,7 +559,8 @@ async fn finalize(shared: &Shared, end: End) {
         );
         (failed && c.step > 0).then_some(c.step)
     };
-    // A step that failed while the app under test (`main!(web_server = …)`) is
+    let mut failing_step = failing(&end);
+    // A step that failed while the app under test (`main!(web_server = â¦)`) is
     // down: its failure says so first, with the server's last lines as evidence.
     let server_down = match failing_step {
         Some(n) => server_down(shared, n).await,
@@ -500,7 +568,23 @@ async fn finalize(shared: &Shared, end: End) {
     };
     if let Some(n) = failing_step {
         shared.capture_failure(n).await;
-    } else if shared.limits.evidence == EvidenceMode::All && interrupted.is_none() {
+    }
+    // The `after` hook runs however the steps ended (not when interrupted).
+    let after = match interrupted {
+        None => run_after_hook(shared).await,
+        Some(_) => None,
+    };
+    if failing_step.is_none() && after.is_some() {
+        let step = shared.cursor.lock().expect("cursor lock").step;
+        if step > 0 {
+            failing_step = Some(step);
+            shared.capture_failure(step).await;
+        }
+    }
+    if failing_step.is_none()
+        && shared.limits.evidence == EvidenceMode::All
+        && interrupted.is_none()
+    {
         // The last step's `after`.
         let step = shared.cursor.lock().expect("cursor lock").step;
         if step > 0 {
@@ -508,7 +592,7 @@ async fn finalize(shared: &Shared, end: End) {
             shared.write_snapshots(step, &snaps, Side::After);
         }
     }
-    record_outcomes(shared, end, server_down);
+    record_outcomes(shared, end, server_down, after);
     // The browser sessions go back to the pool (state reset) for the next scenario.
     let pages: Vec<_> = std::mem::take(&mut *shared.pages.lock().expect("pages lock"));
     shared.probes.lock().expect("probe lock").clear();
@@ -526,7 +610,7 @@ async fn finalize(shared: &Shared, end: End) {
 
 /// Records how the scenario ended: the running step passes or fails, the rest
 /// are skipped with the reason.
-fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>) {
+fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>, after: Option<Error>) {
     let mut c = shared.cursor.lock().expect("cursor lock");
     let total = shared.def.steps.len();
     let was_interrupted = matches!(end, End::Interrupted(_));
@@ -550,6 +634,13 @@ fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>) {
             ),
             step_location(shared.def, c.step),
         )),
+    };
+    // The `after` hook's failure: the failure when the steps passed, else added to it.
+    let failure = match (failure, after) {
+        (failure, None) => failure,
+        (None, Some(e)) if !was_interrupted => Some((e.message(), Some(e.location().to_string()))),
+        (Some((msg, loc)), Some(e)) => Some((format!("{msg}\nthen {}", e.message()), loc)),
+        (None, Some(_)) => None,
     };
     let failure = match (failure, server_down) {
         (Some((msg, loc)), Some(down)) => Some((format!("{down}\n{msg}"), loc)),
@@ -626,6 +717,37 @@ async fn server_down(shared: &Shared, n: usize) -> Option<String> {
     Some(down.message)
 }
 
+/// Why a scenario cannot start with the storage state `name`: it was never
+/// saved; names the setups that could save it.
+fn never_saved(def: &ScenarioDef, name: &str) -> String {
+    let mut could: Vec<&str> = def.depends_on.to_vec();
+    let hint = if could.is_empty() {
+        could = crate::registry::all()
+            .into_iter()
+            .filter(|d| d.setup)
+            .map(|d| d.fn_name)
+            .collect();
+        if could.is_empty() {
+            "no scenario of this suite is a setup: add one, `#[scenario(setup)]`, that calls it"
+                .to_string()
+        } else {
+            format!(
+                "the setup scenarios of this suite: {}; name the one that saves it in `#[scenario(depends_on = [...])]`",
+                could.join(", ")
+            )
+        }
+    } else {
+        format!(
+            "it depends on {}: one of them must call it (did it pass?)",
+            could.join(", ")
+        )
+    };
+    format!(
+        "storage state {name:?} was never saved (`#[scenario(storage_state = {name:?})]` of `{}`): a setup scenario saves it with `page.save_storage_state({name:?})`; {hint}",
+        def.fn_name
+    )
+}
+
 /// Where step `n` is declared, `file:line`.
 fn step_location(def: &ScenarioDef, n: usize) -> Option<String> {
     def.steps
@@ -689,11 +811,24 @@ impl RunContext for Shared {
         self.pages.lock().expect("pages lock").clone()
     }
 
+    fn storage_state(&self) -> Result<Option<crate::browser::StorageState>, Error> {
+        let Some(name) = self.def.storage_state else {
+            return Ok(None);
+        };
+        match crate::browser::StorageState::load(&self.store, name)? {
+            Some(state) => Ok(Some(state)),
+            None => Err(Error::msg(never_saved(self.def, name))),
+        }
+    }
+
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
         Box::pin(async move {
             let page = crate::browser::open_page(&self.base_url).await?;
             page.set_owner(&self);
             self.pages.lock().expect("pages lock").push(page.clone());
+            if let Some(state) = RunContext::storage_state(&*self)? {
+                page.restore_storage_state(&state).await?;
+            }
             let probe = PageProbe {
                 page: page.clone(),
                 full_page: self.full_page(),
@@ -763,6 +898,10 @@ impl Future for CatchPanic {
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+#[path = "hook_tests.rs"]
+mod hook_tests;
+
 /// The evidence interface a page holds of the scenario that opened it
 /// (`to_have_screenshot` keeps its baseline per scenario and attaches its
 /// images to the step running): what `Scenario::attach` does.
@@ -781,5 +920,9 @@ impl crate::browser::ScenarioEvidence for Shared {
         crate::scenario::Scenario { shared: self }
             .attach(name, ext, kind, bytes)
             .map_err(|e| e.message().into())
+    }
+
+    fn store(&self) -> crate::store::Store {
+        self.store.clone()
     }
 }

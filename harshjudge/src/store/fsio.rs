@@ -46,6 +46,27 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> 
     }
 }
 
+/// [`write_atomic`] for a secret: the temporary file is created with mode
+/// 0600 (on Unix) before anything is written to it, so the file is never
+/// readable by others, not even for a moment.
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let tmp = tmp_path(path);
+    let attempt = || -> std::io::Result<()> {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut f = options.open(&tmp)?;
+        f.write_all(bytes)?;
+        drop(f);
+        fs::rename(&tmp, path)
+    };
+    attempt().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io_err(path, e)
+    })
+}
+
 /// Writes `bytes` only if `path` does not exist yet (atomic create).
 /// Returns whether it wrote.
 pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {

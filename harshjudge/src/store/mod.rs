@@ -20,6 +20,7 @@
 //! `meta.yaml` holds an exclusive lock on `scenarios/{slug}/.meta.yaml.lock`;
 //! every id is validated ([`ids`]) before it becomes part of a path.
 
+pub mod auth;
 mod blobs;
 pub mod checkpoint;
 mod dirs;
@@ -52,7 +53,7 @@ use std::path::{Path, PathBuf};
 use fsio::{LockGuard, io_err};
 
 /// The exact `.gitignore` the original writes.
-pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n# harshjudge: evidence blobs, dashboard log, runs in progress, suite checkpoints (local only)\n.blobs/\n.dashboard.log\n.running/\n.suite/\n";
+pub const GITIGNORE: &str = "# HarshJudge\n# Ignore large evidence files in CI (per-step structure)\nscenarios/*/runs/*/step-*/evidence/*.png\nscenarios/*/runs/*/step-*/evidence/*.html\n# Dashboard state (local only)\n.dashboard-state.json\n# harshjudge: evidence blobs, dashboard log, runs in progress, suite checkpoints (local only)\n.blobs/\n.dashboard.log\n.running/\n.suite/\n# harshjudge: saved logins (page.save_storage_state)\n.auth/\n";
 
 /// The `prd.md` template `initProject` writes: the sections the original's
 /// agents fill in (application type, ports, main scenarios, authentication,

@@ -67,6 +67,10 @@ pub(super) const DASHBOARD_STATE: &str = ".dashboard-state.json";
 pub(super) const DASHBOARD_LOG: &str = ".dashboard.log";
 /// `.blobs/`.
 pub(super) const BLOBS: &str = ".blobs";
+/// `.auth/`: saved storage states (logins), mode 0600, ignored by git.
+pub(super) const AUTH: &str = ".auth";
+/// `.gitignore` (of the store, and of `.auth/`).
+pub(super) const GITIGNORE_FILE: &str = ".gitignore";
 
 #[cfg(test)]
 mod tests {

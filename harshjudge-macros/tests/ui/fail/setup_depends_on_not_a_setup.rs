@@ -1,0 +1,15 @@
+use harshjudge::{scenario, step, Scenario};
+
+#[scenario]
+async fn signed_in_as_admin(s: Scenario) -> harshjudge::Result {
+    step!("Sign in", {});
+    Ok(())
+}
+
+#[scenario(depends_on = [signed_in_as_admin])]
+async fn dashboard(s: Scenario) -> harshjudge::Result {
+    step!("Open", {});
+    Ok(())
+}
+
+fn main() {}

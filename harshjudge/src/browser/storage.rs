@@ -1,0 +1,377 @@
+//! [`StorageState`]: a page's cookies and the localStorage of every origin it
+//! visited, in Playwright's `storageState` format, saved by
+//! [`Page::save_storage_state`] to `.harshJudge/.auth/{name}.json` and given
+//! back to a scenario's page by `#[scenario(storage_state = "name")]`. What it
+//! holds is secret: it never lands in evidence.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::error::BrowserError;
+use super::page::{Page, origin_of};
+use super::wire::{self, cdp};
+use crate::store::auth::StateName;
+use crate::store::{Store, StoreError};
+
+/// Cookies and localStorage, as Playwright's `context.storageState()` writes them:
+/// `{"cookies": [...], "origins": [{"origin", "localStorage": [{name, value}]}]}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StorageState {
+    /// Every cookie of the browser.
+    pub cookies: Vec<Cookie>,
+    /// The localStorage of each origin the page visited (origins without any left out).
+    pub origins: Vec<OriginState>,
+}
+
+/// One cookie, as Playwright writes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cookie {
+    /// Name.
+    pub name: String,
+    /// Value.
+    pub value: String,
+    /// Domain (`.example.com` for a domain cookie).
+    pub domain: String,
+    /// Path.
+    pub path: String,
+    /// Expiry in Unix seconds; `-1` for a session cookie.
+    pub expires: f64,
+    /// `HttpOnly`.
+    pub http_only: bool,
+    /// `Secure`.
+    pub secure: bool,
+    /// `SameSite`: `"Strict"`, `"Lax"` or `"None"`.
+    pub same_site: String,
+}
+
+/// The localStorage of one origin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OriginState {
+    /// `scheme://host[:port]`.
+    pub origin: String,
+    /// Its entries.
+    pub local_storage: Vec<NameValue>,
+}
+
+/// A localStorage entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NameValue {
+    /// Key.
+    pub name: String,
+    /// Value.
+    pub value: String,
+}
+
+impl StorageState {
+    /// The state saved as `name` in `store`, `Ok(None)` when it never was. A
+    /// bad name or an unreadable file is an error naming it.
+    pub fn load(store: &Store, name: &str) -> Result<Option<StorageState>, BrowserError> {
+        let state = StateName::new(name).map_err(|source| storage_error(name, source))?;
+        let Some(bytes) = store
+            .read_storage_state(&state)
+            .map_err(|source| storage_error(name, source))?
+        else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| BrowserError::Invalid {
+            message: format!(
+                "the storage state {name:?} ({}) is not a storage state: {e}; save it again with page.save_storage_state({name:?})",
+                store.storage_state_path(&state).display()
+            ),
+            location: None,
+        })
+    }
+
+    /// The `Cookie` request header the browser would send to `url` (domain,
+    /// path and `Secure` matched; expiry not checked), or `None` when no cookie
+    /// applies. What API requests of a scenario with a storage state carry.
+    pub fn cookie_header(&self, url: &str) -> Option<String> {
+        let url = url::Url::parse(url).ok()?;
+        let host = url.host_str()?.to_ascii_lowercase();
+        let path = url.path();
+        let pairs: Vec<String> = self
+            .cookies
+            .iter()
+            .filter(|c| {
+                let domain = c.domain.to_ascii_lowercase();
+                let domain_ok = match domain.strip_prefix('.') {
+                    Some(d) => host == d || host.ends_with(&format!(".{d}")),
+                    None => host == domain,
+                };
+                let path_ok = path.starts_with(&c.path)
+                    && (c.path.ends_with('/')
+                        || path.len() == c.path.len()
+                        || path.as_bytes().get(c.path.len()) == Some(&b'/'));
+                domain_ok && path_ok && (!c.secure || url.scheme() == "https")
+            })
+            .map(|c| format!("{}={}", c.name, c.value))
+            .collect();
+        (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+}
+
+fn storage_error(name: &str, source: StoreError) -> BrowserError {
+    BrowserError::Invalid {
+        message: format!("storage state {name:?}: {source}"),
+        location: None,
+    }
+}
+
+impl Page {
+    /// The cookies of the browser and the localStorage of every origin the
+    /// page visited, as Playwright's `context.storageState()` gives them.
+    pub async fn storage_state(&self) -> Result<StorageState, BrowserError> {
+        let current = self.url().await.ok().and_then(|u| origin_of(&u));
+        if let Some(origin) = &current {
+            self.visited(origin);
+        }
+        let answer = match cdp(self.client(), "Storage.getCookies", json!({})).await {
+            Ok(v) => v,
+            Err(_) => cdp(self.client(), "Network.getAllCookies", json!({})).await?,
+        };
+        let cookies = answer["cookies"]
+            .as_array()
+            .map(|all| all.iter().filter_map(cookie_of).collect())
+            .unwrap_or_default();
+        let mut origins = Vec::new();
+        for origin in self.visited_origins() {
+            let entries = if current.as_deref() == Some(origin.as_str()) {
+                self.evaluate::<Vec<(String, String)>, _>(
+                    "() => Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])",
+                    (),
+                )
+                .await?
+            } else {
+                other_origin_storage(self, &origin).await
+            };
+            if !entries.is_empty() {
+                origins.push(OriginState {
+                    origin,
+                    local_storage: entries
+                        .into_iter()
+                        .map(|(name, value)| NameValue { name, value })
+                        .collect(),
+                });
+            }
+        }
+        Ok(StorageState { cookies, origins })
+    }
+
+    /// Saves [`storage_state`](Page::storage_state) as `name`, to
+    /// `.harshJudge/.auth/{name}.json` (atomically, mode 0600, ignored by git),
+    /// for scenarios declared `#[scenario(storage_state = "name")]`. The name is
+    /// letters, digits, `_`, `-` and `.`. Needs a page opened by a scenario
+    /// (`s.page()`); nothing of the state goes into evidence. Returns the file.
+    pub async fn save_storage_state(&self, name: &str) -> Result<std::path::PathBuf, BrowserError> {
+        let state_name = StateName::new(name).map_err(|source| storage_error(name, source))?;
+        let Some(store) = self.owner().map(|o| o.store()) else {
+            return Err(BrowserError::Invalid {
+                message: format!(
+                    "save_storage_state({name:?}) needs a page opened by a scenario (`s.page().await?`): it saves into that scenario's .harshJudge/"
+                ),
+                location: None,
+            });
+        };
+        let state = self.storage_state().await?;
+        let bytes = serde_json::to_vec_pretty(&state).expect("a storage state serialises");
+        store
+            .write_storage_state(&state_name, &bytes)
+            .map_err(|source| storage_error(name, source))
+    }
+
+    /// Starts the page with `state`: every cookie set, then each origin's
+    /// localStorage written while a page of that origin is open (one that
+    /// runs none of the app's scripts: a path under `/.harshjudge/` the app
+    /// answers 404 to), then back to `about:blank`. So the app's first page
+    /// finds the state before any of its scripts runs.
+    pub async fn restore_storage_state(&self, state: &StorageState) -> Result<(), BrowserError> {
+        if !state.cookies.is_empty() {
+            let cookies: Vec<Value> = state
+                .cookies
+                .iter()
+                .map(|c| {
+                    let mut v = json!({
+                        "name": c.name, "value": c.value, "domain": c.domain, "path": c.path,
+                        "httpOnly": c.http_only, "secure": c.secure,
+                    });
+                    if c.expires > 0.0 {
+                        v["expires"] = json!(c.expires);
+                    }
+                    if ["Strict", "Lax", "None"].contains(&c.same_site.as_str()) {
+                        v["sameSite"] = json!(c.same_site);
+                    }
+                    v
+                })
+                .collect();
+            cdp(
+                self.client(),
+                "Network.setCookies",
+                json!({ "cookies": cookies }),
+            )
+            .await?;
+        }
+        for origin in &state.origins {
+            if origin.local_storage.is_empty() {
+                continue;
+            }
+            let url = format!("{}/.harshjudge/storage-state", origin.origin);
+            let opened = wire::post(
+                self.client(),
+                "url",
+                json!({"url": url}),
+                &format!("opening {url} to restore its localStorage"),
+            )
+            .await;
+            if opened.is_err() {
+                // An origin that answers no more (an app started on another
+                // port since): its localStorage has nowhere to go.
+                continue;
+            }
+            let entries: Vec<(&str, &str)> = origin
+                .local_storage
+                .iter()
+                .map(|e| (e.name.as_str(), e.value.as_str()))
+                .collect();
+            // On the browser's own error page (the origin did not answer) there
+            // is no localStorage of that origin to write: skipped the same way.
+            let written = self
+                .evaluate::<bool, _>(
+                    "(entries) => { if (location.protocol.indexOf('http') !== 0) return false; \
+                     for (const [k, v] of entries) localStorage.setItem(k, v); return true; }",
+                    entries,
+                )
+                .await;
+            if written.unwrap_or(false) {
+                self.visited(&origin.origin);
+            }
+        }
+        if !state.origins.is_empty() {
+            wire::post(
+                self.client(),
+                "url",
+                json!({"url": "about:blank"}),
+                "opening about:blank",
+            )
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// A CDP cookie as Playwright writes it.
+fn cookie_of(c: &Value) -> Option<Cookie> {
+    Some(Cookie {
+        name: c["name"].as_str()?.to_string(),
+        value: c["value"].as_str()?.to_string(),
+        domain: c["domain"].as_str()?.to_string(),
+        path: c["path"].as_str().unwrap_or("/").to_string(),
+        expires: if c["session"] == true {
+            -1.0
+        } else {
+            c["expires"].as_f64().unwrap_or(-1.0)
+        },
+        http_only: c["httpOnly"] == true,
+        secure: c["secure"] == true,
+        same_site: c["sameSite"].as_str().unwrap_or("Lax").to_string(),
+    })
+}
+
+/// The localStorage of an origin the page is not on, through DevTools
+/// (empty when the browser does not say).
+async fn other_origin_storage(page: &Page, origin: &str) -> Vec<(String, String)> {
+    let _ = cdp(page.client(), "DOMStorage.enable", json!({})).await;
+    let Ok(answer) = cdp(
+        page.client(),
+        "DOMStorage.getDOMStorageItems",
+        json!({"storageId": {"securityOrigin": origin, "isLocalStorage": true}}),
+    )
+    .await
+    else {
+        return Vec::new();
+    };
+    answer["entries"]
+        .as_array()
+        .map(|entries| {
+            entries
+                .iter()
+                .filter_map(|e| Some((e[0].as_str()?.to_string(), e[1].as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cookie(name: &str, domain: &str, path: &str, secure: bool) -> Cookie {
+        Cookie {
+            name: name.into(),
+            value: "v".into(),
+            domain: domain.into(),
+            path: path.into(),
+            expires: -1.0,
+            http_only: true,
+            secure,
+            same_site: "Lax".into(),
+        }
+    }
+
+    #[test]
+    fn playwright_format() {
+        let state = StorageState {
+            cookies: vec![cookie("sid", "127.0.0.1", "/", false)],
+            origins: vec![OriginState {
+                origin: "http://127.0.0.1:8000".into(),
+                local_storage: vec![NameValue {
+                    name: "k".into(),
+                    value: "v".into(),
+                }],
+            }],
+        };
+        let v = serde_json::to_value(&state).unwrap();
+        assert_eq!(
+            v,
+            json!({"cookies": [{"name": "sid", "value": "v", "domain": "127.0.0.1", "path": "/",
+                "expires": -1.0, "httpOnly": true, "secure": false, "sameSite": "Lax"}],
+                "origins": [{"origin": "http://127.0.0.1:8000", "localStorage": [{"name": "k", "value": "v"}]}]})
+        );
+        assert_eq!(serde_json::from_value::<StorageState>(v).unwrap(), state);
+    }
+
+    #[test]
+    fn cookie_header_matches_domain_path_and_secure() {
+        let state = StorageState {
+            cookies: vec![
+                cookie("a", "127.0.0.1", "/", false),
+                cookie("b", "127.0.0.1", "/admin", false),
+                cookie("c", "127.0.0.1", "/", true),
+                cookie("d", ".example.com", "/", false),
+            ],
+            origins: vec![],
+        };
+        assert_eq!(
+            state.cookie_header("http://127.0.0.1:9/x").as_deref(),
+            Some("a=v")
+        );
+        assert_eq!(
+            state
+                .cookie_header("http://127.0.0.1:9/admin/users")
+                .as_deref(),
+            Some("a=v; b=v")
+        );
+        assert_eq!(
+            state
+                .cookie_header("http://127.0.0.1:9/administrator")
+                .as_deref(),
+            Some("a=v")
+        );
+        assert_eq!(
+            state.cookie_header("http://api.example.com/").as_deref(),
+            Some("d=v")
+        );
+        assert_eq!(state.cookie_header("http://localhost/"), None);
+    }
+}

@@ -1,0 +1,479 @@
+//! Setup scenarios (`#[scenario(setup)]`) and the scenarios that depend on
+//! them (`#[scenario(depends_on = [f])]`): checked before anything runs
+//! ([`validate`]: every name a setup of the binary, no circle), brought along
+//! by any selection ([`include`]), started first ([`order`]), and run once per
+//! invocation while their dependents wait ([`Gate`]); a failed setup skips its
+//! dependents with `setup {f} failed: {error}`. Under cargo-nextest, where each
+//! scenario is a process of its own, a setup runs once for the whole nextest
+//! run: the first process that needs it runs it under a file lock
+//! (`.suite/.setup-{f}.lock`) and records its outcome for that run
+//! (`NEXTEST_RUN_ID`); the others wait for the lock and read it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::consumers::{HarnessSink, NotRun, not_run};
+use super::error::{HarnessError, Location, Site};
+use super::plan::Plan;
+use crate::event::{Event, EventSink};
+use crate::registry::ScenarioDef;
+use crate::store::Store;
+use crate::store::auth::{SetupLock, SetupRecord};
+use crate::store::{RunId, Slug};
+
+/// Checks every `depends_on`: it names a setup scenario of the binary, and
+/// no setup depends on itself, directly or around a circle.
+pub(crate) fn validate(scenarios: &[&'static ScenarioDef]) -> Result<(), HarnessError> {
+    let by_name: HashMap<&str, &ScenarioDef> = scenarios.iter().map(|d| (d.fn_name, *d)).collect();
+    let setups: Vec<&'static str> = scenarios
+        .iter()
+        .filter(|d| d.setup)
+        .map(|d| d.fn_name)
+        .collect();
+    for def in scenarios {
+        for name in def.depends_on {
+            if !by_name.get(name).is_some_and(|d| d.setup) {
+                return Err(HarnessError::UnknownSetup {
+                    scenario: Site {
+                        fn_name: def.fn_name,
+                        at: Location {
+                            file: def.file,
+                            line: def.line,
+                        },
+                    },
+                    name,
+                    setups,
+                });
+            }
+        }
+    }
+    // Depth-first search for a circle, in name order (deterministic messages).
+    fn visit(
+        name: &'static str,
+        by_name: &HashMap<&str, &'static ScenarioDef>,
+        path: &mut Vec<&'static str>,
+        done: &mut HashSet<&'static str>,
+    ) -> Result<(), HarnessError> {
+        if let Some(at) = path.iter().position(|n| *n == name) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(name);
+            return Err(HarnessError::SetupCycle { cycle });
+        }
+        if !done.insert(name) {
+            return Ok(());
+        }
+        path.push(name);
+        for dep in by_name[name].depends_on {
+            visit(dep, by_name, path, done)?;
+        }
+        path.pop();
+        Ok(())
+    }
+    let by_name: HashMap<&str, &'static ScenarioDef> =
+        scenarios.iter().map(|d| (d.fn_name, *d)).collect();
+    let mut done = HashSet::new();
+    for def in scenarios {
+        let mut path = Vec::new();
+        // `done` marks nodes whose subtree is clean only once fully visited.
+        let mut seen = done.clone();
+        visit(def.fn_name, &by_name, &mut path, &mut seen)?;
+        done = seen;
+    }
+    Ok(())
+}
+
+/// The setups `def` needs, each before those that need it, itself excluded.
+fn needs(
+    def: &'static ScenarioDef,
+    by_name: &HashMap<&str, &'static ScenarioDef>,
+) -> Vec<&'static ScenarioDef> {
+    let mut out: Vec<&'static ScenarioDef> = Vec::new();
+    fn walk(
+        def: &'static ScenarioDef,
+        by_name: &HashMap<&str, &'static ScenarioDef>,
+        out: &mut Vec<&'static ScenarioDef>,
+    ) {
+        for name in def.depends_on {
+            if let Some(dep) = by_name.get(name)
+                && !out.iter().any(|d| d.fn_name == dep.fn_name)
+            {
+                walk(dep, by_name, out);
+                out.push(dep);
+            }
+        }
+    }
+    walk(def, by_name, &mut out);
+    out
+}
+
+/// Brings along the setups of every scenario that runs, whatever the filter:
+/// each runs whole. With one trial per step (not nextest) their trials are
+/// selected too, so that they are reported; under nextest they run in the
+/// process of the scenario that needs them (once per nextest run, [`Gate`]).
+pub(crate) fn include(plan: &mut Plan, nextest: bool) {
+    let by_name: HashMap<&str, &'static ScenarioDef> =
+        plan.scenarios.iter().map(|d| (d.fn_name, *d)).collect();
+    let running: Vec<&'static ScenarioDef> = plan.work().into_iter().map(|(d, _)| d).collect();
+    let mut brought: Vec<&'static str> = Vec::new();
+    for def in running {
+        for dep in needs(def, &by_name) {
+            let Some(i) = plan.scenarios.iter().position(|d| d.fn_name == dep.fn_name) else {
+                continue;
+            };
+            if plan.stop_after[i] == dep.steps.len() {
+                continue;
+            }
+            plan.stop_after[i] = dep.steps.len();
+            if !nextest {
+                if let Some(selected) = plan.selected.get_mut(dep.slug) {
+                    selected.iter_mut().for_each(|s| *s = true);
+                }
+                let names: HashSet<&str> = (plan.trials.iter())
+                    .filter(|t| t.scenario == i)
+                    .map(|t| t.name.as_str())
+                    .collect();
+                plan.filtered_out.retain(|n| !names.contains(n.as_str()));
+            }
+            if !brought.contains(&dep.fn_name) {
+                brought.push(dep.fn_name);
+            }
+        }
+    }
+    if !brought.is_empty() && !nextest {
+        plan.notes.push(format!(
+            "setup scenario(s) {} run for the selected scenarios that depend on them",
+            brought.join(", ")
+        ));
+    }
+}
+
+/// The work in the order it starts: setups first, each after the setups it
+/// depends on (so a dependent waiting for its setup never holds the place
+/// the setup needs), then the others in their order.
+pub(crate) fn order(
+    work: Vec<(&'static ScenarioDef, usize)>,
+) -> Vec<(&'static ScenarioDef, usize)> {
+    let by_name: HashMap<&str, &'static ScenarioDef> =
+        work.iter().map(|(d, _)| (d.fn_name, *d)).collect();
+    let mut out: Vec<(&'static ScenarioDef, usize)> = Vec::new();
+    let mut placed: HashSet<&str> = HashSet::new();
+    for (def, last) in work.iter().filter(|(d, _)| d.setup) {
+        for dep in needs(def, &by_name) {
+            if placed.insert(dep.fn_name)
+                && let Some(w) = work.iter().find(|(d, _)| d.fn_name == dep.fn_name)
+            {
+                out.push(*w);
+            }
+        }
+        if placed.insert(def.fn_name) {
+            out.push((*def, *last));
+        }
+    }
+    out.extend(work.iter().filter(|(d, _)| !d.setup).copied());
+    out
+}
+
+/// How a job's last attempt ended.
+pub(crate) struct Ended {
+    /// Whether its steps passed.
+    pub passed: bool,
+    /// Its `errorMessage`, or why it did not run.
+    pub error: Option<String>,
+    /// Its run, when one was recorded.
+    pub run_id: Option<String>,
+}
+
+impl Ended {
+    /// A job that failed before or outside its run.
+    pub(crate) fn failed(error: String, run_id: Option<String>) -> Ended {
+        Ended {
+            passed: false,
+            error: Some(error),
+            run_id,
+        }
+    }
+
+    fn outcome(&self) -> Outcome {
+        if self.passed {
+            Outcome::Passed
+        } else {
+            Outcome::Failed(
+                self.error
+                    .clone()
+                    .unwrap_or_else(|| "it failed".to_string()),
+            )
+        }
+    }
+}
+
+/// Runs one job (`attempts`) of the scenario `def` once the setups it depends
+/// on passed; when one failed, every step is skipped with
+/// `setup {f} failed: {error}`. A setup's end is told to its dependents; under
+/// nextest a setup another process already ran is not run again: its trial
+/// reports that run.
+pub(crate) async fn run_job<F, Fut>(
+    gate: &Gate,
+    def: &'static ScenarioDef,
+    sink: &Arc<HarnessSink>,
+    store: &Store,
+    attempts: F,
+) where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Ended>,
+{
+    if let Some(reason) = gate.wait(def).await {
+        not_run(&**sink, store, def, NotRun::Skipped(&reason));
+        if def.setup {
+            gate.ended(def, Outcome::Failed(reason), None, None);
+        }
+        return;
+    }
+    if !def.setup {
+        attempts().await;
+        return;
+    }
+    match gate.claim(def).await {
+        Claim::Run(lock) => {
+            let ended = attempts().await;
+            gate.ended(def, ended.outcome(), ended.run_id, lock);
+        }
+        Claim::Recorded(record) => {
+            deliver(&**sink, store, def, &record);
+            let outcome = match (record.passed, &record.error) {
+                (true, _) => Outcome::Passed,
+                (false, e) => Outcome::Failed(e.clone().unwrap_or_else(|| "it failed".into())),
+            };
+            gate.ended(def, outcome, record.run_id, None);
+        }
+    }
+}
+
+/// The trials of a setup another process of the nextest run ran: its
+/// recorded steps.
+fn deliver(sink: &dyn EventSink, store: &Store, def: &'static ScenarioDef, record: &SetupRecord) {
+    let how = "run once for this nextest run, by another process";
+    let recorded = (|| {
+        let slug = Slug::new(def.slug).ok()?;
+        let run = RunId::new(record.run_id.as_deref()?).ok()?;
+        let result = store.scenario(&slug).run(&run).result().ok()??;
+        let outcomes = super::plan::recorded_outcomes(store, def, &run, &result, how)?;
+        Some((slug, outcomes))
+    })();
+    match recorded {
+        Some((slug, outcomes)) => {
+            for outcome in &outcomes {
+                sink.on_event(&Event::StepFinished {
+                    slug: &slug,
+                    outcome,
+                });
+            }
+        }
+        None => {
+            let reason = match &record.error {
+                Some(e) => format!("{how}, which failed: {e}"),
+                None => how.to_string(),
+            };
+            not_run(sink, store, def, NotRun::Skipped(&reason));
+        }
+    }
+}
+
+/// How a setup ended in this invocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Its steps passed.
+    Passed,
+    /// It failed (or did not run), with its error.
+    Failed(String),
+}
+
+/// What a setup job does under nextest.
+pub(crate) enum Claim {
+    /// Run it: this process holds its lock (none outside nextest).
+    Run(Option<SetupLock>),
+    /// It already ran in this nextest run: its record.
+    Recorded(SetupRecord),
+}
+
+/// The setups of one invocation: each one's outcome, awaited by its dependents.
+pub(crate) struct Gate {
+    outcomes: HashMap<&'static str, watch::Sender<Option<Outcome>>>,
+    store: Store,
+    /// `NEXTEST_RUN_ID` under nextest.
+    nextest_run: Option<String>,
+}
+
+impl Gate {
+    /// A gate for the setups in `work`.
+    pub(crate) fn new(
+        work: &[(&'static ScenarioDef, usize)],
+        store: &Store,
+        nextest: bool,
+    ) -> Arc<Gate> {
+        Arc::new(Gate {
+            outcomes: (work.iter())
+                .filter(|(d, _)| d.setup)
+                .map(|(d, _)| (d.fn_name, watch::channel(None).0))
+                .collect(),
+            store: store.clone(),
+            nextest_run: nextest
+                .then(|| crate::report::invocation::invocation_id(true))
+                .flatten(),
+        })
+    }
+
+    /// Waits until every setup `def` depends on has ended: why `def` must be
+    /// skipped, `setup {f} failed: {error}`, for the first one that failed. A
+    /// setup that does not run in this invocation (reused by `--resume`) is
+    /// not waited for.
+    pub(crate) async fn wait(&self, def: &ScenarioDef) -> Option<String> {
+        for name in def.depends_on {
+            let Some(sender) = self.outcomes.get(name) else {
+                continue;
+            };
+            let mut rx = sender.subscribe();
+            let outcome = match rx.wait_for(Option::is_some).await {
+                Ok(v) => v.clone(),
+                Err(_) => Some(Outcome::Failed("it did not end".into())),
+            };
+            if let Some(Outcome::Failed(e)) = outcome {
+                return Some(format!("setup {name} failed: {e}"));
+            }
+        }
+        None
+    }
+
+    /// Under nextest, whether this process runs the setup `def` (then it
+    /// holds its lock until [`Gate::ended`]) or another did in this nextest
+    /// run. Outside nextest, always run.
+    pub(crate) async fn claim(&self, def: &'static ScenarioDef) -> Claim {
+        let Some(run) = self.nextest_run.clone() else {
+            return Claim::Run(None);
+        };
+        let store = self.store.clone();
+        let lock = tokio::task::spawn_blocking(move || {
+            let lock = store.lock_setup(def.fn_name);
+            let record = store.setup_record(def.fn_name, &run);
+            (lock, record)
+        })
+        .await;
+        match lock {
+            Ok((_, Some(record))) => Claim::Recorded(record),
+            Ok((Ok(lock), None)) => Claim::Run(Some(lock)),
+            // No lock to be had: run it here rather than not at all.
+            Ok((Err(e), None)) => {
+                eprintln!(
+                    "harshjudge: setup {}: its lock could not be taken ({e}): running it in this process",
+                    def.fn_name
+                );
+                Claim::Run(None)
+            }
+            Err(_) => Claim::Run(None),
+        }
+    }
+
+    /// Tells the dependents how the setup `def` ended; under nextest records it
+    /// for the other processes of the run, then releases its lock.
+    pub(crate) fn ended(
+        &self,
+        def: &ScenarioDef,
+        outcome: Outcome,
+        run_id: Option<String>,
+        lock: Option<SetupLock>,
+    ) {
+        if let (Some(run), Some(_)) = (&self.nextest_run, &lock) {
+            let record = SetupRecord {
+                run_id,
+                passed: outcome == Outcome::Passed,
+                error: match &outcome {
+                    Outcome::Failed(e) => Some(e.clone()),
+                    Outcome::Passed => None,
+                },
+            };
+            if let Err(e) = self.store.put_setup_record(def.fn_name, run, &record) {
+                eprintln!(
+                    "harshjudge: setup {}: its outcome could not be recorded for the other processes ({e}): they will run it again",
+                    def.fn_name
+                );
+            }
+        }
+        drop(lock);
+        if let Some(sender) = self.outcomes.get(def.fn_name) {
+            sender.send_replace(Some(outcome));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::fake_scenario;
+
+    fn never(_: crate::scenario::Scenario) -> crate::registry::ScenarioFuture {
+        Box::pin(async { Ok(()) })
+    }
+
+    fn def(name: &'static str, setup: bool, deps: &'static [&'static str]) -> &'static ScenarioDef {
+        fake_scenario(name, &["One", "Two"], never, |d| {
+            d.setup = setup;
+            d.depends_on = deps;
+        })
+    }
+
+    #[test]
+    fn unknown_setups_and_circles_are_named() {
+        let login = def("login", true, &[]);
+        let page = def("page", false, &["login"]);
+        assert!(validate(&[login, page]).is_ok());
+        let e = validate(&[page]).unwrap_err();
+        assert!(e.to_string().contains("depends on `login`, which is not a setup scenario of this test binary (it has none)"), "{e}");
+        let plain = def("plain", false, &[]);
+        let e = validate(&[plain, def("x", false, &["plain"]), login]).unwrap_err();
+        assert!(e.to_string().contains("its setups: login"), "{e}");
+        let me = def("me", true, &["me"]);
+        let e = validate(&[me]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "setup scenarios depend on each other in a circle: me → me; remove one of these `depends_on`"
+        );
+        let (a, b) = (def("a", true, &["b"]), def("b", true, &["a"]));
+        let e = validate(&[a, b]).unwrap_err();
+        assert!(e.to_string().contains("a → b → a"), "{e}");
+    }
+
+    #[test]
+    fn setups_start_first_after_their_own_setups() {
+        let (base, admin) = (def("base", true, &[]), def("admin", true, &["base"]));
+        let (x, y) = (def("x", false, &["admin"]), def("y", false, &[]));
+        let work = vec![(admin, 2), (base, 2), (x, 1), (y, 2)];
+        let names: Vec<&str> = order(work).iter().map(|(d, _)| d.fn_name).collect();
+        assert_eq!(names, ["base", "admin", "x", "y"]);
+    }
+
+    #[tokio::test]
+    async fn a_failed_setup_skips_its_dependents_with_its_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let login = def("login", true, &[]);
+        let page = def("page", false, &["login"]);
+        let gate = Gate::new(&[(login, 2), (page, 2)], &store, false);
+        let waiting = {
+            let gate = gate.clone();
+            tokio::spawn(async move { gate.wait(page).await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        gate.ended(
+            login,
+            Outcome::Failed("step 01 failed: no form".into()),
+            None,
+            None,
+        );
+        assert_eq!(
+            waiting.await.unwrap().as_deref(),
+            Some("setup login failed: step 01 failed: no form")
+        );
+    }
+}
