@@ -55,7 +55,7 @@ fn passing_scenario_writes_the_standard_layout() {
     let gitignore = std::fs::read_to_string(hj.join(".gitignore")).unwrap();
     assert_eq!(&gitignore[..206], &harshjudge::store::GITIGNORE[..206]);
     assert!(
-        gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n"),
+        gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n# harshjudge: saved logins (page.save_storage_state)\n.auth/\n"),
         "{gitignore}"
     );
 

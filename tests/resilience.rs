@@ -552,16 +552,21 @@ fn sigkill_storm_leaves_nothing_half_written() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join(".harshJudge");
     let envs = [("FIXTURE_STEP_MS", "0")];
-    // One full run first: how long the suite takes, to spread the kills over it.
+    // Full runs first: how long the suite takes, to spread the kills over it.
+    // The quickest of three: a first run slowed by a busy machine would spread
+    // the kills past the end of the runs that follow.
     test_binary(SUITE);
-    let t = Instant::now();
-    let r = output(
-        binary(&hj, &envs, &["slow_", "--test-threads", "4"])
-            .spawn()
-            .unwrap(),
-    );
-    assert_eq!(r.code, 0, "{r:?}");
-    let span = t.elapsed().as_micros() as u64;
+    let mut span = u64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let r = output(
+            binary(&hj, &envs, &["slow_", "--test-threads", "4"])
+                .spawn()
+                .unwrap(),
+        );
+        assert_eq!(r.code, 0, "{r:?}");
+        span = span.min(t.elapsed().as_micros() as u64);
+    }
     eprintln!("the suite takes {} ms", span / 1000);
     let mut temporary_after_kills = 0;
     let mut killed_running = 0;

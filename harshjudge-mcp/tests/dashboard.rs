@@ -38,6 +38,20 @@ fn free_ports() -> u16 {
     }
 }
 
+/// Ten consecutive loopback ports, bound here. A range found free may be taken
+/// before it is bound (other tests start servers meanwhile): then the next.
+fn hold_ten_ports() -> (u16, Vec<TcpListener>) {
+    loop {
+        let port = free_ports();
+        let held: Result<Vec<TcpListener>, _> = (port..port + 10)
+            .map(|q| TcpListener::bind((Ipv4Addr::LOCALHOST, q)))
+            .collect();
+        if let Ok(held) = held {
+            return (port, held);
+        }
+    }
+}
+
 struct Project {
     dir: tempfile::TempDir,
     ctx: Context,
@@ -977,10 +991,7 @@ fn a_taken_port_falls_back_to_the_next_and_ten_taken_ports_fail() {
     drop(hold);
 
     // All ten taken.
-    let port = free_ports();
-    let held: Vec<TcpListener> = (port..port + 10)
-        .map(|q| TcpListener::bind((Ipv4Addr::LOCALHOST, q)).unwrap())
-        .collect();
+    let (port, held) = hold_ten_ports();
     let msg = p
         .cli(&[
             "dashboard",

@@ -100,7 +100,7 @@ fn init_project_writes_the_layout_and_refuses_twice() {
     let gitignore = std::fs::read_to_string(p.hj().join(".gitignore")).unwrap();
     assert_eq!(&gitignore[..206], &harshjudge::store::GITIGNORE[..206]);
     assert!(
-        gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n"),
+        gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n# harshjudge: saved logins (page.save_storage_state)\n.auth/\n"),
         "{gitignore}"
     );
     assert!(p.hj().join("scenarios").is_dir());

@@ -87,7 +87,7 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "HARSHJUDGE_BASE_URL",
         kind: "URL",
-        default: "the suite's own app (`main!(base_url = …)`), else `baseUrl` of `.harshJudge/config.yaml`, else empty",
+        default: "the suite's own app (`main!(web_server = …)` or `main!(base_url = …)`), else `baseUrl` of `.harshJudge/config.yaml`, else empty",
         bounds: "`http://` or `https://` with a host",
     },
     Variable {
@@ -227,6 +227,18 @@ pub const VARIABLES: &[Variable] = &[
         kind: "URL",
         default: "none",
         bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS",
+        kind: "on/off",
+        default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_CONSOLE_ALLOW",
+        kind: "regex",
+        default: "none",
+        bounds: "a valid regular expression",
     },
     Variable {
         name: "HARSHJUDGE_PROJECT",

@@ -32,7 +32,7 @@ impl Page {
     /// (`"intercepted": "fulfilled"`, `"aborted"`, `"continued"`).
     ///
     /// ```no_run
-    /// # async fn f(page: harshjudge::Page) -> Result<(), harshjudge::BrowserError> {
+    /// # async fn f(page: harshjudge::Page) -> Result<(), harshjudge::browser::BrowserError> {
     /// use harshjudge::Response;
     /// page.route("**/api/items", |route| async move {
     ///     route.fulfill(Response::new().status(200).json(&["stubbed"])).await
