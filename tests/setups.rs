@@ -186,10 +186,13 @@ fn a_state_never_saved_names_the_setups_that_could_save_it() {
     let d = dirs();
     let r = run(&d, &["ghost_state"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
-    assert!(
-        r.stdout.contains("storage state \"ghost\" was never saved (`#[scenario(storage_state = \"ghost\")]` of `ghost_state`): a setup scenario saves it with `page.save_storage_state(\"ghost\")`; the setup scenarios of this suite: signed_in_as_admin"),
-        "{r:?}"
-    );
+    // The page, and a request of a scenario without a page, fail alike.
+    for scenario in ["ghost_state", "ghost_state_api"] {
+        let message = format!(
+            "storage state \"ghost\" was never saved (`#[scenario(storage_state = \"ghost\")]` of `{scenario}`): a setup scenario saves it with `page.save_storage_state(\"ghost\")`; the setup scenarios of this suite: signed_in_as_admin"
+        );
+        assert!(r.stdout.contains(&message), "{scenario}: {r:?}");
+    }
 }
 
 #[test]

@@ -264,13 +264,12 @@ impl Host for ApiHost {
         self.0.pages()
     }
     /// The cookies of the scenario's saved storage state
-    /// (`#[scenario(storage_state = "…")]`); a state never saved fails the
-    /// page, not the request.
-    fn cookies(&self) -> Option<CookieJar> {
-        let state = self.0.storage_state().ok()??;
-        Some(CookieJar::from_cookies(
-            state.cookies.into_iter().map(StoredCookie::from),
-        ))
+    /// (`#[scenario(storage_state = "…")]`); a state never saved is an error
+    /// naming the setups that could save it.
+    fn cookies(&self) -> Result<Option<CookieJar>, Error> {
+        Ok(self.0.storage_state()?.map(|state| {
+            CookieJar::from_cookies(state.cookies.into_iter().map(StoredCookie::from))
+        }))
     }
 }
 

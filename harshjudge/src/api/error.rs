@@ -13,6 +13,13 @@ use crate::store::StoreError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ApiError {
+    /// The scenario's saved storage state (`#[scenario(storage_state = …)]`)
+    /// could not be read, so its cookies cannot go with the request.
+    #[error("{reason}")]
+    StorageState {
+        /// What is wrong with it, and how to fix it.
+        reason: String,
+    },
     /// A relative URL with no base URL to join it to.
     #[error(
         "request to {path:?}: a relative URL needs a base URL: set HARSHJUDGE_BASE_URL, `baseUrl` in .harshJudge/config.yaml or `main!(base_url = …)`, or give an absolute URL"

@@ -52,8 +52,9 @@ pub(crate) trait Host: Send + Sync + 'static {
     fn attach(&self, file: NewEvidence<'_>) -> Result<Option<PathBuf>, StoreError>;
     /// The scenario's open pages (their cookies go with every request).
     fn pages(&self) -> Vec<Page>;
-    /// Cookies the scenario starts with (a saved storage state).
-    fn cookies(&self) -> Option<CookieJar>;
+    /// Cookies the scenario starts with (a saved storage state); an error
+    /// when the scenario names a state that was never saved.
+    fn cookies(&self) -> Result<Option<CookieJar>, crate::error::Error>;
 }
 
 /// The next free number of `what` (`request`, `command`) in the evidence of

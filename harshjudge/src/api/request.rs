@@ -26,6 +26,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct ApiRequestContext {
     host: Arc<dyn Host>,
     jar: CookieJar,
+    /// Why the scenario's saved storage state could not be read: every
+    /// request fails with it, unless `with_cookies` gives other cookies.
+    state_error: Option<String>,
 }
 
 impl std::fmt::Debug for ApiRequestContext {
@@ -39,14 +42,22 @@ impl std::fmt::Debug for ApiRequestContext {
 
 impl ApiRequestContext {
     pub(crate) fn new(host: Arc<dyn Host>) -> ApiRequestContext {
-        let jar = host.cookies().unwrap_or_default();
-        ApiRequestContext { host, jar }
+        let (jar, state_error) = match host.cookies() {
+            Ok(jar) => (jar.unwrap_or_default(), None),
+            Err(e) => (CookieJar::default(), Some(e.message())),
+        };
+        ApiRequestContext {
+            host,
+            jar,
+            state_error,
+        }
     }
 
     /// The same context sending the cookies of `jar` (and keeping the ones
     /// responses set there): `s.request().with_cookies(CookieJar::from_storage_state(path)?)`.
     pub fn with_cookies(mut self, jar: CookieJar) -> ApiRequestContext {
         self.jar = jar;
+        self.state_error = None;
         self
     }
 
@@ -198,6 +209,11 @@ impl RequestBuilder {
     /// HTTP error status is a response like any other: assert on it with
     /// [`expect`](crate::expect).
     pub async fn send(self) -> Result<ApiResponse, ApiError> {
+        if let Some(reason) = &self.ctx.state_error {
+            return Err(ApiError::StorageState {
+                reason: reason.clone(),
+            });
+        }
         let url = self.resolve()?;
         let method = self.method.to_string();
         let started_at = chrono::Utc::now();

@@ -173,8 +173,8 @@ impl super::Host for Outside {
     fn pages(&self) -> Vec<crate::browser::Page> {
         vec![]
     }
-    fn cookies(&self) -> Option<CookieJar> {
-        None
+    fn cookies(&self) -> Result<Option<CookieJar>, crate::error::Error> {
+        Ok(None)
     }
 }
 
