@@ -272,15 +272,7 @@ impl OutputExpect {
         self,
         m: impl Into<OutputMatch>,
     ) -> impl Future<Output = Result<(), ApiError>> + Send {
-        let m = m.into();
-        let pass = m.matches(&self.output.stdout);
-        let received = excerpt(&self.output.stdout);
-        self.check(
-            format!("to_have_stdout({})", m.describe()),
-            pass,
-            format!("stdout {}", m.describe()),
-            received,
-        )
+        self.stream("stdout", |o| &o.stdout, m.into())
     }
 
     /// Its stderr matches `m` (as [`to_have_stdout`](OutputExpect::to_have_stdout)).
@@ -288,13 +280,22 @@ impl OutputExpect {
         self,
         m: impl Into<OutputMatch>,
     ) -> impl Future<Output = Result<(), ApiError>> + Send {
-        let m = m.into();
-        let pass = m.matches(&self.output.stderr);
-        let received = excerpt(&self.output.stderr);
+        self.stream("stderr", |o| &o.stderr, m.into())
+    }
+
+    /// `to_have_stdout` / `to_have_stderr`: the stream `name` (`pick`) matches `m`.
+    fn stream(
+        self,
+        name: &'static str,
+        pick: fn(&CommandOutput) -> &str,
+        m: OutputMatch,
+    ) -> impl Future<Output = Result<(), ApiError>> + Send {
+        let text = pick(&self.output);
+        let (pass, received) = (m.matches(text), excerpt(text));
         self.check(
-            format!("to_have_stderr({})", m.describe()),
+            format!("to_have_{name}({})", m.describe()),
             pass,
-            format!("stderr {}", m.describe()),
+            format!("{name} {}", m.describe()),
             received,
         )
     }

@@ -371,8 +371,7 @@ fn describe_errors(entries: &[&ConsoleEntry]) -> String {
 
 /// With `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS=1`: why the running step fails —
 /// the errors its pages logged or threw, not allowed — or `None`.
-pub async fn console_failure(pages: &[Page]) -> Option<String> {
-    let settings = ConsoleSettings::from_env().ok()?;
+pub async fn console_failure(pages: &[Page], settings: &ConsoleSettings) -> Option<String> {
     if !settings.fail || pages.is_empty() {
         return None;
     }

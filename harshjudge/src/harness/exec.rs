@@ -603,6 +603,8 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         scenario_default: x.settings.scenario_timeout,
         evidence: x.settings.evidence,
         full_page: x.settings.full_page,
+        // Checked with the other settings before anything ran (`check_settings`).
+        console: crate::browser::ConsoleSettings::from_env().unwrap_or_default(),
     };
     super::signals::listen_for_signals(&rt);
     let replay = Arc::new(ReplayInfo::from_env(

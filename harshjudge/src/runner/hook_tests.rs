@@ -34,6 +34,7 @@ async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunStatus) {
         scenario_default: None,
         evidence: EvidenceMode::Off,
         full_page: false,
+        console: Default::default(),
     };
     let shared = Shared::new(
         def,

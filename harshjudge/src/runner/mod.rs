@@ -37,6 +37,9 @@ pub(crate) struct Limits {
     pub scenario_default: Option<Duration>,
     pub evidence: EvidenceMode,
     pub full_page: bool,
+    /// `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS` and its allow-list, read once per
+    /// invocation (not at every step boundary).
+    pub console: crate::browser::ConsoleSettings,
 }
 
 /// The probes' captures at one boundary: each probe's prefix and its snapshot,
@@ -201,8 +204,11 @@ impl Shared {
     /// Why the running step fails for its pages' console errors, if the
     /// settings say so (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS=1`).
     async fn console_failure(&self) -> Option<String> {
+        if !self.limits.console.fail {
+            return None;
+        }
         let pages = self.pages.lock().expect("pages lock").clone();
-        crate::browser::console_failure(&pages).await
+        crate::browser::console_failure(&pages, &self.limits.console).await
     }
 
     /// Registers a probe and captures its first state as the `before` of the

@@ -52,6 +52,7 @@ async fn run(def: &'static ScenarioDef, stop_after: usize, evidence: EvidenceMod
         scenario_default: None,
         evidence,
         full_page: false,
+        console: Default::default(),
     };
     let shared = Shared::new(
         def,
@@ -520,6 +521,7 @@ async fn a_consumer_told_of_evidence_finds_the_file_whole_on_disk() {
         scenario_default: None,
         evidence: EvidenceMode::All,
         full_page: false,
+        console: Default::default(),
     };
     let shared = Shared::new(def, handle, String::new(), sink.clone(), 2, limits, None);
     execute(shared).await;
