@@ -3,6 +3,8 @@
 //! (`--tag`, `--tags`, `HARSHJUDGE_TAGS`), `skip`/`fixme`, `--repeat-each`,
 //! `--max-failures`, and what the summary says of what did not run.
 
+#[path = "support/page.rs"]
+mod page;
 mod support;
 
 use std::path::Path;
@@ -217,6 +219,61 @@ fn skip_and_fixme_are_listed_reported_and_never_run() {
         junit.contains(r#"<testsuites name="harshjudge" tests="3" failures="0""#),
         "{junit}"
     );
+}
+
+/// The HTML report, opened in Chromium, shows the scenarios the invocation
+/// selected but did not run (one of them never ran at all) as skipped, with
+/// why, apart from the passing one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_shows_what_did_not_run_and_why() {
+    use harshjudge::browser::{BrowserConfig, open_page_with, release_page};
+    let t = tmp();
+    let hj = t.path().join("hj");
+    let r = cargo_test(SUITE, &hj, &["refund", "legacy_export", "search"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let index = hj.join("report/index.html");
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let page = open_page_with(&config, "about:blank")
+        .await
+        .expect("a page");
+    page.goto(&format!("file://{}", index.display()))
+        .await
+        .unwrap();
+    page::until(
+        &page,
+        "three rows",
+        "return document.querySelectorAll('tr.scenario').length === 3",
+    )
+    .await;
+    let rows = page::js(
+        &page,
+        "return Array.from(document.querySelectorAll('tr.scenario')).map(function (tr) { return tr.dataset.slug + ' | ' + tr.querySelector('td').innerText.replace(/\\s+/g, ' ').trim(); }).join('\\n')",
+    )
+    .await;
+    assert_eq!(
+        rows.as_str().unwrap(),
+        "search | pass\n\
+         legacy-export | fixme fixme: fails since the new login page\n\
+         refund | skipped skipped: the payment sandbox is down",
+    );
+    let skipped = page::js(
+        &page,
+        "var c = document.getElementById('skipped-count'); return c.querySelector('.n').textContent + ' ' + c.querySelector('.l').textContent",
+    )
+    .await;
+    assert_eq!(skipped.as_str().unwrap(), "2 skipped");
+    // The Skipped filter shows only them.
+    page.eval("document.querySelector('[data-filter=skipped]').click(); return true")
+        .await
+        .unwrap();
+    page::until(
+        &page,
+        "the skipped filter",
+        "return document.querySelectorAll('tr.scenario').length === 2",
+    )
+    .await;
+    release_page(page).await;
 }
 
 #[test]

@@ -300,7 +300,7 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
         }
     }
     if p.html {
-        match super::html::write(store.dir()) {
+        match super::html::write_with(store.dir(), &record.not_run) {
             Ok(r) => lines.push(format!("report: {}", r.index.display())),
             Err(e) => lines.push(format!("report: could not be written: {e}")),
         }

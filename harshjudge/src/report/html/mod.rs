@@ -15,6 +15,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::report::junit::NotRunRef;
 use crate::store::{RunId, Slug, Store, StoreError};
 
 pub use model::{HISTORY, Overview, RunView};
@@ -41,8 +42,15 @@ pub struct ReportStats {
 /// `store_dir`. Run scripts are rewritten only when their run changed since; the
 /// scripts of runs that fell out of the history are removed.
 pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
+    write_with(store_dir, &[])
+}
+
+/// [`write()`], for an invocation that selected scenarios it did not run
+/// (`skip`, `fixme`, `--max-failures`): each shows as skipped or not run with
+/// its reason, a scenario that never ran included.
+pub fn write_with(store_dir: &Path, not_run: &[NotRunRef]) -> Result<ReportStats, StoreError> {
     let store = Store::new(store_dir);
-    let overview = model::overview(&store)?;
+    let overview = model::overview(&store, not_run)?;
     let mut written = 0;
     let mut runs = 0;
     let mut keep: HashSet<PathBuf> = HashSet::new();
@@ -98,7 +106,7 @@ pub fn overview_js(store_dir: &Path) -> Result<String, StoreError> {
     let live = Live {
         stamp: stamp(store_dir)?,
     };
-    let overview = model::overview(&store)?;
+    let overview = model::overview(&store, &[])?;
     Ok(format!(
         "window.__hj.overview({}, {});\n",
         inert(&overview),

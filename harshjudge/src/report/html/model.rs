@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::report::junit::NotRunRef;
 use crate::store::judge::StepJudgment;
 use crate::store::{
     RunId, RunResult, RunStatus, ScenarioMeta, Slug, StepStatus, Store, StoreError,
@@ -77,6 +78,10 @@ pub struct ScenarioRow {
     /// had it no longer does (and no other binary has it). Its runs stay; the
     /// page shows it as removed and counts it neither passing nor failing.
     pub removed: Option<RemovedView>,
+    /// Selected by the invocation that wrote this report but not run, with
+    /// why (`skipped: …`, `fixme: …`, `not run: …`). Shown as its status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
 }
 
 /// Where and since when a scenario is no longer in its suite.
@@ -340,8 +345,10 @@ fn read_result_lenient(store: &Store, slug: &Slug, run: &RunId) -> Option<RunRes
     store.scenario(slug).run(run).result().ok().flatten()
 }
 
-/// Builds the overview.
-pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
+/// Builds the overview. `not_run`: the scenarios the invocation writing the
+/// report selected but did not run; one that never ran before gets a row of
+/// its own (it has no folder yet).
+pub(crate) fn overview(store: &Store, not_run: &[NotRunRef]) -> Result<Overview, StoreError> {
     let project = store
         .read_config()
         .map(|c| c.project_name)
@@ -408,8 +415,37 @@ pub(crate) fn overview(store: &Store) -> Result<Overview, StoreError> {
                 binary: r.binary,
                 since: r.since,
             }),
+            not_run: not_run
+                .iter()
+                .find(|n| n.slug == slug.as_str())
+                .map(|n| n.reason.clone()),
         });
     }
+    for n in not_run {
+        if scenarios.iter().any(|s: &ScenarioRow| s.slug == n.slug) {
+            continue;
+        }
+        scenarios.push(ScenarioRow {
+            slug: n.slug.clone(),
+            title: n.slug.clone(),
+            tags: Vec::new(),
+            starred: false,
+            step_count: n.steps.len(),
+            total_runs: 0,
+            pass_count: 0,
+            pass_rate: None,
+            avg_duration: 0,
+            last_result: None,
+            last_run: None,
+            flaky: false,
+            mixed: false,
+            judged_fail: false,
+            history: Vec::new(),
+            removed: None,
+            not_run: Some(n.reason.clone()),
+        });
+    }
+    scenarios.sort_by(|a, b| a.slug.cmp(&b.slug));
     Ok(Overview {
         project,
         generated_at: crate::store::now_iso(),
