@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::api::{ApiRequestContext, CommandBuilder, CookieJar, Host, StoredCookie};
+use crate::api::{ApiRequestContext, CommandBuilder, CookieJar, Host};
 use crate::error::Error;
 use crate::evidence::{BoxFuture, Probe};
 use crate::store::NewEvidence;
@@ -267,9 +267,10 @@ impl Host for ApiHost {
     /// (`#[scenario(storage_state = "…")]`); a state never saved is an error
     /// naming the setups that could save it.
     fn cookies(&self) -> Result<Option<CookieJar>, Error> {
-        Ok(self.0.storage_state()?.map(|state| {
-            CookieJar::from_cookies(state.cookies.into_iter().map(StoredCookie::from))
-        }))
+        Ok(self
+            .0
+            .storage_state()?
+            .map(|state| CookieJar::from_cookies(state.cookies)))
     }
 }
 

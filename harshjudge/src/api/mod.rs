@@ -29,8 +29,9 @@ mod json;
 mod mask;
 mod request;
 
+pub use crate::browser::Cookie;
 pub use command::{CommandBuilder, CommandOutput, OutputMatch, contains};
-pub use cookies::{CookieJar, StoredCookie};
+pub use cookies::CookieJar;
 pub use error::ApiError;
 pub use expect::{OutputExpect, ResponseExpect};
 pub use request::{ApiRequestContext, ApiResponse, RequestBuilder};

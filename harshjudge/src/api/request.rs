@@ -10,9 +10,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::cookies::{CookieJar, StoredCookie};
+use super::cookies::{CookieJar, parse_set_cookie};
 use super::mask::{self, Secrets};
 use super::{ApiError, Host};
+use crate::browser::Cookie;
 
 /// The default time a request may take, response body included.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -283,7 +284,7 @@ impl RequestBuilder {
             Ok(res) => {
                 for v in res.headers().get_all(http::header::SET_COOKIE) {
                     if let Ok(v) = v.to_str()
-                        && let Some(c) = StoredCookie::from_set_cookie(v, &url)
+                        && let Some(c) = parse_set_cookie(v, &url)
                     {
                         self.ctx.jar.add(c);
                     }
@@ -324,7 +325,7 @@ impl RequestBuilder {
 impl ApiRequestContext {
     /// The cookies for `url`: the jar's, then the open pages' (a page's
     /// cookie of the same name wins).
-    async fn cookies_for(&self, url: &url::Url) -> Result<Vec<StoredCookie>, ApiError> {
+    async fn cookies_for(&self, url: &url::Url) -> Result<Vec<Cookie>, ApiError> {
         let mut found = self.jar.for_url(url);
         for page in self.host.pages() {
             let answer = page
@@ -334,7 +335,7 @@ impl ApiRequestContext {
                     url: url.to_string(),
                     source,
                 })?;
-            let cookies: Vec<StoredCookie> =
+            let cookies: Vec<Cookie> =
                 serde_json::from_value(answer["cookies"].clone()).unwrap_or_default();
             for c in cookies {
                 found.retain(|f| f.name != c.name);

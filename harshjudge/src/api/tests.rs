@@ -1,8 +1,9 @@
 use serde_json::json;
 
-use super::cookies::{CookieJar, StoredCookie};
+use super::cookies::{CookieJar, parse_set_cookie};
 use super::mask::{self, Secrets};
 use super::{EVIDENCE_LIMIT, OutputMatch, contains};
+use crate::browser::Cookie;
 
 #[test]
 fn secret_headers_keep_their_shape_and_lose_their_values() {
@@ -72,7 +73,7 @@ fn bodies_are_bounded_and_say_their_size() {
 
 #[test]
 fn cookies_go_to_their_host_path_and_scheme_only() {
-    let c = |name: &str, domain: &str, path: &str, secure: bool| StoredCookie {
+    let c = |name: &str, domain: &str, path: &str, secure: bool| Cookie {
         name: name.into(),
         value: "v".into(),
         domain: domain.into(),
@@ -102,7 +103,7 @@ fn cookies_go_to_their_host_path_and_scheme_only() {
     assert_eq!(names("http://api.example.com/"), ["d"]);
     // Set-Cookie replaces, and Max-Age=0 removes.
     let url = url::Url::parse("http://127.0.0.1/login").unwrap();
-    jar.add(StoredCookie::from_set_cookie("a=new; Path=/", &url).unwrap());
+    jar.add(parse_set_cookie("a=new; Path=/", &url).unwrap());
     let a: Vec<_> = jar
         .cookies()
         .into_iter()
@@ -110,7 +111,7 @@ fn cookies_go_to_their_host_path_and_scheme_only() {
         .collect();
     assert_eq!(a.len(), 1);
     assert_eq!(a[0].value, "new");
-    jar.add(StoredCookie::from_set_cookie("a=; Path=/; Max-Age=0", &url).unwrap());
+    jar.add(parse_set_cookie("a=; Path=/; Max-Age=0", &url).unwrap());
     assert!(jar.cookies().iter().all(|c| c.name != "a"));
 }
 

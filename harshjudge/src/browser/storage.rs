@@ -20,10 +20,14 @@ pub struct StorageState {
     /// Every cookie of the browser.
     pub cookies: Vec<Cookie>,
     /// The localStorage of each origin the page visited (origins without any left out).
+    #[serde(default)]
     pub origins: Vec<OriginState>,
 }
 
-/// One cookie, as Playwright writes it.
+/// One cookie, as Playwright writes it: what a saved storage state holds, what
+/// a scenario's page starts with and what its `s.request()` sends. Reading is
+/// lenient as Playwright's is: `path` defaults to `/`, `expires` to `-1`,
+/// `sameSite` to `Lax`, the flags to `false`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cookie {
@@ -31,18 +35,65 @@ pub struct Cookie {
     pub name: String,
     /// Value.
     pub value: String,
-    /// Domain (`.example.com` for a domain cookie).
+    /// Domain (`.example.com` for a domain cookie, which its subdomains share).
     pub domain: String,
-    /// Path.
+    /// The path prefix it is sent under.
+    #[serde(default = "root_path")]
     pub path: String,
     /// Expiry in Unix seconds; `-1` for a session cookie.
+    #[serde(default = "session")]
     pub expires: f64,
     /// `HttpOnly`.
+    #[serde(default)]
     pub http_only: bool,
-    /// `Secure`.
+    /// `Secure`: sent over HTTPS only.
+    #[serde(default)]
     pub secure: bool,
     /// `SameSite`: `"Strict"`, `"Lax"` or `"None"`.
+    #[serde(default = "lax")]
     pub same_site: String,
+}
+
+fn root_path() -> String {
+    "/".into()
+}
+fn session() -> f64 {
+    -1.0
+}
+fn lax() -> String {
+    "Lax".into()
+}
+
+impl Cookie {
+    /// Whether it goes with a request to `url` now: its domain (a leading `.`
+    /// also matches subdomains), its path (RFC 6265 path-match), `Secure`
+    /// over HTTPS only, and not expired.
+    pub fn matches(&self, url: &url::Url) -> bool {
+        let Some(host) = url.host_str() else {
+            return false;
+        };
+        let host = host.to_ascii_lowercase();
+        let domain = self.domain.to_ascii_lowercase();
+        let host_ok = match domain.strip_prefix('.') {
+            Some(d) => host == d || host.ends_with(&format!(".{d}")),
+            None => host == domain,
+        };
+        let path = url.path();
+        let path_ok = path.starts_with(&self.path)
+            && (self.path.ends_with('/')
+                || path.len() == self.path.len()
+                || path.as_bytes().get(self.path.len()) == Some(&b'/'));
+        host_ok && path_ok && (!self.secure || url.scheme() == "https") && !self.expired()
+    }
+
+    /// Whether its expiry has passed (a session cookie never expires here).
+    pub fn expired(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        self.expires >= 0.0 && self.expires <= now
+    }
 }
 
 /// The localStorage of one origin.
@@ -82,33 +133,6 @@ impl StorageState {
             ),
             location: None,
         })
-    }
-
-    /// The `Cookie` request header the browser would send to `url` (domain,
-    /// path and `Secure` matched; expiry not checked), or `None` when no cookie
-    /// applies. What API requests of a scenario with a storage state carry.
-    pub fn cookie_header(&self, url: &str) -> Option<String> {
-        let url = url::Url::parse(url).ok()?;
-        let host = url.host_str()?.to_ascii_lowercase();
-        let path = url.path();
-        let pairs: Vec<String> = self
-            .cookies
-            .iter()
-            .filter(|c| {
-                let domain = c.domain.to_ascii_lowercase();
-                let domain_ok = match domain.strip_prefix('.') {
-                    Some(d) => host == d || host.ends_with(&format!(".{d}")),
-                    None => host == domain,
-                };
-                let path_ok = path.starts_with(&c.path)
-                    && (c.path.ends_with('/')
-                        || path.len() == c.path.len()
-                        || path.as_bytes().get(c.path.len()) == Some(&b'/'));
-                domain_ok && path_ok && (!c.secure || url.scheme() == "https")
-            })
-            .map(|c| format!("{}={}", c.name, c.value))
-            .collect();
-        (!pairs.is_empty()).then(|| pairs.join("; "))
     }
 }
 
@@ -342,36 +366,44 @@ mod tests {
     }
 
     #[test]
-    fn cookie_header_matches_domain_path_and_secure() {
-        let state = StorageState {
-            cookies: vec![
+    fn a_cookie_matches_its_domain_path_and_scheme() {
+        let names = |url: &str| {
+            let url = url::Url::parse(url).unwrap();
+            [
                 cookie("a", "127.0.0.1", "/", false),
                 cookie("b", "127.0.0.1", "/admin", false),
                 cookie("c", "127.0.0.1", "/", true),
                 cookie("d", ".example.com", "/", false),
-            ],
-            origins: vec![],
+            ]
+            .iter()
+            .filter(|c| c.matches(&url))
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
         };
+        assert_eq!(names("http://127.0.0.1:9/x"), "a");
+        assert_eq!(names("http://127.0.0.1:9/admin/users"), "a,b");
+        assert_eq!(names("http://127.0.0.1:9/admin"), "a,b");
+        assert_eq!(names("http://127.0.0.1:9/administrator"), "a");
+        assert_eq!(names("https://127.0.0.1:9/"), "a,c");
+        assert_eq!(names("http://api.EXAMPLE.com/"), "d");
+        assert_eq!(names("http://example.com/"), "d");
+        assert_eq!(names("http://badexample.com/"), "");
+        assert_eq!(names("http://localhost/"), "");
+    }
+
+    #[test]
+    fn an_expired_cookie_matches_nothing_and_a_sparse_one_reads() {
+        let mut c = cookie("a", "127.0.0.1", "/", false);
+        c.expires = 1.0;
+        assert!(!c.matches(&url::Url::parse("http://127.0.0.1/").unwrap()));
+        let c: Cookie =
+            serde_json::from_value(json!({"name": "sid", "value": "1", "domain": "h"})).unwrap();
         assert_eq!(
-            state.cookie_header("http://127.0.0.1:9/x").as_deref(),
-            Some("a=v")
+            (c.path.as_str(), c.expires, c.same_site.as_str()),
+            ("/", -1.0, "Lax")
         );
-        assert_eq!(
-            state
-                .cookie_header("http://127.0.0.1:9/admin/users")
-                .as_deref(),
-            Some("a=v; b=v")
-        );
-        assert_eq!(
-            state
-                .cookie_header("http://127.0.0.1:9/administrator")
-                .as_deref(),
-            Some("a=v")
-        );
-        assert_eq!(
-            state.cookie_header("http://api.example.com/").as_deref(),
-            Some("d=v")
-        );
-        assert_eq!(state.cookie_header("http://localhost/"), None);
+        let s: StorageState = serde_json::from_value(json!({"cookies": []})).unwrap();
+        assert!(s.origins.is_empty());
     }
 }
