@@ -19,7 +19,7 @@ pub(crate) const SLOW_API_CAP_MS: u64 = 10_000;
 pub(crate) const SLOW_API_DEFAULT_MS: u64 = 1_500;
 
 /// The accounts `/api/login` accepts: email, password, display name, token.
-const USERS: &[(&str, &str, &str, &str)] = &[
+pub(crate) const USERS: &[(&str, &str, &str, &str)] = &[
     ("ada@example.com", "secret", "Ada", "t-ada"),
     ("grace@example.com", "hopper", "Grace", "t-grace"),
 ];
@@ -46,19 +46,27 @@ pub(crate) struct LoginRequest {
 }
 
 /// `POST /api/login` `{email,password}`.
-pub(crate) async fn login(body: Bytes) -> Response {
+/// A success sets the `session` cookie ([`crate::session`]).
+pub(crate) async fn login(State(state): State<AppState>, body: Bytes) -> Response {
     let request: LoginRequest = match serde_json::from_slice(&body) {
         Ok(request) => request,
         Err(err) => return bad_json(err),
     };
-    match USERS
-        .iter()
-        .find(|(email, password, _, _)| *email == request.email && *password == request.password)
-    {
-        Some((_, _, name, token)) => json_status(
-            StatusCode::OK,
-            json!({ "ok": true, "name": name, "token": token }),
-        ),
+    match USERS.iter().position(|(email, password, _, _)| {
+        *email == request.email && *password == request.password
+    }) {
+        Some(user) => {
+            let (_, _, name, token) = USERS[user];
+            let cookie = crate::session::start(&state, user);
+            (
+                [(axum::http::header::SET_COOKIE, cookie)],
+                json_status(
+                    StatusCode::OK,
+                    json!({ "ok": true, "name": name, "token": token }),
+                ),
+            )
+                .into_response()
+        }
         None => json_status(
             StatusCode::UNAUTHORIZED,
             json!({ "ok": false, "error": "invalid credentials" }),

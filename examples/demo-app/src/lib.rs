@@ -18,6 +18,7 @@ mod api;
 pub mod cli;
 pub mod client;
 mod pages;
+mod session;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -46,6 +47,8 @@ pub(crate) struct Item {
 pub(crate) struct Store {
     pub items: Vec<Item>,
     pub next_id: u64,
+    /// Live sessions: token → index into the users of `/api/login`.
+    pub sessions: std::collections::HashMap<String, usize>,
 }
 
 impl Store {
@@ -59,6 +62,7 @@ impl Store {
         Store {
             items: vec![item(1, "apple"), item(2, "pear")],
             next_id: 3,
+            sessions: Default::default(),
         }
     }
 }
@@ -98,6 +102,9 @@ fn router() -> Router {
         .route("/api/data", get(api::data))
         .route("/api/slow", get(api::slow))
         .route("/api/health", get(api::health))
+        .route("/account", get(session::account))
+        .route("/api/me", get(session::me))
+        .route("/logout", post(session::logout))
         .fallback(pages::not_found)
         .with_state(AppState::new())
 }

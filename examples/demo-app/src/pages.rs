@@ -46,7 +46,7 @@ button.danger{background:#c0392b}
 "#;
 
 /// Escapes text for use in HTML content and double-quoted attributes.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         match ch {
@@ -62,7 +62,7 @@ fn escape(text: &str) -> String {
 }
 
 /// Wraps a page body (already HTML) and an optional inline script in the layout.
-fn layout(title: &str, body: &str, script: &str) -> String {
+pub(crate) fn layout(title: &str, body: &str, script: &str) -> String {
     let title = if title.is_empty() {
         "Demo App".to_owned()
     } else {
@@ -121,7 +121,8 @@ const LOGIN_SCRIPT: &str = r#"
       .then(function (res) {
         return res.json().catch(function () { return {}; }).then(function (data) {
           if (res.ok && data.ok) {
-            window.location.href = '/dashboard?name=' + encodeURIComponent(data.name);
+            var next = new URLSearchParams(window.location.search).get('next');
+            window.location.href = next && /^\/[^\/\\]/.test(next) ? next : '/dashboard?name=' + encodeURIComponent(data.name);
           } else {
             slot.innerHTML = '<p data-testid="login-error" role="alert">Invalid email or password</p>';
           }

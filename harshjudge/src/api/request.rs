@@ -30,6 +30,8 @@ pub struct ApiRequestContext {
     /// Why the scenario's saved storage state could not be read: every
     /// request fails with it, unless `with_cookies` gives other cookies.
     state_error: Option<String>,
+    /// Whether the open pages' cookies go along too (not after `with_cookies`).
+    page_cookies: bool,
 }
 
 impl std::fmt::Debug for ApiRequestContext {
@@ -51,14 +53,18 @@ impl ApiRequestContext {
             host,
             jar,
             state_error,
+            page_cookies: true,
         }
     }
 
-    /// The same context sending the cookies of `jar` (and keeping the ones
-    /// responses set there): `s.request().with_cookies(CookieJar::from_storage_state(path)?)`.
+    /// The same context sending the cookies of `jar` only (and keeping the
+    /// ones responses set there), not the open pages' nor the saved state's:
+    /// `s.request().with_cookies(CookieJar::from_storage_state(path)?)`, or
+    /// `CookieJar::new()` for an anonymous client.
     pub fn with_cookies(mut self, jar: CookieJar) -> ApiRequestContext {
         self.jar = jar;
         self.state_error = None;
+        self.page_cookies = false;
         self
     }
 
@@ -324,10 +330,15 @@ impl RequestBuilder {
 
 impl ApiRequestContext {
     /// The cookies for `url`: the jar's, then the open pages' (a page's
-    /// cookie of the same name wins).
+    /// cookie of the same name wins) unless `with_cookies` chose the jar alone.
     async fn cookies_for(&self, url: &url::Url) -> Result<Vec<Cookie>, ApiError> {
         let mut found = self.jar.for_url(url);
-        for page in self.host.pages() {
+        let pages = if self.page_cookies {
+            self.host.pages()
+        } else {
+            Vec::new()
+        };
+        for page in pages {
             let answer = page
                 .cdp("Network.getCookies", json!({ "urls": [url.as_str()] }))
                 .await
