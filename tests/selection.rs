@@ -419,6 +419,18 @@ fn under_nextest_cases_tags_skip_and_repeat_work() {
     }
     assert!(r.stderr.contains("4 tests run: 4 passed"), "{r:?}");
     assert!(r.stderr.contains("skipped"), "{r:?}");
+    // nextest runs no process for them, yet the reports say why they did not run.
+    let junit = std::fs::read_to_string(hj.join("report/junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<skipped message="skipped: the payment sandbox is down"/>"#)
+            && junit.contains(r#"<skipped message="fixme: fails since the new login page"/>"#),
+        "{junit}"
+    );
+    let overview = std::fs::read_to_string(hj.join("report/data/overview.js")).unwrap();
+    assert!(
+        overview.contains(r#""notRun":"skipped: the payment sandbox is down""#),
+        "{overview}"
+    );
     // --partition: every case runs exactly once over the partitions.
     let mut seen = Vec::new();
     for i in 1..=2 {

@@ -527,6 +527,20 @@ pub(super) fn sink(
                     .push((def.slug.to_string(), skip.to_string()));
             }
         }
+        // Under cargo-nextest `skip`/`fixme` scenarios are ignored tests, which
+        // no process runs: each process names them, so that the invocation's
+        // summary, JUnit and report still say why they did not run.
+        if crate::harness::under_nextest() {
+            for def in &plan.scenarios {
+                if let Some(skip) = def.skip
+                    && !plan.skipped.iter().any(|d| d.slug == def.slug)
+                {
+                    summary
+                        .not_run
+                        .push((def.slug.to_string(), skip.to_string()));
+                }
+            }
+        }
         if !plan.tag_excluded.is_empty() {
             summary.filtered_by_tags = Some((
                 plan.tag_selection.clone(),
