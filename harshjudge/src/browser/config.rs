@@ -183,6 +183,9 @@ impl BrowserConfig {
             // WebDriver BiDi beside the session: console, network and routes
             // from its events (a remote end without it drops it).
             "webSocketUrl": true,
+            // Dialogs are answered over BiDi (`browser/dialog.rs`): the classic
+            // default would dismiss each one before its event is handled.
+            "unhandledPromptBehavior": "ignore",
         });
         Ok(caps.as_object().cloned().expect("an object"))
     }

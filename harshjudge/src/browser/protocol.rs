@@ -119,6 +119,10 @@ pub(crate) struct Target {
     pub(crate) chain: Vec<Step>,
     /// The locator as the user wrote it (`page.get_by_role("button")…`).
     pub(crate) describe: String,
+    /// The frame the chain is resolved in (none: the top document); the
+    /// engine switches there around the call, the page never sees it.
+    #[serde(skip)]
+    pub(crate) frame: Option<std::sync::Arc<super::frame::FrameScope>>,
 }
 
 /// An option of `select_option`.
@@ -494,6 +498,7 @@ mod tests {
         let target = || Target {
             chain: vec![],
             describe: String::new(),
+            frame: None,
         };
         let mut names: Vec<String> = Vec::new();
         for m in [
