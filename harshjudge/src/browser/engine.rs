@@ -272,6 +272,7 @@ impl Engine {
         self.ensure_registered().await;
         let deadline =
             Instant::now() + Duration::from_millis(call.timeout) + Duration::from_secs(2);
+        let mut prompt_since: Option<Instant> = None;
         loop {
             let req = serde_json::to_value(&call).map_err(|e| {
                 super::error::cmd_err(format!("encoding the request ({during})"), e)
@@ -293,6 +294,22 @@ impl Engine {
                 if message.contains("script timeout"))
                 && Instant::now() + Duration::from_secs(3) < deadline;
             match r {
+                // A dialog the action opened and WebDriver BiDi is answering
+                // (`dialog.rs`): wait for the answer; one left open (no BiDi)
+                // is dismissed by the classic command after a second.
+                Err(e) if prompt_open(&e) && Instant::now() < deadline => {
+                    let since = *prompt_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() > Duration::from_secs(1) {
+                        let _ = wire::post(
+                            &self.client,
+                            "alert/dismiss",
+                            json!({}),
+                            "dismissing a dialog",
+                        )
+                        .await;
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
                 Err(e)
                     if (early_timeout || wire::is_navigation(&e)) && Instant::now() < deadline =>
                 {
@@ -326,6 +343,11 @@ impl Engine {
         self.leave_window(main).await;
         decode(v?, during)
     }
+}
+
+/// Whether a command failed because a dialog is open (`unexpected alert open`).
+pub(crate) fn prompt_open(e: &BrowserError) -> bool {
+    matches!(e, BrowserError::Command { message, .. } if message.contains("unexpected alert open"))
 }
 
 /// The page's answer, or a typed error naming what this side does not know.
