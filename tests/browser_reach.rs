@@ -136,7 +136,9 @@ async fn reach(s: Scenario) -> harshjudge::Result {
     step!("A frame's button is clicked and its text expected", {
         page.goto("/frames").await?;
         let pay = page.frame_locator("iframe#pay");
-        expect(&pay.locator("#status")).to_have_text("unpaid").await?;
+        expect(&pay.locator("#status"))
+            .to_have_text("unpaid")
+            .await?;
         pay.get_by_role("button").name("Pay").click().await?;
         expect(&pay.locator("#status")).to_have_text("paid").await?;
         // The page's own #status is another element.
@@ -144,10 +146,14 @@ async fn reach(s: Scenario) -> harshjudge::Result {
             .to_have_text("top status")
             .await?;
         let doc = page.locator("#doc").content_frame();
-        expect(&doc.get_by_text("from srcdoc")).to_be_visible().await?;
+        expect(&doc.get_by_text("from srcdoc"))
+            .to_be_visible()
+            .await?;
         let deep = doc.frame_locator("#deep");
         deep.get_by_text("Pay").click().await?;
-        expect(&deep.locator("#status")).to_have_text("paid").await?;
+        expect(&deep.locator("#status"))
+            .to_have_text("paid")
+            .await?;
         assert_eq!(pay.locator("#status").text_content().await?, "paid");
     });
     step!("A frame selector that matches nothing fails naming it", {
@@ -168,18 +174,27 @@ async fn reach(s: Scenario) -> harshjudge::Result {
             .await
             .unwrap_err()
             .to_string();
-        assert!(e.contains("not a frame") && e.contains("frame_locator(\"h1\")"), "{e}");
+        assert!(
+            e.contains("not a frame") && e.contains("frame_locator(\"h1\")"),
+            "{e}"
+        );
         // The session is back in the top document after each failure.
         expect(&page.locator("h1")).to_have_text("Frames").await?;
     });
     step!("A popup's content is read", {
         page.goto("/popup").await?;
         let popup = page.wait_for_popup(page.locator("#open").click()).await?;
-        expect(&popup.locator("h1")).to_have_text("Child page").await?;
-        expect(&popup.locator("#via")).to_have_text("?via=open").await?;
+        expect(&popup.locator("h1"))
+            .to_have_text("Child page")
+            .await?;
+        expect(&popup.locator("#via"))
+            .to_have_text("?via=open")
+            .await?;
         assert!(popup.url().await?.ends_with("/child?via=open"));
         let linked = page.wait_for_popup(page.locator("#blank").click()).await?;
-        expect(&linked.locator("#via")).to_have_text("?via=link").await?;
+        expect(&linked.locator("#via"))
+            .to_have_text("?via=link")
+            .await?;
         assert_eq!(linked.title().await?, "child");
         // The opener is still the page's own window.
         expect(&page.locator("h1")).to_have_text("Opener").await?;
@@ -196,9 +211,7 @@ async fn reach(s: Scenario) -> harshjudge::Result {
     });
     step!("A download is saved as evidence", {
         page.goto("/download").await?;
-        let file = page
-            .wait_for_download(page.locator("#get").click())
-            .await?;
+        let file = page.wait_for_download(page.locator("#get").click()).await?;
         assert_eq!(file.suggested_filename(), "report.csv");
         assert_eq!(file.bytes()?, CSV.as_bytes());
         assert!(file.evidence_path().is_some());
@@ -268,7 +281,11 @@ fn json(p: &Path) -> harshjudge::serde_json::Value {
 fn the_scenario_passes_every_step() {
     let o = outcome();
     let result = json(&run_dir(&o.hj).join("result.json"));
-    assert_eq!((o.code, result["status"].as_str()), (0, Some("pass")), "{result}");
+    assert_eq!(
+        (o.code, result["status"].as_str()),
+        (0, Some("pass")),
+        "{result}"
+    );
 }
 
 #[test]
