@@ -59,18 +59,32 @@ impl Download {
     }
 }
 
+/// Why a file name the browser wrote cannot become a path.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub(crate) enum BadFileName {
+    /// Empty or longer than 255 bytes.
+    #[error("{0:?} is not 1 to 255 bytes long")]
+    Length(String),
+    /// `.`, `..` or a name with a path separator.
+    #[error("{0:?} is not a plain file name")]
+    NotPlain(String),
+    /// A control character.
+    #[error("{0:?} holds a control character")]
+    Control(String),
+}
+
 /// A file name the browser wrote, checked before it becomes part of a path
 /// or an evidence name: one plain name (no separator, not `.`/`..`, no
 /// control character), at most 255 bytes.
-pub(crate) fn check_file_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_file_name(name: &str) -> Result<(), BadFileName> {
     if name.is_empty() || name.len() > 255 {
-        return Err(format!("{name:?} is not 1 to 255 bytes long"));
+        return Err(BadFileName::Length(name.to_string()));
     }
     if name == "." || name == ".." || name.contains(['/', '\\']) {
-        return Err(format!("{name:?} is not a plain file name"));
+        return Err(BadFileName::NotPlain(name.to_string()));
     }
     if name.chars().any(char::is_control) {
-        return Err(format!("{name:?} holds a control character"));
+        return Err(BadFileName::Control(name.to_string()));
     }
     Ok(())
 }
