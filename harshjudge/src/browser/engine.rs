@@ -14,9 +14,19 @@ use fantoccini::Client;
 use serde_json::{Value, json};
 
 use super::error::BrowserError;
-use super::frame::{FRAME_OFFSET_JS, FrameScope};
-use super::protocol::{Acted, Action, Answer, Call, EngineError, Request, Target};
+use super::protocol::{Acted, Action, Answer, Call, EngineError, FrameScope, Request, Target};
 use super::wire::{self, cdp};
+
+/// The offset of the current frame's viewport in the top document's (CSS
+/// pixels): each frame element's box, border and padding, up to the top.
+const FRAME_OFFSET_JS: &str = "let x = 0, y = 0, w = window;
+while (w.frameElement) {
+  const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);
+  x += r.left + f.clientLeft + parseFloat(s.paddingLeft || '0');
+  y += r.top + f.clientTop + parseFloat(s.paddingTop || '0');
+  w = w.parent;
+}
+return [x, y];";
 
 /// The engine of one page's session. Locators, assertions and the page's
 /// waits call it; it knows nothing of them.

@@ -12,31 +12,7 @@ use std::sync::Arc;
 
 use super::locator::{Locator, TextMatch, constructors, selector_step};
 use super::page::Page;
-use super::protocol::{Request, Step, TextPattern};
-
-/// One frame of a locator's scope: the iframe's chain, resolved in the scope
-/// of `parent` (none: the page's top document), and how a failure names it.
-#[derive(Clone, Debug)]
-pub(crate) struct FrameScope {
-    /// The frame this one is nested in.
-    pub(crate) parent: Option<Arc<FrameScope>>,
-    /// The iframe element's chain, in the parent's document.
-    pub(crate) chain: Vec<Step>,
-    /// The frame as the user wrote it (`page.frame_locator("iframe#pay")`).
-    pub(crate) desc: String,
-}
-
-impl FrameScope {
-    /// The frames from the outermost to this one.
-    pub(crate) fn path(self: &Arc<Self>) -> Vec<Arc<FrameScope>> {
-        let mut path = vec![self.clone()];
-        while let Some(p) = path.last().and_then(|f| f.parent.clone()) {
-            path.push(p);
-        }
-        path.reverse();
-        path
-    }
-}
+use super::protocol::{FrameScope, Step, TextPattern};
 
 /// A scope inside an `<iframe>` (same-origin, or `srcdoc`): locators made from
 /// it find elements in the frame's document. Lazy like a [`Locator`]: the frame
@@ -141,28 +117,3 @@ impl Locator {
         }
     }
 }
-
-impl Request {
-    /// The frame the request's chain is resolved in, if any.
-    pub(crate) fn frame(&self) -> Option<&Arc<FrameScope>> {
-        match self {
-            Request::Act { target, .. }
-            | Request::Checked { target }
-            | Request::Query { target, .. }
-            | Request::WaitFor { target, .. }
-            | Request::Expect { target, .. } => target.frame.as_ref(),
-            Request::HitResult { .. } | Request::AriaSnapshot => None,
-        }
-    }
-}
-
-/// The offset of the current frame's viewport in the top document's (CSS
-/// pixels): each frame element's box, border and padding, up to the top.
-pub(crate) const FRAME_OFFSET_JS: &str = "let x = 0, y = 0, w = window;
-while (w.frameElement) {
-  const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);
-  x += r.left + f.clientLeft + parseFloat(s.paddingLeft || '0');
-  y += r.top + f.clientTop + parseFloat(s.paddingTop || '0');
-  w = w.parent;
-}
-return [x, y];";

@@ -34,10 +34,10 @@ mod snapshot;
 mod storage;
 mod wire;
 
+pub use bidi::dialog::{Dialog, DialogType};
 pub use bidi::glob::UrlPattern;
 pub use bidi::route::{Continue, Request, Response, ResponseInfo, Route};
 pub use config::{BrowserConfig, ConsoleSettings, check_settings};
-pub use dialog::{Dialog, DialogType};
 pub use download::Download;
 pub use driver::local_driver;
 pub use error::BrowserError;

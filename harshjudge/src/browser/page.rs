@@ -208,7 +208,13 @@ impl Page {
     pub(crate) fn set_owner<S: ScenarioEvidence + 'static>(&self, owner: &Arc<S>) {
         let owner: Weak<dyn ScenarioEvidence> = Arc::downgrade(owner) as Weak<dyn ScenarioEvidence>;
         if let Some(bidi) = &self.inner.bidi {
-            bidi.dialogs.set_owner(owner.clone());
+            let weak = owner.clone();
+            bidi.dialogs
+                .set_recorder(Arc::new(move |name: &str, bytes: &[u8]| {
+                    if let Some(owner) = weak.upgrade() {
+                        let _ = owner.attach(name, "json", "dialog", bytes);
+                    }
+                }));
         }
         let _ = self.inner.owner.set(owner);
     }

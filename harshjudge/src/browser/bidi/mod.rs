@@ -10,6 +10,7 @@
 //! offers no BiDi (no `webSocketUrl` in its capabilities) gets the classic path
 //! (chromedriver's `devtools` log); [`announce_fallback`] says so once.
 
+pub(crate) mod dialog;
 pub(crate) mod events;
 pub(crate) mod glob;
 pub(crate) mod route;
@@ -54,7 +55,7 @@ pub(crate) struct Bidi {
     /// The top-level browsing context of the session's window.
     pub(crate) context: Mutex<Option<String>>,
     /// The page's dialog handler and the scenario its dialogs are evidence of.
-    pub(crate) dialogs: Arc<crate::browser::dialog::Dialogs>,
+    pub(crate) dialogs: Arc<dialog::Dialogs>,
 }
 
 impl std::fmt::Debug for Bidi {
@@ -199,7 +200,7 @@ impl Bidi {
             tokio::spawn(async move { route::handle(&bidi, params).await });
         } else if method == "browsingContext.userPromptOpened" {
             let params = params.clone();
-            tokio::spawn(crate::browser::dialog::handle(self.clone(), params));
+            tokio::spawn(dialog::handle(self.clone(), params));
         }
     }
 

@@ -152,7 +152,7 @@ pub struct Locator {
     pub(crate) desc: String,
     pub(crate) misuse: Option<String>,
     /// The frame the chain is resolved in (none: the page's top document).
-    pub(crate) frame: Option<std::sync::Arc<super::frame::FrameScope>>,
+    pub(crate) frame: Option<std::sync::Arc<super::protocol::FrameScope>>,
 }
 
 impl std::fmt::Debug for Locator {
