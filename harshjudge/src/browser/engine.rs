@@ -176,13 +176,24 @@ impl Engine {
     pub(crate) async fn call_in(
         &self,
         frame: Option<&Arc<FrameScope>>,
-        mut call: Call,
+        call: Call,
         during: &str,
     ) -> Result<Answer, BrowserError> {
         let _held = self.switching.lock().await;
         if frame.is_none() && self.window.is_none() {
             return self.call_here(call, during).await;
         }
+        // Boxed: the switching path is rare, and its future is big.
+        Box::pin(self.call_switched(frame, call, during)).await
+    }
+
+    /// [`Engine::call_in`] in another window or a frame, the lock held.
+    async fn call_switched(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        mut call: Call,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
         let main = self.enter_window().await?;
         let r = async {
             let Some(frame) = frame else {
