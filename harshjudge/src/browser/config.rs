@@ -168,22 +168,29 @@ impl BrowserConfig {
         if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());
         }
-        // Console and network in one log (`devtools`): one read per step boundary.
-        let mut chrome = serde_json::json!({
-            "args": args,
-            "devToolsEventsToLog": logs::DEVTOOLS_EVENTS,
-        });
+        let mut chrome = serde_json::json!({ "args": args });
         if self.webdriver_url.is_none() {
             chrome["binary"] = self.chromium_binary()?.display().to_string().into();
         }
-        let caps = serde_json::json!({
+        let mut caps = serde_json::json!({
             "browserName": "chrome",
             "goog:chromeOptions": chrome,
-            "goog:loggingPrefs": { "devtools": "ALL" },
             // WebDriver BiDi beside the session: console, network and routes
             // from its events (a remote end without it drops it).
             "webSocketUrl": true,
+            // Dialogs are answered over BiDi (`browser/dialog.rs`): the classic
+            // default would dismiss each one before its event is handled.
+            "unhandledPromptBehavior": "ignore",
         });
+        // Console and network in one log (`devtools`), one read per step
+        // boundary, for a remote end that may lack BiDi. Not for the local
+        // chromedriver, which has BiDi: with that log on, chromedriver 156
+        // aborts when the session lists or enters a popup's window.
+        if self.webdriver_url.is_some() {
+            caps["goog:chromeOptions"]["devToolsEventsToLog"] =
+                serde_json::json!(logs::DEVTOOLS_EVENTS);
+            caps["goog:loggingPrefs"] = serde_json::json!({ "devtools": "ALL" });
+        }
         Ok(caps.as_object().cloned().expect("an object"))
     }
 }

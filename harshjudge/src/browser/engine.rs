@@ -4,17 +4,29 @@
 //! navigation interrupts it, and the page's answer turned into a value or a
 //! located [`BrowserError`] (the one place an [`EngineError`] becomes one).
 
+use std::future::Future;
 use std::panic::Location;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::Client;
 use serde_json::{Value, json};
 
 use super::error::BrowserError;
-use super::protocol::{Answer, Call, EngineError};
+use super::protocol::{Acted, Action, Answer, Call, EngineError, FrameScope, Request, Target};
 use super::wire::{self, cdp};
+
+/// The offset of the current frame's viewport in the top document's (CSS
+/// pixels): each frame element's box, border and padding, up to the top.
+const FRAME_OFFSET_JS: &str = "let x = 0, y = 0, w = window;
+while (w.frameElement) {
+  const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);
+  x += r.left + f.clientLeft + parseFloat(s.paddingLeft || '0');
+  y += r.top + f.clientTop + parseFloat(s.paddingTop || '0');
+  w = w.parent;
+}
+return [x, y];";
 
 /// The engine of one page's session. Locators, assertions and the page's
 /// waits call it; it knows nothing of them.
@@ -24,6 +36,13 @@ pub(crate) struct Engine {
     script_timeout: AtomicU64,
     /// Whether the engine is registered for every new document of the session.
     registered: AtomicBool,
+    /// Held by every call: a call in a frame or in a popup's window switches
+    /// the session there and back under it, so that no other call of the
+    /// session (of this page or its popups) runs in between. The session rests
+    /// on the main window's top document.
+    switching: Arc<tokio::sync::Mutex<()>>,
+    /// The window of a popup's page (none: the session's main window).
+    window: Option<String>,
 }
 
 impl Engine {
@@ -32,6 +51,67 @@ impl Engine {
             client,
             script_timeout: AtomicU64::new(script_timeout),
             registered: AtomicBool::new(false),
+            switching: Arc::default(),
+            window: None,
+        }
+    }
+
+    /// The engine of a popup's page: the same session in another window.
+    pub(crate) fn for_window(&self, window: String) -> Engine {
+        Engine {
+            client: self.client.clone(),
+            script_timeout: AtomicU64::new(self.script_timeout()),
+            registered: AtomicBool::new(true),
+            switching: self.switching.clone(),
+            window: Some(window),
+        }
+    }
+
+    /// The popup window this engine's page is (none: the main window).
+    pub(crate) fn window(&self) -> Option<&str> {
+        self.window.as_deref()
+    }
+
+    /// Runs `f` with the session in this engine's window (a popup's), then
+    /// back in the main one; under the switching lock either way.
+    pub(crate) async fn in_window<T, F>(&self, f: F) -> Result<T, BrowserError>
+    where
+        F: Future<Output = Result<T, BrowserError>>,
+    {
+        let _held = self.switching.lock().await;
+        let main = self.enter_window().await?;
+        let r = f.await;
+        self.leave_window(main).await;
+        r
+    }
+
+    /// Switches to this engine's window; the main window's handle to come back to.
+    async fn enter_window(&self) -> Result<Option<fantoccini::wd::WindowHandle>, BrowserError> {
+        let Some(w) = &self.window else {
+            return Ok(None);
+        };
+        let main = self
+            .client
+            .window()
+            .await
+            .map_err(|e| wire::fail("reading the current window", e))?;
+        let handle = fantoccini::wd::WindowHandle::try_from(w.clone())
+            .map_err(|e| super::error::cmd_err("naming the popup's window", e))?;
+        self.client
+            .switch_to_window(handle)
+            .await
+            .map_err(|e| BrowserError::Invalid {
+                message: format!(
+                    "the popup's window {w} is gone (closed by the page or by page.close()): {e}"
+                ),
+                location: None,
+            })?;
+        Ok(Some(main))
+    }
+
+    async fn leave_window(&self, main: Option<fantoccini::wd::WindowHandle>) {
+        if let Some(main) = main {
+            let _ = self.client.switch_to_window(main).await;
         }
     }
 
@@ -82,14 +162,138 @@ impl Engine {
         }
     }
 
-    /// One call of the injected engine: one execute-async-script command (two
-    /// when the document lacks the engine), repeated in the new document when a
-    /// navigation interrupts it.
-    pub(crate) async fn call(&self, mut call: Call, during: &str) -> Result<Answer, BrowserError> {
+    /// One call of the injected engine, in the frame its target names (if
+    /// any) of this engine's window: see [`Engine::call_here`].
+    pub(crate) async fn call(&self, call: Call, during: &str) -> Result<Answer, BrowserError> {
+        let frame = call.request.frame().cloned();
+        self.call_in(frame.as_ref(), call, during).await
+    }
+
+    /// One call of the injected engine in `frame` (none: the top document):
+    /// the session switches into the frame (finding each iframe element by the
+    /// engine, waiting for it) and back around the call. A point the engine
+    /// answers there is moved into the page's viewport.
+    pub(crate) async fn call_in(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        call: Call,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
+        let _held = self.switching.lock().await;
+        if frame.is_none() && self.window.is_none() {
+            return self.call_here(call, during).await;
+        }
+        // Boxed: the switching path is rare, and its future is big.
+        Box::pin(self.call_switched(frame, call, during)).await
+    }
+
+    /// [`Engine::call_in`] in another window or a frame, the lock held.
+    async fn call_switched(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        mut call: Call,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
+        let main = self.enter_window().await?;
+        let r = async {
+            let Some(frame) = frame else {
+                return self.call_here(call, during).await;
+            };
+            let start = Instant::now();
+            let result = async {
+                for f in frame.path() {
+                    let left = Duration::from_millis(call.timeout).saturating_sub(start.elapsed());
+                    self.enter_frame(&f, left).await?;
+                }
+                call.timeout = Duration::from_millis(call.timeout)
+                    .saturating_sub(start.elapsed())
+                    .as_millis() as u64;
+                let mut answer = self.call_here(call, during).await?;
+                if let Ok(v) = &mut answer.result
+                    && v["point"].is_object()
+                {
+                    let offset = self
+                        .client
+                        .execute(FRAME_OFFSET_JS, vec![])
+                        .await
+                        .map_err(|e| wire::fail("reading the frame's offset in the page", e))?;
+                    for (k, i) in [("x", 0), ("y", 1)] {
+                        let moved = v["point"][k].as_f64().unwrap_or(0.0)
+                            + offset[i].as_f64().unwrap_or(0.0);
+                        v["point"][k] = moved.into();
+                    }
+                }
+                Ok(answer)
+            }
+            .await;
+            // Back to the top document whatever happened.
+            let _ = wire::post(
+                &self.client,
+                "frame",
+                json!({"id": null}),
+                "leaving the frame",
+            )
+            .await;
+            result
+        }
+        .await;
+        self.leave_window(main).await;
+        r
+    }
+
+    /// Finds `frame`'s iframe element in the current document (waiting up to
+    /// `wait`) and switches the session into it.
+    async fn enter_frame(&self, frame: &FrameScope, wait: Duration) -> Result<(), BrowserError> {
+        let what = "be attached (the <iframe> of a frame locator)";
+        let call = Call {
+            request: Request::Act {
+                target: Target {
+                    chain: frame.chain.clone(),
+                    describe: frame.desc.clone(),
+                    frame: None,
+                },
+                action: Action::SetInputFiles,
+                verify: None,
+            },
+            timeout: wait.as_millis() as u64,
+        };
+        let during = format!("waiting for the frame {}", frame.desc);
+        let start = Instant::now();
+        let answer = self.call_here(call, &during).await?;
+        let v = answer.into_value(&frame.desc, what, start.elapsed(), Location::caller())?;
+        let element = match serde_json::from_value::<Acted>(v) {
+            Ok(Acted::Element { element }) => element,
+            other => {
+                return Err(BrowserError::Invalid {
+                    message: format!(
+                        "{}: the page engine answered {other:?} where the iframe element was expected",
+                        frame.desc
+                    ),
+                    location: None,
+                });
+            }
+        };
+        wire::post(&self.client, "frame", json!({"id": element}), &during)
+            .await
+            .map_err(|e| BrowserError::Invalid {
+                message: format!(
+                    "{} matches an element that is not a frame (an <iframe> or <frame> is needed): {e}",
+                    frame.desc
+                ),
+                location: None,
+            })
+            .map(|_| ())
+    }
+
+    /// One call of the injected engine in the current document: one
+    /// execute-async-script command (two when the document lacks the engine),
+    /// repeated in the new document when a navigation interrupts it.
+    async fn call_here(&self, mut call: Call, during: &str) -> Result<Answer, BrowserError> {
         self.ensure_script_timeout(call.timeout).await?;
         self.ensure_registered().await;
         let deadline =
             Instant::now() + Duration::from_millis(call.timeout) + Duration::from_secs(2);
+        let mut prompt_since: Option<Instant> = None;
         loop {
             let req = serde_json::to_value(&call).map_err(|e| {
                 super::error::cmd_err(format!("encoding the request ({during})"), e)
@@ -111,6 +315,22 @@ impl Engine {
                 if message.contains("script timeout"))
                 && Instant::now() + Duration::from_secs(3) < deadline;
             match r {
+                // A dialog the action opened and WebDriver BiDi is answering
+                // (`dialog.rs`): wait for the answer; one left open (no BiDi)
+                // is dismissed by the classic command after a second.
+                Err(e) if prompt_open(&e) && Instant::now() < deadline => {
+                    let since = *prompt_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() > Duration::from_secs(1) {
+                        let _ = wire::post(
+                            &self.client,
+                            "alert/dismiss",
+                            json!({}),
+                            "dismissing a dialog",
+                        )
+                        .await;
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
                 Err(e)
                     if (early_timeout || wire::is_navigation(&e)) && Instant::now() < deadline =>
                 {
@@ -134,13 +354,21 @@ impl Engine {
         during: &str,
     ) -> Result<Answer, BrowserError> {
         self.ensure_script_timeout(timeout_ms).await?;
+        let _held = self.switching.lock().await;
+        let main = self.enter_window().await?;
         let v = self
             .client
             .execute_async(script, vec![arg])
             .await
-            .map_err(|e| wire::fail(during, e))?;
-        decode(v, during)
+            .map_err(|e| wire::fail(during, e));
+        self.leave_window(main).await;
+        decode(v?, during)
     }
+}
+
+/// Whether a command failed because a dialog is open (`unexpected alert open`).
+pub(crate) fn prompt_open(e: &BrowserError) -> bool {
+    matches!(e, BrowserError::Command { message, .. } if message.contains("unexpected alert open"))
 }
 
 /// The page's answer, or a typed error naming what this side does not know.

@@ -576,6 +576,7 @@ impl PageExpect {
         let page = Target {
             chain: Vec::new(),
             describe: "page".into(),
+            frame: None,
         };
         assert(
             &self.page,

@@ -153,14 +153,16 @@ impl Keyboard {
     }
 
     pub(crate) async fn send(&self, actions: Vec<Value>, during: &str) -> Result<(), BrowserError> {
-        wire::post(
-            self.page.client(),
-            "actions",
-            json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}),
-            during,
-        )
-        .await
-        .map(|_| ())
+        let page = &self.page;
+        page.engine()
+            .in_window(wire::post(
+                page.client(),
+                "actions",
+                json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}),
+                during,
+            ))
+            .await
+            .map(|_| ())
     }
 
     fn parse(key: &str) -> Result<Vec<Value>, BrowserError> {
@@ -213,13 +215,15 @@ impl Keyboard {
 
     /// Inserts text as an input method would (no key events).
     pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
-        wire::cdp(
-            self.page.client(),
-            "Input.insertText",
-            json!({"text": text}),
-        )
-        .await
-        .map(|_| ())
+        let page = &self.page;
+        page.engine()
+            .in_window(wire::cdp(
+                page.client(),
+                "Input.insertText",
+                json!({"text": text}),
+            ))
+            .await
+            .map(|_| ())
     }
 }
 
@@ -241,12 +245,13 @@ impl Mouse {
     }
 
     async fn send(&self, actions: Vec<Value>, during: &str) -> Result<(), BrowserError> {
-        wire::post(
-            self.page.client(),
+        let page = &self.page;
+        page.engine().in_window(wire::post(
+            page.client(),
             "actions",
             json!({"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]}),
             during,
-        )
+        ))
         .await
         .map(|_| ())
     }
@@ -314,12 +319,13 @@ impl Mouse {
 
     /// Scrolls by (dx, dy) with the wheel at the pointer's position.
     pub async fn wheel(&self, dx: f64, dy: f64) -> Result<(), BrowserError> {
-        wire::post(
-            self.page.client(),
+        let page = &self.page;
+        page.engine().in_window(wire::post(
+            page.client(),
             "actions",
             json!({"actions": [{"type": "wheel", "id": "wheel", "actions": [{"type": "scroll", "x": 0, "y": 0, "deltaX": dx.round() as i64, "deltaY": dy.round() as i64, "origin": "viewport"}]}]}),
             "scrolling with the wheel",
-        )
+        ))
         .await
         .map(|_| ())
     }

@@ -181,9 +181,41 @@ impl Page {
         }
     }
 
+    /// The page of a popup window `handle` this page's session opened: the
+    /// same session, its calls switched to that window and back.
+    pub(crate) fn popup_page(&self, handle: String) -> Page {
+        let owner = OnceLock::new();
+        if let Some(o) = self.inner.owner.get() {
+            let _ = owner.set(o.clone());
+        }
+        Page {
+            inner: Arc::new(Inner {
+                client: self.inner.client.clone(),
+                session: Mutex::new(None),
+                base_url: self.inner.base_url.clone(),
+                pending: Mutex::new(Pending::new()),
+                early: Mutex::default(),
+                bidi: self.inner.bidi.clone(),
+                engine: self.inner.engine.for_window(handle),
+                owner,
+                visited: Mutex::new(Vec::new()),
+            }),
+            wait: self.wait,
+        }
+    }
+
     /// Ties the page to the scenario that opened it (once).
     pub(crate) fn set_owner<S: ScenarioEvidence + 'static>(&self, owner: &Arc<S>) {
         let owner: Weak<dyn ScenarioEvidence> = Arc::downgrade(owner) as Weak<dyn ScenarioEvidence>;
+        if let Some(bidi) = &self.inner.bidi {
+            let weak = owner.clone();
+            bidi.dialogs
+                .set_recorder(Arc::new(move |name: &str, bytes: &[u8]| {
+                    if let Some(owner) = weak.upgrade() {
+                        let _ = owner.attach(name, "json", "dialog", bytes);
+                    }
+                }));
+        }
         let _ = self.inner.owner.set(owner);
     }
 
@@ -277,33 +309,48 @@ impl Page {
         if let Some(origin) = origin_of(&url) {
             self.visited(&origin);
         }
-        wire::post(
-            self.client(),
-            "url",
-            json!({"url": url}),
-            &format!("opening {url}"),
-        )
-        .await
-        .map(|_| ())
+        let during = format!("opening {url}");
+        self.engine()
+            .in_window(wire::post(
+                self.client(),
+                "url",
+                json!({"url": url}),
+                &during,
+            ))
+            .await
+            .map(|_| ())
     }
 
     /// Reloads the page.
     pub async fn reload(&self) -> Result<(), BrowserError> {
-        wire::post(self.client(), "refresh", json!({}), "reloading the page")
+        self.engine()
+            .in_window(wire::post(
+                self.client(),
+                "refresh",
+                json!({}),
+                "reloading the page",
+            ))
             .await
             .map(|_| ())
     }
 
     /// Goes back in history.
     pub async fn go_back(&self) -> Result<(), BrowserError> {
-        wire::post(self.client(), "back", json!({}), "going back")
+        self.engine()
+            .in_window(wire::post(self.client(), "back", json!({}), "going back"))
             .await
             .map(|_| ())
     }
 
     /// Goes forward in history.
     pub async fn go_forward(&self) -> Result<(), BrowserError> {
-        wire::post(self.client(), "forward", json!({}), "going forward")
+        self.engine()
+            .in_window(wire::post(
+                self.client(),
+                "forward",
+                json!({}),
+                "going forward",
+            ))
             .await
             .map(|_| ())
     }
@@ -363,11 +410,15 @@ Promise.resolve().then(function () {{ var f = (\n{js}\n); return typeof f === 'f
         function (e) {{ done({{ok: false, e: String(e && e.stack || e)}}); }});"
         );
         let v = self
-            .inner
-            .client
-            .execute_async(&script, vec![arg])
-            .await
-            .map_err(|e| wire::fail("running JavaScript (evaluate)", e))?;
+            .engine()
+            .in_window(async {
+                self.inner
+                    .client
+                    .execute_async(&script, vec![arg])
+                    .await
+                    .map_err(|e| wire::fail("running JavaScript (evaluate)", e))
+            })
+            .await?;
         if v["ok"] != true {
             return Err(BrowserError::Invalid {
                 message: format!(
@@ -456,48 +507,68 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     /// Runs JavaScript as a function body (`return …` gives a value). See
     /// [`evaluate`](Page::evaluate) for expressions, arguments and typed results.
     pub async fn eval(&self, js: &str) -> Result<serde_json::Value, BrowserError> {
-        self.inner
-            .client
-            .execute(js, vec![])
+        self.engine()
+            .in_window(async {
+                self.inner
+                    .client
+                    .execute(js, vec![])
+                    .await
+                    .map_err(|e| wire::fail("running JavaScript", e))
+            })
             .await
-            .map_err(|e| wire::fail("running JavaScript", e))
     }
 
     /// A PNG of the viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
-        self.inner
-            .client
-            .screenshot()
+        self.engine()
+            .in_window(async {
+                self.inner
+                    .client
+                    .screenshot()
+                    .await
+                    .map_err(|e| wire::fail("taking a screenshot", e))
+            })
             .await
-            .map_err(|e| wire::fail("taking a screenshot", e))
     }
 
     /// The current URL.
     pub async fn url(&self) -> Result<String, BrowserError> {
-        self.inner
-            .client
-            .current_url()
+        self.engine()
+            .in_window(async {
+                self.inner
+                    .client
+                    .current_url()
+                    .await
+                    .map(|u| u.to_string())
+                    .map_err(|e| wire::fail("reading the URL", e))
+            })
             .await
-            .map(|u| u.to_string())
-            .map_err(|e| wire::fail("reading the URL", e))
     }
 
     /// The document's title.
     pub async fn title(&self) -> Result<String, BrowserError> {
-        self.inner
-            .client
-            .title()
+        self.engine()
+            .in_window(async {
+                self.inner
+                    .client
+                    .title()
+                    .await
+                    .map_err(|e| wire::fail("reading the title", e))
+            })
             .await
-            .map_err(|e| wire::fail("reading the title", e))
     }
 
     /// The page's HTML as it is now.
     pub async fn html(&self) -> Result<String, BrowserError> {
-        self.inner
-            .client
-            .source()
+        self.engine()
+            .in_window(async {
+                self.inner
+                    .client
+                    .source()
+                    .await
+                    .map_err(|e| wire::fail("reading the HTML", e))
+            })
             .await
-            .map_err(|e| wire::fail("reading the HTML", e))
     }
 
     // ---- evidence hooks ----

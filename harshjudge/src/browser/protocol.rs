@@ -119,6 +119,34 @@ pub(crate) struct Target {
     pub(crate) chain: Vec<Step>,
     /// The locator as the user wrote it (`page.get_by_role("button")…`).
     pub(crate) describe: String,
+    /// The frame the chain is resolved in (none: the top document); the
+    /// engine switches there around the call, the page never sees it.
+    #[serde(skip)]
+    pub(crate) frame: Option<std::sync::Arc<FrameScope>>,
+}
+
+/// One frame of a locator's scope: the iframe's chain, resolved in the scope
+/// of `parent` (none: the page's top document), and how a failure names it.
+#[derive(Clone, Debug)]
+pub(crate) struct FrameScope {
+    /// The frame this one is nested in.
+    pub(crate) parent: Option<std::sync::Arc<FrameScope>>,
+    /// The iframe element's chain, in the parent's document.
+    pub(crate) chain: Vec<Step>,
+    /// The frame as the user wrote it (`page.frame_locator("iframe#pay")`).
+    pub(crate) desc: String,
+}
+
+impl FrameScope {
+    /// The frames from the outermost to this one.
+    pub(crate) fn path(self: &std::sync::Arc<Self>) -> Vec<std::sync::Arc<FrameScope>> {
+        let mut path = vec![self.clone()];
+        while let Some(p) = path.last().and_then(|f| f.parent.clone()) {
+            path.push(p);
+        }
+        path.reverse();
+        path
+    }
 }
 
 /// An option of `select_option`.
@@ -328,6 +356,20 @@ pub(crate) enum Request {
     AriaSnapshot,
 }
 
+impl Request {
+    /// The frame the request's chain is resolved in, if any.
+    pub(crate) fn frame(&self) -> Option<&std::sync::Arc<FrameScope>> {
+        match self {
+            Request::Act { target, .. }
+            | Request::Checked { target }
+            | Request::Query { target, .. }
+            | Request::WaitFor { target, .. }
+            | Request::Expect { target, .. } => target.frame.as_ref(),
+            Request::HitResult { .. } | Request::AriaSnapshot => None,
+        }
+    }
+}
+
 /// A request with the time it may wait in the page (ms).
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Call {
@@ -494,6 +536,7 @@ mod tests {
         let target = || Target {
             chain: vec![],
             describe: String::new(),
+            frame: None,
         };
         let mut names: Vec<String> = Vec::new();
         for m in [

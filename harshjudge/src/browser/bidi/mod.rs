@@ -10,6 +10,7 @@
 //! offers no BiDi (no `webSocketUrl` in its capabilities) gets the classic path
 //! (chromedriver's `devtools` log); [`announce_fallback`] says so once.
 
+pub(crate) mod dialog;
 pub(crate) mod events;
 pub(crate) mod glob;
 pub(crate) mod route;
@@ -28,7 +29,7 @@ use events::StepLog;
 use route::Routes;
 
 /// The events a session subscribes to.
-const EVENTS: [&str; 8] = [
+const EVENTS: [&str; 9] = [
     "log.entryAdded",
     "network.beforeRequestSent",
     "network.responseStarted",
@@ -37,6 +38,7 @@ const EVENTS: [&str; 8] = [
     "browsingContext.contextCreated",
     "browsingContext.contextDestroyed",
     "browsingContext.navigationStarted",
+    "browsingContext.userPromptOpened",
 ];
 
 type Reply = oneshot::Sender<Result<Value, BrowserError>>;
@@ -52,6 +54,8 @@ pub(crate) struct Bidi {
     pub(crate) routes: Arc<Routes>,
     /// The top-level browsing context of the session's window.
     pub(crate) context: Mutex<Option<String>>,
+    /// The page's dialog handler and the scenario its dialogs are evidence of.
+    pub(crate) dialogs: Arc<dialog::Dialogs>,
 }
 
 impl std::fmt::Debug for Bidi {
@@ -112,6 +116,7 @@ impl Bidi {
             log: Arc::new(StepLog::default()),
             routes: Arc::new(Routes::default()),
             context: Mutex::new(None),
+            dialogs: Arc::default(),
         });
         let weak = Arc::downgrade(&bidi);
         tokio::spawn(async move {
@@ -193,6 +198,9 @@ impl Bidi {
             let bidi = self.clone();
             let params = params.clone();
             tokio::spawn(async move { route::handle(&bidi, params).await });
+        } else if method == "browsingContext.userPromptOpened" {
+            let params = params.clone();
+            tokio::spawn(dialog::handle(self.clone(), params));
         }
     }
 
@@ -201,5 +209,6 @@ impl Bidi {
     pub(crate) async fn reset(&self) {
         self.routes.clear(self).await;
         self.log.clear();
+        self.dialogs.clear();
     }
 }

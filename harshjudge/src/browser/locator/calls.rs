@@ -152,7 +152,8 @@ impl Locator {
                 timeout: 3000,
             };
             let hit = match engine
-                .call(
+                .call_in(
+                    self.frame.as_ref(),
                     check,
                     &format!("checking that the {} reached {}", op.verb(), self.desc),
                 )

@@ -151,6 +151,8 @@ pub struct Locator {
     pub(crate) chain: Vec<Step>,
     pub(crate) desc: String,
     pub(crate) misuse: Option<String>,
+    /// The frame the chain is resolved in (none: the page's top document).
+    pub(crate) frame: Option<std::sync::Arc<super::protocol::FrameScope>>,
 }
 
 impl std::fmt::Debug for Locator {
@@ -272,6 +274,7 @@ macro_rules! constructors {
         }
     };
 }
+pub(crate) use constructors;
 
 impl Page {
     fn push(&self, step: Step, desc: String) -> Locator {
@@ -280,6 +283,7 @@ impl Page {
             chain: vec![step],
             desc,
             misuse: None,
+            frame: None,
         }
     }
 
@@ -499,6 +503,7 @@ impl Locator {
         Target {
             chain: self.chain.clone(),
             describe: self.desc.clone(),
+            frame: self.frame.clone(),
         }
     }
 

@@ -1,0 +1,123 @@
+//! Popups: [`Page::wait_for_popup`] runs an action and returns the window it
+//! opened (`window.open`, a `target=_blank` link) as a [`Page`] of the same
+//! session, whose calls switch to that window and back ([`super::engine`]'s
+//! switching lock). The popup's URL and a screenshot of it, once loaded, are
+//! evidence of the step (`popup-N.json`, `popup-N.png`).
+
+use std::future::Future;
+use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::error::BrowserError;
+use super::page::Page;
+use super::wire;
+
+/// Popups recorded in this process, numbering their evidence.
+static POPUPS: AtomicUsize = AtomicUsize::new(0);
+
+impl Page {
+    /// Runs `action` and returns the popup window it opened (by `window.open`
+    /// or a `target=_blank` link), as a page: `let popup =
+    /// page.wait_for_popup(async { page.get_by_text("Open").click().await }).await?`.
+    /// Waits up to the page's limit for the window to appear; its URL and a
+    /// screenshot once loaded become evidence of the step (`popup-N.json`,
+    /// `popup-N.png`). An action that opens nothing fails, naming the wait.
+    #[track_caller]
+    pub fn wait_for_popup<'a, F, T>(
+        &'a self,
+        action: F,
+    ) -> impl Future<Output = Result<Page, BrowserError>> + Send + 'a
+    where
+        F: Future<Output = Result<T, BrowserError>> + Send + 'a,
+        T: Send + 'a,
+    {
+        let at = Location::caller();
+        async move {
+            let before = self.window_handles().await.map_err(|e| e.located(at))?;
+            action.await.map_err(|e| e.located(at))?;
+            let start = Instant::now();
+            let handle = loop {
+                let now = self.window_handles().await.map_err(|e| e.located(at))?;
+                if let Some(new) = now.into_iter().find(|h| !before.contains(h)) {
+                    break new;
+                }
+                if start.elapsed() >= self.wait() {
+                    return Err(BrowserError::Timeout {
+                        locator: "page.wait_for_popup(…)".into(),
+                        expected: "open a popup window (window.open, a target=_blank link)".into(),
+                        found: format!("no new window; the session has {} window(s)", before.len()),
+                        waited: start.elapsed(),
+                        location: Some(at),
+                    });
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            };
+            let popup = self.popup_page(handle);
+            popup.record_popup(start).await;
+            Ok(popup)
+        }
+    }
+
+    /// The session's window handles.
+    async fn window_handles(&self) -> Result<Vec<String>, BrowserError> {
+        let handles = self
+            .client()
+            .windows()
+            .await
+            .map_err(|e| wire::fail("listing the windows", e))?;
+        Ok(handles.into_iter().map(String::from).collect())
+    }
+
+    /// Waits (within the page's limit) for the popup to load, then attaches
+    /// its URL and a screenshot to the step running.
+    async fn record_popup(&self, start: Instant) {
+        let left = self.wait().saturating_sub(start.elapsed());
+        let _ = tokio::time::timeout(left, async {
+            while !matches!(
+                self.eval(
+                    "return document.readyState === 'complete' && location.href !== 'about:blank'"
+                )
+                .await,
+                Ok(serde_json::Value::Bool(true))
+            ) {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await;
+        let Some(owner) = self.owner() else { return };
+        let n = POPUPS.fetch_add(1, Ordering::SeqCst) + 1;
+        let url = self.url().await.unwrap_or_default();
+        let title = self.title().await.unwrap_or_default();
+        if let Ok(bytes) = serde_json::to_vec_pretty(&json!({"url": url, "title": title})) {
+            let _ = owner
+                .clone()
+                .attach(&format!("popup-{n}"), "json", "popup", &bytes);
+        }
+        if let Ok(png) = self.screenshot().await {
+            let _ = owner.attach(&format!("popup-{n}"), "png", "screenshot", &png);
+        }
+    }
+
+    /// Closes the page's window: a popup's (the session goes on in the main
+    /// window). The main page is closed by its scenario's end, not by this: it
+    /// is an error naming the popup rule.
+    pub async fn close(&self) -> Result<(), BrowserError> {
+        if self.engine().window().is_none() {
+            return Err(BrowserError::Invalid {
+                message: "page.close() closes a popup's page (from wait_for_popup); the scenario's own page closes when the scenario ends".into(),
+                location: None,
+            });
+        }
+        self.engine()
+            .in_window(async {
+                self.client()
+                    .close_window()
+                    .await
+                    .map_err(|e| wire::fail("closing the popup's window", e))
+            })
+            .await
+    }
+}

@@ -1,0 +1,357 @@
+//! Issue 23, point 4 in real Chromium: dialogs (an alert dismissed by default
+//! and recorded, a confirm accepted and a prompt answered by `on_dialog`),
+//! frames (a same-origin iframe whose button is clicked and whose text is
+//! expected, a `srcdoc` one through `content_frame`, nested frames, a frame
+//! selector that matches nothing), popups (`window.open` and `target=_blank`,
+//! read through the returned page) and a download saved as step evidence with
+//! its content checked.
+//!
+//! The pages come from a small HTTP server of this test (loopback).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use harshjudge::{Scenario, expect, scenario, step};
+
+const CSV: &str = "id,name\n1,milk\n2,bread\n";
+
+const DIALOGS: &str = r#"<!doctype html><html><head><title>dialogs</title></head><body>
+<p id="out">idle</p>
+<button id="alert" onclick="alert('Saved!'); out.textContent = 'alert closed'">alert</button>
+<button id="confirm" onclick="out.textContent = 'confirm ' + confirm('Delete all?')">confirm</button>
+<button id="prompt" onclick="out.textContent = 'prompt ' + prompt('Your name?', 'Grace')">prompt</button>
+</body></html>"#;
+
+const FRAMES: &str = r#"<!doctype html><html><head><title>frames</title></head><body>
+<h1>Frames</h1>
+<p id="status">top status</p>
+<div style="padding: 40px 0 0 120px">
+<iframe id="pay" src="/inner" style="width: 400px; height: 200px; border: 7px solid #888; padding: 5px"></iframe>
+</div>
+<iframe id="doc" srcdoc="<p>from srcdoc</p><iframe id='deep' src='/inner'></iframe>"></iframe>
+</body></html>"#;
+
+const INNER: &str = r#"<!doctype html><html><body style="margin: 30px">
+<p id="status">unpaid</p>
+<button onclick="document.getElementById('status').textContent = 'paid'">Pay</button>
+</body></html>"#;
+
+const POPUP: &str = r#"<!doctype html><html><head><title>opener</title></head><body>
+<h1>Opener</h1>
+<button id="open" onclick="window.open('/child?via=open')">open</button>
+<a id="blank" href="/child?via=link" target="_blank">link</a>
+</body></html>"#;
+
+const CHILD: &str = r#"<!doctype html><html><head><title>child</title></head><body>
+<h1>Child page</h1><p id="via"></p>
+<script>document.getElementById('via').textContent = location.search;</script>
+</body></html>"#;
+
+const DOWNLOAD: &str = r#"<!doctype html><html><head><title>download</title></head><body>
+<a id="get" href="/export">Export</a>
+</body></html>"#;
+
+/// The test's app on a loopback port; its base URL.
+fn serve() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = app(stream);
+            });
+        }
+    });
+    base
+}
+
+fn app(stream: TcpStream) -> std::io::Result<()> {
+    let mut out = stream.try_clone()?;
+    let mut r = BufReader::new(stream);
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        loop {
+            let mut h = String::new();
+            r.read_line(&mut h)?;
+            if h.trim_end().is_empty() {
+                break;
+            }
+        }
+        let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+        let route = path.split('?').next().unwrap_or_default();
+        let (status, extra, body) = match route {
+            "/dialogs" => ("200 OK", "Content-Type: text/html", DIALOGS),
+            "/frames" => ("200 OK", "Content-Type: text/html", FRAMES),
+            "/inner" => ("200 OK", "Content-Type: text/html", INNER),
+            "/popup" => ("200 OK", "Content-Type: text/html", POPUP),
+            "/child" => ("200 OK", "Content-Type: text/html", CHILD),
+            "/download" => ("200 OK", "Content-Type: text/html", DOWNLOAD),
+            "/export" => (
+                "200 OK",
+                "Content-Type: text/csv\r\nContent-Disposition: attachment; filename=\"report.csv\"",
+                CSV,
+            ),
+            _ => ("404 Not Found", "Content-Type: text/plain", "no"),
+        };
+        write!(
+            out,
+            "HTTP/1.1 {status}\r\n{extra}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
+            body.len()
+        )?;
+    }
+}
+
+#[scenario]
+async fn reach(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    let out = page.locator("#out");
+    step!("An alert is dismissed by default", {
+        page.goto("/dialogs").await?;
+        page.locator("#alert").click().await?;
+        expect(&out).to_have_text("alert closed").await?;
+    });
+    step!("A confirm is accepted by on_dialog", {
+        page.on_dialog(|d| d.accept(None))?;
+        page.locator("#confirm").click().await?;
+        expect(&out).to_have_text("confirm true").await?;
+    });
+    step!("A prompt is answered with text", {
+        page.on_dialog(|d| {
+            if d.message() == "Your name?" {
+                d.accept(Some("Ada"))
+            }
+        })?;
+        page.locator("#prompt").click().await?;
+        expect(&out).to_have_text("prompt Ada").await?;
+        page.on_dialog(|d| d.dismiss())?;
+        page.locator("#confirm").click().await?;
+        expect(&out).to_have_text("confirm false").await?;
+    });
+    step!("A frame's button is clicked and its text expected", {
+        page.goto("/frames").await?;
+        let pay = page.frame_locator("iframe#pay");
+        expect(&pay.locator("#status"))
+            .to_have_text("unpaid")
+            .await?;
+        pay.get_by_role("button").name("Pay").click().await?;
+        expect(&pay.locator("#status")).to_have_text("paid").await?;
+        // The page's own #status is another element.
+        expect(&page.locator("#status"))
+            .to_have_text("top status")
+            .await?;
+        let doc = page.locator("#doc").content_frame();
+        expect(&doc.get_by_text("from srcdoc"))
+            .to_be_visible()
+            .await?;
+        let deep = doc.frame_locator("#deep");
+        deep.get_by_text("Pay").click().await?;
+        expect(&deep.locator("#status"))
+            .to_have_text("paid")
+            .await?;
+        assert_eq!(pay.locator("#status").text_content().await?, "paid");
+    });
+    step!("A frame selector that matches nothing fails naming it", {
+        let quick = page.with_timeout(Duration::from_millis(400));
+        let e = quick
+            .frame_locator("iframe#missing")
+            .get_by_role("button")
+            .click()
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("page.frame_locator(\"iframe#missing\")") && e.contains("iframe"),
+            "{e}"
+        );
+        let e = expect(&quick.frame_locator("h1").locator("p"))
+            .to_have_text("x")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not a frame") && e.contains("frame_locator(\"h1\")"),
+            "{e}"
+        );
+        // The session is back in the top document after each failure.
+        expect(&page.locator("h1")).to_have_text("Frames").await?;
+    });
+    step!("A popup's content is read", {
+        page.goto("/popup").await?;
+        let popup = page.wait_for_popup(page.locator("#open").click()).await?;
+        expect(&popup.locator("h1"))
+            .to_have_text("Child page")
+            .await?;
+        expect(&popup.locator("#via"))
+            .to_have_text("?via=open")
+            .await?;
+        assert!(popup.url().await?.ends_with("/child?via=open"));
+        let linked = page.wait_for_popup(page.locator("#blank").click()).await?;
+        expect(&linked.locator("#via"))
+            .to_have_text("?via=link")
+            .await?;
+        assert_eq!(linked.title().await?, "child");
+        // The opener is still the page's own window.
+        expect(&page.locator("h1")).to_have_text("Opener").await?;
+        popup.close().await?;
+        linked.close().await?;
+        assert_eq!(page.title().await?, "opener");
+        let none = page
+            .with_timeout(Duration::from_millis(300))
+            .wait_for_popup(async { Ok(()) })
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(none.contains("popup"), "{none}");
+    });
+    step!("A download is saved as evidence", {
+        page.goto("/download").await?;
+        let file = page.wait_for_download(page.locator("#get").click()).await?;
+        assert_eq!(file.suggested_filename(), "report.csv");
+        assert_eq!(file.bytes()?, CSV.as_bytes());
+        assert!(file.evidence_path().is_some());
+    });
+    Ok(())
+}
+
+struct Outcome {
+    _tmp: tempfile::TempDir,
+    hj: PathBuf,
+    code: i32,
+}
+
+/// The run, once for every test.
+fn outcome() -> &'static Outcome {
+    static RUN: OnceLock<Outcome> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let base = serve();
+        let tmp = tempfile::tempdir().unwrap();
+        let hj = tmp.path().join("hj");
+        // SAFETY: inside the OnceLock; the other tests wait on it.
+        unsafe {
+            std::env::set_var("HARSHJUDGE_BASE_URL", &base);
+            std::env::set_var("HARSHJUDGE_DIR", &hj);
+            std::env::set_var("HARSHJUDGE_EVIDENCE", "all");
+            std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "60s");
+        }
+        let args = harshjudge::harness::Arguments::from_iter([
+            "browser_reach",
+            "--quiet",
+            "--test-threads",
+            "1",
+            "reach",
+        ]);
+        let pkg = harshjudge::harness::Package::new("browser_reach", env!("CARGO_MANIFEST_DIR"));
+        let code = harshjudge::harness::run(pkg, &args);
+        Outcome {
+            _tmp: tmp,
+            hj,
+            code,
+        }
+    })
+}
+
+fn run_dir(hj: &Path) -> PathBuf {
+    let runs = hj.join("scenarios/reach/runs");
+    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(all.len(), 1, "{all:?}");
+    all.pop().unwrap()
+}
+
+fn evidence(step: usize, file: &str) -> PathBuf {
+    run_dir(&outcome().hj).join(format!("step-{step:02}/evidence/{file}"))
+}
+
+fn json(p: &Path) -> harshjudge::serde_json::Value {
+    harshjudge::serde_json::from_str(
+        &std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_scenario_passes_every_step() {
+    let o = outcome();
+    let result = json(&run_dir(&o.hj).join("result.json"));
+    assert_eq!(
+        (o.code, result["status"].as_str()),
+        (0, Some("pass")),
+        "{result}"
+    );
+}
+
+#[test]
+fn an_alert_is_dismissed_by_default_and_recorded() {
+    let d = json(&evidence(1, "dialog-1.json"));
+    assert_eq!(d["type"], "alert", "{d}");
+    assert_eq!(d["message"], "Saved!", "{d}");
+    assert_eq!(d["answer"], "dismissed", "{d}");
+    assert_eq!(d["handled"], false, "{d}");
+}
+
+#[test]
+fn on_dialog_accepts_a_confirm_and_answers_a_prompt() {
+    let confirm = json(&evidence(2, "dialog-2.json"));
+    assert_eq!(
+        (&confirm["type"], &confirm["message"], &confirm["answer"]),
+        (&"confirm".into(), &"Delete all?".into(), &"accepted".into()),
+        "{confirm}"
+    );
+    let prompt = json(&evidence(3, "dialog-3.json"));
+    assert_eq!(prompt["type"], "prompt", "{prompt}");
+    assert_eq!(prompt["defaultValue"], "Grace", "{prompt}");
+    assert_eq!(prompt["promptText"], "Ada", "{prompt}");
+    assert_eq!(prompt["answer"], "accepted", "{prompt}");
+    let dismissed = json(&evidence(3, "dialog-4.json"));
+    assert_eq!(
+        (&dismissed["answer"], dismissed["handled"].as_bool()),
+        (&"dismissed".into(), Some(true)),
+        "{dismissed}"
+    );
+}
+
+#[test]
+fn a_popup_is_evidence_of_its_step() {
+    let _ = outcome();
+    let dir = evidence(6, "");
+    let mut popups: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("popup-") && !n.contains(".meta"))
+        .collect();
+    popups.sort();
+    assert_eq!(popups.len(), 4, "{popups:?}");
+    let first = popups.iter().find(|n| n.ends_with(".json")).unwrap();
+    let p = json(&dir.join(first));
+    assert!(
+        p["url"].as_str().unwrap().ends_with("/child?via=open"),
+        "{p}"
+    );
+    let png = popups.iter().find(|n| n.ends_with(".png")).unwrap();
+    let bytes = std::fs::read(dir.join(png)).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+}
+
+#[test]
+fn a_download_is_saved_as_evidence_with_its_content() {
+    let _ = outcome();
+    let dir = evidence(7, "");
+    let saved: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("download-") && n.ends_with("-report.csv")
+        })
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), CSV);
+}
