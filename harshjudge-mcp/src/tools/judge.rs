@@ -659,6 +659,7 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
             attempts: 1,
             judged_at: now_iso(),
             error: None,
+            answer: harshjudge::store::judge::AnswerInfo::default(),
         },
         None,
         None,
