@@ -15,6 +15,7 @@
 //! contents, expectation, code outcome and the judge's identity. A verdict is
 //! reused only while that hash is unchanged.
 
+mod calibrate;
 mod cmd;
 mod combine;
 mod config;
@@ -28,6 +29,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use calibrate::{CalibrateError, Calibration, Label, Scored, calibrate, read_labels};
 pub use cmd::CommandJudge;
 pub use combine::combine_verdicts;
 pub use config::{DEFAULT_JUDGE_RETRIES, DEFAULT_JUDGE_TIMEOUT, JudgeSettings, MAX_JUDGE_RETRIES};
