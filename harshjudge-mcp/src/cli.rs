@@ -300,6 +300,22 @@ pub enum Command {
         #[arg(long, value_name = "0..1", value_parser = fraction)]
         min_agreement: Option<f64>,
     },
+    /// Propose a replacement for the locator that broke a scenario's latest
+    /// failed run (matched nothing or too many), as a unified diff of its
+    /// Rust source; never an assertion, an expectation or a verdict.
+    Heal {
+        /// The scenario's slug.
+        scenario: String,
+        /// Heal from this run (default: the scenario's latest failed run).
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
+        /// The folder the failure's source locations are relative to (default: the project folder).
+        #[arg(long, value_name = "DIR")]
+        source_root: Option<PathBuf>,
+        /// Write the change to the source and record it in the run's folder (heal.json).
+        #[arg(long)]
+        apply: bool,
+    },
 }
 
 /// A threshold from 0 to 1.
@@ -480,6 +496,7 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         | Command::Report
         | Command::InitAgent { .. }
         | Command::JudgeCalibrate { .. }
+        | Command::Heal { .. }
         | Command::Merge { .. } => return Err(CliError::NotATool),
         Command::Init { name, base_url } => {
             a.put("projectName", name);
@@ -908,7 +925,7 @@ pub fn judge_calibrate(ctx: &Context, labels: &std::path::Path, min: Thresholds)
     };
     let store = ctx.store();
     let scores = match rt.block_on(harshjudge::judge::calibrate(
-        &store,
+        store,
         &labels,
         judge.as_ref(),
         settings.uncertain_passes,
@@ -937,5 +954,40 @@ pub fn judge_calibrate(ctx: &Context, labels: &std::path::Path, min: Thresholds)
             m.insert("code".into(), json!("BELOW_THRESHOLD"));
         }
         (value, false)
+    }
+}
+
+/// `heal <scenario>` ([`crate::heal::heal`]): the proposed change (its diff)
+/// and, with `--apply`, where it was recorded; or `{error, code}` and nothing written.
+pub fn heal(
+    ctx: &Context,
+    scenario: &str,
+    run: Option<&str>,
+    source_root: Option<&std::path::Path>,
+    apply: bool,
+) -> (Value, bool) {
+    let root = match source_root {
+        Some(r) if r.is_absolute() => r.to_path_buf(),
+        Some(r) => ctx.root().join(r),
+        None => ctx.root().to_path_buf(),
+    };
+    let req = crate::heal::HealRequest {
+        scenario: scenario.to_string(),
+        run: run.map(str::to_string),
+        source_root: root,
+        apply,
+    };
+    match crate::heal::heal(ctx.store(), &req) {
+        Ok(h) => (serde_json::to_value(&h).unwrap_or(Value::Null), true),
+        Err(e) => {
+            let code = match &e {
+                crate::heal::HealError::UnknownScenario { .. } => Code::NotFound,
+                _ => Code::InvalidInput,
+            };
+            (
+                json!({"error": e.to_string(), "code": code.as_str()}),
+                false,
+            )
+        }
     }
 }

@@ -91,6 +91,20 @@ fn main() -> ExitCode {
             };
             return emit(cli::judge_calibrate(&ctx, labels, min));
         }
+        Some(cli::Command::Heal {
+            scenario,
+            run,
+            source_root,
+            apply,
+        }) => {
+            return emit(cli::heal(
+                &ctx,
+                scenario,
+                run.as_deref(),
+                source_root.as_deref(),
+                *apply,
+            ));
+        }
         _ => {}
     }
     let call = match parsed.command.as_ref().map(cli::to_call).transpose() {
