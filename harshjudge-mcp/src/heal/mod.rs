@@ -45,7 +45,7 @@ const LABELLED_ROLES: [&str; 10] = [
 ];
 
 /// A step's failure, as far as healing is concerned.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Failure {
     /// An action or read whose locator matched no element until its timeout.
@@ -260,7 +260,7 @@ pub enum HealError {
 }
 
 /// What `heal` proposes (and, applied, did).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Heal {
     /// The scenario.
