@@ -318,11 +318,21 @@ pub enum Command {
     },
 }
 
+/// A `judge-calibrate` threshold that is not a number from 0 to 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{given:?} is not a number from 0 to 1 (e.g. 0.9)")]
+pub struct NotAFraction {
+    /// The value given.
+    pub given: String,
+}
+
 /// A threshold from 0 to 1.
-fn fraction(text: &str) -> Result<f64, String> {
+fn fraction(text: &str) -> Result<f64, NotAFraction> {
     match text.trim().parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-        _ => Err(format!("{text:?} is not a number from 0 to 1 (e.g. 0.9)")),
+        _ => Err(NotAFraction {
+            given: text.to_string(),
+        }),
     }
 }
 
