@@ -112,6 +112,7 @@ fn run(p: &Project, args: &[&str], envs: &[(&str, &str)]) -> Run {
         "HARSHJUDGE_JUDGE_API_KEY",
         "HARSHJUDGE_JUDGE_TIMEOUT",
         "HARSHJUDGE_JUDGE_RETRIES",
+        "HARSHJUDGE_JUDGE_VOTES",
         "HARSHJUDGE_UNCERTAIN",
         "NEXTEST_RUN_ID",
         "NEXTEST",
@@ -598,4 +599,240 @@ fn the_http_judge_gets_the_expectation_and_the_screenshots_as_images() {
             "the API key is written nowhere: {f}"
         );
     }
+}
+
+/// A chat-completions server that answers from a script (it is not a model):
+/// `see` fails a step whose prompt shows "declined" or "broken" and passes the
+/// others; `pass` passes everything; `votes` answers fail, pass, pass, … in
+/// turn. Every answer names its model and token usage (OpenAI's shape).
+const SCRIPTED_PY: &str = r#"
+import http.server, json, sys
+mode = sys.argv[1]
+n = [0]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        text = json.dumps(body["messages"][1]["content"])
+        n[0] += 1
+        if mode == "see":
+            bad = "declined" in text or "broken" in text
+            verdict, why = ("fail", "the evidence shows an error") if bad else ("pass", "the evidence shows what was expected")
+        elif mode == "votes":
+            verdict = "fail" if n[0] % 3 == 1 else "pass"
+            why = "answer %d" % n[0]
+        else:
+            verdict, why = "pass", "looks fine"
+        answer = json.dumps({"verdict": verdict, "reasoning": why})
+        out = json.dumps({"model": "scripted-judge-1", "choices": [{"message": {"role": "assistant", "content": answer}}],
+                          "usage": {"prompt_tokens": 100 * n[0], "completion_tokens": 7, "total_tokens": 100 * n[0] + 7}}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"#;
+
+/// A scripted judge server in `mode`: (its process, its base URL).
+fn scripted_judge(p: &Project, mode: &str) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let script = p.log.parent().unwrap().join("scripted.py");
+    std::fs::write(&script, SCRIPTED_PY).unwrap();
+    let mut server = Command::new(support::python())
+        .arg(&script)
+        .arg(mode)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    (server, format!("http://127.0.0.1:{}/v1", port.trim()))
+}
+
+#[test]
+fn votes_keep_the_majority_and_the_model_tokens_and_latency_are_recorded() {
+    let p = project();
+    let (mut server, url) = scripted_judge(&p, "votes");
+    let r = run(
+        &p,
+        &["notes::"],
+        &[
+            ("HARSHJUDGE_JUDGE_URL", url.as_str()),
+            ("HARSHJUDGE_JUDGE_MODEL", "asked-model"),
+            ("HARSHJUDGE_JUDGE_VOTES", "3"),
+        ],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(r.code, 0, "fail, pass, pass: the majority passes: {r:?}");
+    let dir = last_run(&p, "notes");
+    let j = judged(&dir, "01");
+    assert_eq!(j["verdict"], "pass", "{j:#}");
+    let votes: Vec<&str> = j["votes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("every answer is recorded: {j:#}"))
+        .iter()
+        .map(|v| v["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(votes, ["fail", "pass", "pass"]);
+    assert_eq!(j["votes"][0]["reasoning"], "answer 1");
+    assert_eq!(j["model"], "scripted-judge-1");
+    assert_eq!(j["usage"]["inputTokens"], 600, "100 + 200 + 300: {j:#}");
+    assert_eq!(j["usage"]["outputTokens"], 21);
+    assert!(j["latencyMs"].is_u64(), "{j:#}");
+    assert!(
+        j["votes"][2]["latencyMs"].is_u64() && j["votes"][2]["usage"]["totalTokens"] == 307,
+        "{j:#}"
+    );
+    // A bad count is refused by name.
+    let r = run(
+        &p,
+        &["notes::"],
+        &[
+            ("HARSHJUDGE_JUDGE_URL", url.as_str()),
+            ("HARSHJUDGE_JUDGE_MODEL", "asked-model"),
+            ("HARSHJUDGE_JUDGE_VOTES", "0"),
+        ],
+    );
+    assert_ne!(r.code, 0);
+    assert!(format!("{r:?}").contains("HARSHJUDGE_JUDGE_VOTES"), "{r:?}");
+}
+
+/// Runs `notes` and `checkout` with screens that match their expectation and
+/// with screens that contradict it (injected on purpose), without a judge;
+/// returns the labels file (run, step, the right verdict).
+fn calibration_set(p: &Project) -> PathBuf {
+    let mut labels = String::from("run,step,verdict\n# made by tests/judge.rs\n");
+    for (slug, step, envs, right) in [
+        ("checkout", "02", vec![], "pass"),
+        ("checkout", "02", vec![("JUDGED_RECEIPT", "error")], "fail"),
+        ("notes", "01", vec![], "pass"),
+        (
+            "notes",
+            "01",
+            vec![("JUDGED_NOTE", "the export is broken")],
+            "fail",
+        ),
+        (
+            "notes",
+            "01",
+            vec![("JUDGED_NOTE", "all good, 3 saved")],
+            "pass",
+        ),
+    ] {
+        let r = run(p, &[&format!("{slug}::")], &envs);
+        assert_eq!(r.code, 0, "pending verdicts do not fail: {r:?}");
+        let dir = last_run(p, slug);
+        let id = dir.file_name().unwrap().to_string_lossy().into_owned();
+        labels.push_str(&format!("{id} {step} {right}\n"));
+    }
+    let path = p.log.parent().unwrap().join("labels.txt");
+    std::fs::write(&path, labels).unwrap();
+    path
+}
+
+fn calibrate(p: &Project, url: &str, args: &[&str]) -> (i32, Value, String) {
+    let out = Command::new(support::mcp_binary())
+        .arg("--cwd")
+        .arg(p.hj.parent().unwrap())
+        .arg("--dashboard")
+        .arg("off")
+        .arg("judge-calibrate")
+        .args(args)
+        .env_remove("HARSHJUDGE_JUDGE_CMD")
+        .env_remove("HARSHJUDGE_JUDGE_VOTES")
+        .env_remove("HARSHJUDGE_UNCERTAIN")
+        .env("HARSHJUDGE_JUDGE_URL", url)
+        .env("HARSHJUDGE_JUDGE_MODEL", "scripted")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let doc = if out.status.success() {
+        &stdout
+    } else {
+        &stderr
+    };
+    let value = serde_json::from_str(doc.trim()).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), value, stderr)
+}
+
+#[test]
+fn judge_calibrate_scores_a_judge_over_labelled_runs_and_fails_under_its_thresholds() {
+    let p = project();
+    let labels = calibration_set(&p);
+    let labels = labels.to_str().unwrap();
+    let before = support::tree(&p.hj);
+    let strict = [
+        labels,
+        "--min-precision",
+        "1",
+        "--min-recall",
+        "1",
+        "--min-agreement",
+        "1",
+    ];
+    // A judge that reads the evidence agrees with every label.
+    let (mut server, url) = scripted_judge(&p, "see");
+    let (code, v, err) = calibrate(&p, &url, &strict);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(code, 0, "{v:#} {err}");
+    assert_eq!(
+        (v["steps"].as_u64(), v["agreed"].as_u64()),
+        (Some(5), Some(5))
+    );
+    assert_eq!(
+        (v["precision"].as_f64(), v["recall"].as_f64()),
+        (Some(1.0), Some(1.0))
+    );
+    assert_eq!(v["scored"][1]["got"], "fail", "{v:#}");
+    // A judge that passes everything misses both injected failures.
+    let (mut server, url) = scripted_judge(&p, "pass");
+    let (code, v, err) = calibrate(&p, &url, &strict);
+    let lenient = calibrate(&p, &url, &[labels, "--min-agreement", "0.6"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(code, 1, "{v:#} {err}");
+    assert_eq!(v["code"], "BELOW_THRESHOLD");
+    assert_eq!(
+        (v["recall"].as_f64(), v["agreement"].as_f64()),
+        (Some(0.0), Some(0.6))
+    );
+    let why = v["error"].as_str().unwrap();
+    assert!(
+        why.contains("recall 0.000 is under --min-recall 1") && why.contains("agreement 0.600"),
+        "{why}"
+    );
+    assert_eq!(lenient.0, 0, "0.6 agreement meets 0.6: {:#}", lenient.1);
+    // Calibrating wrote nothing into the runs.
+    assert_eq!(support::tree(&p.hj), before);
+    // Bad input: a label naming an unknown run, a bad verdict, no judge.
+    let bad = p.log.parent().unwrap().join("bad.txt");
+    std::fs::write(&bad, "20260101-000000-000-abcdef 01 pass\n").unwrap();
+    let (code, v, _) = calibrate(&p, &url, &[bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("line 1: run 20260101-000000-000-abcdef is in no scenario"),
+        "{v:#}"
+    );
+    std::fs::write(&bad, "20260101-000000-000-abcdef 01 maybe\n").unwrap();
+    let (code, v, _) = calibrate(&p, &url, &[bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains(":1: \"maybe\" is not a verdict"),
+        "{v:#}"
+    );
 }

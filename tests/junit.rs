@@ -449,6 +449,7 @@ pub fn judgment(
         attempts: 1,
         judged_at: "2026-11-23T00:00:00.000Z".into(),
         error: None,
+        answer: harshjudge::store::judge::AnswerInfo::default(),
     }
 }
 

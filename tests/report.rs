@@ -398,6 +398,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
                 attempts: 1,
                 judged_at: "2026-11-23T00:00:00.000Z".into(),
                 error: None,
+                answer: harshjudge::store::judge::AnswerInfo::default(),
             },
             Some("prompt"),
             Some("{\"verdict\":\"fail\"}"),

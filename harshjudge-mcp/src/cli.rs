@@ -284,6 +284,56 @@ pub enum Command {
         #[arg(long = "var", value_name = "NAME=VALUE")]
         vars: Vec<String>,
     },
+    /// Run the configured judge (HARSHJUDGE_JUDGE_*) over labelled steps and
+    /// print its precision, recall and agreement; exit 1 under a threshold.
+    /// Nothing is written into the runs.
+    JudgeCalibrate {
+        /// The labels: one `RUN STEP VERDICT` per line (blanks or commas between).
+        labels: PathBuf,
+        /// Fail when the precision (share of failing verdicts that were right) is lower.
+        #[arg(long, value_name = "0..1", value_parser = fraction)]
+        min_precision: Option<f64>,
+        /// Fail when the recall (share of labelled failures caught) is lower.
+        #[arg(long, value_name = "0..1", value_parser = fraction)]
+        min_recall: Option<f64>,
+        /// Fail when the agreement (share of verdicts equal to the label) is lower.
+        #[arg(long, value_name = "0..1", value_parser = fraction)]
+        min_agreement: Option<f64>,
+    },
+    /// Propose a replacement for the locator that broke a scenario's latest
+    /// failed run (matched nothing or too many), as a unified diff of its
+    /// Rust source; never an assertion, an expectation or a verdict.
+    Heal {
+        /// The scenario's slug.
+        scenario: String,
+        /// Heal from this run (default: the scenario's latest failed run).
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
+        /// The folder the failure's source locations are relative to (default: the project folder).
+        #[arg(long, value_name = "DIR")]
+        source_root: Option<PathBuf>,
+        /// Write the change to the source and record it in the run's folder (heal.json).
+        #[arg(long)]
+        apply: bool,
+    },
+}
+
+/// A `judge-calibrate` threshold that is not a number from 0 to 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{given:?} is not a number from 0 to 1 (e.g. 0.9)")]
+pub struct NotAFraction {
+    /// The value given.
+    pub given: String,
+}
+
+/// A threshold from 0 to 1.
+fn fraction(text: &str) -> Result<f64, NotAFraction> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(NotAFraction {
+            given: text.to_string(),
+        }),
+    }
 }
 
 /// `name=value` pairs.
@@ -455,6 +505,8 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         }
         | Command::Report
         | Command::InitAgent { .. }
+        | Command::JudgeCalibrate { .. }
+        | Command::Heal { .. }
         | Command::Merge { .. } => return Err(CliError::NotATool),
         Command::Init { name, base_url } => {
             a.put("projectName", name);
@@ -836,4 +888,116 @@ pub fn run_command(ctx: &Context, name: &str, args: Value) -> (Value, bool) {
     let out = crate::call(ctx, name, Some(args));
     let ok = !out.is_error();
     (out.value, ok)
+}
+
+/// The thresholds of `judge-calibrate`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Thresholds {
+    /// `--min-precision`.
+    pub precision: Option<f64>,
+    /// `--min-recall`.
+    pub recall: Option<f64>,
+    /// `--min-agreement`.
+    pub agreement: Option<f64>,
+}
+
+/// `judge-calibrate LABELS`: the configured judge over the labelled steps
+/// ([`harshjudge::judge::calibrate`]), its scores and every verdict; failed
+/// (exit 1) when a score is under its threshold, or on bad input.
+pub fn judge_calibrate(ctx: &Context, labels: &std::path::Path, min: Thresholds) -> (Value, bool) {
+    let err =
+        |message: String, code: Code| (json!({"error": message, "code": code.as_str()}), false);
+    let labels_path = if labels.is_absolute() {
+        labels.to_path_buf()
+    } else {
+        ctx.root().join(labels)
+    };
+    let labels = match harshjudge::judge::read_labels(&labels_path) {
+        Ok(l) => l,
+        Err(e) => return err(e.to_string(), Code::InvalidInput),
+    };
+    let settings = match harshjudge::judge::JudgeSettings::from_env() {
+        Ok(s) => s,
+        Err(e) => return err(e.to_string(), Code::InvalidInput),
+    };
+    let Some(judge) = settings.judge else {
+        return err(
+            "no judge is configured: set HARSHJUDGE_JUDGE_CMD, or HARSHJUDGE_JUDGE_URL and HARSHJUDGE_JUDGE_MODEL, to the judge to calibrate".into(),
+            Code::InvalidInput,
+        );
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return err(format!("cannot start the runtime: {e}"), Code::InvalidInput),
+    };
+    let store = ctx.store();
+    let scores = match rt.block_on(harshjudge::judge::calibrate(
+        store,
+        &labels,
+        judge.as_ref(),
+        settings.uncertain_passes,
+    )) {
+        Ok(c) => c,
+        Err(e) => return err(e.to_string(), Code::NotFound),
+    };
+    let mut under = Vec::new();
+    for (name, got, min) in [
+        ("precision", scores.precision, min.precision),
+        ("recall", scores.recall, min.recall),
+        ("agreement", scores.agreement, min.agreement),
+    ] {
+        if let Some(min) = min
+            && got < min
+        {
+            under.push(format!("{name} {got:.3} is under --min-{name} {min}"));
+        }
+    }
+    let mut value = serde_json::to_value(&scores).unwrap_or(Value::Null);
+    if under.is_empty() {
+        (value, true)
+    } else {
+        if let Value::Object(m) = &mut value {
+            m.insert("error".into(), json!(under.join("; ")));
+            m.insert("code".into(), json!("BELOW_THRESHOLD"));
+        }
+        (value, false)
+    }
+}
+
+/// `heal <scenario>` ([`crate::heal::heal`]): the proposed change (its diff)
+/// and, with `--apply`, where it was recorded; or `{error, code}` and nothing written.
+pub fn heal(
+    ctx: &Context,
+    scenario: &str,
+    run: Option<&str>,
+    source_root: Option<&std::path::Path>,
+    apply: bool,
+) -> (Value, bool) {
+    let root = match source_root {
+        Some(r) if r.is_absolute() => r.to_path_buf(),
+        Some(r) => ctx.root().join(r),
+        None => ctx.root().to_path_buf(),
+    };
+    let req = crate::heal::HealRequest {
+        scenario: scenario.to_string(),
+        run: run.map(str::to_string),
+        source_root: root,
+        apply,
+    };
+    match crate::heal::heal(ctx.store(), &req) {
+        Ok(h) => (serde_json::to_value(&h).unwrap_or(Value::Null), true),
+        Err(e) => {
+            let code = match &e {
+                crate::heal::HealError::UnknownScenario { .. } => Code::NotFound,
+                _ => Code::InvalidInput,
+            };
+            (
+                json!({"error": e.to_string(), "code": code.as_str()}),
+                false,
+            )
+        }
+    }
 }

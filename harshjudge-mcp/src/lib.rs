@@ -10,6 +10,7 @@ pub mod context;
 pub mod dashboard;
 pub mod dispatch;
 pub mod error;
+pub mod heal;
 pub mod knowledge;
 pub mod observers;
 pub mod server;

@@ -78,6 +78,33 @@ fn main() -> ExitCode {
             force,
         }) => return emit(cli::init_agent(&ctx, dir, command, *force)),
         Some(cli::Command::Merge { dirs, into }) => return emit(cli::merge(dirs, into)),
+        Some(cli::Command::JudgeCalibrate {
+            labels,
+            min_precision,
+            min_recall,
+            min_agreement,
+        }) => {
+            let min = cli::Thresholds {
+                precision: *min_precision,
+                recall: *min_recall,
+                agreement: *min_agreement,
+            };
+            return emit(cli::judge_calibrate(&ctx, labels, min));
+        }
+        Some(cli::Command::Heal {
+            scenario,
+            run,
+            source_root,
+            apply,
+        }) => {
+            return emit(cli::heal(
+                &ctx,
+                scenario,
+                run.as_deref(),
+                source_root.as_deref(),
+                *apply,
+            ));
+        }
         _ => {}
     }
     let call = match parsed.command.as_ref().map(cli::to_call).transpose() {

@@ -180,7 +180,7 @@ pub const TOOL_SETS: &[(&str, &[&str])] = &[
         "scenario",
         &["createScenario", "saveScenario", "toggleStar"],
     ),
-    ("judge", &["getPendingJudgments", "recordVerdict"]),
+    ("judge", &["getPendingJudgments", "recordVerdict", "heal"]),
     (
         "browser",
         &[

@@ -291,6 +291,43 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
     c("openDashboard", json!({"openBrowser": false}));
     c("getDashboardStatus", json!({}));
     c("closeDashboard", json!({}));
+    // heal: a run whose step failed on a locator, as the runner records one.
+    {
+        use harshjudge::store::{RunId, RunResult, ScenarioSpec, Slug, StepId};
+        let store = ctx.store();
+        let slug = Slug::new("healme").unwrap();
+        let spec = ScenarioSpec {
+            title: "Heal me".into(),
+            steps: vec!["Submit".into()],
+            tags: None,
+            starred: None,
+            estimated_duration: None,
+        };
+        store.scenario(&slug).upsert(&spec, &[]).unwrap();
+        let run = RunId::new("heal-run").unwrap();
+        let at = store.scenario(&slug).run(&run);
+        at.start("2026-11-26T00:00:00.000Z").unwrap();
+        let evidence = at.step(&StepId::new("01").unwrap()).evidence();
+        std::fs::create_dir_all(&evidence).unwrap();
+        std::fs::write(evidence.join("aria.yml"), "- button \"Place order\"\n").unwrap();
+        std::fs::write(
+            ctx.root().join("order.rs"),
+            "step!(\"Submit\", {\n    page.get_by_role(\"button\").name(\"Submit order\").click().await?;\n});\n",
+        )
+        .unwrap();
+        let result: RunResult = serde_json::from_value(json!({
+            "runId": "heal-run", "scenarioSlug": "healme", "status": "fail",
+            "startedAt": "2026-11-26T00:00:00.000Z", "completedAt": "2026-11-26T00:00:01.000Z",
+            "duration": 1000, "failedStep": "01",
+            "steps": [{"id": "01", "status": "fail", "duration": 1000, "evidenceFiles": ["aria.yml"],
+                "error": "timed out after 1.0 s waiting for page.get_by_role(\"button\").name(\"Submit order\") to be clicked; found: no element matches",
+                "errorLocation": "order.rs:2:58"}],
+        }))
+        .unwrap();
+        at.complete(&result).unwrap();
+    }
+    let healed = c("heal", json!({"scenarioSlug": "healme"}));
+    assert_eq!(healed["after"], ".name(\"Place order\")", "{healed}");
     let all: BTreeSet<String> = harshjudge_mcp::dispatcher()
         .tools()
         .iter()

@@ -1007,6 +1007,7 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
         attempts: 1,
         judged_at: "2026-11-23T00:00:00.000Z".into(),
         error: None,
+        answer: harshjudge::store::judge::AnswerInfo::default(),
     };
     let form = judged(
         "01",

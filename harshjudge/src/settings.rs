@@ -313,6 +313,12 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "0–10",
     },
     Variable {
+        name: "HARSHJUDGE_JUDGE_VOTES",
+        kind: "count",
+        default: "`1`",
+        bounds: "1–9",
+    },
+    Variable {
         name: "HARSHJUDGE_UNCERTAIN",
         kind: "`pass` or `fail`",
         default: "`fail`",

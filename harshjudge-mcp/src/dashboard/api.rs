@@ -365,6 +365,7 @@ mod tests {
                     attempts: 1,
                     judged_at: "2026-11-23T00:00:02.000Z".into(),
                     error: None,
+                    answer: harshjudge::store::judge::AnswerInfo::default(),
                 },
                 None,
                 None,

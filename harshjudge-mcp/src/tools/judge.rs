@@ -659,6 +659,7 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
             attempts: 1,
             judged_at: now_iso(),
             error: None,
+            answer: harshjudge::store::judge::AnswerInfo::default(),
         },
         None,
         None,
@@ -713,4 +714,42 @@ mod tests {
         let empty = "# Step 01: Pay\n\n## Expected Outcome\n\n";
         assert_eq!(agent_expected_outcome(empty), None);
     }
+}
+
+/// Arguments of `heal`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HealArgs {
+    /// The scenario whose latest failed run is healed.
+    pub scenario_slug: String,
+    /// Heal from this run instead (it must have failed).
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// The folder the failure's source locations are relative to (default: the project folder).
+    #[serde(default)]
+    pub source_root: Option<String>,
+    /// Write the change to the source and record it in the run's folder (default false: only propose).
+    #[serde(default)]
+    pub apply: bool,
+}
+
+impl ToolOutput for crate::heal::Heal {}
+
+/// `heal`: [`crate::heal::heal`] on the project's store.
+pub fn heal(ctx: &Context, a: HealArgs) -> Result<crate::heal::Heal, ToolError> {
+    let root = match a.source_root.as_deref().map(std::path::Path::new) {
+        Some(r) if r.is_absolute() => r.to_path_buf(),
+        Some(r) => ctx.root().join(r),
+        None => ctx.root().to_path_buf(),
+    };
+    let req = crate::heal::HealRequest {
+        scenario: a.scenario_slug,
+        run: a.run_id,
+        source_root: root,
+        apply: a.apply,
+    };
+    crate::heal::heal(ctx.store(), &req).map_err(|e| match e {
+        crate::heal::HealError::UnknownScenario { .. } => ToolError::not_found(e.to_string()),
+        e => ToolError::invalid(e.to_string()),
+    })
 }

@@ -122,6 +122,7 @@ fn project_tools() -> Vec<ToolDef> {
             judge::record_verdict,
             "Record your verdict on a step as the judge: pass (the evidence shows what the expectation says), fail (it contradicts it) or uncertain (it does not tell; fails the step unless HARSHJUDGE_UNCERTAIN=pass), with your reasoning. Kept in the run's judge/result.json; a completed run's status and its scenario's pass/fail counts follow at once (a failing verdict fails the step even though its code passed); a running run's at completeRun. Recording again replaces the verdict."
         ),
+        tool!(Project, "heal", judge::HealArgs => crate::heal::Heal, judge::heal, "Propose a fix for a scenario whose latest failed run broke on a locator that matched nothing or too many: a replacement from that step's recorded aria.yml/page.html, as a unified diff of the scenario's Rust source. Never changes an assertion, an expectation or a verdict (those failures are 'not a locator failure: not healed'). apply: true writes it and records runs/{id}/heal.json."),
         tool!(
             Project,
             "pruneRuns",

@@ -110,6 +110,7 @@ impl Judge for CommandJudge {
                                 prompt: Some(String::from_utf8_lossy(&doc).into_owned()),
                                 response: Some(out),
                                 attempts: attempt,
+                                info: Default::default(),
                             });
                         }
                         Err(e) => last = Some(e),

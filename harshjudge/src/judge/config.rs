@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{CommandJudge, HttpJudge, Judge};
+use super::{CommandJudge, HttpJudge, Judge, MAX_JUDGE_VOTES, Voting};
 use crate::settings::{SettingError, env, env_duration};
 
 /// Default for `HARSHJUDGE_JUDGE_TIMEOUT` (one attempt).
@@ -73,6 +73,21 @@ impl JudgeSettings {
                 }
             },
         };
+        let votes = match env("HARSHJUDGE_JUDGE_VOTES")? {
+            None => 1,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n) if (1..=MAX_JUDGE_VOTES).contains(&n) => n,
+                _ => {
+                    return Err(SettingError {
+                        name: "HARSHJUDGE_JUDGE_VOTES",
+                        value: v,
+                        expected: format!(
+                            "a whole number from 1 to {MAX_JUDGE_VOTES}: how many times a judge that says fail or uncertain is asked (the majority is kept)"
+                        ),
+                    });
+                }
+            },
+        };
         let uncertain_passes = JudgeSettings::uncertain_passes_from_env()?;
         let cmd = env("HARSHJUDGE_JUDGE_CMD")?;
         let url = env("HARSHJUDGE_JUDGE_URL")?;
@@ -119,6 +134,10 @@ impl JudgeSettings {
                 }))
             }
             (None, None) => None,
+        };
+        let judge = match judge {
+            Some(inner) if votes > 1 => Some(Arc::new(Voting { inner, votes }) as Arc<dyn Judge>),
+            other => other,
         };
         Ok(JudgeSettings {
             judge,

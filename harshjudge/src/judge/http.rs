@@ -10,7 +10,9 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 
-use super::{Judge, JudgeError, JudgeInput, MAX_REPLY, Reply, bound, parse_reply};
+use super::{
+    AnswerInfo, Judge, JudgeError, JudgeInput, MAX_REPLY, Reply, TokenUsage, bound, parse_reply,
+};
 
 /// The most images sent with one step (the first ones in name order).
 pub const MAX_IMAGES: usize = 6;
@@ -176,22 +178,59 @@ impl HttpJudge {
     }
 }
 
-/// The assistant's message in a chat-completions answer.
-fn message_content(answer: &str) -> Result<String, JudgeError> {
+/// The assistant's message in a chat-completions answer (OpenAI's
+/// `choices[0].message.content`, or Anthropic's `content[].text`), with what
+/// the server said about it: the model and the token usage.
+fn message_content(answer: &str) -> Result<(String, AnswerInfo), JudgeError> {
     let value: serde_json::Value = serde_json::from_str(answer)
         .map_err(|e| JudgeError::Malformed(format!("the endpoint's answer is not JSON ({e})")))?;
-    match value.pointer("/choices/0/message/content") {
-        Some(serde_json::Value::String(s)) => Ok(s.clone()),
-        Some(serde_json::Value::Array(parts)) => Ok(parts
+    let texts = |parts: &Vec<serde_json::Value>| {
+        parts
             .iter()
             .filter_map(|p| p.get("text").and_then(|t| t.as_str()))
             .collect::<Vec<_>>()
-            .join("")),
-        _ => Err(JudgeError::Malformed(format!(
-            "the endpoint's answer has no choices[0].message.content: {}",
-            bound(answer.to_string(), 300)
-        ))),
+            .join("")
+    };
+    let content = match (
+        value.pointer("/choices/0/message/content"),
+        value.get("content"),
+    ) {
+        (Some(serde_json::Value::String(s)), _) => s.clone(),
+        (Some(serde_json::Value::Array(parts)), _) => texts(parts),
+        (None, Some(serde_json::Value::Array(parts))) => texts(parts),
+        _ => {
+            return Err(JudgeError::Malformed(format!(
+                "the endpoint's answer has no choices[0].message.content: {}",
+                bound(answer.to_string(), 300)
+            )));
+        }
+    };
+    let info = AnswerInfo {
+        model: value
+            .get("model")
+            .and_then(|m| m.as_str())
+            .map(str::to_string),
+        usage: value.get("usage").and_then(usage_of),
+        ..AnswerInfo::default()
+    };
+    Ok((content, info))
+}
+
+/// Token usage in OpenAI's shape (`prompt_tokens`, `completion_tokens`,
+/// `total_tokens`) or Anthropic's (`input_tokens`, `output_tokens`).
+fn usage_of(usage: &serde_json::Value) -> Option<TokenUsage> {
+    let n = |key: &str| usage.get(key).and_then(|v| v.as_u64());
+    let input = n("prompt_tokens").or_else(|| n("input_tokens"));
+    let output = n("completion_tokens").or_else(|| n("output_tokens"));
+    if input.is_none() && output.is_none() {
+        return None;
     }
+    let (input, output) = (input.unwrap_or(0), output.unwrap_or(0));
+    Some(TokenUsage {
+        input_tokens: input,
+        output_tokens: output,
+        total_tokens: n("total_tokens").unwrap_or(input + output),
+    })
 }
 
 impl Judge for HttpJudge {
@@ -215,6 +254,7 @@ impl Judge for HttpJudge {
                 if attempt > 1 {
                     tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt - 1))).await;
                 }
+                let asked = std::time::Instant::now();
                 let answer = match self.attempt(&body).await {
                     Ok(answer) => answer,
                     Err(e) => {
@@ -226,14 +266,19 @@ impl Judge for HttpJudge {
                         break;
                     }
                 };
-                match message_content(&answer).and_then(|c| parse_reply(&c).map(|v| (c, v))) {
-                    Ok((content, (verdict, reasoning))) => {
+                let latency_ms = asked.elapsed().as_millis() as u64;
+                match message_content(&answer)
+                    .and_then(|(c, info)| parse_reply(&c).map(|v| (c, info, v)))
+                {
+                    Ok((content, mut info, (verdict, reasoning))) => {
+                        info.latency_ms = Some(latency_ms);
                         return Ok(Reply {
                             verdict,
                             reasoning,
                             prompt: Some(prompt),
                             response: Some(content),
                             attempts: attempt,
+                            info,
                         });
                     }
                     Err(e) => last = Some(e),

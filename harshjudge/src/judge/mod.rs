@@ -15,11 +15,13 @@
 //! contents, expectation, code outcome and the judge's identity. A verdict is
 //! reused only while that hash is unchanged.
 
+mod calibrate;
 mod cmd;
 mod combine;
 mod config;
 mod http;
 mod step;
+mod vote;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -27,11 +29,13 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use calibrate::{CalibrateError, Calibration, Label, Scored, calibrate, read_labels};
 pub use cmd::CommandJudge;
 pub use combine::combine_verdicts;
 pub use config::{DEFAULT_JUDGE_RETRIES, DEFAULT_JUDGE_TIMEOUT, JudgeSettings, MAX_JUDGE_RETRIES};
 pub use http::HttpJudge;
 pub use step::{Judged, judge_step, step_input};
+pub use vote::{MAX_JUDGE_VOTES, Voting};
 
 /// The longest reasoning kept from a judge, in bytes (the rest is cut at a
 /// character boundary and marked).
@@ -40,7 +44,7 @@ pub const MAX_REASONING: usize = 8 * 1024;
 /// The most a judge may print or answer, in bytes; more is an error.
 pub const MAX_REPLY: usize = 1024 * 1024;
 
-pub use crate::store::judge::Verdict;
+pub use crate::store::judge::{AnswerInfo, TokenUsage, Verdict, Vote};
 
 impl Verdict {
     /// Parses `pass`, `fail` or `uncertain` (any case, surrounding blanks ignored).
@@ -146,6 +150,9 @@ pub struct Reply {
     pub response: Option<String>,
     /// Attempts made (1 when the first answer was usable).
     pub attempts: u32,
+    /// What the server said about its answer (model, tokens, latency) and the
+    /// votes, when known.
+    pub info: AnswerInfo,
 }
 
 /// Why a judge gave no verdict.

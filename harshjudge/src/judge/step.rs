@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::{CodeOutcome, EvidenceInput, Judge, JudgeInput, inputs_hash};
-use crate::store::judge::StepJudgment;
+use crate::store::judge::{AnswerInfo, StepJudgment};
 use crate::store::{RunId, Slug, StepId, StepResult, StepStatus, Store, StoreError, now_iso};
 
 /// What [`judge_step`] did.
@@ -106,9 +106,11 @@ pub async fn judge_step(
         attempts: 0,
         judged_at: now_iso(),
         error: None,
+        answer: AnswerInfo::default(),
     };
     let (prompt, response) = match reply {
         Ok(reply) => {
+            judgment.answer = reply.info;
             judgment.verdict = Some(reply.verdict);
             judgment.reasoning = reply.reasoning;
             judgment.attempts = reply.attempts;

@@ -504,3 +504,145 @@ async fn a_step_is_judged_once_until_its_inputs_change() {
     assert_eq!(recorded.steps.len(), 1);
     assert!(recorded.steps[0].inputs_hash.starts_with("sha256:"));
 }
+
+fn http(url: String) -> HttpJudge {
+    HttpJudge {
+        url,
+        model: "asked-model".into(),
+        api_key: None,
+        timeout: Duration::from_secs(10),
+        retries: 0,
+    }
+}
+
+#[tokio::test]
+async fn the_http_judge_records_the_model_tokens_and_latency_the_server_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = input(dir.path());
+    let verdict = "{\"verdict\":\"pass\",\"reasoning\":\"receipt\"}";
+    let openai = serde_json::json!({
+        "model": "gpt-4o-mini-2024-07-18",
+        "choices": [{"message": {"role": "assistant", "content": verdict}}],
+        "usage": {"prompt_tokens": 812, "completion_tokens": 23, "total_tokens": 835},
+    });
+    let anthropic = serde_json::json!({
+        "model": "claude-3-5-haiku-20241022",
+        "type": "message",
+        "content": [{"type": "text", "text": verdict}],
+        "usage": {"input_tokens": 700, "output_tokens": 31},
+    });
+    let (url, _) = chat_server(vec![
+        (200, openai.to_string()),
+        (200, anthropic.to_string()),
+        (200, completion(verdict)),
+    ])
+    .await;
+    let judge = http(url);
+    let reply = judge.judge(&a).await.unwrap();
+    assert_eq!(reply.info.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
+    assert_eq!(
+        reply.info.usage,
+        Some(TokenUsage {
+            input_tokens: 812,
+            output_tokens: 23,
+            total_tokens: 835
+        })
+    );
+    assert!(reply.info.latency_ms.is_some());
+    let reply = judge.judge(&a).await.unwrap();
+    assert_eq!(reply.verdict, Verdict::Pass);
+    assert_eq!(
+        reply.info.model.as_deref(),
+        Some("claude-3-5-haiku-20241022")
+    );
+    assert_eq!(
+        reply.info.usage,
+        Some(TokenUsage {
+            input_tokens: 700,
+            output_tokens: 31,
+            total_tokens: 731
+        })
+    );
+    // A server that says nothing about them: nothing is made up.
+    let reply = judge.judge(&a).await.unwrap();
+    assert_eq!((reply.info.model, reply.info.usage), (None, None));
+    assert!(reply.info.latency_ms.is_some());
+}
+
+fn said(verdict: &str, why: &str, tokens: u64) -> (u16, String) {
+    let content = serde_json::json!({"verdict": verdict, "reasoning": why}).to_string();
+    (
+        200,
+        serde_json::json!({
+            "model": "m1",
+            "choices": [{"message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": tokens, "completion_tokens": 1},
+        })
+        .to_string(),
+    )
+}
+
+#[tokio::test]
+async fn votes_ask_again_after_fail_or_uncertain_and_keep_the_majority() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = input(dir.path());
+    let voting = |url: String| Voting {
+        inner: Arc::new(http(url)),
+        votes: 3,
+    };
+    // fail, pass, pass: asked three times, pass by majority, every answer kept.
+    let (url, seen) = chat_server(vec![
+        said("fail", "no receipt", 10),
+        said("pass", "receipt 12.50", 20),
+        said("pass", "the total shows", 30),
+    ])
+    .await;
+    let reply = voting(url).judge(&a).await.unwrap();
+    assert_eq!(reply.verdict, Verdict::Pass);
+    assert_eq!(seen.lock().unwrap().len(), 3);
+    let verdicts: Vec<_> = reply.info.votes.iter().map(|v| v.verdict).collect();
+    assert_eq!(
+        verdicts,
+        [
+            Some(Verdict::Fail),
+            Some(Verdict::Pass),
+            Some(Verdict::Pass)
+        ]
+    );
+    assert_eq!(reply.info.votes[0].reasoning, "no receipt");
+    assert_eq!(reply.info.usage.unwrap().input_tokens, 60);
+    assert!(
+        reply.reasoning.starts_with("pass by 2 of 3 answers"),
+        "{}",
+        reply.reasoning
+    );
+    // pass first: asked once.
+    let (url, seen) = chat_server(vec![said("pass", "fine", 1), said("fail", "x", 1)]).await;
+    let reply = voting(url).judge(&a).await.unwrap();
+    assert_eq!(
+        (reply.verdict, seen.lock().unwrap().len()),
+        (Verdict::Pass, 1)
+    );
+    // fail, fail: the majority is reached at the second answer.
+    let (url, seen) = chat_server(vec![
+        said("fail", "declined", 1),
+        said("fail", "declined again", 1),
+        said("pass", "never asked", 1),
+    ])
+    .await;
+    let reply = voting(url).judge(&a).await.unwrap();
+    assert_eq!(
+        (reply.verdict, seen.lock().unwrap().len()),
+        (Verdict::Fail, 2)
+    );
+    // fail, pass, uncertain: no majority, uncertain.
+    let (url, _) = chat_server(vec![
+        said("fail", "a", 1),
+        said("pass", "b", 1),
+        said("uncertain", "c", 1),
+    ])
+    .await;
+    let reply = voting(url).judge(&a).await.unwrap();
+    assert_eq!(reply.verdict, Verdict::Uncertain);
+    assert_eq!(reply.info.votes.len(), 3);
+}

@@ -26,12 +26,13 @@ pub const MAX_PARALLEL_JUDGES: usize = 4;
 
 /// The variables that choose and tune the judge, written as comments into
 /// `judge/replay.sh` (never `HARSHJUDGE_JUDGE_API_KEY`'s value).
-const JUDGE_VARIABLES: [&str; 6] = [
+const JUDGE_VARIABLES: [&str; 7] = [
     "HARSHJUDGE_JUDGE_CMD",
     "HARSHJUDGE_JUDGE_URL",
     "HARSHJUDGE_JUDGE_MODEL",
     "HARSHJUDGE_JUDGE_TIMEOUT",
     "HARSHJUDGE_JUDGE_RETRIES",
+    "HARSHJUDGE_JUDGE_VOTES",
     "HARSHJUDGE_UNCERTAIN",
 ];
 
@@ -255,6 +256,7 @@ mod tests {
             attempts: 1,
             judged_at: "2026-11-23T00:00:00.000Z".into(),
             error: None,
+            answer: crate::store::judge::AnswerInfo::default(),
         }
     }
 

@@ -87,6 +87,79 @@ pub struct StepJudgment {
     /// Why there is no verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the judge's server said about its answers (model, token usage,
+    /// latency) and, with `HARSHJUDGE_JUDGE_VOTES`, every vote.
+    #[serde(flatten)]
+    pub answer: AnswerInfo,
+}
+
+/// Tokens a model spent on one judgment, as its server reported them
+/// (OpenAI's `usage.prompt_tokens`/`completion_tokens`, Anthropic's
+/// `usage.input_tokens`/`output_tokens`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Tokens of the prompt (images included).
+    pub input_tokens: u64,
+    /// Tokens of the answer.
+    pub output_tokens: u64,
+    /// Their sum, or the server's total when it gives one.
+    pub total_tokens: u64,
+}
+
+impl TokenUsage {
+    /// The sum of two usages.
+    pub fn plus(self, other: TokenUsage) -> TokenUsage {
+        TokenUsage {
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+            total_tokens: self.total_tokens + other.total_tokens,
+        }
+    }
+}
+
+/// What a judge's server said about its answer, kept beside the verdict in
+/// `judge/result.json` (each field only when known).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerInfo {
+    /// The model that answered, as the server named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Tokens spent (summed over the votes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
+    /// Time from request to answer, in milliseconds (summed over the votes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    /// Every answer when the judge was asked more than once
+    /// (`HARSHJUDGE_JUDGE_VOTES`), in the order given; the verdict is their majority.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub votes: Vec<Vote>,
+}
+
+/// One answer of a judge asked several times (`HARSHJUDGE_JUDGE_VOTES`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Vote {
+    /// Its verdict; `None` when that ask gave none (see `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Its reasoning.
+    #[serde(default)]
+    pub reasoning: String,
+    /// The model that answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Tokens spent on this answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
+    /// Its latency, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    /// Why this ask gave no verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// `judge/result.json`: every judged step of one run.
@@ -273,6 +346,7 @@ pub(crate) fn judged(step: &str, verdict: Verdict) -> StepJudgment {
         attempts: 1,
         judged_at: "2026-11-23T00:00:00.000Z".into(),
         error: None,
+        answer: AnswerInfo::default(),
     }
 }
 
