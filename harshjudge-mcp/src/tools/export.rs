@@ -123,9 +123,17 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
     let exact = args["exact"].as_bool() == Some(true);
     let exact_suffix = if exact { ".exact()" } else { "" };
     let s = |k: &str| args[k].as_str();
-    let mut out = if s("ref").is_some() {
+    let generated = || {
+        c.locator
+            .as_deref()
+            .and_then(|l| harshjudge::browser::GeneratedLocator::parse(l).ok())
+    };
+    let mut out = if s("ref").is_some() || (s("selector").is_some() && generated().is_some()) {
         let l = c.locator.as_deref()?;
-        if let Some(t) = l.strip_prefix("testid=") {
+        if let Some(g) = generated() {
+            // The locator generated from the live page: already narrowed.
+            return Some(format!("page.{}", g.rust_with(lit)));
+        } else if let Some(t) = l.strip_prefix("testid=") {
             format!("page.get_by_test_id({})", lit(t))
         } else if let Some(css) = l.strip_prefix("css=") {
             format!("page.locator({})", css_lit(css))

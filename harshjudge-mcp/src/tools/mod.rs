@@ -8,6 +8,7 @@ pub mod discover;
 pub mod export;
 pub mod judge;
 pub mod knowledge;
+pub mod lean;
 pub mod output;
 pub mod project;
 pub mod record;
@@ -182,21 +183,21 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_navigate",
             browser::Navigate,
             browser::navigate,
-            "Open a URL: a path joined to the base URL (/login) or an absolute URL. Returns the final url and title."
+            "Open a URL: a path joined to the base URL (/login) or an absolute URL; opens headless Chromium first when none is open (browser_launch for options). Returns the final url and title."
         ),
         tool!(
             Browser,
             "browser_click",
             browser::Target,
             browser::click,
-            "Click an element, waiting until it is visible, stable, enabled and receives the click. Target: one of role (+ name, exact), label, placeholder, text, altText, title, testId, selector (CSS), ref (from browser_snapshot); nth picks one of several matches. A target matching several elements fails with STRICT_MODE, naming the candidates."
+            "Click an element once visible, stable, enabled and hit. Target: one of role (+ name, exact), label, placeholder, text, altText, title, testId, selector (CSS), ref (from browser_snapshot); nth picks one of several matches (else STRICT_MODE names them). Returns the locator a person would write for it."
         ),
         tool!(
             Browser,
             "browser_type",
             browser::Type,
             browser::type_text,
-            "Type text into a field (its value replaced); submit: true presses Enter after. Target: one of role (+ name, exact), label, placeholder, altText, title, testId, selector, ref; nth picks one of several matches."
+            "Type text into a field (its value replaced); submit: true presses Enter after. Target as browser_click's, without text."
         ),
         tool!(
             Browser,
@@ -231,7 +232,7 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_snapshot",
             browser::Snapshot,
             browser::snapshot,
-            "A compact outline of the page: url, title, headings, interactive elements with refs (usable as `ref` in actions), test ids, the start of the visible text. Capped in size."
+            "A bounded outline of the page: headings and interactive elements with refs (for `ref` in actions), as aria-snapshot lines; on the same page, only what changed since the last snapshot unless full."
         ),
         tool!(
             Browser,

@@ -111,18 +111,17 @@ with_target! {
         /// to_have_accessible_name, to_match_aria_snapshot (a YAML template such as
         /// "- heading \"Todos\" [level=1]").
         pub assertion: String,
-        /// What is expected: a string (exact), {"regex": "…"}, a count, or a list of
-        /// strings/regexes (one per element). Not for the to_be_* assertions.
+        /// A string (exact), {"regex": "…"}, a count, or a list (one per element).
         #[serde(default)]
+        #[schemars(with = "Option<serde_json::Value>")]
         pub expected: Option<ExpectedValue>,
-        /// With to_have_attribute: the attribute's name; with to_have_css: the CSS
-        /// property's name (e.g. "color").
+        /// The attribute (to_have_attribute) or CSS property (to_have_css).
         #[serde(default)]
         pub attribute: Option<String>,
         /// Invert the assertion (Playwright's `.not`).
         #[serde(default)]
         pub not: bool,
-        /// How long to retry, in ms (default 5000, at most 60000).
+        /// In ms (default 5000, at most 60000).
         #[serde(default)]
         pub timeout_ms: Option<u64>,
     }
