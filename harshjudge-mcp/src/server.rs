@@ -34,11 +34,11 @@ pub struct Server {
 const LEAN_DESCRIPTIONS: &[(&str, &str)] = &[
     (
         "browser_expect",
-        "Web-first assertion, retried up to timeoutMs (5000). Page: to_have_url, to_have_title. Target (as browser_click): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; not inverts.",
+        "Web-first assertion, retried up to timeoutMs (5000). Page: to_have_url, to_have_title; to_have_request (expected: URL glob; method, status), to_have_no_errors (expected: errors allowed), to_have_message (since the last browser_network/console). Target (as browser_click): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; not inverts.",
     ),
     (
         "enable_tools",
-        "List more tool sets (any tool can be called anyway): project (initProject, getStatus), run, scenario, judge, browser (launch, press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, all.",
+        "List more tool sets (any tool can be called anyway): project (initProject, getStatus), run, scenario, judge, browser (launch, route, press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, all.",
     ),
     (
         "browser_launch",
@@ -183,6 +183,7 @@ pub const TOOL_SETS: &[(&str, &[&str])] = &[
         "browser",
         &[
             "browser_launch",
+            "browser_route",
             "browser_press",
             "browser_wait_for",
             "browser_screenshot",
@@ -237,7 +238,7 @@ pub struct EnableTools {
 fn enable_tools_def() -> Tool {
     let mut t = Tool::new(
         ENABLE_TOOLS,
-        "List more tools (only the start set is listed at first; every tool can be called). Sets: project (initProject, getStatus), run (startRun, recordEvidence, completeStep, completeRun, getRunState, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (launch, press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
+        "List more tools (only the start set is listed at first; every tool can be called). Sets: project (initProject, getStatus), run (startRun, recordEvidence, completeStep, completeRun, getRunState, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (launch, route, press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
         rmcp::handler::server::common::schema_for_type::<EnableTools>(),
     );
     let output = serde_json::json!({

@@ -218,7 +218,7 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_expect",
             browser::Expect,
             browser::expect,
-            "Assert, retrying until it holds or timeoutMs (default 5000) runs out, as Playwright's expect: to_have_url, to_have_title (no target), or on a target (role + name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible, to_be_hidden, to_be_attached, to_be_enabled, to_be_disabled, to_be_checked, to_be_focused, to_be_editable, to_be_empty, to_be_in_viewport, to_have_text, to_contain_text, to_have_count, to_have_value, to_have_values (a list), to_have_attribute (with attribute), to_have_class, to_contain_class, to_have_css (with attribute: the CSS property), to_have_id, to_have_role, to_have_accessible_name, to_match_aria_snapshot (a YAML template). expected: a string (exact), {regex}, a count, or a list (one per element); not: true inverts. Fails with ASSERTION_FAILED, its message giving expected, received and the call log."
+            "Assert, retrying until it holds or timeoutMs (default 5000) runs out, as Playwright's expect: to_have_url, to_have_title (no target); on what the page fetched and logged since the last browser_network/browser_console call (no target): to_have_request (expected: a URL glob or {regex}; method, status), to_have_no_errors (expected: errors to allow), to_have_message (expected: a text); or on a target (role + name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible, to_be_hidden, to_be_attached, to_be_enabled, to_be_disabled, to_be_checked, to_be_focused, to_be_editable, to_be_empty, to_be_in_viewport, to_have_text, to_contain_text, to_have_count, to_have_value, to_have_values (a list), to_have_attribute (with attribute), to_have_class, to_contain_class, to_have_css (with attribute: the CSS property), to_have_id, to_have_role, to_have_accessible_name, to_match_aria_snapshot (a YAML template). expected: a string (exact), {regex}, a count, or a list (one per element); not: true inverts. Fails with ASSERTION_FAILED, its message giving expected, received and the call log."
         ),
         tool!(
             Browser,
@@ -247,6 +247,13 @@ fn browser_tools() -> Vec<ToolDef> {
             browser::Network,
             browser::network,
             "Requests since the last call: method, url, status, type, timing, failure (failedOnly for errors; peek keeps them)."
+        ),
+        tool!(
+            Browser,
+            "browser_route",
+            browser::Route,
+            browser::route,
+            "Answer the page's requests matching pattern (a URL glob such as **/api/items, or /regex/) without the server (action fulfill: status, json or body, headers), fail them (abort), send them on with headers added (continue), or drop the pattern's routes (remove). Routed requests are marked intercepted in browser_network and the step's network.json."
         ),
         tool!(
             Browser,

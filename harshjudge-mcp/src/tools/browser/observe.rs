@@ -411,7 +411,7 @@ pub fn console(ctx: &Context, a: Console) -> Result<ConsoleLog, ToolError> {
 }
 
 /// Reads the logs chromedriver holds into the session's buffers, then `f`.
-fn with_logs<T: Send + 'static>(
+pub(super) fn with_logs<T: Send + 'static>(
     ctx: &Context,
     f: impl FnOnce(&mut BrowserSession) -> T + Send + 'static,
 ) -> Result<T, ToolError> {
