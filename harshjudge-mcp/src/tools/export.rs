@@ -128,7 +128,11 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
             .as_deref()
             .and_then(|l| harshjudge::browser::GeneratedLocator::parse(l).ok())
     };
-    let mut out = if s("ref").is_some() || (s("selector").is_some() && generated().is_some()) {
+    let from_page = generated().is_some()
+        || c.locator
+            .as_deref()
+            .is_some_and(|l| l.starts_with("testid="));
+    let mut out = if s("ref").is_some() || (s("selector").is_some() && from_page) {
         let l = c.locator.as_deref()?;
         if let Some(g) = generated() {
             // The locator generated from the live page: already narrowed.
