@@ -34,7 +34,7 @@ pub struct Server {
 const LEAN_DESCRIPTIONS: &[(&str, &str)] = &[
     (
         "browser_expect",
-        "Web-first assertion, retried up to timeoutMs (5000). Page: to_have_url, to_have_title; to_have_request (expected: URL glob; method, status), to_have_no_errors (expected: errors allowed), to_have_message (since the last browser_network/console). Target (as browser_click): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; not inverts.",
+        "Web-first assertion, retried up to timeoutMs (5000). Page: to_have_url, to_have_title, to_have_request (expected: URL glob; method, status), to_have_no_errors (expected: errors allowed), to_have_message. Target (as browser_click): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; attribute: of to_have_attribute/css; not inverts.",
     ),
     (
         "enable_tools",
@@ -279,13 +279,24 @@ impl Server {
                 let mut schema = terse_targets(&t.input_schema);
                 lean_schema(&mut schema, true);
                 if t.name == "browser_expect"
-                    && let Some(p) = schema
-                        .get_mut("properties")
-                        .and_then(|p| p.get_mut("assertion"))
-                        .and_then(|p| p.as_object_mut())
+                    && let Some(props) =
+                        schema.get_mut("properties").and_then(|p| p.as_object_mut())
                 {
-                    // The tool's description lists the assertions already.
-                    p.remove("description");
+                    // The tool's description says what each of these takes.
+                    for name in [
+                        "assertion",
+                        "expected",
+                        "attribute",
+                        "not",
+                        "timeoutMs",
+                        "method",
+                        "status",
+                        "text",
+                    ] {
+                        if let Some(p) = props.get_mut(name).and_then(|p| p.as_object_mut()) {
+                            p.remove("description");
+                        }
+                    }
                 }
                 t.input_schema = Arc::new(schema);
                 if let Some((_, d)) = LEAN_DESCRIPTIONS.iter().find(|(n, _)| *n == t.name) {
