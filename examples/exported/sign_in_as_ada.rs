@@ -14,8 +14,8 @@ pub async fn sign_in_as_ada(s: Scenario) -> harshjudge::Result {
     step!("Type into label:Email", {
         page.get_by_label("Email").fill("ada@example.com").await?;
     });
-    step!("Type into css=#password", {
-        page.locator("#password").fill("secret").await?;
+    step!("Type into testid=password", {
+        page.get_by_test_id("password").fill("secret").await?;
     });
     step!("Click role:button 'Sign in'", {
         page.get_by_role("button").name("Sign in").click().await?;

@@ -150,6 +150,9 @@ pub struct Agent {
     knowledge: OnceLock<crate::knowledge::KnowledgeStore>,
     /// The page's url, title and test ids as read after the last browser action.
     pub last_page: Mutex<Option<(String, String, Vec<String>)>>,
+    /// The last snapshot sent to the model: its page's URL and its lines (a
+    /// later one on the same page sends only what changed).
+    pub last_snapshot: Mutex<Option<(String, Vec<String>)>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -175,6 +178,7 @@ impl Default for Agent {
             files: Default::default(),
             knowledge: OnceLock::new(),
             last_page: Mutex::new(None),
+            last_snapshot: Mutex::new(None),
         }
     }
 }

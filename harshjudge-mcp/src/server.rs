@@ -34,11 +34,11 @@ pub struct Server {
 const LEAN_DESCRIPTIONS: &[(&str, &str)] = &[
     (
         "browser_expect",
-        "Web-first assertion, retried until it holds or timeoutMs (5000): to_have_url, to_have_title (no target); on a target (role+name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; attribute for to_have_attribute/css; not inverts. Fails with ASSERTION_FAILED (expected, received, call log).",
+        "Web-first assertion, retried up to timeoutMs (5000). Page: to_have_url, to_have_title, to_have_request (expected: URL glob; method, status), to_have_no_errors (expected: errors allowed), to_have_message. Target (as browser_click): to_be_visible|hidden|attached|enabled|disabled|checked|focused|editable|empty|in_viewport, to_have_text|count|value|values|attribute|class|css|id|role|accessible_name, to_contain_text|class, to_match_aria_snapshot. expected: string, {regex}, count or list; attribute: of to_have_attribute/css; not inverts.",
     ),
     (
         "enable_tools",
-        "List more tool sets (every tool can be called anyway): run, scenario, judge, browser (press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, or all.",
+        "List more tool sets (any tool can be called anyway): project (initProject, getStatus), run, scenario, judge, browser (launch, route, press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, all.",
     ),
     (
         "browser_launch",
@@ -153,9 +153,6 @@ pub const TOOL_SETS: &[(&str, &[&str])] = &[
     (
         "start",
         &[
-            "initProject",
-            "getStatus",
-            "browser_launch",
             "browser_navigate",
             "browser_snapshot",
             "browser_click",
@@ -165,6 +162,7 @@ pub const TOOL_SETS: &[(&str, &[&str])] = &[
             ENABLE_TOOLS,
         ],
     ),
+    ("project", &["initProject", "getStatus"]),
     (
         "run",
         &[
@@ -184,6 +182,8 @@ pub const TOOL_SETS: &[(&str, &[&str])] = &[
     (
         "browser",
         &[
+            "browser_launch",
+            "browser_route",
             "browser_press",
             "browser_wait_for",
             "browser_screenshot",
@@ -231,14 +231,14 @@ pub fn tool_set(tool: &str) -> Option<&'static str> {
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EnableTools {
-    /// Sets to list: run, scenario, judge, browser, record, knowledge, dashboard, or all.
+    /// Sets to list: project, run, scenario, judge, browser, record, knowledge, dashboard, or all.
     pub sets: Vec<String>,
 }
 
 fn enable_tools_def() -> Tool {
     let mut t = Tool::new(
         ENABLE_TOOLS,
-        "List more tools (only the start set is listed at first; every tool can be called). Sets: run (startRun, recordEvidence, completeStep, completeRun, getRunState, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
+        "List more tools (only the start set is listed at first; every tool can be called). Sets: project (initProject, getStatus), run (startRun, recordEvidence, completeStep, completeRun, getRunState, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (launch, route, press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
         rmcp::handler::server::common::schema_for_type::<EnableTools>(),
     );
     let output = serde_json::json!({
@@ -279,13 +279,24 @@ impl Server {
                 let mut schema = terse_targets(&t.input_schema);
                 lean_schema(&mut schema, true);
                 if t.name == "browser_expect"
-                    && let Some(p) = schema
-                        .get_mut("properties")
-                        .and_then(|p| p.get_mut("assertion"))
-                        .and_then(|p| p.as_object_mut())
+                    && let Some(props) =
+                        schema.get_mut("properties").and_then(|p| p.as_object_mut())
                 {
-                    // The tool's description lists the assertions already.
-                    p.remove("description");
+                    // The tool's description says what each of these takes.
+                    for name in [
+                        "assertion",
+                        "expected",
+                        "attribute",
+                        "not",
+                        "timeoutMs",
+                        "method",
+                        "status",
+                        "text",
+                    ] {
+                        if let Some(p) = props.get_mut(name).and_then(|p| p.as_object_mut()) {
+                            p.remove("description");
+                        }
+                    }
                 }
                 t.input_schema = Arc::new(schema);
                 if let Some((_, d)) = LEAN_DESCRIPTIONS.iter().find(|(n, _)| *n == t.name) {
@@ -700,17 +711,25 @@ impl ServerHandler for Server {
             }
             return Ok(to_result_shaped(out, self.shape).into());
         }
+        let lean = self.shape == Shape::Lean;
+        let snapshot_args = (lean && request.name == "browser_snapshot")
+            .then(|| args.clone())
+            .flatten();
         let out = crate::call(&self.ctx, &request.name, args);
-        if self.shape == Shape::Lean
-            && request.name == "browser_snapshot"
+        if lean
             && !out.is_error()
-            && let Ok(outline) =
-                serde_json::from_value::<crate::tools::browser::PageOutline>(out.value.clone())
+            && let Some(text) = crate::tools::lean::text(
+                &self.ctx,
+                &request.name,
+                snapshot_args.as_ref(),
+                &out.value,
+            )
         {
-            // The outline as a model reads it best: aria-snapshot lines with refs.
-            return Ok(
-                CallToolResult::success(vec![ContentBlock::text(outline.aria_text())]).into(),
-            );
+            // As a model reads it best (browser results: a line, a snapshot's
+            // aria lines); `--output-schemas` keeps the JSON.
+            let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+            r.is_error = None;
+            return Ok(r.into());
         }
         Ok(to_result_shaped(out, self.shape).into())
     }

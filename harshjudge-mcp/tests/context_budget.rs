@@ -187,3 +187,53 @@ fn a_snapshot_reads_as_aria_snapshot_lines_with_refs() {
          - note: 9 interactive elements, 5 listed (maxElements for more)\n"
     );
 }
+
+#[test]
+fn a_later_snapshot_of_the_same_page_sends_only_what_changed() {
+    use harshjudge_mcp::tools::browser::PageOutline;
+    use harshjudge_mcp::tools::lean::snapshot_text;
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    let outline = |elements: Value, url: &str| -> PageOutline {
+        serde_json::from_value(json!({
+            "elements": elements, "headings": [{"level": 1, "text": "todos"}],
+            "interactiveCount": 3, "testIds": [], "text": "", "title": "Todos",
+            "truncated": false, "url": url
+        }))
+        .unwrap()
+    };
+    let input =
+        json!({"name": "What needs to be done?", "ref": "e1", "tag": "input", "type": "text"});
+    let first = outline(json!([input.clone()]), "http://h/#/");
+    assert_eq!(snapshot_text(&ctx, &first, false), first.aria_text());
+    let second = outline(
+        json!([input.clone(), {"checked": false, "ref": "e2", "tag": "input", "type": "checkbox"}]),
+        "http://h/#/",
+    );
+    assert_eq!(
+        snapshot_text(&ctx, &second, false),
+        "- page \"Todos\" [url=http://h/#/]\n\
+         - note: changes only (full: true for all)\n\
+         - checkbox [ref=e2]\n"
+    );
+    // A checked box is a changed line; a removed element is named gone.
+    let third = outline(
+        json!([{"checked": true, "ref": "e2", "tag": "input", "type": "checkbox"}]),
+        "http://h/#/",
+    );
+    assert_eq!(
+        snapshot_text(&ctx, &third, false),
+        "- page \"Todos\" [url=http://h/#/]\n\
+         - note: changes only (full: true for all)\n\
+         - checkbox [checked] [ref=e2]\n\
+         - gone: e1\n"
+    );
+    assert_eq!(
+        snapshot_text(&ctx, &third, false),
+        "- page \"Todos\" [url=http://h/#/]\n- note: nothing changed (full: true for all)\n"
+    );
+    // full: everything; another page: everything.
+    assert_eq!(snapshot_text(&ctx, &third, true), third.aria_text());
+    let other = outline(json!([input]), "http://h/other");
+    assert_eq!(snapshot_text(&ctx, &other, false), other.aria_text());
+}

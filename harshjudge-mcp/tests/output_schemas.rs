@@ -233,6 +233,14 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
     c("browser_snapshot", json!({}));
     c("browser_console", json!({"peek": true}));
     c("browser_console", json!({}));
+    c(
+        "browser_route",
+        json!({"pattern": "**/never-requested", "action": "abort"}),
+    );
+    c(
+        "browser_route",
+        json!({"pattern": "**/never-requested", "action": "remove"}),
+    );
     c("browser_network", json!({"peek": true}));
     c("browser_network", json!({}));
     // with an active run: evidence on actions

@@ -89,7 +89,7 @@ async def main():
                 return r
 
             if KIND == "hj":
-                await call("browser_launch", {"baseUrl": URL})
+                # browser_navigate opens the browser when none is open.
                 await call("browser_navigate", {"url": URL})
                 snap = await call("browser_snapshot", {})
                 box = hj_ref(snap, "textbox")

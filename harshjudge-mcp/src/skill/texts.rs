@@ -9,11 +9,11 @@
 /// What the server is for and where to start (MCP `instructions`).
 pub const INSTRUCTIONS: &str = "HarshJudge runs end-to-end tests whose evidence (steps, \
 screenshots, logs, verdicts) lands in .harshJudge/scenarios/{slug}/runs/{runId}/. Explore an app \
-with browser_launch, browser_snapshot and actions by ref, record it and export a Rust #[scenario] for cargo test; run, judge and \
+with browser_navigate, browser_snapshot and actions by ref, record it and export a Rust #[scenario] for cargo test; run, judge and \
 heal scenarios. Start from the prompt that fits: hj-setup (initProject, once), hj-write-scenario, \
 hj-run, hj-judge, hj-heal (locators only, never expectations), hj-status (getStatus). Only the \
-tools to start are listed: enable_tools(sets) lists run, scenario, judge, browser, record, \
-knowledge, dashboard or all. Read evidence files rather than asking for large results.";
+tools to start are listed: enable_tools(sets) lists project, run, scenario, judge, browser, \
+record, knowledge, dashboard or all. Read evidence files rather than asking for large results.";
 
 /// The skill's front matter description (when an agent should load it).
 pub const SKILL_DESCRIPTION: &str = "End-to-end testing with evidence: explore a web app in a \
@@ -46,9 +46,10 @@ to make a test pass.
 
 ## Tools
 
-At first the server lists only the tools to start with (`initProject`, `getStatus` and the \
-browser basics). `enable_tools(sets)` lists more: `run` (startRun, completeStep, …), \
-`scenario`, `judge`, `browser` (press, wait, screenshot, console, network, run_steps), \
+At first the server lists only the tools to start with (the browser basics: \
+`browser_navigate` opens the browser). `enable_tools(sets)` lists more: `project` \
+(initProject, getStatus), `run` (startRun, completeStep, …), `scenario`, `judge`, `browser` \
+(launch, press, wait, screenshot, console, network, run_steps), \
 `record`, `knowledge`, `dashboard`, or `all`. Every tool can be called even before it is \
 listed.
 

@@ -123,9 +123,21 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
     let exact = args["exact"].as_bool() == Some(true);
     let exact_suffix = if exact { ".exact()" } else { "" };
     let s = |k: &str| args[k].as_str();
-    let mut out = if s("ref").is_some() {
+    let generated = || {
+        c.locator
+            .as_deref()
+            .and_then(|l| harshjudge::browser::GeneratedLocator::parse(l).ok())
+    };
+    let from_page = generated().is_some()
+        || c.locator
+            .as_deref()
+            .is_some_and(|l| l.starts_with("testid="));
+    let mut out = if s("ref").is_some() || (s("selector").is_some() && from_page) {
         let l = c.locator.as_deref()?;
-        if let Some(t) = l.strip_prefix("testid=") {
+        if let Some(g) = generated() {
+            // The locator generated from the live page: already narrowed.
+            return Some(format!("page.{}", g.rust_with(lit)));
+        } else if let Some(t) = l.strip_prefix("testid=") {
             format!("page.get_by_test_id({})", lit(t))
         } else if let Some(css) = l.strip_prefix("css=") {
             format!("page.locator({})", css_lit(css))
@@ -197,6 +209,9 @@ fn expect_rust(c: &RecordedCall, args: &Value) -> Option<String> {
     if !crate::tools::browser::ASSERTIONS.contains(&assertion) {
         return None;
     }
+    if crate::tools::browser::OBSERVATIONS.contains(&assertion) {
+        return observation_rust(assertion, args);
+    }
     let subject = if matches!(assertion, "to_have_url" | "to_have_title") {
         "page".to_string()
     } else {
@@ -217,6 +232,104 @@ fn expect_rust(c: &RecordedCall, args: &Value) -> Option<String> {
         params.push(expected_rust(v).ok()?);
     }
     Some(format!("{call}.{assertion}({}).await?;", params.join(", ")))
+}
+
+/// The exported statement of a `browser_route` call: `page.route(…)` with a
+/// handler that settles the request as the call did, or `page.unroute(…)`.
+fn route_rust(args: &Value) -> Option<String> {
+    let pattern = args["pattern"].as_str()?;
+    let pat = if pattern.len() > 2 && pattern.starts_with('/') && pattern.ends_with('/') {
+        format!(
+            "harshjudge::regex::Regex::new({})?",
+            lit(&pattern[1..pattern.len() - 1])
+        )
+    } else {
+        lit(pattern)
+    };
+    let headers: Vec<(String, String)> = args["headers"]
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let with_headers: String = headers
+        .iter()
+        .map(|(k, v)| format!(".header({}, {})", lit(k), lit(v)))
+        .collect();
+    let settle = match args["action"].as_str()? {
+        "remove" => return Some(format!("page.unroute({pat}).await?;")),
+        "abort" => "route.abort().await".to_string(),
+        "continue" => format!("route.continue_(){with_headers}.await"),
+        "fulfill" => {
+            let mut resp = format!(
+                "harshjudge::Response::new().status({})",
+                args["status"].as_u64().unwrap_or(200)
+            );
+            if let Some(j) = args.get("json").filter(|j| !j.is_null()) {
+                resp.push_str(&format!(
+                    ".content_type(\"application/json\").body({})",
+                    lit(&j.to_string())
+                ));
+            } else if let Some(b) = args["body"].as_str() {
+                resp.push_str(&format!(".body({})", lit(b)));
+            }
+            resp.push_str(&with_headers);
+            format!("route.fulfill({resp}).await")
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "page.route({pat}, |route| async move {{ {settle} }}).await?;"
+    ))
+}
+
+/// The exported statement of a network or console `browser_expect` call:
+/// the step's `s.network()` / `s.console()`.
+fn observation_rust(assertion: &str, args: &Value) -> Option<String> {
+    use crate::tools::browser::{ExpectedText, ExpectedValue};
+    let texts: Vec<ExpectedText> = match args.get("expected").filter(|v| !v.is_null()) {
+        None => Vec::new(),
+        Some(v) => match serde_json::from_value::<ExpectedValue>(v.clone()).ok()? {
+            ExpectedValue::Text(t) => vec![t],
+            ExpectedValue::List(l) => l,
+            ExpectedValue::Count(_) => return None,
+        },
+    };
+    let not = if args["not"].as_bool() == Some(true) {
+        ".not()"
+    } else {
+        ""
+    };
+    Some(match assertion {
+        "to_have_request" => {
+            let mut call = format!(
+                "expect(&s.network()){not}.to_have_request({})",
+                texts.first()?.rust()
+            );
+            if let Some(m) = args["method"].as_str() {
+                call.push_str(&format!(".method({})", lit(m)));
+            }
+            if let Some(st) = args["status"].as_u64() {
+                call.push_str(&format!(".status({st})"));
+            }
+            format!("{call}.await?;")
+        }
+        // The console's assertions have no `not` in the library.
+        _ if !not.is_empty() => return None,
+        "to_have_message" => format!(
+            "expect(&s.console()).to_have_message({}).await?;",
+            texts.first()?.rust()
+        ),
+        _ => {
+            let allow: String = texts
+                .iter()
+                .map(|t| format!(".allow({})", t.rust()))
+                .collect();
+            format!("expect(&s.console()){allow}.to_have_no_errors().await?;")
+        }
+    })
 }
 
 /// One generated statement (`a.b(…).c(…).await?;`) laid out as rustfmt lays
@@ -317,6 +430,7 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
                 (None, None) => None,
             },
             "browser_expect" => expect_rust(c, &args),
+            "browser_route" => route_rust(&args),
             "browser_launch" | "browser_screenshot" | "browser_snapshot" | "browser_console"
             | "browser_network" | "browser_close" => None,
             other => {

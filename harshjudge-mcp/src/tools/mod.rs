@@ -8,6 +8,7 @@ pub mod discover;
 pub mod export;
 pub mod judge;
 pub mod knowledge;
+pub mod lean;
 pub mod output;
 pub mod project;
 pub mod record;
@@ -183,21 +184,21 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_navigate",
             browser::Navigate,
             browser::navigate,
-            "Open a URL: a path joined to the base URL (/login) or an absolute URL. Returns the final url and title."
+            "Open a URL: a path joined to the base URL (/login) or an absolute URL; opens headless Chromium first when none is open (browser_launch for options). Returns the final url and title."
         ),
         tool!(
             Browser,
             "browser_click",
             browser::Target,
             browser::click,
-            "Click an element, waiting until it is visible, stable, enabled and receives the click. Target: one of role (+ name, exact), label, placeholder, text, altText, title, testId, selector (CSS), ref (from browser_snapshot); nth picks one of several matches. A target matching several elements fails with STRICT_MODE, naming the candidates."
+            "Click an element once visible, stable, enabled and hit. Target: one of role (+ name, exact), label, placeholder, text, altText, title, testId, selector (CSS), ref (from browser_snapshot); nth picks one of several matches (else STRICT_MODE names them). Returns the locator a person would write for it."
         ),
         tool!(
             Browser,
             "browser_type",
             browser::Type,
             browser::type_text,
-            "Type text into a field (its value replaced); submit: true presses Enter after. Target: one of role (+ name, exact), label, placeholder, altText, title, testId, selector, ref; nth picks one of several matches."
+            "Type text into a field (its value replaced); submit: true presses Enter after. Target as browser_click's, without text."
         ),
         tool!(
             Browser,
@@ -218,7 +219,7 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_expect",
             browser::Expect,
             browser::expect,
-            "Assert, retrying until it holds or timeoutMs (default 5000) runs out, as Playwright's expect: to_have_url, to_have_title (no target), or on a target (role + name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible, to_be_hidden, to_be_attached, to_be_enabled, to_be_disabled, to_be_checked, to_be_focused, to_be_editable, to_be_empty, to_be_in_viewport, to_have_text, to_contain_text, to_have_count, to_have_value, to_have_values (a list), to_have_attribute (with attribute), to_have_class, to_contain_class, to_have_css (with attribute: the CSS property), to_have_id, to_have_role, to_have_accessible_name, to_match_aria_snapshot (a YAML template). expected: a string (exact), {regex}, a count, or a list (one per element); not: true inverts. Fails with ASSERTION_FAILED, its message giving expected, received and the call log."
+            "Assert, retrying until it holds or timeoutMs (default 5000) runs out, as Playwright's expect: to_have_url, to_have_title (no target); on what the page fetched and logged since the last browser_network/browser_console call (no target): to_have_request (expected: a URL glob or {regex}; method, status), to_have_no_errors (expected: errors to allow), to_have_message (expected: a text); or on a target (role + name, label, placeholder, text, altText, title, testId, selector, ref, nth): to_be_visible, to_be_hidden, to_be_attached, to_be_enabled, to_be_disabled, to_be_checked, to_be_focused, to_be_editable, to_be_empty, to_be_in_viewport, to_have_text, to_contain_text, to_have_count, to_have_value, to_have_values (a list), to_have_attribute (with attribute), to_have_class, to_contain_class, to_have_css (with attribute: the CSS property), to_have_id, to_have_role, to_have_accessible_name, to_match_aria_snapshot (a YAML template). expected: a string (exact), {regex}, a count, or a list (one per element); not: true inverts. Fails with ASSERTION_FAILED, its message giving expected, received and the call log."
         ),
         tool!(
             Browser,
@@ -232,7 +233,7 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_snapshot",
             browser::Snapshot,
             browser::snapshot,
-            "A compact outline of the page: url, title, headings, interactive elements with refs (usable as `ref` in actions), test ids, the start of the visible text. Capped in size."
+            "A bounded outline of the page: headings and interactive elements with refs (for `ref` in actions), as aria-snapshot lines; on the same page, only what changed since the last snapshot unless full."
         ),
         tool!(
             Browser,
@@ -247,6 +248,13 @@ fn browser_tools() -> Vec<ToolDef> {
             browser::Network,
             browser::network,
             "Requests since the last call: method, url, status, type, timing, failure (failedOnly for errors; peek keeps them)."
+        ),
+        tool!(
+            Browser,
+            "browser_route",
+            browser::Route,
+            browser::route,
+            "Answer the page's requests matching pattern (a URL glob such as **/api/items, or /regex/) without the server (action fulfill: status, json or body, headers), fail them (abort), send them on with headers added (continue), or drop the pattern's routes (remove). Routed requests are marked intercepted in browser_network and the step's network.json."
         ),
         tool!(
             Browser,

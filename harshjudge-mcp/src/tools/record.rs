@@ -576,6 +576,11 @@ pub(super) fn describe(c: &RecordedCall) -> String {
                 .unwrap_or_default()
         ),
         "browser_screenshot" => "Take a screenshot".to_string(),
+        "browser_route" => format!(
+            "Route {}: {}",
+            a["pattern"].as_str().unwrap_or("requests"),
+            a["action"].as_str().unwrap_or("")
+        ),
         other => format!("Call {other}"),
     };
     let t: String = text.chars().take(120).collect();

@@ -152,14 +152,16 @@ pub(crate) fn is_navigation(e: &BrowserError) -> bool {
 
 /// The in-page script's files, concatenated in this order into one closure:
 /// the role functions (`roles.js`, `names.js`, then `aria.js`), then the engine
-/// (`engine.js`, `actions.js`, `assertions.js`, which installs it).
-const INJECTED: [&str; 6] = [
+/// (`engine.js`, `actions.js`, `assertions.js`, which installs it), then the
+/// locator generator (`generate.js`, which adds itself to the engine).
+const INJECTED: [&str; 7] = [
     include_str!("injected/roles.js"),
     include_str!("injected/names.js"),
     include_str!("injected/aria.js"),
     include_str!("injected/engine.js"),
     include_str!("injected/actions.js"),
     include_str!("injected/assertions.js"),
+    include_str!("injected/generate.js"),
 ];
 
 /// The source that installs `window.__harshjudgeEngine` unless it is there.

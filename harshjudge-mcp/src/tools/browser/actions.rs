@@ -30,6 +30,9 @@ pub struct Launch {
     /// Window height in pixels (default 800).
     #[serde(default)]
     pub height: Option<u32>,
+    /// The engine: chromium (the default), firefox or webkit.
+    #[serde(default)]
+    pub browser: Option<String>,
 }
 
 /// What `browser_launch` returns.
@@ -163,6 +166,23 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
             "baseUrl {base_url:?} is not an http:// or https:// URL"
         )));
     }
+    match a.browser.as_deref() {
+        None | Some("chromium") => {}
+        Some(b @ ("firefox" | "webkit")) => {
+            return Err(ToolError::new(
+                Code::BrowserUnavailable,
+                format!(
+                    "browser {b:?} is not available in this build: only chromium is (firefox and webkit come with harshjudge's engine settings); drop browser or give \"chromium\""
+                ),
+            ));
+        }
+        Some(other) => {
+            return Err(ToolError::invalid(format!(
+                "browser {:?} is not one of chromium, firefox, webkit",
+                other.chars().take(40).collect::<String>()
+            )));
+        }
+    }
     let mut config = BrowserConfig::from_env().map_err(classify)?;
     for (v, name) in [(a.width, "width"), (a.height, "height")] {
         if let Some(v) = v
@@ -261,6 +281,25 @@ pub fn navigate(ctx: &Context, a: Navigate) -> Result<Acted<Navigated>, ToolErro
         return Err(ToolError::invalid(
             "url must not be empty: give a path such as /login or an absolute URL",
         ));
+    }
+    if super::page(ctx).is_err() {
+        // No browser yet: open it for the URL's origin (a path: config.yaml's baseUrl).
+        let u = a.url.trim();
+        let origin = u.split_once("://").map(|(scheme, rest)| {
+            format!(
+                "{scheme}://{}",
+                rest.split(['/', '?', '#']).next().unwrap_or(rest)
+            )
+        });
+        launch(
+            ctx,
+            Launch {
+                base_url: origin,
+                width: None,
+                height: None,
+                browser: None,
+            },
+        )?;
     }
     act(ctx, "navigate", move |page| async move {
         page.goto(&a.url).await?;

@@ -93,7 +93,16 @@ pub const ASSERTIONS: &[&str] = &[
     "to_have_role",
     "to_have_accessible_name",
     "to_match_aria_snapshot",
+    "to_have_request",
+    "to_have_no_errors",
+    "to_have_message",
 ];
+
+/// The assertions on what the page fetched and logged (no target), read from
+/// the session's requests and console since the last `browser_network` /
+/// `browser_console` call (which these leave in place), as Playwright's
+/// `expect(&s.network())` / `expect(&s.console())` read a step's.
+pub const OBSERVATIONS: &[&str] = &["to_have_request", "to_have_no_errors", "to_have_message"];
 
 with_target! {
     /// Arguments of `browser_expect`: a web-first assertion that retries until
@@ -111,20 +120,25 @@ with_target! {
         /// to_have_accessible_name, to_match_aria_snapshot (a YAML template such as
         /// "- heading \"Todos\" [level=1]").
         pub assertion: String,
-        /// What is expected: a string (exact), {"regex": "…"}, a count, or a list of
-        /// strings/regexes (one per element). Not for the to_be_* assertions.
+        /// A string (exact), {"regex": "…"}, a count, or a list (one per element).
         #[serde(default)]
+        #[schemars(with = "Option<serde_json::Value>")]
         pub expected: Option<ExpectedValue>,
-        /// With to_have_attribute: the attribute's name; with to_have_css: the CSS
-        /// property's name (e.g. "color").
+        /// The attribute (to_have_attribute) or CSS property (to_have_css).
         #[serde(default)]
         pub attribute: Option<String>,
         /// Invert the assertion (Playwright's `.not`).
         #[serde(default)]
         pub not: bool,
-        /// How long to retry, in ms (default 5000, at most 60000).
+        /// In ms (default 5000, at most 60000).
         #[serde(default)]
         pub timeout_ms: Option<u64>,
+        /// With to_have_request: the request's method (GET, POST, …).
+        #[serde(default)]
+        pub method: Option<String>,
+        /// With to_have_request: the response's status.
+        #[serde(default)]
+        pub status: Option<u16>,
     }
     text: |s: &Expect| s.text.clone()
 }
@@ -142,6 +156,10 @@ pub struct Assertion {
     pub attribute: Option<String>,
     /// Inverted.
     pub not: bool,
+    /// to_have_request's method.
+    pub method: Option<String>,
+    /// to_have_request's status.
+    pub status: Option<u16>,
 }
 
 impl Expect {
@@ -155,7 +173,25 @@ impl Expect {
                 ASSERTIONS.join(", ")
             )));
         }
-        let page_level = matches!(a, "to_have_url" | "to_have_title");
+        let page_level = matches!(a, "to_have_url" | "to_have_title") || OBSERVATIONS.contains(&a);
+        if (self.method.is_some() || self.status.is_some()) && a != "to_have_request" {
+            return Err(ToolError::invalid(format!(
+                "method and status refine to_have_request, not {a}: drop them"
+            )));
+        }
+        if let Some(m) = &self.method
+            && (m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphabetic()))
+        {
+            return Err(ToolError::invalid(format!(
+                "method {:?} is not an HTTP method: give GET, POST, PUT, PATCH, DELETE, …",
+                m.chars().take(40).collect::<String>()
+            )));
+        }
+        if a == "to_have_no_errors" && matches!(self.expected, Some(ExpectedValue::Count(_))) {
+            return Err(ToolError::invalid(
+                "to_have_no_errors takes the errors to allow as expected: a string, {\"regex\": \"…\"} or a list of them (or nothing)",
+            ));
+        }
         let target = self.target().resolve(!page_level)?;
         if page_level && target.is_some() {
             return Err(ToolError::invalid(format!(
@@ -167,6 +203,7 @@ impl Expect {
             "to_have_text" | "to_contain_text" | "to_have_class" | "to_contain_class" => "texts",
             "to_have_values" => "list",
             "to_match_aria_snapshot" | "to_have_role" => "string",
+            "to_have_no_errors" => "allow",
             a if a.starts_with("to_be_") => "nothing",
             _ => "text",
         };
@@ -177,7 +214,12 @@ impl Expect {
                     "{a} takes no expected value: drop expected (use not: true to invert)"
                 )));
             }
-            ("nothing", None) => {}
+            ("nothing", None) | ("allow", None) => {}
+            ("allow", Some(ExpectedValue::List(l))) => {
+                for t in l {
+                    t.text_match()?;
+                }
+            }
             (_, None) => {
                 return Err(bad(match takes {
                     "count" => "a count (e.g. 2)",
@@ -258,6 +300,8 @@ impl Expect {
             expected: self.expected.clone(),
             attribute: self.attribute.clone(),
             not: self.not,
+            method: self.method.clone(),
+            status: self.status,
         })
     }
 }
@@ -377,6 +421,21 @@ pub struct Expected {
 pub fn expect(ctx: &Context, a: Expect) -> Result<Acted<Expected>, ToolError> {
     let timeout = timeout_of(a.timeout_ms)?;
     let check = a.check()?;
+    if OBSERVATIONS.contains(&check.assertion.as_str()) {
+        let started = Instant::now();
+        observed(ctx, &check, timeout)?;
+        return Ok(Acted {
+            result: Expected {
+                success: true,
+                assertion: check.assertion.clone(),
+                not: check.not,
+                target: "page".into(),
+                locator: None,
+                waited_ms: started.elapsed().as_millis() as u64,
+            },
+            evidence: Vec::new(),
+        });
+    }
     act(ctx, "expect", move |page| async move {
         let started = Instant::now();
         check.run(&page, timeout).await?;
@@ -394,4 +453,171 @@ pub fn expect(ctx: &Context, a: Expect) -> Result<Acted<Expected>, ToolError> {
             waited_ms: waited,
         })
     })
+}
+
+/// Whether a text matches as the library's console assertions match it: a
+/// string as a case-insensitive substring, a regex anywhere.
+fn text_matches(t: &ExpectedText, text: &str) -> bool {
+    match t {
+        ExpectedText::Exact(s) => text.to_lowercase().contains(&s.to_lowercase()),
+        ExpectedText::Regex { regex } => {
+            harshjudge::regex::Regex::new(regex).is_ok_and(|r| r.is_match(text))
+        }
+    }
+}
+
+/// Runs a network or console assertion on what the session saw since the
+/// last `browser_network` / `browser_console` call: to_have_request and
+/// to_have_message wait up to `timeout` for it (their `not` form holds when
+/// nothing matched at the end of the wait); to_have_no_errors looks once.
+fn observed(ctx: &Context, check: &Assertion, timeout: Duration) -> Result<(), ToolError> {
+    let fail = |m: String| ToolError::new(crate::error::Code::AssertionFailed, m);
+    let start = Instant::now();
+    let a = check.assertion.clone();
+    let texts: Vec<ExpectedText> = match &check.expected {
+        Some(ExpectedValue::Text(t)) => vec![t.clone()],
+        Some(ExpectedValue::List(l)) => l.clone(),
+        _ => Vec::new(),
+    };
+    if a == "to_have_no_errors" {
+        let allow = texts.clone();
+        let errors = super::observe::with_logs(ctx, move |s| {
+            s.console
+                .iter()
+                .filter(|c| c.level == "error")
+                .filter(|c| !allow.iter().any(|t| text_matches(t, &c.text)))
+                .map(|c| c.text.chars().take(200).collect::<String>())
+                .collect::<Vec<_>>()
+        })?;
+        return match (errors.is_empty(), check.not) {
+            (true, false) | (false, true) => Ok(()),
+            (false, false) => Err(fail(format!(
+                "expected no console errors, but the page logged {}: {}",
+                errors.len(),
+                errors.join(" | ")
+            ))),
+            (true, true) => Err(fail(
+                "expected console errors (not), but the page logged none".into(),
+            )),
+        };
+    }
+    let pattern_ = texts.first().cloned();
+    let (method_, status) = (check.method.clone(), check.status);
+    loop {
+        let (pattern, method) = (pattern_.clone(), method_.clone());
+        let a2 = a.clone();
+        let (found, seen) = super::observe::with_logs(ctx, move |s| {
+            if a2 == "to_have_request" {
+                let base = s.base_url.clone();
+                let glob = match &pattern {
+                    Some(ExpectedText::Exact(g)) => {
+                        harshjudge::browser::UrlPattern::from(g.as_str())
+                    }
+                    Some(ExpectedText::Regex { regex }) => {
+                        match harshjudge::regex::Regex::new(regex) {
+                            Ok(r) => harshjudge::browser::UrlPattern::from(r),
+                            Err(_) => return (false, Vec::new()),
+                        }
+                    }
+                    None => return (false, Vec::new()),
+                };
+                let found = s.network.iter().any(|n| {
+                    glob.matches(&base, &n.url)
+                        && method
+                            .as_ref()
+                            .is_none_or(|m| n.method.eq_ignore_ascii_case(m))
+                        && status.is_none_or(|st| n.status == Some(u64::from(st)))
+                });
+                let seen = s
+                    .network
+                    .iter()
+                    .rev()
+                    .take(10)
+                    .map(|n| {
+                        format!(
+                            "{} {} {}",
+                            n.method,
+                            n.url,
+                            n.status
+                                .map_or("(no status)".to_string(), |s| s.to_string())
+                        )
+                    })
+                    .collect();
+                (found, seen)
+            } else {
+                let found = pattern
+                    .as_ref()
+                    .is_some_and(|p| s.console.iter().any(|c| text_matches(p, &c.text)));
+                let seen = s
+                    .console
+                    .iter()
+                    .rev()
+                    .take(10)
+                    .map(|c| {
+                        format!(
+                            "{}: {}",
+                            c.level,
+                            c.text.chars().take(120).collect::<String>()
+                        )
+                    })
+                    .collect();
+                (found, seen)
+            }
+        })?;
+        if found && !check.not {
+            return Ok(());
+        }
+        if found && check.not {
+            return Err(fail(format!(
+                "expected no {} matching {}, but there was one; seen: {}",
+                if a == "to_have_request" {
+                    "request"
+                } else {
+                    "console message"
+                },
+                describe_pattern(&pattern_, &method_, status),
+                seen.join(" | ")
+            )));
+        }
+        if start.elapsed() >= timeout {
+            if check.not {
+                return Ok(());
+            }
+            return Err(fail(format!(
+                "expected a {} matching {}; waited {:.1} s; seen (newest first): {}",
+                if a == "to_have_request" {
+                    "request"
+                } else {
+                    "console message"
+                },
+                describe_pattern(&pattern_, &method_, status),
+                start.elapsed().as_secs_f64(),
+                if seen.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    seen.join(" | ")
+                }
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn describe_pattern(
+    p: &Option<ExpectedText>,
+    method: &Option<String>,
+    status: Option<u16>,
+) -> String {
+    let mut s = match p {
+        Some(ExpectedText::Exact(g)) => format!("{g:?}"),
+        Some(ExpectedText::Regex { regex }) => format!("/{regex}/"),
+        None => "anything".into(),
+    };
+    if let Some(m) = method {
+        s.push_str(&format!(" method {m}"));
+    }
+    if let Some(st) = status {
+        s.push_str(&format!(" status {st}"));
+    }
+    s
 }

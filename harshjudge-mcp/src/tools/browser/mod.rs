@@ -100,17 +100,21 @@ mod actions;
 mod evidence;
 mod expect;
 mod observe;
+mod route;
 mod targets;
 
 pub use actions::{
     Close, Launch, Navigate, Press, Type, WaitFor, click, close, launch, navigate, press,
     type_text, wait_for,
 };
-pub use expect::{ASSERTIONS, Assertion, Expect, ExpectedText, ExpectedValue, expect};
+pub use expect::{
+    ASSERTIONS, Assertion, Expect, ExpectedText, ExpectedValue, OBSERVATIONS, expect,
+};
 pub use observe::{
     Console, Network, PageOutline, Screenshot, Snapshot, console, is_action, network, observe,
     observed_after, page_state, screenshot, snapshot,
 };
+pub use route::{Route, Routed, route};
 pub use targets::{Resolved, Target};
 
 /// Classifies a browser error into a stable code.

@@ -91,12 +91,17 @@ impl PageOutline {
     /// with its ref (`- checkbox "Done" [checked] [ref=e4]`): what a model is
     /// given by default instead of the JSON.
     pub fn aria_text(&self) -> String {
-        fn quoted(s: &str) -> String {
-            serde_json::to_string(s).unwrap_or_default()
-        }
-        let mut out = format!("- page {} [url={}]\n", quoted(&self.title), self.url);
+        self.aria_lines().concat()
+    }
+
+    /// [`PageOutline::aria_text`]'s lines, each ending with a line break: the
+    /// page line first, then headings and elements, then notes.
+    pub fn aria_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut out = self.aria_page_line();
+        lines.push(std::mem::take(&mut out));
         for h in &self.headings {
-            out.push_str(&format!(
+            lines.push(format!(
                 "- heading {} [level={}]\n",
                 quoted(&h.text),
                 h.level
@@ -140,19 +145,29 @@ impl PageOutline {
                 out.push_str(&format!(" [url={h}]"));
             }
             out.push('\n');
+            lines.push(std::mem::take(&mut out));
         }
         if self.elements.is_empty() && !self.text.is_empty() {
-            out.push_str(&format!("- text: {}\n", quoted(&self.text)));
+            lines.push(format!("- text: {}\n", quoted(&self.text)));
         }
         if self.truncated {
-            out.push_str(&format!(
+            lines.push(format!(
                 "- note: {} interactive elements, {} listed (maxElements for more)\n",
                 self.interactive_count,
                 self.elements.len()
             ));
         }
-        out
+        lines
     }
+
+    /// The page line: `- page "Title" [url=…]`.
+    pub fn aria_page_line(&self) -> String {
+        format!("- page {} [url={}]\n", quoted(&self.title), self.url)
+    }
+}
+
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// A heading in a [`PageOutline`].
@@ -289,17 +304,17 @@ const SNAPSHOT_JS: &str = r#"
 const max = arguments[0];
 const cut = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
 const visible = (el) => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el); return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none'; };
-document.querySelectorAll('[data-hj-ref]').forEach(el => el.removeAttribute('data-hj-ref'));
 const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(visible).slice(0, 20).map(h => ({level: +h.tagName[1], text: cut(h.innerText, 80)}));
 const sel = 'a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[onclick],[data-testid]';
 const all = Array.from(document.querySelectorAll(sel)).filter(visible);
 const elements = [];
-let n = 0;
+// Refs stay with their elements for the document's life (a later snapshot
+// names the same element by the same ref, so it can send only what changed).
+if (!window.__hjRefSeq) window.__hjRefSeq = 0;
 for (const el of all) {
   if (elements.length >= max) break;
-  n += 1;
-  const ref = 'e' + n;
-  el.setAttribute('data-hj-ref', ref);
+  let ref = el.getAttribute('data-hj-ref');
+  if (!ref) { window.__hjRefSeq += 1; ref = 'e' + window.__hjRefSeq; el.setAttribute('data-hj-ref', ref); }
   const tag = el.tagName.toLowerCase();
   const e = {ref, tag};
   const role = el.getAttribute('role'); if (role) e.role = role;
@@ -319,9 +334,12 @@ return {url: location.href, title: document.title, headings, elements, testIds, 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Snapshot {
-    /// Most interactive elements listed (default 80, at most 300).
+    /// Most elements listed (default 80, at most 300).
     #[serde(default)]
     pub max_elements: Option<u32>,
+    /// Everything, not only what changed since the last snapshot.
+    #[serde(default)]
+    pub full: bool,
 }
 
 /// A compact outline of the page, with refs for later actions.
@@ -393,7 +411,7 @@ pub fn console(ctx: &Context, a: Console) -> Result<ConsoleLog, ToolError> {
 }
 
 /// Reads the logs chromedriver holds into the session's buffers, then `f`.
-fn with_logs<T: Send + 'static>(
+pub(super) fn with_logs<T: Send + 'static>(
     ctx: &Context,
     f: impl FnOnce(&mut BrowserSession) -> T + Send + 'static,
 ) -> Result<T, ToolError> {

@@ -1,10 +1,9 @@
 //! Element targets: the [`Target`] every browser tool takes, checked into a
 //! [`Resolved`] that becomes a `harshjudge` locator, and how results name it.
 
-use harshjudge::browser::{Locator, Page, TextMatch};
+use harshjudge::browser::{Locator, LocatorPart, Page, TextMatch};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::error::ToolError;
 
@@ -55,7 +54,7 @@ impl Resolved {
             "altText" => page.get_by_alt_text(m(v)),
             "title" => page.get_by_title(m(v)),
             "testId" => page.get_by_test_id(v),
-            "ref" => page.locator(&format!("css=[data-hj-ref=\"{v}\"]")),
+            "ref" => page.locator(&format!("css={}", ref_css(self))),
             _ => page.locator(&format!("css={v}")),
         };
         if let Some(n) = self.nth {
@@ -173,49 +172,30 @@ impl Target {
 
 /// The locator string a ref target stands for (until the next snapshot).
 fn ref_css(r: &Resolved) -> String {
-    format!("css=[data-hj-ref=\"{}\"]", r.value.replace('"', ""))
+    format!("[data-hj-ref=\"{}\"]", r.value.replace('"', ""))
 }
 
 /// What a result names as the target's `locator` (and a recording keeps): for
-/// a snapshot ref, a locator that survives a reload (its test id, id, name,
-/// short text or CSS path); for a test id or a selector, `testid=…` / `css=…`;
-/// for the other kinds, the target as described.
+/// a snapshot ref or a CSS selector of one element, the locator a person
+/// would write, generated from the live page and checked to match that
+/// element alone (`get_by_role("listitem").filter_has_text("feed the cat")
+/// .get_by_label("Toggle Todo")`, see [`harshjudge::browser::generate_locator`]);
+/// a test id alone stays `testid=…` as before (the selector form agents
+/// written for earlier versions read); for the other kinds, the target as
+/// described.
 pub(super) async fn locator_name(page: &Page, r: &Resolved) -> String {
-    match r.kind {
-        "ref" => stable_locator(page, &ref_css(r)).await,
-        "testId" if r.nth.is_none() => format!("testid={}", r.value),
-        "selector" if r.nth.is_none() => format!("css={}", r.value),
-        _ => r.describe(),
-    }
-}
-
-/// A locator for the element `loc` points at that survives the page being
-/// reloaded (for recordings and exports): a snapshot ref becomes its test id,
-/// id, name, short text, or CSS path. Other locators are returned as they are.
-async fn stable_locator(page: &Page, loc: &str) -> String {
-    let Some(r) = loc
-        .strip_prefix("css=[data-hj-ref=\"")
-        .and_then(|r| r.strip_suffix("\"]"))
-    else {
-        return loc.to_string();
+    let css = match r.kind {
+        "ref" => ref_css(r),
+        "selector" if r.nth.is_none() => r.value.clone(),
+        "testId" if r.nth.is_none() => return format!("testid={}", r.value),
+        _ => return r.describe(),
     };
-    let js = format!(
-        r#"const el = document.querySelector('[data-hj-ref="{r}"]');
-if (!el) return null;
-const t = el.getAttribute('data-testid'); if (t) return 'testid=' + t;
-if (el.id) return 'css=#' + CSS.escape(el.id);
-const nm = el.getAttribute('name'); if (nm) return 'css=' + el.tagName.toLowerCase() + '[name="' + nm + '"]';
-const txt = (el.innerText || '').trim();
-if (txt && txt.length < 60 && (el.tagName === 'BUTTON' || el.tagName === 'A')) return 'text=' + txt;
-const path = []; let e = el;
-while (e && e.nodeType === 1 && e !== document.body) {{
-  let i = 1, s = e; while ((s = s.previousElementSibling)) if (s.tagName === e.tagName) i++;
-  path.unshift(e.tagName.toLowerCase() + ':nth-of-type(' + i + ')'); e = e.parentElement;
-}}
-return 'css=body > ' + path.join(' > ');"#
-    );
-    match page.eval(&js).await {
-        Ok(Value::String(s)) => s,
-        _ => loc.to_string(),
+    match harshjudge::browser::generate_locator(page, &css).await {
+        Ok(l) => match l.parts.as_slice() {
+            [LocatorPart::TestId { value }] => format!("testid={value}"),
+            _ => l.to_string(),
+        },
+        Err(_) if r.kind == "selector" => format!("css={css}"),
+        Err(_) => r.describe(),
     }
 }

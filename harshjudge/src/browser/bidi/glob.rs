@@ -26,6 +26,12 @@ impl UrlPattern {
         }
     }
 
+    /// Whether `url` matches this pattern, a glob resolved against `base`
+    /// (the page's base URL) as [`Page::route`](crate::browser::Page::route) resolves it.
+    pub fn matches(&self, base: &str, url: &str) -> bool {
+        self.matcher(base).is_match(url)
+    }
+
     /// Whether two patterns are written the same (`unroute`).
     pub(crate) fn same(&self, other: &UrlPattern) -> bool {
         matches!(
