@@ -154,10 +154,14 @@ waiting for it) or too much (`STRICT_MODE`). The app changed how the element is 
 what it does.
    - **An assertion on content**: an `expect` got another value, a verdict failed. This is \
 a possible regression: report it, do not heal it.
-3. For a locator failure only: open the app where the step failed (`browser_launch(baseUrl)`, \
-`browser_navigate(url)`, `browser_snapshot()`), find the same element by role and name, \
-label, placeholder or test id, and change only that locator in the scenario's Rust source. \
-Never change an `expect` matcher's expected value, a `step!` expectation or a verdict.
+3. For a locator failure only: `heal(scenarioSlug)` (`enable_tools(sets)` with `judge` \
+lists it; the CLI is `harshjudge-mcp heal <slug>`) proposes a replacement from the failed \
+step's recorded `aria.yml` and `page.html` as a diff of the Rust source, and refuses an \
+assertion (\"not a locator failure: not healed\"); `heal(scenarioSlug, apply)` writes it. \
+Without a proposal, open the app where the step failed (`browser_navigate(url)`, \
+`browser_snapshot()`), find the same element by role and name, label, placeholder or test \
+id, and change only that locator. Never change an `expect` matcher's expected value, a \
+`step!` expectation or a verdict.
 4. Run the scenario again (hj-run) and report the change as a diff, with the evidence that \
 shows the element is the same one.
 ";
