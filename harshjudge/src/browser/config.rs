@@ -209,6 +209,18 @@ impl BrowserConfig {
                 .find(|p| p.is_absolute() && p.is_file())
                 .map(Path::to_path_buf)
                 .or_else(|| which(names))
+                .or_else(|| {
+                    // `cargo install`'s folder (geckodriver), on PATH or not.
+                    let home = std::env::var_os("CARGO_HOME")
+                        .map(PathBuf::from)
+                        .or_else(|| {
+                            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo"))
+                        })?;
+                    names
+                        .iter()
+                        .map(|n| home.join("bin").join(n))
+                        .find(|p| p.is_file())
+                })
                 .ok_or_else(|| missing(format!("none of {} found", names.join(", ")))),
         }
     }
