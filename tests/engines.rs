@@ -668,3 +668,77 @@ fn a_bad_browser_setting_is_named() {
         assert_eq!(b.name().parse::<BrowserKind>().unwrap(), b);
     }
 }
+
+/// `--browser firefox --browser webkit`: the suite's page scenario runs once
+/// per browser, under its own test names, slugs (runs and evidence) and JUnit
+/// test cases.
+#[test]
+fn each_browser_flag_runs_the_scenario_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let out = Command::new(test_binary("resilience_suite"))
+        .current_dir(support::workspace())
+        .args([
+            "--browser",
+            "firefox",
+            "--browser",
+            "webkit",
+            "01_open_the_items_page",
+        ])
+        .env("HARSHJUDGE_DIR", &hj)
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("HARSHJUDGE_BROWSER")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("NEXTEST")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for b in ["firefox", "webkit"] {
+        assert!(
+            stdout.contains(&format!(
+                "test browser_wait[{b}]::01_open_the_items_page ... ok"
+            )),
+            "{stdout}"
+        );
+        let run = runs(&hj, &format!("browser-wait-{b}"));
+        assert_eq!(run.len(), 1, "{b}: one run of its own: {run:?}");
+        let shots: Vec<_> = walk(&run[0])
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "png"))
+            .collect();
+        assert!(
+            !shots.is_empty(),
+            "{b}: a screenshot as evidence in {:?}",
+            run[0]
+        );
+    }
+    assert!(
+        runs(&hj, "browser-wait").is_empty(),
+        "no run under the plain slug"
+    );
+    let junit = std::fs::read_to_string(hj.join("report").join("junit.xml")).unwrap();
+    for b in ["firefox", "webkit"] {
+        assert!(
+            junit.contains(&format!("browser_wait[{b}]::01_open_the_items_page")),
+            "{junit}"
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
