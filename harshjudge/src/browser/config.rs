@@ -345,9 +345,11 @@ impl BrowserConfig {
             format!("--width={}", self.window.0),
             format!("--height={}", self.window.1),
         ];
-        if let Some(profile) = profile {
-            args.extend(["-profile".to_string(), profile.display().to_string()]);
-        }
+        // No `-profile`: geckodriver makes a fresh one in its TMPDIR (the
+        // watched folder) and sets its Marionette port there. Given a profile
+        // of ours, two Firefoxes starting at once could answer each other's
+        // geckodriver ("Failed to decode response from marionette").
+        let _ = profile;
         let mut options = serde_json::json!({
             "args": args,
             "prefs": {

@@ -191,7 +191,19 @@ fn driver_command(
         BrowserKind::Firefox => {
             let mut cmd = Command::new(binary);
             // Port 0: the port is read off its listening socket (/proc).
-            cmd.args(["--port", "0", "--host", "127.0.0.1", "--log", "error"]);
+            // Firefox's BiDi socket on a free port too: its default, 9222,
+            // is one for all, and a second Firefox's client would reach the
+            // first's (404 for its session).
+            cmd.args([
+                "--port",
+                "0",
+                "--websocket-port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--log",
+                "error",
+            ]);
             cmd
         }
         BrowserKind::Webkit => {
