@@ -330,17 +330,16 @@ impl BrowserConfig {
     ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
         match self.browser {
             BrowserKind::Chromium => self.chromium_capabilities(profile, app_host),
-            BrowserKind::Firefox => self.firefox_capabilities(profile),
+            BrowserKind::Firefox => self.firefox_capabilities(),
             BrowserKind::Webkit => self.webkit_capabilities(),
         }
     }
 
-    /// Firefox: headless, its own profile folder, WebDriver BiDi.
+    /// Firefox: headless, WebDriver BiDi, a profile geckodriver makes.
     fn firefox_capabilities(
         &self,
-        profile: Option<&Path>,
     ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
-        let mut args = vec![
+        let args = vec![
             "-headless".to_string(),
             format!("--width={}", self.window.0),
             format!("--height={}", self.window.1),
@@ -349,7 +348,6 @@ impl BrowserConfig {
         // watched folder) and sets its Marionette port there. Given a profile
         // of ours, two Firefoxes starting at once could answer each other's
         // geckodriver ("Failed to decode response from marionette").
-        let _ = profile;
         let mut options = serde_json::json!({
             "args": args,
             "prefs": {
