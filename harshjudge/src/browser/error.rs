@@ -115,7 +115,7 @@ pub enum BrowserError {
     #[error("{browser}: {what} not found: install it with {install}")]
     EngineMissing {
         /// The engine.
-        browser: super::config::BrowserKind,
+        browser: super::kind::BrowserKind,
         /// What is missing, and where it was looked for.
         what: String,
         /// How to install it.
@@ -125,7 +125,7 @@ pub enum BrowserError {
     #[error("{what} is not available on {browser}: {why}")]
     Unsupported {
         /// The engine.
-        browser: super::config::BrowserKind,
+        browser: super::kind::BrowserKind,
         /// What was asked.
         what: String,
         /// Why, and what to do instead.

@@ -18,6 +18,7 @@ mod engines;
 mod error;
 mod expect;
 mod keyboard;
+mod kind;
 mod locator;
 mod logs;
 mod network;
