@@ -57,6 +57,10 @@ pub struct ScenarioDef {
     pub before: Option<Hook>,
     /// `#[scenario(after = k)]`: runs when the scenario ends, passed or failed.
     pub after: Option<Hook>,
+    /// The browser its pages open in: `None` (what the macro registers) for
+    /// the one `HARSHJUDGE_BROWSER` names; the harness's copies for
+    /// `--browser` name theirs.
+    pub browser: Option<crate::browser::BrowserKind>,
 }
 
 /// The future a hook returns, borrowing the scenario handle.

@@ -223,6 +223,36 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "—",
     },
     Variable {
+        name: "HARSHJUDGE_BROWSER",
+        kind: "`chromium`, `firefox` or `webkit`",
+        default: "`chromium`",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_GECKODRIVER",
+        kind: "path",
+        default: "`geckodriver` on PATH or in cargo's bin folder",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_FIREFOX",
+        kind: "path",
+        default: "`firefox-esr` or `firefox` on PATH",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_WEBKIT_DRIVER",
+        kind: "path",
+        default: "`WebKitWebDriver` on PATH",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_MINIBROWSER",
+        kind: "path",
+        default: "Debian's `/usr/lib/<triplet>/webkit2gtk-4.1/MiniBrowser`",
+        bounds: "—",
+    },
+    Variable {
         name: "HARSHJUDGE_WEBDRIVER_URL",
         kind: "URL",
         default: "none",
@@ -803,6 +833,8 @@ mod tests {
             "\"NEXTEST_RUN_ID\"",
             "\"GITHUB_STEP_SUMMARY\"",
             "\"LAYOUT_CHECK_ROOT\"",
+            "\"CARGO_HOME\"",
+            "\"HOME\"",
         ];
         let mut found = vec![];
         let mut stack = vec![root.join("harshjudge/src"), root.join("harshjudge-mcp/src")];

@@ -58,6 +58,7 @@ pub(crate) fn fake_scenario(
         depends_on: &[],
         before: None,
         after: None,
+        browser: None,
     };
     tune(&mut def);
     Box::leak(Box::new(def))

@@ -189,7 +189,9 @@ fn probe(layout: &Layout) -> Probe {
     let mut commands = BTreeSet::new();
     for c in setup::commands_to_look_for(TOOLS) {
         let in_cargo_bin = cargo_bin().is_some_and(|b| is_executable(&b.join(c)));
-        if on_path(c) || (c.starts_with("cargo-") && in_cargo_bin) {
+        // cargo finds its subcommands there, and the library looks there for
+        // geckodriver (`cargo install`'s other tool), PATH or not.
+        if on_path(c) || ((c.starts_with("cargo-") || c == "geckodriver") && in_cargo_bin) {
             commands.insert(c.to_string());
         }
     }

@@ -378,6 +378,7 @@ impl Scenario {
                         depends_on: &[#(#depends_on),*],
                         before: #before,
                         after: #after,
+                        browser: ::core::option::Option::None,
                     }
                 }
             }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::error::BrowserError;
+pub use super::kind::{BrowserKind, UnknownBrowser};
 use super::logs;
 use crate::settings::{env, env_duration};
 
@@ -25,6 +26,33 @@ pub struct BrowserConfig {
     pub viewport: (u32, u32),
     /// Auto-wait limit of actions and expectations.
     pub wait: Duration,
+    /// Which browser (`HARSHJUDGE_BROWSER`, default Chromium).
+    pub browser: BrowserKind,
+    /// The geckodriver binary (`HARSHJUDGE_GECKODRIVER`; default on PATH).
+    pub geckodriver: Option<PathBuf>,
+    /// The Firefox binary (`HARSHJUDGE_FIREFOX`; default `firefox-esr` or
+    /// `firefox` on PATH).
+    pub firefox: Option<PathBuf>,
+    /// The WebKitGTK driver (`HARSHJUDGE_WEBKIT_DRIVER`; default
+    /// `WebKitWebDriver` on PATH).
+    pub webkit_driver: Option<PathBuf>,
+    /// WebKitGTK's MiniBrowser (`HARSHJUDGE_MINIBROWSER`; default Debian's
+    /// `/usr/lib/<triplet>/webkit2gtk-4.1/MiniBrowser`).
+    pub minibrowser: Option<PathBuf>,
+}
+
+impl BrowserKind {
+    /// `HARSHJUDGE_BROWSER`, default Chromium; a bad value is an error naming it.
+    pub fn from_env() -> Result<BrowserKind, BrowserError> {
+        match env("HARSHJUDGE_BROWSER")? {
+            None => Ok(BrowserKind::Chromium),
+            Some(v) => v.parse().map_err(|_| BrowserError::Setting {
+                name: "HARSHJUDGE_BROWSER",
+                value: v.clone(),
+                expected: "chromium, firefox or webkit".into(),
+            }),
+        }
+    }
 }
 
 fn which(names: &[&str]) -> Option<PathBuf> {
@@ -93,7 +121,113 @@ impl BrowserConfig {
             window,
             viewport,
             wait,
+            browser: BrowserKind::from_env()?,
+            geckodriver: env("HARSHJUDGE_GECKODRIVER")?.map(PathBuf::from),
+            firefox: env("HARSHJUDGE_FIREFOX")?.map(PathBuf::from),
+            webkit_driver: env("HARSHJUDGE_WEBKIT_DRIVER")?.map(PathBuf::from),
+            minibrowser: env("HARSHJUDGE_MINIBROWSER")?.map(PathBuf::from),
         })
+    }
+
+    /// The same settings for another browser.
+    pub fn for_browser(&self, browser: BrowserKind) -> BrowserConfig {
+        BrowserConfig {
+            browser,
+            ..self.clone()
+        }
+    }
+
+    /// A binary: the setting's path when given (it must exist), else the first
+    /// of `names` on PATH (or an absolute candidate that exists).
+    fn binary(
+        setting: &'static str,
+        given: &Option<PathBuf>,
+        names: &[&str],
+        missing: fn(String) -> BrowserError,
+    ) -> Result<PathBuf, BrowserError> {
+        match given {
+            Some(p) if p.is_file() => Ok(p.clone()),
+            Some(p) => Err(missing(format!("{setting}={} does not exist", p.display()))),
+            None => names
+                .iter()
+                .map(Path::new)
+                .find(|p| p.is_absolute() && p.is_file())
+                .map(Path::to_path_buf)
+                .or_else(|| which(names))
+                .or_else(|| {
+                    // `cargo install`'s folder (geckodriver), on PATH or not.
+                    let home = std::env::var_os("CARGO_HOME")
+                        .map(PathBuf::from)
+                        .or_else(|| {
+                            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo"))
+                        })?;
+                    names
+                        .iter()
+                        .map(|n| home.join("bin").join(n))
+                        .find(|p| p.is_file())
+                })
+                .ok_or_else(|| missing(format!("none of {} found", names.join(", ")))),
+        }
+    }
+
+    /// The driver binary of the configured browser.
+    pub(super) fn driver_binary(&self) -> Result<PathBuf, BrowserError> {
+        match self.browser {
+            BrowserKind::Chromium => self.chromedriver_binary(),
+            BrowserKind::Firefox => Self::binary(
+                "HARSHJUDGE_GECKODRIVER",
+                &self.geckodriver,
+                &["geckodriver"],
+                |m| BrowserError::EngineMissing {
+                    browser: BrowserKind::Firefox,
+                    what: format!("geckodriver ({m})"),
+                    install: "`cargo install --locked geckodriver` (or `cargo xtask test`), or set HARSHJUDGE_GECKODRIVER",
+                },
+            ),
+            BrowserKind::Webkit => Self::binary(
+                "HARSHJUDGE_WEBKIT_DRIVER",
+                &self.webkit_driver,
+                &["WebKitWebDriver"],
+                |m| BrowserError::EngineMissing {
+                    browser: BrowserKind::Webkit,
+                    what: format!("WebKitWebDriver ({m})"),
+                    install: "`apt-get install webkit2gtk-driver xvfb` on Debian (or `cargo xtask test`), or set HARSHJUDGE_WEBKIT_DRIVER",
+                },
+            ),
+        }
+    }
+
+    /// The browser binary of the configured browser.
+    pub(super) fn browser_binary(&self) -> Result<PathBuf, BrowserError> {
+        match self.browser {
+            BrowserKind::Chromium => self.chromium_binary(),
+            BrowserKind::Firefox => Self::binary(
+                "HARSHJUDGE_FIREFOX",
+                &self.firefox,
+                &["firefox-esr", "firefox"],
+                |m| BrowserError::EngineMissing {
+                    browser: BrowserKind::Firefox,
+                    what: format!("Firefox ({m})"),
+                    install: "`apt-get install firefox-esr` on Debian (or `cargo xtask test`), or set HARSHJUDGE_FIREFOX",
+                },
+            ),
+            BrowserKind::Webkit => Self::binary(
+                "HARSHJUDGE_MINIBROWSER",
+                &self.minibrowser,
+                &[
+                    "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser",
+                    "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser",
+                    "/usr/libexec/webkit2gtk-4.1/MiniBrowser",
+                    "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.0/MiniBrowser",
+                    "MiniBrowser",
+                ],
+                |m| BrowserError::EngineMissing {
+                    browser: BrowserKind::Webkit,
+                    what: format!("WebKitGTK's MiniBrowser ({m})"),
+                    install: "`apt-get install webkit2gtk-driver` on Debian (it brings libwebkit2gtk-4.1-0 with its MiniBrowser), or set HARSHJUDGE_MINIBROWSER",
+                },
+            ),
+        }
     }
 
     pub(super) fn chromium_binary(&self) -> Result<PathBuf, BrowserError> {
@@ -135,6 +269,83 @@ impl BrowserConfig {
     /// URL, which the browser resolves besides loopback (a grid's browser
     /// reaches the app under test by a name of its network).
     pub(super) fn capabilities(
+        &self,
+        profile: Option<&Path>,
+        app_host: Option<&str>,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+        match self.browser {
+            BrowserKind::Chromium => self.chromium_capabilities(profile, app_host),
+            BrowserKind::Firefox => self.firefox_capabilities(),
+            BrowserKind::Webkit => self.webkit_capabilities(),
+        }
+    }
+
+    /// Firefox: headless, WebDriver BiDi, a profile geckodriver makes.
+    fn firefox_capabilities(
+        &self,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+        let args = vec![
+            "-headless".to_string(),
+            format!("--width={}", self.window.0),
+            format!("--height={}", self.window.1),
+        ];
+        // No `-profile`: geckodriver makes a fresh one in its TMPDIR (the
+        // watched folder) and sets its Marionette port there. Given a profile
+        // of ours, two Firefoxes starting at once could answer each other's
+        // geckodriver ("Failed to decode response from marionette").
+        let mut options = serde_json::json!({
+            "args": args,
+            "prefs": {
+                // Nothing but the app: no update, telemetry, safe-browsing or
+                // captive-portal traffic.
+                "app.update.enabled": false,
+                "app.update.auto": false,
+                "browser.shell.checkDefaultBrowser": false,
+                "browser.safebrowsing.malware.enabled": false,
+                "browser.safebrowsing.phishing.enabled": false,
+                "browser.safebrowsing.downloads.enabled": false,
+                "datareporting.policy.dataSubmissionEnabled": false,
+                "toolkit.telemetry.enabled": false,
+                "network.captive-portal-service.enabled": false,
+                "network.connectivity-service.enabled": false,
+                "extensions.update.enabled": false,
+                "browser.newtabpage.enabled": false,
+                "media.autoplay.default": 0,
+            },
+        });
+        if self.webdriver_url.is_none() {
+            options["binary"] = self.browser_binary()?.display().to_string().into();
+        }
+        let caps = serde_json::json!({
+            "browserName": "firefox",
+            "moz:firefoxOptions": options,
+            // Firefox speaks BiDi: console, network and routes from its events.
+            "webSocketUrl": true,
+        });
+        Ok(caps.as_object().cloned().expect("an object"))
+    }
+
+    /// WebKit: WebKitGTK's MiniBrowser in automation mode (it has no headless
+    /// mode, so the driver runs under `xvfb-run`).
+    fn webkit_capabilities(
+        &self,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+        // No `browserName` (WebKitWebDriver matches none it was not built
+        // for) and no `webSocketUrl` (Debian's WebKitGTK 2.50 refuses it: it
+        // has no BiDi).
+        let mut options = serde_json::json!({ "args": ["--automation"] });
+        if self.webdriver_url.is_none() {
+            options["binary"] = self.browser_binary()?.display().to_string().into();
+        }
+        let caps = serde_json::json!({
+            "webkitgtk:browserOptions": options,
+        });
+        Ok(caps.as_object().cloned().expect("an object"))
+    }
+
+    /// Chromium: headless, its profile folder, only loopback and the app's
+    /// host resolving, WebDriver BiDi and the `devtools` log as a fallback.
+    fn chromium_capabilities(
         &self,
         profile: Option<&Path>,
         app_host: Option<&str>,
@@ -258,6 +469,11 @@ mod tests {
             window: (1280, 800),
             viewport: (1280, 720),
             wait: Duration::from_secs(5),
+            browser: BrowserKind::Chromium,
+            geckodriver: None,
+            firefox: None,
+            webkit_driver: None,
+            minibrowser: None,
         };
         let a = args(&remote, None, Some("app.test"));
         assert!(!a.iter().any(|x| x.starts_with("--user-data-dir")), "{a:?}");

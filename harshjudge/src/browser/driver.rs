@@ -19,11 +19,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::config::BrowserConfig;
+use super::config::{BrowserConfig, BrowserKind};
 use super::error::BrowserError;
 use crate::process::{Watch, Watchdog, spawn_from_keeper};
 
-pub(super) struct Driver {
+pub(crate) struct Driver {
     url: String,
     child: Child,
     /// Kills chromedriver's process group and removes `profiles` when this
@@ -146,8 +146,159 @@ pub(super) fn driver_url(
             dead.stop(false);
         }
     }
-    let binary = config.chromedriver_binary()?;
-    config.chromium_binary()?;
+    let driver = start(config)?;
+    let (url, profiles) = (driver.url.clone(), driver.profiles.clone());
+    *guard = Some(driver);
+    Ok((url, Some(profiles)))
+}
+
+/// A driver of its own for one session of an engine whose driver serves one
+/// session at a time (geckodriver, WebKitWebDriver): the session stops it when
+/// it closes, and its watchdog when this process ends.
+pub(super) fn own_driver(config: &BrowserConfig) -> Result<Driver, BrowserError> {
+    start(config)
+}
+
+impl Driver {
+    /// Its WebDriver URL.
+    pub(super) fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The folder of its sessions' profiles.
+    pub(super) fn profiles(&self) -> &std::path::Path {
+        &self.profiles
+    }
+}
+
+/// The command that starts the configured engine's driver on a free loopback
+/// port, in `profiles` as its temporary folder.
+fn driver_command(
+    config: &BrowserConfig,
+    binary: &std::path::Path,
+    profiles: &std::path::Path,
+) -> Result<Command, BrowserError> {
+    let mut cmd = match config.browser {
+        BrowserKind::Chromium => {
+            let mut cmd = Command::new(binary);
+            // Port 0: chromedriver binds a free port itself and says which on
+            // its stdout. A port picked here and handed over could be taken
+            // meanwhile (by another test process's driver), and a connect to
+            // it would then reach that other driver.
+            cmd.arg("--port=0").arg("--allowed-ips=127.0.0.1");
+            cmd
+        }
+        BrowserKind::Firefox => {
+            let mut cmd = Command::new(binary);
+            // Port 0: the port is read off its listening socket (/proc).
+            // Firefox's BiDi socket on a free port too: its default, 9222,
+            // is one for all, and a second Firefox's client would reach the
+            // first's (404 for its session).
+            cmd.args([
+                "--port",
+                "0",
+                "--websocket-port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--log",
+                "error",
+            ]);
+            cmd
+        }
+        BrowserKind::Webkit => {
+            // MiniBrowser has no headless mode: a virtual X server of its own
+            // (xvfb-run -a picks a free display), in the driver's group.
+            let xvfb_run =
+                which_on_path("xvfb-run").ok_or_else(|| BrowserError::EngineMissing {
+                    browser: BrowserKind::Webkit,
+                    what: "xvfb-run (MiniBrowser has no headless mode)".into(),
+                    install: "`apt-get install xvfb` on Debian (or `cargo xtask test`)",
+                })?;
+            let mut cmd = Command::new(xvfb_run);
+            cmd.args(["-a", "-s", "-nolisten tcp -screen 0 1920x1080x24"])
+                .arg(binary)
+                .arg("--port=0");
+            cmd
+        }
+    };
+    // The engines' own temporary files (geckodriver's profiles, WebKit's
+    // caches) land in the folder the watchdog removes.
+    cmd.env("TMPDIR", profiles)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    Ok(cmd)
+}
+
+fn which_on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The loopback port some process of group `group` listens on (read off
+/// `/proc`: the group's sockets, matched in `/proc/net/tcp{,6}`), for drivers
+/// started on port 0 that do not say which port they got.
+fn listening_port_of_group(group: u32) -> Option<u16> {
+    let mut inodes = std::collections::HashSet::new();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the name: state, ppid, pgrp.
+        let pgrp = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(2))
+            .and_then(|g| g.parse::<u32>().ok());
+        if pgrp != Some(group) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path())
+                && let Some(inode) = target
+                    .to_str()
+                    .and_then(|t| t.strip_prefix("socket:["))
+                    .and_then(|t| t.strip_suffix(']'))
+            {
+                inodes.insert(inode.to_string());
+            }
+        }
+    }
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            // local_address, state 0A (LISTEN), inode.
+            if cols.len() > 9 && cols[3] == "0A" && inodes.contains(cols[9]) {
+                let port = cols[1].rsplit_once(':')?.1;
+                if let Ok(p) = u16::from_str_radix(port, 16)
+                    && p != 0
+                {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Starts the configured engine's driver (three tries), with its watchdog.
+fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
+    let binary = config.driver_binary()?;
+    config.browser_binary()?;
     let mut last = String::new();
     for _ in 0..3 {
         let profiles = tempfile::Builder::new()
@@ -155,18 +306,15 @@ pub(super) fn driver_url(
             .tempdir()
             .map_err(|e| BrowserError::DriverStart(format!("profiles folder: {e}")))?
             .keep();
-        let mut cmd = Command::new(&binary);
-        // Port 0: chromedriver binds a free port itself and says which on its
-        // stdout. A port picked here and handed over could be taken meanwhile
-        // (by another test process's driver), and a connect to it would then
-        // reach that other driver.
-        cmd.arg("--port=0")
-            .arg("--allowed-ips=127.0.0.1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let mut cmd = match driver_command(config, &binary, &profiles) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&profiles);
+                return Err(e);
+            }
+        };
         // A process group of its own: its browsers inherit it, and the
-        // watchdog kills it as a whole. chromedriver dies with this process,
+        // watchdog kills it as a whole. The driver dies with this process,
         // even on SIGKILL, until the watchdog runs.
         crate::process::own_group(&mut cmd);
         crate::process::die_with_this_process(&mut cmd);
@@ -192,19 +340,25 @@ pub(super) fn driver_url(
             }
         };
         let announced = child.stdout.take().map(announced_port);
+        // Drained, so that a chatty driver never blocks on a full pipe; the
+        // last lines say why it exited.
+        let stderr_tail = child.stderr.take().map(drain_tail);
         let mut port = None;
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut ready = false;
         while Instant::now() < deadline {
             if port.is_none() {
-                port = announced.as_ref().and_then(|rx| rx.try_recv().ok());
+                port = match config.browser {
+                    BrowserKind::Chromium => announced.as_ref().and_then(|rx| rx.try_recv().ok()),
+                    _ => listening_port_of_group(child.id()),
+                };
             }
             if let Ok(Some(status)) = child.try_wait() {
-                let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
-                    use std::io::Read;
-                    let _ = e.read_to_string(&mut err);
-                }
+                std::thread::sleep(Duration::from_millis(50));
+                let err = stderr_tail
+                    .as_ref()
+                    .map(|t| t.lock().unwrap_or_else(|p| p.into_inner()).clone())
+                    .unwrap_or_default();
                 last = format!("exited with {status}: {}", err.trim());
                 break;
             }
@@ -224,8 +378,7 @@ pub(super) fn driver_url(
             profiles: profiles.clone(),
         };
         if ready {
-            *guard = Some(driver);
-            return Ok((url, Some(profiles)));
+            return Ok(driver);
         }
         driver.stop(false);
         if last.is_empty() {
@@ -235,7 +388,35 @@ pub(super) fn driver_url(
             };
         }
     }
-    Err(BrowserError::DriverStart(last))
+    Err(BrowserError::DriverStart(format!(
+        "{} ({}): {last}",
+        binary.display(),
+        config.browser
+    )))
+}
+
+/// Reads a child's stderr to its end on a thread, keeping the last 4 KiB.
+fn drain_tail(stderr: std::process::ChildStderr) -> std::sync::Arc<Mutex<String>> {
+    let tail = std::sync::Arc::new(Mutex::new(String::new()));
+    let keep = tail.clone();
+    let _ = std::thread::Builder::new()
+        .name("harshjudge-driver-err".into())
+        .spawn(move || {
+            use std::io::BufRead;
+            let mut lines = std::io::BufReader::new(stderr);
+            let mut line = String::new();
+            while matches!(lines.read_line(&mut line), Ok(n) if n > 0) {
+                let mut t = keep.lock().unwrap_or_else(|p| p.into_inner());
+                t.push_str(&line);
+                if t.len() > 4096 {
+                    let cut = t.len() - 4096;
+                    let cut = (cut..t.len()).find(|i| t.is_char_boundary(*i)).unwrap_or(0);
+                    t.drain(..cut);
+                }
+                line.clear();
+            }
+        });
+    tail
 }
 
 /// The pid and URL of the chromedriver this process started, if running.

@@ -111,6 +111,26 @@ pub enum BrowserError {
         /// What is expected.
         expected: String,
     },
+    /// The driver or browser of an engine other than Chromium is missing.
+    #[error("{browser}: {what} not found: install it with {install}")]
+    EngineMissing {
+        /// The engine.
+        browser: super::kind::BrowserKind,
+        /// What is missing, and where it was looked for.
+        what: String,
+        /// How to install it.
+        install: &'static str,
+    },
+    /// The engine does not offer something the call needs.
+    #[error("{what} is not available on {browser}: {why}")]
+    Unsupported {
+        /// The engine.
+        browser: super::kind::BrowserKind,
+        /// What was asked.
+        what: String,
+        /// Why, and what to do instead.
+        why: String,
+    },
 }
 
 impl BrowserError {

@@ -215,6 +215,9 @@ impl Keyboard {
 
     /// Inserts text as an input method would (no key events).
     pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
+        if self.page.browser() != super::config::BrowserKind::Chromium {
+            return super::engines::insert_text(self.page.client(), text).await;
+        }
         let page = &self.page;
         page.engine()
             .in_window(wire::cdp(

@@ -14,7 +14,9 @@ use fantoccini::Client;
 use serde_json::{Value, json};
 
 use super::bidi::Bidi;
+use super::config::BrowserKind;
 use super::engine::Engine;
+use super::engines;
 use super::error::{BrowserError, cmd_err};
 use super::logs::{self, ConsoleEntry, NetworkEntry, Pending};
 use super::protocol::{Call, Clip, Request};
@@ -80,6 +82,11 @@ struct Inner {
     /// The http(s) origins the page navigated to, in order (for
     /// [`Page::storage_state`]).
     visited: Mutex<Vec<String>>,
+    /// Its engine.
+    browser: BrowserKind,
+    /// Without BiDi on an engine with no log endpoint (WebKit): whether the
+    /// note saying so was recorded.
+    noted: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Page {
@@ -165,6 +172,7 @@ impl Page {
         super::error::register_call_site();
         let engine = Engine::new(session.client.clone(), session.script_timeout);
         let bidi = session.bidi.clone();
+        let browser = session.browser;
         Page {
             inner: Arc::new(Inner {
                 client: session.client.clone(),
@@ -176,6 +184,8 @@ impl Page {
                 engine,
                 owner: OnceLock::new(),
                 visited: Mutex::new(Vec::new()),
+                browser,
+                noted: std::sync::atomic::AtomicBool::new(false),
             }),
             wait,
         }
@@ -358,19 +368,26 @@ impl Page {
     /// Runs a Chrome DevTools Protocol command (`"Emulation.setTimezoneOverride"`,
     /// …) through chromedriver, for anything the page API lacks.
     pub async fn cdp(&self, command: &str, params: Value) -> Result<Value, BrowserError> {
+        if self.inner.browser != BrowserKind::Chromium {
+            return Err(engines::no_cdp(self.inner.browser, command));
+        }
         cdp(self.client(), command, params).await
     }
 
     /// Sets the viewport (the page's visible area, and so screenshots) to
     /// `width`x`height` CSS pixels.
     pub async fn set_viewport_size(&self, width: u32, height: u32) -> Result<(), BrowserError> {
-        let set = cdp(
-            self.client(),
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
-        )
-        .await
-        .map(|_| ());
+        let set = if self.inner.browser == BrowserKind::Chromium {
+            cdp(
+                self.client(),
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+            )
+            .await
+            .map(|_| ())
+        } else {
+            engines::set_viewport(self.client(), self.bidi().map(|b| &**b), (width, height)).await
+        };
         if let Some(s) = self.inner.session.lock().expect("session lock").as_mut() {
             s.viewport = set.is_ok().then_some((width, height));
         }
@@ -492,6 +509,9 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// A PNG of a region of the page (document coordinates).
     pub(crate) async fn capture_clip(&self, b: &Clip) -> Result<Vec<u8>, BrowserError> {
+        if self.inner.browser != BrowserKind::Chromium {
+            return engines::capture_clip(self.inner.browser, self.bidi().map(|b| &**b), b).await;
+        }
         let shot = cdp(
             self.client(),
             "Page.captureScreenshot",
@@ -580,6 +600,9 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
             return self.screenshot().await;
         }
         let c = &self.inner.client;
+        if self.inner.browser != BrowserKind::Chromium {
+            return engines::capture_full(c, self.bidi().map(|b| &**b)).await;
+        }
         let metrics = cdp(c, "Page.getLayoutMetrics", serde_json::json!({})).await?;
         let size = if metrics["cssContentSize"].is_object() {
             &metrics["cssContentSize"]
@@ -605,6 +628,11 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     /// The session's BiDi connection, if it has one.
     pub(crate) fn bidi(&self) -> Option<&Arc<Bidi>> {
         self.inner.bidi.as_ref()
+    }
+
+    /// The page's engine.
+    pub fn browser(&self) -> BrowserKind {
+        self.inner.browser
     }
 
     /// The base URL relative paths and globs are joined to.
@@ -637,6 +665,16 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
             // No round trip: the caller took the boundary's screenshot first,
             // by which time the page's earlier events have arrived.
             return Ok(bidi.log.take().await);
+        }
+        if self.inner.browser != BrowserKind::Chromium {
+            // No BiDi and no log endpoint (WebKit): nothing to read; the
+            // first step's console says so.
+            let first = !self
+                .inner
+                .noted
+                .swap(true, std::sync::atomic::Ordering::Relaxed);
+            let note = first.then(|| engines::no_bidi_entry(self.inner.browser));
+            return Ok((note.into_iter().collect(), Vec::new()));
         }
         let c = &self.inner.client;
         let read =
@@ -675,6 +713,9 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
         if let Some(bidi) = &self.inner.bidi {
             self.flush_events(bidi).await;
             return Ok(bidi.log.peek(pending));
+        }
+        if self.inner.browser != BrowserKind::Chromium {
+            return Ok((Vec::new(), Vec::new()));
         }
         let got = get_log(&self.inner.client, "devtools").await?;
         let mut open = self.inner.pending.lock().expect("pending lock");

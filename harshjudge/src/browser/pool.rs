@@ -8,8 +8,8 @@ use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
 use super::bidi;
-use super::config::BrowserConfig;
-use super::driver::{DRIVER, driver_url};
+use super::config::{BrowserConfig, BrowserKind};
+use super::driver::{DRIVER, driver_url, own_driver};
 use super::error::BrowserError;
 use super::page::{self, Page};
 use super::session::{LIVE, Live, Session};
@@ -33,9 +33,24 @@ async fn new_session(
     app_host: Option<String>,
 ) -> Result<Session, BrowserError> {
     let live = Live::new();
-    let (url, profiles) = tokio::task::spawn_blocking({
+    // Chromium: one chromedriver for the process. Firefox, WebKit: a driver
+    // per session (theirs serve one session at a time).
+    let own = config.browser != BrowserKind::Chromium && config.webdriver_url.is_none();
+    let (url, profiles, own_driver) = tokio::task::spawn_blocking({
         let config = config.clone();
-        move || driver_url(&config)
+        move || -> Result<_, BrowserError> {
+            if own {
+                let d = own_driver(&config)?;
+                Ok((
+                    d.url().to_string(),
+                    Some(d.profiles().to_path_buf()),
+                    Some(d),
+                ))
+            } else {
+                let (url, profiles) = driver_url(&config)?;
+                Ok((url, profiles, None))
+            }
+        }
     })
     .await
     .map_err(|e| BrowserError::DriverStart(e.to_string()))??;
@@ -55,22 +70,34 @@ async fn new_session(
         None => None,
     };
     let caps = config.capabilities(profile.as_ref().map(|p| p.path()), app_host.as_deref())?;
-    let client = ClientBuilder::new(HttpConnector::new())
+    let client = match ClientBuilder::new(HttpConnector::new())
         .capabilities(caps)
         .connect(&url)
         .await
-        .map_err(|e| BrowserError::Session {
-            url: url.clone(),
-            message: e.to_string(),
-        })?;
+    {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(d) = own_driver {
+                let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+            }
+            return Err(BrowserError::Session {
+                url: url.clone(),
+                message: format!("{} ({}): {e}", config.browser, url),
+            });
+        }
+    };
     // Console and network from BiDi events when the remote end offers BiDi;
     // else from the `devtools` log, whose network events need the Network
     // domain (the console's are on already; it stays on across navigations).
     let bidi = match bidi::socket_url(&client) {
         Some(ws) => Some(bidi::Bidi::connect(&ws).await?),
-        None => {
+        None if config.browser == BrowserKind::Chromium => {
             bidi::announce_fallback(&url);
             wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
+            None
+        }
+        None => {
+            super::engines::announce_no_bidi(config.browser);
             None
         }
     };
@@ -83,6 +110,8 @@ async fn new_session(
         script_timeout: 0,
         _live: live,
         bidi,
+        browser: config.browser,
+        own_driver,
     })
 }
 
@@ -92,6 +121,19 @@ pub async fn open_page(base_url: &str) -> Result<Page, BrowserError> {
     open_page_with(&BrowserConfig::from_env()?, base_url).await
 }
 
+/// [`open_page`] in `browser` (`None`: the one `HARSHJUDGE_BROWSER` names).
+pub async fn open_page_in(
+    browser: Option<BrowserKind>,
+    base_url: &str,
+) -> Result<Page, BrowserError> {
+    let config = BrowserConfig::from_env()?;
+    let config = match browser {
+        Some(b) => config.for_browser(b),
+        None => config,
+    };
+    open_page_with(&config, base_url).await
+}
+
 /// [`open_page`] with explicit settings.
 pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Page, BrowserError> {
     let wanted = config.webdriver_url.clone();
@@ -99,9 +141,11 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
     loop {
         let pooled = {
             let mut pool = POOL.lock().expect("pool lock");
-            let i = pool
-                .iter()
-                .position(|s| wanted.as_ref().is_none_or(|w| *w == s.remote) && s.app_host == host);
+            let i = pool.iter().position(|s| {
+                wanted.as_ref().is_none_or(|w| *w == s.remote)
+                    && s.app_host == host
+                    && s.browser == config.browser
+            });
             i.map(|i| pool.swap_remove(i))
         };
         let Some(session) = pooled else { break };
@@ -125,14 +169,20 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
 /// cannot be reset is closed.
 pub async fn release_page(page: Page) {
     if let Some(session) = page.take_session() {
+        // Firefox and WebKit sessions are not reused: each has a driver and a
+        // browser of its own, which go with it (a reset as thorough as
+        // Chromium's, over all origins' storage and the cache, has no
+        // command there).
+        if session.browser != BrowserKind::Chromium {
+            session.close().await;
+            return;
+        }
         if let Some(b) = &session.bidi {
             b.reset().await;
         }
         match page::reset(&session.client).await {
             Ok(()) => POOL.lock().expect("pool lock").push(session),
-            Err(_) => {
-                let _ = session.client.close().await;
-            }
+            Err(_) => session.close().await,
         }
     }
 }
@@ -144,7 +194,7 @@ pub async fn release_page(page: Page) {
 pub async fn shutdown() {
     let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
     for s in sessions {
-        let _ = s.client.close().await;
+        s.close().await;
     }
     if LIVE.load(std::sync::atomic::Ordering::SeqCst) == 0 {
         stop_driver();

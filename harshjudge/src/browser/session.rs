@@ -6,6 +6,8 @@ use std::sync::Arc;
 use fantoccini::Client;
 
 use super::bidi::Bidi;
+use super::config::BrowserKind;
+use super::driver::Driver;
 
 /// A browser session with its own profile folder (removed when it closes).
 pub(crate) struct Session {
@@ -24,6 +26,22 @@ pub(crate) struct Session {
     /// Its WebDriver BiDi connection (none when the remote end offers none:
     /// console and network then come from chromedriver's `devtools` log).
     pub(crate) bidi: Option<Arc<Bidi>>,
+    /// Its engine.
+    pub(crate) browser: BrowserKind,
+    /// The driver of its own (geckodriver, WebKitWebDriver serve one session
+    /// each): stopped, with its browser, when the session goes.
+    pub(crate) own_driver: Option<Driver>,
+}
+
+impl Session {
+    /// Ends the session: closes it on its driver, then stops a driver of its
+    /// own (its process group, with the browser).
+    pub(crate) async fn close(mut self) {
+        let _ = self.client.clone().close().await;
+        if let Some(d) = self.own_driver.take() {
+            let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+        }
+    }
 }
 
 /// Sessions alive in this process (being opened, in use or pooled): the local

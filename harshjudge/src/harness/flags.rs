@@ -3,6 +3,7 @@
 //! `--rejudge-run`, `--tag`, `--tags`, `--repeat-each`, `--max-failures`, and
 //! libtest's filters after the first (libtest-mimic takes one).
 
+use crate::browser::BrowserKind;
 use crate::harness::shard::{Shard, ShardError};
 use crate::harness::tags::{TagExpr, TagExprError, TagSelection};
 use crate::settings::{SettingError, env, env_bool};
@@ -48,6 +49,11 @@ pub struct SuiteFlags {
     /// `--max-failures N` (else `HARSHJUDGE_MAX_FAILURES`): once N runs
     /// failed, no scenario starts; the rest are reported as not run.
     pub max_failures: Option<u32>,
+    /// `--browser NAME` (repeatable): each scenario runs once per browser, its
+    /// tests named `scenario[firefox]::01_…`, its runs under its own slug
+    /// (`scenario-firefox`). Empty: the one browser `HARSHJUDGE_BROWSER` names,
+    /// test names unchanged.
+    pub browsers: Vec<BrowserKind>,
 }
 
 /// libtest's options that take a value (`--skip X`): that value is not a filter.
@@ -117,6 +123,14 @@ pub enum FlagError {
         value: String,
         /// What is accepted.
         expected: &'static str,
+    },
+    /// `--browser` with something else than chromium, firefox or webkit.
+    #[error(
+        "--browser {value:?} is invalid: expected chromium, firefox or webkit, e.g. --browser firefox (repeat it for several)"
+    )]
+    Browser {
+        /// The value given.
+        value: String,
     },
     /// Two flags that exclude each other.
     #[error("{first} and {second} cannot be combined: {why}")]
@@ -306,6 +320,21 @@ impl SuiteFlags {
                     )?;
                     flags.max_failures = Some(n);
                 }
+                _ if a == "--browser" || a.starts_with("--browser=") => {
+                    let v = value_of(
+                        &a,
+                        "--browser",
+                        &mut it,
+                        "a browser: chromium, firefox or webkit, e.g. --browser firefox",
+                    )?
+                    .unwrap_or_default();
+                    let b = v
+                        .parse::<BrowserKind>()
+                        .map_err(|_| FlagError::Browser { value: v.clone() })?;
+                    if !flags.browsers.contains(&b) {
+                        flags.browsers.push(b);
+                    }
+                }
                 _ => rest.push(a),
             }
         }
@@ -391,6 +420,7 @@ impl SuiteFlags {
                     )
                 })
                 .transpose()?,
+            browsers: Vec::new(),
         })
     }
 }
@@ -400,6 +430,21 @@ mod tests {
     use super::*;
     fn split(args: &[&str]) -> Result<(Vec<String>, SuiteFlags), FlagError> {
         SuiteFlags::split(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn browser_flags_repeat_and_a_bad_one_is_named() {
+        let (rest, f) = split(&["bin", "--browser", "firefox", "web", "--browser=webkit"]).unwrap();
+        assert_eq!(rest, ["bin", "web"]);
+        assert_eq!(f.browsers, [BrowserKind::Firefox, BrowserKind::Webkit]);
+        let (_, f) = split(&["bin", "--browser", "chromium", "--browser", "chromium"]).unwrap();
+        assert_eq!(f.browsers, [BrowserKind::Chromium]);
+        let e = split(&["bin", "--browser", "safari"]).unwrap_err();
+        assert!(
+            e.to_string().contains("--browser \"safari\" is invalid"),
+            "{e}"
+        );
+        assert!(split(&["bin", "--browser"]).is_err());
     }
 
     #[test]

@@ -264,7 +264,7 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
 /// [`run_with`], with a usage error (exit code 2) as `Err`.
 fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, HarnessError> {
     let started = std::time::SystemTime::now();
-    let scenarios = registry::all();
+    let scenarios = plan::per_browser(registry::all(), &flags.browsers);
     validate(&scenarios)?;
     setups::validate(&scenarios)?;
     // Every scenario the binary has, whatever is selected: what it no longer

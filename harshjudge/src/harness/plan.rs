@@ -373,6 +373,53 @@ fn last_failed(
         .collect()
 }
 
+/// `--browser`: each scenario once per browser, a copy named
+/// `fn_name[browser]` (test names `login[firefox]::01_…`) with the slug
+/// `slug-browser` (its runs, evidence and report apart) and the browser its
+/// pages open in. Setup scenarios run once (their saved state is plain
+/// cookies and storage, which every engine takes). No browser: as registered.
+pub(crate) fn per_browser(
+    scenarios: Vec<&'static ScenarioDef>,
+    browsers: &[crate::browser::BrowserKind],
+) -> Vec<&'static ScenarioDef> {
+    if browsers.is_empty() {
+        return scenarios;
+    }
+    let mut out = Vec::new();
+    for def in scenarios {
+        if def.setup {
+            out.push(def);
+            continue;
+        }
+        for &b in browsers {
+            let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+            out.push(&*Box::leak(Box::new(ScenarioDef {
+                fn_name: leak(format!("{}[{b}]", def.fn_name)),
+                slug: leak(format!("{}-{b}", def.slug)),
+                title: leak(format!("{} [{b}]", def.title)),
+                tags: def.tags,
+                timeout: def.timeout,
+                step_timeout: def.step_timeout,
+                retries: def.retries,
+                file: def.file,
+                line: def.line,
+                module_path: def.module_path,
+                steps: def.steps,
+                run: def.run,
+                case: def.case,
+                skip: def.skip,
+                storage_state: def.storage_state,
+                setup: false,
+                depends_on: def.depends_on,
+                before: def.before,
+                after: def.after,
+                browser: Some(b),
+            })));
+        }
+    }
+    out
+}
+
 /// The trials: one per step, or one per scenario under nextest.
 fn trials(scenarios: &[&'static ScenarioDef], nextest: bool) -> Vec<TrialSpec> {
     let mut out = Vec::new();

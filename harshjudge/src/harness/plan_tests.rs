@@ -479,3 +479,55 @@ fn resume_without_an_earlier_run_runs_everything_and_says_so() {
         ["--resume: no earlier run of this suite recorded: running everything"]
     );
 }
+
+#[test]
+fn each_browser_gets_its_own_copy_of_each_scenario_and_its_own_test_names() {
+    use crate::browser::BrowserKind::{self, Firefox, Webkit};
+    fn never(_: crate::scenario::Scenario) -> crate::registry::ScenarioFuture {
+        Box::pin(async { Ok(()) })
+    }
+    // A setup runs once, whatever the browsers.
+    let setup = crate::testing::fake_scenario("login_setup", &["Sign in"], never, |d| {
+        d.setup = true;
+    });
+    let s = per_browser(
+        vec![fake_def("about", &["Open"]), setup],
+        &[Firefox, Webkit],
+    );
+    let names: Vec<(&str, &str, &str, Option<BrowserKind>)> = s
+        .iter()
+        .map(|d| (d.fn_name, d.slug, d.title, d.browser))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (
+                "about[firefox]",
+                "about-firefox",
+                "about [firefox]",
+                Some(Firefox)
+            ),
+            (
+                "about[webkit]",
+                "about-webkit",
+                "about [webkit]",
+                Some(Webkit)
+            ),
+            ("login_setup", "login_setup", "login_setup", None),
+        ]
+    );
+    let p = plan(
+        s,
+        &args(&[]),
+        &SuiteFlags::default(),
+        false,
+        nothing_recorded(),
+        None,
+    );
+    let trials: Vec<&str> = p.trials.iter().map(|t| t.name.as_str()).collect();
+    assert!(trials.contains(&"about[firefox]::01_open"), "{trials:?}");
+    assert!(trials.contains(&"about[webkit]::01_open"), "{trials:?}");
+    // No --browser: the scenarios as registered.
+    let same = per_browser(vec![fake_def("about", &["Open"])], &[]);
+    assert_eq!((same[0].fn_name, same[0].browser), ("about", None));
+}

@@ -829,7 +829,7 @@ impl RunContext for Shared {
 
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
         Box::pin(async move {
-            let page = crate::browser::open_page(&self.base_url).await?;
+            let page = crate::browser::open_page_in(self.def.browser, &self.base_url).await?;
             page.set_owner(&self);
             self.pages.lock().expect("pages lock").push(page.clone());
             if let Some(state) = RunContext::storage_state(&*self)? {

@@ -24,6 +24,10 @@ fn all_present() -> Probe {
             "chromium",
             "chromedriver",
             "cargo-nextest",
+            "firefox-esr",
+            "geckodriver",
+            "WebKitWebDriver",
+            "xvfb-run",
             "python3",
             "npm",
             "java",
@@ -101,7 +105,8 @@ fn the_tests_on_a_fresh_debian_install_everything_in_order() {
         lines(&p),
         [
             "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver default-jre-headless python3 python3-venv nodejs npm",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver firefox-esr webkit2gtk-driver xvfb default-jre-headless python3 python3-venv nodejs npm",
+            "/root/.cargo/bin/cargo install --locked geckodriver",
             "/root/.cargo/bin/cargo install --locked cargo-nextest",
             "python3 -m venv /src/hj/target/py-venv",
             "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0 junitparser==5.0.3 xmlschema==4.3.2 xunitparser==1.3.4",
@@ -291,6 +296,9 @@ fn the_tables_helpers_list_what_to_probe() {
         "chromedriver",
         "cargo-nextest",
         "java",
+        "geckodriver",
+        "WebKitWebDriver",
+        "xvfb-run",
     ] {
         assert!(c.contains(&x), "{c:?}");
     }

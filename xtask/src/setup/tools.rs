@@ -26,6 +26,38 @@ pub const TOOLS: &[Tool] = &[
         why: "drives Chromium (WebDriver)",
     },
     Tool {
+        source: Source::Apt {
+            package: "firefox-esr",
+            commands: &["firefox-esr", "firefox"],
+        },
+        demo: false,
+        why: "the Firefox of tests/engines.rs (HARSHJUDGE_BROWSER=firefox)",
+    },
+    Tool {
+        source: Source::Cargo {
+            krate: "geckodriver",
+            command: "geckodriver",
+        },
+        demo: false,
+        why: "drives Firefox (WebDriver + BiDi) in tests/engines.rs",
+    },
+    Tool {
+        source: Source::Apt {
+            package: "webkit2gtk-driver",
+            commands: &["WebKitWebDriver"],
+        },
+        demo: false,
+        why: "drives WebKitGTK's MiniBrowser in tests/engines.rs (HARSHJUDGE_BROWSER=webkit)",
+    },
+    Tool {
+        source: Source::Apt {
+            package: "xvfb",
+            commands: &["xvfb-run"],
+        },
+        demo: false,
+        why: "a virtual display for MiniBrowser, which has no headless mode",
+    },
+    Tool {
         source: Source::Cargo {
             krate: "cargo-nextest",
             command: "cargo-nextest",
