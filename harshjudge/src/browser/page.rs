@@ -209,6 +209,9 @@ impl Page {
                 engine: self.inner.engine.for_window(handle),
                 owner,
                 visited: Mutex::new(Vec::new()),
+                browser: self.inner.browser,
+                // The popup's session already said what its engine cannot record.
+                noted: std::sync::atomic::AtomicBool::new(true),
             }),
             wait: self.wait,
         }
