@@ -379,88 +379,107 @@ impl Server {
     /// from stdin passes [`screen`] first: what rmcp would drop or misanswer (a
     /// line that is not JSON, a request whose `params` do not fit its method)
     /// is answered here with the JSON-RPC error it calls for; the rest goes on
-    /// to rmcp. One writer puts both on stdout, a whole line at a time.
+    /// to rmcp, parsed (a thread reads stdin, so rmcp never waits on it).
+    /// Replies and error answers go out as whole lines, under stdout's lock.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
-        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-        let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
-        let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
-        let writer = tokio::spawn(async move {
-            let mut out = tokio::io::stdout();
-            while let Some(line) = rx.recv().await {
-                if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
-                    break;
-                }
-            }
-        });
-        let replies = tx.clone();
-        let from_rmcp = tokio::spawn(async move {
-            let mut r = BufReader::new(from_rmcp);
-            loop {
-                let mut line = Vec::new();
-                match r.read_until(b'\n', &mut line).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if replies.send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
-        let answers = tx;
-        let from_stdin = tokio::spawn(async move {
-            let mut r = BufReader::new(tokio::io::stdin());
-            loop {
-                let mut line = Vec::new();
-                match r.read_until(b'\n', &mut line).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => match screen(&line) {
-                        Screened::Forward => {
-                            if !line.ends_with(b"\n") {
-                                line.push(b'\n');
-                            }
-                            if to_rmcp.write_all(&line).await.is_err() {
-                                break;
-                            }
-                        }
-                        Screened::Answer(reply) => {
-                            let _ = answers.send(reply);
-                        }
-                        Screened::Drop => {}
-                    },
-                }
-            }
-            // stdin closed: rmcp sees the end of its input and stops.
-        });
-        let result = async {
-            let running =
-                self.serve((rmcp_in, rmcp_out))
-                    .await
-                    .map_err(|e| ServeError::Initialize {
-                        source: Box::new(e),
-                    })?;
-            tracing::info!("MCP server running on stdio");
-            running
-                .waiting()
-                .await
-                .map_err(|source| ServeError::Stopped { source })?;
-            Ok(())
-        }
-        .await;
-        from_stdin.abort();
-        let _ = from_stdin.await;
-        let _ = from_rmcp.await;
-        let _ = writer.await;
-        result
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        // stdin is read by a thread of its own, each line parsed once there;
+        // rmcp gets the messages themselves (no second parse, no byte pipes
+        // and tasks between), and its replies are written at once, whole lines.
+        std::thread::Builder::new()
+            .name("harshjudge-mcp-stdin".into())
+            .spawn(move || read_stdin(&tx))
+            .map_err(|source| ServeError::Stdin { source })?;
+        let running = self
+            .serve(StdioMessages { from_stdin: rx })
+            .await
+            .map_err(|e| ServeError::Initialize {
+                source: Box::new(e),
+            })?;
+        tracing::info!("MCP server running on stdio");
+        running
+            .waiting()
+            .await
+            .map_err(|source| ServeError::Stopped { source })?;
+        Ok(())
     }
 }
 
+/// The MCP messages of stdin and stdout: what [`read_stdin`] screened and
+/// parsed comes in; each reply goes out as one line, written whole.
+struct StdioMessages {
+    from_stdin: tokio::sync::mpsc::UnboundedReceiver<rmcp::model::ClientJsonRpcMessage>,
+}
+
+impl rmcp::transport::Transport<RoleServer> for StdioMessages {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::model::ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let written = serde_json::to_vec(&item)
+            .map_err(std::io::Error::other)
+            .and_then(|mut line| {
+                line.push(b'\n');
+                write_stdout(&line)
+            });
+        std::future::ready(written)
+    }
+
+    fn receive(
+        &mut self,
+    ) -> impl Future<Output = Option<rmcp::model::ClientJsonRpcMessage>> + Send {
+        self.from_stdin.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.from_stdin.close();
+        Ok(())
+    }
+}
+
+/// Writes one whole line on stdout (under its lock, so lines never mix).
+fn write_stdout(line: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(line)?;
+    out.flush()
+}
+
+/// Reads stdin line by line until it closes: each line passes [`screen`];
+/// a message goes to rmcp, an error reply straight to stdout.
+fn read_stdin(to_rmcp: &tokio::sync::mpsc::UnboundedSender<rmcp::model::ClientJsonRpcMessage>) {
+    use std::io::BufRead;
+    let mut input = std::io::stdin().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => match screen(&line) {
+                Screened::Forward(message) => {
+                    if to_rmcp.send(*message).is_err() {
+                        break;
+                    }
+                }
+                Screened::Answer(reply) => {
+                    if write_stdout(&reply).is_err() {
+                        break;
+                    }
+                }
+                Screened::Drop => {}
+            },
+        }
+    }
+    // stdin closed: the sender drops, rmcp sees the end of its input and stops.
+}
+
 /// What [`screen`] decided about one line from the client.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub enum Screened {
-    /// rmcp handles it.
-    Forward,
+    /// rmcp handles it: the message, parsed.
+    Forward(Box<rmcp::model::ClientJsonRpcMessage>),
     /// The JSON-RPC error to send back (a whole line).
     Answer(Vec<u8>),
     /// Nothing to do (a blank line, or a notification rmcp cannot read:
@@ -502,6 +521,7 @@ pub fn rpc_error(id: &serde_json::Value, code: i64, message: &str) -> Vec<u8> {
 /// for a parse error (-32700, id null), an invalid request (-32600) and
 /// invalid params of a known method (-32602); everything else goes to rmcp.
 pub fn screen(line: &[u8]) -> Screened {
+    use serde::Deserialize;
     use serde_json::Value;
     if line.iter().all(u8::is_ascii_whitespace) {
         return Screened::Drop;
@@ -545,9 +565,13 @@ pub fn screen(line: &[u8]) -> Screened {
         ));
     }
     let Some(method) = o.get("method") else {
-        // A response to one of the server's requests.
+        // A response to one of the server's requests (one rmcp cannot read
+        // has no one to answer to).
         if o.contains_key("result") || o.contains_key("error") {
-            return Screened::Forward;
+            return match rmcp::model::ClientJsonRpcMessage::deserialize(&v) {
+                Ok(m) => Screened::Forward(Box::new(m)),
+                Err(_) => Screened::Drop,
+            };
         }
         return Screened::Answer(rpc_error(
             &reply_id,
@@ -562,7 +586,7 @@ pub fn screen(line: &[u8]) -> Screened {
             "Invalid Request: \"method\" must be a string",
         ));
     };
-    let params = o.get("params").cloned().unwrap_or(Value::Null);
+    let params = o.get("params").unwrap_or(&Value::Null);
     let invalid = |why: String| {
         if id.is_none() {
             // A notification: never answered.
@@ -576,15 +600,15 @@ pub fn screen(line: &[u8]) -> Screened {
     };
     if KNOWN_METHODS.contains(&method) {
         let fits = match method {
-            "tools/call" => serde_json::from_value::<CallToolRequestParams>(params.clone())
+            // Checked by reading the JSON in place: a call's arguments are
+            // not copied.
+            "tools/call" => CallToolRequestParams::deserialize(params)
                 .map(|_| ())
                 .map_err(|e| format!("{e} (expected {{\"name\": string, \"arguments\": object}})")),
-            "initialize" => {
-                serde_json::from_value::<rmcp::model::InitializeRequestParams>(params.clone())
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            }
-            _ => match &params {
+            "initialize" => rmcp::model::InitializeRequestParams::deserialize(params)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            _ => match params {
                 Value::Null | Value::Object(_) => Ok(()),
                 _ => Err("params must be an object".to_string()),
             },
@@ -594,20 +618,18 @@ pub fn screen(line: &[u8]) -> Screened {
         }
     }
     // Whatever rmcp itself cannot read would go unanswered: answer it here.
-    if let Err(e) = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(v.clone()) {
-        if KNOWN_METHODS.contains(&method) {
-            return invalid(e.to_string());
-        }
-        return match id {
+    match rmcp::model::ClientJsonRpcMessage::deserialize(&v) {
+        Ok(message) => Screened::Forward(Box::new(message)),
+        Err(e) if KNOWN_METHODS.contains(&method) => invalid(e.to_string()),
+        Err(_) => match id {
             None => Screened::Drop,
             Some(_) => Screened::Answer(rpc_error(
                 &reply_id,
                 -32601,
                 &format!("Method not found: {method}"),
             )),
-        };
+        },
     }
-    Screened::Forward
 }
 
 /// Converts a dispatch outcome into the MCP result, as a client that asked
@@ -806,5 +828,11 @@ pub enum ServeError {
     Stopped {
         /// The cause.
         source: tokio::task::JoinError,
+    },
+    /// The thread that reads stdin could not be started.
+    #[error("cannot start the thread that reads stdin: {source}")]
+    Stdin {
+        /// The cause.
+        source: std::io::Error,
     },
 }

@@ -65,7 +65,20 @@ impl<'a> ScenarioDir<'a> {
 
     /// `scenarios/{slug}`.
     pub fn path(&self) -> PathBuf {
-        self.store.scenarios_dir().join(self.slug.as_str())
+        self.path_with(0)
+    }
+
+    /// [`path`](Self::path), in one allocation with room for `more` bytes of
+    /// parts below it (paths are built at every step).
+    fn path_with(&self, more: usize) -> PathBuf {
+        let dir = self.store.dir().as_os_str();
+        let mut p = PathBuf::with_capacity(
+            dir.len() + SCENARIOS.len() + self.slug.as_str().len() + more + 3,
+        );
+        p.push(dir);
+        p.push(SCENARIOS);
+        p.push(self.slug.as_str());
+        p
     }
 
     /// `scenarios/{slug}/meta.yaml`.
@@ -110,17 +123,34 @@ impl<'a> RunDir<'a> {
 
     /// `scenarios/{slug}/runs/{runId}`.
     pub fn path(&self) -> PathBuf {
-        self.scenario.runs_dir().join(self.run.as_str())
+        self.path_with(0)
+    }
+
+    /// [`path`](Self::path), in one allocation with room for `more` bytes below.
+    fn path_with(&self, more: usize) -> PathBuf {
+        let mut p = self
+            .scenario
+            .path_with(RUNS.len() + self.run.as_str().len() + more + 2);
+        p.push(RUNS);
+        p.push(self.run.as_str());
+        p
+    }
+
+    /// `…/runs/{runId}/{name}`, in one allocation.
+    fn file(&self, name: &str) -> PathBuf {
+        let mut p = self.path_with(name.len() + 1);
+        p.push(name);
+        p
     }
 
     /// `…/runs/{runId}/result.json`.
     pub fn result_path(&self) -> PathBuf {
-        self.path().join(RESULT)
+        self.file(RESULT)
     }
 
     /// `…/runs/{runId}/skill-state.yaml`.
     pub fn skill_state_path(&self) -> PathBuf {
-        self.path().join(SKILL_STATE)
+        self.file(SKILL_STATE)
     }
 
     /// `…/runs/{runId}/replay.sh` (runs of `cargo test`).
@@ -185,12 +215,33 @@ impl<'a> RunDir<'a> {
 impl StepDir<'_> {
     /// `…/runs/{runId}/step-{NN}`.
     pub fn path(&self) -> PathBuf {
-        self.run.path().join(self.in_run())
+        self.path_with(0)
+    }
+
+    /// [`path`](Self::path), in one allocation with room for `more` bytes below.
+    fn path_with(&self, more: usize) -> PathBuf {
+        let step = self.step.as_str();
+        let mut p = self
+            .run
+            .path_with(STEP_PREFIX.len() + step.len() + more + 1);
+        let mut part = String::with_capacity(STEP_PREFIX.len() + step.len());
+        part.push_str(STEP_PREFIX);
+        part.push_str(step);
+        p.push(part);
+        p
     }
 
     /// `…/step-{NN}/evidence`.
     pub fn evidence(&self) -> PathBuf {
-        self.path().join(EVIDENCE)
+        self.evidence_with(0)
+    }
+
+    /// [`evidence`](Self::evidence), in one allocation with room for `more`
+    /// bytes below (a file's name).
+    pub(crate) fn evidence_with(&self, more: usize) -> PathBuf {
+        let mut p = self.path_with(EVIDENCE.len() + more + 1);
+        p.push(EVIDENCE);
+        p
     }
 
     /// `step-{NN}/evidence`, relative to the run folder (what `skill-state.yaml`

@@ -90,7 +90,14 @@ pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
 pub(crate) fn tmp_path(path: &Path) -> PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+    path.with_file_name(format!(".{name}.{}-{n}.tmp", pid()))
+}
+
+/// This process's id, asked of the system once (a temporary name is made
+/// for every file written).
+fn pid() -> u32 {
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PID.get_or_init(std::process::id)
 }
 
 /// The process id in a temporary name made by [`tmp_path`], or `None` when
@@ -169,6 +176,22 @@ struct WriterState {
     urgent: bool,
     busy: bool,
     errors: Vec<StoreError>,
+    /// How the writer's thread waits, so that [`BackgroundWriter::submit`]
+    /// wakes it only when it must (a wake-up is a system call and a switch of
+    /// threads at every step otherwise).
+    sleep: Sleep,
+}
+
+/// How the writer's thread waits for [`WriterState::pending`] work.
+#[derive(Clone, Copy, Default)]
+enum Sleep {
+    /// Not waiting: it looks at what is pending before it waits again.
+    #[default]
+    Awake,
+    /// Until this time (the earliest due write).
+    Until(std::time::Instant),
+    /// Until something is submitted (nothing is pending).
+    Idle,
 }
 
 impl BackgroundWriter {
@@ -203,7 +226,15 @@ impl BackgroundWriter {
             Some(entry) => entry.0 = render,
             None => {
                 s.pending.insert(path, (render, due));
-                self.changed.notify_all();
+                // A writer that will look anyway before `due` is left alone.
+                let wake = match s.sleep {
+                    Sleep::Awake => false,
+                    Sleep::Until(at) => due < at,
+                    Sleep::Idle => true,
+                };
+                if wake {
+                    self.changed.notify_all();
+                }
             }
         }
     }
@@ -264,15 +295,19 @@ impl BackgroundWriter {
                 .map(|(p, (_, due))| (p.clone(), *due));
             let Some((path, due)) = next else {
                 s.urgent = false;
+                s.sleep = Sleep::Idle;
                 s = self.changed.wait(s).expect("writer lock");
+                s.sleep = Sleep::Awake;
                 continue;
             };
             if due > now && !s.urgent {
+                s.sleep = Sleep::Until(due);
                 s = self
                     .changed
                     .wait_timeout(s, due - now)
                     .expect("writer lock")
                     .0;
+                s.sleep = Sleep::Awake;
                 continue;
             }
             let (render, _) = s.pending.remove(&path).expect("pending content");

@@ -246,7 +246,21 @@ impl Store {
             path: path.to_path_buf(),
             link: path.to_path_buf(),
         };
-        let rel = path.strip_prefix(&self.dir).map_err(|_| outside())?;
+        let rel = under(path, &self.dir).ok_or_else(outside)?;
+        // One walk by the kernel when it can (Linux: openat2 refusing every
+        // link on the way): a path whose parts all exist and are no links, or
+        // whose first missing part comes before any link, passes at once. Any
+        // other answer (a link, a file in the middle, no openat2) takes the
+        // walk below, part by part, which names what it found.
+        if rel.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        }) && walks_without_links(path)
+        {
+            return Ok(());
+        }
         let mut at = self.dir.clone();
         for c in rel.components() {
             match c {
@@ -354,3 +368,59 @@ pub enum Durability {
 
 #[cfg(test)]
 mod tests;
+
+/// `path` below `dir` (what [`Path::strip_prefix`] answers), found by comparing
+/// bytes when `path` spells `dir` out followed by one separator, as the
+/// store's own paths do (its joins), else by comparing parts.
+fn under<'a>(path: &'a Path, dir: &Path) -> Option<&'a Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (p, d) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+        if let Some(rest) = p.strip_prefix(d).and_then(|r| r.strip_prefix(b"/"))
+            && !d.is_empty()
+            && !d.ends_with(b"/")
+            && !rest.is_empty()
+            && !rest.starts_with(b"/")
+        {
+            return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
+        }
+    }
+    path.strip_prefix(dir).ok()
+}
+
+/// Whether the kernel walked `path` without meeting a symbolic link, up to its
+/// end or to its first part that does not exist (`openat2` with
+/// `RESOLVE_NO_SYMLINKS`, Linux 5.6 and later). `false` means "look part by
+/// part": a link was met, or something else stopped the walk, or the call is
+/// not there (then it is not tried again).
+#[cfg(target_os = "linux")]
+fn walks_without_links(path: &Path) -> bool {
+    use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static MISSING: AtomicBool = AtomicBool::new(false);
+    if MISSING.load(Ordering::Relaxed) {
+        return false;
+    }
+    match openat2(
+        rustix::fs::CWD,
+        path,
+        OFlags::PATH | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS,
+    ) {
+        Ok(_fd) => true,
+        Err(rustix::io::Errno::NOENT) => true,
+        Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+            MISSING.store(true, Ordering::Relaxed);
+            false
+        }
+        Err(_) => false,
+    }
+}
+
+/// Without `openat2`: always the walk part by part.
+#[cfg(not(target_os = "linux"))]
+fn walks_without_links(_path: &Path) -> bool {
+    false
+}

@@ -892,3 +892,70 @@ fn pruning_keeps_the_newest_running_and_newest_failed_runs_and_the_statistics() 
         "no temporary folder left"
     );
 }
+
+/// `confine` answers the same whichever way it looks (the kernel's one walk,
+/// or part by part): a link at any depth below `.harshJudge/`, the file itself
+/// included, is refused and named; parts not there yet pass; `..` is refused;
+/// a store reached through a linked parent folder is fine.
+#[test]
+#[cfg(unix)]
+fn confine_refuses_every_link_below_the_store_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real");
+    std::fs::create_dir_all(real.join(".harshJudge/scenarios/s/runs/r/step-01/evidence")).unwrap();
+    std::fs::write(
+        real.join(".harshJudge/scenarios/s/runs/r/step-01/evidence/a.json"),
+        b"{}",
+    )
+    .unwrap();
+    // The project reached through a link: the store itself is below it.
+    std::os::unix::fs::symlink(&real, tmp.path().join("via")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    for root in [real.clone(), tmp.path().join("via")] {
+        let store = Store::new(root.join(".harshJudge"));
+        let ev = store.dir().join("scenarios/s/runs/r/step-01/evidence");
+        store.confine(&ev.join("a.json")).unwrap();
+        store.confine(&ev.join("missing/deeper/b.json")).unwrap();
+        store
+            .confine(&store.dir().join("scenarios/new/runs/x"))
+            .unwrap();
+        store.confine(store.dir()).unwrap();
+        assert!(matches!(
+            store.confine(&ev.join("../../../../../../..").join("x")),
+            Err(StoreError::Link { .. })
+        ));
+        assert!(store.confine(&outside.path().join("x")).is_err());
+    }
+    let store = Store::new(real.join(".harshJudge"));
+    let ev = store.dir().join("scenarios/s/runs/r/step-01/evidence");
+    // A link at each depth, to a folder outside and to nowhere.
+    let parts = [
+        "scenarios",
+        "s",
+        "runs",
+        "r",
+        "step-01",
+        "evidence",
+        "a.json",
+    ];
+    for depth in 1..=parts.len() {
+        let at: std::path::PathBuf = parts[..depth]
+            .iter()
+            .fold(store.dir().to_path_buf(), |p, c| p.join(c));
+        let aside = at.with_file_name(format!("{}.aside", parts[depth - 1]));
+        std::fs::rename(&at, &aside).unwrap();
+        for target in [outside.path().to_path_buf(), tmp.path().join("nowhere")] {
+            std::os::unix::fs::symlink(&target, &at).unwrap();
+            match store.confine(&ev.join("a.json")) {
+                Err(StoreError::Link { link, .. }) => assert_eq!(link, at, "depth {depth}"),
+                other => panic!(
+                    "depth {depth}: a link at {} passed: {other:?}",
+                    at.display()
+                ),
+            }
+            std::fs::remove_file(&at).unwrap();
+        }
+        std::fs::rename(&aside, &at).unwrap();
+    }
+    store.confine(&ev.join("a.json")).unwrap();
+}

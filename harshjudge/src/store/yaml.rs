@@ -49,7 +49,7 @@ pub fn to_string(value: &Value) -> String {
         Value::Object(m) if !m.is_empty() => emit_mapping(&mut out, m, 0),
         Value::Array(s) if !s.is_empty() => emit_sequence(&mut out, s, 0),
         other => {
-            out.push_str(&scalar(other, 0));
+            push_scalar(&mut out, other, 0);
             out.push('\n');
         }
     }
@@ -67,7 +67,7 @@ fn emit_mapping(out: &mut String, m: &Mapping, level: usize) {
             indent(out, level);
         }
         first = false;
-        out.push_str(&key(k));
+        push_string(out, k, 0, false);
         out.push(':');
         emit_value_after_key(out, v, level);
     }
@@ -87,7 +87,7 @@ fn emit_value_after_key(out: &mut String, v: &Value, level: usize) {
         }
         other => {
             out.push(' ');
-            out.push_str(&scalar(other, level + 2));
+            push_scalar(out, other, level + 2);
             out.push('\n');
         }
     }
@@ -105,25 +105,26 @@ fn emit_sequence(out: &mut String, s: &[Value], level: usize) {
             Value::Object(m) if !m.is_empty() => emit_mapping(out, m, level + 2),
             Value::Array(inner) if !inner.is_empty() => emit_sequence(out, inner, level + 2),
             other => {
-                out.push_str(&scalar(other, level + 2));
+                push_scalar(out, other, level + 2);
                 out.push('\n');
             }
         }
     }
 }
 
-fn key(k: &str) -> String {
-    string(k, 0, false)
-}
-
-fn scalar(v: &Value, level: usize) -> String {
+/// Writes a scalar (or an empty collection) into `out`, in place: the
+/// documents are rendered at every step, so no scalar gets a string of its own.
+fn push_scalar(out: &mut String, v: &Value, level: usize) {
     match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number(n),
-        Value::String(s) => string(s, level, true),
-        Value::Array(_) => "[]".into(),
-        Value::Object(_) => "{}".into(),
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) if n.is_f64() => out.push_str(&number(n)),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::String(s) => push_string(out, s, level, true),
+        Value::Array(_) => out.push_str("[]"),
+        Value::Object(_) => out.push_str("{}"),
     }
 }
 
@@ -150,7 +151,15 @@ fn number(n: &serde_json::Number) -> String {
 
 /// Writes a string plain when every YAML reader agrees it is that string,
 /// as a block literal when it spans lines, and single-quoted otherwise.
+#[cfg(test)]
 fn string(s: &str, level: usize, allow_block: bool) -> String {
+    let mut out = String::new();
+    push_string(&mut out, s, level, allow_block);
+    out
+}
+
+/// [`string`]'s text, written into `out`.
+fn push_string(out: &mut String, s: &str, level: usize, allow_block: bool) {
     if allow_block && s.contains('\n') && block_literal_ok(s) {
         let chomp = if s.ends_with("\n\n") || s == "\n" {
             "+"
@@ -160,24 +169,25 @@ fn string(s: &str, level: usize, allow_block: bool) -> String {
             "-"
         };
         let body = s.strip_suffix('\n').unwrap_or(s);
-        let mut out = format!("|{chomp}");
+        out.push('|');
+        out.push_str(chomp);
         for line in body.split('\n') {
             out.push('\n');
             if !line.is_empty() {
-                indent(&mut out, level);
+                indent(out, level);
                 out.push_str(line);
             }
         }
-        return out;
+        return;
     }
     if needs_quotes(s) {
         if s.chars().any(|c| c.is_control() && c != '\t') || s.contains('\n') {
-            double_quoted(s)
+            out.push_str(&double_quoted(s));
         } else {
-            single_quoted(s)
+            push_single_quoted(out, s);
         }
     } else {
-        s.to_string()
+        out.push_str(s);
     }
 }
 
@@ -191,8 +201,15 @@ fn block_literal_ok(s: &str) -> bool {
         && !s.split('\n').any(|l| l.ends_with(' ') || l.ends_with('\t'))
 }
 
-fn single_quoted(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
+fn push_single_quoted(out: &mut String, s: &str) {
+    out.push('\'');
+    for (i, part) in s.split('\'').enumerate() {
+        if i > 0 {
+            out.push_str("''");
+        }
+        out.push_str(part);
+    }
+    out.push('\'');
 }
 
 fn double_quoted(s: &str) -> String {
@@ -264,6 +281,14 @@ fn needs_quotes(s: &str) -> bool {
     }
     if matches!(last, ' ' | '\t' | ':') {
         return true;
+    }
+    if s.is_ascii() {
+        // The same tests as below, in one pass over the bytes (an ASCII
+        // control character is below 0x20 or 0x7f; the others are not ASCII).
+        let b = s.as_bytes();
+        return b.iter().any(|&c| c < 0x20 || c == 0x7f)
+            || b.windows(2)
+                .any(|w| matches!(w, [b':', b' '] | [b' ', b'#'] | [b':', b'\t']));
     }
     s.contains(": ")
         || s.contains(" #")
