@@ -122,7 +122,7 @@ with_target! {
         pub assertion: String,
         /// A string (exact), {"regex": "…"}, a count, or a list (one per element).
         #[serde(default)]
-        #[schemars(with = "Option<serde_json::Value>")]
+        #[schemars(schema_with = "crate::tools::browser::any_of_kinds")]
         pub expected: Option<ExpectedValue>,
         /// The attribute (to_have_attribute) or CSS property (to_have_css).
         #[serde(default)]

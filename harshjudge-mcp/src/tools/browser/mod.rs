@@ -167,3 +167,17 @@ fn timeout_of(ms: Option<u64>) -> Result<Duration, ToolError> {
     }
     Ok(Duration::from_millis(timeout))
 }
+
+/// The schema of a value that takes several JSON kinds (`expected` of
+/// `browser_expect`: a string, `{"regex": …}`, a count or a list): typed by
+/// its kinds, short enough for the lean `tools/list`.
+pub(crate) fn any_of_kinds(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"anyOf": [
+        {"type": "string"}, {"type": "number"}, {"type": "object"}, {"type": "array"}
+    ]})
+}
+
+/// The schema of any JSON value (a route's `json` body), typed by every kind.
+pub(crate) fn any_json(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": ["object", "array", "string", "number", "boolean", "null"]})
+}

@@ -30,6 +30,7 @@ pub struct Route {
     pub status: Option<u16>,
     /// fulfill: a JSON body (sent with content-type application/json).
     #[serde(default)]
+    #[schemars(schema_with = "crate::tools::browser::any_json")]
     pub json: Option<Value>,
     /// fulfill: a text body.
     #[serde(default)]
