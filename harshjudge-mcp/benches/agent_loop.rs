@@ -59,7 +59,15 @@ async fn main() {
                 .unwrap();
             let d = t.elapsed();
             assert_ne!(r.is_error, Some(true), "{name}: {:?}", r.content);
-            (r.structured_content.unwrap_or(Value::Null), d)
+            // The lean default sends the result once, as compact JSON text.
+            let value = r.structured_content.clone().unwrap_or_else(|| {
+                r.content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .and_then(|t| serde_json::from_str(&t.text).ok())
+                    .unwrap_or(Value::Null)
+            });
+            (value, d)
         }
     };
     call("initProject", json!({"projectName": "Bench"})).await;
@@ -157,7 +165,13 @@ fn raw_client(shot: &std::path::Path) {
             self.stdout.read_line(&mut self.line).unwrap();
             let v: Value = serde_json::from_str(&self.line).unwrap();
             assert!(v["result"]["isError"] != json!(true), "{method}: {v}");
-            v["result"]["structuredContent"].clone()
+            match &v["result"]["structuredContent"] {
+                Value::Null => v["result"]["content"][0]["text"]
+                    .as_str()
+                    .and_then(|t| serde_json::from_str(t).ok())
+                    .unwrap_or(Value::Null),
+                structured => structured.clone(),
+            }
         }
     }
     let tmp = tempfile::tempdir().unwrap();
