@@ -4,7 +4,8 @@
 //! console page); `browser_expect`'s
 //! `to_have_request` (and its `not`: a request that must not happen),
 //! `to_have_no_errors` and `to_have_message` read what the page fetched and
-//! logged; `browser_launch` refuses an engine it cannot drive by name; and a
+//! logged; `browser_launch` opens the engine it is given (Firefox here) and
+//! refuses an unknown one by name; and a
 //! click by snapshot ref is recorded and exported as the locator a person
 //! would write, with the route and the assertions.
 
@@ -31,17 +32,32 @@ fn browser_route_fulfils_and_aborts_and_browser_expect_reads_network_and_console
     let base = demo_app::start_in_background().expect("demo app");
     let dir = tempfile::tempdir().unwrap();
     let ctx = Context::new(dir.path()).unwrap();
-    // An engine this build cannot drive is refused by name; a wrong one too.
-    let (code, msg) = fails(
+    // The engine chosen at launch drives the session: Firefox, with what it
+    // logged read over BiDi; then closed for the Chromium part below.
+    ok(
         &ctx,
         "browser_launch",
-        json!({"baseUrl": base, "browser": "webkit"}),
+        json!({"baseUrl": base, "browser": "firefox"}),
     );
-    assert_eq!(code, "BROWSER_UNAVAILABLE", "{msg}");
+    ok(&ctx, "browser_navigate", json!({"url": "/console"}));
+    ok(
+        &ctx,
+        "browser_expect",
+        json!({"assertion": "to_have_message", "expected": "demo: something failed"}),
+    );
+    let firefoxes = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+            .filter(|c| String::from_utf8_lossy(c).contains("geckodriver"))
+            .count()
+    };
     assert!(
-        msg.contains("\"webkit\"") && msg.contains("chromium"),
-        "{msg}"
+        firefoxes() > 0,
+        "the session runs in Firefox, through geckodriver"
     );
+    ok(&ctx, "browser_close", json!({}));
+    // A wrong engine is refused by name.
     let (code, msg) = fails(
         &ctx,
         "browser_launch",

@@ -166,24 +166,19 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
             "baseUrl {base_url:?} is not an http:// or https:// URL"
         )));
     }
-    match a.browser.as_deref() {
-        None | Some("chromium") => {}
-        Some(b @ ("firefox" | "webkit")) => {
-            return Err(ToolError::new(
-                Code::BrowserUnavailable,
-                format!(
-                    "browser {b:?} is not available in this build: only chromium is (firefox and webkit come with harshjudge's engine settings); drop browser or give \"chromium\""
-                ),
-            ));
-        }
-        Some(other) => {
-            return Err(ToolError::invalid(format!(
+    let browser: Option<harshjudge::browser::BrowserKind> = match a.browser.as_deref() {
+        None => None,
+        Some(name) => Some(name.parse().map_err(|_| {
+            ToolError::invalid(format!(
                 "browser {:?} is not one of chromium, firefox, webkit",
-                other.chars().take(40).collect::<String>()
-            )));
-        }
-    }
+                name.chars().take(40).collect::<String>()
+            ))
+        })?),
+    };
     let mut config = BrowserConfig::from_env().map_err(classify)?;
+    if let Some(kind) = browser {
+        config = config.for_browser(kind);
+    }
     for (v, name) in [(a.width, "width"), (a.height, "height")] {
         if let Some(v) = v
             && !(100..=4000).contains(&v)
