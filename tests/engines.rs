@@ -748,3 +748,72 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A login saved in one page opens another signed in, and its cookies go
+/// with a request to the app (what `s.request()` sends), on `browser`: the
+/// demo app's HttpOnly session cookie, read and set through each engine's
+/// own way (DevTools, BiDi's storage module, classic WebDriver).
+async fn saved_login(browser: BrowserKind) {
+    let base = demo_app::start_in_background().expect("demo app");
+    let page = open_page_with(&config(browser), &base)
+        .await
+        .unwrap_or_else(|e| panic!("a {browser} page: {e}"));
+    page.goto("/login?next=/account").await.unwrap();
+    page.get_by_label("Email")
+        .fill("ada@example.com")
+        .await
+        .unwrap();
+    page.get_by_label("Password").fill("secret").await.unwrap();
+    page.get_by_role("button")
+        .name("Sign in")
+        .click()
+        .await
+        .unwrap();
+    expect(&page)
+        .to_have_url(Regex::new("/account$").unwrap())
+        .await
+        .unwrap();
+    let state = page.storage_state().await.unwrap();
+    let session = state
+        .cookies
+        .iter()
+        .find(|c| c.name == "session")
+        .unwrap_or_else(|| panic!("{browser}: no session cookie in {state:?}"));
+    assert!(session.http_only, "{browser}: {session:?}");
+    let url = url::Url::parse(&format!("{base}/api/me")).unwrap();
+    let sent = page.cookies_for(&url).await.unwrap();
+    assert!(
+        sent.iter().any(|c| c.name == "session"),
+        "{browser}: {sent:?}"
+    );
+    release_page(page).await;
+
+    let other = open_page_with(&config(browser), &base).await.unwrap();
+    other.goto("/account").await.unwrap();
+    expect(&other)
+        .to_have_url(Regex::new("/login").unwrap())
+        .await
+        .unwrap();
+    other.restore_storage_state(&state).await.unwrap();
+    other.goto("/account").await.unwrap();
+    expect(&other.get_by_test_id("signed-in-as"))
+        .to_have_text("Signed in as Ada (ada@example.com)")
+        .await
+        .unwrap();
+    release_page(other).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_login_opens_signed_in_on_firefox() {
+    saved_login(BrowserKind::Firefox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_login_opens_signed_in_on_webkit() {
+    saved_login(BrowserKind::Webkit).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_login_opens_signed_in_on_chromium() {
+    saved_login(BrowserKind::Chromium).await;
+}

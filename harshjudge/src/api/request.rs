@@ -339,15 +339,13 @@ impl ApiRequestContext {
             Vec::new()
         };
         for page in pages {
-            let answer = page
-                .cdp("Network.getCookies", json!({ "urls": [url.as_str()] }))
+            let cookies = page
+                .cookies_for(url)
                 .await
                 .map_err(|source| ApiError::PageCookies {
                     url: url.to_string(),
                     source,
                 })?;
-            let cookies: Vec<Cookie> =
-                serde_json::from_value(answer["cookies"].clone()).unwrap_or_default();
             for c in cookies {
                 found.retain(|f| f.name != c.name);
                 found.push(c);

@@ -12,6 +12,7 @@
 mod aria_template;
 mod bidi;
 mod config;
+mod cookies;
 mod dialog;
 mod download;
 mod driver;

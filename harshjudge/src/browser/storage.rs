@@ -5,7 +5,7 @@
 //! holds is secret: it never lands in evidence.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::error::BrowserError;
 use super::page::{Page, origin_of};
@@ -151,14 +151,7 @@ impl Page {
         if let Some(origin) = &current {
             self.visited(origin);
         }
-        let answer = match cdp(self.client(), "Storage.getCookies", json!({})).await {
-            Ok(v) => v,
-            Err(_) => cdp(self.client(), "Network.getAllCookies", json!({})).await?,
-        };
-        let cookies = answer["cookies"]
-            .as_array()
-            .map(|all| all.iter().filter_map(cookie_of).collect())
-            .unwrap_or_default();
+        let cookies = self.all_cookies().await?;
         let mut origins = Vec::new();
         for origin in self.visited_origins() {
             let entries = if current.as_deref() == Some(origin.as_str()) {
@@ -211,31 +204,7 @@ impl Page {
     /// answers 404 to), then back to `about:blank`. So the app's first page
     /// finds the state before any of its scripts runs.
     pub async fn restore_storage_state(&self, state: &StorageState) -> Result<(), BrowserError> {
-        if !state.cookies.is_empty() {
-            let cookies: Vec<Value> = state
-                .cookies
-                .iter()
-                .map(|c| {
-                    let mut v = json!({
-                        "name": c.name, "value": c.value, "domain": c.domain, "path": c.path,
-                        "httpOnly": c.http_only, "secure": c.secure,
-                    });
-                    if c.expires > 0.0 {
-                        v["expires"] = json!(c.expires);
-                    }
-                    if ["Strict", "Lax", "None"].contains(&c.same_site.as_str()) {
-                        v["sameSite"] = json!(c.same_site);
-                    }
-                    v
-                })
-                .collect();
-            cdp(
-                self.client(),
-                "Network.setCookies",
-                json!({ "cookies": cookies }),
-            )
-            .await?;
-        }
+        self.set_cookies(&state.cookies).await?;
         for origin in &state.origins {
             if origin.local_storage.is_empty() {
                 continue;
@@ -282,24 +251,6 @@ impl Page {
         }
         Ok(())
     }
-}
-
-/// A CDP cookie as Playwright writes it.
-fn cookie_of(c: &Value) -> Option<Cookie> {
-    Some(Cookie {
-        name: c["name"].as_str()?.to_string(),
-        value: c["value"].as_str()?.to_string(),
-        domain: c["domain"].as_str()?.to_string(),
-        path: c["path"].as_str().unwrap_or("/").to_string(),
-        expires: if c["session"] == true {
-            -1.0
-        } else {
-            c["expires"].as_f64().unwrap_or(-1.0)
-        },
-        http_only: c["httpOnly"] == true,
-        secure: c["secure"] == true,
-        same_site: c["sameSite"].as_str().unwrap_or("Lax").to_string(),
-    })
 }
 
 /// The localStorage of an origin the page is not on, through DevTools

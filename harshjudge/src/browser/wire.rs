@@ -52,6 +52,21 @@ pub(crate) async fn post(
         .map_err(|e| fail(during, e))
 }
 
+/// GETs `session/{id}/{path}`.
+pub(crate) async fn get(
+    client: &Client,
+    path: impl Into<String>,
+    during: &str,
+) -> Result<serde_json::Value, BrowserError> {
+    client
+        .issue_cmd(Raw {
+            path: path.into(),
+            body: None,
+        })
+        .await
+        .map_err(|e| fail(during, e))
+}
+
 /// A Chrome DevTools command through chromedriver's passthrough.
 pub(crate) async fn cdp(
     client: &Client,
