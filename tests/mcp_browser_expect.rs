@@ -238,7 +238,10 @@ fn the_new_assertions_export_to_rust_that_compiles() {
     );
     let source = std::fs::read_to_string(ctx.root().join(out["path"].as_str().unwrap())).unwrap();
     for line in [
-        r##"expect(&page.locator("#hidden-p")).to_be_attached().await?;"##,
+        // A CSS target (`#hidden-p`) is exported as the locator a person
+        // would write (issue 24.3), checked unique on the live page.
+        r#"expect(&page.get_by_text("Invisible text"))"#,
+        ".to_be_attached()",
         r#".to_have_css("font-size", "32px")"#,
         r#".to_contain_class(vec!["#,
         r#".to_have_values(Vec::<&str>::new())"#,
