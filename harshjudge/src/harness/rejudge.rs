@@ -514,7 +514,14 @@ pub(super) fn run(
         nextest: cx.nextest,
         verbose: cx.verbose,
         json: tail::json_format(args),
-        scenarios_of: (cx.plan.scenarios.iter()).map(|d| (d.slug, *d)).collect(),
+        steps_of: (cx.plan.scenarios.iter())
+            .map(|d| {
+                (
+                    d.slug,
+                    d.steps.iter().map(|s| s.title.to_string()).collect(),
+                )
+            })
+            .collect(),
     };
     Ok(tail::finish(tail, &conclusion))
 }

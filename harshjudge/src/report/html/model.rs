@@ -427,12 +427,8 @@ pub(crate) fn overview(store: &Store, not_run: &[NotRunRef]) -> Result<Overview,
         }
         scenarios.push(ScenarioRow {
             slug: n.slug.clone(),
-            title: if n.title.is_empty() {
-                n.slug.clone()
-            } else {
-                n.title.clone()
-            },
-            tags: n.tags.clone(),
+            title: n.slug.clone(),
+            tags: Vec::new(),
             starred: false,
             step_count: n.steps.len(),
             total_runs: 0,
