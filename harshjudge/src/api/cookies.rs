@@ -124,12 +124,6 @@ impl CookieJar {
 
     /// The cookies that go with a request to `url`, longest path first.
     pub fn for_url(&self, url: &url::Url) -> Vec<Cookie> {
-        let mut found: Vec<Cookie> = self
-            .cookies()
-            .into_iter()
-            .filter(|c| c.matches(url))
-            .collect();
-        found.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
-        found
+        Cookie::for_url(self.cookies(), url)
     }
 }

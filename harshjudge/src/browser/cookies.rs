@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::config::BrowserKind;
 use super::error::BrowserError;
 use super::page::Page;
-use super::storage::Cookie;
+use super::storage::{Cookie, STATE_PAGE};
 use super::wire::{self, cdp};
 
 impl Page {
@@ -33,14 +33,7 @@ impl Page {
     /// The cookies a request to `url` would carry (domain, path, `Secure` and
     /// expiry matched), as the browser holds them.
     pub async fn cookies_for(&self, url: &url::Url) -> Result<Vec<Cookie>, BrowserError> {
-        let mut found: Vec<Cookie> = self
-            .all_cookies()
-            .await?
-            .into_iter()
-            .filter(|c| c.matches(url))
-            .collect();
-        found.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
-        Ok(found)
+        Ok(Cookie::for_url(self.all_cookies().await?, url))
     }
 
     /// Sets `cookies` in the browser. WebKit sets a cookie through the page's
@@ -84,10 +77,7 @@ impl Page {
                 });
             }
             if !opened {
-                let url = format!(
-                    "{}/.harshjudge/storage-state",
-                    self.base_url().trim_end_matches('/')
-                );
+                let url = format!("{}{STATE_PAGE}", self.base_url().trim_end_matches('/'));
                 wire::post(
                     self.client(),
                     "url",
@@ -124,50 +114,42 @@ fn same_site(v: &Value) -> String {
     }
 }
 
-/// A DevTools cookie (`expires` in seconds, `session: true` for a session cookie).
-fn cdp_cookie(c: &Value) -> Option<Cookie> {
+/// The fields every protocol writes alike, with the two each writes its own way.
+fn cookie(c: &Value, value: Option<&str>, expires: f64) -> Option<Cookie> {
     Some(Cookie {
         name: c["name"].as_str()?.to_string(),
-        value: c["value"].as_str()?.to_string(),
+        value: value?.to_string(),
         domain: c["domain"].as_str()?.to_string(),
         path: c["path"].as_str().unwrap_or("/").to_string(),
-        expires: if c["session"] == true {
-            -1.0
-        } else {
-            c["expires"].as_f64().unwrap_or(-1.0)
-        },
+        expires,
         http_only: c["httpOnly"] == true,
         secure: c["secure"] == true,
         same_site: same_site(&c["sameSite"]),
     })
+}
+
+/// A DevTools cookie (`expires` in seconds, `session: true` for a session cookie).
+fn cdp_cookie(c: &Value) -> Option<Cookie> {
+    let expires = if c["session"] == true {
+        -1.0
+    } else {
+        c["expires"].as_f64().unwrap_or(-1.0)
+    };
+    cookie(c, c["value"].as_str(), expires)
 }
 
 /// A BiDi `network.Cookie` (`value` a `{type: "string", value}`, `expiry` in seconds).
 fn bidi_cookie(c: &Value) -> Option<Cookie> {
-    Some(Cookie {
-        name: c["name"].as_str()?.to_string(),
-        value: c["value"]["value"].as_str()?.to_string(),
-        domain: c["domain"].as_str()?.to_string(),
-        path: c["path"].as_str().unwrap_or("/").to_string(),
-        expires: c["expiry"].as_f64().unwrap_or(-1.0),
-        http_only: c["httpOnly"] == true,
-        secure: c["secure"] == true,
-        same_site: same_site(&c["sameSite"]),
-    })
+    cookie(
+        c,
+        c["value"]["value"].as_str(),
+        c["expiry"].as_f64().unwrap_or(-1.0),
+    )
 }
 
 /// A classic WebDriver cookie (`expiry` in whole seconds).
 fn classic_cookie(c: &Value) -> Option<Cookie> {
-    Some(Cookie {
-        name: c["name"].as_str()?.to_string(),
-        value: c["value"].as_str()?.to_string(),
-        domain: c["domain"].as_str()?.to_string(),
-        path: c["path"].as_str().unwrap_or("/").to_string(),
-        expires: c["expiry"].as_f64().unwrap_or(-1.0),
-        http_only: c["httpOnly"] == true,
-        secure: c["secure"] == true,
-        same_site: same_site(&c["sameSite"]),
-    })
+    cookie(c, c["value"].as_str(), c["expiry"].as_f64().unwrap_or(-1.0))
 }
 
 fn to_cdp(c: &Cookie) -> Value {

@@ -13,6 +13,10 @@ use super::wire::{self, cdp};
 use crate::store::auth::StateName;
 use crate::store::{Store, StoreError};
 
+/// The page of an app's origin the state is written through: a path the app
+/// answers 404 to, so none of its scripts runs there.
+pub(super) const STATE_PAGE: &str = "/.harshjudge/storage-state";
+
 /// Cookies and localStorage, as Playwright's `context.storageState()` writes them:
 /// `{"cookies": [...], "origins": [{"origin", "localStorage": [{name, value}]}]}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -84,6 +88,14 @@ impl Cookie {
                 || path.len() == self.path.len()
                 || path.as_bytes().get(self.path.len()) == Some(&b'/'));
         host_ok && path_ok && (!self.secure || url.scheme() == "https") && !self.expired()
+    }
+
+    /// Those of `cookies` that go with a request to `url`, longest path first
+    /// (the order a browser sends them in).
+    pub fn for_url(cookies: impl IntoIterator<Item = Cookie>, url: &url::Url) -> Vec<Cookie> {
+        let mut found: Vec<Cookie> = cookies.into_iter().filter(|c| c.matches(url)).collect();
+        found.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
+        found
     }
 
     /// Whether its expiry has passed (a session cookie never expires here).
@@ -209,7 +221,7 @@ impl Page {
             if origin.local_storage.is_empty() {
                 continue;
             }
-            let url = format!("{}/.harshjudge/storage-state", origin.origin);
+            let url = format!("{}{STATE_PAGE}", origin.origin);
             let opened = wire::post(
                 self.client(),
                 "url",
