@@ -339,6 +339,15 @@ impl Engine {
                     tokio::time::sleep(Duration::from_millis(30)).await;
                 }
                 Err(e) => return Err(e),
+                // The engine always answers an object; geckodriver answers
+                // null when the document unloads under the script (a click
+                // that navigates): a navigation too, so the call is repeated
+                // in the new document.
+                Ok(Value::Null) if Instant::now() < deadline => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    call.timeout = left.saturating_sub(Duration::from_secs(2)).as_millis() as u64;
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                }
                 Ok(v) => return decode(v, during),
             }
         }
