@@ -254,9 +254,16 @@ async fn the_report_shows_what_did_not_run_and_why() {
     assert_eq!(
         rows.as_str().unwrap(),
         "search | pass\n\
-         legacy-export | fixme fixme: fails since the new login page\n\
-         refund | skipped skipped: the payment sandbox is down",
+         refund | skipped skipped: the payment sandbox is down\n\
+         legacy-export | fixme fixme: fails since the new login page",
     );
+    // A never-run scenario's row has its title from the code, not its slug.
+    let title = page::js(
+        &page,
+        "return document.querySelector('tr.scenario[data-slug=refund] b').textContent",
+    )
+    .await;
+    assert_eq!(title.as_str().unwrap(), "A refund.");
     let skipped = page::js(
         &page,
         "var c = document.getElementById('skipped-count'); return c.querySelector('.n').textContent + ' ' + c.querySelector('.l').textContent",

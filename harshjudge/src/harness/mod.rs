@@ -366,14 +366,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         nextest,
         verbose,
         json: tail::json_format(args),
-        steps_of: (plan.scenarios.iter())
-            .map(|d| {
-                (
-                    d.slug,
-                    d.steps.iter().map(|s| s.title.to_string()).collect(),
-                )
-            })
-            .collect(),
+        scenarios_of: (plan.scenarios.iter()).map(|d| (d.slug, *d)).collect(),
     };
     Ok(tail::finish(tail, &conclusion))
 }

@@ -514,14 +514,7 @@ pub(super) fn run(
         nextest: cx.nextest,
         verbose: cx.verbose,
         json: tail::json_format(args),
-        steps_of: (cx.plan.scenarios.iter())
-            .map(|d| {
-                (
-                    d.slug,
-                    d.steps.iter().map(|s| s.title.to_string()).collect(),
-                )
-            })
-            .collect(),
+        scenarios_of: (cx.plan.scenarios.iter()).map(|d| (d.slug, *d)).collect(),
     };
     Ok(tail::finish(tail, &conclusion))
 }

@@ -28,8 +28,9 @@ pub(super) struct Tail<'a> {
     pub verbose: bool,
     /// libtest prints JSON on stdout (`--format json`): our lines go to stderr.
     pub json: bool,
-    /// Each scenario's step titles, by slug (the reports of those that did not run).
-    pub steps_of: std::collections::HashMap<&'static str, Vec<String>>,
+    /// Each scenario by slug (its title, tags and steps: the reports of those that did not run).
+    pub scenarios_of:
+        std::collections::HashMap<&'static str, &'static crate::registry::ScenarioDef>,
 }
 
 /// Finishes the invocation and returns its exit code: [`EXIT_FAILED`] when any
@@ -59,10 +60,19 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
         })
         .collect();
     let not_run: Vec<crate::report::junit::NotRunRef> = (summary.not_run.iter())
-        .map(|(slug, reason)| crate::report::junit::NotRunRef {
-            slug: slug.clone(),
-            steps: t.steps_of.get(slug.as_str()).cloned().unwrap_or_default(),
-            reason: reason.clone(),
+        .map(|(slug, reason)| {
+            let def = t.scenarios_of.get(slug.as_str());
+            crate::report::junit::NotRunRef {
+                slug: slug.clone(),
+                steps: def
+                    .map(|d| d.steps.iter().map(|s| s.title.to_string()).collect())
+                    .unwrap_or_default(),
+                reason: reason.clone(),
+                title: def.map(|d| d.title.to_string()).unwrap_or_default(),
+                tags: def
+                    .map(|d| d.tags.iter().map(|t| t.to_string()).collect())
+                    .unwrap_or_default(),
+            }
         })
         .collect();
     drop(summary);

@@ -50,6 +50,12 @@ pub struct NotRunRef {
     pub steps: Vec<String>,
     /// Why it did not run (`skipped: …`, `fixme: …`, `not run: …`).
     pub reason: String,
+    /// Its title (the doc comment's first line; empty when unknown).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// Its tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// One run to report: its folder ([`RunDir::path`](crate::store::RunDir::path)).

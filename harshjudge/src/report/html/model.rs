@@ -427,8 +427,12 @@ pub(crate) fn overview(store: &Store, not_run: &[NotRunRef]) -> Result<Overview,
         }
         scenarios.push(ScenarioRow {
             slug: n.slug.clone(),
-            title: n.slug.clone(),
-            tags: Vec::new(),
+            title: if n.title.is_empty() {
+                n.slug.clone()
+            } else {
+                n.title.clone()
+            },
+            tags: n.tags.clone(),
             starred: false,
             step_count: n.steps.len(),
             total_runs: 0,
