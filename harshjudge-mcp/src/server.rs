@@ -272,7 +272,7 @@ impl Server {
 
     /// A server whose `tools/list` and results have `shape`.
     pub fn with_shape(ctx: Context, shape: Shape) -> Self {
-        let mut tools = tool_list();
+        let mut tools = tools_of(shape);
         if shape == Shape::Lean {
             for t in &mut tools {
                 t.output_schema = None;
@@ -760,12 +760,22 @@ impl ServerHandler for Server {
 /// What `tools/list` answers: every tool of [`crate::dispatcher`] with its
 /// input and output schemas.
 pub fn tool_list() -> Vec<Tool> {
+    tools_of(Shape::OutputSchemas)
+}
+
+/// Every tool with its input schema, and its output schema only for
+/// [`Shape::OutputSchemas`]: deriving the output schemas was three quarters of
+/// a lean server's start-up (callgrind: 13.3 M of 28.1 M instructions), for
+/// schemas it never sends.
+fn tools_of(shape: Shape) -> Vec<Tool> {
     let d = crate::dispatcher();
     d.tools()
         .iter()
         .map(|t| {
             let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
-            tool.output_schema = Some(crate::tools::output::output_schema(t));
+            if shape == Shape::OutputSchemas {
+                tool.output_schema = Some(crate::tools::output::output_schema(t));
+            }
             tool
         })
         .chain(std::iter::once(enable_tools_def()))

@@ -44,6 +44,7 @@ pub use merge::MergeOutcome;
 pub use paths::{EvidenceFile, RunEvidence, STORE_DIR};
 pub use types::*;
 
+#[cfg(test)]
 pub(crate) use fsio::REWRITE_INTERVAL;
 pub use io::{flush_writes, process_alive, process_start_time, write_file};
 pub use meta::{MetaDoc, to_yaml};
