@@ -8,49 +8,15 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use support::{Run, runs, test_binary};
+use support::{Run, runs, serve_demo as serve, test_binary};
 
 /// The demo's web scenarios, as the failures' locations name them.
 const SOURCE: &str = "examples/demo/web.rs";
 const SLUG: &str = "web-login";
-
-/// The demo app (`demo-cli serve`) serving a variant, killed when dropped.
-struct App {
-    child: Child,
-    url: String,
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(variant: &str) -> App {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_demo-cli"))
-        .args(["serve", "--port", "0"])
-        .env("DEMO_APP_VARIANT", variant)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("demo-cli serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
-    App { child, url }
-}
 
 struct Project {
     _tmp: tempfile::TempDir,

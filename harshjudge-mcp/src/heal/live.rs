@@ -73,7 +73,13 @@ pub fn documents(network_json: &str) -> Vec<String> {
         .unwrap_or_default();
     entries
         .iter()
-        .filter(|e| e["type"] == "document" && e["method"] != "POST")
+        // "Document" (DevTools) or "document" (BiDi).
+        .filter(|e| {
+            e["type"]
+                .as_str()
+                .is_some_and(|t| t.eq_ignore_ascii_case("document"))
+                && e["method"] != "POST"
+        })
         .filter_map(|e| e["url"].as_str().map(String::from))
         .collect()
 }
@@ -123,8 +129,9 @@ mod tests {
 
     #[test]
     fn the_live_page_is_the_last_document_under_the_base_url() {
-        let net = r#"[{"method":"GET","url":"http://127.0.0.1:1/login?next=%2F#top","type":"document"},
-                      {"method":"GET","url":"http://127.0.0.1:1/app.js","type":"script"}]"#;
+        let net = r#"[{"method":"GET","url":"http://127.0.0.1:1/login?next=%2F#top","type":"Document"},
+                      {"method":"GET","url":"http://127.0.0.1:1/app.js","type":"script"},
+                      {"method":"POST","url":"http://127.0.0.1:1/form","type":"document"}]"#;
         let docs = documents(net);
         assert_eq!(docs, ["http://127.0.0.1:1/login?next=%2F#top"]);
         assert_eq!(

@@ -440,6 +440,8 @@ pub fn heal(store: &Store, req: &HealRequest) -> Result<Heal, HealError> {
         .rfind(&before)
         .map(|i| format!("{}{after}", &locator[..i]))
         .unwrap_or_else(|| after.clone());
+    // The chain after `page.`, as the live check reads it.
+    let whole = whole.strip_prefix("page.").unwrap_or(&whole).to_string();
     let (note, live) = match &req.live {
         None => (
             format!(
