@@ -321,4 +321,5 @@ fn run_steps_and_record_replay_answer_in_brief_unless_asked_for_detail() {
     .value;
     assert!(detail["steps"][0]["result"].is_object(), "{detail}");
     assert_eq!(detail["steps"][0]["recordedOk"], true);
+    assert!(harshjudge_mcp::tools::lean::text(&ctx, "record_replay", None, &detail).is_none());
 }

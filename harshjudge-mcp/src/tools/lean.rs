@@ -74,7 +74,8 @@ pub fn line(tool: &str, value: &Value) -> Option<String> {
 /// with its evidence and page; `None` for a detailed one (sent as JSON).
 fn steps_text(tool: &str, value: &Value) -> Option<String> {
     let steps = value["steps"].as_array()?;
-    if steps.iter().any(|st| st.get("index").is_none()) {
+    // A detailed step has its timing (`meta`): sent as JSON.
+    if steps.iter().any(|st| st.get("meta").is_some()) {
         return None;
     }
     let sum = &value["summary"];
