@@ -280,3 +280,31 @@ pub fn start_in_background() -> std::io::Result<String> {
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Variant;
+
+    #[test]
+    fn a_variant_is_read_by_name_and_an_unknown_one_is_named() {
+        assert_eq!(Variant::parse("").unwrap(), Variant::AsWritten);
+        assert_eq!(
+            Variant::parse("renamed-button").unwrap(),
+            Variant::RenamedButton
+        );
+        assert_eq!(
+            Variant::parse(" changed-label ").unwrap(),
+            Variant::ChangedLabel
+        );
+        assert_eq!(
+            Variant::parse("changed-text").unwrap(),
+            Variant::ChangedText
+        );
+        let e = Variant::parse("renamed").unwrap_err().to_string();
+        assert!(
+            e.contains("DEMO_APP_VARIANT=\"renamed\"")
+                && e.contains("renamed-button, changed-label, changed-text"),
+            "{e}"
+        );
+    }
+}
