@@ -60,6 +60,7 @@ fn heal(p: &Project, args: &[&str]) -> (i32, Value) {
         .args(["--dashboard", "off", "heal"])
         .args(args)
         .args(["--source-root", "src-root"])
+        .env_remove("HARSHJUDGE_BASE_URL")
         .output()
         .unwrap();
     let text = if out.status.success() {

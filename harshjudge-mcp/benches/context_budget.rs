@@ -4,7 +4,9 @@
 //! against harshjudge-mcp and Playwright MCP 0.0.83, the page served by a real
 //! `python3 -m http.server`; bytes and o200k tokens (npm gpt-tokenizer,
 //! offline) of initialize + tools/list, each call's arguments and result, and
-//! the whole task (benches/context/count.mjs).
+//! the whole task (benches/context/count.mjs). Once, the same task batched
+//! (run_steps) while recorded, then replayed (record_replay): in brief and
+//! with `detail: true`.
 //!
 //! Needs: target/py-venv (the MCP SDK), node, and
 //! `npm install --prefix target/context-bench-npm @playwright/mcp@0.0.83 gpt-tokenizer`;
@@ -89,11 +91,18 @@ fn main() {
     let task = ws.join("harshjudge-mcp/benches/context/task.py");
     let mut files = Vec::new();
     for run in 0..runs {
-        for kind in ["hj", "pw"] {
+        // The batched and replayed task (run_steps, record_replay) in brief and
+        // in detail, once.
+        let batched: &[&str] = if run == 0 {
+            &["hjb", "hjb-detail"]
+        } else {
+            &[]
+        };
+        for &kind in ["hj", "pw"].iter().chain(batched) {
             let project = tempfile::tempdir().unwrap();
             let mut cmd = Command::new(python());
             cmd.arg(&task).arg(kind).arg(&url);
-            if kind == "hj" {
+            if kind.starts_with("hj") {
                 cmd.arg(BIN).arg("--cwd").arg(project.path());
             } else {
                 cmd.arg("node").arg(&pw_cli).args([
@@ -177,6 +186,24 @@ fn main() {
                 c["textTokens"]
             );
         }
+    }
+    println!("\nrun_steps and record_replay of the task, in brief and with detail: true:");
+    for kind in ["hjb", "hjb-detail"] {
+        let r = pick(kind)[0];
+        for c in r["perCall"].as_array().unwrap() {
+            if matches!(c["tool"].as_str(), Some("run_steps" | "record_replay")) {
+                println!(
+                    "  {kind:<10} {:<14} result {:>6} B {:>5} tok",
+                    c["tool"].as_str().unwrap(),
+                    c["resultBytes"],
+                    c["resultTokens"]
+                );
+            }
+        }
+        println!(
+            "  {kind:<10} whole task {} tok in {} calls",
+            r["wholeTaskTokens"], r["calls"]
+        );
     }
     std::fs::write(
         ws.join("target/context-budget.json"),

@@ -259,6 +259,10 @@ pub enum Command {
         /// Record the sequence's replay as a run of this scenario.
         #[arg(long, value_name = "SLUG")]
         scenario: Option<String>,
+        /// Print every call's full result (sequences; default: one small
+        /// object per call and the counts).
+        #[arg(long)]
+        detail: bool,
     },
     /// Write the skill for coding agents (SKILL.md and its references, under
     /// .claude/skills/harshjudge/) and the MCP server's entry in .mcp.json.
@@ -315,6 +319,14 @@ pub enum Command {
         /// Write the change to the source and record it in the run's folder (heal.json).
         #[arg(long)]
         apply: bool,
+        /// Check the replacement on the live page (exactly one element) at the
+        /// app's URL: --base-url, else HARSHJUDGE_BASE_URL, else config.yaml's
+        /// baseUrl. On by default when --base-url or HARSHJUDGE_BASE_URL is given.
+        #[arg(long)]
+        live: bool,
+        /// The app's URL for the live check (implies --live).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
     },
 }
 
@@ -697,11 +709,13 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             vars,
             continue_on_error,
             scenario,
+            detail,
         } => {
             a.put("sequenceId", id);
             a.put("variables", vars_of(vars)?);
             a.put("continueOnError", continue_on_error);
             a.put("scenarioSlug", scenario);
+            a.put("detail", detail);
             "record_replay"
         }
     };
@@ -975,7 +989,31 @@ pub fn heal(
     run: Option<&str>,
     source_root: Option<&std::path::Path>,
     apply: bool,
+    live: bool,
+    base_url: Option<&str>,
 ) -> (Value, bool) {
+    let env_url = std::env::var("HARSHJUDGE_BASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty());
+    let live = match base_url.map(String::from).or(env_url) {
+        Some(url) => Some(url),
+        None if live => match ctx
+            .store()
+            .read_config()
+            .ok()
+            .map(|c| c.base_url)
+            .filter(|u| !u.is_empty())
+        {
+            Some(url) => Some(url),
+            None => {
+                return (
+                    json!({"error": "--live needs the app's URL: give --base-url URL, set HARSHJUDGE_BASE_URL, or baseUrl in .harshJudge/config.yaml", "code": Code::InvalidInput.as_str()}),
+                    false,
+                );
+            }
+        },
+        None => None,
+    };
     let root = match source_root {
         Some(r) if r.is_absolute() => r.to_path_buf(),
         Some(r) => ctx.root().join(r),
@@ -986,6 +1024,7 @@ pub fn heal(
         run: run.map(str::to_string),
         source_root: root,
         apply,
+        live,
     };
     match crate::heal::heal(ctx.store(), &req) {
         Ok(h) => (serde_json::to_value(&h).unwrap_or(Value::Null), true),

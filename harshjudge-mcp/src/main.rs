@@ -65,8 +65,9 @@ fn main() -> ExitCode {
             vars,
             continue_on_error,
             scenario,
+            detail,
         }) => {
-            let extra = !vars.is_empty() || *continue_on_error || scenario.is_some();
+            let extra = !vars.is_empty() || *continue_on_error || scenario.is_some() || *detail;
             if let Some(out) = cli::replay_run(&ctx, id, extra) {
                 return emit(out);
             }
@@ -96,6 +97,8 @@ fn main() -> ExitCode {
             run,
             source_root,
             apply,
+            live,
+            base_url,
         }) => {
             return emit(cli::heal(
                 &ctx,
@@ -103,6 +106,8 @@ fn main() -> ExitCode {
                 run.as_deref(),
                 source_root.as_deref(),
                 *apply,
+                *live,
+                base_url.as_deref(),
             ));
         }
         _ => {}

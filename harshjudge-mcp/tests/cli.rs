@@ -774,6 +774,18 @@ fn replay_and_export_a_recorded_sequence_from_the_command_line() {
     // Without a browser the third call fails: the replay stops there…
     let out = hj(&p, &["replay", "seq-1", "--var", "slug=login"]).json();
     assert_eq!(out["summary"]["ran"], 3, "{out}");
+    // …in brief by default: per call its index, tool, ok, the error's first line…
+    assert_eq!(
+        out["steps"][0],
+        json!({"index": 1, "tool": "toggleStar", "ok": true}),
+        "{out}"
+    );
+    let e = out["steps"][2]["error"].as_str().unwrap();
+    assert!(e.starts_with("NO_SESSION: ") && !e.contains('\n'), "{e}");
+    assert!(out["steps"][1].get("result").is_none(), "{out}");
+    // …and in full with --detail.
+    let out = hj(&p, &["replay", "seq-1", "--var", "slug=login", "--detail"]).json();
+    assert_eq!(out["summary"]["ran"], 3, "{out}");
     assert_eq!(out["summary"]["succeeded"], 2, "{out}");
     assert_eq!(
         out["steps"][1]["result"]["slug"], "login",

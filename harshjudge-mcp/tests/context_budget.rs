@@ -237,3 +237,89 @@ fn a_later_snapshot_of_the_same_page_sends_only_what_changed() {
     let other = outline(json!([input]), "http://h/other");
     assert_eq!(snapshot_text(&ctx, &other, false), other.aria_text());
 }
+
+#[test]
+fn run_steps_and_record_replay_answer_in_brief_unless_asked_for_detail() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    assert!(!call(&ctx, "initProject", Some(json!({"projectName": "P"}))).is_error());
+    let steps = json!([
+        {"tool": "getStatus"},
+        {"tool": "nope"},
+        {"tool": "browser_click", "args": {"testId": "go"}},
+    ]);
+    let brief = call(&ctx, "run_steps", Some(json!({"steps": steps}))).value;
+    assert_eq!(
+        brief["steps"][0],
+        json!({"index": 1, "tool": "getStatus", "ok": true})
+    );
+    let e = brief["steps"][1]["error"].as_str().unwrap();
+    assert!(e.starts_with("UNKNOWN_TOOL: ") && !e.contains('\n'), "{e}");
+    assert!(
+        brief["steps"][2]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("NO_SESSION: "),
+        "{brief}"
+    );
+    assert_eq!(brief["summary"]["failed"], 2);
+    let detail = call(
+        &ctx,
+        "run_steps",
+        Some(json!({"steps": steps, "detail": true})),
+    )
+    .value;
+    assert!(
+        detail["steps"][0]["result"]["scenarios"].is_array(),
+        "{detail}"
+    );
+    assert_eq!(detail["steps"][1]["error"]["code"], "UNKNOWN_TOOL");
+    assert!(detail["steps"][0]["meta"]["durationMs"].is_number());
+    let (b, d) = (brief.to_string().len(), detail.to_string().len());
+    assert!(b < d, "brief {b} bytes, detail {d} bytes");
+    // The lean shape sends the brief as lines.
+    let text = harshjudge_mcp::tools::lean::text(&ctx, "run_steps", None, &brief).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "run_steps: 1 ok, 2 failed of 3");
+    assert_eq!(lines[1], "1 ok getStatus");
+    assert!(
+        lines[2].starts_with("2 FAILED nope: UNKNOWN_TOOL: "),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(harshjudge_mcp::tools::lean::text(&ctx, "run_steps", None, &detail).is_none());
+
+    // record_replay of a sequence: the same, per call.
+    let seq = json!({
+        "id": "seq-1", "name": "Status", "createdAt": "2026-11-26T00:00:00.000Z",
+        "variables": [],
+        "calls": [
+            {"tool": "getStatus", "args": {}, "ok": true, "durationMs": 1.0},
+            {"tool": "browser_click", "args": {"testId": "go"}, "ok": true, "durationMs": 1.0, "locator": "testid=go"},
+        ],
+    });
+    let seqs = dir.path().join(".harshJudge/sequences");
+    std::fs::create_dir_all(&seqs).unwrap();
+    std::fs::write(seqs.join("seq-1.json"), seq.to_string()).unwrap();
+    let brief = call(&ctx, "record_replay", Some(json!({"sequenceId": "seq-1"}))).value;
+    assert_eq!(
+        brief["steps"][0],
+        json!({"index": 1, "tool": "getStatus", "ok": true})
+    );
+    assert!(brief["steps"][1].get("result").is_none());
+    assert_eq!(brief["summary"]["ran"], 2);
+    let text = harshjudge_mcp::tools::lean::text(&ctx, "record_replay", None, &brief).unwrap();
+    assert!(
+        text.starts_with("record_replay: 1 ok, 1 failed of 2\n1 ok getStatus\n2 FAILED browser_click: NO_SESSION: "),
+        "{text}"
+    );
+    let detail = call(
+        &ctx,
+        "record_replay",
+        Some(json!({"sequenceId": "seq-1", "detail": true})),
+    )
+    .value;
+    assert!(detail["steps"][0]["result"].is_object(), "{detail}");
+    assert_eq!(detail["steps"][0]["recordedOk"], true);
+    assert!(harshjudge_mcp::tools::lean::text(&ctx, "record_replay", None, &detail).is_none());
+}

@@ -259,6 +259,10 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
         "run_steps",
         json!({"steps": [{"tool": "getStatus"}, {"tool": "run_steps", "args": {}}, {"tool": "getStatus"}], "includeObservations": "failures", "stopOnError": true}),
     );
+    c(
+        "run_steps",
+        json!({"steps": [{"tool": "browser_navigate", "args": {"url": "/"}}, {"tool": "nope"}], "detail": true}),
+    );
     c("knowledge_search", json!({"query": "browser_click go"}));
     c("knowledge_similar", json!({}));
     c(
@@ -290,6 +294,10 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
     c(
         "record_replay",
         json!({"sequenceId": seq, "variables": {"email": "x@y.z"}, "scenarioSlug": "replayed"}),
+    );
+    c(
+        "record_replay",
+        json!({"sequenceId": seq, "variables": {"email": "x@y.z"}, "detail": true}),
     );
     c("record_export", json!({"sequenceId": seq}));
     c("record_delete", json!({"sequenceId": seq}));

@@ -137,7 +137,7 @@ async def main():
                 {"tool": "browser_expect", "args": {"role": "heading", "assertion": "to_contain_text", "expected": "Ada"}},
             ]
             t0 = time.perf_counter()
-            batch = await call(s, "run_steps", {"steps": flow})
+            batch = await call(s, "run_steps", {"steps": flow, "detail": True})
             batch_ms = (time.perf_counter() - t0) * 1000
             check(batch["summary"] == {**batch["summary"], "ok": True, "total": 5, "succeeded": 5, "failed": 0, "skipped": 0}, f"batch: {batch['summary']}")
             check(all(st["ok"] and st["meta"]["durationMs"] >= 0 and st["meta"]["timestamp"] for st in batch["steps"]), "per-step meta")
@@ -152,11 +152,15 @@ async def main():
                 {"tool": "browser_click", "args": {"bogus": 1}},
                 {"tool": "browser_wait_for", "args": {"testId": "sign-in"}},
             ]
-            go_on = await call(s, "run_steps", {"steps": bad, "includeObservations": "none"})
+            go_on = await call(s, "run_steps", {"steps": bad, "includeObservations": "none", "detail": True})
             codes = [st.get("error", {}).get("code") for st in go_on["steps"]]
             check(codes == [None, "UNKNOWN_TOOL", "INVALID_INPUT", None], f"stopOnError false goes on: {codes}")
             check(go_on["summary"]["succeeded"] == 2 and go_on["summary"]["failed"] == 2 and not go_on["summary"]["ok"], f"{go_on['summary']}")
             check(all("observation" not in st for st in go_on["steps"]), "includeObservations none")
+            brief = await call(s, "run_steps", {"steps": bad})
+            check([(st["index"], st["tool"], st["ok"]) for st in brief["steps"]] == [(1, "browser_navigate", True), (2, "no_such_tool", False), (3, "browser_click", False), (4, "browser_wait_for", True)], f"brief steps: {brief['steps']}")
+            check(brief["steps"][1]["error"].startswith("UNKNOWN_TOOL: ") and "result" not in brief["steps"][0] and "meta" not in brief["steps"][0], f"brief: {brief['steps']}")
+            check(brief["steps"][3]["did"].startswith("found ") and "observation" in brief["steps"][1] and "observation" not in brief["steps"][3], f"brief: what it did, the page on failures: {brief['steps']}")
             stop = await call(s, "run_steps", {"steps": bad, "stopOnError": True, "includeObservations": "failures"})
             check(len(stop["steps"]) == 2 and stop["summary"]["skipped"] == 2, f"stopOnError stops: {stop['summary']}")
             check("observation" in stop["steps"][1] and "observation" not in stop["steps"][0], "observations for failures only")
@@ -194,7 +198,7 @@ async def main():
             await call(s, "record_replay", {"sequenceId": seq}, expect_error="INVALID_INPUT")
             ok = await call(s, "record_replay", {"sequenceId": seq, "variables": {"password": "secret"}})
             check(ok["summary"]["ok"] and ok["summary"]["succeeded"] == 5, f"replay: {ok['summary']}")
-            wrong = await call(s, "record_replay", {"sequenceId": seq, "variables": {"password": "wrong"}})
+            wrong = await call(s, "record_replay", {"sequenceId": seq, "variables": {"password": "wrong"}, "detail": True})
             check(not wrong["summary"]["ok"] and wrong["summary"]["ran"] == 5 and wrong["steps"][-1]["error"]["code"] == "ASSERTION_FAILED", f"a failing replay stops at the failure: {wrong['summary']}")
             # With a failure in the middle: stop vs continueOnError.
             await call(s, "record_start", {"name": "Broken flow"})

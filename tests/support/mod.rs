@@ -266,3 +266,40 @@ pub fn dashboards_left(root: &Path, secs: u64) -> Vec<u32> {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// The demo app served by its binary (`demo-cli serve`), with the pages of a
+/// `DEMO_APP_VARIANT` ("" = as written); killed when dropped.
+pub struct ServedDemo {
+    child: std::process::Child,
+    /// Its base URL, `http://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl Drop for ServedDemo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `demo-cli serve` on a free port with `DEMO_APP_VARIANT=variant`.
+pub fn serve_demo(variant: &str) -> ServedDemo {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_demo-cli"))
+        .args(["serve", "--port", "0"])
+        .env("DEMO_APP_VARIANT", variant)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("demo-cli serve");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    ServedDemo { child, url }
+}

@@ -102,6 +102,9 @@ fn serve(args: &[String]) -> ExitCode {
         i += 1;
     }
 
+    if let Err(err) = crate::Variant::from_env() {
+        return usage_error(&err.to_string());
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -33,6 +33,54 @@ use tokio::task::JoinHandle;
 /// How long [`DemoApp::stop`] waits for in-flight requests before it aborts the server.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// The environment variable that serves a changed page, for healing tests:
+/// `renamed-button`, `changed-label` or `changed-text` (unset or empty: the
+/// pages as written).
+pub const VARIANT_VAR: &str = "DEMO_APP_VARIANT";
+
+/// A change to the pages under a suite written for them ([`VARIANT_VAR`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Variant {
+    /// The pages as written.
+    #[default]
+    AsWritten,
+    /// The login page's "Sign in" button reads "Log in".
+    RenamedButton,
+    /// The login page's "Email" field is labelled "E-mail".
+    ChangedLabel,
+    /// The dashboard greets "Hello, NAME", not "Welcome, NAME" (a change of
+    /// content: an assertion on it must fail, never be healed).
+    ChangedText,
+}
+
+impl Variant {
+    /// The names [`VARIANT_VAR`] takes.
+    pub const NAMES: [&'static str; 3] = ["renamed-button", "changed-label", "changed-text"];
+
+    /// Reads [`VARIANT_VAR`]; an unknown value is an error naming it.
+    pub fn from_env() -> std::io::Result<Variant> {
+        let value = std::env::var(VARIANT_VAR).unwrap_or_default();
+        Variant::parse(&value)
+    }
+
+    /// A variant by name ("" is [`Variant::AsWritten`]).
+    pub fn parse(value: &str) -> std::io::Result<Variant> {
+        match value.trim() {
+            "" => Ok(Variant::AsWritten),
+            "renamed-button" => Ok(Variant::RenamedButton),
+            "changed-label" => Ok(Variant::ChangedLabel),
+            "changed-text" => Ok(Variant::ChangedText),
+            other => Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{VARIANT_VAR}={other:?} is not a variant: give one of {}, or leave it unset",
+                    Variant::NAMES.join(", ")
+                ),
+            )),
+        }
+    }
+}
+
 /// One entry of the to-do style item list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Item {
@@ -49,6 +97,8 @@ pub(crate) struct Store {
     pub next_id: u64,
     /// Live sessions: token → index into the users of `/api/login`.
     pub sessions: std::collections::HashMap<String, usize>,
+    /// The change served ([`VARIANT_VAR`]).
+    pub variant: Variant,
 }
 
 impl Store {
@@ -63,6 +113,7 @@ impl Store {
             items: vec![item(1, "apple"), item(2, "pear")],
             next_id: 3,
             sessions: Default::default(),
+            variant: Variant::AsWritten,
         }
     }
 }
@@ -84,8 +135,10 @@ impl AppState {
     }
 }
 
-/// Builds the router with a fresh state.
-fn router() -> Router {
+/// Builds the router with a fresh state serving `variant`.
+fn router(variant: Variant) -> Router {
+    let state = AppState::new();
+    state.lock().variant = variant;
     Router::new()
         .route("/", get(pages::home))
         .route("/login", get(pages::login))
@@ -106,7 +159,7 @@ fn router() -> Router {
         .route("/api/me", get(session::me))
         .route("/logout", post(session::logout))
         .fallback(pages::not_found)
-        .with_state(AppState::new())
+        .with_state(state)
 }
 
 /// A running instance of the demo app, serving on `127.0.0.1`.
@@ -129,12 +182,14 @@ impl DemoApp {
     }
 
     /// Binds `127.0.0.1:port` (`0` picks a free port) and serves in a
-    /// background task on the current tokio runtime.
+    /// background task on the current tokio runtime; the pages of the
+    /// [`Variant`] `DEMO_APP_VARIANT` names (an unknown one is an error).
     pub async fn start_on(port: u16) -> std::io::Result<DemoApp> {
+        let variant = Variant::from_env()?;
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
         let addr = listener.local_addr()?;
         let (tx, rx) = oneshot::channel::<()>();
-        let server = axum::serve(listener, router()).with_graceful_shutdown(async move {
+        let server = axum::serve(listener, router(variant)).with_graceful_shutdown(async move {
             // Either an explicit stop or the handle being dropped.
             let _ = rx.await;
         });
@@ -224,4 +279,32 @@ pub fn start_in_background() -> std::io::Result<String> {
             "demo-app background thread ended before binding",
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Variant;
+
+    #[test]
+    fn a_variant_is_read_by_name_and_an_unknown_one_is_named() {
+        assert_eq!(Variant::parse("").unwrap(), Variant::AsWritten);
+        assert_eq!(
+            Variant::parse("renamed-button").unwrap(),
+            Variant::RenamedButton
+        );
+        assert_eq!(
+            Variant::parse(" changed-label ").unwrap(),
+            Variant::ChangedLabel
+        );
+        assert_eq!(
+            Variant::parse("changed-text").unwrap(),
+            Variant::ChangedText
+        );
+        let e = Variant::parse("renamed").unwrap_err().to_string();
+        assert!(
+            e.contains("DEMO_APP_VARIANT=\"renamed\"")
+                && e.contains("renamed-button, changed-label, changed-text"),
+            "{e}"
+        );
+    }
 }

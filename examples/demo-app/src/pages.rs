@@ -6,7 +6,7 @@ use axum::extract::{Query, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 
-use crate::{AppState, Item, api};
+use crate::{AppState, Item, Variant, api};
 
 /// What `/slow` waits without `?ms=`, in milliseconds.
 const SLOW_PAGE_DEFAULT_MS: u64 = 1_500;
@@ -135,32 +135,53 @@ const LOGIN_SCRIPT: &str = r#"
 })();
 "#;
 
-/// `GET /login`.
-pub(crate) async fn login() -> Html<String> {
+/// `GET /login` (its button or label changed by `DEMO_APP_VARIANT`).
+pub(crate) async fn login(State(state): State<AppState>) -> Html<String> {
+    let variant = state.lock().variant;
+    let label = if variant == Variant::ChangedLabel {
+        "E-mail"
+    } else {
+        "Email"
+    };
+    let button = if variant == Variant::RenamedButton {
+        "Log in"
+    } else {
+        "Sign in"
+    };
     Html(layout(
         "Login",
-        r#"<h1>Sign in</h1>
+        &format!(
+            r#"<h1>Sign in</h1>
 <form id="login-form" data-testid="login-form" novalidate>
-<label for="email">Email</label>
+<label for="email">{label}</label>
 <input id="email" name="email" type="email" data-testid="email" autocomplete="username" placeholder="you@example.com">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" data-testid="password" autocomplete="current-password">
 <div id="login-error-slot"></div>
-<div class="actions"><button type="submit" data-testid="sign-in">Sign in</button></div>
-</form>"#,
+<div class="actions"><button type="submit" data-testid="sign-in">{button}</button></div>
+</form>"#
+        ),
         LOGIN_SCRIPT,
     ))
 }
 
 /// `GET /dashboard?name=Ada`.
-pub(crate) async fn dashboard(Query(query): Query<HashMap<String, String>>) -> Html<String> {
+pub(crate) async fn dashboard(
+    State(state): State<AppState>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Html<String> {
+    let greeting = if state.lock().variant == Variant::ChangedText {
+        "Hello"
+    } else {
+        "Welcome"
+    };
     let name = query
         .get("name")
         .map(|name| name.trim())
         .filter(|name| !name.is_empty())
         .unwrap_or("guest");
     let body = format!(
-        r#"<h1>Welcome, {}</h1>
+        r#"<h1>{greeting}, {}</h1>
 <p class="muted">You are signed in.</p>
 <p><a href="/login" data-testid="sign-out">Sign out</a></p>"#,
         escape(name)

@@ -3,7 +3,7 @@ harshjudge-mcp or Playwright MCP: open the page, add three todos, complete
 one, filter Active, verify; a page snapshot wherever an agent must find its
 next target.
 
-usage: task.py hj|pw <url> <server command> [args...]
+usage: task.py hj|hjb|hjb-detail|pw <url> <server command> [args...]
 
 Prints one JSON object: what the model is given (initialize + tools/list,
 each call's arguments and each result), as compact JSON strings, for
@@ -88,7 +88,37 @@ async def main():
                 calls.append({"tool": name, "args": compact(args), "result": compact(r), "text": text_of(r)})
                 return r
 
-            if KIND == "hj":
+            if KIND.startswith("hjb"):
+                # The same task batched (run_steps) while recording, then the
+                # recording replayed (record_replay): in brief, or with
+                # hjb-detail every call's full result.
+                detail = {"detail": True} if KIND == "hjb-detail" else {}
+                await call("record_start", {"name": "todos"})
+                await call("browser_navigate", {"url": URL})
+                snap = await call("browser_snapshot", {})
+                box = hj_ref(snap, "textbox")
+                await call("run_steps", {"steps": [
+                    {"tool": "browser_type", "args": {"ref": box, "text": t, "submit": True}} for t in TODOS
+                ], **detail})
+                snap = await call("browser_snapshot", {})
+                toggles = hj_refs(snap, "checkbox")
+                if len(toggles) < 4:
+                    sys.exit(f"FAILED: expected the toggle-all and 3 toggles in {text_of(snap)[:3000]}")
+                batch = await call("run_steps", {"steps": [
+                    {"tool": "browser_click", "args": {"ref": toggles[2]}},
+                    {"tool": "browser_click", "args": {"ref": hj_ref(snap, "link", "Active")}},
+                    {"tool": "browser_expect", "args": {"assertion": "to_have_count", "testId": "todo-item", "expected": 2}},
+                    {"tool": "browser_expect", "args": {"assertion": "to_have_text", "testId": "todo-count", "expected": "2 items left"}},
+                ], **detail})
+                if "0 failed" not in text_of(batch) and '"failed":0' not in text_of(batch):
+                    sys.exit(f"FAILED: run_steps: {text_of(batch)[:3000]}")
+                stopped = await call("record_stop", {})
+                seq = json.loads(text_of(stopped))["sequenceId"]
+                replay = await call("record_replay", {"sequenceId": seq, **detail})
+                if "0 failed" not in text_of(replay) and '"failed":0' not in text_of(replay):
+                    sys.exit(f"FAILED: record_replay: {text_of(replay)[:3000]}")
+                await call("browser_close", {})
+            elif KIND == "hj":
                 # browser_navigate opens the browser when none is open.
                 await call("browser_navigate", {"url": URL})
                 snap = await call("browser_snapshot", {})

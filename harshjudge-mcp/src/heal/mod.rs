@@ -12,6 +12,7 @@
 //! is written unless asked (`--apply`); an applied heal is recorded in the
 //! run's folder (`heal.json`, written atomically).
 
+pub mod live;
 pub mod page;
 pub mod source;
 
@@ -247,6 +248,21 @@ pub enum HealError {
         /// What was looked for.
         text: String,
     },
+    /// The live check could not be made.
+    #[error(transparent)]
+    Live(#[from] live::LiveError),
+    /// The replacement does not match exactly one element of the live page.
+    #[error(
+        "the replacement {locator} matches {count} elements on the live page {url}, not exactly one: not proposed (is the app at that URL the changed one?)"
+    )]
+    LiveMismatch {
+        /// The replacement, whole.
+        locator: String,
+        /// The page.
+        url: String,
+        /// How many it matched.
+        count: usize,
+    },
     /// The locator is written inside an assertion or a step's header.
     #[error("{}:{line} is an assertion or a step's header ({code}): never changed by healing", path.display())]
     InAssertion {
@@ -288,6 +304,12 @@ pub struct Heal {
     /// Where the applied heal is recorded (`runs/{id}/heal.json`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<String>,
+    /// What the replacement was checked against: the live page (exactly one
+    /// element) or only the page recorded at the failure.
+    pub note: String,
+    /// The live check, when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<live::LiveCheck>,
 }
 
 /// What to heal and how.
@@ -301,6 +323,9 @@ pub struct HealRequest {
     pub source_root: PathBuf,
     /// Write the change and record it.
     pub apply: bool,
+    /// The app's base URL to check the replacement on, live (`None`: only
+    /// against the page recorded at the failure).
+    pub live: Option<String>,
 }
 
 /// Proposes (and with `apply`, makes) the heal of a scenario's latest failed
@@ -411,6 +436,43 @@ pub fn heal(store: &Store, req: &HealRequest) -> Result<Heal, HealError> {
             code: found_code.trim().to_string(),
         });
     }
+    let whole = locator
+        .rfind(&before)
+        .map(|i| format!("{}{after}", &locator[..i]))
+        .unwrap_or_else(|| after.clone());
+    // The chain after `page.`, as the live check reads it.
+    let whole = whole.strip_prefix("page.").unwrap_or(&whole).to_string();
+    let (note, live) = match &req.live {
+        None => (
+            format!(
+                "checked against the page recorded at the failure only (no app URL: give --live with HARSHJUDGE_BASE_URL or --base-url to check {whole} on the live page)"
+            ),
+            None,
+        ),
+        Some(base) => {
+            let mut documents = Vec::new();
+            for s in result.steps.iter().take_while(|s| s.id <= step.id) {
+                if let Ok(id) = StepId::new(s.id.clone())
+                    && let Some(text) = read_in(store, &slug, &run, &id, "network.json")
+                {
+                    documents.extend(live::documents(&text));
+                }
+            }
+            let url = live::page_url(base, &documents)?;
+            let checked = live::check(&url, &whole)?;
+            if checked.count != 1 {
+                return Err(HealError::LiveMismatch {
+                    locator: whole,
+                    url,
+                    count: checked.count,
+                });
+            }
+            (
+                format!("checked live: {whole} matches exactly one element on {url}"),
+                Some(checked),
+            )
+        }
+    };
     let changed = source::replace(&text, &found, &before, &after);
     let diff = source::unified_diff(&file, &text, &changed);
     let mut heal = Heal {
@@ -426,6 +488,8 @@ pub fn heal(store: &Store, req: &HealRequest) -> Result<Heal, HealError> {
         diff,
         applied: false,
         record: None,
+        note,
+        live,
     };
     if req.apply {
         harshjudge::store::write_file(&path, changed.as_bytes()).map_err(|e| {
@@ -443,6 +507,20 @@ pub fn heal(store: &Store, req: &HealRequest) -> Result<Heal, HealError> {
         store.write_file(&record, &bytes)?;
     }
     Ok(heal)
+}
+
+/// A file of a step's evidence, as text.
+fn read_in(store: &Store, slug: &Slug, run: &RunId, step: &StepId, name: &str) -> Option<String> {
+    let path = store
+        .scenario(slug)
+        .run(run)
+        .step(step)
+        .evidence()
+        .join(name);
+    store
+        .read_file(&path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// `file:line:col` → (file, line).

@@ -158,6 +158,8 @@ a possible regression: report it, do not heal it.
 lists it; the CLI is `harshjudge-mcp heal <slug>`) proposes a replacement from the failed \
 step's recorded `aria.yml` and `page.html` as a diff of the Rust source, and refuses an \
 assertion (\"not a locator failure: not healed\"); `heal(scenarioSlug, apply)` writes it. \
+With the app running, the CLI's `--base-url URL` (or HARSHJUDGE_BASE_URL) also checks the \
+replacement on the live page (exactly one element); the answer's `note` says which check was made. \
 Without a proposal, open the app where the step failed (`browser_navigate(url)`, \
 `browser_snapshot()`), find the same element by role and name, label, placeholder or test \
 id, and change only that locator. Never change an `expect` matcher's expected value, a \

@@ -44,19 +44,88 @@ pub struct RunSteps {
     /// Stop at the first failed step (default false: go on).
     #[serde(default)]
     pub stop_on_error: bool,
-    /// none | failures | all (default all): the page's url and title after a step,
-    /// when a browser is open.
+    /// none | failures | all: the page's url and title after a step, when a
+    /// browser is open (default: all with `detail`, else failures).
     #[serde(default)]
-    pub include_observations: Observations,
+    pub include_observations: Option<Observations>,
+    /// Every call's full result and timing (default false: one small object
+    /// per call, with what it did, its error's first line and its evidence).
+    #[serde(default)]
+    pub detail: bool,
 }
 
 /// What `run_steps` returns.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct BatchResult {
-    /// One per call run, in order.
-    pub steps: Vec<BatchStepResult>,
+    /// One per call run, in order: a [`StepBrief`], or with `detail` the
+    /// call's full result.
+    pub steps: Vec<StepReport<BatchStepResult>>,
     /// The batch as a whole.
     pub summary: BatchSummary,
+}
+
+/// One call of a batch or a replay, as reported: in brief (the default) or in
+/// detail (`detail: true`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum StepReport<T> {
+    /// The call's full result and timing.
+    Detail(T),
+    /// A small object: what the call did, its error's first line, its evidence.
+    Brief(StepBrief),
+}
+
+/// One call of a batch or a replay in brief: what a model needs to go on.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StepBrief {
+    /// 1-based.
+    pub index: usize,
+    /// The tool.
+    pub tool: String,
+    /// Whether it succeeded.
+    pub ok: bool,
+    /// What it did, in one line (a browser action: the locator it resolved to).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub did: Option<String>,
+    /// Its error when it failed: the code and the first line of the message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Evidence files it wrote (while a run is active), relative to the project.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+    /// The page after the call, when asked for and a browser is open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation: Option<PageObservation>,
+}
+
+impl StepBrief {
+    /// The brief of call `index` (1-based) of `tool`, whose outcome is `value`
+    /// (its result, or its `{"error", "code"}` when `ok` is false).
+    pub fn of(index: usize, tool: &str, ok: bool, value: &Value) -> StepBrief {
+        let (did, error) = if ok {
+            (super::lean::line(tool, value), None)
+        } else {
+            let e = CallError::of(value);
+            let first = e.message.lines().next().unwrap_or_default();
+            (None, Some(format!("{}: {first}", e.code)))
+        };
+        StepBrief {
+            index,
+            tool: tool.to_string(),
+            ok,
+            did,
+            error,
+            evidence: value["evidence"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|f| f.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            observation: None,
+        }
+    }
 }
 
 /// One call of a batch, as run.
@@ -155,7 +224,12 @@ pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<BatchResu
     let requested = a.steps.len();
     let mut results = Vec::with_capacity(a.steps.len());
     let (mut succeeded, mut failed) = (0usize, 0usize);
-    for step in a.steps {
+    let observations = a.include_observations.unwrap_or(if a.detail {
+        Observations::All
+    } else {
+        Observations::Failures
+    });
+    for (i, step) in a.steps.into_iter().enumerate() {
         let timestamp = harshjudge::store::now_iso();
         let out = if step.tool == "run_steps" {
             Outcome {
@@ -168,6 +242,33 @@ pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<BatchResu
             d.call(ctx, &step.tool, step.args.map(Value::Object))
         };
         let ok = !out.is_error();
+        let observe = match observations {
+            Observations::None => false,
+            Observations::Failures => !ok,
+            Observations::All => true,
+        };
+        let observation = observe
+            .then(|| super::browser::observed_after(ctx, &step.tool))
+            .flatten()
+            .map(|(url, title, test_ids)| PageObservation {
+                url,
+                title,
+                test_ids: test_ids.len(),
+            });
+        if ok {
+            succeeded += 1;
+        } else {
+            failed += 1;
+        }
+        if !a.detail {
+            let mut brief = StepBrief::of(i + 1, &step.tool, ok, &out.value);
+            brief.observation = observation;
+            results.push(StepReport::Brief(brief));
+            if !ok && a.stop_on_error {
+                break;
+            }
+            continue;
+        }
         let mut r = BatchStepResult {
             tool: step.tool,
             ok,
@@ -177,30 +278,14 @@ pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<BatchResu
             },
             result: None,
             error: None,
-            observation: None,
+            observation,
         };
         if ok {
-            succeeded += 1;
             r.result = Some(out.value);
         } else {
-            failed += 1;
             r.error = Some(CallError::of(&out.value));
         }
-        let observe = match a.include_observations {
-            Observations::None => false,
-            Observations::Failures => !ok,
-            Observations::All => true,
-        };
-        if observe
-            && let Some((url, title, test_ids)) = super::browser::observed_after(ctx, &r.tool)
-        {
-            r.observation = Some(PageObservation {
-                url,
-                title,
-                test_ids: test_ids.len(),
-            });
-        }
-        results.push(r);
+        results.push(StepReport::Detail(r));
         if !ok && a.stop_on_error {
             break;
         }

@@ -747,6 +747,7 @@ pub fn heal(ctx: &Context, a: HealArgs) -> Result<crate::heal::Heal, ToolError> 
         run: a.run_id,
         source_root: root,
         apply: a.apply,
+        live: None,
     };
     crate::heal::heal(ctx.store(), &req).map_err(|e| match e {
         crate::heal::HealError::UnknownScenario { .. } => ToolError::not_found(e.to_string()),

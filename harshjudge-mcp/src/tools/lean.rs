@@ -13,13 +13,37 @@ use crate::tools::browser::PageOutline;
 /// The lean text of `tool`'s successful result `value` (called with `args`),
 /// or `None` to send the compact JSON.
 pub fn text(ctx: &Context, tool: &str, args: Option<&Value>, value: &Value) -> Option<String> {
+    if tool == "browser_snapshot" {
+        let outline: PageOutline = serde_json::from_value(value.clone()).ok()?;
+        let full = args.is_some_and(|a| a["full"].as_bool() == Some(true));
+        return Some(snapshot_text(ctx, &outline, full));
+    }
+    if matches!(tool, "run_steps" | "record_replay") {
+        return steps_text(tool, value);
+    }
+    let mut line = line(tool, value)?;
     let s = |k: &str| value[k].as_str();
-    let mut line = match tool {
-        "browser_snapshot" => {
-            let outline: PageOutline = serde_json::from_value(value.clone()).ok()?;
-            let full = args.is_some_and(|a| a["full"].as_bool() == Some(true));
-            return Some(snapshot_text(ctx, &outline, full));
-        }
+    if let Some(url) = s("url").filter(|_| tool == "browser_click")
+        && let Ok(mut last) = ctx.agent().last_snapshot.lock()
+        && last.as_ref().is_some_and(|(u, _)| u != url)
+    {
+        // The click went to another page: say where, and forget the snapshot.
+        line.push_str(&format!(" → {url}"));
+        *last = None;
+    }
+    if let Some(files) = value["evidence"].as_array().filter(|a| !a.is_empty()) {
+        let files: Vec<&str> = files.iter().filter_map(Value::as_str).collect();
+        line.push_str(&format!("\nevidence: {}", files.join(", ")));
+    }
+    Some(line)
+}
+
+/// What a browser action's successful result `value` did, in one line
+/// (`clicked get_by_role("button").name("Save")`), or `None` for other tools
+/// and for snapshots.
+pub fn line(tool: &str, value: &Value) -> Option<String> {
+    let s = |k: &str| value[k].as_str();
+    Some(match tool {
         "browser_navigate" => format!("- page {} [url={}]", Value::from(s("title")?), s("url")?),
         "browser_click" => format!("clicked {}", s("locator")?),
         "browser_type" => format!(
@@ -42,20 +66,61 @@ pub fn text(ctx: &Context, tool: &str, args: Option<&Value>, value: &Value) -> O
         ),
         "browser_close" => "closed".to_string(),
         _ => return None,
-    };
-    if let Some(url) = s("url").filter(|_| tool == "browser_click")
-        && let Ok(mut last) = ctx.agent().last_snapshot.lock()
-        && last.as_ref().is_some_and(|(u, _)| u != url)
-    {
-        // The click went to another page: say where, and forget the snapshot.
-        line.push_str(&format!(" → {url}"));
-        *last = None;
+    })
+}
+
+/// A brief `run_steps` or `record_replay` result as lines: the counts, then
+/// one line per call (`3 ok clicked …`, `4 FAILED browser_click: CODE: …`)
+/// with its evidence and page; `None` for a detailed one (sent as JSON).
+fn steps_text(tool: &str, value: &Value) -> Option<String> {
+    let steps = value["steps"].as_array()?;
+    // A detailed step has its timing (`meta`): sent as JSON.
+    if steps.iter().any(|st| st.get("meta").is_some()) {
+        return None;
     }
-    if let Some(files) = value["evidence"].as_array().filter(|a| !a.is_empty()) {
-        let files: Vec<&str> = files.iter().filter_map(Value::as_str).collect();
-        line.push_str(&format!("\nevidence: {}", files.join(", ")));
+    let sum = &value["summary"];
+    let n = |k: &str| sum[k].as_u64().unwrap_or(0);
+    let mut out = format!(
+        "{tool}: {} ok, {} failed of {}",
+        n("succeeded"),
+        n("failed"),
+        n("total")
+    );
+    if n("skipped") > 0 {
+        out.push_str(&format!(", {} skipped", n("skipped")));
     }
-    Some(line)
+    if tool == "record_replay" && n("ran") < n("total") {
+        out.push_str(&format!(", {} not run", n("total") - n("ran")));
+    }
+    if let Some(run) = value["runId"].as_str() {
+        out.push_str(&format!(
+            "; run {run}: {}",
+            value["runStatus"].as_str().unwrap_or("unfinished")
+        ));
+    }
+    out.push('\n');
+    for st in steps {
+        let what = st["did"]
+            .as_str()
+            .map(String::from)
+            .or_else(|| {
+                st["error"]
+                    .as_str()
+                    .map(|e| format!("{}: {e}", st["tool"].as_str().unwrap_or("")))
+            })
+            .unwrap_or_else(|| st["tool"].as_str().unwrap_or("").to_string());
+        let status = if st["ok"] == true { "ok" } else { "FAILED" };
+        out.push_str(&format!("{} {status} {what}", st["index"]));
+        if let Some(url) = st["observation"]["url"].as_str() {
+            out.push_str(&format!(" [url={url}]"));
+        }
+        if let Some(files) = st["evidence"].as_array().filter(|a| !a.is_empty()) {
+            let files: Vec<&str> = files.iter().filter_map(Value::as_str).collect();
+            out.push_str(&format!(" (evidence: {})", files.join(", ")));
+        }
+        out.push('\n');
+    }
+    Some(out)
 }
 
 /// A snapshot as aria-snapshot lines: the whole outline the first time, after

@@ -274,7 +274,7 @@ fn agent_tools() -> Vec<ToolDef> {
             "run_steps",
             batch::RunSteps,
             batch::run_steps,
-            "Run 1 to 50 tool calls in order in one round trip: per step {tool, ok, result|error, meta{durationMs, timestamp}} and a summary. stopOnError (default false); includeObservations none|failures|all (page url and title after each step). Unknown tools and invalid arguments fail their step, not the batch."
+            "Run 1 to 50 tool calls in order in one round trip: per step {index, tool, ok, did (what it did), error (code: first line), evidence} and the counts; detail: true gives each result in full with its timing. stopOnError (default false); includeObservations none|failures|all (page url and title after a step; default failures, all with detail). Unknown tools and invalid arguments fail their step, not the batch."
         ),
         tool!(
             Knowledge,
@@ -330,7 +330,7 @@ fn agent_tools() -> Vec<ToolDef> {
             "record_replay",
             record::RecordReplay,
             record::record_replay,
-            "Run a saved sequence again without an LLM: {{variable}} placeholders filled from `variables`; stops at the first failure unless continueOnError; with scenarioSlug the replay is recorded as a run (one step per call, with evidence)."
+            "Run a saved sequence again without an LLM: {{variable}} placeholders filled from `variables`; stops at the first failure unless continueOnError; with scenarioSlug the replay is recorded as a run (one step per call, with evidence). Per call {index, tool, ok, did, error, evidence} and the counts; detail: true gives each result in full."
         ),
         tool!(
             Recording,

@@ -152,8 +152,9 @@ pub struct SequenceDeleted {
 pub struct Replayed {
     /// The sequence.
     pub sequence_id: String,
-    /// One per call run, in order.
-    pub steps: Vec<ReplayStep>,
+    /// One per call run, in order: a [`super::batch::StepBrief`], or with
+    /// `detail` the call's full result.
+    pub steps: Vec<super::batch::StepReport<ReplayStep>>,
     /// The replay as a whole.
     pub summary: ReplaySummary,
     /// The run, when the replay was recorded as one.
@@ -540,6 +541,10 @@ pub struct RecordReplay {
     #[serde(default)]
     #[schemars(regex(pattern = crate::tools::SLUG_PATTERN))]
     pub scenario_slug: Option<String>,
+    /// Every call's full result and timing (default false: one small object
+    /// per call, with what it did, its error's first line and its evidence).
+    #[serde(default)]
+    pub detail: bool,
 }
 
 pub(super) fn describe(c: &RecordedCall) -> String {
@@ -675,24 +680,12 @@ pub fn record_replay(
             call(&c.tool, args)
         };
         let ok = !out.is_error();
-        let mut r = ReplayStep {
-            index: i + 1,
-            tool: c.tool.clone(),
-            ok,
-            recorded_ok: c.ok,
-            meta: ReplayMeta {
-                duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
-            },
-            result: None,
-            error: None,
-        };
         if ok {
             succeeded += 1;
-            r.result = Some(out.value);
         } else {
             failed += 1;
-            r.error = Some(super::batch::CallError::of(&out.value));
         }
+        let error = (!ok).then(|| super::batch::CallError::of(&out.value));
         if let Some(id) = &run_id {
             let mut step = json!({
                 "runId": id,
@@ -700,12 +693,32 @@ pub fn record_replay(
                 "status": if ok { "pass" } else { "fail" },
                 "duration": out.elapsed.as_millis() as u64,
             });
-            if let Some(e) = &r.error {
+            if let Some(e) = &error {
                 step["error"] = e.message.clone().into();
             }
             let _ = call("completeStep", step);
         }
-        results.push(r);
+        if !a.detail {
+            results.push(super::batch::StepReport::Brief(
+                super::batch::StepBrief::of(i + 1, &c.tool, ok, &out.value),
+            ));
+            if !ok && !a.continue_on_error {
+                break;
+            }
+            continue;
+        }
+        let r = ReplayStep {
+            index: i + 1,
+            tool: c.tool.clone(),
+            ok,
+            recorded_ok: c.ok,
+            meta: ReplayMeta {
+                duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
+            },
+            result: ok.then_some(out.value),
+            error,
+        };
+        results.push(super::batch::StepReport::Detail(r));
         if !ok && !a.continue_on_error {
             break;
         }
