@@ -726,6 +726,41 @@ fn files_outside_harshjudge_are_never_served() {
     drop(guard);
 }
 
+/// `/api/stamp?since=S` is a long poll: it answers at once when the stamp is
+/// not `S`, and holds while it is, answering with the new stamp as soon as
+/// the store changes (the live page saw a change only at its next 1 s poll).
+#[test]
+fn a_stamp_asked_since_the_current_one_is_held_until_the_store_changes() {
+    let p = Project::new();
+    let (guard, port, _pid, _) = open(&p);
+    let stamp1 = get(port, "/api/stamp").json()["stamp"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let other = get(port, "/api/stamp?since=0000").json()["stamp"].clone();
+    assert_eq!(other, stamp1.as_str(), "another stamp answers at once");
+
+    let held = std::thread::spawn(move || {
+        let t = Instant::now();
+        let r = get(port, &format!("/api/stamp?since={stamp1}")).json();
+        (r["stamp"].as_str().unwrap().to_string(), t.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!held.is_finished(), "an unchanged stamp is held");
+    let changed_at = Instant::now();
+    let _running = p.start();
+    let (stamp2, waited) = held.join().unwrap();
+    let after_change = changed_at.elapsed();
+    let stamp_now = get(port, "/api/stamp").json()["stamp"].clone();
+    assert_eq!(stamp_now, stamp2.as_str(), "it answered with the new stamp");
+    assert!(waited >= Duration::from_millis(400), "held {waited:?}");
+    assert!(
+        waited < Duration::from_secs(20),
+        "answered by the change, not by the 20 s hold: {waited:?} ({after_change:?} after the change)"
+    );
+    drop(guard);
+}
+
 #[test]
 fn new_runs_show_up_live() {
     let p = Project::new();

@@ -28,6 +28,9 @@ struct App {
     store_dir: PathBuf,
     port: u16,
     started_at: String,
+    /// Turns `true` when the server is asked to stop: a held `/api/stamp`
+    /// answers at once instead of holding the shutdown.
+    stopping: tokio::sync::watch::Receiver<bool>,
     /// The `.harshJudge/` folder it serves (in `/api/health`, so that `open`
     /// reuses only a dashboard of this very folder).
     identity: super::StoreIdentity,
@@ -58,11 +61,13 @@ pub fn run(root: &Path, port: u16) -> Result<(), DashboardError> {
         .enable_all()
         .build()
         .map_err(|source| DashboardError::Runtime { source })?;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let app = Arc::new(App {
         root: root.to_path_buf(),
         store_dir: store_dir.clone(),
         port,
         started_at: harshjudge::store::now_iso(),
+        stopping: stop_rx.clone(),
         identity,
     });
     tracing::info!(
@@ -74,7 +79,6 @@ pub fn run(root: &Path, port: u16) -> Result<(), DashboardError> {
     let state_file = store.dashboard_state_path();
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener).map_err(listen)?;
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let shutdown = async move {
             tokio::select! {
                 () = stop_signal() => tracing::info!("stopping"),
@@ -319,14 +323,49 @@ async fn health(State(app): State<Shared>) -> Response {
     )
 }
 
-async fn stamp(State(app): State<Shared>) -> Response {
-    blocking(
-        move || match harshjudge::report::html::stamp(&app.store_dir) {
-            Ok(s) => json_response(200, &json!({ "stamp": s })),
-            Err(e) => store_error(&e),
-        },
-    )
-    .await
+/// `GET /api/stamp?since=S`: the store's stamp, held (a long poll) while it is
+/// still `S`, for at most [`STAMP_HOLD`]: the live page learns of a change
+/// within [`STAMP_CHECK_EVERY`] instead of at its next poll (it polled every
+/// second, so two changes in a row, a failed step then its run's end, took
+/// two polls and two reloads: 2.8 s on a loaded machine). Without `since` it
+/// answers at once.
+async fn stamp(State(app): State<Shared>, Query(q): Query<StampQuery>) -> Response {
+    let started = tokio::time::Instant::now();
+    let mut stopping = app.stopping.clone();
+    loop {
+        let dir = app.store_dir.clone();
+        let now = match tokio::task::spawn_blocking(move || harshjudge::report::html::stamp(&dir))
+            .await
+        {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return store_error(&e),
+            Err(e) => {
+                tracing::error!("error: a request failed: {e}");
+                return error(500, &format!("the dashboard failed on this request: {e}"));
+            }
+        };
+        if q.since.as_deref() != Some(now.as_str())
+            || started.elapsed() >= STAMP_HOLD
+            || *stopping.borrow()
+        {
+            return json_response(200, &json!({ "stamp": now }));
+        }
+        tokio::select! {
+            () = tokio::time::sleep(STAMP_CHECK_EVERY) => {}
+            _ = stopping.changed() => {}
+        }
+    }
+}
+
+/// How long `/api/stamp?since=` holds an unchanged stamp.
+pub const STAMP_HOLD: Duration = Duration::from_secs(20);
+
+/// How often a held `/api/stamp?since=` looks at the store again.
+pub const STAMP_CHECK_EVERY: Duration = Duration::from_millis(100);
+
+#[derive(Deserialize)]
+struct StampQuery {
+    since: Option<String>,
 }
 
 async fn projects(State(app): State<Shared>) -> Response {
