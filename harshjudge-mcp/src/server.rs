@@ -38,7 +38,7 @@ const LEAN_DESCRIPTIONS: &[(&str, &str)] = &[
     ),
     (
         "enable_tools",
-        "List more tool sets (any tool can be called anyway): project (initProject, getStatus), run, scenario, judge, browser (launch, route, press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, all.",
+        "List more tool sets (any tool can be called anyway): project (initProject, getStatus), run, scenario, judge, browser (launch, route, handle_dialog, press, wait_for, screenshot, console, network, run_steps), record, knowledge, dashboard, all.",
     ),
     (
         "browser_launch",
@@ -184,6 +184,7 @@ pub const TOOL_SETS: &[(&str, &[&str])] = &[
         &[
             "browser_launch",
             "browser_route",
+            "browser_handle_dialog",
             "browser_press",
             "browser_wait_for",
             "browser_screenshot",

@@ -136,7 +136,7 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
         let l = c.locator.as_deref()?;
         if let Some(g) = generated() {
             // The locator generated from the live page: already narrowed.
-            return Some(format!("page.{}", g.rust_with(lit)));
+            return Some(in_frame(args, format!("page.{}", g.rust_with(lit))));
         } else if let Some(t) = l.strip_prefix("testid=") {
             format!("page.get_by_test_id({})", lit(t))
         } else if let Some(css) = l.strip_prefix("css=") {
@@ -172,7 +172,16 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
     if let Some(n) = args["nth"].as_i64() {
         out.push_str(&format!(".nth({n})"));
     }
-    Some(out)
+    Some(in_frame(args, out))
+}
+
+/// A locator expression moved into the target's frame, when the call named
+/// one: `page.get_by_role(…)` → `page.frame_locator("iframe#pay").get_by_role(…)`.
+fn in_frame(args: &Value, locator: String) -> String {
+    match (args["frame"].as_str(), locator.strip_prefix("page.")) {
+        (Some(f), Some(rest)) => format!("page.frame_locator({}).{rest}", lit(f)),
+        _ => locator,
+    }
 }
 
 /// The Rust argument of a `browser_expect` expectation.
@@ -431,6 +440,15 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
             },
             "browser_expect" => expect_rust(c, &args),
             "browser_route" => route_rust(&args),
+            "browser_handle_dialog" => Some(
+                match (args["accept"].as_bool(), args["promptText"].as_str()) {
+                    (Some(true), Some(t)) => {
+                        format!("page.on_dialog(|d| d.accept(Some({})))?;", lit(t))
+                    }
+                    (Some(true), None) => "page.on_dialog(|d| d.accept(None))?;".to_string(),
+                    _ => "page.on_dialog(|d| d.dismiss())?;".to_string(),
+                },
+            ),
             "browser_launch" | "browser_screenshot" | "browser_snapshot" | "browser_console"
             | "browser_network" | "browser_close" => None,
             other => {

@@ -258,6 +258,13 @@ fn browser_tools() -> Vec<ToolDef> {
         ),
         tool!(
             Browser,
+            "browser_handle_dialog",
+            browser::HandleDialog,
+            browser::handle_dialog,
+            "Answer the dialogs (alert, confirm, prompt) the page opens from now on: accept (a prompt with promptText) or dismiss; by default they are dismissed. Each dialog is evidence of its step (dialog-N.json)."
+        ),
+        tool!(
+            Browser,
             "browser_close",
             browser::Close,
             browser::close,

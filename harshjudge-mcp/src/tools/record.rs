@@ -581,6 +581,11 @@ pub(super) fn describe(c: &RecordedCall) -> String {
                 .unwrap_or_default()
         ),
         "browser_screenshot" => "Take a screenshot".to_string(),
+        "browser_handle_dialog" => match (a["accept"].as_bool(), a["promptText"].as_str()) {
+            (Some(true), Some(t)) => format!("Accept dialogs with {t:?}"),
+            (Some(true), None) => "Accept dialogs".to_string(),
+            _ => "Dismiss dialogs".to_string(),
+        },
         "browser_route" => format!(
             "Route {}: {}",
             a["pattern"].as_str().unwrap_or("requests"),

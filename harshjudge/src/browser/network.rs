@@ -11,10 +11,24 @@ use super::bidi::events::Seen;
 use super::bidi::glob::UrlPattern;
 use super::bidi::route::{Request, ResponseInfo, Route};
 use super::error::BrowserError;
+use super::kind::BrowserKind;
 use super::page::Page;
 
 impl Page {
+    /// The page's BiDi connection, or the error saying why there is none: an
+    /// engine without BiDi (WebKitGTK) is `Unsupported`, naming the engine; a
+    /// remote end that offers none is `Invalid`, saying what to use instead.
     fn need_bidi(&self, what: &str, at: &'static Location<'static>) -> Result<&Bidi, BrowserError> {
+        if let Some(b) = self.bidi() {
+            return Ok(b);
+        }
+        if self.browser() == BrowserKind::Webkit {
+            return Err(BrowserError::Unsupported {
+                browser: self.browser(),
+                what: what.to_string(),
+                why: "network control needs WebDriver BiDi, and WebKitWebDriver offers none (it refuses webSocketUrl); run this scenario with --browser chromium or --browser firefox".into(),
+            });
+        }
         self.bidi().map(|b| &**b).ok_or_else(|| BrowserError::Invalid {
             message: format!(
                 "{what} needs WebDriver BiDi, and this WebDriver offers none (its new session returned no webSocketUrl): use a chromedriver of version 115 or later, or a Grid node that passes BiDi through"

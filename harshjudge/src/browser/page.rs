@@ -323,6 +323,9 @@ impl Page {
             self.visited(&origin);
         }
         let during = format!("opening {url}");
+        if let Some((bidi, context)) = self.routed_context() {
+            return bidi.navigate(&context, Some(&url), &during).await;
+        }
         self.engine()
             .in_window(wire::post(
                 self.client(),
@@ -334,8 +337,27 @@ impl Page {
             .map(|_| ())
     }
 
+    /// The BiDi connection and this page's browsing context when the page has
+    /// routes: its navigations then go through BiDi ([`Bidi::navigate`] says
+    /// why), and take no switching lock, so a route's handler may call the
+    /// page while the navigation waits for it.
+    fn routed_context(&self) -> Option<(&Arc<Bidi>, String)> {
+        let bidi = self.bidi()?;
+        if bidi.routes.is_empty() {
+            return None;
+        }
+        let context = match self.engine().window() {
+            Some(w) => w.to_string(),
+            None => bidi.context.lock().expect("bidi lock").clone()?,
+        };
+        Some((bidi, context))
+    }
+
     /// Reloads the page.
     pub async fn reload(&self) -> Result<(), BrowserError> {
+        if let Some((bidi, context)) = self.routed_context() {
+            return bidi.navigate(&context, None, "reloading the page").await;
+        }
         self.engine()
             .in_window(wire::post(
                 self.client(),

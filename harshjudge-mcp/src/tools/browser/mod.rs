@@ -70,6 +70,9 @@ macro_rules! with_target {
             /// Which match to take when the target matches several (from 0; -1 is the last).
             #[serde(default)]
             pub nth: Option<i64>,
+            /// A CSS selector of the same-origin iframe the target is in (e.g. "iframe#pay").
+            #[serde(default)]
+            pub frame: Option<String>,
             $($(#[$fm])* pub $f: $t,)*
         }
 
@@ -90,6 +93,7 @@ macro_rules! with_target {
                     selector: self.selector.clone(),
                     reference: self.reference.clone(),
                     nth: self.nth,
+                    frame: self.frame.clone(),
                 }
             }
         }
@@ -97,6 +101,7 @@ macro_rules! with_target {
 }
 
 mod actions;
+mod dialog;
 mod evidence;
 mod expect;
 mod observe;
@@ -107,6 +112,7 @@ pub use actions::{
     Close, Launch, Navigate, Press, Type, WaitFor, click, close, launch, navigate, press,
     type_text, wait_for,
 };
+pub use dialog::{DialogAnswer, HandleDialog, handle_dialog};
 pub use expect::{
     ASSERTIONS, Assertion, Expect, ExpectedText, ExpectedValue, OBSERVATIONS, expect,
 };

@@ -26,6 +26,8 @@ pub struct Resolved {
     name: Option<String>,
     exact: bool,
     nth: Option<i64>,
+    /// The CSS selector of the iframe the target is in.
+    frame: Option<String>,
 }
 
 impl Resolved {
@@ -40,22 +42,31 @@ impl Resolved {
             }
         };
         let v = self.value.as_str();
-        let mut l = match self.kind {
-            "role" => {
-                let l = page.get_by_role(v);
-                match &self.name {
-                    Some(n) => l.name(m(n)),
-                    None => l,
+        // The same constructors on the page or on a frame of it.
+        macro_rules! build {
+            ($root:expr) => {
+                match self.kind {
+                    "role" => {
+                        let l = $root.get_by_role(v);
+                        match &self.name {
+                            Some(n) => l.name(m(n)),
+                            None => l,
+                        }
+                    }
+                    "label" => $root.get_by_label(m(v)),
+                    "placeholder" => $root.get_by_placeholder(m(v)),
+                    "text" => $root.get_by_text(m(v)),
+                    "altText" => $root.get_by_alt_text(m(v)),
+                    "title" => $root.get_by_title(m(v)),
+                    "testId" => $root.get_by_test_id(v),
+                    "ref" => $root.locator(&format!("css={}", ref_css(self))),
+                    _ => $root.locator(&format!("css={v}")),
                 }
-            }
-            "label" => page.get_by_label(m(v)),
-            "placeholder" => page.get_by_placeholder(m(v)),
-            "text" => page.get_by_text(m(v)),
-            "altText" => page.get_by_alt_text(m(v)),
-            "title" => page.get_by_title(m(v)),
-            "testId" => page.get_by_test_id(v),
-            "ref" => page.locator(&format!("css={}", ref_css(self))),
-            _ => page.locator(&format!("css={v}")),
+            };
+        }
+        let mut l = match &self.frame {
+            Some(f) => build!(page.frame_locator(f)),
+            None => build!(page),
         };
         if let Some(n) = self.nth {
             l = l.nth(n);
@@ -71,6 +82,9 @@ impl Resolved {
         }
         if let Some(n) = self.nth {
             s.push_str(&format!(" nth={n}"));
+        }
+        if let Some(f) = &self.frame {
+            s.push_str(&format!(" in frame {f:?}"));
         }
         s
     }
@@ -119,9 +133,9 @@ impl Target {
                         "name without role: name is the accessible name of a role target; give role too (e.g. role: \"button\", name: \"Save\")",
                     ));
                 }
-                if self.nth.is_some() || self.exact.is_some() {
+                if self.nth.is_some() || self.exact.is_some() || self.frame.is_some() {
                     return Err(ToolError::invalid(format!(
-                        "nth and exact refine a target but none was given: give one of {KINDS}"
+                        "nth, exact and frame refine a target but none was given: give one of {KINDS}"
                     )));
                 }
                 if required {
@@ -160,12 +174,18 @@ impl Target {
                 "role {value:?} is not an ARIA role name: give one lowercase word such as button, link, checkbox, textbox, heading"
             )));
         }
+        if self.frame.as_ref().is_some_and(|f| f.trim().is_empty()) {
+            return Err(ToolError::invalid(
+                "frame is empty: give the CSS selector of the iframe the target is in (e.g. \"iframe#pay\"), or drop frame",
+            ));
+        }
         Ok(Some(Resolved {
             kind,
             value,
             name: self.name.clone(),
             exact: self.exact == Some(true),
             nth: self.nth,
+            frame: self.frame.clone(),
         }))
     }
 }
@@ -184,6 +204,10 @@ fn ref_css(r: &Resolved) -> String {
 /// written for earlier versions read); for the other kinds, the target as
 /// described.
 pub(super) async fn locator_name(page: &Page, r: &Resolved) -> String {
+    if r.frame.is_some() {
+        // Generated locators are of the top document.
+        return r.describe();
+    }
     let css = match r.kind {
         "ref" => ref_css(r),
         "selector" if r.nth.is_none() => r.value.clone(),

@@ -185,6 +185,49 @@ impl Bidi {
         }
     }
 
+    /// Navigates `context` (a top-level browsing context: the main window's
+    /// or a popup's; WebDriver's window handles are BiDi's context ids) to
+    /// `url`, or reloads it when `url` is `None`, and waits for its load
+    /// event, as classic WebDriver's Navigate To and Refresh do.
+    ///
+    /// Used when the page has routes: a blocked request of the document (the
+    /// document itself, or a script or stylesheet that holds its load event)
+    /// is settled by a BiDi command, and chromedriver does not serve the
+    /// session's BiDi commands while its classic Navigate To is waiting for
+    /// that load, so a classic navigation would never end. Over BiDi both the
+    /// navigation and the route's answer go through this connection, which
+    /// the reader task serves while the navigation waits.
+    pub(crate) async fn navigate(
+        &self,
+        context: &str,
+        url: Option<&str>,
+        during: &str,
+    ) -> Result<(), BrowserError> {
+        let sent = match url {
+            Some(url) => {
+                self.send(
+                    "browsingContext.navigate",
+                    json!({"context": context, "url": url, "wait": "complete"}),
+                )
+                .await
+            }
+            None => {
+                self.send(
+                    "browsingContext.reload",
+                    json!({"context": context, "wait": "complete"}),
+                )
+                .await
+            }
+        };
+        sent.map(|_| ()).map_err(|e| match e {
+            BrowserError::Command { message, .. } => BrowserError::Command {
+                action: during.to_string(),
+                message,
+            },
+            other => other,
+        })
+    }
+
     /// Whether the connection is still open.
     pub(crate) fn is_open(&self) -> bool {
         !self.out.is_closed()

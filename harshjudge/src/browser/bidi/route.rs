@@ -355,6 +355,11 @@ fn bidi_headers(h: &[(String, String)]) -> Value {
 }
 
 impl Routes {
+    /// Whether the page has no route (so no request of it is ever blocked).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.lock().expect("routes lock").is_empty()
+    }
+
     /// Adds a route (the newest is asked first) with its intercept: only the
     /// URLs its pattern can match when BiDi can say which, else every request
     /// of the page's context.

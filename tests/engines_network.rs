@@ -1,0 +1,477 @@
+//! Issue 23, points 2 and 3 on the other engines: routes and the network and
+//! console assertions in real Firefox (geckodriver, WebDriver BiDi) as they
+//! run in Chromium (`tests/bidi.rs`); a route on the document request itself
+//! (`page.route` on the URL `goto` opens, fulfilled or aborted) on Chromium
+//! and Firefox; and on WebKit, which has no BiDi, a route fails with
+//! `BrowserError::Unsupported` naming the engine.
+//!
+//! The scenarios run in-process through the harness with `--browser NAME`
+//! (as `cargo test -- --browser firefox` does), one run after the other; the
+//! pages come from a small loopback HTTP server of this test, which records
+//! every request it is sent.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use harshjudge::browser::BrowserError;
+use harshjudge::serde_json::{Value, json};
+use harshjudge::{Response, Scenario, expect, scenario, step};
+
+const PLAY: &str = r#"<!doctype html><html><head><title>play</title></head><body>
+<p id="out">idle</p>
+<script>
+function show(t) { document.getElementById('out').textContent = t; }
+async function load(path, init) {
+  try { const r = await fetch(path, init); show(r.status + ' ' + await r.text()); }
+  catch (e) { show('failed: ' + e.message); }
+}
+</script>
+<button id="items" onclick="load('/api/items')">items</button>
+<button id="echo" onclick="load('/api/echo')">echo</button>
+<button id="throw" onclick="throw new Error('boom from click')">throw</button>
+<button id="log" onclick="console.error('logged error'); console.log('hello log')">log</button>
+</body></html>"#;
+
+const STUB_DOC: &str = "<!doctype html><title>stubbed</title><p id=\"doc\">stubbed document</p>";
+
+/// What the server was sent: (method, path, headers lower-cased).
+type Seen = Arc<Mutex<Vec<Sent>>>;
+
+/// One request as the server read it: (method, path, headers lower-cased).
+type Sent = (String, String, Vec<(String, String)>);
+
+/// The test's app: `/play`, `/doc` (a real document), `/api/items`
+/// (`["real"]`), `/api/echo` (the request's `x-` headers as JSON).
+fn serve() -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let _ = app(stream, &log);
+            });
+        }
+    });
+    (base, seen)
+}
+
+fn read_request(r: &mut BufReader<TcpStream>) -> Option<Sent> {
+    let mut line = String::new();
+    if r.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let (method, path) = (parts.next()?.to_string(), parts.next()?.to_string());
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h).ok()?;
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        let (k, v) = h.split_once(':')?;
+        headers.push((k.trim().to_lowercase(), v.trim().to_string()));
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    r.read_exact(&mut body).ok()?;
+    Some((method, path, headers))
+}
+
+fn app(stream: TcpStream, log: &Seen) -> std::io::Result<()> {
+    let mut out = stream.try_clone()?;
+    let mut r = BufReader::new(stream);
+    while let Some((method, path, headers)) = read_request(&mut r) {
+        log.lock()
+            .unwrap()
+            .push((method.clone(), path.clone(), headers.clone()));
+        let (status, kind, body) = match path.as_str() {
+            "/play" => ("200 OK", "text/html", PLAY.to_string()),
+            "/doc" => (
+                "200 OK",
+                "text/html",
+                "<!doctype html><title>real</title><p id=\"doc\">real document</p>".into(),
+            ),
+            "/api/items" => ("200 OK", "application/json", "[\"real\"]".into()),
+            "/api/echo" => (
+                "200 OK",
+                "application/json",
+                harshjudge::serde_json::to_string(
+                    &headers
+                        .iter()
+                        .filter(|(k, _)| k.starts_with("x-"))
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap(),
+            ),
+            _ => ("404 Not Found", "text/plain", "no".into()),
+        };
+        write!(
+            out,
+            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
+            body.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// A route on the document `goto` opens: fulfilled, then aborted. Neither may
+/// hang the navigation; each is marked in the step's `network.json`.
+#[scenario]
+async fn document_routes(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("A route fulfills the document goto opens", {
+        page.route("**/doc", |route| async move {
+            route
+                .fulfill(Response::new().content_type("text/html").body(STUB_DOC))
+                .await
+        })
+        .await?;
+        let started = Instant::now();
+        page.goto("/doc").await?;
+        s.attach_text("goto-ms", &started.elapsed().as_millis().to_string())?;
+        expect(&page.locator("#doc"))
+            .to_have_text("stubbed document")
+            .await?;
+    });
+    step!("A route aborts the document goto opens", {
+        page.unroute("**/doc").await?;
+        page.route("**/doc", |route| async move { route.abort().await })
+            .await?;
+        let started = Instant::now();
+        let opened = page.goto("/doc").await;
+        s.attach_text("goto-ms", &started.elapsed().as_millis().to_string())?;
+        let e = opened.expect_err("goto of an aborted document fails");
+        s.attach_text("goto-error", &e.to_string())?;
+    });
+    step!("After unroute the server answers the document", {
+        page.unroute("**/doc").await?;
+        page.goto("/doc").await?;
+        expect(&page.locator("#doc"))
+            .to_have_text("real document")
+            .await?;
+    });
+    Ok(())
+}
+
+/// Routes (fulfil JSON, abort, continue with a header), a request that must
+/// not happen, a page that throws and `to_have_no_errors`, on any engine with
+/// BiDi.
+#[scenario]
+async fn network_control(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    let out = page.locator("#out");
+    step!("A route fulfills JSON", {
+        page.route("**/api/items", |route| async move {
+            route
+                .fulfill(Response::new().status(200).json(&json!(["stubbed"])))
+                .await
+        })
+        .await?;
+        page.goto("/play").await?;
+        page.locator("#items").click().await?;
+        expect(&out).to_have_text("200 [\"stubbed\"]").await?;
+        expect(&s.network())
+            .to_have_request("/api/items")
+            .status(200)
+            .await?;
+    });
+    step!("A route aborts", {
+        page.unroute("**/api/items").await?;
+        page.route("**/api/items", |route| async move { route.abort().await })
+            .await?;
+        page.locator("#items").click().await?;
+        expect(&out).to_contain_text("failed:").await?;
+    });
+    step!("A route continues with a header", {
+        page.unroute("**/api/items").await?;
+        page.route("**/api/echo", |route| async move {
+            route.continue_().header("X-Judge", "yes").await
+        })
+        .await?;
+        page.locator("#echo").click().await?;
+        expect(&out).to_contain_text("\"x-judge\",\"yes\"").await?;
+        expect(&s.network())
+            .not()
+            .to_have_request("**/api/secret")
+            .await?;
+        let made = expect(&s.network())
+            .not()
+            .to_have_request("**/api/echo")
+            .await;
+        assert!(
+            made.as_ref()
+                .is_err_and(|e| e.to_string().contains("/api/echo")),
+            "{made:?}"
+        );
+    });
+    step!("A page that throws", {
+        page.locator("#log").click().await?;
+        page.locator("#throw").dispatch_event("click").await?;
+        expect(&s.console()).to_have_message("hello log").await?;
+        let errors = expect(&s.console()).to_have_no_errors().await;
+        let text = errors.as_ref().map_err(|e| e.to_string()).unwrap_err();
+        for want in ["logged error", "boom from click"] {
+            assert!(text.contains(want), "{want} in {text}");
+        }
+        expect(&s.console())
+            .allow("logged error")
+            .allow("boom from click")
+            .to_have_no_errors()
+            .await?;
+    });
+    Ok(())
+}
+
+/// WebKit has no BiDi: a route and a request waiter fail at once, naming the
+/// engine.
+#[scenario]
+async fn routes_without_bidi(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("A route is unsupported, naming the engine", {
+        page.goto("/play").await?;
+        let e = page
+            .route("**/api/items", |route| async move { route.abort().await })
+            .await
+            .unwrap_err();
+        assert!(matches!(e, BrowserError::Unsupported { .. }), "{e:?}");
+        s.attach_text("route-error", &e.to_string())?;
+        let waited = Instant::now();
+        let e = page.wait_for_request("**/api/items").await.unwrap_err();
+        assert!(waited.elapsed() < Duration::from_secs(2), "{e}");
+        s.attach_text("wait-error", &e.to_string())?;
+    });
+    Ok(())
+}
+
+struct Outcome {
+    _tmp: tempfile::TempDir,
+    hj: PathBuf,
+    seen: Seen,
+    codes: Vec<(&'static str, &'static str, i32)>,
+}
+
+fn run(hj: &Path, browser: &str, filter: &str) -> i32 {
+    // SAFETY: the runs are sequential, inside the OnceLock; the other tests
+    // wait on it and read no environment meanwhile.
+    unsafe {
+        std::env::set_var("HARSHJUDGE_DIR", hj);
+    }
+    let line = [
+        "engines_network",
+        "--quiet",
+        "--test-threads",
+        "1",
+        "--browser",
+        browser,
+        filter,
+    ];
+    let (rest, flags) =
+        harshjudge::harness::flags::SuiteFlags::split(line.iter().map(|s| s.to_string())).unwrap();
+    let args = harshjudge::harness::Arguments::from_iter(rest);
+    let pkg = harshjudge::harness::Package::new("engines_network", env!("CARGO_MANIFEST_DIR"));
+    harshjudge::harness::run_with(pkg, &args, &flags)
+}
+
+/// The runs, once for every test.
+fn outcome() -> &'static Outcome {
+    static RUN: OnceLock<Outcome> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let (base, seen) = serve();
+        let tmp = tempfile::tempdir().unwrap();
+        let hj = tmp.path().join("hj");
+        // SAFETY: as in `run`.
+        unsafe {
+            std::env::set_var("HARSHJUDGE_BASE_URL", &base);
+            std::env::set_var("HARSHJUDGE_EVIDENCE", "all");
+            std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL");
+            std::env::remove_var("HARSHJUDGE_BROWSER");
+            std::env::remove_var("HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS");
+            // A hang fails in 30 s, not in the default five minutes.
+            std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "30s");
+        }
+        let mut codes = Vec::new();
+        for (browser, filter) in [
+            ("chromium", "document_routes"),
+            ("firefox", "document_routes"),
+            ("firefox", "network_control"),
+            ("webkit", "routes_without_bidi"),
+        ] {
+            codes.push((browser, filter, run(&hj, browser, filter)));
+        }
+        Outcome {
+            _tmp: tmp,
+            hj,
+            seen,
+            codes,
+        }
+    })
+}
+
+fn run_dir(slug: &str) -> PathBuf {
+    let runs = outcome().hj.join("scenarios").join(slug).join("runs");
+    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(all.len(), 1, "{all:?}");
+    all.pop().unwrap()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn json_at(p: &Path) -> Value {
+    harshjudge::serde_json::from_str(&read(p)).unwrap()
+}
+
+/// The result of `slug`'s run, which must have passed, with its exit code.
+fn passed(slug: &str, browser: &str, filter: &str) -> PathBuf {
+    let o = outcome();
+    let run = run_dir(slug);
+    let result = json_at(&run.join("result.json"));
+    assert_eq!(result["status"], "pass", "{slug}: {result}");
+    let code = o
+        .codes
+        .iter()
+        .find(|(b, f, _)| *b == browser && *f == filter)
+        .unwrap()
+        .2;
+    assert_eq!(code, 0, "{slug}");
+    run
+}
+
+/// A file a step attached (`name` is the attachment's name, `.txt`).
+fn attached(run: &Path, step: usize, name: &str) -> String {
+    let dir = run.join(format!("step-{step:02}/evidence"));
+    let file = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.contains(name) && n.ends_with(".txt"))
+        })
+        .unwrap_or_else(|| panic!("{name} in {}", dir.display()));
+    read(&file)
+}
+
+/// The entries of a step's network.json whose URL ends with `path`.
+fn requests(run: &Path, step: usize, path: &str) -> Vec<Value> {
+    json_at(&run.join(format!("step-{step:02}/evidence/network.json")))
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["url"].as_str().unwrap().ends_with(path))
+        .cloned()
+        .collect()
+}
+
+fn document_routes_on(browser: &str) {
+    let run = passed(
+        &format!("document-routes-{browser}"),
+        browser,
+        "document_routes",
+    );
+    for step in [1, 2] {
+        let ms: u64 = attached(&run, step, "goto-ms").trim().parse().unwrap();
+        assert!(ms < 10_000, "{browser} step {step}: goto took {ms} ms");
+    }
+    let r1 = requests(&run, 1, "/doc");
+    assert!(
+        r1.iter().any(|e| e["intercepted"] == "fulfilled"),
+        "{browser}: {r1:?}"
+    );
+    let r2 = requests(&run, 2, "/doc");
+    assert!(
+        r2.iter().any(|e| e["intercepted"] == "aborted"),
+        "{browser}: {r2:?}"
+    );
+    let error = attached(&run, 2, "goto-error");
+    assert!(error.contains("/doc"), "{browser}: {error}");
+}
+
+#[test]
+fn a_route_on_the_document_fulfills_and_aborts_goto_on_chromium() {
+    document_routes_on("chromium");
+}
+
+#[test]
+fn a_route_on_the_document_fulfills_and_aborts_goto_on_firefox() {
+    document_routes_on("firefox");
+    // Only step 3's document reached the server, in either browser's run.
+    let seen = outcome().seen.lock().unwrap();
+    let docs = seen.iter().filter(|(_, p, _)| p == "/doc").count();
+    assert_eq!(docs, 2, "{seen:?}");
+}
+
+#[test]
+fn routes_and_console_assertions_on_firefox() {
+    let run = passed("network-control-firefox", "firefox", "network_control");
+    let r1 = requests(&run, 1, "/api/items");
+    assert_eq!(r1.len(), 1, "{r1:?}");
+    assert_eq!(
+        (r1[0]["status"].as_u64(), r1[0]["intercepted"].as_str()),
+        (Some(200), Some("fulfilled")),
+        "{r1:?}"
+    );
+    let r2 = requests(&run, 2, "/api/items");
+    assert_eq!(r2[0]["intercepted"], "aborted", "{r2:?}");
+    let r3 = requests(&run, 3, "/api/echo");
+    assert_eq!(r3[0]["intercepted"], "continued", "{r3:?}");
+    let seen = outcome().seen.lock().unwrap();
+    assert!(
+        !seen.iter().any(|(_, p, _)| p == "/api/items"),
+        "the routed requests never reach the server: {seen:?}"
+    );
+    let echo = seen.iter().find(|(_, p, _)| p == "/api/echo").unwrap();
+    assert!(
+        echo.2.contains(&("x-judge".to_string(), "yes".to_string())),
+        "{:?}",
+        echo.2
+    );
+    drop(seen);
+    let console = json_at(&run.join("step-04/evidence/console.json"));
+    let entries: Vec<(String, String, String)> = console
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+            (s("level"), s("source"), s("text"))
+        })
+        .collect();
+    let has = |level: &str, source: &str, text: &str| {
+        entries
+            .iter()
+            .any(|(l, s, t)| l == level && s == source && t.contains(text))
+    };
+    assert!(has("error", "console-api", "logged error"), "{entries:?}");
+    assert!(has("error", "javascript", "boom from click"), "{entries:?}");
+}
+
+#[test]
+fn a_route_on_webkit_is_unsupported_naming_the_engine() {
+    let run = passed(
+        "routes-without-bidi-webkit",
+        "webkit",
+        "routes_without_bidi",
+    );
+    for name in ["route-error", "wait-error"] {
+        let e = attached(&run, 1, name);
+        assert!(e.contains("webkit") && e.contains("BiDi"), "{name}: {e}");
+    }
+}
