@@ -13,6 +13,8 @@
 //! The harshjudge side is this binary itself, started again with
 //! `--startup-suite`: then it is a suite of one scenario (the `main!` path:
 //! arguments, plan, store, browser, evidence, reports, exit code).
+//! `STARTUP_BASELINE=path`: another build of this bench (say, of the commit
+//! before a change) runs its suite in the same rounds, for before/after figures.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -255,8 +257,19 @@ fn main() {
     let script = tmp.path().join("launch.js");
     std::fs::write(&script, PLAYWRIGHT_SCRIPT).expect("write launch.js");
 
-    let harshjudge = |i: usize| {
-        let mut cmd = Command::new(&me);
+    // Another build of this bench (e.g. of an earlier commit), run the same way
+    // in the same rounds: before/after figures of a change.
+    let baseline = std::env::var_os("STARTUP_BASELINE")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
+    if let Some(b) = baseline.as_ref().filter(|b| !b.is_file()) {
+        missing(
+            &format!("STARTUP_BASELINE={}", b.display()),
+            "point it at another build of this bench (target/release/deps/startup-*)",
+        );
+    }
+    let harshjudge = |bin: &Path, i: usize| {
+        let mut cmd = Command::new(bin);
         cmd.args(["--startup-suite", "--quiet", "--test-threads", "1"])
             .env("CARGO_MANIFEST_DIR", &root)
             .env("HARSHJUDGE_DIR", tmp.path().join(format!("hj-{i}")))
@@ -278,21 +291,29 @@ fn main() {
         "startup: {runs} runs each, interleaved, after one warm-up each ({})",
         chromium.display()
     );
-    harshjudge(0);
+    harshjudge(&me, 0);
     playwright(0);
-    let (mut hj, mut pw, mut pw_inner) = (Vec::new(), Vec::new(), Vec::new());
+    if let Some(b) = &baseline {
+        harshjudge(b, 0);
+    }
+    let (mut hj, mut pw, mut pw_inner, mut base) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let contenders = if baseline.is_some() { 3 } else { 2 };
     for i in 1..=runs {
-        // Alternate which goes first.
-        let (h, p) = if i % 2 == 1 {
-            let h = harshjudge(i);
-            (h, playwright(i))
-        } else {
-            let p = playwright(i);
-            (harshjudge(i), p)
-        };
-        hj.push(h.process);
-        pw.push(p.process);
-        pw_inner.extend(p.inner);
+        // Each round starts with the next contender.
+        for k in 0..contenders {
+            match (i + k) % contenders {
+                0 => hj.push(harshjudge(&me, i).process),
+                1 => {
+                    let p = playwright(i);
+                    pw.push(p.process);
+                    pw_inner.extend(p.inner);
+                }
+                _ => {
+                    let b = baseline.as_deref().expect("a baseline");
+                    base.push(harshjudge(b, runs + i).process);
+                }
+            }
+        }
     }
     let shots = walk(&tmp.path().join(format!("hj-{runs}")))
         .filter(|p| p.extension().is_some_and(|e| e == "png"))
@@ -305,6 +326,9 @@ fn main() {
     stats("harshjudge (suite process)", &hj);
     stats("playwright-core (node process)", &pw);
     stats("playwright-core (launch to close)", &pw_inner);
+    if !base.is_empty() {
+        stats("harshjudge (STARTUP_BASELINE)", &base);
+    }
 }
 
 /// Every file below `dir`.
