@@ -198,3 +198,39 @@ fn a_chromedriver_killed_mid_run_leaves_no_browser_process() {
     );
     assert!(folders.is_empty(), "profile folders left: {folders:?}");
 }
+
+/// A suite that ends on its own (here: a step over its time limit) kills its
+/// browser at exit instead of closing it politely (issue 25.2): when the
+/// process has exited, nothing it started is running and no profile folder is
+/// left, at once, with no waiting.
+#[test]
+fn a_suite_that_ends_leaves_no_browser_process_nor_profile_when_it_exits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("exit");
+    let out = suite(&root, &["browser_wait", "--test-threads", "1"])
+        .env("HARSHJUDGE_STEP_TIMEOUT", "4s")
+        .output()
+        .unwrap();
+    // Checked first: the process has exited, so whatever is left now outlived it.
+    let left = started_for(&root);
+    let folders = folders_left(&root);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for p in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &p.pid.to_string()])
+            .status();
+    }
+    assert!(
+        stdout.lines().any(
+            |l| l.starts_with("test browser_wait::01_open_the_items_page") && l.ends_with(" ok")
+        ),
+        "the page was open: {stdout}\n{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(101), "{stdout}\n{stderr}");
+    assert!(
+        left.is_empty(),
+        "processes running after the suite exited: {left:#?}"
+    );
+    assert!(folders.is_empty(), "profile folders left: {folders:?}");
+}

@@ -25,6 +25,8 @@ use std::sync::Mutex;
 /// file) and `$4` that pid's start time (field 22 of `/proc/PID/stat`, so that
 /// a reused pid is not mistaken for it). It then kills the group, and removes
 /// the folder (again after a moment, in case a dying child still wrote into it).
+/// It first waits a moment for the killed group to be gone, unless this process
+/// said it is (a line `gone` before its stdin closed: [`Watchdog::let_go_gone`]).
 const WATCHDOG: &str = r#"trap '' INT TERM HUP QUIT PIPE
 if [ -n "$3" ]; then
   while [ -d "/proc/$3" ]; do
@@ -33,11 +35,11 @@ if [ -n "$3" ]; then
     sleep 0.2
   done
 else
-  while read -r _; do :; done
+  while read -r line; do [ "$line" = gone ] && gone=1; done
 fi
 kill -s KILL -- "-$1" 2>/dev/null
 [ -n "$2" ] || exit 0
-sleep 0.1
+[ -n "$gone" ] || sleep 0.1
 rm -rf -- "$2" 2>/dev/null
 if [ -e "$2" ]; then sleep 0.5; rm -rf -- "$2"; fi
 "#;
@@ -101,18 +103,26 @@ impl Watchdog {
     /// Lets a [`Watch::ThisProcess`] watchdog act now (kill the group, remove
     /// the folder) and waits up to `wait` for it to be done; kills it after
     /// that. Returns whether it finished on its own.
-    pub fn release(mut self, wait: std::time::Duration) -> bool {
+    pub fn release(self, wait: std::time::Duration) -> bool {
+        self.let_go().wait(wait)
+    }
+
+    /// Lets a [`Watch::ThisProcess`] watchdog act now (kill the group, remove
+    /// the folder) without waiting: [`Releasing::wait`] waits for it.
+    pub fn let_go(mut self) -> Releasing {
         drop(self.child.stdin.take());
-        let deadline = std::time::Instant::now() + wait;
-        while std::time::Instant::now() < deadline {
-            if !matches!(self.child.try_wait(), Ok(None)) {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
+        Releasing { child: self.child }
+    }
+
+    /// [`let_go`](Self::let_go) once the group was killed and has no process
+    /// left: the watchdog removes the folder at once, without first giving the
+    /// group a moment to die.
+    pub fn let_go_gone(mut self) -> Releasing {
+        if let Some(mut stdin) = self.child.stdin.take() {
+            use std::io::Write;
+            let _ = stdin.write_all(b"gone\n");
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        false
+        Releasing { child: self.child }
     }
 
     /// Leaves the watchdog running on its own (a [`Watch::Process`] one, whose
@@ -120,6 +130,29 @@ impl Watchdog {
     pub fn detach(self) {
         // Dropping a `Child` neither kills nor waits for it.
         drop(self.child);
+    }
+}
+
+/// A watchdog let go ([`Watchdog::let_go`]): killing its group and removing
+/// its folder.
+pub struct Releasing {
+    child: Child,
+}
+
+impl Releasing {
+    /// Waits up to `wait` for the watchdog to be done; kills it after that.
+    /// Returns whether it finished on its own.
+    pub fn wait(mut self, wait: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + wait;
+        while std::time::Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        false
     }
 }
 
@@ -156,6 +189,63 @@ pub fn kill_group(group: u32) {
     if let Some(pid) = rustix::process::Pid::from_raw(group as i32) {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
+}
+
+/// Waits up to `within` for process group `group` to have no live process
+/// left (after [`kill_group`]); returns whether it has none. Zombies count as
+/// gone: they run no more (whoever adopted them may reap them much later).
+pub fn group_gone(group: u32, within: std::time::Duration) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(group as i32) else {
+        return true;
+    };
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if rustix::process::test_kill_process_group(pid) == Err(rustix::io::Errno::SRCH)
+            || !group_has_live_process(group)
+        {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Whether a process of group `group` is alive (not a zombie), from `/proc`.
+fn group_has_live_process(group: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    let mut buf = String::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        buf.clear();
+        let Ok(mut f) = std::fs::File::open(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        if std::io::Read::read_to_string(&mut f, &mut buf).is_err() {
+            continue;
+        }
+        // Fields after the name: state, ppid, pgrp.
+        let mut rest = buf
+            .rsplit_once(')')
+            .map(|(_, r)| r)
+            .unwrap_or("")
+            .split_whitespace();
+        let state = rest.next();
+        let pgrp = rest.nth(1).and_then(|g| g.parse::<u32>().ok());
+        if pgrp == Some(group) && !matches!(state, Some("Z" | "X")) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether process `pid` exists (and is not a zombie).

@@ -62,6 +62,29 @@ impl Driver {
         }
     }
 
+    /// Kills chromedriver's process group at once (its browsers with it, no
+    /// session closed, nothing asked of the driver) and lets the watchdog
+    /// remove the profiles: [`Killed::wait`] waits for that.
+    pub(super) fn kill(mut self) -> Killed {
+        let _ = rustix::process::kill_process_group(
+            rustix::process::Pid::from_child(&self.child),
+            rustix::process::Signal::KILL,
+        );
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Once the group is gone, nothing writes into the profiles any more:
+        // the watchdog removes them at once.
+        let releasing = if crate::process::group_gone(self.child.id(), Duration::from_millis(300)) {
+            self.watchdog.let_go_gone()
+        } else {
+            self.watchdog.let_go()
+        };
+        Killed {
+            releasing,
+            profiles: self.profiles,
+        }
+    }
+
     /// chromedriver's `/shutdown` endpoint, which quits every browser it started.
     fn shutdown_request(&self) {
         let Some(addr) = self.url.strip_prefix("http://") else {
@@ -79,6 +102,22 @@ impl Driver {
         if stream.write_all(request.as_bytes()).is_ok() {
             let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
             let _ = stream.read(&mut [0u8; 256]);
+        }
+    }
+}
+
+/// A driver killed by [`Driver::kill`] whose watchdog is removing its profiles.
+pub(super) struct Killed {
+    releasing: crate::process::Releasing,
+    profiles: PathBuf,
+}
+
+impl Killed {
+    /// Waits (up to 3 s) for the watchdog to have killed what is left of the
+    /// group and removed the profiles; removes them itself if it did not.
+    pub(super) fn wait(self) {
+        if !self.releasing.wait(Duration::from_secs(3)) {
+            let _ = std::fs::remove_dir_all(&self.profiles);
         }
     }
 }

@@ -152,11 +152,18 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
         // A session's connection lives on the runtime that opened it: one from a
         // runtime that has ended (another test, an earlier harness run) is dead.
         let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
-        if bidi_open && session.client.current_url().await.is_ok() {
-            let page = Page::new(session, base_url, config.wait);
-            page.ensure_viewport(config.viewport).await?;
-            return Ok(page);
+        if !bidi_open || session.client.current_url().await.is_err() {
+            continue;
         }
+        // Reset here rather than when it was released: the last scenario's
+        // session is never reset for nobody (the process kills it at exit).
+        if !reset(&session).await {
+            session.close().await;
+            continue;
+        }
+        let page = Page::new(session, base_url, config.wait);
+        page.ensure_viewport(config.viewport).await?;
+        return Ok(page);
     }
     let page = Page::new(new_session(config, host).await?, base_url, config.wait);
     page.ensure_viewport(config.viewport).await?;
@@ -164,9 +171,19 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
     Ok(page)
 }
 
-/// Resets a page's browser state (cookies, storage, cache, extra windows, logs)
-/// and returns its session to the pool for the next scenario. A session that
-/// cannot be reset is closed.
+/// A pooled session's browser state reset (cookies, storage, cache, extra
+/// windows, logs) for its next page; `false` when it could not be.
+async fn reset(session: &Session) -> bool {
+    if let Some(b) = &session.bidi {
+        b.reset().await;
+    }
+    page::reset(&session.client).await.is_ok()
+}
+
+/// Returns a page's session to the pool for the next scenario, which gets it
+/// with its state reset (cookies, storage, cache, extra windows, logs: reset
+/// when it is taken, so that the last one is not reset for nobody). Its routes
+/// and dialog handlers go now. A session that cannot be reset is closed then.
 pub async fn release_page(page: Page) {
     if let Some(session) = page.take_session() {
         // Firefox and WebKit sessions are not reused: each has a driver and a
@@ -177,13 +194,12 @@ pub async fn release_page(page: Page) {
             session.close().await;
             return;
         }
+        // No route of the scenario outlives it (an idle page's requests would
+        // wait on a handler that is gone).
         if let Some(b) = &session.bidi {
             b.reset().await;
         }
-        match page::reset(&session.client).await {
-            Ok(()) => POOL.lock().expect("pool lock").push(session),
-            Err(_) => session.close().await,
-        }
+        POOL.lock().expect("pool lock").push(session);
     }
 }
 
@@ -198,6 +214,59 @@ pub async fn shutdown() {
     }
     if LIVE.load(std::sync::atomic::Ordering::SeqCst) == 0 {
         stop_driver();
+    }
+}
+
+/// The end of the process (the harness, once every scenario ended): the pooled
+/// sessions of the local chromedriver are not closed one by one, nor is the
+/// driver asked to quit its browsers: its process group is killed, browsers
+/// and all, and its watchdog removes the profiles while the reports are
+/// written ([`await_exit`] waits for it). Sessions of a remote WebDriver or of
+/// a driver of their own are closed as by [`shutdown`].
+pub(crate) async fn shutdown_at_exit() {
+    let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
+    let local_url = super::driver::local_driver().map(|(_, url)| url);
+    let (local, others): (Vec<Session>, Vec<Session>) = sessions
+        .into_iter()
+        .partition(|s| s.own_driver.is_none() && local_url.as_deref() == Some(s.remote.as_str()));
+    for s in others {
+        s.close().await;
+    }
+    // A page still open elsewhere in this process keeps the driver running.
+    if LIVE.load(std::sync::atomic::Ordering::SeqCst) > local.len() {
+        for s in local {
+            s.close().await;
+        }
+        return;
+    }
+    let driver = match DRIVER.lock() {
+        Ok(mut g) => g.take(),
+        Err(p) => p.into_inner().take(),
+    };
+    if let Some(d) = driver {
+        *EXITING.lock().unwrap_or_else(|p| p.into_inner()) = Some(d.kill());
+    }
+    for mut s in local {
+        // Killed with the driver's group; its profile is in the driver's
+        // folder, which the watchdog removes as a whole.
+        if let Some(profile) = s._profile.take() {
+            let _ = profile.keep();
+        }
+        drop(s);
+    }
+}
+
+/// The local driver killed by [`shutdown_at_exit`], its watchdog still
+/// removing the profiles.
+static EXITING: Mutex<Option<super::driver::Killed>> = Mutex::new(None);
+
+/// Waits until the driver killed by [`shutdown_at_exit`] has left nothing
+/// behind (its group killed, its profiles removed): the last thing before the
+/// process exits.
+pub(crate) fn await_exit() {
+    let killed = EXITING.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(k) = killed {
+        k.wait();
     }
 }
 

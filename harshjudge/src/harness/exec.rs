@@ -691,8 +691,10 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         eprintln!("harshjudge: {cause}");
         conclusion.num_failed += 1;
     }
-    // No chromedriver, browser or app under test outlives the run.
-    rt.block_on(crate::browser::shutdown());
+    // No chromedriver, browser or app under test outlives the run: the
+    // driver's group is killed now, and its profiles are removed while the
+    // reports are written (`tail::finish` waits for that before it returns).
+    rt.block_on(crate::browser::shutdown_at_exit());
     drop(rt);
     crate::server::stop();
     conclusion

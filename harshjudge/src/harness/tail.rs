@@ -100,6 +100,9 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             print!("{text}");
         }
     }
+    // The browsers were killed at the end of the run; their profiles are gone
+    // before the process is.
+    crate::browser::await_exit();
     let signal = super::signals::signal_exit_code();
     if let Some(log) = &t.log {
         log.finish(signal.is_some());

@@ -599,7 +599,7 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
         }
     }
     record_outcomes(shared, end, server_down, after);
-    // The browser sessions go back to the pool (state reset) for the next scenario.
+    // The browser sessions go back to the pool for the next scenario (reset when taken).
     let pages: Vec<_> = std::mem::take(&mut *shared.pages.lock().expect("pages lock"));
     shared.probes.lock().expect("probe lock").clear();
     for page in pages {
