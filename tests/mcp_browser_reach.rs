@@ -8,8 +8,8 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 
-use harshjudge_mcp::{Context, call};
-use serde_json::{Value, json};
+use harshjudge_mcp::Context;
+use serde_json::json;
 
 const REACH: &str = r#"<!doctype html><html><head><title>reach</title></head><body>
 <p id="answer">none</p>
@@ -65,20 +65,9 @@ fn serve() -> String {
     base
 }
 
-fn ok(ctx: &Context, tool: &str, args: Value) -> Value {
-    let out = call(ctx, tool, Some(args.clone()));
-    assert!(!out.is_error(), "{tool} {args} failed: {}", out.value);
-    out.value
-}
-
-fn fails(ctx: &Context, tool: &str, args: Value) -> (String, String) {
-    let out = call(ctx, tool, Some(args.clone()));
-    assert!(out.is_error(), "{tool} {args} must fail: {}", out.value);
-    (
-        out.value["code"].as_str().unwrap_or_default().to_string(),
-        out.value["error"].as_str().unwrap_or_default().to_string(),
-    )
-}
+#[path = "support/mcp_calls.rs"]
+mod mcp_calls;
+use mcp_calls::{fails, ok};
 
 #[test]
 fn dialogs_and_frames_over_mcp_are_recorded_and_exported() {

@@ -9,23 +9,12 @@
 //! click by snapshot ref is recorded and exported as the locator a person
 //! would write, with the route and the assertions.
 
-use harshjudge_mcp::{Context, call};
-use serde_json::{Value, json};
+use harshjudge_mcp::Context;
+use serde_json::json;
 
-fn ok(ctx: &Context, tool: &str, args: Value) -> Value {
-    let out = call(ctx, tool, Some(args.clone()));
-    assert!(!out.is_error(), "{tool} {args} failed: {}", out.value);
-    out.value
-}
-
-fn fails(ctx: &Context, tool: &str, args: Value) -> (String, String) {
-    let out = call(ctx, tool, Some(args.clone()));
-    assert!(out.is_error(), "{tool} {args} must fail: {}", out.value);
-    (
-        out.value["code"].as_str().unwrap_or_default().to_string(),
-        out.value["error"].as_str().unwrap_or_default().to_string(),
-    )
-}
+#[path = "support/mcp_calls.rs"]
+mod mcp_calls;
+use mcp_calls::{fails, ok};
 
 #[test]
 fn browser_route_fulfils_and_aborts_and_browser_expect_reads_network_and_console() {

@@ -3,24 +3,12 @@
 //! its candidates, `browser_expect` passing, failing and inverted, and its
 //! evidence recorded into the active run's current step.
 
-use harshjudge_mcp::{Context, call};
-use serde_json::{Value, json};
+use harshjudge_mcp::Context;
+use serde_json::json;
 
-fn ok(ctx: &Context, tool: &str, args: Value) -> Value {
-    let out = call(ctx, tool, Some(args.clone()));
-    assert!(!out.is_error(), "{tool} {args} failed: {}", out.value);
-    out.value
-}
-
-/// The code and message of a call that must fail.
-fn fails(ctx: &Context, tool: &str, args: Value) -> (String, String) {
-    let out = call(ctx, tool, Some(args.clone()));
-    assert!(out.is_error(), "{tool} {args} must fail: {}", out.value);
-    (
-        out.value["code"].as_str().unwrap_or_default().to_string(),
-        out.value["error"].as_str().unwrap_or_default().to_string(),
-    )
-}
+#[path = "support/mcp_calls.rs"]
+mod mcp_calls;
+use mcp_calls::{fails, ok};
 
 #[test]
 fn browser_tools_take_every_target_kind_and_browser_expect_asserts() {

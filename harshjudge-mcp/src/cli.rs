@@ -992,9 +992,15 @@ pub fn heal(
     live: bool,
     base_url: Option<&str>,
 ) -> (Value, bool) {
-    let env_url = std::env::var("HARSHJUDGE_BASE_URL")
-        .ok()
-        .filter(|u| !u.is_empty());
+    let env_url = match harshjudge::settings::base_url_from_env() {
+        Ok(url) => url,
+        Err(e) => {
+            return (
+                json!({"error": e.to_string(), "code": Code::InvalidInput.as_str()}),
+                false,
+            );
+        }
+    };
     let live = match base_url.map(String::from).or(env_url) {
         Some(url) => Some(url),
         None if live => match ctx

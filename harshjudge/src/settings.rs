@@ -647,6 +647,20 @@ impl McpSettings {
     }
 }
 
+/// `HARSHJUDGE_BASE_URL` alone, checked as the suites check it (`harshjudge-mcp
+/// heal`'s live check reads it; the server does not, so a bad value never
+/// stops it): unset or empty is `None`.
+pub fn base_url_from_env() -> Result<Option<String>, SettingError> {
+    match env("HARSHJUDGE_BASE_URL")?.filter(|u| !u.is_empty()) {
+        Some(u) if !is_http_url(&u) => Err(SettingError {
+            name: "HARSHJUDGE_BASE_URL",
+            value: u,
+            expected: BASE_URL_EXPECTED.into(),
+        }),
+        u => Ok(u),
+    }
+}
+
 /// `HARSHJUDGE_MCP_BIN`: the `harshjudge-mcp` program to start (the dashboard,
 /// the tests), when set.
 pub fn mcp_bin() -> Result<Option<PathBuf>, SettingError> {

@@ -1,0 +1,22 @@
+//! The MCP browser tests' two calls in process (harshjudge-mcp's `call`): one
+//! that must succeed (its value) and one that must fail (its code and message).
+
+use harshjudge_mcp::{Context, call};
+use serde_json::Value;
+
+/// The value of a call that must succeed.
+pub fn ok(ctx: &Context, tool: &str, args: Value) -> Value {
+    let out = call(ctx, tool, Some(args.clone()));
+    assert!(!out.is_error(), "{tool} {args} failed: {}", out.value);
+    out.value
+}
+
+/// The code and message of a call that must fail.
+pub fn fails(ctx: &Context, tool: &str, args: Value) -> (String, String) {
+    let out = call(ctx, tool, Some(args.clone()));
+    assert!(out.is_error(), "{tool} {args} must fail: {}", out.value);
+    (
+        out.value["code"].as_str().unwrap_or_default().to_string(),
+        out.value["error"].as_str().unwrap_or_default().to_string(),
+    )
+}
