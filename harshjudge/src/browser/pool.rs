@@ -92,7 +92,7 @@ async fn new_session(
     let bidi = match bidi::socket_url(&client) {
         Some(ws) => Some(bidi::Bidi::connect(&ws).await?),
         None if config.browser == BrowserKind::Chromium => {
-            bidi::announce_fallback(&url);
+            let _said = bidi::announce_fallback(&url);
             wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
             None
         }

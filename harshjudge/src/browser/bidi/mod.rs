@@ -82,14 +82,40 @@ pub(crate) fn socket_url(client: &fantoccini::Client) -> Option<String> {
         .map(String::from)
 }
 
-/// Says once per process that a remote end offers no BiDi.
-pub(crate) fn announce_fallback(remote: &str) {
+/// Says once per process that a remote end offers no BiDi; whether this
+/// call said it.
+pub(crate) fn announce_fallback(remote: &str) -> bool {
     static SAID: std::sync::Once = std::sync::Once::new();
+    let mut said_now = false;
     SAID.call_once(|| {
-        eprintln!(
-            "harshjudge: the WebDriver at {remote} offers no WebDriver BiDi (no webSocketUrl in its capabilities): console and network come from chromedriver's devtools log, read at each step boundary; routes and wait_for_request/wait_for_response need BiDi"
-        );
+        eprintln!("{}", fallback_notice(remote));
+        said_now = true;
     });
+    said_now
+}
+
+/// What [`announce_fallback`] says.
+fn fallback_notice(remote: &str) -> String {
+    format!(
+        "harshjudge: the WebDriver at {remote} offers no WebDriver BiDi (no webSocketUrl in its capabilities): console and network come from chromedriver's devtools log, read at each step boundary; routes and wait_for_request/wait_for_response need BiDi"
+    )
+}
+
+#[cfg(test)]
+mod fallback_tests {
+    /// A remote end without BiDi is announced once per process, however many
+    /// sessions fall back (each scenario's session used to be a candidate),
+    /// and the notice names the remote end and what is lost.
+    #[test]
+    fn the_fallback_is_said_once_per_process() {
+        assert!(super::announce_fallback("http://grid:4444"));
+        assert!(!super::announce_fallback("http://grid:4444"));
+        assert!(!super::announce_fallback("http://other:4444"));
+        let notice = super::fallback_notice("http://grid:4444");
+        for want in ["http://grid:4444", "devtools log", "routes"] {
+            assert!(notice.contains(want), "{want} in {notice}");
+        }
+    }
 }
 
 impl Bidi {
