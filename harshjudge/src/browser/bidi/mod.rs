@@ -101,23 +101,6 @@ fn fallback_notice(remote: &str) -> String {
     )
 }
 
-#[cfg(test)]
-mod fallback_tests {
-    /// A remote end without BiDi is announced once per process, however many
-    /// sessions fall back (each scenario's session used to be a candidate),
-    /// and the notice names the remote end and what is lost.
-    #[test]
-    fn the_fallback_is_said_once_per_process() {
-        assert!(super::announce_fallback("http://grid:4444"));
-        assert!(!super::announce_fallback("http://grid:4444"));
-        assert!(!super::announce_fallback("http://other:4444"));
-        let notice = super::fallback_notice("http://grid:4444");
-        for want in ["http://grid:4444", "devtools log", "routes"] {
-            assert!(notice.contains(want), "{want} in {notice}");
-        }
-    }
-}
-
 impl Bidi {
     /// Connects to `url`, subscribes to [`EVENTS`] and finds the window's context.
     pub(crate) async fn connect(url: &str) -> Result<Arc<Bidi>, BrowserError> {
@@ -279,5 +262,22 @@ impl Bidi {
         self.routes.clear(self).await;
         self.log.clear();
         self.dialogs.clear();
+    }
+}
+
+#[cfg(test)]
+mod fallback_tests {
+    /// A remote end without BiDi is announced once per process, however many
+    /// sessions fall back (each scenario's session used to be a candidate),
+    /// and the notice names the remote end and what is lost.
+    #[test]
+    fn the_fallback_is_said_once_per_process() {
+        assert!(super::announce_fallback("http://grid:4444"));
+        assert!(!super::announce_fallback("http://grid:4444"));
+        assert!(!super::announce_fallback("http://other:4444"));
+        let notice = super::fallback_notice("http://grid:4444");
+        for want in ["http://grid:4444", "devtools log", "routes"] {
+            assert!(notice.contains(want), "{want} in {notice}");
+        }
     }
 }
