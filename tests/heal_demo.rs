@@ -11,7 +11,7 @@ mod support;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::{Run, runs, serve_demo as serve, test_binary};
 
 /// The demo's web scenarios, as the failures' locations name them.
@@ -146,6 +146,29 @@ fn a_renamed_button_of_the_demo_app_is_healed_checked_live_and_the_healed_scenar
         v["note"],
         format!("checked live: get_by_role(\"button\").name(\"Log in\") matches exactly one element on {login}").as_str()
     );
+    // The MCP tool checks live too, in a `harshjudge-mcp heal` process of its
+    // own (the agent's browser is never touched); the same answer.
+    harshjudge_mcp::dashboard::set_binary(support::mcp_binary());
+    let ctx = harshjudge_mcp::Context::new(&p.root).unwrap();
+    let args = json!({"scenarioSlug": SLUG, "sourceRoot": "src-root", "baseUrl": renamed.url});
+    let out = harshjudge_mcp::call(&ctx, "heal", Some(args));
+    assert!(!out.is_error(), "{}", out.value);
+    assert_eq!(out.value["live"]["count"], 1, "{}", out.value);
+    assert_eq!(out.value["after"], ".name(\"Log in\")");
+    assert_eq!(out.value["applied"], false);
+    let bad = json!({"scenarioSlug": SLUG, "sourceRoot": "src-root", "baseUrl": "not a url"});
+    let out = harshjudge_mcp::call(&ctx, "heal", Some(bad));
+    assert!(out.is_error(), "{}", out.value);
+    assert!(
+        out.value["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not a url"),
+        "the bad URL is named: {}",
+        out.value
+    );
+    assert_eq!(source(&p), original, "a proposal writes nothing");
+
     // On an app as written the replacement finds nothing: refused, nothing written.
     let as_written = serve("");
     let (code, v) = heal(&p, &["--apply", "--base-url", &as_written.url]);

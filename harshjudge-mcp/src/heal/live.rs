@@ -3,10 +3,10 @@
 //! the replacement finds.
 
 use harshjudge::browser::{BrowserConfig, BrowserError, GeneratedLocator, LocatorParseError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the live check saw.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LiveCheck {
     /// The page opened: the app's URL with the path the step failed on.

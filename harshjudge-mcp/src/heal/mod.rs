@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use harshjudge::regex::Regex;
 use harshjudge::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use page::{AriaNode, aria_nodes, attribute_values, label_texts, similarity};
 
@@ -46,7 +46,7 @@ const LABELLED_ROLES: [&str; 10] = [
 ];
 
 /// A step's failure, as far as healing is concerned.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Failure {
     /// An action or read whose locator matched no element until its timeout.
@@ -276,7 +276,7 @@ pub enum HealError {
 }
 
 /// What `heal` proposes (and, applied, did).
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Heal {
     /// The scenario.

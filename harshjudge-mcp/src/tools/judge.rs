@@ -731,6 +731,10 @@ pub struct HealArgs {
     /// Write the change to the source and record it in the run's folder (default false: only propose).
     #[serde(default)]
     pub apply: bool,
+    /// The app's URL: the replacement is also checked on the live page
+    /// (exactly one element), in a `harshjudge-mcp heal` process of its own.
+    #[serde(default)]
+    pub base_url: Option<String>,
 }
 
 impl ToolOutput for crate::heal::Heal {}
@@ -742,6 +746,9 @@ pub fn heal(ctx: &Context, a: HealArgs) -> Result<crate::heal::Heal, ToolError> 
         Some(r) => ctx.root().join(r),
         None => ctx.root().to_path_buf(),
     };
+    if let Some(url) = a.base_url.as_deref() {
+        return heal_live(ctx, &a, &root, url);
+    }
     let req = crate::heal::HealRequest {
         scenario: a.scenario_slug,
         run: a.run_id,
@@ -753,4 +760,66 @@ pub fn heal(ctx: &Context, a: HealArgs) -> Result<crate::heal::Heal, ToolError> 
         crate::heal::HealError::UnknownScenario { .. } => ToolError::not_found(e.to_string()),
         e => ToolError::invalid(e.to_string()),
     })
+}
+
+/// `heal` with its live check, run as `harshjudge-mcp heal … --base-url URL`
+/// in a process of its own: the check opens a browser and ends by shutting
+/// the browser pool down, which in this process would close the agent's own
+/// browser. Its JSON is read back; its error keeps its code.
+fn heal_live(
+    ctx: &Context,
+    a: &HealArgs,
+    root: &std::path::Path,
+    url: &str,
+) -> Result<crate::heal::Heal, ToolError> {
+    let internal = |what: String| ToolError::new(crate::error::Code::Internal, what);
+    let bin = crate::dashboard::binary().map_err(|e| internal(e.to_string()))?;
+    let mut cmd = std::process::Command::new(&bin);
+    cmd.arg("--cwd")
+        .arg(ctx.root())
+        .args([
+            "--dashboard",
+            "off",
+            "heal",
+            &a.scenario_slug,
+            "--base-url",
+            url,
+        ])
+        .arg("--source-root")
+        .arg(root)
+        .stdin(std::process::Stdio::null());
+    if let Some(run) = &a.run_id {
+        cmd.args(["--run", run]);
+    }
+    if a.apply {
+        cmd.arg("--apply");
+    }
+    let out = cmd.output().map_err(|e| {
+        internal(format!(
+            "cannot run {} for the live check: {e}",
+            bin.display()
+        ))
+    })?;
+    let text = if out.status.success() {
+        out.stdout
+    } else {
+        out.stderr
+    };
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
+        internal(format!(
+            "the live check ({}) answered no JSON ({e}): {}",
+            bin.display(),
+            String::from_utf8_lossy(&text)
+                .chars()
+                .take(500)
+                .collect::<String>()
+        ))
+    })?;
+    if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
+        return Err(match value.get("code").and_then(|c| c.as_str()) {
+            Some("NOT_FOUND") => ToolError::not_found(error),
+            _ => ToolError::invalid(error),
+        });
+    }
+    serde_json::from_value(value).map_err(|e| internal(format!("the live check's answer: {e}")))
 }
