@@ -243,6 +243,11 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
     );
     c("browser_network", json!({"peek": true}));
     c("browser_network", json!({}));
+    c(
+        "browser_handle_dialog",
+        json!({"accept": true, "promptText": "Ada"}),
+    );
+    c("browser_handle_dialog", json!({"accept": false}));
     // with an active run: evidence on actions
     let run3 = c("startRun", json!({"scenarioSlug": "login"}))["runId"]
         .as_str()
