@@ -260,32 +260,23 @@ pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<BatchResu
         } else {
             failed += 1;
         }
-        if !a.detail {
+        results.push(if a.detail {
+            StepReport::Detail(BatchStepResult {
+                tool: step.tool,
+                ok,
+                meta: CallMeta {
+                    duration_ms: (out.elapsed.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
+                    timestamp,
+                },
+                error: (!ok).then(|| CallError::of(&out.value)),
+                result: ok.then_some(out.value),
+                observation,
+            })
+        } else {
             let mut brief = StepBrief::of(i + 1, &step.tool, ok, &out.value);
             brief.observation = observation;
-            results.push(StepReport::Brief(brief));
-            if !ok && a.stop_on_error {
-                break;
-            }
-            continue;
-        }
-        let mut r = BatchStepResult {
-            tool: step.tool,
-            ok,
-            meta: CallMeta {
-                duration_ms: (out.elapsed.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
-                timestamp,
-            },
-            result: None,
-            error: None,
-            observation,
-        };
-        if ok {
-            r.result = Some(out.value);
-        } else {
-            r.error = Some(CallError::of(&out.value));
-        }
-        results.push(StepReport::Detail(r));
+            StepReport::Brief(brief)
+        });
         if !ok && a.stop_on_error {
             break;
         }

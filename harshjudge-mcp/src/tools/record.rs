@@ -703,27 +703,26 @@ pub fn record_replay(
             }
             let _ = call("completeStep", step);
         }
-        if !a.detail {
-            results.push(super::batch::StepReport::Brief(
-                super::batch::StepBrief::of(i + 1, &c.tool, ok, &out.value),
-            ));
-            if !ok && !a.continue_on_error {
-                break;
-            }
-            continue;
-        }
-        let r = ReplayStep {
-            index: i + 1,
-            tool: c.tool.clone(),
-            ok,
-            recorded_ok: c.ok,
-            meta: ReplayMeta {
-                duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
-            },
-            result: ok.then_some(out.value),
-            error,
-        };
-        results.push(super::batch::StepReport::Detail(r));
+        results.push(if a.detail {
+            super::batch::StepReport::Detail(ReplayStep {
+                index: i + 1,
+                tool: c.tool.clone(),
+                ok,
+                recorded_ok: c.ok,
+                meta: ReplayMeta {
+                    duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,
+                },
+                result: ok.then_some(out.value),
+                error,
+            })
+        } else {
+            super::batch::StepReport::Brief(super::batch::StepBrief::of(
+                i + 1,
+                &c.tool,
+                ok,
+                &out.value,
+            ))
+        });
         if !ok && !a.continue_on_error {
             break;
         }

@@ -66,10 +66,7 @@ impl Driver {
     /// session closed, nothing asked of the driver) and lets the watchdog
     /// remove the profiles: [`Killed::wait`] waits for that.
     pub(super) fn kill(mut self) -> Killed {
-        let _ = rustix::process::kill_process_group(
-            rustix::process::Pid::from_child(&self.child),
-            rustix::process::Signal::KILL,
-        );
+        crate::process::kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
         // Once the group is gone, nothing writes into the profiles any more:
