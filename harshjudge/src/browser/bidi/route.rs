@@ -163,8 +163,14 @@ struct Entry {
     pattern: UrlPattern,
     matcher: Matcher,
     handler: Handler,
-    /// The BiDi intercept that blocks its requests.
-    intercept: Option<String>,
+    /// The BiDi intercept that blocks its requests, once BiDi has named it.
+    intercept: Mutex<Option<String>>,
+}
+
+impl Entry {
+    fn intercept(&self) -> Option<String> {
+        self.intercept.lock().expect("route lock").clone()
+    }
 }
 
 /// A page's routes, newest last, each with the intercept that feeds it.
@@ -383,14 +389,38 @@ impl Routes {
         if let Some(p) = pattern.intercept_pattern(base) {
             params["urlPatterns"] = json!([p]);
         }
-        let r = bidi.send("network.addIntercept", params).await?;
-        self.list.lock().expect("routes lock").push(Arc::new(Entry {
+        // In the list before its intercept exists: a request the intercept
+        // blocks as soon as BiDi has added it (before this task runs again)
+        // finds its route, rather than none and going through unrouted.
+        let entry = Arc::new(Entry {
             matcher: pattern.matcher(base),
             pattern,
             handler,
-            intercept: r["intercept"].as_str().map(String::from),
-        }));
-        Ok(())
+            intercept: Mutex::new(None),
+        });
+        self.list.lock().expect("routes lock").push(entry.clone());
+        match bidi.send("network.addIntercept", params).await {
+            Ok(r) => {
+                let id = r["intercept"].as_str().map(String::from);
+                *entry.intercept.lock().expect("route lock") = id.clone();
+                // Unrouted (or cleared) while its intercept was being added:
+                // the intercept goes too.
+                let listed =
+                    (self.list.lock().expect("routes lock").iter()).any(|e| Arc::ptr_eq(e, &entry));
+                if let (false, Some(id)) = (listed, id) {
+                    bidi.send("network.removeIntercept", json!({"intercept": id}))
+                        .await?;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.list
+                    .lock()
+                    .expect("routes lock")
+                    .retain(|e| !Arc::ptr_eq(e, &entry));
+                Err(e)
+            }
+        }
     }
 
     /// Removes the routes of `pattern` (written the same) and their intercepts.
@@ -407,7 +437,7 @@ impl Routes {
             gone
         };
         for e in &removed {
-            if let Some(id) = &e.intercept {
+            if let Some(id) = e.intercept() {
                 bidi.send("network.removeIntercept", json!({"intercept": id}))
                     .await?;
             }
@@ -419,7 +449,7 @@ impl Routes {
     pub(crate) async fn clear(&self, bidi: &Bidi) {
         let all: Vec<Arc<Entry>> = self.list.lock().expect("routes lock").drain(..).collect();
         for e in all {
-            if let Some(id) = &e.intercept {
+            if let Some(id) = e.intercept() {
                 let _ = bidi
                     .send("network.removeIntercept", json!({"intercept": id}))
                     .await;
@@ -495,4 +525,80 @@ fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use futures_util::{SinkExt, StreamExt};
+    use serde_json::{Value, json};
+    use tokio_tungstenite::tungstenite::Message;
+
+    use super::super::Bidi;
+    use super::{Response, UrlPattern};
+
+    /// A remote end that answers as chromedriver's BiDi does, except that it
+    /// blocks a request of the new intercept (its `beforeRequestSent` event)
+    /// before it answers `network.addIntercept`, as a browser may when the
+    /// page fetches at that moment. Returns its URL and the methods of the
+    /// commands it got after the intercept.
+    async fn remote_end() -> (String, tokio::sync::mpsc::UnboundedReceiver<String>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(Message::Text(text))) = ws.next().await {
+                let v: Value = serde_json::from_str(text.as_str()).unwrap();
+                let method = v["method"].as_str().unwrap().to_string();
+                let result = match method.as_str() {
+                    "session.subscribe" => json!({}),
+                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
+                    "network.addIntercept" => {
+                        let blocked = json!({"type": "event", "method": "network.beforeRequestSent",
+                            "params": {"context": "top", "isBlocked": true, "timestamp": 1,
+                                "redirectCount": 0, "intercepts": ["i1"],
+                                "request": {"request": "r1", "url": "http://app.test/api/items",
+                                    "method": "GET", "headers": []}}});
+                        ws.send(Message::text(blocked.to_string())).await.unwrap();
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        json!({"intercept": "i1"})
+                    }
+                    other => {
+                        let _ = tx.send(other.to_string());
+                        json!({})
+                    }
+                };
+                let reply = json!({"type": "success", "id": v["id"], "result": result});
+                ws.send(Message::text(reply.to_string())).await.unwrap();
+            }
+        });
+        (url, rx)
+    }
+
+    /// A request blocked by a route's intercept before `page.route` has
+    /// returned goes to that route. (Its entry used to join the list only
+    /// after BiDi answered, so such a request found no route and went
+    /// through to the server unrouted: `continueRequest`, not `provideResponse`.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_request_blocked_before_route_returns_goes_to_the_route() {
+        let (url, mut commands) = remote_end().await;
+        let bidi = Bidi::connect(&url).await.unwrap();
+        bidi.routes
+            .add(
+                &bidi,
+                UrlPattern::from("**/api/items"),
+                "http://app.test",
+                |route| async move { route.fulfill(Response::new().json(&["stubbed"])).await },
+            )
+            .await
+            .unwrap();
+        let first = tokio::time::timeout(Duration::from_secs(5), commands.recv())
+            .await
+            .expect("the blocked request is settled")
+            .unwrap();
+        assert_eq!(first, "network.provideResponse");
+    }
 }
