@@ -238,7 +238,8 @@ fn outcome() -> &'static Outcome {
             // A hang fails in a minute, not in the default five.
             std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "60s");
         }
-        assert_eq!(run("bidi", &hj, &driver.url, "network_control", &[]), 0);
+        let code = run("bidi", &hj, &driver.url, "network_control", &[]);
+        assert_eq!(code, 0, "network_control failed:\n{}", explain(&hj));
         let code = run(
             "bidi",
             &hj,
@@ -257,6 +258,41 @@ fn outcome() -> &'static Outcome {
             commands,
         }
     })
+}
+
+/// What a failed nested run recorded, for the failure message: each step's
+/// status and error, and the failing step's console and network evidence (a
+/// rare failure is then diagnosed from the CI log alone).
+fn explain(hj: &Path) -> String {
+    let mut out = String::new();
+    let Ok(slugs) = std::fs::read_dir(hj.join("scenarios")) else {
+        return format!("no scenarios under {}", hj.display());
+    };
+    for slug in slugs.flatten() {
+        let Ok(runs) = std::fs::read_dir(slug.path().join("runs")) else {
+            continue;
+        };
+        for run in runs.flatten() {
+            let result = std::fs::read_to_string(run.path().join("result.json")).unwrap_or_default();
+            out.push_str(&format!("{}\n{result}\n", run.path().display()));
+            let Ok(v) = harshjudge::serde_json::from_str::<harshjudge::serde_json::Value>(&result)
+            else {
+                continue;
+            };
+            let steps = v["steps"].as_array().cloned().unwrap_or_default();
+            for (i, step) in steps.iter().enumerate() {
+                if step["status"] != "fail" {
+                    continue;
+                }
+                let dir = run.path().join(format!("step-{:02}/evidence", i + 1));
+                for file in ["console.json", "network.json"] {
+                    let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+                    out.push_str(&format!("step {:02} {file}: {text}\n", i + 1));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn run_dir(hj: &Path, slug: &str) -> PathBuf {
