@@ -273,7 +273,8 @@ fn explain(hj: &Path) -> String {
             continue;
         };
         for run in runs.flatten() {
-            let result = std::fs::read_to_string(run.path().join("result.json")).unwrap_or_default();
+            let result =
+                std::fs::read_to_string(run.path().join("result.json")).unwrap_or_default();
             out.push_str(&format!("{}\n{result}\n", run.path().display()));
             let Ok(v) = harshjudge::serde_json::from_str::<harshjudge::serde_json::Value>(&result)
             else {

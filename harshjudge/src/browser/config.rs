@@ -365,7 +365,19 @@ impl BrowserConfig {
             "--disable-sync".into(),
             "--disable-default-apps".into(),
             "--disable-extensions".into(),
-            "--disable-features=Translate,OptimizationHints,MediaRouter".into(),
+            // As Playwright launches Chromium: input is taken before the new
+            // document's first commit and no paint is held across a
+            // navigation (a click right after `goto` is not dropped), and a
+            // page in a window that is not in front (an opener behind its
+            // popup, a scenario beside another) keeps its timers and renderer
+            // at full speed.
+            "--disable-features=Translate,OptimizationHints,MediaRouter,PaintHolding".into(),
+            "--allow-pre-commit-input".into(),
+            "--disable-renderer-backgrounding".into(),
+            "--disable-background-timer-throttling".into(),
+            "--disable-backgrounding-occluded-windows".into(),
+            "--disable-ipc-flooding-protection".into(),
+            "--disable-hang-monitor".into(),
             "--metrics-recording-only".into(),
             "--disable-quic".into(),
             "--mute-audio".into(),
@@ -477,6 +489,20 @@ mod tests {
         };
         let a = args(&remote, None, Some("app.test"));
         assert!(!a.iter().any(|x| x.starts_with("--user-data-dir")), "{a:?}");
+        // Input right after a navigation, and pages behind others, as Playwright.
+        for flag in [
+            "--allow-pre-commit-input",
+            "--disable-renderer-backgrounding",
+            "--disable-backgrounding-occluded-windows",
+        ] {
+            assert!(a.contains(&flag.to_string()), "{flag} in {a:?}");
+        }
+        let features = a.iter().filter(|x| x.starts_with("--disable-features="));
+        assert_eq!(features.count(), 1, "one --disable-features: {a:?}");
+        assert!(
+            a.iter()
+                .any(|x| x.starts_with("--disable-features=") && x.contains("PaintHolding"))
+        );
         assert!(
             a.contains(
                 &"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1 , EXCLUDE app.test"
