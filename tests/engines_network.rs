@@ -60,6 +60,31 @@ async fn document_routes(s: Scenario) -> harshjudge::Result {
             .to_have_text("real document")
             .await?;
     });
+    step!("Back and forward load a routed document again", {
+        // Not cached, so going back asks for it again, and the route answers.
+        page.route("**/doc", |route| async move {
+            let doc = Response::new()
+                .content_type("text/html")
+                .header("Cache-Control", "no-store")
+                .body(STUB_DOC);
+            route.fulfill(doc).await
+        })
+        .await?;
+        page.goto("/doc").await?;
+        page.goto("/play").await?;
+        let started = Instant::now();
+        page.go_back().await?;
+        expect(&page.locator("#doc"))
+            .to_have_text("stubbed document")
+            .await?;
+        page.go_forward().await?;
+        expect(&page.locator("#out")).to_have_text("idle").await?;
+        page.go_back().await?;
+        expect(&page.locator("#doc"))
+            .to_have_text("stubbed document")
+            .await?;
+        s.attach_text("history-ms", &started.elapsed().as_millis().to_string())?;
+    });
     Ok(())
 }
 
@@ -299,6 +324,18 @@ fn document_routes_on(browser: &str) {
     );
     let error = attached(&run, 2, "goto-error");
     assert!(error.contains("/doc"), "{browser}: {error}");
+    // Back, forward and back again over a routed document, each load waited for.
+    let ms: u64 = attached(&run, 4, "history-ms").trim().parse().unwrap();
+    assert!(
+        ms < 10_000,
+        "{browser} step 4: back and forward took {ms} ms"
+    );
+    let r4 = requests(&run, 4, "/doc");
+    let fulfilled = r4
+        .iter()
+        .filter(|e| e["intercepted"] == "fulfilled")
+        .count();
+    assert_eq!(fulfilled, 3, "goto, back, back: {browser}: {r4:?}");
 }
 
 #[test]

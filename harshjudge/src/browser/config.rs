@@ -378,6 +378,11 @@ impl BrowserConfig {
             "--disable-backgrounding-occluded-windows".into(),
             "--disable-ipc-flooding-protection".into(),
             "--disable-hang-monitor".into(),
+            // Back and forward load their document again, as Playwright's
+            // Chromium does: the request is in the step's network evidence
+            // and a route answers it (the back-forward cache would restore
+            // the page without either).
+            "--disable-back-forward-cache".into(),
             "--metrics-recording-only".into(),
             "--disable-quic".into(),
             "--mute-audio".into(),
@@ -494,6 +499,7 @@ mod tests {
             "--allow-pre-commit-input",
             "--disable-renderer-backgrounding",
             "--disable-backgrounding-occluded-windows",
+            "--disable-back-forward-cache",
         ] {
             assert!(a.contains(&flag.to_string()), "{flag} in {a:?}");
         }

@@ -371,6 +371,9 @@ impl Page {
 
     /// Goes back in history.
     pub async fn go_back(&self) -> Result<(), BrowserError> {
+        if let Some((bidi, context)) = self.routed_context() {
+            return bidi.traverse(&context, -1, "going back").await;
+        }
         self.engine()
             .in_window(wire::post(self.client(), "back", json!({}), "going back"))
             .await
@@ -379,6 +382,9 @@ impl Page {
 
     /// Goes forward in history.
     pub async fn go_forward(&self) -> Result<(), BrowserError> {
+        if let Some((bidi, context)) = self.routed_context() {
+            return bidi.traverse(&context, 1, "going forward").await;
+        }
         self.engine()
             .in_window(wire::post(
                 self.client(),

@@ -43,6 +43,18 @@ const EVENTS: [&str; 9] = [
 
 type Reply = oneshot::Sender<Result<Value, BrowserError>>;
 
+/// How long a history traversal may take to load its document: classic
+/// WebDriver's default page-load limit.
+const TRAVERSAL_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Nanoseconds of the clock, for a token no page can guess.
+fn now_nanos() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
 /// One BiDi connection (one per WebDriver session).
 pub(crate) struct Bidi {
     out: mpsc::UnboundedSender<Message>,
@@ -235,6 +247,99 @@ impl Bidi {
             },
             other => other,
         })
+    }
+
+    /// Goes `delta` entries through `context`'s history (-1: back, 1:
+    /// forward) and waits until that entry's document has loaded, as classic
+    /// WebDriver's Back and Forward do; at either end of the history it does
+    /// nothing, as they do. Used when the page has routes, for the reason
+    /// [`Bidi::navigate`] gives.
+    ///
+    /// BiDi's `traverseHistory` does not wait for the load, so the document
+    /// is marked first (a token in its window) and the traversal is over
+    /// once a document without that token, or at another URL (an entry of
+    /// the same document), is complete.
+    pub(crate) async fn traverse(
+        &self,
+        context: &str,
+        delta: i64,
+        during: &str,
+    ) -> Result<(), BrowserError> {
+        let fail = |e: BrowserError| match e {
+            BrowserError::Command { message, .. } => BrowserError::Command {
+                action: during.to_string(),
+                message,
+            },
+            other => other,
+        };
+        let token = format!("{:x}", self.next.load(Ordering::Relaxed) ^ now_nanos());
+        let before = self
+            .evaluate(
+                context,
+                &format!("(window.__hjTraversal = {token:?}, location.href)"),
+            )
+            .await
+            .map_err(fail)?;
+        match self
+            .send(
+                "browsingContext.traverseHistory",
+                json!({"context": context, "delta": delta}),
+            )
+            .await
+        {
+            Ok(_) => {}
+            Err(BrowserError::Command { message, .. })
+                if message.contains("no such history entry") =>
+            {
+                return Ok(());
+            }
+            Err(e) => return Err(fail(e)),
+        }
+        let done = format!(
+            "(window.__hjTraversal !== {token:?} || location.href !== {before:?}) ? document.readyState : ''"
+        );
+        let deadline = std::time::Instant::now() + TRAVERSAL_LIMIT;
+        loop {
+            // An error: the context is between documents; ask again.
+            if let Ok(state) = self.evaluate(context, &done).await
+                && state == "complete"
+            {
+                return Ok(());
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(BrowserError::Command {
+                    action: during.to_string(),
+                    message: format!(
+                        "the document did not finish loading in {} s",
+                        TRAVERSAL_LIMIT.as_secs()
+                    ),
+                });
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+    }
+
+    /// `expression`'s value in `context`'s document, as a string.
+    async fn evaluate(&self, context: &str, expression: &str) -> Result<String, BrowserError> {
+        let r = self
+            .send(
+                "script.evaluate",
+                json!({"expression": expression, "target": {"context": context},
+                    "awaitPromise": false, "resultOwnership": "none"}),
+            )
+            .await?;
+        match r["type"].as_str() {
+            Some("success") => Ok(r["result"]["value"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()),
+            _ => Err(bidi_err(
+                "script.evaluate",
+                r["exceptionDetails"]["text"]
+                    .as_str()
+                    .unwrap_or("the script threw"),
+            )),
+        }
     }
 
     /// Whether the connection is still open.
