@@ -65,7 +65,13 @@ pub(crate) struct Shared {
     pub pages: Mutex<Vec<crate::browser::Page>>,
     /// The store the run is recorded in (where storage states are saved).
     store: crate::store::Store,
+    /// A probe did not answer within [`CAPTURE_LIMIT`] after the steps.
+    unresponsive: std::sync::atomic::AtomicBool,
 }
+
+/// How long a probe may take to capture evidence once the steps are over
+/// (a failed step's, the last step's `after`): no step limit bounds it then.
+const CAPTURE_LIMIT: Duration = Duration::from_secs(10);
 
 struct Cursor {
     /// 1-based running step; 0 when none.
@@ -110,6 +116,7 @@ impl Shared {
             notify: Notify::new(),
             probes: Mutex::new(Vec::new()),
             pages: Mutex::new(Vec::new()),
+            unresponsive: Default::default(),
         })
     }
 
@@ -249,6 +256,44 @@ impl Shared {
         futures_util::future::join_all(futures).await
     }
 
+    /// [`snapshot_probes`](Self::snapshot_probes) once the steps are over (no
+    /// step limit runs): a probe that does not answer within
+    /// [`CAPTURE_LIMIT`] leaves its `probe-error.txt` saying so, and marks the
+    /// scenario's browser unresponsive.
+    async fn snapshot_probes_bounded(&self) -> Captures {
+        let probes = self.probes();
+        let futures = probes.iter().map(|p| async move {
+            let snap = self.bounded(p.snapshot()).await;
+            (p.prefix().to_string(), snap)
+        });
+        futures_util::future::join_all(futures).await
+    }
+
+    /// Whether a probe did not answer within [`CAPTURE_LIMIT`].
+    fn is_unresponsive(&self) -> bool {
+        self.unresponsive.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// `capture` within [`CAPTURE_LIMIT`], else an error naming the limit.
+    async fn bounded<T>(
+        &self,
+        capture: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, Error> {
+        match tokio::time::timeout(CAPTURE_LIMIT, capture).await {
+            Ok(r) => r,
+            Err(_) => {
+                self.unresponsive
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                Err(Error::msg(format!(
+                    "no answer within {} s, so no evidence from it: its browser is held \
+                     (a script that never returns, a navigation that never finishes loading); \
+                     the session is closed rather than reused",
+                    CAPTURE_LIMIT.as_secs()
+                )))
+            }
+        }
+    }
+
     /// Emits snapshots as evidence of step `n`: `Before` as the state's
     /// `{prefix}before.*`; `After` as `{prefix}after.*` plus what happened
     /// during the step. The store writer writes them off the step's path.
@@ -317,15 +362,18 @@ impl Shared {
         if self.limits.evidence == EvidenceMode::Off {
             return;
         }
-        let snapshots = self.snapshot_probes().await;
+        let snapshots = self.snapshot_probes_bounded().await;
         self.write_snapshots(n, &snapshots, Side::Error);
+        if self.is_unresponsive() {
+            // Its extras would wait on the same held browser.
+            return;
+        }
         let probes = self.probes();
-        let extras = futures_util::future::join_all(
-            probes
-                .iter()
-                .map(|p| async move { (p.prefix().to_string(), p.on_failure().await) }),
-        )
-        .await;
+        let extras =
+            futures_util::future::join_all(probes.iter().map(|p| async move {
+                (p.prefix().to_string(), self.bounded(p.on_failure()).await)
+            }))
+            .await;
         let as_snapshots: Captures = extras
             .into_iter()
             .map(|(prefix, r)| {
@@ -590,20 +638,29 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
     if failing_step.is_none()
         && shared.limits.evidence == EvidenceMode::All
         && interrupted.is_none()
+        && !shared.is_unresponsive()
     {
         // The last step's `after`.
         let step = shared.cursor.lock().expect("cursor lock").step;
         if step > 0 {
-            let snaps = shared.snapshot_probes().await;
+            let snaps = shared.snapshot_probes_bounded().await;
             shared.write_snapshots(step, &snaps, Side::After);
         }
     }
     record_outcomes(shared, end, server_down, after);
-    // The browser sessions go back to the pool for the next scenario (reset when taken).
+    // The browser sessions go back to the pool for the next scenario (reset
+    // when taken), unless one did not answer: a session still held by its
+    // browser would hold the next scenario too, so they are closed (in the
+    // background: the close waits on the same browser).
     let pages: Vec<_> = std::mem::take(&mut *shared.pages.lock().expect("pages lock"));
     shared.probes.lock().expect("probe lock").clear();
+    let unresponsive = shared.is_unresponsive();
     for page in pages {
-        crate::browser::release_page(page).await;
+        if unresponsive {
+            drop(page);
+        } else {
+            crate::browser::release_page(page).await;
+        }
     }
     // Every evidence file is on disk before the run is final; the store
     // writer then tells the consumers `RunFinished`.

@@ -1,0 +1,130 @@
+//! Issue 23: a step whose browser is held ends at its step limit, and so does
+//! the run. The step follows a link to a document a route answers: the
+//! classic click waits in chromedriver for that navigation, which waits for
+//! the route's BiDi answer, which chromedriver does not serve meanwhile (the
+//! known gap of routed navigations started by input, written in the README;
+//! when it is closed this test needs another way to hold a browser). Every
+//! later command of the session (a failure's screenshot, HTML, ARIA tree)
+//! waits behind it, up to chromedriver's page-load limit of 300 s. The failure's
+//! evidence is bounded (the page's `probe-error.txt` says it had no answer),
+//! the held session is not pooled, and the next scenario of the same process
+//! gets a browser that works.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use harshjudge::{Response, Scenario, expect, scenario, step};
+
+#[scenario(step_timeout = "6s")]
+async fn held_navigation(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Follow a link to a routed document", {
+        page.route("**/next", |route| async move {
+            // Answered once the click waits in chromedriver for the load.
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            let doc = Response::new()
+                .content_type("text/html")
+                .body("<p id=\"next\">next</p>");
+            route.fulfill(doc).await
+        })
+        .await?;
+        page.goto("/ok").await?;
+        page.locator("#link").click().await?;
+        expect(&page.locator("#next")).to_have_text("next").await?;
+    });
+    Ok(())
+}
+
+#[scenario]
+async fn then_a_page_that_answers(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Open a page that answers", {
+        page.goto("/ok").await?;
+        expect(&page.locator("#ok")).to_have_text("fine").await?;
+    });
+    Ok(())
+}
+
+/// A loopback server: a small page with a link to `/next` (which only the
+/// route answers).
+fn serve() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || answer(stream));
+        }
+    });
+    url
+}
+
+fn answer(mut stream: TcpStream) {
+    let _ = stream.read(&mut [0u8; 4096]);
+    let body = "<!doctype html><title>ok</title><p id=\"ok\">fine</p><a id=\"link\" href=\"/next\">next</a>";
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+fn run_dir(hj: &Path, slug: &str) -> PathBuf {
+    let runs = hj.join("scenarios").join(slug).join("runs");
+    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(all.len(), 1, "{all:?}");
+    all.pop().unwrap()
+}
+
+fn result(hj: &Path, slug: &str) -> harshjudge::serde_json::Value {
+    let path = run_dir(hj, slug).join("result.json");
+    harshjudge::serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_held_browser_fails_its_step_in_time_and_is_not_reused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    // SAFETY: the only test of this binary; nothing else reads the environment.
+    unsafe {
+        std::env::set_var("HARSHJUDGE_DIR", &hj);
+        std::env::set_var("HARSHJUDGE_BASE_URL", serve());
+        std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL");
+    }
+    let args = harshjudge::harness::Arguments::from_iter([
+        "held_browser",
+        "--quiet",
+        "--test-threads",
+        "1",
+    ]);
+    let pkg = harshjudge::harness::Package::new("held_browser", env!("CARGO_MANIFEST_DIR"));
+    let started = Instant::now();
+    let code = harshjudge::harness::run(pkg, &args);
+    let took = started.elapsed();
+    assert_ne!(code, 0, "the held step fails");
+    // The step's 6 s, at most 10 s of failure evidence, two sessions.
+    assert!(took < Duration::from_secs(60), "the run took {took:?}");
+
+    let held = result(&hj, "held-navigation");
+    let error = held["steps"][0]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("step timed out after 6s"), "{held}");
+    let evidence = run_dir(&hj, "held-navigation").join("step-01/evidence");
+    let notes: Vec<String> = std::fs::read_dir(&evidence)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with("probe-error.txt"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("no answer within 10 s")),
+        "{notes:?} in {}: {held}",
+        evidence.display()
+    );
+
+    let next = result(&hj, "then-a-page-that-answers");
+    assert_eq!(next["status"], "pass", "{next}");
+}
