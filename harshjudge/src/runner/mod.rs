@@ -285,9 +285,9 @@ impl Shared {
                 self.unresponsive
                     .store(true, std::sync::atomic::Ordering::SeqCst);
                 Err(Error::msg(format!(
-                    "no answer within {} s, so no evidence from it: its browser is held \
-                     (a script that never returns, a navigation that never finishes loading); \
-                     the session is closed rather than reused",
+                    "no answer within {} s, so no evidence from it (a browser held by a \
+                     navigation that never finishes loading, a server that never answers); \
+                     the scenario's browser sessions are closed rather than reused",
                     CAPTURE_LIMIT.as_secs()
                 )))
             }
