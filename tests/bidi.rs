@@ -25,6 +25,8 @@ mod wdcount;
 mod play;
 use play::{Seen, serve};
 
+mod support;
+
 /// An old-style WebDriver proxy in front of `upstream` (a Python process:
 /// `tests/bidi/strip_bidi_proxy.py`): every command passes through, but a new
 /// session's answer loses `webSocketUrl` (a remote end without BiDi). Its URL.
@@ -100,8 +102,15 @@ async fn network_control(s: Scenario) -> harshjudge::Result {
         if let Err(e) = echoed {
             let console = s.console().entries().await?;
             let network = s.network().entries().await?;
+            // What the page itself saw of its requests.
+            let resources = page
+                .eval(
+                    "return performance.getEntriesByType('resource').map((e) => \
+                     [e.name, e.responseStatus, Math.round(e.startTime), Math.round(e.responseEnd)])",
+                )
+                .await?;
             return Err(harshjudge::Error::msg(format!(
-                "{e}\nconsole: {console:?}\nnetwork: {network:?}"
+                "{e}\nconsole: {console:?}\nnetwork: {network:?}\nthe page's resources: {resources}"
             )));
         }
     });
@@ -239,7 +248,14 @@ fn outcome() -> &'static Outcome {
             std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "60s");
         }
         let code = run("bidi", &hj, &driver.url, "network_control", &[]);
-        assert_eq!(code, 0, "network_control failed:\n{}", explain(&hj));
+        assert_eq!(
+            code,
+            0,
+            "network_control failed:\n{}\nthe server was sent: {:?}\nchromedriver's log of the network: {}",
+            explain(&hj),
+            seen.lock().unwrap(),
+            driver_log(&tmp.path().join("driver/chromedriver.log"))
+        );
         let code = run(
             "bidi",
             &hj,
@@ -296,14 +312,22 @@ fn explain(hj: &Path) -> String {
     out
 }
 
-fn run_dir(hj: &Path, slug: &str) -> PathBuf {
-    let runs = hj.join("scenarios").join(slug).join("runs");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
-        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
-        .map(|e| e.unwrap().path())
+/// The lines of the driver's log about network commands and events, and
+/// the echo request, shortened.
+fn driver_log(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let from = text.find("network.addIntercept").unwrap_or(0);
+    let from = text[..from].rfind("\n[").unwrap_or(0);
+    let lines: Vec<String> = text[from..]
+        .lines()
+        .take(400)
+        .map(|l| l.chars().take(220).collect())
         .collect();
-    assert_eq!(all.len(), 1, "{all:?}");
-    all.pop().unwrap()
+    lines.join("\n")
+}
+
+fn run_dir(hj: &Path, slug: &str) -> PathBuf {
+    support::only_run(hj, slug)
 }
 
 fn json(p: &Path) -> harshjudge::serde_json::Value {

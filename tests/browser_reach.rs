@@ -16,6 +16,8 @@ use std::time::Duration;
 
 use harshjudge::{Scenario, expect, scenario, step};
 
+mod support;
+
 const CSV: &str = "id,name\n1,milk\n2,bread\n";
 
 const DIALOGS: &str = r#"<!doctype html><html><head><title>dialogs</title></head><body>
@@ -257,13 +259,7 @@ fn outcome() -> &'static Outcome {
 }
 
 fn run_dir(hj: &Path) -> PathBuf {
-    let runs = hj.join("scenarios/reach/runs");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
-        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(all.len(), 1, "{all:?}");
-    all.pop().unwrap()
+    support::only_run(hj, "reach")
 }
 
 fn evidence(step: usize, file: &str) -> PathBuf {

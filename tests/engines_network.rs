@@ -24,6 +24,8 @@ const STUB_DOC: &str = "<!doctype html><title>stubbed</title><p id=\"doc\">stubb
 mod play;
 use play::{Seen, serve};
 
+mod support;
+
 /// A route on the document `goto` opens: fulfilled, then aborted. Neither may
 /// hang the navigation; each is marked in the step's `network.json`.
 #[scenario]
@@ -243,13 +245,7 @@ fn outcome() -> &'static Outcome {
 }
 
 fn run_dir(slug: &str) -> PathBuf {
-    let runs = outcome().hj.join("scenarios").join(slug).join("runs");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
-        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(all.len(), 1, "{all:?}");
-    all.pop().unwrap()
+    support::only_run(&outcome().hj, slug)
 }
 
 fn read(p: &Path) -> String {

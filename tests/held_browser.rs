@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
+mod support;
+
 #[scenario(step_timeout = "6s")]
 async fn held_navigation(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
@@ -71,13 +73,7 @@ fn answer(mut stream: TcpStream) {
 }
 
 fn run_dir(hj: &Path, slug: &str) -> PathBuf {
-    let runs = hj.join("scenarios").join(slug).join("runs");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
-        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(all.len(), 1, "{all:?}");
-    all.pop().unwrap()
+    support::only_run(hj, slug)
 }
 
 fn result(hj: &Path, slug: &str) -> harshjudge::serde_json::Value {

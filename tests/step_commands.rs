@@ -15,6 +15,8 @@ use std::sync::OnceLock;
 use harshjudge::regex::Regex;
 use harshjudge::{Scenario, expect, scenario, step};
 
+mod support;
+
 #[path = "../benches/support/wdcount.rs"]
 mod wdcount;
 
@@ -104,13 +106,7 @@ fn outcome() -> &'static Outcome {
 }
 
 fn run_dir(hj: &Path, slug: &str) -> PathBuf {
-    let runs = hj.join("scenarios").join(slug).join("runs");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs)
-        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(all.len(), 1, "{all:?}");
-    all.pop().unwrap()
+    support::only_run(hj, slug)
 }
 
 fn json(p: &Path) -> serde_json::Value {

@@ -126,6 +126,18 @@ pub fn yaml(path: impl AsRef<Path>) -> serde_json::Value {
 }
 
 /// The run folders of a scenario, oldest first.
+/// The one run of `slug` (a test that ran it once), its folder.
+pub fn only_run(hj: &Path, slug: &str) -> PathBuf {
+    let mut all = runs(hj, slug);
+    assert_eq!(
+        all.len(),
+        1,
+        "one run of {slug} in {}: {all:?}",
+        hj.display()
+    );
+    all.pop().unwrap()
+}
+
 pub fn runs(hj: &Path, slug: &str) -> Vec<PathBuf> {
     let dir = hj.join("scenarios").join(slug).join("runs");
     let mut v: Vec<PathBuf> = match std::fs::read_dir(&dir) {
