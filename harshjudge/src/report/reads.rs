@@ -223,6 +223,7 @@ mod tests {
     /// Every file below `dir`, with its bytes (`generatedAt` masked: it is the
     /// time the report was built).
     fn files(dir: &Path) -> Vec<(PathBuf, String)> {
+        let generated = regex::Regex::new(r#""generatedAt":"[^"]*""#).unwrap();
         let mut out = vec![];
         let mut todo = vec![dir.to_path_buf()];
         while let Some(d) = todo.pop() {
@@ -232,8 +233,7 @@ mod tests {
                     todo.push(p);
                 } else {
                     let text = std::fs::read_to_string(&p).unwrap();
-                    let masked = regex::Regex::new(r#""generatedAt":"[^"]*""#)
-                        .unwrap()
+                    let masked = generated
                         .replace_all(&text, "\"generatedAt\":\"…\"")
                         .into_owned();
                     out.push((p.strip_prefix(dir).unwrap().to_path_buf(), masked));
