@@ -256,7 +256,6 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
 /// Everything else (other processes' runs, meta.yaml, evidence, judgments)
 /// is read from the store, once for all the reports.
 pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<String> {
-    let reads = Reads::with_finished(store, finished);
     let mut lines = Vec::new();
     let _lock = match Lock::acquire(store, &store.publish_lock_path()) {
         Ok(l) => Some(l),
@@ -267,6 +266,8 @@ pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<Strin
             None
         }
     };
+    // Under the lock: a run removed by another process's retention is seen gone.
+    let reads = Reads::with_finished(store, finished);
     let started_ms = epoch_ms(p.started);
     let mut record = Record {
         started_ms,
