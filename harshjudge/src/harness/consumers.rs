@@ -58,6 +58,9 @@ pub(super) struct HarnessSink {
     /// expectation whose code passed (its verdict decides), and every step
     /// after it (so that they reach the trials in order).
     pub(super) deferred: Mutex<HashMap<String, Vec<StepOutcome>>>,
+    /// The final result of each run, by its folder: the reports at exit are
+    /// built from these rather than from their `result.json` read back.
+    pub(super) finished: Mutex<crate::report::reads::Finished>,
 }
 
 impl HarnessSink {
@@ -307,6 +310,9 @@ impl EventSink for HarnessSink {
                 let held = (self.deferred.lock().expect("deferred")).remove(slug.as_str());
                 for o in held.unwrap_or_default() {
                     self.deliver(slug.as_str(), &combined(o, *result));
+                }
+                if let (Some(r), Some(dir)) = (result, run_dir) {
+                    (self.finished.lock().expect("finished")).insert(dir, (*r).clone());
                 }
                 let mut summary = self.summary.lock().expect("summary");
                 if let Some(r) = result {

@@ -517,6 +517,7 @@ pub(super) fn sink(
         selected: plan.selected.clone(),
         carried: Mutex::new(HashMap::new()),
         deferred: Mutex::new(HashMap::new()),
+        finished: Mutex::default(),
     });
     {
         let mut summary = sink.summary.lock().expect("summary");

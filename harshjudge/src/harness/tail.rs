@@ -88,7 +88,8 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             invocation: crate::report::invocation::invocation_id(t.nextest),
             not_run,
         };
-        for line in crate::report::invocation::publish(t.store, &publish) {
+        let finished = std::mem::take(&mut *t.sink.finished.lock().expect("finished"));
+        for line in crate::report::invocation::publish_with(t.store, &publish, finished) {
             text.push_str(&line);
             text.push('\n');
         }

@@ -26,6 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::junit::{NotRunRef, RunRef};
+use super::reads::{Finished, Reads};
 use crate::store::{Store, StoreError};
 
 /// The invocation this process belongs to: `NEXTEST_RUN_ID` under
@@ -247,6 +248,14 @@ fn write_step_summary(
 /// Writes the reports of the invocation and returns the lines to print
 /// (`junit: …`, `report: …`, or what could not be written).
 pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
+    publish_with(store, p, Finished::new())
+}
+
+/// [`publish`], from the final results this process holds (`finished`, by run
+/// folder) rather than their `result.json` read back: the same reports.
+/// Everything else (other processes' runs, meta.yaml, evidence, judgments)
+/// is read from the store, once for all the reports.
+pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<String> {
     let mut lines = Vec::new();
     let _lock = match Lock::acquire(store, &store.publish_lock_path()) {
         Ok(l) => Some(l),
@@ -257,6 +266,8 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
             None
         }
     };
+    // Under the lock: a run removed by another process's retention is seen gone.
+    let reads = Reads::with_finished(store, finished);
     let started_ms = epoch_ms(p.started);
     let mut record = Record {
         started_ms,
@@ -294,19 +305,19 @@ pub fn publish(store: &Store, p: &Publish) -> Vec<String> {
     let wall_ms = epoch_ms(SystemTime::now()).saturating_sub(record.started_ms);
 
     if let Some(path) = &p.junit {
-        match super::junit::write_with(store, &runs, &record.not_run, wall_ms, path) {
+        match super::junit::write_from(&reads, &runs, &record.not_run, wall_ms, path) {
             Ok(()) => lines.push(format!("junit: {}", path.display())),
             Err(e) => lines.push(format!("junit: could not be written: {e}")),
         }
     }
     if p.html {
-        match super::html::write_with(store.dir(), &record.not_run) {
+        match super::html::write_from(&reads, &record.not_run) {
             Ok(r) => lines.push(format!("report: {}", r.index.display())),
             Err(e) => lines.push(format!("report: could not be written: {e}")),
         }
     }
     if let Some(gh) = &p.step_summary {
-        let written = super::junit::markdown(store, &runs)
+        let written = super::junit::markdown_from(&reads, &runs)
             .map_err(|e| e.to_string())
             .and_then(|md| {
                 write_step_summary(gh, &md, record.step_summary.as_ref()).map_err(|e| e.to_string())

@@ -32,10 +32,12 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 
+use super::reads::Reads;
 use crate::store::judge::{RunJudgment, StepJudgment};
 use crate::store::{RunEvidence, RunResult, RunStatus, StepResult, StepStatus, Store, StoreError};
 
@@ -146,30 +148,27 @@ fn secs(ms: u64) -> String {
 
 struct Suite {
     slug: String,
-    result: RunResult,
+    result: Rc<RunResult>,
     dir: PathBuf,
     titles: Vec<(String, String)>,
-    earlier: Vec<(PathBuf, RunResult)>,
-    evidence: RunEvidence,
-    judgment: Option<RunJudgment>,
+    earlier: Vec<(PathBuf, Rc<RunResult>)>,
+    evidence: Rc<RunEvidence>,
+    judgment: Option<Rc<RunJudgment>>,
 }
 
-fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
-    let Some((slug, id, result)) = store.read_result_at(&run.dir)? else {
+fn load(reads: &Reads<'_>, run: &RunRef) -> Result<Option<Suite>, StoreError> {
+    let Some((slug, id, result)) = reads.result_at(&run.dir)? else {
         return Ok(None);
     };
-    let titles = store
-        .scenario(&slug)
-        .meta()
-        .ok()
-        .flatten()
-        .map(|m| m.steps.into_iter().map(|s| (s.id, s.title)).collect())
-        .unwrap_or_default();
+    // A missing or unreadable meta.yaml is read as the default, which has no steps.
+    let titles = (reads.meta(&slug).steps.iter())
+        .map(|s| (s.id.clone(), s.title.clone()))
+        .collect();
     let earlier = run
         .earlier
         .iter()
         .filter_map(|d| {
-            let (_, _, r) = store.read_result_at(d).ok()??;
+            let (_, _, r) = reads.result_at(d).ok()??;
             Some((d.clone(), r))
         })
         .collect();
@@ -179,8 +178,8 @@ fn load(store: &Store, run: &RunRef) -> Result<Option<Suite>, StoreError> {
         } else {
             result.scenario_slug.clone()
         },
-        evidence: store.scenario(&slug).run(&id).evidence()?,
-        judgment: store.scenario(&slug).run(&id).judgment()?,
+        evidence: reads.evidence(&slug, &id)?,
+        judgment: reads.judgment(&slug, &id)?,
         result,
         dir: run.dir.clone(),
         titles,
@@ -249,9 +248,19 @@ pub fn render_with(
     not_run: &[NotRunRef],
     wall_ms: u64,
 ) -> Result<String, StoreError> {
+    render_from(&Reads::new(store), runs, not_run, wall_ms)
+}
+
+/// [`render_with`], reading through `reads`.
+fn render_from(
+    reads: &Reads<'_>,
+    runs: &[RunRef],
+    not_run: &[NotRunRef],
+    wall_ms: u64,
+) -> Result<String, StoreError> {
     let mut suites = vec![];
     for r in runs {
-        if let Some(s) = load(store, r)? {
+        if let Some(s) = load(reads, r)? {
             suites.push(s);
         }
     }
@@ -606,7 +615,19 @@ pub fn write_with(
     wall_ms: u64,
     path: &Path,
 ) -> Result<(), StoreError> {
-    let xml = render_with(store, runs, not_run, wall_ms)?;
+    write_from(&Reads::new(store), runs, not_run, wall_ms, path)
+}
+
+/// [`write_with`], reading through `reads`.
+pub(crate) fn write_from(
+    reads: &Reads<'_>,
+    runs: &[RunRef],
+    not_run: &[NotRunRef],
+    wall_ms: u64,
+    path: &Path,
+) -> Result<(), StoreError> {
+    let store = reads.store();
+    let xml = render_from(reads, runs, not_run, wall_ms)?;
     if path.starts_with(store.dir()) {
         store.write_file(path, xml.as_bytes())
     } else {
@@ -616,9 +637,14 @@ pub fn write_with(
 
 /// A short Markdown summary (for `GITHUB_STEP_SUMMARY`).
 pub fn markdown(store: &Store, runs: &[RunRef]) -> Result<String, StoreError> {
+    markdown_from(&Reads::new(store), runs)
+}
+
+/// [`markdown`], reading through `reads`.
+pub(crate) fn markdown_from(reads: &Reads<'_>, runs: &[RunRef]) -> Result<String, StoreError> {
     let mut suites = vec![];
     for r in runs {
-        if let Some(s) = load(store, r)? {
+        if let Some(s) = load(reads, r)? {
             suites.push(s);
         }
     }

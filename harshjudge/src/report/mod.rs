@@ -6,6 +6,7 @@ pub mod html;
 pub mod invocation;
 pub mod junit;
 pub mod merge;
+pub mod reads;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

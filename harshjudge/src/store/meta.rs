@@ -120,6 +120,16 @@ impl Store {
         let steps_dir = self.scenario(slug).path().join(names::STEPS);
         self.confine(&steps_dir)?;
         fsio::create_dir_all(&steps_dir)?;
+        // What the folder holds, listed once: a step file that is not there
+        // is written without being read first, and the files no step names
+        // any more are removed from the same list.
+        let mut present: std::collections::HashMap<std::ffi::OsString, bool> =
+            std::collections::HashMap::new();
+        for entry in std::fs::read_dir(&steps_dir).map_err(|e| io_err(&steps_dir, e))? {
+            let entry = entry.map_err(|e| io_err(&steps_dir, e))?;
+            let plain = entry.file_type().is_ok_and(|t| t.is_file());
+            present.insert(entry.file_name(), plain);
+        }
         for (i, r) in refs.iter().enumerate() {
             let doc = docs.get(i).cloned().unwrap_or_default();
             let code = match &doc.code {
@@ -138,18 +148,28 @@ impl Store {
                 doc.expected_outcome
             );
             let path = steps_dir.join(&r.file);
-            self.confine(&path)?;
-            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-                write_atomic(&path, text.as_bytes())?;
+            match present.get(std::ffi::OsStr::new(&r.file)) {
+                // Not there: nothing to compare, and nothing to follow (the
+                // folder itself is confined, the name is one plain part).
+                None => write_atomic(&path, text.as_bytes())?,
+                // A file of that name: rewritten only when it differs. A link
+                // or anything else is refused by `confine`, as always.
+                Some(plain) => {
+                    if !plain {
+                        self.confine(&path)?;
+                    }
+                    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                        write_atomic(&path, text.as_bytes())?;
+                    }
+                }
             }
         }
-        let keep: Vec<&str> = refs.iter().map(|r| r.file.as_str()).collect();
-        for entry in std::fs::read_dir(&steps_dir).map_err(|e| io_err(&steps_dir, e))? {
-            let entry = entry.map_err(|e| io_err(&steps_dir, e))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.ends_with(".md") && !keep.contains(&name.as_ref()) {
-                std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), e))?;
+        let keep: std::collections::HashSet<&str> = refs.iter().map(|r| r.file.as_str()).collect();
+        for file in present.keys() {
+            let name = file.to_string_lossy();
+            if name.ends_with(".md") && !keep.contains(name.as_ref()) {
+                let path = steps_dir.join(file);
+                std::fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
             }
         }
         Ok(meta)

@@ -339,9 +339,12 @@ impl Store {
             .flatten()
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
+                // By name first: a sidecar or a hidden file costs no `statx`.
+                if name.starts_with('.') || name.ends_with(".meta.json") {
+                    return None;
+                }
                 let meta = e.metadata().ok()?;
-                (meta.is_file() && !name.starts_with('.') && !name.ends_with(".meta.json"))
-                    .then_some((name, meta.len()))
+                meta.is_file().then_some((name, meta.len()))
             })
             .collect();
         out.sort();

@@ -959,3 +959,48 @@ fn confine_refuses_every_link_below_the_store_and_nothing_else() {
     }
     store.confine(&ev.join("a.json")).unwrap();
 }
+
+/// Issue 25.1: `upsert` lists the steps folder once and writes a missing step
+/// file without reading it first. A step file that is the same is left alone
+/// (same inode), one that differs is rewritten, a link in place of a step file
+/// is refused (and what it points to is neither read nor written), and files
+/// no step names are removed.
+#[test]
+fn upsert_writes_missing_step_files_keeps_equal_ones_and_refuses_links() {
+    use std::os::unix::fs::MetadataExt;
+    let (tmp, store) = store();
+    let s = slug("docs");
+    store
+        .scenario(&s)
+        .upsert(&spec(&["One", "Two", "Three"]), &[])
+        .unwrap();
+    let steps = store.scenario(&s).path().join("steps");
+    let one = steps.join("01-one.md");
+    let first = std::fs::read_to_string(&one).unwrap();
+    assert!(first.starts_with("# Step 01: One\n"), "{first}");
+    let inode = std::fs::metadata(&one).unwrap().ino();
+    std::fs::write(steps.join("02-two.md"), "edited by hand").unwrap();
+    std::fs::write(steps.join("99-orphan.md"), "old").unwrap();
+    std::fs::write(steps.join("notes.txt"), "not a step file").unwrap();
+    store
+        .scenario(&s)
+        .upsert(&spec(&["One", "Two", "Three"]), &[])
+        .unwrap();
+    assert_eq!(std::fs::metadata(&one).unwrap().ino(), inode, "rewritten");
+    let two = std::fs::read_to_string(steps.join("02-two.md")).unwrap();
+    assert!(two.starts_with("# Step 02: Two\n"), "{two}");
+    assert!(!steps.join("99-orphan.md").exists());
+    assert!(steps.join("notes.txt").exists());
+
+    let outside = tmp.path().join("outside.md");
+    std::fs::write(&outside, "outside").unwrap();
+    std::fs::remove_file(steps.join("03-three.md")).unwrap();
+    std::os::unix::fs::symlink(&outside, steps.join("03-three.md")).unwrap();
+    let err = store
+        .scenario(&s)
+        .upsert(&spec(&["One", "Two", "Three"]), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("03-three.md"), "{err}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside");
+}

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::report::junit::NotRunRef;
+use crate::report::reads::Reads;
 use crate::store::{RunId, Slug, Store, StoreError};
 
 pub use model::{HISTORY, Overview, RunView};
@@ -50,7 +51,17 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
 /// its reason, a scenario that never ran included.
 pub fn write_with(store_dir: &Path, not_run: &[NotRunRef]) -> Result<ReportStats, StoreError> {
     let store = Store::new(store_dir);
-    let overview = model::overview(&store, not_run)?;
+    write_from(&Reads::new(&store), not_run)
+}
+
+/// [`write_with`], reading through `reads` (what the publication's other
+/// reports read, and the results a harness process holds).
+pub(crate) fn write_from(
+    reads: &Reads<'_>,
+    not_run: &[NotRunRef],
+) -> Result<ReportStats, StoreError> {
+    let store = reads.store();
+    let overview = model::overview(reads, not_run)?;
     let mut written = 0;
     let mut runs = 0;
     let mut keep: HashSet<PathBuf> = HashSet::new();
@@ -62,16 +73,16 @@ pub fn write_with(store_dir: &Path, not_run: &[NotRunRef]) -> Result<ReportStats
             keep.insert(target.clone());
             runs += 1;
             let source = store.scenario(&slug).run(&run).result_path();
-            if is_fresh(&store, &target, &source) {
+            if is_fresh(store, &target, &source) {
                 continue;
             }
-            if let Some(view) = model::run_view(&store, &slug, &run)? {
+            if let Some(view) = model::run_view(reads, &slug, &run)? {
                 store.write_file(&target, call("run", &view).as_bytes())?;
                 written += 1;
             }
         }
     }
-    prune(&store, &store.report_run_scripts(), &keep);
+    prune(store, &store.report_run_scripts(), &keep);
     let overview_js = call("overview", &overview);
     store.write_file(&store.report_overview_script(), overview_js.as_bytes())?;
     let index = store.report_index();
@@ -106,7 +117,7 @@ pub fn overview_js(store_dir: &Path) -> Result<String, StoreError> {
     let live = Live {
         stamp: stamp(store_dir)?,
     };
-    let overview = model::overview(&store, &[])?;
+    let overview = model::overview(&Reads::new(&store), &[])?;
     Ok(format!(
         "window.__hj.overview({}, {});\n",
         inert(&overview),
@@ -120,7 +131,7 @@ pub fn run_js(store_dir: &Path, slug: &str, run_id: &str) -> Result<Option<Strin
     let store = Store::new(store_dir);
     let slug = Slug::new(slug)?;
     let run = RunId::new(run_id)?;
-    Ok(model::run_view(&store, &slug, &run)?.map(|v| call("run", &v)))
+    Ok(model::run_view(&Reads::new(&store), &slug, &run)?.map(|v| call("run", &v)))
 }
 
 /// A token that changes whenever a run or scenario of the project changes

@@ -6,10 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use serde::Serialize;
 
 use crate::report::junit::NotRunRef;
+use crate::report::reads::Reads;
 use crate::store::judge::StepJudgment;
 use crate::store::{
     RunId, RunResult, RunStatus, ScenarioMeta, Slug, StepStatus, Store, StoreError,
@@ -297,33 +299,33 @@ pub(crate) fn recent_runs(store: &Store, slug: &Slug, n: usize) -> Result<Vec<Ru
     if runs.iter().all(time_sortable) {
         return Ok(runs.into_iter().rev().take(n).collect());
     }
-    Ok(recent_results(store, slug, n)?
+    Ok(recent_results(&Reads::new(store), slug, n)?
         .into_iter()
         .map(|(id, _)| id)
         .collect())
 }
 
 fn recent_results(
-    store: &Store,
+    reads: &Reads<'_>,
     slug: &Slug,
     n: usize,
-) -> Result<Vec<(RunId, RunResult)>, StoreError> {
-    let runs = store.scenario(slug).runs()?;
+) -> Result<Vec<(RunId, Rc<RunResult>)>, StoreError> {
+    let runs = reads.store().scenario(slug).runs()?;
     let mut out = Vec::new();
     if runs.iter().all(time_sortable) {
         for run in runs.into_iter().rev() {
             if out.len() == n {
                 break;
             }
-            if let Some(r) = read_result_lenient(store, slug, &run) {
+            if let Some(r) = read_result_lenient(reads, slug, &run) {
                 out.push((run, r));
             }
         }
         return Ok(out);
     }
-    let mut all: Vec<(RunId, RunResult)> = runs
+    let mut all: Vec<(RunId, Rc<RunResult>)> = runs
         .into_iter()
-        .filter_map(|run| read_result_lenient(store, slug, &run).map(|r| (run, r)))
+        .filter_map(|run| read_result_lenient(reads, slug, &run).map(|r| (run, r)))
         .collect();
     all.sort_by(|a, b| {
         let key = |r: &RunResult| {
@@ -333,7 +335,7 @@ fn recent_results(
                 r.started_at.clone()
             }
         };
-        key(&b.1).cmp(&key(&a.1))
+        key(b.1.as_ref()).cmp(&key(a.1.as_ref()))
     });
     all.truncate(n);
     Ok(all)
@@ -341,14 +343,15 @@ fn recent_results(
 
 /// A run whose result.json is missing or unreadable is left out of the report
 /// (it stays on disk for a person to look at) rather than failing the report.
-fn read_result_lenient(store: &Store, slug: &Slug, run: &RunId) -> Option<RunResult> {
-    store.scenario(slug).run(run).result().ok().flatten()
+fn read_result_lenient(reads: &Reads<'_>, slug: &Slug, run: &RunId) -> Option<Rc<RunResult>> {
+    reads.result(slug, run).ok().flatten()
 }
 
 /// Builds the overview. `not_run`: the scenarios the invocation writing the
 /// report selected but did not run; one that never ran before gets a row of
 /// its own (it has no folder yet).
-pub(crate) fn overview(store: &Store, not_run: &[NotRunRef]) -> Result<Overview, StoreError> {
+pub(crate) fn overview(reads: &Reads<'_>, not_run: &[NotRunRef]) -> Result<Overview, StoreError> {
+    let store = reads.store();
     let project = store
         .read_config()
         .map(|c| c.project_name)
@@ -356,13 +359,8 @@ pub(crate) fn overview(store: &Store, not_run: &[NotRunRef]) -> Result<Overview,
     let mut removed = crate::store::checkpoint::removed_scenarios(store);
     let mut scenarios = Vec::new();
     for slug in store.list_scenarios()? {
-        let meta = store
-            .scenario(&slug)
-            .meta()
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        let recent = recent_results(store, &slug, HISTORY)?;
+        let meta = reads.meta(&slug);
+        let recent = recent_results(reads, &slug, HISTORY)?;
         let history: Vec<HistoryEntry> = recent
             .iter()
             .map(|(id, r)| HistoryEntry {
@@ -472,34 +470,32 @@ fn title_of(meta: &ScenarioMeta, slug: &Slug) -> String {
 
 /// Builds one run's view, or `None` when the run has no `result.json`.
 pub(crate) fn run_view(
-    store: &Store,
+    reads: &Reads<'_>,
     slug: &Slug,
     run: &RunId,
 ) -> Result<Option<RunView>, StoreError> {
-    let Some(result) = store.scenario(slug).run(run).result()? else {
+    let store = reads.store();
+    let Some(result) = reads.result(slug, run)? else {
         return Ok(None);
     };
-    let meta = store
-        .scenario(slug)
-        .meta()
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let meta = reads.meta(slug);
     // An unreadable judgment leaves the verdicts' states (from result.json) shown.
-    let judgment = store.scenario(slug).run(run).judgment().ok().flatten();
+    let judgment = reads.judgment(slug, run).ok().flatten();
     let running = result.status == RunStatus::Running;
     // Evidence files per step id: step-NN/evidence/*, or v1 flat evidence/step-NN-name.ext.
     let mut files: BTreeMap<String, Vec<(String, String, PathBuf, u64)>> = BTreeMap::new();
-    let evidence = store.scenario(slug).run(run).evidence()?;
-    for step in evidence.step_dirs {
-        files.entry(step).or_default();
+    let evidence = reads.evidence(slug, run)?;
+    for step in &evidence.step_dirs {
+        files.entry(step.clone()).or_default();
     }
-    for f in evidence.files {
-        if let Some(step) = f.step {
-            files
-                .entry(step)
-                .or_default()
-                .push((f.name, format!("../{}", f.link), f.path, f.size));
+    for f in &evidence.files {
+        if let Some(step) = &f.step {
+            files.entry(step.clone()).or_default().push((
+                f.name.clone(),
+                format!("../{}", f.link),
+                f.path.clone(),
+                f.size,
+            ));
         }
     }
 

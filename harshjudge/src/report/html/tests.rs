@@ -56,7 +56,7 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
     let dir = tmp.path();
     original_project(dir);
     let store = Store::new(dir);
-    let o = model::overview(&store, &[]).unwrap();
+    let o = model::overview(&Reads::new(&store), &[]).unwrap();
     assert_eq!(o.project, "shop");
     let s = &o.scenarios[0];
     // A pass then a fail is a mixed history (here a regression), not flaky.
@@ -74,7 +74,7 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
     assert_eq!(s.pass_rate, Some(50.0));
 
     let slug = Slug::new("login").unwrap();
-    let v = model::run_view(&store, &slug, &RunId::new("ab_new").unwrap())
+    let v = model::run_view(&Reads::new(&store), &slug, &RunId::new("ab_new").unwrap())
         .unwrap()
         .unwrap();
     assert_eq!(v.steps.len(), 2);
@@ -113,7 +113,7 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
             .any(|f| f.name == "page.html" && f.kind == "html")
     );
 
-    let old = model::run_view(&store, &slug, &RunId::new("Xy-old").unwrap())
+    let old = model::run_view(&Reads::new(&store), &slug, &RunId::new("Xy-old").unwrap())
         .unwrap()
         .unwrap();
     assert_eq!(old.steps[0].files[0].name, "login.png");
@@ -143,7 +143,7 @@ fn a_scenario_no_binary_has_is_marked_removed() {
         "[\"home\"]",
         r#"{"login":"2026-11-20T10:00:00.000Z"}"#,
     );
-    let o = model::overview(&store, &[]).unwrap();
+    let o = model::overview(&Reads::new(&store), &[]).unwrap();
     let s = &o.scenarios[0];
     let r = s.removed.as_ref().expect("login is removed");
     assert_eq!(
@@ -154,7 +154,7 @@ fn a_scenario_no_binary_has_is_marked_removed() {
     // An unreadable checkpoint is left out; one that has login now wins.
     put(&dir.join(".suite/broken.json"), "{");
     checkpoint("api", "[\"login\"]", "{}");
-    let o = model::overview(&store, &[]).unwrap();
+    let o = model::overview(&Reads::new(&store), &[]).unwrap();
     assert!(o.scenarios[0].removed.is_none());
 }
 
@@ -234,7 +234,7 @@ fn a_running_run_lists_pending_steps() {
         r#"{"runId":"zz_live","scenarioSlug":"login","status":"running","startedAt":"2024-01-12T00:00:00.000Z","steps":[{"id":"01","status":"pass","duration":5,"error":null,"evidenceFiles":[]}]}"#,
     );
     let v = model::run_view(
-        &Store::new(dir),
+        &Reads::new(&Store::new(dir)),
         &Slug::new("login").unwrap(),
         &RunId::new("zz_live").unwrap(),
     )
@@ -285,7 +285,7 @@ fn flaky_means_a_pass_on_a_retry_and_mixed_history_is_separate() {
     // Always passed: neither.
     run("steady", "s1", 1, "pass", false);
     run("steady", "s2", 2, "pass", false);
-    let o = model::overview(&Store::new(dir), &[]).unwrap();
+    let o = model::overview(&Reads::new(&Store::new(dir)), &[]).unwrap();
     let got: Vec<(&str, Option<&str>, bool, bool)> = o
         .scenarios
         .iter()
