@@ -11,8 +11,16 @@
 //! - WebKit: no classic command clears every origin's storage or the cache, so
 //!   its sessions are not reused (its driver is): the next scenario is a new
 //!   MiniBrowser and sees nothing of the previous one either.
+//! - The same through the harness (`tests/fixtures/reuse.rs`): a scenario that
+//!   sets a cookie and local storage, then one in the same process that must
+//!   see neither; nothing is left after the run, nor after a SIGKILL while a
+//!   reused Firefox session is open.
 
-use std::time::Instant;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use harshjudge::browser::{BrowserConfig, BrowserKind, Page, expect, open_page_with, release_page};
 use harshjudge::regex::Regex;
@@ -210,4 +218,202 @@ async fn a_reused_firefox_session_isolates_the_next_scenario() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_webkit_scenario_sees_nothing_of_the_last() {
     the_next_scenario_sees_nothing_of_the_last(BrowserKind::Webkit).await;
+}
+
+const MARK: &str = "HARSHJUDGE_TEST_PROCESS_MARK";
+
+/// The processes started under `root` (marked through their environment or
+/// naming it), zombies aside.
+fn ours(root: &Path) -> Vec<(u32, String)> {
+    let root_s = root.display().to_string();
+    let mark = format!("{MARK}={root_s}\0");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let zombie = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next())
+            == Some("Z");
+        if zombie {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        if environ.windows(mark.len()).any(|w| w == mark.as_bytes()) || cmdline.contains(&root_s) {
+            out.push((pid, cmdline));
+        }
+    }
+    out
+}
+
+/// `reuse_suite` in `browser`, one scenario at a time, its temporary files
+/// and processes marked with `root`.
+fn suite(root: &Path, browser: BrowserKind, args: &[&str]) -> Command {
+    std::fs::create_dir_all(root.join("tmp")).unwrap();
+    let mut cmd = Command::new(support::test_binary("reuse_suite"));
+    cmd.current_dir(support::workspace())
+        .args(["--test-threads", "1"])
+        .args(args)
+        .env("HARSHJUDGE_DIR", root.join(".harshJudge"))
+        .env("TMPDIR", root.join("tmp"))
+        .env(MARK, root)
+        .env("HARSHJUDGE_BROWSER", browser.name())
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("HARSHJUDGE_WEBDRIVER_URL")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("NEXTEST");
+    cmd
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The session id scenario `slug` wrote as evidence, once it has.
+fn session_of(root: &Path, slug: &str) -> Option<String> {
+    let run = support::runs(&root.join(".harshJudge"), slug)
+        .into_iter()
+        .next()?;
+    walk(&run)
+        .into_iter()
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("session"))
+        })
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// What is left under `root` once the suite ended: processes (waited for up
+/// to 10 s, then killed) and the library's temporary folders.
+fn left_behind(root: &Path) -> (Vec<(u32, String)>, Vec<PathBuf>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut left = ours(root);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        left = ours(root);
+    }
+    for (pid, _) in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    let folders = std::fs::read_dir(root.join("tmp"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("harshjudge-"))
+        .map(|e| e.path())
+        .collect();
+    (left, folders)
+}
+
+/// Two scenarios through the harness: the second sees neither the cookie nor
+/// the local storage of the first; on Firefox in the same session, on WebKit
+/// in a new one. Nothing is left after the run.
+fn the_suite_s_next_scenario_starts_clean(browser: BrowserKind) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("r");
+    let out = suite(&root, browser, &["--skip", "c_waits"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{browser}: {stdout}\n{stderr}");
+    for name in ["a_leaves_state::01_", "b_sees_none::01_"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("test {name}")) && l.ends_with("... ok")),
+            "{browser}: {name}: {stdout}"
+        );
+    }
+    let a = session_of(&root, "a-leaves-state").expect("the first session id");
+    let b = session_of(&root, "b-sees-none").expect("the second session id");
+    if browser == BrowserKind::Firefox {
+        assert_eq!(a, b, "{browser}: one session for both scenarios");
+    } else {
+        assert_ne!(a, b, "{browser}: a session each");
+    }
+    let (left, folders) = left_behind(&root);
+    assert!(left.is_empty(), "{browser}: processes left: {left:#?}");
+    assert!(folders.is_empty(), "{browser}: folders left: {folders:?}");
+}
+
+#[test]
+fn one_firefox_session_serves_the_suite_and_each_scenario_starts_clean() {
+    the_suite_s_next_scenario_starts_clean(BrowserKind::Firefox);
+}
+
+#[test]
+fn each_webkit_scenario_of_the_suite_starts_clean() {
+    the_suite_s_next_scenario_starts_clean(BrowserKind::Webkit);
+}
+
+/// The suite SIGKILLed while its third scenario runs in the Firefox session
+/// the first two used: geckodriver, Firefox and their folders go with it.
+#[test]
+fn a_sigkilled_suite_with_a_reused_firefox_session_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("k");
+    let mut child = suite(&root, BrowserKind::Firefox, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !support::runs(&root.join(".harshJudge"), "c-waits")
+        .first()
+        .is_some_and(|r| {
+            std::fs::read_to_string(r.join("skill-state.yaml"))
+                .is_ok_and(|s| s.contains("currentStep: 2"))
+        })
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the third scenario's wait never started"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the suite ended early");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        session_of(&root, "c-waits"),
+        session_of(&root, "a-leaves-state"),
+        "the third scenario runs in the first one's session"
+    );
+    let before = ours(&root);
+    assert!(
+        before.iter().any(|(_, c)| c.contains("geckodriver"))
+            && before.iter().any(|(_, c)| c.contains("firefox")),
+        "geckodriver and firefox run before the kill: {before:#?}"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let (left, folders) = left_behind(&root);
+    eprintln!(
+        "{} processes before the SIGKILL, {} left, {} folders left",
+        before.len(),
+        left.len(),
+        folders.len()
+    );
+    assert!(left.is_empty(), "processes left after SIGKILL: {left:#?}");
+    assert!(folders.is_empty(), "folders left: {folders:?}");
 }
