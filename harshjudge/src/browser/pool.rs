@@ -161,6 +161,11 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
         // runtime that has ended (another test, an earlier harness run) is dead.
         let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
         if !bidi_open || session.client.current_url().await.is_err() {
+            // Its driver of its own (Firefox's) goes now, its browser with it,
+            // not at the end of the process.
+            if let Some(d) = session.own_driver.take() {
+                let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+            }
             continue;
         }
         // Reset here rather than when it was released: the last scenario's
