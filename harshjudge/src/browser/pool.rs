@@ -174,14 +174,25 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
             session.close().await;
             continue;
         }
-        let page = Page::new(session, base_url, config.wait);
+        let page = new_page(session, base_url, config);
         page.ensure_viewport(config.viewport).await?;
         return Ok(page);
     }
-    let page = Page::new(new_session(config, host).await?, base_url, config.wait);
+    let page = new_page(new_session(config, host).await?, base_url, config);
     page.ensure_viewport(config.viewport).await?;
     page.prepare_session().await?;
     Ok(page)
+}
+
+/// The page of `session`; on an engine without CDP, its engine is not
+/// registered through CDP (see [`super::engine::Engine::skip_registration`]).
+fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
+    let cdp = session.browser == BrowserKind::Chromium;
+    let page = Page::new(session, base_url, config.wait);
+    if !cdp {
+        page.engine().skip_registration();
+    }
+    page
 }
 
 /// A pooled session's browser state reset (cookies, storage, cache, extra
