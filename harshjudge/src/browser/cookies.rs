@@ -1,11 +1,12 @@
 //! The browser's cookies, on every engine: Chromium through DevTools (every
 //! cookie of the browser), Firefox through WebDriver BiDi's `storage` module
-//! (every cookie too), WebKit through classic WebDriver (the cookies of the
+//! (every cookie of the page's user context), WebKit through classic WebDriver (the cookies of the
 //! page's current document: WebKitGTK has no other way). What a saved storage
 //! state and a scenario's `s.request()` read and write.
 
 use serde_json::{Value, json};
 
+use super::bidi::Bidi;
 use super::config::BrowserKind;
 use super::error::BrowserError;
 use super::page::Page;
@@ -23,7 +24,11 @@ impl Page {
             return Ok(list(&answer["cookies"], cdp_cookie));
         }
         if let Some(bidi) = self.bidi() {
-            let answer = bidi.send("storage.getCookies", json!({})).await?;
+            let params = match user_context_key(bidi).await? {
+                Some(partition) => json!({ "partition": partition }),
+                None => json!({}),
+            };
+            let answer = bidi.send("storage.getCookies", params).await?;
             return Ok(list(&answer["cookies"], bidi_cookie));
         }
         let answer = wire::get(self.client(), "cookie", "reading the page's cookies").await?;
@@ -54,9 +59,13 @@ impl Page {
             return Ok(());
         }
         if let Some(bidi) = self.bidi() {
+            let partition = user_context_key(bidi).await?;
             for c in cookies {
-                bidi.send("storage.setCookie", json!({ "cookie": to_bidi(c) }))
-                    .await?;
+                let mut params = json!({ "cookie": to_bidi(c) });
+                if let Some(p) = &partition {
+                    params["partition"] = p.clone();
+                }
+                bidi.send("storage.setCookie", params).await?;
             }
             return Ok(());
         }
@@ -97,6 +106,25 @@ impl Page {
         }
         Ok(())
     }
+}
+
+/// The BiDi storage partition of the user context the page's tab lives in (a
+/// pooled Firefox session gives each scenario one of its own): BiDi's
+/// `storage` commands default to the browser's default user context.
+async fn user_context_key(bidi: &Bidi) -> Result<Option<Value>, BrowserError> {
+    let Some(context) = bidi.context.lock().expect("bidi lock").clone() else {
+        return Ok(None);
+    };
+    let tree = bidi
+        .send("browsingContext.getTree", json!({"maxDepth": 0}))
+        .await?;
+    Ok(tree["contexts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["context"] == context.as_str())
+        .and_then(|c| c["userContext"].as_str())
+        .map(|u| json!({"type": "storageKey", "userContext": u})))
 }
 
 fn list(v: &Value, one: fn(&Value) -> Option<Cookie>) -> Vec<Cookie> {

@@ -164,17 +164,7 @@ pub(super) fn driver_url(
     }
     let mut guard = DRIVER.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(d) = guard.as_mut() {
-        // Alive: not exited, and still listening (a process being killed can
-        // still be unreaped while its port is already closed).
-        let listening = || {
-            d.url
-                .strip_prefix("http://")
-                .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
-                .is_some_and(|a| {
-                    std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok()
-                })
-        };
-        if matches!(d.child.try_wait(), Ok(None)) && listening() {
+        if d.is_alive() {
             return Ok((d.url.clone(), Some(d.profiles.clone())));
         }
         // chromedriver died (or is dying): its browsers must not outlive it.
@@ -196,6 +186,20 @@ pub(super) fn own_driver(config: &BrowserConfig) -> Result<Driver, BrowserError>
 }
 
 impl Driver {
+    /// Whether it runs: not exited, and still listening (a process being
+    /// killed can still be unreaped while its port is already closed).
+    pub(super) fn is_alive(&mut self) -> bool {
+        let listening = || {
+            self.url
+                .strip_prefix("http://")
+                .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+                .is_some_and(|a| {
+                    std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok()
+                })
+        };
+        matches!(self.child.try_wait(), Ok(None)) && listening()
+    }
+
     /// Its WebDriver URL.
     pub(super) fn url(&self) -> &str {
         &self.url

@@ -138,6 +138,15 @@ impl Engine {
         Ok(())
     }
 
+    /// Marks the engine as registered without a command: an engine without
+    /// CDP (Firefox, WebKit) has no registration, each call checks and sends
+    /// it. Their drivers answer the CDP endpoint with a bare 405 and then
+    /// close the connection, which the next command, sent on it at once,
+    /// finds closed ("IncompleteMessage").
+    pub(crate) fn skip_registration(&self) {
+        self.registered.store(true, Ordering::Relaxed);
+    }
+
     /// Registers the engine for every new document of the session (once).
     pub(crate) async fn ensure_registered(&self) {
         if self.registered.swap(true, Ordering::Relaxed) {

@@ -32,6 +32,7 @@ mod page;
 mod pool;
 mod popup;
 mod protocol;
+mod reuse;
 mod session;
 mod shorthands;
 mod snapshot;

@@ -1,6 +1,7 @@
 //! The pool of browser sessions: opened on the driver with the configured
-//! capabilities, reused across scenarios (reset when released) and closed at
-//! shutdown.
+//! capabilities, reused across scenarios (reset when taken: Chromium's through
+//! CDP, Firefox's as a new BiDi user context, see [`super::reuse`]) and closed
+//! at shutdown.
 
 use std::sync::Mutex;
 
@@ -12,6 +13,7 @@ use super::config::{BrowserConfig, BrowserKind};
 use super::driver::{DRIVER, driver_url, own_driver};
 use super::error::BrowserError;
 use super::page::{self, Page};
+use super::reuse;
 use super::session::{LIVE, Live, Session};
 use super::wire;
 
@@ -40,7 +42,12 @@ async fn new_session(
         let config = config.clone();
         move || -> Result<_, BrowserError> {
             if own {
-                let d = own_driver(&config)?;
+                // An idle driver of this engine's (its last session ended)
+                // before a new one: the driver and X server need not start again.
+                let d = match reuse::take_idle_driver(config.browser) {
+                    Some(d) => d,
+                    None => own_driver(&config)?,
+                };
                 Ok((
                     d.url().to_string(),
                     Some(d.profiles().to_path_buf()),
@@ -112,6 +119,7 @@ async fn new_session(
         bidi,
         browser: config.browser,
         own_driver,
+        user_context: None,
     })
 }
 
@@ -148,50 +156,77 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
             });
             i.map(|i| pool.swap_remove(i))
         };
-        let Some(session) = pooled else { break };
+        let Some(mut session) = pooled else { break };
         // A session's connection lives on the runtime that opened it: one from a
         // runtime that has ended (another test, an earlier harness run) is dead.
         let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
         if !bidi_open || session.client.current_url().await.is_err() {
+            // Its driver of its own (Firefox's) goes now, its browser with it,
+            // not at the end of the process.
+            if let Some(d) = session.own_driver.take() {
+                let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+            }
             continue;
         }
         // Reset here rather than when it was released: the last scenario's
         // session is never reset for nobody (the process kills it at exit).
-        if !reset(&session).await {
+        if !reset(&mut session).await {
             session.close().await;
             continue;
         }
-        let page = Page::new(session, base_url, config.wait);
+        let page = new_page(session, base_url, config);
         page.ensure_viewport(config.viewport).await?;
         return Ok(page);
     }
-    let page = Page::new(new_session(config, host).await?, base_url, config.wait);
+    let page = new_page(new_session(config, host).await?, base_url, config);
     page.ensure_viewport(config.viewport).await?;
     page.prepare_session().await?;
     Ok(page)
 }
 
+/// The page of `session`; on an engine without CDP, its engine is not
+/// registered through CDP (see [`super::engine::Engine::skip_registration`]).
+fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
+    let cdp = session.browser == BrowserKind::Chromium;
+    let page = Page::new(session, base_url, config.wait);
+    if !cdp {
+        page.engine().skip_registration();
+    }
+    page
+}
+
 /// A pooled session's browser state reset (cookies, storage, cache, extra
 /// windows, logs) for its next page; `false` when it could not be.
-async fn reset(session: &Session) -> bool {
+/// Chromium: cleared through CDP. Firefox: a new user context and its tab,
+/// the previous ones removed ([`reuse::fresh_user_context`]).
+async fn reset(session: &mut Session) -> bool {
+    let reset = match session.browser {
+        BrowserKind::Firefox => reuse::fresh_user_context(session).await.is_ok(),
+        _ => page::reset(&session.client).await.is_ok(),
+    };
+    // After the swap: what the previous scenario's tabs said as they closed
+    // is not the next scenario's.
     if let Some(b) = &session.bidi {
         b.reset().await;
     }
-    page::reset(&session.client).await.is_ok()
+    reset
 }
 
 /// Returns a page's session to the pool for the next scenario, which gets it
 /// with its state reset (cookies, storage, cache, extra windows, logs: reset
-/// when it is taken, so that the last one is not reset for nobody). Its routes
-/// and dialog handlers go now. A session that cannot be reset is closed then.
+/// when it is taken, so that the last one is not reset for nobody; on Firefox
+/// a new user context). Its routes and dialog handlers go now. A session that
+/// cannot be reset is closed then. A WebKit session ends here; its driver is
+/// kept for the next one.
 pub async fn release_page(page: Page) {
     if let Some(session) = page.take_session() {
-        // Firefox and WebKit sessions are not reused: each has a driver and a
-        // browser of its own, which go with it (a reset as thorough as
-        // Chromium's, over all origins' storage and the cache, has no
-        // command there).
-        if session.browser != BrowserKind::Chromium {
-            session.close().await;
+        // WebKit's sessions are not reused (no command clears every origin's
+        // cookies and storage, or the cache: see `reuse`); their driver is.
+        if !reuse::pools_sessions(&session) {
+            let browser = session.browser;
+            if let Some(d) = session.end_keeping_driver().await {
+                reuse::keep_idle_driver(browser, d);
+            }
             return;
         }
         // No route of the scenario outlives it (an idle page's requests would
@@ -212,6 +247,9 @@ pub async fn shutdown() {
     for s in sessions {
         s.close().await;
     }
+    tokio::task::spawn_blocking(reuse::stop_idle_drivers)
+        .await
+        .ok();
     if LIVE.load(std::sync::atomic::Ordering::SeqCst) == 0 {
         stop_driver();
     }
@@ -221,17 +259,37 @@ pub async fn shutdown() {
 /// sessions of the local chromedriver are not closed one by one, nor is the
 /// driver asked to quit its browsers: its process group is killed, browsers
 /// and all, and its watchdog removes the profiles while the reports are
-/// written ([`await_exit`] waits for it). Sessions of a remote WebDriver or of
-/// a driver of their own are closed as by [`shutdown`].
+/// written ([`await_exit`] waits for it). So are the groups of the drivers of
+/// their own (pooled Firefox sessions', idle WebKit drivers'). Sessions of a
+/// remote WebDriver are closed as by [`shutdown`].
 pub(crate) async fn shutdown_at_exit() {
     let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
     let local_url = super::driver::local_driver().map(|(_, url)| url);
+    let (own, sessions): (Vec<Session>, Vec<Session>) =
+        sessions.into_iter().partition(|s| s.own_driver.is_some());
     let (local, others): (Vec<Session>, Vec<Session>) = sessions
         .into_iter()
-        .partition(|s| s.own_driver.is_none() && local_url.as_deref() == Some(s.remote.as_str()));
+        .partition(|s| local_url.as_deref() == Some(s.remote.as_str()));
     for s in others {
         s.close().await;
     }
+    // Pooled sessions with a driver of their own (Firefox's) and idle drivers
+    // (WebKit's): their groups killed at once, browsers and all, as the local
+    // chromedriver's below.
+    let mut killed = reuse::kill_idle_drivers();
+    for mut s in own {
+        if let Some(d) = s.own_driver.take() {
+            killed.push(d.kill());
+        }
+        if let Some(profile) = s._profile.take() {
+            let _ = profile.keep();
+        }
+        drop(s);
+    }
+    EXITING
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .extend(killed);
     // A page still open elsewhere in this process keeps the driver running.
     if LIVE.load(std::sync::atomic::Ordering::SeqCst) > local.len() {
         for s in local {
@@ -244,7 +302,10 @@ pub(crate) async fn shutdown_at_exit() {
         Err(p) => p.into_inner().take(),
     };
     if let Some(d) = driver {
-        *EXITING.lock().unwrap_or_else(|p| p.into_inner()) = Some(d.kill());
+        EXITING
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(d.kill());
     }
     for mut s in local {
         // Killed with the driver's group; its profile is in the driver's
@@ -256,16 +317,16 @@ pub(crate) async fn shutdown_at_exit() {
     }
 }
 
-/// The local driver killed by [`shutdown_at_exit`], its watchdog still
+/// The drivers killed by [`shutdown_at_exit`], their watchdogs still
 /// removing the profiles.
-static EXITING: Mutex<Option<super::driver::Killed>> = Mutex::new(None);
+static EXITING: Mutex<Vec<super::driver::Killed>> = Mutex::new(Vec::new());
 
 /// Waits until the driver killed by [`shutdown_at_exit`] has left nothing
 /// behind (its group killed, its profiles removed): the last thing before the
 /// process exits.
 pub(crate) fn await_exit() {
-    let killed = EXITING.lock().unwrap_or_else(|p| p.into_inner()).take();
-    if let Some(k) = killed {
+    let killed = std::mem::take(&mut *EXITING.lock().unwrap_or_else(|p| p.into_inner()));
+    for k in killed {
         k.wait();
     }
 }

@@ -31,6 +31,9 @@ pub(crate) struct Session {
     /// The driver of its own (geckodriver, WebKitWebDriver serve one session
     /// each): stopped, with its browser, when the session goes.
     pub(crate) own_driver: Option<Driver>,
+    /// Firefox: the BiDi user context the current scenario's tab lives in
+    /// (none: the browser's default one, a new session's first scenario).
+    pub(crate) user_context: Option<String>,
 }
 
 impl Session {
@@ -41,6 +44,14 @@ impl Session {
         if let Some(d) = self.own_driver.take() {
             let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
         }
+    }
+
+    /// Ends the session but keeps a driver of its own running, idle, for the
+    /// next session of its engine (the driver serves one session at a time,
+    /// and a session's end quits its browser). Returns that driver.
+    pub(crate) async fn end_keeping_driver(mut self) -> Option<Driver> {
+        let _ = self.client.clone().close().await;
+        self.own_driver.take()
     }
 }
 

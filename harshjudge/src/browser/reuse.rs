@@ -1,0 +1,146 @@
+//! Reuse across scenarios on the engines whose driver serves one session at a
+//! time (geckodriver, WebKitWebDriver), with each scenario isolated from the
+//! one before:
+//!
+//! - **Firefox**: the session (geckodriver and its Firefox) is pooled like
+//!   Chromium's, and each scenario gets a WebDriver BiDi **user context** of
+//!   its own ([`fresh_user_context`]), as Playwright's browser contexts do: a
+//!   separate cookie jar, storage (local, session, IndexedDB, cache storage),
+//!   HTTP cache and permissions. Its one tab is created at `about:blank`, the
+//!   classic session is switched to it, and the previous scenario's user
+//!   context goes with every tab and popup in it.
+//! - **WebKit** (WebKitGTK has no BiDi): no command clears every origin's
+//!   cookies and storage or the HTTP cache (its Delete All Cookies is the
+//!   current document's host's), so a session is not reused. Its driver and
+//!   X server are ([`take_idle_driver`], [`keep_idle_driver`]): each scenario
+//!   gets a new session, that is a new MiniBrowser with an ephemeral data
+//!   store of its own, from a driver already running.
+
+use std::sync::Mutex;
+
+use fantoccini::wd::WindowHandle;
+use serde_json::{Value, json};
+
+use super::config::BrowserKind;
+use super::driver::{Driver, Killed};
+use super::error::{BrowserError, cmd_err};
+use super::session::Session;
+
+/// Drivers of their own whose session ended, kept running for the next
+/// session of their engine.
+static IDLE: Mutex<Vec<(BrowserKind, Driver)>> = Mutex::new(Vec::new());
+
+/// An idle driver of `browser`'s that still runs, if any (dead ones are
+/// stopped: their browsers must not outlive them).
+pub(super) fn take_idle_driver(browser: BrowserKind) -> Option<Driver> {
+    loop {
+        let found = {
+            let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
+            let i = idle.iter().position(|(b, _)| *b == browser)?;
+            idle.swap_remove(i).1
+        };
+        let mut d = found;
+        if d.is_alive() {
+            return Some(d);
+        }
+        d.stop(false);
+    }
+}
+
+/// Keeps `driver` (its session ended) for the next session of `browser`.
+pub(super) fn keep_idle_driver(browser: BrowserKind, driver: Driver) {
+    IDLE.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((browser, driver));
+}
+
+/// Stops every idle driver (their browsers are gone with their sessions).
+pub(super) fn stop_idle_drivers() {
+    let idle = std::mem::take(&mut *IDLE.lock().unwrap_or_else(|p| p.into_inner()));
+    for (_, d) in idle {
+        d.stop(false);
+    }
+}
+
+/// Kills every idle driver's process group at once (the end of the process);
+/// their watchdogs remove their folders.
+pub(super) fn kill_idle_drivers() -> Vec<Killed> {
+    let idle = std::mem::take(&mut *IDLE.lock().unwrap_or_else(|p| p.into_inner()));
+    idle.into_iter().map(|(_, d)| d.kill()).collect()
+}
+
+/// Whether `browser`'s sessions go back to the pool when their page is
+/// released (Firefox's only with BiDi, which its isolation needs).
+pub(super) fn pools_sessions(session: &Session) -> bool {
+    match session.browser {
+        BrowserKind::Chromium => true,
+        BrowserKind::Firefox => session.bidi.is_some(),
+        BrowserKind::Webkit => false,
+    }
+}
+
+fn field(v: &Value, name: &str, during: &str) -> Result<String, BrowserError> {
+    v[name]
+        .as_str()
+        .map(String::from)
+        .ok_or_else(|| cmd_err(during, format!("no `{name}` in the answer {v}")))
+}
+
+/// Firefox: the session's next scenario in a user context of its own. Creates
+/// the user context and its tab (at `about:blank`), switches the classic
+/// session to that tab (Firefox's window handles are BiDi's context ids),
+/// then closes every other top-level context: the default user context's tabs
+/// and every other user context (`browser.removeUserContext`, which closes
+/// their tabs and popups and drops their cookies and storage). The session's
+/// BiDi context (routes' intercepts, screenshots, the viewport) becomes the
+/// new tab; its viewport is to be set again.
+pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), BrowserError> {
+    let Some(bidi) = session.bidi.clone() else {
+        return Err(cmd_err(
+            "isolating a pooled Firefox session",
+            "it has no WebDriver BiDi connection",
+        ));
+    };
+    let during = "creating the scenario's user context";
+    let created = bidi.send("browser.createUserContext", json!({})).await?;
+    let user_context = field(&created, "userContext", during)?;
+    let during = "opening the scenario's tab";
+    let tab = bidi
+        .send(
+            "browsingContext.create",
+            json!({"type": "tab", "userContext": user_context}),
+        )
+        .await?;
+    let context = field(&tab, "context", during)?;
+    let handle = WindowHandle::try_from(context.clone())
+        .map_err(|e| cmd_err("naming the scenario's tab", e))?;
+    session
+        .client
+        .switch_to_window(handle)
+        .await
+        .map_err(|e| cmd_err("switching to the scenario's tab", e))?;
+    *bidi.context.lock().expect("bidi lock") = Some(context.clone());
+    let tree = bidi
+        .send("browsingContext.getTree", json!({"maxDepth": 0}))
+        .await?;
+    for c in tree["contexts"].as_array().into_iter().flatten() {
+        if c["userContext"] == "default" && c["context"] != context.as_str() {
+            bidi.send(
+                "browsingContext.close",
+                json!({"context": c["context"], "promptUnload": false}),
+            )
+            .await?;
+        }
+    }
+    let contexts = bidi.send("browser.getUserContexts", json!({})).await?;
+    for u in contexts["userContexts"].as_array().into_iter().flatten() {
+        let id = u["userContext"].as_str().unwrap_or_default();
+        if id != "default" && id != user_context {
+            bidi.send("browser.removeUserContext", json!({"userContext": id}))
+                .await?;
+        }
+    }
+    session.user_context = Some(user_context);
+    session.viewport = None;
+    Ok(())
+}
