@@ -249,7 +249,9 @@ pub trait Observer: Send + Sync {
 /// The tool table and the observers: one execution path for every call.
 pub struct Dispatcher {
     tools: Vec<ToolDef>,
-    inputs: Vec<Schema>,
+    /// Each tool's input schema, derived when first needed (a call's unknown
+    /// keys, `tools/list`): a server that never lists a tool never pays for it.
+    inputs: Vec<std::sync::OnceLock<Schema>>,
     observers: Vec<Box<dyn Observer>>,
 }
 
@@ -257,10 +259,7 @@ impl Dispatcher {
     /// A dispatcher over `tools` (in the order `tools/list` gives them), with
     /// no observer yet.
     pub fn new(tools: Vec<ToolDef>) -> Self {
-        let inputs = tools
-            .iter()
-            .map(|t| Arc::new(portable(t.name, &(t.schema)())))
-            .collect();
+        let inputs = tools.iter().map(|_| std::sync::OnceLock::new()).collect();
         Dispatcher {
             tools,
             inputs,
@@ -284,13 +283,14 @@ impl Dispatcher {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    /// The input schema `tools/list` gives for a tool (built once).
+    /// The input schema `tools/list` gives for a tool (built once, when first
+    /// asked for).
     pub fn input_schema(&self, def: &ToolDef) -> Schema {
         self.tools
             .iter()
             .position(|t| t.name == def.name)
-            .map(|i| self.inputs[i].clone())
-            .unwrap_or_else(|| Arc::new(portable(def.name, &(def.schema)())))
+            .map(|i| self.inputs[i].get_or_init(|| input_schema_of(def)).clone())
+            .unwrap_or_else(|| input_schema_of(def))
     }
 
     /// Runs tool `name` with `args` (absent arguments count as `{}`). Never panics
@@ -376,6 +376,11 @@ impl Dispatcher {
         }
         out
     }
+}
+
+/// A tool's input schema, derived from its arguments' type.
+fn input_schema_of(def: &ToolDef) -> Schema {
+    Arc::new(portable(def.name, &(def.schema)()))
 }
 
 /// Pairs of arguments of which a tool needs at least one.

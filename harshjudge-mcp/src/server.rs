@@ -22,7 +22,10 @@ use crate::dispatch;
 #[derive(Clone)]
 pub struct Server {
     ctx: Arc<Context>,
-    tools: Arc<Vec<Tool>>,
+    /// Every tool (the dispatcher's, then `enable_tools`), each built with its
+    /// schemas when first listed or asked for: a lean server lists the start
+    /// set, and deriving the other schemas would page in code it never runs.
+    tools: Arc<[std::sync::OnceLock<Tool>]>,
     shape: Shape,
     /// The tool sets listed so far ([`Shape::Lean`]: `start`, then what
     /// `enable_tools` added).
@@ -271,59 +274,47 @@ impl Server {
         Server::with_shape(ctx, Shape::Lean)
     }
 
-    /// A server whose `tools/list` and results have `shape`.
+    /// A server whose `tools/list` and results have `shape`. No tool's schema
+    /// is derived yet: each is, once, when `tools/list` first gives the tool.
     pub fn with_shape(ctx: Context, shape: Shape) -> Self {
-        let mut tools = tools_of(shape);
-        if shape == Shape::Lean {
-            for t in &mut tools {
-                t.output_schema = None;
-                let mut schema = terse_targets(&t.input_schema);
-                lean_schema(&mut schema, true);
-                if t.name == "browser_expect"
-                    && let Some(props) =
-                        schema.get_mut("properties").and_then(|p| p.as_object_mut())
-                {
-                    // The tool's description says what each of these takes.
-                    for name in [
-                        "assertion",
-                        "expected",
-                        "attribute",
-                        "not",
-                        "timeoutMs",
-                        "method",
-                        "status",
-                        "text",
-                    ] {
-                        if let Some(p) = props.get_mut(name).and_then(|p| p.as_object_mut()) {
-                            p.remove("description");
-                        }
-                    }
-                }
-                t.input_schema = Arc::new(schema);
-                if let Some((_, d)) = LEAN_DESCRIPTIONS.iter().find(|(n, _)| *n == t.name) {
-                    t.description = Some((*d).into());
-                }
-            }
-        }
+        let count = crate::dispatcher().tools().len() + 1;
         Server {
             ctx: Arc::new(ctx),
-            tools: Arc::new(tools),
+            tools: (0..count).map(|_| std::sync::OnceLock::new()).collect(),
             shape,
             enabled: Arc::new(std::sync::Mutex::new(vec!["start"])),
         }
     }
 
+    /// The name of tool `i` (the dispatcher's tools, then `enable_tools`).
+    fn name_of(i: usize) -> &'static str {
+        crate::dispatcher()
+            .tools()
+            .get(i)
+            .map_or(ENABLE_TOOLS, |t| t.name)
+    }
+
+    /// Tool `i` as this server lists it (built on first use).
+    fn tool(&self, i: usize) -> &Tool {
+        self.tools[i].get_or_init(|| {
+            let mut t = tool_of(i, self.shape);
+            if self.shape == Shape::Lean {
+                make_lean(&mut t);
+            }
+            t
+        })
+    }
+
     /// What `tools/list` answers now: every tool with [`Shape::OutputSchemas`];
     /// with [`Shape::Lean`] the tools of the sets enabled so far.
     pub fn listed(&self) -> Vec<Tool> {
+        let all = 0..self.tools.len();
         if self.shape == Shape::OutputSchemas {
-            return (*self.tools).clone();
+            return all.map(|i| self.tool(i).clone()).collect();
         }
         let enabled = self.enabled.lock().unwrap_or_else(|e| e.into_inner());
-        self.tools
-            .iter()
-            .filter(|t| tool_set(&t.name).is_none_or(|s| enabled.contains(&s)))
-            .cloned()
+        all.filter(|&i| tool_set(Self::name_of(i)).is_none_or(|s| enabled.contains(&s)))
+            .map(|i| self.tool(i).clone())
             .collect()
     }
 
@@ -709,7 +700,9 @@ impl ServerHandler for Server {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        (0..self.tools.len())
+            .find(|&i| Self::name_of(i) == name)
+            .map(|i| self.tool(i).clone())
     }
 
     async fn call_tool(
@@ -769,18 +762,54 @@ pub fn tool_list() -> Vec<Tool> {
 /// a lean server's start-up (callgrind: 13.3 M of 28.1 M instructions), for
 /// schemas it never sends.
 fn tools_of(shape: Shape) -> Vec<Tool> {
-    let d = crate::dispatcher();
-    d.tools()
-        .iter()
-        .map(|t| {
-            let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
-            if shape == Shape::OutputSchemas {
-                tool.output_schema = Some(crate::tools::output::output_schema(t));
-            }
-            tool
-        })
-        .chain(std::iter::once(enable_tools_def()))
+    (0..=crate::dispatcher().tools().len())
+        .map(|i| tool_of(i, shape))
         .collect()
+}
+
+/// Tool `i` of [`tools_of`] (past the dispatcher's tools: `enable_tools`).
+fn tool_of(i: usize, shape: Shape) -> Tool {
+    let d = crate::dispatcher();
+    let Some(t) = d.tools().get(i) else {
+        return enable_tools_def();
+    };
+    let mut tool = Tool::new(t.name, t.description, d.input_schema(t));
+    if shape == Shape::OutputSchemas {
+        tool.output_schema = Some(crate::tools::output::output_schema(t));
+    }
+    tool
+}
+
+/// A tool as [`Shape::Lean`] lists it: no output schema, an input schema
+/// without what the description says already, a shorter description where
+/// there is one.
+fn make_lean(t: &mut Tool) {
+    t.output_schema = None;
+    let mut schema = terse_targets(&t.input_schema);
+    lean_schema(&mut schema, true);
+    if t.name == "browser_expect"
+        && let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut())
+    {
+        // The tool's description says what each of these takes.
+        for name in [
+            "assertion",
+            "expected",
+            "attribute",
+            "not",
+            "timeoutMs",
+            "method",
+            "status",
+            "text",
+        ] {
+            if let Some(p) = props.get_mut(name).and_then(|p| p.as_object_mut()) {
+                p.remove("description");
+            }
+        }
+    }
+    t.input_schema = Arc::new(schema);
+    if let Some((_, d)) = LEAN_DESCRIPTIONS.iter().find(|(n, _)| *n == t.name) {
+        t.description = Some((*d).into());
+    }
 }
 
 /// What `prompts/list` answers: one prompt per workflow of [`crate::skill`].
@@ -846,4 +875,33 @@ pub enum ServeError {
         /// The cause.
         source: std::io::Error,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lean_server_derives_only_the_tools_it_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Server::with_shape(Context::new(dir.path()).unwrap(), Shape::Lean);
+        let built = |s: &Server| s.tools.iter().filter(|t| t.get().is_some()).count();
+        assert_eq!(built(&s), 0, "no tool is derived before it is listed");
+        let listed = s.listed();
+        assert_eq!(listed.len(), TOOL_SETS[0].1.len(), "the start set");
+        assert_eq!(built(&s), listed.len(), "only the listed tools are derived");
+        let run = s.get_tool("startRun").expect("startRun is a tool");
+        assert!(run.output_schema.is_none(), "lean: no output schema");
+        assert_eq!(built(&s), listed.len() + 1);
+        assert!(s.get_tool("noSuchTool").is_none());
+        // The same tools as the eager list, shaped alike.
+        let full = Server::with_shape(Context::new(dir.path()).unwrap(), Shape::OutputSchemas);
+        let all = full.listed();
+        assert_eq!(all.len(), tool_list().len());
+        assert!(all.iter().all(|t| t.output_schema.is_some()));
+        assert_eq!(
+            all.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+            tool_list().into_iter().map(|t| t.name).collect::<Vec<_>>()
+        );
+    }
 }
