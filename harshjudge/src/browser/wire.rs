@@ -154,7 +154,10 @@ pub(crate) fn is_navigation(e: &BrowserError) -> bool {
     match e {
         BrowserError::Command { message, .. } => {
             let m = message.to_lowercase();
+            // Chromium: "document unloaded while waiting for result";
+            // geckodriver: "Document was unloaded".
             m.contains("document unloaded")
+                || m.contains("document was unloaded")
                 || m.contains("execution context was destroyed")
                 || m.contains("inspected target navigated")
                 || m.contains("cannot find context")
@@ -209,4 +212,34 @@ pub(crate) fn short_script() -> &'static str {
 pub(crate) fn full_script() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| format!("{}{CALL}", install_source()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_navigation;
+    use crate::browser::error::BrowserError;
+
+    fn command(message: &str) -> BrowserError {
+        BrowserError::Command {
+            action: "expecting page to_have_url(…)".into(),
+            message: message.into(),
+        }
+    }
+
+    /// A script whose document went away under it is a navigation, in each
+    /// driver's words (geckodriver's was not recognised, so an expectation
+    /// running while a Firefox page navigated failed instead of asking again).
+    #[test]
+    fn each_drivers_words_for_a_document_gone_under_a_script_are_a_navigation() {
+        for message in [
+            "webdriver returned error: javascript error: document unloaded while waiting for result",
+            "webdriver returned error: Document was unloaded",
+            "javascript error: Execution context was destroyed.",
+        ] {
+            assert!(is_navigation(&command(message)), "{message}");
+        }
+        assert!(!is_navigation(&command(
+            "no such element: Unable to locate element"
+        )));
+    }
 }
