@@ -383,10 +383,6 @@ impl BrowserConfig {
             // and a route answers it (the back-forward cache would restore
             // the page without either).
             "--disable-back-forward-cache".into(),
-            // No crash handler: Chromium starts it in a session of its own,
-            // out of the driver's process group, so the group kill at exit
-            // missed it and it outlived the suite for a moment.
-            "--disable-crashpad-for-testing".into(),
             "--metrics-recording-only".into(),
             "--disable-quic".into(),
             "--mute-audio".into(),
@@ -504,7 +500,6 @@ mod tests {
             "--disable-renderer-backgrounding",
             "--disable-backgrounding-occluded-windows",
             "--disable-back-forward-cache",
-            "--disable-crashpad-for-testing",
         ] {
             assert!(a.contains(&flag.to_string()), "{flag} in {a:?}");
         }
