@@ -39,6 +39,11 @@ else
 fi
 kill -s KILL -- "-$1" 2>/dev/null
 [ -n "$2" ] || exit 0
+# What left the group but carries the folder as its TMPDIR (a browser's crash
+# handler, in a session of its own) goes too.
+for e in /proc/[0-9]*/environ; do
+  if grep -qzx -- "TMPDIR=$2" "$e" 2>/dev/null; then p=${e%/environ}; kill -s KILL "${p#/proc/}" 2>/dev/null; fi
+done
 [ -n "$gone" ] || sleep 0.1
 rm -rf -- "$2" 2>/dev/null
 if [ -e "$2" ]; then sleep 0.5; rm -rf -- "$2"; fi
@@ -246,6 +251,54 @@ fn group_has_live_process(group: u32) -> bool {
         }
     }
     false
+}
+
+/// Kills (SIGKILL) every live process whose environment holds `entry`
+/// (`NAME=value`, whole) and waits up to `within` for them to be gone;
+/// returns whether none is left. For what leaves a process group on its own
+/// (a browser's crash handler starts a session of its own) but inherited the
+/// environment its driver was given. Not this process.
+pub fn kill_carrying(entry: &str, within: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let found = carrying(entry);
+        for pid in &found {
+            if let Some(pid) = rustix::process::Pid::from_raw(*pid as i32) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+        if found.is_empty() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// The live processes (not zombies, not this one) whose environment holds `entry`.
+fn carrying(entry: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me || !alive(pid) {
+            continue;
+        }
+        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == entry.as_bytes()) {
+            out.push(pid);
+        }
+    }
+    out
 }
 
 /// Whether process `pid` exists (and is not a zombie).

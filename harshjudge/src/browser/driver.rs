@@ -55,6 +55,7 @@ impl Driver {
         );
         let _ = self.child.kill();
         let _ = self.child.wait();
+        self.kill_escaped();
         // The watchdog does the rest: kill anything left in the group and
         // remove the profiles.
         if !self.watchdog.release(Duration::from_secs(3)) {
@@ -69,6 +70,7 @@ impl Driver {
         crate::process::kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
+        self.kill_escaped();
         // Once the group is gone, nothing writes into the profiles any more:
         // the watchdog removes them at once.
         let releasing = if crate::process::group_gone(self.child.id(), Duration::from_millis(300)) {
@@ -80,6 +82,15 @@ impl Driver {
             releasing,
             profiles: self.profiles,
         }
+    }
+
+    /// Kills what its browsers started outside the driver's process group:
+    /// Chromium's crash handler runs in a session of its own, and outlived the
+    /// group kill. It carries the driver's environment, whose `TMPDIR` is
+    /// this driver's own folder (`driver_command`).
+    fn kill_escaped(&self) {
+        let entry = format!("TMPDIR={}", self.profiles.display());
+        let _ = crate::process::kill_carrying(&entry, Duration::from_millis(500));
     }
 
     /// chromedriver's `/shutdown` endpoint, which quits every browser it started.
