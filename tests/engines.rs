@@ -537,42 +537,6 @@ async fn todomvc_specs_evidence_and_roles_on_webkit() {
     engine(BrowserKind::Webkit).await;
 }
 
-const MARK: &str = "HARSHJUDGE_TEST_PROCESS_MARK";
-
-/// Live processes started for `root` (marked by the variable every child
-/// inherits, or naming `root` on their command line).
-fn started_for(root: &Path) -> Vec<(u32, String)> {
-    let root_s = root.display().to_string();
-    let mark = format!("{MARK}={root_s}\0");
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if pid == std::process::id() {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let zombie = stat
-            .rfind(')')
-            .and_then(|i| stat[i + 1..].split_whitespace().next())
-            == Some("Z");
-        if zombie {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-            .unwrap_or_default();
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        if environ.windows(mark.len()).any(|w| w == mark.as_bytes()) || cmdline.contains(&root_s) {
-            out.push((pid, cmdline));
-        }
-    }
-    out
-}
-
 /// The resilience suite's `browser_wait` in `browser`, SIGKILLed while its page
 /// is open: the driver, the browser (and WebKit's X server) go with it.
 fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &str) {
@@ -585,7 +549,7 @@ fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &
         .arg("browser_wait")
         .env("HARSHJUDGE_DIR", &hj)
         .env("TMPDIR", root.join("tmp"))
-        .env(MARK, &root)
+        .env(support::PROCESS_MARK, &root)
         .env("HARSHJUDGE_BROWSER", browser.name())
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("NEXTEST_RUN_ID")
@@ -609,7 +573,7 @@ fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let before = started_for(&root);
+    let before = support::started_for(&root);
     assert!(
         before.iter().any(|(_, c)| c.contains(driver))
             && before.iter().any(|(_, c)| c.contains(browser_process)),
@@ -618,10 +582,10 @@ fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = started_for(&root);
+    let mut left = support::started_for(&root);
     while !left.is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
-        left = started_for(&root);
+        left = support::started_for(&root);
     }
     for (pid, _) in &left {
         let _ = Command::new("kill")

@@ -220,42 +220,6 @@ async fn the_next_webkit_scenario_sees_nothing_of_the_last() {
     the_next_scenario_sees_nothing_of_the_last(BrowserKind::Webkit).await;
 }
 
-const MARK: &str = "HARSHJUDGE_TEST_PROCESS_MARK";
-
-/// The processes started under `root` (marked through their environment or
-/// naming it), zombies aside.
-fn ours(root: &Path) -> Vec<(u32, String)> {
-    let root_s = root.display().to_string();
-    let mark = format!("{MARK}={root_s}\0");
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if pid == std::process::id() {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let zombie = stat
-            .rfind(')')
-            .and_then(|i| stat[i + 1..].split_whitespace().next())
-            == Some("Z");
-        if zombie {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-            .unwrap_or_default();
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        if environ.windows(mark.len()).any(|w| w == mark.as_bytes()) || cmdline.contains(&root_s) {
-            out.push((pid, cmdline));
-        }
-    }
-    out
-}
-
 /// `reuse_suite` in `browser`, one scenario at a time, its temporary files
 /// and processes marked with `root`.
 fn suite(root: &Path, browser: BrowserKind, args: &[&str]) -> Command {
@@ -266,7 +230,7 @@ fn suite(root: &Path, browser: BrowserKind, args: &[&str]) -> Command {
         .args(args)
         .env("HARSHJUDGE_DIR", root.join(".harshJudge"))
         .env("TMPDIR", root.join("tmp"))
-        .env(MARK, root)
+        .env(support::PROCESS_MARK, root)
         .env("HARSHJUDGE_BROWSER", browser.name())
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("HARSHJUDGE_WEBDRIVER_URL")
@@ -307,10 +271,10 @@ fn session_of(root: &Path, slug: &str) -> Option<String> {
 /// to 10 s, then killed) and the library's temporary folders.
 fn left_behind(root: &Path) -> (Vec<(u32, String)>, Vec<PathBuf>) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = ours(root);
+    let mut left = support::started_for(root);
     while !left.is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
-        left = ours(root);
+        left = support::started_for(root);
     }
     for (pid, _) in &left {
         let _ = Command::new("kill")
@@ -399,7 +363,7 @@ fn a_sigkilled_suite_with_a_reused_firefox_session_leaves_nothing() {
         session_of(&root, "a-leaves-state"),
         "the third scenario runs in the first one's session"
     );
-    let before = ours(&root);
+    let before = support::started_for(&root);
     assert!(
         before.iter().any(|(_, c)| c.contains("geckodriver"))
             && before.iter().any(|(_, c)| c.contains("firefox")),

@@ -315,3 +315,41 @@ pub fn serve_demo(variant: &str) -> ServedDemo {
         .to_string();
     ServedDemo { child, url }
 }
+
+/// The variable a test sets on a suite it starts, which every process the
+/// suite starts inherits: [`started_for`] finds them by it.
+pub const PROCESS_MARK: &str = "HARSHJUDGE_TEST_PROCESS_MARK";
+
+/// Live processes started for `root` (marked by [`PROCESS_MARK`]`=root`, or
+/// naming `root` on their command line), zombies aside: (pid, command line).
+pub fn started_for(root: &Path) -> Vec<(u32, String)> {
+    let root_s = root.display().to_string();
+    let mark = format!("{PROCESS_MARK}={root_s}\0");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let zombie = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next())
+            == Some("Z");
+        if zombie {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        if environ.windows(mark.len()).any(|w| w == mark.as_bytes()) || cmdline.contains(&root_s) {
+            out.push((pid, cmdline));
+        }
+    }
+    out
+}
