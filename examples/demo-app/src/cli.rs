@@ -124,30 +124,40 @@ fn serve(args: &[String]) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
+        // The handlers before the line that says it is ready: a SIGTERM sent
+        // as soon as the line is read must reach them, not kill the process.
+        let shutdown = shutdown_signal();
         {
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "listening on {}", app.base_url());
             let _ = stdout.flush();
         }
-        shutdown_signal().await;
+        shutdown.await;
         eprintln!("shutting down");
         app.stop().await;
         ExitCode::SUCCESS
     })
 }
 
-/// Resolves on Ctrl-C (SIGINT) or, on Unix, SIGTERM.
-async fn shutdown_signal() {
+/// Resolves on Ctrl-C (SIGINT) or, on Unix, SIGTERM. On Unix both handlers
+/// are installed when this is called, not when the future is first polled.
+fn shutdown_signal() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
+        if let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            return Box::pin(async move {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            });
         }
     }
-    let _ = tokio::signal::ctrl_c().await;
+    Box::pin(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
