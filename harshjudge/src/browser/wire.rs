@@ -155,9 +155,11 @@ pub(crate) fn is_navigation(e: &BrowserError) -> bool {
         BrowserError::Command { message, .. } => {
             let m = message.to_lowercase();
             // Chromium: "document unloaded while waiting for result";
-            // geckodriver: "Document was unloaded".
+            // geckodriver: "Document was unloaded"; WebKitWebDriver:
+            // "Callback was not called before the unload event".
             m.contains("document unloaded")
                 || m.contains("document was unloaded")
+                || m.contains("before the unload event")
                 || m.contains("execution context was destroyed")
                 || m.contains("inspected target navigated")
                 || m.contains("cannot find context")
@@ -234,6 +236,7 @@ mod tests {
         for message in [
             "webdriver returned error: javascript error: document unloaded while waiting for result",
             "webdriver returned error: Document was unloaded",
+            "webdriver returned error: Callback was not called before the unload event.",
             "javascript error: Execution context was destroyed.",
         ] {
             assert!(is_navigation(&command(message)), "{message}");
