@@ -1,7 +1,9 @@
 //! Issue 23 point 4 over MCP, in process (harshjudge-mcp's `call`) in real
 //! headless Chromium: `browser_handle_dialog` answers the page's prompt and
 //! confirm (accepted with a text, then dismissed), and the `frame` argument of
-//! the target tools clicks, types and asserts inside a same-origin iframe.
+//! the target tools clicks, types and asserts inside a same-origin iframe;
+//! `browser_snapshot` reads same-origin iframes (nested too) with refs that
+//! act inside them (`f1e2`) and are exported as `page.frame_locator(…)`.
 //! Recorded and exported as `page.on_dialog(…)` and
 //! `page.frame_locator(…)`. The pages come from a loopback server of this test.
 
@@ -24,9 +26,29 @@ const PAY: &str = r#"<!doctype html><html><head><title>pay</title></head><body>
 <p id="status">unpaid</p>
 </body></html>"#;
 
+/// A page with a titled same-origin iframe (itself holding one), and one of
+/// another origin (`localhost` is another host than `127.0.0.1`).
+const FRAMES: &str = r#"<!doctype html><html><head><title>frames</title></head><body>
+<button id="top">top</button>
+<iframe title="Payment" src="/pay"></iframe>
+<div><iframe src="/outer"></iframe></div>
+<iframe src="OTHER/pay"></iframe>
+</body></html>"#;
+
+const OUTER: &str = r#"<!doctype html><html><head><title>outer</title></head><body>
+<a href="/pay">outer link</a>
+<iframe name="inner" src="/pay"></iframe>
+</body></html>"#;
+
 fn serve() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
+    let port = listener.local_addr().unwrap().port();
+    let base = format!("http://127.0.0.1:{port}");
+    let frames: &'static str = Box::leak(
+        FRAMES
+            .replace("OTHER", &format!("http://localhost:{port}"))
+            .into_boxed_str(),
+    );
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             std::thread::spawn(move || {
@@ -47,6 +69,8 @@ fn serve() -> String {
                     let (status, body) = match path.as_str() {
                         "/reach" => ("200 OK", REACH),
                         "/pay" => ("200 OK", PAY),
+                        "/frames" => ("200 OK", frames),
+                        "/outer" => ("200 OK", OUTER),
                         _ => ("404 Not Found", "no"),
                     };
                     if write!(
@@ -178,6 +202,154 @@ fn dialogs_and_frames_over_mcp_are_recorded_and_exported() {
         r##"page.frame_locator("iframe#pay") .get_by_role("button") .name("Pay") .click() .await?;"##,
         r##"page.frame_locator("iframe#pay") .get_by_label("Card") .fill("4242")"##,
         r##"expect(&page.frame_locator("iframe#pay").locator("#status"))"##,
+    ] {
+        assert!(flat.contains(line), "{line}\nin:\n{source}");
+    }
+    ok(&ctx, "browser_close", json!({}));
+}
+
+#[test]
+fn a_snapshot_reads_same_origin_iframes_and_their_refs_act_and_export() {
+    let base = serve();
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    ok(
+        &ctx,
+        "browser_launch",
+        json!({"baseUrl": base, "browser": "chromium"}),
+    );
+    ok(
+        &ctx,
+        "initProject",
+        json!({"projectName": "Frames", "baseUrl": base}),
+    );
+    ok(&ctx, "record_start", json!({"name": "frames"}));
+    ok(&ctx, "browser_navigate", json!({"url": "/frames"}));
+    let snap = ok(&ctx, "browser_snapshot", json!({}));
+    let outline: harshjudge_mcp::tools::browser::PageOutline =
+        serde_json::from_value(snap.clone()).unwrap();
+    let text = outline.aria_text();
+    let frames = snap["frames"].as_array().unwrap();
+    let frame = |name: &str| {
+        frames
+            .iter()
+            .find(|f| f["selector"] == name)
+            .unwrap_or_else(|| panic!("no frame {name} in {snap}"))
+    };
+    // The titled iframe, the nested one (inside the untitled one), the other origin's.
+    let pay = frame(r#"iframe[title="Payment"]"#);
+    let outer = frame(r#"iframe[src="/outer"]"#);
+    let inner = frame(r#"iframe[name="inner"]"#);
+    assert_eq!(inner["parent"], outer["ref"], "{snap}");
+    let other = frames
+        .iter()
+        .find(|f| f["crossOrigin"] == true)
+        .unwrap_or_else(|| panic!("the other origin's iframe is listed: {snap}"));
+    assert!(
+        other["url"].as_str().unwrap().contains("localhost"),
+        "{other}"
+    );
+    // Its elements are listed under it, with refs that name their frame.
+    let in_frame = |f: &serde_json::Value| -> Vec<serde_json::Value> {
+        snap["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["frame"] == f["ref"])
+            .cloned()
+            .collect()
+    };
+    let pay_button = in_frame(pay)
+        .into_iter()
+        .find(|e| e["name"] == "Pay")
+        .unwrap_or_else(|| panic!("Pay in the frame: {snap}"));
+    let pay_ref = pay_button["ref"].as_str().unwrap().to_string();
+    assert!(
+        pay_ref.starts_with(pay["ref"].as_str().unwrap()),
+        "{pay_ref}"
+    );
+    assert!(in_frame(other).is_empty(), "another origin is not read");
+    let nested = in_frame(inner);
+    assert!(!nested.is_empty(), "the nested frame is read: {snap}");
+    for want in [
+        format!(
+            "- iframe \"Payment\" [ref={}]",
+            pay["ref"].as_str().unwrap()
+        ),
+        format!("  - button \"Pay\" [ref={pay_ref}]"),
+        format!(
+            "    - button \"Pay\" [ref={}]",
+            nested.iter().find(|e| e["name"] == "Pay").unwrap()["ref"]
+                .as_str()
+                .unwrap()
+        ),
+        "[cross-origin: not read]".to_string(),
+    ] {
+        assert!(text.contains(&want), "{want:?} in\n{text}");
+    }
+    assert!(
+        text.find("[ref=e1]").unwrap() < text.find("- iframe").unwrap(),
+        "the page's own elements come first:\n{text}"
+    );
+
+    // Refs inside frames act: fill the card, click Pay, by refs alone.
+    let card = in_frame(pay)
+        .into_iter()
+        .find(|e| e["tag"] == "input")
+        .unwrap();
+    ok(
+        &ctx,
+        "browser_type",
+        json!({"ref": card["ref"], "text": "4242"}),
+    );
+    let clicked = ok(&ctx, "browser_click", json!({"ref": pay_ref}));
+    assert_eq!(
+        clicked["locator"],
+        r#"frame_locator("iframe[title=\"Payment\"]").get_by_role("button").name("Pay")"#,
+        "{clicked}"
+    );
+    ok(
+        &ctx,
+        "browser_expect",
+        json!({"frame": r#"iframe[title="Payment"]"#, "selector": "#status", "assertion": "to_have_text", "expected": "paid 4242"}),
+    );
+    // The nested frame's button, two frames down.
+    let nested_pay = nested.iter().find(|e| e["name"] == "Pay").unwrap();
+    ok(&ctx, "browser_click", json!({"ref": nested_pay["ref"]}));
+
+    // Hostile and contradictory refs name what was wrong.
+    for bad in [
+        "f1",
+        "fe3",
+        "f1e",
+        "e1f2",
+        "f1e3x",
+        "f1f2f3f4f5e1",
+        "f99999999999999e1",
+    ] {
+        let (code, msg) = fails(&ctx, "browser_click", json!({"ref": bad}));
+        assert_eq!(code, "INVALID_INPUT", "{bad}: {msg}");
+        assert!(msg.contains("f1e3"), "{bad}: {msg}");
+    }
+    let (code, msg) = fails(
+        &ctx,
+        "browser_click",
+        json!({"ref": pay_ref, "frame": "iframe#other"}),
+    );
+    assert_eq!(code, "INVALID_INPUT", "{msg}");
+    assert!(msg.contains("drop frame"), "{msg}");
+
+    let seq = ok(&ctx, "record_stop", json!({}));
+    let out = ok(
+        &ctx,
+        "record_export",
+        json!({"sequenceId": seq["sequenceId"], "functionName": "frames"}),
+    );
+    let source = std::fs::read_to_string(ctx.root().join(out["path"].as_str().unwrap())).unwrap();
+    let flat: String = source.split_whitespace().collect::<Vec<_>>().join(" ");
+    for line in [
+        r#"page.frame_locator("iframe[title=\"Payment\"]") .get_by_role("button") .name("Pay") .click() .await?;"#,
+        r#"page.frame_locator("iframe[src=\"/outer\"]") .frame_locator("iframe[name=\"inner\"]") .get_by_role("button") .name("Pay") .click() .await?;"#,
     ] {
         assert!(flat.contains(line), "{line}\nin:\n{source}");
     }

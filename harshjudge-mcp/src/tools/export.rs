@@ -123,11 +123,16 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
     let exact = args["exact"].as_bool() == Some(true);
     let exact_suffix = if exact { ".exact()" } else { "" };
     let s = |k: &str| args[k].as_str();
-    let generated = || {
-        c.locator
-            .as_deref()
-            .and_then(|l| harshjudge::browser::GeneratedLocator::parse(l).ok())
+    // A ref inside iframes was recorded as `frame_locator("…").` calls
+    // before the locator generated in the last frame.
+    let (frames, recorded) = match c.locator.as_deref() {
+        Some(l) => {
+            let (frames, rest) = split_frames(l);
+            (frames, Some(rest))
+        }
+        None => (Vec::new(), None),
     };
+    let generated = || recorded.and_then(|l| harshjudge::browser::GeneratedLocator::parse(l).ok());
     let from_page = generated().is_some()
         || c.locator
             .as_deref()
@@ -136,7 +141,10 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
         let l = c.locator.as_deref()?;
         if let Some(g) = generated() {
             // The locator generated from the live page: already narrowed.
-            return Some(in_frame(args, format!("page.{}", g.rust_with(lit))));
+            let frames: String = (frames.iter())
+                .map(|f| format!("frame_locator({}).", lit(f)))
+                .collect();
+            return Some(in_frame(args, format!("page.{frames}{}", g.rust_with(lit))));
         } else if let Some(t) = l.strip_prefix("testid=") {
             format!("page.get_by_test_id({})", lit(t))
         } else if let Some(css) = l.strip_prefix("css=") {
@@ -173,6 +181,24 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
         out.push_str(&format!(".nth({n})"));
     }
     Some(in_frame(args, out))
+}
+
+/// The iframe selectors a recorded locator starts with
+/// (`frame_locator("iframe#pay").get_by_role(…)`), and the rest of it.
+fn split_frames(mut l: &str) -> (Vec<String>, &str) {
+    let mut frames = Vec::new();
+    while let Some(rest) = l.strip_prefix("frame_locator(") {
+        let mut strings = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+        let Some(Ok(selector)) = strings.next() else {
+            break;
+        };
+        let Some(after) = rest[strings.byte_offset()..].strip_prefix(").") else {
+            break;
+        };
+        frames.push(selector);
+        l = after;
+    }
+    (frames, l)
 }
 
 /// A locator expression moved into the target's frame, when the call named
@@ -509,4 +535,35 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
     out.push_str(&body);
     out.push_str("    Ok(())\n}\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_frames;
+
+    #[test]
+    fn a_recorded_locator_gives_up_its_frames_then_the_rest() {
+        assert_eq!(
+            split_frames(
+                r#"frame_locator("iframe[title=\"Pay\"]").frame_locator("iframe").get_by_role("button")"#
+            ),
+            (
+                vec![r#"iframe[title="Pay"]"#.to_string(), "iframe".to_string()],
+                r#"get_by_role("button")"#
+            )
+        );
+        assert_eq!(
+            split_frames("get_by_text(\"x\")"),
+            (vec![], "get_by_text(\"x\")")
+        );
+        // Not a string, or not followed by a call: left as it is.
+        assert_eq!(
+            split_frames("frame_locator(3).x"),
+            (vec![], "frame_locator(3).x")
+        );
+        assert_eq!(
+            split_frames(r#"frame_locator("a")"#),
+            (vec![], r#"frame_locator("a")"#)
+        );
+    }
 }

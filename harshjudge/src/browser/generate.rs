@@ -358,6 +358,22 @@ impl GeneratedLocator {
     }
 }
 
+/// Goes down `arguments[1]` (iframe selectors) from the top window, installs
+/// the engine (`arguments[2]`) in the last frame's window when it has none,
+/// and generates the locator of `arguments[0]` there; `{frame, crossOrigin}`
+/// names a frame it could not enter.
+const FRAME_WALK: &str = "let win = window;
+for (const sel of arguments[1]) {
+  const f = win.document.querySelector(sel);
+  if (!f || !f.contentWindow) return {frame: sel, found: 0};
+  let doc = null;
+  try { doc = f.contentDocument; } catch (e) { doc = null; }
+  if (!doc) return {frame: sel, crossOrigin: true, found: 0};
+  win = f.contentWindow;
+}
+if (!win.__harshjudgeEngine) win.eval(arguments[2]);
+return win.__harshjudgeEngine.generateLocator(arguments[0]);";
+
 /// What the page answered.
 #[derive(Deserialize)]
 struct Answer {
@@ -373,18 +389,58 @@ pub async fn generate_locator(
     page: &Page,
     selector: &str,
 ) -> Result<GeneratedLocator, BrowserError> {
+    generate_locator_in(page, &[], selector).await
+}
+
+/// [`generate_locator`] inside a frame: `frames` are the CSS selectors of the
+/// iframes to go through, each in the document of the one before (the first
+/// in the page's), and the locator is generated in the last frame's document
+/// (what `page.frame_locator(frames[0])…` followed by it finds). A frame
+/// that matches nothing, or whose document cannot be read (another origin),
+/// is an error naming it.
+pub async fn generate_locator_in(
+    page: &Page,
+    frames: &[&str],
+    selector: &str,
+) -> Result<GeneratedLocator, BrowserError> {
+    // The top document's engine comes with the script itself (a page's CSP
+    // does not apply to it); a frame's is evaluated in the frame's window.
     let script = format!(
-        "{}\nreturn window.__harshjudgeEngine.generateLocator(arguments[0]);",
-        wire::install_source()
+        "{}\n{FRAME_WALK}",
+        if frames.is_empty() {
+            wire::install_source()
+        } else {
+            ""
+        }
     );
     let v = page
         .client()
         .execute(
             &script,
-            vec![serde_json::Value::String(selector.to_string())],
+            vec![
+                serde_json::Value::String(selector.to_string()),
+                serde_json::json!(frames),
+                // Only a frame's window needs the engine sent this way.
+                serde_json::Value::String(if frames.is_empty() {
+                    String::new()
+                } else {
+                    wire::install_source().to_string()
+                }),
+            ],
         )
         .await
         .map_err(|e| wire::fail("generating a locator", e))?;
+    if let Some(frame) = v.get("frame").and_then(|f| f.as_str()) {
+        let why = if v["crossOrigin"] == true {
+            "its document is of another origin and cannot be read"
+        } else {
+            "it matches no iframe"
+        };
+        return Err(BrowserError::Invalid {
+            message: format!("generating a locator in frame {frame:?}: {why}"),
+            location: None,
+        });
+    }
     let a: Answer = serde_json::from_value(v.clone()).map_err(|e| BrowserError::Command {
         action: "reading the generated locator".into(),
         message: format!(

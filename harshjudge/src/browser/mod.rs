@@ -48,7 +48,9 @@ pub use driver::local_driver;
 pub use error::BrowserError;
 pub use expect::{Expectable, Expected, LocatorExpect, PageExpect, expect};
 pub use frame::FrameLocator;
-pub use generate::{GeneratedLocator, LocatorParseError, LocatorPart, generate_locator};
+pub use generate::{
+    GeneratedLocator, LocatorParseError, LocatorPart, generate_locator, generate_locator_in,
+};
 pub use keyboard::{Keyboard, Mouse};
 pub use locator::{BoundingBox, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};

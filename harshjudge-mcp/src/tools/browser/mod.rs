@@ -64,7 +64,7 @@ macro_rules! with_target {
             /// A CSS selector.
             #[serde(default)]
             pub selector: Option<String>,
-            /// An element ref from the last `browser_snapshot` (e.g. "e12").
+            /// An element ref from the last `browser_snapshot` (e.g. "e12"; "f1e3" inside an iframe).
             #[serde(default, rename = "ref")]
             pub reference: Option<String>,
             /// Which match to take when the target matches several (from 0; -1 is the last).

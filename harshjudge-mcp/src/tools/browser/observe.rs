@@ -68,8 +68,12 @@ pub struct InlineImage {
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageOutline {
-    /// Its visible interactive elements, each with a ref for later actions.
+    /// Its visible interactive elements, each with a ref for later actions
+    /// (those of its same-origin iframes too, after the page's own).
     pub elements: Vec<OutlineElement>,
+    /// Its visible iframes, each before the frames inside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<OutlineFrame>,
     /// Its visible h1 to h3 (at most 20).
     pub headings: Vec<Heading>,
     /// Visible interactive elements in all.
@@ -107,45 +111,28 @@ impl PageOutline {
                 h.level
             ));
         }
-        for e in &self.elements {
-            let role = e.role.clone().unwrap_or_else(|| {
-                match (e.tag.as_str(), e.kind.as_deref()) {
-                    ("a", _) => "link",
-                    ("button", _) => "button",
-                    ("select", _) => "combobox",
-                    ("textarea", _) => "textbox",
-                    ("li", _) => "listitem",
-                    ("label", _) => "text",
-                    ("input", Some("checkbox")) => "checkbox",
-                    ("input", Some("radio")) => "radio",
-                    ("input", Some("submit" | "button" | "reset")) => "button",
-                    ("input", Some("range")) => "slider",
-                    ("input", _) => "textbox",
-                    (tag, _) => tag,
-                }
-                .to_string()
-            });
-            out.push_str(&format!("- {role}"));
-            // "on" is a checkbox's default value, not a name.
-            if let Some(n) = e.name.as_deref().filter(|n| !n.is_empty() && *n != "on") {
-                out.push(' ');
-                out.push_str(&quoted(n));
+        for e in self.elements.iter().filter(|e| e.frame.is_none()) {
+            lines.push(format!("- {}\n", e.aria_line()));
+        }
+        // Each frame after the page's own elements, its elements indented
+        // under it (a frame inside a frame one step further).
+        for f in &self.frames {
+            let depth = self.frame_depth(f);
+            let pad = "  ".repeat(depth);
+            let mut line = format!("{pad}- iframe");
+            if let Some(n) = &f.name {
+                line.push(' ');
+                line.push_str(&quoted(n));
             }
-            if e.checked == Some(true) {
-                out.push_str(" [checked]");
+            line.push_str(&format!(" [ref={}] [url={}]", f.reference, f.url));
+            if f.cross_origin == Some(true) {
+                line.push_str(" [cross-origin: not read]");
             }
-            if e.disabled == Some(true) {
-                out.push_str(" [disabled]");
+            line.push('\n');
+            lines.push(line);
+            for e in (self.elements.iter()).filter(|e| e.frame.as_deref() == Some(&f.reference)) {
+                lines.push(format!("{pad}  - {}\n", e.aria_line()));
             }
-            out.push_str(&format!(" [ref={}]", e.reference));
-            if let Some(t) = &e.test_id {
-                out.push_str(&format!(" [testid={t}]"));
-            }
-            if let Some(h) = &e.href {
-                out.push_str(&format!(" [url={h}]"));
-            }
-            out.push('\n');
-            lines.push(std::mem::take(&mut out));
         }
         if self.elements.is_empty() && !self.text.is_empty() {
             lines.push(format!("- text: {}\n", quoted(&self.text)));
@@ -163,6 +150,66 @@ impl PageOutline {
     /// The page line: `- page "Title" [url=…]`.
     pub fn aria_page_line(&self) -> String {
         format!("- page {} [url={}]\n", quoted(&self.title), self.url)
+    }
+
+    /// How many frames `f` is inside (0: an iframe of the page itself).
+    fn frame_depth(&self, f: &OutlineFrame) -> usize {
+        let mut depth = 0;
+        let mut parent = f.parent.as_deref();
+        while let Some(p) = parent {
+            depth += 1;
+            parent = (self.frames.iter())
+                .find(|g| g.reference == p)
+                .and_then(|g| g.parent.as_deref());
+            if depth > self.frames.len() {
+                break;
+            }
+        }
+        depth
+    }
+}
+
+impl OutlineElement {
+    /// The element as an aria-snapshot line, without its indent and dash:
+    /// `checkbox "Done" [checked] [ref=e4]`.
+    fn aria_line(&self) -> String {
+        let role = self.role.clone().unwrap_or_else(|| {
+            match (self.tag.as_str(), self.kind.as_deref()) {
+                ("a", _) => "link",
+                ("button", _) => "button",
+                ("select", _) => "combobox",
+                ("textarea", _) => "textbox",
+                ("li", _) => "listitem",
+                ("label", _) => "text",
+                ("input", Some("checkbox")) => "checkbox",
+                ("input", Some("radio")) => "radio",
+                ("input", Some("submit" | "button" | "reset")) => "button",
+                ("input", Some("range")) => "slider",
+                ("input", _) => "textbox",
+                (tag, _) => tag,
+            }
+            .to_string()
+        });
+        let mut out = role;
+        // "on" is a checkbox's default value, not a name.
+        if let Some(n) = self.name.as_deref().filter(|n| !n.is_empty() && *n != "on") {
+            out.push(' ');
+            out.push_str(&quoted(n));
+        }
+        if self.checked == Some(true) {
+            out.push_str(" [checked]");
+        }
+        if self.disabled == Some(true) {
+            out.push_str(" [disabled]");
+        }
+        out.push_str(&format!(" [ref={}]", self.reference));
+        if let Some(t) = &self.test_id {
+            out.push_str(&format!(" [testid={t}]"));
+        }
+        if let Some(h) = &self.href {
+            out.push_str(&format!(" [url={h}]"));
+        }
+        out
     }
 }
 
@@ -189,13 +236,16 @@ pub struct OutlineElement {
     /// Set when disabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled: Option<bool>,
+    /// The ref of the iframe it is in (`f1`); none in the page itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
     /// A link's href (cut to 80 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub href: Option<String>,
     /// Its accessible name or text (cut to 60 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Usable as `ref` in actions (`e1`, `e2`, …).
+    /// Usable as `ref` in actions (`e1`, `e2`, …; `f1e3` in frame `f1`).
     #[serde(rename = "ref")]
     pub reference: String,
     /// Its role attribute.
@@ -209,6 +259,29 @@ pub struct OutlineElement {
     /// An input's type.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+}
+
+/// An iframe in a [`PageOutline`].
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OutlineFrame {
+    /// Set when its document is of another origin: listed, not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_origin: Option<bool>,
+    /// Its title or name attribute (cut to 60 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The ref of the frame it is in; none for an iframe of the page itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// `f1`, `f2`, …: its elements' refs start with it (`f1e3`).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The CSS selector of the iframe in its parent's document, as
+    /// `frame` (or `page.frame_locator(…)`) takes it.
+    pub selector: String,
+    /// Its document's URL (cut to 120 characters).
+    pub url: String,
 }
 
 /// What `browser_console` returns.
@@ -300,35 +373,65 @@ fn png_size(b: &[u8]) -> (u32, u32) {
 
 /// The page outline script: headings, interactive elements (each tagged with a
 /// `data-hj-ref` so a later action can target it), test ids, visible text; capped.
-const SNAPSHOT_JS: &str = r#"
+/// Same-origin iframes are walked too (four deep): each gets a `data-hj-frame`
+/// (`f1`, `f2`, … for the page's life) and its elements refs under it
+/// (`f1e3`); an iframe of another origin is listed, unread.
+const SNAPSHOT_JS: &str = concat!(
+    include_str!("frame_css.js"),
+    r#"
 const max = arguments[0];
 const cut = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
-const visible = (el) => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el); return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none'; };
+const visible = (el) => { const r = el.getBoundingClientRect(); const st = el.ownerDocument.defaultView.getComputedStyle(el); return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none'; };
 const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(visible).slice(0, 20).map(h => ({level: +h.tagName[1], text: cut(h.innerText, 80)}));
 const sel = 'a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[onclick],[data-testid]';
-const all = Array.from(document.querySelectorAll(sel)).filter(visible);
 const elements = [];
+const frames = [];
+let total = 0;
 // Refs stay with their elements for the document's life (a later snapshot
 // names the same element by the same ref, so it can send only what changed).
-if (!window.__hjRefSeq) window.__hjRefSeq = 0;
-for (const el of all) {
-  if (elements.length >= max) break;
-  let ref = el.getAttribute('data-hj-ref');
-  if (!ref) { window.__hjRefSeq += 1; ref = 'e' + window.__hjRefSeq; el.setAttribute('data-hj-ref', ref); }
-  const tag = el.tagName.toLowerCase();
-  const e = {ref, tag};
-  const role = el.getAttribute('role'); if (role) e.role = role;
-  const tid = el.getAttribute('data-testid'); if (tid) e.testId = tid;
-  const name = el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('placeholder') || el.getAttribute('name') || '';
-  if (cut(name, 60)) e.name = cut(name, 60);
-  if (tag === 'input') { e.type = el.type; if (el.type === 'checkbox' || el.type === 'radio') e.checked = el.checked; }
-  if (tag === 'a') e.href = cut(el.getAttribute('href'), 80);
-  if (el.disabled) e.disabled = true;
-  elements.push(e);
-}
+if (!window.__hjFrameSeq) window.__hjFrameSeq = 0;
+const walk = (doc, win, prefix, frame, depth) => {
+  const all = Array.from(doc.querySelectorAll(sel)).filter(visible);
+  total += all.length;
+  if (!win.__hjRefSeq) win.__hjRefSeq = 0;
+  for (const el of all) {
+    if (elements.length >= max) break;
+    let ref = el.getAttribute('data-hj-ref');
+    if (!ref) { win.__hjRefSeq += 1; ref = 'e' + win.__hjRefSeq; el.setAttribute('data-hj-ref', ref); }
+    const tag = el.tagName.toLowerCase();
+    const e = {ref: prefix + ref, tag};
+    if (frame) e.frame = frame;
+    const role = el.getAttribute('role'); if (role) e.role = role;
+    const tid = el.getAttribute('data-testid'); if (tid) e.testId = tid;
+    const name = el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('placeholder') || el.getAttribute('name') || '';
+    if (cut(name, 60)) e.name = cut(name, 60);
+    if (tag === 'input') { e.type = el.type; if (el.type === 'checkbox' || el.type === 'radio') e.checked = el.checked; }
+    if (tag === 'a') e.href = cut(el.getAttribute('href'), 80);
+    if (el.disabled) e.disabled = true;
+    elements.push(e);
+  }
+  if (depth >= 4) return;
+  for (const f of doc.querySelectorAll('iframe,frame')) {
+    if (!visible(f)) continue;
+    let own = f.getAttribute('data-hj-frame');
+    if (!own) { window.__hjFrameSeq += 1; own = 'f' + window.__hjFrameSeq; f.setAttribute('data-hj-frame', own); }
+    const entry = {ref: prefix + own, selector: hjFrameCss(f)};
+    if (frame) entry.parent = frame;
+    const label = f.getAttribute('title') || f.getAttribute('name') || '';
+    if (cut(label, 60)) entry.name = cut(label, 60);
+    let inner = null;
+    try { inner = f.contentDocument; } catch (err) { inner = null; }
+    entry.url = cut(inner ? inner.location.href : (f.getAttribute('src') || ''), 120);
+    if (!inner) entry.crossOrigin = true;
+    frames.push(entry);
+    if (inner) walk(inner, f.contentWindow, prefix + own, prefix + own, depth + 1);
+  }
+};
+walk(document, window, '', null, 0);
 const testIds = Array.from(new Set(Array.from(document.querySelectorAll('[data-testid]')).map(e => e.getAttribute('data-testid')))).slice(0, 100);
-return {url: location.href, title: document.title, headings, elements, testIds, text: cut(document.body ? document.body.innerText : '', 600), truncated: all.length > elements.length, interactiveCount: all.length};
-"#;
+return {url: location.href, title: document.title, headings, elements, frames, testIds, text: cut(document.body ? document.body.innerText : '', 600), truncated: total > elements.length, interactiveCount: total};
+"#
+);
 
 /// Arguments of `browser_snapshot`.
 #[derive(Debug, Deserialize, JsonSchema)]

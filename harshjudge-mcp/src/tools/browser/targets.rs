@@ -28,6 +28,9 @@ pub struct Resolved {
     nth: Option<i64>,
     /// The CSS selector of the iframe the target is in.
     frame: Option<String>,
+    /// For a ref inside iframes (`f1e3`): the iframes it goes through, as the
+    /// snapshot marked them.
+    ref_frames: Vec<String>,
 }
 
 impl Resolved {
@@ -64,9 +67,14 @@ impl Resolved {
                 }
             };
         }
-        let mut l = match &self.frame {
-            Some(f) => build!(page.frame_locator(f)),
-            None => build!(page),
+        let mut l = match (&self.frame, self.ref_frames.split_first()) {
+            (_, Some((first, rest))) => {
+                let inner =
+                    (rest.iter()).fold(page.frame_locator(first), |f, s| f.frame_locator(s));
+                build!(inner)
+            }
+            (Some(f), None) => build!(page.frame_locator(f)),
+            (None, None) => build!(page),
         };
         if let Some(n) = self.nth {
             l = l.nth(n);
@@ -119,11 +127,20 @@ impl Target {
                 )));
             }
         }
-        if let Some(r) = &self.reference
-            && !(r.len() > 1 && r.starts_with('e') && r[1..].bytes().all(|b| b.is_ascii_digit()))
-        {
+        let frames = match &self.reference {
+            Some(r) => match SnapshotRef::parse(r) {
+                Some(parsed) => parsed.frame_selectors(),
+                None => {
+                    return Err(ToolError::invalid(format!(
+                        "ref {r:?} is not a ref from browser_snapshot (they look like \"e12\", or \"f1e3\" inside an iframe); take a snapshot and use one of its refs"
+                    )));
+                }
+            },
+            None => Vec::new(),
+        };
+        if let (Some(r), Some(f), false) = (&self.reference, &self.frame, frames.is_empty()) {
             return Err(ToolError::invalid(format!(
-                "ref {r:?} is not a ref from browser_snapshot (they look like \"e12\"); take a snapshot and use one of its refs"
+                "ref {r:?} already names the iframe it is in, and frame {f:?} names another: drop frame"
             )));
         }
         let (kind, value) = match given.as_slice() {
@@ -186,13 +203,89 @@ impl Target {
             exact: self.exact == Some(true),
             nth: self.nth,
             frame: self.frame.clone(),
+            ref_frames: frames,
         }))
     }
 }
 
-/// The locator string a ref target stands for (until the next snapshot).
+/// A ref from `browser_snapshot`: `e12` in the page, `f1e3` in its iframe
+/// `f1`, `f1f4e2` in iframe `f4` inside `f1`.
+#[derive(Debug, PartialEq)]
+struct SnapshotRef {
+    frames: Vec<u64>,
+    element: u64,
+}
+
+impl SnapshotRef {
+    fn parse(text: &str) -> Option<SnapshotRef> {
+        let number = |s: &str| -> Option<u64> {
+            (!s.is_empty() && s.len() <= 12 && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        let (path, element) = text.rsplit_once('e')?;
+        let element = number(element)?;
+        let frames = match path {
+            "" => Vec::new(),
+            p => {
+                let mut parts = p.split('f');
+                // The path starts with its first `f`.
+                if parts.next() != Some("") {
+                    return None;
+                }
+                parts.map(number).collect::<Option<Vec<_>>>()?
+            }
+        };
+        (frames.len() <= 4).then_some(SnapshotRef { frames, element })
+    }
+
+    /// The iframes to go through, each as marked by the snapshot.
+    fn frame_selectors(&self) -> Vec<String> {
+        (self.frames.iter())
+            .map(|n| format!("[data-hj-frame=\"f{n}\"]"))
+            .collect()
+    }
+}
+
+/// The locator string a ref target stands for (until the next snapshot), in
+/// the document of its frame.
 fn ref_css(r: &Resolved) -> String {
-    format!("[data-hj-ref=\"{}\"]", r.value.replace('"', ""))
+    let element = r.value.rsplit_once('e').map_or("", |(_, n)| n);
+    format!("[data-hj-ref=\"e{element}\"]")
+}
+
+/// The selectors a person would write for the iframes a ref goes through
+/// (`iframe#pay`), read from the live page.
+const FRAME_CSS_CHAIN: &str = concat!(
+    include_str!("frame_css.js"),
+    "let doc = document; const out = [];
+for (const sel of arguments[0]) {
+  const f = doc.querySelector(sel);
+  if (!f) return null;
+  out.push(hjFrameCss(f));
+  let inner = null;
+  try { inner = f.contentDocument; } catch (err) { inner = null; }
+  if (!inner) return null;
+  doc = inner;
+}
+return out;"
+);
+
+/// The `frame_locator("…")` calls a recorded locator of a ref inside iframes
+/// starts with, from the live page: `frame_locator("iframe#pay").`
+async fn frame_prefix(page: &Page, r: &Resolved) -> Option<String> {
+    let v = page
+        .client()
+        .execute(FRAME_CSS_CHAIN, vec![serde_json::json!(r.ref_frames)])
+        .await
+        .ok()?;
+    let chain: Vec<String> = serde_json::from_value(v).ok()?;
+    Some(
+        chain
+            .iter()
+            .map(|c| format!("frame_locator({}).", serde_json::Value::from(c.as_str())))
+            .collect(),
+    )
 }
 
 /// What a result names as the target's `locator` (and a recording keeps): for
@@ -208,6 +301,16 @@ pub(super) async fn locator_name(page: &Page, r: &Resolved) -> String {
         // Generated locators are of the top document.
         return r.describe();
     }
+    if !r.ref_frames.is_empty() {
+        // A ref inside iframes: the frames as a person would name them, then
+        // the locator generated in the last one's document.
+        let frames: Vec<&str> = r.ref_frames.iter().map(String::as_str).collect();
+        let generated = harshjudge::browser::generate_locator_in(page, &frames, &ref_css(r)).await;
+        return match (frame_prefix(page, r).await, generated) {
+            (Some(prefix), Ok(l)) => format!("{prefix}{l}"),
+            _ => r.describe(),
+        };
+    }
     let css = match r.kind {
         "ref" => ref_css(r),
         "selector" if r.nth.is_none() => r.value.clone(),
@@ -221,5 +324,46 @@ pub(super) async fn locator_name(page: &Page, r: &Resolved) -> String {
         },
         Err(_) if r.kind == "selector" => format!("css={css}"),
         Err(_) => r.describe(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SnapshotRef;
+
+    #[test]
+    fn refs_name_their_frames_and_element() {
+        let r = |frames: &[u64], element| {
+            Some(SnapshotRef {
+                frames: frames.to_vec(),
+                element,
+            })
+        };
+        assert_eq!(SnapshotRef::parse("e12"), r(&[], 12));
+        assert_eq!(SnapshotRef::parse("f1e3"), r(&[1], 3));
+        assert_eq!(SnapshotRef::parse("f2f13e7"), r(&[2, 13], 7));
+        assert_eq!(
+            SnapshotRef::parse("f2f13e7").unwrap().frame_selectors(),
+            ["[data-hj-frame=\"f2\"]", "[data-hj-frame=\"f13\"]"]
+        );
+        for bad in [
+            "",
+            "e",
+            "f1",
+            "fe3",
+            "f1e",
+            "e1f2",
+            "f1e3x",
+            "ef1",
+            "f1ee3",
+            "f-1e3",
+            "e1 ",
+            "é1",
+            "f1f2f3f4f5e1",
+            "f99999999999999e1",
+            "e9999999999999",
+        ] {
+            assert_eq!(SnapshotRef::parse(bad), None, "{bad:?}");
+        }
     }
 }
