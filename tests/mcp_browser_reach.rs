@@ -10,7 +10,6 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 
-use harshjudge_mcp::Context;
 use serde_json::json;
 
 const REACH: &str = r#"<!doctype html><html><head><title>reach</title></head><body>
@@ -91,24 +90,12 @@ fn serve() -> String {
 
 #[path = "support/mcp_calls.rs"]
 mod mcp_calls;
-use mcp_calls::{fails, ok};
+use mcp_calls::{fails, ok, recording};
 
 #[test]
 fn dialogs_and_frames_over_mcp_are_recorded_and_exported() {
     let base = serve();
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = Context::new(dir.path()).unwrap();
-    ok(
-        &ctx,
-        "browser_launch",
-        json!({"baseUrl": base, "browser": "chromium"}),
-    );
-    ok(
-        &ctx,
-        "initProject",
-        json!({"projectName": "Reach", "baseUrl": base}),
-    );
-    ok(&ctx, "record_start", json!({"name": "reach"}));
+    let (_dir, ctx) = recording(&base, "Reach", "reach");
     ok(&ctx, "browser_navigate", json!({"url": "/reach"}));
 
     // Dialogs: a prompt accepted with a text, then a confirm dismissed.
@@ -211,19 +198,7 @@ fn dialogs_and_frames_over_mcp_are_recorded_and_exported() {
 #[test]
 fn a_snapshot_reads_same_origin_iframes_and_their_refs_act_and_export() {
     let base = serve();
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = Context::new(dir.path()).unwrap();
-    ok(
-        &ctx,
-        "browser_launch",
-        json!({"baseUrl": base, "browser": "chromium"}),
-    );
-    ok(
-        &ctx,
-        "initProject",
-        json!({"projectName": "Frames", "baseUrl": base}),
-    );
-    ok(&ctx, "record_start", json!({"name": "frames"}));
+    let (_dir, ctx) = recording(&base, "Frames", "frames");
     ok(&ctx, "browser_navigate", json!({"url": "/frames"}));
     let snap = ok(&ctx, "browser_snapshot", json!({}));
     let outline: harshjudge_mcp::tools::browser::PageOutline =

@@ -14,7 +14,7 @@ use serde_json::json;
 
 #[path = "support/mcp_calls.rs"]
 mod mcp_calls;
-use mcp_calls::{fails, ok};
+use mcp_calls::{fails, launched_project, ok};
 
 #[test]
 fn browser_route_fulfils_and_aborts_and_browser_expect_reads_network_and_console() {
@@ -54,16 +54,7 @@ fn browser_route_fulfils_and_aborts_and_browser_expect_reads_network_and_console
     );
     assert_eq!(code, "INVALID_INPUT", "{msg}");
     assert!(msg.contains("chromium, firefox, webkit"), "{msg}");
-    ok(
-        &ctx,
-        "browser_launch",
-        json!({"baseUrl": base, "browser": "chromium"}),
-    );
-    ok(
-        &ctx,
-        "initProject",
-        json!({"projectName": "Route", "baseUrl": base}),
-    );
+    launched_project(&ctx, &base, "Route");
 
     ok(&ctx, "record_start", json!({"name": "routed"}));
     // The console page fetches /api/data as it loads, /api/missing on each

@@ -20,3 +20,29 @@ pub fn fails(ctx: &Context, tool: &str, args: Value) -> (String, String) {
         out.value["error"].as_str().unwrap_or_default().to_string(),
     )
 }
+
+/// A project in a new folder, Chromium launched at `base`, and a recording
+/// started: what each MCP browser test begins with.
+#[allow(dead_code)]
+pub fn recording(base: &str, project: &str, sequence: &str) -> (tempfile::TempDir, Context) {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    launched_project(&ctx, base, project);
+    ok(&ctx, "record_start", serde_json::json!({"name": sequence}));
+    (dir, ctx)
+}
+
+/// Chromium launched at `base` and a project initialised in `ctx`.
+#[allow(dead_code)]
+pub fn launched_project(ctx: &Context, base: &str, project: &str) {
+    ok(
+        ctx,
+        "browser_launch",
+        serde_json::json!({"baseUrl": base, "browser": "chromium"}),
+    );
+    ok(
+        ctx,
+        "initProject",
+        serde_json::json!({"projectName": project, "baseUrl": base}),
+    );
+}
