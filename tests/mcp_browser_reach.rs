@@ -29,6 +29,7 @@ const PAY: &str = r#"<!doctype html><html><head><title>pay</title></head><body>
 /// another origin (`localhost` is another host than `127.0.0.1`).
 const FRAMES: &str = r#"<!doctype html><html><head><title>frames</title></head><body>
 <button id="top">top</button>
+<input type="password" id="pw">
 <iframe title="Payment" src="/pay"></iframe>
 <div><iframe src="/outer"></iframe></div>
 <iframe src="OTHER/pay"></iframe>
@@ -252,6 +253,11 @@ fn a_snapshot_reads_same_origin_iframes_and_their_refs_act_and_export() {
             pay["ref"].as_str().unwrap()
         ),
         format!("  - button \"Pay\" [ref={pay_ref}]"),
+        // Named by its label, as get_by_role(…).name(…) finds it.
+        format!(
+            "  - textbox \"Card\" [ref={}]",
+            pay["ref"].as_str().unwrap().to_owned() + "e1"
+        ),
         format!(
             "    - button \"Pay\" [ref={}]",
             nested.iter().find(|e| e["name"] == "Pay").unwrap()["ref"]
@@ -276,6 +282,26 @@ fn a_snapshot_reads_same_origin_iframes_and_their_refs_act_and_export() {
         &ctx,
         "browser_type",
         json!({"ref": card["ref"], "text": "4242"}),
+    );
+    ok(
+        &ctx,
+        "browser_type",
+        json!({"selector": "#pw", "text": "hunter2"}),
+    );
+    let again = ok(&ctx, "browser_snapshot", json!({}));
+    let outline: harshjudge_mcp::tools::browser::PageOutline =
+        serde_json::from_value(again.clone()).unwrap();
+    let text = outline.aria_text();
+    assert!(
+        text.contains(&format!(
+            "- textbox \"Card\" [ref={}]: \"4242\"",
+            card["ref"].as_str().unwrap()
+        )),
+        "a field shows what it holds:\n{text}"
+    );
+    assert!(
+        !again.to_string().contains("hunter2"),
+        "a password is never in a snapshot: {again}"
     );
     let clicked = ok(&ctx, "browser_click", json!({"ref": pay_ref}));
     assert_eq!(

@@ -358,6 +358,14 @@ impl GeneratedLocator {
     }
 }
 
+/// The injected engine's source: a tool that runs its own script in a page
+/// puts it first to have `window.__harshjudgeEngine` (installed only where
+/// missing), e.g. its `describe(element)` → `{role, name}`, the ARIA role and
+/// accessible name that locators and aria snapshots use.
+pub fn engine_source() -> &'static str {
+    wire::install_source()
+}
+
 /// Goes down `arguments[1]` (iframe selectors) from the top window, installs
 /// the engine (`arguments[2]`) in the last frame's window when it has none,
 /// and generates the locator of `arguments[0]` there; `{frame, crossOrigin}`

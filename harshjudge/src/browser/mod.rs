@@ -49,7 +49,8 @@ pub use error::BrowserError;
 pub use expect::{Expectable, Expected, LocatorExpect, PageExpect, expect};
 pub use frame::FrameLocator;
 pub use generate::{
-    GeneratedLocator, LocatorParseError, LocatorPart, generate_locator, generate_locator_in,
+    GeneratedLocator, LocatorParseError, LocatorPart, engine_source, generate_locator,
+    generate_locator_in,
 };
 pub use keyboard::{Keyboard, Mouse};
 pub use locator::{BoundingBox, Locator, TextMatch, WaitState};

@@ -209,6 +209,10 @@ impl OutlineElement {
         if let Some(h) = &self.href {
             out.push_str(&format!(" [url={h}]"));
         }
+        if let Some(v) = &self.value {
+            out.push_str(": ");
+            out.push_str(&quoted(v));
+        }
         out
     }
 }
@@ -242,13 +246,14 @@ pub struct OutlineElement {
     /// A link's href (cut to 80 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub href: Option<String>,
-    /// Its accessible name or text (cut to 60 characters).
+    /// Its accessible name, as `get_by_role(…).name(…)` matches it (cut to
+    /// 60 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Usable as `ref` in actions (`e1`, `e2`, …; `f1e3` in frame `f1`).
     #[serde(rename = "ref")]
     pub reference: String,
-    /// Its role attribute.
+    /// Its ARIA role, as `get_by_role` matches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
     /// Its tag name, lowercase.
@@ -259,6 +264,10 @@ pub struct OutlineElement {
     /// An input's type.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// What a text field or select holds (cut to 60 characters; never a
+    /// password's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
 }
 
 /// An iframe in a [`PageOutline`].
@@ -376,7 +385,7 @@ fn png_size(b: &[u8]) -> (u32, u32) {
 /// Same-origin iframes are walked too (four deep): each gets a `data-hj-frame`
 /// (`f1`, `f2`, … for the page's life) and its elements refs under it
 /// (`f1e3`); an iframe of another origin is listed, unread.
-const SNAPSHOT_JS: &str = concat!(
+const SNAPSHOT_BODY: &str = concat!(
     include_str!("frame_css.js"),
     r#"
 const max = arguments[0];
@@ -401,11 +410,14 @@ const walk = (doc, win, prefix, frame, depth) => {
     const tag = el.tagName.toLowerCase();
     const e = {ref: prefix + ref, tag};
     if (frame) e.frame = frame;
-    const role = el.getAttribute('role'); if (role) e.role = role;
+    const seen = window.__harshjudgeEngine.describe(el);
+    if (seen.role) e.role = seen.role;
     const tid = el.getAttribute('data-testid'); if (tid) e.testId = tid;
-    const name = el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('placeholder') || el.getAttribute('name') || '';
-    if (cut(name, 60)) e.name = cut(name, 60);
+    if (cut(seen.name, 60)) e.name = cut(seen.name, 60);
     if (tag === 'input') { e.type = el.type; if (el.type === 'checkbox' || el.type === 'radio') e.checked = el.checked; }
+    // What a field holds (a password's never: it is a secret).
+    const field = tag === 'textarea' || tag === 'select' || (tag === 'input' && !['checkbox', 'radio', 'password', 'hidden', 'file', 'submit', 'button', 'reset', 'image'].includes(el.type));
+    if (field && cut(el.value, 60)) e.value = cut(el.value, 60);
     if (tag === 'a') e.href = cut(el.getAttribute('href'), 80);
     if (el.disabled) e.disabled = true;
     elements.push(e);
@@ -433,6 +445,13 @@ return {url: location.href, title: document.title, headings, elements, frames, t
 "#
 );
 
+/// The outline script after the injected engine (installed where missing),
+/// whose roles and accessible names it lists.
+fn snapshot_script() -> &'static str {
+    static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SCRIPT.get_or_init(|| format!("{}\n{SNAPSHOT_BODY}", harshjudge::browser::engine_source()))
+}
+
 /// Arguments of `browser_snapshot`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -458,7 +477,7 @@ pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<PageOutline, ToolError> {
         .agent()
         .block_on(async move {
             page.client()
-                .execute(SNAPSHOT_JS, vec![json!(max)])
+                .execute(snapshot_script(), vec![json!(max)])
                 .await
                 .map_err(|e| BrowserError::Command {
                     action: "reading the page outline".into(),

@@ -157,3 +157,10 @@ window.__harshjudgeEngine.generateLocator = function (selector) {
   if (found.length !== 1) return { found: found.length };
   return { found: 1, locator: hjgGenerate(found[0]) };
 };
+
+// An element's ARIA role and accessible name, as locators and aria snapshots
+// compute them: what a tool's own page outline lists (an element of a
+// same-origin frame too: the computation reads only the element's document).
+window.__harshjudgeEngine.describe = function (el) {
+  return { role: hjAriaRole(el), name: hjAccessibleName(el) };
+};
