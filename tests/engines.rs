@@ -12,24 +12,19 @@
 //!   Get Computed Role / Label) agree with the injected engine's.
 //! - A SIGKILLed suite with a Firefox or WebKit page open leaves no process.
 
+#[path = "support/engines.rs"]
+mod engine_support;
 mod support;
+use engine_support::config;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{
-    BrowserConfig, BrowserKind, Locator, Page, expect, open_page_with, release_page,
-};
+use harshjudge::browser::{BrowserKind, Locator, Page, expect, open_page_with, release_page};
 use harshjudge::regex::Regex;
 
 use support::{runs, test_binary};
-
-fn config(browser: BrowserKind) -> BrowserConfig {
-    let mut c = BrowserConfig::from_env().expect("browser settings");
-    c.webdriver_url = None;
-    c.for_browser(browser)
-}
 
 async fn page(browser: BrowserKind) -> Page {
     let base = demo_app::start_in_background().expect("demo app");
@@ -722,21 +717,7 @@ async fn saved_login(browser: BrowserKind) {
     let page = open_page_with(&config(browser), &base)
         .await
         .unwrap_or_else(|e| panic!("a {browser} page: {e}"));
-    page.goto("/login?next=/account").await.unwrap();
-    page.get_by_label("Email")
-        .fill("ada@example.com")
-        .await
-        .unwrap();
-    page.get_by_label("Password").fill("secret").await.unwrap();
-    page.get_by_role("button")
-        .name("Sign in")
-        .click()
-        .await
-        .unwrap();
-    expect(&page)
-        .to_have_url(Regex::new("^[^?]*/account$").unwrap())
-        .await
-        .unwrap();
+    engine_support::sign_in(&page).await;
     let state = page.storage_state().await.unwrap();
     let session = state
         .cookies

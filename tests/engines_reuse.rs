@@ -16,40 +16,23 @@
 //!   see neither; nothing is left after the run, nor after a SIGKILL while a
 //!   reused Firefox session is open.
 
+#[path = "support/engines.rs"]
+mod engine_support;
 mod support;
+use engine_support::config;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserConfig, BrowserKind, Page, expect, open_page_with, release_page};
+use harshjudge::browser::{BrowserKind, Page, expect, open_page_with, release_page};
 use harshjudge::regex::Regex;
 use serde_json::Value;
-
-fn config(browser: BrowserKind) -> BrowserConfig {
-    let mut c = BrowserConfig::from_env().expect("browser settings");
-    c.webdriver_url = None;
-    c.for_browser(browser)
-}
 
 /// Signs in (the app's HttpOnly `session` cookie), sets a script cookie,
 /// local and session storage and an IndexedDB database.
 async fn leave_state(page: &Page, browser: BrowserKind) {
-    page.goto("/login?next=/account").await.unwrap();
-    page.get_by_label("Email")
-        .fill("ada@example.com")
-        .await
-        .unwrap();
-    page.get_by_label("Password").fill("secret").await.unwrap();
-    page.get_by_role("button")
-        .name("Sign in")
-        .click()
-        .await
-        .unwrap();
-    expect(page)
-        .to_have_url(Regex::new("^[^?]*/account$").unwrap())
-        .await
-        .unwrap();
+    engine_support::sign_in(page).await;
     let set: bool = page
         .evaluate(
             "async () => {

@@ -1,0 +1,32 @@
+//! What the engine tests share: a local driver's settings for one engine, and
+//! the demo app's sign-in.
+
+use harshjudge::browser::{BrowserConfig, BrowserKind, Page, expect};
+use harshjudge::regex::Regex;
+
+/// The settings of this environment for `browser`, on a local driver.
+pub fn config(browser: BrowserKind) -> BrowserConfig {
+    let mut c = BrowserConfig::from_env().expect("browser settings");
+    c.webdriver_url = None;
+    c.for_browser(browser)
+}
+
+/// Signs in to the demo app as ada (its HttpOnly `session` cookie), and
+/// waits for the account page.
+pub async fn sign_in(page: &Page) {
+    page.goto("/login?next=/account").await.unwrap();
+    page.get_by_label("Email")
+        .fill("ada@example.com")
+        .await
+        .unwrap();
+    page.get_by_label("Password").fill("secret").await.unwrap();
+    page.get_by_role("button")
+        .name("Sign in")
+        .click()
+        .await
+        .unwrap();
+    expect(page)
+        .to_have_url(Regex::new("^[^?]*/account$").unwrap())
+        .await
+        .unwrap();
+}
