@@ -425,6 +425,7 @@ impl Engine {
         frame: bool,
         during: &str,
     ) -> Result<Answer, BrowserError> {
+        bidi.ensure_preload(wire::install_source()).await;
         let deadline =
             Instant::now() + Duration::from_millis(call.timeout) + Duration::from_secs(2);
         loop {

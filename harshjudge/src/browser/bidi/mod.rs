@@ -88,6 +88,8 @@ pub(crate) struct Bidi {
     lifecycle: tokio::sync::broadcast::Sender<Lifecycle>,
     /// The navigation each context has started and not yet loaded.
     navigating: Mutex<HashMap<String, String>>,
+    /// Whether the injected engine is a preload script of the session.
+    preloaded: tokio::sync::OnceCell<()>,
 }
 
 impl std::fmt::Debug for Bidi {
@@ -160,6 +162,7 @@ impl Bidi {
             dialogs: Arc::default(),
             lifecycle: tokio::sync::broadcast::channel(64).0,
             navigating: Mutex::default(),
+            preloaded: tokio::sync::OnceCell::new(),
         });
         let weak = Arc::downgrade(&bidi);
         tokio::spawn(async move {
@@ -467,6 +470,23 @@ impl Bidi {
                 other.unwrap_or("value")
             ))),
         }
+    }
+
+    /// Makes `source` (the injected engine's installer) a preload script of
+    /// the session, once: every new document, frames included, then has the
+    /// engine before its own scripts run, and a call needs no second trip to
+    /// install it. A refusal is left alone: each call installs it if missing.
+    pub(crate) async fn ensure_preload(&self, source: &str) {
+        self.preloaded
+            .get_or_init(|| async {
+                let _ = self
+                    .send(
+                        "script.addPreloadScript",
+                        json!({"functionDeclaration": format!("function () {{\n{source}\n}}")}),
+                    )
+                    .await;
+            })
+            .await;
     }
 
     /// Performs input actions (WebDriver's action sequences: a `key`,
