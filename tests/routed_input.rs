@@ -82,6 +82,32 @@ async fn routed_input(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
+/// Frames and a popup with the page's engine calls and input over BiDi
+/// (always on Firefox; on Chromium because the page has a route).
+#[scenario]
+async fn frames_and_popups(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Click in a nested frame and read a popup", {
+        page.route(
+            "**/never-requested",
+            |route| async move { route.abort().await },
+        )
+        .await?;
+        page.goto("/frames").await?;
+        let pay = page.frame_locator("iframe#pay");
+        pay.get_by_role("button").name("Pay").click().await?;
+        expect(&pay.locator("#status")).to_have_text("paid").await?;
+        expect(&pay.frame_locator("#deep").locator("#d"))
+            .to_have_text("deep")
+            .await?;
+        let popup = page.wait_for_popup(page.locator("#blank").click()).await?;
+        expect(&popup.locator("#d")).to_have_text("deep").await?;
+        popup.close().await?;
+        expect(&page.locator("#top")).to_have_text("top").await?;
+    });
+    Ok(())
+}
+
 /// Expectations polling a page that navigates itself every few milliseconds.
 #[scenario]
 async fn navigating_page(s: Scenario) -> harshjudge::Result {
@@ -148,6 +174,18 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
     let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
     let (status, body) = if path == "/start" {
         ("200 OK", START.to_string())
+    } else if path == "/frames" {
+        let body = "<!doctype html><title>frames</title><p id=\"top\">top</p>\
+            <a id=\"blank\" href=\"/deep\" target=\"_blank\">open</a><br>\
+            <iframe id=\"pay\" src=\"/inner\" style=\"margin-left: 60px; border: 7px solid #888; padding: 5px; width: 400px; height: 200px\"></iframe>";
+        ("200 OK", body.to_string())
+    } else if path == "/inner" {
+        let body = "<!doctype html><p id=\"status\">due</p>\
+            <button style=\"margin-left: 80px\" onclick=\"document.getElementById('status').textContent = 'paid'\">Pay</button>\
+            <iframe id=\"deep\" src=\"/deep\"></iframe>";
+        ("200 OK", body.to_string())
+    } else if path == "/deep" {
+        ("200 OK", "<!doctype html><p id=\"d\">deep</p>".to_string())
     } else if let Some(n) = path.strip_prefix("/loop?") {
         let n: u64 = n.parse().unwrap_or(0);
         let body = format!(
@@ -218,6 +256,8 @@ fn outcome() -> &'static Outcome {
         for (browser, filter) in [
             ("chromium", "routed_input"),
             ("firefox", "routed_input"),
+            ("chromium", "frames_and_popups"),
+            ("firefox", "frames_and_popups"),
             ("firefox", "navigating_page"),
         ] {
             codes.push((browser, filter, run(&hj, browser, filter)));
@@ -293,6 +333,20 @@ fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_chromium() {
 #[test]
 fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_firefox() {
     routed_input_on("firefox");
+}
+
+#[test]
+fn frames_and_popups_over_bidi_on_chromium() {
+    passed(
+        "frames-and-popups-chromium",
+        "chromium",
+        "frames_and_popups",
+    );
+}
+
+#[test]
+fn frames_and_popups_over_bidi_on_firefox() {
+    passed("frames-and-popups-firefox", "firefox", "frames_and_popups");
 }
 
 #[test]
