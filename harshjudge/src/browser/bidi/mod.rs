@@ -591,3 +591,100 @@ mod fallback_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod call_tests {
+    use std::time::{Duration, Instant};
+
+    use futures_util::{SinkExt, StreamExt};
+    use serde_json::{Value, json};
+    use tokio_tungstenite::tungstenite::Message;
+
+    use super::Bidi;
+
+    /// A remote end that never answers `script.callFunction` (as geckodriver
+    /// lost a script's callback when its document went away): it announces
+    /// a navigation of the call's context, then, with `events`, that
+    /// navigation's new document (DOMContentLoaded), or the context's end.
+    async fn losing_remote_end(events: &'static [&'static str]) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(Message::Text(text))) = ws.next().await {
+                let v: Value = serde_json::from_str(text.as_str()).unwrap();
+                let result = match v["method"].as_str().unwrap() {
+                    "session.subscribe" => json!({}),
+                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
+                    "script.callFunction" => {
+                        for method in events {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            let event = json!({"type": "event", "method": method,
+                                "params": {"context": "top", "navigation": "n1",
+                                    "timestamp": 1, "url": "http://app.test/next"}});
+                            ws.send(Message::text(event.to_string())).await.unwrap();
+                        }
+                        continue;
+                    }
+                    _ => json!({}),
+                };
+                let reply = json!({"type": "success", "id": v["id"], "result": result});
+                ws.send(Message::text(reply.to_string())).await.unwrap();
+            }
+        });
+        url
+    }
+
+    /// An engine call whose document is replaced, or whose context closes,
+    /// ends at once as a navigation (the caller asks again in the new
+    /// document), not at its limit: a lost answer no longer costs the script
+    /// timeout.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_whose_document_went_away_ends_at_once_as_a_navigation() {
+        for events in [
+            &[
+                "browsingContext.navigationStarted",
+                "browsingContext.domContentLoaded",
+            ][..],
+            &["browsingContext.contextDestroyed"][..],
+        ] {
+            let bidi = Bidi::connect(&losing_remote_end(events).await)
+                .await
+                .unwrap();
+            let started = Instant::now();
+            let e = bidi
+                .call_function(
+                    "top",
+                    "async function () {}",
+                    "",
+                    Duration::from_secs(20),
+                    "waiting",
+                )
+                .await
+                .unwrap_err();
+            assert!(crate::browser::wire::is_navigation(&e), "{events:?}: {e}");
+            assert!(started.elapsed() < Duration::from_secs(5), "{events:?}");
+        }
+    }
+
+    /// A navigation that starts but brings no new document (a download, a
+    /// 204) leaves the call alone: it ends by its answer or its limit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_navigation_without_a_new_document_leaves_the_call_to_its_limit() {
+        let url = losing_remote_end(&["browsingContext.navigationStarted"]).await;
+        let bidi = Bidi::connect(&url).await.unwrap();
+        let e = bidi
+            .call_function(
+                "top",
+                "async function () {}",
+                "",
+                Duration::from_millis(600),
+                "waiting",
+            )
+            .await
+            .unwrap_err();
+        assert!(!crate::browser::wire::is_navigation(&e), "{e}");
+        assert!(e.to_string().contains("did not answer"), "{e}");
+    }
+}
