@@ -1,39 +1,36 @@
 //! Issue 23: a step whose browser is held ends at its step limit, and so does
-//! the run. The step follows a link to a document a route answers: the
-//! classic click waits in chromedriver for that navigation, which waits for
-//! the route's BiDi answer, which chromedriver does not serve meanwhile (the
-//! known gap of routed navigations started by input, written in the README;
-//! when it is closed this test needs another way to hold a browser). Every
-//! later command of the session (a failure's screenshot, HTML, ARIA tree)
-//! waits behind it, up to chromedriver's page-load limit of 300 s. The failure's
-//! evidence is bounded (the page's `probe-error.txt` says it had no answer),
-//! the held session is not pooled, and the next scenario of the same process
-//! gets a browser that works.
+//! the run. The step opens a document whose route never answers: `goto`
+//! (over WebDriver BiDi, as on every page with routes) waits for it, and
+//! every classic command of the session (a failure's screenshot, HTML, ARIA
+//! tree) waits in chromedriver behind that navigation, up to its page-load
+//! limit of 300 s. The failure's evidence is bounded (the page's
+//! `probe-error.txt` says it had no answer), the held session is not pooled,
+//! and the next scenario of the same process gets a browser that works.
+//! (Until input went over BiDi on routed pages, a link clicked onto a routed
+//! document held the browser this way; `tests/routed_input.rs` shows it no
+//! longer does.)
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use harshjudge::{Response, Scenario, expect, scenario, step};
+use harshjudge::{Scenario, expect, scenario, step};
 
 mod support;
 
 #[scenario(step_timeout = "6s")]
 async fn held_navigation(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
-    step!("Follow a link to a routed document", {
+    step!("Open a document whose route never answers", {
+        page.goto("/ok").await?;
         page.route("**/next", |route| async move {
-            // Answered once the click waits in chromedriver for the load.
-            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-            let doc = Response::new()
-                .content_type("text/html")
-                .body("<p id=\"next\">next</p>");
-            route.fulfill(doc).await
+            // Never answered while the run lasts: the document stays loading.
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+            route.abort().await
         })
         .await?;
-        page.goto("/ok").await?;
-        page.locator("#link").click().await?;
+        page.goto("/next").await?;
         expect(&page.locator("#next")).to_have_text("next").await?;
     });
     Ok(())

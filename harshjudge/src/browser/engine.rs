@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 use fantoccini::Client;
 use serde_json::{Value, json};
 
+use super::bidi::Bidi;
+use super::config::BrowserKind;
 use super::error::BrowserError;
 use super::protocol::{Acted, Action, Answer, Call, EngineError, FrameScope, Request, Target};
 use super::wire::{self, cdp};
@@ -43,17 +45,67 @@ pub(crate) struct Engine {
     switching: Arc<tokio::sync::Mutex<()>>,
     /// The window of a popup's page (none: the session's main window).
     window: Option<String>,
+    /// The session's WebDriver BiDi connection, if it has one.
+    bidi: Option<Arc<Bidi>>,
+    /// The session's browser.
+    browser: BrowserKind,
 }
 
 impl Engine {
-    pub(crate) fn new(client: Client, script_timeout: u64) -> Engine {
+    pub(crate) fn new(
+        client: Client,
+        script_timeout: u64,
+        bidi: Option<Arc<Bidi>>,
+        browser: BrowserKind,
+    ) -> Engine {
         Engine {
             client,
             script_timeout: AtomicU64::new(script_timeout),
             registered: AtomicBool::new(false),
             switching: Arc::default(),
             window: None,
+            bidi,
+            browser,
         }
+    }
+
+    /// The BiDi connection and this engine's browsing context (a popup's
+    /// window handle is its context id) when the page's input goes over
+    /// WebDriver BiDi: while the page has routes. A classic command sent
+    /// while a navigation waits for a route's answer waits in chromedriver
+    /// behind that navigation (its Perform Actions until the load; any other
+    /// command too), and only a BiDi command, answered while the navigation
+    /// waits, can settle the route. Over BiDi neither the input nor the
+    /// engine's calls wait for a navigation they start.
+    pub(crate) fn bidi_input(&self) -> Option<(&Arc<Bidi>, String)> {
+        let bidi = self.bidi.as_ref()?;
+        if bidi.routes.is_empty() || !bidi.is_open() {
+            return None;
+        }
+        self.context_of(bidi)
+    }
+
+    /// The BiDi connection and this engine's browsing context when its calls
+    /// go over BiDi (`script.callFunction`): while the page has routes (as
+    /// [`Engine::bidi_input`]), and always on Firefox, whose classic async
+    /// scripts may lose their callback when their document goes away
+    /// (geckodriver then answers at the script timeout); over BiDi a call
+    /// ends as a navigation as soon as its document is gone
+    /// ([`Bidi::call_function`]).
+    fn bidi_calls(&self) -> Option<(&Arc<Bidi>, String)> {
+        let bidi = self.bidi.as_ref()?;
+        if self.browser != BrowserKind::Firefox && bidi.routes.is_empty() || !bidi.is_open() {
+            return None;
+        }
+        self.context_of(bidi)
+    }
+
+    fn context_of<'a>(&self, bidi: &'a Arc<Bidi>) -> Option<(&'a Arc<Bidi>, String)> {
+        let context = match &self.window {
+            Some(w) => w.clone(),
+            None => bidi.context.lock().expect("bidi lock").clone()?,
+        };
+        Some((bidi, context))
     }
 
     /// The engine of a popup's page: the same session in another window.
@@ -64,6 +116,8 @@ impl Engine {
             registered: AtomicBool::new(true),
             switching: self.switching.clone(),
             window: Some(window),
+            bidi: self.bidi.clone(),
+            browser: self.browser,
         }
     }
 
@@ -188,6 +242,23 @@ impl Engine {
         call: Call,
         during: &str,
     ) -> Result<Answer, BrowserError> {
+        if let Some((bidi, context)) = self.bidi_calls() {
+            // No switching, so no lock: a route's handler may call the page
+            // while an action of it waits.
+            return Box::pin(self.call_bidi(bidi, context, frame, call, during)).await;
+        }
+        self.call_classic(frame, call, during).await
+    }
+
+    /// [`Engine::call_in`] over classic WebDriver whatever the page (an
+    /// answer that carries an element reference needs it: BiDi's are not
+    /// classic's).
+    pub(crate) async fn call_classic(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        call: Call,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
         let _held = self.switching.lock().await;
         if frame.is_none() && self.window.is_none() {
             return self.call_here(call, during).await;
@@ -248,6 +319,147 @@ impl Engine {
         .await;
         self.leave_window(main).await;
         r
+    }
+
+    /// [`Engine::call_in`] over WebDriver BiDi in `context` (the page's
+    /// window): each frame of the path is found by the engine in its parent's
+    /// document, which answers the frame's window, that is its browsing
+    /// context; the call runs there. A point the engine answers in a frame is
+    /// moved into the page's viewport, as on the classic path.
+    async fn call_bidi(
+        &self,
+        bidi: &Bidi,
+        mut context: String,
+        frame: Option<&Arc<FrameScope>>,
+        mut call: Call,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
+        let Some(frame) = frame else {
+            return self
+                .call_bidi_here(bidi, &context, call, false, during)
+                .await;
+        };
+        let start = Instant::now();
+        for f in frame.path() {
+            let left = Duration::from_millis(call.timeout).saturating_sub(start.elapsed());
+            context = self.frame_context(bidi, &context, &f, left).await?;
+        }
+        call.timeout = Duration::from_millis(call.timeout)
+            .saturating_sub(start.elapsed())
+            .as_millis() as u64;
+        let mut answer = self
+            .call_bidi_here(bidi, &context, call, false, during)
+            .await?;
+        if let Ok(v) = &mut answer.result
+            && v["point"].is_object()
+        {
+            let offset = bidi
+                .call_function(
+                    &context,
+                    &format!(
+                        "function () {{ return JSON.stringify((function () {{ {FRAME_OFFSET_JS} }})()); }}"
+                    ),
+                    "",
+                    Duration::from_secs(30),
+                    "reading the frame's offset in the page",
+                )
+                .await?;
+            for (k, i) in [("x", 0), ("y", 1)] {
+                let moved =
+                    v["point"][k].as_f64().unwrap_or(0.0) + offset[i].as_f64().unwrap_or(0.0);
+                v["point"][k] = moved.into();
+            }
+        }
+        Ok(answer)
+    }
+
+    /// The browsing context of `frame`'s iframe element in `context`'s
+    /// document (waiting up to `wait` for the element).
+    async fn frame_context(
+        &self,
+        bidi: &Bidi,
+        context: &str,
+        frame: &FrameScope,
+        wait: Duration,
+    ) -> Result<String, BrowserError> {
+        let what = "be attached (the <iframe> of a frame locator)";
+        let call = Call {
+            request: Request::Act {
+                target: Target {
+                    chain: frame.chain.clone(),
+                    describe: frame.desc.clone(),
+                    frame: None,
+                },
+                action: Action::SetInputFiles,
+                verify: None,
+            },
+            timeout: wait.as_millis() as u64,
+        };
+        let during = format!("waiting for the frame {}", frame.desc);
+        let start = Instant::now();
+        let answer = self
+            .call_bidi_here(bidi, context, call, true, &during)
+            .await?;
+        let v = answer.into_value(&frame.desc, what, start.elapsed(), Location::caller())?;
+        match v["window"].as_str() {
+            Some(window) => Ok(window.to_string()),
+            None => Err(BrowserError::Invalid {
+                message: format!(
+                    "{} matches an element that is not a frame (an <iframe> or <frame> is needed)",
+                    frame.desc
+                ),
+                location: None,
+            }),
+        }
+    }
+
+    /// One call of the injected engine in `context`'s document over BiDi:
+    /// one `script.callFunction` (two when the document lacks the engine),
+    /// repeated in the new document when a navigation ends it. With
+    /// `frame`, the call finds a frame's element and answers its window.
+    async fn call_bidi_here(
+        &self,
+        bidi: &Bidi,
+        context: &str,
+        mut call: Call,
+        frame: bool,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
+        bidi.ensure_preload(wire::install_source()).await;
+        let deadline =
+            Instant::now() + Duration::from_millis(call.timeout) + Duration::from_secs(2);
+        loop {
+            let req = serde_json::to_string(&call).map_err(|e| {
+                super::error::cmd_err(format!("encoding the request ({during})"), e)
+            })?;
+            // The engine answers by its own timeout; the page gets as long
+            // again as the classic script timeout would give it.
+            let limit = Duration::from_millis(call.timeout) + Duration::from_secs(15);
+            let function = |full| wire::bidi_function(full, frame);
+            let mut r = bidi
+                .call_function(context, function(false), &req, limit, during)
+                .await;
+            if matches!(&r, Ok(v) if v["missing"] == true) {
+                r = bidi
+                    .call_function(context, function(true), &req, limit, during)
+                    .await;
+            }
+            match r {
+                Err(e) if wire::is_navigation(&e) && Instant::now() < deadline => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    call.timeout = left.saturating_sub(Duration::from_secs(2)).as_millis() as u64;
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                }
+                Err(e) => return Err(e),
+                Ok(v) if v["window"].is_string() => {
+                    return Ok(Answer {
+                        result: Ok(v),
+                        log: Vec::new(),
+                    });
+                }
+                Ok(v) => return decode(v, during),
+            }
+        }
     }
 
     /// Finds `frame`'s iframe element in the current document (waiting up to

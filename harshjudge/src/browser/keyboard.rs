@@ -129,6 +129,26 @@ pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, KeyError> {
     Ok(actions)
 }
 
+/// Performs WebDriver action sequences on the page: over WebDriver BiDi
+/// (`input.performActions` on the page's browsing context) while the page
+/// has routes, so that an action that starts a navigation a route answers
+/// does not wait for it ([`Engine::bidi_input`](super::engine::Engine::bidi_input)
+/// says why); else one classic Perform Actions command.
+async fn perform(page: &Page, actions: Value, during: &str) -> Result<(), BrowserError> {
+    if let Some((bidi, context)) = page.engine().bidi_input() {
+        return bidi.perform_actions(&context, actions, during).await;
+    }
+    page.engine()
+        .in_window(wire::post(
+            page.client(),
+            "actions",
+            json!({ "actions": actions }),
+            during,
+        ))
+        .await
+        .map(|_| ())
+}
+
 impl Page {
     /// The page's keyboard (keys go to the focused element).
     pub fn keyboard(&self) -> Keyboard {
@@ -153,16 +173,12 @@ impl Keyboard {
     }
 
     pub(crate) async fn send(&self, actions: Vec<Value>, during: &str) -> Result<(), BrowserError> {
-        let page = &self.page;
-        page.engine()
-            .in_window(wire::post(
-                page.client(),
-                "actions",
-                json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}),
-                during,
-            ))
-            .await
-            .map(|_| ())
+        perform(
+            &self.page,
+            json!([{"type": "key", "id": "keyboard", "actions": actions}]),
+            during,
+        )
+        .await
     }
 
     fn parse(key: &str) -> Result<Vec<Value>, BrowserError> {
@@ -248,15 +264,12 @@ impl Mouse {
     }
 
     async fn send(&self, actions: Vec<Value>, during: &str) -> Result<(), BrowserError> {
-        let page = &self.page;
-        page.engine().in_window(wire::post(
-            page.client(),
-            "actions",
-            json!({"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]}),
+        perform(
+            &self.page,
+            json!([{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]),
             during,
-        ))
+        )
         .await
-        .map(|_| ())
     }
 
     /// Moves the pointer to (x, y).
@@ -322,15 +335,12 @@ impl Mouse {
 
     /// Scrolls by (dx, dy) with the wheel at the pointer's position.
     pub async fn wheel(&self, dx: f64, dy: f64) -> Result<(), BrowserError> {
-        let page = &self.page;
-        page.engine().in_window(wire::post(
-            page.client(),
-            "actions",
-            json!({"actions": [{"type": "wheel", "id": "wheel", "actions": [{"type": "scroll", "x": 0, "y": 0, "deltaX": dx.round() as i64, "deltaY": dy.round() as i64, "origin": "viewport"}]}]}),
+        perform(
+            &self.page,
+            json!([{"type": "wheel", "id": "wheel", "actions": [{"type": "scroll", "x": 0, "y": 0, "deltaX": dx.round() as i64, "deltaY": dy.round() as i64, "origin": "viewport"}]}]),
             "scrolling with the wheel",
-        ))
+        )
         .await
-        .map(|_| ())
     }
 }
 

@@ -170,7 +170,12 @@ pub(crate) async fn reset(client: &Client) -> Result<(), BrowserError> {
 impl Page {
     pub(crate) fn new(session: Session, base_url: &str, wait: Duration) -> Page {
         super::error::register_call_site();
-        let engine = Engine::new(session.client.clone(), session.script_timeout);
+        let engine = Engine::new(
+            session.client.clone(),
+            session.script_timeout,
+            session.bidi.clone(),
+            session.browser,
+        );
         let bidi = session.bidi.clone();
         let browser = session.browser;
         Page {

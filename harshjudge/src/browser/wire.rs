@@ -200,6 +200,50 @@ window.__harshjudgeEngine.run(arguments[0]).then(done, function (e) {
   done({ok: false, error: {kind: 'js', message: String(e && e.message || e)}, log: []});
 });";
 
+/// The body of a BiDi call (`script.callFunction`): the engine's answer to
+/// the request `__hjReq` (JSON text) in `__hjAnswer`.
+const BIDI_CALL: &str = "var __hjAnswer;
+try { __hjAnswer = await window.__harshjudgeEngine.run(JSON.parse(__hjReq)); }
+catch (e) { __hjAnswer = {ok: false, error: {kind: 'js', message: String(e && e.message || e)}, log: []}; }
+";
+
+/// What a BiDi call returns: the answer as JSON text.
+const BIDI_ANSWER: &str = "return JSON.stringify(__hjAnswer);";
+
+/// What a BiDi call that finds a frame's element returns: the frame's window
+/// (BiDi answers it as its browsing context), or the answer as JSON text
+/// (not found in time, or not a frame: no element then).
+const BIDI_FRAME: &str =
+    "var el = __hjAnswer && __hjAnswer.ok && __hjAnswer.value && __hjAnswer.value.element;
+if (el && el.contentWindow) return el.contentWindow;
+if (el) __hjAnswer.value = {};
+return JSON.stringify(__hjAnswer);";
+
+/// The BiDi function of an engine call (`frame`: one that answers the
+/// frame's window): `full` installs the engine first, else the function
+/// answers `{"missing": true}` when the document lacks it.
+pub(crate) fn bidi_function(full: bool, frame: bool) -> &'static str {
+    static SRC: std::sync::OnceLock<[String; 4]> = std::sync::OnceLock::new();
+    let all = SRC.get_or_init(|| {
+        let make = |full: bool, frame: bool| {
+            let head = if full {
+                install_source().to_string()
+            } else {
+                "if (!window.__harshjudgeEngine) return '{\"missing\": true}';\n".to_string()
+            };
+            let tail = if frame { BIDI_FRAME } else { BIDI_ANSWER };
+            format!("async function (__hjReq) {{\n{head}{BIDI_CALL}{tail}\n}}")
+        };
+        [
+            make(false, false),
+            make(false, true),
+            make(true, false),
+            make(true, true),
+        ]
+    });
+    &all[usize::from(full) * 2 + usize::from(frame)]
+}
+
 /// The script of a call when the engine may be missing: asks for the full one.
 pub(crate) fn short_script() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();

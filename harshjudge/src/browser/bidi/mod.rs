@@ -29,7 +29,7 @@ use events::StepLog;
 use route::Routes;
 
 /// The events a session subscribes to.
-const EVENTS: [&str; 9] = [
+const EVENTS: [&str; 11] = [
     "log.entryAdded",
     "network.beforeRequestSent",
     "network.responseStarted",
@@ -38,8 +38,24 @@ const EVENTS: [&str; 9] = [
     "browsingContext.contextCreated",
     "browsingContext.contextDestroyed",
     "browsingContext.navigationStarted",
+    "browsingContext.domContentLoaded",
+    "browsingContext.load",
     "browsingContext.userPromptOpened",
 ];
+
+/// What a browsing context's document did, for calls that must not outlive
+/// it ([`Bidi::call_function`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Lifecycle {
+    /// A navigation of the context started (its document may still answer
+    /// until the new one commits): the context, the navigation's id.
+    Started(String, String),
+    /// A new document of the context reached DOMContentLoaded or load: the
+    /// context, the navigation's id.
+    Loaded(String, String),
+    /// The context is gone (its tab closed, its iframe removed).
+    Destroyed(String),
+}
 
 type Reply = oneshot::Sender<Result<Value, BrowserError>>;
 
@@ -68,6 +84,12 @@ pub(crate) struct Bidi {
     pub(crate) context: Mutex<Option<String>>,
     /// The page's dialog handler and the scenario its dialogs are evidence of.
     pub(crate) dialogs: Arc<dialog::Dialogs>,
+    /// Navigations, loads and closings of every context, as they come.
+    lifecycle: tokio::sync::broadcast::Sender<Lifecycle>,
+    /// The navigation each context has started and not yet loaded.
+    navigating: Mutex<HashMap<String, String>>,
+    /// Whether the injected engine is a preload script of the session.
+    preloaded: tokio::sync::OnceCell<()>,
 }
 
 impl std::fmt::Debug for Bidi {
@@ -138,6 +160,9 @@ impl Bidi {
             routes: Arc::new(Routes::default()),
             context: Mutex::new(None),
             dialogs: Arc::default(),
+            lifecycle: tokio::sync::broadcast::channel(64).0,
+            navigating: Mutex::default(),
+            preloaded: tokio::sync::OnceCell::new(),
         });
         let weak = Arc::downgrade(&bidi);
         tokio::spawn(async move {
@@ -342,6 +367,152 @@ impl Bidi {
         }
     }
 
+    /// Calls `function` (a JavaScript function declaration) with the string
+    /// `arg` in `context`'s document, awaiting the promise it returns, for up
+    /// to `limit`. The answer: the JSON text the function returns, parsed;
+    /// `{"window": id}` for a window it returns (an iframe's
+    /// `contentWindow`: `id` is that frame's browsing context); null for
+    /// null or undefined.
+    ///
+    /// A call must not outlive its document: a driver may never answer for
+    /// a script whose document went away (geckodriver lost the callback of
+    /// classic async scripts under load, answering only at the script
+    /// timeout). So the call ends at once as a navigation (in
+    /// [`super::wire::is_navigation`]'s words) when a navigation of the
+    /// context that was under way when it was sent, or that started after,
+    /// reaches DOMContentLoaded (the call's document is then gone), and when
+    /// the context closes.
+    pub(crate) async fn call_function(
+        &self,
+        context: &str,
+        function: &str,
+        arg: &str,
+        limit: std::time::Duration,
+        during: &str,
+    ) -> Result<Value, BrowserError> {
+        let mut news = self.lifecycle.subscribe();
+        let mut under_way: Vec<String> = self
+            .navigating
+            .lock()
+            .expect("bidi lock")
+            .get(context)
+            .cloned()
+            .into_iter()
+            .collect();
+        let fail = |message: String| BrowserError::Command {
+            action: during.to_string(),
+            message,
+        };
+        let call = self.send(
+            "script.callFunction",
+            json!({
+                "functionDeclaration": function,
+                "arguments": [{"type": "string", "value": arg}],
+                "target": {"context": context},
+                "awaitPromise": true,
+                "resultOwnership": "none",
+            }),
+        );
+        let gone = async {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                match news.recv().await {
+                    Ok(Lifecycle::Started(c, n)) if c == context => under_way.push(n),
+                    Ok(Lifecycle::Loaded(c, n)) if c == context && under_way.contains(&n) => {
+                        return "a new document loaded";
+                    }
+                    Ok(Lifecycle::Destroyed(c)) if c == context => {
+                        return "the browsing context was closed";
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => std::future::pending::<()>().await,
+                }
+            }
+        };
+        let r = tokio::select! {
+            biased;
+            r = call => r,
+            why = gone => {
+                return Err(fail(format!("document unloaded while waiting for result ({why})")));
+            }
+            _ = tokio::time::sleep(limit) => {
+                return Err(fail(format!(
+                    "the page did not answer in {} s",
+                    limit.as_secs()
+                )));
+            }
+        };
+        let r = r.map_err(|e| match e {
+            BrowserError::Command { message, .. } => fail(message),
+            other => other,
+        })?;
+        if r["type"] != "success" {
+            let details = &r["exceptionDetails"];
+            return Err(fail(format!(
+                "javascript error: {}",
+                details["text"]
+                    .as_str()
+                    .or_else(|| details["exception"]["value"].as_str())
+                    .unwrap_or("the script threw")
+            )));
+        }
+        let result = &r["result"];
+        match result["type"].as_str() {
+            Some("string") => {
+                let text = result["value"].as_str().unwrap_or_default();
+                serde_json::from_str(text)
+                    .map_err(|e| fail(format!("the page answered no JSON ({e}): {text}")))
+            }
+            Some("window") => Ok(json!({"window": result["value"]["context"]})),
+            Some("null" | "undefined") => Ok(Value::Null),
+            other => Err(fail(format!(
+                "the page answered a {} where JSON text was expected",
+                other.unwrap_or("value")
+            ))),
+        }
+    }
+
+    /// Makes `source` (the injected engine's installer) a preload script of
+    /// the session, once: every new document, frames included, then has the
+    /// engine before its own scripts run, and a call needs no second trip to
+    /// install it. A refusal is left alone: each call installs it if missing.
+    pub(crate) async fn ensure_preload(&self, source: &str) {
+        self.preloaded
+            .get_or_init(|| async {
+                let _ = self
+                    .send(
+                        "script.addPreloadScript",
+                        json!({"functionDeclaration": format!("function () {{\n{source}\n}}")}),
+                    )
+                    .await;
+            })
+            .await;
+    }
+
+    /// Performs input actions (WebDriver's action sequences: a `key`,
+    /// `pointer` or `wheel` source) in `context`, as classic Perform Actions
+    /// does, without waiting for a navigation they start.
+    pub(crate) async fn perform_actions(
+        &self,
+        context: &str,
+        actions: Value,
+        during: &str,
+    ) -> Result<(), BrowserError> {
+        self.send(
+            "input.performActions",
+            json!({"context": context, "actions": actions}),
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| match e {
+            BrowserError::Command { message, .. } => BrowserError::Command {
+                action: during.to_string(),
+                message,
+            },
+            other => other,
+        })
+    }
+
     /// Whether the connection is still open.
     pub(crate) fn is_open(&self) -> bool {
         !self.out.is_closed()
@@ -350,6 +521,40 @@ impl Bidi {
     /// One event: into the step's log, to the waiters, and a blocked request to
     /// the routes.
     fn event(self: Arc<Self>, method: &str, params: &Value) {
+        let context = || params["context"].as_str().unwrap_or_default().to_string();
+        let navigation = || {
+            params["navigation"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let news = match method {
+            "browsingContext.navigationStarted" => {
+                let news = Lifecycle::Started(context(), navigation());
+                let mut navigating = self.navigating.lock().expect("bidi lock");
+                navigating.insert(context(), navigation());
+                Some(news)
+            }
+            "browsingContext.domContentLoaded" | "browsingContext.load" => {
+                let mut navigating = self.navigating.lock().expect("bidi lock");
+                if navigating.get(&context()) == Some(&navigation()) {
+                    navigating.remove(&context());
+                }
+                Some(Lifecycle::Loaded(context(), navigation()))
+            }
+            "browsingContext.contextDestroyed" => {
+                self.navigating
+                    .lock()
+                    .expect("bidi lock")
+                    .remove(&context());
+                Some(Lifecycle::Destroyed(context()))
+            }
+            _ => None,
+        };
+        if let Some(news) = news {
+            // No receiver: no call is waiting.
+            let _ = self.lifecycle.send(news);
+        }
         self.log.event(method, params);
         if method == "network.beforeRequestSent" && params["isBlocked"] == true {
             let bidi = self.clone();
@@ -384,5 +589,102 @@ mod fallback_tests {
         for want in ["http://grid:4444", "devtools log", "routes"] {
             assert!(notice.contains(want), "{want} in {notice}");
         }
+    }
+}
+
+#[cfg(test)]
+mod call_tests {
+    use std::time::{Duration, Instant};
+
+    use futures_util::{SinkExt, StreamExt};
+    use serde_json::{Value, json};
+    use tokio_tungstenite::tungstenite::Message;
+
+    use super::Bidi;
+
+    /// A remote end that never answers `script.callFunction` (as geckodriver
+    /// lost a script's callback when its document went away): it announces
+    /// a navigation of the call's context, then, with `events`, that
+    /// navigation's new document (DOMContentLoaded), or the context's end.
+    async fn losing_remote_end(events: &'static [&'static str]) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(Message::Text(text))) = ws.next().await {
+                let v: Value = serde_json::from_str(text.as_str()).unwrap();
+                let result = match v["method"].as_str().unwrap() {
+                    "session.subscribe" => json!({}),
+                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
+                    "script.callFunction" => {
+                        for method in events {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            let event = json!({"type": "event", "method": method,
+                                "params": {"context": "top", "navigation": "n1",
+                                    "timestamp": 1, "url": "http://app.test/next"}});
+                            ws.send(Message::text(event.to_string())).await.unwrap();
+                        }
+                        continue;
+                    }
+                    _ => json!({}),
+                };
+                let reply = json!({"type": "success", "id": v["id"], "result": result});
+                ws.send(Message::text(reply.to_string())).await.unwrap();
+            }
+        });
+        url
+    }
+
+    /// An engine call whose document is replaced, or whose context closes,
+    /// ends at once as a navigation (the caller asks again in the new
+    /// document), not at its limit: a lost answer no longer costs the script
+    /// timeout.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_whose_document_went_away_ends_at_once_as_a_navigation() {
+        for events in [
+            &[
+                "browsingContext.navigationStarted",
+                "browsingContext.domContentLoaded",
+            ][..],
+            &["browsingContext.contextDestroyed"][..],
+        ] {
+            let bidi = Bidi::connect(&losing_remote_end(events).await)
+                .await
+                .unwrap();
+            let started = Instant::now();
+            let e = bidi
+                .call_function(
+                    "top",
+                    "async function () {}",
+                    "",
+                    Duration::from_secs(20),
+                    "waiting",
+                )
+                .await
+                .unwrap_err();
+            assert!(crate::browser::wire::is_navigation(&e), "{events:?}: {e}");
+            assert!(started.elapsed() < Duration::from_secs(5), "{events:?}");
+        }
+    }
+
+    /// A navigation that starts but brings no new document (a download, a
+    /// 204) leaves the call alone: it ends by its answer or its limit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_navigation_without_a_new_document_leaves_the_call_to_its_limit() {
+        let url = losing_remote_end(&["browsingContext.navigationStarted"]).await;
+        let bidi = Bidi::connect(&url).await.unwrap();
+        let e = bidi
+            .call_function(
+                "top",
+                "async function () {}",
+                "",
+                Duration::from_millis(600),
+                "waiting",
+            )
+            .await
+            .unwrap_err();
+        assert!(!crate::browser::wire::is_navigation(&e), "{e}");
+        assert!(e.to_string().contains("did not answer"), "{e}");
     }
 }

@@ -304,7 +304,30 @@ impl Locator {
             .map(|p| p.as_ref().display().to_string())
             .collect();
         async move {
-            let element = match self.act(Action::SetInputFiles, "be attached", at).await? {
+            // Over classic WebDriver: its element reference is what Element
+            // Send Keys takes.
+            let call = Call {
+                request: Request::Act {
+                    target: self.target(),
+                    action: Action::SetInputFiles,
+                    verify: None,
+                },
+                timeout: self.page.wait().as_millis() as u64,
+            };
+            self.misused(at)?;
+            let start = std::time::Instant::now();
+            let answer = self
+                .page
+                .engine()
+                .call_classic(
+                    self.frame.as_ref(),
+                    call,
+                    &format!("waiting for {} to be attached", self.desc),
+                )
+                .await
+                .map_err(|e| e.located(at))?;
+            let v = answer.into_value(&self.desc, "be attached", start.elapsed(), at)?;
+            let element = match super::calls::typed(v, "be attached", at)? {
                 Acted::Element { element } => element,
                 other => return Err(unexpected(&other, "be attached", at)),
             };

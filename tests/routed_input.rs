@@ -1,0 +1,383 @@
+//! Issue 23 (the leftovers of point 2): input and engine calls on a page
+//! with routes, and engine calls while the page navigates.
+//!
+//! 1. A link clicked, or a form submitted by Enter, onto a document only a
+//!    route answers: classic WebDriver's actions (and every classic command
+//!    sent meanwhile) waited in chromedriver for that load, which waited for
+//!    the route's BiDi answer, so the step timed out. With routes, the page's
+//!    input and engine calls go over WebDriver BiDi; the step ends in well
+//!    under 10 s on Chromium and Firefox.
+//! 2. On Firefox, an engine call whose document navigates away under it
+//!    ends at once as a navigation and is asked again in the new document
+//!    (geckodriver's classic async script could lose its callback and
+//!    answer at the 60 s script timeout): a page that navigates every few
+//!    milliseconds while expectations poll it; no call comes near the
+//!    script timeout.
+//!
+//! The scenarios run in-process through the harness with `--browser NAME`,
+//! one run after the other, against a loopback server of this test that
+//! does not know the routed paths (it answers them 404).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use harshjudge::serde_json::Value;
+use harshjudge::{Response, Scenario, expect, scenario, step};
+
+mod support;
+
+const START: &str = r#"<!doctype html><title>start</title>
+<p id="start">start</p>
+<a id="link" href="/next">next</a>
+<form action="/found" method="get"><input id="q" name="q"></form>"#;
+
+/// A route answers `/next` and `/found`; a link and Enter in a form open them.
+#[scenario]
+async fn routed_input(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("A link clicked onto a routed document", {
+        page.route("**/next", |route| async move {
+            let doc = Response::new()
+                .content_type("text/html")
+                .body("<!doctype html><title>next</title><p id=\"next\">routed next</p>");
+            route.fulfill(doc).await
+        })
+        .await?;
+        page.goto("/start").await?;
+        let started = Instant::now();
+        page.locator("#link").click().await?;
+        expect(&page.locator("#next"))
+            .to_have_text("routed next")
+            .await?;
+        expect(&page).to_have_title("next").await?;
+        s.attach_text("ms", &started.elapsed().as_millis().to_string())?;
+    });
+    step!("A form submitted by Enter onto a routed document", {
+        page.route("**/found?*", |route| async move {
+            let query = route
+                .request()
+                .url()
+                .split('?')
+                .nth(1)
+                .unwrap_or_default()
+                .to_string();
+            let doc = Response::new().content_type("text/html").body(format!(
+                "<!doctype html><title>found</title><p id=\"found\">{query}</p>"
+            ));
+            route.fulfill(doc).await
+        })
+        .await?;
+        page.goto("/start").await?;
+        let started = Instant::now();
+        page.locator("#q").fill("rust").await?;
+        page.locator("#q").press("Enter").await?;
+        expect(&page.locator("#found"))
+            .to_have_text("q=rust")
+            .await?;
+        s.attach_text("ms", &started.elapsed().as_millis().to_string())?;
+    });
+    Ok(())
+}
+
+/// Frames and a popup with the page's engine calls and input over BiDi
+/// (always on Firefox; on Chromium because the page has a route).
+#[scenario]
+async fn frames_and_popups(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Click in a nested frame and read a popup", {
+        page.route(
+            "**/never-requested",
+            |route| async move { route.abort().await },
+        )
+        .await?;
+        page.goto("/frames").await?;
+        let pay = page.frame_locator("iframe#pay");
+        pay.get_by_role("button").name("Pay").click().await?;
+        expect(&pay.locator("#status")).to_have_text("paid").await?;
+        expect(&pay.frame_locator("#deep").locator("#d"))
+            .to_have_text("deep")
+            .await?;
+        let popup = page.wait_for_popup(page.locator("#blank").click()).await?;
+        expect(&popup.locator("#d")).to_have_text("deep").await?;
+        popup.close().await?;
+        expect(&page.locator("#top")).to_have_text("top").await?;
+    });
+    Ok(())
+}
+
+/// Expectations polling a page that navigates itself every few milliseconds.
+#[scenario]
+async fn navigating_page(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Poll a page while it navigates", {
+        page.goto("/loop?0").await?;
+        let mut times = Vec::new();
+        for _ in 0..60 {
+            let started = Instant::now();
+            expect(&page.locator("#count")).to_be_attached().await?;
+            times.push(started.elapsed().as_millis() as u64);
+        }
+        // The page kept navigating meanwhile.
+        let last: u64 = page
+            .locator("#count")
+            .text_content()
+            .await?
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        let list: Vec<String> = times.iter().map(u64::to_string).collect();
+        s.attach_text("call-ms", &list.join("\n"))?;
+        s.attach_text("navigations", &last.to_string())?;
+    });
+    step!("Poll a page that stays", {
+        page.goto("/start").await?;
+        let mut times = Vec::new();
+        for _ in 0..60 {
+            let started = Instant::now();
+            expect(&page.locator("#start")).to_be_attached().await?;
+            times.push(started.elapsed().as_micros() as u64);
+        }
+        let list: Vec<String> = times.iter().map(u64::to_string).collect();
+        s.attach_text("call-us", &list.join("\n"))?;
+    });
+    Ok(())
+}
+
+/// The test's server: `/start`, `/loop?N` (shows N and opens `/loop?N+1`
+/// after 20 ms); anything else, the routed paths included, is a 404.
+fn serve() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = answer(stream);
+            });
+        }
+    });
+    base
+}
+
+fn answer(stream: TcpStream) -> std::io::Result<()> {
+    let mut r = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h)? == 0 || h.trim().is_empty() {
+            break;
+        }
+    }
+    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let (status, body) = if path == "/start" {
+        ("200 OK", START.to_string())
+    } else if path == "/frames" {
+        let body = "<!doctype html><title>frames</title><p id=\"top\">top</p>\
+            <a id=\"blank\" href=\"/deep\" target=\"_blank\">open</a><br>\
+            <iframe id=\"pay\" src=\"/inner\" style=\"margin-left: 60px; border: 7px solid #888; padding: 5px; width: 400px; height: 200px\"></iframe>";
+        ("200 OK", body.to_string())
+    } else if path == "/inner" {
+        let body = "<!doctype html><p id=\"status\">due</p>\
+            <button style=\"margin-left: 80px\" onclick=\"document.getElementById('status').textContent = 'paid'\">Pay</button>\
+            <iframe id=\"deep\" src=\"/deep\"></iframe>";
+        ("200 OK", body.to_string())
+    } else if path == "/deep" {
+        ("200 OK", "<!doctype html><p id=\"d\">deep</p>".to_string())
+    } else if let Some(n) = path.strip_prefix("/loop?") {
+        let n: u64 = n.parse().unwrap_or(0);
+        let body = format!(
+            "<!doctype html><title>loop</title><p id=\"count\">{n}</p>\
+             <script>setTimeout(function () {{ location.href = '/loop?{}'; }}, 20);</script>",
+            n + 1
+        );
+        ("200 OK", body)
+    } else {
+        (
+            "404 Not Found",
+            "not here: only a route answers this".to_string(),
+        )
+    };
+    let mut w = stream;
+    write!(
+        w,
+        "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nCache-Control: no-store\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+struct Outcome {
+    _tmp: tempfile::TempDir,
+    hj: PathBuf,
+    codes: Vec<(&'static str, &'static str, i32)>,
+}
+
+fn run(hj: &Path, browser: &str, filter: &str) -> i32 {
+    // SAFETY: the runs are sequential, inside the OnceLock; the other tests
+    // wait on it and read no environment meanwhile.
+    unsafe {
+        std::env::set_var("HARSHJUDGE_DIR", hj);
+    }
+    let line = [
+        "routed_input",
+        "--quiet",
+        "--test-threads",
+        "1",
+        "--browser",
+        browser,
+        filter,
+    ];
+    let (rest, flags) =
+        harshjudge::harness::flags::SuiteFlags::split(line.iter().map(|s| s.to_string())).unwrap();
+    let args = harshjudge::harness::Arguments::from_iter(rest);
+    let pkg = harshjudge::harness::Package::new("routed_input", env!("CARGO_MANIFEST_DIR"));
+    harshjudge::harness::run_with(pkg, &args, &flags)
+}
+
+/// The runs, once for every test.
+fn outcome() -> &'static Outcome {
+    static RUN: OnceLock<Outcome> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let base = serve();
+        let tmp = tempfile::tempdir().unwrap();
+        let hj = tmp.path().join("hj");
+        // SAFETY: as in `run`.
+        unsafe {
+            std::env::set_var("HARSHJUDGE_BASE_URL", &base);
+            std::env::set_var("HARSHJUDGE_EVIDENCE", "all");
+            std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL");
+            std::env::remove_var("HARSHJUDGE_BROWSER");
+            // A hang fails in 30 s, not in the default five minutes.
+            std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "30s");
+        }
+        let mut codes = Vec::new();
+        for (browser, filter) in [
+            ("chromium", "routed_input"),
+            ("firefox", "routed_input"),
+            ("chromium", "frames_and_popups"),
+            ("firefox", "frames_and_popups"),
+            ("firefox", "navigating_page"),
+        ] {
+            codes.push((browser, filter, run(&hj, browser, filter)));
+        }
+        Outcome {
+            _tmp: tmp,
+            hj,
+            codes,
+        }
+    })
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The run of `slug`, which must have passed.
+fn passed(slug: &str, browser: &str, filter: &str) -> PathBuf {
+    let o = outcome();
+    let run = support::only_run(&o.hj, slug);
+    let result: Value = harshjudge::serde_json::from_str(&read(&run.join("result.json"))).unwrap();
+    assert_eq!(result["status"], "pass", "{slug}: {result}");
+    let code = o
+        .codes
+        .iter()
+        .find(|(b, f, _)| *b == browser && *f == filter)
+        .unwrap()
+        .2;
+    assert_eq!(code, 0, "{slug}");
+    run
+}
+
+/// A text a step attached (`name` is the attachment's name).
+fn attached(run: &Path, step: usize, name: &str) -> String {
+    let dir = run.join(format!("step-{step:02}/evidence"));
+    let file = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.contains(name) && n.ends_with(".txt"))
+        })
+        .unwrap_or_else(|| panic!("{name} in {}", dir.display()));
+    read(&file)
+}
+
+/// Whether a step's network.json has a request to `path` fulfilled by a route.
+fn fulfilled(run: &Path, step: usize, path: &str) -> bool {
+    let net: Value = harshjudge::serde_json::from_str(&read(
+        &run.join(format!("step-{step:02}/evidence/network.json")),
+    ))
+    .unwrap();
+    net.as_array().unwrap().iter().any(|e| {
+        e["url"].as_str().is_some_and(|u| u.contains(path)) && e["intercepted"] == "fulfilled"
+    })
+}
+
+fn routed_input_on(browser: &str) {
+    let run = passed(&format!("routed-input-{browser}"), browser, "routed_input");
+    for (step, path) in [(1, "/next"), (2, "/found")] {
+        let ms: u64 = attached(&run, step, "ms").trim().parse().unwrap();
+        assert!(ms < 10_000, "{browser} step {step}: took {ms} ms");
+        assert!(fulfilled(&run, step, path), "{browser} step {step}: {path}");
+    }
+}
+
+#[test]
+fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_chromium() {
+    routed_input_on("chromium");
+}
+
+#[test]
+fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_firefox() {
+    routed_input_on("firefox");
+}
+
+#[test]
+fn frames_and_popups_over_bidi_on_chromium() {
+    passed(
+        "frames-and-popups-chromium",
+        "chromium",
+        "frames_and_popups",
+    );
+}
+
+#[test]
+fn frames_and_popups_over_bidi_on_firefox() {
+    passed("frames-and-popups-firefox", "firefox", "frames_and_popups");
+}
+
+#[test]
+fn engine_calls_on_a_navigating_firefox_page_end_in_time() {
+    let run = passed("navigating-page-firefox", "firefox", "navigating_page");
+    let times: Vec<u64> = attached(&run, 1, "call-ms")
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(times.len(), 60);
+    let navigations: u64 = attached(&run, 1, "navigations").trim().parse().unwrap();
+    assert!(navigations >= 10, "the page navigated {navigations} times");
+    let max = times.iter().max().copied().unwrap_or(0);
+    let mean = times.iter().sum::<u64>() / times.len() as u64;
+    let mut sorted = times.clone();
+    sorted.sort();
+    eprintln!(
+        "engine calls on a navigating Firefox page: mean {mean} ms, median {} ms, max {max} ms",
+        sorted[sorted.len() / 2]
+    );
+    let mut still: Vec<u64> = attached(&run, 2, "call-us")
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    still.sort();
+    eprintln!(
+        "engine calls on a still Firefox page: mean {} us, median {} us, max {} us",
+        still.iter().sum::<u64>() / still.len() as u64,
+        still[still.len() / 2],
+        still[still.len() - 1]
+    );
+    // The script timeout is 60 s; a lost callback would show as one.
+    assert!(max < 5_000, "a call took {max} ms: {times:?}");
+}
