@@ -1,7 +1,8 @@
 //! Issue 23, points 1 to 3 in real Chromium: evidence from WebDriver BiDi
 //! events (a page that throws, an unhandled rejection, console.error), routes
 //! (one fulfills JSON, one aborts, one continues with a header the server
-//! sees), `wait_for_request`/`wait_for_response`, network and console
+//! sees, one answers only while an expectation already waits),
+//! `wait_for_request`/`wait_for_response`, network and console
 //! assertions (a request that must not happen), a step failed for its console
 //! errors (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS=1`), and the fallback to the
 //! `devtools` log through a remote end without BiDi: an old-style proxy in
@@ -166,6 +167,21 @@ async fn network_control(s: Scenario) -> harshjudge::Result {
             .allow(harshjudge::regex::Regex::new("rejected")?)
             .to_have_no_errors()
             .await?;
+    });
+    step!("A late route answer reaches a waiting expectation", {
+        // The expectation waits inside the page for up to 5 s; the route
+        // answers after 1.5 s of it. chromedriver runs one command of a
+        // session at a time, BiDi's included: a route's answer must not queue
+        // behind a classic command that waits for what only it can bring.
+        page.route("**/api/items", |route| async move {
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+            route
+                .fulfill(Response::new().status(200).json(&json!(["late"])))
+                .await
+        })
+        .await?;
+        page.locator("#items").click().await?;
+        expect(&out).to_have_text("200 [\"late\"]").await?;
     });
     Ok(())
 }
@@ -403,6 +419,9 @@ fn routes_fulfill_abort_and_continue_and_network_json_says_which() {
         .collect();
     assert!(got.contains(&("POST", Some(201), false)), "{got:?}");
     assert!(got.contains(&("GET", Some(200), false)), "{got:?}");
+    // Step 6: the late answer is the route's.
+    let r6 = requests("network-control", 6, "/api/items");
+    assert_eq!(r6[0]["intercepted"], "fulfilled", "{r6:?}");
 }
 
 #[test]
