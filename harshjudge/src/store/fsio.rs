@@ -200,8 +200,13 @@ struct WriterState {
     /// Content waiting to be written (rendered only when written), with the
     /// earliest time it may be.
     pending: PathMap<(Render, std::time::Instant)>,
-    /// When each path was last written.
+    /// When each path was last written. Only the last [`REWRITE_INTERVAL`]
+    /// matters: older entries are dropped when it passes `prune_at` entries
+    /// (see [`WriterState::wrote`]).
     written: PathMap<std::time::Instant>,
+    /// The size of `written` that makes the next write drop its stale
+    /// entries (0: [`WriterState::MIN_PRUNE_AT`]).
+    prune_at: usize,
     /// Writes to do now, whatever their due time (a flush is waiting).
     urgent: bool,
     busy: bool,
@@ -210,6 +215,27 @@ struct WriterState {
     /// wakes it only when it must (a wake-up is a system call and a switch of
     /// threads at every step otherwise).
     sleep: Sleep,
+}
+
+impl WriterState {
+    /// The smallest `prune_at`.
+    const MIN_PRUNE_AT: usize = 256;
+
+    /// Notes that `path` was just written. An entry older than
+    /// [`REWRITE_INTERVAL`] gives the same due time as none, so those are
+    /// dropped once `written` has grown past `prune_at` (then set to twice
+    /// what is left): a process that writes ever new paths (an MCP server's
+    /// runs, one after another) keeps only the recent ones, at a cost
+    /// amortised over the writes.
+    fn wrote(&mut self, path: PathBuf) {
+        let now = std::time::Instant::now();
+        if self.written.len() >= self.prune_at.max(Self::MIN_PRUNE_AT) {
+            self.written
+                .retain(|_, at| now.duration_since(*at) < REWRITE_INTERVAL);
+            self.prune_at = (2 * self.written.len()).max(Self::MIN_PRUNE_AT);
+        }
+        self.written.insert(path, now);
+    }
 }
 
 /// How the writer's thread waits for [`WriterState::pending`] work.
@@ -296,7 +322,7 @@ impl BackgroundWriter {
         s.pending.remove(&path);
         // Holding the lock keeps the writer from starting on this path meanwhile.
         let result = render().and_then(|bytes| write_atomic(&path, &bytes));
-        s.written.insert(path, std::time::Instant::now());
+        s.wrote(path);
         result
     }
 
@@ -347,11 +373,7 @@ impl BackgroundWriter {
             let result = render().and_then(|bytes| write_atomic(&path, &bytes));
             s = self.state.lock().expect("writer lock");
             s.busy = false;
-            if s.written.len() > 4096 {
-                s.written
-                    .retain(|_, at| now.duration_since(*at) < REWRITE_INTERVAL);
-            }
-            s.written.insert(path, std::time::Instant::now());
+            s.wrote(path);
             if let Err(e) = result {
                 s.errors.push(e);
             }
@@ -368,26 +390,39 @@ impl BackgroundWriter {
 /// (compared byte for byte on every read), so another process's change is
 /// always seen. It saves parsing the same YAML again (`meta.yaml`,
 /// `skill-state.yaml`), which an unoptimised build pays dearly for.
-pub(crate) struct ParseCache<T>(std::sync::Mutex<Option<Parses<T>>>);
+pub(crate) struct ParseCache<T> {
+    /// Entries kept at most (one per file); beyond, the cache restarts empty.
+    max: usize,
+    parses: std::sync::Mutex<Option<Parses<T>>>,
+}
 
 /// Each file's text and its parse.
 type Parses<T> = std::collections::HashMap<PathBuf, (String, std::sync::Arc<T>)>;
 
 impl<T> ParseCache<T> {
-    /// Entries kept at most (one per file read); beyond, the cache restarts empty.
-    const MAX: usize = 1024;
+    /// An empty cache that keeps at most `max` files' parses (beyond, it
+    /// restarts empty): a process that goes through ever new files (an MCP
+    /// server's runs, one after another) must not keep them all.
+    pub(crate) const fn new(max: usize) -> Self {
+        ParseCache {
+            max,
+            parses: std::sync::Mutex::new(None),
+        }
+    }
 
-    /// An empty cache.
-    pub(crate) const fn new() -> Self {
-        ParseCache(std::sync::Mutex::new(None))
+    /// How many files' parses are kept now.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        let guard = self.parses.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().map_or(0, |c| c.len())
     }
 
     /// Remembers `value` as the parse of `text`, the content of `path`.
     pub(crate) fn remember(&self, path: &Path, text: String, value: T) -> std::sync::Arc<T> {
         let value = std::sync::Arc::new(value);
-        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.parses.lock().unwrap_or_else(|e| e.into_inner());
         let cache = guard.get_or_insert_with(Default::default);
-        if cache.len() >= Self::MAX && !cache.contains_key(path) {
+        if cache.len() >= self.max && !cache.contains_key(path) {
             cache.clear();
         }
         cache.insert(path.to_path_buf(), (text, value.clone()));
@@ -396,11 +431,46 @@ impl<T> ParseCache<T> {
 
     /// The parse of `path` when its content is still exactly `text`.
     pub(crate) fn get(&self, path: &Path, text: &str) -> Option<std::sync::Arc<T>> {
-        let guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.parses.lock().unwrap_or_else(|e| e.into_inner());
         guard
             .as_ref()?
             .get(path)
             .filter(|(t, _)| t == text)
             .map(|(_, v)| v.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process that writes ever new paths now (an MCP server, run after
+    /// run) kept every path it ever wrote in `written`: it grew without end.
+    #[test]
+    fn the_writer_forgets_paths_written_longer_ago_than_the_rewrite_interval() {
+        let tmp = tempfile::tempdir().unwrap();
+        let writer = BackgroundWriter {
+            state: Default::default(),
+            changed: std::sync::Condvar::new(),
+        };
+        for batch in 0..5 {
+            for i in 0..200 {
+                let path = tmp.path().join(format!("{batch}-{i}.json"));
+                writer
+                    .write_now(path.clone(), Box::new(|| Ok(b"{}".to_vec())))
+                    .unwrap();
+                assert_eq!(std::fs::read(&path).unwrap(), b"{}");
+            }
+            std::thread::sleep(REWRITE_INTERVAL + std::time::Duration::from_millis(10));
+        }
+        let s = writer.state.lock().unwrap();
+        assert!(
+            s.written.len() <= 2 * WriterState::MIN_PRUNE_AT,
+            "{} paths remembered after 1000 writes",
+            s.written.len()
+        );
+        // A path written within the interval is still remembered, so its next
+        // background write still waits for its due time.
+        assert!(s.written.contains_key(&tmp.path().join("4-199.json")));
     }
 }

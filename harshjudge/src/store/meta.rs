@@ -276,7 +276,7 @@ struct ParsedMeta {
 
 /// The last parse of each `meta.yaml` (a harness run reads each scenario's file
 /// when it starts and completes a run, and three times for the reports).
-static PARSED_META: super::fsio::ParseCache<ParsedMeta> = super::fsio::ParseCache::new();
+static PARSED_META: super::fsio::ParseCache<ParsedMeta> = super::fsio::ParseCache::new(1024);
 
 impl ParsedMeta {
     fn typed(&self, path: &Path) -> Result<ScenarioMeta, StoreError> {

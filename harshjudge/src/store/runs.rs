@@ -685,5 +685,11 @@ impl Store {
 }
 
 /// The last parse of each run's `skill-state.yaml` (every MCP call on a run
-/// reopens it).
-static PARSED_STATE: fsio::ParseCache<SkillState> = fsio::ParseCache::new();
+/// reopens it). Only runs in progress gain from it, and a process goes
+/// through ever new runs (an MCP server, one after another): it keeps at
+/// most [`PARSED_STATES`].
+pub(super) static PARSED_STATE: fsio::ParseCache<SkillState> = fsio::ParseCache::new(PARSED_STATES);
+
+/// The most runs [`PARSED_STATE`] keeps the parse of (far more than run at
+/// once).
+pub(super) const PARSED_STATES: usize = 64;

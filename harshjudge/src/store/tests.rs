@@ -1004,3 +1004,30 @@ fn upsert_writes_missing_step_files_keeps_equal_ones_and_refuses_links() {
     assert!(err.contains("03-three.md"), "{err}");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside");
 }
+
+/// A process that starts run after run (an MCP server) kept the parse and
+/// text of every run's `skill-state.yaml` it ever wrote (up to 1024): its
+/// heap grew with each run. Now it keeps those of the last few runs, and a
+/// run's state still reads back as written.
+#[test]
+fn skill_state_parses_are_kept_for_a_bounded_number_of_runs() {
+    let (_t, store) = store();
+    let s = slug("many-runs");
+    store.ensure_initialized("Demo", "").unwrap();
+    store.scenario(&s).upsert(&spec(&["Open"]), &[]).unwrap();
+    for _ in 0..2 * super::runs::PARSED_STATES + 10 {
+        let run = crate::recorder::RunHandle::start(&store, &s, vec!["Open".into()]).unwrap();
+        let state = store
+            .scenario(&s)
+            .run(run.id())
+            .skill_state()
+            .unwrap()
+            .unwrap();
+        assert_eq!(state.run_id, run.id().as_str());
+        assert!(
+            super::runs::PARSED_STATE.len() <= super::runs::PARSED_STATES,
+            "{} runs' skill states kept",
+            super::runs::PARSED_STATE.len()
+        );
+    }
+}

@@ -304,24 +304,208 @@ fn needs_quotes(s: &str) -> bool {
 /// `.nan`) or a timestamp (`2024-01-10`, `2024-01-10T…`). A superset of
 /// js-yaml's resolvers: quoting more than js-yaml is safe, less is not.
 fn may_be_number_or_time(s: &str) -> bool {
-    static NUMBER_OR_TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?x)^(?:
-              [-+]?(?: 0b[01_]+ | 0o?[0-7_]+ | 0x[0-9a-fA-F_]+
-                     | [0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)? )
-            | [-+]?(?: \.[0-9_]+ | [0-9][0-9_]*(?:\.[0-9_]*)? )(?:[eE][-+]?[0-9]+)?
-            | [-+]?\.(?i:inf) | \.(?i:nan)
-            | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt\ \t].*)?
-            )$",
-        )
-        .expect("valid regex")
-    });
-    NUMBER_OR_TIME.is_match(s)
+    // By hand rather than by a regex, which cost every process that writes
+    // YAML the regex compiler's code and heap (see `NUMBER_OR_TIME` in the
+    // tests, which this must agree with on every input).
+    let b = s.as_bytes();
+    is_timestamp(b) || is_number(b)
+}
+
+/// The longest prefix of `b` (from `at`) whose bytes pass `f`: its end.
+fn run_end(b: &[u8], at: usize, f: impl Fn(u8) -> bool) -> usize {
+    at + b[at..].iter().take_while(|&&c| f(c)).count()
+}
+
+fn digit_or_underscore(c: u8) -> bool {
+    c.is_ascii_digit() || c == b'_'
+}
+
+/// `[-+]?(?: 0b[01_]+ | 0o?[0-7_]+ | 0x[0-9a-fA-F_]+ | sexagesimal)`,
+/// `[-+]?(?: \.[0-9_]+ | [0-9][0-9_]*(?:\.[0-9_]*)? )(?:[eE][-+]?[0-9]+)?`,
+/// `[-+]?\.inf` or `\.nan` (any case), the whole of `b`.
+fn is_number(b: &[u8]) -> bool {
+    if b.eq_ignore_ascii_case(b".nan") {
+        return true;
+    }
+    let r = match b.first() {
+        Some(b'-' | b'+') => &b[1..],
+        _ => b,
+    };
+    if r.eq_ignore_ascii_case(b".inf") {
+        return true;
+    }
+    let all = |from: usize, f: fn(u8) -> bool| r.len() > from && r[from..].iter().all(|&c| f(c));
+    if r.starts_with(b"0b") && all(2, |c| matches!(c, b'0' | b'1' | b'_')) {
+        return true;
+    }
+    let octal = |c: u8| matches!(c, b'0'..=b'7' | b'_');
+    if (r.starts_with(b"0o") && all(2, octal)) || (r.starts_with(b"0") && all(1, octal)) {
+        return true;
+    }
+    if r.starts_with(b"0x") && all(2, |c| c.is_ascii_hexdigit() || c == b'_') {
+        return true;
+    }
+    is_sexagesimal(r) || is_decimal(r)
+}
+
+/// `[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?`, the whole of `r`.
+fn is_sexagesimal(r: &[u8]) -> bool {
+    if !r.first().is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
+    let mut at = run_end(r, 1, digit_or_underscore);
+    let mut groups = 0;
+    while r.get(at) == Some(&b':') {
+        let end = run_end(r, at + 1, |c| c.is_ascii_digit());
+        match end - (at + 1) {
+            1 => {}
+            2 if r[at + 1] <= b'5' => {}
+            _ => return false,
+        }
+        groups += 1;
+        at = end;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if r.get(at) == Some(&b'.') {
+        at = run_end(r, at + 1, digit_or_underscore);
+    }
+    at == r.len()
+}
+
+/// `(?: \.[0-9_]+ | [0-9][0-9_]*(?:\.[0-9_]*)? )(?:[eE][-+]?[0-9]+)?`, the
+/// whole of `r`.
+fn is_decimal(r: &[u8]) -> bool {
+    let mut at = match r.first() {
+        Some(b'.') => {
+            let end = run_end(r, 1, digit_or_underscore);
+            if end == 1 {
+                return false;
+            }
+            end
+        }
+        Some(c) if c.is_ascii_digit() => {
+            let end = run_end(r, 1, digit_or_underscore);
+            if r.get(end) == Some(&b'.') {
+                run_end(r, end + 1, digit_or_underscore)
+            } else {
+                end
+            }
+        }
+        _ => return false,
+    };
+    if matches!(r.get(at), Some(b'e' | b'E')) {
+        at += 1;
+        if matches!(r.get(at), Some(b'-' | b'+')) {
+            at += 1;
+        }
+        let end = run_end(r, at, |c| c.is_ascii_digit());
+        if end == at {
+            return false;
+        }
+        at = end;
+    }
+    at == r.len()
+}
+
+/// `[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt\ \t].*)?`, the whole of `b` (`.`
+/// is anything but a line feed).
+fn is_timestamp(b: &[u8]) -> bool {
+    if b.len() < 8 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    let month = run_end(b, 5, |c| c.is_ascii_digit());
+    if !(1..=2).contains(&(month - 5)) || b.get(month) != Some(&b'-') {
+        return false;
+    }
+    let day = run_end(b, month + 1, |c| c.is_ascii_digit());
+    if !(1..=2).contains(&(day - month - 1)) {
+        return false;
+    }
+    match b.get(day) {
+        None => true,
+        Some(b'T' | b't' | b' ' | b'\t') => !b[day + 1..].contains(&b'\n'),
+        Some(_) => false,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The regex `may_be_number_or_time` used to be, which it must agree with.
+    const NUMBER_OR_TIME: &str = r"(?x)^(?:
+          [-+]?(?: 0b[01_]+ | 0o?[0-7_]+ | 0x[0-9a-fA-F_]+
+                 | [0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)? )
+        | [-+]?(?: \.[0-9_]+ | [0-9][0-9_]*(?:\.[0-9_]*)? )(?:[eE][-+]?[0-9]+)?
+        | [-+]?\.(?i:inf) | \.(?i:nan)
+        | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt\ \t].*)?
+        )$";
+
+    #[test]
+    fn number_or_time_by_hand_agrees_with_the_regex_it_replaces() {
+        let re = regex::Regex::new(NUMBER_OR_TIME).unwrap();
+        let check = |s: &str| {
+            assert_eq!(
+                may_be_number_or_time(s),
+                re.is_match(s),
+                "{s:?}: the hand-written matcher and the regex disagree"
+            );
+        };
+        // Every string of up to 4 characters over an alphabet of what the
+        // regex looks at (and a few it must not take for it).
+        let alphabet: Vec<char> = "0159_.:+-eEbxoaFIn\nT \t\u{130}K".chars().collect();
+        let mut words = vec![String::new()];
+        for _ in 0..4 {
+            let mut longer = Vec::with_capacity(words.len() * alphabet.len());
+            for w in &words {
+                for &c in &alphabet {
+                    let mut n = w.clone();
+                    n.push(c);
+                    check(&n);
+                    longer.push(n);
+                }
+            }
+            words = longer;
+        }
+        // Longer ones built from the regex's pieces, every pair and triple.
+        let pieces = [
+            "", "0", "7", "9", "12", "123", "1234", "2024", "-", "+", ".", "_", ":", ":5", ":59",
+            ":60", ":7", "e", "E3", "e-2", "0b", "0o", "0x", "1f", "inf", ".INF", ".NaN", "nan",
+            "-01", "-1", "-1-1", "-12-31", "T", "t", " ", "\t", "\n", "x", "10:00", "Z",
+            "\u{212a}",
+        ];
+        for a in pieces {
+            for b in pieces {
+                check(&format!("{a}{b}"));
+                for c in pieces {
+                    check(&format!("{a}{b}{c}"));
+                    for d in ["", "T10:00", "-1", ".5", "\n"] {
+                        check(&format!("{a}{b}{c}{d}"));
+                    }
+                }
+            }
+        }
+        for s in [
+            "2026-11-22T11:25:48.115Z",
+            "2026-11-22 11:25:48",
+            "2026-1-2",
+            "2026-11-22\tx",
+            "2026-11-22T\nx",
+            "20261-11-22",
+            "1:20:30.5",
+            "190:20:30",
+            "1_000.5e+10",
+            "0x_FF",
+            "+.inf",
+            "-.nan",
+            "1.0.0",
+            "01-open.md",
+        ] {
+            check(s);
+        }
+    }
 
     fn roundtrip(s: &str) {
         let v = Value::String(s.to_string());
