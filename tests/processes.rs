@@ -234,3 +234,54 @@ fn a_suite_that_ends_leaves_no_browser_process_nor_profile_when_it_exits() {
     );
     assert!(folders.is_empty(), "profile folders left: {folders:?}");
 }
+
+/// A scenario whose body names `s.page()` makes the harness start the browser
+/// as the run starts (issue 25.2); when no page takes that session, it is
+/// killed at exit like the others: nothing left running, no profile folder.
+/// Twice: the browser up and idle by the end (the scenario waits 3 s, and a
+/// Chromium is seen running meanwhile), and still starting (no wait).
+#[test]
+fn a_browser_started_early_for_a_page_never_opened_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, wait_ms) in [("idle", 3000), ("starting", 0)] {
+        let root = tmp.path().join(name);
+        let mut child = suite(&root, &["page_never_opened", "--test-threads", "1"])
+            .env("FIXTURE_STEP_MS", wait_ms.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut browser_seen = false;
+        while wait_ms > 0 && !browser_seen && matches!(child.try_wait(), Ok(None)) {
+            browser_seen = started_for(&root)
+                .iter()
+                .any(|p| p.cmdline.contains("--user-data-dir="));
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        let left = started_for(&root);
+        let folders = folders_left(&root);
+        for p in &left {
+            let _ = Command::new("kill")
+                .args(["-KILL", &p.pid.to_string()])
+                .status();
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}\n{stderr}");
+        if wait_ms > 0 {
+            assert!(
+                browser_seen,
+                "{name}: no browser was started while the scenario ran: {stdout}\n{stderr}"
+            );
+        }
+        assert!(
+            left.is_empty(),
+            "{name}: processes running after the suite exited: {left:#?}"
+        );
+        assert!(
+            folders.is_empty(),
+            "{name}: profile folders left: {folders:?}"
+        );
+    }
+}

@@ -40,11 +40,15 @@ fi
 kill -s KILL -- "-$1" 2>/dev/null
 [ -n "$2" ] || exit 0
 # What left the group but carries the folder as its TMPDIR (a browser's crash
-# handler, in a session of its own) goes too.
-for e in /proc/[0-9]*/environ; do
-  if grep -qzx -- "TMPDIR=$2" "$e" 2>/dev/null; then p=${e%/environ}; kill -s KILL "${p#/proc/}" 2>/dev/null; fi
-done
-[ -n "$gone" ] || sleep 0.1
+# handler, in a session of its own) goes too. "gone": this process found the
+# group empty and killed those itself (one grep per process would cost
+# hundreds of milliseconds at each exit).
+if [ -z "$gone" ]; then
+  for e in /proc/[0-9]*/environ; do
+    if grep -qzx -- "TMPDIR=$2" "$e" 2>/dev/null; then p=${e%/environ}; kill -s KILL "${p#/proc/}" 2>/dev/null; fi
+  done
+  sleep 0.1
+fi
 rm -rf -- "$2" 2>/dev/null
 if [ -e "$2" ]; then sleep 0.5; rm -rf -- "$2"; fi
 "#;
@@ -120,8 +124,9 @@ impl Watchdog {
     }
 
     /// [`let_go`](Self::let_go) once the group was killed and has no process
-    /// left: the watchdog removes the folder at once, without first giving the
-    /// group a moment to die.
+    /// left, and what carried the folder as its `TMPDIR` was killed
+    /// ([`kill_carrying`]): the watchdog removes the folder at once, without
+    /// first giving the group a moment to die or scanning for those.
     pub fn let_go_gone(mut self) -> Releasing {
         if let Some(mut stdin) = self.child.stdin.take() {
             use std::io::Write;

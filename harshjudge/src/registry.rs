@@ -61,6 +61,10 @@ pub struct ScenarioDef {
     /// the one `HARSHJUDGE_BROWSER` names; the harness's copies for
     /// `--browser` name theirs.
     pub browser: Option<crate::browser::BrowserKind>,
+    /// Whether it opens a page, as far as the macro sees (its body calls
+    /// `.page(…)`, or it has a `storage_state`): the harness then starts the
+    /// browser while it prepares the run (`browser::warm_up`).
+    pub opens_page: bool,
 }
 
 /// The future a hook returns, borrowing the scenario handle.

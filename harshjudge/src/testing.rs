@@ -59,6 +59,7 @@ pub(crate) fn fake_scenario(
         before: None,
         after: None,
         browser: None,
+        opens_page: false,
     };
     tune(&mut def);
     Box::leak(Box::new(def))

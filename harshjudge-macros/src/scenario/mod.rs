@@ -112,6 +112,9 @@ struct Scenario {
     depends_on: Vec<syn::Path>,
     before: Option<syn::Path>,
     after: Option<syn::Path>,
+    /// Its body calls `.page(…)` or it starts from a storage state: the
+    /// harness starts the browser while it prepares.
+    opens_page: bool,
 }
 
 impl Scenario {
@@ -213,6 +216,8 @@ impl Scenario {
             depends_on: args.depends_on.clone(),
             before: args.before.clone(),
             after: args.after.clone(),
+            opens_page: args.storage_state.is_some()
+                || calls_page(function.block.to_token_stream()),
         })
     }
 
@@ -322,6 +327,7 @@ impl Scenario {
             None => quote!(::core::option::Option::None),
         };
         let setup = self.setup;
+        let opens_page = self.opens_page;
         let depends_on: Vec<TokenStream> = self
             .depends_on
             .iter()
@@ -379,6 +385,7 @@ impl Scenario {
                         before: #before,
                         after: #after,
                         browser: ::core::option::Option::None,
+                        opens_page: #opens_page,
                     }
                 }
             }
@@ -394,6 +401,24 @@ impl Scenario {
             #(#submits)*
         }
     }
+}
+
+/// Whether `tokens` call a method `page` (`s.page()`, `scenario.page().await`),
+/// at any depth (inside `step!` too): the scenario opens a page, so the harness
+/// may start the browser early. A hint only: a page opened by a helper
+/// function is not seen, and opens when it is asked for.
+fn calls_page(tokens: TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().any(|(i, t)| match t {
+        TokenTree::Group(g) => calls_page(g.stream()),
+        TokenTree::Ident(id) => {
+            id == "page"
+                && matches!(i.checked_sub(1).map(|p| &tokens[p]), Some(TokenTree::Punct(p)) if p.as_char() == '.')
+                && matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
+        }
+        _ => false,
+    })
 }
 
 /// One `ScenarioDef` to emit: the function's, or one case's.

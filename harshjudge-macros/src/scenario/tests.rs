@@ -295,3 +295,34 @@ fn step_limit() {
         ]
     );
 }
+
+#[test]
+fn registers_whether_the_body_opens_a_page() {
+    // CHECKOUT never asks for a page.
+    assert!(expand("", CHECKOUT).contains("opens_page : false"));
+    let in_a_step = r#"
+        async fn shop(s: Scenario) -> harshjudge::Result {
+            step!("Open", { let page = s.page().await?; page.goto("/").await?; });
+            Ok(())
+        }
+    "#;
+    assert!(expand("", in_a_step).contains("opens_page : true"));
+    let before_the_steps = r#"
+        async fn shop(scenario: Scenario) -> harshjudge::Result {
+            let page = scenario.page().await?;
+            step!("Open", { page.goto("/").await?; });
+            Ok(())
+        }
+    "#;
+    assert!(expand("", before_the_steps).contains("opens_page : true"));
+    // A variable or a field named `page` is no call.
+    let no_call = r#"
+        async fn shop(s: Scenario) -> harshjudge::Result {
+            step!("Count", { let page = 3; let n = s.page; let _ = (page, n); });
+            Ok(())
+        }
+    "#;
+    assert!(expand("", no_call).contains("opens_page : false"));
+    // A storage state is for pages.
+    assert!(expand(r#"storage_state = "admin""#, CHECKOUT).contains("opens_page : true"));
+}

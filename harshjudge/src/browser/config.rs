@@ -11,7 +11,7 @@ use super::logs;
 use crate::settings::{env, env_duration};
 
 /// Browser settings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BrowserConfig {
     /// A running W3C WebDriver to use instead of a local chromedriver.
     pub webdriver_url: Option<String>,
@@ -268,6 +268,13 @@ impl BrowserConfig {
     /// (and removes) one on its own machine. `app_host`: the host of the base
     /// URL, which the browser resolves besides loopback (a grid's browser
     /// reaches the app under test by a name of its network).
+    /// The script timeout (ms) the in-page engine's calls need: the
+    /// auto-wait limit and 15 s more, at least a minute (what
+    /// `Engine::ensure_script_timeout` sets on a session without it).
+    pub(super) fn script_timeout(&self) -> u64 {
+        (self.wait.as_millis() as u64 + 15_000).max(60_000)
+    }
+
     pub(super) fn capabilities(
         &self,
         profile: Option<&Path>,
@@ -409,6 +416,9 @@ impl BrowserConfig {
             // Dialogs are answered over BiDi (`browser/dialog.rs`): the classic
             // default would dismiss each one before its event is handled.
             "unhandledPromptBehavior": "ignore",
+            // The script timeout the engine's calls need, with the session
+            // rather than one more command before its first page.
+            "timeouts": { "script": self.script_timeout() },
         });
         // Console and network in one log (`devtools`), one read per step
         // boundary, for a remote end that may lack BiDi. Not for the local

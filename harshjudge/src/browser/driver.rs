@@ -70,10 +70,12 @@ impl Driver {
         crate::process::kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.kill_escaped();
-        // Once the group is gone, nothing writes into the profiles any more:
-        // the watchdog removes them at once.
-        let releasing = if crate::process::group_gone(self.child.id(), Duration::from_millis(300)) {
+        let escaped_gone = self.kill_escaped();
+        // Once the group is gone (and what escaped it), nothing writes into
+        // the profiles any more: the watchdog removes them at once.
+        let releasing = if escaped_gone
+            && crate::process::group_gone(self.child.id(), Duration::from_millis(300))
+        {
             self.watchdog.let_go_gone()
         } else {
             self.watchdog.let_go()
@@ -88,9 +90,10 @@ impl Driver {
     /// Chromium's crash handler runs in a session of its own, and outlived the
     /// group kill. It carries the driver's environment, whose `TMPDIR` is
     /// this driver's own folder (`driver_command`).
-    fn kill_escaped(&self) {
+    /// Returns whether none is left.
+    fn kill_escaped(&self) -> bool {
         let entry = format!("TMPDIR={}", self.profiles.display());
-        let _ = crate::process::kill_carrying(&entry, Duration::from_millis(500));
+        crate::process::kill_carrying(&entry, Duration::from_millis(500))
     }
 
     /// chromedriver's `/shutdown` endpoint, which quits every browser it started.

@@ -108,13 +108,30 @@ async fn new_session(
             None
         }
     };
+    // Chromium: the script timeout came with the capabilities, and the
+    // viewport is set now, so that a session opened ahead of its first page
+    // ([`warm_up`]) is ready for it.
+    let chromium = config.browser == BrowserKind::Chromium;
+    let viewport = if chromium {
+        let (width, height) = config.viewport;
+        wire::cdp(
+            &client,
+            "Emulation.setDeviceMetricsOverride",
+            serde_json::json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .await
+        .is_ok()
+        .then_some(config.viewport)
+    } else {
+        None
+    };
     Ok(Session {
         client,
         _profile: profile,
         remote: url,
         app_host,
-        viewport: None,
-        script_timeout: 0,
+        viewport,
+        script_timeout: if chromium { config.script_timeout() } else { 0 },
         _live: live,
         bidi,
         browser: config.browser,
@@ -156,7 +173,16 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
             });
             i.map(|i| pool.swap_remove(i))
         };
-        let Some(mut session) = pooled else { break };
+        let Some(mut session) = pooled else {
+            // A session opened ahead of the first page, for these settings.
+            if let Some(session) = take_warm(config, &host).await {
+                let page = new_page(session, base_url, config);
+                page.ensure_viewport(config.viewport).await?;
+                page.prepare_session().await?;
+                return Ok(page);
+            }
+            break;
+        };
         // A session's connection lives on the runtime that opened it: one from a
         // runtime that has ended (another test, an earlier harness run) is dead.
         let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
@@ -182,6 +208,70 @@ pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Pa
     page.ensure_viewport(config.viewport).await?;
     page.prepare_session().await?;
     Ok(page)
+}
+
+/// A session being opened ahead of the first page ([`warm_up`]): for which
+/// settings and app host, and the task opening it.
+struct Warm {
+    config: BrowserConfig,
+    host: Option<String>,
+    task: tokio::task::JoinHandle<Result<Session, BrowserError>>,
+}
+
+static WARM: Mutex<Option<Warm>> = Mutex::new(None);
+
+/// Starts opening a browser session now, on `rt` (the runtime the pages will
+/// run on), for the settings `HARSHJUDGE_*` give (in `browser`, when given)
+/// and the app at `base_url`: the harness calls it as a run starts, when a
+/// scenario to run opens a page, so that the driver and the browser start
+/// while the harness prepares the run. The first page with the same settings
+/// takes that session; if none does, it is killed with the rest at exit
+/// ([`shutdown_at_exit`]) or by [`shutdown`]. A session that failed to open
+/// is forgotten: the page then opens one itself and reports why it could not.
+pub(crate) fn warm_up(rt: &tokio::runtime::Handle, browser: Option<BrowserKind>, base_url: &str) {
+    let Ok(config) = BrowserConfig::from_env() else {
+        return;
+    };
+    let config = match browser {
+        Some(b) => config.for_browser(b),
+        None => config,
+    };
+    let host = app_host(base_url);
+    let mut warm = WARM.lock().unwrap_or_else(|p| p.into_inner());
+    if warm.is_some() {
+        return;
+    }
+    let task = rt.spawn({
+        let (config, host) = (config.clone(), host.clone());
+        async move { new_session(&config, host).await }
+    });
+    *warm = Some(Warm { config, host, task });
+}
+
+/// The session [`warm_up`] opened, if it was for `config` and `host` and it
+/// opened (waiting for it to be ready).
+async fn take_warm(config: &BrowserConfig, host: &Option<String>) -> Option<Session> {
+    let warm = {
+        let mut warm = WARM.lock().unwrap_or_else(|p| p.into_inner());
+        match warm.as_ref() {
+            Some(w) if w.config == *config && w.host == *host => warm.take(),
+            _ => None,
+        }
+    }?;
+    warm.task.await.ok()?.ok()
+}
+
+/// The session [`warm_up`] was opening, if it is open (else the opening is
+/// abandoned: the driver's group, killed at exit or stopped, takes the
+/// browser being started with it).
+async fn abandon_warm() -> Option<Session> {
+    let warm = WARM.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+    if warm.task.is_finished() {
+        return warm.task.await.ok()?.ok();
+    }
+    warm.task.abort();
+    // Done by now, unless it opened in the meantime.
+    warm.task.await.ok()?.ok()
 }
 
 /// The page of `session`; on an engine without CDP, its engine is not
@@ -243,7 +333,9 @@ pub async fn release_page(page: Page) {
 /// The harness calls it at the end of a run, `browser_close` after releasing
 /// its page; later pages start afresh. Whatever is left stops with the process.
 pub async fn shutdown() {
-    let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
+    let warm = abandon_warm().await;
+    let mut sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
+    sessions.extend(warm);
     for s in sessions {
         s.close().await;
     }
@@ -263,7 +355,10 @@ pub async fn shutdown() {
 /// their own (pooled Firefox sessions', idle WebKit drivers'). Sessions of a
 /// remote WebDriver are closed as by [`shutdown`].
 pub(crate) async fn shutdown_at_exit() {
-    let sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
+    // A session opened ahead of a page no scenario asked for goes as a pooled one.
+    let warm = abandon_warm().await;
+    let mut sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
+    sessions.extend(warm);
     let local_url = super::driver::local_driver().map(|(_, url)| url);
     let (own, sessions): (Vec<Session>, Vec<Session>) =
         sessions.into_iter().partition(|s| s.own_driver.is_some());

@@ -613,6 +613,11 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         .enable_all()
         .build()
         .expect("tokio runtime");
+    // A scenario to run opens a page: the driver and the browser start now,
+    // while the run gets ready, rather than when it asks for its page.
+    if let Some((def, _)) = x.plan.work().into_iter().find(|(d, _)| d.opens_page) {
+        crate::browser::warm_up(rt.handle(), def.browser, &x.settings.base_url);
+    }
     let limits = Limits {
         step_default: x.settings.step_timeout,
         scenario_default: x.settings.scenario_timeout,

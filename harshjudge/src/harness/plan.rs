@@ -414,6 +414,7 @@ pub(crate) fn per_browser(
                 before: def.before,
                 after: def.after,
                 browser: Some(b),
+                opens_page: def.opens_page,
             })));
         }
     }

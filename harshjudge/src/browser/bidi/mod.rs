@@ -202,11 +202,14 @@ impl Bidi {
                 }));
             }
         });
-        bidi.send("session.subscribe", json!({"events": EVENTS}))
-            .await?;
-        let tree = bidi
-            .send("browsingContext.getTree", json!({"maxDepth": 0}))
-            .await?;
+        // Both at once: neither waits on the other's answer.
+        let (subscribed, tree) = futures_util::future::join(
+            bidi.send("session.subscribe", json!({"events": EVENTS})),
+            bidi.send("browsingContext.getTree", json!({"maxDepth": 0})),
+        )
+        .await;
+        subscribed?;
+        let tree = tree?;
         *bidi.context.lock().expect("bidi lock") =
             tree["contexts"][0]["context"].as_str().map(String::from);
         Ok(bidi)
