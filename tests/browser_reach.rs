@@ -1,4 +1,4 @@
-//! Issue 23, point 4 in real Chromium: dialogs (an alert dismissed by default
+//! Issue 23, point 4 in real Chromium (and Firefox's dialogs): dialogs (an alert dismissed by default
 //! and recorded, a confirm accepted and a prompt answered by `on_dialog`),
 //! frames (a same-origin iframe whose button is clicked and whose text is
 //! expected, a `srcdoc` one through `content_frame`, nested frames, a frame
@@ -14,9 +14,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use harshjudge::browser::{BrowserError, BrowserKind, open_page_with, release_page};
 use harshjudge::{Scenario, expect, scenario, step};
 
+#[path = "support/engines.rs"]
+mod engine_support;
 mod support;
+use engine_support::config;
 
 const CSV: &str = "id,name\n1,milk\n2,bread\n";
 
@@ -350,4 +354,40 @@ fn a_download_is_saved_as_evidence_with_its_content() {
         .collect();
     assert_eq!(saved.len(), 1, "{saved:?}");
     assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), CSV);
+}
+
+/// On Firefox (and WebKit, which lacks BiDi): `on_dialog` answers a confirm and
+/// a prompt (geckodriver's default prompt behaviour dismissed each one before
+/// the handler's answer arrived), and `wait_for_download`, which needs
+/// Chromium's DevTools, fails naming the engine instead of dropping the
+/// driver's connection on a CDP command.
+#[test]
+fn dialogs_answer_and_downloads_say_why_not_on_firefox() {
+    let base = serve();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let page = open_page_with(&config(BrowserKind::Firefox), &base)
+            .await
+            .expect("a firefox page");
+        page.goto("/dialogs").await.unwrap();
+        let out = page.locator("#out");
+        page.on_dialog(|d| d.accept(None)).unwrap();
+        page.locator("#confirm").click().await.unwrap();
+        expect(&out).to_have_text("confirm true").await.unwrap();
+        page.on_dialog(|d| d.accept(Some("Ada"))).unwrap();
+        page.locator("#prompt").click().await.unwrap();
+        expect(&out).to_have_text("prompt Ada").await.unwrap();
+        page.goto("/download").await.unwrap();
+        let got = page
+            .wait_for_download(page.locator("#get").click())
+            .await
+            .map(|_| ());
+        let Err(e @ BrowserError::Unsupported { .. }) = got else {
+            panic!("{got:?}");
+        };
+        assert!(e.to_string().contains("firefox"), "{e}");
+        // The page still answers: the driver's connection was not dropped.
+        expect(&page).to_have_title("download").await.unwrap();
+        release_page(page).await;
+    });
 }

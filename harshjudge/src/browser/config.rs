@@ -328,6 +328,9 @@ impl BrowserConfig {
             "moz:firefoxOptions": options,
             // Firefox speaks BiDi: console, network and routes from its events.
             "webSocketUrl": true,
+            // Dialogs are answered over BiDi (`browser/dialog.rs`): geckodriver's
+            // default dismisses each one before its handler's answer arrives.
+            "unhandledPromptBehavior": "ignore",
         });
         Ok(caps.as_object().cloned().expect("an object"))
     }

@@ -149,6 +149,15 @@ impl Page {
                 message,
                 location: Some(at),
             };
+            if self.browser() != super::config::BrowserKind::Chromium {
+                // The download folder is set through CDP, which geckodriver and
+                // WebKitWebDriver answer with a bare 405 (and a dropped connection).
+                return Err(BrowserError::Unsupported {
+                    browser: self.browser(),
+                    what: "page.wait_for_download".into(),
+                    why: "the download folder is set through Chromium's DevTools; run this scenario with HARSHJUDGE_BROWSER=chromium (or --browser chromium)".into(),
+                });
+            }
             let folder = tempfile::Builder::new()
                 .prefix("harshjudge-download-")
                 .tempdir()
