@@ -368,7 +368,7 @@ impl BackgroundWriter {
 /// (compared byte for byte on every read), so another process's change is
 /// always seen. It saves parsing the same YAML again (`meta.yaml`,
 /// `skill-state.yaml`), which an unoptimised build pays dearly for.
-pub(crate) struct ParseCache<T>(std::sync::Mutex<Option<Parses<T>>>);
+pub(crate) struct ParseCache<T>(std::sync::Mutex<Option<Parses<T>>>, usize);
 
 /// Each file's text and its parse.
 type Parses<T> = std::collections::HashMap<PathBuf, (String, std::sync::Arc<T>)>;
@@ -379,7 +379,12 @@ impl<T> ParseCache<T> {
 
     /// An empty cache.
     pub(crate) const fn new() -> Self {
-        ParseCache(std::sync::Mutex::new(None))
+        Self::with_max(Self::MAX)
+    }
+
+    /// An empty cache of at most `max` entries (beyond, it restarts empty).
+    pub(crate) const fn with_max(max: usize) -> Self {
+        ParseCache(std::sync::Mutex::new(None), max)
     }
 
     /// Remembers `value` as the parse of `text`, the content of `path`.
@@ -387,7 +392,7 @@ impl<T> ParseCache<T> {
         let value = std::sync::Arc::new(value);
         let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let cache = guard.get_or_insert_with(Default::default);
-        if cache.len() >= Self::MAX && !cache.contains_key(path) {
+        if cache.len() >= self.1 && !cache.contains_key(path) {
             cache.clear();
         }
         cache.insert(path.to_path_buf(), (text, value.clone()));
