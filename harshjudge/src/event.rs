@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::store::judge::RunJudgment;
-use crate::store::{NewEvidence, RunId, RunResult, Slug, StepId, StepStatus};
+use crate::store::{NewEvidence, RunEvidence, RunId, RunResult, Slug, StepId, StepStatus};
 
 /// How one step ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,6 +112,11 @@ pub enum Event<'a> {
         warnings: &'a [String],
         /// The run's judgment (`judge/result.json`), when its steps were judged.
         judgment: Option<&'a RunJudgment>,
+        /// The run's evidence files as its completion listed them (what
+        /// [`RunDir::evidence`](crate::store::RunDir::evidence) would list now),
+        /// when that listing is known to be current: not for an interrupted or
+        /// judged run.
+        evidence: Option<&'a RunEvidence>,
     },
 }
 

@@ -303,6 +303,7 @@ impl EventSink for HarnessSink {
                 store_error,
                 warnings,
                 judgment,
+                evidence,
             } => {
                 for w in *warnings {
                     eprintln!("harshjudge: {w}");
@@ -312,7 +313,11 @@ impl EventSink for HarnessSink {
                     self.deliver(slug.as_str(), &combined(o, *result));
                 }
                 if let (Some(r), Some(dir)) = (result, run_dir) {
-                    (self.finished.lock().expect("finished")).insert(dir, (*r).clone());
+                    (self.finished.lock().expect("finished")).insert(
+                        dir,
+                        (*r).clone(),
+                        evidence.cloned(),
+                    );
                 }
                 let mut summary = self.summary.lock().expect("summary");
                 if let Some(r) = result {
@@ -419,17 +424,20 @@ pub(crate) fn not_run(sink: &dyn EventSink, store: &Store, def: &ScenarioDef, wh
             store_error: Some(error),
             warnings: &[],
             judgment: None,
+            evidence: None,
         });
     }
 }
 
-/// A buffered `RunFinished`: result, run folder, store error, warnings, judgment.
+/// A buffered `RunFinished`: result, run folder, store error, warnings,
+/// judgment, evidence as listed at completion.
 type Finished = (
     Option<crate::store::RunResult>,
     Option<PathBuf>,
     Option<String>,
     Vec<String>,
     Option<RunJudgment>,
+    Option<crate::store::RunEvidence>,
 );
 
 /// Holds one attempt's events until it is known whether it is the last.
@@ -451,6 +459,7 @@ impl EventSink for Buffer {
                 store_error,
                 warnings,
                 judgment,
+                evidence,
                 ..
             } => {
                 *self.finished.lock().expect("buffer") = Some((
@@ -459,6 +468,7 @@ impl EventSink for Buffer {
                     store_error.map(str::to_string),
                     warnings.to_vec(),
                     judgment.cloned(),
+                    evidence.cloned(),
                 ));
             }
             _ => {}
@@ -506,7 +516,7 @@ impl Buffer {
             }
             sink.on_event(&Event::StepFinished { slug, outcome: &o });
         }
-        if let Some((result, dir, err, warnings, judgment)) =
+        if let Some((result, dir, err, warnings, judgment, evidence)) =
             self.finished.lock().expect("buffer").take()
         {
             sink.on_event(&Event::RunFinished {
@@ -516,6 +526,7 @@ impl Buffer {
                 store_error: err.as_deref(),
                 warnings: &warnings,
                 judgment: judgment.as_ref(),
+                evidence: evidence.as_ref(),
             });
         }
     }

@@ -333,6 +333,7 @@ fn deliver(sink: &HarnessSink, store: &Store, target: &Target, done: &Rejudged, 
         store_error: None,
         warnings: &[],
         judgment: judgment.as_ref(),
+        evidence: None,
     });
     let mut summary = sink.summary.lock().expect("summary");
     if let Some(line) = summary

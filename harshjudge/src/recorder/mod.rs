@@ -52,6 +52,9 @@ pub struct RunHandle {
     evidence: BTreeMap<usize, std::collections::BTreeSet<String>>,
     /// Expectations in words of the steps (`step!(…, expect = "…")`), per step number.
     expectations: BTreeMap<usize, String>,
+    /// The run's evidence as its completion listed it
+    /// ([`take_listed_evidence`](Self::take_listed_evidence)).
+    listed_evidence: Option<crate::store::RunEvidence>,
 }
 
 /// What [`RunHandle::complete_step`] records.
@@ -135,6 +138,7 @@ impl RunHandle {
             _lock: None,
             evidence: BTreeMap::new(),
             expectations: BTreeMap::new(),
+            listed_evidence: None,
         })
     }
 
@@ -228,6 +232,7 @@ impl RunHandle {
             _lock: Some(lock),
             evidence: BTreeMap::new(),
             expectations: BTreeMap::new(),
+            listed_evidence: None,
         })
     }
 
@@ -495,10 +500,18 @@ impl RunHandle {
         let mut result = (*self.result).clone();
         let uncertain_passes = completion.uncertain_passes;
         let settled = settle::settle(&mut result, completion, &titles, &step_dirs);
-        // Evidence recorded after a step completed still belongs to it.
+        // Evidence recorded after a step completed still belongs to it. The
+        // run's evidence is listed once, for the steps' `evidenceFiles` and
+        // for whoever reports the run next ([`take_listed_evidence`]); a step
+        // folder that listing could not read is listed on its own, which
+        // names what is wrong with it.
+        let listing = self.run_dir().evidence_listing().ok();
         for step in &mut result.steps {
             if let Ok(id) = StepId::new(step.id.clone()) {
-                step.evidence_files = self.run_dir().list_evidence(&id)?;
+                step.evidence_files = match listing.as_ref().and_then(|l| l.names_of(id.as_str())) {
+                    Some(names) => names.to_vec(),
+                    None => self.run_dir().list_evidence(&id)?,
+                };
             }
         }
         // A judgment already recorded (a judge that finished early, an agent's
@@ -540,6 +553,7 @@ impl RunHandle {
         self.run_dir()
             .put_skill_state(&self.state, Durability::Now)?;
         self.run_dir().clear_running();
+        self.listed_evidence = listing.map(|l| l.evidence);
         Ok(Completed {
             stats,
             status: self.result.status,
@@ -549,6 +563,14 @@ impl RunHandle {
 }
 
 impl RunHandle {
+    /// The run's evidence as its completion ([`complete_with`](Self::complete_with))
+    /// listed it, once: what [`RunDir::evidence`](crate::store::RunDir::evidence)
+    /// gives until anyone adds to the run. `None` before completion, after
+    /// an interruption, or when that listing failed.
+    pub(crate) fn take_listed_evidence(&mut self) -> Option<crate::store::RunEvidence> {
+        self.listed_evidence.take()
+    }
+
     /// Marks the run interrupted (Ctrl-C, SIGTERM, or its process died): the
     /// step that was running fails with `reason` unless it already has an
     /// outcome; `status` becomes `fail` (what the original tools understand),
@@ -728,5 +750,110 @@ mod tests {
         let written = run.run_dir().result().unwrap().unwrap();
         assert_eq!(written.steps.len(), steps);
         assert_eq!(written.status, crate::store::RunStatus::Pass);
+    }
+
+    /// Issue 25.1: a run's completion lists its evidence once, for each
+    /// step's `evidenceFiles` and for the reports at exit. What it gives must
+    /// be what the listings it replaces gave: each step folder as
+    /// `list_evidence` lists it (links and folders by name, no sidecar, no
+    /// hidden file), and the run as `RunDir::evidence` lists it (plain files
+    /// only, with sizes, then the flat v1 folder).
+    #[test]
+    fn the_completions_one_listing_is_what_each_listing_gave() {
+        use crate::store::{EvidenceName, NewEvidence};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join(".harshJudge"));
+        let slug = Slug::new("listed").unwrap();
+        let titles = (1..=4).map(|i| format!("Step {i}")).collect();
+        let mut run = RunHandle::start(&store, &slug, titles).unwrap();
+        for n in 1..=3 {
+            let id = StepId::from_index(n).unwrap();
+            run.begin_step(&id).unwrap();
+            for name in ["b-data", "a-page"] {
+                let name = EvidenceName::new(name).unwrap();
+                let file = NewEvidence {
+                    name: &name,
+                    ext: "json",
+                    kind: "custom",
+                    bytes: b"{}",
+                };
+                run.record_evidence(&id, file, serde_json::Map::new())
+                    .unwrap();
+            }
+            run.complete_step(record(n)).unwrap();
+        }
+        // Step 4 ran and wrote nothing: no folder at all.
+        run.begin_step(&StepId::from_index(4).unwrap()).unwrap();
+        run.complete_step(record(4)).unwrap();
+        let run_dir = run.dir();
+        let step1 = run_dir.join("step-01").join("evidence");
+        // What a person or a tool may leave in an evidence folder.
+        std::fs::create_dir(step1.join("a-folder")).unwrap();
+        std::fs::write(step1.join(".hidden"), b"x").unwrap();
+        std::fs::write(step1.join("by-hand.meta.json"), b"{}").unwrap();
+        std::fs::write(dir.path().join("outside.txt"), b"secret").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside.txt"), step1.join("link.txt")).unwrap();
+        // A flat v1 file and a step folder that is a link.
+        std::fs::write(run_dir.join("evidence").join("step-02-old.log"), b"v1").unwrap();
+        std::fs::create_dir_all(dir.path().join("elsewhere").join("evidence")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), run_dir.join("step-09")).unwrap();
+        run.complete(None).unwrap();
+        let listed = run.take_listed_evidence().expect("listed at completion");
+        assert!(run.take_listed_evidence().is_none(), "handed out once");
+        let result = run.run_dir().result().unwrap().unwrap();
+        assert_eq!(result.steps.len(), 4);
+        for step in &result.steps {
+            let id = StepId::new(step.id.clone()).unwrap();
+            assert_eq!(
+                step.evidence_files,
+                run.run_dir().list_evidence(&id).unwrap(),
+                "step {}",
+                step.id
+            );
+        }
+        assert_eq!(
+            result.steps[0].evidence_files,
+            ["a-folder", "a-page.json", "b-data.json", "link.txt"]
+        );
+        assert!(result.steps[3].evidence_files.is_empty());
+        assert_eq!(
+            format!("{listed:?}"),
+            format!("{:?}", run.run_dir().evidence().unwrap())
+        );
+        let names: Vec<_> = listed.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "a-page.json",
+                "b-data.json",
+                "a-page.json",
+                "b-data.json",
+                "a-page.json",
+                "b-data.json",
+                "old.log"
+            ]
+        );
+    }
+
+    /// A step's evidence folder that is a link out of the store: the
+    /// completion fails naming it, as it did when each step was listed on its own.
+    #[test]
+    fn a_linked_evidence_folder_still_fails_the_completion() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join(".harshJudge"));
+        let slug = Slug::new("linked").unwrap();
+        let mut run = RunHandle::start(&store, &slug, vec!["One".into()]).unwrap();
+        let id = StepId::from_index(1).unwrap();
+        run.begin_step(&id).unwrap();
+        run.complete_step(record(1)).unwrap();
+        let step = run.dir().join("step-01");
+        std::fs::create_dir_all(&step).unwrap();
+        std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), step.join("evidence")).unwrap();
+        let err = run.complete(None).unwrap_err().to_string();
+        let alone = run.run_dir().list_evidence(&id).unwrap_err().to_string();
+        assert_eq!(err, alone);
+        assert!(err.contains("evidence"), "{err}");
+        assert!(run.take_listed_evidence().is_none());
     }
 }

@@ -376,6 +376,7 @@ impl StoreWriter {
             store_error: finished.store_error.as_deref(),
             warnings: &finished.warnings,
             judgment: finished.judgment.as_ref(),
+            evidence: finished.evidence.as_ref(),
         });
     }
 
@@ -395,6 +396,10 @@ impl StoreWriter {
             };
             let finished = Finished {
                 result: completed.is_ok().then(|| run.result().clone()),
+                evidence: completed
+                    .is_ok()
+                    .then(|| run.take_listed_evidence())
+                    .flatten(),
                 store_error: completed.err().map(|e| e.to_string()),
                 warnings,
                 judgment: None,
@@ -407,6 +412,8 @@ impl StoreWriter {
         if judges.is_empty() {
             return finished;
         }
+        // A judged run's evidence is listed again by whoever reports it.
+        finished.evidence = None;
         if matches!(ending, Ending::Interrupted(_)) || finished.result.is_none() {
             judges.iter().for_each(|j| j.abort());
             return finished;
@@ -450,6 +457,8 @@ impl StoreWriter {
 struct Finished {
     /// The final `result.json`, when it could be written.
     result: Option<RunResult>,
+    /// The run's evidence as its completion listed it (see [`Event::RunFinished`]).
+    evidence: Option<crate::store::RunEvidence>,
     /// Why the run could not be made final.
     store_error: Option<String>,
     /// Evidence files that could not be written, judges that failed.

@@ -22,7 +22,7 @@ use crate::store::{RunEvidence, RunId, RunResult, ScenarioMeta, Slug, Store, Sto
 /// written, [`flush_writes`](crate::store::flush_writes)).
 #[derive(Clone, Debug, Default)]
 pub struct Finished {
-    runs: HashMap<(Slug, RunId), RunResult>,
+    runs: HashMap<(Slug, RunId), (RunResult, Option<RunEvidence>)>,
 }
 
 impl Finished {
@@ -32,10 +32,11 @@ impl Finished {
     }
 
     /// Notes the final result of the run whose folder is `run_dir` (ignored
-    /// when `run_dir` is not a run folder).
-    pub fn insert(&mut self, run_dir: &Path, result: RunResult) {
+    /// when `run_dir` is not a run folder), and its evidence files when they
+    /// were listed at its completion (`Event::RunFinished`'s `evidence`).
+    pub fn insert(&mut self, run_dir: &Path, result: RunResult, evidence: Option<RunEvidence>) {
         if let Some(key) = Store::run_of_dir(run_dir) {
-            self.runs.insert(key, result);
+            self.runs.insert(key, (result, evidence));
         }
     }
 
@@ -73,16 +74,21 @@ impl<'a> Reads<'a> {
         }
     }
 
-    /// Reads from `store`, with the results of `finished` known. A run whose
-    /// `result.json` is gone (retention removed the run) is read, so it is
-    /// missing from the reports as it would be without `finished`.
+    /// Reads from `store`, with the results (and evidence listings) of
+    /// `finished` known. A run whose `result.json` is gone (retention
+    /// removed the run) is read, so it is missing from the reports as it
+    /// would be without `finished`.
     pub(crate) fn with_finished(store: &'a Store, finished: Finished) -> Reads<'a> {
         let reads = Reads::new(store);
         {
             let mut results = reads.results.borrow_mut();
-            for ((slug, run), result) in finished.runs {
+            let mut listed = reads.evidence.borrow_mut();
+            for ((slug, run), (result, evidence)) in finished.runs {
                 let path = store.scenario(&slug).run(&run).result_path();
                 if store.metadata(&path).is_ok_and(|m| m.is_file()) {
+                    if let Some(evidence) = evidence {
+                        listed.insert((slug.clone(), run.clone()), Rc::new(evidence));
+                    }
                     results.insert((slug, run), Some(Rc::new(result)));
                 }
             }
@@ -173,9 +179,15 @@ mod tests {
     use crate::store::{EvidenceName, NewEvidence, ScenarioSpec, StepId, StepStatus};
 
     /// Records a run of `slug` (its second step fails when `fail`), with a
-    /// JSON attachment, a log and a screenshot-named file; returns its folder
-    /// and its final result as the recorder holds it.
-    fn record(store: &Store, slug: &Slug, fail: bool, attempt: u32) -> (PathBuf, RunResult) {
+    /// JSON attachment, a log and a screenshot-named file; returns its folder,
+    /// its final result as the recorder holds it and its evidence as its
+    /// completion listed it.
+    fn record(
+        store: &Store,
+        slug: &Slug,
+        fail: bool,
+        attempt: u32,
+    ) -> (PathBuf, RunResult, Option<RunEvidence>) {
         let titles = vec!["Open «home»".to_string(), "Pay & leave".to_string()];
         let mut run = RunHandle::start(store, slug, titles).unwrap();
         run.set_attempt(attempt, None).unwrap();
@@ -217,7 +229,9 @@ mod tests {
             .unwrap();
         }
         run.complete(Some(40)).unwrap();
-        (run.dir(), run.result().clone())
+        let evidence = run.take_listed_evidence();
+        assert!(evidence.is_some(), "the completion listed the evidence");
+        (run.dir(), run.result().clone(), evidence)
     }
 
     /// Every file below `dir`, with its bytes (`generatedAt` masked: it is the
@@ -266,10 +280,10 @@ mod tests {
             };
             store.scenario(&slug).upsert(&spec, &[]).unwrap();
             // An earlier attempt that failed, then the last one.
-            let (first, r1) = record(&store, &slug, true, 1);
-            let (last, r2) = record(&store, &slug, fail, 2);
-            finished.insert(&first, r1);
-            finished.insert(&last, r2);
+            let (first, r1, e1) = record(&store, &slug, true, 1);
+            let (last, r2, e2) = record(&store, &slug, fail, 2);
+            finished.insert(&first, r1, e1);
+            finished.insert(&last, r2, e2);
             runs.push(RunRef {
                 dir: last,
                 earlier: vec![first],
@@ -337,9 +351,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path().join(".harshJudge"));
         let slug = Slug::new("gone").unwrap();
-        let (dir, result) = record(&store, &slug, false, 1);
+        let (dir, result, evidence) = record(&store, &slug, false, 1);
         let mut finished = Finished::new();
-        finished.insert(&dir, result);
+        finished.insert(&dir, result, evidence);
         std::fs::remove_dir_all(&dir).unwrap();
         let reads = Reads::with_finished(&store, finished);
         assert!(reads.result_at(&dir).unwrap().is_none());

@@ -325,6 +325,15 @@ impl<'a> RunDir<'a> {
             .run_evidence(self.scenario.slug, self.run)
     }
 
+    /// [`evidence`](Self::evidence) and, from the same listing, each step
+    /// folder's names as [`list_evidence`](Self::list_evidence) gives them
+    /// (a run's completion lists its evidence once for both).
+    pub(crate) fn evidence_listing(&self) -> Result<super::paths::EvidenceListing, StoreError> {
+        self.scenario
+            .store
+            .list_run_evidence(self.scenario.slug, self.run, true)
+    }
+
     /// Writes `result.json` (pretty JSON, no trailing newline, like the original).
     pub fn write_result(&self, result: &RunResult) -> Result<(), StoreError> {
         self.scenario

@@ -363,8 +363,16 @@ fn to_value<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("store types serialize")
 }
 
-/// Renders a store type as YAML in the original's style.
+/// Renders a store type as YAML in the original's style: straight from the
+/// typed value (`yaml_ser`), or, for what that path leaves
+/// (a key that is not a string or an integer, a key given twice), through
+/// `serde_json::Value`; both give the same text.
 pub fn to_yaml<T: Serialize>(v: &T) -> String {
+    super::yaml_ser::to_string(v).unwrap_or_else(|_| to_yaml_via_value(v))
+}
+
+/// [`to_yaml`] through `serde_json::Value`: the tree emitter of `yaml.rs`.
+pub(super) fn to_yaml_via_value<T: Serialize>(v: &T) -> String {
     yaml::to_string(&to_value(v))
 }
 

@@ -35,6 +35,7 @@ mod paths;
 mod runs;
 mod types;
 pub mod yaml;
+mod yaml_ser;
 
 pub use blobs::{BLOB_MIN_SIZE, ContentHash};
 pub use checkpoint::binary_name;

@@ -49,6 +49,28 @@ pub struct EvidenceFile {
     pub size: u64,
 }
 
+/// A run's evidence listed once (at its completion): the files as
+/// [`RunEvidence`] has them, and what each step folder's `evidence/` holds
+/// by name, as [`RunDir::list_evidence`](super::RunDir::list_evidence) lists it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EvidenceListing {
+    /// The run's evidence files.
+    pub(crate) evidence: RunEvidence,
+    /// By step (`NN`), the names in its folder; only the folders that could
+    /// be listed.
+    names: std::collections::HashMap<String, Vec<String>>,
+}
+
+impl EvidenceListing {
+    /// The names in step `step`'s `evidence/` folder (sidecars and hidden
+    /// files excluded, sorted), or `None` when the listing has no such folder
+    /// or could not read it: then [`RunDir::list_evidence`](super::RunDir::list_evidence)
+    /// must say what is there (or what is wrong).
+    pub(crate) fn names_of(&self, step: &str) -> Option<&[String]> {
+        self.names.get(step).map(Vec::as_slice)
+    }
+}
+
 impl RunEvidence {
     /// The files of the step folders, or, when the run has none, those of the
     /// flat (v1) folder.
@@ -64,6 +86,9 @@ impl RunEvidence {
             .filter(move |f| f.step.as_deref() == Some(step))
     }
 }
+
+/// Files of a folder by name, with their sizes.
+type Files = Vec<(String, u64)>;
 
 impl Store {
     /// The store of the project at `root`: `{root}/.harshJudge`.
@@ -297,14 +322,30 @@ impl Store {
     /// `step-NN-{name}` belongs to step `NN`). Read through the store: no link
     /// is followed out of `.harshJudge/`.
     pub(super) fn run_evidence(&self, slug: &Slug, run: &RunId) -> Result<RunEvidence, StoreError> {
+        Ok(self.list_run_evidence(slug, run, false)?.evidence)
+    }
+
+    /// [`run_evidence`](Self::run_evidence), and with `names` each step
+    /// folder's names as [`list_evidence`](Self::list_evidence) gives them,
+    /// from the same listing of each folder.
+    pub(super) fn list_run_evidence(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        names: bool,
+    ) -> Result<EvidenceListing, StoreError> {
         let run_dir = self.scenario(slug).run(run).path();
         let link = Store::run_link(slug, run);
-        let mut out = RunEvidence::default();
+        let mut out = EvidenceListing::default();
         for step in self.scenario(slug).run(run).steps()? {
             let step = step.to_string();
             let dir = Store::step_evidence_dir(&run_dir, &step);
-            for (name, size) in self.files_of(&dir) {
-                out.files.push(EvidenceFile {
+            let (files, all) = match self.entries_of(&dir, names) {
+                Some((files, all)) => (files, Some(all)),
+                None => (vec![], None),
+            };
+            for (name, size) in files {
+                out.evidence.files.push(EvidenceFile {
                     step: Some(step.clone()),
                     link: format!("{link}/step-{step}/evidence/{}", percent(&name)),
                     path: dir.join(&name),
@@ -313,12 +354,15 @@ impl Store {
                     size,
                 });
             }
-            out.step_dirs.push(step);
+            if let Some(all) = all.filter(|_| names) {
+                out.names.insert(step.clone(), all);
+            }
+            out.evidence.step_dirs.push(step);
         }
         let flat = run_dir.join(names::EVIDENCE);
         for (name, size) in self.files_of(&flat) {
             let v1 = v1_name(&name);
-            out.files.push(EvidenceFile {
+            out.evidence.files.push(EvidenceFile {
                 step: v1.as_ref().map(|(id, _)| id.clone()),
                 link: format!("{link}/evidence/{}", percent(&name)),
                 path: flat.join(&name),
@@ -332,23 +376,35 @@ impl Store {
 
     /// Files of a folder (not sidecars, not hidden, not links), sorted, with sizes.
     fn files_of(&self, dir: &Path) -> Vec<(String, u64)> {
-        let Ok(rd) = self.read_dir(dir) else {
-            return vec![];
-        };
-        let mut out: Vec<(String, u64)> = rd
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                // By name first: a sidecar or a hidden file costs no `statx`.
-                if name.starts_with('.') || name.ends_with(".meta.json") {
-                    return None;
-                }
-                let meta = e.metadata().ok()?;
-                meta.is_file().then_some((name, meta.len()))
-            })
-            .collect();
-        out.sort();
-        out
+        self.entries_of(dir, false)
+            .map_or(vec![], |(files, _)| files)
+    }
+
+    /// [`files_of`](Self::files_of), and with `names` every name but the
+    /// sidecars and hidden files (links and folders too), sorted; `None`
+    /// when the folder cannot be listed.
+    fn entries_of(&self, dir: &Path, names: bool) -> Option<(Files, Vec<String>)> {
+        let rd = self.read_dir(dir).ok()?;
+        let mut files: Vec<(String, u64)> = vec![];
+        let mut all: Vec<String> = vec![];
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            // By name first: a sidecar or a hidden file costs no `statx`.
+            if name.starts_with('.') || name.ends_with(".meta.json") {
+                continue;
+            }
+            if let Ok(meta) = e.metadata()
+                && meta.is_file()
+            {
+                files.push((name.clone(), meta.len()));
+            }
+            if names {
+                all.push(name);
+            }
+        }
+        files.sort();
+        all.sort();
+        Some((files, all))
     }
 
     /// Reads the file at `path` inside the store, `None` when it does not

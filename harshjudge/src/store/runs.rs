@@ -140,12 +140,26 @@ impl Store {
         // Shared, not copied: the recorder withdraws a pending render before it
         // changes the document again (`BackgroundWriter::withdraw`).
         let result = std::sync::Arc::clone(result);
-        let render = move || result_bytes(&result);
-        self.put(
-            self.scenario(slug).run(run).path().join(names::RESULT),
-            render,
-            when,
-        )
+        let path = self.scenario(slug).run(run).path().join(names::RESULT);
+        let at = path.clone();
+        let render = move || {
+            let bytes = result_bytes(&result);
+            // Written now (a run's final result): the reads that follow in
+            // this process (the suite's checkpoint, the reports) find these
+            // very bytes and take this result instead of parsing them again.
+            // Background renders (every step) are not remembered, nor a
+            // running result (it leaves out what its final shape holds, so
+            // its parse is not the document in memory).
+            if when == Durability::Now
+                && result.status != RunStatus::Running
+                && let Ok(text) = String::from_utf8(bytes.clone())
+            {
+                let result = std::sync::Arc::try_unwrap(result).unwrap_or_else(|r| (*r).clone());
+                PARSED_RESULT.remember(&at, text, result);
+            }
+            bytes
+        };
+        self.put(path, render, when)
     }
 
     /// Writes `skill-state.yaml` now, or hands it to the background writer.
@@ -161,13 +175,20 @@ impl Store {
         let at = path.clone();
         let render = move || {
             let text = to_yaml(&*state);
-            let bytes = text.clone().into_bytes();
             // The next open of this run (an agent's next call) reads these
             // very bytes: it takes this state instead of parsing them again.
             // A copy: the cache must not share the recorder's live document,
             // or the recorder's next change would copy it on its own thread.
-            PARSED_STATE.remember(&at, text, (*state).clone());
-            bytes
+            // Background renders (a harness run, every step: nobody in this
+            // process opens the run again) are not remembered; a stale entry
+            // is never taken, its text differs.
+            if when == Durability::Now {
+                let bytes = text.clone().into_bytes();
+                PARSED_STATE.remember(&at, text, (*state).clone());
+                bytes
+            } else {
+                text.into_bytes()
+            }
         };
         self.put(path, render, when)
     }
@@ -210,11 +231,28 @@ impl Store {
         }
     }
 
-    /// Reads `result.json`, or `None` when the run has none yet.
+    /// Reads `result.json`, or `None` when the run has none yet. Bytes this
+    /// process wrote last ([`PARSED_RESULT`]) are not parsed again.
     pub(super) fn read_result_of(&self, at: &RunDir) -> Result<Option<RunResult>, StoreError> {
         let path = at.result_path();
         self.confine(&path)?;
         match std::fs::read(&path) {
+            Ok(bytes)
+                if let Some(known) = std::str::from_utf8(&bytes)
+                    .ok()
+                    .and_then(|text| PARSED_RESULT.get(&path, text)) =>
+            {
+                // Debug builds (every test) check that what is taken is
+                // what parsing the bytes gives.
+                #[cfg(debug_assertions)]
+                assert_eq!(
+                    serde_json::from_slice::<RunResult>(&bytes).ok().as_ref(),
+                    Some(&*known),
+                    "{} as remembered is not what its bytes say",
+                    path.display()
+                );
+                Ok(Some((*known).clone()))
+            }
             Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Err(StoreError::Corrupt {
                 path,
                 problem: "the file is empty (truncated: its process was probably killed while writing it)".into(),
@@ -693,3 +731,8 @@ pub(super) static PARSED_STATE: fsio::ParseCache<SkillState> = fsio::ParseCache:
 /// The most runs [`PARSED_STATE`] keeps the parse of (far more than run at
 /// once).
 pub(super) const PARSED_STATES: usize = 64;
+
+/// The last `result.json` this process wrote now, per run (a run's final
+/// result: the suite's checkpoint and the reports read it back at once).
+/// Few are kept: a long suite's results are read back soon after each is written.
+static PARSED_RESULT: fsio::ParseCache<RunResult> = fsio::ParseCache::new(64);

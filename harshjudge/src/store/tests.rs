@@ -1031,3 +1031,44 @@ fn skill_state_parses_are_kept_for_a_bounded_number_of_runs() {
         );
     }
 }
+
+/// Issue 25.1: a run's final `result.json`, read back by the process that
+/// wrote it, is taken from memory (the suite's checkpoint and the reports
+/// read it at once); changed by another writer, the change is read; broken,
+/// the error is reported as before.
+#[test]
+fn a_final_result_read_back_is_the_one_written_and_a_changed_one_is_read_again() {
+    let (_tmp, store) = store();
+    let slug = slug("results");
+    let mut run = crate::recorder::RunHandle::start(&store, &slug, vec!["One".into()]).unwrap();
+    let id = StepId::from_index(1).unwrap();
+    run.begin_step(&id).unwrap();
+    run.complete_step(crate::recorder::StepRecord {
+        id,
+        status: StepStatus::Fail,
+        duration_ms: 3,
+        error: Some("boom \"quoted\"\nnext line".into()),
+        location: Some("tests/a.rs:1:2".into()),
+        summary: None,
+    })
+    .unwrap();
+    run.complete(None).unwrap();
+    let written = run.result().clone();
+    let run_id = run.id().clone();
+    drop(run);
+    let dir = store.scenario(&slug).run(&run_id);
+    for _ in 0..2 {
+        assert_eq!(dir.result().unwrap().as_ref(), Some(&written));
+    }
+    let path = dir.result_path();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let changed = text.replace("\"duration\": 3", "\"duration\": 4");
+    assert_ne!(changed, text);
+    std::fs::write(&path, &changed).unwrap();
+    assert_eq!(dir.result().unwrap().unwrap().steps[0].duration, 4);
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(dir.result().unwrap().as_ref(), Some(&written));
+    std::fs::write(&path, "  ").unwrap();
+    let err = dir.result().unwrap_err().to_string();
+    assert!(err.contains("empty"), "{err}");
+}

@@ -130,23 +130,27 @@ fn push_scalar(out: &mut String, v: &Value, level: usize) {
 
 fn number(n: &serde_json::Number) -> String {
     if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
-        if f.is_nan() {
-            return ".nan".into();
-        }
-        if f.is_infinite() {
-            return if f > 0.0 {
-                ".inf".into()
-            } else {
-                "-.inf".into()
-            };
-        }
-        let mut s = format!("{f}");
-        if !s.contains(['.', 'e', 'E']) {
-            s.push_str(".0");
-        }
+        let mut s = String::new();
+        push_float(&mut s, f);
         return s;
     }
     n.to_string()
+}
+
+/// Writes a float as YAML: `.nan`, `.inf`, `-.inf`, or its shortest decimal
+/// form with a `.0` when it would read as an integer.
+pub(super) fn push_float(out: &mut String, f: f64) {
+    if f.is_nan() {
+        out.push_str(".nan");
+    } else if f.is_infinite() {
+        out.push_str(if f > 0.0 { ".inf" } else { "-.inf" });
+    } else {
+        let start = out.len();
+        let _ = write!(out, "{f}");
+        if !out[start..].contains(['.', 'e', 'E']) {
+            out.push_str(".0");
+        }
+    }
 }
 
 /// Writes a string plain when every YAML reader agrees it is that string,
@@ -159,7 +163,7 @@ fn string(s: &str, level: usize, allow_block: bool) -> String {
 }
 
 /// [`string`]'s text, written into `out`.
-fn push_string(out: &mut String, s: &str, level: usize, allow_block: bool) {
+pub(super) fn push_string(out: &mut String, s: &str, level: usize, allow_block: bool) {
     if allow_block && s.contains('\n') && block_literal_ok(s) {
         let chomp = if s.ends_with("\n\n") || s == "\n" {
             "+"
