@@ -13,6 +13,7 @@ pub fn config(browser: BrowserKind) -> BrowserConfig {
 
 /// Signs in to the demo app as ada (its HttpOnly `session` cookie), and
 /// waits for the account page.
+#[allow(dead_code)] // not every engine test signs in
 pub async fn sign_in(page: &Page) {
     page.goto("/login?next=/account").await.unwrap();
     page.get_by_label("Email")
