@@ -1,4 +1,4 @@
-//! Issue 23, point 4 in real Chromium (and Firefox's dialogs): dialogs (an alert dismissed by default
+//! Issue 23, point 4 in real Chromium (and dialogs on Firefox and WebKit): dialogs (an alert dismissed by default
 //! and recorded, a confirm accepted and a prompt answered by `on_dialog`),
 //! frames (a same-origin iframe whose button is clicked and whose text is
 //! expected, a `srcdoc` one through `content_frame`, nested frames, a frame
@@ -388,6 +388,31 @@ fn dialogs_answer_and_downloads_say_why_not_on_firefox() {
         assert!(e.to_string().contains("firefox"), "{e}");
         // The page still answers: the driver's connection was not dropped.
         expect(&page).to_have_title("download").await.unwrap();
+        release_page(page).await;
+    });
+}
+
+/// On WebKit (no BiDi): a dialog is dismissed, as the other engines do
+/// without a handler, instead of failing the click that opened it
+/// ("unexpected alert open"); `on_dialog` fails naming the engine.
+#[test]
+fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
+    let base = serve();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let page = open_page_with(&config(BrowserKind::Webkit), &base)
+            .await
+            .expect("a webkit page");
+        page.goto("/dialogs").await.unwrap();
+        let out = page.locator("#out");
+        page.locator("#alert").click().await.unwrap();
+        expect(&out).to_have_text("alert closed").await.unwrap();
+        page.locator("#confirm").click().await.unwrap();
+        expect(&out).to_have_text("confirm false").await.unwrap();
+        let Err(e @ BrowserError::Unsupported { .. }) = page.on_dialog(|d| d.accept(None)) else {
+            panic!("on_dialog on webkit must be unsupported");
+        };
+        assert!(e.to_string().contains("webkit"), "{e}");
         release_page(page).await;
     });
 }

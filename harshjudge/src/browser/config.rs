@@ -349,6 +349,10 @@ impl BrowserConfig {
         }
         let caps = serde_json::json!({
             "webkitgtk:browserOptions": options,
+            // No BiDi to hand a dialog to `on_dialog`: dismissed, as the other
+            // engines do without a handler, rather than failing the command
+            // that meets it ("unexpected alert open").
+            "unhandledPromptBehavior": "dismiss",
         });
         Ok(caps.as_object().cloned().expect("an object"))
     }
