@@ -356,13 +356,13 @@ fn a_download_is_saved_as_evidence_with_its_content() {
     assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), CSV);
 }
 
-/// On Firefox (and WebKit, which lacks BiDi): `on_dialog` answers a confirm and
-/// a prompt (geckodriver's default prompt behaviour dismissed each one before
-/// the handler's answer arrived), and `wait_for_download`, which needs
-/// Chromium's DevTools, fails naming the engine instead of dropping the
-/// driver's connection on a CDP command.
+/// On Firefox: `on_dialog` answers a confirm and a prompt (geckodriver's
+/// default prompt behaviour dismissed each one before the handler's answer
+/// arrived), and `wait_for_download` saves the file through BiDi's
+/// `browser.setDownloadBehavior` (it used to send a CDP command, which
+/// geckodriver answers with a bare 405 that drops the connection).
 #[test]
-fn dialogs_answer_and_downloads_say_why_not_on_firefox() {
+fn dialogs_answer_and_downloads_save_on_firefox() {
     let base = serve();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
@@ -378,14 +378,12 @@ fn dialogs_answer_and_downloads_say_why_not_on_firefox() {
         page.locator("#prompt").click().await.unwrap();
         expect(&out).to_have_text("prompt Ada").await.unwrap();
         page.goto("/download").await.unwrap();
-        let got = page
+        let download = page
             .wait_for_download(page.locator("#get").click())
             .await
-            .map(|_| ());
-        let Err(e @ BrowserError::Unsupported { .. }) = got else {
-            panic!("{got:?}");
-        };
-        assert!(e.to_string().contains("firefox"), "{e}");
+            .expect("a download on firefox");
+        assert_eq!(download.suggested_filename(), "report.csv");
+        assert_eq!(download.bytes().unwrap(), CSV.as_bytes());
         // The page still answers: the driver's connection was not dropped.
         expect(&page).to_have_title("download").await.unwrap();
         release_page(page).await;
@@ -394,7 +392,8 @@ fn dialogs_answer_and_downloads_say_why_not_on_firefox() {
 
 /// On WebKit (no BiDi): a dialog is dismissed, as the other engines do
 /// without a handler, instead of failing the click that opened it
-/// ("unexpected alert open"); `on_dialog` fails naming the engine.
+/// ("unexpected alert open"); `on_dialog` and `wait_for_download` fail
+/// naming the engine.
 #[test]
 fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
     let base = serve();
@@ -413,6 +412,16 @@ fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
             panic!("on_dialog on webkit must be unsupported");
         };
         assert!(e.to_string().contains("webkit"), "{e}");
+        page.goto("/download").await.unwrap();
+        let got = page
+            .wait_for_download(page.locator("#get").click())
+            .await
+            .map(|_| ());
+        let Err(e @ BrowserError::Unsupported { .. }) = got else {
+            panic!("{got:?}");
+        };
+        assert!(e.to_string().contains("webkit"), "{e}");
+        expect(&page).to_have_title("download").await.unwrap();
         release_page(page).await;
     });
 }

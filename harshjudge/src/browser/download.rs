@@ -149,40 +149,71 @@ impl Page {
                 message,
                 location: Some(at),
             };
-            if self.browser() != super::config::BrowserKind::Chromium {
-                // The download folder is set through CDP, which geckodriver and
-                // WebKitWebDriver answer with a bare 405 (and a dropped connection).
-                return Err(BrowserError::Unsupported {
-                    browser: self.browser(),
-                    what: "page.wait_for_download".into(),
-                    why: "the download folder is set through Chromium's DevTools; run this scenario with HARSHJUDGE_BROWSER=chromium (or --browser chromium)".into(),
-                });
-            }
+            use super::config::BrowserKind;
+            // Chromium: the download folder through CDP. Firefox: through
+            // BiDi's `browser.setDownloadBehavior`. WebKitWebDriver has
+            // neither (and answers a CDP command with a bare 405 that drops
+            // the connection).
+            let bidi = match (self.browser(), self.bidi()) {
+                (BrowserKind::Chromium, _) => None,
+                (BrowserKind::Firefox, Some(b)) => Some(b.clone()),
+                (browser, _) => {
+                    return Err(BrowserError::Unsupported {
+                        browser,
+                        what: "page.wait_for_download".into(),
+                        why: "the download folder is set through Chromium's DevTools or WebDriver BiDi, and this session has neither; run this scenario with --browser chromium or --browser firefox".into(),
+                    });
+                }
+            };
             let folder = tempfile::Builder::new()
                 .prefix("harshjudge-download-")
                 .tempdir()
                 .map_err(|e| invalid(format!("making a folder for the download: {e}")))?;
-            let set =
-                json!({"behavior": "allow", "downloadPath": folder.path().display().to_string()});
-            if cdp(self.client(), "Browser.setDownloadBehavior", set.clone())
-                .await
-                .is_err()
-            {
-                cdp(self.client(), "Page.setDownloadBehavior", set)
+            let dir = folder.path().display().to_string();
+            match &bidi {
+                Some(b) => {
+                    b.send(
+                        "browser.setDownloadBehavior",
+                        json!({"downloadBehavior": {"type": "allowed", "destinationFolder": dir}}),
+                    )
                     .await
                     .map_err(|e| e.located(at))?;
+                }
+                None => {
+                    let set = json!({"behavior": "allow", "downloadPath": dir});
+                    if cdp(self.client(), "Browser.setDownloadBehavior", set.clone())
+                        .await
+                        .is_err()
+                    {
+                        cdp(self.client(), "Page.setDownloadBehavior", set)
+                            .await
+                            .map_err(|e| e.located(at))?;
+                    }
+                }
             }
             let acted = action.await.map_err(|e| e.located(at));
             let found = match acted {
                 Ok(_) => wait_for_file(folder.path(), self.wait()).await,
                 Err(e) => Err(e),
             };
-            let _ = cdp(
-                self.client(),
-                "Browser.setDownloadBehavior",
-                json!({"behavior": "default"}),
-            )
-            .await;
+            match &bidi {
+                Some(b) => {
+                    let _ = b
+                        .send(
+                            "browser.setDownloadBehavior",
+                            json!({"downloadBehavior": null}),
+                        )
+                        .await;
+                }
+                None => {
+                    let _ = cdp(
+                        self.client(),
+                        "Browser.setDownloadBehavior",
+                        json!({"behavior": "default"}),
+                    )
+                    .await;
+                }
+            }
             let (name, path) = found.map_err(|e| e.located(at))?;
             check_file_name(&name)
                 .map_err(|why| invalid(format!("the browser named the download {why}")))?;
@@ -231,7 +262,12 @@ async fn wait_for_file(folder: &Path, wait: Duration) -> Result<(String, PathBuf
         if let Ok(entries) = std::fs::read_dir(folder) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if name.ends_with(".crdownload") || name.starts_with(".com.google.Chrome") {
+                // Chromium's partial files, and Firefox's (`name.part`, beside
+                // an empty `name` that it fills when done).
+                if name.ends_with(".crdownload")
+                    || name.starts_with(".com.google.Chrome")
+                    || name.ends_with(".part")
+                {
                     partial = true;
                 } else if let Ok(m) = e.metadata() {
                     complete = Some((name, m.len()));
