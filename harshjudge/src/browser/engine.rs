@@ -247,7 +247,9 @@ impl Engine {
             // while an action of it waits.
             return Box::pin(self.call_bidi(bidi, context, frame, call, during)).await;
         }
-        self.call_classic(frame, call, during).await
+        // Boxed as the BiDi path: an expectation or action awaiting a call
+        // stays small (a debug build's test thread has 2 MiB of stack).
+        Box::pin(self.call_classic(frame, call, during)).await
     }
 
     /// [`Engine::call_in`] over classic WebDriver whatever the page (an
