@@ -384,20 +384,7 @@ impl Engine {
         frame: &FrameScope,
         wait: Duration,
     ) -> Result<String, BrowserError> {
-        let what = "be attached (the <iframe> of a frame locator)";
-        let call = Call {
-            request: Request::Act {
-                target: Target {
-                    chain: frame.chain.clone(),
-                    describe: frame.desc.clone(),
-                    frame: None,
-                },
-                action: Action::SetInputFiles,
-                verify: None,
-            },
-            timeout: wait.as_millis() as u64,
-        };
-        let during = format!("waiting for the frame {}", frame.desc);
+        let (call, what, during) = frame_lookup(frame, wait);
         let start = Instant::now();
         let answer = self
             .call_bidi_here(bidi, context, call, true, &during)
@@ -467,20 +454,7 @@ impl Engine {
     /// Finds `frame`'s iframe element in the current document (waiting up to
     /// `wait`) and switches the session into it.
     async fn enter_frame(&self, frame: &FrameScope, wait: Duration) -> Result<(), BrowserError> {
-        let what = "be attached (the <iframe> of a frame locator)";
-        let call = Call {
-            request: Request::Act {
-                target: Target {
-                    chain: frame.chain.clone(),
-                    describe: frame.desc.clone(),
-                    frame: None,
-                },
-                action: Action::SetInputFiles,
-                verify: None,
-            },
-            timeout: wait.as_millis() as u64,
-        };
-        let during = format!("waiting for the frame {}", frame.desc);
+        let (call, what, during) = frame_lookup(frame, wait);
         let start = Instant::now();
         let answer = self.call_here(call, &during).await?;
         let v = answer.into_value(&frame.desc, what, start.elapsed(), Location::caller())?;
@@ -666,4 +640,27 @@ pub(crate) fn call_log(lines: &[String]) -> String {
         s.push_str(l);
     }
     s
+}
+
+/// The engine call that finds `frame`'s iframe element (waiting up to
+/// `wait`), what it expects of it, and what it is doing, for both the
+/// classic and the BiDi way into a frame.
+fn frame_lookup(frame: &FrameScope, wait: Duration) -> (Call, &'static str, String) {
+    let call = Call {
+        request: Request::Act {
+            target: Target {
+                chain: frame.chain.clone(),
+                describe: frame.desc.clone(),
+                frame: None,
+            },
+            action: Action::SetInputFiles,
+            verify: None,
+        },
+        timeout: wait.as_millis() as u64,
+    };
+    (
+        call,
+        "be attached (the <iframe> of a frame locator)",
+        format!("waiting for the frame {}", frame.desc),
+    )
 }
