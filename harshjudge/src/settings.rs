@@ -199,6 +199,12 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "`1ms`–`24h`",
     },
     Variable {
+        name: "HARSHJUDGE_LAUNCH_TIMEOUT",
+        kind: "duration",
+        default: "`60s`",
+        bounds: "`1ms`–`24h`",
+    },
+    Variable {
         name: "HARSHJUDGE_WINDOW",
         kind: "`WIDTHxHEIGHT`",
         default: "`1280x800`",

@@ -26,6 +26,12 @@ pub struct BrowserConfig {
     pub viewport: (u32, u32),
     /// Auto-wait limit of actions and expectations.
     pub wait: Duration,
+    /// How long a new browser session may take to open
+    /// (`HARSHJUDGE_LAUNCH_TIMEOUT`, default 60 s): a driver whose browser
+    /// does not start (WebKitWebDriver waits for ever for a MiniBrowser that
+    /// could not open its display) is stopped then, and the page's opening
+    /// fails naming what the driver said.
+    pub launch_timeout: Duration,
     /// Which browser (`HARSHJUDGE_BROWSER`, default Chromium).
     pub browser: BrowserKind,
     /// The geckodriver binary (`HARSHJUDGE_GECKODRIVER`; default on PATH).
@@ -114,6 +120,7 @@ impl BrowserConfig {
         let window = env_size("HARSHJUDGE_WINDOW", (1280, 800))?;
         let viewport = env_size("HARSHJUDGE_VIEWPORT", (1280, 720))?;
         let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
+        let launch_timeout = env_duration("HARSHJUDGE_LAUNCH_TIMEOUT", Duration::from_secs(60))?;
         Ok(BrowserConfig {
             webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL")?,
             chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
@@ -121,6 +128,7 @@ impl BrowserConfig {
             window,
             viewport,
             wait,
+            launch_timeout,
             browser: BrowserKind::from_env()?,
             geckodriver: env("HARSHJUDGE_GECKODRIVER")?.map(PathBuf::from),
             firefox: env("HARSHJUDGE_FIREFOX")?.map(PathBuf::from),
@@ -503,6 +511,7 @@ mod tests {
             window: (1280, 800),
             viewport: (1280, 720),
             wait: Duration::from_secs(5),
+            launch_timeout: Duration::from_secs(60),
             browser: BrowserKind::Chromium,
             geckodriver: None,
             firefox: None,

@@ -32,6 +32,12 @@ pub(crate) struct Driver {
     /// The folder of the sessions' profiles (`harshjudge-browser-*` in the
     /// temporary folder).
     profiles: PathBuf,
+    /// The driver binary it runs.
+    binary: PathBuf,
+    /// Its engine (WebKit's runs under an X server of its own).
+    browser: BrowserKind,
+    /// The last 4 KiB the driver (and the browsers it started) wrote to stderr.
+    stderr_tail: Option<std::sync::Arc<Mutex<String>>>,
 }
 
 pub(super) static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
@@ -46,6 +52,9 @@ impl Driver {
             while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
                 std::thread::sleep(Duration::from_millis(20));
             }
+        }
+        if self.browser == BrowserKind::Webkit {
+            end_x_server(self.child.id());
         }
         // The whole group, not only chromedriver: browsers of a driver that
         // died are orphans in it.
@@ -67,6 +76,9 @@ impl Driver {
     /// session closed, nothing asked of the driver) and lets the watchdog
     /// remove the profiles: [`Killed::wait`] waits for that.
     pub(super) fn kill(mut self) -> Killed {
+        if self.browser == BrowserKind::Webkit {
+            end_x_server(self.child.id());
+        }
         crate::process::kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -214,6 +226,25 @@ impl Driver {
         matches!(self.child.try_wait(), Ok(None)) && listening()
     }
 
+    /// Whether it runs `binary`.
+    pub(super) fn runs(&self, binary: &std::path::Path) -> bool {
+        self.binary == binary
+    }
+
+    /// The last lines the driver and its browsers wrote to stderr (at most
+    /// 4 KiB, trimmed): why a browser did not start.
+    pub(super) fn said(&self) -> String {
+        self.stderr_tail
+            .as_ref()
+            .map(|t| {
+                t.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default()
+    }
+
     /// Its WebDriver URL.
     pub(super) fn url(&self) -> &str {
         &self.url
@@ -263,6 +294,8 @@ fn driver_command(
         BrowserKind::Webkit => {
             // MiniBrowser has no headless mode: a virtual X server of its own
             // (xvfb-run -a picks a free display), in the driver's group.
+            // `-noreset`: the server would reset as the last client (a
+            // scenario's MiniBrowser) leaves, under the next one starting.
             let xvfb_run =
                 which_on_path("xvfb-run").ok_or_else(|| BrowserError::EngineMissing {
                     browser: BrowserKind::Webkit,
@@ -270,7 +303,7 @@ fn driver_command(
                     install: "`apt-get install xvfb` on Debian (or `cargo xtask test`)",
                 })?;
             let mut cmd = Command::new(xvfb_run);
-            cmd.args(["-a", "-s", "-nolisten tcp -screen 0 1920x1080x24"])
+            cmd.args(["-a", "-s", "-nolisten tcp -noreset -screen 0 1920x1080x24"])
                 .arg(binary)
                 .arg("--port=0");
             cmd
@@ -349,6 +382,39 @@ fn listening_port_of_group(group: u32) -> Option<u16> {
     None
 }
 
+/// Ends the X server of process group `group` (WebKit's, started by
+/// `xvfb-run`), if it has one, with SIGTERM, and waits up to 1 s for it to
+/// go: so ended, it removes its lock file and socket (`/tmp/.X<n>-lock`,
+/// `/tmp/.X11-unix/X<n>`), which a SIGKILL with its group would leave behind,
+/// one pair per WebKit driver.
+fn end_x_server(group: u32) {
+    let Some(pid) = x_server_of_group(group) else {
+        return;
+    };
+    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
+        return;
+    };
+    let _ = rustix::process::kill_process(p, rustix::process::Signal::TERM);
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while crate::process::alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The pid of the `Xvfb` in process group `group`, if any.
+fn x_server_of_group(group: u32) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (head, rest) = stat.rsplit_once(')')?;
+            let pgrp = rest.split_whitespace().nth(2)?.parse::<u32>().ok()?;
+            (pgrp == group && head.ends_with("(Xvfb")).then_some(pid)
+        })
+}
+
 /// Starts the configured engine's driver (three tries), with its watchdog.
 fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
     let binary = config.driver_binary()?;
@@ -397,6 +463,11 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
         // Drained, so that a chatty driver never blocks on a full pipe; the
         // last lines say why it exited.
         let stderr_tail = child.stderr.take().map(drain_tail);
+        let said = |tail: &Option<std::sync::Arc<Mutex<String>>>| {
+            tail.as_ref()
+                .map(|t| t.lock().unwrap_or_else(|p| p.into_inner()).clone())
+                .unwrap_or_default()
+        };
         let mut port = None;
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut ready = false;
@@ -409,11 +480,7 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
             }
             if let Ok(Some(status)) = child.try_wait() {
                 std::thread::sleep(Duration::from_millis(50));
-                let err = stderr_tail
-                    .as_ref()
-                    .map(|t| t.lock().unwrap_or_else(|p| p.into_inner()).clone())
-                    .unwrap_or_default();
-                last = format!("exited with {status}: {}", err.trim());
+                last = format!("exited with {status}: {}", said(&stderr_tail).trim());
                 break;
             }
             if let Some(port) = port
@@ -430,6 +497,9 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
             child,
             watchdog,
             profiles: profiles.clone(),
+            binary: binary.clone(),
+            browser: config.browser,
+            stderr_tail,
         };
         if ready {
             return Ok(driver);

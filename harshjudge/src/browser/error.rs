@@ -121,6 +121,26 @@ pub enum BrowserError {
         /// How to install it.
         install: &'static str,
     },
+    /// A new browser session did not open within `HARSHJUDGE_LAUNCH_TIMEOUT`
+    /// (its driver was stopped).
+    #[error(
+        "{browser}: no browser session opened within {secs:.1} s at {url} ({tries} tr{ies}, a new driver each); the driver said: {said}; raise HARSHJUDGE_LAUNCH_TIMEOUT if the browser is only slow to start",
+        secs = .after.as_secs_f64(),
+        ies = if *.tries == 1 { "y" } else { "ies" },
+        said = if .said.is_empty() { "nothing" } else { .said.as_str() }
+    )]
+    LaunchTimeout {
+        /// The engine.
+        browser: super::kind::BrowserKind,
+        /// The WebDriver URL of the last try.
+        url: String,
+        /// The limit each try had.
+        after: std::time::Duration,
+        /// How many tries.
+        tries: u32,
+        /// The last lines the driver (and its browser) wrote to stderr.
+        said: String,
+    },
     /// The engine does not offer something the call needs.
     #[error("{what} is not available on {browser}: {why}")]
     Unsupported {

@@ -10,7 +10,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 
 use super::bidi;
 use super::config::{BrowserConfig, BrowserKind};
-use super::driver::{DRIVER, driver_url, own_driver};
+use super::driver::{DRIVER, Driver, driver_url, own_driver};
 use super::error::BrowserError;
 use super::page::{self, Page};
 use super::reuse;
@@ -34,17 +34,55 @@ async fn new_session(
     config: &BrowserConfig,
     app_host: Option<String>,
 ) -> Result<Session, BrowserError> {
-    let live = Live::new();
     // Chromium: one chromedriver for the process. Firefox, WebKit: a driver
     // per session (theirs serve one session at a time).
     let own = config.browser != BrowserKind::Chromium && config.webdriver_url.is_none();
-    let (url, profiles, own_driver) = tokio::task::spawn_blocking({
+    match open_session(config, app_host.clone(), own).await {
+        // A driver of its own whose browser did not start in time (a reused
+        // idle driver whose X server went, a MiniBrowser that could not open
+        // its display): once more, with a new driver.
+        Err(BrowserError::LaunchTimeout { .. }) if own => open_session(config, app_host, false)
+            .await
+            .map_err(|e| match e {
+                BrowserError::LaunchTimeout {
+                    browser,
+                    url,
+                    after,
+                    said,
+                    ..
+                } => BrowserError::LaunchTimeout {
+                    browser,
+                    url,
+                    after,
+                    tries: 2,
+                    said,
+                },
+                e => e,
+            }),
+        opened => opened,
+    }
+}
+
+/// One try of [`new_session`]: a driver (`idle_first`: an idle one of its
+/// own, when there is one), then the session within the launch limit.
+async fn open_session(
+    config: &BrowserConfig,
+    app_host: Option<String>,
+    idle_first: bool,
+) -> Result<Session, BrowserError> {
+    let live = Live::new();
+    let own = config.browser != BrowserKind::Chromium && config.webdriver_url.is_none();
+    let (url, profiles, mut own_driver) = tokio::task::spawn_blocking({
         let config = config.clone();
         move || -> Result<_, BrowserError> {
             if own {
                 // An idle driver of this engine's (its last session ended)
                 // before a new one: the driver and X server need not start again.
-                let d = match reuse::take_idle_driver(config.browser) {
+                let idle = || {
+                    let binary = config.driver_binary().ok()?;
+                    reuse::take_idle_driver(config.browser, &binary)
+                };
+                let d = match idle_first.then(idle).flatten() {
                     Some(d) => d,
                     None => own_driver(&config)?,
                 };
@@ -77,20 +115,31 @@ async fn new_session(
         None => None,
     };
     let caps = config.capabilities(profile.as_ref().map(|p| p.path()), app_host.as_deref())?;
-    let client = match ClientBuilder::new(HttpConnector::new())
-        .capabilities(caps)
-        .connect(&url)
-        .await
-    {
+    // Bounded: a driver waits for ever for a browser that never connects.
+    let mut builder = ClientBuilder::new(HttpConnector::new());
+    builder.capabilities(caps);
+    let connect = builder.connect(&url);
+    let failed = match tokio::time::timeout(config.launch_timeout, connect).await {
+        Ok(Ok(c)) => Ok(c),
+        Ok(Err(e)) => Err(BrowserError::Session {
+            url: url.clone(),
+            message: format!("{} ({}): {e}", config.browser, url),
+        }),
+        Err(_) => Err(BrowserError::LaunchTimeout {
+            browser: config.browser,
+            url: url.clone(),
+            after: config.launch_timeout,
+            tries: 1,
+            said: own_driver.as_ref().map(Driver::said).unwrap_or_default(),
+        }),
+    };
+    let client = match failed {
         Ok(c) => c,
         Err(e) => {
-            if let Some(d) = own_driver {
+            if let Some(d) = own_driver.take() {
                 let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
             }
-            return Err(BrowserError::Session {
-                url: url.clone(),
-                message: format!("{} ({}): {e}", config.browser, url),
-            });
+            return Err(e);
         }
     };
     // Console and network from BiDi events when the remote end offers BiDi;

@@ -16,6 +16,7 @@
 //!   gets a new session, that is a new MiniBrowser with an ephemeral data
 //!   store of its own, from a driver already running.
 
+use std::path::Path;
 use std::sync::Mutex;
 
 use fantoccini::wd::WindowHandle;
@@ -30,13 +31,15 @@ use super::session::Session;
 /// session of their engine.
 static IDLE: Mutex<Vec<(BrowserKind, Driver)>> = Mutex::new(Vec::new());
 
-/// An idle driver of `browser`'s that still runs, if any (dead ones are
-/// stopped: their browsers must not outlive them).
-pub(super) fn take_idle_driver(browser: BrowserKind) -> Option<Driver> {
+/// An idle driver of `browser`'s, running `binary`, that still runs, if any
+/// (dead ones are stopped: their browsers must not outlive them).
+pub(super) fn take_idle_driver(browser: BrowserKind, binary: &Path) -> Option<Driver> {
     loop {
         let found = {
             let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
-            let i = idle.iter().position(|(b, _)| *b == browser)?;
+            let i = idle
+                .iter()
+                .position(|(b, d)| *b == browser && d.runs(binary))?;
             idle.swap_remove(i).1
         };
         let mut d = found;

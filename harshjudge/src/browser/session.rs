@@ -2,6 +2,7 @@
 //! count of the sessions alive in this process.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use fantoccini::Client;
 
@@ -36,11 +37,15 @@ pub(crate) struct Session {
     pub(crate) user_context: Option<String>,
 }
 
+/// How long a session's end (WebDriver's Delete Session, which quits its
+/// browser) may take: a driver can wait for ever on a browser that hangs.
+const SESSION_END: Duration = Duration::from_secs(10);
+
 impl Session {
-    /// Ends the session: closes it on its driver, then stops a driver of its
-    /// own (its process group, with the browser).
+    /// Ends the session: closes it on its driver (within [`SESSION_END`]),
+    /// then stops a driver of its own (its process group, with the browser).
     pub(crate) async fn close(mut self) {
-        let _ = self.client.clone().close().await;
+        let _ = tokio::time::timeout(SESSION_END, self.client.clone().close()).await;
         if let Some(d) = self.own_driver.take() {
             let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
         }
@@ -48,10 +53,17 @@ impl Session {
 
     /// Ends the session but keeps a driver of its own running, idle, for the
     /// next session of its engine (the driver serves one session at a time,
-    /// and a session's end quits its browser). Returns that driver.
+    /// and a session's end quits its browser). Returns that driver, unless
+    /// the session did not end cleanly within [`SESSION_END`]: that driver
+    /// (and what is left of its browser) is stopped instead.
     pub(crate) async fn end_keeping_driver(mut self) -> Option<Driver> {
-        let _ = self.client.clone().close().await;
-        self.own_driver.take()
+        let ended = tokio::time::timeout(SESSION_END, self.client.clone().close()).await;
+        let d = self.own_driver.take()?;
+        if matches!(ended, Ok(Ok(()))) {
+            return Some(d);
+        }
+        let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+        None
     }
 }
 

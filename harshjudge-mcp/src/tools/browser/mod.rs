@@ -136,7 +136,8 @@ pub fn classify(e: BrowserError) -> ToolError {
         BrowserError::DriverNotFound(_)
         | BrowserError::BrowserNotFound(_)
         | BrowserError::DriverStart(_)
-        | BrowserError::Session { .. } => Code::BrowserUnavailable,
+        | BrowserError::Session { .. }
+        | BrowserError::LaunchTimeout { .. } => Code::BrowserUnavailable,
         BrowserError::Command { action, .. } if action.starts_with("opening") => {
             Code::NavigationFailed
         }
