@@ -7,6 +7,7 @@
 //! `cargo test --workspace`. `--dry-run` prints what it found and would run.
 //! The decisions are [`setup::plan`], a pure function unit-tested in setup/tests.rs.
 
+mod guard;
 mod setup;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -83,7 +84,9 @@ fn main() -> ExitCode {
     let last = plan.steps.len() - 1;
     for (i, step) in plan.steps.iter().enumerate() {
         println!("xtask {name}: {}\n  $ {step}", step.why);
-        let code = run(step, &layout.root);
+        // The tests (or the demo) within their limit; the installs unbounded.
+        let limit = (i == last).then_some(TEST_LIMIT);
+        let code = run(step, &layout.root, limit);
         if i < last && code != 0 {
             eprintln!(
                 "xtask {name}: `{step}` failed (exit {code}); fix that and rerun `cargo xtask {name}`"
@@ -122,9 +125,14 @@ fn workspace_root() -> PathBuf {
     here.parent().unwrap_or(here).to_path_buf()
 }
 
-/// Runs `step` in `root` with inherited stdio; its exit code (1 when it could
-/// not start).
-fn run(step: &setup::Step, root: &Path) -> i32 {
+/// How long the test (or demo) step may run: a whole `cargo test --workspace`
+/// takes 20-25 minutes on 2 loaded cores, build included. Past it, a test is
+/// hanging: what runs is listed and killed ([`guard`]).
+const TEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(45 * 60);
+
+/// Runs `step` in `root` with inherited stdio, within `limit` when given; its
+/// exit code (1 when it could not start or ran past its limit).
+fn run(step: &setup::Step, root: &Path, limit: Option<std::time::Duration>) -> i32 {
     let mut cmd = Command::new(&step.argv[0]);
     cmd.args(&step.argv[1..]).current_dir(root);
     for (k, v) in &step.env {
@@ -141,10 +149,29 @@ fn run(step: &setup::Step, root: &Path) -> i32 {
             cmd.env("PATH", p);
         }
     }
-    match cmd.status() {
-        Ok(s) => s.code().unwrap_or(1),
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("could not start {}: {e}", step.argv[0]);
+            return 1;
+        }
+    };
+    let waited = match limit {
+        Some(limit) => guard::wait_bounded(&mut child, limit),
+        None => child.wait().map(guard::Waited::Exited),
+    };
+    match waited {
+        Ok(guard::Waited::Exited(s)) => s.code().unwrap_or(1),
+        Ok(guard::Waited::Hung(running)) => {
+            eprintln!(
+                "`{step}` ran past its {} min: a test hangs. What ran under it (pid, time running, command), killed now:\n{}",
+                limit.unwrap_or_default().as_secs() / 60,
+                running.join("\n")
+            );
+            1
+        }
+        Err(e) => {
+            eprintln!("waiting for {}: {e}", step.argv[0]);
             1
         }
     }
