@@ -79,6 +79,18 @@ fn started_through(dir: &Path) -> Vec<(u32, String)> {
     out
 }
 
+/// Waits up to 10 s for every process started through the wrapper in `dir`
+/// to be gone, and fails naming those left.
+async fn nothing_left(dir: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut left = started_through(dir);
+    while !left.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = started_through(dir);
+    }
+    assert!(left.is_empty(), "processes left: {left:#?}");
+}
+
 /// The `Xvfb` that `xvfb-run` started for the wrapper in `dir`: its pid and
 /// display number.
 fn x_server_under(dir: &Path) -> Option<(u32, u32)> {
@@ -151,13 +163,7 @@ async fn a_browser_that_never_starts_fails_in_time_naming_what_the_driver_said()
         "two tries of 4 s each took {took:?}"
     );
     // Each driver was stopped, its X server and browser with it.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = started_through(dir.path());
-    while !left.is_empty() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        left = started_through(dir.path());
-    }
-    assert!(left.is_empty(), "processes left: {left:#?}");
+    nothing_left(dir.path()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -196,11 +202,5 @@ async fn a_browser_that_did_not_start_once_opens_with_a_new_driver() {
         "{} left behind by the driver's X server ({x_pid})",
         lock.display()
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = started_through(dir.path());
-    while !left.is_empty() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        left = started_through(dir.path());
-    }
-    assert!(left.is_empty(), "processes left: {left:#?}");
+    nothing_left(dir.path()).await;
 }
