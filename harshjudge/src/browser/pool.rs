@@ -119,7 +119,7 @@ async fn open_session(
     let mut builder = ClientBuilder::new(HttpConnector::new());
     builder.capabilities(caps);
     let connect = builder.connect(&url);
-    let failed = match tokio::time::timeout(config.launch_timeout, connect).await {
+    let opened = match tokio::time::timeout(config.launch_timeout, connect).await {
         Ok(Ok(c)) => Ok(c),
         Ok(Err(e)) => Err(BrowserError::Session {
             url: url.clone(),
@@ -133,7 +133,7 @@ async fn open_session(
             said: own_driver.as_ref().map(Driver::said).unwrap_or_default(),
         }),
     };
-    let client = match failed {
+    let client = match opened {
         Ok(c) => c,
         Err(e) => {
             if let Some(d) = own_driver.take() {
