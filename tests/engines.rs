@@ -574,6 +574,18 @@ fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &
             && before.iter().any(|(_, c)| c.contains(browser_process)),
         "{browser}: {driver} and {browser_process} run before the kill: {before:#?}"
     );
+    // WebKit's X server: its lock file is to go with it.
+    let x_locks: Vec<(u32, std::path::PathBuf)> = before
+        .iter()
+        .filter(|(_, c)| c.starts_with("Xvfb "))
+        .filter_map(|(pid, c)| {
+            let n = c.split_whitespace().nth(1)?.strip_prefix(':')?;
+            Some((*pid, std::path::PathBuf::from(format!("/tmp/.X{n}-lock"))))
+        })
+        .collect();
+    if browser == BrowserKind::Webkit {
+        assert!(!x_locks.is_empty(), "webkit: an Xvfb runs: {before:#?}");
+    }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -604,6 +616,15 @@ fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &
         "{browser}: processes left after SIGKILL: {left:#?}"
     );
     assert!(folders.is_empty(), "{browser}: folders left: {folders:?}");
+    for (pid, lock) in x_locks {
+        let held = std::fs::read_to_string(&lock).unwrap_or_default();
+        assert_ne!(
+            held.trim(),
+            pid.to_string(),
+            "{browser}: {} left behind by the killed X server",
+            lock.display()
+        );
+    }
 }
 
 #[test]

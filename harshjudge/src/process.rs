@@ -37,6 +37,20 @@ if [ -n "$3" ]; then
 else
   while read -r line; do [ "$line" = gone ] && gone=1; done
 fi
+# An X server of the group (WebKit's Xvfb) is ended with TERM first: so it
+# removes its lock file and socket in /tmp, which a KILL would leave there.
+if [ -z "$gone" ]; then
+  for s in /proc/[0-9]*/stat; do
+    read -r p c st pp g rest < "$s" 2>/dev/null || continue
+    if [ "$c" = "(Xvfb)" ] && [ "$g" = "$1" ]; then kill -s TERM "$p" 2>/dev/null; x="$x $p"; fi
+  done
+  for p in $x; do
+    n=0
+    while [ $n -lt 20 ] && read -r q c st rest < "/proc/$p/stat" 2>/dev/null && [ "$st" != Z ]; do
+      sleep 0.05; n=$((n+1))
+    done
+  done
+fi
 kill -s KILL -- "-$1" 2>/dev/null
 [ -n "$2" ] || exit 0
 # What left the group but carries the folder as its TMPDIR (a browser's crash
