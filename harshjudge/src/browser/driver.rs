@@ -234,15 +234,7 @@ impl Driver {
     /// The last lines the driver and its browsers wrote to stderr (at most
     /// 4 KiB, trimmed): why a browser did not start.
     pub(super) fn said(&self) -> String {
-        self.stderr_tail
-            .as_ref()
-            .map(|t| {
-                t.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .trim()
-                    .to_string()
-            })
-            .unwrap_or_default()
+        tail_text(&self.stderr_tail)
     }
 
     /// Its WebDriver URL.
@@ -329,25 +321,7 @@ fn which_on_path(name: &str) -> Option<PathBuf> {
 /// started on port 0 that do not say which port they got.
 fn listening_port_of_group(group: u32) -> Option<u16> {
     let mut inodes = std::collections::HashSet::new();
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the name: state, ppid, pgrp.
-        let pgrp = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(2))
-            .and_then(|g| g.parse::<u32>().ok());
-        if pgrp != Some(group) {
-            continue;
-        }
+    for (pid, _) in group_members(group) {
         let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
             continue;
         };
@@ -403,16 +377,28 @@ fn end_x_server(group: u32) {
 
 /// The pid of the `Xvfb` in process group `group`, if any.
 fn x_server_of_group(group: u32) -> Option<u32> {
-    std::fs::read_dir("/proc")
-        .ok()?
+    group_members(group)
+        .into_iter()
+        .find_map(|(pid, name)| (name == "Xvfb").then_some(pid))
+}
+
+/// The processes of group `group` (read off `/proc`), with their command names.
+fn group_members(group: u32) -> Vec<(u32, String)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
         .flatten()
-        .find_map(|entry| {
+        .filter_map(|entry| {
             let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let (head, rest) = stat.rsplit_once(')')?;
+            // Fields after the name: state, ppid, pgrp.
             let pgrp = rest.split_whitespace().nth(2)?.parse::<u32>().ok()?;
-            (pgrp == group && head.ends_with("(Xvfb")).then_some(pid)
+            let name = head.split_once('(')?.1;
+            (pgrp == group).then(|| (pid, name.to_string()))
         })
+        .collect()
 }
 
 /// Starts the configured engine's driver (three tries), with its watchdog.
@@ -463,11 +449,6 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
         // Drained, so that a chatty driver never blocks on a full pipe; the
         // last lines say why it exited.
         let stderr_tail = child.stderr.take().map(drain_tail);
-        let said = |tail: &Option<std::sync::Arc<Mutex<String>>>| {
-            tail.as_ref()
-                .map(|t| t.lock().unwrap_or_else(|p| p.into_inner()).clone())
-                .unwrap_or_default()
-        };
         let mut port = None;
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut ready = false;
@@ -480,7 +461,7 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
             }
             if let Ok(Some(status)) = child.try_wait() {
                 std::thread::sleep(Duration::from_millis(50));
-                last = format!("exited with {status}: {}", said(&stderr_tail).trim());
+                last = format!("exited with {status}: {}", tail_text(&stderr_tail));
                 break;
             }
             if let Some(port) = port
@@ -517,6 +498,18 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
         binary.display(),
         config.browser
     )))
+}
+
+/// What a [`drain_tail`] kept so far, trimmed.
+fn tail_text(tail: &Option<std::sync::Arc<Mutex<String>>>) -> String {
+    tail.as_ref()
+        .map(|t| {
+            t.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
 }
 
 /// Reads a child's stderr to its end on a thread, keeping the last 4 KiB.
