@@ -91,8 +91,9 @@ impl Engine {
     /// scripts may lose their callback when their document goes away
     /// (geckodriver then answers at the script timeout); over BiDi a call
     /// ends as a navigation as soon as its document is gone
-    /// ([`Bidi::call_function`]).
-    fn bidi_calls(&self) -> Option<(&Arc<Bidi>, String)> {
+    /// ([`Bidi::call_function`]). The page's reads and screenshots go the
+    /// same way (`Page::settled` in `page.rs`).
+    pub(crate) fn bidi_calls(&self) -> Option<(&Arc<Bidi>, String)> {
         let bidi = self.bidi.as_ref()?;
         if self.browser != BrowserKind::Firefox && bidi.routes.is_empty() || !bidi.is_open() {
             return None;

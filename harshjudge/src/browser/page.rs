@@ -14,6 +14,7 @@ use fantoccini::Client;
 use serde_json::{Value, json};
 
 use super::bidi::Bidi;
+use super::bidi::protocol::Origin;
 use super::config::BrowserKind;
 use super::engine::Engine;
 use super::engines;
@@ -104,6 +105,10 @@ pub(crate) fn origin_of(url: &str) -> Option<String> {
         .starts_with("http")
         .then(|| url.origin().ascii_serialization())
 }
+
+/// The page's HTML over BiDi, as chromedriver's and geckodriver's Get Page
+/// Source serialise it.
+const HTML_JS: &str = "new XMLSerializer().serializeToString(document)";
 
 /// How long the end of a step waits for requests still in flight.
 const NETWORK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
@@ -358,6 +363,28 @@ impl Page {
         Some((bidi, context))
     }
 
+    /// The BiDi connection and this page's browsing context when its reads
+    /// (`url`, `title`, `html`, `evaluate`, `eval`) and screenshots go over
+    /// WebDriver BiDi, once a navigation under way has reached its document
+    /// ([`Bidi::settle`]): while the page has routes, and always on Firefox
+    /// (as its engine calls, [`Engine::bidi_calls`]). chromedriver serves a
+    /// classic command sent while a navigation loads only after that load,
+    /// and forwards no BiDi command meanwhile, so a read of a document a
+    /// route answers (or an `evaluate` whose fetch one answers) would hold
+    /// back the very answer it waits for; geckodriver's classic reads could
+    /// see the document the navigation was leaving.
+    async fn settled(&self) -> Option<(&Arc<Bidi>, String)> {
+        let (bidi, context) = self.engine().bidi_calls()?;
+        bidi.settle(&context).await;
+        Some((bidi, context))
+    }
+
+    /// How long a script of `evaluate` or `eval` may run: the session's
+    /// script timeout, as on the classic path.
+    fn script_limit(&self) -> Duration {
+        Duration::from_millis(self.engine().script_timeout().max(30_000))
+    }
+
     /// Reloads the page.
     pub async fn reload(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
@@ -456,22 +483,39 @@ impl Page {
     {
         let arg = serde_json::to_value(arg)
             .map_err(|e| cmd_err("serialising the argument of evaluate", e))?;
-        let script = format!(
-            "var done = arguments[arguments.length - 1]; var __hjArg = arguments[0];
+        let during = "running JavaScript (evaluate)";
+        let v = if let Some((bidi, context)) = self.settled().await {
+            let function = format!(
+                "async function (__hjArg) {{ try {{ var f = (\n{js}\n);
+  var v = typeof f === 'function' ? await f(JSON.parse(__hjArg)) : await f;
+  return JSON.stringify({{ok: true, v: v === undefined ? null : v}});
+}} catch (e) {{ return JSON.stringify({{ok: false, e: String(e && e.stack || e)}}); }} }}"
+            );
+            bidi.call_function(
+                &context,
+                &function,
+                &arg.to_string(),
+                self.script_limit(),
+                during,
+            )
+            .await?
+        } else {
+            let script = format!(
+                "var done = arguments[arguments.length - 1]; var __hjArg = arguments[0];
 Promise.resolve().then(function () {{ var f = (\n{js}\n); return typeof f === 'function' ? f(__hjArg) : f; }})
   .then(function (v) {{ done({{ok: true, v: v === undefined ? null : v}}); }},
         function (e) {{ done({{ok: false, e: String(e && e.stack || e)}}); }});"
-        );
-        let v = self
-            .engine()
-            .in_window(async {
-                self.inner
-                    .client
-                    .execute_async(&script, vec![arg])
-                    .await
-                    .map_err(|e| wire::fail("running JavaScript (evaluate)", e))
-            })
-            .await?;
+            );
+            self.engine()
+                .in_window(async {
+                    self.inner
+                        .client
+                        .execute_async(&script, vec![arg])
+                        .await
+                        .map_err(|e| wire::fail(during, e))
+                })
+                .await?
+        };
         if v["ok"] != true {
             return Err(BrowserError::Invalid {
                 message: format!(
@@ -545,6 +589,16 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// A PNG of a region of the page (document coordinates).
     pub(crate) async fn capture_clip(&self, b: &Clip) -> Result<Vec<u8>, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(
+                    &context,
+                    Origin::Document,
+                    Some(engines::box_clip(b)),
+                    "taking a screenshot of part of the page",
+                )
+                .await;
+        }
         if self.inner.browser != BrowserKind::Chromium {
             return engines::capture_clip(self.inner.browser, self.bidi().map(|b| &**b), b).await;
         }
@@ -563,6 +617,23 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     /// Runs JavaScript as a function body (`return …` gives a value). See
     /// [`evaluate`](Page::evaluate) for expressions, arguments and typed results.
     pub async fn eval(&self, js: &str) -> Result<serde_json::Value, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            // A throw fails as the classic command's does (a Command error,
+            // "javascript error: …").
+            let function = format!(
+                "async function () {{ const v = await (function () {{\n{js}\n}}).call(this);
+  return v === undefined ? null : JSON.stringify(v); }}"
+            );
+            return bidi
+                .call_function(
+                    &context,
+                    &function,
+                    "",
+                    self.script_limit(),
+                    "running JavaScript",
+                )
+                .await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -576,6 +647,11 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// A PNG of the viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(&context, Origin::Viewport, None, "taking a screenshot")
+                .await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -589,6 +665,9 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// The current URL.
     pub async fn url(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi.url(&context, "reading the URL").await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -603,6 +682,11 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// The document's title.
     pub async fn title(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .read(&context, "document.title", "reading the title")
+                .await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -616,6 +700,9 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// The page's HTML as it is now.
     pub async fn html(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi.read(&context, HTML_JS, "reading the HTML").await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -634,6 +721,16 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     pub async fn capture(&self, full_page: bool) -> Result<Vec<u8>, BrowserError> {
         if !full_page {
             return self.screenshot().await;
+        }
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(
+                    &context,
+                    Origin::Document,
+                    None,
+                    "taking a full-page screenshot",
+                )
+                .await;
         }
         let c = &self.inner.client;
         if self.inner.browser != BrowserKind::Chromium {
@@ -681,14 +778,7 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     async fn flush_events(&self, bidi: &Bidi) {
         let context = bidi.context.lock().expect("bidi lock").clone();
         if let Some(context) = context {
-            let _ = tokio::time::timeout(
-                Duration::from_secs(1),
-                bidi.send(
-                    "script.evaluate",
-                    json!({"expression": "0", "target": {"context": context}, "awaitPromise": false}),
-                ),
-            )
-            .await;
+            bidi.flush(&context).await;
         }
     }
 
