@@ -107,8 +107,8 @@ pub(crate) fn origin_of(url: &str) -> Option<String> {
 }
 
 /// The page's HTML over BiDi, as chromedriver's and geckodriver's Get Page
-/// Source serialise it.
-const HTML_JS: &str = "new XMLSerializer().serializeToString(document)";
+/// Source serialise it (the document element's markup, no doctype).
+const HTML_JS: &str = "document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(document)";
 
 /// How long the end of a step waits for requests still in flight.
 const NETWORK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
