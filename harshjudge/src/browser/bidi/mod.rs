@@ -483,11 +483,16 @@ impl Bidi {
     /// navigation that never told its end is forgotten after the limit, so
     /// it holds one read, not every one.
     pub(crate) async fn settle(&self, context: &str) {
+        self.settle_within(context, SETTLE_LIMIT).await;
+    }
+
+    /// [`Bidi::settle`] waiting at most `limit`.
+    async fn settle_within(&self, context: &str, limit: std::time::Duration) {
         let mut news = self.lifecycle.subscribe();
         // The events the page sent before this read (a click's navigation
         // start) come first.
         self.flush(context).await;
-        let deadline = tokio::time::Instant::now() + SETTLE_LIMIT;
+        let deadline = tokio::time::Instant::now() + limit;
         while let Some(navigation) = self.under_way(context) {
             if !self.is_open() {
                 return;
@@ -877,6 +882,115 @@ mod call_tests {
             assert!(crate::browser::wire::is_navigation(&e), "{events:?}: {e}");
             assert!(started.elapsed() < Duration::from_secs(5), "{events:?}");
         }
+    }
+
+    /// A remote end whose page starts a navigation (`n1`) just before it
+    /// answers a script, and `after` later sends `end` (an event of
+    /// navigation `n1`, or of `other` when given).
+    async fn navigating_remote_end(
+        end: &'static str,
+        other: Option<&'static str>,
+        after: Duration,
+    ) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            let (mut tx, mut rx) = ws.split();
+            let (out, mut outgoing) = tokio::sync::mpsc::unbounded_channel::<String>();
+            tokio::spawn(async move {
+                while let Some(m) = outgoing.recv().await {
+                    if tx.send(Message::text(m)).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            let event = |method: &str, navigation: &str| {
+                json!({"type": "event", "method": method,
+                    "params": {"context": "top", "navigation": navigation,
+                        "timestamp": 1, "url": "http://app.test/next"}})
+                .to_string()
+            };
+            let mut started = false;
+            while let Some(Ok(Message::Text(text))) = rx.next().await {
+                let v: Value = serde_json::from_str(text.as_str()).unwrap();
+                let result = match v["method"].as_str().unwrap() {
+                    "browsingContext.getTree" => json!({"contexts": [{"context": "top",
+                        "url": "http://app.test/next", "children": null}]}),
+                    "script.evaluate" => {
+                        if !started {
+                            started = true;
+                            out.send(event("browsingContext.navigationStarted", "n1"))
+                                .unwrap();
+                            let out = out.clone();
+                            let late = event(end, other.unwrap_or("n1"));
+                            tokio::spawn(async move {
+                                tokio::time::sleep(after).await;
+                                let _ = out.send(late);
+                            });
+                        }
+                        json!({"type": "success", "realm": "r",
+                            "result": {"type": "number", "value": 0}})
+                    }
+                    _ => json!({}),
+                };
+                let reply = json!({"type": "success", "id": v["id"], "result": result});
+                out.send(reply.to_string()).unwrap();
+            }
+        });
+        url
+    }
+
+    /// A read waits for a navigation under way until its document loads, or
+    /// until an event says none is coming (aborted, failed, a fragment
+    /// navigation, a download, a fetch error of the document); not longer.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn settle_waits_for_the_navigation_under_way_and_no_longer() {
+        for end in [
+            "browsingContext.domContentLoaded",
+            "browsingContext.load",
+            "browsingContext.navigationAborted",
+            "browsingContext.navigationFailed",
+            "browsingContext.fragmentNavigated",
+            "browsingContext.downloadWillBegin",
+            "network.fetchError",
+        ] {
+            let url = navigating_remote_end(end, None, Duration::from_millis(400)).await;
+            let bidi = Bidi::connect(&url).await.unwrap();
+            let started = Instant::now();
+            bidi.settle("top").await;
+            let waited = started.elapsed();
+            assert!(waited >= Duration::from_millis(350), "{end}: {waited:?}");
+            assert!(waited < Duration::from_secs(5), "{end}: {waited:?}");
+            assert_eq!(bidi.under_way("top"), None, "{end}");
+            assert_eq!(
+                bidi.url("top", "reading the URL").await.unwrap(),
+                "http://app.test/next"
+            );
+        }
+    }
+
+    /// The end of another navigation does not end the wait; a navigation
+    /// that never tells its end holds one read up to the limit, and is then
+    /// forgotten: the next read does not wait for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_navigation_that_never_ends_holds_one_read_up_to_the_limit() {
+        let url = navigating_remote_end(
+            "browsingContext.load",
+            Some("n0"),
+            Duration::from_millis(100),
+        )
+        .await;
+        let bidi = Bidi::connect(&url).await.unwrap();
+        let started = Instant::now();
+        bidi.settle_within("top", Duration::from_millis(700)).await;
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(650), "{waited:?}");
+        assert_eq!(bidi.under_way("top"), None);
+        let started = Instant::now();
+        bidi.settle("top").await;
+        assert!(started.elapsed() < Duration::from_secs(2));
     }
 
     /// A navigation that starts but brings no new document (a download, a
