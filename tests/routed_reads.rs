@@ -86,6 +86,28 @@ async fn routed_fetch(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
+/// A wait_for_function whose condition a route's answer makes true.
+#[scenario]
+async fn routed_wait(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("A wait_for_function that a route's answer ends", {
+        page.route("**/api/data", |route| async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            route.fulfill(Response::new().json(&json!({"n": 42}))).await
+        })
+        .await?;
+        page.goto("/start").await?;
+        page.evaluate::<Value, _>(
+            "() => { fetch('/api/data').then((r) => r.json()).then((v) => { window.__late = v.n; }); }",
+            (),
+        )
+        .await?;
+        let v = page.wait_for_function("() => window.__late", ()).await?;
+        s.attach_json("value", &v)?;
+    });
+    Ok(())
+}
+
 /// Every read right after a click and after an Enter onto routed documents.
 #[scenario]
 async fn routed_reads(s: Scenario) -> harshjudge::Result {
@@ -254,6 +276,8 @@ fn outcome() -> &'static Outcome {
         for (browser, filter) in [
             ("chromium", "routed_fetch"),
             ("firefox", "routed_fetch"),
+            ("chromium", "routed_wait"),
+            ("firefox", "routed_wait"),
             ("chromium", "routed_reads"),
             ("firefox", "routed_reads"),
             ("chromium", "routed_failure"),
@@ -330,6 +354,13 @@ fn evaluate_fetch_on(browser: &str) {
     assert!(fulfilled(&run, 1, "/api/data"), "{browser}");
 }
 
+fn wait_on(browser: &str) {
+    let run = passed(&format!("routed-wait-{browser}"), browser, "routed_wait");
+    let v: Value = harshjudge::serde_json::from_str(&attached(&run, 1, "value", ".json")).unwrap();
+    assert_eq!(v, json!(42), "{browser}: wait_for_function");
+    assert!(fulfilled(&run, 1, "/api/data"), "{browser}");
+}
+
 fn reads_after_input_on(browser: &str) {
     let run = passed(&format!("routed-reads-{browser}"), browser, "routed_reads");
     for (step, path, title, text) in [
@@ -388,6 +419,16 @@ fn an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_chromium() {
 #[test]
 fn an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_firefox() {
     evaluate_fetch_on("firefox");
+}
+
+#[test]
+fn a_wait_for_function_that_a_route_ends_passes_on_chromium() {
+    wait_on("chromium");
+}
+
+#[test]
+fn a_wait_for_function_that_a_route_ends_passes_on_firefox() {
+    wait_on("firefox");
 }
 
 #[test]

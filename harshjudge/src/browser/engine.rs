@@ -579,7 +579,7 @@ pub(crate) fn prompt_open(e: &BrowserError) -> bool {
 }
 
 /// The page's answer, or a typed error naming what this side does not know.
-fn decode(v: Value, during: &str) -> Result<Answer, BrowserError> {
+pub(crate) fn decode(v: Value, during: &str) -> Result<Answer, BrowserError> {
     Answer::decode(v).map_err(|e| BrowserError::Command {
         action: format!("reading the page engine's answer ({during})"),
         message: format!("{e}: the injected engine and this library disagree"),

@@ -3,11 +3,9 @@
 //! of the scenario that opened it. Locators, assertions, the keyboard and the
 //! string-selector shorthands add their `impl Page` blocks in their own files.
 
-use std::future::Future;
-use std::panic::Location;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
 use fantoccini::Client;
@@ -373,16 +371,10 @@ impl Page {
     /// route answers (or an `evaluate` whose fetch one answers) would hold
     /// back the very answer it waits for; geckodriver's classic reads could
     /// see the document the navigation was leaving.
-    async fn settled(&self) -> Option<(&Arc<Bidi>, String)> {
+    pub(super) async fn settled(&self) -> Option<(&Arc<Bidi>, String)> {
         let (bidi, context) = self.engine().bidi_calls()?;
         bidi.settle(&context).await;
         Some((bidi, context))
-    }
-
-    /// How long a script of `evaluate` or `eval` may run: the session's
-    /// script timeout, as on the classic path.
-    fn script_limit(&self) -> Duration {
-        Duration::from_millis(self.engine().script_timeout().max(30_000))
     }
 
     /// Reloads the page.
@@ -473,104 +465,6 @@ impl Page {
         self.set_viewport_size(w, h).await
     }
 
-    /// Runs JavaScript in the page and returns its result: `js` is an expression
-    /// (`"document.title"`) or a function called with `arg` (`"(n) => n * 2"`,
-    /// async functions too); the result is deserialised into `T`.
-    pub async fn evaluate<T, A>(&self, js: &str, arg: A) -> Result<T, BrowserError>
-    where
-        T: serde::de::DeserializeOwned,
-        A: serde::Serialize,
-    {
-        let arg = serde_json::to_value(arg)
-            .map_err(|e| cmd_err("serialising the argument of evaluate", e))?;
-        let during = "running JavaScript (evaluate)";
-        let v = if let Some((bidi, context)) = self.settled().await {
-            let function = format!(
-                "async function (__hjArg) {{ try {{ var f = (\n{js}\n);
-  var v = typeof f === 'function' ? await f(JSON.parse(__hjArg)) : await f;
-  return JSON.stringify({{ok: true, v: v === undefined ? null : v}});
-}} catch (e) {{ return JSON.stringify({{ok: false, e: String(e && e.stack || e)}}); }} }}"
-            );
-            bidi.call_function(
-                &context,
-                &function,
-                &arg.to_string(),
-                self.script_limit(),
-                during,
-            )
-            .await?
-        } else {
-            let script = format!(
-                "var done = arguments[arguments.length - 1]; var __hjArg = arguments[0];
-Promise.resolve().then(function () {{ var f = (\n{js}\n); return typeof f === 'function' ? f(__hjArg) : f; }})
-  .then(function (v) {{ done({{ok: true, v: v === undefined ? null : v}}); }},
-        function (e) {{ done({{ok: false, e: String(e && e.stack || e)}}); }});"
-            );
-            self.engine()
-                .in_window(async {
-                    self.inner
-                        .client
-                        .execute_async(&script, vec![arg])
-                        .await
-                        .map_err(|e| wire::fail(during, e))
-                })
-                .await?
-        };
-        if v["ok"] != true {
-            return Err(BrowserError::Invalid {
-                message: format!(
-                    "the page's JavaScript threw: {}",
-                    v["e"].as_str().unwrap_or("an error")
-                ),
-                location: None,
-            });
-        }
-        serde_json::from_value(v["v"].clone()).map_err(|e| {
-            cmd_err(
-                "reading the result of evaluate",
-                format!("{e} (the result was {})", v["v"]),
-            )
-        })
-    }
-
-    /// Waits until `js` (an expression, or a function called with `arg`) returns
-    /// a truthy value, polled inside the page; returns that value.
-    #[track_caller]
-    pub fn wait_for_function<'a, A: serde::Serialize>(
-        &'a self,
-        js: &'a str,
-        arg: A,
-    ) -> impl Future<Output = Result<Value, BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        let arg = serde_json::to_value(arg).unwrap_or(Value::Null);
-        async move {
-            let timeout = self.wait.as_millis() as u64;
-            let script = format!(
-                "var done = arguments[arguments.length - 1];\n{}\nvar f = (\n{js}\n);
-window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (e) {{
-  done({{ok: false, error: {{kind: 'js', message: String(e && e.message || e)}}, log: []}});
-}});",
-                wire::install_source()
-            );
-            let start = Instant::now();
-            let answer = self
-                .engine()
-                .call_script(
-                    &script,
-                    json!({"timeout": timeout, "arg": arg}),
-                    timeout,
-                    "waiting for a function to return a truthy value",
-                )
-                .await?;
-            answer.into_value(
-                "wait_for_function",
-                "return a truthy value",
-                start.elapsed(),
-                at,
-            )
-        }
-    }
-
     /// The ARIA snapshot of the whole page (YAML), as `aria.yml` evidence shows it.
     pub async fn aria_snapshot(&self) -> Result<String, BrowserError> {
         let answer = self
@@ -612,37 +506,6 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
         base64::engine::general_purpose::STANDARD
             .decode(shot["data"].as_str().unwrap_or_default())
             .map_err(|e| cmd_err("decoding a screenshot", e))
-    }
-
-    /// Runs JavaScript as a function body (`return …` gives a value). See
-    /// [`evaluate`](Page::evaluate) for expressions, arguments and typed results.
-    pub async fn eval(&self, js: &str) -> Result<serde_json::Value, BrowserError> {
-        if let Some((bidi, context)) = self.settled().await {
-            // A throw fails as the classic command's does (a Command error,
-            // "javascript error: …").
-            let function = format!(
-                "async function () {{ const v = await (function () {{\n{js}\n}}).call(this);
-  return v === undefined ? null : JSON.stringify(v); }}"
-            );
-            return bidi
-                .call_function(
-                    &context,
-                    &function,
-                    "",
-                    self.script_limit(),
-                    "running JavaScript",
-                )
-                .await;
-        }
-        self.engine()
-            .in_window(async {
-                self.inner
-                    .client
-                    .execute(js, vec![])
-                    .await
-                    .map_err(|e| wire::fail("running JavaScript", e))
-            })
-            .await
     }
 
     /// A PNG of the viewport.
