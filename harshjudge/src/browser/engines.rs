@@ -7,7 +7,8 @@
 //! |---|---|---|---|
 //! | console, network, routes | BiDi | BiDi | none (no BiDi): a note in the step's console |
 //! | viewport | CDP emulation | BiDi `setViewport` | window size |
-//! | full-page and clip screenshots | CDP | BiDi (`origin: document`) | viewport only; clips unsupported |
+//! | full-page and clip screenshots | CDP (BiDi while the page has routes) | BiDi (`origin: document`) | viewport only; clips unsupported |
+//! | reads (`url`, `title`, `html`, scripts) | classic (BiDi while the page has routes) | BiDi | classic |
 //! | engine registered per document | CDP | every call checks | every call checks |
 
 use serde_json::json;
