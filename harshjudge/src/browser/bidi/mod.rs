@@ -50,8 +50,9 @@ const EVENTS: [&str; 11] = [
 ];
 
 /// The events that end a navigation without a new document (or with the same
-/// one), subscribed to apart: a remote end that does not know one of them
-/// still serves the others ([`Bidi::settle`] then waits at most its limit).
+/// one), subscribed to with [`EVENTS`], or one by one when the remote end
+/// refuses one of them ([`Bidi::settle`] then waits at most its limit for a
+/// navigation that ends so).
 const NAVIGATION_ENDS: [&str; 4] = [
     "browsingContext.navigationAborted",
     "browsingContext.navigationFailed",
@@ -237,12 +238,10 @@ impl Bidi {
                 }));
             }
         });
-        // All at once: none waits on another's answer.
-        let (subscribed, ends, tree) = futures_util::future::join3(
-            bidi.send("session.subscribe", json!({"events": EVENTS})),
-            futures_util::future::join_all(
-                NAVIGATION_ENDS.map(|e| bidi.send("session.subscribe", json!({"events": [e]}))),
-            ),
+        // Both at once: neither waits on the other's answer.
+        let every: Vec<&str> = EVENTS.iter().chain(&NAVIGATION_ENDS).copied().collect();
+        let (subscribed, tree) = futures_util::future::join(
+            bidi.send("session.subscribe", json!({"events": every})),
             bidi.command::<_, Tree>(
                 "browsingContext.getTree",
                 &GetTree {
@@ -252,9 +251,17 @@ impl Bidi {
             ),
         )
         .await;
-        subscribed?;
-        // An event the remote end does not know: the others still end a wait.
-        drop(ends);
+        if subscribed.is_err() {
+            // A remote end that does not know one of the ends of a
+            // navigation: the events needed, then each end on its own.
+            bidi.send("session.subscribe", json!({"events": EVENTS}))
+                .await?;
+            for end in NAVIGATION_ENDS {
+                let _ = bidi
+                    .send("session.subscribe", json!({"events": [end]}))
+                    .await;
+            }
+        }
         *bidi.context.lock().expect("bidi lock") =
             tree?.contexts.into_iter().next().map(|c| c.context);
         Ok(bidi)
