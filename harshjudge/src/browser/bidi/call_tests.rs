@@ -203,3 +203,64 @@ async fn a_navigation_without_a_new_document_leaves_the_call_to_its_limit() {
     assert!(!crate::browser::wire::is_navigation(&e), "{e}");
     assert!(e.to_string().contains("did not answer"), "{e}");
 }
+
+/// A remote end that does not know one of the ends of a navigation refuses
+/// the one subscription of every event: the session still opens, with the
+/// events it needs, and each end it knows subscribed on its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_end_of_navigation_leaves_the_other_events_subscribed() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}", listener.local_addr().unwrap());
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel::<(Vec<String>, bool)>();
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        while let Some(Ok(Message::Text(text))) = ws.next().await {
+            let v: Value = serde_json::from_str(text.as_str()).unwrap();
+            let reply = match v["method"].as_str().unwrap() {
+                "session.subscribe" => {
+                    let events: Vec<String> = v["params"]["events"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|e| e.as_str().unwrap().to_string())
+                        .collect();
+                    let refused = events.iter().any(|e| e.ends_with("downloadWillBegin"));
+                    seen_tx.send((events, refused)).unwrap();
+                    if refused {
+                        json!({"type": "error", "id": v["id"], "error": "invalid argument",
+                            "message": "unknown event"})
+                    } else {
+                        json!({"type": "success", "id": v["id"], "result": {}})
+                    }
+                }
+                "browsingContext.getTree" => json!({"type": "success", "id": v["id"],
+                    "result": {"contexts": [{"context": "top", "url": "about:blank"}]}}),
+                _ => json!({"type": "success", "id": v["id"], "result": {}}),
+            };
+            ws.send(Message::text(reply.to_string())).await.unwrap();
+        }
+    });
+    let bidi = Bidi::connect(&url).await.unwrap();
+    assert_eq!(
+        bidi.context.lock().unwrap().as_deref(),
+        Some("top"),
+        "the window's context"
+    );
+    let mut subscriptions = Vec::new();
+    while let Ok((events, refused)) = seen.try_recv() {
+        subscriptions.push((events, refused));
+    }
+    assert_eq!(subscriptions.len(), 6, "{subscriptions:?}");
+    assert!(subscriptions[0].1, "all at once, refused");
+    assert_eq!(subscriptions[0].0.len(), super::EVENTS.len() + 4);
+    assert_eq!(
+        subscriptions[1],
+        (super::EVENTS.map(String::from).to_vec(), false)
+    );
+    let singles: Vec<&str> = subscriptions[2..]
+        .iter()
+        .map(|(e, _)| e[0].as_str())
+        .collect();
+    assert_eq!(singles, super::NAVIGATION_ENDS.to_vec());
+}
