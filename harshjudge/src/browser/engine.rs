@@ -91,8 +91,9 @@ impl Engine {
     /// scripts may lose their callback when their document goes away
     /// (geckodriver then answers at the script timeout); over BiDi a call
     /// ends as a navigation as soon as its document is gone
-    /// ([`Bidi::call_function`]).
-    fn bidi_calls(&self) -> Option<(&Arc<Bidi>, String)> {
+    /// ([`Bidi::call_function`]). The page's reads and screenshots go the
+    /// same way (`Page::settled` in `page.rs`).
+    pub(crate) fn bidi_calls(&self) -> Option<(&Arc<Bidi>, String)> {
         let bidi = self.bidi.as_ref()?;
         if self.browser != BrowserKind::Firefox && bidi.routes.is_empty() || !bidi.is_open() {
             return None;
@@ -578,7 +579,7 @@ pub(crate) fn prompt_open(e: &BrowserError) -> bool {
 }
 
 /// The page's answer, or a typed error naming what this side does not know.
-fn decode(v: Value, during: &str) -> Result<Answer, BrowserError> {
+pub(crate) fn decode(v: Value, during: &str) -> Result<Answer, BrowserError> {
     Answer::decode(v).map_err(|e| BrowserError::Command {
         action: format!("reading the page engine's answer ({during})"),
         message: format!("{e}: the injected engine and this library disagree"),

@@ -7,13 +7,14 @@
 //! |---|---|---|---|
 //! | console, network, routes | BiDi | BiDi | none (no BiDi): a note in the step's console |
 //! | viewport | CDP emulation | BiDi `setViewport` | window size |
-//! | full-page and clip screenshots | CDP | BiDi (`origin: document`) | viewport only; clips unsupported |
+//! | full-page and clip screenshots | CDP (BiDi while the page has routes) | BiDi (`origin: document`) | viewport only; clips unsupported |
+//! | reads (`url`, `title`, `html`, scripts) | classic (BiDi while the page has routes) | BiDi | classic |
 //! | engine registered per document | CDP | every call checks | every call checks |
 
-use base64::Engine as _;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::bidi::Bidi;
+use super::bidi::protocol::{BoxClip, BoxKind, Origin};
 use super::config::BrowserKind;
 use super::error::{BrowserError, cmd_err};
 use super::logs::ConsoleEntry;
@@ -86,21 +87,24 @@ pub(super) async fn set_viewport(
 /// A PNG through BiDi's `captureScreenshot` (`origin: document`), of `clip`
 /// (document coordinates) or of the whole document.
 async fn bidi_capture(bidi: &Bidi, clip: Option<&Clip>) -> Result<Vec<u8>, BrowserError> {
-    let mut params = json!({"context": context(bidi)?, "origin": "document"});
-    if let Some(b) = clip {
-        params["clip"] =
-            json!({"type": "box", "x": b.x, "y": b.y, "width": b.width, "height": b.height});
-    }
-    let shot = bidi
-        .send("browsingContext.captureScreenshot", params)
-        .await?;
-    decode(&shot)
+    bidi.capture(
+        &context(bidi)?,
+        Origin::Document,
+        clip.map(box_clip),
+        "taking a screenshot",
+    )
+    .await
 }
 
-fn decode(shot: &Value) -> Result<Vec<u8>, BrowserError> {
-    base64::engine::general_purpose::STANDARD
-        .decode(shot["data"].as_str().unwrap_or_default())
-        .map_err(|e| cmd_err("decoding a screenshot", e))
+/// A clip as BiDi's box.
+pub(super) fn box_clip(b: &Clip) -> BoxClip {
+    BoxClip {
+        kind: BoxKind::Box,
+        x: b.x,
+        y: b.y,
+        width: b.width,
+        height: b.height,
+    }
 }
 
 /// A full-page PNG of a non-Chromium session: BiDi, else (WebKit) the

@@ -33,6 +33,7 @@ mod pool;
 mod popup;
 mod protocol;
 mod reuse;
+mod script;
 mod session;
 mod shorthands;
 mod snapshot;

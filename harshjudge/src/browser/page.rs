@@ -3,17 +3,16 @@
 //! of the scenario that opened it. Locators, assertions, the keyboard and the
 //! string-selector shorthands add their `impl Page` blocks in their own files.
 
-use std::future::Future;
-use std::panic::Location;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
 use fantoccini::Client;
 use serde_json::{Value, json};
 
 use super::bidi::Bidi;
+use super::bidi::protocol::Origin;
 use super::config::BrowserKind;
 use super::engine::Engine;
 use super::engines;
@@ -104,6 +103,10 @@ pub(crate) fn origin_of(url: &str) -> Option<String> {
         .starts_with("http")
         .then(|| url.origin().ascii_serialization())
 }
+
+/// The page's HTML over BiDi, as chromedriver's and geckodriver's Get Page
+/// Source serialise it (the document element's markup, no doctype).
+const HTML_JS: &str = "document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(document)";
 
 /// How long the end of a step waits for requests still in flight.
 const NETWORK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
@@ -358,6 +361,22 @@ impl Page {
         Some((bidi, context))
     }
 
+    /// The BiDi connection and this page's browsing context when its reads
+    /// (`url`, `title`, `html`, `evaluate`, `eval`) and screenshots go over
+    /// WebDriver BiDi, once a navigation under way has reached its document
+    /// ([`Bidi::settle`]): while the page has routes, and always on Firefox
+    /// (as its engine calls, [`Engine::bidi_calls`]). chromedriver serves a
+    /// classic command sent while a navigation loads only after that load,
+    /// and forwards no BiDi command meanwhile, so a read of a document a
+    /// route answers (or an `evaluate` whose fetch one answers) would hold
+    /// back the very answer it waits for; geckodriver's classic reads could
+    /// see the document the navigation was leaving.
+    pub(super) async fn settled(&self) -> Option<(&Arc<Bidi>, String)> {
+        let (bidi, context) = self.engine().bidi_calls()?;
+        bidi.settle(&context).await;
+        Some((bidi, context))
+    }
+
     /// Reloads the page.
     pub async fn reload(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
@@ -446,87 +465,6 @@ impl Page {
         self.set_viewport_size(w, h).await
     }
 
-    /// Runs JavaScript in the page and returns its result: `js` is an expression
-    /// (`"document.title"`) or a function called with `arg` (`"(n) => n * 2"`,
-    /// async functions too); the result is deserialised into `T`.
-    pub async fn evaluate<T, A>(&self, js: &str, arg: A) -> Result<T, BrowserError>
-    where
-        T: serde::de::DeserializeOwned,
-        A: serde::Serialize,
-    {
-        let arg = serde_json::to_value(arg)
-            .map_err(|e| cmd_err("serialising the argument of evaluate", e))?;
-        let script = format!(
-            "var done = arguments[arguments.length - 1]; var __hjArg = arguments[0];
-Promise.resolve().then(function () {{ var f = (\n{js}\n); return typeof f === 'function' ? f(__hjArg) : f; }})
-  .then(function (v) {{ done({{ok: true, v: v === undefined ? null : v}}); }},
-        function (e) {{ done({{ok: false, e: String(e && e.stack || e)}}); }});"
-        );
-        let v = self
-            .engine()
-            .in_window(async {
-                self.inner
-                    .client
-                    .execute_async(&script, vec![arg])
-                    .await
-                    .map_err(|e| wire::fail("running JavaScript (evaluate)", e))
-            })
-            .await?;
-        if v["ok"] != true {
-            return Err(BrowserError::Invalid {
-                message: format!(
-                    "the page's JavaScript threw: {}",
-                    v["e"].as_str().unwrap_or("an error")
-                ),
-                location: None,
-            });
-        }
-        serde_json::from_value(v["v"].clone()).map_err(|e| {
-            cmd_err(
-                "reading the result of evaluate",
-                format!("{e} (the result was {})", v["v"]),
-            )
-        })
-    }
-
-    /// Waits until `js` (an expression, or a function called with `arg`) returns
-    /// a truthy value, polled inside the page; returns that value.
-    #[track_caller]
-    pub fn wait_for_function<'a, A: serde::Serialize>(
-        &'a self,
-        js: &'a str,
-        arg: A,
-    ) -> impl Future<Output = Result<Value, BrowserError>> + Send + 'a {
-        let at = Location::caller();
-        let arg = serde_json::to_value(arg).unwrap_or(Value::Null);
-        async move {
-            let timeout = self.wait.as_millis() as u64;
-            let script = format!(
-                "var done = arguments[arguments.length - 1];\n{}\nvar f = (\n{js}\n);
-window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (e) {{
-  done({{ok: false, error: {{kind: 'js', message: String(e && e.message || e)}}, log: []}});
-}});",
-                wire::install_source()
-            );
-            let start = Instant::now();
-            let answer = self
-                .engine()
-                .call_script(
-                    &script,
-                    json!({"timeout": timeout, "arg": arg}),
-                    timeout,
-                    "waiting for a function to return a truthy value",
-                )
-                .await?;
-            answer.into_value(
-                "wait_for_function",
-                "return a truthy value",
-                start.elapsed(),
-                at,
-            )
-        }
-    }
-
     /// The ARIA snapshot of the whole page (YAML), as `aria.yml` evidence shows it.
     pub async fn aria_snapshot(&self) -> Result<String, BrowserError> {
         let answer = self
@@ -545,6 +483,16 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// A PNG of a region of the page (document coordinates).
     pub(crate) async fn capture_clip(&self, b: &Clip) -> Result<Vec<u8>, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(
+                    &context,
+                    Origin::Document,
+                    Some(engines::box_clip(b)),
+                    "taking a screenshot of part of the page",
+                )
+                .await;
+        }
         if self.inner.browser != BrowserKind::Chromium {
             return engines::capture_clip(self.inner.browser, self.bidi().map(|b| &**b), b).await;
         }
@@ -560,22 +508,13 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
             .map_err(|e| cmd_err("decoding a screenshot", e))
     }
 
-    /// Runs JavaScript as a function body (`return …` gives a value). See
-    /// [`evaluate`](Page::evaluate) for expressions, arguments and typed results.
-    pub async fn eval(&self, js: &str) -> Result<serde_json::Value, BrowserError> {
-        self.engine()
-            .in_window(async {
-                self.inner
-                    .client
-                    .execute(js, vec![])
-                    .await
-                    .map_err(|e| wire::fail("running JavaScript", e))
-            })
-            .await
-    }
-
     /// A PNG of the viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(&context, Origin::Viewport, None, "taking a screenshot")
+                .await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -589,6 +528,9 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// The current URL.
     pub async fn url(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi.url(&context, "reading the URL").await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -603,6 +545,11 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// The document's title.
     pub async fn title(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .read(&context, "document.title", "reading the title")
+                .await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -616,6 +563,9 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
 
     /// The page's HTML as it is now.
     pub async fn html(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi.read(&context, HTML_JS, "reading the HTML").await;
+        }
         self.engine()
             .in_window(async {
                 self.inner
@@ -634,6 +584,16 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     pub async fn capture(&self, full_page: bool) -> Result<Vec<u8>, BrowserError> {
         if !full_page {
             return self.screenshot().await;
+        }
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(
+                    &context,
+                    Origin::Document,
+                    None,
+                    "taking a full-page screenshot",
+                )
+                .await;
         }
         let c = &self.inner.client;
         if self.inner.browser != BrowserKind::Chromium {
@@ -681,14 +641,7 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     async fn flush_events(&self, bidi: &Bidi) {
         let context = bidi.context.lock().expect("bidi lock").clone();
         if let Some(context) = context {
-            let _ = tokio::time::timeout(
-                Duration::from_secs(1),
-                bidi.send(
-                    "script.evaluate",
-                    json!({"expression": "0", "target": {"context": context}, "awaitPromise": false}),
-                ),
-            )
-            .await;
+            bidi.flush(&context).await;
         }
     }
 

@@ -13,6 +13,7 @@
 pub(crate) mod dialog;
 pub(crate) mod events;
 pub(crate) mod glob;
+pub(crate) mod protocol;
 pub(crate) mod route;
 
 use std::collections::HashMap;
@@ -20,12 +21,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize as _;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::error::BrowserError;
 use events::StepLog;
+use protocol::{
+    BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree, LocalValue,
+    NavigationEvent, Origin, Ownership, RemoteValue, Screenshot, ScriptResult, Tree,
+};
 use route::Routes;
 
 /// The events a session subscribes to.
@@ -43,6 +49,21 @@ const EVENTS: [&str; 11] = [
     "browsingContext.userPromptOpened",
 ];
 
+/// The events that end a navigation without a new document (or with the same
+/// one), subscribed to with [`EVENTS`], or one by one when the remote end
+/// refuses one of them ([`Bidi::settle`] then waits at most its limit for a
+/// navigation that ends so).
+const NAVIGATION_ENDS: [&str; 4] = [
+    "browsingContext.navigationAborted",
+    "browsingContext.navigationFailed",
+    "browsingContext.fragmentNavigated",
+    "browsingContext.downloadWillBegin",
+];
+
+/// How long a read of the page waits for a navigation under way to reach its
+/// document ([`Bidi::settle`]).
+const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// What a browsing context's document did, for calls that must not outlive
 /// it ([`Bidi::call_function`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +76,10 @@ pub(crate) enum Lifecycle {
     Loaded(String, String),
     /// The context is gone (its tab closed, its iframe removed).
     Destroyed(String),
+    /// A navigation of the context ended without a new document: aborted,
+    /// failed, a download, a fetch error of its document, or a fragment
+    /// navigation (the same document): the context, the navigation's id.
+    Ended(String, String),
 }
 
 type Reply = oneshot::Sender<Result<Value, BrowserError>>;
@@ -103,6 +128,17 @@ fn bidi_err(action: &str, message: impl std::fmt::Display) -> BrowserError {
     BrowserError::Command {
         action: format!("{action} (WebDriver BiDi)"),
         message: message.to_string(),
+    }
+}
+
+/// A failed command's error saying what was being done (`during`).
+fn renamed(e: BrowserError, during: &str) -> BrowserError {
+    match e {
+        BrowserError::Command { message, .. } => BrowserError::Command {
+            action: during.to_string(),
+            message,
+        },
+        other => other,
     }
 }
 
@@ -203,15 +239,31 @@ impl Bidi {
             }
         });
         // Both at once: neither waits on the other's answer.
+        let every: Vec<&str> = EVENTS.iter().chain(&NAVIGATION_ENDS).copied().collect();
         let (subscribed, tree) = futures_util::future::join(
-            bidi.send("session.subscribe", json!({"events": EVENTS})),
-            bidi.send("browsingContext.getTree", json!({"maxDepth": 0})),
+            bidi.send("session.subscribe", json!({"events": every})),
+            bidi.command::<_, Tree>(
+                "browsingContext.getTree",
+                &GetTree {
+                    root: None,
+                    max_depth: 0,
+                },
+            ),
         )
         .await;
-        subscribed?;
-        let tree = tree?;
+        if subscribed.is_err() {
+            // A remote end that does not know one of the ends of a
+            // navigation: the events needed, then each end on its own.
+            bidi.send("session.subscribe", json!({"events": EVENTS}))
+                .await?;
+            for end in NAVIGATION_ENDS {
+                let _ = bidi
+                    .send("session.subscribe", json!({"events": [end]}))
+                    .await;
+            }
+        }
         *bidi.context.lock().expect("bidi lock") =
-            tree["contexts"][0]["context"].as_str().map(String::from);
+            tree?.contexts.into_iter().next().map(|c| c.context);
         Ok(bidi)
     }
 
@@ -232,6 +284,19 @@ impl Bidi {
             }),
             Err(_) => Err(bidi_err(method, "the BiDi connection closed")),
         }
+    }
+
+    /// Sends a typed command and reads its typed answer.
+    pub(crate) async fn command<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, BrowserError> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| bidi_err(method, format!("encoding the parameters: {e}")))?;
+        let answer = self.send(method, params).await?;
+        serde_json::from_value(answer)
+            .map_err(|e| bidi_err(method, format!("an answer of another shape: {e}")))
     }
 
     /// Navigates `context` (a top-level browsing context: the main window's
@@ -347,27 +412,162 @@ impl Bidi {
         }
     }
 
-    /// `expression`'s value in `context`'s document, as a string.
-    async fn evaluate(&self, context: &str, expression: &str) -> Result<String, BrowserError> {
-        let r = self
-            .send(
+    /// `expression`'s value in `context`'s document, as a string (empty for
+    /// a value that is not one).
+    pub(crate) async fn evaluate(
+        &self,
+        context: &str,
+        expression: &str,
+    ) -> Result<String, BrowserError> {
+        let r: ScriptResult = self
+            .command(
                 "script.evaluate",
-                json!({"expression": expression, "target": {"context": context},
-                    "awaitPromise": false, "resultOwnership": "none"}),
+                &Evaluate {
+                    expression,
+                    target: ContextTarget { context },
+                    await_promise: false,
+                    result_ownership: Ownership::None,
+                },
             )
             .await?;
-        match r["type"].as_str() {
-            Some("success") => Ok(r["result"]["value"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()),
-            _ => Err(bidi_err(
+        match r {
+            ScriptResult::Success {
+                result: RemoteValue::String { value },
+            } => Ok(value),
+            ScriptResult::Success { .. } => Ok(String::new()),
+            ScriptResult::Exception { exception_details } => Err(bidi_err(
                 "script.evaluate",
-                r["exceptionDetails"]["text"]
-                    .as_str()
-                    .unwrap_or("the script threw"),
+                if exception_details.text.is_empty() {
+                    "the script threw".to_string()
+                } else {
+                    exception_details.text
+                },
             )),
         }
+    }
+
+    /// `expression`'s value (a string) in `context`'s document, failing as
+    /// what was being done (`during`).
+    pub(crate) async fn read(
+        &self,
+        context: &str,
+        expression: &str,
+        during: &str,
+    ) -> Result<String, BrowserError> {
+        self.evaluate(context, expression)
+            .await
+            .map_err(|e| renamed(e, during))
+    }
+
+    /// One round trip through `context`'s renderer, bounded at a second: the
+    /// events its document sent before it have arrived when it returns.
+    pub(crate) async fn flush(&self, context: &str) {
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_secs(1),
+            self.evaluate(context, "0"),
+        )
+        .await;
+    }
+
+    /// The navigation of `context` under way (started, its document not yet
+    /// loaded), if any.
+    fn under_way(&self, context: &str) -> Option<String> {
+        self.navigating
+            .lock()
+            .expect("bidi lock")
+            .get(context)
+            .cloned()
+    }
+
+    /// Waits, up to [`SETTLE_LIMIT`], until a navigation of `context` under
+    /// way has reached its new document (DOMContentLoaded), or ended without
+    /// one (aborted, failed, a download, a fetch error of its document, a
+    /// fragment navigation, the context closed): a read of the page after it
+    /// reads the document the navigation brings, not the one it leaves.
+    ///
+    /// Nothing is held meanwhile: a route's answer to the document's requests
+    /// is given by the reader task, which keeps serving the socket. A
+    /// navigation that never told its end is forgotten after the limit, so
+    /// it holds one read, not every one.
+    pub(crate) async fn settle(&self, context: &str) {
+        self.settle_within(context, SETTLE_LIMIT).await;
+    }
+
+    /// [`Bidi::settle`] waiting at most `limit`.
+    async fn settle_within(&self, context: &str, limit: std::time::Duration) {
+        let mut news = self.lifecycle.subscribe();
+        // The events the page sent before this read (a click's navigation
+        // start) come first.
+        self.flush(context).await;
+        let deadline = tokio::time::Instant::now() + limit;
+        while let Some(navigation) = self.under_way(context) {
+            if !self.is_open() {
+                return;
+            }
+            use tokio::sync::broadcast::error::RecvError;
+            match tokio::time::timeout_at(deadline, news.recv()).await {
+                Ok(Ok(_) | Err(RecvError::Lagged(_))) => {}
+                Ok(Err(RecvError::Closed)) => return,
+                Err(_) => {
+                    let mut navigating = self.navigating.lock().expect("bidi lock");
+                    if navigating.get(context) == Some(&navigation) {
+                        navigating.remove(context);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The URL of `context`'s current document (`browsingContext.getTree`).
+    pub(crate) async fn url(&self, context: &str, during: &str) -> Result<String, BrowserError> {
+        let tree: Tree = self
+            .command(
+                "browsingContext.getTree",
+                &GetTree {
+                    root: Some(context),
+                    max_depth: 0,
+                },
+            )
+            .await
+            .map_err(|e| renamed(e, during))?;
+        tree.contexts
+            .into_iter()
+            .find(|c| c.context == context)
+            .map(|c| c.url)
+            .ok_or_else(|| BrowserError::Command {
+                action: during.to_string(),
+                message: format!("no browsing context {context}"),
+            })
+    }
+
+    /// A PNG of `context`'s viewport or whole document, or of `clip` of it
+    /// (`browsingContext.captureScreenshot`).
+    pub(crate) async fn capture(
+        &self,
+        context: &str,
+        origin: Origin,
+        clip: Option<BoxClip>,
+        during: &str,
+    ) -> Result<Vec<u8>, BrowserError> {
+        use base64::Engine as _;
+        let shot: Screenshot = self
+            .command(
+                "browsingContext.captureScreenshot",
+                &CaptureScreenshot {
+                    context,
+                    origin,
+                    clip,
+                },
+            )
+            .await
+            .map_err(|e| renamed(e, during))?;
+        base64::engine::general_purpose::STANDARD
+            .decode(shot.data)
+            .map_err(|e| BrowserError::Command {
+                action: during.to_string(),
+                message: format!("decoding the screenshot: {e}"),
+            })
     }
 
     /// Calls `function` (a JavaScript function declaration) with the string
@@ -406,16 +606,14 @@ impl Bidi {
             action: during.to_string(),
             message,
         };
-        let call = self.send(
-            "script.callFunction",
-            json!({
-                "functionDeclaration": function,
-                "arguments": [{"type": "string", "value": arg}],
-                "target": {"context": context},
-                "awaitPromise": true,
-                "resultOwnership": "none",
-            }),
-        );
+        let params = CallFunction {
+            function_declaration: function,
+            arguments: vec![LocalValue::String { value: arg }],
+            target: ContextTarget { context },
+            await_promise: true,
+            result_ownership: Ownership::None,
+        };
+        let call = self.command::<_, ScriptResult>("script.callFunction", &params);
         let gone = async {
             use tokio::sync::broadcast::error::RecvError;
             loop {
@@ -449,29 +647,27 @@ impl Bidi {
             BrowserError::Command { message, .. } => fail(message),
             other => other,
         })?;
-        if r["type"] != "success" {
-            let details = &r["exceptionDetails"];
-            return Err(fail(format!(
-                "javascript error: {}",
-                details["text"]
-                    .as_str()
-                    .or_else(|| details["exception"]["value"].as_str())
-                    .unwrap_or("the script threw")
-            )));
-        }
-        let result = &r["result"];
-        match result["type"].as_str() {
-            Some("string") => {
-                let text = result["value"].as_str().unwrap_or_default();
-                serde_json::from_str(text)
-                    .map_err(|e| fail(format!("the page answered no JSON ({e}): {text}")))
+        let result = match r {
+            ScriptResult::Success { result } => result,
+            ScriptResult::Exception { exception_details } => {
+                return Err(fail(format!(
+                    "javascript error: {}",
+                    if exception_details.text.is_empty() {
+                        "the script threw"
+                    } else {
+                        &exception_details.text
+                    }
+                )));
             }
-            Some("window") => Ok(json!({"window": result["value"]["context"]})),
-            Some("null" | "undefined") => Ok(Value::Null),
-            other => Err(fail(format!(
-                "the page answered a {} where JSON text was expected",
-                other.unwrap_or("value")
-            ))),
+        };
+        match result {
+            RemoteValue::String { value } => serde_json::from_str(&value)
+                .map_err(|e| fail(format!("the page answered no JSON ({e}): {value}"))),
+            RemoteValue::Window { value } => Ok(json!({"window": value.context})),
+            RemoteValue::Null | RemoteValue::Undefined => Ok(Value::Null),
+            RemoteValue::Other => Err(fail(
+                "the page answered a value other than JSON text".to_string(),
+            )),
         }
     }
 
@@ -524,35 +720,11 @@ impl Bidi {
     /// One event: into the step's log, to the waiters, and a blocked request to
     /// the routes.
     fn event(self: Arc<Self>, method: &str, params: &Value) {
-        let context = || params["context"].as_str().unwrap_or_default().to_string();
-        let navigation = || {
-            params["navigation"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        };
-        let news = match method {
-            "browsingContext.navigationStarted" => {
-                let news = Lifecycle::Started(context(), navigation());
-                let mut navigating = self.navigating.lock().expect("bidi lock");
-                navigating.insert(context(), navigation());
-                Some(news)
-            }
-            "browsingContext.domContentLoaded" | "browsingContext.load" => {
-                let mut navigating = self.navigating.lock().expect("bidi lock");
-                if navigating.get(&context()) == Some(&navigation()) {
-                    navigating.remove(&context());
-                }
-                Some(Lifecycle::Loaded(context(), navigation()))
-            }
-            "browsingContext.contextDestroyed" => {
-                self.navigating
-                    .lock()
-                    .expect("bidi lock")
-                    .remove(&context());
-                Some(Lifecycle::Destroyed(context()))
-            }
-            _ => None,
+        let news = if method.starts_with("browsingContext.") || method == "network.fetchError" {
+            let e = NavigationEvent::deserialize(params).unwrap_or_default();
+            self.navigation_news(method, e.context, e.navigation.unwrap_or_default())
+        } else {
+            None
         };
         if let Some(news) = news {
             // No receiver: no call is waiting.
@@ -566,6 +738,54 @@ impl Bidi {
         } else if method == "browsingContext.userPromptOpened" {
             let params = params.clone();
             tokio::spawn(dialog::handle(self.clone(), params));
+        }
+    }
+
+    /// What a navigation event says of its context: the navigation under
+    /// way noted (started) or forgotten (its document loaded, or no document
+    /// to come), and the news for the calls and reads that wait on it.
+    fn navigation_news(
+        &self,
+        method: &str,
+        context: String,
+        navigation: String,
+    ) -> Option<Lifecycle> {
+        if navigation.is_empty() && method == "network.fetchError" {
+            // A request that is no document's.
+            return None;
+        }
+        let mut navigating = self.navigating.lock().expect("bidi lock");
+        let end = |navigating: &mut HashMap<String, String>| {
+            if navigating.get(&context) == Some(&navigation) {
+                navigating.remove(&context);
+            }
+        };
+        match method {
+            "browsingContext.navigationStarted" => {
+                navigating.insert(context.clone(), navigation.clone());
+                Some(Lifecycle::Started(context, navigation))
+            }
+            "browsingContext.domContentLoaded" | "browsingContext.load" => {
+                end(&mut navigating);
+                Some(Lifecycle::Loaded(context, navigation))
+            }
+            "browsingContext.contextDestroyed" => {
+                navigating.remove(&context);
+                Some(Lifecycle::Destroyed(context))
+            }
+            // The same document: whatever was under way in it is over.
+            "browsingContext.fragmentNavigated" => {
+                navigating.remove(&context);
+                Some(Lifecycle::Ended(context, navigation))
+            }
+            "browsingContext.navigationAborted"
+            | "browsingContext.navigationFailed"
+            | "browsingContext.downloadWillBegin"
+            | "network.fetchError" => {
+                end(&mut navigating);
+                Some(Lifecycle::Ended(context, navigation))
+            }
+            _ => None,
         }
     }
 
@@ -596,98 +816,4 @@ mod fallback_tests {
 }
 
 #[cfg(test)]
-mod call_tests {
-    use std::time::{Duration, Instant};
-
-    use futures_util::{SinkExt, StreamExt};
-    use serde_json::{Value, json};
-    use tokio_tungstenite::tungstenite::Message;
-
-    use super::Bidi;
-
-    /// A remote end that never answers `script.callFunction` (as geckodriver
-    /// lost a script's callback when its document went away): it announces
-    /// a navigation of the call's context, then, with `events`, that
-    /// navigation's new document (DOMContentLoaded), or the context's end.
-    async fn losing_remote_end(events: &'static [&'static str]) -> String {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("ws://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            let (tcp, _) = listener.accept().await.unwrap();
-            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            while let Some(Ok(Message::Text(text))) = ws.next().await {
-                let v: Value = serde_json::from_str(text.as_str()).unwrap();
-                let result = match v["method"].as_str().unwrap() {
-                    "session.subscribe" => json!({}),
-                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
-                    "script.callFunction" => {
-                        for method in events {
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            let event = json!({"type": "event", "method": method,
-                                "params": {"context": "top", "navigation": "n1",
-                                    "timestamp": 1, "url": "http://app.test/next"}});
-                            ws.send(Message::text(event.to_string())).await.unwrap();
-                        }
-                        continue;
-                    }
-                    _ => json!({}),
-                };
-                let reply = json!({"type": "success", "id": v["id"], "result": result});
-                ws.send(Message::text(reply.to_string())).await.unwrap();
-            }
-        });
-        url
-    }
-
-    /// An engine call whose document is replaced, or whose context closes,
-    /// ends at once as a navigation (the caller asks again in the new
-    /// document), not at its limit: a lost answer no longer costs the script
-    /// timeout.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_call_whose_document_went_away_ends_at_once_as_a_navigation() {
-        for events in [
-            &[
-                "browsingContext.navigationStarted",
-                "browsingContext.domContentLoaded",
-            ][..],
-            &["browsingContext.contextDestroyed"][..],
-        ] {
-            let bidi = Bidi::connect(&losing_remote_end(events).await)
-                .await
-                .unwrap();
-            let started = Instant::now();
-            let e = bidi
-                .call_function(
-                    "top",
-                    "async function () {}",
-                    "",
-                    Duration::from_secs(20),
-                    "waiting",
-                )
-                .await
-                .unwrap_err();
-            assert!(crate::browser::wire::is_navigation(&e), "{events:?}: {e}");
-            assert!(started.elapsed() < Duration::from_secs(5), "{events:?}");
-        }
-    }
-
-    /// A navigation that starts but brings no new document (a download, a
-    /// 204) leaves the call alone: it ends by its answer or its limit.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_navigation_without_a_new_document_leaves_the_call_to_its_limit() {
-        let url = losing_remote_end(&["browsingContext.navigationStarted"]).await;
-        let bidi = Bidi::connect(&url).await.unwrap();
-        let e = bidi
-            .call_function(
-                "top",
-                "async function () {}",
-                "",
-                Duration::from_millis(600),
-                "waiting",
-            )
-            .await
-            .unwrap_err();
-        assert!(!crate::browser::wire::is_navigation(&e), "{e}");
-        assert!(e.to_string().contains("did not answer"), "{e}");
-    }
-}
+mod call_tests;

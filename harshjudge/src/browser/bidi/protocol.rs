@@ -1,0 +1,250 @@
+//! The WebDriver BiDi commands and events this side reads a page with, typed:
+//! what is sent (`Serialize`) and what comes back (`Deserialize`), so that no
+//! caller outside the `bidi` module builds or picks apart a BiDi message.
+//! [`super::Bidi`] turns them into its methods' arguments and answers.
+
+use serde::{Deserialize, Serialize};
+
+/// `browsingContext.getTree`: one context (`root`) and none of its children.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetTree<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) root: Option<&'a str>,
+    pub(crate) max_depth: u32,
+}
+
+/// `browsingContext.getTree`'s answer.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Tree {
+    pub(crate) contexts: Vec<ContextInfo>,
+}
+
+/// One browsing context of a [`Tree`].
+#[derive(Debug, Deserialize)]
+pub(crate) struct ContextInfo {
+    pub(crate) context: String,
+    /// The URL of its current document.
+    #[serde(default)]
+    pub(crate) url: String,
+}
+
+/// What a screenshot covers: the viewport, or the whole document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Origin {
+    Viewport,
+    Document,
+}
+
+/// A region of the document (CSS pixels), BiDi's `BoxClipRectangle`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub(crate) struct BoxClip {
+    #[serde(rename = "type")]
+    pub(crate) kind: BoxKind,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) width: f64,
+    pub(crate) height: f64,
+}
+
+/// The one kind of clip this side sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum BoxKind {
+    Box,
+}
+
+/// `browsingContext.captureScreenshot`.
+#[derive(Debug, Serialize)]
+pub(crate) struct CaptureScreenshot<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) origin: Origin,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) clip: Option<BoxClip>,
+}
+
+/// `browsingContext.captureScreenshot`'s answer: a PNG in base64.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Screenshot {
+    pub(crate) data: String,
+}
+
+/// Where a script runs: a browsing context's current document.
+#[derive(Debug, Serialize)]
+pub(crate) struct ContextTarget<'a> {
+    pub(crate) context: &'a str,
+}
+
+/// Who owns the value a script returns: nobody (serialised, no handle kept).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Ownership {
+    None,
+}
+
+/// `script.evaluate`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Evaluate<'a> {
+    pub(crate) expression: &'a str,
+    pub(crate) target: ContextTarget<'a>,
+    pub(crate) await_promise: bool,
+    pub(crate) result_ownership: Ownership,
+}
+
+/// A string argument of `script.callFunction` (BiDi's `LocalValue`).
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum LocalValue<'a> {
+    String { value: &'a str },
+}
+
+/// `script.callFunction`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CallFunction<'a> {
+    pub(crate) function_declaration: &'a str,
+    pub(crate) arguments: Vec<LocalValue<'a>>,
+    pub(crate) target: ContextTarget<'a>,
+    pub(crate) await_promise: bool,
+    pub(crate) result_ownership: Ownership,
+}
+
+/// The answer of `script.evaluate` and `script.callFunction`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub(crate) enum ScriptResult {
+    Success {
+        result: RemoteValue,
+    },
+    #[serde(rename_all = "camelCase")]
+    Exception {
+        exception_details: ExceptionDetails,
+    },
+}
+
+/// The values a script of this side returns: JSON text, a window (an
+/// iframe's `contentWindow`), null or undefined; anything else is
+/// [`RemoteValue::Other`].
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum RemoteValue {
+    String {
+        value: String,
+    },
+    Window {
+        value: WindowProxy,
+    },
+    Null,
+    Undefined,
+    #[serde(other)]
+    Other,
+}
+
+/// A window's browsing context.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WindowProxy {
+    pub(crate) context: String,
+}
+
+/// What a script threw.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ExceptionDetails {
+    #[serde(default)]
+    pub(crate) text: String,
+}
+
+/// The parameters of the navigation events (`browsingContext.navigationStarted`,
+/// `domContentLoaded`, `load`, `navigationAborted`, `navigationFailed`,
+/// `fragmentNavigated`, `downloadWillBegin`, `navigationCommitted`) and of
+/// `network.fetchError` (whose `navigation` is null for a request that is not
+/// a document's) and `browsingContext.contextDestroyed`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct NavigationEvent {
+    #[serde(default)]
+    pub(crate) context: String,
+    #[serde(default)]
+    pub(crate) navigation: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The commands are written as the BiDi spec spells them.
+    #[test]
+    fn commands_serialise_as_the_spec_spells_them() {
+        let shot = CaptureScreenshot {
+            context: "c",
+            origin: Origin::Document,
+            clip: Some(BoxClip {
+                kind: BoxKind::Box,
+                x: 1.0,
+                y: 2.0,
+                width: 3.0,
+                height: 4.0,
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(shot).unwrap(),
+            json!({"context": "c", "origin": "document",
+                "clip": {"type": "box", "x": 1.0, "y": 2.0, "width": 3.0, "height": 4.0}})
+        );
+        let call = CallFunction {
+            function_declaration: "function (a) {}",
+            arguments: vec![LocalValue::String { value: "x" }],
+            target: ContextTarget { context: "c" },
+            await_promise: true,
+            result_ownership: Ownership::None,
+        };
+        assert_eq!(
+            serde_json::to_value(call).unwrap(),
+            json!({"functionDeclaration": "function (a) {}",
+                "arguments": [{"type": "string", "value": "x"}],
+                "target": {"context": "c"}, "awaitPromise": true, "resultOwnership": "none"})
+        );
+        assert_eq!(
+            serde_json::to_value(GetTree {
+                root: Some("c"),
+                max_depth: 0
+            })
+            .unwrap(),
+            json!({"root": "c", "maxDepth": 0})
+        );
+    }
+
+    /// Answers of each shape are read, an unknown value type included.
+    #[test]
+    fn script_answers_of_every_shape_are_read() {
+        let r: ScriptResult = serde_json::from_value(json!({"type": "success", "realm": "r",
+            "result": {"type": "string", "value": "{}"}}))
+        .unwrap();
+        assert!(
+            matches!(r, ScriptResult::Success { result: RemoteValue::String { value } } if value == "{}")
+        );
+        let r: ScriptResult = serde_json::from_value(json!({"type": "success",
+            "result": {"type": "window", "value": {"context": "f1"}}}))
+        .unwrap();
+        assert!(
+            matches!(r, ScriptResult::Success { result: RemoteValue::Window { value } } if value.context == "f1")
+        );
+        let r: ScriptResult = serde_json::from_value(json!({"type": "success",
+            "result": {"type": "number", "value": 3}}))
+        .unwrap();
+        assert!(matches!(
+            r,
+            ScriptResult::Success {
+                result: RemoteValue::Other
+            }
+        ));
+        let r: ScriptResult = serde_json::from_value(json!({"type": "exception", "realm": "r",
+            "exceptionDetails": {"text": "Error: boom", "lineNumber": 1}}))
+        .unwrap();
+        assert!(
+            matches!(r, ScriptResult::Exception { exception_details } if exception_details.text == "Error: boom")
+        );
+    }
+}
