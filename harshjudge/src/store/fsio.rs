@@ -84,6 +84,116 @@ pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
     }
 }
 
+/// [`write_atomic`] of `dir/name` into a folder already open (`dir_fd`, the
+/// folder at `dir`): the temporary file and the rename name only `name`'s
+/// folder by its descriptor, so the kernel does not walk the whole path
+/// three times. Same temporary name, same rename, same guarantee: readers
+/// see the old content or the new one. On any failure the file is written
+/// by [`write_atomic`] (which makes a missing folder again and names the
+/// path in its error).
+#[cfg(target_os = "linux")]
+pub(crate) fn write_atomic_at(
+    dir_fd: &rustix::fd::OwnedFd,
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), StoreError> {
+    use rustix::fs::{AtFlags, Mode, OFlags, openat, renameat, unlinkat};
+    let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = format!(".{name}.{}-{n}.tmp", pid());
+    let attempt = || -> std::io::Result<()> {
+        let fd = openat(
+            dir_fd,
+            tmp.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )?;
+        let mut f = File::from(fd);
+        f.write_all(bytes)?;
+        drop(f);
+        renameat(dir_fd, tmp.as_str(), dir_fd, name)?;
+        Ok(())
+    };
+    match attempt() {
+        Ok(()) => Ok(()),
+        Err(_) => {
+            let _ = unlinkat(dir_fd, tmp.as_str(), AtFlags::empty());
+            write_atomic(&dir.join(name), bytes)
+        }
+    }
+}
+
+/// Opens the folder `{run_dir}/{step}/{evidence}` to write into (`O_PATH`),
+/// making it (and `{step}`) when missing, with no link followed anywhere on
+/// the way (`openat2` with `RESOLVE_NO_SYMLINKS`, from the root for the run
+/// folder, then below it): the check [`Store::confine`](super::Store::confine)
+/// makes, and the folders `create_dir_all` makes, in one long walk and a few
+/// short ones. Also answers whether this call made the evidence folder (then
+/// nothing is in it yet). `None` for anything unusual (a link, no `openat2`,
+/// an error): the caller takes the usual way, which names what it found.
+#[cfg(target_os = "linux")]
+pub(crate) fn open_evidence_dir(
+    run_dir: &Path,
+    step: &str,
+    evidence: &str,
+) -> Option<(rustix::fd::OwnedFd, bool)> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags, mkdirat, openat2};
+    use rustix::io::Errno;
+    let open = |at: &rustix::fd::OwnedFd, rel: &str| {
+        openat2(
+            at,
+            rel,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS,
+        )
+    };
+    let run = openat2(
+        rustix::fs::CWD,
+        run_dir,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS,
+    )
+    .ok()?;
+    let rel = format!("{step}/{evidence}");
+    let mode = Mode::from_raw_mode(0o777);
+    let fresh = match mkdirat(&run, step, mode) {
+        // A folder this call made: no link can be in it (the run folder was
+        // walked without one).
+        Ok(()) => {
+            mkdirat(&run, rel.as_str(), mode).ok()?;
+            true
+        }
+        // There already: walked without following a link before anything
+        // is made in it.
+        Err(Errno::EXIST) => match open(&run, &rel) {
+            Ok(fd) => return Some((fd, false)),
+            Err(Errno::NOENT) => {
+                mkdirat(&run, rel.as_str(), mode).ok()?;
+                true
+            }
+            Err(_) => return None,
+        },
+        Err(_) => return None,
+    };
+    // Opened again without following a link, as `Store::create_dir_all`
+    // checks again after making the folders: a link put in the way meanwhile.
+    open(&run, &rel).ok().map(|fd| (fd, fresh))
+}
+
+/// Whether `name` in the open folder `dir_fd` is a symbolic link (`false`
+/// when there is nothing of that name); `None` when that cannot be told.
+#[cfg(target_os = "linux")]
+pub(crate) fn is_link_at(dir_fd: &rustix::fd::OwnedFd, name: &str) -> Option<bool> {
+    use rustix::fs::{AtFlags, FileType, statat};
+    match statat(dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => Some(FileType::from_raw_mode(st.st_mode) == FileType::Symlink),
+        Err(rustix::io::Errno::NOENT) => Some(false),
+        Err(_) => None,
+    }
+}
+
 /// A temporary name next to `path` that carries this process's id:
 /// `.{name}.{pid}-{n}.tmp` (files and folders alike), so that what a dead
 /// process left behind can be told from what a live one is writing.
