@@ -99,6 +99,9 @@ pub(crate) fn write_atomic_at(
     bytes: &[u8],
 ) -> Result<(), StoreError> {
     use rustix::fs::{AtFlags, Mode, OFlags, openat, renameat, unlinkat};
+    if let Ok(true) = write_unnamed(dir_fd, name, bytes) {
+        return Ok(());
+    }
     let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let tmp = format!(".{name}.{}-{n}.tmp", pid());
     let attempt = || -> std::io::Result<()> {
@@ -120,6 +123,63 @@ pub(crate) fn write_atomic_at(
             let _ = unlinkat(dir_fd, tmp.as_str(), AtFlags::empty());
             write_atomic(&dir.join(name), bytes)
         }
+    }
+}
+
+/// Writes `bytes` into an unnamed file of the folder (`O_TMPFILE`), then
+/// gives it `name` (`linkat`): like a temporary file and a rename, readers
+/// see no file or the whole one, and a process killed meanwhile leaves
+/// nothing behind; the kernel does less (no temporary name to make, look up
+/// and move). Only for a name not taken: `Ok(false)` when `name` exists or
+/// the system cannot (no `O_TMPFILE` on that file system, no way to link the
+/// file), and the caller writes the usual way.
+#[cfg(target_os = "linux")]
+fn write_unnamed(dir_fd: &rustix::fd::OwnedFd, name: &str, bytes: &[u8]) -> std::io::Result<bool> {
+    use rustix::fs::{AtFlags, Mode, OFlags, linkat, openat};
+    use rustix::io::Errno;
+    use std::os::fd::AsRawFd;
+    static UNSUPPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if UNSUPPORTED.load(Ordering::Relaxed) {
+        return Ok(false);
+    }
+    let fd = match openat(
+        dir_fd,
+        ".",
+        OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL) => {
+            UNSUPPORTED.store(true, Ordering::Relaxed);
+            return Ok(false);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut f = File::from(fd);
+    f.write_all(bytes)?;
+    match linkat(&f, "", dir_fd, name, AtFlags::EMPTY_PATH) {
+        Ok(()) => Ok(true),
+        Err(Errno::EXIST) => Ok(false),
+        // Linking a descriptor needs a capability most users lack: the same
+        // file through `/proc`.
+        Err(Errno::NOENT | Errno::PERM | Errno::ACCESS) => {
+            let proc = format!("/proc/self/fd/{}", f.as_raw_fd());
+            match linkat(
+                rustix::fs::CWD,
+                proc.as_str(),
+                dir_fd,
+                name,
+                AtFlags::SYMLINK_FOLLOW,
+            ) {
+                Ok(()) => Ok(true),
+                Err(Errno::EXIST) => Ok(false),
+                Err(_) => {
+                    UNSUPPORTED.store(true, Ordering::Relaxed);
+                    Ok(false)
+                }
+            }
+        }
+        Err(_) => Ok(false),
     }
 }
 
@@ -148,14 +208,8 @@ pub(crate) fn open_evidence_dir(
             ResolveFlags::NO_SYMLINKS,
         )
     };
-    let run = openat2(
-        rustix::fs::CWD,
-        run_dir,
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-        ResolveFlags::NO_SYMLINKS,
-    )
-    .ok()?;
+    // The run folder, confined: one walk, with the check `Store::confine` makes.
+    let run = super::Store::open_dir_confined(run_dir)?;
     let rel = format!("{step}/{evidence}");
     let mode = Mode::from_raw_mode(0o777);
     let fresh = match mkdirat(&run, step, mode) {
@@ -553,6 +607,45 @@ impl<T> ParseCache<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 25.1: a file written into an open folder lands whole under its
+    /// name, whether the name is new (an unnamed file given its name) or
+    /// taken (replaced through a temporary file and a rename), with the mode
+    /// `File::create` gives, and nothing else is left in the folder.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_file_written_into_an_open_folder_lands_whole_and_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let fd = rustix::fs::open(
+            tmp.path(),
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY,
+            rustix::fs::Mode::empty(),
+        )
+        .unwrap();
+        std::fs::write(tmp.path().join("created.txt"), b"x").unwrap();
+        let mode = |name: &str| {
+            std::fs::metadata(tmp.path().join(name))
+                .unwrap()
+                .permissions()
+                .mode()
+        };
+        write_atomic_at(&fd, tmp.path(), "new.json", b"{\"a\": 1}").unwrap();
+        assert_eq!(
+            std::fs::read(tmp.path().join("new.json")).unwrap(),
+            b"{\"a\": 1}"
+        );
+        assert_eq!(mode("new.json"), mode("created.txt"));
+        write_atomic_at(&fd, tmp.path(), "new.json", b"[]").unwrap();
+        assert_eq!(std::fs::read(tmp.path().join("new.json")).unwrap(), b"[]");
+        assert_eq!(mode("new.json"), mode("created.txt"));
+        let mut names: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["created.txt", "new.json"]);
+    }
 
     /// A process that writes ever new paths now (an MCP server, run after
     /// run) kept every path it ever wrote in `written`: it grew without end.

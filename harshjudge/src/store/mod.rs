@@ -432,6 +432,33 @@ impl Store {
     }
 }
 
+impl Store {
+    /// `path`, a folder, opened (`O_PATH`) in one walk refusing every link
+    /// (`openat2`), for code that already confined it to the store; `None`
+    /// when it cannot be (then the usual way).
+    #[cfg(target_os = "linux")]
+    pub(crate) fn open_dir_confined(path: &Path) -> Option<rustix::fd::OwnedFd> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+        if !openat2_works() {
+            return None;
+        }
+        match openat2(
+            rustix::fs::CWD,
+            path,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS,
+        ) {
+            Ok(fd) => Some(fd),
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+                OPENAT2_MISSING.store(true, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
+            Err(_) => None,
+        }
+    }
+}
+
 /// Set once `openat2` turned out to be missing (an old kernel, a sandbox).
 #[cfg(target_os = "linux")]
 static OPENAT2_MISSING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
