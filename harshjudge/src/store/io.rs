@@ -162,20 +162,23 @@ impl Store {
     }
 
     /// Reads a whole file under `.harshJudge/` (confined, see [`open_file`](Self::open_file)).
-    /// Read in chunks without asking the file's size first: most files read
-    /// here are small, and the size costs two more calls (`statx`, `lseek`).
+    /// Read in chunks into the buffer's spare room, without asking the
+    /// file's size first: most files read here are small, and the size costs
+    /// two more calls (`statx`, `lseek`).
     pub fn read_file(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        use std::io::Read;
-        /// A file read without [`std::fs::File`]'s size hint.
-        struct Unsized(std::fs::File);
-        impl Read for Unsized {
-            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-                self.0.read(buf)
+        let file = self.open_file(path)?;
+        let mut bytes: Vec<u8> = Vec::with_capacity(8 * 1024);
+        loop {
+            if bytes.len() == bytes.capacity() {
+                bytes.reserve(bytes.capacity());
+            }
+            match rustix::io::read(&file, rustix::buffer::spare_capacity(&mut bytes)) {
+                Ok(0) => return Ok(bytes),
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
             }
         }
-        let mut bytes = Vec::with_capacity(8 * 1024);
-        Unsized(self.open_file(path)?).read_to_end(&mut bytes)?;
-        Ok(bytes)
     }
 
     /// Reads a UTF-8 file under `.harshJudge/` (confined).
