@@ -544,6 +544,40 @@ fn percent(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, LINK_ESCAPED).to_string()
 }
 
+/// [`Store::entries_of`] on a folder already open (`fd`, confined): the
+/// same entries, each file's size asked of the folder by its name, no link
+/// followed (as `DirEntry::metadata` does).
+#[cfg(target_os = "linux")]
+fn entries_in(fd: rustix::fd::OwnedFd, names: bool) -> Option<(Files, Vec<String>)> {
+    use rustix::fs::{AtFlags, FileType, statat};
+    let at = rustix::io::fcntl_dupfd_cloexec(&fd, 0).ok()?;
+    let mut files: Vec<(String, u64)> = vec![];
+    let mut all: Vec<String> = vec![];
+    for e in rustix::fs::Dir::new(fd).ok()?.flatten() {
+        let raw = e.file_name();
+        let bytes = raw.to_bytes();
+        if bytes == b"." || bytes == b".." {
+            continue;
+        }
+        let name = String::from_utf8_lossy(bytes).into_owned();
+        // By name first: a sidecar or a hidden file costs no `statx`.
+        if name.starts_with('.') || name.ends_with(".meta.json") {
+            continue;
+        }
+        if let Ok(st) = statat(&at, raw, AtFlags::SYMLINK_NOFOLLOW)
+            && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+        {
+            files.push((name.clone(), st.st_size as u64));
+        }
+        if names {
+            all.push(name);
+        }
+    }
+    files.sort();
+    all.sort();
+    Some((files, all))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,38 +632,4 @@ mod tests {
         assert_eq!(ev.step_files_or_flat().count(), 2);
         assert_eq!(ev.of_step("02").count(), 1);
     }
-}
-
-/// [`Store::entries_of`] on a folder already open (`fd`, confined): the
-/// same entries, each file's size asked of the folder by its name, no link
-/// followed (as `DirEntry::metadata` does).
-#[cfg(target_os = "linux")]
-fn entries_in(fd: rustix::fd::OwnedFd, names: bool) -> Option<(Files, Vec<String>)> {
-    use rustix::fs::{AtFlags, FileType, statat};
-    let at = rustix::io::fcntl_dupfd_cloexec(&fd, 0).ok()?;
-    let mut files: Vec<(String, u64)> = vec![];
-    let mut all: Vec<String> = vec![];
-    for e in rustix::fs::Dir::new(fd).ok()?.flatten() {
-        let raw = e.file_name();
-        let bytes = raw.to_bytes();
-        if bytes == b"." || bytes == b".." {
-            continue;
-        }
-        let name = String::from_utf8_lossy(bytes).into_owned();
-        // By name first: a sidecar or a hidden file costs no `statx`.
-        if name.starts_with('.') || name.ends_with(".meta.json") {
-            continue;
-        }
-        if let Ok(st) = statat(&at, raw, AtFlags::SYMLINK_NOFOLLOW)
-            && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
-        {
-            files.push((name.clone(), st.st_size as u64));
-        }
-        if names {
-            all.push(name);
-        }
-    }
-    files.sort();
-    all.sort();
-    Some((files, all))
 }
