@@ -19,24 +19,45 @@ use super::step_test_name;
 /// Outcome slot of one step, filled once by the runner, awaited by its trial.
 #[derive(Default)]
 pub(super) struct Slot {
-    value: Mutex<Option<StepOutcome>>,
+    value: Mutex<SlotState>,
     ready: Condvar,
 }
 
+/// What a [`Slot`] holds: the outcome once filled, and whether a trial waits
+/// for it.
+#[derive(Default)]
+struct SlotState {
+    outcome: Option<StepOutcome>,
+    waiting: bool,
+}
+
 impl Slot {
+    /// Fills the slot (once; a second outcome is dropped). The waiting trial
+    /// is woken after the lock is released, so that it does not wake only to
+    /// wait for the lock; a slot nobody waits for yet wakes no one (each
+    /// wake-up is a system call, and the runner fills a slot at every step).
     pub(super) fn fill(&self, outcome: StepOutcome) {
-        let mut v = self.value.lock().expect("slot lock");
-        if v.is_none() {
-            *v = Some(outcome);
+        let waiting = {
+            let mut v = self.value.lock().expect("slot lock");
+            if v.outcome.is_some() {
+                return;
+            }
+            v.outcome = Some(outcome);
+            v.waiting
+        };
+        if waiting {
             self.ready.notify_all();
         }
     }
     pub(super) fn wait(&self) -> StepOutcome {
         let mut v = self.value.lock().expect("slot lock");
         loop {
-            if let Some(o) = v.as_ref() {
+            if let Some(o) = v.outcome.as_ref() {
                 return o.clone();
             }
+            // Under the lock, before it is released by the wait: a fill
+            // that follows sees it and wakes this trial.
+            v.waiting = true;
             v = self.ready.wait(v).expect("slot lock");
         }
     }
@@ -592,5 +613,52 @@ impl EventSink for Tracked {
             _ => {}
         }
         self.next.on_event(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(index: usize) -> StepOutcome {
+        StepOutcome {
+            index,
+            id: crate::store::StepId::from_index(index).unwrap(),
+            title: format!("Step {index}"),
+            status: StepStatus::Pass,
+            duration: std::time::Duration::ZERO,
+            error: None,
+            location: None,
+            reason: None,
+            evidence_dir: PathBuf::new(),
+            expectation: None,
+        }
+    }
+
+    /// Issue 25.1: a slot wakes its trial only when the trial waits, and
+    /// after releasing its lock. No outcome may be lost whichever comes
+    /// first, the fill or the wait (a lost wake-up hangs the trial), and the
+    /// first outcome stays.
+    #[test]
+    fn a_slot_hands_over_its_first_outcome_whichever_comes_first() {
+        // Filled before anyone waits.
+        let slot = Slot::default();
+        slot.fill(outcome(1));
+        slot.fill(outcome(2));
+        assert_eq!(slot.wait().index, 1);
+        // Many races of a trial and the runner, each slot filled once.
+        let slots: Vec<Arc<Slot>> = (0..2000).map(|_| Arc::new(Slot::default())).collect();
+        let trial = {
+            let slots = slots.clone();
+            std::thread::spawn(move || slots.iter().map(|s| s.wait().index).sum::<usize>())
+        };
+        for (i, s) in slots.iter().enumerate() {
+            if i % 7 == 0 {
+                std::thread::yield_now();
+            }
+            s.fill(outcome(i % 99 + 1));
+        }
+        let expected: usize = (0..2000).map(|i| i % 99 + 1).sum();
+        assert_eq!(trial.join().unwrap(), expected);
     }
 }

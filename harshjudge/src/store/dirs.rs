@@ -255,7 +255,8 @@ impl StepDir<'_> {
         self.evidence().join(format!("{name}{SIDECAR_SUFFIX}"))
     }
 
-    fn in_run(&self) -> String {
+    /// `step-{NN}`, the step's folder relative to the run folder.
+    pub(super) fn in_run(&self) -> String {
         format!("{STEP_PREFIX}{}", self.step)
     }
 }

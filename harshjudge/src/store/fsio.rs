@@ -84,6 +84,170 @@ pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
     }
 }
 
+/// [`write_atomic`] of `dir/name` into a folder already open (`dir_fd`, the
+/// folder at `dir`): the temporary file and the rename name only `name`'s
+/// folder by its descriptor, so the kernel does not walk the whole path
+/// three times. Same temporary name, same rename, same guarantee: readers
+/// see the old content or the new one. On any failure the file is written
+/// by [`write_atomic`] (which makes a missing folder again and names the
+/// path in its error).
+#[cfg(target_os = "linux")]
+pub(crate) fn write_atomic_at(
+    dir_fd: &rustix::fd::OwnedFd,
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), StoreError> {
+    use rustix::fs::{AtFlags, Mode, OFlags, openat, renameat, unlinkat};
+    if let Ok(true) = write_unnamed(dir_fd, name, bytes) {
+        return Ok(());
+    }
+    let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = format!(".{name}.{}-{n}.tmp", pid());
+    let attempt = || -> std::io::Result<()> {
+        let fd = openat(
+            dir_fd,
+            tmp.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )?;
+        let mut f = File::from(fd);
+        f.write_all(bytes)?;
+        drop(f);
+        renameat(dir_fd, tmp.as_str(), dir_fd, name)?;
+        Ok(())
+    };
+    match attempt() {
+        Ok(()) => Ok(()),
+        Err(_) => {
+            let _ = unlinkat(dir_fd, tmp.as_str(), AtFlags::empty());
+            write_atomic(&dir.join(name), bytes)
+        }
+    }
+}
+
+/// Writes `bytes` into an unnamed file of the folder (`O_TMPFILE`), then
+/// gives it `name` (`linkat`): like a temporary file and a rename, readers
+/// see no file or the whole one, and a process killed meanwhile leaves
+/// nothing behind; the kernel does less (no temporary name to make, look up
+/// and move). Only for a name not taken: `Ok(false)` when `name` exists or
+/// the system cannot (no `O_TMPFILE` on that file system, no way to link the
+/// file), and the caller writes the usual way.
+#[cfg(target_os = "linux")]
+fn write_unnamed(dir_fd: &rustix::fd::OwnedFd, name: &str, bytes: &[u8]) -> std::io::Result<bool> {
+    use rustix::fs::{AtFlags, Mode, OFlags, linkat, openat};
+    use rustix::io::Errno;
+    use std::os::fd::AsRawFd;
+    static UNSUPPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if UNSUPPORTED.load(Ordering::Relaxed) {
+        return Ok(false);
+    }
+    let fd = match openat(
+        dir_fd,
+        ".",
+        OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL) => {
+            UNSUPPORTED.store(true, Ordering::Relaxed);
+            return Ok(false);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut f = File::from(fd);
+    f.write_all(bytes)?;
+    match linkat(&f, "", dir_fd, name, AtFlags::EMPTY_PATH) {
+        Ok(()) => Ok(true),
+        Err(Errno::EXIST) => Ok(false),
+        // Linking a descriptor needs a capability most users lack: the same
+        // file through `/proc`.
+        Err(Errno::NOENT | Errno::PERM | Errno::ACCESS) => {
+            let proc = format!("/proc/self/fd/{}", f.as_raw_fd());
+            match linkat(
+                rustix::fs::CWD,
+                proc.as_str(),
+                dir_fd,
+                name,
+                AtFlags::SYMLINK_FOLLOW,
+            ) {
+                Ok(()) => Ok(true),
+                Err(Errno::EXIST) => Ok(false),
+                Err(_) => {
+                    UNSUPPORTED.store(true, Ordering::Relaxed);
+                    Ok(false)
+                }
+            }
+        }
+        Err(_) => Ok(false),
+    }
+}
+
+/// Opens the folder `{run_dir}/{step}/{evidence}` to write into (`O_PATH`),
+/// making it (and `{step}`) when missing, with no link followed anywhere on
+/// the way (`openat2` with `RESOLVE_NO_SYMLINKS`, from the root for the run
+/// folder, then below it): the check [`Store::confine`](super::Store::confine)
+/// makes, and the folders `create_dir_all` makes, in one long walk and a few
+/// short ones. Also answers whether this call made the evidence folder (then
+/// nothing is in it yet). `None` for anything unusual (a link, no `openat2`,
+/// an error): the caller takes the usual way, which names what it found.
+#[cfg(target_os = "linux")]
+pub(crate) fn open_evidence_dir(
+    run_dir: &Path,
+    step: &str,
+    evidence: &str,
+) -> Option<(rustix::fd::OwnedFd, bool)> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags, mkdirat, openat2};
+    use rustix::io::Errno;
+    let open = |at: &rustix::fd::OwnedFd, rel: &str| {
+        openat2(
+            at,
+            rel,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS,
+        )
+    };
+    // The run folder, confined: one walk, with the check `Store::confine` makes.
+    let run = super::Store::open_dir_confined(run_dir)?;
+    let rel = format!("{step}/{evidence}");
+    let mode = Mode::from_raw_mode(0o777);
+    let fresh = match mkdirat(&run, step, mode) {
+        // A folder this call made: no link can be in it (the run folder was
+        // walked without one).
+        Ok(()) => {
+            mkdirat(&run, rel.as_str(), mode).ok()?;
+            true
+        }
+        // There already: walked without following a link before anything
+        // is made in it.
+        Err(Errno::EXIST) => match open(&run, &rel) {
+            Ok(fd) => return Some((fd, false)),
+            Err(Errno::NOENT) => {
+                mkdirat(&run, rel.as_str(), mode).ok()?;
+                true
+            }
+            Err(_) => return None,
+        },
+        Err(_) => return None,
+    };
+    // Opened again without following a link, as `Store::create_dir_all`
+    // checks again after making the folders: a link put in the way meanwhile.
+    open(&run, &rel).ok().map(|fd| (fd, fresh))
+}
+
+/// Whether `name` in the open folder `dir_fd` is a symbolic link (`false`
+/// when there is nothing of that name); `None` when that cannot be told.
+#[cfg(target_os = "linux")]
+pub(crate) fn is_link_at(dir_fd: &rustix::fd::OwnedFd, name: &str) -> Option<bool> {
+    use rustix::fs::{AtFlags, FileType, statat};
+    match statat(dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => Some(FileType::from_raw_mode(st.st_mode) == FileType::Symlink),
+        Err(rustix::io::Errno::NOENT) => Some(false),
+        Err(_) => None,
+    }
+}
+
 /// A temporary name next to `path` that carries this process's id:
 /// `.{name}.{pid}-{n}.tmp` (files and folders alike), so that what a dead
 /// process left behind can be told from what a live one is writing.
@@ -443,6 +607,45 @@ impl<T> ParseCache<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 25.1: a file written into an open folder lands whole under its
+    /// name, whether the name is new (an unnamed file given its name) or
+    /// taken (replaced through a temporary file and a rename), with the mode
+    /// `File::create` gives, and nothing else is left in the folder.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_file_written_into_an_open_folder_lands_whole_and_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let fd = rustix::fs::open(
+            tmp.path(),
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY,
+            rustix::fs::Mode::empty(),
+        )
+        .unwrap();
+        std::fs::write(tmp.path().join("created.txt"), b"x").unwrap();
+        let mode = |name: &str| {
+            std::fs::metadata(tmp.path().join(name))
+                .unwrap()
+                .permissions()
+                .mode()
+        };
+        write_atomic_at(&fd, tmp.path(), "new.json", b"{\"a\": 1}").unwrap();
+        assert_eq!(
+            std::fs::read(tmp.path().join("new.json")).unwrap(),
+            b"{\"a\": 1}"
+        );
+        assert_eq!(mode("new.json"), mode("created.txt"));
+        write_atomic_at(&fd, tmp.path(), "new.json", b"[]").unwrap();
+        assert_eq!(std::fs::read(tmp.path().join("new.json")).unwrap(), b"[]");
+        assert_eq!(mode("new.json"), mode("created.txt"));
+        let mut names: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["created.txt", "new.json"]);
+    }
 
     /// A process that writes ever new paths now (an MCP server, run after
     /// run) kept every path it ever wrote in `written`: it grew without end.

@@ -123,6 +123,15 @@ impl Store {
         // What the folder holds, listed once: a step file that is not there
         // is written without being read first, and the files no step names
         // any more are removed from the same list.
+        // The folder opened once, no link followed: the files missing from
+        // it are written by their names in it (the usual way otherwise).
+        #[cfg(target_os = "linux")]
+        let steps_fd = self
+            .open_confined(
+                &steps_dir,
+                rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY,
+            )
+            .ok();
         let mut present: std::collections::HashMap<std::ffi::OsString, bool> =
             std::collections::HashMap::new();
         for entry in std::fs::read_dir(&steps_dir).map_err(|e| io_err(&steps_dir, e))? {
@@ -151,7 +160,14 @@ impl Store {
             match present.get(std::ffi::OsStr::new(&r.file)) {
                 // Not there: nothing to compare, and nothing to follow (the
                 // folder itself is confined, the name is one plain part).
-                None => write_atomic(&path, text.as_bytes())?,
+                None => {
+                    #[cfg(target_os = "linux")]
+                    if let Some(fd) = &steps_fd {
+                        fsio::write_atomic_at(fd, &steps_dir, &r.file, text.as_bytes())?;
+                        continue;
+                    }
+                    write_atomic(&path, text.as_bytes())?
+                }
                 // A file of that name: rewritten only when it differs. A link
                 // or anything else is refused by `confine`, as always.
                 Some(plain) => {

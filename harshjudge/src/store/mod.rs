@@ -392,6 +392,82 @@ fn under<'a>(path: &'a Path, dir: &Path) -> Option<&'a Path> {
     path.strip_prefix(dir).ok()
 }
 
+impl Store {
+    /// Opens `path` under `.harshJudge/` in one kernel walk that refuses every
+    /// link on the way, the last part included (Linux: `openat2` with
+    /// `RESOLVE_NO_SYMLINKS`): the check of [`confine`](Self::confine) and the
+    /// open in one call. `Err(None)` means "take the usual way" (no
+    /// `openat2`, a link, a path outside the store, anything unusual), which
+    /// names what is wrong exactly as before; `Err(Some(e))` is a file that is
+    /// not there (`NotFound`), nothing else.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn open_confined(
+        &self,
+        path: &Path,
+        flags: rustix::fs::OFlags,
+    ) -> Result<rustix::fd::OwnedFd, Option<std::io::Error>> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+        let plain = under(path, &self.dir).is_some_and(|rel| {
+            rel.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+        });
+        if !plain || !openat2_works() {
+            return Err(None);
+        }
+        match openat2(
+            rustix::fs::CWD,
+            path,
+            flags | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS,
+        ) {
+            Ok(fd) => Ok(fd),
+            Err(e @ rustix::io::Errno::NOENT) => Err(Some(e.into())),
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+                OPENAT2_MISSING.store(true, std::sync::atomic::Ordering::Relaxed);
+                Err(None)
+            }
+            Err(_) => Err(None),
+        }
+    }
+}
+
+impl Store {
+    /// `path`, a folder, opened (`O_PATH`) in one walk refusing every link
+    /// (`openat2`), for code that already confined it to the store; `None`
+    /// when it cannot be (then the usual way).
+    #[cfg(target_os = "linux")]
+    pub(crate) fn open_dir_confined(path: &Path) -> Option<rustix::fd::OwnedFd> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+        if !openat2_works() {
+            return None;
+        }
+        match openat2(
+            rustix::fs::CWD,
+            path,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS,
+        ) {
+            Ok(fd) => Some(fd),
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+                OPENAT2_MISSING.store(true, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
+            Err(_) => None,
+        }
+    }
+}
+
+/// Set once `openat2` turned out to be missing (an old kernel, a sandbox).
+#[cfg(target_os = "linux")]
+static OPENAT2_MISSING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+fn openat2_works() -> bool {
+    !OPENAT2_MISSING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether the kernel walked `path` without meeting a symbolic link, up to its
 /// end or to its first part that does not exist (`openat2` with
 /// `RESOLVE_NO_SYMLINKS`, Linux 5.6 and later). `false` means "look part by
@@ -400,9 +476,7 @@ fn under<'a>(path: &'a Path, dir: &Path) -> Option<&'a Path> {
 #[cfg(target_os = "linux")]
 fn walks_without_links(path: &Path) -> bool {
     use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static MISSING: AtomicBool = AtomicBool::new(false);
-    if MISSING.load(Ordering::Relaxed) {
+    if !openat2_works() {
         return false;
     }
     match openat2(
@@ -415,7 +489,7 @@ fn walks_without_links(path: &Path) -> bool {
         Ok(_fd) => true,
         Err(rustix::io::Errno::NOENT) => true,
         Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
-            MISSING.store(true, Ordering::Relaxed);
+            OPENAT2_MISSING.store(true, std::sync::atomic::Ordering::Relaxed);
             false
         }
         Err(_) => false,

@@ -330,12 +330,40 @@ impl Store {
                 rule: "must be 1 to 10 letters or digits",
             });
         }
-        let dir = self.scenario(slug).run(run).step(step).evidence();
+        let step_dir = self.scenario(slug).run(run).step(step);
+        let dir = step_dir.evidence();
         let file_name = format!("{name}.{ext}");
+        let sidecar_name = format!("{name}{}", names::SIDECAR_SUFFIX);
         let path = dir.join(&file_name);
-        let sidecar_path = dir.join(format!("{name}.meta.json"));
-        self.confine(&path)?;
-        self.confine(&sidecar_path)?;
+        let sidecar_path = dir.join(&sidecar_name);
+        // The evidence folder opened once (made when missing), no link
+        // followed on the way: the two files are then written by their
+        // names in it. A folder this call made holds nothing yet; in one
+        // that was there, each name must not be a link (what `confine`
+        // refuses). Anything unusual takes the usual way below.
+        #[cfg(target_os = "linux")]
+        let opened = fsio::open_evidence_dir(
+            &self.scenario(slug).run(run).path(),
+            &step_dir.in_run(),
+            names::EVIDENCE,
+        );
+        #[cfg(not(target_os = "linux"))]
+        let opened: Option<((), bool)> = None;
+        if let Some((_, false)) = &opened {
+            #[cfg(target_os = "linux")]
+            for (at, name) in [(&path, &file_name), (&sidecar_path, &sidecar_name)] {
+                match opened
+                    .as_ref()
+                    .and_then(|(fd, _)| fsio::is_link_at(fd, name))
+                {
+                    Some(false) => {}
+                    _ => self.confine(at)?,
+                }
+            }
+        } else if opened.is_none() {
+            self.confine(&path)?;
+            self.confine(&sidecar_path)?;
+        }
         let sidecar = EvidenceMeta {
             run_id: run.to_string(),
             step_id: step.to_string(),
@@ -350,13 +378,21 @@ impl Store {
         // evidence file is never seen without its sidecar. A process killed
         // between the two leaves a sidecar alone, which no reader lists and
         // the next start removes ([`Store::clean_temporary_files`]).
-        write_atomic(&sidecar_path, text.as_bytes())?;
+        let write = |path: &std::path::Path, name: &str, bytes: &[u8]| match &opened {
+            #[cfg(target_os = "linux")]
+            Some((fd, _)) => fsio::write_atomic_at(fd, &dir, name, bytes),
+            _ => {
+                let _ = name;
+                write_atomic(path, bytes)
+            }
+        };
+        write(&sidecar_path, &sidecar_name, text.as_bytes())?;
         // Screenshots and larger files are stored once per content
         // (`.blobs/`), the file a hard link to it.
         if blobs::dedupes(ext, bytes.len()) {
             self.write_linked(&path, bytes)?;
         } else {
-            write_atomic(&path, bytes)?;
+            write(&path, &file_name, bytes)?;
         }
         Ok(WrittenEvidence {
             path,

@@ -1072,3 +1072,112 @@ fn a_final_result_read_back_is_the_one_written_and_a_changed_one_is_read_again()
     let err = dir.result().unwrap_err().to_string();
     assert!(err.contains("empty"), "{err}");
 }
+
+/// Issue 25.1: evidence is written through its folder opened once (made when
+/// missing), each file by its name in it. What lands is what the path-by-path
+/// way wrote: the file and its sidecar, no temporary file left, a second file
+/// in the same step beside the first. A link anywhere on the way (the run
+/// folder, the step folder, the evidence folder, the file or its sidecar),
+/// whether the step folder is new or already there, is refused and named as
+/// `confine` names it, and nothing is written where it points.
+#[test]
+#[cfg(unix)]
+fn evidence_through_its_open_folder_lands_whole_and_refuses_every_link() {
+    let (tmp, store) = store();
+    let s = slug("evidence");
+    let run = RunId::new("20260101T000000000Z-abcdef").unwrap();
+    store
+        .scenario(&s)
+        .run(&run)
+        .start("2026-01-01T00:00:00.000Z")
+        .unwrap();
+    let dir = store.scenario(&s).run(&run);
+    let write = |step: usize, name: &str, bytes: &[u8]| {
+        let step = StepId::from_index(step).unwrap();
+        let name = EvidenceName::new(name).unwrap();
+        dir.write_evidence(
+            &step,
+            NewEvidence {
+                name: &name,
+                ext: "json",
+                kind: "custom",
+                bytes,
+            },
+            serde_json::Map::new(),
+        )
+    };
+    // A new step folder, then a second file in it.
+    let first = write(1, "data", b"{\"a\": 1}").unwrap();
+    let second = write(1, "more", b"[]").unwrap();
+    let ev = dir.path().join("step-01").join("evidence");
+    assert_eq!(first.path, ev.join("data.json"));
+    assert_eq!(second.path, ev.join("more.json"));
+    assert_eq!(std::fs::read(ev.join("data.json")).unwrap(), b"{\"a\": 1}");
+    assert_eq!(std::fs::read(ev.join("more.json")).unwrap(), b"[]");
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ev.join("data.meta.json")).unwrap()).unwrap();
+    assert_eq!(sidecar["fileSize"], 8);
+    assert_eq!(sidecar["stepId"], "01");
+    let mut names: Vec<String> = std::fs::read_dir(&ev)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["data.json", "data.meta.json", "more.json", "more.meta.json"]
+    );
+    // Replaced whole.
+    write(1, "data", b"{}").unwrap();
+    assert_eq!(std::fs::read(ev.join("data.json")).unwrap(), b"{}");
+
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(outside.join("evidence")).unwrap();
+    std::fs::write(outside.join("target.json"), b"outside").unwrap();
+    let untouched = |what: &str| {
+        assert_eq!(
+            std::fs::read(outside.join("target.json")).unwrap(),
+            b"outside",
+            "{what}"
+        );
+        let mut left: Vec<_> = std::fs::read_dir(outside.join("evidence"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert!(left.is_empty(), "{what}: written outside: {left:?}");
+    };
+    let refused = |step: usize, at: &std::path::Path, what: &str| match write(step, "data", b"{}") {
+        Err(StoreError::Link { link, .. }) => assert_eq!(link, at, "{what}"),
+        other => panic!("{what}: a link at {} passed: {other:?}", at.display()),
+    };
+    // The file, then its sidecar, as links in a folder that is there.
+    for file in ["data.json", "data.meta.json"] {
+        let at = ev.join(file);
+        std::fs::remove_file(&at).unwrap();
+        std::os::unix::fs::symlink(outside.join("target.json"), &at).unwrap();
+        refused(1, &at, file);
+        untouched(file);
+        std::fs::remove_file(&at).unwrap();
+    }
+    // The evidence folder of a step folder that is there.
+    std::fs::create_dir_all(dir.path().join("step-02")).unwrap();
+    let at = dir.path().join("step-02").join("evidence");
+    std::os::unix::fs::symlink(outside.join("evidence"), &at).unwrap();
+    refused(2, &at, "the evidence folder");
+    untouched("the evidence folder");
+    // The step folder itself.
+    let at = dir.path().join("step-03");
+    std::os::unix::fs::symlink(&outside, &at).unwrap();
+    refused(3, &at, "the step folder");
+    untouched("the step folder");
+    // The run folder (its step folder would be new).
+    let aside = dir.path().with_extension("aside");
+    std::fs::rename(dir.path(), &aside).unwrap();
+    std::os::unix::fs::symlink(&aside, dir.path()).unwrap();
+    refused(4, &dir.path(), "the run folder");
+    assert!(
+        !aside.join("step-04").exists(),
+        "made through the run folder's link"
+    );
+}
