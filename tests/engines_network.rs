@@ -187,28 +187,6 @@ struct Outcome {
     codes: Vec<(&'static str, &'static str, i32)>,
 }
 
-fn run(hj: &Path, browser: &str, filter: &str) -> i32 {
-    // SAFETY: the runs are sequential, inside the OnceLock; the other tests
-    // wait on it and read no environment meanwhile.
-    unsafe {
-        std::env::set_var("HARSHJUDGE_DIR", hj);
-    }
-    let line = [
-        "engines_network",
-        "--quiet",
-        "--test-threads",
-        "1",
-        "--browser",
-        browser,
-        filter,
-    ];
-    let (rest, flags) =
-        harshjudge::harness::flags::SuiteFlags::split(line.iter().map(|s| s.to_string())).unwrap();
-    let args = harshjudge::harness::Arguments::from_iter(rest);
-    let pkg = harshjudge::harness::Package::new("engines_network", env!("CARGO_MANIFEST_DIR"));
-    harshjudge::harness::run_with(pkg, &args, &flags)
-}
-
 /// The runs, once for every test.
 fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
@@ -216,16 +194,7 @@ fn outcome() -> &'static Outcome {
         let (base, seen) = serve();
         let tmp = tempfile::tempdir().unwrap();
         let hj = tmp.path().join("hj");
-        // SAFETY: as in `run`.
-        unsafe {
-            std::env::set_var("HARSHJUDGE_BASE_URL", &base);
-            std::env::set_var("HARSHJUDGE_EVIDENCE", "all");
-            std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL");
-            std::env::remove_var("HARSHJUDGE_BROWSER");
-            std::env::remove_var("HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS");
-            // A hang fails in 30 s, not in the default five minutes.
-            std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "30s");
-        }
+        support::in_process_env(&base);
         let mut codes = Vec::new();
         for (browser, filter) in [
             ("chromium", "document_routes"),
@@ -233,7 +202,11 @@ fn outcome() -> &'static Outcome {
             ("firefox", "network_control"),
             ("webkit", "routes_without_bidi"),
         ] {
-            codes.push((browser, filter, run(&hj, browser, filter)));
+            codes.push((
+                browser,
+                filter,
+                support::run_in_process("engines_network", &hj, browser, filter),
+            ));
         }
         Outcome {
             _tmp: tmp,

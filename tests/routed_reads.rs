@@ -22,6 +22,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use harshjudge::browser::BrowserError;
+use harshjudge::regex::Regex;
 use harshjudge::serde_json::{Value, json};
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
@@ -108,7 +109,8 @@ async fn routed_wait(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
-/// Every read right after a click and after an Enter onto routed documents.
+/// Every read after a click and after an Enter onto routed documents, once
+/// the URL is the new one.
 #[scenario]
 async fn routed_reads(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
@@ -120,6 +122,12 @@ async fn routed_reads(s: Scenario) -> harshjudge::Result {
         page.goto("/start").await?;
         let started = Instant::now();
         page.locator("#link").click().await?;
+        // An action does not wait for the navigation it starts (as
+        // Playwright's): a web-first expectation does, over BiDi on a routed
+        // page, and every read after it is of the new document.
+        expect(&page)
+            .to_have_url(Regex::new("/next$").unwrap())
+            .await?;
         let read = reads(&page, "routed next").await?;
         s.attach_text("ms", &started.elapsed().as_millis().to_string())?;
         s.attach_json("reads", &read)?;
@@ -133,6 +141,9 @@ async fn routed_reads(s: Scenario) -> harshjudge::Result {
         page.locator("#q").fill("rust").await?;
         let started = Instant::now();
         page.locator("#q").press("Enter").await?;
+        expect(&page)
+            .to_have_url(Regex::new("/found\\?q=rust$").unwrap())
+            .await?;
         let read = reads(&page, "routed found").await?;
         s.attach_text("ms", &started.elapsed().as_millis().to_string())?;
         s.attach_json("reads", &read)?;
@@ -234,28 +245,6 @@ struct Outcome {
     codes: Vec<(&'static str, &'static str, i32)>,
 }
 
-fn run(hj: &Path, browser: &str, filter: &str) -> i32 {
-    // SAFETY: the runs are sequential, inside the OnceLock; the other tests
-    // wait on it and read no environment meanwhile.
-    unsafe {
-        std::env::set_var("HARSHJUDGE_DIR", hj);
-    }
-    let line = [
-        "routed_reads",
-        "--quiet",
-        "--test-threads",
-        "1",
-        "--browser",
-        browser,
-        filter,
-    ];
-    let (rest, flags) =
-        harshjudge::harness::flags::SuiteFlags::split(line.iter().map(|s| s.to_string())).unwrap();
-    let args = harshjudge::harness::Arguments::from_iter(rest);
-    let pkg = harshjudge::harness::Package::new("routed_reads", env!("CARGO_MANIFEST_DIR"));
-    harshjudge::harness::run_with(pkg, &args, &flags)
-}
-
 /// The runs, once for every test.
 fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
@@ -263,15 +252,7 @@ fn outcome() -> &'static Outcome {
         let base = serve();
         let tmp = tempfile::tempdir().unwrap();
         let hj = tmp.path().join("hj");
-        // SAFETY: as in `run`.
-        unsafe {
-            std::env::set_var("HARSHJUDGE_BASE_URL", &base);
-            std::env::set_var("HARSHJUDGE_EVIDENCE", "all");
-            std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL");
-            std::env::remove_var("HARSHJUDGE_BROWSER");
-            // A hang fails in 30 s, not in the default five minutes.
-            std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "30s");
-        }
+        support::in_process_env(&base);
         let mut codes = Vec::new();
         for (browser, filter) in [
             ("chromium", "routed_fetch"),
@@ -284,7 +265,11 @@ fn outcome() -> &'static Outcome {
             ("firefox", "routed_failure"),
             ("firefox", "plain_reads"),
         ] {
-            codes.push((browser, filter, run(&hj, browser, filter)));
+            codes.push((
+                browser,
+                filter,
+                support::run_in_process("routed_reads", &hj, browser, filter),
+            ));
         }
         Outcome {
             _tmp: tmp,

@@ -353,3 +353,47 @@ pub fn started_for(root: &Path) -> Vec<(u32, String)> {
     }
     out
 }
+
+/// One `--browser BROWSER FILTER` run of this test binary's own scenarios in
+/// this process (`harness::run_with`, the `main!` path without a new
+/// process), one thread, evidence under `hj`; its exit code. Callers run these
+/// one after the other inside one `OnceLock` (see `in_process_env`).
+pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str) -> i32 {
+    // SAFETY: the runs are sequential, inside the caller's OnceLock; the other
+    // tests wait on it and read no environment meanwhile.
+    unsafe {
+        std::env::set_var("HARSHJUDGE_DIR", hj);
+    }
+    let line = [
+        name,
+        "--quiet",
+        "--test-threads",
+        "1",
+        "--browser",
+        browser,
+        filter,
+    ];
+    let (rest, flags) =
+        harshjudge::harness::flags::SuiteFlags::split(line.iter().map(|s| s.to_string())).unwrap();
+    let args = harshjudge::harness::Arguments::from_iter(rest);
+    let pkg = harshjudge::harness::Package::new(name, env!("CARGO_MANIFEST_DIR"));
+    harshjudge::harness::run_with(pkg, &args, &flags)
+}
+
+/// The environment of `run_in_process` runs against the app at `base`: every
+/// evidence kept, this machine's own drivers (no WebDriver URL, no browser
+/// chosen by the environment: `--browser` chooses), console errors not failing
+/// a step unless a scenario says so, and a hang failing in 30 s, not in the
+/// default five minutes.
+pub fn in_process_env(base: &str) {
+    // SAFETY: called inside the caller's OnceLock, before its runs; the other
+    // tests wait on it and read no environment meanwhile.
+    unsafe {
+        std::env::set_var("HARSHJUDGE_BASE_URL", base);
+        std::env::set_var("HARSHJUDGE_EVIDENCE", "all");
+        std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL");
+        std::env::remove_var("HARSHJUDGE_BROWSER");
+        std::env::remove_var("HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS");
+        std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "30s");
+    }
+}

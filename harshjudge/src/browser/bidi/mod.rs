@@ -519,8 +519,16 @@ impl Bidi {
         }
     }
 
-    /// The URL of `context`'s current document (`browsingContext.getTree`).
+    /// The URL of `context`'s current document, as classic Get Current URL
+    /// gives it: the document's own `document.URL`. The context's URL in
+    /// `browsingContext.getTree` can lag behind: Chromium's mapper learns it
+    /// from a later event, so right after a form's submission to a routed
+    /// document it still named the form's page while the new document's title
+    /// was already read. getTree answers where the document runs no script.
     pub(crate) async fn url(&self, context: &str, during: &str) -> Result<String, BrowserError> {
+        if let Ok(url) = self.evaluate(context, "document.URL").await {
+            return Ok(url);
+        }
         let tree: Tree = self
             .command(
                 "browsingContext.getTree",
