@@ -109,6 +109,11 @@ async fn navigating_remote_end(
             let result = match v["method"].as_str().unwrap() {
                 "browsingContext.getTree" => json!({"contexts": [{"context": "top",
                     "url": "http://app.test/next", "children": null}]}),
+                // The URL a read asks for: the document's own, as a page answers.
+                "script.evaluate" if v["params"]["expression"] == "document.URL" => {
+                    json!({"type": "success", "realm": "r",
+                        "result": {"type": "string", "value": "http://app.test/next"}})
+                }
                 "script.evaluate" => {
                     if !started {
                         started = true;
