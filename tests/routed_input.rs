@@ -133,6 +133,11 @@ async fn navigating_page(s: Scenario) -> harshjudge::Result {
         s.attach_text("navigations", &last.to_string())?;
     });
     step!("Poll a page that stays", {
+        // The loop's own navigation can cancel a goto sent meanwhile (the
+        // document leaving is still the one a script navigates): stop the
+        // loop first, and wait for a document that will not navigate.
+        page.goto("/loop-stop").await?;
+        page.wait_for_function("() => !window.__loop", ()).await?;
         page.goto("/start").await?;
         let mut times = Vec::new();
         for _ in 0..60 {
@@ -146,7 +151,7 @@ async fn navigating_page(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
-/// The test's server: `/start`, `/loop?N` (shows N and opens `/loop?N+1`
+/// The test's server: `/start`, `/loop-stop`, `/loop?N` (shows N and opens `/loop?N+1`
 /// after 20 ms); anything else, the routed paths included, is a 404.
 fn serve() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -160,6 +165,9 @@ fn serve() -> String {
     });
     base
 }
+
+/// Set by `/loop-stop`: the loop pages served after it do not navigate.
+static LOOP_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn answer(stream: TcpStream) -> std::io::Result<()> {
     let mut r = BufReader::new(stream.try_clone()?);
@@ -186,13 +194,24 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
         ("200 OK", body.to_string())
     } else if path == "/deep" {
         ("200 OK", "<!doctype html><p id=\"d\">deep</p>".to_string())
+    } else if path == "/loop-stop" {
+        LOOP_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+        (
+            "200 OK",
+            "<!doctype html><title>stopped</title>".to_string(),
+        )
     } else if let Some(n) = path.strip_prefix("/loop?") {
         let n: u64 = n.parse().unwrap_or(0);
-        let body = format!(
-            "<!doctype html><title>loop</title><p id=\"count\">{n}</p>\
-             <script>setTimeout(function () {{ location.href = '/loop?{}'; }}, 20);</script>",
-            n + 1
-        );
+        // Once `/loop-stop` was asked for, a loop page no longer navigates.
+        let next = if LOOP_STOPPED.load(std::sync::atomic::Ordering::SeqCst) {
+            String::new()
+        } else {
+            format!(
+                "<script>window.__loop = setTimeout(function () {{ location.href = '/loop?{}'; }}, 20);</script>",
+                n + 1
+            )
+        };
+        let body = format!("<!doctype html><title>loop</title><p id=\"count\">{n}</p>{next}");
         ("200 OK", body)
     } else {
         (
