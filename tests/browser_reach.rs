@@ -9,7 +9,7 @@
 //! The pages come from a small HTTP server of this test (loopback).
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -62,16 +62,7 @@ const DOWNLOAD: &str = r#"<!doctype html><html><head><title>download</title></he
 
 /// The test's app on a loopback port; its base URL.
 fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let _ = app(stream);
-            });
-        }
-    });
-    base
+    support::serve_with(app)
 }
 
 fn app(stream: TcpStream) -> std::io::Result<()> {

@@ -19,7 +19,7 @@
 //! does not know the routed paths (it answers them 404).
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -154,16 +154,7 @@ async fn navigating_page(s: Scenario) -> harshjudge::Result {
 /// The test's server: `/start`, `/loop-stop`, `/loop?N` (shows N and opens `/loop?N+1`
 /// after 20 ms); anything else, the routed paths included, is a 404.
 fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let _ = answer(stream);
-            });
-        }
-    });
-    base
+    support::serve_with(answer)
 }
 
 /// Set by `/loop-stop`: the loop pages served after it do not navigate.

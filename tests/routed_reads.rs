@@ -16,7 +16,7 @@
 //! not know the routed paths (it answers them 404).
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -189,16 +189,7 @@ async fn plain_reads(s: Scenario) -> harshjudge::Result {
 /// The test's server: `/start`, `/plain` (a link to `/served`), `/served`
 /// (after 300 ms); anything else, the routed paths included, is a 404.
 fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let _ = answer(stream);
-            });
-        }
-    });
-    base
+    support::serve_with(answer)
 }
 
 fn answer(stream: TcpStream) -> std::io::Result<()> {

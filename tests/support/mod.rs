@@ -397,3 +397,18 @@ pub fn in_process_env(base: &str) {
         std::env::set_var("HARSHJUDGE_STEP_TIMEOUT", "30s");
     }
 }
+
+/// A loopback HTTP server answering each connection on a thread of its own
+/// with `answer`; its base URL (`http://127.0.0.1:PORT`).
+pub fn serve_with(answer: fn(std::net::TcpStream) -> std::io::Result<()>) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = answer(stream);
+            });
+        }
+    });
+    base
+}
