@@ -151,6 +151,65 @@ async fn navigating_page(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
+/// `goto` while the page navigates itself every 20 ms (`/hop?N`), 40 times,
+/// at staggered moments: the page's own navigation sometimes takes the place
+/// of the one `goto` asked for. Each `goto` must then fail, naming both URLs
+/// ([`harshjudge::browser::BrowserError::NavigationInterrupted`]), or land where it
+/// was sent: never succeed on another document (classic WebDriver's Navigate
+/// To returned success on `/hop?3`), nor fail with the browser's own abort
+/// words while its document loaded (BiDi's navigate on a routed page did).
+#[scenario]
+async fn goto_while_the_page_navigates(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Open a page while it navigates itself", {
+        open_while_navigating(&s, &page).await?;
+    });
+    Ok(())
+}
+
+/// The same with a route, so `goto` goes over BiDi's `browsingContext.navigate`.
+#[scenario]
+async fn goto_while_a_routed_page_navigates(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Open a routed page while it navigates itself", {
+        page.route("**/never", |route| async move { route.abort().await })
+            .await?;
+        open_while_navigating(&s, &page).await?;
+    });
+    Ok(())
+}
+
+async fn open_while_navigating(s: &Scenario, page: &harshjudge::Page) -> harshjudge::Result {
+    let (mut wrong, mut interrupted) = (Vec::new(), 0);
+    let mut judge =
+        |asked: &str, r: Result<(), harshjudge::browser::BrowserError>, now: &str| match r {
+            Ok(()) if asked != "/hop?0" && !now.ends_with(asked) => {
+                wrong.push(format!("goto({asked}) succeeded on {now}"));
+            }
+            Ok(()) => {}
+            Err(harshjudge::browser::BrowserError::NavigationInterrupted { url, by })
+                if url.ends_with(asked) && by.contains("/hop?") =>
+            {
+                interrupted += 1;
+            }
+            Err(e) => wrong.push(format!("goto({asked}) failed on {now}: {e}")),
+        };
+    for i in 0..40u64 {
+        let r = page.goto("/hop?0").await;
+        judge("/hop?0", r, "");
+        tokio::time::sleep(std::time::Duration::from_millis(10 * (i % 5))).await;
+        let r = page.goto("/start").await;
+        let now = page.evaluate::<String, _>("document.URL", ()).await;
+        judge("/start", r, &now.unwrap_or_else(|e| e.to_string()));
+    }
+    s.attach_text("interrupted", &interrupted.to_string())?;
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(harshjudge::Error::msg(wrong.join("\n")))
+    }
+}
+
 /// The test's server: `/start`, `/loop-stop`, `/loop?N` (shows N and opens `/loop?N+1`
 /// after 20 ms); anything else, the routed paths included, is a 404.
 fn serve() -> String {
@@ -191,6 +250,14 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
             "200 OK",
             "<!doctype html><title>stopped</title>".to_string(),
         )
+    } else if let Some(n) = path.strip_prefix("/hop?") {
+        let n: u64 = n.parse().unwrap_or(0);
+        let body = format!(
+            "<!doctype html><title>hop</title><p id=\"count\">{n}</p>\
+             <script>setTimeout(function () {{ location.href = '/hop?{}'; }}, 20);</script>",
+            n + 1
+        );
+        ("200 OK", body)
     } else if let Some(n) = path.strip_prefix("/loop?") {
         let n: u64 = n.parse().unwrap_or(0);
         // Once `/loop-stop` was asked for, a loop page no longer navigates.
@@ -239,6 +306,10 @@ fn outcome() -> &'static Outcome {
             ("chromium", "frames_and_popups"),
             ("firefox", "frames_and_popups"),
             ("firefox", "navigating_page"),
+            ("chromium", "goto_while_the_page_navigates"),
+            ("firefox", "goto_while_the_page_navigates"),
+            ("chromium", "goto_while_a_routed_page_navigates"),
+            ("firefox", "goto_while_a_routed_page_navigates"),
         ] {
             codes.push((
                 browser,
@@ -364,4 +435,28 @@ fn engine_calls_on_a_navigating_firefox_page_end_in_time() {
     );
     // The script timeout is 60 s; a lost callback would show as one.
     assert!(max < 5_000, "a call took {max} ms: {times:?}");
+}
+
+/// A `goto` that the page's own navigation took the place of fails, naming
+/// both URLs, and one that landed succeeds, on either engine, routed or not.
+#[test]
+fn a_goto_the_page_interrupted_fails_and_one_that_landed_succeeds() {
+    for browser in ["chromium", "firefox"] {
+        for (slug, filter) in [
+            (
+                "goto-while-the-page-navigates",
+                "goto_while_the_page_navigates",
+            ),
+            (
+                "goto-while-a-routed-page-navigates",
+                "goto_while_a_routed_page_navigates",
+            ),
+        ] {
+            let run = passed(&format!("{slug}-{browser}"), browser, filter);
+            eprintln!(
+                "{filter} on {browser}: {} of 40 interrupted",
+                attached(&run, 1, "interrupted").trim()
+            );
+        }
+    }
 }

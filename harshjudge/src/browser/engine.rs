@@ -85,6 +85,17 @@ impl Engine {
         self.context_of(bidi)
     }
 
+    /// The BiDi connection, while it is open, and this engine's browsing
+    /// context: whatever the page's calls go over, its events are watched
+    /// through it (a `goto` interrupted by another navigation).
+    pub(crate) fn bidi_events(&self) -> Option<(&Arc<Bidi>, String)> {
+        let bidi = self.bidi.as_ref()?;
+        if !bidi.is_open() {
+            return None;
+        }
+        self.context_of(bidi)
+    }
+
     /// The BiDi connection and this engine's browsing context when its calls
     /// go over BiDi (`script.callFunction`): while the page has routes (as
     /// [`Engine::bidi_input`]), and always on Firefox, whose classic async

@@ -93,6 +93,18 @@ pub enum BrowserError {
         /// The URL given.
         url: String,
     },
+    /// A navigation (`goto`) that another navigation of the page took the
+    /// place of before its document came: the page's own script, a meta
+    /// refresh or a form navigated meanwhile.
+    #[error(
+        "opening {url}: the navigation was interrupted by another navigation to {by} (the page navigated itself meanwhile); wait until the page has done so (e.g. expect(&page).to_have_url(…)) before opening another"
+    )]
+    NavigationInterrupted {
+        /// The URL asked for.
+        url: String,
+        /// The URL of the navigation that took its place.
+        by: String,
+    },
     /// A WebDriver command failed.
     #[error("{action}: {message}")]
     Command {

@@ -325,24 +325,34 @@ impl Page {
 
     /// Opens `path` (joined to the base URL; absolute URLs as they are) and waits
     /// for it to load. A relative path without a base URL fails, naming the settings.
+    /// A navigation of the page's own (its script, a meta refresh) that takes
+    /// the place of this one before its document comes fails it with
+    /// [`BrowserError::NavigationInterrupted`], naming both URLs, where the
+    /// session speaks WebDriver BiDi (not on WebKit).
     pub async fn goto(&self, path: &str) -> Result<(), BrowserError> {
         let url = self.url_for(path)?;
         if let Some(origin) = origin_of(&url) {
             self.visited(&origin);
         }
         let during = format!("opening {url}");
-        if let Some((bidi, context)) = self.routed_context() {
-            return bidi.navigate(&context, Some(&url), &during).await;
+        let open = async {
+            if let Some((bidi, context)) = self.routed_context() {
+                return bidi.navigate(&context, Some(&url), &during).await;
+            }
+            self.engine()
+                .in_window(wire::post(
+                    self.client(),
+                    "url",
+                    json!({"url": url}),
+                    &during,
+                ))
+                .await
+                .map(|_| ())
+        };
+        match self.engine().bidi_events() {
+            Some((bidi, context)) => bidi.watch_navigation(&context, &url, open).await,
+            None => open.await,
         }
-        self.engine()
-            .in_window(wire::post(
-                self.client(),
-                "url",
-                json!({"url": url}),
-                &during,
-            ))
-            .await
-            .map(|_| ())
     }
 
     /// The BiDi connection and this page's browsing context when the page has

@@ -141,6 +141,7 @@ pub fn classify(e: BrowserError) -> ToolError {
         BrowserError::Command { action, .. } if action.starts_with("opening") => {
             Code::NavigationFailed
         }
+        BrowserError::NavigationInterrupted { .. } => Code::NavigationFailed,
         _ => Code::ActionFailed,
     };
     ToolError::new(code, msg)

@@ -13,6 +13,7 @@
 pub(crate) mod dialog;
 pub(crate) mod events;
 pub(crate) mod glob;
+mod interrupted;
 pub(crate) mod protocol;
 pub(crate) mod route;
 
@@ -69,17 +70,32 @@ const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Lifecycle {
     /// A navigation of the context started (its document may still answer
-    /// until the new one commits): the context, the navigation's id.
-    Started(String, String),
-    /// A new document of the context reached DOMContentLoaded or load: the
-    /// context, the navigation's id.
-    Loaded(String, String),
+    /// until the new one commits).
+    Started {
+        context: String,
+        navigation: String,
+        /// The URL it goes to.
+        url: String,
+    },
+    /// A document of the context reached DOMContentLoaded or load, with the
+    /// navigation under way (Firefox tags the document being left with the
+    /// navigation that will replace it).
+    Loaded {
+        context: String,
+        navigation: String,
+        /// The document's URL.
+        url: String,
+    },
     /// The context is gone (its tab closed, its iframe removed).
     Destroyed(String),
-    /// A navigation of the context ended without a new document: aborted,
-    /// failed, a download, a fetch error of its document, or a fragment
-    /// navigation (the same document): the context, the navigation's id.
+    /// A navigation of the context ended without a new document: a
+    /// download, a fetch error of its document, or a fragment navigation (the
+    /// same document): the context, the navigation's id.
     Ended(String, String),
+    /// A navigation of the context was aborted or failed before its document
+    /// came (another navigation of the context may have taken its place):
+    /// the context, the navigation's id.
+    Cancelled(String, String),
 }
 
 type Reply = oneshot::Sender<Result<Value, BrowserError>>;
@@ -626,8 +642,16 @@ impl Bidi {
             use tokio::sync::broadcast::error::RecvError;
             loop {
                 match news.recv().await {
-                    Ok(Lifecycle::Started(c, n)) if c == context => under_way.push(n),
-                    Ok(Lifecycle::Loaded(c, n)) if c == context && under_way.contains(&n) => {
+                    Ok(Lifecycle::Started {
+                        context: c,
+                        navigation: n,
+                        ..
+                    }) if c == context => under_way.push(n),
+                    Ok(Lifecycle::Loaded {
+                        context: c,
+                        navigation: n,
+                        ..
+                    }) if c == context && under_way.contains(&n) => {
                         return "a new document loaded";
                     }
                     Ok(Lifecycle::Destroyed(c)) if c == context => {
@@ -730,7 +754,7 @@ impl Bidi {
     fn event(self: Arc<Self>, method: &str, params: &Value) {
         let news = if method.starts_with("browsingContext.") || method == "network.fetchError" {
             let e = NavigationEvent::deserialize(params).unwrap_or_default();
-            self.navigation_news(method, e.context, e.navigation.unwrap_or_default())
+            self.navigation_news(method, e.context, e.navigation.unwrap_or_default(), e.url)
         } else {
             None
         };
@@ -757,6 +781,7 @@ impl Bidi {
         method: &str,
         context: String,
         navigation: String,
+        url: String,
     ) -> Option<Lifecycle> {
         if navigation.is_empty() && method == "network.fetchError" {
             // A request that is no document's.
@@ -771,11 +796,19 @@ impl Bidi {
         match method {
             "browsingContext.navigationStarted" => {
                 navigating.insert(context.clone(), navigation.clone());
-                Some(Lifecycle::Started(context, navigation))
+                Some(Lifecycle::Started {
+                    context,
+                    navigation,
+                    url,
+                })
             }
             "browsingContext.domContentLoaded" | "browsingContext.load" => {
                 end(&mut navigating);
-                Some(Lifecycle::Loaded(context, navigation))
+                Some(Lifecycle::Loaded {
+                    context,
+                    navigation,
+                    url,
+                })
             }
             "browsingContext.contextDestroyed" => {
                 navigating.remove(&context);
@@ -786,10 +819,11 @@ impl Bidi {
                 navigating.remove(&context);
                 Some(Lifecycle::Ended(context, navigation))
             }
-            "browsingContext.navigationAborted"
-            | "browsingContext.navigationFailed"
-            | "browsingContext.downloadWillBegin"
-            | "network.fetchError" => {
+            "browsingContext.navigationAborted" | "browsingContext.navigationFailed" => {
+                end(&mut navigating);
+                Some(Lifecycle::Cancelled(context, navigation))
+            }
+            "browsingContext.downloadWillBegin" | "network.fetchError" => {
                 end(&mut navigating);
                 Some(Lifecycle::Ended(context, navigation))
             }

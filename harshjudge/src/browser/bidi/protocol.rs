@@ -166,6 +166,10 @@ pub(crate) struct NavigationEvent {
     pub(crate) context: String,
     #[serde(default)]
     pub(crate) navigation: Option<String>,
+    /// The URL of the navigation (of the document, for `network.fetchError`:
+    /// the request's, under `request`, so empty here).
+    #[serde(default)]
+    pub(crate) url: String,
 }
 
 #[cfg(test)]
