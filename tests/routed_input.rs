@@ -180,6 +180,15 @@ async fn goto_while_a_routed_page_navigates(s: Scenario) -> harshjudge::Result {
 }
 
 async fn open_while_navigating(s: &Scenario, page: &harshjudge::Page) -> harshjudge::Result {
+    // A document that sends the page on while it is parsed, or once it is
+    // shown, is not an interruption: `goto` succeeds (as Playwright's does)
+    // and the page goes on.
+    for (path, then) in [("/redirect-inline", "/start"), ("/redirect-meta", "/start")] {
+        page.goto(path)
+            .await
+            .map_err(|e| harshjudge::Error::msg(format!("goto({path}): {e}")))?;
+        expect(page).to_have_url(then).await?;
+    }
     let (mut wrong, mut interrupted) = (Vec::new(), 0);
     let mut judge =
         |asked: &str, r: Result<(), harshjudge::browser::BrowserError>, now: &str| match r {
@@ -250,6 +259,12 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
             "200 OK",
             "<!doctype html><title>stopped</title>".to_string(),
         )
+    } else if path == "/redirect-inline" {
+        let body = "<!doctype html><title>away</title><script>location.replace('/start');</script>";
+        ("200 OK", body.to_string())
+    } else if path == "/redirect-meta" {
+        let body = "<!doctype html><title>away</title><meta http-equiv=\"refresh\" content=\"0;url=/start\">";
+        ("200 OK", body.to_string())
     } else if let Some(n) = path.strip_prefix("/hop?") {
         let n: u64 = n.parse().unwrap_or(0);
         let body = format!(

@@ -256,9 +256,16 @@ async fn a_refused_end_of_navigation_leaves_the_other_events_subscribed() {
     while let Ok((events, refused)) = seen.try_recv() {
         subscriptions.push((events, refused));
     }
-    assert_eq!(subscriptions.len(), 6, "{subscriptions:?}");
+    assert_eq!(
+        subscriptions.len(),
+        2 + super::NAVIGATION_ENDS.len(),
+        "{subscriptions:?}"
+    );
     assert!(subscriptions[0].1, "all at once, refused");
-    assert_eq!(subscriptions[0].0.len(), super::EVENTS.len() + 4);
+    assert_eq!(
+        subscriptions[0].0.len(),
+        super::EVENTS.len() + super::NAVIGATION_ENDS.len()
+    );
     assert_eq!(
         subscriptions[1],
         (super::EVENTS.map(String::from).to_vec(), false)

@@ -87,10 +87,12 @@ impl Bidi {
                 url: url.to_string(),
                 by,
             }),
-            (Verdict::Loaded, Err(e)) if is_abort(&e) => match self.complete(context).await {
-                true => Ok(()),
-                false => Err(e),
-            },
+            (Verdict::Loaded | Verdict::Committed, Err(e)) if is_abort(&e) => {
+                match self.complete(context).await {
+                    true => Ok(()),
+                    false => Err(e),
+                }
+            }
             (_, outcome) => outcome,
         }
     }
@@ -147,6 +149,8 @@ enum Verdict {
     Loaded,
     /// It was aborted or failed, and no other navigation started.
     Failed,
+    /// Its document replaced the page's (and may have sent it on since).
+    Committed,
     /// It was aborted or failed and a navigation to this URL started after it.
     InterruptedBy(String),
     /// It started, and has not ended yet.
@@ -155,57 +159,75 @@ enum Verdict {
     Unseen,
 }
 
-/// The verdict on the navigations of `context` to `url` in `seen` (a
-/// browser may start a second one to the same URL after the first fails:
-/// Firefox did).
+/// The verdict on the navigations of `context` to `url` in `seen`, read in
+/// order. Ours is interrupted when it was cancelled and another navigation of
+/// the context, started before ours committed and not cancelled itself, is
+/// under way: then even a commit or a load of ours reported after it (Chromium's
+/// mapper reports both for a navigation it said was cancelled) leaves the page
+/// on the other document. Ours committed first is not interrupted by what
+/// its own document does next. A second start to the same URL (Firefox
+/// restarts a navigation so) begins afresh.
 fn judge(seen: &[Lifecycle], context: &str, url: &str) -> Verdict {
-    let ours: Vec<(usize, &String)> = seen
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| match e {
+    let mut ours: Vec<&String> = Vec::new();
+    // The other navigation under way: its id and URL.
+    let mut other: Option<(&String, &String)> = None;
+    let (mut cancelled, mut ended) = (false, false);
+    for e in seen {
+        match e {
             Lifecycle::Started {
                 context: c,
                 navigation,
                 url: u,
-            } if c == context && same_url(u, url) => Some((i, navigation)),
-            _ => None,
-        })
-        .collect();
-    let Some(&(first, _)) = ours.first() else {
-        return Verdict::Unseen;
-    };
-    let is_ours = |c: &String, n: &String| c == context && ours.iter().any(|(_, o)| *o == n);
-    let (mut loaded, mut cancelled, mut ended) = (false, false, false);
-    for e in &seen[first + 1..] {
-        match e {
+            } if c == context => {
+                if same_url(u, url) {
+                    ours.push(navigation);
+                    (cancelled, other) = (false, None);
+                } else if !ours.is_empty() && other.is_none() {
+                    other = Some((navigation, u));
+                }
+            }
+            _ if ours.is_empty() => {}
+            Lifecycle::Cancelled(c, n) if c == context => {
+                if ours.contains(&n) {
+                    cancelled = true;
+                } else if other.is_some_and(|(o, _)| o == n) {
+                    other = None;
+                }
+            }
+            Lifecycle::Committed {
+                context: c,
+                navigation: n,
+                url: u,
+            } if c == context && ours.contains(&n) && same_url(u, url) => {
+                return match other {
+                    Some((_, by)) if cancelled => Verdict::InterruptedBy(by.clone()),
+                    _ => Verdict::Committed,
+                };
+            }
             // The document of ours, not one Firefox tags with it as it
             // leaves.
             Lifecycle::Loaded {
                 context: c,
                 navigation: n,
                 url: u,
-            } if is_ours(c, n) && same_url(u, url) => loaded = true,
-            Lifecycle::Cancelled(c, n) if is_ours(c, n) => cancelled = true,
+            } if c == context && ours.contains(&n) && same_url(u, url) => {
+                return match other {
+                    Some((_, by)) if cancelled => Verdict::InterruptedBy(by.clone()),
+                    _ => Verdict::Loaded,
+                };
+            }
             // A download, a fragment, a fetch error (Firefox's comes after
-            // the failure), the context closed.
-            Lifecycle::Ended(c, n) if is_ours(c, n) => ended = true,
+            // the failure).
+            Lifecycle::Ended(c, n) if c == context && ours.contains(&n) => ended = true,
             Lifecycle::Destroyed(c) if c == context => ended = true,
             _ => {}
         }
     }
-    if loaded {
-        return Verdict::Loaded;
+    if ours.is_empty() {
+        return Verdict::Unseen;
     }
-    // The other navigation: the first of the context to start after ours
-    // (before or after ours was cancelled), to another URL.
-    let other = seen[first + 1..].iter().find_map(|e| match e {
-        Lifecycle::Started {
-            context: c, url: u, ..
-        } if c == context && !same_url(u, url) => Some(u.clone()),
-        _ => None,
-    });
     match (cancelled, other) {
-        (true, Some(by)) => Verdict::InterruptedBy(by),
+        (true, Some((_, by))) => Verdict::InterruptedBy(by.clone()),
         // Failed on its own (a network error): the command says so.
         (true, None) => Verdict::Failed,
         // Ended with no new document (a download, a fragment).
@@ -297,6 +319,23 @@ mod tests {
             judge(&seen, "c", START),
             Verdict::InterruptedBy("http://127.0.0.1:9/loop?3".into())
         );
+        // Chromium's mapper: ours cancelled, the page's own started, then a
+        // commit and a load reported for ours, and the page's committed.
+        let seen = [
+            started("1", START),
+            Lifecycle::Cancelled("c".into(), "1".into()),
+            started("2", "http://127.0.0.1:9/loop?2"),
+            Lifecycle::Committed {
+                context: "c".into(),
+                navigation: "1".into(),
+                url: START.into(),
+            },
+            loaded("1"),
+        ];
+        assert_eq!(
+            judge(&seen, "c", START),
+            Verdict::InterruptedBy("http://127.0.0.1:9/loop?2".into())
+        );
         // Firefox: the failure, then a fetch error of the same navigation.
         let seen = [
             started("1", START),
@@ -326,6 +365,19 @@ mod tests {
             Lifecycle::Cancelled("c".into(), "1".into()),
         ];
         assert_eq!(judge(&seen, "c", START), Verdict::Loaded);
+        // Ours came, and its script sent the page on while it was parsed
+        // (its load never came).
+        let seen = [
+            started("1", START),
+            Lifecycle::Committed {
+                context: "c".into(),
+                navigation: "1".into(),
+                url: START.into(),
+            },
+            Lifecycle::Cancelled("c".into(), "1".into()),
+            started("2", "http://127.0.0.1:9/else"),
+        ];
+        assert_eq!(judge(&seen, "c", START), Verdict::Committed);
         // Firefox: ours failed, the page's own started and failed, and a
         // second navigation to our URL loaded.
         let seen = [

@@ -51,14 +51,16 @@ const EVENTS: [&str; 11] = [
 ];
 
 /// The events that end a navigation without a new document (or with the same
-/// one), subscribed to with [`EVENTS`], or one by one when the remote end
-/// refuses one of them ([`Bidi::settle`] then waits at most its limit for a
-/// navigation that ends so).
-const NAVIGATION_ENDS: [&str; 4] = [
+/// one), and its commit, subscribed to with [`EVENTS`], or one by one when the
+/// remote end refuses one of them ([`Bidi::settle`] then waits at most its
+/// limit for a navigation that ends so; a `goto` is then judged without the
+/// commit).
+const NAVIGATION_ENDS: [&str; 5] = [
     "browsingContext.navigationAborted",
     "browsingContext.navigationFailed",
     "browsingContext.fragmentNavigated",
     "browsingContext.downloadWillBegin",
+    "browsingContext.navigationCommitted",
 ];
 
 /// How long a read of the page waits for a navigation under way to reach its
@@ -92,6 +94,13 @@ pub(crate) enum Lifecycle {
     /// download, a fetch error of its document, or a fragment navigation (the
     /// same document): the context, the navigation's id.
     Ended(String, String),
+    /// A navigation's new document replaced the context's: the context, the
+    /// navigation's id, the document's URL.
+    Committed {
+        context: String,
+        navigation: String,
+        url: String,
+    },
     /// A navigation of the context was aborted or failed before its document
     /// came (another navigation of the context may have taken its place):
     /// the context, the navigation's id.
@@ -819,6 +828,11 @@ impl Bidi {
                 navigating.remove(&context);
                 Some(Lifecycle::Ended(context, navigation))
             }
+            "browsingContext.navigationCommitted" => Some(Lifecycle::Committed {
+                context,
+                navigation,
+                url,
+            }),
             "browsingContext.navigationAborted" | "browsingContext.navigationFailed" => {
                 end(&mut navigating);
                 Some(Lifecycle::Cancelled(context, navigation))
