@@ -354,4 +354,58 @@ mod tests {
             matches!(r, ScriptResult::Exception { exception_details } if exception_details.text == "Error: boom")
         );
     }
+
+    /// The viewport and storage commands, as the spec spells them.
+    #[test]
+    fn state_commands_serialise_as_the_spec_spells_them() {
+        let set = SetViewport {
+            context: "c",
+            viewport: Viewport {
+                width: 600,
+                height: 500,
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(set).unwrap(),
+            json!({"context": "c", "viewport": {"width": 600, "height": 500}})
+        );
+        let partition = Some(Partition::StorageKey {
+            user_context: "u".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(GetCookies {
+                partition: partition.clone()
+            })
+            .unwrap(),
+            json!({"partition": {"type": "storageKey", "userContext": "u"}})
+        );
+        assert_eq!(
+            serde_json::to_value(GetCookies { partition: None }).unwrap(),
+            json!({})
+        );
+        let cookie = PartialCookie {
+            name: "n",
+            value: BytesValue::String { value: "v".into() },
+            domain: "h",
+            path: "/",
+            http_only: true,
+            secure: false,
+            same_site: "lax",
+            expiry: Some(7),
+        };
+        assert_eq!(
+            serde_json::to_value(SetCookie { cookie, partition }).unwrap(),
+            json!({"cookie": {"name": "n", "value": {"type": "string", "value": "v"},
+                "domain": "h", "path": "/", "httpOnly": true, "secure": false,
+                "sameSite": "lax", "expiry": 7},
+                "partition": {"type": "storageKey", "userContext": "u"}})
+        );
+        let tree: UserTree = serde_json::from_value(
+            json!({"contexts": [{"context": "c", "url": "about:blank", "userContext": "default",
+                "children": null, "parent": null}]}),
+        )
+        .unwrap();
+        assert_eq!(tree.contexts[0].user_context.as_deref(), Some("default"));
+        let _: Empty = serde_json::from_value(json!({})).unwrap();
+    }
 }
