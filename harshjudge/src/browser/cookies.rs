@@ -1,12 +1,17 @@
-//! The browser's cookies, on every engine: Chromium through DevTools (every
-//! cookie of the browser), Firefox through WebDriver BiDi's `storage` module
-//! (every cookie of the page's user context), WebKit through classic WebDriver (the cookies of the
-//! page's current document: WebKitGTK has no other way). What a saved storage
-//! state and a scenario's `s.request()` read and write.
+//! The browser's cookies, on every engine: through WebDriver BiDi's `storage`
+//! module on Firefox and on a Chromium page with routes (every cookie of the
+//! page's user context), Chromium's other pages through DevTools (every
+//! cookie of the browser), WebKit through classic WebDriver (the cookies of
+//! the page's current document: WebKitGTK has no other way). What a saved
+//! storage state and a scenario's `s.request()` read and write.
 
 use serde_json::{Value, json};
 
 use super::bidi::Bidi;
+use super::bidi::protocol::{
+    BytesValue, Cookies, Empty, GetCookies, GetTree, NetworkCookie, PartialCookie, Partition,
+    SetCookie, UserTree,
+};
 use super::config::BrowserKind;
 use super::error::BrowserError;
 use super::page::Page;
@@ -14,22 +19,37 @@ use super::storage::{Cookie, STATE_PAGE};
 use super::wire::{self, cdp};
 
 impl Page {
+    /// The BiDi connection the cookies go through: Firefox's, and a Chromium
+    /// page's while it has routes (as its calls, `Engine::bidi_calls`):
+    /// chromedriver holds a CDP command sent while a routed document loads
+    /// until that load, which the route's BiDi answer it holds back would end.
+    fn cookie_bidi(&self) -> Option<&Bidi> {
+        match self.browser() {
+            BrowserKind::Chromium => self.engine().bidi_calls().map(|(b, _)| &**b),
+            _ => self.bidi().map(|b| &**b),
+        }
+    }
+
     /// Every cookie the browser holds (WebKit: those of the current document).
     pub(crate) async fn all_cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
+        if let Some(bidi) = self.cookie_bidi() {
+            let params = GetCookies {
+                partition: user_context_key(bidi).await?,
+            };
+            let answer: Cookies = bidi.command("storage.getCookies", &params).await?;
+            let chromium = self.browser() == BrowserKind::Chromium;
+            return Ok(answer
+                .cookies
+                .iter()
+                .filter_map(|c| bidi_cookie(c, chromium))
+                .collect());
+        }
         if self.browser() == BrowserKind::Chromium {
             let answer = match cdp(self.client(), "Storage.getCookies", json!({})).await {
                 Ok(v) => v,
                 Err(_) => cdp(self.client(), "Network.getAllCookies", json!({})).await?,
             };
             return Ok(list(&answer["cookies"], cdp_cookie));
-        }
-        if let Some(bidi) = self.bidi() {
-            let params = match user_context_key(bidi).await? {
-                Some(partition) => json!({ "partition": partition }),
-                None => json!({}),
-            };
-            let answer = bidi.send("storage.getCookies", params).await?;
-            return Ok(list(&answer["cookies"], bidi_cookie));
         }
         let answer = wire::get(self.client(), "cookie", "reading the page's cookies").await?;
         Ok(list(&answer, classic_cookie))
@@ -48,6 +68,18 @@ impl Page {
         if cookies.is_empty() {
             return Ok(());
         }
+        if let Some(bidi) = self.cookie_bidi() {
+            let partition = user_context_key(bidi).await?;
+            for c in cookies {
+                let params = SetCookie {
+                    cookie: to_bidi(c),
+                    partition: partition.clone(),
+                };
+                bidi.command::<_, Empty>("storage.setCookie", &params)
+                    .await?;
+            }
+            return Ok(());
+        }
         if self.browser() == BrowserKind::Chromium {
             let cookies: Vec<Value> = cookies.iter().map(to_cdp).collect();
             cdp(
@@ -56,17 +88,6 @@ impl Page {
                 json!({ "cookies": cookies }),
             )
             .await?;
-            return Ok(());
-        }
-        if let Some(bidi) = self.bidi() {
-            let partition = user_context_key(bidi).await?;
-            for c in cookies {
-                let mut params = json!({ "cookie": to_bidi(c) });
-                if let Some(p) = &partition {
-                    params["partition"] = p.clone();
-                }
-                bidi.send("storage.setCookie", params).await?;
-            }
             return Ok(());
         }
         let base = url::Url::parse(self.base_url()).ok();
@@ -111,20 +132,25 @@ impl Page {
 /// The BiDi storage partition of the user context the page's tab lives in (a
 /// pooled Firefox session gives each scenario one of its own): BiDi's
 /// `storage` commands default to the browser's default user context.
-async fn user_context_key(bidi: &Bidi) -> Result<Option<Value>, BrowserError> {
+async fn user_context_key(bidi: &Bidi) -> Result<Option<Partition>, BrowserError> {
     let Some(context) = bidi.context.lock().expect("bidi lock").clone() else {
         return Ok(None);
     };
-    let tree = bidi
-        .send("browsingContext.getTree", json!({"maxDepth": 0}))
+    let tree: UserTree = bidi
+        .command(
+            "browsingContext.getTree",
+            &GetTree {
+                root: None,
+                max_depth: 0,
+            },
+        )
         .await?;
-    Ok(tree["contexts"]
-        .as_array()
+    Ok(tree
+        .contexts
         .into_iter()
-        .flatten()
-        .find(|c| c["context"] == context.as_str())
-        .and_then(|c| c["userContext"].as_str())
-        .map(|u| json!({"type": "storageKey", "userContext": u})))
+        .find(|c| c.context == context)
+        .and_then(|c| c.user_context)
+        .map(|user_context| Partition::StorageKey { user_context }))
 }
 
 fn list(v: &Value, one: fn(&Value) -> Option<Cookie>) -> Vec<Cookie> {
@@ -156,23 +182,43 @@ fn cookie(c: &Value, value: Option<&str>, expires: f64) -> Option<Cookie> {
     })
 }
 
-/// A DevTools cookie (`expires` in seconds, `session: true` for a session cookie).
+/// A DevTools cookie (`expires` in seconds, `session: true` for a session
+/// cookie), its expiry rounded to whole seconds as BiDi's and classic
+/// WebDriver's are (Chromium's BiDi rounds the same DevTools value).
 fn cdp_cookie(c: &Value) -> Option<Cookie> {
     let expires = if c["session"] == true {
         -1.0
     } else {
-        c["expires"].as_f64().unwrap_or(-1.0)
+        c["expires"].as_f64().map_or(-1.0, f64::round)
     };
     cookie(c, c["value"].as_str(), expires)
 }
 
-/// A BiDi `network.Cookie` (`value` a `{type: "string", value}`, `expiry` in seconds).
-fn bidi_cookie(c: &Value) -> Option<Cookie> {
-    cookie(
-        c,
-        c["value"]["value"].as_str(),
-        c["expiry"].as_f64().unwrap_or(-1.0),
-    )
+/// A BiDi `network.Cookie` (`expiry` in seconds; a text value: a cookie
+/// whose value is bytes in base64 is no text cookie, and is left out).
+/// Chromium's BiDi writes `none` for a cookie set without `SameSite` (which
+/// DevTools leaves out, and Chromium treats as `Lax`); as Chromium refuses
+/// `SameSite=None` without `Secure`, its `none` on a cookie that is not
+/// `Secure` is read as DevTools gives it, `Lax`.
+fn bidi_cookie(c: &NetworkCookie, chromium: bool) -> Option<Cookie> {
+    let BytesValue::String { value } = &c.value else {
+        return None;
+    };
+    let unset = chromium && !c.secure && c.same_site.as_deref() == Some("none");
+    Some(Cookie {
+        name: c.name.clone(),
+        value: value.clone(),
+        domain: c.domain.clone(),
+        path: c.path.clone().unwrap_or_else(|| "/".into()),
+        expires: c.expiry.map_or(-1.0, f64::round),
+        http_only: c.http_only,
+        secure: c.secure,
+        same_site: if unset {
+            "Lax".into()
+        } else {
+            same_site(&json!(c.same_site))
+        },
+    })
 }
 
 /// A classic WebDriver cookie (`expiry` in whole seconds).
@@ -191,17 +237,23 @@ fn to_cdp(c: &Cookie) -> Value {
     v
 }
 
-fn to_bidi(c: &Cookie) -> Value {
-    let mut v = json!({
-        "name": c.name, "value": {"type": "string", "value": c.value},
-        "domain": c.domain, "path": c.path,
-        "httpOnly": c.http_only, "secure": c.secure,
-        "sameSite": c.same_site.to_ascii_lowercase(),
-    });
-    if c.expires > 0.0 {
-        v["expiry"] = json!(c.expires as u64);
+fn to_bidi(c: &Cookie) -> PartialCookie<'_> {
+    PartialCookie {
+        name: &c.name,
+        value: BytesValue::String {
+            value: c.value.clone(),
+        },
+        domain: &c.domain,
+        path: &c.path,
+        http_only: c.http_only,
+        secure: c.secure,
+        same_site: match c.same_site.to_ascii_lowercase().as_str() {
+            "strict" => "strict",
+            "none" => "none",
+            _ => "lax",
+        },
+        expiry: (c.expires > 0.0).then_some(c.expires as u64),
     }
-    v
 }
 
 fn to_classic(c: &Cookie) -> Value {
@@ -222,14 +274,39 @@ mod tests {
     #[test]
     fn each_protocol_s_cookie_reads_as_one() {
         let cdp = cdp_cookie(&json!({"name": "s", "value": "1", "domain": "h", "path": "/", "expires": -1, "session": true, "httpOnly": true, "secure": false, "sameSite": "Lax"})).unwrap();
-        let bidi = bidi_cookie(&json!({"name": "s", "value": {"type": "string", "value": "1"}, "domain": "h", "path": "/", "httpOnly": true, "secure": false, "sameSite": "lax", "size": 2})).unwrap();
+        let bidi = bidi_cookie(&serde_json::from_value(json!({"name": "s", "value": {"type": "string", "value": "1"}, "domain": "h", "path": "/", "httpOnly": true, "secure": false, "sameSite": "lax", "size": 2})).unwrap(), false).unwrap();
         let classic = classic_cookie(&json!({"name": "s", "value": "1", "domain": "h", "path": "/", "httpOnly": true, "secure": false, "sameSite": "Lax"})).unwrap();
         assert_eq!(cdp, bidi);
         assert_eq!(bidi, classic);
+        let sent = serde_json::to_value(to_bidi(&bidi)).unwrap();
+        assert_eq!(sent["value"], json!({"type": "string", "value": "1"}));
+        assert_eq!(sent["sameSite"], "lax");
+        assert!(sent.get("expiry").is_none(), "{sent}");
+    }
+
+    /// Chromium's BiDi and DevTools read one cookie alike: an unset
+    /// `SameSite` (BiDi's `none` without `Secure`) and a fractional expiry.
+    #[test]
+    fn chromium_s_bidi_cookie_reads_as_its_devtools_one() {
+        let cdp = cdp_cookie(
+            &json!({"name": "c", "value": "3", "domain": "h", "path": "/",
+            "expires": 1795750231.011271, "session": false, "httpOnly": false, "secure": false}),
+        )
+        .unwrap();
+        let wire = json!({"name": "c", "value": {"type": "string", "value": "3"}, "domain": "h",
+            "path": "/", "httpOnly": false, "secure": false, "sameSite": "none", "expiry": 1795750231});
+        let bidi = bidi_cookie(&serde_json::from_value(wire.clone()).unwrap(), true).unwrap();
+        assert_eq!(cdp, bidi);
         assert_eq!(
-            to_bidi(&bidi)["value"],
-            json!({"type": "string", "value": "1"})
+            (bidi.expires, bidi.same_site.as_str()),
+            (1795750231.0, "Lax")
         );
-        assert_eq!(to_bidi(&bidi)["sameSite"], "lax");
+        // Firefox's `none` is its own None; a Secure one is Chromium's too.
+        let firefox = bidi_cookie(&serde_json::from_value(wire.clone()).unwrap(), false).unwrap();
+        assert_eq!(firefox.same_site, "None");
+        let mut secure = wire;
+        secure["secure"] = json!(true);
+        let secure = bidi_cookie(&serde_json::from_value(secure).unwrap(), true).unwrap();
+        assert_eq!(secure.same_site, "None");
     }
 }

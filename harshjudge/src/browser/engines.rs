@@ -6,7 +6,7 @@
 //! | | Chromium | Firefox | WebKit (WebKitGTK) |
 //! |---|---|---|---|
 //! | console, network, routes | BiDi | BiDi | none (no BiDi): a note in the step's console |
-//! | viewport | CDP emulation | BiDi `setViewport` | window size |
+//! | viewport | CDP emulation (BiDi `setViewport` while the page has routes) | BiDi `setViewport` | window size |
 //! | full-page and clip screenshots | CDP (BiDi while the page has routes) | BiDi (`origin: document`) | viewport only; clips unsupported |
 //! | reads (`url`, `title`, `html`, scripts) | classic (BiDi while the page has routes) | BiDi | classic |
 //! | engine registered per document | CDP | every call checks | every call checks |
@@ -14,7 +14,7 @@
 use serde_json::json;
 
 use super::bidi::Bidi;
-use super::bidi::protocol::{BoxClip, BoxKind, Origin};
+use super::bidi::protocol::{BoxClip, BoxKind, Empty, Origin, SetViewport, Viewport};
 use super::config::BrowserKind;
 use super::error::{BrowserError, cmd_err};
 use super::logs::ConsoleEntry;
@@ -59,19 +59,22 @@ fn context(bidi: &Bidi) -> Result<String, BrowserError> {
         .ok_or_else(|| cmd_err("finding the window's browsing context", "none known"))
 }
 
-/// Sets the viewport of a non-Chromium session: BiDi's `setViewport`, else the
-/// window's size (WebKitGTK's MiniBrowser draws no toolbar in automation).
+/// Sets the viewport: BiDi's `setViewport` on `bidi`'s context (Firefox's
+/// page, and a Chromium page with routes), else the window's size (WebKitGTK's
+/// MiniBrowser draws no toolbar in automation). Chromium's page without
+/// routes uses CDP's emulation instead (`Page::set_viewport_size`).
 pub(super) async fn set_viewport(
     client: &fantoccini::Client,
-    bidi: Option<&Bidi>,
+    bidi: Option<(&Bidi, &str)>,
     (width, height): (u32, u32),
 ) -> Result<(), BrowserError> {
-    if let Some(bidi) = bidi {
-        bidi.send(
-            "browsingContext.setViewport",
-            json!({"context": context(bidi)?, "viewport": {"width": width, "height": height}}),
-        )
-        .await?;
+    if let Some((bidi, context)) = bidi {
+        let params = SetViewport {
+            context,
+            viewport: Viewport { width, height },
+        };
+        bidi.command::<_, Empty>("browsingContext.setViewport", &params)
+            .await?;
         return Ok(());
     }
     wire::post(
@@ -138,15 +141,25 @@ pub(super) async fn capture_clip(
     }
 }
 
-/// Text inserted as an input method would, without CDP's `Input.insertText`:
-/// the editing command of the focused element's document.
+/// Inserts its argument as an input method would, without CDP's
+/// `Input.insertText`: the editing command of the document of the focused
+/// element (down through focused same-origin frames). An `input` event of
+/// inputType `insertText`, no key events; returns null.
+pub(super) const INSERT_TEXT: &str = "function (text) {
+  var d = document;
+  while (d.activeElement && d.activeElement.contentDocument) { d = d.activeElement.contentDocument; }
+  d.execCommand('insertText', false, text);
+  return null;
+}";
+
+/// [`INSERT_TEXT`] over classic WebDriver (WebKit, and Firefox without BiDi).
 pub(super) async fn insert_text(
     client: &fantoccini::Client,
     text: &str,
 ) -> Result<(), BrowserError> {
     client
         .execute(
-            "document.execCommand('insertText', false, arguments[0]); return null;",
+            &format!("return ({INSERT_TEXT})(arguments[0]);"),
             vec![json!(text)],
         )
         .await

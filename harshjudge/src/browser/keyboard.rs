@@ -231,10 +231,27 @@ impl Keyboard {
 
     /// Inserts text as an input method would (no key events).
     pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
-        if self.page.browser() != super::config::BrowserKind::Chromium {
-            return super::engines::insert_text(self.page.client(), text).await;
-        }
         let page = &self.page;
+        // Over BiDi while the page's calls go that way (with routes, and on
+        // Firefox), once a navigation under way has its document: CDP's
+        // Input.insertText, sent while a routed document loads, waited in
+        // chromedriver for that load (`Page::settled` says why).
+        if let Some((bidi, context)) = page.settled().await {
+            let limit =
+                std::time::Duration::from_millis(page.engine().script_timeout().max(30_000));
+            bidi.call_function(
+                &context,
+                super::engines::INSERT_TEXT,
+                text,
+                limit,
+                "inserting text",
+            )
+            .await?;
+            return Ok(());
+        }
+        if page.browser() != super::config::BrowserKind::Chromium {
+            return super::engines::insert_text(page.client(), text).await;
+        }
         page.engine()
             .in_window(wire::cdp(
                 page.client(),

@@ -442,16 +442,23 @@ impl Page {
     /// Sets the viewport (the page's visible area, and so screenshots) to
     /// `width`x`height` CSS pixels.
     pub async fn set_viewport_size(&self, width: u32, height: u32) -> Result<(), BrowserError> {
-        let set = if self.inner.browser == BrowserKind::Chromium {
-            cdp(
+        // Over BiDi while the page's calls go that way (with routes, and on
+        // Firefox): chromedriver would hold a CDP command sent while a routed
+        // document loads until that load, which the route's BiDi answer it
+        // holds back would end (`Page::settled` says why).
+        let set = match self.engine().bidi_calls() {
+            Some((bidi, context)) => {
+                engines::set_viewport(self.client(), Some((&**bidi, &*context)), (width, height))
+                    .await
+            }
+            None if self.inner.browser == BrowserKind::Chromium => cdp(
                 self.client(),
                 "Emulation.setDeviceMetricsOverride",
                 json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
             )
             .await
-            .map(|_| ())
-        } else {
-            engines::set_viewport(self.client(), self.bidi().map(|b| &**b), (width, height)).await
+            .map(|_| ()),
+            None => engines::set_viewport(self.client(), None, (width, height)).await,
         };
         if let Some(s) = self.inner.session.lock().expect("session lock").as_mut() {
             s.viewport = set.is_ok().then_some((width, height));

@@ -172,6 +172,113 @@ pub(crate) struct NavigationEvent {
     pub(crate) url: String,
 }
 
+/// `browsingContext.setViewport`: the context's viewport in CSS pixels.
+#[derive(Debug, Serialize)]
+pub(crate) struct SetViewport<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) viewport: Viewport,
+}
+
+/// A viewport's size (CSS pixels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct Viewport {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+}
+
+/// The answer of a command that answers nothing (`{}`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Empty {}
+
+/// The storage partition of the `storage` commands: a user context's (they
+/// default to the browser's default user context).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub(crate) enum Partition {
+    #[serde(rename_all = "camelCase")]
+    StorageKey { user_context: String },
+}
+
+/// `storage.getCookies`: every cookie of the partition.
+#[derive(Debug, Serialize)]
+pub(crate) struct GetCookies {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) partition: Option<Partition>,
+}
+
+/// `storage.getCookies`'s answer.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Cookies {
+    pub(crate) cookies: Vec<NetworkCookie>,
+}
+
+/// A cookie's value: text, or bytes in base64.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum BytesValue {
+    String { value: String },
+    Base64 { value: String },
+}
+
+/// BiDi's `network.Cookie`, as `storage.getCookies` gives it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NetworkCookie {
+    pub(crate) name: String,
+    pub(crate) value: BytesValue,
+    pub(crate) domain: String,
+    #[serde(default)]
+    pub(crate) path: Option<String>,
+    #[serde(default)]
+    pub(crate) http_only: bool,
+    #[serde(default)]
+    pub(crate) secure: bool,
+    /// `strict`, `lax`, `none` or `default`.
+    #[serde(default)]
+    pub(crate) same_site: Option<String>,
+    /// Unix seconds; none for a session cookie.
+    #[serde(default)]
+    pub(crate) expiry: Option<f64>,
+}
+
+/// BiDi's `storage.PartialCookie`, what `storage.setCookie` sets.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PartialCookie<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) value: BytesValue,
+    pub(crate) domain: &'a str,
+    pub(crate) path: &'a str,
+    pub(crate) http_only: bool,
+    pub(crate) secure: bool,
+    pub(crate) same_site: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) expiry: Option<u64>,
+}
+
+/// `storage.setCookie`.
+#[derive(Debug, Serialize)]
+pub(crate) struct SetCookie<'a> {
+    pub(crate) cookie: PartialCookie<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) partition: Option<Partition>,
+}
+
+/// `browsingContext.getTree`'s answer, read for each context's user context.
+#[derive(Debug, Deserialize)]
+pub(crate) struct UserTree {
+    pub(crate) contexts: Vec<ContextUser>,
+}
+
+/// A browsing context and the user context it lives in.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ContextUser {
+    pub(crate) context: String,
+    #[serde(default)]
+    pub(crate) user_context: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -250,5 +357,59 @@ mod tests {
         assert!(
             matches!(r, ScriptResult::Exception { exception_details } if exception_details.text == "Error: boom")
         );
+    }
+
+    /// The viewport and storage commands, as the spec spells them.
+    #[test]
+    fn state_commands_serialise_as_the_spec_spells_them() {
+        let set = SetViewport {
+            context: "c",
+            viewport: Viewport {
+                width: 600,
+                height: 500,
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(set).unwrap(),
+            json!({"context": "c", "viewport": {"width": 600, "height": 500}})
+        );
+        let partition = Some(Partition::StorageKey {
+            user_context: "u".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(GetCookies {
+                partition: partition.clone()
+            })
+            .unwrap(),
+            json!({"partition": {"type": "storageKey", "userContext": "u"}})
+        );
+        assert_eq!(
+            serde_json::to_value(GetCookies { partition: None }).unwrap(),
+            json!({})
+        );
+        let cookie = PartialCookie {
+            name: "n",
+            value: BytesValue::String { value: "v".into() },
+            domain: "h",
+            path: "/",
+            http_only: true,
+            secure: false,
+            same_site: "lax",
+            expiry: Some(7),
+        };
+        assert_eq!(
+            serde_json::to_value(SetCookie { cookie, partition }).unwrap(),
+            json!({"cookie": {"name": "n", "value": {"type": "string", "value": "v"},
+                "domain": "h", "path": "/", "httpOnly": true, "secure": false,
+                "sameSite": "lax", "expiry": 7},
+                "partition": {"type": "storageKey", "userContext": "u"}})
+        );
+        let tree: UserTree = serde_json::from_value(
+            json!({"contexts": [{"context": "c", "url": "about:blank", "userContext": "default",
+                "children": null, "parent": null}]}),
+        )
+        .unwrap();
+        assert_eq!(tree.contexts[0].user_context.as_deref(), Some("default"));
+        let _: Empty = serde_json::from_value(json!({})).unwrap();
     }
 }
