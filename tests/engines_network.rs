@@ -181,10 +181,8 @@ async fn routes_without_bidi(s: Scenario) -> harshjudge::Result {
 }
 
 struct Outcome {
-    _tmp: tempfile::TempDir,
-    hj: PathBuf,
+    runs: support::InProcessRuns,
     seen: Seen,
-    codes: Vec<(&'static str, &'static str, i32)>,
 }
 
 /// The runs, once for every test.
@@ -192,33 +190,18 @@ fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
     RUN.get_or_init(|| {
         let (base, seen) = serve();
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
-        support::in_process_env(&base);
-        let mut codes = Vec::new();
-        for (browser, filter) in [
-            ("chromium", "document_routes"),
-            ("firefox", "document_routes"),
-            ("firefox", "network_control"),
-            ("webkit", "routes_without_bidi"),
-        ] {
-            codes.push((
-                browser,
-                filter,
-                support::run_in_process("engines_network", &hj, browser, filter),
-            ));
-        }
-        Outcome {
-            _tmp: tmp,
-            hj,
-            seen,
-            codes,
-        }
+        let runs = support::InProcessRuns::run(
+            "engines_network",
+            &base,
+            &[
+                ("chromium", "document_routes"),
+                ("firefox", "document_routes"),
+                ("firefox", "network_control"),
+                ("webkit", "routes_without_bidi"),
+            ],
+        );
+        Outcome { runs, seen }
     })
-}
-
-fn run_dir(slug: &str) -> PathBuf {
-    support::only_run(&outcome().hj, slug)
 }
 
 fn read(p: &Path) -> String {
@@ -231,18 +214,7 @@ fn json_at(p: &Path) -> Value {
 
 /// The result of `slug`'s run, which must have passed, with its exit code.
 fn passed(slug: &str, browser: &str, filter: &str) -> PathBuf {
-    let o = outcome();
-    let run = run_dir(slug);
-    let result = json_at(&run.join("result.json"));
-    assert_eq!(result["status"], "pass", "{slug}: {result}");
-    let code = o
-        .codes
-        .iter()
-        .find(|(b, f, _)| *b == browser && *f == filter)
-        .unwrap()
-        .2;
-    assert_eq!(code, 0, "{slug}");
-    run
+    outcome().runs.passed(slug, browser, filter)
 }
 
 /// A file a step attached (`name` is the attachment's name, `.txt`).

@@ -300,43 +300,25 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
     )
 }
 
-struct Outcome {
-    _tmp: tempfile::TempDir,
-    hj: PathBuf,
-    codes: Vec<(&'static str, &'static str, i32)>,
-}
-
 /// The runs, once for every test.
-fn outcome() -> &'static Outcome {
-    static RUN: OnceLock<Outcome> = OnceLock::new();
+fn outcome() -> &'static support::InProcessRuns {
+    static RUN: OnceLock<support::InProcessRuns> = OnceLock::new();
     RUN.get_or_init(|| {
-        let base = serve();
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
-        support::in_process_env(&base);
-        let mut codes = Vec::new();
-        for (browser, filter) in [
-            ("chromium", "routed_input"),
-            ("firefox", "routed_input"),
-            ("chromium", "frames_and_popups"),
-            ("firefox", "frames_and_popups"),
-            ("firefox", "navigating_page"),
-            ("chromium", "goto_while_the_page_navigates"),
-            ("firefox", "goto_while_the_page_navigates"),
-            ("chromium", "goto_while_a_routed_page_navigates"),
-            ("firefox", "goto_while_a_routed_page_navigates"),
-        ] {
-            codes.push((
-                browser,
-                filter,
-                support::run_in_process("routed_input", &hj, browser, filter),
-            ));
-        }
-        Outcome {
-            _tmp: tmp,
-            hj,
-            codes,
-        }
+        support::InProcessRuns::run(
+            "routed_input",
+            &serve(),
+            &[
+                ("chromium", "routed_input"),
+                ("firefox", "routed_input"),
+                ("chromium", "frames_and_popups"),
+                ("firefox", "frames_and_popups"),
+                ("firefox", "navigating_page"),
+                ("chromium", "goto_while_the_page_navigates"),
+                ("firefox", "goto_while_the_page_navigates"),
+                ("chromium", "goto_while_a_routed_page_navigates"),
+                ("firefox", "goto_while_a_routed_page_navigates"),
+            ],
+        )
     })
 }
 
@@ -346,18 +328,7 @@ fn read(p: &Path) -> String {
 
 /// The run of `slug`, which must have passed.
 fn passed(slug: &str, browser: &str, filter: &str) -> PathBuf {
-    let o = outcome();
-    let run = support::only_run(&o.hj, slug);
-    let result: Value = harshjudge::serde_json::from_str(&read(&run.join("result.json"))).unwrap();
-    assert_eq!(result["status"], "pass", "{slug}: {result}");
-    let code = o
-        .codes
-        .iter()
-        .find(|(b, f, _)| *b == browser && *f == filter)
-        .unwrap()
-        .2;
-    assert_eq!(code, 0, "{slug}");
-    run
+    outcome().passed(slug, browser, filter)
 }
 
 /// A text a step attached (`name` is the attachment's name).

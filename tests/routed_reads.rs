@@ -230,43 +230,25 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
     )
 }
 
-struct Outcome {
-    _tmp: tempfile::TempDir,
-    hj: PathBuf,
-    codes: Vec<(&'static str, &'static str, i32)>,
-}
-
 /// The runs, once for every test.
-fn outcome() -> &'static Outcome {
-    static RUN: OnceLock<Outcome> = OnceLock::new();
+fn outcome() -> &'static support::InProcessRuns {
+    static RUN: OnceLock<support::InProcessRuns> = OnceLock::new();
     RUN.get_or_init(|| {
-        let base = serve();
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
-        support::in_process_env(&base);
-        let mut codes = Vec::new();
-        for (browser, filter) in [
-            ("chromium", "routed_fetch"),
-            ("firefox", "routed_fetch"),
-            ("chromium", "routed_wait"),
-            ("firefox", "routed_wait"),
-            ("chromium", "routed_reads"),
-            ("firefox", "routed_reads"),
-            ("chromium", "routed_failure"),
-            ("firefox", "routed_failure"),
-            ("firefox", "plain_reads"),
-        ] {
-            codes.push((
-                browser,
-                filter,
-                support::run_in_process("routed_reads", &hj, browser, filter),
-            ));
-        }
-        Outcome {
-            _tmp: tmp,
-            hj,
-            codes,
-        }
+        support::InProcessRuns::run(
+            "routed_reads",
+            &serve(),
+            &[
+                ("chromium", "routed_fetch"),
+                ("firefox", "routed_fetch"),
+                ("chromium", "routed_wait"),
+                ("firefox", "routed_wait"),
+                ("chromium", "routed_reads"),
+                ("firefox", "routed_reads"),
+                ("chromium", "routed_failure"),
+                ("firefox", "routed_failure"),
+                ("firefox", "plain_reads"),
+            ],
+        )
     })
 }
 
@@ -283,16 +265,7 @@ fn run_of(slug: &str) -> (PathBuf, Value) {
 
 /// The run of `slug`, which must have passed.
 fn passed(slug: &str, browser: &str, filter: &str) -> PathBuf {
-    let (run, result) = run_of(slug);
-    assert_eq!(result["status"], "pass", "{slug}: {result}");
-    let code = outcome()
-        .codes
-        .iter()
-        .find(|(b, f, _)| *b == browser && *f == filter)
-        .unwrap()
-        .2;
-    assert_eq!(code, 0, "{slug}");
-    run
+    outcome().passed(slug, browser, filter)
 }
 
 /// The file a step attached whose name contains `name` and ends with `ext`.

@@ -316,10 +316,8 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
 }
 
 struct Outcome {
-    _tmp: tempfile::TempDir,
-    hj: PathBuf,
+    runs: support::InProcessRuns,
     base: String,
-    codes: Vec<(&'static str, &'static str, i32)>,
 }
 
 /// The runs, once for every test.
@@ -327,32 +325,21 @@ fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
     RUN.get_or_init(|| {
         let base = serve();
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
-        support::in_process_env(&base);
-        let mut codes = Vec::new();
-        for (browser, filter) in [
-            ("chromium", "plain_state"),
-            ("chromium", "held_viewport"),
-            ("chromium", "held_typing"),
-            ("chromium", "held_cookies"),
-            ("firefox", "plain_state"),
-            ("firefox", "held_viewport"),
-            ("firefox", "held_typing"),
-            ("firefox", "held_cookies"),
-        ] {
-            codes.push((
-                browser,
-                filter,
-                support::run_in_process("routed_state", &hj, browser, filter),
-            ));
-        }
-        Outcome {
-            _tmp: tmp,
-            hj,
-            base,
-            codes,
-        }
+        let runs = support::InProcessRuns::run(
+            "routed_state",
+            &base,
+            &[
+                ("chromium", "plain_state"),
+                ("chromium", "held_viewport"),
+                ("chromium", "held_typing"),
+                ("chromium", "held_cookies"),
+                ("firefox", "plain_state"),
+                ("firefox", "held_viewport"),
+                ("firefox", "held_typing"),
+                ("firefox", "held_cookies"),
+            ],
+        );
+        Outcome { runs, base }
     })
 }
 
@@ -363,17 +350,7 @@ fn read(p: &Path) -> String {
 /// The run of `filter` on `browser`, which must have passed.
 fn passed(browser: &str, filter: &str) -> PathBuf {
     let slug = format!("{}-{browser}", filter.replace('_', "-"));
-    let run = support::only_run(&outcome().hj, &slug);
-    let result: Value = harshjudge::serde_json::from_str(&read(&run.join("result.json"))).unwrap();
-    assert_eq!(result["status"], "pass", "{slug}: {result}");
-    let code = outcome()
-        .codes
-        .iter()
-        .find(|(b, f, _)| *b == browser && *f == filter)
-        .unwrap()
-        .2;
-    assert_eq!(code, 0, "{slug}");
-    run
+    outcome().runs.passed(&slug, browser, filter)
 }
 
 /// The JSON a step attached under a name containing `name`.

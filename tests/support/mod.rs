@@ -380,6 +380,53 @@ pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str
     harshjudge::harness::run_with(pkg, &args, &flags)
 }
 
+/// The `run_in_process` runs of a test binary's own scenarios, one per
+/// (browser, filter), one after the other, their evidence under one folder,
+/// against the app at `base` (`in_process_env`). Made once: callers keep it
+/// in a `OnceLock` that every test of the binary reads.
+pub struct InProcessRuns {
+    _tmp: tempfile::TempDir,
+    /// The `.harshJudge` folder of every run.
+    pub hj: PathBuf,
+    codes: Vec<(&'static str, &'static str, i32)>,
+}
+
+impl InProcessRuns {
+    pub fn run(name: &'static str, base: &str, list: &[(&'static str, &'static str)]) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let hj = tmp.path().join("hj");
+        in_process_env(base);
+        let codes = list
+            .iter()
+            .map(|&(browser, filter)| (browser, filter, run_in_process(name, &hj, browser, filter)))
+            .collect();
+        InProcessRuns {
+            _tmp: tmp,
+            hj,
+            codes,
+        }
+    }
+
+    /// The exit code of `filter`'s run on `browser`.
+    pub fn code(&self, browser: &str, filter: &str) -> i32 {
+        self.codes
+            .iter()
+            .find(|(b, f, _)| *b == browser && *f == filter)
+            .unwrap_or_else(|| panic!("no run of {filter} on {browser}"))
+            .2
+    }
+
+    /// The run folder of scenario `slug`, which must have passed, in a run
+    /// (`filter` on `browser`) that exited 0.
+    pub fn passed(&self, slug: &str, browser: &str, filter: &str) -> PathBuf {
+        let run = only_run(&self.hj, slug);
+        let result = json(run.join("result.json"));
+        assert_eq!(result["status"], "pass", "{slug}: {result}");
+        assert_eq!(self.code(browser, filter), 0, "{slug}");
+        run
+    }
+}
+
 /// The environment of `run_in_process` runs against the app at `base`: every
 /// evidence kept, this machine's own drivers (no WebDriver URL, no browser
 /// chosen by the environment: `--browser` chooses), console errors not failing
