@@ -448,6 +448,14 @@ impl Page {
         // holds back would end (`Page::settled` says why).
         let set = match self.engine().bidi_calls() {
             Some((bidi, context)) => {
+                // Chromium's mapper answers setViewport only once a navigation
+                // under way has its document, and under load it held a
+                // route's answer to that document behind it: the step hung
+                // (1 run in 7 at load 6). The document comes first, the
+                // routes answering meanwhile.
+                if self.inner.browser == BrowserKind::Chromium {
+                    bidi.settle(&context).await;
+                }
                 engines::set_viewport(self.client(), Some((&**bidi, &*context)), (width, height))
                     .await
             }
