@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use harshjudge::serde_json::Value;
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
 mod support;
@@ -355,23 +354,15 @@ fn attached(run: &Path, step: usize, name: &str) -> String {
     read(&file)
 }
 
-/// Whether a step's network.json has a request to `path` fulfilled by a route.
-fn fulfilled(run: &Path, step: usize, path: &str) -> bool {
-    let net: Value = harshjudge::serde_json::from_str(&read(
-        &run.join(format!("step-{step:02}/evidence/network.json")),
-    ))
-    .unwrap();
-    net.as_array().unwrap().iter().any(|e| {
-        e["url"].as_str().is_some_and(|u| u.contains(path)) && e["intercepted"] == "fulfilled"
-    })
-}
-
 fn routed_input_on(browser: &str) {
     let run = passed(&format!("routed-input-{browser}"), browser, "routed_input");
     for (step, path) in [(1, "/next"), (2, "/found")] {
         let ms: u64 = attached(&run, step, "ms").trim().parse().unwrap();
         assert!(ms < 10_000, "{browser} step {step}: took {ms} ms");
-        assert!(fulfilled(&run, step, path), "{browser} step {step}: {path}");
+        assert!(
+            support::fulfilled(&run, step, path),
+            "{browser} step {step}: {path}"
+        );
     }
 }
 

@@ -283,31 +283,20 @@ fn attached(run: &Path, step: usize, name: &str, ext: &str) -> String {
     read(&file)
 }
 
-/// Whether a step's network.json has a request to `path` fulfilled by a route.
-fn fulfilled(run: &Path, step: usize, path: &str) -> bool {
-    let net: Value = harshjudge::serde_json::from_str(&read(
-        &run.join(format!("step-{step:02}/evidence/network.json")),
-    ))
-    .unwrap();
-    net.as_array().unwrap().iter().any(|e| {
-        e["url"].as_str().is_some_and(|u| u.contains(path)) && e["intercepted"] == "fulfilled"
-    })
-}
-
 fn evaluate_fetch_on(browser: &str) {
     let run = passed(&format!("routed-fetch-{browser}"), browser, "routed_fetch");
     let ms: u64 = attached(&run, 1, "ms", ".txt").trim().parse().unwrap();
     assert!(ms < 10_000, "{browser}: the evaluate took {ms} ms");
     let v: Value = harshjudge::serde_json::from_str(&attached(&run, 1, "value", ".json")).unwrap();
     assert_eq!(v, json!({"n": 42}), "{browser}");
-    assert!(fulfilled(&run, 1, "/api/data"), "{browser}");
+    assert!(support::fulfilled(&run, 1, "/api/data"), "{browser}");
 }
 
 fn wait_on(browser: &str) {
     let run = passed(&format!("routed-wait-{browser}"), browser, "routed_wait");
     let v: Value = harshjudge::serde_json::from_str(&attached(&run, 1, "value", ".json")).unwrap();
     assert_eq!(v, json!(42), "{browser}: wait_for_function");
-    assert!(fulfilled(&run, 1, "/api/data"), "{browser}");
+    assert!(support::fulfilled(&run, 1, "/api/data"), "{browser}");
 }
 
 fn reads_after_input_on(browser: &str) {
@@ -332,7 +321,10 @@ fn reads_after_input_on(browser: &str) {
             "{browser} step {step}: {reads}"
         );
         assert_eq!(reads["png"], true, "{browser} step {step}: {reads}");
-        assert!(fulfilled(&run, step, path), "{browser} step {step}: {path}");
+        assert!(
+            support::fulfilled(&run, step, path),
+            "{browser} step {step}: {path}"
+        );
     }
 }
 
@@ -357,7 +349,7 @@ fn failure_evidence_on(browser: &str) {
         html.contains("routed next"),
         "{browser}: page.html is {html}"
     );
-    assert!(fulfilled(&run, 1, "/next"), "{browser}");
+    assert!(support::fulfilled(&run, 1, "/next"), "{browser}");
 }
 
 #[test]

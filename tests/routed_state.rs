@@ -368,17 +368,6 @@ fn attached(run: &Path, step: usize, name: &str) -> Value {
     harshjudge::serde_json::from_str(&read(&file)).unwrap()
 }
 
-/// Whether a step's network.json has a request to `path` fulfilled by a route.
-fn fulfilled(run: &Path, step: usize, path: &str) -> bool {
-    let net: Value = harshjudge::serde_json::from_str(&read(
-        &run.join(format!("step-{step:02}/evidence/network.json")),
-    ))
-    .unwrap();
-    net.as_array().unwrap().iter().any(|e| {
-        e["url"].as_str().is_some_and(|u| u.contains(path)) && e["intercepted"] == "fulfilled"
-    })
-}
-
 /// It returned while the route still held its answer.
 fn while_held(v: &Value, what: &str) {
     assert_eq!(v["held"], true, "{what}: returned after the hold: {v}");
@@ -403,7 +392,7 @@ fn viewport_on(browser: &str) {
     assert_eq!(v["routed"], json!([600, 500]), "{browser}: {v}");
     assert_eq!(v["png"], json!([600, 500]), "{browser}: {v}");
     assert_eq!(v["unrouted"], json!([700, 450]), "{browser}: {v}");
-    assert!(fulfilled(&run, 1, "/next"), "{browser}");
+    assert!(support::fulfilled(&run, 1, "/next"), "{browser}");
 }
 
 fn typed_on(browser: &str) {
@@ -426,7 +415,7 @@ fn typed_on(browser: &str) {
         events.contains(&"input:insertText:héllo wörld"),
         "{browser}: {events:?}"
     );
-    assert!(fulfilled(&run, 1, "/held.js"), "{browser}");
+    assert!(support::fulfilled(&run, 1, "/held.js"), "{browser}");
     // As on the page without routes (CDP's Input.insertText on Chromium):
     // the value and its `input` events. The editing command this side uses
     // over BiDi sends a `beforeinput` first, as a user's typing does, where
@@ -476,7 +465,7 @@ fn cookies_on(browser: &str) {
         document.contains("a=1") && document.contains("b=2"),
         "{browser}: {document:?}"
     );
-    assert!(fulfilled(&run, 1, "/later"), "{browser}");
+    assert!(support::fulfilled(&run, 1, "/later"), "{browser}");
     // Every field as the page without routes reads it (CDP's on Chromium).
     assert_eq!(v["unrouted"], v["state"], "{browser}");
     assert_eq!(during["read"], v["state"], "{browser}");

@@ -427,6 +427,15 @@ impl InProcessRuns {
     }
 }
 
+/// Whether step `step` of `run` recorded a request to `path` that a route
+/// fulfilled (its `network.json`).
+pub fn fulfilled(run: &Path, step: usize, path: &str) -> bool {
+    let net = json(run.join(format!("step-{step:02}/evidence/network.json")));
+    net.as_array().unwrap().iter().any(|e| {
+        e["url"].as_str().is_some_and(|u| u.contains(path)) && e["intercepted"] == "fulfilled"
+    })
+}
+
 /// The environment of `run_in_process` runs against the app at `base`: every
 /// evidence kept, this machine's own drivers (no WebDriver URL, no browser
 /// chosen by the environment: `--browser` chooses), console errors not failing

@@ -88,29 +88,13 @@ impl Bidi {
                 by,
             }),
             (Verdict::Loaded | Verdict::Committed, Err(e)) if is_abort(&e) => {
-                match self.complete(context).await {
+                match self.until_complete(context, "document.readyState").await {
                     true => Ok(()),
                     false => Err(e),
                 }
             }
             (_, outcome) => outcome,
         }
-    }
-
-    /// Whether `context`'s document reaches `readyState` "complete" within
-    /// [`TRAVERSAL_LIMIT`] (asked every 25 ms; an error is a document between
-    /// two, asked again).
-    async fn complete(&self, context: &str) -> bool {
-        let deadline = tokio::time::Instant::now() + TRAVERSAL_LIMIT;
-        while tokio::time::Instant::now() < deadline && self.is_open() {
-            if let Ok(state) = self.evaluate(context, "document.readyState").await
-                && state == "complete"
-            {
-                return true;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-        }
-        false
     }
 }
 

@@ -416,25 +416,32 @@ impl Bidi {
         let done = format!(
             "(window.__hjTraversal !== {token:?} || location.href !== {before:?}) ? document.readyState : ''"
         );
-        let deadline = std::time::Instant::now() + TRAVERSAL_LIMIT;
-        loop {
-            // An error: the context is between documents; ask again.
-            if let Ok(state) = self.evaluate(context, &done).await
+        if self.until_complete(context, &done).await {
+            return Ok(());
+        }
+        Err(BrowserError::Command {
+            action: during.to_string(),
+            message: format!(
+                "the document did not finish loading in {} s",
+                TRAVERSAL_LIMIT.as_secs()
+            ),
+        })
+    }
+
+    /// Whether `expression` in `context`'s document gives "complete" within
+    /// [`TRAVERSAL_LIMIT`] (asked every 25 ms; an error is a context between
+    /// two documents, asked again).
+    pub(crate) async fn until_complete(&self, context: &str, expression: &str) -> bool {
+        let deadline = tokio::time::Instant::now() + TRAVERSAL_LIMIT;
+        while tokio::time::Instant::now() < deadline && self.is_open() {
+            if let Ok(state) = self.evaluate(context, expression).await
                 && state == "complete"
             {
-                return Ok(());
-            }
-            if std::time::Instant::now() >= deadline {
-                return Err(BrowserError::Command {
-                    action: during.to_string(),
-                    message: format!(
-                        "the document did not finish loading in {} s",
-                        TRAVERSAL_LIMIT.as_secs()
-                    ),
-                });
+                return true;
             }
             tokio::time::sleep(std::time::Duration::from_millis(25)).await;
         }
+        false
     }
 
     /// `expression`'s value in `context`'s document, as a string (empty for
