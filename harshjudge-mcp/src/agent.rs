@@ -3,8 +3,10 @@
 //! recording of its tool calls, and its session id in the knowledge store.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Mutex, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use harshjudge::browser::{ConsoleEntry, NetworkEntry, Page};
 use harshjudge::store::{RunId, Slug};
@@ -134,6 +136,25 @@ impl Recording {
     }
 }
 
+/// Default of `HARSHJUDGE_TOOL_TIMEOUT`: longer than any browser tool takes
+/// when the browser answers (a wait or an assertion's `timeoutMs` of at most
+/// 60 s, with the screenshots and logs of the evidence around it).
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long one browser tool call may take (`HARSHJUDGE_TOOL_TIMEOUT`,
+/// default [`DEFAULT_TOOL_TIMEOUT`]), read once per process; a bad value
+/// fails every call that needs it, naming the variable.
+pub fn tool_timeout() -> Result<Duration, ToolError> {
+    static LIMIT: OnceLock<Result<Duration, String>> = OnceLock::new();
+    LIMIT
+        .get_or_init(|| {
+            harshjudge::settings::env_duration("HARSHJUDGE_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT)
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(ToolError::invalid)
+}
+
 /// Per-process agent state, shared by every call.
 pub struct Agent {
     runtime: OnceLock<tokio::runtime::Runtime>,
@@ -146,6 +167,9 @@ pub struct Agent {
     /// This process's session id (knowledge store, file names).
     pub session: String,
     files: std::sync::atomic::AtomicUsize,
+    /// A browser call ran out of its limit: the session's browser may hang,
+    /// so it is let go without a word to it ([`Agent::take_unresponsive`]).
+    unresponsive: AtomicBool,
     /// The knowledge store, opened on first use.
     knowledge: OnceLock<crate::knowledge::KnowledgeStore>,
     /// The page's url, title and test ids as read after the last browser action.
@@ -176,6 +200,7 @@ impl Default for Agent {
             recording: Mutex::new(None),
             session: format!("s{nanos}-{}", std::process::id()),
             files: Default::default(),
+            unresponsive: AtomicBool::new(false),
             knowledge: OnceLock::new(),
             last_page: Mutex::new(None),
             last_snapshot: Mutex::new(None),
@@ -194,10 +219,31 @@ impl Drop for Agent {
 }
 
 impl Agent {
-    /// Runs `f` on the agent's own runtime and waits for it. Tool handlers are
+    /// Runs `f` on the agent's own runtime and waits for it, at most
+    /// [`tool_timeout`] (`HARSHJUDGE_TOOL_TIMEOUT`). Tool handlers are
     /// synchronous and may themselves run inside the server's runtime, so the
     /// browser's async work is handed to a runtime of its own.
     pub fn block_on<F>(&self, f: F) -> Result<F::Output, ToolError>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let limit = tool_timeout()?;
+        self.block_within(limit, "HARSHJUDGE_TOOL_TIMEOUT", f)
+    }
+
+    /// Runs `f` as [`block_on`](Agent::block_on) does, at most `limit` (the
+    /// setting `named`). A browser that hangs (a stopped process, a page in an
+    /// endless script) answers no WebDriver command, and a driver may wait
+    /// minutes or for ever: past the limit `f` is dropped where it waits
+    /// (whatever it locked is free again, so `browser_close` works) and the
+    /// call fails with `BROWSER_UNAVAILABLE`, naming the limit.
+    pub fn block_within<F>(
+        &self,
+        limit: Duration,
+        named: &str,
+        f: F,
+    ) -> Result<F::Output, ToolError>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -211,15 +257,33 @@ impl Agent {
                 .expect("a tokio runtime for the browser")
         });
         let (tx, rx) = std::sync::mpsc::channel();
-        rt.spawn(async move {
+        let task = rt.spawn(async move {
             let _ = tx.send(f.await);
         });
-        rx.recv().map_err(|_| {
-            ToolError::new(
+        match rx.recv_timeout(limit) {
+            Ok(out) => Ok(out),
+            Err(RecvTimeoutError::Timeout) => {
+                task.abort();
+                self.unresponsive.store(true, Ordering::SeqCst);
+                Err(ToolError::new(
+                    Code::BrowserUnavailable,
+                    format!(
+                        "the browser gave no answer within {} ({named}): it may hang (a page in an endless script, a stopped or overloaded browser process); the call was abandoned. Call browser_close to end the session (then browser_launch), or raise {named} if the browser is only slow",
+                        harshjudge::settings::format_duration(limit)
+                    ),
+                ))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(ToolError::new(
                 Code::Internal,
                 "the browser task stopped unexpectedly; call browser_launch again",
-            )
-        })
+            )),
+        }
+    }
+
+    /// Whether a browser call ran out of its limit since the last time this
+    /// was asked (then the session is discarded, not pooled, as it closes).
+    pub fn take_unresponsive(&self) -> bool {
+        self.unresponsive.swap(false, Ordering::SeqCst)
     }
 
     /// Remembers the run an agent is recording (after `startRun`), or forgets

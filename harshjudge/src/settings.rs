@@ -307,6 +307,12 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "—",
     },
     Variable {
+        name: "HARSHJUDGE_TOOL_TIMEOUT",
+        kind: "duration",
+        default: "`2m`",
+        bounds: "`1ms`–`24h`",
+    },
+    Variable {
         name: "HARSHJUDGE_MCP_BIN",
         kind: "path",
         default: "the running `harshjudge-mcp`",

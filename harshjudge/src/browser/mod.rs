@@ -60,6 +60,6 @@ pub(crate) use observe::console_failure;
 pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestExpect};
 pub use page::{Page, ScenarioEvidence};
 pub(crate) use pool::{await_exit, shutdown_at_exit, stop_driver_now, warm_up};
-pub use pool::{open_page, open_page_in, open_page_with, release_page, shutdown};
+pub use pool::{discard_page, open_page, open_page_in, open_page_with, release_page, shutdown};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{Cookie, NameValue, OriginState, StorageState};

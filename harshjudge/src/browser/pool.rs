@@ -377,6 +377,21 @@ pub async fn release_page(page: Page) {
     }
 }
 
+/// Lets go of a page whose browser gave no answer (a step or a tool call that
+/// ran out of time on it), asking that browser nothing, since it would wait
+/// again: its session is not pooled, and a driver of its own (Firefox's,
+/// WebKit's) is stopped at once with its browser. A session of the shared
+/// local chromedriver goes with that driver, which [`shutdown`] stops once no
+/// other session is alive (and the process's end, in any case).
+pub async fn discard_page(page: Page) {
+    if let Some(mut session) = page.take_session() {
+        if let Some(d) = session.own_driver.take() {
+            let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+        }
+        drop(session);
+    }
+}
+
 /// Closes every pooled session and, unless a page is still open elsewhere in
 /// this process (another test, another scenario), stops the local chromedriver.
 /// The harness calls it at the end of a run, `browser_close` after releasing

@@ -650,14 +650,14 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
     record_outcomes(shared, end, server_down, after);
     // The browser sessions go back to the pool for the next scenario (reset
     // when taken), unless one did not answer: a session still held by its
-    // browser would hold the next scenario too, so they are closed (in the
-    // background: the close waits on the same browser).
+    // browser would hold the next scenario too, so they are let go without
+    // asking that browser anything (`discard_page`).
     let pages: Vec<_> = std::mem::take(&mut *shared.pages.lock().expect("pages lock"));
     shared.probes.lock().expect("probe lock").clear();
     let unresponsive = shared.is_unresponsive();
     for page in pages {
         if unresponsive {
-            drop(page);
+            crate::browser::discard_page(page).await;
         } else {
             crate::browser::release_page(page).await;
         }

@@ -1,6 +1,6 @@
 //! The browser actions: launch, close, navigate, click, type, press, wait.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use harshjudge::browser::BrowserConfig;
 use schemars::JsonSchema;
@@ -194,10 +194,22 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
     );
     let agent = ctx.agent();
     let base = base_url.trim_end_matches('/').to_string();
-    agent.block_on({
+    // Opening is bounded by its own limit (two tries of
+    // HARSHJUDGE_LAUNCH_TIMEOUT, a new driver each): the call's limit leaves
+    // room for both.
+    let limit =
+        crate::agent::tool_timeout()?.max(config.launch_timeout * 2 + Duration::from_secs(30));
+    agent.block_within(limit, "HARSHJUDGE_LAUNCH_TIMEOUT", {
         let agent = agent.clone();
         async move {
             let mut guard = agent.browser.lock().await;
+            if agent.take_unresponsive()
+                && let Some(hung) = guard.take()
+            {
+                // The open session's browser gave no answer: a new one.
+                harshjudge::browser::discard_page(hung.page).await;
+                harshjudge::browser::shutdown().await;
+            }
             if let Some(s) = guard.as_ref() {
                 return Ok(Launched {
                     success: true,
@@ -240,16 +252,25 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
 #[serde(deny_unknown_fields)]
 pub struct Close {}
 
-/// Closes the browser (and chromedriver).
+/// Closes the browser (and chromedriver). A session whose browser gave no
+/// answer to a call is let go without a word to it, its processes stopped.
 pub fn close(ctx: &Context, _a: Close) -> Result<Closed, ToolError> {
     let agent = ctx.agent();
-    agent.block_on({
+    // Closing is bounded by itself (each session's end, then the drivers'):
+    // the call's limit leaves it room even when HARSHJUDGE_TOOL_TIMEOUT is short.
+    let limit = crate::agent::tool_timeout()?.max(Duration::from_secs(60));
+    agent.block_within(limit, "HARSHJUDGE_TOOL_TIMEOUT", {
         let agent = agent.clone();
         async move {
             let session = agent.browser.lock().await.take();
             let was_open = session.is_some();
+            let hung = agent.take_unresponsive();
             if let Some(s) = session {
-                harshjudge::browser::release_page(s.page).await;
+                if hung {
+                    harshjudge::browser::discard_page(s.page).await;
+                } else {
+                    harshjudge::browser::release_page(s.page).await;
+                }
             }
             harshjudge::browser::shutdown().await;
             Closed {
