@@ -1,10 +1,11 @@
-//! Issue 23 (the page's state): `set_viewport_size`, `keyboard().insert_text`
-//! and the cookies (`cookies_for`, `restore_storage_state`, `storage_state`,
-//! `s.request()`) while a navigation is under way onto a document a route
-//! holds (or whose script a route holds).
+//! Issue 23 (the page's state): `set_viewport_size`, `keyboard().insert_text`,
+//! `set_input_files` and the cookies (`cookies_for`, `restore_storage_state`,
+//! `storage_state`, `s.request()`) while a navigation is under way onto a
+//! document a route holds (or whose script a route holds).
 //!
 //! On Chromium these were classic (CDP through chromedriver's
-//! `goog/cdp/execute`): chromedriver serves such a command sent while a
+//! `goog/cdp/execute`, or Element Send Keys for the files): chromedriver
+//! serves such a command sent while a
 //! navigation loads only after that load, and forwards no BiDi command
 //! meanwhile, so the route's answer never came and the step hung until its
 //! limit. With routes (and always on Firefox) they go over WebDriver BiDi:
@@ -36,7 +37,22 @@ const HOLD: Duration = Duration::from_millis(1500);
 const START: &str = r#"<!doctype html><title>start</title>
 <p id="start">start</p>
 <a id="link" href="/next">next</a>
-<a id="typing" href="/typing">typing</a>"#;
+<a id="typing" href="/typing">typing</a>
+<a id="files" href="/files">files</a>"#;
+
+/// A file input that records its `input` and `change` events (with the
+/// files' names and sizes), and the script a route may hold.
+const FILES: &str = r#"<!doctype html><title>files</title>
+<input id="f" type="file" multiple>
+<script>
+  window.__events = [];
+  const f = document.getElementById('f');
+  for (const k of ['input', 'change']) {
+    f.addEventListener(k, () => window.__events.push(
+      k + ':' + Array.from(f.files).map((x) => x.name + '/' + x.size).join(',')));
+  }
+</script>
+<script async src="/held.js"></script>"#;
 
 /// A focused input that records its events, and a script (async: the
 /// document's load waits for it, its DOMContentLoaded does not) that a route
@@ -85,6 +101,90 @@ async fn typed(page: &harshjudge::Page) -> Result<Value, harshjudge::Error> {
             (),
         )
         .await?)
+}
+
+/// Two files to choose, in a folder of their own.
+fn two_files() -> std::io::Result<(tempfile::TempDir, Vec<PathBuf>)> {
+    let dir = tempfile::tempdir()?;
+    let a = dir.path().join("notes.txt");
+    let b = dir.path().join("photo.bin");
+    std::fs::write(&a, "hello")?;
+    std::fs::write(&b, [0u8, 1, 2])?;
+    Ok((dir, vec![a, b]))
+}
+
+/// The file input's events and its files' contents, as the page reads them.
+async fn chosen(page: &harshjudge::Page) -> Result<Value, harshjudge::Error> {
+    Ok(page
+        .evaluate(
+            "async () => ({events: window.__events, text: await document.getElementById('f').files[0].text()})",
+            (),
+        )
+        .await?)
+}
+
+/// Files set on a page without routes (classic Element Send Keys on
+/// Chromium): the events the routed page's must equal.
+#[scenario]
+async fn plain_files(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Choose files on a page without routes", {
+        page.goto("/files").await?;
+        let (_dir, files) = two_files()?;
+        page.locator("#f").set_input_files(&files).await?;
+        s.attach_json("chosen", &chosen(&page).await?)?;
+    });
+    Ok(())
+}
+
+/// Files set on an input inside a same-origin iframe (over BiDi on
+/// Firefox: the element is found in the frame's browsing context).
+#[scenario]
+async fn framed_files(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Choose files in a frame", {
+        page.goto("/framed").await?;
+        let input = page.frame_locator("iframe#pay").locator("#f");
+        let (_dir, files) = two_files()?;
+        input.set_input_files(&files).await?;
+        let chosen: Value = page
+            .evaluate(
+                "async () => { const w = document.querySelector('iframe#pay').contentWindow; \
+                 return {events: w.__events, text: await w.document.getElementById('f').files[0].text()}; }",
+                (),
+            )
+            .await?;
+        s.attach_json("chosen", &chosen)?;
+    });
+    Ok(())
+}
+
+/// Files set while a route holds a script of the document of a navigation
+/// under way (started by a click).
+#[scenario]
+async fn held_files(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Choose files while a script of the document is held", {
+        let released = Arc::new(AtomicBool::new(false));
+        page.route(
+            "**/held.js",
+            hold(released.clone(), "text/javascript", "window.__held = true;"),
+        )
+        .await?;
+        page.goto("/start").await?;
+        page.locator("#files").click().await?;
+        expect(&page.locator("#f")).to_be_attached().await?;
+        let (_dir, files) = two_files()?;
+        let started = Instant::now();
+        page.locator("#f").set_input_files(&files).await?;
+        let ms = started.elapsed().as_millis() as u64;
+        let held = !released.load(Ordering::SeqCst);
+        let chosen = chosen(&page).await?;
+        page.wait_for_function("() => window.__held === true", ())
+            .await?;
+        s.attach_json("chosen", &json!({"ms": ms, "held": held, "chosen": chosen}))?;
+    });
+    Ok(())
 }
 
 /// The page's own cookies: `a` for the session, `c` for an hour.
@@ -274,7 +374,7 @@ fn png_size(b: &[u8]) -> (u32, u32) {
     )
 }
 
-/// The test's server: `/start`, `/typing`, `/echo` (the request's Cookie
+/// The test's server: `/start`, `/typing`, `/files`, `/framed`, `/echo` (the request's Cookie
 /// header); anything else, the routed paths included, is a 404.
 fn serve() -> String {
     support::serve_with(answer)
@@ -300,6 +400,13 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
     let (status, kind, body) = match path.as_str() {
         "/start" => ("200 OK", "text/html", START.to_string()),
         "/typing" => ("200 OK", "text/html", TYPING.to_string()),
+        "/files" => ("200 OK", "text/html", FILES.to_string()),
+        "/framed" => (
+            "200 OK",
+            "text/html",
+            "<!doctype html><title>framed</title><iframe id=\"pay\" src=\"/files\"></iframe>"
+                .to_string(),
+        ),
         "/echo" => ("200 OK", "text/plain", cookie),
         _ => (
             "404 Not Found",
@@ -333,10 +440,16 @@ fn outcome() -> &'static Outcome {
                 ("chromium", "held_viewport"),
                 ("chromium", "held_typing"),
                 ("chromium", "held_cookies"),
+                ("chromium", "plain_files"),
+                ("chromium", "held_files"),
+                ("chromium", "framed_files"),
                 ("firefox", "plain_state"),
                 ("firefox", "held_viewport"),
                 ("firefox", "held_typing"),
                 ("firefox", "held_cookies"),
+                ("firefox", "plain_files"),
+                ("firefox", "held_files"),
+                ("firefox", "framed_files"),
             ],
         );
         Outcome { runs, base }
@@ -434,6 +547,24 @@ fn typed_on(browser: &str) {
     assert_eq!(inputs(&plain), inputs(typed), "{browser}: {plain} {typed}");
 }
 
+fn files_on(browser: &str) {
+    let run = passed(browser, "held_files");
+    let v = attached(&run, 1, "chosen");
+    while_held(&v, &format!("{browser}: set_input_files"));
+    let expected = json!({
+        "events": ["input:notes.txt/5,photo.bin/3", "change:notes.txt/5,photo.bin/3"],
+        "text": "hello",
+    });
+    assert_eq!(v["chosen"], expected, "{browser}: {v}");
+    // As on the page without routes (classic Element Send Keys on Chromium).
+    let plain = attached(&passed(browser, "plain_files"), 1, "chosen");
+    assert_eq!(plain, expected, "{browser}: without routes: {plain}");
+    assert!(support::fulfilled(&run, 1, "/held.js"), "{browser}");
+    // And inside a frame.
+    let framed = attached(&passed(browser, "framed_files"), 1, "chosen");
+    assert_eq!(framed, expected, "{browser}: in a frame: {framed}");
+}
+
 fn cookies_on(browser: &str) {
     let run = passed(browser, "held_cookies");
     let v = attached(&run, 1, "cookies");
@@ -516,4 +647,14 @@ fn cookies_are_read_and_set_while_a_route_holds_the_document_on_chromium() {
 #[test]
 fn cookies_are_read_and_set_while_a_route_holds_the_document_on_firefox() {
     cookies_on("firefox");
+}
+
+#[test]
+fn set_input_files_returns_while_a_route_holds_a_script_on_chromium() {
+    files_on("chromium");
+}
+
+#[test]
+fn set_input_files_returns_while_a_route_holds_a_script_on_firefox() {
+    files_on("firefox");
 }

@@ -17,7 +17,7 @@ use super::bidi::Bidi;
 use super::config::BrowserKind;
 use super::error::BrowserError;
 use super::protocol::{Acted, Action, Answer, Call, EngineError, FrameScope, Request, Target};
-use super::wire::{self, cdp};
+use super::wire::{self, BidiReturns, cdp};
 
 /// The offset of the current frame's viewport in the top document's (CSS
 /// pixels): each frame element's box, border and padding, up to the top.
@@ -257,11 +257,37 @@ impl Engine {
         if let Some((bidi, context)) = self.bidi_calls() {
             // No switching, so no lock: a route's handler may call the page
             // while an action of it waits.
-            return Box::pin(self.call_bidi(bidi, context, frame, call, during)).await;
+            return Box::pin(self.call_bidi(
+                bidi,
+                context,
+                frame,
+                call,
+                BidiReturns::Answer,
+                during,
+            ))
+            .await;
         }
         // Boxed as the BiDi path: an expectation or action awaiting a call
         // stays small (a debug build's test thread has 2 MiB of stack).
         Box::pin(self.call_classic(frame, call, during)).await
+    }
+
+    /// [`Engine::call_in`] of a call that finds an element for a BiDi
+    /// command of its own (`input.setFiles`), when the page's calls go over
+    /// BiDi: its answer is `{"node": shared id, "context": the browsing
+    /// context the element is in}`. None when they are classic.
+    pub(crate) async fn call_element_bidi(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        call: Call,
+        during: &str,
+    ) -> Option<(Arc<Bidi>, Result<Answer, BrowserError>)> {
+        let (bidi, context) = self.bidi_calls()?;
+        let bidi = bidi.clone();
+        let answer =
+            Box::pin(self.call_bidi(&bidi, context, frame, call, BidiReturns::Element, during))
+                .await;
+        Some((bidi, answer))
     }
 
     /// [`Engine::call_in`] over classic WebDriver whatever the page (an
@@ -273,25 +299,50 @@ impl Engine {
         call: Call,
         during: &str,
     ) -> Result<Answer, BrowserError> {
-        let _held = self.switching.lock().await;
-        if frame.is_none() && self.window.is_none() {
-            return self.call_here(call, during).await;
-        }
-        // Boxed: the switching path is rare, and its future is big.
-        Box::pin(self.call_switched(frame, call, during)).await
+        self.call_classic_then(frame, call, during, |answer| async { Ok(answer) })
+            .await
     }
 
-    /// [`Engine::call_in`] in another window or a frame, the lock held.
-    async fn call_switched(
+    /// [`Engine::call_classic`], then `then` with its answer while the
+    /// session is still in the call's window and frame: a command on an
+    /// element reference the answer carries (Element Send Keys of the files)
+    /// finds that element only there.
+    pub(crate) async fn call_classic_then<F, Fut>(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        call: Call,
+        during: &str,
+        then: F,
+    ) -> Result<Answer, BrowserError>
+    where
+        F: FnOnce(Answer) -> Fut + Send,
+        Fut: Future<Output = Result<Answer, BrowserError>> + Send,
+    {
+        let _held = self.switching.lock().await;
+        if frame.is_none() && self.window.is_none() {
+            return then(self.call_here(call, during).await?).await;
+        }
+        // Boxed: the switching path is rare, and its future is big.
+        Box::pin(self.call_switched(frame, call, during, then)).await
+    }
+
+    /// [`Engine::call_in`] in another window or a frame, the lock held; then
+    /// `then` with its answer before the session leaves them.
+    async fn call_switched<F, Fut>(
         &self,
         frame: Option<&Arc<FrameScope>>,
         mut call: Call,
         during: &str,
-    ) -> Result<Answer, BrowserError> {
+        then: F,
+    ) -> Result<Answer, BrowserError>
+    where
+        F: FnOnce(Answer) -> Fut + Send,
+        Fut: Future<Output = Result<Answer, BrowserError>> + Send,
+    {
         let main = self.enter_window().await?;
         let r = async {
             let Some(frame) = frame else {
-                return self.call_here(call, during).await;
+                return then(self.call_here(call, during).await?).await;
             };
             let start = Instant::now();
             let result = async {
@@ -317,7 +368,7 @@ impl Engine {
                         v["point"][k] = moved.into();
                     }
                 }
-                Ok(answer)
+                then(answer).await
             }
             .await;
             // Back to the top document whatever happened.
@@ -346,11 +397,12 @@ impl Engine {
         mut context: String,
         frame: Option<&Arc<FrameScope>>,
         mut call: Call,
+        returns: BidiReturns,
         during: &str,
     ) -> Result<Answer, BrowserError> {
         let Some(frame) = frame else {
             return self
-                .call_bidi_here(bidi, &context, call, false, during)
+                .call_bidi_here(bidi, &context, call, returns, during)
                 .await;
         };
         let start = Instant::now();
@@ -362,7 +414,7 @@ impl Engine {
             .saturating_sub(start.elapsed())
             .as_millis() as u64;
         let mut answer = self
-            .call_bidi_here(bidi, &context, call, false, during)
+            .call_bidi_here(bidi, &context, call, returns, during)
             .await?;
         if let Ok(v) = &mut answer.result
             && v["point"].is_object()
@@ -399,7 +451,7 @@ impl Engine {
         let (call, what, during) = frame_lookup(frame, wait);
         let start = Instant::now();
         let answer = self
-            .call_bidi_here(bidi, context, call, true, &during)
+            .call_bidi_here(bidi, context, call, BidiReturns::FrameWindow, &during)
             .await?;
         let v = answer.into_value(&frame.desc, what, start.elapsed(), Location::caller())?;
         match v["window"].as_str() {
@@ -416,14 +468,15 @@ impl Engine {
 
     /// One call of the injected engine in `context`'s document over BiDi:
     /// one `script.callFunction` (two when the document lacks the engine),
-    /// repeated in the new document when a navigation ends it. With
-    /// `frame`, the call finds a frame's element and answers its window.
+    /// repeated in the new document when a navigation ends it. `returns`
+    /// says what it answers: the engine's answer, or the window or the
+    /// element (with `context`) that the call found.
     async fn call_bidi_here(
         &self,
         bidi: &Bidi,
         context: &str,
         mut call: Call,
-        frame: bool,
+        returns: BidiReturns,
         during: &str,
     ) -> Result<Answer, BrowserError> {
         bidi.ensure_preload(wire::install_source()).await;
@@ -436,7 +489,7 @@ impl Engine {
             // The engine answers by its own timeout; the page gets as long
             // again as the classic script timeout would give it.
             let limit = Duration::from_millis(call.timeout) + Duration::from_secs(15);
-            let function = |full| wire::bidi_function(full, frame);
+            let function = |full| wire::bidi_function(full, returns);
             let mut r = bidi
                 .call_function(context, function(false), &req, limit, during)
                 .await;
@@ -455,6 +508,12 @@ impl Engine {
                 Ok(v) if v["window"].is_string() => {
                     return Ok(Answer {
                         result: Ok(v),
+                        log: Vec::new(),
+                    });
+                }
+                Ok(v) if v["node"].is_string() => {
+                    return Ok(Answer {
+                        result: Ok(json!({"node": v["node"], "context": context})),
                         log: Vec::new(),
                     });
                 }

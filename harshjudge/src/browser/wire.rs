@@ -219,29 +219,55 @@ if (el && el.contentWindow) return el.contentWindow;
 if (el) __hjAnswer.value = {};
 return JSON.stringify(__hjAnswer);";
 
-/// The BiDi function of an engine call (`frame`: one that answers the
-/// frame's window): `full` installs the engine first, else the function
-/// answers `{"missing": true}` when the document lacks it.
-pub(crate) fn bidi_function(full: bool, frame: bool) -> &'static str {
-    static SRC: std::sync::OnceLock<[String; 4]> = std::sync::OnceLock::new();
+/// What a BiDi call that finds an element for a command of its own returns:
+/// the element (BiDi answers it as a node with its shared id), or the answer
+/// as JSON text (not found in time).
+const BIDI_ELEMENT: &str =
+    "var el = __hjAnswer && __hjAnswer.ok && __hjAnswer.value && __hjAnswer.value.element;
+if (el && el.nodeType === 1) return el;
+if (el) __hjAnswer.value = {};
+return JSON.stringify(__hjAnswer);";
+
+/// What an engine call over BiDi returns to Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BidiReturns {
+    /// The engine's answer, as JSON text.
+    Answer,
+    /// The window of the frame element found (`{"window": context}`).
+    FrameWindow,
+    /// The element found (`{"node": shared id, "context": …}`), for a BiDi
+    /// command that takes an element (`input.setFiles`).
+    Element,
+}
+
+/// The BiDi function of an engine call: `full` installs the engine first,
+/// else the function answers `{"missing": true}` when the document lacks it.
+pub(crate) fn bidi_function(full: bool, returns: BidiReturns) -> &'static str {
+    static SRC: std::sync::OnceLock<[String; 6]> = std::sync::OnceLock::new();
     let all = SRC.get_or_init(|| {
-        let make = |full: bool, frame: bool| {
+        let make = |full: bool, tail: &str| {
             let head = if full {
                 install_source().to_string()
             } else {
                 "if (!window.__harshjudgeEngine) return '{\"missing\": true}';\n".to_string()
             };
-            let tail = if frame { BIDI_FRAME } else { BIDI_ANSWER };
             format!("async function (__hjReq) {{\n{head}{BIDI_CALL}{tail}\n}}")
         };
         [
-            make(false, false),
-            make(false, true),
-            make(true, false),
-            make(true, true),
+            make(false, BIDI_ANSWER),
+            make(false, BIDI_FRAME),
+            make(false, BIDI_ELEMENT),
+            make(true, BIDI_ANSWER),
+            make(true, BIDI_FRAME),
+            make(true, BIDI_ELEMENT),
         ]
     });
-    &all[usize::from(full) * 2 + usize::from(frame)]
+    let tail = match returns {
+        BidiReturns::Answer => 0,
+        BidiReturns::FrameWindow => 1,
+        BidiReturns::Element => 2,
+    };
+    &all[usize::from(full) * 3 + tail]
 }
 
 /// The script of a call when the engine may be missing: asks for the full one.

@@ -31,7 +31,8 @@ use super::error::BrowserError;
 use events::StepLog;
 use protocol::{
     BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree, LocalValue,
-    NavigationEvent, Origin, Ownership, RemoteValue, Screenshot, ScriptResult, Tree,
+    NavigationEvent, Origin, Ownership, RemoteValue, Screenshot, ScriptResult, SetFiles,
+    SharedReference, Tree,
 };
 use route::Routes;
 
@@ -712,6 +713,7 @@ impl Bidi {
             RemoteValue::String { value } => serde_json::from_str(&value)
                 .map_err(|e| fail(format!("the page answered no JSON ({e}): {value}"))),
             RemoteValue::Window { value } => Ok(json!({"window": value.context})),
+            RemoteValue::Node { shared_id } => Ok(json!({"node": shared_id})),
             RemoteValue::Null | RemoteValue::Undefined => Ok(Value::Null),
             RemoteValue::Other => Err(fail(
                 "the page answered a value other than JSON text".to_string(),
@@ -758,6 +760,33 @@ impl Bidi {
             },
             other => other,
         })
+    }
+
+    /// Sets the files of the `<input type=file>` `element` (a node's shared
+    /// id) in `context`, as classic Element Send Keys does: `input` and
+    /// `change` fire on it.
+    pub(crate) async fn set_files(
+        &self,
+        context: &str,
+        element: &str,
+        files: &[String],
+        during: &str,
+    ) -> Result<(), BrowserError> {
+        let params = SetFiles {
+            context,
+            element: SharedReference { shared_id: element },
+            files,
+        };
+        self.command::<_, Value>("input.setFiles", &params)
+            .await
+            .map(|_| ())
+            .map_err(|e| match e {
+                BrowserError::Command { message, .. } => BrowserError::Command {
+                    action: during.to_string(),
+                    message,
+                },
+                other => other,
+            })
     }
 
     /// Whether the connection is still open.

@@ -111,6 +111,21 @@ pub(crate) struct CallFunction<'a> {
     pub(crate) result_ownership: Ownership,
 }
 
+/// `input.setFiles`.
+#[derive(Debug, Serialize)]
+pub(crate) struct SetFiles<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) element: SharedReference<'a>,
+    pub(crate) files: &'a [String],
+}
+
+/// A node by its shared id (`script.SharedReference`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SharedReference<'a> {
+    pub(crate) shared_id: &'a str,
+}
+
 /// The answer of `script.evaluate` and `script.callFunction`.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -135,6 +150,11 @@ pub(crate) enum RemoteValue {
     },
     Window {
         value: WindowProxy,
+    },
+    /// A DOM node, by the id BiDi commands take it by.
+    Node {
+        #[serde(rename = "sharedId")]
+        shared_id: String,
     },
     Null,
     Undefined,

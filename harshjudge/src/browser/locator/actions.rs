@@ -304,8 +304,6 @@ impl Locator {
             .map(|p| p.as_ref().display().to_string())
             .collect();
         async move {
-            // Over classic WebDriver: its element reference is what Element
-            // Send Keys takes.
             let call = Call {
                 request: Request::Act {
                     target: self.target(),
@@ -316,33 +314,63 @@ impl Locator {
             };
             self.misused(at)?;
             let start = std::time::Instant::now();
-            let answer = self
-                .page
-                .engine()
-                .call_classic(
-                    self.frame.as_ref(),
-                    call,
-                    &format!("waiting for {} to be attached", self.desc),
-                )
+            let during = format!("waiting for {} to be attached", self.desc);
+            let setting = format!("setting the files of {}", self.desc);
+            let engine = self.page.engine();
+            // Where the page's calls go over BiDi (routes, Firefox), so do
+            // the files: the element found as a node, `input.setFiles` on it.
+            // A classic command there would wait for a load a route holds.
+            if let Some((bidi, answer)) = engine
+                .call_element_bidi(self.frame.as_ref(), call.clone(), &during)
+                .await
+            {
+                let answer = answer.map_err(|e| e.located(at))?;
+                let v = answer.into_value(&self.desc, "be attached", start.elapsed(), at)?;
+                let (Some(node), Some(context)) = (v["node"].as_str(), v["context"].as_str())
+                else {
+                    return Err(BrowserError::Invalid {
+                        message: format!("{}: no element came back", self.desc),
+                        location: Some(at),
+                    });
+                };
+                return bidi
+                    .set_files(context, node, &paths, &setting)
+                    .await
+                    .map_err(|e| e.located(at));
+            }
+            // Over classic WebDriver: its element reference is what Element
+            // Send Keys takes, in the element's frame (the session is still
+            // there for `then`).
+            let client = self.page.client().clone();
+            let text = paths.join("\n");
+            let answer = engine
+                .call_classic_then(self.frame.as_ref(), call, &during, |answer| async move {
+                    let id = match &answer.result {
+                        Ok(v) => match super::calls::typed(v.clone(), "be attached", at)? {
+                            Acted::Element { element } => element_id(&element),
+                            other => return Err(unexpected(&other, "be attached", at)),
+                        },
+                        // A timeout or the engine's error: told below.
+                        Err(_) => return Ok(answer),
+                    };
+                    let id = id.ok_or_else(|| BrowserError::Invalid {
+                        message: format!("{}: no element reference came back", self.desc),
+                        location: Some(at),
+                    })?;
+                    wire::post(
+                        &client,
+                        format!("element/{id}/value"),
+                        json!({"text": text}),
+                        &setting,
+                    )
+                    .await?;
+                    Ok(answer)
+                })
                 .await
                 .map_err(|e| e.located(at))?;
-            let v = answer.into_value(&self.desc, "be attached", start.elapsed(), at)?;
-            let element = match super::calls::typed(v, "be attached", at)? {
-                Acted::Element { element } => element,
-                other => return Err(unexpected(&other, "be attached", at)),
-            };
-            let id = element_id(&element).ok_or_else(|| BrowserError::Invalid {
-                message: format!("{}: no element reference came back", self.desc),
-                location: Some(at),
-            })?;
-            wire::post(
-                self.page.client(),
-                format!("element/{id}/value"),
-                json!({"text": paths.join("\n")}),
-                &format!("setting the files of {}", self.desc),
-            )
-            .await
-            .map(|_| ())
+            answer
+                .into_value(&self.desc, "be attached", start.elapsed(), at)
+                .map(|_| ())
         }
     }
 
