@@ -335,8 +335,12 @@ impl Page {
             self.visited(&origin);
         }
         let during = format!("opening {url}");
+        let routed = self.routed_context();
+        // BiDi's navigate waits for its own navigation's load and fails when
+        // another takes its place; classic Navigate To says neither.
+        let ends_its_own = routed.is_some();
         let open = async {
-            if let Some((bidi, context)) = self.routed_context() {
+            if let Some((bidi, context)) = routed {
                 return bidi.navigate(&context, Some(&url), &during).await;
             }
             self.engine()
@@ -350,7 +354,10 @@ impl Page {
                 .map(|_| ())
         };
         match self.engine().bidi_events() {
-            Some((bidi, context)) => bidi.watch_navigation(&context, &url, open).await,
+            Some((bidi, context)) => {
+                bidi.watch_navigation(&context, &url, ends_its_own, open)
+                    .await
+            }
             None => open.await,
         }
     }

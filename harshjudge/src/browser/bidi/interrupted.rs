@@ -25,11 +25,15 @@ impl Bidi {
     /// does when it cancelled a navigation the page had under way: Chromium
     /// says `net::ERR_ABORTED` of the page's, Firefox `NS_BINDING_ABORTED` or
     /// "a new navigation interrupted an unfinished navigation"), it succeeds once that document
-    /// is complete. Otherwise its outcome stands.
+    /// is complete. Otherwise its outcome stands. `ends_its_own`: the
+    /// command succeeds only once its own navigation loaded (BiDi's
+    /// `browsingContext.navigate`), so its success needs no round trip for
+    /// events still on their way; classic Navigate To's does.
     pub(crate) async fn watch_navigation(
         &self,
         context: &str,
         url: &str,
+        ends_its_own: bool,
         command: impl Future<Output = Result<(), BrowserError>>,
     ) -> Result<(), BrowserError> {
         let mut news = self.lifecycle.subscribe();
@@ -50,7 +54,12 @@ impl Bidi {
         };
         drain(&mut news, &mut seen);
         let mut verdict = judge(&seen, context, url);
-        if matches!(verdict, Verdict::Unseen | Verdict::Pending) && listening && self.is_open() {
+        let told = ends_its_own && outcome.is_ok();
+        if matches!(verdict, Verdict::Unseen | Verdict::Pending)
+            && !told
+            && listening
+            && self.is_open()
+        {
             // The events of the navigation's start and end may still be on
             // their way: one round trip through the renderer brings them.
             self.flush(context).await;
