@@ -93,6 +93,23 @@ fn hold(
     }
 }
 
+/// Routes `/held.js` to be held, opens `/start` and clicks `link` there onto
+/// a document with that script; the flag says when the route let it go.
+async fn onto_held_script(
+    page: &harshjudge::Page,
+    link: &str,
+) -> Result<Arc<AtomicBool>, harshjudge::Error> {
+    let released = Arc::new(AtomicBool::new(false));
+    page.route(
+        "**/held.js",
+        hold(released.clone(), "text/javascript", "window.__held = true;"),
+    )
+    .await?;
+    page.goto("/start").await?;
+    page.locator(link).click().await?;
+    Ok(released)
+}
+
 /// The typed text, its events and the value it left.
 async fn typed(page: &harshjudge::Page) -> Result<Value, harshjudge::Error> {
     Ok(page
@@ -165,14 +182,7 @@ async fn framed_files(s: Scenario) -> harshjudge::Result {
 async fn held_files(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("Choose files while a script of the document is held", {
-        let released = Arc::new(AtomicBool::new(false));
-        page.route(
-            "**/held.js",
-            hold(released.clone(), "text/javascript", "window.__held = true;"),
-        )
-        .await?;
-        page.goto("/start").await?;
-        page.locator("#files").click().await?;
+        let released = onto_held_script(&page, "#files").await?;
         expect(&page.locator("#f")).to_be_attached().await?;
         let (_dir, files) = two_files()?;
         let started = Instant::now();
@@ -285,14 +295,7 @@ async fn held_viewport(s: Scenario) -> harshjudge::Result {
 async fn held_typing(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("Insert text while a script of the document is held", {
-        let released = Arc::new(AtomicBool::new(false));
-        page.route(
-            "**/held.js",
-            hold(released.clone(), "text/javascript", "window.__held = true;"),
-        )
-        .await?;
-        page.goto("/start").await?;
-        page.locator("#typing").click().await?;
+        let released = onto_held_script(&page, "#typing").await?;
         expect(&page.locator("#t")).to_be_focused().await?;
         let started = Instant::now();
         page.keyboard().insert_text("héllo wörld").await?;

@@ -456,12 +456,12 @@ impl Page {
         let set = match self.engine().bidi_calls() {
             Some((bidi, context)) => {
                 // Chromium's mapper answers setViewport only once a navigation
-                // under way has its document, and under load it held a
-                // route's answer to that document behind it: the step hung
-                // (1 run in 7 at load 6). The document comes first, the
-                // routes answering meanwhile.
+                // under way has its document, and it held a route's answer
+                // to that document behind it: the step hung (1 run in 7 at
+                // load 6). Our navigations, the routes' answers and the
+                // document come first (`Bidi::quiet`).
                 if self.inner.browser == BrowserKind::Chromium {
-                    bidi.settle(&context).await;
+                    bidi.quiet(&context).await;
                 }
                 engines::set_viewport(self.client(), Some((&**bidi, &*context)), (width, height))
                     .await

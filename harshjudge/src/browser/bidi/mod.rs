@@ -18,7 +18,7 @@ pub(crate) mod protocol;
 pub(crate) mod route;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::{SinkExt, StreamExt};
@@ -139,6 +139,9 @@ pub(crate) struct Bidi {
     lifecycle: tokio::sync::broadcast::Sender<Lifecycle>,
     /// The navigation each context has started and not yet loaded.
     navigating: Mutex<HashMap<String, String>>,
+    /// Navigation commands of ours not answered yet, and blocked requests
+    /// whose route has not answered yet ([`Bidi::quiet`]).
+    in_flight: Arc<AtomicUsize>,
     /// Whether the injected engine is a preload script of the session.
     preloaded: tokio::sync::OnceCell<()>,
 }
@@ -154,6 +157,22 @@ fn bidi_err(action: &str, message: impl std::fmt::Display) -> BrowserError {
     BrowserError::Command {
         action: format!("{action} (WebDriver BiDi)"),
         message: message.to_string(),
+    }
+}
+
+/// One piece of work counted in [`Bidi::quiet`]'s count while it lasts.
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn new(count: &Arc<AtomicUsize>) -> InFlight {
+        count.fetch_add(1, Ordering::SeqCst);
+        InFlight(count.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -224,6 +243,7 @@ impl Bidi {
             dialogs: Arc::default(),
             lifecycle: tokio::sync::broadcast::channel(64).0,
             navigating: Mutex::default(),
+            in_flight: Arc::default(),
             preloaded: tokio::sync::OnceCell::new(),
         });
         let weak = Arc::downgrade(&bidi);
@@ -343,6 +363,7 @@ impl Bidi {
         url: Option<&str>,
         during: &str,
     ) -> Result<(), BrowserError> {
+        let _navigating = InFlight::new(&self.in_flight);
         let sent = match url {
             Some(url) => {
                 self.send(
@@ -359,13 +380,7 @@ impl Bidi {
                 .await
             }
         };
-        sent.map(|_| ()).map_err(|e| match e {
-            BrowserError::Command { message, .. } => BrowserError::Command {
-                action: during.to_string(),
-                message,
-            },
-            other => other,
-        })
+        sent.map(|_| ()).map_err(|e| renamed(e, during))
     }
 
     /// Goes `delta` entries through `context`'s history (-1: back, 1:
@@ -384,13 +399,8 @@ impl Bidi {
         delta: i64,
         during: &str,
     ) -> Result<(), BrowserError> {
-        let fail = |e: BrowserError| match e {
-            BrowserError::Command { message, .. } => BrowserError::Command {
-                action: during.to_string(),
-                message,
-            },
-            other => other,
-        };
+        let fail = |e: BrowserError| renamed(e, during);
+        let _navigating = InFlight::new(&self.in_flight);
         let token = format!("{:x}", self.next.load(Ordering::Relaxed) ^ now_nanos());
         let before = self
             .evaluate(
@@ -524,6 +534,23 @@ impl Bidi {
     /// it holds one read, not every one.
     pub(crate) async fn settle(&self, context: &str) {
         self.settle_within(context, SETTLE_LIMIT).await;
+    }
+
+    /// [`Bidi::settle`], after waiting (at most as long) until no navigation
+    /// command of ours is under way and every blocked request has its
+    /// route's answer. Chromium's mapper answers `setViewport` only once a
+    /// navigation under way has its document, and holds a route's answer to
+    /// that document sent after it: a settle alone missed a `goto` whose
+    /// `navigationStarted` had not come yet (the step hung, 1 run in 10).
+    pub(crate) async fn quiet(&self, context: &str) {
+        let deadline = tokio::time::Instant::now() + SETTLE_LIMIT;
+        while self.in_flight.load(Ordering::SeqCst) > 0
+            && self.is_open()
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        self.settle(context).await;
     }
 
     /// [`Bidi::settle`] waiting at most `limit`.
@@ -753,13 +780,7 @@ impl Bidi {
         )
         .await
         .map(|_| ())
-        .map_err(|e| match e {
-            BrowserError::Command { message, .. } => BrowserError::Command {
-                action: during.to_string(),
-                message,
-            },
-            other => other,
-        })
+        .map_err(|e| renamed(e, during))
     }
 
     /// Sets the files of the `<input type=file>` `element` (a node's shared
@@ -780,13 +801,7 @@ impl Bidi {
         self.command::<_, Value>("input.setFiles", &params)
             .await
             .map(|_| ())
-            .map_err(|e| match e {
-                BrowserError::Command { message, .. } => BrowserError::Command {
-                    action: during.to_string(),
-                    message,
-                },
-                other => other,
-            })
+            .map_err(|e| renamed(e, during))
     }
 
     /// Whether the connection is still open.
@@ -811,7 +826,11 @@ impl Bidi {
         if method == "network.beforeRequestSent" && params["isBlocked"] == true {
             let bidi = self.clone();
             let params = params.clone();
-            tokio::spawn(async move { route::handle(&bidi, params).await });
+            let answering = InFlight::new(&self.in_flight);
+            tokio::spawn(async move {
+                route::handle(&bidi, params).await;
+                drop(answering);
+            });
         } else if method == "browsingContext.userPromptOpened" {
             let params = params.clone();
             tokio::spawn(dialog::handle(self.clone(), params));
