@@ -118,49 +118,15 @@ impl Drop for Server {
     }
 }
 
-/// Every process under `root` (children, their children, …): pid and command line.
-fn descendants(root: u32) -> Vec<(u32, String)> {
-    let mut parents: Vec<(u32, u32, String)> = vec![];
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`: comm may hold spaces and parentheses.
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let ppid = after
-            .split(' ')
-            .nth(1)
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0);
-        let cmdline = std::fs::read(entry.path().join("cmdline"))
-            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-            .unwrap_or_default();
-        parents.push((pid, ppid, cmdline));
-    }
-    let mut found: Vec<(u32, String)> = vec![];
-    let mut frontier = vec![root];
-    while let Some(p) = frontier.pop() {
-        for (pid, ppid, cmd) in &parents {
-            if *ppid == p {
-                found.push((*pid, cmd.clone()));
-                frontier.push(*pid);
-            }
-        }
-    }
-    found
-}
-
 /// The page's content processes: Chromium's renderers, Firefox's content processes.
 fn renderers(server: u32) -> Vec<u32> {
-    descendants(server)
+    support::descendants(server)
         .into_iter()
-        .filter(|(_, cmd)| cmd.contains("--type=renderer") || cmd.contains("-contentproc"))
-        .map(|(pid, _)| pid)
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cmd = String::from_utf8_lossy(&cmd);
+            cmd.contains("--type=renderer") || cmd.contains("-contentproc")
+        })
         .collect()
 }
 
@@ -202,7 +168,7 @@ fn a_hung_page_fails_the_call_within_the_limit_and_close_ends_it(browser: &str) 
     assert!(
         !stopped.is_empty(),
         "{browser}: the page's content processes are found under the server: {:?}",
-        descendants(pid)
+        support::descendants(pid)
     );
     signal(&stopped, rustix::process::Signal::STOP);
 
@@ -251,11 +217,7 @@ fn a_hung_page_fails_the_call_within_the_limit_and_close_ends_it(browser: &str) 
     let alive = |pids: &[u32]| -> Vec<u32> {
         pids.iter()
             .copied()
-            .filter(|p| {
-                std::fs::read_to_string(format!("/proc/{p}/stat"))
-                    .map(|s| !s.contains(") Z "))
-                    .unwrap_or(false)
-            })
+            .filter(|p| support::alive(*p))
             .collect()
     };
     while !alive(&stopped).is_empty() && Instant::now() < deadline {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{all_files_parse, cargo_test, json, runs, test_binary, yaml};
+use support::{alive, all_files_parse, cargo_test, descendants, json, runs, test_binary, yaml};
 
 const SUITE: &str = "resilience_suite";
 
@@ -324,49 +324,6 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
         "at least one kill happened after a scenario had finished"
     );
     assert!(saw_running, "at least one kill happened during a run");
-}
-
-/// Processes descended from `root` (including it).
-fn descendants(root: u32) -> Vec<u32> {
-    let mut parent_of = std::collections::HashMap::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            && let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..])
-            && let Some(ppid) = rest
-                .split_whitespace()
-                .nth(1)
-                .and_then(|p| p.parse::<u32>().ok())
-        {
-            parent_of.insert(pid, ppid);
-        }
-    }
-    let mut out = vec![root];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (pid, ppid) in &parent_of {
-            if out.contains(ppid) && !out.contains(pid) {
-                out.push(*pid);
-                changed = true;
-            }
-        }
-    }
-    out
-}
-
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rfind(')')
-                .and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_string));
-            state.as_deref() != Some("Z")
-        }
-        Err(_) => false,
-    }
 }
 
 fn stop_with(signal: rustix::process::Signal, name: &str, code: i32) {

@@ -354,6 +354,50 @@ pub fn started_for(root: &Path) -> Vec<(u32, String)> {
     out
 }
 
+/// Processes descended from `root` (including it).
+pub fn descendants(root: u32) -> Vec<u32> {
+    let mut parent_of = std::collections::HashMap::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            && let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..])
+            && let Some(ppid) = rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok())
+        {
+            parent_of.insert(pid, ppid);
+        }
+    }
+    let mut out = vec![root];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (pid, ppid) in &parent_of {
+            if out.contains(ppid) && !out.contains(pid) {
+                out.push(*pid);
+                changed = true;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `pid` is a live process (not gone, not a zombie).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_string));
+            state.as_deref() != Some("Z")
+        }
+        Err(_) => false,
+    }
+}
+
 /// One `--browser BROWSER FILTER` run of this test binary's own scenarios in
 /// this process (`harness::run_with`, the `main!` path without a new
 /// process), one thread, evidence under `hj`; its exit code. Callers run these
