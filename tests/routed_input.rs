@@ -81,6 +81,69 @@ async fn routed_input(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
+/// How many times each step of `navigation_after_a_load` goes to the routed
+/// document, and how long the route holds it each time.
+const AFTER_A_LOAD: usize = 12;
+const AFTER_A_LOAD_HOLD: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// The routed `/next`, with a link back to `/start`.
+fn next_document() -> Response {
+    Response::new().content_type("text/html").body(
+        "<!doctype html><title>next</title><p id=\"next\">routed next</p>\
+         <a id=\"back\" href=\"/start\">back</a>",
+    )
+}
+
+/// A navigation onto a routed document sent right after another document
+/// loaded, again and again: by `goto` after `goto`, by a click after a
+/// `goto`, and by a click after a click; the route holds the document a
+/// moment. chromedriver may hear of a load after the next navigation has
+/// started; its read of the loaded document's state then waited for ever
+/// while the route held the new document, and it forwarded no BiDi command
+/// meanwhile, the route's answer among them (`Engine::catch_up`): about 1
+/// such `goto` in 10 hung on a busy machine.
+#[scenario]
+async fn navigation_after_a_load(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    page.route("**/next", |route| async move {
+        tokio::time::sleep(AFTER_A_LOAD_HOLD).await;
+        route.fulfill(next_document()).await
+    })
+    .await?;
+    step!("goto after goto onto a routed document", {
+        for _ in 0..AFTER_A_LOAD {
+            page.goto("/start").await?;
+            page.goto("/next").await?;
+        }
+        expect(&page.locator("#next"))
+            .to_have_text("routed next")
+            .await?;
+    });
+    step!("A click after a goto onto a routed document", {
+        for _ in 0..AFTER_A_LOAD {
+            page.goto("/start").await?;
+            page.locator("#link").click().await?;
+            expect(&page.locator("#next"))
+                .to_have_text("routed next")
+                .await?;
+        }
+    });
+    step!("A click after a click onto a routed document", {
+        page.goto("/next").await?;
+        for _ in 0..AFTER_A_LOAD {
+            page.locator("#back").click().await?;
+            expect(&page.locator("#start"))
+                .to_have_text("start")
+                .await?;
+            page.locator("#link").click().await?;
+            expect(&page.locator("#next"))
+                .to_have_text("routed next")
+                .await?;
+        }
+    });
+    Ok(())
+}
+
 /// Frames and a popup with the page's engine calls and input over BiDi
 /// (always on Firefox; on Chromium because the page has a route).
 #[scenario]
@@ -325,6 +388,8 @@ fn outcome() -> &'static support::InProcessRuns {
                 ("firefox", "goto_while_the_page_navigates"),
                 ("chromium", "goto_while_a_routed_page_navigates"),
                 ("firefox", "goto_while_a_routed_page_navigates"),
+                ("chromium", "navigation_after_a_load"),
+                ("firefox", "navigation_after_a_load"),
             ],
         )
     })
@@ -374,6 +439,42 @@ fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_chromium() {
 #[test]
 fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_firefox() {
     routed_input_on("firefox");
+}
+
+/// Every step of `navigation_after_a_load` ended, each navigation onto
+/// the routed document answered by the route.
+fn navigation_after_a_load_on(browser: &str) {
+    let run = passed(
+        &format!("navigation-after-a-load-{browser}"),
+        browser,
+        "navigation_after_a_load",
+    );
+    for step in 1..=3 {
+        let net = support::json(run.join(format!("step-{step:02}/evidence/network.json")));
+        let routed = net
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                e["url"].as_str().is_some_and(|u| u.ends_with("/next"))
+                    && e["intercepted"] == "fulfilled"
+            })
+            .count();
+        assert!(
+            routed >= AFTER_A_LOAD,
+            "{browser} step {step}: {routed} fulfilled /next requests"
+        );
+    }
+}
+
+#[test]
+fn navigations_right_after_a_load_onto_routed_documents_end_on_chromium() {
+    navigation_after_a_load_on("chromium");
+}
+
+#[test]
+fn navigations_right_after_a_load_onto_routed_documents_end_on_firefox() {
+    navigation_after_a_load_on("firefox");
 }
 
 #[test]

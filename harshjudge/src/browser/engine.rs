@@ -85,6 +85,44 @@ impl Engine {
         self.context_of(bidi)
     }
 
+    /// Makes chromedriver catch up with the last load of this engine's
+    /// window, when the page has routes on Chromium and chromedriver may not
+    /// have caught up yet ([`Bidi::catch_up_due`]); before whatever may start a
+    /// navigation over BiDi, and after our own navigations.
+    ///
+    /// chromedriver learns of a load from its own DevTools session, which
+    /// may hear of it later than the BiDi mapper does (30 ms and more on a
+    /// busy machine), and on hearing it reads the document's `readyState`,
+    /// waiting for the answer. Once a new navigation has started and its
+    /// document is held by a route, that read is never answered, and
+    /// chromedriver forwards no BiDi command meanwhile, the route's answer
+    /// among them: the page hung until the step's limit (`goto` then `goto`
+    /// onto a routed document: `held_viewport` in `tests/routed_state.rs`,
+    /// about 1 run in 10; `navigation_after_a_load` in
+    /// `tests/routed_input.rs`).
+    /// A classic command makes chromedriver take in what its session has
+    /// heard, that load included, before it answers: `GET url` does, at the
+    /// cost of one round trip per load. It is sent only when nothing is
+    /// under way that it would wait for (a navigation, a route's answer),
+    /// and its failure is the next command's to report.
+    pub(crate) async fn catch_up(&self) {
+        if self.browser != BrowserKind::Chromium {
+            return;
+        }
+        let Some((bidi, context)) = self.bidi_input() else {
+            return;
+        };
+        if bidi.catch_up_due(&context) {
+            let _ = self
+                .in_window(wire::get(
+                    &self.client,
+                    "url",
+                    "letting chromedriver catch up with the page's load",
+                ))
+                .await;
+        }
+    }
+
     /// The BiDi connection, while it is open, and this engine's browsing
     /// context: whatever the page's calls go over, its events are watched
     /// through it (a `goto` interrupted by another navigation).
@@ -255,6 +293,7 @@ impl Engine {
         during: &str,
     ) -> Result<Answer, BrowserError> {
         if let Some((bidi, context)) = self.bidi_calls() {
+            self.catch_up().await;
             // No switching, so no lock: a route's handler may call the page
             // while an action of it waits.
             return Box::pin(self.call_bidi(
@@ -283,6 +322,7 @@ impl Engine {
         during: &str,
     ) -> Option<(Arc<Bidi>, Result<Answer, BrowserError>)> {
         let (bidi, context) = self.bidi_calls()?;
+        self.catch_up().await;
         let bidi = bidi.clone();
         let answer =
             Box::pin(self.call_bidi(&bidi, context, frame, call, BidiReturns::Element, during))

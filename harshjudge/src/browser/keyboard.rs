@@ -136,6 +136,7 @@ pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, KeyError> {
 /// says why); else one classic Perform Actions command.
 async fn perform(page: &Page, actions: Value, during: &str) -> Result<(), BrowserError> {
     if let Some((bidi, context)) = page.engine().bidi_input() {
+        page.engine().catch_up().await;
         return bidi.perform_actions(&context, actions, during).await;
     }
     page.engine()

@@ -3,6 +3,7 @@
 //! of the scenario that opened it. Locators, assertions, the keyboard and the
 //! string-selector shorthands add their `impl Page` blocks in their own files.
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
@@ -341,7 +342,9 @@ impl Page {
         let ends_its_own = routed.is_some();
         let open = async {
             if let Some((bidi, context)) = routed {
-                return bidi.navigate(&context, Some(&url), &during).await;
+                return self
+                    .caught_up(bidi.navigate(&context, Some(&url), &during))
+                    .await;
             }
             self.engine()
                 .in_window(wire::post(
@@ -360,6 +363,19 @@ impl Page {
             }
             None => open.await,
         }
+    }
+
+    /// `navigation` (one of ours over BiDi, on a page with routes), with
+    /// chromedriver caught up with the page's loads before and after it
+    /// ([`Engine::catch_up`](super::engine::Engine::catch_up)).
+    async fn caught_up(
+        &self,
+        navigation: impl Future<Output = Result<(), BrowserError>>,
+    ) -> Result<(), BrowserError> {
+        self.engine().catch_up().await;
+        navigation.await?;
+        self.engine().catch_up().await;
+        Ok(())
     }
 
     /// The BiDi connection and this page's browsing context when the page has
@@ -390,6 +406,7 @@ impl Page {
     /// see the document the navigation was leaving.
     pub(super) async fn settled(&self) -> Option<(&Arc<Bidi>, String)> {
         let (bidi, context) = self.engine().bidi_calls()?;
+        self.engine().catch_up().await;
         bidi.settle(&context).await;
         Some((bidi, context))
     }
@@ -397,7 +414,9 @@ impl Page {
     /// Reloads the page.
     pub async fn reload(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
-            return bidi.navigate(&context, None, "reloading the page").await;
+            return self
+                .caught_up(bidi.navigate(&context, None, "reloading the page"))
+                .await;
         }
         self.engine()
             .in_window(wire::post(
@@ -413,7 +432,9 @@ impl Page {
     /// Goes back in history.
     pub async fn go_back(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
-            return bidi.traverse(&context, -1, "going back").await;
+            return self
+                .caught_up(bidi.traverse(&context, -1, "going back"))
+                .await;
         }
         self.engine()
             .in_window(wire::post(self.client(), "back", json!({}), "going back"))
@@ -424,7 +445,9 @@ impl Page {
     /// Goes forward in history.
     pub async fn go_forward(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
-            return bidi.traverse(&context, 1, "going forward").await;
+            return self
+                .caught_up(bidi.traverse(&context, 1, "going forward"))
+                .await;
         }
         self.engine()
             .in_window(wire::post(
@@ -454,15 +477,9 @@ impl Page {
         // document loads until that load, which the route's BiDi answer it
         // holds back would end (`Page::settled` says why).
         let set = match self.engine().bidi_calls() {
+            // Chromium's mapper answers it once a navigation under way has
+            // its document (a route's answer included).
             Some((bidi, context)) => {
-                // Chromium's mapper answers setViewport only once a navigation
-                // under way has its document, and it held a route's answer
-                // to that document behind it: the step hung (1 run in 7 at
-                // load 6). Our navigations, the routes' answers and the
-                // document come first (`Bidi::quiet`).
-                if self.inner.browser == BrowserKind::Chromium {
-                    bidi.quiet(&context).await;
-                }
                 engines::set_viewport(self.client(), Some((&**bidi, &*context)), (width, height))
                     .await
             }

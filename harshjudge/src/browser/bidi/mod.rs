@@ -17,7 +17,7 @@ mod interrupted;
 pub(crate) mod protocol;
 pub(crate) mod route;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -140,8 +140,11 @@ pub(crate) struct Bidi {
     /// The navigation each context has started and not yet loaded.
     navigating: Mutex<HashMap<String, String>>,
     /// Navigation commands of ours not answered yet, and blocked requests
-    /// whose route has not answered yet ([`Bidi::quiet`]).
+    /// whose route has not answered yet ([`Bidi::catch_up_due`]).
     in_flight: Arc<AtomicUsize>,
+    /// The contexts whose last navigation event was their document's load,
+    /// which chromedriver may not have caught up with ([`Bidi::catch_up_due`]).
+    loaded: Mutex<HashSet<String>>,
     /// Whether the injected engine is a preload script of the session.
     preloaded: tokio::sync::OnceCell<()>,
 }
@@ -160,7 +163,7 @@ fn bidi_err(action: &str, message: impl std::fmt::Display) -> BrowserError {
     }
 }
 
-/// One piece of work counted in [`Bidi::quiet`]'s count while it lasts.
+/// One piece of work counted in [`Bidi::catch_up_due`]'s count while it lasts.
 struct InFlight(Arc<AtomicUsize>);
 
 impl InFlight {
@@ -244,6 +247,7 @@ impl Bidi {
             lifecycle: tokio::sync::broadcast::channel(64).0,
             navigating: Mutex::default(),
             in_flight: Arc::default(),
+            loaded: Mutex::default(),
             preloaded: tokio::sync::OnceCell::new(),
         });
         let weak = Arc::downgrade(&bidi);
@@ -536,23 +540,18 @@ impl Bidi {
         self.settle_within(context, SETTLE_LIMIT).await;
     }
 
-    /// [`Bidi::settle`], after waiting (at most as long) until no navigation
-    /// command of ours is under way and every blocked request has its
-    /// route's answer. Chromium's mapper answers `setViewport` only once a
-    /// navigation under way has its document, and holds a route's answer to
-    /// that document sent after it; a settle alone misses a `goto` whose
-    /// `navigationStarted` has not come yet. (`tests/routed_state.rs`'s
-    /// `held_viewport` on Chromium still hangs about 1 run in 10 with this:
-    /// the cause is not known yet; see issue 23's note.)
-    pub(crate) async fn quiet(&self, context: &str) {
-        let deadline = tokio::time::Instant::now() + SETTLE_LIMIT;
-        while self.in_flight.load(Ordering::SeqCst) > 0
-            && self.is_open()
-            && tokio::time::Instant::now() < deadline
-        {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    /// Whether chromedriver is to be caught up with `context`'s last load
+    /// now (and so no longer owed it): its document has loaded, no
+    /// navigation of it has started since, and no navigation command of
+    /// ours nor a route's answer is under way. Chromium only; see
+    /// `Engine::catch_up` for why.
+    pub(crate) fn catch_up_due(&self, context: &str) -> bool {
+        let mut loaded = self.loaded.lock().expect("bidi lock");
+        if self.in_flight.load(Ordering::SeqCst) > 0 || !loaded.contains(context) {
+            return false;
         }
-        self.settle(context).await;
+        loaded.remove(context);
+        true
     }
 
     /// [`Bidi::settle`] waiting at most `limit`.
@@ -852,6 +851,18 @@ impl Bidi {
         if navigation.is_empty() && method == "network.fetchError" {
             // A request that is no document's.
             return None;
+        }
+        {
+            let mut loaded = self.loaded.lock().expect("bidi lock");
+            match method {
+                "browsingContext.load" => {
+                    loaded.insert(context.clone());
+                }
+                "browsingContext.navigationStarted" | "browsingContext.contextDestroyed" => {
+                    loaded.remove(&context);
+                }
+                _ => {}
+            }
         }
         let mut navigating = self.navigating.lock().expect("bidi lock");
         let end = |navigating: &mut HashMap<String, String>| {
