@@ -9,7 +9,11 @@
 //!   BENCH=goto HARSHJUDGE_BROWSER=firefox benches/interleave.sh 9b08545~1
 //!
 //! With `GOTO_BENCH_ROUTED=1` the page has a route (for a URL it never
-//! requests), so each goto goes over BiDi's `browsingContext.navigate`.
+//! requests), so each goto goes over BiDi's `browsingContext.navigate`. With
+//! `GOTO_BENCH_ROUTED=onto` the route matches one of the two pages and lets
+//! its request go on (`continue_()`): every other goto is onto a routed
+//! document, after which chromedriver is first caught up with the page's
+//! last load (`Engine::catch_up`, one classic round trip).
 //!
 //! `cargo bench --bench goto` (needs the browser and its driver).
 
@@ -29,7 +33,11 @@ fn gotos(base: &str) -> Vec<f64> {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let page = harshjudge::browser::open_page(base).await.unwrap();
-        if routed() {
+        if onto() {
+            page.route("**/todos/", |route| async move { route.continue_().await })
+                .await
+                .unwrap();
+        } else if routed() {
             page.route(
                 "**/never-requested",
                 |route| async move { route.abort().await },
@@ -57,7 +65,12 @@ fn gotos(base: &str) -> Vec<f64> {
 }
 
 fn routed() -> bool {
-    std::env::var("GOTO_BENCH_ROUTED").is_ok_and(|v| v == "1")
+    std::env::var("GOTO_BENCH_ROUTED").is_ok_and(|v| v == "1" || v == "onto")
+}
+
+/// Whether the route matches one of the pages (`GOTO_BENCH_ROUTED=onto`).
+fn onto() -> bool {
+    std::env::var("GOTO_BENCH_ROUTED").is_ok_and(|v| v == "onto")
 }
 
 fn main() {
@@ -74,8 +87,9 @@ fn main() {
         let (mean, median) = stats(ms.clone());
         // One line per run (what `benches/interleave.sh` reads).
         println!(
-            "median_ms={median:.2} mean_ms={mean:.2} gotos={GOTOS} browser={browser} routed={}",
-            routed()
+            "median_ms={median:.2} mean_ms={mean:.2} gotos={GOTOS} browser={browser} routed={} onto={}",
+            routed(),
+            onto()
         );
         all.extend(ms);
         std::thread::sleep(Duration::from_millis(200));

@@ -87,8 +87,10 @@ impl Engine {
 
     /// Makes chromedriver catch up with the last load of this engine's
     /// window, when the page has routes on Chromium and chromedriver may not
-    /// have caught up yet ([`Bidi::catch_up_due`]); before whatever may start a
-    /// navigation over BiDi, and after our own navigations.
+    /// have caught up yet ([`Bidi::catch_up_due`]): before whatever may
+    /// start a navigation over BiDi onto a routed document (a `goto` whose
+    /// URL a route matches, a reload, a step through history, an action, an
+    /// engine call, a read).
     ///
     /// chromedriver learns of a load from its own DevTools session, which
     /// may hear of it later than the BiDi mapper does (30 ms and more on a
@@ -104,7 +106,16 @@ impl Engine {
     /// heard, that load included, before it answers: `GET url` does, at the
     /// cost of one round trip per load. It is sent only when nothing is
     /// under way that it would wait for (a navigation, a route's answer),
-    /// and its failure is the next command's to report.
+    /// and its failure is the next command's to report. Not after our own
+    /// navigations: on a page that navigates itself, each such command
+    /// waited for the page's next navigation (`goto_while_a_routed_page_navigates`
+    /// in `tests/routed_input.rs` went past its step's limit on a busy
+    /// machine). A page whose own
+    /// script navigates onto a routed document within milliseconds of its
+    /// load can still meet that late read (the catch-up waits for no
+    /// navigation): only a page-load strategy of `none` would take
+    /// chromedriver's tracker out of the way, and every classic command on
+    /// Chromium would then stop waiting for navigations.
     pub(crate) async fn catch_up(&self) {
         if self.browser != BrowserKind::Chromium {
             return;

@@ -3,7 +3,6 @@
 //! of the scenario that opened it. Locators, assertions, the keyboard and the
 //! string-selector shorthands add their `impl Page` blocks in their own files.
 
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
@@ -342,9 +341,10 @@ impl Page {
         let ends_its_own = routed.is_some();
         let open = async {
             if let Some((bidi, context)) = routed {
-                return self
-                    .caught_up(bidi.navigate(&context, Some(&url), &during))
-                    .await;
+                if bidi.routes.matches(&url) {
+                    self.engine().catch_up().await;
+                }
+                return bidi.navigate(&context, Some(&url), &during).await;
             }
             self.engine()
                 .in_window(wire::post(
@@ -363,19 +363,6 @@ impl Page {
             }
             None => open.await,
         }
-    }
-
-    /// `navigation` (one of ours over BiDi, on a page with routes), with
-    /// chromedriver caught up with the page's loads before and after it
-    /// ([`Engine::catch_up`](super::engine::Engine::catch_up)).
-    async fn caught_up(
-        &self,
-        navigation: impl Future<Output = Result<(), BrowserError>>,
-    ) -> Result<(), BrowserError> {
-        self.engine().catch_up().await;
-        navigation.await?;
-        self.engine().catch_up().await;
-        Ok(())
     }
 
     /// The BiDi connection and this page's browsing context when the page has
@@ -414,9 +401,8 @@ impl Page {
     /// Reloads the page.
     pub async fn reload(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
-            return self
-                .caught_up(bidi.navigate(&context, None, "reloading the page"))
-                .await;
+            self.engine().catch_up().await;
+            return bidi.navigate(&context, None, "reloading the page").await;
         }
         self.engine()
             .in_window(wire::post(
@@ -432,9 +418,8 @@ impl Page {
     /// Goes back in history.
     pub async fn go_back(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
-            return self
-                .caught_up(bidi.traverse(&context, -1, "going back"))
-                .await;
+            self.engine().catch_up().await;
+            return bidi.traverse(&context, -1, "going back").await;
         }
         self.engine()
             .in_window(wire::post(self.client(), "back", json!({}), "going back"))
@@ -445,9 +430,8 @@ impl Page {
     /// Goes forward in history.
     pub async fn go_forward(&self) -> Result<(), BrowserError> {
         if let Some((bidi, context)) = self.routed_context() {
-            return self
-                .caught_up(bidi.traverse(&context, 1, "going forward"))
-                .await;
+            self.engine().catch_up().await;
+            return bidi.traverse(&context, 1, "going forward").await;
         }
         self.engine()
             .in_window(wire::post(

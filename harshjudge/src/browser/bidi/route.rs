@@ -366,6 +366,15 @@ impl Routes {
         self.list.lock().expect("routes lock").is_empty()
     }
 
+    /// Whether a route of the page matches `url`.
+    pub(crate) fn matches(&self, url: &str) -> bool {
+        self.list
+            .lock()
+            .expect("routes lock")
+            .iter()
+            .any(|e| e.matcher.is_match(url))
+    }
+
     /// Adds a route (the newest is asked first) with its intercept: only the
     /// URLs its pattern can match when BiDi can say which, else every request
     /// of the page's context.
