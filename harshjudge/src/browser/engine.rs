@@ -102,6 +102,7 @@ impl Engine {
     /// onto a routed document: `held_viewport` in `tests/routed_state.rs`,
     /// about 1 run in 10; `navigation_after_a_load` in
     /// `tests/routed_input.rs`).
+    ///
     /// A classic command makes chromedriver take in what its session has
     /// heard, that load included, before it answers: `GET url` does, at the
     /// cost of one round trip per load. It is sent only when nothing is
@@ -110,12 +111,13 @@ impl Engine {
     /// navigations: on a page that navigates itself, each such command
     /// waited for the page's next navigation (`goto_while_a_routed_page_navigates`
     /// in `tests/routed_input.rs` went past its step's limit on a busy
-    /// machine). A page whose own
-    /// script navigates onto a routed document within milliseconds of its
-    /// load can still meet that late read (the catch-up waits for no
-    /// navigation): only a page-load strategy of `none` would take
-    /// chromedriver's tracker out of the way, and every classic command on
-    /// Chromium would then stop waiting for navigations.
+    /// machine).
+    ///
+    /// A page whose own script navigates onto a routed document within
+    /// milliseconds of its load can still meet that late read: only a
+    /// page-load strategy of `none` would take chromedriver's tracker out of
+    /// the way, and every classic command on Chromium would then stop
+    /// waiting for navigations.
     pub(crate) async fn catch_up(&self) {
         if self.browser != BrowserKind::Chromium {
             return;
