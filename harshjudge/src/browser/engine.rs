@@ -126,13 +126,14 @@ impl Engine {
             return;
         };
         if bidi.catch_up_due(&context) {
-            let _ = self
-                .in_window(wire::get(
-                    &self.client,
-                    "url",
-                    "letting chromedriver catch up with the page's load",
-                ))
-                .await;
+            // Boxed: every call awaits this, and a debug build's test thread
+            // has 2 MiB of stack (an expectation's future overflowed it).
+            let _ = Box::pin(self.in_window(wire::get(
+                &self.client,
+                "url",
+                "letting chromedriver catch up with the page's load",
+            )))
+            .await;
         }
     }
 
