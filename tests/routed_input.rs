@@ -450,16 +450,7 @@ fn navigation_after_a_load_on(browser: &str) {
         "navigation_after_a_load",
     );
     for step in 1..=3 {
-        let net = support::json(run.join(format!("step-{step:02}/evidence/network.json")));
-        let routed = net
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| {
-                e["url"].as_str().is_some_and(|u| u.ends_with("/next"))
-                    && e["intercepted"] == "fulfilled"
-            })
-            .count();
+        let routed = support::fulfilled_count(&run, step, "/next");
         assert!(
             routed >= AFTER_A_LOAD,
             "{browser} step {step}: {routed} fulfilled /next requests"

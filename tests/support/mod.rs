@@ -474,10 +474,20 @@ impl InProcessRuns {
 /// Whether step `step` of `run` recorded a request to `path` that a route
 /// fulfilled (its `network.json`).
 pub fn fulfilled(run: &Path, step: usize, path: &str) -> bool {
+    fulfilled_count(run, step, path) > 0
+}
+
+/// How many requests to `path` step `step` of `run` recorded as fulfilled by
+/// a route (its `network.json`).
+pub fn fulfilled_count(run: &Path, step: usize, path: &str) -> usize {
     let net = json(run.join(format!("step-{step:02}/evidence/network.json")));
-    net.as_array().unwrap().iter().any(|e| {
-        e["url"].as_str().is_some_and(|u| u.contains(path)) && e["intercepted"] == "fulfilled"
-    })
+    net.as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["url"].as_str().is_some_and(|u| u.contains(path)) && e["intercepted"] == "fulfilled"
+        })
+        .count()
 }
 
 /// The environment of `run_in_process` runs against the app at `base`: every
