@@ -1313,7 +1313,7 @@ fn nextest_partitions_run_every_scenario_exactly_once() {
                 SUITE,
                 "--no-fail-fast",
                 "--partition",
-                &format!("count:{i}/2"),
+                &format!("slice:{i}/2"),
                 "-E",
                 "test(checkout) | test(fails_in_middle) | test(parallel_a) | test(parallel_b)",
             ])

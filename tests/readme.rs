@@ -297,3 +297,25 @@ fn the_sample_at_the_top_is_what_the_suite_prints() {
         skipping = false;
     }
 }
+
+/// The README's nextest partitions use the names cargo-nextest keeps:
+/// `slice:` (which replaced the deprecated `count:`) or `hash:` (issue 37.11).
+#[test]
+fn the_readmes_nextest_partitions_are_not_deprecated() {
+    let readme = std::fs::read_to_string(support::workspace().join("README.md")).unwrap();
+    let mut found = 0;
+    for (i, line) in readme.lines().enumerate() {
+        for (at, _) in line.match_indices("--partition ") {
+            found += 1;
+            let value = &line[at + "--partition ".len()..];
+            assert!(
+                value.starts_with("slice:") || value.starts_with("hash:"),
+                "README.md:{}: `--partition {}`: use nextest's `slice:M/N` (or `hash:M/N`); \
+                 `count:` is deprecated",
+                i + 1,
+                value.split([' ', '`']).next().unwrap_or("")
+            );
+        }
+    }
+    assert!(found >= 2, "the README shows nextest's partitions ({found} found)");
+}
