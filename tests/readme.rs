@@ -317,5 +317,8 @@ fn the_readmes_nextest_partitions_are_not_deprecated() {
             );
         }
     }
-    assert!(found >= 2, "the README shows nextest's partitions ({found} found)");
+    assert!(
+        found >= 2,
+        "the README shows nextest's partitions ({found} found)"
+    );
 }
