@@ -97,10 +97,14 @@ mod tests {
     /// given to `join`/`push`/`Path::new`/`PathBuf::from`, or a segment of a
     /// literal path (`"{dir}/evidence"`). Text for people has spaces.
     fn leaks(line: &str, names: &[String]) -> Vec<String> {
-        let literal = regex::Regex::new(r#"(join|push|Path::new|PathBuf::from)?\(?"([^" \\`]*)""#)
-            .expect("a valid pattern");
+        // Compiled once: a debug build compiling it per line took over a
+        // minute for the whole tree (issue 40.4).
+        static LITERAL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"(join|push|Path::new|PathBuf::from)?\(?"([^" \\`]*)""#)
+                .expect("a valid pattern")
+        });
         let mut out = vec![];
-        for c in literal.captures_iter(line) {
+        for c in LITERAL.captures_iter(line) {
             let (call, lit) = (c.get(1).is_some(), &c[2]);
             let file = |n: &String| {
                 n.contains('.')
