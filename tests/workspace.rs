@@ -321,3 +321,128 @@ fn temporary_paths_are_told_from_legitimate_ones() {
         assert_eq!(temporary_path(&good), None, "{good}");
     }
 }
+
+/// The longest line ARCHITECTURE.md may have (issue 37.13).
+const MAP_LINE_MAX: usize = 300;
+
+/// ARCHITECTURE.md is a map, not an essay (issue 37.13: one bullet had grown
+/// to 6,461 characters about chromedriver's internals): no line is longer than
+/// [`MAP_LINE_MAX`] characters. A mechanism's story goes into the doc comment
+/// of the file or item it describes (`//!`, `///`), and the map points there.
+#[test]
+fn architecture_md_is_a_map_of_short_lines() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let long = long_lines(&text, MAP_LINE_MAX);
+    assert!(
+        long.is_empty(),
+        "ARCHITECTURE.md is a map: keep each line to {MAP_LINE_MAX} characters (the file, the key \
+         item, what always holds, where to look) and move the mechanism's story into the doc \
+         comment of the code it describes:\n{}",
+        long.join("\n")
+    );
+}
+
+/// Each line of `text` longer than `max` characters: its number (from 1), its
+/// length and its start.
+fn long_lines(text: &str, max: usize) -> Vec<String> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let n = line.chars().count();
+            let start: String = line.chars().take(80).collect();
+            (n > max).then(|| format!("line {}: {n} characters: {start}…", i + 1))
+        })
+        .collect()
+}
+
+#[test]
+fn long_lines_are_named_by_number_and_start() {
+    let text = format!("short\n{}\nshort again\n", "x".repeat(MAP_LINE_MAX + 1));
+    let found = long_lines(&text, MAP_LINE_MAX);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(&format!("line 2: {} characters: xxx", MAP_LINE_MAX + 1)),
+        "{found:?}"
+    );
+    assert!(long_lines(&"é".repeat(MAP_LINE_MAX), MAP_LINE_MAX).is_empty());
+}
+
+/// Every source file ARCHITECTURE.md names (a path ending in `.rs` or `.js`,
+/// such as `bidi/mod.rs` or `tests/imports.rs`) is a file of the workspace: a
+/// map must not point at a file that moved or went. A name is read relative
+/// to its section, so it matches any file whose path ends with it.
+#[test]
+fn architecture_md_names_files_that_exist() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let files = workspace_files();
+    let missing: Vec<String> = named_sources(&text)
+        .into_iter()
+        .filter(|name| {
+            !files
+                .iter()
+                .any(|f| f == name || f.ends_with(&format!("/{name}")))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names source files that do not exist (moved? renamed?): {missing:?}"
+    );
+}
+
+/// The source paths (`….rs`, `….js`) a text names; patterns with braces
+/// (`targets_{api,web}.rs`) are left out.
+fn named_sources(text: &str) -> Vec<String> {
+    let path_char = |c: char| c.is_alphanumeric() || "_./-{}".contains(c);
+    let mut names: Vec<String> = text
+        .split(|c: char| !path_char(c))
+        .map(|t| t.trim_start_matches("./").trim_end_matches('.'))
+        .filter(|t| {
+            let stem = t.trim_end_matches(".rs").trim_end_matches(".js");
+            (t.ends_with(".rs") || t.ends_with(".js"))
+                && !stem.is_empty()
+                && !stem.ends_with('/')
+                && !t.contains(['{', '}'])
+        })
+        .map(String::from)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Every file of the workspace (paths from the root, `/`-separated), but
+/// build output and hidden folders.
+fn workspace_files() -> Vec<String> {
+    let mut out = vec![];
+    let mut stack = vec![root().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                    stack.push(path);
+                }
+            } else {
+                let rel = path.strip_prefix(root()).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn named_sources_are_read_from_the_map() {
+    let text = "- `bidi/mod.rs::Bidi::navigate`, `tests/imports.rs`; (`targets_{api,web}.rs`) \
+                `injected/engine.js`: `hjeRun`; see main.rs. A `.rs` file.";
+    assert_eq!(
+        named_sources(text),
+        [
+            "bidi/mod.rs",
+            "injected/engine.js",
+            "main.rs",
+            "tests/imports.rs"
+        ]
+    );
+}

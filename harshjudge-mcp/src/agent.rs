@@ -1,6 +1,15 @@
 //! State an agent builds up across calls in one server process: its browser
 //! session, the run it is recording (evidence goes there by itself), the
 //! recording of its tool calls, and its session id in the knowledge store.
+//!
+//! Every browser tool waits on the browser in one place, `Agent::block_on` /
+//! `Agent::block_within`: at most `HARSHJUDGE_TOOL_TIMEOUT` (`browser_launch`
+//! and `browser_close` have room for their own limits), then the task is
+//! dropped (freeing the browser lock it held), the session is remembered as
+//! unresponsive and the call fails `BROWSER_UNAVAILABLE`. The next
+//! `browser_close` or `browser_launch` lets that session go with
+//! `harshjudge::browser::discard_page`, asking its browser nothing, as the
+//! runner does with a step's unanswered session.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -15,6 +15,12 @@
 //!   process closes: normal exit, a signal, SIGKILL) or the end of another
 //!   process (cargo-nextest's runner, for a server shared by a whole nextest
 //!   run).
+//!
+//! What leaves the group on its own (Chromium's crash handler starts a session
+//! of its own) is found by the environment it inherited: a driver runs with
+//! its private folder as `TMPDIR`, and `kill_carrying` (at a driver's stop or
+//! kill) and the watchdog's `/proc/*/environ` scan (after a SIGKILL) kill
+//! whatever carries it.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

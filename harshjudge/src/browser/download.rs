@@ -4,6 +4,10 @@
 //! its name and size, and saves it as evidence of the step
 //! (`download-N-<name>.<ext>`, type `download`). The folder goes with the
 //! [`Download`]; the browser is set back to its default afterwards.
+//!
+//! On Firefox the folder is set through BiDi's `browser.setDownloadBehavior`;
+//! WebKitWebDriver has neither way, so a download there is
+//! `BrowserError::Unsupported`. A file over 64 MiB (`MAX_DOWNLOAD`) is refused.
 
 use std::future::Future;
 use std::panic::Location;

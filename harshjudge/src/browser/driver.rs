@@ -13,6 +13,17 @@
 //!   start and the watchdog's (no browser runs yet then);
 //! - a chromedriver found dead is stopped the same way before a new one starts:
 //!   the browsers it left behind go with it.
+//!
+//! The same holds for every driver this module starts: chromedriver (one per
+//! process, its sessions pooled), geckodriver and WebKitWebDriver (one per
+//! session, since they serve one at a time: the session owns its `Driver`,
+//! `Session.own_driver`, and stops it when it closes; an idle one is reused
+//! only for the same binary). Each listens on a loopback port it picks
+//! itself (`--port=0`): chromedriver announces it on stdout, the others' is
+//! read off `/proc` (`listening_port_of_group`). WebKit's MiniBrowser runs
+//! on an Xvfb of the driver's group, started with `-noreset` and ended with
+//! SIGTERM before the group is killed (`end_x_server`), so that it removes
+//! its `/tmp/.X<n>-lock`.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

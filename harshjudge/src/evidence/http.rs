@@ -1,4 +1,6 @@
-//! A small HTTP client for probes (plain HTTP; the app under test is usually on loopback).
+//! A small HTTP client: the probes' GET (plain HTTP; the app under test is
+//! usually on loopback), and `send`, the client of `s.request()` (HTTP and
+//! HTTPS, a body read up to `RESPONSE_LIMIT`).
 
 use std::time::Instant;
 
@@ -73,11 +75,11 @@ pub enum SendError {
     Timeout(std::time::Duration),
 }
 
-/// The most of a response body [`send`] reads into memory (64 MiB).
+/// The most of a response body `send` reads into memory (64 MiB).
 pub(crate) const RESPONSE_LIMIT: usize = 64 << 20;
 
 /// Sends `request` (plain HTTP or HTTPS) and reads the whole response, all
-/// within `timeout`; a body over [`RESPONSE_LIMIT`] is an error.
+/// within `timeout`; a body over `RESPONSE_LIMIT` is an error.
 pub(crate) async fn send(
     request: hyper::Request<http_body_util::Full<Bytes>>,
     timeout: std::time::Duration,

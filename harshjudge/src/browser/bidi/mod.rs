@@ -9,6 +9,31 @@
 //! the caller waiting for it, an event to the shared state. A remote end that
 //! offers no BiDi (no `webSocketUrl` in its capabilities) gets the classic path
 //! (chromedriver's `devtools` log); [`announce_fallback`] says so once.
+//!
+//! A page with routes (Chromium's chromedriver serves a session's BiDi
+//! commands only between its classic ones, and a classic command sent while
+//! a navigation loads waits for that load; a route's answer, a BiDi command,
+//! would wait behind the load it holds) does everything that could wait for
+//! a routed load over this connection, which the reader task keeps serving
+//! meanwhile. Each part says why at its item:
+//!
+//! - navigation: `Bidi::navigate` (`goto`, `reload`) and `Bidi::traverse`
+//!   (back, forward), watched by `Bidi::watch_navigation` (`interrupted.rs`);
+//! - input and the engine's calls: `Engine::bidi_input`, `Engine::bidi_calls`
+//!   (always on Firefox), `Bidi::perform_actions`, `Bidi::call_function` (a
+//!   call ends as a navigation when its document goes), `Bidi::set_files`;
+//!   the engine comes as a preload script (`Bidi::ensure_preload`), and a
+//!   frame's call runs in the frame's own context (`Engine::call_bidi`);
+//! - reads, screenshots and the page's state (viewport, `insert_text`,
+//!   cookies): `Page::settled`, once `Bidi::settle` has seen a navigation
+//!   under way reach its document; `Bidi::url` reads `document.URL`;
+//! - `Engine::catch_up` (with `Bidi::catch_up_due`): one classic `GET url`
+//!   after a load, so that chromedriver takes that load in before a
+//!   navigation onto a routed document can start.
+//!
+//! A route is listed before its intercept exists (`Routes::add`), and no
+//! switching lock is held, so a route's handler may use the page. Chromium
+//! pages without routes keep the classic commands.
 
 pub(crate) mod dialog;
 pub(crate) mod events;
