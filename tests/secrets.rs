@@ -121,7 +121,7 @@ fn a_declared_secret_is_in_no_file_and_no_line_of_a_failing_run() {
     let has = |list: &[String], what: &dyn Fn(&str) -> bool| list.iter().any(|p| what(p));
     // The page's HTML, where the app's config put its token.
     assert!(
-        has(&lab, &|p| p.contains("step-01") && p.ends_with(".html")),
+        has(&lab, &|p| p.ends_with("/evidence/page.html")),
         "{lab:#?}"
     );
     // The command's stdout, both secrets.
