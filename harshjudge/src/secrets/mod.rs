@@ -183,7 +183,7 @@ fn forms(value: &[u8]) -> Vec<Vec<u8>> {
     let mut out = vec![value.to_vec()];
     if let Ok(text) = std::str::from_utf8(value) {
         let json = serde_json::to_string(text).expect("a string serializes");
-        out.push(json[1..json.len() - 1].as_bytes().to_vec());
+        out.push(json.as_bytes()[1..json.len() - 1].to_vec());
         let html = text
             .replace('&', "&amp;")
             .replace('<', "&lt;")
