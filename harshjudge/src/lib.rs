@@ -50,6 +50,7 @@ mod registry;
 pub mod report;
 mod runner;
 mod scenario;
+pub mod secrets;
 pub mod server;
 pub mod settings;
 pub mod store;
@@ -162,6 +163,12 @@ macro_rules! bail {
 /// `main!` gives it. Under cargo-nextest, where every scenario is a process of
 /// its own, they run in each scenario's process.
 ///
+/// `main!(secrets = ["APP_TOKEN", "DB_PASSWORD"])` names the environment
+/// variables that hold the suite's secrets (never the secrets themselves):
+/// their values are masked as `[secret:APP_TOKEN]` in every file harshjudge
+/// writes and every line it prints (see [`secrets`]; `HARSHJUDGE_SECRETS`
+/// names more).
+///
 /// The arguments are named and may come in any order:
 /// `main!(web_server = app, before_all = seed, after_all = report)`.
 ///
@@ -170,26 +177,29 @@ macro_rules! bail {
 /// and pass; `main!` gives it one test, which fails saying what to add.
 #[macro_export]
 macro_rules! main {
-    (@arg $pkg:ident, base_url, $v:path) => {
+    (@arg $pkg:ident, base_url, $v:expr) => {
         $pkg.base_url = ::core::option::Option::Some($v);
     };
-    (@arg $pkg:ident, web_server, $v:path) => {
+    (@arg $pkg:ident, web_server, $v:expr) => {
         $pkg.web_server = ::core::option::Option::Some($v);
     };
-    (@arg $pkg:ident, before_all, $v:path) => {
+    (@arg $pkg:ident, before_all, $v:expr) => {
         $pkg.before_all = ::core::option::Option::Some($crate::main!(@hook before_all, $v));
     };
-    (@arg $pkg:ident, after_all, $v:path) => {
+    (@arg $pkg:ident, after_all, $v:expr) => {
         $pkg.after_all = ::core::option::Option::Some($crate::main!(@hook after_all, $v));
     };
-    (@arg $pkg:ident, $other:ident, $v:path) => {
+    (@arg $pkg:ident, secrets, $v:expr) => {
+        $pkg.secrets = &$v;
+    };
+    (@arg $pkg:ident, $other:ident, $v:expr) => {
         ::core::compile_error!(::core::concat!(
             "harshjudge::main!: unknown argument `",
             ::core::stringify!($other),
-            "`; expected web_server, base_url, before_all or after_all"
+            "`; expected web_server, base_url, before_all, after_all or secrets"
         ));
     };
-    (@hook $kind:ident, $v:path) => {
+    (@hook $kind:ident, $v:expr) => {
         $crate::harness::SuiteHook {
             kind: ::core::stringify!($kind),
             function: ::core::stringify!($v),
@@ -198,7 +208,7 @@ macro_rules! main {
             run: || -> $crate::harness::HookFuture { ::std::boxed::Box::pin($v()) },
         }
     };
-    ($($key:ident = $value:path),* $(,)?) => {
+    ($($key:ident = $value:expr),* $(,)?) => {
         fn main() {
             #[allow(unused_mut)]
             let mut pkg = $crate::harness::Package::new(

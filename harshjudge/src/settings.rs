@@ -277,6 +277,12 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "a valid regular expression",
     },
     Variable {
+        name: "HARSHJUDGE_SECRETS",
+        kind: "names, `,`-separated",
+        default: "none",
+        bounds: "environment variables' names",
+    },
+    Variable {
         name: "HARSHJUDGE_PROJECT",
         kind: "path",
         default: "current folder",
@@ -399,6 +405,19 @@ pub fn parse_bool(name: &'static str, value: &str) -> Result<bool, SettingError>
             expected: "1, true, on or yes; or 0, false, off or no".into(),
         }),
     }
+}
+
+/// The variables `HARSHJUDGE_SECRETS` names (comma-separated), each with its
+/// value (`None`: unset): the suite's secrets besides `main!(secrets = …)`'s.
+pub fn secrets(
+    declared: &[&str],
+) -> Result<Vec<(String, Option<std::ffi::OsString>)>, SettingError> {
+    let listed = env("HARSHJUDGE_SECRETS")?.unwrap_or_default();
+    let names = declared.iter().copied().chain(listed.split(','));
+    let names = names.map(str::trim).filter(|n| !n.is_empty());
+    Ok(names
+        .map(|n| (n.to_string(), std::env::var_os(n).filter(|v| !v.is_empty())))
+        .collect())
 }
 
 /// A boolean variable ([`parse_bool`]); `default` when unset.

@@ -19,6 +19,9 @@ pub enum HarnessError {
     /// `.harshJudge/config.yaml` cannot be used.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A declared secret that cannot be masked.
+    #[error(transparent)]
+    Secret(#[from] crate::secrets::SecretError),
     /// The store could not be read or written.
     #[error(transparent)]
     Store(#[from] StoreError),

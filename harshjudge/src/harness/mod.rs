@@ -92,6 +92,9 @@ pub struct Package {
     /// Runs once after the last scenario, whatever its outcome
     /// (`main!(after_all = …)`).
     pub after_all: Option<SuiteHook>,
+    /// The environment variables holding the suite's secrets
+    /// (`main!(secrets = […])`): masked everywhere ([`crate::secrets`]).
+    pub secrets: &'static [&'static str],
 }
 
 impl Package {
@@ -104,6 +107,7 @@ impl Package {
             web_server: None,
             before_all: None,
             after_all: None,
+            secrets: &[],
         }
     }
 }
@@ -224,18 +228,37 @@ fn verbose_setting() -> Result<bool, SettingError> {
     crate::settings::env_bool("HARSHJUDGE_VERBOSE", false)
 }
 
+/// Declares the suite's secrets (`main!(secrets = …)`, `HARSHJUDGE_SECRETS`):
+/// masked from then on in every file written and line printed.
+fn declare_secrets(pkg: &Package) -> Result<(), HarnessError> {
+    for (name, value) in crate::settings::secrets(pkg.secrets)? {
+        crate::secrets::declare(&name, value.as_deref())?;
+    }
+    Ok(())
+}
+
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
 /// line, runs, and exits with [`EXIT_OK`], [`EXIT_FAILED`] or [`EXIT_USAGE`].
 pub fn main(pkg: Package) -> ! {
+    // Secrets first: from here on every line printed is masked.
+    if let Err(e) = declare_secrets(&pkg) {
+        eprintln!("error: {e}");
+        std::process::exit(EXIT_USAGE);
+    }
+    let tty = crate::secrets::stdio::enable();
     let (libtest_args, flags) = match SuiteFlags::split(std::env::args()) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("error: {e}");
-            std::process::exit(EXIT_USAGE);
+            crate::secrets::stdio::exit(EXIT_USAGE);
         }
     };
-    let args = Arguments::from_iter(libtest_args);
-    std::process::exit(run_with(pkg, &args, &flags))
+    let mut args = Arguments::from_iter(libtest_args);
+    // Masked, stdout is a pipe: libtest keeps the colours of the terminal.
+    if tty && crate::secrets::any() && args.color.is_none() {
+        args.color = Some(libtest_mimic::ColorSetting::Always);
+    }
+    crate::secrets::stdio::exit(run_with(pkg, &args, &flags))
 }
 
 /// Lists or runs every registered scenario as `args` say, printing like libtest,
@@ -252,6 +275,10 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
 
 /// Lists or runs the registered scenarios with our flags as well as libtest's.
 pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
+    if let Err(e) = declare_secrets(&pkg) {
+        eprintln!("error: {e}");
+        return EXIT_USAGE;
+    }
     match invoke(pkg, args, flags) {
         Ok(code) => code,
         Err(e) => {

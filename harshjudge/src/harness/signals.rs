@@ -43,6 +43,6 @@ pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime) {
         eprintln!("harshjudge: stopping at once");
         let _ = crate::store::flush_writes();
         crate::browser::stop_driver_now();
-        std::process::exit(code);
+        crate::secrets::stdio::exit(code);
     });
 }

@@ -123,7 +123,7 @@ pub(super) fn shared(
             command: server.command.clone(),
             port: 0,
             group: 0,
-            error: Some(e.to_string()),
+            error: Some(crate::secrets::mask(&e.to_string()).into_owned()),
         },
     };
     write_atomically(&state_path, &serde_json::to_vec(&state).unwrap_or_default())

@@ -22,7 +22,16 @@ pub(crate) fn create_dir_all(dir: &Path) -> Result<(), StoreError> {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a
 /// rename, so readers see the old content or the new one, never a part.
+///
+/// Every file written here (and by [`write_atomic_at`], [`write_new`]) has the
+/// suite's declared secrets masked ([`crate::secrets::mask_file`]): the one
+/// place text reaches `.harshJudge/`. Only [`write_private`] writes as given.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_atomic_as_is(path, &crate::secrets::mask_file(bytes))
+}
+
+/// [`write_atomic`] of bytes already masked.
+fn write_atomic_as_is(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let parent = path.parent().expect("store paths have a parent");
     let tmp = tmp_path(path);
     let attempt = |tmp: &Path| -> std::io::Result<()> {
@@ -48,7 +57,8 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> 
 
 /// [`write_atomic`] for a secret: the temporary file is created with mode
 /// 0600 (on Unix) before anything is written to it, so the file is never
-/// readable by others, not even for a moment.
+/// readable by others, not even for a moment. Written as given, declared
+/// secrets too: a saved login (`storage_state`) must sign in again.
 pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let tmp = tmp_path(path);
     let attempt = || -> std::io::Result<()> {
@@ -70,6 +80,7 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StoreError>
 /// Writes `bytes` only if `path` does not exist yet (atomic create).
 /// Returns whether it wrote.
 pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
+    let bytes = &crate::secrets::mask_file(bytes)[..];
     let tmp = tmp_path(path);
     let mut f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
     f.write_all(bytes).map_err(|e| io_err(&tmp, e))?;
@@ -99,6 +110,7 @@ pub(crate) fn write_atomic_at(
     bytes: &[u8],
 ) -> Result<(), StoreError> {
     use rustix::fs::{AtFlags, Mode, OFlags, openat, renameat, unlinkat};
+    let bytes = &crate::secrets::mask_file(bytes)[..];
     if let Ok(true) = write_unnamed(dir_fd, name, bytes) {
         return Ok(());
     }
@@ -121,7 +133,7 @@ pub(crate) fn write_atomic_at(
         Ok(()) => Ok(()),
         Err(_) => {
             let _ = unlinkat(dir_fd, tmp.as_str(), AtFlags::empty());
-            write_atomic(&dir.join(name), bytes)
+            write_atomic_as_is(&dir.join(name), bytes)
         }
     }
 }

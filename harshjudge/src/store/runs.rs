@@ -82,11 +82,14 @@ impl Store {
         let build = || -> Result<(), StoreError> {
             fsio::create_dir_all(&tmp.join(names::EVIDENCE))?;
             let file = tmp.join(names::RESULT);
-            std::fs::write(&file, result_bytes(&result)).map_err(|e| io_err(&file, e))?;
+            let bytes = result_bytes(&result);
+            std::fs::write(&file, crate::secrets::mask_file(&bytes))
+                .map_err(|e| io_err(&file, e))?;
             if let Some(state) = state {
                 let file = tmp.join(names::SKILL_STATE);
                 let text = to_yaml(state);
-                std::fs::write(&file, &text).map_err(|e| io_err(&file, e))?;
+                std::fs::write(&file, crate::secrets::mask_file(text.as_bytes()))
+                    .map_err(|e| io_err(&file, e))?;
                 PARSED_STATE.remember(&dir.join(names::SKILL_STATE), text, state.clone());
             }
             std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))
@@ -321,6 +324,8 @@ impl Store {
             kind,
             bytes,
         } = file;
+        // Masked once, before the sidecar takes its size and `.blobs/` its hash.
+        let bytes = &crate::secrets::mask_file(bytes)[..];
         let ext_ok =
             !ext.is_empty() && ext.len() <= 10 && ext.bytes().all(|b| b.is_ascii_alphanumeric());
         if !ext_ok {
