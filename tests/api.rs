@@ -297,7 +297,13 @@ fn sent_headers(slug: &str, step: &str, n: u32) -> Vec<String> {
         .as_array()
         .unwrap_or_else(|| panic!("{slug} {step} {n}: {ex}"))
         .iter()
-        .map(|h| format!("{}: {}", h["name"].as_str().unwrap(), h["value"].as_str().unwrap()))
+        .map(|h| {
+            format!(
+                "{}: {}",
+                h["name"].as_str().unwrap(),
+                h["value"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -316,7 +322,10 @@ fn a_scenario_s_requests_and_its_page_share_one_cookie_jar() {
     assert_eq!(cookies("signed-out-api", "01", 1), ["cookie: sid=****"]);
     assert_eq!(cookies("signed-out-api", "02", 1), Vec::<String>::new());
     // The flag its own response set, the signed-out sid not.
-    assert_eq!(cookies("api-cookie-in-page", "02", 3), ["cookie: flag=****"]);
+    assert_eq!(
+        cookies("api-cookie-in-page", "02", 3),
+        ["cookie: flag=****"]
+    );
     assert_eq!(
         json(run_dir("api-cookie-in-page").join("result.json"))["status"],
         "pass"
@@ -345,12 +354,15 @@ fn a_context_s_default_headers_and_a_command_s_json() {
             .collect()
     };
     assert_eq!(named("x-trace"), ["x-trace: own-7"], "{second:?}");
-    assert_eq!(named("authorization"), ["authorization: Bearer ****"], "{second:?}");
+    assert_eq!(
+        named("authorization"),
+        ["authorization: Bearer ****"],
+        "{second:?}"
+    );
     assert_eq!(named("x-client"), ["x-client: suite"], "{second:?}");
-    let err = std::fs::read_to_string(
-        evidence("defaults-and-strings", "02").join("json-error.txt"),
-    )
-    .unwrap();
+    let err =
+        std::fs::read_to_string(evidence("defaults-and-strings", "02").join("json-error.txt"))
+            .unwrap();
     assert!(
         err.starts_with("command echo \"not json\": its stdout is not the JSON expected (")
             && err.ends_with("; stdout: not json\n"),

@@ -16,8 +16,12 @@ pub(crate) fn read<T: DeserializeOwned>(
     bytes: &[u8],
     fail: impl FnOnce(serde_json::Error, String) -> ApiError,
 ) -> Result<T, ApiError> {
-    serde_json::from_slice(bytes)
-        .map_err(|source| fail(source, String::from_utf8_lossy(bytes).chars().take(200).collect()))
+    serde_json::from_slice(bytes).map_err(|source| {
+        fail(
+            source,
+            String::from_utf8_lossy(bytes).chars().take(200).collect(),
+        )
+    })
 }
 
 /// `to_have_json(template)` on `bytes` (`what`: `a body`, `a stdout`):

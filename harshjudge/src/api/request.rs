@@ -387,7 +387,11 @@ impl RequestBuilder {
             let v = HeaderValue::from_str(value).map_err(|e| bad(name, e.into()))?;
             Ok::<_, ApiError>((n, v))
         };
-        let own = self.headers.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
+        let own = self
+            .headers
+            .iter()
+            .map(parse)
+            .collect::<Result<Vec<_>, _>>()?;
         // The context's defaults first, less those the request sets itself.
         for default in &self.ctx.headers {
             let (n, v) = parse(default)?;

@@ -280,8 +280,9 @@ async fn a_context_s_defaults_go_with_each_request_and_its_own_replace_them() {
     assert_eq!(v, json!({"n": 1}));
     let err = out.json::<Vec<u8>>().unwrap_err().to_string();
     assert!(
-        err.starts_with("command echo -n \"{\\\"n\\\": 1}\": its stdout is not the JSON expected (")
-            && err.ends_with("; stdout: {\"n\": 1}"),
+        err.starts_with(
+            "command echo -n \"{\\\"n\\\": 1}\": its stdout is not the JSON expected ("
+        ) && err.ends_with("; stdout: {\"n\": 1}"),
         "{err}"
     );
 }

@@ -138,8 +138,7 @@ impl Page {
     /// the cookie's host, there; on `about:blank`, through a page of the base
     /// URL's host and back; on another host's page, an error naming it.
     pub(crate) async fn store_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
-        let (gone, kept): (Vec<&Cookie>, Vec<&Cookie>) =
-            cookies.iter().partition(|c| c.expired());
+        let (gone, kept): (Vec<&Cookie>, Vec<&Cookie>) = cookies.iter().partition(|c| c.expired());
         if let Some(bidi) = self.cookie_bidi() {
             let partition = user_context_key(bidi).await?;
             for c in gone {
@@ -210,10 +209,9 @@ impl Page {
                 });
             }
             if c.expired() {
-                self.client()
-                    .delete_cookie(&c.name)
-                    .await
-                    .map_err(|e| super::error::cmd_err(&format!("deleting the cookie {:?}", c.name), e))?;
+                self.client().delete_cookie(&c.name).await.map_err(|e| {
+                    super::error::cmd_err(&format!("deleting the cookie {:?}", c.name), e)
+                })?;
             } else {
                 wire::post(
                     self.client(),
