@@ -210,7 +210,7 @@ impl Page {
             }
             if c.expired() {
                 self.client().delete_cookie(&c.name).await.map_err(|e| {
-                    super::error::cmd_err(&format!("deleting the cookie {:?}", c.name), e)
+                    super::error::cmd_err(format!("deleting the cookie {:?}", c.name), e)
                 })?;
             } else {
                 wire::post(
