@@ -27,6 +27,8 @@ const SECRETS: &[&str] = &[
     "pw-SECRET-9",
     "env-SECRET-5150",
     "page-COOKIE-SECRET-64",
+    "ctx-TOKEN-SECRET-23",
+    "key-API-SECRET-46",
 ];
 
 struct Ran {
@@ -98,6 +100,13 @@ fn every_builder_method_and_matcher_passes_against_a_real_server() {
         "commands::04_a_program_that_does_not_exist_a_cwd_that_does_not",
         "probe_cwd_env::01_probe",
         "page_cookies::01_open_the_page_then_ask_the_api",
+        "api_signed_in::01_sign_in_and_save_the_login",
+        "signed_out_api::01_signed_in_the_page_and_a_request_send_the_saved_cookie",
+        "signed_out_api::02_after_the_page_signs_out_a_request_sends_no_cookie",
+        "api_cookie_in_page::01_a_cookie_set_before_the_page_opened_is_in_the_page",
+        "api_cookie_in_page::02_a_cookie_set_while_the_page_is_open_is_in_the_page",
+        "defaults_and_strings::01_every_request_carries_the_defaults_of_its_context",
+        "defaults_and_strings::02_the_stdout_of_a_command_as_json",
     ] {
         let ok = r
             .stdout
@@ -106,7 +115,15 @@ fn every_builder_method_and_matcher_passes_against_a_real_server() {
         assert!(ok, "{test} did not pass:\n{r:?}");
     }
     assert_eq!(r.code, 101, "the fail_* scenarios fail: {r:?}");
-    for slug in ["requests", "commands", "probe-cwd-env", "page-cookies"] {
+    for slug in [
+        "requests",
+        "commands",
+        "probe-cwd-env",
+        "page-cookies",
+        "signed-out-api",
+        "api-cookie-in-page",
+        "defaults-and-strings",
+    ] {
         assert_eq!(
             json(run_dir(slug).join("result.json"))["status"],
             "pass",
@@ -202,6 +219,15 @@ fn each_matcher_fails_naming_what_was_expected_and_what_was_received() {
             &["to_have_stderr(\"\") failed", "received: \"oops\\n\""],
         ),
         (
+            "fail-output-json",
+            &[
+                ".to_have_json({\"n\":2}) failed",
+                "expected: {\"n\":2}",
+                "received: $.n: expected 2, received 1",
+                "stdout: \"{\\\"n\\\": 1}\\n\"",
+            ],
+        ),
+        (
             "fail-not-stdout",
             &[
                 ".not().to_have_stdout(/^hel/) failed",
@@ -261,6 +287,87 @@ fn no_secret_lands_anywhere_under_harshjudge() {
     let out =
         std::fs::read_to_string(evidence("commands", "02").join("command-02-stdout.txt")).unwrap();
     assert_eq!(out, "hi-****\n");
+}
+
+/// The headers a request of `slug`'s step `step` sent, as its evidence
+/// records them (`name: value`, secrets masked).
+fn sent_headers(slug: &str, step: &str, n: u32) -> Vec<String> {
+    let ex = json(evidence(slug, step).join(format!("request-{n:02}.json")));
+    ex["request"]["headers"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{slug} {step} {n}: {ex}"))
+        .iter()
+        .map(|h| {
+            format!(
+                "{}: {}",
+                h["name"].as_str().unwrap(),
+                h["value"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// Issue 37.1: a scenario's requests and its page share one cookie jar both
+/// ways, with a saved login too (the fixture's scenarios assert what the page
+/// and the app saw; here, what the requests sent).
+#[test]
+fn a_scenario_s_requests_and_its_page_share_one_cookie_jar() {
+    let cookies = |slug: &str, step: &str, n: u32| -> Vec<String> {
+        sent_headers(slug, step, n)
+            .into_iter()
+            .filter(|h| h.starts_with("cookie: "))
+            .collect()
+    };
+    // The saved login went along, then, once the page signed out, nothing.
+    assert_eq!(cookies("signed-out-api", "01", 1), ["cookie: sid=****"]);
+    assert_eq!(cookies("signed-out-api", "02", 1), Vec::<String>::new());
+    // The flag its own response set, the signed-out sid not.
+    assert_eq!(
+        cookies("api-cookie-in-page", "02", 3),
+        ["cookie: flag=****"]
+    );
+    assert_eq!(
+        json(run_dir("api-cookie-in-page").join("result.json"))["status"],
+        "pass"
+    );
+}
+
+/// Issue 37.9: a context's default headers and authorization go with every
+/// request (a request's own of a name replace them), masked as a request's
+/// own; a command's stdout reads as JSON, and says why when it is not.
+#[test]
+fn a_context_s_default_headers_and_a_command_s_json() {
+    let first = sent_headers("defaults-and-strings", "01", 1);
+    for h in [
+        "x-client: suite",
+        "x-trace: default",
+        "x-api-key: ****",
+        "authorization: Token ****",
+    ] {
+        assert!(first.contains(&h.to_string()), "{h}: {first:?}");
+    }
+    let second = sent_headers("defaults-and-strings", "01", 2);
+    let named = |name: &str| -> Vec<&String> {
+        second
+            .iter()
+            .filter(|h| h.starts_with(&format!("{name}: ")))
+            .collect()
+    };
+    assert_eq!(named("x-trace"), ["x-trace: own-7"], "{second:?}");
+    assert_eq!(
+        named("authorization"),
+        ["authorization: Bearer ****"],
+        "{second:?}"
+    );
+    assert_eq!(named("x-client"), ["x-client: suite"], "{second:?}");
+    let err =
+        std::fs::read_to_string(evidence("defaults-and-strings", "02").join("json-error.txt"))
+            .unwrap();
+    assert!(
+        err.starts_with("command echo \"not json\": its stdout is not the JSON expected (")
+            && err.ends_with("; stdout: not json\n"),
+        "{err}"
+    );
 }
 
 #[test]

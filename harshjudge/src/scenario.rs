@@ -43,6 +43,11 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
     /// The pages the scenario opened (their cookies go with `s.request()`).
     fn pages(&self) -> Vec<crate::browser::Page>;
+    /// The jar the scenario's requests share while it has no open page
+    /// (seeded from its storage state at first use), handed to its page as it
+    /// opens: the same one at every call. An error naming the state when it
+    /// cannot be read.
+    fn cookie_jar(&self) -> Result<CookieJar, Error>;
     /// The saved storage state the scenario starts with
     /// (`#[scenario(storage_state = "…")]`): `None` without one; an error
     /// naming the state and the setups that could save it when it never was.
@@ -230,9 +235,11 @@ impl Scenario {
 impl Scenario {
     /// HTTP requests recorded in the step's evidence (Playwright's
     /// `APIRequestContext`): `s.request().get("/api/items").send().await?`.
-    /// Relative URLs join the base URL; the requests carry the cookies of the
-    /// scenario's open pages and of its saved storage state, and those set by
-    /// earlier responses to the same context.
+    /// Relative URLs join the base URL. Every `s.request()` of the scenario
+    /// and its pages share one cookie jar both ways: what the page sets or
+    /// deletes the next request sees, and what a response sets is in the page
+    /// too (before any page opens: its saved storage state's cookies and those
+    /// responses set, handed to the page as it opens).
     pub fn request(&self) -> ApiRequestContext {
         ApiRequestContext::new(Arc::new(ApiHost(self.shared.clone())))
     }
@@ -263,14 +270,10 @@ impl Host for ApiHost {
     fn pages(&self) -> Vec<crate::browser::Page> {
         self.0.pages()
     }
-    /// The cookies of the scenario's saved storage state
-    /// (`#[scenario(storage_state = "…")]`); a state never saved is an error
-    /// naming the setups that could save it.
-    fn cookies(&self) -> Result<Option<CookieJar>, Error> {
-        Ok(self
-            .0
-            .storage_state()?
-            .map(|state| CookieJar::from_cookies(state.cookies)))
+    /// The scenario's jar (`#[scenario(storage_state = "…")]` seeds it); a
+    /// state never saved is an error naming the setups that could save it.
+    fn cookie_jar(&self) -> Result<CookieJar, String> {
+        self.0.cookie_jar().map_err(|e| e.message())
     }
 }
 

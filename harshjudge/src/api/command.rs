@@ -135,6 +135,17 @@ impl CommandOutput {
     pub fn command(&self) -> &str {
         &self.command
     }
+    /// Its stdout parsed as JSON into `T` (as a response's
+    /// [`json`](super::ApiResponse::json)): `let v: Value = out.json()?`.
+    pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, ApiError> {
+        super::json::read(self.stdout.as_bytes(), |source, stdout| {
+            ApiError::JsonOutput {
+                command: self.command.clone(),
+                stdout,
+                source,
+            }
+        })
+    }
 }
 
 impl CommandBuilder {
@@ -181,9 +192,10 @@ impl CommandBuilder {
         self
     }
 
-    /// Bytes written to its stdin (then closed; without this, stdin is empty).
-    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
-        self.stdin = Some(bytes.into());
+    /// Bytes (or text) written to its stdin (then closed; without this,
+    /// stdin is empty).
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.stdin = Some(bytes.as_ref().to_vec());
         self
     }
 

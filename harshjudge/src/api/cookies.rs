@@ -1,11 +1,42 @@
 //! [`CookieJar`]: the cookies an [`ApiRequestContext`](super::ApiRequestContext)
-//! sends, from a Playwright storage state file and from the responses' `Set-Cookie`.
+//! sends, from a Playwright storage state file and from the responses'
+//! `Set-Cookie`; and the one jar a scenario's requests and pages share: its
+//! open pages' cookies while any is open, before that a jar of its own
+//! ([`Host::cookie_jar`](super::Host::cookie_jar)) that
+//! [`scenario_cookies`] hands to the page it opens.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::ApiError;
-use crate::browser::Cookie;
+use crate::browser::{BrowserError, Cookie, Page};
+
+/// Every cookie of the open `pages`' browsers (a later page's cookie of the
+/// same name, domain and path wins).
+pub(crate) async fn pages_cookies(pages: &[Page]) -> Result<Vec<Cookie>, BrowserError> {
+    let jar = CookieJar::new();
+    for page in pages {
+        for c in page.all_cookies().await? {
+            jar.add(c);
+        }
+    }
+    Ok(jar.cookies())
+}
+
+/// The cookies a scenario has now, which a page it opens starts with: those
+/// of its open `pages` (what they set and deleted), or, with none open, those
+/// of its `jar` (its saved storage state's, and what its requests' responses
+/// set). So its requests and pages share one jar whichever comes first.
+pub(crate) async fn scenario_cookies(
+    pages: &[Page],
+    jar: &CookieJar,
+) -> Result<Vec<Cookie>, BrowserError> {
+    if pages.is_empty() {
+        Ok(jar.cookies())
+    } else {
+        pages_cookies(pages).await
+    }
+}
 
 /// A `Set-Cookie` header of a response to `url`, as a cookie (`None` when it
 /// does not parse).

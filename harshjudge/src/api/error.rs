@@ -84,9 +84,27 @@ pub enum ApiError {
         /// Why.
         source: serde_json::Error,
     },
+    /// `output.json::<T>()` on a stdout that is not that JSON.
+    #[error("command {command}: its stdout is not the JSON expected ({source}); stdout: {stdout}")]
+    JsonOutput {
+        /// The command line.
+        command: String,
+        /// The start of its stdout.
+        stdout: String,
+        /// Why.
+        source: serde_json::Error,
+    },
     /// The cookies of an open page could not be read.
     #[error("{url}: cannot read the open page's cookies: {source}")]
     PageCookies {
+        /// The request's URL.
+        url: String,
+        /// Why.
+        source: BrowserError,
+    },
+    /// The cookies a response set could not be given to the open page.
+    #[error("{url}: cannot give the open page the cookies the response set: {source}")]
+    StoreCookies {
         /// The request's URL.
         url: String,
         /// Why.

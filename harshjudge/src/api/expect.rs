@@ -159,9 +159,10 @@ impl ResponseExpect {
     /// value; a [`regex::Regex`]; [`contains`](super::contains)).
     pub fn to_have_header(
         self,
-        name: &str,
+        name: impl AsRef<str>,
         value: impl Into<OutputMatch>,
     ) -> impl Future<Output = Result<(), ApiError>> + Send {
+        let name = name.as_ref();
         let m = value.into();
         let values: Vec<String> = self
             .response
@@ -191,19 +192,21 @@ impl ResponseExpect {
         self,
         template: Value,
     ) -> impl Future<Output = Result<(), ApiError>> + Send {
-        let matcher = format!("to_have_json({template})");
-        let (pass, received) = match serde_json::from_slice::<Value>(self.response.body()) {
-            Err(e) => (false, format!("a body that is not JSON ({e})")),
-            Ok(actual) => match json::mismatch(&template, &actual) {
-                None => (true, actual.to_string()),
-                Some(why) => (false, why),
-            },
-        };
-        self.check(matcher, pass, template.to_string(), received)
+        let (pass, received) = json::verdict(&template, self.response.body(), "a body");
+        self.check(
+            format!("to_have_json({template})"),
+            pass,
+            template.to_string(),
+            received,
+        )
     }
 
     /// The body's text contains `text`.
-    pub fn to_contain_text(self, text: &str) -> impl Future<Output = Result<(), ApiError>> + Send {
+    pub fn to_contain_text(
+        self,
+        text: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), ApiError>> + Send {
+        let text = text.as_ref();
         let body = self.response.text();
         self.check(
             format!("to_contain_text({text:?})"),
@@ -281,6 +284,22 @@ impl OutputExpect {
         m: impl Into<OutputMatch>,
     ) -> impl Future<Output = Result<(), ApiError>> + Send {
         self.stream("stderr", |o| &o.stderr, m.into())
+    }
+
+    /// Its stdout is JSON that contains `template`, by the rule of a
+    /// response's [`to_have_json`](ResponseExpect::to_have_json): a CLI's
+    /// `--json` output, `expect(&out).to_have_json(json!({"ok": true})).await?`.
+    pub fn to_have_json(
+        self,
+        template: Value,
+    ) -> impl Future<Output = Result<(), ApiError>> + Send {
+        let (pass, received) = json::verdict(&template, self.output.stdout.as_bytes(), "a stdout");
+        self.check(
+            format!("to_have_json({template})"),
+            pass,
+            template.to_string(),
+            received,
+        )
     }
 
     /// `to_have_stdout` / `to_have_stderr`: the stream `name` (`pick`) matches `m`.

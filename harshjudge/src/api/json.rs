@@ -1,10 +1,41 @@
-//! `to_have_json`'s rule: the response contains the template. An object
-//! matches when every key of the template matches (other keys are ignored); an
-//! array when the template's elements match elements of the response's array in
-//! the same order (others may come between); anything else when equal (numbers
-//! by value: `1` matches `1.0`).
+//! JSON of a response's body or a command's stdout, read and matched alike
+//! ([`read`], [`verdict`]). `to_have_json`'s rule: the JSON contains the
+//! template. An object matches when every key of the template matches (other
+//! keys are ignored); an array when the template's elements match elements of
+//! the JSON's array in the same order (others may come between); anything
+//! else when equal (numbers by value: `1` matches `1.0`).
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+use super::ApiError;
+
+/// `bytes` (a body, an output) parsed as JSON into `T`; when they are not
+/// that JSON, `fail(why, the start of their text)`.
+pub(crate) fn read<T: DeserializeOwned>(
+    bytes: &[u8],
+    fail: impl FnOnce(serde_json::Error, String) -> ApiError,
+) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|source| {
+        fail(
+            source,
+            String::from_utf8_lossy(bytes).chars().take(200).collect(),
+        )
+    })
+}
+
+/// `to_have_json(template)` on `bytes` (`what`: `a body`, `a stdout`):
+/// whether they are JSON that contains `template`, and what was received (the
+/// JSON, or where and why it differs, or why it is no JSON).
+pub(crate) fn verdict(template: &Value, bytes: &[u8], what: &str) -> (bool, String) {
+    match serde_json::from_slice::<Value>(bytes) {
+        Err(e) => (false, format!("{what} that is not JSON ({e})")),
+        Ok(actual) => match mismatch(template, &actual) {
+            None => (true, actual.to_string()),
+            Some(why) => (false, why),
+        },
+    }
+}
 
 /// Where `actual` first fails to contain `template` (`None` when it contains
 /// it): the JSON path and why.

@@ -75,6 +75,12 @@ impl Secrets {
                     .collect::<Vec<_>>()
                     .join("; ")
             }
+            // A header named like a secret (`x-api-key`, `x-auth-token`, …):
+            // an `extra_http_headers` default or a request's own.
+            n if secret_name(n) => {
+                self.add(value);
+                MASK.to_string()
+            }
             _ => value.to_string(),
         }
     }

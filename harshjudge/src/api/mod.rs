@@ -22,7 +22,7 @@ use crate::browser::Page;
 use crate::store::{NewEvidence, StoreError};
 
 mod command;
-mod cookies;
+pub(crate) mod cookies;
 mod error;
 mod expect;
 mod json;
@@ -34,6 +34,8 @@ pub use command::{CommandBuilder, CommandOutput, OutputMatch, contains};
 pub use cookies::CookieJar;
 pub use error::ApiError;
 pub use expect::{OutputExpect, ResponseExpect};
+/// The method of [`ApiRequestContext::fetch`] (`Method::OPTIONS`, …).
+pub use http::Method;
 pub use request::{ApiRequestContext, ApiResponse, RequestBuilder};
 
 /// The most bytes of a body, an output or an error stream kept in evidence;
@@ -51,11 +53,14 @@ pub(crate) trait Host: Send + Sync + 'static {
     /// Writes `file` into the evidence of the step running now, through the
     /// run's event stream, before it returns (`None` outside a step).
     fn attach(&self, file: NewEvidence<'_>) -> Result<Option<PathBuf>, StoreError>;
-    /// The scenario's open pages (their cookies go with every request).
+    /// The scenario's open pages: while any is open, their browsers hold the
+    /// cookies its requests send and keep.
     fn pages(&self) -> Vec<Page>;
-    /// Cookies the scenario starts with (a saved storage state); an error
-    /// when the scenario names a state that was never saved.
-    fn cookies(&self) -> Result<Option<CookieJar>, crate::error::Error>;
+    /// The jar the scenario's requests share while no page is open, the same
+    /// one at every call: seeded from its saved storage state, handed to its
+    /// page as it opens ([`cookies::scenario_cookies`]). An error (what to
+    /// fix) when the scenario names a state that cannot be read.
+    fn cookie_jar(&self) -> Result<CookieJar, String>;
 }
 
 /// The next free number of `what` (`request`, `command`) in the evidence of

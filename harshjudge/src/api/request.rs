@@ -19,66 +19,134 @@ use crate::browser::Cookie;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// HTTP requests from a scenario, each recorded as evidence of its step (see
-/// [`crate::api`]). Relative URLs join the base URL; the requests carry the
-/// cookies of the scenario's open pages, of its jar (a saved storage state,
-/// [`with_cookies`](ApiRequestContext::with_cookies)) and of the responses'
-/// `Set-Cookie`. Cheap to clone; clones share the cookies.
+/// [`crate::api`]). Relative URLs join the base URL. A scenario's requests and
+/// its pages share one cookie jar both ways, as Playwright's `page.request`
+/// shares its browser context's: while a page is open, the requests carry the
+/// cookies the browser holds now (what the page set or deleted) and a
+/// response's `Set-Cookie` goes into the browser; before any page opens, they
+/// keep a jar of the scenario's (seeded from its saved storage state, shared
+/// by every `s.request()`), handed to its page as it opens.
+/// [`with_cookies`](ApiRequestContext::with_cookies) gives a context a jar of
+/// its own instead. Defaults for every request:
+/// [`extra_http_headers`](ApiRequestContext::extra_http_headers),
+/// [`authorization`](ApiRequestContext::authorization). Cheap to clone;
+/// clones share the cookies.
 #[derive(Clone)]
 pub struct ApiRequestContext {
     host: Arc<dyn Host>,
-    jar: CookieJar,
-    /// Why the scenario's saved storage state could not be read: every
-    /// request fails with it, unless `with_cookies` gives other cookies.
-    state_error: Option<String>,
-    /// Whether the open pages' cookies go along too (not after `with_cookies`).
-    page_cookies: bool,
+    jar: Jar,
+    /// Headers every request carries unless it sets its own of that name
+    /// (Playwright's `extraHTTPHeaders`).
+    headers: Vec<(String, String)>,
+}
+
+/// Where a context's cookies live.
+#[derive(Clone)]
+enum Jar {
+    /// The scenario's: its open pages' (the browser's own), or, with none
+    /// open, the jar its requests share ([`Host::cookie_jar`]).
+    Scenario,
+    /// [`ApiRequestContext::with_cookies`]'s: this jar alone.
+    Own(CookieJar),
 }
 
 impl std::fmt::Debug for ApiRequestContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Header names only: their values may be secrets.
+        let names: Vec<&str> = self.headers.iter().map(|(k, _)| k.as_str()).collect();
         f.debug_struct("ApiRequestContext")
             .field("base_url", &self.host.base_url())
-            .field("cookies", &self.jar.cookies().len())
+            .field(
+                "cookies",
+                &match &self.jar {
+                    Jar::Scenario => "the scenario's".to_string(),
+                    Jar::Own(jar) => format!("its own jar of {}", jar.cookies().len()),
+                },
+            )
+            .field("extra_http_headers", &names)
             .finish()
     }
 }
 
 impl ApiRequestContext {
     pub(crate) fn new(host: Arc<dyn Host>) -> ApiRequestContext {
-        let (jar, state_error) = match host.cookies() {
-            Ok(jar) => (jar.unwrap_or_default(), None),
-            Err(e) => (CookieJar::default(), Some(e.message())),
-        };
         ApiRequestContext {
             host,
-            jar,
-            state_error,
-            page_cookies: true,
+            jar: Jar::Scenario,
+            headers: Vec::new(),
         }
     }
 
     /// The same context sending the cookies of `jar` only (and keeping the
-    /// ones responses set there), not the open pages' nor the saved state's:
-    /// `s.request().with_cookies(CookieJar::from_storage_state(path)?)`, or
-    /// `CookieJar::new()` for an anonymous client.
+    /// ones responses set there), not the scenario's (its pages', its saved
+    /// state's): `s.request().with_cookies(CookieJar::from_storage_state(path)?)`,
+    /// or `CookieJar::new()` for an anonymous client.
     pub fn with_cookies(mut self, jar: CookieJar) -> ApiRequestContext {
-        self.jar = jar;
-        self.state_error = None;
-        self.page_cookies = false;
+        self.jar = Jar::Own(jar);
         self
     }
 
-    /// The cookies this context holds.
-    pub fn cookie_jar(&self) -> &CookieJar {
-        &self.jar
+    /// The same context with `headers` on every request (Playwright's
+    /// `extraHTTPHeaders`): `s.request().extra_http_headers([("x-api-key", key)])`.
+    /// A request's own header of the same name (any case) replaces one of these;
+    /// calling it again adds to them. Values of secret headers (`Authorization`,
+    /// `Cookie`, …) are masked in the evidence as a request's own are.
+    pub fn extra_http_headers<K, V>(mut self, headers: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.headers
+            .extend(headers.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
     }
 
-    /// A request with `method` to `url`.
-    pub fn fetch(&self, method: Method, url: &str) -> RequestBuilder {
+    /// The same context with `Authorization: {value}` on every request, the
+    /// value whole, its scheme yours: `.authorization(format!("Bearer {token}"))`,
+    /// `.authorization("Token abc")`, `.authorization(format!("Basic {b64}"))`.
+    /// It replaces an earlier one; a request's own `authorization` or
+    /// `bearer` replaces it for that request. Masked in the evidence.
+    pub fn authorization(mut self, value: impl Into<String>) -> Self {
+        self.headers
+            .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+        self.headers.push(("authorization".into(), value.into()));
+        self
+    }
+
+    /// The same context with `Authorization: Bearer {token}` on every
+    /// request (as [`authorization`](ApiRequestContext::authorization)).
+    pub fn bearer(self, token: impl std::fmt::Display) -> Self {
+        self.authorization(format!("Bearer {token}"))
+    }
+
+    /// Every cookie this context's requests choose from now (Playwright's
+    /// `context.cookies()`): the open pages' as the browser holds them, or,
+    /// with none open, the scenario's jar's (or the one `with_cookies` gave).
+    pub async fn cookies(&self) -> Result<Vec<Cookie>, ApiError> {
+        match &self.jar {
+            Jar::Own(jar) => Ok(jar.cookies()),
+            Jar::Scenario => {
+                let pages = self.host.pages();
+                if pages.is_empty() {
+                    return Ok(self.scenario_jar()?.cookies());
+                }
+                super::cookies::pages_cookies(&pages)
+                    .await
+                    .map_err(|source| ApiError::PageCookies {
+                        url: self.host.base_url(),
+                        source,
+                    })
+            }
+        }
+    }
+
+    /// A request with `method` to `url` (any string: `&str`, `String`,
+    /// `format!(…)`).
+    pub fn fetch(&self, method: Method, url: impl AsRef<str>) -> RequestBuilder {
         RequestBuilder {
             ctx: self.clone(),
             method,
-            url: url.to_string(),
+            url: url.as_ref().to_string(),
             headers: Vec::new(),
             query: Vec::new(),
             body: Body::None,
@@ -87,28 +155,92 @@ impl ApiRequestContext {
     }
 
     /// A `GET` of `url` (relative URLs join the base URL).
-    pub fn get(&self, url: &str) -> RequestBuilder {
+    pub fn get(&self, url: impl AsRef<str>) -> RequestBuilder {
         self.fetch(Method::GET, url)
     }
     /// A `POST` to `url`.
-    pub fn post(&self, url: &str) -> RequestBuilder {
+    pub fn post(&self, url: impl AsRef<str>) -> RequestBuilder {
         self.fetch(Method::POST, url)
     }
     /// A `PUT` to `url`.
-    pub fn put(&self, url: &str) -> RequestBuilder {
+    pub fn put(&self, url: impl AsRef<str>) -> RequestBuilder {
         self.fetch(Method::PUT, url)
     }
     /// A `PATCH` to `url`.
-    pub fn patch(&self, url: &str) -> RequestBuilder {
+    pub fn patch(&self, url: impl AsRef<str>) -> RequestBuilder {
         self.fetch(Method::PATCH, url)
     }
     /// A `DELETE` of `url`.
-    pub fn delete(&self, url: &str) -> RequestBuilder {
+    pub fn delete(&self, url: impl AsRef<str>) -> RequestBuilder {
         self.fetch(Method::DELETE, url)
     }
     /// A `HEAD` of `url`.
-    pub fn head(&self, url: &str) -> RequestBuilder {
+    pub fn head(&self, url: impl AsRef<str>) -> RequestBuilder {
         self.fetch(Method::HEAD, url)
+    }
+
+    /// The scenario's jar; an error when its saved storage state cannot be read.
+    fn scenario_jar(&self) -> Result<CookieJar, ApiError> {
+        self.host
+            .cookie_jar()
+            .map_err(|reason| ApiError::StorageState { reason })
+    }
+
+    /// The cookies for `url`: the open pages' (a later page's cookie of a
+    /// name wins), or, with none open, the jar's.
+    async fn cookies_for(&self, url: &url::Url) -> Result<Vec<Cookie>, ApiError> {
+        let pages = match &self.jar {
+            Jar::Own(jar) => return Ok(jar.for_url(url)),
+            Jar::Scenario => self.host.pages(),
+        };
+        if pages.is_empty() {
+            return Ok(self.scenario_jar()?.for_url(url));
+        }
+        let mut found: Vec<Cookie> = Vec::new();
+        for page in pages {
+            let cookies = page
+                .cookies_for(url)
+                .await
+                .map_err(|source| ApiError::PageCookies {
+                    url: url.to_string(),
+                    source,
+                })?;
+            for c in cookies {
+                found.retain(|f| f.name != c.name);
+                found.push(c);
+            }
+        }
+        Ok(Cookie::for_url(found, url))
+    }
+
+    /// Keeps the cookies a response to `url` set where the next request (and
+    /// the page) reads them: in every open page's browser, or, with none
+    /// open, in the jar.
+    async fn keep(&self, url: &url::Url, cookies: Vec<Cookie>) -> Result<(), ApiError> {
+        if cookies.is_empty() {
+            return Ok(());
+        }
+        let pages = match &self.jar {
+            Jar::Own(jar) => {
+                cookies.into_iter().for_each(|c| jar.add(c));
+                return Ok(());
+            }
+            Jar::Scenario => self.host.pages(),
+        };
+        if pages.is_empty() {
+            let jar = self.scenario_jar()?;
+            cookies.into_iter().for_each(|c| jar.add(c));
+            return Ok(());
+        }
+        for page in pages {
+            page.store_cookies(&cookies)
+                .await
+                .map_err(|source| ApiError::StoreCookies {
+                    url: url.to_string(),
+                    source,
+                })?;
+        }
+        Ok(())
     }
 }
 
@@ -142,7 +274,9 @@ impl std::fmt::Debug for RequestBuilder {
 }
 
 impl RequestBuilder {
-    /// Adds a header (several with the same name are all sent).
+    /// Adds a header (several with the same name are all sent; they replace
+    /// the context's [`extra_http_headers`](ApiRequestContext::extra_http_headers)
+    /// of that name).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
@@ -150,7 +284,16 @@ impl RequestBuilder {
 
     /// `Authorization: Bearer {token}` (masked in the evidence).
     pub fn bearer(self, token: impl std::fmt::Display) -> Self {
-        self.header("authorization", format!("Bearer {token}"))
+        self.authorization(format!("Bearer {token}"))
+    }
+
+    /// `Authorization: {value}`, the value whole, its scheme yours (masked in
+    /// the evidence): for this request, in place of the context's
+    /// [`authorization`](ApiRequestContext::authorization).
+    pub fn authorization(mut self, value: impl Into<String>) -> Self {
+        self.headers
+            .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+        self.header("authorization", value)
     }
 
     /// Appends `pairs` to the URL's query, percent-encoded.
@@ -178,9 +321,9 @@ impl RequestBuilder {
         self
     }
 
-    /// A raw body.
-    pub fn body(mut self, bytes: impl Into<Vec<u8>>) -> Self {
-        self.body = Body::Bytes(bytes.into());
+    /// A raw body (bytes or text).
+    pub fn body(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.body = Body::Bytes(bytes.as_ref().to_vec());
         self
     }
 
@@ -216,11 +359,6 @@ impl RequestBuilder {
     /// HTTP error status is a response like any other: assert on it with
     /// [`expect`](crate::expect).
     pub async fn send(self) -> Result<ApiResponse, ApiError> {
-        if let Some(reason) = &self.ctx.state_error {
-            return Err(ApiError::StorageState {
-                reason: reason.clone(),
-            });
-        }
         let url = self.resolve()?;
         let method = self.method.to_string();
         let started_at = chrono::Utc::now();
@@ -244,9 +382,24 @@ impl RequestBuilder {
             what: what.to_string(),
             source,
         };
-        for (name, value) in &self.headers {
+        let parse = |(name, value): &(String, String)| {
             let n = HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(name, e.into()))?;
             let v = HeaderValue::from_str(value).map_err(|e| bad(name, e.into()))?;
+            Ok::<_, ApiError>((n, v))
+        };
+        let own = self
+            .headers
+            .iter()
+            .map(parse)
+            .collect::<Result<Vec<_>, _>>()?;
+        // The context's defaults first, less those the request sets itself.
+        for default in &self.ctx.headers {
+            let (n, v) = parse(default)?;
+            if !own.iter().any(|(o, _)| *o == n) {
+                headers.append(n, v);
+            }
+        }
+        for (n, v) in own {
             headers.append(n, v);
         }
         if let Some(ct) = content_type
@@ -288,13 +441,12 @@ impl RequestBuilder {
         };
         match sent {
             Ok(res) => {
-                for v in res.headers().get_all(http::header::SET_COOKIE) {
-                    if let Ok(v) = v.to_str()
-                        && let Some(c) = parse_set_cookie(v, &url)
-                    {
-                        self.ctx.jar.add(c);
-                    }
-                }
+                let set: Vec<Cookie> = res
+                    .headers()
+                    .get_all(http::header::SET_COOKIE)
+                    .iter()
+                    .filter_map(|v| parse_set_cookie(v.to_str().ok()?, &url))
+                    .collect();
                 let response = ApiResponse {
                     method: method.clone(),
                     url: url.to_string(),
@@ -309,6 +461,7 @@ impl RequestBuilder {
                     "request",
                     &[("", "json", "api_response", &record)],
                 )?;
+                self.ctx.keep(&url, set).await?;
                 Ok(response)
             }
             Err(source) => {
@@ -325,33 +478,6 @@ impl RequestBuilder {
                 })
             }
         }
-    }
-}
-
-impl ApiRequestContext {
-    /// The cookies for `url`: the jar's, then the open pages' (a page's
-    /// cookie of the same name wins) unless `with_cookies` chose the jar alone.
-    async fn cookies_for(&self, url: &url::Url) -> Result<Vec<Cookie>, ApiError> {
-        let mut found = self.jar.for_url(url);
-        let pages = if self.page_cookies {
-            self.host.pages()
-        } else {
-            Vec::new()
-        };
-        for page in pages {
-            let cookies = page
-                .cookies_for(url)
-                .await
-                .map_err(|source| ApiError::PageCookies {
-                    url: url.to_string(),
-                    source,
-                })?;
-            for c in cookies {
-                found.retain(|f| f.name != c.name);
-                found.push(c);
-            }
-        }
-        Ok(found)
     }
 }
 
@@ -475,11 +601,11 @@ impl ApiResponse {
     }
     /// The body parsed as JSON into `T`.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        serde_json::from_slice(&self.body).map_err(|source| ApiError::JsonResponse {
+        super::json::read(&self.body, |source, body| ApiError::JsonResponse {
             method: self.method.clone(),
             url: self.url.clone(),
             status: self.status,
-            body: self.text().chars().take(200).collect(),
+            body,
             source,
         })
     }

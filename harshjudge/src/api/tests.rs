@@ -25,9 +25,11 @@ fn secret_headers_keep_their_shape_and_lose_their_values() {
         "sid=****; Path=/; HttpOnly"
     );
     assert_eq!(s.header("x-other", "visible"), "visible");
-    let echoed = "got tok-123456 and abcdef and zyxwvu and dXNlcjpwYXNz";
+    assert_eq!(s.header("X-Api-Key", "k-998877"), "****");
+    assert_eq!(s.header("x-auth-token", "t-665544"), "****");
+    let echoed = "got tok-123456 and abcdef and zyxwvu and dXNlcjpwYXNz and k-998877";
     let scrubbed = s.scrub_str(echoed);
-    for secret in ["tok-123456", "abcdef", "zyxwvu", "dXNlcjpwYXNz"] {
+    for secret in ["tok-123456", "abcdef", "zyxwvu", "dXNlcjpwYXNz", "k-998877"] {
         assert!(!scrubbed.contains(secret), "{scrubbed}");
     }
 }
@@ -158,6 +160,133 @@ fn output_matchers_match_whole_part_or_pattern() {
 /// A scenario with no step running and the given base URL.
 struct Outside(&'static str);
 
+/// A scenario with no step running, no page, a base URL and a jar of its own.
+struct NoPage(String, CookieJar);
+
+impl super::Host for NoPage {
+    fn base_url(&self) -> String {
+        self.0.clone()
+    }
+    fn step_key(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+    fn attach(
+        &self,
+        _: crate::store::NewEvidence<'_>,
+    ) -> Result<Option<std::path::PathBuf>, crate::store::StoreError> {
+        Ok(None)
+    }
+    fn pages(&self) -> Vec<crate::browser::Page> {
+        vec![]
+    }
+    fn cookie_jar(&self) -> Result<CookieJar, String> {
+        Ok(self.1.clone())
+    }
+}
+
+/// A server on 127.0.0.1 that answers every request with `set-cookie: n=1`
+/// (`n` counting from 1) and sends each request's head, lowercased, on the channel.
+fn recording_server() -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().flatten().enumerate() {
+            let mut head = String::new();
+            let mut reader = BufReader::new(&stream);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                    break;
+                }
+                head.push_str(&line.to_ascii_lowercase());
+            }
+            let _ = tx.send(head);
+            let _ = write!(
+                &stream,
+                "HTTP/1.1 200 OK\r\nset-cookie: n{}=1; Path=/\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{{}}",
+                n + 1
+            );
+        }
+    });
+    (url, rx)
+}
+
+/// Issue 37.9: a context's default headers go with each request, a
+/// request's own of a name replaces them; any string is a URL, a header, a
+/// program or an argument.
+#[tokio::test]
+async fn a_context_s_defaults_go_with_each_request_and_its_own_replace_them() {
+    let (url, heads) = recording_server();
+    let host = std::sync::Arc::new(NoPage(url, CookieJar::new()));
+    let api = super::ApiRequestContext::new(host.clone())
+        .extra_http_headers([("X-Client", "suite"), ("x-trace", "default")])
+        .extra_http_headers(vec![(String::from("x-more"), format!("{}", 2))])
+        .bearer("first")
+        .authorization(format!("Token {}", "tok-1"));
+    let n = 1;
+    api.get(format!("/items/{n}")).send().await.unwrap();
+    let head = heads.recv().unwrap();
+    assert!(head.starts_with("get /items/1 "), "{head}");
+    for h in [
+        "x-client: suite\r\n",
+        "x-trace: default\r\n",
+        "x-more: 2\r\n",
+        "authorization: token tok-1\r\n",
+    ] {
+        assert!(head.contains(h), "{h:?} not in {head}");
+    }
+    assert_eq!(head.matches("authorization:").count(), 1, "{head}");
+    let path = String::from("/items");
+    api.post(&path)
+        .header(String::from("X-Trace"), format!("own-{n}"))
+        .header("x-trace", "second")
+        .bearer("tok-2")
+        .body(format!("n={n}"))
+        .send()
+        .await
+        .unwrap();
+    let head = heads.recv().unwrap();
+    assert!(head.starts_with("post /items "), "{head}");
+    assert!(
+        head.contains("x-trace: own-1\r\n")
+            && head.contains("x-trace: second\r\n")
+            && !head.contains("x-trace: default"),
+        "{head}"
+    );
+    assert!(
+        head.contains("authorization: bearer tok-2\r\n")
+            && head.matches("authorization:").count() == 1,
+        "{head}"
+    );
+    assert!(head.contains("x-client: suite\r\n"), "{head}");
+    // Every context of the scenario shares its jar: a cookie the first
+    // response set goes with a new context's request.
+    let fresh = super::ApiRequestContext::new(host);
+    fresh.put(String::from("/x")).send().await.unwrap();
+    let head = heads.recv().unwrap();
+    assert!(head.contains("cookie: n1=1; n2=1\r\n"), "{head}");
+    assert!(!head.contains("x-client"), "{head}");
+    // A command takes any string as well.
+    let out = super::CommandBuilder::new(std::sync::Arc::new(Outside("")), format!("ec{}", "ho"))
+        .arg(String::from("-n"))
+        .args(vec![format!("{{\"n\": {n}}}")])
+        .stdin(&path)
+        .run()
+        .await
+        .unwrap();
+    let v: serde_json::Value = out.json().unwrap();
+    assert_eq!(v, json!({"n": 1}));
+    let err = out.json::<Vec<u8>>().unwrap_err().to_string();
+    assert!(
+        err.starts_with(
+            "command echo -n \"{\\\"n\\\": 1}\": its stdout is not the JSON expected ("
+        ) && err.ends_with("; stdout: {\"n\": 1}"),
+        "{err}"
+    );
+}
+
 impl super::Host for Outside {
     fn base_url(&self) -> String {
         self.0.into()
@@ -174,8 +303,8 @@ impl super::Host for Outside {
     fn pages(&self) -> Vec<crate::browser::Page> {
         vec![]
     }
-    fn cookies(&self) -> Result<Option<CookieJar>, crate::error::Error> {
-        Ok(None)
+    fn cookie_jar(&self) -> Result<CookieJar, String> {
+        Ok(CookieJar::new())
     }
 }
 

@@ -129,6 +129,103 @@ impl Page {
     }
 }
 
+impl Page {
+    /// Gives the browser cookies a response's `Set-Cookie` headers carried
+    /// (what a scenario's `s.request()` got while this page is open): each
+    /// set, or, expired (`Max-Age=0`, a past `Expires`), deleted by name,
+    /// domain and path, as the browser itself would on that response. WebKit
+    /// sets and deletes through the page's document: while it shows a page of
+    /// the cookie's host, there; on `about:blank`, through a page of the base
+    /// URL's host and back; on another host's page, an error naming it.
+    pub(crate) async fn store_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
+        let (gone, kept): (Vec<&Cookie>, Vec<&Cookie>) = cookies.iter().partition(|c| c.expired());
+        if let Some(bidi) = self.cookie_bidi() {
+            let partition = user_context_key(bidi).await?;
+            for c in gone {
+                let mut params = json!({
+                    "filter": { "name": c.name, "domain": c.domain, "path": c.path },
+                });
+                if let Some(p) = &partition {
+                    params["partition"] = serde_json::to_value(p).expect("a partition serialises");
+                }
+                bidi.command::<_, Value>("storage.deleteCookies", &params)
+                    .await?;
+            }
+            let kept: Vec<Cookie> = kept.into_iter().cloned().collect();
+            return self.set_cookies(&kept).await;
+        }
+        if self.browser() == BrowserKind::Chromium {
+            for c in gone {
+                cdp(
+                    self.client(),
+                    "Network.deleteCookies",
+                    json!({ "name": c.name, "domain": c.domain, "path": c.path }),
+                )
+                .await?;
+            }
+            let kept: Vec<Cookie> = kept.into_iter().cloned().collect();
+            return self.set_cookies(&kept).await;
+        }
+        self.store_cookies_classic(cookies).await
+    }
+
+    /// [`store_cookies`](Page::store_cookies) through classic WebDriver
+    /// (WebKit): the cookies of the current document only.
+    async fn store_cookies_classic(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
+        let current = self.url().await.ok().and_then(|u| url::Url::parse(&u).ok());
+        let host = current
+            .as_ref()
+            .filter(|u| u.scheme().starts_with("http"))
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
+        let Some(host) = host else {
+            // Nothing of the app's on the page: set through a page of its host, and back.
+            let kept: Vec<Cookie> = cookies.iter().filter(|c| !c.expired()).cloned().collect();
+            if kept.is_empty() {
+                return Ok(());
+            }
+            self.set_cookies(&kept).await?;
+            wire::post(
+                self.client(),
+                "url",
+                json!({"url": "about:blank"}),
+                "opening about:blank",
+            )
+            .await?;
+            return Ok(());
+        };
+        for c in cookies {
+            let domain = c.domain.trim_start_matches('.').to_ascii_lowercase();
+            if host != domain && !host.ends_with(&format!(".{domain}")) {
+                return Err(BrowserError::Invalid {
+                    message: format!(
+                        "the cookie {:?} of {} a response set cannot reach the {} page while it shows {}: its driver sets cookies through a page of their host; open a page of {} first",
+                        c.name,
+                        c.domain,
+                        self.browser(),
+                        current.as_ref().map_or("", |u| u.as_str()),
+                        c.domain.trim_start_matches('.'),
+                    ),
+                    location: None,
+                });
+            }
+            if c.expired() {
+                self.client().delete_cookie(&c.name).await.map_err(|e| {
+                    super::error::cmd_err(format!("deleting the cookie {:?}", c.name), e)
+                })?;
+            } else {
+                wire::post(
+                    self.client(),
+                    "cookie",
+                    json!({ "cookie": to_classic(c) }),
+                    &format!("setting the cookie {:?}", c.name),
+                )
+                .await?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The BiDi storage partition of the user context the page's tab lives in (a
 /// pooled Firefox session gives each scenario one of its own): BiDi's
 /// `storage` commands default to the browser's default user context.

@@ -65,6 +65,9 @@ pub(crate) struct Shared {
     pub pages: Mutex<Vec<crate::browser::Page>>,
     /// The store the run is recorded in (where storage states are saved).
     store: crate::store::Store,
+    /// The cookies its requests keep while no page is open, seeded from its
+    /// storage state at first use (or why that state cannot be read).
+    cookies: std::sync::OnceLock<Result<crate::api::CookieJar, String>>,
     /// A probe did not answer within [`CAPTURE_LIMIT`] after the steps.
     unresponsive: std::sync::atomic::AtomicBool,
 }
@@ -116,6 +119,7 @@ impl Shared {
             notify: Notify::new(),
             probes: Mutex::new(Vec::new()),
             pages: Mutex::new(Vec::new()),
+            cookies: Default::default(),
             unresponsive: Default::default(),
         })
     }
@@ -874,6 +878,15 @@ impl RunContext for Shared {
         self.pages.lock().expect("pages lock").clone()
     }
 
+    fn cookie_jar(&self) -> Result<crate::api::CookieJar, Error> {
+        let jar = self.cookies.get_or_init(|| {
+            let state = RunContext::storage_state(self).map_err(|e| e.message())?;
+            let cookies = state.map(|s| s.cookies).unwrap_or_default();
+            Ok(crate::api::CookieJar::from_cookies(cookies))
+        });
+        jar.clone().map_err(Error::msg)
+    }
+
     fn storage_state(&self) -> Result<Option<crate::browser::StorageState>, Error> {
         let Some(name) = self.def.storage_state else {
             return Ok(None);
@@ -888,10 +901,18 @@ impl RunContext for Shared {
         Box::pin(async move {
             let page = crate::browser::open_page_in(self.def.browser, &self.base_url).await?;
             page.set_owner(&self);
+            let others = RunContext::pages(&*self);
             self.pages.lock().expect("pages lock").push(page.clone());
-            if let Some(state) = RunContext::storage_state(&*self)? {
-                page.restore_storage_state(&state).await?;
-            }
+            // The page starts with the scenario's cookies now (its storage
+            // state's, what its requests or other pages set since) and the
+            // state's localStorage: requests and pages share one jar.
+            let origins = RunContext::storage_state(&*self)?.map(|s| s.origins);
+            let jar = RunContext::cookie_jar(&*self)?;
+            let state = crate::browser::StorageState {
+                cookies: crate::api::cookies::scenario_cookies(&others, &jar).await?,
+                origins: origins.unwrap_or_default(),
+            };
+            page.restore_storage_state(&state).await?;
             let probe = PageProbe {
                 page: page.clone(),
                 full_page: self.full_page(),
