@@ -162,6 +162,13 @@ macro_rules! bail {
 /// `main!` gives it. Under cargo-nextest, where every scenario is a process of
 /// its own, they run in each scenario's process.
 ///
+/// `main!(expect_timeout = EXPECT_TIMEOUT)` names a `Duration` constant: how
+/// long web-first assertions (`expect(…)`) retry when the call sets no
+/// `.timeout(d)`, for the whole suite (Playwright's `expect.timeout`; 1 ms to
+/// 24 h, another value stops the invocation naming it).
+/// `HARSHJUDGE_EXPECT_TIMEOUT` wins over it; without either, assertions wait
+/// `HARSHJUDGE_WAIT` as actions do.
+///
 /// The arguments are named and may come in any order:
 /// `main!(web_server = app, before_all = seed, after_all = report)`.
 ///
@@ -182,11 +189,14 @@ macro_rules! main {
     (@arg $pkg:ident, after_all, $v:path) => {
         $pkg.after_all = ::core::option::Option::Some($crate::main!(@hook after_all, $v));
     };
+    (@arg $pkg:ident, expect_timeout, $v:path) => {
+        $pkg.expect_timeout = ::core::option::Option::Some($v);
+    };
     (@arg $pkg:ident, $other:ident, $v:path) => {
         ::core::compile_error!(::core::concat!(
             "harshjudge::main!: unknown argument `",
             ::core::stringify!($other),
-            "`; expected web_server, base_url, before_all or after_all"
+            "`; expected web_server, base_url, before_all, after_all or expect_timeout"
         ));
     };
     (@hook $kind:ident, $v:path) => {

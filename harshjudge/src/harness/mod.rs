@@ -92,6 +92,9 @@ pub struct Package {
     /// Runs once after the last scenario, whatever its outcome
     /// (`main!(after_all = …)`).
     pub after_all: Option<SuiteHook>,
+    /// How long web-first assertions retry by default
+    /// (`main!(expect_timeout = …)`; `HARSHJUDGE_EXPECT_TIMEOUT` wins).
+    pub expect_timeout: Option<std::time::Duration>,
 }
 
 impl Package {
@@ -104,6 +107,7 @@ impl Package {
             web_server: None,
             before_all: None,
             after_all: None,
+            expect_timeout: None,
         }
     }
 }
@@ -280,6 +284,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         // Each layer reads its own variables; all are checked before anything runs.
         let settings = Settings::from_env(&root, pkg.name)?;
         let judge = crate::judge::JudgeSettings::from_env()?;
+        crate::browser::set_suite_expect_timeout(pkg.expect_timeout)?;
         crate::browser::check_settings()?;
         (root, Some((settings, judge)))
     };
