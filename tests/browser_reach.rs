@@ -89,6 +89,8 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             "/popup" => ("200 OK", "Content-Type: text/html", POPUP),
             "/child" => ("200 OK", "Content-Type: text/html", CHILD),
             "/download" => ("200 OK", "Content-Type: text/html", DOWNLOAD),
+            // Firefox asks for it; a 404 would be a console error of its own.
+            "/favicon.ico" => ("204 No Content", "Content-Type: image/x-icon", ""),
             "/export" => (
                 "200 OK",
                 "Content-Type: text/csv\r\nContent-Disposition: attachment; filename=\"report.csv\"",
