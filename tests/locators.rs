@@ -919,10 +919,16 @@ async fn the_suites_expect_timeout_and_a_calls_own() {
         "the suite's expect timeout, not the page's wait: {waited:?}: {e}"
     );
     let (waited, e) = timed(expect(&missing).to_be_visible().timeout(SHORT)).await;
-    assert!(waited < Duration::from_millis(1800), "the matcher's: {waited:?}: {e}");
+    assert!(
+        waited < Duration::from_millis(1800),
+        "the matcher's: {waited:?}: {e}"
+    );
     assert!(e.contains("to_be_visible()"), "{e}");
     let (waited, _) = timed(expect(&missing).timeout(SHORT).to_be_visible()).await;
-    assert!(waited < Duration::from_millis(1800), "the builder's: {waited:?}");
+    assert!(
+        waited < Duration::from_millis(1800),
+        "the builder's: {waited:?}"
+    );
     let (waited, _) = timed(
         expect(&missing)
             .timeout(Duration::from_secs(20))
@@ -930,11 +936,20 @@ async fn the_suites_expect_timeout_and_a_calls_own() {
             .timeout(SHORT),
     )
     .await;
-    assert!(waited < Duration::from_millis(1800), "the matcher's wins: {waited:?}");
+    assert!(
+        waited < Duration::from_millis(1800),
+        "the matcher's wins: {waited:?}"
+    );
     let (waited, _) = timed(expect(&page).to_have_title("no such title").timeout(SHORT)).await;
-    assert!(waited < Duration::from_millis(1800), "a page matcher's: {waited:?}");
+    assert!(
+        waited < Duration::from_millis(1800),
+        "a page matcher's: {waited:?}"
+    );
     let (waited, _) = timed(expect(&page.with_timeout(SHORT)).to_have_title("no such title")).await;
-    assert!(waited < Duration::from_millis(1800), "with_timeout's: {waited:?}");
+    assert!(
+        waited < Duration::from_millis(1800),
+        "with_timeout's: {waited:?}"
+    );
     // An action keeps the page's wait (300 ms).
     let started = std::time::Instant::now();
     missing.click().await.expect_err("nothing to click");

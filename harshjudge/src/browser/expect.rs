@@ -384,10 +384,7 @@ impl LocatorExpect {
 
     /// At least `ratio` (0–1) of the element is in the viewport.
     #[track_caller]
-    pub fn to_be_in_viewport_ratio(
-        self,
-        ratio: f64,
-    ) -> Assertion {
+    pub fn to_be_in_viewport_ratio(self, ratio: f64) -> Assertion {
         self.run(
             Matcher::InViewport { expected: ratio },
             format!("to_be_in_viewport_ratio({ratio})"),
@@ -413,10 +410,7 @@ impl LocatorExpect {
     /// The text (whitespace normalised) is exactly `expected` (case-sensitive), or
     /// matches a regex; a list matches the elements one by one, in order.
     #[track_caller]
-    pub fn to_have_text(
-        self,
-        expected: impl Into<Expected>,
-    ) -> Assertion {
+    pub fn to_have_text(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::Text { expected },
@@ -428,10 +422,7 @@ impl LocatorExpect {
 
     /// The text contains `expected` (or each element's text its item of a list).
     #[track_caller]
-    pub fn to_contain_text(
-        self,
-        expected: impl Into<Expected>,
-    ) -> Assertion {
+    pub fn to_contain_text(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::ContainText { expected },
@@ -443,10 +434,7 @@ impl LocatorExpect {
 
     /// [`to_have_text`](Self::to_have_text), ignoring case.
     #[track_caller]
-    pub fn to_have_text_ignore_case(
-        self,
-        expected: impl Into<Expected>,
-    ) -> Assertion {
+    pub fn to_have_text_ignore_case(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::Text { expected },
@@ -458,10 +446,7 @@ impl LocatorExpect {
 
     /// Exactly `count` elements match.
     #[track_caller]
-    pub fn to_have_count(
-        self,
-        count: usize,
-    ) -> Assertion {
+    pub fn to_have_count(self, count: usize) -> Assertion {
         self.run(
             Matcher::Count { expected: count },
             format!("to_have_count({count})"),
@@ -470,10 +455,7 @@ impl LocatorExpect {
 
     /// The field's value is `expected` (exact) or matches a regex.
     #[track_caller]
-    pub fn to_have_value(
-        self,
-        expected: impl Into<TextMatch>,
-    ) -> Assertion {
+    pub fn to_have_value(self, expected: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = expected.into();
         let what = format!("to_have_value({})", m.describe());
         self.run(
@@ -486,10 +468,7 @@ impl LocatorExpect {
 
     /// The selected values of a `<select multiple>`, in order.
     #[track_caller]
-    pub fn to_have_values<I, T>(
-        self,
-        expected: I,
-    ) -> Assertion
+    pub fn to_have_values<I, T>(self, expected: I) -> Assertion
     where
         I: IntoIterator<Item = T>,
         T: Into<TextMatch>,
@@ -509,11 +488,7 @@ impl LocatorExpect {
 
     /// The element has the attribute with that value (exact or regex).
     #[track_caller]
-    pub fn to_have_attribute(
-        self,
-        name: &str,
-        value: impl Into<TextMatch>,
-    ) -> Assertion {
+    pub fn to_have_attribute(self, name: &str, value: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = value.into();
         let what = format!("to_have_attribute({name:?}, {})", m.describe());
         self.run(
@@ -527,10 +502,7 @@ impl LocatorExpect {
 
     /// The element has the attribute (any value).
     #[track_caller]
-    pub fn to_have_attribute_present(
-        self,
-        name: &str,
-    ) -> Assertion {
+    pub fn to_have_attribute_present(self, name: &str) -> Assertion {
         let what = format!("to_have_attribute_present({name:?})");
         self.run(
             Matcher::Attribute {
@@ -544,10 +516,7 @@ impl LocatorExpect {
     /// The `class` attribute is exactly `expected` (or matches a regex); a list
     /// matches the elements one by one.
     #[track_caller]
-    pub fn to_have_class(
-        self,
-        expected: impl Into<Expected>,
-    ) -> Assertion {
+    pub fn to_have_class(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::Class { expected },
@@ -560,10 +529,7 @@ impl LocatorExpect {
     /// The element has every class of `expected` (space-separated), among others;
     /// a list matches the elements one by one.
     #[track_caller]
-    pub fn to_contain_class(
-        self,
-        expected: impl Into<Expected>,
-    ) -> Assertion {
+    pub fn to_contain_class(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::ContainClass { expected },
@@ -575,11 +541,7 @@ impl LocatorExpect {
 
     /// A computed CSS property has that value (`"rgb(255, 0, 0)"`, `"none"`, …).
     #[track_caller]
-    pub fn to_have_css(
-        self,
-        name: &str,
-        value: impl Into<TextMatch>,
-    ) -> Assertion {
+    pub fn to_have_css(self, name: &str, value: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = value.into();
         let what = format!("to_have_css({name:?}, {})", m.describe());
         self.run(
@@ -593,10 +555,7 @@ impl LocatorExpect {
 
     /// The element's id.
     #[track_caller]
-    pub fn to_have_id(
-        self,
-        id: impl Into<TextMatch>,
-    ) -> Assertion {
+    pub fn to_have_id(self, id: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = id.into();
         let what = format!("to_have_id({})", m.describe());
         self.run(
@@ -620,10 +579,7 @@ impl LocatorExpect {
 
     /// The element's accessible name (exact, whitespace normalised, or a regex).
     #[track_caller]
-    pub fn to_have_accessible_name(
-        self,
-        name: impl Into<TextMatch>,
-    ) -> Assertion {
+    pub fn to_have_accessible_name(self, name: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = name.into();
         let what = format!("to_have_accessible_name({})", m.describe());
         self.run(
@@ -642,10 +598,7 @@ impl LocatorExpect {
     /// `/regex/`; `- text: …` matches text; attributes left out match anything.
     /// A template that does not parse fails at once, naming what is wrong.
     #[track_caller]
-    pub fn to_match_aria_snapshot(
-        self,
-        template: &str,
-    ) -> Assertion {
+    pub fn to_match_aria_snapshot(self, template: &str) -> Assertion {
         let what = format!("to_match_aria_snapshot({template:?})");
         let at = self.at;
         let parsed = super::aria_template::parse(template)
@@ -692,10 +645,7 @@ impl PageExpect {
     /// The URL is exactly `expected` (a path such as `"/dashboard"` is joined to
     /// the base URL), or matches a regex.
     #[track_caller]
-    pub fn to_have_url(
-        self,
-        expected: impl Into<TextMatch>,
-    ) -> Assertion {
+    pub fn to_have_url(self, expected: impl Into<TextMatch>) -> Assertion {
         let m = match expected.into() {
             TextMatch::Substring(s) | TextMatch::Exact(s) => {
                 TextMatch::Exact(self.page.url_for(&s).unwrap_or(s))
@@ -713,10 +663,7 @@ impl PageExpect {
 
     /// The title is exactly `expected` (whitespace normalised), or matches a regex.
     #[track_caller]
-    pub fn to_have_title(
-        self,
-        expected: impl Into<TextMatch>,
-    ) -> Assertion {
+    pub fn to_have_title(self, expected: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = expected.into();
         let what = format!("to_have_title({})", m.describe());
         self.run(

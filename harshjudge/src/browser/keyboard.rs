@@ -546,8 +546,8 @@ mod tests {
         assert_eq!(
             types(key),
             [
-                "keyDown", "keyDown", "pause", "pause", "pause", "pause", "pause", "pause", "pause",
-                "keyUp", "keyUp"
+                "keyDown", "keyDown", "pause", "pause", "pause", "pause", "pause", "pause",
+                "pause", "keyUp", "keyUp"
             ]
         );
         assert_eq!(
@@ -571,9 +571,19 @@ mod tests {
         assert_eq!(key[10]["value"], "\u{E00A}");
         assert_eq!(pointer[3]["button"], 2);
         assert_eq!(pointer[4]["duration"], 30);
-        assert_eq!((pointer[2]["x"].as_i64(), pointer[2]["y"].as_i64()), (Some(10), Some(21)));
+        assert_eq!(
+            (pointer[2]["x"].as_i64(), pointer[2]["y"].as_i64()),
+            (Some(10), Some(21))
+        );
         // Without modifiers: the pointer alone.
-        assert_eq!(ClickSpec::clicks(1).actions(1.0, 1.0).as_array().unwrap().len(), 1);
+        assert_eq!(
+            ClickSpec::clicks(1)
+                .actions(1.0, 1.0)
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]

@@ -32,14 +32,7 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let sel = self.locator(selector);
-        async move {
-            shorthand(
-                sel,
-                at,
-                |l| async move { l.click().await },
-            )
-            .await
-        }
+        async move { shorthand(sel, at, |l| async move { l.click().await }).await }
     }
 
     /// `page.locator(selector).fill(text)`: replaces the field's value without blurring it.
@@ -52,14 +45,7 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         let text = text.as_ref().to_string();
-        async move {
-            shorthand(
-                sel,
-                at,
-                |l| async move { l.fill(text).await },
-            )
-            .await
-        }
+        async move { shorthand(sel, at, |l| async move { l.fill(text).await }).await }
     }
 
     /// `page.locator(selector).press(key)`: a key or chord (`"Enter"`, `"Control+a"`).
@@ -72,14 +58,7 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         let key = key.as_ref().to_string();
-        async move {
-            shorthand(
-                sel,
-                at,
-                |l| async move { l.press(key).await },
-            )
-            .await
-        }
+        async move { shorthand(sel, at, |l| async move { l.press(key).await }).await }
     }
 
     /// `page.locator(selector).select_option([value_or_label])`.
@@ -109,12 +88,7 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let sel = self.locator(selector);
-        async move {
-            shorthand(sel, at, |l| async move {
-                l.set_checked(on).await
-            })
-            .await
-        }
+        async move { shorthand(sel, at, |l| async move { l.set_checked(on).await }).await }
     }
 
     /// The element's rendered text, once it is visible.
@@ -144,12 +118,7 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         let name = name.as_ref().to_string();
-        async move {
-            shorthand(sel, at, |l| async move {
-                l.get_attribute(&name).await
-            })
-            .await
-        }
+        async move { shorthand(sel, at, |l| async move { l.get_attribute(&name).await }).await }
     }
 
     /// Whether any element matching `selector` is visible now (no waiting).
@@ -177,9 +146,11 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         async move {
-            shorthand(sel, at, |l| async move {
-                l.wait_for(WaitState::Visible).await
-            })
+            shorthand(
+                sel,
+                at,
+                |l| async move { l.wait_for(WaitState::Visible).await },
+            )
             .await
         }
     }

@@ -610,7 +610,9 @@ mod tests {
             ("info", "download")
         );
         assert!(
-            console[0].text.contains("became a download (\"report.csv\")")
+            console[0]
+                .text
+                .contains("became a download (\"report.csv\")")
                 && console[0].text.contains("net::ERR_ABORTED"),
             "{}",
             console[0].text

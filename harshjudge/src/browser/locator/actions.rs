@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::Locator;
 use super::calls::{PointerOp, element_id, unexpected};
+use crate::browser::config::BrowserKind;
 use crate::browser::error::BrowserError;
 use crate::browser::keyboard::{ClickSpec, Modifier, Modifiers, MouseButton};
 use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
@@ -455,7 +456,9 @@ impl<'a> Click<'a> {
     }
 
     /// The button to press (default [`MouseButton::Left`]); `Right` opens the
-    /// context menu (`contextmenu`).
+    /// context menu (`contextmenu`). On WebKit only the left one
+    /// ([`BrowserError::Unsupported`] otherwise: its driver releases every
+    /// button as the left one).
     pub fn button(mut self, button: MouseButton) -> Self {
         self.spec.button = button;
         self
@@ -558,6 +561,17 @@ impl<'a> Click<'a> {
                 Err(BrowserError::Invalid {
                     message,
                     location: Some(at),
+                })
+            });
+        }
+        let browser = self.locator.page.browser();
+        if browser == BrowserKind::Webkit && self.spec.button != MouseButton::Left {
+            let what = format!("click().button(MouseButton::{:?})", self.spec.button);
+            return Box::pin(async move {
+                Err(BrowserError::Unsupported {
+                    browser,
+                    what,
+                    why: "WebKitWebDriver releases every button as the left one, so the page would get a click after the context menu; run this step with --browser chromium or --browser firefox".into(),
                 })
             });
         }
