@@ -232,8 +232,11 @@ pub struct Assertion {
     job: Option<Job>,
     /// The assertion under way, boxed: an expectation's state stays off the
     /// caller's stack (a debug test thread has 2 MiB).
-    running: Option<Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send>>>,
+    running: Option<Running<'static>>,
 }
+
+/// An assertion or a click under way.
+pub(crate) type Running<'a> = Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send + 'a>>;
 
 impl Assertion {
     fn new(job: Job) -> Assertion {

@@ -13,6 +13,7 @@ use super::Locator;
 use super::calls::{PointerOp, element_id, unexpected};
 use crate::browser::config::BrowserKind;
 use crate::browser::error::BrowserError;
+use crate::browser::expect::Running;
 use crate::browser::keyboard::{ClickSpec, Modifier, Modifiers, MouseButton};
 use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
 use crate::browser::wire;
@@ -438,7 +439,7 @@ pub struct Click<'a> {
     timeout: Option<Duration>,
     at: &'static Location<'static>,
     /// The click under way, boxed: its state stays off the caller's stack.
-    running: Option<Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send + 'a>>>,
+    running: Option<Running<'a>>,
 }
 
 impl<'a> Click<'a> {
@@ -554,7 +555,7 @@ impl<'a> Click<'a> {
             .map(|_| ())
     }
 
-    fn start(&mut self) -> Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send + 'a>> {
+    fn start(&mut self) -> Running<'a> {
         if let Some(message) = self.misused() {
             let at = self.at;
             return Box::pin(async move {
