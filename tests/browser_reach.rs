@@ -89,6 +89,8 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             "/popup" => ("200 OK", "Content-Type: text/html", POPUP),
             "/child" => ("200 OK", "Content-Type: text/html", CHILD),
             "/download" => ("200 OK", "Content-Type: text/html", DOWNLOAD),
+            // Firefox asks for it; a 404 would be a console error of its own.
+            "/favicon.ico" => ("204 No Content", "Content-Type: image/x-icon", ""),
             "/export" => (
                 "200 OK",
                 "Content-Type: text/csv\r\nContent-Disposition: attachment; filename=\"report.csv\"",
@@ -345,6 +347,51 @@ fn a_download_is_saved_as_evidence_with_its_content() {
         .collect();
     assert_eq!(saved.len(), 1, "{saved:?}");
     assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), CSV);
+}
+
+/// Issue 37, point 2: a navigation that became a download ends its load
+/// with `net::ERR_ABORTED`, which Chromium's BiDi reports before or after the
+/// download's own event (about one run in four recorded it as a console error,
+/// failing the step under `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS=1`). Repeated
+/// enough to meet either order, and on Firefox: no download leaves a console
+/// error (the gate's test: an entry of level `error`), and each says it was a
+/// download.
+#[test]
+fn a_download_leaves_no_console_error_whichever_event_comes_first() {
+    const TIMES: usize = 12;
+    let base = serve();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        for kind in [BrowserKind::Chromium, BrowserKind::Firefox] {
+            let page = open_page_with(&config(kind), &base)
+                .await
+                .unwrap_or_else(|e| panic!("a {kind:?} page: {e}"));
+            let (mut errors, mut downloads) = (Vec::new(), 0);
+            for _ in 0..TIMES {
+                page.goto("/download").await.unwrap();
+                let file = page
+                    .wait_for_download(page.locator("#get").click())
+                    .await
+                    .unwrap();
+                assert_eq!(file.bytes().unwrap(), CSV.as_bytes());
+                let (console, _) = page.take_logs().await.unwrap();
+                downloads += console.iter().filter(|c| c.source == "download").count();
+                errors.extend(console.into_iter().filter(|c| c.level == "error"));
+            }
+            // A late fetch error lands in the next step: read once more.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let (console, _) = page.take_logs().await.unwrap();
+            downloads += console.iter().filter(|c| c.source == "download").count();
+            errors.extend(console.into_iter().filter(|c| c.level == "error"));
+            assert!(
+                errors.is_empty(),
+                "{kind:?}: {} of {TIMES} downloads logged an error: {errors:#?}",
+                errors.len()
+            );
+            eprintln!("{kind:?}: {downloads} of {TIMES} downloads ended their load as a download");
+            release_page(page).await;
+        }
+    });
 }
 
 /// On Firefox: `on_dialog` answers a confirm and a prompt (geckodriver's

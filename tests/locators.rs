@@ -884,3 +884,79 @@ async fn console_arguments_are_recorded_as_the_browser_prints_them() {
     assert_eq!(texts, vec!["clicked 1"]);
     release_page(page).await;
 }
+
+/// Issue 37, point 9: the suite's expect timeout (`HARSHJUDGE_EXPECT_TIMEOUT`,
+/// `main!(expect_timeout = …)`: `BrowserConfig::expect_timeout`) is how long
+/// an assertion retries when its call sets none, while actions keep the
+/// page's wait; a call's `.timeout(d)`, on the matcher (as Playwright puts
+/// it) or on `expect(…)`, wins, the matcher's first. And URL, selector and
+/// text arguments take a `String`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_suites_expect_timeout_and_a_calls_own() {
+    let base = demo_app::start_in_background().expect("demo app");
+    let mut c = config();
+    c.wait = Duration::from_millis(300);
+    c.expect_timeout = Some(Duration::from_millis(2500));
+    let page = open_page_with(&c, &base).await.expect("a browser page");
+    let path = String::from("/todos/");
+    page.goto(format!("{path}?from={}", 1)).await.unwrap();
+    let new_todo = page.get_by_placeholder("What needs to be done?");
+    new_todo.fill(format!("item {}", 1)).await.unwrap();
+    new_todo.press(String::from("Enter")).await.unwrap();
+    expect(&page.get_by_test_id(String::from("todo-title")))
+        .to_have_text("item 1")
+        .await
+        .unwrap();
+    let missing = page.locator(format!("#{}", "nothing-here"));
+    let timed = |f: harshjudge::browser::Assertion| async move {
+        let started = std::time::Instant::now();
+        let e = f.await.expect_err("it must fail");
+        (started.elapsed(), e.to_string())
+    };
+    let (waited, e) = timed(expect(&missing).to_be_visible()).await;
+    assert!(
+        waited >= Duration::from_millis(2400) && waited < Duration::from_secs(6),
+        "the suite's expect timeout, not the page's wait: {waited:?}: {e}"
+    );
+    let (waited, e) = timed(expect(&missing).to_be_visible().timeout(SHORT)).await;
+    assert!(
+        waited < Duration::from_millis(1800),
+        "the matcher's: {waited:?}: {e}"
+    );
+    assert!(e.contains("to_be_visible()"), "{e}");
+    let (waited, _) = timed(expect(&missing).timeout(SHORT).to_be_visible()).await;
+    assert!(
+        waited < Duration::from_millis(1800),
+        "the builder's: {waited:?}"
+    );
+    let (waited, _) = timed(
+        expect(&missing)
+            .timeout(Duration::from_secs(20))
+            .to_be_visible()
+            .timeout(SHORT),
+    )
+    .await;
+    assert!(
+        waited < Duration::from_millis(1800),
+        "the matcher's wins: {waited:?}"
+    );
+    let (waited, _) = timed(expect(&page).to_have_title("no such title").timeout(SHORT)).await;
+    assert!(
+        waited < Duration::from_millis(1800),
+        "a page matcher's: {waited:?}"
+    );
+    let (waited, _) = timed(expect(&page.with_timeout(SHORT)).to_have_title("no such title")).await;
+    assert!(
+        waited < Duration::from_millis(1800),
+        "with_timeout's: {waited:?}"
+    );
+    // An action keeps the page's wait (300 ms).
+    let started = std::time::Instant::now();
+    missing.click().await.expect_err("nothing to click");
+    assert!(
+        started.elapsed() < Duration::from_millis(1800),
+        "an action waits the page's wait: {:?}",
+        started.elapsed()
+    );
+    release_page(page).await;
+}

@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use harshjudge::browser::{BrowserConfig, Page, expect, open_page_with};
+use harshjudge::browser::{
+    BrowserConfig, BrowserError, BrowserKind, Modifier, MouseButton, Page, expect, open_page_with,
+};
 use serde_json::{Value, json};
 
 fn config() -> BrowserConfig {
@@ -17,10 +19,15 @@ fn config() -> BrowserConfig {
 
 /// A page with `html` as its body (no style sheet) and `script` run once.
 async fn page_with(html: &str, script: &str) -> Page {
+    page_in(BrowserKind::Chromium, html, script).await
+}
+
+/// [`page_with`] in `browser`.
+async fn page_in(browser: BrowserKind, html: &str, script: &str) -> Page {
     let base = demo_app::start_in_background().expect("demo app");
-    let page = open_page_with(&config(), &base)
+    let page = open_page_with(&config().for_browser(browser), &base)
         .await
-        .expect("a browser page");
+        .unwrap_or_else(|e| panic!("a {browser:?} page: {e}"));
     page.goto("/play").await.unwrap();
     let js = format!(
         "document.querySelectorAll('style, script').forEach((e) => e.remove());\n\
@@ -421,4 +428,186 @@ async fn a_click_that_navigates_counts_as_reached() {
         .unwrap();
     }
     close(page).await;
+}
+
+/// A pad (a 5 px border, its padding box at (55, 65)) that records the mouse
+/// events it gets, and a button under an overlay.
+const PAD: &str = r#"<div id="pad" style="position:absolute; left:50px; top:60px; width:200px; height:100px; border:5px solid black; margin:0; padding:0"></div>
+<button id="under" style="position:absolute; left:50px; top:300px; width:120px; height:40px">Under</button>
+<div id="cover" style="position:absolute; left:40px; top:290px; width:200px; height:80px; background:rgba(0,0,0,0.2)"></div>"#;
+
+const RECORD: &str = "window.events = [];\n\
+  const record = (e) => window.events.push({type: e.type, on: e.currentTarget.id, button: e.button, \
+    shift: e.shiftKey, ctrl: e.ctrlKey, alt: e.altKey, meta: e.metaKey, detail: e.detail, \
+    x: e.offsetX, y: e.offsetY, cx: e.clientX, cy: e.clientY, t: e.timeStamp});\n\
+  for (const id of ['pad', 'cover', 'under']) for (const t of ['mousedown', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu']) \
+    document.getElementById(id).addEventListener(t, (e) => { if (t === 'contextmenu') e.preventDefault(); record(e); });";
+
+/// The events recorded since the last call, then forgotten.
+async fn events(page: &Page) -> Vec<Value> {
+    let v = page
+        .eval("const e = window.events; window.events = []; return e")
+        .await
+        .unwrap();
+    v.as_array().unwrap().clone()
+}
+
+fn of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// Issue 37, point 9: Playwright's click options reach the page as a user's
+/// input would, on Chromium, Firefox and WebKit (whose driver releases every
+/// button as the left one: other buttons are `Unsupported` there, naming
+/// it): a right click opens the context menu
+/// (`contextmenu`, button 2, no `click`), a middle click is an `auxclick`,
+/// modifiers are held (`shiftKey`, …), `click_count` counts (`detail`),
+/// `position` is the events' `offsetX`/`offsetY` from the padding box,
+/// `delay` holds the press, `force` clicks whatever covers the element
+/// (which, without it, times out within the click's own `timeout`), and a
+/// bad option fails naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn click_options_reach_the_page_as_a_users_input() {
+    for kind in [
+        BrowserKind::Chromium,
+        BrowserKind::Firefox,
+        BrowserKind::Webkit,
+    ] {
+        let page = page_in(kind, PAD, RECORD).await;
+        let pad = page.locator("#pad");
+
+        if kind == BrowserKind::Webkit {
+            // Its driver releases every button as the left one.
+            for button in [MouseButton::Right, MouseButton::Middle] {
+                let Err(e @ BrowserError::Unsupported { .. }) = pad.click().button(button).await
+                else {
+                    panic!("{button:?} on webkit must be unsupported");
+                };
+                assert!(
+                    e.to_string().contains("webkit") && e.to_string().contains("--browser"),
+                    "{e}"
+                );
+            }
+            assert!(events(&page).await.is_empty(), "nothing was clicked");
+        } else {
+            pad.click().button(MouseButton::Right).await.unwrap();
+            let got = events(&page).await;
+            let menu = of(&got, "contextmenu");
+            assert_eq!(menu.len(), 1, "{kind:?}: {got:?}");
+            assert_eq!(menu[0]["button"], 2, "{kind:?}: {got:?}");
+            assert!(of(&got, "click").is_empty(), "{kind:?}: {got:?}");
+
+            pad.click().button(MouseButton::Middle).await.unwrap();
+            let got = events(&page).await;
+            let aux = of(&got, "auxclick");
+            assert_eq!(
+                (aux.len(), &aux[0]["button"]),
+                (1, &json!(1)),
+                "{kind:?}: {got:?}"
+            );
+        }
+        pad.click().modifiers([Modifier::Shift]).await.unwrap();
+        let got = events(&page).await;
+        let click = of(&got, "click");
+        assert_eq!(click.len(), 1, "{kind:?}: {got:?}");
+        assert_eq!(
+            (&click[0]["shift"], &click[0]["ctrl"], &click[0]["alt"]),
+            (&json!(true), &json!(false), &json!(false)),
+            "{kind:?}: {got:?}"
+        );
+        pad.click()
+            .modifiers([Modifier::ControlOrMeta, Modifier::Alt])
+            .await
+            .unwrap();
+        let got = events(&page).await;
+        let click = of(&got, "mousedown");
+        let control = if cfg!(target_os = "macos") {
+            "meta"
+        } else {
+            "ctrl"
+        };
+        assert_eq!(
+            (&click[0][control], &click[0]["alt"], &click[0]["shift"]),
+            (&json!(true), &json!(true), &json!(false)),
+            "{kind:?}: {got:?}"
+        );
+        // Released afterwards: a plain click carries no modifier.
+        pad.click().await.unwrap();
+        let got = events(&page).await;
+        let plain = of(&got, "click");
+        assert_eq!(
+            (&plain[0]["shift"], &plain[0]["ctrl"], &plain[0]["alt"]),
+            (&json!(false), &json!(false), &json!(false)),
+            "{kind:?}: {got:?}"
+        );
+
+        // Past the double-click interval: WebKit counts clicks across
+        // commands as a person's quick clicks count.
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        pad.click().click_count(2).await.unwrap();
+        let got = events(&page).await;
+        let details: Vec<&Value> = of(&got, "click").iter().map(|e| &e["detail"]).collect();
+        assert_eq!(details, [&json!(1), &json!(2)], "{kind:?}: {got:?}");
+        assert_eq!(of(&got, "dblclick").len(), 1, "{kind:?}: {got:?}");
+
+        pad.click().position(10.0, 20.0).await.unwrap();
+        let got = events(&page).await;
+        let click = of(&got, "click");
+        assert_eq!(
+            (&click[0]["cx"], &click[0]["cy"]),
+            (&json!(55 + 10), &json!(65 + 20)),
+            "{kind:?}: from the padding box's top left (55, 65): {got:?}"
+        );
+        if kind != BrowserKind::Webkit {
+            // (WebKit's offsetX/offsetY start at the border box.)
+            assert_eq!(
+                (&click[0]["x"], &click[0]["y"]),
+                (&json!(10), &json!(20)),
+                "{kind:?}: offsetX/offsetY: {got:?}"
+            );
+        }
+
+        pad.click().delay(Duration::from_millis(300)).await.unwrap();
+        let got = events(&page).await;
+        let held = of(&got, "mouseup")[0]["t"].as_f64().unwrap()
+            - of(&got, "mousedown")[0]["t"].as_f64().unwrap();
+        assert!(held >= 250.0, "{kind:?}: held {held} ms: {got:?}");
+
+        let under = page.locator("#under");
+        let started = std::time::Instant::now();
+        let covered = under
+            .click()
+            .timeout(Duration::from_millis(600))
+            .await
+            .unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{kind:?}: the click's own timeout: {:?}",
+            started.elapsed()
+        );
+        assert!(
+            covered.to_string().contains("intercepts pointer events"),
+            "{kind:?}: {covered}"
+        );
+        assert!(events(&page).await.is_empty(), "no click landed");
+        under.click().force(true).await.unwrap();
+        let got = events(&page).await;
+        let click = of(&got, "click");
+        assert_eq!(
+            (click.len(), &click[0]["on"]),
+            (1, &json!("cover")),
+            "{kind:?}: a forced click lands on what covers the element: {got:?}"
+        );
+
+        let Err(BrowserError::Invalid { message, .. }) = pad.click().click_count(0).await else {
+            panic!("click_count(0) must be refused");
+        };
+        assert!(message.contains("click_count(0)"), "{message}");
+        let Err(BrowserError::Invalid { message, .. }) = pad.click().position(-1.0, 2.0).await
+        else {
+            panic!("a negative position must be refused");
+        };
+        assert!(message.contains("position(-1, 2)"), "{message}");
+        close(page).await;
+    }
 }

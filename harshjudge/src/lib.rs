@@ -169,6 +169,13 @@ macro_rules! bail {
 /// writes and every line it prints (see [`secrets`]; `HARSHJUDGE_SECRETS`
 /// names more).
 ///
+/// `main!(expect_timeout = EXPECT_TIMEOUT)` names a `Duration` constant: how
+/// long web-first assertions (`expect(…)`) retry when the call sets no
+/// `.timeout(d)`, for the whole suite (Playwright's `expect.timeout`; 1 ms to
+/// 24 h, another value stops the invocation naming it).
+/// `HARSHJUDGE_EXPECT_TIMEOUT` wins over it; without either, assertions wait
+/// `HARSHJUDGE_WAIT` as actions do.
+///
 /// The arguments are named and may come in any order:
 /// `main!(web_server = app, before_all = seed, after_all = report)`.
 ///
@@ -192,11 +199,14 @@ macro_rules! main {
     (@arg $pkg:ident, secrets, $v:expr) => {
         $pkg.secrets = &$v;
     };
+    (@arg $pkg:ident, expect_timeout, $v:expr) => {
+        $pkg.expect_timeout = ::core::option::Option::Some($v);
+    };
     (@arg $pkg:ident, $other:ident, $v:expr) => {
         ::core::compile_error!(::core::concat!(
             "harshjudge::main!: unknown argument `",
             ::core::stringify!($other),
-            "`; expected web_server, base_url, before_all, after_all or secrets"
+            "`; expected web_server, base_url, before_all, after_all, secrets or expect_timeout"
         ));
     };
     (@hook $kind:ident, $v:expr) => {

@@ -199,6 +199,12 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "`1ms`–`24h`",
     },
     Variable {
+        name: "HARSHJUDGE_EXPECT_TIMEOUT",
+        kind: "duration",
+        default: "`main!(expect_timeout = …)`, else `HARSHJUDGE_WAIT`'s",
+        bounds: "`1ms`–`24h`",
+    },
+    Variable {
         name: "HARSHJUDGE_LAUNCH_TIMEOUT",
         kind: "duration",
         default: "`60s`",

@@ -24,8 +24,13 @@ pub struct BrowserConfig {
     /// Viewport size (`HARSHJUDGE_VIEWPORT`, default 1280x720): the page's
     /// visible area, and so the size of screenshots.
     pub viewport: (u32, u32),
-    /// Auto-wait limit of actions and expectations.
+    /// Auto-wait limit of actions, and of expectations when
+    /// `expect_timeout` is none (`HARSHJUDGE_WAIT`, default 5 s).
     pub wait: Duration,
+    /// How long web-first assertions retry when the call sets no timeout
+    /// (Playwright's `expect.timeout`): `HARSHJUDGE_EXPECT_TIMEOUT`, else the
+    /// suite's `main!(expect_timeout = …)`; none: `wait`.
+    pub expect_timeout: Option<Duration>,
     /// How long a new browser session may take to open
     /// (`HARSHJUDGE_LAUNCH_TIMEOUT`, default 60 s): a driver whose browser
     /// does not start (WebKitWebDriver waits for ever for a MiniBrowser that
@@ -114,6 +119,32 @@ pub fn check_settings() -> Result<(), crate::settings::SettingError> {
         })
 }
 
+/// The suite's default expect timeout (`main!(expect_timeout = …)`), under
+/// `HARSHJUDGE_EXPECT_TIMEOUT`; set by the harness for its invocation.
+static SUITE_EXPECT_TIMEOUT: std::sync::Mutex<Option<Duration>> = std::sync::Mutex::new(None);
+
+/// Sets the suite's default expect timeout (`main!(expect_timeout = …)`; none:
+/// `HARSHJUDGE_WAIT`'s) for the pages opened from now on.
+/// `HARSHJUDGE_EXPECT_TIMEOUT` wins over it. Like a duration setting, it is
+/// more than zero and at most 24 h: another value is an error naming it.
+#[doc(hidden)]
+pub fn set_suite_expect_timeout(
+    timeout: Option<Duration>,
+) -> Result<(), crate::settings::SettingError> {
+    if let Some(d) = timeout
+        && (d.is_zero() || d > crate::settings::MAX_DURATION)
+    {
+        return Err(crate::settings::SettingError {
+            name: "main!(expect_timeout)",
+            value: format!("{d:?}"),
+            expected: "a duration greater than zero and at most 24 h, e.g. Duration::from_secs(30)"
+                .into(),
+        });
+    }
+    *SUITE_EXPECT_TIMEOUT.lock().expect("expect timeout lock") = timeout;
+    Ok(())
+}
+
 impl BrowserConfig {
     /// From `HARSHJUDGE_*` variables.
     pub fn from_env() -> Result<Self, BrowserError> {
@@ -121,6 +152,10 @@ impl BrowserConfig {
         let viewport = env_size("HARSHJUDGE_VIEWPORT", (1280, 720))?;
         let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
         let launch_timeout = env_duration("HARSHJUDGE_LAUNCH_TIMEOUT", Duration::from_secs(60))?;
+        let expect_timeout = match env("HARSHJUDGE_EXPECT_TIMEOUT")? {
+            Some(_) => Some(env_duration("HARSHJUDGE_EXPECT_TIMEOUT", wait)?),
+            None => *SUITE_EXPECT_TIMEOUT.lock().expect("expect timeout lock"),
+        };
         Ok(BrowserConfig {
             webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL")?,
             chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
@@ -128,6 +163,7 @@ impl BrowserConfig {
             window,
             viewport,
             wait,
+            expect_timeout,
             launch_timeout,
             browser: BrowserKind::from_env()?,
             geckodriver: env("HARSHJUDGE_GECKODRIVER")?.map(PathBuf::from),
@@ -502,6 +538,30 @@ mod tests {
             .collect()
     }
 
+    /// `main!(expect_timeout = …)` becomes the pages' expect timeout
+    /// (unless `HARSHJUDGE_EXPECT_TIMEOUT` is set); zero or more than 24 h
+    /// is an error naming the option, and leaves the default as it was.
+    #[test]
+    fn the_suites_expect_timeout_is_checked_and_read() {
+        for bad in [Duration::ZERO, Duration::from_secs(25 * 3600)] {
+            let e = set_suite_expect_timeout(Some(bad)).unwrap_err().to_string();
+            assert!(
+                e.contains("main!(expect_timeout)") && e.contains("at most 24 h"),
+                "{e}"
+            );
+        }
+        if crate::settings::env("HARSHJUDGE_EXPECT_TIMEOUT")
+            .unwrap()
+            .is_none()
+        {
+            set_suite_expect_timeout(Some(Duration::from_secs(7))).unwrap();
+            let read = BrowserConfig::from_env().map(|c| c.expect_timeout);
+            set_suite_expect_timeout(None).unwrap();
+            assert_eq!(read.unwrap(), Some(Duration::from_secs(7)));
+            assert_eq!(BrowserConfig::from_env().unwrap().expect_timeout, None);
+        }
+    }
+
     #[test]
     fn a_remote_browser_gets_no_local_profile_and_resolves_the_apps_host() {
         let remote = BrowserConfig {
@@ -511,6 +571,7 @@ mod tests {
             window: (1280, 800),
             viewport: (1280, 720),
             wait: Duration::from_secs(5),
+            expect_timeout: None,
             launch_timeout: Duration::from_secs(60),
             browser: BrowserKind::Chromium,
             geckodriver: None,

@@ -1,12 +1,17 @@
 //! Web-first assertions: [`expect`]`(&locator)` and [`expect`]`(&page)` retry
-//! inside the page until they hold or their time runs out (`HARSHJUDGE_WAIT`, or
-//! [`LocatorExpect::timeout`]); [`not`](LocatorExpect::not) inverts them. A
+//! inside the page until they hold or their time runs out: the call's
+//! [`timeout`](Assertion::timeout) (on the matcher, as Playwright puts it, or
+//! on the builder, [`LocatorExpect::timeout`]), else the suite's
+//! (`HARSHJUDGE_EXPECT_TIMEOUT` or `main!(expect_timeout = …)`), else the
+//! page's wait (`HARSHJUDGE_WAIT`, 5 s); [`not`](LocatorExpect::not) inverts them. A
 //! failure names the locator, what was expected, what was received at the last
 //! check, how long it waited and a call log, and is located at the line of the
 //! `expect(…)` call.
 
 use std::future::Future;
 use std::panic::Location;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -146,7 +151,7 @@ async fn assert(
     timeout: Option<Duration>,
     at: &'static Location<'static>,
 ) -> Result<(), BrowserError> {
-    let timeout = timeout.unwrap_or_else(|| page.wait());
+    let timeout = timeout.unwrap_or_else(|| page.expect_wait());
     let describe = target.describe.clone();
     let call = Call {
         request: Request::Expect {
@@ -190,11 +195,105 @@ async fn assert(
     })
 }
 
+/// One assertion made and not yet run.
+struct Job {
+    page: Page,
+    target: Target,
+    /// The matcher, or why the call cannot work (a misused locator, an ARIA
+    /// template that does not parse): told when awaited.
+    matcher: Result<Matcher, BrowserError>,
+    what: String,
+    not: bool,
+    timeout: Option<Duration>,
+    at: &'static Location<'static>,
+}
+
+impl Job {
+    async fn run(self) -> Result<(), BrowserError> {
+        assert(
+            &self.page,
+            self.target,
+            self.matcher?,
+            self.what,
+            self.not,
+            self.timeout,
+            self.at,
+        )
+        .await
+    }
+}
+
+/// A web-first assertion of [`expect`], run when awaited:
+/// `expect(&l).to_be_visible().await?`. Its options go on the matcher, as
+/// Playwright puts them (`expect(&l).to_be_visible().timeout(d)`), or on the
+/// builder (`expect(&l).timeout(d).to_be_visible()`); the matcher's win.
+#[must_use = "an assertion does nothing until awaited"]
+pub struct Assertion {
+    job: Option<Job>,
+    /// The assertion under way, boxed: an expectation's state stays off the
+    /// caller's stack (a debug test thread has 2 MiB).
+    running: Option<Running<'static>>,
+}
+
+/// An assertion or a click under way.
+pub(crate) type Running<'a> = Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send + 'a>>;
+
+impl Assertion {
+    fn new(job: Job) -> Assertion {
+        Assertion {
+            job: Some(job),
+            running: None,
+        }
+    }
+
+    /// How long the assertion retries (Playwright's matcher option
+    /// `timeout`); wins over the builder's and the suite's.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        if let Some(job) = &mut self.job {
+            job.timeout = Some(timeout);
+        }
+        self
+    }
+}
+
+impl std::fmt::Debug for Assertion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Assertion");
+        if let Some(job) = &self.job {
+            d.field("target", &job.target.describe)
+                .field("what", &job.what)
+                .field("not", &job.not)
+                .field("timeout", &job.timeout);
+        }
+        d.field("running", &self.running.is_some()).finish()
+    }
+}
+
+impl Future for Assertion {
+    type Output = Result<(), BrowserError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if this.running.is_none() {
+            let Some(job) = this.job.take() else {
+                panic!("an Assertion polled after it completed");
+            };
+            this.running = Some(Box::pin(job.run()));
+        }
+        let running = this.running.as_mut().expect("set above");
+        let done = running.as_mut().poll(cx);
+        if done.is_ready() {
+            this.running = None;
+        }
+        done
+    }
+}
+
 macro_rules! matcher {
     ($(#[$doc:meta])* $name:ident, $m:ident, $what:literal) => {
         $(#[$doc])*
         #[track_caller]
-        pub fn $name(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+        pub fn $name(self) -> Assertion {
             self.run(Matcher::$m, $what.to_string())
         }
     };
@@ -208,24 +307,30 @@ impl LocatorExpect {
         self
     }
 
-    /// How long the assertion retries (default `HARSHJUDGE_WAIT`, 5 s).
+    /// How long the assertion retries (default: the suite's
+    /// `HARSHJUDGE_EXPECT_TIMEOUT` or `main!(expect_timeout = …)`, else
+    /// `HARSHJUDGE_WAIT`, 5 s). The matcher takes it too:
+    /// `expect(&l).to_be_visible().timeout(d)`.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
-    async fn run(self, matcher: Matcher, what: String) -> Result<(), BrowserError> {
-        self.locator.misused(self.at)?;
-        assert(
-            &self.locator.page,
-            self.locator.target(),
+    fn run(self, matcher: Matcher, what: String) -> Assertion {
+        self.run_parsed(Ok(matcher), what)
+    }
+
+    fn run_parsed(self, matcher: Result<Matcher, BrowserError>, what: String) -> Assertion {
+        let matcher = self.locator.misused(self.at).and(matcher);
+        Assertion::new(Job {
+            page: self.locator.page.clone(),
+            target: self.locator.target(),
             matcher,
             what,
-            self.not,
-            self.timeout,
-            self.at,
-        )
-        .await
+            not: self.not,
+            timeout: self.timeout,
+            at: self.at,
+        })
     }
 
     matcher!(
@@ -255,7 +360,7 @@ impl LocatorExpect {
 
     /// The checkbox or radio button is checked.
     #[track_caller]
-    pub fn to_be_checked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_be_checked(self) -> Assertion {
         self.run(
             Matcher::Checked { expected: true },
             "to_be_checked()".into(),
@@ -264,7 +369,7 @@ impl LocatorExpect {
 
     /// The checkbox is unchecked (`to_be_checked` with `checked: false`).
     #[track_caller]
-    pub fn to_be_unchecked(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_be_unchecked(self) -> Assertion {
         self.run(
             Matcher::Checked { expected: false },
             "to_be_unchecked()".into(),
@@ -273,7 +378,7 @@ impl LocatorExpect {
 
     /// Some part of the element is in the viewport.
     #[track_caller]
-    pub fn to_be_in_viewport(self) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_be_in_viewport(self) -> Assertion {
         self.run(
             Matcher::InViewport { expected: 0.0 },
             "to_be_in_viewport()".into(),
@@ -282,10 +387,7 @@ impl LocatorExpect {
 
     /// At least `ratio` (0–1) of the element is in the viewport.
     #[track_caller]
-    pub fn to_be_in_viewport_ratio(
-        self,
-        ratio: f64,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_be_in_viewport_ratio(self, ratio: f64) -> Assertion {
         self.run(
             Matcher::InViewport { expected: ratio },
             format!("to_be_in_viewport_ratio({ratio})"),
@@ -299,7 +401,7 @@ impl LocatorExpect {
         list: fn(Vec<ExpectPattern>) -> Matcher,
         name: &str,
         ignore_case: bool,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    ) -> Assertion {
         let what = format!("{name}({})", expected.describe());
         let matcher = match expected {
             Expected::One(m) => one(m.expect_pattern(ignore_case)),
@@ -311,10 +413,7 @@ impl LocatorExpect {
     /// The text (whitespace normalised) is exactly `expected` (case-sensitive), or
     /// matches a regex; a list matches the elements one by one, in order.
     #[track_caller]
-    pub fn to_have_text(
-        self,
-        expected: impl Into<Expected>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_text(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::Text { expected },
@@ -326,10 +425,7 @@ impl LocatorExpect {
 
     /// The text contains `expected` (or each element's text its item of a list).
     #[track_caller]
-    pub fn to_contain_text(
-        self,
-        expected: impl Into<Expected>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_contain_text(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::ContainText { expected },
@@ -341,10 +437,7 @@ impl LocatorExpect {
 
     /// [`to_have_text`](Self::to_have_text), ignoring case.
     #[track_caller]
-    pub fn to_have_text_ignore_case(
-        self,
-        expected: impl Into<Expected>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_text_ignore_case(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::Text { expected },
@@ -356,10 +449,7 @@ impl LocatorExpect {
 
     /// Exactly `count` elements match.
     #[track_caller]
-    pub fn to_have_count(
-        self,
-        count: usize,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_count(self, count: usize) -> Assertion {
         self.run(
             Matcher::Count { expected: count },
             format!("to_have_count({count})"),
@@ -368,10 +458,7 @@ impl LocatorExpect {
 
     /// The field's value is `expected` (exact) or matches a regex.
     #[track_caller]
-    pub fn to_have_value(
-        self,
-        expected: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_value(self, expected: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = expected.into();
         let what = format!("to_have_value({})", m.describe());
         self.run(
@@ -384,10 +471,7 @@ impl LocatorExpect {
 
     /// The selected values of a `<select multiple>`, in order.
     #[track_caller]
-    pub fn to_have_values<I, T>(
-        self,
-        expected: I,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send
+    pub fn to_have_values<I, T>(self, expected: I) -> Assertion
     where
         I: IntoIterator<Item = T>,
         T: Into<TextMatch>,
@@ -407,11 +491,7 @@ impl LocatorExpect {
 
     /// The element has the attribute with that value (exact or regex).
     #[track_caller]
-    pub fn to_have_attribute(
-        self,
-        name: &str,
-        value: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_attribute(self, name: &str, value: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = value.into();
         let what = format!("to_have_attribute({name:?}, {})", m.describe());
         self.run(
@@ -425,10 +505,7 @@ impl LocatorExpect {
 
     /// The element has the attribute (any value).
     #[track_caller]
-    pub fn to_have_attribute_present(
-        self,
-        name: &str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_attribute_present(self, name: &str) -> Assertion {
         let what = format!("to_have_attribute_present({name:?})");
         self.run(
             Matcher::Attribute {
@@ -442,10 +519,7 @@ impl LocatorExpect {
     /// The `class` attribute is exactly `expected` (or matches a regex); a list
     /// matches the elements one by one.
     #[track_caller]
-    pub fn to_have_class(
-        self,
-        expected: impl Into<Expected>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_class(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::Class { expected },
@@ -458,10 +532,7 @@ impl LocatorExpect {
     /// The element has every class of `expected` (space-separated), among others;
     /// a list matches the elements one by one.
     #[track_caller]
-    pub fn to_contain_class(
-        self,
-        expected: impl Into<Expected>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_contain_class(self, expected: impl Into<Expected>) -> Assertion {
         self.text_like(
             expected.into(),
             |expected| Matcher::ContainClass { expected },
@@ -473,11 +544,7 @@ impl LocatorExpect {
 
     /// A computed CSS property has that value (`"rgb(255, 0, 0)"`, `"none"`, …).
     #[track_caller]
-    pub fn to_have_css(
-        self,
-        name: &str,
-        value: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_css(self, name: &str, value: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = value.into();
         let what = format!("to_have_css({name:?}, {})", m.describe());
         self.run(
@@ -491,10 +558,7 @@ impl LocatorExpect {
 
     /// The element's id.
     #[track_caller]
-    pub fn to_have_id(
-        self,
-        id: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_id(self, id: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = id.into();
         let what = format!("to_have_id({})", m.describe());
         self.run(
@@ -507,7 +571,7 @@ impl LocatorExpect {
 
     /// The element's ARIA role.
     #[track_caller]
-    pub fn to_have_role(self, role: &str) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_role(self, role: &str) -> Assertion {
         self.run(
             Matcher::Role {
                 expected: role.to_string(),
@@ -518,10 +582,7 @@ impl LocatorExpect {
 
     /// The element's accessible name (exact, whitespace normalised, or a regex).
     #[track_caller]
-    pub fn to_have_accessible_name(
-        self,
-        name: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_accessible_name(self, name: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = name.into();
         let what = format!("to_have_accessible_name({})", m.describe());
         self.run(
@@ -540,21 +601,16 @@ impl LocatorExpect {
     /// `/regex/`; `- text: …` matches text; attributes left out match anything.
     /// A template that does not parse fails at once, naming what is wrong.
     #[track_caller]
-    pub fn to_match_aria_snapshot(
-        self,
-        template: &str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_match_aria_snapshot(self, template: &str) -> Assertion {
         let what = format!("to_match_aria_snapshot({template:?})");
         let at = self.at;
-        let parsed = super::aria_template::parse(template);
-        async move {
-            let parsed = parsed.map_err(|e| BrowserError::Invalid {
+        let parsed = super::aria_template::parse(template)
+            .map(|expected| Matcher::AriaSnapshot { expected })
+            .map_err(|e| BrowserError::Invalid {
                 message: e.to_string(),
                 location: Some(at),
-            })?;
-            self.run(Matcher::AriaSnapshot { expected: parsed }, what)
-                .await
-        }
+            });
+        self.run_parsed(parsed, what)
     }
 }
 
@@ -566,37 +622,33 @@ impl PageExpect {
         self
     }
 
-    /// How long the assertion retries.
+    /// How long the assertion retries (as [`LocatorExpect::timeout`]; the
+    /// matcher takes it too: `expect(&page).to_have_url(u).timeout(d)`).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
-    async fn run(self, matcher: Matcher, what: String) -> Result<(), BrowserError> {
-        let page = Target {
-            chain: Vec::new(),
-            describe: "page".into(),
-            frame: None,
-        };
-        assert(
-            &self.page,
-            page,
-            matcher,
+    fn run(self, matcher: Matcher, what: String) -> Assertion {
+        Assertion::new(Job {
+            page: self.page,
+            target: Target {
+                chain: Vec::new(),
+                describe: "page".into(),
+                frame: None,
+            },
+            matcher: Ok(matcher),
             what,
-            self.not,
-            self.timeout,
-            self.at,
-        )
-        .await
+            not: self.not,
+            timeout: self.timeout,
+            at: self.at,
+        })
     }
 
     /// The URL is exactly `expected` (a path such as `"/dashboard"` is joined to
     /// the base URL), or matches a regex.
     #[track_caller]
-    pub fn to_have_url(
-        self,
-        expected: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_url(self, expected: impl Into<TextMatch>) -> Assertion {
         let m = match expected.into() {
             TextMatch::Substring(s) | TextMatch::Exact(s) => {
                 TextMatch::Exact(self.page.url_for(&s).unwrap_or(s))
@@ -614,10 +666,7 @@ impl PageExpect {
 
     /// The title is exactly `expected` (whitespace normalised), or matches a regex.
     #[track_caller]
-    pub fn to_have_title(
-        self,
-        expected: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn to_have_title(self, expected: impl Into<TextMatch>) -> Assertion {
         let m: TextMatch = expected.into();
         let what = format!("to_have_title({})", m.describe());
         self.run(
@@ -633,10 +682,7 @@ impl Page {
     /// Waits until the URL is `expected` (a path is joined to the base URL) or
     /// matches a regex.
     #[track_caller]
-    pub fn wait_for_url(
-        &self,
-        expected: impl Into<TextMatch>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send {
+    pub fn wait_for_url(&self, expected: impl Into<TextMatch>) -> Assertion {
         expect(self).to_have_url(expected)
     }
 }

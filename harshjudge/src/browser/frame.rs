@@ -58,7 +58,8 @@ impl FrameLocator {
     constructors!("");
 
     /// A frame inside this one (`iframe` selectors as [`Page::frame_locator`]).
-    pub fn frame_locator(&self, selector: &str) -> FrameLocator {
+    pub fn frame_locator(&self, selector: impl AsRef<str>) -> FrameLocator {
+        let selector = selector.as_ref();
         FrameLocator {
             page: self.page.clone(),
             scope: Arc::new(FrameScope {
@@ -91,7 +92,8 @@ impl Page {
     /// selector of [`Page::locator`]): `page.frame_locator("iframe#pay")
     /// .get_by_role("button").name("Pay").click()`. The frame must be
     /// same-origin (or `srcdoc`); one that never appears fails naming the selector.
-    pub fn frame_locator(&self, selector: &str) -> FrameLocator {
+    pub fn frame_locator(&self, selector: impl AsRef<str>) -> FrameLocator {
+        let selector = selector.as_ref();
         FrameLocator {
             page: self.clone(),
             scope: Arc::new(FrameScope {

@@ -187,13 +187,15 @@ impl Keyboard {
     }
 
     /// Presses a key or chord: `"Enter"`, `"Control+a"`, `"Shift+Tab"`, `"a"`.
-    pub async fn press(&self, key: &str) -> Result<(), BrowserError> {
+    pub async fn press(&self, key: impl AsRef<str>) -> Result<(), BrowserError> {
+        let key = key.as_ref();
         let actions = Self::parse(key)?;
         self.send(actions, &format!("pressing {key}")).await
     }
 
     /// Types `text` one character at a time (key down and up for each).
-    pub async fn type_text(&self, text: &str) -> Result<(), BrowserError> {
+    pub async fn type_text(&self, text: impl AsRef<str>) -> Result<(), BrowserError> {
+        let text = text.as_ref();
         let mut actions = Vec::new();
         for c in text.chars() {
             let v = if c == '\n' {
@@ -211,7 +213,8 @@ impl Keyboard {
     }
 
     /// Holds a key down (until [`up`](Keyboard::up)).
-    pub async fn down(&self, key: &str) -> Result<(), BrowserError> {
+    pub async fn down(&self, key: impl AsRef<str>) -> Result<(), BrowserError> {
+        let key = key.as_ref();
         let v = self::key(key).map_err(|e| e.at(None))?;
         self.send(
             vec![json!({"type": "keyDown", "value": v})],
@@ -221,7 +224,8 @@ impl Keyboard {
     }
 
     /// Releases a key.
-    pub async fn up(&self, key: &str) -> Result<(), BrowserError> {
+    pub async fn up(&self, key: impl AsRef<str>) -> Result<(), BrowserError> {
+        let key = key.as_ref();
         let v = self::key(key).map_err(|e| e.at(None))?;
         self.send(
             vec![json!({"type": "keyUp", "value": v})],
@@ -231,7 +235,8 @@ impl Keyboard {
     }
 
     /// Inserts text as an input method would (no key events).
-    pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
+    pub async fn insert_text(&self, text: impl AsRef<str>) -> Result<(), BrowserError> {
+        let text = text.as_ref();
         let page = &self.page;
         // Over BiDi while the page's calls go that way (with routes, and on
         // Firefox), once a navigation under way has its document: CDP's
@@ -261,6 +266,140 @@ impl Keyboard {
             ))
             .await
             .map(|_| ())
+    }
+}
+
+/// A mouse button (Playwright's click option `button`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MouseButton {
+    /// The main button (the default).
+    #[default]
+    Left,
+    /// The secondary button: opens the context menu (`contextmenu`, then
+    /// `auxclick`).
+    Right,
+    /// The wheel button (`auxclick`).
+    Middle,
+}
+
+impl MouseButton {
+    /// WebDriver's button number.
+    fn number(self) -> u8 {
+        match self {
+            MouseButton::Left => 0,
+            MouseButton::Middle => 1,
+            MouseButton::Right => 2,
+        }
+    }
+}
+
+/// A modifier key held during a click (Playwright's click option `modifiers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modifier {
+    /// Alt (Option on macOS).
+    Alt,
+    /// Control.
+    Control,
+    /// Meta (Command on macOS, the Windows key elsewhere).
+    Meta,
+    /// Shift.
+    Shift,
+    /// Meta on macOS, Control elsewhere: the key of shortcuts.
+    ControlOrMeta,
+}
+
+/// A set of modifier keys, in the order they are pressed: Alt, Control,
+/// Meta, Shift.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Modifiers(u8);
+
+impl Modifiers {
+    const ORDER: [(u8, char); 4] = [
+        (1, '\u{E00A}'), // Alt
+        (2, '\u{E009}'), // Control
+        (4, '\u{E03D}'), // Meta
+        (8, '\u{E008}'), // Shift
+    ];
+
+    /// With `m` too (`ControlOrMeta` as this platform reads it).
+    pub(crate) fn with(self, m: Modifier) -> Modifiers {
+        let bit = match m {
+            Modifier::Alt => 1,
+            Modifier::Control => 2,
+            Modifier::Meta => 4,
+            Modifier::Shift => 8,
+            Modifier::ControlOrMeta if cfg!(target_os = "macos") => 4,
+            Modifier::ControlOrMeta => 2,
+        };
+        Modifiers(self.0 | bit)
+    }
+
+    /// The WebDriver key values held, in order.
+    fn keys(self) -> Vec<String> {
+        Self::ORDER
+            .iter()
+            .filter(|(bit, _)| self.0 & bit != 0)
+            .map(|(_, key)| key.to_string())
+            .collect()
+    }
+}
+
+/// How a click is made: which button, how many times, held how long, with
+/// which modifier keys down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ClickSpec {
+    pub(crate) button: MouseButton,
+    pub(crate) modifiers: Modifiers,
+    pub(crate) count: u32,
+    /// Between each press and its release.
+    pub(crate) delay: std::time::Duration,
+}
+
+impl ClickSpec {
+    /// `count` left clicks, nothing held.
+    pub(crate) fn clicks(count: u32) -> ClickSpec {
+        ClickSpec {
+            button: MouseButton::Left,
+            modifiers: Modifiers::default(),
+            count,
+            delay: std::time::Duration::ZERO,
+        }
+    }
+
+    /// The action sequences of this click at (x, y): a key source holding
+    /// the modifiers and a pointer source clicking, tick by tick (a WebDriver
+    /// tick takes one action of each source; pauses keep them in step).
+    pub(crate) fn actions(&self, x: f64, y: f64) -> Value {
+        let keys = self.modifiers.keys();
+        let pause = || json!({"type": "pause", "duration": 0});
+        let (mut key, mut pointer) = (Vec::new(), Vec::new());
+        for k in &keys {
+            key.push(json!({"type": "keyDown", "value": k}));
+            pointer.push(pause());
+        }
+        pointer.push(mv(x, y));
+        key.push(pause());
+        let button = self.button.number();
+        for _ in 0..self.count {
+            pointer.push(json!({"type": "pointerDown", "button": button}));
+            key.push(pause());
+            if !self.delay.is_zero() {
+                pointer.push(json!({"type": "pause", "duration": self.delay.as_millis() as u64}));
+                key.push(pause());
+            }
+            pointer.push(json!({"type": "pointerUp", "button": button}));
+            key.push(pause());
+        }
+        for k in keys.iter().rev() {
+            key.push(json!({"type": "keyUp", "value": k}));
+            pointer.push(pause());
+        }
+        let mut sources = Vec::new();
+        if !self.modifiers.keys().is_empty() {
+            sources.push(json!({"type": "key", "id": "keyboard", "actions": key}));
+        }
+        sources.push(json!({"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": pointer}));
+        Value::Array(sources)
     }
 }
 
@@ -325,6 +464,21 @@ impl Mouse {
         self.send(actions, &format!("clicking at ({x}, {y})")).await
     }
 
+    /// A click as `spec` makes it, at (x, y).
+    pub(crate) async fn click_with(
+        &self,
+        x: f64,
+        y: f64,
+        spec: ClickSpec,
+    ) -> Result<(), BrowserError> {
+        perform(
+            &self.page,
+            spec.actions(x, y),
+            &format!("clicking at ({x}, {y})"),
+        )
+        .await
+    }
+
     pub(crate) async fn press_at(&self, x: f64, y: f64) -> Result<(), BrowserError> {
         self.send(
             vec![mv(x, y), DOWN()],
@@ -365,6 +519,72 @@ impl Mouse {
 #[cfg(test)]
 mod tests {
     use super::{KeyError, chord};
+
+    /// A Shift+right double click with a hold: the key source presses Shift
+    /// before the pointer moves and releases it after the last release, and
+    /// both sources have as many ticks.
+    #[test]
+    fn a_click_with_modifiers_keeps_its_sources_in_step() {
+        use super::{ClickSpec, Modifier, Modifiers, MouseButton};
+        let spec = ClickSpec {
+            button: MouseButton::Right,
+            modifiers: Modifiers::default()
+                .with(Modifier::Shift)
+                .with(Modifier::Alt),
+            count: 2,
+            delay: std::time::Duration::from_millis(30),
+        };
+        let v = spec.actions(10.4, 20.6);
+        let (key, pointer) = (&v[0]["actions"], &v[1]["actions"]);
+        let types = |a: &serde_json::Value| {
+            a.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["type"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            types(key),
+            [
+                "keyDown", "keyDown", "pause", "pause", "pause", "pause", "pause", "pause",
+                "pause", "keyUp", "keyUp"
+            ]
+        );
+        assert_eq!(
+            types(pointer),
+            [
+                "pause",
+                "pause",
+                "pointerMove",
+                "pointerDown",
+                "pause",
+                "pointerUp",
+                "pointerDown",
+                "pause",
+                "pointerUp",
+                "pause",
+                "pause"
+            ]
+        );
+        // Alt before Shift, released in reverse; the right button is 2.
+        assert_eq!(key[0]["value"], "\u{E00A}");
+        assert_eq!(key[10]["value"], "\u{E00A}");
+        assert_eq!(pointer[3]["button"], 2);
+        assert_eq!(pointer[4]["duration"], 30);
+        assert_eq!(
+            (pointer[2]["x"].as_i64(), pointer[2]["y"].as_i64()),
+            (Some(10), Some(21))
+        );
+        // Without modifiers: the pointer alone.
+        assert_eq!(
+            ClickSpec::clicks(1)
+                .actions(1.0, 1.0)
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+    }
 
     #[test]
     fn a_bad_key_is_a_typed_error_naming_it_and_its_chord() {

@@ -7,7 +7,8 @@
 //! `HARSHJUDGE_CHROMIUM` (default `chromium`, `chromium-browser`, `google-chrome`
 //! on PATH), `HARSHJUDGE_WEBDRIVER_URL` (a running WebDriver; no local
 //! chromedriver then), `HARSHJUDGE_WINDOW` (default `1280x800`),
-//! `HARSHJUDGE_WAIT` (auto-wait limit, default `5s`).
+//! `HARSHJUDGE_WAIT` (auto-wait limit, default `5s`), `HARSHJUDGE_EXPECT_TIMEOUT`
+//! (web-first assertions' limit, default `HARSHJUDGE_WAIT`'s).
 
 mod aria_template;
 mod bidi;
@@ -43,18 +44,21 @@ mod wire;
 pub use bidi::dialog::{Dialog, DialogType};
 pub use bidi::glob::UrlPattern;
 pub use bidi::route::{Continue, Request, Response, ResponseInfo, Route};
-pub use config::{BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings};
+pub use config::{
+    BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings,
+    set_suite_expect_timeout,
+};
 pub use download::Download;
 pub use driver::local_driver;
 pub use error::BrowserError;
-pub use expect::{Expectable, Expected, LocatorExpect, PageExpect, expect};
+pub use expect::{Assertion, Expectable, Expected, LocatorExpect, PageExpect, expect};
 pub use frame::FrameLocator;
 pub use generate::{
     GeneratedLocator, LocatorParseError, LocatorPart, engine_source, generate_locator,
     generate_locator_in,
 };
-pub use keyboard::{Keyboard, Mouse};
-pub use locator::{BoundingBox, Locator, TextMatch, WaitState};
+pub use keyboard::{Keyboard, Modifier, Mouse, MouseButton};
+pub use locator::{BoundingBox, Click, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};
 pub(crate) use observe::console_failure;
 pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestExpect};

@@ -64,7 +64,7 @@ impl NetworkLog {
     fn wait(&self) -> Duration {
         self.pages
             .first()
-            .map_or(Duration::from_secs(5), |p| p.wait())
+            .map_or(Duration::from_secs(5), |p| p.expect_wait())
     }
 }
 
@@ -350,7 +350,7 @@ impl ConsoleExpect {
         self.log
             .pages
             .first()
-            .map_or(Duration::from_secs(5), |p| p.wait())
+            .map_or(Duration::from_secs(5), |p| p.expect_wait())
     }
 }
 

@@ -61,6 +61,10 @@ pub trait ScenarioEvidence: Send + Sync {
 pub struct Page {
     inner: Arc<Inner>,
     wait: Duration,
+    /// How long web-first assertions retry when the call sets no timeout
+    /// (the suite's `HARSHJUDGE_EXPECT_TIMEOUT` or `main!(expect_timeout)`);
+    /// none: `wait`.
+    expect_wait: Option<Duration>,
 }
 
 struct Inner {
@@ -171,7 +175,12 @@ pub(crate) async fn reset(client: &Client) -> Result<(), BrowserError> {
 }
 
 impl Page {
-    pub(crate) fn new(session: Session, base_url: &str, wait: Duration) -> Page {
+    pub(crate) fn new(
+        session: Session,
+        base_url: &str,
+        wait: Duration,
+        expect_wait: Option<Duration>,
+    ) -> Page {
         super::error::register_call_site();
         let engine = Engine::new(
             session.client.clone(),
@@ -196,6 +205,7 @@ impl Page {
                 noted: std::sync::atomic::AtomicBool::new(false),
             }),
             wait,
+            expect_wait,
         }
     }
 
@@ -222,6 +232,7 @@ impl Page {
                 noted: std::sync::atomic::AtomicBool::new(true),
             }),
             wait: self.wait,
+            expect_wait: self.expect_wait,
         }
     }
 
@@ -280,17 +291,26 @@ impl Page {
         Some(session)
     }
 
-    /// The same page with another auto-wait limit.
+    /// The same page with another auto-wait limit, of its actions and of
+    /// its assertions (over the suite's `HARSHJUDGE_EXPECT_TIMEOUT`).
     pub fn with_timeout(&self, wait: Duration) -> Page {
         Page {
             inner: self.inner.clone(),
             wait,
+            expect_wait: Some(wait),
         }
     }
 
-    /// The auto-wait limit of actions and assertions.
+    /// The auto-wait limit of actions (and of assertions when the suite sets
+    /// no `HARSHJUDGE_EXPECT_TIMEOUT`).
     pub fn wait(&self) -> Duration {
         self.wait
+    }
+
+    /// How long a web-first assertion retries when its call sets no timeout:
+    /// the suite's expect timeout, else [`wait`](Page::wait).
+    pub(crate) fn expect_wait(&self) -> Duration {
+        self.expect_wait.unwrap_or(self.wait)
     }
 
     /// The underlying fantoccini client, for anything the page API lacks.
@@ -329,8 +349,8 @@ impl Page {
     /// the place of this one before its document comes fails it with
     /// [`BrowserError::NavigationInterrupted`], naming both URLs, where the
     /// session speaks WebDriver BiDi (not on WebKit).
-    pub async fn goto(&self, path: &str) -> Result<(), BrowserError> {
-        let url = self.url_for(path)?;
+    pub async fn goto(&self, path: impl AsRef<str>) -> Result<(), BrowserError> {
+        let url = self.url_for(path.as_ref())?;
         if let Some(origin) = origin_of(&url) {
             self.visited(&origin);
         }

@@ -327,7 +327,7 @@ async fn abandon_warm() -> Option<Session> {
 /// registered through CDP (see [`super::engine::Engine::skip_registration`]).
 fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
     let cdp = session.browser == BrowserKind::Chromium;
-    let page = Page::new(session, base_url, config.wait);
+    let page = Page::new(session, base_url, config.wait, config.expect_timeout);
     if !cdp {
         page.engine().skip_registration();
     }

@@ -160,8 +160,19 @@ pub(crate) struct SelectOption {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "action", rename_all = "camelCase")]
 pub(crate) enum Action {
-    Click,
-    Dblclick,
+    /// A click (and a double click): at `position` from the top left of the
+    /// element's padding box (else where it receives the pointer); `force`:
+    /// no actionability check.
+    Click {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        position: Option<Point>,
+        force: bool,
+    },
+    Dblclick {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        position: Option<Point>,
+        force: bool,
+    },
     Hover,
     Check {
         checked: bool,
@@ -396,8 +407,8 @@ pub(crate) enum EngineError {
     Js { message: String },
 }
 
-/// A point in the viewport, in CSS pixels.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+/// A point in the viewport (or in an element's box), in CSS pixels.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Serialize)]
 pub(crate) struct Point {
     pub(crate) x: f64,
     pub(crate) y: f64,
@@ -605,8 +616,14 @@ mod tests {
             names.push(name(serde_json::to_value(s).unwrap(), "kind"));
         }
         for a in [
-            Action::Click,
-            Action::Dblclick,
+            Action::Click {
+                position: None,
+                force: false,
+            },
+            Action::Dblclick {
+                position: None,
+                force: false,
+            },
             Action::Hover,
             Action::Check { checked: true },
             Action::Fill { value: "".into() },
@@ -660,7 +677,10 @@ mod tests {
         for r in [
             Request::Act {
                 target: target(),
-                action: Action::Click,
+                action: Action::Click {
+                    position: Some(Point { x: 1.0, y: 2.0 }),
+                    force: true,
+                },
                 verify: None,
             },
             Request::HitResult { keep: false },

@@ -28,65 +28,51 @@ impl Page {
     #[track_caller]
     pub fn click<'a>(
         &'a self,
-        selector: &'a str,
+        selector: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
-            shorthand(
-                self.locator(selector),
-                at,
-                |l| async move { l.click().await },
-            )
-            .await
-        }
+        let sel = self.locator(selector);
+        async move { shorthand(sel, at, |l| async move { l.click().await }).await }
     }
 
     /// `page.locator(selector).fill(text)`: replaces the field's value without blurring it.
     #[track_caller]
     pub fn fill<'a>(
         &'a self,
-        selector: &'a str,
-        text: &'a str,
+        selector: impl AsRef<str>,
+        text: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
-            shorthand(
-                self.locator(selector),
-                at,
-                |l| async move { l.fill(text).await },
-            )
-            .await
-        }
+        let sel = self.locator(selector);
+        let text = text.as_ref().to_string();
+        async move { shorthand(sel, at, |l| async move { l.fill(text).await }).await }
     }
 
     /// `page.locator(selector).press(key)`: a key or chord (`"Enter"`, `"Control+a"`).
     #[track_caller]
     pub fn press<'a>(
         &'a self,
-        selector: &'a str,
-        key: &'a str,
+        selector: impl AsRef<str>,
+        key: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
-            shorthand(
-                self.locator(selector),
-                at,
-                |l| async move { l.press(key).await },
-            )
-            .await
-        }
+        let sel = self.locator(selector);
+        let key = key.as_ref().to_string();
+        async move { shorthand(sel, at, |l| async move { l.press(key).await }).await }
     }
 
     /// `page.locator(selector).select_option([value_or_label])`.
     #[track_caller]
     pub fn select<'a>(
         &'a self,
-        selector: &'a str,
-        value_or_label: &'a str,
+        selector: impl AsRef<str>,
+        value_or_label: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
+        let sel = self.locator(selector);
+        let value_or_label = value_or_label.as_ref().to_string();
         async move {
-            shorthand(self.locator(selector), at, |l| async move {
+            shorthand(sel, at, |l| async move {
                 l.select_option([value_or_label]).await.map(|_| ())
             })
             .await
@@ -97,27 +83,24 @@ impl Page {
     #[track_caller]
     pub fn check<'a>(
         &'a self,
-        selector: &'a str,
+        selector: impl AsRef<str>,
         on: bool,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.set_checked(on).await
-            })
-            .await
-        }
+        let sel = self.locator(selector);
+        async move { shorthand(sel, at, |l| async move { l.set_checked(on).await }).await }
     }
 
     /// The element's rendered text, once it is visible.
     #[track_caller]
     pub fn text<'a>(
         &'a self,
-        selector: &'a str,
+        selector: impl AsRef<str>,
     ) -> impl Future<Output = Result<String, BrowserError>> + Send + 'a {
         let at = Location::caller();
+        let sel = self.locator(selector);
         async move {
-            shorthand(self.locator(selector), at, |l| async move {
+            shorthand(sel, at, |l| async move {
                 l.wait_for(WaitState::Visible).await?;
                 l.inner_text().await
             })
@@ -129,27 +112,25 @@ impl Page {
     #[track_caller]
     pub fn attribute<'a>(
         &'a self,
-        selector: &'a str,
-        name: &'a str,
+        selector: impl AsRef<str>,
+        name: impl AsRef<str>,
     ) -> impl Future<Output = Result<Option<String>, BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.get_attribute(name).await
-            })
-            .await
-        }
+        let sel = self.locator(selector);
+        let name = name.as_ref().to_string();
+        async move { shorthand(sel, at, |l| async move { l.get_attribute(&name).await }).await }
     }
 
     /// Whether any element matching `selector` is visible now (no waiting).
     #[track_caller]
     pub fn is_visible<'a>(
         &'a self,
-        selector: &'a str,
+        selector: impl AsRef<str>,
     ) -> impl Future<Output = Result<bool, BrowserError>> + Send + 'a {
         let at = Location::caller();
+        let sel = self.locator(selector);
         async move {
-            shorthand(self.locator(selector), at, |l| async move {
+            shorthand(sel, at, |l| async move {
                 Ok(l.filter_visible().count().await? > 0)
             })
             .await
@@ -160,13 +141,16 @@ impl Page {
     #[track_caller]
     pub fn wait_for<'a>(
         &'a self,
-        selector: &'a str,
+        selector: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
+        let sel = self.locator(selector);
         async move {
-            shorthand(self.locator(selector), at, |l| async move {
-                l.wait_for(WaitState::Visible).await
-            })
+            shorthand(
+                sel,
+                at,
+                |l| async move { l.wait_for(WaitState::Visible).await },
+            )
             .await
         }
     }
@@ -175,7 +159,7 @@ impl Page {
     #[track_caller]
     pub fn expect_visible<'a>(
         &'a self,
-        selector: &'a str,
+        selector: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let l = self.locator(selector);

@@ -400,7 +400,7 @@ impl ScreenshotAssertion {
                 )));
             }
         };
-        let timeout = self.timeout.unwrap_or_else(|| self.page().wait());
+        let timeout = self.timeout.unwrap_or_else(|| self.page().expect_wait());
         let start = Instant::now();
         let deadline = start + timeout;
         let attach = |suffix: &str, bytes: &[u8]| -> Result<String, BrowserError> {

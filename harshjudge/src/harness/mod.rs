@@ -95,6 +95,9 @@ pub struct Package {
     /// The environment variables holding the suite's secrets
     /// (`main!(secrets = […])`): masked everywhere ([`crate::secrets`]).
     pub secrets: &'static [&'static str],
+    /// How long web-first assertions retry by default
+    /// (`main!(expect_timeout = …)`; `HARSHJUDGE_EXPECT_TIMEOUT` wins).
+    pub expect_timeout: Option<std::time::Duration>,
 }
 
 impl Package {
@@ -108,6 +111,7 @@ impl Package {
             before_all: None,
             after_all: None,
             secrets: &[],
+            expect_timeout: None,
         }
     }
 }
@@ -307,6 +311,7 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         // Each layer reads its own variables; all are checked before anything runs.
         let settings = Settings::from_env(&root, pkg.name)?;
         let judge = crate::judge::JudgeSettings::from_env()?;
+        crate::browser::set_suite_expect_timeout(pkg.expect_timeout)?;
         crate::browser::check_settings()?;
         (root, Some((settings, judge)))
     };

@@ -4,7 +4,7 @@
 //! `fetchError`, each hop of a redirect under its request id. What arrived
 //! before a step boundary belongs to that step ([`StepLog::take`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,95 @@ struct State {
     /// How routes settled requests: request id → `fulfilled`, `aborted`, `continued`.
     marks: HashMap<String, &'static str>,
     waiters: Vec<Waiter>,
+    downloads: Downloads,
+}
+
+/// How many recent downloads a late fetch error is matched against.
+const DOWNLOADS_KEPT: usize = 16;
+
+/// Where a load began or ended: its browsing context, its navigation (none
+/// for a request no navigation made) and its URL.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct LoadOf {
+    context: String,
+    navigation: Option<String>,
+    url: String,
+}
+
+impl LoadOf {
+    fn of(p: &Value, url: &str) -> LoadOf {
+        LoadOf {
+            context: p["context"].as_str().unwrap_or_default().to_string(),
+            navigation: p["navigation"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .map(String::from),
+            url: url.to_string(),
+        }
+    }
+
+    /// The same load: the same navigation when both name one, else the same
+    /// URL in the same context.
+    fn same(&self, other: &LoadOf) -> bool {
+        match (&self.navigation, &other.navigation) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.context == other.context && self.url == other.url,
+        }
+    }
+}
+
+/// The classifier of failed loads that are downloads: the recent downloads
+/// (kept across step boundaries, a fetch error may come in the next step),
+/// and the step's console entries of failed loads a download may yet explain.
+#[derive(Default)]
+struct Downloads {
+    /// The latest downloads begun: the load, the suggested file name.
+    began: VecDeque<(LoadOf, String)>,
+    /// Failed loads in the step's console: their index there and the load.
+    failed: Vec<(usize, LoadOf, String)>,
+}
+
+impl Downloads {
+    /// The download `load` became, if one began.
+    fn of(&self, load: &LoadOf) -> Option<&str> {
+        self.began
+            .iter()
+            .rev()
+            .find(|(l, _)| l.same(load))
+            .map(|(_, name)| name.as_str())
+    }
+
+    /// A download began: remembered, and the failed loads already in the
+    /// step's console that were its request become what they are.
+    fn began(&mut self, load: LoadOf, name: String, console: &mut [ConsoleEntry]) {
+        self.failed.retain(|(i, failed, error)| {
+            if !failed.same(&load) {
+                return true;
+            }
+            if let Some(entry) = console.get_mut(*i) {
+                *entry = became_download(entry.clone(), &name, error);
+            }
+            false
+        });
+        if self.began.len() == DOWNLOADS_KEPT {
+            self.began.pop_front();
+        }
+        self.began.push_back((load, name));
+    }
+}
+
+/// The console entry of a load that ended because it became a download:
+/// `info`, saying so, in place of the failed load's error.
+fn became_download(failed: ConsoleEntry, name: &str, error: &str) -> ConsoleEntry {
+    let url = failed.url.clone().unwrap_or_default();
+    ConsoleEntry {
+        level: "info".into(),
+        text: format!(
+            "the load of {url} became a download ({name:?}); it ended with {error}, as a download's load does"
+        ),
+        source: "download".into(),
+        ..failed
+    }
 }
 
 /// The events of one session, kept until the step boundary takes them.
@@ -201,6 +290,7 @@ impl StepLog {
                     done,
                     console,
                     marks,
+                    ..
                 } = &mut *s;
                 let Some(o) = open.get_mut(&key) else { return };
                 let r = &p["response"];
@@ -240,6 +330,17 @@ impl StepLog {
                     done.push(e);
                 }
             }
+            "browsingContext.downloadWillBegin" => {
+                let load = LoadOf::of(p, p["url"].as_str().unwrap_or_default());
+                let name = p["suggestedFilename"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let State {
+                    downloads, console, ..
+                } = &mut *s;
+                downloads.began(load, name, console);
+            }
             "network.fetchError" => {
                 let id = p["request"]["request"].as_str().unwrap_or_default();
                 let key = (id.to_string(), p["redirectCount"].as_u64().unwrap_or(0));
@@ -249,14 +350,24 @@ impl StepLog {
                 e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
                 let error = p["errorText"].as_str().unwrap_or("failed").to_string();
                 e.intercepted = s.marks.get(id).copied().map(String::from);
-                s.console.push(ConsoleEntry {
+                let failed = ConsoleEntry {
                     level: "error".into(),
                     text: format!("Failed to load resource: {error}"),
                     source: "network".into(),
                     url: Some(e.url.clone()),
                     line: None,
                     timestamp: end as u64,
-                });
+                };
+                let load = LoadOf::of(p, &e.url);
+                let entry = match s.downloads.of(&load) {
+                    Some(name) => became_download(failed, name, &error),
+                    None => {
+                        let i = s.console.len();
+                        s.downloads.failed.push((i, load, error.clone()));
+                        failed
+                    }
+                };
+                s.console.push(entry);
                 e.failure = Some(error);
                 s.done.push(e);
             }
@@ -320,6 +431,9 @@ impl StepLog {
         }
         let mut s = self.state.lock().expect("step log lock");
         let console = std::mem::take(&mut s.console);
+        // Their entries leave with the step (a download that begins later
+        // no longer finds them there).
+        s.downloads.failed.clear();
         let mut network = std::mem::take(&mut s.done);
         let answered: Vec<(String, u64)> = s
             .open
@@ -450,6 +564,84 @@ mod tests {
         assert_eq!(
             (console[1].level.as_str(), console[1].line),
             ("warning", Some(3))
+        );
+    }
+
+    /// A navigation that became a download ends its request with
+    /// `net::ERR_ABORTED`, before or after `downloadWillBegin` (Chromium
+    /// sends them in either order), or in the next step: never a console
+    /// error, always an `info` naming the download. A failed load that no
+    /// download explains stays an error.
+    #[tokio::test]
+    async fn a_load_that_became_a_download_is_no_console_error_in_either_order() {
+        let nav = |id: &str, url: &str, navigation: &str| {
+            let mut v = sent(id, url, 0, 1.0);
+            v["context"] = json!("ctx");
+            v["navigation"] = json!(navigation);
+            v
+        };
+        let aborted = |id: &str, navigation: &str| {
+            json!({"request": {"request": id}, "context": "ctx", "navigation": navigation,
+                "errorText": "net::ERR_ABORTED", "timestamp": 2.0})
+        };
+        let began = |url: &str, navigation: &str| {
+            json!({"context": "ctx", "navigation": navigation, "url": url,
+                "suggestedFilename": "report.csv", "timestamp": 2.0})
+        };
+        let url = "http://a/export";
+        let gate = |console: &[ConsoleEntry]| {
+            console
+                .iter()
+                .filter(|c| c.level == "error")
+                .map(|c| c.text.clone())
+                .collect::<Vec<_>>()
+        };
+        // The fetch error first, then the download: the error becomes an info.
+        let log = StepLog::default();
+        log.event("network.beforeRequestSent", &nav("1", url, "n1"));
+        log.event("network.fetchError", &aborted("1", "n1"));
+        assert_eq!(gate(&log.peek(false).0).len(), 1, "not yet explained");
+        log.event("browsingContext.downloadWillBegin", &began(url, "n1"));
+        let (console, network) = log.take().await;
+        assert!(gate(&console).is_empty(), "{console:?}");
+        assert_eq!(console.len(), 1);
+        assert_eq!(
+            (console[0].level.as_str(), console[0].source.as_str()),
+            ("info", "download")
+        );
+        assert!(
+            console[0]
+                .text
+                .contains("became a download (\"report.csv\")")
+                && console[0].text.contains("net::ERR_ABORTED"),
+            "{}",
+            console[0].text
+        );
+        assert_eq!(network[0].failure.as_deref(), Some("net::ERR_ABORTED"));
+        // The download first, then the fetch error (in the next step): an info.
+        log.event("network.beforeRequestSent", &nav("2", url, "n2"));
+        log.event("browsingContext.downloadWillBegin", &began(url, "n2"));
+        assert!(log.take().await.0.is_empty());
+        log.event("network.fetchError", &aborted("2", "n2"));
+        let (console, _) = log.take().await;
+        assert!(gate(&console).is_empty(), "{console:?}");
+        assert_eq!(console[0].source, "download");
+        // Without a navigation id (an `<a download>`): matched by context and URL.
+        log.event("network.beforeRequestSent", &nav("3", url, ""));
+        log.event("browsingContext.downloadWillBegin", &began(url, ""));
+        log.event("network.fetchError", &aborted("3", ""));
+        assert!(gate(&log.take().await.0).is_empty());
+        // Another navigation's failed load is still an error, before and after
+        // a download of another navigation begins.
+        log.event(
+            "network.beforeRequestSent",
+            &nav("4", "http://a/broken", "n4"),
+        );
+        log.event("network.fetchError", &aborted("4", "n4"));
+        log.event("browsingContext.downloadWillBegin", &began(url, "n5"));
+        assert_eq!(
+            gate(&log.take().await.0),
+            ["Failed to load resource: net::ERR_ABORTED"]
         );
     }
 

@@ -89,14 +89,18 @@ async function hjeActionable(req, checks, log) {
       sameFrames = same ? sameFrames + 1 : 0;
       if (sameFrames < 2) return { problem: n < 2 ? 'checking that the element is stable' : 'element is not stable' };
     }
-    if (checks.hit) {
-      let p = hjeHitPoint(el);
+    if (checks.hit || checks.point) {
+      // A click's `position`: from the top left of the padding box (so that
+      // the event's offsetX/offsetY are that position), as Playwright's.
+      let p = req.position ? hjeOffsetPoint(el, req.position) : hjeHitPoint(el);
       if (!p) {
         el.scrollIntoView({ block: ['center', 'end', 'start', 'nearest'][scrolled % 4], inline: 'center', behavior: 'instant' });
         scrolled++;
         lastRect = null;
         return { problem: 'scrolling into view' };
       }
+      // `force`: wherever the pointer lands, nothing checked.
+      if (!checks.hit) return { done: true, el, point: p };
       const hit = hjeHitTarget(p.x, p.y);
       if (!hjeReceives(el, hit)) {
         return { problem: (hit ? hjePreview(hit) : 'nothing') + ' intercepts pointer events' };
@@ -180,6 +184,19 @@ const HJE_ACTION_CHECKS = {
   focus: {}, blur: {}, dispatchEvent: {}, press: {}, setInputFiles: {},
 };
 
+// The viewport point `pos` from the top left of `el`'s padding box, or null
+// when it is outside the viewport.
+function hjeOffsetPoint(el, pos) {
+  const r = el.getBoundingClientRect();
+  const cs = getComputedStyle(el);
+  const x = r.left + (parseFloat(cs.borderLeftWidth) || 0) + pos.x;
+  const y = r.top + (parseFloat(cs.borderTopWidth) || 0) + pos.y;
+  const vw = document.documentElement.clientWidth || innerWidth;
+  const vh = document.documentElement.clientHeight || innerHeight;
+  if (x < 0 || y < 0 || x >= vw || y >= vh) return null;
+  return { x, y };
+}
+
 async function hjeAct(req) {
   const log = new HjeLog();
   if (req.action === 'check') {
@@ -187,8 +204,10 @@ async function hjeAct(req) {
     const q = hjeQuerySelector(req.chain, true);
     if (q.element && hjeChecked(q.element) === req.checked) return { ok: true, value: { done: true }, log: [] };
   }
-  const checks = HJE_ACTION_CHECKS[req.action];
+  let checks = HJE_ACTION_CHECKS[req.action];
   if (!checks) return hjeError('usage', { message: 'unknown action ' + req.action });
+  // `force` (a click's option): no actionability check, only the point.
+  if (req.force) checks = { point: true };
   const r = await hjeActionable(req, checks, log);
   if (!r.done) return hjeFail(r, log);
   const el = r.el;

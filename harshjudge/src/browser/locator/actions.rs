@@ -3,45 +3,36 @@
 
 use std::future::Future;
 use std::panic::Location;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use serde_json::json;
 
 use super::Locator;
 use super::calls::{PointerOp, element_id, unexpected};
+use crate::browser::config::BrowserKind;
 use crate::browser::error::BrowserError;
+use crate::browser::expect::Running;
+use crate::browser::keyboard::{ClickSpec, Modifier, Modifiers, MouseButton};
 use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
 use crate::browser::wire;
 
 impl Locator {
     /// Clicks the element at its centre, once it is visible, stable, enabled and
     /// receives the pointer there (else waits, naming the element in the way).
+    /// Playwright's options go on the returned [`Click`]:
+    /// `l.click().button(MouseButton::Right).modifiers([Modifier::Shift]).await?`.
     #[track_caller]
-    pub fn click(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        let at = Location::caller();
-        async move {
-            self.pointer(
-                Action::Click,
-                "be clicked (visible, enabled, stable, receiving pointer events)",
-                PointerOp::Click(1),
-                at,
-            )
-            .await
-        }
+    pub fn click(&self) -> Click<'_> {
+        Click::new(self, false, Location::caller())
     }
 
-    /// Double-clicks the element (as [`click`](Locator::click)).
+    /// Double-clicks the element (as [`click`](Locator::click), two clicks;
+    /// the same options).
     #[track_caller]
-    pub fn dblclick(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        let at = Location::caller();
-        async move {
-            self.pointer(
-                Action::Dblclick,
-                "be double-clicked (visible, enabled, stable, receiving pointer events)",
-                PointerOp::Click(2),
-                at,
-            )
-            .await
-        }
+    pub fn dblclick(&self) -> Click<'_> {
+        Click::new(self, true, Location::caller())
     }
 
     /// Moves the mouse over the element's centre.
@@ -63,16 +54,15 @@ impl Locator {
     /// select all, insert the text (an `input` event; `change` comes when the
     /// field loses focus, as with typing).
     #[track_caller]
-    pub fn fill<'a>(
-        &'a self,
-        value: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+    pub fn fill(
+        &self,
+        value: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
+        let value = value.as_ref().to_string();
         async move {
             self.act(
-                Action::Fill {
-                    value: value.to_string(),
-                },
+                Action::Fill { value },
                 "be filled (visible, enabled, editable)",
                 at,
             )
@@ -101,12 +91,14 @@ impl Locator {
     /// Focuses the element and presses a key or chord: `"Enter"`, `"Escape"`,
     /// `"Control+a"`, `"Shift+Tab"`, `"a"`, … (see [`Keyboard::press`](crate::browser::Keyboard::press)).
     #[track_caller]
-    pub fn press<'a>(
-        &'a self,
-        key: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+    pub fn press(
+        &self,
+        key: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
+        let key = key.as_ref().to_string();
         async move {
+            let key = key.as_str();
             let keys = crate::browser::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
             self.act(Action::Press, "be focused", at).await?;
             self.page
@@ -119,16 +111,17 @@ impl Locator {
 
     /// Focuses the element and types `text` one key at a time.
     #[track_caller]
-    pub fn press_sequentially<'a>(
-        &'a self,
-        text: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+    pub fn press_sequentially(
+        &self,
+        text: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
+        let text = text.as_ref().to_string();
         async move {
             self.act(Action::Press, "be focused", at).await?;
             self.page
                 .keyboard()
-                .type_text(text)
+                .type_text(&text)
                 .await
                 .map_err(|e| e.located(at))
         }
@@ -173,7 +166,7 @@ impl Locator {
             .pointer_action(
                 Action::Check { checked },
                 &format!("{verb} (visible, enabled, stable, receiving pointer events)"),
-                PointerOp::Click(1),
+                PointerOp::Click(ClickSpec::clicks(1)),
                 at,
             )
             .await?;
@@ -253,15 +246,16 @@ impl Locator {
 
     /// Dispatches a DOM event of `event_type` (`"click"`, `"input"`, …) on the element.
     #[track_caller]
-    pub fn dispatch_event<'a>(
-        &'a self,
-        event_type: &'a str,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+    pub fn dispatch_event(
+        &self,
+        event_type: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
+        let event_type = event_type.as_ref().to_string();
         async move {
             self.act(
                 Action::DispatchEvent {
-                    r#type: event_type.to_string(),
+                    r#type: event_type.clone(),
                 },
                 &format!("receive a {event_type} event"),
                 at,
@@ -420,5 +414,205 @@ impl Locator {
                 .await
                 .map_err(|e| e.located(at))
         }
+    }
+}
+
+/// The most clicks one `click_count` makes.
+const MAX_CLICKS: u32 = 100;
+
+/// The longest `delay` between a press and its release.
+const MAX_DELAY: Duration = Duration::from_secs(60);
+
+/// A click of [`Locator::click`] or [`Locator::dblclick`], made when awaited,
+/// with Playwright's click options:
+/// `l.click().button(MouseButton::Right).await?` (a context menu),
+/// `l.click().modifiers([Modifier::Shift]).await?` (a Shift-click),
+/// `.click_count(3)`, `.position(5.0, 5.0)`, `.delay(d)`, `.force(true)`,
+/// `.timeout(d)`.
+#[must_use = "a click does nothing until awaited"]
+pub struct Click<'a> {
+    locator: &'a Locator,
+    double: bool,
+    spec: ClickSpec,
+    position: Option<Point>,
+    force: bool,
+    timeout: Option<Duration>,
+    at: &'static Location<'static>,
+    /// The click under way, boxed: its state stays off the caller's stack.
+    running: Option<Running<'a>>,
+}
+
+impl<'a> Click<'a> {
+    fn new(locator: &'a Locator, double: bool, at: &'static Location<'static>) -> Click<'a> {
+        Click {
+            locator,
+            double,
+            spec: ClickSpec::clicks(if double { 2 } else { 1 }),
+            position: None,
+            force: false,
+            timeout: None,
+            at,
+            running: None,
+        }
+    }
+
+    /// The button to press (default [`MouseButton::Left`]); `Right` opens the
+    /// context menu (`contextmenu`). On WebKit only the left one
+    /// ([`BrowserError::Unsupported`] otherwise: its driver releases every
+    /// button as the left one).
+    pub fn button(mut self, button: MouseButton) -> Self {
+        self.spec.button = button;
+        self
+    }
+
+    /// Modifier keys held during the click (`[Modifier::Shift]`,
+    /// `[Modifier::ControlOrMeta]`, …); released after it.
+    pub fn modifiers(mut self, modifiers: impl IntoIterator<Item = Modifier>) -> Self {
+        self.spec.modifiers = modifiers
+            .into_iter()
+            .fold(Modifiers::default(), Modifiers::with);
+        self
+    }
+
+    /// How many clicks in a row (1 to 100; default 1, 2 for `dblclick`): the
+    /// events' `detail` counts them.
+    pub fn click_count(mut self, count: u32) -> Self {
+        self.spec.count = count;
+        self
+    }
+
+    /// Where to click, in CSS pixels from the top left of the element's
+    /// padding box (the events' `offsetX`/`offsetY`); default: a point of the
+    /// element that receives the pointer.
+    pub fn position(mut self, x: f64, y: f64) -> Self {
+        self.position = Some(Point { x, y });
+        self
+    }
+
+    /// How long to hold each press before its release (at most 60 s).
+    pub fn delay(mut self, delay: Duration) -> Self {
+        self.spec.delay = delay;
+        self
+    }
+
+    /// Skips the actionability checks (visible, stable, enabled, receiving
+    /// the pointer): the click lands wherever the element's point is, on
+    /// whatever is there.
+    pub fn force(mut self, force: bool) -> Self {
+        self.force = force;
+        self
+    }
+
+    /// How long to wait for the element to be actionable (default: the
+    /// page's wait).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// What is wrong with the options, if anything.
+    fn misused(&self) -> Option<String> {
+        if !(1..=MAX_CLICKS).contains(&self.spec.count) {
+            return Some(format!(
+                "click_count({}) on {}: a click is 1 to {MAX_CLICKS} clicks",
+                self.spec.count, self.locator.desc
+            ));
+        }
+        if self.spec.delay > MAX_DELAY {
+            return Some(format!(
+                "delay({:?}) on {}: a press is held at most {MAX_DELAY:?}",
+                self.spec.delay, self.locator.desc
+            ));
+        }
+        if let Some(p) = self.position
+            && !(p.x.is_finite() && p.y.is_finite() && p.x >= 0.0 && p.y >= 0.0)
+        {
+            return Some(format!(
+                "position({}, {}) on {}: a position is two finite numbers of CSS pixels, 0 or more, from the element's top left",
+                p.x, p.y, self.locator.desc
+            ));
+        }
+        None
+    }
+
+    async fn run(
+        locator: &Locator,
+        action: Action,
+        spec: ClickSpec,
+        timeout: Option<Duration>,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        let what = match (&action, spec.count) {
+            (Action::Click { force: true, .. } | Action::Dblclick { force: true, .. }, _) => {
+                "be clicked (forced: no actionability check)"
+            }
+            (_, 2) => "be double-clicked (visible, enabled, stable, receiving pointer events)",
+            _ => "be clicked (visible, enabled, stable, receiving pointer events)",
+        };
+        locator
+            .pointer_action_within(action, what, PointerOp::Click(spec), timeout, at)
+            .await
+            .map(|_| ())
+    }
+
+    fn start(&mut self) -> Running<'a> {
+        if let Some(message) = self.misused() {
+            let at = self.at;
+            return Box::pin(async move {
+                Err(BrowserError::Invalid {
+                    message,
+                    location: Some(at),
+                })
+            });
+        }
+        let browser = self.locator.page.browser();
+        if browser == BrowserKind::Webkit && self.spec.button != MouseButton::Left {
+            let what = format!("click().button(MouseButton::{:?})", self.spec.button);
+            return Box::pin(async move {
+                Err(BrowserError::Unsupported {
+                    browser,
+                    what,
+                    why: "WebKitWebDriver releases every button as the left one, so the page would get a click after the context menu; run this step with --browser chromium or --browser firefox".into(),
+                })
+            });
+        }
+        let (position, force) = (self.position, self.force);
+        let action = if self.double {
+            Action::Dblclick { position, force }
+        } else {
+            Action::Click { position, force }
+        };
+        Box::pin(Click::run(
+            self.locator,
+            action,
+            self.spec,
+            self.timeout,
+            self.at,
+        ))
+    }
+}
+
+impl std::fmt::Debug for Click<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Click")
+            .field("locator", &self.locator.desc)
+            .field("double", &self.double)
+            .field("spec", &self.spec)
+            .field("position", &self.position)
+            .field("force", &self.force)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Future for Click<'_> {
+    type Output = Result<(), BrowserError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if this.running.is_none() {
+            this.running = Some(this.start());
+        }
+        this.running.as_mut().expect("set above").as_mut().poll(cx)
     }
 }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::Locator;
 use crate::browser::error::BrowserError;
+use crate::browser::keyboard::ClickSpec;
 use crate::browser::protocol::{Acted, Action, Call, HitEvents, HitReport, Point, Read, Request};
 use crate::browser::wire;
 
@@ -82,9 +83,26 @@ impl Locator {
         op: PointerOp,
         at: &'static Location<'static>,
     ) -> Result<Acted, BrowserError> {
+        self.pointer_action_within(action, what, op, None, at).await
+    }
+
+    /// [`pointer_action`](Self::pointer_action) within `limit` (none: the
+    /// page's wait). A forced action (`force`) is not checked afterwards.
+    pub(super) async fn pointer_action_within(
+        &self,
+        action: Action,
+        what: &str,
+        op: PointerOp,
+        limit: Option<Duration>,
+        at: &'static Location<'static>,
+    ) -> Result<Acted, BrowserError> {
         self.misused(at)?;
+        let forced = matches!(
+            action,
+            Action::Click { force: true, .. } | Action::Dblclick { force: true, .. }
+        );
         let start = std::time::Instant::now();
-        let deadline = start + self.page.wait();
+        let deadline = start + limit.unwrap_or_else(|| self.page.wait());
         let during = format!("waiting for {} to {what}", self.desc);
         let mut earlier: Vec<String> = Vec::new();
         let mut missed = String::new();
@@ -94,7 +112,7 @@ impl Locator {
                 request: Request::Act {
                     target: self.target(),
                     action: action.clone(),
-                    verify: Some(op.events()),
+                    verify: (!forced).then(|| op.events()),
                 },
                 timeout: deadline
                     .saturating_duration_since(std::time::Instant::now())
@@ -139,11 +157,14 @@ impl Locator {
             };
             let mouse = self.page.mouse();
             match op {
-                PointerOp::Click(n) => mouse.click_at(x, y, n).await,
+                PointerOp::Click(spec) => mouse.click_with(x, y, spec).await,
                 PointerOp::Hover => mouse.move_to(x, y).await,
                 PointerOp::Press => mouse.press_at(x, y).await,
             }
             .map_err(|e| e.located(at))?;
+            if forced {
+                return Ok(v);
+            }
             // (a timeout lets the engine call ride out a navigation the click started)
             let check = Call {
                 request: Request::HitResult {
@@ -237,8 +258,8 @@ impl Locator {
 /// What a pointer action does at the element's point.
 #[derive(Clone, Copy)]
 pub(super) enum PointerOp {
-    /// Clicks (1) or double-clicks (2).
-    Click(u32),
+    /// Clicks (count 1) or double-clicks (2), with the click's options.
+    Click(ClickSpec),
     /// Moves the mouse there.
     Hover,
     /// Moves there and presses the button (the start of a drag).
@@ -256,7 +277,7 @@ impl PointerOp {
 
     pub(super) fn verb(self) -> &'static str {
         match self {
-            PointerOp::Click(2) => "double-click",
+            PointerOp::Click(ClickSpec { count: 2, .. }) => "double-click",
             PointerOp::Click(_) => "click",
             PointerOp::Hover => "hover",
             PointerOp::Press => "drag",

@@ -6,6 +6,7 @@ use super::protocol::{ExpectPattern, Step, Target, TextPattern};
 
 mod actions;
 mod calls;
+pub use actions::Click;
 mod reads;
 
 /// How text is matched: a `&str` matches case-insensitively as a substring
@@ -198,7 +199,8 @@ macro_rules! constructors {
         /// Elements matching a selector: CSS by default; also `testid=x`,
         /// `text=Sign in` (the innermost element whose whole text is that),
         /// `xpath=…` / `//…`, `css=…`.
-        pub fn locator(&self, selector: &str) -> Locator {
+        pub fn locator(&self, selector: impl AsRef<str>) -> Locator {
+            let selector = selector.as_ref();
             self.push(
                 selector_step(selector),
                 format!(concat!($prefix, "locator({:?})"), selector),
@@ -208,7 +210,8 @@ macro_rules! constructors {
         /// Elements by ARIA role (`"button"`, `"checkbox"`, `"listitem"`, …),
         /// hidden ones excluded; refine with [`Locator::name`], [`Locator::level`],
         /// [`Locator::checked`], [`Locator::include_hidden`], [`Locator::exact`].
-        pub fn get_by_role(&self, role: &str) -> Locator {
+        pub fn get_by_role(&self, role: impl AsRef<str>) -> Locator {
+            let role = role.as_ref();
             self.push(
                 Step::role(role),
                 format!(concat!($prefix, "get_by_role({:?})"), role),
@@ -250,7 +253,8 @@ macro_rules! constructors {
         }
 
         /// Elements by their `data-testid` (the whole value, case-sensitive).
-        pub fn get_by_test_id(&self, id: &str) -> Locator {
+        pub fn get_by_test_id(&self, id: impl AsRef<str>) -> Locator {
+            let id = id.as_ref();
             self.push(
                 Step::Attr {
                     name: "data-testid".into(),
