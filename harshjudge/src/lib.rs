@@ -162,6 +162,14 @@ macro_rules! bail {
 /// `main!` gives it. Under cargo-nextest, where every scenario is a process of
 /// its own, they run in each scenario's process.
 ///
+/// `main!(setup = [fixture_database])` names setup scenarios
+/// (`#[scenario(setup)]`) that every scenario of the target depends on, as if
+/// each said `depends_on = [fixture_database]` (Playwright's project
+/// `dependencies`), except those setups and the setups they depend on. They
+/// run once per invocation (once per nextest run), before the first scenario
+/// that needs them, whatever the filters, tags and `--repeat-each` select; a
+/// name that is no setup scenario is a compile error at the name.
+///
 /// The arguments are named and may come in any order:
 /// `main!(web_server = app, before_all = seed, after_all = report)`.
 ///
@@ -182,11 +190,21 @@ macro_rules! main {
     (@arg $pkg:ident, after_all, $v:path) => {
         $pkg.after_all = ::core::option::Option::Some($crate::main!(@hook after_all, $v));
     };
-    (@arg $pkg:ident, $other:ident, $v:path) => {
+    (@arg $pkg:ident, setup, [$($setup:path),* $(,)?]) => {
+        $pkg.setup = &[$(<$setup as $crate::__private::Setup>::FN_NAME),*];
+    };
+    (@arg $pkg:ident, setup, $($v:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "harshjudge::main!: `setup` takes a list of setup scenarios, e.g. `setup = [",
+            ::core::stringify!($($v)*),
+            "]`"
+        ));
+    };
+    (@arg $pkg:ident, $other:ident, $($v:tt)*) => {
         ::core::compile_error!(::core::concat!(
             "harshjudge::main!: unknown argument `",
             ::core::stringify!($other),
-            "`; expected web_server, base_url, before_all or after_all"
+            "`; expected web_server, base_url, before_all, after_all or setup"
         ));
     };
     (@hook $kind:ident, $v:path) => {
@@ -198,14 +216,15 @@ macro_rules! main {
             run: || -> $crate::harness::HookFuture { ::std::boxed::Box::pin($v()) },
         }
     };
-    ($($key:ident = $value:path),* $(,)?) => {
+    // A value is a path (`app`, `my::app`) or a list (`[fixture_database]`).
+    ($($key:ident = $value:tt $(:: $more:tt)*),* $(,)?) => {
         fn main() {
             #[allow(unused_mut)]
             let mut pkg = $crate::harness::Package::new(
                 ::core::env!("CARGO_PKG_NAME"),
                 ::core::env!("CARGO_MANIFEST_DIR"),
             );
-            $( $crate::main!(@arg pkg, $key, $value); )*
+            $( $crate::main!(@arg pkg, $key, $value $(:: $more)*); )*
             $crate::harness::main(pkg)
         }
 

@@ -92,6 +92,9 @@ pub struct Package {
     /// Runs once after the last scenario, whatever its outcome
     /// (`main!(after_all = …)`).
     pub after_all: Option<SuiteHook>,
+    /// Setup scenarios every other scenario depends on, by function name
+    /// (`main!(setup = [fixture_database])`).
+    pub setup: &'static [&'static str],
 }
 
 impl Package {
@@ -104,6 +107,7 @@ impl Package {
             web_server: None,
             before_all: None,
             after_all: None,
+            setup: &[],
         }
     }
 }
@@ -264,7 +268,8 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
 /// [`run_with`], with a usage error (exit code 2) as `Err`.
 fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, HarnessError> {
     let started = std::time::SystemTime::now();
-    let scenarios = plan::per_browser(registry::all(), &flags.browsers);
+    let scenarios = setups::for_the_suite(registry::all(), pkg.setup)?;
+    let scenarios = plan::per_browser(scenarios, &flags.browsers);
     validate(&scenarios)?;
     setups::validate(&scenarios)?;
     // Every scenario the binary has, whatever is selected: what it no longer
@@ -305,7 +310,6 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         &binary,
     );
     let mut plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
-    setups::include(&mut plan, nextest);
     // libtest-mimic takes one filter: from here on it filters as the plan selected.
     let args = &plan.libtest_args(args);
     let (trials, slots) = exec::trials(&plan);
