@@ -88,7 +88,7 @@ fn a_setup_saves_the_login_once_and_its_dependents_start_signed_in() {
     }
     assert!(
         r.stderr
-            .contains("setup scenario(s) signed_in_as_admin run for the selected scenarios"),
+            .contains("harshjudge: signed_in_as_admin: brought along as a setup of with_state_api, with_state_dashboard, with_state_orders, with_state_profile, with_state_settings\n"),
         "{r:?}"
     );
     // Each dependent opened its page straight on the app, signed in, with the
