@@ -302,7 +302,8 @@ fn repeat_each_runs_each_scenario_n_times() {
     assert_eq!(r.code, 101, "{r:?}");
     assert!(r.stdout.contains("run 2 fails"), "{r:?}");
     assert!(
-        r.stdout.contains("(repetition 2 of 3 failed, --repeat-each)"),
+        r.stdout
+            .contains("(repetition 2 of 3 failed, --repeat-each)"),
         "{r:?}"
     );
     assert!(r.stdout.contains("3 run(s) recorded in"), "{r:?}");

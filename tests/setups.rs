@@ -339,7 +339,13 @@ fn a_setup_for_the_whole_suite_runs_once_before_every_scenario() {
     assert_eq!(s.r.code, 0, "{:?}", s.r);
     ran_once_then(
         &s.log(),
-        &["signed_in", "smoke_login", "smoke_search", "reports", "account"],
+        &[
+            "signed_in",
+            "smoke_login",
+            "smoke_search",
+            "reports",
+            "account",
+        ],
     );
     assert!(
         s.r.stdout.contains("test result: ok. 8 passed"),
@@ -391,7 +397,11 @@ fn a_setup_for_the_whole_suite_comes_along_with_tags_and_repeat_each_once() {
     ] {
         assert_eq!(runs(&s.hj, slug).len(), n, "{slug}: {:?}", s.r);
     }
-    assert!(s.r.stdout.contains("harshjudge: 8 run(s) recorded"), "{:?}", s.r);
+    assert!(
+        s.r.stdout.contains("harshjudge: 8 run(s) recorded"),
+        "{:?}",
+        s.r
+    );
 }
 
 #[test]

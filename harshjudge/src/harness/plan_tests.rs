@@ -593,7 +593,10 @@ fn a_setup_that_selected_scenarios_need_is_brought_along_not_filtered_by_tags() 
         d.tags = &["smoke"];
     });
     let p = plan(suite, &args, &flags, false, nothing_recorded(), None);
-    assert_eq!(p.notes, ["--tag smoke --tags \"not other\": 1 scenario(s) filtered out by their tags"]);
+    assert_eq!(
+        p.notes,
+        ["--tag smoke --tags \"not other\": 1 scenario(s) filtered out by their tags"]
+    );
     // Under nextest, in the process of one dependent: it runs there too.
     let (args, flags) = command_line(&["--tag", "smoke", "--exact", "smoke_search"]);
     let p = plan(
@@ -625,7 +628,14 @@ fn a_setup_of_the_whole_suite_comes_along_with_any_selection() {
     let suite = super::super::setups::for_the_suite(suite, &["fixture_database"]).unwrap();
     for selection in [&["other"][..], &["--tag", "smoke"], &["--skip", "fixture"]] {
         let (args, flags) = command_line(selection);
-        let p = plan(suite.clone(), &args, &flags, false, nothing_recorded(), None);
+        let p = plan(
+            suite.clone(),
+            &args,
+            &flags,
+            false,
+            nothing_recorded(),
+            None,
+        );
         assert_eq!(slugs(&p)[0], "fixture_database", "{selection:?}");
         assert!(p.selected["fixture_database"][0], "{selection:?}");
         assert!(

@@ -223,7 +223,12 @@ pub(crate) fn include(plan: &mut Plan, nextest: bool) {
 /// (the first 10 dependents, then how many more).
 pub(crate) fn brought_along(setup: &str, of: &[&str]) -> String {
     const SHOWN: usize = 10;
-    let mut names = of.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+    let mut names = of
+        .iter()
+        .take(SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     if of.len() > SHOWN {
         names.push_str(&format!(" and {} more", of.len() - SHOWN));
     }
