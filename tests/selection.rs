@@ -302,7 +302,8 @@ fn repeat_each_runs_each_scenario_n_times() {
     assert_eq!(r.code, 101, "{r:?}");
     assert!(r.stdout.contains("run 2 fails"), "{r:?}");
     assert!(
-        r.stdout.contains("(repetition 2 of 3, --repeat-each)"),
+        r.stdout
+            .contains("(repetition 2 of 3 failed, --repeat-each)"),
         "{r:?}"
     );
     assert!(r.stdout.contains("3 run(s) recorded in"), "{r:?}");
@@ -315,6 +316,61 @@ fn repeat_each_runs_each_scenario_n_times() {
             .contains("--repeat-each \"0\" is invalid: expected a number of runs from 1 to 1000"),
         "{r:?}"
     );
+}
+
+/// Issue 37.5: a step that fails in several repetitions names each of them.
+#[test]
+fn repeat_each_names_every_repetition_that_failed() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    let r = cargo_test(SUITE, &hj, &["--repeat-each", "8", "every_third"], &[]);
+    assert_eq!(r.code, 101, "{r:?}");
+    assert_eq!(recorded(&hj), pairs(&[("every-third", 8)]));
+    assert!(r.stdout.contains(": 5 passed, 3 failed"), "{r:?}");
+    // The first failure's error, every failed repetition, the others' errors.
+    let message = "run 2 of every_third fails";
+    let at = r.stdout.find(message).unwrap_or_else(|| panic!("{r:?}"));
+    let told = &r.stdout[at..];
+    assert!(
+        told.contains(
+            "\n  (repetitions 2, 5 and 8 of 8 failed, --repeat-each; the error above is repetition 2's)\n  repetition 5: run 5 of every_third fails\n  repetition 8: run 8 of every_third fails"
+        ),
+        "{r:?}"
+    );
+}
+
+/// Issue 37.3: a setup that selected scenarios depend on is brought along,
+/// not listed among the scenarios the tags filtered out.
+#[test]
+fn a_setup_brought_along_by_a_tag_selection_is_not_said_to_be_filtered_out() {
+    let t = tmp();
+    let hj = t.path().join("hj");
+    let data = t.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let r = cargo_test(
+        "suite_setup_suite",
+        &hj,
+        &["--tag", "smoke"],
+        &[("SUITE_SETUP_DIR", data.to_str().unwrap())],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains(
+            "harshjudge: 3 scenario(s) filtered by tags (--tag smoke): account, reports, signed-in\n"
+        ),
+        "{r:?}"
+    );
+    for setup in ["clean_slate", "fixture_database"] {
+        let line =
+            format!("harshjudge: {setup}: brought along as a setup of smoke_login, smoke_search\n");
+        assert!(r.stdout.contains(&line), "{setup}: {r:?}");
+    }
+    assert!(
+        test_line(&r.stdout, "fixture_database::01_load_the_rows").ends_with(" ok"),
+        "{r:?}"
+    );
+    let junit = std::fs::read_to_string(hj.join("report/junit.xml")).unwrap();
+    assert!(junit.contains("classname=\"fixture-database\""), "{junit}");
 }
 
 #[test]

@@ -88,7 +88,7 @@ fn a_setup_saves_the_login_once_and_its_dependents_start_signed_in() {
     }
     assert!(
         r.stderr
-            .contains("setup scenario(s) signed_in_as_admin run for the selected scenarios"),
+            .contains("harshjudge: signed_in_as_admin: brought along as a setup of with_state_api, with_state_dashboard, with_state_orders, with_state_profile, with_state_settings\n"),
         "{r:?}"
     );
     // Each dependent opened its page straight on the app, signed in, with the
@@ -268,4 +268,183 @@ fn under_nextest_the_setup_runs_once_for_the_whole_run() {
         let result = json(runs(&d.hj, slug)[0].join("result.json"));
         assert_eq!(result["status"], "pass", "{slug}: {r:?}");
     }
+}
+
+// Issue 37, point 8: `main!(setup = [fixture_database])`, a setup for the
+// whole suite (tests/fixtures/suite_setup.rs). No browser.
+
+const SUITE_SETUP: &str = "suite_setup_suite";
+
+/// A run of the suite-setup fixture in a fresh folder: what it ran, in order.
+struct SuiteRun {
+    _tmp: tempfile::TempDir,
+    hj: PathBuf,
+    dir: PathBuf,
+    r: Run,
+}
+
+impl SuiteRun {
+    fn new(args: &[&str]) -> SuiteRun {
+        let tmp = tempfile::tempdir().unwrap();
+        let (hj, dir) = (tmp.path().join(".harshJudge"), tmp.path().join("data"));
+        std::fs::create_dir(&dir).unwrap();
+        let r = cargo_test(
+            SUITE_SETUP,
+            &hj,
+            args,
+            &[("SUITE_SETUP_DIR", dir.to_str().unwrap())],
+        );
+        SuiteRun {
+            _tmp: tmp,
+            hj,
+            dir,
+            r,
+        }
+    }
+
+    /// `log.txt`: each setup run and each scenario that saw the data, in order.
+    fn log(&self) -> Vec<String> {
+        suite_log(&self.dir)
+    }
+}
+
+fn suite_log(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("log.txt"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The setups ran once each, first, and then exactly the scenarios `saw`
+/// (each as often as it appears), each having seen the data loaded.
+fn ran_once_then(log: &[String], saw: &[&str]) {
+    assert_eq!(
+        log[..2.min(log.len())],
+        ["setup clean_slate", "setup fixture_database"],
+        "{log:?}"
+    );
+    let mut rest: Vec<&str> = log[2..].iter().map(String::as_str).collect();
+    rest.sort();
+    let mut expected: Vec<String> = saw.iter().map(|s| format!("saw {s}")).collect();
+    expected.sort();
+    assert_eq!(rest, expected, "{log:?}");
+}
+
+#[test]
+fn a_setup_for_the_whole_suite_runs_once_before_every_scenario() {
+    // Everything: every scenario (the other setup too) saw the data; the
+    // suite's setup and the setup it depends on ran once, first.
+    let s = SuiteRun::new(&[]);
+    assert_eq!(s.r.code, 0, "{:?}", s.r);
+    ran_once_then(
+        &s.log(),
+        &[
+            "signed_in",
+            "smoke_login",
+            "smoke_search",
+            "reports",
+            "account",
+        ],
+    );
+    assert!(
+        s.r.stdout.contains("test result: ok. 8 passed"),
+        "{:?}",
+        s.r
+    );
+    // A name filter that selects one scenario brings the setups along.
+    let s = SuiteRun::new(&["reports"]);
+    assert_eq!(s.r.code, 0, "{:?}", s.r);
+    ran_once_then(&s.log(), &["reports"]);
+    assert!(
+        s.r.stderr
+            .contains("fixture_database: brought along as a setup of reports"),
+        "{:?}",
+        s.r
+    );
+    // And one that needs another setup, which needs the suite's.
+    let s = SuiteRun::new(&["account"]);
+    assert_eq!(s.r.code, 0, "{:?}", s.r);
+    ran_once_then(&s.log(), &["signed_in", "account"]);
+}
+
+#[test]
+fn a_setup_for_the_whole_suite_comes_along_with_tags_and_repeat_each_once() {
+    // A tag selection.
+    let s = SuiteRun::new(&["--tag", "smoke"]);
+    assert_eq!(s.r.code, 0, "{:?}", s.r);
+    ran_once_then(&s.log(), &["smoke_login", "smoke_search"]);
+    assert_eq!(runs(&s.hj, "fixture-database").len(), 1, "{:?}", s.r);
+    // --repeat-each 3: each scenario three times, the setups once, first.
+    let s = SuiteRun::new(&["--repeat-each", "3", "smoke_"]);
+    assert_eq!(s.r.code, 0, "{:?}", s.r);
+    ran_once_then(
+        &s.log(),
+        &[
+            "smoke_login",
+            "smoke_login",
+            "smoke_login",
+            "smoke_search",
+            "smoke_search",
+            "smoke_search",
+        ],
+    );
+    for (slug, n) in [
+        ("clean-slate", 1),
+        ("fixture-database", 1),
+        ("smoke-login", 3),
+        ("smoke-search", 3),
+    ] {
+        assert_eq!(runs(&s.hj, slug).len(), n, "{slug}: {:?}", s.r);
+    }
+    assert!(
+        s.r.stdout.contains("harshjudge: 8 run(s) recorded"),
+        "{:?}",
+        s.r
+    );
+}
+
+#[test]
+fn under_nextest_a_setup_for_the_whole_suite_runs_once_for_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (hj, dir) = (tmp.path().join(".harshJudge"), tmp.path().join("data"));
+    std::fs::create_dir(&dir).unwrap();
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args([
+            "nextest",
+            "run",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            SUITE_SETUP,
+            "--test-threads=4",
+            "--no-fail-fast",
+        ])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .env("HARSHJUDGE_DIR", &hj)
+        .env("SUITE_SETUP_DIR", &dir)
+        .env("HARSHJUDGE_REPEAT_EACH", "2")
+        .env_remove("HARSHJUDGE_TAGS")
+        .output()
+        .expect("cargo nextest runs");
+    let r = Run::from(out);
+    assert_eq!(r.code, 0, "{r:?}");
+    // Seven processes, the setups run once for the whole nextest run, first;
+    // each other scenario twice (--repeat-each 2), each time seeing the data.
+    ran_once_then(
+        &suite_log(&dir),
+        &[
+            "signed_in",
+            "smoke_login",
+            "smoke_login",
+            "smoke_search",
+            "smoke_search",
+            "reports",
+            "reports",
+            "account",
+            "account",
+        ],
+    );
+    assert!(r.stderr.contains("7 tests run: 7 passed"), "{r:?}");
 }

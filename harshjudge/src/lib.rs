@@ -176,6 +176,14 @@ macro_rules! bail {
 /// `HARSHJUDGE_EXPECT_TIMEOUT` wins over it; without either, assertions wait
 /// `HARSHJUDGE_WAIT` as actions do.
 ///
+/// `main!(setup = [fixture_database])` names setup scenarios
+/// (`#[scenario(setup)]`) that every scenario of the target depends on, as if
+/// each said `depends_on = [fixture_database]` (Playwright's project
+/// `dependencies`), except those setups and the setups they depend on. They
+/// run once per invocation (once per nextest run), before the first scenario
+/// that needs them, whatever the filters, tags and `--repeat-each` select; a
+/// name that is no setup scenario is a compile error at the name.
+///
 /// The arguments are named and may come in any order:
 /// `main!(web_server = app, before_all = seed, after_all = report)`.
 ///
@@ -202,11 +210,21 @@ macro_rules! main {
     (@arg $pkg:ident, expect_timeout, $v:expr) => {
         $pkg.expect_timeout = ::core::option::Option::Some($v);
     };
-    (@arg $pkg:ident, $other:ident, $v:expr) => {
+    (@arg $pkg:ident, setup, [$($setup:path),* $(,)?]) => {
+        $pkg.setup = &[$(<$setup as $crate::__private::Setup>::FN_NAME),*];
+    };
+    (@arg $pkg:ident, setup, $($v:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "harshjudge::main!: `setup` takes a list of setup scenarios, e.g. `setup = [",
+            ::core::stringify!($($v)*),
+            "]`"
+        ));
+    };
+    (@arg $pkg:ident, $other:ident, $($v:tt)*) => {
         ::core::compile_error!(::core::concat!(
             "harshjudge::main!: unknown argument `",
             ::core::stringify!($other),
-            "`; expected web_server, base_url, before_all, after_all, secrets or expect_timeout"
+            "`; expected web_server, base_url, before_all, after_all, setup, secrets or expect_timeout"
         ));
     };
     (@hook $kind:ident, $v:expr) => {
@@ -218,14 +236,16 @@ macro_rules! main {
             run: || -> $crate::harness::HookFuture { ::std::boxed::Box::pin($v()) },
         }
     };
-    ($($key:ident = $value:expr),* $(,)?) => {
+    // A value is a path (`app`, `my::app`), a call of one
+    // (`Duration::from_secs(30)`) or a list (`[fixture_database]`).
+    ($($key:ident = $value:tt $(:: $more:tt)* $(($($call:tt)*))?),* $(,)?) => {
         fn main() {
             #[allow(unused_mut)]
             let mut pkg = $crate::harness::Package::new(
                 ::core::env!("CARGO_PKG_NAME"),
                 ::core::env!("CARGO_MANIFEST_DIR"),
             );
-            $( $crate::main!(@arg pkg, $key, $value); )*
+            $( $crate::main!(@arg pkg, $key, $value $(:: $more)* $(($($call)*))?); )*
             $crate::harness::main(pkg)
         }
 

@@ -11,7 +11,7 @@ use crate::scenario::Scenario;
 pub type ScenarioFuture = Pin<Box<dyn Future<Output = crate::error::Result> + Send + 'static>>;
 
 /// One scenario as the `#[scenario]` macro declares it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ScenarioDef {
     /// The function's name, the first part of every test name; for a case of
     /// a parameterized scenario, with the case's name (`sign_in::admin`).
@@ -85,11 +85,12 @@ pub struct Hook {
 
 /// Implemented by the marker type `#[scenario(setup)]` generates beside a
 /// setup scenario's function (same name), so that
-/// `#[scenario(depends_on = [f])]` fails to compile when `f` is not one.
+/// `#[scenario(depends_on = [f])]` and `main!(setup = [f])` fail to compile
+/// when `f` is not one.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a setup scenario",
-    label = "`depends_on` names setup scenarios only",
-    note = "mark it `#[scenario(setup)]`, or remove it from `depends_on`"
+    label = "`depends_on` and `main!(setup = …)` name setup scenarios only",
+    note = "mark it `#[scenario(setup)]`, or remove it from `depends_on` or `main!(setup = …)`"
 )]
 pub trait Setup {
     /// The setup scenario's function name.

@@ -145,8 +145,9 @@ impl HarnessSink {
 
 /// `--repeat-each N`: the step outcomes of each repetition of one scenario,
 /// held until the last; then, per step, the first failure (else the last
-/// outcome) goes on to the trial, saying which repetition it was. Every other
-/// event (each repetition's end: its line in the summary) goes on at once.
+/// outcome) goes on to the trial, naming every repetition that failed it
+/// ([`repetitions_failed`]). Every other event (each repetition's end: its
+/// line in the summary) goes on at once.
 pub(super) struct Repeats {
     /// Who hears the events next.
     next: Arc<HarnessSink>,
@@ -170,27 +171,29 @@ impl Repeats {
         self.runs.lock().expect("repeats").push(Vec::new());
     }
 
-    /// Delivers one outcome per step: the first repetition that failed it,
-    /// else the last one that ran it.
+    /// Delivers one outcome per step: the first repetition that failed it
+    /// (its error naming every repetition that failed the step), else the
+    /// last one that ran it.
     pub(super) fn finish(&self, slug: &Slug) {
         let runs = std::mem::take(&mut *self.runs.lock().expect("repeats"));
         let steps = runs.iter().map(Vec::len).max().unwrap_or(0);
         for index in 1..=steps {
             let of = |k: usize| runs[k].iter().find(|o| o.index == index);
-            let failed =
-                (0..runs.len()).find(|k| of(*k).is_some_and(|o| o.status == StepStatus::Fail));
-            let chosen = match failed {
-                Some(k) => of(k).map(|o| {
-                    let mut o = o.clone();
+            let failed: Vec<(usize, &StepOutcome)> = (0..runs.len())
+                .filter_map(|k| of(k).map(|o| (k + 1, o)))
+                .filter(|(_, o)| o.status == StepStatus::Fail)
+                .collect();
+            let chosen = match failed.first() {
+                Some((_, o)) => {
+                    let mut o = (*o).clone();
                     if let Some(e) = &mut o.error {
-                        e.push_str(&format!(
-                            "\n  (repetition {} of {}, --repeat-each)",
-                            k + 1,
-                            self.count
-                        ));
+                        let errors: Vec<(usize, Option<&str>)> = (failed.iter())
+                            .map(|(k, o)| (*k, o.error.as_deref()))
+                            .collect();
+                        e.push_str(&repetitions_failed(&errors, self.count));
                     }
-                    o
-                }),
+                    Some(o)
+                }
                 None => (0..runs.len()).rev().find_map(of).cloned(),
             };
             if let Some(mut o) = chosen {
@@ -201,6 +204,33 @@ impl Repeats {
             }
         }
     }
+}
+
+/// What a step's error adds under `--repeat-each`: every repetition that
+/// failed the step (1-based, with its error), of `count`. The error shown is
+/// the first one's; each other repetition whose error differs adds its first
+/// line. `(repetitions 2, 5 and 8 of 8 failed, --repeat-each; the error above
+/// is repetition 2's)` then `repetition 5: run 5 fails`, ….
+fn repetitions_failed(failed: &[(usize, Option<&str>)], count: u32) -> String {
+    let Some((first, first_error)) = failed.first() else {
+        return String::new();
+    };
+    if failed.len() == 1 {
+        return format!("\n  (repetition {first} of {count} failed, --repeat-each)");
+    }
+    let numbers: Vec<String> = failed.iter().map(|(k, _)| k.to_string()).collect();
+    let (last, rest) = numbers.split_last().expect("several");
+    let mut out = format!(
+        "\n  (repetitions {} and {last} of {count} failed, --repeat-each; the error above is repetition {first}'s)",
+        rest.join(", ")
+    );
+    for (k, error) in &failed[1..] {
+        if error != first_error {
+            let line = error.and_then(|e| e.lines().next()).unwrap_or("no error");
+            out.push_str(&format!("\n  repetition {k}: {line}"));
+        }
+    }
+    out
 }
 
 impl EventSink for Repeats {
@@ -633,6 +663,54 @@ mod tests {
             evidence_dir: PathBuf::new(),
             expectation: None,
         }
+    }
+
+    /// Issue 37.5: a step that failed in several repetitions names every
+    /// one of them (the error shown is the first one's; the others' differ).
+    #[test]
+    fn a_step_failed_in_several_repetitions_names_each_one() {
+        let slot = Arc::new(Slot::default());
+        let sink = Arc::new(HarnessSink {
+            slots: HashMap::from([("s", vec![slot.clone()])]),
+            fn_names: HashMap::from([("s", "s")]),
+            summary: Mutex::default(),
+            selected: HashMap::new(),
+            carried: Mutex::default(),
+            deferred: Mutex::default(),
+            finished: Mutex::default(),
+        });
+        let slug = Slug::new("s").unwrap();
+        let repeats = Repeats::new(sink, 8);
+        for k in 1..=8 {
+            repeats.begin();
+            let mut o = outcome(1);
+            if k % 3 == 2 {
+                o.status = StepStatus::Fail;
+                o.error = Some(format!("run {k} fails\n  more about run {k}"));
+            }
+            repeats.on_event(&Event::StepFinished {
+                slug: &slug,
+                outcome: &o,
+            });
+        }
+        repeats.finish(&slug);
+        let shown = slot.wait();
+        assert_eq!(shown.status, StepStatus::Fail);
+        assert_eq!(
+            shown.error.as_deref(),
+            Some(
+                "run 2 fails\n  more about run 2\n  (repetitions 2, 5 and 8 of 8 failed, --repeat-each; the error above is repetition 2's)\n  repetition 5: run 5 fails\n  repetition 8: run 8 fails"
+            )
+        );
+        // One failed repetition, the same error twice.
+        assert_eq!(
+            repetitions_failed(&[(3, Some("x"))], 4),
+            "\n  (repetition 3 of 4 failed, --repeat-each)"
+        );
+        assert_eq!(
+            repetitions_failed(&[(1, Some("x")), (4, Some("x"))], 4),
+            "\n  (repetitions 1 and 4 of 4 failed, --repeat-each; the error above is repetition 1's)"
+        );
     }
 
     /// Issue 25.1: a slot wakes its trial only when the trial waits, and

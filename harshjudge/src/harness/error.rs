@@ -125,6 +125,17 @@ pub enum HarnessError {
         /// The functions around the circle, the first one again at the end.
         cycle: Vec<&'static str>,
     },
+    /// `main!(setup = [name])` names no setup scenario of the binary.
+    #[error(
+        "main!(setup = [{name}]) names `{name}`, which is not a setup scenario of this test binary ({}): mark it `#[scenario(setup)]` or remove it from `main!(setup = …)`",
+        if setups.is_empty() { "it has none".to_string() } else { format!("its setups: {}", setups.join(", ")) }
+    )]
+    UnknownSuiteSetup {
+        /// The name in `main!(setup = …)`.
+        name: &'static str,
+        /// The setup scenarios the binary has.
+        setups: Vec<&'static str>,
+    },
 }
 
 impl From<RejudgeError> for HarnessError {

@@ -551,6 +551,9 @@ pub(super) fn sink(
                     .collect(),
             ));
         }
+        summary.brought_along = (plan.brought_along.iter())
+            .map(|(setup, of)| setups::brought_along(setup.fn_name, of))
+            .collect();
     }
     for r in &plan.reused {
         let slug = Slug::new(r.def.slug).expect("validated");
@@ -652,7 +655,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
             attempts: 1 + def.retries.or(x.flags.retries).unwrap_or(0),
             fail_on_flaky: x.flags.fail_on_flaky,
             judging: judging.clone(),
-            repeat: x.flags.repeat_each.unwrap_or(1).max(1),
+            repeat: setups::repetitions(def, x.flags.repeat_each),
             failures: failures.clone(),
             gate: gate.clone(),
         })

@@ -98,6 +98,9 @@ pub struct Package {
     /// How long web-first assertions retry by default
     /// (`main!(expect_timeout = …)`; `HARSHJUDGE_EXPECT_TIMEOUT` wins).
     pub expect_timeout: Option<std::time::Duration>,
+    /// Setup scenarios every other scenario depends on, by function name
+    /// (`main!(setup = [fixture_database])`).
+    pub setup: &'static [&'static str],
 }
 
 impl Package {
@@ -112,6 +115,7 @@ impl Package {
             after_all: None,
             secrets: &[],
             expect_timeout: None,
+            setup: &[],
         }
     }
 }
@@ -295,7 +299,8 @@ pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
 /// [`run_with`], with a usage error (exit code 2) as `Err`.
 fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, HarnessError> {
     let started = std::time::SystemTime::now();
-    let scenarios = plan::per_browser(registry::all(), &flags.browsers);
+    let scenarios = setups::for_the_suite(registry::all(), pkg.setup)?;
+    let scenarios = plan::per_browser(scenarios, &flags.browsers);
     validate(&scenarios)?;
     setups::validate(&scenarios)?;
     // Every scenario the binary has, whatever is selected: what it no longer
@@ -337,7 +342,6 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         &binary,
     );
     let mut plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
-    setups::include(&mut plan, nextest);
     // libtest-mimic takes one filter: from here on it filters as the plan selected.
     let args = &plan.libtest_args(args);
     let (trials, slots) = exec::trials(&plan);

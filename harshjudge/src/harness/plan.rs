@@ -181,6 +181,10 @@ pub(crate) struct Plan {
     pub tag_excluded: Vec<&'static ScenarioDef>,
     /// The tag selection as given (`--tag smoke --tags "not slow"`).
     pub tag_selection: String,
+    /// The setup scenarios no filter or tag selected that run because selected
+    /// scenarios depend on them, each with those scenarios (function names):
+    /// `fixture_database: brought along as a setup of smoke_login, smoke_search`.
+    pub brought_along: Vec<(&'static ScenarioDef, Vec<&'static str>)>,
 }
 
 impl Plan {
@@ -216,7 +220,8 @@ impl Plan {
 
 /// Decides what runs: `--shard`, then `--last-failed`, then libtest's filter
 /// and the tag selection (each scenario runs up to its last selected step),
-/// then `skip`/`fixme` (selected, never run), then `--resume`.
+/// then `skip`/`fixme` (selected, never run), then `--resume`, then the setups
+/// of what runs ([`include`](super::setups::include)).
 pub(crate) fn plan(
     scenarios: Vec<&'static ScenarioDef>,
     args: &Arguments,
@@ -285,13 +290,6 @@ pub(crate) fn plan(
         .filter(|(_, t)| !**t)
         .map(|(d, _)| *d)
         .collect();
-    if !tag_excluded.is_empty() {
-        notes.push(format!(
-            "{}: {} scenario(s) filtered out by their tags",
-            flags.tags,
-            tag_excluded.len()
-        ));
-    }
     if nextest && flags.max_failures.is_some() {
         notes.push("--max-failures (HARSHJUDGE_MAX_FAILURES) counts the failed runs of one process; under cargo-nextest each scenario is a process of its own, so it limits only the repetitions of --repeat-each: use `cargo nextest run --max-fail N` to stop the run after N failed scenarios".into());
     }
@@ -317,7 +315,7 @@ pub(crate) fn plan(
             });
         }
     }
-    Plan {
+    let mut plan = Plan {
         scenarios,
         trials,
         stop_after,
@@ -329,7 +327,20 @@ pub(crate) fn plan(
         skipped,
         tag_excluded,
         tag_selection: flags.tags.to_string(),
+        brought_along: Vec::new(),
+    };
+    // The setups of what runs come along, whatever selected it; one that
+    // runs was not filtered out by its tags.
+    super::setups::include(&mut plan, nextest);
+    if !plan.tag_excluded.is_empty() {
+        let note = format!(
+            "{}: {} scenario(s) filtered out by their tags",
+            flags.tags,
+            plan.tag_excluded.len()
+        );
+        plan.notes.push(note);
     }
+    plan
 }
 
 /// `--last-failed`: the scenarios to leave out (those that did not fail,

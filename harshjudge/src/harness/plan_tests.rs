@@ -531,3 +531,117 @@ fn each_browser_gets_its_own_copy_of_each_scenario_and_its_own_test_names() {
     let same = per_browser(vec![fake_def("about", &["Open"])], &[]);
     assert_eq!((same[0].fn_name, same[0].browser), ("about", None));
 }
+
+fn never(_: crate::scenario::Scenario) -> crate::registry::ScenarioFuture {
+    Box::pin(async { Ok(()) })
+}
+
+/// A setup without tags, two scenarios tagged `smoke` that depend on it, and
+/// one without tags or setup.
+fn tagged_with_a_setup() -> Vec<&'static ScenarioDef> {
+    let scenario = |name, tags: &'static [&'static str], deps: &'static [&'static str]| {
+        crate::testing::fake_scenario(name, &["One"], never, |d| {
+            d.tags = tags;
+            d.depends_on = deps;
+        })
+    };
+    let setup = crate::testing::fake_scenario("fixture_database", &["Load"], never, |d| {
+        d.setup = true;
+    });
+    vec![
+        setup,
+        scenario("other", &[], &[]),
+        scenario("smoke_login", &["smoke"], &["fixture_database"]),
+        scenario("smoke_search", &["smoke"], &["fixture_database"]),
+    ]
+}
+
+/// Issue 37.3: a setup that tagged scenarios depend on runs; it is not said
+/// to be filtered out by the tags, but brought along, and why.
+#[test]
+fn a_setup_that_selected_scenarios_need_is_brought_along_not_filtered_by_tags() {
+    let (args, flags) = command_line(&["--tag", "smoke"]);
+    let p = plan(
+        tagged_with_a_setup(),
+        &args,
+        &flags,
+        false,
+        nothing_recorded(),
+        None,
+    );
+    assert_eq!(
+        slugs(&p),
+        ["fixture_database", "smoke_login", "smoke_search"]
+    );
+    let excluded: Vec<&str> = p.tag_excluded.iter().map(|d| d.fn_name).collect();
+    assert_eq!(excluded, ["other"]);
+    assert_eq!(
+        p.notes,
+        [
+            "fixture_database: brought along as a setup of smoke_login, smoke_search",
+            "--tag smoke: 1 scenario(s) filtered out by their tags",
+        ]
+    );
+    // Its trial is run and reported, not filtered out.
+    assert_eq!(p.filtered_out, ["other::01_one"]);
+    assert_eq!(p.selected["fixture_database"], [true]);
+    // Selected by its own tag: not "brought along".
+    let (args, flags) = command_line(&["--tag", "smoke", "--tags", "not other"]);
+    let mut suite = tagged_with_a_setup();
+    suite[0] = crate::testing::fake_scenario("fixture_database", &["Load"], never, |d| {
+        d.setup = true;
+        d.tags = &["smoke"];
+    });
+    let p = plan(suite, &args, &flags, false, nothing_recorded(), None);
+    assert_eq!(
+        p.notes,
+        ["--tag smoke --tags \"not other\": 1 scenario(s) filtered out by their tags"]
+    );
+    // Under nextest, in the process of one dependent: it runs there too.
+    let (args, flags) = command_line(&["--tag", "smoke", "--exact", "smoke_search"]);
+    let p = plan(
+        tagged_with_a_setup(),
+        &args,
+        &flags,
+        true,
+        nothing_recorded(),
+        None,
+    );
+    assert_eq!(slugs(&p), ["fixture_database", "smoke_search"]);
+    let excluded: Vec<&str> = p.tag_excluded.iter().map(|d| d.fn_name).collect();
+    assert_eq!(excluded, ["other"]);
+}
+
+/// Issue 37.8: `main!(setup = [fixture_database])` makes every scenario
+/// depend on it: any filter or tag brings it along.
+#[test]
+fn a_setup_of_the_whole_suite_comes_along_with_any_selection() {
+    let suite: Vec<&'static ScenarioDef> = tagged_with_a_setup()
+        .into_iter()
+        .map(|d| {
+            crate::testing::fake_scenario(d.fn_name, &["One"], never, |c| {
+                c.tags = d.tags;
+                c.setup = d.setup;
+            })
+        })
+        .collect();
+    let suite = super::super::setups::for_the_suite(suite, &["fixture_database"]).unwrap();
+    for selection in [&["other"][..], &["--tag", "smoke"], &["--skip", "fixture"]] {
+        let (args, flags) = command_line(selection);
+        let p = plan(
+            suite.clone(),
+            &args,
+            &flags,
+            false,
+            nothing_recorded(),
+            None,
+        );
+        assert_eq!(slugs(&p)[0], "fixture_database", "{selection:?}");
+        assert!(p.selected["fixture_database"][0], "{selection:?}");
+        assert!(
+            p.notes[0].starts_with("fixture_database: brought along as a setup of "),
+            "{selection:?}: {:?}",
+            p.notes
+        );
+    }
+}

@@ -84,6 +84,64 @@ pub(crate) fn validate(scenarios: &[&'static ScenarioDef]) -> Result<(), Harness
     Ok(())
 }
 
+/// `main!(setup = [f, …])`: every scenario depends on the setups `suite`
+/// names (before its own `depends_on`), except those setups and the setups
+/// they depend on, directly or not (which would make a circle). Each scenario
+/// that gains a dependency is a copy with the longer `depends_on`; from here
+/// on nothing tells them apart from written ones. A name that is no setup
+/// scenario of the binary is an error naming it (`main!` makes it a compile
+/// error first).
+pub(crate) fn for_the_suite(
+    scenarios: Vec<&'static ScenarioDef>,
+    suite: &'static [&'static str],
+) -> Result<Vec<&'static ScenarioDef>, HarnessError> {
+    if suite.is_empty() {
+        return Ok(scenarios);
+    }
+    let by_name: HashMap<&str, &'static ScenarioDef> =
+        scenarios.iter().map(|d| (d.fn_name, *d)).collect();
+    for name in suite {
+        if !by_name.get(name).is_some_and(|d| d.setup) {
+            return Err(HarnessError::UnknownSuiteSetup {
+                name,
+                setups: (scenarios.iter())
+                    .filter(|d| d.setup)
+                    .map(|d| d.fn_name)
+                    .collect(),
+            });
+        }
+    }
+    // The suite's setups and everything they depend on.
+    let mut exempt: HashSet<&str> = HashSet::new();
+    let mut todo: Vec<&str> = suite.to_vec();
+    while let Some(name) = todo.pop() {
+        if exempt.insert(name)
+            && let Some(def) = by_name.get(name)
+        {
+            todo.extend(def.depends_on.iter().copied());
+        }
+    }
+    Ok(scenarios
+        .into_iter()
+        .map(|def| {
+            if exempt.contains(def.fn_name) {
+                return def;
+            }
+            let mut depends_on: Vec<&'static str> = (suite.iter())
+                .filter(|s| !def.depends_on.contains(s))
+                .copied()
+                .collect();
+            if depends_on.is_empty() {
+                return def;
+            }
+            depends_on.extend(def.depends_on.iter().copied());
+            let mut copy = def.clone();
+            copy.depends_on = Box::leak(depends_on.into_boxed_slice());
+            &*Box::leak(Box::new(copy))
+        })
+        .collect())
+}
+
 /// The setups `def` needs, each before those that need it, itself excluded.
 fn needs(
     def: &'static ScenarioDef,
@@ -112,19 +170,29 @@ fn needs(
 /// each runs whole. With one trial per step (not nextest) their trials are
 /// selected too, so that they are reported; under nextest they run in the
 /// process of the scenario that needs them (once per nextest run, [`Gate`]).
+/// A setup that no filter or tag selected is named in [`Plan::brought_along`]
+/// with the scenarios that need it, and is no longer among those the tags
+/// filtered out: it runs.
 pub(crate) fn include(plan: &mut Plan, nextest: bool) {
     let by_name: HashMap<&str, &'static ScenarioDef> =
         plan.scenarios.iter().map(|d| (d.fn_name, *d)).collect();
     let running: Vec<&'static ScenarioDef> = plan.work().into_iter().map(|(d, _)| d).collect();
-    let mut brought: Vec<&'static str> = Vec::new();
+    // Each setup that comes along, with the scenarios that need it, in order.
+    let mut brought: Vec<(usize, Vec<&'static str>)> = Vec::new();
     for def in running {
         for dep in needs(def, &by_name) {
             let Some(i) = plan.scenarios.iter().position(|d| d.fn_name == dep.fn_name) else {
                 continue;
             };
+            if let Some((_, of)) = brought.iter_mut().find(|(j, _)| *j == i) {
+                of.push(def.fn_name);
+                continue;
+            }
             if plan.stop_after[i] == dep.steps.len() {
                 continue;
             }
+            // Not selected at all (a setup partly selected is only completed).
+            let unselected = plan.stop_after[i] == 0;
             plan.stop_after[i] = dep.steps.len();
             if !nextest {
                 if let Some(selected) = plan.selected.get_mut(dep.slug) {
@@ -136,16 +204,45 @@ pub(crate) fn include(plan: &mut Plan, nextest: bool) {
                     .collect();
                 plan.filtered_out.retain(|n| !names.contains(n.as_str()));
             }
-            if !brought.contains(&dep.fn_name) {
-                brought.push(dep.fn_name);
+            if unselected {
+                brought.push((i, vec![def.fn_name]));
             }
         }
     }
-    if !brought.is_empty() && !nextest {
-        plan.notes.push(format!(
-            "setup scenario(s) {} run for the selected scenarios that depend on them",
-            brought.join(", ")
-        ));
+    for (i, of) in brought {
+        let setup = plan.scenarios[i];
+        plan.tag_excluded.retain(|d| d.fn_name != setup.fn_name);
+        if !nextest {
+            plan.notes.push(brought_along(setup.fn_name, &of));
+        }
+        plan.brought_along.push((setup, of));
+    }
+}
+
+/// `fixture_database: brought along as a setup of smoke_login, smoke_search`
+/// (the first 10 dependents, then how many more).
+pub(crate) fn brought_along(setup: &str, of: &[&str]) -> String {
+    const SHOWN: usize = 10;
+    let mut names = of
+        .iter()
+        .take(SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if of.len() > SHOWN {
+        names.push_str(&format!(" and {} more", of.len() - SHOWN));
+    }
+    format!("{setup}: brought along as a setup of {names}")
+}
+
+/// How many times `def` runs under `--repeat-each N` (`asked`): a setup
+/// once, before the first repetition of what depends on it (its dependents'
+/// repetitions all start from what it made); any other scenario N times.
+pub(crate) fn repetitions(def: &ScenarioDef, asked: Option<u32>) -> u32 {
+    if def.setup {
+        1
+    } else {
+        asked.unwrap_or(1).max(1)
     }
 }
 
@@ -450,6 +547,61 @@ mod tests {
         let work = vec![(admin, 2), (base, 2), (x, 1), (y, 2)];
         let names: Vec<&str> = order(work).iter().map(|(d, _)| d.fn_name).collect();
         assert_eq!(names, ["base", "admin", "x", "y"]);
+    }
+
+    /// Issue 37.8: `main!(setup = [db])`.
+    #[test]
+    fn a_setup_of_the_suite_is_a_dependency_of_all_but_itself_and_its_own_setups() {
+        let (base, db, login) = (
+            def("base", true, &[]),
+            def("db", true, &["base"]),
+            def("login", true, &[]),
+        );
+        let (a, b, c) = (
+            def("a", false, &[]),
+            def("b", false, &["login"]),
+            def("c", false, &["db"]),
+        );
+        let out = for_the_suite(vec![a, b, base, c, db, login], &["db"]).unwrap();
+        let deps: Vec<(&str, Vec<&str>)> = (out.iter())
+            .map(|d| (d.fn_name, d.depends_on.to_vec()))
+            .collect();
+        assert_eq!(
+            deps,
+            [
+                ("a", vec!["db"]),
+                ("b", vec!["db", "login"]),
+                ("base", vec![]),
+                ("c", vec!["db"]),
+                ("db", vec!["base"]),
+                ("login", vec!["db"]),
+            ]
+        );
+        // No circle; the suite's setup (after its own) starts first.
+        validate(&out).unwrap();
+        let work: Vec<(&'static ScenarioDef, usize)> = out.iter().map(|d| (*d, 2)).collect();
+        let names: Vec<&str> = order(work).iter().map(|(d, _)| d.fn_name).collect();
+        assert_eq!(names, ["base", "db", "login", "a", "b", "c"]);
+        // Nothing to add: as registered.
+        let same = for_the_suite(vec![a, c], &[]).unwrap();
+        assert!(std::ptr::eq(same[0], a) && same[0].depends_on.is_empty());
+        // A name that is no setup scenario of the binary is named.
+        let e = for_the_suite(vec![a, login], &["nope"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "main!(setup = [nope]) names `nope`, which is not a setup scenario of this test binary (its setups: login): mark it `#[scenario(setup)]` or remove it from `main!(setup = …)`"
+        );
+        let e = for_the_suite(vec![a], &["a"]).unwrap_err();
+        assert!(e.to_string().contains("(it has none)"), "{e}");
+    }
+
+    /// Issue 37.8: `--repeat-each` repeats the scenarios, not their setups.
+    #[test]
+    fn under_repeat_each_a_setup_runs_once() {
+        let (setup, page) = (def("login", true, &[]), def("page", false, &["login"]));
+        assert_eq!(repetitions(setup, Some(5)), 1);
+        assert_eq!(repetitions(page, Some(5)), 5);
+        assert_eq!(repetitions(page, None), 1);
     }
 
     #[tokio::test]

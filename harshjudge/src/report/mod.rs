@@ -59,10 +59,14 @@ pub struct Summary {
     pub not_run: Vec<(String, String)>,
     /// The tag selection as given (`--tags "smoke"`) and the scenarios it left out.
     pub filtered_by_tags: Option<(String, Vec<String>)>,
+    /// The setup scenarios that ran though no filter or tag selected them,
+    /// each with why: `fixture_database: brought along as a setup of smoke_login`.
+    pub brought_along: Vec<String>,
 }
 
 impl Summary {
-    /// The lines about scenarios that did not run, and why.
+    /// The lines about scenarios that did not run, and why, and about the
+    /// setups that ran though nothing selected them.
     fn render_not_run(&self, out: &mut String) {
         if !self.not_run.is_empty() {
             let _ = writeln!(
@@ -85,6 +89,9 @@ impl Summary {
                 slugs.len(),
                 slugs.join(", ")
             );
+        }
+        for line in &self.brought_along {
+            let _ = writeln!(out, "harshjudge: {line}");
         }
     }
 
