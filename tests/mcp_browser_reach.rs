@@ -243,7 +243,13 @@ fn a_snapshot_reads_same_origin_iframes_and_their_refs_act_and_export() {
             .collect()
     };
     let ref_in = |line: &str| -> String {
-        line.split("[ref=").nth(1).unwrap().split(']').next().unwrap().to_string()
+        line.split("[ref=")
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap()
+            .to_string()
     };
     let pay_button = in_frame(pay)
         .into_iter()

@@ -210,13 +210,17 @@ fn a_bad_tools_value_names_the_accepted_ones() {
     let serve = |args: &[&str], env: Option<&str>| {
         let mut cmd = Command::new(BIN);
         cmd.arg("--cwd").arg(dir.path()).args(args);
-        cmd.env("HARSHJUDGE_LOG", "warn").env_remove("HARSHJUDGE_MCP_TOOLS");
+        cmd.env("HARSHJUDGE_LOG", "warn")
+            .env_remove("HARSHJUDGE_MCP_TOOLS");
         if let Some(v) = env {
             cmd.env("HARSHJUDGE_MCP_TOOLS", v);
         }
         // stdin closed at once: a server that started ends there.
         let out = cmd.stdin(std::process::Stdio::null()).output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
     };
     let (code, err) = serve(&["--tools", "everything"], None);
     assert_eq!(code, Some(1), "{err}");

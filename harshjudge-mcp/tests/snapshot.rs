@@ -157,7 +157,10 @@ fn the_snapshot_gives_each_node_its_text_and_place_alone_and_in_a_batch() {
         counter(&full).contains("[testid=todo-count]: 3 items left"),
         "{full}"
     );
-    assert!(full.contains("- heading \"todos\" [level=1] [ref="), "{full}");
+    assert!(
+        full.contains("- heading \"todos\" [level=1] [ref="),
+        "{full}"
+    );
     assert!(full.contains("- link \"Active\" [ref="), "{full}");
 
     // The agent's task: complete "feed the cat" by the checkbox in its item.
@@ -197,7 +200,10 @@ fn the_snapshot_gives_each_node_its_text_and_place_alone_and_in_a_batch() {
         .lines()
         .position(|l| l.contains("feed the cat"))
         .unwrap();
-    assert!(list < at, "the item keeps its place in the list:\n{changes}");
+    assert!(
+        list < at,
+        "the item keeps its place in the list:\n{changes}"
+    );
 
     // The same lines in a batch as alone: in brief and in detail.
     let alone = read(&ctx, "browser_snapshot", json!({"full": true}));
