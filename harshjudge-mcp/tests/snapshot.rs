@@ -58,13 +58,9 @@ fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
-/// The lines of the node of the first line matching `head` and of every
-/// node inside it (the lines indented deeper below it).
-fn block<'a>(text: &'a str, head: impl Fn(&str) -> bool) -> Vec<&'a str> {
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(start) = lines.iter().position(|l| head(l)) else {
-        return Vec::new();
-    };
+/// The lines of the node at `lines[start]` and of every node inside it (the
+/// lines indented deeper below it).
+fn block<'a>(lines: &[&'a str], start: usize) -> Vec<&'a str> {
     let depth = indent(lines[start]);
     std::iter::once(lines[start])
         .chain(
@@ -80,18 +76,11 @@ fn block<'a>(text: &'a str, head: impl Fn(&str) -> bool) -> Vec<&'a str> {
 /// whose block holds the title's text.
 fn item_of<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
     let lines: Vec<&str> = text.lines().collect();
-    for (i, l) in lines.iter().enumerate() {
-        if l.trim_start().starts_with("- listitem ") {
-            let b = block(&lines[i..].join("\n"), |_| true)
-                .into_iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>();
-            if b.iter().skip(1).any(|x| x.contains(title)) {
-                return lines[i..i + b.len()].to_vec();
-            }
-        }
-    }
-    panic!("no listitem holds {title:?} in:\n{text}");
+    (0..lines.len())
+        .filter(|&i| lines[i].trim_start().starts_with("- listitem "))
+        .map(|i| block(&lines, i))
+        .find(|b| b.iter().skip(1).any(|l| l.contains(title)))
+        .unwrap_or_else(|| panic!("no listitem holds {title:?} in:\n{text}"))
 }
 
 fn ref_of(line: &str) -> &str {
