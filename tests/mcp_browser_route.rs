@@ -209,12 +209,12 @@ fn browser_route_fulfils_and_aborts_and_browser_expect_reads_network_and_console
         );
     }
     let snap = ok(&ctx, "browser_snapshot", json!({}));
-    let toggles: Vec<&str> = snap["elements"]
-        .as_array()
+    let toggles: Vec<&str> = snap["snapshot"]
+        .as_str()
         .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "checkbox")
-        .filter_map(|e| e["ref"].as_str())
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- checkbox"))
+        .filter_map(|l| l.split("[ref=").nth(1)?.split(']').next())
         .collect();
     assert!(toggles.len() >= 4, "{snap}");
     let clicked = ok(&ctx, "browser_click", json!({"ref": toggles[2]}));

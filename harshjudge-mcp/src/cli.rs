@@ -39,6 +39,12 @@ pub struct Cli {
     /// default a model's context gets one compact copy of each result.
     #[arg(long, global = true)]
     pub output_schemas: bool,
+    /// Which tools tools/list gives at first: start (7 tools; enable_tools
+    /// lists more) or all (every tool, as the original HarshJudge listed them:
+    /// for a client or skill written for it) [default: $HARSHJUDGE_MCP_TOOLS,
+    /// else start; all with --output-schemas].
+    #[arg(long, global = true, value_name = "all|start", value_parser = ["all", "start"])]
+    pub tools: Option<String>,
     /// What to do (default: serve MCP over stdio).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -747,6 +753,22 @@ pub fn context(cli: &Cli) -> Result<Context, CliError> {
         }
     }
     Ok(ctx)
+}
+
+/// What the server lists at first: `--tools`, else `HARSHJUDGE_MCP_TOOLS`,
+/// else every tool with `--output-schemas` and the start set without.
+pub fn tools(cli: &Cli) -> Result<crate::server::Tools, CliError> {
+    use crate::server::Tools;
+    if let Some(t) = cli.tools.as_deref().and_then(Tools::parse) {
+        return Ok(t);
+    }
+    let env = harshjudge::settings::McpSettings::from_env()?;
+    Ok(match env.all_tools {
+        Some(true) => Tools::All,
+        Some(false) => Tools::Start,
+        None if cli.output_schemas => Tools::All,
+        None => Tools::Start,
+    })
 }
 
 /// `report`: writes the HTML report; `{index, scenarios, runs}` (the index

@@ -118,7 +118,10 @@ fn main() -> ExitCode {
     };
     match call {
         Some((name, args)) => emit(cli::run_command(&ctx, name, args)),
-        None => serve(ctx, parsed.output_schemas),
+        None => match cli::tools(&parsed) {
+            Ok(tools) => serve(ctx, parsed.output_schemas, tools),
+            Err(e) => fail(e),
+        },
     }
 }
 
@@ -166,7 +169,11 @@ fn dashboard_serve(ctx: &harshjudge_mcp::Context, port: u16) -> ExitCode {
     }
 }
 
-fn serve(ctx: harshjudge_mcp::Context, output_schemas: bool) -> ExitCode {
+fn serve(
+    ctx: harshjudge_mcp::Context,
+    output_schemas: bool,
+    tools: harshjudge_mcp::server::Tools,
+) -> ExitCode {
     init_logs();
     tracing::info!(project = %ctx.root().display(), "starting harshjudge MCP server");
     let rt = match tokio::runtime::Builder::new_current_thread()
@@ -187,7 +194,8 @@ fn serve(ctx: harshjudge_mcp::Context, output_schemas: bool) -> ExitCode {
     } else {
         harshjudge_mcp::server::Shape::Lean
     };
-    match rt.block_on(harshjudge_mcp::server::Server::with_shape(ctx, shape).serve_stdio()) {
+    let server = harshjudge_mcp::server::Server::with_shape(ctx, shape).with_tools(tools);
+    match rt.block_on(server.serve_stdio()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e}");

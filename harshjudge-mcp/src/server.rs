@@ -27,8 +27,10 @@ pub struct Server {
     /// set, and deriving the other schemas would page in code it never runs.
     tools: Arc<[std::sync::OnceLock<Tool>]>,
     shape: Shape,
-    /// The tool sets listed so far ([`Shape::Lean`]: `start`, then what
-    /// `enable_tools` added).
+    /// What `tools/list` gave at first.
+    tools_at_start: Tools,
+    /// The tool sets listed so far ([`Tools::Start`]: `start`, then what
+    /// `enable_tools` added; [`Tools::All`]: every set).
     enabled: Arc<std::sync::Mutex<Vec<&'static str>>>,
 }
 
@@ -146,10 +148,10 @@ fn strip_descriptions(v: &mut serde_json::Value) {
     }
 }
 
-/// The tool that lists more tools (in [`Shape::Lean`] only `start` is listed).
+/// The tool that lists more tools (with [`Tools::Start`] only `start` is listed).
 pub const ENABLE_TOOLS: &str = "enable_tools";
 
-/// The tool sets of [`Shape::Lean`], in order, with their tools. `start` is
+/// The tool sets, in order, with their tools. With [`Tools::Start`], `start` is
 /// listed from the beginning; the others when `enable_tools` asks for them.
 /// Every tool can be called whether listed or not.
 pub const TOOL_SETS: &[(&str, &[&str])] = &[
@@ -256,6 +258,39 @@ fn enable_tools_def() -> Tool {
     t
 }
 
+/// Which tools `tools/list` gives at first (`--tools`, `HARSHJUDGE_MCP_TOOLS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tools {
+    /// The start set (7 tools); `enable_tools` lists more. What the skill
+    /// `init-agent` writes is written for, and the default.
+    Start,
+    /// Every tool, as the original HarshJudge listed them: what a client
+    /// configured for the original (and its skill) needs.
+    All,
+}
+
+impl Tools {
+    /// The accepted values, as errors name them.
+    pub const ACCEPTED: &'static str = "all or start";
+
+    /// `all` or `start` (any case, blanks around ignored).
+    pub fn parse(value: &str) -> Option<Tools> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "start" => Some(Tools::Start),
+            "all" => Some(Tools::All),
+            _ => None,
+        }
+    }
+
+    /// The value as written on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tools::Start => "start",
+            Tools::All => "all",
+        }
+    }
+}
+
 /// How much `tools/list` and each result carry.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Shape {
@@ -274,15 +309,37 @@ impl Server {
         Server::with_shape(ctx, Shape::Lean)
     }
 
-    /// A server whose `tools/list` and results have `shape`. No tool's schema
-    /// is derived yet: each is, once, when `tools/list` first gives the tool.
+    /// A server whose `tools/list` and results have `shape`, listing the
+    /// start set ([`Shape::Lean`]) or every tool ([`Shape::OutputSchemas`])
+    /// until [`Server::with_tools`] says otherwise. No tool's schema is
+    /// derived yet: each is, once, when `tools/list` first gives the tool.
     pub fn with_shape(ctx: Context, shape: Shape) -> Self {
         let count = crate::dispatcher().tools().len() + 1;
+        let tools = match shape {
+            Shape::Lean => Tools::Start,
+            Shape::OutputSchemas => Tools::All,
+        };
         Server {
             ctx: Arc::new(ctx),
             tools: (0..count).map(|_| std::sync::OnceLock::new()).collect(),
             shape,
-            enabled: Arc::new(std::sync::Mutex::new(vec!["start"])),
+            tools_at_start: tools,
+            enabled: Arc::new(std::sync::Mutex::new(Vec::new())),
+        }
+        .with_tools(tools)
+    }
+
+    /// The same server listing `tools` at first: the start set, or every tool
+    /// (as the original did, for clients and skills written for it).
+    pub fn with_tools(self, tools: Tools) -> Self {
+        let sets = match tools {
+            Tools::Start => vec![TOOL_SETS[0].0],
+            Tools::All => TOOL_SETS.iter().map(|(s, _)| *s).collect(),
+        };
+        Server {
+            tools_at_start: tools,
+            enabled: Arc::new(std::sync::Mutex::new(sets)),
+            ..self
         }
     }
 
@@ -305,13 +362,10 @@ impl Server {
         })
     }
 
-    /// What `tools/list` answers now: every tool with [`Shape::OutputSchemas`];
-    /// with [`Shape::Lean`] the tools of the sets enabled so far.
+    /// What `tools/list` answers now: the tools of the sets enabled so far
+    /// (every set with [`Tools::All`]).
     pub fn listed(&self) -> Vec<Tool> {
         let all = 0..self.tools.len();
-        if self.shape == Shape::OutputSchemas {
-            return all.map(|i| self.tool(i).clone()).collect();
-        }
         let enabled = self.enabled.lock().unwrap_or_else(|e| e.into_inner());
         all.filter(|&i| tool_set(Self::name_of(i)).is_none_or(|s| enabled.contains(&s)))
             .map(|i| self.tool(i).clone())
@@ -672,7 +726,9 @@ impl ServerHandler for Server {
                 .build(),
         )
         .with_server_info(Implementation::new("harshjudge", env!("CARGO_PKG_VERSION")))
-        .with_instructions(crate::skill::texts::INSTRUCTIONS)
+        .with_instructions(crate::skill::texts::instructions(
+            self.tools_at_start == Tools::All,
+        ))
     }
 
     async fn list_prompts(
@@ -722,24 +778,16 @@ impl ServerHandler for Server {
             let changed = out.value["listed"]
                 .as_array()
                 .is_some_and(|a| !a.is_empty());
-            if changed && self.shape == Shape::Lean {
+            if changed {
                 let _ = context.peer.notify_tool_list_changed().await;
             }
             return Ok(to_result_shaped(out, self.shape).into());
         }
         let lean = self.shape == Shape::Lean;
-        let snapshot_args = (lean && request.name == "browser_snapshot")
-            .then(|| args.clone())
-            .flatten();
         let out = crate::call(&self.ctx, &request.name, args);
         if lean
             && !out.is_error()
-            && let Some(text) = crate::tools::lean::text(
-                &self.ctx,
-                &request.name,
-                snapshot_args.as_ref(),
-                &out.value,
-            )
+            && let Some(text) = crate::tools::lean::text(&self.ctx, &request.name, &out.value)
         {
             // As a model reads it best (browser results: a line, a snapshot's
             // aria lines); `--output-schemas` keeps the JSON.

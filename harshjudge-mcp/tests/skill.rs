@@ -483,9 +483,16 @@ fn init_agent_writes_the_skill_and_the_mcp_entry_and_refuses_to_clobber() {
         serde_json::from_str(&std::fs::read_to_string(root.join(".mcp.json")).unwrap()).unwrap();
     assert_eq!(mcp["mcpServers"]["other"]["command"], "other-mcp", "kept");
     assert_eq!(mcp["mcpServers"]["harshjudge"]["command"], "harshjudge-mcp");
+    // The skill is written for the start set and enable_tools: the entry
+    // says so, whatever HARSHJUDGE_MCP_TOOLS the client's environment holds.
     assert_eq!(
         mcp["mcpServers"]["harshjudge"]["args"],
-        json!(["--cwd", root.to_str().unwrap()])
+        json!(["--cwd", root.to_str().unwrap(), "--tools", "start"])
+    );
+    assert_eq!(skill::SKILL_TOOLS.as_str(), "start");
+    assert!(
+        skill_md.contains("enable_tools(sets)"),
+        "the skill relies on enable_tools"
     );
 
     // Again: nothing changes.
@@ -585,4 +592,16 @@ fn the_python_mcp_client_lists_and_gets_every_prompt_from_the_server_mcp_json_st
     assert!(missing.contains("\"scenario\""), "{missing}");
     let unknown = report["unknown"].as_str().unwrap();
     assert!(unknown.contains("hj-nope"), "{unknown}");
+    // The start set the skill is written for, though the client's
+    // environment says HARSHJUDGE_MCP_TOOLS=all.
+    let mut tools: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    tools.sort();
+    let mut start = harshjudge_mcp::server::TOOL_SETS[0].1.to_vec();
+    start.sort();
+    assert_eq!(tools, start);
 }

@@ -319,6 +319,12 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "—",
     },
     Variable {
+        name: "HARSHJUDGE_MCP_TOOLS",
+        kind: "`all`/`start`",
+        default: "`start`",
+        bounds: "—",
+    },
+    Variable {
         name: "HARSHJUDGE_TOOL_TIMEOUT",
         kind: "duration",
         default: "`2m`",
@@ -651,6 +657,9 @@ pub struct McpSettings {
     pub dashboard: Option<bool>,
     /// `HARSHJUDGE_LOG`: the log filter (`info`, `debug`, `harshjudge_mcp=trace`, …).
     pub log: Option<String>,
+    /// `HARSHJUDGE_MCP_TOOLS`: whether the server's `tools/list` gives every
+    /// tool at first (`all`: `Some(true)`) or the start set (`start`).
+    pub all_tools: Option<bool>,
 }
 
 impl McpSettings {
@@ -680,6 +689,20 @@ impl McpSettings {
                 .map(|v| parse_bool("HARSHJUDGE_DASHBOARD", &v))
                 .transpose()?,
             log: env("HARSHJUDGE_LOG")?,
+            all_tools: match env("HARSHJUDGE_MCP_TOOLS")? {
+                None => None,
+                Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+                    "all" => Some(true),
+                    "start" => Some(false),
+                    _ => {
+                        return Err(SettingError {
+                            name: "HARSHJUDGE_MCP_TOOLS",
+                            value: v,
+                            expected: "all (tools/list gives every tool, as the original HarshJudge did) or start (the start set; enable_tools lists more)".into(),
+                        });
+                    }
+                },
+            },
         })
     }
 }

@@ -17,6 +17,11 @@ pub const DEFAULT_SKILLS_DIR: &str = ".claude/skills";
 pub const MCP_JSON: &str = ".mcp.json";
 /// The server's name in `.mcp.json`.
 pub const SERVER_NAME: &str = "harshjudge";
+/// What the skill's texts are written for: a server that lists the start set
+/// and lists more on `enable_tools` (they say so). `init-agent` writes it
+/// into `.mcp.json` as `--tools`, so a `HARSHJUDGE_MCP_TOOLS` in the client's
+/// environment cannot make the server and the skill disagree.
+pub const SKILL_TOOLS: crate::server::Tools = crate::server::Tools::Start;
 
 /// An argument of a workflow's prompt.
 #[derive(Debug, Clone, Copy)]
@@ -470,7 +475,7 @@ fn mcp_json(path: &Path, root: &Path, command: &str) -> Result<(String, bool), I
         SERVER_NAME.into(),
         json!({
             "command": command,
-            "args": ["--cwd", root.to_string_lossy()],
+            "args": ["--cwd", root.to_string_lossy(), "--tools", SKILL_TOOLS.as_str()],
         }),
     );
     let mut text = serde_json::to_string_pretty(&doc).expect("JSON serializes");
@@ -478,7 +483,8 @@ fn mcp_json(path: &Path, root: &Path, command: &str) -> Result<(String, bool), I
     Ok((text, existed))
 }
 
-/// Writes the skill folder and `.mcp.json` into the project at `root`. Checks
+/// Writes the skill folder and `.mcp.json` (starting the server with the
+/// tools the skill is written for, [`SKILL_TOOLS`]) into the project at `root`. Checks
 /// everything first: when it fails, nothing was written.
 pub fn init_agent(root: &Path, opts: &InitAgent) -> Result<Value, InitAgentError> {
     use std::path::Component;

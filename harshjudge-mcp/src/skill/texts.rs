@@ -6,14 +6,39 @@
 //! with `.harshJudge/` (`{…}` for a name, `NN` for a step number). Each of
 //! them must exist in `tools/list` and in the layout.
 
-/// What the server is for and where to start (MCP `instructions`).
-pub const INSTRUCTIONS: &str = "HarshJudge runs end-to-end tests whose evidence (steps, \
+/// What the server is for and where to start, before what it lists.
+macro_rules! instructions_head {
+    () => {
+        "HarshJudge runs end-to-end tests whose evidence (steps, \
 screenshots, logs, verdicts) lands in .harshJudge/scenarios/{slug}/runs/{runId}/. Explore an app \
 with browser_navigate, browser_snapshot and actions by ref, record it and export a Rust #[scenario] for cargo test; run, judge and \
 heal scenarios. Start from the prompt that fits: hj-setup (initProject, once), hj-write-scenario, \
-hj-run, hj-judge, hj-heal (locators only, never expectations), hj-status (getStatus). Only the \
-tools to start are listed: enable_tools(sets) lists project, run, scenario, judge, browser, \
-record, knowledge, dashboard or all. Read evidence files rather than asking for large results.";
+hj-run, hj-judge, hj-heal (locators only, never expectations), hj-status (getStatus). "
+    };
+}
+
+/// What the server is for and where to start (MCP `instructions`), as the
+/// server listing the start set (`--tools start`, the default) gives them.
+pub const INSTRUCTIONS: &str = concat!(
+    instructions_head!(),
+    "Only the tools to start are listed: enable_tools(sets) lists project, run, scenario, judge, \
+browser, record, knowledge, dashboard or all. Read evidence files rather than asking for large results."
+);
+
+/// The `instructions` of a server that lists every tool (`--tools all`).
+pub const INSTRUCTIONS_ALL_TOOLS: &str = concat!(
+    instructions_head!(),
+    "Every tool is listed. Read evidence files rather than asking for large results."
+);
+
+/// The `instructions` of a server listing every tool (`all`) or the start set.
+pub fn instructions(all: bool) -> &'static str {
+    if all {
+        INSTRUCTIONS_ALL_TOOLS
+    } else {
+        INSTRUCTIONS
+    }
+}
 
 /// The skill's front matter description (when an agent should load it).
 pub const SKILL_DESCRIPTION: &str = "End-to-end testing with evidence: explore a web app in a \

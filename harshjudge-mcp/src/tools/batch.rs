@@ -96,6 +96,9 @@ pub struct StepBrief {
     /// The page after the call, when asked for and a browser is open.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observation: Option<PageObservation>,
+    /// A `browser_snapshot`'s lines: what the tool alone gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 impl StepBrief {
@@ -124,6 +127,9 @@ impl StepBrief {
                 })
                 .unwrap_or_default(),
             observation: None,
+            snapshot: (ok && tool == "browser_snapshot")
+                .then(|| value["snapshot"].as_str().map(String::from))
+                .flatten(),
         }
     }
 }

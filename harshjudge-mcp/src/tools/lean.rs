@@ -1,22 +1,19 @@
 //! What a model reads of a result in the server's lean shape (the default;
 //! `--output-schemas` gives every result as JSON text and structured content,
 //! unchanged): a browser action as one line naming the locator it resolved
-//! to (and the evidence it left), a snapshot as aria-snapshot lines with refs,
-//! only what changed since the last snapshot of the same page unless `full`.
-//! Every other result stays its compact JSON.
+//! to (and the evidence it left), a snapshot as its aria-snapshot lines (the
+//! tool's `snapshot`: the whole tree, or what changed since the last snapshot
+//! of the same page unless `full`). Every other result stays its compact JSON.
 
 use serde_json::Value;
 
 use crate::context::Context;
-use crate::tools::browser::PageOutline;
 
-/// The lean text of `tool`'s successful result `value` (called with `args`),
-/// or `None` to send the compact JSON.
-pub fn text(ctx: &Context, tool: &str, args: Option<&Value>, value: &Value) -> Option<String> {
+/// The lean text of `tool`'s successful result `value`, or `None` to send
+/// the compact JSON.
+pub fn text(ctx: &Context, tool: &str, value: &Value) -> Option<String> {
     if tool == "browser_snapshot" {
-        let outline: PageOutline = serde_json::from_value(value.clone()).ok()?;
-        let full = args.is_some_and(|a| a["full"].as_bool() == Some(true));
-        return Some(snapshot_text(ctx, &outline, full));
+        return value["snapshot"].as_str().map(String::from);
     }
     if matches!(tool, "run_steps" | "record_replay") {
         return steps_text(tool, value);
@@ -71,7 +68,8 @@ pub fn line(tool: &str, value: &Value) -> Option<String> {
 
 /// A brief `run_steps` or `record_replay` result as lines: the counts, then
 /// one line per call (`3 ok clicked …`, `4 FAILED browser_click: CODE: …`)
-/// with its evidence and page; `None` for a detailed one (sent as JSON).
+/// with its evidence and page, a snapshot's lines under its call's; `None`
+/// for a detailed one (sent as JSON).
 fn steps_text(tool: &str, value: &Value) -> Option<String> {
     let steps = value["steps"].as_array()?;
     // A detailed step has its timing (`meta`): sent as JSON.
@@ -119,46 +117,10 @@ fn steps_text(tool: &str, value: &Value) -> Option<String> {
             out.push_str(&format!(" (evidence: {})", files.join(", ")));
         }
         out.push('\n');
+        // A snapshot's lines, as the tool alone gives them.
+        if let Some(snapshot) = st["snapshot"].as_str() {
+            out.push_str(snapshot);
+        }
     }
     Some(out)
-}
-
-/// A snapshot as aria-snapshot lines: the whole outline the first time, after
-/// a navigation or with `full`; else the page line, the lines that are new or
-/// changed since the last snapshot, and the refs that are gone.
-pub fn snapshot_text(ctx: &Context, outline: &PageOutline, full: bool) -> String {
-    let lines = outline.aria_lines();
-    let previous = ctx
-        .agent()
-        .last_snapshot
-        .lock()
-        .ok()
-        .and_then(|mut l| l.replace((outline.url.clone(), lines.clone())));
-    let Some((_, before)) = previous.filter(|(u, _)| !full && *u == outline.url) else {
-        return lines.concat();
-    };
-    let mut out = outline.aria_page_line();
-    let changed: Vec<&String> = lines[1..].iter().filter(|l| !before.contains(l)).collect();
-    let refs = |ls: &[String]| -> Vec<String> {
-        ls.iter()
-            .filter_map(|l| l.split("[ref=").nth(1)?.split(']').next().map(String::from))
-            .collect()
-    };
-    let now = refs(&lines);
-    let gone: Vec<String> = refs(&before)
-        .into_iter()
-        .filter(|r| !now.contains(r))
-        .collect();
-    if changed.is_empty() && gone.is_empty() {
-        out.push_str("- note: nothing changed (full: true for all)\n");
-        return out;
-    }
-    out.push_str("- note: changes only (full: true for all)\n");
-    for l in changed {
-        out.push_str(l);
-    }
-    if !gone.is_empty() {
-        out.push_str(&format!("- gone: {}\n", gone.join(", ")));
-    }
-    out
 }

@@ -233,7 +233,7 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_snapshot",
             browser::Snapshot,
             browser::snapshot,
-            "A bounded outline of the page: headings and interactive elements with refs (for `ref` in actions), as aria-snapshot lines; on the same page, only what changed since the last snapshot unless full."
+            "The page's accessibility tree as aria-snapshot lines: each node with its ref (for `ref` in actions), test id and text, its children indented under it. On the same page, only what changed since the last snapshot, each line under the nodes it is in, unless full. The same lines in a run_steps answer."
         ),
         tool!(
             Browser,

@@ -5,7 +5,7 @@ reference file on disk.
 
 usage: prompts.py <project folder where init-agent ran>
 
-Prints one JSON line: {instructions, prompts, texts, missing, unknown};
+Prints one JSON line: {instructions, prompts, texts, missing, unknown, tools};
 exits non-zero with a message on the first failed expectation."""
 import asyncio
 import json
@@ -30,7 +30,9 @@ async def main():
     config = json.loads((PROJECT / ".mcp.json").read_text())
     entry = config["mcpServers"]["harshjudge"]
     params = StdioServerParameters(command=entry["command"], args=entry["args"],
-                                   env={"HARSHJUDGE_LOG": "warn", "HARSHJUDGE_DASHBOARD": "off"})
+                                   # The entry's --tools wins over the client's environment.
+                                   env={"HARSHJUDGE_LOG": "warn", "HARSHJUDGE_DASHBOARD": "off",
+                                        "HARSHJUDGE_MCP_TOOLS": "all"})
     skill = PROJECT / ".claude/skills/harshjudge"
     skill_md = (skill / "SKILL.md").read_text()
     async with stdio_client(params) as (read, write):
@@ -65,9 +67,10 @@ async def main():
                 unknown = e.error.message
             check(missing and unknown, "bad prompts/get calls fail")
             # The server still answers after the errors.
-            check(len((await session.list_tools()).tools) > 0, "tools/list after the errors")
+            tools = (await session.list_tools()).tools
+            check(len(tools) > 0, "tools/list after the errors")
     print(json.dumps({"instructions": init.instructions, "prompts": names, "texts": texts,
-                      "missing": missing, "unknown": unknown}))
+                      "missing": missing, "unknown": unknown, "tools": [t.name for t in tools]}))
 
 
 asyncio.run(main())

@@ -117,8 +117,8 @@ pub use expect::{
     ASSERTIONS, Assertion, Expect, ExpectedText, ExpectedValue, OBSERVATIONS, expect,
 };
 pub use observe::{
-    Console, Network, PageOutline, Screenshot, Snapshot, console, is_action, network, observe,
-    observed_after, page_state, screenshot, snapshot,
+    Console, Network, OutlineFrame, PageOutline, Screenshot, Snapshot, console, is_action, network,
+    observe, observed_after, page_line, page_state, screenshot, snapshot, snapshot_text,
 };
 pub use route::{Route, Routed, route};
 pub use targets::{Resolved, Target};

@@ -63,211 +63,164 @@ pub struct InlineImage {
     pub mime_type: String,
 }
 
-/// What `browser_snapshot` returns: the page's outline, as read in the page
-/// (keys in alphabetical order, as chromedriver gives them).
+/// What `browser_snapshot` returns: the page's accessibility tree as
+/// aria-snapshot lines, the same text a model reads of the tool alone, in a
+/// `run_steps` brief and in its detail.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageOutline {
-    /// Its visible interactive elements, each with a ref for later actions
-    /// (those of its same-origin iframes too, after the page's own).
-    pub elements: Vec<OutlineElement>,
+    /// The page's URL.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// The page line, then one line per node (`- listitem [ref=e5]
+    /// [testid=todo-item]:`), each with its ref (for `ref` in actions), its
+    /// test id and its text (`- generic [ref=e7]: feed the cat`), its children
+    /// indented under it; same-origin iframes' nodes under their iframe. On
+    /// the same page as the last snapshot, unless `full`: only the lines that
+    /// are new or changed, each under the lines of the nodes it is in, and
+    /// the refs that are gone.
+    pub snapshot: String,
+    /// Whether `snapshot` holds only what changed since the last snapshot.
+    pub changes_only: bool,
+    /// Nodes in the page's tree as read (at most maxElements).
+    pub nodes: u64,
+    /// More nodes than maxElements: the rest are left out.
+    pub truncated: bool,
     /// Its visible iframes, each before the frames inside it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub frames: Vec<OutlineFrame>,
-    /// Its visible h1 to h3 (at most 20).
-    pub headings: Vec<Heading>,
-    /// Visible interactive elements in all.
-    pub interactive_count: u64,
-    /// `data-testid`s on the page (at most 100).
-    pub test_ids: Vec<String>,
-    /// The start of its visible text.
-    pub text: String,
-    /// Its title.
-    pub title: String,
-    /// More interactive elements than listed.
-    pub truncated: bool,
-    /// The page's URL.
-    pub url: String,
 }
 
-impl PageOutline {
-    /// The outline in Playwright's aria-snapshot form, one line per element
-    /// with its ref (`- checkbox "Done" [checked] [ref=e4]`): what a model is
-    /// given by default instead of the JSON.
-    pub fn aria_text(&self) -> String {
-        self.aria_lines().concat()
-    }
+/// What the page's snapshot script answers.
+#[derive(Debug, Deserialize)]
+struct PageTree {
+    url: String,
+    title: String,
+    /// The tree's lines (`hjAriaYaml`), without the page line.
+    yaml: String,
+    nodes: u64,
+    truncated: bool,
+    #[serde(default)]
+    frames: Vec<OutlineFrame>,
+}
 
-    /// [`PageOutline::aria_text`]'s lines, each ending with a line break: the
-    /// page line first, then headings and elements, then notes.
-    pub fn aria_lines(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        let mut out = self.aria_page_line();
-        lines.push(std::mem::take(&mut out));
-        for h in &self.headings {
-            lines.push(format!(
-                "- heading {} [level={}]\n",
-                quoted(&h.text),
-                h.level
-            ));
-        }
-        for e in self.elements.iter().filter(|e| e.frame.is_none()) {
-            lines.push(format!("- {}\n", e.aria_line()));
-        }
-        // Each frame after the page's own elements, its elements indented
-        // under it (a frame inside a frame one step further).
-        for f in &self.frames {
-            let depth = self.frame_depth(f);
-            let pad = "  ".repeat(depth);
-            let mut line = format!("{pad}- iframe");
-            if let Some(n) = &f.name {
-                line.push(' ');
-                line.push_str(&quoted(n));
-            }
-            line.push_str(&format!(" [ref={}] [url={}]", f.reference, f.url));
-            if f.cross_origin == Some(true) {
-                line.push_str(" [cross-origin: not read]");
-            }
-            line.push('\n');
-            lines.push(line);
-            for e in (self.elements.iter()).filter(|e| e.frame.as_deref() == Some(&f.reference)) {
-                lines.push(format!("{pad}  - {}\n", e.aria_line()));
-            }
-        }
-        if self.elements.is_empty() && !self.text.is_empty() {
-            lines.push(format!("- text: {}\n", quoted(&self.text)));
-        }
+impl PageTree {
+    /// The snapshot's lines, each ending with a line break: the page line,
+    /// the tree, and a note when it was cut.
+    fn lines(&self) -> Vec<String> {
+        let mut lines = vec![page_line(&self.title, &self.url)];
+        lines.extend(
+            (self.yaml.lines())
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| format!("{l}\n")),
+        );
         if self.truncated {
             lines.push(format!(
-                "- note: {} interactive elements, {} listed (maxElements for more)\n",
-                self.interactive_count,
-                self.elements.len()
+                "- note: the first {} nodes; more left out (maxElements for more)\n",
+                self.nodes
             ));
         }
         lines
     }
-
-    /// The page line: `- page "Title" [url=…]`.
-    pub fn aria_page_line(&self) -> String {
-        format!("- page {} [url={}]\n", quoted(&self.title), self.url)
-    }
-
-    /// How many frames `f` is inside (0: an iframe of the page itself).
-    fn frame_depth(&self, f: &OutlineFrame) -> usize {
-        let mut depth = 0;
-        let mut parent = f.parent.as_deref();
-        while let Some(p) = parent {
-            depth += 1;
-            parent = (self.frames.iter())
-                .find(|g| g.reference == p)
-                .and_then(|g| g.parent.as_deref());
-            if depth > self.frames.len() {
-                break;
-            }
-        }
-        depth
-    }
 }
 
-impl OutlineElement {
-    /// The element as an aria-snapshot line, without its indent and dash:
-    /// `checkbox "Done" [checked] [ref=e4]`.
-    fn aria_line(&self) -> String {
-        let role = self.role.clone().unwrap_or_else(|| {
-            match (self.tag.as_str(), self.kind.as_deref()) {
-                ("a", _) => "link",
-                ("button", _) => "button",
-                ("select", _) => "combobox",
-                ("textarea", _) => "textbox",
-                ("li", _) => "listitem",
-                ("label", _) => "text",
-                ("input", Some("checkbox")) => "checkbox",
-                ("input", Some("radio")) => "radio",
-                ("input", Some("submit" | "button" | "reset")) => "button",
-                ("input", Some("range")) => "slider",
-                ("input", _) => "textbox",
-                (tag, _) => tag,
-            }
-            .to_string()
-        });
-        let mut out = role;
-        // "on" is a checkbox's default value, not a name.
-        if let Some(n) = self.name.as_deref().filter(|n| !n.is_empty() && *n != "on") {
-            out.push(' ');
-            out.push_str(&quoted(n));
-        }
-        if self.checked == Some(true) {
-            out.push_str(" [checked]");
-        }
-        if self.disabled == Some(true) {
-            out.push_str(" [disabled]");
-        }
-        out.push_str(&format!(" [ref={}]", self.reference));
-        if let Some(t) = &self.test_id {
-            out.push_str(&format!(" [testid={t}]"));
-        }
-        if let Some(h) = &self.href {
-            out.push_str(&format!(" [url={h}]"));
-        }
-        if let Some(v) = &self.value {
-            out.push_str(": ");
-            out.push_str(&quoted(v));
-        }
-        out
-    }
+/// The page line: `- page "Title" [url=…]`.
+pub fn page_line(title: &str, url: &str) -> String {
+    format!("- page {} [url={url}]\n", quoted(title))
 }
 
 fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-/// A heading in a [`PageOutline`].
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Heading {
-    /// 1 to 3.
-    pub level: u8,
-    /// Its text (cut to 80 characters).
-    pub text: String,
+/// A snapshot's `lines` as sent: all of them when `before` (the last
+/// snapshot's lines, of the same page) is `None`; else the page line, the
+/// lines that are new or changed, each after the lines of the nodes it is in
+/// (so it keeps its place in the tree), and the refs that are gone. A line is
+/// the same when the same text stood under the same node before.
+pub fn snapshot_text(lines: &[String], before: Option<&[String]>) -> (String, bool) {
+    let Some(before) = before else {
+        return (lines.concat(), false);
+    };
+    let (keys_now, parents) = keyed(lines);
+    let (keys_before, _) = keyed(before);
+    let known: std::collections::HashSet<&String> = keys_before.iter().collect();
+    let mut out = lines.first().cloned().unwrap_or_default();
+    let refs = |ls: &[String]| -> Vec<String> {
+        ls.iter()
+            .filter_map(|l| l.split("[ref=").nth(1)?.split(']').next().map(String::from))
+            .collect()
+    };
+    let now = refs(lines);
+    let gone: Vec<String> = refs(before)
+        .into_iter()
+        .filter(|r| !now.contains(r))
+        .collect();
+    let changed: Vec<usize> = (1..lines.len())
+        .filter(|&i| !known.contains(&keys_now[i]))
+        .collect();
+    if changed.is_empty() && gone.is_empty() {
+        out.push_str("- note: nothing changed (full: true for all)\n");
+        return (out, true);
+    }
+    out.push_str("- note: changes only, each under the nodes it is in (full: true for all)\n");
+    let mut sent = vec![false; lines.len()];
+    for i in changed {
+        let mut chain = Vec::new();
+        let mut p = parents[i];
+        while let Some(a) = p {
+            if sent[a] {
+                break;
+            }
+            chain.push(a);
+            p = parents[a];
+        }
+        for a in chain.into_iter().rev().chain([i]) {
+            if !sent[a] {
+                sent[a] = true;
+                out.push_str(&lines[a]);
+            }
+        }
+    }
+    if !gone.is_empty() {
+        out.push_str(&format!("- gone: {}\n", gone.join(", ")));
+    }
+    (out, true)
 }
 
-/// An interactive element in a [`PageOutline`].
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct OutlineElement {
-    /// A checkbox's or radio's state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checked: Option<bool>,
-    /// Set when disabled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disabled: Option<bool>,
-    /// The ref of the iframe it is in (`f1`); none in the page itself.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frame: Option<String>,
-    /// A link's href (cut to 80 characters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub href: Option<String>,
-    /// Its accessible name, as `get_by_role(…).name(…)` matches it (cut to
-    /// 60 characters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Usable as `ref` in actions (`e1`, `e2`, …; `f1e3` in frame `f1`).
-    #[serde(rename = "ref")]
-    pub reference: String,
-    /// Its ARIA role, as `get_by_role` matches it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
-    /// Its tag name, lowercase.
-    pub tag: String,
-    /// Its `data-testid`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub test_id: Option<String>,
-    /// An input's type.
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// What a text field or select holds (cut to 60 characters; never a
-    /// password's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
+/// Each line's key (its text under the node it is in: that node's ref, or
+/// its own key when it has none) and the line of the node it is in. The
+/// first line (the page's) is the root.
+fn keyed(lines: &[String]) -> (Vec<String>, Vec<Option<usize>>) {
+    let depth = |l: &str| (l.len() - l.trim_start_matches(' ').len()) / 2;
+    let own_ref = |l: &str| -> Option<String> {
+        l.split("[ref=").nth(1)?.split(']').next().map(String::from)
+    };
+    let mut keys = Vec::with_capacity(lines.len());
+    let mut anchors: Vec<String> = Vec::with_capacity(lines.len());
+    let mut parents = Vec::with_capacity(lines.len());
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i == 0 {
+            keys.push(line.clone());
+            anchors.push(String::new());
+            parents.push(None);
+            continue;
+        }
+        let d = depth(line);
+        while stack.last().is_some_and(|&(sd, _)| sd >= d) {
+            stack.pop();
+        }
+        let parent = stack.last().map(|&(_, p)| p);
+        let anchor = parent.map_or("", |p| anchors[p].as_str());
+        let key = format!("{anchor}\u{0}{line}");
+        anchors.push(own_ref(line).unwrap_or_else(|| key.clone()));
+        keys.push(key);
+        parents.push(parent);
+        stack.push((d, i));
+    }
+    (keys, parents)
 }
 
 /// An iframe in a [`PageOutline`].
@@ -380,73 +333,54 @@ fn png_size(b: &[u8]) -> (u32, u32) {
     }
 }
 
-/// The page outline script: headings, interactive elements (each tagged with a
-/// `data-hj-ref` so a later action can target it), test ids, visible text; capped.
-/// Same-origin iframes are walked too (four deep): each gets a `data-hj-frame`
-/// (`f1`, `f2`, … for the page's life) and its elements refs under it
-/// (`f1e3`); an iframe of another origin is listed, unread.
+/// The snapshot script: the engine's ARIA tree of the page for an agent
+/// (`agentSnapshot`, in harshjudge's injected `aria.js`), with the refs kept
+/// here: each element gets a `data-hj-ref` (`e1`, `e2`, … for its document's
+/// life, so a later snapshot names the same element by the same ref and can
+/// send only what changed). Same-origin iframes are read too (four deep): each
+/// gets a `data-hj-frame` (`f1`, `f2`, … for the page's life) and its
+/// elements refs under it (`f1e3`); an iframe of another origin is listed,
+/// unread.
 const SNAPSHOT_BODY: &str = concat!(
     include_str!("frame_css.js"),
     r#"
 const max = arguments[0];
 const cut = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
-const visible = (el) => { const r = el.getBoundingClientRect(); const st = el.ownerDocument.defaultView.getComputedStyle(el); return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none'; };
-const headings = Array.from(document.querySelectorAll('h1,h2,h3')).filter(visible).slice(0, 20).map(h => ({level: +h.tagName[1], text: cut(h.innerText, 80)}));
-const sel = 'a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[onclick],[data-testid]';
-const elements = [];
-const frames = [];
-let total = 0;
-// Refs stay with their elements for the document's life (a later snapshot
-// names the same element by the same ref, so it can send only what changed).
 if (!window.__hjFrameSeq) window.__hjFrameSeq = 0;
-const walk = (doc, win, prefix, frame, depth) => {
-  const all = Array.from(doc.querySelectorAll(sel)).filter(visible);
-  total += all.length;
+const frames = [];
+const prefixes = new Map([[document, '']]);
+const ref = (el) => {
+  const win = el.ownerDocument.defaultView;
   if (!win.__hjRefSeq) win.__hjRefSeq = 0;
-  for (const el of all) {
-    if (elements.length >= max) break;
-    let ref = el.getAttribute('data-hj-ref');
-    if (!ref) { win.__hjRefSeq += 1; ref = 'e' + win.__hjRefSeq; el.setAttribute('data-hj-ref', ref); }
-    const tag = el.tagName.toLowerCase();
-    const e = {ref: prefix + ref, tag};
-    if (frame) e.frame = frame;
-    const seen = window.__harshjudgeEngine.describe(el);
-    if (seen.role) e.role = seen.role;
-    const tid = el.getAttribute('data-testid'); if (tid) e.testId = tid;
-    if (cut(seen.name, 60)) e.name = cut(seen.name, 60);
-    if (tag === 'input') { e.type = el.type; if (el.type === 'checkbox' || el.type === 'radio') e.checked = el.checked; }
-    // What a field holds (a password's never: it is a secret).
-    const field = tag === 'textarea' || tag === 'select' || (tag === 'input' && !['checkbox', 'radio', 'password', 'hidden', 'file', 'submit', 'button', 'reset', 'image'].includes(el.type));
-    if (field && cut(el.value, 60)) e.value = cut(el.value, 60);
-    if (tag === 'a') e.href = cut(el.getAttribute('href'), 80);
-    if (el.disabled) e.disabled = true;
-    elements.push(e);
-  }
-  if (depth >= 4) return;
-  for (const f of doc.querySelectorAll('iframe,frame')) {
-    if (!visible(f)) continue;
-    let own = f.getAttribute('data-hj-frame');
-    if (!own) { window.__hjFrameSeq += 1; own = 'f' + window.__hjFrameSeq; f.setAttribute('data-hj-frame', own); }
-    const entry = {ref: prefix + own, selector: hjFrameCss(f)};
-    if (frame) entry.parent = frame;
-    const label = f.getAttribute('title') || f.getAttribute('name') || '';
-    if (cut(label, 60)) entry.name = cut(label, 60);
-    let inner = null;
-    try { inner = f.contentDocument; } catch (err) { inner = null; }
-    entry.url = cut(inner ? inner.location.href : (f.getAttribute('src') || ''), 120);
-    if (!inner) entry.crossOrigin = true;
-    frames.push(entry);
-    if (inner) walk(inner, f.contentWindow, prefix + own, prefix + own, depth + 1);
-  }
+  let r = el.getAttribute('data-hj-ref');
+  if (!r) { win.__hjRefSeq += 1; r = 'e' + win.__hjRefSeq; el.setAttribute('data-hj-ref', r); }
+  return (prefixes.get(el.ownerDocument) || '') + r;
 };
-walk(document, window, '', null, 0);
-const testIds = Array.from(new Set(Array.from(document.querySelectorAll('[data-testid]')).map(e => e.getAttribute('data-testid')))).slice(0, 100);
-return {url: location.href, title: document.title, headings, elements, frames, testIds, text: cut(document.body ? document.body.innerText : '', 600), truncated: total > elements.length, interactiveCount: total};
+const frame = (f) => {
+  const prefix = prefixes.get(f.ownerDocument) || '';
+  let own = f.getAttribute('data-hj-frame');
+  if (!own) { window.__hjFrameSeq += 1; own = 'f' + window.__hjFrameSeq; f.setAttribute('data-hj-frame', own); }
+  const entry = {ref: prefix + own, selector: hjFrameCss(f)};
+  if (prefix) entry.parent = prefix;
+  const label = cut(f.getAttribute('title') || f.getAttribute('name') || '', 60);
+  if (label) entry.name = label;
+  let inner = null;
+  try { inner = f.contentDocument; } catch (err) { inner = null; }
+  entry.url = cut(inner ? inner.location.href : (f.getAttribute('src') || ''), 120);
+  if (!inner) entry.crossOrigin = true;
+  frames.push(entry);
+  const deep = (prefix.match(/f/g) || []).length >= 4;
+  if (!inner || deep) return {ref: entry.ref, url: entry.url};
+  prefixes.set(inner, entry.ref);
+  return {ref: entry.ref, url: entry.url, body: inner.body || inner.documentElement};
+};
+const tree = window.__harshjudgeEngine.agentSnapshot({max, ref, frame});
+return {url: location.href, title: document.title, yaml: tree.yaml, nodes: tree.nodes, truncated: tree.truncated, frames};
 "#
 );
 
-/// The outline script after the injected engine (installed where missing),
-/// whose roles and accessible names it lists.
+/// The snapshot script after the injected engine (installed where missing),
+/// whose ARIA tree it reads.
 fn snapshot_script() -> &'static str {
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SCRIPT.get_or_init(|| format!("{}\n{SNAPSHOT_BODY}", harshjudge::browser::engine_source()))
@@ -456,7 +390,7 @@ fn snapshot_script() -> &'static str {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Snapshot {
-    /// Most elements listed (default 80, at most 300).
+    /// Most nodes read (default 300, at most 2000).
     #[serde(default)]
     pub max_elements: Option<u32>,
     /// Everything, not only what changed since the last snapshot.
@@ -464,12 +398,14 @@ pub struct Snapshot {
     pub full: bool,
 }
 
-/// A compact outline of the page, with refs for later actions.
+/// The page's accessibility tree with refs for later actions: all of it the
+/// first time, after a navigation or with `full`; else what changed since
+/// the last snapshot (which this one becomes).
 pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<PageOutline, ToolError> {
-    let max = a.max_elements.unwrap_or(80);
-    if max == 0 || max > 300 {
+    let max = a.max_elements.unwrap_or(300);
+    if max == 0 || max > 2000 {
         return Err(ToolError::invalid(format!(
-            "maxElements {max} is out of range: give 1 to 300"
+            "maxElements {max} is out of range: give 1 to 2000"
         )));
     }
     let page = page(ctx)?;
@@ -480,16 +416,34 @@ pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<PageOutline, ToolError> {
                 .execute(snapshot_script(), vec![json!(max)])
                 .await
                 .map_err(|e| BrowserError::Command {
-                    action: "reading the page outline".into(),
+                    action: "reading the page's snapshot".into(),
                     message: e.to_string(),
                 })
         })?
         .map_err(classify)?;
-    serde_json::from_value(v).map_err(|e| {
+    let tree: PageTree = serde_json::from_value(v).map_err(|e| {
         ToolError::new(
             crate::error::Code::Internal,
-            format!("the page outline script gave an unexpected result ({e}); this is a bug in harshjudge-mcp, please report it"),
+            format!("the page snapshot script gave an unexpected result ({e}); this is a bug in harshjudge-mcp, please report it"),
         )
+    })?;
+    let lines = tree.lines();
+    let previous = (ctx.agent().last_snapshot.lock())
+        .ok()
+        .and_then(|mut l| l.replace((tree.url.clone(), lines.clone())));
+    let before = previous
+        .as_ref()
+        .filter(|(u, _)| !a.full && *u == tree.url)
+        .map(|(_, l)| l.as_slice());
+    let (snapshot, changes_only) = snapshot_text(&lines, before);
+    Ok(PageOutline {
+        url: tree.url,
+        title: tree.title,
+        snapshot,
+        changes_only,
+        nodes: tree.nodes,
+        truncated: tree.truncated,
+        frames: tree.frames,
     })
 }
 

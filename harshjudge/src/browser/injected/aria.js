@@ -115,7 +115,9 @@ function hjSnapNode(el) {
 }
 
 // The tree under root (a 'fragment' node holding root's own node, if any).
-function hjAriaTree(root) {
+// With agent (harshjudge-mcp's browser_snapshot, see hjAgentNode) each node
+// also gets a ref, and the tree goes on into same-origin iframes.
+function hjAriaTree(root, agent) {
   root = root || document.body;
   var tree = { role: 'fragment', name: '', children: [], props: {} };
   var visited = new Set();
@@ -128,8 +130,10 @@ function hjAriaTree(root) {
       return;
     }
     if (node.nodeType !== 1 || hjIsAriaHidden(node)) return;
-    var own = hjSnapNode(node);
+    var own = agent ? hjAgentNode(node, agent) : hjSnapNode(node);
+    if (own === false) return;
     if (own) parent.children.push(own);
+    if (own && agent && own.role === 'iframe') { hjAgentFrame(own, node, agent); return; }
     content(own || parent, node, !!own);
   }
 
@@ -166,7 +170,8 @@ function hjSnapPseudo(el, which) {
 }
 
 // Adjacent text joins and is normalised; empty text goes; a lone text child
-// that repeats the name goes; an empty unnamed generic goes.
+// that repeats the name goes; an empty unnamed generic goes (not an
+// agent's, which has a ref to act on).
 function hjSnapTidy(node) {
   var out = [];
   var buf = '';
@@ -181,12 +186,53 @@ function hjSnapTidy(node) {
     if (typeof c === 'string') { buf += c; inBuf = true; return; }
     flush();
     hjSnapTidy(c);
-    if (c.role === 'generic' && !c.name && !c.children.length) return;
+    if (c.role === 'generic' && !c.name && !c.children.length && !c.ref) return;
     out.push(c);
   });
   flush();
   node.children = out;
   if (out.length === 1 && out[0] === node.name) node.children = [];
+}
+
+// ---- the agent's snapshot (harshjudge-mcp's browser_snapshot) ------------------
+//
+// The same tree, read by an agent that must find its next target: every node
+// has a ref to act on ([ref=e5]) and its test id ([testid=todo-item]); an
+// element without a role that has a test id or an onclick is a 'generic' node
+// (a list item's title, a counter), so that its text stays beside it; inline
+// text roles (strong, emphasis, ...) give their text to their parent ("2 items
+// left" on one line); a password field's value is never read. agent is
+// {max, count, truncated, ref(el), frame(iframe)}: ref names an element, frame
+// names an iframe and gives {ref, url, body} (no body: not read).
+
+var HJ_AGENT_INLINE = new Set(['strong', 'emphasis', 'code', 'deletion', 'insertion', 'subscript',
+  'superscript', 'mark', 'time']);
+
+function hjAgentNode(el, agent) {
+  var tid = el.getAttribute('data-testid');
+  var node = hjSnapNode(el);
+  if (node && HJ_AGENT_INLINE.has(node.role) && !tid) node = null;
+  if (!node && (tid || el.hasAttribute('onclick'))) node = { role: 'generic', name: '', children: [], props: {} };
+  if (!node) return null;
+  if (agent.count >= agent.max) { agent.truncated = true; return false; }
+  agent.count += 1;
+  if (node.role !== 'iframe') node.ref = agent.ref(el);
+  if (tid) node.testid = tid;
+  if (hjTag(el) === 'input' && (el.type || '').toLowerCase() === 'password') node.children = [];
+  return node;
+}
+
+function hjAgentFrame(node, el, agent) {
+  var f = agent.frame(el);
+  node.ref = f.ref;
+  node.name = hjSnapNormalize(el.getAttribute('title') || el.getAttribute('name') || '');
+  if (f.url) node.props.url = f.url;
+  if (!f.body) { node.unread = true; return; }
+  node.children = hjAriaTree(f.body, agent).children;
+}
+
+function hjAgentCut(s, n) {
+  return s.length > n ? s.slice(0, n - 1) + '\u2026' : s;
 }
 
 // YAML needs quotes around this scalar (Playwright's rule, so that what we
@@ -213,11 +259,14 @@ function hjYamlValue(s) {
 
 // The tree as Playwright prints it: "- role "name" [states]", ": text" for a
 // lone text child, children and /url, /placeholder properties indented below.
-function hjAriaYaml(tree) {
+// For an agent (a tree of hjAgentNode's) each node also says its ref and test
+// id, and names and texts are cut (100 and 200 characters).
+function hjAriaYaml(tree, agent) {
   var lines = [];
+  var cut = function (s, n) { return agent ? hjAgentCut(s, n) : s; };
   function key(n) {
     var k = n.role;
-    if (n.name && n.name.length <= 900) k += ' ' + JSON.stringify(n.name);
+    if (n.name && n.name.length <= 900) k += ' ' + JSON.stringify(cut(n.name, 100));
     if (n.checked === 'mixed') k += ' [checked=mixed]';
     if (n.checked === true) k += ' [checked]';
     if (n.disabled) k += ' [disabled]';
@@ -228,17 +277,20 @@ function hjAriaYaml(tree) {
     if (n.pressed === 'mixed') k += ' [pressed=mixed]';
     if (n.pressed === true) k += ' [pressed]';
     if (n.selected === true) k += ' [selected]';
+    if (n.ref) k += ' [ref=' + n.ref + ']';
+    if (n.testid) k += ' [testid=' + n.testid + ']';
+    if (n.unread) k += ' [cross-origin]';
     return k;
   }
   function visit(n, indent) {
-    if (typeof n === 'string') { lines.push(indent + '- text: ' + hjYamlValue(n)); return; }
+    if (typeof n === 'string') { lines.push(indent + '- text: ' + hjYamlValue(cut(n, 200))); return; }
     var head = indent + '- ' + hjYamlKey(key(n));
     var props = Object.keys(n.props);
-    var text = n.children.length === 1 && typeof n.children[0] === 'string' ? n.children[0] : null;
+    var text = n.children.length === 1 && typeof n.children[0] === 'string' ? cut(n.children[0], 200) : null;
     if (!props.length && !n.children.length) { lines.push(head); return; }
     if (!props.length && text !== null) { lines.push(head + ': ' + hjYamlValue(text)); return; }
     lines.push(head + ':');
-    props.forEach(function (p) { lines.push(indent + '  - /' + p + ': ' + hjYamlValue(n.props[p])); });
+    props.forEach(function (p) { lines.push(indent + '  - /' + p + ': ' + hjYamlValue(cut(n.props[p], 200))); });
     n.children.forEach(function (c) { visit(c, indent + '  '); });
   }
   tree.children.forEach(function (c) { visit(c, ''); });

@@ -164,3 +164,12 @@ window.__harshjudgeEngine.generateLocator = function (selector) {
 window.__harshjudgeEngine.describe = function (el) {
   return { role: hjAriaRole(el), name: hjAccessibleName(el) };
 };
+
+// harshjudge-mcp's browser_snapshot: the ARIA tree of the page as YAML lines
+// with a ref and test id on each node (hjAgentNode in aria.js), at most max
+// nodes. ref(el) and frame(iframe) come from the caller, which keeps the refs.
+window.__harshjudgeEngine.agentSnapshot = function (opts) {
+  var agent = { max: opts.max, count: 0, truncated: false, ref: opts.ref, frame: opts.frame };
+  var tree = hjAriaTree(document.body || document.documentElement, agent);
+  return { yaml: hjAriaYaml(tree, true), nodes: agent.count, truncated: agent.truncated };
+};
