@@ -15,6 +15,7 @@ pub mod knowledge;
 pub mod observers;
 pub mod server;
 pub mod skill;
+pub mod tool_sets;
 pub mod tools;
 
 pub use context::Context;

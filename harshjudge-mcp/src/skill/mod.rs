@@ -21,7 +21,7 @@ pub const SERVER_NAME: &str = "harshjudge";
 /// and lists more on `enable_tools` (they say so). `init-agent` writes it
 /// into `.mcp.json` as `--tools`, so a `HARSHJUDGE_MCP_TOOLS` in the client's
 /// environment cannot make the server and the skill disagree.
-pub const SKILL_TOOLS: crate::server::Tools = crate::server::Tools::Start;
+pub const SKILL_TOOLS: crate::tool_sets::Tools = crate::tool_sets::Tools::Start;
 
 /// An argument of a workflow's prompt.
 #[derive(Debug, Clone, Copy)]

@@ -25,6 +25,7 @@ mod consumers;
 mod error;
 pub(crate) mod exec;
 pub mod flags;
+mod outcomes;
 pub(crate) mod plan;
 mod rejudge;
 mod setups;

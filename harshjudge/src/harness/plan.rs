@@ -8,7 +8,6 @@
 //! recorded outcomes are reused instead of running them.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::time::Duration;
 
 use libtest_mimic::{Arguments, Trial};
 
@@ -16,7 +15,7 @@ use super::flags::SuiteFlags;
 use crate::event::StepOutcome;
 use crate::registry::ScenarioDef;
 use crate::store::checkpoint::{Checkpoint, ScenarioEntry, ScenarioState, SuiteLog};
-use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
+use crate::store::{RunId, RunResult, RunStatus, Slug, Store, StoreError};
 
 use super::step_test_name;
 
@@ -221,7 +220,7 @@ impl Plan {
 /// Decides what runs: `--shard`, then `--last-failed`, then libtest's filter
 /// and the tag selection (each scenario runs up to its last selected step),
 /// then `skip`/`fixme` (selected, never run), then `--resume`, then the setups
-/// of what runs ([`include`](super::setups::include)).
+/// of what runs ([`include_setups`]).
 pub(crate) fn plan(
     scenarios: Vec<&'static ScenarioDef>,
     args: &Arguments,
@@ -331,7 +330,7 @@ pub(crate) fn plan(
     };
     // The setups of what runs come along, whatever selected it; one that
     // runs was not filtered out by its tags.
-    super::setups::include(&mut plan, nextest);
+    include_setups(&mut plan, nextest);
     if !plan.tag_excluded.is_empty() {
         let note = format!(
             "{}: {} scenario(s) filtered out by their tags",
@@ -521,7 +520,7 @@ fn reuse(
             _ => ScenarioState::Fail,
         }
     };
-    let out = recorded_outcomes(store, def, run, result, "reused by --resume")?;
+    let out = super::outcomes::recorded_outcomes(store, def, run, result, "reused by --resume")?;
     let mut entry = ScenarioEntry {
         state,
         ..entry.clone()
@@ -530,45 +529,60 @@ fn reuse(
     Some((entry, out))
 }
 
-/// Each step's outcome as `result.json` records it (after its verdicts are
-/// combined), for trials that report a recorded run instead of running it
-/// (`--resume`, `--rejudge`); `how` says which in the messages. A step the run
-/// never reached is skipped, saying so.
-pub(crate) fn recorded_outcomes(
-    store: &Store,
-    def: &ScenarioDef,
-    run: &RunId,
-    result: &RunResult,
-    how: &str,
-) -> Option<Vec<StepOutcome>> {
-    let slug = Slug::new(def.slug).ok()?;
-    let mut out = Vec::new();
-    for (i, step) in def.steps.iter().enumerate() {
-        let id = StepId::from_index(i + 1).ok()?;
-        let done = result.steps.iter().find(|s| s.id == id.as_str());
-        let status = done.map_or(StepStatus::Skipped, |s| s.status);
-        out.push(StepOutcome {
-            index: i + 1,
-            title: step.title.to_string(),
-            status,
-            duration: Duration::from_millis(done.map_or(0, |s| s.duration)),
-            error: done
-                .and_then(|s| s.error.clone())
-                .filter(|_| status == StepStatus::Fail)
-                .map(|e| format!("{e}\n  ({how} from run {run})")),
-            location: done.and_then(|s| s.error_location.clone()),
-            reason: (status == StepStatus::Skipped).then(|| match done {
-                Some(_) => format!("{how} from run {run}, where it was skipped"),
-                None => format!("{how} from run {run}, which never reached it"),
-            }),
-            evidence_dir: store.scenario(&slug).run(run).step(&id).evidence(),
-            id,
-            expectation: None,
-        });
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 #[path = "plan_tests.rs"]
 mod tests;
+
+/// Brings along the setups of every scenario that runs, whatever the filter:
+/// each runs whole. With one trial per step (not nextest) their trials are
+/// selected too, so that they are reported; under nextest they run in the
+/// process of the scenario that needs them (once per nextest run, [`Gate`]).
+/// A setup that no filter or tag selected is named in [`Plan::brought_along`]
+/// with the scenarios that need it, and is no longer among those the tags
+/// filtered out: it runs.
+pub(crate) fn include_setups(plan: &mut Plan, nextest: bool) {
+    let by_name: HashMap<&str, &'static ScenarioDef> =
+        plan.scenarios.iter().map(|d| (d.fn_name, *d)).collect();
+    let running: Vec<&'static ScenarioDef> = plan.work().into_iter().map(|(d, _)| d).collect();
+    // Each setup that comes along, with the scenarios that need it, in order.
+    let mut brought: Vec<(usize, Vec<&'static str>)> = Vec::new();
+    for def in running {
+        for dep in super::setups::needs(def, &by_name) {
+            let Some(i) = plan.scenarios.iter().position(|d| d.fn_name == dep.fn_name) else {
+                continue;
+            };
+            if let Some((_, of)) = brought.iter_mut().find(|(j, _)| *j == i) {
+                of.push(def.fn_name);
+                continue;
+            }
+            if plan.stop_after[i] == dep.steps.len() {
+                continue;
+            }
+            // Not selected at all (a setup partly selected is only completed).
+            let unselected = plan.stop_after[i] == 0;
+            plan.stop_after[i] = dep.steps.len();
+            if !nextest {
+                if let Some(selected) = plan.selected.get_mut(dep.slug) {
+                    selected.iter_mut().for_each(|s| *s = true);
+                }
+                let names: HashSet<&str> = (plan.trials.iter())
+                    .filter(|t| t.scenario == i)
+                    .map(|t| t.name.as_str())
+                    .collect();
+                plan.filtered_out.retain(|n| !names.contains(n.as_str()));
+            }
+            if unselected {
+                brought.push((i, vec![def.fn_name]));
+            }
+        }
+    }
+    for (i, of) in brought {
+        let setup = plan.scenarios[i];
+        plan.tag_excluded.retain(|d| d.fn_name != setup.fn_name);
+        if !nextest {
+            plan.notes
+                .push(super::setups::brought_along(setup.fn_name, &of));
+        }
+        plan.brought_along.push((setup, of));
+    }
+}

@@ -28,7 +28,8 @@ use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store,
 
 use super::consumers::{HarnessSink, NotRun, Slot, not_run};
 use super::error::{HarnessError, NO_JUDGE, PendingVerdict, RejudgeError};
-use super::plan::{Plan, recorded_outcomes};
+use super::outcomes::recorded_outcomes;
+use super::plan::Plan;
 use super::tail;
 
 /// `--rejudge-run RUN_ID`: the scenario of this binary whose runs hold it.

@@ -1,7 +1,7 @@
 //! Setup scenarios (`#[scenario(setup)]`) and the scenarios that depend on
 //! them (`#[scenario(depends_on = [f])]`): checked before anything runs
 //! ([`validate`]: every name a setup of the binary, no circle), brought along
-//! by any selection ([`include`]), started first ([`order`]), and run once per
+//! by any selection (`plan::include_setups`), started first ([`order`]), and run once per
 //! invocation while their dependents wait ([`Gate`]); a failed setup skips its
 //! dependents with `setup {f} failed: {error}`. Under cargo-nextest, where each
 //! scenario is a process of its own, a setup runs once for the whole nextest
@@ -16,7 +16,6 @@ use tokio::sync::watch;
 
 use super::consumers::{HarnessSink, NotRun, not_run};
 use super::error::{HarnessError, Location, Site};
-use super::plan::Plan;
 use crate::event::{Event, EventSink};
 use crate::registry::ScenarioDef;
 use crate::store::Store;
@@ -143,7 +142,7 @@ pub(crate) fn for_the_suite(
 }
 
 /// The setups `def` needs, each before those that need it, itself excluded.
-fn needs(
+pub(crate) fn needs(
     def: &'static ScenarioDef,
     by_name: &HashMap<&str, &'static ScenarioDef>,
 ) -> Vec<&'static ScenarioDef> {
@@ -164,59 +163,6 @@ fn needs(
     }
     walk(def, by_name, &mut out);
     out
-}
-
-/// Brings along the setups of every scenario that runs, whatever the filter:
-/// each runs whole. With one trial per step (not nextest) their trials are
-/// selected too, so that they are reported; under nextest they run in the
-/// process of the scenario that needs them (once per nextest run, [`Gate`]).
-/// A setup that no filter or tag selected is named in [`Plan::brought_along`]
-/// with the scenarios that need it, and is no longer among those the tags
-/// filtered out: it runs.
-pub(crate) fn include(plan: &mut Plan, nextest: bool) {
-    let by_name: HashMap<&str, &'static ScenarioDef> =
-        plan.scenarios.iter().map(|d| (d.fn_name, *d)).collect();
-    let running: Vec<&'static ScenarioDef> = plan.work().into_iter().map(|(d, _)| d).collect();
-    // Each setup that comes along, with the scenarios that need it, in order.
-    let mut brought: Vec<(usize, Vec<&'static str>)> = Vec::new();
-    for def in running {
-        for dep in needs(def, &by_name) {
-            let Some(i) = plan.scenarios.iter().position(|d| d.fn_name == dep.fn_name) else {
-                continue;
-            };
-            if let Some((_, of)) = brought.iter_mut().find(|(j, _)| *j == i) {
-                of.push(def.fn_name);
-                continue;
-            }
-            if plan.stop_after[i] == dep.steps.len() {
-                continue;
-            }
-            // Not selected at all (a setup partly selected is only completed).
-            let unselected = plan.stop_after[i] == 0;
-            plan.stop_after[i] = dep.steps.len();
-            if !nextest {
-                if let Some(selected) = plan.selected.get_mut(dep.slug) {
-                    selected.iter_mut().for_each(|s| *s = true);
-                }
-                let names: HashSet<&str> = (plan.trials.iter())
-                    .filter(|t| t.scenario == i)
-                    .map(|t| t.name.as_str())
-                    .collect();
-                plan.filtered_out.retain(|n| !names.contains(n.as_str()));
-            }
-            if unselected {
-                brought.push((i, vec![def.fn_name]));
-            }
-        }
-    }
-    for (i, of) in brought {
-        let setup = plan.scenarios[i];
-        plan.tag_excluded.retain(|d| d.fn_name != setup.fn_name);
-        if !nextest {
-            plan.notes.push(brought_along(setup.fn_name, &of));
-        }
-        plan.brought_along.push((setup, of));
-    }
 }
 
 /// `fixture_database: brought along as a setup of smoke_login, smoke_search`
@@ -355,7 +301,7 @@ fn deliver(sink: &dyn EventSink, store: &Store, def: &'static ScenarioDef, recor
         let slug = Slug::new(def.slug).ok()?;
         let run = RunId::new(record.run_id.as_deref()?).ok()?;
         let result = store.scenario(&slug).run(&run).result().ok()??;
-        let outcomes = super::plan::recorded_outcomes(store, def, &run, &result, how)?;
+        let outcomes = super::outcomes::recorded_outcomes(store, def, &run, &result, how)?;
         Some((slug, outcomes))
     })();
     match recorded {
