@@ -122,7 +122,7 @@ impl BrowserConfig {
         let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
         let launch_timeout = env_duration("HARSHJUDGE_LAUNCH_TIMEOUT", Duration::from_secs(60))?;
         Ok(BrowserConfig {
-            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL")?,
+            webdriver_url: crate::settings::webdriver_url()?,
             chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
             chromium: env("HARSHJUDGE_CHROMIUM")?.map(PathBuf::from),
             window,

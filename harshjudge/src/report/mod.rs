@@ -59,6 +59,9 @@ pub struct Summary {
     pub not_run: Vec<(String, String)>,
     /// The tag selection as given (`--tags "smoke"`) and the scenarios it left out.
     pub filtered_by_tags: Option<(String, Vec<String>)>,
+    /// What failed outside any scenario: `(stage, message)`, the stage
+    /// `before_all` or `after_all` (a suite hook that failed or panicked).
+    pub invocation_errors: Vec<(String, String)>,
 }
 
 impl Summary {
