@@ -202,11 +202,15 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// What the announcer runs: `$1` the folder holding `lines`, `$2` the
-/// runner's pid, `$3` its start time. Its stderr is the runner's.
+/// runner's pid, `$3` its start time. Its stderr is the runner's. A runner
+/// that exited but is not reaped yet (a zombie: its parent may be reading its
+/// output to the end before it waits) has ended: waiting for it to vanish
+/// would hold that output open for ever.
 const ANNOUNCER: &str = r#"trap '' INT TERM HUP QUIT PIPE
-while [ -d "/proc/$2" ]; do
-  now=$(cut -d' ' -f22 "/proc/$2/stat" 2>/dev/null) || break
-  [ "$now" = "$3" ] || break
+while s=$(cat "/proc/$2/stat" 2>/dev/null); do
+  r=${s##*) }
+  [ "${r%% *}" = Z ] && break
+  [ "$(printf '%s' "$r" | cut -d' ' -f20)" = "$3" ] || break
   sleep 0.2
 done
 [ -s "$1/lines" ] && cat "$1/lines" >&2
