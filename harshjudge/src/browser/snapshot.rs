@@ -518,7 +518,7 @@ impl ScreenshotAssertion {
         shot: &[u8],
         written: Written,
         scenario: &Arc<dyn ScenarioEvidence>,
-        attach: &dyn Fn(&str, &[u8]) -> Result<String, BrowserError>,
+        attach: &Attach<'_>,
     ) -> Result<(), BrowserError> {
         write_atomic(baseline, shot).map_err(|m| self.invalid(format!("{}: {m}", self.what())))?;
         let line = format!(
@@ -630,6 +630,9 @@ impl IntoFuture for ScreenshotAssertion {
         Box::pin(self.run())
     }
 }
+
+/// Attaches `{name}-{suffix}.png` to the step's evidence; returns its file name.
+type Attach<'a> = dyn Fn(&str, &[u8]) -> Result<String, BrowserError> + 'a;
 
 /// What `--update-snapshots` did to a baseline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
