@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::test_binary;
+use support::{Run, test_binary};
 
 const SUITE: &str = "resilience_suite";
 
@@ -83,6 +83,14 @@ fn cases() -> Vec<Case> {
         config: Some("projectName: p\nbaseUrl: ftp://x\nversion: '1.0'\n"),
         filter: "slow_a",
         names: &["config.yaml", "baseUrl \"ftp://x\" is invalid"],
+    });
+    // Checked up front with the other settings, not at the first browser step.
+    out.push(Case {
+        what: "a WebDriver URL that is no URL",
+        envs: vec![("HARSHJUDGE_WEBDRIVER_URL", os("garbage"))],
+        config: None,
+        filter: "browser_wait",
+        names: &["URL of a running WebDriver"],
     });
     out.push(Case {
         what: "a word outside the boolean vocabulary",
@@ -193,4 +201,113 @@ fn hostile_settings_exit_2_naming_the_setting_without_a_panic() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert_eq!(panics, 0);
+}
+
+/// The fixture suite with `args` and `envs`, evidence in `hj`.
+fn suite(hj: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(test_binary(SUITE));
+    cmd.current_dir(support::workspace())
+        .args(args)
+        .env("HARSHJUDGE_DIR", hj)
+        .env("FIXTURE_STEP_MS", "10")
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("NEXTEST");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    Run::from(cmd.output().unwrap())
+}
+
+/// Issue 37, point 16: a typo of a variable is named, with the closest known one.
+#[test]
+fn an_unknown_harshjudge_variable_is_named_with_the_closest_known_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let r = suite(
+        &hj,
+        &["slow_a"],
+        &[
+            ("HARSHJUDGE_BASEURL", "http://127.0.0.1:1"),
+            ("HARSHJUDGE_TEST_ANYTHING", "1"),
+        ],
+    );
+    assert_eq!(r.code, 0, "a warning, not an error: {r:?}");
+    assert!(
+        r.stderr.contains(
+            "harshjudge: warning: HARSHJUDGE_BASEURL is not a harshjudge setting and is ignored; did you mean HARSHJUDGE_BASE_URL?"
+        ),
+        "{r:?}"
+    );
+    assert!(
+        !r.stderr.contains("HARSHJUDGE_TEST_ANYTHING"),
+        "the tests' own variables are not settings: {r:?}"
+    );
+}
+
+/// Issue 37, point 16: an earlier run's `result.json` left empty is named,
+/// with what is done with it, by a plain run, `--resume`, `--last-failed` and
+/// the report.
+#[test]
+fn an_empty_result_json_is_named_with_what_is_done_with_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let r = suite(&hj, &["slow_a"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let run = support::runs(&hj, "slow-a").pop().expect("a run");
+    let result = run.join("result.json");
+    std::fs::write(&result, "").unwrap();
+    let said = format!("harshjudge: {} is empty", result.display());
+    for args in [
+        &["slow_a"][..],
+        &["slow_a", "--resume"],
+        &["slow_a", "--last-failed"],
+    ] {
+        let r = suite(&hj, args, &[]);
+        assert_eq!(r.code, 0, "{args:?}: {r:?}");
+        assert!(r.stderr.contains(&said), "{args:?}: {said} in {r:?}");
+        assert!(
+            r.stderr
+                .contains("is passed over, counted in no statistic, shown in no report"),
+            "{args:?}: {r:?}"
+        );
+        assert_eq!(
+            std::fs::read(&result).unwrap(),
+            b"",
+            "the file is kept as it was"
+        );
+    }
+    let index = std::fs::read_to_string(hj.join("report/index.html")).unwrap();
+    assert!(
+        index.contains("empty-result") && index.contains(&format!("{} is empty", result.display())),
+        "the report names it"
+    );
+}
+
+/// Issue 37, point 16: a `HARSHJUDGE_LOG` filter that cannot be read (a bare
+/// word that is no level would silence every log line) stops `harshjudge-mcp`
+/// with an error naming the filter syntax; a good one is taken.
+#[test]
+fn an_unreadable_log_filter_is_an_error_naming_the_syntax() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mcp = |log: &str| {
+        Run::from(
+            Command::new(support::mcp_binary())
+                .args(["--cwd"])
+                .arg(tmp.path())
+                .arg("report")
+                .env("HARSHJUDGE_LOG", log)
+                .output()
+                .unwrap(),
+        )
+    };
+    let r = mcp("loud");
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("HARSHJUDGE_LOG=\\\"loud\\\" is invalid")
+            && r.stderr.contains("TARGET=LEVEL"),
+        "{r:?}"
+    );
+    let r = mcp("info,harshjudge_mcp=debug");
+    assert!(!r.stderr.contains("HARSHJUDGE_LOG"), "{r:?}");
 }

@@ -208,6 +208,126 @@ fn junit_xml_validates_against_junit_10_xsd_and_xunitparser_reads_it() {
     assert_eq!(x["properties"]["refused-payment.status"], "fail", "{v}");
 }
 
+/// Issue 37, point 4: an invocation stopped before any scenario (a bad flag,
+/// a bad setting) leaves a JUnit XML file and a report that say it failed and
+/// why, in place of the previous invocation's results; the file is valid
+/// against junit-10.xsd.
+#[test]
+fn an_invocation_stopped_before_any_scenario_says_so_in_its_junit_and_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let junit = hj.join("report/junit.xml");
+    let index = hj.join("report/index.html");
+    let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("name=\"checkout\"")
+    );
+
+    let cases: [(&[&str], &[(&str, &str)], &str); 2] = [
+        (&["checkout::", "--retries", "lots"], &[], "--retries"),
+        (
+            &["checkout::"],
+            &[("HARSHJUDGE_STEP_TIMEOUT", "25h")],
+            "HARSHJUDGE_STEP_TIMEOUT=\"25h\"",
+        ),
+    ];
+    for (args, envs, cause) in cases {
+        let r = cargo_test(SUITE, &hj, args, envs);
+        assert_eq!(r.code, 2, "{args:?} {envs:?}: {r:?}");
+        assert!(
+            r.stderr.contains(&format!("junit: {}", junit.display())),
+            "{r:?}"
+        );
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(
+            !xml.contains("name=\"checkout\""),
+            "the previous results are gone: {xml}"
+        );
+        assert!(
+            xml.contains("type=\"InvocationFailed\"") && xml.contains("errors=\"1\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(&cause.replace('"', "&quot;")),
+            "{cause} in {xml}"
+        );
+        let v = validate(&junit);
+        assert_eq!(v["errors"], serde_json::json!([]), "junit-10.xsd: {v}");
+        assert_eq!(v["xunitparser"]["tests"], 1, "{v}");
+        let page = std::fs::read_to_string(&index).unwrap();
+        assert!(
+            page.contains("This invocation of fixture_suite failed"),
+            "{page}"
+        );
+        assert!(
+            page.contains(&cause.replace('"', "&quot;")),
+            "{cause} in the report"
+        );
+    }
+    // The next good invocation's reports hold its runs, without the error.
+    let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        !std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("InvocationFailed")
+    );
+    assert!(
+        !std::fs::read_to_string(&index)
+            .unwrap()
+            .contains("This invocation of")
+    );
+}
+
+/// Issue 37, point 15: a passing `cargo nextest run` names its report and
+/// JUnit file once, after nextest's own summary, as `cargo test` does.
+#[test]
+fn under_nextest_a_passing_run_names_its_reports_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join("hj");
+    let out = Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args([
+            "nextest",
+            "run",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            SUITE,
+        ])
+        .args(["-E", "test(=checkout) | test(/^parallel_/)"])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .env("HARSHJUDGE_DIR", &hj)
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("NEXTEST_RUN_ID")
+        .output()
+        .expect("cargo nextest runs");
+    let r = Run::from(out);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stderr.contains("3 tests run: 3 passed"),
+        "three processes: {r:?}"
+    );
+    let report = format!("report: {}", hj.join("report/index.html").display());
+    let junit = format!("junit: {}", hj.join("report/junit.xml").display());
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert_eq!(all.matches(&report).count(), 1, "{report} once: {r:?}");
+    assert_eq!(all.matches(&junit).count(), 1, "{junit} once: {r:?}");
+    let summary = r.stderr.find("Summary").expect("nextest's summary");
+    assert!(
+        r.stderr.find(&report).unwrap() > summary,
+        "after the summary: {r:?}"
+    );
+    // The file it names holds the three scenarios.
+    let xml = std::fs::read_to_string(hj.join("report/junit.xml")).unwrap();
+    for name in ["checkout", "parallel-a", "parallel-b"] {
+        assert!(xml.contains(&format!("name=\"{name}\"")), "{name}: {xml}");
+    }
+}
+
 /// Issue 11, point 3: the root's `time` is the wall time of the invocation,
 /// not the sum of suites that ran in parallel.
 #[test]

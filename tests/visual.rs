@@ -107,6 +107,18 @@ fn a_baseline_is_created_updated_passed_and_failed_with_a_diff() {
     let r = run(&d, &["plain_page::", "--update-snapshots"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(size(&home), (1280, 720));
+    // It says so, with the path, and the step's evidence records it.
+    let said = format!("harshjudge: baseline written (new): {}", home.display());
+    assert!(r.stderr.contains(&said), "{said} in {r:?}");
+    let ev = evidence(&d, "plain-page", "02");
+    let note = json(ev.join("home-baseline.json"));
+    assert_eq!(note["written"], "new", "{note}");
+    assert_eq!(note["baseline"], home.display().to_string(), "{note}");
+    assert_eq!(
+        std::fs::read(ev.join("home-baseline.png")).unwrap(),
+        std::fs::read(&home).unwrap(),
+        "the evidence holds the image written"
+    );
     assert_eq!(
         files(&d.snaps),
         vec!["visual_suite/plain-page/home.png"],
@@ -192,6 +204,13 @@ fn a_baseline_is_created_updated_passed_and_failed_with_a_diff() {
         written,
         "the baseline was updated"
     );
+    let said = format!(
+        "harshjudge: baseline written (replaced): {}",
+        home.display()
+    );
+    assert!(r.stderr.contains(&said), "{said} in {r:?}");
+    let note = json(evidence(&d, "plain-page", "02").join("home-baseline.json"));
+    assert_eq!(note["written"], "replaced", "{note}");
     let r = run(&d, &["plain_page::"], &[("VISUAL_VARIANT", "b")]);
     assert_eq!(r.code, 0, "{r:?}");
 }

@@ -191,6 +191,73 @@ fn a_step_failing_after_the_server_died_says_so_first_with_its_last_lines() {
     assert_eq!(f.lines("order"), ["before_all", "server_dies", "after_all"]);
 }
 
+/// Issue 37, point 4: an app under test that does not start, or a
+/// `before_all` that fails, leaves a JUnit file and a report that say this
+/// invocation failed and why, never the previous invocation's results alone.
+#[test]
+fn an_app_that_does_not_start_leaves_reports_that_say_so() {
+    let f = fixture();
+    let junit = f.hj.join("report/junit.xml");
+    let index = f.hj.join("report/index.html");
+    let r = f.run(&["home"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("name=\"home\"")
+    );
+
+    let r = f.run(&["home"], &[("FIXTURE_SERVER_MODE", "exits")]);
+    assert_eq!(r.code, 2, "{r:?}");
+    let cause = "exited with exit status: 3 before it was ready";
+    assert!(r.stderr.contains(cause), "{r:?}");
+    assert!(
+        r.stderr.contains(&format!("junit: {}", junit.display())),
+        "{r:?}"
+    );
+    assert!(
+        r.stderr.contains(&format!("report: {}", index.display())),
+        "{r:?}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        !xml.contains("name=\"home\""),
+        "the previous results are gone: {xml}"
+    );
+    assert!(xml.contains("<testsuite name=\"server_suite\""), "{xml}");
+    assert!(xml.contains("<testcase name=\"invocation start\""), "{xml}");
+    assert!(xml.contains("type=\"InvocationFailed\""), "{xml}");
+    assert!(
+        xml.contains("could not start the app under test") && xml.contains(cause),
+        "{xml}"
+    );
+    let page = std::fs::read_to_string(&index).unwrap();
+    assert!(
+        page.contains("This invocation of server_suite failed") && page.contains(cause),
+        "the report says it"
+    );
+
+    // A before_all that fails: no scenario runs, and the reports say why.
+    let r = f.run(&["home"], &[("FIXTURE_HOOK_FAIL", "before")]);
+    assert_eq!(r.code, 101, "{r:?}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("<testcase name=\"invocation before_all\""),
+        "{xml}"
+    );
+    assert!(xml.contains("the seed data could not be loaded"), "{xml}");
+    assert!(
+        !xml.contains(cause),
+        "the earlier invocation's error is gone: {xml}"
+    );
+    let page = std::fs::read_to_string(&index).unwrap();
+    assert!(
+        page.contains("failed in its before_all hook"),
+        "the report says it"
+    );
+    assert!(f.left_after().is_empty(), "{:?}", f.alive());
+}
+
 #[test]
 fn after_all_runs_when_steps_failed_panicked_or_timed_out_and_hook_failures_name_the_hook() {
     let f = fixture();

@@ -16,7 +16,7 @@ use proc_macro::TokenStream;
 /// Arguments, all optional:
 /// - `slug = "checkout"`: the folder under `.harshJudge/scenarios/` (`^[a-z0-9-]+$`;
 ///   default: the function name with `_` replaced by `-`);
-/// - `title = "..."` (default: the doc comment's first line, else the function name);
+/// - `title = "..."` (default: the doc comment's first paragraph, its lines joined, else the function name);
 /// - `tags = ["smoke", "checkout"]`;
 /// - `timeout = "2m"`: limit for the whole scenario; `step_timeout = "30s"`: default
 ///   limit for each step. A duration is an integer with a unit `ms`, `s`, `m` or

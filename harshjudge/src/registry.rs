@@ -18,7 +18,7 @@ pub struct ScenarioDef {
     pub fn_name: &'static str,
     /// The scenario's slug under `.harshJudge/scenarios/`.
     pub slug: &'static str,
-    /// Human title (attribute, else the doc comment's first line, else the name).
+    /// Human title (attribute, else the doc comment's first paragraph, else the name).
     pub title: &'static str,
     /// Tags, in declaration order.
     pub tags: &'static [&'static str],

@@ -268,7 +268,7 @@ pub const VARIABLES: &[Variable] = &[
         name: "HARSHJUDGE_WEBDRIVER_URL",
         kind: "URL",
         default: "none",
-        bounds: "—",
+        bounds: "`http://` or `https://` with a host",
     },
     Variable {
         name: "HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS",
@@ -310,7 +310,7 @@ pub const VARIABLES: &[Variable] = &[
         name: "HARSHJUDGE_LOG",
         kind: "log filter",
         default: "`info`",
-        bounds: "—",
+        bounds: "levels, `TARGET=LEVEL` directives",
     },
     Variable {
         name: "HARSHJUDGE_DASHBOARD",
@@ -465,14 +465,7 @@ impl Settings {
                 expected: BASE_URL_EXPECTED.into(),
             });
         }
-        let junit = match env("HARSHJUDGE_JUNIT")? {
-            None => Some(crate::store::Store::new(&dir).junit_path()),
-            // `off` (or any false word) turns it off; anything else is a path.
-            Some(p) => match parse_bool("HARSHJUDGE_JUNIT", &p) {
-                Ok(false) => None,
-                _ => Some(package_root.join(p)),
-            },
-        };
+        let junit = junit_path(package_root, &dir)?;
         let html_report = env_bool("HARSHJUDGE_REPORT", true)?;
         Ok(Settings {
             junit,
@@ -498,6 +491,171 @@ impl Settings {
             },
         })
     }
+}
+
+/// `HARSHJUDGE_JUNIT`: `<dir>/report/junit.xml` when unset, `None` for `off`
+/// (or any false word), else the path (relative to the package root).
+fn junit_path(package_root: &Path, dir: &Path) -> Result<Option<PathBuf>, SettingError> {
+    Ok(match env("HARSHJUDGE_JUNIT")? {
+        None => Some(crate::store::Store::new(dir).junit_path()),
+        Some(p) => match parse_bool("HARSHJUDGE_JUNIT", &p) {
+            Ok(false) => None,
+            _ => Some(package_root.join(p)),
+        },
+    })
+}
+
+/// Where the reports of an invocation go, read leniently: for an invocation
+/// that stopped early (maybe for a bad setting), which must still say so in
+/// its JUnit XML and HTML report. Each variable that cannot be read falls
+/// back on its default, except `HARSHJUDGE_DIR` and `HARSHJUDGE_JUNIT`, whose
+/// place cannot be guessed: then that report is not written (`None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportPlaces {
+    /// The `.harshJudge` folder (the HTML report is written in it).
+    pub dir: Option<PathBuf>,
+    /// The JUnit XML file.
+    pub junit: Option<PathBuf>,
+    /// Whether the HTML report is written.
+    pub html: bool,
+}
+
+impl ReportPlaces {
+    /// Reads `HARSHJUDGE_DIR`, `HARSHJUDGE_JUNIT` and `HARSHJUDGE_REPORT`.
+    pub fn from_env(package_root: &Path) -> ReportPlaces {
+        let dir = match env("HARSHJUDGE_DIR") {
+            Ok(Some(d)) => Some(package_root.join(d)),
+            Ok(None) => Some(package_root.join(crate::store::STORE_DIR)),
+            Err(_) => None,
+        };
+        let junit = dir
+            .as_ref()
+            .and_then(|d| junit_path(package_root, d).ok().flatten());
+        ReportPlaces {
+            html: dir.is_some() && env_bool("HARSHJUDGE_REPORT", true).unwrap_or(true),
+            dir,
+            junit,
+        }
+    }
+}
+
+/// `HARSHJUDGE_WEBDRIVER_URL`: a running WebDriver (`http://` or `https://`
+/// with a host), checked with the other settings before anything runs.
+pub fn webdriver_url() -> Result<Option<String>, SettingError> {
+    match env("HARSHJUDGE_WEBDRIVER_URL")? {
+        Some(u) if !is_http_url(&u) => Err(SettingError {
+            name: "HARSHJUDGE_WEBDRIVER_URL",
+            value: u,
+            expected: "the http:// or https:// URL of a running WebDriver server, e.g. http://127.0.0.1:4444 (or unset it to let harshjudge start the driver)".into(),
+        }),
+        u => Ok(u),
+    }
+}
+
+/// What a `HARSHJUDGE_LOG` filter must look like.
+const LOG_FILTER_EXPECTED: &str = "a log filter: a level (off, error, warn, info, debug, trace), or comma-separated directives TARGET=LEVEL such as `info,harshjudge_mcp=debug` (a bare target must be one of ours: harshjudge…)";
+
+/// Checks a `HARSHJUDGE_LOG` filter (tracing's `EnvFilter` syntax, stricter):
+/// each comma-separated directive is a level, `TARGET=LEVEL` (TARGET may carry
+/// a `[span{field}]` part) or a bare target of ours (`harshjudge…`). A bare
+/// word that is neither (`HARSHJUDGE_LOG=loud`) would parse as a target no log
+/// line has, silencing every log: it is refused here.
+pub fn check_log_filter(value: &str) -> Result<(), SettingError> {
+    const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+    let level = |l: &str| LEVELS.contains(&l.trim().to_ascii_lowercase().as_str());
+    let target = |t: &str| {
+        let name = t.split('[').next().unwrap_or("");
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '-')
+            && (!t.contains('[') || t.ends_with(']'))
+    };
+    let ok = value
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .all(|d| match d.rsplit_once('=') {
+            Some((t, l)) if !t.contains('{') || t.contains('}') => target(t.trim()) && level(l),
+            _ => level(d) || (target(d) && d.starts_with("harshjudge")),
+        });
+    if ok && !value.trim().is_empty() {
+        Ok(())
+    } else {
+        Err(SettingError {
+            name: "HARSHJUDGE_LOG",
+            value: value.into(),
+            expected: LOG_FILTER_EXPECTED.into(),
+        })
+    }
+}
+
+/// Variables named `HARSHJUDGE_*` that are no setting of a run, so no warning
+/// names them unknown: read at build time or by this workspace's own examples
+/// and tests. The rule: a build-time variable or an example's is listed here
+/// by name; every variable of the workspace's tests starts with
+/// [`TEST_PREFIX`]. A test checks every `HARSHJUDGE_*` name of the workspace
+/// against [`VARIABLES`], this list and that prefix.
+pub const NOT_SETTINGS: &[&str] = &[
+    // harshjudge-mcp's build script (the linker's symbol order).
+    "HARSHJUDGE_MCP_NO_SYMBOL_ORDER",
+    // The demo example's failure on purpose (README, Quick start).
+    "HARSHJUDGE_DEMO_FAIL",
+];
+
+/// The prefix of the variables the workspace's own tests read
+/// (`HARSHJUDGE_TEST_PYTHON`, …): never warned about.
+pub const TEST_PREFIX: &str = "HARSHJUDGE_TEST_";
+
+/// One warning per `HARSHJUDGE_*` variable of the environment that is no
+/// setting ([`VARIABLES`], [`NOT_SETTINGS`], [`TEST_PREFIX`]): a typo such
+/// as `HARSHJUDGE_BASEURL` is otherwise ignored without a word. Names the
+/// closest known variable when one is close.
+pub fn unknown_variables() -> Vec<String> {
+    let mut names: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .filter(|k| k.starts_with("HARSHJUDGE_"))
+        .collect();
+    names.sort();
+    names.iter().filter_map(|n| unknown_variable(n)).collect()
+}
+
+/// The warning for `name` when it is no known variable, else `None`.
+fn unknown_variable(name: &str) -> Option<String> {
+    let known = VARIABLES
+        .iter()
+        .map(|v| v.name)
+        .chain(NOT_SETTINGS.iter().copied());
+    if name.starts_with(TEST_PREFIX) || known.clone().any(|k| k == name) {
+        return None;
+    }
+    let closest = known
+        .map(|k| (edit_distance(name, k), k))
+        .min()
+        .filter(|(d, k)| *d <= 3.max(k.len() / 5));
+    let hint = match closest {
+        Some((_, k)) => format!("did you mean {k}?"),
+        None => "the settings are listed in the README's settings table".to_string(),
+    };
+    Some(format!(
+        "warning: {name} is not a harshjudge setting and is ignored; {hint}"
+    ))
+}
+
+/// Levenshtein distance of two ASCII-ish names (by `char`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// A limit: a duration, or `none` (also `0`, `off`) for no limit.
@@ -688,7 +846,13 @@ impl McpSettings {
             dashboard: env("HARSHJUDGE_DASHBOARD")?
                 .map(|v| parse_bool("HARSHJUDGE_DASHBOARD", &v))
                 .transpose()?,
-            log: env("HARSHJUDGE_LOG")?,
+            log: match env("HARSHJUDGE_LOG")? {
+                Some(v) => {
+                    check_log_filter(&v)?;
+                    Some(v)
+                }
+                None => None,
+            },
             all_tools: match env("HARSHJUDGE_MCP_TOOLS")? {
                 None => None,
                 Some(v) => match v.trim().to_ascii_lowercase().as_str() {
@@ -874,8 +1038,12 @@ mod tests {
                     stack.push(path);
                 } else if path.extension().is_some_and(|e| e == "rs") {
                     let text = std::fs::read_to_string(&path).unwrap();
-                    for c in literal.captures_iter(&text) {
-                        in_sources.insert(c[1].to_string());
+                    // Unit tests name unknown variables on purpose.
+                    let code = text.split("\n#[cfg(test)]\nmod tests").next().unwrap_or("");
+                    for c in literal.captures_iter(code) {
+                        if !NOT_SETTINGS.contains(&&c[1]) && !c[1].starts_with(TEST_PREFIX) {
+                            in_sources.insert(c[1].to_string());
+                        }
                     }
                 }
             }
@@ -887,6 +1055,113 @@ mod tests {
             in_sources, named,
             "variables read in the sources vs settings::VARIABLES"
         );
+    }
+
+    /// Names the tests set on purpose to see them warned about.
+    const TYPOS: &[&str] = &[
+        "HARSHJUDGE_BASEURL",
+        "HARSHJUDGE_STEP_TIMOUT",
+        "HARSHJUDGE_SOMETHING_ELSE_ENTIRELY",
+    ];
+
+    #[test]
+    fn unknown_variables_name_the_closest_known_one() {
+        let w = unknown_variable("HARSHJUDGE_BASEURL").unwrap();
+        assert!(w.contains("did you mean HARSHJUDGE_BASE_URL?"), "{w}");
+        let w = unknown_variable("HARSHJUDGE_STEP_TIMOUT").unwrap();
+        assert!(w.contains("did you mean HARSHJUDGE_STEP_TIMEOUT?"), "{w}");
+        let w = unknown_variable("HARSHJUDGE_SOMETHING_ELSE_ENTIRELY").unwrap();
+        assert!(w.contains("the README's settings table"), "{w}");
+        for known in [
+            "HARSHJUDGE_BASE_URL",
+            "HARSHJUDGE_DEMO_FAIL",
+            "HARSHJUDGE_TEST_PYTHON",
+        ] {
+            assert_eq!(unknown_variable(known), None, "{known}");
+        }
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "ab"), 2);
+    }
+
+    /// Every `HARSHJUDGE_*` name written anywhere in the workspace (sources,
+    /// tests, examples, the build script, xtask, CI) is a setting, one of
+    /// [`NOT_SETTINGS`], or a test's ([`TEST_PREFIX`]): none is warned about
+    /// when set for what reads it.
+    #[test]
+    fn every_variable_of_the_workspace_is_known() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let name = regex::Regex::new(r"HARSHJUDGE_[A-Z0-9_]*[A-Z0-9]").unwrap();
+        let mut unknown = std::collections::BTreeSet::new();
+        let mut stack: Vec<PathBuf> = [
+            "harshjudge",
+            "harshjudge-mcp",
+            "harshjudge-macros",
+            "tests",
+            "examples",
+            "xtask",
+            ".ci",
+        ]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if !path.ends_with("target") {
+                        stack.push(path);
+                    }
+                } else if let Ok(text) = std::fs::read_to_string(&path) {
+                    for m in name.find_iter(&text) {
+                        // `HARSHJUDGE_JUDGE_*`, `HARSHJUDGE_TEST_`: a family,
+                        // not a name; and the typos tests make on purpose.
+                        if text[m.end()..].starts_with('_') || TYPOS.contains(&m.as_str()) {
+                            continue;
+                        }
+                        if unknown_variable(m.as_str()).is_some() {
+                            unknown.insert(format!("{} ({})", m.as_str(), path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            unknown.is_empty(),
+            "add them to VARIABLES or NOT_SETTINGS: {unknown:#?}"
+        );
+    }
+
+    #[test]
+    fn log_filters_that_would_silence_every_log_are_refused() {
+        for good in [
+            "info",
+            "WARN",
+            "off",
+            "info,harshjudge_mcp=debug",
+            "harshjudge_mcp",
+            "rmcp=warn",
+            "harshjudge::store=trace",
+            "my_crate[span{x}]=debug",
+        ] {
+            assert!(check_log_filter(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "loud",
+            "verbose",
+            "info,loud",
+            "harshjudge_mcp=loud",
+            "=info",
+            "a b=info",
+        ] {
+            let e = check_log_filter(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("HARSHJUDGE_LOG") && e.contains("TARGET=LEVEL"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     /// Only this module reads `HARSHJUDGE_*` variables: elsewhere the process

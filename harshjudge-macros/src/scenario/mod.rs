@@ -491,9 +491,11 @@ fn duration(millis: Option<u64>) -> TokenStream {
     }
 }
 
-/// The first non-empty line of the doc comment, trimmed.
+/// The doc comment's first paragraph (its lines up to the first blank line,
+/// each trimmed, joined with spaces): a sentence wrapped over several `///`
+/// lines is one title.
 fn doc_title(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs
+    let docs: Vec<String> = attrs
         .iter()
         .filter(|attr| attr.path().is_ident("doc"))
         .filter_map(|attr| match &attr.meta {
@@ -506,12 +508,20 @@ fn doc_title(attrs: &[syn::Attribute]) -> Option<String> {
             },
             _ => None,
         })
-        .flat_map(|doc| {
-            doc.lines()
-                .map(|line| line.trim().to_string())
-                .collect::<Vec<_>>()
-        })
-        .find(|line| !line.is_empty())
+        .collect();
+    // `split`, not `lines`: an empty `///` line is a blank line that ends the paragraph.
+    first_paragraph(docs.iter().flat_map(|doc| doc.split('\n')))
+}
+
+/// The first paragraph of `lines`: the trimmed lines from the first non-blank
+/// one up to the next blank one, joined with spaces.
+fn first_paragraph<'a>(lines: impl Iterator<Item = &'a str>) -> Option<String> {
+    let paragraph: Vec<&str> = lines
+        .map(str::trim)
+        .skip_while(|line| line.is_empty())
+        .take_while(|line| !line.is_empty())
+        .collect();
+    (!paragraph.is_empty()).then(|| paragraph.join(" "))
 }
 
 /// The scenario parameter's name and the span of its type.

@@ -124,6 +124,35 @@ fn defaults() {
 }
 
 #[test]
+fn the_title_is_the_doc_comments_first_paragraph() {
+    // A sentence wrapped over several `///` lines is one title; the next
+    // paragraph is not part of it.
+    let out = expand(
+        "",
+        "/// Each table page shows its row count, loads its script without console errors,\n\
+         ///   and links to its rows.\n\
+         ///\n\
+         /// More detail that is not the title.\n\
+         async fn tables(s: Scenario) -> R { step!(\"a\", {}); }",
+    );
+    assert!(
+        out.contains("title : \"Each table page shows its row count, loads its script without console errors, and links to its rows.\""),
+        "{out}"
+    );
+    // A block comment: its first paragraph after leading blank lines.
+    let out = expand(
+        "",
+        "/**\n\n   Signs in\n   and out.\n\n   Rest.\n*/ async fn f(s: Scenario) -> R { step!(\"a\", {}); }",
+    );
+    assert!(out.contains("title : \"Signs in and out.\""), "{out}");
+    assert_eq!(
+        first_paragraph(["", "  a", "b  ", " ", "c"].into_iter()).as_deref(),
+        Some("a b")
+    );
+    assert_eq!(first_paragraph(["", "  "].into_iter()), None);
+}
+
+#[test]
 fn marks_the_step_import_used() {
     let out = expand(
         "",

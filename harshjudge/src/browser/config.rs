@@ -157,7 +157,7 @@ impl BrowserConfig {
             None => *SUITE_EXPECT_TIMEOUT.lock().expect("expect timeout lock"),
         };
         Ok(BrowserConfig {
-            webdriver_url: env("HARSHJUDGE_WEBDRIVER_URL")?,
+            webdriver_url: crate::settings::webdriver_url()?,
             chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
             chromium: env("HARSHJUDGE_CHROMIUM")?.map(PathBuf::from),
             window,

@@ -25,7 +25,10 @@
 //! and leaves the screenshot as `{name}-actual.png`, the candidate baseline.
 //! With `--update-snapshots` (or `HARSHJUDGE_UPDATE_SNAPSHOTS=1`) a missing or
 //! differing baseline is written instead (atomically) and the assertion passes;
-//! a baseline that still matches is left untouched.
+//! a baseline that still matches is left untouched. Each baseline written is
+//! printed (`harshjudge: baseline written (new|replaced): {path}`, on stderr)
+//! and recorded in the step's evidence: `{name}-baseline.png` (the image
+//! written) and `{name}-baseline.json` (its path, `new` or `replaced`).
 
 use std::future::{Future, IntoFuture};
 use std::io::Write;
@@ -39,7 +42,7 @@ use serde_json::{Value, json};
 
 use super::error::BrowserError;
 use super::locator::Locator;
-use super::page::Page;
+use super::page::{Page, ScenarioEvidence};
 use super::protocol::{Call, Read, Request};
 use crate::visual::{self, CompareOptions, Comparison};
 
@@ -464,9 +467,7 @@ impl ScreenshotAssertion {
 
         let Some(exp) = expected else {
             if setup.update {
-                write_atomic(&baseline, &stable)
-                    .map_err(|m| self.invalid(format!("{}: {m}", self.what())))?;
-                return Ok(());
+                return self.update(&baseline, &stable, Written::New, &scenario, &attach);
             }
             let actual = attach("actual", &stable)?;
             return Err(self.failed(format!(
@@ -482,9 +483,7 @@ impl ScreenshotAssertion {
             return Ok(());
         }
         if setup.update {
-            write_atomic(&baseline, &stable)
-                .map_err(|m| self.invalid(format!("{}: {m}", self.what())))?;
-            return Ok(());
+            return self.update(&baseline, &stable, Written::Replaced, &scenario, &attach);
         }
         let mut files = vec![attach("expected", &exp)?, attach("actual", &stable)?];
         if let Some(d) = result.pixels() {
@@ -507,6 +506,41 @@ impl ScreenshotAssertion {
             baseline.display(),
             files.join(", ")
         )))
+    }
+
+    /// `--update-snapshots`: writes `shot` as the baseline, says so on stderr
+    /// (`harshjudge: baseline written (new): {path}`) and in the step's
+    /// evidence: the image written as `{name}-baseline.png` and
+    /// `{name}-baseline.json` (`{"baseline": path, "written": "new" | "replaced"}`).
+    fn update(
+        &self,
+        baseline: &Path,
+        shot: &[u8],
+        written: Written,
+        scenario: &Arc<dyn ScenarioEvidence>,
+        attach: &Attach<'_>,
+    ) -> Result<(), BrowserError> {
+        write_atomic(baseline, shot).map_err(|m| self.invalid(format!("{}: {m}", self.what())))?;
+        let line = format!(
+            "baseline written ({}): {}",
+            written.as_str(),
+            baseline.display()
+        );
+        eprintln!("harshjudge: {line} ({})", self.what());
+        attach("baseline", shot)?;
+        let note = json!({
+            "baseline": baseline.display().to_string(),
+            "written": written.as_str(),
+            "assertion": self.what(),
+        });
+        let file = format!("{}-baseline", check_name(&self.name).unwrap_or_default());
+        let bytes = serde_json::to_vec_pretty(&note).expect("a JSON value serializes");
+        Arc::clone(scenario)
+            .attach(&file, "json", "custom", &bytes)
+            .map_err(|e| {
+                self.invalid(format!("{}: cannot attach {file}.json: {e}", self.what()))
+            })?;
+        Ok(())
     }
 
     /// One screenshot with animations stopped, the caret hidden and the masks
@@ -594,6 +628,27 @@ impl IntoFuture for ScreenshotAssertion {
     type IntoFuture = Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send>>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.run())
+    }
+}
+
+/// Attaches `{name}-{suffix}.png` to the step's evidence; returns its file name.
+type Attach<'a> = dyn Fn(&str, &[u8]) -> Result<String, BrowserError> + 'a;
+
+/// What `--update-snapshots` did to a baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Written {
+    /// There was none: it was created.
+    New,
+    /// It differed: it was overwritten.
+    Replaced,
+}
+
+impl Written {
+    fn as_str(self) -> &'static str {
+        match self {
+            Written::New => "new",
+            Written::Replaced => "replaced",
+        }
     }
 }
 

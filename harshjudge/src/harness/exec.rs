@@ -668,6 +668,8 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         None => jobs,
         Some(failed) => {
             let cause = failed.to_string();
+            (x.sink.summary.lock().expect("summary").invocation_errors)
+                .push(("before_all".into(), cause.clone()));
             for job in &jobs {
                 not_run(&*job.sink, &job.store, job.def, NotRun::Unrecorded(&cause));
                 job.checkpoint(ScenarioState::Fail, None, 1);
@@ -698,6 +700,8 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
     let after = x.pkg.after_all.filter(|_| hooked);
     if let Some(cause) = after.and_then(|h| rt.block_on(run_hook(h)).err()) {
         eprintln!("harshjudge: {cause}");
+        (x.sink.summary.lock().expect("summary").invocation_errors)
+            .push(("after_all".into(), cause.to_string()));
         conclusion.num_failed += 1;
     }
     // No chromedriver, browser or app under test outlives the run: the

@@ -249,17 +249,17 @@ fn declare_secrets(pkg: &Package) -> Result<(), HarnessError> {
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
 /// line, runs, and exits with [`EXIT_OK`], [`EXIT_FAILED`] or [`EXIT_USAGE`].
 pub fn main(pkg: Package) -> ! {
+    let started = std::time::SystemTime::now();
     // Secrets first: from here on every line printed is masked.
     if let Err(e) = declare_secrets(&pkg) {
-        eprintln!("error: {e}");
-        std::process::exit(EXIT_USAGE);
+        std::process::exit(stopped(&pkg, started, false, &e.to_string()));
     }
     let tty = crate::secrets::stdio::enable();
     let (libtest_args, flags) = match SuiteFlags::split(std::env::args()) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("error: {e}");
-            crate::secrets::stdio::exit(EXIT_USAGE);
+            let listing = std::env::args().any(|a| a == "--list");
+            crate::secrets::stdio::exit(stopped(&pkg, started, listing, &e.to_string()));
         }
     };
     let mut args = Arguments::from_iter(libtest_args);
@@ -275,31 +275,92 @@ pub fn main(pkg: Package) -> ! {
 pub fn run(pkg: Package, args: &Arguments) -> i32 {
     match SuiteFlags::from_env() {
         Ok(flags) => run_with(pkg, args, &flags),
-        Err(e) => {
-            eprintln!("error: {e}");
-            EXIT_USAGE
-        }
+        Err(e) => stopped(
+            &pkg,
+            std::time::SystemTime::now(),
+            args.list,
+            &e.to_string(),
+        ),
     }
 }
 
 /// Lists or runs the registered scenarios with our flags as well as libtest's.
 pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
+    let started = std::time::SystemTime::now();
     if let Err(e) = declare_secrets(&pkg) {
-        eprintln!("error: {e}");
-        return EXIT_USAGE;
+        return stopped(&pkg, started, args.list, &e.to_string());
     }
-    match invoke(pkg, args, flags) {
+    match invoke(pkg, args, flags, started) {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
-            EXIT_USAGE
-        }
+        Err(e) => stopped(&pkg, started, args.list, &e.to_string()),
     }
 }
 
+/// The one end of an invocation stopped before any scenario (a bad flag or
+/// setting, an invalid suite, an app under test that did not start): prints
+/// `error: {message}` and, unless it was listing, writes its JUnit XML and
+/// HTML report saying that this invocation failed and why, so neither keeps
+/// the previous invocation's results alone. Returns [`EXIT_USAGE`].
+fn stopped(pkg: &Package, started: std::time::SystemTime, listing: bool, message: &str) -> i32 {
+    eprintln!("error: {message}");
+    if listing {
+        return EXIT_USAGE;
+    }
+    let error = crate::report::junit::InvocationError {
+        binary: crate::store::binary_name(),
+        stage: "start".into(),
+        message: message.to_string(),
+        at: crate::store::now_iso(),
+    };
+    for line in publish_error(pkg, started, error) {
+        eprintln!("{line}");
+    }
+    EXIT_USAGE
+}
+
+/// Writes the reports of an invocation error where the settings put them
+/// (read leniently: [`crate::settings::ReportPlaces`]); returns the lines to
+/// print (`junit: …`, `report: …`, or why they could not be written).
+fn publish_error(
+    pkg: &Package,
+    started: std::time::SystemTime,
+    error: crate::report::junit::InvocationError,
+) -> Vec<String> {
+    let root = match package_root(pkg) {
+        Ok(root) => root,
+        Err(e) => return vec![format!("harshjudge: no report written: {e}")],
+    };
+    let places = crate::settings::ReportPlaces::from_env(&root);
+    let Some(dir) = places.dir else {
+        return vec![
+            "harshjudge: no report written: HARSHJUDGE_DIR cannot be read, so where the reports go is unknown".into(),
+        ];
+    };
+    let store = Store::new(dir);
+    let nextest = under_nextest();
+    let mut lines = crate::report::invocation::publish_error(
+        &store,
+        places.junit,
+        places.html,
+        nextest,
+        started,
+        error,
+    );
+    if nextest && let Err(e) = crate::server::announce_reports(store.dir(), &lines) {
+        lines.push(format!(
+            "harshjudge: the reports cannot be named after nextest's summary ({e})"
+        ));
+    }
+    lines
+}
+
 /// [`run_with`], with a usage error (exit code 2) as `Err`.
-fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, HarnessError> {
-    let started = std::time::SystemTime::now();
+fn invoke(
+    pkg: Package,
+    args: &Arguments,
+    flags: &SuiteFlags,
+    started: std::time::SystemTime,
+) -> Result<i32, HarnessError> {
     let scenarios = setups::for_the_suite(registry::all(), pkg.setup)?;
     let scenarios = plan::per_browser(scenarios, &flags.browsers);
     validate(&scenarios)?;
@@ -314,6 +375,9 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
         (PathBuf::from(pkg.manifest_dir), None)
     } else {
         let root = package_root(&pkg)?;
+        for warning in crate::settings::unknown_variables() {
+            eprintln!("harshjudge: {warning}");
+        }
         // Each layer reads its own variables; all are checked before anything runs.
         let settings = Settings::from_env(&root, pkg.name)?;
         let judge = crate::judge::JudgeSettings::from_env()?;
@@ -353,6 +417,9 @@ fn invoke(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> Result<i32, Har
     let (mut settings, judge) = settings.expect("settings are read unless listing");
     let store = store.expect("the store is known unless listing");
     let mut notes = plan.notes.clone();
+    // Runs every reader passes over (a plain run, --resume, --last-failed,
+    // the report): named once, with what is done with them.
+    notes.extend(store.empty_results().iter().map(ToString::to_string));
     if flags.rejudging() {
         // Nothing runs: no app, no browser, no new run.
         let cx = rejudge::Context {

@@ -75,8 +75,17 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             }
         })
         .collect();
+    let binary = crate::store::binary_name();
+    let errors: Vec<crate::report::junit::InvocationError> = (summary.invocation_errors.iter())
+        .map(|(stage, message)| crate::report::junit::InvocationError {
+            binary: binary.clone(),
+            stage: stage.clone(),
+            message: message.clone(),
+            at: crate::store::now_iso(),
+        })
+        .collect();
     drop(summary);
-    if !runs.is_empty() || !not_run.is_empty() {
+    if !runs.is_empty() || !not_run.is_empty() || !errors.is_empty() {
         let publish = crate::report::invocation::Publish {
             runs,
             started: t.started,
@@ -87,9 +96,20 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
                 .map(PathBuf::from),
             invocation: crate::report::invocation::invocation_id(t.nextest),
             not_run,
+            errors,
         };
         let finished = std::mem::take(&mut *t.sink.finished.lock().expect("finished"));
-        for line in crate::report::invocation::publish_with(t.store, &publish, finished) {
+        let lines = crate::report::invocation::publish_with(t.store, &publish, finished);
+        // nextest shows nothing a passing process prints: the lines are
+        // printed once, after its summary.
+        if t.nextest
+            && let Err(e) = crate::server::announce_reports(t.store.dir(), &lines)
+        {
+            text.push_str(&format!(
+                "harshjudge: the reports cannot be named after nextest's summary ({e})\n"
+            ));
+        }
+        for line in lines {
             text.push_str(&line);
             text.push('\n');
         }

@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::junit::{NotRunRef, RunRef};
+use super::junit::{InvocationError, NotRunRef, RunRef};
 use super::reads::{Finished, Reads};
 use crate::store::{Store, StoreError};
 
@@ -77,6 +77,9 @@ pub struct Publish {
     pub invocation: Option<String>,
     /// This process's selected scenarios that did not run, with why.
     pub not_run: Vec<NotRunRef>,
+    /// What ended or failed this process outside any scenario (a bad flag or
+    /// setting, an app that did not start, a suite hook that failed).
+    pub errors: Vec<InvocationError>,
 }
 
 /// One run in the record.
@@ -111,6 +114,9 @@ struct Record {
     /// Selected scenarios that did not run, with why (newest per scenario).
     #[serde(default)]
     not_run: Vec<NotRunRef>,
+    /// What ended or failed processes outside any scenario (newest per binary and stage).
+    #[serde(default)]
+    errors: Vec<InvocationError>,
 }
 
 fn epoch_ms(t: SystemTime) -> u64 {
@@ -274,6 +280,7 @@ pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<Strin
         runs: vec![],
         step_summary: None,
         not_run: vec![],
+        errors: vec![],
     };
     let record_path = p
         .invocation
@@ -294,6 +301,12 @@ pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<Strin
         record.not_run.retain(|o| o.slug != n.slug);
         record.not_run.push(n.clone());
     }
+    for e in &p.errors {
+        record
+            .errors
+            .retain(|o| (&o.binary, &o.stage) != (&e.binary, &e.stage));
+        record.errors.push(e.clone());
+    }
     let runs: Vec<RunRef> = record
         .runs
         .iter()
@@ -305,19 +318,27 @@ pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<Strin
     let wall_ms = epoch_ms(SystemTime::now()).saturating_sub(record.started_ms);
 
     if let Some(path) = &p.junit {
-        match super::junit::write_from(&reads, &runs, &record.not_run, wall_ms, path) {
+        match super::junit::write_from(
+            &reads,
+            &runs,
+            &record.not_run,
+            &record.errors,
+            wall_ms,
+            path,
+        ) {
             Ok(()) => lines.push(format!("junit: {}", path.display())),
             Err(e) => lines.push(format!("junit: could not be written: {e}")),
         }
     }
     if p.html {
-        match super::html::write_from(&reads, &record.not_run) {
+        match super::html::write_from(&reads, &record.not_run, &record.errors) {
             Ok(r) => lines.push(format!("report: {}", r.index.display())),
             Err(e) => lines.push(format!("report: could not be written: {e}")),
         }
     }
     if let Some(gh) = &p.step_summary {
         let written = super::junit::markdown_from(&reads, &runs)
+            .map(|md| errors_markdown(&record.errors) + &md)
             .map_err(|e| e.to_string())
             .and_then(|md| {
                 write_step_summary(gh, &crate::secrets::mask(&md), record.step_summary.as_ref())
@@ -340,6 +361,47 @@ pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<Strin
         }
     }
     lines
+}
+
+/// The invocation's errors as Markdown lines, before the step summary's table.
+fn errors_markdown(errors: &[InvocationError]) -> String {
+    let mut out = String::new();
+    for e in errors {
+        let first = e.message.lines().next().unwrap_or("failed");
+        out.push_str(&format!(
+            "**harshjudge: `{}` failed ({})**: {first}\n\n",
+            e.binary, e.stage
+        ));
+    }
+    out
+}
+
+/// Publishes the reports of a process that ended early or failed outside any
+/// scenario, with nothing else to report: its JUnit XML and HTML report say
+/// the invocation failed and why (never the previous invocation's results
+/// alone). Where the settings cannot say (`HARSHJUDGE_DIR` itself is
+/// unreadable), nothing is written and the returned lines say why.
+pub fn publish_error(
+    store: &Store,
+    junit: Option<PathBuf>,
+    html: bool,
+    nextest: bool,
+    started: SystemTime,
+    error: InvocationError,
+) -> Vec<String> {
+    let what = Publish {
+        runs: vec![],
+        started,
+        junit,
+        html,
+        step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        invocation: invocation_id(nextest),
+        not_run: vec![],
+        errors: vec![error],
+    };
+    publish(store, &what)
 }
 
 #[cfg(test)]

@@ -52,12 +52,29 @@ pub struct NotRunRef {
     pub steps: Vec<String>,
     /// Why it did not run (`skipped: …`, `fixme: …`, `not run: …`).
     pub reason: String,
-    /// Its title (the doc comment's first line; empty when unknown).
+    /// Its title (the doc comment's first paragraph; empty when unknown).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub title: String,
     /// Its tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+}
+
+/// What ended a test binary's invocation early or failed it outside any
+/// scenario: a bad flag or setting, an app under test that did not start, a
+/// suite hook that failed. Reported as an `<error>` testcase of a testsuite
+/// named after the binary, and at the top of the HTML report.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationError {
+    /// The test binary (test target).
+    pub binary: String,
+    /// Where it failed: `start` (before any scenario), `before_all`, `after_all`.
+    pub stage: String,
+    /// Why, as printed (`could not start the app under test …`).
+    pub message: String,
+    /// When (ISO 8601, UTC).
+    pub at: String,
 }
 
 /// One run to report: its folder ([`RunDir::path`](crate::store::RunDir::path)).
@@ -248,14 +265,16 @@ pub fn render_with(
     not_run: &[NotRunRef],
     wall_ms: u64,
 ) -> Result<String, StoreError> {
-    render_from(&Reads::new(store), runs, not_run, wall_ms)
+    render_from(&Reads::new(store), runs, not_run, &[], wall_ms)
 }
 
-/// [`render_with`], reading through `reads`.
+/// [`render_with`], reading through `reads`, with what ended or failed
+/// processes of the invocation outside any scenario (`errors`).
 fn render_from(
     reads: &Reads<'_>,
     runs: &[RunRef],
     not_run: &[NotRunRef],
+    errors: &[InvocationError],
     wall_ms: u64,
 ) -> Result<String, StoreError> {
     let mut suites = vec![];
@@ -278,7 +297,8 @@ fn render_from(
     not_run.sort_by(|a, b| a.slug.cmp(&b.slug));
     not_run.dedup_by(|a, b| a.slug == b.slug);
     let tests: usize = suites.iter().map(|s| s.result.steps.len()).sum::<usize>()
-        + not_run.iter().map(|n| n.steps.len()).sum::<usize>();
+        + not_run.iter().map(|n| n.steps.len()).sum::<usize>()
+        + errors.len();
     let mut xml = Xml::new();
     xml.open(
         "testsuites",
@@ -286,10 +306,11 @@ fn render_from(
             ("name", "harshjudge"),
             ("tests", &tests.to_string()),
             ("failures", &count(StepStatus::Fail).to_string()),
-            ("errors", "0"),
+            ("errors", &errors.len().to_string()),
             ("time", &secs(wall_ms)),
         ],
     );
+    render_errors(&mut xml, errors);
     for s in &suites {
         render_suite(&mut xml, s);
     }
@@ -298,6 +319,64 @@ fn render_from(
     }
     xml.close("testsuites");
     Ok(xml.finish())
+}
+
+/// Writes a `testsuite` per test binary with invocation errors: a testcase
+/// per stage (`start`, `before_all`, `after_all`) holding an
+/// `<error type="InvocationFailed">` with the message, which is also the
+/// suite's `{binary}.{stage}.error` property.
+fn render_errors(xml: &mut Xml, errors: &[InvocationError]) {
+    let mut binaries: Vec<&str> = errors.iter().map(|e| e.binary.as_str()).collect();
+    binaries.sort();
+    binaries.dedup();
+    for binary in binaries {
+        let mine: Vec<&InvocationError> = errors.iter().filter(|e| e.binary == binary).collect();
+        let count = mine.len().to_string();
+        let timestamp = mine[0]
+            .at
+            .trim_end_matches('Z')
+            .split('.')
+            .next()
+            .unwrap_or("");
+        xml.open(
+            "testsuite",
+            &[
+                ("name", binary),
+                ("tests", &count),
+                ("failures", "0"),
+                ("errors", &count),
+                ("skipped", "0"),
+                ("time", "0.000"),
+                ("timestamp", timestamp),
+            ],
+        );
+        xml.open("properties", &[]);
+        for e in &mine {
+            xml.empty(
+                "property",
+                &[
+                    ("name", &format!("{binary}.{}.error", e.stage)),
+                    ("value", &e.message),
+                ],
+            );
+        }
+        xml.close("properties");
+        for e in &mine {
+            let name = format!("invocation {}", e.stage);
+            xml.open(
+                "testcase",
+                &[("name", &name), ("classname", binary), ("time", "0.000")],
+            );
+            let first = e.message.lines().next().unwrap_or("failed");
+            xml.leaf(
+                "error",
+                &[("message", first), ("type", "InvocationFailed")],
+                &e.message,
+            );
+            xml.close("testcase");
+        }
+        xml.close("testsuite");
+    }
 }
 
 /// Writes the `testsuite` of a scenario that did not run: every step skipped
@@ -615,19 +694,20 @@ pub fn write_with(
     wall_ms: u64,
     path: &Path,
 ) -> Result<(), StoreError> {
-    write_from(&Reads::new(store), runs, not_run, wall_ms, path)
+    write_from(&Reads::new(store), runs, not_run, &[], wall_ms, path)
 }
 
-/// [`write_with`], reading through `reads`.
+/// [`write_with`], reading through `reads`, with the invocation's errors.
 pub(crate) fn write_from(
     reads: &Reads<'_>,
     runs: &[RunRef],
     not_run: &[NotRunRef],
+    errors: &[InvocationError],
     wall_ms: u64,
     path: &Path,
 ) -> Result<(), StoreError> {
     let store = reads.store();
-    let xml = render_from(reads, runs, not_run, wall_ms)?;
+    let xml = render_from(reads, runs, not_run, errors, wall_ms)?;
     if path.starts_with(store.dir()) {
         store.write_file(path, xml.as_bytes())
     } else {

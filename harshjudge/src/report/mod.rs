@@ -62,6 +62,9 @@ pub struct Summary {
     /// The setup scenarios that ran though no filter or tag selected them,
     /// each with why: `fixture_database: brought along as a setup of smoke_login`.
     pub brought_along: Vec<String>,
+    /// What failed outside any scenario: `(stage, message)`, the stage
+    /// `before_all` or `after_all` (a suite hook that failed or panicked).
+    pub invocation_errors: Vec<(String, String)>,
 }
 
 impl Summary {

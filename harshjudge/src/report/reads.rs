@@ -307,6 +307,7 @@ mod tests {
                     title: "Search".into(),
                     tags: vec![],
                 }],
+                errors: vec![],
             };
             let lines = match finished {
                 Some(f) => publish_with(&store, &p, f),

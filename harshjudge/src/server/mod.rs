@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use crate::process::{Watch, Watchdog};
 
 mod nextest;
+pub(crate) use nextest::announce_reports;
 mod output;
 
 pub use output::KEPT_LINES;

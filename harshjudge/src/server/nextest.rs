@@ -17,6 +17,16 @@
 //!   the folder: after the run, and after Ctrl-C (the watchdog and the server
 //!   are out of the terminal's process group, and outlive the runner by at
 //!   most 0.2 s), nothing is left.
+//!
+//! The reports of a nextest run are named once, after nextest's own summary
+//! ([`announce_reports`]): nextest captures the output of every test process
+//! and shows none of a passing one, so the `junit: …` and `report: …` lines a
+//! process prints are never seen. The first process of the run to publish
+//! reports starts a detached `/bin/sh` that holds nextest's own standard error
+//! (the runner's fd 2: the terminal, or the CI log; never `/dev/tty`), waits
+//! for the runner to end, then prints the lines the last process to publish
+//! left in the run's folder `harshjudge-reports-{NEXTEST_RUN_ID}-{key}`
+//! (`key`: the `.harshJudge` folder), and removes that folder.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -189,4 +199,90 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.write_all(bytes)?;
     f.sync_all()?;
     std::fs::rename(&tmp, path)
+}
+
+/// What the announcer runs: `$1` the folder holding `lines`, `$2` the
+/// runner's pid, `$3` its start time. Its stderr is the runner's. A runner
+/// that exited but is not reaped yet (a zombie: its parent may be reading its
+/// output to the end before it waits) has ended: waiting for it to vanish
+/// would hold that output open for ever.
+const ANNOUNCER: &str = r#"trap '' INT TERM HUP QUIT PIPE
+while s=$(cat "/proc/$2/stat" 2>/dev/null); do
+  r=${s##*) }
+  [ "${r%% *}" = Z ] && break
+  [ "$(printf '%s' "$r" | cut -d' ' -f20)" = "$3" ] || break
+  sleep 0.2
+done
+[ -s "$1/lines" ] && cat "$1/lines" >&2
+rm -rf -- "$1"
+"#;
+
+/// Under cargo-nextest, arranges for `lines` (this process's `junit: …`,
+/// `report: …`, as `cargo test` prints them) to be printed once, on nextest's
+/// standard error after its summary: the latest lines of the run's processes
+/// that publish into `store_dir`. Returns why it could not (a note to print).
+pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(), String> {
+    let Some(run) = run_id() else {
+        return Err("NEXTEST_RUN_ID is not a nextest run id".into());
+    };
+    let fail = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    let key: String = sha2::Sha256::digest(store_dir.as_os_str().as_encoded_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("harshjudge-reports-{run}-{key}"));
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(fail("the run's folder", e)),
+        }
+    }
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| fail("the run's folder", e))?;
+    if !meta.is_dir() {
+        return Err(format!("{} is not a folder", dir.display()));
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("lock"))
+        .map_err(|e| fail("the run's lock", e))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| fail("the run's lock", e.into()))?;
+    let mut text = lines.join("\n");
+    text.push('\n');
+    write_atomically(&dir.join("lines"), text.as_bytes())
+        .map_err(|e| fail("the run's lines", e))?;
+    let started = dir.join("announcer");
+    if started.exists() {
+        return Ok(());
+    }
+    let runner = rustix::process::getppid()
+        .map(|p| p.as_raw_nonzero().get() as u32)
+        .ok_or_else(|| "no parent process".to_string())?;
+    let since = crate::process::start_time(runner)
+        .ok_or_else(|| format!("nextest's runner (pid {runner}) is not running"))?;
+    // nextest's own standard error, appended to (a file is not overwritten).
+    let stderr = std::fs::OpenOptions::new()
+        .append(true)
+        .open(format!("/proc/{runner}/fd/2"))
+        .map_err(|e| fail("nextest's standard error", e))?;
+    use std::os::unix::process::CommandExt;
+    std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(ANNOUNCER)
+        .arg("harshjudge-reports")
+        .arg(&dir)
+        .arg(runner.to_string())
+        .arg(since)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(stderr))
+        .process_group(0)
+        .spawn()
+        .map_err(|e| fail("/bin/sh", e))?;
+    std::fs::write(&started, b"").map_err(|e| fail("the run's folder", e))?;
+    Ok(())
 }

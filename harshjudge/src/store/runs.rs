@@ -623,6 +623,66 @@ impl Store {
     }
 }
 
+/// A run whose `result.json` is there but empty (its process was killed while
+/// writing it): every reader passes it over, so it is named once per
+/// invocation ([`Store::empty_results`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmptyResult {
+    /// The scenario.
+    pub slug: Slug,
+    /// The run.
+    pub run: RunId,
+    /// Its `result.json`.
+    pub path: PathBuf,
+}
+
+impl std::fmt::Display for EmptyResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is empty (its process was probably killed while writing it): run {} of \"{}\" is passed over, counted in no statistic, shown in no report and never reused by --resume; its folder is kept for you to look at (delete {} to drop the run)",
+            self.path.display(),
+            self.run,
+            self.slug,
+            self.path
+                .parent()
+                .map_or(self.path.as_path(), |d| d)
+                .display()
+        )
+    }
+}
+
+impl Store {
+    /// The runs of every scenario whose `result.json` exists but is empty or
+    /// only blanks (what a process killed mid-write leaves; `result.json` is
+    /// written whole by a rename, so a run in progress never shows one).
+    /// Only their size is read (and the bytes of a file of at most 64 bytes).
+    pub fn empty_results(&self) -> Vec<EmptyResult> {
+        let mut out = Vec::new();
+        for slug in self.list_scenarios().unwrap_or_default() {
+            for run in self.list_runs(&slug).unwrap_or_default() {
+                let path = self.scenario(&slug).run(&run).result_path();
+                let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                    continue;
+                };
+                let empty = meta.is_file()
+                    && (meta.len() == 0
+                        || (meta.len() <= 64
+                            && std::fs::read(&path)
+                                .is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace))));
+                if empty {
+                    out.push(EmptyResult {
+                        slug: slug.clone(),
+                        run,
+                        path,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Runs a `cargo test` process is executing are marked in `.running/` (one small
 /// file per run: the process id and its start time), so that a run left
 /// `running` by a process that died (kill -9, crash) is found at the next start

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::report::junit::NotRunRef;
+use crate::report::junit::{InvocationError, NotRunRef};
 use crate::report::reads::Reads;
 use crate::store::{RunId, Slug, Store, StoreError};
 
@@ -51,14 +51,17 @@ pub fn write(store_dir: &Path) -> Result<ReportStats, StoreError> {
 /// its reason, a scenario that never ran included.
 pub fn write_with(store_dir: &Path, not_run: &[NotRunRef]) -> Result<ReportStats, StoreError> {
     let store = Store::new(store_dir);
-    write_from(&Reads::new(&store), not_run)
+    write_from(&Reads::new(&store), not_run, &[])
 }
 
 /// [`write_with`], reading through `reads` (what the publication's other
-/// reports read, and the results a harness process holds).
+/// reports read, and the results a harness process holds). `errors`: what
+/// ended or failed processes of the invocation outside any scenario, said at
+/// the top of `index.html` (as are the runs whose `result.json` is empty).
 pub(crate) fn write_from(
     reads: &Reads<'_>,
     not_run: &[NotRunRef],
+    errors: &[InvocationError],
 ) -> Result<ReportStats, StoreError> {
     let store = reads.store();
     let overview = model::overview(reads, not_run)?;
@@ -86,7 +89,8 @@ pub(crate) fn write_from(
     let overview_js = call("overview", &overview);
     store.write_file(&store.report_overview_script(), overview_js.as_bytes())?;
     let index = store.report_index();
-    store.write_file(&index, PAGE.as_bytes())?;
+    let page = PAGE.replacen(NOTICES, &notices(errors, &store.empty_results()), 1);
+    store.write_file(&index, page.as_bytes())?;
     Ok(ReportStats {
         index,
         scenarios: overview.scenarios.len(),
@@ -96,7 +100,46 @@ pub(crate) fn write_from(
     })
 }
 
-/// The report page itself (the same bytes [`write()`] puts in `report/index.html`).
+/// Where `index.html` says what went wrong outside the runs.
+const NOTICES: &str = "<!--hj:notices-->";
+
+/// The notices at the top of `index.html`, written into the page itself (read
+/// without scripts, and by whoever greps the file): each invocation error
+/// (the invocation failed, and why: the rows below are earlier runs), and each
+/// run passed over for an empty `result.json`. Empty when there is none.
+fn notices(errors: &[InvocationError], empty: &[crate::store::EmptyResult]) -> String {
+    use crate::report::junit::escape;
+    if errors.is_empty() && empty.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<div class=\"notices\" id=\"notices\">");
+    for e in errors {
+        let what = match e.stage.as_str() {
+            "start" => "stopped before running any scenario",
+            "before_all" => "failed in its before_all hook: no scenario ran",
+            "after_all" => "failed in its after_all hook",
+            _ => "failed",
+        };
+        out.push_str(&format!(
+            "<div class=\"notice invocation-error\"><b>This invocation of {} failed</b> ({}, {}): it {what}; the scenarios below show earlier runs.<pre>{}</pre></div>",
+            escape(&e.binary),
+            escape(&e.stage),
+            escape(&e.at),
+            escape(&e.message)
+        ));
+    }
+    for e in empty {
+        out.push_str(&format!(
+            "<div class=\"notice warn empty-result\">{}</div>",
+            escape(&e.to_string())
+        ));
+    }
+    out.push_str("</div>");
+    out
+}
+
+/// The report page itself (the same bytes [`write()`] puts in `report/index.html`
+/// when there is nothing to notice).
 pub fn index_html() -> String {
     PAGE.to_string()
 }

@@ -361,6 +361,7 @@ fn reports_and_checkpoints_never_follow_links_out_of_harshjudge() {
                 step_summary: None,
                 invocation: Some("inv1".into()),
                 not_run: vec![],
+                errors: vec![],
             },
         );
         let said = lines.join("\n");
