@@ -226,7 +226,9 @@ fn an_invocation_stopped_before_any_scenario_says_so_in_its_junit_and_report() {
             .contains("name=\"checkout\"")
     );
 
-    let cases: [(&[&str], &[(&str, &str)], &str); 2] = [
+    // (arguments, environment, the cause the reports name)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 2] = [
         (&["checkout::", "--retries", "lots"], &[], "--retries"),
         (
             &["checkout::"],

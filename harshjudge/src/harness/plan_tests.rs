@@ -1,6 +1,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::store::{StepId, StepStatus};
 use crate::testing::fake_def;
 
 fn args(a: &[&str]) -> Arguments {
