@@ -639,21 +639,12 @@ fn under_nextest_each_scenario_is_one_test() {
 fn real_nextest_runs_each_scenario_once() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let out = std::process::Command::new(env!("CARGO"))
-        .current_dir(workspace())
+    let out = support::nextest(SUITE, &hj)
         .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            SUITE,
             "--no-fail-fast",
             "-E",
             "test(checkout) | test(fails_in_middle)",
         ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", &hj)
         .output()
         .expect("cargo nextest runs");
     let r = Run::from(out);
@@ -1302,23 +1293,14 @@ fn nextest_partitions_run_every_scenario_exactly_once() {
     let mut seen = std::collections::BTreeMap::new();
     for i in 1..=2 {
         let hj = t.path().join(format!("partition-{i}"));
-        let out = std::process::Command::new(env!("CARGO"))
-            .current_dir(workspace())
+        let out = support::nextest(SUITE, &hj)
             .args([
-                "nextest",
-                "run",
-                "-p",
-                "harshjudge-workspace",
-                "--test",
-                SUITE,
                 "--no-fail-fast",
                 "--partition",
                 &format!("slice:{i}/2"),
                 "-E",
                 "test(checkout) | test(fails_in_middle) | test(parallel_a) | test(parallel_b)",
             ])
-            .env("CARGO_TARGET_DIR", nested_target())
-            .env("HARSHJUDGE_DIR", &hj)
             .output()
             .expect("cargo nextest runs");
         let r = Run::from(out);

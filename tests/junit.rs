@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use support::{Run, cargo_test, nested_target, runs, workspace};
+use support::{Run, cargo_test, runs, workspace};
 
 const SUITE: &str = "fixture_suite";
 
@@ -290,19 +290,8 @@ fn an_invocation_stopped_before_any_scenario_says_so_in_its_junit_and_report() {
 fn under_nextest_a_passing_run_names_its_reports_once() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join("hj");
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            SUITE,
-        ])
+    let out = support::nextest(SUITE, &hj)
         .args(["-E", "test(=checkout) | test(/^parallel_/)"])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", &hj)
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("NEXTEST_RUN_ID")
         .output()
@@ -391,21 +380,8 @@ fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
     let gh = tmp.path().join("step-summary.md");
     std::fs::write(&gh, "## an earlier step of the job\n").unwrap();
     let started = std::time::Instant::now();
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            SUITE,
-            "--no-fail-fast",
-            "--retries",
-            "1",
-        ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", &hj)
+    let out = support::nextest(SUITE, &hj)
+        .args(["--no-fail-fast", "--retries", "1"])
         .env("GITHUB_STEP_SUMMARY", &gh)
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("NEXTEST_RUN_ID")

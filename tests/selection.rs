@@ -421,20 +421,9 @@ fn max_failures_starts_nothing_after_n_failed() {
 }
 
 fn nextest(hj: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
-    let mut cmd = std::process::Command::new(env!("CARGO"));
-    cmd.current_dir(workspace())
-        .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            SUITE,
-            "--no-fail-fast",
-        ])
+    let mut cmd = support::nextest(SUITE, hj);
+    cmd.arg("--no-fail-fast")
         .args(args)
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", hj)
         .env_remove("HARSHJUDGE_TAGS")
         .env_remove("HARSHJUDGE_REPEAT_EACH");
     for (k, v) in envs {

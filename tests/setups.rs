@@ -10,7 +10,7 @@ mod setups_app;
 
 use std::path::{Path, PathBuf};
 
-use support::{Run, cargo_test, json, nested_target, runs, workspace};
+use support::{Run, cargo_test, json, runs};
 
 const SUITE: &str = "setups_suite";
 
@@ -229,21 +229,12 @@ fn under_nextest_the_setup_runs_once_for_the_whole_run() {
     // One app for the whole nextest run (what `WebServer` gives a suite): the
     // saved localStorage belongs to its origin, which every process shares.
     let app = setups_app::start().unwrap();
-    let out = std::process::Command::new(env!("CARGO"))
-        .current_dir(workspace())
+    let out = support::nextest(SUITE, &d.hj)
         .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            SUITE,
             "--test-threads=4",
             "-E",
             "test(/^with_state_/) | test(=signed_in_as_admin) | test(=hooked)",
         ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", &d.hj)
         .env("SETUPS_LOG", &d.log)
         .env("HARSHJUDGE_BASE_URL", &app)
         .output()
@@ -409,20 +400,8 @@ fn under_nextest_a_setup_for_the_whole_suite_runs_once_for_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     let (hj, dir) = (tmp.path().join(".harshJudge"), tmp.path().join("data"));
     std::fs::create_dir(&dir).unwrap();
-    let out = std::process::Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            SUITE_SETUP,
-            "--test-threads=4",
-            "--no-fail-fast",
-        ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", &hj)
+    let out = support::nextest(SUITE_SETUP, &hj)
+        .args(["--test-threads=4", "--no-fail-fast"])
         .env("SUITE_SETUP_DIR", &dir)
         .env("HARSHJUDGE_REPEAT_EACH", "2")
         .env_remove("HARSHJUDGE_TAGS")

@@ -416,21 +416,8 @@ fn sigkill_of_the_test_process_leaves_no_server() {
 
 /// `cargo nextest run` of the fixture suite.
 fn nextest(f: &Fixture, filter: &str, envs: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(workspace())
-        .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            SUITE,
-            "--no-fail-fast",
-            "-E",
-            filter,
-        ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", &f.hj)
+    let mut cmd = support::nextest(SUITE, &f.hj);
+    cmd.args(["--no-fail-fast", "-E", filter])
         .env("FIXTURE_SERVER_DIR", &f.srv)
         .env("HARSHJUDGE_TEST_PYTHON", python())
         .env_remove("HARSHJUDGE_BASE_URL");

@@ -24,6 +24,25 @@ pub fn nested_target() -> PathBuf {
     workspace().join("target").join("nested")
 }
 
+/// `cargo nextest run -p harshjudge-workspace --test NAME` in the nested
+/// target, evidence written under `hj_dir`; the caller adds its flags, filter
+/// and environment.
+pub fn nextest(test: &str, hj_dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(workspace())
+        .args([
+            "nextest",
+            "run",
+            "-p",
+            "harshjudge-workspace",
+            "--test",
+            test,
+        ])
+        .env("CARGO_TARGET_DIR", nested_target())
+        .env("HARSHJUDGE_DIR", hj_dir);
+    cmd
+}
+
 /// `cargo test -p harshjudge-workspace --test NAME` with the given harness args,
 /// evidence written under `hj_dir`.
 pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
