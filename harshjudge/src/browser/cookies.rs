@@ -117,14 +117,20 @@ impl Page {
                 .await?;
                 opened = true;
             }
-            wire::post(
-                self.client(),
-                "cookie",
-                json!({ "cookie": to_classic(c) }),
-                &format!("setting the cookie {:?}", c.name),
-            )
-            .await?;
+            self.set_classic_cookie(c).await?;
         }
+        Ok(())
+    }
+
+    /// Add Cookie: one cookie for the current document's host (WebKit's way).
+    async fn set_classic_cookie(&self, c: &Cookie) -> Result<(), BrowserError> {
+        wire::post(
+            self.client(),
+            "cookie",
+            json!({ "cookie": to_classic(c) }),
+            &format!("setting the cookie {:?}", c.name),
+        )
+        .await?;
         Ok(())
     }
 }
@@ -213,13 +219,7 @@ impl Page {
                     super::error::cmd_err(format!("deleting the cookie {:?}", c.name), e)
                 })?;
             } else {
-                wire::post(
-                    self.client(),
-                    "cookie",
-                    json!({ "cookie": to_classic(c) }),
-                    &format!("setting the cookie {:?}", c.name),
-                )
-                .await?;
+                self.set_classic_cookie(c).await?;
             }
         }
         Ok(())

@@ -332,12 +332,7 @@ fn render_errors(xml: &mut Xml, errors: &[InvocationError]) {
     for binary in binaries {
         let mine: Vec<&InvocationError> = errors.iter().filter(|e| e.binary == binary).collect();
         let count = mine.len().to_string();
-        let timestamp = mine[0]
-            .at
-            .trim_end_matches('Z')
-            .split('.')
-            .next()
-            .unwrap_or("");
+        let timestamp = timestamp(&mine[0].at);
         xml.open(
             "testsuite",
             &[
@@ -415,17 +410,17 @@ fn render_not_run(xml: &mut Xml, n: &NotRunRef) {
     xml.close("testsuite");
 }
 
+/// JUnit's `timestamp` (xs:dateTime without a zone or fractions) of one of
+/// our ISO 8601 times.
+fn timestamp(iso: &str) -> &str {
+    iso.trim_end_matches('Z').split('.').next().unwrap_or("")
+}
+
 /// Writes one `testsuite` (a run).
 fn render_suite(xml: &mut Xml, s: &Suite) {
     let steps = &s.result.steps;
     let count = |status: StepStatus| steps.iter().filter(|x| x.status == status).count();
-    let timestamp = s
-        .result
-        .started_at
-        .trim_end_matches('Z')
-        .split('.')
-        .next()
-        .unwrap_or("");
+    let timestamp = timestamp(&s.result.started_at);
     xml.open(
         "testsuite",
         &[
