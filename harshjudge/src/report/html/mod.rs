@@ -141,7 +141,7 @@ fn notices(errors: &[InvocationError], empty: &[crate::store::EmptyResult]) -> S
 /// The report page itself (the same bytes [`write()`] puts in `report/index.html`
 /// when there is nothing to notice).
 pub fn index_html() -> String {
-    PAGE.to_string()
+    PAGE.replacen(NOTICES, "", 1)
 }
 
 /// What the live dashboard's `data/overview.js` says about the data it carries.
