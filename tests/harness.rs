@@ -1284,7 +1284,14 @@ fn a_bad_shard_is_a_usage_error_naming_the_flag() {
             "{r:?}"
         );
     }
-    assert!(!hj.exists(), "nothing runs");
+    // Nothing runs; the reports say that the invocation failed and why
+    // (issue 37.4).
+    assert!(!hj.join("scenarios").exists(), "nothing runs");
+    let junit = std::fs::read_to_string(hj.join("report/junit.xml")).unwrap();
+    assert!(
+        junit.contains("InvocationFailed") && junit.contains("--shard"),
+        "{junit}"
+    );
 }
 
 #[test]

@@ -272,8 +272,10 @@ impl Host for ApiHost {
     }
     /// The scenario's jar (`#[scenario(storage_state = "…")]` seeds it); a
     /// state never saved is an error naming the setups that could save it.
-    fn cookie_jar(&self) -> Result<CookieJar, String> {
-        self.0.cookie_jar().map_err(|e| e.message())
+    fn cookie_jar(&self) -> Result<CookieJar, crate::api::ApiError> {
+        (self.0.cookie_jar()).map_err(|e| crate::api::ApiError::StorageState {
+            reason: e.message(),
+        })
     }
 }
 

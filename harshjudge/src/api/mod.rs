@@ -60,7 +60,7 @@ pub(crate) trait Host: Send + Sync + 'static {
     /// one at every call: seeded from its saved storage state, handed to its
     /// page as it opens ([`cookies::scenario_cookies`]). An error (what to
     /// fix) when the scenario names a state that cannot be read.
-    fn cookie_jar(&self) -> Result<CookieJar, String>;
+    fn cookie_jar(&self) -> Result<CookieJar, ApiError>;
 }
 
 /// The next free number of `what` (`request`, `command`) in the evidence of

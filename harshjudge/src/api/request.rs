@@ -181,9 +181,7 @@ impl ApiRequestContext {
 
     /// The scenario's jar; an error when its saved storage state cannot be read.
     fn scenario_jar(&self) -> Result<CookieJar, ApiError> {
-        self.host
-            .cookie_jar()
-            .map_err(|reason| ApiError::StorageState { reason })
+        self.host.cookie_jar()
     }
 
     /// The cookies for `url`: the open pages' (a later page's cookie of a

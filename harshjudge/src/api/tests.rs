@@ -179,7 +179,7 @@ impl super::Host for NoPage {
     fn pages(&self) -> Vec<crate::browser::Page> {
         vec![]
     }
-    fn cookie_jar(&self) -> Result<CookieJar, String> {
+    fn cookie_jar(&self) -> Result<CookieJar, super::ApiError> {
         Ok(self.1.clone())
     }
 }
@@ -303,7 +303,7 @@ impl super::Host for Outside {
     fn pages(&self) -> Vec<crate::browser::Page> {
         vec![]
     }
-    fn cookie_jar(&self) -> Result<CookieJar, String> {
+    fn cookie_jar(&self) -> Result<CookieJar, super::ApiError> {
         Ok(CookieJar::new())
     }
 }

@@ -221,11 +221,40 @@ rm -rf -- "$1"
 /// `report: …`, as `cargo test` prints them) to be printed once, on nextest's
 /// standard error after its summary: the latest lines of the run's processes
 /// that publish into `store_dir`. Returns why it could not (a note to print).
-pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(), String> {
+/// Why the report lines could not be arranged for after nextest's summary
+/// ([`announce_reports`]); printed as a note, never fatal.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AnnounceError {
+    /// `NEXTEST_RUN_ID` is missing or not a run id.
+    #[error("NEXTEST_RUN_ID is not a nextest run id")]
+    NotNextest,
+    /// A file or process of the announcement could not be made.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being made or opened.
+        what: &'static str,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The run's folder is something else (a file, a link).
+    #[error("{} is not a folder", path.display())]
+    NotAFolder {
+        /// The folder's path.
+        path: std::path::PathBuf,
+    },
+    /// nextest's runner (this process's parent) is gone.
+    #[error("nextest's runner (pid {pid}) is not running")]
+    NoRunner {
+        /// The parent's pid (0: none).
+        pid: u32,
+    },
+}
+
+pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(), AnnounceError> {
     let Some(run) = run_id() else {
-        return Err("NEXTEST_RUN_ID is not a nextest run id".into());
+        return Err(AnnounceError::NotNextest);
     };
-    let fail = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    let fail = |what: &'static str, source: std::io::Error| AnnounceError::Io { what, source };
     let key: String = sha2::Sha256::digest(store_dir.as_os_str().as_encoded_bytes())[..8]
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -241,7 +270,7 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
     }
     let meta = std::fs::symlink_metadata(&dir).map_err(|e| fail("the run's folder", e))?;
     if !meta.is_dir() {
-        return Err(format!("{} is not a folder", dir.display()));
+        return Err(AnnounceError::NotAFolder { path: dir });
     }
     let lock = std::fs::OpenOptions::new()
         .create(true)
@@ -261,9 +290,9 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
     }
     let runner = rustix::process::getppid()
         .map(|p| p.as_raw_nonzero().get() as u32)
-        .ok_or_else(|| "no parent process".to_string())?;
-    let since = crate::process::start_time(runner)
-        .ok_or_else(|| format!("nextest's runner (pid {runner}) is not running"))?;
+        .ok_or(AnnounceError::NoRunner { pid: 0 })?;
+    let since =
+        crate::process::start_time(runner).ok_or(AnnounceError::NoRunner { pid: runner })?;
     // nextest's own standard error, appended to (a file is not overwritten).
     let stderr = std::fs::OpenOptions::new()
         .append(true)
