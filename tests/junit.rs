@@ -228,8 +228,9 @@ fn an_invocation_stopped_before_any_scenario_says_so_in_its_junit_and_report() {
 
     // (arguments, environment, the cause the reports name)
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
-    let cases: [Case; 2] = [
+    let cases: [Case; 3] = [
         (&["checkout::", "--retries", "lots"], &[], "--retries"),
+        (&["checkout::", "--no-such-flag"], &[], "--no-such-flag"),
         (
             &["checkout::"],
             &[("HARSHJUDGE_STEP_TIMEOUT", "25h")],

@@ -262,7 +262,22 @@ pub fn main(pkg: Package) -> ! {
             crate::secrets::stdio::exit(stopped(&pkg, started, listing, &e.to_string()));
         }
     };
-    let mut args = Arguments::from_iter(libtest_args);
+    // libtest's own flags, parsed as libtest-mimic does, but an unknown one
+    // ends the invocation here, where its reports say so (issue 37.4).
+    let mut args = match <Arguments as clap::Parser>::try_parse_from(libtest_args) {
+        Ok(args) => args,
+        Err(e) if !e.use_stderr() => e.exit(), // --help
+        Err(e) => {
+            let listing = std::env::args().any(|a| a == "--list");
+            let message = e.to_string();
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ");
+            crate::secrets::stdio::exit(stopped(&pkg, started, listing, first));
+        }
+    };
     // Masked, stdout is a pipe: libtest keeps the colours of the terminal.
     if tty && crate::secrets::any() && args.color.is_none() {
         args.color = Some(libtest_mimic::ColorSetting::Always);
