@@ -157,9 +157,6 @@ fn output_matchers_match_whole_part_or_pattern() {
     assert_eq!(contains("x").describe(), "contains(\"x\")");
 }
 
-/// A scenario with no step running and the given base URL.
-struct Outside(&'static str);
-
 /// A scenario with no step running, no page, a base URL and a jar of its own.
 struct NoPage(String, CookieJar);
 
@@ -269,13 +266,16 @@ async fn a_context_s_defaults_go_with_each_request_and_its_own_replace_them() {
     assert!(head.contains("cookie: n1=1; n2=1\r\n"), "{head}");
     assert!(!head.contains("x-client"), "{head}");
     // A command takes any string as well.
-    let out = super::CommandBuilder::new(std::sync::Arc::new(Outside("")), format!("ec{}", "ho"))
-        .arg(String::from("-n"))
-        .args(vec![format!("{{\"n\": {n}}}")])
-        .stdin(&path)
-        .run()
-        .await
-        .unwrap();
+    let out = super::CommandBuilder::new(
+        std::sync::Arc::new(NoPage(String::new(), CookieJar::new())),
+        format!("ec{}", "ho"),
+    )
+    .arg(String::from("-n"))
+    .args(vec![format!("{{\"n\": {n}}}")])
+    .stdin(&path)
+    .run()
+    .await
+    .unwrap();
     let v: serde_json::Value = out.json().unwrap();
     assert_eq!(v, json!({"n": 1}));
     let err = out.json::<Vec<u8>>().unwrap_err().to_string();
@@ -287,30 +287,10 @@ async fn a_context_s_defaults_go_with_each_request_and_its_own_replace_them() {
     );
 }
 
-impl super::Host for Outside {
-    fn base_url(&self) -> String {
-        self.0.into()
-    }
-    fn step_key(&self) -> Option<std::path::PathBuf> {
-        None
-    }
-    fn attach(
-        &self,
-        _: crate::store::NewEvidence<'_>,
-    ) -> Result<Option<std::path::PathBuf>, crate::store::StoreError> {
-        Ok(None)
-    }
-    fn pages(&self) -> Vec<crate::browser::Page> {
-        vec![]
-    }
-    fn cookie_jar(&self) -> Result<CookieJar, super::ApiError> {
-        Ok(CookieJar::new())
-    }
-}
-
 #[tokio::test]
 async fn a_relative_url_without_a_base_url_is_refused_naming_it() {
-    let api = super::ApiRequestContext::new(std::sync::Arc::new(Outside("")));
+    let api =
+        super::ApiRequestContext::new(std::sync::Arc::new(NoPage(String::new(), CookieJar::new())));
     let err = api.get("/api/items").send().await.unwrap_err();
     assert!(matches!(err, super::ApiError::NoBaseUrl { ref path } if path == "/api/items"));
     let msg = err.to_string();
@@ -331,7 +311,7 @@ async fn a_relative_url_without_a_base_url_is_refused_naming_it() {
 
 #[tokio::test]
 async fn a_command_that_cannot_start_names_it_and_its_folder() {
-    let host = std::sync::Arc::new(Outside(""));
+    let host = std::sync::Arc::new(NoPage(String::new(), CookieJar::new()));
     let err = super::CommandBuilder::new(host, "pwd")
         .cwd("/no/such/dir-hj")
         .run()
