@@ -21,6 +21,12 @@
 //! its private folder as `TMPDIR`, and `kill_carrying` (at a driver's stop or
 //! kill) and the watchdog's `/proc/*/environ` scan (after a SIGKILL) kill
 //! whatever carries it.
+//!
+//! What the processes of one cargo-nextest run share (the server, the report
+//! lines, later the browser) is found through a locked folder named by the
+//! run: [`shared`].
+
+pub(crate) mod shared;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -28,24 +28,16 @@
 //! left in the run's folder `harshjudge-reports-{NEXTEST_RUN_ID}-{key}`
 //! (`key`: the `.harshJudge` folder), and removes that folder.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use sha2::Digest;
-
 use super::output::Output;
 use super::{Running, ServerError, WebServer, free_port, wait_ready};
+use crate::process::shared::{RunFolder, RunFolderError};
 use crate::process::{Watch, Watchdog};
 
 /// `NEXTEST_RUN_ID` when it is a valid id (it becomes part of a path).
-pub(super) fn run_id() -> Option<String> {
-    let id = std::env::var("NEXTEST_RUN_ID").ok()?;
-    let valid = !id.is_empty()
-        && id.len() <= 64
-        && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    valid.then_some(id)
-}
+pub(super) use crate::process::shared::run_id;
 
 /// What `server.json` holds.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -65,49 +57,24 @@ pub(super) fn shared(
     binary: &str,
     run: &str,
 ) -> Result<Running, ServerError> {
-    let io = |what, source| ServerError::Io {
+    let folder = RunFolder::lock(
+        "server",
+        run,
+        &[
+            binary.as_bytes(),
+            root.as_os_str().as_encoded_bytes(),
+            server.command.as_bytes(),
+        ],
+    )
+    .map_err(|e| ServerError::Io {
         command: server.command.clone(),
-        what,
-        source,
-    };
-    let mut hash = sha2::Sha256::new();
-    for part in [binary, &root.to_string_lossy(), &server.command] {
-        hash.update(part.as_bytes());
-        hash.update([0]);
-    }
-    let key: String = hash.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let dir = std::env::temp_dir().join(format!("harshjudge-server-{run}-{key}"));
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(io("the run's folder", e)),
-        }
-    }
-    // Never through a symlink planted in the temporary folder.
-    let meta = std::fs::symlink_metadata(&dir).map_err(|e| io("the run's folder", e))?;
-    if !meta.is_dir() {
-        return Err(io(
-            "the run's folder",
-            std::io::Error::other(format!("{} is not a folder", dir.display())),
-        ));
-    }
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join("lock"))
-        .map_err(|e| io("the run's lock", e))?;
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-        .map_err(|e| io("the run's lock", e.into()))?;
-    let state_path = dir.join("server.json");
+        what: e.what(),
+        source: e.into_io(),
+    })?;
+    let dir = folder.path();
     let log = dir.join("output.log");
-    if let Ok(text) = std::fs::read_to_string(&state_path)
-        && let Ok(state) = serde_json::from_str::<State>(&text)
+    if let Some(text) = folder.read("server.json")
+        && let Ok(state) = serde_json::from_slice::<State>(&text)
     {
         return match state.error {
             Some(message) => Err(ServerError::SharedFailed { message }),
@@ -121,7 +88,7 @@ pub(super) fn shared(
             }),
         };
     }
-    let result = start_detached(server, root, &dir, &log);
+    let result = start_detached(server, root, dir, &log);
     let state = match &result {
         Ok(r) => State {
             command: r.command.clone(),
@@ -136,9 +103,14 @@ pub(super) fn shared(
             error: Some(crate::secrets::mask(&e.to_string()).into_owned()),
         },
     };
-    write_atomically(&state_path, &serde_json::to_vec(&state).unwrap_or_default())
-        .map_err(|e| io("the run's server.json", e))?;
-    drop(lock);
+    folder
+        .publish("server.json", &serde_json::to_vec(&state).unwrap_or_default())
+        .map_err(|e| ServerError::Io {
+            command: server.command.clone(),
+            what: e.what(),
+            source: e.into_io(),
+        })?;
+    drop(folder);
     result
 }
 
@@ -192,15 +164,6 @@ fn start_detached(
     Ok(running)
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed over it.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
-}
-
 /// What the announcer runs: `$1` the folder holding `lines`, `$2` the
 /// runner's pid, `$3` its start time. Its stderr is the runner's. A runner
 /// that exited but is not reaped yet (a zombie: its parent may be reading its
@@ -236,12 +199,9 @@ pub(crate) enum AnnounceError {
         /// The cause.
         source: std::io::Error,
     },
-    /// The run's folder is something else (a file, a link).
-    #[error("{} is not a folder", path.display())]
-    NotAFolder {
-        /// The folder's path.
-        path: std::path::PathBuf,
-    },
+    /// The run's folder could not be used.
+    #[error(transparent)]
+    Folder(#[from] RunFolderError),
     /// nextest's runner (this process's parent) is gone.
     #[error("nextest's runner (pid {pid}) is not running")]
     NoRunner {
@@ -255,35 +215,11 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
         return Err(AnnounceError::NotNextest);
     };
     let fail = |what: &'static str, source: std::io::Error| AnnounceError::Io { what, source };
-    let key: String = sha2::Sha256::digest(store_dir.as_os_str().as_encoded_bytes())[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let dir = std::env::temp_dir().join(format!("harshjudge-reports-{run}-{key}"));
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(fail("the run's folder", e)),
-        }
-    }
-    let meta = std::fs::symlink_metadata(&dir).map_err(|e| fail("the run's folder", e))?;
-    if !meta.is_dir() {
-        return Err(AnnounceError::NotAFolder { path: dir });
-    }
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join("lock"))
-        .map_err(|e| fail("the run's lock", e))?;
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-        .map_err(|e| fail("the run's lock", e.into()))?;
+    let folder = RunFolder::lock("reports", &run, &[store_dir.as_os_str().as_encoded_bytes()])?;
+    let dir = folder.path();
     let mut text = lines.join("\n");
     text.push('\n');
-    write_atomically(&dir.join("lines"), text.as_bytes())
-        .map_err(|e| fail("the run's lines", e))?;
+    folder.publish("lines", text.as_bytes())?;
     let started = dir.join("announcer");
     if started.exists() {
         return Ok(());
@@ -303,7 +239,7 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
         .arg("-c")
         .arg(ANNOUNCER)
         .arg("harshjudge-reports")
-        .arg(&dir)
+        .arg(dir)
         .arg(runner.to_string())
         .arg(since)
         .stdin(Stdio::null())
