@@ -30,3 +30,8 @@ fresh() {
 median() {
   sort -g "$1" | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'
 }
+
+# `mean FILE`: the mean of the numbers in FILE, one a line.
+mean() {
+  awk '{s+=$1} END {if (NR) printf "%.1f\n", s/NR}' "$1"
+}
