@@ -483,6 +483,12 @@ async fn read(mut incoming: Incoming, shared: Arc<Shared>) {
             }
         }
     };
+    if shared.said.is_some() {
+        // The browser's last words may still be on their way through its
+        // stderr, which closes with the transport (read on another thread):
+        // a moment for them, as `driver.rs` gives a driver that exited.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let detail = exit_detail(&shared.said, error.as_ref());
     let mut state = shared.state();
     state.closed = Some(detail.clone());

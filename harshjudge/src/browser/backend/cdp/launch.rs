@@ -321,13 +321,16 @@ async fn active_port_url(chromium: &mut Chromium) -> Result<String, BrowserError
 }
 
 /// `ws://127.0.0.1:PORT/devtools/browser/UUID` from `DevToolsActivePort`'s
-/// two lines (`PORT`, `/devtools/browser/UUID`); none while it is incomplete.
+/// two lines (`PORT`, `/devtools/browser/UUID`); none while it is incomplete
+/// (the file is read while Chromium may still be writing it: the UUID must
+/// be whole).
 pub(crate) fn ws_url_of_active_port(text: &str) -> Option<String> {
     let mut lines = text.lines();
     let port: u16 = lines.next()?.trim().parse().ok().filter(|p| *p != 0)?;
     let path = lines.next()?.trim();
-    path.starts_with("/devtools/browser/")
-        .then(|| format!("ws://127.0.0.1:{port}{path}"))
+    let uuid = path.strip_prefix("/devtools/browser/")?;
+    let whole = uuid.len() == 36 && uuid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    whole.then(|| format!("ws://127.0.0.1:{port}{path}"))
 }
 
 /// A browser that did not start.

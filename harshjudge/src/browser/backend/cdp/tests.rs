@@ -76,6 +76,20 @@ impl Fake {
     }
 }
 
+/// `f`, failing the test if it takes over 10 s (a waiter never answered).
+async fn within<F: std::future::Future>(f: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(10), f)
+        .await
+        .expect("done within 10 s")
+}
+
+/// `tokio::join!` of the futures, [`within`] 10 s.
+macro_rules! joined {
+    ($($f:expr),+ $(,)?) => {
+        within(async { tokio::join!($($f),+) }).await
+    };
+}
+
 fn evaluate(expression: &str) -> Evaluate<'_> {
     Evaluate {
         expression,
@@ -162,7 +176,7 @@ async fn commands_go_out_framed_and_answers_reach_their_callers_in_any_order() {
         tokio::time::sleep(Duration::from_millis(30)).await;
         fake.write(format!("{tail}{last}{first}").as_bytes()).await;
     };
-    let (_, one, two, three) = tokio::join!(
+    let (_, one, two, three) = joined!(
         browser,
         connection.send(None, &evaluate("one")),
         connection.send(Some(&s1), &evaluate("two")),
@@ -249,7 +263,7 @@ async fn when_the_browser_goes_every_waiter_gets_lost_with_what_it_said() {
         // The browser exits: its end of the pipe closes.
         fake.out = None;
     };
-    let (_, a, b, c) = tokio::join!(
+    let (_, a, b, c) = joined!(
         browser,
         connection.send(None, &evaluate("a")),
         connection.send(Some(&s1), &evaluate("b")),
@@ -321,7 +335,7 @@ async fn a_malformed_message_is_skipped_and_the_reader_goes_on() {
         let fine = connection.send(None, &evaluate("x")).await;
         (version, wrong, fine)
     };
-    let (_, (version, wrong, fine)) = tokio::join!(browser, client);
+    let (_, (version, wrong, fine)) = joined!(browser, client);
     assert_eq!(version.product, "HeadlessChrome/1");
     assert!(
         matches!(
@@ -371,7 +385,7 @@ async fn error_answers_are_classified() {
         }
         out
     };
-    let (_, got) = tokio::join!(browser, client);
+    let (_, got) = joined!(browser, client);
     assert!(
         matches!(
             &got[0],
@@ -432,7 +446,7 @@ async fn a_crashed_page_fails_its_sessions_waiters_only() {
         )
         .await;
     };
-    let (_, on_page, on_browser) = tokio::join!(
+    let (_, on_page, on_browser) = joined!(
         browser,
         connection.send(Some(&s1), &evaluate("page")),
         connection.send(None, &evaluate("browser")),
@@ -474,7 +488,7 @@ async fn a_detached_session_fails_its_waiters_and_ends_its_events() {
         fake.send(json!({ "method": "Target.detachedFromTarget", "params": { "sessionId": "S1", "targetId": "T1" } }))
             .await;
     };
-    let (_, r) = tokio::join!(browser, connection.send(Some(&s1), &evaluate("x")));
+    let (_, r) = joined!(browser, connection.send(Some(&s1), &evaluate("x")));
     assert!(
         matches!(
             r,
@@ -490,14 +504,20 @@ async fn a_detached_session_fails_its_waiters_and_ends_its_events() {
 
 #[test]
 fn the_websocket_url_is_read_from_devtools_active_port() {
+    let path = "/devtools/browser/5b1fa0c2-7d3e-4f19-9a0b-1c2d3e4f5a6b";
     assert_eq!(
-        ws_url_of_active_port("41235\n/devtools/browser/5b1f-aa\n").as_deref(),
-        Some("ws://127.0.0.1:41235/devtools/browser/5b1f-aa")
+        ws_url_of_active_port(&format!("41235\n{path}")).as_deref(),
+        Some(format!("ws://127.0.0.1:41235{path}").as_str())
     );
     assert_eq!(ws_url_of_active_port("41235\n"), None, "half written");
+    assert_eq!(
+        ws_url_of_active_port(&format!("41235\n{}", &path[..30])),
+        None,
+        "half written"
+    );
     assert_eq!(ws_url_of_active_port(""), None);
-    assert_eq!(ws_url_of_active_port("0\n/devtools/browser/x\n"), None);
-    assert_eq!(ws_url_of_active_port("abc\n/devtools/browser/x\n"), None);
+    assert_eq!(ws_url_of_active_port(&format!("0\n{path}")), None);
+    assert_eq!(ws_url_of_active_port(&format!("abc\n{path}")), None);
 }
 
 /// The processes whose command line carries `needle` (and are not zombies).
@@ -661,4 +681,42 @@ async fn chromium_over_the_pipe_evaluates_and_leaves_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_over_its_port_evaluates_and_leaves_nothing() {
     a_launched_chromium_evaluates_and_leaves_nothing(Endpoint::Port).await;
+}
+
+/// A "browser" that says why it cannot start and exits.
+fn failing_browser(folder: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = folder.join("chromium");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho 'cannot open display :99' >&2\nexit 3\n",
+    )
+    .expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script
+}
+
+#[tokio::test]
+async fn a_browser_that_exits_at_its_start_is_an_error_with_what_it_said() {
+    let folder = tempfile::tempdir().expect("folder");
+    let mut config = BrowserConfig::from_env().expect("config");
+    config.chromium = Some(failing_browser(folder.path()));
+    let e = launch(&config, Endpoint::Pipe, None)
+        .await
+        .expect_err("it exits");
+    match &e {
+        crate::browser::error::BrowserError::Lost { cause, detail, .. } => {
+            assert_eq!(cause, "the browser exited", "{e}");
+            assert!(detail.contains("cannot open display :99"), "{e}");
+        }
+        other => panic!("expected Lost, got {other:?}"),
+    }
+    let e = launch(&config, Endpoint::Port, None)
+        .await
+        .expect_err("it exits");
+    let text = e.to_string();
+    assert!(
+        text.contains("exited with exit status: 3") && text.contains("cannot open display :99"),
+        "{text}"
+    );
 }
