@@ -12,8 +12,9 @@ use tokio::net::unix::pipe;
 use super::connection::{CdpError, Connection, Gone};
 use super::launch::{Endpoint, launch, ws_url_of_active_port};
 use super::protocol::{
-    AttachToTarget, AttachedToTarget, CreateBrowserContext, CreateTarget, DisposeBrowserContext,
-    Evaluate, GetVersion, SessionId,
+    AddScriptToEvaluateOnNewDocument, AttachToTarget, AttachedToTarget, CallArgument,
+    CallFunctionOn, CreateBrowserContext, CreateTarget, DisposeBrowserContext, Evaluate,
+    GetVersion, Navigate, PageEnable, RuntimeEnable, SessionId,
 };
 use super::transport::{self, Incoming, NulFrames};
 use crate::browser::config::BrowserConfig;
@@ -604,6 +605,7 @@ async fn a_launched_chromium_evaluates_and_leaves_nothing(endpoint: Endpoint) {
         .expect("answered");
     let details = thrown.exception_details.expect("it threw");
     assert!(details.message().contains("nope"), "{details:?}");
+    the_page_commands_work(&connection, &session).await;
 
     let expression = "document.readyState";
     for _ in 0..50 {
@@ -671,6 +673,87 @@ async fn a_launched_chromium_evaluates_and_leaves_nothing(endpoint: Endpoint) {
         ),
         "{after:?}"
     );
+}
+
+/// The hand-typed page commands as Chromium reads them: a script for new
+/// documents, a navigation, a function called on an object by its handle.
+async fn the_page_commands_work(connection: &Connection, session: &SessionId) {
+    let s = Some(session);
+    connection
+        .send(s, &PageEnable {})
+        .await
+        .expect("Page.enable");
+    connection
+        .send(s, &RuntimeEnable {})
+        .await
+        .expect("Runtime.enable");
+    let added = connection
+        .send(
+            s,
+            &AddScriptToEvaluateOnNewDocument {
+                source: "window.__early = 'before the page';",
+                run_immediately: None,
+            },
+        )
+        .await
+        .expect("script added");
+    assert!(!added.identifier.is_empty());
+    let navigated = connection
+        .send(
+            s,
+            &Navigate {
+                url: "data:text/html,<title>cdp</title><p>x</p>",
+            },
+        )
+        .await
+        .expect("navigated");
+    assert!(navigated.error_text.is_none(), "{navigated:?}");
+    assert!(!navigated.frame_id.is_empty());
+    // The evaluation waits for nothing: poll until the document is there.
+    let mut title = Value::Null;
+    for _ in 0..100 {
+        let r = connection
+            .send(s, &evaluate("document.title + '|' + window.__early"))
+            .await;
+        if let Ok(r) = r {
+            title = r.result.value.unwrap_or_default();
+            if title == "cdp|before the page" {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(title, "cdp|before the page");
+    let p = connection
+        .send(
+            s,
+            &Evaluate {
+                expression: "document.querySelector('p')",
+                await_promise: false,
+                return_by_value: false,
+                context_id: None,
+            },
+        )
+        .await
+        .expect("a handle");
+    let object_id = p.result.object_id.expect("an object id");
+    assert_eq!(p.result.subtype.as_deref(), Some("node"));
+    let ten = json!(10);
+    let called = connection
+        .send(
+            s,
+            &CallFunctionOn {
+                function_declaration: "function (n) { return this.textContent + (n + this.nodeType); }",
+                object_id: Some(&object_id),
+                execution_context_id: None,
+                arguments: &[CallArgument::Value(&ten)],
+                await_promise: true,
+                return_by_value: true,
+            },
+        )
+        .await
+        .expect("called");
+    assert_eq!(called.result.value, Some(json!("x11")), "{called:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
