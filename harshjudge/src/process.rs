@@ -1,5 +1,6 @@
 //! Child processes that must not outlive the tests: chromedriver (and its
-//! browsers) and the app under test ([`crate::server::WebServer`]).
+//! browsers), a Chromium spoken to directly (`browser/backend/cdp/launch.rs`)
+//! and the app under test ([`crate::server::WebServer`]).
 //!
 //! One mechanism for both:
 //!
