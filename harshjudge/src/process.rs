@@ -1,5 +1,6 @@
 //! Child processes that must not outlive the tests: chromedriver (and its
-//! browsers) and the app under test ([`crate::server::WebServer`]).
+//! browsers), a Chromium spoken to directly (`browser/backend/cdp/launch.rs`)
+//! and the app under test ([`crate::server::WebServer`]).
 //!
 //! One mechanism for both:
 //!
@@ -248,6 +249,26 @@ pub fn group_gone(group: u32, within: std::time::Duration) -> bool {
     }
 }
 
+/// Kills a child started in a process group of its own ([`own_group`]) with
+/// everything in its group, and what left the group but carries `folder` as
+/// its `TMPDIR` (a browser's crash handler), then lets its watchdog remove
+/// `folder`: at once when nothing is left ([`Watchdog::let_go_gone`]).
+/// [`Releasing::wait`] waits for that.
+pub fn kill_with_watchdog(child: &mut Child, watchdog: Watchdog, folder: &Path) -> Releasing {
+    kill_group(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    let entry = format!("TMPDIR={}", folder.display());
+    let escaped_gone = kill_carrying(&entry, std::time::Duration::from_millis(500));
+    // Once the group is gone (and what escaped it), nothing writes into the
+    // folder any more: the watchdog removes it at once.
+    if escaped_gone && group_gone(child.id(), std::time::Duration::from_millis(300)) {
+        watchdog.let_go_gone()
+    } else {
+        watchdog.let_go()
+    }
+}
+
 /// Whether a process of group `group` is alive (not a zombie), from `/proc`.
 fn group_has_live_process(group: u32) -> bool {
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -372,6 +393,43 @@ pub fn spawn_from_keeper(cmd: Command) -> std::io::Result<Child> {
     answer
         .recv()
         .map_err(|_| std::io::Error::other("the keeper thread is gone"))?
+}
+
+/// What a [`drain_tail`] kept so far, trimmed.
+pub fn tail_text(tail: &Option<std::sync::Arc<Mutex<String>>>) -> String {
+    tail.as_ref()
+        .map(|t| {
+            t.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+/// Reads a child's stderr to its end on a thread, keeping the last 4 KiB
+/// (a driver's, a browser's): what it said before it exited.
+pub fn drain_tail(stderr: std::process::ChildStderr) -> std::sync::Arc<Mutex<String>> {
+    let tail = std::sync::Arc::new(Mutex::new(String::new()));
+    let keep = tail.clone();
+    let _ = std::thread::Builder::new()
+        .name("harshjudge-stderr".into())
+        .spawn(move || {
+            use std::io::BufRead;
+            let mut lines = std::io::BufReader::new(stderr);
+            let mut line = String::new();
+            while matches!(lines.read_line(&mut line), Ok(n) if n > 0) {
+                let mut t = keep.lock().unwrap_or_else(|p| p.into_inner());
+                t.push_str(&line);
+                if t.len() > 4096 {
+                    let cut = t.len() - 4096;
+                    let cut = (cut..t.len()).find(|i| t.is_char_boundary(*i)).unwrap_or(0);
+                    t.drain(..cut);
+                }
+                line.clear();
+            }
+        });
+    tail
 }
 
 #[cfg(test)]

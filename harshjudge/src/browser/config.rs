@@ -401,13 +401,14 @@ impl BrowserConfig {
         Ok(caps.as_object().cloned().expect("an object"))
     }
 
-    /// Chromium: headless, its profile folder, only loopback and the app's
-    /// host resolving, WebDriver BiDi and the `devtools` log as a fallback.
-    fn chromium_capabilities(
+    /// Chromium's command line (without the binary): headless, its profile
+    /// folder, only loopback and the app's host resolving. The same for a
+    /// chromedriver session and a Chromium launched here (`backend/cdp/launch.rs`).
+    pub(super) fn chromium_args(
         &self,
         profile: Option<&Path>,
         app_host: Option<&str>,
-    ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+    ) -> Vec<String> {
         let mut resolver = "MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1".to_string();
         if let Some(host) = app_host.filter(|h| !["localhost", "127.0.0.1"].contains(h)) {
             resolver.push_str(&format!(" , EXCLUDE {host}"));
@@ -454,6 +455,17 @@ impl BrowserConfig {
         if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());
         }
+        args
+    }
+
+    /// Chromium: headless, its profile folder, only loopback and the app's
+    /// host resolving, WebDriver BiDi and the `devtools` log as a fallback.
+    fn chromium_capabilities(
+        &self,
+        profile: Option<&Path>,
+        app_host: Option<&str>,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
+        let args = self.chromium_args(profile, app_host);
         let mut chrome = serde_json::json!({ "args": args });
         if self.webdriver_url.is_none() {
             chrome["binary"] = self.chromium_binary()?.display().to_string().into();

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use super::config::{BrowserConfig, BrowserKind};
 use super::error::BrowserError;
-use crate::process::{Watch, Watchdog, spawn_from_keeper};
+use crate::process::{Watch, Watchdog, drain_tail, spawn_from_keeper, tail_text};
 
 pub(crate) struct Driver {
     url: String,
@@ -90,19 +90,8 @@ impl Driver {
         if self.browser == BrowserKind::Webkit {
             end_x_server(self.child.id());
         }
-        crate::process::kill_group(self.child.id());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let escaped_gone = self.kill_escaped();
-        // Once the group is gone (and what escaped it), nothing writes into
-        // the profiles any more: the watchdog removes them at once.
-        let releasing = if escaped_gone
-            && crate::process::group_gone(self.child.id(), Duration::from_millis(300))
-        {
-            self.watchdog.let_go_gone()
-        } else {
-            self.watchdog.let_go()
-        };
+        let releasing =
+            crate::process::kill_with_watchdog(&mut self.child, self.watchdog, &self.profiles);
         Killed {
             releasing,
             profiles: self.profiles,
@@ -509,42 +498,6 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
         binary.display(),
         config.browser
     )))
-}
-
-/// What a [`drain_tail`] kept so far, trimmed.
-fn tail_text(tail: &Option<std::sync::Arc<Mutex<String>>>) -> String {
-    tail.as_ref()
-        .map(|t| {
-            t.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .trim()
-                .to_string()
-        })
-        .unwrap_or_default()
-}
-
-/// Reads a child's stderr to its end on a thread, keeping the last 4 KiB.
-fn drain_tail(stderr: std::process::ChildStderr) -> std::sync::Arc<Mutex<String>> {
-    let tail = std::sync::Arc::new(Mutex::new(String::new()));
-    let keep = tail.clone();
-    let _ = std::thread::Builder::new()
-        .name("harshjudge-driver-err".into())
-        .spawn(move || {
-            use std::io::BufRead;
-            let mut lines = std::io::BufReader::new(stderr);
-            let mut line = String::new();
-            while matches!(lines.read_line(&mut line), Ok(n) if n > 0) {
-                let mut t = keep.lock().unwrap_or_else(|p| p.into_inner());
-                t.push_str(&line);
-                if t.len() > 4096 {
-                    let cut = t.len() - 4096;
-                    let cut = (cut..t.len()).find(|i| t.is_char_boundary(*i)).unwrap_or(0);
-                    t.drain(..cut);
-                }
-                line.clear();
-            }
-        });
-    tail
 }
 
 /// The pid and URL of the chromedriver this process started, if running.

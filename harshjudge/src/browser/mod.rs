@@ -11,6 +11,7 @@
 //! (web-first assertions' limit, default `HARSHJUDGE_WAIT`'s).
 
 mod aria_template;
+mod backend;
 mod bidi;
 mod config;
 mod cookies;

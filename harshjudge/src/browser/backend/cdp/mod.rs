@@ -1,0 +1,17 @@
+//! The DevTools protocol (CDP) spoken directly to a local Chromium, as
+//! Playwright and chromiumoxide do, without chromedriver: [`launch`] starts
+//! the browser (pipe or port), [`transport`] carries its messages,
+//! [`connection`] matches answers to commands and routes events by session,
+//! [`protocol`] types the commands and events this side uses.
+//!
+//! Not used by pages yet: step 9 of `docs/design/backends.md` (the CDP
+//! backend) uses it, hence the `dead_code` allowance.
+#![allow(dead_code)]
+
+pub(crate) mod connection;
+pub(crate) mod launch;
+pub(crate) mod protocol;
+pub(crate) mod transport;
+
+#[cfg(test)]
+mod tests;
