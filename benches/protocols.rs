@@ -551,7 +551,8 @@ async fn bench(s: &Settings, base: &str, url: &str) -> (Medians, Startups) {
     for round in 0..s.rounds {
         let mut order = cands.clone();
         if !order.is_empty() {
-            order.rotate_left(round % order.len());
+            let by = round % order.len();
+            order.rotate_left(by);
         }
         println!(
             "\nround {} of {} ({} warm-up + {} timed calls each; load {})",
@@ -601,7 +602,8 @@ async fn startups(
     }
     for i in 0..s.startups {
         let mut order = families.to_vec();
-        order.rotate_left(i % order.len().max(1));
+        let by = i % order.len().max(1);
+        order.rotate_left(by);
         for f in order {
             let slot = &mut out.iter_mut().find(|(x, _)| *x == f).expect("a slot").1;
             let Ok(times) = slot else { continue };

@@ -18,10 +18,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::raw_conn::Conn;
 use super::raw_engine;
 
-#[path = "../../tests/support/chromedriver.rs"]
-mod chromedriver;
-
-/// A chromedriver on a free loopback port (asked to shut down, then killed, on drop).
+/// A chromedriver on a free loopback port, leading a process group of its
+/// own (its browsers are in it): the group is killed on drop.
 pub struct Driver {
     child: std::process::Child,
     /// Its port on 127.0.0.1.
@@ -29,25 +27,55 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// Starts `HARSHJUDGE_CHROMEDRIVER`, else `chromedriver` on PATH.
-    pub fn start() -> Driver {
+    /// Starts `HARSHJUDGE_CHROMEDRIVER`, else `chromedriver` on PATH, with
+    /// `--port=0`, and waits for the port it announces on stdout.
+    pub fn start() -> Result<Driver, String> {
+        use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
         let binary = std::env::var_os("HARSHJUDGE_CHROMEDRIVER")
             .filter(|p| !p.is_empty())
-            .map_or_else(|| "chromedriver".into(), std::path::PathBuf::from);
-        let (child, port) = chromedriver::spawn(&binary, &["--allowed-ips=127.0.0.1".into()]);
-        Driver { child, port }
+            .unwrap_or_else(|| "chromedriver".into());
+        let mut child = std::process::Command::new(&binary)
+            .args(["--port=0", "--allowed-ips=127.0.0.1"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("start {}: {e}", binary.display()))?;
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Reads the announcement, then drains stdout so chromedriver never blocks on it.
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(port) = line
+                    .split("started successfully on port ")
+                    .nth(1)
+                    .and_then(|r| r.trim().trim_end_matches('.').parse::<u16>().ok())
+                {
+                    let _ = tx.send(port);
+                }
+            }
+        });
+        let mut driver = Driver { child, port: 0 };
+        match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(port) => {
+                driver.port = port;
+                Ok(driver)
+            }
+            Err(_) => Err(format!(
+                "{} did not say which port it listens on within 20 s",
+                binary.display()
+            )),
+        }
     }
 }
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        // Its /shutdown quits the browsers it started; then the process.
-        if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
-            use std::io::{Read, Write};
-            let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
-            let _ = s.write_all(b"GET /shutdown HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-            let _ = s.read(&mut [0u8; 256]);
-        }
+        let pid = rustix::process::Pid::from_child(&self.child);
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -83,23 +111,39 @@ async fn post(port: u16, path: &str, body: &Value) -> Result<Value, String> {
     s.write_all(request.as_bytes())
         .await
         .map_err(|e| e.to_string())?;
+    // Read up to the end of the body its head announces (chromedriver keeps
+    // the connection open whatever the request asks).
     let mut answer = Vec::new();
-    s.read_to_end(&mut answer)
-        .await
-        .map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&answer);
-    let (head, rest) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("not an HTTP answer: {text}"))?;
-    let json_text = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    serde_json::from_str(&json_text).map_err(|e| format!("{e}: {json_text}"))
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = s.read(&mut chunk).await.map_err(|e| e.to_string())?;
+        answer.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&answer);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let head = head.to_ascii_lowercase();
+            let chunked = head.contains("transfer-encoding: chunked");
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            let complete = match length {
+                Some(len) => body.len() >= len,
+                None if chunked => body.ends_with("0\r\n\r\n"),
+                None => false,
+            };
+            if complete || n == 0 {
+                let json_text = if chunked {
+                    dechunk(body)
+                } else {
+                    body.to_string()
+                };
+                return serde_json::from_str(&json_text).map_err(|e| format!("{e}: {json_text}"));
+            }
+        }
+        if n == 0 {
+            return Err(format!("not an HTTP answer: {text}"));
+        }
+    }
 }
 
 /// The body of a chunked HTTP answer.
@@ -128,7 +172,7 @@ pub struct BidiPage {
 impl BidiPage {
     /// Starts the driver and the session, registers the engine, loads `url`.
     pub async fn open(url: &str) -> Result<BidiPage, String> {
-        let driver = Driver::start();
+        let driver = Driver::start()?;
         let created = post(
             driver.port,
             "/session",
@@ -220,7 +264,10 @@ fn remote_value(mut r: Value) -> Result<Value, String> {
 /// Whether chromedriver accepts BiDi's static `session.new` on
 /// `ws://127.0.0.1:PORT/session`, in words.
 pub async fn probe_session_new() -> String {
-    let driver = Driver::start();
+    let driver = match Driver::start() {
+        Ok(d) => d,
+        Err(e) => return format!("not tried: {e}"),
+    };
     let url = format!("ws://127.0.0.1:{}/session", driver.port);
     let conn = match Conn::ws(&url).await {
         Ok(c) => c,
