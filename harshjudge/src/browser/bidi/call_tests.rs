@@ -286,11 +286,11 @@ async fn a_refused_end_of_navigation_leaves_the_other_events_subscribed() {
 async fn a_load_is_caught_up_with_once_and_only_when_nothing_is_under_way() {
     let bidi = Bidi::connect(&losing_remote_end(&[]).await).await.unwrap();
     let event = |method: &str, context: &str| {
-        bidi.clone().event(
-            method,
-            &json!({"context": context, "navigation": "n1", "timestamp": 1,
-                "url": "http://app.test/next"}),
-        )
+        bidi.clone().event(super::BidiEvent::parse(
+            &json!({"type": "event", "method": method,
+                "params": {"context": context, "navigation": "n1", "timestamp": 1,
+                    "url": "http://app.test/next"}}),
+        ))
     };
     assert!(!bidi.catch_up_due("top"), "before any load");
     event("browsingContext.load", "top");
