@@ -984,3 +984,6 @@ mod fallback_tests {
 
 #[cfg(test)]
 mod call_tests;
+
+#[cfg(test)]
+mod protocol_tests;

@@ -65,10 +65,20 @@ pub(crate) enum BidiEvent {
 impl BidiEvent {
     /// The event `message` (a whole event message) is: never an error.
     pub(crate) fn parse(message: &serde_json::Value) -> BidiEvent {
-        BidiEvent::deserialize(message).unwrap_or_else(|e| BidiEvent::Malformed {
-            method: message["method"].as_str().unwrap_or_default().to_string(),
-            error: e.to_string(),
-        })
+        let error = match BidiEvent::deserialize(message) {
+            Ok(event) => return event,
+            Err(e) => e.to_string(),
+        };
+        let method = message["method"].as_str().unwrap_or_default();
+        // serde reads `Other` only without parameters: the method alone
+        // tells an unknown event (whatever its parameters) from a known one.
+        match BidiEvent::deserialize(serde_json::json!({ "method": method })) {
+            Ok(BidiEvent::Other) if !method.is_empty() => BidiEvent::Other,
+            _ => BidiEvent::Malformed {
+                method: method.to_string(),
+                error,
+            },
+        }
     }
 }
 

@@ -631,4 +631,52 @@ mod tests {
             .unwrap();
         assert_eq!(first, "network.provideResponse");
     }
+
+    /// A remote end whose `network.addIntercept` answers no intercept id.
+    async fn nameless_intercept_end() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(Message::Text(text))) = ws.next().await {
+                let v: Value = serde_json::from_str(text.as_str()).unwrap();
+                let result = match v["method"].as_str().unwrap() {
+                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
+                    _ => json!({}),
+                };
+                let reply = json!({"type": "success", "id": v["id"], "result": result});
+                ws.send(Message::text(reply.to_string())).await.unwrap();
+            }
+        });
+        url
+    }
+
+    /// An intercept the remote end does not name could never be removed
+    /// (its requests would stay blocked after `unroute`): `page.route`
+    /// fails, naming the command and the missing field, and lists no route.
+    /// (The answer was indexed for `intercept` and its absence ignored: the
+    /// route was added without an intercept to remove.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_intercept_without_an_id_fails_the_route() {
+        let bidi = Bidi::connect(&nameless_intercept_end().await)
+            .await
+            .unwrap();
+        let e = bidi
+            .routes
+            .add(
+                &bidi,
+                UrlPattern::from("**/api/items"),
+                "http://app.test",
+                |route| async move { route.abort().await },
+            )
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("network.addIntercept") && e.contains("intercept"),
+            "{e}"
+        );
+        assert!(bidi.routes.is_empty());
+    }
 }
