@@ -72,7 +72,7 @@ impl UrlPattern {
             });
         }
         (!special(&resolved) && url::Url::parse(&resolved).is_ok())
-            .then(|| InterceptPattern::String { pattern: resolved })
+            .then_some(InterceptPattern::String { pattern: resolved })
     }
 }
 

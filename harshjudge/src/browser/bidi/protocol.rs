@@ -1,7 +1,8 @@
-//! The WebDriver BiDi commands and events this side reads a page with, typed:
-//! what is sent (`Serialize`) and what comes back (`Deserialize`), so that no
-//! caller outside the `bidi` module builds or picks apart a BiDi message.
-//! [`super::Bidi`] turns them into its methods' arguments and answers.
+//! The WebDriver BiDi commands this side sends, typed: what is sent
+//! (`Serialize`) and what comes back (`Deserialize`, only the fields read),
+//! so that nobody builds or picks apart a BiDi message by hand:
+//! [`super::Bidi::command`] is the one way to send one. The events are
+//! [`super::protocol_events::BidiEvent`].
 
 use serde::{Deserialize, Serialize};
 
