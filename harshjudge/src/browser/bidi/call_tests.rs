@@ -317,8 +317,8 @@ async fn a_load_is_caught_up_with_once_and_only_when_nothing_is_under_way() {
 }
 
 /// A remote end that, before it answers `script.evaluate`, sends an event
-/// this side does not read (with parameters), a `log.entryAdded` whose text
-/// is a number, and a well-formed `log.entryAdded`.
+/// this side does not read (with parameters), twice a `log.entryAdded` whose
+/// text is a number, and a well-formed `log.entryAdded`.
 async fn odd_events_remote_end() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("ws://{}", listener.local_addr().unwrap());
@@ -335,6 +335,8 @@ async fn odd_events_remote_end() -> String {
                             "params": {"context": "f", "url": "about:blank", "children": null}}),
                         json!({"type": "event", "method": "log.entryAdded",
                             "params": {"type": "console", "level": "info", "text": 42, "timestamp": 1}}),
+                        json!({"type": "event", "method": "log.entryAdded",
+                            "params": {"type": "console", "level": "info", "text": 43, "timestamp": 1}}),
                         json!({"type": "event", "method": "log.entryAdded",
                             "params": {"type": "console", "level": "info", "text": "hello", "timestamp": 2}}),
                     ] {
@@ -354,8 +356,9 @@ async fn odd_events_remote_end() -> String {
 
 /// An event this side does not read and one of another shape leave the
 /// reader serving the socket: the answer after them arrives, and only the
-/// well-formed console entry is the step's. (The reader used to index the
-/// malformed one into an entry with empty text.)
+/// well-formed console entry is the step's; the malformed method is said
+/// once. (The reader used to index the malformed ones into entries with
+/// empty text.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_and_malformed_events_leave_the_reader_serving() {
     let bidi = Bidi::connect(&odd_events_remote_end().await).await.unwrap();
@@ -368,4 +371,6 @@ async fn unknown_and_malformed_events_leave_the_reader_serving() {
     let (console, _) = bidi.log.peek(true);
     let texts: Vec<&str> = console.iter().map(|c| c.text.as_str()).collect();
     assert_eq!(texts, ["hello"]);
+    let said = bidi.malformed.lock().unwrap().clone();
+    assert_eq!(said, ["log.entryAdded".to_string()].into());
 }

@@ -174,6 +174,8 @@ pub(crate) struct Bidi {
     loaded: Mutex<HashSet<String>>,
     /// Whether the injected engine is a preload script of the session.
     preloaded: tokio::sync::OnceCell<()>,
+    /// The events of another shape said on stderr (once each per connection).
+    malformed: Mutex<HashSet<String>>,
 }
 
 impl std::fmt::Debug for Bidi {
@@ -242,7 +244,7 @@ pub(crate) fn announce_fallback(remote: &str) -> bool {
 /// What the reader says of an event it could not read.
 fn malformed_notice(method: &str, error: &str) -> String {
     format!(
-        "harshjudge: a WebDriver BiDi event {method} of an unexpected shape was ignored ({error}); please report it with the browser and driver versions"
+        "harshjudge: a WebDriver BiDi event {method} of an unexpected shape was ignored ({error}), and so will be the next ones of its method; please report it with the browser and driver versions"
     )
 }
 
@@ -283,6 +285,7 @@ impl Bidi {
             in_flight: Arc::default(),
             loaded: Mutex::default(),
             preloaded: tokio::sync::OnceCell::new(),
+            malformed: Mutex::default(),
         });
         let weak = Arc::downgrade(&bidi);
         tokio::spawn(async move {
@@ -846,10 +849,18 @@ impl Bidi {
     }
 
     /// One event: into the step's log, to the waiters, and a blocked request to
-    /// the routes. One of another shape is said and otherwise ignored.
+    /// the routes. One of another shape is said (once per method) and
+    /// otherwise ignored.
     fn event(self: Arc<Self>, event: BidiEvent) {
         if let BidiEvent::Malformed { method, error } = &event {
-            eprintln!("{}", malformed_notice(method, error));
+            if self
+                .malformed
+                .lock()
+                .expect("bidi lock")
+                .insert(method.clone())
+            {
+                eprintln!("{}", malformed_notice(method, error));
+            }
             return;
         }
         if let Some(news) = self.navigation_news(&event) {
