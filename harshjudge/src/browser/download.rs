@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use serde::de::IgnoredAny;
 use serde_json::json;
 
+use super::bidi::protocol::{DownloadBehavior, SetDownloadBehavior};
 use super::error::BrowserError;
 use super::page::Page;
 use super::wire::cdp;
@@ -176,12 +178,14 @@ impl Page {
             let dir = folder.path().display().to_string();
             match &bidi {
                 Some(b) => {
-                    b.send(
-                        "browser.setDownloadBehavior",
-                        json!({"downloadBehavior": {"type": "allowed", "destinationFolder": dir}}),
-                    )
-                    .await
-                    .map_err(|e| e.located(at))?;
+                    let allowed = SetDownloadBehavior {
+                        download_behavior: Some(DownloadBehavior::Allowed {
+                            destination_folder: dir,
+                        }),
+                    };
+                    b.command::<_, IgnoredAny>("browser.setDownloadBehavior", &allowed)
+                        .await
+                        .map_err(|e| e.located(at))?;
                 }
                 None => {
                     let set = json!({"behavior": "allow", "downloadPath": dir});
@@ -202,11 +206,11 @@ impl Page {
             };
             match &bidi {
                 Some(b) => {
+                    let default = SetDownloadBehavior {
+                        download_behavior: None,
+                    };
                     let _ = b
-                        .send(
-                            "browser.setDownloadBehavior",
-                            json!({"downloadBehavior": null}),
-                        )
+                        .command::<_, IgnoredAny>("browser.setDownloadBehavior", &default)
                         .await;
                 }
                 None => {

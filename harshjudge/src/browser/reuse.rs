@@ -20,8 +20,12 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use fantoccini::wd::WindowHandle;
-use serde_json::{Value, json};
+use serde::de::IgnoredAny;
 
+use super::bidi::protocol::{
+    Close, Create, CreateType, Created, GetTree, NoParams, RemoveUserContext, UserContextInfo,
+    UserContexts, UserTree,
+};
 use super::config::BrowserKind;
 use super::driver::{Driver, Killed};
 use super::error::{BrowserError, cmd_err};
@@ -82,13 +86,6 @@ pub(super) fn pools_sessions(session: &Session) -> bool {
     }
 }
 
-fn field(v: &Value, name: &str, during: &str) -> Result<String, BrowserError> {
-    v[name]
-        .as_str()
-        .map(String::from)
-        .ok_or_else(|| cmd_err(during, format!("no `{name}` in the answer {v}")))
-}
-
 /// Firefox: the session's next scenario in a user context of its own. Creates
 /// the user context and its tab (at `about:blank`), switches the classic
 /// session to that tab (Firefox's window handles are BiDi's context ids),
@@ -104,17 +101,16 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
             "it has no WebDriver BiDi connection",
         ));
     };
-    let during = "creating the scenario's user context";
-    let created = bidi.send("browser.createUserContext", json!({})).await?;
-    let user_context = field(&created, "userContext", during)?;
-    let during = "opening the scenario's tab";
-    let tab = bidi
-        .send(
-            "browsingContext.create",
-            json!({"type": "tab", "userContext": user_context}),
-        )
+    let created: UserContextInfo = bidi
+        .command("browser.createUserContext", &NoParams {})
         .await?;
-    let context = field(&tab, "context", during)?;
+    let user_context = created.user_context;
+    let tab = Create {
+        kind: CreateType::Tab,
+        user_context: Some(&user_context),
+    };
+    let tab: Created = bidi.command("browsingContext.create", &tab).await?;
+    let context = tab.context;
     let handle = WindowHandle::try_from(context.clone())
         .map_err(|e| cmd_err("naming the scenario's tab", e))?;
     session
@@ -123,23 +119,29 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
         .await
         .map_err(|e| cmd_err("switching to the scenario's tab", e))?;
     *bidi.context.lock().expect("bidi lock") = Some(context.clone());
-    let tree = bidi
-        .send("browsingContext.getTree", json!({"maxDepth": 0}))
-        .await?;
-    for c in tree["contexts"].as_array().into_iter().flatten() {
-        if c["userContext"] == "default" && c["context"] != context.as_str() {
-            bidi.send(
-                "browsingContext.close",
-                json!({"context": c["context"], "promptUnload": false}),
-            )
-            .await?;
+    let every = GetTree {
+        root: None,
+        max_depth: 0,
+    };
+    let tree: UserTree = bidi.command("browsingContext.getTree", &every).await?;
+    for c in tree.contexts {
+        if c.user_context.as_deref() == Some("default") && c.context != context {
+            let close = Close {
+                context: &c.context,
+                prompt_unload: false,
+            };
+            bidi.command::<_, IgnoredAny>("browsingContext.close", &close)
+                .await?;
         }
     }
-    let contexts = bidi.send("browser.getUserContexts", json!({})).await?;
-    for u in contexts["userContexts"].as_array().into_iter().flatten() {
-        let id = u["userContext"].as_str().unwrap_or_default();
+    let contexts: UserContexts = bidi
+        .command("browser.getUserContexts", &NoParams {})
+        .await?;
+    for u in contexts.user_contexts {
+        let id = u.user_context;
         if id != "default" && id != user_context {
-            bidi.send("browser.removeUserContext", json!({"userContext": id}))
+            let remove = RemoveUserContext { user_context: &id };
+            bidi.command::<_, IgnoredAny>("browser.removeUserContext", &remove)
                 .await?;
         }
     }

@@ -286,11 +286,11 @@ async fn a_refused_end_of_navigation_leaves_the_other_events_subscribed() {
 async fn a_load_is_caught_up_with_once_and_only_when_nothing_is_under_way() {
     let bidi = Bidi::connect(&losing_remote_end(&[]).await).await.unwrap();
     let event = |method: &str, context: &str| {
-        bidi.clone().event(
-            method,
-            &json!({"context": context, "navigation": "n1", "timestamp": 1,
-                "url": "http://app.test/next"}),
-        )
+        bidi.clone().event(super::BidiEvent::parse(
+            &json!({"type": "event", "method": method,
+                "params": {"context": context, "navigation": "n1", "timestamp": 1,
+                    "url": "http://app.test/next"}}),
+        ))
     };
     assert!(!bidi.catch_up_due("top"), "before any load");
     event("browsingContext.load", "top");
@@ -314,4 +314,63 @@ async fn a_load_is_caught_up_with_once_and_only_when_nothing_is_under_way() {
     assert!(!bidi.catch_up_due("top"), "another context's load");
     event("browsingContext.contextDestroyed", "frame");
     assert!(!bidi.catch_up_due("frame"), "a context gone");
+}
+
+/// A remote end that, before it answers `script.evaluate`, sends an event
+/// this side does not read (with parameters), twice a `log.entryAdded` whose
+/// text is a number, and a well-formed `log.entryAdded`.
+async fn odd_events_remote_end() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        while let Some(Ok(Message::Text(text))) = ws.next().await {
+            let v: Value = serde_json::from_str(text.as_str()).unwrap();
+            let result = match v["method"].as_str().unwrap() {
+                "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
+                "script.evaluate" => {
+                    for event in [
+                        json!({"type": "event", "method": "browsingContext.contextCreated",
+                            "params": {"context": "f", "url": "about:blank", "children": null}}),
+                        json!({"type": "event", "method": "log.entryAdded",
+                            "params": {"type": "console", "level": "info", "text": 42, "timestamp": 1}}),
+                        json!({"type": "event", "method": "log.entryAdded",
+                            "params": {"type": "console", "level": "info", "text": 43, "timestamp": 1}}),
+                        json!({"type": "event", "method": "log.entryAdded",
+                            "params": {"type": "console", "level": "info", "text": "hello", "timestamp": 2}}),
+                    ] {
+                        ws.send(Message::text(event.to_string())).await.unwrap();
+                    }
+                    json!({"type": "success", "realm": "r",
+                        "result": {"type": "string", "value": "ok"}})
+                }
+                _ => json!({}),
+            };
+            let reply = json!({"type": "success", "id": v["id"], "result": result});
+            ws.send(Message::text(reply.to_string())).await.unwrap();
+        }
+    });
+    url
+}
+
+/// An event this side does not read and one of another shape leave the
+/// reader serving the socket: the answer after them arrives, and only the
+/// well-formed console entry is the step's; the malformed method is said
+/// once. (The reader used to index the malformed ones into entries with
+/// empty text.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_and_malformed_events_leave_the_reader_serving() {
+    let bidi = Bidi::connect(&odd_events_remote_end().await).await.unwrap();
+    let answer = tokio::time::timeout(Duration::from_secs(5), bidi.evaluate("top", "x"))
+        .await
+        .expect("answered")
+        .unwrap();
+    assert_eq!(answer, "ok");
+    assert!(bidi.is_open());
+    let (console, _) = bidi.log.peek(true);
+    let texts: Vec<&str> = console.iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(texts, ["hello"]);
+    let said = bidi.malformed.lock().unwrap().clone();
+    assert_eq!(said, ["log.entryAdded".to_string()].into());
 }

@@ -10,9 +10,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
-use serde_json::json;
+use serde::de::IgnoredAny;
 
 use super::Bidi;
+use super::protocol::HandleUserPrompt;
+use super::protocol_events::UserPromptOpened;
 
 /// The kind of a [`Dialog`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -178,22 +180,25 @@ impl Dialogs {
 }
 
 /// One `browsingContext.userPromptOpened` event: decide, answer, record.
-pub(crate) async fn handle(bidi: Arc<Bidi>, params: serde_json::Value) {
+pub(crate) async fn handle(bidi: Arc<Bidi>, prompt: UserPromptOpened) {
     let dialog = Dialog {
-        kind: DialogType::parse(params["type"].as_str().unwrap_or("alert")),
-        message: params["message"].as_str().unwrap_or_default().to_string(),
-        default_value: params["defaultValue"].as_str().map(String::from),
+        kind: DialogType::parse(&prompt.kind),
+        message: prompt.message,
+        default_value: prompt.default_value,
         answer: Mutex::new(None),
     };
     let (answer, handled) = bidi.dialogs.decide(&dialog);
-    let mut command =
-        json!({"context": params["context"], "accept": matches!(answer, Answer::Accept(_))});
-    if let Answer::Accept(Some(text)) = &answer
-        && dialog.kind == DialogType::Prompt
-    {
-        command["userText"] = text.clone().into();
-    }
-    let _ = bidi.send("browsingContext.handleUserPrompt", command).await;
+    let command = HandleUserPrompt {
+        context: &prompt.context,
+        accept: matches!(answer, Answer::Accept(_)),
+        user_text: match &answer {
+            Answer::Accept(Some(text)) if dialog.kind == DialogType::Prompt => Some(text.as_str()),
+            _ => None,
+        },
+    };
+    let _ = bidi
+        .command::<_, IgnoredAny>("browsingContext.handleUserPrompt", &command)
+        .await;
     let prompt_text = match &answer {
         Answer::Accept(text) if dialog.kind == DialogType::Prompt => {
             text.clone().or_else(|| dialog.default_value.clone())

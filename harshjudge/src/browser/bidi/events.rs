@@ -8,11 +8,11 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use tokio::sync::{Notify, oneshot};
 
 use super::glob::Matcher;
-use super::route::{Request, ResponseInfo, headers};
+use super::protocol_events::{BidiEvent, LogEntry, RequestData, ResponseEvent};
+use super::route::{Request, ResponseInfo, pairs};
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
 
 /// How long a step boundary waits for requests still in flight.
@@ -66,13 +66,10 @@ struct LoadOf {
 }
 
 impl LoadOf {
-    fn of(p: &Value, url: &str) -> LoadOf {
+    fn of(context: &str, navigation: Option<&str>, url: &str) -> LoadOf {
         LoadOf {
-            context: p["context"].as_str().unwrap_or_default().to_string(),
-            navigation: p["navigation"]
-                .as_str()
-                .filter(|n| !n.is_empty())
-                .map(String::from),
+            context: context.to_string(),
+            navigation: navigation.filter(|n| !n.is_empty()).map(String::from),
             url: url.to_string(),
         }
     }
@@ -160,9 +157,9 @@ fn level(l: &str) -> &'static str {
 
 /// The resource type the classic path names (Document, Script, Fetch, XHR, …)
 /// from BiDi's `destination` and `initiatorType`.
-fn kind(request: &Value) -> String {
-    let destination = request["destination"].as_str().unwrap_or_default();
-    let initiator = request["initiatorType"].as_str().unwrap_or_default();
+fn kind(request: &RequestData) -> String {
+    let destination = request.destination.as_deref().unwrap_or_default();
+    let initiator = request.initiator_type.as_deref().unwrap_or_default();
     match (destination, initiator) {
         ("document" | "iframe" | "frame", _) => "Document",
         ("script" | "worker" | "sharedworker" | "serviceworker", _) => "Script",
@@ -179,15 +176,15 @@ fn kind(request: &Value) -> String {
 }
 
 /// A console entry of one `log.entryAdded` event.
-pub(crate) fn console_entry(p: &Value) -> ConsoleEntry {
-    let frame = &p["stackTrace"]["callFrames"][0];
-    let text = p["text"].as_str().unwrap_or_default();
-    let javascript = p["type"] == "javascript";
+fn console_entry(p: &LogEntry) -> ConsoleEntry {
+    let frame = p.stack_trace.as_ref().and_then(|s| s.call_frames.first());
+    let text = p.text.as_deref().unwrap_or_default();
+    let javascript = p.kind == "javascript";
     ConsoleEntry {
         level: if javascript {
             "error"
         } else {
-            level(p["level"].as_str().unwrap_or("info"))
+            level(p.level.as_deref().unwrap_or("info"))
         }
         .to_string(),
         // A page error reads as the console prints it: "Uncaught Error: boom".
@@ -204,23 +201,12 @@ pub(crate) fn console_entry(p: &Value) -> ConsoleEntry {
             "console-api"
         }
         .to_string(),
-        url: frame["url"]
-            .as_str()
+        url: frame
+            .map(|f| f.url.as_str())
             .filter(|u| !u.is_empty())
             .map(String::from),
-        line: frame["lineNumber"].as_u64(),
-        timestamp: p["timestamp"].as_f64().unwrap_or(0.0) as u64,
-    }
-}
-
-/// The request of a `network.*` event.
-fn request_of(p: &Value) -> Request {
-    let r = &p["request"];
-    Request {
-        id: r["request"].as_str().unwrap_or_default().to_string(),
-        url: r["url"].as_str().unwrap_or_default().to_string(),
-        method: r["method"].as_str().unwrap_or("GET").to_string(),
-        headers: headers(&r["headers"]),
+        line: frame.and_then(|f| f.line_number),
+        timestamp: p.timestamp as u64,
     }
 }
 
@@ -238,17 +224,17 @@ fn reason(status: u64, text: &str) -> String {
 
 impl StepLog {
     /// Folds one event in.
-    pub(crate) fn event(&self, method: &str, p: &Value) {
+    pub(crate) fn event(&self, event: &BidiEvent) {
         let mut s = self.state.lock().expect("step log lock");
-        match method {
-            "log.entryAdded" => s.console.push(console_entry(p)),
-            "network.beforeRequestSent" => {
-                let request = request_of(p);
+        match event {
+            BidiEvent::LogEntryAdded(p) => s.console.push(console_entry(p)),
+            BidiEvent::BeforeRequestSent(p) => {
+                let request = Request::from(&p.request);
                 if request.url.starts_with("data:") {
                     return;
                 }
-                let hop = p["redirectCount"].as_u64().unwrap_or(0);
-                let start = p["timestamp"].as_f64().unwrap_or(0.0);
+                let hop = p.redirect_count;
+                let start = p.timestamp;
                 // A redirect: the hop before ends here (if its completion was not seen).
                 if hop > 0
                     && let Some(prev) = s.open.remove(&(request.id.clone(), hop - 1))
@@ -261,7 +247,7 @@ impl StepLog {
                     method: request.method.clone(),
                     url: request.url.clone(),
                     status: None,
-                    kind: kind(&p["request"]),
+                    kind: kind(&p.request),
                     timing: None,
                     failure: None,
                     request_id: Some(request.id.clone()),
@@ -281,74 +267,28 @@ impl StepLog {
                     },
                 );
             }
-            "network.responseStarted" | "network.responseCompleted" => {
-                let id = p["request"]["request"].as_str().unwrap_or_default();
-                let key = (id.to_string(), p["redirectCount"].as_u64().unwrap_or(0));
-                let State {
-                    open,
-                    waiters,
-                    done,
-                    console,
-                    marks,
-                    ..
-                } = &mut *s;
-                let Some(o) = open.get_mut(&key) else { return };
-                let r = &p["response"];
-                o.entry.status = r["status"].as_u64();
-                if !o.told {
-                    o.told = true;
-                    let info = ResponseInfo {
-                        url: o.request.url.clone(),
-                        status: r["status"].as_u64().unwrap_or(0) as u16,
-                        status_text: r["statusText"].as_str().unwrap_or_default().to_string(),
-                        headers: headers(&r["headers"]),
-                        request: o.request.clone(),
-                    };
-                    tell(waiters, &info.url.clone(), true, || Seen::Response(info));
-                }
-                if method == "network.responseCompleted" {
-                    let o = open.remove(&key).expect("present");
-                    let end = p["timestamp"].as_f64().unwrap_or(o.start);
-                    let mut e = o.entry;
-                    e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
-                    e.intercepted = marks.get(id).copied().map(String::from);
-                    if let Some(status) = e.status.filter(|s| *s >= 400)
-                        && e.kind != "Document"
-                    {
-                        console.push(ConsoleEntry {
-                            level: "error".into(),
-                            text: format!(
-                                "Failed to load resource: the server responded with a status of {status} ({})",
-                                reason(status, r["statusText"].as_str().unwrap_or_default())
-                            ),
-                            source: "network".into(),
-                            url: Some(e.url.clone()),
-                            line: None,
-                            timestamp: end as u64,
-                        });
-                    }
-                    done.push(e);
+            BidiEvent::ResponseStarted(p) | BidiEvent::ResponseCompleted(p) => {
+                let completed = matches!(event, BidiEvent::ResponseCompleted(_));
+                if !response(&mut s, p, completed) {
+                    return;
                 }
             }
-            "browsingContext.downloadWillBegin" => {
-                let load = LoadOf::of(p, p["url"].as_str().unwrap_or_default());
-                let name = p["suggestedFilename"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
+            BidiEvent::DownloadWillBegin(p) => {
+                let load = LoadOf::of(&p.context, p.navigation.as_deref(), &p.url);
+                let name = p.suggested_filename.clone();
                 let State {
                     downloads, console, ..
                 } = &mut *s;
                 downloads.began(load, name, console);
             }
-            "network.fetchError" => {
-                let id = p["request"]["request"].as_str().unwrap_or_default();
-                let key = (id.to_string(), p["redirectCount"].as_u64().unwrap_or(0));
+            BidiEvent::FetchError(p) => {
+                let id = p.request.request.as_str();
+                let key = (id.to_string(), p.redirect_count);
                 let Some(o) = s.open.remove(&key) else { return };
-                let end = p["timestamp"].as_f64().unwrap_or(o.start);
+                let end = p.timestamp.unwrap_or(o.start);
                 let mut e = o.entry;
                 e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
-                let error = p["errorText"].as_str().unwrap_or("failed").to_string();
+                let error = p.error_text.as_deref().unwrap_or("failed").to_string();
                 e.intercepted = s.marks.get(id).copied().map(String::from);
                 let failed = ConsoleEntry {
                     level: "error".into(),
@@ -358,7 +298,7 @@ impl StepLog {
                     line: None,
                     timestamp: end as u64,
                 };
-                let load = LoadOf::of(p, &e.url);
+                let load = LoadOf::of(&p.context, p.navigation.as_deref(), &e.url);
                 let entry = match s.downloads.of(&load) {
                     Some(name) => became_download(failed, name, &error),
                     None => {
@@ -374,6 +314,16 @@ impl StepLog {
             _ => return,
         }
         drop(s);
+        self.changed.notify_waiters();
+    }
+
+    /// A console entry of this side's own (a route's handler that failed).
+    pub(crate) fn console(&self, entry: ConsoleEntry) {
+        self.state
+            .lock()
+            .expect("step log lock")
+            .console
+            .push(entry);
         self.changed.notify_waiters();
     }
 
@@ -471,6 +421,63 @@ impl StepLog {
     }
 }
 
+/// A response's headers (`completed`: and body) arrived: its status on the
+/// request's entry, told to the waiters once; completed, the entry is done
+/// (a console error for a failed load that is no document's). Whether its
+/// request was being followed.
+fn response(s: &mut State, p: &ResponseEvent, completed: bool) -> bool {
+    let id = p.request.request.as_str();
+    let key = (id.to_string(), p.redirect_count);
+    let State {
+        open,
+        waiters,
+        done,
+        console,
+        marks,
+        ..
+    } = s;
+    let Some(o) = open.get_mut(&key) else {
+        return false;
+    };
+    let r = &p.response;
+    o.entry.status = r.status;
+    if !o.told {
+        o.told = true;
+        let info = ResponseInfo {
+            url: o.request.url.clone(),
+            status: r.status.unwrap_or(0) as u16,
+            status_text: r.status_text.clone(),
+            headers: pairs(&r.headers),
+            request: o.request.clone(),
+        };
+        tell(waiters, &info.url.clone(), true, || Seen::Response(info));
+    }
+    if completed {
+        let o = open.remove(&key).expect("present");
+        let end = p.timestamp.unwrap_or(o.start);
+        let mut e = o.entry;
+        e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
+        e.intercepted = marks.get(id).copied().map(String::from);
+        if let Some(status) = e.status.filter(|s| *s >= 400)
+            && e.kind != "Document"
+        {
+            console.push(ConsoleEntry {
+                level: "error".into(),
+                text: format!(
+                    "Failed to load resource: the server responded with a status of {status} ({})",
+                    reason(status, &r.status_text)
+                ),
+                source: "network".into(),
+                url: Some(e.url.clone()),
+                line: None,
+                timestamp: end as u64,
+            });
+        }
+        done.push(e);
+    }
+    true
+}
+
 /// Tells the first live waiter for `url` (a request's or a response's).
 fn tell(waiters: &mut Vec<Waiter>, url: &str, response: bool, seen: impl FnOnce() -> Seen) {
     waiters.retain(|w| w.tx.as_ref().is_some_and(|t| !t.is_closed()));
@@ -489,7 +496,14 @@ fn tell(waiters: &mut Vec<Waiter>, url: &str, response: bool, seen: impl FnOnce(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// Folds the event `method` with `params` in, read as the reader reads it.
+    fn fold(log: &StepLog, method: &str, params: &Value) {
+        let event = BidiEvent::parse(&json!({"type": "event", "method": method, "params": params}));
+        assert!(!matches!(event, BidiEvent::Malformed { .. }), "{event:?}");
+        log.event(&event);
+    }
 
     fn sent(id: &str, url: &str, hop: u64, t: f64) -> Value {
         json!({"request": {"request": id, "url": url, "method": "GET", "headers": [],
@@ -504,16 +518,18 @@ mod tests {
     #[tokio::test]
     async fn a_redirect_keeps_its_request_id_and_each_hop_is_an_entry() {
         let log = StepLog::default();
-        log.event(
+        fold(
+            &log,
             "network.beforeRequestSent",
             &sent("7", "http://a/old", 0, 10.0),
         );
-        log.event("network.responseCompleted", &done("7", 0, 302, 12.0));
-        log.event(
+        fold(&log, "network.responseCompleted", &done("7", 0, 302, 12.0));
+        fold(
+            &log,
             "network.beforeRequestSent",
             &sent("7", "http://a/new", 1, 13.0),
         );
-        log.event("network.responseCompleted", &done("7", 1, 404, 20.0));
+        fold(&log, "network.responseCompleted", &done("7", 1, 404, 20.0));
         let (console, network) = log.take().await;
         let got: Vec<_> = network
             .iter()
@@ -546,11 +562,13 @@ mod tests {
     #[tokio::test]
     async fn page_errors_read_as_the_console_prints_them() {
         let log = StepLog::default();
-        log.event(
+        fold(
+            &log,
             "log.entryAdded",
             &json!({"type": "javascript", "level": "error", "text": "Error: boom\n    at x", "timestamp": 5}),
         );
-        log.event(
+        fold(
+            &log,
             "log.entryAdded",
             &json!({"type": "console", "level": "warn", "text": "careful", "timestamp": 6,
                 "stackTrace": {"callFrames": [{"url": "http://a/", "lineNumber": 3}]}}),
@@ -598,10 +616,10 @@ mod tests {
         };
         // The fetch error first, then the download: the error becomes an info.
         let log = StepLog::default();
-        log.event("network.beforeRequestSent", &nav("1", url, "n1"));
-        log.event("network.fetchError", &aborted("1", "n1"));
+        fold(&log, "network.beforeRequestSent", &nav("1", url, "n1"));
+        fold(&log, "network.fetchError", &aborted("1", "n1"));
         assert_eq!(gate(&log.peek(false).0).len(), 1, "not yet explained");
-        log.event("browsingContext.downloadWillBegin", &began(url, "n1"));
+        fold(&log, "browsingContext.downloadWillBegin", &began(url, "n1"));
         let (console, network) = log.take().await;
         assert!(gate(&console).is_empty(), "{console:?}");
         assert_eq!(console.len(), 1);
@@ -619,26 +637,27 @@ mod tests {
         );
         assert_eq!(network[0].failure.as_deref(), Some("net::ERR_ABORTED"));
         // The download first, then the fetch error (in the next step): an info.
-        log.event("network.beforeRequestSent", &nav("2", url, "n2"));
-        log.event("browsingContext.downloadWillBegin", &began(url, "n2"));
+        fold(&log, "network.beforeRequestSent", &nav("2", url, "n2"));
+        fold(&log, "browsingContext.downloadWillBegin", &began(url, "n2"));
         assert!(log.take().await.0.is_empty());
-        log.event("network.fetchError", &aborted("2", "n2"));
+        fold(&log, "network.fetchError", &aborted("2", "n2"));
         let (console, _) = log.take().await;
         assert!(gate(&console).is_empty(), "{console:?}");
         assert_eq!(console[0].source, "download");
         // Without a navigation id (an `<a download>`): matched by context and URL.
-        log.event("network.beforeRequestSent", &nav("3", url, ""));
-        log.event("browsingContext.downloadWillBegin", &began(url, ""));
-        log.event("network.fetchError", &aborted("3", ""));
+        fold(&log, "network.beforeRequestSent", &nav("3", url, ""));
+        fold(&log, "browsingContext.downloadWillBegin", &began(url, ""));
+        fold(&log, "network.fetchError", &aborted("3", ""));
         assert!(gate(&log.take().await.0).is_empty());
         // Another navigation's failed load is still an error, before and after
         // a download of another navigation begins.
-        log.event(
+        fold(
+            &log,
             "network.beforeRequestSent",
             &nav("4", "http://a/broken", "n4"),
         );
-        log.event("network.fetchError", &aborted("4", "n4"));
-        log.event("browsingContext.downloadWillBegin", &began(url, "n5"));
+        fold(&log, "network.fetchError", &aborted("4", "n4"));
+        fold(&log, "browsingContext.downloadWillBegin", &began(url, "n5"));
         assert_eq!(
             gate(&log.take().await.0),
             ["Failed to load resource: net::ERR_ABORTED"]
@@ -648,14 +667,16 @@ mod tests {
     #[tokio::test]
     async fn an_unanswered_request_stays_for_the_next_step() {
         let log = StepLog::default();
-        log.event(
+        fold(
+            &log,
             "network.beforeRequestSent",
             &sent("1", "http://a/slow", 0, 1.0),
         );
         let started = Instant::now();
         assert!(log.take().await.1.is_empty());
         assert!(started.elapsed() >= SETTLE);
-        log.event(
+        fold(
+            &log,
             "network.fetchError",
             &json!({"request": {"request": "1"}, "errorText": "net::ERR_FAILED", "timestamp": 3.0}),
         );

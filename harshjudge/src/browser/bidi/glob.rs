@@ -4,6 +4,8 @@
 
 use regex::Regex;
 
+use super::protocol::InterceptPattern;
+
 /// A URL pattern: a Playwright glob or a regular expression.
 ///
 /// In a glob `*` matches within a path segment (no `/`), `**` across segments,
@@ -58,18 +60,19 @@ impl UrlPattern {
     /// matches, when one can be written (a glob whose path is literal:
     /// `**/api/items`, `/api/items`, `http://host:1/x`); `None` intercepts every
     /// request. Requests intercepted beyond the pattern are continued unchanged.
-    pub(crate) fn intercept_pattern(&self, base: &str) -> Option<serde_json::Value> {
+    pub(crate) fn intercept_pattern(&self, base: &str) -> Option<InterceptPattern> {
         let UrlPattern::Glob(g) = self else {
             return None;
         };
         let special = |s: &str| s.contains(['*', '{', '}', '\\', '?', ','].as_slice());
         let resolved = resolve(base, g);
         if let Some(path) = resolved.strip_prefix("**") {
-            return (path.starts_with('/') && !special(path))
-                .then(|| serde_json::json!({"type": "pattern", "pathname": path}));
+            return (path.starts_with('/') && !special(path)).then(|| InterceptPattern::Pattern {
+                pathname: path.to_string(),
+            });
         }
         (!special(&resolved) && url::Url::parse(&resolved).is_ok())
-            .then(|| serde_json::json!({"type": "string", "pattern": resolved}))
+            .then_some(InterceptPattern::String { pattern: resolved })
     }
 }
 
@@ -276,11 +279,15 @@ mod tests {
         let b = "http://127.0.0.1:9";
         assert_eq!(
             UrlPattern::from("**/api/items").intercept_pattern(b),
-            Some(serde_json::json!({"type": "pattern", "pathname": "/api/items"}))
+            Some(InterceptPattern::Pattern {
+                pathname: "/api/items".into()
+            })
         );
         assert_eq!(
             UrlPattern::from("/api/items").intercept_pattern(b),
-            Some(serde_json::json!({"type": "string", "pattern": "http://127.0.0.1:9/api/items"}))
+            Some(InterceptPattern::String {
+                pattern: "http://127.0.0.1:9/api/items".into()
+            })
         );
         assert_eq!(UrlPattern::from("**/api/*").intercept_pattern(b), None);
         assert_eq!(r.intercept_pattern(b), None);

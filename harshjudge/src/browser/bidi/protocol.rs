@@ -1,7 +1,8 @@
-//! The WebDriver BiDi commands and events this side reads a page with, typed:
-//! what is sent (`Serialize`) and what comes back (`Deserialize`), so that no
-//! caller outside the `bidi` module builds or picks apart a BiDi message.
-//! [`super::Bidi`] turns them into its methods' arguments and answers.
+//! The WebDriver BiDi commands this side sends, typed: what is sent
+//! (`Serialize`) and what comes back (`Deserialize`, only the fields read),
+//! so that nobody builds or picks apart a BiDi message by hand:
+//! [`super::Bidi::command`] is the one way to send one. The events are
+//! [`super::protocol_events::BidiEvent`].
 
 use serde::{Deserialize, Serialize};
 
@@ -175,23 +176,6 @@ pub(crate) struct ExceptionDetails {
     pub(crate) text: String,
 }
 
-/// The parameters of the navigation events (`browsingContext.navigationStarted`,
-/// `domContentLoaded`, `load`, `navigationAborted`, `navigationFailed`,
-/// `fragmentNavigated`, `downloadWillBegin`, `navigationCommitted`) and of
-/// `network.fetchError` (whose `navigation` is null for a request that is not
-/// a document's) and `browsingContext.contextDestroyed`.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct NavigationEvent {
-    #[serde(default)]
-    pub(crate) context: String,
-    #[serde(default)]
-    pub(crate) navigation: Option<String>,
-    /// The URL of the navigation (of the document, for `network.fetchError`:
-    /// the request's, under `request`, so empty here).
-    #[serde(default)]
-    pub(crate) url: String,
-}
-
 /// `browsingContext.setViewport`: the context's viewport in CSS pixels.
 #[derive(Debug, Serialize)]
 pub(crate) struct SetViewport<'a> {
@@ -297,6 +281,212 @@ pub(crate) struct ContextUser {
     pub(crate) context: String,
     #[serde(default)]
     pub(crate) user_context: Option<String>,
+}
+
+/// `session.subscribe`: the events this side reads.
+#[derive(Debug, Serialize)]
+pub(crate) struct Subscribe<'a> {
+    pub(crate) events: &'a [&'a str],
+}
+
+/// `script.addPreloadScript`: a function every new document runs first.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AddPreloadScript {
+    pub(crate) function_declaration: String,
+}
+
+/// `input.performActions`: WebDriver's action sequences, as classic Perform
+/// Actions takes them (`Engine`'s keyboard and mouse build them).
+#[derive(Debug, Serialize)]
+pub(crate) struct PerformActions<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) actions: &'a serde_json::Value,
+}
+
+/// How far a navigation command waits: until the document's load event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Readiness {
+    Complete,
+}
+
+/// `browsingContext.navigate`.
+#[derive(Debug, Serialize)]
+pub(crate) struct Navigate<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) wait: Readiness,
+}
+
+/// `browsingContext.reload`.
+#[derive(Debug, Serialize)]
+pub(crate) struct Reload<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) wait: Readiness,
+}
+
+/// `browsingContext.traverseHistory` (-1: back, 1: forward).
+#[derive(Debug, Serialize)]
+pub(crate) struct TraverseHistory<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) delta: i64,
+}
+
+/// The one kind of browsing context this side creates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum CreateType {
+    Tab,
+}
+
+/// `browsingContext.create`: a tab, in a user context when one is named.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Create<'a> {
+    #[serde(rename = "type")]
+    pub(crate) kind: CreateType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) user_context: Option<&'a str>,
+}
+
+/// The answer of `browsingContext.create`: the new context.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Created {
+    pub(crate) context: String,
+}
+
+/// `browsingContext.close`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Close<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) prompt_unload: bool,
+}
+
+/// `browsingContext.handleUserPrompt`: accept or dismiss, a prompt's text.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HandleUserPrompt<'a> {
+    pub(crate) context: &'a str,
+    pub(crate) accept: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) user_text: Option<&'a str>,
+}
+
+/// The phase an intercept blocks requests at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum InterceptPhase {
+    BeforeRequestSent,
+}
+
+/// BiDi's `network.UrlPattern`: the URLs an intercept blocks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum InterceptPattern {
+    /// Any URL whose path is `pathname`.
+    Pattern { pathname: String },
+    /// Exactly this URL.
+    String { pattern: String },
+}
+
+/// `network.addIntercept`: the page's requests (of `contexts` when given,
+/// of `url_patterns` when given) are blocked until answered.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AddIntercept {
+    pub(crate) phases: Vec<InterceptPhase>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) contexts: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) url_patterns: Option<Vec<InterceptPattern>>,
+}
+
+/// The answer of `network.addIntercept`: the intercept's id.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Intercept {
+    pub(crate) intercept: String,
+}
+
+/// `network.removeIntercept`.
+#[derive(Debug, Serialize)]
+pub(crate) struct RemoveIntercept<'a> {
+    pub(crate) intercept: &'a str,
+}
+
+/// A header as BiDi writes it (`network.Header`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Header {
+    pub(crate) name: String,
+    pub(crate) value: BytesValue,
+}
+
+/// `network.continueRequest`, with the request's headers replaced when given.
+#[derive(Debug, Serialize)]
+pub(crate) struct ContinueRequest<'a> {
+    pub(crate) request: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) headers: Option<Vec<Header>>,
+}
+
+/// `network.failRequest`.
+#[derive(Debug, Serialize)]
+pub(crate) struct FailRequest<'a> {
+    pub(crate) request: &'a str,
+}
+
+/// `network.provideResponse`: the response a route answers with.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ProvideResponse<'a> {
+    pub(crate) request: &'a str,
+    pub(crate) status_code: u16,
+    pub(crate) reason_phrase: &'a str,
+    pub(crate) headers: Vec<Header>,
+    pub(crate) body: BytesValue,
+}
+
+/// The parameters of the commands that take none (`{}`).
+#[derive(Debug, Serialize)]
+pub(crate) struct NoParams {}
+
+/// A user context, as `browser.createUserContext` and
+/// `browser.getUserContexts` name it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct UserContextInfo {
+    pub(crate) user_context: String,
+}
+
+/// The answer of `browser.getUserContexts`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct UserContexts {
+    pub(crate) user_contexts: Vec<UserContextInfo>,
+}
+
+/// `browser.removeUserContext`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RemoveUserContext<'a> {
+    pub(crate) user_context: &'a str,
+}
+
+/// Where downloads go: into a folder (`None` in [`SetDownloadBehavior`]:
+/// back to the browser's default).
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum DownloadBehavior {
+    #[serde(rename_all = "camelCase")]
+    Allowed { destination_folder: String },
+}
+
+/// `browser.setDownloadBehavior`: null restores the default.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SetDownloadBehavior {
+    pub(crate) download_behavior: Option<DownloadBehavior>,
 }
 
 #[cfg(test)]

@@ -10,11 +10,17 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
-use serde_json::{Value, json};
 
 use super::Bidi;
 use super::glob::{Matcher, UrlPattern};
+use super::protocol::{
+    AddIntercept, BytesValue, ContinueRequest, FailRequest, Header, Intercept, InterceptPhase,
+    ProvideResponse, RemoveIntercept,
+};
+use super::protocol_events::RequestData;
 use crate::browser::error::BrowserError;
+use crate::browser::logs::ConsoleEntry;
+use serde::de::IgnoredAny;
 
 /// A request as the page sent it.
 #[derive(Clone, Debug, PartialEq)]
@@ -249,17 +255,17 @@ impl Route {
         {
             headers.push(("Content-Length".into(), response.body.len().to_string()));
         }
+        let provide = ProvideResponse {
+            request: &self.request.id,
+            status_code: response.status,
+            reason_phrase: reason,
+            headers: bidi_headers(&headers),
+            body: BytesValue::Base64 {
+                value: base64::engine::general_purpose::STANDARD.encode(&response.body),
+            },
+        };
         self.bidi
-            .send(
-                "network.provideResponse",
-                json!({
-                    "request": self.request.id,
-                    "statusCode": response.status,
-                    "reasonPhrase": reason,
-                    "headers": bidi_headers(&headers),
-                    "body": {"type": "base64", "value": base64::engine::general_purpose::STANDARD.encode(&response.body)},
-                }),
-            )
+            .command::<_, IgnoredAny>("network.provideResponse", &provide)
             .await
             .map(|_| ())
     }
@@ -267,8 +273,11 @@ impl Route {
     /// Fails the request as a network error would.
     pub async fn abort(&self) -> Result<(), BrowserError> {
         self.settle("aborted")?;
+        let fail = FailRequest {
+            request: &self.request.id,
+        };
         self.bidi
-            .send("network.failRequest", json!({"request": self.request.id}))
+            .command::<_, IgnoredAny>("network.failRequest", &fail)
             .await
             .map(|_| ())
     }
@@ -317,47 +326,57 @@ impl IntoFuture for Continue {
         Box::pin(async move {
             let Continue { route, headers } = self;
             route.settle("continued")?;
-            let mut params = json!({"request": route.request.id});
+            let mut params = ContinueRequest {
+                request: &route.request.id,
+                headers: None,
+            };
             if !headers.is_empty() {
                 let mut all = route.request.headers.clone();
                 for (k, v) in headers {
                     all.retain(|(n, _)| !n.eq_ignore_ascii_case(&k));
                     all.push((k, v));
                 }
-                params["headers"] = bidi_headers(&all);
+                params.headers = Some(bidi_headers(&all));
             }
             route
                 .bidi
-                .send("network.continueRequest", params)
+                .command::<_, IgnoredAny>("network.continueRequest", &params)
                 .await
                 .map(|_| ())
         })
     }
 }
 
-/// BiDi headers (`[{name, value: {type: "string", value}}]`) as pairs.
-pub(crate) fn headers(v: &Value) -> Vec<(String, String)> {
-    v.as_array()
-        .map(|hs| {
-            hs.iter()
-                .map(|h| {
-                    (
-                        h["name"].as_str().unwrap_or_default().to_string(),
-                        h["value"]["value"].as_str().unwrap_or_default().to_string(),
-                    )
-                })
-                .collect()
+/// BiDi headers as pairs (a value in base64 as it is written).
+pub(crate) fn pairs(headers: &[Header]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|h| {
+            let (BytesValue::String { value } | BytesValue::Base64 { value }) = &h.value;
+            (h.name.clone(), value.clone())
         })
-        .unwrap_or_default()
+        .collect()
+}
+
+impl From<&RequestData> for Request {
+    fn from(r: &RequestData) -> Request {
+        Request {
+            id: r.request.clone(),
+            url: r.url.clone(),
+            method: r.method.clone(),
+            headers: pairs(&r.headers),
+        }
+    }
 }
 
 /// Pairs as BiDi headers.
-fn bidi_headers(h: &[(String, String)]) -> Value {
-    Value::Array(
-        h.iter()
-            .map(|(k, v)| json!({"name": k, "value": {"type": "string", "value": v}}))
-            .collect(),
-    )
+fn bidi_headers(h: &[(String, String)]) -> Vec<Header> {
+    h.iter()
+        .map(|(k, v)| Header {
+            name: k.clone(),
+            value: BytesValue::String { value: v.clone() },
+        })
+        .collect()
 }
 
 impl Routes {
@@ -391,13 +410,11 @@ impl Routes {
     {
         let handler: Handler = Arc::new(move |r| Box::pin(handler(r)));
         let context = bidi.context.lock().expect("bidi lock").clone();
-        let mut params = json!({"phases": ["beforeRequestSent"]});
-        if let Some(c) = context {
-            params["contexts"] = json!([c]);
-        }
-        if let Some(p) = pattern.intercept_pattern(base) {
-            params["urlPatterns"] = json!([p]);
-        }
+        let params = AddIntercept {
+            phases: vec![InterceptPhase::BeforeRequestSent],
+            contexts: context.map(|c| vec![c]),
+            url_patterns: pattern.intercept_pattern(base).map(|p| vec![p]),
+        };
         // In the list before its intercept exists: a request the intercept
         // blocks as soon as BiDi has added it (before this task runs again)
         // finds its route, rather than none and going through unrouted.
@@ -408,17 +425,18 @@ impl Routes {
             intercept: Mutex::new(None),
         });
         self.list.lock().expect("routes lock").push(entry.clone());
-        match bidi.send("network.addIntercept", params).await {
-            Ok(r) => {
-                let id = r["intercept"].as_str().map(String::from);
-                *entry.intercept.lock().expect("route lock") = id.clone();
+        match bidi
+            .command::<_, Intercept>("network.addIntercept", &params)
+            .await
+        {
+            Ok(Intercept { intercept: id }) => {
+                *entry.intercept.lock().expect("route lock") = Some(id.clone());
                 // Unrouted (or cleared) while its intercept was being added:
                 // the intercept goes too.
                 let listed =
                     (self.list.lock().expect("routes lock").iter()).any(|e| Arc::ptr_eq(e, &entry));
-                if let (false, Some(id)) = (listed, id) {
-                    bidi.send("network.removeIntercept", json!({"intercept": id}))
-                        .await?;
+                if !listed {
+                    remove_intercept(bidi, &id).await?;
                 }
                 Ok(())
             }
@@ -447,8 +465,7 @@ impl Routes {
         };
         for e in &removed {
             if let Some(id) = e.intercept() {
-                bidi.send("network.removeIntercept", json!({"intercept": id}))
-                    .await?;
+                remove_intercept(bidi, &id).await?;
             }
         }
         Ok(removed.len())
@@ -459,34 +476,18 @@ impl Routes {
         let all: Vec<Arc<Entry>> = self.list.lock().expect("routes lock").drain(..).collect();
         for e in all {
             if let Some(id) = e.intercept() {
-                let _ = bidi
-                    .send("network.removeIntercept", json!({"intercept": id}))
-                    .await;
+                let _ = remove_intercept(bidi, &id).await;
             }
         }
     }
 }
 
-/// Runs the routes on one blocked request (a `network.beforeRequestSent`
+/// Runs the routes on one blocked request (of a `network.beforeRequestSent`
 /// event with `isBlocked`): newest first, until one settles it; a request no
 /// route settles continues unchanged. A handler's error is logged to the
 /// step's console (level `error`, naming the route) and the request continues.
-pub(crate) async fn handle(bidi: &Arc<Bidi>, params: Value) {
-    let request = Request {
-        id: params["request"]["request"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        url: params["request"]["url"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        method: params["request"]["method"]
-            .as_str()
-            .unwrap_or("GET")
-            .to_string(),
-        headers: headers(&params["request"]["headers"]),
-    };
+pub(crate) async fn handle(bidi: &Arc<Bidi>, blocked: &RequestData) {
+    let request = Request::from(blocked);
     let routes: Vec<Arc<Entry>> = bidi
         .routes
         .list
@@ -507,25 +508,45 @@ pub(crate) async fn handle(bidi: &Arc<Bidi>, params: Value) {
         let outcome = (entry.handler)(route).await;
         let state = *settled.lock().expect("route lock");
         if let Err(e) = outcome {
-            bidi.log.event(
-                "log.entryAdded",
-                &json!({"type": "console", "level": "error", "timestamp": now_ms(),
-                    "text": format!("route {} on {}: {e}", entry.pattern, request.url)}),
-            );
+            bidi.log.console(ConsoleEntry {
+                level: "error".into(),
+                text: format!("route {} on {}: {e}", entry.pattern, request.url),
+                source: "console-api".into(),
+                url: None,
+                line: None,
+                timestamp: now_ms(),
+            });
             // Never leave a request blocked: if the handler's own command
             // failed, let it through as it was (an error if it is gone).
-            let _ = bidi
-                .send("network.continueRequest", json!({"request": request.id}))
-                .await;
+            let _ = continue_unchanged(bidi, &request.id).await;
             return;
         }
         if state == Settled::Done {
             return;
         }
     }
-    let _ = bidi
-        .send("network.continueRequest", json!({"request": request.id}))
-        .await;
+    let _ = continue_unchanged(bidi, &request.id).await;
+}
+
+/// `network.removeIntercept` of the intercept `id`.
+async fn remove_intercept(bidi: &Bidi, id: &str) -> Result<(), BrowserError> {
+    bidi.command::<_, IgnoredAny>(
+        "network.removeIntercept",
+        &RemoveIntercept { intercept: id },
+    )
+    .await
+    .map(|_| ())
+}
+
+/// Lets the blocked request `id` through as it was.
+async fn continue_unchanged(bidi: &Bidi, id: &str) -> Result<(), BrowserError> {
+    let params = ContinueRequest {
+        request: id,
+        headers: None,
+    };
+    bidi.command::<_, IgnoredAny>("network.continueRequest", &params)
+        .await
+        .map(|_| ())
 }
 
 /// Milliseconds since the Unix epoch.
@@ -609,5 +630,53 @@ mod tests {
             .expect("the blocked request is settled")
             .unwrap();
         assert_eq!(first, "network.provideResponse");
+    }
+
+    /// A remote end whose `network.addIntercept` answers no intercept id.
+    async fn nameless_intercept_end() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(Message::Text(text))) = ws.next().await {
+                let v: Value = serde_json::from_str(text.as_str()).unwrap();
+                let result = match v["method"].as_str().unwrap() {
+                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
+                    _ => json!({}),
+                };
+                let reply = json!({"type": "success", "id": v["id"], "result": result});
+                ws.send(Message::text(reply.to_string())).await.unwrap();
+            }
+        });
+        url
+    }
+
+    /// An intercept the remote end does not name could never be removed
+    /// (its requests would stay blocked after `unroute`): `page.route`
+    /// fails, naming the command and the missing field, and lists no route.
+    /// (The answer was indexed for `intercept` and its absence ignored: the
+    /// route was added without an intercept to remove.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_intercept_without_an_id_fails_the_route() {
+        let bidi = Bidi::connect(&nameless_intercept_end().await)
+            .await
+            .unwrap();
+        let e = bidi
+            .routes
+            .add(
+                &bidi,
+                UrlPattern::from("**/api/items"),
+                "http://app.test",
+                |route| async move { route.abort().await },
+            )
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("network.addIntercept") && e.contains("intercept"),
+            "{e}"
+        );
+        assert!(bidi.routes.is_empty());
     }
 }
