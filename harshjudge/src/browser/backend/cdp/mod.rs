@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod connection;
+pub(crate) mod input;
 pub(crate) mod launch;
 pub(crate) mod protocol;
 pub(crate) mod transport;
