@@ -137,3 +137,7 @@ pub(crate) async fn set_viewport(
         .await
         .map(drop)
 }
+
+#[cfg(test)]
+#[path = "screenshot_tests.rs"]
+mod tests;
