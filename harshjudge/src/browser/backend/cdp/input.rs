@@ -458,11 +458,7 @@ impl InputState {
                     .filter_map(|n| button(n).ok())
                     .find(|(_, bit)| self.buttons & bit != 0);
                 let button = held.map_or(CdpButton::None, |(b, _)| b);
-                steps.push(Step::Mouse(self.mouse(
-                    MouseEventType::MouseMoved,
-                    button,
-                    0,
-                )));
+                steps.push(Step::Mouse(self.mouse(MouseEventType::Moved, button, 0)));
             }
             Action::PointerDown { button: n } => {
                 let (button, bit) = button(*n)?;
@@ -476,7 +472,7 @@ impl InputState {
                 self.last_press = Some((self.x, self.y, button, count));
                 self.buttons |= bit;
                 steps.push(Step::Mouse(self.mouse(
-                    MouseEventType::MousePressed,
+                    MouseEventType::Pressed,
                     button,
                     count,
                 )));
@@ -489,7 +485,7 @@ impl InputState {
                 self.buttons &= !bit;
                 let count = self.last_press.map_or(1, |(_, _, _, c)| c);
                 steps.push(Step::Mouse(self.mouse(
-                    MouseEventType::MouseReleased,
+                    MouseEventType::Released,
                     button,
                     count,
                 )));
@@ -503,7 +499,7 @@ impl InputState {
                 ..
             } => {
                 let (x, y) = self.at(*x, *y, origin.as_ref())?;
-                let mut wheel = self.mouse(MouseEventType::MouseWheel, CdpButton::None, 0);
+                let mut wheel = self.mouse(MouseEventType::Wheel, CdpButton::None, 0);
                 (wheel.x, wheel.y) = (x, y);
                 (wheel.delta_x, wheel.delta_y) = (Some(*delta_x), Some(*delta_y));
                 steps.push(Step::Mouse(wheel));

@@ -274,13 +274,13 @@ fn a_click_with_modifiers_presses_them_around_the_counted_clicks() {
     assert_eq!(
         mouse_rows(&steps),
         [
-            "MouseMoved 10 21 None 0 0 8",
-            "MousePressed 10 21 Right 2 1 8",
+            "Moved 10 21 None 0 0 8",
+            "Pressed 10 21 Right 2 1 8",
             "pause 30",
-            "MouseReleased 10 21 Right 0 1 8",
-            "MousePressed 10 21 Right 2 2 8",
+            "Released 10 21 Right 0 1 8",
+            "Pressed 10 21 Right 2 2 8",
             "pause 30",
-            "MouseReleased 10 21 Right 0 2 8",
+            "Released 10 21 Right 0 2 8",
         ]
     );
 }
@@ -299,19 +299,19 @@ fn a_drag_moves_with_its_button_held_and_a_move_ends_the_click_count() {
     assert_eq!(
         mouse_rows(&plan(&mut state, &press).expect("press")),
         [
-            "MouseMoved 5 5 None 0 0 0",
-            "MousePressed 5 5 Left 1 1 0",
-            "MouseReleased 5 5 Left 0 1 0",
-            "MousePressed 5 5 Left 1 2 0",
+            "Moved 5 5 None 0 0 0",
+            "Pressed 5 5 Left 1 1 0",
+            "Released 5 5 Left 0 1 0",
+            "Pressed 5 5 Left 1 2 0",
         ]
     );
     assert_eq!(
         mouse_rows(&plan(&mut state, &drag).expect("drag")),
         [
-            "MouseMoved 9 5 Left 1 0 0",
-            "MouseMoved 10 7 Left 1 0 0",
-            "MouseReleased 10 7 Left 0 1 0",
-            "MousePressed 10 7 Left 1 1 0",
+            "Moved 9 5 Left 1 0 0",
+            "Moved 10 7 Left 1 0 0",
+            "Released 10 7 Left 0 1 0",
+            "Pressed 10 7 Left 1 1 0",
         ]
     );
 }
@@ -324,7 +324,7 @@ fn the_wheel_scrolls_where_its_action_says() {
     let [Step::Mouse(m)] = steps.as_slice() else {
         panic!("{steps:?}")
     };
-    assert_eq!(m.kind, MouseEventType::MouseWheel);
+    assert_eq!(m.kind, MouseEventType::Wheel);
     assert_eq!(
         (m.x, m.y, m.delta_x, m.delta_y),
         (0.0, 0.0, Some(0.0), Some(300.0))

@@ -516,10 +516,14 @@ command!(InsertText, "Input.insertText", Empty);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) enum MouseEventType {
-    MouseMoved,
-    MousePressed,
-    MouseReleased,
-    MouseWheel,
+    #[serde(rename = "mouseMoved")]
+    Moved,
+    #[serde(rename = "mousePressed")]
+    Pressed,
+    #[serde(rename = "mouseReleased")]
+    Released,
+    #[serde(rename = "mouseWheel")]
+    Wheel,
 }
 
 /// A mouse button as `Input.dispatchMouseEvent` names it.
