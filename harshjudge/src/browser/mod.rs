@@ -25,6 +25,7 @@ mod expect;
 mod frame;
 mod generate;
 mod keyboard;
+mod keys;
 mod kind;
 mod locator;
 mod logs;
