@@ -3,12 +3,11 @@
 //! MCP server's agent and `heal` each make their own; nothing of it is
 //! process-wide, so two owners in one process never close each other's pages.
 
-use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use super::config::{BrowserConfig, BrowserKind};
-use super::driver::{Driver, Killed};
+use super::driver::{Drivers, Killed};
 use super::error::BrowserError;
 use super::page::Page;
 use super::pool::{app_host, new_page, new_session, reset};
@@ -43,21 +42,6 @@ pub struct Browsers {
     warm: Mutex<Option<Warm>>,
 }
 
-/// The driver processes of one [`Browsers`], shared with the tasks opening
-/// its sessions and with its [`Killer`].
-pub(super) struct Drivers {
-    /// The local chromedriver (its sessions pooled), once a page needed it.
-    pub(super) local: Mutex<Option<Driver>>,
-    /// Drivers of their own whose session ended (WebKit's), kept running
-    /// for the next session of their engine.
-    idle: Mutex<Vec<(BrowserKind, Driver)>>,
-    /// Its sessions alive (being opened, in use or pooled): the local
-    /// chromedriver is stopped by [`Browsers::shutdown`] only when none is
-    /// left outside the pool, so that it never pulls the driver from under a
-    /// page this value handed out.
-    pub(super) live: Arc<AtomicUsize>,
-}
-
 /// A session being opened ahead of the first page: for which settings and
 /// app host, and the task opening it.
 struct Warm {
@@ -85,11 +69,7 @@ impl Browsers {
     /// No browser yet: the first page starts its driver and browser.
     pub fn new() -> Browsers {
         Browsers {
-            drivers: Arc::new(Drivers {
-                local: Mutex::new(None),
-                idle: Mutex::new(Vec::new()),
-                live: Arc::default(),
-            }),
+            drivers: Arc::new(Drivers::new()),
             pool: Mutex::new(Vec::new()),
             warm: Mutex::new(None),
         }
@@ -387,70 +367,6 @@ impl Drop for Browsers {
         }
         drop(self.drivers.kill_idle());
         drop(self.drivers.kill_local());
-    }
-}
-
-impl Drivers {
-    /// An idle driver of `browser`'s, running `binary`, that still runs, if
-    /// any (dead ones are stopped: their browsers must not outlive them).
-    pub(super) fn take_idle(&self, browser: BrowserKind, binary: &Path) -> Option<Driver> {
-        loop {
-            let found = {
-                let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-                let i = idle
-                    .iter()
-                    .position(|(b, d)| *b == browser && d.runs(binary))?;
-                idle.swap_remove(i).1
-            };
-            let mut d = found;
-            if d.is_alive() {
-                return Some(d);
-            }
-            d.stop(false);
-        }
-    }
-
-    /// Keeps `driver` (its session ended) for the next session of `browser`.
-    fn keep_idle(&self, browser: BrowserKind, driver: Driver) {
-        self.idle
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((browser, driver));
-    }
-
-    /// Stops every idle driver (their browsers are gone with their sessions).
-    fn stop_idle(&self) {
-        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
-        for (_, d) in idle {
-            d.stop(false);
-        }
-    }
-
-    /// Kills every idle driver's process group at once; their watchdogs
-    /// remove their folders.
-    fn kill_idle(&self) -> Vec<Killed> {
-        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
-        idle.into_iter().map(|(_, d)| d.kill()).collect()
-    }
-
-    /// Stops the local chromedriver: its `/shutdown` endpoint quits every
-    /// browser it started; then its process group is killed and the profiles
-    /// removed. Not while another thread holds it (starting it).
-    fn stop_local(&self) {
-        let driver = match self.local.try_lock() {
-            Ok(mut g) => g.take(),
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        };
-        if let Some(d) = driver {
-            d.stop(true);
-        }
-    }
-
-    /// Kills the local chromedriver's process group at once.
-    fn kill_local(&self) -> Option<Killed> {
-        let driver = self.local.lock().unwrap_or_else(|p| p.into_inner()).take();
-        driver.map(Driver::kill)
     }
 }
 

@@ -26,9 +26,10 @@
 //! SIGTERM before the group is killed (`end_x_server`), so that it removes
 //! its `/tmp/.X<n>-lock`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::config::{BrowserConfig, BrowserKind};
@@ -50,6 +51,94 @@ pub(crate) struct Driver {
     browser: BrowserKind,
     /// The last 4 KiB the driver (and the browsers it started) wrote to stderr.
     stderr_tail: Option<std::sync::Arc<Mutex<String>>>,
+}
+
+/// The driver processes of one [`super::Browsers`], shared with the tasks opening
+/// its sessions and with its [`Killer`].
+pub(super) struct Drivers {
+    /// The local chromedriver (its sessions pooled), once a page needed it.
+    pub(super) local: Mutex<Option<Driver>>,
+    /// Drivers of their own whose session ended (WebKit's), kept running
+    /// for the next session of their engine.
+    idle: Mutex<Vec<(BrowserKind, Driver)>>,
+    /// Its sessions alive (being opened, in use or pooled): the local
+    /// chromedriver is stopped by [`super::Browsers::shutdown`] only when none is
+    /// left outside the pool, so that it never pulls the driver from under a
+    /// page this value handed out.
+    pub(super) live: Arc<AtomicUsize>,
+}
+
+impl Drivers {
+    /// None started yet.
+    pub(super) fn new() -> Drivers {
+        Drivers {
+            local: Mutex::new(None),
+            idle: Mutex::new(Vec::new()),
+            live: Arc::default(),
+        }
+    }
+
+    /// An idle driver of `browser`'s, running `binary`, that still runs, if
+    /// any (dead ones are stopped: their browsers must not outlive them).
+    pub(super) fn take_idle(&self, browser: BrowserKind, binary: &Path) -> Option<Driver> {
+        loop {
+            let found = {
+                let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+                let i = idle
+                    .iter()
+                    .position(|(b, d)| *b == browser && d.runs(binary))?;
+                idle.swap_remove(i).1
+            };
+            let mut d = found;
+            if d.is_alive() {
+                return Some(d);
+            }
+            d.stop(false);
+        }
+    }
+
+    /// Keeps `driver` (its session ended) for the next session of `browser`.
+    pub(super) fn keep_idle(&self, browser: BrowserKind, driver: Driver) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((browser, driver));
+    }
+
+    /// Stops every idle driver (their browsers are gone with their sessions).
+    pub(super) fn stop_idle(&self) {
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        for (_, d) in idle {
+            d.stop(false);
+        }
+    }
+
+    /// Kills every idle driver's process group at once; their watchdogs
+    /// remove their folders.
+    pub(super) fn kill_idle(&self) -> Vec<Killed> {
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        idle.into_iter().map(|(_, d)| d.kill()).collect()
+    }
+
+    /// Stops the local chromedriver: its `/shutdown` endpoint quits every
+    /// browser it started; then its process group is killed and the profiles
+    /// removed. Not while another thread holds it (starting it).
+    pub(super) fn stop_local(&self) {
+        let driver = match self.local.try_lock() {
+            Ok(mut g) => g.take(),
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        if let Some(d) = driver {
+            d.stop(true);
+        }
+    }
+
+    /// Kills the local chromedriver's process group at once.
+    pub(super) fn kill_local(&self) -> Option<Killed> {
+        let driver = self.local.lock().unwrap_or_else(|p| p.into_inner()).take();
+        driver.map(Driver::kill)
+    }
 }
 
 /// Which driver process a session's commands go to, so that a command that

@@ -9,9 +9,8 @@ use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
 use super::bidi;
-use super::browsers::Drivers;
 use super::config::{BrowserConfig, BrowserKind};
-use super::driver::{Driver, driver_url, own_driver};
+use super::driver::{Driver, Drivers, driver_url, own_driver};
 use super::error::BrowserError;
 use super::page::{self, Page};
 use super::reuse;
