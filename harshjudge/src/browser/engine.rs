@@ -206,16 +206,17 @@ impl Engine {
     }
 
     /// Runs `f` with the session in this engine's window (a popup's), then
-    /// back in the main one; under the switching lock either way.
+    /// back in the main one; under the switching lock either way. A lost
+    /// connection's error says so when the session's driver exited.
     pub(crate) async fn in_window<T, F>(&self, f: F) -> Result<T, BrowserError>
     where
         F: Future<Output = Result<T, BrowserError>>,
     {
         let _held = self.switching.lock().await;
-        let main = self.enter_window().await?;
+        let main = self.enter_window().await.map_err(|e| self.explain(e))?;
         let r = f.await;
         self.leave_window(main).await;
-        r
+        r.map_err(|e| self.explain(e))
     }
 
     /// Switches to this engine's window; the main window's handle to come back to.
