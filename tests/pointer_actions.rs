@@ -51,7 +51,7 @@ async fn page_in(browser: BrowserKind, html: &str, script: &str) -> Page {
     page
 }
 
-/// Ends the page's session on this test's runtime. (Not `release_page`: a
+/// Ends the page's session on this test's runtime. (Not `Browsers::release`: a
 /// session pooled by one `#[tokio::test]` can be taken by another test just
 /// before the runtime that holds its connection ends.)
 async fn close(page: Page) {
