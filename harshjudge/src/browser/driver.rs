@@ -653,7 +653,6 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
     )))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
