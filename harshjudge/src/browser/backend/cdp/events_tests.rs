@@ -175,9 +175,6 @@ async fn a_real_pages_console_and_network_become_entries() {
     };
     while !done(&console, &network) && Instant::now() < until {
         let event = page.next_event().await;
-        if std::env::var_os("HARSHJUDGE_PRINT_CDP_EVENTS").is_some() {
-            eprintln!("{} {}", event.method, event.params.get());
-        }
         log.event(&event);
         let (c, n) = log.take();
         console.extend(c);
