@@ -201,7 +201,9 @@ async fn read_root(
                 }
                 continue;
             }
-            attached.targets().insert(a.target_info.target_id.clone(), a);
+            attached
+                .targets()
+                .insert(a.target_info.target_id.clone(), a);
             attached.arrived.notify_waiters();
         } else if let Some(Ok(d)) = event.parse::<DetachedFromTarget>()
             && let Some(target) = d.target_id

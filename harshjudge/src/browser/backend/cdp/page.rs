@@ -345,7 +345,11 @@ impl CdpPage {
                 self.connection.send(s, &evaluate).await?
             }
             Some(frame) => {
-                let context = self.shared.contexts.wait_default_of(frame, deadline).await?;
+                let context = self
+                    .shared
+                    .contexts
+                    .wait_default_of(frame, deadline)
+                    .await?;
                 let arg = Value::String(request.to_string());
                 let call = CallFunctionOn {
                     function_declaration: function,
@@ -405,7 +409,9 @@ impl CdpPage {
     /// Reloads the page, until its new document loaded.
     pub(crate) async fn reload(&self) -> Result<(), NavError> {
         let mut events = self.lifecycle();
-        self.connection.send(Some(&self.session), &Reload {}).await?;
+        self.connection
+            .send(Some(&self.session), &Reload {})
+            .await?;
         self.wait_load(&mut events, None, "the page again").await
     }
 
@@ -555,7 +561,11 @@ impl CdpPage {
     }
 
     /// Sets the files of the `<input type=file>` of `object_id`.
-    pub(crate) async fn set_files(&self, object_id: &str, files: &[String]) -> Result<(), PageError> {
+    pub(crate) async fn set_files(
+        &self,
+        object_id: &str,
+        files: &[String],
+    ) -> Result<(), PageError> {
         let set = SetFileInputFiles { files, object_id };
         self.connection.send(Some(&self.session), &set).await?;
         Ok(())

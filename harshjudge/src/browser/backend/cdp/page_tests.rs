@@ -24,7 +24,10 @@ async fn server() -> String {
             "/" => ("", "<title>Home</title><h1>Hello CDP</h1>"),
             "/second" => ("", "<title>Second</title><h1>Second</h1>"),
             // Its own navigation commits while its image still loads.
-            "/jump" => ("", "<script>location.href = '/landed'</script><img src='/slow'>"),
+            "/jump" => (
+                "",
+                "<script>location.href = '/landed'</script><img src='/slow'>",
+            ),
             "/landed" => ("", "<h1>Landed</h1>"),
             "/slow" => ("", "late"),
             "/data" => ("", "{}"),
@@ -120,7 +123,9 @@ async fn a_page_navigates_runs_the_engine_and_goes_back_and_forth() {
     let mut took = Vec::with_capacity(300);
     for i in 0..350 {
         let start = Instant::now();
-        page.call_engine(None, &request, WAIT).await.expect("a call");
+        page.call_engine(None, &request, WAIT)
+            .await
+            .expect("a call");
         if i >= 50 {
             took.push(start.elapsed());
         }
@@ -168,10 +173,14 @@ async fn a_click_logs_its_console_and_its_fetch_and_a_screenshot_is_a_png() {
     let (mut console, mut network) = (Vec::new(), Vec::new());
     let until = Instant::now() + WAIT;
     while Instant::now() < until
-        && !(console.iter().any(|c: &crate::browser::logs::ConsoleEntry| c.text == "clicked")
-            && network.iter().any(|n: &crate::browser::logs::NetworkEntry| {
-                n.url == format!("{base}/data") && n.status == Some(200)
-            }))
+        && !(console
+            .iter()
+            .any(|c: &crate::browser::logs::ConsoleEntry| c.text == "clicked")
+            && network
+                .iter()
+                .any(|n: &crate::browser::logs::NetworkEntry| {
+                    n.url == format!("{base}/data") && n.status == Some(200)
+                }))
     {
         let (c, n) = page.take_console_network();
         console.extend(c);
@@ -227,12 +236,12 @@ async fn cookies_are_read_and_set_per_context_and_dispose_closes_its_page() {
     };
     one.set_cookies(&[set]).await.expect("set");
     let seen = page_one.evaluate("document.cookie").await.expect("cookie");
-    assert!(
-        seen.as_str().is_some_and(|s| s.contains("set=1")),
-        "{seen}"
-    );
+    assert!(seen.as_str().is_some_and(|s| s.contains("set=1")), "{seen}");
 
-    page_two.navigate(&format!("{base}/")).await.expect("loaded");
+    page_two
+        .navigate(&format!("{base}/"))
+        .await
+        .expect("loaded");
     let theirs = two.cookies().await.expect("cookies");
     assert!(theirs.is_empty(), "another context's cookies: {theirs:?}");
     let seen = page_two.evaluate("document.cookie").await.expect("cookie");
