@@ -8,6 +8,8 @@ use serde_json::json;
 
 use super::super::connection::{CdpError, Gone};
 use super::super::context::{CdpBrowser, CdpContext};
+use super::super::frames::frame_of;
+use super::super::protocol::Evaluate;
 use super::super::screenshot::Area;
 use super::super::testing::{Served, serve_with};
 use super::{CdpPage, NavError, PageError};
@@ -29,6 +31,10 @@ async fn server() -> String {
                 "<script>location.href = '/landed'</script><img src='/slow'>",
             ),
             "/landed" => ("", "<h1>Landed</h1>"),
+            "/frame" => (
+                "",
+                "<h1>Outer</h1><iframe srcdoc='<h1>Inner</h1>'></iframe>",
+            ),
             "/slow" => ("", "late"),
             "/data" => ("", "{}"),
             "/button" => (
@@ -256,5 +262,39 @@ async fn cookies_are_read_and_set_per_context_and_dispose_closes_its_page() {
         other => panic!("expected the page closed, got {other:?}"),
     }
     assert_eq!(page_two.evaluate("1 + 1").await.expect("alive"), json!(2));
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_runs_in_a_frames_default_world() {
+    let base = server().await;
+    let browser = browser().await;
+    let context = browser.new_context().await.expect("a context");
+    let page = page_of(&context).await;
+    page.navigate(&format!("{base}/frame"))
+        .await
+        .expect("loaded");
+    let iframe = Evaluate {
+        expression: "document.querySelector('iframe')",
+        await_promise: false,
+        return_by_value: false,
+        context_id: None,
+    };
+    let element = page
+        .connection
+        .send(Some(&page.session), &iframe)
+        .await
+        .expect("the iframe");
+    let object = element.result.object_id.expect("an object");
+    let frame = frame_of(&page.connection, &page.session, &object)
+        .await
+        .expect("its frame");
+    let answer = page
+        .call_engine(Some(&frame), &text_content("h1"), WAIT)
+        .await
+        .expect("the engine answers in the frame");
+    let text = Answer::decode(answer).expect("an answer").result;
+    assert_eq!(text, Ok(json!("Inner")));
+    assert_eq!(text_of(&page, "h1").await, json!("Outer"));
     browser.close().await;
 }
