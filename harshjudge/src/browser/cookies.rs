@@ -282,7 +282,7 @@ fn cookie(c: &Value, value: Option<&str>, expires: f64) -> Option<Cookie> {
 /// A DevTools cookie (`expires` in seconds, `session: true` for a session
 /// cookie), its expiry rounded to whole seconds as BiDi's and classic
 /// WebDriver's are (Chromium's BiDi rounds the same DevTools value).
-fn cdp_cookie(c: &Value) -> Option<Cookie> {
+pub(crate) fn cdp_cookie(c: &Value) -> Option<Cookie> {
     let expires = if c["session"] == true {
         -1.0
     } else {
@@ -323,7 +323,7 @@ fn classic_cookie(c: &Value) -> Option<Cookie> {
     cookie(c, c["value"].as_str(), c["expiry"].as_f64().unwrap_or(-1.0))
 }
 
-fn to_cdp(c: &Cookie) -> Value {
+pub(crate) fn to_cdp(c: &Cookie) -> Value {
     let mut v = json!({
         "name": c.name, "value": c.value, "domain": c.domain, "path": c.path,
         "httpOnly": c.http_only, "secure": c.secure, "sameSite": c.same_site,

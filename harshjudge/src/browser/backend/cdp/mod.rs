@@ -5,17 +5,20 @@
 //! [`protocol`] types the commands and events this side uses. The pieces of
 //! the page backend: [`input`] (keyboard and mouse from W3C action lists, a
 //! US key table), [`events`] (console and network, live), [`frames`] (each
-//! frame's default execution context), [`screenshot`] (and the viewport).
+//! frame's default execution context), [`screenshot`] (and the viewport);
+//! assembled: [`context`] (the browser, its contexts) and [`page`] (a page).
 //!
 //! Not used by pages yet: step 9 of `docs/design/backends.md` (the CDP
 //! backend) uses it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
 pub(crate) mod connection;
+pub(crate) mod context;
 pub(crate) mod events;
 pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod launch;
+pub(crate) mod page;
 pub(crate) mod protocol;
 pub(crate) mod screenshot;
 pub(crate) mod transport;

@@ -638,3 +638,151 @@ command!(
     "Emulation.setDeviceMetricsOverride",
     Empty
 );
+
+// ---- Page: frames, lifecycle, history ----
+
+/// `Page.getFrameTree`.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct GetFrameTree {}
+command!(GetFrameTree, "Page.getFrameTree", FrameTreeOf);
+
+/// `Page.getFrameTree`'s answer (the main frame; its children unread).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FrameTreeOf {
+    pub(crate) frame_tree: FrameTree,
+}
+
+/// A frame and (unread) its children.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FrameTree {
+    pub(crate) frame: Frame,
+}
+
+/// A frame as `Page.getFrameTree` and `Page.frameNavigated` tell it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Frame {
+    pub(crate) id: String,
+    /// None for a main frame.
+    #[serde(default)]
+    pub(crate) parent_id: Option<String>,
+    pub(crate) loader_id: String,
+    #[serde(default)]
+    pub(crate) url: String,
+}
+
+/// `Page.setLifecycleEventsEnabled`.
+#[derive(Debug, Serialize)]
+pub(crate) struct SetLifecycleEventsEnabled {
+    pub(crate) enabled: bool,
+}
+command!(
+    SetLifecycleEventsEnabled,
+    "Page.setLifecycleEventsEnabled",
+    Empty
+);
+
+/// `Emulation.setFocusEmulationEnabled`: the page behaves focused.
+#[derive(Debug, Serialize)]
+pub(crate) struct SetFocusEmulationEnabled {
+    pub(crate) enabled: bool,
+}
+command!(
+    SetFocusEmulationEnabled,
+    "Emulation.setFocusEmulationEnabled",
+    Empty
+);
+
+/// `Page.lifecycleEvent`: `init`, `DOMContentLoaded`, `load`, … of a loader.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LifecycleEvent {
+    pub(crate) frame_id: String,
+    pub(crate) loader_id: String,
+    pub(crate) name: String,
+}
+event!(LifecycleEvent, "Page.lifecycleEvent");
+
+/// `Page.frameNavigated`: a frame committed a document.
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct FrameNavigated {
+    pub(crate) frame: Frame,
+}
+event!(FrameNavigated, "Page.frameNavigated");
+
+/// `Page.navigatedWithinDocument`: a fragment or history API navigation.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NavigatedWithinDocument {
+    pub(crate) frame_id: String,
+    pub(crate) url: String,
+}
+event!(NavigatedWithinDocument, "Page.navigatedWithinDocument");
+
+/// `Page.reload`.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct Reload {}
+command!(Reload, "Page.reload", Empty);
+
+/// `Page.getNavigationHistory`.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct GetNavigationHistory {}
+command!(GetNavigationHistory, "Page.getNavigationHistory", History);
+
+/// `Page.getNavigationHistory`'s answer.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct History {
+    pub(crate) current_index: usize,
+    pub(crate) entries: Vec<HistoryEntry>,
+}
+
+/// One entry of the history.
+#[derive(Debug, Deserialize)]
+pub(crate) struct HistoryEntry {
+    pub(crate) id: i64,
+    pub(crate) url: String,
+}
+
+/// `Page.navigateToHistoryEntry`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NavigateToHistoryEntry {
+    pub(crate) entry_id: i64,
+}
+command!(NavigateToHistoryEntry, "Page.navigateToHistoryEntry", Empty);
+
+/// `DOM.setFileInputFiles`: the files of an `<input type=file>`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SetFileInputFiles<'a> {
+    pub(crate) files: &'a [String],
+    pub(crate) object_id: &'a str,
+}
+command!(SetFileInputFiles<'a>, "DOM.setFileInputFiles", Empty);
+
+// ---- Storage ----
+
+/// `Storage.getCookies` of a browser context.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetCookies<'a> {
+    pub(crate) browser_context_id: &'a BrowserContextId,
+}
+command!(GetCookies<'a>, "Storage.getCookies", CookieList);
+
+/// `Storage.getCookies`'s answer: DevTools cookies, read by `cookies.rs`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CookieList {
+    pub(crate) cookies: Vec<Value>,
+}
+
+/// `Storage.setCookies` in a browser context (DevTools cookies, as `cookies.rs` writes them).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SetCookies<'a> {
+    pub(crate) cookies: &'a [Value],
+    pub(crate) browser_context_id: &'a BrowserContextId,
+}
+command!(SetCookies<'a>, "Storage.setCookies", Empty);

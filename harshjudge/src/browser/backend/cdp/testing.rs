@@ -121,12 +121,44 @@ impl RealPage {
 /// Serves `pages` (path, status, HTML) on 127.0.0.1 until the runtime ends;
 /// any other path is a 404. Returns `http://127.0.0.1:PORT`.
 pub(super) async fn serve(pages: &'static [(&'static str, u16, &'static str)]) -> String {
+    serve_with(move |path| {
+        pages
+            .iter()
+            .find(|(p, _, _)| *p == path)
+            .map(|(_, status, body)| Served {
+                status: *status,
+                headers: "",
+                body,
+                delay: Duration::ZERO,
+            })
+    })
+    .await
+}
+
+/// One answer of [`serve_with`]'s server.
+pub(super) struct Served {
+    pub(super) status: u16,
+    /// Extra header lines, each ending in `\r\n`.
+    pub(super) headers: &'static str,
+    /// HTML.
+    pub(super) body: &'static str,
+    /// How long the answer waits.
+    pub(super) delay: Duration,
+}
+
+/// Serves what `answer` gives for a path (none: a 404) on 127.0.0.1 until
+/// the runtime ends. Returns `http://127.0.0.1:PORT`.
+pub(super) async fn serve_with(
+    answer: impl Fn(&str) -> Option<Served> + Send + Sync + 'static,
+) -> String {
+    let answer = std::sync::Arc::new(answer);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
     let base = format!("http://{}", listener.local_addr().expect("its address"));
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
+            let answer = answer.clone();
             tokio::spawn(async move {
                 let mut request = Vec::new();
                 let mut buf = [0u8; 4096];
@@ -138,13 +170,19 @@ pub(super) async fn serve(pages: &'static [(&'static str, u16, &'static str)]) -
                 }
                 let text = String::from_utf8_lossy(&request);
                 let path = text.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let (status, body) = pages
-                    .iter()
-                    .find(|(p, _, _)| *p == path)
-                    .map_or((404, "not found"), |(_, s, b)| (*s, *b));
+                let served = answer(&path).unwrap_or(Served {
+                    status: 404,
+                    headers: "",
+                    body: "not found",
+                    delay: Duration::ZERO,
+                });
+                tokio::time::sleep(served.delay).await;
                 let response = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
+                    "HTTP/1.1 {} X\r\ncontent-type: text/html\r\n{}content-length: {}\r\nconnection: close\r\n\r\n{}",
+                    served.status,
+                    served.headers,
+                    served.body.len(),
+                    served.body
                 );
                 let _ = stream.write_all(response.as_bytes()).await;
                 let _ = stream.shutdown().await;

@@ -1,0 +1,295 @@
+//! A Chromium spoken to directly ([`CdpBrowser`]) and its browser contexts
+//! ([`CdpContext`]), as Playwright's `crBrowser.ts`: the root session
+//! auto-attaches every new target, paused until its init is sent
+//! (`Target.setAutoAttach{autoAttach, waitForDebuggerOnStart, flatten}`);
+//! a context is `Target.createBrowserContext{disposeOnDetach}` (cookies and
+//! storage of its own), a page of it `Target.createTarget` whose
+//! `Target.attachedToTarget` the root reader hands to [`CdpContext::new_page`].
+//!
+//! A target nobody asked for (a popup) stays paused in [`Attached`] until
+//! someone claims it (step 9 adds popups); one that is no page (a service
+//! worker) is let run at once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::connection::{CdpError, Connection};
+use super::launch::{Chromium, Endpoint, Launched, launch};
+use super::page::{CdpPage, PageOptions};
+use super::protocol::{
+    AttachedToTarget, BrowserContextId, CreateBrowserContext, CreateTarget, DetachedFromTarget,
+    DisposeBrowserContext, GetCookies, RunIfWaitingForDebugger, SetAutoAttach, SetCookies,
+    TargetId,
+};
+use crate::browser::config::BrowserConfig;
+use crate::browser::cookies::{cdp_cookie, to_cdp};
+use crate::browser::error::BrowserError;
+use crate::browser::storage::Cookie;
+
+/// Why a context or its page could not be had.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum ContextError {
+    /// A command failed.
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+    /// The new page's target was not attached in time.
+    #[error("the new page's target {target} was not attached after {} ms", waited.as_millis())]
+    NotAttached { target: TargetId, waited: Duration },
+}
+
+impl From<ContextError> for BrowserError {
+    fn from(e: ContextError) -> Self {
+        match e {
+            ContextError::Cdp(e) => e.into(),
+            e => BrowserError::Command {
+                action: "opening a page".into(),
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// The targets attached and not yet claimed, by target id.
+#[derive(Debug, Default)]
+pub(crate) struct Attached {
+    targets: Mutex<HashMap<TargetId, AttachedToTarget>>,
+    arrived: Notify,
+}
+
+impl Attached {
+    fn targets(&self) -> std::sync::MutexGuard<'_, HashMap<TargetId, AttachedToTarget>> {
+        self.targets.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes `target`'s attachment, waiting for it until `deadline`.
+    async fn claim(&self, target: &TargetId, deadline: Instant) -> Option<AttachedToTarget> {
+        loop {
+            let arrived = self.arrived.notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
+            if let Some(a) = self.targets().remove(target) {
+                return Some(a);
+            }
+            tokio::time::timeout_at(deadline, arrived).await.ok()?;
+        }
+    }
+}
+
+/// A Chromium and its one connection (see the module's doc).
+#[derive(Debug)]
+pub(crate) struct CdpBrowser {
+    chromium: Option<Chromium>,
+    connection: Arc<Connection>,
+    attached: Arc<Attached>,
+    reader: JoinHandle<()>,
+    options: PageOptions,
+}
+
+impl CdpBrowser {
+    /// Launches Chromium over the pipe (see `launch.rs`) and sets the root's
+    /// auto-attach.
+    pub(crate) async fn launch(
+        config: &BrowserConfig,
+        app_host: Option<&str>,
+    ) -> Result<CdpBrowser, BrowserError> {
+        let Launched {
+            chromium,
+            connection,
+            ..
+        } = launch(config, Endpoint::Pipe, app_host).await?;
+        let options = PageOptions {
+            viewport: config.viewport,
+            ..PageOptions::default()
+        };
+        Ok(CdpBrowser::over(Some(chromium), connection, options).await?)
+    }
+
+    /// The browser of `connection` (its process `chromium`, if started
+    /// here), its root auto-attaching new targets.
+    pub(crate) async fn over(
+        chromium: Option<Chromium>,
+        connection: Connection,
+        options: PageOptions,
+    ) -> Result<CdpBrowser, CdpError> {
+        let connection = Arc::new(connection);
+        let attached = Arc::new(Attached::default());
+        let events = connection.events(None);
+        let reader = tokio::spawn(read_root(connection.clone(), attached.clone(), events));
+        connection
+            .send(
+                None,
+                &SetAutoAttach {
+                    auto_attach: true,
+                    wait_for_debugger_on_start: true,
+                    flatten: true,
+                },
+            )
+            .await?;
+        Ok(CdpBrowser {
+            chromium,
+            connection,
+            attached,
+            reader,
+            options,
+        })
+    }
+
+    /// A new browser context: cookies and storage of its own, gone when
+    /// disposed (or when this connection goes).
+    pub(crate) async fn new_context(&self) -> Result<CdpContext, CdpError> {
+        let id = self
+            .connection
+            .send(
+                None,
+                &CreateBrowserContext {
+                    dispose_on_detach: Some(true),
+                },
+            )
+            .await?
+            .browser_context_id;
+        Ok(CdpContext {
+            connection: self.connection.clone(),
+            attached: self.attached.clone(),
+            id,
+            options: self.options.clone(),
+        })
+    }
+
+    /// The connection (for what this module has no method for yet).
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// Kills the browser (if started here).
+    pub(crate) async fn close(mut self) {
+        self.reader.abort();
+        if let Some(chromium) = self.chromium.take() {
+            let _ = tokio::task::spawn_blocking(move || chromium.kill()).await;
+        }
+    }
+}
+
+impl Drop for CdpBrowser {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+/// The root session's events: attached targets kept for their claimer (a
+/// target that is no page let run at once), detached ones forgotten.
+async fn read_root(
+    connection: Arc<Connection>,
+    attached: Arc<Attached>,
+    events: Option<tokio::sync::mpsc::UnboundedReceiver<super::connection::Received>>,
+) {
+    let Some(mut events) = events else { return };
+    while let Some(event) = events.recv().await {
+        if let Some(Ok(a)) = event.parse::<AttachedToTarget>() {
+            if a.target_info.kind != "page" {
+                if a.waiting_for_debugger {
+                    let (connection, session) = (connection.clone(), a.session_id);
+                    tokio::spawn(async move {
+                        let run = RunIfWaitingForDebugger {};
+                        let _ = connection.send(Some(&session), &run).await;
+                    });
+                }
+                continue;
+            }
+            attached
+                .targets()
+                .insert(a.target_info.target_id.clone(), a);
+            attached.arrived.notify_waiters();
+        } else if let Some(Ok(d)) = event.parse::<DetachedFromTarget>()
+            && let Some(target) = d.target_id
+        {
+            attached.targets().remove(&target);
+        }
+    }
+}
+
+/// One browser context (one scenario's isolation unit).
+#[derive(Debug)]
+pub(crate) struct CdpContext {
+    connection: Arc<Connection>,
+    attached: Arc<Attached>,
+    id: BrowserContextId,
+    options: PageOptions,
+}
+
+impl CdpContext {
+    /// Its id.
+    pub(crate) fn id(&self) -> &BrowserContextId {
+        &self.id
+    }
+
+    /// A new page of the context, its init done (see `page.rs`).
+    pub(crate) async fn new_page(&self) -> Result<CdpPage, ContextError> {
+        let target = self
+            .connection
+            .send(
+                None,
+                &CreateTarget {
+                    url: "about:blank",
+                    browser_context_id: Some(&self.id),
+                },
+            )
+            .await?
+            .target_id;
+        let wait = Duration::from_secs(10);
+        let Some(attached) = self.attached.claim(&target, Instant::now() + wait).await else {
+            return Err(ContextError::NotAttached {
+                target,
+                waited: wait,
+            });
+        };
+        Ok(CdpPage::attach(self.connection.clone(), attached, self.options.clone()).await?)
+    }
+
+    /// The context's cookies, every site's.
+    pub(crate) async fn cookies(&self) -> Result<Vec<Cookie>, CdpError> {
+        let list = self
+            .connection
+            .send(
+                None,
+                &GetCookies {
+                    browser_context_id: &self.id,
+                },
+            )
+            .await?;
+        Ok(list.cookies.iter().filter_map(cdp_cookie).collect())
+    }
+
+    /// Adds (or replaces) `cookies` in the context.
+    pub(crate) async fn set_cookies(&self, cookies: &[Cookie]) -> Result<(), CdpError> {
+        let cookies: Vec<_> = cookies.iter().map(to_cdp).collect();
+        self.connection
+            .send(
+                None,
+                &SetCookies {
+                    cookies: &cookies,
+                    browser_context_id: &self.id,
+                },
+            )
+            .await
+            .map(drop)
+    }
+
+    /// Closes the context with its pages (popups too).
+    pub(crate) async fn dispose(self) -> Result<(), CdpError> {
+        self.connection
+            .send(
+                None,
+                &DisposeBrowserContext {
+                    browser_context_id: &self.id,
+                },
+            )
+            .await
+            .map(drop)
+    }
+}

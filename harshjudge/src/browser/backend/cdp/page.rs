@@ -1,0 +1,644 @@
+//! One page over the DevTools protocol: a target of a browser context,
+//! attached by the root (`context.rs`) and paused until its init is sent, as
+//! Playwright's `crPage.ts` (`FrameSession._initialize`): the domains, the
+//! lifecycle events, the injected engine for every document, the viewport
+//! and focus emulation, all sent at once and awaited together, then
+//! `Runtime.runIfWaitingForDebugger`. One task per page reads the session's
+//! events into [`Contexts`] (each frame's default world), [`PageLog`]
+//! (console and network) and a [`Lifecycle`] broadcast (navigations).
+//!
+//! The methods are shaped as `PageBackend`'s (`docs/design/backends.md`
+//! §2.2) will be, so that step 9 only delegates to them.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::connection::{CdpError, Connection, Received};
+use super::events::PageLog;
+use super::frames::{Contexts, FrameError};
+use super::input::{self, InputError, InputState};
+use super::protocol::{
+    AddScriptToEvaluateOnNewDocument, AttachedToTarget, CallArgument, CallFunctionOn, CloseTarget,
+    Evaluate, Evaluated, FrameNavigated, GetFrameTree, GetNavigationHistory, InsertText,
+    LifecycleEvent, LogEnable, Navigate, NavigateToHistoryEntry, NavigatedWithinDocument,
+    NetworkEnable, PageEnable, Reload, RunIfWaitingForDebugger, RuntimeEnable, SessionId,
+    SetDeviceMetricsOverride, SetFileInputFiles, SetFocusEmulationEnabled,
+    SetLifecycleEventsEnabled, TargetId,
+};
+use super::screenshot::{self, Area, ScreenshotError};
+use crate::browser::error::BrowserError;
+use crate::browser::logs::{ConsoleEntry, NetworkEntry};
+use crate::browser::wire::{self, BidiReturns};
+
+/// What a page is opened with.
+#[derive(Clone, Debug)]
+pub(crate) struct PageOptions {
+    /// The viewport, CSS pixels.
+    pub(crate) viewport: (u32, u32),
+    /// How long a navigation may take to load.
+    pub(crate) navigation_timeout: Duration,
+}
+
+impl Default for PageOptions {
+    fn default() -> PageOptions {
+        PageOptions {
+            viewport: (1280, 720),
+            navigation_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A step of a frame's navigation, as the page's events tell it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// A frame committed a document (`Page.frameNavigated`).
+    Committed {
+        frame: String,
+        loader: String,
+        url: String,
+    },
+    /// A lifecycle event of a loader (`init`, `DOMContentLoaded`, `load`, …).
+    Event {
+        frame: String,
+        loader: String,
+        name: String,
+    },
+    /// A navigation within the document (fragment, history API).
+    WithinDocument { frame: String, url: String },
+    /// The page's session ended (its target closed, the browser went).
+    Closed,
+}
+
+/// Why an engine call has no answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum CallError {
+    /// The document it ran in went (a navigation): the caller may call again.
+    #[error("the page navigated while the engine ran ({message})")]
+    Navigated { message: String },
+    /// The frame has no document to run in.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    /// The command failed.
+    #[error(transparent)]
+    Cdp(CdpError),
+    /// The call's script threw (not the engine's own error, which it answers).
+    #[error("the engine's call threw: {message}")]
+    Thrown { message: String },
+    /// The answer was not the engine's JSON text.
+    #[error("the engine's answer is not JSON text: {answer}")]
+    Answer { answer: String },
+}
+
+impl From<CdpError> for CallError {
+    fn from(e: CdpError) -> Self {
+        match e {
+            CdpError::Navigated { message, .. } => CallError::Navigated { message },
+            e => CallError::Cdp(e),
+        }
+    }
+}
+
+impl From<CallError> for BrowserError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Cdp(e) => e.into(),
+            CallError::Frame(e) => e.into(),
+            e => BrowserError::Command {
+                action: "calling the page's engine".into(),
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// Why a navigation did not load.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum NavError {
+    /// Another navigation replaced it before it loaded.
+    #[error("navigating to {url} was interrupted by another navigation{}", by.as_ref().map(|b| format!(" to {b}")).unwrap_or_default())]
+    Interrupted { url: String, by: Option<String> },
+    /// The browser could not load it (`net::ERR_…`).
+    #[error("navigating to {url} failed: {error_text}")]
+    Failed { url: String, error_text: String },
+    /// It did not load in time.
+    #[error("navigating to {url} did not load within {} ms", after.as_millis())]
+    Timeout { url: String, after: Duration },
+    /// The page closed while it loaded.
+    #[error("the page closed while navigating to {url}")]
+    Closed { url: String },
+    /// A command failed.
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+}
+
+impl From<NavError> for BrowserError {
+    fn from(e: NavError) -> Self {
+        match e {
+            NavError::Cdp(e) => e.into(),
+            e => BrowserError::Command {
+                action: "navigating".into(),
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// Why a page command failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum PageError {
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Screenshot(#[from] ScreenshotError),
+    /// The page's script threw.
+    #[error("the page's script threw: {message}")]
+    Thrown { message: String },
+}
+
+impl From<PageError> for BrowserError {
+    fn from(e: PageError) -> Self {
+        match e {
+            PageError::Cdp(e) => e.into(),
+            PageError::Input(e) => e.into(),
+            PageError::Screenshot(e) => e.into(),
+            e @ PageError::Thrown { .. } => BrowserError::Command {
+                action: "evaluating in the page".into(),
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// What the page's reader task and its methods share.
+#[derive(Debug)]
+struct Shared {
+    contexts: Contexts,
+    log: Mutex<PageLog>,
+    lifecycle: broadcast::Sender<Lifecycle>,
+}
+
+impl Shared {
+    fn log(&self) -> std::sync::MutexGuard<'_, PageLog> {
+        self.log.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The page's document as HTML: its doctype, then its root element.
+const CONTENT_JS: &str = "(() => { let s = ''; \
+if (document.doctype) s = new XMLSerializer().serializeToString(document.doctype); \
+if (document.documentElement) s += document.documentElement.outerHTML; return s; })()";
+
+/// One page (see the module's doc).
+#[derive(Debug)]
+pub(crate) struct CdpPage {
+    connection: Arc<Connection>,
+    session: SessionId,
+    target: TargetId,
+    /// The main frame's id.
+    main_frame: String,
+    shared: Arc<Shared>,
+    input: Mutex<InputState>,
+    options: PageOptions,
+    reader: JoinHandle<()>,
+}
+
+impl Drop for CdpPage {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+impl CdpPage {
+    /// The page of a target attached (paused) by the root: its init sent at
+    /// once and awaited together, then the target let run.
+    pub(crate) async fn attach(
+        connection: Arc<Connection>,
+        attached: AttachedToTarget,
+        options: PageOptions,
+    ) -> Result<CdpPage, CdpError> {
+        let session = attached.session_id;
+        let (lifecycle, _) = broadcast::channel(256);
+        let shared = Arc::new(Shared {
+            contexts: Contexts::default(),
+            log: Mutex::new(PageLog::default()),
+            lifecycle,
+        });
+        let events = connection.events(Some(&session));
+        let reader = tokio::spawn(read_page(events, shared.clone()));
+        let s = Some(&session);
+        let c = &connection;
+        let (width, height) = options.viewport;
+        // Each `send` goes out when called, in this order; awaited together.
+        let (enable, tree) = (c.send(s, &PageEnable {}), c.send(s, &GetFrameTree {}));
+        let lifecycle_on = c.send(s, &SetLifecycleEventsEnabled { enabled: true });
+        let runtime = c.send(s, &RuntimeEnable {});
+        let (log, network) = (c.send(s, &LogEnable {}), c.send(s, &NetworkEnable {}));
+        let engine = c.send(
+            s,
+            &AddScriptToEvaluateOnNewDocument {
+                source: wire::install_source(),
+                run_immediately: Some(true),
+            },
+        );
+        let metrics = c.send(
+            s,
+            &SetDeviceMetricsOverride {
+                width,
+                height,
+                device_scale_factor: 1.0,
+                mobile: false,
+            },
+        );
+        let focus = c.send(s, &SetFocusEmulationEnabled { enabled: true });
+        let run = c.send(s, &RunIfWaitingForDebugger {});
+        let (a, tree, b, d, e, f, g, h, i, j) = tokio::join!(
+            enable,
+            tree,
+            lifecycle_on,
+            runtime,
+            log,
+            network,
+            engine,
+            metrics,
+            focus,
+            run
+        );
+        a.and(b).and(d).and(e).and(f).and(h).and(i).and(j)?;
+        g?;
+        let main_frame = tree?.frame_tree.frame.id;
+        Ok(CdpPage {
+            target: attached.target_info.target_id,
+            connection,
+            session,
+            main_frame,
+            shared,
+            input: Mutex::new(InputState::default()),
+            options,
+            reader,
+        })
+    }
+
+    /// Its session (`Page::session_id`).
+    pub(crate) fn id(&self) -> &str {
+        &self.session.0
+    }
+
+    /// Its target.
+    pub(crate) fn target(&self) -> &TargetId {
+        &self.target
+    }
+
+    /// The steps of its frames' navigations from now on.
+    pub(crate) fn lifecycle(&self) -> broadcast::Receiver<Lifecycle> {
+        self.shared.lifecycle.subscribe()
+    }
+
+    /// The injected engine's answer to `request` (a `Call` as JSON text),
+    /// as the engine wrote it (`Answer::decode` reads it), in the top
+    /// document or in `frame`'s default world (waiting up to `wait` for the
+    /// frame to have one). The engine is installed in every document; a
+    /// document that lacks it still (made before the init) gets it first.
+    pub(crate) async fn call_engine(
+        &self,
+        frame: Option<&str>,
+        request: &str,
+        wait: Duration,
+    ) -> Result<Value, CallError> {
+        let deadline = Instant::now() + wait;
+        let mut answer = self.run_engine(frame, request, false, deadline).await?;
+        if answer["missing"] == true {
+            answer = self.run_engine(frame, request, true, deadline).await?;
+        }
+        Ok(answer)
+    }
+
+    /// One round trip of [`CdpPage::call_engine`].
+    async fn run_engine(
+        &self,
+        frame: Option<&str>,
+        request: &str,
+        full: bool,
+        deadline: Instant,
+    ) -> Result<Value, CallError> {
+        let function = wire::bidi_function(full, BidiReturns::Answer);
+        let s = Some(&self.session);
+        let evaluated = match frame {
+            None => {
+                let arg = Value::String(request.to_string());
+                let expression = format!("({function})({arg})");
+                let evaluate = Evaluate {
+                    expression: &expression,
+                    await_promise: true,
+                    return_by_value: true,
+                    context_id: None,
+                };
+                self.connection.send(s, &evaluate).await?
+            }
+            Some(frame) => {
+                let context = self
+                    .shared
+                    .contexts
+                    .wait_default_of(frame, deadline)
+                    .await?;
+                let arg = Value::String(request.to_string());
+                let call = CallFunctionOn {
+                    function_declaration: function,
+                    object_id: None,
+                    execution_context_id: Some(context),
+                    arguments: &[CallArgument::Value(&arg)],
+                    await_promise: true,
+                    return_by_value: true,
+                };
+                self.connection.send(s, &call).await?
+            }
+        };
+        if let Some(e) = &evaluated.exception_details {
+            return Err(CallError::Thrown {
+                message: e.message().to_string(),
+            });
+        }
+        match evaluated.result.value {
+            Some(Value::String(text)) => {
+                serde_json::from_str(&text).map_err(|_| CallError::Answer { answer: text })
+            }
+            other => Err(CallError::Answer {
+                answer: other.map_or_else(|| "undefined".into(), |v| v.to_string()),
+            }),
+        }
+    }
+
+    /// Navigates the page to `url`; done when that navigation's document
+    /// loaded (`Page.lifecycleEvent` `load` of its loader); another document
+    /// committed first is [`NavError::Interrupted`].
+    pub(crate) async fn navigate(&self, url: &str) -> Result<(), NavError> {
+        let mut events = self.lifecycle();
+        let navigated = self
+            .connection
+            .send(Some(&self.session), &Navigate { url })
+            .await?;
+        if let Some(error_text) = navigated.error_text.filter(|e| !e.is_empty()) {
+            return Err(if error_text.contains("ERR_ABORTED") {
+                NavError::Interrupted {
+                    url: url.to_string(),
+                    by: None,
+                }
+            } else {
+                NavError::Failed {
+                    url: url.to_string(),
+                    error_text,
+                }
+            });
+        }
+        match navigated.loader_id {
+            // Within the document: nothing loads.
+            None => Ok(()),
+            Some(loader) => self.wait_load(&mut events, Some(loader), url).await,
+        }
+    }
+
+    /// Reloads the page, until its new document loaded.
+    pub(crate) async fn reload(&self) -> Result<(), NavError> {
+        let mut events = self.lifecycle();
+        self.connection
+            .send(Some(&self.session), &Reload {})
+            .await?;
+        self.wait_load(&mut events, None, "the page again").await
+    }
+
+    /// Goes back in the history; false when there is no entry before.
+    pub(crate) async fn go_back(&self) -> Result<bool, NavError> {
+        self.go_history(-1).await
+    }
+
+    /// Goes forward in the history; false when there is no entry after.
+    pub(crate) async fn go_forward(&self) -> Result<bool, NavError> {
+        self.go_history(1).await
+    }
+
+    async fn go_history(&self, delta: isize) -> Result<bool, NavError> {
+        let s = Some(&self.session);
+        let history = self.connection.send(s, &GetNavigationHistory {}).await?;
+        let Some(entry) = history
+            .current_index
+            .checked_add_signed(delta)
+            .and_then(|i| history.entries.get(i))
+        else {
+            return Ok(false);
+        };
+        let mut events = self.lifecycle();
+        let to = NavigateToHistoryEntry { entry_id: entry.id };
+        self.connection.send(s, &to).await?;
+        self.wait_load(&mut events, None, &entry.url).await?;
+        Ok(true)
+    }
+
+    /// Waits until the main frame loaded `loader`'s document (none: the
+    /// first one it commits; a navigation within the document also ends
+    /// it then); another loader's commit first is [`NavError::Interrupted`].
+    async fn wait_load(
+        &self,
+        events: &mut broadcast::Receiver<Lifecycle>,
+        mut loader: Option<String>,
+        url: &str,
+    ) -> Result<(), NavError> {
+        let after = self.options.navigation_timeout;
+        let deadline = Instant::now() + after;
+        let main = self.main_frame.as_str();
+        loop {
+            let event = match tokio::time::timeout_at(deadline, events.recv()).await {
+                Err(_) => {
+                    let url = url.to_string();
+                    return Err(NavError::Timeout { url, after });
+                }
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(broadcast::error::RecvError::Closed) | Ok(Lifecycle::Closed)) => {
+                    return Err(NavError::Closed {
+                        url: url.to_string(),
+                    });
+                }
+                Ok(Ok(e)) => e,
+            };
+            match event {
+                Lifecycle::Committed {
+                    frame, loader: l, ..
+                } if frame == main && loader.is_none() => loader = Some(l),
+                Lifecycle::Committed {
+                    frame,
+                    loader: l,
+                    url: by,
+                } if frame == main && loader.as_ref() != Some(&l) => {
+                    return Err(NavError::Interrupted {
+                        url: url.to_string(),
+                        by: Some(by),
+                    });
+                }
+                Lifecycle::Event {
+                    frame,
+                    loader: l,
+                    name,
+                } if frame == main && name == "load" && loader.as_ref() == Some(&l) => {
+                    return Ok(());
+                }
+                Lifecycle::WithinDocument { frame, .. } if frame == main && loader.is_none() => {
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Evaluates `expression` in the top document (a promise awaited), its
+    /// value as JSON (`undefined` and what JSON cannot hold: null).
+    pub(crate) async fn evaluate(&self, expression: &str) -> Result<Value, PageError> {
+        let evaluated: Evaluated = self
+            .connection
+            .send(
+                Some(&self.session),
+                &Evaluate {
+                    expression,
+                    await_promise: true,
+                    return_by_value: true,
+                    context_id: None,
+                },
+            )
+            .await?;
+        if let Some(e) = &evaluated.exception_details {
+            return Err(PageError::Thrown {
+                message: e.message().to_string(),
+            });
+        }
+        Ok(evaluated.result.value.unwrap_or(Value::Null))
+    }
+
+    /// The text `expression` evaluates to.
+    async fn text(&self, expression: &str) -> Result<String, PageError> {
+        Ok(match self.evaluate(expression).await? {
+            Value::String(s) => s,
+            other => other.to_string(),
+        })
+    }
+
+    /// The top document's URL.
+    pub(crate) async fn url(&self) -> Result<String, PageError> {
+        self.text("location.href").await
+    }
+
+    /// The top document's title.
+    pub(crate) async fn title(&self) -> Result<String, PageError> {
+        self.text("document.title").await
+    }
+
+    /// The top document as HTML (its doctype, then its root element).
+    pub(crate) async fn content(&self) -> Result<String, PageError> {
+        self.text(CONTENT_JS).await
+    }
+
+    /// Performs W3C action sequences (`cdp/input.rs`).
+    pub(crate) async fn perform(&self, actions: &Value) -> Result<(), PageError> {
+        let steps = {
+            let mut state = self.input.lock().unwrap_or_else(|p| p.into_inner());
+            input::plan(&mut state, actions)?
+        };
+        Ok(input::run(&self.connection, &self.session, &steps).await?)
+    }
+
+    /// Types `text` as an input method commits it (no key events).
+    pub(crate) async fn insert_text(&self, text: &str) -> Result<(), PageError> {
+        let text = text.to_string();
+        let insert = InsertText { text };
+        self.connection.send(Some(&self.session), &insert).await?;
+        Ok(())
+    }
+
+    /// Sets the files of the `<input type=file>` of `object_id`.
+    pub(crate) async fn set_files(
+        &self,
+        object_id: &str,
+        files: &[String],
+    ) -> Result<(), PageError> {
+        let set = SetFileInputFiles { files, object_id };
+        self.connection.send(Some(&self.session), &set).await?;
+        Ok(())
+    }
+
+    /// A PNG of `area` (`cdp/screenshot.rs`).
+    pub(crate) async fn screenshot(&self, area: Area) -> Result<Vec<u8>, PageError> {
+        Ok(screenshot::screenshot(&self.connection, &self.session, area).await?)
+    }
+
+    /// Sets the viewport to `width`×`height` CSS pixels.
+    pub(crate) async fn set_viewport(&self, width: u32, height: u32) -> Result<(), PageError> {
+        Ok(screenshot::set_viewport(&self.connection, &self.session, width, height).await?)
+    }
+
+    /// The console and the network since the last take (`cdp/events.rs`).
+    pub(crate) fn take_console_network(&self) -> (Vec<ConsoleEntry>, Vec<NetworkEntry>) {
+        self.shared.log().take()
+    }
+
+    /// Closes the page's target.
+    pub(crate) async fn close(&self) -> Result<(), CdpError> {
+        let close = CloseTarget {
+            target_id: &self.target,
+        };
+        self.connection.send(None, &close).await.map(drop)
+    }
+}
+
+/// The page's reader task: its session's events into its contexts, its log
+/// and its lifecycle, until the session ends.
+async fn read_page(
+    events: Option<tokio::sync::mpsc::UnboundedReceiver<Received>>,
+    shared: Arc<Shared>,
+) {
+    if let Some(mut events) = events {
+        while let Some(event) = events.recv().await {
+            if shared.contexts.event(&event) || shared.log().event(&event) {
+                continue;
+            }
+            if let Some(step) = lifecycle_of(&event) {
+                let _ = shared.lifecycle.send(step);
+            }
+        }
+    }
+    let _ = shared.lifecycle.send(Lifecycle::Closed);
+}
+
+/// The lifecycle step an event is, if any.
+fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
+    if let Some(Ok(e)) = event.parse::<LifecycleEvent>() {
+        return Some(Lifecycle::Event {
+            frame: e.frame_id,
+            loader: e.loader_id,
+            name: e.name,
+        });
+    }
+    if let Some(Ok(FrameNavigated { frame })) = event.parse::<FrameNavigated>() {
+        return Some(Lifecycle::Committed {
+            frame: frame.id,
+            loader: frame.loader_id,
+            url: frame.url,
+        });
+    }
+    if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
+        return Some(Lifecycle::WithinDocument {
+            frame: e.frame_id,
+            url: e.url,
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+#[path = "page_tests.rs"]
+mod tests;
