@@ -26,6 +26,7 @@ mod frame;
 mod generate;
 mod keyboard;
 mod kind;
+mod lifecycle;
 mod locator;
 mod logs;
 mod network;

@@ -35,6 +35,7 @@
 //! switching lock is held, so a route's handler may use the page. Chromium
 //! pages without routes keep the classic commands.
 
+mod adapt;
 pub(crate) mod dialog;
 pub(crate) mod events;
 pub(crate) mod glob;
@@ -53,6 +54,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::error::BrowserError;
+use super::lifecycle::Lifecycle;
 use events::StepLog;
 use protocol::{
     AddPreloadScript, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
@@ -94,46 +96,6 @@ const NAVIGATION_ENDS: [&str; 5] = [
 /// How long a read of the page waits for a navigation under way to reach its
 /// document ([`Bidi::settle`]).
 const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// What a browsing context's document did, for calls that must not outlive
-/// it ([`Bidi::call_function`]).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Lifecycle {
-    /// A navigation of the context started (its document may still answer
-    /// until the new one commits).
-    Started {
-        context: String,
-        navigation: String,
-        /// The URL it goes to.
-        url: String,
-    },
-    /// A document of the context reached DOMContentLoaded or load, with the
-    /// navigation under way (Firefox tags the document being left with the
-    /// navigation that will replace it).
-    Loaded {
-        context: String,
-        navigation: String,
-        /// The document's URL.
-        url: String,
-    },
-    /// The context is gone (its tab closed, its iframe removed).
-    Destroyed(String),
-    /// A navigation of the context ended without a new document: a
-    /// download, a fetch error of its document, or a fragment navigation (the
-    /// same document): the context, the navigation's id.
-    Ended(String, String),
-    /// A navigation's new document replaced the context's: the context, the
-    /// navigation's id, the document's URL.
-    Committed {
-        context: String,
-        navigation: String,
-        url: String,
-    },
-    /// A navigation of the context was aborted or failed before its document
-    /// came (another navigation of the context may have taken its place):
-    /// the context, the navigation's id.
-    Cancelled(String, String),
-}
 
 type Reply = oneshot::Sender<Result<Value, BrowserError>>;
 
@@ -881,89 +843,6 @@ impl Bidi {
                 tokio::spawn(dialog::handle(self.clone(), prompt));
             }
             _ => {}
-        }
-    }
-
-    /// What a navigation event says of its context: the navigation under
-    /// way noted (started) or forgotten (its document loaded, or no document
-    /// to come), and the news for the calls and reads that wait on it.
-    fn navigation_news(&self, event: &BidiEvent) -> Option<Lifecycle> {
-        use BidiEvent as E;
-        let (context, navigation, url) = match event {
-            E::NavigationStarted(n)
-            | E::DomContentLoaded(n)
-            | E::Load(n)
-            | E::ContextDestroyed(n)
-            | E::FragmentNavigated(n)
-            | E::NavigationCommitted(n)
-            | E::NavigationAborted(n)
-            | E::NavigationFailed(n) => (&n.context, &n.navigation, &n.url),
-            E::DownloadWillBegin(d) => (&d.context, &d.navigation, &d.url),
-            // A request that is no document's.
-            E::FetchError(f) if f.navigation.as_deref().is_none_or(str::is_empty) => return None,
-            E::FetchError(f) => (&f.context, &f.navigation, &String::new()),
-            _ => return None,
-        };
-        let (context, url) = (context.clone(), url.clone());
-        let navigation = navigation.clone().unwrap_or_default();
-        {
-            let mut loaded = self.loaded.lock().expect("bidi lock");
-            match event {
-                E::Load(_) => {
-                    loaded.insert(context.clone());
-                }
-                E::NavigationStarted(_) | E::ContextDestroyed(_) => {
-                    loaded.remove(&context);
-                }
-                _ => {}
-            }
-        }
-        let mut navigating = self.navigating.lock().expect("bidi lock");
-        let end = |navigating: &mut HashMap<String, String>| {
-            if navigating.get(&context) == Some(&navigation) {
-                navigating.remove(&context);
-            }
-        };
-        match event {
-            E::NavigationStarted(_) => {
-                navigating.insert(context.clone(), navigation.clone());
-                Some(Lifecycle::Started {
-                    context,
-                    navigation,
-                    url,
-                })
-            }
-            E::DomContentLoaded(_) | E::Load(_) => {
-                end(&mut navigating);
-                Some(Lifecycle::Loaded {
-                    context,
-                    navigation,
-                    url,
-                })
-            }
-            E::ContextDestroyed(_) => {
-                navigating.remove(&context);
-                Some(Lifecycle::Destroyed(context))
-            }
-            // The same document: whatever was under way in it is over.
-            E::FragmentNavigated(_) => {
-                navigating.remove(&context);
-                Some(Lifecycle::Ended(context, navigation))
-            }
-            E::NavigationCommitted(_) => Some(Lifecycle::Committed {
-                context,
-                navigation,
-                url,
-            }),
-            E::NavigationAborted(_) | E::NavigationFailed(_) => {
-                end(&mut navigating);
-                Some(Lifecycle::Cancelled(context, navigation))
-            }
-            E::DownloadWillBegin(_) | E::FetchError(_) => {
-                end(&mut navigating);
-                Some(Lifecycle::Ended(context, navigation))
-            }
-            _ => None,
         }
     }
 
