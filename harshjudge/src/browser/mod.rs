@@ -24,6 +24,7 @@ mod error;
 mod expect;
 mod frame;
 mod generate;
+mod glob;
 mod keyboard;
 mod kind;
 mod lifecycle;
@@ -36,16 +37,17 @@ mod pool;
 mod popup;
 mod protocol;
 mod reuse;
+mod routes;
 mod script;
 mod session;
 mod shorthands;
 mod snapshot;
+mod steplog;
 mod storage;
 mod wire;
 
 pub use bidi::dialog::{Dialog, DialogType};
-pub use bidi::glob::UrlPattern;
-pub use bidi::route::{Continue, Request, Response, ResponseInfo, Route};
+pub use bidi::route::{Continue, Response, Route};
 pub use config::{
     BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,
@@ -59,6 +61,7 @@ pub use generate::{
     GeneratedLocator, LocatorParseError, LocatorPart, engine_source, generate_locator,
     generate_locator_in,
 };
+pub use glob::UrlPattern;
 pub use keyboard::{Keyboard, Modifier, Mouse, MouseButton};
 pub use locator::{BoundingBox, Click, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};
@@ -67,5 +70,6 @@ pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestE
 pub use page::{Page, ScenarioEvidence};
 pub(crate) use pool::{await_exit, shutdown_at_exit, stop_driver_now, warm_up};
 pub use pool::{discard_page, open_page, open_page_in, open_page_with, release_page, shutdown};
+pub use routes::{Request, ResponseInfo};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{Cookie, NameValue, OriginState, StorageState};

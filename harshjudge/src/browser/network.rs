@@ -7,12 +7,13 @@ use std::future::Future;
 use std::panic::Location;
 
 use super::bidi::Bidi;
-use super::bidi::events::Seen;
-use super::bidi::glob::UrlPattern;
-use super::bidi::route::{Request, ResponseInfo, Route};
+use super::bidi::route::Route;
 use super::error::BrowserError;
+use super::glob::UrlPattern;
 use super::kind::BrowserKind;
 use super::page::Page;
+use super::routes::{Request, ResponseInfo};
+use super::steplog::Seen;
 
 impl Page {
     /// The page's BiDi connection, or the error saying why there is none: an

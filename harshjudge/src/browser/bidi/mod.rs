@@ -37,8 +37,6 @@
 
 mod adapt;
 pub(crate) mod dialog;
-pub(crate) mod events;
-pub(crate) mod glob;
 mod interrupted;
 pub(crate) mod protocol;
 pub(crate) mod protocol_events;
@@ -55,7 +53,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::error::BrowserError;
 use super::lifecycle::Lifecycle;
-use events::StepLog;
+use super::steplog::StepLog;
+pub(crate) use adapt::feed_step_log;
 use protocol::{
     AddPreloadScript, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
     LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload, RemoteValue,
@@ -829,7 +828,7 @@ impl Bidi {
             // No receiver: no call is waiting.
             let _ = self.lifecycle.send(news);
         }
-        self.log.event(&event);
+        feed_step_log(&self.log, &event);
         match event {
             BidiEvent::BeforeRequestSent(sent) if sent.is_blocked => {
                 let bidi = self.clone();

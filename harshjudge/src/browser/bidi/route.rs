@@ -12,91 +12,16 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 
 use super::Bidi;
-use super::glob::{Matcher, UrlPattern};
 use super::protocol::{
     AddIntercept, BytesValue, ContinueRequest, FailRequest, Header, Intercept, InterceptPhase,
     ProvideResponse, RemoveIntercept,
 };
 use super::protocol_events::RequestData;
 use crate::browser::error::BrowserError;
+use crate::browser::glob::{Matcher, UrlPattern};
 use crate::browser::logs::ConsoleEntry;
+use crate::browser::routes::Request;
 use serde::de::IgnoredAny;
-
-/// A request as the page sent it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Request {
-    pub(crate) id: String,
-    pub(crate) url: String,
-    pub(crate) method: String,
-    pub(crate) headers: Vec<(String, String)>,
-}
-
-impl Request {
-    /// The URL requested.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// GET, POST, …
-    pub fn method(&self) -> &str {
-        &self.method
-    }
-
-    /// The request's headers, in order.
-    pub fn headers(&self) -> &[(String, String)] {
-        &self.headers
-    }
-
-    /// A header's value (name compared without case).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// A response the page received (`page.wait_for_response`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResponseInfo {
-    pub(crate) url: String,
-    pub(crate) status: u16,
-    pub(crate) status_text: String,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) request: Request,
-}
-
-impl ResponseInfo {
-    /// The URL answered.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The HTTP status.
-    pub fn status(&self) -> u16 {
-        self.status
-    }
-
-    /// The reason phrase, as the server sent it.
-    pub fn status_text(&self) -> &str {
-        &self.status_text
-    }
-
-    /// Whether the status is 2xx.
-    pub fn ok(&self) -> bool {
-        (200..300).contains(&self.status)
-    }
-
-    /// The response's headers, in order.
-    pub fn headers(&self) -> &[(String, String)] {
-        &self.headers
-    }
-
-    /// The request it answers.
-    pub fn request(&self) -> &Request {
-        &self.request
-    }
-}
 
 /// A response a route answers with instead of the server:
 /// `Response::new().status(200).json(&value)`.
@@ -347,28 +272,6 @@ impl IntoFuture for Continue {
     }
 }
 
-/// BiDi headers as pairs (a value in base64 as it is written).
-pub(crate) fn pairs(headers: &[Header]) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|h| {
-            let (BytesValue::String { value } | BytesValue::Base64 { value }) = &h.value;
-            (h.name.clone(), value.clone())
-        })
-        .collect()
-}
-
-impl From<&RequestData> for Request {
-    fn from(r: &RequestData) -> Request {
-        Request {
-            id: r.request.clone(),
-            url: r.url.clone(),
-            method: r.method.clone(),
-            headers: pairs(&r.headers),
-        }
-    }
-}
-
 /// Pairs as BiDi headers.
 fn bidi_headers(h: &[(String, String)]) -> Vec<Header> {
     h.iter()
@@ -413,7 +316,7 @@ impl Routes {
         let params = AddIntercept {
             phases: vec![InterceptPhase::BeforeRequestSent],
             contexts: context.map(|c| vec![c]),
-            url_patterns: pattern.intercept_pattern(base).map(|p| vec![p]),
+            url_patterns: pattern.literal(base).map(|p| vec![p.into()]),
         };
         // In the list before its intercept exists: a request the intercept
         // blocks as soon as BiDi has added it (before this task runs again)
