@@ -47,7 +47,6 @@ mod storage;
 mod wire;
 
 pub use bidi::dialog::{Dialog, DialogType};
-pub use bidi::route::{Continue, Response, Route};
 pub use config::{
     BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,
@@ -70,6 +69,6 @@ pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestE
 pub use page::{Page, ScenarioEvidence};
 pub(crate) use pool::{await_exit, shutdown_at_exit, stop_driver_now, warm_up};
 pub use pool::{discard_page, open_page, open_page_in, open_page_with, release_page, shutdown};
-pub use routes::{Request, ResponseInfo};
+pub use routes::{Continue, Request, Response, ResponseInfo, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{Cookie, NameValue, OriginState, StorageState};

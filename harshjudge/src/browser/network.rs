@@ -7,12 +7,11 @@ use std::future::Future;
 use std::panic::Location;
 
 use super::bidi::Bidi;
-use super::bidi::route::Route;
 use super::error::BrowserError;
 use super::glob::UrlPattern;
 use super::kind::BrowserKind;
 use super::page::Page;
-use super::routes::{Request, ResponseInfo};
+use super::routes::{Request, ResponseInfo, Route};
 use super::steplog::Seen;
 
 impl Page {
@@ -68,8 +67,7 @@ impl Page {
         let pattern = pattern.into();
         async move {
             let bidi = self.need_bidi("page.route", at)?;
-            bidi.routes
-                .add(bidi, pattern, self.base_url(), handler)
+            bidi.route(pattern, self.base_url(), handler)
                 .await
                 .map_err(|e| e.located(at))
         }
@@ -85,8 +83,7 @@ impl Page {
         let pattern = pattern.into();
         async move {
             let bidi = self.need_bidi("page.unroute", at)?;
-            bidi.routes
-                .remove(bidi, &pattern)
+            bidi.unroute(&pattern)
                 .await
                 .map(|_| ())
                 .map_err(|e| e.located(at))

@@ -53,6 +53,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::error::BrowserError;
 use super::lifecycle::Lifecycle;
+use super::routes::Routes;
 use super::steplog::StepLog;
 pub(crate) use adapt::feed_step_log;
 use protocol::{
@@ -61,7 +62,6 @@ use protocol::{
     Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory, Tree,
 };
 use protocol_events::BidiEvent;
-use route::Routes;
 use serde::de::IgnoredAny;
 
 /// The events a session subscribes to.
@@ -117,8 +117,10 @@ pub(crate) struct Bidi {
     waiting: Arc<Mutex<HashMap<u64, Reply>>>,
     /// What the events said: the step's console and network, the waiters.
     pub(crate) log: Arc<StepLog>,
-    /// The page's routes and the intercept that feeds them.
+    /// The page's routes.
     pub(crate) routes: Arc<Routes>,
+    /// The intercepts that feed them.
+    intercepts: route::Intercepts,
     /// The top-level browsing context of the session's window.
     pub(crate) context: Mutex<Option<String>>,
     /// The page's dialog handler and the scenario its dialogs are evidence of.
@@ -239,6 +241,7 @@ impl Bidi {
             waiting: waiting.clone(),
             log: Arc::new(StepLog::default()),
             routes: Arc::new(Routes::default()),
+            intercepts: route::Intercepts::default(),
             context: Mutex::new(None),
             dialogs: Arc::default(),
             lifecycle: tokio::sync::broadcast::channel(64).0,
@@ -848,7 +851,7 @@ impl Bidi {
     /// Back to a clean state for the next scenario: no routes, no intercept,
     /// nothing logged.
     pub(crate) async fn reset(&self) {
-        self.routes.clear(self).await;
+        self.clear_routes().await;
         self.log.clear();
         self.dialogs.clear();
     }
