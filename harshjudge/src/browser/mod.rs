@@ -16,6 +16,7 @@ mod bidi;
 mod config;
 mod cookies;
 mod dialog;
+mod dialogs;
 mod download;
 mod driver;
 mod engine;
@@ -46,11 +47,11 @@ mod steplog;
 mod storage;
 mod wire;
 
-pub use bidi::dialog::{Dialog, DialogType};
 pub use config::{
     BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,
 };
+pub use dialogs::{Dialog, DialogType};
 pub use download::Download;
 pub use driver::local_driver;
 pub use error::BrowserError;

@@ -36,7 +36,7 @@
 //! pages without routes keep the classic commands.
 
 mod adapt;
-pub(crate) mod dialog;
+mod dialog;
 mod interrupted;
 pub(crate) mod protocol;
 pub(crate) mod protocol_events;
@@ -124,7 +124,7 @@ pub(crate) struct Bidi {
     /// The top-level browsing context of the session's window.
     pub(crate) context: Mutex<Option<String>>,
     /// The page's dialog handler and the scenario its dialogs are evidence of.
-    pub(crate) dialogs: Arc<dialog::Dialogs>,
+    pub(crate) dialogs: Arc<super::dialogs::Dialogs>,
     /// Navigations, loads and closings of every context, as they come.
     lifecycle: tokio::sync::broadcast::Sender<Lifecycle>,
     /// The navigation each context has started and not yet loaded.
