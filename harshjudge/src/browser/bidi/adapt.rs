@@ -5,14 +5,22 @@
 //! the [`StepLog`].
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use super::Bidi;
 use super::protocol::{BytesValue, Header};
 use super::protocol_events::{BidiEvent, LogEntry, RequestData};
+use super::{Bidi, InFlight, dialog, route};
 use crate::browser::lifecycle::Lifecycle;
 use crate::browser::logs::ConsoleEntry;
 use crate::browser::routes::Request;
 use crate::browser::steplog::{NetEvent, StepLog};
+
+/// What the reader says of an event it could not read.
+fn malformed_notice(method: &str, error: &str) -> String {
+    format!(
+        "harshjudge: a WebDriver BiDi event {method} of an unexpected shape was ignored ({error}), and so will be the next ones of its method; please report it with the browser and driver versions"
+    )
+}
 
 /// Folds what `event` says of the step's console and network into `log`.
 pub(crate) fn feed_step_log(log: &StepLog, event: &BidiEvent) {
@@ -150,6 +158,42 @@ fn console_entry(p: &LogEntry) -> ConsoleEntry {
 }
 
 impl Bidi {
+    /// One event: into the step's log, to the waiters, and a blocked request to
+    /// the routes. One of another shape is said (once per method) and
+    /// otherwise ignored.
+    pub(super) fn event(self: Arc<Self>, event: BidiEvent) {
+        if let BidiEvent::Malformed { method, error } = &event {
+            if self
+                .malformed
+                .lock()
+                .expect("bidi lock")
+                .insert(method.clone())
+            {
+                eprintln!("{}", malformed_notice(method, error));
+            }
+            return;
+        }
+        if let Some(news) = self.navigation_news(&event) {
+            // No receiver: no call is waiting.
+            let _ = self.lifecycle.send(news);
+        }
+        feed_step_log(&self.log, &event);
+        match event {
+            BidiEvent::BeforeRequestSent(sent) if sent.is_blocked => {
+                let bidi = self.clone();
+                let answering = InFlight::new(&self.in_flight);
+                tokio::spawn(async move {
+                    route::handle(&bidi, &sent.request).await;
+                    drop(answering);
+                });
+            }
+            BidiEvent::UserPromptOpened(prompt) => {
+                tokio::spawn(dialog::handle(self.clone(), prompt));
+            }
+            _ => {}
+        }
+    }
+
     /// What a navigation event says of its context: the navigation under
     /// way noted (started) or forgotten (its document loaded, or no document
     /// to come), and the news for the calls and reads that wait on it.

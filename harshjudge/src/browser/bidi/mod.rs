@@ -55,6 +55,7 @@ use super::error::BrowserError;
 use super::lifecycle::Lifecycle;
 use super::routes::Routes;
 use super::steplog::StepLog;
+#[cfg(test)]
 pub(crate) use adapt::feed_step_log;
 use protocol::{
     AddPreloadScript, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
@@ -202,13 +203,6 @@ pub(crate) fn announce_fallback(remote: &str) -> bool {
         said_now = true;
     });
     said_now
-}
-
-/// What the reader says of an event it could not read.
-fn malformed_notice(method: &str, error: &str) -> String {
-    format!(
-        "harshjudge: a WebDriver BiDi event {method} of an unexpected shape was ignored ({error}), and so will be the next ones of its method; please report it with the browser and driver versions"
-    )
 }
 
 /// What [`announce_fallback`] says.
@@ -810,42 +804,6 @@ impl Bidi {
     /// Whether the connection is still open.
     pub(crate) fn is_open(&self) -> bool {
         !self.out.is_closed()
-    }
-
-    /// One event: into the step's log, to the waiters, and a blocked request to
-    /// the routes. One of another shape is said (once per method) and
-    /// otherwise ignored.
-    fn event(self: Arc<Self>, event: BidiEvent) {
-        if let BidiEvent::Malformed { method, error } = &event {
-            if self
-                .malformed
-                .lock()
-                .expect("bidi lock")
-                .insert(method.clone())
-            {
-                eprintln!("{}", malformed_notice(method, error));
-            }
-            return;
-        }
-        if let Some(news) = self.navigation_news(&event) {
-            // No receiver: no call is waiting.
-            let _ = self.lifecycle.send(news);
-        }
-        feed_step_log(&self.log, &event);
-        match event {
-            BidiEvent::BeforeRequestSent(sent) if sent.is_blocked => {
-                let bidi = self.clone();
-                let answering = InFlight::new(&self.in_flight);
-                tokio::spawn(async move {
-                    route::handle(&bidi, &sent.request).await;
-                    drop(answering);
-                });
-            }
-            BidiEvent::UserPromptOpened(prompt) => {
-                tokio::spawn(dialog::handle(self.clone(), prompt));
-            }
-            _ => {}
-        }
     }
 
     /// Back to a clean state for the next scenario: no routes, no intercept,
