@@ -37,6 +37,7 @@ mod page;
 mod pool;
 mod popup;
 mod protocol;
+mod request;
 mod reuse;
 mod routes;
 mod script;
@@ -70,6 +71,7 @@ pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestE
 pub use page::{Page, ScenarioEvidence};
 pub(crate) use pool::{await_exit, shutdown_at_exit, stop_driver_now, warm_up};
 pub use pool::{discard_page, open_page, open_page_in, open_page_with, release_page, shutdown};
-pub use routes::{Continue, Request, Response, ResponseInfo, Route};
+pub use request::{Request, ResponseInfo};
+pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{Cookie, NameValue, OriginState, StorageState};

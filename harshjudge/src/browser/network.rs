@@ -11,7 +11,8 @@ use super::error::BrowserError;
 use super::glob::UrlPattern;
 use super::kind::BrowserKind;
 use super::page::Page;
-use super::routes::{Request, ResponseInfo, Route};
+use super::request::{Request, ResponseInfo};
+use super::routes::Route;
 use super::steplog::Seen;
 
 impl Page {

@@ -13,7 +13,7 @@ use tokio::sync::{Notify, oneshot};
 
 use super::glob::Matcher;
 use super::logs::{ConsoleEntry, NetworkEntry};
-use super::routes::{Request, ResponseInfo};
+use super::request::{Request, ResponseInfo};
 
 /// How long a step boundary waits for requests still in flight.
 const SETTLE: Duration = Duration::from_millis(250);

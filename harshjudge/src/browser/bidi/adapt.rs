@@ -12,7 +12,7 @@ use super::protocol_events::{BidiEvent, LogEntry, RequestData};
 use super::{Bidi, InFlight, dialog, route};
 use crate::browser::lifecycle::Lifecycle;
 use crate::browser::logs::ConsoleEntry;
-use crate::browser::routes::Request;
+use crate::browser::request::Request;
 use crate::browser::steplog::{NetEvent, StepLog};
 
 /// What the reader says of an event it could not read.
@@ -283,7 +283,7 @@ mod tests {
     use serde_json::json;
 
     use super::{BidiEvent, net_event};
-    use crate::browser::routes::Request;
+    use crate::browser::request::Request;
     use crate::browser::steplog::NetEvent;
 
     fn parse(method: &str, params: serde_json::Value) -> BidiEvent {

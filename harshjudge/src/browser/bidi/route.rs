@@ -19,7 +19,8 @@ use super::protocol::{
 use super::protocol_events::RequestData;
 use crate::browser::error::BrowserError;
 use crate::browser::glob::UrlPattern;
-use crate::browser::routes::{Decision, Request, Route, RouteId, Verdict};
+use crate::browser::request::Request;
+use crate::browser::routes::{Decision, Route, RouteId, Verdict};
 
 /// The intercepts of a page's routes: route → its intercept, once BiDi has
 /// named it.
