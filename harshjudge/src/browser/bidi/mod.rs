@@ -1,9 +1,11 @@
 //! WebDriver BiDi beside the classic session: a session opened with
 //! `webSocketUrl: true` returns the URL of its BiDi socket, and [`Bidi`]
 //! connects to it, subscribes to the log, network and browsing-context events
-//! and keeps what they say ([`events`]: a step's console and network as they
-//! happen, no command per step), runs the page's routes ([`route`]: network
-//! interception) and answers the waiters of `wait_for_request`/`wait_for_response`.
+//! and feeds what they say, in the protocol-neutral vocabulary (`adapt.rs`),
+//! to the step's log (`steplog.rs`: console and network as they happen, no
+//! command per step, and the waiters of `wait_for_request`/`wait_for_response`),
+//! the navigations' lifecycle (`lifecycle.rs`), the page's routes (`route.rs`:
+//! the intercepts, the handlers' verdicts carried out) and dialogs (`dialog.rs`).
 //!
 //! One reader task owns the socket's incoming half: a command's answer goes to
 //! the caller waiting for it, an event to the shared state. A remote end that
