@@ -73,7 +73,8 @@ fn harness(dir: &std::path::Path, base: &str, evidence: &str) -> Duration {
 fn raw(base: &str) -> (Duration, Duration, Duration) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let page = harshjudge::browser::open_page(base).await.unwrap();
+        let browsers = harshjudge::browser::Browsers::new();
+        let page = browsers.open_page(base).await.unwrap();
         page.goto("/items").await.unwrap();
         page.screenshot().await.unwrap();
         let (mut fill, mut shot) = (Duration::ZERO, Duration::ZERO);
@@ -89,8 +90,8 @@ fn raw(base: &str) -> (Duration, Duration, Duration) {
             shot += t.elapsed();
         }
         let d = (start.elapsed(), fill, shot);
-        harshjudge::browser::release_page(page).await;
-        harshjudge::browser::shutdown().await;
+        browsers.release(page).await;
+        browsers.shutdown().await;
         d
     })
 }

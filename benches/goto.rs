@@ -32,7 +32,8 @@ fn stats(mut ms: Vec<f64>) -> (f64, f64) {
 fn gotos(base: &str) -> Vec<f64> {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let page = harshjudge::browser::open_page(base).await.unwrap();
+        let browsers = harshjudge::browser::Browsers::new();
+        let page = browsers.open_page(base).await.unwrap();
         if onto() {
             page.route("**/todos/", |route| async move { route.continue_().await })
                 .await
@@ -58,8 +59,8 @@ fn gotos(base: &str) -> Vec<f64> {
         // The page really moved: the last goto was to the second path.
         let url = page.url().await.unwrap();
         assert!(url.contains("/todos/"), "{url}");
-        harshjudge::browser::release_page(page).await;
-        harshjudge::browser::shutdown().await;
+        browsers.release(page).await;
+        browsers.shutdown().await;
         ms
     })
 }

@@ -231,6 +231,8 @@ impl Requests {
 /// Every candidate's browser, opened before any call is timed.
 #[derive(Default)]
 struct Open {
+    /// Today's path: the library's own browsers (chromedriver, classic + BiDi).
+    browsers: harshjudge::browser::Browsers,
     hj: Option<harshjudge::browser::Page>,
     bidi: Option<raw_bidi::BidiPage>,
     pipe: Option<(Chromium, CdpPage)>,
@@ -368,7 +370,9 @@ impl Open {
     async fn open(&mut self, family: Family, base: &str, url: &str) -> Result<(), String> {
         match family {
             Family::Hj => {
-                let page = harshjudge::browser::open_page(base)
+                let page = self
+                    .browsers
+                    .open_page(base)
                     .await
                     .map_err(|e| e.to_string())?;
                 page.goto("/").await.map_err(|e| e.to_string())?;
@@ -400,9 +404,9 @@ impl Open {
         match family {
             Family::Hj => {
                 if let Some(page) = self.hj.take() {
-                    harshjudge::browser::release_page(page).await;
+                    self.browsers.release(page).await;
                 }
-                harshjudge::browser::shutdown().await;
+                self.browsers.shutdown().await;
             }
             Family::Bidi => self.bidi = None,
             Family::Pipe | Family::Ws => {

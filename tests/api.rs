@@ -13,9 +13,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use harshjudge::browser::{BrowserConfig, open_page_with, release_page};
+use harshjudge::browser::BrowserConfig;
 use page::{js, until};
 use support::{Run, json, runs, test_binary};
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 const SUITE: &str = "api_suite";
 
@@ -550,7 +558,8 @@ async fn the_report_shows_each_request_and_command() {
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
     let url = format!("file://{}", index.display());
-    let page = open_page_with(&config, &url)
+    let page = browsers()
+        .open_page_with(&config, &url)
         .await
         .expect("a browser page (needs chromium and chromium-driver)");
     let out = support::workspace().join("target/test-output/api");
@@ -635,5 +644,5 @@ async fn the_report_shows_each_request_and_command() {
     // The streams shown with their command are not listed again as attachments.
     assert!(!text.contains("Attachments"), "{text}");
     std::fs::write(out.join("commands.png"), page.screenshot().await.unwrap()).unwrap();
-    release_page(page).await;
+    browsers().release(page).await;
 }

@@ -19,9 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use harshjudge::browser::{
-    BrowserConfig, BrowserError, Page, expect, open_page_with, release_page,
-};
+use harshjudge::browser::{BrowserConfig, BrowserError, Page, expect};
 
 /// How long a template that must not match is retried.
 const SHORT: Duration = Duration::from_millis(300);
@@ -45,6 +43,14 @@ enum C {
     Eval(&'static str),
 }
 use C::*;
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 fn pages() -> &'static Mutex<HashMap<String, String>> {
     static PAGES: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
@@ -166,14 +172,15 @@ fn run(cases: &[(&str, &[C])]) {
     runtime().block_on(async {
         let mut config = BrowserConfig::from_env().expect("browser settings");
         config.webdriver_url = None;
-        let page = open_page_with(&config, base())
+        let page = browsers()
+            .open_page_with(&config, base())
             .await
             .expect("a browser page");
         let mut failures = Vec::new();
         for (html, checks) in cases {
             check_page(&page, html, checks, &mut failures).await;
         }
-        release_page(page).await;
+        browsers().release(page).await;
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     });
 }

@@ -5,11 +5,23 @@ use std::time::{Duration, Instant};
 
 #[path = "support/chromedriver.rs"]
 mod chromedriver;
+#[path = "browser/lost.rs"]
+mod lost;
+#[path = "browser/owners.rs"]
+mod owners;
+#[path = "browser/viewport.rs"]
+mod viewport;
 
-use harshjudge::browser::{
-    BrowserConfig, BrowserError, Page, expect, open_page_with, release_page,
-};
+use harshjudge::browser::{BrowserConfig, BrowserError, Page, expect};
 use harshjudge::regex::Regex;
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");
@@ -19,7 +31,8 @@ fn config() -> BrowserConfig {
 
 async fn page() -> (Page, String) {
     let base = demo_app::start_in_background().expect("demo app");
-    let page = open_page_with(&config(), &base)
+    let page = browsers()
+        .open_page_with(&config(), &base)
         .await
         .expect("a browser page (needs chromium and chromium-driver)");
     (page, base)
@@ -113,7 +126,7 @@ async fn every_page_call_and_locator() {
         "full page {:?} vs viewport {h}",
         png_size(&full)
     );
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -151,7 +164,7 @@ async fn actions_wait_for_slow_elements_and_timeouts_say_what_was_found() {
         err.contains("received: \"Done\"") && err.contains("to_contain_text(\"Never\")"),
         "{err}"
     );
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -190,7 +203,7 @@ async fn console_and_network_are_read_per_call() {
             .any(|n| n.url.ends_with("/api/missing") && n.status == Some(404)),
         "{network:?}"
     );
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -198,7 +211,7 @@ async fn sessions_are_reused_with_their_state_reset() {
     let base = demo_app::start_in_background().unwrap();
     let c = config();
     let t0 = Instant::now();
-    let first = open_page_with(&c, &base).await.unwrap();
+    let first = browsers().open_page_with(&c, &base).await.unwrap();
     let cold = t0.elapsed();
     let id = first.session_id().await;
     first.goto("/items").await.unwrap();
@@ -206,9 +219,9 @@ async fn sessions_are_reused_with_their_state_reset() {
         .eval("document.cookie = 'seen=1'; localStorage.setItem('k', 'v'); return 1")
         .await
         .unwrap();
-    release_page(first).await;
+    browsers().release(first).await;
     let t1 = Instant::now();
-    let second = open_page_with(&c, &base).await.unwrap();
+    let second = browsers().open_page_with(&c, &base).await.unwrap();
     let warm = t1.elapsed();
     assert_eq!(
         second.session_id().await,
@@ -226,7 +239,7 @@ async fn sessions_are_reused_with_their_state_reset() {
     );
     eprintln!("session open: first {cold:?}, reused {warm:?}");
     assert!(warm < cold, "reuse is cheaper: {warm:?} vs {cold:?}");
-    release_page(second).await;
+    browsers().release(second).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -236,7 +249,8 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
     let mut c = config();
     c.webdriver_url = Some(format!("http://127.0.0.1:{port}"));
     let base = demo_app::start_in_background().unwrap();
-    let page = open_page_with(&c, &base)
+    let page = browsers()
+        .open_page_with(&c, &base)
         .await
         .expect("a page through the remote WebDriver");
     page.goto("/").await.unwrap();

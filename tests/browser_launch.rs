@@ -17,7 +17,15 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserError, BrowserKind, open_page_with, release_page};
+use harshjudge::browser::{BrowserError, BrowserKind};
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 fn real_driver() -> PathBuf {
     std::env::split_paths(&std::env::var_os("PATH").unwrap())
@@ -126,7 +134,7 @@ async fn a_browser_that_never_starts_fails_in_time_naming_what_the_driver_said()
     let t = Instant::now();
     let opened = tokio::time::timeout(
         Duration::from_secs(60),
-        open_page_with(&c, "http://127.0.0.1:9/"),
+        browsers().open_page_with(&c, "http://127.0.0.1:9/"),
     )
     .await
     .expect("opening a page whose browser never starts did not end within 60 s");
@@ -174,10 +182,13 @@ async fn a_browser_that_did_not_start_once_opens_with_a_new_driver() {
     c.webkit_driver = Some(broken_driver(dir.path(), true));
     c.launch_timeout = Duration::from_secs(4);
     let t = Instant::now();
-    let page = tokio::time::timeout(Duration::from_secs(60), open_page_with(&c, &base))
-        .await
-        .expect("opening the page did not end within 60 s")
-        .unwrap_or_else(|e| panic!("the second driver's page: {e}"));
+    let page = tokio::time::timeout(
+        Duration::from_secs(60),
+        browsers().open_page_with(&c, &base),
+    )
+    .await
+    .expect("opening the page did not end within 60 s")
+    .unwrap_or_else(|e| panic!("the second driver's page: {e}"));
     let took = t.elapsed();
     assert!(
         dir.path().join("started-once").exists(),
@@ -193,8 +204,8 @@ async fn a_browser_that_did_not_start_once_opens_with_a_new_driver() {
     let (x_pid, display) = x_server_under(dir.path()).expect("the driver's Xvfb");
     let lock = PathBuf::from(format!("/tmp/.X{display}-lock"));
     assert!(lock.exists(), "{} while its server runs", lock.display());
-    release_page(page).await;
-    harshjudge::browser::shutdown().await;
+    browsers().release(page).await;
+    browsers().shutdown().await;
     // Ended, not killed: the X server removed its lock file and socket.
     let lock_pid = std::fs::read_to_string(&lock).ok();
     assert!(

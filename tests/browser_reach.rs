@@ -14,13 +14,21 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use harshjudge::browser::{BrowserError, BrowserKind, open_page_with, release_page};
+use harshjudge::browser::{BrowserError, BrowserKind};
 use harshjudge::{Scenario, expect, scenario, step};
 
 #[path = "support/engines.rs"]
 mod engine_support;
 mod support;
 use engine_support::config;
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 const CSV: &str = "id,name\n1,milk\n2,bread\n";
 
@@ -363,7 +371,8 @@ fn a_download_leaves_no_console_error_whichever_event_comes_first() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         for kind in [BrowserKind::Chromium, BrowserKind::Firefox] {
-            let page = open_page_with(&config(kind), &base)
+            let page = browsers()
+                .open_page_with(&config(kind), &base)
                 .await
                 .unwrap_or_else(|e| panic!("a {kind:?} page: {e}"));
             let (mut errors, mut downloads) = (Vec::new(), 0);
@@ -389,7 +398,7 @@ fn a_download_leaves_no_console_error_whichever_event_comes_first() {
                 errors.len()
             );
             eprintln!("{kind:?}: {downloads} of {TIMES} downloads ended their load as a download");
-            release_page(page).await;
+            browsers().release(page).await;
         }
     });
 }
@@ -404,7 +413,8 @@ fn dialogs_answer_and_downloads_save_on_firefox() {
     let base = serve();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let page = open_page_with(&config(BrowserKind::Firefox), &base)
+        let page = browsers()
+            .open_page_with(&config(BrowserKind::Firefox), &base)
             .await
             .expect("a firefox page");
         page.goto("/dialogs").await.unwrap();
@@ -424,7 +434,7 @@ fn dialogs_answer_and_downloads_save_on_firefox() {
         assert_eq!(download.bytes().unwrap(), CSV.as_bytes());
         // The page still answers: the driver's connection was not dropped.
         expect(&page).to_have_title("download").await.unwrap();
-        release_page(page).await;
+        browsers().release(page).await;
     });
 }
 
@@ -437,7 +447,8 @@ fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
     let base = serve();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let page = open_page_with(&config(BrowserKind::Webkit), &base)
+        let page = browsers()
+            .open_page_with(&config(BrowserKind::Webkit), &base)
             .await
             .expect("a webkit page");
         page.goto("/dialogs").await.unwrap();
@@ -460,6 +471,6 @@ fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
         };
         assert!(e.to_string().contains("webkit"), "{e}");
         expect(&page).to_have_title("download").await.unwrap();
-        release_page(page).await;
+        browsers().release(page).await;
     });
 }

@@ -21,14 +21,23 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserKind, Locator, Page, expect, open_page_with, release_page};
+use harshjudge::browser::{BrowserKind, Locator, Page, expect};
 use harshjudge::regex::Regex;
 
 use support::{runs, test_binary};
 
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
+
 async fn page(browser: BrowserKind) -> Page {
     let base = demo_app::start_in_background().expect("demo app");
-    open_page_with(&config(browser), &base)
+    browsers()
+        .open_page_with(&config(browser), &base)
         .await
         .unwrap_or_else(|e| panic!("a {browser} page: {e}"))
 }
@@ -408,7 +417,7 @@ async fn engine(browser: BrowserKind) {
         specs.len(),
         start.elapsed().as_secs_f64()
     );
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 /// Each driver's WebDriver `Get Computed Role` / `Get Computed Label` of the
@@ -735,7 +744,8 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 /// own way (DevTools, BiDi's storage module, classic WebDriver).
 async fn saved_login(browser: BrowserKind) {
     let base = demo_app::start_in_background().expect("demo app");
-    let page = open_page_with(&config(browser), &base)
+    let page = browsers()
+        .open_page_with(&config(browser), &base)
         .await
         .unwrap_or_else(|e| panic!("a {browser} page: {e}"));
     engine_support::sign_in(&page).await;
@@ -752,9 +762,12 @@ async fn saved_login(browser: BrowserKind) {
         sent.iter().any(|c| c.name == "session"),
         "{browser}: {sent:?}"
     );
-    release_page(page).await;
+    browsers().release(page).await;
 
-    let other = open_page_with(&config(browser), &base).await.unwrap();
+    let other = browsers()
+        .open_page_with(&config(browser), &base)
+        .await
+        .unwrap();
     other.goto("/account").await.unwrap();
     expect(&other)
         .to_have_url(Regex::new("/login").unwrap())
@@ -766,7 +779,7 @@ async fn saved_login(browser: BrowserKind) {
         .to_have_text("Signed in as Ada (ada@example.com)")
         .await
         .unwrap();
-    release_page(other).await;
+    browsers().release(other).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -25,9 +25,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserKind, Page, expect, open_page_with, release_page};
+use harshjudge::browser::{BrowserKind, Page, expect};
 use harshjudge::regex::Regex;
 use serde_json::Value;
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 /// Signs in (the app's HttpOnly `session` cookie), sets a script cookie,
 /// local and session storage and an IndexedDB database.
@@ -73,7 +81,8 @@ async fn the_next_scenario_sees_nothing_of_the_last(browser: BrowserKind) {
     let base = demo_app::start_in_background().expect("demo app");
     let c = config(browser);
     let t0 = Instant::now();
-    let first = open_page_with(&c, &base)
+    let first = browsers()
+        .open_page_with(&c, &base)
         .await
         .unwrap_or_else(|e| panic!("a {browser} page: {e}"));
     let cold = t0.elapsed();
@@ -93,10 +102,10 @@ async fn the_next_scenario_sees_nothing_of_the_last(browser: BrowserKind) {
         let windows = first.client().windows().await.unwrap();
         assert_eq!(windows.len(), 2, "{browser}: the popup opened");
     }
-    release_page(first).await;
+    browsers().release(first).await;
 
     let t1 = Instant::now();
-    let second = open_page_with(&c, &base).await.unwrap();
+    let second = browsers().open_page_with(&c, &base).await.unwrap();
     let warm = t1.elapsed();
     eprintln!("{browser}: page open: first {cold:?}, next {warm:?}");
     if bidi {
@@ -177,10 +186,10 @@ async fn the_next_scenario_sees_nothing_of_the_last(browser: BrowserKind) {
     let jar = second.cookies_for(&me).await.unwrap();
     let names: Vec<&str> = jar.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["mine"], "{browser}: the scenario's own jar");
-    release_page(second).await;
+    browsers().release(second).await;
 
     // A third: the second's context goes too, and the session is still one.
-    let third = open_page_with(&c, &base).await.unwrap();
+    let third = browsers().open_page_with(&c, &base).await.unwrap();
     if bidi {
         assert_eq!(third.session_id().await, id, "{browser}: reused again");
     }
@@ -190,7 +199,7 @@ async fn the_next_scenario_sees_nothing_of_the_last(browser: BrowserKind) {
         "",
         "{browser}: the third sees nothing of the second"
     );
-    release_page(third).await;
+    browsers().release(third).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

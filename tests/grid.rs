@@ -14,6 +14,14 @@ use std::time::{Duration, Instant};
 
 use support::{json, runs, test_binary, tree, workspace};
 
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
+
 /// The demo suite's browser scenarios (one fails on purpose).
 const FILTER: &str = "web_";
 const SLUGS: [&str; 5] = [
@@ -596,11 +604,11 @@ fn the_browser_suite_through_a_selenium_grid_has_the_managed_browsers_evidence()
         ..harshjudge::browser::BrowserConfig::from_env().unwrap()
     };
     let title = tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let page = harshjudge::browser::open_page_with(&config, &base).await?;
+        let page = browsers().open_page_with(&config, &base).await?;
         page.goto("/").await?;
         let title = page.title().await;
         let elsewhere = page.goto("http://example.com/").await;
-        harshjudge::browser::shutdown().await;
+        browsers().shutdown().await;
         assert!(
             elsewhere.is_err(),
             "a host that is neither loopback nor the app's does not resolve"

@@ -146,9 +146,8 @@ fn a_renamed_button_of_the_demo_app_is_healed_checked_live_and_the_healed_scenar
         v["note"],
         format!("checked live: get_by_role(\"button\").name(\"Log in\") matches exactly one element on {login}").as_str()
     );
-    // The MCP tool checks live too, in a `harshjudge-mcp heal` process of its
-    // own (the agent's browser is never touched); the same answer.
-    harshjudge_mcp::dashboard::set_binary(support::mcp_binary());
+    // The MCP tool checks live too, in the server's process (the agent's
+    // page is never closed: `a_live_heal_check_over_mcp_…`); the same answer.
     let ctx = harshjudge_mcp::Context::new(&p.root).unwrap();
     let args = json!({"scenarioSlug": SLUG, "sourceRoot": "src-root", "baseUrl": renamed.url});
     let out = harshjudge_mcp::call(&ctx, "heal", Some(args));
@@ -259,4 +258,39 @@ fn a_changed_label_of_the_demo_app_is_healed_a_changed_text_is_not() {
             && stderr.contains("renamed-button, changed-label, changed-text"),
         "{stderr}"
     );
+}
+
+/// The MCP `heal` tool's live check runs in the server's own process, with
+/// a page of its agent's browsers: no `harshjudge-mcp` process is started
+/// (the binary it would run does not exist here), and the agent's open page
+/// stays open and working, on the same chromedriver, through the check.
+#[test]
+fn a_live_heal_check_over_mcp_runs_in_process_and_leaves_the_agents_page_open() {
+    let p = project();
+    let renamed = serve("renamed-button");
+    let r = run(&p, "demo", &renamed.url);
+    assert_ne!(r.code, 0, "the button is renamed: {r:?}");
+    harshjudge_mcp::dashboard::set_binary(p.root.join("no-such-harshjudge-mcp"));
+    let ctx = harshjudge_mcp::Context::new(&p.root).unwrap();
+    let call = |tool: &str, args: Value| {
+        let out = harshjudge_mcp::call(&ctx, tool, Some(args.clone()));
+        assert!(!out.is_error(), "{tool} {args}: {}", out.value);
+        out.value
+    };
+    call("browser_launch", json!({"baseUrl": renamed.url}));
+    call("browser_navigate", json!({"url": "/login"}));
+    let driver = ctx
+        .agent()
+        .browsers
+        .local_driver()
+        .expect("the agent's chromedriver");
+    let args = json!({"scenarioSlug": SLUG, "sourceRoot": "src-root", "baseUrl": renamed.url});
+    let healed = call("heal", args);
+    assert_eq!(healed["live"]["count"], 1, "{healed}");
+    assert_eq!(healed["after"], ".name(\"Log in\")");
+    // The agent's page is still open, on the same driver, and still works.
+    assert_eq!(ctx.agent().browsers.local_driver(), Some(driver));
+    let again = call("browser_navigate", json!({"url": "/items"}));
+    assert!(again.to_string().contains("/items"), "{again}");
+    call("browser_close", json!({}));
 }

@@ -4,9 +4,15 @@
 //! with `filter_has_text`, `.exact()` or `nth` only when needed, and every
 //! generated locator matches that element alone on the page.
 
-use harshjudge::browser::{
-    BrowserConfig, GeneratedLocator, Page, generate_locator, open_page_with, release_page,
-};
+use harshjudge::browser::{BrowserConfig, GeneratedLocator, Page, generate_locator};
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");
@@ -52,7 +58,10 @@ const TODOMVC: &str = r##"
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generated_locators_read_as_an_engineer_writes_them() {
     let base = demo_app::start_in_background().expect("demo app");
-    let page = open_page_with(&config(), &base).await.expect("a page");
+    let page = browsers()
+        .open_page_with(&config(), &base)
+        .await
+        .expect("a page");
 
     // Duplicated labels: scoped by the list item and its text, as Playwright MCP writes it.
     page_with(&page, TODOMVC).await;
@@ -127,7 +136,7 @@ async fn generated_locators_read_as_an_engineer_writes_them() {
     assert!(e.to_string().contains("matches 0 elements"), "{e}");
     let e = generate_locator(&page, "a").await.unwrap_err();
     assert!(e.to_string().contains("matches 2 elements"), "{e}");
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 /// On the demo app's TodoMVC page (test ids on the items, unlabelled toggles),
@@ -135,7 +144,10 @@ async fn generated_locators_read_as_an_engineer_writes_them() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_todo_toggle_is_scoped_by_its_item() {
     let base = demo_app::start_in_background().expect("demo app");
-    let page = open_page_with(&config(), &base).await.expect("a page");
+    let page = browsers()
+        .open_page_with(&config(), &base)
+        .await
+        .expect("a page");
     page.goto("/todos/").await.unwrap();
     let input = page.get_by_placeholder("What needs to be done?");
     for t in ["buy milk", "feed the cat", "walk the dog"] {
@@ -156,5 +168,5 @@ async fn the_demo_todo_toggle_is_scoped_by_its_item() {
     // The new-todo field: its placeholder.
     let g = generate_locator(&page, "input.new-todo").await.unwrap();
     assert_eq!(g.rust(), r#"get_by_placeholder("What needs to be done?")"#);
-    release_page(page).await;
+    browsers().release(page).await;
 }

@@ -3,10 +3,16 @@
 
 use std::time::Duration;
 
-use harshjudge::browser::{
-    BrowserConfig, BrowserError, Page, TextMatch, WaitState, expect, open_page_with, release_page,
-};
+use harshjudge::browser::{BrowserConfig, BrowserError, Page, TextMatch, WaitState, expect};
 use harshjudge::regex::Regex;
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");
@@ -16,7 +22,8 @@ fn config() -> BrowserConfig {
 
 async fn page(path: &str) -> Page {
     let base = demo_app::start_in_background().expect("demo app");
-    let page = open_page_with(&config(), &base)
+    let page = browsers()
+        .open_page_with(&config(), &base)
         .await
         .expect("a browser page");
     page.goto(path).await.unwrap();
@@ -103,7 +110,7 @@ async fn mark_all_on_the_todo_app() {
         .to_have_text("buy oat milk")
         .await
         .unwrap();
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -197,7 +204,7 @@ async fn locators_find_by_role_text_label_and_attributes_and_chain() {
     // A refinement of a role locator on another locator is a clear error.
     let err = fails(page.locator("#fruits").name("x").count()).await;
     assert!(err.contains("refines get_by_role"), "{err}");
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -390,7 +397,7 @@ async fn actions_wait_for_actionability_with_playwrights_rules() {
     far.scroll_into_view_if_needed().await.unwrap();
     expect(&far).to_be_in_viewport().await.unwrap();
     far.click().await.unwrap();
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -423,7 +430,7 @@ async fn strict_locators_fail_at_once_naming_the_matches() {
         .to_have_count(3)
         .await
         .unwrap();
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -504,7 +511,7 @@ async fn reads_of_a_locator() {
     )
     .await;
     assert!(err.contains("element is not visible"), "{err}");
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -600,7 +607,7 @@ async fn page_navigation_evaluate_viewport_and_input_devices() {
         snapshot.contains("- heading \"Playground\" [level=1]"),
         "{snapshot}"
     );
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -813,7 +820,7 @@ async fn every_assertion_passes_fails_with_its_message_and_inverts() {
         .to_have_url(Regex::new("/play$").unwrap())
         .await
         .unwrap();
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 /// A helper of the user's, as ported suites have.
@@ -860,7 +867,7 @@ async fn a_failure_is_located_at_the_users_call_even_in_a_helper() {
     let here = line!() + 1;
     let err: harshjudge::Error = quick.locator("#nope").click().await.unwrap_err().into();
     assert_eq!(err.location().line(), here);
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -882,7 +889,7 @@ async fn console_arguments_are_recorded_as_the_browser_prints_them() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(texts, vec!["clicked 1"]);
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 /// Issue 37, point 9: the suite's expect timeout (`HARSHJUDGE_EXPECT_TIMEOUT`,
@@ -897,7 +904,10 @@ async fn the_suites_expect_timeout_and_a_calls_own() {
     let mut c = config();
     c.wait = Duration::from_millis(300);
     c.expect_timeout = Some(Duration::from_millis(2500));
-    let page = open_page_with(&c, &base).await.expect("a browser page");
+    let page = browsers()
+        .open_page_with(&c, &base)
+        .await
+        .expect("a browser page");
     let path = String::from("/todos/");
     page.goto(format!("{path}?from={}", 1)).await.unwrap();
     let new_todo = page.get_by_placeholder("What needs to be done?");
@@ -958,5 +968,5 @@ async fn the_suites_expect_timeout_and_a_calls_own() {
         "an action waits the page's wait: {:?}",
         started.elapsed()
     );
-    release_page(page).await;
+    browsers().release(page).await;
 }

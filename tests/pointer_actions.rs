@@ -7,9 +7,17 @@
 use std::time::Duration;
 
 use harshjudge::browser::{
-    BrowserConfig, BrowserError, BrowserKind, Modifier, MouseButton, Page, expect, open_page_with,
+    BrowserConfig, BrowserError, BrowserKind, Modifier, MouseButton, Page, expect,
 };
 use serde_json::{Value, json};
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");
@@ -25,7 +33,8 @@ async fn page_with(html: &str, script: &str) -> Page {
 /// [`page_with`] in `browser`.
 async fn page_in(browser: BrowserKind, html: &str, script: &str) -> Page {
     let base = demo_app::start_in_background().expect("demo app");
-    let page = open_page_with(&config().for_browser(browser), &base)
+    let page = browsers()
+        .open_page_with(&config().for_browser(browser), &base)
         .await
         .unwrap_or_else(|e| panic!("a {browser:?} page: {e}"));
     page.goto("/play").await.unwrap();
@@ -42,7 +51,7 @@ async fn page_in(browser: BrowserKind, html: &str, script: &str) -> Page {
     page
 }
 
-/// Ends the page's session on this test's runtime. (Not `release_page`: a
+/// Ends the page's session on this test's runtime. (Not `Browsers::release`: a
 /// session pooled by one `#[tokio::test]` can be taken by another test just
 /// before the runtime that holds its connection ends.)
 async fn close(page: Page) {

@@ -14,13 +14,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserConfig, Page, open_page_with, release_page};
+use harshjudge::browser::{BrowserConfig, Page};
 use harshjudge::judge::Verdict;
 use harshjudge::store::judge::StepJudgment;
 use harshjudge::store::{RunId, Slug, Store};
 use page::{js, until};
 use serde_json::{Value, json};
 use support::cargo_test;
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 fn output_dir() -> PathBuf {
     let d = support::workspace().join("target/test-output/report");
@@ -101,7 +109,8 @@ async fn the_report_shows_passing_and_failing_runs_from_disk() {
     let base = demo_app::start_in_background().unwrap();
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
-    let page = open_page_with(&config, &base)
+    let page = browsers()
+        .open_page_with(&config, &base)
         .await
         .expect("a browser page (needs chromium and chromium-driver)");
     let url = format!("file://{}", index.display());
@@ -337,8 +346,8 @@ async fn the_report_shows_passing_and_failing_runs_from_disk() {
     )
     .await;
 
-    release_page(page).await;
-    harshjudge::browser::shutdown().await;
+    browsers().release(page).await;
+    browsers().shutdown().await;
 }
 
 /// Sets the expectations of a run's steps in its `result.json` (what
@@ -450,7 +459,8 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
     let url = format!("file://{}", hj.join("report/index.html").display());
-    let page = open_page_with(&config, &url)
+    let page = browsers()
+        .open_page_with(&config, &url)
         .await
         .expect("a browser page (needs chromium and chromium-driver)");
     page.goto(&url).await.unwrap();
@@ -606,8 +616,8 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     images_load(&page, "#step .visual-judgment .swipe img", 2).await;
     save(&page, "visual-judgment.png").await;
 
-    release_page(page).await;
-    harshjudge::browser::shutdown().await;
+    browsers().release(page).await;
+    browsers().shutdown().await;
 }
 
 /// The page's script parses (node): a syntax error once left the report blank.
@@ -727,7 +737,10 @@ async fn the_live_dashboard_shows_a_run_as_its_steps_complete() {
 
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
-    let page = open_page_with(&config, &url).await.expect("a browser page");
+    let page = browsers()
+        .open_page_with(&config, &url)
+        .await
+        .expect("a browser page");
     page.goto("/").await.unwrap();
     until(&page, "the live page", "return document.body.classList.contains('is-live') && document.querySelectorAll('tr.scenario').length === 1").await;
     assert_eq!(
@@ -790,8 +803,8 @@ async fn the_live_dashboard_shows_a_run_as_its_steps_complete() {
             "the {what} appeared after {d:?} (limit 2 s)"
         );
     }
-    release_page(page).await;
-    harshjudge::browser::shutdown().await;
+    browsers().release(page).await;
+    browsers().shutdown().await;
     // Closed with the test: no dashboard process is left (a leak, like a browser's).
     drop(guard);
     assert_eq!(support::dashboards_left(tmp.path(), 5), Vec::<u32>::new());
@@ -888,7 +901,8 @@ async fn the_live_dashboard_sees_a_change_made_before_its_first_poll() {
     let proxied = format!("http://127.0.0.1:{}", proxy.port);
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
-    let page = open_page_with(&config, &proxied)
+    let page = browsers()
+        .open_page_with(&config, &proxied)
         .await
         .expect("a browser page");
     page.goto("/").await.unwrap();
@@ -924,6 +938,6 @@ async fn the_live_dashboard_sees_a_change_made_before_its_first_poll() {
         "a change before the first poll shown {:?} after the poll",
         t.elapsed()
     );
-    release_page(page).await;
-    harshjudge::browser::shutdown().await;
+    browsers().release(page).await;
+    browsers().shutdown().await;
 }

@@ -10,6 +10,14 @@ mod support;
 use std::path::Path;
 use support::*;
 
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
+
 const SUITE: &str = "selection_suite";
 
 fn tmp() -> tempfile::TempDir {
@@ -226,7 +234,7 @@ fn skip_and_fixme_are_listed_reported_and_never_run() {
 /// why, apart from the passing one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_report_shows_what_did_not_run_and_why() {
-    use harshjudge::browser::{BrowserConfig, open_page_with, release_page};
+    use harshjudge::browser::BrowserConfig;
     let t = tmp();
     let hj = t.path().join("hj");
     let r = cargo_test(SUITE, &hj, &["refund", "legacy_export", "search"], &[]);
@@ -234,7 +242,8 @@ async fn the_report_shows_what_did_not_run_and_why() {
     let index = hj.join("report/index.html");
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
-    let page = open_page_with(&config, "about:blank")
+    let page = browsers()
+        .open_page_with(&config, "about:blank")
         .await
         .expect("a page");
     page.goto(&format!("file://{}", index.display()))
@@ -280,7 +289,7 @@ async fn the_report_shows_what_did_not_run_and_why() {
         "return document.querySelectorAll('tr.scenario').length === 2",
     )
     .await;
-    release_page(page).await;
+    browsers().release(page).await;
 }
 
 #[test]

@@ -17,10 +17,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use harshjudge::browser::{BrowserConfig, open_page_with, release_page};
+use harshjudge::browser::BrowserConfig;
 use page::{js, until};
 use serde_json::Value;
 use support::{Run, nested_target, workspace};
+
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`).
+fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
+    &BROWSERS
+}
 
 /// `cargo {args}` in the workspace, evidence under `hj`.
 fn cargo(args: &[&str], hj: &Path) -> Run {
@@ -245,7 +253,8 @@ async fn a_scenario_deleted_from_its_target_is_shown_removed() {
     let index = hj.join("report/index.html");
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
-    let page = open_page_with(&config, "http://127.0.0.1:9")
+    let page = browsers()
+        .open_page_with(&config, "http://127.0.0.1:9")
         .await
         .expect("a browser page (needs chromium and chromium-driver)");
     page.goto(&format!("file://{}", index.display()))
@@ -310,8 +319,8 @@ async fn a_scenario_deleted_from_its_target_is_shown_removed() {
     page.click("[data-filter=all]").await.unwrap();
     std::fs::write(&shot, page.screenshot().await.unwrap()).unwrap();
     println!("report screenshot: {}", shot.display());
-    release_page(page).await;
-    harshjudge::browser::shutdown().await;
+    browsers().release(page).await;
+    browsers().shutdown().await;
 
     // Back in the code: no longer removed.
     let r = web(&hj, false, &[]);

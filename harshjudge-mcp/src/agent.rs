@@ -8,7 +8,7 @@
 //! dropped (freeing the browser lock it held), the session is remembered as
 //! unresponsive and the call fails `BROWSER_UNAVAILABLE`. The next
 //! `browser_close` or `browser_launch` lets that session go with
-//! `harshjudge::browser::discard_page`, asking its browser nothing, as the
+//! `Browsers::discard`, asking its browser nothing, as the
 //! runner does with a step's unanswered session.
 
 use std::future::Future;
@@ -167,6 +167,8 @@ pub fn tool_timeout() -> Result<Duration, ToolError> {
 /// Per-process agent state, shared by every call.
 pub struct Agent {
     runtime: OnceLock<tokio::runtime::Runtime>,
+    /// The agent's browsers: its page's, and the live checks' of `heal`.
+    pub browsers: harshjudge::browser::Browsers,
     /// The browser, once launched.
     pub browser: tokio::sync::Mutex<Option<BrowserSession>>,
     /// The run started by `startRun` and not completed yet.
@@ -204,6 +206,7 @@ impl Default for Agent {
             .unwrap_or(0);
         Agent {
             runtime: OnceLock::new(),
+            browsers: harshjudge::browser::Browsers::new(),
             browser: tokio::sync::Mutex::new(None),
             active_run: Mutex::new(None),
             recording: Mutex::new(None),

@@ -41,6 +41,8 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// Opens a browser page for the scenario, released when it ends, and
     /// registers it as a probe.
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
+    /// The run's browsers, which the scenario's pages come from.
+    fn browsers(&self) -> &crate::browser::Browsers;
     /// The pages the scenario opened (their cookies go with `s.request()`).
     fn pages(&self) -> Vec<crate::browser::Page>;
     /// The jar the scenario's requests share while it has no open page
@@ -229,6 +231,13 @@ impl Scenario {
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
     pub async fn page(&self) -> Result<crate::browser::Page, Error> {
         self.shared.clone().page().await
+    }
+
+    /// The run's [`Browsers`](crate::browser::Browsers), which
+    /// [`Scenario::page`] opens pages from (tests look at its processes).
+    #[doc(hidden)]
+    pub fn browsers(&self) -> &crate::browser::Browsers {
+        self.shared.browsers()
     }
 }
 

@@ -2,7 +2,9 @@
 //! again in headless Chromium at the app's URL, must have exactly one element
 //! the replacement finds.
 
-use harshjudge::browser::{BrowserConfig, BrowserError, GeneratedLocator, LocatorParseError};
+use harshjudge::browser::{
+    BrowserConfig, BrowserError, Browsers, GeneratedLocator, LocatorParseError,
+};
 use serde::{Deserialize, Serialize};
 
 /// What the live check saw.
@@ -37,6 +39,14 @@ pub enum LiveError {
     /// The browser's thread stopped.
     #[error("the live check's browser thread stopped unexpectedly")]
     Stopped,
+    /// The agent's browser gave no answer within the tool's limit.
+    #[error("the live check at {url} got no answer: {message}")]
+    Unanswered {
+        /// The page.
+        url: String,
+        /// Why, and what to do.
+        message: String,
+    },
 }
 
 /// The page the step failed on: the path (and query) of the last document
@@ -84,43 +94,53 @@ pub fn documents(network_json: &str) -> Vec<String> {
         .collect()
 }
 
-/// Opens `url` in headless Chromium (the settings of `HARSHJUDGE_*`, on a
-/// thread and runtime of its own, so it can be called from anywhere) and
+/// Opens `url` in a page of `browsers` (the settings of `HARSHJUDGE_*`) and
 /// counts the elements `locator` (the text of a locator chain, as
 /// `get_by_role("button").name("Save")`) matches once the page has loaded.
-pub fn check(url: &str, locator: &str) -> Result<LiveCheck, LiveError> {
+/// The page goes back to `browsers`' pool; nothing else of theirs is closed,
+/// so an agent's own page stays open through its check.
+pub async fn check(browsers: &Browsers, url: &str, locator: &str) -> Result<LiveCheck, LiveError> {
     let parsed = GeneratedLocator::parse(locator)?;
-    let (url, text) = (url.to_string(), locator.to_string());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|_| LiveError::Stopped)?;
-        runtime.block_on(async move {
-            let fail = |source| LiveError::Browser {
-                url: url.clone(),
-                source,
-            };
-            let config = BrowserConfig::from_env().map_err(fail)?;
-            let page = harshjudge::browser::open_page_with(&config, &url)
-                .await
-                .map_err(fail)?;
-            let counted = async {
-                page.goto(&url).await?;
-                parsed.locator(&page).count().await
-            }
-            .await;
-            harshjudge::browser::release_page(page).await;
-            harshjudge::browser::shutdown().await;
-            Ok(LiveCheck {
-                count: counted.map_err(fail)?,
-                url,
-                locator: text,
-            })
-        })
+    let fail = |source| LiveError::Browser {
+        url: url.to_string(),
+        source,
+    };
+    let config = BrowserConfig::from_env().map_err(fail)?;
+    let page = browsers.open_page_with(&config, url).await.map_err(fail)?;
+    let counted = async {
+        page.goto(url).await?;
+        parsed.locator(&page).count().await
+    }
+    .await;
+    browsers.release(page).await;
+    Ok(LiveCheck {
+        count: counted.map_err(fail)?,
+        url: url.to_string(),
+        locator: locator.to_string(),
     })
-    .join()
-    .map_err(|_| LiveError::Stopped)?
+}
+
+/// [`check`] with browsers of its own, on a thread and runtime of its own
+/// (so it can be called from anywhere), shut down once it is done: the
+/// `harshjudge-mcp heal` command's.
+pub fn check_alone(url: &str, locator: &str) -> Result<LiveCheck, LiveError> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|_| LiveError::Stopped)?;
+                runtime.block_on(async {
+                    let browsers = Browsers::new();
+                    let checked = check(&browsers, url, locator).await;
+                    browsers.shutdown().await;
+                    checked
+                })
+            })
+            .join()
+            .map_err(|_| LiveError::Stopped)?
+    })
 }
 
 #[cfg(test)]

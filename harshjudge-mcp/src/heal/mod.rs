@@ -331,6 +331,16 @@ pub struct HealRequest {
 /// Proposes (and with `apply`, makes) the heal of a scenario's latest failed
 /// run. Every error leaves everything as it was.
 pub fn heal(store: &Store, req: &HealRequest) -> Result<Heal, HealError> {
+    heal_with(store, req, &mut live::check_alone)
+}
+
+/// [`heal`] whose live check (`req.live`) is `check(url, locator)`: the MCP
+/// server's makes it in its own process, with its agent's browsers.
+pub fn heal_with(
+    store: &Store,
+    req: &HealRequest,
+    check: &mut dyn FnMut(&str, &str) -> Result<live::LiveCheck, live::LiveError>,
+) -> Result<Heal, HealError> {
     let slug = Slug::new(&req.scenario)?;
     if !store.scenario(&slug).path().is_dir() {
         let known = std::fs::read_dir(store.scenarios_dir())
@@ -459,7 +469,7 @@ pub fn heal(store: &Store, req: &HealRequest) -> Result<Heal, HealError> {
                 }
             }
             let url = live::page_url(base, &documents)?;
-            let checked = live::check(&url, &whole)?;
+            let checked = check(&url, &whole)?;
             if checked.count != 1 {
                 return Err(HealError::LiveMismatch {
                     locator: whole,

@@ -732,7 +732,7 @@ pub struct HealArgs {
     #[serde(default)]
     pub apply: bool,
     /// The app's URL: the replacement is also checked on the live page
-    /// (exactly one element), in a `harshjudge-mcp heal` process of its own.
+    /// (exactly one element), in a page of the server's own browsers.
     #[serde(default)]
     pub base_url: Option<String>,
 }
@@ -762,64 +762,40 @@ pub fn heal(ctx: &Context, a: HealArgs) -> Result<crate::heal::Heal, ToolError> 
     })
 }
 
-/// `heal` with its live check, run as `harshjudge-mcp heal … --base-url URL`
-/// in a process of its own: the check opens a browser and ends by shutting
-/// the browser pool down, which in this process would close the agent's own
-/// browser. Its JSON is read back; its error keeps its code.
+/// `heal` with its live check, in this process: a page of the agent's own
+/// browsers (its open page, if any, stays open), within the launch limit.
 fn heal_live(
     ctx: &Context,
     a: &HealArgs,
     root: &std::path::Path,
     url: &str,
 ) -> Result<crate::heal::Heal, ToolError> {
-    let internal = |what: String| ToolError::new(crate::error::Code::Internal, what);
-    let bin = crate::dashboard::binary().map_err(|e| internal(e.to_string()))?;
-    let mut cmd = std::process::Command::new(&bin);
-    cmd.arg("--cwd")
-        .arg(ctx.root())
-        .args([
-            "--dashboard",
-            "off",
-            "heal",
-            &a.scenario_slug,
-            "--base-url",
-            url,
-        ])
-        .arg("--source-root")
-        .arg(root)
-        .stdin(std::process::Stdio::null());
-    if let Some(run) = &a.run_id {
-        cmd.args(["--run", run]);
-    }
-    if a.apply {
-        cmd.arg("--apply");
-    }
-    let out = cmd.output().map_err(|e| {
-        internal(format!(
-            "cannot run {} for the live check: {e}",
-            bin.display()
-        ))
-    })?;
-    let text = if out.status.success() {
-        out.stdout
-    } else {
-        out.stderr
+    let req = crate::heal::HealRequest {
+        scenario: a.scenario_slug.clone(),
+        run: a.run_id.clone(),
+        source_root: root.to_path_buf(),
+        apply: a.apply,
+        live: Some(url.to_string()),
     };
-    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
-        internal(format!(
-            "the live check ({}) answered no JSON ({e}): {}",
-            bin.display(),
-            String::from_utf8_lossy(&text)
-                .chars()
-                .take(500)
-                .collect::<String>()
-        ))
-    })?;
-    if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
-        return Err(match value.get("code").and_then(|c| c.as_str()) {
-            Some("NOT_FOUND") => ToolError::not_found(error),
-            _ => ToolError::invalid(error),
+    let agent = ctx.agent();
+    let launch = harshjudge::browser::BrowserConfig::from_env()
+        .map(|c| c.launch_timeout)
+        .map_err(|e| ToolError::invalid(e.to_string()))?;
+    let limit = crate::agent::tool_timeout()?.max(launch * 2 + std::time::Duration::from_secs(30));
+    let mut check = |url: &str, locator: &str| {
+        let (page, locator, mine) = (url.to_string(), locator.to_string(), agent.clone());
+        let checked = agent.block_within(limit, "HARSHJUDGE_LAUNCH_TIMEOUT", async move {
+            crate::heal::live::check(&mine.browsers, &page, &locator).await
         });
-    }
-    serde_json::from_value(value).map_err(|e| internal(format!("the live check's answer: {e}")))
+        checked.unwrap_or_else(|e| {
+            Err(crate::heal::live::LiveError::Unanswered {
+                url: url.to_string(),
+                message: e.to_string(),
+            })
+        })
+    };
+    crate::heal::heal_with(ctx.store(), &req, &mut check).map_err(|e| match e {
+        crate::heal::HealError::UnknownScenario { .. } => ToolError::not_found(e.to_string()),
+        e => ToolError::invalid(e.to_string()),
+    })
 }

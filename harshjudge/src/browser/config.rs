@@ -75,9 +75,19 @@ fn which(names: &[&str]) -> Option<PathBuf> {
 
 /// A `WIDTHxHEIGHT` setting (each 100 to 10,000 pixels), or `default`.
 fn env_size(name: &'static str, default: (u32, u32)) -> Result<(u32, u32), BrowserError> {
-    let Some(v) = env(name)? else {
-        return Ok(default);
-    };
+    match env(name)? {
+        Some(v) => parse_size(name, v, default),
+        None => Ok(default),
+    }
+}
+
+/// `v`, the value of setting `name`, as `WIDTHxHEIGHT` (each 100 to 10,000
+/// pixels); the error names the setting and shows `default`'s form.
+fn parse_size(
+    name: &'static str,
+    v: String,
+    default: (u32, u32),
+) -> Result<(u32, u32), BrowserError> {
     let parsed = v
         .split_once('x')
         .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
@@ -553,6 +563,27 @@ mod tests {
     /// `main!(expect_timeout = …)` becomes the pages' expect timeout
     /// (unless `HARSHJUDGE_EXPECT_TIMEOUT` is set); zero or more than 24 h
     /// is an error naming the option, and leaves the default as it was.
+    #[test]
+    fn a_size_setting_is_width_x_height_within_bounds() {
+        let parse = |v: &str| parse_size("HARSHJUDGE_VIEWPORT", v.into(), (1280, 720));
+        assert_eq!(parse("1000x500").unwrap(), (1000, 500));
+        assert_eq!(parse(" 1000 x 500 ").unwrap(), (1000, 500));
+        for bad in ["big", "1000", "10x10", "1000x0", "1000x10001"] {
+            let err = parse(bad).expect_err(bad);
+            assert!(
+                matches!(
+                    err,
+                    BrowserError::Setting {
+                        name: "HARSHJUDGE_VIEWPORT",
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            assert!(err.to_string().contains("WIDTHxHEIGHT"), "{err}");
+        }
+    }
+
     #[test]
     fn the_suites_expect_timeout_is_checked_and_read() {
         for bad in [Duration::ZERO, Duration::from_secs(25 * 3600)] {

@@ -12,7 +12,6 @@
 use std::future::Future;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::de::IgnoredAny;
@@ -25,9 +24,6 @@ use super::wire::cdp;
 
 /// The largest download kept as evidence.
 pub(crate) const MAX_DOWNLOAD: u64 = 64 * 1024 * 1024;
-
-/// Downloads recorded in this process, numbering their evidence.
-static DOWNLOADS: AtomicUsize = AtomicUsize::new(0);
 
 /// A file the page downloaded, saved as evidence of the step.
 #[derive(Debug)]
@@ -243,7 +239,7 @@ impl Page {
                     let bytes = std::fs::read(&path).map_err(|e| {
                         invalid(format!("reading the download {}: {e}", path.display()))
                     })?;
-                    let n = DOWNLOADS.fetch_add(1, Ordering::SeqCst) + 1;
+                    let n = owner.next_number("download");
                     let (ev, ext) = evidence_name(n, &name);
                     owner.attach(&ev, &ext, "download", &bytes).ok()
                 }

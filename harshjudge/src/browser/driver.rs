@@ -1,6 +1,7 @@
-//! The local chromedriver process and its watchdog.
+//! The local drivers' processes and their watchdogs (owned by a
+//! [`super::Browsers`]).
 //!
-//! The browser lives exactly as long as the test process, however that ends,
+//! The browser lives at most as long as the test process, however that ends,
 //! by [`crate::process`]'s mechanism (shared with the app under test):
 //!
 //! - chromedriver runs in a process group of its own, and every Chromium process
@@ -15,7 +16,7 @@
 //!   the browsers it left behind go with it.
 //!
 //! The same holds for every driver this module starts: chromedriver (one per
-//! process, its sessions pooled), geckodriver and WebKitWebDriver (one per
+//! `Browsers`, its sessions pooled), geckodriver and WebKitWebDriver (one per
 //! session, since they serve one at a time: the session owns its `Driver`,
 //! `Session.own_driver`, and stops it when it closes; an idle one is reused
 //! only for the same binary). Each listens on a loopback port it picks
@@ -25,9 +26,10 @@
 //! SIGTERM before the group is killed (`end_x_server`), so that it removes
 //! its `/tmp/.X<n>-lock`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::config::{BrowserConfig, BrowserKind};
@@ -51,7 +53,143 @@ pub(crate) struct Driver {
     stderr_tail: Option<std::sync::Arc<Mutex<String>>>,
 }
 
-pub(super) static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
+/// The driver processes of one [`super::Browsers`], shared with the tasks opening
+/// its sessions and with its [`Killer`].
+pub(super) struct Drivers {
+    /// The local chromedriver (its sessions pooled), once a page needed it.
+    pub(super) local: Mutex<Option<Driver>>,
+    /// Drivers of their own whose session ended (WebKit's), kept running
+    /// for the next session of their engine.
+    idle: Mutex<Vec<(BrowserKind, Driver)>>,
+    /// Its sessions alive (being opened, in use or pooled): the local
+    /// chromedriver is stopped by [`super::Browsers::shutdown`] only when none is
+    /// left outside the pool, so that it never pulls the driver from under a
+    /// page this value handed out.
+    pub(super) live: Arc<AtomicUsize>,
+}
+
+impl Drivers {
+    /// None started yet.
+    pub(super) fn new() -> Drivers {
+        Drivers {
+            local: Mutex::new(None),
+            idle: Mutex::new(Vec::new()),
+            live: Arc::default(),
+        }
+    }
+
+    /// An idle driver of `browser`'s, running `binary`, that still runs, if
+    /// any (dead ones are stopped: their browsers must not outlive them).
+    pub(super) fn take_idle(&self, browser: BrowserKind, binary: &Path) -> Option<Driver> {
+        loop {
+            let found = {
+                let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+                let i = idle
+                    .iter()
+                    .position(|(b, d)| *b == browser && d.runs(binary))?;
+                idle.swap_remove(i).1
+            };
+            let mut d = found;
+            if d.is_alive() {
+                return Some(d);
+            }
+            d.stop(false);
+        }
+    }
+
+    /// Keeps `driver` (its session ended) for the next session of `browser`.
+    pub(super) fn keep_idle(&self, browser: BrowserKind, driver: Driver) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((browser, driver));
+    }
+
+    /// Stops every idle driver (their browsers are gone with their sessions).
+    pub(super) fn stop_idle(&self) {
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        for (_, d) in idle {
+            d.stop(false);
+        }
+    }
+
+    /// Kills every idle driver's process group at once; their watchdogs
+    /// remove their folders.
+    pub(super) fn kill_idle(&self) -> Vec<Killed> {
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        idle.into_iter().map(|(_, d)| d.kill()).collect()
+    }
+
+    /// Stops the local chromedriver: its `/shutdown` endpoint quits every
+    /// browser it started; then its process group is killed and the profiles
+    /// removed. Not while another thread holds it (starting it).
+    pub(super) fn stop_local(&self) {
+        let driver = match self.local.try_lock() {
+            Ok(mut g) => g.take(),
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        if let Some(d) = driver {
+            d.stop(true);
+        }
+    }
+
+    /// Kills the local chromedriver's process group at once.
+    pub(super) fn kill_local(&self) -> Option<Killed> {
+        let driver = self.local.lock().unwrap_or_else(|p| p.into_inner()).take();
+        driver.map(Driver::kill)
+    }
+}
+
+/// Which driver process a session's commands go to, so that a command that
+/// lost its connection can say that this driver exited.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DriverWatch {
+    pid: u32,
+    browser: BrowserKind,
+}
+
+impl DriverWatch {
+    /// Whether the driver has exited (a zombie not reaped yet counts).
+    pub(crate) fn exited(&self) -> bool {
+        match std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) {
+            // The state follows the command name in parentheses: Z = exited, not reaped.
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+            Err(_) => cfg!(target_os = "linux"),
+        }
+    }
+
+    /// `e` with this driver's exit as its cause, when it lost its connection
+    /// ([`BrowserError::Lost`] "webdriver not reachable") and the driver exited:
+    /// "chromedriver exited while …".
+    pub(crate) fn explain(&self, e: BrowserError) -> BrowserError {
+        match e {
+            BrowserError::Lost {
+                cause,
+                during,
+                detail,
+                location,
+            } if cause == super::wire::UNREACHABLE && self.exited() => BrowserError::Lost {
+                cause: format!("{} exited", driver_name(self.browser)),
+                during,
+                detail,
+                location,
+            },
+            e => e,
+        }
+    }
+}
+
+/// The driver binary's usual name for `browser`.
+fn driver_name(browser: BrowserKind) -> &'static str {
+    match browser {
+        BrowserKind::Chromium => "chromedriver",
+        BrowserKind::Firefox => "geckodriver",
+        BrowserKind::Webkit => "WebKitWebDriver",
+    }
+}
 
 impl Driver {
     /// Stops chromedriver and every browser it started, and removes the
@@ -179,19 +317,21 @@ fn port_in_announcement(line: &str) -> Option<u16> {
         .filter(|p| *p != 0)
 }
 
-/// The WebDriver URL and the folder for sessions' profiles (none for a remote
-/// WebDriver): the remote one, or a local chromedriver started (once per
-/// process, again if it died) on a free loopback port.
+/// The WebDriver URL, the folder for sessions' profiles (none for a remote
+/// WebDriver) and the driver to watch: the remote one, or the local
+/// chromedriver in `slot` (its owner's), started on a free loopback port when
+/// there is none yet or it died.
 pub(super) fn driver_url(
+    slot: &Mutex<Option<Driver>>,
     config: &BrowserConfig,
-) -> Result<(String, Option<PathBuf>), BrowserError> {
+) -> Result<(String, Option<PathBuf>, Option<DriverWatch>), BrowserError> {
     if let Some(url) = &config.webdriver_url {
-        return Ok((url.clone(), None));
+        return Ok((url.clone(), None, None));
     }
-    let mut guard = DRIVER.lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(d) = guard.as_mut() {
         if d.is_alive() {
-            return Ok((d.url.clone(), Some(d.profiles.clone())));
+            return Ok((d.url.clone(), Some(d.profiles.clone()), Some(d.watch())));
         }
         // chromedriver died (or is dying): its browsers must not outlive it.
         if let Some(dead) = guard.take() {
@@ -199,9 +339,9 @@ pub(super) fn driver_url(
         }
     }
     let driver = start(config)?;
-    let (url, profiles) = (driver.url.clone(), driver.profiles.clone());
+    let (url, profiles, watch) = (driver.url.clone(), driver.profiles.clone(), driver.watch());
     *guard = Some(driver);
-    Ok((url, Some(profiles)))
+    Ok((url, Some(profiles), Some(watch)))
 }
 
 /// A driver of its own for one session of an engine whose driver serves one
@@ -235,6 +375,19 @@ impl Driver {
     /// 4 KiB, trimmed): why a browser did not start.
     pub(super) fn said(&self) -> String {
         tail_text(&self.stderr_tail)
+    }
+
+    /// What a session of it watches to say it exited.
+    pub(super) fn watch(&self) -> DriverWatch {
+        DriverWatch {
+            pid: self.child.id(),
+            browser: self.browser,
+        }
+    }
+
+    /// Its process id.
+    pub(super) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Its WebDriver URL.
@@ -498,15 +651,6 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
         binary.display(),
         config.browser
     )))
-}
-
-/// The pid and URL of the chromedriver this process started, if running.
-pub fn local_driver() -> Option<(u32, String)> {
-    DRIVER
-        .lock()
-        .expect("driver lock")
-        .as_ref()
-        .map(|d| (d.child.id(), d.url.clone()))
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@
 
 use std::future::Future;
 use std::panic::Location;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::Client;
@@ -15,8 +15,10 @@ use serde_json::{Value, json};
 
 use super::bidi::Bidi;
 use super::config::BrowserKind;
+use super::driver::DriverWatch;
 use super::error::BrowserError;
 use super::protocol::{Acted, Action, Answer, Call, EngineError, FrameScope, Request, Target};
+use super::session::Session;
 use super::wire::{self, BidiReturns, cdp};
 
 /// The offset of the current frame's viewport in the top document's (CSS
@@ -36,8 +38,13 @@ pub(crate) struct Engine {
     client: Client,
     /// The session's script timeout as last set (ms).
     script_timeout: AtomicU64,
-    /// Whether the engine is registered for every new document of the session.
+    /// Whether this engine made sure of the registration (or has none).
     registered: AtomicBool,
+    /// Whether the engine is registered for every new document of the
+    /// session: the session's flag, kept across its pooled pages.
+    session_registered: Arc<AtomicBool>,
+    /// The driver the session's commands go to (none: a remote one).
+    driver: Option<DriverWatch>,
     /// Held by every call: a call in a frame or in a popup's window switches
     /// the session there and back under it, so that no other call of the
     /// session (of this page or its popups) runs in between. The session rests
@@ -52,20 +59,26 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
-    pub(crate) fn new(
-        client: Client,
-        script_timeout: u64,
-        bidi: Option<Arc<Bidi>>,
-        browser: BrowserKind,
-    ) -> Engine {
+    pub(crate) fn new(session: &Session) -> Engine {
         Engine {
-            client,
-            script_timeout: AtomicU64::new(script_timeout),
+            client: session.client.clone(),
+            script_timeout: AtomicU64::new(session.script_timeout),
             registered: AtomicBool::new(false),
+            session_registered: session.registered.clone(),
+            driver: session.driver,
             switching: Arc::default(),
             window: None,
-            bidi,
-            browser,
+            bidi: session.bidi.clone(),
+            browser: session.browser,
+        }
+    }
+
+    /// `e` with the session's driver's exit as its cause, when that is why
+    /// the command lost its connection ([`DriverWatch::explain`]).
+    pub(crate) fn explain(&self, e: BrowserError) -> BrowserError {
+        match &self.driver {
+            Some(d) => d.explain(e),
+            None => e,
         }
     }
 
@@ -178,6 +191,8 @@ impl Engine {
             client: self.client.clone(),
             script_timeout: AtomicU64::new(self.script_timeout()),
             registered: AtomicBool::new(true),
+            session_registered: self.session_registered.clone(),
+            driver: self.driver,
             switching: self.switching.clone(),
             window: Some(window),
             bidi: self.bidi.clone(),
@@ -191,16 +206,17 @@ impl Engine {
     }
 
     /// Runs `f` with the session in this engine's window (a popup's), then
-    /// back in the main one; under the switching lock either way.
+    /// back in the main one; under the switching lock either way. A lost
+    /// connection's error says so when the session's driver exited.
     pub(crate) async fn in_window<T, F>(&self, f: F) -> Result<T, BrowserError>
     where
         F: Future<Output = Result<T, BrowserError>>,
     {
         let _held = self.switching.lock().await;
-        let main = self.enter_window().await?;
+        let main = self.enter_window().await.map_err(|e| self.explain(e))?;
         let r = f.await;
         self.leave_window(main).await;
-        r
+        r.map_err(|e| self.explain(e))
     }
 
     /// Switches to this engine's window; the main window's handle to come back to.
@@ -270,11 +286,7 @@ impl Engine {
         if self.registered.swap(true, Ordering::Relaxed) {
             return;
         }
-        static SESSIONS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        let Some(id) = self.client.session_id().await.ok().flatten() else {
-            return;
-        };
-        if SESSIONS.lock().expect("sessions lock").contains(&id) {
+        if self.session_registered.load(Ordering::Relaxed) {
             return;
         }
         if cdp(
@@ -285,7 +297,7 @@ impl Engine {
         .await
         .is_ok()
         {
-            SESSIONS.lock().expect("sessions lock").push(id);
+            self.session_registered.store(true, Ordering::Relaxed);
         }
     }
 
@@ -301,6 +313,18 @@ impl Engine {
     /// engine, waiting for it) and back around the call. A point the engine
     /// answers there is moved into the page's viewport.
     pub(crate) async fn call_in(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        call: Call,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
+        self.call_unexplained(frame, call, during)
+            .await
+            .map_err(|e| self.explain(e))
+    }
+
+    /// [`Engine::call_in`] before its error is explained.
+    async fn call_unexplained(
         &self,
         frame: Option<&Arc<FrameScope>>,
         call: Call,
@@ -691,7 +715,7 @@ impl Engine {
             .client
             .execute_async(script, vec![arg])
             .await
-            .map_err(|e| wire::fail(during, e));
+            .map_err(|e| self.explain(wire::fail(during, e)));
         self.leave_window(main).await;
         decode(v?, during)
     }

@@ -4,42 +4,13 @@
 use serde_json::{Value, json};
 
 use super::error::BrowserError;
+use super::keys;
 use super::page::Page;
 use super::wire;
 
-/// The WebDriver key value of a key name (Playwright's names), or of one character.
+/// The WebDriver key value of a key name (Playwright's names, [`keys::NAMED_KEYS`]), or of one character.
 fn key_value(name: &str) -> Option<String> {
-    let code = match name {
-        "Enter" => '\u{E007}',
-        "Tab" => '\u{E004}',
-        "Escape" => '\u{E00C}',
-        "Backspace" => '\u{E003}',
-        "Delete" => '\u{E017}',
-        "Space" | " " => ' ',
-        "ArrowLeft" => '\u{E012}',
-        "ArrowUp" => '\u{E013}',
-        "ArrowRight" => '\u{E014}',
-        "ArrowDown" => '\u{E015}',
-        "Home" => '\u{E011}',
-        "End" => '\u{E010}',
-        "PageUp" => '\u{E00E}',
-        "PageDown" => '\u{E00F}',
-        "Insert" => '\u{E016}',
-        "Shift" => '\u{E008}',
-        "Control" | "ControlOrMeta" => '\u{E009}',
-        "Alt" => '\u{E00A}',
-        "Meta" => '\u{E03D}',
-        f if f.len() >= 2
-            && f.starts_with('F')
-            && f[1..].parse::<u32>().is_ok_and(|n| (1..=12).contains(&n)) =>
-        {
-            let n: u32 = f[1..].parse().ok()?;
-            char::from_u32(0xE031 + n - 1)?
-        }
-        k if k.chars().count() == 1 => k.chars().next()?,
-        _ => return None,
-    };
-    Some(code.to_string())
+    keys::key_value(name).map(String::from)
 }
 
 const KEYS: &str = "Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Insert, F1–F12, Shift, Control, Alt, Meta, ControlOrMeta or one character, joined by + for a chord (\"Control+a\")";

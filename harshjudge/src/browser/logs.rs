@@ -189,14 +189,37 @@ pub(crate) fn devtools(
             continue;
         };
         let method = msg["method"].as_str().unwrap_or_default();
-        let p = &msg["params"];
-        if let Some(c) = console_entry(method, p) {
-            console.push(c);
-        } else if let Some(n) = network_event(method, p, pending) {
-            done.push(n);
+        match devtools_event(method, &msg["params"], pending) {
+            Some(Logged::Console(c)) => console.push(c),
+            Some(Logged::Network(n)) => done.push(n),
+            None => {}
         }
     }
     (console, done)
+}
+
+/// What one DevTools event adds to a page's log.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Logged {
+    /// A console message.
+    Console(ConsoleEntry),
+    /// A request that finished (or failed).
+    Network(NetworkEntry),
+}
+
+/// One DevTools event of [`DEVTOOLS_EVENTS`], its `method` and `params`, as
+/// chromedriver's log records it or as a DevTools session receives it live:
+/// a console entry, a finished request, or nothing yet (a request under way
+/// is followed in `pending`; any other event is ignored).
+pub(crate) fn devtools_event(
+    method: &str,
+    params: &serde_json::Value,
+    pending: &mut Pending,
+) -> Option<Logged> {
+    if let Some(c) = console_entry(method, params) {
+        return Some(Logged::Console(c));
+    }
+    network_event(method, params, pending).map(Logged::Network)
 }
 
 /// Requests being followed across log reads: requestId → (entry, start time in s).

@@ -1,6 +1,6 @@
 //! The browser: chromedriver started and stopped for you (or a remote W3C
-//! WebDriver), headless Chromium sessions reused across scenarios, and the
-//! [`Page`] API with auto-waiting. It never writes files: evidence is the
+//! WebDriver), headless Chromium sessions reused across scenarios, all owned
+//! by a [`Browsers`] value, and the [`Page`] API with auto-waiting. It never writes files: evidence is the
 //! runner's and the store's job.
 //!
 //! Settings: `HARSHJUDGE_CHROMEDRIVER` (path; default `chromedriver` on PATH),
@@ -13,6 +13,7 @@
 mod aria_template;
 mod backend;
 mod bidi;
+mod browsers;
 mod config;
 mod cookies;
 mod dialog;
@@ -27,6 +28,7 @@ mod frame;
 mod generate;
 mod glob;
 mod keyboard;
+mod keys;
 mod kind;
 mod lifecycle;
 mod locator;
@@ -48,13 +50,14 @@ mod steplog;
 mod storage;
 mod wire;
 
+pub use browsers::Browsers;
+pub(crate) use browsers::{Exiting, Killer};
 pub use config::{
     BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,
 };
 pub use dialogs::{Dialog, DialogType};
 pub use download::Download;
-pub use driver::local_driver;
 pub use error::BrowserError;
 pub use expect::{Assertion, Expectable, Expected, LocatorExpect, PageExpect, expect};
 pub use frame::FrameLocator;
@@ -69,8 +72,6 @@ pub use logs::{ConsoleEntry, NetworkEntry};
 pub(crate) use observe::console_failure;
 pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestExpect};
 pub use page::{Page, ScenarioEvidence};
-pub(crate) use pool::{await_exit, shutdown_at_exit, stop_driver_now, warm_up};
-pub use pool::{discard_page, open_page, open_page_in, open_page_with, release_page, shutdown};
 pub use request::{Request, ResponseInfo};
 pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};

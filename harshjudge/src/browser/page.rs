@@ -43,6 +43,11 @@ pub trait ScenarioEvidence: Send + Sync {
     /// The store the scenario records into, where
     /// [`Page::save_storage_state`] saves.
     fn store(&self) -> crate::store::Store;
+
+    /// The next number of the scenario's evidence of `kind` (`popup`,
+    /// `download`), from 1: `popup-1`, `popup-2`, … whichever page of the
+    /// scenario records it.
+    fn next_number(&self, kind: &str) -> usize;
 }
 
 /// A browser tab for one scenario. Cheap to clone.
@@ -182,12 +187,7 @@ impl Page {
         expect_wait: Option<Duration>,
     ) -> Page {
         super::error::register_call_site();
-        let engine = Engine::new(
-            session.client.clone(),
-            session.script_timeout,
-            session.bidi.clone(),
-            session.browser,
-        );
+        let engine = Engine::new(&session);
         let bidi = session.bidi.clone();
         let browser = session.browser;
         Page {

@@ -1,20 +1,20 @@
-//! The pool of browser sessions: opened on the driver with the configured
-//! capabilities, reused across scenarios (reset when taken: Chromium's through
-//! CDP, Firefox's as a new BiDi user context, see [`super::reuse`]) and closed
-//! at shutdown.
+//! Browser sessions opened on a driver with the configured capabilities,
+//! and reset for their next page when a [`super::Browsers`] takes one from
+//! its pool (Chromium's through CDP, Firefox's as a new BiDi user context,
+//! see [`super::reuse`]).
 
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
 use super::bidi;
 use super::config::{BrowserConfig, BrowserKind};
-use super::driver::{DRIVER, Driver, driver_url, own_driver};
+use super::driver::{Driver, Drivers, driver_url, own_driver};
 use super::error::BrowserError;
 use super::page::{self, Page};
 use super::reuse;
-use super::session::{LIVE, Live, Session};
+use super::session::{Live, Session};
 use super::wire;
 
 /// The host of a base URL (`None` for none or a relative one), the form
@@ -28,37 +28,39 @@ pub(super) fn app_host(base_url: &str) -> Option<String> {
     }
 }
 
-static POOL: Mutex<Vec<Session>> = Mutex::new(Vec::new());
-
-async fn new_session(
+/// A new session of `drivers`' for `config` and the app at `app_host`.
+pub(super) async fn new_session(
+    drivers: &Arc<Drivers>,
     config: &BrowserConfig,
     app_host: Option<String>,
 ) -> Result<Session, BrowserError> {
-    // Chromium: one chromedriver for the process. Firefox, WebKit: a driver
+    // Chromium: one chromedriver for its `Browsers`. Firefox, WebKit: a driver
     // per session (theirs serve one session at a time).
     let own = config.browser != BrowserKind::Chromium && config.webdriver_url.is_none();
-    match open_session(config, app_host.clone(), own).await {
+    match open_session(drivers, config, app_host.clone(), own).await {
         // A driver of its own whose browser did not start in time (a reused
         // idle driver whose X server went, a MiniBrowser that could not open
         // its display): once more, with a new driver.
-        Err(BrowserError::LaunchTimeout { .. }) if own => open_session(config, app_host, false)
-            .await
-            .map_err(|e| match e {
-                BrowserError::LaunchTimeout {
-                    browser,
-                    url,
-                    after,
-                    said,
-                    ..
-                } => BrowserError::LaunchTimeout {
-                    browser,
-                    url,
-                    after,
-                    tries: 2,
-                    said,
-                },
-                e => e,
-            }),
+        Err(BrowserError::LaunchTimeout { .. }) if own => {
+            open_session(drivers, config, app_host, false)
+                .await
+                .map_err(|e| match e {
+                    BrowserError::LaunchTimeout {
+                        browser,
+                        url,
+                        after,
+                        said,
+                        ..
+                    } => BrowserError::LaunchTimeout {
+                        browser,
+                        url,
+                        after,
+                        tries: 2,
+                        said,
+                    },
+                    e => e,
+                })
+        }
         opened => opened,
     }
 }
@@ -66,34 +68,38 @@ async fn new_session(
 /// One try of [`new_session`]: a driver (`idle_first`: an idle one of its
 /// own, when there is one), then the session within the launch limit.
 async fn open_session(
+    drivers: &Arc<Drivers>,
     config: &BrowserConfig,
     app_host: Option<String>,
     idle_first: bool,
 ) -> Result<Session, BrowserError> {
-    let live = Live::new();
+    let live = Live::new(&drivers.live);
     let own = config.browser != BrowserKind::Chromium && config.webdriver_url.is_none();
-    let (url, profiles, mut own_driver) = tokio::task::spawn_blocking({
+    let (url, profiles, mut own_driver, watch) = tokio::task::spawn_blocking({
         let config = config.clone();
+        let drivers = drivers.clone();
         move || -> Result<_, BrowserError> {
             if own {
                 // An idle driver of this engine's (its last session ended)
                 // before a new one: the driver and X server need not start again.
                 let idle = || {
                     let binary = config.driver_binary().ok()?;
-                    reuse::take_idle_driver(config.browser, &binary)
+                    drivers.take_idle(config.browser, &binary)
                 };
                 let d = match idle_first.then(idle).flatten() {
                     Some(d) => d,
                     None => own_driver(&config)?,
                 };
+                let watch = d.watch();
                 Ok((
                     d.url().to_string(),
                     Some(d.profiles().to_path_buf()),
                     Some(d),
+                    Some(watch),
                 ))
             } else {
-                let (url, profiles) = driver_url(&config)?;
-                Ok((url, profiles, None))
+                let (url, profiles, watch) = driver_url(&drivers.local, &config)?;
+                Ok((url, profiles, None, watch))
             }
         }
     })
@@ -159,7 +165,7 @@ async fn open_session(
     };
     // Chromium: the script timeout came with the capabilities, and the
     // viewport is set now, so that a session opened ahead of its first page
-    // ([`warm_up`]) is ready for it.
+    // (`Browsers::warm_up`) is ready for it.
     let chromium = config.browser == BrowserKind::Chromium;
     let viewport = if chromium {
         let (width, height) = config.viewport;
@@ -182,6 +188,8 @@ async fn open_session(
         viewport,
         script_timeout: if chromium { config.script_timeout() } else { 0 },
         _live: live,
+        driver: watch,
+        registered: Arc::default(),
         bidi,
         browser: config.browser,
         own_driver,
@@ -189,143 +197,9 @@ async fn open_session(
     })
 }
 
-/// Opens a page: a session from the pool (state reset when it was released) or
-/// a new one. `base_url` is what relative `goto` paths are joined to.
-pub async fn open_page(base_url: &str) -> Result<Page, BrowserError> {
-    open_page_with(&BrowserConfig::from_env()?, base_url).await
-}
-
-/// [`open_page`] in `browser` (`None`: the one `HARSHJUDGE_BROWSER` names).
-pub async fn open_page_in(
-    browser: Option<BrowserKind>,
-    base_url: &str,
-) -> Result<Page, BrowserError> {
-    let config = BrowserConfig::from_env()?;
-    let config = match browser {
-        Some(b) => config.for_browser(b),
-        None => config,
-    };
-    open_page_with(&config, base_url).await
-}
-
-/// [`open_page`] with explicit settings.
-pub async fn open_page_with(config: &BrowserConfig, base_url: &str) -> Result<Page, BrowserError> {
-    let wanted = config.webdriver_url.clone();
-    let host = app_host(base_url);
-    loop {
-        let pooled = {
-            let mut pool = POOL.lock().expect("pool lock");
-            let i = pool.iter().position(|s| {
-                wanted.as_ref().is_none_or(|w| *w == s.remote)
-                    && s.app_host == host
-                    && s.browser == config.browser
-            });
-            i.map(|i| pool.swap_remove(i))
-        };
-        let Some(mut session) = pooled else {
-            // A session opened ahead of the first page, for these settings.
-            if let Some(session) = take_warm(config, &host).await {
-                let page = new_page(session, base_url, config);
-                page.ensure_viewport(config.viewport).await?;
-                page.prepare_session().await?;
-                return Ok(page);
-            }
-            break;
-        };
-        // A session's connection lives on the runtime that opened it: one from a
-        // runtime that has ended (another test, an earlier harness run) is dead.
-        let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
-        if !bidi_open || session.client.current_url().await.is_err() {
-            // Its driver of its own (Firefox's) goes now, its browser with it,
-            // not at the end of the process.
-            if let Some(d) = session.own_driver.take() {
-                let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
-            }
-            continue;
-        }
-        // Reset here rather than when it was released: the last scenario's
-        // session is never reset for nobody (the process kills it at exit).
-        if !reset(&mut session).await {
-            session.close().await;
-            continue;
-        }
-        let page = new_page(session, base_url, config);
-        page.ensure_viewport(config.viewport).await?;
-        return Ok(page);
-    }
-    let page = new_page(new_session(config, host).await?, base_url, config);
-    page.ensure_viewport(config.viewport).await?;
-    page.prepare_session().await?;
-    Ok(page)
-}
-
-/// A session being opened ahead of the first page ([`warm_up`]): for which
-/// settings and app host, and the task opening it.
-struct Warm {
-    config: BrowserConfig,
-    host: Option<String>,
-    task: tokio::task::JoinHandle<Result<Session, BrowserError>>,
-}
-
-static WARM: Mutex<Option<Warm>> = Mutex::new(None);
-
-/// Starts opening a browser session now, on `rt` (the runtime the pages will
-/// run on), for the settings `HARSHJUDGE_*` give (in `browser`, when given)
-/// and the app at `base_url`: the harness calls it as a run starts, when a
-/// scenario to run opens a page, so that the driver and the browser start
-/// while the harness prepares the run. The first page with the same settings
-/// takes that session; if none does, it is killed with the rest at exit
-/// ([`shutdown_at_exit`]) or by [`shutdown`]. A session that failed to open
-/// is forgotten: the page then opens one itself and reports why it could not.
-pub(crate) fn warm_up(rt: &tokio::runtime::Handle, browser: Option<BrowserKind>, base_url: &str) {
-    let Ok(config) = BrowserConfig::from_env() else {
-        return;
-    };
-    let config = match browser {
-        Some(b) => config.for_browser(b),
-        None => config,
-    };
-    let host = app_host(base_url);
-    let mut warm = WARM.lock().unwrap_or_else(|p| p.into_inner());
-    if warm.is_some() {
-        return;
-    }
-    let task = rt.spawn({
-        let (config, host) = (config.clone(), host.clone());
-        async move { new_session(&config, host).await }
-    });
-    *warm = Some(Warm { config, host, task });
-}
-
-/// The session [`warm_up`] opened, if it was for `config` and `host` and it
-/// opened (waiting for it to be ready).
-async fn take_warm(config: &BrowserConfig, host: &Option<String>) -> Option<Session> {
-    let warm = {
-        let mut warm = WARM.lock().unwrap_or_else(|p| p.into_inner());
-        match warm.as_ref() {
-            Some(w) if w.config == *config && w.host == *host => warm.take(),
-            _ => None,
-        }
-    }?;
-    warm.task.await.ok()?.ok()
-}
-
-/// The session [`warm_up`] was opening, if it is open (else the opening is
-/// abandoned: the driver's group, killed at exit or stopped, takes the
-/// browser being started with it).
-async fn abandon_warm() -> Option<Session> {
-    let warm = WARM.lock().unwrap_or_else(|p| p.into_inner()).take()?;
-    if warm.task.is_finished() {
-        return warm.task.await.ok()?.ok();
-    }
-    warm.task.abort();
-    // Done by now, unless it opened in the meantime.
-    warm.task.await.ok()?.ok()
-}
-
 /// The page of `session`; on an engine without CDP, its engine is not
 /// registered through CDP (see [`super::engine::Engine::skip_registration`]).
-fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
+pub(super) fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
     let cdp = session.browser == BrowserKind::Chromium;
     let page = Page::new(session, base_url, config.wait, config.expect_timeout);
     if !cdp {
@@ -338,7 +212,7 @@ fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
 /// windows, logs) for its next page; `false` when it could not be.
 /// Chromium: cleared through CDP. Firefox: a new user context and its tab,
 /// the previous ones removed ([`reuse::fresh_user_context`]).
-async fn reset(session: &mut Session) -> bool {
+pub(super) async fn reset(session: &mut Session) -> bool {
     let reset = match session.browser {
         BrowserKind::Firefox => reuse::fresh_user_context(session).await.is_ok(),
         _ => page::reset(&session.client).await.is_ok(),
@@ -349,161 +223,4 @@ async fn reset(session: &mut Session) -> bool {
         b.reset().await;
     }
     reset
-}
-
-/// Returns a page's session to the pool for the next scenario, which gets it
-/// with its state reset (cookies, storage, cache, extra windows, logs: reset
-/// when it is taken, so that the last one is not reset for nobody; on Firefox
-/// a new user context). Its routes and dialog handlers go now. A session that
-/// cannot be reset is closed then. A WebKit session ends here; its driver is
-/// kept for the next one.
-pub async fn release_page(page: Page) {
-    if let Some(session) = page.take_session() {
-        // WebKit's sessions are not reused (no command clears every origin's
-        // cookies and storage, or the cache: see `reuse`); their driver is.
-        if !reuse::pools_sessions(&session) {
-            let browser = session.browser;
-            if let Some(d) = session.end_keeping_driver().await {
-                reuse::keep_idle_driver(browser, d);
-            }
-            return;
-        }
-        // No route of the scenario outlives it (an idle page's requests would
-        // wait on a handler that is gone).
-        if let Some(b) = &session.bidi {
-            b.reset().await;
-        }
-        POOL.lock().expect("pool lock").push(session);
-    }
-}
-
-/// Lets go of a page whose browser gave no answer (a step or a tool call that
-/// ran out of time on it), asking that browser nothing, since it would wait
-/// again: its session is not pooled, and a driver of its own (Firefox's,
-/// WebKit's) is stopped at once with its browser. A session of the shared
-/// local chromedriver goes with that driver, which [`shutdown`] stops once no
-/// other session is alive (and the process's end, in any case).
-pub async fn discard_page(page: Page) {
-    if let Some(mut session) = page.take_session() {
-        if let Some(d) = session.own_driver.take() {
-            let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
-        }
-        drop(session);
-    }
-}
-
-/// Closes every pooled session and, unless a page is still open elsewhere in
-/// this process (another test, another scenario), stops the local chromedriver.
-/// The harness calls it at the end of a run, `browser_close` after releasing
-/// its page; later pages start afresh. Whatever is left stops with the process.
-pub async fn shutdown() {
-    let warm = abandon_warm().await;
-    let mut sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
-    sessions.extend(warm);
-    for s in sessions {
-        s.close().await;
-    }
-    tokio::task::spawn_blocking(reuse::stop_idle_drivers)
-        .await
-        .ok();
-    if LIVE.load(std::sync::atomic::Ordering::SeqCst) == 0 {
-        stop_driver();
-    }
-}
-
-/// The end of the process (the harness, once every scenario ended): the pooled
-/// sessions of the local chromedriver are not closed one by one, nor is the
-/// driver asked to quit its browsers: its process group is killed, browsers
-/// and all, and its watchdog removes the profiles while the reports are
-/// written ([`await_exit`] waits for it). So are the groups of the drivers of
-/// their own (pooled Firefox sessions', idle WebKit drivers'). Sessions of a
-/// remote WebDriver are closed as by [`shutdown`].
-pub(crate) async fn shutdown_at_exit() {
-    // A session opened ahead of a page no scenario asked for goes as a pooled one.
-    let warm = abandon_warm().await;
-    let mut sessions: Vec<Session> = std::mem::take(&mut *POOL.lock().expect("pool lock"));
-    sessions.extend(warm);
-    let local_url = super::driver::local_driver().map(|(_, url)| url);
-    let (own, sessions): (Vec<Session>, Vec<Session>) =
-        sessions.into_iter().partition(|s| s.own_driver.is_some());
-    let (local, others): (Vec<Session>, Vec<Session>) = sessions
-        .into_iter()
-        .partition(|s| local_url.as_deref() == Some(s.remote.as_str()));
-    for s in others {
-        s.close().await;
-    }
-    // Pooled sessions with a driver of their own (Firefox's) and idle drivers
-    // (WebKit's): their groups killed at once, browsers and all, as the local
-    // chromedriver's below.
-    let mut killed = reuse::kill_idle_drivers();
-    for mut s in own {
-        if let Some(d) = s.own_driver.take() {
-            killed.push(d.kill());
-        }
-        if let Some(profile) = s._profile.take() {
-            let _ = profile.keep();
-        }
-        drop(s);
-    }
-    EXITING
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .extend(killed);
-    // A page still open elsewhere in this process keeps the driver running.
-    if LIVE.load(std::sync::atomic::Ordering::SeqCst) > local.len() {
-        for s in local {
-            s.close().await;
-        }
-        return;
-    }
-    let driver = match DRIVER.lock() {
-        Ok(mut g) => g.take(),
-        Err(p) => p.into_inner().take(),
-    };
-    if let Some(d) = driver {
-        EXITING
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(d.kill());
-    }
-    for mut s in local {
-        // Killed with the driver's group; its profile is in the driver's
-        // folder, which the watchdog removes as a whole.
-        if let Some(profile) = s._profile.take() {
-            let _ = profile.keep();
-        }
-        drop(s);
-    }
-}
-
-/// The drivers killed by [`shutdown_at_exit`], their watchdogs still
-/// removing the profiles.
-static EXITING: Mutex<Vec<super::driver::Killed>> = Mutex::new(Vec::new());
-
-/// Waits until the driver killed by [`shutdown_at_exit`] has left nothing
-/// behind (its group killed, its profiles removed): the last thing before the
-/// process exits.
-pub(crate) fn await_exit() {
-    let killed = std::mem::take(&mut *EXITING.lock().unwrap_or_else(|p| p.into_inner()));
-    for k in killed {
-        k.wait();
-    }
-}
-
-/// Stops the local chromedriver: its `/shutdown` endpoint quits every browser it
-/// started; then its process group is killed and the profiles removed.
-fn stop_driver() {
-    let driver = match DRIVER.try_lock() {
-        Ok(mut g) => g.take(),
-        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
-        Err(std::sync::TryLockError::WouldBlock) => None,
-    };
-    if let Some(d) = driver {
-        d.stop(true);
-    }
-}
-
-/// Stops the local chromedriver now (a second Ctrl-C): its browsers go with it.
-pub(crate) fn stop_driver_now() {
-    stop_driver();
 }

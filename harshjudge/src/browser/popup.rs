@@ -6,7 +6,6 @@
 
 use std::future::Future;
 use std::panic::Location;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -14,9 +13,6 @@ use serde_json::json;
 use super::error::BrowserError;
 use super::page::Page;
 use super::wire;
-
-/// Popups recorded in this process, numbering their evidence.
-static POPUPS: AtomicUsize = AtomicUsize::new(0);
 
 impl Page {
     /// Runs `action` and returns the popup window it opened (by `window.open`
@@ -88,7 +84,7 @@ impl Page {
         })
         .await;
         let Some(owner) = self.owner() else { return };
-        let n = POPUPS.fetch_add(1, Ordering::SeqCst) + 1;
+        let n = owner.next_number("popup");
         let url = self.url().await.unwrap_or_default();
         let title = self.title().await.unwrap_or_default();
         if let Ok(bytes) = serde_json::to_vec_pretty(&json!({"url": url, "title": title})) {

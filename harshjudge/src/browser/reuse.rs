@@ -12,12 +12,9 @@
 //! - **WebKit** (WebKitGTK has no BiDi): no command clears every origin's
 //!   cookies and storage or the HTTP cache (its Delete All Cookies is the
 //!   current document's host's), so a session is not reused. Its driver and
-//!   X server are ([`take_idle_driver`], [`keep_idle_driver`]): each scenario
+//!   X server are (kept idle by their [`super::Browsers`]): each scenario
 //!   gets a new session, that is a new MiniBrowser with an ephemeral data
 //!   store of its own, from a driver already running.
-
-use std::path::Path;
-use std::sync::Mutex;
 
 use fantoccini::wd::WindowHandle;
 use serde::de::IgnoredAny;
@@ -27,54 +24,8 @@ use super::bidi::protocol::{
     UserContexts, UserTree,
 };
 use super::config::BrowserKind;
-use super::driver::{Driver, Killed};
 use super::error::{BrowserError, cmd_err};
 use super::session::Session;
-
-/// Drivers of their own whose session ended, kept running for the next
-/// session of their engine.
-static IDLE: Mutex<Vec<(BrowserKind, Driver)>> = Mutex::new(Vec::new());
-
-/// An idle driver of `browser`'s, running `binary`, that still runs, if any
-/// (dead ones are stopped: their browsers must not outlive them).
-pub(super) fn take_idle_driver(browser: BrowserKind, binary: &Path) -> Option<Driver> {
-    loop {
-        let found = {
-            let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
-            let i = idle
-                .iter()
-                .position(|(b, d)| *b == browser && d.runs(binary))?;
-            idle.swap_remove(i).1
-        };
-        let mut d = found;
-        if d.is_alive() {
-            return Some(d);
-        }
-        d.stop(false);
-    }
-}
-
-/// Keeps `driver` (its session ended) for the next session of `browser`.
-pub(super) fn keep_idle_driver(browser: BrowserKind, driver: Driver) {
-    IDLE.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push((browser, driver));
-}
-
-/// Stops every idle driver (their browsers are gone with their sessions).
-pub(super) fn stop_idle_drivers() {
-    let idle = std::mem::take(&mut *IDLE.lock().unwrap_or_else(|p| p.into_inner()));
-    for (_, d) in idle {
-        d.stop(false);
-    }
-}
-
-/// Kills every idle driver's process group at once (the end of the process);
-/// their watchdogs remove their folders.
-pub(super) fn kill_idle_drivers() -> Vec<Killed> {
-    let idle = std::mem::take(&mut *IDLE.lock().unwrap_or_else(|p| p.into_inner()));
-    idle.into_iter().map(|(_, d)| d.kill()).collect()
-}
 
 /// Whether `browser`'s sessions go back to the pool when their page is
 /// released (Firefox's only with BiDi, which its isolation needs).

@@ -1,14 +1,15 @@
 //! [`Session`]: one WebDriver session with its own profile folder, and the
-//! count of the sessions alive in this process.
+//! count of the sessions alive of one [`super::Browsers`].
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use fantoccini::Client;
 
 use super::bidi::Bidi;
 use super::config::BrowserKind;
-use super::driver::Driver;
+use super::driver::{Driver, DriverWatch};
 
 /// A browser session with its own profile folder (removed when it closes).
 pub(crate) struct Session {
@@ -22,8 +23,14 @@ pub(crate) struct Session {
     pub(crate) viewport: Option<(u32, u32)>,
     /// Its script timeout as last set (ms), kept across pooled pages.
     pub(crate) script_timeout: u64,
-    /// Counts it among the live sessions while it exists.
+    /// Counts it among its owner's live sessions while it exists.
     pub(crate) _live: Live,
+    /// The driver process its commands go to (none: a remote WebDriver), so
+    /// that a lost connection can say that driver exited.
+    pub(crate) driver: Option<DriverWatch>,
+    /// Whether the engine is registered for every new document of the
+    /// session (once per session, kept across its pooled pages).
+    pub(crate) registered: Arc<AtomicBool>,
     /// Its WebDriver BiDi connection (none when the remote end offers none:
     /// console and network then come from chromedriver's `devtools` log).
     pub(crate) bidi: Option<Arc<Bidi>>,
@@ -67,24 +74,22 @@ impl Session {
     }
 }
 
-/// Sessions alive in this process (being opened, in use or pooled): the local
-/// chromedriver is stopped by [`shutdown`] only when none is left outside the
-/// pool, so that one user's shutdown (a test ending, `browser_close`) never
-/// pulls the driver from under another's page.
-pub(super) static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// One live session, counted from before its driver is asked for until it drops.
-pub(crate) struct Live(());
+/// One live session of a [`super::Browsers`] (being opened, in use or
+/// pooled), counted in its owner's count from before its driver is asked for
+/// until it drops: the owner's local chromedriver is stopped by
+/// [`super::Browsers::shutdown`] only when none is left outside the pool, so
+/// that its shutdown never pulls the driver from under a page it handed out.
+pub(crate) struct Live(Arc<AtomicUsize>);
 
 impl Live {
-    pub(super) fn new() -> Live {
-        LIVE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Live(())
+    pub(super) fn new(count: &Arc<AtomicUsize>) -> Live {
+        count.fetch_add(1, Ordering::SeqCst);
+        Live(count.clone())
     }
 }
 
 impl Drop for Live {
     fn drop(&mut self) {
-        LIVE.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }

@@ -82,20 +82,10 @@ pub(crate) async fn cdp(
     .await
 }
 
-/// Whether the chromedriver this process started has exited (false when there
-/// is none, e.g. a remote WebDriver).
-fn local_driver_exited() -> bool {
-    let Some((pid, _)) = super::driver::local_driver() else {
-        return false;
-    };
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the command name in parentheses: Z = exited, not reaped.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
-        Err(_) => cfg!(target_os = "linux"),
-    }
-}
+/// The cause of a command that lost its connection to the driver. The
+/// session's driver, which knows whether it exited, makes it "chromedriver
+/// exited" then ([`super::driver::DriverWatch::explain`]).
+pub(crate) const UNREACHABLE: &str = "webdriver not reachable";
 
 /// The cause of a failed command, when it is not about the page's content: the
 /// driver or browser went away, or the page crashed.
@@ -105,11 +95,7 @@ fn cause(e: &CmdError) -> Option<&'static str> {
         e,
         CmdError::Lost(_) | CmdError::Failed(_) | CmdError::FailedC(_)
     ) {
-        return Some(if local_driver_exited() {
-            "chromedriver exited"
-        } else {
-            "webdriver not reachable"
-        });
+        return Some(UNREACHABLE);
     }
     if text.contains("page crash")
         || text.contains("tab crashed")

@@ -104,6 +104,8 @@ struct Job {
     repeat: u32,
     /// The failed runs of this invocation, against `--max-failures`.
     failures: Arc<Failures>,
+    /// The run's browsers.
+    browsers: Arc<crate::browser::Browsers>,
 }
 
 /// `--max-failures N`: the runs that failed so far, shared by every job; once
@@ -283,6 +285,7 @@ impl Job {
                 def,
                 run,
                 self.base_url.clone(),
+                self.browsers.clone(),
                 sink,
                 self.last,
                 self.limits.clone(),
@@ -604,7 +607,11 @@ pub(super) struct Execution<'a> {
 /// at most `--test-threads` at once, while libtest runs the trials (each
 /// waiting on its slot). Returns libtest's conclusion once every job ended
 /// and the browsers are shut down.
-pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) -> Conclusion {
+pub(super) fn execute(
+    x: Execution<'_>,
+    args: &Arguments,
+    trials: Vec<Trial>,
+) -> (Conclusion, crate::browser::Exiting) {
     let threads = args
         .test_threads
         .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
@@ -618,8 +625,10 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         .expect("tokio runtime");
     // A scenario to run opens a page: the driver and the browser start now,
     // while the run gets ready, rather than when it asks for its page.
+    // The run's browsers: every scenario's page comes from them.
+    let browsers = Arc::new(crate::browser::Browsers::new());
     if let Some((def, _)) = x.plan.work().into_iter().find(|(d, _)| d.opens_page) {
-        crate::browser::warm_up(rt.handle(), def.browser, &x.settings.base_url);
+        browsers.warm_up(rt.handle(), def.browser, &x.settings.base_url);
     }
     let limits = Limits {
         step_default: x.settings.step_timeout,
@@ -629,7 +638,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
         // Checked with the other settings before anything ran (`check_settings`).
         console: crate::browser::ConsoleSettings::from_env().unwrap_or_default(),
     };
-    super::signals::listen_for_signals(&rt);
+    super::signals::listen_for_signals(&rt, browsers.killer());
     let replay = Arc::new(ReplayInfo::from_env(
         x.pkg.name,
         x.package_root,
@@ -658,6 +667,7 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
             repeat: setups::repetitions(def, x.flags.repeat_each),
             failures: failures.clone(),
             gate: gate.clone(),
+            browsers: browsers.clone(),
         })
         .collect();
     // before_all: once, before the first scenario; when it fails, no scenario
@@ -707,10 +717,11 @@ pub(super) fn execute(x: Execution<'_>, args: &Arguments, trials: Vec<Trial>) ->
     // No chromedriver, browser or app under test outlives the run: the
     // driver's group is killed now, and its profiles are removed while the
     // reports are written (`tail::finish` waits for that before it returns).
-    rt.block_on(crate::browser::shutdown_at_exit());
+    let exiting = rt.block_on(browsers.kill_at_exit());
+    drop(browsers);
     drop(rt);
     crate::server::stop();
-    conclusion
+    (conclusion, exiting)
 }
 
 /// A suite-level hook that failed: which, where, and why.

@@ -475,8 +475,9 @@ fn invoke(
         log: &log,
         notes: &notes,
     };
-    let conclusion = exec::execute(execution, args, trials);
+    let (conclusion, exiting) = exec::execute(execution, args, trials);
     let tail = tail::Tail {
+        exiting,
         store: &store,
         settings: &settings,
         sink: &sink,

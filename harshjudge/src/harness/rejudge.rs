@@ -508,6 +508,7 @@ pub(super) fn run(
     let mut settings = cx.settings.clone();
     settings.keep_runs = None;
     let tail = tail::Tail {
+        exiting: Default::default(),
         store: cx.store,
         settings: &settings,
         sink: &sink,

@@ -17,9 +17,9 @@ pub fn signal_exit_code() -> Option<i32> {
 /// Listens for Ctrl-C and SIGTERM on the harness's runtime. The first stops
 /// every running scenario (each marks its run interrupted, its files written,
 /// its browser released) and lets the harness finish normally; a second one
-/// stops chromedriver and exits at once.
-pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime) {
-    rt.spawn(async {
+/// stops the run's chromedriver (`killer`'s) and exits at once.
+pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime, killer: crate::browser::Killer) {
+    rt.spawn(async move {
         let Ok(mut term) =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         else {
@@ -42,7 +42,7 @@ pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime) {
         }
         eprintln!("harshjudge: stopping at once");
         let _ = crate::store::flush_writes();
-        crate::browser::stop_driver_now();
+        killer.kill_now();
         crate::secrets::stdio::exit(code);
     });
 }

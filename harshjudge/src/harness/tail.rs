@@ -18,6 +18,8 @@ use super::{EXIT_FAILED, EXIT_OK};
 
 /// What the tail needs to know of the invocation.
 pub(super) struct Tail<'a> {
+    /// The run's browsers, killed as it ended: their profiles go before the process.
+    pub exiting: crate::browser::Exiting,
     pub store: &'a Store,
     pub settings: &'a Settings,
     pub sink: &'a HarnessSink,
@@ -123,7 +125,7 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
     }
     // The browsers were killed at the end of the run; their profiles are gone
     // before the process is.
-    crate::browser::await_exit();
+    t.exiting.wait();
     let signal = super::signals::signal_exit_code();
     if let Some(log) = &t.log {
         log.finish(signal.is_some());

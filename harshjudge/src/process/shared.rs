@@ -221,9 +221,15 @@ mod tests {
         );
         first.publish("state.json", b"{\"port\":1}").unwrap();
         drop(first);
-        assert_eq!(second.join().unwrap().as_deref(), Some(&b"{\"port\":1}"[..]));
-        let mode = std::fs::metadata(tmp.path().join(format!("harshjudge-thing-run1-{}", key(&[b"k"]))))
-            .unwrap();
+        assert_eq!(
+            second.join().unwrap().as_deref(),
+            Some(&b"{\"port\":1}"[..])
+        );
+        let mode = std::fs::metadata(
+            tmp.path()
+                .join(format!("harshjudge-thing-run1-{}", key(&[b"k"]))),
+        )
+        .unwrap();
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(mode.permissions().mode() & 0o777, 0o700);
     }

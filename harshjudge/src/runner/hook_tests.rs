@@ -40,6 +40,7 @@ async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunStatus) {
         def,
         handle,
         String::new(),
+        Arc::default(),
         sink.clone(),
         def.steps.len(),
         limits,

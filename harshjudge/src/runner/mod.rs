@@ -51,6 +51,10 @@ type Captures = Vec<(String, Result<Snapshot, Error>)>;
 pub(crate) struct Shared {
     pub def: &'static ScenarioDef,
     pub base_url: String,
+    /// Where its pages come from (the run's).
+    pub browsers: Arc<crate::browser::Browsers>,
+    /// Evidence numbers handed out so far, per kind (`popup`, `download`).
+    numbers: Mutex<std::collections::HashMap<String, usize>>,
     /// Where every event goes: the run's store writer, which records it and
     /// passes it on ([`StoreWriter::emit`]).
     pub stream: StoreWriter,
@@ -91,10 +95,12 @@ struct Cursor {
 }
 
 impl Shared {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         def: &'static ScenarioDef,
         run: RunHandle,
         base_url: String,
+        browsers: Arc<crate::browser::Browsers>,
         sink: Arc<dyn EventSink>,
         stop_after: usize,
         limits: Limits,
@@ -105,6 +111,8 @@ impl Shared {
             store,
             def,
             base_url,
+            browsers,
+            numbers: Mutex::default(),
             stream: StoreWriter::new(run, judging, sink),
             stop_after,
             limits,
@@ -655,15 +663,15 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
     // The browser sessions go back to the pool for the next scenario (reset
     // when taken), unless one did not answer: a session still held by its
     // browser would hold the next scenario too, so they are let go without
-    // asking that browser anything (`discard_page`).
+    // asking that browser anything (`Browsers::discard`).
     let pages: Vec<_> = std::mem::take(&mut *shared.pages.lock().expect("pages lock"));
     shared.probes.lock().expect("probe lock").clear();
     let unresponsive = shared.is_unresponsive();
     for page in pages {
         if unresponsive {
-            crate::browser::discard_page(page).await;
+            shared.browsers.discard(page).await;
         } else {
-            crate::browser::release_page(page).await;
+            shared.browsers.release(page).await;
         }
     }
     // Every evidence file is on disk before the run is final; the store
@@ -897,9 +905,15 @@ impl RunContext for Shared {
         }
     }
 
+    fn browsers(&self) -> &crate::browser::Browsers {
+        &self.browsers
+    }
+
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
         Box::pin(async move {
-            let page = crate::browser::open_page_in(self.def.browser, &self.base_url).await?;
+            let page = (self.browsers)
+                .open_page_in(self.def.browser, &self.base_url)
+                .await?;
             page.set_owner(&self);
             let others = RunContext::pages(&*self);
             self.pages.lock().expect("pages lock").push(page.clone());
@@ -1008,5 +1022,12 @@ impl crate::browser::ScenarioEvidence for Shared {
 
     fn store(&self) -> crate::store::Store {
         self.store.clone()
+    }
+
+    fn next_number(&self, kind: &str) -> usize {
+        let mut numbers = self.numbers.lock().expect("numbers lock");
+        let n = numbers.entry(kind.to_string()).or_default();
+        *n += 1;
+        *n
     }
 }

@@ -58,6 +58,7 @@ async fn run(def: &'static ScenarioDef, stop_after: usize, evidence: EvidenceMod
         def,
         handle,
         String::new(),
+        Arc::default(),
         sink.clone(),
         stop_after,
         limits,
@@ -523,7 +524,16 @@ async fn a_consumer_told_of_evidence_finds_the_file_whole_on_disk() {
         full_page: false,
         console: Default::default(),
     };
-    let shared = Shared::new(def, handle, String::new(), sink.clone(), 2, limits, None);
+    let shared = Shared::new(
+        def,
+        handle,
+        String::new(),
+        Arc::default(),
+        sink.clone(),
+        2,
+        limits,
+        None,
+    );
     execute(shared).await;
     let found = sink.found.lock().unwrap().clone();
     // Step 1: big-before, big-after; step 2: big-before, note, big-after.
@@ -608,4 +618,41 @@ async fn attachments_and_probe_evidence_reach_the_store_only_through_the_event_s
         "{refused:?}"
     );
     assert_eq!(sink.seen().len(), seen.len());
+}
+
+/// Evidence numbers (`popup-N`, `download-N`) are the scenario's, not the
+/// process's: each scenario counts from 1, per kind, whoever else records
+/// in the same process at the same time.
+#[test]
+fn evidence_numbers_are_per_scenario_and_kind() {
+    use crate::browser::ScenarioEvidence;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path().join(".harshJudge"));
+    store.ensure_initialized("unit", "").unwrap();
+    let def = fake_scenario("numbered", &["one"], |_| Box::pin(async { Ok(()) }), |_| {});
+    let shared = |store: &Store| {
+        let limits = Limits {
+            step_default: None,
+            scenario_default: None,
+            evidence: EvidenceMode::All,
+            full_page: false,
+            console: Default::default(),
+        };
+        Shared::new(
+            def,
+            crate::harness::exec::prepare(store, def).unwrap(),
+            String::new(),
+            Arc::default(),
+            Arc::new(RecordingSink::default()),
+            1,
+            limits,
+            None,
+        )
+    };
+    let (one, two) = (shared(&store), shared(&store));
+    assert_eq!(one.next_number("popup"), 1);
+    assert_eq!(one.next_number("popup"), 2);
+    assert_eq!(two.next_number("popup"), 1, "another scenario counts anew");
+    assert_eq!(one.next_number("download"), 1, "each kind counts anew");
+    assert_eq!(one.next_number("popup"), 3);
 }

@@ -104,7 +104,10 @@ pub(super) fn shared(
         },
     };
     folder
-        .publish("server.json", &serde_json::to_vec(&state).unwrap_or_default())
+        .publish(
+            "server.json",
+            &serde_json::to_vec(&state).unwrap_or_default(),
+        )
         .map_err(|e| ServerError::Io {
             command: server.command.clone(),
             what: e.what(),

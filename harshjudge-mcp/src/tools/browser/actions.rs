@@ -207,8 +207,8 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
                 && let Some(hung) = guard.take()
             {
                 // The open session's browser gave no answer: a new one.
-                harshjudge::browser::discard_page(hung.page).await;
-                harshjudge::browser::shutdown().await;
+                agent.browsers.discard(hung.page).await;
+                agent.browsers.shutdown().await;
             }
             if let Some(s) = guard.as_ref() {
                 return Ok(Launched {
@@ -221,7 +221,8 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
                 });
             }
             let started = Instant::now();
-            let page = harshjudge::browser::open_page_with(&config, &base)
+            let page = (agent.browsers)
+                .open_page_with(&config, &base)
                 .await
                 .map_err(classify)?;
             let id = page.session_id().await;
@@ -267,12 +268,12 @@ pub fn close(ctx: &Context, _a: Close) -> Result<Closed, ToolError> {
             let hung = agent.take_unresponsive();
             if let Some(s) = session {
                 if hung {
-                    harshjudge::browser::discard_page(s.page).await;
+                    agent.browsers.discard(s.page).await;
                 } else {
-                    harshjudge::browser::release_page(s.page).await;
+                    agent.browsers.release(s.page).await;
                 }
             }
-            harshjudge::browser::shutdown().await;
+            agent.browsers.shutdown().await;
             Closed {
                 success: true,
                 was_open,

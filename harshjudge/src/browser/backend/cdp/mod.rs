@@ -2,16 +2,25 @@
 //! Playwright and chromiumoxide do, without chromedriver: [`launch`] starts
 //! the browser (pipe or port), [`transport`] carries its messages,
 //! [`connection`] matches answers to commands and routes events by session,
-//! [`protocol`] types the commands and events this side uses.
+//! [`protocol`] types the commands and events this side uses. The pieces of
+//! the page backend: [`input`] (keyboard and mouse from W3C action lists, a
+//! US key table), [`events`] (console and network, live), [`frames`] (each
+//! frame's default execution context), [`screenshot`] (and the viewport).
 //!
 //! Not used by pages yet: step 9 of `docs/design/backends.md` (the CDP
 //! backend) uses it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
 pub(crate) mod connection;
+pub(crate) mod events;
+pub(crate) mod frames;
+pub(crate) mod input;
 pub(crate) mod launch;
 pub(crate) mod protocol;
+pub(crate) mod screenshot;
 pub(crate) mod transport;
 
+#[cfg(test)]
+mod testing;
 #[cfg(test)]
 mod tests;

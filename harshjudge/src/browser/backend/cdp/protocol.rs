@@ -236,6 +236,16 @@ event!(TargetCrashed, "Inspector.targetCrashed");
 pub(crate) struct RuntimeEnable {}
 command!(RuntimeEnable, "Runtime.enable", Empty);
 
+/// `Log.enable`: `Log.entryAdded` (failed loads, interventions).
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct LogEnable {}
+command!(LogEnable, "Log.enable", Empty);
+
+/// `Network.enable`: the request events.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct NetworkEnable {}
+command!(NetworkEnable, "Network.enable", Empty);
+
 /// `Runtime.runIfWaitingForDebugger`: a target paused at its start goes on.
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct RunIfWaitingForDebugger {}
@@ -379,3 +389,252 @@ command!(
 pub(crate) struct ScriptAdded {
     pub(crate) identifier: String,
 }
+
+/// `Runtime.executionContextCreated`: a world of a frame is ready.
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct ExecutionContextCreated {
+    pub(crate) context: ExecutionContextDescription,
+}
+event!(ExecutionContextCreated, "Runtime.executionContextCreated");
+
+/// An execution context: a frame's main world or an isolated one.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecutionContextDescription {
+    pub(crate) id: i64,
+    #[serde(default)]
+    pub(crate) origin: String,
+    #[serde(default)]
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) aux_data: Option<ContextAuxData>,
+}
+
+/// Where a context lives (Chromium's `auxData`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ContextAuxData {
+    #[serde(default)]
+    pub(crate) frame_id: Option<String>,
+    /// The frame's main world (not an isolated world or a worker's).
+    #[serde(default)]
+    pub(crate) is_default: bool,
+}
+
+/// `Runtime.executionContextDestroyed`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecutionContextDestroyed {
+    pub(crate) execution_context_id: i64,
+}
+event!(
+    ExecutionContextDestroyed,
+    "Runtime.executionContextDestroyed"
+);
+
+/// `Runtime.executionContextsCleared`: every context of the page went (the
+/// top document navigated).
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct ExecutionContextsCleared {}
+event!(ExecutionContextsCleared, "Runtime.executionContextsCleared");
+
+// ---- DOM ----
+
+/// `DOM.describeNode`: what a node of the page is (for an iframe element,
+/// the frame it holds).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DescribeNode<'a> {
+    pub(crate) object_id: &'a str,
+}
+command!(DescribeNode<'a>, "DOM.describeNode", Described);
+
+/// `DOM.describeNode`'s answer.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Described {
+    pub(crate) node: Node,
+}
+
+/// A DOM node as `DOM.describeNode` tells it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Node {
+    #[serde(default)]
+    pub(crate) node_name: String,
+    /// An iframe element's frame (an `<iframe>`, `<frame>` or `<object>`).
+    #[serde(default)]
+    pub(crate) frame_id: Option<String>,
+}
+
+// ---- Input ----
+
+/// `Input.dispatchKeyEvent`'s `type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum KeyEventType {
+    /// A key down that types its text.
+    KeyDown,
+    /// A key down that types nothing.
+    RawKeyDown,
+    KeyUp,
+}
+
+/// `Input.dispatchKeyEvent`, as a US keyboard makes it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DispatchKeyEvent {
+    #[serde(rename = "type")]
+    pub(crate) kind: KeyEventType,
+    /// Alt 1, Control 2, Meta 4, Shift 8.
+    pub(crate) modifiers: u8,
+    /// `KeyboardEvent.key`: "a", "A", "Enter", "Shift".
+    pub(crate) key: String,
+    /// `KeyboardEvent.code`: "KeyA", "Enter", "ShiftLeft".
+    pub(crate) code: String,
+    pub(crate) windows_virtual_key_code: u32,
+    pub(crate) native_virtual_key_code: u32,
+    /// What the key types (none for a key up or a key that types nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) unmodified_text: Option<String>,
+    /// 0 standard, 1 left, 2 right, 3 numpad.
+    pub(crate) location: u8,
+    pub(crate) is_keypad: bool,
+    pub(crate) auto_repeat: bool,
+}
+command!(DispatchKeyEvent, "Input.dispatchKeyEvent", Empty);
+
+/// `Input.insertText`: text as an input method commits it (no key events).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct InsertText {
+    pub(crate) text: String,
+}
+command!(InsertText, "Input.insertText", Empty);
+
+/// `Input.dispatchMouseEvent`'s `type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum MouseEventType {
+    #[serde(rename = "mouseMoved")]
+    Moved,
+    #[serde(rename = "mousePressed")]
+    Pressed,
+    #[serde(rename = "mouseReleased")]
+    Released,
+    #[serde(rename = "mouseWheel")]
+    Wheel,
+}
+
+/// A mouse button as `Input.dispatchMouseEvent` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum CdpButton {
+    None,
+    Left,
+    Middle,
+    Right,
+    Back,
+    Forward,
+}
+
+/// `Input.dispatchMouseEvent`, in CSS pixels of the viewport.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DispatchMouseEvent {
+    #[serde(rename = "type")]
+    pub(crate) kind: MouseEventType,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    /// Alt 1, Control 2, Meta 4, Shift 8.
+    pub(crate) modifiers: u8,
+    pub(crate) button: CdpButton,
+    /// The buttons held: left 1, right 2, middle 4, back 8, forward 16.
+    pub(crate) buttons: u8,
+    pub(crate) click_count: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) delta_x: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) delta_y: Option<f64>,
+}
+command!(DispatchMouseEvent, "Input.dispatchMouseEvent", Empty);
+
+// ---- Screenshots, viewport ----
+
+/// A rectangle of the page, in CSS pixels of the document.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Viewport {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) width: f64,
+    pub(crate) height: f64,
+    /// Device pixels per CSS pixel of the capture.
+    pub(crate) scale: f64,
+}
+
+/// `Page.captureScreenshot`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CaptureScreenshot {
+    /// "png".
+    pub(crate) format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) clip: Option<Viewport>,
+    /// The clip may reach past the viewport (a full-page capture).
+    pub(crate) capture_beyond_viewport: bool,
+    pub(crate) from_surface: bool,
+}
+command!(CaptureScreenshot, "Page.captureScreenshot", Captured);
+
+/// `Page.captureScreenshot`'s answer.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Captured {
+    /// The image, base64.
+    pub(crate) data: String,
+}
+
+/// `Page.getLayoutMetrics`.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct GetLayoutMetrics {}
+command!(GetLayoutMetrics, "Page.getLayoutMetrics", LayoutMetrics);
+
+/// `Page.getLayoutMetrics`'s answer (CSS pixels).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LayoutMetrics {
+    pub(crate) css_content_size: Rect,
+    pub(crate) css_visual_viewport: VisualViewport,
+}
+
+/// A size (and place) in CSS pixels.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub(crate) struct Rect {
+    pub(crate) width: f64,
+    pub(crate) height: f64,
+}
+
+/// The visible part of the page.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct VisualViewport {
+    pub(crate) page_x: f64,
+    pub(crate) page_y: f64,
+    pub(crate) client_width: f64,
+    pub(crate) client_height: f64,
+}
+
+/// `Emulation.setDeviceMetricsOverride`: the viewport's size in CSS pixels.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SetDeviceMetricsOverride {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    /// 0: the browser's own.
+    pub(crate) device_scale_factor: f64,
+    pub(crate) mobile: bool,
+}
+command!(
+    SetDeviceMetricsOverride,
+    "Emulation.setDeviceMetricsOverride",
+    Empty
+);

@@ -21,14 +21,14 @@ use crate::browser::config::BrowserConfig;
 
 /// The browser's side of a connection: reads the client's commands and
 /// writes whatever bytes a test wants.
-struct Fake {
+pub(super) struct Fake {
     commands: Incoming,
-    out: Option<pipe::Sender>,
+    pub(super) out: Option<pipe::Sender>,
 }
 
 impl Fake {
     /// A connection to a fake browser whose stderr said `said`.
-    fn connect(said: &str) -> (Connection, Fake) {
+    pub(super) fn connect(said: &str) -> (Connection, Fake) {
         let (to_browser, commands) = pipe::pipe().expect("pipe");
         let (out, from_browser) = pipe::pipe().expect("pipe");
         let (outgoing, incoming) = transport::pipe_pair(to_browser, from_browser);
@@ -48,7 +48,7 @@ impl Fake {
     }
 
     /// The next command the client sent.
-    async fn command(&mut self) -> Value {
+    pub(super) async fn command(&mut self) -> Value {
         let frame = self
             .commands
             .next()
@@ -65,20 +65,20 @@ impl Fake {
     }
 
     /// Writes `message` framed (JSON + NUL).
-    async fn send(&mut self, message: Value) {
+    pub(super) async fn send(&mut self, message: Value) {
         let mut bytes = message.to_string().into_bytes();
         bytes.push(0);
         self.write(&bytes).await;
     }
 
     /// Answers command `id` with `result`.
-    async fn answer(&mut self, id: &Value, result: Value) {
+    pub(super) async fn answer(&mut self, id: &Value, result: Value) {
         self.send(json!({ "id": id, "result": result })).await;
     }
 }
 
 /// `f`, failing the test if it takes over 10 s (a waiter never answered).
-async fn within<F: std::future::Future>(f: F) -> F::Output {
+pub(super) async fn within<F: std::future::Future>(f: F) -> F::Output {
     tokio::time::timeout(Duration::from_secs(10), f)
         .await
         .expect("done within 10 s")
@@ -109,7 +109,7 @@ fn value_of(r: Result<super::protocol::Evaluated, CdpError>) -> Value {
     r.expect("answered").result.value.expect("a value")
 }
 
-fn session(s: &str) -> SessionId {
+pub(super) fn session(s: &str) -> SessionId {
     SessionId(s.into())
 }
 

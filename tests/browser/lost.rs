@@ -1,21 +1,21 @@
 //! A failed browser step names its cause first (issue 11, points 5 and 12), in
-//! real Chromium. Its own test binary: it kills the chromedriver this process
-//! started, which would break the other browser tests sharing it.
+//! real Chromium. It kills the chromedriver of a `Browsers` of its own: the
+//! other tests' browsers are not touched.
 
 use std::time::Duration;
 
-use harshjudge::browser::{BrowserConfig, open_page_with};
+use harshjudge::browser::Browsers;
 
-fn config() -> BrowserConfig {
-    let mut c = BrowserConfig::from_env().expect("browser settings");
-    c.webdriver_url = None;
-    c
-}
+use super::config;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
+    let browsers = Browsers::new();
     // Point 5: a relative URL without a base URL fails in the step that opens it.
-    let page = open_page_with(&config(), "").await.expect("a browser page");
+    let page = browsers
+        .open_page_with(&config(), "")
+        .await
+        .expect("a browser page");
     let err = page.goto("/").await.expect_err("no base URL").to_string();
     assert!(
         err.contains("HARSHJUDGE_BASE_URL") && err.contains("main!(base_url"),
@@ -26,7 +26,8 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
     page.goto(&format!("{base}/login")).await.unwrap();
 
     // Point 12: the page crashes; the next wait says so first.
-    let crashed = open_page_with(&config(), &base)
+    let crashed = browsers
+        .open_page_with(&config(), &base)
         .await
         .expect("a second page");
     crashed.goto("/login").await.unwrap();
@@ -47,7 +48,7 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
     let waiting = page.with_timeout(Duration::from_secs(4));
     let wait = tokio::spawn(async move { waiting.wait_for("#never-there").await });
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let (pid, _) = harshjudge::browser::local_driver().expect("a local chromedriver");
+    let (pid, _) = browsers.local_driver().expect("a local chromedriver");
     // Our own child.
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(pid as i32).expect("a pid"),

@@ -1,0 +1,155 @@
+//! For the tests of the page pieces against a real Chromium: a page in a
+//! browser context of its own, and a tiny HTTP server on 127.0.0.1.
+
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::connection::{Connection, Received};
+use super::launch::{Chromium, Endpoint, launch};
+use super::protocol::{
+    AttachToTarget, CreateBrowserContext, CreateTarget, Evaluate, Evaluated, LogEnable, Navigate,
+    NetworkEnable, PageEnable, RuntimeEnable, SessionId,
+};
+use crate::browser::config::BrowserConfig;
+
+/// A page of a Chromium launched over the pipe, its session's page,
+/// runtime, log and network events enabled.
+pub(super) struct RealPage {
+    chromium: Option<Chromium>,
+    pub(super) connection: Connection,
+    pub(super) session: SessionId,
+    pub(super) events: UnboundedReceiver<Received>,
+}
+
+impl RealPage {
+    pub(super) async fn open() -> RealPage {
+        let config = BrowserConfig::from_env().expect("config");
+        let launched = launch(&config, Endpoint::Pipe, None)
+            .await
+            .expect("Chromium starts");
+        let connection = launched.connection;
+        let context = connection
+            .send(None, &CreateBrowserContext::default())
+            .await
+            .expect("a context")
+            .browser_context_id;
+        let target = connection
+            .send(
+                None,
+                &CreateTarget {
+                    url: "about:blank",
+                    browser_context_id: Some(&context),
+                },
+            )
+            .await
+            .expect("a target")
+            .target_id;
+        let session = connection
+            .send(
+                None,
+                &AttachToTarget {
+                    target_id: &target,
+                    flatten: true,
+                },
+            )
+            .await
+            .expect("attached")
+            .session_id;
+        let events = connection.events(Some(&session)).expect("its events");
+        let s = Some(&session);
+        let (a, b, c, d) = tokio::join!(
+            connection.send(s, &PageEnable {}),
+            connection.send(s, &RuntimeEnable {}),
+            connection.send(s, &LogEnable {}),
+            connection.send(s, &NetworkEnable {}),
+        );
+        a.and(b).and(c).and(d).expect("enabled");
+        RealPage {
+            chromium: Some(launched.chromium),
+            connection,
+            session,
+            events,
+        }
+    }
+
+    /// Navigates to `url`.
+    pub(super) async fn goto(&self, url: &str) {
+        let navigated = self
+            .connection
+            .send(Some(&self.session), &Navigate { url })
+            .await
+            .expect("navigated");
+        assert!(navigated.error_text.is_none(), "{navigated:?}");
+    }
+
+    /// Evaluates `expression` (by value) in the top document, or in `context`.
+    pub(super) async fn evaluate(&self, expression: &str, context: Option<i64>) -> Evaluated {
+        self.connection
+            .send(
+                Some(&self.session),
+                &Evaluate {
+                    expression,
+                    await_promise: true,
+                    return_by_value: true,
+                    context_id: context,
+                },
+            )
+            .await
+            .expect("evaluated")
+    }
+
+    /// The next event of the session, within 10 s.
+    pub(super) async fn next_event(&mut self) -> Received {
+        tokio::time::timeout(Duration::from_secs(10), self.events.recv())
+            .await
+            .expect("an event within 10 s")
+            .expect("the session's events go on")
+    }
+
+    /// Kills the browser.
+    pub(super) async fn close(mut self) {
+        if let Some(chromium) = self.chromium.take() {
+            tokio::task::spawn_blocking(move || chromium.kill())
+                .await
+                .expect("killed");
+        }
+    }
+}
+
+/// Serves `pages` (path, status, HTML) on 127.0.0.1 until the runtime ends;
+/// any other path is a 404. Returns `http://127.0.0.1:PORT`.
+pub(super) async fn serve(pages: &'static [(&'static str, u16, &'static str)]) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let base = format!("http://{}", listener.local_addr().expect("its address"));
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&request);
+                let path = text.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let (status, body) = pages
+                    .iter()
+                    .find(|(p, _, _)| *p == path)
+                    .map_or((404, "not found"), |(_, s, b)| (*s, *b));
+                let response = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    base
+}

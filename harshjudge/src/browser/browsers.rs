@@ -1,0 +1,400 @@
+//! [`Browsers`]: the value that owns the local drivers, the browsers they
+//! started and the pool of sessions reused across scenarios. The harness, the
+//! MCP server's agent and `heal` each make their own; nothing of it is
+//! process-wide, so two owners in one process never close each other's pages.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use super::config::{BrowserConfig, BrowserKind};
+use super::driver::{Drivers, Killed};
+use super::error::BrowserError;
+use super::page::Page;
+use super::pool::{app_host, new_page, new_session, reset};
+use super::reuse;
+use super::session::Session;
+
+/// The browsers of one owner (a test, the harness's run, the MCP server's
+/// agent): the local chromedriver and its Chromium sessions, the drivers of
+/// their own of Firefox and WebKit sessions, and the sessions released by
+/// their pages, reset and reused by the next page with the same settings.
+///
+/// `Browsers::new()` launches nothing: the first page starts what it needs.
+/// [`Browsers::shutdown`] closes only what this value opened, and dropping it
+/// kills its drivers' process groups, browsers and all (pages it handed out
+/// stop working then: keep it as long as its pages). Whatever is left when
+/// the process ends is killed by the drivers' watchdogs.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), harshjudge::browser::BrowserError> {
+/// let browsers = harshjudge::browser::Browsers::new();
+/// let page = browsers.open_page("http://127.0.0.1:3000").await?;
+/// page.goto("/login").await?;
+/// browsers.release(page).await;
+/// browsers.shutdown().await;
+/// # Ok(()) }
+/// ```
+pub struct Browsers {
+    drivers: Arc<Drivers>,
+    /// Sessions released by their page, for the next page.
+    pool: Mutex<Vec<Session>>,
+    /// A session being opened ahead of the first page ([`Browsers::warm_up`]).
+    warm: Mutex<Option<Warm>>,
+}
+
+/// A session being opened ahead of the first page: for which settings and
+/// app host, and the task opening it.
+struct Warm {
+    config: BrowserConfig,
+    host: Option<String>,
+    task: tokio::task::JoinHandle<Result<Session, BrowserError>>,
+}
+
+impl Default for Browsers {
+    fn default() -> Self {
+        Browsers::new()
+    }
+}
+
+impl std::fmt::Debug for Browsers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browsers")
+            .field("local_driver", &self.local_driver())
+            .field("live", &self.drivers.live.load(Ordering::SeqCst))
+            .finish()
+    }
+}
+
+impl Browsers {
+    /// No browser yet: the first page starts its driver and browser.
+    pub fn new() -> Browsers {
+        Browsers {
+            drivers: Arc::new(Drivers::new()),
+            pool: Mutex::new(Vec::new()),
+            warm: Mutex::new(None),
+        }
+    }
+
+    /// Opens a page with the settings `HARSHJUDGE_*` give: a session from
+    /// this value's pool (state reset when it was released) or a new one.
+    /// `base_url` is what relative `goto` paths are joined to.
+    pub async fn open_page(&self, base_url: &str) -> Result<Page, BrowserError> {
+        self.open_page_with(&BrowserConfig::from_env()?, base_url)
+            .await
+    }
+
+    /// [`Browsers::open_page`] in `browser` (`None`: the one
+    /// `HARSHJUDGE_BROWSER` names).
+    pub async fn open_page_in(
+        &self,
+        browser: Option<BrowserKind>,
+        base_url: &str,
+    ) -> Result<Page, BrowserError> {
+        let config = BrowserConfig::from_env()?;
+        let config = match browser {
+            Some(b) => config.for_browser(b),
+            None => config,
+        };
+        self.open_page_with(&config, base_url).await
+    }
+
+    /// [`Browsers::open_page`] with explicit settings.
+    pub async fn open_page_with(
+        &self,
+        config: &BrowserConfig,
+        base_url: &str,
+    ) -> Result<Page, BrowserError> {
+        let wanted = config.webdriver_url.clone();
+        let host = app_host(base_url);
+        loop {
+            let pooled = {
+                let mut pool = self.pool.lock().expect("pool lock");
+                let i = pool.iter().position(|s| {
+                    wanted.as_ref().is_none_or(|w| *w == s.remote)
+                        && s.app_host == host
+                        && s.browser == config.browser
+                });
+                i.map(|i| pool.swap_remove(i))
+            };
+            let Some(mut session) = pooled else {
+                // A session opened ahead of the first page, for these settings.
+                if let Some(session) = self.take_warm(config, &host).await {
+                    let page = new_page(session, base_url, config);
+                    page.ensure_viewport(config.viewport).await?;
+                    page.prepare_session().await?;
+                    return Ok(page);
+                }
+                break;
+            };
+            // A session's connection lives on the runtime that opened it: one
+            // from a runtime that has ended (another test's) is dead.
+            let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
+            if !bidi_open || session.client.current_url().await.is_err() {
+                // Its driver of its own (Firefox's) goes now, its browser
+                // with it, not when this value goes.
+                if let Some(d) = session.own_driver.take() {
+                    let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+                }
+                continue;
+            }
+            // Reset here rather than when it was released: the last
+            // scenario's session is never reset for nobody.
+            if !reset(&mut session).await {
+                session.close().await;
+                continue;
+            }
+            let page = new_page(session, base_url, config);
+            page.ensure_viewport(config.viewport).await?;
+            return Ok(page);
+        }
+        let session = new_session(&self.drivers, config, host).await?;
+        let page = new_page(session, base_url, config);
+        page.ensure_viewport(config.viewport).await?;
+        page.prepare_session().await?;
+        Ok(page)
+    }
+
+    /// Returns a page's session to this value's pool for its next page, which
+    /// gets it with its state reset (cookies, storage, cache, extra windows,
+    /// logs: reset when it is taken, so that the last one is not reset for
+    /// nobody; on Firefox a new user context). Its routes and dialog handlers
+    /// go now. A WebKit session ends here; its driver is kept for the next one.
+    pub async fn release(&self, page: Page) {
+        let Some(session) = page.take_session() else {
+            return;
+        };
+        // WebKit's sessions are not reused (no command clears every origin's
+        // cookies and storage, or the cache: see `reuse`); their driver is.
+        if !reuse::pools_sessions(&session) {
+            let browser = session.browser;
+            if let Some(d) = session.end_keeping_driver().await {
+                self.drivers.keep_idle(browser, d);
+            }
+            return;
+        }
+        // No route of the scenario outlives it (an idle page's requests
+        // would wait on a handler that is gone).
+        if let Some(b) = &session.bidi {
+            b.reset().await;
+        }
+        self.pool.lock().expect("pool lock").push(session);
+    }
+
+    /// Lets go of a page whose browser gave no answer (a step or a tool call
+    /// that ran out of time on it), asking that browser nothing, since it
+    /// would wait again: its session is not pooled, and a driver of its own
+    /// (Firefox's, WebKit's) is stopped at once with its browser. A session
+    /// of the local chromedriver goes with that driver, which
+    /// [`Browsers::shutdown`] stops once no other page of this value is open.
+    pub async fn discard(&self, page: Page) {
+        if let Some(mut session) = page.take_session() {
+            if let Some(d) = session.own_driver.take() {
+                let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
+            }
+            drop(session);
+        }
+    }
+
+    /// Closes every pooled session of this value and its idle drivers and,
+    /// unless a page it handed out is still open, stops its chromedriver.
+    /// Nothing another `Browsers` opened is touched. Later pages start afresh.
+    pub async fn shutdown(&self) {
+        let warm = self.abandon_warm().await;
+        let mut sessions: Vec<Session> = std::mem::take(&mut *self.pool.lock().expect("pool lock"));
+        sessions.extend(warm);
+        for s in sessions {
+            s.close().await;
+        }
+        let drivers = self.drivers.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            drivers.stop_idle();
+            if drivers.live.load(Ordering::SeqCst) == 0 {
+                drivers.stop_local();
+            }
+        })
+        .await;
+    }
+
+    /// The pid and WebDriver URL of this value's local chromedriver, if it
+    /// started one and it runs (tests kill it to see what follows).
+    #[doc(hidden)]
+    pub fn local_driver(&self) -> Option<(u32, String)> {
+        let local = self.drivers.local.lock().unwrap_or_else(|p| p.into_inner());
+        local.as_ref().map(|d| (d.pid(), d.url().to_string()))
+    }
+
+    /// Starts opening a browser session now, on `rt` (the runtime the pages
+    /// will run on), for the settings `HARSHJUDGE_*` give (in `browser`, when
+    /// given) and the app at `base_url`: the harness calls it as a run starts,
+    /// when a scenario to run opens a page, so that the driver and the browser
+    /// start while the harness prepares the run. The first page with the same
+    /// settings takes that session; if none does, it goes with the rest
+    /// ([`Browsers::kill_at_exit`], [`Browsers::shutdown`], drop). A session
+    /// that failed to open is forgotten: the page then opens one itself and
+    /// reports why it could not.
+    pub(crate) fn warm_up(
+        &self,
+        rt: &tokio::runtime::Handle,
+        browser: Option<BrowserKind>,
+        base_url: &str,
+    ) {
+        let Ok(config) = BrowserConfig::from_env() else {
+            return;
+        };
+        let config = match browser {
+            Some(b) => config.for_browser(b),
+            None => config,
+        };
+        let host = app_host(base_url);
+        let mut warm = self.warm.lock().unwrap_or_else(|p| p.into_inner());
+        if warm.is_some() {
+            return;
+        }
+        let task = rt.spawn({
+            let (config, host, drivers) = (config.clone(), host.clone(), self.drivers.clone());
+            async move { new_session(&drivers, &config, host).await }
+        });
+        *warm = Some(Warm { config, host, task });
+    }
+
+    /// The session [`Browsers::warm_up`] opened, if it was for `config` and
+    /// `host` and it opened (waiting for it to be ready).
+    async fn take_warm(&self, config: &BrowserConfig, host: &Option<String>) -> Option<Session> {
+        let warm = {
+            let mut warm = self.warm.lock().unwrap_or_else(|p| p.into_inner());
+            match warm.as_ref() {
+                Some(w) if w.config == *config && w.host == *host => warm.take(),
+                _ => None,
+            }
+        }?;
+        warm.task.await.ok()?.ok()
+    }
+
+    /// The session [`Browsers::warm_up`] was opening, if it is open (else the
+    /// opening is abandoned: the driver's group, killed or stopped, takes the
+    /// browser being started with it).
+    async fn abandon_warm(&self) -> Option<Session> {
+        let warm = self.warm.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+        if warm.task.is_finished() {
+            return warm.task.await.ok()?.ok();
+        }
+        warm.task.abort();
+        // Done by now, unless it opened in the meantime.
+        warm.task.await.ok()?.ok()
+    }
+
+    /// The end of the harness's run (once every scenario ended): the pooled
+    /// sessions of the local chromedriver are not closed one by one, nor is
+    /// the driver asked to quit its browsers: its process group is killed,
+    /// browsers and all, and its watchdog removes the profiles while the
+    /// reports are written ([`Exiting::wait`] waits for it). So are the groups
+    /// of the drivers of their own (pooled Firefox sessions', idle WebKit
+    /// drivers'). Sessions of a remote WebDriver are closed as by
+    /// [`Browsers::shutdown`].
+    pub(crate) async fn kill_at_exit(&self) -> Exiting {
+        // A session opened ahead of a page no scenario asked for goes as a pooled one.
+        let warm = self.abandon_warm().await;
+        let mut sessions: Vec<Session> = std::mem::take(&mut *self.pool.lock().expect("pool lock"));
+        sessions.extend(warm);
+        let local_url = self.local_driver().map(|(_, url)| url);
+        let (own, sessions): (Vec<Session>, Vec<Session>) =
+            sessions.into_iter().partition(|s| s.own_driver.is_some());
+        let (local, others): (Vec<Session>, Vec<Session>) = sessions
+            .into_iter()
+            .partition(|s| local_url.as_deref() == Some(s.remote.as_str()));
+        for s in others {
+            s.close().await;
+        }
+        // Pooled sessions with a driver of their own (Firefox's) and idle
+        // drivers (WebKit's): their groups killed at once, browsers and all,
+        // as the local chromedriver's below.
+        let mut killed = self.drivers.kill_idle();
+        for mut s in own {
+            if let Some(d) = s.own_driver.take() {
+                killed.push(d.kill());
+            }
+            if let Some(profile) = s._profile.take() {
+                let _ = profile.keep();
+            }
+            drop(s);
+        }
+        // A page of this value still open keeps the driver running.
+        if self.drivers.live.load(Ordering::SeqCst) > local.len() {
+            for s in local {
+                s.close().await;
+            }
+            return Exiting { killed };
+        }
+        killed.extend(self.drivers.kill_local());
+        for mut s in local {
+            // Killed with the driver's group; its profile is in the driver's
+            // folder, which the watchdog removes as a whole.
+            if let Some(profile) = s._profile.take() {
+                let _ = profile.keep();
+            }
+            drop(s);
+        }
+        Exiting { killed }
+    }
+
+    /// What stops this value's chromedriver from another task (the harness's
+    /// second Ctrl-C), whatever the value is doing.
+    pub(crate) fn killer(&self) -> Killer {
+        Killer {
+            drivers: self.drivers.clone(),
+        }
+    }
+}
+
+impl Drop for Browsers {
+    /// Kills the process groups of this value's drivers (the local
+    /// chromedriver, idle drivers, pooled sessions' drivers of their own),
+    /// browsers and all; their watchdogs remove their folders.
+    fn drop(&mut self) {
+        if let Some(w) = self
+            .warm
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            w.task.abort();
+        }
+        let pooled = std::mem::take(self.pool.get_mut().unwrap_or_else(|p| p.into_inner()));
+        for mut s in pooled {
+            if let Some(d) = s.own_driver.take() {
+                drop(d.kill());
+            }
+        }
+        drop(self.drivers.kill_idle());
+        drop(self.drivers.kill_local());
+    }
+}
+
+/// The drivers [`Browsers::kill_at_exit`] killed, their watchdogs still
+/// removing the profiles.
+#[derive(Default)]
+pub(crate) struct Exiting {
+    killed: Vec<Killed>,
+}
+
+impl Exiting {
+    /// Waits until the killed drivers left nothing behind (their groups
+    /// killed, their profiles removed): the last thing before the process exits.
+    pub(crate) fn wait(self) {
+        for k in self.killed {
+            k.wait();
+        }
+    }
+}
+
+/// Stops one [`Browsers`]' chromedriver from elsewhere ([`Browsers::killer`]).
+pub(crate) struct Killer {
+    drivers: Arc<Drivers>,
+}
+
+impl Killer {
+    /// Stops the chromedriver now (a second Ctrl-C): its browsers go with it.
+    pub(crate) fn kill_now(&self) {
+        self.drivers.stop_local();
+    }
+}
