@@ -1,10 +1,10 @@
 //! [`Page::on_dialog`]: how the page answers its dialogs. The dialogs
-//! themselves (the BiDi event, the answer, the `dialog-N.json` evidence) are
-//! `bidi/dialog.rs`'s.
+//! themselves (the decision, the `dialog-N.json` evidence) are `dialogs.rs`'s,
+//! the BiDi event and answer `bidi/dialog.rs`'s.
 
 use std::sync::Arc;
 
-use super::bidi::dialog::Dialog;
+use super::dialogs::Dialog;
 use super::error::BrowserError;
 use super::page::Page;
 

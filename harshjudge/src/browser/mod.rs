@@ -17,6 +17,7 @@ mod browsers;
 mod config;
 mod cookies;
 mod dialog;
+mod dialogs;
 mod download;
 mod driver;
 mod engine;
@@ -25,9 +26,11 @@ mod error;
 mod expect;
 mod frame;
 mod generate;
+mod glob;
 mod keyboard;
 mod keys;
 mod kind;
+mod lifecycle;
 mod locator;
 mod logs;
 mod network;
@@ -36,23 +39,24 @@ mod page;
 mod pool;
 mod popup;
 mod protocol;
+mod request;
 mod reuse;
+mod routes;
 mod script;
 mod session;
 mod shorthands;
 mod snapshot;
+mod steplog;
 mod storage;
 mod wire;
 
-pub use bidi::dialog::{Dialog, DialogType};
-pub use bidi::glob::UrlPattern;
-pub use bidi::route::{Continue, Request, Response, ResponseInfo, Route};
 pub use browsers::Browsers;
 pub(crate) use browsers::{Exiting, Killer};
 pub use config::{
     BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,
 };
+pub use dialogs::{Dialog, DialogType};
 pub use download::Download;
 pub use error::BrowserError;
 pub use expect::{Assertion, Expectable, Expected, LocatorExpect, PageExpect, expect};
@@ -61,11 +65,14 @@ pub use generate::{
     GeneratedLocator, LocatorParseError, LocatorPart, engine_source, generate_locator,
     generate_locator_in,
 };
+pub use glob::UrlPattern;
 pub use keyboard::{Keyboard, Modifier, Mouse, MouseButton};
 pub use locator::{BoundingBox, Click, Locator, TextMatch, WaitState};
 pub use logs::{ConsoleEntry, NetworkEntry};
 pub(crate) use observe::console_failure;
 pub use observe::{ConsoleExpect, ConsoleLog, NetworkExpect, NetworkLog, RequestExpect};
 pub use page::{Page, ScenarioEvidence};
+pub use request::{Request, ResponseInfo};
+pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{Cookie, NameValue, OriginState, StorageState};

@@ -7,12 +7,13 @@ use std::future::Future;
 use std::panic::Location;
 
 use super::bidi::Bidi;
-use super::bidi::events::Seen;
-use super::bidi::glob::UrlPattern;
-use super::bidi::route::{Request, ResponseInfo, Route};
 use super::error::BrowserError;
+use super::glob::UrlPattern;
 use super::kind::BrowserKind;
 use super::page::Page;
+use super::request::{Request, ResponseInfo};
+use super::routes::Route;
+use super::steplog::Seen;
 
 impl Page {
     /// The page's BiDi connection, or the error saying why there is none: an
@@ -67,8 +68,7 @@ impl Page {
         let pattern = pattern.into();
         async move {
             let bidi = self.need_bidi("page.route", at)?;
-            bidi.routes
-                .add(bidi, pattern, self.base_url(), handler)
+            bidi.route(pattern, self.base_url(), handler)
                 .await
                 .map_err(|e| e.located(at))
         }
@@ -84,8 +84,7 @@ impl Page {
         let pattern = pattern.into();
         async move {
             let bidi = self.need_bidi("page.unroute", at)?;
-            bidi.routes
-                .remove(bidi, &pattern)
+            bidi.unroute(&pattern)
                 .await
                 .map(|_| ())
                 .map_err(|e| e.located(at))

@@ -10,10 +10,10 @@ use std::panic::Location;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use super::bidi::glob::UrlPattern;
 use super::config::ConsoleSettings;
 use super::error::BrowserError;
 use super::expect::Expectable;
+use super::glob::UrlPattern;
 use super::locator::TextMatch;
 use super::logs::{ConsoleEntry, NetworkEntry};
 use super::page::Page;

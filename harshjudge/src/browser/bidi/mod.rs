@@ -1,9 +1,11 @@
 //! WebDriver BiDi beside the classic session: a session opened with
 //! `webSocketUrl: true` returns the URL of its BiDi socket, and [`Bidi`]
 //! connects to it, subscribes to the log, network and browsing-context events
-//! and keeps what they say ([`events`]: a step's console and network as they
-//! happen, no command per step), runs the page's routes ([`route`]: network
-//! interception) and answers the waiters of `wait_for_request`/`wait_for_response`.
+//! and feeds what they say, in the protocol-neutral vocabulary (`adapt.rs`),
+//! to the step's log (`steplog.rs`: console and network as they happen, no
+//! command per step, and the waiters of `wait_for_request`/`wait_for_response`),
+//! the navigations' lifecycle (`lifecycle.rs`), the page's routes (`route.rs`:
+//! the intercepts, the handlers' verdicts carried out) and dialogs (`dialog.rs`).
 //!
 //! One reader task owns the socket's incoming half: a command's answer goes to
 //! the caller waiting for it, an event to the shared state. A remote end that
@@ -35,9 +37,8 @@
 //! switching lock is held, so a route's handler may use the page. Chromium
 //! pages without routes keep the classic commands.
 
-pub(crate) mod dialog;
-pub(crate) mod events;
-pub(crate) mod glob;
+mod adapt;
+mod dialog;
 mod interrupted;
 pub(crate) mod protocol;
 pub(crate) mod protocol_events;
@@ -53,14 +54,17 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::error::BrowserError;
-use events::StepLog;
+use super::lifecycle::Lifecycle;
+use super::routes::Routes;
+use super::steplog::StepLog;
+#[cfg(test)]
+pub(crate) use adapt::feed_step_log;
 use protocol::{
     AddPreloadScript, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
     LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload, RemoteValue,
     Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory, Tree,
 };
 use protocol_events::BidiEvent;
-use route::Routes;
 use serde::de::IgnoredAny;
 
 /// The events a session subscribes to.
@@ -95,46 +99,6 @@ const NAVIGATION_ENDS: [&str; 5] = [
 /// document ([`Bidi::settle`]).
 const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// What a browsing context's document did, for calls that must not outlive
-/// it ([`Bidi::call_function`]).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Lifecycle {
-    /// A navigation of the context started (its document may still answer
-    /// until the new one commits).
-    Started {
-        context: String,
-        navigation: String,
-        /// The URL it goes to.
-        url: String,
-    },
-    /// A document of the context reached DOMContentLoaded or load, with the
-    /// navigation under way (Firefox tags the document being left with the
-    /// navigation that will replace it).
-    Loaded {
-        context: String,
-        navigation: String,
-        /// The document's URL.
-        url: String,
-    },
-    /// The context is gone (its tab closed, its iframe removed).
-    Destroyed(String),
-    /// A navigation of the context ended without a new document: a
-    /// download, a fetch error of its document, or a fragment navigation (the
-    /// same document): the context, the navigation's id.
-    Ended(String, String),
-    /// A navigation's new document replaced the context's: the context, the
-    /// navigation's id, the document's URL.
-    Committed {
-        context: String,
-        navigation: String,
-        url: String,
-    },
-    /// A navigation of the context was aborted or failed before its document
-    /// came (another navigation of the context may have taken its place):
-    /// the context, the navigation's id.
-    Cancelled(String, String),
-}
-
 type Reply = oneshot::Sender<Result<Value, BrowserError>>;
 
 /// How long a history traversal may take to load its document: classic
@@ -156,12 +120,14 @@ pub(crate) struct Bidi {
     waiting: Arc<Mutex<HashMap<u64, Reply>>>,
     /// What the events said: the step's console and network, the waiters.
     pub(crate) log: Arc<StepLog>,
-    /// The page's routes and the intercept that feeds them.
+    /// The page's routes.
     pub(crate) routes: Arc<Routes>,
+    /// The intercepts that feed them.
+    intercepts: route::Intercepts,
     /// The top-level browsing context of the session's window.
     pub(crate) context: Mutex<Option<String>>,
     /// The page's dialog handler and the scenario its dialogs are evidence of.
-    pub(crate) dialogs: Arc<dialog::Dialogs>,
+    pub(crate) dialogs: Arc<super::dialogs::Dialogs>,
     /// Navigations, loads and closings of every context, as they come.
     lifecycle: tokio::sync::broadcast::Sender<Lifecycle>,
     /// The navigation each context has started and not yet loaded.
@@ -241,13 +207,6 @@ pub(crate) fn announce_fallback(remote: &str) -> bool {
     said_now
 }
 
-/// What the reader says of an event it could not read.
-fn malformed_notice(method: &str, error: &str) -> String {
-    format!(
-        "harshjudge: a WebDriver BiDi event {method} of an unexpected shape was ignored ({error}), and so will be the next ones of its method; please report it with the browser and driver versions"
-    )
-}
-
 /// What [`announce_fallback`] says.
 fn fallback_notice(remote: &str) -> String {
     format!(
@@ -278,6 +237,7 @@ impl Bidi {
             waiting: waiting.clone(),
             log: Arc::new(StepLog::default()),
             routes: Arc::new(Routes::default()),
+            intercepts: route::Intercepts::default(),
             context: Mutex::new(None),
             dialogs: Arc::default(),
             lifecycle: tokio::sync::broadcast::channel(64).0,
@@ -848,129 +808,10 @@ impl Bidi {
         !self.out.is_closed()
     }
 
-    /// One event: into the step's log, to the waiters, and a blocked request to
-    /// the routes. One of another shape is said (once per method) and
-    /// otherwise ignored.
-    fn event(self: Arc<Self>, event: BidiEvent) {
-        if let BidiEvent::Malformed { method, error } = &event {
-            if self
-                .malformed
-                .lock()
-                .expect("bidi lock")
-                .insert(method.clone())
-            {
-                eprintln!("{}", malformed_notice(method, error));
-            }
-            return;
-        }
-        if let Some(news) = self.navigation_news(&event) {
-            // No receiver: no call is waiting.
-            let _ = self.lifecycle.send(news);
-        }
-        self.log.event(&event);
-        match event {
-            BidiEvent::BeforeRequestSent(sent) if sent.is_blocked => {
-                let bidi = self.clone();
-                let answering = InFlight::new(&self.in_flight);
-                tokio::spawn(async move {
-                    route::handle(&bidi, &sent.request).await;
-                    drop(answering);
-                });
-            }
-            BidiEvent::UserPromptOpened(prompt) => {
-                tokio::spawn(dialog::handle(self.clone(), prompt));
-            }
-            _ => {}
-        }
-    }
-
-    /// What a navigation event says of its context: the navigation under
-    /// way noted (started) or forgotten (its document loaded, or no document
-    /// to come), and the news for the calls and reads that wait on it.
-    fn navigation_news(&self, event: &BidiEvent) -> Option<Lifecycle> {
-        use BidiEvent as E;
-        let (context, navigation, url) = match event {
-            E::NavigationStarted(n)
-            | E::DomContentLoaded(n)
-            | E::Load(n)
-            | E::ContextDestroyed(n)
-            | E::FragmentNavigated(n)
-            | E::NavigationCommitted(n)
-            | E::NavigationAborted(n)
-            | E::NavigationFailed(n) => (&n.context, &n.navigation, &n.url),
-            E::DownloadWillBegin(d) => (&d.context, &d.navigation, &d.url),
-            // A request that is no document's.
-            E::FetchError(f) if f.navigation.as_deref().is_none_or(str::is_empty) => return None,
-            E::FetchError(f) => (&f.context, &f.navigation, &String::new()),
-            _ => return None,
-        };
-        let (context, url) = (context.clone(), url.clone());
-        let navigation = navigation.clone().unwrap_or_default();
-        {
-            let mut loaded = self.loaded.lock().expect("bidi lock");
-            match event {
-                E::Load(_) => {
-                    loaded.insert(context.clone());
-                }
-                E::NavigationStarted(_) | E::ContextDestroyed(_) => {
-                    loaded.remove(&context);
-                }
-                _ => {}
-            }
-        }
-        let mut navigating = self.navigating.lock().expect("bidi lock");
-        let end = |navigating: &mut HashMap<String, String>| {
-            if navigating.get(&context) == Some(&navigation) {
-                navigating.remove(&context);
-            }
-        };
-        match event {
-            E::NavigationStarted(_) => {
-                navigating.insert(context.clone(), navigation.clone());
-                Some(Lifecycle::Started {
-                    context,
-                    navigation,
-                    url,
-                })
-            }
-            E::DomContentLoaded(_) | E::Load(_) => {
-                end(&mut navigating);
-                Some(Lifecycle::Loaded {
-                    context,
-                    navigation,
-                    url,
-                })
-            }
-            E::ContextDestroyed(_) => {
-                navigating.remove(&context);
-                Some(Lifecycle::Destroyed(context))
-            }
-            // The same document: whatever was under way in it is over.
-            E::FragmentNavigated(_) => {
-                navigating.remove(&context);
-                Some(Lifecycle::Ended(context, navigation))
-            }
-            E::NavigationCommitted(_) => Some(Lifecycle::Committed {
-                context,
-                navigation,
-                url,
-            }),
-            E::NavigationAborted(_) | E::NavigationFailed(_) => {
-                end(&mut navigating);
-                Some(Lifecycle::Cancelled(context, navigation))
-            }
-            E::DownloadWillBegin(_) | E::FetchError(_) => {
-                end(&mut navigating);
-                Some(Lifecycle::Ended(context, navigation))
-            }
-            _ => None,
-        }
-    }
-
     /// Back to a clean state for the next scenario: no routes, no intercept,
     /// nothing logged.
     pub(crate) async fn reset(&self) {
-        self.routes.clear(self).await;
+        self.clear_routes().await;
         self.log.clear();
         self.dialogs.clear();
     }

@@ -391,6 +391,15 @@ pub(crate) enum InterceptPattern {
     String { pattern: String },
 }
 
+impl From<crate::browser::glob::Literal> for InterceptPattern {
+    fn from(l: crate::browser::glob::Literal) -> InterceptPattern {
+        match l {
+            crate::browser::glob::Literal::Path(pathname) => InterceptPattern::Pattern { pathname },
+            crate::browser::glob::Literal::Url(pattern) => InterceptPattern::String { pattern },
+        }
+    }
+}
+
 /// `network.addIntercept`: the page's requests (of `contexts` when given,
 /// of `url_patterns` when given) are blocked until answered.
 #[derive(Debug, Serialize)]

@@ -1,7 +1,8 @@
 //! The WebDriver BiDi events this side reads, typed: [`BidiEvent`], parsed
-//! once by [`super::Bidi`]'s reader task and handed as it is to the step's
-//! log (`events.rs`), the lifecycle of navigations (`mod.rs`), the routes
-//! (`route.rs`) and the dialogs (`dialog.rs`). Each struct has only the
+//! once by [`super::Bidi`]'s reader task and turned in `adapt.rs` into the
+//! protocol-neutral news of the step's log (`steplog.rs`) and of the
+//! navigations (`lifecycle.rs`); a blocked request goes to the routes
+//! (`route.rs`), a prompt to the dialogs (`dialog.rs`). Each struct has only the
 //! fields read (the rest is ignored); a field the reader did without before
 //! (absent) takes the default it took then, while a field of another type
 //! makes the whole event [`BidiEvent::Malformed`], said on stderr and

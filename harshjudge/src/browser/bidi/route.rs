@@ -1,372 +1,158 @@
-//! Network control: a page's routes (`page.route(pattern, handler)`) run on
-//! the requests BiDi blocks for them (`network.addIntercept`, phase
-//! `beforeRequestSent`). The newest route whose pattern matches gets the
-//! request as a [`Route`] and fulfills it ([`Response`]), aborts it,
-//! continues it (optionally with headers changed) or falls back to the next
-//! route; a request no route settles continues as it was.
+//! The BiDi side of a page's routes (`routes.rs`): the intercepts that block
+//! their requests (`network.addIntercept`, phase `beforeRequestSent`; which
+//! route each is for), and the verdicts of their handlers carried out as
+//! `network.provideResponse`, `failRequest` or `continueRequest`.
 
-use std::future::{Future, IntoFuture};
-use std::pin::Pin;
+use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
+use serde::de::IgnoredAny;
+use tokio::sync::mpsc;
 
 use super::Bidi;
-use super::glob::{Matcher, UrlPattern};
 use super::protocol::{
     AddIntercept, BytesValue, ContinueRequest, FailRequest, Header, Intercept, InterceptPhase,
     ProvideResponse, RemoveIntercept,
 };
 use super::protocol_events::RequestData;
 use crate::browser::error::BrowserError;
-use crate::browser::logs::ConsoleEntry;
-use serde::de::IgnoredAny;
+use crate::browser::glob::UrlPattern;
+use crate::browser::request::Request;
+use crate::browser::routes::{Decision, Route, RouteId, Verdict};
 
-/// A request as the page sent it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Request {
-    pub(crate) id: String,
-    pub(crate) url: String,
-    pub(crate) method: String,
-    pub(crate) headers: Vec<(String, String)>,
-}
-
-impl Request {
-    /// The URL requested.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// GET, POST, …
-    pub fn method(&self) -> &str {
-        &self.method
-    }
-
-    /// The request's headers, in order.
-    pub fn headers(&self) -> &[(String, String)] {
-        &self.headers
-    }
-
-    /// A header's value (name compared without case).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// A response the page received (`page.wait_for_response`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResponseInfo {
-    pub(crate) url: String,
-    pub(crate) status: u16,
-    pub(crate) status_text: String,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) request: Request,
-}
-
-impl ResponseInfo {
-    /// The URL answered.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The HTTP status.
-    pub fn status(&self) -> u16 {
-        self.status
-    }
-
-    /// The reason phrase, as the server sent it.
-    pub fn status_text(&self) -> &str {
-        &self.status_text
-    }
-
-    /// Whether the status is 2xx.
-    pub fn ok(&self) -> bool {
-        (200..300).contains(&self.status)
-    }
-
-    /// The response's headers, in order.
-    pub fn headers(&self) -> &[(String, String)] {
-        &self.headers
-    }
-
-    /// The request it answers.
-    pub fn request(&self) -> &Request {
-        &self.request
-    }
-}
-
-/// A response a route answers with instead of the server:
-/// `Response::new().status(200).json(&value)`.
-#[derive(Clone, Debug)]
-pub struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    error: Option<String>,
-}
-
-impl Default for Response {
-    fn default() -> Self {
-        Response::new()
-    }
-}
-
-impl Response {
-    /// A 200 with no body.
-    pub fn new() -> Response {
-        Response {
-            status: 200,
-            headers: Vec::new(),
-            body: Vec::new(),
-            error: None,
-        }
-    }
-
-    /// The HTTP status.
-    pub fn status(mut self, status: u16) -> Response {
-        self.status = status;
-        self
-    }
-
-    /// A header (replacing one of the same name).
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Response {
-        let name = name.into();
-        self.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&name));
-        self.headers.push((name, value.into()));
-        self
-    }
-
-    /// The `Content-Type` header.
-    pub fn content_type(self, value: impl Into<String>) -> Response {
-        self.header("Content-Type", value)
-    }
-
-    /// The body, as it is.
-    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Response {
-        self.body = body.into();
-        self
-    }
-
-    /// `value` as a JSON body, with `Content-Type: application/json`.
-    pub fn json<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Response {
-        match serde_json::to_vec(value) {
-            Ok(b) => self.body = b,
-            Err(e) => self.error = Some(format!("the JSON body could not be serialised: {e}")),
-        }
-        self.content_type("application/json")
-    }
-}
-
-/// A boxed route handler.
-type Handler = Arc<
-    dyn Fn(Route) -> Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send>> + Send + Sync,
->;
-
-struct Entry {
-    pattern: UrlPattern,
-    matcher: Matcher,
-    handler: Handler,
-    /// The BiDi intercept that blocks its requests, once BiDi has named it.
-    intercept: Mutex<Option<String>>,
-}
-
-impl Entry {
-    fn intercept(&self) -> Option<String> {
-        self.intercept.lock().expect("route lock").clone()
-    }
-}
-
-/// A page's routes, newest last, each with the intercept that feeds it.
+/// The intercepts of a page's routes: route → its intercept, once BiDi has
+/// named it.
 #[derive(Default)]
-pub(crate) struct Routes {
-    list: Mutex<Vec<Arc<Entry>>>,
-}
+pub(crate) struct Intercepts(Mutex<HashMap<RouteId, String>>);
 
-/// What a handler did with its route.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Settled {
-    Open,
-    Fallback,
-    Done,
-}
-
-/// One intercepted request, handed to a route's handler: settle it with
-/// [`fulfill`](Route::fulfill), [`abort`](Route::abort),
-/// [`continue_`](Route::continue_) or pass it on with [`fallback`](Route::fallback).
-/// A handler that does none of these falls back too.
-#[derive(Clone)]
-pub struct Route {
-    bidi: Arc<Bidi>,
-    request: Request,
-    settled: Arc<Mutex<Settled>>,
-}
-
-impl std::fmt::Debug for Route {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Route")
-            .field("request", &self.request)
-            .finish()
+impl Intercepts {
+    fn take(&self, route: RouteId) -> Option<String> {
+        self.0.lock().expect("intercepts lock").remove(&route)
     }
 }
 
-impl Route {
-    /// The request intercepted.
-    pub fn request(&self) -> &Request {
-        &self.request
-    }
-
-    fn settle(&self, how: &'static str) -> Result<(), BrowserError> {
-        let mut s = self.settled.lock().expect("route lock");
-        if *s == Settled::Done {
-            return Err(BrowserError::Invalid {
-                message: format!(
-                    "the route of {} was already settled: fulfill, abort or continue it once",
-                    self.request.url
-                ),
-                location: None,
-            });
-        }
-        *s = Settled::Done;
-        drop(s);
-        self.bidi.log.mark(&self.request.id, how);
-        Ok(())
-    }
-
-    /// Answers the request with `response`; the server is not asked.
-    pub async fn fulfill(&self, response: Response) -> Result<(), BrowserError> {
-        if let Some(e) = response.error {
-            return Err(BrowserError::Invalid {
-                message: format!("fulfilling {}: {e}", self.request.url),
-                location: None,
-            });
-        }
-        self.settle("fulfilled")?;
-        let reason = http::StatusCode::from_u16(response.status)
-            .ok()
-            .and_then(|s| s.canonical_reason())
-            .unwrap_or("");
-        let mut headers = response.headers;
-        if !headers
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+impl Bidi {
+    /// Adds a route (the newest is asked first) with its intercept: only the
+    /// URLs its pattern can match when BiDi can say which, else every request
+    /// of the page's context.
+    pub(crate) async fn route<F, Fut>(
+        &self,
+        pattern: UrlPattern,
+        base: &str,
+        handler: F,
+    ) -> Result<(), BrowserError>
+    where
+        F: Fn(Route) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), BrowserError>> + Send + 'static,
+    {
+        let context = self.context.lock().expect("bidi lock").clone();
+        let params = AddIntercept {
+            phases: vec![InterceptPhase::BeforeRequestSent],
+            contexts: context.map(|c| vec![c]),
+            url_patterns: pattern.literal(base).map(|p| vec![p.into()]),
+        };
+        // Listed before its intercept exists (see `Routes::add`).
+        let route = self.routes.add(pattern, base, handler);
+        match self
+            .command::<_, Intercept>("network.addIntercept", &params)
+            .await
         {
-            headers.push(("Content-Length".into(), response.body.len().to_string()));
-        }
-        let provide = ProvideResponse {
-            request: &self.request.id,
-            status_code: response.status,
-            reason_phrase: reason,
-            headers: bidi_headers(&headers),
-            body: BytesValue::Base64 {
-                value: base64::engine::general_purpose::STANDARD.encode(&response.body),
-            },
-        };
-        self.bidi
-            .command::<_, IgnoredAny>("network.provideResponse", &provide)
-            .await
-            .map(|_| ())
-    }
-
-    /// Fails the request as a network error would.
-    pub async fn abort(&self) -> Result<(), BrowserError> {
-        self.settle("aborted")?;
-        let fail = FailRequest {
-            request: &self.request.id,
-        };
-        self.bidi
-            .command::<_, IgnoredAny>("network.failRequest", &fail)
-            .await
-            .map(|_| ())
-    }
-
-    /// Sends the request on to the server; `.header(k, v)` changes it first.
-    /// Await the returned [`Continue`].
-    pub fn continue_(&self) -> Continue {
-        Continue {
-            route: self.clone(),
-            headers: Vec::new(),
-        }
-    }
-
-    /// Leaves the request to the next matching route (older), or to the server
-    /// when there is none.
-    pub async fn fallback(&self) -> Result<(), BrowserError> {
-        let mut s = self.settled.lock().expect("route lock");
-        if *s == Settled::Open {
-            *s = Settled::Fallback;
-        }
-        Ok(())
-    }
-}
-
-/// A request being continued ([`Route::continue_`]), with its changes.
-#[derive(Debug)]
-#[must_use = "a Continue does nothing until awaited"]
-pub struct Continue {
-    route: Route,
-    headers: Vec<(String, String)>,
-}
-
-impl Continue {
-    /// Sets a header of the request (replacing one of the same name).
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Continue {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-}
-
-impl IntoFuture for Continue {
-    type Output = Result<(), BrowserError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let Continue { route, headers } = self;
-            route.settle("continued")?;
-            let mut params = ContinueRequest {
-                request: &route.request.id,
-                headers: None,
-            };
-            if !headers.is_empty() {
-                let mut all = route.request.headers.clone();
-                for (k, v) in headers {
-                    all.retain(|(n, _)| !n.eq_ignore_ascii_case(&k));
-                    all.push((k, v));
+            Ok(Intercept { intercept: id }) => {
+                // Unrouted (or cleared) while its intercept was being added:
+                // the intercept goes too.
+                if !self.routes.is_listed(route) {
+                    return remove_intercept(self, &id).await;
                 }
-                params.headers = Some(bidi_headers(&all));
+                (self.intercepts.0.lock().expect("intercepts lock")).insert(route, id);
+                Ok(())
             }
-            route
-                .bidi
-                .command::<_, IgnoredAny>("network.continueRequest", &params)
-                .await
-                .map(|_| ())
-        })
-    }
-}
-
-/// BiDi headers as pairs (a value in base64 as it is written).
-pub(crate) fn pairs(headers: &[Header]) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|h| {
-            let (BytesValue::String { value } | BytesValue::Base64 { value }) = &h.value;
-            (h.name.clone(), value.clone())
-        })
-        .collect()
-}
-
-impl From<&RequestData> for Request {
-    fn from(r: &RequestData) -> Request {
-        Request {
-            id: r.request.clone(),
-            url: r.url.clone(),
-            method: r.method.clone(),
-            headers: pairs(&r.headers),
+            Err(e) => {
+                self.routes.withdraw(route);
+                Err(e)
+            }
         }
     }
+
+    /// Removes the routes of `pattern` (written the same) and their
+    /// intercepts. Returns how many were removed.
+    pub(crate) async fn unroute(&self, pattern: &UrlPattern) -> Result<usize, BrowserError> {
+        let removed = self.routes.remove(pattern);
+        for route in &removed {
+            if let Some(id) = self.intercepts.take(*route) {
+                remove_intercept(self, &id).await?;
+            }
+        }
+        Ok(removed.len())
+    }
+
+    /// Removes every route and its intercept.
+    pub(crate) async fn clear_routes(&self) {
+        for route in self.routes.clear() {
+            if let Some(id) = self.intercepts.take(route) {
+                let _ = remove_intercept(self, &id).await;
+            }
+        }
+    }
+}
+
+/// Runs the routes on one blocked request (of a `network.beforeRequestSent`
+/// event with `isBlocked`), carrying out each verdict as it comes; once the
+/// routes are done, verdicts already sent are carried out and later ones
+/// fail their handler's call (the request went on).
+pub(crate) async fn handle(bidi: &Arc<Bidi>, blocked: &RequestData) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let run = bidi.routes.run(Request::from(blocked), &bidi.log, tx);
+    tokio::pin!(run);
+    loop {
+        tokio::select! {
+            biased;
+            Some(d) = rx.recv() => carry_out(bidi, d).await,
+            () = &mut run => break,
+        }
+    }
+    while let Ok(d) = rx.try_recv() {
+        carry_out(bidi, d).await;
+    }
+}
+
+/// One verdict as its BiDi command; its outcome to the handler waiting.
+async fn carry_out(bidi: &Bidi, d: Decision) {
+    let request = d.request.as_str();
+    let sent = match d.verdict {
+        Verdict::Fulfill {
+            status,
+            reason,
+            headers,
+            body,
+        } => {
+            let provide = ProvideResponse {
+                request,
+                status_code: status,
+                reason_phrase: &reason,
+                headers: bidi_headers(&headers),
+                body: BytesValue::Base64 {
+                    value: base64::engine::general_purpose::STANDARD.encode(&body),
+                },
+            };
+            bidi.command::<_, IgnoredAny>("network.provideResponse", &provide)
+                .await
+        }
+        Verdict::Abort => {
+            bidi.command::<_, IgnoredAny>("network.failRequest", &FailRequest { request })
+                .await
+        }
+        Verdict::Continue { headers } => {
+            let params = ContinueRequest {
+                request,
+                headers: headers.as_deref().map(bidi_headers),
+            };
+            bidi.command::<_, IgnoredAny>("network.continueRequest", &params)
+                .await
+        }
+    };
+    let _ = d.done.send(sent.map(|_| ()));
 }
 
 /// Pairs as BiDi headers.
@@ -379,155 +165,6 @@ fn bidi_headers(h: &[(String, String)]) -> Vec<Header> {
         .collect()
 }
 
-impl Routes {
-    /// Whether the page has no route (so no request of it is ever blocked).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.list.lock().expect("routes lock").is_empty()
-    }
-
-    /// Whether a route of the page matches `url`.
-    pub(crate) fn matches(&self, url: &str) -> bool {
-        self.list
-            .lock()
-            .expect("routes lock")
-            .iter()
-            .any(|e| e.matcher.is_match(url))
-    }
-
-    /// Adds a route (the newest is asked first) with its intercept: only the
-    /// URLs its pattern can match when BiDi can say which, else every request
-    /// of the page's context.
-    pub(crate) async fn add<F, Fut>(
-        &self,
-        bidi: &Bidi,
-        pattern: UrlPattern,
-        base: &str,
-        handler: F,
-    ) -> Result<(), BrowserError>
-    where
-        F: Fn(Route) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), BrowserError>> + Send + 'static,
-    {
-        let handler: Handler = Arc::new(move |r| Box::pin(handler(r)));
-        let context = bidi.context.lock().expect("bidi lock").clone();
-        let params = AddIntercept {
-            phases: vec![InterceptPhase::BeforeRequestSent],
-            contexts: context.map(|c| vec![c]),
-            url_patterns: pattern.intercept_pattern(base).map(|p| vec![p]),
-        };
-        // In the list before its intercept exists: a request the intercept
-        // blocks as soon as BiDi has added it (before this task runs again)
-        // finds its route, rather than none and going through unrouted.
-        let entry = Arc::new(Entry {
-            matcher: pattern.matcher(base),
-            pattern,
-            handler,
-            intercept: Mutex::new(None),
-        });
-        self.list.lock().expect("routes lock").push(entry.clone());
-        match bidi
-            .command::<_, Intercept>("network.addIntercept", &params)
-            .await
-        {
-            Ok(Intercept { intercept: id }) => {
-                *entry.intercept.lock().expect("route lock") = Some(id.clone());
-                // Unrouted (or cleared) while its intercept was being added:
-                // the intercept goes too.
-                let listed =
-                    (self.list.lock().expect("routes lock").iter()).any(|e| Arc::ptr_eq(e, &entry));
-                if !listed {
-                    remove_intercept(bidi, &id).await?;
-                }
-                Ok(())
-            }
-            Err(e) => {
-                self.list
-                    .lock()
-                    .expect("routes lock")
-                    .retain(|e| !Arc::ptr_eq(e, &entry));
-                Err(e)
-            }
-        }
-    }
-
-    /// Removes the routes of `pattern` (written the same) and their intercepts.
-    /// Returns how many were removed.
-    pub(crate) async fn remove(
-        &self,
-        bidi: &Bidi,
-        pattern: &UrlPattern,
-    ) -> Result<usize, BrowserError> {
-        let removed: Vec<Arc<Entry>> = {
-            let mut list = self.list.lock().expect("routes lock");
-            let (gone, kept) = list.drain(..).partition(|e| e.pattern.same(pattern));
-            *list = kept;
-            gone
-        };
-        for e in &removed {
-            if let Some(id) = e.intercept() {
-                remove_intercept(bidi, &id).await?;
-            }
-        }
-        Ok(removed.len())
-    }
-
-    /// Removes every route and its intercept.
-    pub(crate) async fn clear(&self, bidi: &Bidi) {
-        let all: Vec<Arc<Entry>> = self.list.lock().expect("routes lock").drain(..).collect();
-        for e in all {
-            if let Some(id) = e.intercept() {
-                let _ = remove_intercept(bidi, &id).await;
-            }
-        }
-    }
-}
-
-/// Runs the routes on one blocked request (of a `network.beforeRequestSent`
-/// event with `isBlocked`): newest first, until one settles it; a request no
-/// route settles continues unchanged. A handler's error is logged to the
-/// step's console (level `error`, naming the route) and the request continues.
-pub(crate) async fn handle(bidi: &Arc<Bidi>, blocked: &RequestData) {
-    let request = Request::from(blocked);
-    let routes: Vec<Arc<Entry>> = bidi
-        .routes
-        .list
-        .lock()
-        .expect("routes lock")
-        .iter()
-        .rev()
-        .filter(|e| e.matcher.is_match(&request.url))
-        .cloned()
-        .collect();
-    for entry in routes {
-        let settled = Arc::new(Mutex::new(Settled::Open));
-        let route = Route {
-            bidi: bidi.clone(),
-            request: request.clone(),
-            settled: settled.clone(),
-        };
-        let outcome = (entry.handler)(route).await;
-        let state = *settled.lock().expect("route lock");
-        if let Err(e) = outcome {
-            bidi.log.console(ConsoleEntry {
-                level: "error".into(),
-                text: format!("route {} on {}: {e}", entry.pattern, request.url),
-                source: "console-api".into(),
-                url: None,
-                line: None,
-                timestamp: now_ms(),
-            });
-            // Never leave a request blocked: if the handler's own command
-            // failed, let it through as it was (an error if it is gone).
-            let _ = continue_unchanged(bidi, &request.id).await;
-            return;
-        }
-        if state == Settled::Done {
-            return;
-        }
-    }
-    let _ = continue_unchanged(bidi, &request.id).await;
-}
-
 /// `network.removeIntercept` of the intercept `id`.
 async fn remove_intercept(bidi: &Bidi, id: &str) -> Result<(), BrowserError> {
     bidi.command::<_, IgnoredAny>(
@@ -536,25 +173,6 @@ async fn remove_intercept(bidi: &Bidi, id: &str) -> Result<(), BrowserError> {
     )
     .await
     .map(|_| ())
-}
-
-/// Lets the blocked request `id` through as it was.
-async fn continue_unchanged(bidi: &Bidi, id: &str) -> Result<(), BrowserError> {
-    let params = ContinueRequest {
-        request: id,
-        headers: None,
-    };
-    bidi.command::<_, IgnoredAny>("network.continueRequest", &params)
-        .await
-        .map(|_| ())
-}
-
-/// Milliseconds since the Unix epoch.
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -566,7 +184,8 @@ mod tests {
     use tokio_tungstenite::tungstenite::Message;
 
     use super::super::Bidi;
-    use super::{Response, UrlPattern};
+    use super::UrlPattern;
+    use crate::browser::routes::Response;
 
     /// A remote end that answers as chromedriver's BiDi does, except that it
     /// blocks a request of the new intercept (its `beforeRequestSent` event)
@@ -616,20 +235,52 @@ mod tests {
     async fn a_request_blocked_before_route_returns_goes_to_the_route() {
         let (url, mut commands) = remote_end().await;
         let bidi = Bidi::connect(&url).await.unwrap();
-        bidi.routes
-            .add(
-                &bidi,
-                UrlPattern::from("**/api/items"),
-                "http://app.test",
-                |route| async move { route.fulfill(Response::new().json(&["stubbed"])).await },
-            )
-            .await
-            .unwrap();
+        bidi.route(
+            UrlPattern::from("**/api/items"),
+            "http://app.test",
+            |route| async move { route.fulfill(Response::new().json(&["stubbed"])).await },
+        )
+        .await
+        .unwrap();
         let first = tokio::time::timeout(Duration::from_secs(5), commands.recv())
             .await
             .expect("the blocked request is settled")
             .unwrap();
         assert_eq!(first, "network.provideResponse");
+    }
+
+    /// A route whose handler panics lets its request through
+    /// (`continueRequest`) rather than leave it blocked. (The handler ran in
+    /// the task of the event, which the panic ended: no command was sent,
+    /// and the page's request waited until the page was closed.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_request_whose_handler_panics_is_continued() {
+        let (url, mut commands) = remote_end().await;
+        let bidi = Bidi::connect(&url).await.unwrap();
+        bidi.route(
+            UrlPattern::from("**/api/items"),
+            "http://app.test",
+            |_route| async move {
+                if true {
+                    panic!("a handler's bug");
+                }
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+        let first = tokio::time::timeout(Duration::from_secs(5), commands.recv())
+            .await
+            .expect("the blocked request is settled")
+            .unwrap();
+        assert_eq!(first, "network.continueRequest");
+        let (console, _) = bidi.log.peek(true);
+        assert!(
+            console[0]
+                .text
+                .contains("the handler panicked: a handler's bug"),
+            "{console:?}"
+        );
     }
 
     /// A remote end whose `network.addIntercept` answers no intercept id.
@@ -663,9 +314,7 @@ mod tests {
             .await
             .unwrap();
         let e = bidi
-            .routes
-            .add(
-                &bidi,
+            .route(
                 UrlPattern::from("**/api/items"),
                 "http://app.test",
                 |route| async move { route.abort().await },

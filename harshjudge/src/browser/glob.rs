@@ -4,8 +4,6 @@
 
 use regex::Regex;
 
-use super::protocol::InterceptPattern;
-
 /// A URL pattern: a Playwright glob or a regular expression.
 ///
 /// In a glob `*` matches within a path segment (no `/`), `**` across segments,
@@ -56,24 +54,33 @@ impl UrlPattern {
 }
 
 impl UrlPattern {
-    /// The BiDi URL pattern that intercepts at least the URLs this pattern
-    /// matches, when one can be written (a glob whose path is literal:
-    /// `**/api/items`, `/api/items`, `http://host:1/x`); `None` intercepts every
-    /// request. Requests intercepted beyond the pattern are continued unchanged.
-    pub(crate) fn intercept_pattern(&self, base: &str) -> Option<InterceptPattern> {
+    /// The literal URLs that include at least those this pattern matches,
+    /// when they can be written (a glob whose path is literal: `**/api/items`,
+    /// `/api/items`, `http://host:1/x`), for a backend's intercept; `None`:
+    /// every request. Requests intercepted beyond the pattern are continued
+    /// unchanged.
+    pub(crate) fn literal(&self, base: &str) -> Option<Literal> {
         let UrlPattern::Glob(g) = self else {
             return None;
         };
         let special = |s: &str| s.contains(['*', '{', '}', '\\', '?', ','].as_slice());
         let resolved = resolve(base, g);
         if let Some(path) = resolved.strip_prefix("**") {
-            return (path.starts_with('/') && !special(path)).then(|| InterceptPattern::Pattern {
-                pathname: path.to_string(),
-            });
+            return (path.starts_with('/') && !special(path))
+                .then(|| Literal::Path(path.to_string()));
         }
         (!special(&resolved) && url::Url::parse(&resolved).is_ok())
-            .then_some(InterceptPattern::String { pattern: resolved })
+            .then_some(Literal::Url(resolved))
     }
+}
+
+/// What [`UrlPattern::literal`] says of a pattern's URLs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Literal {
+    /// Any URL whose path is this one.
+    Path(String),
+    /// Exactly this URL.
+    Url(String),
 }
 
 impl std::fmt::Display for UrlPattern {
@@ -278,18 +285,14 @@ mod tests {
         assert!(!UrlPattern::from("a").same(&UrlPattern::from(Regex::new("a").unwrap())));
         let b = "http://127.0.0.1:9";
         assert_eq!(
-            UrlPattern::from("**/api/items").intercept_pattern(b),
-            Some(InterceptPattern::Pattern {
-                pathname: "/api/items".into()
-            })
+            UrlPattern::from("**/api/items").literal(b),
+            Some(Literal::Path("/api/items".into()))
         );
         assert_eq!(
-            UrlPattern::from("/api/items").intercept_pattern(b),
-            Some(InterceptPattern::String {
-                pattern: "http://127.0.0.1:9/api/items".into()
-            })
+            UrlPattern::from("/api/items").literal(b),
+            Some(Literal::Url("http://127.0.0.1:9/api/items".into()))
         );
-        assert_eq!(UrlPattern::from("**/api/*").intercept_pattern(b), None);
-        assert_eq!(r.intercept_pattern(b), None);
+        assert_eq!(UrlPattern::from("**/api/*").literal(b), None);
+        assert_eq!(r.literal(b), None);
     }
 }

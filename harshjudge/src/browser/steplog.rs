@@ -1,8 +1,9 @@
-//! The step's console and network from BiDi events as they arrive: console
-//! calls and page errors (`log.entryAdded`, type `console` or `javascript`),
-//! requests from `network.beforeRequestSent` to `responseCompleted` or
-//! `fetchError`, each hop of a redirect under its request id. What arrived
-//! before a step boundary belongs to that step ([`StepLog::take`]).
+//! The step's console and network as a backend reports them, in no
+//! protocol's words: console entries ([`StepLog::console`]) and the
+//! [`NetEvent`]s of each request, from its sending to its response's end or
+//! its failure, each hop of a redirect under its request id (BiDi's events
+//! become these in `bidi/adapt.rs`). What arrived before a step boundary
+//! belongs to that step ([`StepLog::take`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -11,9 +12,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Notify, oneshot};
 
 use super::glob::Matcher;
-use super::protocol_events::{BidiEvent, LogEntry, RequestData, ResponseEvent};
-use super::route::{Request, ResponseInfo, pairs};
-use crate::browser::logs::{ConsoleEntry, NetworkEntry};
+use super::logs::{ConsoleEntry, NetworkEntry};
+use super::request::{Request, ResponseInfo};
 
 /// How long a step boundary waits for requests still in flight.
 const SETTLE: Duration = Duration::from_millis(250);
@@ -138,76 +138,52 @@ fn became_download(failed: ConsoleEntry, name: &str, error: &str) -> ConsoleEntr
     }
 }
 
+/// What a backend tells of a request, hop by hop (a redirect's hops share
+/// the request's id, `redirect` counting them); times in ms.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum NetEvent {
+    /// A request was sent; `kind`: its resource type as the classic path
+    /// names it (Document, Script, Fetch, XHR, …).
+    Sent {
+        request: Request,
+        redirect: u64,
+        kind: String,
+        at: f64,
+    },
+    /// A response's headers arrived, or (`completed`) its body.
+    Response {
+        id: String,
+        redirect: u64,
+        at: Option<f64>,
+        status: Option<u64>,
+        status_text: String,
+        headers: Vec<(String, String)>,
+        completed: bool,
+    },
+    /// A request failed (`error`: the browser's words); `context` and
+    /// `navigation` (none for a request no navigation made) name its load.
+    Failed {
+        id: String,
+        redirect: u64,
+        at: Option<f64>,
+        error: Option<String>,
+        context: String,
+        navigation: Option<String>,
+    },
+    /// A navigation of `context` to `url` became a download of the file `name`.
+    Download {
+        context: String,
+        navigation: Option<String>,
+        url: String,
+        name: String,
+    },
+}
+
 /// The events of one session, kept until the step boundary takes them.
 #[derive(Default)]
 pub(crate) struct StepLog {
     state: Mutex<State>,
     changed: Notify,
-}
-
-/// `debug`, `info`, `warning`, `error` as the console entries name them.
-fn level(l: &str) -> &'static str {
-    match l {
-        "error" => "error",
-        "warn" | "warning" => "warning",
-        "debug" => "debug",
-        _ => "info",
-    }
-}
-
-/// The resource type the classic path names (Document, Script, Fetch, XHR, …)
-/// from BiDi's `destination` and `initiatorType`.
-fn kind(request: &RequestData) -> String {
-    let destination = request.destination.as_deref().unwrap_or_default();
-    let initiator = request.initiator_type.as_deref().unwrap_or_default();
-    match (destination, initiator) {
-        ("document" | "iframe" | "frame", _) => "Document",
-        ("script" | "worker" | "sharedworker" | "serviceworker", _) => "Script",
-        ("style", _) => "Stylesheet",
-        ("image", _) => "Image",
-        ("font", _) => "Font",
-        ("audio" | "video" | "track", _) => "Media",
-        ("manifest", _) => "Manifest",
-        (_, "fetch") => "Fetch",
-        (_, "xmlhttprequest") => "XHR",
-        _ => "Other",
-    }
-    .to_string()
-}
-
-/// A console entry of one `log.entryAdded` event.
-fn console_entry(p: &LogEntry) -> ConsoleEntry {
-    let frame = p.stack_trace.as_ref().and_then(|s| s.call_frames.first());
-    let text = p.text.as_deref().unwrap_or_default();
-    let javascript = p.kind == "javascript";
-    ConsoleEntry {
-        level: if javascript {
-            "error"
-        } else {
-            level(p.level.as_deref().unwrap_or("info"))
-        }
-        .to_string(),
-        // A page error reads as the console prints it: "Uncaught Error: boom".
-        text: if javascript && !text.starts_with("Uncaught") {
-            format!("Uncaught {}", text.lines().next().unwrap_or_default())
-        } else if javascript {
-            text.lines().next().unwrap_or_default().to_string()
-        } else {
-            text.to_string()
-        },
-        source: if javascript {
-            "javascript"
-        } else {
-            "console-api"
-        }
-        .to_string(),
-        url: frame
-            .map(|f| f.url.as_str())
-            .filter(|u| !u.is_empty())
-            .map(String::from),
-        line: frame.and_then(|f| f.line_number),
-        timestamp: p.timestamp as u64,
-    }
 }
 
 /// The reason phrase Chromium's console names with a failed load's status.
@@ -223,18 +199,19 @@ fn reason(status: u64, text: &str) -> String {
 }
 
 impl StepLog {
-    /// Folds one event in.
-    pub(crate) fn event(&self, event: &BidiEvent) {
+    /// Folds one network event in.
+    pub(crate) fn net(&self, event: NetEvent) {
         let mut s = self.state.lock().expect("step log lock");
         match event {
-            BidiEvent::LogEntryAdded(p) => s.console.push(console_entry(p)),
-            BidiEvent::BeforeRequestSent(p) => {
-                let request = Request::from(&p.request);
+            NetEvent::Sent {
+                request,
+                redirect: hop,
+                kind,
+                at: start,
+            } => {
                 if request.url.starts_with("data:") {
                     return;
                 }
-                let hop = p.redirect_count;
-                let start = p.timestamp;
                 // A redirect: the hop before ends here (if its completion was not seen).
                 if hop > 0
                     && let Some(prev) = s.open.remove(&(request.id.clone(), hop - 1))
@@ -247,7 +224,7 @@ impl StepLog {
                     method: request.method.clone(),
                     url: request.url.clone(),
                     status: None,
-                    kind: kind(&p.request),
+                    kind,
                     timing: None,
                     failure: None,
                     request_id: Some(request.id.clone()),
@@ -267,29 +244,51 @@ impl StepLog {
                     },
                 );
             }
-            BidiEvent::ResponseStarted(p) | BidiEvent::ResponseCompleted(p) => {
-                let completed = matches!(event, BidiEvent::ResponseCompleted(_));
-                if !response(&mut s, p, completed) {
+            NetEvent::Response {
+                id,
+                redirect,
+                at,
+                status,
+                status_text,
+                headers,
+                completed,
+            } => {
+                let r = Answer {
+                    status,
+                    status_text,
+                    headers,
+                };
+                if !response(&mut s, &id, redirect, at, r, completed) {
                     return;
                 }
             }
-            BidiEvent::DownloadWillBegin(p) => {
-                let load = LoadOf::of(&p.context, p.navigation.as_deref(), &p.url);
-                let name = p.suggested_filename.clone();
+            NetEvent::Download {
+                context,
+                navigation,
+                url,
+                name,
+            } => {
+                let load = LoadOf::of(&context, navigation.as_deref(), &url);
                 let State {
                     downloads, console, ..
                 } = &mut *s;
                 downloads.began(load, name, console);
             }
-            BidiEvent::FetchError(p) => {
-                let id = p.request.request.as_str();
-                let key = (id.to_string(), p.redirect_count);
+            NetEvent::Failed {
+                id,
+                redirect,
+                at,
+                error,
+                context,
+                navigation,
+            } => {
+                let key = (id.clone(), redirect);
                 let Some(o) = s.open.remove(&key) else { return };
-                let end = p.timestamp.unwrap_or(o.start);
+                let end = at.unwrap_or(o.start);
                 let mut e = o.entry;
                 e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
-                let error = p.error_text.as_deref().unwrap_or("failed").to_string();
-                e.intercepted = s.marks.get(id).copied().map(String::from);
+                let error = error.unwrap_or_else(|| "failed".to_string());
+                e.intercepted = s.marks.get(&id).copied().map(String::from);
                 let failed = ConsoleEntry {
                     level: "error".into(),
                     text: format!("Failed to load resource: {error}"),
@@ -298,7 +297,7 @@ impl StepLog {
                     line: None,
                     timestamp: end as u64,
                 };
-                let load = LoadOf::of(&p.context, p.navigation.as_deref(), &e.url);
+                let load = LoadOf::of(&context, navigation.as_deref(), &e.url);
                 let entry = match s.downloads.of(&load) {
                     Some(name) => became_download(failed, name, &error),
                     None => {
@@ -311,13 +310,13 @@ impl StepLog {
                 e.failure = Some(error);
                 s.done.push(e);
             }
-            _ => return,
         }
         drop(s);
         self.changed.notify_waiters();
     }
 
-    /// A console entry of this side's own (a route's handler that failed).
+    /// A console entry: the page's (a console call, a page error) or this
+    /// side's own (a route's handler that failed).
     pub(crate) fn console(&self, entry: ConsoleEntry) {
         self.state
             .lock()
@@ -421,13 +420,26 @@ impl StepLog {
     }
 }
 
+/// What a response said: its status, reason phrase and headers.
+struct Answer {
+    status: Option<u64>,
+    status_text: String,
+    headers: Vec<(String, String)>,
+}
+
 /// A response's headers (`completed`: and body) arrived: its status on the
 /// request's entry, told to the waiters once; completed, the entry is done
 /// (a console error for a failed load that is no document's). Whether its
 /// request was being followed.
-fn response(s: &mut State, p: &ResponseEvent, completed: bool) -> bool {
-    let id = p.request.request.as_str();
-    let key = (id.to_string(), p.redirect_count);
+fn response(
+    s: &mut State,
+    id: &str,
+    redirect: u64,
+    at: Option<f64>,
+    r: Answer,
+    completed: bool,
+) -> bool {
+    let key = (id.to_string(), redirect);
     let State {
         open,
         waiters,
@@ -439,7 +451,6 @@ fn response(s: &mut State, p: &ResponseEvent, completed: bool) -> bool {
     let Some(o) = open.get_mut(&key) else {
         return false;
     };
-    let r = &p.response;
     o.entry.status = r.status;
     if !o.told {
         o.told = true;
@@ -447,14 +458,14 @@ fn response(s: &mut State, p: &ResponseEvent, completed: bool) -> bool {
             url: o.request.url.clone(),
             status: r.status.unwrap_or(0) as u16,
             status_text: r.status_text.clone(),
-            headers: pairs(&r.headers),
+            headers: r.headers.clone(),
             request: o.request.clone(),
         };
         tell(waiters, &info.url.clone(), true, || Seen::Response(info));
     }
     if completed {
         let o = open.remove(&key).expect("present");
-        let end = p.timestamp.unwrap_or(o.start);
+        let end = at.unwrap_or(o.start);
         let mut e = o.entry;
         e.timing = Some(((end - o.start) * 10.0).round() / 10.0);
         e.intercepted = marks.get(id).copied().map(String::from);
@@ -496,13 +507,16 @@ fn tell(waiters: &mut Vec<Waiter>, url: &str, response: bool, seen: impl FnOnce(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::bidi::protocol_events::BidiEvent;
     use serde_json::{Value, json};
 
-    /// Folds the event `method` with `params` in, read as the reader reads it.
+    /// Folds the BiDi event `method` with `params` in, read as the reader
+    /// reads it and turned into this log's vocabulary as the BiDi backend
+    /// turns it.
     fn fold(log: &StepLog, method: &str, params: &Value) {
         let event = BidiEvent::parse(&json!({"type": "event", "method": method, "params": params}));
         assert!(!matches!(event, BidiEvent::Malformed { .. }), "{event:?}");
-        log.event(&event);
+        crate::browser::bidi::feed_step_log(log, &event);
     }
 
     fn sent(id: &str, url: &str, hop: u64, t: f64) -> Value {
