@@ -9,11 +9,22 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::Bidi;
 
-/// A remote end that never answers `script.callFunction` (as geckodriver
-/// lost a script's callback when its document went away): it announces
-/// a navigation of the call's context, then, with `events`, that
-/// navigation's new document (DOMContentLoaded), or the context's end.
-async fn losing_remote_end(events: &'static [&'static str]) -> String {
+/// What a fake remote end sends for one command, in order.
+pub(super) enum Out {
+    /// An event message.
+    Event(Value),
+    /// A wait before what follows.
+    Pause(Duration),
+    /// The command's success answer with this `result`.
+    Answer(Value),
+}
+
+/// A fake BiDi remote end on a loopback port: for every command it sends
+/// what `answer(method, command)` says (no [`Out::Answer`]: the command is
+/// never answered). Returns its WebSocket URL.
+pub(super) async fn fake_remote_end(
+    mut answer: impl FnMut(&str, &Value) -> Vec<Out> + Send + 'static,
+) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("ws://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {
@@ -21,26 +32,48 @@ async fn losing_remote_end(events: &'static [&'static str]) -> String {
         let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
         while let Some(Ok(Message::Text(text))) = ws.next().await {
             let v: Value = serde_json::from_str(text.as_str()).unwrap();
-            let result = match v["method"].as_str().unwrap() {
-                "session.subscribe" => json!({}),
-                "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
-                "script.callFunction" => {
-                    for method in events {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        let event = json!({"type": "event", "method": method,
-                            "params": {"context": "top", "navigation": "n1",
-                                "timestamp": 1, "url": "http://app.test/next"}});
-                        ws.send(Message::text(event.to_string())).await.unwrap();
+            for out in answer(v["method"].as_str().unwrap(), &v) {
+                let message = match out {
+                    Out::Pause(d) => {
+                        tokio::time::sleep(d).await;
+                        continue;
                     }
-                    continue;
-                }
-                _ => json!({}),
-            };
-            let reply = json!({"type": "success", "id": v["id"], "result": result});
-            ws.send(Message::text(reply.to_string())).await.unwrap();
+                    Out::Event(event) => event,
+                    Out::Answer(result) => {
+                        json!({"type": "success", "id": v["id"], "result": result})
+                    }
+                };
+                ws.send(Message::text(message.to_string())).await.unwrap();
+            }
         }
     });
     url
+}
+
+/// The answer every fake end gives `browsingContext.getTree`.
+pub(super) fn top_tree() -> Vec<Out> {
+    vec![Out::Answer(json!({"contexts": [{"context": "top"}]}))]
+}
+
+/// A remote end that never answers `script.callFunction` (as geckodriver
+/// lost a script's callback when its document went away): it announces
+/// a navigation of the call's context, then, with `events`, that
+/// navigation's new document (DOMContentLoaded), or the context's end.
+async fn losing_remote_end(events: &'static [&'static str]) -> String {
+    fake_remote_end(move |method, _| match method {
+        "browsingContext.getTree" => top_tree(),
+        "script.callFunction" => events
+            .iter()
+            .flat_map(|method| {
+                let event = json!({"type": "event", "method": method,
+                    "params": {"context": "top", "navigation": "n1",
+                        "timestamp": 1, "url": "http://app.test/next"}});
+                [Out::Pause(Duration::from_millis(50)), Out::Event(event)]
+            })
+            .collect(),
+        _ => vec![Out::Answer(json!({}))],
+    })
+    .await
 }
 
 /// An engine call whose document is replaced, or whose context closes,
@@ -320,38 +353,25 @@ async fn a_load_is_caught_up_with_once_and_only_when_nothing_is_under_way() {
 /// this side does not read (with parameters), twice a `log.entryAdded` whose
 /// text is a number, and a well-formed `log.entryAdded`.
 async fn odd_events_remote_end() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        let (tcp, _) = listener.accept().await.unwrap();
-        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-        while let Some(Ok(Message::Text(text))) = ws.next().await {
-            let v: Value = serde_json::from_str(text.as_str()).unwrap();
-            let result = match v["method"].as_str().unwrap() {
-                "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
-                "script.evaluate" => {
-                    for event in [
-                        json!({"type": "event", "method": "browsingContext.contextCreated",
-                            "params": {"context": "f", "url": "about:blank", "children": null}}),
-                        json!({"type": "event", "method": "log.entryAdded",
-                            "params": {"type": "console", "level": "info", "text": 42, "timestamp": 1}}),
-                        json!({"type": "event", "method": "log.entryAdded",
-                            "params": {"type": "console", "level": "info", "text": 43, "timestamp": 1}}),
-                        json!({"type": "event", "method": "log.entryAdded",
-                            "params": {"type": "console", "level": "info", "text": "hello", "timestamp": 2}}),
-                    ] {
-                        ws.send(Message::text(event.to_string())).await.unwrap();
-                    }
-                    json!({"type": "success", "realm": "r",
-                        "result": {"type": "string", "value": "ok"}})
-                }
-                _ => json!({}),
-            };
-            let reply = json!({"type": "success", "id": v["id"], "result": result});
-            ws.send(Message::text(reply.to_string())).await.unwrap();
-        }
-    });
-    url
+    fake_remote_end(|method, _| match method {
+        "browsingContext.getTree" => top_tree(),
+        "script.evaluate" => vec![
+            Out::Event(
+                json!({"type": "event", "method": "browsingContext.contextCreated",
+                "params": {"context": "f", "url": "about:blank", "children": null}}),
+            ),
+            Out::Event(json!({"type": "event", "method": "log.entryAdded",
+                "params": {"type": "console", "level": "info", "text": 42, "timestamp": 1}})),
+            Out::Event(json!({"type": "event", "method": "log.entryAdded",
+                "params": {"type": "console", "level": "info", "text": 43, "timestamp": 1}})),
+            Out::Event(json!({"type": "event", "method": "log.entryAdded",
+                "params": {"type": "console", "level": "info", "text": "hello", "timestamp": 2}})),
+            Out::Answer(json!({"type": "success", "realm": "r",
+                "result": {"type": "string", "value": "ok"}})),
+        ],
+        _ => vec![Out::Answer(json!({}))],
+    })
+    .await
 }
 
 /// An event this side does not read and one of another shape leave the

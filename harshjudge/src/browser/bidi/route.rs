@@ -179,11 +179,10 @@ async fn remove_intercept(bidi: &Bidi, id: &str) -> Result<(), BrowserError> {
 mod tests {
     use std::time::Duration;
 
-    use futures_util::{SinkExt, StreamExt};
-    use serde_json::{Value, json};
-    use tokio_tungstenite::tungstenite::Message;
+    use serde_json::json;
 
     use super::super::Bidi;
+    use super::super::call_tests::{Out, fake_remote_end, top_tree};
     use super::UrlPattern;
     use crate::browser::routes::Response;
 
@@ -193,37 +192,27 @@ mod tests {
     /// page fetches at that moment. Returns its URL and the methods of the
     /// commands it got after the intercept.
     async fn remote_end() -> (String, tokio::sync::mpsc::UnboundedReceiver<String>) {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("ws://{}", listener.local_addr().unwrap());
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(async move {
-            let (tcp, _) = listener.accept().await.unwrap();
-            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            while let Some(Ok(Message::Text(text))) = ws.next().await {
-                let v: Value = serde_json::from_str(text.as_str()).unwrap();
-                let method = v["method"].as_str().unwrap().to_string();
-                let result = match method.as_str() {
-                    "session.subscribe" => json!({}),
-                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
-                    "network.addIntercept" => {
-                        let blocked = json!({"type": "event", "method": "network.beforeRequestSent",
-                            "params": {"context": "top", "isBlocked": true, "timestamp": 1,
-                                "redirectCount": 0, "intercepts": ["i1"],
-                                "request": {"request": "r1", "url": "http://app.test/api/items",
-                                    "method": "GET", "headers": []}}});
-                        ws.send(Message::text(blocked.to_string())).await.unwrap();
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        json!({"intercept": "i1"})
-                    }
-                    other => {
-                        let _ = tx.send(other.to_string());
-                        json!({})
-                    }
-                };
-                let reply = json!({"type": "success", "id": v["id"], "result": result});
-                ws.send(Message::text(reply.to_string())).await.unwrap();
+        let url = fake_remote_end(move |method, _| match method {
+            "session.subscribe" => vec![Out::Answer(json!({}))],
+            "browsingContext.getTree" => top_tree(),
+            "network.addIntercept" => vec![
+                Out::Event(
+                    json!({"type": "event", "method": "network.beforeRequestSent",
+                    "params": {"context": "top", "isBlocked": true, "timestamp": 1,
+                        "redirectCount": 0, "intercepts": ["i1"],
+                        "request": {"request": "r1", "url": "http://app.test/api/items",
+                            "method": "GET", "headers": []}}}),
+                ),
+                Out::Pause(Duration::from_millis(100)),
+                Out::Answer(json!({"intercept": "i1"})),
+            ],
+            other => {
+                let _ = tx.send(other.to_string());
+                vec![Out::Answer(json!({}))]
             }
-        });
+        })
+        .await;
         (url, rx)
     }
 
@@ -285,22 +274,11 @@ mod tests {
 
     /// A remote end whose `network.addIntercept` answers no intercept id.
     async fn nameless_intercept_end() -> String {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("ws://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            let (tcp, _) = listener.accept().await.unwrap();
-            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            while let Some(Ok(Message::Text(text))) = ws.next().await {
-                let v: Value = serde_json::from_str(text.as_str()).unwrap();
-                let result = match v["method"].as_str().unwrap() {
-                    "browsingContext.getTree" => json!({"contexts": [{"context": "top"}]}),
-                    _ => json!({}),
-                };
-                let reply = json!({"type": "success", "id": v["id"], "result": result});
-                ws.send(Message::text(reply.to_string())).await.unwrap();
-            }
-        });
-        url
+        fake_remote_end(|method, _| match method {
+            "browsingContext.getTree" => top_tree(),
+            _ => vec![Out::Answer(json!({}))],
+        })
+        .await
     }
 
     /// An intercept the remote end does not name could never be removed
