@@ -4,9 +4,12 @@
 //! [`connection`] matches answers to commands and routes events by session,
 //! [`protocol`] types the commands and events this side uses. The pieces of
 //! the page backend: [`input`] (keyboard and mouse from W3C action lists, a
-//! US key table), [`events`] (console and network, live), [`frames`] (each
-//! frame's default execution context), [`screenshot`] (and the viewport);
-//! assembled: [`context`] (the browser, its contexts) and [`page`] (a page).
+//! US key table), [`events`] (console and network, live, into the generic
+//! `StepLog`), [`frames`] (each frame's default execution context),
+//! [`elements`] (engine calls answering elements, frame scopes, other
+//! origins' storage), [`screenshot`] (and the viewport), [`fetch`] (routes),
+//! [`dialog`] (dialogs); assembled: [`context`] (the browser, its contexts)
+//! and [`page`] (a page).
 //!
 //! Not used by pages yet: step 9 of `docs/design/backends.md` (the CDP
 //! backend) uses it, hence the `dead_code` allowance.
@@ -14,7 +17,10 @@
 
 pub(crate) mod connection;
 pub(crate) mod context;
+pub(crate) mod dialog;
+pub(crate) mod elements;
 pub(crate) mod events;
+pub(crate) mod fetch;
 pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod launch;

@@ -4,8 +4,10 @@
 //! lifecycle events, the injected engine for every document, the viewport
 //! and focus emulation, all sent at once and awaited together, then
 //! `Runtime.runIfWaitingForDebugger`. One task per page reads the session's
-//! events into [`Contexts`] (each frame's default world), [`PageLog`]
-//! (console and network) and a [`Lifecycle`] broadcast (navigations).
+//! events into [`Contexts`] (each frame's default world), the generic
+//! [`StepLog`] (console and network, through [`NetLog`]) and a [`Lifecycle`]
+//! broadcast (navigations); a paused request goes to the page's [`Routes`]
+//! (`fetch.rs`), a dialog to its [`Dialogs`] (`dialog.rs`).
 //!
 //! The methods are shaped as `PageBackend`'s (`docs/design/backends.md`
 //! §2.2) will be, so that step 9 only delegates to them.
@@ -19,20 +21,25 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::connection::{CdpError, Connection, Received};
-use super::events::PageLog;
+use super::dialog;
+use super::events::NetLog;
+use super::fetch;
 use super::frames::{Contexts, FrameError};
 use super::input::{self, InputError, InputState};
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, CallArgument, CallFunctionOn, CloseTarget,
     Evaluate, Evaluated, FrameNavigated, GetFrameTree, GetNavigationHistory, InsertText,
-    LifecycleEvent, LogEnable, Navigate, NavigateToHistoryEntry, NavigatedWithinDocument,
-    NetworkEnable, PageEnable, Reload, RunIfWaitingForDebugger, RuntimeEnable, SessionId,
-    SetDeviceMetricsOverride, SetFileInputFiles, SetFocusEmulationEnabled,
-    SetLifecycleEventsEnabled, TargetId,
+    JavascriptDialogOpening, LifecycleEvent, LogEnable, Navigate, NavigateToHistoryEntry,
+    NavigatedWithinDocument, NetworkEnable, PageEnable, Reload, RequestPaused,
+    RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetDeviceMetricsOverride, SetFileInputFiles,
+    SetFocusEmulationEnabled, SetLifecycleEventsEnabled, TargetId,
 };
 use super::screenshot::{self, Area, ScreenshotError};
+use crate::browser::dialogs::Dialogs;
 use crate::browser::error::BrowserError;
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
+use crate::browser::routes::Routes;
+use crate::browser::steplog::StepLog;
 use crate::browser::wire::{self, BidiReturns};
 
 /// What a page is opened with.
@@ -180,16 +187,29 @@ impl From<PageError> for BrowserError {
 }
 
 /// What the page's reader task and its methods share.
-#[derive(Debug)]
-struct Shared {
-    contexts: Contexts,
-    log: Mutex<PageLog>,
+pub(super) struct Shared {
+    pub(super) contexts: Contexts,
+    /// The step's console and network.
+    pub(super) log: Arc<StepLog>,
+    /// The requests under way, between their events.
+    net: Mutex<NetLog>,
+    pub(super) routes: Arc<Routes>,
+    pub(super) dialogs: Arc<Dialogs>,
     lifecycle: broadcast::Sender<Lifecycle>,
 }
 
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("contexts", &self.contexts)
+            .field("net", &self.net)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Shared {
-    fn log(&self) -> std::sync::MutexGuard<'_, PageLog> {
-        self.log.lock().unwrap_or_else(|p| p.into_inner())
+    fn net(&self) -> std::sync::MutexGuard<'_, NetLog> {
+        self.net.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -201,15 +221,17 @@ if (document.documentElement) s += document.documentElement.outerHTML; return s;
 /// One page (see the module's doc).
 #[derive(Debug)]
 pub(crate) struct CdpPage {
-    connection: Arc<Connection>,
-    session: SessionId,
+    pub(super) connection: Arc<Connection>,
+    pub(super) session: SessionId,
     target: TargetId,
     /// The main frame's id.
-    main_frame: String,
-    shared: Arc<Shared>,
+    pub(super) main_frame: String,
+    pub(super) shared: Arc<Shared>,
     input: Mutex<InputState>,
     options: PageOptions,
     reader: JoinHandle<()>,
+    /// Whether `Fetch` pauses the page's requests (`fetch.rs`).
+    pub(super) fetch_on: tokio::sync::Mutex<bool>,
 }
 
 impl Drop for CdpPage {
@@ -230,11 +252,19 @@ impl CdpPage {
         let (lifecycle, _) = broadcast::channel(256);
         let shared = Arc::new(Shared {
             contexts: Contexts::default(),
-            log: Mutex::new(PageLog::default()),
+            log: Arc::new(StepLog::default()),
+            net: Mutex::new(NetLog::default()),
+            routes: Arc::new(Routes::default()),
+            dialogs: Arc::new(Dialogs::default()),
             lifecycle,
         });
         let events = connection.events(Some(&session));
-        let reader = tokio::spawn(read_page(events, shared.clone()));
+        let reader = tokio::spawn(read_page(
+            events,
+            shared.clone(),
+            connection.clone(),
+            session.clone(),
+        ));
         let s = Some(&session);
         let c = &connection;
         let (width, height) = options.viewport;
@@ -285,6 +315,7 @@ impl CdpPage {
             input: Mutex::new(InputState::default()),
             options,
             reader,
+            fetch_on: tokio::sync::Mutex::new(false),
         })
     }
 
@@ -581,9 +612,21 @@ impl CdpPage {
         Ok(screenshot::set_viewport(&self.connection, &self.session, width, height).await?)
     }
 
-    /// The console and the network since the last take (`cdp/events.rs`).
-    pub(crate) fn take_console_network(&self) -> (Vec<ConsoleEntry>, Vec<NetworkEntry>) {
-        self.shared.log().take()
+    /// The step's console and network (`cdp/events.rs`): its waiters of
+    /// requests and responses, its peeks.
+    pub(crate) fn step_log(&self) -> &Arc<StepLog> {
+        &self.shared.log
+    }
+
+    /// The page's dialog handling (`cdp/dialog.rs`).
+    pub(crate) fn dialogs(&self) -> &Arc<Dialogs> {
+        &self.shared.dialogs
+    }
+
+    /// The console and the network since the last take, at a step boundary
+    /// ([`StepLog::take`]: requests in flight get a short while to finish).
+    pub(crate) async fn take_console_network(&self) -> (Vec<ConsoleEntry>, Vec<NetworkEntry>) {
+        self.shared.log.take().await
     }
 
     /// Closes the page's target.
@@ -600,13 +643,26 @@ impl CdpPage {
 async fn read_page(
     events: Option<tokio::sync::mpsc::UnboundedReceiver<Received>>,
     shared: Arc<Shared>,
+    connection: Arc<Connection>,
+    session: SessionId,
 ) {
     if let Some(mut events) = events {
         while let Some(event) = events.recv().await {
-            if shared.contexts.event(&event) || shared.log().event(&event) {
+            if shared.contexts.event(&event) || shared.net().event(&event, &shared.log) {
                 continue;
             }
-            if let Some(step) = lifecycle_of(&event) {
+            if let Some(Ok(paused)) = event.parse::<RequestPaused>() {
+                let (c, s, r, l) = (
+                    connection.clone(),
+                    session.clone(),
+                    shared.routes.clone(),
+                    shared.log.clone(),
+                );
+                tokio::spawn(async move { fetch::handle(&c, &s, &r, &l, paused).await });
+            } else if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
+                let (c, s, d) = (connection.clone(), session.clone(), shared.dialogs.clone());
+                tokio::spawn(async move { dialog::handle(&c, &s, &d, opening).await });
+            } else if let Some(step) = lifecycle_of(&event) {
                 let _ = shared.lifecycle.send(step);
             }
         }

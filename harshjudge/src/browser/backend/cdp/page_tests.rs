@@ -171,7 +171,7 @@ async fn a_click_logs_its_console_and_its_fetch_and_a_screenshot_is_a_png() {
     page.navigate(&format!("{base}/button"))
         .await
         .expect("loaded");
-    let _ = page.take_console_network();
+    let _ = page.take_console_network().await;
     let click = json!([{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
         "actions": [{"type": "pointerMove", "x": 50, "y": 20},
                     {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]);
@@ -188,7 +188,7 @@ async fn a_click_logs_its_console_and_its_fetch_and_a_screenshot_is_a_png() {
                     n.url == format!("{base}/data") && n.status == Some(200)
                 }))
     {
-        let (c, n) = page.take_console_network();
+        let (c, n) = page.take_console_network().await;
         console.extend(c);
         network.extend(n);
         tokio::time::sleep(Duration::from_millis(20)).await;

@@ -786,3 +786,8 @@ pub(crate) struct SetCookies<'a> {
     pub(crate) browser_context_id: &'a BrowserContextId,
 }
 command!(SetCookies<'a>, "Storage.setCookies", Empty);
+
+// The network, routes, dialogs, downloads and other origins' storage.
+#[path = "protocol_net.rs"]
+mod net;
+pub(crate) use net::*;

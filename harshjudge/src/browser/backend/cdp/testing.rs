@@ -191,3 +191,55 @@ pub(super) async fn serve_with(
     });
     base
 }
+
+/// A [`CdpPage`](super::page::CdpPage) of session `S1` (target `T1`, main
+/// frame `F1`) over a fake browser ([`super::tests::Fake`]), its init
+/// answered; the fake then sees only what the test does.
+pub(super) async fn fake_page() -> (super::page::CdpPage, super::tests::Fake) {
+    use serde_json::json;
+    let (connection, mut fake) = super::tests::Fake::connect("");
+    let attached: super::protocol::AttachedToTarget = serde_json::from_value(json!({
+        "sessionId": "S1", "waitingForDebugger": true,
+        "targetInfo": {"targetId": "T1", "type": "page", "url": "about:blank",
+            "browserContextId": "C1"}
+    }))
+    .expect("an attachment");
+    let connection = std::sync::Arc::new(connection);
+    let page = super::page::CdpPage::attach(connection, attached, Default::default());
+    let browser = async {
+        for _ in 0..10 {
+            let c = fake.command().await;
+            let result = match c["method"].as_str() {
+                Some("Page.getFrameTree") => {
+                    json!({"frameTree": {"frame": {"id": "F1", "loaderId": "L1", "url": "about:blank"}}})
+                }
+                Some("Page.addScriptToEvaluateOnNewDocument") => json!({"identifier": "1"}),
+                _ => json!({}),
+            };
+            fake.answer(&c["id"], result).await;
+        }
+    };
+    let (page, ()) = tokio::time::timeout(Duration::from_secs(10), async {
+        tokio::join!(page, browser)
+    })
+    .await
+    .expect("the init within 10 s");
+    (page.expect("the page"), fake)
+}
+
+impl super::tests::Fake {
+    /// Sends the event `method` with `params` on session `S1`.
+    pub(super) async fn event(&mut self, method: &str, params: serde_json::Value) {
+        self.send(serde_json::json!({"method": method, "sessionId": "S1", "params": params}))
+            .await;
+    }
+
+    /// The next command, within 10 s, which must be `method`.
+    pub(super) async fn expect(&mut self, method: &str) -> serde_json::Value {
+        let c = tokio::time::timeout(Duration::from_secs(10), self.command())
+            .await
+            .unwrap_or_else(|_| panic!("{method} within 10 s"));
+        assert_eq!(c["method"], method, "{c}");
+        c
+    }
+}

@@ -1,0 +1,157 @@
+//! Routes over `Fetch`, against a fake browser (the commands a route's
+//! verdicts become) and a real Chromium (a fetch and a navigation routed).
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::json;
+
+use super::super::testing::fake_page;
+use crate::browser::error::BrowserError;
+use crate::browser::glob::UrlPattern;
+use crate::browser::routes::Response;
+
+fn paused(id: &str, url: &str) -> serde_json::Value {
+    json!({"requestId": id, "networkId": format!("N-{id}"), "frameId": "F1",
+        "resourceType": "Fetch",
+        "request": {"url": url, "method": "GET", "headers": {"Accept": "*/*"}}})
+}
+
+/// `Fetch` is on while a route exists and off with the last; a paused
+/// request a route fulfills becomes `Fetch.fulfillRequest` (status, phrase,
+/// headers, body in base64); one no route matches continues unchanged; a
+/// route that continues with a header sends the request's headers changed.
+#[tokio::test]
+async fn routes_turn_fetch_on_and_their_verdicts_become_fetch_commands() {
+    let (page, mut fake) = fake_page().await;
+    let route = page.route(
+        UrlPattern::from("**/api/items"),
+        "http://a",
+        |route| async move {
+            route
+                .fulfill(Response::new().status(201).json(&["x"]))
+                .await
+        },
+    );
+    let browser = async {
+        let a = fake.command().await;
+        let b = fake.command().await;
+        let mut methods = [a["method"].clone(), b["method"].clone()];
+        methods.sort_by_key(|m| m.to_string());
+        assert_eq!(
+            methods,
+            [json!("Fetch.enable"), json!("Network.setCacheDisabled")]
+        );
+        let enable = if a["method"] == "Fetch.enable" {
+            &a
+        } else {
+            &b
+        };
+        assert_eq!(
+            enable["params"]["patterns"],
+            json!([{"urlPattern": "*", "requestStage": "Request"}])
+        );
+        fake.answer(&a["id"], json!({})).await;
+        fake.answer(&b["id"], json!({})).await;
+    };
+    let (routed, ()) = tokio::join!(route, browser);
+    routed.expect("routed");
+
+    fake.event("Fetch.requestPaused", paused("I1", "http://a/api/items"))
+        .await;
+    let c = fake.expect("Fetch.fulfillRequest").await;
+    assert_eq!(c["params"]["requestId"], "I1");
+    assert_eq!(c["params"]["responseCode"], 201);
+    assert_eq!(c["params"]["responsePhrase"], "Created");
+    assert_eq!(
+        c["params"]["responseHeaders"],
+        json!([{"name": "Content-Type", "value": "application/json"},
+            {"name": "Content-Length", "value": "5"}])
+    );
+    let body = base64::engine::general_purpose::STANDARD
+        .decode(c["params"]["body"].as_str().expect("a body"))
+        .expect("base64");
+    assert_eq!(body, b"[\"x\"]");
+    fake.answer(&c["id"], json!({})).await;
+
+    fake.event("Fetch.requestPaused", paused("I2", "http://a/other"))
+        .await;
+    let c = fake.expect("Fetch.continueRequest").await;
+    assert_eq!(c["params"], json!({"requestId": "I2"}));
+    fake.answer(&c["id"], json!({})).await;
+
+    let pattern = UrlPattern::from("**/api/items");
+    let unroute = page.unroute(&pattern);
+    let browser = async {
+        for _ in 0..2 {
+            let c = fake.command().await;
+            assert!(
+                c["method"] == "Fetch.disable" || c["method"] == "Network.setCacheDisabled",
+                "{c}"
+            );
+            fake.answer(&c["id"], json!({})).await;
+        }
+    };
+    let (removed, ()) = tokio::join!(unroute, browser);
+    assert_eq!(removed.expect("unrouted"), 1);
+    assert!(page.routes().is_empty());
+}
+
+/// A continue with a header changed; an abort; a verdict that comes after
+/// its routes are done (the handler settles it in a task of its own) fails
+/// its call at once with an error saying so, and the request continued.
+#[tokio::test]
+async fn continue_abort_and_a_late_verdict() {
+    let (page, mut fake) = fake_page().await;
+    let (late_tx, late_rx) = tokio::sync::oneshot::channel::<Result<(), BrowserError>>();
+    let late_tx = std::sync::Mutex::new(Some(late_tx));
+    page.routes()
+        .add("**/late".into(), "http://a", move |route| {
+            let tx = late_tx.lock().unwrap().take();
+            async move {
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    let r = route.abort().await;
+                    if let Some(tx) = tx {
+                        let _ = tx.send(r);
+                    }
+                });
+                Ok(())
+            }
+        });
+    page.routes()
+        .add("**/gone".into(), "http://a", |route| async move {
+            route.abort().await
+        });
+    page.routes()
+        .add("**/changed".into(), "http://a", |route| async move {
+            route.continue_().header("accept", "text/plain").await
+        });
+    fake.event("Fetch.requestPaused", paused("I1", "http://a/changed"))
+        .await;
+    let c = fake.expect("Fetch.continueRequest").await;
+    assert_eq!(
+        c["params"]["headers"],
+        json!([{"name": "accept", "value": "text/plain"}])
+    );
+    fake.answer(&c["id"], json!({})).await;
+    fake.event("Fetch.requestPaused", paused("I2", "http://a/gone"))
+        .await;
+    let c = fake.expect("Fetch.failRequest").await;
+    assert_eq!(
+        c["params"],
+        json!({"requestId": "I2", "errorReason": "Failed"})
+    );
+    fake.answer(&c["id"], json!({})).await;
+    fake.event("Fetch.requestPaused", paused("I3", "http://a/late"))
+        .await;
+    let c = fake.expect("Fetch.continueRequest").await;
+    assert_eq!(c["params"]["requestId"], "I3");
+    fake.answer(&c["id"], json!({})).await;
+    let late = tokio::time::timeout(Duration::from_secs(5), late_rx)
+        .await
+        .expect("no wait")
+        .expect("told");
+    let e = late.expect_err("the late verdict fails").to_string();
+    assert!(e.contains("no longer answers"), "{e}");
+}
