@@ -6,11 +6,13 @@
 //! storage of its own), a page of it `Target.createTarget` whose
 //! `Target.attachedToTarget` the root reader hands to [`CdpContext::new_page`].
 //!
-//! A target nobody asked for (a popup) stays paused in [`Attached`] until
-//! someone claims it (step 9 adds popups); one that is no page (a service
-//! worker) is let run at once.
+//! A page opened by one of ours (a popup: its `openerId`) is initialised
+//! by the root reader and handed to its opener's watch (`popups.rs`); one
+//! that is no page (a service worker) is let run at once. The root reader
+//! also follows the downloads (`downloads.rs`).
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,8 +21,10 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::connection::{CdpError, Connection};
+use super::downloads::{DownloadWatch, Downloads};
 use super::launch::{Chromium, Endpoint, Launched, launch};
 use super::page::{CdpPage, PageOptions};
+use super::popups::Popups;
 use super::protocol::{
     AttachedToTarget, BrowserContextId, CreateBrowserContext, CreateTarget, DetachedFromTarget,
     DisposeBrowserContext, GetCookies, RunIfWaitingForDebugger, SetAutoAttach, SetCookies,
@@ -55,11 +59,14 @@ impl From<ContextError> for BrowserError {
     }
 }
 
-/// The targets attached and not yet claimed, by target id.
+/// What the root reader keeps for the pages: the targets attached and not
+/// yet claimed (by target id), the popups' watches, the downloads.
 #[derive(Debug, Default)]
 pub(crate) struct Attached {
     targets: Mutex<HashMap<TargetId, AttachedToTarget>>,
     arrived: Notify,
+    pub(super) popups: Popups,
+    pub(super) downloads: Arc<Downloads>,
 }
 
 impl Attached {
@@ -120,7 +127,12 @@ impl CdpBrowser {
         let connection = Arc::new(connection);
         let attached = Arc::new(Attached::default());
         let events = connection.events(None);
-        let reader = tokio::spawn(read_root(connection.clone(), attached.clone(), events));
+        let reader = tokio::spawn(read_root(
+            connection.clone(),
+            attached.clone(),
+            events,
+            options.clone(),
+        ));
         connection
             .send(
                 None,
@@ -187,10 +199,28 @@ async fn read_root(
     connection: Arc<Connection>,
     attached: Arc<Attached>,
     events: Option<tokio::sync::mpsc::UnboundedReceiver<super::connection::Received>>,
+    options: PageOptions,
 ) {
     let Some(mut events) = events else { return };
     while let Some(event) = events.recv().await {
+        if attached.downloads.event(&event) {
+            continue;
+        }
         if let Some(Ok(a)) = event.parse::<AttachedToTarget>() {
+            if a.target_info.kind == "page"
+                && let Some(opener) = a.target_info.opener_id.clone()
+            {
+                // A popup: to the watch of its opener armed by now, once its init is done.
+                let to = attached.popups.watcher(&opener);
+                let (connection, root, options) =
+                    (connection.clone(), attached.clone(), options.clone());
+                tokio::spawn(async move {
+                    let page = CdpPage::attach(connection, a, options).await;
+                    let page = page.map(|p| p.rooted(root.clone()));
+                    root.popups.deliver(to, page);
+                });
+                continue;
+            }
             if a.target_info.kind != "page" {
                 if a.waiting_for_debugger {
                     let (connection, session) = (connection.clone(), a.session_id);
@@ -248,7 +278,15 @@ impl CdpContext {
                 waited: wait,
             });
         };
-        Ok(CdpPage::attach(self.connection.clone(), attached, self.options.clone()).await?)
+        let page = CdpPage::attach(self.connection.clone(), attached, self.options.clone()).await?;
+        Ok(page.rooted(self.attached.clone()))
+    }
+
+    /// Saves the context's downloads in `folder` (as `<folder>/<guid>`) and
+    /// watches them from now on (replacing a watch armed before).
+    pub(crate) async fn watch_downloads(&self, folder: &Path) -> Result<DownloadWatch, CdpError> {
+        let downloads = &self.attached.downloads;
+        downloads.watch(&self.connection, &self.id, folder).await
     }
 
     /// The context's cookies, every site's.

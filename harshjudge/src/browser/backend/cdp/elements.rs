@@ -3,7 +3,8 @@
 //! of `set_input_files` (`DOM.setFileInputFiles{objectId}`, see
 //! [`CdpPage::set_files`]) and the iframe a frame's scope is entered
 //! through ([`CdpPage::frame_scope`]: `DOM.describeNode{objectId}` →
-//! `frameId` → its default context).
+//! `frameId` → its default context); and the localStorage of an origin
+//! other than the top document's ([`CdpPage::local_storage`]).
 
 use std::time::Duration;
 
@@ -118,25 +119,34 @@ impl CdpPage {
         self.shared.contexts.wait_default_of(&frame, deadline).await
     }
 
-    /// The localStorage of `origin` (`https://app.test`, any origin of the
-    /// page's browser context, open in a page or not), as `(key, value)`.
+    /// The localStorage of `origin` (`https://app.test`), as `(key, value)`:
+    /// by its first-party storage key, else by its origin. Chromium reads
+    /// it through a frame of that origin in the page (the top document or a
+    /// same-process iframe); an origin open in none is an error ("Frame not
+    /// found"): a cross-site iframe is a target of its own, not searched.
     pub(crate) async fn local_storage(
         &self,
         origin: &str,
     ) -> Result<Vec<(String, String)>, CdpError> {
         let s = Some(&self.session);
-        let get = GetDomStorageItems {
+        let key = format!("{}/", origin.trim_end_matches('/'));
+        let by = |storage_key, security_origin| GetDomStorageItems {
             storage_id: StorageId {
-                security_origin: origin,
+                storage_key,
+                security_origin,
                 is_local_storage: true,
             },
         };
         let (enabled, items) = tokio::join!(
             self.connection.send(s, &DomStorageEnable {}),
-            self.connection.send(s, &get)
+            self.connection.send(s, &by(Some(&key), None))
         );
         enabled?;
-        Ok(items?
+        let items = match items {
+            Ok(items) => items,
+            Err(_) => self.connection.send(s, &by(None, Some(origin))).await?,
+        };
+        Ok(items
             .entries
             .into_iter()
             .filter_map(|e| match <[String; 2]>::try_from(e) {

@@ -109,7 +109,7 @@ async fn another_origins_local_storage() {
             let result = if c["method"] == "DOMStorage.getDOMStorageItems" {
                 assert_eq!(
                     c["params"],
-                    json!({"storageId": {"securityOrigin": "http://b.test", "isLocalStorage": true}})
+                    json!({"storageId": {"storageKey": "http://b.test/", "isLocalStorage": true}})
                 );
                 json!({"entries": [["token", "t1"], ["theme", "dark"]]})
             } else {
@@ -127,4 +127,98 @@ async fn another_origins_local_storage() {
             ("theme".to_string(), "dark".to_string())
         ]
     );
+}
+
+/// A real Chromium: the engine's element is the input `DOM.setFileInputFiles`
+/// sets; an iframe's scope runs the engine in its frame; another origin's
+/// localStorage is read without a page of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_pages_element_frame_scope_and_other_origins_storage() {
+    use super::super::protocol::Evaluate;
+    use super::super::testing::{real_page, serve_pages};
+    use crate::browser::protocol::{Action, Answer, Call, Read, Request, Step, Target};
+    let base = serve_pages(&[(
+        "/",
+        "",
+        "<input type=file><iframe srcdoc='<h1>Inner</h1>'></iframe>\
+             <script>localStorage.setItem('k', 'v1')</script>",
+    )])
+    .await;
+    let (browser, _context, page) = real_page().await;
+    page.navigate(&format!("{base}/")).await.expect("loaded");
+    let target = |sel: &str| Target {
+        chain: vec![Step::Css { sel: sel.into() }],
+        describe: format!("page.locator({sel:?})"),
+        frame: None,
+    };
+    let set_files = Call {
+        request: Request::Act {
+            target: target("input"),
+            action: Action::SetInputFiles,
+            verify: None,
+        },
+        timeout: 2000,
+    };
+    let request = serde_json::to_string(&set_files).expect("JSON");
+    let Called::Element(input) = page
+        .call_in(None, &request, true, WAIT)
+        .await
+        .expect("called")
+    else {
+        panic!("the input's element");
+    };
+    let dir = tempfile::tempdir().expect("a folder");
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "hello").expect("written");
+    page.set_files(&input, &[file.display().to_string()])
+        .await
+        .expect("set");
+    let name = page
+        .evaluate("document.querySelector('input').files[0].name")
+        .await
+        .expect("read");
+    assert_eq!(name, json!("notes.txt"));
+
+    let iframe = Evaluate {
+        expression: "document.querySelector('iframe')",
+        await_promise: false,
+        return_by_value: false,
+        context_id: None,
+    };
+    let element = page
+        .connection
+        .send(Some(&page.session), &iframe)
+        .await
+        .expect("the iframe");
+    let object = element.result.object_id.expect("an object");
+    let scope = page.frame_scope(&object, WAIT).await.expect("its scope");
+    let text = Call {
+        request: Request::Query {
+            target: target("h1"),
+            read: Read::TextContent,
+            all: false,
+            name: None,
+        },
+        timeout: 2000,
+    };
+    let request = serde_json::to_string(&text).expect("JSON");
+    let Called::Answer(answer) = page
+        .call_in(Some(scope), &request, false, WAIT)
+        .await
+        .expect("called")
+    else {
+        panic!("an answer");
+    };
+    assert_eq!(
+        Answer::decode(answer).expect("decoded").result,
+        Ok(json!("Inner"))
+    );
+
+    let stored = page.local_storage(&base).await.expect("read");
+    assert_eq!(stored, [("k".to_string(), "v1".to_string())]);
+    // An origin open nowhere: Chromium finds no frame to read it through.
+    page.navigate("about:blank").await.expect("blank");
+    let e = page.local_storage(&base).await.expect_err("no frame of it");
+    assert!(e.to_string().contains("Frame not found"), "{e}");
+    browser.close().await;
 }

@@ -155,3 +155,87 @@ async fn continue_abort_and_a_late_verdict() {
     let e = late.expect_err("the late verdict fails").to_string();
     assert!(e.contains("no longer answers"), "{e}");
 }
+
+/// A real Chromium: a fetch fulfilled by a route (marked in the step log),
+/// a navigation fulfilled by one, an aborted fetch, and once unrouted the
+/// server answers again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_pages_fetch_and_navigation_are_routed() {
+    use super::super::testing::{real_page, serve_pages};
+    let base = serve_pages(&[("/", "", "<title>Home</title>")]).await;
+    let (browser, _context, page) = real_page().await;
+    page.navigate(&format!("{base}/")).await.expect("loaded");
+    page.route(
+        UrlPattern::from("**/api/items"),
+        &base,
+        |route| async move { route.fulfill(Response::new().json(&["stubbed"])).await },
+    )
+    .await
+    .expect("routed");
+    page.route(UrlPattern::from("**/gone"), &base, |route| async move {
+        route.abort().await
+    })
+    .await
+    .expect("routed");
+    page.route(UrlPattern::from("**/made-up"), &base, |route| async move {
+        route
+            .fulfill(
+                Response::new()
+                    .content_type("text/html")
+                    .body("<title>Made up</title><h1>routed</h1>"),
+            )
+            .await
+    })
+    .await
+    .expect("routed");
+    let _ = page.take_console_network().await;
+    let fetched = page
+        .evaluate("fetch('/api/items').then(r => r.status + ' ' + r.statusText + ' ' + r.headers.get('content-type')).then(async h => h)")
+        .await
+        .expect("fetched");
+    assert_eq!(fetched, json!("200 OK application/json"));
+    let body = page
+        .evaluate("fetch('/api/items').then(r => r.text())")
+        .await
+        .expect("fetched");
+    assert_eq!(body, json!("[\"stubbed\"]"));
+    let aborted = page
+        .evaluate("fetch('/gone').then(() => 'answered', e => 'failed: ' + e.name)")
+        .await
+        .expect("settled");
+    assert_eq!(aborted, json!("failed: TypeError"));
+    let (_, network) = page.take_console_network().await;
+    let marks: Vec<(&str, Option<&str>)> = network
+        .iter()
+        .map(|n| {
+            (
+                n.url.rsplit('/').next().unwrap_or(""),
+                n.intercepted.as_deref(),
+            )
+        })
+        .collect();
+    assert!(marks.contains(&("items", Some("fulfilled"))), "{marks:?}");
+    assert!(marks.contains(&("gone", Some("aborted"))), "{marks:?}");
+
+    page.navigate(&format!("{base}/made-up"))
+        .await
+        .expect("the routed document loads");
+    assert_eq!(page.title().await.expect("title"), "Made up");
+
+    for pattern in ["**/api/items", "**/gone", "**/made-up"] {
+        page.unroute(&UrlPattern::from(pattern))
+            .await
+            .expect("unrouted");
+    }
+    assert!(
+        !*page.fetch_on.lock().await,
+        "Fetch is off with the last route"
+    );
+    page.navigate(&format!("{base}/")).await.expect("loaded");
+    let status = page
+        .evaluate("fetch('/api/items').then(r => r.status)")
+        .await
+        .expect("fetched");
+    assert_eq!(status, json!(404), "the server answers again");
+    browser.close().await;
+}

@@ -8,7 +8,7 @@
 //! `StepLog`), [`frames`] (each frame's default execution context),
 //! [`elements`] (engine calls answering elements, frame scopes, other
 //! origins' storage), [`screenshot`] (and the viewport), [`fetch`] (routes),
-//! [`dialog`] (dialogs); assembled: [`context`] (the browser, its contexts)
+//! [`dialog`] (dialogs), [`popups`], [`downloads`]; assembled: [`context`] (the browser, its contexts)
 //! and [`page`] (a page).
 //!
 //! Not used by pages yet: step 9 of `docs/design/backends.md` (the CDP
@@ -18,6 +18,7 @@
 pub(crate) mod connection;
 pub(crate) mod context;
 pub(crate) mod dialog;
+pub(crate) mod downloads;
 pub(crate) mod elements;
 pub(crate) mod events;
 pub(crate) mod fetch;
@@ -25,6 +26,7 @@ pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod launch;
 pub(crate) mod page;
+pub(crate) mod popups;
 pub(crate) mod protocol;
 pub(crate) mod screenshot;
 pub(crate) mod transport;

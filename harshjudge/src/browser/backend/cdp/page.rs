@@ -12,6 +12,7 @@
 //! The methods are shaped as `PageBackend`'s (`docs/design/backends.md`
 //! §2.2) will be, so that step 9 only delegates to them.
 
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,18 +22,21 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::connection::{CdpError, Connection, Received};
+use super::context::Attached;
 use super::dialog;
+use super::downloads::DownloadWatch;
 use super::events::NetLog;
 use super::fetch;
 use super::frames::{Contexts, FrameError};
 use super::input::{self, InputError, InputState};
+use super::popups::PopupWatch;
 use super::protocol::{
-    AddScriptToEvaluateOnNewDocument, AttachedToTarget, CallArgument, CallFunctionOn, CloseTarget,
-    Evaluate, Evaluated, FrameNavigated, GetFrameTree, GetNavigationHistory, InsertText,
-    JavascriptDialogOpening, LifecycleEvent, LogEnable, Navigate, NavigateToHistoryEntry,
-    NavigatedWithinDocument, NetworkEnable, PageEnable, Reload, RequestPaused,
-    RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetDeviceMetricsOverride, SetFileInputFiles,
-    SetFocusEmulationEnabled, SetLifecycleEventsEnabled, TargetId,
+    AddScriptToEvaluateOnNewDocument, AttachedToTarget, BrowserContextId, CallArgument,
+    CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, GetFrameTree,
+    GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent, LogEnable, Navigate,
+    NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable, PageEnable, Reload,
+    RequestPaused, RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetDeviceMetricsOverride,
+    SetFileInputFiles, SetFocusEmulationEnabled, SetLifecycleEventsEnabled, TargetId,
 };
 use super::screenshot::{self, Area, ScreenshotError};
 use crate::browser::dialogs::Dialogs;
@@ -232,6 +236,10 @@ pub(crate) struct CdpPage {
     reader: JoinHandle<()>,
     /// Whether `Fetch` pauses the page's requests (`fetch.rs`).
     pub(super) fetch_on: tokio::sync::Mutex<bool>,
+    /// Its browser context (none: the browser's default one).
+    pub(super) context: Option<BrowserContextId>,
+    /// The root reader's popups and downloads (`context.rs`).
+    pub(super) root: Arc<Attached>,
 }
 
 impl Drop for CdpPage {
@@ -316,7 +324,35 @@ impl CdpPage {
             options,
             reader,
             fetch_on: tokio::sync::Mutex::new(false),
+            context: attached.target_info.browser_context_id,
+            root: Arc::default(),
         })
+    }
+
+    /// The page, its popups and downloads followed by the root reader of `root`.
+    pub(super) fn rooted(mut self, root: Arc<Attached>) -> CdpPage {
+        if let Some(context) = &self.context {
+            root.downloads.page(&self.target, context, &self.shared);
+        }
+        self.root = root;
+        self
+    }
+
+    /// A wait for the next popup this page opens, armed now (before the
+    /// action that opens it); the popup is a page of the same context.
+    pub(crate) fn watch_popups(&self) -> PopupWatch {
+        self.root.popups.watch(&self.target)
+    }
+
+    /// Saves the downloads of the page's context in `folder` (as
+    /// `<folder>/<guid>`) and watches them from now on.
+    pub(crate) async fn watch_downloads(&self, folder: &Path) -> Result<DownloadWatch, CdpError> {
+        let context = self
+            .context
+            .clone()
+            .unwrap_or(BrowserContextId(String::new()));
+        let downloads = &self.root.downloads;
+        downloads.watch(&self.connection, &context, folder).await
     }
 
     /// Its session (`Page::session_id`).

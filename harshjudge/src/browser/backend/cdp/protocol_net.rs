@@ -265,11 +265,16 @@ event!(DownloadProgress, "Browser.downloadProgress");
 pub(crate) struct DomStorageEnable {}
 command!(DomStorageEnable, "DOMStorage.enable", Empty);
 
-/// An origin's storage.
+/// An origin's storage: by its storage key (`http://host:port/`, a
+/// first-party key: any origin of the context, open in a frame or not) or
+/// by its origin (only an origin open in one of the page's frames).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct StorageId<'a> {
-    pub(crate) security_origin: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) storage_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) security_origin: Option<&'a str>,
     pub(crate) is_local_storage: bool,
 }
 

@@ -206,9 +206,23 @@ pub(super) async fn fake_page() -> (super::page::CdpPage, super::tests::Fake) {
     .expect("an attachment");
     let connection = std::sync::Arc::new(connection);
     let page = super::page::CdpPage::attach(connection, attached, Default::default());
-    let browser = async {
+    let browser = fake.answer_init();
+    let (page, ()) = tokio::time::timeout(Duration::from_secs(10), async {
+        tokio::join!(page, browser)
+    })
+    .await
+    .expect("the init within 10 s");
+    let root = std::sync::Arc::new(super::context::Attached::default());
+    (page.expect("the page").rooted(root), fake)
+}
+
+impl super::tests::Fake {
+    /// Answers the 10 commands of a page's init (`CdpPage::attach`), its
+    /// main frame `F1`.
+    pub(super) async fn answer_init(&mut self) {
+        use serde_json::json;
         for _ in 0..10 {
-            let c = fake.command().await;
+            let c = self.command().await;
             let result = match c["method"].as_str() {
                 Some("Page.getFrameTree") => {
                     json!({"frameTree": {"frame": {"id": "F1", "loaderId": "L1", "url": "about:blank"}}})
@@ -216,18 +230,10 @@ pub(super) async fn fake_page() -> (super::page::CdpPage, super::tests::Fake) {
                 Some("Page.addScriptToEvaluateOnNewDocument") => json!({"identifier": "1"}),
                 _ => json!({}),
             };
-            fake.answer(&c["id"], result).await;
+            self.answer(&c["id"], result).await;
         }
-    };
-    let (page, ()) = tokio::time::timeout(Duration::from_secs(10), async {
-        tokio::join!(page, browser)
-    })
-    .await
-    .expect("the init within 10 s");
-    (page.expect("the page"), fake)
-}
+    }
 
-impl super::tests::Fake {
     /// Sends the event `method` with `params` on session `S1`.
     pub(super) async fn event(&mut self, method: &str, params: serde_json::Value) {
         self.send(serde_json::json!({"method": method, "sessionId": "S1", "params": params}))
@@ -242,4 +248,45 @@ impl super::tests::Fake {
         assert_eq!(c["method"], method, "{c}");
         c
     }
+}
+
+/// A Chromium launched over the pipe as the backend launches it, and a page
+/// in a context of its own.
+pub(super) async fn real_page() -> (
+    super::context::CdpBrowser,
+    super::context::CdpContext,
+    super::page::CdpPage,
+) {
+    let config = BrowserConfig::from_env().expect("config");
+    let browser = super::context::CdpBrowser::launch(&config, None)
+        .await
+        .expect("Chromium starts");
+    let context = browser.new_context().await.expect("a context");
+    let page = context.new_page().await.expect("a page");
+    (browser, context, page)
+}
+
+/// Serves `pages` (path, extra header lines, HTML) with status 200.
+pub(super) async fn serve_pages(
+    pages: &'static [(&'static str, &'static str, &'static str)],
+) -> String {
+    serve_with(move |path| {
+        pages
+            .iter()
+            .find(|(p, _, _)| *p == path)
+            .map(|(_, headers, body)| Served {
+                status: 200,
+                headers,
+                body,
+                delay: Duration::ZERO,
+            })
+    })
+    .await
+}
+
+/// A mouse click at (`x`, `y`) as W3C actions (a user gesture for the page).
+pub(super) fn click_at(x: u32, y: u32) -> serde_json::Value {
+    serde_json::json!([{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+        "actions": [{"type": "pointerMove", "x": x, "y": y},
+                    {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}])
 }

@@ -1,0 +1,105 @@
+//! Popups: a page opened by a page of ours (`window.open`, a
+//! `target=_blank` link) arrives through the root's auto-attach as
+//! `Target.attachedToTarget` with `targetInfo.openerId`, paused. The root
+//! reader (`context.rs`) hands it to the [`PopupWatch`] of its opener armed
+//! before (the oldest one), and inits it as a [`CdpPage`] of the same
+//! context (as Playwright inits every popup); one nobody watched is still
+//! initialised and kept, so that it runs and its dialogs are answered.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::connection::CdpError;
+use super::page::CdpPage;
+use super::protocol::TargetId;
+use crate::browser::error::BrowserError;
+
+/// Why no popup came.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum PopupError {
+    /// None opened in time.
+    #[error("no popup opened within {} ms (window.open, a target=_blank link)", waited.as_millis())]
+    Timeout { waited: Duration },
+    /// One opened and could not be initialised.
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+}
+
+impl From<PopupError> for BrowserError {
+    fn from(e: PopupError) -> Self {
+        match e {
+            PopupError::Cdp(e) => e.into(),
+            e => BrowserError::Command {
+                action: "waiting for a popup".into(),
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+type Delivery = mpsc::UnboundedSender<Result<CdpPage, CdpError>>;
+
+/// The watches armed and the popups nobody watched (see the module's doc).
+#[derive(Debug, Default)]
+pub(crate) struct Popups {
+    watches: Mutex<HashMap<TargetId, Vec<Delivery>>>,
+    unwatched: Mutex<Vec<CdpPage>>,
+}
+
+impl Popups {
+    /// Arms a watch of `opener`'s popups.
+    pub(super) fn watch(&self, opener: &TargetId) -> PopupWatch {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut watches = self.watches.lock().unwrap_or_else(|p| p.into_inner());
+        watches.entry(opener.clone()).or_default().push(tx);
+        PopupWatch { rx }
+    }
+
+    /// Where a popup of `opener` goes: the oldest watch still waiting.
+    pub(super) fn watcher(&self, opener: &TargetId) -> Option<Delivery> {
+        let mut watches = self.watches.lock().unwrap_or_else(|p| p.into_inner());
+        let list = watches.get_mut(opener)?;
+        list.retain(|tx| !tx.is_closed());
+        let first = list.first().cloned();
+        if list.is_empty() {
+            watches.remove(opener);
+        }
+        first
+    }
+
+    /// Delivers an initialised popup (or why it could not be) to `to`, else
+    /// keeps it running.
+    pub(super) fn deliver(&self, to: Option<Delivery>, page: Result<CdpPage, CdpError>) {
+        let undelivered = match to {
+            Some(tx) => tx.send(page).err().map(|e| e.0),
+            None => Some(page),
+        };
+        if let Some(Ok(page)) = undelivered {
+            (self.unwatched.lock().unwrap_or_else(|p| p.into_inner())).push(page);
+        }
+    }
+}
+
+/// A wait for the next popup of a page, armed before the action that opens it.
+#[derive(Debug)]
+pub(crate) struct PopupWatch {
+    rx: mpsc::UnboundedReceiver<Result<CdpPage, CdpError>>,
+}
+
+impl PopupWatch {
+    /// The next popup, its init done, within `wait`.
+    pub(crate) async fn next(&mut self, wait: Duration) -> Result<CdpPage, PopupError> {
+        match tokio::time::timeout(wait, self.rx.recv()).await {
+            Ok(Some(page)) => Ok(page?),
+            _ => Err(PopupError::Timeout { waited: wait }),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "popups_tests.rs"]
+mod tests;
