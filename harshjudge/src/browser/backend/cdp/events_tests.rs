@@ -192,7 +192,7 @@ async fn a_redirects_hops_share_the_request_id() {
     ];
     assert_eq!(feed(&mut net, &log, &events), 4);
     let (_, network) = log.take().await;
-    let got: Vec<(&str, Option<u64>, Option<u64>, Option<f64>)> = network
+    let got: Vec<_> = network
         .iter()
         .map(|e| (e.url.as_str(), e.status, e.redirect_count, e.timing))
         .collect();
