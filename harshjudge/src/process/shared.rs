@@ -93,13 +93,36 @@ impl RunFolder {
         Self::lock_in(&std::env::temp_dir(), what, run, key_parts)
     }
 
+    /// [`RunFolder::lock`] under a short name, `harshjudge-{what}-{key}`,
+    /// the run being one of the key's parts: for a folder that holds Unix
+    /// sockets, whose paths may not exceed 107 bytes (a browser's
+    /// `SingletonSocket` in its `TMPDIR`, 45 bytes below it; a nextest run id
+    /// alone is 36).
+    pub(crate) fn lock_short(
+        what: &str,
+        run: &str,
+        key_parts: &[&[u8]],
+    ) -> Result<RunFolder, RunFolderError> {
+        Self::lock_path(Self::short_path(what, run, key_parts))
+    }
+
+    /// The folder [`RunFolder::lock_short`] locks.
+    pub(crate) fn short_path(what: &str, run: &str, key_parts: &[&[u8]]) -> PathBuf {
+        let mut parts = vec![run.as_bytes()];
+        parts.extend_from_slice(key_parts);
+        std::env::temp_dir().join(format!("harshjudge-{what}-{}", key(&parts)))
+    }
+
     fn lock_in(
         parent: &Path,
         what: &str,
         run: &str,
         key_parts: &[&[u8]],
     ) -> Result<RunFolder, RunFolderError> {
-        let dir = parent.join(format!("harshjudge-{what}-{run}-{}", key(key_parts)));
+        Self::lock_path(parent.join(format!("harshjudge-{what}-{run}-{}", key(key_parts))))
+    }
+
+    fn lock_path(dir: PathBuf) -> Result<RunFolder, RunFolderError> {
         let io = |what, path: &Path, source| RunFolderError::Io {
             what,
             path: path.to_path_buf(),
@@ -188,6 +211,22 @@ mod tests {
         assert_ne!(key(&[b"ab", b"c"]), key(&[b"a", b"bc"]));
         assert_eq!(key(&[b"ab", b"c"]), key(&[b"ab", b"c"]));
         assert_eq!(key(&[b"x"]).len(), 16);
+    }
+
+    #[test]
+    fn a_short_folder_is_named_by_a_key_of_the_run_and_the_parts() {
+        let uuid = "0b1c22ff-0b1c-22ff-0b1c-22ff0b1c22ff";
+        let a = RunFolder::lock_short("thing", uuid, &[b"k"]).unwrap();
+        let name = a.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(
+            name,
+            format!("harshjudge-thing-{}", key(&[uuid.as_bytes(), b"k"]))
+        );
+        let other_run = RunFolder::lock_short("thing", "run2", &[b"k"]).unwrap();
+        assert_ne!(a.path(), other_run.path());
+        for f in [a.path().to_path_buf(), other_run.path().to_path_buf()] {
+            std::fs::remove_dir_all(f).unwrap();
+        }
     }
 
     #[test]

@@ -10,8 +10,14 @@
 //! by the root reader and handed to its opener's watch (`popups.rs`); one
 //! that is no page (a service worker) is let run at once. The root reader
 //! also follows the downloads (`downloads.rs`).
+//!
+//! Root auto-attach shows every connection the targets of every context,
+//! other connections' too (a nextest run's shared browser, `shared.rs`), and
+//! a target waits until every connection that auto-attached it lets it run:
+//! a page of another connection's context is let run and detached at once,
+//! never initialised here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -27,8 +33,8 @@ use super::page::{CdpPage, PageOptions};
 use super::popups::Popups;
 use super::protocol::{
     AttachedToTarget, BrowserContextId, CreateBrowserContext, CreateTarget, DetachedFromTarget,
-    DisposeBrowserContext, GetCookies, RunIfWaitingForDebugger, SetAutoAttach, SetCookies,
-    TargetId,
+    DisposeBrowserContext, GetCookies, GetVersion, RunIfWaitingForDebugger, SessionId,
+    SetAutoAttach, SetCookies, TargetId,
 };
 use crate::browser::config::BrowserConfig;
 use crate::browser::cookies::{cdp_cookie, to_cdp};
@@ -64,6 +70,8 @@ impl From<ContextError> for BrowserError {
 #[derive(Debug, Default)]
 pub(crate) struct Attached {
     targets: Mutex<HashMap<TargetId, AttachedToTarget>>,
+    /// The contexts made over this connection.
+    own: Mutex<HashSet<BrowserContextId>>,
     arrived: Notify,
     pub(super) popups: Popups,
     pub(super) downloads: Arc<Downloads>,
@@ -72,6 +80,14 @@ pub(crate) struct Attached {
 impl Attached {
     fn targets(&self) -> std::sync::MutexGuard<'_, HashMap<TargetId, AttachedToTarget>> {
         self.targets.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether `context` was made over this connection.
+    fn owns(&self, context: &BrowserContextId) -> bool {
+        self.own
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(context)
     }
 
     /// Takes `target`'s attachment, waiting for it until `deadline`.
@@ -115,6 +131,24 @@ impl CdpBrowser {
             ..PageOptions::default()
         };
         Ok(CdpBrowser::over(Some(chromium), connection, options).await?)
+    }
+
+    /// A browser others started (a nextest run's, `shared.rs`), over its
+    /// WebSocket `ws_url`: a connection of this process's own, whose browser
+    /// contexts go when it closes.
+    pub(crate) async fn connect(
+        ws_url: &str,
+        options: PageOptions,
+    ) -> Result<CdpBrowser, BrowserError> {
+        let (out, incoming) = super::transport::connect_socket(ws_url)
+            .await
+            .map_err(|e| BrowserError::Session {
+                url: ws_url.to_string(),
+                message: format!("connecting to the browser: {e}"),
+            })?;
+        let connection = Connection::open(out, incoming, None);
+        connection.send(None, &GetVersion {}).await?;
+        Ok(CdpBrowser::over(None, connection, options).await?)
     }
 
     /// The browser of `connection` (its process `chromium`, if started
@@ -165,6 +199,11 @@ impl CdpBrowser {
             )
             .await?
             .browser_context_id;
+        self.attached
+            .own
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone());
         Ok(CdpContext {
             connection: self.connection.clone(),
             attached: self.attached.clone(),
@@ -207,6 +246,12 @@ async fn read_root(
             continue;
         }
         if let Some(Ok(a)) = event.parse::<AttachedToTarget>() {
+            if let Some(context) = &a.target_info.browser_context_id
+                && !attached.owns(context)
+            {
+                tokio::spawn(let_go(connection.clone(), a.session_id));
+                continue;
+            }
             if a.target_info.kind == "page"
                 && let Some(opener) = a.target_info.opener_id.clone()
             {
@@ -241,6 +286,30 @@ async fn read_root(
             attached.targets().remove(&target);
         }
     }
+}
+
+/// Lets the target of `session` (another connection's) run and detaches
+/// from it, both sent at once.
+async fn let_go(connection: Arc<Connection>, session: SessionId) {
+    let run = connection.send(Some(&session), &RunIfWaitingForDebugger {});
+    let detach = connection.send(
+        None,
+        &DetachFromTarget {
+            session_id: &session,
+        },
+    );
+    let _ = tokio::join!(run, detach);
+}
+
+/// `Target.detachFromTarget`.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DetachFromTarget<'a> {
+    session_id: &'a SessionId,
+}
+impl super::protocol::Command for DetachFromTarget<'_> {
+    const METHOD: &'static str = "Target.detachFromTarget";
+    type Returns = super::protocol::Empty;
 }
 
 /// One browser context (one scenario's isolation unit).

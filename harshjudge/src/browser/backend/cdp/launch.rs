@@ -340,3 +340,105 @@ fn start_error(binary: &Path, message: String) -> BrowserError {
         message,
     }
 }
+
+/// A Chromium started for a whole nextest run ([`launch_detached`]): it
+/// outlives the process that started it.
+#[derive(Debug)]
+pub(crate) struct Detached {
+    /// Its browser WebSocket.
+    pub(crate) ws_url: String,
+    /// Its pid, which is its process group.
+    pub(crate) pid: u32,
+}
+
+/// Starts Chromium for the processes of a nextest run (`shared.rs`):
+/// `--remote-debugging-port=0`, its profile `profile` and `TMPDIR` `folder`
+/// (the run's folder), its output appended to `log`, a process group of its
+/// own and no parent-death signal (it must outlive this process), and a
+/// watchdog that kills the group and removes `folder` when process `runner`
+/// (nextest's runner) ends. Returns once its WebSocket is known, within
+/// `config.launch_timeout`; a browser that did not get there is killed.
+pub(crate) async fn launch_detached(
+    config: &BrowserConfig,
+    app_host: Option<&str>,
+    folder: &Path,
+    profile: &Path,
+    log: &Path,
+    runner: u32,
+) -> Result<Detached, BrowserError> {
+    let binary = config.chromium_binary()?;
+    let mut args = config.chromium_args(Some(profile), app_host);
+    args.push("--no-startup-window".into());
+    args.push("--remote-debugging-port=0".into());
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| start_error(&binary, format!("its log {}: {e}", log.display())))?;
+    let err = out
+        .try_clone()
+        .map_err(|e| start_error(&binary, format!("its log {}: {e}", log.display())))?;
+    let mut cmd = Command::new(&binary);
+    cmd.args(&args)
+        .env("TMPDIR", folder)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::from(err));
+    crate::process::own_group(&mut cmd);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| start_error(&binary, e.to_string()))?;
+    let pid = child.id();
+    match Watchdog::spawn(pid, Some(folder), Watch::Process(runner)) {
+        Ok(w) => w.detach(),
+        Err(e) => {
+            crate::process::kill_group(pid);
+            let _ = child.wait();
+            return Err(start_error(
+                &binary,
+                format!(
+                    "the watchdog that stops the browser with nextest's runner (/bin/sh) could not start: {e}"
+                ),
+            ));
+        }
+    }
+    let said = || log_tail(log);
+    let file = profile.join("DevToolsActivePort");
+    let deadline = tokio::time::Instant::now() + config.launch_timeout;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&file)
+            && let Some(ws_url) = ws_url_of_active_port(&text)
+        {
+            // Not waited for: an exit of it is seen by who connects, and its
+            // zombie goes with this process.
+            drop(child);
+            return Ok(Detached { ws_url, pid });
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            crate::process::kill_group(pid);
+            return Err(start_error(
+                &binary,
+                format!("exited with {status} before it listened: {}", said()),
+            ));
+        }
+        if tokio::time::Instant::now() >= deadline {
+            crate::process::kill_group(pid);
+            let _ = child.wait();
+            return Err(BrowserError::LaunchTimeout {
+                browser: BrowserKind::Chromium,
+                url: format!("{} --remote-debugging-port=0", binary.display()),
+                after: config.launch_timeout,
+                tries: 1,
+                said: said(),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// The last 4 KiB of a log file, trimmed.
+pub(crate) fn log_tail(log: &Path) -> String {
+    let text = std::fs::read(log).unwrap_or_default();
+    let from = text.len().saturating_sub(4096);
+    String::from_utf8_lossy(&text[from..]).trim().to_string()
+}

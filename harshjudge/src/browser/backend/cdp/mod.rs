@@ -29,6 +29,7 @@ pub(crate) mod page;
 pub(crate) mod popups;
 pub(crate) mod protocol;
 pub(crate) mod screenshot;
+pub(crate) mod shared;
 pub(crate) mod transport;
 
 #[cfg(test)]
