@@ -351,3 +351,148 @@ async fn a_launch_failure_is_published_once_and_reported_by_every_process() {
     runner.end();
     nothing_left(&folder).await;
 }
+
+/// The environment variable that makes [`processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_context`]
+/// a participant (its value: the folder to report in).
+const PARTICIPANT: &str = "SHARED_CHROMIUM_TEST_PARTICIPANT";
+
+/// A participant of the run: opens the run's browser, a context and a page,
+/// reports `{context, ws}` in `<folder>/<pid>.json`, and waits for
+/// `<folder>/<pid>.stop` (or its kill).
+async fn participate(folder: &Path) {
+    let run = crate::process::shared::run_id().expect("NEXTEST_RUN_ID");
+    let config = BrowserConfig::from_env().expect("config");
+    let browser = SharedChromium::open(&run, &config, None)
+        .await
+        .expect("the run's browser");
+    let context = browser.new_context().await.expect("a context");
+    let page = context.new_page().await.expect("a page");
+    assert_eq!(page.evaluate("1 + 1").await.expect("evaluated"), json!(2));
+    let state = published(&SharedChromium::folder(&run, &config, None).expect("folder"));
+    let me = std::process::id();
+    let report = json!({ "context": context.id().0, "ws": state.ws });
+    let tmp = folder.join(format!("{me}.tmp"));
+    std::fs::write(&tmp, report.to_string()).expect("report");
+    std::fs::rename(&tmp, folder.join(format!("{me}.json"))).expect("report");
+    let stop = folder.join(format!("{me}.stop"));
+    // Until told to, or until the test (the runner, its parent) is gone.
+    let parent = rustix::process::getppid();
+    let told = until(Duration::from_secs(120), || {
+        stop.exists() || rustix::process::getppid() != parent
+    })
+    .await;
+    assert!(told, "told to stop");
+}
+
+/// Two processes of a run (children of a `/bin/sh` standing for nextest's
+/// runner) share one Chromium process group, each with a context of its
+/// own; the one that launched it is SIGKILLed: the browser stays, its
+/// context goes, the other's stays and a newcomer works; when the runner
+/// ends, no process and no folder of the run is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_context() {
+    if let Some(folder) = std::env::var_os(PARTICIPANT) {
+        return participate(Path::new(&folder)).await;
+    }
+    let reports = tempfile::tempdir().expect("reports");
+    let run = fresh_run("processes");
+    let folder = run_folder(&run);
+    let exe = std::env::current_exe().expect("this test binary");
+    let name = "browser::backend::cdp::shared::tests::processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_context";
+    let mut runner = Runner(
+        Command::new("/bin/sh")
+            .arg("-c")
+            .arg(r#""$0" "$@" & "$0" "$@" & wait"#)
+            .arg(&exe)
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(PARTICIPANT, reports.path())
+            .stdout(std::process::Stdio::null())
+            .env("NEXTEST_RUN_ID", &run)
+            .spawn()
+            .expect("the runner"),
+    );
+    let reported = || -> Vec<(u32, serde_json::Value)> {
+        let mut out: Vec<_> = std::fs::read_dir(reports.path())
+            .expect("reports")
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let pid = name.strip_suffix(".json")?.parse().ok()?;
+                let text = std::fs::read(e.path()).ok()?;
+                Some((pid, serde_json::from_slice(&text).ok()?))
+            })
+            .collect();
+        out.sort_by_key(|(pid, _)| *pid);
+        out
+    };
+    let both = until(Duration::from_secs(90), || reported().len() == 2).await;
+    assert!(both, "both participants reported: {:?}", reported());
+    let participants = reported();
+    let state = published(&folder);
+    assert_eq!(state.generation, 1);
+    for (_, report) in &participants {
+        assert_eq!(report["ws"], json!(state.ws), "one browser");
+    }
+    let profile = folder.join("profile-1").display().to_string();
+    let browser_processes = processes_carrying(&profile);
+    assert!(browser_processes.len() > 1, "{browser_processes:?}");
+    for pid in &browser_processes {
+        let group = parent_and_group(*pid).map(|(_, g)| g);
+        assert_eq!(
+            group,
+            Some(state.group),
+            "process {pid} is of the browser's group"
+        );
+    }
+
+    // Kill the participant that launched the browser (its parent).
+    let launcher = parent_and_group(state.pid).expect("the browser runs").0;
+    let (killed, kept) = match participants.iter().position(|(pid, _)| *pid == launcher) {
+        Some(0) => (&participants[0], &participants[1]),
+        Some(_) => (&participants[1], &participants[0]),
+        None => panic!("the browser's parent {launcher} is no participant: {participants:?}"),
+    };
+    let context_of =
+        |r: &serde_json::Value| BrowserContextId(r["context"].as_str().expect("id").into());
+    let probe = CdpBrowser::connect(&state.ws, PageOptions::default())
+        .await
+        .expect("a probe");
+    let before = contexts_of(&probe).await;
+    assert!(before.contains(&context_of(&killed.1)) && before.contains(&context_of(&kept.1)));
+    let pid = rustix::process::Pid::from_raw(killed.0 as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::KILL).expect("SIGKILL");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut now = contexts_of(&probe).await;
+    while now.contains(&context_of(&killed.1)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        now = contexts_of(&probe).await;
+    }
+    assert!(
+        !now.contains(&context_of(&killed.1)),
+        "the killed one's context went"
+    );
+    assert!(now.contains(&context_of(&kept.1)), "the other's stays");
+    assert!(
+        crate::process::alive(state.pid),
+        "the browser outlives its launcher"
+    );
+    let page = probe
+        .new_context()
+        .await
+        .expect("context")
+        .new_page()
+        .await
+        .expect("page");
+    assert_eq!(
+        page.evaluate("'still'").await.expect("works"),
+        json!("still")
+    );
+
+    std::fs::write(reports.path().join(format!("{}.stop", kept.0)), b"").expect("stop");
+    let ended = until(Duration::from_secs(20), || {
+        matches!(runner.0.try_wait(), Ok(Some(_)))
+    })
+    .await;
+    assert!(ended, "the runner ended with its last participant");
+    nothing_left(&folder).await;
+}
