@@ -164,11 +164,15 @@ impl SharedChromium {
                 .and_then(|bytes| serde_json::from_slice::<State>(&bytes).ok());
             match next(published, unreachable) {
                 Next::Report(error) => return Err(failed(run, folder.path(), &error)),
-                Next::Connect(state) => match CdpBrowser::connect(&state.ws, options.clone()).await
-                {
-                    Ok(browser) => return Ok((browser, state)),
-                    Err(_) => unreachable = Some(state.generation),
-                },
+                // A browser that does not answer within the launch's time
+                // (killed, or hung) is replaced.
+                Next::Connect(state) => {
+                    let connecting = CdpBrowser::connect(&state.ws, options.clone());
+                    match tokio::time::timeout(config.launch_timeout, connecting).await {
+                        Ok(Ok(browser)) => return Ok((browser, state)),
+                        _ => unreachable = Some(state.generation),
+                    }
+                }
                 Next::Launch { generation, kill } => {
                     let state = relaunch(&folder, runner, config, app_host, generation, kill).await;
                     if let Some(error) = &state.error {
