@@ -73,7 +73,7 @@ pub(crate) struct Attached {
     /// The contexts made over this connection.
     own: Mutex<HashSet<BrowserContextId>>,
     arrived: Notify,
-    pub(super) popups: Popups,
+    pub(super) popups: Arc<Popups<CdpPage>>,
     pub(super) downloads: Arc<Downloads>,
 }
 
@@ -261,7 +261,7 @@ async fn read_root(
                     (connection.clone(), attached.clone(), options.clone());
                 tokio::spawn(async move {
                     let page = CdpPage::attach(connection, a, options).await;
-                    let page = page.map(|p| p.rooted(root.clone()));
+                    let page = page.map(|p| p.rooted(root.popups.clone(), root.downloads.clone()));
                     root.popups.deliver(to, page);
                 });
                 continue;
@@ -348,7 +348,10 @@ impl CdpContext {
             });
         };
         let page = CdpPage::attach(self.connection.clone(), attached, self.options.clone()).await?;
-        Ok(page.rooted(self.attached.clone()))
+        Ok(page.rooted(
+            self.attached.popups.clone(),
+            self.attached.downloads.clone(),
+        ))
     }
 
     /// Saves the context's downloads in `folder` (as `<folder>/<guid>`) and

@@ -16,12 +16,11 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::connection::{CdpError, Connection, Received};
-use super::page::Shared;
 use super::protocol::{
     BrowserContextId, DownloadProgress, DownloadWillBegin, SetDownloadBehavior, TargetId,
 };
 use crate::browser::error::BrowserError;
-use crate::browser::steplog::NetEvent;
+use crate::browser::steplog::{NetEvent, StepLog};
 
 /// How a download ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,12 +63,29 @@ impl From<DownloadError> for BrowserError {
     }
 }
 
+/// What the downloads need of a page: whether a frame is one of its, and
+/// its step log (a trait, so that this file needs not `page.rs`).
+pub(crate) trait FramesOf: Send + Sync {
+    /// Whether `frame` is one of the page's (besides its main frame).
+    fn has_frame(&self, frame: &str) -> bool;
+    /// The page's step log.
+    fn log(&self) -> &StepLog;
+}
+
 /// A page, for telling which context a frame is of.
-#[derive(Debug)]
 struct PageOf {
     target: TargetId,
     context: BrowserContextId,
-    shared: Weak<Shared>,
+    shared: Weak<dyn FramesOf>,
+}
+
+impl std::fmt::Debug for PageOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageOf")
+            .field("target", &self.target)
+            .field("context", &self.context)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A download begun, of a watched context.
@@ -101,7 +117,12 @@ impl Downloads {
     }
 
     /// A page of `context`: its frames' downloads are the context's.
-    pub(super) fn page(&self, target: &TargetId, context: &BrowserContextId, shared: &Arc<Shared>) {
+    pub(super) fn page(
+        &self,
+        target: &TargetId,
+        context: &BrowserContextId,
+        shared: &Arc<dyn FramesOf>,
+    ) {
         let mut state = self.state();
         state.pages.retain(|p| p.shared.strong_count() > 0);
         state.pages.push(PageOf {
@@ -132,14 +153,13 @@ impl Downloads {
         let mut state = self.state();
         let page = state.pages.iter().find_map(|p| {
             let shared = p.shared.upgrade()?;
-            let mine =
-                p.target.0 == b.frame_id || shared.contexts.default_of(&b.frame_id).is_some();
+            let mine = p.target.0 == b.frame_id || shared.has_frame(&b.frame_id);
             mine.then(|| (p.context.clone(), shared))
         });
         let Some((context, shared)) = page else {
             return;
         };
-        shared.log.net(NetEvent::Download {
+        shared.log().net(NetEvent::Download {
             context: b.frame_id.clone(),
             navigation: None,
             url: b.url.clone(),

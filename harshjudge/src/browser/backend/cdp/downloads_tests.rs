@@ -38,7 +38,7 @@ async fn a_download_of_the_contexts_page_reaches_its_watch() {
     };
     let (watch, ()) = tokio::join!(watch, browser);
     let mut watch = watch.expect("watching");
-    let downloads = page.root.downloads.clone();
+    let downloads = page.downloads.clone();
     // The page's navigation to the file, which ends as a download does.
     fake.event(
         "Network.requestWillBeSent",

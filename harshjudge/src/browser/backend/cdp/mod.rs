@@ -24,6 +24,7 @@ pub(crate) mod events;
 pub(crate) mod fetch;
 pub(crate) mod frames;
 pub(crate) mod input;
+pub(crate) mod intercept;
 pub(crate) mod launch;
 pub(crate) mod page;
 pub(crate) mod popups;

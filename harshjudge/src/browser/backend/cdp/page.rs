@@ -7,7 +7,7 @@
 //! events into [`Contexts`] (each frame's default world), the generic
 //! [`StepLog`] (console and network, through [`NetLog`]) and a [`Lifecycle`]
 //! broadcast (navigations); a paused request goes to the page's [`Routes`]
-//! (`fetch.rs`), a dialog to its [`Dialogs`] (`dialog.rs`).
+//! (`fetch.rs`, `intercept.rs`), a dialog to its [`Dialogs`] (`dialog.rs`).
 //!
 //! The methods are shaped as `PageBackend`'s (`docs/design/backends.md`
 //! §2.2) will be, so that step 9 only delegates to them.
@@ -22,14 +22,13 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::connection::{CdpError, Connection, Received};
-use super::context::Attached;
 use super::dialog;
-use super::downloads::DownloadWatch;
+use super::downloads::{DownloadWatch, Downloads, FramesOf};
 use super::events::NetLog;
-use super::fetch;
 use super::frames::{Contexts, FrameError};
 use super::input::{self, InputError, InputState};
-use super::popups::PopupWatch;
+use super::intercept;
+use super::popups::{PopupWatch, Popups};
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, BrowserContextId, CallArgument,
     CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, GetFrameTree,
@@ -202,6 +201,16 @@ pub(super) struct Shared {
     lifecycle: broadcast::Sender<Lifecycle>,
 }
 
+impl FramesOf for Shared {
+    fn has_frame(&self, frame: &str) -> bool {
+        self.contexts.default_of(frame).is_some()
+    }
+
+    fn log(&self) -> &StepLog {
+        &self.log
+    }
+}
+
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Shared")
@@ -239,7 +248,8 @@ pub(crate) struct CdpPage {
     /// Its browser context (none: the browser's default one).
     pub(super) context: Option<BrowserContextId>,
     /// The root reader's popups and downloads (`context.rs`).
-    pub(super) root: Arc<Attached>,
+    pub(super) popups: Arc<Popups<CdpPage>>,
+    pub(super) downloads: Arc<Downloads>,
 }
 
 impl Drop for CdpPage {
@@ -325,23 +335,31 @@ impl CdpPage {
             reader,
             fetch_on: tokio::sync::Mutex::new(false),
             context: attached.target_info.browser_context_id,
-            root: Arc::default(),
+            popups: Arc::default(),
+            downloads: Arc::default(),
         })
     }
 
-    /// The page, its popups and downloads followed by the root reader of `root`.
-    pub(super) fn rooted(mut self, root: Arc<Attached>) -> CdpPage {
+    /// The page, its popups and downloads followed by the root reader's
+    /// `popups` and `downloads` (`context.rs`).
+    pub(super) fn rooted(
+        mut self,
+        popups: Arc<Popups<CdpPage>>,
+        downloads: Arc<Downloads>,
+    ) -> CdpPage {
         if let Some(context) = &self.context {
-            root.downloads.page(&self.target, context, &self.shared);
+            let shared: Arc<dyn FramesOf> = self.shared.clone();
+            downloads.page(&self.target, context, &shared);
         }
-        self.root = root;
+        self.popups = popups;
+        self.downloads = downloads;
         self
     }
 
     /// A wait for the next popup this page opens, armed now (before the
     /// action that opens it); the popup is a page of the same context.
-    pub(crate) fn watch_popups(&self) -> PopupWatch {
-        self.root.popups.watch(&self.target)
+    pub(crate) fn watch_popups(&self) -> PopupWatch<CdpPage> {
+        self.popups.watch(&self.target)
     }
 
     /// Saves the downloads of the page's context in `folder` (as
@@ -351,8 +369,9 @@ impl CdpPage {
             .context
             .clone()
             .unwrap_or(BrowserContextId(String::new()));
-        let downloads = &self.root.downloads;
-        downloads.watch(&self.connection, &context, folder).await
+        self.downloads
+            .watch(&self.connection, &context, folder)
+            .await
     }
 
     /// Its session (`Page::session_id`).
@@ -694,7 +713,7 @@ async fn read_page(
                     shared.routes.clone(),
                     shared.log.clone(),
                 );
-                tokio::spawn(async move { fetch::handle(&c, &s, &r, &l, paused).await });
+                tokio::spawn(async move { intercept::handle(&c, &s, &r, &l, paused).await });
             } else if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
                 let (c, s, d) = (connection.clone(), session.clone(), shared.dialogs.clone());
                 tokio::spawn(async move { dialog::handle(&c, &s, &d, opening).await });

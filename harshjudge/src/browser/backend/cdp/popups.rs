@@ -2,9 +2,11 @@
 //! `target=_blank` link) arrives through the root's auto-attach as
 //! `Target.attachedToTarget` with `targetInfo.openerId`, paused. The root
 //! reader (`context.rs`) hands it to the [`PopupWatch`] of its opener armed
-//! before (the oldest one), and inits it as a [`CdpPage`] of the same
+//! before (the oldest one), and inits it as a page (`CdpPage`) of the same
 //! context (as Playwright inits every popup); one nobody watched is still
 //! initialised and kept, so that it runs and its dialogs are answered.
+//! Generic over the page type `P`, so that this file needs not `page.rs`
+//! (which arms the watches).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -13,7 +15,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::connection::CdpError;
-use super::page::CdpPage;
 use super::protocol::TargetId;
 use crate::browser::error::BrowserError;
 
@@ -41,18 +42,27 @@ impl From<PopupError> for BrowserError {
     }
 }
 
-type Delivery = mpsc::UnboundedSender<Result<CdpPage, CdpError>>;
+type Delivery<P> = mpsc::UnboundedSender<Result<P, CdpError>>;
 
 /// The watches armed and the popups nobody watched (see the module's doc).
-#[derive(Debug, Default)]
-pub(crate) struct Popups {
-    watches: Mutex<HashMap<TargetId, Vec<Delivery>>>,
-    unwatched: Mutex<Vec<CdpPage>>,
+#[derive(Debug)]
+pub(crate) struct Popups<P> {
+    watches: Mutex<HashMap<TargetId, Vec<Delivery<P>>>>,
+    unwatched: Mutex<Vec<P>>,
 }
 
-impl Popups {
+impl<P> Default for Popups<P> {
+    fn default() -> Self {
+        Popups {
+            watches: Mutex::default(),
+            unwatched: Mutex::default(),
+        }
+    }
+}
+
+impl<P> Popups<P> {
     /// Arms a watch of `opener`'s popups.
-    pub(super) fn watch(&self, opener: &TargetId) -> PopupWatch {
+    pub(super) fn watch(&self, opener: &TargetId) -> PopupWatch<P> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut watches = self.watches.lock().unwrap_or_else(|p| p.into_inner());
         watches.entry(opener.clone()).or_default().push(tx);
@@ -60,7 +70,7 @@ impl Popups {
     }
 
     /// Where a popup of `opener` goes: the oldest watch still waiting.
-    pub(super) fn watcher(&self, opener: &TargetId) -> Option<Delivery> {
+    pub(super) fn watcher(&self, opener: &TargetId) -> Option<Delivery<P>> {
         let mut watches = self.watches.lock().unwrap_or_else(|p| p.into_inner());
         let list = watches.get_mut(opener)?;
         list.retain(|tx| !tx.is_closed());
@@ -73,7 +83,7 @@ impl Popups {
 
     /// Delivers an initialised popup (or why it could not be) to `to`, else
     /// keeps it running.
-    pub(super) fn deliver(&self, to: Option<Delivery>, page: Result<CdpPage, CdpError>) {
+    pub(super) fn deliver(&self, to: Option<Delivery<P>>, page: Result<P, CdpError>) {
         let undelivered = match to {
             Some(tx) => tx.send(page).err().map(|e| e.0),
             None => Some(page),
@@ -86,13 +96,13 @@ impl Popups {
 
 /// A wait for the next popup of a page, armed before the action that opens it.
 #[derive(Debug)]
-pub(crate) struct PopupWatch {
-    rx: mpsc::UnboundedReceiver<Result<CdpPage, CdpError>>,
+pub(crate) struct PopupWatch<P> {
+    rx: mpsc::UnboundedReceiver<Result<P, CdpError>>,
 }
 
-impl PopupWatch {
+impl<P> PopupWatch<P> {
     /// The next popup, its init done, within `wait`.
-    pub(crate) async fn next(&mut self, wait: Duration) -> Result<CdpPage, PopupError> {
+    pub(crate) async fn next(&mut self, wait: Duration) -> Result<P, PopupError> {
         match tokio::time::timeout(wait, self.rx.recv()).await {
             Ok(Some(page)) => Ok(page?),
             _ => Err(PopupError::Timeout { waited: wait }),

@@ -212,8 +212,8 @@ pub(super) async fn fake_page() -> (super::page::CdpPage, super::tests::Fake) {
     })
     .await
     .expect("the init within 10 s");
-    let root = std::sync::Arc::new(super::context::Attached::default());
-    (page.expect("the page").rooted(root), fake)
+    let page = page.expect("the page");
+    (page.rooted(Default::default(), Default::default()), fake)
 }
 
 impl super::tests::Fake {
