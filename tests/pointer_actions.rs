@@ -55,7 +55,12 @@ async fn page_in(browser: BrowserKind, html: &str, script: &str) -> Page {
 /// session pooled by one `#[tokio::test]` can be taken by another test just
 /// before the runtime that holds its connection ends.)
 async fn close(page: Page) {
-    let _ = page.client().clone().close().await;
+    let _ = page
+        .client()
+        .expect("a WebDriver session")
+        .clone()
+        .close()
+        .await;
 }
 
 async fn clicks(page: &Page) -> Value {
