@@ -52,34 +52,69 @@ pub struct Browsers {
 /// each page a browser context of its own.
 #[derive(Default)]
 struct CdpBrowsers {
-    /// Each launched browser, with the settings and app host it was launched for.
-    list: Mutex<Vec<(BrowserConfig, Option<String>, Arc<CdpBrowser>)>>,
+    /// Each launched browser, with what it was launched for.
+    list: Mutex<Vec<CdpEntry>>,
     /// Held while one is looked up or launched: two first pages launch one.
     launching: tokio::sync::Mutex<()>,
     /// Its pages open.
     live: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// A Chromium of a [`CdpBrowsers`].
+struct CdpEntry {
+    config: BrowserConfig,
+    host: Option<String>,
+    /// The runtime its connection's tasks run on: a page of another runtime
+    /// cannot use it, and it is dead once that runtime ended.
+    runtime: tokio::runtime::Id,
+    /// A task of that runtime that never ends: finished once the runtime ended.
+    sentinel: tokio::task::JoinHandle<()>,
+    browser: Arc<CdpBrowser>,
+}
+
+impl CdpEntry {
+    fn alive(&self) -> bool {
+        !self.sentinel.is_finished() && !self.browser.connection().is_closed()
+    }
+}
+
 impl CdpBrowsers {
-    /// The browser for `config` and `host`: the one launched for them, if it
-    /// still runs, else a new one.
+    /// The browser for `config` and `host` on this runtime: the one launched
+    /// for them, if it still runs, else a new one.
     async fn browser(
         &self,
         config: &BrowserConfig,
         host: &Option<String>,
     ) -> Result<Arc<CdpBrowser>, BrowserError> {
         let _launching = self.launching.lock().await;
-        {
+        let runtime = tokio::runtime::Handle::current().id();
+        let dead: Vec<CdpEntry> = {
             let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
-            // One whose browser went (killed, crashed) is dropped, its group killed.
-            list.retain(|(_, _, b)| !b.connection().is_closed());
-            if let Some((_, _, b)) = list.iter().find(|(c, h, _)| c == config && h == host) {
-                return Ok(b.clone());
+            let (alive, dead) = std::mem::take(&mut *list)
+                .into_iter()
+                .partition(CdpEntry::alive);
+            *list = alive;
+            if let Some(e) = list
+                .iter()
+                .find(|e| e.config == *config && e.host == *host && e.runtime == runtime)
+            {
+                return Ok(e.browser.clone());
             }
+            dead
+        };
+        // One whose browser or runtime went: its group killed (off this thread).
+        if !dead.is_empty() {
+            let _ = tokio::task::spawn_blocking(move || drop(dead)).await;
         }
         let launched = Arc::new(CdpBrowser::launch(config, host.as_deref()).await?);
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
-        list.push((config.clone(), host.clone(), launched.clone()));
+        list.push(CdpEntry {
+            config: config.clone(),
+            host: host.clone(),
+            runtime,
+            sentinel: tokio::spawn(std::future::pending()),
+            browser: launched.clone(),
+        });
         Ok(launched)
     }
 
@@ -88,7 +123,10 @@ impl CdpBrowsers {
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
         std::mem::take(&mut *list)
             .into_iter()
-            .map(|(_, _, b)| b)
+            .map(|e| {
+                e.sentinel.abort();
+                e.browser
+            })
             .collect()
     }
 
