@@ -984,14 +984,23 @@ async fn a_chromium_page_over_the_devtools_protocol() {
         .open_page_with(&engines::chromium_cdp(), &base)
         .await
         .expect("a CDP page");
-    assert!(page.client().is_none(), "a CDP page has no WebDriver client");
+    assert!(
+        page.client().is_none(),
+        "a CDP page has no WebDriver client"
+    );
     page.goto("/login").await.unwrap();
-    page.get_by_label("Email").fill("ada@example.com").await.unwrap();
+    page.get_by_label("Email")
+        .fill("ada@example.com")
+        .await
+        .unwrap();
     expect(&page.get_by_label("Email"))
         .to_have_value("ada@example.com")
         .await
         .unwrap();
-    assert_eq!(page.evaluate::<i64, _>("(n) => n * 2", 21).await.unwrap(), 42);
+    assert_eq!(
+        page.evaluate::<i64, _>("(n) => n * 2", 21).await.unwrap(),
+        42
+    );
     let e = page
         .route("**/api/*", |r| async move { r.abort().await })
         .await
