@@ -263,7 +263,9 @@ pub(crate) trait PageBackend: Send + Sync {
     fn close(&self) -> impl Future<Output = Result<(), BrowserError>> + Send;
 }
 
-/// Every backend, by delegation.
+/// Every backend, by delegation. Held once per page behind `Page`'s `Arc`,
+/// so its variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum AnyPage {
     Cdp(CdpBackend),
     WebDriver(WebDriverPage),
