@@ -258,7 +258,12 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .to_have_text("Demo App")
         .await
         .unwrap();
-    page.client().clone().close().await.unwrap();
+    page.client()
+        .expect("a WebDriver session")
+        .clone()
+        .close()
+        .await
+        .unwrap();
     let _ = driver.kill();
     let _ = driver.wait();
 }

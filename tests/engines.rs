@@ -432,7 +432,7 @@ async fn oracle(page: &Page, browser: BrowserKind) {
         (".filters a[href='#/active']", "link", "Active"),
     ];
     item(page, 0).get_by_role("checkbox").check().await.unwrap();
-    let client = page.client();
+    let client = page.client().expect("a WebDriver session");
     let mut compared = 0;
     for (css, role, name) in cases {
         let el = client
@@ -499,7 +499,7 @@ async fn webdriver_get(page: &Page, id: &str, what: &str) -> Option<String> {
     let cmd = WebDriverGet {
         path: format!("element/{id}/{what}"),
     };
-    let v = page.client().issue_cmd(cmd).await.ok()?;
+    let v = page.client()?.issue_cmd(cmd).await.ok()?;
     v.as_str().map(String::from)
 }
 

@@ -99,7 +99,12 @@ async fn the_next_scenario_sees_nothing_of_the_last(browser: BrowserKind) {
             .eval("window.open('/items', '_blank'); return 1")
             .await
             .unwrap();
-        let windows = first.client().windows().await.unwrap();
+        let windows = first
+            .client()
+            .expect("a WebDriver session")
+            .windows()
+            .await
+            .unwrap();
         assert_eq!(windows.len(), 2, "{browser}: the popup opened");
     }
     browsers().release(first).await;
@@ -123,7 +128,13 @@ async fn the_next_scenario_sees_nothing_of_the_last(browser: BrowserKind) {
     }
     assert_eq!(second.url().await.unwrap(), "about:blank", "{browser}");
     assert_eq!(
-        second.client().windows().await.unwrap().len(),
+        second
+            .client()
+            .expect("a WebDriver session")
+            .windows()
+            .await
+            .unwrap()
+            .len(),
         1,
         "{browser}: one top-level page, the popup gone"
     );

@@ -6,6 +6,9 @@ use std::time::Duration;
 use harshjudge::browser::{BrowserConfig, BrowserError, Page, TextMatch, WaitState, expect};
 use harshjudge::regex::Regex;
 
+#[path = "support/engines.rs"]
+mod engines;
+
 /// This test binary's browsers: its tests share one chromedriver, as a
 /// suite's scenarios do (the harness's run owns one `Browsers`).
 fn browsers() -> &'static harshjudge::browser::Browsers {
@@ -967,6 +970,45 @@ async fn the_suites_expect_timeout_and_a_calls_own() {
         started.elapsed() < Duration::from_millis(1800),
         "an action waits the page's wait: {:?}",
         started.elapsed()
+    );
+    browsers().release(page).await;
+}
+
+/// A Chromium page over the DevTools protocol: the same locators, actions,
+/// frames and assertions as over WebDriver, no fantoccini client, and what
+/// it lacks yet refused by name.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chromium_page_over_the_devtools_protocol() {
+    let base = demo_app::start_in_background().expect("demo app");
+    let page = browsers()
+        .open_page_with(&engines::chromium_cdp(), &base)
+        .await
+        .expect("a CDP page");
+    assert!(
+        page.client().is_none(),
+        "a CDP page has no WebDriver client"
+    );
+    page.goto("/login").await.unwrap();
+    page.get_by_label("Email")
+        .fill("ada@example.com")
+        .await
+        .unwrap();
+    expect(&page.get_by_label("Email"))
+        .to_have_value("ada@example.com")
+        .await
+        .unwrap();
+    assert_eq!(
+        page.evaluate::<i64, _>("(n) => n * 2", 21).await.unwrap(),
+        42
+    );
+    let e = page
+        .route("**/api/*", |r| async move { r.abort().await })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, BrowserError::Unsupported { .. })
+            && e.to_string().contains("HARSHJUDGE_CHROMIUM_PROTOCOL"),
+        "{e}"
     );
     browsers().release(page).await;
 }

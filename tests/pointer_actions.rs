@@ -51,11 +51,17 @@ async fn page_in(browser: BrowserKind, html: &str, script: &str) -> Page {
     page
 }
 
-/// Ends the page's session on this test's runtime. (Not `Browsers::release`: a
-/// session pooled by one `#[tokio::test]` can be taken by another test just
-/// before the runtime that holds its connection ends.)
+/// Ends the page's session on this test's runtime. (Not `Browsers::release`
+/// for a WebDriver session: one pooled by one `#[tokio::test]` can be taken
+/// by another test just before the runtime that holds its connection ends.)
 async fn close(page: Page) {
-    let _ = page.client().clone().close().await;
+    match page.client() {
+        Some(client) => {
+            let _ = client.clone().close().await;
+        }
+        // Over the DevTools protocol: its browser context goes.
+        None => browsers().release(page).await,
+    }
 }
 
 async fn clicks(page: &Page) -> Value {

@@ -235,6 +235,12 @@ pub const VARIABLES: &[Variable] = &[
         bounds: "—",
     },
     Variable {
+        name: "HARSHJUDGE_CHROMIUM_PROTOCOL",
+        kind: "`cdp` or `webdriver`",
+        default: "`webdriver`",
+        bounds: "—",
+    },
+    Variable {
         name: "HARSHJUDGE_BROWSER",
         kind: "`chromium`, `firefox` or `webkit`",
         default: "`chromium`",

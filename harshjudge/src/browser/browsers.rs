@@ -6,13 +6,16 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+use super::backend::cdp::backend::CdpBackend;
+use super::backend::cdp::context::CdpBrowser;
+use super::backend::{AnyPage, Pick, pick};
 use super::config::{BrowserConfig, BrowserKind};
 use super::driver::{Drivers, Killed};
 use super::error::BrowserError;
 use super::page::Page;
 use super::pool::{app_host, new_page, new_session, reset};
 use super::reuse;
-use super::session::Session;
+use super::session::{Live, Session};
 
 /// The browsers of one owner (a test, the harness's run, the MCP server's
 /// agent): the local chromedriver and its Chromium sessions, the drivers of
@@ -40,6 +43,101 @@ pub struct Browsers {
     pool: Mutex<Vec<Session>>,
     /// A session being opened ahead of the first page ([`Browsers::warm_up`]).
     warm: Mutex<Option<Warm>>,
+    /// The Chromiums spoken to over the DevTools protocol, at most one per
+    /// launch settings (`HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`).
+    cdp: Arc<CdpBrowsers>,
+}
+
+/// The Chromiums of one [`Browsers`] driven over the DevTools protocol,
+/// each page a browser context of its own.
+#[derive(Default)]
+struct CdpBrowsers {
+    /// Each launched browser, with what it was launched for.
+    list: Mutex<Vec<CdpEntry>>,
+    /// Held while one is looked up or launched: two first pages launch one.
+    launching: tokio::sync::Mutex<()>,
+    /// Its pages open.
+    live: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// A Chromium of a [`CdpBrowsers`].
+struct CdpEntry {
+    config: BrowserConfig,
+    host: Option<String>,
+    /// The runtime its connection's tasks run on: a page of another runtime
+    /// cannot use it, and it is dead once that runtime ended.
+    runtime: tokio::runtime::Id,
+    /// A task of that runtime that never ends: finished once the runtime ended.
+    sentinel: tokio::task::JoinHandle<()>,
+    browser: Arc<CdpBrowser>,
+}
+
+impl CdpEntry {
+    fn alive(&self) -> bool {
+        !self.sentinel.is_finished() && !self.browser.connection().is_closed()
+    }
+}
+
+impl CdpBrowsers {
+    /// The browser for `config` and `host` on this runtime: the one launched
+    /// for them, if it still runs, else a new one.
+    async fn browser(
+        &self,
+        config: &BrowserConfig,
+        host: &Option<String>,
+    ) -> Result<Arc<CdpBrowser>, BrowserError> {
+        let _launching = self.launching.lock().await;
+        let runtime = tokio::runtime::Handle::current().id();
+        let dead: Vec<CdpEntry> = {
+            let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
+            let (alive, dead) = std::mem::take(&mut *list)
+                .into_iter()
+                .partition(CdpEntry::alive);
+            *list = alive;
+            if let Some(e) = list
+                .iter()
+                .find(|e| e.config == *config && e.host == *host && e.runtime == runtime)
+            {
+                return Ok(e.browser.clone());
+            }
+            dead
+        };
+        // One whose browser or runtime went: its group killed (off this thread).
+        if !dead.is_empty() {
+            let _ = tokio::task::spawn_blocking(move || drop(dead)).await;
+        }
+        let launched = Arc::new(CdpBrowser::launch(config, host.as_deref()).await?);
+        let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
+        list.push(CdpEntry {
+            config: config.clone(),
+            host: host.clone(),
+            runtime,
+            sentinel: tokio::spawn(std::future::pending()),
+            browser: launched.clone(),
+        });
+        Ok(launched)
+    }
+
+    /// Every browser, taken out of the list.
+    fn take(&self) -> Vec<Arc<CdpBrowser>> {
+        let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::take(&mut *list)
+            .into_iter()
+            .map(|e| {
+                e.sentinel.abort();
+                e.browser
+            })
+            .collect()
+    }
+
+    /// Kills every browser (each that no page is being opened on right now).
+    async fn close_all(&self) {
+        for b in self.take() {
+            if let Ok(b) = Arc::try_unwrap(b) {
+                b.close().await;
+            }
+        }
+    }
 }
 
 /// A session being opened ahead of the first page: for which settings and
@@ -72,7 +170,35 @@ impl Browsers {
             drivers: Arc::new(Drivers::new()),
             pool: Mutex::new(Vec::new()),
             warm: Mutex::new(None),
+            cdp: Arc::default(),
         }
+    }
+
+    /// A page over the DevTools protocol: a new browser context of this
+    /// value's Chromium for `config` (launched now if none runs).
+    async fn open_cdp_page(
+        &self,
+        config: &BrowserConfig,
+        base_url: &str,
+    ) -> Result<Page, BrowserError> {
+        let host = app_host(base_url);
+        let browser = self.cdp.browser(config, &host).await?;
+        let context = browser.new_context().await?;
+        let page = match context.new_page().await {
+            Ok(page) => page,
+            Err(e) => {
+                let _ = context.dispose().await;
+                return Err(e.into());
+            }
+        };
+        let live = Live::new(&self.cdp.live);
+        let backend = CdpBackend::new(page, context, config.viewport, live);
+        Ok(Page::new(
+            AnyPage::Cdp(backend),
+            base_url,
+            config.wait,
+            config.expect_timeout,
+        ))
     }
 
     /// Opens a page with the settings `HARSHJUDGE_*` give: a session from
@@ -104,6 +230,9 @@ impl Browsers {
         config: &BrowserConfig,
         base_url: &str,
     ) -> Result<Page, BrowserError> {
+        if pick(config) == Pick::Cdp {
+            return self.open_cdp_page(config, base_url).await;
+        }
         let wanted = config.webdriver_url.clone();
         let host = app_host(base_url);
         loop {
@@ -121,7 +250,7 @@ impl Browsers {
                 if let Some(session) = self.take_warm(config, &host).await {
                     let page = new_page(session, base_url, config);
                     page.ensure_viewport(config.viewport).await?;
-                    page.prepare_session().await?;
+                    prepare(&page, config).await?;
                     return Ok(page);
                 }
                 break;
@@ -150,7 +279,7 @@ impl Browsers {
         let session = new_session(&self.drivers, config, host).await?;
         let page = new_page(session, base_url, config);
         page.ensure_viewport(config.viewport).await?;
-        page.prepare_session().await?;
+        prepare(&page, config).await?;
         Ok(page)
     }
 
@@ -160,7 +289,12 @@ impl Browsers {
     /// nobody; on Firefox a new user context). Its routes and dialog handlers
     /// go now. A WebKit session ends here; its driver is kept for the next one.
     pub async fn release(&self, page: Page) {
-        let Some(session) = page.take_session() else {
+        let wd = match page.backend() {
+            // Its context goes, its pages (popups too) with it.
+            AnyPage::Cdp(b) => return b.dispose().await,
+            AnyPage::WebDriver(wd) => wd,
+        };
+        let Some(session) = wd.take_session() else {
             return;
         };
         // WebKit's sessions are not reused (no command clears every origin's
@@ -187,7 +321,15 @@ impl Browsers {
     /// of the local chromedriver goes with that driver, which
     /// [`Browsers::shutdown`] stops once no other page of this value is open.
     pub async fn discard(&self, page: Page) {
-        if let Some(mut session) = page.take_session() {
+        let wd = match page.backend() {
+            // Its context goes, its renderer with it; not waited for long.
+            AnyPage::Cdp(b) => {
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(2), b.dispose()).await;
+                return;
+            }
+            AnyPage::WebDriver(wd) => wd,
+        };
+        if let Some(mut session) = wd.take_session() {
             if let Some(d) = session.own_driver.take() {
                 let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
             }
@@ -199,6 +341,9 @@ impl Browsers {
     /// unless a page it handed out is still open, stops its chromedriver.
     /// Nothing another `Browsers` opened is touched. Later pages start afresh.
     pub async fn shutdown(&self) {
+        if self.cdp.live.load(Ordering::SeqCst) == 0 {
+            self.cdp.close_all().await;
+        }
         let warm = self.abandon_warm().await;
         let mut sessions: Vec<Session> = std::mem::take(&mut *self.pool.lock().expect("pool lock"));
         sessions.extend(warm);
@@ -246,6 +391,14 @@ impl Browsers {
             None => config,
         };
         let host = app_host(base_url);
+        if pick(&config) == Pick::Cdp {
+            // The browser launches now; the first page takes a context of it.
+            let cdp = self.cdp.clone();
+            rt.spawn(async move {
+                let _ = cdp.browser(&config, &host).await;
+            });
+            return;
+        }
         let mut warm = self.warm.lock().unwrap_or_else(|p| p.into_inner());
         if warm.is_some() {
             return;
@@ -292,6 +445,9 @@ impl Browsers {
     /// drivers'). Sessions of a remote WebDriver are closed as by
     /// [`Browsers::shutdown`].
     pub(crate) async fn kill_at_exit(&self) -> Exiting {
+        // The Chromiums over the DevTools protocol: their groups killed,
+        // their folders removed.
+        self.cdp.close_all().await;
         // A session opened ahead of a page no scenario asked for goes as a pooled one.
         let warm = self.abandon_warm().await;
         let mut sessions: Vec<Session> = std::mem::take(&mut *self.pool.lock().expect("pool lock"));
@@ -342,6 +498,7 @@ impl Browsers {
     pub(crate) fn killer(&self) -> Killer {
         Killer {
             drivers: self.drivers.clone(),
+            cdp: self.cdp.clone(),
         }
     }
 }
@@ -367,6 +524,8 @@ impl Drop for Browsers {
         }
         drop(self.drivers.kill_idle());
         drop(self.drivers.kill_local());
+        // Their `Drop` kills their groups.
+        drop(self.cdp.take());
     }
 }
 
@@ -390,11 +549,23 @@ impl Exiting {
 /// Stops one [`Browsers`]' chromedriver from elsewhere ([`Browsers::killer`]).
 pub(crate) struct Killer {
     drivers: Arc<Drivers>,
+    cdp: Arc<CdpBrowsers>,
 }
 
 impl Killer {
     /// Stops the chromedriver now (a second Ctrl-C): its browsers go with it.
     pub(crate) fn kill_now(&self) {
         self.drivers.stop_local();
+        // Dropped: each Chromium's group killed.
+        drop(self.cdp.take());
+    }
+}
+
+/// What a new WebDriver page needs once (the script timeout, the engine
+/// registered for every document).
+async fn prepare(page: &Page, config: &BrowserConfig) -> Result<(), BrowserError> {
+    match page.backend() {
+        AnyPage::WebDriver(wd) => wd.prepare_session(config.wait).await,
+        AnyPage::Cdp(_) => Ok(()),
     }
 }

@@ -50,6 +50,44 @@ pub struct BrowserConfig {
     /// WebKitGTK's MiniBrowser (`HARSHJUDGE_MINIBROWSER`; default Debian's
     /// `/usr/lib/<triplet>/webkit2gtk-4.1/MiniBrowser`).
     pub minibrowser: Option<PathBuf>,
+    /// How a local Chromium's pages are driven
+    /// (`HARSHJUDGE_CHROMIUM_PROTOCOL`, default `webdriver`).
+    pub chromium_protocol: ChromiumProtocol,
+}
+
+/// The protocol a local Chromium's pages speak.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChromiumProtocol {
+    /// The DevTools protocol, spoken directly to a Chromium launched here
+    /// over a pipe (no chromedriver).
+    Cdp,
+    /// WebDriver through chromedriver (classic commands and BiDi).
+    #[default]
+    WebDriver,
+}
+
+impl ChromiumProtocol {
+    /// `HARSHJUDGE_CHROMIUM_PROTOCOL` (`cdp` or `webdriver`), default
+    /// `webdriver`; another value is an error naming the variable.
+    pub fn from_env() -> Result<ChromiumProtocol, BrowserError> {
+        match env("HARSHJUDGE_CHROMIUM_PROTOCOL")? {
+            None => Ok(ChromiumProtocol::WebDriver),
+            Some(v) => ChromiumProtocol::parse(&v).ok_or_else(|| BrowserError::Setting {
+                name: "HARSHJUDGE_CHROMIUM_PROTOCOL",
+                value: v.clone(),
+                expected: "cdp or webdriver".into(),
+            }),
+        }
+    }
+
+    /// `cdp` or `webdriver` (any case, surrounding spaces ignored).
+    fn parse(v: &str) -> Option<ChromiumProtocol> {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "cdp" => Some(ChromiumProtocol::Cdp),
+            "webdriver" => Some(ChromiumProtocol::WebDriver),
+            _ => None,
+        }
+    }
 }
 
 impl BrowserKind {
@@ -180,6 +218,7 @@ impl BrowserConfig {
             firefox: env("HARSHJUDGE_FIREFOX")?.map(PathBuf::from),
             webkit_driver: env("HARSHJUDGE_WEBKIT_DRIVER")?.map(PathBuf::from),
             minibrowser: env("HARSHJUDGE_MINIBROWSER")?.map(PathBuf::from),
+            chromium_protocol: ChromiumProtocol::from_env()?,
         })
     }
 
@@ -605,6 +644,19 @@ mod tests {
         }
     }
 
+    /// `HARSHJUDGE_CHROMIUM_PROTOCOL` is `cdp` or `webdriver`; anything else
+    /// is refused, naming the values.
+    #[test]
+    fn the_chromium_protocol_setting_is_cdp_or_webdriver() {
+        assert_eq!(ChromiumProtocol::parse("cdp"), Some(ChromiumProtocol::Cdp));
+        assert_eq!(
+            ChromiumProtocol::parse(" WebDriver "),
+            Some(ChromiumProtocol::WebDriver)
+        );
+        assert_eq!(ChromiumProtocol::parse("bidi"), None);
+        assert_eq!(ChromiumProtocol::default(), ChromiumProtocol::WebDriver);
+    }
+
     #[test]
     fn a_remote_browser_gets_no_local_profile_and_resolves_the_apps_host() {
         let remote = BrowserConfig {
@@ -621,7 +673,25 @@ mod tests {
             firefox: None,
             webkit_driver: None,
             minibrowser: None,
+            chromium_protocol: ChromiumProtocol::Cdp,
         };
+        // A remote end is driven over WebDriver whatever the local setting.
+        assert_eq!(
+            crate::browser::backend::pick(&remote),
+            crate::browser::backend::Pick::WebDriver
+        );
+        let local = BrowserConfig {
+            webdriver_url: None,
+            ..remote.clone()
+        };
+        assert_eq!(
+            crate::browser::backend::pick(&local),
+            crate::browser::backend::Pick::Cdp
+        );
+        assert_eq!(
+            crate::browser::backend::pick(&local.for_browser(BrowserKind::Firefox)),
+            crate::browser::backend::Pick::WebDriver
+        );
         let a = args(&remote, None, Some("app.test"));
         assert!(!a.iter().any(|x| x.starts_with("--user-data-dir")), "{a:?}");
         // Input right after a navigation, and pages behind others, as Playwright.

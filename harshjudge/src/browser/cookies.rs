@@ -1,256 +1,98 @@
-//! The browser's cookies, on every engine: through WebDriver BiDi's `storage`
-//! module on Firefox and on a Chromium page with routes (every cookie of the
-//! page's user context), Chromium's other pages through DevTools (every
-//! cookie of the browser), WebKit through classic WebDriver (the cookies of
-//! the page's current document: WebKitGTK has no other way). What a saved
-//! storage state and a scenario's `s.request()` read and write.
+//! Cookies, one shape for every protocol: [`Cookie`] (Playwright's), read
+//! from and written as each protocol's own (DevTools, WebDriver BiDi's
+//! `storage`, classic WebDriver). The page's cookie methods are
+//! `storage.rs`'s; each backend reads and writes them its way.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::bidi::Bidi;
-use super::bidi::protocol::{
-    BytesValue, Cookies, Empty, GetCookies, GetTree, NetworkCookie, PartialCookie, Partition,
-    SetCookie, UserTree,
-};
-use super::config::BrowserKind;
-use super::error::BrowserError;
-use super::page::Page;
-use super::storage::{Cookie, STATE_PAGE};
-use super::wire::{self, cdp};
+use super::bidi::protocol::{BytesValue, NetworkCookie, PartialCookie};
 
-impl Page {
-    /// The BiDi connection the cookies go through: Firefox's, and a Chromium
-    /// page's while it has routes (as its calls, `Engine::bidi_calls`):
-    /// chromedriver holds a CDP command sent while a routed document loads
-    /// until that load, which the route's BiDi answer it holds back would end.
-    fn cookie_bidi(&self) -> Option<&Bidi> {
-        match self.browser() {
-            BrowserKind::Chromium => self.engine().bidi_calls().map(|(b, _)| &**b),
-            _ => self.bidi().map(|b| &**b),
-        }
-    }
+/// The page of an app's origin the state is written through: a path the app
+/// answers 404 to, so none of its scripts runs there.
+pub(crate) const STATE_PAGE: &str = "/.harshjudge/storage-state";
 
-    /// Every cookie the browser holds (WebKit: those of the current document).
-    pub(crate) async fn all_cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
-        if let Some(bidi) = self.cookie_bidi() {
-            let params = GetCookies {
-                partition: user_context_key(bidi).await?,
-            };
-            let answer: Cookies = bidi.command("storage.getCookies", &params).await?;
-            let chromium = self.browser() == BrowserKind::Chromium;
-            return Ok(answer
-                .cookies
-                .iter()
-                .filter_map(|c| bidi_cookie(c, chromium))
-                .collect());
-        }
-        if self.browser() == BrowserKind::Chromium {
-            let answer = match cdp(self.client(), "Storage.getCookies", json!({})).await {
-                Ok(v) => v,
-                Err(_) => cdp(self.client(), "Network.getAllCookies", json!({})).await?,
-            };
-            return Ok(list(&answer["cookies"], cdp_cookie));
-        }
-        let answer = wire::get(self.client(), "cookie", "reading the page's cookies").await?;
-        Ok(list(&answer, classic_cookie))
-    }
-
-    /// The cookies a request to `url` would carry (domain, path, `Secure` and
-    /// expiry matched), as the browser holds them.
-    pub async fn cookies_for(&self, url: &url::Url) -> Result<Vec<Cookie>, BrowserError> {
-        Ok(Cookie::for_url(self.all_cookies().await?, url))
-    }
-
-    /// Sets `cookies` in the browser. WebKit sets a cookie through the page's
-    /// document, so the page is taken to the base URL when its host is the
-    /// cookie's (a cookie of another host is refused by name).
-    pub(crate) async fn set_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
-        if cookies.is_empty() {
-            return Ok(());
-        }
-        if let Some(bidi) = self.cookie_bidi() {
-            let partition = user_context_key(bidi).await?;
-            for c in cookies {
-                let params = SetCookie {
-                    cookie: to_bidi(c),
-                    partition: partition.clone(),
-                };
-                bidi.command::<_, Empty>("storage.setCookie", &params)
-                    .await?;
-            }
-            return Ok(());
-        }
-        if self.browser() == BrowserKind::Chromium {
-            let cookies: Vec<Value> = cookies.iter().map(to_cdp).collect();
-            cdp(
-                self.client(),
-                "Network.setCookies",
-                json!({ "cookies": cookies }),
-            )
-            .await?;
-            return Ok(());
-        }
-        let base = url::Url::parse(self.base_url()).ok();
-        let host = base.as_ref().and_then(|u| u.host_str().map(str::to_string));
-        let mut opened = false;
-        for c in cookies {
-            if host.as_deref() != Some(c.domain.trim_start_matches('.')) {
-                return Err(BrowserError::Invalid {
-                    message: format!(
-                        "the cookie {:?} of {} cannot be set in {}: its driver sets cookies through a page of their host, and the base URL ({}) is another",
-                        c.name,
-                        c.domain,
-                        self.browser(),
-                        self.base_url()
-                    ),
-                    location: None,
-                });
-            }
-            if !opened {
-                let url = format!("{}{STATE_PAGE}", self.base_url().trim_end_matches('/'));
-                wire::post(
-                    self.client(),
-                    "url",
-                    json!({ "url": url }),
-                    "opening the app's origin to set its cookies",
-                )
-                .await?;
-                opened = true;
-            }
-            self.set_classic_cookie(c).await?;
-        }
-        Ok(())
-    }
-
-    /// Add Cookie: one cookie for the current document's host (WebKit's way).
-    async fn set_classic_cookie(&self, c: &Cookie) -> Result<(), BrowserError> {
-        wire::post(
-            self.client(),
-            "cookie",
-            json!({ "cookie": to_classic(c) }),
-            &format!("setting the cookie {:?}", c.name),
-        )
-        .await?;
-        Ok(())
-    }
+/// One cookie, as Playwright writes it: what a saved storage state holds, what
+/// a scenario's page starts with and what its `s.request()` sends. Reading is
+/// lenient as Playwright's is: `path` defaults to `/`, `expires` to `-1`,
+/// `sameSite` to `Lax`, the flags to `false`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cookie {
+    /// Name.
+    pub name: String,
+    /// Value.
+    pub value: String,
+    /// Domain (`.example.com` for a domain cookie, which its subdomains share).
+    pub domain: String,
+    /// The path prefix it is sent under.
+    #[serde(default = "root_path")]
+    pub path: String,
+    /// Expiry in Unix seconds; `-1` for a session cookie.
+    #[serde(default = "session")]
+    pub expires: f64,
+    /// `HttpOnly`.
+    #[serde(default)]
+    pub http_only: bool,
+    /// `Secure`: sent over HTTPS only.
+    #[serde(default)]
+    pub secure: bool,
+    /// `SameSite`: `"Strict"`, `"Lax"` or `"None"`.
+    #[serde(default = "lax")]
+    pub same_site: String,
 }
 
-impl Page {
-    /// Gives the browser cookies a response's `Set-Cookie` headers carried
-    /// (what a scenario's `s.request()` got while this page is open): each
-    /// set, or, expired (`Max-Age=0`, a past `Expires`), deleted by name,
-    /// domain and path, as the browser itself would on that response. WebKit
-    /// sets and deletes through the page's document: while it shows a page of
-    /// the cookie's host, there; on `about:blank`, through a page of the base
-    /// URL's host and back; on another host's page, an error naming it.
-    pub(crate) async fn store_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
-        let (gone, kept): (Vec<&Cookie>, Vec<&Cookie>) = cookies.iter().partition(|c| c.expired());
-        if let Some(bidi) = self.cookie_bidi() {
-            let partition = user_context_key(bidi).await?;
-            for c in gone {
-                let mut params = json!({
-                    "filter": { "name": c.name, "domain": c.domain, "path": c.path },
-                });
-                if let Some(p) = &partition {
-                    params["partition"] = serde_json::to_value(p).expect("a partition serialises");
-                }
-                bidi.command::<_, Value>("storage.deleteCookies", &params)
-                    .await?;
-            }
-            let kept: Vec<Cookie> = kept.into_iter().cloned().collect();
-            return self.set_cookies(&kept).await;
-        }
-        if self.browser() == BrowserKind::Chromium {
-            for c in gone {
-                cdp(
-                    self.client(),
-                    "Network.deleteCookies",
-                    json!({ "name": c.name, "domain": c.domain, "path": c.path }),
-                )
-                .await?;
-            }
-            let kept: Vec<Cookie> = kept.into_iter().cloned().collect();
-            return self.set_cookies(&kept).await;
-        }
-        self.store_cookies_classic(cookies).await
-    }
+fn root_path() -> String {
+    "/".into()
+}
+fn session() -> f64 {
+    -1.0
+}
+fn lax() -> String {
+    "Lax".into()
+}
 
-    /// [`store_cookies`](Page::store_cookies) through classic WebDriver
-    /// (WebKit): the cookies of the current document only.
-    async fn store_cookies_classic(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
-        let current = self.url().await.ok().and_then(|u| url::Url::parse(&u).ok());
-        let host = current
-            .as_ref()
-            .filter(|u| u.scheme().starts_with("http"))
-            .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
-        let Some(host) = host else {
-            // Nothing of the app's on the page: set through a page of its host, and back.
-            let kept: Vec<Cookie> = cookies.iter().filter(|c| !c.expired()).cloned().collect();
-            if kept.is_empty() {
-                return Ok(());
-            }
-            self.set_cookies(&kept).await?;
-            wire::post(
-                self.client(),
-                "url",
-                json!({"url": "about:blank"}),
-                "opening about:blank",
-            )
-            .await?;
-            return Ok(());
+impl Cookie {
+    /// Whether it goes with a request to `url` now: its domain (a leading `.`
+    /// also matches subdomains), its path (RFC 6265 path-match), `Secure`
+    /// over HTTPS only, and not expired.
+    pub fn matches(&self, url: &url::Url) -> bool {
+        let Some(host) = url.host_str() else {
+            return false;
         };
-        for c in cookies {
-            let domain = c.domain.trim_start_matches('.').to_ascii_lowercase();
-            if host != domain && !host.ends_with(&format!(".{domain}")) {
-                return Err(BrowserError::Invalid {
-                    message: format!(
-                        "the cookie {:?} of {} a response set cannot reach the {} page while it shows {}: its driver sets cookies through a page of their host; open a page of {} first",
-                        c.name,
-                        c.domain,
-                        self.browser(),
-                        current.as_ref().map_or("", |u| u.as_str()),
-                        c.domain.trim_start_matches('.'),
-                    ),
-                    location: None,
-                });
-            }
-            if c.expired() {
-                self.client().delete_cookie(&c.name).await.map_err(|e| {
-                    super::error::cmd_err(format!("deleting the cookie {:?}", c.name), e)
-                })?;
-            } else {
-                self.set_classic_cookie(c).await?;
-            }
-        }
-        Ok(())
+        let host = host.to_ascii_lowercase();
+        let domain = self.domain.to_ascii_lowercase();
+        let host_ok = match domain.strip_prefix('.') {
+            Some(d) => host == d || host.ends_with(&format!(".{d}")),
+            None => host == domain,
+        };
+        let path = url.path();
+        let path_ok = path.starts_with(&self.path)
+            && (self.path.ends_with('/')
+                || path.len() == self.path.len()
+                || path.as_bytes().get(self.path.len()) == Some(&b'/'));
+        host_ok && path_ok && (!self.secure || url.scheme() == "https") && !self.expired()
+    }
+
+    /// Those of `cookies` that go with a request to `url`, longest path first
+    /// (the order a browser sends them in).
+    pub fn for_url(cookies: impl IntoIterator<Item = Cookie>, url: &url::Url) -> Vec<Cookie> {
+        let mut found: Vec<Cookie> = cookies.into_iter().filter(|c| c.matches(url)).collect();
+        found.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
+        found
+    }
+
+    /// Whether its expiry has passed (a session cookie never expires here).
+    pub fn expired(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        self.expires >= 0.0 && self.expires <= now
     }
 }
 
-/// The BiDi storage partition of the user context the page's tab lives in (a
-/// pooled Firefox session gives each scenario one of its own): BiDi's
-/// `storage` commands default to the browser's default user context.
-async fn user_context_key(bidi: &Bidi) -> Result<Option<Partition>, BrowserError> {
-    let Some(context) = bidi.context.lock().expect("bidi lock").clone() else {
-        return Ok(None);
-    };
-    let tree: UserTree = bidi
-        .command(
-            "browsingContext.getTree",
-            &GetTree {
-                root: None,
-                max_depth: 0,
-            },
-        )
-        .await?;
-    Ok(tree
-        .contexts
-        .into_iter()
-        .find(|c| c.context == context)
-        .and_then(|c| c.user_context)
-        .map(|user_context| Partition::StorageKey { user_context }))
-}
-
-fn list(v: &Value, one: fn(&Value) -> Option<Cookie>) -> Vec<Cookie> {
+pub(crate) fn list(v: &Value, one: fn(&Value) -> Option<Cookie>) -> Vec<Cookie> {
     v.as_array()
         .map(|all| all.iter().filter_map(one).collect())
         .unwrap_or_default()
@@ -297,7 +139,7 @@ pub(crate) fn cdp_cookie(c: &Value) -> Option<Cookie> {
 /// DevTools leaves out, and Chromium treats as `Lax`); as Chromium refuses
 /// `SameSite=None` without `Secure`, its `none` on a cookie that is not
 /// `Secure` is read as DevTools gives it, `Lax`.
-fn bidi_cookie(c: &NetworkCookie, chromium: bool) -> Option<Cookie> {
+pub(crate) fn bidi_cookie(c: &NetworkCookie, chromium: bool) -> Option<Cookie> {
     let BytesValue::String { value } = &c.value else {
         return None;
     };
@@ -319,7 +161,7 @@ fn bidi_cookie(c: &NetworkCookie, chromium: bool) -> Option<Cookie> {
 }
 
 /// A classic WebDriver cookie (`expiry` in whole seconds).
-fn classic_cookie(c: &Value) -> Option<Cookie> {
+pub(crate) fn classic_cookie(c: &Value) -> Option<Cookie> {
     cookie(c, c["value"].as_str(), c["expiry"].as_f64().unwrap_or(-1.0))
 }
 
@@ -334,7 +176,7 @@ pub(crate) fn to_cdp(c: &Cookie) -> Value {
     v
 }
 
-fn to_bidi(c: &Cookie) -> PartialCookie<'_> {
+pub(crate) fn to_bidi(c: &Cookie) -> PartialCookie<'_> {
     PartialCookie {
         name: &c.name,
         value: BytesValue::String {
@@ -353,7 +195,7 @@ fn to_bidi(c: &Cookie) -> PartialCookie<'_> {
     }
 }
 
-fn to_classic(c: &Cookie) -> Value {
+pub(crate) fn to_classic(c: &Cookie) -> Value {
     let mut v = json!({
         "name": c.name, "value": c.value, "path": c.path,
         "httpOnly": c.http_only, "secure": c.secure, "sameSite": c.same_site,

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::backend::PageBackend;
 use super::dialogs::Dialog;
 use super::error::BrowserError;
 use super::page::Page;
@@ -20,18 +21,7 @@ impl Page {
     where
         F: Fn(&Dialog) + Send + Sync + 'static,
     {
-        if self.bidi().is_none() && self.browser() == super::config::BrowserKind::Webkit {
-            return Err(BrowserError::Unsupported {
-                browser: self.browser(),
-                what: "page.on_dialog".into(),
-                why: "dialogs reach a handler through WebDriver BiDi, and WebKitWebDriver offers none: they are dismissed (and not recorded); run this scenario with --browser chromium or --browser firefox".into(),
-            });
-        }
-        let bidi = self.bidi().ok_or_else(|| BrowserError::Invalid {
-            message: "page.on_dialog needs WebDriver BiDi, and this WebDriver offers none (its new session returned no webSocketUrl): dialogs are dismissed by the classic default there; use a chromedriver of version 115 or later, or a Grid node that passes BiDi through".into(),
-            location: Some(std::panic::Location::caller()),
-        })?;
-        bidi.dialogs.set_handler(Arc::new(handler));
-        Ok(())
+        self.backend()
+            .set_dialog_handler(Arc::new(handler), std::panic::Location::caller())
     }
 }

@@ -14,13 +14,9 @@ use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::de::IgnoredAny;
-use serde_json::json;
-
-use super::bidi::protocol::{DownloadBehavior, SetDownloadBehavior};
+use super::backend::PageBackend;
 use super::error::BrowserError;
 use super::page::Page;
-use super::wire::cdp;
 
 /// The largest download kept as evidence.
 pub(crate) const MAX_DOWNLOAD: u64 = 64 * 1024 * 1024;
@@ -151,73 +147,21 @@ impl Page {
                 message,
                 location: Some(at),
             };
-            use super::config::BrowserKind;
-            // Chromium: the download folder through CDP. Firefox: through
-            // BiDi's `browser.setDownloadBehavior`. WebKitWebDriver has
-            // neither (and answers a CDP command with a bare 405 that drops
-            // the connection).
-            let bidi = match (self.browser(), self.bidi()) {
-                (BrowserKind::Chromium, _) => None,
-                (BrowserKind::Firefox, Some(b)) => Some(b.clone()),
-                (browser, _) => {
-                    return Err(BrowserError::Unsupported {
-                        browser,
-                        what: "page.wait_for_download".into(),
-                        why: "the download folder is set through Chromium's DevTools or WebDriver BiDi, and this session has neither; run this scenario with --browser chromium or --browser firefox".into(),
-                    });
-                }
-            };
             let folder = tempfile::Builder::new()
                 .prefix("harshjudge-download-")
                 .tempdir()
                 .map_err(|e| invalid(format!("making a folder for the download: {e}")))?;
             let dir = folder.path().display().to_string();
-            match &bidi {
-                Some(b) => {
-                    let allowed = SetDownloadBehavior {
-                        download_behavior: Some(DownloadBehavior::Allowed {
-                            destination_folder: dir,
-                        }),
-                    };
-                    b.command::<_, IgnoredAny>("browser.setDownloadBehavior", &allowed)
-                        .await
-                        .map_err(|e| e.located(at))?;
-                }
-                None => {
-                    let set = json!({"behavior": "allow", "downloadPath": dir});
-                    if cdp(self.client(), "Browser.setDownloadBehavior", set.clone())
-                        .await
-                        .is_err()
-                    {
-                        cdp(self.client(), "Page.setDownloadBehavior", set)
-                            .await
-                            .map_err(|e| e.located(at))?;
-                    }
-                }
-            }
+            self.backend()
+                .allow_downloads(Some(&dir))
+                .await
+                .map_err(|e| e.located(at))?;
             let acted = action.await.map_err(|e| e.located(at));
             let found = match acted {
                 Ok(_) => wait_for_file(folder.path(), self.wait()).await,
                 Err(e) => Err(e),
             };
-            match &bidi {
-                Some(b) => {
-                    let default = SetDownloadBehavior {
-                        download_behavior: None,
-                    };
-                    let _ = b
-                        .command::<_, IgnoredAny>("browser.setDownloadBehavior", &default)
-                        .await;
-                }
-                None => {
-                    let _ = cdp(
-                        self.client(),
-                        "Browser.setDownloadBehavior",
-                        json!({"behavior": "default"}),
-                    )
-                    .await;
-                }
-            }
+            let _ = self.backend().allow_downloads(None).await;
             let (name, path) = found.map_err(|e| e.located(at))?;
             check_file_name(&name)
                 .map_err(|why| invalid(format!("the browser named the download {why}")))?;

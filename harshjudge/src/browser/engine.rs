@@ -23,7 +23,7 @@ use super::wire::{self, BidiReturns, cdp};
 
 /// The offset of the current frame's viewport in the top document's (CSS
 /// pixels): each frame element's box, border and padding, up to the top.
-const FRAME_OFFSET_JS: &str = "let x = 0, y = 0, w = window;
+pub(crate) const FRAME_OFFSET_JS: &str = "let x = 0, y = 0, w = window;
 while (w.frameElement) {
   const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);
   x += r.left + f.clientLeft + parseFloat(s.paddingLeft || '0');
@@ -299,13 +299,6 @@ impl Engine {
         {
             self.session_registered.store(true, Ordering::Relaxed);
         }
-    }
-
-    /// One call of the injected engine, in the frame its target names (if
-    /// any) of this engine's window: see [`Engine::call_here`].
-    pub(crate) async fn call(&self, call: Call, during: &str) -> Result<Answer, BrowserError> {
-        let frame = call.request.frame().cloned();
-        self.call_in(frame.as_ref(), call, during).await
     }
 
     /// One call of the injected engine in `frame` (none: the top document):
@@ -794,7 +787,7 @@ pub(crate) fn call_log(lines: &[String]) -> String {
 /// The engine call that finds `frame`'s iframe element (waiting up to
 /// `wait`), what it expects of it, and what it is doing, for both the
 /// classic and the BiDi way into a frame.
-fn frame_lookup(frame: &FrameScope, wait: Duration) -> (Call, &'static str, String) {
+pub(crate) fn frame_lookup(frame: &FrameScope, wait: Duration) -> (Call, &'static str, String) {
     let call = Call {
         request: Request::Act {
             target: Target {

@@ -167,11 +167,7 @@ async fn assert(
         "expecting {describe} {}{what}",
         if not { "not " } else { "" }
     );
-    let answer = page
-        .engine()
-        .call(call, &during)
-        .await
-        .map_err(|e| e.located(at))?;
+    let answer = page.call(call, &during).await.map_err(|e| e.located(at))?;
     let waited = start.elapsed();
     let log = call_log(&answer.log);
     let value = answer.into_value(&describe, &what, waited, at)?;

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::backend::PageBackend;
 use super::error::BrowserError;
 use super::locator::{Locator, TextMatch};
 use super::page::Page;
@@ -371,7 +372,7 @@ pub fn engine_source() -> &'static str {
 /// and generates the locator of `arguments[0]` there; `{frame, crossOrigin}`
 /// names a frame it could not enter.
 const FRAME_WALK: &str = "let win = window;
-for (const sel of arguments[1]) {
+for (const sel of __hjArgs[1]) {
   const f = win.document.querySelector(sel);
   if (!f || !f.contentWindow) return {frame: sel, found: 0};
   let doc = null;
@@ -379,8 +380,8 @@ for (const sel of arguments[1]) {
   if (!doc) return {frame: sel, crossOrigin: true, found: 0};
   win = f.contentWindow;
 }
-if (!win.__harshjudgeEngine) win.eval(arguments[2]);
-return win.__harshjudgeEngine.generateLocator(arguments[0]);";
+if (!win.__harshjudgeEngine) win.eval(__hjArgs[2]);
+return win.__harshjudgeEngine.generateLocator(__hjArgs[0]);";
 
 /// What the page answered.
 #[derive(Deserialize)]
@@ -413,31 +414,25 @@ pub async fn generate_locator_in(
 ) -> Result<GeneratedLocator, BrowserError> {
     // The top document's engine comes with the script itself (a page's CSP
     // does not apply to it); a frame's is evaluated in the frame's window.
+    let args = serde_json::json!([
+        selector,
+        frames,
+        // Only a frame's window needs the engine sent this way.
+        if frames.is_empty() {
+            ""
+        } else {
+            wire::install_source()
+        },
+    ]);
     let script = format!(
-        "{}\n{FRAME_WALK}",
+        "var __hjArgs = {args};\n{}\n{FRAME_WALK}",
         if frames.is_empty() {
             wire::install_source()
         } else {
             ""
         }
     );
-    let v = page
-        .client()
-        .execute(
-            &script,
-            vec![
-                serde_json::Value::String(selector.to_string()),
-                serde_json::json!(frames),
-                // Only a frame's window needs the engine sent this way.
-                serde_json::Value::String(if frames.is_empty() {
-                    String::new()
-                } else {
-                    wire::install_source().to_string()
-                }),
-            ],
-        )
-        .await
-        .map_err(|e| wire::fail("generating a locator", e))?;
+    let v = page.backend().eval(&script).await?;
     if let Some(frame) = v.get("frame").and_then(|f| f.as_str()) {
         let why = if v["crossOrigin"] == true {
             "its document is of another origin and cannot be read"

@@ -3,10 +3,10 @@
 
 use serde_json::{Value, json};
 
+use super::backend::PageBackend;
 use super::error::BrowserError;
 use super::keys;
 use super::page::Page;
-use super::wire;
 
 /// The WebDriver key value of a key name (Playwright's names, [`keys::NAMED_KEYS`]), or of one character.
 fn key_value(name: &str) -> Option<String> {
@@ -100,25 +100,9 @@ pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, KeyError> {
     Ok(actions)
 }
 
-/// Performs WebDriver action sequences on the page: over WebDriver BiDi
-/// (`input.performActions` on the page's browsing context) while the page
-/// has routes, so that an action that starts a navigation a route answers
-/// does not wait for it ([`Engine::bidi_input`](super::engine::Engine::bidi_input)
-/// says why); else one classic Perform Actions command.
+/// Performs WebDriver action sequences on the page, through its backend.
 async fn perform(page: &Page, actions: Value, during: &str) -> Result<(), BrowserError> {
-    if let Some((bidi, context)) = page.engine().bidi_input() {
-        page.engine().catch_up().await;
-        return bidi.perform_actions(&context, actions, during).await;
-    }
-    page.engine()
-        .in_window(wire::post(
-            page.client(),
-            "actions",
-            json!({ "actions": actions }),
-            during,
-        ))
-        .await
-        .map(|_| ())
+    page.backend().perform(actions, during).await
 }
 
 impl Page {
@@ -207,36 +191,7 @@ impl Keyboard {
 
     /// Inserts text as an input method would (no key events).
     pub async fn insert_text(&self, text: impl AsRef<str>) -> Result<(), BrowserError> {
-        let text = text.as_ref();
-        let page = &self.page;
-        // Over BiDi while the page's calls go that way (with routes, and on
-        // Firefox), once a navigation under way has its document: CDP's
-        // Input.insertText, sent while a routed document loads, waited in
-        // chromedriver for that load (`Page::settled` says why).
-        if let Some((bidi, context)) = page.settled().await {
-            let limit =
-                std::time::Duration::from_millis(page.engine().script_timeout().max(30_000));
-            bidi.call_function(
-                &context,
-                super::engines::INSERT_TEXT,
-                text,
-                limit,
-                "inserting text",
-            )
-            .await?;
-            return Ok(());
-        }
-        if page.browser() != super::config::BrowserKind::Chromium {
-            return super::engines::insert_text(page.client(), text).await;
-        }
-        page.engine()
-            .in_window(wire::cdp(
-                page.client(),
-                "Input.insertText",
-                json!({"text": text}),
-            ))
-            .await
-            .map(|_| ())
+        self.page.backend().insert_text(text.as_ref()).await
     }
 }
 

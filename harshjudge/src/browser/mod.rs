@@ -8,7 +8,9 @@
 //! on PATH), `HARSHJUDGE_WEBDRIVER_URL` (a running WebDriver; no local
 //! chromedriver then), `HARSHJUDGE_WINDOW` (default `1280x800`),
 //! `HARSHJUDGE_WAIT` (auto-wait limit, default `5s`), `HARSHJUDGE_EXPECT_TIMEOUT`
-//! (web-first assertions' limit, default `HARSHJUDGE_WAIT`'s).
+//! (web-first assertions' limit, default `HARSHJUDGE_WAIT`'s),
+//! `HARSHJUDGE_CHROMIUM_PROTOCOL` (`cdp`: local Chromium over the DevTools
+//! protocol, no chromedriver; default `webdriver`).
 
 mod aria_template;
 mod backend;
@@ -53,9 +55,10 @@ mod wire;
 pub use browsers::Browsers;
 pub(crate) use browsers::{Exiting, Killer};
 pub use config::{
-    BrowserConfig, BrowserKind, ConsoleSettings, UnknownBrowser, check_settings,
+    BrowserConfig, BrowserKind, ChromiumProtocol, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,
 };
+pub use cookies::Cookie;
 pub use dialogs::{Dialog, DialogType};
 pub use download::Download;
 pub use error::BrowserError;
@@ -75,4 +78,4 @@ pub use page::{Page, ScenarioEvidence};
 pub use request::{Request, ResponseInfo};
 pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
-pub use storage::{Cookie, NameValue, OriginState, StorageState};
+pub use storage::{NameValue, OriginState, StorageState};

@@ -1,43 +1,20 @@
 //! The page's network control, Playwright's names: [`Page::route`],
 //! [`Page::unroute`], [`Page::wait_for_request`], [`Page::wait_for_response`].
-//! They need WebDriver BiDi (every local chromedriver has it); on a remote end
-//! without it they fail, saying so.
+//! The page's backend runs them: over WebDriver they need BiDi (every local
+//! chromedriver has it; on a remote end without it they fail, saying so).
 
 use std::future::Future;
 use std::panic::Location;
 
-use super::bidi::Bidi;
+use super::backend::PageBackend;
 use super::error::BrowserError;
 use super::glob::UrlPattern;
-use super::kind::BrowserKind;
 use super::page::Page;
 use super::request::{Request, ResponseInfo};
 use super::routes::Route;
 use super::steplog::Seen;
 
 impl Page {
-    /// The page's BiDi connection, or the error saying why there is none: an
-    /// engine without BiDi (WebKitGTK) is `Unsupported`, naming the engine; a
-    /// remote end that offers none is `Invalid`, saying what to use instead.
-    fn need_bidi(&self, what: &str, at: &'static Location<'static>) -> Result<&Bidi, BrowserError> {
-        if let Some(b) = self.bidi() {
-            return Ok(b);
-        }
-        if self.browser() == BrowserKind::Webkit {
-            return Err(BrowserError::Unsupported {
-                browser: self.browser(),
-                what: what.to_string(),
-                why: "network control needs WebDriver BiDi, and WebKitWebDriver offers none (it refuses webSocketUrl); run this scenario with --browser chromium or --browser firefox".into(),
-            });
-        }
-        self.bidi().map(|b| &**b).ok_or_else(|| BrowserError::Invalid {
-            message: format!(
-                "{what} needs WebDriver BiDi, and this WebDriver offers none (its new session returned no webSocketUrl): use a chromedriver of version 115 or later, or a Grid node that passes BiDi through"
-            ),
-            location: Some(at),
-        })
-    }
-
     /// Routes the page's requests whose URL matches `pattern` (a Playwright
     /// glob such as `"**/api/items"` or `"/api/*"`, joined to the base URL, or
     /// a [`Regex`](regex::Regex)) to `handler`, which settles each with
@@ -67,8 +44,8 @@ impl Page {
         let at = Location::caller();
         let pattern = pattern.into();
         async move {
-            let bidi = self.need_bidi("page.route", at)?;
-            bidi.route(pattern, self.base_url(), handler)
+            self.backend()
+                .route(pattern, self.base_url(), handler, at)
                 .await
                 .map_err(|e| e.located(at))
         }
@@ -83,10 +60,9 @@ impl Page {
         let at = Location::caller();
         let pattern = pattern.into();
         async move {
-            let bidi = self.need_bidi("page.unroute", at)?;
-            bidi.unroute(&pattern)
+            self.backend()
+                .unroute(&pattern, at)
                 .await
-                .map(|_| ())
                 .map_err(|e| e.located(at))
         }
     }
@@ -101,15 +77,17 @@ impl Page {
     ) -> impl Future<Output = Result<Request, BrowserError>> + Send + '_ {
         let at = Location::caller();
         let pattern = pattern.into();
-        let bidi = self.need_bidi("page.wait_for_request", at).ok();
+
         // Registered now, before the first poll: a request made right after
         // this call is not missed.
-        let rx = bidi.map(|b| b.log.waiter(pattern.matcher(self.base_url()), false));
+        let rx = self.backend().network_waiter(
+            pattern.matcher(self.base_url()),
+            false,
+            "page.wait_for_request",
+            at,
+        );
         async move {
-            let rx = match rx {
-                Some(rx) => rx,
-                None => return Err(self.need_bidi("page.wait_for_request", at).unwrap_err()),
-            };
+            let rx = rx?;
             match tokio::time::timeout(self.wait(), rx).await {
                 Ok(Ok(Seen::Request(r))) => Ok(r),
                 _ => Err(self.no_event("a request", &pattern, at)),
@@ -126,13 +104,15 @@ impl Page {
     ) -> impl Future<Output = Result<ResponseInfo, BrowserError>> + Send + '_ {
         let at = Location::caller();
         let pattern = pattern.into();
-        let bidi = self.need_bidi("page.wait_for_response", at).ok();
-        let rx = bidi.map(|b| b.log.waiter(pattern.matcher(self.base_url()), true));
+
+        let rx = self.backend().network_waiter(
+            pattern.matcher(self.base_url()),
+            true,
+            "page.wait_for_response",
+            at,
+        );
         async move {
-            let rx = match rx {
-                Some(rx) => rx,
-                None => return Err(self.need_bidi("page.wait_for_response", at).unwrap_err()),
-            };
+            let rx = rx?;
             match tokio::time::timeout(self.wait(), rx).await {
                 Ok(Ok(Seen::Response(r))) => Ok(r),
                 _ => Err(self.no_event("a response", &pattern, at)),

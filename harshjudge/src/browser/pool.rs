@@ -8,11 +8,13 @@ use std::sync::Arc;
 use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
+use super::backend::AnyPage;
+use super::backend::webdriver::{self, WebDriverPage};
 use super::bidi;
 use super::config::{BrowserConfig, BrowserKind};
 use super::driver::{Driver, Drivers, driver_url, own_driver};
 use super::error::BrowserError;
-use super::page::{self, Page};
+use super::page::Page;
 use super::reuse;
 use super::session::{Live, Session};
 use super::wire;
@@ -197,15 +199,10 @@ async fn open_session(
     })
 }
 
-/// The page of `session`; on an engine without CDP, its engine is not
-/// registered through CDP (see [`super::engine::Engine::skip_registration`]).
+/// The page of `session` (a WebDriver backend).
 pub(super) fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
-    let cdp = session.browser == BrowserKind::Chromium;
-    let page = Page::new(session, base_url, config.wait, config.expect_timeout);
-    if !cdp {
-        page.engine().skip_registration();
-    }
-    page
+    let backend = AnyPage::WebDriver(WebDriverPage::new(session));
+    Page::new(backend, base_url, config.wait, config.expect_timeout)
 }
 
 /// A pooled session's browser state reset (cookies, storage, cache, extra
@@ -215,7 +212,7 @@ pub(super) fn new_page(session: Session, base_url: &str, config: &BrowserConfig)
 pub(super) async fn reset(session: &mut Session) -> bool {
     let reset = match session.browser {
         BrowserKind::Firefox => reuse::fresh_user_context(session).await.is_ok(),
-        _ => page::reset(&session.client).await.is_ok(),
+        _ => webdriver::reset(&session.client).await.is_ok(),
     };
     // After the swap: what the previous scenario's tabs said as they closed
     // is not the next scenario's.

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::backend::PageBackend;
 use super::error::BrowserError;
 use super::page::Page;
-use super::wire;
 
 impl Page {
     /// Runs `action` and returns the popup window it opened (by `window.open`
@@ -51,20 +51,15 @@ impl Page {
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             };
-            let popup = self.popup_page(handle);
+            let popup = self.popup_page(self.backend().popup(handle).map_err(|e| e.located(at))?);
             popup.record_popup(start).await;
             Ok(popup)
         }
     }
 
-    /// The session's window handles.
+    /// The ids of the page's windows.
     async fn window_handles(&self) -> Result<Vec<String>, BrowserError> {
-        let handles = self
-            .client()
-            .windows()
-            .await
-            .map_err(|e| wire::fail("listing the windows", e))?;
-        Ok(handles.into_iter().map(String::from).collect())
+        self.backend().windows().await
     }
 
     /// Waits (within the page's limit) for the popup to load, then attaches
@@ -101,19 +96,6 @@ impl Page {
     /// window). The main page is closed by its scenario's end, not by this: it
     /// is an error naming the popup rule.
     pub async fn close(&self) -> Result<(), BrowserError> {
-        if self.engine().window().is_none() {
-            return Err(BrowserError::Invalid {
-                message: "page.close() closes a popup's page (from wait_for_popup); the scenario's own page closes when the scenario ends".into(),
-                location: None,
-            });
-        }
-        self.engine()
-            .in_window(async {
-                self.client()
-                    .close_window()
-                    .await
-                    .map_err(|e| wire::fail("closing the popup's window", e))
-            })
-            .await
+        self.backend().close().await
     }
 }

@@ -495,6 +495,14 @@ impl Answer {
     }
 }
 
+/// The id of a WebDriver element reference.
+pub(crate) fn element_id(v: &Value) -> Option<String> {
+    v.get("element-6066-11e4-a52e-4f735466cecf")
+        .or_else(|| v.get("ELEMENT"))
+        .and_then(|id| id.as_str())
+        .map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -597,7 +597,6 @@ impl ScreenshotAssertion {
                     timeout: 0,
                 };
                 let answer = page
-                    .engine()
                     .call(call, &format!("finding the mask {}", m.desc))
                     .await
                     .map_err(|e| e.located(self.at))?;

@@ -5,17 +5,14 @@
 //! holds is secret: it never lands in evidence.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
+use super::backend::PageBackend;
+pub use super::cookies::Cookie;
+use super::cookies::STATE_PAGE;
 use super::error::BrowserError;
 use super::page::{Page, origin_of};
-use super::wire::{self, cdp};
 use crate::store::auth::StateName;
 use crate::store::{Store, StoreError};
-
-/// The page of an app's origin the state is written through: a path the app
-/// answers 404 to, so none of its scripts runs there.
-pub(super) const STATE_PAGE: &str = "/.harshjudge/storage-state";
 
 /// Cookies and localStorage, as Playwright's `context.storageState()` writes them:
 /// `{"cookies": [...], "origins": [{"origin", "localStorage": [{name, value}]}]}`.
@@ -26,86 +23,6 @@ pub struct StorageState {
     /// The localStorage of each origin the page visited (origins without any left out).
     #[serde(default)]
     pub origins: Vec<OriginState>,
-}
-
-/// One cookie, as Playwright writes it: what a saved storage state holds, what
-/// a scenario's page starts with and what its `s.request()` sends. Reading is
-/// lenient as Playwright's is: `path` defaults to `/`, `expires` to `-1`,
-/// `sameSite` to `Lax`, the flags to `false`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Cookie {
-    /// Name.
-    pub name: String,
-    /// Value.
-    pub value: String,
-    /// Domain (`.example.com` for a domain cookie, which its subdomains share).
-    pub domain: String,
-    /// The path prefix it is sent under.
-    #[serde(default = "root_path")]
-    pub path: String,
-    /// Expiry in Unix seconds; `-1` for a session cookie.
-    #[serde(default = "session")]
-    pub expires: f64,
-    /// `HttpOnly`.
-    #[serde(default)]
-    pub http_only: bool,
-    /// `Secure`: sent over HTTPS only.
-    #[serde(default)]
-    pub secure: bool,
-    /// `SameSite`: `"Strict"`, `"Lax"` or `"None"`.
-    #[serde(default = "lax")]
-    pub same_site: String,
-}
-
-fn root_path() -> String {
-    "/".into()
-}
-fn session() -> f64 {
-    -1.0
-}
-fn lax() -> String {
-    "Lax".into()
-}
-
-impl Cookie {
-    /// Whether it goes with a request to `url` now: its domain (a leading `.`
-    /// also matches subdomains), its path (RFC 6265 path-match), `Secure`
-    /// over HTTPS only, and not expired.
-    pub fn matches(&self, url: &url::Url) -> bool {
-        let Some(host) = url.host_str() else {
-            return false;
-        };
-        let host = host.to_ascii_lowercase();
-        let domain = self.domain.to_ascii_lowercase();
-        let host_ok = match domain.strip_prefix('.') {
-            Some(d) => host == d || host.ends_with(&format!(".{d}")),
-            None => host == domain,
-        };
-        let path = url.path();
-        let path_ok = path.starts_with(&self.path)
-            && (self.path.ends_with('/')
-                || path.len() == self.path.len()
-                || path.as_bytes().get(self.path.len()) == Some(&b'/'));
-        host_ok && path_ok && (!self.secure || url.scheme() == "https") && !self.expired()
-    }
-
-    /// Those of `cookies` that go with a request to `url`, longest path first
-    /// (the order a browser sends them in).
-    pub fn for_url(cookies: impl IntoIterator<Item = Cookie>, url: &url::Url) -> Vec<Cookie> {
-        let mut found: Vec<Cookie> = cookies.into_iter().filter(|c| c.matches(url)).collect();
-        found.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
-        found
-    }
-
-    /// Whether its expiry has passed (a session cookie never expires here).
-    pub fn expired(&self) -> bool {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
-        self.expires >= 0.0 && self.expires <= now
-    }
 }
 
 /// The localStorage of one origin.
@@ -156,6 +73,38 @@ fn storage_error(name: &str, source: StoreError) -> BrowserError {
 }
 
 impl Page {
+    /// Every cookie the browser holds (WebKit: those of the current document).
+    pub(crate) async fn all_cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
+        self.backend().cookies().await
+    }
+
+    /// The cookies a request to `url` would carry (domain, path, `Secure` and
+    /// expiry matched), as the browser holds them.
+    pub async fn cookies_for(&self, url: &url::Url) -> Result<Vec<Cookie>, BrowserError> {
+        Ok(Cookie::for_url(self.all_cookies().await?, url))
+    }
+
+    /// Sets `cookies` in the browser. WebKit sets a cookie through the page's
+    /// document, so the page is taken to the base URL when its host is the
+    /// cookie's (a cookie of another host is refused by name).
+    pub(crate) async fn set_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
+        if cookies.is_empty() {
+            return Ok(());
+        }
+        self.backend().set_cookies(cookies, self.base_url()).await
+    }
+
+    /// Gives the browser cookies a response's `Set-Cookie` headers carried
+    /// (what a scenario's `s.request()` got while this page is open): each
+    /// set, or, expired (`Max-Age=0`, a past `Expires`), deleted by name,
+    /// domain and path, as the browser itself would on that response. WebKit
+    /// sets and deletes through the page's document: while it shows a page of
+    /// the cookie's host, there; on `about:blank`, through a page of the base
+    /// URL's host and back; on another host's page, an error naming it.
+    pub(crate) async fn store_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
+        self.backend().store_cookies(cookies, self.base_url()).await
+    }
+
     /// The cookies of the browser and the localStorage of every origin the
     /// page visited, as Playwright's `context.storageState()` gives them.
     pub async fn storage_state(&self) -> Result<StorageState, BrowserError> {
@@ -173,7 +122,7 @@ impl Page {
                 )
                 .await?
             } else {
-                other_origin_storage(self, &origin).await
+                self.backend().other_origin_storage(&origin).await
             };
             if !entries.is_empty() {
                 origins.push(OriginState {
@@ -222,13 +171,10 @@ impl Page {
                 continue;
             }
             let url = format!("{}{STATE_PAGE}", origin.origin);
-            let opened = wire::post(
-                self.client(),
-                "url",
-                json!({"url": url}),
-                &format!("opening {url} to restore its localStorage"),
-            )
-            .await;
+            let opened = self
+                .backend()
+                .open_url(&url, &format!("opening {url} to restore its localStorage"))
+                .await;
             if opened.is_err() {
                 // An origin that answers no more (an app started on another
                 // port since): its localStorage has nowhere to go.
@@ -253,45 +199,18 @@ impl Page {
             }
         }
         if !state.origins.is_empty() {
-            wire::post(
-                self.client(),
-                "url",
-                json!({"url": "about:blank"}),
-                "opening about:blank",
-            )
-            .await?;
+            self.backend()
+                .open_url("about:blank", "opening about:blank")
+                .await?;
         }
         Ok(())
     }
 }
 
-/// The localStorage of an origin the page is not on, through DevTools
-/// (empty when the browser does not say).
-async fn other_origin_storage(page: &Page, origin: &str) -> Vec<(String, String)> {
-    let _ = cdp(page.client(), "DOMStorage.enable", json!({})).await;
-    let Ok(answer) = cdp(
-        page.client(),
-        "DOMStorage.getDOMStorageItems",
-        json!({"storageId": {"securityOrigin": origin, "isLocalStorage": true}}),
-    )
-    .await
-    else {
-        return Vec::new();
-    };
-    answer["entries"]
-        .as_array()
-        .map(|entries| {
-            entries
-                .iter()
-                .filter_map(|e| Some((e[0].as_str()?.to_string(), e[1].as_str()?.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn cookie(name: &str, domain: &str, path: &str, secure: bool) -> Cookie {
         Cookie {

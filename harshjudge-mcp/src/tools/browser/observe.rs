@@ -412,8 +412,12 @@ pub fn snapshot(ctx: &Context, a: Snapshot) -> Result<PageOutline, ToolError> {
     let v = ctx
         .agent()
         .block_on(async move {
-            page.client()
-                .execute(snapshot_script(), vec![json!(max)])
+            // The script reads `arguments`: called as a function with them.
+            let js = format!(
+                "(args) => (function () {{\n{}\n}}).apply(null, args)",
+                snapshot_script()
+            );
+            page.evaluate::<serde_json::Value, _>(&js, json!([max]))
                 .await
                 .map_err(|e| BrowserError::Command {
                     action: "reading the page's snapshot".into(),

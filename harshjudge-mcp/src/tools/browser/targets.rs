@@ -274,9 +274,10 @@ return out;"
 /// The `frame_locator("…")` calls a recorded locator of a ref inside iframes
 /// starts with, from the live page: `frame_locator("iframe#pay").`
 async fn frame_prefix(page: &Page, r: &Resolved) -> Option<String> {
-    let v = page
-        .client()
-        .execute(FRAME_CSS_CHAIN, vec![serde_json::json!(r.ref_frames)])
+    // The script reads `arguments`: called as a function with them.
+    let js = format!("(args) => (function () {{\n{FRAME_CSS_CHAIN}\n}}).apply(null, args)");
+    let v: serde_json::Value = page
+        .evaluate(&js, serde_json::json!([r.ref_frames]))
         .await
         .ok()?;
     let chain: Vec<String> = serde_json::from_value(v).ok()?;

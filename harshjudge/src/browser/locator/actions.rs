@@ -10,13 +10,13 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::Locator;
-use super::calls::{PointerOp, element_id, unexpected};
+use super::calls::{PointerOp, unexpected};
+use crate::browser::backend::PageBackend;
 use crate::browser::config::BrowserKind;
 use crate::browser::error::BrowserError;
 use crate::browser::expect::Running;
 use crate::browser::keyboard::{ClickSpec, Modifier, Modifiers, MouseButton};
 use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
-use crate::browser::wire;
 
 impl Locator {
     /// Clicks the element at its centre, once it is visible, stable, enabled and
@@ -175,7 +175,6 @@ impl Locator {
         }
         let now = self
             .page
-            .engine()
             .call(
                 Call {
                     request: Request::Checked {
@@ -309,57 +308,10 @@ impl Locator {
             self.misused(at)?;
             let start = std::time::Instant::now();
             let during = format!("waiting for {} to be attached", self.desc);
-            let setting = format!("setting the files of {}", self.desc);
-            let engine = self.page.engine();
-            // Where the page's calls go over BiDi (routes, Firefox), so do
-            // the files: the element found as a node, `input.setFiles` on it.
-            // A classic command there would wait for a load a route holds.
-            if let Some((bidi, answer)) = engine
-                .call_element_bidi(self.frame.as_ref(), call.clone(), &during)
-                .await
-            {
-                let answer = answer.map_err(|e| e.located(at))?;
-                let v = answer.into_value(&self.desc, "be attached", start.elapsed(), at)?;
-                let (Some(node), Some(context)) = (v["node"].as_str(), v["context"].as_str())
-                else {
-                    return Err(BrowserError::Invalid {
-                        message: format!("{}: no element came back", self.desc),
-                        location: Some(at),
-                    });
-                };
-                return bidi
-                    .set_files(context, node, &paths, &setting)
-                    .await
-                    .map_err(|e| e.located(at));
-            }
-            // Over classic WebDriver: its element reference is what Element
-            // Send Keys takes, in the element's frame (the session is still
-            // there for `then`).
-            let client = self.page.client().clone();
-            let text = paths.join("\n");
-            let answer = engine
-                .call_classic_then(self.frame.as_ref(), call, &during, |answer| async move {
-                    let id = match &answer.result {
-                        Ok(v) => match super::calls::typed(v.clone(), "be attached", at)? {
-                            Acted::Element { element } => element_id(&element),
-                            other => return Err(unexpected(&other, "be attached", at)),
-                        },
-                        // A timeout or the engine's error: told below.
-                        Err(_) => return Ok(answer),
-                    };
-                    let id = id.ok_or_else(|| BrowserError::Invalid {
-                        message: format!("{}: no element reference came back", self.desc),
-                        location: Some(at),
-                    })?;
-                    wire::post(
-                        &client,
-                        format!("element/{id}/value"),
-                        json!({"text": text}),
-                        &setting,
-                    )
-                    .await?;
-                    Ok(answer)
-                })
+            let answer = self
+                .page
+                .backend()
+                .set_input_files(self.frame.as_ref(), call, &paths, &during, &self.desc)
                 .await
                 .map_err(|e| e.located(at))?;
             answer

@@ -5,6 +5,7 @@
 use std::panic::Location;
 use std::time::Duration;
 
+use crate::browser::backend::PageBackend;
 use crate::browser::engine::call_log;
 
 use serde_json::Value;
@@ -44,7 +45,6 @@ impl Locator {
         let during = format!("waiting for {} to {what}", self.desc);
         let answer = self
             .page
-            .engine()
             .call(call, &during)
             .await
             .map_err(|e| e.located(at))?;
@@ -106,7 +106,7 @@ impl Locator {
         let during = format!("waiting for {} to {what}", self.desc);
         let mut earlier: Vec<String> = Vec::new();
         let mut missed = String::new();
-        let engine = self.page.engine();
+        let engine = &self.page;
         for attempt in 1u32.. {
             let call = Call {
                 request: Request::Act {
@@ -173,7 +173,8 @@ impl Locator {
                 timeout: 3000,
             };
             let hit = match engine
-                .call_in(
+                .backend()
+                .call_engine(
                     self.frame.as_ref(),
                     check,
                     &format!("checking that the {} reached {}", op.verb(), self.desc),
@@ -318,12 +319,4 @@ pub(super) fn unexpected(got: &Acted, what: &str, at: &'static Location<'static>
         ),
         location: Some(at),
     }
-}
-
-/// The id of a WebDriver element reference.
-pub(super) fn element_id(v: &Value) -> Option<String> {
-    v.get("element-6066-11e4-a52e-4f735466cecf")
-        .or_else(|| v.get("ELEMENT"))
-        .and_then(|id| id.as_str())
-        .map(str::to_string)
 }

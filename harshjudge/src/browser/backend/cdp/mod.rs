@@ -15,6 +15,7 @@
 //! backend) uses it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub(crate) mod backend;
 pub(crate) mod connection;
 pub(crate) mod context;
 pub(crate) mod dialog;

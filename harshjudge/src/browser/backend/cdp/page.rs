@@ -384,6 +384,19 @@ impl CdpPage {
         &self.target
     }
 
+    /// Its connection, session and frames' contexts (`cdp/backend.rs`).
+    pub(crate) fn parts(&self) -> (&Arc<Connection>, &SessionId, &Contexts) {
+        (&self.connection, &self.session, &self.shared.contexts)
+    }
+
+    /// What [`CdpPage::take_console_network`] would give, left in place.
+    pub(crate) fn peek_console_network(
+        &self,
+        pending: bool,
+    ) -> (Vec<ConsoleEntry>, Vec<NetworkEntry>) {
+        self.shared.log().peek(pending)
+    }
+
     /// The steps of its frames' navigations from now on.
     pub(crate) fn lifecycle(&self) -> broadcast::Receiver<Lifecycle> {
         self.shared.lifecycle.subscribe()

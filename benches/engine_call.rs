@@ -1,0 +1,57 @@
+//! An engine call's round trip through the public API, on local Chromium over
+//! each protocol it can be driven by (`HARSHJUDGE_CHROMIUM_PROTOCOL`): `cdp`
+//! (the DevTools protocol over a pipe) and `webdriver` (chromedriver), side
+//! by side in one run: both pages open on the demo app's `/login`, then
+//! 50 untimed and 300 timed `locator("h1").text_content()` calls on each,
+//! interleaved call by call; median, mean and p90 of each (issue 38's goal:
+//! at most 0.3 ms median on CDP, release build).
+//!
+//! `cargo bench --bench engine_call` (needs Chromium and chromedriver).
+
+use std::time::Instant;
+
+use harshjudge::browser::{BrowserConfig, Browsers, ChromiumProtocol};
+
+const WARM_UP: usize = 50;
+const TIMED: usize = 300;
+
+fn stats(mut ms: Vec<f64>) -> (f64, f64, f64) {
+    ms.sort_by(|a, b| a.total_cmp(b));
+    let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+    (ms[ms.len() / 2], mean, ms[ms.len() * 9 / 10])
+}
+
+fn main() {
+    let base = demo_app::start_in_background().expect("demo app");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let browsers = Browsers::new();
+        let mut config = BrowserConfig::from_env().expect("browser settings");
+        config.webdriver_url = None;
+        let mut pages = Vec::new();
+        for protocol in [ChromiumProtocol::Cdp, ChromiumProtocol::WebDriver] {
+            config.chromium_protocol = protocol;
+            let page = browsers.open_page_with(&config, &base).await.unwrap();
+            page.goto("/login").await.unwrap();
+            pages.push((format!("{protocol:?}"), page, Vec::with_capacity(TIMED)));
+        }
+        for i in 0..WARM_UP + TIMED {
+            for (_, page, times) in &mut pages {
+                let start = Instant::now();
+                let text = page.locator("h1").text_content().await.unwrap();
+                let ms = start.elapsed().as_secs_f64() * 1000.0;
+                assert!(!text.is_empty());
+                if i >= WARM_UP {
+                    times.push(ms);
+                }
+            }
+        }
+        println!("text_content() of h1, {TIMED} calls after {WARM_UP}, interleaved:");
+        for (name, page, times) in pages {
+            let (median, mean, p90) = stats(times);
+            println!("  {name:<10} median {median:.3} ms  mean {mean:.3} ms  p90 {p90:.3} ms");
+            browsers.release(page).await;
+        }
+        browsers.shutdown().await;
+    });
+}

@@ -1,0 +1,545 @@
+//! The CDP backend: [`PageBackend`] over a [`CdpPage`] of a browser context
+//! of its own ([`CdpContext`], disposed when the page is released). The
+//! engine call is the generic one of `backend/walk.rs` over [`Scopes`]: a
+//! scope is a frame id (none: the top document), its document the frame's
+//! default execution context; an iframe element's frame comes from
+//! `DOM.describeNode`.
+//!
+//! Not yet over CDP (each an `Unsupported` error naming the setting):
+//! routes and `wait_for_request`/`wait_for_response`, `on_dialog`,
+//! `wait_for_download`, `wait_for_popup`, `page.cdp`.
+
+use std::future::Future;
+use std::panic::Location;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fantoccini::Client;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::context::CdpContext;
+use super::frames::{self, FrameError};
+use super::page::{CdpPage, NavError, PageError};
+use super::protocol::{
+    CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated,
+};
+use super::screenshot::Area;
+use crate::browser::backend::walk::{self, CallFailure, Returned, Scopes};
+use crate::browser::backend::{AnyPage, History, PageBackend, Shot};
+use crate::browser::config::BrowserKind;
+use crate::browser::cookies::Cookie;
+use crate::browser::dialogs::{Handler, Recorder};
+use crate::browser::engine::{FRAME_OFFSET_JS, decode};
+use crate::browser::error::BrowserError;
+use crate::browser::glob::{Matcher, UrlPattern};
+use crate::browser::logs::{ConsoleEntry, NetworkEntry};
+use crate::browser::protocol::{Answer, Call, FrameScope};
+use crate::browser::routes::Route;
+use crate::browser::session::Live;
+use crate::browser::steplog::Seen;
+use crate::browser::wire::{self, BidiReturns};
+
+/// The document element's markup (no doctype), as WebDriver's Get Page
+/// Source gives it.
+const HTML_JS: &str = "document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(document)";
+
+/// How long `evaluate` and `eval` scripts may run.
+const SCRIPT_LIMIT: Duration = Duration::from_secs(30);
+
+/// What the setting that picks CDP says of a feature it lacks yet.
+fn not_yet(what: &str) -> BrowserError {
+    BrowserError::Unsupported {
+        browser: BrowserKind::Chromium,
+        what: what.to_string(),
+        why: "not yet over the DevTools protocol (HARSHJUDGE_CHROMIUM_PROTOCOL=cdp); run this scenario with HARSHJUDGE_CHROMIUM_PROTOCOL=webdriver (the default)".into(),
+    }
+}
+
+/// A page over the DevTools protocol, in a browser context of its own.
+pub(crate) struct CdpBackend {
+    page: CdpPage,
+    /// Its context, disposed when the page is released.
+    context: CdpContext,
+    viewport: Mutex<Option<(u32, u32)>>,
+    /// Counts it among its owner's open pages.
+    _live: Live,
+}
+
+impl CdpBackend {
+    /// A page of a new context: `page` of `context`, its viewport `viewport`.
+    pub(crate) fn new(
+        page: CdpPage,
+        context: CdpContext,
+        viewport: (u32, u32),
+        live: Live,
+    ) -> CdpBackend {
+        CdpBackend {
+            page,
+            context,
+            viewport: Mutex::new(Some(viewport)),
+            _live: live,
+        }
+    }
+
+    /// Closes the page's context, its pages with it.
+    pub(crate) async fn dispose(&self) {
+        let (connection, _, _) = self.page.parts();
+        let dispose = DisposeBrowserContext {
+            browser_context_id: self.context.id(),
+        };
+        let _ = connection.send(None, &dispose).await;
+    }
+
+    /// `function` called with `args` in `scope` (the top document or a
+    /// frame's default world, waiting until `deadline` for it).
+    async fn call_function(
+        &self,
+        scope: &Option<String>,
+        function: &str,
+        args: &[CallArgument<'_>],
+        by_value: bool,
+        deadline: Instant,
+    ) -> Result<Evaluated, CallFailure> {
+        let (connection, session, contexts) = self.page.parts();
+        let context = match scope {
+            None => None,
+            Some(frame) => Some(
+                contexts
+                    .wait_default_of(frame, deadline)
+                    .await
+                    .map_err(|e| CallFailure::Failed(e.into()))?,
+            ),
+        };
+        let sent = match context {
+            // The top document's main world: no context id to look up.
+            None => {
+                let mut expression = format!("({function})(");
+                for (i, a) in args.iter().enumerate() {
+                    if let CallArgument::Value(v) = a {
+                        if i > 0 {
+                            expression.push(',');
+                        }
+                        expression.push_str(&v.to_string());
+                    }
+                }
+                expression.push(')');
+                let evaluate = Evaluate {
+                    expression: &expression,
+                    await_promise: true,
+                    return_by_value: by_value,
+                    context_id: None,
+                };
+                connection.send(Some(session), &evaluate).await
+            }
+            Some(id) => {
+                let call = CallFunctionOn {
+                    function_declaration: function,
+                    object_id: None,
+                    execution_context_id: Some(id),
+                    arguments: args,
+                    await_promise: true,
+                    return_by_value: by_value,
+                };
+                connection.send(Some(session), &call).await
+            }
+        };
+        match sent {
+            Ok(e) => Ok(e),
+            Err(super::connection::CdpError::Navigated { .. }) => Err(CallFailure::Navigated),
+            Err(e) => Err(CallFailure::Failed(e.into())),
+        }
+    }
+}
+
+impl Scopes for CdpBackend {
+    type Scope = Option<String>;
+    type Element = String;
+
+    fn top(&self) -> Option<String> {
+        None
+    }
+
+    async fn call_in(
+        &self,
+        scope: &Option<String>,
+        request: &str,
+        returns: BidiReturns,
+        wait: Duration,
+    ) -> Result<Returned<String>, CallFailure> {
+        let deadline = Instant::now() + wait;
+        let arg = Value::String(request.to_string());
+        let args = [CallArgument::Value(&arg)];
+        let by_value = returns == BidiReturns::Answer;
+        let mut full = false;
+        loop {
+            let function = wire::bidi_function(full, returns);
+            let evaluated = self
+                .call_function(scope, function, &args, by_value, deadline)
+                .await?;
+            if let Some(e) = &evaluated.exception_details {
+                return Err(CallFailure::Failed(BrowserError::Command {
+                    action: "calling the page's engine".into(),
+                    message: format!("the engine's call threw: {}", e.message()),
+                }));
+            }
+            let result = evaluated.result;
+            if let Some(Value::String(text)) = &result.value {
+                let v: Value = serde_json::from_str(text).map_err(|_| {
+                    CallFailure::Failed(BrowserError::Command {
+                        action: "calling the page's engine".into(),
+                        message: format!("the engine's answer is not JSON text: {text}"),
+                    })
+                })?;
+                // A document made before the engine's registration: once
+                // with the engine's source.
+                if v["missing"] == true && !full {
+                    full = true;
+                    continue;
+                }
+                return Ok(Returned::Answer(v));
+            }
+            return match result.object_id {
+                Some(id) if result.subtype.as_deref() == Some("node") => Ok(Returned::Element(id)),
+                _ => Err(CallFailure::Failed(BrowserError::Command {
+                    action: "calling the page's engine".into(),
+                    message: format!(
+                        "the engine answered a {} where its JSON text was expected",
+                        result.kind
+                    ),
+                })),
+            };
+        }
+    }
+
+    async fn frame_scope(
+        &self,
+        iframe: String,
+        frame: &FrameScope,
+    ) -> Result<Option<String>, CallFailure> {
+        let (connection, session, _) = self.page.parts();
+        match frames::frame_of(connection, session, &iframe).await {
+            Ok(id) => Ok(Some(id)),
+            Err(FrameError::NotAFrame { node_name }) => {
+                Err(CallFailure::Failed(BrowserError::Invalid {
+                    message: format!(
+                        "{} matches an element that is not a frame (an <iframe> or <frame> is needed; it is a <{node_name}>)",
+                        frame.desc
+                    ),
+                    location: None,
+                }))
+            }
+            Err(e) => Err(CallFailure::Failed(e.into())),
+        }
+    }
+
+    async fn frame_offset(&self, scope: &Option<String>) -> Result<(f64, f64), BrowserError> {
+        let function = format!("function () {{ {FRAME_OFFSET_JS} }}");
+        let deadline = Instant::now() + SCRIPT_LIMIT;
+        let evaluated = match self
+            .call_function(scope, &function, &[], true, deadline)
+            .await
+        {
+            Ok(e) => e,
+            Err(CallFailure::Failed(e)) => return Err(e),
+            Err(CallFailure::Navigated) => {
+                return Err(BrowserError::Command {
+                    action: "reading the frame's offset in the page".into(),
+                    message: "the frame navigated".into(),
+                });
+            }
+        };
+        let v = evaluated.result.value.unwrap_or(Value::Null);
+        Ok((v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0)))
+    }
+}
+
+/// A navigation's error as the page API says it.
+fn nav_error(e: NavError) -> BrowserError {
+    match e {
+        NavError::Interrupted { url, by } => BrowserError::NavigationInterrupted {
+            url,
+            by: by.unwrap_or_else(|| "another URL".into()),
+        },
+        e => e.into(),
+    }
+}
+
+/// A page command's error as the page API says it.
+fn page_error(e: PageError) -> BrowserError {
+    e.into()
+}
+
+/// `DOMStorage.enable`.
+#[derive(Serialize)]
+struct DomStorageEnable {}
+impl Command for DomStorageEnable {
+    const METHOD: &'static str = "DOMStorage.enable";
+    type Returns = serde::de::IgnoredAny;
+}
+
+/// `DOMStorage.getDOMStorageItems` of an origin's localStorage.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GetDomStorageItems {
+    storage_id: StorageId,
+}
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StorageId {
+    security_origin: String,
+    is_local_storage: bool,
+}
+#[derive(Deserialize)]
+struct StorageItems {
+    entries: Vec<(String, String)>,
+}
+impl Command for GetDomStorageItems {
+    const METHOD: &'static str = "DOMStorage.getDOMStorageItems";
+    type Returns = StorageItems;
+}
+
+type Logs = (Vec<ConsoleEntry>, Vec<NetworkEntry>);
+
+impl PageBackend for CdpBackend {
+    fn kind(&self) -> BrowserKind {
+        BrowserKind::Chromium
+    }
+    async fn session_id(&self) -> Option<String> {
+        Some(self.page.id().to_string())
+    }
+    fn webdriver(&self) -> Option<&Client> {
+        None
+    }
+    async fn call_engine(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        call: Call,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
+        walk::call(self, frame, call, during).await
+    }
+    async fn set_input_files(
+        &self,
+        frame: Option<&Arc<FrameScope>>,
+        call: Call,
+        files: &[String],
+        during: &str,
+        _desc: &str,
+    ) -> Result<Answer, BrowserError> {
+        let element = match walk::element(self, frame, call, during).await? {
+            Ok(element) => element,
+            Err(answer) => return Ok(answer),
+        };
+        // DevTools takes absolute paths.
+        let files: Vec<String> = files
+            .iter()
+            .map(|f| {
+                std::path::absolute(f)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| f.clone())
+            })
+            .collect();
+        self.page
+            .set_files(&element, &files)
+            .await
+            .map_err(page_error)?;
+        Ok(Answer {
+            result: Ok(json!({})),
+            log: Vec::new(),
+        })
+    }
+    async fn goto(&self, url: &str) -> Result<(), BrowserError> {
+        self.page.navigate(url).await.map_err(nav_error)
+    }
+    async fn reload(&self) -> Result<(), BrowserError> {
+        self.page.reload().await.map_err(nav_error)
+    }
+    async fn go(&self, to: History) -> Result<(), BrowserError> {
+        let went = match to {
+            History::Back => self.page.go_back().await,
+            History::Forward => self.page.go_forward().await,
+        };
+        went.map(drop).map_err(nav_error)
+    }
+    async fn url(&self) -> Result<String, BrowserError> {
+        self.page.url().await.map_err(page_error)
+    }
+    async fn title(&self) -> Result<String, BrowserError> {
+        self.page.title().await.map_err(page_error)
+    }
+    async fn html(&self) -> Result<String, BrowserError> {
+        match self.page.evaluate(HTML_JS).await.map_err(page_error)? {
+            Value::String(s) => Ok(s),
+            other => Ok(other.to_string()),
+        }
+    }
+    async fn evaluate(&self, js: &str, arg: Value) -> Result<Value, BrowserError> {
+        let expression = format!(
+            "(async (__hjArg) => {{ try {{ var f = (\n{js}\n);
+  var v = typeof f === 'function' ? await f(__hjArg) : await f;
+  return {{ok: true, v: v === undefined ? null : v}};
+}} catch (e) {{ return {{ok: false, e: String(e && e.stack || e)}}; }} }})({arg})"
+        );
+        self.page.evaluate(&expression).await.map_err(page_error)
+    }
+    async fn eval(&self, js: &str) -> Result<Value, BrowserError> {
+        let expression = format!(
+            "(async function () {{ const v = await (function () {{\n{js}\n}}).call(this);
+  return v === undefined ? null : v; }})()"
+        );
+        self.page.evaluate(&expression).await.map_err(page_error)
+    }
+    async fn wait_for_function(
+        &self,
+        js: &str,
+        args: Value,
+        _timeout_ms: u64,
+        during: &str,
+    ) -> Result<Answer, BrowserError> {
+        let expression = format!(
+            "(async (__hjArg) => {{\n{}\nvar f = (\n{js}\n); var r;
+try {{ r = await window.__harshjudgeEngine.waitForFunction(__hjArg, f); }}
+catch (e) {{ r = {{ok: false, error: {{kind: 'js', message: String(e && e.message || e)}}, log: []}}; }}
+return JSON.stringify(r); }})({args})",
+            wire::install_source()
+        );
+        let v = self.page.evaluate(&expression).await.map_err(page_error)?;
+        let v = match v {
+            Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
+            other => other,
+        };
+        decode(v, during)
+    }
+    async fn perform(&self, actions: Value, _during: &str) -> Result<(), BrowserError> {
+        self.page.perform(&actions).await.map_err(page_error)
+    }
+    async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
+        self.page.insert_text(text).await.map_err(page_error)
+    }
+    async fn screenshot(&self, shot: Shot<'_>) -> Result<Vec<u8>, BrowserError> {
+        let area = match shot {
+            Shot::Viewport => Area::Viewport,
+            Shot::FullPage => Area::Document,
+            Shot::Clip(c) => Area::Clip(*c),
+        };
+        self.page.screenshot(area).await.map_err(page_error)
+    }
+    async fn set_viewport(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        let set = self.page.set_viewport(width, height).await;
+        *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) =
+            set.is_ok().then_some((width, height));
+        set.map_err(page_error)
+    }
+    fn viewport(&self) -> Option<(u32, u32)> {
+        *self.viewport.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    async fn take_logs(&self) -> Result<Logs, BrowserError> {
+        Ok(self.page.take_console_network())
+    }
+    async fn peek_logs(&self, pending: bool) -> Result<Logs, BrowserError> {
+        // One round trip through the renderer: its events come before the answer.
+        let _ = self.page.evaluate("0").await;
+        Ok(self.page.peek_console_network(pending))
+    }
+    async fn cdp(&self, method: &str, _params: Value) -> Result<Value, BrowserError> {
+        Err(not_yet(&format!("page.cdp({method:?})")))
+    }
+    async fn cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
+        Ok(self.context.cookies().await?)
+    }
+    async fn set_cookies(&self, cookies: &[Cookie], _base_url: &str) -> Result<(), BrowserError> {
+        if cookies.is_empty() {
+            return Ok(());
+        }
+        Ok(self.context.set_cookies(cookies).await?)
+    }
+    async fn store_cookies(&self, cookies: &[Cookie], base_url: &str) -> Result<(), BrowserError> {
+        // An expired cookie set is a cookie deleted (its expiry in the past).
+        let cookies: Vec<Cookie> = cookies
+            .iter()
+            .map(|c| {
+                let mut c = c.clone();
+                if c.expired() {
+                    c.expires = 1.0;
+                }
+                c
+            })
+            .collect();
+        self.set_cookies(&cookies, base_url).await
+    }
+    async fn open_url(&self, url: &str, _during: &str) -> Result<(), BrowserError> {
+        match self.page.navigate(url).await {
+            Ok(()) | Err(NavError::Interrupted { .. }) => Ok(()),
+            Err(e) => Err(nav_error(e)),
+        }
+    }
+    async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
+        let (connection, session, _) = self.page.parts();
+        let _ = connection.send(Some(session), &DomStorageEnable {}).await;
+        let items = GetDomStorageItems {
+            storage_id: StorageId {
+                security_origin: origin.to_string(),
+                is_local_storage: true,
+            },
+        };
+        match connection.send(Some(session), &items).await {
+            Ok(items) => items.entries,
+            Err(_) => Vec::new(),
+        }
+    }
+    async fn route<F, Fut>(
+        &self,
+        _pattern: UrlPattern,
+        _base_url: &str,
+        _handler: F,
+        _at: &'static Location<'static>,
+    ) -> Result<(), BrowserError>
+    where
+        F: Fn(Route) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), BrowserError>> + Send + 'static,
+    {
+        Err(not_yet("page.route"))
+    }
+    async fn unroute(
+        &self,
+        _pattern: &UrlPattern,
+        _at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        Err(not_yet("page.unroute"))
+    }
+    fn network_waiter(
+        &self,
+        _matcher: Matcher,
+        _response: bool,
+        what: &str,
+        _at: &'static Location<'static>,
+    ) -> Result<oneshot::Receiver<Seen>, BrowserError> {
+        Err(not_yet(what))
+    }
+    fn set_dialog_handler(
+        &self,
+        _handler: Arc<Handler>,
+        _at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        Err(not_yet("page.on_dialog"))
+    }
+    fn set_dialog_recorder(&self, _recorder: Arc<Recorder>) {}
+    async fn allow_downloads(&self, _folder: Option<&str>) -> Result<(), BrowserError> {
+        Err(not_yet("page.wait_for_download"))
+    }
+    async fn windows(&self) -> Result<Vec<String>, BrowserError> {
+        Err(not_yet("page.wait_for_popup"))
+    }
+    fn popup(&self, _id: String) -> Result<AnyPage, BrowserError> {
+        Err(not_yet("page.wait_for_popup"))
+    }
+    async fn close(&self) -> Result<(), BrowserError> {
+        Err(BrowserError::Invalid {
+            message: "page.close() closes a popup's page (from wait_for_popup); the scenario's own page closes when the scenario ends".into(),
+            location: None,
+        })
+    }
+}

@@ -1,0 +1,329 @@
+//! A WebDriver page's navigation, reads, screenshots and viewport (moved
+//! from `page.rs`).
+
+use base64::Engine as _;
+use fantoccini::Client;
+use serde_json::{Value, json};
+
+use super::WebDriverPage;
+use crate::browser::backend::{History, Shot};
+use crate::browser::bidi::protocol::Origin;
+use crate::browser::config::BrowserKind;
+use crate::browser::engines;
+use crate::browser::error::{BrowserError, cmd_err};
+use crate::browser::protocol::Clip;
+use crate::browser::wire::{self, cdp};
+
+/// The page's HTML over BiDi, as chromedriver's and geckodriver's Get Page
+/// Source serialise it (the document element's markup, no doctype).
+pub(crate) const HTML_JS: &str = "document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(document)";
+
+pub(super) async fn get_log(client: &Client, kind: &str) -> Result<Value, BrowserError> {
+    wire::post(
+        client,
+        "se/log",
+        json!({"type": kind}),
+        &format!("reading the {kind} log"),
+    )
+    .await
+}
+
+/// Clears cookies, cache and storage, closes extra windows, drains the logs and
+/// leaves the tab on `about:blank`.
+pub(crate) async fn reset(client: &Client) -> Result<(), BrowserError> {
+    let windows = client
+        .windows()
+        .await
+        .map_err(|e| cmd_err("listing windows", e))?;
+    if windows.len() > 1 {
+        let keep = windows[0].clone();
+        for w in windows.into_iter().skip(1) {
+            client
+                .switch_to_window(w)
+                .await
+                .map_err(|e| cmd_err("switching window", e))?;
+            client
+                .close_window()
+                .await
+                .map_err(|e| cmd_err("closing window", e))?;
+        }
+        client
+            .switch_to_window(keep)
+            .await
+            .map_err(|e| cmd_err("switching window", e))?;
+    }
+    if let Ok(url) = client.current_url().await
+        && url.scheme().starts_with("http")
+    {
+        let origin = url.origin().ascii_serialization();
+        cdp(
+            client,
+            "Storage.clearDataForOrigin",
+            json!({"origin": origin, "storageTypes": "all"}),
+        )
+        .await?;
+    }
+    cdp(client, "Network.clearBrowserCookies", json!({})).await?;
+    cdp(client, "Network.clearBrowserCache", json!({})).await?;
+    // Navigate straight (fantoccini's `goto` reads the URL first: one more command).
+    wire::post(
+        client,
+        "url",
+        json!({"url": "about:blank"}),
+        "opening about:blank",
+    )
+    .await?;
+    let _ = get_log(client, "devtools").await;
+    Ok(())
+}
+
+impl WebDriverPage {
+    /// Opens `url`, until it loaded (see `PageBackend::goto`).
+    pub(super) async fn goto(&self, url: &str) -> Result<(), BrowserError> {
+        let during = format!("opening {url}");
+        let routed = self.routed_context();
+        // BiDi's navigate waits for its own navigation's load and fails when
+        // another takes its place; classic Navigate To says neither.
+        let ends_its_own = routed.is_some();
+        let open = async {
+            if let Some((bidi, context)) = routed {
+                if bidi.routes.matches(url) {
+                    self.engine.catch_up().await;
+                }
+                return bidi.navigate(&context, Some(url), &during).await;
+            }
+            self.engine
+                .in_window(wire::post(
+                    &self.client,
+                    "url",
+                    json!({"url": url}),
+                    &during,
+                ))
+                .await
+                .map(|_| ())
+        };
+        match self.engine.bidi_events() {
+            Some((bidi, context)) => {
+                bidi.watch_navigation(&context, url, ends_its_own, open)
+                    .await
+            }
+            None => open.await,
+        }
+    }
+
+    /// Reloads the page.
+    pub(super) async fn reload(&self) -> Result<(), BrowserError> {
+        if let Some((bidi, context)) = self.routed_context() {
+            self.engine.catch_up().await;
+            return bidi.navigate(&context, None, "reloading the page").await;
+        }
+        self.engine
+            .in_window(wire::post(
+                &self.client,
+                "refresh",
+                json!({}),
+                "reloading the page",
+            ))
+            .await
+            .map(|_| ())
+    }
+
+    /// Goes back or forward in history.
+    pub(super) async fn go(&self, to: History) -> Result<(), BrowserError> {
+        let (delta, path, during) = match to {
+            History::Back => (-1, "back", "going back"),
+            History::Forward => (1, "forward", "going forward"),
+        };
+        if let Some((bidi, context)) = self.routed_context() {
+            self.engine.catch_up().await;
+            return bidi.traverse(&context, delta, during).await;
+        }
+        self.engine
+            .in_window(wire::post(&self.client, path, json!({}), during))
+            .await
+            .map(|_| ())
+    }
+
+    /// A DevTools command through chromedriver.
+    pub(super) async fn cdp(&self, command: &str, params: Value) -> Result<Value, BrowserError> {
+        if self.browser != BrowserKind::Chromium {
+            return Err(engines::no_cdp(self.browser, command));
+        }
+        cdp(&self.client, command, params).await
+    }
+
+    /// Sets the viewport to `width`x`height` CSS pixels.
+    pub(super) async fn set_viewport(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        // Over BiDi while the page's calls go that way (with routes, and on
+        // Firefox): chromedriver would hold a CDP command sent while a routed
+        // document loads until that load, which the route's BiDi answer it
+        // holds back would end (`settled` says why).
+        let set = match self.engine.bidi_calls() {
+            // Chromium's mapper answers it once a navigation under way has
+            // its document (a route's answer included).
+            Some((bidi, context)) => {
+                engines::set_viewport(&self.client, Some((&**bidi, &*context)), (width, height))
+                    .await
+            }
+            None if self.browser == BrowserKind::Chromium => cdp(
+                &self.client,
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+            )
+            .await
+            .map(|_| ()),
+            None => engines::set_viewport(&self.client, None, (width, height)).await,
+        };
+        if let Some(s) = self.session.lock().expect("session lock").as_mut() {
+            s.viewport = set.is_ok().then_some((width, height));
+        }
+        set
+    }
+
+    /// The viewport the session was last set to.
+    pub(super) fn viewport(&self) -> Option<(u32, u32)> {
+        self.session
+            .lock()
+            .expect("session lock")
+            .as_ref()
+            .and_then(|s| s.viewport)
+    }
+
+    /// A PNG of `shot`.
+    pub(super) async fn screenshot(&self, shot: Shot<'_>) -> Result<Vec<u8>, BrowserError> {
+        match shot {
+            Shot::Viewport => self.capture_viewport().await,
+            Shot::FullPage => self.capture_full().await,
+            Shot::Clip(b) => self.capture_clip(b).await,
+        }
+    }
+
+    async fn capture_viewport(&self) -> Result<Vec<u8>, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(&context, Origin::Viewport, None, "taking a screenshot")
+                .await;
+        }
+        self.engine
+            .in_window(async {
+                self.client
+                    .screenshot()
+                    .await
+                    .map_err(|e| wire::fail("taking a screenshot", e))
+            })
+            .await
+    }
+
+    /// A PNG of a region of the page (document coordinates).
+    async fn capture_clip(&self, b: &Clip) -> Result<Vec<u8>, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(
+                    &context,
+                    Origin::Document,
+                    Some(engines::box_clip(b)),
+                    "taking a screenshot of part of the page",
+                )
+                .await;
+        }
+        if self.browser != BrowserKind::Chromium {
+            return engines::capture_clip(self.browser, self.bidi().map(|b| &**b), b).await;
+        }
+        let shot = cdp(
+            &self.client,
+            "Page.captureScreenshot",
+            json!({"format": "png", "captureBeyondViewport": true, "clip": {
+                "x": b.x, "y": b.y, "width": b.width, "height": b.height, "scale": 1}}),
+        )
+        .await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap_or_default())
+            .map_err(|e| cmd_err("decoding a screenshot", e))
+    }
+
+    /// A PNG of the whole page.
+    async fn capture_full(&self) -> Result<Vec<u8>, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .capture(
+                    &context,
+                    Origin::Document,
+                    None,
+                    "taking a full-page screenshot",
+                )
+                .await;
+        }
+        let c = &self.client;
+        if self.browser != BrowserKind::Chromium {
+            return engines::capture_full(c, self.bidi().map(|b| &**b)).await;
+        }
+        let metrics = cdp(c, "Page.getLayoutMetrics", json!({})).await?;
+        let size = if metrics["cssContentSize"].is_object() {
+            &metrics["cssContentSize"]
+        } else {
+            &metrics["contentSize"]
+        };
+        let (w, h) = (
+            size["width"].as_f64().unwrap_or(1280.0),
+            size["height"].as_f64().unwrap_or(800.0),
+        );
+        let shot = cdp(
+            c,
+            "Page.captureScreenshot",
+            json!({"format": "png", "captureBeyondViewport": true, "clip": {"x": 0, "y": 0, "width": w, "height": h, "scale": 1}}),
+        )
+        .await?;
+        let data = shot["data"].as_str().unwrap_or_default();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| cmd_err("decoding a full-page screenshot", e))
+    }
+
+    /// The current URL.
+    pub(super) async fn url(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi.url(&context, "reading the URL").await;
+        }
+        self.engine
+            .in_window(async {
+                self.client
+                    .current_url()
+                    .await
+                    .map(|u| u.to_string())
+                    .map_err(|e| wire::fail("reading the URL", e))
+            })
+            .await
+    }
+
+    /// The document's title.
+    pub(super) async fn title(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi
+                .read(&context, "document.title", "reading the title")
+                .await;
+        }
+        self.engine
+            .in_window(async {
+                self.client
+                    .title()
+                    .await
+                    .map_err(|e| wire::fail("reading the title", e))
+            })
+            .await
+    }
+
+    /// The page's HTML as it is now.
+    pub(super) async fn html(&self) -> Result<String, BrowserError> {
+        if let Some((bidi, context)) = self.settled().await {
+            return bidi.read(&context, HTML_JS, "reading the HTML").await;
+        }
+        self.engine
+            .in_window(async {
+                self.client
+                    .source()
+                    .await
+                    .map_err(|e| wire::fail("reading the HTML", e))
+            })
+            .await
+    }
+}
