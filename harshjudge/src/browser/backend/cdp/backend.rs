@@ -437,7 +437,7 @@ return JSON.stringify(r); }})({args})",
         *self.viewport.lock().unwrap_or_else(|p| p.into_inner())
     }
     async fn take_logs(&self) -> Result<Logs, BrowserError> {
-        Ok(self.page.take_console_network())
+        Ok(self.page.take_console_network().await)
     }
     async fn peek_logs(&self, pending: bool) -> Result<Logs, BrowserError> {
         // One round trip through the renderer: its events come before the answer.
