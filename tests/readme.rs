@@ -71,27 +71,24 @@ fn source(block: &Block) -> String {
 }
 
 /// The rlibs of harshjudge and demo_app as the workspace's tests build them
-/// (the nested target other tests share), and their deps folder.
+/// (this test's own build: found fresh), and their deps folder.
 fn externs() -> &'static (Vec<(String, PathBuf)>, PathBuf) {
     static BUILT: OnceLock<(Vec<(String, PathBuf)>, PathBuf)> = OnceLock::new();
     BUILT.get_or_init(build)
 }
 
 fn build() -> (Vec<(String, PathBuf)>, PathBuf) {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(support::workspace())
-        .args([
-            "test",
-            "--no-run",
-            "--quiet",
-            "-p",
-            "harshjudge-workspace",
-            "--lib",
-            "--message-format=json",
-        ])
-        .env("CARGO_TARGET_DIR", support::nested_target())
-        .output()
-        .expect("cargo runs");
+    let out = support::cargo(&[
+        "test",
+        "--no-run",
+        "--quiet",
+        support::WORKSPACE,
+        "--test",
+        "readme",
+        "--message-format=json",
+    ])
+    .output()
+    .expect("cargo runs");
     assert!(
         out.status.success(),
         "building harshjudge failed:\n{}",
