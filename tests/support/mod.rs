@@ -74,8 +74,8 @@ pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)
     Run::from(cmd.output().expect("cargo runs"))
 }
 
-/// Builds test target `test` (once per test binary; `cargo xtask test` has
-/// built every one before the tests run, so this finds it fresh).
+/// Builds test target `test` (once per test binary): the library is there
+/// already from the tests' own build, so only the suite compiles (seconds).
 fn build_once(test: &str) {
     static BUILT: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
     let built = BUILT.get_or_init(Default::default);
