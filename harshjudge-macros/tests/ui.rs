@@ -7,7 +7,7 @@
 //! same target directory), so the library is not compiled a second time, as
 //! trybuild did in a target directory and with flags of its own (195 s of a
 //! 2-core CI run). Regenerate the expected errors with
-//! `HARSHJUDGE_UI=overwrite cargo test -p harshjudge-macros --test ui`, then
+//! `HARSHJUDGE_TEST_UI=overwrite cargo test -p harshjudge-macros --test ui`, then
 //! read them.
 
 use std::path::{Path, PathBuf};
@@ -179,14 +179,14 @@ fn check(case: &str, pass: bool, rlib: &Path, deps: &Path, out_dir: &Path) -> Op
     }
     let got = normalize(&stderr);
     let expected_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(case.replace(".rs", ".stderr"));
-    if std::env::var("HARSHJUDGE_UI").as_deref() == Ok("overwrite") {
+    if std::env::var("HARSHJUDGE_TEST_UI").as_deref() == Ok("overwrite") {
         std::fs::write(&expected_path, &got).unwrap();
         return None;
     }
     let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
     (got != expected).then(|| {
         format!(
-            "{case}: the errors differ from {} (HARSHJUDGE_UI=overwrite rewrites it):\n--- expected\n{expected}--- got\n{got}",
+            "{case}: the errors differ from {} (HARSHJUDGE_TEST_UI=overwrite rewrites it):\n--- expected\n{expected}--- got\n{got}",
             expected_path.display()
         )
     })
