@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+#[path = "../../tests/support/rlibs.rs"]
+mod rlibs;
+
 /// The workspace's root (this crate's parent folder).
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -26,70 +29,6 @@ fn workspace() -> PathBuf {
 fn target_dir() -> PathBuf {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     tmp.parent().unwrap_or(tmp).to_path_buf()
-}
-
-/// The rlib of harshjudge as the workspace's tests build it, and its deps
-/// folder. `--workspace`: the selection `cargo xtask test` builds with (the
-/// features cargo unifies depend on it; another selection would build another
-/// harshjudge).
-fn harshjudge_rlib() -> (PathBuf, PathBuf) {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args([
-            "test",
-            "--no-run",
-            "--quiet",
-            "--workspace",
-            "--test",
-            "ui",
-            "--message-format=json",
-        ])
-        .env("CARGO_TARGET_DIR", target_dir())
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "building harshjudge failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(msg) = harshjudge::serde_json::from_str::<harshjudge::serde_json::Value>(line)
-        else {
-            continue;
-        };
-        if msg["reason"] != "compiler-artifact"
-            || msg["target"]["name"] != "harshjudge"
-            || !msg["target"]["kind"]
-                .as_array()
-                .is_some_and(|k| k.iter().any(|k| k == "lib"))
-        {
-            continue;
-        }
-        let files = msg["filenames"].as_array().cloned().unwrap_or_default();
-        if let Some(rlib) = files
-            .iter()
-            .filter_map(|f| f.as_str())
-            .find(|f| f.ends_with(".rlib"))
-        {
-            let rlib = PathBuf::from(rlib);
-            let deps = rlib.parent().expect("a deps folder").to_path_buf();
-            return (rlib, deps);
-        }
-    }
-    panic!(
-        "no rlib of harshjudge in cargo's messages:\n{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-}
-
-/// The rustc of the toolchain that runs this test (next to its cargo).
-fn rustc() -> PathBuf {
-    let sibling = Path::new(env!("CARGO")).with_file_name("rustc");
-    if sibling.is_file() {
-        sibling
-    } else {
-        PathBuf::from("rustc")
-    }
 }
 
 /// The `.rs` files of `dir` (relative to this crate), sorted.
@@ -133,7 +72,7 @@ fn check(case: &str, pass: bool, rlib: &Path, deps: &Path, out_dir: &Path) -> Op
         .to_string_lossy()
         .into_owned();
     let exe = out_dir.join(&name);
-    let mut cmd = Command::new(rustc());
+    let mut cmd = Command::new(rlibs::rustc());
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["--edition", "2024", "--crate-type", "bin", "--crate-name"])
         .arg(&name)
@@ -194,7 +133,8 @@ fn check(case: &str, pass: bool, rlib: &Path, deps: &Path, out_dir: &Path) -> Op
 
 #[test]
 fn ui() {
-    let (rlib, deps) = harshjudge_rlib();
+    let (libs, deps) = rlibs::rlibs(&workspace(), &target_dir(), "ui", &["harshjudge"]);
+    let rlib = libs[0].1.clone();
     let out_dir = tempfile_dir();
     let mut all: Vec<(String, bool)> = cases("tests/ui/pass")
         .into_iter()

@@ -263,6 +263,17 @@ pub fn mcp_binary() -> PathBuf {
         .clone()
 }
 
+#[path = "rlibs.rs"]
+mod rlibs;
+#[allow(unused_imports)]
+pub use rlibs::rustc;
+
+/// The rlibs of the libraries `names` as test target `test`'s own build made
+/// them, and their deps folder (see tests/support/rlibs.rs).
+pub fn rlibs(test: &str, names: &[&str]) -> (Vec<(String, PathBuf)>, PathBuf) {
+    rlibs::rlibs(&workspace(), &target_dir(), test, names)
+}
+
 #[path = "dashboards.rs"]
 mod dashboards;
 pub use dashboards::dashboards_of;
