@@ -4,6 +4,9 @@
 //! passing, failing with what was received, and inverted with `not`, in real
 //! headless Chromium against the demo app's playground, through the tool.
 
+#[path = "support/rlibs.rs"]
+mod rlibs;
+
 use harshjudge_mcp::{Context, call};
 use serde_json::{Value, json};
 
@@ -252,37 +255,18 @@ fn the_new_assertions_export_to_rust_that_compiles() {
         assert!(source.contains(line), "{line} in:\n{source}");
     }
 
-    // Compile it as a user would: a crate of its own depending on harshjudge.
-    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Compile it as a user's crate depending on harshjudge would be: rustc
+    // against the harshjudge this test's own build made (no second build).
     let krate = tempfile::tempdir().unwrap();
-    std::fs::create_dir(krate.path().join("src")).unwrap();
-    std::fs::write(
-        krate.path().join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"expect-export\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nharshjudge = {{ path = {:?} }}\n\n[workspace]\n",
-            workspace.join("harshjudge")
-        ),
-    )
-    .unwrap();
-    std::fs::copy(
-        workspace.join("Cargo.lock"),
-        krate.path().join("Cargo.lock"),
-    )
-    .unwrap();
-    std::fs::write(krate.path().join("src/new_assertions.rs"), &source).unwrap();
-    std::fs::write(
-        krate.path().join("src/main.rs"),
-        "mod new_assertions;\n\nharshjudge::main!();\n",
-    )
-    .unwrap();
-    let check = std::process::Command::new(env!("CARGO"))
-        .current_dir(krate.path())
-        .args(["check", "--offline", "--quiet", "--message-format", "short"])
-        .env("CARGO_TARGET_DIR", workspace.join("target/nested-export"))
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
+    std::fs::write(krate.path().join("new_assertions.rs"), &source).unwrap();
+    let main_rs = krate.path().join("main.rs");
+    std::fs::write(&main_rs, "mod new_assertions;\n\nharshjudge::main!();\n").unwrap();
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap();
+    let externs = rlibs::rlibs(workspace, target_dir, "mcp_browser_expect", &["harshjudge"]);
+    let check = rlibs::check_bin(&main_rs, &externs);
     assert!(
         check.status.success(),
         "the export does not compile:\n{}\n--- the export:\n{source}",

@@ -4,11 +4,11 @@
 //! install block and its first scenario (`tests/shop.rs`) built against them,
 //! its `--list` compared with the README's.
 //!
-//! The build shares the nested target (`target/nested`, as tests/support's
-//! suites) and the workspace's Cargo.lock, offline: the registry crates are
-//! the ones already downloaded and, with harshjudge-mcp beside harshjudge,
-//! built with the features the workspace's own tests unify, so only the three
-//! packaged crates and the scenario compile here.
+//! The build shares the tests' target directory (`support::target_dir`) and
+//! the workspace's Cargo.lock, offline: the registry crates are the ones
+//! already downloaded and, with harshjudge-mcp beside harshjudge, built with
+//! the features the workspace's own tests unify, so only the three packaged
+//! crates and the scenario compile here.
 
 #[path = "support/markdown.rs"]
 mod markdown;
@@ -23,7 +23,7 @@ fn cargo(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO"))
         .current_dir(dir)
         .args(args)
-        .env("CARGO_TARGET_DIR", support::nested_target())
+        .env("CARGO_TARGET_DIR", support::target_dir())
         .output()
         .expect("cargo runs");
     assert!(
@@ -67,9 +67,9 @@ fn the_packaged_crates_build_the_readme_scenario() {
         args.extend(["-p", c]);
     }
     cargo(&ws, &args);
-    let packaged = support::nested_target().join("package");
+    let packaged = support::target_dir().join("package");
     // A folder of fixed name, so that the next run rebuilds in place.
-    let root = support::nested_target().join("packaged");
+    let root = support::target_dir().join("packaged");
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
     let version = version();

@@ -71,73 +71,10 @@ fn source(block: &Block) -> String {
 }
 
 /// The rlibs of harshjudge and demo_app as the workspace's tests build them
-/// (the nested target other tests share), and their deps folder.
+/// (this test's own build: found fresh), and their deps folder.
 fn externs() -> &'static (Vec<(String, PathBuf)>, PathBuf) {
     static BUILT: OnceLock<(Vec<(String, PathBuf)>, PathBuf)> = OnceLock::new();
-    BUILT.get_or_init(build)
-}
-
-fn build() -> (Vec<(String, PathBuf)>, PathBuf) {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(support::workspace())
-        .args([
-            "test",
-            "--no-run",
-            "--quiet",
-            "-p",
-            "harshjudge-workspace",
-            "--lib",
-            "--message-format=json",
-        ])
-        .env("CARGO_TARGET_DIR", support::nested_target())
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "building harshjudge failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut externs = vec![];
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        // A lib target's name is its crate name (`demo_app`).
-        let name = msg["target"]["name"].as_str().unwrap_or_default();
-        if msg["reason"] != "compiler-artifact" || !["harshjudge", "demo_app"].contains(&name) {
-            continue;
-        }
-        let kinds = msg["target"]["kind"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        if !kinds.iter().any(|k| k == "lib") {
-            continue;
-        }
-        for file in msg["filenames"].as_array().unwrap() {
-            let file = PathBuf::from(file.as_str().unwrap());
-            if file.extension().is_some_and(|e| e == "rlib") {
-                externs.push((name.to_string(), file));
-            }
-        }
-    }
-    assert_eq!(
-        externs.len(),
-        2,
-        "rlibs of harshjudge and demo_app: {externs:?}"
-    );
-    let deps = externs[0].1.parent().unwrap().to_path_buf();
-    (externs, deps)
-}
-
-/// The rustc of the toolchain that runs this test (next to its cargo).
-fn rustc() -> PathBuf {
-    let sibling = Path::new(env!("CARGO")).with_file_name("rustc");
-    if sibling.is_file() {
-        sibling
-    } else {
-        PathBuf::from("rustc")
-    }
+    BUILT.get_or_init(|| support::rlibs("readme", &["harshjudge", "demo_app"]))
 }
 
 /// Type-checks each block (`--emit=metadata`: every error rustc reports
@@ -149,7 +86,7 @@ fn check(blocks: &[Block], dir: &Path) -> Vec<String> {
         .map(|b| {
             let file = format!("README.md-{}.rs", b.fence);
             std::fs::write(dir.join(&file), source(b)).unwrap();
-            let mut cmd = Command::new(rustc());
+            let mut cmd = Command::new(support::rustc());
             cmd.current_dir(dir)
                 .args([
                     "--edition",

@@ -20,7 +20,7 @@ use std::time::Instant;
 use harshjudge::browser::BrowserConfig;
 use page::{js, until};
 use serde_json::Value;
-use support::{Run, nested_target, workspace};
+use support::{Run, WORKSPACE, workspace};
 
 /// This test binary's browsers: its tests share one chromedriver, as a
 /// suite's scenarios do (the harness's run owns one `Browsers`).
@@ -32,14 +32,8 @@ fn browsers() -> &'static harshjudge::browser::Browsers {
 
 /// `cargo {args}` in the workspace, evidence under `hj`.
 fn cargo(args: &[&str], hj: &Path) -> Run {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args(args)
-        .env("CARGO_TARGET_DIR", nested_target())
+    let out = support::cargo(args)
         .env("HARSHJUDGE_DIR", hj)
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("NEXTEST")
-        .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("HARSHJUDGE_JUNIT")
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
@@ -111,8 +105,7 @@ fn one_cargo_test_of_two_targets_writes_one_junit_file_with_both() {
             "test",
             "--quiet",
             "--no-fail-fast",
-            "-p",
-            "harshjudge-workspace",
+            WORKSPACE,
             "--test",
             "targets_api",
             "--test",
@@ -144,14 +137,7 @@ fn one_cargo_test_of_two_targets_writes_one_junit_file_with_both() {
     // A run of the web target alone: its JUnit holds its own scenarios; the
     // HTML report keeps the api target's latest results.
     let r = cargo(
-        &[
-            "test",
-            "--quiet",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            "targets_web",
-        ],
+        &["test", "--quiet", WORKSPACE, "--test", "targets_web"],
         &hj,
     );
     assert_eq!(r.code, 0, "{r:?}");
@@ -178,8 +164,7 @@ fn one_nextest_run_of_two_targets_writes_one_junit_file_with_both() {
         &[
             "nextest",
             "run",
-            "-p",
-            "harshjudge-workspace",
+            WORKSPACE,
             "--test",
             "targets_api",
             "--test",
@@ -193,12 +178,12 @@ fn one_nextest_run_of_two_targets_writes_one_junit_file_with_both() {
     assert_eq!(suites(&v), (BOTH.map(String::from).to_vec(), 5, 1), "{v}");
 }
 
-/// `cargo test -p harshjudge-workspace --test targets_web`, with the feature
+/// `cargo test --workspace --test targets_web`, with the feature
 /// that deletes `web_legacy` from its code or not, then harness arguments.
 fn web(hj: &Path, without_legacy: bool, args: &[&str]) -> Run {
-    let mut a = vec!["test", "--quiet", "-p", "harshjudge-workspace"];
+    let mut a = vec!["test", "--quiet", WORKSPACE];
     if without_legacy {
-        a.extend(["--features", "fixture-without-legacy"]);
+        a.extend(["--features", "harshjudge-workspace/fixture-without-legacy"]);
     }
     a.extend(["--test", "targets_web", "--"]);
     a.extend(args);

@@ -3,7 +3,9 @@
 //! oversized arguments that must not blow up the recording or the replies.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+#[path = "../../tests/support/rlibs.rs"]
+mod rlibs;
 
 use harshjudge_mcp::{Context, call};
 use serde_json::{Value, json};
@@ -129,37 +131,15 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
         "every hostile character is escaped:\n{source}"
     );
 
-    // Compile it as a user would: a crate of its own depending on harshjudge.
+    // Compile it as a user's crate depending on harshjudge would be: rustc
+    // against the harshjudge this test's own build made (no second build).
     let krate = tempfile::tempdir().unwrap();
-    std::fs::create_dir(krate.path().join("src")).unwrap();
-    std::fs::write(
-        krate.path().join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"hostile-export\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nharshjudge = {{ path = {:?} }}\n\n[workspace]\n",
-            workspace().join("harshjudge")
-        ),
-    )
-    .unwrap();
-    // The workspace's lock file: the same dependency versions, built offline.
-    std::fs::copy(
-        workspace().join("Cargo.lock"),
-        krate.path().join("Cargo.lock"),
-    )
-    .unwrap();
-    std::fs::write(krate.path().join("src/hostile.rs"), &source).unwrap();
-    std::fs::write(
-        krate.path().join("src/main.rs"),
-        "mod hostile;\n\nharshjudge::main!();\n",
-    )
-    .unwrap();
-    let check = Command::new(env!("CARGO"))
-        .current_dir(krate.path())
-        .args(["check", "--offline", "--quiet", "--message-format", "short"])
-        .env("CARGO_TARGET_DIR", workspace().join("target/nested-export"))
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
+    std::fs::write(krate.path().join("hostile.rs"), &source).unwrap();
+    let main_rs = krate.path().join("main.rs");
+    std::fs::write(&main_rs, "mod hostile;\n\nharshjudge::main!();\n").unwrap();
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
+    let externs = rlibs::rlibs(&workspace(), target_dir, "hostile", &["harshjudge"]);
+    let check = rlibs::check_bin(&main_rs, &externs);
     let stderr = String::from_utf8_lossy(&check.stderr);
     assert!(
         check.status.success(),

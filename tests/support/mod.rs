@@ -19,59 +19,63 @@ pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A target dir of its own: the outer `cargo test` holds the lock on `target/`.
-pub fn nested_target() -> PathBuf {
-    workspace().join("target").join("nested")
+/// The target directory this test binary was built in (`target/`, or
+/// `CARGO_TARGET_DIR`'s). The fixture suites build there too: a nested cargo
+/// command finds the library already built by the tests' own build and
+/// compiles only the suite. The outer `cargo test` releases its lock on the
+/// directory while the tests run (cargo-nextest has exited by then), and
+/// cargo's lock makes nested builds of parallel test binaries wait for each
+/// other instead of racing.
+pub fn target_dir() -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent().unwrap_or(tmp).to_path_buf()
 }
 
-/// `cargo nextest run -p harshjudge-workspace --test NAME` in the nested
-/// target, evidence written under `hj_dir`; the caller adds its flags, filter
-/// and environment.
-pub fn nextest(test: &str, hj_dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(workspace())
-        .args([
-            "nextest",
-            "run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            test,
-        ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", hj_dir);
-    cmd
-}
+/// The package selection of every nested cargo command: the whole workspace,
+/// as `cargo xtask test` builds the tests. Cargo unifies the features of the
+/// dependencies over the packages selected; with `-p harshjudge-workspace`
+/// alone they differ (rmcp's client, regex-automata's, …), which built the
+/// library and half its dependencies a second time.
+pub const WORKSPACE: &str = "--workspace";
 
-/// `cargo test -p harshjudge-workspace --test NAME` with the given harness args,
-/// evidence written under `hj_dir`.
-pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
-    build_once(test);
+/// `cargo ARGS` for a nested command: in the workspace, into [`target_dir`],
+/// without the variables of the outer run that would change what the inner
+/// one does (nextest's, the suite's base URL and timeouts).
+pub fn cargo(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(workspace())
-        .args([
-            "test",
-            "--quiet",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            test,
-            "--",
-        ])
         .args(args)
-        .env("CARGO_TARGET_DIR", nested_target())
-        .env("HARSHJUDGE_DIR", hj_dir)
+        .env("CARGO_TARGET_DIR", target_dir())
         .env_remove("NEXTEST_RUN_ID")
         .env_remove("NEXTEST")
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("HARSHJUDGE_STEP_TIMEOUT")
         .env_remove("HARSHJUDGE_TIMEOUT");
+    cmd
+}
+
+/// `cargo nextest run --workspace --test NAME` (see [`WORKSPACE`]), evidence
+/// written under `hj_dir`; the caller adds its flags, filter and environment.
+pub fn nextest(test: &str, hj_dir: &Path) -> Command {
+    let mut cmd = cargo(&["nextest", "run", WORKSPACE, "--test", test]);
+    cmd.env("HARSHJUDGE_DIR", hj_dir);
+    cmd
+}
+
+/// `cargo test --workspace --test NAME` (see [`WORKSPACE`]) with the given
+/// harness args, evidence written under `hj_dir`.
+pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
+    build_once(test);
+    let mut cmd = cargo(&["test", "--quiet", WORKSPACE, "--test", test, "--"]);
+    cmd.args(args).env("HARSHJUDGE_DIR", hj_dir);
     for (k, v) in envs {
         cmd.env(k, v);
     }
     Run::from(cmd.output().expect("cargo runs"))
 }
 
+/// Builds test target `test` (once per test binary): the library is there
+/// already from the tests' own build, so only the suite compiles (seconds).
 fn build_once(test: &str) {
     static BUILT: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
     let built = BUILT.get_or_init(Default::default);
@@ -79,18 +83,7 @@ fn build_once(test: &str) {
     if built.iter().any(|t| t == test) {
         return;
     }
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args([
-            "test",
-            "--quiet",
-            "--no-run",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            test,
-        ])
-        .env("CARGO_TARGET_DIR", nested_target())
+    let out = cargo(&["test", "--quiet", "--no-run", WORKSPACE, "--test", test])
         .output()
         .expect("cargo runs");
     assert!(
@@ -189,7 +182,7 @@ pub fn tree(dir: &Path) -> Vec<String> {
     out
 }
 
-/// The path of a test target's binary (built into the nested target dir), to
+/// The path of a test target's binary (built into [`target_dir`]), to
 /// run it directly: a signal sent to it reaches the harness, not cargo.
 pub fn test_binary(test: &str) -> PathBuf {
     static FOUND: OnceLock<std::sync::Mutex<std::collections::HashMap<String, PathBuf>>> =
@@ -199,21 +192,17 @@ pub fn test_binary(test: &str) -> PathBuf {
         return p.clone();
     }
     build_once(test);
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args([
-            "test",
-            "--quiet",
-            "--no-run",
-            "--message-format=json",
-            "-p",
-            "harshjudge-workspace",
-            "--test",
-            test,
-        ])
-        .env("CARGO_TARGET_DIR", nested_target())
-        .output()
-        .expect("cargo runs");
+    let out = cargo(&[
+        "test",
+        "--quiet",
+        "--no-run",
+        "--message-format=json",
+        WORKSPACE,
+        "--test",
+        test,
+    ])
+    .output()
+    .expect("cargo runs");
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -253,23 +242,15 @@ pub fn all_files_parse(dir: &Path) {
     }
 }
 
-/// Builds the `harshjudge-mcp` binary in the nested target dir (the outer
-/// `cargo test` holds the lock on `target/`) and returns its path.
+/// Builds the `harshjudge-mcp` binary and returns its path: built as the
+/// workspace's tests build it (for harshjudge-mcp's own `tests/cli.rs`, into
+/// [`target_dir`]), so that it is there already. A `cargo build` would
+/// unify features without the dev-dependencies and compile the library again.
 pub fn mcp_binary() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let out = Command::new(env!("CARGO"))
-                .current_dir(workspace())
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "harshjudge-mcp",
-                    "--bin",
-                    "harshjudge-mcp",
-                ])
-                .env("CARGO_TARGET_DIR", nested_target())
+            let out = cargo(&["test", "--quiet", "--no-run", WORKSPACE, "--test", "cli"])
                 .output()
                 .expect("cargo runs");
             assert!(
@@ -277,9 +258,20 @@ pub fn mcp_binary() -> PathBuf {
                 "building harshjudge-mcp failed:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            nested_target().join("debug").join("harshjudge-mcp")
+            target_dir().join("debug").join("harshjudge-mcp")
         })
         .clone()
+}
+
+#[path = "rlibs.rs"]
+mod rlibs;
+#[allow(unused_imports)]
+pub use rlibs::rustc;
+
+/// The rlibs of the libraries `names` as test target `test`'s own build made
+/// them, and their deps folder (see tests/support/rlibs.rs).
+pub fn rlibs(test: &str, names: &[&str]) -> (Vec<(String, PathBuf)>, PathBuf) {
+    rlibs::rlibs(&workspace(), &target_dir(), test, names)
 }
 
 #[path = "dashboards.rs"]
