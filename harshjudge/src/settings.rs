@@ -1190,6 +1190,9 @@ mod tests {
             "\"LAYOUT_CHECK_ROOT\"",
             "\"CARGO_HOME\"",
             "\"HOME\"",
+            // A test's own switch: its child process is a participant
+            // (`browser/backend/cdp/shared_tests.rs`).
+            "\"SHARED_CHROMIUM_TEST_PARTICIPANT\"",
         ];
         let mut found = vec![];
         let mut stack = vec![root.join("harshjudge/src"), root.join("harshjudge-mcp/src")];

@@ -391,7 +391,7 @@ async fn participate(folder: &Path) {
 /// ends, no process and no folder of the run is left.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_context() {
-    if let Some(folder) = std::env::var_os(PARTICIPANT) {
+    if let Some(folder) = std::env::var_os("SHARED_CHROMIUM_TEST_PARTICIPANT") {
         return participate(Path::new(&folder)).await;
     }
     let reports = tempfile::tempdir().expect("reports");
