@@ -68,7 +68,8 @@ struct Watch {
 
 impl Watch {
     fn start(root: &Path) -> Watch {
-        let (seen, stop) = (Arc::default(), Arc::new(AtomicBool::new(false)));
+        let seen: Arc<Mutex<BTreeSet<(String, u32)>>> = Arc::default();
+        let stop = Arc::new(AtomicBool::new(false));
         let thread = std::thread::spawn({
             let (seen, stop, root) = (Arc::clone(&seen), Arc::clone(&stop), root.to_path_buf());
             move || {
@@ -201,7 +202,11 @@ fn a_sigkilled_scenario_process_leaves_the_others_passing_and_nothing_behind() {
     }
     let waiting: Vec<u32> = support::started_for(&root)
         .into_iter()
-        .filter(|(_, c)| c.contains(SUITE) && c.contains("c_waits"))
+        .filter(|(_, c)| {
+            let binary = c.split(' ').next().unwrap_or_default();
+            let name = Path::new(binary).file_name().unwrap_or_default();
+            name.to_string_lossy().starts_with(SUITE) && c.contains("c_waits")
+        })
         .map(|(pid, _)| pid)
         .collect();
     assert_eq!(waiting.len(), 1, "the waiting scenario's process");
