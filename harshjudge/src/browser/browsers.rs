@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::backend::cdp::backend::CdpBackend;
 use super::backend::cdp::context::CdpBrowser;
+use super::backend::cdp::shared::SharedChromium;
 use super::backend::{AnyPage, Pick, pick};
 use super::config::{BrowserConfig, BrowserKind};
 use super::driver::{Drivers, Killed};
@@ -52,6 +53,10 @@ pub struct Browsers {
 /// each page a browser context of its own.
 #[derive(Default)]
 struct CdpBrowsers {
+    /// The cargo-nextest run whose one Chromium per launch settings this
+    /// value connects to ([`Browsers::shared_by_run`]), instead of launching
+    /// its own.
+    shared_run: Option<String>,
     /// Each launched browser, with what it was launched for.
     list: Mutex<Vec<CdpEntry>>,
     /// Held while one is looked up or launched: two first pages launch one.
@@ -106,7 +111,13 @@ impl CdpBrowsers {
         if !dead.is_empty() {
             let _ = tokio::task::spawn_blocking(move || drop(dead)).await;
         }
-        let launched = Arc::new(CdpBrowser::launch(config, host.as_deref()).await?);
+        let launched = Arc::new(match &self.shared_run {
+            // A connection of this process's own: closing or dropping it
+            // ends the connection (Chromium disposes its contexts), never
+            // the browser, which the run's watchdog stops.
+            Some(run) => SharedChromium::open(run, config, host.as_deref()).await?,
+            None => CdpBrowser::launch(config, host.as_deref()).await?,
+        });
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
         list.push(CdpEntry {
             config: config.clone(),
@@ -130,7 +141,8 @@ impl CdpBrowsers {
             .collect()
     }
 
-    /// Kills every browser (each that no page is being opened on right now).
+    /// Kills every browser of its own (each that no page is being opened on
+    /// right now); lets go of the connection to a run's shared one.
     async fn close_all(&self) {
         for b in self.take() {
             if let Ok(b) = Arc::try_unwrap(b) {
@@ -166,12 +178,31 @@ impl std::fmt::Debug for Browsers {
 impl Browsers {
     /// No browser yet: the first page starts its driver and browser.
     pub fn new() -> Browsers {
+        Browsers::with_cdp(CdpBrowsers::default())
+    }
+
+    fn with_cdp(cdp: CdpBrowsers) -> Browsers {
         Browsers {
             drivers: Arc::new(Drivers::new()),
             pool: Mutex::new(Vec::new()),
             warm: Mutex::new(None),
-            cdp: Arc::default(),
+            cdp: Arc::new(cdp),
         }
+    }
+
+    /// [`Browsers::new`], its Chromiums spoken to over the DevTools protocol
+    /// shared by every process of cargo-nextest run `run` (one per launch
+    /// settings, started by the first process to need it, stopped when the
+    /// run ends): each page a browser context of this process's own. The
+    /// harness makes it under nextest, where every scenario is a process;
+    /// sessions over WebDriver are this value's own as with
+    /// [`Browsers::new`]. Call it in the process nextest started (the
+    /// browser's watchdog watches this process's parent, nextest's runner).
+    pub(crate) fn shared_by_run(run: String) -> Browsers {
+        Browsers::with_cdp(CdpBrowsers {
+            shared_run: Some(run),
+            ..CdpBrowsers::default()
+        })
     }
 
     /// A page over the DevTools protocol: a new browser context of this

@@ -626,7 +626,13 @@ pub(super) fn execute(
     // A scenario to run opens a page: the driver and the browser start now,
     // while the run gets ready, rather than when it asks for its page.
     // The run's browsers: every scenario's page comes from them.
-    let browsers = Arc::new(crate::browser::Browsers::new());
+    // Under cargo-nextest, every scenario a process: one Chromium per run.
+    let browsers = Arc::new(match crate::process::shared::run_id() {
+        Some(run) if crate::harness::under_nextest() => {
+            crate::browser::Browsers::shared_by_run(run)
+        }
+        _ => crate::browser::Browsers::new(),
+    });
     if let Some((def, _)) = x.plan.work().into_iter().find(|(d, _)| d.opens_page) {
         browsers.warm_up(rt.handle(), def.browser, &x.settings.base_url);
     }
