@@ -543,7 +543,8 @@ impl CdpPage {
 
     /// Waits until the main frame loaded `loader`'s document (none: the
     /// first one it commits; a navigation within the document also ends
-    /// it then); another loader's commit first is [`NavError::Interrupted`].
+    /// it then), or the document that document navigated to on its own;
+    /// another loader's commit first is [`NavError::Interrupted`].
     async fn wait_load(
         &self,
         events: &mut broadcast::Receiver<Lifecycle>,
@@ -553,6 +554,8 @@ impl CdpPage {
         let after = self.options.navigation_timeout;
         let deadline = Instant::now() + after;
         let main = self.main_frame.as_str();
+        // Whether the awaited document committed.
+        let mut committed = false;
         loop {
             let event = match tokio::time::timeout_at(deadline, events.recv()).await {
                 Err(_) => {
@@ -570,7 +573,17 @@ impl CdpPage {
             match event {
                 Lifecycle::Committed {
                     frame, loader: l, ..
-                } if frame == main && loader.is_none() => loader = Some(l),
+                } if frame == main && (loader.is_none() || loader.as_ref() == Some(&l)) => {
+                    loader = Some(l);
+                    committed = true;
+                }
+                // Once its document is there, a navigation of its own (a
+                // script or `<meta refresh>` while it is parsed) is not an
+                // interruption: the load waited for is the new document's
+                // (as Playwright's `goto` waits for the frame's load).
+                Lifecycle::Committed {
+                    frame, loader: l, ..
+                } if frame == main && committed => loader = Some(l),
                 Lifecycle::Committed {
                     frame,
                     loader: l,
