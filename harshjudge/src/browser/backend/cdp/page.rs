@@ -683,9 +683,51 @@ impl CdpPage {
         Ok(())
     }
 
-    /// A PNG of `area` (`cdp/screenshot.rs`).
+    /// A PNG of `area` (`cdp/screenshot.rs`). Chromium never answers a
+    /// capture that a commit of the main frame overtakes (its copy request
+    /// went with the document's widget: a screenshot right after a click
+    /// whose script then navigates): such a capture is asked again of the
+    /// new document (once it has a widget: until then the browser says "Not
+    /// attached to an active page"). One with no answer within
+    /// [`CAPTURE_LIMIT`] is asked once more, then an error.
     pub(crate) async fn screenshot(&self, area: Area) -> Result<Vec<u8>, PageError> {
-        Ok(screenshot::screenshot(&self.connection, &self.session, area).await?)
+        let (mut commits, mut silent) = (0, 0);
+        loop {
+            let mut events = self.lifecycle();
+            let capture = screenshot::screenshot(&self.connection, &self.session, area);
+            let main = self.main_frame.as_str();
+            let overtaken = async {
+                loop {
+                    match events.recv().await {
+                        Ok(Lifecycle::Committed { frame, .. }) if frame == main => return,
+                        Err(broadcast::error::RecvError::Closed) | Ok(Lifecycle::Closed) => {
+                            std::future::pending::<()>().await
+                        }
+                        _ => {}
+                    }
+                }
+            };
+            tokio::select! {
+                shot = capture => match shot {
+                    // Between the commit and the new document's widget.
+                    Err(ScreenshotError::Cdp(CdpError::Protocol { message, .. }))
+                        if message.contains("Not attached to an active page") && commits < 20 =>
+                    {
+                        commits += 1;
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    shot => return Ok(shot?),
+                },
+                () = overtaken, if commits < 20 => commits += 1,
+                () = tokio::time::sleep(CAPTURE_LIMIT) => {
+                    silent += 1;
+                    if silent == 2 {
+                        let waited = CAPTURE_LIMIT * 2;
+                        return Err(ScreenshotError::NoAnswer { waited }.into());
+                    }
+                }
+            }
+        }
     }
 
     /// Sets the viewport to `width`×`height` CSS pixels.
@@ -718,6 +760,10 @@ impl CdpPage {
         self.connection.send(None, &close).await.map(drop)
     }
 }
+
+/// How long a capture may go unanswered, no navigation in between, before
+/// it is asked again (one takes well under a second).
+const CAPTURE_LIMIT: Duration = Duration::from_secs(5);
 
 /// The page's reader task: its session's events into its contexts, its log
 /// and its lifecycle, until the session ends.
