@@ -31,11 +31,12 @@ use super::intercept;
 use super::popups::{PopupWatch, Popups};
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, BrowserContextId, CallArgument,
-    CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, GetFrameTree,
-    GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent, LogEnable, Navigate,
-    NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable, PageEnable, Reload,
-    RequestPaused, RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetDeviceMetricsOverride,
-    SetFileInputFiles, SetFocusEmulationEnabled, SetLifecycleEventsEnabled, TargetId,
+    CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, FrameRequestedNavigation,
+    GetFrameTree, GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent,
+    LogEnable, Navigate, NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable,
+    PageEnable, Reload, RequestPaused, RunIfWaitingForDebugger, RuntimeEnable, SessionId,
+    SetDeviceMetricsOverride, SetFileInputFiles, SetFocusEmulationEnabled,
+    SetLifecycleEventsEnabled, TargetId,
 };
 use super::screenshot::{self, Area, ScreenshotError};
 use crate::browser::dialogs::Dialogs;
@@ -80,6 +81,8 @@ pub(crate) enum Lifecycle {
     },
     /// A navigation within the document (fragment, history API).
     WithinDocument { frame: String, url: String },
+    /// A frame's document asked to navigate (`Page.frameRequestedNavigation`).
+    Requested { frame: String },
     /// The page's session ended (its target closed, the browser went).
     Closed,
 }
@@ -554,8 +557,8 @@ impl CdpPage {
         let after = self.options.navigation_timeout;
         let deadline = Instant::now() + after;
         let main = self.main_frame.as_str();
-        // Whether the awaited document committed.
-        let mut committed = false;
+        // Whether the awaited document committed, and then asked to navigate.
+        let (mut committed, mut sent_on) = (false, false);
         loop {
             let event = match tokio::time::timeout_at(deadline, events.recv()).await {
                 Err(_) => {
@@ -577,13 +580,20 @@ impl CdpPage {
                     loader = Some(l);
                     committed = true;
                 }
-                // Once its document is there, a navigation of its own (a
-                // script or `<meta refresh>` while it is parsed) is not an
-                // interruption: the load waited for is the new document's
-                // (as Playwright's `goto` waits for the frame's load).
+                Lifecycle::Requested { frame } if frame == main && committed => {
+                    sent_on = true;
+                }
+                // Once its document is there, a navigation that document
+                // asked for (a script or `<meta refresh>` while it is
+                // parsed) is not an interruption: the load waited for is
+                // the new document's (as Playwright's `goto` waits for the
+                // frame's load). One asked for before it is.
                 Lifecycle::Committed {
                     frame, loader: l, ..
-                } if frame == main && committed => loader = Some(l),
+                } if frame == main && sent_on => {
+                    loader = Some(l);
+                    sent_on = false;
+                }
                 Lifecycle::Committed {
                     frame,
                     loader: l,
@@ -812,6 +822,9 @@ fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
             loader: frame.loader_id,
             url: frame.url,
         });
+    }
+    if let Some(Ok(e)) = event.parse::<FrameRequestedNavigation>() {
+        return Some(Lifecycle::Requested { frame: e.frame_id });
     }
     if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
         return Some(Lifecycle::WithinDocument {
