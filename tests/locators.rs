@@ -1026,6 +1026,21 @@ async fn a_chromium_page_over_the_devtools_protocol() {
         .await
         .unwrap();
     assert_eq!(status, 404, "the app's own answer once unrouted");
+    // The DevTools escape hatch: a command as it is, its answer as JSON.
+    let three = page
+        .cdp(
+            "Runtime.evaluate",
+            harshjudge::serde_json::json!({"expression": "1 + 2", "returnByValue": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(three["result"]["value"], 3, "{three}");
+    let e = page
+        .cdp("Nope.nothing", harshjudge::serde_json::json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Nope.nothing"), "{e}");
     browsers().release(page).await;
 }
 

@@ -8,7 +8,8 @@
 //! Routes are the page's (`fetch.rs`), request and response waits its step
 //! log's, dialogs its own (`dialog.rs`); downloads are watched per context
 //! (`downloads.rs`); a popup is a page of the same context (`popups.rs`),
-//! closed by `close` and otherwise with its opener's context.
+//! closed by `close` and otherwise with its opener's context; `page.cdp`
+//! sends its command as it is (`Connection::send_raw`).
 
 use std::future::Future;
 use std::panic::Location;
@@ -51,15 +52,6 @@ const HTML_JS: &str = "document.documentElement ? document.documentElement.outer
 
 /// How long `evaluate` and `eval` scripts may run.
 const SCRIPT_LIMIT: Duration = Duration::from_secs(30);
-
-/// What the setting that picks CDP says of a feature it lacks yet.
-fn not_yet(what: &str) -> BrowserError {
-    BrowserError::Unsupported {
-        browser: BrowserKind::Chromium,
-        what: what.to_string(),
-        why: "not yet over the DevTools protocol (HARSHJUDGE_CHROMIUM_PROTOCOL=cdp); run this scenario with HARSHJUDGE_CHROMIUM_PROTOCOL=webdriver (the default)".into(),
-    }
-}
 
 /// A page over the DevTools protocol, in a browser context of its own.
 pub(crate) struct CdpBackend {
@@ -461,8 +453,15 @@ return JSON.stringify(r); }})({args})",
         let _ = self.page.evaluate("0").await;
         Ok(self.page.peek_console_network(pending))
     }
-    async fn cdp(&self, method: &str, _params: Value) -> Result<Value, BrowserError> {
-        Err(not_yet(&format!("page.cdp({method:?})")))
+    async fn cdp(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
+        let (connection, session, _) = self.page.parts();
+        connection
+            .send_raw(Some(session), method, &params)
+            .await
+            .map_err(|e| BrowserError::Command {
+                action: format!("page.cdp({method:?})"),
+                message: e.to_string(),
+            })
     }
     async fn cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
         Ok(self.context.cookies().await?)
