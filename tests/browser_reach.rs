@@ -403,6 +403,87 @@ fn a_download_leaves_no_console_error_whichever_event_comes_first() {
     });
 }
 
+/// Over the DevTools protocol (issue 38 step 9): an alert dismissed without
+/// a handler, `on_dialog` accepting, answering and dismissing; popups of
+/// `window.open` and a `target=_blank` link read and closed (the main page
+/// refuses `close`), none within a short wait naming the popup; downloads
+/// saved with their name and content, three in a row.
+#[test]
+fn dialogs_popups_and_downloads_over_the_devtools_protocol() {
+    let base = serve();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let page = browsers()
+            .open_page_with(&engine_support::chromium_cdp(), &base)
+            .await
+            .expect("a CDP page");
+        assert!(page.client().is_none(), "no WebDriver session");
+        page.goto("/dialogs").await.unwrap();
+        let out = page.locator("#out");
+        page.locator("#alert").click().await.unwrap();
+        expect(&out).to_have_text("alert closed").await.unwrap();
+        page.on_dialog(|d| d.accept(None)).unwrap();
+        page.locator("#confirm").click().await.unwrap();
+        expect(&out).to_have_text("confirm true").await.unwrap();
+        page.on_dialog(|d| d.accept(Some("Ada"))).unwrap();
+        page.locator("#prompt").click().await.unwrap();
+        expect(&out).to_have_text("prompt Ada").await.unwrap();
+        page.on_dialog(|d| d.dismiss()).unwrap();
+        page.locator("#confirm").click().await.unwrap();
+        expect(&out).to_have_text("confirm false").await.unwrap();
+
+        page.goto("/popup").await.unwrap();
+        let popup = page
+            .wait_for_popup(page.locator("#open").click())
+            .await
+            .expect("the window.open popup");
+        expect(&popup.locator("#via"))
+            .to_have_text("?via=open")
+            .await
+            .unwrap();
+        assert!(popup.url().await.unwrap().ends_with("/child?via=open"));
+        let linked = page
+            .wait_for_popup(page.locator("#blank").click())
+            .await
+            .expect("the target=_blank popup");
+        expect(&linked.locator("#via"))
+            .to_have_text("?via=link")
+            .await
+            .unwrap();
+        assert_eq!(linked.title().await.unwrap(), "child");
+        expect(&page.locator("h1"))
+            .to_have_text("Opener")
+            .await
+            .unwrap();
+        popup.close().await.unwrap();
+        linked.close().await.unwrap();
+        assert!(matches!(
+            page.close().await,
+            Err(BrowserError::Invalid { .. })
+        ));
+        assert_eq!(page.title().await.unwrap(), "opener");
+        let none = page
+            .with_timeout(Duration::from_millis(300))
+            .wait_for_popup(async { Ok(()) })
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(none.contains("popup"), "{none}");
+
+        for _ in 0..3 {
+            page.goto("/download").await.unwrap();
+            let file = page
+                .wait_for_download(page.locator("#get").click())
+                .await
+                .expect("a download over CDP");
+            assert_eq!(file.suggested_filename(), "report.csv");
+            assert_eq!(file.bytes().unwrap(), CSV.as_bytes());
+        }
+        expect(&page).to_have_title("download").await.unwrap();
+        browsers().release(page).await;
+    });
+}
+
 /// On Firefox: `on_dialog` answers a confirm and a prompt (geckodriver's
 /// default prompt behaviour dismissed each one before the handler's answer
 /// arrived), and `wait_for_download` saves the file through BiDi's

@@ -975,8 +975,7 @@ async fn the_suites_expect_timeout_and_a_calls_own() {
 }
 
 /// A Chromium page over the DevTools protocol: the same locators, actions,
-/// frames and assertions as over WebDriver, no fantoccini client, and what
-/// it lacks yet refused by name.
+/// frames, assertions and routes as over WebDriver, no fantoccini client.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chromium_page_over_the_devtools_protocol() {
     let base = demo_app::start_in_background().expect("demo app");
@@ -1001,14 +1000,82 @@ async fn a_chromium_page_over_the_devtools_protocol() {
         page.evaluate::<i64, _>("(n) => n * 2", 21).await.unwrap(),
         42
     );
-    let e = page
-        .route("**/api/*", |r| async move { r.abort().await })
+    // Routes and the network waits (issue 38 step 9): a fetch fulfilled by
+    // the route, seen by both waits; none after `unroute`.
+    page.route("**/stubbed", |r| async move {
+        r.fulfill(
+            harshjudge::Response::new()
+                .status(200)
+                .json(&["from the route"]),
+        )
         .await
-        .unwrap_err();
-    assert!(
-        matches!(&e, BrowserError::Unsupported { .. })
-            && e.to_string().contains("HARSHJUDGE_CHROMIUM_PROTOCOL"),
-        "{e}"
+    })
+    .await
+    .unwrap();
+    let (request, response, body) = tokio::join!(
+        page.wait_for_request("**/stubbed"),
+        page.wait_for_response("**/stubbed"),
+        page.evaluate::<String, _>("() => fetch('/stubbed').then(r => r.text())", ()),
     );
+    assert!(request.unwrap().url().ends_with("/stubbed"));
+    assert_eq!(response.unwrap().status(), 200);
+    assert_eq!(body.unwrap(), r#"["from the route"]"#);
+    page.unroute("**/stubbed").await.unwrap();
+    let status: i64 = page
+        .evaluate("() => fetch('/stubbed').then(r => r.status)", ())
+        .await
+        .unwrap();
+    assert_eq!(status, 404, "the app's own answer once unrouted");
+    // The DevTools escape hatch: a command as it is, its answer as JSON.
+    let three = page
+        .cdp(
+            "Runtime.evaluate",
+            harshjudge::serde_json::json!({"expression": "1 + 2", "returnByValue": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(three["result"]["value"], 3, "{three}");
+    let e = page
+        .cdp("Nope.nothing", harshjudge::serde_json::json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Nope.nothing"), "{e}");
+    browsers().release(page).await;
+}
+
+/// Over the DevTools protocol, a screenshot right after a click that makes
+/// the page navigate answers (the demo's `web_login` "Sign in" step, whose
+/// evidence screenshot never answered, hit its 5-minute limit): 20 rounds,
+/// each click and screenshot within 10 s.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_screenshot_right_after_a_click_that_navigates_answers_over_cdp() {
+    let base = demo_app::start_in_background().expect("demo app");
+    let page = browsers()
+        .open_page_with(&engines::chromium_cdp(), &base)
+        .await
+        .expect("a CDP page");
+    for round in 0..20 {
+        page.goto("/login").await.unwrap();
+        page.get_by_label("Email")
+            .fill("ada@example.com")
+            .await
+            .unwrap();
+        page.get_by_label("Password").fill("secret").await.unwrap();
+        let start = std::time::Instant::now();
+        let shot = tokio::time::timeout(Duration::from_secs(10), async {
+            page.get_by_role("button").name("Sign in").click().await?;
+            page.screenshot().await
+        })
+        .await
+        .unwrap_or_else(|_| panic!("round {round}: no screenshot within 10 s"))
+        .unwrap();
+        assert_eq!(&shot[..8], b"\x89PNG\r\n\x1a\n", "round {round}: a PNG");
+        eprintln!("round {round}: {} ms", start.elapsed().as_millis());
+        expect(&page)
+            .to_have_url(Regex::new("/dashboard").unwrap())
+            .await
+            .unwrap();
+    }
     browsers().release(page).await;
 }

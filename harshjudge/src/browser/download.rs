@@ -1,6 +1,8 @@
 //! Downloads: [`Page::wait_for_download`] points the browser's downloads at
-//! a fresh folder of this process (CDP `Browser.setDownloadBehavior` through
-//! chromedriver), runs the action, waits for the file to be complete, checks
+//! a fresh folder of this process (the backend's `watch_downloads`: over CDP
+//! `Browser.setDownloadBehavior` of the page's context and its download
+//! events, over WebDriver chromedriver's CDP passthrough or BiDi and the
+//! folder polled), runs the action, waits for the file to be complete, checks
 //! its name and size, and saves it as evidence of the step
 //! (`download-N-<name>.<ext>`, type `download`). The folder goes with the
 //! [`Download`]; the browser is set back to its default afterwards.
@@ -12,7 +14,6 @@
 use std::future::Future;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use super::backend::PageBackend;
 use super::error::BrowserError;
@@ -151,17 +152,18 @@ impl Page {
                 .prefix("harshjudge-download-")
                 .tempdir()
                 .map_err(|e| invalid(format!("making a folder for the download: {e}")))?;
-            let dir = folder.path().display().to_string();
-            self.backend()
-                .allow_downloads(Some(&dir))
+            let mut arm = self
+                .backend()
+                .watch_downloads(folder.path())
                 .await
                 .map_err(|e| e.located(at))?;
             let acted = action.await.map_err(|e| e.located(at));
             let found = match acted {
-                Ok(_) => wait_for_file(folder.path(), self.wait()).await,
+                Ok(_) => arm.next(self.wait()).await,
                 Err(e) => Err(e),
             };
-            let _ = self.backend().allow_downloads(None).await;
+            drop(arm);
+            self.backend().end_downloads().await;
             let (name, path) = found.map_err(|e| e.located(at))?;
             check_file_name(&name)
                 .map_err(|why| invalid(format!("the browser named the download {why}")))?;
@@ -196,53 +198,6 @@ impl Page {
                 _folder: folder,
             })
         }
-    }
-}
-
-/// Waits for one complete file in `folder` (no `.crdownload` left, its size
-/// the same twice); its name and path.
-async fn wait_for_file(folder: &Path, wait: Duration) -> Result<(String, PathBuf), BrowserError> {
-    let start = Instant::now();
-    let mut last: Option<(String, u64)> = None;
-    loop {
-        let mut partial = false;
-        let mut complete = None;
-        if let Ok(entries) = std::fs::read_dir(folder) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                // Chromium's partial files, and Firefox's (`name.part`, beside
-                // an empty `name` that it fills when done).
-                if name.ends_with(".crdownload")
-                    || name.starts_with(".com.google.Chrome")
-                    || name.ends_with(".part")
-                {
-                    partial = true;
-                } else if let Ok(m) = e.metadata() {
-                    complete = Some((name, m.len()));
-                }
-            }
-        }
-        if !partial && let Some((name, len)) = complete {
-            if last.as_ref() == Some(&(name.clone(), len)) {
-                let path = folder.join(&name);
-                return Ok((name, path));
-            }
-            last = Some((name, len));
-        }
-        if start.elapsed() >= wait {
-            return Err(BrowserError::Timeout {
-                locator: "page.wait_for_download(…)".into(),
-                expected: "download a file".into(),
-                found: if partial {
-                    "a download still in progress".into()
-                } else {
-                    "no download started".into()
-                },
-                waited: start.elapsed(),
-                location: None,
-            });
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

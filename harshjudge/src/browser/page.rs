@@ -263,7 +263,8 @@ impl Page {
     }
 
     /// Runs a Chrome DevTools Protocol command (`"Emulation.setTimezoneOverride"`,
-    /// …) through chromedriver, for anything the page API lacks.
+    /// …) on the page's target (through chromedriver, or directly with
+    /// `HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`), for anything the page API lacks.
     pub async fn cdp(&self, command: &str, params: Value) -> Result<Value, BrowserError> {
         self.backend().cdp(command, params).await
     }

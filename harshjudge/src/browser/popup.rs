@@ -1,7 +1,8 @@
 //! Popups: [`Page::wait_for_popup`] runs an action and returns the window it
-//! opened (`window.open`, a `target=_blank` link) as a [`Page`] of the same
-//! session, whose calls switch to that window and back ([`super::engine`]'s
-//! switching lock). The popup's URL and a screenshot of it, once loaded, are
+//! opened (`window.open`, a `target=_blank` link) as a [`Page`]: the backend
+//! arms a watch before the action (`PageBackend::watch_popups`: over CDP the
+//! popup targets the browser attaches, over WebDriver the session's window
+//! handles, whose popup page switches to its window and back). The popup's URL and a screenshot of it, once loaded, are
 //! evidence of the step (`popup-N.json`, `popup-N.png`).
 
 use std::future::Future;
@@ -32,34 +33,22 @@ impl Page {
     {
         let at = Location::caller();
         async move {
-            let before = self.window_handles().await.map_err(|e| e.located(at))?;
+            let mut arm = self
+                .backend()
+                .watch_popups()
+                .await
+                .map_err(|e| e.located(at))?;
             action.await.map_err(|e| e.located(at))?;
             let start = Instant::now();
-            let handle = loop {
-                let now = self.window_handles().await.map_err(|e| e.located(at))?;
-                if let Some(new) = now.into_iter().find(|h| !before.contains(h)) {
-                    break new;
-                }
-                if start.elapsed() >= self.wait() {
-                    return Err(BrowserError::Timeout {
-                        locator: "page.wait_for_popup(…)".into(),
-                        expected: "open a popup window (window.open, a target=_blank link)".into(),
-                        found: format!("no new window; the session has {} window(s)", before.len()),
-                        waited: start.elapsed(),
-                        location: Some(at),
-                    });
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            };
-            let popup = self.popup_page(self.backend().popup(handle).map_err(|e| e.located(at))?);
+            let opened = self
+                .backend()
+                .next_popup(&mut arm, self.wait())
+                .await
+                .map_err(|e| e.located(at))?;
+            let popup = self.popup_page(opened);
             popup.record_popup(start).await;
             Ok(popup)
         }
-    }
-
-    /// The ids of the page's windows.
-    async fn window_handles(&self) -> Result<Vec<String>, BrowserError> {
-        self.backend().windows().await
     }
 
     /// Waits (within the page's limit) for the popup to load, then attaches

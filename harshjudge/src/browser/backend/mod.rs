@@ -17,13 +17,18 @@ pub(crate) mod webdriver;
 
 use std::future::Future;
 use std::panic::Location;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use fantoccini::Client;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use self::cdp::backend::CdpBackend;
+use self::cdp::downloads::{DownloadError, DownloadState, DownloadWatch};
+use self::cdp::page::CdpPage;
+use self::cdp::popups::PopupWatch;
 use self::webdriver::WebDriverPage;
 use super::config::{BrowserConfig, BrowserKind, ChromiumProtocol};
 use super::cookies::Cookie;
@@ -250,17 +255,94 @@ pub(crate) trait PageBackend: Send + Sync {
         at: &'static Location<'static>,
     ) -> Result<(), BrowserError>;
     fn set_dialog_recorder(&self, recorder: Arc<Recorder>);
-    /// Downloads saved into `folder` (none: the browser's default again).
-    fn allow_downloads(
+    /// Saves the page's downloads into `folder` and watches them from now
+    /// on (armed before the action that downloads).
+    fn watch_downloads(
         &self,
-        folder: Option<&str>,
-    ) -> impl Future<Output = Result<(), BrowserError>> + Send;
-    /// The ids of the page's windows (for popups).
-    fn windows(&self) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send;
-    /// The page of the popup window `id`.
-    fn popup(&self, id: String) -> Result<AnyPage, BrowserError>;
-    /// Closes a popup's window.
+        folder: &Path,
+    ) -> impl Future<Output = Result<DownloadArm, BrowserError>> + Send;
+    /// The browser's default download behaviour again.
+    fn end_downloads(&self) -> impl Future<Output = ()> + Send;
+    /// A watch of the popups the page opens, armed before the action that
+    /// opens one.
+    fn watch_popups(&self) -> impl Future<Output = Result<PopupArm, BrowserError>> + Send;
+    /// The page of the next popup `arm` sees, within `wait`.
+    fn next_popup(
+        &self,
+        arm: &mut PopupArm,
+        wait: Duration,
+    ) -> impl Future<Output = Result<AnyPage, BrowserError>> + Send;
+    /// Closes a popup's page.
     fn close(&self) -> impl Future<Output = Result<(), BrowserError>> + Send;
+}
+
+/// A watch of a page's downloads (`PageBackend::watch_downloads`).
+#[derive(Debug)]
+pub(crate) enum DownloadArm {
+    /// WebDriver: the folder, polled until one complete file is in it.
+    Folder(PathBuf),
+    /// CDP: the context's downloads as the browser tells them.
+    Cdp(DownloadWatch),
+}
+
+impl DownloadArm {
+    /// The next download, complete, within `wait`: the name the browser
+    /// gave it and where it is.
+    pub(crate) async fn next(&mut self, wait: Duration) -> Result<(String, PathBuf), BrowserError> {
+        match self {
+            DownloadArm::Folder(folder) => webdriver::wait_for_file(folder, wait).await,
+            DownloadArm::Cdp(watch) => {
+                let d = watch.next(wait).await.map_err(|e| match e {
+                    DownloadError::Timeout { waited } => BrowserError::Timeout {
+                        locator: "page.wait_for_download(…)".into(),
+                        expected: "download a file".into(),
+                        found: "no download ended".into(),
+                        waited,
+                        location: None,
+                    },
+                    e => e.into(),
+                })?;
+                match d.state {
+                    DownloadState::Completed => Ok((d.suggested_filename, d.path)),
+                    DownloadState::Canceled => Err(BrowserError::Command {
+                        action: "waiting for a download".into(),
+                        message: format!(
+                            "the download of {} ({:?}) was canceled",
+                            d.url, d.suggested_filename
+                        ),
+                    }),
+                }
+            }
+        }
+    }
+}
+
+/// A watch of a page's popups (`PageBackend::watch_popups`).
+#[derive(Debug)]
+pub(crate) enum PopupArm {
+    /// WebDriver: the session's windows before the action.
+    Windows(Vec<String>),
+    /// CDP: the popups the browser attaches, opened by the page.
+    Cdp(PopupWatch<CdpPage>),
+}
+
+/// No popup within the wait: `found` says what there was.
+pub(crate) fn no_popup(found: String, waited: Duration) -> BrowserError {
+    BrowserError::Timeout {
+        locator: "page.wait_for_popup(…)".into(),
+        expected: "open a popup window (window.open, a target=_blank link)".into(),
+        found,
+        waited,
+        location: None,
+    }
+}
+
+/// A popup arm of another backend (a bug).
+pub(crate) fn foreign_arm() -> BrowserError {
+    BrowserError::Command {
+        action: "waiting for a popup".into(),
+        message: "the popup watch was armed by another kind of page".into(),
+    }
 }
 
 /// Every backend, by delegation. Held once per page behind `Page`'s `Arc`,
@@ -422,14 +504,21 @@ impl PageBackend for AnyPage {
     fn set_dialog_recorder(&self, recorder: Arc<Recorder>) {
         delegate!(self, b => b.set_dialog_recorder(recorder))
     }
-    async fn allow_downloads(&self, folder: Option<&str>) -> Result<(), BrowserError> {
-        delegate!(self, b => b.allow_downloads(folder).await)
+    async fn watch_downloads(&self, folder: &Path) -> Result<DownloadArm, BrowserError> {
+        delegate!(self, b => b.watch_downloads(folder).await)
     }
-    async fn windows(&self) -> Result<Vec<String>, BrowserError> {
-        delegate!(self, b => b.windows().await)
+    async fn end_downloads(&self) {
+        delegate!(self, b => b.end_downloads().await)
     }
-    fn popup(&self, id: String) -> Result<AnyPage, BrowserError> {
-        delegate!(self, b => b.popup(id))
+    async fn watch_popups(&self) -> Result<PopupArm, BrowserError> {
+        delegate!(self, b => b.watch_popups().await)
+    }
+    async fn next_popup(
+        &self,
+        arm: &mut PopupArm,
+        wait: Duration,
+    ) -> Result<AnyPage, BrowserError> {
+        delegate!(self, b => b.next_popup(arm, wait).await)
     }
     async fn close(&self) -> Result<(), BrowserError> {
         delegate!(self, b => b.close().await)

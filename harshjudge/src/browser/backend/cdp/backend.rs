@@ -5,12 +5,15 @@
 //! default execution context; an iframe element's frame comes from
 //! `DOM.describeNode`.
 //!
-//! Not yet over CDP (each an `Unsupported` error naming the setting):
-//! routes and `wait_for_request`/`wait_for_response`, `on_dialog`,
-//! `wait_for_download`, `wait_for_popup`, `page.cdp`.
+//! Routes are the page's (`fetch.rs`), request and response waits its step
+//! log's, dialogs its own (`dialog.rs`); downloads are watched per context
+//! (`downloads.rs`); a popup is a page of the same context (`popups.rs`),
+//! closed by `close` and otherwise with its opener's context; `page.cdp`
+//! sends its command as it is (`Connection::send_raw`).
 
 use std::future::Future;
 use std::panic::Location;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,12 +26,13 @@ use tokio::time::Instant;
 use super::context::CdpContext;
 use super::frames::{self, FrameError};
 use super::page::{CdpPage, NavError, PageError};
+use super::popups::PopupError;
 use super::protocol::{
     CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated,
 };
 use super::screenshot::Area;
 use crate::browser::backend::walk::{self, CallFailure, Returned, Scopes};
-use crate::browser::backend::{AnyPage, History, PageBackend, Shot};
+use crate::browser::backend::{self, AnyPage, DownloadArm, History, PageBackend, PopupArm, Shot};
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
@@ -49,23 +53,16 @@ const HTML_JS: &str = "document.documentElement ? document.documentElement.outer
 /// How long `evaluate` and `eval` scripts may run.
 const SCRIPT_LIMIT: Duration = Duration::from_secs(30);
 
-/// What the setting that picks CDP says of a feature it lacks yet.
-fn not_yet(what: &str) -> BrowserError {
-    BrowserError::Unsupported {
-        browser: BrowserKind::Chromium,
-        what: what.to_string(),
-        why: "not yet over the DevTools protocol (HARSHJUDGE_CHROMIUM_PROTOCOL=cdp); run this scenario with HARSHJUDGE_CHROMIUM_PROTOCOL=webdriver (the default)".into(),
-    }
-}
-
 /// A page over the DevTools protocol, in a browser context of its own.
 pub(crate) struct CdpBackend {
     page: CdpPage,
-    /// Its context, disposed when the page is released.
-    context: CdpContext,
+    /// Its context, disposed when the (opener) page is released.
+    context: Arc<CdpContext>,
+    /// A popup of another page of the context.
+    popup: bool,
     viewport: Mutex<Option<(u32, u32)>>,
-    /// Counts it among its owner's open pages.
-    _live: Live,
+    /// Counts it among its owner's open pages (a popup: its opener does).
+    _live: Option<Live>,
 }
 
 impl CdpBackend {
@@ -78,9 +75,21 @@ impl CdpBackend {
     ) -> CdpBackend {
         CdpBackend {
             page,
-            context,
+            context: Arc::new(context),
+            popup: false,
             viewport: Mutex::new(Some(viewport)),
-            _live: live,
+            _live: Some(live),
+        }
+    }
+
+    /// The backend of a popup this page opened (same context).
+    fn popup_of(&self, page: CdpPage) -> CdpBackend {
+        CdpBackend {
+            page,
+            context: self.context.clone(),
+            popup: true,
+            viewport: Mutex::new(None),
+            _live: None,
         }
     }
 
@@ -444,8 +453,15 @@ return JSON.stringify(r); }})({args})",
         let _ = self.page.evaluate("0").await;
         Ok(self.page.peek_console_network(pending))
     }
-    async fn cdp(&self, method: &str, _params: Value) -> Result<Value, BrowserError> {
-        Err(not_yet(&format!("page.cdp({method:?})")))
+    async fn cdp(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
+        let (connection, session, _) = self.page.parts();
+        connection
+            .send_raw(Some(session), method, &params)
+            .await
+            .map_err(|e| BrowserError::Command {
+                action: format!("page.cdp({method:?})"),
+                message: e.to_string(),
+            })
     }
     async fn cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
         Ok(self.context.cookies().await?)
@@ -492,54 +508,78 @@ return JSON.stringify(r); }})({args})",
     }
     async fn route<F, Fut>(
         &self,
-        _pattern: UrlPattern,
-        _base_url: &str,
-        _handler: F,
+        pattern: UrlPattern,
+        base_url: &str,
+        handler: F,
         _at: &'static Location<'static>,
     ) -> Result<(), BrowserError>
     where
         F: Fn(Route) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<(), BrowserError>> + Send + 'static,
     {
-        Err(not_yet("page.route"))
+        Ok(self.page.route(pattern, base_url, handler).await?)
     }
     async fn unroute(
         &self,
-        _pattern: &UrlPattern,
+        pattern: &UrlPattern,
         _at: &'static Location<'static>,
     ) -> Result<(), BrowserError> {
-        Err(not_yet("page.unroute"))
+        Ok(self.page.unroute(pattern).await.map(drop)?)
     }
     fn network_waiter(
         &self,
-        _matcher: Matcher,
-        _response: bool,
-        what: &str,
+        matcher: Matcher,
+        response: bool,
+        _what: &str,
         _at: &'static Location<'static>,
     ) -> Result<oneshot::Receiver<Seen>, BrowserError> {
-        Err(not_yet(what))
+        Ok(self.page.step_log().waiter(matcher, response))
     }
     fn set_dialog_handler(
         &self,
-        _handler: Arc<Handler>,
+        handler: Arc<Handler>,
         _at: &'static Location<'static>,
     ) -> Result<(), BrowserError> {
-        Err(not_yet("page.on_dialog"))
+        self.page.dialogs().set_handler(handler);
+        Ok(())
     }
-    fn set_dialog_recorder(&self, _recorder: Arc<Recorder>) {}
-    async fn allow_downloads(&self, _folder: Option<&str>) -> Result<(), BrowserError> {
-        Err(not_yet("page.wait_for_download"))
+    fn set_dialog_recorder(&self, recorder: Arc<Recorder>) {
+        self.page.dialogs().set_recorder(recorder);
     }
-    async fn windows(&self) -> Result<Vec<String>, BrowserError> {
-        Err(not_yet("page.wait_for_popup"))
+    async fn watch_downloads(&self, folder: &Path) -> Result<DownloadArm, BrowserError> {
+        Ok(DownloadArm::Cdp(self.page.watch_downloads(folder).await?))
     }
-    fn popup(&self, _id: String) -> Result<AnyPage, BrowserError> {
-        Err(not_yet("page.wait_for_popup"))
+    async fn end_downloads(&self) {
+        // The context's own setting stays: its downloads go to a folder of
+        // ours only while a watch is armed (`downloads.rs`).
+    }
+    async fn watch_popups(&self) -> Result<PopupArm, BrowserError> {
+        Ok(PopupArm::Cdp(self.page.watch_popups()))
+    }
+    async fn next_popup(
+        &self,
+        arm: &mut PopupArm,
+        wait: Duration,
+    ) -> Result<AnyPage, BrowserError> {
+        let PopupArm::Cdp(watch) = arm else {
+            return Err(backend::foreign_arm());
+        };
+        match watch.next(wait).await {
+            Ok(page) => Ok(AnyPage::Cdp(self.popup_of(page))),
+            Err(PopupError::Timeout { waited }) => Err(backend::no_popup(
+                "no popup opened by the page".into(),
+                waited,
+            )),
+            Err(e) => Err(e.into()),
+        }
     }
     async fn close(&self) -> Result<(), BrowserError> {
-        Err(BrowserError::Invalid {
-            message: "page.close() closes a popup's page (from wait_for_popup); the scenario's own page closes when the scenario ends".into(),
-            location: None,
-        })
+        if !self.popup {
+            return Err(BrowserError::Invalid {
+                message: "page.close() closes a popup's page (from wait_for_popup); the scenario's own page closes when the scenario ends".into(),
+                location: None,
+            });
+        }
+        Ok(self.page.close().await?)
     }
 }

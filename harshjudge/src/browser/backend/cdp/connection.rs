@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
@@ -257,7 +258,7 @@ impl std::fmt::Debug for Connection {
 #[serde(rename_all = "camelCase")]
 struct Request<'a, P> {
     id: u64,
-    method: &'static str,
+    method: &'a str,
     params: &'a P,
     #[serde(skip_serializing_if = "Option::is_none")]
     session_id: Option<&'a SessionId>,
@@ -352,18 +353,48 @@ impl Connection {
         }
     }
 
+    /// Sends `method` with `params` as they are, its answer as JSON: the
+    /// escape hatch of `page.cdp` only (every other command is a typed
+    /// [`Command`]). Its errors name it `page.cdp`.
+    pub(crate) async fn send_raw(
+        &self,
+        session: Option<&SessionId>,
+        method: &str,
+        params: &Value,
+    ) -> Result<Value, CdpError> {
+        let (mut pending, answer) = self.issue_as("page.cdp", method, session, params)?;
+        let answer = answer.await;
+        pending.armed = false;
+        let raw = answer.map_err(|_| self.lost(pending.method))??;
+        serde_json::from_str(raw.get()).map_err(|error| CdpError::Answer {
+            method: pending.method,
+            error,
+        })
+    }
+
     /// Writes `command` out and registers its waiter.
     fn issue<C: Command>(
         &self,
         session: Option<&SessionId>,
         command: &C,
     ) -> Result<(Pending<'_>, oneshot::Receiver<Answer>), CdpError> {
-        let method = C::METHOD;
+        self.issue_as(C::METHOD, C::METHOD, session, command)
+    }
+
+    /// Writes `wire` with `params` out and registers its waiter, which
+    /// names it `method`.
+    fn issue_as<P: Serialize>(
+        &self,
+        method: &'static str,
+        wire: &str,
+        session: Option<&SessionId>,
+        params: &P,
+    ) -> Result<(Pending<'_>, oneshot::Receiver<Answer>), CdpError> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let text = serde_json::to_string(&Request {
             id,
-            method,
-            params: command,
+            method: wire,
+            params,
             session_id: session,
         })
         .map_err(|error| CdpError::Params { method, error })?;

@@ -335,7 +335,8 @@ struct Held {
 
 /// The input state of a page that lasts across calls (as a WebDriver
 /// session's does): the keys held, the modifiers they make, the mouse's
-/// place and buttons, the click being counted.
+/// place and buttons, the click being counted (within one call, or until
+/// its button held across calls is released).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct InputState {
     /// Alt 1, Control 2, Meta 4, Shift 8.
@@ -383,6 +384,12 @@ pub(crate) fn plan(state: &mut InputState, actions: &Value) -> Result<Vec<Step>,
                 lists.push(actions)
             }
         }
+    }
+    // Each call is a click sequence of its own, as Playwright's `click`
+    // counts `clickCount` from 1 per call: a press of an earlier call (no
+    // button held any more) counts for nothing here.
+    if state.buttons == 0 {
+        state.last_press = None;
     }
     let ticks = lists.iter().map(Vec::len).max().unwrap_or(0);
     let mut steps = Vec::new();

@@ -316,6 +316,44 @@ fn a_drag_moves_with_its_button_held_and_a_move_ends_the_click_count() {
     );
 }
 
+/// Each call counts its clicks from 1 (Playwright's `clickCount` per
+/// call): a double click after clicks at the same place is 1, 2 (it was
+/// 4, 5); a press held across calls is released with its own count.
+#[test]
+fn each_call_counts_its_clicks_from_one() {
+    let spec = ClickSpec {
+        button: MouseButton::Left,
+        modifiers: Modifiers::default(),
+        count: 2,
+        delay: std::time::Duration::ZERO,
+    };
+    let mut state = InputState::default();
+    let pressed = |steps: Vec<Step>| -> Vec<u32> {
+        steps
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::Mouse(m) if m.kind == MouseEventType::Pressed => Some(m.click_count),
+                _ => None,
+            })
+            .collect()
+    };
+    for _ in 0..3 {
+        let steps = plan(&mut state, &spec.actions(5.0, 5.0)).expect("planned");
+        assert_eq!(pressed(steps), [1, 2]);
+    }
+    let pointer = |actions: Value| json!([{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]);
+    let down = pointer(
+        json!([{"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}, {"type": "pointerDown", "button": 0}]),
+    );
+    assert_eq!(pressed(plan(&mut state, &down).expect("down")), [1, 2]);
+    let up = plan(
+        &mut state,
+        &pointer(json!([{"type": "pointerUp", "button": 0}])),
+    )
+    .expect("up");
+    assert_eq!(mouse_rows(&up), ["Released 5 5 Left 0 2 0"]);
+}
+
 #[test]
 fn the_wheel_scrolls_where_its_action_says() {
     // As Mouse::wheel builds it.

@@ -31,11 +31,12 @@ use super::intercept;
 use super::popups::{PopupWatch, Popups};
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, BrowserContextId, CallArgument,
-    CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, GetFrameTree,
-    GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent, LogEnable, Navigate,
-    NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable, PageEnable, Reload,
-    RequestPaused, RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetDeviceMetricsOverride,
-    SetFileInputFiles, SetFocusEmulationEnabled, SetLifecycleEventsEnabled, TargetId,
+    CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, FrameRequestedNavigation,
+    GetFrameTree, GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent,
+    LogEnable, Navigate, NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable,
+    PageEnable, Reload, RequestPaused, RunIfWaitingForDebugger, RuntimeEnable, SessionId,
+    SetDeviceMetricsOverride, SetFileInputFiles, SetFocusEmulationEnabled,
+    SetLifecycleEventsEnabled, TargetId,
 };
 use super::screenshot::{self, Area, ScreenshotError};
 use crate::browser::dialogs::Dialogs;
@@ -80,6 +81,8 @@ pub(crate) enum Lifecycle {
     },
     /// A navigation within the document (fragment, history API).
     WithinDocument { frame: String, url: String },
+    /// A frame's document asked to navigate (`Page.frameRequestedNavigation`).
+    Requested { frame: String },
     /// The page's session ended (its target closed, the browser went).
     Closed,
 }
@@ -543,7 +546,8 @@ impl CdpPage {
 
     /// Waits until the main frame loaded `loader`'s document (none: the
     /// first one it commits; a navigation within the document also ends
-    /// it then); another loader's commit first is [`NavError::Interrupted`].
+    /// it then), or the document that document navigated to on its own;
+    /// another loader's commit first is [`NavError::Interrupted`].
     async fn wait_load(
         &self,
         events: &mut broadcast::Receiver<Lifecycle>,
@@ -553,6 +557,8 @@ impl CdpPage {
         let after = self.options.navigation_timeout;
         let deadline = Instant::now() + after;
         let main = self.main_frame.as_str();
+        // Whether the awaited document committed, and then asked to navigate.
+        let (mut committed, mut sent_on) = (false, false);
         loop {
             let event = match tokio::time::timeout_at(deadline, events.recv()).await {
                 Err(_) => {
@@ -570,7 +576,24 @@ impl CdpPage {
             match event {
                 Lifecycle::Committed {
                     frame, loader: l, ..
-                } if frame == main && loader.is_none() => loader = Some(l),
+                } if frame == main && (loader.is_none() || loader.as_ref() == Some(&l)) => {
+                    loader = Some(l);
+                    committed = true;
+                }
+                Lifecycle::Requested { frame } if frame == main && committed => {
+                    sent_on = true;
+                }
+                // Once its document is there, a navigation that document
+                // asked for (a script or `<meta refresh>` while it is
+                // parsed) is not an interruption: the load waited for is
+                // the new document's (as Playwright's `goto` waits for the
+                // frame's load). One asked for before it is.
+                Lifecycle::Committed {
+                    frame, loader: l, ..
+                } if frame == main && sent_on => {
+                    loader = Some(l);
+                    sent_on = false;
+                }
                 Lifecycle::Committed {
                     frame,
                     loader: l,
@@ -670,9 +693,51 @@ impl CdpPage {
         Ok(())
     }
 
-    /// A PNG of `area` (`cdp/screenshot.rs`).
+    /// A PNG of `area` (`cdp/screenshot.rs`). Chromium never answers a
+    /// capture that a commit of the main frame overtakes (its copy request
+    /// went with the document's widget: a screenshot right after a click
+    /// whose script then navigates): such a capture is asked again of the
+    /// new document (once it has a widget: until then the browser says "Not
+    /// attached to an active page"). One with no answer within
+    /// [`CAPTURE_LIMIT`] is asked once more, then an error.
     pub(crate) async fn screenshot(&self, area: Area) -> Result<Vec<u8>, PageError> {
-        Ok(screenshot::screenshot(&self.connection, &self.session, area).await?)
+        let (mut commits, mut silent) = (0, 0);
+        loop {
+            let mut events = self.lifecycle();
+            let capture = screenshot::screenshot(&self.connection, &self.session, area);
+            let main = self.main_frame.as_str();
+            let overtaken = async {
+                loop {
+                    match events.recv().await {
+                        Ok(Lifecycle::Committed { frame, .. }) if frame == main => return,
+                        Err(broadcast::error::RecvError::Closed) | Ok(Lifecycle::Closed) => {
+                            std::future::pending::<()>().await
+                        }
+                        _ => {}
+                    }
+                }
+            };
+            tokio::select! {
+                shot = capture => match shot {
+                    // Between the commit and the new document's widget.
+                    Err(ScreenshotError::Cdp(CdpError::Protocol { message, .. }))
+                        if message.contains("Not attached to an active page") && commits < 20 =>
+                    {
+                        commits += 1;
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    shot => return Ok(shot?),
+                },
+                () = overtaken, if commits < 20 => commits += 1,
+                () = tokio::time::sleep(CAPTURE_LIMIT) => {
+                    silent += 1;
+                    if silent == 2 {
+                        let waited = CAPTURE_LIMIT * 2;
+                        return Err(ScreenshotError::NoAnswer { waited }.into());
+                    }
+                }
+            }
+        }
     }
 
     /// Sets the viewport to `width`×`height` CSS pixels.
@@ -705,6 +770,10 @@ impl CdpPage {
         self.connection.send(None, &close).await.map(drop)
     }
 }
+
+/// How long a capture may go unanswered, no navigation in between, before
+/// it is asked again (one takes well under a second).
+const CAPTURE_LIMIT: Duration = Duration::from_secs(5);
 
 /// The page's reader task: its session's events into its contexts, its log
 /// and its lifecycle, until the session ends.
@@ -753,6 +822,9 @@ fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
             loader: frame.loader_id,
             url: frame.url,
         });
+    }
+    if let Some(Ok(e)) = event.parse::<FrameRequestedNavigation>() {
+        return Some(Lifecycle::Requested { frame: e.frame_id });
     }
     if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
         return Some(Lifecycle::WithinDocument {

@@ -36,6 +36,12 @@ pub(crate) enum ScreenshotError {
         #[source]
         error: base64::DecodeError,
     },
+    /// The browser never answered, asked twice.
+    #[error(
+        "Page.captureScreenshot: no answer within {} ms, asked twice (is the page's window shown?)",
+        waited.as_millis()
+    )]
+    NoAnswer { waited: std::time::Duration },
     /// A clip of no pixels (or not a number).
     #[error(
         "a screenshot clip of {width}×{height} CSS pixels has no pixel; give it a width and a height of at least 1"

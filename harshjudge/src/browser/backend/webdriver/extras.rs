@@ -5,7 +5,9 @@
 
 use std::future::Future;
 use std::panic::Location;
+use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use fantoccini::Client;
 use serde::de::IgnoredAny;
@@ -13,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use super::WebDriverPage;
-use crate::browser::backend::{AnyPage, History, PageBackend, Shot};
+use crate::browser::backend::{self, AnyPage, DownloadArm, History, PageBackend, PopupArm, Shot};
 use crate::browser::bidi::Bidi;
 use crate::browser::bidi::protocol::{DownloadBehavior, SetDownloadBehavior};
 use crate::browser::config::BrowserKind;
@@ -296,14 +298,37 @@ impl PageBackend for WebDriverPage {
             bidi.dialogs.set_recorder(recorder);
         }
     }
-    async fn allow_downloads(&self, folder: Option<&str>) -> Result<(), BrowserError> {
-        self.downloads_to(folder).await
+    async fn watch_downloads(&self, folder: &Path) -> Result<DownloadArm, BrowserError> {
+        self.downloads_to(Some(&folder.display().to_string()))
+            .await?;
+        Ok(DownloadArm::Folder(folder.to_path_buf()))
     }
-    async fn windows(&self) -> Result<Vec<String>, BrowserError> {
-        self.window_handles().await
+    async fn end_downloads(&self) {
+        let _ = self.downloads_to(None).await;
     }
-    fn popup(&self, id: String) -> Result<AnyPage, BrowserError> {
-        Ok(AnyPage::WebDriver(self.popup_page(id)))
+    async fn watch_popups(&self) -> Result<PopupArm, BrowserError> {
+        Ok(PopupArm::Windows(self.window_handles().await?))
+    }
+    async fn next_popup(
+        &self,
+        arm: &mut PopupArm,
+        wait: Duration,
+    ) -> Result<AnyPage, BrowserError> {
+        let PopupArm::Windows(before) = arm else {
+            return Err(backend::foreign_arm());
+        };
+        let start = Instant::now();
+        loop {
+            let now = self.window_handles().await?;
+            if let Some(new) = now.into_iter().find(|h| !before.contains(h)) {
+                return Ok(AnyPage::WebDriver(self.popup_page(new)));
+            }
+            if start.elapsed() >= wait {
+                let found = format!("no new window; the session has {} window(s)", before.len());
+                return Err(backend::no_popup(found, start.elapsed()));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
     async fn close(&self) -> Result<(), BrowserError> {
         self.close_window().await

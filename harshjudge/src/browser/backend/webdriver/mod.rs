@@ -9,12 +9,14 @@
 //! and network; [`script`]: scripts and input; [`state`]: cookies and
 //! storage; [`extras`]: routes, dialogs, downloads, popups.
 
+mod downloads;
 mod extras;
 mod logs;
 mod nav;
 mod script;
 mod state;
 
+pub(crate) use downloads::wait_for_file;
 pub(crate) use nav::reset;
 
 use std::sync::atomic::AtomicBool;
