@@ -1055,6 +1055,7 @@ async fn a_screenshot_right_after_a_click_that_navigates_answers_over_cdp() {
         .open_page_with(&engines::chromium_cdp(), &base)
         .await
         .expect("a CDP page");
+    let dashboard = Regex::new("/dashboard").unwrap();
     for round in 0..20 {
         page.goto("/login").await.unwrap();
         page.get_by_label("Email")
@@ -1072,10 +1073,7 @@ async fn a_screenshot_right_after_a_click_that_navigates_answers_over_cdp() {
         .unwrap();
         assert_eq!(&shot[..8], b"\x89PNG\r\n\x1a\n", "round {round}: a PNG");
         eprintln!("round {round}: {} ms", start.elapsed().as_millis());
-        expect(&page)
-            .to_have_url(Regex::new("/dashboard").unwrap())
-            .await
-            .unwrap();
+        expect(&page).to_have_url(dashboard.clone()).await.unwrap();
     }
     browsers().release(page).await;
 }
