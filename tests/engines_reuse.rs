@@ -270,29 +270,6 @@ fn session_of(root: &Path, slug: &str) -> Option<String> {
         .filter(|s| !s.trim().is_empty())
 }
 
-/// What is left under `root` once the suite ended: processes (waited for up
-/// to 10 s, then killed) and the library's temporary folders.
-fn left_behind(root: &Path) -> (Vec<(u32, String)>, Vec<PathBuf>) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = support::started_for(root);
-    while !left.is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-        left = support::started_for(root);
-    }
-    for (pid, _) in &left {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-    }
-    let folders = std::fs::read_dir(root.join("tmp"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("harshjudge-"))
-        .map(|e| e.path())
-        .collect();
-    (left, folders)
-}
-
 /// Two scenarios through the harness: the second sees neither the cookie nor
 /// the local storage of the first; on Firefox in the same session, on WebKit
 /// in a new one. Nothing is left after the run.
@@ -320,7 +297,7 @@ fn the_suite_s_next_scenario_starts_clean(browser: BrowserKind) {
     } else {
         assert_ne!(a, b, "{browser}: a session each");
     }
-    let (left, folders) = left_behind(&root);
+    let (left, folders) = support::left_behind(&root);
     assert!(left.is_empty(), "{browser}: processes left: {left:#?}");
     assert!(folders.is_empty(), "{browser}: folders left: {folders:?}");
 }
@@ -374,7 +351,7 @@ fn a_sigkilled_suite_with_a_reused_firefox_session_leaves_nothing() {
     );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let (left, folders) = left_behind(&root);
+    let (left, folders) = support::left_behind(&root);
     eprintln!(
         "{} processes before the SIGKILL, {} left, {} folders left",
         before.len(),

@@ -10,7 +10,7 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -99,29 +99,6 @@ impl Watch {
     }
 }
 
-/// What is left under `root` once the run ended: processes (waited for up
-/// to 10 s, then killed) and the library's temporary folders.
-fn left_behind(root: &Path) -> (Vec<(u32, String)>, Vec<PathBuf>) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = support::started_for(root);
-    while !left.is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-        left = support::started_for(root);
-    }
-    for (pid, _) in &left {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-    }
-    let folders = std::fs::read_dir(root.join("tmp"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("harshjudge-"))
-        .map(|e| e.path())
-        .collect();
-    (left, folders)
-}
-
 /// The files of scenario `slug`'s one run, its run's own folder's name aside.
 fn evidence(hj: &Path, slug: &str) -> Vec<String> {
     support::tree(&support::only_run(hj, slug))
@@ -165,7 +142,7 @@ fn one_chromium_serves_the_nextest_run_each_scenario_in_a_context_of_its_own() {
             "{slug}'s evidence is as under cargo test"
         );
     }
-    let (left, folders) = left_behind(&root);
+    let (left, folders) = support::left_behind(&root);
     assert!(left.is_empty(), "processes left after the run: {left:#?}");
     assert!(folders.is_empty(), "folders left: {folders:?}");
 }
@@ -220,7 +197,7 @@ fn a_sigkilled_scenario_process_leaves_the_others_passing_and_nothing_behind() {
     assert!(r.stderr.contains("2 passed"), "{r:?}");
     assert!(r.stderr.contains("1 failed"), "{r:?}");
     assert_eq!(profiles.len(), 1, "one browser for the run: {profiles:?}");
-    let (left, folders) = left_behind(&root);
+    let (left, folders) = support::left_behind(&root);
     assert!(left.is_empty(), "processes left after the run: {left:#?}");
     assert!(folders.is_empty(), "folders left: {folders:?}");
 }

@@ -331,6 +331,30 @@ pub fn serve_demo(variant: &str) -> ServedDemo {
 /// suite starts inherits: [`started_for`] finds them by it.
 pub const PROCESS_MARK: &str = "HARSHJUDGE_TEST_PROCESS_MARK";
 
+/// What is left under `root` once a run ended: processes started for it
+/// (waited for up to 10 s, then killed) and the library's temporary folders
+/// in `root/tmp`.
+pub fn left_behind(root: &Path) -> (Vec<(u32, String)>, Vec<PathBuf>) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut left = started_for(root);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = started_for(root);
+    }
+    for (pid, _) in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    let folders = std::fs::read_dir(root.join("tmp"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("harshjudge-"))
+        .map(|e| e.path())
+        .collect();
+    (left, folders)
+}
+
 /// Live processes started for `root` (marked by [`PROCESS_MARK`]`=root`, or
 /// naming `root` on their command line), zombies aside: (pid, command line).
 pub fn started_for(root: &Path) -> Vec<(u32, String)> {
