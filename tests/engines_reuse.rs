@@ -323,21 +323,7 @@ fn a_sigkilled_suite_with_a_reused_firefox_session_leaves_nothing() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !support::runs(&root.join(".harshJudge"), "c-waits")
-        .first()
-        .is_some_and(|r| {
-            std::fs::read_to_string(r.join("skill-state.yaml"))
-                .is_ok_and(|s| s.contains("currentStep: 2"))
-        })
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "the third scenario's wait never started"
-        );
-        assert!(child.try_wait().unwrap().is_none(), "the suite ended early");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    support::wait_until_at_step(&root, "c-waits", 2, &mut child, Duration::from_secs(120));
     assert_eq!(
         session_of(&root, "c-waits"),
         session_of(&root, "a-leaves-state"),

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::Run;
 
@@ -162,21 +162,7 @@ fn a_sigkilled_scenario_process_leaves_the_others_passing_and_nothing_behind() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let start = Instant::now();
-    while !support::runs(&root.join(".harshJudge"), "c-waits")
-        .first()
-        .is_some_and(|r| {
-            std::fs::read_to_string(r.join("skill-state.yaml"))
-                .is_ok_and(|s| s.contains("currentStep: 2"))
-        })
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "the third scenario's wait never started"
-        );
-        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    support::wait_until_at_step(&root, "c-waits", 2, &mut child, Duration::from_secs(300));
     let waiting: Vec<u32> = support::started_for(&root)
         .into_iter()
         .filter(|(_, c)| {

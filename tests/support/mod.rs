@@ -331,6 +331,30 @@ pub fn serve_demo(variant: &str) -> ServedDemo {
 /// suite starts inherits: [`started_for`] finds them by it.
 pub const PROCESS_MARK: &str = "HARSHJUDGE_TEST_PROCESS_MARK";
 
+/// Waits until the newest run of scenario `slug` under `root` is at step
+/// `step` (its `skill-state.yaml`), while `child` (the run) goes on; fails
+/// when `child` ends first or after `within`.
+pub fn wait_until_at_step(
+    root: &Path,
+    slug: &str,
+    step: u32,
+    child: &mut std::process::Child,
+    within: std::time::Duration,
+) {
+    let start = std::time::Instant::now();
+    let at = format!("currentStep: {step}");
+    while !runs(&root.join(".harshJudge"), slug)
+        .first()
+        .is_some_and(|r| {
+            std::fs::read_to_string(r.join("skill-state.yaml")).is_ok_and(|s| s.contains(&at))
+        })
+    {
+        assert!(start.elapsed() < within, "{slug} never reached step {step}");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// What is left under `root` once a run ended: processes started for it
 /// (waited for up to 10 s, then killed) and the library's temporary folders
 /// in `root/tmp`.

@@ -31,8 +31,10 @@ use super::protocol::{
     CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated,
 };
 use super::screenshot::Area;
+use crate::browser::backend::page_backend::{
+    self, DownloadArm, History, PageBackend, PopupArm, Shot,
+};
 use crate::browser::backend::walk::{self, CallFailure, Returned, Scopes};
-use crate::browser::backend::{self, AnyPage, DownloadArm, History, PageBackend, PopupArm, Shot};
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
@@ -560,13 +562,13 @@ return JSON.stringify(r); }})({args})",
         &self,
         arm: &mut PopupArm,
         wait: Duration,
-    ) -> Result<AnyPage, BrowserError> {
+    ) -> Result<CdpBackend, BrowserError> {
         let PopupArm::Cdp(watch) = arm else {
-            return Err(backend::foreign_arm());
+            return Err(page_backend::foreign_arm());
         };
         match watch.next(wait).await {
-            Ok(page) => Ok(AnyPage::Cdp(self.popup_of(page))),
-            Err(PopupError::Timeout { waited }) => Err(backend::no_popup(
+            Ok(page) => Ok(self.popup_of(page)),
+            Err(PopupError::Timeout { waited }) => Err(page_backend::no_popup(
                 "no popup opened by the page".into(),
                 waited,
             )),

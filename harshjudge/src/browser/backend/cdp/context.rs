@@ -37,9 +37,8 @@ use super::protocol::{
     SetAutoAttach, SetCookies, TargetId,
 };
 use crate::browser::config::BrowserConfig;
-use crate::browser::cookies::{cdp_cookie, to_cdp};
+use crate::browser::cookies::{Cookie, cdp_cookie, to_cdp};
 use crate::browser::error::BrowserError;
-use crate::browser::storage::Cookie;
 
 /// Why a context or its page could not be had.
 #[derive(Debug, thiserror::Error)]

@@ -14,8 +14,8 @@ use super::super::screenshot::Area;
 use super::super::testing::{Served, serve_with};
 use super::{CdpPage, PageError};
 use crate::browser::config::BrowserConfig;
+use crate::browser::cookies::Cookie;
 use crate::browser::protocol::{Answer, Call, Read, Request, Step, Target};
-use crate::browser::storage::Cookie;
 
 const WAIT: Duration = Duration::from_secs(5);
 

@@ -17,7 +17,7 @@ use super::super::context::CdpBrowser;
 use super::super::page::PageOptions;
 use super::super::protocol::{BrowserContextId, Command as CdpCommand};
 use super::*;
-use crate::browser::storage::Cookie;
+use crate::browser::cookies::Cookie;
 
 #[test]
 fn the_first_launches_the_others_connect_or_report_and_a_dead_browser_is_replaced_once() {

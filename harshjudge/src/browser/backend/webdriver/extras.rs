@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use super::WebDriverPage;
-use crate::browser::backend::{self, AnyPage, DownloadArm, History, PageBackend, PopupArm, Shot};
+use crate::browser::backend::page_backend::{
+    self, DownloadArm, History, PageBackend, PopupArm, Shot,
+};
 use crate::browser::bidi::Bidi;
 use crate::browser::bidi::protocol::{DownloadBehavior, SetDownloadBehavior};
 use crate::browser::config::BrowserKind;
@@ -313,19 +315,19 @@ impl PageBackend for WebDriverPage {
         &self,
         arm: &mut PopupArm,
         wait: Duration,
-    ) -> Result<AnyPage, BrowserError> {
+    ) -> Result<WebDriverPage, BrowserError> {
         let PopupArm::Windows(before) = arm else {
-            return Err(backend::foreign_arm());
+            return Err(page_backend::foreign_arm());
         };
         let start = Instant::now();
         loop {
             let now = self.window_handles().await?;
             if let Some(new) = now.into_iter().find(|h| !before.contains(h)) {
-                return Ok(AnyPage::WebDriver(self.popup_page(new)));
+                return Ok(self.popup_page(new));
             }
             if start.elapsed() >= wait {
                 let found = format!("no new window; the session has {} window(s)", before.len());
-                return Err(backend::no_popup(found, start.elapsed()));
+                return Err(page_backend::no_popup(found, start.elapsed()));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

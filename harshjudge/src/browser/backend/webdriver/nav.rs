@@ -6,7 +6,7 @@ use fantoccini::Client;
 use serde_json::{Value, json};
 
 use super::WebDriverPage;
-use crate::browser::backend::{History, Shot};
+use crate::browser::backend::page_backend::{History, Shot};
 use crate::browser::bidi::protocol::Origin;
 use crate::browser::config::BrowserKind;
 use crate::browser::engines;
