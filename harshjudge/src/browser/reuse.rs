@@ -2,12 +2,12 @@
 //! time (geckodriver, WebKitWebDriver), with each scenario isolated from the
 //! one before:
 //!
-//! - **Firefox**: the session (geckodriver and its Firefox) is pooled like
-//!   Chromium's, and each scenario gets a WebDriver BiDi **user context** of
+//! - **Firefox**, and every session with BiDi (chromedriver's): the session
+//!   is pooled, and each scenario gets a WebDriver BiDi **user context** of
 //!   its own ([`fresh_user_context`]), as Playwright's browser contexts do: a
 //!   separate cookie jar, storage (local, session, IndexedDB, cache storage),
 //!   HTTP cache and permissions. Its one tab is created at `about:blank`, the
-//!   classic session is switched to it, and the previous scenario's user
+//!   page's BiDi context becomes it, and the previous scenario's user
 //!   context goes with every tab and popup in it.
 //! - **WebKit** (WebKitGTK has no BiDi): no command clears every origin's
 //!   cookies and storage or the HTTP cache (its Delete All Cookies is the
@@ -16,7 +16,6 @@
 //!   gets a new session, that is a new MiniBrowser with an ephemeral data
 //!   store of its own, from a driver already running.
 
-use fantoccini::wd::WindowHandle;
 use serde::de::IgnoredAny;
 
 use super::bidi::protocol::{
@@ -27,20 +26,16 @@ use super::config::BrowserKind;
 use super::error::{BrowserError, cmd_err};
 use super::session::Session;
 
-/// Whether `browser`'s sessions go back to the pool when their page is
-/// released (Firefox's only with BiDi, which its isolation needs).
+/// Whether a session goes back to the pool when its page is released: one
+/// with BiDi (isolated by user contexts), or Chromium's without (cleared
+/// through CDP); not WebKit's.
 pub(super) fn pools_sessions(session: &Session) -> bool {
-    match session.browser {
-        BrowserKind::Chromium => true,
-        BrowserKind::Firefox => session.bidi.is_some(),
-        BrowserKind::Webkit => false,
-    }
+    session.bidi.is_some() || session.browser == BrowserKind::Chromium
 }
 
-/// Firefox: the session's next scenario in a user context of its own. Creates
-/// the user context and its tab (at `about:blank`), switches the classic
-/// session to that tab (Firefox's window handles are BiDi's context ids),
-/// then closes every other top-level context: the default user context's tabs
+/// A session with BiDi: its next scenario in a user context of its own.
+/// Creates the user context and its tab (at `about:blank`), then closes
+/// every other top-level context: the default user context's tabs
 /// and every other user context (`browser.removeUserContext`, which closes
 /// their tabs and popups and drops their cookies and storage). The session's
 /// BiDi context (routes' intercepts, screenshots, the viewport) becomes the
@@ -48,7 +43,7 @@ pub(super) fn pools_sessions(session: &Session) -> bool {
 pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), BrowserError> {
     let Some(bidi) = session.bidi.clone() else {
         return Err(cmd_err(
-            "isolating a pooled Firefox session",
+            "isolating a pooled session",
             "it has no WebDriver BiDi connection",
         ));
     };
@@ -62,13 +57,6 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
     };
     let tab: Created = bidi.command("browsingContext.create", &tab).await?;
     let context = tab.context;
-    let handle = WindowHandle::try_from(context.clone())
-        .map_err(|e| cmd_err("naming the scenario's tab", e))?;
-    session
-        .client
-        .switch_to_window(handle)
-        .await
-        .map_err(|e| cmd_err("switching to the scenario's tab", e))?;
     *bidi.context.lock().expect("bidi lock") = Some(context.clone());
     let every = GetTree {
         root: None,

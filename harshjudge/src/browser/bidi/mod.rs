@@ -45,7 +45,7 @@ pub(crate) mod protocol_events;
 pub(crate) mod route;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::{SinkExt, StreamExt};
@@ -60,7 +60,7 @@ use super::steplog::StepLog;
 #[cfg(test)]
 pub(crate) use adapt::feed_step_log;
 use protocol::{
-    AddPreloadScript, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
+    AddPreloadScript, Argument, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
     LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload, RemoteValue,
     Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory, Tree,
 };
@@ -132,12 +132,6 @@ pub(crate) struct Bidi {
     lifecycle: tokio::sync::broadcast::Sender<Lifecycle>,
     /// The navigation each context has started and not yet loaded.
     navigating: Mutex<HashMap<String, String>>,
-    /// Navigation commands of ours not answered yet, and blocked requests
-    /// whose route has not answered yet ([`Bidi::catch_up_due`]).
-    in_flight: Arc<AtomicUsize>,
-    /// The contexts whose last navigation event was their document's load,
-    /// which chromedriver may not have caught up with ([`Bidi::catch_up_due`]).
-    loaded: Mutex<HashSet<String>>,
     /// Whether the injected engine is a preload script of the session.
     preloaded: tokio::sync::OnceCell<()>,
     /// The events of another shape said on stderr (once each per connection).
@@ -155,22 +149,6 @@ fn bidi_err(action: &str, message: impl std::fmt::Display) -> BrowserError {
     BrowserError::Command {
         action: format!("{action} (WebDriver BiDi)"),
         message: message.to_string(),
-    }
-}
-
-/// One piece of work counted in [`Bidi::catch_up_due`]'s count while it lasts.
-struct InFlight(Arc<AtomicUsize>);
-
-impl InFlight {
-    fn new(count: &Arc<AtomicUsize>) -> InFlight {
-        count.fetch_add(1, Ordering::SeqCst);
-        InFlight(count.clone())
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -242,8 +220,6 @@ impl Bidi {
             dialogs: Arc::default(),
             lifecycle: tokio::sync::broadcast::channel(64).0,
             navigating: Mutex::default(),
-            in_flight: Arc::default(),
-            loaded: Mutex::default(),
             preloaded: tokio::sync::OnceCell::new(),
             malformed: Mutex::default(),
         });
@@ -365,7 +341,6 @@ impl Bidi {
         url: Option<&str>,
         during: &str,
     ) -> Result<(), BrowserError> {
-        let _navigating = InFlight::new(&self.in_flight);
         let sent = match url {
             Some(url) => {
                 let wait = Readiness::Complete;
@@ -401,7 +376,6 @@ impl Bidi {
         during: &str,
     ) -> Result<(), BrowserError> {
         let fail = |e: BrowserError| renamed(e, during);
-        let _navigating = InFlight::new(&self.in_flight);
         let token = format!("{:x}", self.next.load(Ordering::Relaxed) ^ now_nanos());
         let before = self
             .evaluate(
@@ -537,20 +511,6 @@ impl Bidi {
         self.settle_within(context, SETTLE_LIMIT).await;
     }
 
-    /// Whether chromedriver is to be caught up with `context`'s last load
-    /// now (and so no longer owed it): its document has loaded, no
-    /// navigation of it has started since, and no navigation command of
-    /// ours nor a route's answer is under way. Chromium only; see
-    /// `Engine::catch_up` for why.
-    pub(crate) fn catch_up_due(&self, context: &str) -> bool {
-        let mut loaded = self.loaded.lock().expect("bidi lock");
-        if self.in_flight.load(Ordering::SeqCst) > 0 || !loaded.contains(context) {
-            return false;
-        }
-        loaded.remove(context);
-        true
-    }
-
     /// [`Bidi::settle`] waiting at most `limit`.
     async fn settle_within(&self, context: &str, limit: std::time::Duration) {
         let mut news = self.lifecycle.subscribe();
@@ -674,7 +634,7 @@ impl Bidi {
         };
         let params = CallFunction {
             function_declaration: function,
-            arguments: vec![LocalValue::String { value: arg }],
+            arguments: vec![Argument::Value(LocalValue::String { value: arg })],
             target: ContextTarget { context },
             await_promise: true,
             result_ownership: Ownership::None,
@@ -801,6 +761,34 @@ impl Bidi {
             .await
             .map(|_| ())
             .map_err(|e| renamed(e, during))
+    }
+
+    /// The browsing context of the document the frame element `element` (a
+    /// node's shared id in `context`) holds; `None` when it holds none (no
+    /// `<iframe>` or `<frame>`).
+    pub(crate) async fn content_context(
+        &self,
+        context: &str,
+        element: &str,
+        during: &str,
+    ) -> Result<Option<String>, BrowserError> {
+        let params = CallFunction {
+            function_declaration: "function (el) { return el && el.contentWindow || null; }",
+            arguments: vec![Argument::Node(SharedReference { shared_id: element })],
+            target: ContextTarget { context },
+            await_promise: false,
+            result_ownership: Ownership::None,
+        };
+        let r: ScriptResult = self
+            .command("script.callFunction", &params)
+            .await
+            .map_err(|e| renamed(e, during))?;
+        Ok(match r {
+            ScriptResult::Success {
+                result: RemoteValue::Window { value },
+            } => Some(value.context),
+            _ => None,
+        })
     }
 
     /// Whether the connection is still open.

@@ -101,12 +101,20 @@ pub(crate) enum LocalValue<'a> {
     String { value: &'a str },
 }
 
+/// An argument of `script.callFunction`: a value, or a node by reference.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Argument<'a> {
+    Value(LocalValue<'a>),
+    Node(SharedReference<'a>),
+}
+
 /// `script.callFunction`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CallFunction<'a> {
     pub(crate) function_declaration: &'a str,
-    pub(crate) arguments: Vec<LocalValue<'a>>,
+    pub(crate) arguments: Vec<Argument<'a>>,
     pub(crate) target: ContextTarget<'a>,
     pub(crate) await_promise: bool,
     pub(crate) result_ownership: Ownership,
