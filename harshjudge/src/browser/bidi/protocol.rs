@@ -533,7 +533,10 @@ mod tests {
         );
         let call = CallFunction {
             function_declaration: "function (a) {}",
-            arguments: vec![LocalValue::String { value: "x" }],
+            arguments: vec![
+                Argument::Value(LocalValue::String { value: "x" }),
+                Argument::Node(SharedReference { shared_id: "n1" }),
+            ],
             target: ContextTarget { context: "c" },
             await_promise: true,
             result_ownership: Ownership::None,
@@ -541,7 +544,7 @@ mod tests {
         assert_eq!(
             serde_json::to_value(call).unwrap(),
             json!({"functionDeclaration": "function (a) {}",
-                "arguments": [{"type": "string", "value": "x"}],
+                "arguments": [{"type": "string", "value": "x"}, {"sharedId": "n1"}],
                 "target": {"context": "c"}, "awaitPromise": true, "resultOwnership": "none"})
         );
         assert_eq!(
