@@ -360,6 +360,18 @@ async fn engine(browser: BrowserKind) {
     let start = Instant::now();
     let page = page(browser).await;
     assert_eq!(page.browser(), browser);
+    // One protocol per page, picked when its session opened: BiDi alone
+    // for Firefox (and chromedriver), classic alone for WebKitGTK.
+    let want: &[&str] = match browser {
+        BrowserKind::Chromium => &["cdp", "webdriver-bidi"],
+        BrowserKind::Firefox => &["webdriver-bidi"],
+        BrowserKind::Webkit => &["webdriver-classic"],
+    };
+    assert!(
+        want.contains(&page.protocol()),
+        "{browser}: {}",
+        page.protocol()
+    );
     let opened = start.elapsed();
     let specs = todomvc(&page).await;
     assert_eq!(specs.len(), 16, "{specs:?}");

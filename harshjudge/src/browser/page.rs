@@ -342,6 +342,15 @@ impl Page {
         self.backend().kind()
     }
 
+    /// The protocol the page speaks, picked once when its session opened:
+    /// `cdp` (a local Chromium), `webdriver-bidi` (Firefox, and any
+    /// WebDriver session whose remote end offers BiDi) or `webdriver-classic`
+    /// (WebKitGTK, remote ends without BiDi).
+    #[doc(hidden)]
+    pub fn protocol(&self) -> &'static str {
+        self.backend().protocol()
+    }
+
     /// The base URL relative paths and globs are joined to.
     pub(crate) fn base_url(&self) -> &str {
         &self.inner.base_url

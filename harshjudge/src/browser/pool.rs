@@ -8,10 +8,10 @@ use std::sync::Arc;
 use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
+use super::backend::webdriver::driver::{Driver, Drivers, driver_url, own_driver};
 use super::backend::{classic, webdriver_page};
 use super::bidi;
 use super::config::{BrowserConfig, BrowserKind};
-use super::driver::{Driver, Drivers, driver_url, own_driver};
 use super::error::BrowserError;
 use super::page::Page;
 use super::reuse;

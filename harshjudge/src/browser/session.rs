@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use fantoccini::Client;
 
+use super::backend::webdriver::driver::{Driver, DriverWatch};
 use super::bidi::Bidi;
 use super::config::BrowserKind;
-use super::driver::{Driver, DriverWatch};
 
 /// A browser session with its own profile folder (removed when it closes).
 pub(crate) struct Session {

@@ -84,7 +84,7 @@ pub(crate) async fn cdp(
 
 /// The cause of a command that lost its connection to the driver. The
 /// session's driver, which knows whether it exited, makes it "chromedriver
-/// exited" then ([`super::driver::DriverWatch::explain`]).
+/// exited" then ([`super::backend::webdriver::driver::DriverWatch::explain`]).
 pub(crate) const UNREACHABLE: &str = "webdriver not reachable";
 
 /// The cause of a failed command, when it is not about the page's content: the

@@ -40,9 +40,9 @@ use super::dialogs::{Handler, Recorder};
 use super::error::BrowserError;
 use super::glob::{Matcher, UrlPattern};
 use super::logs::{ConsoleEntry, NetworkEntry};
-use super::session::Session;
 use super::protocol::{Answer, Call, FrameScope};
 use super::routes::Route;
+use super::session::Session;
 use super::steplog::Seen;
 
 /// The backend the settings pick for a page: the one place that picks.
@@ -90,6 +90,16 @@ pub(crate) enum AnyPage {
 }
 
 impl AnyPage {
+    /// The protocol the page speaks, picked when its session opened:
+    /// `cdp`, `webdriver-bidi` or `webdriver-classic`.
+    pub(crate) fn protocol(&self) -> &'static str {
+        match self {
+            AnyPage::Cdp(_) => "cdp",
+            AnyPage::Bidi(_) => "webdriver-bidi",
+            AnyPage::Classic(_) => "webdriver-classic",
+        }
+    }
+
     /// A WebDriver page's session, taken back (for the pool); none for a
     /// popup's page, a CDP page, or one already taken.
     pub(crate) fn take_session(&self) -> Option<Session> {

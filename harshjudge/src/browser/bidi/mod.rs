@@ -60,9 +60,10 @@ use super::steplog::StepLog;
 #[cfg(test)]
 pub(crate) use adapt::feed_step_log;
 use protocol::{
-    AddPreloadScript, Argument, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
-    LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload, RemoteValue,
-    Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory, Tree,
+    AddPreloadScript, Argument, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate,
+    GetTree, LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload,
+    RemoteValue, Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory,
+    Tree,
 };
 use protocol_events::BidiEvent;
 use serde::de::IgnoredAny;

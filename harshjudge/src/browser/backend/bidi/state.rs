@@ -136,7 +136,11 @@ impl BidiPage {
 
     /// A DevTools command on the page's target, through chromedriver's
     /// `goog:cdp.sendCommand` (Chromium only).
-    pub(super) async fn goog_cdp(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
+    pub(super) async fn goog_cdp(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, BrowserError> {
         if self.browser != BrowserKind::Chromium {
             return Err(engines::no_cdp(self.browser, method));
         }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use fantoccini::Client;
 use serde_json::{Value, json};
 
-use crate::browser::driver::DriverWatch;
+use crate::browser::backend::webdriver::driver::DriverWatch;
 use crate::browser::engine::{FRAME_OFFSET_JS, decode, frame_lookup, prompt_open};
 use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Acted, Answer, Call, FrameScope};

@@ -37,7 +37,9 @@ impl ClassicPage {
             return BrowserError::Unsupported {
                 browser: self.browser(),
                 what: what.to_string(),
-                why: format!("{why} needs WebDriver BiDi, and WebKitWebDriver offers none (it refuses webSocketUrl); run this scenario with --browser chromium or --browser firefox"),
+                why: format!(
+                    "{why} needs WebDriver BiDi, and WebKitWebDriver offers none (it refuses webSocketUrl); run this scenario with --browser chromium or --browser firefox"
+                ),
             };
         }
         BrowserError::Invalid {

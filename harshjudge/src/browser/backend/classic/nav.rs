@@ -78,7 +78,12 @@ impl ClassicPage {
     pub(super) async fn goto(&self, url: &str) -> Result<(), BrowserError> {
         let during = format!("opening {url}");
         self.engine
-            .in_window(wire::post(&self.client, "url", json!({"url": url}), &during))
+            .in_window(wire::post(
+                &self.client,
+                "url",
+                json!({"url": url}),
+                &during,
+            ))
             .await
             .map(|_| ())
     }
