@@ -1,41 +1,30 @@
-//! WebDriver BiDi beside the classic session: a session opened with
-//! `webSocketUrl: true` returns the URL of its BiDi socket, and [`Bidi`]
-//! connects to it, subscribes to the log, network and browsing-context events
-//! and feeds what they say, in the protocol-neutral vocabulary (`adapt.rs`),
-//! to the step's log (`steplog.rs`: console and network as they happen, no
-//! command per step, and the waiters of `wait_for_request`/`wait_for_response`),
-//! the navigations' lifecycle (`lifecycle.rs`), the page's routes (`route.rs`:
-//! the intercepts, the handlers' verdicts carried out) and dialogs (`dialog.rs`).
+//! The WebDriver BiDi client the BiDi backend (`backend/bidi/`) speaks
+//! through: a session opened with `webSocketUrl: true` returns the URL of
+//! its BiDi socket, and [`Bidi`] connects to it, subscribes to the log,
+//! network and browsing-context events and feeds what they say, in the
+//! protocol-neutral vocabulary (`adapt.rs`), to the step's log (`steplog.rs`:
+//! console and network as they happen, no command per step, and the waiters
+//! of `wait_for_request`/`wait_for_response`), the navigations' lifecycle
+//! (`lifecycle.rs`), the page's routes (`route.rs`: the intercepts, the
+//! handlers' verdicts carried out) and dialogs (`dialog.rs`).
 //!
 //! One reader task owns the socket's incoming half: a command's answer goes to
 //! the caller waiting for it, an event to the shared state. A remote end that
-//! offers no BiDi (no `webSocketUrl` in its capabilities) gets the classic path
-//! (chromedriver's `devtools` log); [`announce_fallback`] says so once.
+//! offers no BiDi (no `webSocketUrl` in its capabilities) gets the classic
+//! backend (chromedriver's `devtools` log); [`announce_fallback`] says so once.
 //!
-//! A page with routes (Chromium's chromedriver serves a session's BiDi
-//! commands only between its classic ones, and a classic command sent while
-//! a navigation loads waits for that load; a route's answer, a BiDi command,
-//! would wait behind the load it holds) does everything that could wait for
-//! a routed load over this connection, which the reader task keeps serving
-//! meanwhile. Each part says why at its item:
-//!
-//! - navigation: `Bidi::navigate` (`goto`, `reload`) and `Bidi::traverse`
-//!   (back, forward), watched by `Bidi::watch_navigation` (`interrupted.rs`);
-//! - input and the engine's calls: `Engine::bidi_input`, `Engine::bidi_calls`
-//!   (always on Firefox), `Bidi::perform_actions`, `Bidi::call_function` (a
-//!   call ends as a navigation when its document goes), `Bidi::set_files`;
-//!   the engine comes as a preload script (`Bidi::ensure_preload`), and a
-//!   frame's call runs in the frame's own context (`Engine::call_bidi`);
-//! - reads, screenshots and the page's state (viewport, `insert_text`,
-//!   cookies): `Page::settled`, once `Bidi::settle` has seen a navigation
-//!   under way reach its document; `Bidi::url` reads `document.URL`;
-//! - `Engine::catch_up` (with `Bidi::catch_up_due`): one classic `GET url`
-//!   after a load, so that chromedriver takes that load in before a
-//!   navigation onto a routed document can start.
+//! A BiDi page sends nothing but BiDi once its session exists, so a route's
+//! answer is never queued behind a classic command's load wait (chromedriver
+//! serves a session's BiDi commands only between its classic ones): the
+//! navigation (`Bidi::navigate`, `Bidi::traverse`, watched by
+//! `Bidi::watch_navigation` in `interrupted.rs`), the engine's calls
+//! (`Bidi::call_function`: a call ends as a navigation when its document
+//! goes; the engine comes as a preload script, `Bidi::ensure_preload`), input
+//! (`Bidi::perform_actions`, `Bidi::set_files`) and reads after
+//! `Bidi::settle` has seen a navigation under way reach its document.
 //!
 //! A route is listed before its intercept exists (`Routes::add`), and no
-//! switching lock is held, so a route's handler may use the page. Chromium
-//! pages without routes keep the classic commands.
+//! lock is held, so a route's handler may use the page.
 
 mod adapt;
 mod dialog;
@@ -329,13 +318,10 @@ impl Bidi {
     /// `url`, or reloads it when `url` is `None`, and waits for its load
     /// event, as classic WebDriver's Navigate To and Refresh do.
     ///
-    /// Used when the page has routes: a blocked request of the document (the
-    /// document itself, or a script or stylesheet that holds its load event)
-    /// is settled by a BiDi command, and chromedriver does not serve the
-    /// session's BiDi commands while its classic Navigate To is waiting for
-    /// that load, so a classic navigation would never end. Over BiDi both the
-    /// navigation and the route's answer go through this connection, which
-    /// the reader task serves while the navigation waits.
+    /// A blocked request of the document (the document itself, or a script
+    /// or stylesheet that holds its load event) is settled by a BiDi command
+    /// too: both go through this connection, which the reader task serves
+    /// while the navigation waits.
     pub(crate) async fn navigate(
         &self,
         context: &str,
@@ -363,8 +349,7 @@ impl Bidi {
     /// Goes `delta` entries through `context`'s history (-1: back, 1:
     /// forward) and waits until that entry's document has loaded, as classic
     /// WebDriver's Back and Forward do; at either end of the history it does
-    /// nothing, as they do. Used when the page has routes, for the reason
-    /// [`Bidi::navigate`] gives.
+    /// nothing, as they do.
     ///
     /// BiDi's `traverseHistory` does not wait for the load, so the document
     /// is marked first (a token in its window) and the traversal is over

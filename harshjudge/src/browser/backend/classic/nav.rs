@@ -132,7 +132,7 @@ impl ClassicPage {
             )
             .await
             .map(|_| ()),
-            _ => engines::set_viewport(&self.client, None, (width, height)).await,
+            _ => engines::set_window_size(&self.client, (width, height)).await,
         };
         if let Some(s) = self.session.lock().expect("session lock").as_mut() {
             s.viewport = set.is_ok().then_some((width, height));
@@ -172,7 +172,7 @@ impl ClassicPage {
     /// A PNG of a region of the page (document coordinates).
     async fn capture_clip(&self, b: &Clip) -> Result<Vec<u8>, BrowserError> {
         if self.browser != BrowserKind::Chromium {
-            return engines::capture_clip(self.browser, None, b).await;
+            return Err(engines::no_clip(self.browser));
         }
         let shot = cdp(
             &self.client,
@@ -190,7 +190,7 @@ impl ClassicPage {
     async fn capture_full(&self) -> Result<Vec<u8>, BrowserError> {
         let c = &self.client;
         if self.browser != BrowserKind::Chromium {
-            return engines::capture_full(c, None).await;
+            return engines::capture_viewport(c).await;
         }
         let metrics = cdp(c, "Page.getLayoutMetrics", json!({})).await?;
         let size = if metrics["cssContentSize"].is_object() {
