@@ -197,6 +197,7 @@ async fn open_session(
         browser: config.browser,
         own_driver,
         user_context: None,
+        home: None,
     })
 }
 

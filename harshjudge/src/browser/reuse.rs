@@ -35,7 +35,7 @@ pub(super) fn pools_sessions(session: &Session) -> bool {
 
 /// A session with BiDi: its next scenario in a user context of its own.
 /// Creates the user context and its tab (at `about:blank`), then closes
-/// every other top-level context: the default user context's tabs
+/// every other top-level context but the session's first tab (`home`): the default user context's tabs
 /// and every other user context (`browser.removeUserContext`, which closes
 /// their tabs and popups and drops their cookies and storage). The session's
 /// BiDi context (routes' intercepts, screenshots, the viewport) becomes the
@@ -57,6 +57,22 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
     };
     let tab: Created = bidi.command("browsingContext.create", &tab).await?;
     let context = tab.context;
+    // The session's first tab (the first scenario's, in the default user
+    // context) is the window its classic side rests on: it stays, at
+    // `about:blank` (chromedriver with its `devtools` log on aborted when
+    // that window was closed), and no scenario uses it again.
+    let first = bidi.context.lock().expect("bidi lock").clone();
+    if session.home.is_none() {
+        session.home = first.clone();
+        if let Some(home) = &first {
+            bidi.navigate(
+                home,
+                Some("about:blank"),
+                "leaving the first scenario's page",
+            )
+            .await?;
+        }
+    }
     *bidi.context.lock().expect("bidi lock") = Some(context.clone());
     let every = GetTree {
         root: None,
@@ -64,7 +80,8 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
     };
     let tree: UserTree = bidi.command("browsingContext.getTree", &every).await?;
     for c in tree.contexts {
-        if c.user_context.as_deref() == Some("default") && c.context != context {
+        let home = session.home.as_deref() == Some(c.context.as_str());
+        if c.user_context.as_deref() == Some("default") && c.context != context && !home {
             let close = Close {
                 context: &c.context,
                 prompt_unload: false,
