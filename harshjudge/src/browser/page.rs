@@ -202,7 +202,10 @@ impl Page {
 
     /// The underlying fantoccini client of a WebDriver session, for anything
     /// the page API lacks; `None` for a page over the DevTools protocol
-    /// (`HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`).
+    /// (`HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`). A page that speaks WebDriver
+    /// BiDi sends no classic command itself: the client's current window may
+    /// be another (a pooled session's first tab), so switch to the page's
+    /// before a classic command.
     pub fn client(&self) -> Option<&Client> {
         self.backend().webdriver()
     }

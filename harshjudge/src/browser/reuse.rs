@@ -16,6 +16,7 @@
 //!   gets a new session, that is a new MiniBrowser with an ephemeral data
 //!   store of its own, from a driver already running.
 
+use fantoccini::wd::WindowHandle;
 use serde::de::IgnoredAny;
 
 use super::bidi::protocol::{
@@ -34,8 +35,9 @@ pub(super) fn pools_sessions(session: &Session) -> bool {
 }
 
 /// A session with BiDi: its next scenario in a user context of its own.
-/// Creates the user context and its tab (at `about:blank`), then closes
-/// every other top-level context but the session's first tab (`home`): the default user context's tabs
+/// Creates the user context and its tab (at `about:blank`), points a local
+/// driver's classic side at it, then closes every other top-level context
+/// but a remote session's first tab (`home`): the default user context's tabs
 /// and every other user context (`browser.removeUserContext`, which closes
 /// their tabs and popups and drops their cookies and storage). The session's
 /// BiDi context (routes' intercepts, screenshots, the viewport) becomes the
@@ -57,12 +59,23 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
     };
     let tab: Created = bidi.command("browsingContext.create", &tab).await?;
     let context = tab.context;
-    // The session's first tab (the first scenario's, in the default user
-    // context) is the window its classic side rests on: it stays, at
-    // `about:blank` (chromedriver with its `devtools` log on aborted when
-    // that window was closed), and no scenario uses it again.
     let first = bidi.context.lock().expect("bidi lock").clone();
-    if session.home.is_none() {
+    if session.driver.is_some() {
+        // A local driver: its classic side (`Page::client()`) follows the
+        // scenario's tab (window handles are BiDi's context ids), between
+        // scenarios, while nothing of the page is under way.
+        let handle = WindowHandle::try_from(context.clone())
+            .map_err(|e| cmd_err("naming the scenario's tab", e))?;
+        session
+            .client
+            .switch_to_window(handle)
+            .await
+            .map_err(|e| cmd_err("switching to the scenario's tab", e))?;
+    } else if session.home.is_none() {
+        // A remote end: no classic command at all. Its first tab (the first
+        // scenario's, in the default user context), where its classic side
+        // rests, stays at `about:blank`: a remote chromedriver with its
+        // `devtools` log on aborted when that window was closed.
         session.home = first.clone();
         if let Some(home) = &first {
             bidi.navigate(

@@ -42,7 +42,7 @@ pub(crate) struct Session {
     /// Firefox: the BiDi user context the current scenario's tab lives in
     /// (none: the browser's default one, a new session's first scenario).
     pub(crate) user_context: Option<String>,
-    /// With BiDi, once pooled: the session's first tab, kept at
+    /// A remote session with BiDi, once pooled: its first tab, kept at
     /// `about:blank` (the window its classic side rests on).
     pub(crate) home: Option<String>,
 }
