@@ -730,6 +730,10 @@ mod tests {
         // which needs the load tracking); the local chromedriver's pages
         // speak BiDi alone, which needs none of it.
         assert!(caps.get("pageLoadStrategy").is_none(), "{caps:?}");
+        assert_eq!(
+            caps["goog:loggingPrefs"],
+            serde_json::json!({"devtools": "ALL"})
+        );
         let any_file = BrowserConfig {
             // Any file will do: the capabilities only name it.
             chromium: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")),
@@ -737,10 +741,6 @@ mod tests {
         };
         let caps = any_file.capabilities(None, None).unwrap();
         assert_eq!(caps["pageLoadStrategy"], "none");
-        assert_eq!(
-            caps["goog:loggingPrefs"],
-            serde_json::json!({"devtools": "ALL"})
-        );
         let a = args(&remote, Some(Path::new("/tmp/p")), Some("127.0.0.1"));
         assert!(a.contains(&"--user-data-dir=/tmp/p".to_string()), "{a:?}");
         assert!(

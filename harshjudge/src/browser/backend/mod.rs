@@ -74,9 +74,9 @@ pub(crate) fn pick(config: &BrowserConfig) -> Pick {
 /// chromedriver, a Grid node that passes BiDi through), else over classic
 /// WebDriver alone. Never switched afterwards.
 pub(crate) fn webdriver_page(session: Session) -> AnyPage {
-    match BidiPage::new(session) {
-        Ok(page) => AnyPage::Bidi(page),
-        Err(session) => AnyPage::Classic(ClassicPage::new(session)),
+    match BidiPage::offered(&session) {
+        Some((bidi, context)) => AnyPage::Bidi(BidiPage::new(session, bidi, context)),
+        None => AnyPage::Classic(ClassicPage::new(session)),
     }
 }
 

@@ -48,23 +48,24 @@ pub(crate) struct BidiPage {
 }
 
 impl BidiPage {
-    /// The page of `session` (which has a BiDi connection) in its current
-    /// top-level context; `None` when the session has no BiDi or no context.
-    pub(crate) fn new(session: Session) -> Result<BidiPage, Session> {
-        let Some(bidi) = session.bidi.clone() else {
-            return Err(session);
-        };
-        let Some(context) = bidi.context.lock().expect("bidi lock").clone() else {
-            return Err(session);
-        };
-        Ok(BidiPage {
+    /// The BiDi connection of `session` and its current top-level context,
+    /// when it has both (its page then speaks BiDi).
+    pub(crate) fn offered(session: &Session) -> Option<(Arc<Bidi>, String)> {
+        let bidi = session.bidi.clone()?;
+        let context = bidi.context.lock().expect("bidi lock").clone()?;
+        Some((bidi, context))
+    }
+
+    /// The page of `session` over `bidi` in `context` ([`BidiPage::offered`]).
+    pub(crate) fn new(session: Session, bidi: Arc<Bidi>, context: String) -> BidiPage {
+        BidiPage {
             client: session.client.clone(),
             browser: session.browser,
             session: Mutex::new(Some(session)),
             bidi,
             context,
             popup: false,
-        })
+        }
     }
 
     /// The page of a popup `context` this page's session opened.
