@@ -11,7 +11,9 @@
 # builds it), then run directly; a run longer than LIMIT seconds (default
 # 600) is killed and counted as hung, and its output kept in the work folder,
 # whose path is printed. The busy loops end with the script (trap), and the
-# script ends by DEADLINE seconds (default 5 h) whatever happens.
+# script ends by DEADLINE seconds (default 5 h) whatever happens. FILTER, when
+# set, is passed to each test binary (libtest's name filter: `FILTER=firefox`
+# runs only the tests whose names contain `firefox`).
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 runs=${1:-50}
@@ -58,7 +60,7 @@ for t in "${tests[@]}"; do
     fi
     log="$work/$t-$i.log"
     set +e
-    (cd "$root" && timeout -k 10 "$limit" "${bin[$t]}" >"$log" 2>&1)
+    (cd "$root" && timeout -k 10 "$limit" "${bin[$t]}" ${FILTER:+"$FILTER"} >"$log" 2>&1)
     code=$?
     set -e
     case $code in
@@ -67,6 +69,6 @@ for t in "${tests[@]}"; do
       *) failed=$((failed + 1)); echo "  $t run $i: failed (exit $code): $log" ;;
     esac
   done
-  echo "$t: $passed passed, $failed failed, $hung hung (of $runs, beside three busy loops)"
+  echo "$t${FILTER:+ ($FILTER)}: $passed passed, $failed failed, $hung hung (of $runs, beside three busy loops)"
 done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -360,6 +360,18 @@ async fn engine(browser: BrowserKind) {
     let start = Instant::now();
     let page = page(browser).await;
     assert_eq!(page.browser(), browser);
+    // One protocol per page, picked when its session opened: BiDi alone
+    // for Firefox (and chromedriver), classic alone for WebKitGTK.
+    let want: &[&str] = match browser {
+        BrowserKind::Chromium => &["cdp", "webdriver-bidi"],
+        BrowserKind::Firefox => &["webdriver-bidi"],
+        BrowserKind::Webkit => &["webdriver-classic"],
+    };
+    assert!(
+        want.contains(&page.protocol()),
+        "{browser}: {}",
+        page.protocol()
+    );
     let opened = start.elapsed();
     let specs = todomvc(&page).await;
     assert_eq!(specs.len(), 16, "{specs:?}");
@@ -433,6 +445,16 @@ async fn oracle(page: &Page, browser: BrowserKind) {
     ];
     item(page, 0).get_by_role("checkbox").check().await.unwrap();
     let client = page.client().expect("a WebDriver session");
+    // A BiDi page sends no classic command, so the classic session may rest
+    // on another window (a pooled session's first tab): the oracle's classic
+    // commands go to the page's window first.
+    let url = page.url().await.unwrap();
+    for w in client.windows().await.unwrap() {
+        client.switch_to_window(w).await.unwrap();
+        if client.current_url().await.is_ok_and(|u| u.as_str() == url) {
+            break;
+        }
+    }
     let mut compared = 0;
     for (css, role, name) in cases {
         let el = client

@@ -605,6 +605,9 @@ fn the_browser_suite_through_a_selenium_grid_has_the_managed_browsers_evidence()
     };
     let title = tokio::runtime::Runtime::new().unwrap().block_on(async {
         let page = browsers().open_page_with(&config, &base).await?;
+        // The Grid node passes WebDriver BiDi through (its session returned
+        // a webSocketUrl): the page speaks BiDi alone.
+        assert_eq!(page.protocol(), "webdriver-bidi", "a Grid node with BiDi");
         page.goto("/").await?;
         let title = page.title().await;
         let elsewhere = page.goto("http://example.com/").await;

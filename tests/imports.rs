@@ -523,3 +523,86 @@ fn no_file_takes_every_name_of_its_parent() {
         "these files import `super::*` outside tests; name what they use: {globs:?}"
     );
 }
+
+/// Where code may ask which engine a page is, or whether it has routes
+/// (issue 38, point 1): the backends, the one place that picks (in
+/// `backend/`), the settings (`config.rs`, `kind.rs`) and the value that
+/// owns the browsers (`browsers.rs`).
+const MAY_ASK_THE_ENGINE: &[&str] = &[
+    "harshjudge/src/browser/backend/",
+    "harshjudge/src/browser/config.rs",
+    "harshjudge/src/browser/kind.rs",
+    "harshjudge/src/browser/browsers.rs",
+];
+
+/// The places in `code` (comments, strings and test code left out) that
+/// match on a `BrowserKind` (a `match` arm, an or-pattern, `matches!`,
+/// `if let`/`let`) or ask whether a page has routes: one line each.
+fn engine_questions(code: &str) -> Vec<String> {
+    let pattern = harshjudge::regex::Regex::new(
+        r"(?:^|[^=!<>]\s*)\bBrowserKind::[A-Za-z]+\s*(?:=>|\||\bif\b)|matches!\([^;]*?BrowserKind::|\blet\s+BrowserKind::|routes(?:\(\))?\s*\.\s*(?:is_empty|len)\s*\(",
+    )
+    .unwrap();
+    code.lines()
+        .filter(|l| {
+            pattern.find_iter(l).any(|m| {
+                // A comparison (`x == BrowserKind::Webkit => …` in a guard)
+                // is not a pattern.
+                let before =
+                    l[..m.start() + m.as_str().find("BrowserKind").unwrap_or(0)].trim_end();
+                !(before.ends_with("==") || before.ends_with("!=")) || m.as_str().contains("routes")
+            })
+        })
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// Outside the backends and the one place that picks, no code matches on
+/// the engine or asks whether a page has routes: the page's backend,
+/// picked once when its session opens, is what differs.
+#[test]
+fn only_the_backends_match_on_the_engine_or_ask_about_routes() {
+    let mut found = Vec::new();
+    for src in CRATES {
+        for f in sources::rust_files(&workspace().join(src)) {
+            let name = rel(&f);
+            if is_test_file(&f) || MAY_ASK_THE_ENGINE.iter().any(|m| name.starts_with(m)) {
+                continue;
+            }
+            for line in engine_questions(&code_of(&std::fs::read_to_string(&f).unwrap())) {
+                found.push(format!("{name}: {line}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these lines ask which engine or whether a page has routes outside browser/backend/ (move the difference into the backends, or into config.rs if it is a setting):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The check above finds each form of the question, and not a comparison or
+/// a mere mention.
+#[test]
+fn the_engine_check_finds_each_form_and_nothing_else() {
+    let asks = [
+        "match b { BrowserKind::Chromium => 1, _ => 2 }",
+        "    BrowserKind::Firefox | BrowserKind::Webkit => x,",
+        "if matches!(kind, BrowserKind::Webkit) {",
+        "if let BrowserKind::Firefox = kind {",
+        "if self.bidi.routes.is_empty() {",
+        "if page.routes().len() > 0 {",
+    ];
+    for a in asks {
+        assert_eq!(engine_questions(a).len(), 1, "{a}");
+    }
+    let fine = [
+        "let own = config.browser != BrowserKind::Chromium && x;",
+        "None if config.browser == BrowserKind::Chromium => {",
+        "browser: BrowserKind::Webkit,",
+        "fn kind(&self) -> BrowserKind {",
+    ];
+    for f in fine {
+        assert!(engine_questions(f).is_empty(), "{f}");
+    }
+}

@@ -100,8 +100,9 @@ fn next_document() -> Response {
 /// moment. chromedriver may hear of a load after the next navigation has
 /// started; its read of the loaded document's state then waited for ever
 /// while the route held the new document, and it forwarded no BiDi command
-/// meanwhile, the route's answer among them (`Engine::catch_up`): about 1
-/// such `goto` in 10 hung on a busy machine.
+/// meanwhile, the route's answer among them: about 1 such `goto` in 10 hung
+/// on a busy machine while classic and BiDi commands shared the session (the
+/// BiDi backend sends only BiDi now, and chromedriver's load tracking is off).
 #[scenario]
 async fn navigation_after_a_load(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;

@@ -63,24 +63,40 @@ impl Drop for CountingDriver {
 }
 
 /// The commands of a chromedriver INFO log: `[time][INFO]: [session] COMMAND Name {`.
+/// A WebDriver BiDi command (`ForwardBidiCommand`, its JSON on the lines
+/// after) is named by its method (`browsingContext.captureScreenshot`).
 pub fn commands(log: &str) -> Vec<(String, String)> {
-    log.lines()
-        .filter_map(|l| {
+    let lines: Vec<&str> = log.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| {
             let (head, rest) = l.split_once("] COMMAND ")?;
             let session = head
                 .rsplit_once('[')
                 .map(|(_, s)| s)
                 .unwrap_or("")
                 .to_string();
-            let name = rest.split_whitespace().next().unwrap_or("").to_string();
+            let mut name = rest.split_whitespace().next().unwrap_or("").to_string();
+            if name == "ForwardBidiCommand" {
+                let method = lines[i + 1..]
+                    .iter()
+                    .take(8)
+                    .find_map(|m| m.trim().strip_prefix("\"method\": \""))
+                    .and_then(|m| m.split('"').next());
+                if let Some(m) = method {
+                    name = m.to_string();
+                }
+            }
             Some((session, name))
         })
         .collect()
 }
 
-/// Whether a command is an evidence screenshot (a step boundary).
+/// Whether a command is an evidence screenshot (a step boundary): classic
+/// WebDriver's or BiDi's.
 pub fn is_screenshot(name: &str) -> bool {
-    name == "Screenshot" || name == "TakeScreenshot"
+    name == "Screenshot" || name == "TakeScreenshot" || name == "browsingContext.captureScreenshot"
 }
 
 /// Commands per interval between boundary screenshots, per session in order:

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use super::backend::cdp::backend::CdpBackend;
 use super::backend::cdp::context::CdpBrowser;
 use super::backend::cdp::shared::SharedChromium;
+use super::backend::webdriver::driver::{Drivers, Killed};
 use super::backend::{AnyPage, Pick, pick};
 use super::config::{BrowserConfig, BrowserKind};
-use super::driver::{Drivers, Killed};
 use super::error::BrowserError;
 use super::page::Page;
 use super::pool::{app_host, new_page, new_session, reset};
@@ -288,8 +288,13 @@ impl Browsers {
             };
             // A session's connection lives on the runtime that opened it: one
             // from a runtime that has ended (another test's) is dead.
-            let bidi_open = session.bidi.as_ref().is_none_or(|b| b.is_open());
-            if !bidi_open || session.client.current_url().await.is_err() {
+            // With BiDi its socket tells (no classic command to a BiDi
+            // session); without, a classic read.
+            let alive = match &session.bidi {
+                Some(b) => b.is_open(),
+                None => session.client.current_url().await.is_ok(),
+            };
+            if !alive {
                 // Its driver of its own (Firefox's) goes now, its browser
                 // with it, not when this value goes.
                 if let Some(d) = session.own_driver.take() {
@@ -320,12 +325,11 @@ impl Browsers {
     /// nobody; on Firefox a new user context). Its routes and dialog handlers
     /// go now. A WebKit session ends here; its driver is kept for the next one.
     pub async fn release(&self, page: Page) {
-        let wd = match page.backend() {
-            // Its context goes, its pages (popups too) with it.
-            AnyPage::Cdp(b) => return b.dispose().await,
-            AnyPage::WebDriver(wd) => wd,
-        };
-        let Some(session) = wd.take_session() else {
+        // Its context goes, its pages (popups too) with it.
+        if let AnyPage::Cdp(b) = page.backend() {
+            return b.dispose().await;
+        }
+        let Some(session) = page.backend().take_session() else {
             return;
         };
         // WebKit's sessions are not reused (no command clears every origin's
@@ -352,15 +356,12 @@ impl Browsers {
     /// of the local chromedriver goes with that driver, which
     /// [`Browsers::shutdown`] stops once no other page of this value is open.
     pub async fn discard(&self, page: Page) {
-        let wd = match page.backend() {
-            // Its context goes, its renderer with it; not waited for long.
-            AnyPage::Cdp(b) => {
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(2), b.dispose()).await;
-                return;
-            }
-            AnyPage::WebDriver(wd) => wd,
-        };
-        if let Some(mut session) = wd.take_session() {
+        // Its context goes, its renderer with it; not waited for long.
+        if let AnyPage::Cdp(b) = page.backend() {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), b.dispose()).await;
+            return;
+        }
+        if let Some(mut session) = page.backend().take_session() {
             if let Some(d) = session.own_driver.take() {
                 let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
             }
@@ -592,11 +593,7 @@ impl Killer {
     }
 }
 
-/// What a new WebDriver page needs once (the script timeout, the engine
-/// registered for every document).
+/// What a new WebDriver page needs once (`AnyPage::prepare_session`).
 async fn prepare(page: &Page, config: &BrowserConfig) -> Result<(), BrowserError> {
-    match page.backend() {
-        AnyPage::WebDriver(wd) => wd.prepare_session(config.wait).await,
-        AnyPage::Cdp(_) => Ok(()),
-    }
+    page.backend().prepare_session(config.wait).await
 }

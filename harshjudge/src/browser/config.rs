@@ -536,6 +536,14 @@ impl BrowserConfig {
         // boundary, for a remote end that may lack BiDi. Not for the local
         // chromedriver, which has BiDi: with that log on, chromedriver 156
         // aborts when the session lists or enters a popup's window.
+        // The local chromedriver always offers BiDi, so its pages speak BiDi
+        // alone (`backend/bidi/`): its own load tracking is of no use to
+        // them, and chromedriver reading a document's state after a load
+        // could hold a route's answer back. A remote end may lack BiDi (its
+        // pages then speak classic WebDriver, which needs the tracking).
+        if self.webdriver_url.is_none() {
+            caps["pageLoadStrategy"] = "none".into();
+        }
         if self.webdriver_url.is_some() {
             caps["goog:chromeOptions"]["devToolsEventsToLog"] =
                 serde_json::json!(logs::DEVTOOLS_EVENTS);
@@ -718,10 +726,21 @@ mod tests {
         );
         let caps = remote.capabilities(None, None).unwrap();
         assert!(caps["goog:chromeOptions"].get("binary").is_none());
+        // A remote end may lack BiDi (its pages then speak classic WebDriver,
+        // which needs the load tracking); the local chromedriver's pages
+        // speak BiDi alone, which needs none of it.
+        assert!(caps.get("pageLoadStrategy").is_none(), "{caps:?}");
         assert_eq!(
             caps["goog:loggingPrefs"],
             serde_json::json!({"devtools": "ALL"})
         );
+        let any_file = BrowserConfig {
+            // Any file will do: the capabilities only name it.
+            chromium: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")),
+            ..local.clone()
+        };
+        let caps = any_file.capabilities(None, None).unwrap();
+        assert_eq!(caps["pageLoadStrategy"], "none");
         let a = args(&remote, Some(Path::new("/tmp/p")), Some("127.0.0.1"));
         assert!(a.contains(&"--user-data-dir=/tmp/p".to_string()), "{a:?}");
         assert!(

@@ -1,22 +1,21 @@
-//! What differs between the three engines once a session is open: each
-//! Chromium-only command (a CDP one) has its Firefox path (WebDriver BiDi) and
-//! its WebKit path (classic WebDriver, or a recorded gap). The page calls these
-//! instead of CDP when its session is not Chromium's.
+//! Helpers the backends share where engines differ: the note a page without
+//! BiDi records (WebKitGTK), BiDi's screenshot clip box, `INSERT_TEXT` (text
+//! inserted without CDP), the classic window size as the viewport, and the
+//! error of `Page::cdp` on another engine. Which protocol a page speaks is
+//! its backend's, picked once when its session opens (`backend/mod.rs`):
 //!
-//! | | Chromium | Firefox | WebKit (WebKitGTK) |
+//! | | CDP (local Chromium) | BiDi (Firefox, chromedriver, Grid nodes with BiDi) | classic (WebKitGTK, remote ends without BiDi) |
 //! |---|---|---|---|
-//! | console, network, routes | BiDi | BiDi | none (no BiDi): a note in the step's console |
-//! | viewport | CDP emulation (BiDi `setViewport` while the page has routes) | BiDi `setViewport` | window size |
-//! | full-page and clip screenshots | CDP (BiDi while the page has routes) | BiDi (`origin: document`) | viewport only; clips unsupported |
-//! | reads (`url`, `title`, `html`, scripts) | classic (BiDi while the page has routes) | BiDi | classic |
-//! | engine registered per document | CDP | every call checks | every call checks |
+//! | console, network, routes | live | live | chromedriver's `devtools` log, else a note; routes unsupported |
+//! | viewport | CDP emulation | BiDi `setViewport` | CDP emulation (Chromium) or window size |
+//! | full-page and clip screenshots | CDP | BiDi (`origin: document`) | CDP (Chromium); else viewport only, clips unsupported |
+//! | reads (`url`, `title`, `html`, scripts) | CDP | BiDi | classic |
 
 use serde_json::json;
 
-use super::bidi::Bidi;
-use super::bidi::protocol::{BoxClip, BoxKind, Empty, Origin, SetViewport, Viewport};
+use super::bidi::protocol::{BoxClip, BoxKind};
 use super::config::BrowserKind;
-use super::error::{BrowserError, cmd_err};
+use super::error::BrowserError;
 use super::logs::ConsoleEntry;
 use super::protocol::Clip;
 use super::wire;
@@ -50,33 +49,13 @@ pub(super) fn no_bidi_entry(browser: BrowserKind) -> ConsoleEntry {
     }
 }
 
-/// The BiDi context of the session's window.
-fn context(bidi: &Bidi) -> Result<String, BrowserError> {
-    bidi.context
-        .lock()
-        .expect("bidi lock")
-        .clone()
-        .ok_or_else(|| cmd_err("finding the window's browsing context", "none known"))
-}
-
-/// Sets the viewport: BiDi's `setViewport` on `bidi`'s context (Firefox's
-/// page, and a Chromium page with routes), else the window's size (WebKitGTK's
-/// MiniBrowser draws no toolbar in automation). Chromium's page without
-/// routes uses CDP's emulation instead (`Page::set_viewport_size`).
-pub(super) async fn set_viewport(
+/// Sets the window's size (WebKitGTK's MiniBrowser draws no toolbar in
+/// automation, so it is the viewport's): the classic backend's way where
+/// there is no CDP emulation.
+pub(super) async fn set_window_size(
     client: &fantoccini::Client,
-    bidi: Option<(&Bidi, &str)>,
     (width, height): (u32, u32),
 ) -> Result<(), BrowserError> {
-    if let Some((bidi, context)) = bidi {
-        let params = SetViewport {
-            context,
-            viewport: Viewport { width, height },
-        };
-        bidi.command::<_, Empty>("browsingContext.setViewport", &params)
-            .await?;
-        return Ok(());
-    }
     wire::post(
         client,
         "window/rect",
@@ -85,18 +64,6 @@ pub(super) async fn set_viewport(
     )
     .await
     .map(drop)
-}
-
-/// A PNG through BiDi's `captureScreenshot` (`origin: document`), of `clip`
-/// (document coordinates) or of the whole document.
-async fn bidi_capture(bidi: &Bidi, clip: Option<&Clip>) -> Result<Vec<u8>, BrowserError> {
-    bidi.capture(
-        &context(bidi)?,
-        Origin::Document,
-        clip.map(box_clip),
-        "taking a screenshot",
-    )
-    .await
 }
 
 /// A clip as BiDi's box.
@@ -110,34 +77,21 @@ pub(super) fn box_clip(b: &Clip) -> BoxClip {
     }
 }
 
-/// A full-page PNG of a non-Chromium session: BiDi, else (WebKit) the
-/// viewport, the one screenshot its driver takes.
-pub(super) async fn capture_full(
-    client: &fantoccini::Client,
-    bidi: Option<&Bidi>,
-) -> Result<Vec<u8>, BrowserError> {
-    match bidi {
-        Some(bidi) => bidi_capture(bidi, None).await,
-        None => client
-            .screenshot()
-            .await
-            .map_err(|e| wire::fail("taking a screenshot", e)),
-    }
+/// A "full-page" PNG of a classic session without CDP: the viewport, the
+/// one screenshot its driver takes.
+pub(super) async fn capture_viewport(client: &fantoccini::Client) -> Result<Vec<u8>, BrowserError> {
+    client
+        .screenshot()
+        .await
+        .map_err(|e| wire::fail("taking a screenshot", e))
 }
 
-/// A PNG of a region of the page of a non-Chromium session (BiDi only).
-pub(super) async fn capture_clip(
-    browser: BrowserKind,
-    bidi: Option<&Bidi>,
-    clip: &Clip,
-) -> Result<Vec<u8>, BrowserError> {
-    match bidi {
-        Some(bidi) => bidi_capture(bidi, Some(clip)).await,
-        None => Err(BrowserError::Unsupported {
-            browser,
-            what: "a screenshot of part of the page".into(),
-            why: "its driver offers no WebDriver BiDi and no CDP, only viewport and element screenshots: compare the whole page instead".into(),
-        }),
+/// A region of the page of a classic session without CDP: unsupported.
+pub(super) fn no_clip(browser: BrowserKind) -> BrowserError {
+    BrowserError::Unsupported {
+        browser,
+        what: "a screenshot of part of the page".into(),
+        why: "its driver offers no WebDriver BiDi and no CDP, only viewport and element screenshots: compare the whole page instead".into(),
     }
 }
 

@@ -21,7 +21,6 @@ mod cookies;
 mod dialog;
 mod dialogs;
 mod download;
-mod driver;
 mod engine;
 mod engines;
 mod error;

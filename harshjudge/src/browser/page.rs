@@ -202,7 +202,10 @@ impl Page {
 
     /// The underlying fantoccini client of a WebDriver session, for anything
     /// the page API lacks; `None` for a page over the DevTools protocol
-    /// (`HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`).
+    /// (`HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`). A page that speaks WebDriver
+    /// BiDi sends no classic command itself: the client's current window may
+    /// be another (a pooled session's first tab), so switch to the page's
+    /// before a classic command.
     pub fn client(&self) -> Option<&Client> {
         self.backend().webdriver()
     }
@@ -340,6 +343,15 @@ impl Page {
     /// The page's engine.
     pub fn browser(&self) -> BrowserKind {
         self.backend().kind()
+    }
+
+    /// The protocol the page speaks, picked once when its session opened:
+    /// `cdp` (a local Chromium), `webdriver-bidi` (Firefox, and any
+    /// WebDriver session whose remote end offers BiDi) or `webdriver-classic`
+    /// (WebKitGTK, remote ends without BiDi).
+    #[doc(hidden)]
+    pub fn protocol(&self) -> &'static str {
+        self.backend().protocol()
     }
 
     /// The base URL relative paths and globs are joined to.

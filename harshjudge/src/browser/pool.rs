@@ -8,11 +8,10 @@ use std::sync::Arc;
 use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
-use super::backend::AnyPage;
-use super::backend::webdriver::{self, WebDriverPage};
+use super::backend::webdriver::driver::{Driver, Drivers, driver_url, own_driver};
+use super::backend::{classic, webdriver_page};
 use super::bidi;
 use super::config::{BrowserConfig, BrowserKind};
-use super::driver::{Driver, Drivers, driver_url, own_driver};
 use super::error::BrowserError;
 use super::page::Page;
 use super::reuse;
@@ -165,11 +164,13 @@ async fn open_session(
             None
         }
     };
-    // Chromium: the script timeout came with the capabilities, and the
-    // viewport is set now, so that a session opened ahead of its first page
-    // (`Browsers::warm_up`) is ready for it.
+    // Chromium without BiDi (a classic page): the script timeout came with
+    // the capabilities, and the viewport is set now, so that a session opened
+    // ahead of its first page (`Browsers::warm_up`) is ready for it. With
+    // BiDi, nothing but BiDi is sent once the session exists: its page sets
+    // the viewport.
     let chromium = config.browser == BrowserKind::Chromium;
-    let viewport = if chromium {
+    let viewport = if chromium && bidi.is_none() {
         let (width, height) = config.viewport;
         wire::cdp(
             &client,
@@ -196,23 +197,26 @@ async fn open_session(
         browser: config.browser,
         own_driver,
         user_context: None,
+        home: None,
     })
 }
 
-/// The page of `session` (a WebDriver backend).
+/// The page of `session` (a WebDriver backend: BiDi or classic, picked by
+/// what the session offers).
 pub(super) fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
-    let backend = AnyPage::WebDriver(WebDriverPage::new(session));
+    let backend = webdriver_page(session);
     Page::new(backend, base_url, config.wait, config.expect_timeout)
 }
 
 /// A pooled session's browser state reset (cookies, storage, cache, extra
-/// windows, logs) for its next page; `false` when it could not be.
-/// Chromium: cleared through CDP. Firefox: a new user context and its tab,
-/// the previous ones removed ([`reuse::fresh_user_context`]).
+/// windows, logs) for its next page; `false` when it could not be. A session
+/// with BiDi: a new user context and its tab, the previous ones removed
+/// ([`reuse::fresh_user_context`]); without (a remote chromedriver): cleared
+/// through CDP.
 pub(super) async fn reset(session: &mut Session) -> bool {
-    let reset = match session.browser {
-        BrowserKind::Firefox => reuse::fresh_user_context(session).await.is_ok(),
-        _ => webdriver::reset(&session.client).await.is_ok(),
+    let reset = match session.bidi {
+        Some(_) => reuse::fresh_user_context(session).await.is_ok(),
+        None => classic::reset(&session.client).await.is_ok(),
     };
     // After the swap: what the previous scenario's tabs said as they closed
     // is not the next scenario's.

@@ -2,12 +2,12 @@
 //! time (geckodriver, WebKitWebDriver), with each scenario isolated from the
 //! one before:
 //!
-//! - **Firefox**: the session (geckodriver and its Firefox) is pooled like
-//!   Chromium's, and each scenario gets a WebDriver BiDi **user context** of
+//! - **Firefox**, and every session with BiDi (chromedriver's): the session
+//!   is pooled, and each scenario gets a WebDriver BiDi **user context** of
 //!   its own ([`fresh_user_context`]), as Playwright's browser contexts do: a
 //!   separate cookie jar, storage (local, session, IndexedDB, cache storage),
 //!   HTTP cache and permissions. Its one tab is created at `about:blank`, the
-//!   classic session is switched to it, and the previous scenario's user
+//!   page's BiDi context becomes it, and the previous scenario's user
 //!   context goes with every tab and popup in it.
 //! - **WebKit** (WebKitGTK has no BiDi): no command clears every origin's
 //!   cookies and storage or the HTTP cache (its Delete All Cookies is the
@@ -27,20 +27,17 @@ use super::config::BrowserKind;
 use super::error::{BrowserError, cmd_err};
 use super::session::Session;
 
-/// Whether `browser`'s sessions go back to the pool when their page is
-/// released (Firefox's only with BiDi, which its isolation needs).
+/// Whether a session goes back to the pool when its page is released: one
+/// with BiDi (isolated by user contexts), or Chromium's without (cleared
+/// through CDP); not WebKit's.
 pub(super) fn pools_sessions(session: &Session) -> bool {
-    match session.browser {
-        BrowserKind::Chromium => true,
-        BrowserKind::Firefox => session.bidi.is_some(),
-        BrowserKind::Webkit => false,
-    }
+    session.bidi.is_some() || session.browser == BrowserKind::Chromium
 }
 
-/// Firefox: the session's next scenario in a user context of its own. Creates
-/// the user context and its tab (at `about:blank`), switches the classic
-/// session to that tab (Firefox's window handles are BiDi's context ids),
-/// then closes every other top-level context: the default user context's tabs
+/// A session with BiDi: its next scenario in a user context of its own.
+/// Creates the user context and its tab (at `about:blank`), points a local
+/// driver's classic side at it, then closes every other top-level context
+/// but a remote session's first tab (`home`): the default user context's tabs
 /// and every other user context (`browser.removeUserContext`, which closes
 /// their tabs and popups and drops their cookies and storage). The session's
 /// BiDi context (routes' intercepts, screenshots, the viewport) becomes the
@@ -48,7 +45,7 @@ pub(super) fn pools_sessions(session: &Session) -> bool {
 pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), BrowserError> {
     let Some(bidi) = session.bidi.clone() else {
         return Err(cmd_err(
-            "isolating a pooled Firefox session",
+            "isolating a pooled session",
             "it has no WebDriver BiDi connection",
         ));
     };
@@ -62,13 +59,33 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
     };
     let tab: Created = bidi.command("browsingContext.create", &tab).await?;
     let context = tab.context;
-    let handle = WindowHandle::try_from(context.clone())
-        .map_err(|e| cmd_err("naming the scenario's tab", e))?;
-    session
-        .client
-        .switch_to_window(handle)
-        .await
-        .map_err(|e| cmd_err("switching to the scenario's tab", e))?;
+    let first = bidi.context.lock().expect("bidi lock").clone();
+    if session.driver.is_some() {
+        // A local driver: its classic side (`Page::client()`) follows the
+        // scenario's tab (window handles are BiDi's context ids), between
+        // scenarios, while nothing of the page is under way.
+        let handle = WindowHandle::try_from(context.clone())
+            .map_err(|e| cmd_err("naming the scenario's tab", e))?;
+        session
+            .client
+            .switch_to_window(handle)
+            .await
+            .map_err(|e| cmd_err("switching to the scenario's tab", e))?;
+    } else if session.home.is_none() {
+        // A remote end: no classic command at all. Its first tab (the first
+        // scenario's, in the default user context), where its classic side
+        // rests, stays at `about:blank`: a remote chromedriver with its
+        // `devtools` log on aborted when that window was closed.
+        session.home = first.clone();
+        if let Some(home) = &first {
+            bidi.navigate(
+                home,
+                Some("about:blank"),
+                "leaving the first scenario's page",
+            )
+            .await?;
+        }
+    }
     *bidi.context.lock().expect("bidi lock") = Some(context.clone());
     let every = GetTree {
         root: None,
@@ -76,7 +93,8 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
     };
     let tree: UserTree = bidi.command("browsingContext.getTree", &every).await?;
     for c in tree.contexts {
-        if c.user_context.as_deref() == Some("default") && c.context != context {
+        let home = session.home.as_deref() == Some(c.context.as_str());
+        if c.user_context.as_deref() == Some("default") && c.context != context && !home {
             let close = Close {
                 context: &c.context,
                 prompt_unload: false,

@@ -310,15 +310,6 @@ impl Routes {
         self.list.lock().expect("routes lock").is_empty()
     }
 
-    /// Whether a route of the page matches `url`.
-    pub(crate) fn matches(&self, url: &str) -> bool {
-        self.list
-            .lock()
-            .expect("routes lock")
-            .iter()
-            .any(|e| e.matcher.is_match(url))
-    }
-
     /// Lists a route (the newest is asked first), before the backend's
     /// intercept for it exists: a request the intercept blocks as soon as it
     /// is added then finds its route, rather than none.

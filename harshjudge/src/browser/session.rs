@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use fantoccini::Client;
 
+use super::backend::webdriver::driver::{Driver, DriverWatch};
 use super::bidi::Bidi;
 use super::config::BrowserKind;
-use super::driver::{Driver, DriverWatch};
 
 /// A browser session with its own profile folder (removed when it closes).
 pub(crate) struct Session {
@@ -42,6 +42,9 @@ pub(crate) struct Session {
     /// Firefox: the BiDi user context the current scenario's tab lives in
     /// (none: the browser's default one, a new session's first scenario).
     pub(crate) user_context: Option<String>,
+    /// A remote session with BiDi, once pooled: its first tab, kept at
+    /// `about:blank` (the window its classic side rests on).
+    pub(crate) home: Option<String>,
 }
 
 /// How long a session's end (WebDriver's Delete Session, which quits its

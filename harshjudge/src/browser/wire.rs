@@ -84,7 +84,7 @@ pub(crate) async fn cdp(
 
 /// The cause of a command that lost its connection to the driver. The
 /// session's driver, which knows whether it exited, makes it "chromedriver
-/// exited" then ([`super::driver::DriverWatch::explain`]).
+/// exited" then ([`super::backend::webdriver::driver::DriverWatch::explain`]).
 pub(crate) const UNREACHABLE: &str = "webdriver not reachable";
 
 /// The cause of a failed command, when it is not about the page's content: the
@@ -196,15 +196,6 @@ catch (e) { __hjAnswer = {ok: false, error: {kind: 'js', message: String(e && e.
 /// What a BiDi call returns: the answer as JSON text.
 const BIDI_ANSWER: &str = "return JSON.stringify(__hjAnswer);";
 
-/// What a BiDi call that finds a frame's element returns: the frame's window
-/// (BiDi answers it as its browsing context), or the answer as JSON text
-/// (not found in time, or not a frame: no element then).
-const BIDI_FRAME: &str =
-    "var el = __hjAnswer && __hjAnswer.ok && __hjAnswer.value && __hjAnswer.value.element;
-if (el && el.contentWindow) return el.contentWindow;
-if (el) __hjAnswer.value = {};
-return JSON.stringify(__hjAnswer);";
-
 /// What a BiDi call that finds an element for a command of its own returns:
 /// the element (BiDi answers it as a node with its shared id), or the answer
 /// as JSON text (not found in time).
@@ -219,8 +210,6 @@ return JSON.stringify(__hjAnswer);";
 pub(crate) enum BidiReturns {
     /// The engine's answer, as JSON text.
     Answer,
-    /// The window of the frame element found (`{"window": context}`).
-    FrameWindow,
     /// The element found (`{"node": shared id, "context": …}`), for a BiDi
     /// command that takes an element (`input.setFiles`).
     Element,
@@ -229,7 +218,7 @@ pub(crate) enum BidiReturns {
 /// The BiDi function of an engine call: `full` installs the engine first,
 /// else the function answers `{"missing": true}` when the document lacks it.
 pub(crate) fn bidi_function(full: bool, returns: BidiReturns) -> &'static str {
-    static SRC: std::sync::OnceLock<[String; 6]> = std::sync::OnceLock::new();
+    static SRC: std::sync::OnceLock<[String; 4]> = std::sync::OnceLock::new();
     let all = SRC.get_or_init(|| {
         let make = |full: bool, tail: &str| {
             let head = if full {
@@ -241,19 +230,16 @@ pub(crate) fn bidi_function(full: bool, returns: BidiReturns) -> &'static str {
         };
         [
             make(false, BIDI_ANSWER),
-            make(false, BIDI_FRAME),
             make(false, BIDI_ELEMENT),
             make(true, BIDI_ANSWER),
-            make(true, BIDI_FRAME),
             make(true, BIDI_ELEMENT),
         ]
     });
     let tail = match returns {
         BidiReturns::Answer => 0,
-        BidiReturns::FrameWindow => 1,
-        BidiReturns::Element => 2,
+        BidiReturns::Element => 1,
     };
-    &all[usize::from(full) * 3 + tail]
+    &all[usize::from(full) * 2 + tail]
 }
 
 /// The script of a call when the engine may be missing: asks for the full one.

@@ -1,17 +1,21 @@
 //! Backends: the code that speaks one protocol for one kind of browser
 //! session (`docs/design/backends.md` §2). A page speaks exactly one, chosen
-//! when it opens ([`open_page`] is the one place that picks): the DevTools
-//! protocol directly to a local Chromium ([`cdp`], when
-//! `HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`), or WebDriver ([`webdriver`]: classic
-//! commands, chromedriver's CDP passthrough and WebDriver BiDi, mixed per
-//! call as before, until steps 6–7 split it into a BiDi and a classic
-//! backend). [`PageBackend`] (`page_backend.rs`) is what `Page` and its `impl` files need of a
+//! when its session opens ([`pick`] and [`webdriver_page`] are the one place
+//! that picks): the DevTools protocol directly to a local Chromium ([`cdp`],
+//! when `HARSHJUDGE_CHROMIUM_PROTOCOL=cdp`); WebDriver BiDi alone ([`bidi`]:
+//! Firefox, and any WebDriver session whose remote end returned
+//! `webSocketUrl`, chromedriver and a Selenium Grid node among them); or
+//! classic WebDriver alone ([`classic`]: WebKitGTK, remote ends without
+//! BiDi). [`webdriver`] holds what the two WebDriver backends share.
+//! [`PageBackend`] (`page_backend.rs`) is what `Page` and its `impl` files need of a
 //! protocol; [`AnyPage`] implements it by delegation, so that `Page` never
 //! asks which engine, protocol or routes a page has. [`walk`] is the engine
 //! call's frame walk and retry after a navigation, written once over a
 //! small scope-level trait.
 
+pub(crate) mod bidi;
 pub(crate) mod cdp;
+pub(crate) mod classic;
 pub(crate) mod page_backend;
 pub(crate) mod walk;
 pub(crate) mod webdriver;
@@ -26,9 +30,10 @@ use fantoccini::Client;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use self::bidi::BidiPage;
 use self::cdp::backend::CdpBackend;
+use self::classic::ClassicPage;
 pub(crate) use self::page_backend::{DownloadArm, History, PageBackend, PopupArm, Shot};
-use self::webdriver::WebDriverPage;
 use super::config::{BrowserConfig, BrowserKind, ChromiumProtocol};
 use super::cookies::Cookie;
 use super::dialogs::{Handler, Recorder};
@@ -37,6 +42,7 @@ use super::glob::{Matcher, UrlPattern};
 use super::logs::{ConsoleEntry, NetworkEntry};
 use super::protocol::{Answer, Call, FrameScope};
 use super::routes::Route;
+use super::session::Session;
 use super::steplog::Seen;
 
 /// The backend the settings pick for a page: the one place that picks.
@@ -49,7 +55,9 @@ pub(crate) enum Pick {
 }
 
 /// Which backend a page opened with `config` speaks: local Chromium with
-/// `chromium_protocol: Cdp` the DevTools protocol, everything else WebDriver.
+/// `chromium_protocol: Cdp` the DevTools protocol, everything else a
+/// WebDriver session, whose page [`webdriver_page`] makes BiDi or classic
+/// by what the session offers.
 pub(crate) fn pick(config: &BrowserConfig) -> Pick {
     if config.browser == BrowserKind::Chromium
         && config.webdriver_url.is_none()
@@ -61,19 +69,65 @@ pub(crate) fn pick(config: &BrowserConfig) -> Pick {
     }
 }
 
+/// The page of a WebDriver `session` just opened (or taken from the pool):
+/// over BiDi alone when its remote end returned `webSocketUrl` (Firefox,
+/// chromedriver, a Grid node that passes BiDi through), else over classic
+/// WebDriver alone. Never switched afterwards.
+pub(crate) fn webdriver_page(session: Session) -> AnyPage {
+    match BidiPage::offered(&session) {
+        Some((bidi, context)) => AnyPage::Bidi(BidiPage::new(session, bidi, context)),
+        None => AnyPage::Classic(ClassicPage::new(session)),
+    }
+}
+
 /// Every backend, by delegation. Held once per page behind `Page`'s `Arc`,
 /// so its variants' sizes do not matter.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum AnyPage {
     Cdp(CdpBackend),
-    WebDriver(WebDriverPage),
+    Bidi(BidiPage),
+    Classic(ClassicPage),
+}
+
+impl AnyPage {
+    /// The protocol the page speaks, picked when its session opened:
+    /// `cdp`, `webdriver-bidi` or `webdriver-classic`.
+    pub(crate) fn protocol(&self) -> &'static str {
+        match self {
+            AnyPage::Cdp(_) => "cdp",
+            AnyPage::Bidi(_) => "webdriver-bidi",
+            AnyPage::Classic(_) => "webdriver-classic",
+        }
+    }
+
+    /// A WebDriver page's session, taken back (for the pool); none for a
+    /// popup's page, a CDP page, or one already taken.
+    pub(crate) fn take_session(&self) -> Option<Session> {
+        match self {
+            AnyPage::Cdp(_) => None,
+            AnyPage::Bidi(b) => b.take_session(),
+            AnyPage::Classic(c) => c.take_session(),
+        }
+    }
+
+    /// What a new session needs once, done when it opens rather than in its
+    /// first step (classic: the script timeout and the engine registered for
+    /// every document; BiDi: the engine a preload script).
+    pub(crate) async fn prepare_session(&self, wait: Duration) -> Result<(), BrowserError> {
+        match self {
+            AnyPage::Cdp(_) => Ok(()),
+            AnyPage::Bidi(b) => b.prepare_session().await,
+            AnyPage::Classic(c) => c.prepare_session(wait).await,
+        }
+    }
 }
 
 macro_rules! delegate {
     ($self:ident, $b:ident => $e:expr) => {
         match $self {
             AnyPage::Cdp($b) => $e,
-            AnyPage::WebDriver($b) => $e,
+            AnyPage::Bidi($b) => $e,
+            AnyPage::Classic($b) => $e,
         }
     };
 }
@@ -236,7 +290,8 @@ impl PageBackend for AnyPage {
     ) -> Result<AnyPage, BrowserError> {
         match self {
             AnyPage::Cdp(b) => b.next_popup(arm, wait).await.map(AnyPage::Cdp),
-            AnyPage::WebDriver(b) => b.next_popup(arm, wait).await.map(AnyPage::WebDriver),
+            AnyPage::Bidi(b) => b.next_popup(arm, wait).await.map(AnyPage::Bidi),
+            AnyPage::Classic(b) => b.next_popup(arm, wait).await.map(AnyPage::Classic),
         }
     }
     async fn close(&self) -> Result<(), BrowserError> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::protocol::{BytesValue, Header};
 use super::protocol_events::{BidiEvent, LogEntry, RequestData};
-use super::{Bidi, InFlight, dialog, route};
+use super::{Bidi, dialog, route};
 use crate::browser::lifecycle::Lifecycle;
 use crate::browser::logs::ConsoleEntry;
 use crate::browser::request::Request;
@@ -181,11 +181,7 @@ impl Bidi {
         match event {
             BidiEvent::BeforeRequestSent(sent) if sent.is_blocked => {
                 let bidi = self.clone();
-                let answering = InFlight::new(&self.in_flight);
-                tokio::spawn(async move {
-                    route::handle(&bidi, &sent.request).await;
-                    drop(answering);
-                });
+                tokio::spawn(async move { route::handle(&bidi, &sent.request).await });
             }
             BidiEvent::UserPromptOpened(prompt) => {
                 tokio::spawn(dialog::handle(self.clone(), prompt));
@@ -216,18 +212,6 @@ impl Bidi {
         };
         let (context, url) = (context.clone(), url.clone());
         let navigation = navigation.clone().unwrap_or_default();
-        {
-            let mut loaded = self.loaded.lock().expect("bidi lock");
-            match event {
-                E::Load(_) => {
-                    loaded.insert(context.clone());
-                }
-                E::NavigationStarted(_) | E::ContextDestroyed(_) => {
-                    loaded.remove(&context);
-                }
-                _ => {}
-            }
-        }
         let mut navigating = self.navigating.lock().expect("bidi lock");
         let end = |navigating: &mut HashMap<String, String>| {
             if navigating.get(&context) == Some(&navigation) {

@@ -310,45 +310,6 @@ async fn a_refused_end_of_navigation_leaves_the_other_events_subscribed() {
     assert_eq!(singles, super::NAVIGATION_ENDS.to_vec());
 }
 
-/// chromedriver is caught up with a context's load once, when the load is
-/// the context's last navigation event and nothing of ours is under way
-/// (`Engine::catch_up`): not before the load, not after another navigation
-/// started, not while a navigation command or a route's answer is pending,
-/// not for another context's load.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_load_is_caught_up_with_once_and_only_when_nothing_is_under_way() {
-    let bidi = Bidi::connect(&losing_remote_end(&[]).await).await.unwrap();
-    let event = |method: &str, context: &str| {
-        bidi.clone().event(super::BidiEvent::parse(
-            &json!({"type": "event", "method": method,
-                "params": {"context": context, "navigation": "n1", "timestamp": 1,
-                    "url": "http://app.test/next"}}),
-        ))
-    };
-    assert!(!bidi.catch_up_due("top"), "before any load");
-    event("browsingContext.load", "top");
-    assert!(bidi.catch_up_due("top"), "after the load");
-    assert!(!bidi.catch_up_due("top"), "a second time");
-
-    event("browsingContext.load", "top");
-    event("browsingContext.navigationStarted", "top");
-    assert!(
-        !bidi.catch_up_due("top"),
-        "another navigation started since"
-    );
-
-    event("browsingContext.load", "top");
-    let pending = super::InFlight::new(&bidi.in_flight);
-    assert!(!bidi.catch_up_due("top"), "a route's answer under way");
-    drop(pending);
-    assert!(bidi.catch_up_due("top"), "once it is given");
-
-    event("browsingContext.load", "frame");
-    assert!(!bidi.catch_up_due("top"), "another context's load");
-    event("browsingContext.contextDestroyed", "frame");
-    assert!(!bidi.catch_up_due("frame"), "a context gone");
-}
-
 /// A remote end that, before it answers `script.evaluate`, sends an event
 /// this side does not read (with parameters), twice a `log.entryAdded` whose
 /// text is a number, and a well-formed `log.entryAdded`.

@@ -1,11 +1,10 @@
 //! A navigation the page was sent (`goto`) that another navigation of the
 //! same browsing context took the place of before its document came: the
-//! page's own script, a meta refresh or a form navigated meanwhile. Classic
-//! WebDriver's Navigate To then ends when the other document has loaded and
-//! says nothing (chromedriver and geckodriver alike), so `goto("/start")`
-//! returned `Ok` on `/loop?3`. Watching the context's navigation events while
-//! the command runs tells: the navigation to the URL asked for was aborted or
-//! failed, and another one started. `goto` then fails as Playwright's does,
+//! page's own script, a meta refresh or a form navigated meanwhile.
+//! `browsingContext.navigate` then fails as aborted, or (Chromium's mapper)
+//! with the error of the page's navigation it cancelled. Watching the
+//! context's navigation events while the command runs tells: the navigation
+//! to the URL asked for was aborted or failed, and another one started. `goto` then fails as Playwright's does,
 //! naming both URLs ([`BrowserError::NavigationInterrupted`]). The judge
 //! itself is `lifecycle.rs`'s, in no protocol's words.
 
@@ -27,15 +26,13 @@ impl Bidi {
     /// does when it cancelled a navigation the page had under way: Chromium
     /// says `net::ERR_ABORTED` of the page's, Firefox `NS_BINDING_ABORTED` or
     /// "a new navigation interrupted an unfinished navigation"), it succeeds once that document
-    /// is complete. Otherwise its outcome stands. `ends_its_own`: the
-    /// command succeeds only once its own navigation loaded (BiDi's
-    /// `browsingContext.navigate`), so its success needs no round trip for
-    /// events still on their way; classic Navigate To's does.
+    /// is complete. Otherwise its outcome stands. The command succeeds only
+    /// once its own navigation loaded, so its success needs no round trip
+    /// for events still on their way.
     pub(crate) async fn watch_navigation(
         &self,
         context: &str,
         url: &str,
-        ends_its_own: bool,
         command: impl Future<Output = Result<(), BrowserError>>,
     ) -> Result<(), BrowserError> {
         let mut news = self.lifecycle.subscribe();
@@ -56,9 +53,8 @@ impl Bidi {
         };
         drain(&mut news, &mut seen);
         let mut verdict = judge(&seen, context, url);
-        let told = ends_its_own && outcome.is_ok();
         if matches!(verdict, Verdict::Unseen | Verdict::Pending)
-            && !told
+            && outcome.is_err()
             && listening
             && self.is_open()
         {

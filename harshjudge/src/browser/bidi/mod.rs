@@ -1,41 +1,30 @@
-//! WebDriver BiDi beside the classic session: a session opened with
-//! `webSocketUrl: true` returns the URL of its BiDi socket, and [`Bidi`]
-//! connects to it, subscribes to the log, network and browsing-context events
-//! and feeds what they say, in the protocol-neutral vocabulary (`adapt.rs`),
-//! to the step's log (`steplog.rs`: console and network as they happen, no
-//! command per step, and the waiters of `wait_for_request`/`wait_for_response`),
-//! the navigations' lifecycle (`lifecycle.rs`), the page's routes (`route.rs`:
-//! the intercepts, the handlers' verdicts carried out) and dialogs (`dialog.rs`).
+//! The WebDriver BiDi client the BiDi backend (`backend/bidi/`) speaks
+//! through: a session opened with `webSocketUrl: true` returns the URL of
+//! its BiDi socket, and [`Bidi`] connects to it, subscribes to the log,
+//! network and browsing-context events and feeds what they say, in the
+//! protocol-neutral vocabulary (`adapt.rs`), to the step's log (`steplog.rs`:
+//! console and network as they happen, no command per step, and the waiters
+//! of `wait_for_request`/`wait_for_response`), the navigations' lifecycle
+//! (`lifecycle.rs`), the page's routes (`route.rs`: the intercepts, the
+//! handlers' verdicts carried out) and dialogs (`dialog.rs`).
 //!
 //! One reader task owns the socket's incoming half: a command's answer goes to
 //! the caller waiting for it, an event to the shared state. A remote end that
-//! offers no BiDi (no `webSocketUrl` in its capabilities) gets the classic path
-//! (chromedriver's `devtools` log); [`announce_fallback`] says so once.
+//! offers no BiDi (no `webSocketUrl` in its capabilities) gets the classic
+//! backend (chromedriver's `devtools` log); [`announce_fallback`] says so once.
 //!
-//! A page with routes (Chromium's chromedriver serves a session's BiDi
-//! commands only between its classic ones, and a classic command sent while
-//! a navigation loads waits for that load; a route's answer, a BiDi command,
-//! would wait behind the load it holds) does everything that could wait for
-//! a routed load over this connection, which the reader task keeps serving
-//! meanwhile. Each part says why at its item:
-//!
-//! - navigation: `Bidi::navigate` (`goto`, `reload`) and `Bidi::traverse`
-//!   (back, forward), watched by `Bidi::watch_navigation` (`interrupted.rs`);
-//! - input and the engine's calls: `Engine::bidi_input`, `Engine::bidi_calls`
-//!   (always on Firefox), `Bidi::perform_actions`, `Bidi::call_function` (a
-//!   call ends as a navigation when its document goes), `Bidi::set_files`;
-//!   the engine comes as a preload script (`Bidi::ensure_preload`), and a
-//!   frame's call runs in the frame's own context (`Engine::call_bidi`);
-//! - reads, screenshots and the page's state (viewport, `insert_text`,
-//!   cookies): `Page::settled`, once `Bidi::settle` has seen a navigation
-//!   under way reach its document; `Bidi::url` reads `document.URL`;
-//! - `Engine::catch_up` (with `Bidi::catch_up_due`): one classic `GET url`
-//!   after a load, so that chromedriver takes that load in before a
-//!   navigation onto a routed document can start.
+//! A BiDi page sends nothing but BiDi once its session exists, so a route's
+//! answer is never queued behind a classic command's load wait (chromedriver
+//! serves a session's BiDi commands only between its classic ones): the
+//! navigation (`Bidi::navigate`, `Bidi::traverse`, watched by
+//! `Bidi::watch_navigation` in `interrupted.rs`), the engine's calls
+//! (`Bidi::call_function`: a call ends as a navigation when its document
+//! goes; the engine comes as a preload script, `Bidi::ensure_preload`), input
+//! (`Bidi::perform_actions`, `Bidi::set_files`) and reads after
+//! `Bidi::settle` has seen a navigation under way reach its document.
 //!
 //! A route is listed before its intercept exists (`Routes::add`), and no
-//! switching lock is held, so a route's handler may use the page. Chromium
-//! pages without routes keep the classic commands.
+//! lock is held, so a route's handler may use the page.
 
 mod adapt;
 mod dialog;
@@ -45,7 +34,7 @@ pub(crate) mod protocol_events;
 pub(crate) mod route;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::{SinkExt, StreamExt};
@@ -60,9 +49,10 @@ use super::steplog::StepLog;
 #[cfg(test)]
 pub(crate) use adapt::feed_step_log;
 use protocol::{
-    AddPreloadScript, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate, GetTree,
-    LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload, RemoteValue,
-    Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory, Tree,
+    AddPreloadScript, Argument, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate,
+    GetTree, LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload,
+    RemoteValue, Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory,
+    Tree,
 };
 use protocol_events::BidiEvent;
 use serde::de::IgnoredAny;
@@ -132,12 +122,6 @@ pub(crate) struct Bidi {
     lifecycle: tokio::sync::broadcast::Sender<Lifecycle>,
     /// The navigation each context has started and not yet loaded.
     navigating: Mutex<HashMap<String, String>>,
-    /// Navigation commands of ours not answered yet, and blocked requests
-    /// whose route has not answered yet ([`Bidi::catch_up_due`]).
-    in_flight: Arc<AtomicUsize>,
-    /// The contexts whose last navigation event was their document's load,
-    /// which chromedriver may not have caught up with ([`Bidi::catch_up_due`]).
-    loaded: Mutex<HashSet<String>>,
     /// Whether the injected engine is a preload script of the session.
     preloaded: tokio::sync::OnceCell<()>,
     /// The events of another shape said on stderr (once each per connection).
@@ -155,22 +139,6 @@ fn bidi_err(action: &str, message: impl std::fmt::Display) -> BrowserError {
     BrowserError::Command {
         action: format!("{action} (WebDriver BiDi)"),
         message: message.to_string(),
-    }
-}
-
-/// One piece of work counted in [`Bidi::catch_up_due`]'s count while it lasts.
-struct InFlight(Arc<AtomicUsize>);
-
-impl InFlight {
-    fn new(count: &Arc<AtomicUsize>) -> InFlight {
-        count.fetch_add(1, Ordering::SeqCst);
-        InFlight(count.clone())
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -242,8 +210,6 @@ impl Bidi {
             dialogs: Arc::default(),
             lifecycle: tokio::sync::broadcast::channel(64).0,
             navigating: Mutex::default(),
-            in_flight: Arc::default(),
-            loaded: Mutex::default(),
             preloaded: tokio::sync::OnceCell::new(),
             malformed: Mutex::default(),
         });
@@ -352,20 +318,16 @@ impl Bidi {
     /// `url`, or reloads it when `url` is `None`, and waits for its load
     /// event, as classic WebDriver's Navigate To and Refresh do.
     ///
-    /// Used when the page has routes: a blocked request of the document (the
-    /// document itself, or a script or stylesheet that holds its load event)
-    /// is settled by a BiDi command, and chromedriver does not serve the
-    /// session's BiDi commands while its classic Navigate To is waiting for
-    /// that load, so a classic navigation would never end. Over BiDi both the
-    /// navigation and the route's answer go through this connection, which
-    /// the reader task serves while the navigation waits.
+    /// A blocked request of the document (the document itself, or a script
+    /// or stylesheet that holds its load event) is settled by a BiDi command
+    /// too: both go through this connection, which the reader task serves
+    /// while the navigation waits.
     pub(crate) async fn navigate(
         &self,
         context: &str,
         url: Option<&str>,
         during: &str,
     ) -> Result<(), BrowserError> {
-        let _navigating = InFlight::new(&self.in_flight);
         let sent = match url {
             Some(url) => {
                 let wait = Readiness::Complete;
@@ -387,8 +349,7 @@ impl Bidi {
     /// Goes `delta` entries through `context`'s history (-1: back, 1:
     /// forward) and waits until that entry's document has loaded, as classic
     /// WebDriver's Back and Forward do; at either end of the history it does
-    /// nothing, as they do. Used when the page has routes, for the reason
-    /// [`Bidi::navigate`] gives.
+    /// nothing, as they do.
     ///
     /// BiDi's `traverseHistory` does not wait for the load, so the document
     /// is marked first (a token in its window) and the traversal is over
@@ -401,7 +362,6 @@ impl Bidi {
         during: &str,
     ) -> Result<(), BrowserError> {
         let fail = |e: BrowserError| renamed(e, during);
-        let _navigating = InFlight::new(&self.in_flight);
         let token = format!("{:x}", self.next.load(Ordering::Relaxed) ^ now_nanos());
         let before = self
             .evaluate(
@@ -537,20 +497,6 @@ impl Bidi {
         self.settle_within(context, SETTLE_LIMIT).await;
     }
 
-    /// Whether chromedriver is to be caught up with `context`'s last load
-    /// now (and so no longer owed it): its document has loaded, no
-    /// navigation of it has started since, and no navigation command of
-    /// ours nor a route's answer is under way. Chromium only; see
-    /// `Engine::catch_up` for why.
-    pub(crate) fn catch_up_due(&self, context: &str) -> bool {
-        let mut loaded = self.loaded.lock().expect("bidi lock");
-        if self.in_flight.load(Ordering::SeqCst) > 0 || !loaded.contains(context) {
-            return false;
-        }
-        loaded.remove(context);
-        true
-    }
-
     /// [`Bidi::settle`] waiting at most `limit`.
     async fn settle_within(&self, context: &str, limit: std::time::Duration) {
         let mut news = self.lifecycle.subscribe();
@@ -674,7 +620,7 @@ impl Bidi {
         };
         let params = CallFunction {
             function_declaration: function,
-            arguments: vec![LocalValue::String { value: arg }],
+            arguments: vec![Argument::Value(LocalValue::String { value: arg })],
             target: ContextTarget { context },
             await_promise: true,
             result_ownership: Ownership::None,
@@ -801,6 +747,34 @@ impl Bidi {
             .await
             .map(|_| ())
             .map_err(|e| renamed(e, during))
+    }
+
+    /// The browsing context of the document the frame element `element` (a
+    /// node's shared id in `context`) holds; `None` when it holds none (no
+    /// `<iframe>` or `<frame>`).
+    pub(crate) async fn content_context(
+        &self,
+        context: &str,
+        element: &str,
+        during: &str,
+    ) -> Result<Option<String>, BrowserError> {
+        let params = CallFunction {
+            function_declaration: "function (el) { return el && el.contentWindow || null; }",
+            arguments: vec![Argument::Node(SharedReference { shared_id: element })],
+            target: ContextTarget { context },
+            await_promise: false,
+            result_ownership: Ownership::None,
+        };
+        let r: ScriptResult = self
+            .command("script.callFunction", &params)
+            .await
+            .map_err(|e| renamed(e, during))?;
+        Ok(match r {
+            ScriptResult::Success {
+                result: RemoteValue::Window { value },
+            } => Some(value.context),
+            _ => None,
+        })
     }
 
     /// Whether the connection is still open.

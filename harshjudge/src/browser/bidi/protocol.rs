@@ -101,12 +101,20 @@ pub(crate) enum LocalValue<'a> {
     String { value: &'a str },
 }
 
+/// An argument of `script.callFunction`: a value, or a node by reference.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Argument<'a> {
+    Value(LocalValue<'a>),
+    Node(SharedReference<'a>),
+}
+
 /// `script.callFunction`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CallFunction<'a> {
     pub(crate) function_declaration: &'a str,
-    pub(crate) arguments: Vec<LocalValue<'a>>,
+    pub(crate) arguments: Vec<Argument<'a>>,
     pub(crate) target: ContextTarget<'a>,
     pub(crate) await_promise: bool,
     pub(crate) result_ownership: Ownership,
@@ -525,7 +533,10 @@ mod tests {
         );
         let call = CallFunction {
             function_declaration: "function (a) {}",
-            arguments: vec![LocalValue::String { value: "x" }],
+            arguments: vec![
+                Argument::Value(LocalValue::String { value: "x" }),
+                Argument::Node(SharedReference { shared_id: "n1" }),
+            ],
             target: ContextTarget { context: "c" },
             await_promise: true,
             result_ownership: Ownership::None,
@@ -533,7 +544,7 @@ mod tests {
         assert_eq!(
             serde_json::to_value(call).unwrap(),
             json!({"functionDeclaration": "function (a) {}",
-                "arguments": [{"type": "string", "value": "x"}],
+                "arguments": [{"type": "string", "value": "x"}, {"sharedId": "n1"}],
                 "target": {"context": "c"}, "awaitPromise": true, "resultOwnership": "none"})
         );
         assert_eq!(

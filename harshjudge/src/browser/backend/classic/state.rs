@@ -1,50 +1,21 @@
-//! A WebDriver page's cookies and other origins' storage (moved from
-//! `cookies.rs` and `storage.rs`): through WebDriver BiDi's `storage` module
-//! on Firefox and on a Chromium page with routes (every cookie of the page's
-//! user context), Chromium's other pages through DevTools (every cookie of
-//! the browser), WebKit through classic WebDriver (the cookies of the page's
+//! A classic page's cookies and other origins' storage: Chromium (a remote
+//! chromedriver without BiDi) through DevTools (every cookie of the
+//! browser), the others through classic WebDriver (the cookies of the page's
 //! current document: WebKitGTK has no other way).
 
 use serde_json::{Value, json};
 
-use super::WebDriverPage;
-use crate::browser::bidi::Bidi;
-use crate::browser::bidi::protocol::{
-    Cookies, Empty, GetCookies, GetTree, Partition, SetCookie, UserTree,
-};
+use super::ClassicPage;
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::{
-    Cookie, STATE_PAGE, bidi_cookie, cdp_cookie, classic_cookie, list, to_bidi, to_cdp, to_classic,
+    Cookie, STATE_PAGE, cdp_cookie, classic_cookie, list, to_cdp, to_classic,
 };
 use crate::browser::error::BrowserError;
 use crate::browser::wire::{self, cdp};
 
-impl WebDriverPage {
-    /// The BiDi connection the cookies go through: Firefox's, and a Chromium
-    /// page's while it has routes (as its calls, `Engine::bidi_calls`):
-    /// chromedriver holds a CDP command sent while a routed document loads
-    /// until that load, which the route's BiDi answer it holds back would end.
-    fn cookie_bidi(&self) -> Option<&Bidi> {
-        match self.browser() {
-            BrowserKind::Chromium => self.engine.bidi_calls().map(|(b, _)| &**b),
-            _ => self.bidi().map(|b| &**b),
-        }
-    }
-
+impl ClassicPage {
     /// Every cookie the browser holds (WebKit: those of the current document).
     pub(super) async fn cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
-        if let Some(bidi) = self.cookie_bidi() {
-            let params = GetCookies {
-                partition: user_context_key(bidi).await?,
-            };
-            let answer: Cookies = bidi.command("storage.getCookies", &params).await?;
-            let chromium = self.browser() == BrowserKind::Chromium;
-            return Ok(answer
-                .cookies
-                .iter()
-                .filter_map(|c| bidi_cookie(c, chromium))
-                .collect());
-        }
         if self.browser() == BrowserKind::Chromium {
             let answer = match cdp(&self.client, "Storage.getCookies", json!({})).await {
                 Ok(v) => v,
@@ -65,18 +36,6 @@ impl WebDriverPage {
         base_url: &str,
     ) -> Result<(), BrowserError> {
         if cookies.is_empty() {
-            return Ok(());
-        }
-        if let Some(bidi) = self.cookie_bidi() {
-            let partition = user_context_key(bidi).await?;
-            for c in cookies {
-                let params = SetCookie {
-                    cookie: to_bidi(c),
-                    partition: partition.clone(),
-                };
-                bidi.command::<_, Empty>("storage.setCookie", &params)
-                    .await?;
-            }
             return Ok(());
         }
         if self.browser() == BrowserKind::Chromium {
@@ -146,21 +105,6 @@ impl WebDriverPage {
         base_url: &str,
     ) -> Result<(), BrowserError> {
         let (gone, kept): (Vec<&Cookie>, Vec<&Cookie>) = cookies.iter().partition(|c| c.expired());
-        if let Some(bidi) = self.cookie_bidi() {
-            let partition = user_context_key(bidi).await?;
-            for c in gone {
-                let mut params = json!({
-                    "filter": { "name": c.name, "domain": c.domain, "path": c.path },
-                });
-                if let Some(p) = &partition {
-                    params["partition"] = serde_json::to_value(p).expect("a partition serialises");
-                }
-                bidi.command::<_, Value>("storage.deleteCookies", &params)
-                    .await?;
-            }
-            let kept: Vec<Cookie> = kept.into_iter().cloned().collect();
-            return self.set_cookies(&kept, base_url).await;
-        }
         if self.browser() == BrowserKind::Chromium {
             for c in gone {
                 cdp(
@@ -260,28 +204,4 @@ impl WebDriverPage {
             .await
             .map(|_| ())
     }
-}
-
-/// The BiDi storage partition of the user context the page's tab lives in (a
-/// pooled Firefox session gives each scenario one of its own): BiDi's
-/// `storage` commands default to the browser's default user context.
-async fn user_context_key(bidi: &Bidi) -> Result<Option<Partition>, BrowserError> {
-    let Some(context) = bidi.context.lock().expect("bidi lock").clone() else {
-        return Ok(None);
-    };
-    let tree: UserTree = bidi
-        .command(
-            "browsingContext.getTree",
-            &GetTree {
-                root: None,
-                max_depth: 0,
-            },
-        )
-        .await?;
-    Ok(tree
-        .contexts
-        .into_iter()
-        .find(|c| c.context == context)
-        .and_then(|c| c.user_context)
-        .map(|user_context| Partition::StorageKey { user_context }))
 }

@@ -1,11 +1,11 @@
-//! A WebDriver page's console and network (moved from `page.rs`): BiDi's
-//! events where the session has BiDi, else chromedriver's `devtools` log.
+//! A classic page's console and network: chromedriver's `devtools` log (a
+//! remote Chromium without BiDi), else nothing and a note saying so.
 
 use std::sync::atomic::Ordering;
 
 use serde_json::Value;
 
-use super::WebDriverPage;
+use super::ClassicPage;
 use super::nav::get_log;
 use crate::browser::config::BrowserKind;
 use crate::browser::engines;
@@ -17,16 +17,10 @@ const NETWORK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250
 
 type Logs = (Vec<ConsoleEntry>, Vec<NetworkEntry>);
 
-impl WebDriverPage {
-    /// Console and network entries since the previous call. With BiDi: the
-    /// events that arrived (no WebDriver command); else one read of the
+impl ClassicPage {
+    /// Console and network entries since the previous call: one read of the
     /// `devtools` log, which carries both (more only while requests are in flight).
     pub(super) async fn take_logs(&self) -> Result<Logs, BrowserError> {
-        if let Some(bidi) = &self.bidi {
-            // No round trip: the caller took the boundary's screenshot first,
-            // by which time the page's earlier events have arrived.
-            return Ok(bidi.log.take().await);
-        }
         if self.browser != BrowserKind::Chromium {
             // No BiDi and no log endpoint (WebKit): nothing to read; the
             // first step's console says so.
@@ -64,15 +58,6 @@ impl WebDriverPage {
     /// The step's console and network so far, as its boundary will record them
     /// (left in place for it); with `pending`, requests not yet answered too.
     pub(super) async fn peek_logs(&self, pending: bool) -> Result<Logs, BrowserError> {
-        if let Some(bidi) = &self.bidi {
-            // One BiDi round trip through the page's renderer: its events
-            // come before the answer.
-            let context = bidi.context.lock().expect("bidi lock").clone();
-            if let Some(context) = context {
-                bidi.flush(&context).await;
-            }
-            return Ok(bidi.log.peek(pending));
-        }
         if self.browser != BrowserKind::Chromium {
             return Ok((Vec::new(), Vec::new()));
         }

@@ -1,22 +1,16 @@
-//! A WebDriver page's navigation, reads, screenshots and viewport (moved
-//! from `page.rs`).
+//! A classic page's navigation, reads, screenshots and viewport.
 
 use base64::Engine as _;
 use fantoccini::Client;
 use serde_json::{Value, json};
 
-use super::WebDriverPage;
+use super::ClassicPage;
 use crate::browser::backend::page_backend::{History, Shot};
-use crate::browser::bidi::protocol::Origin;
 use crate::browser::config::BrowserKind;
 use crate::browser::engines;
 use crate::browser::error::{BrowserError, cmd_err};
 use crate::browser::protocol::Clip;
 use crate::browser::wire::{self, cdp};
-
-/// The page's HTML over BiDi, as chromedriver's and geckodriver's Get Page
-/// Source serialise it (the document element's markup, no doctype).
-pub(crate) const HTML_JS: &str = "document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(document)";
 
 pub(super) async fn get_log(client: &Client, kind: &str) -> Result<Value, BrowserError> {
     wire::post(
@@ -77,46 +71,25 @@ pub(crate) async fn reset(client: &Client) -> Result<(), BrowserError> {
     Ok(())
 }
 
-impl WebDriverPage {
-    /// Opens `url`, until it loaded (see `PageBackend::goto`).
+impl ClassicPage {
+    /// Opens `url`, until it loaded. Classic Navigate To does not say when
+    /// a navigation of the page's own took its place (no interruption error
+    /// here: the protocol does not tell it).
     pub(super) async fn goto(&self, url: &str) -> Result<(), BrowserError> {
         let during = format!("opening {url}");
-        let routed = self.routed_context();
-        // BiDi's navigate waits for its own navigation's load and fails when
-        // another takes its place; classic Navigate To says neither.
-        let ends_its_own = routed.is_some();
-        let open = async {
-            if let Some((bidi, context)) = routed {
-                if bidi.routes.matches(url) {
-                    self.engine.catch_up().await;
-                }
-                return bidi.navigate(&context, Some(url), &during).await;
-            }
-            self.engine
-                .in_window(wire::post(
-                    &self.client,
-                    "url",
-                    json!({"url": url}),
-                    &during,
-                ))
-                .await
-                .map(|_| ())
-        };
-        match self.engine.bidi_events() {
-            Some((bidi, context)) => {
-                bidi.watch_navigation(&context, url, ends_its_own, open)
-                    .await
-            }
-            None => open.await,
-        }
+        self.engine
+            .in_window(wire::post(
+                &self.client,
+                "url",
+                json!({"url": url}),
+                &during,
+            ))
+            .await
+            .map(|_| ())
     }
 
     /// Reloads the page.
     pub(super) async fn reload(&self) -> Result<(), BrowserError> {
-        if let Some((bidi, context)) = self.routed_context() {
-            self.engine.catch_up().await;
-            return bidi.navigate(&context, None, "reloading the page").await;
-        }
         self.engine
             .in_window(wire::post(
                 &self.client,
@@ -130,14 +103,10 @@ impl WebDriverPage {
 
     /// Goes back or forward in history.
     pub(super) async fn go(&self, to: History) -> Result<(), BrowserError> {
-        let (delta, path, during) = match to {
-            History::Back => (-1, "back", "going back"),
-            History::Forward => (1, "forward", "going forward"),
+        let (path, during) = match to {
+            History::Back => ("back", "going back"),
+            History::Forward => ("forward", "going forward"),
         };
-        if let Some((bidi, context)) = self.routed_context() {
-            self.engine.catch_up().await;
-            return bidi.traverse(&context, delta, during).await;
-        }
         self.engine
             .in_window(wire::post(&self.client, path, json!({}), during))
             .await
@@ -154,25 +123,16 @@ impl WebDriverPage {
 
     /// Sets the viewport to `width`x`height` CSS pixels.
     pub(super) async fn set_viewport(&self, width: u32, height: u32) -> Result<(), BrowserError> {
-        // Over BiDi while the page's calls go that way (with routes, and on
-        // Firefox): chromedriver would hold a CDP command sent while a routed
-        // document loads until that load, which the route's BiDi answer it
-        // holds back would end (`settled` says why).
-        let set = match self.engine.bidi_calls() {
-            // Chromium's mapper answers it once a navigation under way has
-            // its document (a route's answer included).
-            Some((bidi, context)) => {
-                engines::set_viewport(&self.client, Some((&**bidi, &*context)), (width, height))
-                    .await
-            }
-            None if self.browser == BrowserKind::Chromium => cdp(
+        // Chromium: CDP's emulation; elsewhere the window's size.
+        let set = match self.browser {
+            BrowserKind::Chromium => cdp(
                 &self.client,
                 "Emulation.setDeviceMetricsOverride",
                 json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
             )
             .await
             .map(|_| ()),
-            None => engines::set_viewport(&self.client, None, (width, height)).await,
+            _ => engines::set_window_size(&self.client, (width, height)).await,
         };
         if let Some(s) = self.session.lock().expect("session lock").as_mut() {
             s.viewport = set.is_ok().then_some((width, height));
@@ -199,11 +159,6 @@ impl WebDriverPage {
     }
 
     async fn capture_viewport(&self) -> Result<Vec<u8>, BrowserError> {
-        if let Some((bidi, context)) = self.settled().await {
-            return bidi
-                .capture(&context, Origin::Viewport, None, "taking a screenshot")
-                .await;
-        }
         self.engine
             .in_window(async {
                 self.client
@@ -216,18 +171,8 @@ impl WebDriverPage {
 
     /// A PNG of a region of the page (document coordinates).
     async fn capture_clip(&self, b: &Clip) -> Result<Vec<u8>, BrowserError> {
-        if let Some((bidi, context)) = self.settled().await {
-            return bidi
-                .capture(
-                    &context,
-                    Origin::Document,
-                    Some(engines::box_clip(b)),
-                    "taking a screenshot of part of the page",
-                )
-                .await;
-        }
         if self.browser != BrowserKind::Chromium {
-            return engines::capture_clip(self.browser, self.bidi().map(|b| &**b), b).await;
+            return Err(engines::no_clip(self.browser));
         }
         let shot = cdp(
             &self.client,
@@ -243,19 +188,9 @@ impl WebDriverPage {
 
     /// A PNG of the whole page.
     async fn capture_full(&self) -> Result<Vec<u8>, BrowserError> {
-        if let Some((bidi, context)) = self.settled().await {
-            return bidi
-                .capture(
-                    &context,
-                    Origin::Document,
-                    None,
-                    "taking a full-page screenshot",
-                )
-                .await;
-        }
         let c = &self.client;
         if self.browser != BrowserKind::Chromium {
-            return engines::capture_full(c, self.bidi().map(|b| &**b)).await;
+            return engines::capture_viewport(c).await;
         }
         let metrics = cdp(c, "Page.getLayoutMetrics", json!({})).await?;
         let size = if metrics["cssContentSize"].is_object() {
@@ -281,9 +216,6 @@ impl WebDriverPage {
 
     /// The current URL.
     pub(super) async fn url(&self) -> Result<String, BrowserError> {
-        if let Some((bidi, context)) = self.settled().await {
-            return bidi.url(&context, "reading the URL").await;
-        }
         self.engine
             .in_window(async {
                 self.client
@@ -297,11 +229,6 @@ impl WebDriverPage {
 
     /// The document's title.
     pub(super) async fn title(&self) -> Result<String, BrowserError> {
-        if let Some((bidi, context)) = self.settled().await {
-            return bidi
-                .read(&context, "document.title", "reading the title")
-                .await;
-        }
         self.engine
             .in_window(async {
                 self.client
@@ -314,9 +241,6 @@ impl WebDriverPage {
 
     /// The page's HTML as it is now.
     pub(super) async fn html(&self) -> Result<String, BrowserError> {
-        if let Some((bidi, context)) = self.settled().await {
-            return bidi.read(&context, HTML_JS, "reading the HTML").await;
-        }
         self.engine
             .in_window(async {
                 self.client

@@ -32,8 +32,8 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::config::{BrowserConfig, BrowserKind};
-use super::error::BrowserError;
+use crate::browser::config::{BrowserConfig, BrowserKind};
+use crate::browser::error::BrowserError;
 use crate::process::{Watch, Watchdog, drain_tail, spawn_from_keeper, tail_text};
 
 pub(crate) struct Driver {
@@ -55,9 +55,9 @@ pub(crate) struct Driver {
 
 /// The driver processes of one [`super::Browsers`], shared with the tasks opening
 /// its sessions and with its [`Killer`].
-pub(super) struct Drivers {
+pub(crate) struct Drivers {
     /// The local chromedriver (its sessions pooled), once a page needed it.
-    pub(super) local: Mutex<Option<Driver>>,
+    pub(crate) local: Mutex<Option<Driver>>,
     /// Drivers of their own whose session ended (WebKit's), kept running
     /// for the next session of their engine.
     idle: Mutex<Vec<(BrowserKind, Driver)>>,
@@ -65,12 +65,12 @@ pub(super) struct Drivers {
     /// chromedriver is stopped by [`super::Browsers::shutdown`] only when none is
     /// left outside the pool, so that it never pulls the driver from under a
     /// page this value handed out.
-    pub(super) live: Arc<AtomicUsize>,
+    pub(crate) live: Arc<AtomicUsize>,
 }
 
 impl Drivers {
     /// None started yet.
-    pub(super) fn new() -> Drivers {
+    pub(crate) fn new() -> Drivers {
         Drivers {
             local: Mutex::new(None),
             idle: Mutex::new(Vec::new()),
@@ -80,7 +80,7 @@ impl Drivers {
 
     /// An idle driver of `browser`'s, running `binary`, that still runs, if
     /// any (dead ones are stopped: their browsers must not outlive them).
-    pub(super) fn take_idle(&self, browser: BrowserKind, binary: &Path) -> Option<Driver> {
+    pub(crate) fn take_idle(&self, browser: BrowserKind, binary: &Path) -> Option<Driver> {
         loop {
             let found = {
                 let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
@@ -98,7 +98,7 @@ impl Drivers {
     }
 
     /// Keeps `driver` (its session ended) for the next session of `browser`.
-    pub(super) fn keep_idle(&self, browser: BrowserKind, driver: Driver) {
+    pub(crate) fn keep_idle(&self, browser: BrowserKind, driver: Driver) {
         self.idle
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -106,7 +106,7 @@ impl Drivers {
     }
 
     /// Stops every idle driver (their browsers are gone with their sessions).
-    pub(super) fn stop_idle(&self) {
+    pub(crate) fn stop_idle(&self) {
         let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
         for (_, d) in idle {
             d.stop(false);
@@ -115,7 +115,7 @@ impl Drivers {
 
     /// Kills every idle driver's process group at once; their watchdogs
     /// remove their folders.
-    pub(super) fn kill_idle(&self) -> Vec<Killed> {
+    pub(crate) fn kill_idle(&self) -> Vec<Killed> {
         let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
         idle.into_iter().map(|(_, d)| d.kill()).collect()
     }
@@ -123,7 +123,7 @@ impl Drivers {
     /// Stops the local chromedriver: its `/shutdown` endpoint quits every
     /// browser it started; then its process group is killed and the profiles
     /// removed. Not while another thread holds it (starting it).
-    pub(super) fn stop_local(&self) {
+    pub(crate) fn stop_local(&self) {
         let driver = match self.local.try_lock() {
             Ok(mut g) => g.take(),
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().take(),
@@ -135,7 +135,7 @@ impl Drivers {
     }
 
     /// Kills the local chromedriver's process group at once.
-    pub(super) fn kill_local(&self) -> Option<Killed> {
+    pub(crate) fn kill_local(&self) -> Option<Killed> {
         let driver = self.local.lock().unwrap_or_else(|p| p.into_inner()).take();
         driver.map(Driver::kill)
     }
@@ -171,12 +171,14 @@ impl DriverWatch {
                 during,
                 detail,
                 location,
-            } if cause == super::wire::UNREACHABLE && self.exited() => BrowserError::Lost {
-                cause: format!("{} exited", driver_name(self.browser)),
-                during,
-                detail,
-                location,
-            },
+            } if cause == crate::browser::wire::UNREACHABLE && self.exited() => {
+                BrowserError::Lost {
+                    cause: format!("{} exited", driver_name(self.browser)),
+                    during,
+                    detail,
+                    location,
+                }
+            }
             e => e,
         }
     }
@@ -194,7 +196,7 @@ fn driver_name(browser: BrowserKind) -> &'static str {
 impl Driver {
     /// Stops chromedriver and every browser it started, and removes the
     /// profiles. `graceful`: ask chromedriver to quit its browsers first.
-    pub(super) fn stop(mut self, graceful: bool) {
+    pub(crate) fn stop(mut self, graceful: bool) {
         if graceful {
             self.shutdown_request();
             let deadline = Instant::now() + Duration::from_secs(3);
@@ -224,7 +226,7 @@ impl Driver {
     /// Kills chromedriver's process group at once (its browsers with it, no
     /// session closed, nothing asked of the driver) and lets the watchdog
     /// remove the profiles: [`Killed::wait`] waits for that.
-    pub(super) fn kill(mut self) -> Killed {
+    pub(crate) fn kill(mut self) -> Killed {
         if self.browser == BrowserKind::Webkit {
             end_x_server(self.child.id());
         }
@@ -268,7 +270,7 @@ impl Driver {
 }
 
 /// A driver killed by [`Driver::kill`] whose watchdog is removing its profiles.
-pub(super) struct Killed {
+pub(crate) struct Killed {
     releasing: crate::process::Releasing,
     profiles: PathBuf,
 }
@@ -276,7 +278,7 @@ pub(super) struct Killed {
 impl Killed {
     /// Waits (up to 3 s) for the watchdog to have killed what is left of the
     /// group and removed the profiles; removes them itself if it did not.
-    pub(super) fn wait(self) {
+    pub(crate) fn wait(self) {
         if !self.releasing.wait(Duration::from_secs(3)) {
             let _ = std::fs::remove_dir_all(&self.profiles);
         }
@@ -321,7 +323,7 @@ fn port_in_announcement(line: &str) -> Option<u16> {
 /// WebDriver) and the driver to watch: the remote one, or the local
 /// chromedriver in `slot` (its owner's), started on a free loopback port when
 /// there is none yet or it died.
-pub(super) fn driver_url(
+pub(crate) fn driver_url(
     slot: &Mutex<Option<Driver>>,
     config: &BrowserConfig,
 ) -> Result<(String, Option<PathBuf>, Option<DriverWatch>), BrowserError> {
@@ -347,14 +349,14 @@ pub(super) fn driver_url(
 /// A driver of its own for one session of an engine whose driver serves one
 /// session at a time (geckodriver, WebKitWebDriver): the session stops it when
 /// it closes, and its watchdog when this process ends.
-pub(super) fn own_driver(config: &BrowserConfig) -> Result<Driver, BrowserError> {
+pub(crate) fn own_driver(config: &BrowserConfig) -> Result<Driver, BrowserError> {
     start(config)
 }
 
 impl Driver {
     /// Whether it runs: not exited, and still listening (a process being
     /// killed can still be unreaped while its port is already closed).
-    pub(super) fn is_alive(&mut self) -> bool {
+    pub(crate) fn is_alive(&mut self) -> bool {
         let listening = || {
             self.url
                 .strip_prefix("http://")
@@ -367,18 +369,18 @@ impl Driver {
     }
 
     /// Whether it runs `binary`.
-    pub(super) fn runs(&self, binary: &std::path::Path) -> bool {
+    pub(crate) fn runs(&self, binary: &std::path::Path) -> bool {
         self.binary == binary
     }
 
     /// The last lines the driver and its browsers wrote to stderr (at most
     /// 4 KiB, trimmed): why a browser did not start.
-    pub(super) fn said(&self) -> String {
+    pub(crate) fn said(&self) -> String {
         tail_text(&self.stderr_tail)
     }
 
     /// What a session of it watches to say it exited.
-    pub(super) fn watch(&self) -> DriverWatch {
+    pub(crate) fn watch(&self) -> DriverWatch {
         DriverWatch {
             pid: self.child.id(),
             browser: self.browser,
@@ -386,17 +388,17 @@ impl Driver {
     }
 
     /// Its process id.
-    pub(super) fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Its WebDriver URL.
-    pub(super) fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
     /// The folder of its sessions' profiles.
-    pub(super) fn profiles(&self) -> &std::path::Path {
+    pub(crate) fn profiles(&self) -> &std::path::Path {
         &self.profiles
     }
 }
