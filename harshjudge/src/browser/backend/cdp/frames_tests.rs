@@ -46,12 +46,13 @@ async fn a_frames_default_context_is_followed_and_waited_for() {
     fake.send(created(7, "F1", false)).await; // an isolated world: not it
     fake.send(created(8, "F1", true)).await;
     let got = within(waiting).await.expect("joined").expect("its context");
-    assert_eq!(got, 8);
+    assert_eq!(got.id, 8);
     fake.send(created(9, "F2", true)).await;
     assert_eq!(
         within(contexts.wait_default_of("F2", soon()))
             .await
-            .expect("F2"),
+            .expect("F2")
+            .id,
         9
     );
 
@@ -78,7 +79,8 @@ async fn a_frames_default_context_is_followed_and_waited_for() {
     assert_eq!(
         within(contexts.wait_default_of("F1", soon()))
             .await
-            .expect("F1"),
+            .expect("F1")
+            .id,
         10
     );
 
@@ -190,6 +192,7 @@ async fn a_real_iframes_default_context_evaluates_in_the_frame() {
         .wait_default_of(&frame, Instant::now() + Duration::from_secs(10))
         .await
         .expect("the frame's context");
+    let context = context.id;
     let title = page.evaluate("document.title", Some(context)).await;
     assert_eq!(title.result.value, Some(json!("inner")), "{title:?}");
     let p = page
