@@ -23,6 +23,14 @@ fn browsers() -> &'static harshjudge::browser::Browsers {
     &BROWSERS
 }
 
+/// The process a `Browsers` owns for its local Chromium pages: its
+/// Chromium over the DevTools protocol, else its chromedriver
+/// (`HARSHJUDGE_CHROMIUM_PROTOCOL=webdriver`).
+fn owned_process(b: &harshjudge::browser::Browsers) -> Option<u32> {
+    b.local_browser()
+        .or_else(|| b.local_driver().map(|(pid, _)| pid))
+}
+
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");
     c.webdriver_url = None;

@@ -323,6 +323,25 @@ impl Scopes for CdpBackend {
     }
 }
 
+/// A call's error when the browser or the page went: it says what the
+/// call was doing (the locator waited for), not which command was waiting.
+fn lost_during(e: BrowserError, during: &str) -> BrowserError {
+    match e {
+        BrowserError::Lost {
+            cause,
+            detail,
+            location,
+            ..
+        } => BrowserError::Lost {
+            cause,
+            during: during.to_string(),
+            detail,
+            location,
+        },
+        e => e,
+    }
+}
+
 /// A navigation's error as the page API says it.
 fn nav_error(e: NavError) -> BrowserError {
     match e {
@@ -386,7 +405,9 @@ impl PageBackend for CdpBackend {
         call: Call,
         during: &str,
     ) -> Result<Answer, BrowserError> {
-        walk::call(self, frame, call, during).await
+        walk::call(self, frame, call, during)
+            .await
+            .map_err(|e| lost_during(e, during))
     }
     async fn set_input_files(
         &self,

@@ -211,6 +211,11 @@ impl CdpBrowser {
         })
     }
 
+    /// The process id of the browser, if started here.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.chromium.as_ref().map(Chromium::pid)
+    }
+
     /// The connection (for what this module has no method for yet).
     pub(crate) fn connection(&self) -> &Connection {
         &self.connection
