@@ -56,7 +56,9 @@ fn main() {
                 }
             }
         }
-        println!("session start (a new Browsers's first page), {rounds} rounds after 1, interleaved:");
+        println!(
+            "session start (a new Browsers's first page), {rounds} rounds after 1, interleaved:"
+        );
         for (protocol, times) in protocols.iter().zip(starts) {
             let (median, mean, _) = stats(times);
             let name = format!("{protocol:?}");

@@ -385,7 +385,12 @@ fn a_download_is_saved_as_evidence_with_its_content() {
 fn a_dialog_in_a_popup_is_recorded_with_the_pages() {
     let d = json(&evidence(8, "dialog-5.json"));
     assert_eq!(
-        (&d["type"], &d["message"], &d["answer"], d["handled"].as_bool()),
+        (
+            &d["type"],
+            &d["message"],
+            &d["answer"],
+            d["handled"].as_bool()
+        ),
         (
             &"alert".into(),
             &"From the popup".into(),
@@ -533,7 +538,11 @@ fn dialogs_popups_and_downloads_over_the_devtools_protocol() {
         page.locator("#get").click().await.unwrap();
         tokio::time::sleep(Duration::from_millis(1500)).await;
         for f in &folders {
-            assert!(!f.exists(), "a download after the wait went to {}", f.display());
+            assert!(
+                !f.exists(),
+                "a download after the wait went to {}",
+                f.display()
+            );
         }
         browsers().release(page).await;
     });

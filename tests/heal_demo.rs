@@ -282,9 +282,8 @@ fn a_live_heal_check_over_mcp_runs_in_process_and_leaves_the_agents_page_open() 
     let agent = ctx.agent();
     let browsers = &agent.browsers;
     // The agent's Chromium (the DevTools protocol), else its chromedriver.
-    let owned = || {
-        (browsers.local_browser()).or_else(|| browsers.local_driver().map(|(pid, _)| pid))
-    };
+    let owned =
+        || (browsers.local_browser()).or_else(|| browsers.local_driver().map(|(pid, _)| pid));
     let driver = owned().expect("the agent's browser");
     let args = json!({"scenarioSlug": SLUG, "sourceRoot": "src-root", "baseUrl": renamed.url});
     let healed = call("heal", args);

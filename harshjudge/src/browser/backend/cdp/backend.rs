@@ -184,12 +184,14 @@ impl CdpBackend {
             return_by_value: true,
         };
         let session = node.session.as_ref().unwrap_or(page_session);
-        let evaluated = connection.send(Some(session), &call).await.map_err(|e| {
-            BrowserError::Command {
-                action: "reading the frame's offset in the page".into(),
-                message: e.to_string(),
-            }
-        })?;
+        let evaluated =
+            connection
+                .send(Some(session), &call)
+                .await
+                .map_err(|e| BrowserError::Command {
+                    action: "reading the frame's offset in the page".into(),
+                    message: e.to_string(),
+                })?;
         let v = evaluated.result.value.unwrap_or(Value::Null);
         Ok((v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0)))
     }

@@ -147,7 +147,9 @@ impl Contexts {
     pub(crate) fn clear_session(&self, session: Option<&SessionId>) {
         let mut state = self.state();
         state.frame_of.retain(|c, _| c.session.as_ref() != session);
-        state.default_of.retain(|_, c| c.session.as_ref() != session);
+        state
+            .default_of
+            .retain(|_, c| c.session.as_ref() != session);
         drop(state);
         self.changed.notify_waiters();
     }

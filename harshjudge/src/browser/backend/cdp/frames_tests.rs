@@ -125,8 +125,14 @@ fn an_iframes_contexts_are_kept_by_their_session() {
     assert_eq!(
         (contexts.default_of("TOP"), contexts.default_of("OOPIF")),
         (
-            Some(Context { session: None, id: 1 }),
-            Some(Context { session: Some(child.clone()), id: 1 })
+            Some(Context {
+                session: None,
+                id: 1
+            }),
+            Some(Context {
+                session: Some(child.clone()),
+                id: 1
+            })
         )
     );
     // The child's context 1 destroyed: the page's own context 1 stays.
