@@ -23,6 +23,14 @@ fn browsers() -> &'static harshjudge::browser::Browsers {
     &BROWSERS
 }
 
+/// The process a `Browsers` owns for its local Chromium pages: its
+/// Chromium over the DevTools protocol, else its chromedriver
+/// (`HARSHJUDGE_CHROMIUM_PROTOCOL=webdriver`).
+fn owned_process(b: &harshjudge::browser::Browsers) -> Option<u32> {
+    b.local_browser()
+        .or_else(|| b.local_driver().map(|(pid, _)| pid))
+}
+
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");
     c.webdriver_url = None;
@@ -213,7 +221,18 @@ async fn sessions_are_reused_with_their_state_reset() {
     let t0 = Instant::now();
     let first = browsers().open_page_with(&c, &base).await.unwrap();
     let cold = t0.elapsed();
-    let id = first.session_id().await;
+    // Over CDP the browser is reused, each page a new context of it; over
+    // WebDriver the pooled session is.
+    let cdp = c.chromium_protocol == harshjudge::browser::ChromiumProtocol::Cdp;
+    let reused = |page_session: Option<String>| {
+        if cdp {
+            browsers().local_browser().map(|pid| pid.to_string())
+        } else {
+            page_session
+        }
+    };
+    let id = reused(first.session_id().await);
+    assert!(id.is_some(), "a browser or session to reuse");
     first.goto("/items").await.unwrap();
     first
         .eval("document.cookie = 'seen=1'; localStorage.setItem('k', 'v'); return 1")
@@ -224,9 +243,9 @@ async fn sessions_are_reused_with_their_state_reset() {
     let second = browsers().open_page_with(&c, &base).await.unwrap();
     let warm = t1.elapsed();
     assert_eq!(
-        second.session_id().await,
+        reused(second.session_id().await),
         id,
-        "the pooled session is reused"
+        "the browser (CDP) or the pooled session (WebDriver) is reused"
     );
     second.goto("/items").await.unwrap();
     assert_eq!(second.eval("return document.cookie").await.unwrap(), "");

@@ -61,7 +61,18 @@ const POPUP: &str = r#"<!doctype html><html><head><title>opener</title></head><b
 
 const CHILD: &str = r#"<!doctype html><html><head><title>child</title></head><body>
 <h1>Child page</h1><p id="via"></p>
+<button id="hello" onclick="alert('From the popup')">hello</button>
+<button id="ask" onclick="document.getElementById('via').textContent = 'asked ' + confirm('Go on?')">ask</button>
 <script>document.getElementById('via').textContent = location.search;</script>
+</body></html>"#;
+
+/// A page whose iframe is of another site (`localhost` under a page of
+/// `127.0.0.1`: another renderer process under site isolation), placed
+/// off the page's corner by a margin, border and padding.
+const CROSS: &str = r#"<!doctype html><html><head><title>cross</title></head><body>
+<p id="status">top status</p>
+<iframe id="pay" style="margin: 25px 0 0 90px; width: 400px; height: 200px; border: 7px solid #888; padding: 5px"></iframe>
+<script>document.getElementById('pay').src = 'http://localhost:' + location.port + '/inner';</script>
 </body></html>"#;
 
 const DOWNLOAD: &str = r#"<!doctype html><html><head><title>download</title></head><body>
@@ -93,6 +104,7 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
         let (status, extra, body) = match route {
             "/dialogs" => ("200 OK", "Content-Type: text/html", DIALOGS),
             "/frames" => ("200 OK", "Content-Type: text/html", FRAMES),
+            "/cross" => ("200 OK", "Content-Type: text/html", CROSS),
             "/inner" => ("200 OK", "Content-Type: text/html", INNER),
             "/popup" => ("200 OK", "Content-Type: text/html", POPUP),
             "/child" => ("200 OK", "Content-Type: text/html", CHILD),
@@ -222,6 +234,15 @@ async fn reach(s: Scenario) -> harshjudge::Result {
         assert_eq!(file.suggested_filename(), "report.csv");
         assert_eq!(file.bytes()?, CSV.as_bytes());
         assert!(file.evidence_path().is_some());
+    });
+    step!("A popup's dialog is recorded", {
+        page.goto("/popup").await?;
+        let popup = page.wait_for_popup(page.locator("#open").click()).await?;
+        popup.locator("#hello").click().await?;
+        expect(&popup.locator("h1"))
+            .to_have_text("Child page")
+            .await?;
+        popup.close().await?;
     });
     Ok(())
 }
@@ -357,6 +378,29 @@ fn a_download_is_saved_as_evidence_with_its_content() {
     assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), CSV);
 }
 
+/// A dialog a popup opens is answered by the page's handler and recorded
+/// in the evidence of its step, numbered after the page's own (issue 38
+/// step 10: over CDP a popup had dialogs of its own, unrecorded).
+#[test]
+fn a_dialog_in_a_popup_is_recorded_with_the_pages() {
+    let d = json(&evidence(8, "dialog-5.json"));
+    assert_eq!(
+        (
+            &d["type"],
+            &d["message"],
+            &d["answer"],
+            d["handled"].as_bool()
+        ),
+        (
+            &"alert".into(),
+            &"From the popup".into(),
+            &"dismissed".into(),
+            Some(true)
+        ),
+        "{d}"
+    );
+}
+
 /// Issue 37, point 2: a navigation that became a download ends its load
 /// with `net::ERR_ABORTED`, which Chromium's BiDi reports before or after the
 /// download's own event (about one run in four recorded it as a console error,
@@ -455,6 +499,13 @@ fn dialogs_popups_and_downloads_over_the_devtools_protocol() {
             .to_have_text("Opener")
             .await
             .unwrap();
+        // The popup's dialogs are the page's: its handler answers them.
+        page.on_dialog(|d| d.accept(None)).unwrap();
+        popup.locator("#ask").click().await.unwrap();
+        expect(&popup.locator("#via"))
+            .to_have_text("asked true")
+            .await
+            .unwrap();
         popup.close().await.unwrap();
         linked.close().await.unwrap();
         assert!(matches!(
@@ -470,6 +521,7 @@ fn dialogs_popups_and_downloads_over_the_devtools_protocol() {
             .to_string();
         assert!(none.contains("popup"), "{none}");
 
+        let mut folders = Vec::new();
         for _ in 0..3 {
             page.goto("/download").await.unwrap();
             let file = page
@@ -478,8 +530,75 @@ fn dialogs_popups_and_downloads_over_the_devtools_protocol() {
                 .expect("a download over CDP");
             assert_eq!(file.suggested_filename(), "report.csv");
             assert_eq!(file.bytes().unwrap(), CSV.as_bytes());
+            folders.push(file.path().parent().unwrap().to_path_buf());
         }
         expect(&page).to_have_title("download").await.unwrap();
+        // The watch's folder went with its download, and the context's
+        // downloads no longer go there: a download after it makes none again.
+        page.locator("#get").click().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        for f in &folders {
+            assert!(
+                !f.exists(),
+                "a download after the wait went to {}",
+                f.display()
+            );
+        }
+        browsers().release(page).await;
+    });
+}
+
+/// Over the DevTools protocol, an iframe of another site (an out-of-process
+/// frame, a target of its own) is walked as a same-site one: its button is
+/// found and clicked at its place in the page (past the frame's margin,
+/// border and padding), its text expected, and the page's own element of
+/// the same selector is another.
+#[test]
+fn a_cross_site_iframe_is_walked_over_the_devtools_protocol() {
+    let base = serve();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let page = browsers()
+            .open_page_with(&engine_support::chromium_cdp(), &base)
+            .await
+            .expect("a CDP page");
+        page.goto("/cross").await.unwrap();
+        let pay = page.frame_locator("#pay");
+        expect(&pay.locator("#status"))
+            .to_have_text("unpaid")
+            .await
+            .unwrap();
+        let targets = page
+            .cdp("Target.getTargets", harshjudge::serde_json::json!({}))
+            .await
+            .unwrap();
+        let frames: Vec<_> = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["type"] == "iframe")
+            .map(|t| t["url"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert!(
+            frames.iter().any(|u| u.starts_with("http://localhost:")),
+            "the iframe is a target of its own: {targets}"
+        );
+        pay.get_by_role("button").name("Pay").click().await.unwrap();
+        expect(&pay.locator("#status"))
+            .to_have_text("paid")
+            .await
+            .unwrap();
+        assert_eq!(
+            page.locator("#status").text_content().await.unwrap(),
+            "top status"
+        );
+        // After the frame navigates (a new document, same site), again.
+        page.goto("/cross").await.unwrap();
+        pay.get_by_text("Pay").click().await.unwrap();
+        expect(&pay.locator("#status"))
+            .to_have_text("paid")
+            .await
+            .unwrap();
         browsers().release(page).await;
     });
 }

@@ -1,10 +1,11 @@
 //! No browser outlives the test process that started it. Real runs of
-//! tests/fixtures/resilience.rs with real chromedriver and Chromium: the suite
-//! SIGKILLed 20 times with a page open, and a chromedriver killed in the middle of
-//! a run. Processes are counted by scanning /proc for the ones started for each
-//! run: each run gets a `TMPDIR` of its own (the profile folders, hence every
-//! Chromium command line, are under it) and a marker variable that chromedriver,
-//! Chromium and the watchdog inherit. Other tests' browsers do not count.
+//! tests/fixtures/resilience.rs with a real Chromium over the DevTools
+//! protocol (no chromedriver): the suite SIGKILLed 20 times with a page open,
+//! and Chromium killed in the middle of a run. Processes are counted by
+//! scanning /proc for the ones started for each run: each run gets a `TMPDIR`
+//! of its own (the profile folders, hence every Chromium command line, are
+//! under it) and a marker variable that Chromium and the watchdog inherit.
+//! Other tests' browsers do not count.
 
 mod support;
 
@@ -132,11 +133,21 @@ fn twenty_sigkills_with_a_browser_open_leave_no_browser_process() {
         }
         let before = started_for(&root);
         assert!(
-            before.iter().any(|p| p.cmdline.contains("chromedriver"))
-                && before
-                    .iter()
-                    .any(|p| p.cmdline.contains("--user-data-dir=")),
-            "kill {i}: chromedriver and Chromium are found before the kill: {before:#?}"
+            before
+                .iter()
+                .any(|p| p.cmdline.contains("--user-data-dir=")),
+            "kill {i}: Chromium is found before the kill: {before:#?}"
+        );
+        // Local Chromium speaks the DevTools protocol: no chromedriver
+        // among the suite's processes, nor among its children.
+        let children = support::descendants(child.id());
+        assert!(
+            !before.iter().any(|p| p.cmdline.contains("chromedriver"))
+                && !children.iter().any(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline"))
+                        .is_ok_and(|c| String::from_utf8_lossy(&c).contains("chromedriver"))
+                }),
+            "kill {i}: no chromedriver runs for a Chromium scenario: {before:#?}"
         );
         seen.push(before.len());
         child.kill().unwrap(); // SIGKILL
@@ -165,10 +176,10 @@ fn twenty_sigkills_with_a_browser_open_leave_no_browser_process() {
 }
 
 #[test]
-fn a_chromedriver_killed_mid_run_leaves_no_browser_process() {
+fn a_chromium_killed_mid_run_leaves_no_browser_process() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("driver");
-    let out = suite(&root, &["driver_dies", "--test-threads", "1"])
+    let root = tmp.path().join("browser");
+    let out = suite(&root, &["browser_dies", "--test-threads", "1"])
         .env("HARSHJUDGE_EVIDENCE", "off")
         .output()
         .unwrap();
@@ -177,13 +188,19 @@ fn a_chromedriver_killed_mid_run_leaves_no_browser_process() {
     assert!(
         stdout
             .lines()
-            .any(|l| l.starts_with("test driver_dies::03_open_a_page_again") && l.ends_with(" ok")),
-        "a new chromedriver serves the next page: {stdout}\n{stderr}"
+            .any(|l| l.starts_with("test browser_dies::03_open_a_page_again") && l.ends_with(" ok")),
+        "a new Chromium serves the next page: {stdout}\n{stderr}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("test browser_dies::02_chromium_dies") && l.ends_with(" ok")),
+        "the dead browser's page said the browser exited: {stdout}\n{stderr}"
     );
     let left = wait_until_gone(&root);
     let folders = folders_left(&root);
     eprintln!(
-        "after a chromedriver kill: {} processes and {} profile folders left",
+        "after a Chromium kill: {} processes and {} profile folders left",
         left.len(),
         folders.len()
     );

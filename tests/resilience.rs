@@ -349,7 +349,7 @@ fn stop_with(signal: rustix::process::Signal, name: &str, code: i32) {
     let family = descendants(pid);
     assert!(
         family.len() >= 3,
-        "chromedriver and Chromium run under the harness: {family:?}"
+        "the browser runs under the harness: {family:?}"
     );
     // Our own child.
     rustix::process::kill_process(

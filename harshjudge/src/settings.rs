@@ -237,7 +237,7 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "HARSHJUDGE_CHROMIUM_PROTOCOL",
         kind: "`cdp` or `webdriver`",
-        default: "`webdriver`",
+        default: "`cdp`",
         bounds: "—",
     },
     Variable {

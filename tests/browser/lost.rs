@@ -1,6 +1,7 @@
 //! A failed browser step names its cause first (issue 11, points 5 and 12), in
-//! real Chromium. It kills the chromedriver of a `Browsers` of its own: the
-//! other tests' browsers are not touched.
+//! real Chromium. It kills the Chromium (or, over WebDriver, the
+//! chromedriver) of a `Browsers` of its own: the other tests' browsers are
+//! not touched.
 
 use std::time::Duration;
 
@@ -48,7 +49,14 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
     let waiting = page.with_timeout(Duration::from_secs(4));
     let wait = tokio::spawn(async move { waiting.wait_for("#never-there").await });
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let (pid, _) = browsers.local_driver().expect("a local chromedriver");
+    // Its Chromium (the DevTools protocol), else its chromedriver.
+    let (pid, cause) = match browsers.local_browser() {
+        Some(pid) => (pid, "the browser exited"),
+        None => {
+            let (pid, _) = browsers.local_driver().expect("a local chromedriver");
+            (pid, "chromedriver exited")
+        }
+    };
     // Our own child.
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(pid as i32).expect("a pid"),
@@ -59,12 +67,9 @@ async fn lost_driver_and_relative_url_errors_lead_with_the_cause() {
     let err = wait
         .await
         .unwrap()
-        .expect_err("the driver is gone")
+        .expect_err("the browser is gone")
         .to_string();
-    assert!(
-        err.starts_with("chromedriver exited"),
-        "the cause leads the message: {err}"
-    );
+    assert!(err.starts_with(cause), "the cause leads the message: {err}");
     assert!(
         err.contains("#never-there"),
         "and says what was waited for: {err}"

@@ -1,10 +1,12 @@
 //! The browser is a value: each owner (a test, the harness's run, the MCP
-//! server's agent) makes its own `Browsers`, and one owner's `shutdown` never
-//! closes a page another owner has open, in the same process.
+//! server's agent) makes its own `Browsers` (its own Chromium, or
+//! chromedriver with `HARSHJUDGE_CHROMIUM_PROTOCOL=webdriver`), and one
+//! owner's `shutdown` never closes a page another owner has open, in the
+//! same process.
 
 use harshjudge::browser::Browsers;
 
-use super::config;
+use super::{config, owned_process};
 
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
@@ -33,8 +35,8 @@ async fn one_owners_shutdown_leaves_another_owners_page_working() {
         .open_page_with(&config(), &base)
         .await
         .expect("another owner's page");
-    let (my_driver, _) = mine.local_driver().expect("my chromedriver");
-    let (their_driver, _) = theirs.local_driver().expect("their chromedriver");
+    let my_driver = owned_process(&mine).expect("my browser");
+    let their_driver = owned_process(&theirs).expect("their browser");
     assert_ne!(my_driver, their_driver, "each owner has its own driver");
     my_page.goto("/login").await.unwrap();
     // One owner is done: its page goes back, and it shuts its browsers down.
@@ -44,7 +46,7 @@ async fn one_owners_shutdown_leaves_another_owners_page_working() {
         gone(my_driver).await,
         "my chromedriver outlived my shutdown"
     );
-    assert!(mine.local_driver().is_none());
+    assert!(owned_process(&mine).is_none());
     // The other owner's page still works: its driver was not touched.
     assert!(
         alive(their_driver),
@@ -82,8 +84,8 @@ async fn dropping_a_browsers_kills_its_driver_and_no_other() {
         .open_page_with(&config(), &base)
         .await
         .expect("a page");
-    let (kept_driver, _) = kept.local_driver().expect("a chromedriver");
-    let (dropped_driver, _) = dropped.local_driver().expect("a chromedriver");
+    let kept_driver = owned_process(&kept).expect("a browser");
+    let dropped_driver = owned_process(&dropped).expect("a browser");
     dropped.release(other).await;
     drop(dropped);
     assert!(

@@ -400,6 +400,16 @@ impl Browsers {
         local.as_ref().map(|d| (d.pid(), d.url().to_string()))
     }
 
+    /// The pid of a Chromium this value launched to speak the DevTools
+    /// protocol to, if one runs (tests kill it to see what follows).
+    #[doc(hidden)]
+    pub fn local_browser(&self) -> Option<u32> {
+        let list = self.cdp.list.lock().unwrap_or_else(|p| p.into_inner());
+        list.iter()
+            .filter(|e| e.alive())
+            .find_map(|e| e.browser.pid())
+    }
+
     /// Starts opening a browser session now, on `rt` (the runtime the pages
     /// will run on), for the settings `HARSHJUDGE_*` give (in `browser`, when
     /// given) and the app at `base_url`: the harness calls it as a run starts,

@@ -51,7 +51,7 @@ pub struct BrowserConfig {
     /// `/usr/lib/<triplet>/webkit2gtk-4.1/MiniBrowser`).
     pub minibrowser: Option<PathBuf>,
     /// How a local Chromium's pages are driven
-    /// (`HARSHJUDGE_CHROMIUM_PROTOCOL`, default `webdriver`).
+    /// (`HARSHJUDGE_CHROMIUM_PROTOCOL`, default `cdp`).
     pub chromium_protocol: ChromiumProtocol,
 }
 
@@ -59,19 +59,20 @@ pub struct BrowserConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ChromiumProtocol {
     /// The DevTools protocol, spoken directly to a Chromium launched here
-    /// over a pipe (no chromedriver).
-    Cdp,
-    /// WebDriver through chromedriver (classic commands and BiDi).
+    /// over a pipe (no chromedriver): the default.
     #[default]
+    Cdp,
+    /// WebDriver through chromedriver (classic commands and BiDi): to
+    /// compare with a remote end's behaviour, or to work around a CDP gap.
     WebDriver,
 }
 
 impl ChromiumProtocol {
     /// `HARSHJUDGE_CHROMIUM_PROTOCOL` (`cdp` or `webdriver`), default
-    /// `webdriver`; another value is an error naming the variable.
+    /// `cdp`; another value is an error naming the variable.
     pub fn from_env() -> Result<ChromiumProtocol, BrowserError> {
         match env("HARSHJUDGE_CHROMIUM_PROTOCOL")? {
-            None => Ok(ChromiumProtocol::WebDriver),
+            None => Ok(ChromiumProtocol::default()),
             Some(v) => ChromiumProtocol::parse(&v).ok_or_else(|| BrowserError::Setting {
                 name: "HARSHJUDGE_CHROMIUM_PROTOCOL",
                 value: v.clone(),
@@ -662,7 +663,7 @@ mod tests {
             Some(ChromiumProtocol::WebDriver)
         );
         assert_eq!(ChromiumProtocol::parse("bidi"), None);
-        assert_eq!(ChromiumProtocol::default(), ChromiumProtocol::WebDriver);
+        assert_eq!(ChromiumProtocol::default(), ChromiumProtocol::Cdp);
     }
 
     #[test]

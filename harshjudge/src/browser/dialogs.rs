@@ -150,6 +150,14 @@ pub(crate) struct Dialogs {
     count: AtomicUsize,
 }
 
+impl std::fmt::Debug for Dialogs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dialogs")
+            .field("count", &self.count)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Dialogs {
     /// Where the dialogs' records go (the scenario that opened the page).
     pub(crate) fn set_recorder(&self, recorder: Arc<Recorder>) {

@@ -23,12 +23,13 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use super::connection::CdpError;
 use super::context::CdpContext;
 use super::frames::{self, FrameError};
 use super::page::{CdpPage, NavError, PageError};
 use super::popups::PopupError;
 use super::protocol::{
-    CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated,
+    CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated, SessionId,
 };
 use super::screenshot::Area;
 use crate::browser::backend::page_backend::{
@@ -38,7 +39,7 @@ use crate::browser::backend::walk::{self, CallFailure, Returned, Scopes};
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
-use crate::browser::engine::{FRAME_OFFSET_JS, decode};
+use crate::browser::engine::decode;
 use crate::browser::error::BrowserError;
 use crate::browser::glob::{Matcher, UrlPattern};
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
@@ -51,9 +52,6 @@ use crate::browser::wire::{self, BidiReturns};
 /// The document element's markup (no doctype), as WebDriver's Get Page
 /// Source gives it.
 const HTML_JS: &str = "document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(document)";
-
-/// How long `evaluate` and `eval` scripts may run.
-const SCRIPT_LIMIT: Duration = Duration::from_secs(30);
 
 /// A page over the DevTools protocol, in a browser context of its own.
 pub(crate) struct CdpBackend {
@@ -105,26 +103,30 @@ impl CdpBackend {
     }
 
     /// `function` called with `args` in `scope` (the top document or a
-    /// frame's default world, waiting until `deadline` for it).
+    /// frame's default world, waiting until `deadline` for it); with the
+    /// session it ran in (none: the page's own; else an out-of-process
+    /// iframe's).
     async fn call_function(
         &self,
-        scope: &Option<String>,
+        scope: &Scope,
         function: &str,
         args: &[CallArgument<'_>],
         by_value: bool,
         deadline: Instant,
-    ) -> Result<Evaluated, CallFailure> {
-        let (connection, session, contexts) = self.page.parts();
+    ) -> Result<(Evaluated, Option<SessionId>), CallFailure> {
+        let (connection, page_session, contexts) = self.page.parts();
         let context = match scope {
             None => None,
-            Some(frame) => Some(
+            Some(entered) => Some(
                 contexts
-                    .wait_default_of(frame, deadline)
+                    .wait_default_of(&entered.frame, deadline)
                     .await
                     .map_err(|e| CallFailure::Failed(e.into()))?,
             ),
         };
-        let sent = match context {
+        let child = context.as_ref().and_then(|c| c.session.clone());
+        let session = child.as_ref().unwrap_or(page_session);
+        let sent = match context.map(|c| c.id) {
             // The top document's main world: no context id to look up.
             None => {
                 let mut expression = format!("({function})(");
@@ -158,28 +160,86 @@ impl CdpBackend {
             }
         };
         match sent {
-            Ok(e) => Ok(e),
-            Err(super::connection::CdpError::Navigated { .. }) => Err(CallFailure::Navigated),
+            Ok(e) => Ok((e, child)),
+            Err(CdpError::Navigated { .. }) => Err(CallFailure::Navigated),
+            // An iframe's session detached: its frame navigated (to a
+            // document of the parent's site, or another cross-site one).
+            Err(CdpError::Lost { .. }) if child.is_some() && !connection.is_closed() => {
+                Err(CallFailure::Navigated)
+            }
             Err(e) => Err(CallFailure::Failed(e.into())),
         }
     }
+
+    /// The offset of the content box of the iframe `node` in the viewport
+    /// of its own document.
+    async fn content_box_offset(&self, node: &Node) -> Result<(f64, f64), BrowserError> {
+        let (connection, page_session, _) = self.page.parts();
+        let call = CallFunctionOn {
+            function_declaration: CONTENT_BOX_JS,
+            object_id: Some(&node.object),
+            execution_context_id: None,
+            arguments: &[],
+            await_promise: false,
+            return_by_value: true,
+        };
+        let session = node.session.as_ref().unwrap_or(page_session);
+        let evaluated =
+            connection
+                .send(Some(session), &call)
+                .await
+                .map_err(|e| BrowserError::Command {
+                    action: "reading the frame's offset in the page".into(),
+                    message: e.to_string(),
+                })?;
+        let v = evaluated.result.value.unwrap_or(Value::Null);
+        Ok((v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0)))
+    }
 }
 
-impl Scopes for CdpBackend {
-    type Scope = Option<String>;
-    type Element = String;
+/// Where an engine call runs: the top document (none), or the frame
+/// entered through an iframe element.
+type Scope = Option<Arc<Entered>>;
 
-    fn top(&self) -> Option<String> {
+/// A frame entered through an iframe element of its parent scope.
+#[derive(Debug)]
+pub(crate) struct Entered {
+    /// The frame's id (an out-of-process one's is its target's id).
+    frame: String,
+    /// The iframe element that holds it.
+    iframe: Node,
+}
+
+/// An element a call found: its remote object, in the session of the
+/// document it is in, and the scope that document is.
+#[derive(Debug)]
+pub(crate) struct Node {
+    parent: Scope,
+    /// None: the page's own session; else an out-of-process iframe's.
+    session: Option<SessionId>,
+    object: String,
+}
+
+/// The offset of an iframe element's content box (its document's
+/// viewport) in the viewport of the document the element is in.
+const CONTENT_BOX_JS: &str = "function () { const r = this.getBoundingClientRect(), s = getComputedStyle(this);
+return [r.left + this.clientLeft + parseFloat(s.paddingLeft || '0'), r.top + this.clientTop + parseFloat(s.paddingTop || '0')]; }";
+
+impl Scopes for CdpBackend {
+    type Scope = Scope;
+    type Element = Node;
+
+    fn top(&self) -> Scope {
         None
     }
 
     async fn call_in(
         &self,
-        scope: &Option<String>,
+        scope: &Scope,
         request: &str,
         returns: BidiReturns,
         wait: Duration,
-    ) -> Result<Returned<String>, CallFailure> {
+    ) -> Result<Returned<Node>, CallFailure> {
         let deadline = Instant::now() + wait;
         let arg = Value::String(request.to_string());
         let args = [CallArgument::Value(&arg)];
@@ -187,7 +247,7 @@ impl Scopes for CdpBackend {
         let mut full = false;
         loop {
             let function = wire::bidi_function(full, returns);
-            let evaluated = self
+            let (evaluated, session) = self
                 .call_function(scope, function, &args, by_value, deadline)
                 .await?;
             if let Some(e) = &evaluated.exception_details {
@@ -213,7 +273,13 @@ impl Scopes for CdpBackend {
                 return Ok(Returned::Answer(v));
             }
             return match result.object_id {
-                Some(id) if result.subtype.as_deref() == Some("node") => Ok(Returned::Element(id)),
+                Some(object) if result.subtype.as_deref() == Some("node") => {
+                    Ok(Returned::Element(Node {
+                        parent: scope.clone(),
+                        session,
+                        object,
+                    }))
+                }
                 _ => Err(CallFailure::Failed(BrowserError::Command {
                     action: "calling the page's engine".into(),
                     message: format!(
@@ -225,14 +291,11 @@ impl Scopes for CdpBackend {
         }
     }
 
-    async fn frame_scope(
-        &self,
-        iframe: String,
-        frame: &FrameScope,
-    ) -> Result<Option<String>, CallFailure> {
-        let (connection, session, _) = self.page.parts();
-        match frames::frame_of(connection, session, &iframe).await {
-            Ok(id) => Ok(Some(id)),
+    async fn frame_scope(&self, iframe: Node, frame: &FrameScope) -> Result<Scope, CallFailure> {
+        let (connection, page_session, _) = self.page.parts();
+        let session = iframe.session.as_ref().unwrap_or(page_session);
+        match frames::frame_of(connection, session, &iframe.object).await {
+            Ok(id) => Ok(Some(Arc::new(Entered { frame: id, iframe }))),
             Err(FrameError::NotAFrame { node_name }) => {
                 Err(CallFailure::Failed(BrowserError::Invalid {
                     message: format!(
@@ -246,24 +309,38 @@ impl Scopes for CdpBackend {
         }
     }
 
-    async fn frame_offset(&self, scope: &Option<String>) -> Result<(f64, f64), BrowserError> {
-        let function = format!("function () {{ {FRAME_OFFSET_JS} }}");
-        let deadline = Instant::now() + SCRIPT_LIMIT;
-        let evaluated = match self
-            .call_function(scope, &function, &[], true, deadline)
-            .await
-        {
-            Ok(e) => e,
-            Err(CallFailure::Failed(e)) => return Err(e),
-            Err(CallFailure::Navigated) => {
-                return Err(BrowserError::Command {
-                    action: "reading the frame's offset in the page".into(),
-                    message: "the frame navigated".into(),
-                });
-            }
-        };
-        let v = evaluated.result.value.unwrap_or(Value::Null);
-        Ok((v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0)))
+    /// The sum of the content-box offsets of the iframes entered, each in
+    /// its parent's viewport: asked of each iframe element where it is
+    /// (its parent's session), so that a cross-origin or out-of-process
+    /// frame, which cannot see its own element, is placed as well.
+    async fn frame_offset(&self, scope: &Scope) -> Result<(f64, f64), BrowserError> {
+        let (mut x, mut y) = (0.0, 0.0);
+        let mut at = scope.clone();
+        while let Some(entered) = at {
+            let (dx, dy) = self.content_box_offset(&entered.iframe).await?;
+            (x, y) = (x + dx, y + dy);
+            at = entered.iframe.parent.clone();
+        }
+        Ok((x, y))
+    }
+}
+
+/// A call's error when the browser or the page went: it says what the
+/// call was doing (the locator waited for), not which command was waiting.
+fn lost_during(e: BrowserError, during: &str) -> BrowserError {
+    match e {
+        BrowserError::Lost {
+            cause,
+            detail,
+            location,
+            ..
+        } => BrowserError::Lost {
+            cause,
+            during: during.to_string(),
+            detail,
+            location,
+        },
+        e => e,
     }
 }
 
@@ -330,7 +407,9 @@ impl PageBackend for CdpBackend {
         call: Call,
         during: &str,
     ) -> Result<Answer, BrowserError> {
-        walk::call(self, frame, call, during).await
+        walk::call(self, frame, call, during)
+            .await
+            .map_err(|e| lost_during(e, during))
     }
     async fn set_input_files(
         &self,
@@ -354,7 +433,7 @@ impl PageBackend for CdpBackend {
             })
             .collect();
         self.page
-            .set_files(&element, &files)
+            .set_files(element.session.as_ref(), &element.object, &files)
             .await
             .map_err(page_error)?;
         Ok(Answer {
@@ -552,8 +631,9 @@ return JSON.stringify(r); }})({args})",
         Ok(DownloadArm::Cdp(self.page.watch_downloads(folder).await?))
     }
     async fn end_downloads(&self) {
-        // The context's own setting stays: its downloads go to a folder of
-        // ours only while a watch is armed (`downloads.rs`).
+        // The watch's folder goes with its download: the context's
+        // downloads go back to the browser's default.
+        let _ = self.page.end_downloads().await;
     }
     async fn watch_popups(&self) -> Result<PopupArm, BrowserError> {
         Ok(PopupArm::Cdp(self.page.watch_popups()))

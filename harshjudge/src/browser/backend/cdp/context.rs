@@ -211,6 +211,11 @@ impl CdpBrowser {
         })
     }
 
+    /// The process id of the browser, if started here.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.chromium.as_ref().map(Chromium::pid)
+    }
+
     /// The connection (for what this module has no method for yet).
     pub(crate) fn connection(&self) -> &Connection {
         &self.connection
@@ -256,10 +261,11 @@ async fn read_root(
             {
                 // A popup: to the watch of its opener armed by now, once its init is done.
                 let to = attached.popups.watcher(&opener);
+                let dialogs = attached.popups.dialogs_of(&opener);
                 let (connection, root, options) =
                     (connection.clone(), attached.clone(), options.clone());
                 tokio::spawn(async move {
-                    let page = CdpPage::attach(connection, a, options).await;
+                    let page = CdpPage::attach_with(connection, a, options, dialogs).await;
                     let page = page.map(|p| p.rooted(root.popups.clone(), root.downloads.clone()));
                     root.popups.deliver(to, page);
                 });

@@ -230,6 +230,28 @@ impl Downloads {
     }
 }
 
+impl Downloads {
+    /// Points `context`'s downloads back at the browser's default (the
+    /// folder of the watch that ended goes with its download) unless
+    /// another watch of the context is armed.
+    pub(super) async fn end(
+        &self,
+        connection: &Connection,
+        context: &BrowserContextId,
+    ) -> Result<(), CdpError> {
+        if self.state().watches.contains_key(context) {
+            return Ok(());
+        }
+        let behave = SetDownloadBehavior {
+            behavior: "default",
+            browser_context_id: context,
+            download_path: None,
+            events_enabled: true,
+        };
+        connection.send(None, &behave).await.map(drop)
+    }
+}
+
 /// The downloads of a context that end, from its arming on.
 #[derive(Debug)]
 pub(crate) struct DownloadWatch {

@@ -68,6 +68,7 @@ impl CdpPage {
                 (self.shared.contexts)
                     .wait_default_of(&self.main_frame, deadline)
                     .await?
+                    .id
             }
         };
         let returns = if element {
@@ -116,7 +117,8 @@ impl CdpPage {
     ) -> Result<i64, FrameError> {
         let deadline = Instant::now() + wait;
         let frame = frame_of(&self.connection, &self.session, iframe).await?;
-        self.shared.contexts.wait_default_of(&frame, deadline).await
+        let context = self.shared.contexts.wait_default_of(&frame, deadline);
+        Ok(context.await?.id)
     }
 
     /// The localStorage of `origin` (`https://app.test`), as `(key, value)`:

@@ -170,7 +170,7 @@ async fn a_real_pages_element_frame_scope_and_other_origins_storage() {
     let dir = tempfile::tempdir().expect("a folder");
     let file = dir.path().join("notes.txt");
     std::fs::write(&file, "hello").expect("written");
-    page.set_files(&input, &[file.display().to_string()])
+    page.set_files(None, &input, &[file.display().to_string()])
         .await
         .expect("set");
     let name = page

@@ -8,9 +8,11 @@
 //! navigated has none for a moment). [`frame_of`] tells the frame an iframe
 //! element holds (`DOM.describeNode`).
 //!
-//! A same-process frame only: an out-of-process iframe (a cross-site one,
-//! under site isolation) is a target of its own, with its own session and
-//! its own `Contexts`.
+//! An out-of-process iframe (a cross-site one, under site isolation) is a
+//! target of its own, attached to the page's session (`page.rs`,
+//! `Target.setAutoAttach{flatten}`) with a session of its own: its events
+//! come in through [`Contexts::event_in`] with that session, and a frame's
+//! context is had with the session it lives in ([`Context`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -57,12 +59,20 @@ impl From<FrameError> for BrowserError {
     }
 }
 
+/// A frame's default context: its id in the session it lives in (none:
+/// the page's own session; else an out-of-process iframe's).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Context {
+    pub(crate) session: Option<SessionId>,
+    pub(crate) id: i64,
+}
+
 #[derive(Debug, Default)]
 struct State {
     /// Frame id → its default context.
-    default_of: HashMap<String, i64>,
-    /// Context id → its frame, for the contexts in `default_of`.
-    frame_of: HashMap<i64, String>,
+    default_of: HashMap<String, Context>,
+    /// Context → its frame, for the contexts in `default_of`.
+    frame_of: HashMap<Context, String>,
 }
 
 /// The default contexts of one page session's frames (see the module's doc).
@@ -77,8 +87,15 @@ impl Contexts {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Folds in one event of the session; whether it was a context event.
+    /// Folds in one event of the page's own session; whether it was a
+    /// context event.
     pub(crate) fn event(&self, event: &Received) -> bool {
+        self.event_in(None, event)
+    }
+
+    /// Folds in one event of `session` (none: the page's own; else an
+    /// out-of-process iframe's); whether it was a context event.
+    pub(crate) fn event_in(&self, session: Option<&SessionId>, event: &Received) -> bool {
         if let Some(created) = event.parse::<ExecutionContextCreated>() {
             let Ok(ExecutionContextCreated { context }) = created else {
                 return true;
@@ -89,11 +106,15 @@ impl Contexts {
             let Some(frame) = aux.frame_id else {
                 return true;
             };
+            let context = Context {
+                session: session.cloned(),
+                id: context.id,
+            };
             let mut state = self.state();
-            if let Some(old) = state.default_of.insert(frame.clone(), context.id) {
+            if let Some(old) = state.default_of.insert(frame.clone(), context.clone()) {
                 state.frame_of.remove(&old);
             }
-            state.frame_of.insert(context.id, frame);
+            state.frame_of.insert(context, frame);
         } else if let Some(destroyed) = event.parse::<ExecutionContextDestroyed>() {
             let Ok(ExecutionContextDestroyed {
                 execution_context_id: id,
@@ -101,14 +122,19 @@ impl Contexts {
             else {
                 return true;
             };
+            let context = Context {
+                session: session.cloned(),
+                id,
+            };
             let mut state = self.state();
-            if let Some(frame) = state.frame_of.remove(&id)
-                && state.default_of.get(&frame) == Some(&id)
+            if let Some(frame) = state.frame_of.remove(&context)
+                && state.default_of.get(&frame) == Some(&context)
             {
                 state.default_of.remove(&frame);
             }
         } else if event.parse::<ExecutionContextsCleared>().is_some() {
-            *self.state() = State::default();
+            self.clear_session(session);
+            return true;
         } else {
             return false;
         }
@@ -116,9 +142,21 @@ impl Contexts {
         true
     }
 
+    /// Forgets the contexts of `session` (none: the page's own): its
+    /// documents were cleared, or (an iframe's) it detached.
+    pub(crate) fn clear_session(&self, session: Option<&SessionId>) {
+        let mut state = self.state();
+        state.frame_of.retain(|c, _| c.session.as_ref() != session);
+        state
+            .default_of
+            .retain(|_, c| c.session.as_ref() != session);
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
     /// The default context of `frame`, if it has one now.
-    pub(crate) fn default_of(&self, frame: &str) -> Option<i64> {
-        self.state().default_of.get(frame).copied()
+    pub(crate) fn default_of(&self, frame: &str) -> Option<Context> {
+        self.state().default_of.get(frame).cloned()
     }
 
     /// The default context of `frame`, waiting for it until `deadline`.
@@ -126,15 +164,15 @@ impl Contexts {
         &self,
         frame: &str,
         deadline: Instant,
-    ) -> Result<i64, FrameError> {
+    ) -> Result<Context, FrameError> {
         let start = Instant::now();
         loop {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             // Registered before the look: a change between the two wakes it.
             changed.as_mut().enable();
-            if let Some(id) = self.default_of(frame) {
-                return Ok(id);
+            if let Some(context) = self.default_of(frame) {
+                return Ok(context);
             }
             if tokio::time::timeout_at(deadline, changed).await.is_err() {
                 return Err(FrameError::NoContext {

@@ -46,12 +46,13 @@ async fn a_frames_default_context_is_followed_and_waited_for() {
     fake.send(created(7, "F1", false)).await; // an isolated world: not it
     fake.send(created(8, "F1", true)).await;
     let got = within(waiting).await.expect("joined").expect("its context");
-    assert_eq!(got, 8);
+    assert_eq!(got.id, 8);
     fake.send(created(9, "F2", true)).await;
     assert_eq!(
         within(contexts.wait_default_of("F2", soon()))
             .await
-            .expect("F2"),
+            .expect("F2")
+            .id,
         9
     );
 
@@ -78,7 +79,8 @@ async fn a_frames_default_context_is_followed_and_waited_for() {
     assert_eq!(
         within(contexts.wait_default_of("F1", soon()))
             .await
-            .expect("F1"),
+            .expect("F1")
+            .id,
         10
     );
 
@@ -103,6 +105,52 @@ async fn a_frames_default_context_is_followed_and_waited_for() {
         "{e}"
     );
     pump.abort();
+}
+
+/// An out-of-process iframe's contexts come with its session: the same
+/// context id in two sessions is two contexts, and clearing (or detaching)
+/// one session's leaves the page's own.
+#[test]
+fn an_iframes_contexts_are_kept_by_their_session() {
+    use super::super::connection::Received;
+    use super::Context;
+    let event = |v: Value| Received {
+        method: v["method"].as_str().unwrap().into(),
+        params: serde_json::value::RawValue::from_string(v["params"].to_string()).unwrap(),
+    };
+    let contexts = Contexts::default();
+    let child = session("S2");
+    assert!(contexts.event(&event(created(1, "TOP", true))));
+    assert!(contexts.event_in(Some(&child), &event(created(1, "OOPIF", true))));
+    assert_eq!(
+        (contexts.default_of("TOP"), contexts.default_of("OOPIF")),
+        (
+            Some(Context {
+                session: None,
+                id: 1
+            }),
+            Some(Context {
+                session: Some(child.clone()),
+                id: 1
+            })
+        )
+    );
+    // The child's context 1 destroyed: the page's own context 1 stays.
+    let destroyed = json!({ "method": "Runtime.executionContextDestroyed",
+        "params": { "executionContextId": 1 } });
+    assert!(contexts.event_in(Some(&child), &event(destroyed)));
+    assert_eq!(contexts.default_of("OOPIF"), None);
+    assert!(contexts.default_of("TOP").is_some());
+    assert!(contexts.event_in(Some(&child), &event(created(2, "OOPIF", true))));
+    let cleared = json!({ "method": "Runtime.executionContextsCleared", "params": {} });
+    assert!(contexts.event_in(Some(&child), &event(cleared.clone())));
+    assert_eq!(contexts.default_of("OOPIF"), None);
+    assert!(contexts.default_of("TOP").is_some());
+    assert!(contexts.event_in(Some(&child), &event(created(3, "OOPIF", true))));
+    contexts.clear_session(Some(&child));
+    assert_eq!(contexts.default_of("OOPIF"), None);
+    assert!(contexts.event(&event(cleared)));
+    assert_eq!(contexts.default_of("TOP"), None);
 }
 
 #[tokio::test]
@@ -190,6 +238,7 @@ async fn a_real_iframes_default_context_evaluates_in_the_frame() {
         .wait_default_of(&frame, Instant::now() + Duration::from_secs(10))
         .await
         .expect("the frame's context");
+    let context = context.id;
     let title = page.evaluate("document.title", Some(context)).await;
     assert_eq!(title.result.value, Some(json!("inner")), "{title:?}");
     let p = page

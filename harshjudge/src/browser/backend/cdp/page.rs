@@ -35,7 +35,7 @@ use super::protocol::{
     GetFrameTree, GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent,
     LogEnable, Navigate, NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable,
     PageEnable, Reload, RequestPaused, RunIfWaitingForDebugger, RuntimeEnable, SessionId,
-    SetDeviceMetricsOverride, SetFileInputFiles, SetFocusEmulationEnabled,
+    SetAutoAttach, SetDeviceMetricsOverride, SetFileInputFiles, SetFocusEmulationEnabled,
     SetLifecycleEventsEnabled, TargetId,
 };
 use super::screenshot::{self, Area, ScreenshotError};
@@ -269,6 +269,17 @@ impl CdpPage {
         attached: AttachedToTarget,
         options: PageOptions,
     ) -> Result<CdpPage, CdpError> {
+        CdpPage::attach_with(connection, attached, options, Arc::default()).await
+    }
+
+    /// [`CdpPage::attach`], its dialogs answered and recorded by `dialogs`
+    /// (a popup: its opener's, as one WebDriver session's are).
+    pub(crate) async fn attach_with(
+        connection: Arc<Connection>,
+        attached: AttachedToTarget,
+        options: PageOptions,
+        dialogs: Arc<Dialogs>,
+    ) -> Result<CdpPage, CdpError> {
         let session = attached.session_id;
         let (lifecycle, _) = broadcast::channel(256);
         let shared = Arc::new(Shared {
@@ -276,7 +287,7 @@ impl CdpPage {
             log: Arc::new(StepLog::default()),
             net: Mutex::new(NetLog::default()),
             routes: Arc::new(Routes::default()),
-            dialogs: Arc::new(Dialogs::default()),
+            dialogs,
             lifecycle,
         });
         let events = connection.events(Some(&session));
@@ -311,8 +322,9 @@ impl CdpPage {
             },
         );
         let focus = c.send(s, &SetFocusEmulationEnabled { enabled: true });
+        let children = c.send(s, &CHILDREN);
         let run = c.send(s, &RunIfWaitingForDebugger {});
-        let (a, tree, b, d, e, f, g, h, i, j) = tokio::join!(
+        let (a, tree, b, d, e, f, g, h, i, k, j) = tokio::join!(
             enable,
             tree,
             lifecycle_on,
@@ -322,9 +334,10 @@ impl CdpPage {
             engine,
             metrics,
             focus,
+            children,
             run
         );
-        a.and(b).and(d).and(e).and(f).and(h).and(i).and(j)?;
+        a.and(b).and(d).and(e).and(f).and(h).and(i).and(k).and(j)?;
         g?;
         let main_frame = tree?.frame_tree.frame.id;
         Ok(CdpPage {
@@ -354,6 +367,7 @@ impl CdpPage {
             let shared: Arc<dyn FramesOf> = self.shared.clone();
             downloads.page(&self.target, context, &shared);
         }
+        popups.opener(&self.target, &self.shared.dialogs);
         self.popups = popups;
         self.downloads = downloads;
         self
@@ -375,6 +389,16 @@ impl CdpPage {
         self.downloads
             .watch(&self.connection, &context, folder)
             .await
+    }
+
+    /// Points the downloads of the page's context back at the browser's
+    /// default, once its watch ended (none other armed).
+    pub(crate) async fn end_downloads(&self) -> Result<(), CdpError> {
+        let context = self
+            .context
+            .clone()
+            .unwrap_or(BrowserContextId(String::new()));
+        self.downloads.end(&self.connection, &context).await
     }
 
     /// Its session (`Page::session_id`).
@@ -456,11 +480,12 @@ impl CdpPage {
                 let call = CallFunctionOn {
                     function_declaration: function,
                     object_id: None,
-                    execution_context_id: Some(context),
+                    execution_context_id: Some(context.id),
                     arguments: &[CallArgument::Value(&arg)],
                     await_promise: true,
                     return_by_value: true,
                 };
+                let s = context.session.as_ref().or(s);
                 self.connection.send(s, &call).await?
             }
         };
@@ -682,14 +707,17 @@ impl CdpPage {
         Ok(())
     }
 
-    /// Sets the files of the `<input type=file>` of `object_id`.
+    /// Sets the files of the `<input type=file>` of `object_id`, an object
+    /// of `session` (none: the page's own; else an iframe's).
     pub(crate) async fn set_files(
         &self,
+        session: Option<&SessionId>,
         object_id: &str,
         files: &[String],
     ) -> Result<(), PageError> {
         let set = SetFileInputFiles { files, object_id };
-        self.connection.send(Some(&self.session), &set).await?;
+        let session = session.unwrap_or(&self.session);
+        self.connection.send(Some(session), &set).await?;
         Ok(())
     }
 
@@ -799,12 +827,73 @@ async fn read_page(
             } else if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
                 let (c, s, d) = (connection.clone(), session.clone(), shared.dialogs.clone());
                 tokio::spawn(async move { dialog::handle(&c, &s, &d, opening).await });
+            } else if let Some(Ok(child)) = event.parse::<AttachedToTarget>() {
+                attach_child(&connection, &shared, child);
             } else if let Some(step) = lifecycle_of(&event) {
                 let _ = shared.lifecycle.send(step);
             }
         }
     }
     let _ = shared.lifecycle.send(Lifecycle::Closed);
+}
+
+/// The auto-attach of a page's (or an iframe's) session: its out-of-process
+/// iframes (and workers), each paused until let run, over the same
+/// connection (flat sessions).
+const CHILDREN: SetAutoAttach = SetAutoAttach {
+    auto_attach: true,
+    wait_for_debugger_on_start: true,
+    flatten: true,
+};
+
+/// A target the page's session (or one of its iframes') auto-attached,
+/// paused: an out-of-process iframe gets the engine for every document,
+/// its own auto-attach (its cross-site iframes) and its events read into
+/// the page's (its contexts by frame, console, network, dialogs) until it
+/// detaches; anything else (a worker) is let run.
+fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: AttachedToTarget) {
+    let session = child.session_id;
+    let c = connection.clone();
+    if child.target_info.kind != "iframe" {
+        tokio::spawn(async move {
+            let _ = c.send(Some(&session), &RunIfWaitingForDebugger {}).await;
+        });
+        return;
+    }
+    // Taken now: its events are kept from its attachment on (`connection.rs`).
+    let events = connection.events(Some(&session));
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let s = Some(&session);
+        let engine = AddScriptToEvaluateOnNewDocument {
+            source: wire::install_source(),
+            run_immediately: Some(true),
+        };
+        // Each goes out when called, in this order; awaited together (a
+        // frame gone in the meantime fails them all: nothing to do).
+        let _ = tokio::join!(
+            c.send(s, &PageEnable {}),
+            c.send(s, &RuntimeEnable {}),
+            c.send(s, &LogEnable {}),
+            c.send(s, &NetworkEnable {}),
+            c.send(s, &engine),
+            c.send(s, &CHILDREN),
+            c.send(s, &RunIfWaitingForDebugger {}),
+        );
+        let Some(mut events) = events else { return };
+        while let Some(event) = events.recv().await {
+            if shared.contexts.event_in(s, &event) || shared.net().event(&event, &shared.log) {
+                continue;
+            }
+            if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
+                let (c, s, d) = (c.clone(), session.clone(), shared.dialogs.clone());
+                tokio::spawn(async move { dialog::handle(&c, &s, &d, opening).await });
+            } else if let Some(Ok(grandchild)) = event.parse::<AttachedToTarget>() {
+                attach_child(&c, &shared, grandchild);
+            }
+        }
+        shared.contexts.clear_session(s);
+    });
 }
 
 /// The lifecycle step an event is, if any.

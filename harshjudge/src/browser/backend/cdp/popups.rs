@@ -5,17 +5,21 @@
 //! before (the oldest one), and inits it as a page (`CdpPage`) of the same
 //! context (as Playwright inits every popup); one nobody watched is still
 //! initialised and kept, so that it runs and its dialogs are answered.
+//! A popup's dialogs are its opener's (handler, recorder, numbering), as
+//! one WebDriver session's windows share theirs: each page of ours
+//! registers its [`Dialogs`] here as an opener.
 //! Generic over the page type `P`, so that this file needs not `page.rs`
 //! (which arms the watches).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 
 use super::connection::CdpError;
 use super::protocol::TargetId;
+use crate::browser::dialogs::Dialogs;
 use crate::browser::error::BrowserError;
 
 /// Why no popup came.
@@ -49,6 +53,8 @@ type Delivery<P> = mpsc::UnboundedSender<Result<P, CdpError>>;
 pub(crate) struct Popups<P> {
     watches: Mutex<HashMap<TargetId, Vec<Delivery<P>>>>,
     unwatched: Mutex<Vec<P>>,
+    /// Each page's dialogs, by its target, for its popups.
+    dialogs: Mutex<HashMap<TargetId, Weak<Dialogs>>>,
 }
 
 impl<P> Default for Popups<P> {
@@ -56,11 +62,26 @@ impl<P> Default for Popups<P> {
         Popups {
             watches: Mutex::default(),
             unwatched: Mutex::default(),
+            dialogs: Mutex::default(),
         }
     }
 }
 
 impl<P> Popups<P> {
+    /// A page of ours, `target`, whose popups share its `dialogs`.
+    pub(super) fn opener(&self, target: &TargetId, dialogs: &Arc<Dialogs>) {
+        let mut all = self.dialogs.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|_, d| d.strong_count() > 0);
+        all.insert(target.clone(), Arc::downgrade(dialogs));
+    }
+
+    /// The dialogs of a popup of `opener`: its opener's (new ones for an
+    /// opener not ours, or gone).
+    pub(super) fn dialogs_of(&self, opener: &TargetId) -> Arc<Dialogs> {
+        let all = self.dialogs.lock().unwrap_or_else(|p| p.into_inner());
+        all.get(opener).and_then(Weak::upgrade).unwrap_or_default()
+    }
+
     /// Arms a watch of `opener`'s popups.
     pub(super) fn watch(&self, opener: &TargetId) -> PopupWatch<P> {
         let (tx, rx) = mpsc::unbounded_channel();
