@@ -2,10 +2,14 @@
 //! spawning the release binary): startRun; 5 × [recordEvidence screenshot,
 //! recordEvidence text, completeStep]; completeRun; getStatus. Reports calls
 //! per second, p50/p99 latency per tool (client-side: request written to
-//! response parsed) and the server's peak RSS.
+//! response parsed), the server's CPU per call (user + system, from
+//! `/proc/PID/stat`), and its memory after the loops from
+//! `/proc/PID/smaps_rollup`: PSS, anonymous PSS and anonymous memory (what the
+//! server itself holds; its code pages are clean and shared), RSS and peak
+//! RSS for reference.
 //!
 //! `cargo bench -p harshjudge-mcp --bench agent_loop` (`HARSHJUDGE_MCP_BIN=path`
-//! measures another build of the server).
+//! measures another build of the server, through rmcp's client only).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -80,6 +84,7 @@ async fn main() {
     )
     .await;
 
+    let cpu_before = cpu_ticks(pid);
     let total = Instant::now();
     let mut calls = 0usize;
     for _ in 0..LOOPS {
@@ -110,6 +115,8 @@ async fn main() {
         calls += 18;
     }
     let elapsed = total.elapsed();
+    let cpu = cpu_ticks(pid).zip(cpu_before).map(|(a, b)| a - b);
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let hwm = status
         .lines()
@@ -139,8 +146,53 @@ async fn main() {
         "  server peak RSS (VmHWM): {}",
         hwm.trim_start_matches("VmHWM:").trim()
     );
-    raw_client(&shot);
-    in_process(&shot);
+    if let Some(ticks) = cpu {
+        eprintln!(
+            "  server CPU per call: {:.3} ms",
+            ticks as f64 * 1000.0 / clock_ticks() / calls as f64
+        );
+    }
+    let kb = |key: &str| {
+        rollup
+            .lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    let mb = |key: &str| kb(key).map_or("?".into(), |k| format!("{:.2} MB", k as f64 / 1024.0));
+    eprintln!(
+        "  server memory after the loops: Pss {}, Pss_Anon {}, Anonymous {}, Rss {}",
+        mb("Pss"),
+        mb("Pss_Anon"),
+        mb("Anonymous"),
+        mb("Rss")
+    );
+    // The raw client and the in-process loop measure this build's server,
+    // not the one HARSHJUDGE_MCP_BIN names: left out for another build.
+    if std::env::var_os("HARSHJUDGE_MCP_BIN").is_none() {
+        raw_client(&shot);
+        in_process(&shot);
+    }
+}
+
+/// The user and system CPU time of process `pid` so far, in clock ticks
+/// (`/proc/PID/stat`, fields 14 and 15, all its threads).
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name, which may hold spaces: field 3 onwards.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux).
+fn clock_ticks() -> f64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
 }
 
 /// The same loop through a minimal JSON-RPC client (one line per message,

@@ -603,8 +603,6 @@ pub fn check_log_filter(value: &str) -> Result<(), SettingError> {
 /// [`TEST_PREFIX`]. A test checks every `HARSHJUDGE_*` name of the workspace
 /// against [`VARIABLES`], this list and that prefix.
 pub const NOT_SETTINGS: &[&str] = &[
-    // harshjudge-mcp's build script (the linker's symbol order).
-    "HARSHJUDGE_MCP_NO_SYMBOL_ORDER",
     // The demo example's failure on purpose (README, Quick start).
     "HARSHJUDGE_DEMO_FAIL",
 ];
