@@ -4,7 +4,9 @@
 //! sidecar, meta.yaml, step files), against the same step bodies run bare
 //! (serialise the JSON and write it to a file).
 //!
-//! `cargo bench --bench harness_overhead` prints the figures.
+//! `cargo bench --bench harness_overhead` prints the figures: the best round,
+//! and the mean and median of the rounds' overheads (each harness run against
+//! the bare run of its round).
 
 use std::time::{Duration, Instant};
 
@@ -159,8 +161,21 @@ fn harness(dir: &std::path::Path, threads: &str) -> Duration {
 
 /// The fastest round: the machine's noise (other processes, a shared disk)
 /// only ever adds time.
-fn best(v: Vec<Duration>) -> Duration {
-    v.into_iter().min().expect("rounds")
+fn best(v: &[Duration]) -> Duration {
+    v.iter().copied().min().expect("rounds")
+}
+
+/// Mean and median of `v` (milliseconds per step).
+fn mean_median(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let mid = v.len() / 2;
+    let median = if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    };
+    (mean, median)
 }
 
 fn main() {
@@ -182,8 +197,17 @@ fn main() {
         one.push(harness(&tmp.path().join(format!("h1-{r}")), "1"));
         two.push(harness(&tmp.path().join(format!("h2-{r}")), "2"));
     }
-    let (b, h1, h2) = (best(bare_t), best(one), best(two));
     let per = |d: Duration| d.as_secs_f64() * 1000.0 / STEPS as f64;
+    // Each round's overhead: its harness run against its own bare run.
+    let overhead = |h: &[Duration]| {
+        mean_median(
+            h.iter()
+                .zip(&bare_t)
+                .map(|(h, b)| per(*h) - per(*b))
+                .collect(),
+        )
+    };
+    let (b, h1, h2) = (best(&bare_t), best(&one), best(&two));
     eprintln!();
     eprintln!(
         "harness_overhead: {STEPS} steps (10 scenarios x {PER}), best of {rounds} rounds, in {}",
@@ -194,16 +218,14 @@ fn main() {
         b.as_secs_f64() * 1000.0,
         per(b)
     );
-    eprintln!(
-        "  harness, --test-threads 1   {:>8.2} ms total  {:.4} ms/step  overhead {:.4} ms/step",
-        h1.as_secs_f64() * 1000.0,
-        per(h1),
-        per(h1) - per(b)
-    );
-    eprintln!(
-        "  harness, --test-threads 2   {:>8.2} ms total  {:.4} ms/step  overhead {:.4} ms/step",
-        h2.as_secs_f64() * 1000.0,
-        per(h2),
-        per(h2) - per(b)
-    );
+    for (label, h, all) in [("1", h1, &one), ("2", h2, &two)] {
+        let (mean, median) = overhead(all);
+        eprintln!(
+            "  harness, --test-threads {label}   {:>8.2} ms total  {:.4} ms/step  overhead {:.4} ms/step \
+             (per round: mean {mean:.4}, median {median:.4})",
+            h.as_secs_f64() * 1000.0,
+            per(h),
+            per(h) - per(b)
+        );
+    }
 }
