@@ -11,7 +11,7 @@
 //! `ariaSnapshot`, which we do not offer, and the exact wording of Playwright's
 //! failure messages (a diff): ours name the template and the received snapshot.
 
-#[path = "fixtures/support/page_server.rs"]
+#[path = "../fixtures/support/page_server.rs"]
 mod page_server;
 
 use std::collections::HashMap;

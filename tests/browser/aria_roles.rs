@@ -21,15 +21,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-#[path = "support/chromedriver.rs"]
-mod chromedriver;
+use crate::support::chromedriver;
 
 const ROLES_JS: &str = concat!(
-    include_str!("../harshjudge/src/browser/injected/roles.js"),
+    include_str!("../../harshjudge/src/browser/injected/roles.js"),
     "\n",
-    include_str!("../harshjudge/src/browser/injected/names.js"),
+    include_str!("../../harshjudge/src/browser/injected/names.js"),
     "\n",
-    include_str!("../harshjudge/src/browser/injected/aria.js")
+    include_str!("../../harshjudge/src/browser/injected/aria.js")
 );
 
 /// Elements (by `id` in the corpus) where we knowingly differ from Chromium,

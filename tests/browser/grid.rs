@@ -4,7 +4,7 @@
 //! `cargo xtask test` into `target/npm-tools`; the node drives Debian's
 //! chromedriver and Chromium). The same scenarios run with the managed
 //! chromedriver at the same time, and the evidence of the two runs is compared.
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;

@@ -10,8 +10,7 @@
 //! MiniBrowser at a display no X server serves (always, or only the first
 //! time).
 
-#[path = "support/engines.rs"]
-mod engine_support;
+use crate::support::engines as engine_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

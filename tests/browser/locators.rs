@@ -6,8 +6,7 @@ use std::time::Duration;
 use harshjudge::browser::{BrowserConfig, BrowserError, Page, TextMatch, WaitState, expect};
 use harshjudge::regex::Regex;
 
-#[path = "support/engines.rs"]
-mod engines;
+use crate::support::engines;
 
 /// This test binary's browsers: its tests share one chromedriver, as a
 /// suite's scenarios do (the harness's run owns one `Browsers`).

@@ -3,13 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "support/chromedriver.rs"]
-mod chromedriver;
-#[path = "browser/lost.rs"]
+use crate::support::chromedriver;
 mod lost;
-#[path = "browser/owners.rs"]
 mod owners;
-#[path = "browser/viewport.rs"]
 mod viewport;
 
 use harshjudge::browser::{BrowserConfig, BrowserError, Page, expect};

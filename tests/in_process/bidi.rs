@@ -19,14 +19,12 @@ use std::sync::OnceLock;
 use harshjudge::serde_json::json;
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
-#[path = "../benches/support/wdcount.rs"]
-mod wdcount;
+use crate::support::wdcount;
 
-#[path = "support/play.rs"]
-mod play;
+use crate::support::play;
 use play::{Seen, serve};
 
-mod support;
+use crate::support;
 
 /// An old-style WebDriver proxy in front of `upstream` (a Python process:
 /// `tests/bidi/strip_bidi_proxy.py`): every command passes through, but a new

@@ -20,11 +20,10 @@ use harshjudge::{Response, Scenario, expect, scenario, step};
 
 const STUB_DOC: &str = "<!doctype html><title>stubbed</title><p id=\"doc\">stubbed document</p>";
 
-#[path = "support/play.rs"]
-mod play;
+use crate::support::play;
 use play::{Seen, serve};
 
-mod support;
+use crate::support;
 
 /// A route on the document `goto` opens: fulfilled, then aborted. Neither may
 /// hang the navigation; each is marked in the step's `network.json`.

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use harshjudge::{Scenario, expect, scenario, step};
 
-mod support;
+use crate::support;
 
 #[scenario(step_timeout = "6s")]
 async fn held_navigation(s: Scenario) -> harshjudge::Result {

@@ -17,9 +17,8 @@ use std::time::Duration;
 use harshjudge::browser::{BrowserError, BrowserKind};
 use harshjudge::{Scenario, expect, scenario, step};
 
-#[path = "support/engines.rs"]
-mod engine_support;
-mod support;
+use crate::support::engines as engine_support;
+use crate::support;
 use engine_support::config;
 
 /// This test binary's browsers: its tests share one chromedriver, as a

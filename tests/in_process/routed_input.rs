@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
-mod support;
+use crate::support;
 
 const START: &str = r#"<!doctype html><title>start</title>
 <p id="start">start</p>

@@ -26,7 +26,7 @@ use harshjudge::regex::Regex;
 use harshjudge::serde_json::{Value, json};
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
-mod support;
+use crate::support;
 
 const START: &str = r#"<!doctype html><title>start</title>
 <p id="start">start</p>

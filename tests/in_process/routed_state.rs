@@ -29,7 +29,7 @@ use harshjudge::regex::Regex;
 use harshjudge::serde_json::{Value, json};
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
-mod support;
+use crate::support;
 
 /// How long a route holds its answer.
 const HOLD: Duration = Duration::from_millis(1500);

@@ -15,10 +15,9 @@ use std::sync::OnceLock;
 use harshjudge::regex::Regex;
 use harshjudge::{Scenario, expect, scenario, step};
 
-mod support;
+use crate::support;
 
-#[path = "../benches/support/wdcount.rs"]
-mod wdcount;
+use crate::support::wdcount;
 
 const STEPS: usize = 3;
 

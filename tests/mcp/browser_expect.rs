@@ -4,8 +4,7 @@
 //! passing, failing with what was received, and inverted with `not`, in real
 //! headless Chromium against the demo app's playground, through the tool.
 
-#[path = "support/rlibs.rs"]
-mod rlibs;
+use crate::support::rlibs;
 
 use harshjudge_mcp::{Context, call};
 use serde_json::{Value, json};

@@ -8,7 +8,7 @@
 //! `browser_close` must then end the session, leaving none of its processes
 //! behind, and `browser_launch` open a browser that works.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

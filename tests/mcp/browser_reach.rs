@@ -89,8 +89,7 @@ fn serve() -> String {
     base
 }
 
-#[path = "support/mcp_calls.rs"]
-mod mcp_calls;
+use crate::support::mcp_calls;
 use mcp_calls::{fails, ok, recording};
 
 #[test]

@@ -12,8 +12,7 @@
 use harshjudge_mcp::Context;
 use serde_json::json;
 
-#[path = "support/mcp_calls.rs"]
-mod mcp_calls;
+use crate::support::mcp_calls;
 use mcp_calls::{fails, launched_project, ok};
 
 #[test]

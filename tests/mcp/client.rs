@@ -2,7 +2,7 @@
 //! real `harshjudge-mcp` binary over stdio through the whole agent workflow
 //! (tests/mcp/agent_workflow.py); then the files on disk are checked here.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -5,7 +5,7 @@
 //! the evidence files, records verdicts, and sees the runs' status change.
 //! Then the files on disk are checked here.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

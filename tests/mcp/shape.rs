@@ -2,7 +2,7 @@
 //! the same scenario recorded through the MCP tools produce files of the same
 //! shape (same files, same keys in the same order, same statuses).
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{cargo_test, json as read_json, runs, yaml};

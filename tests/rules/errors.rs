@@ -10,8 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-#[path = "support/sources.rs"]
-mod sources;
+use crate::support::sources;
 
 use sources::{CRATES, workspace};
 

@@ -15,8 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-#[path = "support/sources.rs"]
-mod sources;
+use crate::support::sources;
 
 use sources::{CRATES, workspace};
 

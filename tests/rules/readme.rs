@@ -14,9 +14,8 @@
 //! under test, this repository's `demo_app`. Warnings are errors, and a block
 //! cannot opt out (`ignore`, `no_run`, `compile_fail` are refused).
 
-#[path = "support/markdown.rs"]
-mod markdown;
-mod support;
+use crate::support::markdown;
+use crate::support;
 
 use markdown::{Block, code_blocks};
 

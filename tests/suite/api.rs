@@ -5,9 +5,8 @@
 //! with expected and received, the evidence of each request and command,
 //! bodies bounded, and no secret anywhere.
 
-#[path = "support/page.rs"]
-mod page;
-mod support;
+use crate::support::page;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! code 2, no panic, and no run left `running`. Each case runs the real fixture
 //! suite binary (tests/fixtures/resilience.rs) with one bad value.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

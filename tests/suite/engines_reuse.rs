@@ -16,9 +16,8 @@
 //!   see neither; nothing is left after the run, nor after a SIGKILL while a
 //!   reused Firefox session is open.
 
-#[path = "support/engines.rs"]
-mod engine_support;
-mod support;
+use crate::support::engines as engine_support;
+use crate::support;
 use engine_support::config;
 
 use std::path::{Path, PathBuf};

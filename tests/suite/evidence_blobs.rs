@@ -4,7 +4,7 @@
 //! to one blob in `.harshJudge/.blobs/`), and the store holds little more than
 //! the distinct contents.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;

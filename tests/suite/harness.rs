@@ -1,7 +1,7 @@
 //! Real `cargo test` runs of tests/fixtures/suite.rs: the listing, the exit code,
 //! the console output and every file written.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use support::*;

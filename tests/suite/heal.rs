@@ -5,7 +5,7 @@
 //! Then `harshjudge-mcp heal order` proposes (and with `--apply` writes) the
 //! change to a copy of the scenario's source.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -6,7 +6,7 @@
 //! it; the healed scenario, built again (`heal_demo_suite`), then passes. The
 //! changed text is an assertion on content: never healed.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

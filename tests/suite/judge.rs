@@ -4,7 +4,7 @@
 //! format, it is not a model). Each run's exit code, libtest trial lines,
 //! `result.json`, `judge/`, `meta.yaml` and summary lines are checked.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

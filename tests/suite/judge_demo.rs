@@ -8,7 +8,7 @@
 //! reads the evidence agrees with every label; one that passes everything
 //! misses the injected failures and is refused by the thresholds.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! JUnit XML written by a real `cargo test` run, read back by a third-party
 //! parser (Python `junitparser`) and compared with a golden file.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

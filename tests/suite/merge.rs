@@ -3,7 +3,7 @@
 //! process (statistics, runs, JUnit read by junitparser); merging again changes
 //! nothing; run-number clashes are renumbered; a conflicting run is refused.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

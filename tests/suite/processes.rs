@@ -6,7 +6,7 @@
 //! Chromium command line, are under it) and a marker variable that chromedriver,
 //! Chromium and the watchdog inherit. Other tests' browsers do not count.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

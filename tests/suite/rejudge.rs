@@ -6,7 +6,7 @@
 //! hashes say; `--rejudge-run`; the suite checkpoint's execution and judgment;
 //! `--resume` re-judging instead of re-running; a kill during judgment.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -3,7 +3,7 @@
 //! `--fail-on-flaky`, `--last-failed`, SIGKILL at many points then `--resume`,
 //! Ctrl-C and SIGTERM with a browser open, and `replay.sh`.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

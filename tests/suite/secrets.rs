@@ -5,7 +5,7 @@
 //! (evidence, blobs, results, the report and its data, JUnit) and no line
 //! printed holds a secret; their markers are where the secrets were.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,8 @@
 //! (`--tag`, `--tags`, `HARSHJUDGE_TAGS`), `skip`/`fixme`, `--repeat-each`,
 //! `--max-failures`, and what the summary says of what did not run.
 
-#[path = "support/page.rs"]
-mod page;
-mod support;
+use crate::support::page;
+use crate::support;
 
 use std::path::Path;
 use support::*;

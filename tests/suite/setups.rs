@@ -3,9 +3,9 @@
 //! HttpOnly cookie; a page script reads localStorage), through real
 //! `cargo test` and `cargo nextest run` of the suite.
 
-mod support;
+use crate::support;
 
-#[path = "fixtures/support/setups_app.rs"]
+#[path = "../fixtures/support/setups_app.rs"]
 mod setups_app;
 
 use std::path::{Path, PathBuf};

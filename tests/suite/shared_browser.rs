@@ -7,7 +7,7 @@
 //! in their environment, or its path on their command line: the run's
 //! temporary folder, `TMPDIR`, is in it, so each Chromium's profile is too).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::Path;

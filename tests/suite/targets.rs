@@ -9,9 +9,8 @@
 //!   (real headless Chromium), out of the pass counts, its runs kept; a
 //!   filtered run removes nothing.
 
-#[path = "support/page.rs"]
-mod page;
-mod support;
+use crate::support::page;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

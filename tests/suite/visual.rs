@@ -5,7 +5,7 @@
 //! actual and diff images and the numbers; masks, disabled animations, element
 //! screenshots and refused names.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

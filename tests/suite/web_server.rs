@@ -5,7 +5,7 @@
 //! whose environment holds the test's own `FIXTURE_SERVER_DIR` (the server,
 //! its shell, the watchdog: every process started for the test).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -5,6 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod chromedriver;
+pub mod engines;
+pub mod markdown;
+pub mod mcp_calls;
+pub mod page;
+pub mod play;
+pub mod sources;
+#[path = "../../benches/support/wdcount.rs"]
+pub mod wdcount;
+
 /// The Python that drives the third-party clients (MCP SDK, JUnit readers):
 /// `HARSHJUDGE_TEST_PYTHON` (`cargo xtask test` sets it to `target/py-venv`'s),
 /// else `python3` on PATH.
@@ -263,8 +273,7 @@ pub fn mcp_binary() -> PathBuf {
         .clone()
 }
 
-#[path = "rlibs.rs"]
-mod rlibs;
+pub mod rlibs;
 #[allow(unused_imports)]
 pub use rlibs::rustc;
 
@@ -274,7 +283,6 @@ pub fn rlibs(test: &str, names: &[&str]) -> (Vec<(String, PathBuf)>, PathBuf) {
     rlibs::rlibs(&workspace(), &target_dir(), test, names)
 }
 
-#[path = "dashboards.rs"]
 mod dashboards;
 pub use dashboards::dashboards_of;
 

@@ -1416,7 +1416,7 @@ fn snapshot_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 // ------------------------------------------------- a dashboard and its project
 
-#[path = "../../tests/support/dashboards.rs"]
+#[path = "../../../tests/support/dashboards.rs"]
 mod dashboards;
 use dashboards::dashboards_of;
 

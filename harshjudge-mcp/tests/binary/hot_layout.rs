@@ -5,7 +5,7 @@
 //! this links a small program of its own with the script.
 #![cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
 
-#[path = "../build.rs"]
+#[path = "../../build.rs"]
 #[allow(dead_code)]
 mod build;
 

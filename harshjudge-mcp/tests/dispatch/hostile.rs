@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "../../tests/support/rlibs.rs"]
+#[path = "../../../tests/support/rlibs.rs"]
 mod rlibs;
 
 use harshjudge_mcp::{Context, call};
