@@ -21,6 +21,8 @@ use std::time::Duration;
 
 use harshjudge::browser::{BrowserConfig, BrowserError, Page, expect};
 
+use crate::support;
+
 /// How long a template that must not match is retried.
 const SHORT: Duration = Duration::from_millis(300);
 /// How long a template that must match may take (it matches at the first check).
@@ -205,7 +207,6 @@ const TODOMVC: &str = r#"
     <footer class="footer"><span class="todo-count"><strong>3</strong> items left</span></footer>
   </section>"#;
 
-#[test]
 fn todomvc_list_items_match_by_their_text() {
     run(&[(
         TODOMVC,
@@ -227,12 +228,10 @@ fn todomvc_list_items_match_by_their_text() {
 
 // ---- tests/page/to-match-aria-snapshot.spec.ts ---------------------------------
 
-#[test]
 fn should_match_page() {
     run(&[("<h1>title</h1>", &[Pass(r#"- heading "title""#)])]);
 }
 
-#[test]
 fn should_match_page_complex() {
     run(&[(
         r#"
@@ -255,22 +254,18 @@ fn should_match_page_complex() {
     )]);
 }
 
-#[test]
 fn should_match_page_with_not() {
     run(&[("<h1>title</h1>", &[Fail(r#"- heading "wrong""#)])]);
 }
 
-#[test]
 fn should_fail_page_with_timeout() {
     run(&[("<h1>title</h1>", &[Fail(r#"- heading "wrong""#)])]);
 }
 
-#[test]
 fn should_match() {
     run(&[("<h1>title</h1>", &[Pass(r#"- heading "title""#)])]);
 }
 
-#[test]
 fn should_match_in_list() {
     run(&[(
         "<h1>title</h1>\n<h1>title 2</h1>",
@@ -278,7 +273,6 @@ fn should_match_in_list() {
     )]);
 }
 
-#[test]
 fn should_match_list_with_accessible_name() {
     run(&[(
         r#"
@@ -296,7 +290,6 @@ fn should_match_list_with_accessible_name() {
     )]);
 }
 
-#[test]
 fn should_match_deep_item() {
     run(&[(
         "<div>\n<h1>title</h1>\n<h1>title 2</h1>\n</div>",
@@ -304,7 +297,6 @@ fn should_match_deep_item() {
     )]);
 }
 
-#[test]
 fn should_match_complex() {
     run(&[(
         "<ul>\n<li>\n<a href='about:blank'>link</a>\n</li>\n</ul>",
@@ -312,7 +304,6 @@ fn should_match_complex() {
     )]);
 }
 
-#[test]
 fn should_match_regex() {
     run(&[
         ("<h1>Issues 12</h1>", &[Pass(r"- heading /Issues \d+/")]),
@@ -325,7 +316,6 @@ fn should_match_regex() {
     ]);
 }
 
-#[test]
 fn should_allow_text_nodes() {
     run(&[(
         "<h1>Microsoft</h1>\n<div>Open source projects and samples from Microsoft</div>",
@@ -335,7 +325,6 @@ fn should_allow_text_nodes() {
     )]);
 }
 
-#[test]
 fn details_visibility() {
     run(&[(
         "<details>\n<summary>Summary</summary>\n<div>Details</div>\n</details>",
@@ -343,7 +332,6 @@ fn details_visibility() {
     )]);
 }
 
-#[test]
 fn checked_attribute() {
     run(&[(
         "<input type='checkbox' checked />",
@@ -361,7 +349,6 @@ fn checked_attribute() {
     )]);
 }
 
-#[test]
 fn disabled_attribute() {
     run(&[(
         "<button disabled>Click me</button>",
@@ -378,7 +365,6 @@ fn disabled_attribute() {
     )]);
 }
 
-#[test]
 fn expanded_attribute() {
     run(&[(
         r#"<button aria-expanded="true">Toggle</button>"#,
@@ -395,7 +381,6 @@ fn expanded_attribute() {
     )]);
 }
 
-#[test]
 fn level_attribute() {
     run(&[(
         "<h2>Section Title</h2>",
@@ -408,7 +393,6 @@ fn level_attribute() {
     )]);
 }
 
-#[test]
 fn pressed_attribute() {
     run(&[
         (
@@ -434,7 +418,6 @@ fn pressed_attribute() {
     ]);
 }
 
-#[test]
 fn selected_attribute() {
     run(&[(
         r#"
@@ -503,7 +486,6 @@ const INTEGRATION: &str = r#"
       </li>
     </ul>"#;
 
-#[test]
 fn integration_test() {
     run(&[(
         INTEGRATION,
@@ -521,7 +503,6 @@ fn integration_test() {
     )]);
 }
 
-#[test]
 fn integration_test_2() {
     run(&[(
         r#"
@@ -537,7 +518,6 @@ fn integration_test_2() {
     )]);
 }
 
-#[test]
 fn expected_formatter() {
     run(&[(
         r#"
@@ -561,7 +541,6 @@ fn expected_formatter() {
     )]);
 }
 
-#[test]
 fn should_unpack_escaped_names() {
     run(&[
         (
@@ -612,7 +591,6 @@ fn should_unpack_escaped_names() {
     ]);
 }
 
-#[test]
 fn should_report_error_in_yaml() {
     run(&[(
         "<h1>title</h1>",
@@ -623,7 +601,6 @@ fn should_report_error_in_yaml() {
     )]);
 }
 
-#[test]
 fn should_report_error_in_yaml_keys() {
     run(&[(
         "<h1>title</h1>",
@@ -661,7 +638,6 @@ fn should_report_error_in_yaml_keys() {
     )]);
 }
 
-#[test]
 fn call_log_should_contain_actual_snapshot() {
     run(&[(
         "<h1>todos</h1>",
@@ -672,7 +648,6 @@ fn call_log_should_contain_actual_snapshot() {
     )]);
 }
 
-#[test]
 fn should_parse_attributes() {
     run(&[
         (
@@ -683,7 +658,6 @@ fn should_parse_attributes() {
     ]);
 }
 
-#[test]
 fn should_not_match_what_is_not_matched() {
     run(&[(
         "<p>Text</p>",
@@ -694,7 +668,6 @@ fn should_not_match_what_is_not_matched() {
     )]);
 }
 
-#[test]
 fn should_match_url() {
     run(&[(
         "<a href='https://example.com'>Link</a>",
@@ -702,7 +675,6 @@ fn should_match_url() {
     )]);
 }
 
-#[test]
 fn should_detect_unexpected_children_equal() {
     run(&[(
         "<ul>\n<li>One</li>\n<li>Two</li>\n<li>Three</li>\n</ul>",
@@ -716,7 +688,6 @@ fn should_detect_unexpected_children_equal() {
 
 const NESTED: &str = "<ul>\n<li>\n<ul>\n<li>1.1</li>\n<li>1.2</li>\n</ul>\n</li>\n</ul>";
 
-#[test]
 fn should_detect_unexpected_children_deep_equal() {
     run(&[(
         NESTED,
@@ -735,7 +706,6 @@ fn should_detect_unexpected_children_deep_equal() {
     )]);
 }
 
-#[test]
 fn should_allow_restoring_contain_mode_inside_deep_equal() {
     run(&[(
         NESTED,
@@ -750,12 +720,10 @@ fn should_allow_restoring_contain_mode_inside_deep_equal() {
     )]);
 }
 
-#[test]
 fn top_level_deep_equal() {
     run(&[(NESTED, &[Fail("- /children: deep-equal\n- list")])]);
 }
 
-#[test]
 fn generated_snapshot_includes_text_children_when_name_is_longer_than_text() {
     run(&[(
         r#"
@@ -772,7 +740,6 @@ fn generated_snapshot_includes_text_children_when_name_is_longer_than_text() {
     )]);
 }
 
-#[test]
 fn treat_bad_regex_as_a_string() {
     run(&[(
         r#"<a href="/foo">Log in</a>"#,
@@ -783,7 +750,6 @@ fn treat_bad_regex_as_a_string() {
     )]);
 }
 
-#[test]
 fn invalid_attribute() {
     run(&[
         (
@@ -822,12 +788,10 @@ fn check_and_match(html: &str, snapshot: &'static str) {
     run(&[(html, &[Snap(snapshot), Pass(snapshot)])]);
 }
 
-#[test]
 fn should_snapshot() {
     check_and_match("<h1>title</h1>", r#"- heading "title" [level=1]"#);
 }
 
-#[test]
 fn should_snapshot_list() {
     check_and_match(
         "<h1>title</h1>\n<h1>title 2</h1>",
@@ -838,7 +802,6 @@ fn should_snapshot_list() {
     );
 }
 
-#[test]
 fn should_snapshot_list_with_accessible_name() {
     check_and_match(
         r#"<ul aria-label="my list"><li>one</li><li>two</li></ul>"#,
@@ -850,7 +813,6 @@ fn should_snapshot_list_with_accessible_name() {
     );
 }
 
-#[test]
 fn should_snapshot_complex() {
     check_and_match(
         "<ul>\n<li>\n<a href='about:blank'>link</a>\n</li>\n</ul>",
@@ -863,7 +825,6 @@ fn should_snapshot_complex() {
     );
 }
 
-#[test]
 fn should_allow_text_nodes_in_snapshot() {
     check_and_match(
         "<h1>Microsoft</h1>\n<div>Open source projects and samples from Microsoft</div>",
@@ -874,7 +835,6 @@ fn should_allow_text_nodes_in_snapshot() {
     );
 }
 
-#[test]
 fn should_snapshot_details_visibility() {
     check_and_match(
         "<details>\n<summary>Summary</summary>\n<div>Details</div>\n</details>",
@@ -882,7 +842,6 @@ fn should_snapshot_details_visibility() {
     );
 }
 
-#[test]
 fn should_snapshot_integration() {
     check_and_match(
         INTEGRATION,
@@ -899,7 +858,6 @@ fn should_snapshot_integration() {
     );
 }
 
-#[test]
 fn should_support_multiline_text() {
     let html = "<p>\n      Line 1\n      Line 2\n      Line 3\n    </p>";
     run(&[(
@@ -912,7 +870,6 @@ fn should_support_multiline_text() {
     )]);
 }
 
-#[test]
 fn should_concatenate_span_text() {
     check_and_match(
         "<span>One</span> <span>Two</span> <span>Three</span>",
@@ -920,7 +877,6 @@ fn should_concatenate_span_text() {
     );
 }
 
-#[test]
 fn should_concatenate_span_text_2() {
     check_and_match(
         "<span>One </span><span>Two </span><span>Three</span>",
@@ -928,7 +884,6 @@ fn should_concatenate_span_text_2() {
     );
 }
 
-#[test]
 fn should_concatenate_div_text_with_spaces() {
     check_and_match(
         "<div>One</div><div>Two</div><div>Three</div>",
@@ -936,7 +891,6 @@ fn should_concatenate_div_text_with_spaces() {
     );
 }
 
-#[test]
 fn should_include_pseudo_in_text() {
     check_and_match(
         r#"
@@ -955,7 +909,6 @@ fn should_include_pseudo_in_text() {
     );
 }
 
-#[test]
 fn should_not_include_hidden_pseudo_in_text() {
     check_and_match(
         r#"
@@ -974,7 +927,6 @@ fn should_not_include_hidden_pseudo_in_text() {
     );
 }
 
-#[test]
 fn should_include_new_line_for_block_pseudo() {
     check_and_match(
         r#"
@@ -993,7 +945,6 @@ fn should_include_new_line_for_block_pseudo() {
     );
 }
 
-#[test]
 fn should_work_with_slots() {
     check_and_match(
         r#"
@@ -1046,7 +997,6 @@ fn should_work_with_slots() {
     );
 }
 
-#[test]
 fn should_snapshot_inner_text() {
     check_and_match(
         r#"
@@ -1090,7 +1040,6 @@ fn should_snapshot_inner_text() {
     );
 }
 
-#[test]
 fn check_aria_hidden_text() {
     check_and_match(
         r#"
@@ -1102,7 +1051,6 @@ fn check_aria_hidden_text() {
     );
 }
 
-#[test]
 fn should_ignore_presentation_and_none_roles() {
     check_and_match(
         "<ul>\n<li role='presentation'>hello</li>\n<li role='none'>world</li>\n</ul>",
@@ -1110,7 +1058,6 @@ fn should_ignore_presentation_and_none_roles() {
     );
 }
 
-#[test]
 fn should_treat_input_value_as_text_in_templates_but_not_for_checkbox_radio_file() {
     check_and_match(
         r#"
@@ -1127,7 +1074,6 @@ fn should_treat_input_value_as_text_in_templates_but_not_for_checkbox_radio_file
     );
 }
 
-#[test]
 fn should_not_use_on_as_checkbox_value() {
     check_and_match(
         "<input type='checkbox'>\n<input type='radio'>",
@@ -1135,7 +1081,6 @@ fn should_not_use_on_as_checkbox_value() {
     );
 }
 
-#[test]
 fn should_respect_aria_owns() {
     check_and_match(
         r#"
@@ -1160,7 +1105,6 @@ fn should_respect_aria_owns() {
     );
 }
 
-#[test]
 fn should_be_ok_with_circular_ownership() {
     check_and_match(
         r#"
@@ -1175,7 +1119,6 @@ fn should_be_ok_with_circular_ownership() {
     );
 }
 
-#[test]
 fn should_escape_yaml_text_in_text_nodes() {
     check_and_match(
         r##"
@@ -1222,7 +1165,6 @@ fn should_escape_yaml_text_in_text_nodes() {
     );
 }
 
-#[test]
 fn should_normalize_whitespace() {
     run(&[(
         "<details>\n  <summary> one  \n two <a href=\"#\"> link &nbsp;\n  1 </a> </summary>\n</details>\n\
@@ -1262,7 +1204,6 @@ fn should_normalize_whitespace() {
     )]);
 }
 
-#[test]
 fn should_handle_long_strings() {
     let s = "a".repeat(10000);
     let html = format!("<a href='about:blank'>\n<div role='region'>{s}</div>\n</a>");
@@ -1271,7 +1212,6 @@ fn should_handle_long_strings() {
     run(&[(&html, &[Snap(snapshot), Pass(snapshot)])]);
 }
 
-#[test]
 fn should_escape_special_yaml_characters() {
     check_and_match(
         "<a href=\"#\">@hello</a>@hello\n<a href=\"#\">]hello</a>]hello\n<a href=\"#\">hello\n</a>\n\
@@ -1296,7 +1236,6 @@ fn should_escape_special_yaml_characters() {
     );
 }
 
-#[test]
 fn should_escape_special_yaml_values() {
     check_and_match(
         r##"
@@ -1339,7 +1278,6 @@ fn should_escape_special_yaml_values() {
     );
 }
 
-#[test]
 fn should_not_report_textarea_text_content() {
     run(&[(
         "<textarea>Before</textarea>",
@@ -1353,7 +1291,6 @@ fn should_not_report_textarea_text_content() {
     )]);
 }
 
-#[test]
 fn should_not_show_visible_children_of_hidden_elements() {
     run(&[(
         r#"
@@ -1366,7 +1303,6 @@ fn should_not_show_visible_children_of_hidden_elements() {
     )]);
 }
 
-#[test]
 fn should_not_show_unhidden_children_of_aria_hidden_elements() {
     run(&[(
         r#"
@@ -1379,7 +1315,6 @@ fn should_not_show_unhidden_children_of_aria_hidden_elements() {
     )]);
 }
 
-#[test]
 fn should_snapshot_placeholder_when_different_from_the_name() {
     run(&[
         (
@@ -1399,7 +1334,6 @@ fn should_snapshot_placeholder_when_different_from_the_name() {
     ]);
 }
 
-#[test]
 fn match_values_both_against_regex_and_string() {
     check_and_match(
         r#"<a href="/auth?r=/">Log in</a>"#,
@@ -1414,7 +1348,6 @@ fn match_values_both_against_regex_and_string() {
 
 /// A name regex that JavaScript cannot compile (Rust cannot tell: the page runs
 /// it) is refused at once, not retried until the timeout.
-#[test]
 fn a_name_regex_javascript_refuses_fails_at_once() {
     run(&[(
         "<h1>title</h1>",
@@ -1425,7 +1358,6 @@ fn a_name_regex_javascript_refuses_fails_at_once() {
     )]);
 }
 
-#[test]
 fn should_include_pseudo_codepoints() {
     // Playwright's asset codicon.css gives `.codicon-check:before` the code point
     // U+EAB2; the server hands out the same rule.
@@ -1437,4 +1369,180 @@ fn should_include_pseudo_codepoints() {
         "<link href=\"codicon.css\" rel=\"stylesheet\" />\n<p class='codicon codicon-check'>hello</p>",
         "- paragraph: \u{eab2}hello",
     );
+}
+
+/// Every case above, in one test: they share one browser, which a process per test would start again for each (`support::facts`).
+#[test]
+fn every_case() {
+    support::facts(&[
+        (
+            "todomvc_list_items_match_by_their_text",
+            todomvc_list_items_match_by_their_text,
+        ),
+        ("should_match_page", should_match_page),
+        ("should_match_page_complex", should_match_page_complex),
+        ("should_match_page_with_not", should_match_page_with_not),
+        (
+            "should_fail_page_with_timeout",
+            should_fail_page_with_timeout,
+        ),
+        ("should_match", should_match),
+        ("should_match_in_list", should_match_in_list),
+        (
+            "should_match_list_with_accessible_name",
+            should_match_list_with_accessible_name,
+        ),
+        ("should_match_deep_item", should_match_deep_item),
+        ("should_match_complex", should_match_complex),
+        ("should_match_regex", should_match_regex),
+        ("should_allow_text_nodes", should_allow_text_nodes),
+        ("details_visibility", details_visibility),
+        ("checked_attribute", checked_attribute),
+        ("disabled_attribute", disabled_attribute),
+        ("expanded_attribute", expanded_attribute),
+        ("level_attribute", level_attribute),
+        ("pressed_attribute", pressed_attribute),
+        ("selected_attribute", selected_attribute),
+        ("integration_test", integration_test),
+        ("integration_test_2", integration_test_2),
+        ("expected_formatter", expected_formatter),
+        ("should_unpack_escaped_names", should_unpack_escaped_names),
+        ("should_report_error_in_yaml", should_report_error_in_yaml),
+        (
+            "should_report_error_in_yaml_keys",
+            should_report_error_in_yaml_keys,
+        ),
+        (
+            "call_log_should_contain_actual_snapshot",
+            call_log_should_contain_actual_snapshot,
+        ),
+        ("should_parse_attributes", should_parse_attributes),
+        (
+            "should_not_match_what_is_not_matched",
+            should_not_match_what_is_not_matched,
+        ),
+        ("should_match_url", should_match_url),
+        (
+            "should_detect_unexpected_children_equal",
+            should_detect_unexpected_children_equal,
+        ),
+        (
+            "should_detect_unexpected_children_deep_equal",
+            should_detect_unexpected_children_deep_equal,
+        ),
+        (
+            "should_allow_restoring_contain_mode_inside_deep_equal",
+            should_allow_restoring_contain_mode_inside_deep_equal,
+        ),
+        ("top_level_deep_equal", top_level_deep_equal),
+        (
+            "generated_snapshot_includes_text_children_when_name_is_longer_than_text",
+            generated_snapshot_includes_text_children_when_name_is_longer_than_text,
+        ),
+        ("treat_bad_regex_as_a_string", treat_bad_regex_as_a_string),
+        ("invalid_attribute", invalid_attribute),
+        ("should_snapshot", should_snapshot),
+        ("should_snapshot_list", should_snapshot_list),
+        (
+            "should_snapshot_list_with_accessible_name",
+            should_snapshot_list_with_accessible_name,
+        ),
+        ("should_snapshot_complex", should_snapshot_complex),
+        (
+            "should_allow_text_nodes_in_snapshot",
+            should_allow_text_nodes_in_snapshot,
+        ),
+        (
+            "should_snapshot_details_visibility",
+            should_snapshot_details_visibility,
+        ),
+        ("should_snapshot_integration", should_snapshot_integration),
+        (
+            "should_support_multiline_text",
+            should_support_multiline_text,
+        ),
+        ("should_concatenate_span_text", should_concatenate_span_text),
+        (
+            "should_concatenate_span_text_2",
+            should_concatenate_span_text_2,
+        ),
+        (
+            "should_concatenate_div_text_with_spaces",
+            should_concatenate_div_text_with_spaces,
+        ),
+        (
+            "should_include_pseudo_in_text",
+            should_include_pseudo_in_text,
+        ),
+        (
+            "should_not_include_hidden_pseudo_in_text",
+            should_not_include_hidden_pseudo_in_text,
+        ),
+        (
+            "should_include_new_line_for_block_pseudo",
+            should_include_new_line_for_block_pseudo,
+        ),
+        ("should_work_with_slots", should_work_with_slots),
+        ("should_snapshot_inner_text", should_snapshot_inner_text),
+        ("check_aria_hidden_text", check_aria_hidden_text),
+        (
+            "should_ignore_presentation_and_none_roles",
+            should_ignore_presentation_and_none_roles,
+        ),
+        (
+            "should_treat_input_value_as_text_in_templates_but_not_for_checkbox_radio_file",
+            should_treat_input_value_as_text_in_templates_but_not_for_checkbox_radio_file,
+        ),
+        (
+            "should_not_use_on_as_checkbox_value",
+            should_not_use_on_as_checkbox_value,
+        ),
+        ("should_respect_aria_owns", should_respect_aria_owns),
+        (
+            "should_be_ok_with_circular_ownership",
+            should_be_ok_with_circular_ownership,
+        ),
+        (
+            "should_escape_yaml_text_in_text_nodes",
+            should_escape_yaml_text_in_text_nodes,
+        ),
+        ("should_normalize_whitespace", should_normalize_whitespace),
+        ("should_handle_long_strings", should_handle_long_strings),
+        (
+            "should_escape_special_yaml_characters",
+            should_escape_special_yaml_characters,
+        ),
+        (
+            "should_escape_special_yaml_values",
+            should_escape_special_yaml_values,
+        ),
+        (
+            "should_not_report_textarea_text_content",
+            should_not_report_textarea_text_content,
+        ),
+        (
+            "should_not_show_visible_children_of_hidden_elements",
+            should_not_show_visible_children_of_hidden_elements,
+        ),
+        (
+            "should_not_show_unhidden_children_of_aria_hidden_elements",
+            should_not_show_unhidden_children_of_aria_hidden_elements,
+        ),
+        (
+            "should_snapshot_placeholder_when_different_from_the_name",
+            should_snapshot_placeholder_when_different_from_the_name,
+        ),
+        (
+            "match_values_both_against_regex_and_string",
+            match_values_both_against_regex_and_string,
+        ),
+        (
+            "a_name_regex_javascript_refuses_fails_at_once",
+            a_name_regex_javascript_refuses_fails_at_once,
+        ),
+        (
+            "should_include_pseudo_codepoints",
+            should_include_pseudo_codepoints,
+        ),
+    ]);
 }

@@ -12,8 +12,8 @@
 //!   Get Computed Role / Label) agree with the injected engine's.
 //! - A SIGKILLed suite with a Firefox or WebKit page open leaves no process.
 
-use crate::support::engines as engine_support;
 use crate::support;
+use crate::support::engines as engine_support;
 use engine_support::config;
 
 use std::path::Path;

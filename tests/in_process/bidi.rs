@@ -230,8 +230,8 @@ struct Outcome {
 }
 
 fn run(name: &'static str, hj: &Path, driver: &str, filter: &str, env: &[(&str, &str)]) -> i32 {
-    // SAFETY: the runs are sequential, inside the OnceLock; the other tests
-    // wait on it and read no environment meanwhile.
+    // SAFETY: the runs are sequential, under the caller's `in_process`: no
+    // other test of the binary reads the environment meanwhile.
     unsafe {
         std::env::set_var("HARSHJUDGE_DIR", hj);
         std::env::set_var("HARSHJUDGE_WEBDRIVER_URL", driver);
@@ -250,6 +250,7 @@ fn run(name: &'static str, hj: &Path, driver: &str, filter: &str, env: &[(&str, 
 fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
     RUN.get_or_init(|| {
+        let _alone = support::in_process();
         let (base, seen) = serve();
         let tmp = tempfile::tempdir().unwrap();
         let hj = tmp.path().join("hj");
@@ -366,7 +367,6 @@ fn requests(slug: &str, step: usize, path: &str) -> Vec<harshjudge::serde_json::
         .collect()
 }
 
-#[test]
 fn routes_fulfill_abort_and_continue_and_network_json_says_which() {
     let o = outcome();
     let result = json(&run_dir(&o.hj, "network-control").join("result.json"));
@@ -422,7 +422,6 @@ fn routes_fulfill_abort_and_continue_and_network_json_says_which() {
     assert_eq!(r6[0]["intercepted"], "fulfilled", "{r6:?}");
 }
 
-#[test]
 fn page_errors_rejections_and_console_errors_are_entries_of_their_step() {
     let _ = outcome();
     let console = evidence("network-control", 5, "console.json");
@@ -457,7 +456,6 @@ fn page_errors_rejections_and_console_errors_are_entries_of_their_step() {
     assert_eq!(n5.as_array().unwrap().len(), 0, "{n5}");
 }
 
-#[test]
 fn a_step_whose_page_logged_an_error_fails_when_the_setting_says_so() {
     let o = outcome();
     let run = run_dir(&o.hj, "console-errors-fail");
@@ -473,7 +471,6 @@ fn a_step_whose_page_logged_an_error_fails_when_the_setting_says_so() {
     assert!(console.to_string().contains("logged error"), "{console}");
 }
 
-#[test]
 fn a_remote_end_without_bidi_falls_back_to_the_devtools_log() {
     let o = outcome();
     let run = run_dir(&o.hj, "without-bidi");
@@ -516,4 +513,27 @@ fn a_remote_end_without_bidi_falls_back_to_the_devtools_log() {
         bidi_reads <= 2,
         "the BiDi sessions read the devtools log only when released: {bidi_reads}"
     );
+}
+
+/// Every fact of the runs above, checked in one test: the runs are made once (`support::facts`).
+#[test]
+fn every_fact_of_the_runs() {
+    support::facts(&[
+        (
+            "routes_fulfill_abort_and_continue_and_network_json_says_which",
+            routes_fulfill_abort_and_continue_and_network_json_says_which,
+        ),
+        (
+            "page_errors_rejections_and_console_errors_are_entries_of_their_step",
+            page_errors_rejections_and_console_errors_are_entries_of_their_step,
+        ),
+        (
+            "a_step_whose_page_logged_an_error_fails_when_the_setting_says_so",
+            a_step_whose_page_logged_an_error_fails_when_the_setting_says_so,
+        ),
+        (
+            "a_remote_end_without_bidi_falls_back_to_the_devtools_log",
+            a_remote_end_without_bidi_falls_back_to_the_devtools_log,
+        ),
+    ]);
 }

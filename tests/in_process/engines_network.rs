@@ -93,7 +93,7 @@ async fn document_routes(s: Scenario) -> harshjudge::Result {
 /// not happen, a page that throws and `to_have_no_errors`, on any engine with
 /// BiDi.
 #[scenario]
-async fn network_control(s: Scenario) -> harshjudge::Result {
+async fn routes_and_console(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     let out = page.locator("#out");
     step!("A route fulfills JSON", {
@@ -161,7 +161,7 @@ async fn network_control(s: Scenario) -> harshjudge::Result {
 /// WebKit has no BiDi: a route and a request waiter fail at once, naming the
 /// engine.
 #[scenario]
-async fn routes_without_bidi(s: Scenario) -> harshjudge::Result {
+async fn routes_unsupported(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("A route is unsupported, naming the engine", {
         page.goto("/play").await?;
@@ -195,8 +195,8 @@ fn outcome() -> &'static Outcome {
             &[
                 ("chromium", "document_routes"),
                 ("firefox", "document_routes"),
-                ("firefox", "network_control"),
-                ("webkit", "routes_without_bidi"),
+                ("firefox", "routes_and_console"),
+                ("webkit", "routes_unsupported"),
             ],
         );
         Outcome { runs, seen }
@@ -278,12 +278,10 @@ fn document_routes_on(browser: &str) {
     assert_eq!(fulfilled, 3, "goto, back, back: {browser}: {r4:?}");
 }
 
-#[test]
 fn a_route_on_the_document_fulfills_and_aborts_goto_on_chromium() {
     document_routes_on("chromium");
 }
 
-#[test]
 fn a_route_on_the_document_fulfills_and_aborts_goto_on_firefox() {
     document_routes_on("firefox");
     // Only step 3's document reached the server, in either browser's run.
@@ -292,9 +290,12 @@ fn a_route_on_the_document_fulfills_and_aborts_goto_on_firefox() {
     assert_eq!(docs, 2, "{seen:?}");
 }
 
-#[test]
 fn routes_and_console_assertions_on_firefox() {
-    let run = passed("network-control-firefox", "firefox", "network_control");
+    let run = passed(
+        "routes-and-console-firefox",
+        "firefox",
+        "routes_and_console",
+    );
     let r1 = requests(&run, 1, "/api/items");
     assert_eq!(r1.len(), 1, "{r1:?}");
     assert_eq!(
@@ -337,15 +338,33 @@ fn routes_and_console_assertions_on_firefox() {
     assert!(has("error", "javascript", "boom from click"), "{entries:?}");
 }
 
-#[test]
 fn a_route_on_webkit_is_unsupported_naming_the_engine() {
-    let run = passed(
-        "routes-without-bidi-webkit",
-        "webkit",
-        "routes_without_bidi",
-    );
+    let run = passed("routes-unsupported-webkit", "webkit", "routes_unsupported");
     for name in ["route-error", "wait-error"] {
         let e = attached(&run, 1, name);
         assert!(e.contains("webkit") && e.contains("BiDi"), "{name}: {e}");
     }
+}
+
+/// Every fact of the runs above, checked in one test: the runs are made once (`support::facts`).
+#[test]
+fn every_fact_of_the_runs() {
+    support::facts(&[
+        (
+            "a_route_on_the_document_fulfills_and_aborts_goto_on_chromium",
+            a_route_on_the_document_fulfills_and_aborts_goto_on_chromium,
+        ),
+        (
+            "a_route_on_the_document_fulfills_and_aborts_goto_on_firefox",
+            a_route_on_the_document_fulfills_and_aborts_goto_on_firefox,
+        ),
+        (
+            "routes_and_console_assertions_on_firefox",
+            routes_and_console_assertions_on_firefox,
+        ),
+        (
+            "a_route_on_webkit_is_unsupported_naming_the_engine",
+            a_route_on_webkit_is_unsupported_naming_the_engine,
+        ),
+    ]);
 }

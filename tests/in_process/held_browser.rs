@@ -80,23 +80,26 @@ fn result(hj: &Path, slug: &str) -> harshjudge::serde_json::Value {
 
 #[test]
 fn a_held_browser_fails_its_step_in_time_and_is_not_reused() {
+    let _alone = support::in_process();
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join("hj");
-    // SAFETY: the only test of this binary; nothing else reads the environment.
+    // SAFETY: under `in_process`: no other test of the binary reads the
+    // environment meanwhile.
     unsafe {
         std::env::set_var("HARSHJUDGE_DIR", &hj);
         std::env::set_var("HARSHJUDGE_BASE_URL", serve());
         std::env::remove_var("HARSHJUDGE_WEBDRIVER_URL");
     }
-    let args = harshjudge::harness::Arguments::from_iter([
-        "held_browser",
+    // This module's scenarios only: the binary holds those of the others.
+    let line = [
         "--quiet",
         "--test-threads",
         "1",
-    ]);
-    let pkg = harshjudge::harness::Package::new("held_browser", env!("CARGO_MANIFEST_DIR"));
+        "held_navigation",
+        "then_a_page_that_answers",
+    ];
     let started = Instant::now();
-    let code = harshjudge::harness::run(pkg, &args);
+    let code = support::run_line("held_browser", &line);
     let took = started.elapsed();
     assert_ne!(code, 0, "the held step fails");
     // The step's 6 s, at most 10 s of failure evidence, two sessions.

@@ -17,8 +17,8 @@ use std::time::Duration;
 use harshjudge::browser::{BrowserError, BrowserKind};
 use harshjudge::{Scenario, expect, scenario, step};
 
-use crate::support::engines as engine_support;
 use crate::support;
+use crate::support::engines as engine_support;
 use engine_support::config;
 
 /// This test binary's browsers: its tests share one chromedriver, as a
@@ -235,10 +235,12 @@ struct Outcome {
 fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
     RUN.get_or_init(|| {
+        let _alone = support::in_process();
         let base = serve();
         let tmp = tempfile::tempdir().unwrap();
         let hj = tmp.path().join("hj");
-        // SAFETY: inside the OnceLock; the other tests wait on it.
+        // SAFETY: under `in_process`: no other test of the binary reads the
+        // environment meanwhile.
         unsafe {
             std::env::set_var("HARSHJUDGE_BASE_URL", &base);
             std::env::set_var("HARSHJUDGE_DIR", &hj);
@@ -277,7 +279,6 @@ fn json(p: &Path) -> harshjudge::serde_json::Value {
     .unwrap()
 }
 
-#[test]
 fn the_scenario_passes_every_step() {
     let o = outcome();
     let result = json(&run_dir(&o.hj).join("result.json"));
@@ -288,7 +289,6 @@ fn the_scenario_passes_every_step() {
     );
 }
 
-#[test]
 fn an_alert_is_dismissed_by_default_and_recorded() {
     let d = json(&evidence(1, "dialog-1.json"));
     assert_eq!(d["type"], "alert", "{d}");
@@ -297,7 +297,6 @@ fn an_alert_is_dismissed_by_default_and_recorded() {
     assert_eq!(d["handled"], false, "{d}");
 }
 
-#[test]
 fn on_dialog_accepts_a_confirm_and_answers_a_prompt() {
     let confirm = json(&evidence(2, "dialog-2.json"));
     assert_eq!(
@@ -318,7 +317,6 @@ fn on_dialog_accepts_a_confirm_and_answers_a_prompt() {
     );
 }
 
-#[test]
 fn a_popup_is_evidence_of_its_step() {
     let _ = outcome();
     let dir = evidence(6, "");
@@ -340,7 +338,6 @@ fn a_popup_is_evidence_of_its_step() {
     assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
 }
 
-#[test]
 fn a_download_is_saved_as_evidence_with_its_content() {
     let _ = outcome();
     let dir = evidence(7, "");
@@ -363,7 +360,6 @@ fn a_download_is_saved_as_evidence_with_its_content() {
 /// enough to meet either order, and on Firefox: no download leaves a console
 /// error (the gate's test: an entry of level `error`), and each says it was a
 /// download.
-#[test]
 fn a_download_leaves_no_console_error_whichever_event_comes_first() {
     const TIMES: usize = 12;
     let base = serve();
@@ -407,7 +403,6 @@ fn a_download_leaves_no_console_error_whichever_event_comes_first() {
 /// `window.open` and a `target=_blank` link read and closed (the main page
 /// refuses `close`), none within a short wait naming the popup; downloads
 /// saved with their name and content, three in a row.
-#[test]
 fn dialogs_popups_and_downloads_over_the_devtools_protocol() {
     let base = serve();
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -488,7 +483,6 @@ fn dialogs_popups_and_downloads_over_the_devtools_protocol() {
 /// arrived), and `wait_for_download` saves the file through BiDi's
 /// `browser.setDownloadBehavior` (it used to send a CDP command, which
 /// geckodriver answers with a bare 405 that drops the connection).
-#[test]
 fn dialogs_answer_and_downloads_save_on_firefox() {
     let base = serve();
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -522,7 +516,6 @@ fn dialogs_answer_and_downloads_save_on_firefox() {
 /// without a handler, instead of failing the click that opened it
 /// ("unexpected alert open"); `on_dialog` and `wait_for_download` fail
 /// naming the engine.
-#[test]
 fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
     let base = serve();
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -553,4 +546,47 @@ fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
         expect(&page).to_have_title("download").await.unwrap();
         browsers().release(page).await;
     });
+}
+
+/// Every fact of the runs above, checked in one test: the runs are made once (`support::facts`).
+#[test]
+fn every_fact_of_the_runs() {
+    support::facts(&[
+        (
+            "the_scenario_passes_every_step",
+            the_scenario_passes_every_step,
+        ),
+        (
+            "an_alert_is_dismissed_by_default_and_recorded",
+            an_alert_is_dismissed_by_default_and_recorded,
+        ),
+        (
+            "on_dialog_accepts_a_confirm_and_answers_a_prompt",
+            on_dialog_accepts_a_confirm_and_answers_a_prompt,
+        ),
+        (
+            "a_popup_is_evidence_of_its_step",
+            a_popup_is_evidence_of_its_step,
+        ),
+        (
+            "a_download_is_saved_as_evidence_with_its_content",
+            a_download_is_saved_as_evidence_with_its_content,
+        ),
+        (
+            "a_download_leaves_no_console_error_whichever_event_comes_first",
+            a_download_leaves_no_console_error_whichever_event_comes_first,
+        ),
+        (
+            "dialogs_popups_and_downloads_over_the_devtools_protocol",
+            dialogs_popups_and_downloads_over_the_devtools_protocol,
+        ),
+        (
+            "dialogs_answer_and_downloads_save_on_firefox",
+            dialogs_answer_and_downloads_save_on_firefox,
+        ),
+        (
+            "on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not",
+            on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not,
+        ),
+    ]);
 }

@@ -431,12 +431,10 @@ fn routed_input_on(browser: &str) {
     }
 }
 
-#[test]
 fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_chromium() {
     routed_input_on("chromium");
 }
 
-#[test]
 fn a_click_and_an_enter_onto_routed_documents_end_in_time_on_firefox() {
     routed_input_on("firefox");
 }
@@ -458,17 +456,14 @@ fn navigation_after_a_load_on(browser: &str) {
     }
 }
 
-#[test]
 fn navigations_right_after_a_load_onto_routed_documents_end_on_chromium() {
     navigation_after_a_load_on("chromium");
 }
 
-#[test]
 fn navigations_right_after_a_load_onto_routed_documents_end_on_firefox() {
     navigation_after_a_load_on("firefox");
 }
 
-#[test]
 fn frames_and_popups_over_bidi_on_chromium() {
     passed(
         "frames-and-popups-chromium",
@@ -477,12 +472,10 @@ fn frames_and_popups_over_bidi_on_chromium() {
     );
 }
 
-#[test]
 fn frames_and_popups_over_bidi_on_firefox() {
     passed("frames-and-popups-firefox", "firefox", "frames_and_popups");
 }
 
-#[test]
 fn engine_calls_on_a_navigating_firefox_page_end_in_time() {
     let run = passed("navigating-page-firefox", "firefox", "navigating_page");
     let times: Vec<u64> = attached(&run, 1, "call-ms")
@@ -517,7 +510,6 @@ fn engine_calls_on_a_navigating_firefox_page_end_in_time() {
 
 /// A `goto` that the page's own navigation took the place of fails, naming
 /// both URLs, and one that landed succeeds, on either engine, routed or not.
-#[test]
 fn a_goto_the_page_interrupted_fails_and_one_that_landed_succeeds() {
     for browser in ["chromium", "firefox"] {
         for (slug, filter) in [
@@ -537,4 +529,43 @@ fn a_goto_the_page_interrupted_fails_and_one_that_landed_succeeds() {
             );
         }
     }
+}
+
+/// Every fact of the runs above, checked in one test: the runs are made once (`support::facts`).
+#[test]
+fn every_fact_of_the_runs() {
+    support::facts(&[
+        (
+            "a_click_and_an_enter_onto_routed_documents_end_in_time_on_chromium",
+            a_click_and_an_enter_onto_routed_documents_end_in_time_on_chromium,
+        ),
+        (
+            "a_click_and_an_enter_onto_routed_documents_end_in_time_on_firefox",
+            a_click_and_an_enter_onto_routed_documents_end_in_time_on_firefox,
+        ),
+        (
+            "navigations_right_after_a_load_onto_routed_documents_end_on_chromium",
+            navigations_right_after_a_load_onto_routed_documents_end_on_chromium,
+        ),
+        (
+            "navigations_right_after_a_load_onto_routed_documents_end_on_firefox",
+            navigations_right_after_a_load_onto_routed_documents_end_on_firefox,
+        ),
+        (
+            "frames_and_popups_over_bidi_on_chromium",
+            frames_and_popups_over_bidi_on_chromium,
+        ),
+        (
+            "frames_and_popups_over_bidi_on_firefox",
+            frames_and_popups_over_bidi_on_firefox,
+        ),
+        (
+            "engine_calls_on_a_navigating_firefox_page_end_in_time",
+            engine_calls_on_a_navigating_firefox_page_end_in_time,
+        ),
+        (
+            "a_goto_the_page_interrupted_fails_and_one_that_landed_succeeds",
+            a_goto_the_page_interrupted_fails_and_one_that_landed_succeeds,
+        ),
+    ]);
 }

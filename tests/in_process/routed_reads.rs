@@ -352,47 +352,38 @@ fn failure_evidence_on(browser: &str) {
     assert!(support::fulfilled(&run, 1, "/next"), "{browser}");
 }
 
-#[test]
 fn an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_chromium() {
     evaluate_fetch_on("chromium");
 }
 
-#[test]
 fn an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_firefox() {
     evaluate_fetch_on("firefox");
 }
 
-#[test]
 fn a_wait_for_function_that_a_route_ends_passes_on_chromium() {
     wait_on("chromium");
 }
 
-#[test]
 fn a_wait_for_function_that_a_route_ends_passes_on_firefox() {
     wait_on("firefox");
 }
 
-#[test]
 fn reads_after_a_click_and_an_enter_see_the_routed_document_on_chromium() {
     reads_after_input_on("chromium");
 }
 
-#[test]
 fn reads_after_a_click_and_an_enter_see_the_routed_document_on_firefox() {
     reads_after_input_on("firefox");
 }
 
-#[test]
 fn a_failure_on_a_routed_document_records_it_on_chromium() {
     failure_evidence_on("chromium");
 }
 
-#[test]
 fn a_failure_on_a_routed_document_records_it_on_firefox() {
     failure_evidence_on("firefox");
 }
 
-#[test]
 fn firefox_reads_after_a_plain_click_see_the_new_document() {
     let run = passed("plain-reads-firefox", "firefox", "plain_reads");
     let reads: Value =
@@ -407,4 +398,47 @@ fn firefox_reads_after_a_plain_click_see_the_new_document() {
     assert_eq!(reads["title"], "served", "{reads}");
     assert_eq!(reads["evaluate"], "served", "{reads}");
     assert_eq!(reads["html_has_text"], true, "{reads}");
+}
+
+/// Every fact of the runs above, checked in one test: the runs are made once (`support::facts`).
+#[test]
+fn every_fact_of_the_runs() {
+    support::facts(&[
+        (
+            "an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_chromium",
+            an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_chromium,
+        ),
+        (
+            "an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_firefox",
+            an_evaluate_whose_fetch_a_route_answers_ends_in_time_on_firefox,
+        ),
+        (
+            "a_wait_for_function_that_a_route_ends_passes_on_chromium",
+            a_wait_for_function_that_a_route_ends_passes_on_chromium,
+        ),
+        (
+            "a_wait_for_function_that_a_route_ends_passes_on_firefox",
+            a_wait_for_function_that_a_route_ends_passes_on_firefox,
+        ),
+        (
+            "reads_after_a_click_and_an_enter_see_the_routed_document_on_chromium",
+            reads_after_a_click_and_an_enter_see_the_routed_document_on_chromium,
+        ),
+        (
+            "reads_after_a_click_and_an_enter_see_the_routed_document_on_firefox",
+            reads_after_a_click_and_an_enter_see_the_routed_document_on_firefox,
+        ),
+        (
+            "a_failure_on_a_routed_document_records_it_on_chromium",
+            a_failure_on_a_routed_document_records_it_on_chromium,
+        ),
+        (
+            "a_failure_on_a_routed_document_records_it_on_firefox",
+            a_failure_on_a_routed_document_records_it_on_firefox,
+        ),
+        (
+            "firefox_reads_after_a_plain_click_see_the_new_document",
+            firefox_reads_after_a_plain_click_see_the_new_document,
+        ),
+    ]);
 }

@@ -622,42 +622,73 @@ fn cookies_on(browser: &str) {
     }
 }
 
-#[test]
 fn set_viewport_size_returns_while_a_route_holds_the_document_on_chromium() {
     viewport_on("chromium");
 }
 
-#[test]
 fn set_viewport_size_returns_while_a_route_holds_the_document_on_firefox() {
     viewport_on("firefox");
 }
 
-#[test]
 fn insert_text_returns_while_a_route_holds_a_script_on_chromium() {
     typed_on("chromium");
 }
 
-#[test]
 fn insert_text_returns_while_a_route_holds_a_script_on_firefox() {
     typed_on("firefox");
 }
 
-#[test]
 fn cookies_are_read_and_set_while_a_route_holds_the_document_on_chromium() {
     cookies_on("chromium");
 }
 
-#[test]
 fn cookies_are_read_and_set_while_a_route_holds_the_document_on_firefox() {
     cookies_on("firefox");
 }
 
-#[test]
 fn set_input_files_returns_while_a_route_holds_a_script_on_chromium() {
     files_on("chromium");
 }
 
-#[test]
 fn set_input_files_returns_while_a_route_holds_a_script_on_firefox() {
     files_on("firefox");
+}
+
+/// Every fact of the runs above, checked in one test: the runs are made once (`support::facts`).
+#[test]
+fn every_fact_of_the_runs() {
+    support::facts(&[
+        (
+            "set_viewport_size_returns_while_a_route_holds_the_document_on_chromium",
+            set_viewport_size_returns_while_a_route_holds_the_document_on_chromium,
+        ),
+        (
+            "set_viewport_size_returns_while_a_route_holds_the_document_on_firefox",
+            set_viewport_size_returns_while_a_route_holds_the_document_on_firefox,
+        ),
+        (
+            "insert_text_returns_while_a_route_holds_a_script_on_chromium",
+            insert_text_returns_while_a_route_holds_a_script_on_chromium,
+        ),
+        (
+            "insert_text_returns_while_a_route_holds_a_script_on_firefox",
+            insert_text_returns_while_a_route_holds_a_script_on_firefox,
+        ),
+        (
+            "cookies_are_read_and_set_while_a_route_holds_the_document_on_chromium",
+            cookies_are_read_and_set_while_a_route_holds_the_document_on_chromium,
+        ),
+        (
+            "cookies_are_read_and_set_while_a_route_holds_the_document_on_firefox",
+            cookies_are_read_and_set_while_a_route_holds_the_document_on_firefox,
+        ),
+        (
+            "set_input_files_returns_while_a_route_holds_a_script_on_chromium",
+            set_input_files_returns_while_a_route_holds_a_script_on_chromium,
+        ),
+        (
+            "set_input_files_returns_while_a_route_holds_a_script_on_firefox",
+            set_input_files_returns_while_a_route_holds_a_script_on_firefox,
+        ),
+    ]);
 }

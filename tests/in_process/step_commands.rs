@@ -75,26 +75,26 @@ struct Outcome {
 fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
     RUN.get_or_init(|| {
+        let _alone = support::in_process();
         let base = demo_app::start_in_background().unwrap();
         let tmp = tempfile::tempdir().unwrap();
         let hj = tmp.path().join("hj");
         let driver = wdcount::CountingDriver::start(&tmp.path().join("driver"));
-        // SAFETY: set once, before the harness starts its threads; the other
-        // test waits in the OnceLock meanwhile and reads no environment.
+        // SAFETY: set before the harness starts its threads, under
+        // `in_process`: no other test of the binary reads the environment.
         unsafe {
             std::env::set_var("HARSHJUDGE_DIR", &hj);
             std::env::set_var("HARSHJUDGE_BASE_URL", &base);
             std::env::set_var("HARSHJUDGE_EVIDENCE", "all");
             std::env::set_var("HARSHJUDGE_WEBDRIVER_URL", &driver.url);
         }
-        let args = harshjudge::harness::Arguments::from_iter([
-            "step_commands",
-            "--quiet",
-            "--test-threads",
-            "1",
-        ]);
-        let pkg = harshjudge::harness::Package::new("step_commands", env!("CARGO_MANIFEST_DIR"));
-        assert_eq!(harshjudge::harness::run(pkg, &args), 0, "the suite passes");
+        // This module's scenarios only: the binary holds those of the others.
+        let line = ["--quiet", "--test-threads", "1", "console_page", "sign_in"];
+        assert_eq!(
+            support::run_line("step_commands", &line),
+            0,
+            "the suite passes"
+        );
         let commands = driver.commands();
         Outcome {
             _tmp: tmp,
@@ -125,7 +125,6 @@ fn png(p: &Path) -> Vec<u8> {
     b
 }
 
-#[test]
 fn every_step_keeps_its_screenshots_console_and_network() {
     let o = outcome();
     for slug in ["console-page", "sign-in"] {
@@ -238,7 +237,6 @@ fn every_step_keeps_its_screenshots_console_and_network() {
     );
 }
 
-#[test]
 fn a_step_costs_at_most_four_webdriver_commands() {
     let o = outcome();
     let intervals = wdcount::intervals(&o.commands);
@@ -267,4 +265,19 @@ fn a_step_costs_at_most_four_webdriver_commands() {
         let shots = iv.iter().filter(|n| wdcount::is_screenshot(n)).count();
         assert_eq!((reads, bidi, shots), (0, 0, 1), "step {i}: {iv:?}");
     }
+}
+
+/// Every fact of the runs above, checked in one test: the runs are made once (`support::facts`).
+#[test]
+fn every_fact_of_the_runs() {
+    support::facts(&[
+        (
+            "every_step_keeps_its_screenshots_console_and_network",
+            every_step_keeps_its_screenshots_console_and_network,
+        ),
+        (
+            "a_step_costs_at_most_four_webdriver_commands",
+            a_step_costs_at_most_four_webdriver_commands,
+        ),
+    ]);
 }

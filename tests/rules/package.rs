@@ -10,8 +10,8 @@
 //! the features the workspace's own tests unify, so only the three packaged
 //! crates and the scenario compile here.
 
-use crate::support::markdown;
 use crate::support;
+use crate::support::markdown;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -14,8 +14,8 @@
 //! under test, this repository's `demo_app`. Warnings are errors, and a block
 //! cannot opt out (`ignore`, `no_run`, `compile_fail` are refused).
 
-use crate::support::markdown;
 use crate::support;
+use crate::support::markdown;
 
 use markdown::{Block, code_blocks};
 

@@ -5,8 +5,8 @@
 //! with expected and received, the evidence of each request and command,
 //! bodies bounded, and no secret anywhere.
 
-use crate::support::page;
 use crate::support;
+use crate::support::page;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

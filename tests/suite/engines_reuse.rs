@@ -16,8 +16,8 @@
 //!   see neither; nothing is left after the run, nor after a SIGKILL while a
 //!   reused Firefox session is open.
 
-use crate::support::engines as engine_support;
 use crate::support;
+use crate::support::engines as engine_support;
 use engine_support::config;
 
 use std::path::{Path, PathBuf};

@@ -3,8 +3,8 @@
 //! and failing) and a run recorded by an agent through the MCP tools.
 //! Screenshots of the report are kept in `target/test-output/report/`.
 
-use crate::support::page;
 use crate::support;
+use crate::support::page;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};

@@ -3,8 +3,8 @@
 //! (`--tag`, `--tags`, `HARSHJUDGE_TAGS`), `skip`/`fixme`, `--repeat-each`,
 //! `--max-failures`, and what the summary says of what did not run.
 
-use crate::support::page;
 use crate::support;
+use crate::support::page;
 
 use std::path::Path;
 use support::*;

@@ -9,8 +9,8 @@
 //!   (real headless Chromium), out of the pass counts, its runs kept; a
 //!   filtered run removes nothing.
 
-use crate::support::page;
 use crate::support;
+use crate::support::page;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
