@@ -264,7 +264,7 @@ fn the_new_assertions_export_to_rust_that_compiles() {
     let target_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .unwrap();
-    let externs = rlibs::rlibs(workspace, target_dir, "mcp_browser_expect", &["harshjudge"]);
+    let externs = rlibs::rlibs(workspace, target_dir, "mcp", &["harshjudge"]);
     let check = rlibs::check_bin(&main_rs, &externs);
     assert!(
         check.status.success(),

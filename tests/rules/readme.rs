@@ -73,7 +73,7 @@ fn source(block: &Block) -> String {
 /// (this test's own build: found fresh), and their deps folder.
 fn externs() -> &'static (Vec<(String, PathBuf)>, PathBuf) {
     static BUILT: OnceLock<(Vec<(String, PathBuf)>, PathBuf)> = OnceLock::new();
-    BUILT.get_or_init(|| support::rlibs("readme", &["harshjudge", "demo_app"]))
+    BUILT.get_or_init(|| support::rlibs("rules", &["harshjudge", "demo_app"]))
 }
 
 /// Type-checks each block (`--emit=metadata`: every error rustc reports

@@ -91,7 +91,6 @@ fn files(dir: &Path) -> Vec<String> {
     v
 }
 
-#[test]
 fn every_builder_method_and_matcher_passes_against_a_real_server() {
     let r = &ran().run;
     for test in [
@@ -139,7 +138,6 @@ fn every_builder_method_and_matcher_passes_against_a_real_server() {
     }
 }
 
-#[test]
 fn each_matcher_fails_naming_what_was_expected_and_what_was_received() {
     let cases: &[(&str, &[&str])] = &[
         (
@@ -255,7 +253,6 @@ fn each_matcher_fails_naming_what_was_expected_and_what_was_received() {
     }
 }
 
-#[test]
 fn no_secret_lands_anywhere_under_harshjudge() {
     let hj = &ran().hj;
     let mut checked = 0;
@@ -317,7 +314,6 @@ fn sent_headers(slug: &str, step: &str, n: u32) -> Vec<String> {
 /// Issue 37.1: a scenario's requests and its page share one cookie jar both
 /// ways, with a saved login too (the fixture's scenarios assert what the page
 /// and the app saw; here, what the requests sent).
-#[test]
 fn a_scenario_s_requests_and_its_page_share_one_cookie_jar() {
     let cookies = |slug: &str, step: &str, n: u32| -> Vec<String> {
         sent_headers(slug, step, n)
@@ -342,7 +338,6 @@ fn a_scenario_s_requests_and_its_page_share_one_cookie_jar() {
 /// Issue 37.9: a context's default headers and authorization go with every
 /// request (a request's own of a name replace them), masked as a request's
 /// own; a command's stdout reads as JSON, and says why when it is not.
-#[test]
 fn a_context_s_default_headers_and_a_command_s_json() {
     let first = sent_headers("defaults-and-strings", "01", 1);
     for h in [
@@ -377,7 +372,6 @@ fn a_context_s_default_headers_and_a_command_s_json() {
     );
 }
 
-#[test]
 fn each_request_is_evidence_of_its_step_with_a_bounded_body() {
     let first = json(evidence("requests", "01").join("request-01.json"));
     assert_eq!(first["method"], "GET");
@@ -445,7 +439,6 @@ fn each_request_is_evidence_of_its_step_with_a_bounded_body() {
     );
 }
 
-#[test]
 fn each_command_is_stdout_stderr_and_exit_code_evidence() {
     let ev = evidence("commands", "01");
     assert_eq!(
@@ -543,15 +536,22 @@ fn each_command_is_stdout_stderr_and_exit_code_evidence() {
     );
 }
 
-#[test]
 fn a_command_probe_runs_in_its_cwd_with_its_env() {
     let after = json(evidence("probe-cwd-env", "01").join("where-after.json"));
     let want = format!("{}\nprobed\n", ran().dir.canonicalize().unwrap().display());
     assert_eq!(after["stdout"], want);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_report_shows_each_request_and_command() {
+fn the_report_shows_each_request_and_command() {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(the_report_shows_each_request_and_command_in_a_browser());
+}
+
+async fn the_report_shows_each_request_and_command_in_a_browser() {
     let hj = &ran().hj;
     let index = hj.join("report/index.html");
     let mut config = BrowserConfig::from_env().expect("browser settings");
@@ -644,4 +644,47 @@ async fn the_report_shows_each_request_and_command() {
     assert!(!text.contains("Attachments"), "{text}");
     std::fs::write(out.join("commands.png"), page.screenshot().await.unwrap()).unwrap();
     browsers().release(page).await;
+}
+
+/// Every fact of the suite's run, in one test: the run is made once (`support::facts`).
+#[test]
+fn every_fact_of_the_run() {
+    support::facts(&[
+        (
+            "every_builder_method_and_matcher_passes_against_a_real_server",
+            every_builder_method_and_matcher_passes_against_a_real_server,
+        ),
+        (
+            "each_matcher_fails_naming_what_was_expected_and_what_was_received",
+            each_matcher_fails_naming_what_was_expected_and_what_was_received,
+        ),
+        (
+            "no_secret_lands_anywhere_under_harshjudge",
+            no_secret_lands_anywhere_under_harshjudge,
+        ),
+        (
+            "a_scenario_s_requests_and_its_page_share_one_cookie_jar",
+            a_scenario_s_requests_and_its_page_share_one_cookie_jar,
+        ),
+        (
+            "a_context_s_default_headers_and_a_command_s_json",
+            a_context_s_default_headers_and_a_command_s_json,
+        ),
+        (
+            "each_request_is_evidence_of_its_step_with_a_bounded_body",
+            each_request_is_evidence_of_its_step_with_a_bounded_body,
+        ),
+        (
+            "each_command_is_stdout_stderr_and_exit_code_evidence",
+            each_command_is_stdout_stderr_and_exit_code_evidence,
+        ),
+        (
+            "a_command_probe_runs_in_its_cwd_with_its_env",
+            a_command_probe_runs_in_its_cwd_with_its_env,
+        ),
+        (
+            "the_report_shows_each_request_and_command",
+            the_report_shows_each_request_and_command,
+        ),
+    ]);
 }

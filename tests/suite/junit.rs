@@ -128,11 +128,12 @@ fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&golden_path, &got).unwrap();
     }
-    let golden = std::fs::read_to_string(&golden_path)
-        .expect("tests/junit/golden.xml (create it with UPDATE_GOLDEN=1 cargo test --test junit)");
+    let golden = std::fs::read_to_string(&golden_path).expect(
+        "tests/junit/golden.xml (create it with UPDATE_GOLDEN=1 cargo test --test suite junit::)",
+    );
     assert_eq!(
         got, golden,
-        "junit.xml changed; if on purpose: UPDATE_GOLDEN=1 cargo test --test junit"
+        "junit.xml changed; if on purpose: UPDATE_GOLDEN=1 cargo test --test suite junit::"
     );
 }
 

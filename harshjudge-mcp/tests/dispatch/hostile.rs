@@ -138,7 +138,7 @@ fn record_export_escapes_every_string_it_writes_and_the_export_compiles() {
     let main_rs = krate.path().join("main.rs");
     std::fs::write(&main_rs, "mod hostile;\n\nharshjudge::main!();\n").unwrap();
     let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let externs = rlibs::rlibs(&workspace(), target_dir, "hostile", &["harshjudge"]);
+    let externs = rlibs::rlibs(&workspace(), target_dir, "dispatch", &["harshjudge"]);
     let check = rlibs::check_bin(&main_rs, &externs);
     let stderr = String::from_utf8_lossy(&check.stderr);
     assert!(
