@@ -857,7 +857,7 @@ async fn a_failure_is_located_at_the_users_call_even_in_a_helper() {
         + 1;
     assert_eq!(
         (err.location().file(), err.location().line()),
-        ("tests/locators.rs", line)
+        ("tests/browser/locators.rs", line)
     );
     assert!(
         err.message().contains("received: \"1 item left\""),
