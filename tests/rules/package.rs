@@ -19,7 +19,7 @@ use std::process::Command;
 const CRATES: [&str; 3] = ["harshjudge-macros", "harshjudge", "harshjudge-mcp"];
 
 fn cargo(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO"))
+    let out = support::rlibs::fresh_env(&mut Command::new(env!("CARGO")))
         .current_dir(dir)
         .args(args)
         .env("CARGO_TARGET_DIR", support::target_dir())

@@ -103,7 +103,8 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
 
     // replay.sh reruns exactly that scenario, recording a new run.
     let replay = all[1].0.join("replay.sh");
-    let out = Command::new(&replay)
+    // As a person would run it, not as a process of this test's nextest run.
+    let out = support::rlibs::fresh_env(&mut Command::new(&replay))
         .env("FIXTURE_STATE", &state)
         .output()
         .unwrap();
@@ -127,7 +128,7 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
     );
 
     // `harshjudge-mcp replay <runId>` does the same and names the new run.
-    let out = Command::new(support::mcp_binary())
+    let out = support::rlibs::fresh_env(&mut Command::new(support::mcp_binary()))
         .args(["--cwd", tmp.path().to_str().unwrap(), "replay"])
         .arg(all[1].0.file_name().unwrap())
         .env("FIXTURE_STATE", &state)

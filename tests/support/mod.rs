@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-pub mod chromedriver;
 pub mod engines;
 pub mod markdown;
 pub mod mcp_calls;
@@ -14,6 +13,10 @@ pub mod play;
 pub mod sources;
 #[path = "../../benches/support/wdcount.rs"]
 pub mod wdcount;
+// The chromedriver of tests/support/chromedriver.rs, which wdcount (shared
+// with the benches) loads.
+#[allow(unused_imports)] // not every area starts a chromedriver of its own
+pub use wdcount::chromedriver;
 
 /// The Python that drives the third-party clients (MCP SDK, JUnit readers):
 /// `HARSHJUDGE_TEST_PYTHON` (`cargo xtask test` sets it to `target/py-venv`'s),
@@ -50,14 +53,14 @@ pub const WORKSPACE: &str = "--workspace";
 
 /// `cargo ARGS` for a nested command: in the workspace, into [`target_dir`],
 /// without the variables of the outer run that would change what the inner
-/// one does (nextest's, the suite's base URL and timeouts).
+/// one does (cargo's and nextest's for a test process: `rlibs::fresh_env`;
+/// the suite's base URL and timeouts).
 pub fn cargo(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
+    rlibs::fresh_env(&mut cmd);
     cmd.current_dir(workspace())
         .args(args)
         .env("CARGO_TARGET_DIR", target_dir())
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("NEXTEST")
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("HARSHJUDGE_STEP_TIMEOUT")
         .env_remove("HARSHJUDGE_TIMEOUT");
