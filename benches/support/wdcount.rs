@@ -10,8 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+// Public: tests/support re-exports it (one copy of the file per crate).
 #[path = "../../tests/support/chromedriver.rs"]
-mod chromedriver;
+pub mod chromedriver;
 
 /// A chromedriver on a free loopback port, logging every command to a file.
 pub struct CountingDriver {

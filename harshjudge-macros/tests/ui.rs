@@ -103,7 +103,14 @@ fn check(case: &str, pass: bool, rlib: &Path, deps: &Path, out_dir: &Path) -> Op
         if !out.status.success() {
             return Some(format!("{case} does not compile:\n{stderr}"));
         }
-        let run = Command::new(&exe).output().expect("the case runs");
+        // Run as `cargo test` would run it alone: a case started by a test
+        // of a nextest run must not take itself for one of that run's
+        // processes (one scenario each, a suite setup run once per run).
+        let run = Command::new(&exe)
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("NEXTEST")
+            .output()
+            .expect("the case runs");
         return (!run.status.success()).then(|| {
             format!(
                 "{case} compiles but its main fails ({}):\n{}{}",

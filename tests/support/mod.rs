@@ -5,6 +5,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod engines;
+pub mod markdown;
+pub mod mcp_calls;
+pub mod page;
+pub mod play;
+pub mod sources;
+#[path = "../../benches/support/wdcount.rs"]
+pub mod wdcount;
+// The chromedriver of tests/support/chromedriver.rs, which wdcount (shared
+// with the benches) loads.
+#[allow(unused_imports)] // not every area starts a chromedriver of its own
+pub use wdcount::chromedriver;
+
 /// The Python that drives the third-party clients (MCP SDK, JUnit readers):
 /// `HARSHJUDGE_TEST_PYTHON` (`cargo xtask test` sets it to `target/py-venv`'s),
 /// else `python3` on PATH.
@@ -40,14 +53,14 @@ pub const WORKSPACE: &str = "--workspace";
 
 /// `cargo ARGS` for a nested command: in the workspace, into [`target_dir`],
 /// without the variables of the outer run that would change what the inner
-/// one does (nextest's, the suite's base URL and timeouts).
+/// one does (cargo's and nextest's for a test process: `rlibs::fresh_env`;
+/// the suite's base URL and timeouts).
 pub fn cargo(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
+    rlibs::fresh_env(&mut cmd);
     cmd.current_dir(workspace())
         .args(args)
         .env("CARGO_TARGET_DIR", target_dir())
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("NEXTEST")
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("HARSHJUDGE_STEP_TIMEOUT")
         .env_remove("HARSHJUDGE_TIMEOUT");
@@ -263,8 +276,7 @@ pub fn mcp_binary() -> PathBuf {
         .clone()
 }
 
-#[path = "rlibs.rs"]
-mod rlibs;
+pub mod rlibs;
 #[allow(unused_imports)]
 pub use rlibs::rustc;
 
@@ -274,7 +286,6 @@ pub fn rlibs(test: &str, names: &[&str]) -> (Vec<(String, PathBuf)>, PathBuf) {
     rlibs::rlibs(&workspace(), &target_dir(), test, names)
 }
 
-#[path = "dashboards.rs"]
 mod dashboards;
 pub use dashboards::dashboards_of;
 
@@ -457,30 +468,111 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
-/// One `--browser BROWSER FILTER` run of this test binary's own scenarios in
-/// this process (`harness::run_with`, the `main!` path without a new
-/// process), one thread, evidence under `hj`; its exit code. Callers run these
-/// one after the other inside one `OnceLock` (see `in_process_env`).
-pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str) -> i32 {
-    // SAFETY: the runs are sequential, inside the caller's OnceLock; the other
-    // tests wait on it and read no environment meanwhile.
-    unsafe {
-        std::env::set_var("HARSHJUDGE_DIR", hj);
+/// The right to run this binary's own scenarios in this process and to set
+/// the `HARSHJUDGE_*` variables they read ([`in_process`]); while it is held,
+/// no other test of the binary does either.
+pub struct InProcess {
+    _alone: std::sync::MutexGuard<'static, ()>,
+    saved: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+}
+
+/// Waits until no other test of this binary runs scenarios in process, then
+/// holds that right until dropped; the drop puts the `HARSHJUDGE_*`
+/// variables back as they were. Under `cargo nextest run` each test has a
+/// process of its own; under `cargo test` the modules of `tests/in_process`
+/// share one, and their runs and environments must not mix.
+pub fn in_process() -> InProcess {
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that panicked while holding it left nothing half done that the
+    // next one relies on: the variables are put back by the drop.
+    let alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    InProcess {
+        _alone: alone,
+        saved: harshjudge_vars(),
     }
-    let line = [
-        name,
-        "--quiet",
-        "--test-threads",
-        "1",
-        "--browser",
-        browser,
-        filter,
-    ];
+}
+
+fn harshjudge_vars() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    std::env::vars_os()
+        .filter(|(k, _)| k.as_encoded_bytes().starts_with(b"HARSHJUDGE_"))
+        .collect()
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        // SAFETY: the lock is still held: no test of this binary runs
+        // scenarios or reads these variables meanwhile.
+        unsafe {
+            for (k, _) in harshjudge_vars() {
+                std::env::remove_var(k);
+            }
+            for (k, v) in &self.saved {
+                std::env::set_var(k, v);
+            }
+        }
+    }
+}
+
+/// `harness::run_with` (the `main!` path without a new process) of this
+/// test binary's own scenarios as suite `name` with the flags and filters
+/// `args`, its flags read from `args` alone; its exit code. Call it while
+/// holding [`in_process`].
+pub fn run_line(name: &'static str, args: &[&str]) -> i32 {
+    let line = std::iter::once(name).chain(args.iter().copied());
     let (rest, flags) =
-        harshjudge::harness::flags::SuiteFlags::split(line.iter().map(|s| s.to_string())).unwrap();
+        harshjudge::harness::flags::SuiteFlags::split(line.map(str::to_string)).unwrap();
     let args = harshjudge::harness::Arguments::from_iter(rest);
     let pkg = harshjudge::harness::Package::new(name, env!("CARGO_MANIFEST_DIR"));
     harshjudge::harness::run_with(pkg, &args, &flags)
+}
+
+/// One `--browser BROWSER FILTER` run of this test binary's own scenarios in
+/// this process ([`run_line`]), one thread, evidence under `hj`; its exit
+/// code. Callers run these one after the other while holding [`in_process`]
+/// (see `in_process_env`).
+pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str) -> i32 {
+    // SAFETY: the runs are sequential, under the caller's `in_process`: no
+    // other test of the binary reads the environment meanwhile.
+    unsafe {
+        std::env::set_var("HARSHJUDGE_DIR", hj);
+    }
+    run_line(
+        name,
+        &[
+            "--quiet",
+            "--test-threads",
+            "1",
+            "--browser",
+            browser,
+            filter,
+        ],
+    )
+}
+
+/// Checks the facts of one expensive shared run (browser runs in process, a
+/// nested suite run) in one test: under `cargo nextest run` every test is a
+/// process of its own, so facts checked by tests of their own would each
+/// make the run again. Every fact is checked even after one failed; the test
+/// fails naming each failed fact with its message.
+pub fn facts(list: &[(&str, fn())]) {
+    let mut failed = Vec::new();
+    for (name, check) in list {
+        if let Err(e) = std::panic::catch_unwind(check) {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failed.push(format!("- {name}: {msg}"));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} facts failed:\n{}",
+        failed.len(),
+        list.len(),
+        failed.join("\n")
+    );
 }
 
 /// The `run_in_process` runs of a test binary's own scenarios, one per
@@ -498,6 +590,7 @@ impl InProcessRuns {
     pub fn run(name: &'static str, base: &str, list: &[(&'static str, &'static str)]) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let hj = tmp.path().join("hj");
+        let _alone = in_process();
         in_process_env(base);
         let codes = list
             .iter()
@@ -555,8 +648,8 @@ pub fn fulfilled_count(run: &Path, step: usize, path: &str) -> usize {
 /// a step unless a scenario says so, and a hang failing in 30 s, not in the
 /// default five minutes.
 pub fn in_process_env(base: &str) {
-    // SAFETY: called inside the caller's OnceLock, before its runs; the other
-    // tests wait on it and read no environment meanwhile.
+    // SAFETY: called under the caller's `in_process`, before its runs: no
+    // other test of the binary reads the environment meanwhile.
     unsafe {
         std::env::set_var("HARSHJUDGE_BASE_URL", base);
         std::env::set_var("HARSHJUDGE_EVIDENCE", "all");

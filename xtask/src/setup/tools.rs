@@ -63,7 +63,7 @@ pub const TOOLS: &[Tool] = &[
             command: "cargo-nextest",
         },
         demo: false,
-        why: "tests/harness.rs and tests/junit.rs run real `cargo nextest run`s",
+        why: "runs the test suite (`cargo xtask test`); tests/suite runs real `cargo nextest run`s",
     },
     Tool {
         source: Source::Pip {

@@ -1,0 +1,16 @@
+//! The browser API called directly, in real headless browsers: the page API against the demo app,
+//! launching, the three engines, a Selenium Grid, locators and their generation, pointer actions,
+//! ARIA roles, names and snapshots.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod aria_match;
+mod aria_roles;
+mod engines;
+mod grid;
+mod launch;
+mod locator_generate;
+mod locators;
+mod page_api;
+mod pointer_actions;

@@ -1,0 +1,179 @@
+//! The published crates (harshjudge-macros, harshjudge, harshjudge-mcp)
+//! package, and build from their packaged files alone (issue 20.9): `cargo
+//! package`, the `.crate` files unpacked, then a crate made of README.md's
+//! install block and its first scenario (`tests/shop.rs`) built against them,
+//! its `--list` compared with the README's.
+//!
+//! The build shares the tests' target directory (`support::target_dir`) and
+//! the workspace's Cargo.lock, offline: the registry crates are the ones
+//! already downloaded and, with harshjudge-mcp beside harshjudge, built with
+//! the features the workspace's own tests unify, so only the three packaged
+//! crates and the scenario compile here.
+
+use crate::support;
+use crate::support::markdown;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CRATES: [&str; 3] = ["harshjudge-macros", "harshjudge", "harshjudge-mcp"];
+
+fn cargo(dir: &Path, args: &[&str]) -> String {
+    let out = support::rlibs::fresh_env(&mut Command::new(env!("CARGO")))
+        .current_dir(dir)
+        .args(args)
+        .env("CARGO_TARGET_DIR", support::target_dir())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo {} (in {}) failed:\n{}",
+        args.join(" "),
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every file of a `.crate`, relative to its top folder.
+fn crate_files(file: &Path) -> Vec<String> {
+    let out = Command::new("tar").arg("tzf").arg(file).output().unwrap();
+    assert!(out.status.success(), "tar tzf {}", file.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('/').map(|(_, rest)| rest.to_string()))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn version() -> String {
+    let manifest = std::fs::read_to_string(support::workspace().join("Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("version = "))
+        .expect("[workspace.package] version");
+    line.trim_start_matches("version = ")
+        .trim_matches('"')
+        .to_string()
+}
+
+#[test]
+fn the_packaged_crates_build_the_readme_scenario() {
+    let started = std::time::Instant::now();
+    let ws = support::workspace();
+    let mut args = vec!["package", "--offline", "--allow-dirty", "--no-verify"];
+    for c in CRATES {
+        args.extend(["-p", c]);
+    }
+    cargo(&ws, &args);
+    let packaged = support::target_dir().join("package");
+    // A folder of fixed name, so that the next run rebuilds in place.
+    let root = support::target_dir().join("packaged");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let version = version();
+    let mut dirs = vec![];
+    for c in CRATES {
+        let file = packaged.join(format!("{c}-{version}.crate"));
+        let files = crate_files(&file);
+        for f in &files {
+            assert!(
+                !f.starts_with("tests/") && !f.starts_with("benches/") && !f.contains("snapshots/"),
+                "{c}: test data is packaged: {f}"
+            );
+        }
+        assert!(files.contains(&"README.md".to_string()), "{c}: {files:?}");
+        if c == "harshjudge" {
+            for asset in ["roles", "names", "engine", "actions", "assertions"] {
+                let js = format!("src/browser/injected/{asset}.js");
+                assert!(files.contains(&js), "harshjudge: {js} is not packaged");
+            }
+            let page = "src/report/html/page.html".to_string();
+            assert!(files.contains(&page), "harshjudge: {page} is not packaged");
+        }
+        // `m`: the files get the time of unpacking, not the archive's. With
+        // the archive's (older than the last build here), cargo took a crate
+        // whose sources changed since for fresh, and built the user's crate
+        // against the previous macros.
+        let out = Command::new("tar")
+            .arg("xzmf")
+            .arg(&file)
+            .arg("-C")
+            .arg(&root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "unpacking {}", file.display());
+        dirs.push((c, root.join(format!("{c}-{version}"))));
+    }
+
+    // The user's crate: README.md's install block and first scenario.
+    let readme = std::fs::read_to_string(ws.join("README.md")).unwrap();
+    let blocks = markdown::code_blocks(&readme);
+    let install = markdown::block_after(&blocks, &readme, "## Writing a scenario", "toml");
+    let shop = markdown::block_after(&blocks, &readme, "## Writing a scenario", "rust");
+    let listed =
+        markdown::block_after(&blocks, &readme, "cargo test --test shop -- --list", "text");
+    let dep = "harshjudge = \"0.1\"\n";
+    assert!(
+        install.code.contains(dep),
+        "README.md:{}: {dep}",
+        install.fence
+    );
+    // harshjudge-mcp beside it: its packaged files build in the same graph
+    // (and the registry crates with the features of the workspace's tests).
+    let install = format!(
+        "{}\n[dependencies]\nharshjudge-mcp = \"0.1\"\n",
+        install.code
+    );
+    let mut patch = String::from("[patch.crates-io]\n");
+    for (c, dir) in &dirs {
+        patch.push_str(&format!(
+            "{c} = {{ path = {:?} }}\n",
+            dir.display().to_string()
+        ));
+    }
+    let user = root.join("shop");
+    std::fs::create_dir_all(user.join("tests")).unwrap();
+    std::fs::write(
+        user.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             {install}\n[workspace]\n\n{patch}"
+        ),
+    )
+    .unwrap();
+    std::fs::write(user.join("tests/shop.rs"), &shop.code).unwrap();
+    std::fs::copy(ws.join("Cargo.lock"), user.join("Cargo.lock")).unwrap();
+
+    cargo(&user, &["test", "--offline", "--no-run", "--test", "shop"]);
+    let list = cargo(
+        &user,
+        &["test", "--offline", "-q", "--test", "shop", "--", "--list"],
+    );
+    assert_eq!(
+        list.trim(),
+        listed.code.trim(),
+        "README.md:{}: `--list` of the README's scenario",
+        listed.fence
+    );
+    // The MCP server's binary, from its packaged files too.
+    let built = cargo(
+        &user,
+        &[
+            "build",
+            "--offline",
+            "-p",
+            "harshjudge-mcp",
+            "--bins",
+            "--message-format=json",
+        ],
+    );
+    let bin = built
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo names the harshjudge-mcp binary");
+    let help = Command::new(&bin).arg("--help").output().unwrap();
+    assert!(help.status.success(), "{}: {help:?}", bin.display());
+    eprintln!("packaged, unpacked and built in {:.1?}", started.elapsed());
+}
