@@ -443,26 +443,37 @@ async fn oracle(page: &Page, browser: BrowserKind) {
         (".filters a[href='#/active']", "link", "Active"),
     ];
     item(page, 0).get_by_role("checkbox").check().await.unwrap();
-    let client = page.client().expect("a WebDriver session");
-    // A BiDi page sends no classic command, so the classic session may rest
-    // on another window (a pooled session's first tab): the oracle's classic
-    // commands go to the page's window first.
-    let url = page.url().await.unwrap();
-    for w in client.windows().await.unwrap() {
-        client.switch_to_window(w).await.unwrap();
-        if client.current_url().await.is_ok_and(|u| u.as_str() == url) {
-            break;
+    // Over WebDriver, the driver's `Get Computed Role` / `Label`; over the
+    // DevTools protocol (local Chromium), Chromium's accessibility tree.
+    let client = page.client();
+    if let Some(client) = client {
+        // A BiDi page sends no classic command, so the classic session may
+        // rest on another window (a pooled session's first tab): the
+        // oracle's classic commands go to the page's window first.
+        let url = page.url().await.unwrap();
+        for w in client.windows().await.unwrap() {
+            client.switch_to_window(w).await.unwrap();
+            if client.current_url().await.is_ok_and(|u| u.as_str() == url) {
+                break;
+            }
         }
     }
     let mut compared = 0;
     for (css, role, name) in cases {
-        let el = client
-            .find(harshjudge::fantoccini::Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"));
-        let id = el.element_id().to_string();
-        let got_role = webdriver_get(page, &id, "computedrole").await;
-        let got_label = webdriver_get(page, &id, "computedlabel").await;
+        let (got_role, got_label) = match client {
+            Some(client) => {
+                let el = client
+                    .find(harshjudge::fantoccini::Locator::Css(css))
+                    .await
+                    .unwrap_or_else(|e| panic!("{css}: {e}"));
+                let id = el.element_id().to_string();
+                (
+                    webdriver_get(page, &id, "computedrole").await,
+                    webdriver_get(page, &id, "computedlabel").await,
+                )
+            }
+            None => accessibility_tree(page, css).await,
+        };
         match (got_role, got_label) {
             (Some(r), Some(l)) => {
                 assert_eq!(r, role, "{browser}: the computed role of {css}");
@@ -512,6 +523,33 @@ async fn oracle(page: &Page, browser: BrowserKind) {
     if browser != BrowserKind::Webkit {
         assert_eq!(compared, 4, "{browser}: computed role/label compared");
     }
+}
+
+/// The role and name Chromium's accessibility tree gives the element `css`
+/// finds (`Accessibility.getPartialAXTree` over the DevTools protocol).
+async fn accessibility_tree(page: &Page, css: &str) -> (Option<String>, Option<String>) {
+    let doc = page
+        .cdp("DOM.getDocument", serde_json::json!({"depth": 0}))
+        .await
+        .unwrap();
+    let root = doc["root"]["nodeId"].clone();
+    let found = page
+        .cdp(
+            "DOM.querySelector",
+            serde_json::json!({"nodeId": root, "selector": css}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"));
+    let tree = page
+        .cdp(
+            "Accessibility.getPartialAXTree",
+            serde_json::json!({"nodeId": found["nodeId"], "fetchRelatives": false}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"));
+    let node = &tree["nodes"][0];
+    let text = |v: &serde_json::Value| v["value"].as_str().map(String::from);
+    (text(&node["role"]), text(&node["name"]))
 }
 
 /// `GET /session/{id}/element/{el}/{what}`: the value, or `None` when the

@@ -34,7 +34,9 @@ PATH=/usr/bin:/bin
 dir=$(dirname "$0")
 input=$(cat)
 echo call >> "$dir/judge-calls"
-printf '%s' "$input" > "$dir/judge-input.json"
+# Judges run side by side: each writes its own file, then renames it in place.
+printf '%s' "$input" > "$dir/judge-input.json.$$"
+mv -f "$dir/judge-input.json.$$" "$dir/judge-input.json"
 if [ -n "$JUDGE_SLEEP" ]; then
   echo $$ > "$dir/judge.pid"
   sleep "$JUDGE_SLEEP"

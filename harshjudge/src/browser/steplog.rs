@@ -93,6 +93,9 @@ struct Downloads {
     began: VecDeque<(LoadOf, String)>,
     /// Failed loads in the step's console: their index there and the load.
     failed: Vec<(usize, LoadOf, String)>,
+    /// Canceled loads of the step, in no console: a download that begins
+    /// later in the step adds its `info` entry.
+    canceled: Vec<(LoadOf, ConsoleEntry, String)>,
 }
 
 impl Downloads {
@@ -107,7 +110,14 @@ impl Downloads {
 
     /// A download began: remembered, and the failed loads already in the
     /// step's console that were its request become what they are.
-    fn began(&mut self, load: LoadOf, name: String, console: &mut [ConsoleEntry]) {
+    fn began(&mut self, load: LoadOf, name: String, console: &mut Vec<ConsoleEntry>) {
+        self.canceled.retain(|(canceled, entry, error)| {
+            if !canceled.same(&load) {
+                return true;
+            }
+            console.push(became_download(entry.clone(), &name, error));
+            false
+        });
         self.failed.retain(|(i, failed, error)| {
             if !failed.same(&load) {
                 return true;
@@ -162,6 +172,8 @@ pub(crate) enum NetEvent {
     },
     /// A request failed (`error`: the browser's words); `context` and
     /// `navigation` (none for a request no navigation made) name its load.
+    /// `canceled`: the page or the browser gave it up (a navigation away, a
+    /// download): no console error, as Chromium's own console writes none.
     Failed {
         id: String,
         redirect: u64,
@@ -169,6 +181,7 @@ pub(crate) enum NetEvent {
         error: Option<String>,
         context: String,
         navigation: Option<String>,
+        canceled: bool,
     },
     /// A navigation of `context` to `url` became a download of the file `name`.
     Download {
@@ -281,6 +294,7 @@ impl StepLog {
                 error,
                 context,
                 navigation,
+                canceled,
             } => {
                 let key = (id.clone(), redirect);
                 let Some(o) = s.open.remove(&key) else { return };
@@ -300,6 +314,14 @@ impl StepLog {
                 let load = LoadOf::of(&context, navigation.as_deref(), &e.url);
                 let entry = match s.downloads.of(&load) {
                     Some(name) => became_download(failed, name, &error),
+                    None if canceled => {
+                        s.downloads.canceled.push((load, failed, error.clone()));
+                        e.failure = Some(error);
+                        s.done.push(e);
+                        drop(s);
+                        self.changed.notify_waiters();
+                        return;
+                    }
                     None => {
                         let i = s.console.len();
                         s.downloads.failed.push((i, load, error.clone()));
@@ -383,6 +405,7 @@ impl StepLog {
         // Their entries leave with the step (a download that begins later
         // no longer finds them there).
         s.downloads.failed.clear();
+        s.downloads.canceled.clear();
         let mut network = std::mem::take(&mut s.done);
         let answered: Vec<(String, u64)> = s
             .open

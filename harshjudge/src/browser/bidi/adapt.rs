@@ -59,6 +59,7 @@ pub(crate) fn net_event(event: &BidiEvent) -> Option<NetEvent> {
             error: p.error_text.clone(),
             context: p.context.clone(),
             navigation: p.navigation.clone(),
+            canceled: false,
         },
         BidiEvent::DownloadWillBegin(p) => NetEvent::Download {
             context: p.context.clone(),
@@ -343,6 +344,7 @@ mod tests {
                 error: Some("net::ERR_FAILED".into()),
                 context: "c".into(),
                 navigation: Some("n".into()),
+                canceled: false,
             })
         );
         let download = parse(

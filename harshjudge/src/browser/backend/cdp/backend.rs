@@ -344,17 +344,6 @@ fn lost_during(e: BrowserError, during: &str) -> BrowserError {
     }
 }
 
-/// A navigation's error as the page API says it.
-fn nav_error(e: NavError) -> BrowserError {
-    match e {
-        NavError::Interrupted { url, by } => BrowserError::NavigationInterrupted {
-            url,
-            by: by.unwrap_or_else(|| "another URL".into()),
-        },
-        e => e.into(),
-    }
-}
-
 /// A page command's error as the page API says it.
 fn page_error(e: PageError) -> BrowserError {
     e.into()
@@ -442,17 +431,17 @@ impl PageBackend for CdpBackend {
         })
     }
     async fn goto(&self, url: &str) -> Result<(), BrowserError> {
-        self.page.navigate(url).await.map_err(nav_error)
+        self.page.navigate(url).await.map_err(BrowserError::from)
     }
     async fn reload(&self) -> Result<(), BrowserError> {
-        self.page.reload().await.map_err(nav_error)
+        self.page.reload().await.map_err(BrowserError::from)
     }
     async fn go(&self, to: History) -> Result<(), BrowserError> {
         let went = match to {
             History::Back => self.page.go_back().await,
             History::Forward => self.page.go_forward().await,
         };
-        went.map(drop).map_err(nav_error)
+        went.map(drop).map_err(BrowserError::from)
     }
     async fn url(&self) -> Result<String, BrowserError> {
         self.page.url().await.map_err(page_error)
@@ -570,7 +559,7 @@ return JSON.stringify(r); }})({args})",
     async fn open_url(&self, url: &str, _during: &str) -> Result<(), BrowserError> {
         match self.page.navigate(url).await {
             Ok(()) | Err(NavError::Interrupted { .. }) => Ok(()),
-            Err(e) => Err(nav_error(e)),
+            Err(e) => Err(e.into()),
         }
     }
     async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {

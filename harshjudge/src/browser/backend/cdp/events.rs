@@ -108,6 +108,7 @@ impl NetLog {
                     error: Some(e.error_text).filter(|t| !t.is_empty()),
                     context: f.frame,
                     navigation: f.loader,
+                    canceled: e.canceled,
                 });
             }
         } else {

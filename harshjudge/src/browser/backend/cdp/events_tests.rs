@@ -335,3 +335,54 @@ async fn a_real_pages_console_and_network_become_entries() {
         "{refused:?}"
     );
 }
+
+/// A request the page gave up (`canceled`: a navigation away from it, as
+/// Chromium's own console writes nothing for it) is in the network with its
+/// failure and is no console error; one that failed is an error.
+#[tokio::test]
+async fn a_canceled_request_is_no_console_error() {
+    let (mut net, log) = (NetLog::default(), StepLog::default());
+    let event = |method: &str, params: serde_json::Value| Received {
+        method: method.to_string(),
+        params: RawValue::from_string(params.to_string()).expect("JSON"),
+    };
+    let sent = |id: &str, url: &str| {
+        event(
+            "Network.requestWillBeSent",
+            serde_json::json!({"requestId": id, "loaderId": "L1", "frameId": "F1",
+                "type": "Fetch", "timestamp": 1.0, "wallTime": 1000.0,
+                "request": {"url": url, "method": "GET", "headers": {}}}),
+        )
+    };
+    let failed = |id: &str, canceled: bool| {
+        event(
+            "Network.loadingFailed",
+            serde_json::json!({"requestId": id, "timestamp": 1.5,
+                "errorText": "net::ERR_ABORTED", "canceled": canceled}),
+        )
+    };
+    let events = [
+        sent("1", "http://a/gone"),
+        failed("1", true),
+        sent("2", "http://a/broken"),
+        failed("2", false),
+    ];
+    assert_eq!(feed(&mut net, &log, &events), 4);
+    let (console, network) = log.take().await;
+    let texts: Vec<(&str, Option<&str>)> = console
+        .iter()
+        .map(|c| (c.level.as_str(), c.url.as_deref()))
+        .collect();
+    assert_eq!(texts, [("error", Some("http://a/broken"))], "{console:?}");
+    let failures: Vec<(&str, Option<&str>)> = network
+        .iter()
+        .map(|n| (n.url.as_str(), n.failure.as_deref()))
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            ("http://a/gone", Some("net::ERR_ABORTED")),
+            ("http://a/broken", Some("net::ERR_ABORTED"))
+        ]
+    );
+}

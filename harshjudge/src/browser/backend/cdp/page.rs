@@ -155,9 +155,23 @@ impl From<NavError> for BrowserError {
     fn from(e: NavError) -> Self {
         match e {
             NavError::Cdp(e) => e.into(),
-            e => BrowserError::Command {
-                action: "navigating".into(),
-                message: e.to_string(),
+            // Worded as every backend words a failed `goto` (`opening URL: why`),
+            // which the MCP server's `NAVIGATION_FAILED` reads.
+            NavError::Failed { url, error_text } => BrowserError::Command {
+                action: format!("opening {url}"),
+                message: error_text,
+            },
+            NavError::Timeout { url, after } => BrowserError::Command {
+                action: format!("opening {url}"),
+                message: format!("it did not load within {} ms", after.as_millis()),
+            },
+            NavError::Closed { url } => BrowserError::Command {
+                action: format!("opening {url}"),
+                message: "the page closed while it loaded".into(),
+            },
+            NavError::Interrupted { url, by } => BrowserError::NavigationInterrupted {
+                url,
+                by: by.unwrap_or_else(|| "another URL".into()),
             },
         }
     }

@@ -90,6 +90,8 @@ pub(crate) struct LoadingFailed {
     pub(crate) timestamp: f64,
     #[serde(default)]
     pub(crate) error_text: String,
+    #[serde(default)]
+    pub(crate) canceled: bool,
 }
 event!(LoadingFailed, "Network.loadingFailed");
 
