@@ -27,6 +27,7 @@ pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod intercept;
 pub(crate) mod launch;
+pub(crate) mod load_wait;
 pub(crate) mod page;
 pub(crate) mod popups;
 pub(crate) mod protocol;

@@ -28,15 +28,16 @@ use super::events::NetLog;
 use super::frames::{Contexts, FrameError};
 use super::input::{self, InputError, InputState};
 use super::intercept;
+use super::load_wait::LoadWait;
 use super::popups::{PopupWatch, Popups};
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, BrowserContextId, CallArgument,
     CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, FrameRequestedNavigation,
     GetFrameTree, GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent,
     LogEnable, Navigate, NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable,
-    PageEnable, Reload, RequestPaused, RunIfWaitingForDebugger, RuntimeEnable, SessionId,
-    SetAutoAttach, SetDeviceMetricsOverride, SetFileInputFiles, SetFocusEmulationEnabled,
-    SetLifecycleEventsEnabled, TargetId,
+    PageEnable, Reload, RequestPaused, RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable,
+    SessionId, SetAutoAttach, SetDeviceMetricsOverride, SetFileInputFiles,
+    SetFocusEmulationEnabled, SetLifecycleEventsEnabled, TargetId,
 };
 use super::screenshot::{self, Area, ScreenshotError};
 use crate::browser::dialogs::Dialogs;
@@ -83,6 +84,9 @@ pub(crate) enum Lifecycle {
     WithinDocument { frame: String, url: String },
     /// A frame's document asked to navigate (`Page.frameRequestedNavigation`).
     Requested { frame: String },
+    /// A frame's next document was requested (`Network.requestWillBeSent` of
+    /// a `Document`), by a script at `by` if a script asked for it.
+    DocumentRequested { frame: String, by: Option<String> },
     /// The page's session ended (its target closed, the browser went).
     Closed,
 }
@@ -590,14 +594,13 @@ impl CdpPage {
     async fn wait_load(
         &self,
         events: &mut broadcast::Receiver<Lifecycle>,
-        mut loader: Option<String>,
+        loader: Option<String>,
         url: &str,
     ) -> Result<(), NavError> {
         let after = self.options.navigation_timeout;
         let deadline = Instant::now() + after;
         let main = self.main_frame.as_str();
-        // Whether the awaited document committed, and then asked to navigate.
-        let (mut committed, mut sent_on) = (false, false);
+        let mut wait = LoadWait::for_loader(loader);
         loop {
             let event = match tokio::time::timeout_at(deadline, events.recv()).await {
                 Err(_) => {
@@ -612,50 +615,40 @@ impl CdpPage {
                 }
                 Ok(Ok(e)) => e,
             };
-            match event {
-                Lifecycle::Committed {
-                    frame, loader: l, ..
-                } if frame == main && (loader.is_none() || loader.as_ref() == Some(&l)) => {
-                    loader = Some(l);
-                    committed = true;
-                }
-                Lifecycle::Requested { frame } if frame == main && committed => {
-                    sent_on = true;
-                }
-                // Once its document is there, a navigation that document
-                // asked for (a script or `<meta refresh>` while it is
-                // parsed) is not an interruption: the load waited for is
-                // the new document's (as Playwright's `goto` waits for the
-                // frame's load). One asked for before it is.
-                Lifecycle::Committed {
-                    frame, loader: l, ..
-                } if frame == main && sent_on => {
-                    loader = Some(l);
-                    sent_on = false;
-                }
-                Lifecycle::Committed {
-                    frame,
-                    loader: l,
-                    url: by,
-                } if frame == main && loader.as_ref() != Some(&l) => {
+            if let Lifecycle::DocumentRequested {
+                frame,
+                by: Some(by),
+            } = &event
+                && frame == main
+                && wait.asks_about(by)
+            {
+                let left = self.entry_before().await;
+                wait.requested_by(by, left.as_deref());
+                continue;
+            }
+            match wait.step(event, main) {
+                Some(Ok(())) => return Ok(()),
+                Some(Err(by)) => {
                     return Err(NavError::Interrupted {
                         url: url.to_string(),
                         by: Some(by),
                     });
                 }
-                Lifecycle::Event {
-                    frame,
-                    loader: l,
-                    name,
-                } if frame == main && name == "load" && loader.as_ref() == Some(&l) => {
-                    return Ok(());
-                }
-                Lifecycle::WithinDocument { frame, .. } if frame == main && loader.is_none() => {
-                    return Ok(());
-                }
-                _ => {}
+                None => {}
             }
         }
+    }
+
+    /// The URL of the history entry before the current one (the document a
+    /// `goto` left, once its own document committed).
+    async fn entry_before(&self) -> Option<String> {
+        let history = self
+            .connection
+            .send(Some(&self.session), &GetNavigationHistory {})
+            .await
+            .ok()?;
+        let before = history.current_index.checked_sub(1)?;
+        history.entries.get(before).map(|e| e.url.clone())
     }
 
     /// Evaluates `expression` in the top document (a promise awaited), its
@@ -827,6 +820,10 @@ async fn read_page(
 ) {
     if let Some(mut events) = events {
         while let Some(event) = events.recv().await {
+            // A document's request is also a step of its frame's navigation.
+            if let Some(step @ Lifecycle::DocumentRequested { .. }) = lifecycle_of(&event) {
+                let _ = shared.lifecycle.send(step);
+            }
             if shared.contexts.event(&event) || shared.net().event(&event, &shared.log) {
                 continue;
             }
@@ -928,6 +925,17 @@ fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
     }
     if let Some(Ok(e)) = event.parse::<FrameRequestedNavigation>() {
         return Some(Lifecycle::Requested { frame: e.frame_id });
+    }
+    if let Some(Ok(e)) = event.parse::<RequestWillBeSent>()
+        && e.kind.as_deref() == Some("Document")
+        && let Some(frame) = e.frame_id
+    {
+        let by = e
+            .initiator
+            .as_ref()
+            .and_then(|i| i.script_url())
+            .map(String::from);
+        return Some(Lifecycle::DocumentRequested { frame, by });
     }
     if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
         return Some(Lifecycle::WithinDocument {

@@ -60,8 +60,44 @@ pub(crate) struct RequestWillBeSent {
     pub(crate) frame_id: Option<String>,
     #[serde(default)]
     pub(crate) redirect_response: Option<NetResponse>,
+    /// What started it; for a navigation a script asked for, the script's stack.
+    #[serde(default)]
+    pub(crate) initiator: Option<Initiator>,
 }
 event!(RequestWillBeSent, "Network.requestWillBeSent");
+
+/// `Network.Initiator`: what started a request.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Initiator {
+    #[serde(rename = "type", default)]
+    pub(crate) kind: String,
+    #[serde(default)]
+    pub(crate) stack: Option<InitiatorStack>,
+}
+
+/// `Runtime.StackTrace`, the frames' URLs only.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InitiatorStack {
+    #[serde(default)]
+    pub(crate) call_frames: Vec<InitiatorFrame>,
+}
+
+/// A frame of a stack: the URL of its script (an inline script's: its document's).
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct InitiatorFrame {
+    #[serde(default)]
+    pub(crate) url: String,
+}
+
+impl Initiator {
+    /// The URL of the script that asked for the request, if a script did.
+    pub(crate) fn script_url(&self) -> Option<&str> {
+        let frame = self.stack.as_ref()?.call_frames.first()?;
+        (self.kind == "script" && !frame.url.is_empty()).then_some(frame.url.as_str())
+    }
+}
 
 /// `Network.responseReceived`: a response's head arrived.
 #[derive(Clone, Debug, Deserialize)]

@@ -1,0 +1,101 @@
+//! Where a `goto`'s wait for its document stands, event by event: the pure
+//! judge of [`super::page::CdpPage`]'s navigations (unit-tested here with
+//! the events in the orders Chromium sends them).
+//!
+//! The awaited loader's commit makes it the page's document; a navigation
+//! that document asks for afterwards (a script or `<meta refresh>` while it
+//! is parsed) is not an interruption, and the wait goes on to the next
+//! document's load (as Playwright's `goto` does). A navigation the document
+//! *left* had already asked for can be reported after the commit, and
+//! Chromium still carries it out: its request names the left document's
+//! script as its initiator, so it is told apart and is an interruption.
+
+use super::page::Lifecycle;
+
+/// A `goto`'s wait, fed the main frame's lifecycle.
+#[derive(Debug, Default)]
+pub(crate) struct LoadWait {
+    /// The loader whose load ends the wait (none: the first to commit).
+    loader: Option<String>,
+    /// The URL of the awaited document, once committed.
+    committed: Option<String>,
+    /// That document asked to navigate on.
+    sent_on: bool,
+    /// The next document was asked for by the document the `goto` left.
+    stale: bool,
+}
+
+impl LoadWait {
+    pub(crate) fn for_loader(loader: Option<String>) -> LoadWait {
+        LoadWait {
+            loader,
+            ..LoadWait::default()
+        }
+    }
+
+    /// Whether a document request a script at `by` made needs the URL of
+    /// the document left to be judged: only once the awaited document
+    /// committed, and when `by` is not that document's own.
+    pub(crate) fn asks_about(&self, by: &str) -> bool {
+        self.committed
+            .as_deref()
+            .is_some_and(|c| !same_document(c, by))
+    }
+
+    /// A document request by a script at `by`, the document left at `left`.
+    pub(crate) fn requested_by(&mut self, by: &str, left: Option<&str>) {
+        if left.is_some_and(|l| same_document(l, by)) {
+            self.stale = true;
+        }
+    }
+
+    /// One event of the page: `Some(Ok)` when the wait is over, `Some(Err(url))`
+    /// when a document at `url` interrupted it.
+    pub(crate) fn step(&mut self, event: Lifecycle, main: &str) -> Option<Result<(), String>> {
+        match event {
+            Lifecycle::Committed { frame, loader, url }
+                if frame == main
+                    && (self.loader.is_none() || self.loader.as_ref() == Some(&loader)) =>
+            {
+                self.loader = Some(loader);
+                self.committed = Some(url);
+            }
+            Lifecycle::Requested { frame } if frame == main && self.committed.is_some() => {
+                self.sent_on = true;
+            }
+            Lifecycle::Committed { frame, loader, .. }
+                if frame == main && self.sent_on && !self.stale =>
+            {
+                self.loader = Some(loader);
+                self.sent_on = false;
+            }
+            Lifecycle::Committed { frame, loader, url }
+                if frame == main && self.loader.as_ref() != Some(&loader) =>
+            {
+                return Some(Err(url));
+            }
+            Lifecycle::Event {
+                frame,
+                loader,
+                name,
+            } if frame == main && name == "load" && self.loader.as_ref() == Some(&loader) => {
+                return Some(Ok(()));
+            }
+            Lifecycle::WithinDocument { frame, .. } if frame == main && self.loader.is_none() => {
+                return Some(Ok(()));
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
+/// The same document's URL, fragments aside.
+fn same_document(a: &str, b: &str) -> bool {
+    let strip = |u: &str| u.split('#').next().unwrap_or(u).to_string();
+    strip(a) == strip(b)
+}
+
+#[cfg(test)]
+#[path = "load_wait_tests.rs"]
+mod tests;
