@@ -10,7 +10,40 @@
 //! Chromium still carries it out: its request names the left document's
 //! script as its initiator, so it is told apart and is an interruption.
 
-use super::page::Lifecycle;
+/// A step of a frame's navigation, as the page's events tell it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// A frame committed a document (`Page.frameNavigated`).
+    Committed {
+        frame: String,
+        loader: String,
+        url: String,
+    },
+    /// A lifecycle event of a loader (`init`, `DOMContentLoaded`, `load`, …).
+    Event {
+        frame: String,
+        loader: String,
+        name: String,
+    },
+    /// A navigation within the document (fragment, history API).
+    WithinDocument { frame: String, url: String },
+    /// A frame's document asked to navigate (`Page.frameRequestedNavigation`).
+    Requested { frame: String },
+    /// A frame's next document was requested (`Network.requestWillBeSent` of
+    /// a `Document`), by a script at `by` if a script asked for it.
+    DocumentRequested { frame: String, by: Option<String> },
+    /// The page's session ended (its target closed, the browser went).
+    Closed,
+}
+
+/// How a `goto`'s wait ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// The awaited document (or the one it sent the page on to) loaded.
+    Loaded,
+    /// Another document, at `by`, committed first.
+    Interrupted { by: String },
+}
 
 /// A `goto`'s wait, fed the main frame's lifecycle.
 #[derive(Debug, Default)]
@@ -49,9 +82,8 @@ impl LoadWait {
         }
     }
 
-    /// One event of the page: `Some(Ok)` when the wait is over, `Some(Err(url))`
-    /// when a document at `url` interrupted it.
-    pub(crate) fn step(&mut self, event: Lifecycle, main: &str) -> Option<Result<(), String>> {
+    /// One event of the page: `Some` when the wait is over.
+    pub(crate) fn step(&mut self, event: Lifecycle, main: &str) -> Option<End> {
         match event {
             Lifecycle::Committed { frame, loader, url }
                 if frame == main
@@ -72,17 +104,17 @@ impl LoadWait {
             Lifecycle::Committed { frame, loader, url }
                 if frame == main && self.loader.as_ref() != Some(&loader) =>
             {
-                return Some(Err(url));
+                return Some(End::Interrupted { by: url });
             }
             Lifecycle::Event {
                 frame,
                 loader,
                 name,
             } if frame == main && name == "load" && self.loader.as_ref() == Some(&loader) => {
-                return Some(Ok(()));
+                return Some(End::Loaded);
             }
             Lifecycle::WithinDocument { frame, .. } if frame == main && self.loader.is_none() => {
-                return Some(Ok(()));
+                return Some(End::Loaded);
             }
             _ => {}
         }

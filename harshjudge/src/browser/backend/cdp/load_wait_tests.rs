@@ -1,7 +1,6 @@
 //! The judge of a `goto`, fed the events in the orders Chromium sends them.
 
-use super::LoadWait;
-use crate::browser::backend::cdp::page::Lifecycle;
+use super::{End, Lifecycle, LoadWait};
 
 const MAIN: &str = "F";
 
@@ -27,10 +26,7 @@ fn load(loader: &str) -> Lifecycle {
 
 /// Feeds `events` (a document request by `(by, left)` asked of the wait as
 /// the page does), until the wait ends.
-fn run(
-    wait: &mut LoadWait,
-    events: Vec<Result<Lifecycle, (&str, Option<&str>)>>,
-) -> Option<Result<(), String>> {
+fn run(wait: &mut LoadWait, events: Vec<Result<Lifecycle, (&str, Option<&str>)>>) -> Option<End> {
     for e in events {
         match e {
             Ok(event) => {
@@ -62,7 +58,7 @@ fn a_document_that_sends_the_page_on_ends_on_the_next_load() {
             Ok(load("L2")),
         ],
     );
-    assert_eq!(end, Some(Ok(())));
+    assert_eq!(end, Some(End::Loaded));
 }
 
 #[test]
@@ -79,7 +75,7 @@ fn a_script_of_its_own_from_another_file_sends_it_on_too() {
             Ok(load("L2")),
         ],
     );
-    assert_eq!(end, Some(Ok(())));
+    assert_eq!(end, Some(End::Loaded));
 }
 
 /// The race `routed_input` met under load: the page on `/hop?1` (which sends
@@ -98,7 +94,12 @@ fn a_navigation_the_left_document_asked_for_interrupts() {
             Ok(load("L2")),
         ],
     );
-    assert_eq!(end, Some(Err("http://a/hop?2".into())));
+    assert_eq!(
+        end,
+        Some(End::Interrupted {
+            by: "http://a/hop?2".into()
+        })
+    );
 }
 
 #[test]
@@ -108,7 +109,12 @@ fn another_document_committed_first_interrupts() {
         &mut wait,
         vec![Ok(committed("L9", "http://a/other")), Ok(load("L1"))],
     );
-    assert_eq!(end, Some(Err("http://a/other".into())));
+    assert_eq!(
+        end,
+        Some(End::Interrupted {
+            by: "http://a/other".into()
+        })
+    );
 }
 
 #[test]
@@ -121,5 +127,5 @@ fn a_fragment_navigation_of_a_reload_ends_it() {
             url: "http://a/#x".into(),
         })],
     );
-    assert_eq!(end, Some(Ok(())));
+    assert_eq!(end, Some(End::Loaded));
 }

@@ -28,7 +28,7 @@ use super::events::NetLog;
 use super::frames::{Contexts, FrameError};
 use super::input::{self, InputError, InputState};
 use super::intercept;
-use super::load_wait::LoadWait;
+use super::load_wait::{End, Lifecycle, LoadWait};
 use super::popups::{PopupWatch, Popups};
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, BrowserContextId, CallArgument,
@@ -63,32 +63,6 @@ impl Default for PageOptions {
             navigation_timeout: Duration::from_secs(30),
         }
     }
-}
-
-/// A step of a frame's navigation, as the page's events tell it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Lifecycle {
-    /// A frame committed a document (`Page.frameNavigated`).
-    Committed {
-        frame: String,
-        loader: String,
-        url: String,
-    },
-    /// A lifecycle event of a loader (`init`, `DOMContentLoaded`, `load`, …).
-    Event {
-        frame: String,
-        loader: String,
-        name: String,
-    },
-    /// A navigation within the document (fragment, history API).
-    WithinDocument { frame: String, url: String },
-    /// A frame's document asked to navigate (`Page.frameRequestedNavigation`).
-    Requested { frame: String },
-    /// A frame's next document was requested (`Network.requestWillBeSent` of
-    /// a `Document`), by a script at `by` if a script asked for it.
-    DocumentRequested { frame: String, by: Option<String> },
-    /// The page's session ended (its target closed, the browser went).
-    Closed,
 }
 
 /// Why an engine call has no answer.
@@ -627,8 +601,8 @@ impl CdpPage {
                 continue;
             }
             match wait.step(event, main) {
-                Some(Ok(())) => return Ok(()),
-                Some(Err(by)) => {
+                Some(End::Loaded) => return Ok(()),
+                Some(End::Interrupted { by }) => {
                     return Err(NavError::Interrupted {
                         url: url.to_string(),
                         by: Some(by),
