@@ -313,22 +313,18 @@ impl StepLog {
                 };
                 let load = LoadOf::of(&context, navigation.as_deref(), &e.url);
                 let entry = match s.downloads.of(&load) {
-                    Some(name) => became_download(failed, name, &error),
+                    Some(name) => Some(became_download(failed, name, &error)),
                     None if canceled => {
                         s.downloads.canceled.push((load, failed, error.clone()));
-                        e.failure = Some(error);
-                        s.done.push(e);
-                        drop(s);
-                        self.changed.notify_waiters();
-                        return;
+                        None
                     }
                     None => {
                         let i = s.console.len();
                         s.downloads.failed.push((i, load, error.clone()));
-                        failed
+                        Some(failed)
                     }
                 };
-                s.console.push(entry);
+                s.console.extend(entry);
                 e.failure = Some(error);
                 s.done.push(e);
             }

@@ -795,7 +795,7 @@ async fn read_page(
     if let Some(mut events) = events {
         while let Some(event) = events.recv().await {
             // A document's request is also a step of its frame's navigation.
-            if let Some(step @ Lifecycle::DocumentRequested { .. }) = lifecycle_of(&event) {
+            if let Some(step) = document_requested(&event) {
                 let _ = shared.lifecycle.send(step);
             }
             if shared.contexts.event(&event) || shared.net().event(&event, &shared.log) {
@@ -900,17 +900,6 @@ fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
     if let Some(Ok(e)) = event.parse::<FrameRequestedNavigation>() {
         return Some(Lifecycle::Requested { frame: e.frame_id });
     }
-    if let Some(Ok(e)) = event.parse::<RequestWillBeSent>()
-        && e.kind.as_deref() == Some("Document")
-        && let Some(frame) = e.frame_id
-    {
-        let by = e
-            .initiator
-            .as_ref()
-            .and_then(|i| i.script_url())
-            .map(String::from);
-        return Some(Lifecycle::DocumentRequested { frame, by });
-    }
     if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
         return Some(Lifecycle::WithinDocument {
             frame: e.frame_id,
@@ -923,3 +912,18 @@ fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
 #[cfg(test)]
 #[path = "page_tests.rs"]
 mod tests;
+
+/// The step of a frame's navigation a `Network.requestWillBeSent` of a
+/// `Document` is (the network log reads the same event as a request).
+fn document_requested(event: &Received) -> Option<Lifecycle> {
+    let e = event.parse::<RequestWillBeSent>()?.ok()?;
+    let frame = e
+        .frame_id
+        .filter(|_| e.kind.as_deref() == Some("Document"))?;
+    let by = e
+        .initiator
+        .as_ref()
+        .and_then(|i| i.script_url())
+        .map(String::from);
+    Some(Lifecycle::DocumentRequested { frame, by })
+}
