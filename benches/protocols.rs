@@ -4,8 +4,10 @@
 //! the demo app (its home page, whose `<h1>` is "Demo App"), with the request
 //! `page.locator("h1").text_content()` sends to the injected engine:
 //!
-//! - `hj …`: the library's public API today (classic WebDriver through
-//!   chromedriver, with BiDi beside it): `text_content()`, `evaluate("() => 1")`;
+//! - `hj …`: the library's public API with its default for local Chromium
+//!   (`HARSHJUDGE_CHROMIUM_PROTOCOL`, the DevTools protocol over a pipe since
+//!   issue 38): `text_content()`, `evaluate("() => 1")`: against `cdp-pipe`,
+//!   what the library adds to the raw round trip;
 //! - `bidi …`: chromedriver, BiDi only after the session's creation
 //!   (`pageLoadStrategy: "none"`): `script.callFunction` as the library sends
 //!   it, and `script.evaluate`;
@@ -138,8 +140,8 @@ const ALL: [Cand; 16] = [
 impl Cand {
     fn name(self) -> &'static str {
         match self {
-            Cand::HjText => "hj text_content (classic)",
-            Cand::HjOne => "hj evaluate one (classic)",
+            Cand::HjText => "hj text_content (library)",
+            Cand::HjOne => "hj evaluate one (library)",
             Cand::BidiCallText => "bidi callFunction text",
             Cand::BidiEvalText => "bidi evaluate text",
             Cand::BidiCallOne => "bidi callFunction one",
@@ -193,7 +195,7 @@ const FAMILIES: [Family; 5] = [
 impl Family {
     fn name(self) -> &'static str {
         match self {
-            Family::Hj => "hj (chromedriver, classic + BiDi)",
+            Family::Hj => "hj (the library's default)",
             Family::Bidi => "bidi (chromedriver, BiDi only)",
             Family::Pipe => "cdp-pipe",
             Family::Ws => "cdp-ws",
@@ -231,7 +233,7 @@ impl Requests {
 /// Every candidate's browser, opened before any call is timed.
 #[derive(Default)]
 struct Open {
-    /// Today's path: the library's own browsers (chromedriver, classic + BiDi).
+    /// The library's own browsers, with its default protocol.
     browsers: harshjudge::browser::Browsers,
     hj: Option<harshjudge::browser::Page>,
     bidi: Option<raw_bidi::BidiPage>,

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Reliability under load: runs integration test files RUNS times in a row
-# (default 50) while three busy loops keep the machine's cores occupied, and
-# counts for each file how many runs passed, failed and hung.
+# Reliability under load: runs modules of the `in_process` test binary
+# (tests/in_process/) RUNS times in a row (default 50) while three busy loops
+# keep the machine's cores occupied, and counts for each module how many runs
+# passed, failed and hung.
 #
-#   benches/soak.sh [RUNS] [TEST ...]
+#   benches/soak.sh [RUNS] [MODULE ...]
 #
-# TEST defaults to the files that caught the hang class of mixed protocols
-# (issue 38 point 6): routed_input routed_state routed_reads bidi
-# engines_network. Each test binary is built once (debug, as `cargo test`
-# builds it), then run directly; a run longer than LIMIT seconds (default
-# 600) is killed and counted as hung, and its output kept in the work folder,
-# whose path is printed. The busy loops end with the script (trap), and the
-# script ends by DEADLINE seconds (default 5 h) whatever happens. FILTER, when
-# set, is passed to each test binary (libtest's name filter: `FILTER=firefox`
-# runs only the tests whose names contain `firefox`).
+# MODULE defaults to the modules that caught the hang class of mixed
+# protocols (issue 38 point 6): routed_input routed_state routed_reads bidi
+# engines_network. Each run is one process of the binary (built once, debug,
+# as the tests build it) given the filter `MODULE::`: the module's scenario
+# runs, on every browser it covers, and the one test that checks their facts
+# (`support::facts`). A run longer than LIMIT seconds (default 600) is killed
+# and counted as hung, and its output kept in the work folder, whose path is
+# printed; so is a failed run's. The busy loops end with the script (trap),
+# and the script ends by DEADLINE seconds (default 5 h) whatever happens.
+# ROTATE=1 runs the modules in turn (run 1 of each, then run 2 of each ...)
+# instead of each module's runs in a row.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 runs=${1:-50}
@@ -29,9 +32,7 @@ stop() {
 }
 trap stop EXIT INT TERM
 
-declare -A bin
-for t in "${tests[@]}"; do
-  bin[$t]=$(cd "$root" && cargo test --no-run --test "$t" --message-format=json 2>/dev/null |
+bin=$(cd "$root" && cargo test --no-run --test in_process --message-format=json 2>/dev/null |
     python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -41,9 +42,8 @@ for line in sys.stdin:
         continue
     if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == sys.argv[1] and m.get("executable"):
         print(m["executable"])
-' "$t")
-  [ -n "${bin[$t]}" ] || { echo "soak: no test binary for $t (cargo test --no-run --test $t)" >&2; exit 2; }
-done
+' in_process)
+[ -n "$bin" ] || { echo "soak: no test binary (cargo test --no-run --test in_process)" >&2; exit 2; }
 
 for _ in 1 2 3; do
   sh -c 'while :; do :; done' &
@@ -51,24 +51,35 @@ for _ in 1 2 3; do
 done
 echo "three busy loops: ${busy[*]}; load: $(cut -d' ' -f1-3 /proc/loadavg); work folder: $work"
 
+declare -A passed failed hung
+for t in "${tests[@]}"; do passed[$t]=0 failed[$t]=0 hung[$t]=0; done
+one() { # module run
+  local t=$1 i=$2 log="$work/$1-$2.log" code
+  set +e
+  (cd "$root" && timeout -k 10 "$limit" "$bin" "$t::" >"$log" 2>&1)
+  code=$?
+  set -e
+  case $code in
+    0) passed[$t]=$((passed[$t] + 1)); rm -f "$log" ;;
+    124 | 137) hung[$t]=$((hung[$t] + 1)); echo "  $t run $i: HUNG (killed after $limit s): $log" ;;
+    *) failed[$t]=$((failed[$t] + 1)); echo "  $t run $i: failed (exit $code): $log" ;;
+  esac
+}
+if [ -n "${ROTATE:-}" ]; then
+  order=()
+  for i in $(seq 1 "$runs"); do for t in "${tests[@]}"; do order+=("$t:$i"); done; done
+else
+  order=()
+  for t in "${tests[@]}"; do for i in $(seq 1 "$runs"); do order+=("$t:$i"); done; done
+fi
+for o in "${order[@]}"; do
+  if [ "$(date +%s)" -ge "$deadline" ]; then
+    echo "soak: DEADLINE reached; stopping" >&2
+    break
+  fi
+  one "${o%%:*}" "${o##*:}"
+done
 for t in "${tests[@]}"; do
-  passed=0 failed=0 hung=0
-  for i in $(seq 1 "$runs"); do
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "soak: DEADLINE reached; stopping" >&2
-      break 2
-    fi
-    log="$work/$t-$i.log"
-    set +e
-    (cd "$root" && timeout -k 10 "$limit" "${bin[$t]}" ${FILTER:+"$FILTER"} >"$log" 2>&1)
-    code=$?
-    set -e
-    case $code in
-      0) passed=$((passed + 1)); rm -f "$log" ;;
-      124 | 137) hung=$((hung + 1)); echo "  $t run $i: HUNG (killed after $limit s): $log" ;;
-      *) failed=$((failed + 1)); echo "  $t run $i: failed (exit $code): $log" ;;
-    esac
-  done
-  echo "$t${FILTER:+ ($FILTER)}: $passed passed, $failed failed, $hung hung (of $runs, beside three busy loops)"
+  echo "$t: ${passed[$t]} passed, ${failed[$t]} failed, ${hung[$t]} hung (of $runs, beside three busy loops)"
 done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
