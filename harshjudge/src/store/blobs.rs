@@ -23,13 +23,12 @@
 //!   and the process says so once on stderr.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use super::fsio::{self, io_err, write_atomic};
+use super::fsio::{self, Finish, Folder, LinkFailed, NewFile, io_err};
 use super::{Store, StoreError};
 
 /// Evidence files of at least this size go through the blob store (and images
@@ -100,65 +99,71 @@ enum NoLink {
 }
 
 impl Store {
-    /// Writes `bytes` at `path` (under `.harshJudge/`, already confined)
-    /// atomically as a hard link to the blob of that content, making the
-    /// blob if needed; falls back to a plain atomic write where hard links
-    /// fail. Whatever was at `path` is replaced by a rename (never written
-    /// into), so a blob another path shares is never changed.
-    pub(crate) fn write_linked(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Writes `bytes` as `name` in `folder` (under `.harshJudge/`, already
+    /// confined) atomically as a hard link to the blob of that content,
+    /// making the blob if needed; falls back to a plain atomic write where
+    /// hard links fail. Whatever was at `name` is replaced by a rename (never
+    /// written into), so a blob another path shares is never changed.
+    pub(crate) fn write_linked(
+        &self,
+        folder: &Folder,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), StoreError> {
         let hash = ContentHash::of(bytes);
-        match self.link_blob(&hash, path, bytes) {
+        match self.link_blob(&hash, folder, name, bytes) {
             Ok(()) => Ok(()),
             Err(NoLink::Unsupported(e)) => {
-                say_copying(path, &e);
-                write_atomic(path, bytes)
+                say_copying(&folder.path().join(name), &e);
+                folder.write_atomic(name, bytes)
             }
             Err(NoLink::Failed(e)) => Err(e),
         }
     }
 
-    /// Links the blob `hash` (of `bytes`) to `path` through a temporary name.
-    fn link_blob(&self, hash: &ContentHash, path: &Path, bytes: &[u8]) -> Result<(), NoLink> {
+    /// Links the blob `hash` (of `bytes`) to `name` in `folder` through a
+    /// temporary name.
+    fn link_blob(
+        &self,
+        hash: &ContentHash,
+        folder: &Folder,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), NoLink> {
         let blob = self.blob_path(hash);
         if let Err(e) = self.confine(&blob) {
             // `.blobs` is a link: never followed; copy instead.
             return Err(NoLink::Unsupported(std::io::Error::other(e)));
         }
-        let parent = path.parent().expect("store paths have a parent");
+        // A blob of another size (cut short by a crash before this version
+        // synced, or changed by hand) is replaced, never used.
+        let whole = |st: &rustix::fs::Stat| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+                && st.st_size as u64 == bytes.len() as u64
+        };
         for _ in 0..ATTEMPTS {
-            let tmp = fsio::tmp_path(path);
-            match fs::hard_link(&blob, &tmp) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    // The blob, or the folder of `path`, is missing.
-                    if fs::symlink_metadata(&blob).is_err() {
-                        put_blob(&blob, bytes)?;
-                    } else {
-                        fsio::create_dir_all(parent).map_err(NoLink::Failed)?;
+            match folder.link_from(&blob, name, whole) {
+                Ok(true) => return Ok(()),
+                Ok(false) => replace_blob(&blob, bytes)?,
+                Err(LinkFailed::Link(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if fs::symlink_metadata(&blob).is_ok() {
+                        // The folder itself is gone.
+                        return Err(NoLink::Failed(io_err(&folder.path().join(name), e)));
                     }
-                    continue;
+                    put_blob(&blob, bytes)?;
                 }
-                Err(e) if e.raw_os_error() == Some(rustix::io::Errno::MLINK.raw_os_error()) => {
+                Err(LinkFailed::Link(e))
+                    if e.raw_os_error() == Some(rustix::io::Errno::MLINK.raw_os_error()) =>
+                {
                     // As many links as the file system allows: a new blob
                     // takes the next ones (the linked files keep the old one).
                     replace_blob(&blob, bytes)?;
-                    continue;
                 }
-                Err(e) => return Err(NoLink::Unsupported(e)),
+                Err(LinkFailed::Link(e)) => return Err(NoLink::Unsupported(e)),
+                Err(LinkFailed::Name(e)) => {
+                    return Err(NoLink::Failed(io_err(&folder.path().join(name), e)));
+                }
             }
-            // A blob of another size (cut short by a crash before this
-            // version synced, or changed by hand) is replaced, never used.
-            let whole = fs::symlink_metadata(&tmp)
-                .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64);
-            if !whole {
-                let _ = fs::remove_file(&tmp);
-                replace_blob(&blob, bytes)?;
-                continue;
-            }
-            return fs::rename(&tmp, path).map_err(|e| {
-                let _ = fs::remove_file(&tmp);
-                NoLink::Failed(io_err(path, e))
-            });
         }
         Err(NoLink::Unsupported(std::io::Error::other(
             "its blob kept vanishing while it was being linked",
@@ -242,56 +247,30 @@ fn collect_one(path: &Path) -> bool {
 }
 
 /// Makes the blob `blob` with `bytes` if it does not exist: a temporary file,
-/// synced, linked to the blob's name only if that is free.
+/// synced (a blob is never seen empty after a crash: every later run with
+/// that content would link to it), linked to the blob's name only if that is
+/// free (a writer of the same content may have been first). Its folder is
+/// made when missing. A failure means the blob store cannot be written (a
+/// read-only or full disk fails the plain copy too, which then reports it).
 fn put_blob(blob: &Path, bytes: &[u8]) -> Result<(), NoLink> {
-    let tmp = write_synced(blob, bytes)?;
-    // Fails when the name is taken: a writer of the same content was first.
-    let res = fs::hard_link(&tmp, blob);
-    let _ = fs::remove_file(&tmp);
-    match res {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(NoLink::Unsupported(e)),
-    }
+    fsio::write_in_parent(blob, bytes, Finish::IfNew, SYNCED)
+        .map(|_| ())
+        .map_err(|e| NoLink::Unsupported(std::io::Error::other(e)))
 }
 
 /// Replaces a blob that is not whole by a new file of `bytes` (a rename: the
-/// files linked to the bad one keep it).
+/// files linked to the bad one keep it), synced as [`put_blob`]'s.
 fn replace_blob(blob: &Path, bytes: &[u8]) -> Result<(), NoLink> {
-    let tmp = write_synced(blob, bytes)?;
-    fs::rename(&tmp, blob).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        NoLink::Failed(io_err(blob, e))
-    })
+    fsio::write_in_parent(blob, bytes, Finish::Replace, SYNCED)
+        .map(|_| ())
+        .map_err(NoLink::Failed)
 }
 
-/// Writes `bytes` to a temporary file next to `blob` (making its folder) and
-/// syncs it, so a blob is never seen empty after a crash: every later run
-/// with that content would link to it.
-fn write_synced(blob: &Path, bytes: &[u8]) -> Result<PathBuf, NoLink> {
-    let tmp = fsio::tmp_path(blob);
-    let write = |tmp: &Path| -> std::io::Result<()> {
-        let mut f = fs::File::create(tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()
-    };
-    let res = match write(&tmp) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let dir = blob.parent().expect("blobs have a folder");
-            fs::create_dir_all(dir).and_then(|()| write(&tmp))
-        }
-        other => other,
-    };
-    match res {
-        Ok(()) => Ok(tmp),
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            // The blob store cannot be written (a read-only or full disk
-            // fails the plain copy too, which then reports it).
-            Err(NoLink::Unsupported(e))
-        }
-    }
-}
+/// A blob's temporary file: synced before it is named.
+const SYNCED: NewFile = NewFile {
+    sync: true,
+    ..fsio::PLAIN
+};
 
 #[cfg(test)]
 mod tests {

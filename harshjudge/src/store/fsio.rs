@@ -1,6 +1,20 @@
 //! Atomic writes and file locks.
+//!
+//! Every file of `.harshJudge/` is written one way ([`Folder::write`]): a
+//! temporary file made new in the file's own folder, held open as a
+//! descriptor, then given its name by a rename (or a hard link for a file
+//! written only if new), both relative to that descriptor (`openat`,
+//! `renameat`, `linkat`: POSIX, the same on every Unix). How the folder is
+//! reached is the caller's: a run's folder is opened once, no link followed,
+//! when the run is made ([`Store::run_folder`](super::Store::run_folder)),
+//! and its step and evidence folders below it with `O_NOFOLLOW`; other files
+//! open their folder by path after [`Store::confine`](super::Store::confine)
+//! checked it.
 
 use super::StoreError;
+use rustix::fd::OwnedFd;
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,252 +35,297 @@ pub(crate) fn create_dir_all(dir: &Path) -> Result<(), StoreError> {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a
-/// rename, so readers see the old content or the new one, never a part.
+/// rename, so readers see the old content or the new one, never a part; the
+/// folder is made when missing. Whether a link is on the way to `path` is the
+/// caller's check ([`Store::confine`](super::Store::confine)); the rename
+/// replaces a link at the name itself, never writes where it points.
 ///
-/// Every file written here (and by [`write_atomic_at`], [`write_new`]) has the
-/// suite's declared secrets masked ([`crate::secrets::mask_file`]): the one
-/// place text reaches `.harshJudge/`. Only [`write_private`] writes as given.
+/// Every file written here (and by [`write_new`], [`Folder::write_atomic`],
+/// [`Folder::write_new`]) has the suite's declared secrets masked
+/// ([`crate::secrets::mask_file`]): the one place text reaches
+/// `.harshJudge/`. Only [`write_private`] writes as given.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    write_atomic_as_is(path, &crate::secrets::mask_file(bytes))
-}
-
-/// [`write_atomic`] of bytes already masked.
-fn write_atomic_as_is(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let parent = path.parent().expect("store paths have a parent");
-    let tmp = tmp_path(path);
-    let attempt = |tmp: &Path| -> std::io::Result<()> {
-        let mut f = File::create(tmp)?;
-        f.write_all(bytes)?;
-        fs::rename(tmp, path)
-    };
-    match attempt(&tmp) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            create_dir_all(parent)?;
-            attempt(&tmp).map_err(|e| {
-                let _ = fs::remove_file(&tmp);
-                io_err(path, e)
-            })
-        }
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            Err(io_err(path, e))
-        }
-    }
+    let bytes = &crate::secrets::mask_file(bytes)[..];
+    write_in_parent(path, bytes, Finish::Replace, PLAIN).map(|_| ())
 }
 
 /// [`write_atomic`] for a secret: the temporary file is created with mode
-/// 0600 (on Unix) before anything is written to it, so the file is never
-/// readable by others, not even for a moment. Written as given, declared
-/// secrets too: a saved login (`storage_state`) must sign in again.
+/// 0600 before anything is written to it, so the file is never readable by
+/// others, not even for a moment. Written as given, declared secrets too: a
+/// saved login (`storage_state`) must sign in again.
 pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let tmp = tmp_path(path);
-    let attempt = || -> std::io::Result<()> {
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut f = options.open(&tmp)?;
-        f.write_all(bytes)?;
-        drop(f);
-        fs::rename(&tmp, path)
-    };
-    attempt().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        io_err(path, e)
-    })
+    write_in_parent(path, bytes, Finish::Replace, PRIVATE).map(|_| ())
 }
 
 /// Writes `bytes` only if `path` does not exist yet (atomic create).
 /// Returns whether it wrote.
 pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
     let bytes = &crate::secrets::mask_file(bytes)[..];
-    let tmp = tmp_path(path);
-    let mut f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| io_err(&tmp, e))?;
-    drop(f);
-    // hard_link fails if the target exists: first writer wins, nobody sees a partial file.
-    let res = fs::hard_link(&tmp, path);
-    let _ = fs::remove_file(&tmp);
-    match res {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(io_err(path, e)),
-    }
+    write_in_parent(path, bytes, Finish::IfNew, PLAIN)
 }
 
-/// [`write_atomic`] of `dir/name` into a folder already open (`dir_fd`, the
-/// folder at `dir`): the temporary file and the rename name only `name`'s
-/// folder by its descriptor, so the kernel does not walk the whole path
-/// three times. Same temporary name, same rename, same guarantee: readers
-/// see the old content or the new one. On any failure the file is written
-/// by [`write_atomic`] (which makes a missing folder again and names the
-/// path in its error).
-#[cfg(target_os = "linux")]
-pub(crate) fn write_atomic_at(
-    dir_fd: &rustix::fd::OwnedFd,
-    dir: &Path,
-    name: &str,
+/// [`Folder::write`] into `path`'s folder, opened by its path (made first
+/// when missing).
+pub(crate) fn write_in_parent(
+    path: &Path,
     bytes: &[u8],
-) -> Result<(), StoreError> {
-    use rustix::fs::{AtFlags, Mode, OFlags, openat, renameat, unlinkat};
-    let bytes = &crate::secrets::mask_file(bytes)[..];
-    if let Ok(true) = write_unnamed(dir_fd, name, bytes) {
-        return Ok(());
+    finish: Finish,
+    file: NewFile,
+) -> Result<bool, StoreError> {
+    let parent = path.parent().expect("store paths have a parent");
+    let name = path.file_name().expect("store paths name a file");
+    let folder = match Folder::open(parent) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            create_dir_all(parent)?;
+            Folder::open(parent).map_err(|e| io_err(parent, e))?
+        }
+        Err(e) => return Err(io_err(parent, e)),
+    };
+    folder
+        .write(name, bytes, finish, file)
+        .map_err(|e| io_err(path, e))
+}
+
+/// How a temporary file takes its name.
+#[derive(Clone, Copy)]
+pub(crate) enum Finish {
+    /// A rename: it replaces what has that name (a link there included,
+    /// never followed).
+    Replace,
+    /// A hard link, which fails if the name is taken: the first writer
+    /// wins, nobody sees a partial file.
+    IfNew,
+}
+
+/// The temporary file's mode and whether its bytes are synced to the disk
+/// before it is named.
+#[derive(Clone, Copy)]
+pub(crate) struct NewFile {
+    /// The mode it is created with (the umask applies).
+    pub(crate) mode: Mode,
+    /// `fsync` before it is named (a blob: every later run links to it).
+    pub(crate) sync: bool,
+}
+
+/// What `File::create` makes.
+pub(crate) const PLAIN: NewFile = NewFile {
+    mode: Mode::from_bits_retain(0o666),
+    sync: false,
+};
+
+/// Readable by its owner only, from its first byte.
+const PRIVATE: NewFile = NewFile {
+    mode: Mode::from_bits_retain(0o600),
+    sync: false,
+};
+
+/// A folder of `.harshJudge/` held open: files are made, named and looked up
+/// relative to its descriptor, so the path to it is walked once, when it is
+/// opened, not at every write.
+#[derive(Debug)]
+pub(crate) struct Folder {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+impl Folder {
+    /// Opens the folder at `path` as it is (a link on the way is followed:
+    /// the caller confined `path` first, or it lies outside the store).
+    pub(crate) fn open(path: &Path) -> std::io::Result<Folder> {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        Ok(Folder {
+            fd,
+            path: path.to_path_buf(),
+        })
     }
-    let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = format!(".{name}.{}-{n}.tmp", pid());
-    let attempt = || -> std::io::Result<()> {
-        let fd = openat(
-            dir_fd,
+
+    /// The folder's path (for messages).
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The folder `name` in this one, opened without following a link
+    /// (`O_NOFOLLOW | O_DIRECTORY`), made first when `make` and missing.
+    /// Also answers whether this call made it (then nothing is in it yet).
+    /// A link there is refused as [`StoreError::Link`], naming it, with
+    /// `target` (the path being read or written) as the refused path.
+    pub(crate) fn sub(
+        &self,
+        name: &str,
+        make: bool,
+        target: &Path,
+    ) -> Result<(Folder, bool), StoreError> {
+        let path = self.path.join(name);
+        let made = make
+            && match rustix::fs::mkdirat(&self.fd, name, Mode::from_bits_retain(0o777)) {
+                Ok(()) => true,
+                Err(Errno::EXIST) => false,
+                Err(e) => return Err(io_err(&path, e.into())),
+            };
+        match rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => Ok((Folder { fd, path }, made)),
+            Err(e) => Err(self.refusal(name, e, path, target)),
+        }
+    }
+
+    /// The error for `name` that could not be opened: a link there (told
+    /// apart without following it: systems answer `O_NOFOLLOW` on a link
+    /// with `ELOOP`, `EMLINK` or `ENOTDIR`), or the system's answer.
+    fn refusal(&self, name: &str, e: Errno, at: PathBuf, target: &Path) -> StoreError {
+        if e != Errno::NOENT && self.is_link(name) {
+            StoreError::Link {
+                path: target.to_path_buf(),
+                link: at,
+            }
+        } else {
+            io_err(&at, e.into())
+        }
+    }
+
+    /// Whether `name` in this folder is a symbolic link (not followed).
+    pub(crate) fn is_link(&self, name: &str) -> bool {
+        rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink
+        })
+    }
+
+    /// Refuses `name` when it is a link ([`StoreError::Link`], named by its
+    /// path in this folder).
+    pub(crate) fn refuse_link(&self, name: &str) -> Result<(), StoreError> {
+        if self.is_link(name) {
+            let at = self.path.join(name);
+            return Err(StoreError::Link {
+                path: at.clone(),
+                link: at,
+            });
+        }
+        Ok(())
+    }
+
+    /// [`write_atomic`] of `name` in this folder.
+    pub(crate) fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let bytes = &crate::secrets::mask_file(bytes)[..];
+        self.write(name, bytes, Finish::Replace, PLAIN)
+            .map(|_| ())
+            .map_err(|e| io_err(&self.path.join(name), e))
+    }
+
+    /// The one write of the store: `bytes` into a temporary file made new
+    /// in this folder ([`tmp_name`]; `O_EXCL | O_NOFOLLOW`, so nothing
+    /// there is followed or reused), then given `name` ([`Finish`]).
+    /// Answers whether `name` was written (`false`: [`Finish::IfNew`] found
+    /// it taken). Nothing is left behind but the file itself.
+    pub(crate) fn write(
+        &self,
+        name: impl AsRef<std::ffi::OsStr>,
+        bytes: &[u8],
+        finish: Finish,
+        file: NewFile,
+    ) -> std::io::Result<bool> {
+        let name = name.as_ref();
+        let tmp = tmp_name(name);
+        let fd = rustix::fs::openat(
+            &self.fd,
             tmp.as_str(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            file.mode,
         )?;
         let mut f = File::from(fd);
-        f.write_all(bytes)?;
+        let written = f
+            .write_all(bytes)
+            .and_then(|()| if file.sync { f.sync_all() } else { Ok(()) });
         drop(f);
-        renameat(dir_fd, tmp.as_str(), dir_fd, name)?;
-        Ok(())
-    };
-    match attempt() {
-        Ok(()) => Ok(()),
-        Err(_) => {
-            let _ = unlinkat(dir_fd, tmp.as_str(), AtFlags::empty());
-            write_atomic_as_is(&dir.join(name), bytes)
-        }
-    }
-}
-
-/// Writes `bytes` into an unnamed file of the folder (`O_TMPFILE`), then
-/// gives it `name` (`linkat`): like a temporary file and a rename, readers
-/// see no file or the whole one, and a process killed meanwhile leaves
-/// nothing behind; the kernel does less (no temporary name to make, look up
-/// and move). Only for a name not taken: `Ok(false)` when `name` exists or
-/// the system cannot (no `O_TMPFILE` on that file system, no way to link the
-/// file), and the caller writes the usual way.
-#[cfg(target_os = "linux")]
-fn write_unnamed(dir_fd: &rustix::fd::OwnedFd, name: &str, bytes: &[u8]) -> std::io::Result<bool> {
-    use rustix::fs::{AtFlags, Mode, OFlags, linkat, openat};
-    use rustix::io::Errno;
-    use std::os::fd::AsRawFd;
-    static UNSUPPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if UNSUPPORTED.load(Ordering::Relaxed) {
-        return Ok(false);
-    }
-    let fd = match openat(
-        dir_fd,
-        ".",
-        OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o666),
-    ) {
-        Ok(fd) => fd,
-        Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL) => {
-            UNSUPPORTED.store(true, Ordering::Relaxed);
-            return Ok(false);
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let mut f = File::from(fd);
-    f.write_all(bytes)?;
-    match linkat(&f, "", dir_fd, name, AtFlags::EMPTY_PATH) {
-        Ok(()) => Ok(true),
-        Err(Errno::EXIST) => Ok(false),
-        // Linking a descriptor needs a capability most users lack: the same
-        // file through `/proc`.
-        Err(Errno::NOENT | Errno::PERM | Errno::ACCESS) => {
-            let proc = format!("/proc/self/fd/{}", f.as_raw_fd());
-            match linkat(
-                rustix::fs::CWD,
-                proc.as_str(),
-                dir_fd,
-                name,
-                AtFlags::SYMLINK_FOLLOW,
-            ) {
-                Ok(()) => Ok(true),
-                Err(Errno::EXIST) => Ok(false),
-                Err(_) => {
-                    UNSUPPORTED.store(true, Ordering::Relaxed);
-                    Ok(false)
+        let named = written.and_then(|()| match finish {
+            Finish::Replace => rustix::fs::renameat(&self.fd, tmp.as_str(), &self.fd, name)
+                .map(|()| true)
+                .map_err(Into::into),
+            Finish::IfNew => {
+                match rustix::fs::linkat(&self.fd, tmp.as_str(), &self.fd, name, AtFlags::empty()) {
+                    Ok(()) => Ok(true),
+                    Err(Errno::EXIST) => Ok(false),
+                    Err(e) => Err(e.into()),
                 }
             }
+        });
+        // Left behind unless renamed: a failure, or the link's source.
+        if !matches!((&named, finish), (Ok(true), Finish::Replace)) {
+            let _ = rustix::fs::unlinkat(&self.fd, tmp.as_str(), AtFlags::empty());
         }
-        Err(_) => Ok(false),
+        named
     }
-}
 
-/// Opens the folder `{run_dir}/{step}/{evidence}` to write into (`O_PATH`),
-/// making it (and `{step}`) when missing, with no link followed anywhere on
-/// the way (`openat2` with `RESOLVE_NO_SYMLINKS`, from the root for the run
-/// folder, then below it): the check [`Store::confine`](super::Store::confine)
-/// makes, and the folders `create_dir_all` makes, in one long walk and a few
-/// short ones. Also answers whether this call made the evidence folder (then
-/// nothing is in it yet). `None` for anything unusual (a link, no `openat2`,
-/// an error): the caller takes the usual way, which names what it found.
-#[cfg(target_os = "linux")]
-pub(crate) fn open_evidence_dir(
-    run_dir: &Path,
-    step: &str,
-    evidence: &str,
-) -> Option<(rustix::fd::OwnedFd, bool)> {
-    use rustix::fs::{Mode, OFlags, ResolveFlags, mkdirat, openat2};
-    use rustix::io::Errno;
-    let open = |at: &rustix::fd::OwnedFd, rel: &str| {
-        openat2(
-            at,
-            rel,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-            ResolveFlags::NO_SYMLINKS,
+    /// Links the file at `source` (a path) into this folder as `name`,
+    /// through a temporary name and a rename, as [`Folder::write`] names a
+    /// file. `whole` looks at the linked file (not following a link) before
+    /// it is named: `false` removes it and answers `Ok(false)`.
+    pub(crate) fn link_from(
+        &self,
+        source: &Path,
+        name: &str,
+        whole: impl FnOnce(&rustix::fs::Stat) -> bool,
+    ) -> Result<bool, LinkFailed> {
+        let tmp = tmp_name(name.as_ref());
+        rustix::fs::linkat(
+            rustix::fs::CWD,
+            source,
+            &self.fd,
+            tmp.as_str(),
+            AtFlags::empty(),
         )
-    };
-    // The run folder, confined: one walk, with the check `Store::confine` makes.
-    let run = super::Store::open_dir_confined(run_dir)?;
-    let rel = format!("{step}/{evidence}");
-    let mode = Mode::from_raw_mode(0o777);
-    let fresh = match mkdirat(&run, step, mode) {
-        // A folder this call made: no link can be in it (the run folder was
-        // walked without one).
-        Ok(()) => {
-            mkdirat(&run, rel.as_str(), mode).ok()?;
-            true
+        .map_err(|e| LinkFailed::Link(e.into()))?;
+        let keep = rustix::fs::statat(&self.fd, tmp.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| whole(&st));
+        let named = if keep {
+            rustix::fs::renameat(&self.fd, tmp.as_str(), &self.fd, name)
+                .map(|()| true)
+                .map_err(|e| LinkFailed::Name(e.into()))
+        } else {
+            Ok(false)
+        };
+        if !matches!(named, Ok(true)) {
+            let _ = rustix::fs::unlinkat(&self.fd, tmp.as_str(), AtFlags::empty());
         }
-        // There already: walked without following a link before anything
-        // is made in it.
-        Err(Errno::EXIST) => match open(&run, &rel) {
-            Ok(fd) => return Some((fd, false)),
-            Err(Errno::NOENT) => {
-                mkdirat(&run, rel.as_str(), mode).ok()?;
-                true
-            }
-            Err(_) => return None,
-        },
-        Err(_) => return None,
-    };
-    // Opened again without following a link, as `Store::create_dir_all`
-    // checks again after making the folders: a link put in the way meanwhile.
-    open(&run, &rel).ok().map(|fd| (fd, fresh))
+        named
+    }
+
+    /// This folder, now at `path` (renamed there while held open).
+    pub(crate) fn moved_to(self, path: PathBuf) -> Folder {
+        Folder { fd: self.fd, path }
+    }
 }
 
-/// Whether `name` in the open folder `dir_fd` is a symbolic link (`false`
-/// when there is nothing of that name); `None` when that cannot be told.
-#[cfg(target_os = "linux")]
-pub(crate) fn is_link_at(dir_fd: &rustix::fd::OwnedFd, name: &str) -> Option<bool> {
-    use rustix::fs::{AtFlags, FileType, statat};
-    match statat(dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(st) => Some(FileType::from_raw_mode(st.st_mode) == FileType::Symlink),
-        Err(rustix::io::Errno::NOENT) => Some(false),
-        Err(_) => None,
-    }
+/// Why [`Folder::link_from`] failed.
+pub(crate) enum LinkFailed {
+    /// The hard link could not be made (no source, too many links, no
+    /// links on this file system).
+    Link(std::io::Error),
+    /// It was made, but not renamed to its name.
+    Name(std::io::Error),
 }
 
 /// A temporary name next to `path` that carries this process's id:
 /// `.{name}.{pid}-{n}.tmp` (files and folders alike), so that what a dead
 /// process left behind can be told from what a live one is writing.
 pub(crate) fn tmp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let name = path.file_name().unwrap_or(std::ffi::OsStr::new("file"));
+    path.with_file_name(tmp_name(name))
+}
+
+/// The temporary name of [`tmp_path`] for a file named `name`.
+fn tmp_name(name: &std::ffi::OsStr) -> String {
+    let name = name.to_str().unwrap_or("file");
     let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.{}-{n}.tmp", pid()))
+    format!(".{name}.{}-{n}.tmp", pid())
 }
 
 /// This process's id, asked of the system once (a temporary name is made
@@ -620,43 +679,73 @@ impl<T> ParseCache<T> {
 mod tests {
     use super::*;
 
-    /// Issue 25.1: a file written into an open folder lands whole under its
-    /// name, whether the name is new (an unnamed file given its name) or
-    /// taken (replaced through a temporary file and a rename), with the mode
-    /// `File::create` gives, and nothing else is left in the folder.
+    /// A file written lands whole under its name, whether the name is new
+    /// or taken (replaced), with the mode `File::create` gives (a secret's:
+    /// 0600), in a folder made when missing; `write_new` leaves a taken name
+    /// alone; nothing else is left in the folder.
     #[test]
-    #[cfg(target_os = "linux")]
-    fn a_file_written_into_an_open_folder_lands_whole_and_alone() {
+    fn a_file_written_lands_whole_and_alone() {
         use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
-        let fd = rustix::fs::open(
-            tmp.path(),
-            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY,
-            rustix::fs::Mode::empty(),
-        )
-        .unwrap();
-        std::fs::write(tmp.path().join("created.txt"), b"x").unwrap();
+        let dir = tmp.path().join("made");
         let mode = |name: &str| {
-            std::fs::metadata(tmp.path().join(name))
+            std::fs::metadata(dir.join(name))
                 .unwrap()
                 .permissions()
                 .mode()
         };
-        write_atomic_at(&fd, tmp.path(), "new.json", b"{\"a\": 1}").unwrap();
-        assert_eq!(
-            std::fs::read(tmp.path().join("new.json")).unwrap(),
-            b"{\"a\": 1}"
-        );
+        write_atomic(&dir.join("new.json"), b"{\"a\": 1}").unwrap();
+        assert_eq!(std::fs::read(dir.join("new.json")).unwrap(), b"{\"a\": 1}");
+        std::fs::write(dir.join("created.txt"), b"x").unwrap();
         assert_eq!(mode("new.json"), mode("created.txt"));
-        write_atomic_at(&fd, tmp.path(), "new.json", b"[]").unwrap();
-        assert_eq!(std::fs::read(tmp.path().join("new.json")).unwrap(), b"[]");
+        let folder = Folder::open(&dir).unwrap();
+        folder.write_atomic("new.json", b"[]").unwrap();
+        assert_eq!(std::fs::read(dir.join("new.json")).unwrap(), b"[]");
         assert_eq!(mode("new.json"), mode("created.txt"));
-        let mut names: Vec<_> = std::fs::read_dir(tmp.path())
+        assert!(write_new(&dir.join("once.txt"), b"1").unwrap());
+        assert!(!write_new(&dir.join("once.txt"), b"2").unwrap());
+        assert_eq!(std::fs::read(dir.join("once.txt")).unwrap(), b"1");
+        write_private(&dir.join("secret.json"), b"s").unwrap();
+        assert_eq!(mode("secret.json") & 0o777, 0o600);
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         names.sort();
-        assert_eq!(names, ["created.txt", "new.json"]);
+        assert_eq!(
+            names,
+            ["created.txt", "new.json", "once.txt", "secret.json"]
+        );
+    }
+
+    /// A link at the name is replaced by the rename (or left alone by
+    /// `write_new`), never written through; a link in place of a folder
+    /// is refused by `Folder::sub`, naming it, and nothing is made where it
+    /// points.
+    #[test]
+    fn a_link_is_never_written_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("target.txt");
+        std::fs::write(&target, b"outside").unwrap();
+        let link = tmp.path().join("link.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(!write_new(&link, b"new").unwrap());
+        write_atomic(&link, b"new").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"outside");
+        assert!(!std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read(&link).unwrap(), b"new");
+        let elsewhere = tmp.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, tmp.path().join("sub")).unwrap();
+        let folder = Folder::open(tmp.path()).unwrap();
+        let at = tmp.path().join("sub");
+        for make in [false, true] {
+            match folder.sub("sub", make, &at.join("x")) {
+                Err(StoreError::Link { link, .. }) => assert_eq!(link, at),
+                other => panic!("a link to a folder was opened: {other:?}"),
+            }
+        }
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 
     /// A process that writes ever new paths now (an MCP server, run after

@@ -146,17 +146,6 @@ impl Store {
     /// Opens a file under `.harshJudge/` for reading, refusing a path that
     /// leaves the folder or passes a symbolic link ([`confine`](Self::confine)).
     pub fn open_file(&self, path: &Path) -> std::io::Result<std::fs::File> {
-        // The check and the open in one walk when the kernel can (a file the
-        // report reads at every step); anything else the usual way.
-        #[cfg(target_os = "linux")]
-        match self.open_confined(
-            path,
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NOFOLLOW,
-        ) {
-            Ok(fd) => return Ok(std::fs::File::from(fd)),
-            Err(Some(missing)) => return Err(missing),
-            Err(None) => {}
-        }
         self.confine_io(path)?;
         no_follow(std::fs::OpenOptions::new().read(true)).open(path)
     }

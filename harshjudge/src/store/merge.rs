@@ -557,7 +557,14 @@ impl Store {
                     // Through the blob store, like a run's own evidence: the
                     // merged tree stores each content once. The blob's mode
                     // is the store's, shared, never changed here.
-                    self.write_linked(&file, bytes)?;
+                    let parent = file.parent().expect("a run's files have a folder");
+                    let folder = fsio::Folder::open(parent).map_err(|e| io_err(parent, e))?;
+                    let name = file.file_name().and_then(|n| n.to_str());
+                    self.write_linked(
+                        &folder,
+                        name.expect("is_evidence took a UTF-8 name"),
+                        bytes,
+                    )?;
                     continue;
                 }
                 std::fs::write(&file, bytes).map_err(|e| io_err(&file, e))?;

@@ -123,15 +123,13 @@ impl Store {
         // What the folder holds, listed once: a step file that is not there
         // is written without being read first, and the files no step names
         // any more are removed from the same list.
-        // The folder opened once, no link followed: the files missing from
-        // it are written by their names in it (the usual way otherwise).
-        #[cfg(target_os = "linux")]
-        let steps_fd = self
-            .open_confined(
-                &steps_dir,
-                rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY,
-            )
-            .ok();
+        // The folder opened once, no link followed from `.harshJudge/` on:
+        // the step files are written by their names in it.
+        let steps = self.open_folder(
+            &[names::SCENARIOS, slug.as_str(), names::STEPS],
+            &steps_dir,
+            false,
+        )?;
         let mut present: std::collections::HashMap<std::ffi::OsString, bool> =
             std::collections::HashMap::new();
         for entry in std::fs::read_dir(&steps_dir).map_err(|e| io_err(&steps_dir, e))? {
@@ -160,14 +158,7 @@ impl Store {
             match present.get(std::ffi::OsStr::new(&r.file)) {
                 // Not there: nothing to compare, and nothing to follow (the
                 // folder itself is confined, the name is one plain part).
-                None => {
-                    #[cfg(target_os = "linux")]
-                    if let Some(fd) = &steps_fd {
-                        fsio::write_atomic_at(fd, &steps_dir, &r.file, text.as_bytes())?;
-                        continue;
-                    }
-                    write_atomic(&path, text.as_bytes())?
-                }
+                None => steps.write_atomic(&r.file, text.as_bytes())?,
                 // A file of that name: rewritten only when it differs. A link
                 // or anything else is refused by `confine`, as always.
                 Some(plain) => {
@@ -175,7 +166,7 @@ impl Store {
                         self.confine(&path)?;
                     }
                     if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-                        write_atomic(&path, text.as_bytes())?;
+                        steps.write_atomic(&r.file, text.as_bytes())?;
                     }
                 }
             }

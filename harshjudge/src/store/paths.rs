@@ -384,38 +384,19 @@ impl Store {
     /// sidecars and hidden files (links and folders too), sorted; `None`
     /// when the folder cannot be listed.
     fn entries_of(&self, dir: &Path, names: bool) -> Option<(Files, Vec<String>)> {
-        // The check and the open in one walk when the kernel can (a run's
-        // completion lists every step folder); anything else the usual way.
-        #[cfg(target_os = "linux")]
-        match self.open_confined(
+        // Confined, then opened with no link at its last part (one put there
+        // after the check), listed through that descriptor.
+        self.confine(dir).ok()?;
+        let fd = rustix::fs::open(
             dir,
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
-        ) {
-            Ok(fd) => return entries_in(fd, names),
-            Err(Some(_missing)) => return None,
-            Err(None) => {}
-        }
-        let rd = self.read_dir(dir).ok()?;
-        let mut files: Vec<(String, u64)> = vec![];
-        let mut all: Vec<String> = vec![];
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            // By name first: a sidecar or a hidden file costs no `statx`.
-            if name.starts_with('.') || name.ends_with(".meta.json") {
-                continue;
-            }
-            if let Ok(meta) = e.metadata()
-                && meta.is_file()
-            {
-                files.push((name.clone(), meta.len()));
-            }
-            if names {
-                all.push(name);
-            }
-        }
-        files.sort();
-        all.sort();
-        Some((files, all))
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::DIRECTORY
+                | rustix::fs::OFlags::NOFOLLOW
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .ok()?;
+        entries_in(fd, names)
     }
 
     /// Reads the file at `path` inside the store, `None` when it does not
@@ -547,7 +528,6 @@ fn percent(s: &str) -> String {
 /// [`Store::entries_of`] on a folder already open (`fd`, confined): the
 /// same entries, each file's size asked of the folder by its name, no link
 /// followed (as `DirEntry::metadata` does).
-#[cfg(target_os = "linux")]
 fn entries_in(fd: rustix::fd::OwnedFd, names: bool) -> Option<(Files, Vec<String>)> {
     use rustix::fs::{AtFlags, FileType, statat};
     let at = rustix::io::fcntl_dupfd_cloexec(&fd, 0).ok()?;

@@ -2,8 +2,9 @@
 //! the `.running/` marks and retention.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use super::fsio::{self, LockGuard, io_err, write_atomic};
+use super::fsio::{self, Folder, LockGuard, io_err, write_atomic};
 use super::ids::{RunId, Slug, StepId};
 use super::io::{process_alive, process_start_time};
 use super::meta::{PrunedRuns, count_completion, parse_yaml, result_bytes, to_yaml};
@@ -79,7 +80,9 @@ impl Store {
             self.scenario(slug).run(run).mark_running()?;
         }
         let tmp = fsio::tmp_path(&dir);
-        let build = || -> Result<(), StoreError> {
+        let tmp_name = tmp.file_name().and_then(|n| n.to_str());
+        let tmp_name = tmp_name.expect("temporary names are UTF-8");
+        let build = || -> Result<Folder, StoreError> {
             fsio::create_dir_all(&tmp.join(names::EVIDENCE))?;
             let file = tmp.join(names::RESULT);
             let bytes = result_bytes(&result);
@@ -92,14 +95,26 @@ impl Store {
                     .map_err(|e| io_err(&file, e))?;
                 PARSED_STATE.remember(&dir.join(names::SKILL_STATE), text, state.clone());
             }
-            std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))
+            // The run's folder confined once, now: the folder this call
+            // made, opened with no link followed from `.harshJudge/` on, and
+            // held open under its final name for the run's evidence.
+            let folder = self.open_folder(
+                &[names::SCENARIOS, slug.as_str(), names::RUNS, tmp_name],
+                &dir,
+                false,
+            )?;
+            std::fs::rename(&tmp, &dir).map_err(|e| io_err(&dir, e))?;
+            Ok(folder.moved_to(dir.clone()))
         };
-        if let Err(e) = build() {
-            let _ = std::fs::remove_dir_all(&tmp);
-            if mark_running {
-                self.scenario(slug).run(run).clear_running();
+        match build() {
+            Ok(folder) => OPEN_RUNS.keep(dir, Arc::new(folder)),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                if mark_running {
+                    self.scenario(slug).run(run).clear_running();
+                }
+                return Err(e);
             }
-            return Err(e);
         }
         Ok(result)
     }
@@ -336,38 +351,17 @@ impl Store {
             });
         }
         let step_dir = self.scenario(slug).run(run).step(step);
-        let dir = step_dir.evidence();
         let file_name = format!("{name}.{ext}");
         let sidecar_name = format!("{name}{}", names::SIDECAR_SUFFIX);
-        let path = dir.join(&file_name);
-        let sidecar_path = dir.join(&sidecar_name);
-        // The evidence folder opened once (made when missing), no link
-        // followed on the way: the two files are then written by their
-        // names in it. A folder this call made holds nothing yet; in one
-        // that was there, each name must not be a link (what `confine`
-        // refuses). Anything unusual takes the usual way below.
-        #[cfg(target_os = "linux")]
-        let opened = fsio::open_evidence_dir(
-            &self.scenario(slug).run(run).path(),
-            &step_dir.in_run(),
-            names::EVIDENCE,
-        );
-        #[cfg(not(target_os = "linux"))]
-        let opened: Option<((), bool)> = None;
-        if let Some((_, false)) = &opened {
-            #[cfg(target_os = "linux")]
-            for (at, name) in [(&path, &file_name), (&sidecar_path, &sidecar_name)] {
-                match opened
-                    .as_ref()
-                    .and_then(|(fd, _)| fsio::is_link_at(fd, name))
-                {
-                    Some(false) => {}
-                    _ => self.confine(at)?,
-                }
-            }
-        } else if opened.is_none() {
-            self.confine(&path)?;
-            self.confine(&sidecar_path)?;
+        let path = step_dir.evidence_with(file_name.len() + 1).join(&file_name);
+        // The evidence folder below the run's folder, made when missing, no
+        // link followed (`Store::evidence_folder`). In a folder this call
+        // made nothing is there yet; in one that was there, a link at either
+        // name is refused (the rename would replace it, never follow it).
+        let (dir, made) = self.evidence_folder(slug, run, &step_dir.in_run(), &path)?;
+        if !made {
+            dir.refuse_link(&sidecar_name)?;
+            dir.refuse_link(&file_name)?;
         }
         let sidecar = EvidenceMeta {
             run_id: run.to_string(),
@@ -383,21 +377,13 @@ impl Store {
         // evidence file is never seen without its sidecar. A process killed
         // between the two leaves a sidecar alone, which no reader lists and
         // the next start removes ([`Store::clean_temporary_files`]).
-        let write = |path: &std::path::Path, name: &str, bytes: &[u8]| match &opened {
-            #[cfg(target_os = "linux")]
-            Some((fd, _)) => fsio::write_atomic_at(fd, &dir, name, bytes),
-            _ => {
-                let _ = name;
-                write_atomic(path, bytes)
-            }
-        };
-        write(&sidecar_path, &sidecar_name, text.as_bytes())?;
+        dir.write_atomic(&sidecar_name, text.as_bytes())?;
         // Screenshots and larger files are stored once per content
         // (`.blobs/`), the file a hard link to it.
         if blobs::dedupes(ext, bytes.len()) {
-            self.write_linked(&path, bytes)?;
+            self.write_linked(&dir, &file_name, bytes)?;
         } else {
-            write(&path, &file_name, bytes)?;
+            dir.write_atomic(&file_name, bytes)?;
         }
         Ok(WrittenEvidence {
             path,
@@ -462,6 +448,8 @@ impl Store {
             }
             Ok(stats)
         })?;
+        // Done: its folder need not stay open (a later write opens it again).
+        OPEN_RUNS.forget(&self.scenario(slug).run(run).path());
         Ok(stats)
     }
 
@@ -837,3 +825,102 @@ pub(super) const PARSED_STATES: usize = 64;
 /// result: the suite's checkpoint and the reports read it back at once).
 /// Few are kept: a long suite's results are read back soon after each is written.
 static PARSED_RESULT: fsio::ParseCache<RunResult> = fsio::ParseCache::new(64);
+
+/// A run's folder held open, and the folders below it.
+impl Store {
+    /// The folder `parts` below `.harshJudge/` (each one plain name), opened
+    /// part by part, each relative to the one before with `O_NOFOLLOW |
+    /// O_DIRECTORY`: no link below the store is followed, nothing outside it
+    /// is reached. A link is refused as [`StoreError::Link`] naming it, with
+    /// `target` (what was to be read or written) as the refused path. With
+    /// `make`, missing folders are made (the store's folder too).
+    pub(super) fn open_folder(
+        &self,
+        parts: &[&str],
+        target: &std::path::Path,
+        make: bool,
+    ) -> Result<Folder, StoreError> {
+        if make {
+            fsio::create_dir_all(self.dir())?;
+        }
+        let mut folder = Folder::open(self.dir()).map_err(|e| io_err(self.dir(), e))?;
+        for part in parts {
+            folder = folder.sub(part, make, target)?.0;
+        }
+        Ok(folder)
+    }
+
+    /// The folder of run `run`, held open: opened when this process made the
+    /// run ([`create_run`](Self::create_run)), else at its first use here
+    /// ([`open_folder`](Self::open_folder), made when missing, as the
+    /// former path-by-path writes made it), confined then, once.
+    pub(super) fn run_folder(&self, slug: &Slug, run: &RunId) -> Result<Arc<Folder>, StoreError> {
+        let path = self.scenario(slug).run(run).path();
+        if let Some(folder) = OPEN_RUNS.get(&path) {
+            return Ok(folder);
+        }
+        let parts = [names::SCENARIOS, slug.as_str(), names::RUNS, run.as_str()];
+        let folder = Arc::new(self.open_folder(&parts, &path, true)?);
+        OPEN_RUNS.keep(path, folder.clone());
+        Ok(folder)
+    }
+
+    /// `{step}/evidence/` of run `run`, opened below its folder held open
+    /// ([`run_folder`](Self::run_folder)) with no link followed, each part
+    /// made when missing ([`Folder::sub`]). Also answers whether this call
+    /// made the evidence folder (then nothing is in it yet). A run folder
+    /// removed since it was opened is opened (made) again, once.
+    fn evidence_folder(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        step: &str,
+        target: &std::path::Path,
+    ) -> Result<(Folder, bool), StoreError> {
+        let folder = self.run_folder(slug, run)?;
+        let (step, _) = match folder.sub(step, true, target) {
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                OPEN_RUNS.forget(folder.path());
+                self.run_folder(slug, run)?.sub(step, true, target)?
+            }
+            other => other?,
+        };
+        step.sub(names::EVIDENCE, true, target)
+    }
+}
+
+/// The folders of the runs this process writes into, each opened once, no
+/// link followed ([`Store::open_run_folder`]), and kept while the run goes
+/// on: the newest [`OpenRuns::MAX`] (a process that starts run after run,
+/// an MCP server, keeps no more descriptors than that), a run's entry
+/// dropped when it completes.
+pub(super) struct OpenRuns {
+    runs: std::sync::Mutex<Vec<(PathBuf, Arc<Folder>)>>,
+}
+
+impl OpenRuns {
+    const MAX: usize = 64;
+
+    fn get(&self, path: &std::path::Path) -> Option<Arc<Folder>> {
+        let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        runs.iter().find(|(p, _)| p == path).map(|(_, f)| f.clone())
+    }
+
+    fn keep(&self, path: PathBuf, folder: Arc<Folder>) {
+        let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        runs.retain(|(p, _)| *p != path);
+        if runs.len() >= Self::MAX {
+            runs.remove(0);
+        }
+        runs.push((path, folder));
+    }
+
+    pub(super) fn forget(&self, path: &std::path::Path) {
+        let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        runs.retain(|(p, _)| p != path);
+    }
+}
+
+pub(super) static OPEN_RUNS: OpenRuns = OpenRuns {
+    runs: std::sync::Mutex::new(Vec::new()),
+};

@@ -1073,13 +1073,15 @@ fn a_final_result_read_back_is_the_one_written_and_a_changed_one_is_read_again()
     assert!(err.contains("empty"), "{err}");
 }
 
-/// Issue 25.1: evidence is written through its folder opened once (made when
-/// missing), each file by its name in it. What lands is what the path-by-path
-/// way wrote: the file and its sidecar, no temporary file left, a second file
-/// in the same step beside the first. A link anywhere on the way (the run
-/// folder, the step folder, the evidence folder, the file or its sidecar),
-/// whether the step folder is new or already there, is refused and named as
-/// `confine` names it, and nothing is written where it points.
+/// Issue 40.7: evidence is written below the run's folder, held open since
+/// the run was made (made when missing, no link followed), each file by its
+/// name in its folder: the file and its sidecar, no temporary file left, a
+/// second file in the same step beside the first. A link on the way (the
+/// step folder, the evidence folder, the file or its sidecar), whether there
+/// before the first write or swapped in mid-run, is refused and named as
+/// `confine` names it, and nothing is written where it points. The run
+/// folder swapped for a link mid-run is never followed (its descriptor is
+/// the folder); one that is a link when first opened is refused.
 #[test]
 #[cfg(unix)]
 fn evidence_through_its_open_folder_lands_whole_and_refuses_every_link() {
@@ -1171,13 +1173,38 @@ fn evidence_through_its_open_folder_lands_whole_and_refuses_every_link() {
     std::os::unix::fs::symlink(&outside, &at).unwrap();
     refused(3, &at, "the step folder");
     untouched("the step folder");
-    // The run folder (its step folder would be new).
+    // Mid-run: the step folder of step 1, written into above, then its
+    // evidence folder, swapped for links to a folder outside.
+    let step1 = dir.path().join("step-01");
+    for at in [step1.clone(), step1.join("evidence")] {
+        let aside = at.with_extension("aside");
+        std::fs::rename(&at, &aside).unwrap();
+        std::os::unix::fs::symlink(outside.join("evidence"), &at).unwrap();
+        refused(1, &at, "a folder swapped for a link mid-run");
+        untouched("a folder swapped for a link mid-run");
+        std::fs::remove_file(&at).unwrap();
+        std::fs::rename(&aside, &at).unwrap();
+    }
+    write(1, "data", b"{}").unwrap();
+    // The run folder, swapped for a link mid-run: it was confined once, when
+    // the run was made, and is held open since, so the link is never
+    // followed; the evidence lands in the run's own folder, wherever it is.
     let aside = dir.path().with_extension("aside");
     std::fs::rename(dir.path(), &aside).unwrap();
-    std::os::unix::fs::symlink(&aside, dir.path()).unwrap();
-    refused(4, &dir.path(), "the run folder");
+    std::os::unix::fs::symlink(outside.join("evidence"), dir.path()).unwrap();
+    write(4, "data", b"[4]").unwrap();
+    untouched("the run folder swapped for a link mid-run");
+    assert_eq!(
+        std::fs::read(aside.join("step-04/evidence/data.json")).unwrap(),
+        b"[4]"
+    );
+    // A process that did not make the run opens its folder at its first
+    // write, part by part with no link followed: the link is refused.
+    super::runs::OPEN_RUNS.forget(&dir.path());
+    refused(5, &dir.path(), "the run folder");
+    untouched("the run folder");
     assert!(
-        !aside.join("step-04").exists(),
+        !aside.join("step-05").exists(),
         "made through the run folder's link"
     );
 }
