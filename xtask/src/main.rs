@@ -52,8 +52,11 @@ fn main() -> ExitCode {
         eprintln!("error: say which command: demo or test\n{USAGE}");
         return ExitCode::from(2);
     };
+    let root = workspace_root();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
     let layout = Layout {
-        root: workspace_root(),
+        fixture_suites: setup::fixture_suites(&manifest),
+        root,
     };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let probe = probe(&layout);

@@ -82,6 +82,10 @@ pub const XSD_SHA256: &str = "a1a816f58d1bf95ebabf371994df0b9246dee66ea9572fbec4
 pub struct Layout {
     /// The workspace root.
     pub root: PathBuf,
+    /// The root package's fixture suites: its `[[test]]` targets with
+    /// `test = false`, which tests run through nested cargo commands
+    /// ([`fixture_suites`] reads them from the manifest).
+    pub fixture_suites: Vec<String>,
 }
 
 impl Layout {
@@ -547,19 +551,77 @@ fn task_steps(
             &["test", "--test", "demo"],
             extra,
         )],
-        Task::Test => vec![
-            step(
+        Task::Test => {
+            let mut steps = vec![];
+            if !layout.fixture_suites.is_empty() {
+                // Built here, all at once (cargo builds them side by side),
+                // each test's nested `cargo test --no-run` then finds its
+                // suite fresh: built inside the tests, one after another
+                // behind cargo's lock, they held the tests' slots meanwhile.
+                let mut args = vec!["test", "--no-run", "--workspace"];
+                for suite in &layout.fixture_suites {
+                    args.extend(["--test", suite.as_str()]);
+                }
+                steps.push(step(
+                    "build the fixture suites the tests run (once, before them)",
+                    &args,
+                    &[],
+                ));
+            }
+            steps.push(step(
                 "run the whole test suite, a process per test (cargo-nextest)",
                 &["nextest", "run", "--workspace"],
                 extra,
-            ),
-            step(
+            ));
+            steps.push(step(
                 "run the doctests (nextest runs none)",
                 &["test", "--doc", "--workspace"],
                 &[],
-            ),
-        ],
+            ));
+            steps
+        }
     }
+}
+
+/// Fixture suites whose source a test writes before it builds them (the
+/// demo's healed scenarios, `target/heal-demo/web.rs`): not built ahead.
+const BUILT_BY_THEIR_TESTS: &[&str] = &["heal_demo_suite"];
+
+/// The names of the `[[test]]` targets of `manifest` (a Cargo.toml's text)
+/// that say `test = false`, in their order: the fixture suites that tests
+/// run through cargo, but those in [`BUILT_BY_THEIR_TESTS`]. Read line by line (xtask has no TOML parser): a
+/// table starts at a line `[…]`, keys are `key = value` lines.
+pub fn fixture_suites(manifest: &str) -> Vec<String> {
+    let mut found = vec![];
+    let (mut in_test, mut name, mut not_a_test) = (false, None::<String>, false);
+    let mut end = |in_test: bool, name: &mut Option<String>, not_a_test: bool| {
+        if let Some(n) = name.take()
+            && in_test
+            && not_a_test
+            && !BUILT_BY_THEIR_TESTS.contains(&n.as_str())
+        {
+            found.push(n);
+        }
+    };
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.starts_with('[') {
+            end(in_test, &mut name, not_a_test);
+            in_test = line == "[[test]]";
+            not_a_test = false;
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        match (key.trim(), value.trim()) {
+            ("name", v) => name = Some(v.trim_matches('"').to_string()),
+            ("test", "false") => not_a_test = true,
+            _ => {}
+        }
+    }
+    end(in_test, &mut name, not_a_test);
+    found
 }
 
 /// The Python script that fetches `junit-10.xsd` (argument: where to put it):

@@ -5,6 +5,7 @@ use super::*;
 fn layout() -> Layout {
     Layout {
         root: PathBuf::from("/src/hj"),
+        fixture_suites: vec![],
     }
 }
 
@@ -328,4 +329,81 @@ fn the_tables_helpers_list_what_to_probe() {
         assert!(c.contains(&x), "{c:?}");
     }
     assert!(xsd_script().contains(XSD_SHA256));
+}
+
+/// The fixture suites are built in one command before the tests run (each
+/// test's nested build then finds its suite fresh), with the tests' own
+/// environment, so that cargo sees the same build.
+#[test]
+fn the_fixture_suites_are_built_once_before_the_tests() {
+    let layout = Layout {
+        fixture_suites: vec!["fixture_suite".into(), "heal_suite".into()],
+        ..layout()
+    };
+    let p = plan(
+        Task::Test,
+        TOOLS,
+        &all_present(),
+        &layout,
+        "cargo",
+        &["-E".into(), "x".into()],
+    );
+    let l = lines(&p);
+    assert_eq!(l.len(), 3, "{l:?}");
+    assert_eq!(
+        l[0],
+        "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --no-run --workspace --test fixture_suite --test heal_suite"
+    );
+    // The caller's arguments go to nextest only.
+    assert!(
+        l[1].ends_with("cargo nextest run --workspace -- -E x"),
+        "{l:?}"
+    );
+    let p = plan(Task::Demo, TOOLS, &all_present(), &layout, "cargo", &[]);
+    assert_eq!(lines(&p), ["cargo test --test demo"]);
+}
+
+#[test]
+fn fixture_suites_are_the_test_targets_that_say_test_false() {
+    let manifest = r#"
+[package]
+name = "w"
+test = false
+
+[[test]]
+name = "demo"
+path = "tests/demo.rs"
+harness = false
+
+# A suite for tests/x.rs. Not run by `cargo test`.
+[[test]]
+name = "x_suite" # its name
+path = "tests/fixtures/x.rs"
+harness = false
+test = false
+
+[[bench]]
+name = "b"
+test = false
+
+[[test]]
+test = false
+name = "y_suite"
+"#;
+    assert_eq!(fixture_suites(manifest), ["x_suite", "y_suite"]);
+    // The workspace's own: every suite a test builds, and none of the tests.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let ours = fixture_suites(&std::fs::read_to_string(root).unwrap());
+    for suite in [
+        "fixture_suite",
+        "resilience_suite",
+        "heal_suite",
+        "judged_suite",
+    ] {
+        assert!(ours.iter().any(|s| s == suite), "{suite} in {ours:?}");
+    }
+    assert!(
+        !ours.iter().any(|s| s == "demo" || s == "exported"),
+        "{ours:?}"
+    );
 }
