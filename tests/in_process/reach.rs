@@ -52,6 +52,18 @@ const INNER: &str = r#"<!doctype html><html><body style="margin: 30px">
 <button onclick="document.getElementById('status').textContent = 'paid'">Pay</button>
 </body></html>"#;
 
+/// The cross-site iframe's document that reads its own site's `/status`
+/// (a request of the iframe's renderer, on the iframe's target).
+const INNER_FETCH: &str = r#"<!doctype html><html><body>
+<p id="status">waiting</p><a id="next" href="/inner-next">next</a>
+<script>fetch('/status').then((r) => r.text()).then((t) => { document.getElementById('status').textContent = t; });</script>
+</body></html>"#;
+
+const CROSS_FETCH: &str = r#"<!doctype html><html><head><title>cross fetch</title></head><body>
+<iframe id="pay"></iframe>
+<script>document.getElementById('pay').src = 'http://localhost:' + location.port + '/inner-fetch';</script>
+</body></html>"#;
+
 const POPUP: &str = r#"<!doctype html><html><head><title>opener</title></head><body>
 <h1>Opener</h1>
 <button id="open" onclick="window.open('/child?via=open')">open</button>
@@ -105,6 +117,9 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             "/frames" => ("200 OK", "Content-Type: text/html", FRAMES),
             "/cross" => ("200 OK", "Content-Type: text/html", CROSS),
             "/inner" => ("200 OK", "Content-Type: text/html", INNER),
+            "/cross-fetch" => ("200 OK", "Content-Type: text/html", CROSS_FETCH),
+            "/inner-fetch" => ("200 OK", "Content-Type: text/html", INNER_FETCH),
+            "/status" => ("200 OK", "Content-Type: text/plain", "served"),
             "/popup" => ("200 OK", "Content-Type: text/html", POPUP),
             "/child" => ("200 OK", "Content-Type: text/html", CHILD),
             "/download" => ("200 OK", "Content-Type: text/html", DOWNLOAD),
@@ -590,6 +605,52 @@ fn a_cross_site_iframe_is_walked_over_the_devtools_protocol() {
         pay.get_by_text("Pay").click().await.unwrap();
         expect(&pay.locator("#status"))
             .to_have_text("paid")
+            .await
+            .unwrap();
+        // The page's routes see the cross-site iframe's requests (its own
+        // target's): its document's read of its site's `/status`...
+        let unrouted = "served";
+        page.goto("/cross-fetch").await.unwrap();
+        expect(&pay.locator("#status"))
+            .to_have_text(unrouted)
+            .await
+            .unwrap();
+        page.route("**/status", |route| async move {
+            route
+                .fulfill(harshjudge::Response::new().body("routed"))
+                .await
+        })
+        .await
+        .unwrap();
+        page.goto("/cross-fetch").await.unwrap();
+        expect(&pay.locator("#status"))
+            .to_have_text("routed")
+            .await
+            .unwrap();
+        // ... and the iframe's document itself, routed when the route comes
+        // after the iframe attached (a new document in the same frame).
+        page.route("**/inner-next", |route| async move {
+            let doc = "<!doctype html><p id=\"status\">routed document</p>";
+            route
+                .fulfill(
+                    harshjudge::Response::new()
+                        .content_type("text/html")
+                        .body(doc),
+                )
+                .await
+        })
+        .await
+        .unwrap();
+        pay.locator("#next").click().await.unwrap();
+        expect(&pay.locator("#status"))
+            .to_have_text("routed document")
+            .await
+            .unwrap();
+        page.unroute("**/status").await.unwrap();
+        page.unroute("**/inner-next").await.unwrap();
+        page.goto("/cross-fetch").await.unwrap();
+        expect(&pay.locator("#status"))
+            .to_have_text(unrouted)
             .await
             .unwrap();
         browsers().release(page).await;

@@ -275,14 +275,33 @@ async fn open_while_navigating(s: &Scenario, page: &harshjudge::Page) -> harshju
             }
             Err(e) => wrong.push(format!("goto({asked}) failed on {now}: {e}")),
         };
+    // Each `goto` on its own clock: one that never answers is named as a
+    // hang (the step's own 30 s limit would only say the step was slow),
+    // and the gotos' times are attached, so that a step over its limit on a
+    // loaded machine tells slowness from a hang.
+    let started = Instant::now();
+    let mut times = Vec::new();
+    let mut timed = async |asked: &str| {
+        let t = Instant::now();
+        let r = tokio::time::timeout(std::time::Duration::from_secs(10), page.goto(asked)).await;
+        times.push(format!("{asked} {} ms", t.elapsed().as_millis()));
+        r.map_err(|_| {
+            harshjudge::Error::msg(format!(
+                "goto({asked}) gave no answer in 10 s (a hang), {} ms into the loop",
+                started.elapsed().as_millis()
+            ))
+        })
+    };
     for i in 0..40u64 {
-        let r = page.goto("/hop?0").await;
+        let r = timed("/hop?0").await?;
         judge("/hop?0", r, "");
         tokio::time::sleep(std::time::Duration::from_millis(10 * (i % 5))).await;
-        let r = page.goto("/start").await;
+        let r = timed("/start").await?;
         let now = page.evaluate::<String, _>("document.URL", ()).await;
         judge("/start", r, &now.unwrap_or_else(|e| e.to_string()));
     }
+    drop(timed);
+    s.attach_text("goto-times", &times.join("\n"))?;
     s.attach_text("interrupted", &interrupted.to_string())?;
     if wrong.is_empty() {
         Ok(())

@@ -2,7 +2,10 @@
 //! `crNetworkManager.ts`: while the page has a route, `Fetch.enable` pauses
 //! every request of its session before it is sent (navigations too) and the
 //! cache is off (so each request reaches the routes); with none, `Fetch` is
-//! off again. Each `Fetch.requestPaused` runs the routes ([`Routes::run`])
+//! off again. The same holds in each out-of-process iframe's session (a
+//! target of its own): those attached when the routes change are changed
+//! with the page, and one attached later starts paused when the page has a
+//! route (`page.rs`, `attach_child`). Each `Fetch.requestPaused` runs the routes ([`Routes::run`])
 //! and their handlers' verdicts become `Fetch.fulfillRequest` (status,
 //! headers, the body in base64), `Fetch.failRequest` or
 //! `Fetch.continueRequest` (headers changed when given); a request no route
@@ -13,8 +16,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::connection::CdpError;
+use super::intercept;
 use super::page::CdpPage;
-use super::protocol::{FetchDisable, FetchEnable, RequestPattern, SetCacheDisabled};
 use crate::browser::error::BrowserError;
 use crate::browser::glob::UrlPattern;
 use crate::browser::routes::{Route, Routes};
@@ -33,32 +36,14 @@ impl CdpPage {
         if *on == want {
             return Ok(());
         }
-        let (c, s) = (&self.connection, Some(&self.session));
-        let patterns = [RequestPattern {
-            url_pattern: "*",
-            request_stage: "Request",
-        }];
-        let cache = c.send(
-            s,
-            &SetCacheDisabled {
-                cache_disabled: want,
-            },
-        );
-        let fetch = async {
-            if want {
-                c.send(
-                    s,
-                    &FetchEnable {
-                        patterns: &patterns,
-                    },
-                )
-                .await
-            } else {
-                c.send(s, &FetchDisable {}).await
-            }
-        };
-        let (cache, fetch) = tokio::join!(cache, fetch);
-        cache.and(fetch)?;
+        intercept::pause_requests(&self.connection, &self.session, want).await?;
+        // An iframe's session that went meanwhile fails its commands: it
+        // has no requests left to pause.
+        let children = self.shared.child_sessions();
+        let each = children
+            .iter()
+            .map(|child| intercept::pause_requests(&self.connection, child, want));
+        futures_util::future::join_all(each).await;
         *on = want;
         Ok(())
     }

@@ -1,23 +1,55 @@
-//! One request paused by `Fetch` (`fetch.rs` turns the pausing on and off):
+//! One request paused by `Fetch` (`fetch.rs` decides when the pausing is on):
 //! the page's routes run on it ([`Routes::run`]) and each verdict becomes
-//! `Fetch.fulfillRequest`, `Fetch.failRequest` or `Fetch.continueRequest`.
-//! Apart from `fetch.rs` so that the page's event reader (`page.rs`) needs
-//! no file that needs the page.
+//! `Fetch.fulfillRequest`, `Fetch.failRequest` or `Fetch.continueRequest`;
+//! and [`pause_requests`], the pausing turned on or off in one session (the
+//! page's, or one of its out-of-process iframes'). Apart from `fetch.rs` so
+//! that the page's event readers (`page.rs`) need no file that needs the page.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use base64::Engine as _;
+use futures_util::future::Either;
 use tokio::sync::mpsc;
 
-use super::connection::Connection;
+use super::connection::{CdpError, Connection};
 use super::protocol::{
-    ContinueRequest, FailRequest, FulfillRequest, RequestPaused, SessionId, header_entries,
-    header_pairs,
+    ContinueRequest, FailRequest, FetchDisable, FetchEnable, FulfillRequest, RequestPattern,
+    RequestPaused, SessionId, SetCacheDisabled, header_entries, header_pairs,
 };
 use crate::browser::error::BrowserError;
 use crate::browser::request::Request;
 use crate::browser::routes::{Decision, Routes, Verdict};
 use crate::browser::steplog::StepLog;
+
+/// Every request, before it is sent.
+const EVERY: &[RequestPattern] = &[RequestPattern {
+    url_pattern: "*",
+    request_stage: "Request",
+}];
+
+/// Turns the pausing of `session`'s requests on (`Fetch.enable` for every
+/// request, before it is sent, navigations too; the cache off, so that each
+/// request reaches the routes) or off again. Both commands go out at once,
+/// when called (as `Connection::send`'s), before any sent after this call;
+/// the future waits for their answers.
+pub(super) fn pause_requests<'c>(
+    connection: &'c Connection,
+    session: &SessionId,
+    on: bool,
+) -> impl Future<Output = Result<(), CdpError>> + Send + use<'c> {
+    let s = Some(session);
+    let cache = connection.send(s, &SetCacheDisabled { cache_disabled: on });
+    let fetch = if on {
+        Either::Left(connection.send(s, &FetchEnable { patterns: EVERY }))
+    } else {
+        Either::Right(connection.send(s, &FetchDisable {}))
+    };
+    async move {
+        let (cache, fetch) = tokio::join!(cache, fetch);
+        cache.and(fetch).map(drop)
+    }
+}
 
 /// Runs the routes on one paused request, carrying out each verdict as it
 /// comes; once the routes are done, verdicts already sent are carried out

@@ -31,6 +31,7 @@ pub(crate) mod load_wait;
 pub(crate) mod page;
 pub(crate) mod popups;
 pub(crate) mod protocol;
+pub(crate) mod readers;
 pub(crate) mod screenshot;
 pub(crate) mod shared;
 pub(crate) mod transport;

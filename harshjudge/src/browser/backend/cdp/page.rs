@@ -3,11 +3,10 @@
 //! Playwright's `crPage.ts` (`FrameSession._initialize`): the domains, the
 //! lifecycle events, the injected engine for every document, the viewport
 //! and focus emulation, all sent at once and awaited together, then
-//! `Runtime.runIfWaitingForDebugger`. One task per page reads the session's
-//! events into [`Contexts`] (each frame's default world), the generic
-//! [`StepLog`] (console and network, through [`NetLog`]) and a [`Lifecycle`]
-//! broadcast (navigations); a paused request goes to the page's [`Routes`]
-//! (`fetch.rs`, `intercept.rs`), a dialog to its [`Dialogs`] (`dialog.rs`).
+//! `Runtime.runIfWaitingForDebugger`. Its session's events (and its
+//! out-of-process iframes') are read by `readers.rs` into what the page's
+//! methods read ([`Shared`]): frames' contexts, console and network, the
+//! [`Lifecycle`] of navigations, routes and dialogs.
 //!
 //! The methods are shaped as `PageBackend`'s (`docs/design/backends.md`
 //! §2.2) will be, so that step 9 only delegates to them.
@@ -21,29 +20,24 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::connection::{CdpError, Connection, Received};
-use super::dialog;
+use super::connection::{CdpError, Connection};
 use super::downloads::{DownloadWatch, Downloads, FramesOf};
-use super::events::NetLog;
 use super::frames::{Contexts, FrameError};
 use super::input::{self, InputError, InputState};
-use super::intercept;
 use super::load_wait::{End, Lifecycle, LoadWait};
 use super::popups::{PopupWatch, Popups};
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, BrowserContextId, CallArgument,
-    CallFunctionOn, CloseTarget, Evaluate, Evaluated, FrameNavigated, FrameRequestedNavigation,
-    GetFrameTree, GetNavigationHistory, InsertText, JavascriptDialogOpening, LifecycleEvent,
-    LogEnable, Navigate, NavigateToHistoryEntry, NavigatedWithinDocument, NetworkEnable,
-    PageEnable, Reload, RequestPaused, RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable,
-    SessionId, SetAutoAttach, SetDeviceMetricsOverride, SetFileInputFiles,
+    CallFunctionOn, CloseTarget, Evaluate, Evaluated, GetFrameTree, GetNavigationHistory,
+    InsertText, LogEnable, Navigate, NavigateToHistoryEntry, NetworkEnable, PageEnable, Reload,
+    RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetDeviceMetricsOverride, SetFileInputFiles,
     SetFocusEmulationEnabled, SetLifecycleEventsEnabled, TargetId,
 };
+use super::readers::{CHILDREN, Shared, read_page};
 use super::screenshot::{self, Area, ScreenshotError};
 use crate::browser::dialogs::Dialogs;
 use crate::browser::error::BrowserError;
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
-use crate::browser::routes::Routes;
 use crate::browser::steplog::StepLog;
 use crate::browser::wire::{self, BidiReturns};
 
@@ -184,43 +178,6 @@ impl From<PageError> for BrowserError {
     }
 }
 
-/// What the page's reader task and its methods share.
-pub(super) struct Shared {
-    pub(super) contexts: Contexts,
-    /// The step's console and network.
-    pub(super) log: Arc<StepLog>,
-    /// The requests under way, between their events.
-    net: Mutex<NetLog>,
-    pub(super) routes: Arc<Routes>,
-    pub(super) dialogs: Arc<Dialogs>,
-    lifecycle: broadcast::Sender<Lifecycle>,
-}
-
-impl FramesOf for Shared {
-    fn has_frame(&self, frame: &str) -> bool {
-        self.contexts.default_of(frame).is_some()
-    }
-
-    fn log(&self) -> &StepLog {
-        &self.log
-    }
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("contexts", &self.contexts)
-            .field("net", &self.net)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Shared {
-    fn net(&self) -> std::sync::MutexGuard<'_, NetLog> {
-        self.net.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
 /// The page's document as HTML: its doctype, then its root element.
 const CONTENT_JS: &str = "(() => { let s = ''; \
 if (document.doctype) s = new XMLSerializer().serializeToString(document.doctype); \
@@ -273,15 +230,7 @@ impl CdpPage {
         dialogs: Arc<Dialogs>,
     ) -> Result<CdpPage, CdpError> {
         let session = attached.session_id;
-        let (lifecycle, _) = broadcast::channel(256);
-        let shared = Arc::new(Shared {
-            contexts: Contexts::default(),
-            log: Arc::new(StepLog::default()),
-            net: Mutex::new(NetLog::default()),
-            routes: Arc::new(Routes::default()),
-            dialogs,
-            lifecycle,
-        });
+        let shared = Arc::new(Shared::new(dialogs));
         let events = connection.events(Some(&session));
         let reader = tokio::spawn(read_page(
             events,
@@ -784,146 +733,6 @@ impl CdpPage {
 /// it is asked again (one takes well under a second).
 const CAPTURE_LIMIT: Duration = Duration::from_secs(5);
 
-/// The page's reader task: its session's events into its contexts, its log
-/// and its lifecycle, until the session ends.
-async fn read_page(
-    events: Option<tokio::sync::mpsc::UnboundedReceiver<Received>>,
-    shared: Arc<Shared>,
-    connection: Arc<Connection>,
-    session: SessionId,
-) {
-    if let Some(mut events) = events {
-        while let Some(event) = events.recv().await {
-            // A document's request is also a step of its frame's navigation.
-            if let Some(step) = document_requested(&event) {
-                let _ = shared.lifecycle.send(step);
-            }
-            if shared.contexts.event(&event) || shared.net().event(&event, &shared.log) {
-                continue;
-            }
-            if let Some(Ok(paused)) = event.parse::<RequestPaused>() {
-                let (c, s, r, l) = (
-                    connection.clone(),
-                    session.clone(),
-                    shared.routes.clone(),
-                    shared.log.clone(),
-                );
-                tokio::spawn(async move { intercept::handle(&c, &s, &r, &l, paused).await });
-            } else if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
-                let (c, s, d) = (connection.clone(), session.clone(), shared.dialogs.clone());
-                tokio::spawn(async move { dialog::handle(&c, &s, &d, opening).await });
-            } else if let Some(Ok(child)) = event.parse::<AttachedToTarget>() {
-                attach_child(&connection, &shared, child);
-            } else if let Some(step) = lifecycle_of(&event) {
-                let _ = shared.lifecycle.send(step);
-            }
-        }
-    }
-    let _ = shared.lifecycle.send(Lifecycle::Closed);
-}
-
-/// The auto-attach of a page's (or an iframe's) session: its out-of-process
-/// iframes (and workers), each paused until let run, over the same
-/// connection (flat sessions).
-const CHILDREN: SetAutoAttach = SetAutoAttach {
-    auto_attach: true,
-    wait_for_debugger_on_start: true,
-    flatten: true,
-};
-
-/// A target the page's session (or one of its iframes') auto-attached,
-/// paused: an out-of-process iframe gets the engine for every document,
-/// its own auto-attach (its cross-site iframes) and its events read into
-/// the page's (its contexts by frame, console, network, dialogs) until it
-/// detaches; anything else (a worker) is let run.
-fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: AttachedToTarget) {
-    let session = child.session_id;
-    let c = connection.clone();
-    if child.target_info.kind != "iframe" {
-        tokio::spawn(async move {
-            let _ = c.send(Some(&session), &RunIfWaitingForDebugger {}).await;
-        });
-        return;
-    }
-    // Taken now: its events are kept from its attachment on (`connection.rs`).
-    let events = connection.events(Some(&session));
-    let shared = shared.clone();
-    tokio::spawn(async move {
-        let s = Some(&session);
-        let engine = AddScriptToEvaluateOnNewDocument {
-            source: wire::install_source(),
-            run_immediately: Some(true),
-        };
-        // Each goes out when called, in this order; awaited together (a
-        // frame gone in the meantime fails them all: nothing to do).
-        let _ = tokio::join!(
-            c.send(s, &PageEnable {}),
-            c.send(s, &RuntimeEnable {}),
-            c.send(s, &LogEnable {}),
-            c.send(s, &NetworkEnable {}),
-            c.send(s, &engine),
-            c.send(s, &CHILDREN),
-            c.send(s, &RunIfWaitingForDebugger {}),
-        );
-        let Some(mut events) = events else { return };
-        while let Some(event) = events.recv().await {
-            if shared.contexts.event_in(s, &event) || shared.net().event(&event, &shared.log) {
-                continue;
-            }
-            if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
-                let (c, s, d) = (c.clone(), session.clone(), shared.dialogs.clone());
-                tokio::spawn(async move { dialog::handle(&c, &s, &d, opening).await });
-            } else if let Some(Ok(grandchild)) = event.parse::<AttachedToTarget>() {
-                attach_child(&c, &shared, grandchild);
-            }
-        }
-        shared.contexts.clear_session(s);
-    });
-}
-
-/// The lifecycle step an event is, if any.
-fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
-    if let Some(Ok(e)) = event.parse::<LifecycleEvent>() {
-        return Some(Lifecycle::Event {
-            frame: e.frame_id,
-            loader: e.loader_id,
-            name: e.name,
-        });
-    }
-    if let Some(Ok(FrameNavigated { frame })) = event.parse::<FrameNavigated>() {
-        return Some(Lifecycle::Committed {
-            frame: frame.id,
-            loader: frame.loader_id,
-            url: frame.url,
-        });
-    }
-    if let Some(Ok(e)) = event.parse::<FrameRequestedNavigation>() {
-        return Some(Lifecycle::Requested { frame: e.frame_id });
-    }
-    if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
-        return Some(Lifecycle::WithinDocument {
-            frame: e.frame_id,
-            url: e.url,
-        });
-    }
-    None
-}
-
 #[cfg(test)]
 #[path = "page_tests.rs"]
 mod tests;
-
-/// The step of a frame's navigation a `Network.requestWillBeSent` of a
-/// `Document` is (the network log reads the same event as a request).
-fn document_requested(event: &Received) -> Option<Lifecycle> {
-    let e = event.parse::<RequestWillBeSent>()?.ok()?;
-    let frame = e
-        .frame_id
-        .filter(|_| e.kind.as_deref() == Some("Document"))?;
-    let by = e
-        .initiator
-        .as_ref()
-        .and_then(|i| i.script_url())
-        .map(String::from);
-    Some(Lifecycle::DocumentRequested { frame, by })
-}
