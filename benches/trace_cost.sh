@@ -75,6 +75,9 @@ for line in sys.stdin:
 [ -x "$demo" ] || { echo "the demo suite did not build" >&2; exit 1; }
 work=$(mktemp -d /tmp/hj-trace-cost.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# Copied out: a build meanwhile does not change what runs.
+cp "$evidence" "$work/evidence_suite" && evidence=$work/evidence_suite
+cp "$demo" "$work/demo" && demo=$work/demo
 export HARSHJUDGE_CHROMIUM_PROTOCOL=cdp HARSHJUDGE_STEP_TIMEOUT=${HARSHJUDGE_STEP_TIMEOUT:-60s}
 unset HARSHJUDGE_BASE_URL HARSHJUDGE_DEMO_FAIL HARSHJUDGE_VIDEO NEXTEST_RUN_ID NEXTEST
 
