@@ -653,4 +653,8 @@ return JSON.stringify(r); }})({args})",
         }
         Ok(self.page.close().await?)
     }
+    async fn screencast(&self) -> Result<Option<super::screencast::Screencast>, BrowserError> {
+        let viewport = self.viewport().unwrap_or((1280, 720));
+        Ok(Some(self.page.screencast(viewport).await?))
+    }
 }

@@ -194,6 +194,8 @@ pub(super) struct Shared {
     pub(super) routes: Arc<Routes>,
     pub(super) dialogs: Arc<Dialogs>,
     lifecycle: broadcast::Sender<Lifecycle>,
+    /// Where its screencast's frames go (`screencast.rs`).
+    pub(super) screencast: Arc<super::screencast::Frames>,
 }
 
 impl FramesOf for Shared {
@@ -281,6 +283,7 @@ impl CdpPage {
             routes: Arc::new(Routes::default()),
             dialogs,
             lifecycle,
+            screencast: Arc::default(),
         });
         let events = connection.events(Some(&session));
         let reader = tokio::spawn(read_page(
@@ -798,7 +801,10 @@ async fn read_page(
             if let Some(step) = document_requested(&event) {
                 let _ = shared.lifecycle.send(step);
             }
-            if shared.contexts.event(&event) || shared.net().event(&event, &shared.log) {
+            if shared.contexts.event(&event)
+                || shared.net().event(&event, &shared.log)
+                || shared.screencast.event(&event, &connection, &session)
+            {
                 continue;
             }
             if let Some(Ok(paused)) = event.parse::<RequestPaused>() {
