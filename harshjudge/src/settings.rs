@@ -61,30 +61,24 @@ pub enum VideoMode {
 }
 
 impl VideoMode {
-    const ALL: [VideoMode; 3] = [VideoMode::Off, VideoMode::On, VideoMode::RetainOnFailure];
-
     /// Its word, as `HARSHJUDGE_VIDEO` takes it.
     pub fn name(self) -> &'static str {
-        match self {
-            VideoMode::Off => "off",
-            VideoMode::On => "on",
-            VideoMode::RetainOnFailure => "retain-on-failure",
-        }
+        ["off", "on", "retain-on-failure"][self as usize]
     }
 
     /// A value of `HARSHJUDGE_VIDEO` (unset: off).
     pub fn parse(value: Option<&str>) -> Result<VideoMode, SettingError> {
-        let Some(v) = value.map(str::trim) else {
-            return Ok(VideoMode::Off);
-        };
-        let expected = "one of off, on, retain-on-failure".into();
-        let (name, value) = ("HARSHJUDGE_VIDEO", v.to_string());
-        let found = VideoMode::ALL.into_iter().find(|m| m.name() == v);
-        found.ok_or(SettingError {
-            name,
-            value,
-            expected,
-        })
+        let (all, v) = (
+            [Self::Off, Self::On, Self::RetainOnFailure],
+            value.map_or("off", str::trim),
+        );
+        all.into_iter()
+            .find(|m| m.name() == v)
+            .ok_or_else(|| SettingError {
+                name: "HARSHJUDGE_VIDEO",
+                value: v.into(),
+                expected: "one of off, on, retain-on-failure".into(),
+            })
     }
 
     /// Reads `HARSHJUDGE_VIDEO`.

@@ -26,14 +26,54 @@ use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::browser::{Page, Screencast, ScreencastFrame};
+use crate::browser::{BrowserError, Page, Screencast, ScreencastFrame};
 use crate::settings::VideoMode;
-use crate::store::{RunDir, StepStatus};
+use crate::store::{RunDir, StepStatus, StoreError};
 
 /// Frames per second of the video.
 const FPS: u32 = 25;
 /// How long the encoder may take to finish once the frames ended.
 const ENCODER_LIMIT: Duration = Duration::from_secs(60);
+
+/// Why a run has no video, said once on stderr (no result depends on it).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum VideoError {
+    /// Its file cannot be made in the run's folder.
+    #[error("no video: {0}")]
+    Folder(#[from] StoreError),
+    /// ffmpeg did not start.
+    #[error(
+        "no video: ffmpeg could not be started ({}: {source}); install Debian's ffmpeg \
+         (`cargo xtask test` does) or set HARSHJUDGE_FFMPEG to one",
+        path.display()
+    )]
+    Ffmpeg {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The page's protocol has no frame stream.
+    #[error(
+        "no video of {page} pages: only Chromium over the DevTools protocol streams frames \
+         (WebDriver has no frame stream)"
+    )]
+    NoStream { page: String },
+    /// The browser refused the screencast.
+    #[error("no video: the screencast did not start: {0}")]
+    Screencast(#[from] BrowserError),
+    /// No thread for the encoder.
+    #[error("no video: the encoder's thread did not start: {0}")]
+    Thread(std::io::Error),
+    /// ffmpeg failed, or did not take its input.
+    #[error("the run's video could not be encoded: ffmpeg {status}{said}")]
+    Encoder { status: String, said: String },
+    /// ffmpeg did not finish in time.
+    #[error("the run's video could not be encoded: ffmpeg did not finish within {} s", .0.as_secs())]
+    Slow(Duration),
+    /// The video could not be kept under its name.
+    #[error("the run's video was not kept: {0}")]
+    NotKept(StoreError),
+}
 
 /// The video of one run (a field of the runner's `Shared`).
 pub(crate) struct Video {
@@ -52,7 +92,7 @@ enum State {
 
 struct Recording {
     cast: Screencast,
-    encoder: std::thread::JoinHandle<Result<(), String>>,
+    encoder: std::thread::JoinHandle<Result<(), VideoError>>,
     /// Where ffmpeg writes.
     temp: PathBuf,
     started: Instant,
@@ -100,51 +140,36 @@ impl Video {
         *self.state() = State::Done;
         let recording = match self.start(page, run).await {
             Ok(r) => r,
-            Err(why) => return say_once(&NO_VIDEO, &why),
+            Err(why) => return self.say_once(&NO_VIDEO, why),
         };
         *self.state() = State::Recording(recording);
     }
 
-    async fn start(&self, page: &Page, run: RunDir<'_>) -> Result<Recording, String> {
-        let setting = format!("HARSHJUDGE_VIDEO={}", self.mode.name());
+    async fn start(&self, page: &Page, run: RunDir<'_>) -> Result<Recording, VideoError> {
         let viewport = page.known_viewport().unwrap_or((1280, 720));
-        let temp = run
-            .video_temp_path()
-            .map_err(|e| format!("{setting}: no video: {e}"))?;
-        let ffmpeg = ffmpeg_path();
+        let temp = run.video_temp_path()?;
+        let path = ffmpeg_path();
         // ffmpeg first: a missing one is said before the browser is asked anything.
-        let child = spawn_encoder(&ffmpeg, &temp, viewport).map_err(|e| {
-            format!(
-                "{setting}: no video: ffmpeg could not be started ({}: {e}); install Debian's ffmpeg \
-                 (`cargo xtask test` does) or set HARSHJUDGE_FFMPEG to one",
-                ffmpeg.display()
-            )
-        })?;
+        let child = spawn_encoder(&path, &temp, viewport)
+            .map_err(|source| VideoError::Ffmpeg { path, source })?;
         let started = Instant::now();
         let mut cast = match page.screencast().await {
             Ok(Some(cast)) => cast,
             Ok(None) => {
                 stop_encoder(child, &temp);
-                return Err(format!(
-                    "{setting}: no video of {} pages: only Chromium over the DevTools protocol \
-                     streams frames (WebDriver has no frame stream)",
-                    page.engine_and_protocol()
-                ));
+                let page = page.engine_and_protocol();
+                return Err(VideoError::NoStream { page });
             }
             Err(e) => {
                 stop_encoder(child, &temp);
-                return Err(format!(
-                    "{setting}: no video: the screencast did not start: {e}"
-                ));
+                return Err(e.into());
             }
         };
-        let frames = cast
-            .take_frames()
-            .ok_or("the screencast's frames were taken")?;
+        let frames = cast.take_frames().expect("a new screencast's frames");
         let encoder = std::thread::Builder::new()
             .name("harshjudge-video".into())
             .spawn(move || encode(child, frames, started))
-            .map_err(|e| format!("{setting}: no video: {e}"))?;
+            .map_err(VideoError::Thread)?;
         Ok(Recording {
             cast,
             encoder,
@@ -153,6 +178,12 @@ impl Video {
             cues: vec![],
             failed: false,
         })
+    }
+
+    /// Says `error` on stderr, naming the setting: once per process for each `once`.
+    fn say_once(&self, once: &std::sync::Once, error: VideoError) {
+        let mode = self.mode.name();
+        once.call_once(|| eprintln!("harshjudge: HARSHJUDGE_VIDEO={mode}: {error}"));
     }
 
     /// A step ended (started at `started`, for `duration`): its cue.
@@ -199,29 +230,27 @@ impl Video {
             failed,
             ..
         } = recording;
-        let encoded = tokio::task::spawn_blocking(move || encoder.join())
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|j| j.map_err(|_| "the encoder panicked".to_string()))
-            .and_then(|r| r);
+        let joined = tokio::task::spawn_blocking(move || encoder.join()).await;
+        let encoded = match joined {
+            Ok(Ok(result)) => result,
+            _ => Err(VideoError::Encoder {
+                status: "(its thread panicked)".into(),
+                said: String::new(),
+            }),
+        };
         let keep = self.mode == VideoMode::On || failed;
-        match encoded {
-            Ok(()) if keep => {
-                if let Err(e) = run.keep_video(&temp, &vtt(&cues)) {
-                    let _ = std::fs::remove_file(&temp);
-                    say_once(&NOT_KEPT, &format!("the run's video was not kept: {e}"));
-                }
-            }
-            Ok(()) => {
-                let _ = std::fs::remove_file(&temp);
-            }
-            Err(why) => {
-                let _ = std::fs::remove_file(&temp);
-                say_once(
-                    &NOT_KEPT,
-                    &format!("the run's video could not be encoded: {why}"),
-                );
-            }
+        let kept = match encoded {
+            Ok(()) if keep => run
+                .keep_video(&temp, &vtt(&cues))
+                .map_err(VideoError::NotKept),
+            Ok(()) => Ok(()),
+            Err(e) => Err(e),
+        };
+        if !keep || kept.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        if let Err(e) = kept {
+            self.say_once(&NOT_KEPT, e);
         }
     }
 }
@@ -237,11 +266,6 @@ impl super::Shared {
 
 static NO_VIDEO: std::sync::Once = std::sync::Once::new();
 static NOT_KEPT: std::sync::Once = std::sync::Once::new();
-
-/// Says `what` on stderr, once per process for each `once`.
-fn say_once(once: &std::sync::Once, what: &str) {
-    once.call_once(|| eprintln!("harshjudge: {what}"));
-}
 
 /// `HARSHJUDGE_FFMPEG`, else `ffmpeg` (on PATH).
 fn ffmpeg_path() -> PathBuf {
@@ -289,9 +313,9 @@ fn encode(
     mut child: std::process::Child,
     frames: Receiver<ScreencastFrame>,
     started: Instant,
-) -> Result<(), String> {
+) -> Result<(), VideoError> {
     let stderr = child.stderr.take().map(crate::process::drain_tail);
-    let mut stdin = child.stdin.take().ok_or("ffmpeg has no stdin")?;
+    let mut stdin = child.stdin.take().expect("ffmpeg's stdin is piped");
     let mut pacer = Pacer::new(started);
     let mut broken = None;
     loop {
@@ -332,10 +356,7 @@ fn encode(
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "ffmpeg did not finish within {} s",
-                    ENCODER_LIMIT.as_secs()
-                ));
+                return Err(VideoError::Slow(ENCODER_LIMIT));
             }
         }
     };
@@ -343,17 +364,16 @@ fn encode(
         return Ok(());
     }
     let said = crate::process::tail_text(&stderr);
-    Err(format!(
-        "ffmpeg {status}{}{}",
-        broken
-            .map(|e| format!(" (writing its input: {e})"))
-            .unwrap_or_default(),
-        if said.is_empty() {
-            String::new()
-        } else {
-            format!(": {said}")
-        }
-    ))
+    let input = broken.map(|e| format!(" (writing its input: {e})"));
+    let said = if said.is_empty() {
+        said
+    } else {
+        format!(": {said}")
+    };
+    Err(VideoError::Encoder {
+        status: status.to_string(),
+        said: input.unwrap_or_default() + &said,
+    })
 }
 
 /// The video's clock: how many times each frame is written so that frame

@@ -655,6 +655,9 @@ return JSON.stringify(r); }})({args})",
     }
     async fn screencast(&self) -> Result<Option<super::screencast::Screencast>, BrowserError> {
         let viewport = self.viewport().unwrap_or((1280, 720));
-        Ok(Some(self.page.screencast(viewport).await?))
+        let (page, frames) = (&self.page, &self.page.shared.screencast);
+        let cast =
+            super::screencast::Screencast::start(&page.connection, &page.session, frames, viewport);
+        Ok(Some(cast.await?))
     }
 }

@@ -172,19 +172,6 @@ impl Screencast {
     }
 }
 
-impl super::page::CdpPage {
-    /// Starts the page's screencast at `viewport` (CSS pixels).
-    pub(crate) async fn screencast(&self, viewport: (u32, u32)) -> Result<Screencast, CdpError> {
-        Screencast::start(
-            &self.connection,
-            &self.session,
-            &self.shared.screencast,
-            viewport,
-        )
-        .await
-    }
-}
-
 #[cfg(test)]
 #[path = "screencast_tests.rs"]
 mod tests;

@@ -6,12 +6,20 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::json;
 
+use super::super::page::CdpPage;
 use super::super::testing::fake_page;
+use super::Screencast;
+
+/// The screencast of `page` at `viewport`, as the backend starts it.
+async fn start(page: &CdpPage, viewport: (u32, u32)) -> Result<Screencast, super::CdpError> {
+    let (connection, session) = (&page.connection, &page.session);
+    Screencast::start(connection, session, &page.shared.screencast, viewport).await
+}
 
 #[tokio::test]
 async fn frames_are_acknowledged_passed_on_and_stop_with_the_screencast() {
     let (page, mut fake) = fake_page().await;
-    let (cast, ()) = tokio::join!(page.screencast((800, 600)), async {
+    let (cast, ()) = tokio::join!(start(&page, (800, 600)), async {
         let c = fake.expect("Page.startScreencast").await;
         assert_eq!(
             c["params"],
