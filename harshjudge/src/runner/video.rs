@@ -115,6 +115,7 @@ impl Video {
         Video::new(VideoMode::from_env().unwrap_or(VideoMode::Off))
     }
 
+    /// The video of a run under `mode`.
     pub(crate) fn new(mode: VideoMode) -> Video {
         let state = match mode {
             VideoMode::Off => State::Done,
@@ -134,10 +135,14 @@ impl Video {
     /// (when the mode asks for a video, its backend streams frames and
     /// ffmpeg starts); the others are not (popups neither).
     pub(crate) async fn page_opened(&self, page: &Page, run: RunDir<'_>) {
-        if !matches!(*self.state(), State::Waiting) {
-            return;
+        {
+            // One look and one change: of two pages opened at once, one is filmed.
+            let mut state = self.state();
+            if !matches!(*state, State::Waiting) {
+                return;
+            }
+            *state = State::Done;
         }
-        *self.state() = State::Done;
         let recording = match self.start(page, run).await {
             Ok(r) => r,
             Err(why) => return self.say_once(&NO_VIDEO, why),

@@ -52,8 +52,8 @@ fn the_cues_are_webvtt_in_order() {
     assert_eq!(timestamp(Duration::from_secs(3723) + ms(4)), "01:02:03.004");
 }
 
-/// A step seen by the video: a cue from the video's start, failed ones
-/// marked; skipped ones none.
+/// Before a page opens there is no recording: a step leaves no cue; with
+/// the video off there is never one.
 #[test]
 fn without_a_page_nothing_is_recorded() {
     let video = Video::new(VideoMode::On);
