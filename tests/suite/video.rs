@@ -14,9 +14,18 @@ use crate::support;
 use crate::support::page::until;
 
 /// `video_suite` run with `envs`, only the steps whose names contain `filter`
-/// (`filmed::` is one scenario's, `filmed` also `filmed_too`'s).
+/// (`filmed::` is one scenario's, `filmed` also `filmed_too`'s), one scenario at a time.
 fn run(hj: &Path, filter: &str, envs: &[(&str, &str)]) -> support::Run {
-    support::cargo_test("video_suite", hj, &["--test-threads", "1", filter], envs)
+    run_threads(hj, filter, envs, "1")
+}
+
+fn run_threads(hj: &Path, filter: &str, envs: &[(&str, &str)], threads: &str) -> support::Run {
+    support::cargo_test(
+        "video_suite",
+        hj,
+        &["--test-threads", threads, filter],
+        envs,
+    )
 }
 
 /// The files at the root of a run's folder.
@@ -104,9 +113,10 @@ fn report_plays(hj: &Path, run_dir: &Path, duration: f64) {
 fn chromium_films_a_run_with_its_steps_as_cues_and_the_rest_film_nothing() {
     let tmp = tempfile::tempdir().unwrap();
 
-    // `on`, Chromium: the video and its cues at the run's root.
+    // `on`, Chromium: the video and its cues at the run's root; two
+    // scenarios at once, each page its own screencast.
     let hj = tmp.path().join("on");
-    let r = run(&hj, "filmed::", &[("HARSHJUDGE_VIDEO", "on")]);
+    let r = run_threads(&hj, "filmed", &[("HARSHJUDGE_VIDEO", "on")], "2");
     assert_eq!(r.code, 0, "{r:?}");
     let run_dir = support::only_run(&hj, "filmed");
     assert_eq!(
@@ -170,6 +180,10 @@ fn chromium_films_a_run_with_its_steps_as_cues_and_the_rest_film_nothing() {
     }
 
     report_plays(&hj, &run_dir, duration);
+    let too = support::only_run(&hj, "filmed-too");
+    assert_eq!(probe(&too.join("video.webm")).0, "vp8");
+    let vtt = std::fs::read_to_string(too.join("video.vtt")).unwrap();
+    assert!(vtt.ends_with("\n01 Open the login page\n"), "{vtt}");
 
     // `retain-on-failure`: a passing run keeps none (nor its temporary
     // file); a failing one keeps its video, its failed step's cue says so.
