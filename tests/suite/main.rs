@@ -26,5 +26,6 @@ mod selection;
 mod setups;
 mod shared_browser;
 mod targets;
+mod video;
 mod visual;
 mod web_server;

@@ -398,6 +398,7 @@ fn invoke(
         let judge = crate::judge::JudgeSettings::from_env()?;
         crate::browser::set_suite_expect_timeout(pkg.expect_timeout)?;
         crate::browser::check_settings()?;
+        crate::settings::VideoMode::from_env()?;
         (root, Some((settings, judge)))
     };
     let verbose = verbose_setting()?;

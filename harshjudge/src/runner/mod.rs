@@ -30,6 +30,8 @@ use crate::settings::{EvidenceMode, format_duration};
 use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
+mod video;
+
 /// How a scenario's limits are chosen, and which evidence its probes capture.
 #[derive(Clone, Debug)]
 pub(crate) struct Limits {
@@ -74,6 +76,8 @@ pub(crate) struct Shared {
     cookies: std::sync::OnceLock<Result<crate::api::CookieJar, String>>,
     /// A probe did not answer within [`CAPTURE_LIMIT`] after the steps.
     unresponsive: std::sync::atomic::AtomicBool,
+    /// The run's video (`HARSHJUDGE_VIDEO`, `video.rs`).
+    video: video::Video,
 }
 
 /// How long a probe may take to capture evidence once the steps are over
@@ -129,6 +133,7 @@ impl Shared {
             pages: Mutex::new(Vec::new()),
             cookies: Default::default(),
             unresponsive: Default::default(),
+            video: video::Video::from_env(),
         })
     }
 
@@ -431,6 +436,7 @@ impl Shared {
             expectation: self.def.steps[n - 1].expect.map(str::to_string),
         };
         // The status the consumers heard: failed when it could not be recorded.
+        (self.video).step_ended(n, &outcome.title, started, duration, status);
         let heard = match self.stream.emit(&Event::StepFinished {
             slug: self.stream.slug(),
             outcome: &outcome,
@@ -660,6 +666,7 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
         }
     }
     record_outcomes(shared, end, server_down, after);
+    shared.video.end(shared.run_dir()).await;
     // The browser sessions go back to the pool for the next scenario (reset
     // when taken), unless one did not answer: a session still held by its
     // browser would hold the next scenario too, so they are let go without
@@ -917,6 +924,7 @@ impl RunContext for Shared {
             page.set_owner(&self);
             let others = RunContext::pages(&*self);
             self.pages.lock().expect("pages lock").push(page.clone());
+            self.video.page_opened(&page, self.run_dir()).await;
             // The page starts with the scenario's cookies now (its storage
             // state's, what its requests or other pages set since) and the
             // state's localStorage: requests and pages share one jar.

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use super::judge::{RunJudgment, StepJudgment};
 use super::names::{
     EVIDENCE, JUDGE, META, REPLAY, RESULT, RUNS, SCENARIO_MD, SCENARIOS, SIDECAR_SUFFIX,
-    SKILL_STATE, STEP_PREFIX, STEPS,
+    SKILL_STATE, STEP_PREFIX, STEPS, VIDEO, VIDEO_CUES,
 };
 use super::{
     Durability, EvidenceName, MetaDoc, NewEvidence, RunEvidence, RunId, RunLock, RunResult,
@@ -162,6 +162,34 @@ impl<'a> RunDir<'a> {
     /// the original's `startRun` reports (evidence itself goes per step).
     pub fn flat_evidence_dir(&self) -> PathBuf {
         self.path().join(EVIDENCE)
+    }
+
+    /// `…/runs/{runId}/video.webm`: the run's video (`HARSHJUDGE_VIDEO`), at
+    /// the run's root: no step's evidence, so the original's readers never see it.
+    pub fn video_path(&self) -> PathBuf {
+        self.file(VIDEO)
+    }
+
+    /// `…/runs/{runId}/video.vtt`: the video's cues (WebVTT).
+    pub fn video_cues_path(&self) -> PathBuf {
+        self.file(VIDEO_CUES)
+    }
+
+    /// Where the video is written until it is kept: a temporary name of this
+    /// process (removed at the next start if the process died first).
+    pub fn video_temp_path(&self) -> Result<PathBuf, StoreError> {
+        let temp = super::fsio::tmp_path(&self.video_path());
+        self.scenario.store.confine(&temp)?;
+        Ok(temp)
+    }
+
+    /// Keeps the video written at `temp` ([`video_temp_path`](Self::video_temp_path))
+    /// as `video.webm`, with its cues as `video.vtt`.
+    pub fn keep_video(&self, temp: &std::path::Path, cues: &str) -> Result<(), StoreError> {
+        let (store, path) = (self.scenario.store, self.video_path());
+        store.write_file(&self.video_cues_path(), cues.as_bytes())?;
+        store.confine(&path)?;
+        std::fs::rename(temp, &path).map_err(|source| StoreError::Io { path, source })
     }
 
     /// `…/runs/{runId}/judge/`: the run's judgment, kept apart from its execution.

@@ -27,6 +27,10 @@ pub(super) const RESULT: &str = "result.json";
 pub(super) const SKILL_STATE: &str = "skill-state.yaml";
 /// `runs/{runId}/replay.sh` (and `judge/replay.sh`).
 pub(super) const REPLAY: &str = "replay.sh";
+/// `runs/{runId}/video.webm`: the run's video (`HARSHJUDGE_VIDEO`), not a step's evidence.
+pub(super) const VIDEO: &str = "video.webm";
+/// `runs/{runId}/video.vtt`: its cues.
+pub(super) const VIDEO_CUES: &str = "video.vtt";
 /// `runs/{runId}/judge/`.
 pub(super) const JUDGE: &str = "judge";
 /// `runs/{runId}/evidence/` (flat, v1) and `step-{NN}/evidence/`.

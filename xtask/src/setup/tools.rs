@@ -58,6 +58,14 @@ pub const TOOLS: &[Tool] = &[
         why: "a virtual display for MiniBrowser, which has no headless mode",
     },
     Tool {
+        source: Source::Apt {
+            package: "ffmpeg",
+            commands: &["ffmpeg"],
+        },
+        demo: false,
+        why: "encodes HARSHJUDGE_VIDEO's screencast to WebM (tests/browser/video.rs; ffprobe reads it back)",
+    },
+    Tool {
         source: Source::Cargo {
             krate: "cargo-nextest",
             command: "cargo-nextest",

@@ -297,4 +297,7 @@ impl PageBackend for AnyPage {
     async fn close(&self) -> Result<(), BrowserError> {
         delegate!(self, b => b.close().await)
     }
+    async fn screencast(&self) -> Result<Option<self::cdp::screencast::Screencast>, BrowserError> {
+        delegate!(self, b => b.screencast().await)
+    }
 }

@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use super::cdp::downloads::{DownloadError, DownloadState, DownloadWatch};
 use super::cdp::page::CdpPage;
 use super::cdp::popups::PopupWatch;
+use super::cdp::screencast::Screencast;
 use super::webdriver::wait_for_file;
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
@@ -243,6 +244,13 @@ pub(crate) trait PageBackend: Send + Sync {
         Self: Sized;
     /// Closes a popup's page.
     fn close(&self) -> impl Future<Output = Result<(), BrowserError>> + Send;
+
+    /// Starts streaming the page's painted frames (the run's video): CDP's
+    /// screencast; `None` where the protocol has no frame stream (WebDriver,
+    /// BiDi and classic: this default).
+    fn screencast(&self) -> impl Future<Output = Result<Option<Screencast>, BrowserError>> + Send {
+        async { Ok(None) }
+    }
 }
 
 /// A watch of a page's downloads (`PageBackend::watch_downloads`).

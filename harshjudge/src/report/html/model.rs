@@ -156,6 +156,33 @@ pub struct RunView {
     pub flaky: bool,
     /// Steps in order.
     pub steps: Vec<StepView>,
+    /// The run's video and its cues (`HARSHJUDGE_VIDEO`), when it has one.
+    pub video: Option<VideoView>,
+}
+
+/// A run's video (`runs/{id}/video.webm`) and its WebVTT cues, for the page.
+#[derive(Debug, Serialize)]
+pub struct VideoView {
+    /// The video, relative to the report's page.
+    pub src: String,
+    /// Its cues (`video.vtt`'s text), when written: carried in the data, not
+    /// linked, since a page opened from `file://` may not load a `<track>`
+    /// file (Chromium refuses it as another origin); the page makes a blob of it.
+    pub cues: Option<String>,
+}
+
+/// The video of `run`, if it has one (read through the store: no link followed).
+fn video_of(store: &Store, slug: &Slug, run: &RunId) -> Option<VideoView> {
+    let dir = store.scenario(slug).run(run);
+    let video = dir.video_path();
+    if store.confine(&video).is_err() || !video.is_file() {
+        return None;
+    }
+    let rel = video.strip_prefix(store.dir()).ok()?;
+    Some(VideoView {
+        src: format!("../{}", rel.to_string_lossy()),
+        cues: store.read_to_string(&dir.video_cues_path()).ok(),
+    })
 }
 
 /// One step of a run.
@@ -590,6 +617,7 @@ pub(crate) fn run_view(
         first_run_id: result.first_run_id.clone(),
         flaky: result.flaky,
         steps,
+        video: video_of(store, slug, run),
     }))
 }
 

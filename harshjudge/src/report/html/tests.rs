@@ -113,6 +113,8 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
             .any(|f| f.name == "page.html" && f.kind == "html")
     );
 
+    assert!(v.video.is_none(), "no video: none shown");
+
     let old = model::run_view(&Reads::new(&store), &slug, &RunId::new("Xy-old").unwrap())
         .unwrap()
         .unwrap();
@@ -121,6 +123,39 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
         old.steps[0].files[0].path,
         "../scenarios/login/runs/Xy-old/evidence/step-01-login.png"
     );
+}
+
+/// A run's video (`HARSHJUDGE_VIDEO`) at its root: the run view links it
+/// and carries its cues, which the page plays as the video's track.
+#[test]
+fn a_run_with_a_video_shows_it_with_its_cues() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    let store = Store::new(dir);
+    let (slug, run) = (Slug::new("login").unwrap(), RunId::new("ab_new").unwrap());
+    let run_dir = store.scenario(&slug).run(&run);
+    put(&run_dir.video_path(), "WEBM");
+    let view = |store: &Store| {
+        model::run_view(&Reads::new(store), &slug, &run)
+            .unwrap()
+            .unwrap()
+    };
+    let video = view(&store).video.expect("the video");
+    assert_eq!(video.src, "../scenarios/login/runs/ab_new/video.webm");
+    assert_eq!(video.cues, None);
+    put(
+        &run_dir.video_cues_path(),
+        "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\n01 Open\n",
+    );
+    let video = view(&store).video.expect("the video");
+    assert_eq!(
+        video.cues.as_deref(),
+        Some("WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\n01 Open\n")
+    );
+    // The page plays `d.video` with its track (checked in Chromium by tests/suite/video.rs).
+    let page = include_str!("page.html");
+    assert!(page.contains("if (d.video)") && page.contains("<track default kind=\"captions\""));
 }
 
 /// Issue 20.6: a scenario its test binary no longer has is marked removed

@@ -653,4 +653,11 @@ return JSON.stringify(r); }})({args})",
         }
         Ok(self.page.close().await?)
     }
+    async fn screencast(&self) -> Result<Option<super::screencast::Screencast>, BrowserError> {
+        let viewport = self.viewport().unwrap_or((1280, 720));
+        let (page, frames) = (&self.page, &self.page.shared.screencast);
+        let cast =
+            super::screencast::Screencast::start(&page.connection, &page.session, frames, viewport);
+        Ok(Some(cast.await?))
+    }
 }

@@ -8,7 +8,8 @@
 //! `StepLog`), [`frames`] (each frame's default execution context),
 //! [`elements`] (engine calls answering elements, frame scopes, other
 //! origins' storage), [`screenshot`] (and the viewport), [`fetch`] (routes),
-//! [`dialog`] (dialogs), [`popups`], [`downloads`]; assembled: [`context`] (the browser, its contexts)
+//! [`dialog`] (dialogs), [`popups`], [`downloads`], [`screencast`] (the
+//! painted frames, for the run's video); assembled: [`context`] (the browser, its contexts)
 //! and [`page`] (a page).
 //!
 //! Not used by pages yet: step 9 of `docs/design/backends.md` (the CDP
@@ -32,6 +33,7 @@ pub(crate) mod page;
 pub(crate) mod popups;
 pub(crate) mod protocol;
 pub(crate) mod readers;
+pub(crate) mod screencast;
 pub(crate) mod screenshot;
 pub(crate) mod shared;
 pub(crate) mod transport;

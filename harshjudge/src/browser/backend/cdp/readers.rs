@@ -43,6 +43,8 @@ pub(super) struct Shared {
     /// The sessions of its out-of-process iframes attached now (their
     /// requests paused with the page's while it has a route: `fetch.rs`).
     children: Mutex<Vec<SessionId>>,
+    /// Where its screencast's frames go (`screencast.rs`).
+    pub(super) screencast: Arc<super::screencast::Frames>,
 }
 
 impl FramesOf for Shared {
@@ -76,6 +78,7 @@ impl Shared {
             dialogs,
             lifecycle,
             children: Mutex::default(),
+            screencast: Arc::default(),
         }
     }
 
@@ -107,7 +110,10 @@ pub(super) async fn read_page(
             if let Some(step) = document_requested(&event) {
                 let _ = shared.lifecycle.send(step);
             }
-            if shared.contexts.event(&event) || shared.net().event(&event, &shared.log) {
+            if shared.contexts.event(&event)
+                || shared.net().event(&event, &shared.log)
+                || shared.screencast.event(&event, &connection, &session)
+            {
                 continue;
             }
             if answered(&connection, &session, &shared, &event) {

@@ -1,0 +1,77 @@
+//! The video's clock and cues, and its setting's words.
+
+use std::time::{Duration, Instant};
+
+use super::*;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// Frame k of the video shows the page as it was k/25 s after the start:
+/// the first frame also covers the time before it, each frame stays until
+/// the next, and the last until the end.
+#[test]
+fn the_pacer_repeats_each_frame_until_the_next() {
+    let t0 = Instant::now();
+    let mut p = Pacer::new(t0);
+    // The first frame at 100 ms: nothing written yet (it covers 0..100 ms once the next comes).
+    let (w, n) = p.frame(b"a".to_vec(), t0 + ms(100));
+    assert_eq!((w.is_none(), n), (true, 0));
+    // The second at 500 ms: `a` was on screen for frames 0..12 (0, 40, …, 480 ms).
+    let (w, n) = p.frame(b"b".to_vec(), t0 + ms(500));
+    assert_eq!((&*w.unwrap(), n), (&b"a"[..], 12));
+    // Two frames within one frame time: the first of them written zero times.
+    let (w, n) = p.frame(b"c".to_vec(), t0 + ms(510));
+    assert_eq!((&*w.unwrap(), n), (&b"b"[..], 0));
+    // Nothing new until 1 s: `c` fills frames 12..25.
+    let (w, n) = p.until(t0 + ms(1000));
+    assert_eq!((&*w.unwrap(), n), (&b"c"[..], 13));
+    assert_eq!(p.written, 25);
+}
+
+#[test]
+fn the_cues_are_webvtt_in_order() {
+    let cues = [
+        Cue {
+            start: ms(0),
+            end: ms(1200),
+            text: "01 Open the login page".into(),
+        },
+        Cue {
+            start: ms(1200),
+            end: ms(62_050),
+            text: "02 Sign in --> dashboard\n — failed".into(),
+        },
+    ];
+    assert_eq!(
+        vtt(&cues),
+        "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.200\n01 Open the login page\n\n\
+         2\n00:00:01.200 --> 00:01:02.050\n02 Sign in -> dashboard  — failed\n"
+    );
+    assert_eq!(timestamp(Duration::from_secs(3723) + ms(4)), "01:02:03.004");
+}
+
+/// Before a page opens there is no recording: a step leaves no cue; with
+/// the video off there is never one.
+#[test]
+fn without_a_page_nothing_is_recorded() {
+    let video = Video::new(VideoMode::On);
+    // Without a recording (no page yet) a step leaves nothing.
+    video.step_ended(1, "Open", Instant::now(), ms(5), StepStatus::Pass);
+    assert!(matches!(*video.state(), State::Waiting));
+    assert!(matches!(*Video::new(VideoMode::Off).state(), State::Done));
+}
+
+#[test]
+fn the_setting_has_three_words() {
+    assert_eq!(VideoMode::parse(None).unwrap(), VideoMode::Off);
+    for mode in [VideoMode::Off, VideoMode::On, VideoMode::RetainOnFailure] {
+        assert_eq!(VideoMode::parse(Some(mode.name())).unwrap(), mode);
+    }
+    let e = VideoMode::parse(Some("sometimes")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "setting HARSHJUDGE_VIDEO=\"sometimes\" is invalid: one of off, on, retain-on-failure"
+    );
+}
