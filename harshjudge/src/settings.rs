@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod trace_mode;
+pub use trace_mode::{TRACE_MODES, TraceMode};
+
 /// Default for `HARSHJUDGE_STEP_TIMEOUT`.
 pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -190,6 +193,12 @@ pub const VARIABLES: &[Variable] = &[
         name: "HARSHJUDGE_FULL_PAGE",
         kind: "on/off",
         default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_TRACE",
+        kind: "`off`, `on`, `retain-on-failure` or `on-first-retry`",
+        default: "`retain-on-failure`",
         bounds: "—",
     },
     Variable {

@@ -49,6 +49,7 @@ mod shorthands;
 mod snapshot;
 mod steplog;
 mod storage;
+mod trace;
 mod wire;
 
 pub use browsers::Browsers;
@@ -78,3 +79,4 @@ pub use request::{Request, ResponseInfo};
 pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{NameValue, OriginState, StorageState};
+pub(crate) use trace::{Tracer, Tracing};
