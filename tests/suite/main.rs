@@ -26,5 +26,6 @@ mod selection;
 mod setups;
 mod shared_browser;
 mod targets;
+mod trace;
 mod visual;
 mod web_server;
