@@ -94,7 +94,10 @@ fn by_default_only_failed_steps_keep_their_trace_with_calls_lines_and_logs() {
     let (tmp, r) = run(&[], &[]);
     assert_eq!(r.code, 101, "failing and unwritable fail: {r:?}");
     let hj = store_of(&tmp);
-    assert_eq!(traced_steps(&only_run(&hj, "passing")), Vec::<String>::new());
+    assert_eq!(
+        traced_steps(&only_run(&hj, "passing")),
+        Vec::<String>::new()
+    );
     let failing = only_run(&hj, "failing");
     assert_eq!(traced_steps(&failing), ["02"], "only the failed step");
 
@@ -125,10 +128,22 @@ fn by_default_only_failed_steps_keep_their_trace_with_calls_lines_and_logs() {
         ".name(\"Save\").click()",
     ]) {
         let line = fixture_line("failing", text);
-        assert!(e.at.starts_with(&line), "{} at {}, not {line}", e.call, e.at);
-        assert!(t.started_at <= e.start && e.start <= e.end && e.end <= t.ended_at, "{e:?}");
+        assert!(
+            e.at.starts_with(&line),
+            "{} at {}, not {line}",
+            e.call,
+            e.at
+        );
+        assert!(
+            t.started_at <= e.start && e.start <= e.end && e.end <= t.ended_at,
+            "{e:?}"
+        );
     }
-    let oks: Vec<&str> = t.entries.iter().map(|e| e.outcome.status.as_str()).collect();
+    let oks: Vec<&str> = t
+        .entries
+        .iter()
+        .map(|e| e.outcome.status.as_str())
+        .collect();
     assert_eq!(oks, ["ok", "ok", "failed"]);
     let click = &t.entries[2].outcome;
     assert_eq!(click.kind.as_deref(), Some("timeout"), "{click:?}");
@@ -141,7 +156,10 @@ fn by_default_only_failed_steps_keep_their_trace_with_calls_lines_and_logs() {
         "{error:?} vs {step_error:?}"
     );
     assert!(
-        click.log.iter().any(|l| l.contains("disabled") || l.contains("enabled")),
+        click
+            .log
+            .iter()
+            .any(|l| l.contains("disabled") || l.contains("enabled")),
         "{:?}",
         click.log
     );
@@ -158,10 +176,17 @@ fn by_default_only_failed_steps_keep_their_trace_with_calls_lines_and_logs() {
         .iter()
         .find(|r| r.url.ends_with("/api/typed?v=milk"))
         .unwrap_or_else(|| panic!("{:?} / between {:?}", fill.network, t.between));
-    assert!(typed.started_at.is_some_and(|s| fill.start.floor() <= s && s <= fill.end));
+    assert!(
+        typed
+            .started_at
+            .is_some_and(|s| fill.start.floor() <= s && s <= fill.end)
+    );
     // The goto's own document request is the goto's.
     assert!(
-        t.entries[0].network.iter().any(|r| r.url.ends_with("/items")),
+        t.entries[0]
+            .network
+            .iter()
+            .any(|r| r.url.ends_with("/items")),
         "{:?}",
         t.entries[0].network
     );
@@ -255,7 +280,10 @@ fn off_writes_none_but_the_attribute_and_the_flag_win_over_the_variable() {
 
 #[test]
 fn on_first_retry_traces_only_the_second_attempt() {
-    let (tmp, r) = run(&["flaky", "failing"], &[("HARSHJUDGE_TRACE", "on-first-retry")]);
+    let (tmp, r) = run(
+        &["flaky", "failing"],
+        &[("HARSHJUDGE_TRACE", "on-first-retry")],
+    );
     assert_eq!(r.code, 101, "{r:?}");
     let hj = store_of(&tmp);
     let flaky = runs(&hj, "flaky");
@@ -265,14 +293,25 @@ fn on_first_retry_traces_only_the_second_attempt() {
     let t = trace(&flaky[1], "02");
     assert_eq!((t.attempt, t.mode.as_str()), (2, "on-first-retry"));
     // No retry, no trace.
-    assert_eq!(traced_steps(&only_run(&hj, "failing")), Vec::<String>::new());
+    assert_eq!(
+        traced_steps(&only_run(&hj, "failing")),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
 fn a_bad_trace_mode_stops_the_run_naming_the_four() {
     for (args, envs, named) in [
-        (&["--trace", "sometimes"][..], &[][..], "--trace \"sometimes\" is invalid"),
-        (&[][..], &[("HARSHJUDGE_TRACE", "always")][..], "HARSHJUDGE_TRACE=\"always\""),
+        (
+            &["--trace", "sometimes"][..],
+            &[][..],
+            "--trace \"sometimes\" is invalid",
+        ),
+        (
+            &[][..],
+            &[("HARSHJUDGE_TRACE", "always")][..],
+            "HARSHJUDGE_TRACE=\"always\"",
+        ),
     ] {
         let (_tmp, r) = run(args, envs);
         assert_eq!(r.code, 2, "{r:?}");

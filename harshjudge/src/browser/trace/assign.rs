@@ -75,6 +75,7 @@ mod tests {
 
     fn entry(start: f64, end: f64) -> Entry {
         Entry {
+            seq: 0,
             page: 0,
             kind: Kind::Action,
             call: CallText::locator("page.locator(\"b\")", "click", String::new()),

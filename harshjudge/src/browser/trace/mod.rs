@@ -144,17 +144,20 @@ pub(crate) fn arg(s: &str) -> String {
     format!("{s:?}")
 }
 
-/// Now, in ms since the Unix epoch (the clock of console and network entries).
+/// Now, in ms since the Unix epoch to 0.1 ms (the clock of console and
+/// network entries).
 pub(crate) fn now_ms() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64() * 1000.0)
+        .map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
         .unwrap_or(0.0)
 }
 
 /// One entry being recorded or recorded.
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
+    /// The order entries began in (times are 0.1 ms: two may tie).
+    pub seq: u64,
     pub page: usize,
     pub kind: Kind,
     pub call: CallText,
@@ -194,6 +197,8 @@ pub struct Tracer {
     mode: TraceMode,
     attempt: u32,
     state: Mutex<State>,
+    /// The next entry's `seq`.
+    begun: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Tracer {
@@ -215,6 +220,7 @@ impl Tracer {
                 tracing,
                 mode,
                 attempt,
+                begun: Default::default(),
                 state: Mutex::new(State {
                     step_started: now_ms(),
                     ..State::default()
@@ -307,7 +313,7 @@ impl Tracer {
         console: Vec<ConsoleEntry>,
         network: Vec<NetworkEntry>,
     ) -> TraceFile {
-        entries.sort_by(|a, b| a.start.total_cmp(&b.start));
+        entries.sort_by_key(|e| e.seq);
         let assigned = assign(&entries, &console, &network);
         let entries = entries
             .into_iter()
@@ -470,6 +476,9 @@ pub(crate) async fn span<T>(
         tracer: tracer.clone(),
         open: open.clone(),
         entry: Some(Entry {
+            seq: tracer
+                .begun
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             page: *page,
             kind,
             call: call(),

@@ -251,7 +251,8 @@ fn a_newer_trace_file_is_refused_by_its_number() {
     let file = t.take_step("01", false).unwrap();
     let mut json = serde_json::to_value(&file).unwrap();
     let text = json.to_string();
-    assert_eq!(TraceFile::read(&text).unwrap(), file);
+    let read = TraceFile::read(&text).unwrap();
+    assert_eq!(serde_json::to_value(&read).unwrap(), json);
     json["version"] = 2.into();
     let e = TraceFile::read(&json.to_string()).unwrap_err();
     assert!(matches!(e, TraceReadError::Newer { found: 2 }));
