@@ -284,7 +284,8 @@ impl Tracer {
     }
 
     /// Ends step `step`'s trace: its file when the step is to keep it (every
-    /// step under `Keep`, a failed one under `KeepIfFailed`), else nothing;
+    /// step under `Keep`, a failed one under `KeepIfFailed`) and the scenario
+    /// opened a page, else nothing;
     /// either way the next step starts empty.
     pub fn take_step(&self, step: &str, failed: bool) -> Option<TraceFile> {
         let mut s = self.state();
@@ -294,7 +295,8 @@ impl Tracer {
         let console = std::mem::take(&mut s.console);
         let network = std::mem::take(&mut s.network);
         s.logs_from.clear();
-        if !self.keeps(failed) {
+        // A scenario that opened no page has nothing to trace.
+        if !self.keeps(failed) || s.pages.is_empty() {
             return None;
         }
         let pages = s.pages.clone();

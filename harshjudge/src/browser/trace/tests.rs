@@ -223,6 +223,14 @@ fn modes_become_what_each_attempt_records() {
 }
 
 #[test]
+fn a_scenario_without_a_page_writes_no_trace() {
+    let t = Tracer::new(Tracing::Keep, TraceMode::On, 1).unwrap();
+    assert_eq!(t.take_step("01", true), None);
+    t.add_page("firefox", "webdriver-bidi", None);
+    assert!(t.take_step("02", true).is_some());
+}
+
+#[test]
 fn calls_render_as_written() {
     let expect = CallText::Expect {
         desc: "page.get_by_test_id(\"count\")".into(),
