@@ -11,7 +11,10 @@ use crate::Errors;
 use crate::duration::duration_arg;
 
 /// Every argument `#[scenario]` accepts, in the order the messages list them.
-const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries, skip, fixme, storage_state, setup, depends_on, before, after";
+const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries, skip, fixme, storage_state, setup, depends_on, before, after, trace";
+
+/// The trace modes `trace = "…"` accepts (harshjudge's `TraceMode`, Playwright's names).
+pub(crate) const TRACE_MODES: [&str; 4] = ["off", "on", "retain-on-failure", "on-first-retry"];
 
 /// The parsed `#[scenario(...)]` arguments. Each one is `None` when not given (or invalid).
 #[derive(Default)]
@@ -40,6 +43,8 @@ pub(crate) struct Args {
     pub after: Option<syn::Path>,
     /// `skip = "why"` (`Skip`) or `fixme = "why"` (`Fixme`): never run.
     pub skip: Option<Skip>,
+    /// `trace = "on"`: one of [`TRACE_MODES`].
+    pub trace: Option<&'static str>,
 }
 
 /// `skip = "why"` or `fixme = "why"`, with its reason.
@@ -153,6 +158,7 @@ impl Args {
                 "depends_on" => depends_on(value).map(|d| args.depends_on = d),
                 "before" => hook("before", value).map(|p| args.before = Some(p)),
                 "after" => hook("after", value).map(|p| args.after = Some(p)),
+                "trace" => trace(value).map(|m| args.trace = Some(m)),
                 _ => unreachable!("checked against ARGUMENTS"),
             };
             if let Err(e) = result {
@@ -176,6 +182,7 @@ fn example(name: &str) -> &'static str {
         "before" => "seed_data",
         "after" => "clean_up",
         "setup" => "true",
+        "trace" => "\"on\"",
         _ => "\"30s\"",
     }
 }
@@ -208,6 +215,28 @@ fn retries(value: &syn::Expr) -> syn::Result<u32> {
         },
         other => Err(bad(syn::spanned::Spanned::span(other))),
     }
+}
+
+/// `trace = "on"`: one of the four trace modes.
+fn trace(value: &Expr) -> syn::Result<&'static str> {
+    let bad = |span| {
+        syn::Error::new(
+            span,
+            "`trace` takes a trace mode: \"off\", \"on\", \"retain-on-failure\" or \"on-first-retry\", e.g. `trace = \"on\"`",
+        )
+    };
+    let lit = match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => lit,
+        Expr::Group(group) => return trace(&group.expr),
+        other => return Err(bad(other.span())),
+    };
+    let v = lit.value();
+    TRACE_MODES
+        .into_iter()
+        .find(|m| *m == v)
+        .ok_or_else(|| bad(lit.span()))
 }
 
 /// `storage_state = "admin"`: a name that becomes `.harshJudge/.auth/admin.json`.
@@ -446,6 +475,16 @@ mod tests {
     }
 
     #[test]
+    fn trace_modes() {
+        for mode in TRACE_MODES {
+            let (args, errors) = parse(quote!(trace = #mode));
+            assert!(errors.is_empty(), "{errors:?}");
+            assert_eq!(args.trace, Some(mode));
+        }
+        assert_eq!(parse(quote!()).0.trace, None);
+    }
+
+    #[test]
     fn empty() {
         let (args, errors) = parse(quote! {});
         assert!(errors.is_empty());
@@ -498,6 +537,11 @@ mod tests {
             (quote!(skip = ""), "`skip` needs a reason"),
             (quote!(fixme = 2), "`fixme` must be a string literal"),
             (quote!(skip), "`skip` needs a value"),
+            (
+                quote!(trace = "sometimes"),
+                "`trace` takes a trace mode: \"off\", \"on\", \"retain-on-failure\" or \"on-first-retry\"",
+            ),
+            (quote!(trace = on), "`trace` takes a trace mode"),
             (
                 quote!(skip = "a", fixme = "b"),
                 "`fixme` and `skip` cannot both be set",

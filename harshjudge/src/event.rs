@@ -91,6 +91,18 @@ pub enum Event<'a> {
         /// The file.
         path: &'a Path,
     },
+    /// A step's trace, `trace.json` (the browser's record of what happened
+    /// inside it), not yet on disk. The store writer writes it off the step's
+    /// path; a trace that cannot be written leaves `trace-error.txt` instead
+    /// and never changes the step's status.
+    TraceCaptured {
+        /// Scenario slug.
+        slug: &'a Slug,
+        /// The step.
+        id: &'a StepId,
+        /// `trace.json`'s content.
+        bytes: &'a [u8],
+    },
     /// A step ended (passed, failed, or was skipped).
     StepFinished {
         /// Scenario slug.

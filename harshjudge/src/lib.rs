@@ -267,6 +267,7 @@ pub mod __private {
         Hook, HookFuture, ScenarioDef, ScenarioFuture, Setup, Skip, StepDef,
     };
     pub use crate::scenario::StepMarker;
+    pub use crate::settings::TraceMode;
     pub use inventory;
 
     /// The step boundary handle of a scenario body (cheap clone of the handle's state).

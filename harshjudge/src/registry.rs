@@ -28,6 +28,9 @@ pub struct ScenarioDef {
     pub step_timeout: Option<Duration>,
     /// `#[scenario(retries = N)]`: attempts after a failure.
     pub retries: Option<u32>,
+    /// `#[scenario(trace = "on")]`: when its steps' traces are written (over
+    /// `--trace` and `HARSHJUDGE_TRACE`).
+    pub trace: Option<crate::settings::TraceMode>,
     /// `file!()` of the function.
     pub file: &'static str,
     /// `line!()` of the function.

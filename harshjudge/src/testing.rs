@@ -46,6 +46,7 @@ pub(crate) fn fake_scenario(
         timeout: None,
         step_timeout: None,
         retries: None,
+        trace: None,
         file: "tests/fake.rs",
         line: 1,
         module_path: "fake",
@@ -132,6 +133,9 @@ impl EventSink for RecordingSink {
             Event::StepStarted { id, .. } => Seen::StepStarted(id.to_string()),
             Event::EvidenceProduced { id, file, .. } => {
                 Seen::Produced(id.to_string(), format!("{}.{}", file.name, file.ext))
+            }
+            Event::TraceCaptured { id, .. } => {
+                Seen::Produced(id.to_string(), "trace.json".to_string())
             }
             Event::EvidenceCaptured { id, path, .. } => Seen::Evidence(
                 id.to_string(),

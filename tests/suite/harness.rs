@@ -853,7 +853,9 @@ fn browser_evidence(hj: &Path, tmp: &Path) {
             "console.json",
             "error.png",
             "network.json",
-            "page.html"
+            "page.html",
+            // The failed step's trace (`retain-on-failure`, the default).
+            "trace.json"
         ]
     );
     let aria = std::fs::read_to_string(failed.join("step-02/evidence/aria.yml")).unwrap();

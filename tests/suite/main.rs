@@ -26,6 +26,7 @@ mod selection;
 mod setups;
 mod shared_browser;
 mod targets;
+mod trace;
 mod video;
 mod visual;
 mod web_server;

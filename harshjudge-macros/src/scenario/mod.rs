@@ -99,6 +99,8 @@ struct Scenario {
     timeout: Option<u64>,
     step_timeout: Option<u64>,
     retries: Option<u32>,
+    /// `trace = "on"`: a trace mode's name.
+    trace: Option<&'static str>,
     /// `skip = "why"` / `fixme = "why"`.
     skip: Option<Skip>,
     /// `#[case]`s: one scenario each (none: the function is the scenario).
@@ -206,6 +208,7 @@ impl Scenario {
             timeout: args.timeout,
             step_timeout: args.step_timeout,
             retries: args.retries,
+            trace: args.trace,
             skip: args.skip.clone(),
             cases,
             parts,
@@ -276,6 +279,18 @@ impl Scenario {
         let step_timeout = duration(self.step_timeout);
         let retries = match self.retries {
             Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        let trace = match self.trace {
+            Some(mode) => {
+                let variant = match mode {
+                    "off" => quote!(Off),
+                    "on" => quote!(On),
+                    "on-first-retry" => quote!(OnFirstRetry),
+                    _ => quote!(RetainOnFailure),
+                };
+                quote!(::core::option::Option::Some(::harshjudge::__private::TraceMode::#variant))
+            }
             None => quote!(::core::option::Option::None),
         };
         let skip = match &self.skip {
@@ -372,6 +387,7 @@ impl Scenario {
                         timeout: #timeout,
                         step_timeout: #step_timeout,
                         retries: #retries,
+                        trace: #trace,
                         file: ::core::file!(),
                         line: #fn_line,
                         module_path: ::core::module_path!(),

@@ -22,6 +22,7 @@ use super::locator::{Locator, TextMatch};
 use super::page::Page;
 use super::protocol::{Call, ExpectPattern, Matcher, Request, Target};
 use super::snapshot::ScreenshotAssertion;
+use super::trace::{self, CallText, Kind};
 
 /// What an assertion expects of one element's text or class, or of every element
 /// in order (a list).
@@ -206,16 +207,24 @@ struct Job {
 
 impl Job {
     async fn run(self) -> Result<(), BrowserError> {
-        assert(
-            &self.page,
-            self.target,
-            self.matcher?,
-            self.what,
-            self.not,
-            self.timeout,
-            self.at,
-        )
-        .await
+        let Job {
+            page,
+            target,
+            matcher,
+            what,
+            not,
+            timeout,
+            at,
+        } = self;
+        let tracer = page.tracer();
+        let call = tracer.map(|_| CallText::Expect {
+            desc: target.describe.clone(),
+            not,
+            what: what.clone(),
+        });
+        let body = async { assert(&page, target, matcher?, what, not, timeout, at).await };
+        let call = || call.expect("made when traced");
+        trace::span(tracer, Kind::Assertion, call, at, body).await
     }
 }
 

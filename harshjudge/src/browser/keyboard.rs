@@ -260,6 +260,20 @@ impl Modifiers {
         Modifiers(self.0 | bit)
     }
 
+    /// The modifiers held, as Rust writes them (`Modifier::Shift`), in order.
+    pub(crate) fn names(self) -> Vec<&'static str> {
+        [
+            (1, "Modifier::Alt"),
+            (2, "Modifier::Control"),
+            (4, "Modifier::Meta"),
+            (8, "Modifier::Shift"),
+        ]
+        .into_iter()
+        .filter(|(bit, _)| self.0 & bit != 0)
+        .map(|(_, name)| name)
+        .collect()
+    }
+
     /// The WebDriver key values held, in order.
     fn keys(self) -> Vec<String> {
         Self::ORDER

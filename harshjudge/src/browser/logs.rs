@@ -54,6 +54,11 @@ pub struct NetworkEntry {
     /// `aborted`, `continued`; absent when no route touched it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intercepted: Option<String>,
+    /// When it was sent, ms since the Unix epoch (`startedAt`): over the
+    /// DevTools protocol and WebDriver BiDi; absent over classic WebDriver
+    /// (chromedriver's log gives no wall clock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<f64>,
 }
 
 /// The DevTools events chromedriver records in its `devtools` log for us
@@ -249,6 +254,7 @@ fn network_event(
                 request_id: Some(id.clone()),
                 redirect_count: None,
                 intercepted: None,
+                started_at: None,
             };
             pending.insert(id, (entry, p["timestamp"].as_f64().unwrap_or(0.0)));
             None

@@ -49,6 +49,7 @@ mod shorthands;
 mod snapshot;
 mod steplog;
 mod storage;
+mod trace;
 mod video;
 mod wire;
 
@@ -79,4 +80,5 @@ pub use request::{Request, ResponseInfo};
 pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{NameValue, OriginState, StorageState};
+pub(crate) use trace::{Tracer, Tracing};
 pub(crate) use video::{Screencast, ScreencastFrame};

@@ -3,6 +3,8 @@
 //! of the scenario that opened it. Locators, assertions, the keyboard and the
 //! string-selector shorthands add their `impl Page` blocks in their own files.
 
+use std::future::Future;
+use std::panic::Location;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
@@ -15,6 +17,7 @@ use super::config::BrowserKind;
 use super::error::BrowserError;
 use super::logs::{ConsoleEntry, NetworkEntry};
 use super::protocol::{Answer, Call, Clip, Request};
+use super::trace::{CallText, Kind, Tracer, arg, span};
 
 /// What a page needs of the scenario that opened it, for the assertions that
 /// leave evidence (`to_have_screenshot` keeps its baseline per scenario and
@@ -76,6 +79,9 @@ struct Inner {
     /// The http(s) origins the page navigated to, in order (for
     /// [`Page::storage_state`]).
     visited: Mutex<Vec<String>>,
+    /// The tracer of the scenario's attempt and the page's number in it,
+    /// when its steps are traced.
+    trace: OnceLock<(Arc<Tracer>, usize)>,
 }
 
 impl std::fmt::Debug for Page {
@@ -108,6 +114,7 @@ impl Page {
                 base_url: base_url.trim_end_matches('/').to_string(),
                 owner: OnceLock::new(),
                 visited: Mutex::new(Vec::new()),
+                trace: OnceLock::new(),
             }),
             wait,
             expect_wait,
@@ -121,16 +128,33 @@ impl Page {
         if let Some(o) = self.inner.owner.get() {
             let _ = owner.set(o.clone());
         }
-        Page {
+        let page = Page {
             inner: Arc::new(Inner {
                 backend,
                 base_url: self.inner.base_url.clone(),
                 owner,
                 visited: Mutex::new(Vec::new()),
+                trace: OnceLock::new(),
             }),
             wait: self.wait,
             expect_wait: self.expect_wait,
+        };
+        if let Some((tracer, _)) = self.tracer() {
+            page.set_tracer(tracer);
         }
+        page
+    }
+
+    /// Records the page's calls into `tracer` (once; the scenario's attempt's).
+    pub(crate) fn set_tracer(&self, tracer: &Arc<Tracer>) {
+        let b = self.backend();
+        let n = tracer.add_page(b.kind().name(), b.protocol(), b.viewport());
+        let _ = self.inner.trace.set((tracer.clone(), n));
+    }
+
+    /// The page's tracer and its number there, when its steps are traced.
+    pub(crate) fn tracer(&self) -> Option<&(Arc<Tracer>, usize)> {
+        self.inner.trace.get()
     }
 
     /// The protocol the page speaks.
@@ -173,9 +197,14 @@ impl Page {
     /// any), repeated in the new document when a navigation ends it.
     pub(crate) async fn call(&self, call: Call, during: &str) -> Result<Answer, BrowserError> {
         let frame = call.request.frame().cloned();
-        self.backend()
+        let answer = self
+            .backend()
             .call_engine(frame.as_ref(), call, during)
-            .await
+            .await?;
+        if self.tracer().is_some() {
+            super::trace::note(&answer.log);
+        }
+        Ok(answer)
     }
 
     /// The same page with another auto-wait limit, of its actions and of
@@ -242,27 +271,65 @@ impl Page {
     /// the place of this one before its document comes fails it with
     /// [`BrowserError::NavigationInterrupted`], naming both URLs, where the
     /// session speaks WebDriver BiDi or the DevTools protocol (not on WebKit).
-    pub async fn goto(&self, path: impl AsRef<str>) -> Result<(), BrowserError> {
-        let url = self.url_for(path.as_ref())?;
-        if let Some(origin) = origin_of(&url) {
-            self.visited(&origin);
+    #[track_caller]
+    pub fn goto(
+        &self,
+        path: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        let path = path.as_ref().to_string();
+        async move {
+            let call = || CallText::Page {
+                method: "goto",
+                args: arg(&path),
+            };
+            span(self.tracer(), Kind::Navigation, call, at, async {
+                let url = self.url_for(&path)?;
+                if let Some(origin) = origin_of(&url) {
+                    self.visited(&origin);
+                }
+                self.backend().goto(&url).await
+            })
+            .await
         }
-        self.backend().goto(&url).await
     }
 
     /// Reloads the page.
-    pub async fn reload(&self) -> Result<(), BrowserError> {
-        self.backend().reload().await
+    #[track_caller]
+    pub fn reload(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        self.navigation("reload", None, Location::caller())
     }
 
     /// Goes back in history.
-    pub async fn go_back(&self) -> Result<(), BrowserError> {
-        self.backend().go(History::Back).await
+    #[track_caller]
+    pub fn go_back(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        self.navigation("go_back", Some(History::Back), Location::caller())
     }
 
     /// Goes forward in history.
-    pub async fn go_forward(&self) -> Result<(), BrowserError> {
-        self.backend().go(History::Forward).await
+    #[track_caller]
+    pub fn go_forward(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        self.navigation("go_forward", Some(History::Forward), Location::caller())
+    }
+
+    /// A reload (`None`) or a move in history, as one entry of the trace.
+    async fn navigation(
+        &self,
+        method: &'static str,
+        history: Option<History>,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        let call = || CallText::Page {
+            method,
+            args: String::new(),
+        };
+        span(self.tracer(), Kind::Navigation, call, at, async move {
+            match history {
+                None => self.backend().reload().await,
+                Some(h) => self.backend().go(h).await,
+            }
+        })
+        .await
     }
 
     /// Runs a Chrome DevTools Protocol command (`"Emulation.setTimezoneOverride"`,
@@ -363,7 +430,11 @@ impl Page {
     /// boundary, after its screenshot).
     #[doc(hidden)]
     pub async fn take_logs(&self) -> Result<(Vec<ConsoleEntry>, Vec<NetworkEntry>), BrowserError> {
-        self.backend().take_logs().await
+        let (console, network) = self.backend().take_logs().await?;
+        if let Some((tracer, n)) = self.tracer() {
+            tracer.logs(*n, &console, &network);
+        }
+        Ok((console, network))
     }
 
     /// The step's console and network so far, as its boundary will record them

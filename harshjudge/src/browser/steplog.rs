@@ -243,6 +243,7 @@ impl StepLog {
                     request_id: Some(request.id.clone()),
                     redirect_count: (hop > 0).then_some(hop),
                     intercepted: None,
+                    started_at: Some(start),
                 };
                 tell(&mut s.waiters, &request.url, false, || {
                     Seen::Request(request.clone())
@@ -584,6 +585,12 @@ mod tests {
             ]
         );
         assert_eq!(network[0].kind, "Fetch");
+        // Each hop's start, wall ms as the backend timed it (the trace assigns
+        // requests to actions by it).
+        let starts: Vec<_> = network.iter().map(|e| e.started_at).collect();
+        assert_eq!(starts, [Some(10.0), Some(13.0)]);
+        let json = serde_json::to_value(&network[1]).unwrap();
+        assert_eq!(json["startedAt"], 13.0);
         assert_eq!(console.len(), 1);
         assert_eq!(
             console[0].text,

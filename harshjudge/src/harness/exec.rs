@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use libtest_mimic::{Arguments, Completion, Conclusion, Trial};
 
 use super::flags::SuiteFlags;
+use crate::browser::Tracing;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::judge::JudgeSettings;
 use crate::recorder::RunHandle;
@@ -16,7 +17,7 @@ use crate::recorder::replay::ReplayInfo;
 use crate::registry::ScenarioDef;
 use crate::report::{RunLine, Summary};
 use crate::runner::{self, Limits, Shared};
-use crate::settings::Settings;
+use crate::settings::{Settings, TraceMode};
 use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
 use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 
@@ -96,6 +97,9 @@ struct Job {
     replay: Arc<ReplayInfo>,
     /// 1 + retries.
     attempts: u32,
+    /// When its steps' traces are written: its `#[scenario(trace)]`, else
+    /// `--trace`, else `HARSHJUDGE_TRACE`.
+    trace: TraceMode,
     fail_on_flaky: bool,
     judging: Arc<crate::recorder::judging::Judging>,
     /// The setups of the invocation: a job waits for those its scenario depends on.
@@ -281,6 +285,14 @@ impl Job {
                 },
             });
             let dir = run.dir();
+            // What this attempt traces: decided here, once (the mode and
+            // which attempt this is); the runner and the pages only see it.
+            let limits = Limits {
+                tracing: Tracing::for_attempt(self.trace, attempt),
+                trace_mode: self.trace,
+                attempt,
+                ..self.limits.clone()
+            };
             let shared = Shared::new(
                 def,
                 run,
@@ -288,7 +300,7 @@ impl Job {
                 self.browsers.clone(),
                 sink,
                 self.last,
-                self.limits.clone(),
+                limits,
                 Some(crate::recorder::writer::JudgeRun {
                     judging: self.judging.clone(),
                     filter: last_test.clone(),
@@ -643,6 +655,10 @@ pub(super) fn execute(
         full_page: x.settings.full_page,
         // Checked with the other settings before anything ran (`check_settings`).
         console: crate::browser::ConsoleSettings::from_env().unwrap_or_default(),
+        // Set per attempt (`Job::run_once`).
+        tracing: crate::browser::Tracing::Off,
+        trace_mode: x.flags.trace,
+        attempt: 1,
     };
     super::signals::listen_for_signals(&rt, browsers.killer());
     let replay = Arc::new(ReplayInfo::from_env(
@@ -668,6 +684,7 @@ pub(super) fn execute(
             log: x.log.clone(),
             replay: replay.clone(),
             attempts: 1 + def.retries.or(x.flags.retries).unwrap_or(0),
+            trace: def.trace.unwrap_or(x.flags.trace),
             fail_on_flaky: x.flags.fail_on_flaky,
             judging: judging.clone(),
             repeat: setups::repetitions(def, x.flags.repeat_each),

@@ -1,12 +1,12 @@
 //! What one harness invocation adds to libtest's command line: `--retries`,
 //! `--resume`, `--last-failed`, `--fail-on-flaky`, `--shard`, `--rejudge`,
-//! `--rejudge-run`, `--tag`, `--tags`, `--repeat-each`, `--max-failures`, and
+//! `--rejudge-run`, `--tag`, `--tags`, `--repeat-each`, `--max-failures`, `--trace`, and
 //! libtest's filters after the first (libtest-mimic takes one).
 
 use crate::browser::BrowserKind;
 use crate::harness::shard::{Shard, ShardError};
 use crate::harness::tags::{TagExpr, TagExprError, TagSelection};
-use crate::settings::{SettingError, env, env_bool};
+use crate::settings::{SettingError, TRACE_MODES, TraceMode, env, env_bool};
 use crate::store::{RunId, StoreError};
 
 /// Flags of ours, taken out of the command line before libtest parses the rest.
@@ -54,6 +54,9 @@ pub struct SuiteFlags {
     /// (`scenario-firefox`). Empty: the one browser `HARSHJUDGE_BROWSER` names,
     /// test names unchanged.
     pub browsers: Vec<BrowserKind>,
+    /// `--trace MODE` (else `HARSHJUDGE_TRACE`, default `retain-on-failure`):
+    /// when steps' traces are written, for scenarios that set no `trace` of their own.
+    pub trace: TraceMode,
 }
 
 /// libtest's options that take a value (`--skip X`): that value is not a filter.
@@ -129,6 +132,12 @@ pub enum FlagError {
         "--browser {value:?} is invalid: expected chromium, firefox or webkit, e.g. --browser firefox (repeat it for several)"
     )]
     Browser {
+        /// The value given.
+        value: String,
+    },
+    /// `--trace` with something else than a trace mode.
+    #[error("--trace {value:?} is invalid: expected {TRACE_MODES}, e.g. --trace on")]
+    Trace {
         /// The value given.
         value: String,
     },
@@ -287,6 +296,11 @@ impl SuiteFlags {
                 _ if a.starts_with("--shard=") => {
                     flags.shard = Some(Shard::parse(&a["--shard=".len()..], "--shard")?);
                 }
+                _ if a == "--trace" || a.starts_with("--trace=") => {
+                    let v = value_of(&a, "--trace", &mut it, "a trace mode, e.g. --trace on")?
+                        .unwrap_or_default();
+                    flags.trace = TraceMode::parse(&v).ok_or(FlagError::Trace { value: v })?;
+                }
                 _ if a == "--tag" || a.starts_with("--tag=") => {
                     let v = value_of(&a, "--tag", &mut it, "a tag name, e.g. --tag smoke")?;
                     flags.tags.any_of.push(parse_tag(&v.unwrap_or_default())?);
@@ -421,6 +435,7 @@ impl SuiteFlags {
                 })
                 .transpose()?,
             browsers: Vec::new(),
+            trace: TraceMode::from_env()?,
         })
     }
 }
@@ -430,6 +445,27 @@ mod tests {
     use super::*;
     fn split(args: &[&str]) -> Result<(Vec<String>, SuiteFlags), FlagError> {
         SuiteFlags::split(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn trace_flag_takes_a_mode_and_a_bad_one_names_the_four() {
+        let (rest, f) = split(&["bin", "--trace", "on", "web"]).unwrap();
+        assert_eq!(
+            (rest, f.trace),
+            (vec!["bin".to_string(), "web".into()], TraceMode::On)
+        );
+        let (_, f) = split(&["bin", "--trace=on-first-retry"]).unwrap();
+        assert_eq!(f.trace, TraceMode::OnFirstRetry);
+        let e = split(&["bin", "--trace", "sometimes"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--trace \"sometimes\" is invalid")
+                && e.contains("off, on, retain-on-failure or on-first-retry"),
+            "{e}"
+        );
+        let e = split(&["bin", "--trace"]).unwrap_err().to_string();
+        assert!(e.contains("--trace needs a trace mode"), "{e}");
     }
 
     #[test]

@@ -411,6 +411,7 @@ pub(crate) fn per_browser(
                 timeout: def.timeout,
                 step_timeout: def.step_timeout,
                 retries: def.retries,
+                trace: def.trace,
                 file: def.file,
                 line: def.line,
                 module_path: def.module_path,

@@ -32,6 +32,7 @@ impl ReplayInfo {
             "HARSHJUDGE_BASE_URL",
             "HARSHJUDGE_EVIDENCE",
             "HARSHJUDGE_FULL_PAGE",
+            "HARSHJUDGE_TRACE",
             "HARSHJUDGE_STEP_TIMEOUT",
             "HARSHJUDGE_TIMEOUT",
             "HARSHJUDGE_WEBDRIVER_URL",

@@ -23,7 +23,10 @@ use futures_util::FutureExt;
 
 use crate::event::{Event, EventSink, StepOutcome, Urgency};
 use crate::store::NewEvidence;
-use crate::store::{RunId, RunResult, Slug, StepId, StepStatus, StoreError};
+use crate::store::{EvidenceName, RunId, RunResult, Slug, StepId, StepStatus, StoreError};
+
+/// A step's trace in its evidence.
+const TRACE_FILE: &str = "trace.json";
 
 use super::judging::{Judging, ReplayError, step_result};
 use super::{Completion, RunHandle, StepRecord};
@@ -175,6 +178,9 @@ impl StoreWriter {
                 urgency: Urgency::Background,
                 ..
             } => self.write_later(id, file).map(|()| Recorded::Passed),
+            Event::TraceCaptured { id, bytes, .. } => {
+                self.write_trace(id, bytes).map(|()| Recorded::Passed)
+            }
             Event::StepFinished { slug, outcome } => {
                 let Err(e) = self.record_step(outcome) else {
                     self.next.on_event(event);
@@ -263,6 +269,63 @@ impl StoreWriter {
                 path,
                 warning,
             }]
+        });
+        (self.writes.lock().expect("writes lock")).push((step_number, write));
+        Ok(())
+    }
+
+    /// Starts writing a step's `trace.json` as [`write_later`](Self::write_later)
+    /// does, except that a failure costs the trace only: the step's evidence
+    /// gets `trace-error.txt` saying why (best effort), stderr says it once,
+    /// and the run gets no warning (its outcome is not the trace's).
+    fn write_trace(&self, step: &StepId, bytes: &[u8]) -> Result<(), StoreError> {
+        let mut run = self.run();
+        run.ensure_running()?;
+        run.note_evidence(step, TRACE_FILE.to_string())?;
+        let store = run.store().clone();
+        drop(run);
+        let (slug, run_id, step) = (self.slug.clone(), self.id.clone(), step.clone());
+        let step_number = step.number();
+        let bytes = bytes.to_vec();
+        let write = tokio::task::spawn_blocking(move || {
+            let dir = store.scenario(&slug).run(&run_id);
+            let file = |name: &str, ext: &'static str, bytes: &[u8]| {
+                let name = EvidenceName::new(name).expect("a valid evidence name");
+                (dir.write_evidence(
+                    &step,
+                    NewEvidence {
+                        name: &name,
+                        ext,
+                        kind: "custom",
+                        bytes,
+                    },
+                    Default::default(),
+                ))
+                .map(|w| w.path)
+            };
+            let e = match file("trace", "json", &bytes) {
+                Ok(path) => {
+                    return vec![Landed {
+                        step,
+                        path,
+                        warning: None,
+                    }];
+                }
+                Err(e) => e,
+            };
+            eprintln!(
+                "harshjudge: {slug}: the trace of step {step} was not written: {e} (the step's outcome is its own)"
+            );
+            let why =
+                format!("this step's trace was not written: {e}; the step's outcome is its own\n");
+            match file("trace-error", "txt", why.as_bytes()) {
+                Ok(path) => vec![Landed {
+                    step,
+                    path,
+                    warning: None,
+                }],
+                Err(_) => Vec::new(),
+            }
         });
         (self.writes.lock().expect("writes lock")).push((step_number, write));
         Ok(())

@@ -35,6 +35,9 @@ async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunStatus) {
         evidence: EvidenceMode::Off,
         full_page: false,
         console: Default::default(),
+        tracing: Default::default(),
+        trace_mode: Default::default(),
+        attempt: 1,
     };
     let shared = Shared::new(
         def,

@@ -42,6 +42,12 @@ pub(crate) struct Limits {
     /// `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS` and its allow-list, read once per
     /// invocation (not at every step boundary).
     pub console: crate::browser::ConsoleSettings,
+    /// What this attempt's trace records (the harness decides per attempt).
+    pub tracing: crate::browser::Tracing,
+    /// The trace mode it comes from, and the attempt (what `trace.json` says).
+    pub trace_mode: crate::settings::TraceMode,
+    /// The attempt's number, from 1.
+    pub attempt: u32,
 }
 
 /// The probes' captures at one boundary: each probe's prefix and its snapshot,
@@ -78,6 +84,8 @@ pub(crate) struct Shared {
     unresponsive: std::sync::atomic::AtomicBool,
     /// The run's video (`HARSHJUDGE_VIDEO`, `video.rs`).
     video: video::Video,
+    /// The attempt's trace recorder, given to its pages (none: not traced).
+    tracer: Option<Arc<crate::browser::Tracer>>,
 }
 
 /// How long a probe may take to capture evidence once the steps are over
@@ -111,7 +119,9 @@ impl Shared {
         judging: Option<JudgeRun>,
     ) -> Arc<Shared> {
         let store = run.store().clone();
+        let tracer = crate::browser::Tracer::new(limits.tracing, limits.trace_mode, limits.attempt);
         Arc::new(Shared {
+            tracer,
             store,
             def,
             base_url,
@@ -197,6 +207,10 @@ impl Shared {
         } else {
             Vec::new()
         };
+        let ending = self.cursor.lock().expect("cursor lock").step;
+        if ending > 0 {
+            self.trace_step(ending, false).await;
+        }
         let mut c = self.cursor.lock().expect("cursor lock");
         if c.step > 0 {
             let (step, started) = (c.step, c.started);
@@ -665,6 +679,13 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
             shared.write_snapshots(step, &snaps, Side::After);
         }
     }
+    // The running step's trace, before its end is told (judges and its
+    // evidence listing see the file).
+    let step = shared.cursor.lock().expect("cursor lock").step;
+    if step > 0 {
+        let failed = failing_step.is_some() || interrupted.is_some();
+        shared.trace_step(step, failed).await;
+    }
     record_outcomes(shared, end, server_down, after);
     shared.video.end(shared.run_dir()).await;
     // The browser sessions go back to the pool for the next scenario (reset
@@ -922,6 +943,9 @@ impl RunContext for Shared {
                 .open_page_in(self.def.browser, &self.base_url)
                 .await?;
             page.set_owner(&self);
+            if let Some(tracer) = &self.tracer {
+                page.set_tracer(tracer);
+            }
             let others = RunContext::pages(&*self);
             self.pages.lock().expect("pages lock").push(page.clone());
             self.video.page_opened(&page, self.run_dir()).await;
@@ -1000,6 +1024,8 @@ impl Future for CatchPanic {
         }
     }
 }
+
+mod trace;
 
 #[cfg(test)]
 mod tests;

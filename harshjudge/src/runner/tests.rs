@@ -53,6 +53,9 @@ async fn run(def: &'static ScenarioDef, stop_after: usize, evidence: EvidenceMod
         evidence,
         full_page: false,
         console: Default::default(),
+        tracing: Default::default(),
+        trace_mode: Default::default(),
+        attempt: 1,
     };
     let shared = Shared::new(
         def,
@@ -523,6 +526,9 @@ async fn a_consumer_told_of_evidence_finds_the_file_whole_on_disk() {
         evidence: EvidenceMode::All,
         full_page: false,
         console: Default::default(),
+        tracing: Default::default(),
+        trace_mode: Default::default(),
+        attempt: 1,
     };
     let shared = Shared::new(
         def,
@@ -637,6 +643,9 @@ fn evidence_numbers_are_per_scenario_and_kind() {
             evidence: EvidenceMode::All,
             full_page: false,
             console: Default::default(),
+            tracing: Default::default(),
+            trace_mode: Default::default(),
+            attempt: 1,
         };
         Shared::new(
             def,

@@ -457,3 +457,181 @@ pub struct SkillState {
 pub const CHECKLIST_EVIDENCE: &str = "evidence";
 /// `checklistStatus` key of `skill-state.yaml` for what precedes the run.
 pub const CHECKLIST_PRE_RUN: &str = "pre-run";
+
+/// The `trace.json` format version this harshjudge writes and reads. New
+/// optional keys do not change it; a reader refuses a higher one.
+pub const TRACE_VERSION: u32 = 1;
+
+/// `step-NN/evidence/trace.json`: what happened inside one step, one entry
+/// per action, read, assertion and navigation, in the order they began.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TraceFile {
+    /// [`TRACE_VERSION`].
+    pub version: u32,
+    /// The step, `01`…
+    pub step: String,
+    /// The attempt of the scenario (1, then 2… for retries).
+    pub attempt: u32,
+    /// The trace mode it was recorded under (`on`, `retain-on-failure`, …).
+    pub mode: String,
+    /// When the step began, ms since the Unix epoch.
+    pub started_at: f64,
+    /// When its trace was taken (its end), ms since the Unix epoch.
+    pub ended_at: f64,
+    /// The scenario's pages that entries name (`p1`, `p2`, …).
+    pub pages: Vec<TracePage>,
+    /// The entries, in the order they began.
+    pub entries: Vec<TraceEntry>,
+    /// The console lines and requests of the step that began inside no entry.
+    pub between: TraceLogs,
+    /// What was left out and why (none so far).
+    #[serde(default)]
+    pub limits: Vec<String>,
+    /// What could not be recorded (a page that did not hand its logs).
+    #[serde(default)]
+    pub errors: Vec<String>,
+}
+
+/// Why a `trace.json` cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceReadError {
+    /// Written by a newer harshjudge.
+    #[error("trace.json version {found} is newer than this harshjudge (reads {TRACE_VERSION})")]
+    Newer {
+        /// The file's version.
+        found: u32,
+    },
+    /// Not a trace file.
+    #[error("trace.json is not a trace: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl TraceFile {
+    /// Reads a `trace.json`, refusing one of a newer version by its number.
+    pub fn read(text: &str) -> Result<TraceFile, TraceReadError> {
+        #[derive(Deserialize)]
+        struct Version {
+            version: u32,
+        }
+        let Version { version } = serde_json::from_str(text)?;
+        if version > TRACE_VERSION {
+            return Err(TraceReadError::Newer { found: version });
+        }
+        Ok(serde_json::from_str(text)?)
+    }
+}
+
+/// A page of a trace.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TracePage {
+    /// `p1`, `p2`, … in the order the scenario opened them.
+    pub id: String,
+    /// `chromium`, `firefox`, `webkit`.
+    pub browser: String,
+    /// `cdp`, `webdriver-bidi`, `webdriver-classic`.
+    pub protocol: String,
+    /// Width and height in CSS pixels, when known.
+    pub viewport: Option<[u32; 2]>,
+}
+
+/// One action, read, assertion or navigation of a step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TraceEntry {
+    /// 1-based, in the order entries began.
+    pub n: u32,
+    /// `action`, `assertion`, `read`, `navigation`, `input` or `script`.
+    pub kind: String,
+    /// The page's id (`p1`).
+    pub page: String,
+    /// The frame locator chain as written, or none for the page's own document.
+    pub frame: Option<String>,
+    /// The call as written: `page.get_by_role("button").name("Save").click()`.
+    pub call: String,
+    /// Where it was called, `file:line:column`.
+    pub at: String,
+    /// When it began, ms since the Unix epoch.
+    pub start: f64,
+    /// When it ended, ms since the Unix epoch.
+    pub end: f64,
+    /// How it ended, with its call log.
+    pub outcome: TraceOutcome,
+    /// Console lines logged while it ran.
+    pub console: Vec<TraceConsole>,
+    /// Requests that began while it ran (wherever they ended).
+    pub network: Vec<TraceRequest>,
+}
+
+/// How an entry ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TraceOutcome {
+    /// `ok`, `failed`, or `unfinished` (the step ended it: its time limit, the scenario's).
+    pub status: String,
+    /// A failure's kind: `timeout`, `strict`, `assertion`, `invalid`, `lost`,
+    /// `navigation-interrupted`, `command`, `unsupported`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The failure as the step's error says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The call log: what the page waited for, retries.
+    pub log: Vec<String>,
+}
+
+/// Console lines and requests outside every entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct TraceLogs {
+    /// Console lines.
+    pub console: Vec<TraceConsole>,
+    /// Requests.
+    pub network: Vec<TraceRequest>,
+}
+
+/// A console line of a trace (as in `console.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TraceConsole {
+    /// `info`, `warning`, `error`, `debug`.
+    pub level: String,
+    /// The message.
+    pub text: String,
+    /// `console-api`, `javascript`, `network`, …
+    pub source: String,
+    /// The script or resource URL, when known.
+    pub url: Option<String>,
+    /// Ms since the Unix epoch.
+    pub timestamp: u64,
+}
+
+/// A request of a trace (as in `network.json`, with its start).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TraceRequest {
+    /// GET, POST, …
+    pub method: String,
+    /// The URL.
+    pub url: String,
+    /// The HTTP status (none when it failed or is pending).
+    pub status: Option<u64>,
+    /// Document, Fetch, XHR, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Ms from request to its end.
+    pub timing: Option<f64>,
+    /// Why it failed, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// When it was sent, ms since the Unix epoch (none over classic WebDriver).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<f64>,
+}

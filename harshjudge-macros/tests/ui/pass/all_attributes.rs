@@ -10,6 +10,7 @@ use harshjudge::{scenario, step, Scenario};
     timeout = "2m",
     step_timeout = "30s",
     retries = 2,
+    trace = "on-first-retry",
 )]
 pub async fn checkout(s: Scenario) -> harshjudge::Result {
     let api = 1;
@@ -23,6 +24,11 @@ pub async fn checkout(s: Scenario) -> harshjudge::Result {
             .find(|d| d.fn_name == "checkout")
             .expect("registered");
         harshjudge::ensure!(def.retries == Some(2), "retries: {:?}", def.retries);
+        harshjudge::ensure!(
+            def.trace == Some(harshjudge::settings::TraceMode::OnFirstRetry),
+            "trace: {:?}",
+            def.trace
+        );
     });
     Ok(())
 }

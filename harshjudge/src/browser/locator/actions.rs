@@ -17,6 +17,7 @@ use crate::browser::error::BrowserError;
 use crate::browser::expect::Running;
 use crate::browser::keyboard::{ClickSpec, Modifier, Modifiers, MouseButton};
 use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
+use crate::browser::trace::{CallText, Kind, arg};
 
 impl Locator {
     /// Clicks the element at its centre, once it is visible, stable, enabled and
@@ -76,15 +77,15 @@ impl Locator {
     pub fn clear(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            self.act(
+            let call = || CallText::locator(&self.desc, "clear", String::new());
+            let body = self.act(
                 Action::Fill {
                     value: String::new(),
                 },
                 "be cleared (visible, enabled, editable)",
                 at,
-            )
-            .await
-            .map(|_| ())
+            );
+            self.traced(Kind::Action, call, at, body).await.map(|_| ())
         }
     }
 
@@ -99,13 +100,17 @@ impl Locator {
         let key = key.as_ref().to_string();
         async move {
             let key = key.as_str();
-            let keys = crate::browser::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
-            self.act(Action::Press, "be focused", at).await?;
-            self.page
-                .keyboard()
-                .send(keys, &format!("pressing {key} in {}", self.desc))
-                .await
-                .map_err(|e| e.located(at))
+            let call = || CallText::locator(&self.desc, "press", arg(key));
+            self.traced(Kind::Action, call, at, async {
+                let keys = crate::browser::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
+                self.act(Action::Press, "be focused", at).await?;
+                self.page
+                    .keyboard()
+                    .send(keys, &format!("pressing {key} in {}", self.desc))
+                    .await
+                    .map_err(|e| e.located(at))
+            })
+            .await
         }
     }
 
@@ -118,12 +123,16 @@ impl Locator {
         let at = Location::caller();
         let text = text.as_ref().to_string();
         async move {
-            self.act(Action::Press, "be focused", at).await?;
-            self.page
-                .keyboard()
-                .type_text(&text)
-                .await
-                .map_err(|e| e.located(at))
+            let call = || CallText::locator(&self.desc, "press_sequentially", arg(&text));
+            self.traced(Kind::Action, call, at, async {
+                self.act(Action::Press, "be focused", at).await?;
+                self.page
+                    .keyboard()
+                    .type_text(&text)
+                    .await
+                    .map_err(|e| e.located(at))
+            })
+            .await
         }
     }
 
@@ -132,14 +141,14 @@ impl Locator {
     #[track_caller]
     pub fn check(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.set_checked_at(true, at).await }
+        async move { self.set_checked_at(true, "check", at).await }
     }
 
     /// Unchecks a checkbox (clicking it unless it is unchecked), then verifies that it is.
     #[track_caller]
     pub fn uncheck(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.set_checked_at(false, at).await }
+        async move { self.set_checked_at(false, "uncheck", at).await }
     }
 
     /// [`check`](Locator::check) or [`uncheck`](Locator::uncheck).
@@ -149,10 +158,27 @@ impl Locator {
         checked: bool,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.set_checked_at(checked, at).await }
+        async move { self.set_checked_at(checked, "set_checked", at).await }
     }
 
+    /// `check`, `uncheck` or `set_checked` (`method`), one entry of the trace.
     async fn set_checked_at(
+        &self,
+        checked: bool,
+        method: &'static str,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        let args = if method == "set_checked" {
+            checked.to_string()
+        } else {
+            String::new()
+        };
+        let call = || CallText::locator(&self.desc, method, args);
+        self.traced(Kind::Action, call, at, self.check_and_verify(checked, at))
+            .await
+    }
+
+    async fn check_and_verify(
         &self,
         checked: bool,
         at: &'static Location<'static>,
@@ -297,27 +323,44 @@ impl Locator {
             .map(|p| p.as_ref().display().to_string())
             .collect();
         async move {
-            let call = Call {
-                request: Request::Act {
-                    target: self.target(),
-                    action: Action::SetInputFiles,
-                    verify: None,
-                },
-                timeout: self.page.wait().as_millis() as u64,
+            let text = || {
+                let files: Vec<String> = paths.iter().map(|p| arg(p)).collect();
+                CallText::locator(
+                    &self.desc,
+                    "set_input_files",
+                    format!("[{}]", files.join(", ")),
+                )
             };
-            self.misused(at)?;
-            let start = std::time::Instant::now();
-            let during = format!("waiting for {} to be attached", self.desc);
-            let answer = self
-                .page
-                .backend()
-                .set_input_files(self.frame.as_ref(), call, &paths, &during, &self.desc)
+            self.traced(Kind::Action, text, at, self.set_files(&paths, at))
                 .await
-                .map_err(|e| e.located(at))?;
-            answer
-                .into_value(&self.desc, "be attached", start.elapsed(), at)
-                .map(|_| ())
         }
+    }
+
+    async fn set_files(
+        &self,
+        paths: &[String],
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        let call = Call {
+            request: Request::Act {
+                target: self.target(),
+                action: Action::SetInputFiles,
+                verify: None,
+            },
+            timeout: self.page.wait().as_millis() as u64,
+        };
+        self.misused(at)?;
+        let start = std::time::Instant::now();
+        let during = format!("waiting for {} to be attached", self.desc);
+        let answer = self
+            .page
+            .backend()
+            .set_input_files(self.frame.as_ref(), call, paths, &during, &self.desc)
+            .await
+            .map_err(|e| e.located(at))?;
+        answer
+            .into_value(&self.desc, "be attached", start.elapsed(), at)
+            .map(|_| ())
     }
 
     /// Drags this element onto `target`. A source that is natively draggable
@@ -336,36 +379,46 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         async move {
-            target.misused(at)?;
-            // As a user would: press on the source, then find the target (which
-            // may scroll it into view) and release there.
-            let v = self
-                .pointer_action(
-                    Action::Drag {
-                        target: target.chain.clone(),
-                        target_describe: target.desc.clone(),
-                    },
-                    "be dragged (visible, stable, receiving pointer events)",
-                    PointerOp::Press,
-                    at,
-                )
-                .await?;
-            let Point { x: x0, y: y0 } = match v {
-                Acted::Html5 { .. } => return Ok(()),
-                Acted::Point { point } => point,
-                other => return Err(unexpected(&other, "be dragged", at)),
-            };
-            let dropped_on = "be dropped on (visible, stable)";
-            let Point { x: x1, y: y1 } = match target.act(Action::Hover, dropped_on, at).await? {
-                Acted::Point { point } => point,
-                other => return Err(unexpected(&other, dropped_on, at)),
-            };
-            self.page
-                .mouse()
-                .release_at(x0, y0, x1, y1)
+            let call = || CallText::locator(&self.desc, "drag_to", format!("&{}", target.desc));
+            self.traced(Kind::Action, call, at, self.drag(target, at))
                 .await
-                .map_err(|e| e.located(at))
         }
+    }
+
+    async fn drag(
+        &self,
+        target: &Locator,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        target.misused(at)?;
+        // As a user would: press on the source, then find the target (which
+        // may scroll it into view) and release there.
+        let v = self
+            .pointer_action(
+                Action::Drag {
+                    target: target.chain.clone(),
+                    target_describe: target.desc.clone(),
+                },
+                "be dragged (visible, stable, receiving pointer events)",
+                PointerOp::Press,
+                at,
+            )
+            .await?;
+        let Point { x: x0, y: y0 } = match v {
+            Acted::Html5 { .. } => return Ok(()),
+            Acted::Point { point } => point,
+            other => return Err(unexpected(&other, "be dragged", at)),
+        };
+        let dropped_on = "be dropped on (visible, stable)";
+        let Point { x: x1, y: y1 } = match target.act(Action::Hover, dropped_on, at).await? {
+            Acted::Point { point } => point,
+            other => return Err(unexpected(&other, dropped_on, at)),
+        };
+        self.page
+            .mouse()
+            .release_at(x0, y0, x1, y1)
+            .await
+            .map_err(|e| e.located(at))
     }
 }
 
@@ -487,6 +540,40 @@ impl<'a> Click<'a> {
         None
     }
 
+    /// The click as written, its options chained: `click().button(MouseButton::Right)`.
+    fn call_text(&self) -> CallText {
+        let mut options = String::new();
+        let default_count = if self.double { 2 } else { 1 };
+        if self.spec.button != MouseButton::Left {
+            options += &format!(".button(MouseButton::{:?})", self.spec.button);
+        }
+        let held = self.spec.modifiers.names();
+        if !held.is_empty() {
+            options += &format!(".modifiers([{}])", held.join(", "));
+        }
+        if self.spec.count != default_count {
+            options += &format!(".click_count({})", self.spec.count);
+        }
+        if let Some(p) = self.position {
+            options += &format!(".position({:?}, {:?})", p.x, p.y);
+        }
+        if !self.spec.delay.is_zero() {
+            options += &format!(".delay({:?})", self.spec.delay);
+        }
+        if self.force {
+            options += ".force(true)";
+        }
+        if let Some(t) = self.timeout {
+            options += &format!(".timeout({t:?})");
+        }
+        CallText::Locator {
+            desc: self.locator.desc.clone(),
+            method: if self.double { "dblclick" } else { "click" },
+            args: String::new(),
+            options,
+        }
+    }
+
     async fn run(
         locator: &Locator,
         action: Action,
@@ -534,13 +621,15 @@ impl<'a> Click<'a> {
         } else {
             Action::Click { position, force }
         };
-        Box::pin(Click::run(
-            self.locator,
-            action,
-            self.spec,
-            self.timeout,
-            self.at,
-        ))
+        let run = Click::run(self.locator, action, self.spec, self.timeout, self.at);
+        if self.locator.page.tracer().is_none() {
+            return Box::pin(run);
+        }
+        let call = self.call_text();
+        Box::pin(
+            self.locator
+                .traced(Kind::Action, move || call, self.at, run),
+        )
     }
 }
 

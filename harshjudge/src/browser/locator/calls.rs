@@ -14,6 +14,7 @@ use super::Locator;
 use crate::browser::error::BrowserError;
 use crate::browser::keyboard::ClickSpec;
 use crate::browser::protocol::{Acted, Action, Call, HitEvents, HitReport, Point, Read, Request};
+use crate::browser::trace::{self, CallText, Kind};
 use crate::browser::wire;
 
 impl Locator {
@@ -31,6 +32,34 @@ impl Locator {
     /// Runs a request, waiting up to the page's limit; a failed wait becomes a
     /// located error naming the locator.
     pub(crate) async fn run(
+        &self,
+        request: Request,
+        what: &str,
+        at: &'static Location<'static>,
+    ) -> Result<Value, BrowserError> {
+        match self.page.tracer().filter(|_| !trace::is_open()) {
+            None => self.run_untraced(request, what, at).await,
+            Some(t) => {
+                let (kind, call) = trace::of_request(&self.desc, &request);
+                let body = self.run_untraced(request, what, at);
+                trace::span(Some(t), kind, || call, at, body).await
+            }
+        }
+    }
+
+    /// Opens the trace's entry of a call made of several (`press`, `check`,
+    /// `drag_to`, a click with options): the engine calls inside join it.
+    pub(crate) async fn traced<T>(
+        &self,
+        kind: Kind,
+        call: impl FnOnce() -> CallText,
+        at: &'static Location<'static>,
+        body: impl std::future::Future<Output = Result<T, BrowserError>>,
+    ) -> Result<T, BrowserError> {
+        trace::span(self.page.tracer(), kind, call, at, body).await
+    }
+
+    async fn run_untraced(
         &self,
         request: Request,
         what: &str,
@@ -89,6 +118,24 @@ impl Locator {
     /// [`pointer_action`](Self::pointer_action) within `limit` (none: the
     /// page's wait). A forced action (`force`) is not checked afterwards.
     pub(super) async fn pointer_action_within(
+        &self,
+        action: Action,
+        what: &str,
+        op: PointerOp,
+        limit: Option<Duration>,
+        at: &'static Location<'static>,
+    ) -> Result<Acted, BrowserError> {
+        match self.page.tracer().filter(|_| !trace::is_open()) {
+            None => self.pointer_untraced(action, what, op, limit, at).await,
+            Some(t) => {
+                let call = trace::of_action(&self.desc, &action);
+                let body = self.pointer_untraced(action, what, op, limit, at);
+                trace::span(Some(t), Kind::Action, || call, at, body).await
+            }
+        }
+    }
+
+    async fn pointer_untraced(
         &self,
         action: Action,
         what: &str,
@@ -206,6 +253,7 @@ impl Locator {
             earlier.push(format!(
                 "{who} received the {event} instead: it intercepts pointer events"
             ));
+            trace::note(&earlier[earlier.len() - 1..]);
             let now = std::time::Instant::now();
             if now >= deadline {
                 return Err(BrowserError::Timeout {
@@ -221,6 +269,7 @@ impl Locator {
                 op.verb(),
                 attempt + 1
             ));
+            trace::note(&earlier[earlier.len() - 1..]);
             // Playwright's backoff between retries of an action.
             let pause = [0u64, 20, 100, 100, 500][(attempt as usize - 1).min(4)];
             tokio::time::sleep(Duration::from_millis(pause).min(deadline - now)).await;

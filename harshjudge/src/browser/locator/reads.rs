@@ -7,6 +7,7 @@ use super::calls::unexpected;
 use super::{BoundingBox, Locator, WaitState};
 use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Acted, Action, Clip, Read, Request, State};
+use crate::browser::trace::{CallText, Kind};
 
 impl Locator {
     /// How many elements match now (no waiting).
@@ -125,8 +126,12 @@ impl Locator {
     /// Whether the element is disabled.
     #[track_caller]
     pub fn is_disabled(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
-        let f = self.read_bool(Read::IsEnabled, Location::caller());
-        async move { f.await.map(|e| !e) }
+        let at = Location::caller();
+        async move {
+            let call = || CallText::locator(&self.desc, "is_disabled", String::new());
+            let enabled = self.read_bool(Read::IsEnabled, at);
+            self.traced(Kind::Read, call, at, enabled).await.map(|e| !e)
+        }
     }
 
     /// Whether the element can be filled (enabled, not readonly, a text field).
@@ -196,11 +201,15 @@ impl Locator {
     pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
         let at = Location::caller();
         async move {
-            let clip = self.clip_for_screenshot(at).await?;
-            self.page
-                .capture_clip(&clip)
-                .await
-                .map_err(|e| e.located(at))
+            let call = || CallText::locator(&self.desc, "screenshot", String::new());
+            self.traced(Kind::Read, call, at, async {
+                let clip = self.clip_for_screenshot(at).await?;
+                self.page
+                    .capture_clip(&clip)
+                    .await
+                    .map_err(|e| e.located(at))
+            })
+            .await
         }
     }
 }

@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod trace_mode;
+pub use trace_mode::{TRACE_MODES, TraceMode};
+
 /// Default for `HARSHJUDGE_STEP_TIMEOUT`.
 pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -229,6 +232,12 @@ pub const VARIABLES: &[Variable] = &[
         name: "HARSHJUDGE_FULL_PAGE",
         kind: "on/off",
         default: "off",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_TRACE",
+        kind: "`off`, `on`, `retain-on-failure` or `on-first-retry`",
+        default: "`retain-on-failure`",
         bounds: "—",
     },
     Variable {
@@ -1251,7 +1260,7 @@ mod tests {
                 if path.is_dir() {
                     stack.push(path);
                 } else if path.extension().is_some_and(|e| e == "rs")
-                    && !path.ends_with("harshjudge/src/settings.rs")
+                    && !path.ends_with("harshjudge/src/settings/mod.rs")
                 {
                     let text = std::fs::read_to_string(&path).unwrap();
                     for c in read.captures_iter(&text) {

@@ -1,0 +1,502 @@
+//! The trace of a step: one entry per action, read, assertion and navigation
+//! (the call as written, its source line, start and end, outcome and call
+//! log), and the step's console and network assigned to entries by time
+//! (`assign.rs`). A page records into the [`Tracer`] of the scenario's attempt
+//! when it has one; without one every hook is one `Option` check.
+//!
+//! One function opens an entry, [`span`]: the shared paths under every public
+//! call (`Locator::run`, `Locator::pointer_action_within`, `expect`'s
+//! assertion, the page's navigations) and the composite actions (`press`,
+//! `check`, `drag_to`: before their parts) call it. A span opened inside
+//! another on the same task joins it (a task-local), so the outermost call is
+//! the entry and the engine calls inside add their call logs to it.
+
+mod assign;
+mod call;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use assign::assign;
+pub(crate) use call::{of_action, of_request};
+
+use std::future::Future;
+use std::panic::Location;
+use std::sync::{Arc, Mutex};
+
+use super::error::BrowserError;
+use super::logs::{ConsoleEntry, NetworkEntry};
+use crate::settings::TraceMode;
+use crate::store::{TRACE_VERSION, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage};
+
+/// What one attempt of a scenario records, decided once per attempt by the
+/// harness from the trace mode and the attempt's number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tracing {
+    /// Nothing: pages get no tracer.
+    #[default]
+    Off,
+    /// Every executed step's trace is written (`on`; `on-first-retry`'s second attempt).
+    Keep,
+    /// Each step's trace is held until the step ends and written only when
+    /// it failed (`retain-on-failure`).
+    KeepIfFailed,
+}
+
+impl Tracing {
+    /// What attempt `attempt` (1-based) of a scenario records under `mode`.
+    pub fn for_attempt(mode: TraceMode, attempt: u32) -> Tracing {
+        match mode {
+            TraceMode::Off => Tracing::Off,
+            TraceMode::On => Tracing::Keep,
+            TraceMode::RetainOnFailure => Tracing::KeepIfFailed,
+            TraceMode::OnFirstRetry if attempt == 2 => Tracing::Keep,
+            TraceMode::OnFirstRetry => Tracing::Off,
+        }
+    }
+}
+
+/// What kind of call an entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A locator action (click, fill, check, …).
+    Action,
+    /// A web-first assertion.
+    Assertion,
+    /// A locator read (text, count, state, box).
+    Read,
+    /// `goto`, `reload`, back, forward.
+    Navigation,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Action => "action",
+            Kind::Assertion => "assertion",
+            Kind::Read => "read",
+            Kind::Navigation => "navigation",
+        }
+    }
+}
+
+/// A call as the user wrote it, in parts; rendered when the trace is written.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum CallText {
+    /// `{desc}.{method}({args})`: `page.get_by_label("Email").fill("ann@example.com")`.
+    Locator {
+        /// The locator's chain as written (`Locator.desc`).
+        desc: String,
+        /// The method.
+        method: &'static str,
+        /// Its arguments, written as Rust (`"milk"`, `MouseButton::Right`).
+        args: String,
+        /// Options chained after the call (`.button(MouseButton::Right)`).
+        options: String,
+    },
+    /// `expect({desc}).{not().}{what}`.
+    Expect {
+        /// The locator's chain, or `page`.
+        desc: String,
+        /// `.not()`.
+        not: bool,
+        /// The matcher as written (`to_have_text("2 items")`).
+        what: String,
+    },
+    /// `page.{method}({args})`: `page.goto("/items")`.
+    Page {
+        /// The method.
+        method: &'static str,
+        /// Its arguments, written as Rust.
+        args: String,
+    },
+}
+
+impl CallText {
+    /// A locator method's call with its arguments written as Rust.
+    pub(crate) fn locator(desc: &str, method: &'static str, args: String) -> CallText {
+        CallText::Locator {
+            desc: desc.to_string(),
+            method,
+            args,
+            options: String::new(),
+        }
+    }
+
+    /// The call as written.
+    pub(crate) fn render(&self) -> String {
+        match self {
+            CallText::Locator {
+                desc,
+                method,
+                args,
+                options,
+            } => format!("{desc}.{method}({args}){options}"),
+            CallText::Expect { desc, not, what } => {
+                format!("expect({desc}).{}{what}", if *not { "not()." } else { "" })
+            }
+            CallText::Page { method, args } => format!("page.{method}({args})"),
+        }
+    }
+}
+
+/// A string argument as Rust writes it (`"milk"`), so a call can be pasted back.
+pub(crate) fn arg(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// Now, in ms since the Unix epoch to 0.1 ms (the clock of console and
+/// network entries).
+pub(crate) fn now_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
+        .unwrap_or(0.0)
+}
+
+/// One entry being recorded or recorded.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    /// The order entries began in (times are 0.1 ms: two may tie).
+    pub seq: u64,
+    pub page: usize,
+    pub kind: Kind,
+    pub call: CallText,
+    pub at: &'static Location<'static>,
+    pub start: f64,
+    pub end: f64,
+    /// `None`: ok; else the failure's kind and text.
+    pub failure: Option<(&'static str, String)>,
+    /// Ended by the step (its limit), not by itself.
+    pub unfinished: bool,
+    pub log: Vec<String>,
+}
+
+/// A page the tracer knows: what `trace.json` says of it.
+#[derive(Clone, Debug)]
+struct PageInfo {
+    browser: String,
+    protocol: String,
+    viewport: Option<(u32, u32)>,
+}
+
+#[derive(Default)]
+struct State {
+    step_started: f64,
+    entries: Vec<Entry>,
+    console: Vec<ConsoleEntry>,
+    network: Vec<NetworkEntry>,
+    /// Pages whose logs of this step were handed over.
+    logs_from: Vec<usize>,
+    pages: Vec<PageInfo>,
+}
+
+/// The trace recorder of one attempt of a scenario: its pages record the
+/// running step's entries into it; the runner takes them at the step's end.
+pub struct Tracer {
+    tracing: Tracing,
+    mode: TraceMode,
+    attempt: u32,
+    state: Mutex<State>,
+    /// The next entry's `seq`.
+    begun: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for Tracer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tracer")
+            .field("tracing", &self.tracing)
+            .field("mode", &self.mode)
+            .field("attempt", &self.attempt)
+            .finish()
+    }
+}
+
+impl Tracer {
+    /// The tracer of an attempt that records as `tracing` says (none for
+    /// `Off`); `mode` and `attempt` are what its files say of it.
+    pub(crate) fn new(tracing: Tracing, mode: TraceMode, attempt: u32) -> Option<Arc<Tracer>> {
+        (tracing != Tracing::Off).then(|| {
+            Arc::new(Tracer {
+                tracing,
+                mode,
+                attempt,
+                begun: Default::default(),
+                state: Mutex::new(State {
+                    step_started: now_ms(),
+                    ..State::default()
+                }),
+            })
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("tracer lock")
+    }
+
+    /// Registers a page; its number (0-based: `p1` is 0).
+    pub(crate) fn add_page(
+        &self,
+        browser: &str,
+        protocol: &str,
+        viewport: Option<(u32, u32)>,
+    ) -> usize {
+        let mut s = self.state();
+        s.pages.push(PageInfo {
+            browser: browser.to_string(),
+            protocol: protocol.to_string(),
+            viewport,
+        });
+        s.pages.len() - 1
+    }
+
+    fn push(&self, entry: Entry) {
+        self.state().entries.push(entry);
+    }
+
+    /// The console and network a page's step boundary took: kept for the
+    /// step's trace (assigned to entries when it is written).
+    pub(crate) fn logs(&self, page: usize, console: &[ConsoleEntry], network: &[NetworkEntry]) {
+        let mut s = self.state();
+        s.console.extend_from_slice(console);
+        s.network.extend_from_slice(network);
+        if !s.logs_from.contains(&page) {
+            s.logs_from.push(page);
+        }
+    }
+
+    /// Whether page `page` handed this step's logs over already.
+    pub(crate) fn has_logs_of(&self, page: usize) -> bool {
+        self.state().logs_from.contains(&page)
+    }
+
+    /// When the running step began (ms since the Unix epoch).
+    pub(crate) fn step_started(&self) -> f64 {
+        self.state().step_started
+    }
+
+    /// Whether a step that `failed` (or passed) keeps its trace.
+    pub(crate) fn keeps(&self, failed: bool) -> bool {
+        match self.tracing {
+            Tracing::Keep => true,
+            Tracing::KeepIfFailed => failed,
+            Tracing::Off => false,
+        }
+    }
+
+    /// Ends step `step`'s trace: its file when the step is to keep it (every
+    /// step under `Keep`, a failed one under `KeepIfFailed`) and the scenario
+    /// opened a page, else nothing;
+    /// either way the next step starts empty.
+    pub fn take_step(&self, step: &str, failed: bool) -> Option<TraceFile> {
+        let mut s = self.state();
+        let ended = now_ms();
+        let started = std::mem::replace(&mut s.step_started, ended);
+        let entries = std::mem::take(&mut s.entries);
+        let console = std::mem::take(&mut s.console);
+        let network = std::mem::take(&mut s.network);
+        s.logs_from.clear();
+        // A scenario that opened no page has nothing to trace.
+        if !self.keeps(failed) || s.pages.is_empty() {
+            return None;
+        }
+        let pages = s.pages.clone();
+        drop(s);
+        Some(self.file(step, started, ended, &pages, entries, console, network))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn file(
+        &self,
+        step: &str,
+        started: f64,
+        ended: f64,
+        pages: &[PageInfo],
+        mut entries: Vec<Entry>,
+        console: Vec<ConsoleEntry>,
+        network: Vec<NetworkEntry>,
+    ) -> TraceFile {
+        entries.sort_by_key(|e| e.seq);
+        let assigned = assign(&entries, &console, &network);
+        let entries = entries
+            .into_iter()
+            .zip(assigned.entries)
+            .enumerate()
+            .map(|(i, (e, (console, network)))| TraceEntry {
+                n: i as u32 + 1,
+                kind: e.kind.as_str().to_string(),
+                page: format!("p{}", e.page + 1),
+                frame: None,
+                call: e.call.render(),
+                at: format!("{}:{}:{}", e.at.file(), e.at.line(), e.at.column()),
+                start: e.start,
+                end: e.end,
+                outcome: outcome(e.failure, e.unfinished, e.log),
+                console,
+                network,
+            })
+            .collect();
+        TraceFile {
+            version: TRACE_VERSION,
+            step: step.to_string(),
+            attempt: self.attempt,
+            mode: self.mode.as_str().to_string(),
+            started_at: started,
+            ended_at: ended,
+            pages: pages
+                .iter()
+                .enumerate()
+                .map(|(i, p)| TracePage {
+                    id: format!("p{}", i + 1),
+                    browser: p.browser.clone(),
+                    protocol: p.protocol.clone(),
+                    viewport: p.viewport.map(|(w, h)| [w, h]),
+                })
+                .collect(),
+            entries,
+            between: TraceLogs {
+                console: assigned.between.0,
+                network: assigned.between.1,
+            },
+            limits: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+}
+
+fn outcome(
+    failure: Option<(&'static str, String)>,
+    unfinished: bool,
+    log: Vec<String>,
+) -> TraceOutcome {
+    let (status, kind, error) = match failure {
+        _ if unfinished => (
+            "unfinished",
+            None,
+            Some("the step ended before it did (its time limit, or the scenario's)".to_string()),
+        ),
+        None => ("ok", None, None),
+        Some((kind, error)) => ("failed", Some(kind.to_string()), Some(error)),
+    };
+    TraceOutcome {
+        status: status.into(),
+        kind,
+        error,
+        log,
+    }
+}
+
+/// The kind of a failure as `trace.json` names it.
+pub(crate) fn failure_kind(e: &BrowserError) -> &'static str {
+    match e {
+        BrowserError::Timeout { .. } => "timeout",
+        BrowserError::Strict { .. } => "strict",
+        BrowserError::Assertion { .. } => "assertion",
+        BrowserError::Invalid { .. }
+        | BrowserError::NoBaseUrl { .. }
+        | BrowserError::Setting { .. } => "invalid",
+        BrowserError::Lost { .. } => "lost",
+        BrowserError::NavigationInterrupted { .. } => "navigation-interrupted",
+        BrowserError::Unsupported { .. } => "unsupported",
+        _ => "command",
+    }
+}
+
+/// The span open on this task: the call logs of the engine calls inside it.
+#[derive(Default)]
+struct Open {
+    log: Mutex<Vec<String>>,
+}
+
+tokio::task_local! {
+    static OPEN: Arc<Open>;
+}
+
+/// Whether a span is open on this task (a call inside it joins it).
+pub(crate) fn is_open() -> bool {
+    OPEN.try_with(|_| ()).is_ok()
+}
+
+/// Adds call-log lines to the span open on this task, if any (an engine
+/// answer's log, a pointer action's retry).
+pub(crate) fn note(lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = OPEN.try_with(|open| {
+        open.log
+            .lock()
+            .expect("span log lock")
+            .extend_from_slice(lines)
+    });
+}
+
+/// An entry recorded when its call ends, or when its future is dropped
+/// unfinished (the step's limit ended it).
+struct Pending {
+    tracer: Arc<Tracer>,
+    open: Arc<Open>,
+    entry: Option<Entry>,
+}
+
+impl Pending {
+    fn end(&mut self, failure: Option<(&'static str, String)>, unfinished: bool) {
+        let Some(mut entry) = self.entry.take() else {
+            return;
+        };
+        entry.end = now_ms();
+        entry.failure = failure;
+        entry.unfinished = unfinished;
+        entry.log = std::mem::take(&mut *self.open.log.lock().expect("span log lock"));
+        self.tracer.push(entry);
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.end(None, true);
+    }
+}
+
+/// Runs `body` as one entry of the step's trace when `tracer` is some (the
+/// page's), and no span is open on this task already (then `body` joins
+/// it); `call` is made only then. Without a tracer: `body.await`.
+pub(crate) async fn span<T>(
+    tracer: Option<&(Arc<Tracer>, usize)>,
+    kind: Kind,
+    call: impl FnOnce() -> CallText,
+    at: &'static Location<'static>,
+    body: impl Future<Output = Result<T, BrowserError>>,
+) -> Result<T, BrowserError> {
+    let Some((tracer, page)) = tracer else {
+        return body.await;
+    };
+    if OPEN.try_with(|_| ()).is_ok() {
+        return body.await;
+    }
+    let open = Arc::new(Open::default());
+    let mut pending = Pending {
+        tracer: tracer.clone(),
+        open: open.clone(),
+        entry: Some(Entry {
+            seq: tracer
+                .begun
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            page: *page,
+            kind,
+            call: call(),
+            at,
+            start: now_ms(),
+            end: 0.0,
+            failure: None,
+            unfinished: false,
+            log: Vec::new(),
+        }),
+    };
+    let result = OPEN.scope(open, body).await;
+    let failure = result
+        .as_ref()
+        .err()
+        .map(|e| (failure_kind(e), e.to_string()));
+    pending.end(failure, false);
+    result
+}

@@ -1,0 +1,271 @@
+//! The span's joining and costs, the step's file, the reader's version check.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::panic::Location;
+use std::sync::Arc;
+
+use super::*;
+use crate::store::TraceReadError;
+
+/// Counts the allocations of the current thread (this test binary's allocator).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; the count
+// is a thread-local integer (no allocation of its own).
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above, that is from `System`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
+
+fn tracer(tracing: Tracing) -> (Arc<Tracer>, usize) {
+    let t = Tracer::new(tracing, TraceMode::On, 1).expect("a tracer");
+    let n = t.add_page("chromium", "cdp", Some((1280, 720)));
+    (t, n)
+}
+
+fn call(method: &'static str) -> CallText {
+    CallText::locator("page.get_by_label(\"Name\")", method, String::new())
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn off_costs_no_allocation_and_never_makes_the_call() {
+    let rt = rt();
+    rt.block_on(async {
+        let at = Location::caller();
+        let before = allocations();
+        let v = span(
+            None,
+            Kind::Action,
+            || -> CallText { panic!("no call text without a tracer") },
+            at,
+            async { Ok::<_, BrowserError>(7) },
+        )
+        .await;
+        let after = allocations();
+        assert_eq!(v.unwrap(), 7);
+        assert_eq!(after - before, 0, "span without a tracer allocated");
+    });
+}
+
+#[test]
+fn a_composite_action_is_one_entry_with_the_logs_of_its_parts() {
+    let (t, n) = tracer(Tracing::Keep);
+    let page = Some(&(t.clone(), n));
+    rt().block_on(async {
+        let at = Location::caller();
+        // `press`: the focus act (an engine call with its log), then the keys.
+        span(page, Kind::Action, || call("press"), at, async {
+            span(page, Kind::Action, || call("focus"), at, async {
+                note(&["waiting for the element to be visible".to_string()]);
+                Ok::<_, BrowserError>(())
+            })
+            .await?;
+            note(&["pressing Enter".to_string()]);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    });
+    let file = t.take_step("01", false).expect("kept");
+    assert_eq!(file.entries.len(), 1, "{:?}", file.entries);
+    let e = &file.entries[0];
+    assert_eq!(e.call, "page.get_by_label(\"Name\").press()");
+    assert_eq!(
+        e.outcome.log,
+        ["waiting for the element to be visible", "pressing Enter"]
+    );
+    assert_eq!(e.outcome.status, "ok");
+    assert!(
+        e.at.starts_with("harshjudge/src/browser/trace/tests.rs:"),
+        "{}",
+        e.at
+    );
+    assert!(e.start <= e.end);
+}
+
+#[test]
+fn two_calls_joined_on_one_task_are_two_overlapping_entries() {
+    let (t, n) = tracer(Tracing::Keep);
+    let page = Some(&(t.clone(), n));
+    rt().block_on(async {
+        let at = Location::caller();
+        let slow = |method| {
+            span(page, Kind::Action, move || call(method), at, async move {
+                tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                note(&[format!("{method} done")]);
+                Ok::<_, BrowserError>(())
+            })
+        };
+        let (a, b) = tokio::join!(slow("click"), slow("dblclick"));
+        a.unwrap();
+        b.unwrap();
+    });
+    let file = t.take_step("01", false).expect("kept");
+    let calls: Vec<_> = file.entries.iter().map(|e| e.call.as_str()).collect();
+    assert_eq!(
+        calls,
+        [
+            "page.get_by_label(\"Name\").click()",
+            "page.get_by_label(\"Name\").dblclick()"
+        ]
+    );
+    assert_eq!(file.entries[0].outcome.log, ["click done"]);
+    assert_eq!(file.entries[1].outcome.log, ["dblclick done"]);
+    assert!(file.entries[1].start < file.entries[0].end, "overlap");
+}
+
+#[test]
+fn a_failure_names_its_kind_and_a_dropped_call_is_unfinished() {
+    let (t, n) = tracer(Tracing::KeepIfFailed);
+    let page = Some(&(t.clone(), n));
+    rt().block_on(async {
+        let at = Location::caller();
+        let e = span(page, Kind::Action, || call("click"), at, async {
+            Err::<(), _>(BrowserError::Timeout {
+                locator: "page.get_by_label(\"Name\")".into(),
+                expected: "be clicked".into(),
+                found: "nothing".into(),
+                waited: std::time::Duration::from_secs(1),
+                location: None,
+            })
+        })
+        .await
+        .unwrap_err();
+        // The step's limit drops a call under way.
+        let pending = span(page, Kind::Action, || call("fill"), at, async {
+            std::future::pending::<Result<(), BrowserError>>().await
+        });
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(5), pending).await;
+        let file = t.take_step("02", true).expect("a failed step keeps it");
+        let failed = &file.entries[0].outcome;
+        assert_eq!(
+            (failed.status.as_str(), failed.kind.as_deref()),
+            ("failed", Some("timeout"))
+        );
+        assert_eq!(failed.error.as_deref(), Some(e.to_string().as_str()));
+        assert_eq!(file.entries[1].outcome.status, "unfinished");
+    });
+}
+
+#[test]
+fn retain_on_failure_drops_a_passed_steps_entries() {
+    let (t, n) = tracer(Tracing::KeepIfFailed);
+    let page = Some(&(t.clone(), n));
+    let one = |t: &Arc<Tracer>| {
+        rt().block_on(async {
+            span(
+                page,
+                Kind::Read,
+                || call("count"),
+                Location::caller(),
+                async { Ok::<_, BrowserError>(()) },
+            )
+            .await
+            .unwrap();
+        });
+        t.keeps(false)
+    };
+    assert!(!one(&t));
+    assert_eq!(t.take_step("01", false), None, "passed: dropped");
+    one(&t);
+    let file = t.take_step("02", true).expect("failed: kept");
+    assert_eq!(file.entries.len(), 1, "only step 02's entry");
+    assert_eq!(
+        (file.step.as_str(), file.attempt, file.mode.as_str()),
+        ("02", 1, "on")
+    );
+    assert_eq!(file.pages[0].id, "p1");
+    assert_eq!(file.pages[0].viewport, Some([1280, 720]));
+}
+
+#[test]
+fn modes_become_what_each_attempt_records() {
+    use TraceMode::*;
+    let of = |m, a| Tracing::for_attempt(m, a);
+    assert_eq!([of(Off, 1), of(Off, 2)], [Tracing::Off; 2]);
+    assert_eq!([of(On, 1), of(On, 3)], [Tracing::Keep; 2]);
+    assert_eq!(of(RetainOnFailure, 1), Tracing::KeepIfFailed);
+    assert_eq!(
+        [
+            of(OnFirstRetry, 1),
+            of(OnFirstRetry, 2),
+            of(OnFirstRetry, 3)
+        ],
+        [Tracing::Off, Tracing::Keep, Tracing::Off]
+    );
+    assert!(Tracer::new(Tracing::Off, Off, 1).is_none());
+}
+
+#[test]
+fn a_scenario_without_a_page_writes_no_trace() {
+    let t = Tracer::new(Tracing::Keep, TraceMode::On, 1).unwrap();
+    assert_eq!(t.take_step("01", true), None);
+    t.add_page("firefox", "webdriver-bidi", None);
+    assert!(t.take_step("02", true).is_some());
+}
+
+#[test]
+fn calls_render_as_written() {
+    let expect = CallText::Expect {
+        desc: "page.get_by_test_id(\"count\")".into(),
+        not: true,
+        what: "to_have_text(\"2 items\")".into(),
+    };
+    assert_eq!(
+        expect.render(),
+        "expect(page.get_by_test_id(\"count\")).not().to_have_text(\"2 items\")"
+    );
+    let goto = CallText::Page {
+        method: "goto",
+        args: arg("/items"),
+    };
+    assert_eq!(goto.render(), "page.goto(\"/items\")");
+    let fill = CallText::locator("page.get_by_label(\"Email\")", "fill", arg("a\"b"));
+    assert_eq!(
+        fill.render(),
+        "page.get_by_label(\"Email\").fill(\"a\\\"b\")"
+    );
+}
+
+#[test]
+fn a_newer_trace_file_is_refused_by_its_number() {
+    let (t, _) = tracer(Tracing::Keep);
+    let file = t.take_step("01", false).unwrap();
+    let mut json = serde_json::to_value(&file).unwrap();
+    let text = json.to_string();
+    let read = TraceFile::read(&text).unwrap();
+    assert_eq!(serde_json::to_value(&read).unwrap(), json);
+    json["version"] = 2.into();
+    let e = TraceFile::read(&json.to_string()).unwrap_err();
+    assert!(matches!(e, TraceReadError::Newer { found: 2 }));
+    assert_eq!(
+        e.to_string(),
+        "trace.json version 2 is newer than this harshjudge (reads 1)"
+    );
+}

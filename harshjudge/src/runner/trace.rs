@@ -1,0 +1,44 @@
+//! A step's trace at its end: the runner hands the attempt's tracer the
+//! step's fate, and its `trace.json` (when the mode keeps it) goes to the
+//! store writer as [`Event::TraceCaptured`], before the step's end is told.
+
+use super::{CAPTURE_LIMIT, Shared};
+use crate::event::Event;
+
+impl Shared {
+    /// Ends step `n`'s trace (it `failed` or passed): written when the
+    /// attempt keeps it, else dropped. The step's console and network are the
+    /// ones its boundary took; when the boundary took none (evidence `off` or
+    /// `on-failure`), they are read now, left in place, from the step's start.
+    pub(super) async fn trace_step(&self, n: usize, failed: bool) {
+        let Some(tracer) = &self.tracer else {
+            return;
+        };
+        if tracer.keeps(failed) && !self.is_unresponsive() {
+            let since = tracer.step_started().floor();
+            let pages = self.pages.lock().expect("pages lock").clone();
+            for page in pages {
+                let Some((_, i)) = page.tracer().filter(|(t, i)| !t.has_logs_of(*i)) else {
+                    continue;
+                };
+                if let Ok(Ok((mut console, mut network))) =
+                    tokio::time::timeout(CAPTURE_LIMIT, page.peek_logs(false)).await
+                {
+                    console.retain(|c| c.timestamp as f64 >= since);
+                    network.retain(|r| r.started_at.is_some_and(|t| t >= since));
+                    tracer.logs(*i, &console, &network);
+                }
+            }
+        }
+        let id = Self::step_id(n);
+        let Some(file) = tracer.take_step(id.as_str(), failed) else {
+            return;
+        };
+        let bytes = serde_json::to_vec_pretty(&file).expect("a trace serializes");
+        let _ = self.stream.emit(&Event::TraceCaptured {
+            slug: self.stream.slug(),
+            id: &id,
+            bytes: &bytes,
+        });
+    }
+}
