@@ -300,7 +300,6 @@ async fn open_while_navigating(s: &Scenario, page: &harshjudge::Page) -> harshju
         let now = page.evaluate::<String, _>("document.URL", ()).await;
         judge("/start", r, &now.unwrap_or_else(|e| e.to_string()));
     }
-    drop(timed);
     s.attach_text("goto-times", &times.join("\n"))?;
     s.attach_text("interrupted", &interrupted.to_string())?;
     if wrong.is_empty() {
