@@ -222,7 +222,9 @@ impl Job {
             not,
             what: what.clone(),
         });
-        let body = async { assert(&page, target, matcher?, what, not, timeout, at).await };
+        // Boxed, as a locator call's body (`locator/calls.rs`, `run`).
+        let body =
+            Box::pin(async { assert(&page, target, matcher?, what, not, timeout, at).await });
         let call = || call.expect("made when traced");
         trace::span(tracer, Kind::Assertion, call, at, body).await
     }

@@ -37,14 +37,19 @@ impl Locator {
         what: &str,
         at: &'static Location<'static>,
     ) -> Result<Value, BrowserError> {
-        match self.page.tracer().filter(|_| !trace::is_open()) {
-            None => self.run_untraced(request, what, at).await,
-            Some(t) => {
-                let (kind, call) = trace::of_request(&self.desc, &request);
-                let body = self.run_untraced(request, what, at);
-                trace::span(Some(t), kind, || call, at, body).await
-            }
-        }
+        // One await of the body, through `span` (see there: two would each
+        // be a slot of this future's state).
+        let tracer = self.page.tracer().filter(|_| !trace::is_open());
+        let described = tracer.map(|_| trace::of_request(&self.desc, &request));
+        let kind = described.as_ref().map_or(Kind::Action, |(kind, _)| *kind);
+        // Boxed: a debug build moves a future by value through every layer
+        // of its poll (the span, its `Either`, the task-local scope), and an
+        // engine call's future is large (three backends' calls); unboxed,
+        // `check()` overflowed a test thread's 2 MiB stack. One allocation
+        // per call, against a round trip of 0.5 ms.
+        let body = Box::pin(self.run_untraced(request, what, at));
+        let call = || described.map(|(_, call)| call).expect("made when traced");
+        trace::span(tracer, kind, call, at, body).await
     }
 
     /// Opens the trace's entry of a call made of several (`press`, `check`,
@@ -125,14 +130,12 @@ impl Locator {
         limit: Option<Duration>,
         at: &'static Location<'static>,
     ) -> Result<Acted, BrowserError> {
-        match self.page.tracer().filter(|_| !trace::is_open()) {
-            None => self.pointer_untraced(action, what, op, limit, at).await,
-            Some(t) => {
-                let call = trace::of_action(&self.desc, &action);
-                let body = self.pointer_untraced(action, what, op, limit, at);
-                trace::span(Some(t), Kind::Action, || call, at, body).await
-            }
-        }
+        let tracer = self.page.tracer().filter(|_| !trace::is_open());
+        let call = tracer.map(|_| trace::of_action(&self.desc, &action));
+        // Boxed, as `run`'s body (see there).
+        let body = Box::pin(self.pointer_untraced(action, what, op, limit, at));
+        let call = || call.expect("made when traced");
+        trace::span(tracer, Kind::Action, call, at, body).await
     }
 
     async fn pointer_untraced(

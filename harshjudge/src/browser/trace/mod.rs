@@ -23,6 +23,8 @@ use std::future::Future;
 use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
+use futures_util::future::Either;
+
 use super::error::BrowserError;
 use super::logs::{ConsoleEntry, NetworkEntry};
 use crate::settings::TraceMode;
@@ -467,36 +469,43 @@ pub(crate) async fn span<T>(
     at: &'static Location<'static>,
     body: impl Future<Output = Result<T, BrowserError>>,
 ) -> Result<T, BrowserError> {
-    let Some((tracer, page)) = tracer else {
-        return body.await;
+    // `body` is awaited at one point only: each await of it would be a slot
+    // of its own in this future's state, and spans nest (a `press` in a
+    // step, a locator's call in the `press`), so a debug build's futures
+    // grew until a test thread's stack overflowed.
+    let mut pending = None;
+    let run = match tracer {
+        Some((tracer, page)) if OPEN.try_with(|_| ()).is_err() => {
+            let open = Arc::new(Open::default());
+            pending = Some(Pending {
+                tracer: tracer.clone(),
+                open: open.clone(),
+                entry: Some(Entry {
+                    seq: tracer
+                        .begun
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                    page: *page,
+                    kind,
+                    call: call(),
+                    at,
+                    start: now_ms(),
+                    end: 0.0,
+                    failure: None,
+                    unfinished: false,
+                    log: Vec::new(),
+                }),
+            });
+            Either::Right(OPEN.scope(open, body))
+        }
+        _ => Either::Left(body),
     };
-    if OPEN.try_with(|_| ()).is_ok() {
-        return body.await;
+    let result = run.await;
+    if let Some(mut pending) = pending {
+        let failure = result
+            .as_ref()
+            .err()
+            .map(|e| (failure_kind(e), e.to_string()));
+        pending.end(failure, false);
     }
-    let open = Arc::new(Open::default());
-    let mut pending = Pending {
-        tracer: tracer.clone(),
-        open: open.clone(),
-        entry: Some(Entry {
-            seq: tracer
-                .begun
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            page: *page,
-            kind,
-            call: call(),
-            at,
-            start: now_ms(),
-            end: 0.0,
-            failure: None,
-            unfinished: false,
-            log: Vec::new(),
-        }),
-    };
-    let result = OPEN.scope(open, body).await;
-    let failure = result
-        .as_ref()
-        .err()
-        .map(|e| (failure_kind(e), e.to_string()));
-    pending.end(failure, false);
     result
 }
