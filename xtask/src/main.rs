@@ -150,6 +150,13 @@ const TEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(75 * 60);
 fn run(step: &setup::Step, root: &Path, limit: Option<std::time::Duration>) -> i32 {
     let mut cmd = Command::new(&step.argv[0]);
     cmd.args(&step.argv[1..]).current_dir(root);
+    // Not cargo's variables for this xtask process (`cargo xtask` is a
+    // `cargo run`): see `setup::set_for_xtask`.
+    for (k, _) in std::env::vars_os() {
+        if k.to_str().is_some_and(setup::set_for_xtask) {
+            cmd.env_remove(k);
+        }
+    }
     for (k, v) in &step.env {
         cmd.env(k, v);
     }

@@ -583,6 +583,22 @@ fn task_steps(
     }
 }
 
+/// Whether `key` is one of the variables cargo sets for the xtask process
+/// itself (`cargo xtask` runs it with `cargo run`: `CARGO_PKG_NAME=xtask`,
+/// its manifest folder, …), which the steps must not inherit. ring's build
+/// script reruns when they change; the tests' nested cargo commands run
+/// without them (`tests/support/rlibs.rs`, `fresh_env`), so a step's build
+/// made with them was out of date for the first nested command, which
+/// rebuilt ring and relinked every binary above it in place, while other
+/// tests ran them (28 tests failed with "No such file" in a fresh-clone run).
+pub fn set_for_xtask(key: &str) -> bool {
+    key.starts_with("CARGO_PKG_")
+        || key.starts_with("CARGO_MANIFEST_")
+        || key.starts_with("CARGO_CRATE_")
+        || key.starts_with("CARGO_BIN_")
+        || ["CARGO_PRIMARY_PACKAGE", "CARGO_RUSTC_CURRENT_DIR"].contains(&key)
+}
+
 /// Fixture suites whose source a test writes before it builds them (the
 /// demo's healed scenarios, `target/heal-demo/web.rs`): not built ahead.
 const BUILT_BY_THEIR_TESTS: &[&str] = &["heal_demo_suite"];

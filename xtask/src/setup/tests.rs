@@ -431,3 +431,30 @@ name = "y_suite"
         "{ours:?}"
     );
 }
+
+/// The steps do not inherit cargo's variables for the xtask process (the
+/// tests' nested cargo commands run without them), but keep cargo's own.
+#[test]
+fn the_xtasks_own_cargo_variables_are_not_passed_on() {
+    for k in [
+        "CARGO_PKG_NAME",
+        "CARGO_PKG_VERSION",
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_RUSTC_CURRENT_DIR",
+    ] {
+        assert!(set_for_xtask(k), "{k}");
+    }
+    for k in [
+        "CARGO",
+        "CARGO_HOME",
+        "CARGO_TARGET_DIR",
+        "PATH",
+        "RUSTFLAGS",
+    ] {
+        assert!(!set_for_xtask(k), "{k}");
+    }
+}
