@@ -1,9 +1,21 @@
-# Sourced by the bench scripts: `bench_bin DIR NAME` builds bench NAME of the
+# Sourced by the bench scripts. `bench_bin DIR NAME` builds bench NAME of the
 # workspace at DIR (profile $PROFILE, default dev) into $CARGO_TARGET_DIR and
-# prints the path of its executable.
+# prints the path of its executable; `test_bin DIR NAME` does the same for
+# test target NAME, built as the tests build it (`--workspace`, debug).
 bench_bin() {
   (cd "$1" && cargo bench --no-run --profile "${PROFILE:-dev}" --bench "$2" --message-format=json 2>/dev/null) |
-    python3 -c '
+    executable_of "$2"
+}
+
+test_bin() {
+  (cd "$1" && cargo test --no-run --workspace --test "$2" --message-format=json 2>/dev/null) |
+    executable_of "$2"
+}
+
+# `executable_of NAME`: the executable of target NAME in cargo's JSON
+# messages on standard input.
+executable_of() {
+  python3 -c '
 import json, sys
 name = sys.argv[1]
 for line in sys.stdin:
@@ -13,7 +25,7 @@ for line in sys.stdin:
         continue
     if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == name and m.get("executable"):
         print(m["executable"])
-' "$2"
+' "$1"
 }
 
 # `fresh DIR`: marks the workspace sources of DIR as changed. Two checkouts

@@ -32,17 +32,8 @@ stop() {
 }
 trap stop EXIT INT TERM
 
-bin=$(cd "$root" && cargo test --no-run --test in_process --message-format=json 2>/dev/null |
-    python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == sys.argv[1] and m.get("executable"):
-        print(m["executable"])
-' in_process)
+. "$root/benches/bench-bin.sh"
+bin=$(test_bin "$root" in_process)
 [ -n "$bin" ] || { echo "soak: no test binary (cargo test --no-run --test in_process)" >&2; exit 2; }
 
 for _ in 1 2 3; do

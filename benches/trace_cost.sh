@@ -61,17 +61,7 @@ export PROFILE
 echo "building evidence_suite ($PROFILE) and the demo suite (debug) …"
 evidence=$(bench_bin "$root" evidence_suite)
 [ -x "$evidence" ] || { echo "evidence_suite did not build" >&2; exit 1; }
-demo=$(cd "$root" && cargo test --no-run -p harshjudge-workspace --test demo --message-format=json 2>/dev/null |
-  python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == "demo" and m.get("executable"):
-        print(m["executable"])
-')
+demo=$(test_bin "$root" demo)
 [ -x "$demo" ] || { echo "the demo suite did not build" >&2; exit 1; }
 work=$(mktemp -d /tmp/hj-trace-cost.XXXXXX)
 trap 'rm -rf "$work"' EXIT
