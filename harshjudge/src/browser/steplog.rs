@@ -55,6 +55,9 @@ struct State {
 
 /// How many recent downloads a late fetch error is matched against.
 const DOWNLOADS_KEPT: usize = 16;
+/// Marks kept for requests the browser has not told of yet; past it, they are
+/// dropped (a request the browser never tells of must not grow the log).
+const MAX_UNSEEN_MARKS: usize = 4096;
 
 /// Where a load began or ended: its browsing context, its navigation (none
 /// for a request no navigation made) and its URL.
@@ -423,14 +426,20 @@ impl StepLog {
                 e.intercepted = s.marks.get(id).copied().map(String::from);
             }
         }
-        let open: std::collections::HashSet<&String> = s.open.keys().map(|(id, _)| id).collect();
-        let keep: HashMap<String, &'static str> = s
-            .marks
-            .iter()
-            .filter(|(id, _)| open.contains(id))
-            .map(|(k, v)| (k.clone(), *v))
-            .collect();
-        s.marks = keep;
+        // A mark leaves with its request's last entry. A route may settle a
+        // request before the browser tells of it (CDP's `Fetch.requestPaused`
+        // can come before `Network.requestWillBeSent`): that mark waits for
+        // its request, within a bound.
+        let open: std::collections::HashSet<String> =
+            s.open.keys().map(|(id, _)| id.clone()).collect();
+        for id in network.iter().filter_map(|e| e.request_id.as_ref()) {
+            if !open.contains(id) {
+                s.marks.remove(id);
+            }
+        }
+        if s.marks.len() > MAX_UNSEEN_MARKS {
+            s.marks.retain(|id, _| open.contains(id));
+        }
         (console, network)
     }
 
@@ -597,6 +606,33 @@ mod tests {
             "Failed to load resource: the server responded with a status of 404 (Not Found)"
         );
         assert_eq!(log.take().await.1.len(), 0, "taken once");
+    }
+
+    #[tokio::test]
+    async fn a_route_settling_a_request_before_it_is_seen_still_marks_its_entry() {
+        // CDP can pause a request (and the route settle it) before
+        // `requestWillBeSent`; a step boundary may fall between the two.
+        let log = StepLog::default();
+        log.mark("9", "fulfilled");
+        assert!(log.take().await.1.is_empty());
+        fold(
+            &log,
+            "network.beforeRequestSent",
+            &sent("9", "http://a/api/missing", 0, 10.0),
+        );
+        fold(&log, "network.responseCompleted", &done("9", 0, 418, 12.0));
+        let (_, network) = log.take().await;
+        assert_eq!(network.len(), 1);
+        assert_eq!(network[0].intercepted.as_deref(), Some("fulfilled"));
+        // The mark left with its entry: a later request with the same id (a
+        // new page's numbering) is not marked.
+        fold(
+            &log,
+            "network.beforeRequestSent",
+            &sent("9", "http://a/other", 0, 20.0),
+        );
+        fold(&log, "network.responseCompleted", &done("9", 0, 200, 22.0));
+        assert_eq!(log.take().await.1[0].intercepted, None);
     }
 
     #[tokio::test]
