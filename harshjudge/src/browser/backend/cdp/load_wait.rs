@@ -9,6 +9,9 @@
 //! *left* had already asked for can be reported after the commit, and
 //! Chromium still carries it out: its request names the left document's
 //! script as its initiator, so it is told apart and is an interruption.
+//! The document left is the main frame's last commit before the `goto`
+//! (the page's reader keeps it), never asked of the history afterwards:
+//! by then the left document's navigation may have committed too.
 
 /// A step of a frame's navigation, as the page's events tell it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,30 +57,32 @@ pub(crate) struct LoadWait {
     committed: Option<String>,
     /// That document asked to navigate on.
     sent_on: bool,
+    /// The URL of the document the `goto` left (none: not known, or a
+    /// reload or history step, whose documents may share a URL).
+    left: Option<String>,
     /// The next document was asked for by the document the `goto` left.
     stale: bool,
 }
 
 impl LoadWait {
-    pub(crate) fn for_loader(loader: Option<String>) -> LoadWait {
+    /// The wait for `loader`'s document (none: the first to commit), the
+    /// page on `left` when it began.
+    pub(crate) fn for_loader(loader: Option<String>, left: Option<String>) -> LoadWait {
         LoadWait {
             loader,
+            left,
             ..LoadWait::default()
         }
     }
 
-    /// Whether a document request a script at `by` made needs the URL of
-    /// the document left to be judged: only once the awaited document
-    /// committed, and when `by` is not that document's own.
-    pub(crate) fn asks_about(&self, by: &str) -> bool {
-        self.committed
-            .as_deref()
-            .is_some_and(|c| !same_document(c, by))
-    }
-
-    /// A document request by a script at `by`, the document left at `left`.
-    pub(crate) fn requested_by(&mut self, by: &str, left: Option<&str>) {
-        if left.is_some_and(|l| same_document(l, by)) {
+    /// A document request of the main frame by a script at `by`: the
+    /// document left asked for it (not the awaited one, nor one at the same
+    /// URL) after the awaited document committed.
+    fn requested_by(&mut self, by: &str) {
+        let (Some(committed), Some(left)) = (&self.committed, &self.left) else {
+            return;
+        };
+        if same_document(left, by) && !same_document(committed, by) {
             self.stale = true;
         }
     }
@@ -92,6 +97,10 @@ impl LoadWait {
                 self.loader = Some(loader);
                 self.committed = Some(url);
             }
+            Lifecycle::DocumentRequested {
+                frame,
+                by: Some(by),
+            } if frame == main => self.requested_by(&by),
             Lifecycle::Requested { frame } if frame == main && self.committed.is_some() => {
                 self.sent_on = true;
             }

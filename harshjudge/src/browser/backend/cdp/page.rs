@@ -450,6 +450,8 @@ impl CdpPage {
     /// committed first is [`NavError::Interrupted`].
     pub(crate) async fn navigate(&self, url: &str) -> Result<(), NavError> {
         let mut events = self.lifecycle();
+        // Read after subscribing: a commit after this is in `events`.
+        let left = self.shared.document();
         let navigated = self
             .connection
             .send(Some(&self.session), &Navigate { url })
@@ -470,7 +472,10 @@ impl CdpPage {
         match navigated.loader_id {
             // Within the document: nothing loads.
             None => Ok(()),
-            Some(loader) => self.wait_load(&mut events, Some(loader), url).await,
+            Some(loader) => {
+                let wait = LoadWait::for_loader(Some(loader), left);
+                self.wait_load(&mut events, wait, url).await
+            }
         }
     }
 
@@ -480,7 +485,8 @@ impl CdpPage {
         self.connection
             .send(Some(&self.session), &Reload {})
             .await?;
-        self.wait_load(&mut events, None, "the page again").await
+        let wait = LoadWait::for_loader(None, None);
+        self.wait_load(&mut events, wait, "the page again").await
     }
 
     /// Goes back in the history; false when there is no entry before.
@@ -506,7 +512,8 @@ impl CdpPage {
         let mut events = self.lifecycle();
         let to = NavigateToHistoryEntry { entry_id: entry.id };
         self.connection.send(s, &to).await?;
-        self.wait_load(&mut events, None, &entry.url).await?;
+        let wait = LoadWait::for_loader(None, None);
+        self.wait_load(&mut events, wait, &entry.url).await?;
         Ok(true)
     }
 
@@ -517,13 +524,12 @@ impl CdpPage {
     async fn wait_load(
         &self,
         events: &mut broadcast::Receiver<Lifecycle>,
-        loader: Option<String>,
+        mut wait: LoadWait,
         url: &str,
     ) -> Result<(), NavError> {
         let after = self.options.navigation_timeout;
         let deadline = Instant::now() + after;
         let main = self.main_frame.as_str();
-        let mut wait = LoadWait::for_loader(loader);
         loop {
             let event = match tokio::time::timeout_at(deadline, events.recv()).await {
                 Err(_) => {
@@ -538,17 +544,6 @@ impl CdpPage {
                 }
                 Ok(Ok(e)) => e,
             };
-            if let Lifecycle::DocumentRequested {
-                frame,
-                by: Some(by),
-            } = &event
-                && frame == main
-                && wait.asks_about(by)
-            {
-                let left = self.entry_before().await;
-                wait.requested_by(by, left.as_deref());
-                continue;
-            }
             match wait.step(event, main) {
                 Some(End::Loaded) => return Ok(()),
                 Some(End::Interrupted { by }) => {
@@ -560,18 +555,6 @@ impl CdpPage {
                 None => {}
             }
         }
-    }
-
-    /// The URL of the history entry before the current one (the document a
-    /// `goto` left, once its own document committed).
-    async fn entry_before(&self) -> Option<String> {
-        let history = self
-            .connection
-            .send(Some(&self.session), &GetNavigationHistory {})
-            .await
-            .ok()?;
-        let before = history.current_index.checked_sub(1)?;
-        history.entries.get(before).map(|e| e.url.clone())
     }
 
     /// Evaluates `expression` in the top document (a promise awaited), its

@@ -45,6 +45,9 @@ pub(super) struct Shared {
     children: Mutex<Vec<SessionId>>,
     /// Where its screencast's frames go (`screencast.rs`).
     pub(super) screencast: Arc<super::screencast::Frames>,
+    /// The URL of the main frame's last committed document (a `goto`'s
+    /// document left: `load_wait.rs`), set before the commit is broadcast.
+    document: Mutex<Option<String>>,
 }
 
 impl FramesOf for Shared {
@@ -79,6 +82,7 @@ impl Shared {
             lifecycle,
             children: Mutex::default(),
             screencast: Arc::default(),
+            document: Mutex::default(),
         }
     }
 
@@ -88,6 +92,14 @@ impl Shared {
 
     fn children(&self) -> std::sync::MutexGuard<'_, Vec<SessionId>> {
         self.children.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The URL of the main frame's last committed document, if one committed.
+    pub(super) fn document(&self) -> Option<String> {
+        self.document
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The out-of-process iframes' sessions attached now.
@@ -121,7 +133,7 @@ pub(super) async fn read_page(
             }
             if let Some(Ok(child)) = event.parse::<AttachedToTarget>() {
                 attach_child(&connection, &shared, child);
-            } else if let Some(step) = lifecycle_of(&event) {
+            } else if let Some(step) = lifecycle_of(&event, &shared) {
                 let _ = shared.lifecycle.send(step);
             }
         }
@@ -225,8 +237,9 @@ fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: Attac
     });
 }
 
-/// The lifecycle step an event is, if any.
-fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
+/// The lifecycle step an event is, if any; a commit of the main frame
+/// first keeps its URL in `shared`.
+fn lifecycle_of(event: &Received, shared: &Shared) -> Option<Lifecycle> {
     if let Some(Ok(e)) = event.parse::<LifecycleEvent>() {
         return Some(Lifecycle::Event {
             frame: e.frame_id,
@@ -235,6 +248,9 @@ fn lifecycle_of(event: &Received) -> Option<Lifecycle> {
         });
     }
     if let Some(Ok(FrameNavigated { frame })) = event.parse::<FrameNavigated>() {
+        if frame.parent_id.is_none() {
+            *shared.document.lock().unwrap_or_else(|p| p.into_inner()) = Some(frame.url.clone());
+        }
         return Some(Lifecycle::Committed {
             frame: frame.id,
             loader: frame.loader_id,
