@@ -14,4 +14,5 @@ mod reach;
 mod routed_input;
 mod routed_reads;
 mod routed_state;
+mod slow_launch;
 mod step_commands;

@@ -230,7 +230,11 @@ async fn navigating_page(s: Scenario) -> harshjudge::Result {
 /// was sent: never succeed on another document (classic WebDriver's Navigate
 /// To returned success on `/hop?3`), nor fail with the browser's own abort
 /// words while its document loaded (BiDi's navigate on a routed page did).
-#[scenario]
+///
+/// A hang is told by each `goto`'s own 10 s clock; the step's limit is wide
+/// (80 navigations take 7 s on a quiet 2-core machine and 25 s beside busy
+/// loops), so that it measures no throughput.
+#[scenario(step_timeout = "5m")]
 async fn goto_while_the_page_navigates(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("Open a page while it navigates itself", {
@@ -240,7 +244,8 @@ async fn goto_while_the_page_navigates(s: Scenario) -> harshjudge::Result {
 }
 
 /// The same with a route, so `goto` goes over BiDi's `browsingContext.navigate`.
-#[scenario]
+/// (Its step's limit: as above.)
+#[scenario(step_timeout = "5m")]
 async fn goto_while_a_routed_page_navigates(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("Open a routed page while it navigates itself", {

@@ -104,6 +104,44 @@ struct Cursor {
     /// The running step's pages logged errors and the settings fail it for
     /// that (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS`): why.
     console_failure: Option<String>,
+    /// Pages being opened now, and since when one has been: the step's
+    /// clock stands still meanwhile ([`ClockHold`]).
+    opening: (usize, Instant),
+}
+
+/// The running step's clock stopped while a page opens (its browser may
+/// launch: that has its own limit, `HARSHJUDGE_LAUNCH_TIMEOUT`, as
+/// Playwright's browser is a worker fixture outside a test's timeout). When
+/// the last opening ends, the step's deadline moves by the time they took.
+struct ClockHold(Arc<Shared>);
+
+impl ClockHold {
+    fn new(shared: Arc<Shared>) -> ClockHold {
+        {
+            let mut c = shared.cursor.lock().expect("cursor lock");
+            if c.opening.0 == 0 {
+                c.opening.1 = Instant::now();
+            }
+            c.opening.0 += 1;
+        }
+        ClockHold(shared)
+    }
+}
+
+impl Drop for ClockHold {
+    fn drop(&mut self) {
+        let mut c = self.0.cursor.lock().unwrap_or_else(|p| p.into_inner());
+        c.opening.0 -= 1;
+        if c.opening.0 == 0 {
+            let held = c.opening.1.elapsed();
+            if let Some(d) = c.deadline.as_mut() {
+                *d += held;
+            }
+            drop(c);
+            // The runner's wait takes the moved deadline.
+            self.0.notify.notify_one();
+        }
+    }
 }
 
 impl Shared {
@@ -137,6 +175,7 @@ impl Shared {
                 stop: false,
                 finished: vec![],
                 console_failure: None,
+                opening: (0, Instant::now()),
             }),
             notify: Notify::new(),
             probes: Mutex::new(Vec::new()),
@@ -519,7 +558,10 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
         .scenario_limit()
         .map(|(d, src)| (Instant::now() + d, d, src));
     let end = loop {
-        let step_deadline = shared.cursor.lock().expect("cursor lock").deadline;
+        let step_deadline = {
+            let c = shared.cursor.lock().expect("cursor lock");
+            c.deadline.filter(|_| c.opening.0 == 0)
+        };
         let deadline = match (step_deadline, scenario_deadline.map(|s| s.0)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -554,7 +596,7 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
                     break End::ScenarioTimeout(d, src);
                 }
                 let c = shared.cursor.lock().expect("cursor lock");
-                if c.step > 0 && c.deadline.is_some_and(|d| now >= d) {
+                if c.step > 0 && c.opening.0 == 0 && c.deadline.is_some_and(|d| now >= d) {
                     let (d, src) = shared.step_limit(c.step).expect("a deadline has a limit");
                     break End::StepTimeout(d, src);
                 }
@@ -939,9 +981,13 @@ impl RunContext for Shared {
 
     fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
         Box::pin(async move {
+            // A browser slow to start on a busy machine leaves the step all
+            // of its own time.
+            let hold = ClockHold::new(self.clone());
             let page = (self.browsers)
                 .open_page_in(self.def.browser, &self.base_url)
                 .await?;
+            drop(hold);
             page.set_owner(&self);
             if let Some(tracer) = &self.tracer {
                 page.set_tracer(tracer);
