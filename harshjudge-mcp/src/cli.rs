@@ -667,10 +667,8 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         Command::Trace { slug, step, run } => {
             a.put("scenarioSlug", slug);
             a.put("runId", run);
-            match step.parse::<u64>() {
-                Ok(n) => a.put("step", n),
-                Err(_) => a.put("step", step),
-            }
+            let step = step.parse::<u64>().map_or(json!(step), |n| json!(n));
+            a.put("step", step);
             "getStepTrace"
         }
         Command::PendingJudgments {

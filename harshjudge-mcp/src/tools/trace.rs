@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 
 use harshjudge::store::{
-    RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, TraceEntry, TraceFile,
-    TraceLogs, TraceRequest,
+    RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, TraceEntry, TraceFile, TraceLogs,
+    TraceRequest,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -133,10 +133,7 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
     let run = store.scenario(&slug).run(&id);
     let result = run.result()?;
     let dirs = run.steps()?;
-    let planned = store
-        .scenario(&slug)
-        .meta()?
-        .map_or(0, |m| m.steps.len());
+    let planned = store.scenario(&slug).meta()?.map_or(0, |m| m.steps.len());
     let recorded = result.as_ref().map_or(0, |r| r.steps.len());
     let known = dirs.contains(&step)
         || result
@@ -144,7 +141,9 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
             .is_some_and(|r| r.steps.iter().any(|s| s.id == step.as_str()))
         || step.number() <= planned;
     if !known {
-        let last = planned.max(recorded).max(dirs.last().map_or(0, StepId::number));
+        let last = planned
+            .max(recorded)
+            .max(dirs.last().map_or(0, StepId::number));
         return Err(ToolError::not_found(if last == 0 {
             format!("Run \"{id}\" of scenario \"{slug}\" has no steps, so no step {step}.")
         } else {
@@ -289,7 +288,10 @@ impl Cuts {
             ));
         }
         if self.calls > 0 {
-            said.push(format!("calls cut to {MAX_CALL} characters: {}", self.calls));
+            said.push(format!(
+                "calls cut to {MAX_CALL} characters: {}",
+                self.calls
+            ));
         }
         if self.errors > 0 {
             said.push(format!(

@@ -167,7 +167,14 @@ fn a_long_trace_keeps_its_first_last_and_failed_entries_and_says_what_was_cut() 
             } else {
                 format!("page.get_by_test_id(\"row-{n}\").click()")
             };
-            let mut e = fx::entry(n, "action", &call, "tests/items.rs:40:9", start, start + 5.0);
+            let mut e = fx::entry(
+                n,
+                "action",
+                &call,
+                "tests/items.rs:40:9",
+                start,
+                start + 5.0,
+            );
             if n == 30 {
                 e.outcome = TraceOutcome {
                     status: "failed".into(),
@@ -275,7 +282,12 @@ fn no_link_is_followed_out_of_harshjudge() {
             Some(json!({"runId": RUN, "step": 2})),
         );
         assert!(out.is_error(), "{linked}: {}", out.value);
-        assert_eq!(out.code, Some(Code::AccessDenied), "{linked}: {}", out.value);
+        assert_eq!(
+            out.code,
+            Some(Code::AccessDenied),
+            "{linked}: {}",
+            out.value
+        );
         assert!(!out.value.to_string().contains(SECRET), "{}", out.value);
     }
 }

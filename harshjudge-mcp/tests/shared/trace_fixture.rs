@@ -147,7 +147,11 @@ pub fn failed_step() -> TraceFile {
         Some(500),
         400.0,
     )];
-    click.console = vec![console("error", "Uncaught TypeError: x is undefined", 410.0)];
+    click.console = vec![console(
+        "error",
+        "Uncaught TypeError: x is undefined",
+        410.0,
+    )];
     let between = TraceLogs {
         console: vec![console("warning", "slow frame", 362.0)],
         network: vec![],
