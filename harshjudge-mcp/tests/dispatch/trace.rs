@@ -123,6 +123,15 @@ fn a_step_without_a_trace_is_not_found_saying_why() {
         "{}",
         why("untraced", 1)
     );
+    // Under `on`, a step before the scenario's first page has none.
+    let mut on = fx::failed_step();
+    on.mode = "on".into();
+    fx::run(store, "paged", &["pass", "fail"], &[("02", &on)]);
+    assert!(
+        why("paged", 1).ends_with("has no trace: it ended before the scenario opened a page (step 02 has a trace; a step before the first page has none)"),
+        "{}",
+        why("paged", 1)
+    );
     // A run that stopped before step 03.
     fx::run(store, "short", &["pass", "fail"], &[]);
     assert!(
