@@ -1,6 +1,7 @@
 //! Command line: the original CLI's commands, each mapped onto the same tool
-//! as the MCP server. Success prints compact JSON on stdout (exit 0); a
-//! failure prints `{"error", "code"}` on stderr (exit 1).
+//! as the MCP server. Success prints compact JSON on stdout (exit 0), except
+//! `trace`, which prints the lines `getStepTrace` gives a model; a failure
+//! prints `{"error", "code"}` on stderr (exit 1).
 
 use std::path::PathBuf;
 
@@ -198,6 +199,19 @@ pub enum Command {
         /// Scenario slug.
         #[arg(long)]
         scenario: Option<String>,
+    },
+    /// What happened inside a step: its trace.json as lines, one per action,
+    /// assertion, read and navigation (getStepTrace; printed as text).
+    Trace {
+        /// Scenario slug (its newest run unless --run).
+        #[arg(required_unless_present = "run")]
+        slug: Option<String>,
+        /// The step's number (3 or 03).
+        #[arg(long)]
+        step: String,
+        /// Run id.
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
     },
     /// Steps waiting for a verdict (an expectation and no verdict), with their evidence (getPendingJudgments).
     PendingJudgments {
@@ -650,6 +664,13 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             a.put("scenarioSlug", scenario);
             "getRunState"
         }
+        Command::Trace { slug, step, run } => {
+            a.put("scenarioSlug", slug);
+            a.put("runId", run);
+            let step = step.parse::<u64>().map_or(json!(step), |n| json!(n));
+            a.put("step", step);
+            "getStepTrace"
+        }
         Command::PendingJudgments {
             scenario,
             run,
@@ -924,6 +945,23 @@ pub fn run_command(ctx: &Context, name: &str, args: Value) -> (Value, bool) {
     let out = crate::call(ctx, name, Some(args));
     let ok = !out.is_error();
     (out.value, ok)
+}
+
+/// Whether a command prints its tool's text as a model reads it (the lean
+/// shape, [`crate::tools::lean::text`]) rather than JSON: `trace`, whose
+/// answer is lines.
+pub fn prints_text(cmd: &Command) -> bool {
+    matches!(cmd, Command::Trace { .. })
+}
+
+/// Runs one CLI command that prints text ([`prints_text`]): the tool's lean
+/// text on success, else the `{"error", "code"}` JSON.
+pub fn run_text_command(ctx: &Context, name: &str, args: Value) -> Result<String, Value> {
+    let out = crate::call(ctx, name, Some(args));
+    if out.is_error() {
+        return Err(out.value);
+    }
+    Ok(crate::tools::lean::text(ctx, name, &out.value).unwrap_or_else(|| out.value.to_string()))
 }
 
 /// The thresholds of `judge-calibrate`.

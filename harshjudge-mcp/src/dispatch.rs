@@ -387,6 +387,7 @@ fn input_schema_of(def: &ToolDef) -> Schema {
 const ONE_OF_REQUIRED: &[(&str, &str, &str)] = &[
     ("recordEvidence", "stepId", "step"),
     ("getRunState", "runId", "scenarioSlug"),
+    ("getStepTrace", "runId", "scenarioSlug"),
 ];
 
 /// A tool's input schema in the form the most clients accept: every nullable

@@ -117,6 +117,15 @@ fn main() -> ExitCode {
         Err(e) => return fail(e),
     };
     match call {
+        Some((name, args)) if parsed.command.as_ref().is_some_and(cli::prints_text) => {
+            match cli::run_text_command(&ctx, name, args) {
+                Ok(text) => {
+                    println!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => emit((e, false)),
+            }
+        }
         Some((name, args)) => emit(cli::run_command(&ctx, name, args)),
         None => match cli::tools(&parsed) {
             Ok(tools) => serve(ctx, parsed.output_schemas, tools),

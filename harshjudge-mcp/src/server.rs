@@ -161,7 +161,7 @@ pub struct EnableTools {
 fn enable_tools_def() -> Tool {
     let mut t = Tool::new(
         ENABLE_TOOLS,
-        "List more tools (only the start set is listed at first; every tool can be called). Sets: project (initProject, getStatus), run (startRun, recordEvidence, completeStep, completeRun, getRunState, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (launch, route, press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
+        "List more tools (only the start set is listed at first; every tool can be called). Sets: project (initProject, getStatus), run (startRun, recordEvidence, completeStep, completeRun, getRunState, getStepTrace, pruneRuns), scenario (createScenario, saveScenario, toggleStar), judge (getPendingJudgments, recordVerdict), browser (launch, route, press, wait_for, screenshot, console, network, run_steps), record (record_start … record_export), knowledge (knowledge_*, discover*), dashboard; or all.",
         rmcp::handler::server::common::schema_for_type::<EnableTools>(),
     );
     let output = serde_json::json!({

@@ -31,6 +31,7 @@ pub const TOOL_SETS: &[(&str, &[&str])] = &[
             "completeStep",
             "completeRun",
             "getRunState",
+            "getStepTrace",
             "pruneRuns",
         ],
     ),

@@ -172,7 +172,7 @@ Heal a failing scenario without hiding a regression.
 
 1. `getStatus(scenarioSlug)` gives the newest runs; `getRunState(scenarioSlug)` the failed \
 step and its error (`enable_tools(sets)` with `run` lists it). Read `.harshJudge/scenarios/{slug}/runs/{runId}/result.json` and the \
-failed step's files in `.harshJudge/scenarios/{slug}/runs/{runId}/step-NN/evidence/`.
+failed step's files in `.harshJudge/scenarios/{slug}/runs/{runId}/step-NN/evidence/`; `getStepTrace(scenarioSlug, step)` gives what happened inside the failed step, one line per action with its outcome, failed requests and console errors (when the run kept its trace).
 2. Classify the failure:
    - **A locator failure**: the target matched nothing (`TARGET_NOT_FOUND`, a timeout \
 waiting for it) or too much (`STRICT_MODE`). The app changed how the element is found, not \
@@ -200,7 +200,8 @@ Report where the end-to-end tests stand.
 1. `getStatus()`: every scenario with its last result and pass rate; \
 `getStatus(scenarioSlug)` one scenario's steps and newest runs.
 2. For a failed run, `getRunState(runId)` names the failed step and its error; its evidence \
-is in `.harshJudge/scenarios/{slug}/runs/{runId}/step-NN/evidence/`.
+is in `.harshJudge/scenarios/{slug}/runs/{runId}/step-NN/evidence/`, and \
+`getStepTrace(runId, step)` lists what happened inside the step, one line per action.
 3. `getPendingJudgments()` counts steps still waiting for a verdict (hj-judge).
 4. `discoverTree(path)` shows what is in `.harshJudge/`; `openDashboard()` serves the live \
 HTML report.

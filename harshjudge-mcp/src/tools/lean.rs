@@ -3,7 +3,8 @@
 //! unchanged): a browser action as one line naming the locator it resolved
 //! to (and the evidence it left), a snapshot as its aria-snapshot lines (the
 //! tool's `snapshot`: the whole tree, or what changed since the last snapshot
-//! of the same page unless `full`). Every other result stays its compact JSON.
+//! of the same page unless `full`), a step's trace as its lines
+//! (`getStepTrace`'s `text`). Every other result stays its compact JSON.
 
 use serde_json::Value;
 
@@ -14,6 +15,9 @@ use crate::context::Context;
 pub fn text(ctx: &Context, tool: &str, value: &Value) -> Option<String> {
     if tool == "browser_snapshot" {
         return value["snapshot"].as_str().map(String::from);
+    }
+    if tool == "getStepTrace" {
+        return value["text"].as_str().map(String::from);
     }
     if matches!(tool, "run_steps" | "record_replay") {
         return steps_text(tool, value);

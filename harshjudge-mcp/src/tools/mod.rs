@@ -14,6 +14,7 @@ pub mod project;
 pub mod record;
 pub mod run;
 pub mod scenario;
+pub mod trace;
 
 use crate::dispatch::ToolDef;
 
@@ -108,6 +109,13 @@ fn project_tools() -> Vec<ToolDef> {
             run::GetRunState,
             run::get_run_state,
             "Where a run stands, to resume it after an interruption: steps completed with their status, the next step to run, the last action and the error."
+        ),
+        tool!(
+            Project,
+            "getStepTrace",
+            trace::GetStepTrace,
+            trace::get_step_trace,
+            "What happened inside a step of a run (cargo test's step-NN/evidence/trace.json): one line per action, assertion, read and navigation — #n, start offset, duration, the call as written, ok or FAILED with the failure, failed requests and console errors, file:line, request and console counts. runId, or scenarioSlug for its newest run; step: its number. A step without a trace is NOT_FOUND saying why (e.g. it passed under retain-on-failure)."
         ),
         tool!(
             Project,

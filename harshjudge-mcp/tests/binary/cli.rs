@@ -117,6 +117,7 @@ fn help_and_version() {
         "complete-step",
         "complete-run",
         "run-state",
+        "trace",
         "discover",
     ] {
         assert!(o.stdout.contains(cmd), "{cmd} in help:\n{}", o.stdout);
@@ -1119,4 +1120,38 @@ fn cli_errors_are_types_a_caller_matches() {
         msg.starts_with("project folder ") && msg.contains("--cwd"),
         "{msg}"
     );
+}
+
+/// `trace` prints the lines `getStepTrace` gives a model (its lean text), not
+/// JSON; its failures are the `{"error", "code"}` of every command.
+#[test]
+fn trace_prints_the_tool_s_text() {
+    use crate::trace_fixture::{self as fx, EXPECTED};
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().to_path_buf();
+    fx::recorded(&harshjudge::store::Store::new(p.join(".harshJudge")));
+    let ctx = harshjudge_mcp::Context::new(&p).unwrap();
+    let out = harshjudge_mcp::call(
+        &ctx,
+        "getStepTrace",
+        Some(json!({"scenarioSlug": "items", "step": 2})),
+    );
+    assert!(!out.is_error(), "{}", out.value);
+    let tool = harshjudge_mcp::tools::lean::text(&ctx, "getStepTrace", &out.value).unwrap();
+    assert_eq!(tool, EXPECTED);
+    for args in [
+        &["trace", "items", "--step", "2"][..],
+        &["trace", "--run", "trace-run", "--step", "02"],
+        &["trace", "items", "--run", "trace-run", "--step", "2"],
+    ] {
+        let o = hj(&p, args);
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+        assert_eq!(o.stdout, format!("{tool}\n"), "{args:?}");
+    }
+    let msg = hj(&p, &["trace", "items", "--step", "1"]).error("NOT_FOUND");
+    assert!(msg.ends_with("it passed under retain-on-failure (only a failed step keeps its trace; HARSHJUDGE_TRACE=on keeps every step's)"), "{msg}");
+    let msg = hj(&p, &["trace", "items", "--step", "9"]).error("NOT_FOUND");
+    assert!(msg.contains("has no step 09"), "{msg}");
+    hj(&p, &["trace", "--step", "2"]).error("INVALID_INPUT");
+    hj(&p, &["trace", "items", "--step", "two"]).error("INVALID_INPUT");
 }

@@ -5,3 +5,5 @@ mod cli;
 mod dashboard;
 mod inspector;
 mod jsonrpc;
+#[path = "../shared/trace_fixture.rs"]
+mod trace_fixture;

@@ -1,6 +1,6 @@
 //! The tools in process, through the dispatch the server and the CLI share: every tool and guard,
 //! the store's neighbours confined, the context budget, judging, knowledge, output schemas, the
-//! skill's texts, snapshots, and hostile recordings.
+//! skill's texts, snapshots, hostile recordings, and a step's trace (`getStepTrace`).
 
 mod confine;
 mod context_budget;
@@ -11,3 +11,6 @@ mod output_schemas;
 mod skill;
 mod snapshot;
 mod tools;
+mod trace;
+#[path = "../shared/trace_fixture.rs"]
+mod trace_fixture;

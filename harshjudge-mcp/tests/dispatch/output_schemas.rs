@@ -1,5 +1,5 @@
 //! Every tool's result is typed, its `outputSchema` derived from the type: a
-//! real call of each of the 38 tools (in process, through the dispatcher the
+//! real call of each of the 44 tools (in process, through the dispatcher the
 //! server uses; the browser tools in real headless Chromium against a page of
 //! this test's own 127.0.0.1 server), its `structuredContent` validated
 //! against the tool's `outputSchema` by the `jsonschema` crate, and every key
@@ -349,6 +349,10 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
     }
     let healed = c("heal", json!({"scenarioSlug": "healme"}));
     assert_eq!(healed["after"], ".name(\"Place order\")", "{healed}");
+    // getStepTrace: a step's trace as the store writer leaves it.
+    crate::trace_fixture::recorded(ctx.store());
+    let traced = c("getStepTrace", json!({"scenarioSlug": "items", "step": 2}));
+    assert_eq!(traced["text"], crate::trace_fixture::EXPECTED);
     let all: BTreeSet<String> = harshjudge_mcp::dispatcher()
         .tools()
         .iter()

@@ -164,6 +164,7 @@ fn every_tool_but_init_needs_an_initialized_project() {
         ),
         ("getStatus", json!({})),
         ("getRunState", json!({"runId": "r1"})),
+        ("getStepTrace", json!({"runId": "r1", "step": 1})),
         ("discoverTree", json!({})),
         ("discoverSearch", json!({"pattern": "x"})),
     ] {
