@@ -322,3 +322,64 @@ fn a_bad_trace_mode_stops_the_run_naming_the_four() {
         );
     }
 }
+
+#[test]
+fn the_pages_keyboard_mouse_and_scripts_are_entries_at_their_lines() {
+    let (tmp, r) = run(&["inputs"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let inputs = only_run(&store_of(&tmp), "inputs");
+    assert_eq!(traced_steps(&inputs), ["01"]);
+
+    // The page's own calls, as written, at their lines.
+    let t = trace(&inputs, "01");
+    let calls: Vec<&str> = t.entries.iter().map(|e| e.call.as_str()).collect();
+    assert_eq!(
+        calls,
+        [
+            "page.goto(\"/login\")",
+            "page.get_by_label(\"User\").focus()",
+            "page.keyboard().type_text(\"ann\")",
+            "page.keyboard().press(\"Enter\")",
+            "page.mouse().click(5.0, 5.0)",
+            "page.mouse().wheel(0.0, 10.0)",
+            "page.evaluate(\"document.title\", ())",
+            "page.eval(\"return 1\")",
+            "page.wait_for_function(\"(n) => n > 1\", 2)",
+        ]
+    );
+    let kinds: Vec<&str> = t.entries.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "navigation",
+            "action",
+            "input",
+            "input",
+            "input",
+            "input",
+            "script",
+            "script",
+            "script"
+        ]
+    );
+    for (e, text) in t.entries.iter().zip([
+        "page.goto(\"/login\")",
+        ".focus()",
+        ".type_text(\"ann\")",
+        ".press(\"Enter\")",
+        ".click(5.0, 5.0)",
+        ".wheel(0.0, 10.0)",
+        ".evaluate(\"document.title\"",
+        ".eval(\"return 1\")",
+        ".wait_for_function(",
+    ]) {
+        let line = fixture_line("inputs", text);
+        assert!(
+            e.at.starts_with(&line),
+            "{} at {}, not {line}",
+            e.call,
+            e.at
+        );
+        assert_eq!(e.outcome.status, "ok", "{e:?}");
+    }
+}

@@ -128,7 +128,7 @@ impl Locator {
                 self.act(Action::Press, "be focused", at).await?;
                 self.page
                     .keyboard()
-                    .type_text(&text)
+                    .type_chars(&text)
                     .await
                     .map_err(|e| e.located(at))
             })

@@ -68,6 +68,10 @@ pub(crate) enum Kind {
     Read,
     /// `goto`, `reload`, back, forward.
     Navigation,
+    /// The page's keyboard and mouse (`page.keyboard().press("Enter")`).
+    Input,
+    /// JavaScript run in the page (`page.evaluate(…)`, `eval`, `wait_for_function`).
+    Script,
 }
 
 impl Kind {
@@ -77,6 +81,8 @@ impl Kind {
             Kind::Assertion => "assertion",
             Kind::Read => "read",
             Kind::Navigation => "navigation",
+            Kind::Input => "input",
+            Kind::Script => "script",
         }
     }
 }
@@ -430,6 +436,38 @@ pub(crate) fn note(lines: &[String]) {
             .expect("span log lock")
             .extend_from_slice(lines)
     });
+}
+
+/// Whether `at` is in a user's code, not in harshjudge's own: a call
+/// harshjudge makes of its own public API (a screenshot's script, a popup's
+/// polling) is no entry of the user's trace.
+pub(crate) fn by_user(at: &Location<'_>) -> bool {
+    // This file is `{crate root}/src/browser/trace/mod.rs`, as rustc names
+    // every file of the crate (relative in the workspace, absolute from a
+    // registry): the crate's own calls share its `src/` prefix.
+    const OWN: &str = file!();
+    const IN_SRC: &str = "browser/trace/mod.rs";
+    let src = &OWN[..OWN.len() - IN_SRC.len()];
+    !at.file().starts_with(src)
+}
+
+/// [`span`] for a call of the page itself, written `page.{method}({args})`
+/// (`keyboard().press`, `evaluate`), when the user's code made it (see
+/// [`by_user`]).
+pub(crate) async fn page_span<T>(
+    tracer: Option<&(Arc<Tracer>, usize)>,
+    kind: Kind,
+    method: &'static str,
+    args: impl FnOnce() -> String,
+    at: &'static Location<'static>,
+    body: impl Future<Output = Result<T, BrowserError>>,
+) -> Result<T, BrowserError> {
+    let tracer = tracer.filter(|_| by_user(at));
+    let call = move || CallText::Page {
+        method,
+        args: args(),
+    };
+    span(tracer, kind, call, at, body).await
 }
 
 /// An entry recorded when its call ends, or when its future is dropped

@@ -269,3 +269,21 @@ fn a_newer_trace_file_is_refused_by_its_number() {
         "trace.json version 2 is newer than this harshjudge (reads 1)"
     );
 }
+
+/// harshjudge's own calls of its public API (a screenshot's script, a
+/// popup's polling) are no entries: a page-level span made here records none.
+#[test]
+fn a_call_from_harshjudge_itself_is_no_entry() {
+    let here = Location::caller();
+    assert!(!by_user(here), "{}", here.file());
+    let (t, n) = tracer(Tracing::Keep);
+    let page = Some(&(t.clone(), n));
+    rt().block_on(async {
+        page_span(page, Kind::Script, "eval", || arg("1"), here, async {
+            Ok::<_, BrowserError>(())
+        })
+        .await
+        .unwrap();
+    });
+    assert_eq!(t.take_step("01", false).expect("kept").entries.len(), 0);
+}
