@@ -323,12 +323,22 @@ fn a_bad_trace_mode_stops_the_run_naming_the_four() {
     }
 }
 
+/// The passwords and the secret `inputs` types (tests/fixtures/trace.rs).
+const PASSWORDS: [&str; 5] = [
+    "filled-pw-4821",
+    "typed-pw-9930",
+    "keyboard-pw-1177",
+    "inserted-pw-6402",
+    "pin-pw-3056",
+];
+const SECRET: &str = "token-secret-7713";
+
 #[test]
 fn the_pages_keyboard_mouse_and_scripts_are_entries_at_their_lines() {
     let (tmp, r) = run(&["inputs"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     let inputs = only_run(&store_of(&tmp), "inputs");
-    assert_eq!(traced_steps(&inputs), ["01"]);
+    assert_eq!(traced_steps(&inputs), ["01", "02"]);
 
     // The page's own calls, as written, at their lines.
     let t = trace(&inputs, "01");
@@ -382,4 +392,33 @@ fn the_pages_keyboard_mouse_and_scripts_are_entries_at_their_lines() {
         );
         assert_eq!(e.outcome.status, "ok", "{e:?}");
     }
+}
+
+#[test]
+fn passwords_and_secrets_never_reach_the_trace() {
+    let (tmp, r) = run(&["inputs"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let inputs = only_run(&store_of(&tmp), "inputs");
+    // The text typed into a password field (by `fill`, `press_sequentially`,
+    // the keyboard, whatever its `type`'s case) is written "••••"; a
+    // declared secret as every evidence file masks it.
+    let path = inputs.join("step-02/evidence/trace.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    for secret in PASSWORDS.iter().chain([&SECRET]) {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    let t = trace(&inputs, "02");
+    let calls: Vec<&str> = t.entries.iter().map(|e| e.call.as_str()).collect();
+    assert_eq!(
+        calls,
+        [
+            "page.get_by_label(\"Password\").fill(\"••••\")",
+            "page.get_by_label(\"Password\").press_sequentially(\"••••\")",
+            "page.keyboard().type_text(\"••••\")",
+            "page.keyboard().insert_text(\"••••\")",
+            "page.get_by_label(\"PIN\").fill(\"••••\")",
+            "page.get_by_label(\"User\").fill(\"[secret:TRACE_TOKEN]\")",
+            "page.get_by_label(\"User\").fill(\"ann\")",
+        ]
+    );
 }

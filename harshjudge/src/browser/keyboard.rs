@@ -145,16 +145,27 @@ impl Keyboard {
         chord(key).map_err(|e| e.at(None))
     }
 
-    /// Runs `body` as the trace's entry `page.keyboard().{method}({text:?})`.
+    /// Runs `body` as the trace's entry `page.keyboard().{method}({text:?})`;
+    /// when `typing` (the keys type text) and the trace records it, the
+    /// focused field is asked first whether it is a password's (then the
+    /// entry writes `"••••"`).
     async fn traced(
         &self,
         method: &'static str,
         text: &str,
+        typing: bool,
         at: &'static Location<'static>,
         body: impl Future<Output = Result<(), BrowserError>>,
     ) -> Result<(), BrowserError> {
+        let page = &self.page;
         let args = || trace::arg(text);
-        trace::page_span(self.page.tracer(), Kind::Input, method, args, at, body).await
+        trace::page_span(page.tracer(), Kind::Input, method, args, at, async {
+            if typing && page.tracer().is_some() && trace::is_open() {
+                conceal_if_password(page).await;
+            }
+            body.await
+        })
+        .await
     }
 
     /// Presses a key or chord: `"Enter"`, `"Control+a"`, `"Shift+Tab"`, `"a"`.
@@ -166,7 +177,8 @@ impl Keyboard {
         let at = Location::caller();
         let key = key.as_ref().to_string();
         async move {
-            self.traced("keyboard().press", &key, at, async {
+            let typing = trace::types_text(&key);
+            self.traced("keyboard().press", &key, typing, at, async {
                 let actions = Self::parse(&key)?;
                 self.send(actions, &format!("pressing {key}")).await
             })
@@ -183,8 +195,15 @@ impl Keyboard {
         let at = Location::caller();
         let text = text.as_ref().to_string();
         async move {
-            self.traced("keyboard().type_text", &text, at, self.type_chars(&text))
-                .await
+            let typing = !text.is_empty();
+            self.traced(
+                "keyboard().type_text",
+                &text,
+                typing,
+                at,
+                self.type_chars(&text),
+            )
+            .await
         }
     }
 
@@ -216,7 +235,8 @@ impl Keyboard {
         let at = Location::caller();
         let key = key.as_ref().to_string();
         async move {
-            self.traced("keyboard().down", &key, at, async {
+            let typing = trace::types_text(&key);
+            self.traced("keyboard().down", &key, typing, at, async {
                 let v = self::key(&key).map_err(|e| e.at(None))?;
                 self.send(
                     vec![json!({"type": "keyDown", "value": v})],
@@ -237,7 +257,8 @@ impl Keyboard {
         let at = Location::caller();
         let key = key.as_ref().to_string();
         async move {
-            self.traced("keyboard().up", &key, at, async {
+            let typing = trace::types_text(&key);
+            self.traced("keyboard().up", &key, typing, at, async {
                 let v = self::key(&key).map_err(|e| e.at(None))?;
                 self.send(
                     vec![json!({"type": "keyUp", "value": v})],
@@ -258,11 +279,41 @@ impl Keyboard {
         let at = Location::caller();
         let text = text.as_ref().to_string();
         async move {
-            self.traced("keyboard().insert_text", &text, at, async {
+            let typing = !text.is_empty();
+            self.traced("keyboard().insert_text", &text, typing, at, async {
                 self.page.backend().insert_text(&text).await
             })
             .await
         }
+    }
+}
+
+/// Whether the focused element is a password field, read through every
+/// open shadow root and same-origin frame: `true`, `false`, or `null` when
+/// focus is in a frame the page cannot read.
+const FOCUS_IS_PASSWORD_JS: &str = "let e = document.activeElement;
+for (;;) {
+  if (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; continue; }
+  if (e && (e.localName === 'iframe' || e.localName === 'frame')) {
+    let d = null;
+    try { d = e.contentDocument; } catch (_) {}
+    if (!d) return null;
+    e = d.activeElement;
+    continue;
+  }
+  break;
+}
+return !!e && e.localName === 'input' && String(e.getAttribute('type') || '').toLowerCase() === 'password';";
+
+/// Marks the open entry as typing into a password field when the focused
+/// element is one, or when that cannot be told: its text never reaches the trace.
+async fn conceal_if_password(page: &Page) {
+    let plain = matches!(
+        page.backend().eval(FOCUS_IS_PASSWORD_JS).await,
+        Ok(Value::Bool(false))
+    );
+    if !plain {
+        trace::conceal();
     }
 }
 

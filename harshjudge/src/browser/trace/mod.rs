@@ -130,8 +130,36 @@ impl CallText {
         }
     }
 
-    /// The call as written.
+    /// The same call with its arguments written `"••••"`: what the trace
+    /// keeps of a call that typed into a password field.
+    fn concealed(self) -> CallText {
+        match self {
+            CallText::Locator {
+                desc,
+                method,
+                options,
+                ..
+            } => CallText::Locator {
+                desc,
+                method,
+                args: arg(CONCEALED),
+                options,
+            },
+            CallText::Page { method, .. } => CallText::Page {
+                method,
+                args: arg(CONCEALED),
+            },
+            expect @ CallText::Expect { .. } => expect,
+        }
+    }
+
+    /// The call as written, every declared secret masked in it
+    /// (`fill("[secret:APP_PASSWORD]")`), as in every evidence file.
     pub(crate) fn render(&self) -> String {
+        crate::secrets::mask(&self.render_unmasked()).into_owned()
+    }
+
+    fn render_unmasked(&self) -> String {
         match self {
             CallText::Locator {
                 desc,
@@ -146,6 +174,10 @@ impl CallText {
         }
     }
 }
+
+/// What the trace writes in place of the text a call typed into a password
+/// field (never its length).
+pub(crate) const CONCEALED: &str = "••••";
 
 /// A string argument as Rust writes it (`"milk"`), so a call can be pasted back.
 pub(crate) fn arg(s: &str) -> String {
@@ -413,6 +445,8 @@ pub(crate) fn failure_kind(e: &BrowserError) -> &'static str {
 #[derive(Default)]
 struct Open {
     log: Mutex<Vec<String>>,
+    /// The call typed into a password field: its arguments are not written.
+    concealed: std::sync::atomic::AtomicBool,
 }
 
 tokio::task_local! {
@@ -436,6 +470,26 @@ pub(crate) fn note(lines: &[String]) {
             .expect("span log lock")
             .extend_from_slice(lines)
     });
+}
+
+/// Marks the span open on this task, if any, as a call that typed into a
+/// password field (or into a field that could not be told from one): its
+/// entry writes its arguments `"••••"`.
+pub(crate) fn conceal() {
+    let _ = OPEN.try_with(|open| {
+        open.concealed
+            .store(true, std::sync::atomic::Ordering::Relaxed)
+    });
+}
+
+/// Whether the keys of a `press` (`"a"`, `"Shift+A"`, `"Enter"`) type text:
+/// one of its keys is a character, not a named key.
+pub(crate) fn types_text(keys: &str) -> bool {
+    keys == "+"
+        || keys.ends_with("++")
+        || keys
+            .split('+')
+            .any(|k| k.chars().count() == 1 || k == "Space")
 }
 
 /// Whether `at` is in a user's code, not in harshjudge's own: a call
@@ -487,6 +541,13 @@ impl Pending {
         entry.failure = failure;
         entry.unfinished = unfinished;
         entry.log = std::mem::take(&mut *self.open.log.lock().expect("span log lock"));
+        if self
+            .open
+            .concealed
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            entry.call = entry.call.concealed();
+        }
         self.tracer.push(entry);
     }
 }
