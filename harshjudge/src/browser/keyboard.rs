@@ -1,5 +1,7 @@
 //! [`Keyboard`] and [`Mouse`]: input through W3C WebDriver actions (one command
-//! per gesture), as a user's devices would produce it.
+//! per gesture), as a user's devices would produce it. Each public call is one
+//! `input` entry of the step's trace (`page.keyboard().press("Enter")`); text
+//! typed into a password field is written `"••••"` there.
 
 use std::future::Future;
 use std::panic::Location;

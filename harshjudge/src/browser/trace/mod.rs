@@ -1,15 +1,21 @@
-//! The trace of a step: one entry per action, read, assertion and navigation
-//! (the call as written, its source line, start and end, outcome and call
-//! log), and the step's console and network assigned to entries by time
-//! (`assign.rs`). A page records into the [`Tracer`] of the scenario's attempt
-//! when it has one; without one every hook is one `Option` check.
+//! The trace of a step: one entry per action, read, assertion, navigation,
+//! keyboard or mouse call and script (the call as written, its source line,
+//! start and end, outcome and call log), and the step's console and network
+//! assigned to entries by time (`assign.rs`). A page records into the
+//! [`Tracer`] of the scenario's attempt when it has one; without one every
+//! hook is one `Option` check.
 //!
 //! One function opens an entry, [`span`]: the shared paths under every public
 //! call (`Locator::run`, `Locator::pointer_action_within`, `expect`'s
-//! assertion, the page's navigations) and the composite actions (`press`,
-//! `check`, `drag_to`: before their parts) call it. A span opened inside
-//! another on the same task joins it (a task-local), so the outermost call is
-//! the entry and the engine calls inside add their call logs to it.
+//! assertion, the page's navigations), the composite actions (`press`,
+//! `check`, `drag_to`: before their parts) and, through `page_span`, the
+//! page's keyboard, mouse and scripts (`keyboard.rs`, `script.rs`; not when
+//! harshjudge's own code calls them: `by_user`) call it. A span opened
+//! inside another on the same task joins it (a task-local), so the outermost
+//! call is the entry and the engine calls inside add their call logs to it.
+//! A call that typed into a password field marks its span (`conceal`): its
+//! arguments are written `"••••"`; declared secrets are masked when a call is
+//! rendered.
 
 mod assign;
 mod call;
