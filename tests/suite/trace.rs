@@ -322,3 +322,103 @@ fn a_bad_trace_mode_stops_the_run_naming_the_four() {
         );
     }
 }
+
+/// The passwords and the secret `inputs` types (tests/fixtures/trace.rs).
+const PASSWORDS: [&str; 5] = [
+    "filled-pw-4821",
+    "typed-pw-9930",
+    "keyboard-pw-1177",
+    "inserted-pw-6402",
+    "pin-pw-3056",
+];
+const SECRET: &str = "token-secret-7713";
+
+#[test]
+fn the_pages_keyboard_mouse_and_scripts_are_entries_at_their_lines() {
+    let (tmp, r) = run(&["inputs"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let inputs = only_run(&store_of(&tmp), "inputs");
+    assert_eq!(traced_steps(&inputs), ["01", "02"]);
+
+    // The page's own calls, as written, at their lines.
+    let t = trace(&inputs, "01");
+    let calls: Vec<&str> = t.entries.iter().map(|e| e.call.as_str()).collect();
+    assert_eq!(
+        calls,
+        [
+            "page.goto(\"/login\")",
+            "page.get_by_label(\"User\").focus()",
+            "page.keyboard().type_text(\"ann\")",
+            "page.keyboard().press(\"Enter\")",
+            "page.mouse().click(5.0, 5.0)",
+            "page.mouse().wheel(0.0, 10.0)",
+            "page.evaluate(\"document.title\", ())",
+            "page.eval(\"return 1\")",
+            "page.wait_for_function(\"(n) => n > 1\", 2)",
+        ]
+    );
+    let kinds: Vec<&str> = t.entries.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "navigation",
+            "action",
+            "input",
+            "input",
+            "input",
+            "input",
+            "script",
+            "script",
+            "script"
+        ]
+    );
+    for (e, text) in t.entries.iter().zip([
+        "page.goto(\"/login\")",
+        ".focus()",
+        ".type_text(\"ann\")",
+        ".press(\"Enter\")",
+        ".click(5.0, 5.0)",
+        ".wheel(0.0, 10.0)",
+        ".evaluate(\"document.title\"",
+        ".eval(\"return 1\")",
+        ".wait_for_function(",
+    ]) {
+        let line = fixture_line("inputs", text);
+        assert!(
+            e.at.starts_with(&line),
+            "{} at {}, not {line}",
+            e.call,
+            e.at
+        );
+        assert_eq!(e.outcome.status, "ok", "{e:?}");
+    }
+}
+
+#[test]
+fn passwords_and_secrets_never_reach_the_trace() {
+    let (tmp, r) = run(&["inputs"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let inputs = only_run(&store_of(&tmp), "inputs");
+    // The text typed into a password field (by `fill`, `press_sequentially`,
+    // the keyboard, whatever its `type`'s case) is written "••••"; a
+    // declared secret as every evidence file masks it.
+    let path = inputs.join("step-02/evidence/trace.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    for secret in PASSWORDS.iter().chain([&SECRET]) {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    let t = trace(&inputs, "02");
+    let calls: Vec<&str> = t.entries.iter().map(|e| e.call.as_str()).collect();
+    assert_eq!(
+        calls,
+        [
+            "page.get_by_label(\"Password\").fill(\"••••\")",
+            "page.get_by_label(\"Password\").press_sequentially(\"••••\")",
+            "page.keyboard().type_text(\"••••\")",
+            "page.keyboard().insert_text(\"••••\")",
+            "page.get_by_label(\"PIN\").fill(\"••••\")",
+            "page.get_by_label(\"User\").fill(\"[secret:TRACE_TOKEN]\")",
+            "page.get_by_label(\"User\").fill(\"ann\")",
+        ]
+    );
+}

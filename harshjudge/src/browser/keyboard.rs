@@ -1,5 +1,10 @@
 //! [`Keyboard`] and [`Mouse`]: input through W3C WebDriver actions (one command
-//! per gesture), as a user's devices would produce it.
+//! per gesture), as a user's devices would produce it. Each public call is one
+//! `input` entry of the step's trace (`page.keyboard().press("Enter")`); text
+//! typed into a password field is written `"••••"` there.
+
+use std::future::Future;
+use std::panic::Location;
 
 use serde_json::{Value, json};
 
@@ -7,6 +12,7 @@ use super::backend::PageBackend;
 use super::error::BrowserError;
 use super::keys;
 use super::page::Page;
+use super::trace::{self, Kind};
 
 /// The WebDriver key value of a key name (Playwright's names, [`keys::NAMED_KEYS`]), or of one character.
 fn key_value(name: &str) -> Option<String> {
@@ -141,16 +147,71 @@ impl Keyboard {
         chord(key).map_err(|e| e.at(None))
     }
 
+    /// Runs `body` as the trace's entry `page.keyboard().{method}({text:?})`;
+    /// when `typing` (the keys type text) and the trace records it, the
+    /// focused field is asked first whether it is a password's (then the
+    /// entry writes `"••••"`).
+    async fn traced(
+        &self,
+        method: &'static str,
+        text: &str,
+        typing: bool,
+        at: &'static Location<'static>,
+        body: impl Future<Output = Result<(), BrowserError>>,
+    ) -> Result<(), BrowserError> {
+        let page = &self.page;
+        let args = || trace::arg(text);
+        trace::page_span(page.tracer(), Kind::Input, method, args, at, async {
+            if typing && page.tracer().is_some() && trace::is_open() {
+                conceal_if_password(page).await;
+            }
+            body.await
+        })
+        .await
+    }
+
     /// Presses a key or chord: `"Enter"`, `"Control+a"`, `"Shift+Tab"`, `"a"`.
-    pub async fn press(&self, key: impl AsRef<str>) -> Result<(), BrowserError> {
-        let key = key.as_ref();
-        let actions = Self::parse(key)?;
-        self.send(actions, &format!("pressing {key}")).await
+    #[track_caller]
+    pub fn press(
+        &self,
+        key: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        let key = key.as_ref().to_string();
+        async move {
+            let typing = trace::types_text(&key);
+            self.traced("keyboard().press", &key, typing, at, async {
+                let actions = Self::parse(&key)?;
+                self.send(actions, &format!("pressing {key}")).await
+            })
+            .await
+        }
     }
 
     /// Types `text` one character at a time (key down and up for each).
-    pub async fn type_text(&self, text: impl AsRef<str>) -> Result<(), BrowserError> {
-        let text = text.as_ref();
+    #[track_caller]
+    pub fn type_text(
+        &self,
+        text: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        let text = text.as_ref().to_string();
+        async move {
+            let typing = !text.is_empty();
+            self.traced(
+                "keyboard().type_text",
+                &text,
+                typing,
+                at,
+                self.type_chars(&text),
+            )
+            .await
+        }
+    }
+
+    /// [`type_text`](Keyboard::type_text) without an entry of its own (a
+    /// locator's `press_sequentially` is the entry).
+    pub(crate) async fn type_chars(&self, text: &str) -> Result<(), BrowserError> {
         let mut actions = Vec::new();
         for c in text.chars() {
             let v = if c == '\n' {
@@ -168,30 +229,93 @@ impl Keyboard {
     }
 
     /// Holds a key down (until [`up`](Keyboard::up)).
-    pub async fn down(&self, key: impl AsRef<str>) -> Result<(), BrowserError> {
-        let key = key.as_ref();
-        let v = self::key(key).map_err(|e| e.at(None))?;
-        self.send(
-            vec![json!({"type": "keyDown", "value": v})],
-            &format!("pressing {key} down"),
-        )
-        .await
+    #[track_caller]
+    pub fn down(
+        &self,
+        key: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        let key = key.as_ref().to_string();
+        async move {
+            let typing = trace::types_text(&key);
+            self.traced("keyboard().down", &key, typing, at, async {
+                let v = self::key(&key).map_err(|e| e.at(None))?;
+                self.send(
+                    vec![json!({"type": "keyDown", "value": v})],
+                    &format!("pressing {key} down"),
+                )
+                .await
+            })
+            .await
+        }
     }
 
     /// Releases a key.
-    pub async fn up(&self, key: impl AsRef<str>) -> Result<(), BrowserError> {
-        let key = key.as_ref();
-        let v = self::key(key).map_err(|e| e.at(None))?;
-        self.send(
-            vec![json!({"type": "keyUp", "value": v})],
-            &format!("releasing {key}"),
-        )
-        .await
+    #[track_caller]
+    pub fn up(
+        &self,
+        key: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        let key = key.as_ref().to_string();
+        async move {
+            let typing = trace::types_text(&key);
+            self.traced("keyboard().up", &key, typing, at, async {
+                let v = self::key(&key).map_err(|e| e.at(None))?;
+                self.send(
+                    vec![json!({"type": "keyUp", "value": v})],
+                    &format!("releasing {key}"),
+                )
+                .await
+            })
+            .await
+        }
     }
 
     /// Inserts text as an input method would (no key events).
-    pub async fn insert_text(&self, text: impl AsRef<str>) -> Result<(), BrowserError> {
-        self.page.backend().insert_text(text.as_ref()).await
+    #[track_caller]
+    pub fn insert_text(
+        &self,
+        text: impl AsRef<str>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        let text = text.as_ref().to_string();
+        async move {
+            let typing = !text.is_empty();
+            self.traced("keyboard().insert_text", &text, typing, at, async {
+                self.page.backend().insert_text(&text).await
+            })
+            .await
+        }
+    }
+}
+
+/// Whether the focused element is a password field, read through every
+/// open shadow root and same-origin frame: `true`, `false`, or `null` when
+/// focus is in a frame the page cannot read.
+const FOCUS_IS_PASSWORD_JS: &str = "let e = document.activeElement;
+for (;;) {
+  if (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; continue; }
+  if (e && (e.localName === 'iframe' || e.localName === 'frame')) {
+    let d = null;
+    try { d = e.contentDocument; } catch (_) {}
+    if (!d) return null;
+    e = d.activeElement;
+    continue;
+  }
+  break;
+}
+return !!e && e.localName === 'input' && String(e.getAttribute('type') || '').toLowerCase() === 'password';";
+
+/// Marks the open entry as typing into a password field when the focused
+/// element is one, or when that cannot be told: its text never reaches the trace.
+async fn conceal_if_password(page: &Page) {
+    let plain = matches!(
+        page.backend().eval(FOCUS_IS_PASSWORD_JS).await,
+        Ok(Value::Bool(false))
+    );
+    if !plain {
+        trace::conceal();
     }
 }
 
@@ -352,6 +476,10 @@ pub struct Mouse {
 fn mv(x: f64, y: f64) -> Value {
     json!({"type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64})
 }
+/// Two coordinates as Rust writes them (`10.0, 20.5`).
+fn point(x: f64, y: f64) -> String {
+    format!("{x:?}, {y:?}")
+}
 const DOWN: fn() -> Value = || json!({"type": "pointerDown", "button": 0});
 const UP: fn() -> Value = || json!({"type": "pointerUp", "button": 0});
 
@@ -369,30 +497,80 @@ impl Mouse {
         .await
     }
 
+    /// Runs `body` as the trace's entry `page.mouse().{method}({args})`.
+    async fn traced(
+        &self,
+        method: &'static str,
+        args: impl FnOnce() -> String,
+        at: &'static Location<'static>,
+        body: impl Future<Output = Result<(), BrowserError>>,
+    ) -> Result<(), BrowserError> {
+        trace::page_span(self.page.tracer(), Kind::Input, method, args, at, body).await
+    }
+
     /// Moves the pointer to (x, y).
-    pub async fn move_to(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.send(vec![mv(x, y)], &format!("moving the mouse to ({x}, {y})"))
-            .await
+    #[track_caller]
+    pub fn move_to(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let during = format!("moving the mouse to ({x}, {y})");
+            let body = self.send(vec![mv(x, y)], &during);
+            self.traced("mouse().move_to", || point(x, y), at, body)
+                .await
+        }
     }
 
     /// Presses the left button where the pointer is.
-    pub async fn down(&self) -> Result<(), BrowserError> {
-        self.send(vec![DOWN()], "pressing the mouse button").await
+    #[track_caller]
+    pub fn down(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let body = self.send(vec![DOWN()], "pressing the mouse button");
+            self.traced("mouse().down", String::new, at, body).await
+        }
     }
 
     /// Releases the left button.
-    pub async fn up(&self) -> Result<(), BrowserError> {
-        self.send(vec![UP()], "releasing the mouse button").await
+    #[track_caller]
+    pub fn up(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let body = self.send(vec![UP()], "releasing the mouse button");
+            self.traced("mouse().up", String::new, at, body).await
+        }
     }
 
     /// Clicks at (x, y).
-    pub async fn click(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.click_at(x, y, 1).await
+    #[track_caller]
+    pub fn click(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let body = self.click_at(x, y, 1);
+            self.traced("mouse().click", || point(x, y), at, body).await
+        }
     }
 
     /// Double-clicks at (x, y).
-    pub async fn dblclick(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.click_at(x, y, 2).await
+    #[track_caller]
+    pub fn dblclick(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let body = self.click_at(x, y, 2);
+            self.traced("mouse().dblclick", || point(x, y), at, body)
+                .await
+        }
     }
 
     pub(crate) async fn click_at(&self, x: f64, y: f64, count: u32) -> Result<(), BrowserError> {
@@ -446,13 +624,22 @@ impl Mouse {
     }
 
     /// Scrolls by (dx, dy) with the wheel at the pointer's position.
-    pub async fn wheel(&self, dx: f64, dy: f64) -> Result<(), BrowserError> {
-        perform(
-            &self.page,
-            json!([{"type": "wheel", "id": "wheel", "actions": [{"type": "scroll", "x": 0, "y": 0, "deltaX": dx.round() as i64, "deltaY": dy.round() as i64, "origin": "viewport"}]}]),
-            "scrolling with the wheel",
-        )
-        .await
+    #[track_caller]
+    pub fn wheel(
+        &self,
+        dx: f64,
+        dy: f64,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let body = perform(
+                &self.page,
+                json!([{"type": "wheel", "id": "wheel", "actions": [{"type": "scroll", "x": 0, "y": 0, "deltaX": dx.round() as i64, "deltaY": dy.round() as i64, "origin": "viewport"}]}]),
+                "scrolling with the wheel",
+            );
+            self.traced("mouse().wheel", || point(dx, dy), at, body)
+                .await
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::Locator;
 use super::calls::{PointerOp, unexpected};
@@ -16,8 +16,8 @@ use crate::browser::config::BrowserKind;
 use crate::browser::error::BrowserError;
 use crate::browser::expect::Running;
 use crate::browser::keyboard::{ClickSpec, Modifier, Modifiers, MouseButton};
-use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
-use crate::browser::trace::{CallText, Kind, arg};
+use crate::browser::protocol::{Acted, Action, Call, Point, Read, Request, SelectOption};
+use crate::browser::trace::{self, CallText, Kind, arg};
 
 impl Locator {
     /// Clicks the element at its centre, once it is visible, stable, enabled and
@@ -62,13 +62,21 @@ impl Locator {
         let at = Location::caller();
         let value = value.as_ref().to_string();
         async move {
-            self.act(
-                Action::Fill { value },
-                "be filled (visible, enabled, editable)",
-                at,
-            )
-            .await
-            .map(|_| ())
+            let call = || CallText::locator(&self.desc, "fill", arg(&value));
+            let body = async {
+                let filled = self
+                    .act(
+                        Action::Fill {
+                            value: value.clone(),
+                        },
+                        "be filled (visible, enabled, editable)",
+                        at,
+                    )
+                    .await;
+                self.conceal_if_password().await;
+                filled.map(|_| ())
+            };
+            self.traced(Kind::Action, call, at, body).await
         }
     }
 
@@ -104,6 +112,9 @@ impl Locator {
             self.traced(Kind::Action, call, at, async {
                 let keys = crate::browser::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
                 self.act(Action::Press, "be focused", at).await?;
+                if trace::types_text(key) {
+                    self.conceal_if_password().await;
+                }
                 self.page
                     .keyboard()
                     .send(keys, &format!("pressing {key} in {}", self.desc))
@@ -126,13 +137,54 @@ impl Locator {
             let call = || CallText::locator(&self.desc, "press_sequentially", arg(&text));
             self.traced(Kind::Action, call, at, async {
                 self.act(Action::Press, "be focused", at).await?;
+                self.conceal_if_password().await;
                 self.page
                     .keyboard()
-                    .type_text(&text)
+                    .type_chars(&text)
                     .await
                     .map_err(|e| e.located(at))
             })
             .await
+        }
+    }
+
+    /// When the trace records this call (a `fill`, a `press_sequentially`, a
+    /// `press` of a character):
+    /// marks it as typing into a password field when the element is one
+    /// (`<input type=password>`), or when that cannot be told (the element
+    /// gone, or never found): the entry then writes `"••••"`, so the text
+    /// never reaches `trace.json`. One engine call that waits for nothing;
+    /// none without a trace.
+    async fn conceal_if_password(&self) {
+        if self.page.tracer().is_none() || !trace::is_open() {
+            return;
+        }
+        let call = Call {
+            request: Request::Query {
+                target: self.target(),
+                read: Read::Attribute,
+                all: false,
+                name: Some("type".into()),
+            },
+            timeout: 0,
+        };
+        let frame = call.request.frame().cloned();
+        let answer = self
+            .page
+            .backend()
+            .call_engine(
+                frame.as_ref(),
+                call,
+                "reading whether the field is a password's",
+            )
+            .await;
+        let plain = match answer.map(|a| a.result) {
+            Ok(Ok(Value::Null)) => true,
+            Ok(Ok(Value::String(t))) => !t.eq_ignore_ascii_case("password"),
+            _ => false,
+        };
+        if !plain {
+            trace::conceal();
         }
     }
 

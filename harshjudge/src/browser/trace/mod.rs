@@ -1,15 +1,21 @@
-//! The trace of a step: one entry per action, read, assertion and navigation
-//! (the call as written, its source line, start and end, outcome and call
-//! log), and the step's console and network assigned to entries by time
-//! (`assign.rs`). A page records into the [`Tracer`] of the scenario's attempt
-//! when it has one; without one every hook is one `Option` check.
+//! The trace of a step: one entry per action, read, assertion, navigation,
+//! keyboard or mouse call and script (the call as written, its source line,
+//! start and end, outcome and call log), and the step's console and network
+//! assigned to entries by time (`assign.rs`). A page records into the
+//! [`Tracer`] of the scenario's attempt when it has one; without one every
+//! hook is one `Option` check.
 //!
 //! One function opens an entry, [`span`]: the shared paths under every public
 //! call (`Locator::run`, `Locator::pointer_action_within`, `expect`'s
-//! assertion, the page's navigations) and the composite actions (`press`,
-//! `check`, `drag_to`: before their parts) call it. A span opened inside
-//! another on the same task joins it (a task-local), so the outermost call is
-//! the entry and the engine calls inside add their call logs to it.
+//! assertion, the page's navigations), the composite actions (`press`,
+//! `check`, `drag_to`: before their parts) and, through `page_span`, the
+//! page's keyboard, mouse and scripts (`keyboard.rs`, `script.rs`; not when
+//! harshjudge's own code calls them: `by_user`) call it. A span opened
+//! inside another on the same task joins it (a task-local), so the outermost
+//! call is the entry and the engine calls inside add their call logs to it.
+//! A call that typed into a password field marks its span (`conceal`): its
+//! arguments are written `"••••"`; declared secrets are masked when a call is
+//! rendered.
 
 mod assign;
 mod call;
@@ -68,6 +74,10 @@ pub(crate) enum Kind {
     Read,
     /// `goto`, `reload`, back, forward.
     Navigation,
+    /// The page's keyboard and mouse (`page.keyboard().press("Enter")`).
+    Input,
+    /// JavaScript run in the page (`page.evaluate(…)`, `eval`, `wait_for_function`).
+    Script,
 }
 
 impl Kind {
@@ -77,6 +87,8 @@ impl Kind {
             Kind::Assertion => "assertion",
             Kind::Read => "read",
             Kind::Navigation => "navigation",
+            Kind::Input => "input",
+            Kind::Script => "script",
         }
     }
 }
@@ -124,8 +136,36 @@ impl CallText {
         }
     }
 
-    /// The call as written.
+    /// The same call with its arguments written `"••••"`: what the trace
+    /// keeps of a call that typed into a password field.
+    fn concealed(self) -> CallText {
+        match self {
+            CallText::Locator {
+                desc,
+                method,
+                options,
+                ..
+            } => CallText::Locator {
+                desc,
+                method,
+                args: arg(CONCEALED),
+                options,
+            },
+            CallText::Page { method, .. } => CallText::Page {
+                method,
+                args: arg(CONCEALED),
+            },
+            expect @ CallText::Expect { .. } => expect,
+        }
+    }
+
+    /// The call as written, every declared secret masked in it
+    /// (`fill("[secret:APP_PASSWORD]")`), as in every evidence file.
     pub(crate) fn render(&self) -> String {
+        crate::secrets::mask(&self.render_unmasked()).into_owned()
+    }
+
+    fn render_unmasked(&self) -> String {
         match self {
             CallText::Locator {
                 desc,
@@ -140,6 +180,10 @@ impl CallText {
         }
     }
 }
+
+/// What the trace writes in place of the text a call typed into a password
+/// field (never its length).
+pub(crate) const CONCEALED: &str = "••••";
 
 /// A string argument as Rust writes it (`"milk"`), so a call can be pasted back.
 pub(crate) fn arg(s: &str) -> String {
@@ -407,6 +451,8 @@ pub(crate) fn failure_kind(e: &BrowserError) -> &'static str {
 #[derive(Default)]
 struct Open {
     log: Mutex<Vec<String>>,
+    /// The call typed into a password field: its arguments are not written.
+    concealed: std::sync::atomic::AtomicBool,
 }
 
 tokio::task_local! {
@@ -432,6 +478,58 @@ pub(crate) fn note(lines: &[String]) {
     });
 }
 
+/// Marks the span open on this task, if any, as a call that typed into a
+/// password field (or into a field that could not be told from one): its
+/// entry writes its arguments `"••••"`.
+pub(crate) fn conceal() {
+    let _ = OPEN.try_with(|open| {
+        open.concealed
+            .store(true, std::sync::atomic::Ordering::Relaxed)
+    });
+}
+
+/// Whether the keys of a `press` (`"a"`, `"Shift+A"`, `"Enter"`) type text:
+/// one of its keys is a character, not a named key.
+pub(crate) fn types_text(keys: &str) -> bool {
+    keys == "+"
+        || keys.ends_with("++")
+        || keys
+            .split('+')
+            .any(|k| k.chars().count() == 1 || k == "Space")
+}
+
+/// Whether `at` is in a user's code, not in harshjudge's own: a call
+/// harshjudge makes of its own public API (a screenshot's script, a popup's
+/// polling) is no entry of the user's trace.
+pub(crate) fn by_user(at: &Location<'_>) -> bool {
+    // This file is `{crate root}/src/browser/trace/mod.rs`, as rustc names
+    // every file of the crate (relative in the workspace, absolute from a
+    // registry): the crate's own calls share its `src/` prefix.
+    const OWN: &str = file!();
+    const IN_SRC: &str = "browser/trace/mod.rs";
+    let src = &OWN[..OWN.len() - IN_SRC.len()];
+    !at.file().starts_with(src)
+}
+
+/// [`span`] for a call of the page itself, written `page.{method}({args})`
+/// (`keyboard().press`, `evaluate`), when the user's code made it (see
+/// [`by_user`]).
+pub(crate) async fn page_span<T>(
+    tracer: Option<&(Arc<Tracer>, usize)>,
+    kind: Kind,
+    method: &'static str,
+    args: impl FnOnce() -> String,
+    at: &'static Location<'static>,
+    body: impl Future<Output = Result<T, BrowserError>>,
+) -> Result<T, BrowserError> {
+    let tracer = tracer.filter(|_| by_user(at));
+    let call = move || CallText::Page {
+        method,
+        args: args(),
+    };
+    span(tracer, kind, call, at, body).await
+}
+
 /// An entry recorded when its call ends, or when its future is dropped
 /// unfinished (the step's limit ended it).
 struct Pending {
@@ -449,6 +547,13 @@ impl Pending {
         entry.failure = failure;
         entry.unfinished = unfinished;
         entry.log = std::mem::take(&mut *self.open.log.lock().expect("span log lock"));
+        if self
+            .open
+            .concealed
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            entry.call = entry.call.concealed();
+        }
         self.tracer.push(entry);
     }
 }

@@ -269,3 +269,90 @@ fn a_newer_trace_file_is_refused_by_its_number() {
         "trace.json version 2 is newer than this harshjudge (reads 1)"
     );
 }
+
+/// A call that typed into a password field keeps its method and options,
+/// never its text; the span it joined is the one concealed.
+#[test]
+fn a_concealed_call_writes_its_arguments_as_dots() {
+    let (t, n) = tracer(Tracing::Keep);
+    let page = Some(&(t.clone(), n));
+    rt().block_on(async {
+        let at = Location::caller();
+        let fill = || CallText::locator("page.get_by_label(\"Password\")", "fill", arg("hunter22"));
+        span(page, Kind::Action, fill, at, async {
+            // The engine call inside joins the span; the check conceals it.
+            span(page, Kind::Action, || call("focus"), at, async {
+                conceal();
+                Ok::<_, BrowserError>(())
+            })
+            .await
+        })
+        .await
+        .unwrap();
+        let typed = || CallText::Page {
+            method: "keyboard().type_text",
+            args: arg("hunter22"),
+        };
+        span(page, Kind::Input, typed, at, async {
+            conceal();
+            Ok::<_, BrowserError>(())
+        })
+        .await
+        .unwrap();
+        let plain = || CallText::locator("page.get_by_label(\"User\")", "fill", arg("ann"));
+        span(page, Kind::Action, plain, at, async {
+            Ok::<_, BrowserError>(())
+        })
+        .await
+        .unwrap();
+        // Outside a span: nothing to conceal, nothing happens.
+        conceal();
+    });
+    let file = t.take_step("01", false).expect("kept");
+    let calls: Vec<_> = file.entries.iter().map(|e| e.call.as_str()).collect();
+    assert_eq!(
+        calls,
+        [
+            "page.get_by_label(\"Password\").fill(\"••••\")",
+            "page.keyboard().type_text(\"••••\")",
+            "page.get_by_label(\"User\").fill(\"ann\")",
+        ]
+    );
+    assert_eq!(file.entries[1].kind, "input");
+    assert!(!serde_json::to_string(&file).unwrap().contains("hunter22"));
+}
+
+#[test]
+fn the_keys_of_a_press_type_text_when_one_is_a_character() {
+    for keys in ["a", "Shift+A", "+", "Control++", "Space", "é"] {
+        assert!(types_text(keys), "{keys}");
+    }
+    for keys in [
+        "Enter",
+        "Tab",
+        "Shift+Tab",
+        "ArrowLeft",
+        "F1",
+        "Control+Shift+Delete",
+    ] {
+        assert!(!types_text(keys), "{keys}");
+    }
+}
+
+/// harshjudge's own calls of its public API (a screenshot's script, a
+/// popup's polling) are no entries: a page-level span made here records none.
+#[test]
+fn a_call_from_harshjudge_itself_is_no_entry() {
+    let here = Location::caller();
+    assert!(!by_user(here), "{}", here.file());
+    let (t, n) = tracer(Tracing::Keep);
+    let page = Some(&(t.clone(), n));
+    rt().block_on(async {
+        page_span(page, Kind::Script, "eval", || arg("1"), here, async {
+            Ok::<_, BrowserError>(())
+        })
+        .await
+        .unwrap();
+    });
+    assert_eq!(t.take_step("01", false).expect("kept").entries.len(), 0);
+}
