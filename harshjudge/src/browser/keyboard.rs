@@ -123,6 +123,13 @@ impl Page {
     }
 }
 
+/// Which way a key goes ([`Keyboard::down`], [`Keyboard::up`]).
+#[derive(Clone, Copy)]
+enum KeyEvent {
+    Down,
+    Up,
+}
+
 /// The page's keyboard: keys go to the focused element.
 #[derive(Clone, Debug)]
 pub struct Keyboard {
@@ -234,20 +241,7 @@ impl Keyboard {
         &self,
         key: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        let at = Location::caller();
-        let key = key.as_ref().to_string();
-        async move {
-            let typing = trace::types_text(&key);
-            self.traced("keyboard().down", &key, typing, at, async {
-                let v = self::key(&key).map_err(|e| e.at(None))?;
-                self.send(
-                    vec![json!({"type": "keyDown", "value": v})],
-                    &format!("pressing {key} down"),
-                )
-                .await
-            })
-            .await
-        }
+        self.key_event(KeyEvent::Down, key.as_ref().to_string(), Location::caller())
     }
 
     /// Releases a key.
@@ -256,20 +250,27 @@ impl Keyboard {
         &self,
         key: impl AsRef<str>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        let at = Location::caller();
-        let key = key.as_ref().to_string();
-        async move {
-            let typing = trace::types_text(&key);
-            self.traced("keyboard().up", &key, typing, at, async {
-                let v = self::key(&key).map_err(|e| e.at(None))?;
-                self.send(
-                    vec![json!({"type": "keyUp", "value": v})],
-                    &format!("releasing {key}"),
-                )
+        self.key_event(KeyEvent::Up, key.as_ref().to_string(), Location::caller())
+    }
+
+    /// One key going down or up, a trace entry written as called at `at`.
+    async fn key_event(
+        &self,
+        event: KeyEvent,
+        key: String,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        let (call, kind, doing) = match event {
+            KeyEvent::Down => ("keyboard().down", "keyDown", format!("pressing {key} down")),
+            KeyEvent::Up => ("keyboard().up", "keyUp", format!("releasing {key}")),
+        };
+        let typing = trace::types_text(&key);
+        self.traced(call, &key, typing, at, async {
+            let v = self::key(&key).map_err(|e| e.at(None))?;
+            self.send(vec![json!({"type": kind, "value": v})], &doing)
                 .await
-            })
-            .await
-        }
+        })
+        .await
     }
 
     /// Inserts text as an input method would (no key events).
