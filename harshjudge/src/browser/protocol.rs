@@ -440,8 +440,14 @@ pub(crate) enum Acted {
     Clip(Clip),
     /// The values of the options now selected (`select_option`).
     Selected(Vec<String>),
-    /// Done in the page, or nothing was left to do (already checked).
-    Done { done: bool },
+    /// Done in the page, or nothing was left to do (already checked);
+    /// `password`: the element filled or focused to type into is a password
+    /// field (a trace writes what is typed there as dots).
+    Done {
+        done: bool,
+        #[serde(default)]
+        password: bool,
+    },
 }
 
 /// What the page answers to [`Request::HitResult`]: whether the pointer
@@ -740,7 +746,17 @@ mod tests {
         );
         assert_eq!(
             acted(json!({"done": true})).unwrap(),
-            Acted::Done { done: true }
+            Acted::Done {
+                done: true,
+                password: false
+            }
+        );
+        assert_eq!(
+            acted(json!({"done": true, "password": true})).unwrap(),
+            Acted::Done {
+                done: true,
+                password: true
+            }
         );
         assert_eq!(
             acted(json!({"html5": true, "dropped": false})).unwrap(),

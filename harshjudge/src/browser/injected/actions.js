@@ -197,6 +197,12 @@ function hjeOffsetPoint(el, pos) {
   return { x, y };
 }
 
+// Whether typing into `el` types a password (the trace writes such text as
+// dots): an <input type=password>, its type in any case.
+function hjeIsPassword(el) {
+  return el.localName === 'input' && String(el.type).toLowerCase() === 'password';
+}
+
 async function hjeAct(req) {
   const log = new HjeLog();
   if (req.action === 'check') {
@@ -220,7 +226,7 @@ async function hjeAct(req) {
     }
     case 'fill':
       hjeFill(el, req.value);
-      return { ok: true, value: { done: true }, log: log.out() };
+      return { ok: true, value: { done: true, password: hjeIsPassword(el) }, log: log.out() };
     case 'selectOption': {
       const s = hjeSelect(el, req.options);
       if (s.missing !== undefined) return hjeError('usage', { message: 'no option ' + JSON.stringify(s.missing) + ' in ' + hjePreview(el) + '; options: ' + JSON.stringify(Array.from(el.options).map((o) => o.label)) }, log.out());
@@ -236,7 +242,7 @@ async function hjeAct(req) {
         el.focus();
       }
     }
-      return { ok: true, value: { done: true }, log: log.out() };
+      return { ok: true, value: { done: true, password: hjeIsPassword(el) }, log: log.out() };
     case 'blur': el.blur(); return { ok: true, value: { done: true }, log: log.out() };
     case 'dispatchEvent': {
       const init = Object.assign({ bubbles: true, cancelable: true, composed: true }, req.init || {});

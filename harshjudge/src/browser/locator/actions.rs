@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::Locator;
 use super::calls::{PointerOp, unexpected};
@@ -16,7 +16,7 @@ use crate::browser::config::BrowserKind;
 use crate::browser::error::BrowserError;
 use crate::browser::expect::Running;
 use crate::browser::keyboard::{ClickSpec, Modifier, Modifiers, MouseButton};
-use crate::browser::protocol::{Acted, Action, Call, Point, Read, Request, SelectOption};
+use crate::browser::protocol::{Acted, Action, Call, Point, Request, SelectOption};
 use crate::browser::trace::{self, CallText, Kind, arg};
 
 impl Locator {
@@ -73,7 +73,7 @@ impl Locator {
                         at,
                     )
                     .await;
-                self.conceal_if_password().await;
+                conceal_unless_plain(&filled);
                 filled.map(|_| ())
             };
             self.traced(Kind::Action, call, at, body).await
@@ -111,10 +111,11 @@ impl Locator {
             let call = || CallText::locator(&self.desc, "press", arg(key));
             self.traced(Kind::Action, call, at, async {
                 let keys = crate::browser::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
-                self.act(Action::Press, "be focused", at).await?;
+                let focused = self.act(Action::Press, "be focused", at).await;
                 if trace::types_text(key) {
-                    self.conceal_if_password().await;
+                    conceal_unless_plain(&focused);
                 }
+                focused?;
                 self.page
                     .keyboard()
                     .send(keys, &format!("pressing {key} in {}", self.desc))
@@ -136,8 +137,9 @@ impl Locator {
         async move {
             let call = || CallText::locator(&self.desc, "press_sequentially", arg(&text));
             self.traced(Kind::Action, call, at, async {
-                self.act(Action::Press, "be focused", at).await?;
-                self.conceal_if_password().await;
+                let focused = self.act(Action::Press, "be focused", at).await;
+                conceal_unless_plain(&focused);
+                focused?;
                 self.page
                     .keyboard()
                     .type_chars(&text)
@@ -145,46 +147,6 @@ impl Locator {
                     .map_err(|e| e.located(at))
             })
             .await
-        }
-    }
-
-    /// When the trace records this call (a `fill`, a `press_sequentially`, a
-    /// `press` of a character):
-    /// marks it as typing into a password field when the element is one
-    /// (`<input type=password>`), or when that cannot be told (the element
-    /// gone, or never found): the entry then writes `"••••"`, so the text
-    /// never reaches `trace.json`. One engine call that waits for nothing;
-    /// none without a trace.
-    async fn conceal_if_password(&self) {
-        if self.page.tracer().is_none() || !trace::is_open() {
-            return;
-        }
-        let call = Call {
-            request: Request::Query {
-                target: self.target(),
-                read: Read::Attribute,
-                all: false,
-                name: Some("type".into()),
-            },
-            timeout: 0,
-        };
-        let frame = call.request.frame().cloned();
-        let answer = self
-            .page
-            .backend()
-            .call_engine(
-                frame.as_ref(),
-                call,
-                "reading whether the field is a password's",
-            )
-            .await;
-        let plain = match answer.map(|a| a.result) {
-            Ok(Ok(Value::Null)) => true,
-            Ok(Ok(Value::String(t))) => !t.eq_ignore_ascii_case("password"),
-            _ => false,
-        };
-        if !plain {
-            trace::conceal();
         }
     }
 
@@ -707,5 +669,23 @@ impl Future for Click<'_> {
             this.running = Some(this.start());
         }
         this.running.as_mut().expect("set above").as_mut().poll(cx)
+    }
+}
+
+/// Marks the open trace entry (a `fill`, a `press_sequentially`, a `press`
+/// of a character) as typing into a password field unless the engine's
+/// answer to the action says the element is none (`Acted::Done`'s
+/// `password`): the entry then writes `"••••"`, so the text never reaches
+/// `trace.json`. An action that failed (the element never found) is
+/// concealed too: what it was to type cannot be told apart.
+fn conceal_unless_plain(acted: &Result<Acted, BrowserError>) {
+    if !matches!(
+        acted,
+        Ok(Acted::Done {
+            password: false,
+            ..
+        })
+    ) {
+        trace::conceal();
     }
 }
