@@ -5,13 +5,16 @@
 //! The awaited loader's commit makes it the page's document; a navigation
 //! that document asks for afterwards (a script or `<meta refresh>` while it
 //! is parsed) is not an interruption, and the wait goes on to the next
-//! document's load (as Playwright's `goto` does). A navigation the document
-//! *left* had already asked for can be reported after the commit, and
-//! Chromium still carries it out: its request names the left document's
-//! script as its initiator, so it is told apart and is an interruption.
-//! The document left is the main frame's last commit before the `goto`
-//! (the page's reader keeps it), never asked of the history afterwards:
-//! by then the left document's navigation may have committed too.
+//! document's load (as Playwright's `goto` does). A document request names
+//! the loader its commit will carry, so a commit is followed only when its
+//! request came after the awaited document committed. A navigation the
+//! document *left* asked for commits after ours too, and its request may
+//! come before ours committed, after it, or before the `goto` began (then
+//! it is not seen at all; Chromium tells of the left document's asking,
+//! `Page.frameRequestedNavigation`, in any order with our commit): only a
+//! request after our commit can be ours, and of those, one whose initiator
+//! is the left document's script is not. The document left is the main
+//! frame's last commit before the `goto` (the page's reader keeps it).
 
 /// A step of a frame's navigation, as the page's events tell it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,11 +33,14 @@ pub(crate) enum Lifecycle {
     },
     /// A navigation within the document (fragment, history API).
     WithinDocument { frame: String, url: String },
-    /// A frame's document asked to navigate (`Page.frameRequestedNavigation`).
-    Requested { frame: String },
     /// A frame's next document was requested (`Network.requestWillBeSent` of
-    /// a `Document`), by a script at `by` if a script asked for it.
-    DocumentRequested { frame: String, by: Option<String> },
+    /// a `Document`) by `loader` (the loader its commit will carry), by a
+    /// script at `by` if a script asked for it.
+    DocumentRequested {
+        frame: String,
+        loader: String,
+        by: Option<String>,
+    },
     /// The page's session ended (its target closed, the browser went).
     Closed,
 }
@@ -55,13 +61,11 @@ pub(crate) struct LoadWait {
     loader: Option<String>,
     /// The URL of the awaited document, once committed.
     committed: Option<String>,
-    /// That document asked to navigate on.
-    sent_on: bool,
     /// The URL of the document the `goto` left (none: not known, or a
     /// reload or history step, whose documents may share a URL).
     left: Option<String>,
-    /// The next document was asked for by the document the `goto` left.
-    stale: bool,
+    /// The loaders of the documents the awaited one asked for.
+    sent_to: Vec<String>,
 }
 
 impl LoadWait {
@@ -75,16 +79,14 @@ impl LoadWait {
         }
     }
 
-    /// A document request of the main frame by a script at `by`: the
-    /// document left asked for it (not the awaited one, nor one at the same
-    /// URL) after the awaited document committed.
-    fn requested_by(&mut self, by: &str) {
-        let (Some(committed), Some(left)) = (&self.committed, &self.left) else {
-            return;
-        };
-        if same_document(left, by) && !same_document(committed, by) {
-            self.stale = true;
-        }
+    /// Whether a request by a script at `by` is the left document's (not the
+    /// awaited one's, nor one at the same URL).
+    fn by_left(&self, by: &str) -> bool {
+        self.left.as_deref().is_some_and(|l| same_document(l, by))
+            && !self
+                .committed
+                .as_deref()
+                .is_some_and(|c| same_document(c, by))
     }
 
     /// One event of the page: `Some` when the wait is over.
@@ -97,18 +99,20 @@ impl LoadWait {
                 self.loader = Some(loader);
                 self.committed = Some(url);
             }
-            Lifecycle::DocumentRequested {
-                frame,
-                by: Some(by),
-            } if frame == main => self.requested_by(&by),
-            Lifecycle::Requested { frame } if frame == main && self.committed.is_some() => {
-                self.sent_on = true;
+            // A request after our commit, not the left document's.
+            Lifecycle::DocumentRequested { frame, loader, by }
+                if frame == main
+                    && self.committed.is_some()
+                    && !by.as_deref().is_some_and(|b| self.by_left(b)) =>
+            {
+                self.sent_to.push(loader);
             }
-            Lifecycle::Committed { frame, loader, .. }
-                if frame == main && self.sent_on && !self.stale =>
+            Lifecycle::Committed { frame, loader, url }
+                if frame == main && self.sent_to.contains(&loader) =>
             {
                 self.loader = Some(loader);
-                self.sent_on = false;
+                self.committed = Some(url);
+                self.sent_to.clear();
             }
             Lifecycle::Committed { frame, loader, url }
                 if frame == main && self.loader.as_ref() != Some(&loader) =>

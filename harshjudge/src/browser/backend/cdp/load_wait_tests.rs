@@ -1,4 +1,5 @@
-//! The judge of a `goto`, fed the events in the orders Chromium sends them.
+//! The judge of a `goto`, fed the events in the orders Chromium sends them
+//! (as a debug print of `wait_load` showed them under load).
 
 use super::{End, Lifecycle, LoadWait};
 
@@ -12,10 +13,6 @@ fn committed(loader: &str, url: &str) -> Lifecycle {
     }
 }
 
-fn requested() -> Lifecycle {
-    Lifecycle::Requested { frame: MAIN.into() }
-}
-
 fn load(loader: &str) -> Lifecycle {
     Lifecycle::Event {
         frame: MAIN.into(),
@@ -24,29 +21,36 @@ fn load(loader: &str) -> Lifecycle {
     }
 }
 
-/// A request for the main frame's next document by a script at `by`.
-fn document_requested(by: &str) -> Lifecycle {
+/// A request for the main frame's next document, `loader`'s, by a script
+/// at `by` (none: no script asked, e.g. a `<meta refresh>` or the `goto`).
+fn requested(loader: &str, by: Option<&str>) -> Lifecycle {
     Lifecycle::DocumentRequested {
         frame: MAIN.into(),
-        by: Some(by.into()),
+        loader: loader.into(),
+        by: by.map(String::from),
     }
 }
 
-/// Feeds `events` until the wait ends.
-fn run(wait: &mut LoadWait, events: Vec<Lifecycle>) -> Option<End> {
+/// Feeds `events` to a wait for `L1`'s document, the page on `left`,
+/// until the wait ends.
+fn run(left: Option<&str>, events: Vec<Lifecycle>) -> Option<End> {
+    let mut wait = LoadWait::for_loader(Some("L1".into()), left.map(String::from));
     events.into_iter().find_map(|e| wait.step(e, MAIN))
+}
+
+fn interrupted(by: &str) -> Option<End> {
+    Some(End::Interrupted { by: by.into() })
 }
 
 #[test]
 fn a_document_that_sends_the_page_on_ends_on_the_next_load() {
     // `/jump`'s inline script asks for `/landed` while it is parsed.
-    let mut wait = LoadWait::for_loader(Some("L1".into()), Some("http://a/before".into()));
     let end = run(
-        &mut wait,
+        Some("http://a/before"),
         vec![
+            requested("L1", None),
             committed("L1", "http://a/jump"),
-            requested(),
-            document_requested("http://a/jump"),
+            requested("L2", Some("http://a/jump")),
             committed("L2", "http://a/landed"),
             load("L2"),
         ],
@@ -57,13 +61,11 @@ fn a_document_that_sends_the_page_on_ends_on_the_next_load() {
 #[test]
 fn a_script_of_its_own_from_another_file_sends_it_on_too() {
     // `/app` loads `/app.js`, which sends the page to `/login`.
-    let mut wait = LoadWait::for_loader(Some("L1".into()), Some("http://a/before".into()));
     let end = run(
-        &mut wait,
+        Some("http://a/before"),
         vec![
             committed("L1", "http://a/app"),
-            requested(),
-            document_requested("http://a/app.js"),
+            requested("L2", Some("http://a/app.js")),
             committed("L2", "http://a/login"),
             load("L2"),
         ],
@@ -71,57 +73,67 @@ fn a_script_of_its_own_from_another_file_sends_it_on_too() {
     assert_eq!(end, Some(End::Loaded));
 }
 
-/// The race `routed_input` met under load: the page on `/hop?1` (which sends
-/// itself on after a few ms) is sent to `/start`; `/hop?1`'s own request for
-/// `/hop?2` is reported after `/start` committed, and Chromium carries it out.
-/// (The document left was once asked of the history when that request was
-/// read; under load `/hop?2` had committed by then, the entry before it was
-/// `/start`, and the `goto` ended `Ok` on `/hop?2`.)
+/// The page on `/hop?1` (which sends itself on after a few ms) is sent to
+/// `/start`; `/hop?1`'s request for `/hop?2` is told after `/start`
+/// committed, and Chromium carries it out.
 #[test]
-fn a_navigation_the_left_document_asked_for_interrupts() {
-    let mut wait = LoadWait::for_loader(Some("L1".into()), Some("http://a/hop?1".into()));
+fn a_navigation_the_left_document_asked_for_after_the_commit_interrupts() {
     let end = run(
-        &mut wait,
+        Some("http://a/hop?1"),
         vec![
             committed("L1", "http://a/start"),
-            requested(),
-            document_requested("http://a/hop?1"),
+            requested("L2", Some("http://a/hop?1")),
             committed("L2", "http://a/hop?2"),
             load("L2"),
         ],
     );
-    assert_eq!(
-        end,
-        Some(End::Interrupted {
-            by: "http://a/hop?2".into()
-        })
+    assert_eq!(end, interrupted("http://a/hop?2"));
+}
+
+/// The race of a fresh-clone run (`goto(/start) succeeded on /hop?1`): the
+/// left document's request came before our commit (or before the `goto`
+/// began, unseen), its commit after ours. Chromium's word that the left
+/// document asked to navigate (`frameRequestedNavigation`) came after our
+/// commit, and was once taken for our document's asking.
+#[test]
+fn a_navigation_the_left_document_asked_for_before_the_commit_interrupts() {
+    let seen = run(
+        Some("http://a/hop?0"),
+        vec![
+            requested("L1", None),
+            requested("L2", Some("http://a/hop?0")),
+            committed("L1", "http://a/start"),
+            committed("L2", "http://a/hop?1"),
+            load("L2"),
+        ],
     );
+    assert_eq!(seen, interrupted("http://a/hop?1"));
+    let unseen = run(
+        Some("http://a/hop?0"),
+        vec![
+            committed("L1", "http://a/start"),
+            committed("L2", "http://a/hop?1"),
+            load("L2"),
+        ],
+    );
+    assert_eq!(unseen, interrupted("http://a/hop?1"));
 }
 
 #[test]
 fn another_document_committed_first_interrupts() {
-    let mut wait = LoadWait::for_loader(Some("L1".into()), None);
-    let end = run(
-        &mut wait,
-        vec![committed("L9", "http://a/other"), load("L1")],
-    );
-    assert_eq!(
-        end,
-        Some(End::Interrupted {
-            by: "http://a/other".into()
-        })
-    );
+    let end = run(None, vec![committed("L9", "http://a/other"), load("L1")]);
+    assert_eq!(end, interrupted("http://a/other"));
 }
 
 #[test]
 fn a_fragment_navigation_of_a_reload_ends_it() {
     let mut wait = LoadWait::for_loader(None, None);
-    let end = run(
-        &mut wait,
-        vec![Lifecycle::WithinDocument {
+    let end = wait.step(
+        Lifecycle::WithinDocument {
             frame: MAIN.into(),
             url: "http://a/#x".into(),
-        }],
+        },
+        MAIN,
     );
     assert_eq!(end, Some(End::Loaded));
 }
@@ -130,13 +142,11 @@ fn a_fragment_navigation_of_a_reload_ends_it() {
 /// awaited document's, not the left one's.
 #[test]
 fn a_goto_to_the_same_url_follows_its_own_script() {
-    let mut wait = LoadWait::for_loader(Some("L1".into()), Some("http://a/jump".into()));
     let end = run(
-        &mut wait,
+        Some("http://a/jump"),
         vec![
             committed("L1", "http://a/jump"),
-            requested(),
-            document_requested("http://a/jump"),
+            requested("L2", Some("http://a/jump")),
             committed("L2", "http://a/landed"),
             load("L2"),
         ],
@@ -144,24 +154,35 @@ fn a_goto_to_the_same_url_follows_its_own_script() {
     assert_eq!(end, Some(End::Loaded));
 }
 
-/// The left document's request before the awaited one committed is not
-/// judged (that document is still the page's; Chromium cancels one of the
-/// two navigations): the awaited document's own navigation is followed.
+/// A `<meta refresh>` of the awaited document (no script initiator) is
+/// followed, though the left document had asked to navigate before.
 #[test]
-fn a_request_of_the_left_document_before_the_commit_does_not_count() {
-    let mut wait = LoadWait::for_loader(Some("L1".into()), Some("http://a/hop?1".into()));
+fn a_meta_refresh_of_its_own_is_followed() {
     let end = run(
-        &mut wait,
+        Some("http://a/hop?1"),
         vec![
-            document_requested("http://a/hop?1"),
+            requested("L2", Some("http://a/hop?1")),
             committed("L1", "http://a/redirect-meta"),
-            requested(),
-            Lifecycle::DocumentRequested {
-                frame: MAIN.into(),
-                by: None,
-            },
-            committed("L2", "http://a/start"),
-            load("L2"),
+            requested("L3", None),
+            committed("L3", "http://a/start"),
+            load("L3"),
+        ],
+    );
+    assert_eq!(end, Some(End::Loaded));
+}
+
+/// The document the awaited one sent the page to may send it on again.
+#[test]
+fn a_chain_of_its_own_navigations_is_followed_to_the_end() {
+    let end = run(
+        Some("http://a/before"),
+        vec![
+            committed("L1", "http://a/a"),
+            requested("L2", Some("http://a/a")),
+            committed("L2", "http://a/b"),
+            requested("L3", Some("http://a/b")),
+            committed("L3", "http://a/c"),
+            load("L3"),
         ],
     );
     assert_eq!(end, Some(End::Loaded));

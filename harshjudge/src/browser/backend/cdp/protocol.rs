@@ -720,15 +720,6 @@ pub(crate) struct NavigatedWithinDocument {
 }
 event!(NavigatedWithinDocument, "Page.navigatedWithinDocument");
 
-/// `Page.frameRequestedNavigation`: a frame's document asked to navigate
-/// (a script, a meta refresh, a form).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct FrameRequestedNavigation {
-    pub(crate) frame_id: String,
-}
-event!(FrameRequestedNavigation, "Page.frameRequestedNavigation");
-
 /// `Page.reload`.
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct Reload {}

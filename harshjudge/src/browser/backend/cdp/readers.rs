@@ -20,10 +20,9 @@ use super::frames::Contexts;
 use super::intercept;
 use super::load_wait::Lifecycle;
 use super::protocol::{
-    AddScriptToEvaluateOnNewDocument, AttachedToTarget, FrameNavigated, FrameRequestedNavigation,
-    JavascriptDialogOpening, LifecycleEvent, LogEnable, NavigatedWithinDocument, NetworkEnable,
-    PageEnable, RequestPaused, RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable,
-    SessionId, SetAutoAttach,
+    AddScriptToEvaluateOnNewDocument, AttachedToTarget, FrameNavigated, JavascriptDialogOpening,
+    LifecycleEvent, LogEnable, NavigatedWithinDocument, NetworkEnable, PageEnable, RequestPaused,
+    RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetAutoAttach,
 };
 use crate::browser::dialogs::Dialogs;
 use crate::browser::routes::Routes;
@@ -257,9 +256,6 @@ fn lifecycle_of(event: &Received, shared: &Shared) -> Option<Lifecycle> {
             url: frame.url,
         });
     }
-    if let Some(Ok(e)) = event.parse::<FrameRequestedNavigation>() {
-        return Some(Lifecycle::Requested { frame: e.frame_id });
-    }
     if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
         return Some(Lifecycle::WithinDocument {
             frame: e.frame_id,
@@ -281,5 +277,9 @@ fn document_requested(event: &Received) -> Option<Lifecycle> {
         .as_ref()
         .and_then(|i| i.script_url())
         .map(String::from);
-    Some(Lifecycle::DocumentRequested { frame, by })
+    Some(Lifecycle::DocumentRequested {
+        frame,
+        loader: e.loader_id,
+        by,
+    })
 }
