@@ -1,13 +1,10 @@
 //! What a browsing context's documents did, in no protocol's words: the
-//! [`Lifecycle`] events a backend feeds (BiDi's `browsingContext.*` events in
-//! `bidi/adapt.rs`; CDP's `Page.frameRequestedNavigation`/`frameStartedNavigating`
-//! → `Started`, `frameNavigated` → `Committed`, `lifecycleEvent`
-//! DOMContentLoaded/load → `Loaded`, `navigatedWithinDocument`/`frameStoppedLoading`
-//! without a commit → `Ended`, `Target.detachedFromTarget` → `Destroyed`), and
-//! the pure [`judge`] of a `goto` on them: loaded, failed, or interrupted by
-//! another navigation of the same context (the page's own script, a meta
-//! refresh or a form navigated meanwhile), which `goto` then reports as
-//! Playwright's does, naming both URLs.
+//! [`Lifecycle`] events the BiDi backend feeds (`browsingContext.*` events,
+//! mapped in `bidi/adapt.rs`; CDP waits on its own events, in
+//! `backend/cdp/load_wait.rs`), and the pure [`judge`] of a `goto` on them:
+//! loaded, failed, or interrupted by another navigation of the same context
+//! (the page's own script, a meta refresh or a form navigated meanwhile),
+//! which `goto` then reports as Playwright's does, naming both URLs.
 
 use tokio::sync::broadcast::error::TryRecvError;
 
@@ -46,9 +43,13 @@ pub(crate) enum Lifecycle {
         url: String,
     },
     /// A navigation of the context was aborted or failed before its document
-    /// came (another navigation of the context may have taken its place):
-    /// the context, the navigation's id.
-    Cancelled(String, String),
+    /// came (another navigation of the context may have taken its place).
+    Cancelled {
+        context: String,
+        navigation: String,
+        /// The URL it went to.
+        url: String,
+    },
 }
 
 /// The events received and not yet read.
@@ -77,6 +78,10 @@ pub(crate) enum Verdict {
     Committed,
     /// It was aborted or failed and a navigation to this URL started after it.
     InterruptedBy(String),
+    /// A navigation it cancelled, to this URL, committed in its place and
+    /// was reported as ours (Firefox): unless ours starts again (Firefox may
+    /// restart it), it was interrupted by that one.
+    Replaced(String),
     /// It started, and has not ended yet.
     Pending,
     /// It was not seen to start.
@@ -91,10 +96,21 @@ pub(crate) enum Verdict {
 /// on the other document. Ours committed first is not interrupted by what
 /// its own document does next. A second start to the same URL (Firefox
 /// restarts a navigation so) begins afresh.
+///
+/// Firefox can also commit the document of a navigation that ours cancelled
+/// and report that commit as ours (at the other navigation's URL): ours then
+/// never comes, and the command may even succeed. A commit of ours at the
+/// URL of a navigation cancelled meanwhile is that ([`Verdict::Replaced`]),
+/// unless ours starts again; a commit of ours at any other URL is a redirect
+/// of ours.
 pub(crate) fn judge(seen: &[Lifecycle], context: &str, url: &str) -> Verdict {
     let mut ours: Vec<&String> = Vec::new();
     // The other navigation under way: its id and URL.
     let mut other: Option<(&String, &String)> = None;
+    // The URLs of the other navigations cancelled, and the one whose
+    // document was committed as ours.
+    let mut left: Vec<&String> = Vec::new();
+    let mut taken_by: Option<&String> = None;
     let (mut cancelled, mut ended) = (false, false);
     for e in seen {
         match e {
@@ -105,19 +121,26 @@ pub(crate) fn judge(seen: &[Lifecycle], context: &str, url: &str) -> Verdict {
             } if c == context => {
                 if same_url(u, url) {
                     ours.push(navigation);
-                    (cancelled, other) = (false, None);
+                    (cancelled, other, taken_by) = (false, None, None);
                 } else if !ours.is_empty() && other.is_none() {
                     other = Some((navigation, u));
                 }
             }
-            _ if ours.is_empty() => {}
-            Lifecycle::Cancelled(c, n) if c == context => {
+            Lifecycle::Cancelled {
+                context: c,
+                navigation: n,
+                url: u,
+            } if c == context => {
                 if ours.contains(&n) {
                     cancelled = true;
-                } else if other.is_some_and(|(o, _)| o == n) {
-                    other = None;
+                } else {
+                    left.push(u);
+                    if other.is_some_and(|(o, _)| o == n) {
+                        other = None;
+                    }
                 }
             }
+            _ if ours.is_empty() => {}
             Lifecycle::Committed {
                 context: c,
                 navigation: n,
@@ -127,6 +150,13 @@ pub(crate) fn judge(seen: &[Lifecycle], context: &str, url: &str) -> Verdict {
                     Some((_, by)) if cancelled => Verdict::InterruptedBy(by.clone()),
                     _ => Verdict::Committed,
                 };
+            }
+            Lifecycle::Committed {
+                context: c,
+                navigation: n,
+                url: u,
+            } if c == context && ours.contains(&n) && left.iter().any(|l| same_url(l, u)) => {
+                taken_by = Some(u);
             }
             // The document of ours, not one Firefox tags with it as it
             // leaves.
@@ -149,6 +179,9 @@ pub(crate) fn judge(seen: &[Lifecycle], context: &str, url: &str) -> Verdict {
     }
     if ours.is_empty() {
         return Verdict::Unseen;
+    }
+    if let Some(by) = taken_by {
+        return Verdict::Replaced(by.clone());
     }
     match (cancelled, other) {
         (true, Some((_, by))) => Verdict::InterruptedBy(by.clone()),
@@ -185,6 +218,16 @@ mod tests {
         }
     }
 
+    /// Navigation `n` was cancelled (its URL unread by the judge but for a
+    /// commit reported as another's).
+    fn cancelled(n: &str) -> Lifecycle {
+        Lifecycle::Cancelled {
+            context: "c".into(),
+            navigation: n.into(),
+            url: format!("http://127.0.0.1:9/cancelled-{n}"),
+        }
+    }
+
     /// The document of navigation `n` loaded (at the URL of its start).
     fn loaded(n: &str) -> Lifecycle {
         let url = match n {
@@ -208,7 +251,7 @@ mod tests {
     fn a_navigation_cancelled_and_replaced_is_interrupted_by_the_other() {
         let seen = [
             started("1", START),
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
             started("2", "http://127.0.0.1:9/loop?3"),
             loaded("2"),
         ];
@@ -219,9 +262,9 @@ mod tests {
         let seen = [
             started("0", "http://127.0.0.1:9/loop?1"),
             started("1", START),
-            Lifecycle::Cancelled("c".into(), "0".into()),
+            cancelled("0"),
             started("2", "http://127.0.0.1:9/loop?2"),
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
         ];
         assert_eq!(
             judge(&seen, "c", START),
@@ -236,7 +279,7 @@ mod tests {
                 navigation: "1".into(),
                 url: "http://127.0.0.1:9/loop?2".into(),
             },
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
             started("2", "http://127.0.0.1:9/loop?3"),
         ];
         assert_eq!(
@@ -247,7 +290,7 @@ mod tests {
         // commit and a load reported for ours, and the page's committed.
         let seen = [
             started("1", START),
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
             started("2", "http://127.0.0.1:9/loop?2"),
             Lifecycle::Committed {
                 context: "c".into(),
@@ -263,7 +306,7 @@ mod tests {
         // Firefox: the failure, then a fetch error of the same navigation.
         let seen = [
             started("1", START),
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
             started("2", "http://127.0.0.1:9/loop?2"),
             Lifecycle::Ended("c".into(), "1".into()),
             loaded("2"),
@@ -274,6 +317,46 @@ mod tests {
         );
     }
 
+    /// Firefox under load: the page's navigation to `/hop?1`, cancelled by
+    /// ours, is committed and loaded reported as ours; the page goes on to
+    /// `/hop?2`. Ours never came (a CI run's `goto` succeeded on `/hop?2`).
+    /// When ours then starts again and commits, it did come; a commit of ours
+    /// at a URL no cancelled navigation went to is a redirect of ours.
+    #[test]
+    fn a_cancelled_navigation_committed_as_ours_interrupted_it() {
+        let hop = |n: &str| format!("http://127.0.0.1:9/hop?{n}");
+        let at = |n: &str, url: &str| Lifecycle::Committed {
+            context: "c".into(),
+            navigation: n.into(),
+            url: url.into(),
+        };
+        let seen = vec![
+            Lifecycle::Cancelled {
+                context: "c".into(),
+                navigation: "0".into(),
+                url: hop("1"),
+            },
+            started("1", START),
+            at("1", &hop("1")),
+            Lifecycle::Loaded {
+                context: "c".into(),
+                navigation: "1".into(),
+                url: hop("1"),
+            },
+            started("2", &hop("2")),
+        ];
+        assert_eq!(judge(&seen, "c", START), Verdict::Replaced(hop("1")));
+        let mut restarted = seen.clone();
+        restarted.extend([cancelled("2"), started("3", START), at("3", START)]);
+        assert_eq!(judge(&restarted, "c", START), Verdict::Committed);
+        let redirected = [
+            cancelled("0"),
+            started("1", START),
+            at("1", "http://127.0.0.1:9/elsewhere"),
+        ];
+        assert_eq!(judge(&redirected, "c", START), Verdict::Pending);
+    }
+
     /// Ours loaded (another navigation started before it, and one after it,
     /// as a page that navigates on load does); ours failed with no other
     /// navigation (a network error, which the command reports); nothing of
@@ -282,11 +365,11 @@ mod tests {
     fn anything_else_is_not_an_interruption() {
         let seen = [
             started("0", "http://127.0.0.1:9/loop?1"),
-            Lifecycle::Cancelled("c".into(), "0".into()),
+            cancelled("0"),
             started("1", START),
             loaded("1"),
             started("2", "http://127.0.0.1:9/loop?0"),
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
         ];
         assert_eq!(judge(&seen, "c", START), Verdict::Loaded);
         // Ours came, and its script sent the page on while it was parsed
@@ -298,7 +381,7 @@ mod tests {
                 navigation: "1".into(),
                 url: START.into(),
             },
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
             started("2", "http://127.0.0.1:9/else"),
         ];
         assert_eq!(judge(&seen, "c", START), Verdict::Committed);
@@ -306,23 +389,20 @@ mod tests {
         // second navigation to our URL loaded.
         let seen = [
             started("1", START),
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
             started("2", "http://127.0.0.1:9/loop?2"),
-            Lifecycle::Cancelled("c".into(), "2".into()),
+            cancelled("2"),
             started("3", START),
             loaded("3"),
         ];
         assert_eq!(judge(&seen, "c", START), Verdict::Loaded);
-        let seen = [
-            started("1", START),
-            Lifecycle::Cancelled("c".into(), "1".into()),
-        ];
+        let seen = [started("1", START), cancelled("1")];
         assert_eq!(judge(&seen, "c", START), Verdict::Failed);
         assert_eq!(judge(&seen[1..], "c", START), Verdict::Unseen);
         assert_eq!(judge(&[started("1", START)], "c", START), Verdict::Pending);
         let other = [
             started("1", START),
-            Lifecycle::Cancelled("c".into(), "1".into()),
+            cancelled("1"),
             Lifecycle::Started {
                 context: "d".into(),
                 navigation: "2".into(),

@@ -252,7 +252,11 @@ impl Bidi {
             }),
             E::NavigationAborted(_) | E::NavigationFailed(_) => {
                 end(&mut navigating);
-                Some(Lifecycle::Cancelled(context, navigation))
+                Some(Lifecycle::Cancelled {
+                    context,
+                    navigation,
+                    url,
+                })
             }
             E::DownloadWillBegin(_) | E::FetchError(_) => {
                 end(&mut navigating);

@@ -26,9 +26,12 @@ impl Bidi {
     /// does when it cancelled a navigation the page had under way: Chromium
     /// says `net::ERR_ABORTED` of the page's, Firefox `NS_BINDING_ABORTED` or
     /// "a new navigation interrupted an unfinished navigation"), it succeeds once that document
-    /// is complete. Otherwise its outcome stands. The command succeeds only
-    /// once its own navigation loaded, so its success needs no round trip
-    /// for events still on their way.
+    /// is complete. If a navigation ours cancelled committed in its place,
+    /// reported as ours (Firefox; the command may even succeed), it failed as
+    /// interrupted by that one unless Firefox starts ours again within a
+    /// second. Otherwise its outcome stands. The command succeeds only once
+    /// a document loaded, so its success needs no round trip for events
+    /// still on their way.
     pub(crate) async fn watch_navigation(
         &self,
         context: &str,
@@ -65,35 +68,39 @@ impl Bidi {
             verdict = judge(&seen, context, url);
         }
         let aborted = outcome.as_ref().is_err_and(is_abort);
-        if matches!(verdict, Verdict::Pending | Verdict::Failed)
-            && listening
-            && aborted
-            && self.is_open()
-        {
-            // The command failed as aborted while ours goes on (Chromium's
-            // mapper fails it with the error of the page's navigation that
-            // ours cancelled): what ours becomes decides. Or ours was
-            // aborted, and the navigation that did it is about to start
-            // (Firefox): a second is given to it.
-            let limit = match verdict {
-                Verdict::Pending => TRAVERSAL_LIMIT,
-                _ => std::time::Duration::from_secs(1),
+        let replaced = matches!(verdict, Verdict::Replaced(_));
+        // How long an undecided verdict is waited on. The command failed as
+        // aborted while ours goes on (Chromium's mapper fails it with the
+        // error of the page's navigation that ours cancelled), or Firefox
+        // started ours again after another's document came in its place:
+        // what ours becomes decides. Ours was aborted, and the navigation
+        // that did it is about to start (Firefox), or another's document
+        // came in its place and Firefox may start ours again: a second.
+        let undecided = |verdict: &Verdict| match verdict {
+            Verdict::Pending if aborted || replaced => Some(TRAVERSAL_LIMIT),
+            Verdict::Failed if aborted => Some(std::time::Duration::from_secs(1)),
+            Verdict::Replaced(_) => Some(std::time::Duration::from_secs(1)),
+            _ => None,
+        };
+        let since = tokio::time::Instant::now();
+        while listening && self.is_open() {
+            let Some(limit) = undecided(&verdict) else {
+                break;
             };
-            let (waiting, deadline) = (verdict.clone(), tokio::time::Instant::now() + limit);
-            while verdict == waiting {
-                match tokio::time::timeout_at(deadline, news.recv()).await {
-                    Ok(Ok(e)) => seen.push(e),
-                    Ok(Err(RecvError::Lagged(_))) => {}
-                    Ok(Err(RecvError::Closed)) | Err(_) => break,
-                }
-                verdict = judge(&seen, context, url);
+            match tokio::time::timeout_at(since + limit, news.recv()).await {
+                Ok(Ok(e)) => seen.push(e),
+                Ok(Err(RecvError::Lagged(_))) => {}
+                Ok(Err(RecvError::Closed)) | Err(_) => break,
             }
+            verdict = judge(&seen, context, url);
         }
         match (verdict, outcome) {
-            (Verdict::InterruptedBy(by), _) => Err(BrowserError::NavigationInterrupted {
-                url: url.to_string(),
-                by,
-            }),
+            (Verdict::InterruptedBy(by) | Verdict::Replaced(by), _) => {
+                Err(BrowserError::NavigationInterrupted {
+                    url: url.to_string(),
+                    by,
+                })
+            }
             (Verdict::Loaded | Verdict::Committed, Err(e)) if is_abort(&e) => {
                 match self.until_complete(context, "document.readyState").await {
                     true => Ok(()),
