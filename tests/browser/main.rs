@@ -14,3 +14,4 @@ mod locator_generate;
 mod locators;
 mod page_api;
 mod pointer_actions;
+mod trace;

@@ -106,6 +106,7 @@ pub(crate) fn frame_lookup(frame: &FrameScope, wait: Duration) -> (Call, &'stati
             },
             action: Action::SetInputFiles,
             verify: None,
+            trace: false,
         },
         timeout: wait.as_millis() as u64,
     };

@@ -330,6 +330,10 @@ pub(crate) enum Request {
         #[serde(flatten)]
         action: Action,
         verify: Option<HitEvents>,
+        /// A trace is recorded: the answer names the element acted on
+        /// ([`Traced`]).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        trace: bool,
     },
     /// Whether the pointer action's first event reached the element.
     HitResult { keep: bool },
@@ -365,6 +369,13 @@ pub(crate) enum Request {
     },
     /// The ARIA snapshot of the whole page.
     AriaSnapshot,
+    /// The generated locator of each element of `ids` (a [`Traced`]'s id),
+    /// `null` for one no longer attached, in the document of `frame`.
+    TraceTargets {
+        ids: Vec<String>,
+        #[serde(skip)]
+        frame: Option<std::sync::Arc<FrameScope>>,
+    },
 }
 
 impl Request {
@@ -376,6 +387,7 @@ impl Request {
             | Request::Query { target, .. }
             | Request::WaitFor { target, .. }
             | Request::Expect { target, .. } => target.frame.as_ref(),
+            Request::TraceTargets { frame, .. } => frame.as_ref(),
             Request::HitResult { .. } | Request::AriaSnapshot => None,
         }
     }
@@ -461,6 +473,19 @@ pub(crate) enum HitReport {
     Reached { done: bool },
 }
 
+/// The element an action acted on (or last waited for), as the answer to a
+/// [`Request::Act`] with `trace` names it: what the trace's entry records.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Traced {
+    /// The page keeps the element under this id (weakly) for
+    /// [`Request::TraceTargets`].
+    pub(crate) id: String,
+    /// Its box in the top page's viewport (CSS pixels), as `bounding_box`.
+    #[serde(rename = "box")]
+    pub(crate) bbox: Clip,
+}
+
 /// The page's answer: a value, or an error; and the call log either way.
 #[derive(Debug)]
 pub(crate) struct Answer {
@@ -468,6 +493,8 @@ pub(crate) struct Answer {
     pub(crate) result: Result<Value, EngineError>,
     /// What the engine did, line by line.
     pub(crate) log: Vec<String>,
+    /// The element acted on, when the request asked (`trace`).
+    pub(crate) traced: Option<Traced>,
 }
 
 /// An answer as it comes over the wire: `{ok: true, value, log}` or
@@ -481,6 +508,8 @@ struct Wire {
     error: Option<EngineError>,
     #[serde(default)]
     log: Vec<String>,
+    #[serde(default)]
+    traced: Option<Traced>,
 }
 
 impl Answer {
@@ -497,7 +526,11 @@ impl Answer {
                 ));
             }
         };
-        Ok(Answer { result, log: w.log })
+        Ok(Answer {
+            result,
+            log: w.log,
+            traced: w.traced,
+        })
     }
 }
 
@@ -660,6 +693,7 @@ mod tests {
                 target: target(),
                 action: a,
                 verify: Some(HitEvents::Mouse),
+                trace: true,
             })
             .unwrap();
             names.push(name(v, "action"));
@@ -696,6 +730,7 @@ mod tests {
                     force: true,
                 },
                 verify: None,
+                trace: false,
             },
             Request::HitResult { keep: false },
             Request::Checked { target: target() },
@@ -716,6 +751,10 @@ mod tests {
                 what: String::new(),
             },
             Request::AriaSnapshot,
+            Request::TraceTargets {
+                ids: vec![],
+                frame: None,
+            },
         ] {
             names.push(name(serde_json::to_value(r).unwrap(), "op"));
         }
@@ -732,6 +771,48 @@ mod tests {
                 "the page never sends the error kind {kind:?}"
             );
         }
+    }
+
+    /// An answer naming the element acted on (`traced`, D4 of
+    /// docs/design/trace.md) is read with it; a request asks for it only
+    /// while a trace is recorded (`trace` is left out otherwise).
+    #[test]
+    fn an_answer_s_traced_element_is_read_and_asked_only_when_traced() {
+        let a = Answer::decode(
+            json!({"ok": true, "value": {"point": {"x": 1, "y": 2}}, "log": [],
+            "traced": {"id": "k3:7", "box": {"x": 10.5, "y": 20, "width": 30, "height": 4}}}),
+        )
+        .unwrap();
+        assert_eq!(
+            a.traced,
+            Some(Traced {
+                id: "k3:7".into(),
+                bbox: Clip {
+                    x: 10.5,
+                    y: 20.0,
+                    width: 30.0,
+                    height: 4.0
+                }
+            })
+        );
+        let a = Answer::decode(json!({"ok": true, "value": null, "log": []})).unwrap();
+        assert_eq!(a.traced, None);
+        assert!(Answer::decode(json!({"ok": true, "traced": {"id": "x"}})).is_err());
+        let act = |trace| {
+            serde_json::to_value(Request::Act {
+                target: Target {
+                    chain: vec![],
+                    describe: String::new(),
+                    frame: None,
+                },
+                action: Action::Hover,
+                verify: None,
+                trace,
+            })
+            .unwrap()
+        };
+        assert_eq!(act(true)["trace"], json!(true));
+        assert!(act(false).get("trace").is_none());
     }
 
     /// Each shape `hjeAct` and `hjeHitResult` answer with (actions.js) is

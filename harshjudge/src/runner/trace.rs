@@ -17,7 +17,7 @@ impl Shared {
         if tracer.keeps(failed) && !self.is_unresponsive() {
             let since = tracer.step_started().floor();
             let pages = self.pages.lock().expect("pages lock").clone();
-            for page in pages {
+            for page in &pages {
                 let Some((_, i)) = page.tracer().filter(|(t, i)| !t.has_logs_of(*i)) else {
                     continue;
                 };
@@ -29,6 +29,7 @@ impl Shared {
                     tracer.logs(*i, &console, &network);
                 }
             }
+            tracer.name_targets(&pages, CAPTURE_LIMIT).await;
         }
         let id = Self::step_id(n);
         let Some(file) = tracer.take_step(id.as_str(), failed) else {

@@ -565,6 +565,44 @@ pub struct TraceEntry {
     pub console: Vec<TraceConsole>,
     /// Requests that began while it ran (wherever they ended).
     pub network: Vec<TraceRequest>,
+    /// The element an action acted on (or last waited for, when it failed);
+    /// none for other entries and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TraceTarget>,
+}
+
+/// The element of an action: where it was, and how to find it again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TraceTarget {
+    /// Its box when the action met it, in the top page's CSS pixels (as
+    /// `Locator::bounding_box` gives it; inside a frame, offset by the
+    /// frame's position).
+    #[serde(rename = "box")]
+    pub bbox: TraceBox,
+    /// Its locator as `generate_locator` writes it, taken when the step's
+    /// trace was written (relative to its frame's document); none when it
+    /// was `detached` then, or could not be asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+    /// The element was gone from its document when the trace was written.
+    #[serde(default)]
+    pub detached: bool,
+}
+
+/// A box in CSS pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct TraceBox {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
 }
 
 /// How an entry ended.

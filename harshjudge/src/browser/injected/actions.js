@@ -75,6 +75,8 @@ async function hjeActionable(req, checks, log) {
     if (q.violation) return q.violation;
     const el = q.element;
     if (!el) return { problem: 'no element matches' };
+    // An action that times out names the element it last waited for.
+    if (req.trace) hjtActed = el;
     if (n === 0 || log.lines.length < 3) log.add('resolved to ' + hjePreview(el));
     if (checks.visible && !hjeVisible(el)) { lastRect = null; return { problem: 'element is not visible' }; }
     if (checks.enabled && hjeDisabled(el)) return { problem: 'element is not enabled' };
@@ -197,6 +199,62 @@ function hjeOffsetPoint(el, pos) {
   return { x, y };
 }
 
+// ---- the trace's targets (docs/design/trace.md D4) --------------------------------------
+// While a trace is recorded an action's request carries `trace: true`, and
+// its answer then names the element it acted on (`traced`): its box, in the
+// top page's CSS pixels as `boundingBox` reads it, and an id this document
+// keeps it under (weakly), so that the step's end can ask for its generated
+// locator (`traceTargets`) only when the trace is kept. The ids name their
+// document: one left by a navigation is not found again (detached).
+const HJT_DOC = Math.random().toString(36).slice(2, 10);
+const HJT_MAX = 1000;
+const hjtTargets = new Map();
+let hjtNext = 0;
+// The element the running action resolved (its answer's `traced`).
+let hjtActed = null;
+
+// The offset of this frame's viewport in the top page's (the frame elements'
+// boxes, borders and padding up to the top; a frame of another origin stops
+// the walk, as the backends' FRAME_OFFSET_JS does).
+function hjtFrameOffset() {
+  let x = 0, y = 0, w = window;
+  while (w.frameElement) {
+    const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);
+    x += r.left + f.clientLeft + parseFloat(s.paddingLeft || '0');
+    y += r.top + f.clientTop + parseFloat(s.paddingTop || '0');
+    w = w.parent;
+  }
+  return { x, y };
+}
+
+// The element's box in the top page's viewport.
+function hjtBox(el) {
+  const b = el.getBoundingClientRect();
+  const o = hjtFrameOffset();
+  return { x: b.x + o.x, y: b.y + o.y, width: b.width, height: b.height };
+}
+
+// What an answer says of the element an action resolved: {id, box}.
+function hjtTraced(el) {
+  const id = HJT_DOC + ':' + (++hjtNext);
+  hjtTargets.set(id, new WeakRef(el));
+  // The oldest first out: ids of steps whose trace was not kept.
+  if (hjtTargets.size > HJT_MAX) hjtTargets.delete(hjtTargets.keys().next().value);
+  return { id, box: hjtBox(el) };
+}
+
+// The generated locator of each element named by `ids` (in order), null for
+// one no longer in this document; the ids are forgotten.
+function hjtNames(ids) {
+  return ids.map((id) => {
+    const ref = hjtTargets.get(id);
+    hjtTargets.delete(id);
+    const el = ref && ref.deref();
+    if (!el || !el.isConnected) return null;
+    return hjgGenerate(el);
+  });
+}
+
 // Whether typing into `el` types a password (the trace writes such text as
 // dots): an <input type=password>, its type in any case.
 function hjeIsPassword(el) {
@@ -208,7 +266,10 @@ async function hjeAct(req) {
   if (req.action === 'check') {
     // Already in the wanted state: nothing to do.
     const q = hjeQuerySelector(req.chain, true);
-    if (q.element && hjeChecked(q.element) === req.checked) return { ok: true, value: { done: true }, log: [] };
+    if (q.element && hjeChecked(q.element) === req.checked) {
+      hjtActed = q.element;
+      return { ok: true, value: { done: true }, log: [] };
+    }
   }
   let checks = HJE_ACTION_CHECKS[req.action];
   if (!checks) return hjeError('usage', { message: 'unknown action ' + req.action });
@@ -388,11 +449,7 @@ function hjeRead(el, what, req) {
     }
     case 'isEnabled': return !hjeDisabled(el);
     case 'isEditable': return !hjeEditableProblem(el);
-    case 'boundingBox': {
-      if (!hjeVisible(el)) return null;
-      const b = el.getBoundingClientRect();
-      return { x: b.x, y: b.y, width: b.width, height: b.height };
-    }
+    case 'boundingBox': return hjeVisible(el) ? hjtBox(el) : null;
     case 'ariaSnapshot': return hjAriaSnapshot(el);
     default: throw new Error('unknown read ' + what);
   }

@@ -154,9 +154,11 @@ async function hjeRun(req) {
   switch (req.op) {
     case 'hitResult': return hjeHitResult(req);
     case 'act': {
+      hjtActed = null;
       // Listening for the pointer action's event only when one comes.
       const a = await hjeAct(req);
       if (!(a.ok && a.value && a.value.point)) hjeStopIntercepting();
+      if (req.trace && hjtActed && hjtActed.isConnected) a.traced = hjtTraced(hjtActed);
       return a;
     }
     case 'checked': return hjeCheckedNow(req);
@@ -164,6 +166,7 @@ async function hjeRun(req) {
     case 'waitFor': return hjeWaitFor(req);
     case 'expect': return hjeExpect(req);
     case 'ariaSnapshot': return { ok: true, value: hjAriaSnapshot(document.body), log: [] };
+    case 'traceTargets': return { ok: true, value: hjtNames(req.ids), log: [] };
   }
   return hjeError('usage', { message: 'unknown op ' + req.op });
 }

@@ -360,6 +360,7 @@ impl Locator {
                 target: self.target(),
                 action: Action::SetInputFiles,
                 verify: None,
+                trace: false,
             },
             timeout: self.page.wait().as_millis() as u64,
         };

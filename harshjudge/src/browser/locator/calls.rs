@@ -82,6 +82,7 @@ impl Locator {
             .call(call, &during)
             .await
             .map_err(|e| e.located(at))?;
+        trace::target(&self.desc, self.frame.as_ref(), answer.traced.as_ref());
         answer.into_value(&self.desc, what, start.elapsed(), at)
     }
 
@@ -95,6 +96,7 @@ impl Locator {
             target: self.target(),
             action,
             verify: None,
+            trace: self.page.tracer().is_some(),
         };
         let v = self.run(request, what, at).await?;
         typed(v, what, at)
@@ -163,6 +165,7 @@ impl Locator {
                     target: self.target(),
                     action: action.clone(),
                     verify: (!forced).then(|| op.events()),
+                    trace: self.page.tracer().is_some(),
                 },
                 timeout: deadline
                     .saturating_duration_since(std::time::Instant::now())
@@ -172,6 +175,7 @@ impl Locator {
                 .call(call, &during)
                 .await
                 .map_err(|e| e.located(at))?;
+            trace::target(&self.desc, self.frame.as_ref(), answer.traced.as_ref());
             if !earlier.is_empty() {
                 let mut log = earlier.clone();
                 log.append(&mut answer.log);

@@ -85,6 +85,7 @@ mod tests {
             failure: None,
             unfinished: false,
             log: Vec::new(),
+            target: None,
         }
     }
 

@@ -19,6 +19,7 @@
 
 mod assign;
 mod call;
+mod targets;
 #[cfg(test)]
 mod tests;
 
@@ -33,8 +34,11 @@ use futures_util::future::Either;
 
 use super::error::BrowserError;
 use super::logs::{ConsoleEntry, NetworkEntry};
+use super::protocol::{FrameScope, Traced};
 use crate::settings::TraceMode;
-use crate::store::{TRACE_VERSION, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage};
+use crate::store::{
+    TRACE_VERSION, TraceBox, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage, TraceTarget,
+};
 
 /// What one attempt of a scenario records, decided once per attempt by the
 /// harness from the trace mode and the attempt's number.
@@ -215,6 +219,39 @@ pub(crate) struct Entry {
     /// Ended by the step (its limit), not by itself.
     pub unfinished: bool,
     pub log: Vec<String>,
+    /// The element an action acted on (its engine answer's `traced`).
+    pub target: Option<Seen>,
+}
+
+/// An element an action's engine call answered (`traced`), and what the
+/// step's end found of it.
+#[derive(Clone, Debug)]
+pub(crate) struct Seen {
+    /// The locator the call was made on, as written (`Locator.desc`).
+    pub desc: String,
+    /// The frame it was resolved in.
+    pub frame: Option<Arc<FrameScope>>,
+    /// What the page answered.
+    pub traced: Traced,
+    /// Asked at the step's end: `Some(Some(locator))`, `Some(None)` when
+    /// the element was gone; none when not asked (or no answer came).
+    pub named: Option<Option<String>>,
+}
+
+impl Seen {
+    fn written(&self) -> TraceTarget {
+        let b = self.traced.bbox;
+        TraceTarget {
+            bbox: TraceBox {
+                x: b.x,
+                y: b.y,
+                width: b.width,
+                height: b.height,
+            },
+            locator: self.named.clone().flatten(),
+            detached: matches!(self.named, Some(None)),
+        }
+    }
 }
 
 /// A page the tracer knows: what `trace.json` says of it.
@@ -234,6 +271,8 @@ struct State {
     /// Pages whose logs of this step were handed over.
     logs_from: Vec<usize>,
     pages: Vec<PageInfo>,
+    /// What could not be recorded in this step (its file's `errors`).
+    errors: Vec<String>,
 }
 
 /// The trace recorder of one attempt of a scenario: its pages record the
@@ -340,6 +379,7 @@ impl Tracer {
         let entries = std::mem::take(&mut s.entries);
         let console = std::mem::take(&mut s.console);
         let network = std::mem::take(&mut s.network);
+        let errors = std::mem::take(&mut s.errors);
         s.logs_from.clear();
         // A scenario that opened no page has nothing to trace.
         if !self.keeps(failed) || s.pages.is_empty() {
@@ -347,7 +387,9 @@ impl Tracer {
         }
         let pages = s.pages.clone();
         drop(s);
-        Some(self.file(step, started, ended, &pages, entries, console, network))
+        let mut file = self.file(step, started, ended, &pages, entries, console, network);
+        file.errors = errors;
+        Some(file)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -379,6 +421,7 @@ impl Tracer {
                 outcome: outcome(e.failure, e.unfinished, e.log),
                 console,
                 network,
+                target: e.target.as_ref().map(Seen::written),
             })
             .collect();
         TraceFile {
@@ -453,6 +496,9 @@ struct Open {
     log: Mutex<Vec<String>>,
     /// The call typed into a password field: its arguments are not written.
     concealed: std::sync::atomic::AtomicBool,
+    /// The elements its actions' engine calls answered, the latest of each
+    /// locator (a pointer action retried answers once per attempt).
+    targets: Mutex<Vec<Seen>>,
 }
 
 tokio::task_local! {
@@ -486,6 +532,38 @@ pub(crate) fn conceal() {
         open.concealed
             .store(true, std::sync::atomic::Ordering::Relaxed)
     });
+}
+
+/// Records, in the span open on this task if any, the element an action's
+/// engine call on locator `desc` (in `frame`) answered: the entry's target.
+pub(crate) fn target(desc: &str, frame: Option<&Arc<FrameScope>>, traced: Option<&Traced>) {
+    let Some(traced) = traced else {
+        return;
+    };
+    let _ = OPEN.try_with(|open| {
+        let mut targets = open.targets.lock().expect("span targets lock");
+        targets.retain(|t| t.desc != desc);
+        targets.push(Seen {
+            desc: desc.to_string(),
+            frame: frame.cloned(),
+            traced: traced.clone(),
+            named: None,
+        });
+    });
+}
+
+/// The target of an entry made of `call`: of the elements its engine calls
+/// answered, the one of the call's own locator (a `drag_to` also finds its
+/// drop target), else the latest.
+fn target_of(call: &CallText, mut seen: Vec<Seen>) -> Option<Seen> {
+    let own = match call {
+        CallText::Locator { desc, .. } => seen.iter().rposition(|t| &t.desc == desc),
+        _ => None,
+    };
+    match own {
+        Some(i) => Some(seen.swap_remove(i)),
+        None => seen.pop(),
+    }
 }
 
 /// Whether the keys of a `press` (`"a"`, `"Shift+A"`, `"Enter"`) type text:
@@ -547,6 +625,8 @@ impl Pending {
         entry.failure = failure;
         entry.unfinished = unfinished;
         entry.log = std::mem::take(&mut *self.open.log.lock().expect("span log lock"));
+        let seen = std::mem::take(&mut *self.open.targets.lock().expect("span targets lock"));
+        entry.target = target_of(&entry.call, seen);
         if self
             .open
             .concealed
@@ -598,6 +678,7 @@ pub(crate) async fn span<T>(
                     failure: None,
                     unfinished: false,
                     log: Vec::new(),
+                    target: None,
                 }),
             });
             Either::Right(OPEN.scope(open, body))

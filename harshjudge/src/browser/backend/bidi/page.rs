@@ -81,6 +81,7 @@ impl PageBackend for BidiPage {
         Ok(Answer {
             result: Ok(serde_json::json!({})),
             log: Vec::new(),
+            traced: None,
         })
     }
 

@@ -428,6 +428,7 @@ impl PageBackend for CdpBackend {
         Ok(Answer {
             result: Ok(json!({})),
             log: Vec::new(),
+            traced: None,
         })
     }
     async fn goto(&self, url: &str) -> Result<(), BrowserError> {

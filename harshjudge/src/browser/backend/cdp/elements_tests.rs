@@ -156,6 +156,7 @@ async fn a_real_pages_element_frame_scope_and_other_origins_storage() {
             target: target("input"),
             action: Action::SetInputFiles,
             verify: None,
+            trace: false,
         },
         timeout: 2000,
     };
