@@ -356,3 +356,81 @@ fn a_call_from_harshjudge_itself_is_no_entry() {
     });
     assert_eq!(t.take_step("01", false).expect("kept").entries.len(), 0);
 }
+
+fn traced(id: &str, x: f64) -> crate::browser::protocol::Traced {
+    crate::browser::protocol::Traced {
+        id: id.into(),
+        bbox: crate::browser::protocol::Clip {
+            x,
+            y: 2.0,
+            width: 3.0,
+            height: 4.0,
+        },
+    }
+}
+
+/// An entry's target is the element its own locator's engine calls answered
+/// last (a retried click answers once per attempt; a `drag_to` also finds
+/// its drop target, which is not the entry's); not named yet, it is written
+/// with its box alone; a file without `target` (older) still reads.
+#[test]
+fn an_entry_s_target_is_its_own_locator_s_latest_element() {
+    let (t, n) = tracer(Tracing::Keep);
+    let page = Some(&(t.clone(), n));
+    rt().block_on(async {
+        let at = Location::caller();
+        let source = "page.get_by_label(\"Name\")";
+        span(page, Kind::Action, || call("drag_to"), at, async {
+            target(source, None, Some(&traced("a:1", 10.0)));
+            target(source, None, Some(&traced("a:2", 11.0)));
+            target(
+                "page.get_by_text(\"Bin\")",
+                None,
+                Some(&traced("a:3", 99.0)),
+            );
+            target(source, None, None);
+            Ok::<_, BrowserError>(())
+        })
+        .await
+        .unwrap();
+        // Outside every span: nothing recorded, nothing panics.
+        target(source, None, Some(&traced("a:4", 1.0)));
+        span(page, Kind::Read, || call("count"), at, async {
+            Ok::<_, BrowserError>(())
+        })
+        .await
+        .unwrap();
+    });
+    let file = t.take_step("01", false).unwrap();
+    let json = serde_json::to_value(&file).unwrap();
+    assert_eq!(
+        json["entries"][0]["target"],
+        serde_json::json!({"box": {"x": 11.0, "y": 2.0, "width": 3.0, "height": 4.0}, "detached": false})
+    );
+    assert!(json["entries"][1].get("target").is_none(), "{json}");
+    let mut older = json.clone();
+    older["entries"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("target");
+    let read = TraceFile::read(&older.to_string()).unwrap();
+    assert_eq!(read.entries[0].target, None);
+
+    // A target named at the step's end is written with its locator, or as
+    // detached.
+    let mut seen = Seen {
+        desc: "page.get_by_label(\"Name\")".into(),
+        frame: None,
+        traced: traced("a:5", 1.0),
+        named: Some(Some("get_by_role(\"button\").name(\"Save\")".into())),
+    };
+    let w = seen.written();
+    assert_eq!(
+        w.locator.as_deref(),
+        Some("get_by_role(\"button\").name(\"Save\")")
+    );
+    assert!(!w.detached);
+    seen.named = Some(None);
+    let w = seen.written();
+    assert_eq!((w.locator, w.detached), (None, true));
+}
