@@ -5,7 +5,8 @@
 //! served by the test; its `trace.json` says, for each click, the element's
 //! box (as `bounding_box()` gives it, inside a frame offset by the frame's
 //! position) and its locator as `generate_locator` writes it, or
-//! `detached: true` for an element gone by the step's end.
+//! `detached: true` for an element gone by the step's end; and the page's
+//! `screenshot()` is an entry of its own.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -89,6 +90,8 @@ async fn traced_targets(s: Scenario) -> harshjudge::Result {
         save.click().await?;
         let b = save.bounding_box().await?;
         let g = generate_locator(&page, "#save").await?;
+        let png = page.screenshot().await?;
+        assert_eq!(&png[..4], b"\x89PNG");
         seen(|s| {
             s.save = b;
             s.save_locator = g.rust();
@@ -190,6 +193,12 @@ fn check(browser: &str, run: &Path, seen: &Seen) {
         "{browser}: {t}"
     );
     assert_eq!(t["detached"], false, "{browser}: {t}");
+
+    // The page's screenshot is an entry of its own, with no target.
+    let shot = entry(run, 1, "page.screenshot()");
+    assert_eq!(shot["kind"], "read", "{browser}: {shot}");
+    assert_eq!(shot["outcome"]["status"], "ok", "{browser}: {shot}");
+    assert!(shot.get("target").is_none(), "{browser}: {shot}");
 
     let removed = entry(run, 2, ".name(\"Remove me\").click()");
     let t = &removed["target"];

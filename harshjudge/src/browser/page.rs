@@ -375,8 +375,21 @@ impl Page {
     }
 
     /// A PNG of the viewport.
-    pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
-        self.backend().screenshot(Shot::Viewport).await
+    #[track_caller]
+    pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
+        let at = Location::caller();
+        async move {
+            let shot = self.backend().screenshot(Shot::Viewport);
+            super::trace::page_span(
+                self.tracer(),
+                Kind::Read,
+                "screenshot",
+                String::new,
+                at,
+                shot,
+            )
+            .await
+        }
     }
 
     /// The current URL.
