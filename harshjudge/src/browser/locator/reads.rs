@@ -149,7 +149,8 @@ impl Locator {
         Ok(v.as_bool().unwrap_or(false))
     }
 
-    /// The element's box in the viewport (`None` when it is not visible).
+    /// The element's box in the top page's viewport, an element of a frame
+    /// offset by the frames' positions (`None` when it is not visible).
     #[track_caller]
     pub fn bounding_box(
         &self,
