@@ -46,6 +46,22 @@ fn crate_files(file: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The `[profile.*]` tables of a manifest, as written.
+fn profiles(manifest: &str) -> String {
+    let mut kept = String::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            inside = line.starts_with("[profile.");
+        }
+        if inside {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
+}
+
 fn version() -> String {
     let manifest = std::fs::read_to_string(support::workspace().join("Cargo.toml")).unwrap();
     let line = manifest
@@ -132,20 +148,54 @@ fn the_packaged_crates_build_the_readme_scenario() {
             dir.display().to_string()
         ));
     }
+    // The workspace's profiles: with cargo's defaults instead (full debug
+    // information for every crate), the registry crates' fingerprints
+    // differed from the tests' build, and every one of them compiled again
+    // here (tokio, ring, fantoccini …: most of this test's minutes).
+    let profiles = profiles(&std::fs::read_to_string(ws.join("Cargo.toml")).unwrap());
+    assert!(
+        profiles.contains("[profile.dev"),
+        "the workspace's Cargo.toml sets the dev profile: {profiles:?}"
+    );
     let user = root.join("shop");
     std::fs::create_dir_all(user.join("tests")).unwrap();
     std::fs::write(
         user.join("Cargo.toml"),
         format!(
             "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-             {install}\n[workspace]\n\n{patch}"
+             {install}\n[workspace]\n\n{patch}\n{profiles}"
         ),
     )
     .unwrap();
     std::fs::write(user.join("tests/shop.rs"), &shop.code).unwrap();
     std::fs::copy(ws.join("Cargo.lock"), user.join("Cargo.lock")).unwrap();
 
-    cargo(&user, &["test", "--offline", "--no-run", "--test", "shop"]);
+    // Only the packaged crates and the user's compile here: the registry
+    // crates are the tests' own build's (built before this test runs).
+    let built = cargo(
+        &user,
+        &[
+            "test",
+            "--offline",
+            "--no-run",
+            "--test",
+            "shop",
+            "--message-format=json",
+        ],
+    );
+    let compiled: Vec<String> = built
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["fresh"] == false)
+        .filter_map(|m| m["package_id"].as_str().map(String::from))
+        .filter(|id| id.starts_with("registry+"))
+        .collect();
+    assert!(
+        compiled.is_empty(),
+        "the build of the packaged crates compiled registry crates again \
+         (their fingerprints differ from the tests' build: a profile or \
+         feature set of the user's crate that the workspace does not have): {compiled:?}"
+    );
     let list = cargo(
         &user,
         &["test", "--offline", "-q", "--test", "shop", "--", "--list"],
