@@ -146,8 +146,10 @@ impl Store {
                 Ok(true) => return Ok(()),
                 Ok(false) => replace_blob(&blob, bytes)?,
                 Err(LinkFailed::Link(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                    if fs::symlink_metadata(&blob).is_ok() {
-                        // The folder itself is gone.
+                    // The folder is gone, or the blob was (collected, and
+                    // maybe made again or put back since: whether it is
+                    // there now says nothing of the failed link).
+                    if folder.is_removed() {
                         return Err(NoLink::Failed(io_err(&folder.path().join(name), e)));
                     }
                     put_blob(&blob, bytes)?;
@@ -577,12 +579,16 @@ mod tests {
                     })
                 })
                 .collect();
-            let kept: Vec<(PathBuf, usize)> = writers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap())
-                .collect();
+            // The collector stops before a writer's failure is raised: the
+            // scope waits for every thread (a writer's panic, raised first,
+            // left the collector looping and the test hung).
+            let joined: Vec<_> = writers.into_iter().map(|w| w.join()).collect();
             done.store(true, Ordering::Relaxed);
             let removed = collector.join().unwrap();
+            let kept: Vec<(PathBuf, usize)> = joined
+                .into_iter()
+                .flat_map(|w| w.expect("a writer failed (its message is above)"))
+                .collect();
             eprintln!("collections removed {removed} blobs while writers linked them");
             assert_eq!(kept.len(), 2 * contents.len());
             for (p, i) in &kept {

@@ -298,6 +298,12 @@ impl Folder {
         named
     }
 
+    /// Whether this folder was removed while held open (no name links to
+    /// it any more).
+    pub(crate) fn is_removed(&self) -> bool {
+        rustix::fs::fstat(&self.fd).is_ok_and(|st| st.st_nlink == 0)
+    }
+
     /// This folder, now at `path` (renamed there while held open).
     pub(crate) fn moved_to(self, path: PathBuf) -> Folder {
         Folder { fd: self.fd, path }
@@ -678,6 +684,21 @@ impl<T> ParseCache<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A folder held open knows when it was removed, not when it was only
+    /// renamed: a failed link into it says which of its causes it was.
+    #[test]
+    fn a_held_folder_knows_it_was_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("held");
+        std::fs::create_dir(&dir).unwrap();
+        let folder = Folder::open(&dir).unwrap();
+        assert!(!folder.is_removed());
+        std::fs::rename(&dir, tmp.path().join("moved")).unwrap();
+        assert!(!folder.is_removed());
+        std::fs::remove_dir(tmp.path().join("moved")).unwrap();
+        assert!(folder.is_removed());
+    }
 
     /// A file written lands whole under its name, whether the name is new
     /// or taken (replaced), with the mode `File::create` gives (a secret's:
