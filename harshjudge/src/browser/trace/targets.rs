@@ -61,16 +61,52 @@ fn asks(entries: &[super::Entry]) -> Vec<Ask> {
     asks
 }
 
+/// Why the targets of one page and frame were not named (said in the
+/// step's `errors`).
+#[derive(Debug)]
+enum Unnamed {
+    /// The call gave no answer within the limit.
+    NoAnswer(Duration),
+    /// The call failed.
+    Call(crate::browser::error::BrowserError),
+    /// The engine answered with an error.
+    Engine(String),
+    /// The answer was not a list of generated locators.
+    Shape {
+        answer: serde_json::Value,
+        error: serde_json::Error,
+    },
+    /// The answer named another number of elements than were asked.
+    Count { got: usize, asked: usize },
+}
+
+impl std::fmt::Display for Unnamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unnamed::NoAnswer(limit) => write!(f, "no answer within {limit:?}"),
+            Unnamed::Call(e) => write!(f, "{e}"),
+            Unnamed::Engine(e) => write!(f, "the engine answered {e}"),
+            Unnamed::Shape { answer, error } => write!(f, "the page answered {answer}: {error}"),
+            Unnamed::Count { got, asked } => {
+                write!(f, "the page answered {got} names for {asked} elements")
+            }
+        }
+    }
+}
+
 /// The page's answer to [`Request::TraceTargets`] as each target's name:
 /// its locator as `generate_locator` writes it, or none when it is gone.
-fn names(value: serde_json::Value, count: usize) -> Result<Vec<Option<String>>, String> {
-    let list: Vec<Option<GeneratedLocator>> = serde_json::from_value(value.clone())
-        .map_err(|e| format!("the page answered {value}: {e}"))?;
+fn names(value: serde_json::Value, count: usize) -> Result<Vec<Option<String>>, Unnamed> {
+    let list: Vec<Option<GeneratedLocator>> =
+        serde_json::from_value(value.clone()).map_err(|error| Unnamed::Shape {
+            answer: value,
+            error,
+        })?;
     if list.len() != count {
-        return Err(format!(
-            "the page answered {} names for {count} elements",
-            list.len()
-        ));
+        return Err(Unnamed::Count {
+            got: list.len(),
+            asked: count,
+        });
     }
     Ok(list
         .into_iter()
@@ -102,11 +138,11 @@ impl Tracer {
             };
             let during = "naming the elements of the step's trace";
             let named = match tokio::time::timeout(limit, page.call(call, during)).await {
-                Err(_) => Err(format!("no answer within {limit:?}")),
-                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err(Unnamed::NoAnswer(limit)),
+                Ok(Err(e)) => Err(Unnamed::Call(e)),
                 Ok(Ok(answer)) => match answer.result {
                     Ok(v) => names(v, ask.ids.len()),
-                    Err(e) => Err(format!("{e:?}")),
+                    Err(e) => Err(Unnamed::Engine(format!("{e:?}"))),
                 },
             };
             let mut s = self.state();
@@ -154,11 +190,13 @@ mod tests {
         assert!(
             names(json!([null]), 2)
                 .unwrap_err()
+                .to_string()
                 .contains("1 names for 2")
         );
         assert!(
             names(json!({"x": 1}), 1)
                 .unwrap_err()
+                .to_string()
                 .contains("the page answered")
         );
     }
