@@ -8,7 +8,7 @@
 //! `detached: true` for an element gone by the step's end; and the page's
 //! `screenshot()` is an entry of its own.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::sync::Mutex;
@@ -37,19 +37,8 @@ const INNER: &str = r#"<!doctype html><html><head><title>inner</title></head>
 fn app(stream: TcpStream) -> std::io::Result<()> {
     let mut out = stream.try_clone()?;
     let mut r = BufReader::new(stream);
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        loop {
-            let mut h = String::new();
-            r.read_line(&mut h)?;
-            if h.trim_end().is_empty() {
-                break;
-            }
-        }
-        let path = line.split_whitespace().nth(1).unwrap_or("/");
+    while let Some(path) = support::next_request_path(&mut r)? {
+        let path = path.as_str();
         let (status, body) = match path {
             "/" => ("200 OK", PAGE),
             "/inner" => ("200 OK", INNER),
@@ -62,6 +51,7 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             body.len()
         )?;
     }
+    Ok(())
 }
 
 /// What the scenario read of its page (the live API's answers), for the

@@ -660,6 +660,25 @@ pub fn in_process_env(base: &str) {
     }
 }
 
+/// The path of the next request on a kept-alive connection (its headers read
+/// and dropped); `None` once the client closed it.
+pub fn next_request_path(r: &mut impl std::io::BufRead) -> std::io::Result<Option<String>> {
+    let mut line = String::new();
+    if r.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h)?;
+        if h.trim_end().is_empty() {
+            break;
+        }
+    }
+    Ok(Some(
+        line.split_whitespace().nth(1).unwrap_or("/").to_string(),
+    ))
+}
+
 /// A loopback HTTP server answering each connection on a thread of its own
 /// with `answer`; its base URL (`http://127.0.0.1:PORT`).
 pub fn serve_with(answer: fn(std::net::TcpStream) -> std::io::Result<()>) -> String {
