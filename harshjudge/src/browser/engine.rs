@@ -14,6 +14,7 @@ use super::protocol::{Action, Answer, Call, EngineError, FrameScope, Request, Ta
 
 /// The offset of the current frame's viewport in the top document's (CSS
 /// pixels): each frame element's box, border and padding, up to the top.
+/// Also the injected engine's `hjeFrameOffset` (`wire::install_source`).
 pub(crate) const FRAME_OFFSET_JS: &str = "let x = 0, y = 0, w = window;
 while (w.frameElement) {
   const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);

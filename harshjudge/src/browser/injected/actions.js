@@ -213,25 +213,13 @@ let hjtNext = 0;
 // The element the running action resolved (its answer's `traced`).
 let hjtActed = null;
 
-// The offset of this frame's viewport in the top page's (the frame elements'
-// boxes, borders and padding up to the top; a frame of another origin stops
-// the walk, as the backends' FRAME_OFFSET_JS does).
-function hjtFrameOffset() {
-  let x = 0, y = 0, w = window;
-  while (w.frameElement) {
-    const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);
-    x += r.left + f.clientLeft + parseFloat(s.paddingLeft || '0');
-    y += r.top + f.clientTop + parseFloat(s.paddingTop || '0');
-    w = w.parent;
-  }
-  return { x, y };
-}
-
 // The element's box in the top page's viewport.
+// (`hjeFrameOffset`: the backends' own walk up the frames, FRAME_OFFSET_JS,
+// installed with the engine by `wire::install_source`.)
 function hjtBox(el) {
   const b = el.getBoundingClientRect();
-  const o = hjtFrameOffset();
-  return { x: b.x + o.x, y: b.y + o.y, width: b.width, height: b.height };
+  const [ox, oy] = hjeFrameOffset();
+  return { x: b.x + ox, y: b.y + oy, width: b.width, height: b.height };
 }
 
 // What an answer says of the element an action resolved: {id, box}.

@@ -96,7 +96,7 @@ impl Locator {
             target: self.target(),
             action,
             verify: None,
-            trace: self.page.tracer().is_some(),
+            trace: trace::is_open(),
         };
         let v = self.run(request, what, at).await?;
         typed(v, what, at)
@@ -165,7 +165,7 @@ impl Locator {
                     target: self.target(),
                     action: action.clone(),
                     verify: (!forced).then(|| op.events()),
-                    trace: self.page.tracer().is_some(),
+                    trace: trace::is_open(),
                 },
                 timeout: deadline
                     .saturating_duration_since(std::time::Instant::now())

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::{Seen, Tracer};
 use crate::browser::generate::GeneratedLocator;
 use crate::browser::page::Page;
-use crate::browser::protocol::{Call, FrameScope, Request};
+use crate::browser::protocol::{Call, EngineError, FrameScope, Request};
 
 /// The ids of one page and frame to ask, and the entries (by index) they are of.
 struct Ask {
@@ -70,7 +70,7 @@ enum Unnamed {
     /// The call failed.
     Call(crate::browser::error::BrowserError),
     /// The engine answered with an error.
-    Engine(String),
+    Engine(EngineError),
     /// The answer was not a list of generated locators.
     Shape {
         answer: serde_json::Value,
@@ -85,7 +85,7 @@ impl std::fmt::Display for Unnamed {
         match self {
             Unnamed::NoAnswer(limit) => write!(f, "no answer within {limit:?}"),
             Unnamed::Call(e) => write!(f, "{e}"),
-            Unnamed::Engine(e) => write!(f, "the engine answered {e}"),
+            Unnamed::Engine(e) => write!(f, "the engine answered {e:?}"),
             Unnamed::Shape { answer, error } => write!(f, "the page answered {answer}: {error}"),
             Unnamed::Count { got, asked } => {
                 write!(f, "the page answered {got} names for {asked} elements")
@@ -142,7 +142,7 @@ impl Tracer {
                 Ok(Err(e)) => Err(Unnamed::Call(e)),
                 Ok(Ok(answer)) => match answer.result {
                     Ok(v) => names(v, ask.ids.len()),
-                    Err(e) => Err(Unnamed::Engine(format!("{e:?}"))),
+                    Err(e) => Err(Unnamed::Engine(e)),
                 },
             };
             let mut s = self.state();
