@@ -24,10 +24,13 @@ pub struct CountingDriver {
 }
 
 impl CountingDriver {
-    /// Starts one logging to `dir/chromedriver.log`.
+    /// Starts one logging to `dir/chromedriver.log`, its temporary files
+    /// (profiles) in `dir/tmp`.
     pub fn start(dir: &Path) -> CountingDriver {
         std::fs::create_dir_all(dir).unwrap();
         let log = dir.join("chromedriver.log");
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
         let (child, port) = chromedriver::spawn(
             std::path::Path::new("chromedriver"),
             &[
@@ -35,6 +38,7 @@ impl CountingDriver {
                 "--log-level=INFO".into(),
                 "--allowed-ips=127.0.0.1".into(),
             ],
+            &tmp,
         );
         CountingDriver {
             child,

@@ -164,11 +164,13 @@ impl Driver {
                 "google-chrome-stable",
             ],
         );
-        let (child, port) = chromedriver::spawn(&driver, &[]);
         let profile = tempfile::Builder::new()
             .prefix("hj-aria-profile-")
             .tempdir()
             .expect("a profile folder");
+        let tmp = profile.path().join("tmp");
+        std::fs::create_dir(&tmp).expect("a temporary folder");
+        let (child, port) = chromedriver::spawn(&driver, &[], &tmp);
         let mut args = vec![
             "--headless=new".to_string(),
             "--disable-gpu".into(),
@@ -177,7 +179,7 @@ impl Driver {
             "--disable-extensions".into(),
             "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1".into(),
             "--window-size=1280,800".into(),
-            format!("--user-data-dir={}", profile.path().display()),
+            format!("--user-data-dir={}", profile.path().join("user").display()),
         ];
         if rustix::process::geteuid().is_root() {
             args.push("--no-sandbox".into());

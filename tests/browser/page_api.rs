@@ -260,7 +260,9 @@ async fn sessions_are_reused_with_their_state_reset() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
     // A chromedriver started separately, as a Selenium Grid or remote host would be.
-    let (mut driver, port) = chromedriver::spawn(std::path::Path::new("chromedriver"), &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut driver, port) =
+        chromedriver::spawn(std::path::Path::new("chromedriver"), &[], tmp.path());
     let mut c = config();
     c.webdriver_url = Some(format!("http://127.0.0.1:{port}"));
     let base = demo_app::start_in_background().unwrap();

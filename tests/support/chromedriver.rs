@@ -12,10 +12,17 @@ use std::time::{Duration, Instant};
 /// Starts `binary --port=0 ARGS…` (stderr discarded) and waits until it says
 /// which port it listens on. Panics with the reason when it does not within
 /// 20 s or exits first.
-pub fn spawn(binary: &std::path::Path, args: &[String]) -> (Child, u16) {
+///
+/// `tmp` is its temporary folder (`TMPDIR`), a folder of the test's own that
+/// goes with the test: chromedriver makes each session's profile there, and
+/// Chromium its singleton folder, and a driver killed by the test, or a
+/// browser it quits without waiting, leaves them behind (two to four
+/// `org.chromium.Chromium.*` folders in `/tmp` per run of the suite before).
+pub fn spawn(binary: &std::path::Path, args: &[String], tmp: &std::path::Path) -> (Child, u16) {
     let mut child = Command::new(binary)
         .arg("--port=0")
         .args(args)
+        .env("TMPDIR", tmp)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
