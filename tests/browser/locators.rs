@@ -376,7 +376,10 @@ async fn actions_wait_for_actionability_with_playwrights_rules() {
         .dispatch_event("dblclick")
         .await
         .unwrap();
-    let file = std::env::temp_dir().join(format!("hj-upload-{}.txt", std::process::id()));
+    // In a folder of the test's own, removed with it (a file in the
+    // temporary folder was left there by every run).
+    let upload = tempfile::tempdir().unwrap();
+    let file = upload.path().join("hj-upload.txt");
     std::fs::write(&file, "x").unwrap();
     page.get_by_label("Upload")
         .set_input_files([&file])
