@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use harshjudge::browser::{BoundingBox, generate_locator, generate_locator_in};
-use harshjudge::{Scenario, scenario, step};
+use harshjudge::{Scenario, expect, scenario, step};
 use serde_json::Value;
 
 use crate::support;
@@ -96,6 +96,7 @@ async fn traced_targets(s: Scenario) -> harshjudge::Result {
             .get_by_role("button")
             .name("Inner");
         inner.click().await?;
+        expect(&inner).to_be_visible().await?;
         let b = inner.bounding_box().await?;
         let f = page.locator("#frame").bounding_box().await?;
         let g = generate_locator_in(&page, &["#frame"], "#inner").await?;
@@ -214,6 +215,38 @@ fn check(browser: &str, run: &Path, seen: &Seen) {
     );
     assert_eq!(t["locator"], seen.inner_locator.as_str(), "{browser}: {t}");
     assert_eq!(t["detached"], false, "{browser}: {t}");
+
+    // Each entry names the frame its locator is resolved in: the action,
+    // the assertion and the read in the frame; none for the page's own.
+    let in_frame = "page.frame_locator(\"#frame\")";
+    for call in [
+        ".name(\"Inner\").click()",
+        ".name(\"Inner\")).to_be_visible()",
+        ".name(\"Inner\").bounding_box()",
+    ] {
+        let e = entry(run, 3, call);
+        assert_eq!(e["frame"], in_frame, "{browser}: {e}");
+    }
+    let own = entry(run, 3, "page.locator(\"#frame\").bounding_box()");
+    assert_eq!(own["frame"], Value::Null, "{browser}: {own}");
+
+    // A read and an assertion name the element they resolved, as an action
+    // does: the frame's button for both, the iframe for its own read.
+    for call in [
+        ".name(\"Inner\")).to_be_visible()",
+        ".name(\"Inner\").bounding_box()",
+    ] {
+        let e = entry(run, 3, call);
+        let t = &e["target"];
+        near(t, of(seen.inner), &format!("{browser}: {call}'s target"));
+        assert_eq!(t["locator"], seen.inner_locator.as_str(), "{browser}: {e}");
+    }
+    near(
+        &own["target"],
+        of(seen.frame),
+        &format!("{browser}: the iframe's bounding_box()'s target"),
+    );
+    assert_eq!(click["frame"], Value::Null, "{browser}: {click}");
 }
 
 /// Each engine's run, checked after all ran (`support::facts`: one failure

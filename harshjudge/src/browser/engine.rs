@@ -104,10 +104,10 @@ pub(crate) fn frame_lookup(frame: &FrameScope, wait: Duration) -> (Call, &'stati
                 chain: frame.chain.clone(),
                 describe: frame.desc.clone(),
                 frame: None,
+                trace: false,
             },
             action: Action::SetInputFiles,
             verify: None,
-            trace: false,
         },
         timeout: wait.as_millis() as u64,
     };

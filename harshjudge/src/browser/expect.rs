@@ -154,13 +154,17 @@ async fn assert(
 ) -> Result<(), BrowserError> {
     let timeout = timeout.unwrap_or_else(|| page.expect_wait());
     let describe = target.describe.clone();
+    let frame = target.frame.clone();
+    // Inside the assertion's span: while a trace is recorded the page names
+    // the element a single-element matcher resolved.
     let call = Call {
         request: Request::Expect {
             target,
             matcher,
             not,
             what: what.clone(),
-        },
+        }
+        .traced(trace::is_open()),
         timeout: timeout.as_millis() as u64,
     };
     let start = Instant::now();
@@ -169,6 +173,7 @@ async fn assert(
         if not { "not " } else { "" }
     );
     let answer = page.call(call, &during).await.map_err(|e| e.located(at))?;
+    trace::target(&describe, frame.as_ref(), answer.traced.as_ref());
     let waited = start.elapsed();
     let log = call_log(&answer.log);
     let value = answer.into_value(&describe, &what, waited, at)?;
@@ -217,6 +222,7 @@ impl Job {
             at,
         } = self;
         let tracer = page.tracer();
+        let frame = target.frame.clone();
         let call = tracer.map(|_| CallText::Expect {
             desc: target.describe.clone(),
             not,
@@ -226,7 +232,7 @@ impl Job {
         let body =
             Box::pin(async { assert(&page, target, matcher?, what, not, timeout, at).await });
         let call = || call.expect("made when traced");
-        trace::span(tracer, Kind::Assertion, call, at, body).await
+        trace::span(tracer, frame.as_ref(), Kind::Assertion, call, at, body).await
     }
 }
 
@@ -643,6 +649,7 @@ impl PageExpect {
                 chain: Vec::new(),
                 describe: "page".into(),
                 frame: None,
+                trace: false,
             },
             matcher: Ok(matcher),
             what,

@@ -283,7 +283,7 @@ impl Page {
                 method: "goto",
                 args: arg(&path),
             };
-            span(self.tracer(), Kind::Navigation, call, at, async {
+            span(self.tracer(), None, Kind::Navigation, call, at, async {
                 let url = self.url_for(&path)?;
                 if let Some(origin) = origin_of(&url) {
                     self.visited(&origin);
@@ -323,12 +323,19 @@ impl Page {
             method,
             args: String::new(),
         };
-        span(self.tracer(), Kind::Navigation, call, at, async move {
-            match history {
-                None => self.backend().reload().await,
-                Some(h) => self.backend().go(h).await,
-            }
-        })
+        span(
+            self.tracer(),
+            None,
+            Kind::Navigation,
+            call,
+            at,
+            async move {
+                match history {
+                    None => self.backend().reload().await,
+                    Some(h) => self.backend().go(h).await,
+                }
+            },
+        )
         .await
     }
 

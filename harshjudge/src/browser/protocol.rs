@@ -123,6 +123,11 @@ pub(crate) struct Target {
     /// engine switches there around the call, the page never sees it.
     #[serde(skip)]
     pub(crate) frame: Option<std::sync::Arc<FrameScope>>,
+    /// A trace is recorded: the answer names the element the call resolved
+    /// ([`Traced`]), an action's, a read's, a wait's or a single-element
+    /// assertion's. Set by [`Request::traced`], inside the call's span.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) trace: bool,
 }
 
 /// One frame of a locator's scope: the iframe's chain, resolved in the scope
@@ -330,10 +335,6 @@ pub(crate) enum Request {
         #[serde(flatten)]
         action: Action,
         verify: Option<HitEvents>,
-        /// A trace is recorded: the answer names the element acted on
-        /// ([`Traced`]).
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        trace: bool,
     },
     /// Whether the pointer action's first event reached the element.
     HitResult { keep: bool },
@@ -390,6 +391,20 @@ impl Request {
             Request::TraceTargets { frame, .. } => frame.as_ref(),
             Request::HitResult { .. } | Request::AriaSnapshot => None,
         }
+    }
+
+    /// The request, asking the page to name the element it resolves when
+    /// `on` (a trace is recorded: [`crate::browser::trace::is_open`]).
+    pub(crate) fn traced(mut self, on: bool) -> Request {
+        match &mut self {
+            Request::Act { target, .. }
+            | Request::Checked { target }
+            | Request::Query { target, .. }
+            | Request::WaitFor { target, .. }
+            | Request::Expect { target, .. } => target.trace = on,
+            Request::TraceTargets { .. } | Request::HitResult { .. } | Request::AriaSnapshot => {}
+        }
+        self
     }
 }
 
@@ -473,8 +488,9 @@ pub(crate) enum HitReport {
     Reached { done: bool },
 }
 
-/// The element an action acted on (or last waited for), as the answer to a
-/// [`Request::Act`] with `trace` names it: what the trace's entry records.
+/// The element a call resolved (an action's, or the one it last waited
+/// for), as the answer to a request whose target asks (`Target.trace`)
+/// names it: what the trace's entry records.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Traced {
@@ -493,7 +509,7 @@ pub(crate) struct Answer {
     pub(crate) result: Result<Value, EngineError>,
     /// What the engine did, line by line.
     pub(crate) log: Vec<String>,
-    /// The element acted on, when the request asked (`trace`).
+    /// The element the call resolved, when the request asked (`trace`).
     pub(crate) traced: Option<Traced>,
 }
 
@@ -595,6 +611,7 @@ mod tests {
             chain: vec![],
             describe: String::new(),
             frame: None,
+            trace: false,
         };
         let mut names: Vec<String> = Vec::new();
         for m in [
@@ -693,7 +710,6 @@ mod tests {
                 target: target(),
                 action: a,
                 verify: Some(HitEvents::Mouse),
-                trace: true,
             })
             .unwrap();
             names.push(name(v, "action"));
@@ -730,7 +746,6 @@ mod tests {
                     force: true,
                 },
                 verify: None,
-                trace: false,
             },
             Request::HitResult { keep: false },
             Request::Checked { target: target() },
@@ -798,21 +813,37 @@ mod tests {
         let a = Answer::decode(json!({"ok": true, "value": null, "log": []})).unwrap();
         assert_eq!(a.traced, None);
         assert!(Answer::decode(json!({"ok": true, "traced": {"id": "x"}})).is_err());
-        let act = |trace| {
-            serde_json::to_value(Request::Act {
-                target: Target {
-                    chain: vec![],
-                    describe: String::new(),
-                    frame: None,
-                },
-                action: Action::Hover,
-                verify: None,
-                trace,
-            })
-            .unwrap()
+        let target = || Target {
+            chain: vec![],
+            describe: String::new(),
+            frame: None,
+            trace: false,
         };
-        assert_eq!(act(true)["trace"], json!(true));
-        assert!(act(false).get("trace").is_none());
+        let act = Request::Act {
+            target: target(),
+            action: Action::Hover,
+            verify: None,
+        };
+        let query = Request::Query {
+            target: target(),
+            read: Read::TextContent,
+            all: false,
+            name: None,
+        };
+        let expect = Request::Expect {
+            target: target(),
+            matcher: Matcher::Visible,
+            not: false,
+            what: String::new(),
+        };
+        // Every request of a locator asks when traced: an action, a read,
+        // an assertion.
+        for r in [act, query, expect] {
+            let on = serde_json::to_value(r.clone().traced(true)).unwrap();
+            assert_eq!(on["trace"], json!(true), "{on}");
+            let off = serde_json::to_value(r.traced(false)).unwrap();
+            assert!(off.get("trace").is_none(), "{off}");
+        }
     }
 
     /// Each shape `hjeAct` and `hjeHitResult` answer with (actions.js) is

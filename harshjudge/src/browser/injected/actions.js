@@ -455,6 +455,7 @@ async function hjeQuery(req) {
       // No waiting: the state now.
       const q = hjeQuerySelector(req.chain, true);
       if (q.violation) return hjeFail(q.violation, log);
+      if (req.trace) hjtActed = q.element || null;
       const v = !!q.element && hjeVisible(q.element);
       return { ok: true, value: req.read === 'isVisible' ? v : !v, log: [] };
     }
@@ -472,6 +473,7 @@ async function hjeWaitFor(req) {
     const q = hjeQuerySelector(req.chain, true);
     if (q.violation) return q.violation;
     const el = q.element;
+    if (req.trace) hjtActed = el || null;
     switch (req.state) {
       case 'attached': return el ? { done: true } : { problem: 'no element matches' };
       case 'detached': return el ? { problem: 'element is attached: ' + hjePreview(el) } : { done: true };

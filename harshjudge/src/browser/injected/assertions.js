@@ -29,6 +29,7 @@ function hjeCheckOnce(req) {
   const q = hjeQuerySelector(req.chain, !many);
   if (q.violation) return q.violation;
   const list = q.elements;
+  if (req.trace && !many) hjtActed = list[0] || null;
   const textOf = (el) => req.useInnerText ? el.innerText : el.textContent;
   switch (req.matcher) {
     case 'count': return { pass: list.length === e, received: list.length };
@@ -149,16 +150,24 @@ async function hjeWaitForFunction(req, fn) {
 }
 
 // One request (Rust's protocol::Request), one answer; a script error is a `js` error.
+// A request whose target asks (`trace`: a trace is recorded) has its answer
+// name the element it resolved (`traced`): an action's, a read's, a wait's,
+// a single-element assertion's, or the one it last waited for.
 async function hjeRun(req) {
   if (req.op !== 'hitResult') hjeStopIntercepting();
+  hjtActed = null;
+  const a = await hjeRunOp(req);
+  if (req.trace && hjtActed && hjtActed.isConnected) a.traced = hjtTraced(hjtActed);
+  return a;
+}
+
+async function hjeRunOp(req) {
   switch (req.op) {
     case 'hitResult': return hjeHitResult(req);
     case 'act': {
-      hjtActed = null;
       // Listening for the pointer action's event only when one comes.
       const a = await hjeAct(req);
       if (!(a.ok && a.value && a.value.point)) hjeStopIntercepting();
-      if (req.trace && hjtActed && hjtActed.isConnected) a.traced = hjtTraced(hjtActed);
       return a;
     }
     case 'checked': return hjeCheckedNow(req);

@@ -360,7 +360,6 @@ impl Locator {
                 target: self.target(),
                 action: Action::SetInputFiles,
                 verify: None,
-                trace: false,
             },
             timeout: self.page.wait().as_millis() as u64,
         };

@@ -49,7 +49,7 @@ impl Locator {
         // per call, against a round trip of 0.5 ms.
         let body = Box::pin(self.run_untraced(request, what, at));
         let call = || described.map(|(_, call)| call).expect("made when traced");
-        trace::span(tracer, kind, call, at, body).await
+        trace::span(tracer, self.frame.as_ref(), kind, call, at, body).await
     }
 
     /// Opens the trace's entry of a call made of several (`press`, `check`,
@@ -61,7 +61,15 @@ impl Locator {
         at: &'static Location<'static>,
         body: impl std::future::Future<Output = Result<T, BrowserError>>,
     ) -> Result<T, BrowserError> {
-        trace::span(self.page.tracer(), kind, call, at, body).await
+        trace::span(
+            self.page.tracer(),
+            self.frame.as_ref(),
+            kind,
+            call,
+            at,
+            body,
+        )
+        .await
     }
 
     async fn run_untraced(
@@ -71,8 +79,10 @@ impl Locator {
         at: &'static Location<'static>,
     ) -> Result<Value, BrowserError> {
         self.misused(at)?;
+        // Inside the call's span: while a trace is recorded the page names
+        // the element it resolves (an action's, a read's, a wait's).
         let call = Call {
-            request,
+            request: request.traced(trace::is_open()),
             timeout: self.page.wait().as_millis() as u64,
         };
         let start = std::time::Instant::now();
@@ -96,7 +106,6 @@ impl Locator {
             target: self.target(),
             action,
             verify: None,
-            trace: trace::is_open(),
         };
         let v = self.run(request, what, at).await?;
         typed(v, what, at)
@@ -137,7 +146,7 @@ impl Locator {
         // Boxed, as `run`'s body (see there).
         let body = Box::pin(self.pointer_untraced(action, what, op, limit, at));
         let call = || call.expect("made when traced");
-        trace::span(tracer, Kind::Action, call, at, body).await
+        trace::span(tracer, self.frame.as_ref(), Kind::Action, call, at, body).await
     }
 
     async fn pointer_untraced(
@@ -165,8 +174,8 @@ impl Locator {
                     target: self.target(),
                     action: action.clone(),
                     verify: (!forced).then(|| op.events()),
-                    trace: trace::is_open(),
-                },
+                }
+                .traced(trace::is_open()),
                 timeout: deadline
                     .saturating_duration_since(std::time::Instant::now())
                     .as_millis() as u64,

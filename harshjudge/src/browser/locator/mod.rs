@@ -508,6 +508,7 @@ impl Locator {
             chain: self.chain.clone(),
             describe: self.desc.clone(),
             frame: self.frame.clone(),
+            trace: false,
         }
     }
 

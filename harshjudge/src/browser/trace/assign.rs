@@ -77,6 +77,7 @@ mod tests {
         Entry {
             seq: 0,
             page: 0,
+            frame: None,
             kind: Kind::Action,
             call: CallText::locator("page.locator(\"b\")", "click", String::new()),
             at: std::panic::Location::caller(),

@@ -209,6 +209,8 @@ pub(crate) struct Entry {
     /// The order entries began in (times are 0.1 ms: two may tie).
     pub seq: u64,
     pub page: usize,
+    /// The frame its locator is resolved in (none: the page's document).
+    pub frame: Option<Arc<FrameScope>>,
     pub kind: Kind,
     pub call: CallText,
     pub at: &'static Location<'static>,
@@ -413,7 +415,7 @@ impl Tracer {
                 n: i as u32 + 1,
                 kind: e.kind.as_str().to_string(),
                 page: format!("p{}", e.page + 1),
-                frame: None,
+                frame: e.frame.as_ref().map(|f| f.desc.clone()),
                 call: e.call.render(),
                 at: format!("{}:{}:{}", e.at.file(), e.at.line(), e.at.column()),
                 start: e.start,
@@ -605,7 +607,7 @@ pub(crate) async fn page_span<T>(
         method,
         args: args(),
     };
-    span(tracer, kind, call, at, body).await
+    span(tracer, None, kind, call, at, body).await
 }
 
 /// An entry recorded when its call ends, or when its future is dropped
@@ -646,9 +648,12 @@ impl Drop for Pending {
 
 /// Runs `body` as one entry of the step's trace when `tracer` is some (the
 /// page's), and no span is open on this task already (then `body` joins
-/// it); `call` is made only then. Without a tracer: `body.await`.
+/// it); `call` is made only then. `frame`: the frame the call's locator is
+/// resolved in (none: the page's document, or no locator). Without a
+/// tracer: `body.await`.
 pub(crate) async fn span<T>(
     tracer: Option<&(Arc<Tracer>, usize)>,
+    frame: Option<&Arc<FrameScope>>,
     kind: Kind,
     call: impl FnOnce() -> CallText,
     at: &'static Location<'static>,
@@ -670,6 +675,7 @@ pub(crate) async fn span<T>(
                         .begun
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                     page: *page,
+                    frame: frame.cloned(),
                     kind,
                     call: call(),
                     at,

@@ -61,6 +61,7 @@ fn off_costs_no_allocation_and_never_makes_the_call() {
         let before = allocations();
         let v = span(
             None,
+            None,
             Kind::Action,
             || -> CallText { panic!("no call text without a tracer") },
             at,
@@ -80,8 +81,8 @@ fn a_composite_action_is_one_entry_with_the_logs_of_its_parts() {
     rt().block_on(async {
         let at = Location::caller();
         // `press`: the focus act (an engine call with its log), then the keys.
-        span(page, Kind::Action, || call("press"), at, async {
-            span(page, Kind::Action, || call("focus"), at, async {
+        span(page, None, Kind::Action, || call("press"), at, async {
+            span(page, None, Kind::Action, || call("focus"), at, async {
                 note(&["waiting for the element to be visible".to_string()]);
                 Ok::<_, BrowserError>(())
             })
@@ -116,11 +117,18 @@ fn two_calls_joined_on_one_task_are_two_overlapping_entries() {
     rt().block_on(async {
         let at = Location::caller();
         let slow = |method| {
-            span(page, Kind::Action, move || call(method), at, async move {
-                tokio::time::sleep(std::time::Duration::from_millis(30)).await;
-                note(&[format!("{method} done")]);
-                Ok::<_, BrowserError>(())
-            })
+            span(
+                page,
+                None,
+                Kind::Action,
+                move || call(method),
+                at,
+                async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                    note(&[format!("{method} done")]);
+                    Ok::<_, BrowserError>(())
+                },
+            )
         };
         let (a, b) = tokio::join!(slow("click"), slow("dblclick"));
         a.unwrap();
@@ -146,7 +154,7 @@ fn a_failure_names_its_kind_and_a_dropped_call_is_unfinished() {
     let page = Some(&(t.clone(), n));
     rt().block_on(async {
         let at = Location::caller();
-        let e = span(page, Kind::Action, || call("click"), at, async {
+        let e = span(page, None, Kind::Action, || call("click"), at, async {
             Err::<(), _>(BrowserError::Timeout {
                 locator: "page.get_by_label(\"Name\")".into(),
                 expected: "be clicked".into(),
@@ -158,7 +166,7 @@ fn a_failure_names_its_kind_and_a_dropped_call_is_unfinished() {
         .await
         .unwrap_err();
         // The step's limit drops a call under way.
-        let pending = span(page, Kind::Action, || call("fill"), at, async {
+        let pending = span(page, None, Kind::Action, || call("fill"), at, async {
             std::future::pending::<Result<(), BrowserError>>().await
         });
         let _ = tokio::time::timeout(std::time::Duration::from_millis(5), pending).await;
@@ -181,6 +189,7 @@ fn retain_on_failure_drops_a_passed_steps_entries() {
         rt().block_on(async {
             span(
                 page,
+                None,
                 Kind::Read,
                 || call("count"),
                 Location::caller(),
@@ -279,9 +288,9 @@ fn a_concealed_call_writes_its_arguments_as_dots() {
     rt().block_on(async {
         let at = Location::caller();
         let fill = || CallText::locator("page.get_by_label(\"Password\")", "fill", arg("hunter22"));
-        span(page, Kind::Action, fill, at, async {
+        span(page, None, Kind::Action, fill, at, async {
             // The engine call inside joins the span; the check conceals it.
-            span(page, Kind::Action, || call("focus"), at, async {
+            span(page, None, Kind::Action, || call("focus"), at, async {
                 conceal();
                 Ok::<_, BrowserError>(())
             })
@@ -293,14 +302,14 @@ fn a_concealed_call_writes_its_arguments_as_dots() {
             method: "keyboard().type_text",
             args: arg("hunter22"),
         };
-        span(page, Kind::Input, typed, at, async {
+        span(page, None, Kind::Input, typed, at, async {
             conceal();
             Ok::<_, BrowserError>(())
         })
         .await
         .unwrap();
         let plain = || CallText::locator("page.get_by_label(\"User\")", "fill", arg("ann"));
-        span(page, Kind::Action, plain, at, async {
+        span(page, None, Kind::Action, plain, at, async {
             Ok::<_, BrowserError>(())
         })
         .await
@@ -380,7 +389,7 @@ fn an_entry_s_target_is_its_own_locator_s_latest_element() {
     rt().block_on(async {
         let at = Location::caller();
         let source = "page.get_by_label(\"Name\")";
-        span(page, Kind::Action, || call("drag_to"), at, async {
+        span(page, None, Kind::Action, || call("drag_to"), at, async {
             target(source, None, Some(&traced("a:1", 10.0)));
             target(source, None, Some(&traced("a:2", 11.0)));
             target(
@@ -395,7 +404,7 @@ fn an_entry_s_target_is_its_own_locator_s_latest_element() {
         .unwrap();
         // Outside every span: nothing recorded, nothing panics.
         target(source, None, Some(&traced("a:4", 1.0)));
-        span(page, Kind::Read, || call("count"), at, async {
+        span(page, None, Kind::Read, || call("count"), at, async {
             Ok::<_, BrowserError>(())
         })
         .await
@@ -433,4 +442,56 @@ fn an_entry_s_target_is_its_own_locator_s_latest_element() {
     seen.named = Some(None);
     let w = seen.written();
     assert_eq!((w.locator, w.detached), (None, true));
+}
+
+#[test]
+fn an_entry_names_the_frame_its_locator_is_resolved_in() {
+    let (t, n) = tracer(Tracing::Keep);
+    let page = Some(&(t.clone(), n));
+    let outer = Arc::new(FrameScope {
+        parent: None,
+        chain: Vec::new(),
+        desc: "page.frame_locator(\"#outer\")".into(),
+    });
+    let inner = Arc::new(FrameScope {
+        parent: Some(outer.clone()),
+        chain: Vec::new(),
+        desc: "page.frame_locator(\"#outer\").frame_locator(\"#inner\")".into(),
+    });
+    rt().block_on(async {
+        let at = Location::caller();
+        let ok = || async { Ok::<_, BrowserError>(()) };
+        span(page, None, Kind::Action, || call("click"), at, ok())
+            .await
+            .unwrap();
+        span(page, Some(&outer), Kind::Read, || call("count"), at, ok())
+            .await
+            .unwrap();
+        span(
+            page,
+            Some(&inner),
+            Kind::Assertion,
+            || call("fill"),
+            at,
+            ok(),
+        )
+        .await
+        .unwrap();
+    });
+    let file = t.take_step("01-frames", false).expect("kept");
+    let frames: Vec<Option<&str>> = file.entries.iter().map(|e| e.frame.as_deref()).collect();
+    assert_eq!(
+        frames,
+        [
+            None,
+            Some("page.frame_locator(\"#outer\")"),
+            Some("page.frame_locator(\"#outer\").frame_locator(\"#inner\")"),
+        ]
+    );
+    let json = serde_json::to_value(&file).unwrap();
+    assert_eq!(json["entries"][0]["frame"], serde_json::Value::Null);
+    assert_eq!(
+        json["entries"][1]["frame"],
+        "page.frame_locator(\"#outer\")"
+    );
 }

@@ -150,13 +150,13 @@ async fn a_real_pages_element_frame_scope_and_other_origins_storage() {
         chain: vec![Step::Css { sel: sel.into() }],
         describe: format!("page.locator({sel:?})"),
         frame: None,
+        trace: false,
     };
     let set_files = Call {
         request: Request::Act {
             target: target("input"),
             action: Action::SetInputFiles,
             verify: None,
-            trace: false,
         },
         timeout: 2000,
     };

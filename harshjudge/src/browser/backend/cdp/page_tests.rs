@@ -78,6 +78,7 @@ fn text_content(selector: &str) -> String {
                 }],
                 describe: format!("page.locator({selector:?})"),
                 frame: None,
+                trace: false,
             },
             read: Read::TextContent,
             all: false,
