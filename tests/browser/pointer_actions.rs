@@ -435,6 +435,12 @@ async fn a_click_that_navigates_counts_as_reached() {
         .unwrap();
         page.locator("#js").click().await.unwrap();
         expect(&page).to_have_url(&play).await.unwrap();
+        // The URL is the new document's from its commit on, before its body
+        // is parsed (a run beside busy loops: `document.body` was null here);
+        // a script's navigation is not waited for as `goto` is.
+        page.wait_for_function("() => document.readyState === 'complete'", ())
+            .await
+            .unwrap();
         page.eval(&format!(
             "document.body.innerHTML = {}; return 1",
             Value::String(r#"<a id="go" href="/todos/">To the todos</a>"#.into())
