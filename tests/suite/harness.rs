@@ -333,7 +333,7 @@ fn timeouts_say_which_limit_was_hit() {
     assert_eq!(scen["failedStep"], "03");
     assert_eq!(
         scen["errorMessage"],
-        "scenario timed out after 1s (the whole scenario's limit, set by #[scenario(timeout = …)])"
+        "scenario timed out after 4s (the whole scenario's limit, set by #[scenario(timeout = …)])"
     );
     // The global default applies where the code sets none, and names its variable.
     let t2 = tmp();

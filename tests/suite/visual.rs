@@ -278,13 +278,15 @@ fn disabled_animations_make_an_animated_page_stable() {
             "animations finished or cancelled, the caret hidden: {r:?}"
         );
     }
-    // With animations running, the page never settles.
+    // With animations running, the page never settles. Its limit leaves
+    // room for the two screenshots that make a `previous` even when each
+    // takes a second (a run beside two builds took one in 1.5 s).
     let r = run(
         &d,
         &["animated_page::"],
         &[
             ("VISUAL_ANIMATIONS", "allow"),
-            ("VISUAL_TIMEOUT_MS", "1500"),
+            ("VISUAL_TIMEOUT_MS", "6000"),
         ],
     );
     assert_eq!(r.code, 101, "{r:?}");
