@@ -14,9 +14,11 @@ use super::backend::{AnyPage, Pick, pick};
 use super::config::{BrowserConfig, BrowserKind};
 use super::error::BrowserError;
 use super::page::Page;
-use super::pool::{app_host, new_page, new_session, reset};
-use super::reuse;
-use super::session::{Live, Session};
+use super::backend::Live;
+use super::backend::webdriver::pool::{new_page, new_session, reset};
+use super::backend::webdriver::reuse;
+use super::backend::webdriver::session::Session;
+use super::config::app_host;
 
 /// The browsers of one owner (a test, the harness's run, the MCP server's
 /// agent): the local chromedriver and its Chromium sessions, the drivers of

@@ -593,9 +593,19 @@ impl ConsoleSettings {
     }
 }
 
+/// The host of a base URL (`None` for none or a relative one), the form
+/// Chromium's resolver rules name it in (IPv6 without brackets).
+pub(super) fn app_host(base_url: &str) -> Option<String> {
+    let url = url::Url::parse(base_url).ok()?;
+    match url.host()? {
+        url::Host::Domain(d) => Some(d.to_string()),
+        url::Host::Ipv4(a) => Some(a.to_string()),
+        url::Host::Ipv6(a) => Some(a.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::pool::app_host;
     use super::*;
 
     fn args(config: &BrowserConfig, profile: Option<&Path>, host: Option<&str>) -> Vec<String> {

@@ -24,6 +24,7 @@ use std::future::Future;
 use std::panic::Location;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use fantoccini::Client;
@@ -33,6 +34,7 @@ use tokio::sync::oneshot;
 use self::bidi::BidiPage;
 use self::cdp::backend::CdpBackend;
 use self::classic::ClassicPage;
+use self::webdriver::session::Session;
 pub(crate) use self::page_backend::{DownloadArm, History, PageBackend, PopupArm, Shot};
 use super::config::{BrowserConfig, BrowserKind, ChromiumProtocol};
 use super::cookies::Cookie;
@@ -42,7 +44,6 @@ use super::glob::{Matcher, UrlPattern};
 use super::logs::{ConsoleEntry, NetworkEntry};
 use super::protocol::{Answer, Call, FrameScope};
 use super::routes::Route;
-use super::session::Session;
 use super::steplog::Seen;
 
 /// The backend the settings pick for a page: the one place that picks.
@@ -299,5 +300,25 @@ impl PageBackend for AnyPage {
     }
     async fn screencast(&self) -> Result<Option<self::cdp::screencast::Screencast>, BrowserError> {
         delegate!(self, b => b.screencast().await)
+    }
+}
+
+/// One live session of a [`crate::browser::Browsers`] (being opened, in use or
+/// pooled), counted in its owner's count from before its driver is asked for
+/// until it drops: the owner's local chromedriver is stopped by
+/// [`crate::browser::Browsers::shutdown`] only when none is left outside the pool, so
+/// that its shutdown never pulls the driver from under a page it handed out.
+pub(crate) struct Live(Arc<AtomicUsize>);
+
+impl Live {
+    pub(crate) fn new(count: &Arc<AtomicUsize>) -> Live {
+        count.fetch_add(1, Ordering::SeqCst);
+        Live(count.clone())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }

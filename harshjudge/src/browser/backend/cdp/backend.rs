@@ -45,7 +45,7 @@ use crate::browser::glob::{Matcher, UrlPattern};
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
 use crate::browser::protocol::{Answer, Call, FrameScope};
 use crate::browser::routes::Route;
-use crate::browser::session::Live;
+use crate::browser::backend::Live;
 use crate::browser::steplog::Seen;
 use crate::browser::wire::{self, BidiReturns};
 

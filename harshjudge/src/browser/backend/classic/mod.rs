@@ -28,7 +28,7 @@ use fantoccini::Client;
 use self::engine::Engine;
 use crate::browser::config::BrowserKind;
 use crate::browser::logs::{ConsoleEntry, NetworkEntry, Pending};
-use crate::browser::session::Session;
+use crate::browser::backend::webdriver::session::Session;
 
 /// A page of a classic WebDriver session (see the module's doc).
 pub(crate) struct ClassicPage {

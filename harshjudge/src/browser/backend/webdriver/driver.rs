@@ -1,5 +1,5 @@
 //! The local drivers' processes and their watchdogs (owned by a
-//! [`super::Browsers`]).
+//! [`crate::browser::Browsers`]).
 //!
 //! The browser lives at most as long as the test process, however that ends,
 //! by [`crate::process`]'s mechanism (shared with the app under test):
@@ -53,7 +53,7 @@ pub(crate) struct Driver {
     stderr_tail: Option<std::sync::Arc<Mutex<String>>>,
 }
 
-/// The driver processes of one [`super::Browsers`], shared with the tasks opening
+/// The driver processes of one [`crate::browser::Browsers`], shared with the tasks opening
 /// its sessions and with its [`Killer`].
 pub(crate) struct Drivers {
     /// The local chromedriver (its sessions pooled), once a page needed it.
@@ -62,7 +62,7 @@ pub(crate) struct Drivers {
     /// for the next session of their engine.
     idle: Mutex<Vec<(BrowserKind, Driver)>>,
     /// Its sessions alive (being opened, in use or pooled): the local
-    /// chromedriver is stopped by [`super::Browsers::shutdown`] only when none is
+    /// chromedriver is stopped by [`crate::browser::Browsers::shutdown`] only when none is
     /// left outside the pool, so that it never pulls the driver from under a
     /// page this value handed out.
     pub(crate) live: Arc<AtomicUsize>,

@@ -5,5 +5,8 @@
 
 mod downloads;
 pub(crate) mod driver;
+pub(crate) mod pool;
+pub(crate) mod reuse;
+pub(crate) mod session;
 
 pub(crate) use downloads::wait_for_file;

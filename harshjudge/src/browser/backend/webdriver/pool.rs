@@ -1,5 +1,5 @@
 //! Browser sessions opened on a driver with the configured capabilities,
-//! and reset for their next page when a [`super::Browsers`] takes one from
+//! and reset for their next page when a [`crate::browser::Browsers`] takes one from
 //! its pool (Chromium's through CDP, Firefox's as a new BiDi user context,
 //! see [`super::reuse`]).
 
@@ -8,29 +8,18 @@ use std::sync::Arc;
 use fantoccini::ClientBuilder;
 use hyper_util::client::legacy::connect::HttpConnector;
 
-use super::backend::webdriver::driver::{Driver, Drivers, driver_url, own_driver};
-use super::backend::{classic, webdriver_page};
-use super::bidi;
-use super::config::{BrowserConfig, BrowserKind};
-use super::error::BrowserError;
-use super::page::Page;
+use super::driver::{Driver, Drivers, driver_url, own_driver};
 use super::reuse;
-use super::session::{Live, Session};
-use super::wire;
-
-/// The host of a base URL (`None` for none or a relative one), the form
-/// Chromium's resolver rules name it in (IPv6 without brackets).
-pub(super) fn app_host(base_url: &str) -> Option<String> {
-    let url = url::Url::parse(base_url).ok()?;
-    match url.host()? {
-        url::Host::Domain(d) => Some(d.to_string()),
-        url::Host::Ipv4(a) => Some(a.to_string()),
-        url::Host::Ipv6(a) => Some(a.to_string()),
-    }
-}
+use super::session::Session;
+use crate::browser::backend::{Live, classic, webdriver_page};
+use crate::browser::bidi;
+use crate::browser::config::{BrowserConfig, BrowserKind};
+use crate::browser::error::BrowserError;
+use crate::browser::page::Page;
+use crate::browser::wire;
 
 /// A new session of `drivers`' for `config` and the app at `app_host`.
-pub(super) async fn new_session(
+pub(crate) async fn new_session(
     drivers: &Arc<Drivers>,
     config: &BrowserConfig,
     app_host: Option<String>,
@@ -203,7 +192,7 @@ async fn open_session(
 
 /// The page of `session` (a WebDriver backend: BiDi or classic, picked by
 /// what the session offers).
-pub(super) fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
+pub(crate) fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
     let backend = webdriver_page(session);
     Page::new(backend, base_url, config.wait, config.expect_timeout)
 }
@@ -213,7 +202,7 @@ pub(super) fn new_page(session: Session, base_url: &str, config: &BrowserConfig)
 /// with BiDi: a new user context and its tab, the previous ones removed
 /// ([`reuse::fresh_user_context`]); without (a remote chromedriver): cleared
 /// through CDP.
-pub(super) async fn reset(session: &mut Session) -> bool {
+pub(crate) async fn reset(session: &mut Session) -> bool {
     let reset = match session.bidi {
         Some(_) => reuse::fresh_user_context(session).await.is_ok(),
         None => classic::reset(&session.client).await.is_ok(),

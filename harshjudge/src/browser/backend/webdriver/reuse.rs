@@ -12,25 +12,25 @@
 //! - **WebKit** (WebKitGTK has no BiDi): no command clears every origin's
 //!   cookies and storage or the HTTP cache (its Delete All Cookies is the
 //!   current document's host's), so a session is not reused. Its driver and
-//!   X server are (kept idle by their [`super::Browsers`]): each scenario
+//!   X server are (kept idle by their [`crate::browser::Browsers`]): each scenario
 //!   gets a new session, that is a new MiniBrowser with an ephemeral data
 //!   store of its own, from a driver already running.
 
 use fantoccini::wd::WindowHandle;
 use serde::de::IgnoredAny;
 
-use super::bidi::protocol::{
+use super::session::Session;
+use crate::browser::bidi::protocol::{
     Close, Create, CreateType, Created, GetTree, NoParams, RemoveUserContext, UserContextInfo,
     UserContexts, UserTree,
 };
-use super::config::BrowserKind;
-use super::error::{BrowserError, cmd_err};
-use super::session::Session;
+use crate::browser::config::BrowserKind;
+use crate::browser::error::{BrowserError, cmd_err};
 
 /// Whether a session goes back to the pool when its page is released: one
 /// with BiDi (isolated by user contexts), or Chromium's without (cleared
 /// through CDP); not WebKit's.
-pub(super) fn pools_sessions(session: &Session) -> bool {
+pub(crate) fn pools_sessions(session: &Session) -> bool {
     session.bidi.is_some() || session.browser == BrowserKind::Chromium
 }
 

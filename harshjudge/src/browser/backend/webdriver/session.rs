@@ -1,15 +1,16 @@
-//! [`Session`]: one WebDriver session with its own profile folder, and the
-//! count of the sessions alive of one [`super::Browsers`].
+//! [`Session`]: one WebDriver session with its own profile folder, ended
+//! within a limit, its own driver stopped or kept idle.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use fantoccini::Client;
 
-use super::backend::webdriver::driver::{Driver, DriverWatch};
-use super::bidi::Bidi;
-use super::config::BrowserKind;
+use super::driver::{Driver, DriverWatch};
+use crate::browser::backend::Live;
+use crate::browser::bidi::Bidi;
+use crate::browser::config::BrowserKind;
 
 /// A browser session with its own profile folder (removed when it closes).
 pub(crate) struct Session {
@@ -74,25 +75,5 @@ impl Session {
         }
         let _ = tokio::task::spawn_blocking(move || d.stop(false)).await;
         None
-    }
-}
-
-/// One live session of a [`super::Browsers`] (being opened, in use or
-/// pooled), counted in its owner's count from before its driver is asked for
-/// until it drops: the owner's local chromedriver is stopped by
-/// [`super::Browsers::shutdown`] only when none is left outside the pool, so
-/// that its shutdown never pulls the driver from under a page it handed out.
-pub(crate) struct Live(Arc<AtomicUsize>);
-
-impl Live {
-    pub(super) fn new(count: &Arc<AtomicUsize>) -> Live {
-        count.fetch_add(1, Ordering::SeqCst);
-        Live(count.clone())
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
