@@ -149,7 +149,7 @@ async fn open_session(
             None
         }
         None => {
-            super::engines::announce_no_bidi(config.browser);
+            crate::browser::engines::announce_no_bidi(config.browser);
             None
         }
     };
