@@ -6,19 +6,19 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+use super::backend::Live;
 use super::backend::cdp::backend::CdpBackend;
 use super::backend::cdp::context::CdpBrowser;
 use super::backend::cdp::shared::SharedChromium;
 use super::backend::webdriver::driver::{Drivers, Killed};
-use super::backend::{AnyPage, Pick, pick};
-use super::config::{BrowserConfig, BrowserKind};
-use super::error::BrowserError;
-use super::page::Page;
-use super::backend::Live;
 use super::backend::webdriver::pool::{new_page, new_session, reset};
 use super::backend::webdriver::reuse;
 use super::backend::webdriver::session::Session;
+use super::backend::{AnyPage, Pick, pick};
 use super::config::app_host;
+use super::config::{BrowserConfig, BrowserKind};
+use super::error::BrowserError;
+use super::page::Page;
 
 /// The browsers of one owner (a test, the harness's run, the MCP server's
 /// agent): the local chromedriver and its Chromium sessions, the drivers of

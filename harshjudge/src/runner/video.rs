@@ -32,8 +32,10 @@ use crate::store::{RunDir, StepStatus, StoreError};
 
 /// Frames per second of the video.
 const FPS: u32 = 25;
-/// How long the encoder may take to finish once the frames ended.
-const ENCODER_LIMIT: Duration = Duration::from_secs(60);
+/// How long the encoder may go without writing, once the frames ended,
+/// before it is taken for stuck: a slow one (a busy machine encodes a
+/// minute's video for minutes) is waited for as long as its file grows.
+const ENCODER_STALL: Duration = Duration::from_secs(60);
 
 /// Why a run has no video, said once on stderr (no result depends on it).
 #[derive(Debug, thiserror::Error)]
@@ -67,9 +69,12 @@ pub(crate) enum VideoError {
     /// ffmpeg failed, or did not take its input.
     #[error("the run's video could not be encoded: ffmpeg {status}{said}")]
     Encoder { status: String, said: String },
-    /// ffmpeg did not finish in time.
-    #[error("the run's video could not be encoded: ffmpeg did not finish within {} s", .0.as_secs())]
-    Slow(Duration),
+    /// ffmpeg stopped writing and did not finish.
+    #[error(
+        "the run's video could not be encoded: ffmpeg wrote nothing for {:?} and did not finish (killed)",
+        .0
+    )]
+    Stalled(Duration),
     /// The video could not be kept under its name.
     #[error("the run's video was not kept: {0}")]
     NotKept(StoreError),
@@ -173,7 +178,10 @@ impl Video {
         let frames = cast.take_frames().expect("a new screencast's frames");
         let encoder = std::thread::Builder::new()
             .name("harshjudge-video".into())
-            .spawn(move || encode(child, frames, started))
+            .spawn({
+                let temp = temp.clone();
+                move || encode(child, frames, started, &temp)
+            })
             .map_err(VideoError::Thread)?;
         Ok(Recording {
             cast,
@@ -304,6 +312,39 @@ fn spawn_encoder(
     crate::process::spawn_from_keeper(cmd)
 }
 
+/// Waits for an encoder whose input ended to finish writing `out`, for as
+/// long as `out` keeps growing; one that writes nothing for `stall` is
+/// killed.
+fn finish(
+    child: &mut std::process::Child,
+    out: &Path,
+    stall: Duration,
+) -> Result<std::process::ExitStatus, VideoError> {
+    let size = || std::fs::metadata(out).map(|m| m.len()).ok();
+    let (mut written, mut since) = (size(), Instant::now());
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) => {
+                std::thread::sleep(Duration::from_millis(50));
+                let now = size();
+                if now != written {
+                    (written, since) = (now, Instant::now());
+                } else if since.elapsed() >= stall {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(VideoError::Stalled(stall));
+                }
+            }
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(VideoError::Stalled(stall));
+            }
+        }
+    }
+}
+
 /// Ends an encoder that got no frame, and what it began to write.
 fn stop_encoder(mut child: std::process::Child, temp: &Path) {
     let _ = child.kill();
@@ -318,6 +359,7 @@ fn encode(
     mut child: std::process::Child,
     frames: Receiver<ScreencastFrame>,
     started: Instant,
+    out: &Path,
 ) -> Result<(), VideoError> {
     let stderr = child.stderr.take().map(crate::process::drain_tail);
     let mut stdin = child.stdin.take().expect("ffmpeg's stdin is piped");
@@ -353,18 +395,7 @@ fn encode(
         }
     }
     drop(stdin);
-    let deadline = Instant::now() + ENCODER_LIMIT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(VideoError::Slow(ENCODER_LIMIT));
-            }
-        }
-    };
+    let status = finish(&mut child, out, ENCODER_STALL)?;
     if status.success() && broken.is_none() {
         return Ok(());
     }

@@ -75,3 +75,43 @@ fn the_setting_has_three_words() {
         "setting HARSHJUDGE_VIDEO=\"sometimes\" is invalid: one of off, on, retain-on-failure"
     );
 }
+
+/// An encoder that goes on writing is waited for past the stall limit (a
+/// busy machine's ffmpeg took over a minute to finish a 10 s video, and a
+/// fixed limit lost the video); one that writes nothing for the limit is
+/// killed, and says so.
+#[test]
+fn a_slow_encoder_is_waited_for_while_it_writes_and_a_stuck_one_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v.webm");
+    // Writes a byte every 100 ms for 1.2 s: longer than the 400 ms limit.
+    let mut slow = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do printf x >> '{}'; sleep 0.1; done",
+            out.display()
+        ))
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let status = finish(&mut slow, &out, ms(400)).unwrap();
+    assert!(
+        status.success() && t.elapsed() >= ms(1000),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(std::fs::read(&out).unwrap().len(), 12);
+    // Writes nothing: killed once the limit has passed, not when it would end.
+    let mut stuck = Command::new("sleep").arg("30").spawn().unwrap();
+    let t = Instant::now();
+    let e = finish(&mut stuck, &out, ms(400)).unwrap_err();
+    assert!(t.elapsed() >= ms(400) && t.elapsed() < Duration::from_secs(10));
+    assert!(
+        matches!(stuck.try_wait(), Ok(Some(_))),
+        "the stuck encoder was reaped"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the run's video could not be encoded: ffmpeg wrote nothing for 400ms and did not finish (killed)"
+    );
+}

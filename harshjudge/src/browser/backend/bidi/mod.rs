@@ -24,12 +24,12 @@ use fantoccini::Client;
 use serde_json::Value;
 
 use super::walk::{CallFailure, Returned, Scopes};
+use crate::browser::backend::webdriver::session::Session;
 use crate::browser::bidi::Bidi;
 use crate::browser::config::BrowserKind;
 use crate::browser::engine::FRAME_OFFSET_JS;
 use crate::browser::error::BrowserError;
 use crate::browser::protocol::FrameScope;
-use crate::browser::backend::webdriver::session::Session;
 use crate::browser::wire::{self, BidiReturns};
 
 /// A page of a WebDriver session spoken to over BiDi alone.

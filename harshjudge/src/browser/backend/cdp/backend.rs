@@ -32,6 +32,7 @@ use super::protocol::{
     CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated, SessionId,
 };
 use super::screenshot::Area;
+use crate::browser::backend::Live;
 use crate::browser::backend::page_backend::{
     self, DownloadArm, History, PageBackend, PopupArm, Shot,
 };
@@ -45,7 +46,6 @@ use crate::browser::glob::{Matcher, UrlPattern};
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
 use crate::browser::protocol::{Answer, Call, FrameScope};
 use crate::browser::routes::Route;
-use crate::browser::backend::Live;
 use crate::browser::steplog::Seen;
 use crate::browser::wire::{self, BidiReturns};
 

@@ -15,10 +15,10 @@ use fantoccini::Client;
 use serde_json::{Value, json};
 
 use crate::browser::backend::webdriver::driver::DriverWatch;
+use crate::browser::backend::webdriver::session::Session;
 use crate::browser::engine::{FRAME_OFFSET_JS, decode, frame_lookup, prompt_open};
 use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Acted, Answer, Call, FrameScope};
-use crate::browser::backend::webdriver::session::Session;
 use crate::browser::wire::{self, cdp};
 
 /// The engine of one page's session. Locators, assertions and the page's

@@ -26,9 +26,9 @@ use std::sync::atomic::AtomicBool;
 use fantoccini::Client;
 
 use self::engine::Engine;
+use crate::browser::backend::webdriver::session::Session;
 use crate::browser::config::BrowserKind;
 use crate::browser::logs::{ConsoleEntry, NetworkEntry, Pending};
-use crate::browser::backend::webdriver::session::Session;
 
 /// A page of a classic WebDriver session (see the module's doc).
 pub(crate) struct ClassicPage {
