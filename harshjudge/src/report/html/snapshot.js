@@ -36,6 +36,9 @@ const HJR_MAX_NODES = 400000;
 const HJR_MAX_DEPTH = 800;
 const HJR_MAX_FRAME_DEPTH = 8;
 const HJR_OUTLINE = '[__hj_target] { outline: 2px solid #e5484d !important; outline-offset: 1px }';
+// An image whose bytes were not recorded: a hatched box (its URL in
+// `__hj_missing`).
+const HJR_MISSING = 'img[__hj_missing] { background: repeating-linear-gradient(45deg, #d0d7de 0 4px, #f6f8fa 4px 8px) }';
 const HJR_VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'keygen', 'link',
   'meta', 'param', 'source', 'track', 'wbr']);
 // Elements whose children the HTML parser reads as text: only their text
@@ -71,7 +74,11 @@ function hjrRender(snapshots, index, resources) {
     nodes: new Map(),
     frames: hjrFrames(list),
   };
-  return hjrDocument(ctx, Number(index), 0);
+  try {
+    return hjrDocument(ctx, Number(index), 0);
+  } catch (e) {
+    return hjrNotice(ctx, 'snapshot not rendered: ' + e);
+  }
 }
 
 function hjrNonce() {
@@ -185,7 +192,7 @@ function hjrHead(ctx, scroll) {
     + "img-src data:; font-src data:; media-src data:; frame-src about:";
   return '<meta http-equiv="Content-Security-Policy" content="' + hjrAttrValue(csp) + '">'
     + '<script nonce="' + ctx.nonce + '">' + hjrScript(scroll) + '<\/script>'
-    + '<style>' + HJR_OUTLINE + '</style>';
+    + '<style>' + HJR_OUTLINE + ' ' + HJR_MISSING + '</style>';
 }
 
 // The document of snapshot i (`depth`: how deep a frame it is).
@@ -220,6 +227,13 @@ function hjrDocument(ctx, i, depth) {
   const scroll = hjrField(ctx, i, 'scroll');
   hjrPut(ctx, doc, '<head' + (head ? hjrAttrs(ctx, doc, 'head', head[0][1]) : '') + '>' + hjrHead(ctx, scroll));
   if (head) for (const c of head[0].slice(2)) hjrNode(ctx, doc, c, head[1], 1, false);
+  // The document's adopted sheets: our script adopts them (after every sheet
+  // of the document, as they were).
+  const adopted = hjrField(ctx, i, 'adopted');
+  for (const name of Array.isArray(adopted) ? adopted : []) {
+    const text = hjrSheetText(ctx, name);
+    if (text != null) hjrPut(ctx, doc, '<style __hj_adopted="">' + hjrStyleText(hjrCss(ctx, doc, text, doc.url), false) + '</style>');
+  }
   hjrPut(ctx, doc, '</head>');
   for (const [c, from] of rest) hjrNode(ctx, doc, c, from, 1, false);
   if (ctx.budget <= 0) hjrPut(ctx, doc, '<p __hj_notice>snapshot cut: over ' + HJR_MAX_NODES + ' nodes</p>');
@@ -331,8 +345,12 @@ function hjrAttrs(ctx, doc, t, attrs) {
       }
     } else if (HJR_FETCHING.has(lname)) {
       const sha = img && lname === 'src' ? hjrOwn(attrs, '__hj_src') : undefined;
+      const url = value;
       value = (typeof sha === 'string' && hjrData(ctx, sha)) || hjrLookup(ctx, doc, value, doc.url);
-      if (!value) continue;
+      if (!value) {
+        if (t === 'img' && lname === 'src') out += ' __hj_missing="' + hjrAttrValue(hjrAbsolute(url, doc.url) || url) + '"';
+        continue;
+      }
     } else if (HJR_CSS_ATTRS.has(lname)) {
       value = hjrCss(ctx, doc, value, doc.url);
     }
@@ -463,6 +481,14 @@ function hjrRestore(outline, scroll) {
   const yes = (e, a) => e.getAttribute(a) !== 'false';
   const state = () => {
     attach(document);
+    for (const st of Array.from(document.querySelectorAll('style[__hj_adopted]'))) {
+      try {
+        const s = new CSSStyleSheet();
+        s.replaceSync(st.textContent);
+        document.adoptedStyleSheets = document.adoptedStyleSheets.concat([s]);
+        st.remove();
+      } catch (e) { /* left where it is */ }
+    }
     for (const r of roots()) {
       if (r !== document && !r.__hjOutlined) {
         r.__hjOutlined = true;
