@@ -132,7 +132,7 @@ function hjrNodes(ctx, i) {
   if (ctx.nodes.has(i)) return ctx.nodes.get(i);
   const out = [];
   const root = hjrOwn(hjrSnap(ctx, i), 'html');
-  const stack = [[root, 2, false]];
+  const stack = [[root, 2]];
   while (stack.length && out.length < HJR_MAX_NODES) {
     const top = stack[stack.length - 1];
     const n = top[0];
