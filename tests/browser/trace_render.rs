@@ -434,12 +434,10 @@ async fn offline(host: &Host, bare: bool) {
         .to_have_attribute("src", Regex::new("^data:image/png;base64,").unwrap())
         .await
         .unwrap();
+    let png = Regex::new(r#"^url\("data:image/png"#).unwrap();
     for id in ["#css-known", "#sheet-url"] {
         expect(&v.locator(id))
-            .to_have_css(
-                "background-image",
-                Regex::new(r#"^url\("data:image/png"#).unwrap(),
-            )
+            .to_have_css("background-image", png.clone())
             .await
             .unwrap();
     }
