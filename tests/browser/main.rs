@@ -1,6 +1,6 @@
 //! The browser API called directly, in real headless browsers: the page API against the demo app,
 //! launching, the three engines, a Selenium Grid, locators and their generation, pointer actions,
-//! ARIA roles, names and snapshots.
+//! ARIA roles, names and snapshots, and the trace's snapshot renderer.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -15,3 +15,4 @@ mod locators;
 mod page_api;
 mod pointer_actions;
 mod trace;
+mod trace_render;

@@ -24,6 +24,16 @@ pub use model::{HISTORY, Overview, RunView};
 /// The page: markup, style and script in one file.
 const PAGE: &str = include_str!("page.html");
 
+/// The snapshot renderer (`snapshot.js`, D16 of docs/design/trace.md):
+/// `hjrRender(snapshots, index, resources)` gives the HTML of one DOM
+/// snapshot of a step's `trace-dom.json`, for an `<iframe
+/// sandbox="allow-scripts" srcdoc>`: back-references resolved, form state
+/// and scroll restored by one nonced script, the target outlined, child
+/// frames nested the same way, nothing fetched (resources as `data:` URLs,
+/// every other URL dropped) and no script of the page run (a CSP first in
+/// its head). Inlinable in a `<script>` element.
+pub const SNAPSHOT_RENDERER: &str = include_str!("snapshot.js");
+
 /// What [`write()`] did.
 #[derive(Clone, Debug)]
 pub struct ReportStats {
