@@ -15,3 +15,4 @@ mod locators;
 mod page_api;
 mod pointer_actions;
 mod trace;
+mod trace_dom;
