@@ -74,7 +74,9 @@ async fn traced_dom(s: Scenario) -> harshjudge::Result {
         page.locator("#pw").fill(PASSWORD).await?;
         page.locator("#box").check().await?;
         page.locator("#go").click().await?;
-        expect(&page.locator("#out")).to_have_text("clicked").await?;
+        expect(&page.locator("#out"))
+            .to_have_text("clicked")
+            .await?;
     });
     Ok(())
 }
@@ -133,11 +135,16 @@ fn check(browser: &str, run: &Path) {
         "3600",
         "preloaded.css",
     ] {
-        assert!(!text.contains(absent), "{browser}: {absent:?} in trace-dom.json");
+        assert!(
+            !text.contains(absent),
+            "{browser}: {absent:?} in trace-dom.json"
+        );
     }
 
     let snapshot = |i: &Value| -> &Value {
-        let i = i.as_u64().unwrap_or_else(|| panic!("{browser}: an index, got {i}"));
+        let i = i
+            .as_u64()
+            .unwrap_or_else(|| panic!("{browser}: an index, got {i}"));
         &snapshots[i as usize]
     };
     let click = entry(&trace, "page.locator(\"#go\").click()");
@@ -150,7 +157,10 @@ fn check(browser: &str, run: &Path) {
     );
     assert!(before["url"].as_str().unwrap().ends_with('/'), "{browser}");
     assert_eq!(before["doctype"], "html", "{browser}");
-    assert!(before["viewport"]["width"].as_f64().unwrap() > 0.0, "{browser}");
+    assert!(
+        before["viewport"]["width"].as_f64().unwrap() > 0.0,
+        "{browser}"
+    );
 
     // The element acted on, and only it, is marked.
     let go = by_id(before, "go");
@@ -160,10 +170,17 @@ fn check(browser: &str, run: &Path) {
         let marks = s.to_string().matches("__hj_target").count();
         assert!(marks <= 1, "{browser}: {marks} targets in {s}");
     }
-    assert!(by_id(before, "out")[1].get("__hj_target").is_none(), "{browser}");
+    assert!(
+        by_id(before, "out")[1].get("__hj_target").is_none(),
+        "{browser}"
+    );
     assert!(go[1].get("onclick").is_none(), "{browser}: {go}");
     // Form state as attributes; the password as dots of its length.
-    assert_eq!(by_id(before, "name")[1]["__hj_value"], "typed text", "{browser}");
+    assert_eq!(
+        by_id(before, "name")[1]["__hj_value"],
+        "typed text",
+        "{browser}"
+    );
     assert_eq!(
         by_id(before, "pw")[1]["__hj_value"],
         "•".repeat(PASSWORD.len()).as_str(),
@@ -176,11 +193,25 @@ fn check(browser: &str, run: &Path) {
     elements(&before["html"], &mut all);
     let scripts: Vec<&&Value> = all.iter().filter(|e| e[0] == "SCRIPT").collect();
     assert_eq!(scripts.len(), 2, "{browser}: {before}");
-    assert!(scripts.iter().all(|s| s.as_array().unwrap().len() == 2), "{browser}: {scripts:?}");
-    assert!(!all.iter().any(|e| e[0] == "META" && e[1]["http-equiv"].is_string()), "{browser}");
+    assert!(
+        scripts.iter().all(|s| s.as_array().unwrap().len() == 2),
+        "{browser}: {scripts:?}"
+    );
+    assert!(
+        !all.iter()
+            .any(|e| e[0] == "META" && e[1]["http-equiv"].is_string()),
+        "{browser}"
+    );
     assert!(!all.iter().any(|e| e[0] == "BASE"), "{browser}");
-    let noscript = all.iter().find(|e| e[0] == "NOSCRIPT").expect("the noscript element");
-    assert_eq!(noscript.as_array().unwrap().len(), 2, "{browser}: {noscript}");
+    let noscript = all
+        .iter()
+        .find(|e| e[0] == "NOSCRIPT")
+        .expect("the noscript element");
+    assert_eq!(
+        noscript.as_array().unwrap().len(),
+        2,
+        "{browser}: {noscript}"
+    );
     // The open shadow root, as the host's first child.
     let host = by_id(before, "host");
     assert_eq!(host[2][0], "TEMPLATE", "{browser}: {host}");
@@ -193,22 +224,39 @@ fn check(browser: &str, run: &Path) {
         .iter()
         .filter(|s| s["entry"] == *n && s["moment"] == "before" && s["parentFrame"] == 0)
         .collect();
-    assert_eq!(child.len(), 1, "{browser}: the frame's snapshot: {snapshots:?}");
+    assert_eq!(
+        child.len(),
+        1,
+        "{browser}: the frame's snapshot: {snapshots:?}"
+    );
     assert_eq!(child[0]["frameIndex"], 0, "{browser}");
-    assert!(child[0]["url"].as_str().unwrap().ends_with("/inner"), "{browser}");
+    assert!(
+        child[0]["url"].as_str().unwrap().ends_with("/inner"),
+        "{browser}"
+    );
     assert_eq!(by_id(child[0], "inner")[2], "INNER-TEXT", "{browser}");
 
     // After the click: the page it left, the target still marked.
     let after = snapshot(&click["snapshots"]["after"]);
-    assert_eq!((&after["entry"], &after["moment"]), (n, &Value::from("after")), "{browser}");
+    assert_eq!(
+        (&after["entry"], &after["moment"]),
+        (n, &Value::from("after")),
+        "{browser}"
+    );
     assert_eq!(by_id(after, "out")[2], "clicked", "{browser}: {after}");
     assert_eq!(by_id(after, "go")[1]["__hj_target"], "", "{browser}");
-    assert!(by_id(before, "out").as_array().unwrap().len() == 2, "{browser}: nothing before");
+    assert!(
+        by_id(before, "out").as_array().unwrap().len() == 2,
+        "{browser}: nothing before"
+    );
 
     // The checkbox: unchecked before its check, checked after.
     let check = entry(&trace, "page.locator(\"#box\").check()");
     let b = snapshot(&check["snapshots"]["before"]);
-    assert!(by_id(b, "box")[1].get("__hj_checked").is_none(), "{browser}: {b}");
+    assert!(
+        by_id(b, "box")[1].get("__hj_checked").is_none(),
+        "{browser}: {b}"
+    );
     assert_eq!(by_id(b, "box")[1]["__hj_target"], "", "{browser}");
     let a = snapshot(&check["snapshots"]["after"]);
     assert_eq!(by_id(a, "box")[1]["__hj_checked"], "true", "{browser}");
@@ -228,7 +276,10 @@ fn check(browser: &str, run: &Path) {
     let in_frame = entry(&trace, ".locator(\"#inner\")).to_have_text(\"INNER-TEXT\")");
     let top = snapshot(&in_frame["snapshots"]["at"]);
     assert_eq!(top["frame"], 0, "{browser}");
-    assert!(top["url"].as_str().unwrap().ends_with('/'), "{browser}: {top}");
+    assert!(
+        top["url"].as_str().unwrap().ends_with('/'),
+        "{browser}: {top}"
+    );
     let frame: Vec<&Value> = snapshots
         .iter()
         .filter(|s| s["entry"] == in_frame["n"] && s["parentFrame"] == 0)
@@ -244,7 +295,9 @@ fn check(browser: &str, run: &Path) {
     assert!(
         result["steps"][0]["evidenceFiles"]
             .as_array()
-            .is_some_and(|f| f.iter().any(|f| f.as_str().is_some_and(|f| f.ends_with("trace-dom.json")))),
+            .is_some_and(|f| f
+                .iter()
+                .any(|f| f.as_str().is_some_and(|f| f.ends_with("trace-dom.json")))),
         "{browser}: {result}"
     );
 }
@@ -265,7 +318,12 @@ fn a_traced_step_s_dom_snapshots_on_every_engine() {
             let checked = std::panic::catch_unwind(|| {
                 assert_eq!(code, 0, "{browser}: the scenario passes");
                 let runs = support::runs(&hj, &format!("traced-dom-{browser}"));
-                assert_eq!(runs.len(), 1, "{browser}: one run in {:?}", support::tree(&hj));
+                assert_eq!(
+                    runs.len(),
+                    1,
+                    "{browser}: one run in {:?}",
+                    support::tree(&hj)
+                );
                 check(browser, &runs[0]);
             })
             .map_err(|e| {

@@ -801,11 +801,14 @@ pub(crate) async fn span<T>(
             .map(|e| (failure_kind(e), e.to_string()));
         let ended = pending.end(failure, false);
         // The page after an action, a navigation or an input (D7), once its
-        // entry is recorded: its time is not the call's. Boxed: see above.
-        if let (
-            Some((seq, Kind::Action | Kind::Navigation | Kind::Input, target)),
-            Some((_, page)),
-        ) = (ended, tracer)
+        // entry is recorded: its time is not the call's. One engine call
+        // per document, so only when every step's trace is kept (`on`):
+        // under `retain-on-failure` a passing step pays no round trip for
+        // its snapshots (those that ride on the calls made anyway, an act's
+        // before and an assertion's last check, are taken). Boxed: see above.
+        if let (Some((seq, Kind::Action | Kind::Navigation | Kind::Input, target)), Some((_, page))) =
+            (ended, tracer)
+            && pending.tracer.tracing == Tracing::Keep
         {
             Box::pin(dom::after(&pending.tracer, *page, seq, target)).await;
         }
