@@ -110,6 +110,22 @@ impl WeakPage {
     }
 }
 
+impl super::trace::dom::SnapshotPage for WeakPage {
+    fn after<'a>(
+        &'a self,
+        tracer: &'a Tracer,
+        n: usize,
+        entry: u64,
+        target: Option<String>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            if let Some(page) = self.upgrade() {
+                super::trace::dom::after(page.backend(), tracer, n, entry, target).await;
+            }
+        })
+    }
+}
+
 impl std::fmt::Debug for Page {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Page")
@@ -177,11 +193,11 @@ impl Page {
         let n = tracer.add_page(b.kind().name(), b.protocol(), b.viewport());
         tracer.attach(
             n,
-            WeakPage {
+            Arc::new(WeakPage {
                 inner: Arc::downgrade(&self.inner),
                 wait: self.wait,
                 expect_wait: self.expect_wait,
-            },
+            }),
         );
         let _ = self.inner.trace.set((tracer.clone(), n));
     }
@@ -238,11 +254,15 @@ impl Page {
             .backend()
             .call_engine(frame.as_ref(), call, during)
             .await?;
-        if self.tracer().is_some() {
+        if let Some(tracer) = self.tracer() {
             super::trace::note(&answer.log);
             if let (Some(moment), Some(first)) = (moment, answer.snapshot.take()) {
                 // Boxed: the engine calls of the frame walk are large futures.
-                Box::pin(super::trace::dom::moment(self, frame, moment, first)).await;
+                let backend = self.backend();
+                Box::pin(super::trace::dom::moment(
+                    backend, tracer, frame, moment, first,
+                ))
+                .await;
             }
         }
         Ok(answer)

@@ -21,6 +21,8 @@
 //! be taken is `{"error": "…"}`: never the action's failure (D15).
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,9 +30,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{Tracer, now_ms};
-use crate::browser::backend::PageBackend;
+use crate::browser::backend::{AnyPage, PageBackend};
 use crate::browser::error::BrowserError;
-use crate::browser::page::Page;
 use crate::browser::protocol::{Call, EngineError, FrameScope, Request, Snapshotted, Step};
 
 /// One snapshot's limit, in bytes of JSON.
@@ -125,9 +126,22 @@ enum Unsnapped {
     Shape(serde_json::Error),
 }
 
+/// A page the tracer takes its spans' after snapshots of, held without
+/// keeping it open (`page.rs`'s `WeakPage`).
+pub(crate) trait SnapshotPage: Send + Sync {
+    /// [`after`] on the page, while it is open.
+    fn after<'a>(
+        &'a self,
+        tracer: &'a Tracer,
+        page: usize,
+        entry: u64,
+        target: Option<String>,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+}
+
 /// One document's snapshot asked of the page (`scope`: none for the top one).
 async fn ask(
-    page: &Page,
+    page: &AnyPage,
     scope: Option<Arc<FrameScope>>,
     target: Option<&str>,
     skip: Option<&str>,
@@ -141,13 +155,10 @@ async fn ask(
         timeout: 0,
     };
     let during = "taking a DOM snapshot for the trace";
-    let answer = tokio::time::timeout(
-        CALL_LIMIT,
-        page.backend().call_engine(scope.as_ref(), call, during),
-    )
-    .await
-    .map_err(|_| Unsnapped::NoAnswer(CALL_LIMIT))?
-    .map_err(Unsnapped::Call)?;
+    let answer = tokio::time::timeout(CALL_LIMIT, page.call_engine(scope.as_ref(), call, during))
+        .await
+        .map_err(|_| Unsnapped::NoAnswer(CALL_LIMIT))?
+        .map_err(Unsnapped::Call)?;
     let value = answer.result.map_err(Unsnapped::Engine)?;
     serde_json::from_value(value).map_err(Unsnapped::Shape)
 }
@@ -170,7 +181,7 @@ struct Todo {
 /// `target`: the id of the element to mark. Also whether documents were
 /// left out (past [`MAX_DOCUMENTS`] or [`MAX_DEPTH`]).
 async fn round(
-    page: &Page,
+    page: &AnyPage,
     first: Option<Snapshotted>,
     in_frame: bool,
     target: Option<&str>,
@@ -248,29 +259,35 @@ async fn round(
 }
 
 /// Completes and holds the moment of the entry open on this task whose
-/// engine call (in `frame`: none, the top document) answered `first`, its
-/// own document's snapshot. Nothing without an open span.
+/// engine call on `page` (number `n` of `tracer`), in `frame` (none: the
+/// top document), answered `first`, its own document's snapshot. Nothing
+/// without an open span.
 pub(crate) async fn moment(
-    page: &Page,
+    page: &AnyPage,
+    (tracer, n): &(Arc<Tracer>, usize),
     frame: Option<Arc<FrameScope>>,
     moment: Moment,
     first: Snapshotted,
 ) {
-    let (Some(entry), Some((tracer, n))) = (super::open_entry(), page.tracer()) else {
+    let Some(entry) = super::open_entry() else {
         return;
     };
     let (docs, cut) = round(page, Some(first), frame.is_some(), None).await;
     tracer.hold(entry, moment, *n, docs, cut);
 }
 
-/// Takes and holds the after moment of entry `entry` of page `page`,
-/// marking the element `target` names (a [`crate::browser::protocol::Traced`]'s id).
-pub(crate) async fn after(tracer: &Tracer, page: usize, entry: u64, target: Option<String>) {
-    let Some(p) = tracer.page_of(page) else {
-        return;
-    };
-    let (docs, cut) = round(&p, None, false, target.as_deref()).await;
-    tracer.hold(entry, Moment::After, page, docs, cut);
+/// Takes and holds the after moment of entry `entry` of `page` (number `n`
+/// of `tracer`), marking the element `target` names (a
+/// [`crate::browser::protocol::Traced`]'s id).
+pub(crate) async fn after(
+    page: &AnyPage,
+    tracer: &Tracer,
+    n: usize,
+    entry: u64,
+    target: Option<String>,
+) {
+    let (docs, cut) = round(page, None, false, target.as_deref()).await;
+    tracer.hold(entry, Moment::After, n, docs, cut);
 }
 
 /// What the step holds of snapshots (the tracer's state).

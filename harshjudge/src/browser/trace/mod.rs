@@ -39,7 +39,6 @@ use futures_util::future::Either;
 use super::error::BrowserError;
 use super::logs::{ConsoleEntry, NetworkEntry};
 use super::protocol::{FrameScope, Traced};
-use crate::browser::page::{Page, WeakPage};
 use crate::settings::TraceMode;
 use crate::store::{
     TRACE_VERSION, TraceBox, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage,
@@ -270,7 +269,13 @@ struct PageInfo {
     viewport: Option<(u32, u32)>,
     /// The page itself, for the snapshots a span takes when it ends
     /// (weak: the page holds the tracer).
-    page: Option<WeakPage>,
+    page: Option<Arc<dyn dom::SnapshotPage>>,
+}
+
+impl std::fmt::Debug for dyn dom::SnapshotPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SnapshotPage")
+    }
 }
 
 #[derive(Default)]
@@ -349,16 +354,15 @@ impl Tracer {
     }
 
     /// Ties page number `n` to its page, whose spans then take snapshots.
-    pub(crate) fn attach(&self, n: usize, page: WeakPage) {
+    pub(crate) fn attach(&self, n: usize, page: Arc<dyn dom::SnapshotPage>) {
         if let Some(p) = self.state().pages.get_mut(n) {
             p.page = Some(page);
         }
     }
 
-    /// Page number `n`, while it is open.
-    fn page_of(&self, n: usize) -> Option<Page> {
-        let page = self.state().pages.get(n)?.page.clone()?;
-        page.upgrade()
+    /// Page number `n`'s handle, when attached.
+    fn page_of(&self, n: usize) -> Option<Arc<dyn dom::SnapshotPage>> {
+        self.state().pages.get(n)?.page.clone()
     }
 
     /// Holds the documents of one moment of entry `entry` (its `seq`) of
@@ -810,7 +814,9 @@ pub(crate) async fn span<T>(
             (ended, tracer)
             && pending.tracer.tracing == Tracing::Keep
         {
-            Box::pin(dom::after(&pending.tracer, *page, seq, target)).await;
+            if let Some(handle) = pending.tracer.page_of(*page) {
+                handle.after(&pending.tracer, *page, seq, target).await;
+            }
         }
     }
     result
