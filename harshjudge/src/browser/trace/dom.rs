@@ -98,6 +98,21 @@ pub(crate) struct Held {
     pub json: Box<str>,
 }
 
+/// One document's snapshot of a moment, as taken (before it is held).
+#[derive(Clone, Debug)]
+pub(crate) struct Doc {
+    /// Its number in the moment (0: the top document).
+    pub frame: u32,
+    /// The number of the document holding its frame.
+    pub parent: Option<u32>,
+    /// Its iframe's index among the parent's frames.
+    pub index: Option<u32>,
+    /// When it was taken.
+    pub time: f64,
+    /// The page's JSON text.
+    pub json: String,
+}
+
 /// The snapshot text for one past the limit.
 fn bounded(json: String) -> Box<str> {
     if json.len() <= SNAPSHOT_LIMIT {
@@ -185,7 +200,7 @@ async fn round(
     first: Option<Snapshotted>,
     in_frame: bool,
     target: Option<&str>,
-) -> (Vec<(u32, Option<u32>, Option<u32>, f64, String)>, bool) {
+) -> (Vec<Doc>, bool) {
     let (mut first, top) = if in_frame {
         (first, None)
     } else {
@@ -219,7 +234,13 @@ async fn round(
                 .and_then(|f| f.json)
                 .unwrap_or_else(|| error_json("the page answered no snapshot")),
         };
-        docs.push((t.number, t.parent, t.index, now_ms(), json));
+        docs.push(Doc {
+            frame: t.number,
+            parent: t.parent,
+            index: t.index,
+            time: now_ms(),
+            json,
+        });
         if frames > 0 && t.depth >= MAX_DEPTH {
             cut = true;
             continue;
@@ -253,7 +274,13 @@ async fn round(
     }
     // Its frame was not met again (gone, navigated): kept, on its own.
     if let Some(json) = first.and_then(|f| f.json) {
-        docs.push((next, None, None, now_ms(), json));
+        docs.push(Doc {
+            frame: next,
+            parent: None,
+            index: None,
+            time: now_ms(),
+            json,
+        });
     }
     (docs, cut)
 }
@@ -314,7 +341,7 @@ impl Snapshots {
         entry: u64,
         moment: Moment,
         page: usize,
-        docs: Vec<(u32, Option<u32>, Option<u32>, f64, String)>,
+        docs: Vec<Doc>,
         cut: bool,
     ) {
         let mut freed = 0;
@@ -327,17 +354,17 @@ impl Snapshots {
         });
         self.bytes -= freed;
         self.cut += usize::from(cut);
-        for (frame, parent, index, time, json) in docs {
-            let json = bounded(json);
+        for d in docs {
+            let json = bounded(d.json);
             self.bytes += json.len();
             self.held.push(Held {
                 entry,
                 moment,
                 page,
-                frame,
-                parent,
-                index,
-                time,
+                frame: d.frame,
+                parent: d.parent,
+                index: d.index,
+                time: d.time,
                 json,
             });
         }

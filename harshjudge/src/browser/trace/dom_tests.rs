@@ -6,13 +6,14 @@ use super::*;
 use crate::browser::trace::{CallText, Kind, Tracer, Tracing, span};
 use crate::settings::TraceMode;
 
-fn doc(
-    frame: u32,
-    parent: Option<u32>,
-    index: Option<u32>,
-    json: &str,
-) -> (u32, Option<u32>, Option<u32>, f64, String) {
-    (frame, parent, index, 1.5, json.to_string())
+fn doc(frame: u32, parent: Option<u32>, index: Option<u32>, json: &str) -> Doc {
+    Doc {
+        frame,
+        parent,
+        index,
+        time: 1.5,
+        json: json.to_string(),
+    }
 }
 
 const PAGE: &str = r#"{"url":"http://x/","viewport":{"width":800,"height":600},"scroll":[0,12],"doctype":"html","html":["HTML",{},["BODY",{},["BUTTON",{"__hj_target":""},"Save"]]]}"#;

@@ -367,14 +367,7 @@ impl Tracer {
 
     /// Holds the documents of one moment of entry `entry` (its `seq`) of
     /// page `page`; `cut`: the moment left documents out.
-    fn hold(
-        &self,
-        entry: u64,
-        moment: dom::Moment,
-        page: usize,
-        docs: Vec<(u32, Option<u32>, Option<u32>, f64, String)>,
-        cut: bool,
-    ) {
+    fn hold(&self, entry: u64, moment: dom::Moment, page: usize, docs: Vec<dom::Doc>, cut: bool) {
         self.state().snapshots.hold(entry, moment, page, docs, cut);
     }
 
@@ -810,13 +803,17 @@ pub(crate) async fn span<T>(
         // under `retain-on-failure` a passing step pays no round trip for
         // its snapshots (those that ride on the calls made anyway, an act's
         // before and an assertion's last check, are taken). Boxed: see above.
-        if let (Some((seq, Kind::Action | Kind::Navigation | Kind::Input, target)), Some((_, page))) =
-            (ended, tracer)
-            && pending.tracer.tracing == Tracing::Keep
+        let after = match (ended, tracer) {
+            (
+                Some((seq, Kind::Action | Kind::Navigation | Kind::Input, target)),
+                Some((_, page)),
+            ) if pending.tracer.tracing == Tracing::Keep => Some((seq, *page, target)),
+            _ => None,
+        };
+        if let Some((seq, page, target)) = after
+            && let Some(handle) = pending.tracer.page_of(page)
         {
-            if let Some(handle) = pending.tracer.page_of(*page) {
-                handle.after(&pending.tracer, *page, seq, target).await;
-            }
+            handle.after(&pending.tracer, page, seq, target).await;
         }
     }
     result
