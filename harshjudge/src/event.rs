@@ -102,6 +102,8 @@ pub enum Event<'a> {
         id: &'a StepId,
         /// `trace.json`'s content.
         bytes: &'a [u8],
+        /// `trace-dom.json`'s, when the step took DOM snapshots.
+        dom: Option<&'a [u8]>,
     },
     /// A step ended (passed, failed, or was skipped).
     StepFinished {

@@ -15,4 +15,5 @@ mod locators;
 mod page_api;
 mod pointer_actions;
 mod trace;
+mod trace_dom;
 mod trace_render;

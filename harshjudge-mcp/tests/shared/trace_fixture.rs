@@ -74,6 +74,7 @@ pub fn entry(n: u32, kind: &str, call: &str, at: &str, start: f64, end: f64) -> 
         console: vec![],
         network: vec![],
         target: None,
+        snapshots: None,
     }
 }
 

@@ -84,6 +84,48 @@ struct Inner {
     trace: OnceLock<(Arc<Tracer>, usize)>,
 }
 
+/// A page held without keeping it open (the tracer's: the page holds the
+/// tracer).
+#[derive(Clone)]
+pub(crate) struct WeakPage {
+    inner: Weak<Inner>,
+    wait: Duration,
+    expect_wait: Option<Duration>,
+}
+
+impl std::fmt::Debug for WeakPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WeakPage")
+    }
+}
+
+impl WeakPage {
+    /// The page, while it is open.
+    pub(crate) fn upgrade(&self) -> Option<Page> {
+        Some(Page {
+            inner: self.inner.upgrade()?,
+            wait: self.wait,
+            expect_wait: self.expect_wait,
+        })
+    }
+}
+
+impl super::trace::dom::SnapshotPage for WeakPage {
+    fn after<'a>(
+        &'a self,
+        tracer: &'a Tracer,
+        n: usize,
+        entry: u64,
+        target: Option<String>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            if let Some(page) = self.upgrade() {
+                super::trace::dom::after(page.backend(), tracer, n, entry, target).await;
+            }
+        })
+    }
+}
+
 impl std::fmt::Debug for Page {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Page")
@@ -149,6 +191,14 @@ impl Page {
     pub(crate) fn set_tracer(&self, tracer: &Arc<Tracer>) {
         let b = self.backend();
         let n = tracer.add_page(b.kind().name(), b.protocol(), b.viewport());
+        tracer.attach(
+            n,
+            Arc::new(WeakPage {
+                inner: Arc::downgrade(&self.inner),
+                wait: self.wait,
+                expect_wait: self.expect_wait,
+            }),
+        );
         let _ = self.inner.trace.set((tracer.clone(), n));
     }
 
@@ -195,14 +245,25 @@ impl Page {
 
     /// One call of the injected engine, in the frame its target names (if
     /// any), repeated in the new document when a navigation ends it.
+    /// A traced `act` or `expect` answers its document's DOM snapshot: the
+    /// trace's moment is completed and held here (`trace/dom.rs`).
     pub(crate) async fn call(&self, call: Call, during: &str) -> Result<Answer, BrowserError> {
         let frame = call.request.frame().cloned();
-        let answer = self
+        let moment = super::trace::dom::Moment::of(&call.request);
+        let mut answer = self
             .backend()
             .call_engine(frame.as_ref(), call, during)
             .await?;
-        if self.tracer().is_some() {
+        if let Some(tracer) = self.tracer() {
             super::trace::note(&answer.log);
+            if let (Some(moment), Some(first)) = (moment, answer.snapshot.take()) {
+                // Boxed: the engine calls of the frame walk are large futures.
+                let backend = self.backend();
+                Box::pin(super::trace::dom::moment(
+                    backend, tracer, frame, moment, first,
+                ))
+                .await;
+            }
         }
         Ok(answer)
     }

@@ -377,6 +377,18 @@ pub(crate) enum Request {
         #[serde(skip)]
         frame: Option<std::sync::Arc<FrameScope>>,
     },
+    /// The DOM snapshot of the document of `frame` ([`Snapshotted`]; D8 of
+    /// docs/design/trace.md): `target` (a [`Traced`]'s id) is marked where
+    /// this document holds it; the document whose token is `skip` answers
+    /// without its snapshot (taken already).
+    Snapshot {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        skip: Option<String>,
+        #[serde(skip)]
+        frame: Option<std::sync::Arc<FrameScope>>,
+    },
 }
 
 impl Request {
@@ -388,7 +400,7 @@ impl Request {
             | Request::Query { target, .. }
             | Request::WaitFor { target, .. }
             | Request::Expect { target, .. } => target.frame.as_ref(),
-            Request::TraceTargets { frame, .. } => frame.as_ref(),
+            Request::TraceTargets { frame, .. } | Request::Snapshot { frame, .. } => frame.as_ref(),
             Request::HitResult { .. } | Request::AriaSnapshot => None,
         }
     }
@@ -402,7 +414,10 @@ impl Request {
             | Request::Query { target, .. }
             | Request::WaitFor { target, .. }
             | Request::Expect { target, .. } => target.trace = on,
-            Request::TraceTargets { .. } | Request::HitResult { .. } | Request::AriaSnapshot => {}
+            Request::TraceTargets { .. }
+            | Request::Snapshot { .. }
+            | Request::HitResult { .. }
+            | Request::AriaSnapshot => {}
         }
         self
     }
@@ -502,6 +517,22 @@ pub(crate) struct Traced {
     pub(crate) bbox: Clip,
 }
 
+/// One document's DOM snapshot as the page answered it (`hjsSnapshot` in
+/// snapshot.js): the answer to [`Request::Snapshot`], and the `snapshot` of
+/// a traced `act` (taken before it acted) or `expect` (at its last check).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Snapshotted {
+    /// The snapshot as JSON text, held unparsed: `{url, viewport, scroll,
+    /// doctype, html}`, `{omitted}` past the 4 MiB limit, `{error}`; none
+    /// when the request's `skip` named this document.
+    pub(crate) json: Option<String>,
+    /// How many frames the document has (`__hj_frame` 0 to `frames - 1`).
+    pub(crate) frames: u32,
+    /// The document's token (the one `skip` names).
+    pub(crate) doc: String,
+}
+
 /// The page's answer: a value, or an error; and the call log either way.
 #[derive(Debug)]
 pub(crate) struct Answer {
@@ -511,6 +542,8 @@ pub(crate) struct Answer {
     pub(crate) log: Vec<String>,
     /// The element the call resolved, when the request asked (`trace`).
     pub(crate) traced: Option<Traced>,
+    /// The document's snapshot a traced `act` or `expect` took.
+    pub(crate) snapshot: Option<Snapshotted>,
 }
 
 /// An answer as it comes over the wire: `{ok: true, value, log}` or
@@ -526,6 +559,8 @@ struct Wire {
     log: Vec<String>,
     #[serde(default)]
     traced: Option<Traced>,
+    #[serde(default)]
+    snapshot: Option<Snapshotted>,
 }
 
 impl Answer {
@@ -546,6 +581,7 @@ impl Answer {
             result,
             log: w.log,
             traced: w.traced,
+            snapshot: w.snapshot,
         })
     }
 }
@@ -596,6 +632,7 @@ mod tests {
             include_str!("injected/engine.js"),
             include_str!("injected/actions.js"),
             include_str!("injected/assertions.js"),
+            include_str!("injected/snapshot.js"),
         ]
         .concat();
         let name = |v: Value, tag: &str| v[tag].as_str().unwrap().to_string();
@@ -770,6 +807,11 @@ mod tests {
                 ids: vec![],
                 frame: None,
             },
+            Request::Snapshot {
+                target: None,
+                skip: None,
+                frame: None,
+            },
         ] {
             names.push(name(serde_json::to_value(r).unwrap(), "op"));
         }
@@ -844,6 +886,52 @@ mod tests {
             let off = serde_json::to_value(r.traced(false)).unwrap();
             assert!(off.get("trace").is_none(), "{off}");
         }
+    }
+
+    /// A traced `act` or `expect` answers its document's snapshot beside its
+    /// value (`snapshot`, D7 of docs/design/trace.md), a failed one too; a
+    /// `snapshot` request's value is the same shape, its `json` none when
+    /// it named the document to skip; another shape is refused.
+    #[test]
+    fn an_answer_s_snapshot_is_read_as_json_text_and_its_frames() {
+        let json = r#"{"url":"http://x/","html":["HTML",{},["BODY",{"__hj_target":""},"hi"]]}"#;
+        let a = Answer::decode(
+            json!({"ok": false, "error": {"kind": "timeout", "problem": "p"},
+            "log": [], "snapshot": {"json": json, "frames": 2, "doc": "k3"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            a.snapshot,
+            Some(Snapshotted {
+                json: Some(json.to_string()),
+                frames: 2,
+                doc: "k3".into()
+            })
+        );
+        let a = Answer::decode(json!({"ok": true, "value": null, "log": []})).unwrap();
+        assert_eq!(a.snapshot, None);
+        let skipped: Snapshotted =
+            serde_json::from_value(json!({"json": null, "frames": 0, "doc": "k3"})).unwrap();
+        assert_eq!(skipped.json, None);
+        assert!(
+            Answer::decode(json!({"ok": true, "log": [], "snapshot": {"json": "{}", "frames": 1}}))
+                .is_err(),
+            "a snapshot without its document's token"
+        );
+        assert!(
+            serde_json::from_value::<Snapshotted>(
+                json!({"json": {"url": "x"}, "frames": 0, "doc": "d"})
+            )
+            .is_err(),
+            "the snapshot is text, not parsed JSON"
+        );
+        let r = serde_json::to_value(Request::Snapshot {
+            target: Some("k3:1".into()),
+            skip: None,
+            frame: None,
+        })
+        .unwrap();
+        assert_eq!(r, json!({"op": "snapshot", "target": "k3:1"}));
     }
 
     /// Each shape `hjeAct` and `hjeHitResult` answer with (actions.js) is

@@ -160,8 +160,9 @@ pub(crate) fn is_navigation(e: &BrowserError) -> bool {
 /// The in-page script's files, concatenated in this order into one closure:
 /// the role functions (`roles.js`, `names.js`, then `aria.js`), then the engine
 /// (`engine.js`, `actions.js`, `assertions.js`, which installs it), then the
-/// locator generator (`generate.js`, which adds itself to the engine).
-const INJECTED: [&str; 7] = [
+/// locator generator (`generate.js`, which adds itself to the engine), then
+/// the trace's DOM snapshots (`snapshot.js`).
+const INJECTED: [&str; 8] = [
     include_str!("injected/roles.js"),
     include_str!("injected/names.js"),
     include_str!("injected/aria.js"),
@@ -169,6 +170,7 @@ const INJECTED: [&str; 7] = [
     include_str!("injected/actions.js"),
     include_str!("injected/assertions.js"),
     include_str!("injected/generate.js"),
+    include_str!("injected/snapshot.js"),
 ];
 
 /// The source that installs `window.__harshjudgeEngine` unless it is there.

@@ -27,6 +27,8 @@ use crate::store::{EvidenceName, RunId, RunResult, Slug, StepId, StepStatus, Sto
 
 /// A step's trace in its evidence.
 const TRACE_FILE: &str = "trace.json";
+/// Its DOM snapshots, beside it.
+const TRACE_DOM_FILE: &str = "trace-dom.json";
 
 use super::judging::{Judging, ReplayError, step_result};
 use super::{Completion, RunHandle, StepRecord};
@@ -178,8 +180,8 @@ impl StoreWriter {
                 urgency: Urgency::Background,
                 ..
             } => self.write_later(id, file).map(|()| Recorded::Passed),
-            Event::TraceCaptured { id, bytes, .. } => {
-                self.write_trace(id, bytes).map(|()| Recorded::Passed)
+            Event::TraceCaptured { id, bytes, dom, .. } => {
+                self.write_trace(id, bytes, *dom).map(|()| Recorded::Passed)
             }
             Event::StepFinished { slug, outcome } => {
                 let Err(e) = self.record_step(outcome) else {
@@ -274,19 +276,29 @@ impl StoreWriter {
         Ok(())
     }
 
-    /// Starts writing a step's `trace.json` as [`write_later`](Self::write_later)
-    /// does, except that a failure costs the trace only: the step's evidence
-    /// gets `trace-error.txt` saying why (best effort), stderr says it once,
-    /// and the run gets no warning (its outcome is not the trace's).
-    fn write_trace(&self, step: &StepId, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Starts writing a step's `trace.json` (and its `trace-dom.json`, when
+    /// `dom`) as [`write_later`](Self::write_later) does, except that a
+    /// failure costs the trace only: the step's evidence gets
+    /// `trace-error.txt` saying why (best effort), stderr says it once, and
+    /// the run gets no warning (its outcome is not the trace's).
+    fn write_trace(
+        &self,
+        step: &StepId,
+        bytes: &[u8],
+        dom: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
         let mut run = self.run();
         run.ensure_running()?;
         run.note_evidence(step, TRACE_FILE.to_string())?;
+        if dom.is_some() {
+            run.note_evidence(step, TRACE_DOM_FILE.to_string())?;
+        }
         let store = run.store().clone();
         drop(run);
         let (slug, run_id, step) = (self.slug.clone(), self.id.clone(), step.clone());
         let step_number = step.number();
         let bytes = bytes.to_vec();
+        let dom = dom.map(<[u8]>::to_vec);
         let write = tokio::task::spawn_blocking(move || {
             let dir = store.scenario(&slug).run(&run_id);
             let file = |name: &str, ext: &'static str, bytes: &[u8]| {
@@ -303,13 +315,26 @@ impl StoreWriter {
                 ))
                 .map(|w| w.path)
             };
-            let e = match file("trace", "json", &bytes) {
-                Ok(path) => {
-                    return vec![Landed {
+            let mut landed = Vec::new();
+            let written = file("trace", "json", &bytes).and_then(|path| {
+                landed.push(Landed {
+                    step: step.clone(),
+                    path,
+                    warning: None,
+                });
+                match &dom {
+                    Some(dom) => file("trace-dom", "json", dom).map(Some),
+                    None => Ok(None),
+                }
+            });
+            let e = match written {
+                Ok(dom) => {
+                    landed.extend(dom.map(|path| Landed {
                         step,
                         path,
                         warning: None,
-                    }];
+                    }));
+                    return landed;
                 }
                 Err(e) => e,
             };
@@ -318,14 +343,14 @@ impl StoreWriter {
             );
             let why =
                 format!("this step's trace was not written: {e}; the step's outcome is its own\n");
-            match file("trace-error", "txt", why.as_bytes()) {
-                Ok(path) => vec![Landed {
+            if let Ok(path) = file("trace-error", "txt", why.as_bytes()) {
+                landed.push(Landed {
                     step,
                     path,
                     warning: None,
-                }],
-                Err(_) => Vec::new(),
+                });
             }
+            landed
         });
         (self.writes.lock().expect("writes lock")).push((step_number, write));
         Ok(())

@@ -1,6 +1,7 @@
 //! A step's trace at its end: the runner hands the attempt's tracer the
-//! step's fate, and its `trace.json` (when the mode keeps it) goes to the
-//! store writer as [`Event::TraceCaptured`], before the step's end is told.
+//! step's fate, and its `trace.json` and `trace-dom.json` (when the mode
+//! keeps them) go to the store writer as [`Event::TraceCaptured`], before
+//! the step's end is told.
 
 use super::{CAPTURE_LIMIT, Shared};
 use crate::event::Event;
@@ -32,7 +33,7 @@ impl Shared {
             tracer.name_targets(&pages, CAPTURE_LIMIT).await;
         }
         let id = Self::step_id(n);
-        let Some(file) = tracer.take_step(id.as_str(), failed) else {
+        let Some((file, dom)) = tracer.take_step_with_dom(id.as_str(), failed) else {
             return;
         };
         let bytes = serde_json::to_vec_pretty(&file).expect("a trace serializes");
@@ -40,6 +41,7 @@ impl Shared {
             slug: self.stream.slug(),
             id: &id,
             bytes: &bytes,
+            dom: dom.as_deref(),
         });
     }
 }

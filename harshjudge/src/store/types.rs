@@ -569,6 +569,29 @@ pub struct TraceEntry {
     /// none for other entries and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<TraceTarget>,
+    /// Where its DOM snapshots are in the step's `trace-dom.json` (the top
+    /// document's of each moment); none without snapshots and in files
+    /// written before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshots: Option<TraceSnapshots>,
+}
+
+/// The indexes of an entry's snapshots in `trace-dom.json`'s `snapshots`:
+/// an action's page before and after it, an assertion's at its last check,
+/// a navigation's or an input's after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TraceSnapshots {
+    /// Before it acted (its element resolved and found actionable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<u32>,
+    /// After it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<u32>,
+    /// At an assertion's last check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<u32>,
 }
 
 /// The element of an action: where it was, and how to find it again.

@@ -256,6 +256,7 @@ async function hjeAct(req) {
     const q = hjeQuerySelector(req.chain, true);
     if (q.element && hjeChecked(q.element) === req.checked) {
       hjtActed = q.element;
+      if (req.trace) hjsTaken = hjsSnapshot(q.element, null);
       return { ok: true, value: { done: true }, log: [] };
     }
   }
@@ -264,6 +265,9 @@ async function hjeAct(req) {
   // `force` (a click's option): no actionability check, only the point.
   if (req.force) checks = { point: true };
   const r = await hjeActionable(req, checks, log);
+  // A trace's before: the page as the action met it, its element resolved
+  // and actionable (or, when it timed out, the one it last waited for).
+  if (req.trace) hjsTaken = hjsSnapshot(r.done ? r.el : hjtActed, null);
   if (!r.done) return hjeFail(r, log);
   const el = r.el;
   switch (req.action) {

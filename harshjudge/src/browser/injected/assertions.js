@@ -153,11 +153,19 @@ async function hjeWaitForFunction(req, fn) {
 // A request whose target asks (`trace`: a trace is recorded) has its answer
 // name the element it resolved (`traced`): an action's, a read's, a wait's,
 // a single-element assertion's, or the one it last waited for.
+// While traced, an `act` answers the snapshot it took before acting and an
+// `expect` the one of its last check (`snapshot`: snapshot.js's {json,
+// frames, doc}); a `snapshot` leaves a pointer action's check listening.
 async function hjeRun(req) {
-  if (req.op !== 'hitResult') hjeStopIntercepting();
+  if (req.op !== 'hitResult' && req.op !== 'snapshot') hjeStopIntercepting();
   hjtActed = null;
+  hjsTaken = null;
   const a = await hjeRunOp(req);
-  if (req.trace && hjtActed && hjtActed.isConnected) a.traced = hjtTraced(hjtActed);
+  const acted = hjtActed && hjtActed.isConnected ? hjtActed : null;
+  if (req.trace && acted) a.traced = hjtTraced(acted);
+  if (req.trace && req.op === 'expect') hjsTaken = hjsSnapshot(acted, null);
+  if (req.trace && hjsTaken) a.snapshot = hjsTaken;
+  hjsTaken = null;
   return a;
 }
 
@@ -176,6 +184,12 @@ async function hjeRunOp(req) {
     case 'expect': return hjeExpect(req);
     case 'ariaSnapshot': return { ok: true, value: hjAriaSnapshot(document.body), log: [] };
     case 'traceTargets': return { ok: true, value: hjtNames(req.ids), log: [] };
+    case 'snapshot': {
+      // The trace's target, when this document holds it (an id of `traced`).
+      const ref = req.target ? hjtTargets.get(req.target) : null;
+      const el = ref ? ref.deref() : null;
+      return { ok: true, value: hjsSnapshot(el && el.isConnected ? el : null, req.skip || null), log: [] };
+    }
   }
   return hjeError('usage', { message: 'unknown op ' + req.op });
 }

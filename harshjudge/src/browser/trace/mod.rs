@@ -16,9 +16,13 @@
 //! A call that typed into a password field marks its span (`conceal`): its
 //! arguments are written `"••••"`; declared secrets are masked when a call is
 //! rendered.
+//!
+//! The page at each moment: the DOM snapshots of `dom.rs`, held for the
+//! running step and written beside its `trace.json` as `trace-dom.json`.
 
 mod assign;
 mod call;
+pub(crate) mod dom;
 mod targets;
 #[cfg(test)]
 mod tests;
@@ -37,7 +41,8 @@ use super::logs::{ConsoleEntry, NetworkEntry};
 use super::protocol::{FrameScope, Traced};
 use crate::settings::TraceMode;
 use crate::store::{
-    TRACE_VERSION, TraceBox, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage, TraceTarget,
+    TRACE_VERSION, TraceBox, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage,
+    TraceSnapshots, TraceTarget,
 };
 
 /// What one attempt of a scenario records, decided once per attempt by the
@@ -262,6 +267,15 @@ struct PageInfo {
     browser: String,
     protocol: String,
     viewport: Option<(u32, u32)>,
+    /// The page itself, for the snapshots a span takes when it ends
+    /// (weak: the page holds the tracer).
+    page: Option<Arc<dyn dom::SnapshotPage>>,
+}
+
+impl std::fmt::Debug for dyn dom::SnapshotPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SnapshotPage")
+    }
 }
 
 #[derive(Default)]
@@ -275,6 +289,8 @@ struct State {
     pages: Vec<PageInfo>,
     /// What could not be recorded in this step (its file's `errors`).
     errors: Vec<String>,
+    /// The step's DOM snapshots.
+    snapshots: dom::Snapshots,
 }
 
 /// The trace recorder of one attempt of a scenario: its pages record the
@@ -332,8 +348,27 @@ impl Tracer {
             browser: browser.to_string(),
             protocol: protocol.to_string(),
             viewport,
+            page: None,
         });
         s.pages.len() - 1
+    }
+
+    /// Ties page number `n` to its page, whose spans then take snapshots.
+    pub(crate) fn attach(&self, n: usize, page: Arc<dyn dom::SnapshotPage>) {
+        if let Some(p) = self.state().pages.get_mut(n) {
+            p.page = Some(page);
+        }
+    }
+
+    /// Page number `n`'s handle, when attached.
+    fn page_of(&self, n: usize) -> Option<Arc<dyn dom::SnapshotPage>> {
+        self.state().pages.get(n)?.page.clone()
+    }
+
+    /// Holds the documents of one moment of entry `entry` (its `seq`) of
+    /// page `page`; `cut`: the moment left documents out.
+    fn hold(&self, entry: u64, moment: dom::Moment, page: usize, docs: Vec<dom::Doc>, cut: bool) {
+        self.state().snapshots.hold(entry, moment, page, docs, cut);
     }
 
     fn push(&self, entry: Entry) {
@@ -374,7 +409,18 @@ impl Tracer {
     /// step under `Keep`, a failed one under `KeepIfFailed`) and the scenario
     /// opened a page, else nothing;
     /// either way the next step starts empty.
-    pub fn take_step(&self, step: &str, failed: bool) -> Option<TraceFile> {
+    #[cfg(test)]
+    pub(crate) fn take_step(&self, step: &str, failed: bool) -> Option<TraceFile> {
+        self.take_step_with_dom(step, failed).map(|(file, _)| file)
+    }
+
+    /// [`take_step`](Self::take_step), with the step's `trace-dom.json`
+    /// when it took snapshots (the entries' `snapshots` index it).
+    pub fn take_step_with_dom(
+        &self,
+        step: &str,
+        failed: bool,
+    ) -> Option<(TraceFile, Option<Vec<u8>>)> {
         let mut s = self.state();
         let ended = now_ms();
         let started = std::mem::replace(&mut s.step_started, ended);
@@ -382,6 +428,7 @@ impl Tracer {
         let console = std::mem::take(&mut s.console);
         let network = std::mem::take(&mut s.network);
         let errors = std::mem::take(&mut s.errors);
+        let snapshots = std::mem::take(&mut s.snapshots);
         s.logs_from.clear();
         // A scenario that opened no page has nothing to trace.
         if !self.keeps(failed) || s.pages.is_empty() {
@@ -389,9 +436,39 @@ impl Tracer {
         }
         let pages = s.pages.clone();
         drop(s);
+        let mut seqs: Vec<u64> = entries.iter().map(|e| e.seq).collect();
+        seqs.sort_unstable();
         let mut file = self.file(step, started, ended, &pages, entries, console, network);
         file.errors = errors;
-        Some(file)
+        if snapshots.dropped > 0 {
+            file.limits.push(format!(
+                "{} DOM snapshots dropped: the step's snapshots passed the {} MiB it may hold (the latest are kept)",
+                snapshots.dropped,
+                dom::STEP_LIMIT >> 20
+            ));
+        }
+        if snapshots.cut > 0 {
+            file.limits.push(format!(
+                "{} moments left frames out of their snapshots (at most 32 documents, 8 frames deep)",
+                snapshots.cut
+            ));
+        }
+        if snapshots.held.is_empty() {
+            return Some((file, None));
+        }
+        // Entries are numbered in the order they began (`seq`).
+        let n_of = |seq: u64| seqs.binary_search(&seq).ok().map(|i| i as u32 + 1);
+        let (dom, indexes) = dom::file(snapshots.held, n_of);
+        for (seq, ix) in indexes {
+            if let Some(e) = n_of(seq).and_then(|n| file.entries.get_mut(n as usize - 1)) {
+                e.snapshots = Some(TraceSnapshots {
+                    before: ix.before,
+                    after: ix.after,
+                    at: ix.at,
+                });
+            }
+        }
+        Some((file, Some(dom)))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -424,6 +501,7 @@ impl Tracer {
                 console,
                 network,
                 target: e.target.as_ref().map(Seen::written),
+                snapshots: None,
             })
             .collect();
         TraceFile {
@@ -495,6 +573,8 @@ pub(crate) fn failure_kind(e: &BrowserError) -> &'static str {
 /// The span open on this task: the call logs of the engine calls inside it.
 #[derive(Default)]
 struct Open {
+    /// Its entry's `seq`.
+    entry: u64,
     log: Mutex<Vec<String>>,
     /// The call typed into a password field: its arguments are not written.
     concealed: std::sync::atomic::AtomicBool,
@@ -510,6 +590,11 @@ tokio::task_local! {
 /// Whether a span is open on this task (a call inside it joins it).
 pub(crate) fn is_open() -> bool {
     OPEN.try_with(|_| ()).is_ok()
+}
+
+/// The `seq` of the entry open on this task, if any.
+fn open_entry() -> Option<u64> {
+    OPEN.try_with(|open| open.entry).ok()
 }
 
 /// Adds call-log lines to the span open on this task, if any (an engine
@@ -619,10 +704,14 @@ struct Pending {
 }
 
 impl Pending {
-    fn end(&mut self, failure: Option<(&'static str, String)>, unfinished: bool) {
-        let Some(mut entry) = self.entry.take() else {
-            return;
-        };
+    /// Records the entry; its `seq`, kind and target's id when it had one
+    /// to record.
+    fn end(
+        &mut self,
+        failure: Option<(&'static str, String)>,
+        unfinished: bool,
+    ) -> Option<(u64, Kind, Option<String>)> {
+        let mut entry = self.entry.take()?;
         entry.end = now_ms();
         entry.failure = failure;
         entry.unfinished = unfinished;
@@ -636,13 +725,19 @@ impl Pending {
         {
             entry.call = entry.call.concealed();
         }
+        let ended = (
+            entry.seq,
+            entry.kind,
+            entry.target.as_ref().map(|t| t.traced.id.clone()),
+        );
         self.tracer.push(entry);
+        Some(ended)
     }
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        self.end(None, true);
+        let _ = self.end(None, true);
     }
 }
 
@@ -666,14 +761,18 @@ pub(crate) async fn span<T>(
     let mut pending = None;
     let run = match tracer {
         Some((tracer, page)) if OPEN.try_with(|_| ()).is_err() => {
-            let open = Arc::new(Open::default());
+            let seq = tracer
+                .begun
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let open = Arc::new(Open {
+                entry: seq,
+                ..Open::default()
+            });
             pending = Some(Pending {
                 tracer: tracer.clone(),
                 open: open.clone(),
                 entry: Some(Entry {
-                    seq: tracer
-                        .begun
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                    seq,
                     page: *page,
                     frame: frame.cloned(),
                     kind,
@@ -697,7 +796,25 @@ pub(crate) async fn span<T>(
             .as_ref()
             .err()
             .map(|e| (failure_kind(e), e.to_string()));
-        pending.end(failure, false);
+        let ended = pending.end(failure, false);
+        // The page after an action, a navigation or an input (D7), once its
+        // entry is recorded: its time is not the call's. One engine call
+        // per document, so only when every step's trace is kept (`on`):
+        // under `retain-on-failure` a passing step pays no round trip for
+        // its snapshots (those that ride on the calls made anyway, an act's
+        // before and an assertion's last check, are taken). Boxed: see above.
+        let after = match (ended, tracer) {
+            (
+                Some((seq, Kind::Action | Kind::Navigation | Kind::Input, target)),
+                Some((_, page)),
+            ) if pending.tracer.tracing == Tracing::Keep => Some((seq, *page, target)),
+            _ => None,
+        };
+        if let Some((seq, page, target)) = after
+            && let Some(handle) = pending.tracer.page_of(page)
+        {
+            handle.after(&pending.tracer, page, seq, target).await;
+        }
     }
     result
 }

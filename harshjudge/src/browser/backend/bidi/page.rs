@@ -82,6 +82,7 @@ impl PageBackend for BidiPage {
             result: Ok(serde_json::json!({})),
             log: Vec::new(),
             traced: None,
+            snapshot: None,
         })
     }
 

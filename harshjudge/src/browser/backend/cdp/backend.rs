@@ -429,6 +429,7 @@ impl PageBackend for CdpBackend {
             result: Ok(json!({})),
             log: Vec::new(),
             traced: None,
+            snapshot: None,
         })
     }
     async fn goto(&self, url: &str) -> Result<(), BrowserError> {

@@ -1,0 +1,164 @@
+// Every name of this file starts with hjs/HJS_ so that it cannot clash with the
+// files concatenated before it (roles.js … generate.js).
+//
+// DOM snapshots of a trace (docs/design/trace.md D7, D8; stage 3: full
+// snapshots, no back-references). A document becomes D8's node form: an element
+// is [TAG, {attrs}, ...children] (TAG as `tagName` gives it), a text node its
+// string. What the replay needs and the DOM does not say becomes attributes:
+// `__hj_value` (inputs, textareas, selects; a password as dots of its length),
+// `__hj_checked` / `__hj_selected` = "true" on checked boxes and selected
+// options (the markup's `checked` / `selected` left out where the state is
+// off), `__hj_scroll` = "top,left" on scrolled elements, `__hj_target` on the
+// entry's element, `__hj_frame` = an iframe's index among the document's frames
+// (the order `hjsFrames` gives, the one Rust's walk resolves `iframe, frame`
+// and nth in). Open shadow roots are `<template __hj_shadow>` first children.
+// Left out: script bodies (an empty SCRIPT stays, for :nth-child), `on*`
+// attributes, `<meta http-equiv>` CSP and refresh, `<base>`, `<link
+// rel=preload|prefetch|modulepreload>`, `<noscript>` children, a canvas's
+// pixels and children, an iframe's `srcdoc` (its document is a snapshot of its
+// own), `javascript:` URLs (emptied), comments; the page's own `__hj_*`
+// attributes (ours are the only ones).
+
+const HJS_LIMIT = 4 * 1024 * 1024;
+const HJS_MAX_DEPTH = 256;
+const HJS_DROP_LINKS = new Set(['preload', 'prefetch', 'modulepreload']);
+const HJS_URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster', 'background', 'ping', 'codebase', 'cite', 'longdesc', 'manifest']);
+const HJS_NO_VALUE = new Set(['checkbox', 'radio', 'file']);
+const hjsStringify = JSON.stringify;
+// The snapshot the running `act` took before acting (its answer's `snapshot`).
+let hjsTaken = null;
+
+// A string JSON can carry to Rust: lone surrogates become U+FFFD.
+function hjsText(s) {
+  s = String(s);
+  if (s.toWellFormed) return s.toWellFormed();
+  return s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
+// The document's frames, in the order Rust's frame walk finds them
+// (`iframe, frame` through open shadow roots, then nth).
+function hjsFrames() {
+  return hjeCssQuery(document, 'iframe, frame');
+}
+
+function hjsJavascriptUrl(v) {
+  return /^javascript:/i.test(String(v).replace(/[\u0000-\u0020]/g, ''));
+}
+
+// Elements the snapshot leaves out entirely.
+function hjsLeftOut(el) {
+  switch (el.localName) {
+    case 'base': return true;
+    case 'meta': {
+      const h = (el.getAttribute('http-equiv') || '').trim().toLowerCase();
+      return h === 'content-security-policy' || h === 'refresh';
+    }
+    case 'link': {
+      const rel = (el.getAttribute('rel') || '').toLowerCase().split(/\s+/);
+      return rel.some((r) => HJS_DROP_LINKS.has(r));
+    }
+  }
+  return false;
+}
+
+function hjsAttrs(el) {
+  const attrs = Object.create(null);
+  for (const a of Array.from(el.attributes)) {
+    const lower = a.name.toLowerCase();
+    if (lower.startsWith('on') || lower.startsWith('__hj_')) continue;
+    let v = a.value;
+    if (HJS_URL_ATTRS.has(lower) && hjsJavascriptUrl(v)) v = '';
+    attrs[hjsText(a.name)] = hjsText(v);
+  }
+  return attrs;
+}
+
+// One node as D8 writes it, or null when it is left out.
+function hjsNode(n, st, depth) {
+  if (n.nodeType === 3) return hjsText(n.data);
+  if (n.nodeType !== 1) return null;
+  const el = n;
+  if (hjsLeftOut(el)) return null;
+  const name = el.localName;
+  const attrs = hjsAttrs(el);
+  const out = [hjsText(el.tagName), attrs];
+  if (el === st.target) attrs.__hj_target = '';
+  if (el !== st.scroller && (el.scrollTop || el.scrollLeft)) attrs.__hj_scroll = Math.round(el.scrollTop) + ',' + Math.round(el.scrollLeft);
+  const html = el.namespaceURI === 'http://www.w3.org/1999/xhtml';
+  if (html) {
+    switch (name) {
+      case 'script': case 'noscript': case 'canvas':
+        return out;
+      case 'iframe': case 'frame': {
+        delete attrs.srcdoc;
+        const i = st.frames.get(el);
+        if (i !== undefined) attrs.__hj_frame = String(i);
+        return out;
+      }
+      case 'input': {
+        const type = String(el.type).toLowerCase();
+        if (type === 'checkbox' || type === 'radio') {
+          if (el.checked) attrs.__hj_checked = 'true';
+          else delete attrs.checked;
+        } else if (type === 'password') {
+          // Never the text: dots of its length.
+          if ('value' in attrs) attrs.value = '•'.repeat(attrs.value.length);
+          attrs.__hj_value = '•'.repeat(el.value.length);
+        } else if (!HJS_NO_VALUE.has(type)) {
+          attrs.__hj_value = hjsText(el.value);
+        }
+        break;
+      }
+      case 'textarea': case 'select':
+        attrs.__hj_value = hjsText(el.value);
+        break;
+      case 'option':
+        if (el.selected) attrs.__hj_selected = 'true';
+        else delete attrs.selected;
+        break;
+    }
+  }
+  if (depth >= HJS_MAX_DEPTH) { st.cut++; return out; }
+  if (el.shadowRoot) {
+    const shadow = ['TEMPLATE', { __hj_shadow: '' }];
+    for (const c of el.shadowRoot.childNodes) {
+      const s = hjsNode(c, st, depth + 1);
+      if (s !== null) shadow.push(s);
+    }
+    out.push(shadow);
+  }
+  const kids = html && name === 'template' ? el.content.childNodes : el.childNodes;
+  for (const c of kids) {
+    const s = hjsNode(c, st, depth + 1);
+    if (s !== null) out.push(s);
+  }
+  return out;
+}
+
+// The snapshot of this document: {json, frames, doc}. `json` is the text of
+// {url, viewport, scroll, doctype, html} (or {omitted} past 4 MiB, {error} when
+// the page could not be read), `frames` how many frames the document has,
+// `doc` this document's token. `target`: the element marked `__hj_target`;
+// `skip`: a document token whose snapshot was taken already (answered
+// without `json`).
+function hjsSnapshot(target, skip) {
+  const frames = hjsFrames();
+  if (skip && skip === HJT_DOC) return { json: null, frames: frames.length, doc: HJT_DOC };
+  let json;
+  try {
+    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0 };
+    const snap = {
+      url: hjsText(location.href),
+      viewport: { width: innerWidth, height: innerHeight },
+      scroll: [Math.round(scrollX), Math.round(scrollY)],
+      doctype: document.doctype ? hjsText(document.doctype.name) : null,
+      html: document.documentElement ? hjsNode(document.documentElement, st, 0) : null,
+    };
+    if (st.cut) snap.cut = 'elements deeper than ' + HJS_MAX_DEPTH + ' levels left out: ' + st.cut;
+    json = hjsStringify(snap);
+  } catch (e) {
+    json = hjsStringify({ error: 'the document could not be read: ' + hjsText(e && e.message || e) });
+  }
+  if (json.length > HJS_LIMIT) json = hjsStringify({ omitted: (json.length / 1048576).toFixed(1) + ' MiB, over the 4 MiB limit' });
+  return { json, frames: frames.length, doc: HJT_DOC };
+}
