@@ -16,6 +16,7 @@
 pub(crate) mod bidi;
 pub(crate) mod cdp;
 pub(crate) mod classic;
+pub(crate) mod live;
 pub(crate) mod page_backend;
 pub(crate) mod walk;
 pub(crate) mod webdriver;
@@ -24,7 +25,6 @@ use std::future::Future;
 use std::panic::Location;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use fantoccini::Client;
@@ -34,6 +34,7 @@ use tokio::sync::oneshot;
 use self::bidi::BidiPage;
 use self::cdp::backend::CdpBackend;
 use self::classic::ClassicPage;
+pub(crate) use self::live::Live;
 pub(crate) use self::page_backend::{DownloadArm, History, PageBackend, PopupArm, Shot};
 use self::webdriver::session::Session;
 use super::config::{BrowserConfig, BrowserKind, ChromiumProtocol};
@@ -300,25 +301,5 @@ impl PageBackend for AnyPage {
     }
     async fn screencast(&self) -> Result<Option<self::cdp::screencast::Screencast>, BrowserError> {
         delegate!(self, b => b.screencast().await)
-    }
-}
-
-/// One live session of a [`crate::browser::Browsers`] (being opened, in use or
-/// pooled), counted in its owner's count from before its driver is asked for
-/// until it drops: the owner's local chromedriver is stopped by
-/// [`crate::browser::Browsers::shutdown`] only when none is left outside the pool, so
-/// that its shutdown never pulls the driver from under a page it handed out.
-pub(crate) struct Live(Arc<AtomicUsize>);
-
-impl Live {
-    pub(crate) fn new(count: &Arc<AtomicUsize>) -> Live {
-        count.fetch_add(1, Ordering::SeqCst);
-        Live(count.clone())
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }

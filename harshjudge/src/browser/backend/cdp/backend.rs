@@ -32,7 +32,7 @@ use super::protocol::{
     CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated, SessionId,
 };
 use super::screenshot::Area;
-use crate::browser::backend::Live;
+use crate::browser::backend::live::Live;
 use crate::browser::backend::page_backend::{
     self, DownloadArm, History, PageBackend, PopupArm, Shot,
 };

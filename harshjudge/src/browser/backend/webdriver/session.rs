@@ -8,7 +8,7 @@ use std::time::Duration;
 use fantoccini::Client;
 
 use super::driver::{Driver, DriverWatch};
-use crate::browser::backend::Live;
+use crate::browser::backend::live::Live;
 use crate::browser::bidi::Bidi;
 use crate::browser::config::BrowserKind;
 
