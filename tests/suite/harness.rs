@@ -854,7 +854,9 @@ fn browser_evidence(hj: &Path, tmp: &Path) {
             "error.png",
             "network.json",
             "page.html",
-            // The failed step's trace (`retain-on-failure`, the default).
+            // The failed step's trace (`retain-on-failure`, the default),
+            // with its DOM snapshots.
+            "trace-dom.json",
             "trace.json"
         ]
     );
