@@ -321,16 +321,16 @@ async fn trace_script(
             "Not found: trace scripts are data/traces/{slug}/{runId}/{step}.js",
         );
     };
-    blocking(move || {
-        match harshjudge::report::html::trace_js(&app.store_dir, &slug, &run, &step) {
+    blocking(
+        move || match harshjudge::report::html::trace_js(&app.store_dir, &slug, &run, &step) {
             Ok(Some(js)) => body("application/javascript; charset=utf-8", js),
             Ok(None) => error(
                 404,
                 &format!("No trace: step {step} of run {run} in scenario {slug}"),
             ),
             Err(e) => store_error(&e),
-        }
-    })
+        },
+    )
     .await
 }
 

@@ -107,7 +107,11 @@ pub(crate) fn write_from(
             let run = RunId::new(h.id.clone())?;
             let target = store.report_run_script(&slug, &run);
             keep.insert(target.clone());
-            keep_traces.insert(trace::scripts_dir(store).join(slug.as_str()).join(run.as_str()));
+            keep_traces.insert(
+                trace::scripts_dir(store)
+                    .join(slug.as_str())
+                    .join(run.as_str()),
+            );
             runs += 1;
             let source = store.scenario(&slug).run(&run).result_path();
             if is_fresh(store, &target, &source) {

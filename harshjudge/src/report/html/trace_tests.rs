@@ -65,7 +65,10 @@ fn a_traced_step_gets_its_own_script_and_the_run_its_counts() {
         .and_then(|j| j.strip_suffix(");\n"))
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(json).unwrap();
-    assert_eq!((v["slug"].as_str(), v["runId"].as_str(), v["step"].as_str()), (Some("shop"), Some("r1"), Some("02")));
+    assert_eq!(
+        (v["slug"].as_str(), v["runId"].as_str(), v["step"].as_str()),
+        (Some("shop"), Some("r1"), Some("02"))
+    );
     assert_eq!(v["trace"]["entries"][1]["outcome"]["status"], "failed");
     assert_eq!(v["dom"]["snapshots"][1]["html"][2][2], "two");
     assert_eq!(v["notices"], serde_json::json!([]));
@@ -74,16 +77,29 @@ fn a_traced_step_gets_its_own_script_and_the_run_its_counts() {
 
     // The run's script: the counts, not the trace.
     let run = std::fs::read_to_string(dir.join("report/data/runs/shop/r1.js")).unwrap();
-    let json = run.strip_prefix("window.__hj.run(").and_then(|j| j.strip_suffix(");\n")).unwrap();
+    let json = run
+        .strip_prefix("window.__hj.run(")
+        .and_then(|j| j.strip_suffix(");\n"))
+        .unwrap();
     let v: serde_json::Value = serde_json::from_str(json).unwrap();
     assert_eq!(v["steps"][0]["trace"], serde_json::Value::Null);
     let t = &v["steps"][1]["trace"];
-    assert_eq!((t["entries"].as_u64(), t["failed"].as_u64(), t["snapshots"].as_bool()), (Some(2), Some(1), Some(true)));
+    assert_eq!(
+        (
+            t["entries"].as_u64(),
+            t["failed"].as_u64(),
+            t["snapshots"].as_bool()
+        ),
+        (Some(2), Some(1), Some(true))
+    );
     assert_eq!(t["evidence"], "../scenarios/shop/runs/r1/step-02/evidence/");
     assert!(!run.contains("page.goto"), "{run}");
 
     // The dashboard's: the same script; none for a step without a trace.
-    assert_eq!(trace_js(dir, "shop", "r1", "02").unwrap().as_deref(), Some(js.as_str()));
+    assert_eq!(
+        trace_js(dir, "shop", "r1", "02").unwrap().as_deref(),
+        Some(js.as_str())
+    );
     assert_eq!(trace_js(dir, "shop", "r1", "01").unwrap(), None);
     assert_eq!(trace_js(dir, "shop", "nope", "02").unwrap(), None);
     assert!(trace_js(dir, "../x", "r1", "02").is_err());
@@ -94,7 +110,11 @@ fn a_trace_script_is_written_again_only_when_its_files_are_newer() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let run = project(dir);
-    for f in ["result.json", "step-02/evidence/trace.json", "step-02/evidence/trace-dom.json"] {
+    for f in [
+        "result.json",
+        "step-02/evidence/trace.json",
+        "step-02/evidence/trace-dom.json",
+    ] {
         age(&run.join(f), 0);
     }
     assert_eq!(write(dir).unwrap().trace_scripts_written, 1);
@@ -103,10 +123,16 @@ fn a_trace_script_is_written_again_only_when_its_files_are_newer() {
     // The run changed (its result), the trace did not.
     age(&run.join("result.json"), 20);
     let stats = write(dir).unwrap();
-    assert_eq!((stats.run_pages_written, stats.trace_scripts_written), (1, 0));
+    assert_eq!(
+        (stats.run_pages_written, stats.trace_scripts_written),
+        (1, 0)
+    );
     // Its snapshots changed.
     age(&run.join("result.json"), 40);
-    put(&run.join("step-02/evidence/trace-dom.json"), &DOM.replace("two", "deux"));
+    put(
+        &run.join("step-02/evidence/trace-dom.json"),
+        &DOM.replace("two", "deux"),
+    );
     age(&run.join("step-02/evidence/trace-dom.json"), 30);
     assert_eq!(write(dir).unwrap().trace_scripts_written, 1);
     assert!(script_of(dir).contains("deux"));
@@ -126,7 +152,9 @@ fn snapshots_over_the_limit_are_left_out_with_a_notice() {
     let js = script_of(dir);
     assert!(js.len() < 64 * 1024, "{} bytes", js.len());
     assert!(
-        js.contains("\"dom\":null") && js.contains("trace-dom.json (9.0 MiB) is left out") && js.contains("at most 8 MiB"),
+        js.contains("\"dom\":null")
+            && js.contains("trace-dom.json (9.0 MiB) is left out")
+            && js.contains("at most 8 MiB"),
         "{js}"
     );
     assert!(js.contains("page.goto"), "the entries stay");
@@ -136,7 +164,10 @@ fn snapshots_over_the_limit_are_left_out_with_a_notice() {
     std::fs::remove_file(dir.join("report/data/traces/shop/r1/02.js")).unwrap();
     write(dir).unwrap();
     let js = script_of(dir);
-    assert!(js.contains("\"trace\":null") && js.contains("trace.json is not JSON"), "{js}");
+    assert!(
+        js.contains("\"trace\":null") && js.contains("trace.json is not JSON"),
+        "{js}"
+    );
 }
 
 #[test]
