@@ -159,6 +159,7 @@ fn router(app: Shared) -> Router {
         .route("/report/index.html", get(index))
         .route("/report/data/overview.js", get(overview))
         .route("/report/data/runs/{slug}/{file}", get(run_script))
+        .route("/report/data/traces/{slug}/{run}/{file}", get(trace_script))
         .route("/api/health", get(health))
         .route("/api/stamp", get(stamp))
         .route("/api/projects", get(projects))
@@ -302,6 +303,31 @@ async fn run_script(
         move || match harshjudge::report::html::run_js(&app.store_dir, &slug, &run) {
             Ok(Some(js)) => body("application/javascript; charset=utf-8", js),
             Ok(None) => error(404, &format!("Run not found: {run} in scenario {slug}")),
+            Err(e) => store_error(&e),
+        },
+    )
+    .await
+}
+
+/// `data/traces/{slug}/{runId}/{step}.js`: a traced step's trace, as the
+/// static report writes it.
+async fn trace_script(
+    State(app): State<Shared>,
+    UrlPath((slug, run, file)): UrlPath<(String, String, String)>,
+) -> Response {
+    let Some(step) = file.strip_suffix(".js").map(str::to_string) else {
+        return error(
+            404,
+            "Not found: trace scripts are data/traces/{slug}/{runId}/{step}.js",
+        );
+    };
+    blocking(
+        move || match harshjudge::report::html::trace_js(&app.store_dir, &slug, &run, &step) {
+            Ok(Some(js)) => body("application/javascript; charset=utf-8", js),
+            Ok(None) => error(
+                404,
+                &format!("No trace: step {step} of run {run} in scenario {slug}"),
+            ),
             Err(e) => store_error(&e),
         },
     )

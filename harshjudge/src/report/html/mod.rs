@@ -6,10 +6,14 @@
 //! as a CI artifact and opened from disk. The live dashboard serves the same
 //! page and builds the same scripts on request.
 //!
+//! A traced step has a script of its own, `data/traces/{slug}/{runId}/{step}.js`
+//! (its `trace.json` and `trace-dom.json`), loaded when the step is opened.
+//!
 //! Data scripts are JavaScript calls (`window.__hj.overview({...})`) rather than
 //! JSON because a page opened from `file://` may load scripts but not fetch files.
 
 mod model;
+mod trace;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -21,8 +25,23 @@ use crate::store::{RunId, Slug, Store, StoreError};
 
 pub use model::{HISTORY, Overview, RunView};
 
-/// The page: markup, style and script in one file.
+/// The page: markup, style and script in one file (the renderer and the
+/// timeline are put into its script where it names them).
 const PAGE: &str = include_str!("page.html");
+
+/// The timeline of a traced step (`timeline.js`): functions of the page's
+/// script, put inside it.
+const TIMELINE: &str = include_str!("timeline.js");
+
+/// Where `page.html`'s script takes [`SNAPSHOT_RENDERER`] and [`TIMELINE`].
+const RENDERER_SLOT: &str = "/*hj:renderer*/";
+const TIMELINE_SLOT: &str = "/*hj:timeline*/";
+
+/// The page with its scripts in place.
+fn page() -> String {
+    PAGE.replacen(RENDERER_SLOT, SNAPSHOT_RENDERER, 1)
+        .replacen(TIMELINE_SLOT, TIMELINE, 1)
+}
 
 /// The snapshot renderer (`snapshot.js`, D16 of docs/design/trace.md):
 /// `hjrRender(snapshots, index, resources)` gives the HTML of one DOM
@@ -45,6 +64,8 @@ pub struct ReportStats {
     pub runs: usize,
     /// Run scripts (re)written this time (the others were up to date).
     pub run_pages_written: usize,
+    /// Trace scripts (one per traced step) (re)written this time.
+    pub trace_scripts_written: usize,
     /// Size of `data/overview.js` in bytes.
     pub overview_bytes: usize,
 }
@@ -76,14 +97,21 @@ pub(crate) fn write_from(
     let store = reads.store();
     let overview = model::overview(reads, not_run)?;
     let mut written = 0;
+    let mut traces_written = 0;
     let mut runs = 0;
     let mut keep: HashSet<PathBuf> = HashSet::new();
+    let mut keep_traces: HashSet<PathBuf> = HashSet::new();
     for s in &overview.scenarios {
         let slug = Slug::new(s.slug.clone())?;
         for h in &s.history {
             let run = RunId::new(h.id.clone())?;
             let target = store.report_run_script(&slug, &run);
             keep.insert(target.clone());
+            keep_traces.insert(
+                trace::scripts_dir(store)
+                    .join(slug.as_str())
+                    .join(run.as_str()),
+            );
             runs += 1;
             let source = store.scenario(&slug).run(&run).result_path();
             if is_fresh(store, &target, &source) {
@@ -92,22 +120,49 @@ pub(crate) fn write_from(
             if let Some(view) = model::run_view(reads, &slug, &run)? {
                 store.write_file(&target, call("run", &view).as_bytes())?;
                 written += 1;
+                traces_written += write_traces(store, &view)?;
             }
         }
     }
     prune(store, &store.report_run_scripts(), &keep);
+    prune(store, &trace::scripts_dir(store), &keep_traces);
     let overview_js = call("overview", &overview);
     store.write_file(&store.report_overview_script(), overview_js.as_bytes())?;
     let index = store.report_index();
-    let page = PAGE.replacen(NOTICES, &notices(errors, &store.empty_results()), 1);
+    let page = page().replacen(NOTICES, &notices(errors, &store.empty_results()), 1);
     store.write_file(&index, page.as_bytes())?;
     Ok(ReportStats {
         index,
         scenarios: overview.scenarios.len(),
         runs,
         run_pages_written: written,
+        trace_scripts_written: traces_written,
         overview_bytes: overview_js.len(),
     })
+}
+
+/// Writes the trace script of each traced step of `view` whose files are
+/// newer than it; how many it wrote.
+fn write_traces(store: &Store, view: &RunView) -> Result<usize, StoreError> {
+    let mut written = 0;
+    for step in &view.steps {
+        let Some(t) = &step.trace else {
+            continue;
+        };
+        let target = trace::script_path(store, &view.slug, &view.run_id, &step.id);
+        let fresh = is_fresh(store, &target, &t.sources.trace)
+            && t.sources
+                .dom
+                .as_ref()
+                .is_none_or(|dom| is_fresh(store, &target, dom));
+        if fresh {
+            continue;
+        }
+        let js = trace::script(store, &view.slug, &view.run_id, &step.id, &t.sources);
+        store.write_file(&target, js.as_bytes())?;
+        written += 1;
+    }
+    Ok(written)
 }
 
 /// Where `index.html` says what went wrong outside the runs.
@@ -151,7 +206,7 @@ fn notices(errors: &[InvocationError], empty: &[crate::store::EmptyResult]) -> S
 /// The report page itself (the same bytes [`write()`] puts in `report/index.html`
 /// when there is nothing to notice).
 pub fn index_html() -> String {
-    PAGE.replacen(NOTICES, "", 1)
+    page().replacen(NOTICES, "", 1)
 }
 
 /// What the live dashboard's `data/overview.js` says about the data it carries.
@@ -185,6 +240,28 @@ pub fn run_js(store_dir: &Path, slug: &str, run_id: &str) -> Result<Option<Strin
     let slug = Slug::new(slug)?;
     let run = RunId::new(run_id)?;
     Ok(model::run_view(&Reads::new(&store), &slug, &run)?.map(|v| call("run", &v)))
+}
+
+/// `data/traces/{slug}/{runId}/{step}.js`: `window.__hj.trace({...})`, or
+/// `None` when the run or step has no trace. The ids are validated.
+pub fn trace_js(
+    store_dir: &Path,
+    slug: &str,
+    run_id: &str,
+    step: &str,
+) -> Result<Option<String>, StoreError> {
+    let store = Store::new(store_dir);
+    let slug = Slug::new(slug)?;
+    let run = RunId::new(run_id)?;
+    let Some(view) = model::run_view(&Reads::new(&store), &slug, &run)? else {
+        return Ok(None);
+    };
+    Ok(view
+        .steps
+        .iter()
+        .find(|s| s.id == step)
+        .and_then(|s| s.trace.as_ref())
+        .map(|t| trace::script(&store, slug.as_str(), run.as_str(), step, &t.sources)))
 }
 
 /// A token that changes whenever a run or scenario of the project changes
@@ -237,6 +314,8 @@ fn is_fresh(store: &Store, target: &Path, source: &Path) -> bool {
     matches!((modified(target), modified(source)), (Some(t), Some(s)) if t > s)
 }
 
+/// Removes what `dir/{slug}/` holds but `keep` does not: files (run
+/// scripts), or the files of folders (a run's trace scripts).
 fn prune(store: &Store, dir: &Path, keep: &HashSet<PathBuf>) {
     let Ok(slugs) = store.read_dir(dir) else {
         return;
@@ -246,8 +325,18 @@ fn prune(store: &Store, dir: &Path, keep: &HashSet<PathBuf>) {
             continue;
         };
         for f in files.flatten() {
-            if !keep.contains(&f.path()) {
-                let _ = store.remove_file(&f.path());
+            let path = f.path();
+            if keep.contains(&path) {
+                continue;
+            }
+            if f.file_type().is_ok_and(|t| t.is_dir()) {
+                if let Ok(inner) = store.read_dir(&path) {
+                    for g in inner.flatten() {
+                        let _ = store.remove_file(&g.path());
+                    }
+                }
+            } else {
+                let _ = store.remove_file(&path);
             }
         }
     }

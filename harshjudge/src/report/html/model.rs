@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
+use super::trace::{self, TraceView};
 use crate::report::junit::NotRunRef;
 use crate::report::reads::Reads;
 use crate::store::judge::StepJudgment;
@@ -228,6 +229,9 @@ pub struct StepView {
     /// The step's commands (`s.command()`): each `command-NN.json` as
     /// recorded, with `file`, and `stdoutText`/`stderrText` when small enough.
     pub commands: Vec<serde_json::Value>,
+    /// The step's trace (`trace.json`), when it has one: the page opens the
+    /// step to its timeline, loading `data/traces/{slug}/{runId}/{step}.js`.
+    pub trace: Option<TraceView>,
 }
 
 /// A step's judgment: where it stands (`result.json` `verdict`) and, once a
@@ -583,8 +587,11 @@ pub(crate) fn run_view(
             visuals: vec![],
             requests: vec![],
             commands: vec![],
+            trace: None,
         };
-        for (name, path, abs, size) in files.remove(&id).unwrap_or_default() {
+        let step_files = files.remove(&id).unwrap_or_default();
+        view.trace = trace_of(store, &step_files);
+        for (name, path, abs, size) in step_files {
             classify(store, &mut view, &abs, name, path, size);
         }
         gather_exchanges(&mut view);
@@ -619,6 +626,17 @@ pub(crate) fn run_view(
         steps,
         video: video_of(store, slug, run),
     }))
+}
+
+/// The trace of a step whose evidence files are `files` (name, link, path,
+/// size): its `trace.json` in the step's folder, and `trace-dom.json` beside it.
+fn trace_of(store: &Store, files: &[(String, String, PathBuf, u64)]) -> Option<TraceView> {
+    let (_, link, abs, _) = files.iter().find(|(name, ..)| name == trace::TRACE_JSON)?;
+    let dom = files
+        .iter()
+        .find(|(name, _, p, _)| name == trace::TRACE_DOM_JSON && p.parent() == abs.parent())
+        .map(|(_, _, p, _)| p.as_path());
+    Some(trace::view(store, abs, link, dom))
 }
 
 fn classify(store: &Store, view: &mut StepView, abs: &Path, name: String, path: String, size: u64) {
@@ -715,7 +733,9 @@ fn classify(store: &Store, view: &mut StepView, abs: &Path, name: String, path: 
     } else {
         INLINE_LIMIT
     };
-    let content = (matches!(kind, "json" | "text") && size <= limit)
+    // A trace is shown by the timeline, from its own script.
+    let traced = name == trace::TRACE_JSON || name == trace::TRACE_DOM_JSON;
+    let content = (matches!(kind, "json" | "text") && size <= limit && !traced)
         .then(|| store.read_file(abs).ok())
         .flatten()
         .map(|bytes| {

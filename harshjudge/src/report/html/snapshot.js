@@ -28,9 +28,10 @@
 // shadow roots too, scrolls the target into view when it is off-screen, and
 // keeps links and forms from navigating the frame.
 //
-// A child frame: an iframe's `__hj_frame` = k names the k-th snapshot (in
-// list order) of the same moment (same `page`, `entry`, `moment`) whose
-// `parentFrame` is this snapshot's `frame`.
+// A child frame: an iframe's `__hj_frame` = k names the snapshot of the same
+// moment (same `page`, `entry`, `moment`) whose `parentFrame` is this
+// snapshot's `frame` and whose `frameIndex` is k; when the moment's children
+// carry no `frameIndex` (older files), the k-th of them in list order.
 
 const HJR_MAX_NODES = 400000;
 const HJR_MAX_DEPTH = 800;
@@ -373,9 +374,15 @@ function hjrChildFrame(ctx, doc, attrs) {
       if (j !== doc.i && s && typeof s === 'object' && hjrOwn(s, 'parentFrame') != null
         && String(hjrOwn(s, 'parentFrame')) === mine && same(s, 'page') && same(s, 'entry') && same(s, 'moment')) children.push(j);
     });
-    if (k < children.length) {
+    // The serialiser's `frameIndex` names the iframe itself; without it (an
+    // older file), the k-th child of the moment.
+    const indexed = (j) => hjrOwn(ctx.list[j], 'frameIndex') != null;
+    const child = children.some(indexed)
+      ? children.find((j) => indexed(j) && Number(hjrOwn(ctx.list[j], 'frameIndex')) === k)
+      : children[k];
+    if (child !== undefined) {
       html = doc.depth + 1 > HJR_MAX_FRAME_DEPTH ? hjrNotice(ctx, 'frame nested too deep')
-        : hjrDocument(ctx, children[k], doc.depth + 1);
+        : hjrDocument(ctx, child, doc.depth + 1);
     }
   }
   return ' sandbox="allow-scripts" srcdoc="' + hjrAttrValue(html) + '"';

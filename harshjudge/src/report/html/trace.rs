@@ -1,0 +1,220 @@
+//! A step's trace in the report (issue 39, D16 of docs/design/trace.md): what
+//! the run's page says of it ([`TraceView`]: that there is one, its entries
+//! and failures) and the data script the page loads when the step is opened,
+//! `data/traces/{slug}/{runId}/{step}.js` = `window.__hj.trace({...})` with the
+//! step's `trace.json` and `trace-dom.json` as they are on disk (checked to be
+//! JSON, never re-encoded). One script per step, loaded on demand: the
+//! overview and the run's script never carry a trace.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::store::Store;
+
+/// The trace's file in a step's evidence folder.
+pub(crate) const TRACE_JSON: &str = "trace.json";
+/// Its DOM snapshots, beside it.
+pub(crate) const TRACE_DOM_JSON: &str = "trace-dom.json";
+/// A step's data over this many bytes is left out of its script, which says
+/// so instead (the page would hold it all in memory).
+pub(crate) const SCRIPT_LIMIT: u64 = 8 * 1024 * 1024;
+/// `report/data/traces`, beside `runs`.
+pub(crate) const TRACES: &str = "traces";
+
+/// A step's trace, as the run's page knows it before loading it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceView {
+    /// Entries (actions, assertions, reads…), when `trace.json` could be read.
+    pub entries: Option<usize>,
+    /// Entries that failed.
+    pub failed: Option<usize>,
+    /// Whether the step has DOM snapshots (`trace-dom.json`).
+    pub snapshots: bool,
+    /// The step's evidence folder relative to the report's page, `/` at its
+    /// end (a trace's own screenshot names are relative to it).
+    pub evidence: String,
+    /// Why the counts are missing (`trace.json` unreadable or too large).
+    pub notice: Option<String>,
+    /// The files the script is made of.
+    #[serde(skip)]
+    pub(crate) sources: Sources,
+}
+
+/// Where a step's trace files are.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sources {
+    pub(crate) trace: PathBuf,
+    pub(crate) dom: Option<PathBuf>,
+}
+
+/// Only what the counts need of `trace.json`.
+#[derive(Deserialize)]
+struct Counts {
+    version: u32,
+    entries: Vec<CountedEntry>,
+}
+
+#[derive(Deserialize)]
+struct CountedEntry {
+    outcome: CountedOutcome,
+}
+
+#[derive(Deserialize)]
+struct CountedOutcome {
+    status: String,
+}
+
+/// The view of a step whose evidence has `trace.json` at `trace` (linked as
+/// `link` from the report's page), and `trace-dom.json` at `dom` if any.
+pub(crate) fn view(store: &Store, trace: &Path, link: &str, dom: Option<&Path>) -> TraceView {
+    let evidence = link
+        .rsplit_once('/')
+        .map_or_else(String::new, |(dir, _)| format!("{dir}/"));
+    let size = store.metadata(trace).map(|m| m.len()).unwrap_or(0);
+    let read = if size > SCRIPT_LIMIT {
+        Err(format!(
+            "trace.json is {}, over the report's {} MiB limit: read the file",
+            mib(size),
+            SCRIPT_LIMIT >> 20
+        ))
+    } else {
+        store
+            .read_file(trace)
+            .map_err(|e| format!("trace.json could not be read: {e}"))
+            .and_then(|b| {
+                serde_json::from_slice::<Counts>(&b)
+                    .map_err(|e| format!("trace.json is not a trace: {e}"))
+            })
+            .and_then(|c| {
+                if c.version > crate::store::TRACE_VERSION {
+                    Err(format!(
+                        "trace.json version {} is newer than this harshjudge",
+                        c.version
+                    ))
+                } else {
+                    Ok(c)
+                }
+            })
+    };
+    let (entries, failed, notice) = match read {
+        Ok(c) => (
+            Some(c.entries.len()),
+            Some(
+                c.entries
+                    .iter()
+                    .filter(|e| e.outcome.status == "failed")
+                    .count(),
+            ),
+            None,
+        ),
+        Err(why) => (None, None, Some(why)),
+    };
+    TraceView {
+        entries,
+        failed,
+        snapshots: dom.is_some(),
+        evidence,
+        notice,
+        sources: Sources {
+            trace: trace.to_path_buf(),
+            dom: dom.map(Path::to_path_buf),
+        },
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// `report/data/traces` of `store`.
+pub(crate) fn scripts_dir(store: &Store) -> PathBuf {
+    store
+        .report_run_scripts()
+        .parent()
+        .map_or_else(|| store.report_run_scripts(), Path::to_path_buf)
+        .join(TRACES)
+}
+
+/// `report/data/traces/{slug}/{runId}/{step}.js`.
+pub(crate) fn script_path(store: &Store, slug: &str, run: &str, step: &str) -> PathBuf {
+    scripts_dir(store)
+        .join(slug)
+        .join(run)
+        .join(format!("{step}.js"))
+}
+
+/// What the page's `window.__hj.trace` receives.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Script<'a> {
+    slug: &'a str,
+    run_id: &'a str,
+    step: &'a str,
+    trace: Option<&'a RawValue>,
+    dom: Option<&'a RawValue>,
+    notices: Vec<String>,
+}
+
+/// The data script of a step's trace: its `trace.json` and `trace-dom.json`
+/// (when present, readable JSON and within [`SCRIPT_LIMIT`] together; else a
+/// notice says what was left out).
+pub(crate) fn script(
+    store: &Store,
+    slug: &str,
+    run: &str,
+    step: &str,
+    sources: &Sources,
+) -> String {
+    let mut notices = Vec::new();
+    let mut room = SCRIPT_LIMIT;
+    let mut take = |path: &Path, name: &str, notices: &mut Vec<String>| -> Option<String> {
+        let size = store.metadata(path).map(|m| m.len()).unwrap_or(0);
+        if size > room {
+            notices.push(format!(
+                "{name} ({}) is left out: a step's trace in the report is at most {} MiB; read the file",
+                mib(size),
+                SCRIPT_LIMIT >> 20
+            ));
+            return None;
+        }
+        let text = match store.read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                notices.push(format!("{name} could not be read: {e}"));
+                return None;
+            }
+        };
+        if let Err(e) = serde_json::from_str::<&RawValue>(&text) {
+            notices.push(format!("{name} is not JSON: {e}"));
+            return None;
+        }
+        room -= size;
+        Some(text)
+    };
+    let trace = take(&sources.trace, TRACE_JSON, &mut notices);
+    let dom = match (&trace, &sources.dom) {
+        (Some(_), Some(dom)) => take(dom, TRACE_DOM_JSON, &mut notices),
+        _ => None,
+    };
+    let raw = |t: &Option<String>| -> Option<Box<RawValue>> {
+        t.as_deref()
+            .and_then(|t| RawValue::from_string(t.trim().to_string()).ok())
+    };
+    let (trace, dom) = (raw(&trace), raw(&dom));
+    let data = Script {
+        slug,
+        run_id: run,
+        step,
+        trace: trace.as_deref(),
+        dom: dom.as_deref(),
+        notices,
+    };
+    super::call("trace", &data)
+}
+
+#[cfg(test)]
+#[path = "trace_tests.rs"]
+mod tests;

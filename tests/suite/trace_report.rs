@@ -1,0 +1,288 @@
+//! The report's trace timeline (issue 39, stage 7) in real Chromium: runs of
+//! tests/fixtures/trace.rs under `HARSHJUDGE_TRACE=on`, then
+//! `report/index.html` opened from `file://` through harshjudge's own `Page`.
+//! The failing step opens to its timeline: its calls in order, the failed
+//! one selected, its snapshot rebuilt with the target outlined (before) and
+//! after it (`b`/`a`); `j` moves to the fill, whose requests and console
+//! lines are the page's; a click inside a frame shows the frame's document;
+//! a step without a trace shows no timeline.
+
+use crate::support;
+use crate::support::page::{js, until};
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use harshjudge::browser::{BrowserConfig, Page, expect};
+use serde_json::Value;
+use support::{Run, runs, test_binary};
+
+/// Runs the trace fixture's `scenarios` into `hj` with `envs`.
+fn run(hj: &Path, scenarios: &[&str], envs: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(test_binary("trace_suite"));
+    cmd.current_dir(support::workspace())
+        .args(scenarios)
+        .env("HARSHJUDGE_DIR", hj)
+        .env("HARSHJUDGE_WAIT", "1s")
+        .env_remove("HARSHJUDGE_TRACE")
+        .env_remove("HARSHJUDGE_EVIDENCE")
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("HARSHJUDGE_RETRIES")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("NEXTEST");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    Run::from(cmd.output().expect("the suite runs"))
+}
+
+fn only_run(hj: &Path, slug: &str) -> PathBuf {
+    let mut all = runs(hj, slug);
+    assert_eq!(all.len(), 1, "{slug}: {all:?}");
+    all.pop().unwrap()
+}
+
+fn id_of(run: &Path) -> String {
+    run.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Shows the report's route `hash` (the page is the report already).
+async fn open(page: &Page, hash: &str) {
+    page.eval(&format!("location.hash = {hash:?}; return true"))
+        .await
+        .unwrap();
+}
+
+/// The calls of the timeline's entry rows, in order.
+async fn calls(page: &Page) -> Value {
+    js(
+        page,
+        "return Array.from(document.querySelectorAll('#timeline .tl-row:not(.between) .tl-call')).map(function (c) { return c.textContent; })",
+    )
+    .await
+}
+
+/// The selected row's call.
+async fn selected(page: &Page) -> Value {
+    js(
+        page,
+        "var r = document.querySelector('#timeline .tl-row.sel'); return r ? r.querySelector('.tl-call').textContent : null",
+    )
+    .await
+}
+
+/// Waits until the snapshot frame shows moment `m`.
+async fn shows(page: &Page, m: &str) {
+    until(
+        page,
+        &format!("the {m} snapshot"),
+        &format!(
+            "var f = document.querySelector('#timeline iframe.snapshot'); return !!f && f.getAttribute('data-moment') === '{m}' && f.getAttribute('sandbox') === 'allow-scripts'"
+        ),
+    )
+    .await;
+}
+
+/// The text of the selected row's requests and console tables.
+async fn logs(page: &Page) -> String {
+    js(
+        page,
+        "var d = document.querySelector('#timeline .tl-detail'); return Array.from(d.querySelectorAll('.tl-requests, .tl-console')).map(function (t) { return t.innerText; }).join('\\n')",
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_traced_step_opens_to_its_timeline_in_the_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hj = tmp.path().join(".harshJudge");
+    let r = run(&hj, &["failing", "framed"], &[("HARSHJUDGE_TRACE", "on")]);
+    assert_eq!(r.code, 101, "failing fails: {r:?}");
+    // `passing` under the default: it passes, so no step keeps a trace.
+    let r = run(&hj, &["passing"], &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    // The harness wrote the report at each run's end; written again, nothing
+    // changed, nothing is rewritten.
+    let stats = harshjudge::report::html::write(&hj).unwrap();
+    assert_eq!(stats.trace_scripts_written, 0, "{stats:?}");
+    let failing = id_of(&only_run(&hj, "failing"));
+    let framed = id_of(&only_run(&hj, "framed"));
+    let passing = id_of(&only_run(&hj, "passing"));
+
+    // One script per traced step; none for a run without traces, and the run's
+    // own script does not carry them.
+    let traces = hj.join("report/data/traces");
+    for step in ["01", "02"] {
+        let script = traces.join(format!("failing/{failing}/{step}.js"));
+        let text = std::fs::read_to_string(&script).unwrap();
+        assert!(
+            text.starts_with("window.__hj.trace(") && text.contains("\"dom\":{"),
+            "{}: {}",
+            script.display(),
+            &text[..text.len().min(300)]
+        );
+    }
+    assert!(!traces.join("failing").join(&failing).join("03.js").exists());
+    assert!(traces.join(format!("framed/{framed}/01.js")).is_file());
+    assert!(!traces.join("passing").exists());
+    let run_js =
+        std::fs::read_to_string(hj.join(format!("report/data/runs/failing/{failing}.js"))).unwrap();
+    assert!(
+        !run_js.contains("Card ending") && !run_js.contains("\"snapshots\":["),
+        "the run's script holds no trace"
+    );
+
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let index = format!("file://{}", hj.join("report/index.html").display());
+    let browsers = harshjudge::browser::Browsers::new();
+    let page = browsers
+        .open_page_with(&config, &index)
+        .await
+        .expect("a browser page (needs chromium and chromium-driver)");
+    page.goto(&index).await.unwrap();
+
+    // The failing step: its calls in order, the failed click selected.
+    open(&page, &format!("#/run/failing/{failing}/02")).await;
+    until(
+        &page,
+        "the timeline's rows",
+        "return document.querySelectorAll('#timeline .tl-row:not(.between)').length === 3",
+    )
+    .await;
+    assert_eq!(
+        calls(&page).await,
+        serde_json::json!([
+            "page.goto(\"/items\")",
+            "page.get_by_label(\"Name\").fill(\"milk\")",
+            "page.get_by_role(\"button\").name(\"Save\").click()",
+        ])
+    );
+    assert_eq!(
+        selected(&page).await,
+        "page.get_by_role(\"button\").name(\"Save\").click()"
+    );
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelector('#timeline .tl-row.sel').classList.contains('failed')"
+        )
+        .await,
+        true
+    );
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelectorAll('#timeline .tl-row.failed').length"
+        )
+        .await,
+        1
+    );
+    let detail = js(
+        &page,
+        "return document.querySelector('#timeline .tl-detail').innerText",
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_string();
+    assert!(
+        detail.contains("timed out after") && detail.contains("tests/fixtures/trace.rs:"),
+        "the error and the source line: {detail}"
+    );
+
+    // Before: the page rebuilt, the Save button outlined as the target.
+    shows(&page, "before").await;
+    let snapshot = page.frame_locator("#timeline iframe.snapshot");
+    expect(&snapshot.get_by_role("button").name("Save"))
+        .to_have_css("outline-style", "solid")
+        .await
+        .unwrap();
+    expect(&snapshot.get_by_label("Name"))
+        .to_have_value("milk")
+        .await
+        .unwrap();
+    // `a`: after the click; `b`: before it again.
+    page.keyboard().press("a").await.unwrap();
+    shows(&page, "after").await;
+    expect(&snapshot.get_by_role("heading"))
+        .to_have_text("Items")
+        .await
+        .unwrap();
+    page.keyboard().press("b").await.unwrap();
+    shows(&page, "before").await;
+    expect(&snapshot.get_by_role("button").name("Save"))
+        .to_have_css("outline-style", "solid")
+        .await
+        .unwrap();
+
+    // `j` from the goto: the fill, its request and console line.
+    page.click("#timeline .tl-row[data-n=\"1\"]").await.unwrap();
+    until(
+        &page,
+        "the goto selected",
+        "var r = document.querySelector('#timeline .tl-row.sel'); return !!r && r.getAttribute('data-n') === '1'",
+    )
+    .await;
+    page.keyboard().press("j").await.unwrap();
+    until(
+        &page,
+        "the fill selected",
+        "var r = document.querySelector('#timeline .tl-row.sel:not(.between)'); return !!r && r.getAttribute('data-n') === '2'",
+    )
+    .await;
+    let said = logs(&page).await;
+    assert!(
+        said.contains("/api/typed?v=milk") && said.contains("typed milk"),
+        "the fill's request and console line: {said}"
+    );
+    // Esc closes the timeline.
+    page.keyboard().press("Escape").await.unwrap();
+    until(
+        &page,
+        "the timeline closed",
+        "return document.getElementById('timeline').classList.contains('closed')",
+    )
+    .await;
+
+    // A click in a frame: its snapshot holds the frame's document.
+    open(&page, &format!("#/run/framed/{framed}/01")).await;
+    until(
+        &page,
+        "the framed step's rows",
+        "return document.querySelectorAll('#timeline .tl-row:not(.between)').length === 2",
+    )
+    .await;
+    page.click("#timeline .tl-row[data-n=\"2\"]").await.unwrap();
+    shows(&page, "before").await;
+    let frame = page
+        .frame_locator("#timeline iframe.snapshot")
+        .frame_locator("iframe");
+    expect(&frame.get_by_text("Card ending 4242"))
+        .to_be_visible()
+        .await
+        .unwrap();
+    expect(&frame.get_by_role("button").name("Pay"))
+        .to_have_css("outline-style", "solid")
+        .await
+        .unwrap();
+
+    // A run without traces: no timeline.
+    open(&page, &format!("#/run/passing/{passing}/02")).await;
+    until(
+        &page,
+        "the passing step",
+        "var h = document.querySelector('#step h2'); return !!h && h.textContent.indexOf('Type a name') >= 0",
+    )
+    .await;
+    assert_eq!(
+        js(&page, "return document.getElementById('timeline') === null").await,
+        true
+    );
+
+    browsers.release(page).await;
+    browsers.shutdown().await;
+}
