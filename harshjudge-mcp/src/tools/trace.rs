@@ -48,6 +48,40 @@ pub struct GetStepTrace {
     /// The step's number, 1-based (3 for step 03).
     #[schemars(range(min = 1, max = 99))]
     pub step: u64,
+    /// An entry's number (#n of the lines): instead of the lines, the page
+    /// at that moment as an ARIA snapshot (YAML), rebuilt from the step's
+    /// trace-dom.json in a headless browser.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub action: Option<u64>,
+    /// With action, which of its snapshots: before (it acted), after (it
+    /// ended) or at (an assertion's last check). Default: after, else the one
+    /// the entry has.
+    #[serde(default)]
+    pub moment: Option<Moment>,
+}
+
+/// One of an entry's snapshots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Moment {
+    /// Before it acted.
+    Before,
+    /// After it ended.
+    After,
+    /// At an assertion's last check.
+    At,
+}
+
+impl Moment {
+    /// Its name: `before`, `after`, `at`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Moment::Before => "before",
+            Moment::After => "after",
+            Moment::At => "at",
+        }
+    }
 }
 
 /// What `getStepTrace` returns.
@@ -73,6 +107,13 @@ pub struct StepTrace {
     pub entries: Vec<TraceEntry>,
     /// Entries of the file the lines leave out (over the limit of 100).
     pub left_out: usize,
+    /// With action: the moment shown (before, after or at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment: Option<Moment>,
+    /// With action: the page at that moment as an ARIA snapshot (YAML, cut
+    /// as `text` says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aria: Option<String>,
 }
 
 crate::plain_output!(StepTrace);
@@ -128,6 +169,11 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
             a.step
         )));
     }
+    if a.moment.is_some() && a.action.is_none() {
+        return Err(ToolError::invalid(
+            "moment needs action: the entry (#n of the lines) whose snapshot to show",
+        ));
+    }
     let step = StepId::from_index(a.step as usize)?;
     let (slug, id) = run_of(store, a.run_id, a.scenario_slug)?;
     let run = store.scenario(&slug).run(&id);
@@ -164,6 +210,14 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
         .map_err(|e| e.to_string())
         .and_then(|text| TraceFile::read(text).map_err(|e| e.to_string()))
         .map_err(|e| ToolError::new(Code::Corrupt, format!("{}: {e}", ctx.rel(&path))))?;
+    if let Some(n) = a.action {
+        let at = Where {
+            slug: &slug,
+            id: &id,
+            step: &step,
+        };
+        return super::trace_aria::action_snapshot(ctx, &file, &at, n, a.moment);
+    }
     let path = ctx.rel(&path);
     let (text, shown, left_out) = render(&file, &slug, &id, &path);
     Ok(StepTrace {
@@ -176,7 +230,16 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
         text,
         entries: shown.into_iter().cloned().collect(),
         left_out,
+        moment: None,
+        aria: None,
     })
+}
+
+/// The step a trace is of.
+pub(super) struct Where<'a> {
+    pub slug: &'a Slug,
+    pub id: &'a RunId,
+    pub step: &'a StepId,
 }
 
 /// Why a step of a run has no `trace.json`, as far as the run tells it.
@@ -235,12 +298,12 @@ fn no_trace_reason(
 }
 
 /// The first line of `text`.
-fn first_line(text: &str) -> &str {
+pub(super) fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("").trim_end()
 }
 
 /// `text` cut to `max` characters, an ellipsis marking the cut.
-fn cut(text: &str, max: usize) -> String {
+pub(super) fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
@@ -271,7 +334,7 @@ fn failed(r: &TraceRequest) -> bool {
 
 /// What was cut from the lines, said once at their end.
 #[derive(Default)]
-struct Cuts {
+pub(super) struct Cuts {
     calls: usize,
     errors: usize,
     named: usize,
@@ -347,7 +410,7 @@ fn counts(logs: &TraceLogs) -> Vec<String> {
 }
 
 /// One entry's line: `#n +start duration call · outcome · failures · file:line · counts`.
-fn entry_line(file: &TraceFile, e: &TraceEntry, cuts: &mut Cuts) -> String {
+pub(super) fn entry_line(file: &TraceFile, e: &TraceEntry, cuts: &mut Cuts) -> String {
     let call = if e.call.chars().count() > MAX_CALL {
         cuts.calls += 1;
         cut(&e.call, MAX_CALL)
