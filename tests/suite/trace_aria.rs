@@ -3,7 +3,7 @@
 //! in Chromium, then each moment of its step 2 read back as an ARIA
 //! snapshot, rebuilt from `trace-dom.json` in a browser of the tool's own:
 //! the field empty before the fill and holding "milk" after it, the
-//! disabled Save button the click waited for.
+//! disabled Save button the click waited for, as the step's live `aria.yml`.
 
 use crate::support;
 
@@ -65,6 +65,11 @@ fn a_real_run_s_snapshots_read_back_as_aria_snapshots() {
     assert_eq!(after, page(": milk"));
     let click = aria(3, "before");
     assert!(click.contains("- button \"Save\" [disabled]"), "{click}");
+    // The click timed out: its before is the page at its last check, which
+    // is the page the step's own `aria.yml` (read live at the failure) shows.
+    let run = support::runs(&tmp.path().join(".harshJudge"), "failing").pop().unwrap();
+    let live = std::fs::read_to_string(run.join("step-02/evidence/aria.yml")).unwrap();
+    assert_eq!(click.trim_end(), live.trim_end());
     // The goto has no before (a navigation's moment is its after).
     let out = harshjudge_mcp::call(
         &ctx,
