@@ -50,7 +50,8 @@ fn a_real_run_s_snapshots_read_back_as_aria_snapshots() {
         ]
     );
     let aria = |action: u32, moment: &str| {
-        let v = get(json!({"scenarioSlug": "failing", "step": 2, "action": action, "moment": moment}));
+        let v =
+            get(json!({"scenarioSlug": "failing", "step": 2, "action": action, "moment": moment}));
         assert_eq!(v["moment"], moment);
         v["aria"].as_str().unwrap().to_string()
     };
@@ -67,7 +68,9 @@ fn a_real_run_s_snapshots_read_back_as_aria_snapshots() {
     assert!(click.contains("- button \"Save\" [disabled]"), "{click}");
     // The click timed out: its before is the page at its last check, which
     // is the page the step's own `aria.yml` (read live at the failure) shows.
-    let run = support::runs(&tmp.path().join(".harshJudge"), "failing").pop().unwrap();
+    let run = support::runs(&tmp.path().join(".harshJudge"), "failing")
+        .pop()
+        .unwrap();
     let live = std::fs::read_to_string(run.join("step-02/evidence/aria.yml")).unwrap();
     assert_eq!(click.trim_end(), live.trim_end());
     // The goto has no before (a navigation's moment is its after).
@@ -76,7 +79,15 @@ fn a_real_run_s_snapshots_read_back_as_aria_snapshots() {
         "getStepTrace",
         Some(json!({"scenarioSlug": "failing", "step": 2, "action": 1, "moment": "before"})),
     );
-    assert_eq!(out.code, Some(harshjudge_mcp::Code::NotFound), "{}", out.value);
+    assert_eq!(
+        out.code,
+        Some(harshjudge_mcp::Code::NotFound),
+        "{}",
+        out.value
+    );
     let msg = out.value["error"].as_str().unwrap();
-    assert!(msg.ends_with("has no before snapshot: it has after"), "{msg}");
+    assert!(
+        msg.ends_with("has no before snapshot: it has after"),
+        "{msg}"
+    );
 }

@@ -129,10 +129,7 @@ pub(super) fn action_snapshot(
             list.len()
         )));
     };
-    for (key, says) in [
-        ("omitted", "was not kept"),
-        ("error", "could not be taken"),
-    ] {
+    for (key, says) in [("omitted", "was not kept"), ("error", "could not be taken")] {
         if let Some(why) = snapshot.get(key) {
             let why = why.as_str().map_or_else(|| why.to_string(), String::from);
             return Err(ToolError::not_found(format!(
@@ -211,7 +208,8 @@ fn bounded(yaml: &str) -> (String, Option<String>) {
 /// agent's browsers (launched on first use; the page goes back to their pool).
 fn render_in_browser(ctx: &Context, list: &[Value], index: usize) -> Result<String, ToolError> {
     let config = BrowserConfig::from_env().map_err(|e| ToolError::invalid(e.to_string()))?;
-    let limit = crate::agent::tool_timeout()?.max(config.launch_timeout * 2 + Duration::from_secs(30));
+    let limit =
+        crate::agent::tool_timeout()?.max(config.launch_timeout * 2 + Duration::from_secs(30));
     let agent = ctx.agent();
     let mine = agent.clone();
     let list = list.to_vec();

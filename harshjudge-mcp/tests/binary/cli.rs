@@ -1169,18 +1169,34 @@ fn trace_action_prints_the_tool_s_aria_snapshot() {
         harshjudge_mcp::tools::lean::text(&ctx, "getStepTrace", &out.value).unwrap()
     };
     let after = tool(json!({"scenarioSlug": "items", "step": 2, "action": 3}));
-    assert!(after.contains("\n- heading \"Saved\" [level=1]\n"), "{after}");
+    assert!(
+        after.contains("\n- heading \"Saved\" [level=1]\n"),
+        "{after}"
+    );
     let o = hj(&p, &["trace", "items", "--step", "2", "--action", "3"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, format!("{after}\n"));
     let before = tool(json!({"runId": "trace-run", "step": 2, "action": 3, "moment": "before"}));
     assert!(before.contains("\n- button \"Save\"\n"), "{before}");
-    let args = ["trace", "--run", "trace-run", "--step", "2", "--action", "3", "--moment", "before"];
+    let args = [
+        "trace",
+        "--run",
+        "trace-run",
+        "--step",
+        "2",
+        "--action",
+        "3",
+        "--moment",
+        "before",
+    ];
     let o = hj(&p, &args);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, format!("{before}\n"));
     let msg = hj(&p, &["trace", "items", "--step", "2", "--action", "7"]).error("NOT_FOUND");
-    assert!(msg.ends_with("has no entry #7: its entries are #1 to #3"), "{msg}");
+    assert!(
+        msg.ends_with("has no entry #7: its entries are #1 to #3"),
+        "{msg}"
+    );
     // --moment needs --action (clap refuses it).
     let o = hj(&p, &["trace", "items", "--step", "2", "--moment", "after"]);
     assert_ne!(o.code, 0);

@@ -340,16 +340,16 @@ fn an_action_s_page_is_its_aria_snapshot_before_and_after() {
         aria,
         "- heading \"Items\" [level=1]\n- text: Name\n- textbox \"Name\": milk\n- button \"Save\"\n"
     );
-    assert!(
-        before["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("step 02 of run trace-run (items): the page before entry #3 (it has before, after)")
-    );
+    assert!(before["text"].as_str().unwrap().starts_with(
+        "step 02 of run trace-run (items): the page before entry #3 (it has before, after)"
+    ));
     // The fill's before: the field still empty.
     let fill = p.ok(json!({"scenarioSlug": SLUG, "step": 2, "action": 2, "moment": "before"}));
     assert!(
-        fill["aria"].as_str().unwrap().contains("- textbox \"Name\"\n"),
+        fill["aria"]
+            .as_str()
+            .unwrap()
+            .contains("- textbox \"Name\"\n"),
         "{}",
         fill["aria"]
     );

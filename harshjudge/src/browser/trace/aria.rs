@@ -25,8 +25,11 @@ fn needed(list: &[Value], index: usize) -> (Vec<&Value>, usize) {
         return (Vec::new(), 0);
     };
     let frame = |s: &Value| (s.get("page").cloned(), s.get("frame").cloned());
-    let of_moment =
-        |s: &Value| ["page", "entry", "moment"].iter().all(|k| s.get(k) == shown.get(k));
+    let of_moment = |s: &Value| {
+        ["page", "entry", "moment"]
+            .iter()
+            .all(|k| s.get(k) == shown.get(k))
+    };
     let frames: Vec<_> = list.iter().filter(|s| of_moment(s)).map(frame).collect();
     let mut kept = Vec::new();
     let mut at = 0;
