@@ -15,7 +15,6 @@ pub mod record;
 pub mod run;
 pub mod scenario;
 pub mod trace;
-mod trace_aria;
 
 use crate::dispatch::ToolDef;
 

@@ -17,6 +17,8 @@ use super::scenario::existing;
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
+mod aria;
+
 /// A step's trace in its evidence.
 const TRACE_FILE: &str = "trace.json";
 /// What the store writer leaves when a step's trace could not be written.
@@ -216,7 +218,7 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
             id: &id,
             step: &step,
         };
-        return super::trace_aria::action_snapshot(ctx, &file, &at, n, a.moment);
+        return aria::action_snapshot(ctx, &file, &at, n, a.moment);
     }
     let path = ctx.rel(&path);
     let (text, shown, left_out) = render(&file, &slug, &id, &path);
@@ -236,7 +238,7 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
 }
 
 /// The step a trace is of.
-pub(super) struct Where<'a> {
+struct Where<'a> {
     pub slug: &'a Slug,
     pub id: &'a RunId,
     pub step: &'a StepId,
@@ -298,12 +300,12 @@ fn no_trace_reason(
 }
 
 /// The first line of `text`.
-pub(super) fn first_line(text: &str) -> &str {
+fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("").trim_end()
 }
 
 /// `text` cut to `max` characters, an ellipsis marking the cut.
-pub(super) fn cut(text: &str, max: usize) -> String {
+fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
@@ -334,7 +336,7 @@ fn failed(r: &TraceRequest) -> bool {
 
 /// What was cut from the lines, said once at their end.
 #[derive(Default)]
-pub(super) struct Cuts {
+struct Cuts {
     calls: usize,
     errors: usize,
     named: usize,
@@ -410,7 +412,7 @@ fn counts(logs: &TraceLogs) -> Vec<String> {
 }
 
 /// One entry's line: `#n +start duration call · outcome · failures · file:line · counts`.
-pub(super) fn entry_line(file: &TraceFile, e: &TraceEntry, cuts: &mut Cuts) -> String {
+fn entry_line(file: &TraceFile, e: &TraceEntry, cuts: &mut Cuts) -> String {
     let call = if e.call.chars().count() > MAX_CALL {
         cuts.calls += 1;
         cut(&e.call, MAX_CALL)

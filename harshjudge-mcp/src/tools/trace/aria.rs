@@ -12,7 +12,7 @@ use harshjudge::browser::BrowserConfig;
 use harshjudge::store::{TraceEntry, TraceFile};
 use serde_json::Value;
 
-use super::trace::{Cuts, Moment, StepTrace, Where, cut, entry_line, first_line};
+use super::{Cuts, Moment, StepTrace, Where, cut, entry_line, first_line};
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
@@ -220,5 +220,5 @@ fn render_in_browser(ctx: &Context, list: &[Value], index: usize) -> Result<Stri
             mine.browsers.release(page).await;
             yaml
         })?
-        .map_err(super::browser::classify)
+        .map_err(crate::tools::browser::classify)
 }
