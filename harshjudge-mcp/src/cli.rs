@@ -672,19 +672,8 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             a.put("scenarioSlug", scenario);
             "getRunState"
         }
-        Command::Trace {
-            slug,
-            step,
-            run,
-            action,
-            moment,
-        } => {
-            a.put("scenarioSlug", slug);
-            a.put("runId", run);
-            a.put("action", action);
-            a.put("moment", moment);
-            let step = step.parse::<u64>().map_or(json!(step), |n| json!(n));
-            a.put("step", step);
+        Command::Trace { .. } => {
+            trace_args(cmd, &mut a);
             "getStepTrace"
         }
         Command::PendingJudgments {
@@ -763,6 +752,27 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         }
     };
     Ok(Some((name, Value::Object(a.0))))
+}
+
+/// `trace`'s arguments of `getStepTrace` (`step` a number when it is one).
+fn trace_args(cmd: &Command, a: &mut Args) {
+    if let Command::Trace {
+        slug,
+        step,
+        run,
+        action,
+        moment,
+    } = cmd
+    {
+        a.put("scenarioSlug", slug);
+        a.put("runId", run);
+        a.put("action", action);
+        a.put("moment", moment);
+        a.put(
+            "step",
+            step.parse::<u64>().map_or(json!(step), |n| json!(n)),
+        );
+    }
 }
 
 /// The context the flags describe.

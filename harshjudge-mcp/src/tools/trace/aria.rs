@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use harshjudge::browser::BrowserConfig;
+use harshjudge::report::html::SNAPSHOT_RENDERER;
 use harshjudge::store::{TraceEntry, TraceFile};
 use serde_json::Value;
 
@@ -216,7 +217,9 @@ fn render_in_browser(ctx: &Context, list: &[Value], index: usize) -> Result<Stri
     agent
         .block_within(limit, "HARSHJUDGE_TOOL_TIMEOUT", async move {
             let page = mine.browsers.open_page_with(&config, "about:blank").await?;
-            let yaml = harshjudge::browser::trace_aria_snapshot(&page, &list, index).await;
+            let yaml =
+                harshjudge::browser::trace_aria_snapshot(&page, SNAPSHOT_RENDERER, &list, index)
+                    .await;
             mine.browsers.release(page).await;
             yaml
         })?

@@ -12,7 +12,6 @@ use serde_json::Value;
 
 use super::super::error::{BrowserError, cmd_err};
 use super::super::page::Page;
-use crate::report::html::SNAPSHOT_RENDERER;
 
 /// The snapshots `hjrRender` needs to rebuild snapshot `index` of `list`:
 /// those of its moment (its page, entry and moment: the top document and
@@ -46,12 +45,14 @@ fn needed(list: &[Value], index: usize) -> (Vec<&Value>, usize) {
 
 /// The ARIA snapshot (YAML, as [`Page::aria_snapshot`] gives it for a live
 /// page) of snapshot `index` of `snapshots` (`trace-dom.json`'s list),
-/// rebuilt in `page`: the page is taken to `about:blank` first and is left
+/// rebuilt by `renderer` (the report's, `report::html::SNAPSHOT_RENDERER`:
+/// the browser layer does not reach up to the report) in `page`: the page is taken to `about:blank` first and is left
 /// showing the rebuilt document. A snapshot the list has as `omitted` or
 /// `error` is rendered as the renderer's page saying so; the caller tells
 /// those apart before.
 pub async fn trace_aria_snapshot(
     page: &Page,
+    renderer: &str,
     snapshots: &[Value],
     index: usize,
 ) -> Result<String, BrowserError> {
@@ -68,7 +69,7 @@ pub async fn trace_aria_snapshot(
     }
     page.goto("about:blank").await?;
     let js = format!(
-        "(a) => {{\n{SNAPSHOT_RENDERER}\nconst html = hjrRender(a.snapshots, a.index, {{}});\n\
+        "(a) => {{\n{renderer}\nconst html = hjrRender(a.snapshots, a.index, {{}});\n\
          document.open(); document.write(html); document.close(); return true; }}"
     );
     let arg = serde_json::json!({"snapshots": list, "index": at});
