@@ -9,6 +9,12 @@
 //! (run_steps) while recorded, then replayed (record_replay): in brief and
 //! with `detail: true`.
 //!
+//! The trace's figures (issue 39 point 6, `CONTEXT_BENCH_PART=trace` for them
+//! alone): a failed TodoMVC step (tests/fixtures/trace_todomvc.rs, run under
+//! the default retain-on-failure) as `getStepTrace` gives it, its lines and
+//! the failed entry's page as an ARIA snapshot (`action`), against the
+//! step's `page.html`; written to target/context-budget-trace.json.
+//!
 //! Needs: target/py-venv (the MCP SDK), node, and
 //! `npm install --prefix target/context-bench-npm @playwright/mcp@0.0.83 gpt-tokenizer`;
 //! Chromium at /usr/bin/chromium (HARSHJUDGE_CHROMIUM to change). Runs 3
@@ -49,6 +55,10 @@ fn main() {
     let ws = workspace();
     let npm = ws.join("target/context-bench-npm");
     let pw_cli = npm.join("node_modules/@playwright/mcp/cli.js");
+    if std::env::var("CONTEXT_BENCH_PART").as_deref() == Ok("trace") {
+        trace_tokens(&ws, &npm);
+        return;
+    }
     assert!(
         pw_cli.exists() && npm.join("node_modules/gpt-tokenizer").exists(),
         "npm install --prefix {} @playwright/mcp@0.0.83 gpt-tokenizer",
@@ -212,4 +222,122 @@ fn main() {
     )
     .unwrap();
     drop(http);
+    trace_tokens(&ws, &npm);
+}
+
+/// The failed TodoMVC step's trace as a model reads it: o200k tokens of its
+/// lines, of its failed entry's ARIA snapshot, and of the step's `page.html`.
+fn trace_tokens(ws: &Path, npm: &Path) {
+    assert!(
+        npm.join("node_modules/gpt-tokenizer").exists(),
+        "npm install --prefix {} gpt-tokenizer",
+        npm.display()
+    );
+    let cargo = std::env::var("CARGO").unwrap_or("cargo".into());
+    let built = Command::new(cargo)
+        .current_dir(ws)
+        .args(["test", "--quiet", "--no-run", "--message-format=json"])
+        .args(["-p", "harshjudge-workspace", "--test", "trace_todomvc"])
+        .output()
+        .unwrap();
+    let exe = String::from_utf8_lossy(&built.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["target"]["name"] == "trace_todomvc")
+        .and_then(|v| v["executable"].as_str().map(PathBuf::from))
+        .expect("the trace_todomvc fixture builds");
+    let project = tempfile::tempdir().unwrap();
+    let ran = Command::new(exe)
+        .current_dir(ws)
+        .env("HARSHJUDGE_DIR", project.path().join(".harshJudge"))
+        .env("HARSHJUDGE_WAIT", "2s")
+        .env_remove("HARSHJUDGE_TRACE")
+        .env_remove("HARSHJUDGE_EVIDENCE")
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("HARSHJUDGE_RETRIES")
+        .output()
+        .unwrap();
+    assert_eq!(ran.status.code(), Some(101), "the TodoMVC step fails");
+    let ctx = harshjudge_mcp::Context::new(project.path()).unwrap();
+    let text = |args: Value| {
+        let out = harshjudge_mcp::call(&ctx, "getStepTrace", Some(args));
+        assert!(!out.is_error(), "{}", out.value);
+        let text = harshjudge_mcp::tools::lean::text(&ctx, "getStepTrace", &out.value).unwrap();
+        (text, out.value)
+    };
+    let (lines, v) = text(json!({"scenarioSlug": "todomvc", "step": 2}));
+    let failed = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["outcome"]["status"] != "ok")
+        .expect("a failed entry")["n"]
+        .as_u64()
+        .unwrap();
+    let (aria, _) = text(json!({"scenarioSlug": "todomvc", "step": 2, "action": failed}));
+    let trace = project.path().join(v["path"].as_str().unwrap());
+    let page = std::fs::read_to_string(trace.with_file_name("page.html")).unwrap();
+    let out_dir = ws.join("target/context-bench");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let mut files = Vec::new();
+    for (name, body) in [("lines", &lines), ("aria", &aria), ("page", &page)] {
+        let f = out_dir.join(format!("trace-{name}.txt"));
+        std::fs::write(&f, body).unwrap();
+        files.push(f);
+    }
+    let counted = Command::new("node")
+        .arg("-e")
+        .arg(
+            "const { createRequire } = require('node:module');\
+             const r = createRequire(process.env.TOKENIZER_FROM + '/');\
+             const { encode } = r('gpt-tokenizer/encoding/o200k_base');\
+             const fs = require('node:fs');\
+             for (const f of process.argv.slice(1)) { const s = fs.readFileSync(f, 'utf8');\
+             console.log(Buffer.byteLength(s) + ' ' + encode(s).length); }",
+        )
+        .args(&files)
+        .env("TOKENIZER_FROM", npm)
+        .output()
+        .unwrap();
+    assert!(
+        counted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&counted.stderr)
+    );
+    let figures: Vec<(u64, u64)> = String::from_utf8_lossy(&counted.stdout)
+        .lines()
+        .map(|l| {
+            let (b, t) = l.split_once(' ').unwrap();
+            (b.parse().unwrap(), t.parse().unwrap())
+        })
+        .collect();
+    let entries = v["entries"].as_array().unwrap().len();
+    println!(
+        "\nthe failed TodoMVC step's trace ({entries} entries, #{failed} failed), o200k tokens:"
+    );
+    println!("| | bytes | tokens |\n|---|---|---|");
+    let labels = [
+        "getStepTrace: the lines",
+        "getStepTrace with action: the failed entry's page as an ARIA snapshot",
+        "the step's page.html",
+    ];
+    for (label, (b, t)) in labels.iter().zip(&figures) {
+        println!("| {label} | {b} | {t} |");
+    }
+    let both = figures[0].1 + figures[1].1;
+    println!(
+        "lines + ARIA snapshot: {both} tokens, {:.2}× page.html",
+        both as f64 / figures[2].1 as f64
+    );
+    std::fs::write(
+        ws.join("target/context-budget-trace.json"),
+        serde_json::to_string_pretty(&json!({
+            "entries": entries, "failed": failed,
+            "lines": {"bytes": figures[0].0, "tokens": figures[0].1},
+            "aria": {"bytes": figures[1].0, "tokens": figures[1].1},
+            "pageHtml": {"bytes": figures[2].0, "tokens": figures[2].1},
+        }))
+        .unwrap(),
+    )
+    .unwrap();
 }

@@ -1,6 +1,7 @@
 //! Command line: the original CLI's commands, each mapped onto the same tool
 //! as the MCP server. Success prints compact JSON on stdout (exit 0), except
-//! `trace`, which prints the lines `getStepTrace` gives a model; a failure
+//! `trace`, which prints the lines `getStepTrace` gives a model (or with
+//! `--action` one entry's page as an ARIA snapshot); a failure
 //! prints `{"error", "code"}` on stderr (exit 1).
 
 use std::path::PathBuf;
@@ -212,6 +213,13 @@ pub enum Command {
         /// Run id.
         #[arg(long, value_name = "RUN_ID")]
         run: Option<String>,
+        /// An entry's number (#n of the lines): its page as an ARIA snapshot
+        /// instead (launches a headless browser for it).
+        #[arg(long, value_name = "N")]
+        action: Option<u64>,
+        /// With --action: which of its snapshots [default: after, else the one it has].
+        #[arg(long, requires = "action", value_parser = ["before", "after", "at"])]
+        moment: Option<String>,
     },
     /// Steps waiting for a verdict (an expectation and no verdict), with their evidence (getPendingJudgments).
     PendingJudgments {
@@ -664,11 +672,8 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
             a.put("scenarioSlug", scenario);
             "getRunState"
         }
-        Command::Trace { slug, step, run } => {
-            a.put("scenarioSlug", slug);
-            a.put("runId", run);
-            let step = step.parse::<u64>().map_or(json!(step), |n| json!(n));
-            a.put("step", step);
+        Command::Trace { .. } => {
+            trace_args(cmd, &mut a);
             "getStepTrace"
         }
         Command::PendingJudgments {
@@ -747,6 +752,27 @@ pub fn to_call(cmd: &Command) -> Result<Option<(&'static str, Value)>, CliError>
         }
     };
     Ok(Some((name, Value::Object(a.0))))
+}
+
+/// `trace`'s arguments of `getStepTrace` (`step` a number when it is one).
+fn trace_args(cmd: &Command, a: &mut Args) {
+    if let Command::Trace {
+        slug,
+        step,
+        run,
+        action,
+        moment,
+    } = cmd
+    {
+        a.put("scenarioSlug", slug);
+        a.put("runId", run);
+        a.put("action", action);
+        a.put("moment", moment);
+        a.put(
+            "step",
+            step.parse::<u64>().map_or(json!(step), |n| json!(n)),
+        );
+    }
 }
 
 /// The context the flags describe.
@@ -957,7 +983,14 @@ pub fn prints_text(cmd: &Command) -> bool {
 /// Runs one CLI command that prints text ([`prints_text`]): the tool's lean
 /// text on success, else the `{"error", "code"}` JSON.
 pub fn run_text_command(ctx: &Context, name: &str, args: Value) -> Result<String, Value> {
+    let browser = !args["action"].is_null();
     let out = crate::call(ctx, name, Some(args));
+    if browser {
+        // `trace --action`'s browser was launched for this command only.
+        let agent = ctx.agent();
+        let mine = agent.clone();
+        let _ = agent.block_on(async move { mine.browsers.shutdown().await });
+    }
     if out.is_error() {
         return Err(out.value);
     }

@@ -27,6 +27,7 @@ mod setups;
 mod shared_browser;
 mod targets;
 mod trace;
+mod trace_aria;
 mod trace_report;
 mod video;
 mod visual;

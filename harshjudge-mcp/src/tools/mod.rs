@@ -115,7 +115,7 @@ fn project_tools() -> Vec<ToolDef> {
             "getStepTrace",
             trace::GetStepTrace,
             trace::get_step_trace,
-            "What happened inside a step of a run (cargo test's step-NN/evidence/trace.json): one line per action, assertion, read and navigation — #n, start offset, duration, the call as written, ok or FAILED with the failure, failed requests and console errors, file:line, request and console counts. runId, or scenarioSlug for its newest run; step: its number. A step without a trace is NOT_FOUND saying why (e.g. it passed under retain-on-failure)."
+            "What happened inside a step of a run (cargo test's step-NN/evidence/trace.json): one line per action, assertion, read and navigation — #n, start offset, duration, the call as written, ok or FAILED with the failure, failed requests and console errors, file:line, request and console counts. runId, or scenarioSlug for its newest run; step: its number. A step without a trace is NOT_FOUND saying why (e.g. it passed under retain-on-failure). With action (an entry's #n) and moment (before|after|at; default after, else the one it has): that entry's page at that moment as an ARIA snapshot (YAML), rebuilt from the step's trace-dom.json."
         ),
         tool!(
             Project,

@@ -1155,3 +1155,49 @@ fn trace_prints_the_tool_s_text() {
     hj(&p, &["trace", "--step", "2"]).error("INVALID_INPUT");
     hj(&p, &["trace", "items", "--step", "two"]).error("INVALID_INPUT");
 }
+
+#[test]
+fn trace_action_prints_the_tool_s_aria_snapshot() {
+    use crate::trace_fixture as fx;
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().to_path_buf();
+    fx::recorded_with_dom(&harshjudge::store::Store::new(p.join(".harshJudge")));
+    let ctx = harshjudge_mcp::Context::new(&p).unwrap();
+    let tool = |args: Value| {
+        let out = harshjudge_mcp::call(&ctx, "getStepTrace", Some(args));
+        assert!(!out.is_error(), "{}", out.value);
+        harshjudge_mcp::tools::lean::text(&ctx, "getStepTrace", &out.value).unwrap()
+    };
+    let after = tool(json!({"scenarioSlug": "items", "step": 2, "action": 3}));
+    assert!(
+        after.contains("\n- heading \"Saved\" [level=1]\n"),
+        "{after}"
+    );
+    let o = hj(&p, &["trace", "items", "--step", "2", "--action", "3"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, format!("{after}\n"));
+    let before = tool(json!({"runId": "trace-run", "step": 2, "action": 3, "moment": "before"}));
+    assert!(before.contains("\n- button \"Save\"\n"), "{before}");
+    let args = [
+        "trace",
+        "--run",
+        "trace-run",
+        "--step",
+        "2",
+        "--action",
+        "3",
+        "--moment",
+        "before",
+    ];
+    let o = hj(&p, &args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, format!("{before}\n"));
+    let msg = hj(&p, &["trace", "items", "--step", "2", "--action", "7"]).error("NOT_FOUND");
+    assert!(
+        msg.ends_with("has no entry #7: its entries are #1 to #3"),
+        "{msg}"
+    );
+    // --moment needs --action (clap refuses it).
+    let o = hj(&p, &["trace", "items", "--step", "2", "--moment", "after"]);
+    assert_ne!(o.code, 0);
+}

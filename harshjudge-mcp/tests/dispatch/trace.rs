@@ -300,3 +300,89 @@ fn no_link_is_followed_out_of_harshjudge() {
         assert!(!out.value.to_string().contains(SECRET), "{}", out.value);
     }
 }
+
+/// A project holding the recorded run with step 02's DOM snapshots.
+fn with_dom() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    fx::recorded_with_dom(ctx.store());
+    Project { _dir: dir, ctx }
+}
+
+/// The line of entry #3 (the failed click) as the trace's lines show it.
+const CLICK: &str = r#"#3 +0.365s 5.003s page.get_by_role("button").name("Save").click() · FAILED timeout: timed out after 5.0 s waiting for page.get_by_role("button").name("Save") to be clicked · POST /api/items 500 · console error "Uncaught TypeError: x is undefined" · tests/items.rs:22 · 1 request · 1 console"#;
+
+#[test]
+fn an_action_s_page_is_its_aria_snapshot_before_and_after() {
+    let p = with_dom();
+    let dom = ".harshJudge/scenarios/items/runs/trace-run/step-02/evidence/trace-dom.json";
+    // Default: the page after it: the heading, the list and the link the
+    // click led to (the renderer's own script restored nothing to run).
+    let after = p.ok(json!({"runId": RUN, "step": 2, "action": 3}));
+    assert_eq!(
+        after["text"].as_str().unwrap(),
+        format!(
+            "step 02 of run trace-run (items): the page after entry #3 (it has before, after), as an ARIA snapshot\n{CLICK}\nurl: http://127.0.0.1:4321/items\n- heading \"Saved\" [level=1]\n- list:\n  - listitem: milk\n- link \"Back to the list\":\n  - /url: /items\nfile: {dom} (snapshot 4)"
+        )
+    );
+    assert_eq!(after["moment"], "after");
+    assert_eq!(after["entries"].as_array().unwrap().len(), 1);
+    assert_eq!(after["entries"][0]["n"], 3);
+    // What a model reads of it is the same text.
+    let lean = harshjudge_mcp::tools::lean::text(&p.ctx, "getStepTrace", &after).unwrap();
+    assert_eq!(lean, after["text"].as_str().unwrap());
+    // Before it: the form, its field's typed value restored, the Save button;
+    // the hidden note (display: none from the page's sheet) and what the
+    // page's script would have written are not there.
+    let before = p.ok(json!({"runId": RUN, "step": 2, "action": 3, "moment": "before"}));
+    let aria = before["aria"].as_str().unwrap();
+    assert_eq!(
+        aria,
+        "- heading \"Items\" [level=1]\n- text: Name\n- textbox \"Name\": milk\n- button \"Save\"\n"
+    );
+    assert!(before["text"].as_str().unwrap().starts_with(
+        "step 02 of run trace-run (items): the page before entry #3 (it has before, after)"
+    ));
+    // The fill's before: the field still empty.
+    let fill = p.ok(json!({"scenarioSlug": SLUG, "step": 2, "action": 2, "moment": "before"}));
+    assert!(
+        fill["aria"]
+            .as_str()
+            .unwrap()
+            .contains("- textbox \"Name\"\n"),
+        "{}",
+        fill["aria"]
+    );
+}
+
+#[test]
+fn a_missing_entry_moment_or_snapshot_is_not_found_naming_what_exists() {
+    let p = with_dom();
+    assert_eq!(
+        p.not_found(json!({"runId": RUN, "step": 2, "action": 9})),
+        "step 02 of run trace-run (items) has no entry #9: its entries are #1 to #3"
+    );
+    assert_eq!(
+        p.not_found(json!({"runId": RUN, "step": 2, "action": 3, "moment": "at"})),
+        "entry #3 of step 02 of run trace-run (items) has no at snapshot: it has before, after"
+    );
+    assert_eq!(
+        p.not_found(json!({"runId": RUN, "step": 2, "action": 1})),
+        "entry #1's after snapshot of step 02 of run trace-run (items) was not kept: 5 MiB, over the 4 MiB limit (it has after)"
+    );
+    assert_eq!(
+        p.not_found(json!({"runId": RUN, "step": 2, "action": 1, "moment": "before"})),
+        "entry #1 of step 02 of run trace-run (items) has no before snapshot: it has after"
+    );
+    // A trace without snapshots (the 8a fixture's): said, before any browser.
+    let q = Project::recorded();
+    assert!(
+        q.not_found(json!({"runId": RUN, "step": 2, "action": 3}))
+            .starts_with("entry #3 of step 02 of run trace-run (items) has no DOM snapshot: its trace was written without snapshots")
+    );
+    // moment alone, or a moment that is none: refused.
+    let (code, msg) = p.err(json!({"runId": RUN, "step": 2, "moment": "after"}));
+    assert_eq!(code, Code::InvalidInput, "{msg}");
+    let (code, msg) = p.err(json!({"runId": RUN, "step": 2, "action": 3, "moment": "during"}));
+    assert_eq!(code, Code::InvalidInput, "{msg}");
+}

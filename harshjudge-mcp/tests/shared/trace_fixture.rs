@@ -242,3 +242,76 @@ pub fn recorded(store: &Store) {
         &[("02", &failed_step())],
     );
 }
+
+/// A snapshot of `trace-dom.json` (D8's node form) of entry `entry`'s
+/// `moment`, its body `body`.
+fn dom_snapshot(entry: u32, moment: &str, body: serde_json::Value) -> serde_json::Value {
+    json!({
+        "entry": entry, "moment": moment, "page": "p1", "frame": 0, "parentFrame": null,
+        "time": T0 + f64::from(entry) * 100.0, "url": "http://127.0.0.1:4321/items",
+        "viewport": {"width": 1280, "height": 720}, "scroll": [0, 0], "doctype": "html",
+        "html": ["HTML", {"lang": "en"},
+            ["HEAD", {}, ["TITLE", {}, "Items"], ["STYLE", {}, ".gone { display: none }"]],
+            body],
+    })
+}
+
+/// [`recorded`], with DOM snapshots for step 02 (`trace-dom.json`, written as
+/// the store writer does, and the entries' indexes in it): #1 the goto's
+/// after, too large (`omitted`); #2 the fill's before (an empty field) and
+/// after (typed "milk"); #3 the click's before (the form, a script and a
+/// hidden note the page must not show) and after (a "Saved" heading and a
+/// list of one item; no more Save button).
+pub fn recorded_with_dom(store: &Store) {
+    use harshjudge::store::TraceSnapshots;
+    recorded(store);
+    let form = |value: &str| {
+        json!(["BODY", {},
+            ["H1", {}, "Items"],
+            ["LABEL", {"for": "name"}, "Name"],
+            ["INPUT", {"id": "name", "__hj_value": value}],
+            ["BUTTON", {"__hj_target": ""}, "Save"],
+            ["P", {"class": "gone"}, "Hidden note"],
+            ["SCRIPT", {}, "document.body.innerHTML = '<button>Injected</button>'"]])
+    };
+    let saved = json!(["BODY", {},
+        ["H1", {}, "Saved"],
+        ["UL", {}, ["LI", {}, "milk"]],
+        ["A", {"href": "/items"}, "Back to the list"]]);
+    let snapshots = vec![
+        json!({"entry": 1, "moment": "after", "page": "p1", "frame": 0, "parentFrame": null,
+               "time": T0 + 300.0, "omitted": "5 MiB, over the 4 MiB limit"}),
+        dom_snapshot(2, "before", form("")),
+        dom_snapshot(2, "after", form("milk")),
+        dom_snapshot(3, "before", form("milk")),
+        dom_snapshot(3, "after", saved),
+    ];
+    let mut file = failed_step();
+    let at = |before, after| {
+        Some(TraceSnapshots {
+            before,
+            after,
+            at: None,
+        })
+    };
+    file.entries[0].snapshots = at(None, Some(0));
+    file.entries[1].snapshots = at(Some(1), Some(2));
+    file.entries[2].snapshots = at(Some(3), Some(4));
+    write_trace(store, SLUG, RUN, "02", &file);
+    let bytes = serde_json::to_vec(&json!({"version": 1, "snapshots": snapshots})).unwrap();
+    let name = EvidenceName::new("trace-dom").unwrap();
+    store
+        .scenario(&Slug::new(SLUG).unwrap())
+        .run(&RunId::new(RUN).unwrap())
+        .write_evidence(
+            &StepId::new("02").unwrap(),
+            NewEvidence {
+                name: &name,
+                ext: "json",
+                kind: "custom",
+                bytes: &bytes,
+            },
+            Default::default(),
+        )
+        .unwrap();
+}

@@ -77,5 +77,6 @@ pub use request::{Request, ResponseInfo};
 pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{NameValue, OriginState, StorageState};
+pub use trace::trace_aria_snapshot;
 pub(crate) use trace::{Tracer, Tracing};
 pub(crate) use video::{Screencast, ScreencastFrame};

@@ -20,6 +20,7 @@
 //! The page at each moment: the DOM snapshots of `dom.rs`, held for the
 //! running step and written beside its `trace.json` as `trace-dom.json`.
 
+mod aria;
 mod assign;
 mod call;
 pub(crate) mod dom;
@@ -27,6 +28,7 @@ mod targets;
 #[cfg(test)]
 mod tests;
 
+pub use aria::trace_aria_snapshot;
 pub(crate) use assign::assign;
 pub(crate) use call::{of_action, of_request};
 

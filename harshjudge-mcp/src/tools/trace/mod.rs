@@ -17,6 +17,8 @@ use super::scenario::existing;
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
+mod aria;
+
 /// A step's trace in its evidence.
 const TRACE_FILE: &str = "trace.json";
 /// What the store writer leaves when a step's trace could not be written.
@@ -48,6 +50,40 @@ pub struct GetStepTrace {
     /// The step's number, 1-based (3 for step 03).
     #[schemars(range(min = 1, max = 99))]
     pub step: u64,
+    /// An entry's number (#n of the lines): instead of the lines, the page
+    /// at that moment as an ARIA snapshot (YAML), rebuilt from the step's
+    /// trace-dom.json in a headless browser.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub action: Option<u64>,
+    /// With action, which of its snapshots: before (it acted), after (it
+    /// ended) or at (an assertion's last check). Default: after, else the one
+    /// the entry has.
+    #[serde(default)]
+    pub moment: Option<Moment>,
+}
+
+/// One of an entry's snapshots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Moment {
+    /// Before it acted.
+    Before,
+    /// After it ended.
+    After,
+    /// At an assertion's last check.
+    At,
+}
+
+impl Moment {
+    /// Its name: `before`, `after`, `at`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Moment::Before => "before",
+            Moment::After => "after",
+            Moment::At => "at",
+        }
+    }
 }
 
 /// What `getStepTrace` returns.
@@ -73,6 +109,13 @@ pub struct StepTrace {
     pub entries: Vec<TraceEntry>,
     /// Entries of the file the lines leave out (over the limit of 100).
     pub left_out: usize,
+    /// With action: the moment shown (before, after or at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment: Option<Moment>,
+    /// With action: the page at that moment as an ARIA snapshot (YAML, cut
+    /// as `text` says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aria: Option<String>,
 }
 
 crate::plain_output!(StepTrace);
@@ -128,6 +171,11 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
             a.step
         )));
     }
+    if a.moment.is_some() && a.action.is_none() {
+        return Err(ToolError::invalid(
+            "moment needs action: the entry (#n of the lines) whose snapshot to show",
+        ));
+    }
     let step = StepId::from_index(a.step as usize)?;
     let (slug, id) = run_of(store, a.run_id, a.scenario_slug)?;
     let run = store.scenario(&slug).run(&id);
@@ -164,6 +212,14 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
         .map_err(|e| e.to_string())
         .and_then(|text| TraceFile::read(text).map_err(|e| e.to_string()))
         .map_err(|e| ToolError::new(Code::Corrupt, format!("{}: {e}", ctx.rel(&path))))?;
+    if let Some(n) = a.action {
+        let at = Where {
+            slug: &slug,
+            id: &id,
+            step: &step,
+        };
+        return aria::action_snapshot(ctx, &file, &at, n, a.moment);
+    }
     let path = ctx.rel(&path);
     let (text, shown, left_out) = render(&file, &slug, &id, &path);
     Ok(StepTrace {
@@ -176,7 +232,16 @@ pub fn get_step_trace(ctx: &Context, a: GetStepTrace) -> Result<StepTrace, ToolE
         text,
         entries: shown.into_iter().cloned().collect(),
         left_out,
+        moment: None,
+        aria: None,
     })
+}
+
+/// The step a trace is of.
+struct Where<'a> {
+    pub slug: &'a Slug,
+    pub id: &'a RunId,
+    pub step: &'a StepId,
 }
 
 /// Why a step of a run has no `trace.json`, as far as the run tells it.
