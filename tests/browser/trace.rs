@@ -245,44 +245,30 @@ fn check(browser: &str, run: &Path, seen: &Seen) {
     assert_eq!(click["frame"], Value::Null, "{browser}: {click}");
 }
 
-/// Each engine's run, checked after all ran (`support::facts`: one failure
-/// does not hide the others').
+/// Each engine's run, checked after all ran (`support::on_every_engine`: one
+/// failure does not hide the others').
 #[test]
 fn an_action_s_trace_entry_names_its_element_on_every_engine() {
     let base = support::serve_with(app);
     let tmp = tempfile::tempdir().unwrap();
-    let mut results: Vec<(String, Result<(), String>)> = Vec::new();
-    {
-        let _alone = support::in_process();
-        support::in_process_env(&base);
-        for browser in ["chromium", "firefox", "webkit"] {
-            *SEEN.lock().unwrap() = None;
-            let hj = tmp.path().join(browser);
-            let code = support::run_in_process("browser", &hj, browser, "traced_targets");
+    *SEEN.lock().unwrap() = None;
+    support::on_every_engine(
+        "browser",
+        &base,
+        tmp.path(),
+        "traced_targets",
+        |browser, hj, code| {
+            // What the scenario saw of this run (taken: the next run starts clean).
             let seen = SEEN.lock().unwrap().take().unwrap_or_default();
-            let checked = std::panic::catch_unwind(|| {
-                assert_eq!(code, 0, "{browser}: the scenario passes");
-                let runs = support::runs(&hj, &format!("traced-targets-{browser}"));
-                assert_eq!(
-                    runs.len(),
-                    1,
-                    "{browser}: one run in {:?}",
-                    support::tree(&hj)
-                );
-                check(browser, &runs[0], &seen);
-            })
-            .map_err(|e| {
-                e.downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default()
-            });
-            results.push((browser.to_string(), checked));
-        }
-    }
-    let failed: Vec<String> = results
-        .iter()
-        .filter_map(|(b, r)| r.as_ref().err().map(|e| format!("- {b}: {e}")))
-        .collect();
-    assert!(failed.is_empty(), "{}", failed.join("\n"));
+            assert_eq!(code, 0, "{browser}: the scenario passes");
+            let runs = support::runs(hj, &format!("traced-targets-{browser}"));
+            assert_eq!(
+                runs.len(),
+                1,
+                "{browser}: one run in {:?}",
+                support::tree(hj)
+            );
+            check(browser, &runs[0], &seen);
+        },
+    );
 }

@@ -302,42 +302,27 @@ fn check(browser: &str, run: &Path) {
     );
 }
 
-/// Each engine's run, checked after all ran (one failure does not hide the
-/// others').
+/// Each engine's run, checked after all ran (`support::on_every_engine`: one
+/// failure does not hide the others').
 #[test]
 fn a_traced_step_s_dom_snapshots_on_every_engine() {
     let base = support::serve_with(app);
     let tmp = tempfile::tempdir().unwrap();
-    let mut results: Vec<(String, Result<(), String>)> = Vec::new();
-    {
-        let _alone = support::in_process();
-        support::in_process_env(&base);
-        for browser in ["chromium", "firefox", "webkit"] {
-            let hj = tmp.path().join(browser);
-            let code = support::run_in_process("browser", &hj, browser, "traced_dom");
-            let checked = std::panic::catch_unwind(|| {
-                assert_eq!(code, 0, "{browser}: the scenario passes");
-                let runs = support::runs(&hj, &format!("traced-dom-{browser}"));
-                assert_eq!(
-                    runs.len(),
-                    1,
-                    "{browser}: one run in {:?}",
-                    support::tree(&hj)
-                );
-                check(browser, &runs[0]);
-            })
-            .map_err(|e| {
-                e.downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default()
-            });
-            results.push((browser.to_string(), checked));
-        }
-    }
-    let failed: Vec<String> = results
-        .iter()
-        .filter_map(|(b, r)| r.as_ref().err().map(|e| format!("- {b}: {e}")))
-        .collect();
-    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    support::on_every_engine(
+        "browser",
+        &base,
+        tmp.path(),
+        "traced_dom",
+        |browser, hj, code| {
+            assert_eq!(code, 0, "{browser}: the scenario passes");
+            let runs = support::runs(hj, &format!("traced-dom-{browser}"));
+            assert_eq!(
+                runs.len(),
+                1,
+                "{browser}: one run in {:?}",
+                support::tree(hj)
+            );
+            check(browser, &runs[0]);
+        },
+    );
 }

@@ -549,6 +549,45 @@ pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str
     )
 }
 
+/// A panic's message (empty when it is not text).
+pub fn panic_text(e: &(dyn std::any::Any + Send)) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Runs the scenarios `filter` selects of the test binary `name` in process
+/// on every engine (Chromium over the DevTools protocol, Firefox over
+/// WebDriver BiDi, WebKit over classic WebDriver) against `base`, each into
+/// `dir/{browser}`, and checks each run with `check(browser, its store
+/// folder, the exit code)`. Every engine runs and is checked even after one
+/// failed; the test fails naming each engine's failure.
+pub fn on_every_engine(
+    name: &'static str,
+    base: &str,
+    dir: &Path,
+    filter: &str,
+    check: impl Fn(&str, &Path, i32),
+) {
+    let mut failed = Vec::new();
+    {
+        let _alone = in_process();
+        in_process_env(base);
+        for browser in ["chromium", "firefox", "webkit"] {
+            let hj = dir.join(browser);
+            let code = run_in_process(name, &hj, browser, filter);
+            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                check(browser, &hj, code)
+            }));
+            if let Err(e) = checked {
+                failed.push(format!("- {browser}: {}", panic_text(&*e)));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
 /// Checks the facts of one expensive shared run (browser runs in process, a
 /// nested suite run) in one test: under `cargo nextest run` every test is a
 /// process of its own, so facts checked by tests of their own would each
@@ -558,12 +597,7 @@ pub fn facts(list: &[(&str, fn())]) {
     let mut failed = Vec::new();
     for (name, check) in list {
         if let Err(e) = std::panic::catch_unwind(check) {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            failed.push(format!("- {name}: {msg}"));
+            failed.push(format!("- {name}: {}", panic_text(&*e)));
         }
     }
     assert!(

@@ -34,7 +34,8 @@
     if (!s.trace) { tl = null; return; }
     var key = tlKey(d, s);
     tl = { key: key, d: d, s: s, data: null, rows: [], sel: -1, moment: null, open: true };
-    // Its title opens a closed timeline again (Esc closes it).
+    // Its title closes the timeline and opens it again (Esc stays the run
+    // view's: back to the overview).
     var title = document.querySelector("#timeline h3");
     if (title) title.addEventListener("click", function () {
       if (!tl || tl.key !== key) return;
@@ -105,7 +106,7 @@
         '<span class="tl-kind">' + esc(e.kind) + '</span><span class="tl-call" title="' + esc(e.call) + '">' + esc(e.call) + "</span>" + bar +
         '<span class="tl-out">' + (st === "ok" ? dur(Math.round(e.end - e.start)) : esc(st + (e.outcome.kind ? ": " + e.outcome.kind : ""))) + "</span></div>";
     }).join("") + '</div><div class="tl-detail"></div>' +
-      '<div class="hint">Keys: <kbd>j</kbd><kbd>k</kbd> or <kbd>↓</kbd><kbd>↑</kbd> between calls · <kbd>b</kbd> before, <kbd>a</kbd> after · <kbd>Esc</kbd> closes the timeline.</div>';
+      '<div class="hint">Keys: <kbd>j</kbd><kbd>k</kbd> between calls · <kbd>b</kbd> before, <kbd>a</kbd> after · its title closes it · <kbd>↑</kbd><kbd>↓</kbd> between steps, <kbd>Esc</kbd> back.</div>';
     body.innerHTML = html;
     body.querySelectorAll(".tl-row").forEach(function (row) {
       row.addEventListener("click", function () { tlSelect(+row.getAttribute("data-row")); });
@@ -153,6 +154,15 @@
       if (on) row.scrollIntoView({ block: "nearest" });
     });
     tlDetail();
+  }
+
+  // The next call's row in direction `dir` (the rows of the gaps between
+  // calls are skipped: a gap has one only when something happened in it, so
+  // j/k would otherwise land on them or not by timing); none: stays.
+  function tlStep(dir) {
+    for (var i = tl.sel + dir; i >= 0 && i < tl.rows.length; i += dir) {
+      if (!tl.rows[i].between) { tlSelect(i); return; }
+    }
   }
 
   // The moments a row has: an action's before and after, an assertion's at.
@@ -234,15 +244,10 @@
   // Keys while a timeline is shown: true when the key was the timeline's.
   function tlKeydown(e) {
     if (!tl || !document.getElementById("timeline")) return false;
-    if (e.key === "Escape") {
-      if (!tl.open) return false;
-      tl.open = false;
-      document.getElementById("timeline").classList.add("closed");
-      return true;
-    }
     if (!tl.open || !tl.rows.length) return false;
-    if (e.key === "j" || e.key === "ArrowDown") { tlSelect(tl.sel + 1); return true; }
-    if (e.key === "k" || e.key === "ArrowUp") { tlSelect(tl.sel - 1); return true; }
+    // j/k only: ↑/↓ stay the run view's keys between steps.
+    if (e.key === "j") { tlStep(1); return true; }
+    if (e.key === "k") { tlStep(-1); return true; }
     if (e.key === "b") { tlMoment("before"); return true; }
     if (e.key === "a") { tlMoment("after"); return true; }
     return false;
