@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::emulation::Emulation;
 use super::error::BrowserError;
 pub use super::kind::{BrowserKind, UnknownBrowser};
 use super::logs;
@@ -53,6 +54,10 @@ pub struct BrowserConfig {
     /// How a local Chromium's pages are driven
     /// (`HARSHJUDGE_CHROMIUM_PROTOCOL`, default `cdp`).
     pub chromium_protocol: ChromiumProtocol,
+    /// The device, place and time its pages are opened with (none from the
+    /// environment: a scenario's `#[scenario(locale = …, device = …)]` or
+    /// `Scenario::page_with` sets them).
+    pub emulation: Emulation,
 }
 
 /// The protocol a local Chromium's pages speak.
@@ -220,6 +225,7 @@ impl BrowserConfig {
             webkit_driver: env("HARSHJUDGE_WEBKIT_DRIVER")?.map(PathBuf::from),
             minibrowser: env("HARSHJUDGE_MINIBROWSER")?.map(PathBuf::from),
             chromium_protocol: ChromiumProtocol::from_env()?,
+            emulation: Emulation::default(),
         })
     }
 
@@ -693,6 +699,7 @@ mod tests {
             webkit_driver: None,
             minibrowser: None,
             chromium_protocol: ChromiumProtocol::Cdp,
+            emulation: Emulation::default(),
         };
         // A remote end is driven over WebDriver whatever the local setting.
         assert_eq!(

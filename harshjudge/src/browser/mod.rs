@@ -18,9 +18,11 @@ mod bidi;
 mod browsers;
 mod config;
 mod cookies;
+pub mod devices;
 mod dialog;
 mod dialogs;
 mod download;
+mod emulation;
 mod engine;
 mod engines;
 mod error;
@@ -59,6 +61,10 @@ pub use config::{
 pub use cookies::Cookie;
 pub use dialogs::{Dialog, DialogType};
 pub use download::Download;
+pub use emulation::{
+    ColorScheme, Emulation, EmulationError, Geolocation, HttpCredentials, Permission,
+    ReducedMotion, is_locale, is_timezone_id,
+};
 pub use error::BrowserError;
 pub use expect::{Assertion, Expectable, Expected, LocatorExpect, PageExpect, expect};
 pub use frame::FrameLocator;
