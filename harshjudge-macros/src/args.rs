@@ -9,9 +9,10 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 
 use crate::Errors;
 use crate::duration::duration_arg;
+use crate::emulation::{self, EmulationArgs};
 
 /// Every argument `#[scenario]` accepts, in the order the messages list them.
-const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries, skip, fixme, storage_state, setup, depends_on, before, after, trace";
+const ARGUMENTS: &str = "slug, title, tags, timeout, step_timeout, retries, skip, fixme, storage_state, setup, depends_on, before, after, trace, locale, timezone_id, geolocation, grant_permissions, color_scheme, reduced_motion, offline, user_agent, extra_http_headers, http_credentials, javascript_enabled, device";
 
 /// The trace modes `trace = "…"` accepts (harshjudge's `TraceMode`, Playwright's names).
 pub(crate) const TRACE_MODES: [&str; 4] = ["off", "on", "retain-on-failure", "on-first-retry"];
@@ -45,6 +46,9 @@ pub(crate) struct Args {
     pub skip: Option<Skip>,
     /// `trace = "on"`: one of [`TRACE_MODES`].
     pub trace: Option<&'static str>,
+    /// `locale = "de-DE"`, `device = "iPhone 15"`, …: the emulation its
+    /// pages open with.
+    pub emulation: EmulationArgs,
 }
 
 /// `skip = "why"` or `fixme = "why"`, with its reason.
@@ -159,6 +163,7 @@ impl Args {
                 "before" => hook("before", value).map(|p| args.before = Some(p)),
                 "after" => hook("after", value).map(|p| args.after = Some(p)),
                 "trace" => trace(value).map(|m| args.trace = Some(m)),
+                e if emulation::NAMES.contains(&e) => args.emulation.set(e, value),
                 _ => unreachable!("checked against ARGUMENTS"),
             };
             if let Err(e) = result {
@@ -183,7 +188,7 @@ fn example(name: &str) -> &'static str {
         "after" => "clean_up",
         "setup" => "true",
         "trace" => "\"on\"",
-        _ => "\"30s\"",
+        other => emulation::example(other).unwrap_or("\"30s\""),
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod args;
 mod duration;
+mod emulation;
 mod scenario;
 mod step;
 
@@ -24,6 +25,19 @@ use proc_macro::TokenStream;
 /// - `retries = 2`: attempts after a failure (0 to 10);
 /// - `skip = "why"` or `fixme = "why"`: the scenario is listed and reported as
 ///   skipped (or fixme) with that reason, and never run.
+/// - the device, place and time its pages open with, Playwright's
+///   browser-context options in snake_case: `device = "iPhone 15"` (a name of
+///   `harshjudge::browser::devices::DEVICES`: viewport, scale, touch, mobile,
+///   user agent; the other options go over it), `locale = "de-DE"`,
+///   `timezone_id = "Europe/Berlin"`, `geolocation = (52.52, 13.405)` (a third
+///   number: accuracy in metres) with `grant_permissions = ["geolocation"]`,
+///   `color_scheme = "dark"`, `reduced_motion = "reduce"`, `offline = true`,
+///   `user_agent = "…"`, `extra_http_headers = [("X-Tenant", "acme")]`,
+///   `http_credentials = ("admin", password_expr)` (two `impl Into<String>`
+///   expressions, evaluated when a page opens), `javascript_enabled = false`.
+///   An unknown device or permission, a locale or time zone id of the wrong
+///   form is a compile error at the value; `s.page_with(emulation)` opens a
+///   page with other options.
 ///
 /// Cases, rstest's form: with `#[case::admin("admin", "s3cret")]` attributes
 /// under `#[scenario]`, the function takes parameters after the handle

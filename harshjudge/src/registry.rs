@@ -68,6 +68,10 @@ pub struct ScenarioDef {
     /// `.page(…)`, or it has a `storage_state`): the harness then starts the
     /// browser while it prepares the run (`browser::warm_up`).
     pub opens_page: bool,
+    /// `#[scenario(locale = "de-DE", device = "iPhone 15", …)]`: the device,
+    /// place and time its pages open with (`Scenario::page_with` gives a
+    /// page its own).
+    pub emulation: Option<fn() -> crate::browser::Emulation>,
 }
 
 /// The future a hook returns, borrowing the scenario handle.

@@ -40,7 +40,12 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     fn probe(&self, probe: Arc<dyn Probe>) -> BoxFuture<'_, ()>;
     /// Opens a browser page for the scenario, released when it ends, and
     /// registers it as a probe.
-    fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
+    /// `emulation`: the device, place and time it opens with (`None`: the
+    /// scenario's own, from `#[scenario(locale = …, device = …)]`).
+    fn page(
+        self: Arc<Self>,
+        emulation: Option<crate::browser::Emulation>,
+    ) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
     /// The run's browsers, which the scenario's pages come from.
     fn browsers(&self) -> &crate::browser::Browsers;
     /// The pages the scenario opened (their cookies go with `s.request()`).
@@ -229,8 +234,27 @@ impl Scenario {
     /// step records `before.png`, `after.png`, `console.json` and `network.json`,
     /// and a failed step `error.png`, `page.html` and `aria.yml` (the page's ARIA
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
+    /// With `#[scenario(locale = "de-DE", device = "iPhone 15", …)]`, the page
+    /// opens with that device, place and time.
     pub async fn page(&self) -> Result<crate::browser::Page, Error> {
-        self.shared.clone().page().await
+        self.shared.clone().page(None).await
+    }
+
+    /// [`Scenario::page`] opened with `emulation` instead of the scenario's
+    /// own (Playwright's `browser.newPage({ locale, … })`): a second user on
+    /// another device, or one page in dark mode.
+    ///
+    /// ```no_run
+    /// # async fn f(s: harshjudge::Scenario) -> harshjudge::Result {
+    /// use harshjudge::browser::{ColorScheme, Emulation};
+    /// let phone = s.page_with(Emulation::device("Pixel 7")?.color_scheme(ColorScheme::Dark)).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn page_with(
+        &self,
+        emulation: crate::browser::Emulation,
+    ) -> Result<crate::browser::Page, Error> {
+        self.shared.clone().page(Some(emulation)).await
     }
 
     /// The run's [`Browsers`](crate::browser::Browsers), which

@@ -61,6 +61,7 @@ pub(crate) fn fake_scenario(
         after: None,
         browser: None,
         opens_page: false,
+        emulation: None,
     };
     tune(&mut def);
     Box::leak(Box::new(def))

@@ -117,6 +117,8 @@ struct Scenario {
     /// Its body calls `.page(…)` or it starts from a storage state: the
     /// harness starts the browser while it prepares.
     opens_page: bool,
+    /// The `ScenarioDef`'s `emulation` (`locale = …`, `device = …`).
+    emulation: TokenStream,
 }
 
 impl Scenario {
@@ -221,6 +223,7 @@ impl Scenario {
             after: args.after.clone(),
             opens_page: args.storage_state.is_some()
                 || calls_page(function.block.to_token_stream()),
+            emulation: args.emulation.expand(),
         })
     }
 
@@ -343,6 +346,7 @@ impl Scenario {
         };
         let setup = self.setup;
         let opens_page = self.opens_page;
+        let emulation = &self.emulation;
         let depends_on: Vec<TokenStream> = self
             .depends_on
             .iter()
@@ -402,6 +406,7 @@ impl Scenario {
                         after: #after,
                         browser: ::core::option::Option::None,
                         opens_page: #opens_page,
+                        emulation: #emulation,
                     }
                 }
             }

@@ -426,6 +426,7 @@ pub(crate) fn per_browser(
                 after: def.after,
                 browser: Some(b),
                 opens_page: def.opens_page,
+                emulation: def.emulation,
             })));
         }
     }

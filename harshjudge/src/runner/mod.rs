@@ -979,13 +979,24 @@ impl RunContext for Shared {
         &self.browsers
     }
 
-    fn page(self: Arc<Self>) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
+    fn page(
+        self: Arc<Self>,
+        emulation: Option<crate::browser::Emulation>,
+    ) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
         Box::pin(async move {
+            let mut config = crate::browser::BrowserConfig::from_env()?;
+            if let Some(b) = self.def.browser {
+                config = config.for_browser(b);
+            }
+            config.emulation = emulation
+                .or_else(|| self.def.emulation.map(|e| e()))
+                .unwrap_or_default();
             // A browser slow to start on a busy machine leaves the step all
             // of its own time.
             let hold = ClockHold::new(self.clone());
-            let page = (self.browsers)
-                .open_page_in(self.def.browser, &self.base_url)
+            let page = self
+                .browsers
+                .open_page_with(&config, &self.base_url)
                 .await?;
             drop(hold);
             page.set_owner(&self);
