@@ -8,6 +8,7 @@
 mod support;
 
 mod bidi;
+mod emulated;
 mod engines_network;
 mod held_browser;
 mod reach;

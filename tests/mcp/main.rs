@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod browser_emulation;
 mod browser_expect;
 mod browser_hung;
 mod browser_reach;

@@ -148,6 +148,7 @@ fn router(variant: Variant) -> Router {
         .route("/slow", get(pages::slow))
         .route("/todos/", get(pages::todos))
         .route("/play", get(pages::play))
+        .route("/device", get(pages::device))
         .route("/favicon.ico", get(pages::favicon))
         .route("/api/login", post(api::login))
         .route("/api/items", get(api::list_items).post(api::add_item))

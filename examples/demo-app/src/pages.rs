@@ -421,6 +421,53 @@ pub(crate) async fn todos() -> Html<&'static str> {
 /// Elements that test actionability: an opacity-0 checkbox, a covered button,
 /// one enabled late, one detached and re-attached, a moving one, a field that
 /// commits on blur, selects, a file input, a drag source.
+/// `GET /device`: what the browser says of its device, place and time (its
+/// language, time zone, colour scheme, …, read by the page's script), and
+/// the headers its request carried (read by the server): a page to test
+/// emulation against.
+pub(crate) async fn device(headers: axum::http::HeaderMap) -> Html<String> {
+    let header = |name: &str| {
+        escape(
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("(none)"),
+        )
+    };
+    let body = format!(
+        r#"<h1>Device</h1>
+<dl>
+<dt>Language</dt><dd data-testid="language">(no script)</dd>
+<dt>Time zone</dt><dd data-testid="time-zone">(no script)</dd>
+<dt>A number</dt><dd data-testid="number">(no script)</dd>
+<dt>Colour scheme</dt><dd data-testid="color-scheme">(no script)</dd>
+<dt>Online</dt><dd data-testid="online">(no script)</dd>
+<dt>Viewport</dt><dd data-testid="viewport">(no script)</dd>
+<dt>Touch</dt><dd data-testid="touch">(no script)</dd>
+<dt>User agent (page)</dt><dd data-testid="user-agent">(no script)</dd>
+<dt>User agent (request)</dt><dd data-testid="request-user-agent">{}</dd>
+<dt>Accept-Language (request)</dt><dd data-testid="request-accept-language">{}</dd>
+<dt>X-Tenant (request)</dt><dd data-testid="request-x-tenant">{}</dd>
+</dl>"#,
+        header("user-agent"),
+        header("accept-language"),
+        header("x-tenant"),
+    );
+    Html(layout("Device", &body, DEVICE_SCRIPT))
+}
+
+const DEVICE_SCRIPT: &str = r#"
+function show(id, v) { document.querySelector('[data-testid="' + id + '"]').textContent = String(v); }
+show('language', navigator.language);
+show('time-zone', Intl.DateTimeFormat().resolvedOptions().timeZone);
+show('number', new Intl.NumberFormat().format(1234.5));
+show('color-scheme', matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+show('online', navigator.onLine);
+show('viewport', innerWidth + 'x' + innerHeight + '@' + devicePixelRatio);
+show('touch', 'ontouchstart' in window);
+show('user-agent', navigator.userAgent);
+"#;
+
 pub(crate) async fn play() -> Html<&'static str> {
     Html(include_str!("static/play.html"))
 }

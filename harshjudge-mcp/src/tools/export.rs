@@ -524,8 +524,15 @@ pub fn export_source(seq: &Sequence, fn_name: &str, vars: &BTreeMap<String, Stri
         "/// {}\n",
         escape_rust(doc.lines().next().unwrap_or("").trim())
     ));
+    // The device, place and time the recording's browser was launched with.
+    let emulation = seq
+        .calls
+        .iter()
+        .find(|c| c.ok && c.tool == "browser_launch")
+        .map(|c| super::browser::emulation::scenario_arguments(&c.args))
+        .unwrap_or_default();
     out.push_str(&format!(
-        "#[scenario(tags = [\"recorded\"])]\npub async fn {fn_name}(s: Scenario) -> harshjudge::Result {{\n"
+        "#[scenario(tags = [\"recorded\"]{emulation})]\npub async fn {fn_name}(s: Scenario) -> harshjudge::Result {{\n"
     ));
     if uses_page {
         out.push_str("    let page = s.page().await?;\n");

@@ -185,7 +185,7 @@ fn browser_tools() -> Vec<ToolDef> {
             "browser_launch",
             browser::Launch,
             browser::launch,
-            "Open headless Chromium for the app at baseUrl (default: baseUrl of config.yaml). Needed before any other browser_* tool. While a run is active (startRun … completeRun), every browser action records before/after screenshots, console and network into the current step by itself."
+            "Open headless Chromium for the app at baseUrl (default: baseUrl of config.yaml). Needed before any other browser_* tool. Emulate a device, place and time with Playwright's option names: device (\"iPhone 15\", \"Pixel 7\", …), locale, timezoneId, geolocation + permissions, colorScheme, reducedMotion, offline, userAgent, extraHTTPHeaders, httpCredentials (never recorded), javaScriptEnabled. While a run is active (startRun … completeRun), every browser action records before/after screenshots, console and network into the current step by itself."
         ),
         tool!(
             Browser,

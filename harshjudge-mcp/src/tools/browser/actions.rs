@@ -10,6 +10,7 @@ use crate::agent::BrowserSession;
 use crate::context::Context;
 use crate::error::{Code, ToolError};
 
+use super::emulation::LaunchEmulation;
 use super::evidence::{Acted, act};
 use super::targets::{KINDS, Target, locator_name};
 use super::{classify, timeout_of};
@@ -18,7 +19,7 @@ use super::{classify, timeout_of};
 
 /// Arguments of `browser_launch`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct Launch {
     /// The app's base URL (relative URLs are joined to it); default: `baseUrl`
     /// of `.harshJudge/config.yaml`.
@@ -33,6 +34,15 @@ pub struct Launch {
     /// The engine: chromium (the default), firefox or webkit.
     #[serde(default)]
     pub browser: Option<String>,
+    /// The device, place and time (Playwright's context options).
+    #[serde(flatten)]
+    pub emulation: LaunchEmulation,
+    /// Arguments of no field above (serde's `deny_unknown_fields` does not
+    /// work beside `flatten`): refused by [`launch`], naming them, so that a
+    /// misspelt option is an error rather than ignored.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub unknown: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// What `browser_launch` returns.
@@ -147,6 +157,13 @@ crate::plain_output!(Launched, Closed);
 
 /// Opens headless Chromium (once; again returns the open session).
 pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
+    if let Some(name) = a.unknown.keys().next() {
+        return Err(ToolError::invalid(format!(
+            "browser_launch has no argument {:?}: use {}",
+            name.chars().take(40).collect::<String>(),
+            super::emulation::LAUNCH_ARGUMENTS
+        )));
+    }
     let base_url = match a.base_url {
         Some(u) => u,
         None => ctx
@@ -192,6 +209,7 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
         a.width.unwrap_or(config.window.0),
         a.height.unwrap_or(config.window.1),
     );
+    config.emulation = a.emulation.to_emulation()?;
     let agent = ctx.agent();
     let base = base_url.trim_end_matches('/').to_string();
     // Opening is bounded by its own limit (two tries of
@@ -315,6 +333,8 @@ pub fn navigate(ctx: &Context, a: Navigate) -> Result<Acted<Navigated>, ToolErro
                 width: None,
                 height: None,
                 browser: None,
+                emulation: LaunchEmulation::default(),
+                unknown: Default::default(),
             },
         )?;
     }

@@ -102,6 +102,7 @@ macro_rules! with_target {
 
 mod actions;
 mod dialog;
+pub(crate) mod emulation;
 mod evidence;
 mod expect;
 mod observe;
