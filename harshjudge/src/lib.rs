@@ -53,6 +53,7 @@ mod scenario;
 pub mod secrets;
 pub mod server;
 pub mod settings;
+mod soft;
 pub mod store;
 #[cfg(test)]
 mod testing;

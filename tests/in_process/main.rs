@@ -16,4 +16,5 @@ mod routed_input;
 mod routed_reads;
 mod routed_state;
 mod slow_launch;
+mod soft;
 mod step_commands;

@@ -19,6 +19,7 @@ impl Expectable for ApiResponse {
         ResponseExpect {
             response: self.clone(),
             not: false,
+            soft: false,
             at,
         }
     }
@@ -30,6 +31,7 @@ impl Expectable for CommandOutput {
         OutputExpect {
             output: self.clone(),
             not: false,
+            soft: false,
             at,
         }
     }
@@ -41,6 +43,7 @@ impl Expectable for CommandOutput {
 pub struct ResponseExpect {
     response: ApiResponse,
     not: bool,
+    soft: bool,
     at: &'static Location<'static>,
 }
 
@@ -50,6 +53,7 @@ pub struct ResponseExpect {
 pub struct OutputExpect {
     output: CommandOutput,
     not: bool,
+    soft: bool,
     at: &'static Location<'static>,
 }
 
@@ -96,6 +100,14 @@ impl ResponseExpect {
         self
     }
 
+    /// A soft assertion (Playwright's `expect.soft`, as
+    /// [`LocatorExpect::soft`](crate::browser::LocatorExpect::soft)): a
+    /// failure is recorded and the step goes on, failing at its end.
+    pub fn soft(mut self) -> Self {
+        self.soft = true;
+        self
+    }
+
     fn check(
         self,
         matcher: String,
@@ -130,7 +142,8 @@ impl ResponseExpect {
             },
             other => other,
         });
-        std::future::ready(out)
+        let (soft, at) = (self.soft, self.at);
+        async move { crate::soft::settle(soft, at, out).await }
     }
 
     /// The status is 200–299.
@@ -225,6 +238,14 @@ impl OutputExpect {
         self
     }
 
+    /// A soft assertion (Playwright's `expect.soft`, as
+    /// [`LocatorExpect::soft`](crate::browser::LocatorExpect::soft)): a
+    /// failure is recorded and the step goes on, failing at its end.
+    pub fn soft(mut self) -> Self {
+        self.soft = true;
+        self
+    }
+
     fn check(
         self,
         matcher: String,
@@ -241,9 +262,11 @@ impl OutputExpect {
             excerpt(&o.stderr)
         );
         let subject = format!("`{}`", o.command());
-        std::future::ready(verdict(
+        let out = verdict(
             &subject, self.not, &matcher, pass, expected, received, extra, self.at,
-        ))
+        );
+        let (soft, at) = (self.soft, self.at);
+        async move { crate::soft::settle(soft, at, out).await }
     }
 
     fn exit(&self) -> String {

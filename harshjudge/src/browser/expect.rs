@@ -97,6 +97,7 @@ impl Expectable for Locator {
         LocatorExpect {
             locator: self.clone(),
             not: false,
+            soft: false,
             timeout: None,
             at,
         }
@@ -109,6 +110,7 @@ impl Expectable for Page {
         PageExpect {
             page: self.clone(),
             not: false,
+            soft: false,
             timeout: None,
             at,
         }
@@ -128,6 +130,7 @@ pub fn expect<T: Expectable + ?Sized>(target: &T) -> T::Expect {
 pub struct LocatorExpect {
     locator: Locator,
     not: bool,
+    soft: bool,
     timeout: Option<Duration>,
     at: &'static Location<'static>,
 }
@@ -138,6 +141,7 @@ pub struct LocatorExpect {
 pub struct PageExpect {
     page: Page,
     not: bool,
+    soft: bool,
     timeout: Option<Duration>,
     at: &'static Location<'static>,
 }
@@ -206,6 +210,7 @@ struct Job {
     matcher: Result<Matcher, BrowserError>,
     what: String,
     not: bool,
+    soft: bool,
     timeout: Option<Duration>,
     at: &'static Location<'static>,
 }
@@ -218,6 +223,7 @@ impl Job {
             matcher,
             what,
             not,
+            soft: _,
             timeout,
             at,
         } = self;
@@ -291,7 +297,10 @@ impl Future for Assertion {
             let Some(job) = this.job.take() else {
                 panic!("an Assertion polled after it completed");
             };
-            this.running = Some(Box::pin(job.run()));
+            let (soft, at) = (job.soft, job.at);
+            this.running = Some(Box::pin(async move {
+                crate::soft::settle(soft, at, job.run().await).await
+            }));
         }
         let running = this.running.as_mut().expect("set above");
         let done = running.as_mut().poll(cx);
@@ -320,6 +329,15 @@ impl LocatorExpect {
         self
     }
 
+    /// A soft assertion (Playwright's `expect.soft`): its failure is
+    /// recorded (message, place, the evidence a failure takes) and the step
+    /// goes on; at the step's end the step fails, listing every soft
+    /// failure in order. Outside a scenario it fails as a hard one.
+    pub fn soft(mut self) -> Self {
+        self.soft = true;
+        self
+    }
+
     /// How long the assertion retries (default: the suite's
     /// `HARSHJUDGE_EXPECT_TIMEOUT` or `main!(expect_timeout = …)`, else
     /// `HARSHJUDGE_WAIT`, 5 s). The matcher takes it too:
@@ -341,6 +359,7 @@ impl LocatorExpect {
             matcher,
             what,
             not: self.not,
+            soft: self.soft,
             timeout: self.timeout,
             at: self.at,
         })
@@ -635,6 +654,12 @@ impl PageExpect {
         self
     }
 
+    /// A soft assertion, as [`LocatorExpect::soft`].
+    pub fn soft(mut self) -> Self {
+        self.soft = true;
+        self
+    }
+
     /// How long the assertion retries (as [`LocatorExpect::timeout`]; the
     /// matcher takes it too: `expect(&page).to_have_url(u).timeout(d)`).
     pub fn timeout(mut self, timeout: Duration) -> Self {
@@ -654,6 +679,7 @@ impl PageExpect {
             matcher: Ok(matcher),
             what,
             not: self.not,
+            soft: self.soft,
             timeout: self.timeout,
             at: self.at,
         })
@@ -710,6 +736,7 @@ impl PageExpect {
     #[track_caller]
     pub fn to_have_screenshot(self, name: &str) -> ScreenshotAssertion {
         ScreenshotAssertion::for_page(self.page, name, self.not, self.timeout, self.at)
+            .soft_if(self.soft)
     }
 }
 
@@ -719,5 +746,6 @@ impl LocatorExpect {
     #[track_caller]
     pub fn to_have_screenshot(self, name: &str) -> ScreenshotAssertion {
         ScreenshotAssertion::for_locator(self.locator, name, self.not, self.timeout, self.at)
+            .soft_if(self.soft)
     }
 }

@@ -86,6 +86,7 @@ impl ConsoleLog {
 pub struct NetworkExpect {
     log: NetworkLog,
     not: bool,
+    soft: bool,
     timeout: Option<Duration>,
     at: &'static Location<'static>,
 }
@@ -96,6 +97,7 @@ impl Expectable for NetworkLog {
         NetworkExpect {
             log: self.clone(),
             not: false,
+            soft: false,
             timeout: None,
             at,
         }
@@ -108,6 +110,14 @@ impl NetworkExpect {
     #[allow(clippy::should_implement_trait)]
     pub fn not(mut self) -> Self {
         self.not = !self.not;
+        self
+    }
+
+    /// A soft assertion (Playwright's `expect.soft`, as
+    /// [`LocatorExpect::soft`](super::LocatorExpect::soft)): a failure is
+    /// recorded and the step goes on, failing at its end.
+    pub fn soft(mut self) -> Self {
+        self.soft = true;
         self
     }
 
@@ -224,7 +234,8 @@ impl IntoFuture for RequestExpect {
     type Output = Result<(), BrowserError>;
     type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.run())
+        let (soft, at) = (self.expect.soft, self.expect.at);
+        Box::pin(async move { crate::soft::settle(soft, at, self.run().await).await })
     }
 }
 
@@ -253,6 +264,7 @@ fn list(entries: &[&NetworkEntry]) -> String {
 pub struct ConsoleExpect {
     log: ConsoleLog,
     allow: Vec<TextMatch>,
+    soft: bool,
     timeout: Option<Duration>,
     at: &'static Location<'static>,
 }
@@ -263,6 +275,7 @@ impl Expectable for ConsoleLog {
         ConsoleExpect {
             log: self.clone(),
             allow: Vec::new(),
+            soft: false,
             timeout: None,
             at,
         }
@@ -281,6 +294,14 @@ fn text_matches(m: &TextMatch, text: &str) -> bool {
 }
 
 impl ConsoleExpect {
+    /// A soft assertion (Playwright's `expect.soft`, as
+    /// [`LocatorExpect::soft`](super::LocatorExpect::soft)): a failure is
+    /// recorded and the step goes on, failing at its end.
+    pub fn soft(mut self) -> Self {
+        self.soft = true;
+        self
+    }
+
     /// Allows errors whose text matches `m` (repeatable).
     pub fn allow(mut self, m: impl Into<TextMatch>) -> Self {
         self.allow.push(m.into());
@@ -296,6 +317,11 @@ impl ConsoleExpect {
     /// The page logged no error and threw nothing in this step (besides the
     /// allowed ones and `HARSHJUDGE_CONSOLE_ALLOW`'s).
     pub async fn to_have_no_errors(self) -> Result<(), BrowserError> {
+        let (soft, at) = (self.soft, self.at);
+        crate::soft::settle(soft, at, self.no_errors().await).await
+    }
+
+    async fn no_errors(self) -> Result<(), BrowserError> {
         let console = seen(&self.log.pages, false).await?.0;
         let settings = ConsoleSettings::from_env()?;
         let errors: Vec<&ConsoleEntry> = console
@@ -319,7 +345,11 @@ impl ConsoleExpect {
 
     /// The page logged a message matching `m` in this step (any level).
     pub async fn to_have_message(self, m: impl Into<TextMatch>) -> Result<(), BrowserError> {
-        let m = m.into();
+        let (soft, at) = (self.soft, self.at);
+        crate::soft::settle(soft, at, self.message(m.into()).await).await
+    }
+
+    async fn message(self, m: TextMatch) -> Result<(), BrowserError> {
         let limit = self.timeout.unwrap_or_else(|| self.log_wait());
         let start = Instant::now();
         loop {

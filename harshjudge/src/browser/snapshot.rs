@@ -187,6 +187,8 @@ pub struct ScreenshotAssertion {
     style: Option<String>,
     timeout: Option<Duration>,
     misuse: Option<String>,
+    /// `expect(…).soft()`: a failure is recorded and the step goes on.
+    soft: bool,
     at: &'static Location<'static>,
 }
 
@@ -219,6 +221,12 @@ impl ScreenshotAssertion {
             timeout,
             at,
         )
+    }
+
+    /// Soft when `soft` (the builder's `.soft()`).
+    pub(crate) fn soft_if(mut self, soft: bool) -> Self {
+        self.soft = soft;
+        self
     }
 
     pub(crate) fn for_locator(
@@ -261,6 +269,7 @@ impl ScreenshotAssertion {
             style: None,
             timeout,
             misuse,
+            soft: false,
             at,
         }
     }
@@ -626,7 +635,8 @@ impl IntoFuture for ScreenshotAssertion {
     type Output = Result<(), BrowserError>;
     type IntoFuture = Pin<Box<dyn Future<Output = Result<(), BrowserError>> + Send>>;
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.run())
+        let (soft, at) = (self.soft, self.at);
+        Box::pin(async move { crate::soft::settle(soft, at, self.run().await).await })
     }
 }
 

@@ -73,6 +73,12 @@ pub trait Probe: Send + Sync + 'static {
     fn on_failure(&self) -> BoxFuture<'_, Result<Vec<Item>, Error>> {
         Box::pin(async { Ok(vec![]) })
     }
+    /// The state as a failure in the middle of a step shows it (a soft
+    /// assertion's: a page's screenshot, named `error`), without taking the
+    /// step's logs as [`Probe::snapshot`] does. None by default.
+    fn failure_shot(&self) -> BoxFuture<'_, Result<Option<Item>, Error>> {
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// A probe that GETs a URL at every boundary and stores the response
@@ -252,6 +258,12 @@ impl Probe for PageProbe {
                 items.push(Item::new("aria", "yml", "custom", aria.into_bytes()));
             }
             Ok(items)
+        })
+    }
+    fn failure_shot(&self) -> BoxFuture<'_, Result<Option<Item>, Error>> {
+        Box::pin(async move {
+            let png = self.page.capture(self.full_page).await?;
+            Ok(Some(Item::new("error", "png", "screenshot", png)))
         })
     }
 }

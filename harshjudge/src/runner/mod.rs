@@ -30,6 +30,7 @@ use crate::settings::{EvidenceMode, format_duration};
 use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
+mod soft;
 mod video;
 
 /// How a scenario's limits are chosen, and which evidence its probes capture.
@@ -101,9 +102,13 @@ struct Cursor {
     stop: bool,
     /// Steps that ended, with their status.
     finished: Vec<StepStatus>,
-    /// The running step's pages logged errors and the settings fail it for
-    /// that (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS`): why.
-    console_failure: Option<String>,
+    /// Why the running step fails at its end though its code went through
+    /// (`Shared::end_failure`: its pages' console errors, its soft
+    /// assertions), and where.
+    end_failure: Option<(String, Option<String>)>,
+    /// The running step's soft assertions that failed, in order
+    /// (`expect(…).soft()`): it fails at its end for them.
+    soft: Vec<crate::soft::SoftFailure>,
     /// Pages being opened now, and since when one has been: the step's
     /// clock stands still meanwhile ([`ClockHold`]).
     opening: (usize, Instant),
@@ -174,7 +179,8 @@ impl Shared {
                 deadline: None,
                 stop: false,
                 finished: vec![],
-                console_failure: None,
+                end_failure: None,
+                soft: Vec::new(),
                 opening: (0, Instant::now()),
             }),
             notify: Notify::new(),
@@ -232,10 +238,10 @@ impl Shared {
             }
         }
         if self.cursor.lock().expect("cursor lock").step > 0
-            && let Some(why) = self.console_failure().await
+            && let Some(why) = self.end_failure().await
         {
             let mut c = self.cursor.lock().expect("cursor lock");
-            c.console_failure = Some(why);
+            c.end_failure = Some(why);
             c.stop = true;
             drop(c);
             self.notify.notify_one();
@@ -513,8 +519,10 @@ enum End {
     Returned(Result<crate::error::Result, Panicked>),
     Stopped,
     StepTimeout(Duration, &'static str),
-    /// The step's pages logged errors (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS`).
-    ConsoleErrors(String),
+    /// The step's code went through, but it fails at its end: its pages
+    /// logged errors (`HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS`), or soft
+    /// assertions failed. Why, and where.
+    FailedAtClose(String, Option<String>),
     ScenarioTimeout(Duration, &'static str),
     Interrupted(String),
 }
@@ -553,7 +561,10 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     let handle = Scenario {
         shared: shared.clone(),
     };
-    let mut fut = CatchPanic(with_before_hook(&shared, handle));
+    let mut fut = CatchPanic(Box::pin(crate::soft::scope(
+        soft::sink(&shared),
+        with_before_hook(&shared, handle),
+    )));
     let scenario_deadline = shared
         .scenario_limit()
         .map(|(d, src)| (Instant::now() + d, d, src));
@@ -583,8 +594,8 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
             }
             _ = shared.notify.notified() => {
                 let mut c = shared.cursor.lock().expect("cursor lock");
-                if let Some(why) = c.console_failure.take() {
-                    break End::ConsoleErrors(why);
+                if let Some((why, at)) = c.end_failure.take() {
+                    break End::FailedAtClose(why, at);
                 }
                 if c.stop {
                     break End::Stopped;
@@ -608,8 +619,8 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     // The last step's console, when errors fail a step.
     let end = match end {
         End::Returned(Ok(Ok(()))) if shared.cursor.lock().expect("cursor lock").step > 0 => {
-            match shared.console_failure().await {
-                Some(why) => End::ConsoleErrors(why),
+            match shared.end_failure().await {
+                Some((why, at)) => End::FailedAtClose(why, at),
                 None => End::Returned(Ok(Ok(()))),
             }
         }
@@ -771,7 +782,10 @@ fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>, after
             step_location(shared.def, c.step),
         )),
         End::Interrupted(ref reason) => Some((reason.clone(), None)),
-        End::ConsoleErrors(ref why) => Some((why.clone(), step_location(shared.def, c.step))),
+        End::FailedAtClose(ref why, ref at) => Some((
+            why.clone(),
+            at.clone().or_else(|| step_location(shared.def, c.step)),
+        )),
         End::ScenarioTimeout(d, src) => Some((
             format!(
                 "scenario timed out after {} (the whole scenario's limit, set by {src})",
@@ -779,6 +793,11 @@ fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>, after
             ),
             step_location(shared.def, c.step),
         )),
+    };
+    // Soft assertions of the step that failed before it did: told first.
+    let failure = match (failure, crate::soft::describe(&std::mem::take(&mut c.soft))) {
+        (Some((msg, loc)), Some(soft)) => Some((format!("{soft}\nthen {msg}"), loc)),
+        (failure, _) => failure,
     };
     // The `after` hook's failure: the failure when the steps passed, else added to it.
     let failure = match (failure, after) {

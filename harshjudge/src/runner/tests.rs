@@ -665,3 +665,114 @@ fn evidence_numbers_are_per_scenario_and_kind() {
     assert_eq!(one.next_number("download"), 1, "each kind counts anew");
     assert_eq!(one.next_number("popup"), 3);
 }
+
+/// Step 1: two soft failures, then the step's code goes on (its note is
+/// attached after them); step 2 would pass.
+fn two_soft_failures_in_step_one(s: Scenario) -> ScenarioFuture {
+    Box::pin(async move {
+        let m = crate::__private::steps(&s);
+        m.begin(1).await;
+        s.probe(CountingProbe(Default::default())).await;
+        let at = std::panic::Location::caller();
+        crate::soft::settle(
+            true,
+            at,
+            Err::<(), _>(Error::msg("expected 3 items\n  received: 2")),
+        )
+        .await?;
+        crate::soft::settle(true, at, Err::<(), _>(Error::msg("expected the total 42"))).await?;
+        s.attach_text("after-the-soft-ones", "still running")?;
+        m.begin(2).await;
+        Ok(())
+    })
+}
+
+#[tokio::test]
+async fn soft_failures_let_the_step_go_on_then_fail_it_listing_each_with_evidence() {
+    let def = fake_scenario(
+        "soft",
+        &["Check the cart", "Pay"],
+        two_soft_failures_in_step_one,
+        |_| {},
+    );
+    let r = run(def, 2, EvidenceMode::All).await;
+    let o = r.sink.outcomes();
+    assert_eq!(o[0].status, StepStatus::Fail);
+    let error = o[0].error.clone().unwrap();
+    assert!(
+        error.starts_with("2 soft assertions failed:\n  1. at "),
+        "{error}"
+    );
+    assert!(
+        error.contains(": expected 3 items\n       received: 2\n  2. at "),
+        "{error}"
+    );
+    assert!(error.ends_with(": expected the total 42"), "{error}");
+    // Located at the first soft failure, not at the step.
+    assert!(
+        o[0].location
+            .as_deref()
+            .unwrap()
+            .contains("runner/tests.rs"),
+        "{:?}",
+        o[0].location
+    );
+    assert_eq!(o[1].reason.as_deref(), Some("step 01 failed"));
+    // The step went on after them, and each left the failure's evidence.
+    let files = r.files(1);
+    for f in [
+        "after-the-soft-ones.txt",
+        "soft-1-fake-extra.txt",
+        "soft-2-fake-extra.txt",
+    ] {
+        assert!(files.iter().any(|x| x == f), "{f} in {files:?}");
+    }
+    assert_eq!(r.result().failed_step.as_deref(), Some("01"));
+}
+
+/// A soft failure, then a hard one in the same step.
+fn soft_then_hard(s: Scenario) -> ScenarioFuture {
+    Box::pin(async move {
+        let m = crate::__private::steps(&s);
+        m.begin(1).await;
+        let at = std::panic::Location::caller();
+        crate::soft::settle(true, at, Err::<(), _>(Error::msg("the banner is missing"))).await?;
+        Err(Error::msg("the page is gone"))?;
+        Ok(())
+    })
+}
+
+#[tokio::test]
+async fn a_hard_failure_after_soft_ones_tells_them_first() {
+    let def = fake_scenario("softhard", &["Check"], soft_then_hard, |_| {});
+    let r = run(def, 1, EvidenceMode::Off).await;
+    let o = r.sink.outcomes();
+    let error = o[0].error.clone().unwrap();
+    assert!(
+        error.starts_with("1 soft assertion failed:\n  1. at ")
+            && error.contains("the banner is missing\nthen the page is gone"),
+        "{error}"
+    );
+}
+
+/// Soft failures in the last step fail it when the scenario returns.
+fn soft_in_the_last_step(s: Scenario) -> ScenarioFuture {
+    Box::pin(async move {
+        let m = crate::__private::steps(&s);
+        m.begin(1).await;
+        m.begin(2).await;
+        let at = std::panic::Location::caller();
+        crate::soft::settle(true, at, Err::<(), _>(Error::msg("late"))).await?;
+        Ok(())
+    })
+}
+
+#[tokio::test]
+async fn soft_failures_of_the_last_step_fail_it_at_the_scenarios_end() {
+    let def = fake_scenario("softlast", &["One", "Two"], soft_in_the_last_step, |_| {});
+    let r = run(def, 2, EvidenceMode::Off).await;
+    let o = r.sink.outcomes();
+    assert_eq!(o[0].status, StepStatus::Pass);
+    assert_eq!(o[1].status, StepStatus::Fail);
+    assert!(o[1].error.as_deref().unwrap().contains("late"), "{o:?}");
+}
