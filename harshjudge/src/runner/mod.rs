@@ -1010,6 +1010,11 @@ impl RunContext for Shared {
             config.emulation = emulation
                 .or_else(|| self.def.emulation.map(|e| e()))
                 .unwrap_or_default();
+            // The password of HTTP authentication is a secret: masked in
+            // everything written or printed from now on.
+            if let Some(c) = &config.emulation.http_credentials {
+                let _ = crate::secrets::add("HTTP_CREDENTIALS", &c.password);
+            }
             // A browser slow to start on a busy machine leaves the step all
             // of its own time.
             let hold = ClockHold::new(self.clone());

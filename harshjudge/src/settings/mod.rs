@@ -1214,6 +1214,10 @@ mod tests {
             // A test's own switch: its child process is a participant
             // (`browser/backend/cdp/shared_tests.rs`).
             "\"SHARED_CHROMIUM_TEST_PARTICIPANT\"",
+            // The read `record_export` writes into an exported scenario (the
+            // user's code, not ours): harshjudge-mcp's `browser/emulation.rs`.
+            "\"HTTP_CREDENTIALS_PASSWORD\"",
+            "\\\"HTTP_CREDENTIALS_PASSWORD\\\"",
         ];
         let mut found = vec![];
         let mut stack = vec![root.join("harshjudge/src"), root.join("harshjudge-mcp/src")];

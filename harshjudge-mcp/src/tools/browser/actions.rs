@@ -210,6 +210,10 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
         a.height.unwrap_or(config.window.1),
     );
     config.emulation = a.emulation.to_emulation()?;
+    // Its password is a secret: masked in what the server writes from now on.
+    if let Some(c) = &config.emulation.http_credentials {
+        let _ = harshjudge::secrets::add("HTTP_CREDENTIALS", &c.password);
+    }
     let agent = ctx.agent();
     let base = base_url.trim_end_matches('/').to_string();
     // Opening is bounded by its own limit (two tries of
