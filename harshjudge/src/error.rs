@@ -34,6 +34,17 @@ impl Error {
         }
     }
 
+    /// An error with a message, located at `location` (an assertion's call).
+    pub(crate) fn located(
+        message: impl fmt::Display,
+        location: &'static Location<'static>,
+    ) -> Self {
+        Error {
+            inner: Box::new(Message(message.to_string())),
+            location,
+        }
+    }
+
     /// Where the error was raised (`?`, `ensure!`, `bail!` or `Error::msg`).
     pub fn location(&self) -> &'static Location<'static> {
         self.location

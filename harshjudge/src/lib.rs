@@ -44,6 +44,7 @@ pub mod event;
 pub mod evidence;
 pub mod harness;
 pub mod judge;
+mod poll;
 mod process;
 pub mod recorder;
 mod registry;
@@ -66,6 +67,7 @@ pub use error::{Error, Result};
 /// Re-exported so that suites need not match its version by hand.
 pub use fantoccini;
 pub use harshjudge_macros::scenario;
+pub use poll::{Contains, DEFAULT_INTERVALS, PollExpect, Polled, ToPass, expect_poll, to_pass};
 /// Re-exported for text matching (`expect(&l).to_have_text(regex::Regex::new(…)?)`).
 pub use regex;
 pub use scenario::Scenario;

@@ -2,12 +2,12 @@
 //! response and a step's console, in real Chromium against the demo app. Each
 //! failure is recorded with the evidence a failure takes, the step goes on,
 //! and at its end it fails listing every one in order; the JUnit report
-//! carries each.
+//! carries each. Beside them, `expect_poll` and `to_pass` (points 2 and 3).
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use harshjudge::{Scenario, expect, scenario, step};
+use harshjudge::{Scenario, expect, expect_poll, scenario, step, to_pass};
 
 use crate::support;
 
@@ -45,16 +45,68 @@ async fn soft_checks(s: Scenario) -> harshjudge::Result {
     Ok(())
 }
 
+/// Issue 42 points 2 and 3: a value polled from the API, a block retried
+/// until the slow page is done (a soft assertion inside it fails only its
+/// try: the step passes).
+#[scenario]
+async fn polled_and_retried(s: Scenario) -> harshjudge::Result {
+    let page = s.page().await?;
+    step!("Poll the API and retry a block until the page is done", {
+        expect_poll(|| async { Ok(s.request().get("/api/health").send().await?.status()) })
+            .to_equal(200)
+            .await?;
+        page.goto("/slow?ms=700").await?;
+        let tries = std::sync::atomic::AtomicUsize::new(0);
+        to_pass(|| async {
+            tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            expect(&page.get_by_test_id("slow-status"))
+                .soft()
+                .to_have_text("Done")
+                .timeout(Duration::from_millis(50))
+                .await?;
+            Ok(())
+        })
+        .timeout(Duration::from_secs(20))
+        .await?;
+        let n = tries.load(std::sync::atomic::Ordering::SeqCst);
+        harshjudge::ensure!(
+            n > 1,
+            "the block passed on its first try ({n}): the page was not slow"
+        );
+        s.attach_text("tries", &n.to_string())?;
+    });
+    Ok(())
+}
+
 fn runs() -> &'static support::InProcessRuns {
     static RUNS: OnceLock<support::InProcessRuns> = OnceLock::new();
     RUNS.get_or_init(|| {
         let base = demo_app::start_in_background().expect("demo app");
-        support::InProcessRuns::run("soft", &base, &[("chromium", "soft_checks")])
+        support::InProcessRuns::run(
+            "soft",
+            &base,
+            &[
+                ("chromium", "soft_checks"),
+                ("chromium", "polled_and_retried"),
+            ],
+        )
     })
 }
 
+/// Every fact of the runs above, checked in one test: the runs are made once
+/// (`support::facts`).
 #[test]
-fn soft_assertions_let_the_step_go_on_and_fail_it_listing_each() {
+fn soft_polled_and_retried_assertions_in_a_real_page() {
+    support::facts(&[
+        (
+            "soft assertions go on and fail the step listing each",
+            soft_facts,
+        ),
+        ("a polled value and a retried block pass", polled_facts),
+    ]);
+}
+
+fn soft_facts() {
     let runs = runs();
     assert_ne!(
         runs.code("chromium", "soft_checks"),
@@ -114,4 +166,14 @@ fn soft_assertions_let_the_step_go_on_and_fail_it_listing_each() {
         xml.contains("4 soft assertions failed") && xml.contains("to_have_status(503)"),
         "{xml}"
     );
+}
+
+fn polled_facts() {
+    let run = runs().passed(
+        "polled-and-retried-chromium",
+        "chromium",
+        "polled_and_retried",
+    );
+    let result = support::json(run.join("result.json"));
+    assert_eq!(result["steps"][0]["status"], "pass", "{result}");
 }

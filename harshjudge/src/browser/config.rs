@@ -199,6 +199,23 @@ pub fn set_suite_expect_timeout(
     Ok(())
 }
 
+/// The expect timeout the settings give: `HARSHJUDGE_EXPECT_TIMEOUT`, else
+/// the suite's `main!(expect_timeout = …)`; none: the wait (`wait`) applies.
+fn expect_timeout_setting(wait: Duration) -> Result<Option<Duration>, BrowserError> {
+    Ok(match env("HARSHJUDGE_EXPECT_TIMEOUT")? {
+        Some(_) => Some(env_duration("HARSHJUDGE_EXPECT_TIMEOUT", wait)?),
+        None => *SUITE_EXPECT_TIMEOUT.lock().expect("expect timeout lock"),
+    })
+}
+
+/// How long an assertion retries when the call sets no timeout, as a page's
+/// would: the expect timeout the settings give, else `HARSHJUDGE_WAIT` (5 s).
+/// For assertions without a page (`expect_poll`, `to_pass`).
+pub(crate) fn default_expect_timeout() -> Result<Duration, BrowserError> {
+    let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
+    Ok(expect_timeout_setting(wait)?.unwrap_or(wait))
+}
+
 impl BrowserConfig {
     /// From `HARSHJUDGE_*` variables.
     pub fn from_env() -> Result<Self, BrowserError> {
@@ -206,10 +223,7 @@ impl BrowserConfig {
         let viewport = env_size("HARSHJUDGE_VIEWPORT", (1280, 720))?;
         let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
         let launch_timeout = env_duration("HARSHJUDGE_LAUNCH_TIMEOUT", Duration::from_secs(60))?;
-        let expect_timeout = match env("HARSHJUDGE_EXPECT_TIMEOUT")? {
-            Some(_) => Some(env_duration("HARSHJUDGE_EXPECT_TIMEOUT", wait)?),
-            None => *SUITE_EXPECT_TIMEOUT.lock().expect("expect timeout lock"),
-        };
+        let expect_timeout = expect_timeout_setting(wait)?;
         Ok(BrowserConfig {
             webdriver_url: crate::settings::webdriver_url()?,
             chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),

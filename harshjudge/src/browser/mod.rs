@@ -54,6 +54,7 @@ mod wire;
 
 pub use browsers::Browsers;
 pub(crate) use browsers::{Exiting, Killer};
+pub(crate) use config::default_expect_timeout;
 pub use config::{
     BrowserConfig, BrowserKind, ChromiumProtocol, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,
