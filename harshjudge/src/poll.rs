@@ -133,6 +133,27 @@ impl<F> std::fmt::Debug for PollExpect<F> {
 /// A polled assertion under way; `.await` it.
 pub type Polled<'a> = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
 
+/// A matcher comparing the value with a bound by `$op` (`$shown` in its
+/// failure).
+macro_rules! order_matcher {
+    ($(#[$doc:meta])* $name:ident, $shown:literal, $op:tt) => {
+        $(#[$doc])*
+        pub fn $name<'a, U>(self, bound: U) -> Polled<'a>
+        where
+            T: PartialOrd<U> + 'a,
+            U: Debug + Send + Sync + 'a,
+            F: 'a,
+        {
+            let shown = format!("{} {bound:?}", $shown);
+            self.run(
+                format!("{}({bound:?})", stringify!($name)),
+                shown,
+                move |v| *v $op bound,
+            )
+        }
+    };
+}
+
 impl<F, Fut, T> PollExpect<F>
 where
     F: FnMut() -> Fut + Send,
@@ -229,61 +250,18 @@ where
         self.run(format!("to_equal({shown})"), shown, move |v| *v == expected)
     }
 
-    /// The value is greater than `bound`.
-    pub fn to_be_greater_than<'a, U>(self, bound: U) -> Polled<'a>
-    where
-        T: PartialOrd<U> + 'a,
-        U: Debug + Send + Sync + 'a,
-        F: 'a,
-    {
-        let shown = format!("> {bound:?}");
-        self.run(format!("to_be_greater_than({bound:?})"), shown, move |v| {
-            *v > bound
-        })
-    }
-
-    /// The value is greater than or equal to `bound`.
-    pub fn to_be_greater_than_or_equal<'a, U>(self, bound: U) -> Polled<'a>
-    where
-        T: PartialOrd<U> + 'a,
-        U: Debug + Send + Sync + 'a,
-        F: 'a,
-    {
-        let shown = format!(">= {bound:?}");
-        self.run(
-            format!("to_be_greater_than_or_equal({bound:?})"),
-            shown,
-            move |v| *v >= bound,
-        )
-    }
-
-    /// The value is less than `bound`.
-    pub fn to_be_less_than<'a, U>(self, bound: U) -> Polled<'a>
-    where
-        T: PartialOrd<U> + 'a,
-        U: Debug + Send + Sync + 'a,
-        F: 'a,
-    {
-        let shown = format!("< {bound:?}");
-        self.run(format!("to_be_less_than({bound:?})"), shown, move |v| {
-            *v < bound
-        })
-    }
-
-    /// The value is less than or equal to `bound`.
-    pub fn to_be_less_than_or_equal<'a, U>(self, bound: U) -> Polled<'a>
-    where
-        T: PartialOrd<U> + 'a,
-        U: Debug + Send + Sync + 'a,
-        F: 'a,
-    {
-        let shown = format!("<= {bound:?}");
-        self.run(
-            format!("to_be_less_than_or_equal({bound:?})"),
-            shown,
-            move |v| *v <= bound,
-        )
-    }
+    order_matcher!(
+        /// The value is greater than `bound`.
+        to_be_greater_than, ">", >);
+    order_matcher!(
+        /// The value is greater than or equal to `bound`.
+        to_be_greater_than_or_equal, ">=", >=);
+    order_matcher!(
+        /// The value is less than `bound`.
+        to_be_less_than, "<", <);
+    order_matcher!(
+        /// The value is less than or equal to `bound`.
+        to_be_less_than_or_equal, "<=", <=);
 
     /// The value contains `needle`: a substring of a string, an element of a
     /// list.

@@ -9,8 +9,8 @@
 use harshjudge_mcp::Context;
 use serde_json::json;
 
-use crate::support::mcp_calls::{fails, ok};
-use crate::support::rlibs;
+use crate::support::mcp_calls::{assert_export_compiles, fails, ok};
+use crate::support::tree;
 
 #[test]
 fn browser_launch_emulates_records_without_the_password_and_exports_the_attribute() {
@@ -73,12 +73,12 @@ fn browser_launch_emulates_records_without_the_password_and_exports_the_attribut
     ok(&ctx, "browser_close", json!({}));
 
     // Nothing under .harshJudge/ holds the password.
-    for entry in walk(&ctx.root().join(".harshJudge")) {
-        let bytes = std::fs::read(&entry).unwrap();
+    let hj = ctx.root().join(".harshJudge");
+    for entry in tree(&hj) {
+        let bytes = std::fs::read(hj.join(&entry)).unwrap();
         assert!(
             !String::from_utf8_lossy(&bytes).contains("s3cret-pw-41"),
-            "the password is in {}",
-            entry.display()
+            "the password is in {entry}"
         );
     }
 
@@ -99,32 +99,5 @@ fn browser_launch_emulates_records_without_the_password_and_exports_the_attribut
     }
     assert!(!source.contains("s3cret"), "{source}");
     // It compiles as a user's crate would (the attribute's checks included).
-    let krate = tempfile::tempdir().unwrap();
-    std::fs::write(krate.path().join("emulated.rs"), &source).unwrap();
-    let main_rs = krate.path().join("main.rs");
-    std::fs::write(&main_rs, "mod emulated;\n\nharshjudge::main!();\n").unwrap();
-    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap();
-    let externs = rlibs::rlibs(workspace, target_dir, "mcp", &["harshjudge"]);
-    let check = rlibs::check_bin(&main_rs, &externs);
-    assert!(
-        check.status.success(),
-        "the export does not compile:\n{}\n--- the export:\n{source}",
-        String::from_utf8_lossy(&check.stderr)
-    );
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = vec![];
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
+    assert_export_compiles(&source, "emulated");
 }

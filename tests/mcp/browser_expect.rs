@@ -4,8 +4,6 @@
 //! passing, failing with what was received, and inverted with `not`, in real
 //! headless Chromium against the demo app's playground, through the tool.
 
-use crate::support::rlibs;
-
 use harshjudge_mcp::{Context, call};
 use serde_json::{Value, json};
 
@@ -254,22 +252,7 @@ fn the_new_assertions_export_to_rust_that_compiles() {
         assert!(source.contains(line), "{line} in:\n{source}");
     }
 
-    // Compile it as a user's crate depending on harshjudge would be: rustc
-    // against the harshjudge this test's own build made (no second build).
-    let krate = tempfile::tempdir().unwrap();
-    std::fs::write(krate.path().join("new_assertions.rs"), &source).unwrap();
-    let main_rs = krate.path().join("main.rs");
-    std::fs::write(&main_rs, "mod new_assertions;\n\nharshjudge::main!();\n").unwrap();
-    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap();
-    let externs = rlibs::rlibs(workspace, target_dir, "mcp", &["harshjudge"]);
-    let check = rlibs::check_bin(&main_rs, &externs);
-    assert!(
-        check.status.success(),
-        "the export does not compile:\n{}\n--- the export:\n{source}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    // Compile it as a user's crate depending on harshjudge would be.
+    crate::support::mcp_calls::assert_export_compiles(&source, "new_assertions");
     run("browser_close", json!({}));
 }

@@ -46,3 +46,26 @@ pub fn launched_project(ctx: &Context, base: &str, project: &str) {
         serde_json::json!({"projectName": project, "baseUrl": base}),
     );
 }
+
+/// Type-checks `source`, a file `record_export` wrote, as module `module` of a
+/// user's crate depending on harshjudge would be (rustc against the harshjudge
+/// this test's own build made, no second build); fails showing rustc's errors
+/// and the source.
+#[allow(dead_code)]
+pub fn assert_export_compiles(source: &str, module: &str) {
+    let krate = tempfile::tempdir().unwrap();
+    std::fs::write(krate.path().join(format!("{module}.rs")), source).unwrap();
+    let main_rs = krate.path().join("main.rs");
+    std::fs::write(&main_rs, format!("mod {module};\n\nharshjudge::main!();\n")).unwrap();
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap();
+    let externs = super::rlibs::rlibs(workspace, target_dir, "mcp", &["harshjudge"]);
+    let check = super::rlibs::check_bin(&main_rs, &externs);
+    assert!(
+        check.status.success(),
+        "the export does not compile:\n{}\n--- the export:\n{source}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
