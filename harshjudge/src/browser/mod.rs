@@ -16,6 +16,7 @@ mod aria_template;
 mod backend;
 mod bidi;
 mod browsers;
+mod clock;
 mod config;
 mod cookies;
 mod dialog;
@@ -52,6 +53,7 @@ mod wire;
 
 pub use browsers::Browsers;
 pub(crate) use browsers::{Exiting, Killer};
+pub use clock::{Clock, ClockTime, ClockTimeError};
 pub use config::{
     BrowserConfig, BrowserKind, ChromiumProtocol, ConsoleSettings, UnknownBrowser, check_settings,
     set_suite_expect_timeout,

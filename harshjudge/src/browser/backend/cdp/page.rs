@@ -688,6 +688,23 @@ impl CdpPage {
 
     /// The step's console and network (`cdp/events.rs`): its waiters of
     /// requests and responses, its peeks.
+    /// Runs `source` in every new document of the page and of its
+    /// out-of-process iframes, before their own scripts (not in the
+    /// documents there now).
+    pub(crate) async fn add_init_script(&self, source: &str) -> Result<(), CdpError> {
+        let children = self.shared.add_init_script(source);
+        let add = AddScriptToEvaluateOnNewDocument {
+            source,
+            run_immediately: None,
+        };
+        for child in &children {
+            // An iframe gone meanwhile: nothing to do.
+            let _ = self.connection.send(Some(child), &add).await;
+        }
+        self.connection.send(Some(&self.session), &add).await?;
+        Ok(())
+    }
+
     pub(crate) fn step_log(&self) -> &Arc<StepLog> {
         &self.shared.log
     }
