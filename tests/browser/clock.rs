@@ -179,6 +179,18 @@ async fn clock_on(config: BrowserConfig) {
         ten,
         "{name}: the frame"
     );
+    // The auto-wait keeps real time while the page's clock stands still: a
+    // change that comes later (a fetch's answer) is waited for and seen.
+    page.evaluate::<(), _>(
+        "() => { fetch('/inner').then(() => { document.getElementById('session').textContent = 'fetched'; }); }",
+        (),
+    )
+    .await
+    .unwrap();
+    expect(&page.locator("#session"))
+        .to_have_text("fetched")
+        .await
+        .unwrap();
     let e = page
         .clock()
         .pause_at("2024-02-02T09:00:00Z".parse::<ClockTime>().unwrap())
