@@ -3,8 +3,9 @@
 //! DevTools protocol, Firefox (BiDi), WebKitGTK (classic WebDriver: every
 //! method `Unsupported`, naming the engine). A local page shows what it
 //! sees: `Date` at its load, a 30-minute session expiry
-//! (`setTimeout(…, 30 * 60 * 1000)`), a one-minute `setInterval` counted, and
-//! a same-origin iframe with its own `Date`.
+//! (`setTimeout(…, 30 * 60 * 1000)`), a one-minute `setInterval` counted, a
+//! same-origin iframe with its own `Date` and a cross-site one showing what it
+//! saw at its load; a popup.
 
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
@@ -24,7 +25,15 @@ window.minutes = 0;
 <p id="loaded"></p>
 <p id="session">active</p>
 <p id="minutes">0</p>
+<a id="open" href="/" target="_blank">open</a>
 <iframe id="frame" src="/inner"></iframe>
+<script>
+// A cross-site iframe (another host, the same server): out of process on Chromium.
+var far = document.createElement('iframe');
+far.id = 'far';
+far.src = 'http://localhost:' + location.port + '/inner';
+document.body.appendChild(far);
+</script>
 <script>
 document.getElementById('loaded').textContent = new Date(window.loadedAt).toISOString();
 setTimeout(function () { document.getElementById('session').textContent = 'session expired'; }, 30 * 60 * 1000);
@@ -33,7 +42,9 @@ setInterval(function () { window.minutes++; document.getElementById('minutes').t
 
 const INNER: &str = r#"<!doctype html><html><head><title>inner</title>
 <script>window.loadedAt = Date.now(); window.sawSeed = window.__seeded;</script>
-</head><body><p>inner</p></body></html>"#;
+</head><body><p id="seen"></p>
+<script>document.getElementById('seen').textContent = String(window.sawSeed) + ' ' + new Date(window.loadedAt).toISOString();</script>
+</body></html>"#;
 
 fn app(stream: TcpStream) -> std::io::Result<()> {
     let mut out = stream.try_clone()?;
@@ -132,6 +143,11 @@ async fn clock_on(config: BrowserConfig) {
         seen.starts_with("seeded:"),
         "{name}: the frame saw {seen:?}"
     );
+    // The cross-site iframe too (Chromium: a target of its own).
+    expect(&page.frame_locator("#far").locator("#seen"))
+        .to_contain_text("seeded:loading 2024-02-02T08:0")
+        .await
+        .unwrap();
     let e = page.clock().install().await.unwrap_err().to_string();
     assert!(e.contains("installed already"), "{name}: {e}");
 
@@ -274,6 +290,31 @@ async fn clock_on(config: BrowserConfig) {
         .to_have_text("active")
         .await
         .unwrap();
+
+    // A popup the page opens: over CDP it starts with the page's init
+    // scripts (the seed and the clock, before its own scripts); over BiDi (a
+    // new top-level context the page's preload scripts are not for) with none.
+    let popup = page
+        .wait_for_popup(page.locator("#open").click())
+        .await
+        .unwrap();
+    expect(&popup.locator("#session"))
+        .to_have_text("active")
+        .await
+        .unwrap();
+    let loaded = num(&popup, "window.loadedAt").await;
+    let seen: Option<String> = popup.evaluate("window.sawSeed", ()).await.unwrap();
+    if page.protocol() == "cdp" {
+        assert!(
+            (shift..shift + 60_000.0).contains(&loaded),
+            "{name}: the popup loaded at {loaded}"
+        );
+        assert_eq!(seen.as_deref(), Some("seeded:loading"), "{name}");
+    } else {
+        assert!(loaded < shift, "{name}: the popup loaded at {loaded}");
+        assert_eq!(seen, None, "{name}");
+    }
+    popup.close().await.unwrap();
     browsers().release(page).await;
 }
 

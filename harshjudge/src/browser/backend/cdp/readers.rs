@@ -44,7 +44,7 @@ pub(super) struct Shared {
     children: Mutex<Vec<SessionId>>,
     /// The page's init scripts (`add_init_script`), in order, for its
     /// out-of-process iframes attached later.
-    init_scripts: Mutex<Vec<Arc<str>>>,
+    pub(super) init_scripts: Arc<super::popups::InitScripts>,
     /// Where its screencast's frames go (`screencast.rs`).
     pub(super) screencast: Arc<super::screencast::Frames>,
     /// The URL of the main frame's last committed document (a `goto`'s
@@ -83,7 +83,7 @@ impl Shared {
             dialogs,
             lifecycle,
             children: Mutex::default(),
-            init_scripts: Mutex::default(),
+            init_scripts: Arc::default(),
             screencast: Arc::default(),
             document: Mutex::default(),
         }
@@ -106,7 +106,7 @@ impl Shared {
     }
 
     /// The page's init scripts, in order.
-    fn init_scripts(&self) -> Vec<Arc<str>> {
+    pub(super) fn init_scripts(&self) -> Vec<Arc<str>> {
         self.init_scripts
             .lock()
             .unwrap_or_else(|p| p.into_inner())
