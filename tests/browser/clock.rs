@@ -252,6 +252,22 @@ async fn clock_on(config: BrowserConfig) {
     page.clock().run_for(Duration::from_secs(60)).await.unwrap();
     assert_eq!(num(&page, "Date.now()").await, fixed, "{name}");
     assert_eq!(num(&page, "new Date().getUTCFullYear()").await, 2030.0);
+    let year: String = page
+        .evaluate(
+            "new Intl.DateTimeFormat('en-US', {timeZone: 'UTC', year: 'numeric'}).format()",
+            (),
+        )
+        .await
+        .unwrap();
+    assert_eq!(year, "2030", "{name}");
+    let parts: String = page
+        .evaluate(
+            "new Intl.DateTimeFormat('en-US', {timeZone: 'UTC', year: 'numeric'}).formatToParts()[0].value",
+            (),
+        )
+        .await
+        .unwrap();
+    assert_eq!(parts, "2030", "{name}");
     expect(&page.locator("#minutes"))
         .to_have_text("32")
         .await

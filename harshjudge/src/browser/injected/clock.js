@@ -1,4 +1,6 @@
-// The fake clock of `page.clock()` (clock.rs). Self-contained: Rust wraps
+// The fake clock of `page.clock()` (clock.rs): `Date`, `performance.now`,
+// the timers, `requestAnimationFrame`, `requestIdleCallback` and
+// `Intl.DateTimeFormat`'s default date. Self-contained: Rust wraps
 // this file in a function with `hjClockRun` as its entry, both as an init
 // script of the page (replaying the operations done so far in each new
 // document, before its own scripts) and as an evaluation in the document
@@ -139,6 +141,25 @@ function hjClock(win) {
   FakeDate.toString = function toString() { return RealDate.toString(); };
   win.Date = FakeDate;
   if (perf) perf.now = function now() { return perfNow(); };
+  // Intl.DateTimeFormat's format() and formatToParts() without a date read
+  // the clock too.
+  const dtf = win.Intl && win.Intl.DateTimeFormat && win.Intl.DateTimeFormat.prototype;
+  const formatGetter = dtf && Object.getOwnPropertyDescriptor(dtf, 'format');
+  if (formatGetter && formatGetter.get) {
+    Object.defineProperty(dtf, 'format', {
+      configurable: true,
+      get() {
+        const real = formatGetter.get.call(this);
+        return (date) => real(date === undefined ? wall() : date);
+      },
+    });
+  }
+  if (dtf && dtf.formatToParts) {
+    const realParts = dtf.formatToParts;
+    dtf.formatToParts = function formatToParts(date) {
+      return realParts.call(this, date === undefined ? wall() : date);
+    };
+  }
   win.setTimeout = function setTimeout(callback, delay, ...args) {
     return add('timeout', callback, delay, args, null);
   };
