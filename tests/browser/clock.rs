@@ -307,6 +307,25 @@ async fn clock_on(config: BrowserConfig) {
         .await
         .unwrap();
 
+    // A timer that keeps rescheduling itself does not hold the page: run_for
+    // stops after 100,000 firings and says why.
+    page.evaluate::<(), _>("() => { window.spin = setInterval(() => {}, 1); }", ())
+        .await
+        .unwrap();
+    let e = page
+        .clock()
+        .run_for(Duration::from_secs(3600))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("stopped after firing 100000 timers"),
+        "{name}: {e}"
+    );
+    page.evaluate::<(), _>("clearInterval(spin)", ())
+        .await
+        .unwrap();
+
     // A popup the page opens: over CDP it starts with the page's init
     // scripts (the seed and the clock, before its own scripts); over BiDi (a
     // new top-level context the page's preload scripts are not for) with none.

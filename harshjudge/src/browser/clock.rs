@@ -217,6 +217,20 @@ pub(crate) fn init_source(logged: &Logged) -> Result<String, BrowserError> {
     })
 }
 
+/// A time as the trace writes the call's argument: its RFC 3339 text.
+fn time_arg(time: ClockTime) -> String {
+    trace::arg(&time.to_string())
+}
+
+/// A duration as the trace writes the call's argument.
+fn duration_arg(by: Duration) -> String {
+    if by.subsec_nanos() == 0 {
+        format!("Duration::from_secs({})", by.as_secs())
+    } else {
+        format!("Duration::from_millis({})", by.as_millis())
+    }
+}
+
 /// Milliseconds of a duration, as the page counts them.
 fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -273,7 +287,7 @@ impl Clock {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let time = time.into();
-        self.traced("clock().install_at", format!("{time}"), at, async move {
+        self.traced("clock().install_at", time_arg(time), at, async move {
             let what = "page.clock().install_at";
             self.install_op(Some(time.checked(what)?), what, at).await
         })
@@ -289,7 +303,7 @@ impl Clock {
         let op = ClockOp::FastForward { ms: millis(by) };
         self.op(
             "clock().fast_forward",
-            format!("{by:?}"),
+            duration_arg(by),
             op,
             Location::caller(),
         )
@@ -303,7 +317,7 @@ impl Clock {
         by: Duration,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let op = ClockOp::RunFor { ms: millis(by) };
-        self.op("clock().run_for", format!("{by:?}"), op, Location::caller())
+        self.op("clock().run_for", duration_arg(by), op, Location::caller())
     }
 
     /// Jumps forward to `time` (each timer due by then fires at most once)
@@ -320,7 +334,7 @@ impl Clock {
         let op = time
             .checked("page.clock().pause_at")
             .map(|time| ClockOp::PauseAt { time });
-        self.op_checked("clock().pause_at", format!("{time}"), op, at)
+        self.op_checked("clock().pause_at", time_arg(time), op, at)
     }
 
     /// Lets time flow again after [`pause_at`](Clock::pause_at).
@@ -346,7 +360,7 @@ impl Clock {
         let op = time
             .checked("page.clock().set_fixed_time")
             .map(|time| ClockOp::SetFixedTime { time });
-        self.implicit("clock().set_fixed_time", format!("{time}"), op, at)
+        self.implicit("clock().set_fixed_time", time_arg(time), op, at)
     }
 
     /// Sets `Date` to `time`, flowing on from there, without firing any
@@ -362,7 +376,7 @@ impl Clock {
         let op = time
             .checked("page.clock().set_system_time")
             .map(|time| ClockOp::SetSystemTime { time });
-        self.implicit("clock().set_system_time", format!("{time}"), op, at)
+        self.implicit("clock().set_system_time", time_arg(time), op, at)
     }
 
     // ---- the way to the page ----
@@ -559,6 +573,20 @@ mod tests {
         let date: ClockTime = "2024-02-02".parse().unwrap();
         assert_eq!(date.millis(), 1_706_832_000_000);
         assert_eq!(parsed.to_string(), "2024-02-02T08:00:00.000Z");
+    }
+
+    #[test]
+    fn calls_are_traced_as_written() {
+        assert_eq!(
+            duration_arg(Duration::from_secs(1800)),
+            "Duration::from_secs(1800)"
+        );
+        assert_eq!(
+            duration_arg(Duration::from_millis(1500)),
+            "Duration::from_millis(1500)"
+        );
+        let t = ClockTime::from_millis(1_706_860_800_000);
+        assert_eq!(time_arg(t), "\"2024-02-02T08:00:00.000Z\"");
     }
 
     #[test]
