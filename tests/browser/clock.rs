@@ -93,8 +93,8 @@ async fn num(page: &Page, js: &str) -> f64 {
 const FRAME: &str = "document.getElementById('frame').contentWindow";
 
 async fn clock_on(config: BrowserConfig) {
-    let name = format!("{} ({:?})", config.browser, config.chromium_protocol);
     let page = open(&config).await;
+    let name = format!("{} ({})", config.browser, page.protocol());
 
     // Before install: a clear error, not a silent no-op.
     let e = page
@@ -350,6 +350,31 @@ async fn clock_on(config: BrowserConfig) {
         assert_eq!(seen, None, "{name}");
     }
     popup.close().await.unwrap();
+
+    // Paused, then moved on: a new document, its frames (same-origin, whose
+    // first about:blank window the document may keep, and cross-site) read
+    // exactly that time, each operation replayed once.
+    let later = shift + 3_600_000.0;
+    page.clock()
+        .pause_at(ClockTime::from_millis(later as i64))
+        .await
+        .unwrap();
+    page.clock().run_for(Duration::from_secs(5)).await.unwrap();
+    page.reload().await.unwrap();
+    assert_eq!(
+        num(&page, "window.loadedAt").await,
+        later + 5000.0,
+        "{name}"
+    );
+    assert_eq!(
+        num(&page, &format!("{FRAME}.loadedAt")).await,
+        later + 5000.0,
+        "{name}: the frame"
+    );
+    expect(&page.frame_locator("#far").locator("#seen"))
+        .to_contain_text(" 2035-06-01T01:00:05.000Z")
+        .await
+        .unwrap();
     browsers().release(page).await;
 }
 

@@ -17,6 +17,7 @@ use std::future::Future;
 use std::panic::Location;
 use std::str::FromStr;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -159,19 +160,24 @@ pub(crate) enum ClockOp {
 }
 
 /// An operation and the real time it was done at (ms since the epoch): the
-/// moment a new document's replay takes it at.
+/// moment a new document's replay takes it at; `seq` orders it, so that a
+/// window a new document keeps (an iframe's first `about:blank`, replaced
+/// by a same-origin document) replays nothing twice.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Logged {
     #[serde(flatten)]
     pub(crate) op: ClockOp,
     pub(crate) real: f64,
+    pub(crate) seq: u64,
 }
 
 impl Logged {
     /// `op`, done now.
     pub(crate) fn now(op: ClockOp) -> Logged {
+        static SEQ: AtomicU64 = AtomicU64::new(1);
         let real = ClockTime::from(SystemTime::now()).ms;
-        Logged { op, real }
+        let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+        Logged { op, real, seq }
     }
 }
 
@@ -576,6 +582,14 @@ mod tests {
     }
 
     #[test]
+    fn operations_are_numbered_in_order() {
+        let a = Logged::now(ClockOp::Resume);
+        let b = Logged::now(ClockOp::Resume);
+        assert!(b.seq > a.seq);
+        assert!(CLOCK_JS.contains("op.seq <= s.seq"));
+    }
+
+    #[test]
     fn calls_are_traced_as_written() {
         assert_eq!(
             duration_arg(Duration::from_secs(1800)),
@@ -647,9 +661,11 @@ mod tests {
             let logged = Logged {
                 op: op.clone(),
                 real: 3.0,
+                seq: 4,
             };
             let mut with_real = expected.clone();
             with_real["real"] = json!(3.0);
+            with_real["seq"] = json!(4);
             assert_eq!(serde_json::to_value(&logged).unwrap(), with_real);
             // Every operation is a case of the page's clock.
             let name = expected["op"].as_str().unwrap();
@@ -702,18 +718,20 @@ mod tests {
         let install = Logged {
             op: ClockOp::Install { time: Some(1.0) },
             real: 2.0,
+            seq: 1,
         };
         let src = init_source(&install).unwrap();
         assert!(src.contains("function hjClock(win)"));
-        assert!(
-            src.contains(r#"hjClockRun(window, {"op":"install","time":1.0,"real":2.0}, true);"#)
-        );
+        assert!(src.contains(
+            r#"hjClockRun(window, {"op":"install","time":1.0,"real":2.0,"seq":1}, true);"#
+        ));
         let run = Logged {
             op: ClockOp::RunFor { ms: 10.0 },
             real: 2.0,
+            seq: 2,
         };
         let src = init_source(&run).unwrap();
         assert!(!src.contains("function hjClock(win)"));
-        assert!(src.contains(r#"c.run({"op":"run_for","ms":10.0,"real":2.0}, true)"#));
+        assert!(src.contains(r#"c.run({"op":"run_for","ms":10.0,"real":2.0,"seq":2}, true)"#));
     }
 }

@@ -13,9 +13,10 @@
 // them on at once. A real timer of the page's own wakes the clock when the
 // earliest fake timer is due while time flows.
 //
-// An operation is `{op, real, ...}` (`ClockOp` in clock.rs): `real` is the
-// real time (ms since the epoch) it was done at, which a new document's
-// replay takes as its moment. The answer is `{status: 'done', now}` or
+// An operation is `{op, real, seq, ...}` (`ClockOp` in clock.rs): `real` is
+// the real time (ms since the epoch) it was done at, which a new document's
+// replay takes as its moment; `seq` its number, increasing: a clock skips
+// what it did already (a window a new document keeps runs the replay again). The answer is `{status: 'done', now}` or
 // `{status: 'not_installed' | 'installed' | 'past' | 'runaway', ...}`.
 
 // At most this many timers fired by one `run_for` or `fast_forward`: a timer
@@ -41,6 +42,7 @@ function hjClock(win) {
     nextId: 1,
     wake: null,
     fired: 0,
+    seq: 0,
   };
 
   function ticks() {
@@ -212,6 +214,7 @@ function hjClock(win) {
   const controller = {
     // `op` done now (`replay`: at `op.real`, in a document starting).
     run(op, replay) {
+      if (replay && op.seq <= s.seq) return {status: 'done', now: wall()};
       if (replay) at(op.real);
       switch (op.op) {
         case 'install':
@@ -226,9 +229,12 @@ function hjClock(win) {
           break;
         }
         case 'pause_at': {
-          const now = s.wallOffset + ticks();
+          // One read of the clock: a millisecond passing between two would
+          // stop it one late.
+          const t = ticks();
+          const now = s.wallOffset + t;
           if (op.time < now && !replay) return {status: 'past', now};
-          setTicks(ticks());
+          setTicks(t);
           s.paused = true;
           const r = forward(Math.max(0, op.time - now), true);
           if (r) return r;
@@ -250,6 +256,7 @@ function hjClock(win) {
         default:
           return {status: 'unknown', op: String(op.op)};
       }
+      s.seq = Math.max(s.seq, op.seq);
       if (replay) {
         // A new document's performance.now() starts where its own began.
         s.perf0 = realPerf();
