@@ -16,6 +16,7 @@ mod aria_template;
 mod backend;
 mod bidi;
 mod browsers;
+mod clock;
 mod config;
 mod cookies;
 pub mod devices;
@@ -54,6 +55,7 @@ mod wire;
 
 pub use browsers::Browsers;
 pub(crate) use browsers::{Exiting, Killer};
+pub use clock::{Clock, ClockTime, ClockTimeError};
 pub(crate) use config::default_expect_timeout;
 pub use config::{
     BrowserConfig, BrowserKind, ChromiumProtocol, ConsoleSettings, UnknownBrowser, check_settings,

@@ -107,6 +107,35 @@ impl Page {
         }
     }
 
+    /// Runs `script` (JavaScript source) in every new document of the page,
+    /// its frames' included, before the document's own scripts, as
+    /// Playwright's `page.addInitScript`: to stub an API, seed storage, fix
+    /// `Math.random`. Not in the document there now (navigate after adding
+    /// it). Chromium and Firefox; on WebKitGTK (classic WebDriver has no way)
+    /// it is [`BrowserError::Unsupported`].
+    #[track_caller]
+    pub fn add_init_script<'a>(
+        &'a self,
+        script: &'a str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        let at = Location::caller();
+        async move {
+            let args = || trace::arg(script);
+            let body = self
+                .backend()
+                .add_init_script(script, "page.add_init_script", at);
+            trace::page_span(
+                self.tracer(),
+                Kind::Script,
+                "add_init_script",
+                args,
+                at,
+                body,
+            )
+            .await
+        }
+    }
+
     /// Runs JavaScript as a function body (`return …` gives a value). See
     /// [`evaluate`](Page::evaluate) for expressions, arguments and typed results.
     #[track_caller]

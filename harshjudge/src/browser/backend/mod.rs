@@ -299,6 +299,17 @@ impl PageBackend for AnyPage {
     async fn close(&self) -> Result<(), BrowserError> {
         delegate!(self, b => b.close().await)
     }
+    fn init_scripts(&self, what: &str, at: &'static Location<'static>) -> Result<(), BrowserError> {
+        delegate!(self, b => b.init_scripts(what, at))
+    }
+    async fn add_init_script(
+        &self,
+        source: &str,
+        what: &str,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        delegate!(self, b => b.add_init_script(source, what, at).await)
+    }
     async fn screencast(&self) -> Result<Option<self::cdp::screencast::Screencast>, BrowserError> {
         delegate!(self, b => b.screencast().await)
     }

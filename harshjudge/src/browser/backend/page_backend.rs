@@ -245,6 +245,24 @@ pub(crate) trait PageBackend: Send + Sync {
     /// Closes a popup's page.
     fn close(&self) -> impl Future<Output = Result<(), BrowserError>> + Send;
 
+    /// Whether the page can run a script in each new document before the
+    /// document's own (`add_init_script`, the clock): `Ok`, or why not, for
+    /// the call `what` made at `at` (classic WebDriver: no way; this default:
+    /// yes).
+    fn init_scripts(&self, what: &str, at: &'static Location<'static>) -> Result<(), BrowserError> {
+        let _ = (what, at);
+        Ok(())
+    }
+    /// Runs `source` (a script) in every new document of the page, its
+    /// frames' included, before the document's own scripts (Playwright's
+    /// `addInitScript`); not in the documents there now.
+    fn add_init_script(
+        &self,
+        source: &str,
+        what: &str,
+        at: &'static Location<'static>,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send;
+
     /// Starts streaming the page's painted frames (the run's video): CDP's
     /// screencast; `None` where the protocol has no frame stream (WebDriver,
     /// BiDi and classic: this default).

@@ -701,6 +701,7 @@ impl Bidi {
             .get_or_init(|| async {
                 let script = AddPreloadScript {
                     function_declaration: format!("function () {{\n{source}\n}}"),
+                    contexts: None,
                 };
                 let _ = self
                     .command::<_, IgnoredAny>("script.addPreloadScript", &script)

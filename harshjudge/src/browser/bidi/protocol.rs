@@ -302,6 +302,9 @@ pub(crate) struct Subscribe<'a> {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AddPreloadScript {
     pub(crate) function_declaration: String,
+    /// The top-level contexts it is for (their frames too); none: every one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) contexts: Option<Vec<String>>,
 }
 
 /// `input.performActions`: WebDriver's action sequences, as classic Perform

@@ -24,9 +24,17 @@ fn session_script_and_input_commands_are_the_specs() {
     );
     assert_eq!(
         sent(AddPreloadScript {
-            function_declaration: "function () {}".into()
+            function_declaration: "function () {}".into(),
+            contexts: None,
         }),
         json!({"functionDeclaration": "function () {}"})
+    );
+    assert_eq!(
+        sent(AddPreloadScript {
+            function_declaration: "function () {}".into(),
+            contexts: Some(vec!["ctx".into()]),
+        }),
+        json!({"functionDeclaration": "function () {}", "contexts": ["ctx"]})
     );
     let actions =
         json!([{"type": "key", "id": "k", "actions": [{"type": "keyDown", "value": "a"}]}]);

@@ -41,9 +41,9 @@ function hjeIntercept(el, kind) {
   const opts = { capture: true, passive: false };
   for (const t of events) window.addEventListener(t, listener, opts);
   // A safety net: never left listening when no hitResult comes.
-  const timer = setTimeout(() => { if (hjeInterceptor === state) hjeStopIntercepting(); }, 10000);
+  const timer = hjeReal.setTimeout(() => { if (hjeInterceptor === state) hjeStopIntercepting(); }, 10000);
   state.stop = () => {
-    clearTimeout(timer);
+    hjeReal.clearTimeout(timer);
     for (const t of events) window.removeEventListener(t, listener, opts);
   };
   hjeInterceptor = state;
@@ -358,8 +358,8 @@ function hjeDropEffect(allowed) {
 // drop when a dragover handler accepted it (preventDefault), dragend on the
 // source; one DataTransfer carries the data from dragstart to drop.
 async function hjeHtml5Drag(req, src, from, log) {
-  const started = performance.now();
-  const t = await hjeActionable({ chain: req.target, describe: req.targetDescribe, timeout: Math.max(0, req.timeout - (performance.now() - started)) },
+  const started = hjeReal.now();
+  const t = await hjeActionable({ chain: req.target, describe: req.targetDescribe, timeout: Math.max(0, req.timeout - (hjeReal.now() - started)) },
     { visible: true, stable: true, hit: true }, log);
   if (!t.done) return hjeFail(t, log);
   const to = t.point;

@@ -388,15 +388,24 @@ function hjeResolve(chain, scope) {
 }
 
 // ---- waiting ----------------------------------------------------------------------
+// The page's own timers and clock, as they were before `page.clock()`'s fake
+// one (clock.js keeps them in `__harshjudgeReal`) took their place: waits
+// follow real time whatever the page's clock does.
+const hjeReal = window.__harshjudgeReal || {
+  setTimeout: window.setTimeout.bind(window),
+  clearTimeout: window.clearTimeout.bind(window),
+  requestAnimationFrame: window.requestAnimationFrame ? window.requestAnimationFrame.bind(window) : null,
+  now: performance.now.bind(performance),
+};
 function hjeFrame() {
   return new Promise((resolve) => {
     let done = false;
     const go = () => { if (!done) { done = true; resolve(); } };
-    requestAnimationFrame(go);
-    setTimeout(go, 50);
+    if (hjeReal.requestAnimationFrame) hjeReal.requestAnimationFrame(go);
+    hjeReal.setTimeout(go, 50);
   });
 }
-const hjeSleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const hjeSleep = (ms) => new Promise((r) => hjeReal.setTimeout(r, ms));
 
 class HjeLog {
   constructor() { this.lines = []; }
@@ -414,15 +423,15 @@ const HJE_POLL = [0, 20, 50, 100, 100, 250, 250, 500];
 // Repeats `attempt` (returns {done, value} or {problem}) until done or the
 // deadline; frames between attempts when `frames`, else Playwright's backoff.
 async function hjeRetry(timeout, log, attempt, frames) {
-  const deadline = performance.now() + timeout;
+  const deadline = hjeReal.now() + timeout;
   for (let n = 0; ; n++) {
     const r = await attempt(n);
     if (r.done) return r;
     if (r.problem) log.add(r.problem);
     if (r.fatal) return r;
-    if (performance.now() >= deadline) return Object.assign({ timedOut: true }, r);
+    if (hjeReal.now() >= deadline) return Object.assign({ timedOut: true }, r);
     if (frames) await hjeFrame();
-    else await hjeSleep(Math.min(HJE_POLL[Math.min(n, HJE_POLL.length - 1)], Math.max(0, deadline - performance.now())));
+    else await hjeSleep(Math.min(HJE_POLL[Math.min(n, HJE_POLL.length - 1)], Math.max(0, deadline - hjeReal.now())));
   }
 }
 

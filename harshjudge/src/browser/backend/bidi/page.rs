@@ -9,13 +9,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fantoccini::Client;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::BidiPage;
 use crate::browser::backend::page_backend::{DownloadArm, History, PageBackend, PopupArm, Shot};
 use crate::browser::backend::walk;
-use crate::browser::bidi::protocol::{Empty, Origin, SetViewport, Viewport};
+use crate::browser::bidi::protocol::{AddPreloadScript, Empty, Origin, SetViewport, Viewport};
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
@@ -328,5 +329,29 @@ return JSON.stringify(r); }}",
     }
     async fn close(&self) -> Result<(), BrowserError> {
         self.close_popup().await
+    }
+    async fn add_init_script(
+        &self,
+        source: &str,
+        what: &str,
+        _at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        // The page's own top-level context and its frames: the session is
+        // pooled, and its next scenario's tab is another context.
+        let script = AddPreloadScript {
+            function_declaration: format!("function () {{\n{source}\n}}"),
+            contexts: Some(vec![self.context.clone()]),
+        };
+        self.bidi
+            .command::<_, IgnoredAny>("script.addPreloadScript", &script)
+            .await
+            .map(|_| ())
+            .map_err(|e| match e {
+                BrowserError::Command { message, .. } => BrowserError::Command {
+                    action: format!("{what} (adding a preload script)"),
+                    message,
+                },
+                e => e,
+            })
     }
 }

@@ -655,6 +655,14 @@ return JSON.stringify(r); }})({args})",
         }
         Ok(self.page.close().await?)
     }
+    async fn add_init_script(
+        &self,
+        source: &str,
+        _what: &str,
+        _at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        Ok(self.page.add_init_script(source).await?)
+    }
     async fn screencast(&self) -> Result<Option<super::screencast::Screencast>, BrowserError> {
         let viewport = self.viewport().unwrap_or((1280, 720));
         let (page, frames) = (&self.page, &self.page.shared.screencast);

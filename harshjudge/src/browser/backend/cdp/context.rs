@@ -262,10 +262,11 @@ async fn read_root(
                 // A popup: to the watch of its opener armed by now, once its init is done.
                 let to = attached.popups.watcher(&opener);
                 let dialogs = attached.popups.dialogs_of(&opener);
+                let scripts = attached.popups.scripts_of(&opener);
                 let (connection, root, options) =
                     (connection.clone(), attached.clone(), options.clone());
                 tokio::spawn(async move {
-                    let page = CdpPage::attach_with(connection, a, options, dialogs).await;
+                    let page = CdpPage::attach_with(connection, a, options, dialogs, scripts).await;
                     let page = page.map(|p| p.rooted(root.popups.clone(), root.downloads.clone()));
                     root.popups.deliver(to, page);
                 });

@@ -218,19 +218,25 @@ impl CdpPage {
         attached: AttachedToTarget,
         options: PageOptions,
     ) -> Result<CdpPage, CdpError> {
-        CdpPage::attach_with(connection, attached, options, Arc::default()).await
+        CdpPage::attach_with(connection, attached, options, Arc::default(), Vec::new()).await
     }
 
     /// [`CdpPage::attach`], its dialogs answered and recorded by `dialogs`
-    /// (a popup: its opener's, as one WebDriver session's are).
+    /// (a popup: its opener's, as one WebDriver session's are), starting
+    /// with the init scripts `scripts` (a popup: its opener's), sent after
+    /// the engine, before it runs.
     pub(crate) async fn attach_with(
         connection: Arc<Connection>,
         attached: AttachedToTarget,
         options: PageOptions,
         dialogs: Arc<Dialogs>,
+        scripts: Vec<Arc<str>>,
     ) -> Result<CdpPage, CdpError> {
         let session = attached.session_id;
         let shared = Arc::new(Shared::new(dialogs));
+        for source in &scripts {
+            shared.add_init_script(source);
+        }
         let events = connection.events(Some(&session));
         let reader = tokio::spawn(read_page(
             events,
@@ -262,10 +268,17 @@ impl CdpPage {
                 mobile: false,
             },
         );
+        let inits = futures_util::future::join_all(scripts.iter().map(|source| {
+            let add = AddScriptToEvaluateOnNewDocument {
+                source,
+                run_immediately: None,
+            };
+            c.send(s, &add)
+        }));
         let focus = c.send(s, &SetFocusEmulationEnabled { enabled: true });
         let children = c.send(s, &CHILDREN);
         let run = c.send(s, &RunIfWaitingForDebugger {});
-        let (a, tree, b, d, e, f, g, h, i, k, j) = tokio::join!(
+        let (a, tree, b, d, e, f, g, h, i, k, j, inits) = tokio::join!(
             enable,
             tree,
             lifecycle_on,
@@ -276,10 +289,14 @@ impl CdpPage {
             metrics,
             focus,
             children,
-            run
+            run,
+            inits
         );
         a.and(b).and(d).and(e).and(f).and(h).and(i).and(k).and(j)?;
         g?;
+        for added in inits {
+            added?;
+        }
         let main_frame = tree?.frame_tree.frame.id;
         Ok(CdpPage {
             target: attached.target_info.target_id,
@@ -308,7 +325,11 @@ impl CdpPage {
             let shared: Arc<dyn FramesOf> = self.shared.clone();
             downloads.page(&self.target, context, &shared);
         }
-        popups.opener(&self.target, &self.shared.dialogs);
+        popups.opener(
+            &self.target,
+            &self.shared.dialogs,
+            &self.shared.init_scripts,
+        );
         self.popups = popups;
         self.downloads = downloads;
         self
@@ -688,6 +709,23 @@ impl CdpPage {
 
     /// The step's console and network (`cdp/events.rs`): its waiters of
     /// requests and responses, its peeks.
+    /// Runs `source` in every new document of the page and of its
+    /// out-of-process iframes, before their own scripts (not in the
+    /// documents there now).
+    pub(crate) async fn add_init_script(&self, source: &str) -> Result<(), CdpError> {
+        let children = self.shared.add_init_script(source);
+        let add = AddScriptToEvaluateOnNewDocument {
+            source,
+            run_immediately: None,
+        };
+        for child in &children {
+            // An iframe gone meanwhile: nothing to do.
+            let _ = self.connection.send(Some(child), &add).await;
+        }
+        self.connection.send(Some(&self.session), &add).await?;
+        Ok(())
+    }
+
     pub(crate) fn step_log(&self) -> &Arc<StepLog> {
         &self.shared.log
     }

@@ -7,7 +7,8 @@
 //! initialised and kept, so that it runs and its dialogs are answered.
 //! A popup's dialogs are its opener's (handler, recorder, numbering), as
 //! one WebDriver session's windows share theirs: each page of ours
-//! registers its [`Dialogs`] here as an opener.
+//! registers its [`Dialogs`] here as an opener. A popup starts with its
+//! opener's init scripts (`add_init_script`, the clock), sent before it runs.
 //! Generic over the page type `P`, so that this file needs not `page.rs`
 //! (which arms the watches).
 
@@ -48,6 +49,9 @@ impl From<PopupError> for BrowserError {
 
 type Delivery<P> = mpsc::UnboundedSender<Result<P, CdpError>>;
 
+/// A page's init scripts, in order (`readers.rs`'s `Shared`).
+pub(crate) type InitScripts = Mutex<Vec<Arc<str>>>;
+
 /// The watches armed and the popups nobody watched (see the module's doc).
 #[derive(Debug)]
 pub(crate) struct Popups<P> {
@@ -55,6 +59,8 @@ pub(crate) struct Popups<P> {
     unwatched: Mutex<Vec<P>>,
     /// Each page's dialogs, by its target, for its popups.
     dialogs: Mutex<HashMap<TargetId, Weak<Dialogs>>>,
+    /// Each page's init scripts, by its target, for its popups.
+    scripts: Mutex<HashMap<TargetId, Weak<InitScripts>>>,
 }
 
 impl<P> Default for Popups<P> {
@@ -63,16 +69,36 @@ impl<P> Default for Popups<P> {
             watches: Mutex::default(),
             unwatched: Mutex::default(),
             dialogs: Mutex::default(),
+            scripts: Mutex::default(),
         }
     }
 }
 
 impl<P> Popups<P> {
-    /// A page of ours, `target`, whose popups share its `dialogs`.
-    pub(super) fn opener(&self, target: &TargetId, dialogs: &Arc<Dialogs>) {
+    /// A page of ours, `target`, whose popups share its `dialogs` and
+    /// start with its `scripts` as they are then.
+    pub(super) fn opener(
+        &self,
+        target: &TargetId,
+        dialogs: &Arc<Dialogs>,
+        scripts: &Arc<InitScripts>,
+    ) {
         let mut all = self.dialogs.lock().unwrap_or_else(|p| p.into_inner());
         all.retain(|_, d| d.strong_count() > 0);
         all.insert(target.clone(), Arc::downgrade(dialogs));
+        let mut all = self.scripts.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|_, s| s.strong_count() > 0);
+        all.insert(target.clone(), Arc::downgrade(scripts));
+    }
+
+    /// The init scripts a popup of `opener` starts with: its opener's now
+    /// (none for an opener not ours, or gone).
+    pub(super) fn scripts_of(&self, opener: &TargetId) -> Vec<Arc<str>> {
+        let all = self.scripts.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(scripts) = all.get(opener).and_then(Weak::upgrade) else {
+            return Vec::new();
+        };
+        scripts.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The dialogs of a popup of `opener`: its opener's (new ones for an

@@ -42,6 +42,9 @@ pub(super) struct Shared {
     /// The sessions of its out-of-process iframes attached now (their
     /// requests paused with the page's while it has a route: `fetch.rs`).
     children: Mutex<Vec<SessionId>>,
+    /// The page's init scripts (`add_init_script`), in order, for its
+    /// out-of-process iframes attached later.
+    pub(super) init_scripts: Arc<super::popups::InitScripts>,
     /// Where its screencast's frames go (`screencast.rs`).
     pub(super) screencast: Arc<super::screencast::Frames>,
     /// The URL of the main frame's last committed document (a `goto`'s
@@ -80,6 +83,7 @@ impl Shared {
             dialogs,
             lifecycle,
             children: Mutex::default(),
+            init_scripts: Arc::default(),
             screencast: Arc::default(),
             document: Mutex::default(),
         }
@@ -91,6 +95,22 @@ impl Shared {
 
     fn children(&self) -> std::sync::MutexGuard<'_, Vec<SessionId>> {
         self.children.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds an init script of the page; the sessions of its out-of-process
+    /// iframes attached now, which are to get it too.
+    pub(super) fn add_init_script(&self, source: &str) -> Vec<SessionId> {
+        let mut scripts = self.init_scripts.lock().unwrap_or_else(|p| p.into_inner());
+        scripts.push(Arc::from(source));
+        self.children().clone()
+    }
+
+    /// The page's init scripts, in order.
+    pub(super) fn init_scripts(&self) -> Vec<Arc<str>> {
+        self.init_scripts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The URL of the main frame's last committed document, if one committed.
@@ -210,6 +230,15 @@ fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: Attac
         let (page, runtime) = (c.send(s, &PageEnable {}), c.send(s, &RuntimeEnable {}));
         let (log, network) = (c.send(s, &LogEnable {}), c.send(s, &NetworkEnable {}));
         let (engine, children) = (c.send(s, &engine), c.send(s, &CHILDREN));
+        // The page's init scripts, after the engine, in their order.
+        let scripts = shared.init_scripts();
+        let inits = futures_util::future::join_all(scripts.iter().map(|source| {
+            let add = AddScriptToEvaluateOnNewDocument {
+                source,
+                run_immediately: None,
+            };
+            c.send(s, &add)
+        }));
         let pause = routed.then(|| intercept::pause_requests(&c, &session, true));
         let run = c.send(s, &RunIfWaitingForDebugger {});
         let paused = async {
@@ -217,7 +246,9 @@ fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: Attac
                 let _ = pause.await;
             }
         };
-        let _ = tokio::join!(page, runtime, log, network, engine, children, paused, run);
+        let _ = tokio::join!(
+            page, runtime, log, network, engine, children, inits, paused, run
+        );
         if let Some(mut events) = events {
             while let Some(event) = events.recv().await {
                 if shared.contexts.event_in(s, &event) || shared.net().event(&event, &shared.log) {

@@ -119,6 +119,21 @@ impl PageBackend for ClassicPage {
     fn kind(&self) -> BrowserKind {
         self.browser
     }
+    fn init_scripts(&self, what: &str, at: &'static Location<'static>) -> Result<(), BrowserError> {
+        Err(self.no_bidi(
+            what,
+            "a script run in each new document before the document's own scripts (an init script; page.clock()'s fake clock is one)",
+            at,
+        ))
+    }
+    async fn add_init_script(
+        &self,
+        _source: &str,
+        what: &str,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        self.init_scripts(what, at)
+    }
     async fn session_id(&self) -> Option<String> {
         self.client.session_id().await.ok().flatten()
     }
