@@ -21,6 +21,7 @@ use crate::registry::{self, ScenarioDef};
 use crate::settings::{SettingError, Settings};
 use crate::store::{Slug, Store};
 
+mod changed;
 mod consumers;
 mod error;
 pub(crate) mod exec;
@@ -34,6 +35,7 @@ mod signals;
 pub mod tags;
 mod tail;
 
+pub use changed::ChangedError;
 pub use error::{HarnessError, Location, PendingVerdict, RejudgeError, Site};
 
 /// Every test passed.
@@ -422,6 +424,14 @@ fn invoke(
         flags,
         &binary,
     );
+    let mut recorded = recorded;
+    if let Some(reference) = &flags.only_changed {
+        let root = match args.list {
+            true => self::package_root(&pkg).unwrap_or_else(|_| package_root.clone()),
+            false => package_root.clone(),
+        };
+        recorded.changed = Some(changed::ChangedFiles::read(&root, reference)?);
+    }
     let mut plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
     // libtest-mimic takes one filter: from here on it filters as the plan selected.
     let args = &plan.libtest_args(args);
