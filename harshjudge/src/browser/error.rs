@@ -113,6 +113,9 @@ pub enum BrowserError {
         /// The WebDriver error.
         message: String,
     },
+    /// A headed browser asked for where there is no display.
+    #[error(transparent)]
+    NoDisplay(#[from] super::watch::NoDisplay),
     /// A setting has a bad value.
     #[error("setting {name}={value:?} is invalid: {expected}")]
     Setting {

@@ -20,6 +20,9 @@ pub enum HarnessError {
     /// know, no work tree).
     #[error(transparent)]
     OnlyChanged(#[from] super::changed::ChangedError),
+    /// `--headed` where there is no display.
+    #[error(transparent)]
+    NoDisplay(#[from] crate::browser::NoDisplay),
     /// `.harshJudge/config.yaml` cannot be used.
     #[error(transparent)]
     Config(#[from] ConfigError),

@@ -399,8 +399,13 @@ fn invoke(
         let settings = Settings::from_env(&root, pkg.name)?;
         let judge = crate::judge::JudgeSettings::from_env()?;
         crate::browser::set_suite_expect_timeout(pkg.expect_timeout)?;
+        // `--headed` and `--slow-mo` for every browser of the invocation.
+        crate::browser::set_suite_watch(flags.headed, flags.slow_mo)?;
         crate::browser::check_settings()?;
         crate::settings::VideoMode::from_env()?;
+        crate::settings::watch::PauseMode::from_env()?;
+        crate::settings::watch::PauseInput::from_env()?;
+        crate::settings::watch::pause_timeout()?;
         (root, Some((settings, judge)))
     };
     let verbose = verbose_setting()?;
