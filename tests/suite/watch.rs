@@ -118,7 +118,8 @@ fn headed_without_a_display_says_what_to_do() {
 fn bad_watch_values_name_the_accepted_forms() {
     let t = tempfile::tempdir().unwrap();
     let hj = t.path().join("hj");
-    let cases: [(&[&str], &[(&str, &str)], &str); 5] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 5] = [
         (
             &["--slow-mo", "abc"],
             &[],

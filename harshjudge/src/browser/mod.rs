@@ -28,6 +28,7 @@ mod expect;
 mod frame;
 mod generate;
 mod glob;
+mod inspect;
 mod keyboard;
 mod keys;
 mod kind;

@@ -9,25 +9,21 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+pub use super::error::NoDisplay;
+
 /// `--headed` and `--slow-mo` of this invocation, set by the harness.
 static SUITE_WATCH: Mutex<Option<(bool, Option<Duration>)>> = Mutex::new(None);
 
-/// A headed browser asked for where there is no display.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{asked_by} asks for browser windows, but there is no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Run in a desktop session, under a virtual display (`xvfb-run -a cargo test --test NAME -- --headed`), or without {asked_by}"
-)]
-pub struct NoDisplay {
-    /// `--headed` or `HARSHJUDGE_HEADED`.
-    pub asked_by: &'static str,
+/// The display windows open on: `DISPLAY` (X11), else `WAYLAND_DISPLAY`,
+/// when set and not empty.
+pub(crate) fn display() -> Option<String> {
+    let set = |v: Result<String, std::env::VarError>| v.ok().filter(|d| !d.trim().is_empty());
+    set(std::env::var("DISPLAY")).or_else(|| set(std::env::var("WAYLAND_DISPLAY")))
 }
 
-/// Whether a display is there to open windows on: `DISPLAY` (X11) or
-/// `WAYLAND_DISPLAY` set and not empty.
+/// Whether a display is there to open windows on ([`display`]).
 pub fn has_display() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
+    display().is_some()
 }
 
 /// Sets this invocation's `--headed` and `--slow-mo` for the browsers
@@ -45,7 +41,7 @@ pub fn set_suite_watch(headed: bool, slow_mo: Option<Duration>) -> Result<(), No
 }
 
 /// Headed and slow motion as the harness set them, else as the variables say.
-pub(crate) fn watch_settings() -> Result<(bool, Duration), super::BrowserError> {
+pub(crate) fn watch_settings() -> Result<(bool, Duration), super::error::BrowserError> {
     let (headed, slow_mo, asked_by) = match *SUITE_WATCH.lock().expect("watch lock") {
         Some((headed, slow_mo)) => (headed, slow_mo, "--headed (HARSHJUDGE_HEADED)"),
         None => (
@@ -64,13 +60,6 @@ tokio::task_local! {
     /// Set while an action paced by slow motion runs: the calls it makes
     /// (a `press`'s locator calls) do not wait again.
     static PACED: ();
-}
-
-/// Whether a call of this kind is an action slow motion waits before
-/// (actions, navigations, keyboard and mouse input; not reads nor assertions).
-pub(crate) fn is_paced(kind: super::trace::Kind) -> bool {
-    use super::trace::Kind;
-    matches!(kind, Kind::Action | Kind::Navigation | Kind::Input)
 }
 
 /// Runs `body`, an action, after waiting `slow_mo` unless it is zero or an

@@ -63,21 +63,31 @@ pub(crate) struct ChangedFiles {
     pub files: HashSet<PathBuf>,
 }
 
-/// Runs `git -C dir args…`: its standard output, or what it said on failure.
-fn git(dir: &Path, args: &[&str]) -> Result<Result<String, String>, ChangedError> {
+/// What one git command answered.
+struct GitAnswer {
+    /// Whether it succeeded.
+    ok: bool,
+    /// Its standard output.
+    out: String,
+    /// The first line of its standard error (at most 300 characters).
+    said: String,
+}
+
+/// Runs `git -C dir args…`.
+fn git(dir: &Path, args: &[&str]) -> Result<GitAnswer, ChangedError> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .output()
         .map_err(|source| ChangedError::NoGit { source })?;
-    if out.status.success() {
-        Ok(Ok(String::from_utf8_lossy(&out.stdout).into_owned()))
-    } else {
-        let said = String::from_utf8_lossy(&out.stderr);
-        let said = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        Ok(Err(said.trim().chars().take(300).collect()))
-    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    let said = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    Ok(GitAnswer {
+        ok: out.status.success(),
+        out: String::from_utf8_lossy(&out.stdout).into_owned(),
+        said: said.trim().chars().take(300).collect(),
+    })
 }
 
 fn lines(out: &str) -> impl Iterator<Item = &str> {
@@ -88,19 +98,20 @@ impl ChangedFiles {
     /// Asks git, in the work tree holding `root` (the package root), which
     /// files changed since `reference`.
     pub fn read(root: &Path, reference: &str) -> Result<ChangedFiles, ChangedError> {
-        let top = git(root, &["rev-parse", "--show-toplevel"])?.map_err(|said| {
-            ChangedError::NotAWorkTree {
+        let top = git(root, &["rev-parse", "--show-toplevel"])?;
+        if !top.ok {
+            return Err(ChangedError::NotAWorkTree {
                 dir: root.to_path_buf(),
-                said,
-            }
-        })?;
-        let top = PathBuf::from(top.trim());
+                said: top.said,
+            });
+        }
+        let top = PathBuf::from(top.out.trim());
         let verify = format!("{reference}^{{commit}}");
         if reference.starts_with('-')
-            || git(&top, &["rev-parse", "--verify", "--quiet", &verify])?.is_err()
+            || !git(&top, &["rev-parse", "--verify", "--quiet", &verify])?.ok
         {
-            let shallow = git(&top, &["rev-parse", "--is-shallow-repository"])?
-                .is_ok_and(|s| s.trim() == "true");
+            let shallow = git(&top, &["rev-parse", "--is-shallow-repository"])?;
+            let shallow = shallow.ok && shallow.out.trim() == "true";
             return Err(ChangedError::UnknownRef {
                 reference: reference.to_string(),
                 said: format!("no commit named {reference:?}"),
@@ -112,10 +123,14 @@ impl ChangedFiles {
             });
         }
         let run = |args: &[&str]| {
-            git(&top, args)?.map_err(|said| ChangedError::Git {
-                command: args.join(" "),
-                said,
-            })
+            let answer = git(&top, args)?;
+            match answer.ok {
+                true => Ok(answer.out),
+                false => Err(ChangedError::Git {
+                    command: args.join(" "),
+                    said: answer.said,
+                }),
+            }
         };
         let tracked = run(&["diff", "--name-only", "--no-renames", reference, "--"])?;
         let untracked = run(&["ls-files", "--others", "--exclude-standard", "--full-name"])?;

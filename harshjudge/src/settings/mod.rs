@@ -1189,6 +1189,10 @@ mod tests {
             // A test's own switch: its child process is a participant
             // (`browser/backend/cdp/shared_tests.rs`).
             "\"SHARED_CHROMIUM_TEST_PARTICIPANT\"",
+            // Where windows open (`--headed`) and whether CI runs us (a pause never waits).
+            "\"DISPLAY\"",
+            "\"WAYLAND_DISPLAY\"",
+            "\"CI\"",
         ];
         let mut found = vec![];
         let mut stack = vec![root.join("harshjudge/src"), root.join("harshjudge-mcp/src")];

@@ -764,7 +764,10 @@ pub(crate) async fn span<T>(
     // of its own in this future's state, and spans nest (a `press` in a
     // step, a locator's call in the `press`), so a debug build's futures
     // grew until a test thread's stack overflowed.
-    let body = if !slow_mo.is_zero() && crate::browser::watch::is_paced(kind) {
+    // Slow motion waits before actions, navigations and input; not reads
+    // nor assertions.
+    let paced = matches!(kind, Kind::Action | Kind::Navigation | Kind::Input);
+    let body = if !slow_mo.is_zero() && paced {
         Either::Left(Box::pin(crate::browser::watch::paced(slow_mo, body)))
     } else {
         Either::Right(body)

@@ -194,9 +194,9 @@ pub(crate) async fn launch(
     // Where a pause can wait (a terminal, not CI: `browser/pause.rs`), a
     // browser of this process's own listens on a DevTools port too, which
     // the pause names (a person opens DevTools there).
-    if endpoint == Endpoint::Pipe && crate::browser::pause::may_wait() {
+    if endpoint == Endpoint::Pipe && crate::browser::inspect::may_wait() {
         args.push("--remote-debugging-port=0".into());
-        crate::browser::pause::register_devtools(crate::browser::pause::DevTools::Profile(
+        crate::browser::inspect::register_devtools(crate::browser::inspect::DevTools::Profile(
             profile.clone(),
         ));
     }

@@ -120,7 +120,7 @@ impl SharedChromium {
             .ok_or_else(|| shared_error("nextest's runner", "this process has no parent"))?;
         let (browser, state) = Self::open_for(run, runner, config, app_host).await?;
         // A pause (`page.pause()`) names its DevTools port.
-        crate::browser::pause::register_devtools(crate::browser::pause::DevTools::WebSocket(
+        crate::browser::inspect::register_devtools(crate::browser::inspect::DevTools::WebSocket(
             state.ws.clone(),
         ));
         Ok(browser)
