@@ -1,9 +1,10 @@
 //! Issue 41, points 1 and 2, through real runs of tests/fixtures/watch.rs's
 //! binary against the demo app: `--headed` under a virtual display opens
-//! real windows on Chromium and Firefox (their screen is the display's, not
-//! a headless one's; Chromium's user agent is no `HeadlessChrome`) and
+//! real windows on Chromium, Firefox and WebKit (their screen is the
+//! display's, not a headless one's nor WebKit's private Xvfb's; Chromium's
+//! user agent is no `HeadlessChrome`) and
 //! without a display stops naming the variables and the fix; `page.pause()`
-//! never waits under CI, and with standard input read (a pipe,
+//! never waits under CI nor without a terminal, and with standard input read (a pipe,
 //! `HARSHJUDGE_PAUSE_INPUT=stdin`) waits for Enter, the step's timer stopped
 //! (a pause longer than the step's limit does not fail it);
 //! `HARSHJUDGE_PAUSE=on-failure` pauses where a step failed and names a
@@ -40,7 +41,7 @@ fn suite(hj: &Path) -> Command {
     cmd
 }
 
-fn run(mut cmd: Command) -> support::Run {
+fn run_suite(mut cmd: Command) -> support::Run {
     support::Run::from(cmd.stdin(Stdio::null()).output().expect("the suite runs"))
 }
 
@@ -60,6 +61,7 @@ fn headed_browsers_open_windows_on_the_display() {
     cmd.args(["-a", "-s", "-screen 0 1600x1000x24"])
         .arg(&bin)
         .args(["--headed", "--browser", "chromium", "--browser", "firefox"])
+        .args(["--browser", "webkit"])
         .args(["--test-threads", "1", "looks_at_itself"]);
     let base = suite(&hj);
     for (k, v) in base.get_envs() {
@@ -71,19 +73,20 @@ fn headed_browsers_open_windows_on_the_display() {
     cmd.current_dir(support::workspace())
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY");
-    let r = run(cmd);
+    let r = run_suite(cmd);
     assert_eq!(r.code, 0, "{r:?}");
     let chromium = window_of(&hj, "looks-at-itself-chromium");
     let firefox = window_of(&hj, "looks-at-itself-firefox");
+    let webkit = window_of(&hj, "looks-at-itself-webkit");
     assert!(!chromium.contains("HeadlessChrome"), "{chromium}");
-    for seen in [&chromium, &firefox] {
+    for seen in [&chromium, &firefox, &webkit] {
         assert!(seen.contains("|1600x1000|"), "{seen}");
     }
     // Headless, the same scenario sees no such screen.
     let hj2 = t.path().join("hj2");
     let mut cmd = suite(&hj2);
     cmd.args(["--test-threads", "1", "looks_at_itself"]);
-    let r = run(cmd);
+    let r = run_suite(cmd);
     assert_eq!(r.code, 0, "{r:?}");
     let headless = window_of(&hj2, "looks-at-itself");
     assert!(headless.contains("HeadlessChrome"), "{headless}");
@@ -97,7 +100,7 @@ fn headed_without_a_display_says_what_to_do() {
     cmd.args(["--headed", "looks_at_itself"])
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY");
-    let r = run(cmd);
+    let r = run_suite(cmd);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(
         r.stderr.contains("--headed (HARSHJUDGE_HEADED) asks for browser windows, but there is no display: neither DISPLAY nor WAYLAND_DISPLAY is set")
@@ -109,7 +112,7 @@ fn headed_without_a_display_says_what_to_do() {
         .env("HARSHJUDGE_HEADED", "1")
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY");
-    let r = run(cmd);
+    let r = run_suite(cmd);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stderr.contains("no display"), "{r:?}");
 }
@@ -150,7 +153,7 @@ fn bad_watch_values_name_the_accepted_forms() {
         let mut cmd = suite(&hj);
         cmd.args(args).arg("looks_at_itself");
         cmd.envs(envs.iter().copied());
-        let r = run(cmd);
+        let r = run_suite(cmd);
         assert_eq!(r.code, 2, "{args:?} {envs:?}: {r:?}");
         assert!(r.stderr.contains(said), "{args:?} {envs:?}: {said}\n{r:?}");
     }
@@ -165,7 +168,7 @@ fn a_pause_never_waits_under_ci() {
     cmd.args(["--test-threads", "1", "paused"])
         .env("CI", "1")
         .env("HARSHJUDGE_PAUSE_INPUT", "stdin");
-    let r = run(cmd);
+    let r = run_suite(cmd);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
         r.stderr
@@ -176,6 +179,16 @@ fn a_pause_never_waits_under_ci() {
     let run = support::only_run(&hj, "paused");
     assert!(run.join("step-02/evidence/resumed.txt").is_file());
     assert!(r.stderr.contains(&run.display().to_string()), "{r:?}");
+    // Nor, without CI, when standard input is no terminal (here: nothing).
+    let mut cmd = suite(&t.path().join("hj2"));
+    cmd.args(["--test-threads", "1", "paused"]).env_remove("CI");
+    let r = run_suite(cmd);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("not waiting: standard input is not a terminal (HARSHJUDGE_PAUSE_INPUT=stdin reads it anyway)"),
+        "{r:?}"
+    );
 }
 
 /// The suite running with a pipe as standard input and its stderr's lines
