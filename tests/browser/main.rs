@@ -15,6 +15,7 @@ mod locator_generate;
 mod locators;
 mod page_api;
 mod pointer_actions;
+mod slow_mo;
 mod trace;
 mod trace_dom;
 mod trace_render;

@@ -31,4 +31,5 @@ mod trace_aria;
 mod trace_report;
 mod video;
 mod visual;
+mod watch;
 mod web_server;

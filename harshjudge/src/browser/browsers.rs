@@ -231,6 +231,7 @@ impl Browsers {
             base_url,
             config.wait,
             config.expect_timeout,
+            config.slow_mo,
         ))
     }
 

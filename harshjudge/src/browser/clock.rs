@@ -397,6 +397,7 @@ impl Clock {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         trace::page_span(
             self.page.tracer(),
+            self.page.slow_mo(),
             Kind::Script,
             method,
             move || args,

@@ -58,6 +58,12 @@ pub struct BrowserConfig {
     /// environment: a scenario's `#[scenario(locale = …, device = …)]` or
     /// `Scenario::page_with` sets them).
     pub emulation: Emulation,
+    /// Real windows instead of headless browsers (`--headed`,
+    /// `HARSHJUDGE_HEADED`): on `DISPLAY`/`WAYLAND_DISPLAY`.
+    pub headed: bool,
+    /// How long pages wait before each action (`--slow-mo`,
+    /// `HARSHJUDGE_SLOW_MO`; zero: none). Playwright's `slowMo`.
+    pub slow_mo: Duration,
 }
 
 /// The protocol a local Chromium's pages speak.
@@ -224,6 +230,7 @@ impl BrowserConfig {
         let wait = env_duration("HARSHJUDGE_WAIT", Duration::from_secs(5))?;
         let launch_timeout = env_duration("HARSHJUDGE_LAUNCH_TIMEOUT", Duration::from_secs(60))?;
         let expect_timeout = expect_timeout_setting(wait)?;
+        let (headed, slow_mo) = super::watch::watch_settings()?;
         Ok(BrowserConfig {
             webdriver_url: crate::settings::webdriver_url()?,
             chromedriver: env("HARSHJUDGE_CHROMEDRIVER")?.map(PathBuf::from),
@@ -240,6 +247,8 @@ impl BrowserConfig {
             minibrowser: env("HARSHJUDGE_MINIBROWSER")?.map(PathBuf::from),
             chromium_protocol: ChromiumProtocol::from_env()?,
             emulation: Emulation::default(),
+            headed,
+            slow_mo,
         })
     }
 
@@ -405,11 +414,13 @@ impl BrowserConfig {
     fn firefox_capabilities(
         &self,
     ) -> Result<serde_json::Map<String, serde_json::Value>, BrowserError> {
-        let args = vec![
-            "-headless".to_string(),
+        let mut args = vec![
             format!("--width={}", self.window.0),
             format!("--height={}", self.window.1),
         ];
+        if !self.headed {
+            args.insert(0, "-headless".to_string());
+        }
         // No `-profile`: geckodriver makes a fresh one in its TMPDIR (the
         // watched folder) and sets its Marionette port there. Given a profile
         // of ours, two Firefoxes starting at once could answer each other's
@@ -484,8 +495,7 @@ impl BrowserConfig {
             resolver.push_str(&format!(" , EXCLUDE {host}"));
         }
         let mut args = vec![
-            "--headless=new".to_string(),
-            "--disable-gpu".into(),
+            "--disable-gpu".to_string(),
             "--disable-dev-shm-usage".into(),
             "--no-first-run".into(),
             "--no-default-browser-check".into(),
@@ -519,6 +529,9 @@ impl BrowserConfig {
             format!("--host-resolver-rules={resolver}"),
             format!("--window-size={},{}", self.window.0, self.window.1),
         ];
+        if !self.headed {
+            args.insert(0, "--headless=new".into());
+        }
         if let Some(profile) = profile {
             args.push(format!("--user-data-dir={}", profile.display()));
         }
@@ -714,6 +727,8 @@ mod tests {
             minibrowser: None,
             chromium_protocol: ChromiumProtocol::Cdp,
             emulation: Emulation::default(),
+            headed: false,
+            slow_mo: Duration::ZERO,
         };
         // A remote end is driven over WebDriver whatever the local setting.
         assert_eq!(
@@ -785,5 +800,53 @@ mod tests {
         assert_eq!(app_host("http://[::1]:8080/x").as_deref(), Some("::1"));
         assert_eq!(app_host("http://app:3000").as_deref(), Some("app"));
         assert_eq!(app_host(""), None);
+    }
+
+    #[test]
+    fn headed_browsers_are_launched_without_their_headless_switch() {
+        let headless = BrowserConfig {
+            webdriver_url: None,
+            chromedriver: None,
+            chromium: None,
+            window: (1280, 800),
+            viewport: (1280, 720),
+            wait: Duration::from_secs(5),
+            expect_timeout: None,
+            launch_timeout: Duration::from_secs(60),
+            browser: BrowserKind::Chromium,
+            geckodriver: None,
+            firefox: None,
+            webkit_driver: None,
+            minibrowser: None,
+            chromium_protocol: ChromiumProtocol::Cdp,
+            headed: false,
+            slow_mo: Duration::ZERO,
+        };
+        let headed = BrowserConfig {
+            headed: true,
+            ..headless.clone()
+        };
+        assert!(
+            headless
+                .chromium_args(None, None)
+                .contains(&"--headless=new".into())
+        );
+        assert!(
+            !headed
+                .chromium_args(None, None)
+                .iter()
+                .any(|a| a.contains("headless"))
+        );
+        // A remote end: the capabilities name no local binary.
+        let ff = |c: &BrowserConfig| {
+            let c = BrowserConfig {
+                webdriver_url: Some("http://127.0.0.1:4444".into()),
+                ..c.for_browser(BrowserKind::Firefox)
+            };
+            c.firefox_capabilities().unwrap()["moz:firefoxOptions"]["args"].clone()
+        };
+        assert_eq!(ff(&headless)[0], "-headless");
+        let w = ff(&headed);
+        assert!(!w.to_string().contains("headless"), "{w}");
     }
 }

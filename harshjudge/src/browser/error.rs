@@ -113,6 +113,9 @@ pub enum BrowserError {
         /// The WebDriver error.
         message: String,
     },
+    /// A headed browser asked for where there is no display.
+    #[error(transparent)]
+    NoDisplay(#[from] NoDisplay),
     /// A setting has a bad value.
     #[error("setting {name}={value:?} is invalid: {expected}")]
     Setting {
@@ -220,4 +223,14 @@ pub(crate) fn cmd_err(action: impl Into<String>, e: impl std::fmt::Display) -> B
 /// browser call rather than that of the `?` (called when a page opens).
 pub(crate) fn register_call_site() {
     crate::error::register_call_site(|e| e.downcast_ref::<BrowserError>()?.location());
+}
+
+/// A headed browser asked for where there is no display.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{asked_by} asks for browser windows, but there is no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Run in a desktop session, under a virtual display (`xvfb-run -a cargo test --test NAME -- --headed`), or without {asked_by}"
+)]
+pub struct NoDisplay {
+    /// `--headed` or `HARSHJUDGE_HEADED`.
+    pub asked_by: &'static str,
 }

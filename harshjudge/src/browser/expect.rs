@@ -238,7 +238,18 @@ impl Job {
         let body =
             Box::pin(async { assert(&page, target, matcher?, what, not, timeout, at).await });
         let call = || call.expect("made when traced");
-        trace::span(tracer, frame.as_ref(), Kind::Assertion, call, at, body).await
+        // No slow motion: an assertion is no action.
+        let still = std::time::Duration::ZERO;
+        trace::span(
+            tracer,
+            still,
+            frame.as_ref(),
+            Kind::Assertion,
+            call,
+            at,
+            body,
+        )
+        .await
     }
 }
 

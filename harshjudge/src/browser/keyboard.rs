@@ -168,12 +168,20 @@ impl Keyboard {
     ) -> Result<(), BrowserError> {
         let page = &self.page;
         let args = || trace::arg(text);
-        trace::page_span(page.tracer(), Kind::Input, method, args, at, async {
-            if typing && page.tracer().is_some() && trace::is_open() {
-                conceal_if_password(page).await;
-            }
-            body.await
-        })
+        trace::page_span(
+            page.tracer(),
+            page.slow_mo(),
+            Kind::Input,
+            method,
+            args,
+            at,
+            async {
+                if typing && page.tracer().is_some() && trace::is_open() {
+                    conceal_if_password(page).await;
+                }
+                body.await
+            },
+        )
         .await
     }
 
@@ -506,7 +514,16 @@ impl Mouse {
         at: &'static Location<'static>,
         body: impl Future<Output = Result<(), BrowserError>>,
     ) -> Result<(), BrowserError> {
-        trace::page_span(self.page.tracer(), Kind::Input, method, args, at, body).await
+        trace::page_span(
+            self.page.tracer(),
+            self.page.slow_mo(),
+            Kind::Input,
+            method,
+            args,
+            at,
+            body,
+        )
+        .await
     }
 
     /// Moves the pointer to (x, y).

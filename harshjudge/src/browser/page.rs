@@ -45,6 +45,22 @@ pub trait ScenarioEvidence: Send + Sync {
     /// `download`), from 1: `popup-1`, `popup-2`, … whichever page of the
     /// scenario records it.
     fn next_number(&self, kind: &str) -> usize;
+
+    /// Stops the running step's timer until the value returned is dropped
+    /// ([`Page::pause`]); by default there is no timer to stop.
+    fn hold_clock(self: Arc<Self>) -> Box<dyn Send> {
+        Box::new(())
+    }
+
+    /// The running step, as a pause names it (`step 2 "Pay"`).
+    fn step_label(&self) -> Option<String> {
+        None
+    }
+
+    /// The scenario's run folder (its evidence and traces), as a pause names it.
+    fn run_folder(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// A browser tab for one scenario. Cheap to clone.
@@ -82,6 +98,8 @@ struct Inner {
     /// The tracer of the scenario's attempt and the page's number in it,
     /// when its steps are traced.
     trace: OnceLock<(Arc<Tracer>, usize)>,
+    /// How long the page waits before each action (`--slow-mo`; zero: none).
+    slow_mo: Duration,
 }
 
 /// A page held without keeping it open (the tracer's: the page holds the
@@ -148,6 +166,7 @@ impl Page {
         base_url: &str,
         wait: Duration,
         expect_wait: Option<Duration>,
+        slow_mo: Duration,
     ) -> Page {
         super::error::register_call_site();
         Page {
@@ -157,6 +176,7 @@ impl Page {
                 owner: OnceLock::new(),
                 visited: Mutex::new(Vec::new()),
                 trace: OnceLock::new(),
+                slow_mo,
             }),
             wait,
             expect_wait,
@@ -177,6 +197,7 @@ impl Page {
                 owner,
                 visited: Mutex::new(Vec::new()),
                 trace: OnceLock::new(),
+                slow_mo: self.inner.slow_mo,
             }),
             wait: self.wait,
             expect_wait: self.expect_wait,
@@ -205,6 +226,11 @@ impl Page {
     /// The page's tracer and its number there, when its steps are traced.
     pub(crate) fn tracer(&self) -> Option<&(Arc<Tracer>, usize)> {
         self.inner.trace.get()
+    }
+
+    /// How long the page waits before each action (`--slow-mo`; zero: none).
+    pub(crate) fn slow_mo(&self) -> Duration {
+        self.inner.slow_mo
     }
 
     /// The protocol the page speaks.
@@ -344,13 +370,21 @@ impl Page {
                 method: "goto",
                 args: arg(&path),
             };
-            span(self.tracer(), None, Kind::Navigation, call, at, async {
-                let url = self.url_for(&path)?;
-                if let Some(origin) = origin_of(&url) {
-                    self.visited(&origin);
-                }
-                self.backend().goto(&url).await
-            })
+            span(
+                self.tracer(),
+                self.slow_mo(),
+                None,
+                Kind::Navigation,
+                call,
+                at,
+                async {
+                    let url = self.url_for(&path)?;
+                    if let Some(origin) = origin_of(&url) {
+                        self.visited(&origin);
+                    }
+                    self.backend().goto(&url).await
+                },
+            )
             .await
         }
     }
@@ -386,6 +420,7 @@ impl Page {
         };
         span(
             self.tracer(),
+            self.slow_mo(),
             None,
             Kind::Navigation,
             call,
@@ -450,6 +485,7 @@ impl Page {
             let shot = self.backend().screenshot(Shot::Viewport);
             super::trace::page_span(
                 self.tracer(),
+                self.slow_mo(),
                 Kind::Read,
                 "screenshot",
                 String::new,

@@ -46,9 +46,15 @@ impl Page {
         async move {
             let arg = arg?;
             let args = || script_args(js, &arg);
-            let v = trace::page_span(self.tracer(), Kind::Script, "evaluate", args, at, async {
-                self.evaluate_value(js, arg.clone()).await
-            })
+            let v = trace::page_span(
+                self.tracer(),
+                self.slow_mo(),
+                Kind::Script,
+                "evaluate",
+                args,
+                at,
+                async { self.evaluate_value(js, arg.clone()).await },
+            )
             .await?;
             T::deserialize(&v).map_err(|e| {
                 cmd_err(
@@ -103,7 +109,16 @@ impl Page {
                 )
             };
             let method = "wait_for_function";
-            trace::page_span(self.tracer(), Kind::Script, method, args, at, body).await
+            trace::page_span(
+                self.tracer(),
+                self.slow_mo(),
+                Kind::Script,
+                method,
+                args,
+                at,
+                body,
+            )
+            .await
         }
     }
 
@@ -126,6 +141,7 @@ impl Page {
                 .add_init_script(script, "page.add_init_script", at);
             trace::page_span(
                 self.tracer(),
+                self.slow_mo(),
                 Kind::Script,
                 "add_init_script",
                 args,
@@ -146,9 +162,15 @@ impl Page {
         let at = Location::caller();
         async move {
             let args = || trace::arg(js);
-            trace::page_span(self.tracer(), Kind::Script, "eval", args, at, async {
-                self.backend().eval(js).await
-            })
+            trace::page_span(
+                self.tracer(),
+                self.slow_mo(),
+                Kind::Script,
+                "eval",
+                args,
+                at,
+                async { self.backend().eval(js).await },
+            )
             .await
         }
     }

@@ -16,6 +16,13 @@ pub enum HarnessError {
     /// A bad `HARSHJUDGE_*` variable (it names the variable).
     #[error(transparent)]
     Setting(#[from] SettingError),
+    /// `--only-changed`: git could not say what changed (a ref it does not
+    /// know, no work tree).
+    #[error(transparent)]
+    OnlyChanged(#[from] super::changed::ChangedError),
+    /// `--headed` where there is no display.
+    #[error(transparent)]
+    NoDisplay(#[from] crate::browser::NoDisplay),
     /// `.harshJudge/config.yaml` cannot be used.
     #[error(transparent)]
     Config(#[from] ConfigError),

@@ -1,11 +1,13 @@
 //! What one harness invocation adds to libtest's command line: `--retries`,
 //! `--resume`, `--last-failed`, `--fail-on-flaky`, `--shard`, `--rejudge`,
-//! `--rejudge-run`, `--tag`, `--tags`, `--repeat-each`, `--max-failures`, `--trace`, and
-//! libtest's filters after the first (libtest-mimic takes one).
+//! `--rejudge-run`, `--tag`, `--tags`, `--repeat-each`, `--max-failures`, `--trace`,
+//! `--only-changed[=REF]`, `--headed`, `--slow-mo MS`, and libtest's filters after
+//! the first (libtest-mimic takes one).
 
 use crate::browser::BrowserKind;
 use crate::harness::shard::{Shard, ShardError};
 use crate::harness::tags::{TagExpr, TagExprError, TagSelection};
+use crate::settings::watch::{SLOW_MO_EXPECTED, parse_slow_mo};
 use crate::settings::{SettingError, TRACE_MODES, TraceMode, env, env_bool};
 use crate::store::{RunId, StoreError};
 
@@ -57,6 +59,15 @@ pub struct SuiteFlags {
     /// `--trace MODE` (else `HARSHJUDGE_TRACE`, default `retain-on-failure`):
     /// when steps' traces are written, for scenarios that set no `trace` of their own.
     pub trace: TraceMode,
+    /// `--only-changed[=REF]` (else `HARSHJUDGE_ONLY_CHANGED`): only the
+    /// scenarios whose source file differs from the git ref (`HEAD`: the
+    /// working tree's changes, untracked files too), with their setups.
+    pub only_changed: Option<String>,
+    /// `--headed` (else `HARSHJUDGE_HEADED=1`): browsers open real windows.
+    pub headed: bool,
+    /// `--slow-mo MS` (else `HARSHJUDGE_SLOW_MO`): pages wait that long
+    /// before each action (none: `None`).
+    pub slow_mo: Option<std::time::Duration>,
 }
 
 /// libtest's options that take a value (`--skip X`): that value is not a filter.
@@ -141,6 +152,17 @@ pub enum FlagError {
         /// The value given.
         value: String,
     },
+    /// `--slow-mo` with something else than milliseconds in range.
+    #[error("--slow-mo {value:?} is invalid: expected {SLOW_MO_EXPECTED}")]
+    SlowMo {
+        /// The value given.
+        value: String,
+    },
+    /// `--only-changed=` with an empty ref.
+    #[error(
+        "--only-changed= needs a git ref after `=`, e.g. --only-changed=main (or --only-changed alone: the working tree against HEAD)"
+    )]
+    OnlyChanged,
     /// Two flags that exclude each other.
     #[error("{first} and {second} cannot be combined: {why}")]
     Conflict {
@@ -265,6 +287,21 @@ impl SuiteFlags {
                 "--last-failed" => flags.last_failed = true,
                 "--fail-on-flaky" => flags.fail_on_flaky = true,
                 "--update-snapshots" => flags.update_snapshots = true,
+                "--headed" => flags.headed = true,
+                "--only-changed" => flags.only_changed = Some("HEAD".into()),
+                _ if a.starts_with("--only-changed=") => {
+                    let r = a["--only-changed=".len()..].trim();
+                    if r.is_empty() {
+                        return Err(FlagError::OnlyChanged);
+                    }
+                    flags.only_changed = Some(r.to_string());
+                }
+                _ if a == "--slow-mo" || a.starts_with("--slow-mo=") => {
+                    let v =
+                        value_of(&a, "--slow-mo", &mut it, SLOW_MO_EXPECTED)?.unwrap_or_default();
+                    let d = parse_slow_mo(&v).ok_or(FlagError::SlowMo { value: v })?;
+                    flags.slow_mo = Some(d).filter(|d| !d.is_zero());
+                }
                 "--retries" => {
                     let v = it.next().ok_or(FlagError::MissingValue {
                         flag: "--retries",
@@ -383,7 +420,8 @@ impl SuiteFlags {
 
     /// The defaults from `HARSHJUDGE_RETRIES`, `HARSHJUDGE_RESUME`,
     /// `HARSHJUDGE_LAST_FAILED`, `HARSHJUDGE_FLAKY`, `HARSHJUDGE_TAGS`,
-    /// `HARSHJUDGE_REPEAT_EACH` and `HARSHJUDGE_MAX_FAILURES`.
+    /// `HARSHJUDGE_REPEAT_EACH`, `HARSHJUDGE_MAX_FAILURES`, `HARSHJUDGE_TRACE`,
+    /// `HARSHJUDGE_ONLY_CHANGED`, `HARSHJUDGE_HEADED` and `HARSHJUDGE_SLOW_MO`.
     pub fn from_env() -> Result<SuiteFlags, FlagError> {
         Ok(SuiteFlags {
             retries: env("HARSHJUDGE_RETRIES")?
@@ -436,6 +474,9 @@ impl SuiteFlags {
                 .transpose()?,
             browsers: Vec::new(),
             trace: TraceMode::from_env()?,
+            only_changed: crate::settings::watch::only_changed()?,
+            headed: crate::settings::watch::headed()?,
+            slow_mo: crate::settings::watch::slow_mo()?.filter(|d| !d.is_zero()),
         })
     }
 }
@@ -645,5 +686,42 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn watch_flags_and_only_changed() {
+        let (rest, f) = split(&["bin", "--headed", "web", "--slow-mo", "200"]).unwrap();
+        assert_eq!(rest, ["bin", "web"]);
+        assert!(f.headed);
+        assert_eq!(f.slow_mo, Some(std::time::Duration::from_millis(200)));
+        let (_, f) = split(&["bin", "--slow-mo=0"]).unwrap();
+        assert_eq!(f.slow_mo, None);
+        let (rest, f) = split(&["bin", "--only-changed", "web"]).unwrap();
+        assert_eq!(rest, ["bin", "web"]);
+        assert_eq!(f.only_changed.as_deref(), Some("HEAD"));
+        let (_, f) = split(&["bin", "--only-changed=origin/main"]).unwrap();
+        assert_eq!(f.only_changed.as_deref(), Some("origin/main"));
+    }
+
+    #[test]
+    fn bad_watch_flags_name_the_accepted_forms() {
+        let e = split(&["bin", "--slow-mo", "abc"]).unwrap_err();
+        assert!(
+            matches!(&e, FlagError::SlowMo { value } if value == "abc"),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("--slow-mo \"abc\" is invalid")
+                && text.contains("milliseconds from 0 to 60000"),
+            "{text}"
+        );
+        let e = split(&["bin", "--slow-mo"]).unwrap_err().to_string();
+        assert!(
+            e.contains("--slow-mo needs a number of milliseconds"),
+            "{e}"
+        );
+        let e = split(&["bin", "--only-changed="]).unwrap_err().to_string();
+        assert!(e.contains("needs a git ref"), "{e}");
     }
 }

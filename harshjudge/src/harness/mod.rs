@@ -21,6 +21,7 @@ use crate::registry::{self, ScenarioDef};
 use crate::settings::{SettingError, Settings};
 use crate::store::{Slug, Store};
 
+mod changed;
 mod consumers;
 mod error;
 pub(crate) mod exec;
@@ -34,6 +35,7 @@ mod signals;
 pub mod tags;
 mod tail;
 
+pub use changed::ChangedError;
 pub use error::{HarnessError, Location, PendingVerdict, RejudgeError, Site};
 
 /// Every test passed.
@@ -397,8 +399,13 @@ fn invoke(
         let settings = Settings::from_env(&root, pkg.name)?;
         let judge = crate::judge::JudgeSettings::from_env()?;
         crate::browser::set_suite_expect_timeout(pkg.expect_timeout)?;
+        // `--headed` and `--slow-mo` for every browser of the invocation.
+        crate::browser::set_suite_watch(flags.headed, flags.slow_mo)?;
         crate::browser::check_settings()?;
         crate::settings::VideoMode::from_env()?;
+        crate::settings::watch::PauseMode::from_env()?;
+        crate::settings::watch::PauseInput::from_env()?;
+        crate::settings::watch::pause_timeout()?;
         (root, Some((settings, judge)))
     };
     let verbose = verbose_setting()?;
@@ -422,6 +429,14 @@ fn invoke(
         flags,
         &binary,
     );
+    let mut recorded = recorded;
+    if let Some(reference) = &flags.only_changed {
+        let root = match args.list {
+            true => self::package_root(&pkg).unwrap_or_else(|_| package_root.clone()),
+            false => package_root.clone(),
+        };
+        recorded.changed = Some(changed::ChangedFiles::read(&root, reference)?);
+    }
     let mut plan = plan::plan(scenarios, args, flags, nextest, recorded, store.as_ref());
     // libtest-mimic takes one filter: from here on it filters as the plan selected.
     let args = &plan.libtest_args(args);

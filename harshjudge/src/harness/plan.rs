@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use libtest_mimic::{Arguments, Trial};
 
+use super::changed::ChangedFiles;
 use super::flags::SuiteFlags;
 use crate::event::StepOutcome;
 use crate::registry::ScenarioDef;
@@ -29,6 +30,9 @@ pub(crate) struct Recorded {
     pub previous: Result<Option<Checkpoint>, StoreError>,
     /// `--resume`: the `result.json` of each run the previous checkpoint names, by slug.
     pub results: HashMap<String, (RunId, RunResult)>,
+    /// `--only-changed`: the files git says changed since the ref (set by
+    /// the caller, which asks git: [`ChangedFiles::read`]).
+    pub changed: Option<ChangedFiles>,
 }
 
 impl Default for Recorded {
@@ -38,6 +42,7 @@ impl Default for Recorded {
             durations: Vec::new(),
             previous: Ok(None),
             results: HashMap::new(),
+            changed: None,
         }
     }
 }
@@ -85,6 +90,7 @@ impl Recorded {
             durations,
             previous,
             results,
+            changed: None,
         }
     }
 }
@@ -217,8 +223,8 @@ impl Plan {
     }
 }
 
-/// Decides what runs: `--shard`, then `--last-failed`, then libtest's filter
-/// and the tag selection (each scenario runs up to its last selected step),
+/// Decides what runs: `--shard`, then `--last-failed`, then libtest's filter,
+/// the tag selection and `--only-changed` (each scenario runs up to its last selected step),
 /// then `skip`/`fixme` (selected, never run), then `--resume`, then the setups
 /// of what runs ([`include_setups`]).
 pub(crate) fn plan(
@@ -279,10 +285,20 @@ pub(crate) fn plan(
     let tagged: Vec<bool> = (scenarios.iter())
         .map(|d| flags.tags.selects(d.tags))
         .collect();
+    // `--only-changed`: like a tag selection, what it leaves out is filtered
+    // out, and the setups of what it keeps come along.
+    let changed: Vec<bool> = (scenarios.iter())
+        .map(|d| recorded.changed.as_ref().is_none_or(|c| c.contains(d.file)))
+        .collect();
+    if let Some(c) = &recorded.changed {
+        let n = changed.iter().filter(|c| **c).count();
+        notes.push(c.note(n, scenarios.len()));
+    }
+    let chosen: Vec<bool> = tagged.iter().zip(&changed).map(|(t, c)| *t && *c).collect();
     let (mut stop_after, selected) =
-        selection(&scenarios, &trials, &filter, &tagged, args, nextest);
+        selection(&scenarios, &trials, &filter, &chosen, args, nextest);
     let filtered_out = (trials.iter())
-        .filter(|t| !filter.selects(&t.name) || !tagged[t.scenario])
+        .filter(|t| !filter.selects(&t.name) || !chosen[t.scenario])
         .map(|t| t.name.clone())
         .collect();
     let tag_excluded: Vec<&'static ScenarioDef> = (scenarios.iter().zip(&tagged))

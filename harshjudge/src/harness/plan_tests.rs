@@ -231,6 +231,7 @@ fn shards_split_the_scenarios_and_say_so() {
         ],
         previous: Ok(None),
         results: Default::default(),
+        changed: None,
     };
     let mut seen = vec![];
     for index in 1..=2 {
@@ -645,4 +646,48 @@ fn a_setup_of_the_whole_suite_comes_along_with_any_selection() {
             p.notes
         );
     }
+}
+
+/// Issue 41.3: `--only-changed` selects the scenarios whose file git says
+/// changed, and brings their setups along; the others are filtered out.
+#[test]
+fn only_changed_runs_the_scenarios_of_changed_files_with_their_setups() {
+    let mut suite = tagged_with_a_setup();
+    suite[2] = crate::testing::fake_scenario("smoke_login", &["One"], never, |d| {
+        d.tags = &["smoke"];
+        d.depends_on = &["fixture_database"];
+        d.file = "tests/login.rs";
+    });
+    let top = std::path::PathBuf::from("/repo");
+    let changed = |files: &[&str]| Recorded {
+        changed: Some(ChangedFiles {
+            reference: "HEAD".into(),
+            top: top.clone(),
+            root: top.join("suite"),
+            files: files.iter().map(|f| top.join(f)).collect(),
+        }),
+        ..nothing_recorded()
+    };
+    let (args, flags) = command_line(&["--only-changed"]);
+    let p = plan(
+        suite.clone(),
+        &args,
+        &flags,
+        false,
+        changed(&["suite/tests/login.rs", "README.md"]),
+        None,
+    );
+    assert_eq!(slugs(&p), ["fixture_database", "smoke_login"]);
+    assert_eq!(p.filtered_out, ["other::01_one", "smoke_search::01_one"]);
+    assert!(p.tag_excluded.is_empty());
+    assert_eq!(
+        p.notes,
+        [
+            "--only-changed: 1 of 4 scenario(s) in files with uncommitted changes (2 changed file(s))",
+            "fixture_database: brought along as a setup of smoke_login",
+        ]
+    );
+    // Nothing changed: nothing runs.
+    let p = plan(suite, &args, &flags, false, changed(&[]), None);
+    assert!(slugs(&p).is_empty(), "{:?}", slugs(&p));
 }

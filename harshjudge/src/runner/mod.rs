@@ -1,6 +1,7 @@
 //! Executes one scenario: steps in order, step and scenario time limits,
 //! panics and errors turned into step failures, skipped steps with a reason.
-//! It emits [`Event`]s and nothing else: no file I/O and no printing. Every
+//! It emits [`Event`]s and nothing else: no file I/O and no printing (but a
+//! pause, `HARSHJUDGE_PAUSE=on-failure`, speaks to the terminal). Every
 //! event, the evidence it produces and the scenario's attachments included,
 //! goes through one entrance, the run's store writer ([`StoreWriter::emit`]),
 //! which records it in the run's files and passes it on to the other consumers
@@ -30,6 +31,7 @@ use crate::settings::{EvidenceMode, format_duration};
 use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
+mod pause;
 mod soft;
 mod video;
 
@@ -739,6 +741,13 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
         let failed = failing_step.is_some() || interrupted.is_some();
         shared.trace_step(step, failed).await;
     }
+    // `HARSHJUDGE_PAUSE=on-failure`: the failed step's browser as it stands,
+    // its evidence and trace written, before its pages close.
+    if let Some(n) = failing_step
+        && interrupted.is_none()
+    {
+        shared.pause_on_failure(n).await;
+    }
     record_outcomes(shared, end, server_down, after);
     shared.video.end(shared.run_dir()).await;
     // The browser sessions go back to the pool for the next scenario (reset
@@ -1144,5 +1153,19 @@ impl crate::browser::ScenarioEvidence for Shared {
         let n = numbers.entry(kind.to_string()).or_default();
         *n += 1;
         *n
+    }
+
+    fn hold_clock(self: Arc<Self>) -> Box<dyn Send> {
+        self.clock_hold()
+    }
+
+    fn step_label(&self) -> Option<String> {
+        let n = self.cursor.lock().expect("cursor lock").step;
+        let title = self.def.steps.get(n.checked_sub(1)?)?.title;
+        Some(format!("step {n} \"{title}\""))
+    }
+
+    fn run_folder(&self) -> Option<std::path::PathBuf> {
+        Some(self.run_dir().path())
     }
 }

@@ -41,7 +41,12 @@ impl Locator {
         // be a slot of this future's state).
         let tracer = self.page.tracer().filter(|_| !trace::is_open());
         let described = tracer.map(|_| trace::of_request(&self.desc, &request));
-        let kind = described.as_ref().map_or(Kind::Action, |(kind, _)| *kind);
+        let kind = match &described {
+            Some((kind, _)) => *kind,
+            // Untraced, the kind says only whether slow motion waits first.
+            None if matches!(request, Request::Act { .. }) => Kind::Action,
+            None => Kind::Read,
+        };
         // Boxed: a debug build moves a future by value through every layer
         // of its poll (the span, its `Either`, the task-local scope), and an
         // engine call's future is large (three backends' calls); unboxed,
@@ -49,7 +54,8 @@ impl Locator {
         // per call, against a round trip of 0.5 ms.
         let body = Box::pin(self.run_untraced(request, what, at));
         let call = || described.map(|(_, call)| call).expect("made when traced");
-        trace::span(tracer, self.frame.as_ref(), kind, call, at, body).await
+        let slow_mo = self.page.slow_mo();
+        trace::span(tracer, slow_mo, self.frame.as_ref(), kind, call, at, body).await
     }
 
     /// Opens the trace's entry of a call made of several (`press`, `check`,
@@ -63,6 +69,7 @@ impl Locator {
     ) -> Result<T, BrowserError> {
         trace::span(
             self.page.tracer(),
+            self.page.slow_mo(),
             self.frame.as_ref(),
             kind,
             call,
@@ -146,7 +153,17 @@ impl Locator {
         // Boxed, as `run`'s body (see there).
         let body = Box::pin(self.pointer_untraced(action, what, op, limit, at));
         let call = || call.expect("made when traced");
-        trace::span(tracer, self.frame.as_ref(), Kind::Action, call, at, body).await
+        let slow_mo = self.page.slow_mo();
+        trace::span(
+            tracer,
+            slow_mo,
+            self.frame.as_ref(),
+            Kind::Action,
+            call,
+            at,
+            body,
+        )
+        .await
     }
 
     async fn pointer_untraced(

@@ -188,17 +188,25 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
         // Two entries; snapshots held while each is open (as `Page::call`
         // does with a traced act's answer).
         for _ in 0..2 {
-            span(Some(&page), None, Kind::Action, call, at, async {
-                let seq = crate::browser::trace::open_entry().expect("open");
-                t.hold(
-                    seq,
-                    Moment::Before,
-                    n,
-                    vec![doc(0, None, None, PAGE)],
-                    false,
-                );
-                Ok::<_, crate::browser::error::BrowserError>(())
-            })
+            span(
+                Some(&page),
+                std::time::Duration::ZERO,
+                None,
+                Kind::Action,
+                call,
+                at,
+                async {
+                    let seq = crate::browser::trace::open_entry().expect("open");
+                    t.hold(
+                        seq,
+                        Moment::Before,
+                        n,
+                        vec![doc(0, None, None, PAGE)],
+                        false,
+                    );
+                    Ok::<_, crate::browser::error::BrowserError>(())
+                },
+            )
             .await
             .unwrap();
         }
@@ -208,29 +216,43 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
     assert!(t.state().snapshots.held.is_empty());
 
     rt.block_on(async {
-        span(Some(&page), None, Kind::Action, call, at, async {
-            let seq = crate::browser::trace::open_entry().expect("open");
-            t.hold(
-                seq,
-                Moment::Before,
-                n,
-                vec![doc(0, None, None, PAGE)],
-                false,
-            );
-            t.hold(
-                seq,
-                Moment::After,
-                n,
-                vec![doc(0, None, None, PAGE), doc(1, Some(0), Some(0), PAGE)],
-                false,
-            );
-            Ok::<_, crate::browser::error::BrowserError>(())
-        })
+        span(
+            Some(&page),
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            call,
+            at,
+            async {
+                let seq = crate::browser::trace::open_entry().expect("open");
+                t.hold(
+                    seq,
+                    Moment::Before,
+                    n,
+                    vec![doc(0, None, None, PAGE)],
+                    false,
+                );
+                t.hold(
+                    seq,
+                    Moment::After,
+                    n,
+                    vec![doc(0, None, None, PAGE), doc(1, Some(0), Some(0), PAGE)],
+                    false,
+                );
+                Ok::<_, crate::browser::error::BrowserError>(())
+            },
+        )
         .await
         .unwrap();
-        span(Some(&page), None, Kind::Read, call, at, async {
-            Ok::<_, crate::browser::error::BrowserError>(())
-        })
+        span(
+            Some(&page),
+            std::time::Duration::ZERO,
+            None,
+            Kind::Read,
+            call,
+            at,
+            async { Ok::<_, crate::browser::error::BrowserError>(()) },
+        )
         .await
         .unwrap();
     });

@@ -683,6 +683,7 @@ pub(crate) fn by_user(at: &Location<'_>) -> bool {
 /// [`by_user`]).
 pub(crate) async fn page_span<T>(
     tracer: Option<&(Arc<Tracer>, usize)>,
+    slow_mo: std::time::Duration,
     kind: Kind,
     method: &'static str,
     args: impl FnOnce() -> String,
@@ -694,7 +695,7 @@ pub(crate) async fn page_span<T>(
         method,
         args: args(),
     };
-    span(tracer, None, kind, call, at, body).await
+    span(tracer, slow_mo, None, kind, call, at, body).await
 }
 
 /// An entry recorded when its call ends, or when its future is dropped
@@ -747,9 +748,12 @@ impl Drop for Pending {
 /// page's), and no span is open on this task already (then `body` joins
 /// it); `call` is made only then. `frame`: the frame the call's locator is
 /// resolved in (none: the page's document, or no locator). Without a
-/// tracer: `body.await`.
+/// tracer: `body.await`. An action, navigation or input waits the page's
+/// `slow_mo` first (`--slow-mo`, [`crate::browser::watch::paced`]): every
+/// action of a page passes here, traced or not.
 pub(crate) async fn span<T>(
     tracer: Option<&(Arc<Tracer>, usize)>,
+    slow_mo: std::time::Duration,
     frame: Option<&Arc<FrameScope>>,
     kind: Kind,
     call: impl FnOnce() -> CallText,
@@ -760,6 +764,14 @@ pub(crate) async fn span<T>(
     // of its own in this future's state, and spans nest (a `press` in a
     // step, a locator's call in the `press`), so a debug build's futures
     // grew until a test thread's stack overflowed.
+    // Slow motion waits before actions, navigations and input; not reads
+    // nor assertions.
+    let paced = matches!(kind, Kind::Action | Kind::Navigation | Kind::Input);
+    let body = if !slow_mo.is_zero() && paced {
+        Either::Left(Box::pin(crate::browser::watch::paced(slow_mo, body)))
+    } else {
+        Either::Right(body)
+    };
     let mut pending = None;
     let run = match tracer {
         Some((tracer, page)) if OPEN.try_with(|_| ()).is_err() => {

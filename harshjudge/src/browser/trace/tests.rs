@@ -61,6 +61,7 @@ fn off_costs_no_allocation_and_never_makes_the_call() {
         let before = allocations();
         let v = span(
             None,
+            std::time::Duration::ZERO,
             None,
             Kind::Action,
             || -> CallText { panic!("no call text without a tracer") },
@@ -81,15 +82,31 @@ fn a_composite_action_is_one_entry_with_the_logs_of_its_parts() {
     rt().block_on(async {
         let at = Location::caller();
         // `press`: the focus act (an engine call with its log), then the keys.
-        span(page, None, Kind::Action, || call("press"), at, async {
-            span(page, None, Kind::Action, || call("focus"), at, async {
-                note(&["waiting for the element to be visible".to_string()]);
-                Ok::<_, BrowserError>(())
-            })
-            .await?;
-            note(&["pressing Enter".to_string()]);
-            Ok(())
-        })
+        span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            || call("press"),
+            at,
+            async {
+                span(
+                    page,
+                    std::time::Duration::ZERO,
+                    None,
+                    Kind::Action,
+                    || call("focus"),
+                    at,
+                    async {
+                        note(&["waiting for the element to be visible".to_string()]);
+                        Ok::<_, BrowserError>(())
+                    },
+                )
+                .await?;
+                note(&["pressing Enter".to_string()]);
+                Ok(())
+            },
+        )
         .await
         .unwrap();
     });
@@ -119,6 +136,7 @@ fn two_calls_joined_on_one_task_are_two_overlapping_entries() {
         let slow = |method| {
             span(
                 page,
+                std::time::Duration::ZERO,
                 None,
                 Kind::Action,
                 move || call(method),
@@ -154,21 +172,35 @@ fn a_failure_names_its_kind_and_a_dropped_call_is_unfinished() {
     let page = Some(&(t.clone(), n));
     rt().block_on(async {
         let at = Location::caller();
-        let e = span(page, None, Kind::Action, || call("click"), at, async {
-            Err::<(), _>(BrowserError::Timeout {
-                locator: "page.get_by_label(\"Name\")".into(),
-                expected: "be clicked".into(),
-                found: "nothing".into(),
-                waited: std::time::Duration::from_secs(1),
-                location: None,
-            })
-        })
+        let e = span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            || call("click"),
+            at,
+            async {
+                Err::<(), _>(BrowserError::Timeout {
+                    locator: "page.get_by_label(\"Name\")".into(),
+                    expected: "be clicked".into(),
+                    found: "nothing".into(),
+                    waited: std::time::Duration::from_secs(1),
+                    location: None,
+                })
+            },
+        )
         .await
         .unwrap_err();
         // The step's limit drops a call under way.
-        let pending = span(page, None, Kind::Action, || call("fill"), at, async {
-            std::future::pending::<Result<(), BrowserError>>().await
-        });
+        let pending = span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            || call("fill"),
+            at,
+            async { std::future::pending::<Result<(), BrowserError>>().await },
+        );
         let _ = tokio::time::timeout(std::time::Duration::from_millis(5), pending).await;
         let file = t.take_step("02", true).expect("a failed step keeps it");
         let failed = &file.entries[0].outcome;
@@ -189,6 +221,7 @@ fn retain_on_failure_drops_a_passed_steps_entries() {
         rt().block_on(async {
             span(
                 page,
+                std::time::Duration::ZERO,
                 None,
                 Kind::Read,
                 || call("count"),
@@ -288,30 +321,60 @@ fn a_concealed_call_writes_its_arguments_as_dots() {
     rt().block_on(async {
         let at = Location::caller();
         let fill = || CallText::locator("page.get_by_label(\"Password\")", "fill", arg("hunter22"));
-        span(page, None, Kind::Action, fill, at, async {
-            // The engine call inside joins the span; the check conceals it.
-            span(page, None, Kind::Action, || call("focus"), at, async {
-                conceal();
-                Ok::<_, BrowserError>(())
-            })
-            .await
-        })
+        span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            fill,
+            at,
+            async {
+                // The engine call inside joins the span; the check conceals it.
+                span(
+                    page,
+                    std::time::Duration::ZERO,
+                    None,
+                    Kind::Action,
+                    || call("focus"),
+                    at,
+                    async {
+                        conceal();
+                        Ok::<_, BrowserError>(())
+                    },
+                )
+                .await
+            },
+        )
         .await
         .unwrap();
         let typed = || CallText::Page {
             method: "keyboard().type_text",
             args: arg("hunter22"),
         };
-        span(page, None, Kind::Input, typed, at, async {
-            conceal();
-            Ok::<_, BrowserError>(())
-        })
+        span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Input,
+            typed,
+            at,
+            async {
+                conceal();
+                Ok::<_, BrowserError>(())
+            },
+        )
         .await
         .unwrap();
         let plain = || CallText::locator("page.get_by_label(\"User\")", "fill", arg("ann"));
-        span(page, None, Kind::Action, plain, at, async {
-            Ok::<_, BrowserError>(())
-        })
+        span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            plain,
+            at,
+            async { Ok::<_, BrowserError>(()) },
+        )
         .await
         .unwrap();
         // Outside a span: nothing to conceal, nothing happens.
@@ -357,9 +420,15 @@ fn a_call_from_harshjudge_itself_is_no_entry() {
     let (t, n) = tracer(Tracing::Keep);
     let page = Some(&(t.clone(), n));
     rt().block_on(async {
-        page_span(page, Kind::Script, "eval", || arg("1"), here, async {
-            Ok::<_, BrowserError>(())
-        })
+        page_span(
+            page,
+            std::time::Duration::ZERO,
+            Kind::Script,
+            "eval",
+            || arg("1"),
+            here,
+            async { Ok::<_, BrowserError>(()) },
+        )
         .await
         .unwrap();
     });
@@ -389,24 +458,38 @@ fn an_entry_s_target_is_its_own_locator_s_latest_element() {
     rt().block_on(async {
         let at = Location::caller();
         let source = "page.get_by_label(\"Name\")";
-        span(page, None, Kind::Action, || call("drag_to"), at, async {
-            target(source, None, Some(&traced("a:1", 10.0)));
-            target(source, None, Some(&traced("a:2", 11.0)));
-            target(
-                "page.get_by_text(\"Bin\")",
-                None,
-                Some(&traced("a:3", 99.0)),
-            );
-            target(source, None, None);
-            Ok::<_, BrowserError>(())
-        })
+        span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            || call("drag_to"),
+            at,
+            async {
+                target(source, None, Some(&traced("a:1", 10.0)));
+                target(source, None, Some(&traced("a:2", 11.0)));
+                target(
+                    "page.get_by_text(\"Bin\")",
+                    None,
+                    Some(&traced("a:3", 99.0)),
+                );
+                target(source, None, None);
+                Ok::<_, BrowserError>(())
+            },
+        )
         .await
         .unwrap();
         // Outside every span: nothing recorded, nothing panics.
         target(source, None, Some(&traced("a:4", 1.0)));
-        span(page, None, Kind::Read, || call("count"), at, async {
-            Ok::<_, BrowserError>(())
-        })
+        span(
+            page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Read,
+            || call("count"),
+            at,
+            async { Ok::<_, BrowserError>(()) },
+        )
         .await
         .unwrap();
     });
@@ -461,14 +544,31 @@ fn an_entry_names_the_frame_its_locator_is_resolved_in() {
     rt().block_on(async {
         let at = Location::caller();
         let ok = || async { Ok::<_, BrowserError>(()) };
-        span(page, None, Kind::Action, || call("click"), at, ok())
-            .await
-            .unwrap();
-        span(page, Some(&outer), Kind::Read, || call("count"), at, ok())
-            .await
-            .unwrap();
         span(
             page,
+            std::time::Duration::ZERO,
+            None,
+            Kind::Action,
+            || call("click"),
+            at,
+            ok(),
+        )
+        .await
+        .unwrap();
+        span(
+            page,
+            std::time::Duration::ZERO,
+            Some(&outer),
+            Kind::Read,
+            || call("count"),
+            at,
+            ok(),
+        )
+        .await
+        .unwrap();
+        span(
+            page,
+            std::time::Duration::ZERO,
             Some(&inner),
             Kind::Assertion,
             || call("fill"),

@@ -191,6 +191,15 @@ pub(crate) async fn launch(
     let profile = folder.join("profile");
     let mut args = config.chromium_args(Some(&profile), app_host);
     args.push("--no-startup-window".into());
+    // Where a pause can wait (a terminal, not CI: `browser/pause.rs`), a
+    // browser of this process's own listens on a DevTools port too, which
+    // the pause names (a person opens DevTools there).
+    if endpoint == Endpoint::Pipe && crate::browser::inspect::may_wait() {
+        args.push("--remote-debugging-port=0".into());
+        crate::browser::inspect::register_devtools(crate::browser::inspect::DevTools::Profile(
+            profile.clone(),
+        ));
+    }
     args.push(match endpoint {
         Endpoint::Pipe => "--remote-debugging-pipe".into(),
         Endpoint::Port => "--remote-debugging-port=0".into(),

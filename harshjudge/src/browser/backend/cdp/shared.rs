@@ -118,7 +118,12 @@ impl SharedChromium {
         let runner = rustix::process::getppid()
             .map(|p| p.as_raw_nonzero().get() as u32)
             .ok_or_else(|| shared_error("nextest's runner", "this process has no parent"))?;
-        Ok(Self::open_for(run, runner, config, app_host).await?.0)
+        let (browser, state) = Self::open_for(run, runner, config, app_host).await?;
+        // A pause (`page.pause()`) names its DevTools port.
+        crate::browser::inspect::register_devtools(crate::browser::inspect::DevTools::WebSocket(
+            state.ws.clone(),
+        ));
+        Ok(browser)
     }
 
     /// The run's folder of the browser [`SharedChromium::open`] opens.

@@ -496,3 +496,21 @@ async fn processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_contex
     assert!(ended, "the runner ended with its last participant");
     nothing_left(&folder).await;
 }
+
+/// Issue 41: a headed Chromium is another browser than a headless one: the
+/// run's folder (the key processes share a browser by) differs.
+#[test]
+fn a_headed_chromium_is_not_shared_with_a_headless_one() {
+    let headless = BrowserConfig {
+        headed: false,
+        ..BrowserConfig::from_env().expect("config")
+    };
+    let headed = BrowserConfig {
+        headed: true,
+        ..headless.clone()
+    };
+    let run = fresh_run("headed");
+    let a = SharedChromium::folder(&run, &headless, None).expect("its folder");
+    let b = SharedChromium::folder(&run, &headed, None).expect("its folder");
+    assert_ne!(a, b);
+}

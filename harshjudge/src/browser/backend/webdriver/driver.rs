@@ -438,6 +438,14 @@ fn driver_command(
             ]);
             cmd
         }
+        BrowserKind::Webkit if config.headed => {
+            // Headed (`--headed`): MiniBrowser opens its window on the
+            // display of the session (`DISPLAY`, checked when the settings
+            // were read), not on a private virtual one.
+            let mut cmd = Command::new(binary);
+            cmd.arg("--port=0");
+            cmd
+        }
         BrowserKind::Webkit => {
             // MiniBrowser has no headless mode: a virtual X server of its own
             // (xvfb-run -a picks a free display), in the driver's group.

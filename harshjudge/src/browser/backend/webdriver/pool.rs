@@ -195,7 +195,13 @@ async fn open_session(
 /// what the session offers).
 pub(crate) fn new_page(session: Session, base_url: &str, config: &BrowserConfig) -> Page {
     let backend = webdriver_page(session);
-    Page::new(backend, base_url, config.wait, config.expect_timeout)
+    Page::new(
+        backend,
+        base_url,
+        config.wait,
+        config.expect_timeout,
+        config.slow_mo,
+    )
 }
 
 /// A pooled session's browser state reset (cookies, storage, cache, extra

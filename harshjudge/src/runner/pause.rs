@@ -1,0 +1,43 @@
+//! `HARSHJUDGE_PAUSE=on-failure`: where a step failed, its browser stays
+//! open for a person to look at before its pages close
+//! ([`crate::browser::pause`], which speaks to the terminal: the one place a
+//! run prints).
+
+use super::{ClockHold, Shared};
+use crate::browser::pause::{PauseAt, pause};
+use crate::settings::watch::PauseMode;
+
+impl Shared {
+    /// Pauses after step `n` failed, when `HARSHJUDGE_PAUSE=on-failure` and
+    /// the scenario has a page that still answers; an interruption (Ctrl-C)
+    /// ends the pause.
+    pub(super) async fn pause_on_failure(&self, n: usize) {
+        if PauseMode::from_env().unwrap_or_default() != PauseMode::OnFailure {
+            return;
+        }
+        let pages = self.pages.lock().expect("pages lock").clone();
+        if pages.is_empty() || self.is_unresponsive() {
+            return;
+        }
+        let title = self.def.steps.get(n - 1).map_or("", |s| s.title);
+        let what = format!(
+            "step {n} \"{title}\" of scenario {} failed (HARSHJUDGE_PAUSE=on-failure)",
+            self.def.slug
+        );
+        let at = PauseAt {
+            what,
+            run_dir: Some(self.run_dir().path()),
+        };
+        let mut interrupt = super::interrupt_channel().subscribe();
+        tokio::select! {
+            _ = pause(&pages, at) => {}
+            Ok(()) = interrupt.changed() => {}
+        }
+    }
+
+    /// What [`crate::browser::ScenarioEvidence::hold_clock`] holds: the
+    /// running step's timer, stopped.
+    pub(super) fn clock_hold(self: std::sync::Arc<Self>) -> Box<dyn Send> {
+        Box::new(ClockHold::new(self))
+    }
+}
