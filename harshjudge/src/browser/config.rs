@@ -819,6 +819,7 @@ mod tests {
             webkit_driver: None,
             minibrowser: None,
             chromium_protocol: ChromiumProtocol::Cdp,
+            emulation: Emulation::default(),
             headed: false,
             slow_mo: Duration::ZERO,
         };
