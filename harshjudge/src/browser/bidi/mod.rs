@@ -30,6 +30,7 @@ mod adapt;
 mod dialog;
 mod interrupted;
 pub(crate) mod protocol;
+pub(crate) mod protocol_emulation;
 pub(crate) mod protocol_events;
 pub(crate) mod route;
 

@@ -40,6 +40,7 @@ use crate::browser::backend::walk::{self, CallFailure, Returned, Scopes};
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
+use crate::browser::emulation::Emulation;
 use crate::browser::engine::decode;
 use crate::browser::error::BrowserError;
 use crate::browser::glob::{Matcher, UrlPattern};
@@ -509,13 +510,36 @@ return JSON.stringify(r); }})({args})",
         self.page.screenshot(area).await.map_err(page_error)
     }
     async fn set_viewport(&self, width: u32, height: u32) -> Result<(), BrowserError> {
-        let set = self.page.set_viewport(width, height).await;
+        // A device's scale and mobile flag kept.
+        let emulation = self.context.emulation();
+        let set = self.page.set_metrics(&emulation, (width, height)).await;
         *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) =
             set.is_ok().then_some((width, height));
-        set.map_err(page_error)
+        set.map_err(BrowserError::from)
     }
     fn viewport(&self) -> Option<(u32, u32)> {
         *self.viewport.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    fn emulation(&self) -> Emulation {
+        self.context.emulation()
+    }
+    async fn apply_emulation(
+        &self,
+        wanted: &Emulation,
+        _base_url: &str,
+    ) -> Result<(), BrowserError> {
+        let previous = self.context.emulation();
+        let viewport = self.viewport().unwrap_or((1280, 720));
+        // Permissions are the context's: granted once, by its first page.
+        let context = (!self.popup).then(|| self.context.id());
+        self.page
+            .emulate(&previous, wanted, viewport, context)
+            .await?;
+        self.context.set_emulation(wanted.clone());
+        if let Some(v) = wanted.viewport {
+            *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);
+        }
+        Ok(())
     }
     async fn take_logs(&self) -> Result<Logs, BrowserError> {
         Ok(self.page.take_console_network().await)
