@@ -370,7 +370,9 @@ async fn firefox_emulates_what_bidi_offers_and_refuses_the_rest() {
     let firefox = BrowserKind::Firefox;
     sees_place_and_time(&base, firefox).await;
     goes_offline(&base, firefox).await;
-    scripts_off(&base, firefox).await;
+    // Firefox 153 ESR answers "unknown command" to emulation.setScriptingEnabled.
+    let no_js = Emulation::new().javascript_enabled(false);
+    refused(&base, firefox, "javascript_enabled", no_js).await;
 
     // A desktop device: viewport and scale.
     let e = Emulation::device("Desktop Chrome HiDPI").unwrap();
