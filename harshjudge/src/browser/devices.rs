@@ -10,7 +10,6 @@
 //! `HARSHJUDGE_BROWSER` names, so that a suite's engine never changes by a
 //! device's name.
 
-use super::emulation::eq;
 use super::kind::BrowserKind;
 
 /// One device.
@@ -215,4 +214,21 @@ pub const fn known(name: &str) -> bool {
 /// Every device's name, in the table's order.
 pub fn names() -> Vec<&'static str> {
     DEVICES.iter().map(|d| d.name).collect()
+}
+
+/// Whether two strings are equal (`const`: the attribute's checks and
+/// [`known`]; `emulation.rs` uses it too).
+pub(crate) const fn eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }

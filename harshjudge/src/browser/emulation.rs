@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use super::devices::{self, Device};
+use super::devices::{self, Device, eq};
 
 /// The device, place and time a page is opened with. `Default`: none of
 /// them (the engine's own), JavaScript on.
@@ -562,22 +562,6 @@ fn is_origin(s: &str) -> bool {
 }
 
 // ---- forms, checked in `const` too ----------------------------------------
-
-/// Whether two strings are equal (`const`).
-pub(crate) const fn eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
 
 /// Whether `s` has the form of a BCP 47 language tag as browsers take it:
 /// a language of 2–3 letters (or 4–8), then subtags of 1–8 letters or

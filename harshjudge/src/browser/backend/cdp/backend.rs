@@ -25,6 +25,7 @@ use tokio::time::Instant;
 
 use super::connection::CdpError;
 use super::context::CdpContext;
+use super::emulate;
 use super::frames::{self, FrameError};
 use super::page::{CdpPage, NavError, PageError};
 use super::popups::PopupError;
@@ -511,8 +512,9 @@ return JSON.stringify(r); }})({args})",
     }
     async fn set_viewport(&self, width: u32, height: u32) -> Result<(), BrowserError> {
         // A device's scale and mobile flag kept.
-        let emulation = self.context.emulation();
-        let set = self.page.set_metrics(&emulation, (width, height)).await;
+        let metrics = emulate::metrics(&self.context.emulation(), (width, height));
+        let (connection, session, _) = self.page.parts();
+        let set = connection.send(Some(session), &metrics).await.map(drop);
         *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) =
             set.is_ok().then_some((width, height));
         set.map_err(BrowserError::from)
@@ -532,9 +534,18 @@ return JSON.stringify(r); }})({args})",
         let viewport = self.viewport().unwrap_or((1280, 720));
         // Permissions are the context's: granted once, by its first page.
         let context = (!self.popup).then(|| self.context.id());
-        self.page
-            .emulate(&previous, wanted, viewport, context)
-            .await?;
+        let page = &self.page;
+        let target = emulate::Target {
+            connection: &page.connection,
+            session: &page.session,
+            shared: &page.shared,
+            fetch_on: &page.fetch_on,
+        };
+        emulate::emulate(target, &previous, wanted, viewport, context, false).await?;
+        // The credentials' `Fetch`, in the iframes' sessions too.
+        if wanted.http_credentials != previous.http_credentials {
+            page.sync_routes().await?;
+        }
         self.context.set_emulation(wanted.clone());
         if let Some(v) = wanted.viewport {
             *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);

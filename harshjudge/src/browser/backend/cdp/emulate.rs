@@ -8,26 +8,24 @@
 //! (`fetch.rs`, `intercept.rs`: `Fetch` pauses the page's requests while it
 //! has a route or credentials).
 //!
-//! Only what differs from what the page had is sent ([`CdpPage::emulate`]):
-//! a page opens with none of it, a popup with its context's before it runs.
+//! Only what differs from what the page had is sent ([`emulate`]): a page
+//! opens with none of it (`backend.rs` applies its own), a popup with its
+//! context's before it runs (`page.rs`). The challenges are `auth.rs`'s.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
 
 use super::connection::{CdpError, Connection};
-use super::page::CdpPage;
 use super::protocol::{
-    AuthChallengeResponse, AuthRequired, BrowserContextId, ClearGeolocationOverride, Command,
-    ContinueWithAuth, EmulateNetworkConditions, GetVersion, GrantPermissions, MediaFeature,
-    ResetPermissions, RunIfWaitingForDebugger, SessionId, SetDeviceMetricsOverride,
-    SetEmulatedMedia, SetExtraHttpHeaders, SetGeolocationOverride, SetLocaleOverride,
-    SetScriptExecutionDisabled, SetTimezoneOverride, SetTouchEmulationEnabled,
+    BrowserContextId, ClearGeolocationOverride, Command, EmulateNetworkConditions, GetVersion,
+    GrantPermissions, MediaFeature, ResetPermissions, RunIfWaitingForDebugger, SessionId,
+    SetDeviceMetricsOverride, SetEmulatedMedia, SetExtraHttpHeaders, SetGeolocationOverride,
+    SetLocaleOverride, SetScriptExecutionDisabled, SetTimezoneOverride, SetTouchEmulationEnabled,
     SetUserAgentOverride,
 };
 use super::readers::Shared;
-use crate::browser::emulation::{Emulation, HttpCredentials, Permission};
+use crate::browser::emulation::{Emulation, Permission};
 use crate::browser::error::BrowserError;
 
 /// An option the browser refused: which, its value, what it said.
@@ -316,152 +314,17 @@ pub(super) async fn emulate<'a>(
     Ok(())
 }
 
-impl CdpPage {
-    /// [`emulate`] on this page (no longer paused): `Fetch` in step with
-    /// its credentials after.
-    pub(crate) async fn emulate(
-        &self,
-        previous: &Emulation,
-        wanted: &Emulation,
-        viewport: (u32, u32),
-        context: Option<&BrowserContextId>,
-    ) -> Result<(), EmulateError> {
-        let target = Target {
-            connection: &self.connection,
-            session: &self.session,
-            shared: &self.shared,
-            fetch_on: &self.fetch_on,
-        };
-        emulate(target, previous, wanted, viewport, context, false).await?;
-        if wanted.http_credentials != previous.http_credentials {
-            self.sync_routes().await.map_err(|error| EmulateError {
-                option: "http_credentials",
-                value: "(set)".into(),
-                error,
-            })?;
-        }
-        Ok(())
-    }
-
-    /// The viewport `width`x`height` with `emulation`'s scale and mobile
-    /// flag (a page's `set_viewport_size` keeps its device's).
-    pub(crate) async fn set_metrics(
-        &self,
-        emulation: &Emulation,
-        size: (u32, u32),
-    ) -> Result<(), CdpError> {
-        let set = metrics(emulation, size);
-        self.connection
-            .send(Some(&self.session), &set)
-            .await
-            .map(drop)
-    }
-}
-
 /// The device metrics of `emulation` at `size`.
-fn metrics(emulation: &Emulation, (width, height): (u32, u32)) -> SetDeviceMetricsOverride {
+pub(super) fn metrics(
+    emulation: &Emulation,
+    (width, height): (u32, u32),
+) -> SetDeviceMetricsOverride {
     SetDeviceMetricsOverride {
         width,
         height,
         device_scale_factor: emulation.device_scale_factor.unwrap_or(1.0),
         mobile: emulation.is_mobile,
     }
-}
-
-/// How many challenged requests [`Auth`] remembers having answered.
-const TRIED: usize = 256;
-
-/// A page's HTTP credentials and the requests they were given to (a
-/// second challenge of one is cancelled: wrong credentials end in the
-/// server's 401, not in a loop).
-#[derive(Debug, Default)]
-pub(crate) struct Auth {
-    credentials: Mutex<Option<HttpCredentials>>,
-    tried: Mutex<VecDeque<String>>,
-}
-
-/// The answer to one challenge.
-#[derive(Debug, PartialEq)]
-pub(crate) enum AuthAnswer {
-    /// No credentials: what the browser does (the 401 shown).
-    Default,
-    /// Not for this origin, or tried already: the 401 shown.
-    Cancel,
-    /// The credentials.
-    Provide { username: String, password: String },
-}
-
-impl Auth {
-    /// Whether the page has credentials.
-    pub(crate) fn is_set(&self) -> bool {
-        self.credentials
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-    }
-
-    /// The page's credentials from now on.
-    pub(crate) fn set(&self, credentials: Option<HttpCredentials>) {
-        *self.credentials.lock().unwrap_or_else(|p| p.into_inner()) = credentials;
-    }
-
-    /// What `challenge` is answered.
-    pub(crate) fn answer(&self, challenge: &AuthRequired) -> AuthAnswer {
-        let credentials = self.credentials.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(c) = credentials.as_ref() else {
-            return AuthAnswer::Default;
-        };
-        if let Some(origin) = &c.origin
-            && !origin.eq_ignore_ascii_case(&challenge.auth_challenge.origin)
-        {
-            return AuthAnswer::Cancel;
-        }
-        let mut tried = self.tried.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = tried.iter().position(|r| *r == challenge.request_id) {
-            tried.remove(i);
-            return AuthAnswer::Cancel;
-        }
-        if tried.len() == TRIED {
-            tried.pop_front();
-        }
-        tried.push_back(challenge.request_id.clone());
-        AuthAnswer::Provide {
-            username: c.username.clone(),
-            password: c.password.clone(),
-        }
-    }
-}
-
-/// Answers a challenge (`Fetch.continueWithAuth`); a request gone
-/// meanwhile has nothing to answer.
-pub(crate) async fn continue_with_auth(
-    connection: &Connection,
-    session: &SessionId,
-    challenge: AuthRequired,
-    answer: AuthAnswer,
-) {
-    let response = match &answer {
-        AuthAnswer::Default => AuthChallengeResponse {
-            response: "Default",
-            username: None,
-            password: None,
-        },
-        AuthAnswer::Cancel => AuthChallengeResponse {
-            response: "CancelAuth",
-            username: None,
-            password: None,
-        },
-        AuthAnswer::Provide { username, password } => AuthChallengeResponse {
-            response: "ProvideCredentials",
-            username: Some(username),
-            password: Some(password),
-        },
-    };
-    let go_on = ContinueWithAuth {
-        request_id: &challenge.request_id,
-        auth_challenge_response: response,
-    };
-    let _ = connection.send(Some(session), &go_on).await;
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ pub(super) struct Shared {
     document: Mutex<Option<String>>,
     /// The answer to authentication challenges (`emulate.rs`): `Fetch`
     /// pauses the page's requests while it is set, as while it has a route.
-    pub(super) auth: super::emulate::Auth,
+    pub(super) auth: super::auth::Auth,
 }
 
 impl FramesOf for Shared {
@@ -86,7 +86,7 @@ impl Shared {
             children: Mutex::default(),
             screencast: Arc::default(),
             document: Mutex::default(),
-            auth: super::emulate::Auth::default(),
+            auth: super::auth::Auth::default(),
         }
     }
 
@@ -176,7 +176,7 @@ fn answered(
             shared.auth.answer(&challenge),
         );
         tokio::spawn(
-            async move { super::emulate::continue_with_auth(&c, &s, challenge, answer).await },
+            async move { super::auth::continue_with_auth(&c, &s, challenge, answer).await },
         );
         true
     } else if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
