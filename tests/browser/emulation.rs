@@ -254,6 +254,40 @@ async fn scripts_off(base: &str, browser: BrowserKind) {
     browsers().release(page).await;
 }
 
+/// Basic authentication: answered with the credentials; with wrong ones
+/// (or another origin's), the server's 401.
+async fn answers_basic_auth(base: &str, browser: BrowserKind) {
+    let e = Emulation::new().http_credentials("user", "pass");
+    let page = open(base, browser, e).await.unwrap();
+    page.goto("/secret").await.unwrap();
+    assert_eq!(
+        js(&page, "return document.getElementById('s').textContent").await,
+        "welcome"
+    );
+    browsers().release(page).await;
+    let e = Emulation::new().http_credentials("user", "wrong");
+    let page = open(base, browser, e).await.unwrap();
+    page.goto("/").await.unwrap();
+    let status: Value = page
+        .evaluate("async () => (await fetch('/secret')).status", ())
+        .await
+        .unwrap();
+    assert_eq!(status, 401, "wrong credentials end in the server's 401");
+    browsers().release(page).await;
+    let mut e = Emulation::new().http_credentials("user", "pass");
+    if let Some(c) = e.http_credentials.as_mut() {
+        c.origin = Some("http://127.0.0.1:1".into());
+    }
+    let page = open(base, browser, e).await.unwrap();
+    page.goto("/").await.unwrap();
+    let status: Value = page
+        .evaluate("async () => (await fetch('/secret')).status", ())
+        .await
+        .unwrap();
+    assert_eq!(status, 401, "another origin's credentials are not given");
+    browsers().release(page).await;
+}
+
 async fn sees_media(page: &Page) -> (Value, Value) {
     (
         js(
@@ -304,37 +338,7 @@ async fn chromium_emulates_every_option() {
     assert!(ua.as_str().unwrap().contains("Pixel 7"), "{ua}");
     browsers().release(page).await;
 
-    // Basic authentication: answered with the credentials; with wrong
-    // ones (or another origin's), the server's 401.
-    let e = Emulation::new().http_credentials("user", "pass");
-    let page = open(&base, chromium, e).await.unwrap();
-    page.goto("/secret").await.unwrap();
-    assert_eq!(
-        js(&page, "return document.getElementById('s').textContent").await,
-        "welcome"
-    );
-    browsers().release(page).await;
-    let e = Emulation::new().http_credentials("user", "wrong");
-    let page = open(&base, chromium, e).await.unwrap();
-    page.goto("/").await.unwrap();
-    let status: Value = page
-        .evaluate("async () => (await fetch('/secret')).status", ())
-        .await
-        .unwrap();
-    assert_eq!(status, 401, "wrong credentials end in the server's 401");
-    browsers().release(page).await;
-    let mut e = Emulation::new().http_credentials("user", "pass");
-    if let Some(c) = e.http_credentials.as_mut() {
-        c.origin = Some("http://127.0.0.1:1".into());
-    }
-    let page = open(&base, chromium, e).await.unwrap();
-    page.goto("/").await.unwrap();
-    let status: Value = page
-        .evaluate("async () => (await fetch('/secret')).status", ())
-        .await
-        .unwrap();
-    assert_eq!(status, 401, "another origin's credentials are not given");
-    browsers().release(page).await;
+    answers_basic_auth(&base, chromium).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -388,8 +392,7 @@ async fn firefox_emulates_what_bidi_offers_and_refuses_the_rest() {
     refused(&base, firefox, "reduced_motion", reduce).await;
     let phone = Emulation::device("Pixel 7").unwrap();
     refused(&base, firefox, "is_mobile", phone).await;
-    let auth = Emulation::new().http_credentials("user", "pass");
-    refused(&base, firefox, "http_credentials", auth).await;
+    answers_basic_auth(&base, firefox).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -420,30 +423,33 @@ async fn webkit_sets_the_viewport_and_refuses_the_rest() {
     }
 }
 
+/// Why a page did not open (it must not have).
+fn not_opened(opened: Result<Page, BrowserError>) -> BrowserError {
+    match opened {
+        Ok(_) => panic!("the page opened"),
+        Err(e) => e,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_time_zone_fails_the_opening_naming_the_forms_or_the_engines_words() {
     let base = support::serve_with(answer);
     for browser in [BrowserKind::Chromium, BrowserKind::Firefox] {
         let malformed = Emulation::new().timezone_id("Berlin");
-        let e = open(&base, browser, malformed)
-            .await
-            .err()
-            .expect("refused");
+        let e = not_opened(open(&base, browser, malformed).await);
         let text = e.to_string();
         assert!(matches!(e, BrowserError::Emulation(_)), "{text}");
         assert!(text.contains("IANA time zone id"), "{text}");
         assert!(text.contains("Europe/Berlin"), "{text}");
 
         let unknown = Emulation::new().timezone_id("Europe/Atlantis");
-        let e = open(&base, browser, unknown).await.err().expect("refused");
+        let e = not_opened(open(&base, browser, unknown).await);
         let text = e.to_string();
         assert!(
             text.contains("emulating timezone_id") && text.contains("Europe/Atlantis"),
             "{browser}: {text}"
         );
     }
-    let e = Emulation::device("iphone 15")
-        .err()
-        .expect("unknown device");
+    let e = Emulation::device("iphone 15").expect_err("unknown device");
     assert!(e.to_string().contains("did you mean \"iPhone 15\""), "{e}");
 }

@@ -18,6 +18,7 @@ mod bidi;
 mod browsers;
 mod config;
 mod cookies;
+mod credentials;
 pub mod devices;
 mod dialog;
 mod dialogs;

@@ -132,3 +132,23 @@ mod tests {
         );
     }
 }
+
+/// The credentials of `network.continueWithAuth`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum AuthCredentials<'a> {
+    Password {
+        username: &'a str,
+        password: &'a str,
+    },
+}
+
+/// `network.continueWithAuth`: `provideCredentials` (with them), `cancel`
+/// or `default`.
+#[derive(Debug, Serialize)]
+pub(crate) struct ContinueWithAuth<'a> {
+    pub(crate) request: &'a str,
+    pub(crate) action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) credentials: Option<AuthCredentials<'a>>,
+}

@@ -4,10 +4,11 @@
 //! session gives each scenario one, so nothing outlives it, and its popups
 //! have them); `permissions.setPermission` for the origin of the page's
 //! base URL (the command takes one origin); the viewport and device pixel
-//! ratio by `browsingContext.setViewport`. What BiDi has no command for
+//! ratio by `browsingContext.setViewport`; `http_credentials` by an
+//! `authRequired` intercept (`bidi/auth.rs`). What BiDi has no command for
 //! (`color_scheme`, `reduced_motion`: Firefox reads them from preferences of
 //! the whole browser, whose sessions scenarios share; `is_mobile`,
-//! `has_touch`; `http_credentials`, not yet through the routes' intercepts)
+//! `has_touch`)
 //! is [`BrowserError::Unsupported`], and so is a command the remote end
 //! does not know.
 
@@ -31,9 +32,7 @@ fn no_command(option: &str) -> &'static str {
         "is_mobile" | "has_touch" => {
             "Firefox has no mobile or touch emulation (as Playwright says of its isMobile); use a Chromium device for a phone's layout and touch events"
         }
-        _ => {
-            "answering HTTP authentication through WebDriver BiDi's authRequired intercepts is not built yet; use Chromium (--browser chromium) for pages behind Basic or Digest authentication"
-        }
+        _ => "Firefox has no mobile or touch emulation; use a Chromium device",
     }
 }
 
@@ -118,7 +117,7 @@ impl BidiPage {
         if let Some(option) = options.iter().find(|o| {
             matches!(
                 **o,
-                "color_scheme" | "reduced_motion" | "is_mobile" | "has_touch" | "http_credentials"
+                "color_scheme" | "reduced_motion" | "is_mobile" | "has_touch"
             )
         }) {
             return Err(unsupported(self.browser, option, no_command(option)));
@@ -248,6 +247,16 @@ impl BidiPage {
                         &set,
                     )
                     .await?;
+                }
+                "http_credentials" => {
+                    let set = self.bidi.set_credentials(wanted.http_credentials.clone());
+                    set.await.map_err(|e| match e {
+                        BrowserError::Command { message, .. } => BrowserError::Command {
+                            action: format!("answering HTTP authentication on {}", self.browser),
+                            message,
+                        },
+                        e => e,
+                    })?;
                 }
                 "viewport" | "device_scale_factor" if !sized => {
                     sized = true;

@@ -50,7 +50,7 @@ pub(super) struct Shared {
     document: Mutex<Option<String>>,
     /// The answer to authentication challenges (`emulate.rs`): `Fetch`
     /// pauses the page's requests while it is set, as while it has a route.
-    pub(super) auth: super::auth::Auth,
+    pub(super) auth: crate::browser::credentials::Auth,
 }
 
 impl FramesOf for Shared {
@@ -86,7 +86,7 @@ impl Shared {
             children: Mutex::default(),
             screencast: Arc::default(),
             document: Mutex::default(),
-            auth: super::auth::Auth::default(),
+            auth: crate::browser::credentials::Auth::default(),
         }
     }
 
@@ -173,7 +173,9 @@ fn answered(
         let (c, s, answer) = (
             connection.clone(),
             session.clone(),
-            shared.auth.answer(&challenge),
+            shared
+                .auth
+                .answer(&challenge.request_id, &challenge.auth_challenge.origin),
         );
         tokio::spawn(
             async move { super::auth::continue_with_auth(&c, &s, challenge, answer).await },
