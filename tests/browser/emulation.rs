@@ -13,8 +13,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 
 use harshjudge::browser::{
-    BrowserConfig, BrowserError, BrowserKind, Browsers, ColorScheme, EmulateMedia, Emulation, Page,
-    Permission, ReducedMotion,
+    BrowserConfig, BrowserError, BrowserKind, Browsers, ColorScheme, EmulateMedia, Emulation,
+    Geolocation, Page, Permission, ReducedMotion,
 };
 use serde_json::Value;
 
@@ -141,6 +141,10 @@ async fn refused(base: &str, browser: BrowserKind, option: &str, e: Emulation) {
     }
 }
 
+/// Where `navigator.geolocation` says the device is.
+const WHERE: &str = "() => new Promise((ok, no) => navigator.geolocation.getCurrentPosition(\
+    p => ok([p.coords.latitude, p.coords.longitude]), e => no(new Error(e.message))))";
+
 /// Place and time: locale, time zone, geolocation with its permission, the
 /// user agent and an extra header.
 fn place_and_time() -> Emulation {
@@ -196,15 +200,27 @@ async fn sees_place_and_time(base: &str, browser: BrowserKind) {
         echo["lang"].as_str().unwrap_or("").starts_with("de-DE"),
         "{echo}"
     );
-    let at: Value = page
-        .evaluate(
-            "() => new Promise((ok, no) => navigator.geolocation.getCurrentPosition(\
-             p => ok([p.coords.latitude, p.coords.longitude]), e => no(new Error(e.message))))",
-            (),
-        )
-        .await
-        .unwrap();
+    let at: Value = page.evaluate(WHERE, ()).await.unwrap();
     assert_eq!(at, serde_json::json!([52.52, 13.405]));
+    // Moved after opening; the permission taken back.
+    let paris = Geolocation {
+        latitude: 48.85,
+        longitude: 2.35,
+        accuracy: 10.0,
+    };
+    page.set_geolocation(Some(paris)).await.unwrap();
+    let at: Value = page.evaluate(WHERE, ()).await.unwrap();
+    assert_eq!(at, serde_json::json!([48.85, 2.35]));
+    let state = "async () => (await navigator.permissions.query({name: 'geolocation'})).state";
+    assert_eq!(
+        page.evaluate::<String, _>(state, ()).await.unwrap(),
+        "granted"
+    );
+    page.clear_permissions().await.unwrap();
+    assert_eq!(
+        page.evaluate::<String, _>(state, ()).await.unwrap(),
+        "prompt"
+    );
     // Changed after opening: the headers from now on.
     page.set_extra_http_headers([("X-Extra", "again")])
         .await
