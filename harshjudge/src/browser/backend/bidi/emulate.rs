@@ -54,6 +54,11 @@ fn value_of(option: &str, wanted: &Emulation) -> String {
             format!("{names:?}")
         }
         "javascript_enabled" => format!("{:?}", wanted.javascript_enabled),
+        // The user's name only: a password never lands in an error.
+        "http_credentials" => format!(
+            "{:?}",
+            wanted.http_credentials.as_ref().map(|c| &c.username)
+        ),
         _ => format!("{:?} x{:?}", wanted.viewport, wanted.device_scale_factor),
     }
 }
