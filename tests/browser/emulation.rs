@@ -13,8 +13,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 
 use harshjudge::browser::{
-    BrowserConfig, BrowserError, BrowserKind, Browsers, ColorScheme, EmulateMedia, Emulation,
-    Geolocation, Page, Permission, ReducedMotion,
+    BrowserConfig, BrowserError, BrowserKind, Browsers, ChromiumProtocol, ColorScheme,
+    EmulateMedia, Emulation, Geolocation, Page, Permission, ReducedMotion,
 };
 use serde_json::Value;
 
@@ -158,7 +158,13 @@ fn place_and_time() -> Emulation {
 }
 
 async fn sees_place_and_time(base: &str, browser: BrowserKind) {
-    let page = open(base, browser, place_and_time()).await.unwrap();
+    sees_place_and_time_with(base, settings(browser, place_and_time())).await;
+}
+
+/// [`sees_place_and_time`] with these settings (their emulation replaced).
+async fn sees_place_and_time_with(base: &str, mut settings: BrowserConfig) {
+    settings.emulation = place_and_time();
+    let page = browsers().open_page_with(&settings, base).await.unwrap();
     page.goto("/").await.unwrap();
     assert_eq!(js(&page, "return navigator.language").await, "de-DE");
     assert_eq!(
@@ -355,6 +361,20 @@ async fn chromium_emulates_every_option() {
     browsers().release(page).await;
 
     answers_basic_auth(&base, chromium).await;
+}
+
+/// Chromium through chromedriver's WebDriver BiDi
+/// (`HARSHJUDGE_CHROMIUM_PROTOCOL=webdriver`): the BiDi backend's commands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_over_webdriver_bidi_emulates_place_and_time() {
+    let base = support::serve_with(answer);
+    let mut over_bidi = config(BrowserKind::Chromium);
+    over_bidi.chromium_protocol = ChromiumProtocol::WebDriver;
+    sees_place_and_time_with(&base, over_bidi.clone()).await;
+    over_bidi.emulation = Emulation::new();
+    let page = browsers().open_page_with(&over_bidi, &base).await.unwrap();
+    assert_eq!(page.protocol(), "webdriver-bidi");
+    browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
