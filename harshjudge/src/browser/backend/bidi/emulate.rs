@@ -27,12 +27,11 @@ use crate::browser::error::BrowserError;
 fn no_command(option: &str) -> &'static str {
     match option {
         "color_scheme" | "reduced_motion" => {
-            "WebDriver BiDi has no command for media features, and Firefox reads them from preferences of the whole browser, which the scenarios of a pooled session share; assert it on Chromium (--browser chromium), or leave the option out on firefox"
+            "WebDriver BiDi has no command for media features (Firefox reads them from preferences of the whole browser, which the scenarios of a pooled session share); assert them on Chromium over the DevTools protocol (the default), or leave the option out here"
         }
-        "is_mobile" | "has_touch" => {
-            "Firefox has no mobile or touch emulation (as Playwright says of its isMobile); use a Chromium device for a phone's layout and touch events"
+        _ => {
+            "WebDriver BiDi has no mobile or touch emulation, and Firefox has none at all (as Playwright says of its isMobile); use a device on Chromium over the DevTools protocol (the default) for a phone's layout and touch events"
         }
-        _ => "Firefox has no mobile or touch emulation; use a Chromium device",
     }
 }
 
