@@ -8,6 +8,7 @@ mod support;
 mod aria_match;
 mod aria_roles;
 mod clock;
+mod emulation;
 mod engines;
 mod grid;
 mod launch;

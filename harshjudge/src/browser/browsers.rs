@@ -14,9 +14,10 @@ use super::backend::webdriver::driver::{Drivers, Killed};
 use super::backend::webdriver::pool::{new_page, new_session, reset};
 use super::backend::webdriver::reuse;
 use super::backend::webdriver::session::Session;
-use super::backend::{AnyPage, Pick, pick};
+use super::backend::{AnyPage, PageBackend, Pick, pick};
 use super::config::app_host;
 use super::config::{BrowserConfig, BrowserKind};
+use super::emulation::Emulation;
 use super::error::BrowserError;
 use super::page::Page;
 
@@ -103,7 +104,7 @@ impl CdpBrowsers {
             *list = alive;
             if let Some(e) = list
                 .iter()
-                .find(|e| e.config == *config && e.host == *host && e.runtime == runtime)
+                .find(|e| same_launch(&e.config, config) && e.host == *host && e.runtime == runtime)
             {
                 return Ok(e.browser.clone());
             }
@@ -226,13 +227,33 @@ impl Browsers {
         };
         let live = Live::new(&self.cdp.live);
         let backend = CdpBackend::new(page, context, config.viewport, live);
-        Ok(Page::new(
+        let page = Page::new(
             AnyPage::Cdp(backend),
             base_url,
             config.wait,
             config.expect_timeout,
             config.slow_mo,
-        ))
+        );
+        self.emulate(page, config).await
+    }
+
+    /// `page` with `config.emulation` applied (validated already), else
+    /// released and why not.
+    async fn emulate(&self, page: Page, config: &BrowserConfig) -> Result<Page, BrowserError> {
+        if config.emulation.is_default() {
+            return Ok(page);
+        }
+        let applied = page
+            .backend()
+            .apply_emulation(&config.emulation, page.base_url())
+            .await;
+        match applied {
+            Ok(()) => Ok(page),
+            Err(e) => {
+                self.release(page).await;
+                Err(e)
+            }
+        }
     }
 
     /// Opens a page with the settings `HARSHJUDGE_*` give: a session from
@@ -264,6 +285,8 @@ impl Browsers {
         config: &BrowserConfig,
         base_url: &str,
     ) -> Result<Page, BrowserError> {
+        // Before anything starts: a wrong form is the caller's to fix.
+        config.emulation.validate()?;
         if pick(config) == Pick::Cdp {
             return self.open_cdp_page(config, base_url).await;
         }
@@ -285,7 +308,7 @@ impl Browsers {
                     let page = new_page(session, base_url, config);
                     page.ensure_viewport(config.viewport).await?;
                     prepare(&page, config).await?;
-                    return Ok(page);
+                    return self.emulate(page, config).await;
                 }
                 break;
             };
@@ -313,13 +336,13 @@ impl Browsers {
             }
             let page = new_page(session, base_url, config);
             page.ensure_viewport(config.viewport).await?;
-            return Ok(page);
+            return self.emulate(page, config).await;
         }
         let session = new_session(&self.drivers, config, host).await?;
         let page = new_page(session, base_url, config);
         page.ensure_viewport(config.viewport).await?;
         prepare(&page, config).await?;
-        Ok(page)
+        self.emulate(page, config).await
     }
 
     /// Returns a page's session to this value's pool for its next page, which
@@ -461,7 +484,7 @@ impl Browsers {
         let warm = {
             let mut warm = self.warm.lock().unwrap_or_else(|p| p.into_inner());
             match warm.as_ref() {
-                Some(w) if w.config == *config && w.host == *host => warm.take(),
+                Some(w) if same_launch(&w.config, config) && w.host == *host => warm.take(),
                 _ => None,
             }
         }?;
@@ -609,4 +632,14 @@ impl Killer {
 /// What a new WebDriver page needs once (`AnyPage::prepare_session`).
 async fn prepare(page: &Page, config: &BrowserConfig) -> Result<(), BrowserError> {
     page.backend().prepare_session(config.wait).await
+}
+
+/// Whether a browser (or session) launched for `a` serves a page of `b`:
+/// the same settings but the emulation, which each page applies.
+fn same_launch(a: &BrowserConfig, b: &BrowserConfig) -> bool {
+    let launch = |c: &BrowserConfig| BrowserConfig {
+        emulation: Emulation::default(),
+        ..c.clone()
+    };
+    launch(a) == launch(b)
 }

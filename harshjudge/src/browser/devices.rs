@@ -216,7 +216,8 @@ pub fn names() -> Vec<&'static str> {
     DEVICES.iter().map(|d| d.name).collect()
 }
 
-/// Whether two strings are equal (`const`).
+/// Whether two strings are equal (`const`: the attribute's checks and
+/// [`known`]; `emulation.rs` uses it too).
 pub(crate) const fn eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {

@@ -156,6 +156,10 @@ pub enum BrowserError {
         /// The last lines the driver (and its browser) wrote to stderr.
         said: String,
     },
+    /// An emulation option (a scenario's, `Emulation`'s) of the wrong
+    /// form: the message names it and the accepted forms.
+    #[error("the page's emulation is invalid: {0}")]
+    Emulation(#[from] super::emulation::EmulationError),
     /// The engine does not offer something the call needs.
     #[error("{what} is not available on {browser}: {why}")]
     Unsupported {

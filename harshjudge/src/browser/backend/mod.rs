@@ -18,6 +18,7 @@ pub(crate) mod cdp;
 pub(crate) mod classic;
 pub(crate) mod live;
 pub(crate) mod page_backend;
+pub(crate) mod unsupported;
 pub(crate) mod walk;
 pub(crate) mod webdriver;
 
@@ -40,6 +41,7 @@ use self::webdriver::session::Session;
 use super::config::{BrowserConfig, BrowserKind, ChromiumProtocol};
 use super::cookies::Cookie;
 use super::dialogs::{Handler, Recorder};
+use super::emulation::Emulation;
 use super::error::BrowserError;
 use super::glob::{Matcher, UrlPattern};
 use super::logs::{ConsoleEntry, NetworkEntry};
@@ -209,6 +211,16 @@ impl PageBackend for AnyPage {
     }
     fn viewport(&self) -> Option<(u32, u32)> {
         delegate!(self, b => b.viewport())
+    }
+    fn emulation(&self) -> Emulation {
+        delegate!(self, b => b.emulation())
+    }
+    async fn apply_emulation(
+        &self,
+        wanted: &Emulation,
+        base_url: &str,
+    ) -> Result<(), BrowserError> {
+        delegate!(self, b => b.apply_emulation(wanted, base_url).await)
     }
     async fn take_logs(&self) -> Result<(Vec<ConsoleEntry>, Vec<NetworkEntry>), BrowserError> {
         delegate!(self, b => b.take_logs().await)

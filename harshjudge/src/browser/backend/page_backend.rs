@@ -22,6 +22,7 @@ use super::webdriver::wait_for_file;
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
+use crate::browser::emulation::Emulation;
 use crate::browser::error::BrowserError;
 use crate::browser::glob::{Matcher, UrlPattern};
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
@@ -141,6 +142,24 @@ pub(crate) trait PageBackend: Send + Sync {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send;
     /// The viewport last set, if known (a pooled session keeps its own).
     fn viewport(&self) -> Option<(u32, u32)>;
+
+    // ---- emulation ----
+
+    /// What the page emulates now (its context's: a popup has its
+    /// opener's); `Emulation::default()`: nothing.
+    fn emulation(&self) -> Emulation;
+    /// Makes `wanted` (validated) what the page emulates, sending what
+    /// differs from [`PageBackend::emulation`]; popups opened from now on
+    /// have it too. An option the engine cannot emulate is
+    /// [`BrowserError::Unsupported`] naming it; one it refuses (a time zone
+    /// it does not know), the engine's words. `base_url`: the origin
+    /// permissions are granted to where the protocol takes one (BiDi's
+    /// `permissions.setPermission`; DevTools grants them to every origin).
+    fn apply_emulation(
+        &self,
+        wanted: &Emulation,
+        base_url: &str,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send;
 
     // ---- console, network ----
 

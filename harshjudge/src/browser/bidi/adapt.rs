@@ -187,6 +187,9 @@ impl Bidi {
             BidiEvent::UserPromptOpened(prompt) => {
                 tokio::spawn(dialog::handle(self.clone(), prompt));
             }
+            BidiEvent::AuthRequired(challenge) if challenge.is_blocked => {
+                tokio::spawn(super::auth::handle(self.clone(), challenge));
+            }
             _ => {}
         }
     }

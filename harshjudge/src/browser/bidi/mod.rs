@@ -27,9 +27,11 @@
 //! lock is held, so a route's handler may use the page.
 
 mod adapt;
+mod auth;
 mod dialog;
 mod interrupted;
 pub(crate) mod protocol;
+pub(crate) mod protocol_emulation;
 pub(crate) mod protocol_events;
 pub(crate) mod route;
 
@@ -114,6 +116,9 @@ pub(crate) struct Bidi {
     pub(crate) routes: Arc<Routes>,
     /// The intercepts that feed them.
     intercepts: route::Intercepts,
+    /// The page's HTTP credentials and their `authRequired` intercept (`auth.rs`).
+    pub(crate) auth: crate::browser::credentials::Auth,
+    auth_intercept: tokio::sync::Mutex<Option<String>>,
     /// The top-level browsing context of the session's window.
     pub(crate) context: Mutex<Option<String>>,
     /// The page's dialog handler and the scenario its dialogs are evidence of.
@@ -206,6 +211,8 @@ impl Bidi {
             log: Arc::new(StepLog::default()),
             routes: Arc::new(Routes::default()),
             intercepts: route::Intercepts::default(),
+            auth: Default::default(),
+            auth_intercept: Default::default(),
             context: Mutex::new(None),
             dialogs: Arc::default(),
             lifecycle: tokio::sync::broadcast::channel(64).0,
@@ -784,9 +791,10 @@ impl Bidi {
     }
 
     /// Back to a clean state for the next scenario: no routes, no intercept,
-    /// nothing logged.
+    /// no credentials, nothing logged.
     pub(crate) async fn reset(&self) {
         self.clear_routes().await;
+        let _ = self.set_credentials(None).await;
         self.log.clear();
         self.dialogs.clear();
     }

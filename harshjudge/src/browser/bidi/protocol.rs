@@ -390,6 +390,8 @@ pub(crate) struct HandleUserPrompt<'a> {
 #[serde(rename_all = "camelCase")]
 pub(crate) enum InterceptPhase {
     BeforeRequestSent,
+    /// An authentication challenge (the page's `http_credentials`).
+    AuthRequired,
 }
 
 /// BiDi's `network.UrlPattern`: the URLs an intercept blocks.

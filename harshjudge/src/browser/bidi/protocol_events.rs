@@ -55,6 +55,9 @@ pub(crate) enum BidiEvent {
     /// A dialog opened.
     #[serde(rename = "browsingContext.userPromptOpened")]
     UserPromptOpened(UserPromptOpened),
+    /// A request met an authentication challenge.
+    #[serde(rename = "network.authRequired")]
+    AuthRequired(AuthRequired),
     /// An event of a known method whose parameters have another shape.
     #[serde(skip)]
     Malformed { method: String, error: String },
@@ -196,6 +199,17 @@ pub(crate) struct BeforeRequestSent {
     #[serde(default)]
     pub(crate) timestamp: f64,
     /// Blocked by an intercept of ours: a route answers it.
+    #[serde(default)]
+    pub(crate) is_blocked: bool,
+}
+
+/// `network.authRequired`: blocked by our `authRequired` intercept (the
+/// page's `http_credentials` answer it, `auth.rs`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AuthRequired {
+    #[serde(default)]
+    pub(crate) request: RequestData,
     #[serde(default)]
     pub(crate) is_blocked: bool,
 }

@@ -564,7 +564,8 @@ pub(crate) fn failure_kind(e: &BrowserError) -> &'static str {
         BrowserError::Assertion { .. } => "assertion",
         BrowserError::Invalid { .. }
         | BrowserError::NoBaseUrl { .. }
-        | BrowserError::Setting { .. } => "invalid",
+        | BrowserError::Setting { .. }
+        | BrowserError::Emulation(_) => "invalid",
         BrowserError::Lost { .. } => "lost",
         BrowserError::NavigationInterrupted { .. } => "navigation-interrupted",
         BrowserError::Unsupported { .. } => "unsupported",

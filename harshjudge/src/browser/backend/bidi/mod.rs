@@ -14,6 +14,7 @@
 //! [`page`]: the [`PageBackend`](super::PageBackend) implementation; [`state`]:
 //! cookies, other origins' storage, downloads, popups, `page.cdp`.
 
+mod emulate;
 mod page;
 mod state;
 
@@ -45,6 +46,8 @@ pub(crate) struct BidiPage {
     /// Whether the page is a popup's (only those close).
     popup: bool,
     browser: BrowserKind,
+    /// What it emulates (`emulate.rs`), shared with its popups.
+    emulation: Arc<Mutex<crate::browser::emulation::Emulation>>,
 }
 
 impl BidiPage {
@@ -65,6 +68,7 @@ impl BidiPage {
             bidi,
             context,
             popup: false,
+            emulation: Arc::default(),
         }
     }
 
@@ -77,6 +81,7 @@ impl BidiPage {
             context,
             popup: true,
             browser: self.browser,
+            emulation: self.emulation.clone(),
         }
     }
 

@@ -20,6 +20,7 @@ use crate::browser::bidi::protocol::{AddPreloadScript, Empty, Origin, SetViewpor
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
+use crate::browser::emulation::Emulation;
 use crate::browser::engine::decode;
 use crate::browser::engines;
 use crate::browser::error::BrowserError;
@@ -228,6 +229,16 @@ return JSON.stringify(r); }}",
         }
         set
     }
+    fn emulation(&self) -> Emulation {
+        self.emulation.lock().expect("emulation lock").clone()
+    }
+    async fn apply_emulation(
+        &self,
+        wanted: &Emulation,
+        base_url: &str,
+    ) -> Result<(), BrowserError> {
+        self.apply(wanted, &origin_of(base_url)).await
+    }
     fn viewport(&self) -> Option<(u32, u32)> {
         self.session
             .lock()
@@ -353,5 +364,16 @@ return JSON.stringify(r); }}",
                 },
                 e => e,
             })
+    }
+}
+
+/// The origin of `url` (`http://127.0.0.1:8001` of `http://127.0.0.1:8001/a`).
+fn origin_of(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+            format!("{scheme}://{host}")
+        }
+        None => url.to_string(),
     }
 }

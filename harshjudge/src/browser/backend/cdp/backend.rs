@@ -25,6 +25,7 @@ use tokio::time::Instant;
 
 use super::connection::CdpError;
 use super::context::CdpContext;
+use super::emulate;
 use super::frames::{self, FrameError};
 use super::page::{CdpPage, NavError, PageError};
 use super::popups::PopupError;
@@ -40,6 +41,7 @@ use crate::browser::backend::walk::{self, CallFailure, Returned, Scopes};
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
+use crate::browser::emulation::Emulation;
 use crate::browser::engine::decode;
 use crate::browser::error::BrowserError;
 use crate::browser::glob::{Matcher, UrlPattern};
@@ -509,13 +511,46 @@ return JSON.stringify(r); }})({args})",
         self.page.screenshot(area).await.map_err(page_error)
     }
     async fn set_viewport(&self, width: u32, height: u32) -> Result<(), BrowserError> {
-        let set = self.page.set_viewport(width, height).await;
+        // A device's scale and mobile flag kept.
+        let metrics = emulate::metrics(&self.context.emulation(), (width, height));
+        let (connection, session, _) = self.page.parts();
+        let set = connection.send(Some(session), &metrics).await.map(drop);
         *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) =
             set.is_ok().then_some((width, height));
-        set.map_err(page_error)
+        set.map_err(BrowserError::from)
     }
     fn viewport(&self) -> Option<(u32, u32)> {
         *self.viewport.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    fn emulation(&self) -> Emulation {
+        self.context.emulation()
+    }
+    async fn apply_emulation(
+        &self,
+        wanted: &Emulation,
+        _base_url: &str,
+    ) -> Result<(), BrowserError> {
+        let previous = self.context.emulation();
+        let viewport = self.viewport().unwrap_or((1280, 720));
+        // Permissions are the context's: granted once, by its first page.
+        let context = (!self.popup).then(|| self.context.id());
+        let page = &self.page;
+        let target = emulate::Target {
+            connection: &page.connection,
+            session: &page.session,
+            shared: &page.shared,
+            fetch_on: &page.fetch_on,
+        };
+        emulate::emulate(target, &previous, wanted, viewport, context, false).await?;
+        // The credentials' `Fetch`, in the iframes' sessions too.
+        if wanted.http_credentials != previous.http_credentials {
+            page.sync_routes().await?;
+        }
+        self.context.set_emulation(wanted.clone());
+        if let Some(v) = wanted.viewport {
+            *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);
+        }
+        Ok(())
     }
     async fn take_logs(&self) -> Result<Logs, BrowserError> {
         Ok(self.page.take_console_network().await)

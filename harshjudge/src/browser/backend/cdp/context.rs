@@ -19,7 +19,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -38,6 +38,7 @@ use super::protocol::{
 };
 use crate::browser::config::BrowserConfig;
 use crate::browser::cookies::{Cookie, cdp_cookie, to_cdp};
+use crate::browser::emulation::Emulation;
 use crate::browser::error::BrowserError;
 
 /// Why a context or its page could not be had.
@@ -74,6 +75,8 @@ pub(crate) struct Attached {
     arrived: Notify,
     pub(super) popups: Arc<Popups<CdpPage>>,
     pub(super) downloads: Arc<Downloads>,
+    /// Each context's emulation, for its popups (applied before they run).
+    emulations: Mutex<HashMap<BrowserContextId, Weak<Mutex<Emulation>>>>,
 }
 
 impl Attached {
@@ -87,6 +90,15 @@ impl Attached {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .contains(context)
+    }
+
+    /// The emulation of `context`'s pages (none: the browser's own).
+    fn emulation_of(&self, context: &BrowserContextId) -> Emulation {
+        let all = self.emulations.lock().unwrap_or_else(|p| p.into_inner());
+        all.get(context)
+            .and_then(Weak::upgrade)
+            .map(|e| e.lock().unwrap_or_else(|p| p.into_inner()).clone())
+            .unwrap_or_default()
     }
 
     /// Takes `target`'s attachment, waiting for it until `deadline`.
@@ -203,11 +215,17 @@ impl CdpBrowser {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id.clone());
+        let emulation = Arc::new(Mutex::new(Emulation::default()));
+        let mut all = (self.attached.emulations.lock()).unwrap_or_else(|p| p.into_inner());
+        all.retain(|_, e| e.strong_count() > 0);
+        all.insert(id.clone(), Arc::downgrade(&emulation));
+        drop(all);
         Ok(CdpContext {
             connection: self.connection.clone(),
             attached: self.attached.clone(),
             id,
             options: self.options.clone(),
+            emulation,
         })
     }
 
@@ -263,8 +281,11 @@ async fn read_root(
                 let to = attached.popups.watcher(&opener);
                 let dialogs = attached.popups.dialogs_of(&opener);
                 let scripts = attached.popups.scripts_of(&opener);
-                let (connection, root, options) =
+                let (connection, root, mut options) =
                     (connection.clone(), attached.clone(), options.clone());
+                if let Some(context) = &a.target_info.browser_context_id {
+                    options.emulation = attached.emulation_of(context);
+                }
                 tokio::spawn(async move {
                     let page = CdpPage::attach_with(connection, a, options, dialogs, scripts).await;
                     let page = page.map(|p| p.rooted(root.popups.clone(), root.downloads.clone()));
@@ -325,12 +346,27 @@ pub(crate) struct CdpContext {
     attached: Arc<Attached>,
     id: BrowserContextId,
     options: PageOptions,
+    /// What its pages emulate (its popups get it as they open).
+    emulation: Arc<Mutex<Emulation>>,
 }
 
 impl CdpContext {
     /// Its id.
     pub(crate) fn id(&self) -> &BrowserContextId {
         &self.id
+    }
+
+    /// What its pages emulate.
+    pub(crate) fn emulation(&self) -> Emulation {
+        self.emulation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// What its pages emulate from now on (its next popups' too).
+    pub(crate) fn set_emulation(&self, emulation: Emulation) {
+        *self.emulation.lock().unwrap_or_else(|p| p.into_inner()) = emulation;
     }
 
     /// A new page of the context, its init done (see `page.rs`).

@@ -28,11 +28,11 @@ impl CdpPage {
         &self.shared.routes
     }
 
-    /// Keeps `Fetch` in step with the routes: on while there is one, off
-    /// when there is none.
+    /// Keeps `Fetch` in step with the routes and the HTTP credentials: on
+    /// while there is a route or credentials, off when there is neither.
     pub(crate) async fn sync_routes(&self) -> Result<(), CdpError> {
         let mut on = self.fetch_on.lock().await;
-        let want = !self.shared.routes.is_empty();
+        let want = self.shared.wants_fetch();
         if *on == want {
             return Ok(());
         }

@@ -41,7 +41,13 @@ pub(super) fn pause_requests<'c>(
     let s = Some(session);
     let cache = connection.send(s, &SetCacheDisabled { cache_disabled: on });
     let fetch = if on {
-        Either::Left(connection.send(s, &FetchEnable { patterns: EVERY }))
+        // Challenges too: the page's `http_credentials` answer them
+        // (`emulate.rs`), else the browser's default.
+        let enable = FetchEnable {
+            patterns: EVERY,
+            handle_auth_requests: true,
+        };
+        Either::Left(connection.send(s, &enable))
     } else {
         Either::Right(connection.send(s, &FetchDisable {}))
     };

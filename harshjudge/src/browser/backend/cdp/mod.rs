@@ -8,7 +8,7 @@
 //! `StepLog`), [`frames`] (each frame's default execution context),
 //! [`elements`] (engine calls answering elements, frame scopes, other
 //! origins' storage), [`screenshot`] (and the viewport), [`fetch`] (routes),
-//! [`dialog`] (dialogs), [`popups`], [`downloads`], [`screencast`] (the
+//! [`dialog`] (dialogs), [`emulate`] (the page's emulation), [`auth`] (its HTTP credentials), [`popups`], [`downloads`], [`screencast`] (the
 //! painted frames, for the run's video); assembled: [`context`] (the browser, its contexts)
 //! and [`page`] (a page).
 //!
@@ -16,12 +16,14 @@
 //! backend) uses it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub(crate) mod auth;
 pub(crate) mod backend;
 pub(crate) mod connection;
 pub(crate) mod context;
 pub(crate) mod dialog;
 pub(crate) mod downloads;
 pub(crate) mod elements;
+pub(crate) mod emulate;
 pub(crate) mod events;
 pub(crate) mod fetch;
 pub(crate) mod frames;

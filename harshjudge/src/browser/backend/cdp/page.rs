@@ -36,6 +36,7 @@ use super::protocol::{
 use super::readers::{CHILDREN, Shared, read_page};
 use super::screenshot::{self, Area, ScreenshotError};
 use crate::browser::dialogs::Dialogs;
+use crate::browser::emulation::Emulation;
 use crate::browser::error::BrowserError;
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
 use crate::browser::steplog::StepLog;
@@ -48,6 +49,8 @@ pub(crate) struct PageOptions {
     pub(crate) viewport: (u32, u32),
     /// How long a navigation may take to load.
     pub(crate) navigation_timeout: Duration,
+    /// Applied before the page runs (a popup: its context's, `emulate.rs`).
+    pub(crate) emulation: Emulation,
 }
 
 impl Default for PageOptions {
@@ -55,6 +58,7 @@ impl Default for PageOptions {
         PageOptions {
             viewport: (1280, 720),
             navigation_timeout: Duration::from_secs(30),
+            emulation: Emulation::default(),
         }
     }
 }
@@ -277,7 +281,24 @@ impl CdpPage {
         }));
         let focus = c.send(s, &SetFocusEmulationEnabled { enabled: true });
         let children = c.send(s, &CHILDREN);
-        let run = c.send(s, &RunIfWaitingForDebugger {});
+        // A popup's emulation goes before it runs (its first document has
+        // it), sent with the run after the init (`emulate.rs`).
+        let fetch_on = tokio::sync::Mutex::new(false);
+        let none = Emulation::default();
+        let run = async {
+            if options.emulation.is_default() {
+                return c.send(s, &RunIfWaitingForDebugger {}).await.map(drop);
+            }
+            let target = super::emulate::Target {
+                connection: c,
+                session: &session,
+                shared: &shared,
+                fetch_on: &fetch_on,
+            };
+            let (e, v) = (&options.emulation, options.viewport);
+            let emulated = super::emulate::emulate(target, &none, e, v, None, true).await;
+            emulated.map_err(|e| e.error)
+        };
         let (a, tree, b, d, e, f, g, h, i, k, j, inits) = tokio::join!(
             enable,
             tree,
@@ -307,7 +328,7 @@ impl CdpPage {
             input: Mutex::new(InputState::default()),
             options,
             reader,
-            fetch_on: tokio::sync::Mutex::new(false),
+            fetch_on,
             context: attached.target_info.browser_context_id,
             popups: Arc::default(),
             downloads: Arc::default(),

@@ -791,3 +791,8 @@ command!(SetCookies<'a>, "Storage.setCookies", Empty);
 #[path = "protocol_net.rs"]
 mod net;
 pub(crate) use net::*;
+
+// Emulation: locale, time zone, place, media, user agent, network, permissions, auth.
+#[path = "protocol_emulation.rs"]
+mod emulation;
+pub(crate) use emulation::*;

@@ -150,10 +150,13 @@ pub(crate) struct RequestPattern {
     pub(crate) request_stage: &'static str,
 }
 
-/// `Fetch.enable`: the requests of `patterns` pause ([`RequestPaused`]).
+/// `Fetch.enable`: the requests of `patterns` pause ([`RequestPaused`]);
+/// authentication challenges too, when asked (`AuthRequired`).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct FetchEnable<'a> {
     pub(crate) patterns: &'a [RequestPattern],
+    pub(crate) handle_auth_requests: bool,
 }
 command!(FetchEnable<'a>, "Fetch.enable", Empty);
 

@@ -20,9 +20,10 @@ use super::frames::Contexts;
 use super::intercept;
 use super::load_wait::Lifecycle;
 use super::protocol::{
-    AddScriptToEvaluateOnNewDocument, AttachedToTarget, FrameNavigated, JavascriptDialogOpening,
-    LifecycleEvent, LogEnable, NavigatedWithinDocument, NetworkEnable, PageEnable, RequestPaused,
-    RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetAutoAttach,
+    AddScriptToEvaluateOnNewDocument, AttachedToTarget, AuthRequired, FrameNavigated,
+    JavascriptDialogOpening, LifecycleEvent, LogEnable, NavigatedWithinDocument, NetworkEnable,
+    PageEnable, RequestPaused, RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable,
+    SessionId, SetAutoAttach,
 };
 use crate::browser::dialogs::Dialogs;
 use crate::browser::routes::Routes;
@@ -50,6 +51,9 @@ pub(super) struct Shared {
     /// The URL of the main frame's last committed document (a `goto`'s
     /// document left: `load_wait.rs`), set before the commit is broadcast.
     document: Mutex<Option<String>>,
+    /// The answer to authentication challenges (`emulate.rs`): `Fetch`
+    /// pauses the page's requests while it is set, as while it has a route.
+    pub(super) auth: crate::browser::credentials::Auth,
 }
 
 impl FramesOf for Shared {
@@ -86,7 +90,14 @@ impl Shared {
             init_scripts: Arc::default(),
             screencast: Arc::default(),
             document: Mutex::default(),
+            auth: crate::browser::credentials::Auth::default(),
         }
+    }
+
+    /// Whether `Fetch` pauses the page's requests: while it has a route
+    /// or HTTP credentials.
+    pub(super) fn wants_fetch(&self) -> bool {
+        !self.routes.is_empty() || self.auth.is_set()
     }
 
     fn net(&self) -> std::sync::MutexGuard<'_, NetLog> {
@@ -178,6 +189,18 @@ fn answered(
         );
         tokio::spawn(async move { intercept::handle(&c, &s, &r, &l, paused).await });
         true
+    } else if let Some(Ok(challenge)) = event.parse::<AuthRequired>() {
+        let (c, s, answer) = (
+            connection.clone(),
+            session.clone(),
+            shared
+                .auth
+                .answer(&challenge.request_id, &challenge.auth_challenge.origin),
+        );
+        tokio::spawn(
+            async move { super::auth::continue_with_auth(&c, &s, challenge, answer).await },
+        );
+        true
     } else if let Some(Ok(opening)) = event.parse::<JavascriptDialogOpening>() {
         let (c, s, d) = (connection.clone(), session.clone(), shared.dialogs.clone());
         tokio::spawn(async move { dialog::handle(&c, &s, &d, opening).await });
@@ -223,7 +246,7 @@ fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: Attac
         // pauses this session's requests too (`fetch.rs`), and one there
         // already pauses them before the iframe runs.
         shared.children().push(session.clone());
-        let routed = !shared.routes.is_empty();
+        let routed = shared.wants_fetch();
         // Each goes out when called, in this order (the pausing before the
         // frame runs); awaited together (a frame gone in the meantime fails
         // them all: nothing to do).

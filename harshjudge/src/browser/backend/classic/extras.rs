@@ -17,9 +17,11 @@ use super::ClassicPage;
 use crate::browser::backend::page_backend::{
     self, DownloadArm, History, PageBackend, PopupArm, Shot,
 };
+use crate::browser::backend::unsupported::{changed, unsupported};
 use crate::browser::config::BrowserKind;
 use crate::browser::cookies::Cookie;
 use crate::browser::dialogs::{Handler, Recorder};
+use crate::browser::emulation::Emulation;
 use crate::browser::error::BrowserError;
 use crate::browser::glob::{Matcher, UrlPattern};
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
@@ -205,6 +207,37 @@ impl PageBackend for ClassicPage {
     }
     fn viewport(&self) -> Option<(u32, u32)> {
         ClassicPage::viewport(self)
+    }
+    fn emulation(&self) -> Emulation {
+        self.emulation.lock().expect("emulation lock").clone()
+    }
+    /// The viewport (the window's size); nothing else has a classic
+    /// WebDriver command.
+    async fn apply_emulation(
+        &self,
+        wanted: &Emulation,
+        _base_url: &str,
+    ) -> Result<(), BrowserError> {
+        let previous = PageBackend::emulation(self);
+        let why = match self.browser {
+            BrowserKind::Webkit => {
+                "WebKitGTK's WebDriver (classic, no BiDi) has no command for it; run this scenario with --browser chromium or --browser firefox, or leave the option out on webkit"
+            }
+            _ => {
+                "this remote end speaks classic WebDriver only (no webSocketUrl), which has no command for it; use a remote end with WebDriver BiDi or the local Chromium"
+            }
+        };
+        if let Some(option) = changed(&previous, wanted)
+            .into_iter()
+            .find(|o| *o != "viewport")
+        {
+            return Err(unsupported(self.browser, option, why));
+        }
+        if let Some((w, h)) = wanted.viewport {
+            ClassicPage::set_viewport(self, w, h).await?;
+        }
+        *self.emulation.lock().expect("emulation lock") = wanted.clone();
+        Ok(())
     }
     async fn take_logs(&self) -> Result<Logs, BrowserError> {
         ClassicPage::take_logs(self).await

@@ -20,8 +20,8 @@ mod state;
 
 pub(crate) use nav::reset;
 
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use fantoccini::Client;
 
@@ -47,6 +47,9 @@ pub(crate) struct ClassicPage {
     /// On an engine with no log endpoint (WebKit): whether the note saying
     /// so was recorded.
     noted: AtomicBool,
+    /// What it emulates (`extras.rs`: the viewport only), shared with its
+    /// popups.
+    pub(crate) emulation: Arc<Mutex<crate::browser::emulation::Emulation>>,
 }
 
 impl ClassicPage {
@@ -65,6 +68,7 @@ impl ClassicPage {
             early: Mutex::default(),
             engine,
             noted: AtomicBool::new(false),
+            emulation: Arc::default(),
         }
     }
 
@@ -80,6 +84,7 @@ impl ClassicPage {
             browser: self.browser,
             // The popup's session already said what its engine cannot record.
             noted: AtomicBool::new(true),
+            emulation: self.emulation.clone(),
         }
     }
 
