@@ -232,7 +232,8 @@ pub type Schema = Arc<Map<String, Value>>;
 pub struct Call<'a> {
     /// The tool.
     pub tool: &'a ToolDef,
-    /// Its arguments, unknown keys stripped.
+    /// Its arguments, unknown keys stripped, secret ones replaced by a
+    /// placeholder ([`crate::tools::observable_args`]).
     pub args: &'a Value,
     /// How it went.
     pub outcome: &'a Outcome,
@@ -365,6 +366,9 @@ impl Dispatcher {
             }
         }
         if let Some(args) = kept_args {
+            // What observers keep (the knowledge store, a recording) never
+            // holds a secret argument.
+            let args = crate::tools::observable_args(name, args);
             let call = Call {
                 tool: def,
                 args: &args,

@@ -84,13 +84,7 @@ impl Observer for Recorder {
         {
             let kept = rec.push(RecordedCall {
                 tool: call.tool.name.to_string(),
-                // Never the password of browser_launch's httpCredentials.
-                args: match call.tool.name {
-                    "browser_launch" => {
-                        crate::tools::browser::emulation::recordable(&recordable_args(call.args))
-                    }
-                    _ => recordable_args(call.args),
-                },
+                args: recordable_args(call.args),
                 ok: !out.is_error(),
                 code: out.code.map(|c| c.as_str().to_string()),
                 duration_ms: (out.elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0,

@@ -45,7 +45,7 @@ fn browser_launch_emulates_records_without_the_password_and_exports_the_attribut
         json!({
             "browser": "chromium",
             "locale": "de-DE",
-            "timezoneId": "Asia/Kolkata",
+            "timezoneId": "Asia/Tokyo",
             "colorScheme": "dark",
             "extraHTTPHeaders": {"X-Tenant": "acme"},
             "httpCredentials": {"username": "admin", "password": "s3cret-pw-41"}
@@ -54,7 +54,7 @@ fn browser_launch_emulates_records_without_the_password_and_exports_the_attribut
     ok(&ctx, "browser_navigate", json!({"url": "/device"}));
     for (id, text) in [
         ("language", "de-DE"),
-        ("time-zone", "Asia/Kolkata"),
+        ("time-zone", "Asia/Tokyo"),
         ("number", "1.234,5"),
         ("color-scheme", "dark"),
         ("request-x-tenant", "acme"),
@@ -90,7 +90,7 @@ fn browser_launch_emulates_records_without_the_password_and_exports_the_attribut
     let source = std::fs::read_to_string(ctx.root().join(out["path"].as_str().unwrap())).unwrap();
     for part in [
         r#"locale = "de-DE""#,
-        r#"timezone_id = "Asia/Kolkata""#,
+        r#"timezone_id = "Asia/Tokyo""#,
         r#"color_scheme = "dark""#,
         r#"extra_http_headers = [("X-Tenant", "acme")]"#,
         r#"http_credentials = ("admin", std::env::var("HTTP_CREDENTIALS_PASSWORD").unwrap_or_default())"#,

@@ -118,7 +118,9 @@ impl KnowledgeStore {
             };
         }
         normalize(&mut step, &self.session, g.seq);
-        let mut line = serde_json::to_string(&step).map_err(io::Error::other)?;
+        // Declared secrets are masked here as in every file harshjudge writes.
+        let json = serde_json::to_string(&step).map_err(io::Error::other)?;
+        let mut line = harshjudge::secrets::mask(&json).into_owned();
         line.push('\n');
         let mut file = self.root.append_file(&path)?;
         let len = file.metadata()?.len();
