@@ -233,7 +233,7 @@ pub struct Call<'a> {
     /// The tool.
     pub tool: &'a ToolDef,
     /// Its arguments, unknown keys stripped, secret ones replaced by a
-    /// placeholder ([`crate::tools::observable_args`]).
+    /// placeholder ([`crate::secret_args::observable_args`]).
     pub args: &'a Value,
     /// How it went.
     pub outcome: &'a Outcome,
@@ -368,7 +368,7 @@ impl Dispatcher {
         if let Some(args) = kept_args {
             // What observers keep (the knowledge store, a recording) never
             // holds a secret argument.
-            let args = crate::tools::observable_args(name, args);
+            let args = crate::secret_args::observable_args(name, args);
             let call = Call {
                 tool: def,
                 args: &args,

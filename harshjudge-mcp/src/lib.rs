@@ -13,6 +13,7 @@ pub mod error;
 pub mod heal;
 pub mod knowledge;
 pub mod observers;
+mod secret_args;
 pub mod server;
 pub mod skill;
 pub mod tool_sets;

@@ -177,17 +177,6 @@ fn project_tools() -> Vec<ToolDef> {
     ]
 }
 
-/// A call's arguments as observers keep them (the knowledge store, a
-/// recording): a secret argument replaced by a `{{variable}}` placeholder
-/// (`browser_launch`'s `httpCredentials.password`), so that no file of
-/// `.harshJudge/` holds it and a replay asks for it.
-pub(crate) fn observable_args(tool: &str, args: serde_json::Value) -> serde_json::Value {
-    match tool {
-        "browser_launch" => browser::emulation::recordable(&args),
-        _ => args,
-    }
-}
-
 /// The browser tools.
 fn browser_tools() -> Vec<ToolDef> {
     vec![
