@@ -432,7 +432,7 @@ async fn firefox_emulates_what_bidi_offers_and_refuses_the_rest() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn webkit_sets_the_viewport_and_refuses_the_rest() {
+async fn webkit_sets_the_viewport_user_agent_time_zone_and_scripts_and_refuses_the_rest() {
     let base = support::serve_with(answer);
     let webkit = BrowserKind::Webkit;
     let page = open(&base, webkit, Emulation::new().viewport(800, 600))
@@ -441,18 +441,41 @@ async fn webkit_sets_the_viewport_and_refuses_the_rest() {
     page.goto("/").await.unwrap();
     assert_eq!(js(&page, "return innerWidth").await, 800);
     browsers().release(page).await;
+    // What MiniBrowser takes on its command line: a user agent, the time zone.
+    let e = Emulation::new()
+        .user_agent("harshjudge-webkit/1.0")
+        .timezone_id("Asia/Tokyo");
+    let page = open(&base, webkit, e).await.unwrap();
+    page.goto("/").await.unwrap();
+    assert_eq!(
+        js(&page, "return navigator.userAgent").await,
+        "harshjudge-webkit/1.0"
+    );
+    assert_eq!(
+        js(&page, "return document.getElementById('ua').textContent").await,
+        "harshjudge-webkit/1.0",
+        "the UA the server received"
+    );
+    assert_eq!(
+        js(
+            &page,
+            "return Intl.DateTimeFormat().resolvedOptions().timeZone"
+        )
+        .await,
+        "Asia/Tokyo"
+    );
+    assert_eq!(
+        js(&page, "return new Date(0).getTimezoneOffset()").await,
+        -540
+    );
+    browsers().release(page).await;
+    scripts_off(&base, webkit).await;
     for (option, e) in [
         ("locale", Emulation::new().locale("de-DE")),
-        ("timezone_id", Emulation::new().timezone_id("Asia/Tokyo")),
-        ("user_agent", Emulation::new().user_agent("x")),
         ("offline", Emulation::new().offline(true)),
         (
             "color_scheme",
             Emulation::new().color_scheme(ColorScheme::Dark),
-        ),
-        (
-            "javascript_enabled",
-            Emulation::new().javascript_enabled(false),
         ),
     ] {
         refused(&base, webkit, option, e).await;

@@ -460,6 +460,23 @@ impl BrowserConfig {
         Ok(caps.as_object().cloned().expect("an object"))
     }
 
+    /// What of `emulation` a new session's browser is launched with, since
+    /// no command sets it afterwards: on WebKit (a session per page), the
+    /// user agent, scripts off and the time zone, MiniBrowser's
+    /// `--user-agent`, `--enable-javascript` and `--time-zone`. Nothing on
+    /// the other engines, whose backends send every option as a command.
+    pub(crate) fn launch_emulation(&self) -> Emulation {
+        if self.browser != BrowserKind::Webkit {
+            return Emulation::default();
+        }
+        Emulation {
+            user_agent: self.emulation.user_agent.clone(),
+            javascript_enabled: self.emulation.javascript_enabled,
+            timezone_id: self.emulation.timezone_id.clone(),
+            ..Emulation::default()
+        }
+    }
+
     /// WebKit: WebKitGTK's MiniBrowser in automation mode (it has no headless
     /// mode, so the driver runs under `xvfb-run`).
     fn webkit_capabilities(
@@ -468,7 +485,18 @@ impl BrowserConfig {
         // No `browserName` (WebKitWebDriver matches none it was not built
         // for) and no `webSocketUrl` (Debian's WebKitGTK 2.50 refuses it: it
         // has no BiDi).
-        let mut options = serde_json::json!({ "args": ["--automation"] });
+        let mut args = vec!["--automation".to_string()];
+        let launched = self.launch_emulation();
+        if let Some(ua) = &launched.user_agent {
+            args.push(format!("--user-agent={ua}"));
+        }
+        if launched.javascript_enabled == Some(false) {
+            args.push("--enable-javascript=false".into());
+        }
+        if let Some(zone) = &launched.timezone_id {
+            args.push(format!("--time-zone={zone}"));
+        }
+        let mut options = serde_json::json!({ "args": args });
         if self.webdriver_url.is_none() {
             options["binary"] = self.browser_binary()?.display().to_string().into();
         }

@@ -60,6 +60,8 @@ impl ClassicPage {
         if session.browser != BrowserKind::Chromium {
             engine.skip_registration();
         }
+        // What the browser was launched with is the page's from the start.
+        let emulation = Arc::new(Mutex::new(session.launched.clone()));
         ClassicPage {
             client: session.client.clone(),
             browser: session.browser,
@@ -68,7 +70,7 @@ impl ClassicPage {
             early: Mutex::default(),
             engine,
             noted: AtomicBool::new(false),
-            emulation: Arc::default(),
+            emulation,
         }
     }
 

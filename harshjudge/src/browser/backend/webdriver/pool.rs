@@ -188,6 +188,7 @@ async fn open_session(
         own_driver,
         user_context: None,
         home: None,
+        launched: config.launch_emulation(),
     })
 }
 

@@ -46,6 +46,10 @@ pub(crate) struct Session {
     /// A remote session with BiDi, once pooled: its first tab, kept at
     /// `about:blank` (the window its classic side rests on).
     pub(crate) home: Option<String>,
+    /// What of its emulation its browser was launched with (WebKit's
+    /// MiniBrowser takes a user agent, scripts off and a time zone on its
+    /// command line: `BrowserConfig::launch_emulation`); none for the others.
+    pub(crate) launched: crate::browser::emulation::Emulation,
 }
 
 /// How long a session's end (WebDriver's Delete Session, which quits its
