@@ -16,7 +16,7 @@ use harshjudge::browser::{
     BrowserConfig, BrowserError, BrowserKind, Browsers, ChromiumProtocol, ColorScheme,
     EmulateMedia, Emulation, Geolocation, Page, Permission, ReducedMotion,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support;
 use crate::support::engines::{chromium_cdp, config};
@@ -422,10 +422,28 @@ async fn firefox_emulates_what_bidi_offers_and_refuses_the_rest() {
     assert_eq!(js(&page, "return devicePixelRatio").await, 2);
     browsers().release(page).await;
 
-    let dark = Emulation::new().color_scheme(ColorScheme::Dark);
-    refused(&base, firefox, "color_scheme", dark).await;
-    let reduce = Emulation::new().reduced_motion(ReducedMotion::Reduce);
-    refused(&base, firefox, "reduced_motion", reduce).await;
+    // Dark and reduced motion: preferences of the session's Firefox, set
+    // as it starts; a page that wants neither gets another session.
+    let media = Emulation::new()
+        .color_scheme(ColorScheme::Dark)
+        .reduced_motion(ReducedMotion::Reduce);
+    let page = open(&base, firefox, media).await.unwrap();
+    page.goto("/").await.unwrap();
+    assert_eq!(sees_media(&page).await, (json!(true), json!(true)));
+    // Changed after opening: no command for it.
+    let light = EmulateMedia {
+        color_scheme: Some(ColorScheme::Light),
+        ..EmulateMedia::default()
+    };
+    let e = page.emulate_media(light).await.unwrap_err();
+    assert!(e.to_string().contains("emulating `color_scheme`"), "{e}");
+    browsers().release(page).await;
+    let page = open(&base, firefox, Emulation::new()).await.unwrap();
+    page.goto("/").await.unwrap();
+    assert_eq!(sees_media(&page).await, (json!(false), json!(false)));
+    browsers().release(page).await;
+    let none = Emulation::new().color_scheme(ColorScheme::NoPreference);
+    refused(&base, firefox, "color_scheme", none).await;
     let phone = Emulation::device("Pixel 7").unwrap();
     refused(&base, firefox, "is_mobile", phone).await;
     answers_basic_auth(&base, firefox).await;

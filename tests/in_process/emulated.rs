@@ -72,7 +72,7 @@ async fn emulation_b_plain(s: Scenario) -> harshjudge::Result {
 }
 
 /// A phone of the device table (its viewport, scale, touch and user agent),
-/// in dark mode (Chromium: Firefox has no command for the colour scheme).
+/// in dark mode (Chromium: Firefox has no mobile emulation).
 #[scenario(device = "Pixel 7", color_scheme = "dark")]
 async fn on_a_phone_by_emulation(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;

@@ -291,6 +291,8 @@ impl Browsers {
             return self.open_cdp_page(config, base_url).await;
         }
         let wanted = config.webdriver_url.clone();
+        // A session launched with other media preferences is not this page's.
+        let launched = config.launch_emulation();
         let host = app_host(base_url);
         loop {
             let pooled = {
@@ -299,6 +301,7 @@ impl Browsers {
                     wanted.as_ref().is_none_or(|w| *w == s.remote)
                         && s.app_host == host
                         && s.browser == config.browser
+                        && s.launched == launched
                 });
                 i.map(|i| pool.swap_remove(i))
             };

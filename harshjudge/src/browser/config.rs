@@ -445,6 +445,17 @@ impl BrowserConfig {
                 "media.autoplay.default": 0,
             },
         });
+        // Media features, which BiDi has no command for (`launch_emulation`).
+        let launched = self.launch_emulation();
+        if let Some(c) = launched.color_scheme {
+            let dark = c == super::emulation::ColorScheme::Dark;
+            options["prefs"]["layout.css.prefers-color-scheme.content-override"] =
+                (if dark { 0 } else { 1 }).into();
+        }
+        if let Some(m) = launched.reduced_motion {
+            let reduce = m == super::emulation::ReducedMotion::Reduce;
+            options["prefs"]["ui.prefersReducedMotion"] = (if reduce { 1 } else { 0 }).into();
+        }
         if self.webdriver_url.is_none() {
             options["binary"] = self.browser_binary()?.display().to_string().into();
         }
@@ -465,15 +476,28 @@ impl BrowserConfig {
     /// user agent, scripts off and the time zone, MiniBrowser's
     /// `--user-agent`, `--enable-javascript` and `--time-zone`. Nothing on
     /// the other engines, whose backends send every option as a command.
+    ///
+    /// On Firefox, the colour scheme (light or dark: Firefox has no
+    /// "no-preference" any more) and reduced motion, as preferences of the
+    /// session's browser (BiDi has no command for media features): its
+    /// sessions are pooled only for pages that want the same.
     pub(crate) fn launch_emulation(&self) -> Emulation {
-        if self.browser != BrowserKind::Webkit {
-            return Emulation::default();
-        }
-        Emulation {
-            user_agent: self.emulation.user_agent.clone(),
-            javascript_enabled: self.emulation.javascript_enabled,
-            timezone_id: self.emulation.timezone_id.clone(),
-            ..Emulation::default()
+        let e = &self.emulation;
+        match self.browser {
+            BrowserKind::Webkit => Emulation {
+                user_agent: e.user_agent.clone(),
+                javascript_enabled: e.javascript_enabled,
+                timezone_id: e.timezone_id.clone(),
+                ..Emulation::default()
+            },
+            BrowserKind::Firefox => Emulation {
+                color_scheme: e
+                    .color_scheme
+                    .filter(|c| *c != super::emulation::ColorScheme::NoPreference),
+                reduced_motion: e.reduced_motion,
+                ..Emulation::default()
+            },
+            BrowserKind::Chromium => Emulation::default(),
         }
     }
 

@@ -5,10 +5,11 @@
 //! have them); `permissions.setPermission` for the origin of the page's
 //! base URL (the command takes one origin); the viewport and device pixel
 //! ratio by `browsingContext.setViewport`; `http_credentials` by an
-//! `authRequired` intercept (`bidi/auth.rs`). What BiDi has no command for
-//! (`color_scheme`, `reduced_motion`: Firefox reads them from preferences of
-//! the whole browser, whose sessions scenarios share; `is_mobile`,
-//! `has_touch`)
+//! `authRequired` intercept (`bidi/auth.rs`). Firefox's colour scheme and
+//! reduced motion are preferences of the session's browser, set when it
+//! starts (`BrowserConfig::launch_emulation`; the pool keys sessions by
+//! them), so the page starts with them. What BiDi has no command for
+//! (those same features changed after opening; `is_mobile`, `has_touch`)
 //! is [`BrowserError::Unsupported`], and so is a command the remote end
 //! does not know.
 
@@ -27,7 +28,7 @@ use crate::browser::error::BrowserError;
 fn no_command(option: &str) -> &'static str {
     match option {
         "color_scheme" | "reduced_motion" => {
-            "WebDriver BiDi has no command for media features (Firefox reads them from preferences of the whole browser, which the scenarios of a pooled session share); assert them on Chromium over the DevTools protocol (the default), or leave the option out here"
+            "WebDriver BiDi has no command for media features: Firefox takes them as preferences when its session starts (a page opened with `color_scheme` \"light\" or \"dark\", or `reduced_motion`), not after, and has no \"no-preference\" colour scheme; open the page with them, or assert them on Chromium"
         }
         _ => {
             "WebDriver BiDi has no mobile or touch emulation, and Firefox has none at all (as Playwright says of its isMobile); use a device on Chromium over the DevTools protocol (the default) for a phone's layout and touch events"

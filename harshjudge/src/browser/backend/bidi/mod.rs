@@ -61,6 +61,8 @@ impl BidiPage {
 
     /// The page of `session` over `bidi` in `context` ([`BidiPage::offered`]).
     pub(crate) fn new(session: Session, bidi: Arc<Bidi>, context: String) -> BidiPage {
+        // What the browser was launched with is the page's from the start.
+        let emulation = Arc::new(Mutex::new(session.launched.clone()));
         BidiPage {
             client: session.client.clone(),
             browser: session.browser,
@@ -68,7 +70,7 @@ impl BidiPage {
             bidi,
             context,
             popup: false,
-            emulation: Arc::default(),
+            emulation,
         }
     }
 
