@@ -761,10 +761,10 @@ mod tests {
         assert_eq!(ChromiumProtocol::default(), ChromiumProtocol::Cdp);
     }
 
-    #[test]
-    fn a_remote_browser_gets_no_local_profile_and_resolves_the_apps_host() {
-        let remote = BrowserConfig {
-            webdriver_url: Some("http://127.0.0.1:4444".into()),
+    /// Local Chromium over CDP with the defaults, no binary given.
+    fn plain() -> BrowserConfig {
+        BrowserConfig {
+            webdriver_url: None,
             chromedriver: None,
             chromium: None,
             window: (1280, 800),
@@ -781,6 +781,64 @@ mod tests {
             emulation: Emulation::default(),
             headed: false,
             slow_mo: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn what_no_command_sets_is_on_the_browsers_command_line_or_in_its_prefs() {
+        use crate::browser::emulation::{ColorScheme, ReducedMotion};
+        let remote = Some("http://127.0.0.1:4444".to_string());
+        let emulation = Emulation::new()
+            .user_agent("ua/1")
+            .timezone_id("Asia/Tokyo")
+            .javascript_enabled(false)
+            .color_scheme(ColorScheme::Dark)
+            .reduced_motion(ReducedMotion::Reduce)
+            .locale("de-DE");
+        let webkit = BrowserConfig {
+            webdriver_url: remote.clone(),
+            browser: BrowserKind::Webkit,
+            emulation: emulation.clone(),
+            ..plain()
+        };
+        let caps = serde_json::Value::Object(webkit.webkit_capabilities().unwrap());
+        assert_eq!(
+            caps["webkitgtk:browserOptions"]["args"],
+            serde_json::json!([
+                "--automation",
+                "--user-agent=ua/1",
+                "--enable-javascript=false",
+                "--time-zone=Asia/Tokyo"
+            ])
+        );
+        let firefox = BrowserConfig {
+            webdriver_url: remote,
+            browser: BrowserKind::Firefox,
+            emulation,
+            ..plain()
+        };
+        let launched = firefox.launch_emulation();
+        assert_eq!(
+            (
+                launched.color_scheme,
+                launched.reduced_motion,
+                launched.locale
+            ),
+            (Some(ColorScheme::Dark), Some(ReducedMotion::Reduce), None)
+        );
+        let caps = serde_json::Value::Object(firefox.firefox_capabilities().unwrap());
+        let prefs = &caps["moz:firefoxOptions"]["prefs"];
+        assert_eq!(prefs["layout.css.prefers-color-scheme.content-override"], 0);
+        assert_eq!(prefs["ui.prefersReducedMotion"], 1);
+        // Chromium takes every option as a command.
+        assert!(plain().launch_emulation().is_default());
+    }
+
+    #[test]
+    fn a_remote_browser_gets_no_local_profile_and_resolves_the_apps_host() {
+        let remote = BrowserConfig {
+            webdriver_url: Some("http://127.0.0.1:4444".into()),
+            ..plain()
         };
         // A remote end is driven over WebDriver whatever the local setting.
         assert_eq!(
@@ -856,25 +914,7 @@ mod tests {
 
     #[test]
     fn headed_browsers_are_launched_without_their_headless_switch() {
-        let headless = BrowserConfig {
-            webdriver_url: None,
-            chromedriver: None,
-            chromium: None,
-            window: (1280, 800),
-            viewport: (1280, 720),
-            wait: Duration::from_secs(5),
-            expect_timeout: None,
-            launch_timeout: Duration::from_secs(60),
-            browser: BrowserKind::Chromium,
-            geckodriver: None,
-            firefox: None,
-            webkit_driver: None,
-            minibrowser: None,
-            chromium_protocol: ChromiumProtocol::Cdp,
-            emulation: Emulation::default(),
-            headed: false,
-            slow_mo: Duration::ZERO,
-        };
+        let headless = plain();
         let headed = BrowserConfig {
             headed: true,
             ..headless.clone()
