@@ -74,6 +74,48 @@ impl Retry {
     }
 }
 
+/// What one try came to: passed, or missed with what it saw.
+enum Try<M> {
+    Passed,
+    Missed(M),
+}
+
+impl Retry {
+    /// Runs `attempt` (given the try's number, from 1) until it passes,
+    /// waiting the intervals between tries up to the limit; past it, the
+    /// failure `give_up` words from the last miss and the tries, located at
+    /// the call. An error of a try ends it at once. A soft one's failure is
+    /// recorded (`soft::settle`).
+    async fn until<M, Fut>(
+        &self,
+        mut attempt: impl FnMut(usize) -> Fut,
+        give_up: impl FnOnce(M, String) -> String,
+    ) -> Result<(), Error>
+    where
+        Fut: Future<Output = Result<Try<M>, Error>>,
+    {
+        let result = async {
+            let limit = self.limit()?;
+            let started = Instant::now();
+            let mut n = 0;
+            loop {
+                n += 1;
+                let missed = match attempt(n).await? {
+                    Try::Passed => return Ok(()),
+                    Try::Missed(m) => m,
+                };
+                let wait = self.interval(n - 1);
+                if started.elapsed() + wait > limit {
+                    return Err(Error::located(give_up(missed, tries(n, started)), self.at));
+                }
+                tokio::time::sleep(wait).await;
+            }
+        }
+        .await;
+        soft::settle(self.soft, self.at, result).await
+    }
+}
+
 /// How long, and how many tries, for a failure's message.
 fn tries(n: usize, started: Instant) -> String {
     format!(
@@ -199,43 +241,34 @@ where
     {
         let PollExpect { mut f, not, retry } = self;
         Box::pin(async move {
-            let at = retry.at;
-            let result = async {
-                let limit = retry.limit()?;
-                let started = Instant::now();
-                let mut n = 0;
-                loop {
-                    let value = f().await.map_err(|e| {
+            let (what, test) = (&what, &test);
+            let attempt = |n: usize| {
+                let value = f();
+                async move {
+                    let value = value.await.map_err(|e| {
                         Error::located(
                             format!(
-                                "expect_poll(…).{what}: the polled function failed on try {}: {}",
-                                n + 1,
+                                "expect_poll(…).{what}: the polled function failed on try {n}: {}",
                                 e.message()
                             ),
-                            at,
+                            retry.at,
                         )
                     })?;
-                    n += 1;
-                    if test(&value) != not {
-                        return Ok(());
-                    }
-                    let wait = retry.interval(n - 1);
-                    if started.elapsed() + wait > limit {
-                        let neg = if not { "not " } else { "" };
-                        return Err(Error::located(
-                            format!(
-                                "expect_poll(…).{}{what} failed {}\n  expected: {neg}{expected}\n  received: {value:?}",
-                                if not { "not()." } else { "" },
-                                tries(n, started),
-                            ),
-                            at,
-                        ));
-                    }
-                    tokio::time::sleep(wait).await;
+                    Ok(if test(&value) != not {
+                        Try::Passed
+                    } else {
+                        Try::Missed(value)
+                    })
                 }
-            }
-            .await;
-            soft::settle(retry.soft, at, result).await
+            };
+            let give_up = |value: T, tries: String| {
+                let neg = if not { "not " } else { "" };
+                format!(
+                    "expect_poll(…).{}{what} failed {tries}\n  expected: {neg}{expected}\n  received: {value:?}",
+                    if not { "not()." } else { "" },
+                )
+            };
+            retry.until(attempt, give_up).await
         })
     }
 
@@ -415,38 +448,27 @@ where
             mut block, retry, ..
         } = self;
         Box::pin(async move {
-            let at = retry.at;
-            let result = async {
-                let limit = retry.limit()?;
-                let started = Instant::now();
-                let mut n = 0;
-                loop {
-                    let sink = Arc::new(TrySink::default());
-                    let outcome = soft::scope(sink.clone(), block()).await;
-                    n += 1;
+            let attempt = |_: usize| {
+                let sink = Arc::new(TrySink::default());
+                let outcome = soft::scope(sink.clone(), block());
+                async move {
+                    let outcome = outcome.await;
                     let soft_ones = std::mem::take(&mut *sink.0.lock().expect("try sink lock"));
-                    let error = match (outcome, soft::describe(&soft_ones)) {
-                        (Ok(()), None) => return Ok(()),
-                        (Ok(()), Some(s)) => s,
-                        (Err(e), None) => e.message(),
-                        (Err(e), Some(s)) => format!("{s}\nthen {}", e.message()),
-                    };
-                    let wait = retry.interval(n - 1);
-                    if started.elapsed() + wait > limit {
-                        return Err(Error::located(
-                            format!(
-                                "to_pass(…) failed {}; the last try's error:\n  {}",
-                                tries(n, started),
-                                error.replace('\n', "\n  ")
-                            ),
-                            at,
-                        ));
-                    }
-                    tokio::time::sleep(wait).await;
+                    Ok(match (outcome, soft::describe(&soft_ones)) {
+                        (Ok(()), None) => Try::Passed,
+                        (Ok(()), Some(s)) => Try::Missed(s),
+                        (Err(e), None) => Try::Missed(e.message()),
+                        (Err(e), Some(s)) => Try::Missed(format!("{s}\nthen {}", e.message())),
+                    })
                 }
-            }
-            .await;
-            soft::settle(retry.soft, at, result).await
+            };
+            let give_up = |error: String, tries: String| {
+                format!(
+                    "to_pass(…) failed {tries}; the last try's error:\n  {}",
+                    error.replace('\n', "\n  ")
+                )
+            };
+            retry.until(attempt, give_up).await
         })
     }
 }

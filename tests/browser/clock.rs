@@ -7,7 +7,6 @@
 //! same-origin iframe with its own `Date` and a cross-site one showing what it
 //! saw at its load; a popup.
 
-use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -47,22 +46,7 @@ const INNER: &str = r#"<!doctype html><html><head><title>inner</title>
 </body></html>"#;
 
 fn app(stream: TcpStream) -> std::io::Result<()> {
-    let mut out = stream.try_clone()?;
-    let mut r = BufReader::new(stream);
-    while let Some(path) = support::next_request_path(&mut r)? {
-        let (status, body) = match path.as_str() {
-            "/" => ("200 OK", PAGE),
-            "/inner" => ("200 OK", INNER),
-            "/favicon.ico" => ("204 No Content", ""),
-            _ => ("404 Not Found", "no"),
-        };
-        write!(
-            out,
-            "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
-            body.len()
-        )?;
-    }
-    Ok(())
+    support::answer_pages(stream, &[("/", PAGE), ("/inner", INNER)])
 }
 
 fn browsers() -> &'static harshjudge::browser::Browsers {

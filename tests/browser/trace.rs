@@ -8,7 +8,6 @@
 //! `detached: true` for an element gone by the step's end; and the page's
 //! `screenshot()` is an entry of its own.
 
-use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::sync::Mutex;
@@ -35,23 +34,7 @@ const INNER: &str = r#"<!doctype html><html><head><title>inner</title></head>
 </body></html>"#;
 
 fn app(stream: TcpStream) -> std::io::Result<()> {
-    let mut out = stream.try_clone()?;
-    let mut r = BufReader::new(stream);
-    while let Some(path) = support::next_request_path(&mut r)? {
-        let path = path.as_str();
-        let (status, body) = match path {
-            "/" => ("200 OK", PAGE),
-            "/inner" => ("200 OK", INNER),
-            "/favicon.ico" => ("204 No Content", ""),
-            _ => ("404 Not Found", "no"),
-        };
-        write!(
-            out,
-            "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
-            body.len()
-        )?;
-    }
-    Ok(())
+    support::answer_pages(stream, &[("/", PAGE), ("/inner", INNER)])
 }
 
 /// What the scenario read of its page (the live API's answers), for the

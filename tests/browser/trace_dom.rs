@@ -9,7 +9,6 @@
 //! or leak left out), with the frame's document as a snapshot of its own,
 //! and `trace.json`'s entries index it.
 
-use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
 
@@ -44,22 +43,7 @@ const INNER: &str = r#"<!doctype html><html><head><title>inner</title></head>
 const PASSWORD: &str = "hunter22secret";
 
 fn app(stream: TcpStream) -> std::io::Result<()> {
-    let mut out = stream.try_clone()?;
-    let mut r = BufReader::new(stream);
-    while let Some(path) = support::next_request_path(&mut r)? {
-        let (status, body) = match path.as_str() {
-            "/" => ("200 OK", PAGE),
-            "/inner" => ("200 OK", INNER),
-            "/favicon.ico" => ("204 No Content", ""),
-            _ => ("404 Not Found", "no"),
-        };
-        write!(
-            out,
-            "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
-            body.len()
-        )?;
-    }
-    Ok(())
+    support::answer_pages(stream, &[("/", PAGE), ("/inner", INNER)])
 }
 
 #[scenario(trace = "on")]

@@ -715,6 +715,29 @@ pub fn next_request_path(r: &mut impl std::io::BufRead) -> std::io::Result<Optio
 
 /// A loopback HTTP server answering each connection on a thread of its own
 /// with `answer`; its base URL (`http://127.0.0.1:PORT`).
+/// Answers the requests of `stream` from `pages` (path, HTML), each page
+/// `200 OK` and never cached; `/favicon.ico` is `204`, any other path `404`:
+/// a test's small site, as `serve_with(|s| answer_pages(s, &[...]))` serves it.
+#[allow(dead_code)]
+pub fn answer_pages(stream: std::net::TcpStream, pages: &[(&str, &str)]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = stream.try_clone()?;
+    let mut r = std::io::BufReader::new(stream);
+    while let Some(path) = next_request_path(&mut r)? {
+        let (status, body) = match pages.iter().find(|(p, _)| *p == path) {
+            Some((_, html)) => ("200 OK", *html),
+            None if path == "/favicon.ico" => ("204 No Content", ""),
+            None => ("404 Not Found", "no"),
+        };
+        write!(
+            out,
+            "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
+            body.len()
+        )?;
+    }
+    Ok(())
+}
+
 pub fn serve_with(answer: fn(std::net::TcpStream) -> std::io::Result<()>) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

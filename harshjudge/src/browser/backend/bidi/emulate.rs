@@ -15,7 +15,7 @@
 
 use super::BidiPage;
 use crate::browser::backend::unsupported::{changed, unsupported};
-use crate::browser::bidi::protocol::{BytesValue, Empty, GetTree, Header, UserTree, Viewport};
+use crate::browser::bidi::protocol::{BytesValue, Empty, Header, Viewport};
 use crate::browser::bidi::protocol_emulation::{
     Coordinates, NetworkConditions, PermissionDescriptor, SetDeviceViewport, SetExtraHeaders,
     SetGeolocationOverride, SetLocaleOverride, SetNetworkConditions, SetPermission,
@@ -67,21 +67,9 @@ impl BidiPage {
     /// The user context the page's tab lives in (`default`: the first
     /// scenario of a session).
     async fn user_context(&self) -> Result<String, BrowserError> {
-        let tree: UserTree = self
-            .bidi
-            .command(
-                "browsingContext.getTree",
-                &GetTree {
-                    root: None,
-                    max_depth: 0,
-                },
-            )
-            .await?;
-        Ok(tree
-            .contexts
-            .into_iter()
-            .find(|c| c.context == self.context)
-            .and_then(|c| c.user_context)
+        Ok(self
+            .tab_user_context()
+            .await?
             .unwrap_or_else(|| "default".into()))
     }
 

@@ -37,6 +37,15 @@ impl BidiPage {
     /// (a pooled session gives each scenario one of its own): BiDi's
     /// `storage` commands default to the browser's default user context.
     async fn partition(&self) -> Result<Option<Partition>, BrowserError> {
+        Ok(self
+            .tab_user_context()
+            .await?
+            .map(|user_context| Partition::StorageKey { user_context }))
+    }
+
+    /// The user context the page's tab lives in, as the browser tells it
+    /// (none: it names none).
+    pub(super) async fn tab_user_context(&self) -> Result<Option<String>, BrowserError> {
         let tree: UserTree = self
             .bidi
             .command(
@@ -51,8 +60,7 @@ impl BidiPage {
             .contexts
             .into_iter()
             .find(|c| c.context == self.context)
-            .and_then(|c| c.user_context)
-            .map(|user_context| Partition::StorageKey { user_context }))
+            .and_then(|c| c.user_context))
     }
 
     /// Every cookie of the page's user context.
