@@ -223,7 +223,6 @@ async fn without_bidi(s: Scenario) -> harshjudge::Result {
 }
 
 struct Outcome {
-    _tmp: tempfile::TempDir,
     hj: PathBuf,
     seen: Seen,
     commands: Vec<(String, String)>,
@@ -252,9 +251,9 @@ fn outcome() -> &'static Outcome {
     RUN.get_or_init(|| {
         let _alone = support::in_process();
         let (base, seen) = serve();
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
-        let driver = wdcount::CountingDriver::start(&tmp.path().join("driver"));
+        let tmp = support::shared_tempdir();
+        let hj = tmp.join("hj");
+        let driver = wdcount::CountingDriver::start(&tmp.join("driver"));
         // SAFETY: as in `run`.
         unsafe {
             std::env::set_var("HARSHJUDGE_BASE_URL", &base);
@@ -269,7 +268,7 @@ fn outcome() -> &'static Outcome {
             "network_control failed:\n{}\nthe server was sent: {:?}\nchromedriver's log of the network: {}",
             explain(&hj),
             seen.lock().unwrap(),
-            driver_log(&tmp.path().join("driver/chromedriver.log"))
+            driver_log(&tmp.join("driver/chromedriver.log"))
         );
         let code = run(
             "bidi",
@@ -283,7 +282,6 @@ fn outcome() -> &'static Outcome {
         assert_eq!(run("bidi", &hj, &proxy, "without_bidi", &[]), 0);
         let commands = driver.commands();
         Outcome {
-            _tmp: tmp,
             hj,
             seen,
             commands,

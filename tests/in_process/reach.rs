@@ -251,7 +251,6 @@ async fn reach(s: Scenario) -> harshjudge::Result {
 }
 
 struct Outcome {
-    _tmp: tempfile::TempDir,
     hj: PathBuf,
     code: i32,
 }
@@ -262,8 +261,8 @@ fn outcome() -> &'static Outcome {
     RUN.get_or_init(|| {
         let _alone = support::in_process();
         let base = serve();
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
+        let tmp = support::shared_tempdir();
+        let hj = tmp.join("hj");
         // SAFETY: under `in_process`: no other test of the binary reads the
         // environment meanwhile.
         unsafe {
@@ -288,11 +287,7 @@ fn outcome() -> &'static Outcome {
         ]);
         let pkg = harshjudge::harness::Package::new("browser_reach", env!("CARGO_MANIFEST_DIR"));
         let code = harshjudge::harness::run(pkg, &args);
-        Outcome {
-            _tmp: tmp,
-            hj,
-            code,
-        }
+        Outcome { hj, code }
     })
 }
 

@@ -68,7 +68,6 @@ async fn sign_in(s: Scenario) -> harshjudge::Result {
 }
 
 struct Outcome {
-    _tmp: tempfile::TempDir,
     hj: PathBuf,
     commands: Vec<(String, String)>,
 }
@@ -79,9 +78,9 @@ fn outcome() -> &'static Outcome {
     RUN.get_or_init(|| {
         let _alone = support::in_process();
         let base = demo_app::start_in_background().unwrap();
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
-        let driver = wdcount::CountingDriver::start(&tmp.path().join("driver"));
+        let tmp = support::shared_tempdir();
+        let hj = tmp.join("hj");
+        let driver = wdcount::CountingDriver::start(&tmp.join("driver"));
         // SAFETY: set before the harness starts its threads, under
         // `in_process`: no other test of the binary reads the environment.
         unsafe {
@@ -98,11 +97,7 @@ fn outcome() -> &'static Outcome {
             "the suite passes"
         );
         let commands = driver.commands();
-        Outcome {
-            _tmp: tmp,
-            hj,
-            commands,
-        }
+        Outcome { hj, commands }
     })
 }
 

@@ -39,7 +39,6 @@ const SECRETS: &[&str] = &[
 ];
 
 struct Ran {
-    _tmp: tempfile::TempDir,
     hj: PathBuf,
     dir: PathBuf,
     run: Run,
@@ -49,9 +48,9 @@ struct Ran {
 fn ran() -> &'static Ran {
     static RAN: OnceLock<Ran> = OnceLock::new();
     RAN.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join(".harshJudge");
-        let dir = tmp.path().join("work");
+        let tmp = support::shared_tempdir();
+        let hj = tmp.join(".harshJudge");
+        let dir = tmp.join("work");
         std::fs::create_dir_all(&dir).unwrap();
         let out = Command::new(test_binary(SUITE))
             .current_dir(support::workspace())
@@ -66,7 +65,6 @@ fn ran() -> &'static Ran {
             hj,
             dir,
             run: Run::from(out),
-            _tmp: tmp,
         }
     })
 }

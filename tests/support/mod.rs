@@ -588,11 +588,30 @@ pub fn on_every_engine(
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+thread_local! {
+    /// The folders `shared_tempdir` made on this thread (a test's thread).
+    static SHARED_TEMPDIRS: std::cell::RefCell<Vec<PathBuf>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A temporary folder for the run that one test's facts share. That run is
+/// kept in a `static` (made once, by the first fact that reads it), and a
+/// static is never dropped: a `TempDir` there would stay in the system's
+/// temporary folder after every test run. The folder is removed by `facts`
+/// when the test that made it (on its thread) has checked its facts, passed
+/// or failed.
+pub fn shared_tempdir() -> PathBuf {
+    let dir = tempfile::tempdir().unwrap().keep();
+    SHARED_TEMPDIRS.with(|dirs| dirs.borrow_mut().push(dir.clone()));
+    dir
+}
+
 /// Checks the facts of one expensive shared run (browser runs in process, a
 /// nested suite run) in one test: under `cargo nextest run` every test is a
 /// process of its own, so facts checked by tests of their own would each
 /// make the run again. Every fact is checked even after one failed; the test
-/// fails naming each failed fact with its message.
+/// fails naming each failed fact with its message. The folders the shared
+/// run made with `shared_tempdir` are removed once every fact is checked.
 pub fn facts(list: &[(&str, fn())]) {
     let mut failed = Vec::new();
     for (name, check) in list {
@@ -600,6 +619,11 @@ pub fn facts(list: &[(&str, fn())]) {
             failed.push(format!("- {name}: {}", panic_text(&*e)));
         }
     }
+    SHARED_TEMPDIRS.with(|dirs| {
+        for dir in dirs.borrow_mut().drain(..) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    });
     assert!(
         failed.is_empty(),
         "{} of {} facts failed:\n{}",
@@ -612,9 +636,9 @@ pub fn facts(list: &[(&str, fn())]) {
 /// The `run_in_process` runs of a test binary's own scenarios, one per
 /// (browser, filter), one after the other, their evidence under one folder,
 /// against the app at `base` (`in_process_env`). Made once: callers keep it
-/// in a `OnceLock` that every test of the binary reads.
+/// in a `OnceLock` that their test's facts read; its folder is a
+/// `shared_tempdir`.
 pub struct InProcessRuns {
-    _tmp: tempfile::TempDir,
     /// The `.harshJudge` folder of every run.
     pub hj: PathBuf,
     codes: Vec<(&'static str, &'static str, i32)>,
@@ -622,19 +646,14 @@ pub struct InProcessRuns {
 
 impl InProcessRuns {
     pub fn run(name: &'static str, base: &str, list: &[(&'static str, &'static str)]) -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let hj = tmp.path().join("hj");
+        let hj = shared_tempdir().join("hj");
         let _alone = in_process();
         in_process_env(base);
         let codes = list
             .iter()
             .map(|&(browser, filter)| (browser, filter, run_in_process(name, &hj, browser, filter)))
             .collect();
-        InProcessRuns {
-            _tmp: tmp,
-            hj,
-            codes,
-        }
+        InProcessRuns { hj, codes }
     }
 
     /// The exit code of `filter`'s run on `browser`.

@@ -40,20 +40,22 @@ impl Out {
     }
 }
 
-/// The CLI's "system temporary folder": one of its own, so that a checkout
-/// (and its target dir) under /tmp is not inside an allowed root by accident.
-fn cli_tmpdir() -> &'static Path {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
+/// The CLI's "system temporary folder": one of its own for each call, so that
+/// a checkout (and its target dir) under /tmp is not inside an allowed root by
+/// accident. Held by the caller and removed with it: not a process-wide
+/// folder, which is never dropped (it stayed behind after every run).
+fn cli_tmpdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 fn run(cwd: &Path, args: &[&str]) -> Out {
+    let tmp = cli_tmpdir();
     let o = Command::new(BIN)
         // No dashboard started by `init` (the binary starts one, as the original).
         .env("HARSHJUDGE_DASHBOARD", "off")
         .args(args)
         .current_dir(cwd)
-        .env("TMPDIR", cli_tmpdir())
+        .env("TMPDIR", tmp.path())
         .env_remove("HARSHJUDGE_PROJECT")
         .env_remove("HARSHJUDGE_MAX_EVIDENCE_BYTES")
         .env_remove("HARSHJUDGE_ALLOWED_ROOTS")
@@ -645,13 +647,14 @@ fn evidence_limits_and_allowed_roots() {
 #[test]
 fn variables_are_read_through_the_settings_and_flags_win() {
     let (_t, p) = project();
+    let tmp = cli_tmpdir();
     let with = |vars: &[(&str, &str)], args: &[&str]| {
         let mut all = vec!["--cwd", p.to_str().unwrap()];
         all.extend_from_slice(args);
         let mut c = Command::new(BIN);
         c.args(&all)
             .current_dir("/")
-            .env("TMPDIR", cli_tmpdir())
+            .env("TMPDIR", tmp.path())
             .env("HARSHJUDGE_DASHBOARD", "off")
             .env_remove("HARSHJUDGE_PROJECT")
             .env_remove("HARSHJUDGE_MAX_EVIDENCE_BYTES")
@@ -1105,14 +1108,15 @@ fn cli_errors_are_types_a_caller_matches() {
         json!({"runId": "r1", "stepId": "02", "status": "pass", "duration": 5.0})
     );
 
-    let missing = cli_tmpdir().join("no-such-project-folder");
+    let elsewhere = cli_tmpdir();
+    let missing = elsewhere.path().join("no-such-project-folder");
     match harshjudge_mcp::Context::new(&missing) {
         Err(ContextError::Project { path, .. }) => assert_eq!(path, missing),
         other => panic!("{:?}", other.err()),
     }
     // The binary prints the same object for it.
     let out = run(
-        cli_tmpdir(),
+        elsewhere.path(),
         &["--cwd", missing.to_str().unwrap(), "status"],
     );
     let msg = out.error("INVALID_INPUT");
