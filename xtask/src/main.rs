@@ -5,10 +5,12 @@
 //! Python clients in `target/py-venv`, Java and the npm tools in
 //! `target/npm-tools`: the MCP Inspector and the Selenium Grid server), then runs `cargo test --test demo` or
 //! `cargo nextest run --workspace` and `cargo test --doc --workspace`. `--dry-run` prints what it found
-//! and would run.
+//! and would run. The tests run with a temporary folder of their own as `TMPDIR`
+//! ([`leftovers`]): what they leave in it fails the task, named.
 //! The decisions are [`setup::plan`], a pure function unit-tested in setup/tests.rs.
 
 mod guard;
+mod leftovers;
 mod setup;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -89,7 +91,7 @@ fn main() -> ExitCode {
     let first_task = plan.steps.len() - plan.tasks;
     for step in &plan.steps[..first_task] {
         println!("xtask {name}: {}\n  $ {step}", step.why);
-        let code = run(step, &layout.root, None);
+        let code = run(step, &layout.root, None, None);
         if code != 0 {
             eprintln!(
                 "xtask {name}: `{step}` failed (exit {code}); fix that and rerun `cargo xtask {name}`"
@@ -102,12 +104,46 @@ fn main() -> ExitCode {
     // first failure's exit code is the command's.
     let started = std::time::Instant::now();
     let mut code = 0;
+    let tmp = match task {
+        Task::Test => match leftovers::TestTmp::create(&std::env::temp_dir()) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!(
+                    "xtask test: could not make the tests' temporary folder in {}: {e}",
+                    std::env::temp_dir().display()
+                );
+                return ExitCode::from(1);
+            }
+        },
+        Task::Demo => None,
+    };
     for step in &plan.steps[first_task..] {
         println!("xtask {name}: {}\n  $ {step}", step.why);
         let left = TEST_LIMIT.saturating_sub(started.elapsed());
-        let this = run(step, &layout.root, Some(left));
+        let this = run(
+            step,
+            &layout.root,
+            Some(left),
+            tmp.as_ref().map(|t| t.dir.as_path()),
+        );
         if code == 0 {
             code = this;
+        }
+    }
+    if let Some(tmp) = tmp {
+        let dir = tmp.dir.clone();
+        let left = tmp.finish(leftovers::SETTLE);
+        if !left.is_empty() {
+            eprintln!(
+                "xtask test: the tests left {} entries in their temporary folder ({}, now removed), {} s after they ended; a test that keeps a TempDir in a static (never dropped) or a process that outlives its test:\n  {}",
+                left.len(),
+                dir.display(),
+                leftovers::SETTLE.as_secs(),
+                left.join("\n  ")
+            );
+            if code == 0 {
+                code = 1;
+            }
         }
     }
     if task == Task::Demo {
@@ -145,11 +181,20 @@ fn workspace_root() -> PathBuf {
 /// and killed ([`guard`]), before CI ends it saying nothing.
 const TEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(75 * 60);
 
-/// Runs `step` in `root` with inherited stdio, within `limit` when given; its
-/// exit code (1 when it could not start or ran past its limit).
-fn run(step: &setup::Step, root: &Path, limit: Option<std::time::Duration>) -> i32 {
+/// Runs `step` in `root` with inherited stdio, within `limit` when given and
+/// with `tmpdir` as its `TMPDIR` when given; its exit code (1 when it could
+/// not start or ran past its limit).
+fn run(
+    step: &setup::Step,
+    root: &Path,
+    limit: Option<std::time::Duration>,
+    tmpdir: Option<&Path>,
+) -> i32 {
     let mut cmd = Command::new(&step.argv[0]);
     cmd.args(&step.argv[1..]).current_dir(root);
+    if let Some(dir) = tmpdir {
+        cmd.env("TMPDIR", dir);
+    }
     // Not cargo's variables for this xtask process (`cargo xtask` is a
     // `cargo run`): see `setup::set_for_xtask`.
     for (k, _) in std::env::vars_os() {
