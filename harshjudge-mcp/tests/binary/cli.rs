@@ -50,12 +50,17 @@ fn cli_tmpdir() -> tempfile::TempDir {
 
 fn run(cwd: &Path, args: &[&str]) -> Out {
     let tmp = cli_tmpdir();
+    run_in(cwd, args, tmp.path())
+}
+
+/// `run` with `tmp` as the binary's `TMPDIR`.
+fn run_in(cwd: &Path, args: &[&str], tmp: &Path) -> Out {
     let o = Command::new(BIN)
         // No dashboard started by `init` (the binary starts one, as the original).
         .env("HARSHJUDGE_DASHBOARD", "off")
         .args(args)
         .current_dir(cwd)
-        .env("TMPDIR", tmp.path())
+        .env("TMPDIR", tmp)
         .env_remove("HARSHJUDGE_PROJECT")
         .env_remove("HARSHJUDGE_MAX_EVIDENCE_BYTES")
         .env_remove("HARSHJUDGE_ALLOWED_ROOTS")
@@ -1204,4 +1209,17 @@ fn trace_action_prints_the_tool_s_aria_snapshot() {
     // --moment needs --action (clap refuses it).
     let o = hj(&p, &["trace", "items", "--step", "2", "--moment", "after"]);
     assert_ne!(o.code, 0);
+    // A TMPDIR as long as macOS's (`/var/folders/…/T/`) and longer: the
+    // browser that renders the snapshot still starts (Chromium's singleton
+    // socket under it would pass a socket path's 107 bytes).
+    let long = tempfile::tempdir().unwrap();
+    let tmp = long
+        .path()
+        .join("a-temporary-folder-as-long-as-some-systems-give".repeat(2));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut all = vec!["--cwd", p.to_str().unwrap()];
+    all.extend_from_slice(&["trace", "items", "--step", "2", "--action", "3"]);
+    let o = run_in(Path::new("/"), &all, &tmp);
+    assert_eq!(o.code, 0, "under TMPDIR {}: {}", tmp.display(), o.stderr);
+    assert_eq!(o.stdout, format!("{after}\n"));
 }

@@ -94,6 +94,24 @@ pub struct Watchdog {
     child: Child,
 }
 
+/// Where a browser's folders are made (its profile, and the `TMPDIR` it is
+/// given): the system's temporary folder, unless that path is too long for the
+/// Unix sockets a browser makes under its `TMPDIR`, then `/tmp`. Chromium's
+/// singleton socket is `<TMPDIR>/org.chromium.Chromium.XXXXXX/SingletonSocket`
+/// (46 bytes), our folder's name at most 37 more (`/harshjudge-chromium-` and
+/// a 16-digit key), and a socket's path at most 107 bytes: past that Chromium
+/// stops at its start ("Socket path too long"), as it did under a TMPDIR such
+/// as macOS's `/var/folders/…/T/`.
+pub fn browser_temp_dir() -> std::path::PathBuf {
+    const ROOM: usize = 107 - 46 - 37;
+    let tmp = std::env::temp_dir();
+    if tmp.as_os_str().len() <= ROOM {
+        tmp
+    } else {
+        std::path::PathBuf::from("/tmp")
+    }
+}
+
 /// The start time of process `pid` (field 22 of `/proc/PID/stat`, after the
 /// command name, which may hold spaces).
 pub fn start_time(pid: u32) -> Option<String> {

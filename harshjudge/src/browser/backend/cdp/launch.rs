@@ -185,7 +185,7 @@ pub(crate) async fn launch(
     let binary = config.chromium_binary()?;
     let folder = tempfile::Builder::new()
         .prefix("harshjudge-chromium-")
-        .tempdir()
+        .tempdir_in(crate::process::browser_temp_dir())
         .map_err(|e| start_error(&binary, format!("its folder: {e}")))?
         .keep();
     let profile = folder.join("profile");

@@ -572,7 +572,7 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
     for _ in 0..3 {
         let profiles = tempfile::Builder::new()
             .prefix("harshjudge-browser-")
-            .tempdir()
+            .tempdir_in(crate::process::browser_temp_dir())
             .map_err(|e| BrowserError::DriverStart(format!("profiles folder: {e}")))?
             .keep();
         let mut cmd = match driver_command(config, &binary, &profiles) {
