@@ -287,7 +287,6 @@ impl Drop for Grid {
 
 /// The demo suite's browser scenarios into `hj`, with `TMPDIR=tmp`.
 fn run_suite(hj: &Path, tmp: &Path, webdriver: Option<&str>) -> Output {
-    std::fs::create_dir_all(tmp).unwrap();
     let mut cmd = Command::new(test_binary("demo"));
     cmd.current_dir(workspace())
         .args([FILTER, "--test-threads", &THREADS.to_string()])
@@ -433,13 +432,13 @@ fn the_browser_suite_through_a_selenium_grid_has_the_managed_browsers_evidence()
     let started = Instant::now();
     let mut grid = Grid::start(dir);
     let managed = std::thread::spawn({
-        let (hj, tmp) = (dir.join("managed"), dir.join("managed-tmp"));
+        let (hj, tmp) = (dir.join("managed"), support::browser_marker(dir, "m"));
         move || run_suite(&hj, &tmp, None)
     });
     grid.wait_ready();
     let grid_ready = started.elapsed();
     let url = format!("http://127.0.0.1:{}", grid.port);
-    let remote_tmp = dir.join("remote-tmp");
+    let remote_tmp = support::browser_marker(dir, "r");
     let remote = run_suite(&dir.join("remote"), &remote_tmp, Some(&url));
     let managed = managed.join().unwrap();
     eprintln!(

@@ -807,8 +807,7 @@ fn browser_evidence(hj: &Path, tmp: &Path) {
 
     // A failing browser step: error.png and page.html. Its own TMPDIR marks the
     // Chromium profiles it starts, to check that none outlives it.
-    let marker = tmp.join("browser-tmp");
-    std::fs::create_dir_all(&marker).unwrap();
+    let marker = support::browser_marker(tmp, "b");
     let r = cargo_test(
         "demo",
         hj,

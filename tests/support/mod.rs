@@ -588,6 +588,26 @@ pub fn on_every_engine(
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// A folder made in `dir` for a suite's `TMPDIR`, to mark the browsers it
+/// starts (their folders and command lines carry it). Asserted short enough
+/// that harshjudge makes the browsers' folders in it: under a longer one it
+/// makes them in `/tmp` (Chromium's socket under `harshjudge-chromium-XXXXXX`
+/// would pass 107 bytes: `process::browser_temp_dir`), and a test looking
+/// for them in the marker would find nothing, passing for nothing.
+pub fn browser_marker(dir: &Path, name: &str) -> PathBuf {
+    let marker = dir.join(name);
+    std::fs::create_dir_all(&marker).unwrap();
+    let longest = marker.as_os_str().len()
+        + "/harshjudge-chromium-XXXXXX".len()
+        + "/org.chromium.Chromium.XXXXXX/SingletonSocket".len();
+    assert!(
+        longest <= 107,
+        "{} is too long a TMPDIR for the browsers' folders to be made in it ({longest} bytes to Chromium's socket)",
+        marker.display()
+    );
+    marker
+}
+
 thread_local! {
     /// The folders `shared_tempdir` made on this thread (a test's thread).
     static SHARED_TEMPDIRS: std::cell::RefCell<Vec<PathBuf>> =

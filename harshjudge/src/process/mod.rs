@@ -94,18 +94,18 @@ pub struct Watchdog {
     child: Child,
 }
 
-/// Where a browser's folders are made (its profile, and the `TMPDIR` it is
-/// given): the system's temporary folder, unless that path is too long for the
-/// Unix sockets a browser makes under its `TMPDIR`, then `/tmp`. Chromium's
-/// singleton socket is `<TMPDIR>/org.chromium.Chromium.XXXXXX/SingletonSocket`
-/// (46 bytes), our folder's name at most 37 more (`/harshjudge-chromium-` and
-/// a 16-digit key), and a socket's path at most 107 bytes: past that Chromium
-/// stops at its start ("Socket path too long"), as it did under a TMPDIR such
-/// as macOS's `/var/folders/…/T/`.
-pub fn browser_temp_dir() -> std::path::PathBuf {
-    const ROOM: usize = 107 - 46 - 37;
+/// Where a browser's folder named `name` (or as long) is made (its profile,
+/// and the `TMPDIR` it is given): the system's temporary folder, unless the
+/// Unix sockets a browser makes under its `TMPDIR` would not fit there, then
+/// `/tmp`. Chromium's singleton socket is
+/// `<folder>/org.chromium.Chromium.XXXXXX/SingletonSocket` (46 bytes more), and
+/// a socket's path is at most 107 bytes: past that Chromium stops at its start
+/// ("Socket path too long"), as it did under a TMPDIR such as macOS's
+/// `/var/folders/…/T/`.
+pub fn browser_temp_dir(name: &str) -> std::path::PathBuf {
+    const SOCKET: usize = "/org.chromium.Chromium.XXXXXX/SingletonSocket".len();
     let tmp = std::env::temp_dir();
-    if tmp.as_os_str().len() <= ROOM {
+    if tmp.as_os_str().len() + 1 + name.len() + SOCKET <= 107 {
         tmp
     } else {
         std::path::PathBuf::from("/tmp")

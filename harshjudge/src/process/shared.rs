@@ -110,7 +110,8 @@ impl RunFolder {
     pub(crate) fn short_path(what: &str, run: &str, key_parts: &[&[u8]]) -> PathBuf {
         let mut parts = vec![run.as_bytes()];
         parts.extend_from_slice(key_parts);
-        super::browser_temp_dir().join(format!("harshjudge-{what}-{}", key(&parts)))
+        let name = format!("harshjudge-{what}-{}", key(&parts));
+        super::browser_temp_dir(&name).join(name)
     }
 
     fn lock_in(

@@ -185,7 +185,9 @@ pub(crate) async fn launch(
     let binary = config.chromium_binary()?;
     let folder = tempfile::Builder::new()
         .prefix("harshjudge-chromium-")
-        .tempdir_in(crate::process::browser_temp_dir())
+        .tempdir_in(crate::process::browser_temp_dir(
+            "harshjudge-chromium-XXXXXX",
+        ))
         .map_err(|e| start_error(&binary, format!("its folder: {e}")))?
         .keep();
     let profile = folder.join("profile");

@@ -572,7 +572,9 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
     for _ in 0..3 {
         let profiles = tempfile::Builder::new()
             .prefix("harshjudge-browser-")
-            .tempdir_in(crate::process::browser_temp_dir())
+            .tempdir_in(crate::process::browser_temp_dir(
+                "harshjudge-browser-XXXXXX",
+            ))
             .map_err(|e| BrowserError::DriverStart(format!("profiles folder: {e}")))?
             .keep();
         let mut cmd = match driver_command(config, &binary, &profiles) {
