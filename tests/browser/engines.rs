@@ -606,12 +606,12 @@ fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("k");
     let hj = root.join(".harshJudge");
-    std::fs::create_dir_all(root.join("tmp")).unwrap();
+    let marked_tmp = support::browser_marker(&root, "t");
     let mut child = Command::new(test_binary("resilience_suite"))
         .current_dir(support::workspace())
         .arg("browser_wait")
         .env("HARSHJUDGE_DIR", &hj)
-        .env("TMPDIR", root.join("tmp"))
+        .env("TMPDIR", &marked_tmp)
         .env(support::PROCESS_MARK, &root)
         .env("HARSHJUDGE_BROWSER", browser.name())
         .env_remove("HARSHJUDGE_BASE_URL")
@@ -667,10 +667,10 @@ fn sigkill_leaves_nothing(browser: BrowserKind, driver: &str, browser_process: &
             .args(["-KILL", &pid.to_string()])
             .status();
     }
-    let folders: Vec<_> = std::fs::read_dir(root.join("tmp"))
+    let folders: Vec<_> = std::fs::read_dir(&marked_tmp)
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("harshjudge-"))
+        .filter(|e| support::is_library_folder(&e.file_name().to_string_lossy()))
         .map(|e| e.path())
         .collect();
     eprintln!(

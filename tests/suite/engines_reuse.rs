@@ -225,13 +225,13 @@ async fn the_next_webkit_scenario_sees_nothing_of_the_last() {
 /// `reuse_suite` in `browser`, one scenario at a time, its temporary files
 /// and processes marked with `root`.
 fn suite(root: &Path, browser: BrowserKind, args: &[&str]) -> Command {
-    std::fs::create_dir_all(root.join("tmp")).unwrap();
+    let marked_tmp = support::browser_marker(root, "t");
     let mut cmd = Command::new(support::test_binary("reuse_suite"));
     cmd.current_dir(support::workspace())
         .args(["--test-threads", "1"])
         .args(args)
         .env("HARSHJUDGE_DIR", root.join(".harshJudge"))
-        .env("TMPDIR", root.join("tmp"))
+        .env("TMPDIR", &marked_tmp)
         .env(support::PROCESS_MARK, root)
         .env("HARSHJUDGE_BROWSER", browser.name())
         .env_remove("HARSHJUDGE_BASE_URL")

@@ -18,10 +18,9 @@ use support::{runs, test_binary};
 const SUITE: &str = "resilience_suite";
 const MARK: &str = "HARSHJUDGE_TEST_PROCESS_MARK";
 
-/// The suite with `root/.harshJudge`, `TMPDIR=root/tmp` and the marker `root`.
+/// The suite with `root/.harshJudge`, `TMPDIR=root/t` and the marker `root`.
 fn suite(root: &Path, args: &[&str]) -> Command {
-    let tmp = root.join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = support::browser_marker(root, "t");
     let mut cmd = Command::new(test_binary(SUITE));
     cmd.current_dir(support::workspace())
         .args(args)
@@ -88,15 +87,15 @@ fn wait_until_gone(root: &Path) -> Vec<Found> {
     }
 }
 
-/// Browser folders (`harshjudge-*`) left in `root/tmp`.
+/// Browser folders (`support::is_library_folder`) left in `root/t`.
 fn folders_left(root: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(root.join("tmp"))
+    std::fs::read_dir(root.join("t"))
         .unwrap()
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
             p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("harshjudge-"))
+                .is_some_and(|n| support::is_library_folder(&n.to_string_lossy()))
         })
         .collect()
 }
@@ -178,7 +177,7 @@ fn twenty_sigkills_with_a_browser_open_leave_no_browser_process() {
 #[test]
 fn a_chromium_killed_mid_run_leaves_no_browser_process() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("browser");
+    let root = tmp.path().join("b");
     let out = suite(&root, &["browser_dies", "--test-threads", "1"])
         .env("HARSHJUDGE_EVIDENCE", "off")
         .output()
@@ -223,7 +222,7 @@ fn a_chromium_killed_mid_run_leaves_no_browser_process() {
 #[test]
 fn a_suite_that_ends_leaves_no_browser_process_nor_profile_when_it_exits() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("exit");
+    let root = tmp.path().join("e");
     let out = suite(&root, &["browser_wait", "--test-threads", "1"])
         .env("HARSHJUDGE_STEP_TIMEOUT", "4s")
         .output()
@@ -260,8 +259,9 @@ fn a_suite_that_ends_leaves_no_browser_process_nor_profile_when_it_exits() {
 #[test]
 fn a_browser_started_early_for_a_page_never_opened_leaves_nothing_behind() {
     let tmp = tempfile::tempdir().unwrap();
-    for (name, wait_ms) in [("idle", 3000), ("starting", 0)] {
-        let root = tmp.path().join(name);
+    // Short folder names: the run's TMPDIR is under them (`support::browser_marker`).
+    for (name, folder, wait_ms) in [("idle", "i", 3000), ("starting", "s", 0)] {
+        let root = tmp.path().join(folder);
         let mut child = suite(&root, &["page_never_opened", "--test-threads", "1"])
             .env("FIXTURE_STEP_MS", wait_ms.to_string())
             .stdout(Stdio::piped())

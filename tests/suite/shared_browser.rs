@@ -23,7 +23,7 @@ const SUITE: &str = "reuse_suite";
 /// `cargo nextest run` of the suite over the DevTools protocol, its
 /// temporary files and processes marked with `root`.
 fn nextest(root: &Path, filter: &str) -> Command {
-    std::fs::create_dir_all(root.join("tmp")).unwrap();
+    support::browser_marker(root, "t");
     let mut cmd = support::nextest(SUITE, &root.join(".harshJudge"));
     cmd.args(["--no-fail-fast", "--test-threads", "3", "-E", filter]);
     marked(&mut cmd, root);
@@ -32,7 +32,7 @@ fn nextest(root: &Path, filter: &str) -> Command {
 
 /// The environment of a run of the suite marked with `root`.
 fn marked(cmd: &mut Command, root: &Path) {
-    cmd.env("TMPDIR", root.join("tmp"))
+    cmd.env("TMPDIR", root.join("t"))
         .env(support::PROCESS_MARK, root)
         .env("HARSHJUDGE_BROWSER", "chromium")
         .env("HARSHJUDGE_CHROMIUM_PROTOCOL", "cdp")
@@ -110,13 +110,13 @@ fn one_chromium_serves_the_nextest_run_each_scenario_in_a_context_of_its_own() {
     let root = tmp.path().join("n");
     // Under cargo test first (which builds the suite): the evidence to match.
     let plain = tmp.path().join("t");
-    std::fs::create_dir_all(plain.join("tmp")).unwrap();
+    let plain_tmp = support::browser_marker(&plain, "t");
     let reference = support::cargo_test(
         SUITE,
         &plain.join(".harshJudge"),
         &["--test-threads", "1", "--skip", "c_waits"],
         &[
-            ("TMPDIR", &plain.join("tmp").display().to_string()),
+            ("TMPDIR", &plain_tmp.display().to_string()),
             ("HARSHJUDGE_BROWSER", "chromium"),
             ("HARSHJUDGE_CHROMIUM_PROTOCOL", "cdp"),
         ],

@@ -368,7 +368,7 @@ pub fn wait_until_at_step(
 
 /// What is left under `root` once a run ended: processes started for it
 /// (waited for up to 10 s, then killed) and the library's temporary folders
-/// in `root/tmp`.
+/// in `root/t` (its `browser_marker`).
 pub fn left_behind(root: &Path) -> (Vec<(u32, String)>, Vec<PathBuf>) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let mut left = started_for(root);
@@ -381,10 +381,10 @@ pub fn left_behind(root: &Path) -> (Vec<(u32, String)>, Vec<PathBuf>) {
             .args(["-KILL", &pid.to_string()])
             .status();
     }
-    let folders = std::fs::read_dir(root.join("tmp"))
+    let folders = std::fs::read_dir(root.join("t"))
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("harshjudge-"))
+        .filter(|e| is_library_folder(&e.file_name().to_string_lossy()))
         .map(|e| e.path())
         .collect();
     (left, folders)
@@ -588,17 +588,25 @@ pub fn on_every_engine(
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// Whether `name`, in a suite's temporary folder, is one of harshjudge's
+/// folders: a browser's or a driver's (`harshjudge-…`), or a nextest run's
+/// shared Chromium (`hj-chromium-…`).
+pub fn is_library_folder(name: &str) -> bool {
+    name.starts_with("harshjudge-") || name.starts_with("hj-")
+}
+
 /// A folder made in `dir` for a suite's `TMPDIR`, to mark the browsers it
 /// starts (their folders and command lines carry it). Asserted short enough
 /// that harshjudge makes the browsers' folders in it: under a longer one it
-/// makes them in `/tmp` (Chromium's socket under `harshjudge-chromium-XXXXXX`
-/// would pass 107 bytes: `process::browser_temp_dir`), and a test looking
-/// for them in the marker would find nothing, passing for nothing.
+/// makes them in `/tmp` (Chromium's socket under the longest of them, the
+/// run's shared `hj-chromium-{16 hex}`, would pass 107 bytes:
+/// `process::browser_temp_dir`), and a test looking for them in the marker
+/// would find nothing, passing for nothing.
 pub fn browser_marker(dir: &Path, name: &str) -> PathBuf {
     let marker = dir.join(name);
     std::fs::create_dir_all(&marker).unwrap();
     let longest = marker.as_os_str().len()
-        + "/harshjudge-chromium-XXXXXX".len()
+        + "/hj-chromium-0123456789abcdef".len()
         + "/org.chromium.Chromium.XXXXXX/SingletonSocket".len();
     assert!(
         longest <= 107,

@@ -93,11 +93,12 @@ impl RunFolder {
         Self::lock_in(&std::env::temp_dir(), what, run, key_parts)
     }
 
-    /// [`RunFolder::lock`] under a short name, `harshjudge-{what}-{key}`,
-    /// the run being one of the key's parts: for a folder that holds Unix
-    /// sockets, whose paths may not exceed 107 bytes (a browser's
-    /// `SingletonSocket` in its `TMPDIR`, 45 bytes below it; a nextest run id
-    /// alone is 36).
+    /// [`RunFolder::lock`] under a short name, `hj-{what}-{key}`, the run
+    /// being one of the key's parts: for a folder that holds Unix sockets,
+    /// whose paths may not exceed 107 bytes (a browser's `SingletonSocket` in
+    /// its `TMPDIR`, 46 bytes below it; a nextest run id alone is 36), in the
+    /// temporary folder or, when that is too long for them, in `/tmp`
+    /// ([`super::browser_temp_dir`]).
     pub(crate) fn lock_short(
         what: &str,
         run: &str,
@@ -110,7 +111,7 @@ impl RunFolder {
     pub(crate) fn short_path(what: &str, run: &str, key_parts: &[&[u8]]) -> PathBuf {
         let mut parts = vec![run.as_bytes()];
         parts.extend_from_slice(key_parts);
-        let name = format!("harshjudge-{what}-{}", key(&parts));
+        let name = format!("hj-{what}-{}", key(&parts));
         super::browser_temp_dir(&name).join(name)
     }
 
@@ -219,10 +220,7 @@ mod tests {
         let uuid = "0b1c22ff-0b1c-22ff-0b1c-22ff0b1c22ff";
         let a = RunFolder::lock_short("thing", uuid, &[b"k"]).unwrap();
         let name = a.path().file_name().unwrap().to_string_lossy().into_owned();
-        assert_eq!(
-            name,
-            format!("harshjudge-thing-{}", key(&[uuid.as_bytes(), b"k"]))
-        );
+        assert_eq!(name, format!("hj-thing-{}", key(&[uuid.as_bytes(), b"k"])));
         let other_run = RunFolder::lock_short("thing", "run2", &[b"k"]).unwrap();
         assert_ne!(a.path(), other_run.path());
         for f in [a.path().to_path_buf(), other_run.path().to_path_buf()] {

@@ -2,7 +2,7 @@
 //! (`server/nextest.rs`): nextest runs every scenario in a process of its
 //! own, and a browser start per scenario costs more than the scenario.
 //!
-//! - The run's folder `harshjudge-chromium-{key}` in the temporary folder
+//! - The run's folder `hj-chromium-{key}` in the temporary folder
 //!   ([`RunFolder::lock_short`]; `key`: the run's id, the Chromium binary and
 //!   its whole command line, so the app's host in its resolver rules, the
 //!   window and headless: processes launching the same browser share it;
@@ -39,7 +39,7 @@ use crate::browser::config::BrowserConfig;
 use crate::browser::error::BrowserError;
 use crate::process::shared::RunFolder;
 
-/// The name of the run's folder's kind (`harshjudge-chromium-…`).
+/// The name of the run's folder's kind (`hj-chromium-…`).
 const WHAT: &str = "chromium";
 /// The state's file in the run's folder.
 const STATE: &str = "browser.json";
