@@ -143,7 +143,13 @@ async fn open_session(
     // else from the `devtools` log, whose network events need the Network
     // domain (the console's are on already; it stays on across navigations).
     let bidi = match bidi::socket_url(&client) {
-        Some(ws) => Some(bidi::Bidi::connect(&ws).await?),
+        Some(ws) => {
+            let b = bidi::Bidi::connect(&ws).await?;
+            // Its challenges answered (`bidi/auth.rs`); a remote end that
+            // cannot leaves them to the browser (and fails credentials).
+            let _ = b.answer_challenges().await;
+            Some(b)
+        }
         None if config.browser == BrowserKind::Chromium => {
             let _said = bidi::announce_fallback(&url);
             wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
