@@ -75,7 +75,8 @@ async fn open_session(
                 // before a new one: the driver and X server need not start again.
                 let idle = || {
                     let binary = config.driver_binary().ok()?;
-                    drivers.take_idle(config.browser, &binary)
+                    let locale = config.launch_emulation().locale;
+                    drivers.take_idle(config.browser, &binary, locale.as_deref())
                 };
                 let d = match idle_first.then(idle).flatten() {
                     Some(d) => d,
