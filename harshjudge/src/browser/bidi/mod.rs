@@ -710,6 +710,7 @@ impl Bidi {
                 let script = AddPreloadScript {
                     function_declaration: format!("function () {{\n{source}\n}}"),
                     contexts: None,
+                    user_contexts: None,
                 };
                 let _ = self
                     .command::<_, IgnoredAny>("script.addPreloadScript", &script)
