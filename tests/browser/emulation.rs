@@ -459,12 +459,31 @@ async fn webkit_sets_the_viewport_user_agent_time_zone_and_scripts_and_refuses_t
     page.goto("/").await.unwrap();
     assert_eq!(js(&page, "return innerWidth").await, 800);
     browsers().release(page).await;
-    // What MiniBrowser takes on its command line: a user agent, the time zone.
+    // What MiniBrowser takes on its command line: a user agent, the time
+    // zone; and in its environment: the locale.
     let e = Emulation::new()
         .user_agent("harshjudge-webkit/1.0")
-        .timezone_id("Asia/Tokyo");
+        .timezone_id("Asia/Tokyo")
+        .locale("de-DE");
     let page = open(&base, webkit, e).await.unwrap();
     page.goto("/").await.unwrap();
+    assert_eq!(js(&page, "return navigator.language").await, "de-DE");
+    assert_eq!(
+        js(&page, "return new Intl.NumberFormat().format(1234.5)").await,
+        "1.234,5"
+    );
+    assert_eq!(
+        js(&page, "return new Date(0).toLocaleDateString()").await,
+        "1.1.1970"
+    );
+    let echo: Value = page
+        .evaluate("async () => (await fetch('/echo')).json()", ())
+        .await
+        .unwrap();
+    assert!(
+        echo["lang"].as_str().unwrap_or_default().starts_with("de"),
+        "the Accept-Language the server got: {echo}"
+    );
     assert_eq!(
         js(&page, "return navigator.userAgent").await,
         "harshjudge-webkit/1.0"
@@ -487,9 +506,17 @@ async fn webkit_sets_the_viewport_user_agent_time_zone_and_scripts_and_refuses_t
         -540
     );
     browsers().release(page).await;
+    // The next page wants no locale: not the de-DE browser's (nor its driver's).
+    let page = open(&base, webkit, Emulation::new()).await.unwrap();
+    page.goto("/").await.unwrap();
+    assert_ne!(js(&page, "return navigator.language").await, "de-DE");
+    assert_ne!(
+        js(&page, "return new Intl.NumberFormat().format(1234.5)").await,
+        "1.234,5"
+    );
+    browsers().release(page).await;
     scripts_off(&base, webkit).await;
     for (option, e) in [
-        ("locale", Emulation::new().locale("de-DE")),
         ("offline", Emulation::new().offline(true)),
         (
             "color_scheme",

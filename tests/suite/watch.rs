@@ -270,8 +270,32 @@ fn a_pause_waits_for_enter_with_the_steps_timer_stopped() {
         .env("HARSHJUDGE_PAUSE_INPUT", "stdin")
         .env("HARSHJUDGE_STEP_TIMEOUT", "2s");
     let mut live = Live::start(cmd);
+    let folder = live.wait_for("evidence and trace so far: ");
     let line = live.wait_for("press Enter to continue");
     assert!(line.contains("after 30m"), "{line}");
+    // The trace it points to is there while it waits: the step's so far,
+    // with the action before the pause (written by the store's writer
+    // apart: waited for, at most 30 s).
+    let folder = folder.split("evidence and trace so far: ").nth(1).unwrap();
+    let trace = Path::new(folder.trim()).join("step-02/evidence/trace.json");
+    let until = Instant::now() + Duration::from_secs(30);
+    let so_far = loop {
+        let read = std::fs::read_to_string(&trace).ok();
+        if let Some(text) = read.filter(|t| serde_json::from_str::<serde_json::Value>(t).is_ok()) {
+            break text;
+        }
+        assert!(
+            Instant::now() < until,
+            "no {} during the pause",
+            trace.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        so_far.contains("fill"),
+        "the fill before the pause: {so_far}"
+    );
+    assert!(so_far.contains("the step's trace so far"), "{so_far}");
     // Paused longer than the step may last: its timer is stopped.
     let paused = Instant::now();
     std::thread::sleep(Duration::from_secs(3));

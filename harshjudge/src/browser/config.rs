@@ -474,7 +474,8 @@ impl BrowserConfig {
     /// What of `emulation` a new session's browser is launched with, since
     /// no command sets it afterwards: on WebKit (a session per page), the
     /// user agent, scripts off and the time zone, MiniBrowser's
-    /// `--user-agent`, `--enable-javascript` and `--time-zone`. Nothing on
+    /// `--user-agent`, `--enable-javascript` and `--time-zone`, and the
+    /// locale, its driver's environment (`LANG`, `driver.rs`). Nothing on
     /// the other engines, whose backends send every option as a command.
     ///
     /// On Firefox, the colour scheme (light or dark: Firefox has no
@@ -485,6 +486,7 @@ impl BrowserConfig {
         let e = &self.emulation;
         match self.browser {
             BrowserKind::Webkit => Emulation {
+                locale: e.locale.clone(),
                 user_agent: e.user_agent.clone(),
                 javascript_enabled: e.javascript_enabled,
                 timezone_id: e.timezone_id.clone(),

@@ -2,7 +2,9 @@
 //! authentication challenge is answered ([`Auth`]), whatever the protocol
 //! that tells of it (DevTools' `Fetch.authRequired`, `backend/cdp/auth.rs`;
 //! BiDi's `network.authRequired`, `bidi/auth.rs`): the credentials once per
-//! request and only to their origin, else the server's 401.
+//! request and only to their origin, else the server's 401 (cancelled:
+//! the browser's own answer is a login prompt, or in Chromium's headless
+//! mode a failed navigation, `net::ERR_INVALID_AUTH_CREDENTIALS`).
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -24,23 +26,14 @@ pub(crate) struct Auth {
 /// The answer to one challenge.
 #[derive(Debug, PartialEq)]
 pub(crate) enum AuthAnswer {
-    /// No credentials: what the browser does (the 401 shown).
-    Default,
-    /// Not for this origin, or tried already: the 401 shown.
+    /// No credentials, not for this origin, or tried already: the
+    /// server's 401 shown.
     Cancel,
     /// The credentials.
     Provide { username: String, password: String },
 }
 
 impl Auth {
-    /// Whether the page has credentials.
-    pub(crate) fn is_set(&self) -> bool {
-        self.credentials
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-    }
-
     /// The page's credentials from now on.
     pub(crate) fn set(&self, credentials: Option<HttpCredentials>) {
         *self.credentials.lock().unwrap_or_else(|p| p.into_inner()) = credentials;
@@ -50,7 +43,7 @@ impl Auth {
     pub(crate) fn answer(&self, request_id: &str, origin: &str) -> AuthAnswer {
         let credentials = self.credentials.lock().unwrap_or_else(|p| p.into_inner());
         let Some(c) = credentials.as_ref() else {
-            return AuthAnswer::Default;
+            return AuthAnswer::Cancel;
         };
         if let Some(o) = &c.origin
             && !o.eq_ignore_ascii_case(origin)

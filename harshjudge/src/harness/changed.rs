@@ -1,11 +1,16 @@
 //! `--only-changed[=REF]`: the files git says changed since a ref (tracked
 //! files that differ from it in the working tree, and untracked files not
 //! ignored, as Playwright's `--only-changed`), and whether a scenario's
-//! source file is one of them.
+//! source file is one of them or depends on one (`changed_deps.rs`: the
+//! modules it reaches by `mod` declarations, those of its crate's root it
+//! names, and the package's `Cargo.toml` and `build.rs`).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "changed_deps.rs"]
+mod deps;
 
 /// Why the changed files could not be listed.
 #[derive(Debug, thiserror::Error)]
@@ -146,14 +151,52 @@ impl ChangedFiles {
         })
     }
 
-    /// Whether the source file `file` (a scenario's `file!()`) changed.
-    /// `file!()` is relative to the workspace the crate was built in (or
-    /// absolute): it is taken from the package root and each folder above
-    /// it up to the work tree's top.
+    /// Whether the source file `file` (a scenario's `file!()`) changed, or
+    /// a file it depends on (`changed_deps.rs`). `file!()` is relative to
+    /// the workspace the crate was built in (or absolute): it is taken from
+    /// the package root and each folder above it up to the work tree's top.
     pub fn contains(&self, file: &str) -> bool {
+        let candidates = self.candidates(file);
+        if candidates.iter().any(|p| self.files.contains(p)) {
+            return true;
+        }
+        let package = self.package();
+        if self
+            .files
+            .iter()
+            .any(|f| deps::runs_everything(f, &package))
+        {
+            return true;
+        }
+        let changed: Vec<&Path> = self
+            .files
+            .iter()
+            .filter(|f| f.starts_with(&package) && f.extension().is_some_and(|e| e == "rs"))
+            .map(PathBuf::as_path)
+            .collect();
+        !changed.is_empty()
+            && candidates
+                .iter()
+                .find(|p| p.is_file())
+                .is_some_and(|s| deps::reaches(s, &package, &changed))
+    }
+
+    /// The package root as the changed files name it (under the top).
+    fn package(&self) -> PathBuf {
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        let top = std::fs::canonicalize(&self.top).unwrap_or_else(|_| self.top.clone());
+        match root.strip_prefix(&top) {
+            Ok(p) => self.top.join(p),
+            Err(_) => self.root.clone(),
+        }
+    }
+
+    /// The absolute paths `file` (a `file!()`) may be, as the changed files
+    /// name them.
+    fn candidates(&self, file: &str) -> Vec<PathBuf> {
         let file = Path::new(file);
         if file.is_absolute() {
-            return self.files.contains(file);
+            return vec![file.to_path_buf()];
         }
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let top = std::fs::canonicalize(&self.top).unwrap_or_else(|_| self.top.clone());
@@ -165,7 +208,7 @@ impl ChangedFiles {
                     .ok()
                     .map(|p| self.top.join(p))
             })
-            .any(|p| self.files.contains(&p))
+            .collect()
     }
 
     /// The note printed before the tests run.
@@ -241,6 +284,38 @@ mod tests {
             e.to_string().contains("expected a branch, tag or commit"),
             "{e}"
         );
+        // Imports: a shared module the crate's root declares, named by one
+        // scenario file; a helper another declares; the manifest.
+        let t = |p: &str, s: &str| {
+            std::fs::create_dir_all(top.join(p).parent().unwrap()).unwrap();
+            std::fs::write(top.join(p), s).unwrap();
+        };
+        t(
+            "suite/tests/e2e/main.rs",
+            "#[path = \"../shared/mod.rs\"]\nmod shared;\nmod uses;\nmod plain;\nmod own;\n",
+        );
+        t("suite/tests/shared/mod.rs", "pub fn x() {}\n");
+        t("suite/tests/e2e/uses.rs", "use crate::shared::x;\n");
+        t("suite/tests/e2e/plain.rs", "fn y() {}\n");
+        t("suite/tests/e2e/own.rs", "mod helpers;\n");
+        t("suite/tests/e2e/own/helpers.rs", "pub fn h() {}\n");
+        t("suite/Cargo.toml", "[package]\n");
+        git_ok(top, &["add", "."]);
+        git_ok(top, &["commit", "-q", "-m", "three"]);
+        t("suite/tests/shared/mod.rs", "pub fn x() { }\n");
+        let shared = ChangedFiles::read(&root, "HEAD").unwrap();
+        assert!(shared.contains("tests/e2e/uses.rs"), "{shared:?}");
+        assert!(!shared.contains("tests/e2e/plain.rs"));
+        assert!(!shared.contains("tests/e2e/own.rs"));
+        git_ok(top, &["commit", "-q", "-a", "-m", "four"]);
+        t("suite/tests/e2e/own/helpers.rs", "pub fn h() { }\n");
+        let helper = ChangedFiles::read(&root, "HEAD").unwrap();
+        assert!(helper.contains("tests/e2e/own.rs"));
+        assert!(!helper.contains("tests/e2e/uses.rs"));
+        git_ok(top, &["commit", "-q", "-a", "-m", "five"]);
+        t("suite/Cargo.toml", "[package]\nname = \"s\"\n");
+        let manifest = ChangedFiles::read(&root, "HEAD").unwrap();
+        assert!(manifest.contains("tests/e2e/plain.rs"));
         let outside = tempfile::tempdir().unwrap();
         let e = ChangedFiles::read(outside.path(), "HEAD").unwrap_err();
         assert!(matches!(e, ChangedError::NotAWorkTree { .. }), "{e:?}");

@@ -687,6 +687,33 @@ fn only_changed_runs_the_scenarios_of_changed_files_with_their_setups() {
             "fixture_database: brought along as a setup of smoke_login",
         ]
     );
+    // The package's manifest (or build script) changed: everything runs.
+    for manifest in ["suite/Cargo.toml", "suite/build.rs"] {
+        let p = plan(
+            suite.clone(),
+            &args,
+            &flags,
+            false,
+            changed(&[manifest]),
+            None,
+        );
+        assert_eq!(slugs(&p).len(), 4, "{manifest}: {:?}", slugs(&p));
+        assert!(
+            p.filtered_out.is_empty(),
+            "{manifest}: {:?}",
+            p.filtered_out
+        );
+    }
+    // Another package's manifest: nothing of this one.
+    let p = plan(
+        suite.clone(),
+        &args,
+        &flags,
+        false,
+        changed(&["other/Cargo.toml"]),
+        None,
+    );
+    assert!(slugs(&p).is_empty(), "{:?}", slugs(&p));
     // Nothing changed: nothing runs.
     let p = plan(suite, &args, &flags, false, changed(&[]), None);
     assert!(slugs(&p).is_empty(), "{:?}", slugs(&p));

@@ -5,6 +5,7 @@
 
 use super::{ClockHold, Shared};
 use crate::browser::pause::{PauseAt, pause};
+use crate::event::Event;
 use crate::settings::watch::PauseMode;
 
 impl Shared {
@@ -35,9 +36,35 @@ impl Shared {
         }
     }
 
-    /// What [`crate::browser::ScenarioEvidence::hold_clock`] holds: the
-    /// running step's timer, stopped.
+    /// What [`crate::browser::ScenarioEvidence::hold_clock`] holds as
+    /// `page.pause()` begins: the running step's timer, stopped; and the
+    /// step's trace so far written (`trace.json`, replaced at the step's
+    /// end), so that the trace the pause points to is there to look at.
     pub(super) fn clock_hold(self: std::sync::Arc<Self>) -> Box<dyn Send> {
+        self.trace_so_far();
         Box::new(ClockHold::new(self))
+    }
+
+    /// Writes the running step's trace so far (when tracing is on and a page
+    /// opened), as its end will write the whole.
+    fn trace_so_far(&self) {
+        let Some(tracer) = &self.tracer else {
+            return;
+        };
+        let step = self.cursor.lock().expect("cursor lock").step;
+        if step == 0 {
+            return;
+        }
+        let id = Self::step_id(step);
+        let Some(file) = tracer.step_so_far(id.as_str()) else {
+            return;
+        };
+        let bytes = serde_json::to_vec_pretty(&file).expect("a trace serializes");
+        let _ = self.stream.emit(&Event::TraceCaptured {
+            slug: self.stream.slug(),
+            id: &id,
+            bytes: &bytes,
+            dom: None,
+        });
     }
 }

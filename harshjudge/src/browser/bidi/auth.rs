@@ -1,17 +1,21 @@
-//! HTTP credentials over WebDriver BiDi: while a page has them, an intercept
-//! of phase `authRequired` blocks every challenge of the session (the
-//! session's one scenario) and each `network.authRequired` is answered as
-//! the page's [`crate::browser::credentials::Auth`] says, by
-//! `network.continueWithAuth` (`provideCredentials`, else `cancel`: the
-//! server's 401). The routes' intercepts (`route.rs`) are apart: a request
-//! both routed and challenged meets each in its phase.
+//! Authentication challenges over WebDriver BiDi: from the session's start
+//! (`pool.rs`), an intercept of phase `authRequired` blocks every challenge
+//! of the session (the session's one scenario; no other request is
+//! blocked) and each `network.authRequired` is answered as the page's
+//! [`crate::browser::credentials::Auth`] says, by `network.continueWithAuth`
+//! (`provideCredentials`, else `cancel`: the server's 401 shown). Left to
+//! the browser, a challenge opens a login prompt no scenario can answer
+//! (Firefox's navigation never ends) or fails the navigation
+//! (chromedriver's headless Chromium: `net::ERR_INVALID_AUTH_CREDENTIALS`).
+//! The routes' intercepts (`route.rs`) are apart: a request both routed and
+//! challenged meets each in its phase.
 
 use std::sync::Arc;
 
 use serde::de::IgnoredAny;
 
 use super::Bidi;
-use super::protocol::{AddIntercept, Intercept, InterceptPhase, RemoveIntercept, Subscribe};
+use super::protocol::{AddIntercept, Intercept, InterceptPhase, Subscribe};
 use super::protocol_emulation::{AuthCredentials, ContinueWithAuth};
 use super::protocol_events::AuthRequired;
 use crate::browser::credentials::AuthAnswer;
@@ -19,40 +23,36 @@ use crate::browser::emulation::HttpCredentials;
 use crate::browser::error::BrowserError;
 
 impl Bidi {
-    /// The page's credentials from now on (none: challenges are the
-    /// browser's again): the intercept added with the first, removed with
-    /// the last.
+    /// Blocks every authentication challenge of the session from now on,
+    /// each answered by [`handle`]: the intercept added once per session.
+    pub(crate) async fn answer_challenges(&self) -> Result<(), BrowserError> {
+        let mut added = self.auth_intercept.lock().await;
+        if *added {
+            return Ok(());
+        }
+        let subscribe = Subscribe {
+            events: &["network.authRequired"],
+        };
+        self.command::<_, IgnoredAny>("session.subscribe", &subscribe)
+            .await?;
+        let add = AddIntercept {
+            phases: vec![InterceptPhase::AuthRequired],
+            contexts: None,
+            url_patterns: None,
+        };
+        let _: Intercept = self.command("network.addIntercept", &add).await?;
+        *added = true;
+        Ok(())
+    }
+
+    /// The page's credentials from now on (none: each challenge cancelled,
+    /// the server's 401 shown), its challenges blocked if they were not.
     pub(crate) async fn set_credentials(
         &self,
         credentials: Option<HttpCredentials>,
     ) -> Result<(), BrowserError> {
-        let mut intercept = self.auth_intercept.lock().await;
-        let wanted = credentials.is_some();
         self.auth.set(credentials);
-        match (wanted, intercept.as_ref()) {
-            (true, None) => {
-                let subscribe = Subscribe {
-                    events: &["network.authRequired"],
-                };
-                self.command::<_, IgnoredAny>("session.subscribe", &subscribe)
-                    .await?;
-                let add = AddIntercept {
-                    phases: vec![InterceptPhase::AuthRequired],
-                    contexts: None,
-                    url_patterns: None,
-                };
-                let added: Intercept = self.command("network.addIntercept", &add).await?;
-                *intercept = Some(added.intercept);
-            }
-            (false, Some(id)) => {
-                let remove = RemoveIntercept { intercept: id };
-                self.command::<_, IgnoredAny>("network.removeIntercept", &remove)
-                    .await?;
-                *intercept = None;
-            }
-            _ => {}
-        }
-        Ok(())
+        self.answer_challenges().await
     }
 }
 
@@ -75,11 +75,6 @@ pub(super) async fn handle(bidi: Arc<Bidi>, challenge: AuthRequired) {
         .auth
         .answer(request, &origin_of(&challenge.request.url));
     let go_on = match &answer {
-        AuthAnswer::Default => ContinueWithAuth {
-            request,
-            action: "default",
-            credentials: None,
-        },
         AuthAnswer::Cancel => ContinueWithAuth {
             request,
             action: "cancel",

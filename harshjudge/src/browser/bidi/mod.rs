@@ -116,9 +116,10 @@ pub(crate) struct Bidi {
     pub(crate) routes: Arc<Routes>,
     /// The intercepts that feed them.
     intercepts: route::Intercepts,
-    /// The page's HTTP credentials and their `authRequired` intercept (`auth.rs`).
+    /// The page's HTTP credentials, and whether the session's
+    /// `authRequired` intercept is there (`auth.rs`).
     pub(crate) auth: crate::browser::credentials::Auth,
-    auth_intercept: tokio::sync::Mutex<Option<String>>,
+    auth_intercept: tokio::sync::Mutex<bool>,
     /// The top-level browsing context of the session's window.
     pub(crate) context: Mutex<Option<String>>,
     /// The page's dialog handler and the scenario its dialogs are evidence of.
@@ -709,6 +710,7 @@ impl Bidi {
                 let script = AddPreloadScript {
                     function_declaration: format!("function () {{\n{source}\n}}"),
                     contexts: None,
+                    user_contexts: None,
                 };
                 let _ = self
                     .command::<_, IgnoredAny>("script.addPreloadScript", &script)
@@ -790,8 +792,8 @@ impl Bidi {
         !self.out.is_closed()
     }
 
-    /// Back to a clean state for the next scenario: no routes, no intercept,
-    /// no credentials, nothing logged.
+    /// Back to a clean state for the next scenario: no routes, no route's
+    /// intercept, no credentials, nothing logged.
     pub(crate) async fn reset(&self) {
         self.clear_routes().await;
         let _ = self.set_credentials(None).await;

@@ -305,6 +305,10 @@ pub(crate) struct AddPreloadScript {
     /// The top-level contexts it is for (their frames too); none: every one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) contexts: Option<Vec<String>>,
+    /// The user contexts it is for (every context in them, popups opened
+    /// later too); not with `contexts`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) user_contexts: Option<Vec<String>>,
 }
 
 /// `input.performActions`: WebDriver's action sequences, as classic Perform

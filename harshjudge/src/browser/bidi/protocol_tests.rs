@@ -26,6 +26,7 @@ fn session_script_and_input_commands_are_the_specs() {
         sent(AddPreloadScript {
             function_declaration: "function () {}".into(),
             contexts: None,
+            user_contexts: None,
         }),
         json!({"functionDeclaration": "function () {}"})
     );
@@ -33,8 +34,17 @@ fn session_script_and_input_commands_are_the_specs() {
         sent(AddPreloadScript {
             function_declaration: "function () {}".into(),
             contexts: Some(vec!["ctx".into()]),
+            user_contexts: None,
         }),
         json!({"functionDeclaration": "function () {}", "contexts": ["ctx"]})
+    );
+    assert_eq!(
+        sent(AddPreloadScript {
+            function_declaration: "function () {}".into(),
+            contexts: None,
+            user_contexts: Some(vec!["uc".into()]),
+        }),
+        json!({"functionDeclaration": "function () {}", "userContexts": ["uc"]})
     );
     let actions =
         json!([{"type": "key", "id": "k", "actions": [{"type": "keyDown", "value": "a"}]}]);

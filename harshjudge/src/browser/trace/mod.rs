@@ -407,6 +407,26 @@ impl Tracer {
         }
     }
 
+    /// The running step's trace so far, as `step`'s file (no DOM
+    /// snapshots), the step going on: what a pause writes, so that the
+    /// trace it points to exists while the person looks. None when tracing
+    /// is off or no page opened.
+    pub(crate) fn step_so_far(&self, step: &str) -> Option<TraceFile> {
+        let s = self.state();
+        if matches!(self.tracing, Tracing::Off) || s.pages.is_empty() {
+            return None;
+        }
+        let (started, pages, errors) = (s.step_started, s.pages.clone(), s.errors.clone());
+        let (entries, console, network) = (s.entries.clone(), s.console.clone(), s.network.clone());
+        drop(s);
+        let mut file = self.file(step, started, now_ms(), &pages, entries, console, network);
+        file.errors = errors;
+        file.limits.push(
+            "the step's trace so far, written as a pause began; the step's end replaces it when the step keeps its trace".into(),
+        );
+        Some(file)
+    }
+
     /// Ends step `step`'s trace: its file when the step is to keep it (every
     /// step under `Keep`, a failed one under `KeepIfFailed`) and the scenario
     /// opened a page, else nothing;

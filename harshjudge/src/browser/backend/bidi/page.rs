@@ -347,11 +347,24 @@ return JSON.stringify(r); }}",
         what: &str,
         _at: &'static Location<'static>,
     ) -> Result<(), BrowserError> {
-        // The page's own top-level context and its frames: the session is
-        // pooled, and its next scenario's tab is another context.
+        // The page's user context (the scenario's own: a pooled session's
+        // next scenario gets a new one, its tab there, `reuse.rs`; a fresh
+        // session's first is in `default`, which no later tab uses), so
+        // that its popups, new top-level contexts, run it from their first
+        // document as the page's frames do; a popup's page, or a tab the
+        // tree names no user context of: its own top-level context.
+        let user_context = match self.popup {
+            false => self.tab_user_context().await?,
+            true => None,
+        };
+        let (contexts, user_contexts) = match user_context {
+            Some(u) => (None, Some(vec![u])),
+            None => (Some(vec![self.context.clone()]), None),
+        };
         let script = AddPreloadScript {
             function_declaration: format!("function () {{\n{source}\n}}"),
-            contexts: Some(vec![self.context.clone()]),
+            contexts,
+            user_contexts,
         };
         self.bidi
             .command::<_, IgnoredAny>("script.addPreloadScript", &script)

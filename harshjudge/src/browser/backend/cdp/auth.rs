@@ -17,11 +17,6 @@ pub(crate) async fn continue_with_auth(
     answer: AuthAnswer,
 ) {
     let response = match &answer {
-        AuthAnswer::Default => AuthChallengeResponse {
-            response: "Default",
-            username: None,
-            password: None,
-        },
         AuthAnswer::Cancel => AuthChallengeResponse {
             response: "CancelAuth",
             username: None,

@@ -539,13 +539,8 @@ return JSON.stringify(r); }})({args})",
             connection: &page.connection,
             session: &page.session,
             shared: &page.shared,
-            fetch_on: &page.fetch_on,
         };
         emulate::emulate(target, &previous, wanted, viewport, context, false).await?;
-        // The credentials' `Fetch`, in the iframes' sessions too.
-        if wanted.http_credentials != previous.http_credentials {
-            page.sync_routes().await?;
-        }
         self.context.set_emulation(wanted.clone());
         if let Some(v) = wanted.viewport {
             *self.viewport.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);

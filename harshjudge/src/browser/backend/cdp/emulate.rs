@@ -4,9 +4,8 @@
 //! agent with `Accept-Language`, device metrics, touch, scripts off), the
 //! network's conditions (offline) and extra headers, the context's
 //! permissions (`Browser.grantPermissions`), and HTTP credentials answered
-//! through `Fetch.authRequired` by the one `Fetch` handler the routes use
-//! (`fetch.rs`, `intercept.rs`: `Fetch` pauses the page's requests while it
-//! has a route or credentials).
+//! through `Fetch.authRequired` (`intercept.rs`: `Fetch` hands each page's
+//! challenges over always, and pauses its requests while it has a route).
 //!
 //! Only what differs from what the page had is sent ([`emulate`]): a page
 //! opens with none of it (`backend.rs` applies its own), a popup with its
@@ -119,7 +118,6 @@ pub(super) struct Target<'a> {
     pub(super) connection: &'a Connection,
     pub(super) session: &'a SessionId,
     pub(super) shared: &'a Shared,
-    pub(super) fetch_on: &'a tokio::sync::Mutex<bool>,
 }
 
 /// Sends what differs between `previous` (what the page has) and `wanted`,
@@ -128,8 +126,8 @@ pub(super) struct Target<'a> {
 /// permissions (none: a popup, whose context has them already). `run`: a
 /// target paused at its start (a popup), let run once the commands are sent
 /// (its first document has them; a paused renderer answers some commands,
-/// its init's among them, only once it runs); its `Fetch` turned on here
-/// for the credentials. Not `run`: the caller syncs `Fetch` after.
+/// its init's among them, only once it runs). The credentials only change
+/// what challenges are answered: `Fetch` hands them over always.
 pub(super) async fn emulate<'a>(
     target: Target<'a>,
     previous: &Emulation,
@@ -142,7 +140,6 @@ pub(super) async fn emulate<'a>(
         connection: c,
         session,
         shared,
-        fetch_on,
     } = target;
     let s = Some(session);
     // The user agent `Accept-Language` goes with: the browser's own
@@ -285,21 +282,6 @@ pub(super) async fn emulate<'a>(
         shared.auth.set(wanted.http_credentials.clone());
     }
     if run {
-        // A new target: no iframe of its own yet, no route, `Fetch`
-        // paused its requests only for the credentials.
-        if credentials && shared.wants_fetch() {
-            let pause = super::intercept::pause_requests(c, session, true);
-            all.push(Box::pin(async move {
-                pause.await.map_err(|error| EmulateError {
-                    option: "http_credentials",
-                    value: "(set)".into(),
-                    error,
-                })
-            }));
-            if let Ok(mut on) = fetch_on.try_lock() {
-                *on = true;
-            }
-        }
         all.push(sent(
             c,
             s,

@@ -1,8 +1,8 @@
 //! A page's routes (`routes.rs`) over the `Fetch` domain, as Playwright's
 //! `crNetworkManager.ts`: while the page has a route, `Fetch.enable` pauses
 //! every request of its session before it is sent (navigations too) and the
-//! cache is off (so each request reaches the routes); with none, `Fetch` is
-//! off again. The same holds in each out-of-process iframe's session (a
+//! cache is off (so each request reaches the routes); with none, `Fetch`
+//! handles the authentication challenges alone again (`intercept.rs`). The same holds in each out-of-process iframe's session (a
 //! target of its own): those attached when the routes change are changed
 //! with the page, and one attached later starts paused when the page has a
 //! route (`page.rs`, `attach_child`). Each `Fetch.requestPaused` runs the routes ([`Routes::run`])
@@ -28,8 +28,8 @@ impl CdpPage {
         &self.shared.routes
     }
 
-    /// Keeps `Fetch` in step with the routes and the HTTP credentials: on
-    /// while there is a route or credentials, off when there is neither.
+    /// Keeps `Fetch` in step with the routes: every request paused while
+    /// there is a route, the challenges alone when there is none.
     pub(crate) async fn sync_routes(&self) -> Result<(), CdpError> {
         let mut on = self.fetch_on.lock().await;
         let want = self.shared.wants_fetch();

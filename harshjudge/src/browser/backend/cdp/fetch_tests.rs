@@ -17,7 +17,8 @@ fn paused(id: &str, url: &str) -> serde_json::Value {
         "request": {"url": url, "method": "GET", "headers": {"Accept": "*/*"}}})
 }
 
-/// `Fetch` is on while a route exists and off with the last; a paused
+/// `Fetch` pauses every request while a route exists and only the
+/// challengeable ones (documents, scripts' requests) after the last; a paused
 /// request a route fulfills becomes `Fetch.fulfillRequest` (status, phrase,
 /// headers, body in base64); one no route matches continues unchanged; a
 /// route that continues with a header sends the request's headers changed.
@@ -85,10 +86,26 @@ async fn routes_turn_fetch_on_and_their_verdicts_become_fetch_commands() {
     let browser = async {
         for _ in 0..2 {
             let c = fake.command().await;
-            assert!(
-                c["method"] == "Fetch.disable" || c["method"] == "Network.setCacheDisabled",
-                "{c}"
-            );
+            if c["method"] == "Fetch.enable" {
+                let types: Vec<_> = (c["params"]["patterns"].as_array())
+                    .expect("patterns")
+                    .iter()
+                    .map(|p| p["resourceType"].clone())
+                    .collect();
+                assert_eq!(
+                    types,
+                    [
+                        json!("Document"),
+                        json!("XHR"),
+                        json!("Fetch"),
+                        json!("EventSource")
+                    ]
+                );
+                assert_eq!(c["params"]["handleAuthRequests"], true);
+            } else {
+                assert_eq!(c["method"], "Network.setCacheDisabled", "{c}");
+                assert_eq!(c["params"]["cacheDisabled"], false);
+            }
             fake.answer(&c["id"], json!({})).await;
         }
     };

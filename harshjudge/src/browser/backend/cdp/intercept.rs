@@ -2,20 +2,31 @@
 //! the page's routes run on it ([`Routes::run`]) and each verdict becomes
 //! `Fetch.fulfillRequest`, `Fetch.failRequest` or `Fetch.continueRequest`;
 //! and [`pause_requests`], the pausing turned on or off in one session (the
-//! page's, or one of its out-of-process iframes'). Apart from `fetch.rs` so
-//! that the page's event readers (`page.rs`) need no file that needs the page.
+//! page's, or one of its out-of-process iframes'). Off, `Fetch` still
+//! pauses documents and scripts' requests, for their authentication
+//! challenges ([`CHALLENGES_ONLY`]): with no one to answer it, Chromium's
+//! (new) headless mode fails a challenged navigation with
+//! `net::ERR_INVALID_AUTH_CREDENTIALS` instead of showing the server's 401
+//! page, and leaves a challenged `fetch` waiting for ever (a headed one
+//! opens a login prompt no scenario can answer); the page's `Auth`
+//! (`credentials.rs`) answers each (`auth.rs`), cancelling it (the 401
+//! shown) when the page has no credentials for it. Chromium hands over only
+//! the challenges of requests it pauses before they are sent
+//! (`Fetch.authRequired` needs a matching pattern of stage `Request`), so
+//! those are paused (each continued at once); images, styles, scripts and
+//! fonts are not (a challenge to one of those stays Chromium's). Apart from `fetch.rs` so that the page's event
+//! readers (`page.rs`) need no file that needs the page.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use futures_util::future::Either;
 use tokio::sync::mpsc;
 
 use super::connection::{CdpError, Connection};
 use super::protocol::{
-    ContinueRequest, FailRequest, FetchDisable, FetchEnable, FulfillRequest, RequestPattern,
-    RequestPaused, SessionId, SetCacheDisabled, header_entries, header_pairs,
+    ContinueRequest, FailRequest, FetchEnable, FulfillRequest, RequestPattern, RequestPaused,
+    SessionId, SetCacheDisabled, header_entries, header_pairs,
 };
 use crate::browser::error::BrowserError;
 use crate::browser::request::Request;
@@ -25,12 +36,49 @@ use crate::browser::steplog::StepLog;
 /// Every request, before it is sent.
 const EVERY: &[RequestPattern] = &[RequestPattern {
     url_pattern: "*",
+    resource_type: None,
     request_stage: "Request",
 }];
 
+/// Every document (a frame's navigation) and every script's request
+/// (`fetch`, `XMLHttpRequest`, `EventSource`), before it is sent: those a
+/// login prompt would otherwise take (a navigation failed, a script's
+/// request left waiting).
+const CHALLENGEABLE: &[RequestPattern] = &[
+    RequestPattern {
+        url_pattern: "*",
+        resource_type: Some("Document"),
+        request_stage: "Request",
+    },
+    RequestPattern {
+        url_pattern: "*",
+        resource_type: Some("XHR"),
+        request_stage: "Request",
+    },
+    RequestPattern {
+        url_pattern: "*",
+        resource_type: Some("Fetch"),
+        request_stage: "Request",
+    },
+    RequestPattern {
+        url_pattern: "*",
+        resource_type: Some("EventSource"),
+        request_stage: "Request",
+    },
+];
+
+/// `Fetch.enable` for the challenges: the documents and the scripts'
+/// requests pause (no route: each continues at once) and their
+/// challenges come as `Fetch.authRequired`.
+pub(super) const CHALLENGES_ONLY: FetchEnable<'static> = FetchEnable {
+    patterns: CHALLENGEABLE,
+    handle_auth_requests: true,
+};
+
 /// Turns the pausing of `session`'s requests on (`Fetch.enable` for every
 /// request, before it is sent, navigations too; the cache off, so that each
-/// request reaches the routes) or off again. Both commands go out at once,
+/// request reaches the routes) or off again (the challenges alone,
+/// [`CHALLENGES_ONLY`], and the cache on). Both commands go out at once,
 /// when called (as `Connection::send`'s), before any sent after this call;
 /// the future waits for their answers.
 pub(super) fn pause_requests<'c>(
@@ -40,17 +88,12 @@ pub(super) fn pause_requests<'c>(
 ) -> impl Future<Output = Result<(), CdpError>> + Send + use<'c> {
     let s = Some(session);
     let cache = connection.send(s, &SetCacheDisabled { cache_disabled: on });
-    let fetch = if on {
-        // Challenges too: the page's `http_credentials` answer them
-        // (`emulate.rs`), else the browser's default.
-        let enable = FetchEnable {
-            patterns: EVERY,
-            handle_auth_requests: true,
-        };
-        Either::Left(connection.send(s, &enable))
-    } else {
-        Either::Right(connection.send(s, &FetchDisable {}))
+    // Challenges too, as when off.
+    let enable = FetchEnable {
+        patterns: if on { EVERY } else { CHALLENGEABLE },
+        handle_auth_requests: true,
     };
+    let fetch = connection.send(s, &enable);
     async move {
         let (cache, fetch) = tokio::join!(cache, fetch);
         cache.and(fetch).map(drop)

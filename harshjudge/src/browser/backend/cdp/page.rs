@@ -280,6 +280,9 @@ impl CdpPage {
             c.send(s, &add)
         }));
         let focus = c.send(s, &SetFocusEmulationEnabled { enabled: true });
+        // Its authentication challenges answered (`intercept.rs`), before
+        // it runs (a popup's first document may be challenged).
+        let challenges = c.send(s, &super::intercept::CHALLENGES_ONLY);
         let children = c.send(s, &CHILDREN);
         // A popup's emulation goes before it runs (its first document has
         // it), sent with the run after the init (`emulate.rs`).
@@ -293,13 +296,12 @@ impl CdpPage {
                 connection: c,
                 session: &session,
                 shared: &shared,
-                fetch_on: &fetch_on,
             };
             let (e, v) = (&options.emulation, options.viewport);
             let emulated = super::emulate::emulate(target, &none, e, v, None, true).await;
             emulated.map_err(|e| e.error)
         };
-        let (a, tree, b, d, e, f, g, h, i, k, j, inits) = tokio::join!(
+        let (a, tree, b, d, e, f, g, h, i, k, l, j, inits) = tokio::join!(
             enable,
             tree,
             lifecycle_on,
@@ -310,10 +312,19 @@ impl CdpPage {
             metrics,
             focus,
             children,
+            challenges,
             run,
             inits
         );
-        a.and(b).and(d).and(e).and(f).and(h).and(i).and(k).and(j)?;
+        a.and(b)
+            .and(d)
+            .and(e)
+            .and(f)
+            .and(h)
+            .and(i)
+            .and(k)
+            .and(l)
+            .and(j)?;
         g?;
         for added in inits {
             added?;

@@ -55,7 +55,7 @@ async fn a_popup_of_the_page_reaches_its_watch_initialised() {
         let first = fake.command().await;
         assert_eq!(first["sessionId"], "S2", "the popup's init: {first}");
         fake.answer(&first["id"], json!({})).await;
-        for _ in 0..10 {
+        for _ in 0..11 {
             let c = fake.command().await;
             let result = match c["method"].as_str() {
                 Some("Page.getFrameTree") => {

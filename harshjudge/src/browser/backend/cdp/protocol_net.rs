@@ -146,6 +146,9 @@ command!(SetCacheDisabled, "Network.setCacheDisabled", Empty);
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestPattern {
     pub(crate) url_pattern: &'static str,
+    /// Only requests of this type (none: any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resource_type: Option<&'static str>,
     /// "Request": before it is sent.
     pub(crate) request_stage: &'static str,
 }
@@ -159,11 +162,6 @@ pub(crate) struct FetchEnable<'a> {
     pub(crate) handle_auth_requests: bool,
 }
 command!(FetchEnable<'a>, "Fetch.enable", Empty);
-
-/// `Fetch.disable`.
-#[derive(Debug, Default, Serialize)]
-pub(crate) struct FetchDisable {}
-command!(FetchDisable, "Fetch.disable", Empty);
 
 /// `Fetch.requestPaused`: a request waits for its verdict.
 #[derive(Clone, Debug, Deserialize)]

@@ -51,8 +51,8 @@ pub(super) struct Shared {
     /// The URL of the main frame's last committed document (a `goto`'s
     /// document left: `load_wait.rs`), set before the commit is broadcast.
     document: Mutex<Option<String>>,
-    /// The answer to authentication challenges (`emulate.rs`): `Fetch`
-    /// pauses the page's requests while it is set, as while it has a route.
+    /// The answer to authentication challenges (`emulate.rs` sets the
+    /// credentials; `Fetch` hands every challenge over, `intercept.rs`).
     pub(super) auth: crate::browser::credentials::Auth,
 }
 
@@ -95,9 +95,9 @@ impl Shared {
     }
 
     /// Whether `Fetch` pauses the page's requests: while it has a route
-    /// or HTTP credentials.
+    /// (its challenges are handled always, `intercept.rs`).
     pub(super) fn wants_fetch(&self) -> bool {
-        !self.routes.is_empty() || self.auth.is_set()
+        !self.routes.is_empty()
     }
 
     fn net(&self) -> std::sync::MutexGuard<'_, NetLog> {
@@ -262,12 +262,11 @@ fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: Attac
             };
             c.send(s, &add)
         }));
-        let pause = routed.then(|| intercept::pause_requests(&c, &session, true));
+        // Paused for the routes, or for the challenges alone.
+        let pause = intercept::pause_requests(&c, &session, routed);
         let run = c.send(s, &RunIfWaitingForDebugger {});
         let paused = async {
-            if let Some(pause) = pause {
-                let _ = pause.await;
-            }
+            let _ = pause.await;
         };
         let _ = tokio::join!(
             page, runtime, log, network, engine, children, inits, paused, run

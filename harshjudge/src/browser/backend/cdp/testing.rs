@@ -217,11 +217,11 @@ pub(super) async fn fake_page() -> (super::page::CdpPage, super::tests::Fake) {
 }
 
 impl super::tests::Fake {
-    /// Answers the 11 commands of a page's init (`CdpPage::attach`), its
+    /// Answers the 12 commands of a page's init (`CdpPage::attach`), its
     /// main frame `F1`.
     pub(super) async fn answer_init(&mut self) {
         use serde_json::json;
-        for _ in 0..11 {
+        for _ in 0..12 {
             let c = self.command().await;
             let result = match c["method"].as_str() {
                 Some("Page.getFrameTree") => {

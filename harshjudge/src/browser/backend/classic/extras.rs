@@ -221,7 +221,7 @@ impl PageBackend for ClassicPage {
         let previous = PageBackend::emulation(self);
         let why = match self.browser {
             BrowserKind::Webkit => {
-                "WebKitGTK's WebDriver (classic, no BiDi) has no command for it (its user agent, scripts off and time zone are MiniBrowser's command line, set when the page opens, not after); run this scenario with --browser chromium or --browser firefox, or leave the option out on webkit"
+                "WebKitGTK's WebDriver (classic, no BiDi) has no command for it (its user agent, scripts off and time zone are MiniBrowser's command line and its locale its environment, set when the page opens, not after); run this scenario with --browser chromium or --browser firefox, or leave the option out on webkit"
             }
             _ => {
                 "this remote end speaks classic WebDriver only (no webSocketUrl), which has no command for it; use a remote end with WebDriver BiDi or the local Chromium"

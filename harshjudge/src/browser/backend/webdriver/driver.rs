@@ -47,6 +47,8 @@ pub(crate) struct Driver {
     profiles: PathBuf,
     /// The driver binary it runs.
     binary: PathBuf,
+    /// The locale its browsers run in (WebKit's `LANG`, [`locale_env`]).
+    locale: Option<String>,
     /// Its engine (WebKit's runs under an X server of its own).
     browser: BrowserKind,
     /// The last 4 KiB the driver (and the browsers it started) wrote to stderr.
@@ -78,15 +80,22 @@ impl Drivers {
         }
     }
 
-    /// An idle driver of `browser`'s, running `binary`, that still runs, if
-    /// any (dead ones are stopped: their browsers must not outlive them).
-    pub(crate) fn take_idle(&self, browser: BrowserKind, binary: &Path) -> Option<Driver> {
+    /// An idle driver of `browser`'s, running `binary` in `locale` (a page
+    /// that wants none never gets a driver started in one), that still
+    /// runs, if any (dead ones are stopped: their browsers must not outlive
+    /// them).
+    pub(crate) fn take_idle(
+        &self,
+        browser: BrowserKind,
+        binary: &Path,
+        locale: Option<&str>,
+    ) -> Option<Driver> {
         loop {
             let found = {
                 let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-                let i = idle
-                    .iter()
-                    .position(|(b, d)| *b == browser && d.runs(binary))?;
+                let i = idle.iter().position(|(b, d)| {
+                    *b == browser && d.runs(binary) && d.locale.as_deref() == locale
+                })?;
                 idle.swap_remove(i).1
             };
             let mut d = found;
@@ -403,6 +412,64 @@ impl Driver {
     }
 }
 
+/// The environment that puts a GTK program (WebKit's MiniBrowser: its
+/// `navigator.language`, `Accept-Language` and `Intl`'s default locale) in
+/// the BCP 47 `locale`: `de-DE` is `de_DE.UTF-8` for `LANG` and `LC_ALL`,
+/// `de_DE` for `LANGUAGE`.
+pub(crate) fn locale_env(locale: &str) -> [(&'static str, String); 3] {
+    let mut parts = locale.split('-');
+    let language = parts.next().unwrap_or_default().to_ascii_lowercase();
+    // The region: two letters or three digits (a script, `Hant`, is left out).
+    let region = parts.find(|p| {
+        (p.len() == 2 && p.chars().all(|c| c.is_ascii_alphabetic()))
+            || (p.len() == 3 && p.chars().all(|c| c.is_ascii_digit()))
+    });
+    let posix = match region {
+        Some(r) => format!("{language}_{}", r.to_ascii_uppercase()),
+        None => language,
+    };
+    [
+        ("LANG", format!("{posix}.UTF-8")),
+        ("LC_ALL", format!("{posix}.UTF-8")),
+        ("LANGUAGE", posix),
+    ]
+}
+
+/// A folder with glibc's data of `locale` (`de_DE.UTF-8`), for `LOCPATH`:
+/// WebKit reads its language from `setlocale`, which falls back to `C`
+/// (WebKit's `en-US`) for a locale the system has not generated, and most
+/// have none but `C`. Made by `localedef` (Debian's `locales` package has
+/// its sources) in `profiles`, the driver's folder.
+fn locale_data(
+    locale: &str,
+    profiles: &std::path::Path,
+) -> Result<std::path::PathBuf, BrowserError> {
+    let dir = profiles.join("locales");
+    let (source, charmap) = locale.split_once('.').unwrap_or((locale, "UTF-8"));
+    let missing = |said: String| BrowserError::Unsupported {
+        browser: BrowserKind::Webkit,
+        what: format!("emulating `locale` as {locale}"),
+        why: format!(
+            "WebKit takes its locale from the system's, and `localedef -i {source} -f {charmap}` could not make it ({said}); install Debian's `locales` package (or run `locale-gen {locale}`), or leave the option out on webkit"
+        ),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| missing(e.to_string()))?;
+    let made = Command::new("localedef")
+        .args(["-i", source, "-f", charmap])
+        .arg(dir.join(locale))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| missing(format!("localedef: {e}")))?;
+    // `localedef` exits 1 on warnings with the data written.
+    if !dir.join(locale).join("LC_CTYPE").exists() {
+        let said = String::from_utf8_lossy(&made.stderr);
+        return Err(missing(said.trim().chars().take(300).collect()));
+    }
+    Ok(dir)
+}
+
 /// The command that starts the configured engine's driver on a free loopback
 /// port, in `profiles` as its temporary folder.
 fn driver_command(
@@ -464,6 +531,17 @@ fn driver_command(
             cmd
         }
     };
+    // WebKit's locale: its browsers' environment (no MiniBrowser flag sets
+    // it), so a driver of its own per locale (`Drivers::take_idle`).
+    if config.browser == BrowserKind::Webkit
+        && let Some(locale) = &config.launch_emulation().locale
+    {
+        let env = locale_env(locale);
+        cmd.env("LOCPATH", locale_data(&env[0].1, profiles)?);
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
+    }
     // The engines' own temporary files (geckodriver's profiles, WebKit's
     // caches) land in the folder the watchdog removes.
     cmd.env("TMPDIR", profiles)
@@ -644,6 +722,9 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
             watchdog,
             profiles: profiles.clone(),
             binary: binary.clone(),
+            locale: (config.browser == BrowserKind::Webkit)
+                .then(|| config.launch_emulation().locale)
+                .flatten(),
             browser: config.browser,
             stderr_tail,
         };
@@ -668,6 +749,16 @@ fn start(config: &BrowserConfig) -> Result<Driver, BrowserError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A BCP 47 locale as the environment a GTK program reads.
+    #[test]
+    fn a_locale_becomes_lang_lc_all_and_language() {
+        let env = |l| locale_env(l).map(|(_, v)| v);
+        assert_eq!(env("de-DE"), ["de_DE.UTF-8", "de_DE.UTF-8", "de_DE"]);
+        assert_eq!(env("zh-Hant-TW")[2], "zh_TW");
+        assert_eq!(env("es-419")[0], "es_419.UTF-8");
+        assert_eq!(env("fr")[0], "fr.UTF-8");
+    }
 
     #[test]
     fn the_port_chromedriver_announces_is_read_from_its_line() {

@@ -75,7 +75,8 @@ async fn open_session(
                 // before a new one: the driver and X server need not start again.
                 let idle = || {
                     let binary = config.driver_binary().ok()?;
-                    drivers.take_idle(config.browser, &binary)
+                    let locale = config.launch_emulation().locale;
+                    drivers.take_idle(config.browser, &binary, locale.as_deref())
                 };
                 let d = match idle_first.then(idle).flatten() {
                     Some(d) => d,
@@ -143,7 +144,13 @@ async fn open_session(
     // else from the `devtools` log, whose network events need the Network
     // domain (the console's are on already; it stays on across navigations).
     let bidi = match bidi::socket_url(&client) {
-        Some(ws) => Some(bidi::Bidi::connect(&ws).await?),
+        Some(ws) => {
+            let b = bidi::Bidi::connect(&ws).await?;
+            // Its challenges answered (`bidi/auth.rs`); a remote end that
+            // cannot leaves them to the browser (and fails credentials).
+            let _ = b.answer_challenges().await;
+            Some(b)
+        }
         None if config.browser == BrowserKind::Chromium => {
             let _said = bidi::announce_fallback(&url);
             wire::cdp(&client, "Network.enable", serde_json::json!({})).await?;
