@@ -382,6 +382,7 @@ fn invoke(
     let scenarios = plan::per_browser(scenarios, &flags.browsers);
     validate(&scenarios)?;
     setups::validate(&scenarios)?;
+    crate::runner::fixtures::validate_registered()?;
     // Every scenario the binary has, whatever is selected: what it no longer
     // has is marked removed in the report.
     let suite: Vec<&'static str> = scenarios.iter().map(|d| d.slug).collect();
