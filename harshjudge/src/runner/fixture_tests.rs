@@ -78,6 +78,7 @@ fixture_type!(Broken, "broken");
 fixture_type!(Stuck, "stuck");
 fixture_type!(Leaky, "leaky");
 fixture_type!(Shared1, "shared_once");
+fixture_type!(Hanging, "hanging");
 
 const fn def(
     name: &'static str,
@@ -134,6 +135,10 @@ fn set_up_leaky(_: Scenario) -> SetUpFuture {
     Box::pin(async { Ok(keep::<Leaky>("leaky".into())) })
 }
 
+fn set_up_hanging(_: Scenario) -> SetUpFuture {
+    Box::pin(async { Ok(keep::<Hanging>("hanging".into())) })
+}
+
 static SET_UP_ONCE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn set_up_shared_once(_: Scenario) -> SetUpFuture {
@@ -172,6 +177,13 @@ inventory::submit!(def(
     FixtureScope::Scenario,
     &[],
     set_up_leaky
+));
+inventory::submit!(def(
+    "hanging",
+    Hanging::KEY,
+    FixtureScope::Scenario,
+    &[],
+    set_up_hanging
 ));
 inventory::submit!(def(
     "shared_once",
@@ -217,6 +229,15 @@ fn close_leaky(v: FixtureValue) -> TeardownFuture {
     })
 }
 
+fn close_hanging(v: FixtureValue) -> TeardownFuture {
+    Box::pin(async move {
+        take::<Hanging>(v)?;
+        log("tear down hanging");
+        std::future::pending::<()>().await;
+        Ok(())
+    })
+}
+
 fn close_shared_once(v: FixtureValue) -> TeardownFuture {
     Box::pin(async move {
         log(format!("tear down {}", take::<Shared1>(v)?));
@@ -227,6 +248,7 @@ fn close_shared_once(v: FixtureValue) -> TeardownFuture {
 inventory::submit!(teardown(Db::KEY, "close_db", close_db));
 inventory::submit!(teardown(Shop::KEY, "close_shop", close_shop));
 inventory::submit!(teardown(Leaky::KEY, "close_leaky", close_leaky));
+inventory::submit!(teardown(Hanging::KEY, "close_hanging", close_hanging));
 inventory::submit!(teardown(
     Shared1::KEY,
     "close_shared_once",
@@ -442,9 +464,9 @@ async fn a_failed_teardown_is_told_after_the_scenarios_own_result() {
     });
     let (outcomes, result) = run(def).await;
     let error = outcomes[1].error.as_deref().unwrap();
-    assert!(
-        error.starts_with("the cart is empty\nthen fixture `leaky`'s teardown `close_leaky` (tests/fixtures.rs:30) failed: the files could not be removed (at harshjudge/src/runner/fixture_tests.rs:"),
-        "{error}"
+    assert_eq!(
+        error,
+        "the cart is empty\nthen fixture `leaky`'s teardown `close_leaky` (tests/fixtures.rs:30) failed: the files could not be removed"
     );
     assert_eq!(result.fixtures[0].outcome, FixtureOutcome::TeardownFailed);
     assert!(
@@ -467,7 +489,33 @@ async fn a_failed_teardown_is_told_after_the_scenarios_own_result() {
         error.starts_with("fixture `leaky`'s teardown `close_leaky`"),
         "{error}"
     );
+    // Located where the teardown raised it.
+    let at = outcomes[1].location.as_deref().unwrap();
+    assert!(
+        at.starts_with("harshjudge/src/runner/fixture_tests.rs:"),
+        "{at}"
+    );
     assert_eq!(take_log(), ["step 2", "tear down leaky"]);
+}
+
+#[tokio::test]
+async fn a_teardown_that_never_finishes_is_ended_by_the_scenarios_limit_and_named() {
+    let _serial = SERIAL.lock().await;
+    take_log();
+    let def = fake_scenario("fx-hanging", &["One", "Two"], passes, |d| {
+        d.fixtures = &[Hanging::KEY];
+        d.timeout = Some(Duration::from_millis(300));
+    });
+    let (outcomes, result) = run(def).await;
+    assert_eq!(outcomes[0].status, StepStatus::Pass);
+    assert_eq!(
+        outcomes[1].error.as_deref(),
+        Some(
+            "fixture `hanging`'s teardown `close_hanging` (tests/fixtures.rs:30) failed: timed out after 300ms"
+        )
+    );
+    assert_eq!(take_log(), ["step 2", "tear down hanging"]);
+    assert_eq!(result.fixtures[0].outcome, FixtureOutcome::TeardownFailed);
 }
 
 #[tokio::test]

@@ -171,8 +171,8 @@ fn plan(scenario: &ScenarioDef) -> Result<Vec<&'static FixtureDef>, FixtureError
 /// A scenario's fixtures while it runs.
 #[derive(Default)]
 pub(super) struct Fixtures {
-    /// Scenario fixtures set up, in order, with their values.
-    values: Mutex<Vec<(&'static FixtureDef, FixtureValue)>>,
+    /// Scenario fixtures set up, in order, with their values and their records' index.
+    values: Mutex<Vec<(&'static FixtureDef, FixtureValue, usize)>>,
     /// The fixture being set up now, and since when.
     setting_up: Mutex<Option<(&'static FixtureDef, Instant)>>,
     /// What `result.json` says of each, in set-up order.
@@ -183,7 +183,7 @@ impl Fixtures {
     /// The value of `key`: the scenario's, else the invocation's.
     pub(super) fn get(&self, key: &str) -> Option<FixtureValue> {
         let values = self.values.lock().expect("fixtures lock");
-        if let Some((_, v)) = values.iter().find(|(d, _)| d.key == key) {
+        if let Some((_, v, _)) = values.iter().find(|(d, ..)| d.key == key) {
             return Some(v.clone());
         }
         drop(values);
@@ -196,8 +196,9 @@ impl Fixtures {
         set_up: Option<Duration>,
         outcome: FixtureOutcome,
         error: Option<String>,
-    ) {
-        self.records.lock().expect("records lock").push(FixtureRun {
+    ) -> usize {
+        let mut records = self.records.lock().expect("records lock");
+        records.push(FixtureRun {
             name: def.name.to_string(),
             scope: def.scope.as_str().to_string(),
             set_up_ms: set_up.map(|d| d.as_millis() as u64),
@@ -205,6 +206,7 @@ impl Fixtures {
             outcome,
             error,
         });
+        records.len() - 1
     }
 
     /// The fixture whose set-up a step's or the scenario's limit stopped:
@@ -269,13 +271,11 @@ pub(super) async fn set_up(shared: &Arc<Shared>, s: &Scenario) -> Result<(), Err
         *fixtures.setting_up.lock().expect("fixtures lock") = None;
         match value {
             Ok(value) => {
-                fixtures.record(def, Some(started.elapsed()), FixtureOutcome::Passed, None);
+                let record =
+                    fixtures.record(def, Some(started.elapsed()), FixtureOutcome::Passed, None);
                 if def.scope == FixtureScope::Scenario {
-                    fixtures
-                        .values
-                        .lock()
-                        .expect("fixtures lock")
-                        .push((def, value));
+                    let mut values = fixtures.values.lock().expect("fixtures lock");
+                    values.push((def, value, record));
                 }
             }
             Err(e) => {
@@ -305,7 +305,7 @@ async fn run_teardown(
     def: &'static FixtureDef,
     value: FixtureValue,
     limit: Duration,
-) -> Option<String> {
+) -> Option<Error> {
     let Some(teardown) = teardown_of(def.key) else {
         drop(value);
         return None;
@@ -317,38 +317,35 @@ async fn run_teardown(
     let fut: ScenarioFuture = (teardown.run)(value);
     match tokio::time::timeout(limit, CatchPanic(fut)).await {
         Ok(Ok(Ok(()))) => None,
-        Ok(Ok(Err(e))) => Some(format!("{context}: {} (at {})", e.message(), e.location())),
-        Ok(Err(p)) => Some(format!(
+        // Located where the teardown raised it.
+        Ok(Ok(Err(e))) => Some(e.with_context(context)),
+        Ok(Err(p)) => Some(Error::msg(format!(
             "{context}: panicked: {}{}",
             p.message,
             p.location.map(|l| format!(" at {l}")).unwrap_or_default()
-        )),
-        Err(_) => Some(format!(
+        ))),
+        Err(_) => Some(Error::msg(format!(
             "{context}: timed out after {}",
             format_duration(limit)
-        )),
+        ))),
     }
 }
 
 /// Tears the scenario's fixtures down in reverse order of set-up, each
 /// within the scenario's limit (or 60 s); every failure, in that order.
-pub(super) async fn tear_down(shared: &Arc<Shared>) -> Vec<String> {
+pub(super) async fn tear_down(shared: &Arc<Shared>) -> Vec<Error> {
     let values = std::mem::take(&mut *shared.fixtures.values.lock().expect("fixtures lock"));
     let limit = shared.scenario_limit().map_or(TEARDOWN_LIMIT, |(d, _)| d);
     let mut failures = Vec::new();
-    for (def, value) in values.into_iter().rev() {
+    for (def, value, record) in values.into_iter().rev() {
         let started = Instant::now();
         let failure = run_teardown(def, value, limit).await;
         let mut records = shared.fixtures.records.lock().expect("records lock");
-        if let Some(r) = records
-            .iter_mut()
-            .rev()
-            .find(|r| r.name == def.name && r.scope == "scenario")
-        {
+        if let Some(r) = records.get_mut(record) {
             r.torn_down_ms = Some(started.elapsed().as_millis() as u64);
             if let Some(f) = &failure {
                 r.outcome = FixtureOutcome::TeardownFailed;
-                r.error = Some(f.clone());
+                r.error = Some(f.message());
             }
         }
         failures.extend(failure);
@@ -438,7 +435,8 @@ pub(crate) async fn tear_down_invocation() -> Vec<String> {
             failures.push(format!("fixture `{}` ({}): its value is still in use after every scenario ended; not torn down", def.name, at(def)));
             continue;
         };
-        failures.extend(run_teardown(def, value, TEARDOWN_LIMIT).await);
+        let failure = run_teardown(def, value, TEARDOWN_LIMIT).await;
+        failures.extend(failure.map(|e| format!("{} (at {})", e.message(), e.location())));
     }
     failures
 }

@@ -728,8 +728,11 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
     let torn = fixtures::tear_down(shared).await;
     let after = torn.into_iter().fold(after, |after, failure| {
         Some(match after {
-            None => Error::msg(failure),
-            Some(e) => Error::located(format!("{}\nthen {failure}", e.message()), e.location()),
+            None => failure,
+            Some(e) => Error::located(
+                format!("{}\nthen {}", e.message(), failure.message()),
+                e.location(),
+            ),
         })
     });
     if failing_step.is_none() && after.is_some() {
