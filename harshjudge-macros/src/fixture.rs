@@ -49,6 +49,13 @@ pub(crate) fn fixture(args: TokenStream, item: TokenStream) -> TokenStream {
             call_args.push(quote!(&#s));
             continue;
         }
+        if is_scenario(&typed.ty) {
+            errors.push(syn::Error::new(
+                typed.ty.span(),
+                "a fixture borrows the scenario it is set up for: write `s: &Scenario`",
+            ));
+            continue;
+        }
         match fixture_param(typed, &mut errors) {
             Some(dep) if dep == fn_name => errors.push(syn::Error::new(
                 typed.pat.span(),
@@ -274,6 +281,11 @@ fn common_checks(function: &ItemFn, what: &str, errors: &mut Errors) {
             format!("{what} functions cannot take `self`: write a free function"),
         ));
     }
+}
+
+/// Whether `ty` is `Scenario` (a path ending in it), by value.
+fn is_scenario(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Scenario"))
 }
 
 /// Whether `ty` is `&Scenario` (a path ending in `Scenario`).

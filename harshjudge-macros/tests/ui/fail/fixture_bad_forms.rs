@@ -21,6 +21,13 @@ async fn worker() -> harshjudge::Result<u32> {
     Ok(1)
 }
 
+// The scenario by value.
+#[fixture]
+async fn by_value(s: Scenario) -> harshjudge::Result<u32> {
+    let _ = s;
+    Ok(1)
+}
+
 // A fixture asked for by value.
 #[scenario]
 async fn checkout(s: Scenario, count: u32) -> harshjudge::Result {
