@@ -79,6 +79,7 @@ fixture_type!(Stuck, "stuck");
 fixture_type!(Leaky, "leaky");
 fixture_type!(Shared1, "shared_once");
 fixture_type!(Hanging, "hanging");
+fixture_type!(InvBroken, "inv_broken");
 
 const fn def(
     name: &'static str,
@@ -139,6 +140,13 @@ fn set_up_hanging(_: Scenario) -> SetUpFuture {
     Box::pin(async { Ok(keep::<Hanging>("hanging".into())) })
 }
 
+fn set_up_inv_broken(_: Scenario) -> SetUpFuture {
+    Box::pin(async {
+        log("set up inv_broken");
+        Err(Error::msg("no network"))
+    })
+}
+
 static SET_UP_ONCE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn set_up_shared_once(_: Scenario) -> SetUpFuture {
@@ -184,6 +192,13 @@ inventory::submit!(def(
     FixtureScope::Scenario,
     &[],
     set_up_hanging
+));
+inventory::submit!(def(
+    "inv_broken",
+    InvBroken::KEY,
+    FixtureScope::Invocation,
+    &[],
+    set_up_inv_broken
 ));
 inventory::submit!(def(
     "shared_once",
@@ -537,6 +552,28 @@ async fn an_invocation_fixture_is_set_up_once_and_torn_down_at_the_end() {
     assert_eq!(take_log(), ["set up shared_once #1", "step 2", "step 2"]);
     assert!(fixtures::tear_down_invocation().await.is_empty());
     assert_eq!(take_log(), ["tear down shared #1"]);
+}
+
+#[tokio::test]
+async fn a_failed_invocation_set_up_is_tried_once_and_fails_every_scenario_that_asks() {
+    let _serial = SERIAL.lock().await;
+    take_log();
+    for name in ["fx-inv-broken-1", "fx-inv-broken-2"] {
+        let def = fake_scenario(name, &["One", "Two"], passes, |d| {
+            d.fixtures = &[InvBroken::KEY];
+        });
+        let (outcomes, result) = run(def).await;
+        assert_eq!(result.status, RunStatus::Fail);
+        assert_eq!(
+            outcomes[0].error.as_deref(),
+            Some(
+                "fixture `inv_broken` (tests/fixtures.rs:12) failed: no network (set up once for the invocation, by scenario `fx-inv-broken-1`)"
+            ),
+            "{name}"
+        );
+        assert_eq!(result.fixtures[0].outcome, FixtureOutcome::Failed);
+    }
+    assert_eq!(take_log(), ["set up inv_broken"]);
 }
 
 // ---- what the harness refuses before anything runs ---------------------------
