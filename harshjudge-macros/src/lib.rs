@@ -1,4 +1,4 @@
-//! The `#[scenario]` attribute of [harshjudge](https://docs.rs/harshjudge).
+//! The `#[scenario]`, `#[fixture]` and `#[teardown]` attributes of [harshjudge](https://docs.rs/harshjudge).
 //!
 //! Use it through the `harshjudge` crate (`use harshjudge::scenario;`): the code it
 //! generates names `::harshjudge::__private`, the contract with the runtime.
