@@ -92,6 +92,14 @@ pub(crate) fn fixture(args: TokenStream, item: TokenStream) -> TokenStream {
         true => quote!(Invocation),
         false => quote!(Scenario),
     };
+    // An invocation fixture crosses cargo-nextest's processes as JSON: its
+    // value must be `Serialize + DeserializeOwned` (an error at its return type).
+    let share = match invocation {
+        true => {
+            quote_spanned!(ret.span()=> ::core::option::Option::Some(::harshjudge::__private::share_fixture::<#ident>()))
+        }
+        false => quote!(::core::option::Option::None),
+    };
     let line = quote_spanned!(ident.span()=> ::core::line!());
     let values: Vec<Ident> = (0..needs.len())
         .map(|i| Ident::new(&format!("__hj_{i}"), Span::mixed_site()))
@@ -129,6 +137,7 @@ pub(crate) fn fixture(args: TokenStream, item: TokenStream) -> TokenStream {
                     }
                     set_up
                 },
+                share: #share,
             }
         }
     }

@@ -66,6 +66,73 @@ pub struct FixtureDef {
     pub line: u32,
     /// Sets it up: the fixtures it asks for are already set up.
     pub set_up: fn(Scenario) -> SetUpFuture,
+    /// For an invocation fixture: how its value crosses processes, so that
+    /// under cargo-nextest it is set up once per run ([`share`]).
+    pub share: Option<Share>,
+}
+
+/// How an invocation fixture's value is written for the other processes of
+/// a cargo-nextest run, and read back (JSON).
+#[derive(Clone, Copy, Debug)]
+pub struct Share {
+    /// The value as JSON.
+    pub encode: fn(&FixtureValue) -> Result<Vec<u8>>,
+    /// The value from JSON.
+    pub decode: fn(&[u8]) -> Result<FixtureValue>,
+}
+
+/// A value that can cross processes: `Serialize + DeserializeOwned`.
+#[diagnostic::on_unimplemented(
+    message = "an invocation fixture's value crosses cargo-nextest's processes as JSON: `{Self}` must be `Serialize + DeserializeOwned`",
+    label = "the value of a `#[fixture(scope = \"invocation\")]`",
+    note = "give it a URL, a port, a path or credentials (`String`, a `#[derive(Serialize, Deserialize)]` struct), and keep what cannot cross processes in a scenario fixture"
+)]
+pub trait Shareable: serde::Serialize + serde::de::DeserializeOwned {}
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Shareable for T {}
+
+/// The [`Share`] of fixture `F`: its value must be `Serialize` and
+/// `DeserializeOwned` (a URL, a port, a path, credentials: what can cross
+/// processes).
+pub const fn share<F: Fixture>() -> Share
+where
+    F::Value: Shareable,
+{
+    Share {
+        encode: encode::<F>,
+        decode: decode::<F>,
+    }
+}
+
+fn encode<F: Fixture>(value: &FixtureValue) -> Result<Vec<u8>>
+where
+    F::Value: Shareable,
+{
+    let typed = value.downcast_ref::<F::Value>().ok_or_else(|| {
+        Error::msg(format!(
+            "fixture `{}` holds a value of another type",
+            F::NAME
+        ))
+    })?;
+    serde_json::to_vec(typed).map_err(|e| {
+        Error::msg(format!(
+            "fixture `{}`'s value cannot be written for the other processes of the run: {e}",
+            F::NAME
+        ))
+    })
+}
+
+fn decode<F: Fixture>(bytes: &[u8]) -> Result<FixtureValue>
+where
+    F::Value: Shareable,
+{
+    let value: F::Value = serde_json::from_slice(bytes).map_err(|e| {
+        Error::msg(format!(
+            "fixture `{}`'s value, written by another process of the run, cannot be read: {e}",
+            F::NAME
+        ))
+    })?;
+    Ok(Arc::new(value))
 }
 
 /// One `#[teardown(name)]` function: takes the fixture's value back after

@@ -268,8 +268,9 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::fixture::{
-        Fixture, FixtureDef, FixtureOutput, FixtureScope, FixtureValue, SetUpFuture, TeardownDef,
-        TeardownFuture, keep as keep_fixture, take as take_fixture, value as fixture_value,
+        Fixture, FixtureDef, FixtureOutput, FixtureScope, FixtureValue, SetUpFuture, Share,
+        TeardownDef, TeardownFuture, keep as keep_fixture, share as share_fixture,
+        take as take_fixture, value as fixture_value,
     };
     pub use crate::registry::{
         Hook, HookFuture, ScenarioDef, ScenarioFuture, Setup, Skip, StepDef,

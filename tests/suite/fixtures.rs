@@ -5,7 +5,8 @@
 //! teardown, teardown after a failed and a panicked step, a set-up failure
 //! naming the fixture, a teardown failure told after the scenario's own,
 //! `result.json`'s `fixtures`, JUnit's `system-err`, and the HTML report in
-//! real headless Chromium.
+//! real headless Chromium; under `cargo nextest run`, the invocation fixture
+//! set up once for the run and torn down after it.
 
 use crate::support;
 
@@ -47,7 +48,11 @@ fn run(filter: &str, wrong: &str) -> (Dirs, Run, Vec<String>) {
 }
 
 fn result_of(d: &Dirs, slug: &str) -> serde_json::Value {
-    json(runs(&d.hj, slug)[0].join("result.json"))
+    result_in(&d.hj, slug)
+}
+
+fn result_in(hj: &std::path::Path, slug: &str) -> serde_json::Value {
+    json(runs(hj, slug)[0].join("result.json"))
 }
 
 /// `(name, scope, outcome)` of each fixture of `result.json`, in order.
@@ -213,6 +218,56 @@ fn a_teardown_failure_is_told_after_the_scenarios_own_result() {
         error.starts_with("fixture `account`'s teardown `close_account`"),
         "{error}"
     );
+}
+
+#[test]
+fn under_nextest_an_invocation_fixture_is_set_up_once_and_torn_down_after_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (hj, log) = (tmp.path().join(".harshJudge"), tmp.path().join("log.txt"));
+    let out = support::nextest(SUITE, &hj)
+        .args(["-E", "test(/^fixture_/)"])
+        .env("SETUPS_LOG", &log)
+        .output()
+        .expect("cargo nextest runs");
+    let r = Run::from(out);
+    assert_eq!(r.code, 0, "{r:?}");
+    let lines = || -> Vec<String> {
+        (std::fs::read_to_string(&log).unwrap_or_default().lines())
+            .map(str::to_string)
+            .collect()
+    };
+    // Two processes, one ledger: the second read what the first wrote.
+    let set_up = lines().iter().filter(|l| *l == "set up ledger").count();
+    assert_eq!(set_up, 1, "{:?} {r:?}", lines());
+    // Its teardown runs once nextest's runner ended: wait for it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !lines().iter().any(|l| l == "tear down ledger-1") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never torn down: {:?}",
+            lines()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let all = lines();
+    assert_eq!(
+        all.iter().filter(|l| *l == "tear down ledger-1").count(),
+        1,
+        "{all:?}"
+    );
+    assert_eq!(
+        all.last().map(String::as_str),
+        Some("tear down ledger-1"),
+        "{all:?}"
+    );
+    for slug in ["fixture-checkout", "fixture-refund"] {
+        let result = result_in(&hj, slug);
+        assert_eq!(result["status"], "pass", "{slug}");
+        assert_eq!(
+            fixtures(&result)[0],
+            triple("ledger", "invocation", "passed")
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -96,6 +96,7 @@ const fn def(
         file: "tests/fixtures.rs",
         line: 12,
         set_up,
+        share: None,
     }
 }
 

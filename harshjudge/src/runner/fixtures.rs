@@ -11,16 +11,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::{CatchPanic, Shared};
+use super::Shared;
+use super::fixture_calls::{TEARDOWN_LIMIT, at, run_set_up, run_teardown};
 use crate::error::Error;
 use crate::fixture::{FixtureDef, FixtureScope, FixtureValue, TeardownDef};
-use crate::registry::{ScenarioDef, ScenarioFuture};
+use crate::registry::ScenarioDef;
 use crate::scenario::Scenario;
 use crate::settings::format_duration;
 use crate::store::{FixtureOutcome, FixtureRun};
-
-/// How long a teardown may take when the scenario has no limit of its own.
-const TEARDOWN_LIMIT: Duration = Duration::from_secs(60);
 
 /// What is wrong with the suite's fixtures, found before anything runs.
 #[derive(Debug, thiserror::Error)]
@@ -71,10 +69,6 @@ pub enum FixtureError {
         /// The key it asks for.
         needs: &'static str,
     },
-}
-
-fn at(def: &FixtureDef) -> String {
-    format!("{}:{}", def.file, def.line)
 }
 
 /// Checks every fixture of the binary: what they ask for exists, no circle,
@@ -229,33 +223,6 @@ impl Fixtures {
     }
 }
 
-/// How a fixture's failure begins.
-fn failed(def: &FixtureDef) -> String {
-    format!("fixture `{}` ({}) failed", def.name, at(def))
-}
-
-/// Runs a fixture's set-up with its panics caught: its value, or its failure
-/// led by the fixture's name and place.
-async fn run_set_up(def: &'static FixtureDef, s: Scenario) -> Result<FixtureValue, Error> {
-    let slot: Arc<Mutex<Option<FixtureValue>>> = Arc::default();
-    let kept = slot.clone();
-    let fut: ScenarioFuture = Box::pin(async move {
-        let value = (def.set_up)(s).await?;
-        *kept.lock().expect("slot lock") = Some(value);
-        Ok(())
-    });
-    match CatchPanic(fut).await {
-        Ok(Ok(())) => Ok(slot.lock().expect("slot lock").take().expect("set")),
-        Ok(Err(e)) => Err(e.with_context(failed(def))),
-        Err(p) => Err(Error::msg(format!(
-            "{}: panicked: {}{}",
-            failed(def),
-            p.message,
-            p.location.map(|l| format!(" at {l}")).unwrap_or_default()
-        ))),
-    }
-}
-
 /// Sets up the scenario's fixtures in dependency order (the runner began
 /// step 1 for it): the first failure stops it, naming the fixture.
 pub(super) async fn set_up(shared: &Arc<Shared>, s: &Scenario) -> Result<(), Error> {
@@ -292,45 +259,6 @@ pub(super) async fn set_up(shared: &Arc<Shared>, s: &Scenario) -> Result<(), Err
     Ok(())
 }
 
-/// The teardown registered for `key`, if any.
-fn teardown_of(key: &str) -> Option<&'static TeardownDef> {
-    crate::fixture::teardowns()
-        .into_iter()
-        .find(|t| t.fixture == key)
-}
-
-/// Runs `def`'s teardown (if it has one) with its value, panics caught,
-/// within `limit`; a fixture without one is dropped. Its failure, if any.
-async fn run_teardown(
-    def: &'static FixtureDef,
-    value: FixtureValue,
-    limit: Duration,
-) -> Option<Error> {
-    let Some(teardown) = teardown_of(def.key) else {
-        drop(value);
-        return None;
-    };
-    let context = format!(
-        "fixture `{}`'s teardown `{}` ({}:{}) failed",
-        def.name, teardown.name, teardown.file, teardown.line
-    );
-    let fut: ScenarioFuture = (teardown.run)(value);
-    match tokio::time::timeout(limit, CatchPanic(fut)).await {
-        Ok(Ok(Ok(()))) => None,
-        // Located where the teardown raised it.
-        Ok(Ok(Err(e))) => Some(e.with_context(context)),
-        Ok(Err(p)) => Some(Error::msg(format!(
-            "{context}: panicked: {}{}",
-            p.message,
-            p.location.map(|l| format!(" at {l}")).unwrap_or_default()
-        ))),
-        Err(_) => Some(Error::msg(format!(
-            "{context}: timed out after {}",
-            format_duration(limit)
-        ))),
-    }
-}
-
 /// Tears the scenario's fixtures down in reverse order of set-up, each
 /// within the scenario's limit (or 60 s); every failure, in that order.
 pub(super) async fn tear_down(shared: &Arc<Shared>) -> Vec<Error> {
@@ -356,12 +284,13 @@ pub(super) async fn tear_down(shared: &Arc<Shared>) -> Vec<Error> {
 /// An invocation fixture whose set-up failed: every scenario that asks for
 /// it fails with this.
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("{message} (set up once for the invocation, by scenario `{by}`)")]
+#[error("{message}{}", by.as_ref().map(|by| format!(" (set up once for the invocation, by scenario `{by}`)")).unwrap_or_default())]
 struct SetUpFailed {
     /// The failure, naming the fixture.
     message: String,
-    /// The slug of the scenario it was set up for.
-    by: String,
+    /// The slug of the scenario it was set up for (none: by another process
+    /// of the nextest run, which the message says).
+    by: Option<String>,
 }
 
 /// An invocation fixture's value once set up, or its failure.
@@ -406,9 +335,19 @@ impl Invocation {
         let result = cell
             .get_or_init(|| async {
                 let by = s.slug().to_string();
+                // Under cargo-nextest, once per run (`fixtures_shared.rs`):
+                // torn down when the run ends, not with this process.
+                if let (Some(share), Some(run)) = (def.share, crate::process::shared::run_id()) {
+                    return super::fixtures_shared::value(def, s, share, &run)
+                        .await
+                        .map_err(|e| SetUpFailed {
+                            message: e.message(),
+                            by: None,
+                        });
+                }
                 let value = run_set_up(def, s).await.map_err(|e| SetUpFailed {
                     message: e.message(),
-                    by,
+                    by: Some(by),
                 });
                 if value.is_ok() {
                     self.order.lock().expect("invocation lock").push(def);

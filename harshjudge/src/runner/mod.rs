@@ -31,7 +31,9 @@ use crate::settings::{EvidenceMode, format_duration};
 use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
+mod fixture_calls;
 pub(crate) mod fixtures;
+pub(crate) mod fixtures_shared;
 mod pause;
 mod soft;
 mod video;

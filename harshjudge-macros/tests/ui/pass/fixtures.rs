@@ -6,13 +6,12 @@ use harshjudge::{fixture, scenario, step, teardown, Scenario};
 mod data {
     use harshjudge::{fixture, Scenario};
 
-    pub struct Db {
-        pub url: String,
-    }
+    /// What crosses cargo-nextest's processes: a value of JSON.
+    pub type Db = String;
 
     #[fixture(scope = "invocation")]
     pub async fn db(_s: &Scenario) -> harshjudge::Result<Db> {
-        Ok(Db { url: "postgres://db".into() })
+        Ok("postgres://db".into())
     }
 }
 
@@ -24,7 +23,7 @@ struct Shop {
 
 #[fixture]
 async fn shop(s: &Scenario, db: &Db) -> harshjudge::Result<Shop> {
-    Ok(Shop { name: format!("{} on {}", s.slug(), db.url) })
+    Ok(Shop { name: format!("{} on {}", s.slug(), db) })
 }
 
 #[teardown(shop)]
@@ -72,6 +71,7 @@ fn main() {
     let db = fixture("db");
     assert_eq!((db.key, db.scope), ("fixtures::data::db", FixtureScope::Invocation));
     assert!(db.needs.is_empty());
+    assert!(db.share.is_some() && shop.share.is_none());
     let teardowns: Vec<&TeardownDef> = inventory::iter::<TeardownDef>.into_iter().collect();
     assert_eq!(teardowns.len(), 1);
     assert_eq!((teardowns[0].fixture, teardowns[0].name), ("fixtures::shop", "close_shop"));
