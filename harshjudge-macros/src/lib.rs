@@ -1,4 +1,4 @@
-//! The `#[scenario]` attribute of [harshjudge](https://docs.rs/harshjudge).
+//! The `#[scenario]`, `#[fixture]` and `#[teardown]` attributes of [harshjudge](https://docs.rs/harshjudge).
 //!
 //! Use it through the `harshjudge` crate (`use harshjudge::scenario;`): the code it
 //! generates names `::harshjudge::__private`, the contract with the runtime.
@@ -6,6 +6,7 @@
 mod args;
 mod duration;
 mod emulation;
+mod fixture;
 mod scenario;
 mod step;
 
@@ -85,6 +86,62 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
     scenario::scenario(args.into(), item.into()).into()
+}
+
+/// Marks an `async fn` as a fixture: a typed value that a scenario (or
+/// another fixture) asks for by a parameter of the fixture's name, set up
+/// before the scenario's first step's code and dropped, or given to its
+/// `#[teardown]`, after its last.
+///
+/// - Its parameters: `&Scenario` (the scenario it is set up for) and other
+///   fixtures, by name and by reference (`db: &Db`).
+/// - It returns `harshjudge::Result<T>`; a scenario receives `&T`.
+/// - `#[fixture(scope = "invocation")]`: set up once per test process by the
+///   first scenario that asks for it, torn down when every scenario ended;
+///   the default, `scope = "scenario"`, sets it up for each scenario.
+///
+/// A parameter naming no fixture is a compile error at that parameter
+/// (`cannot find type `shop` in this scope`); fixtures that ask for each
+/// other in a circle are refused, naming the circle, before any scenario runs.
+///
+/// ```no_run
+/// use harshjudge::{fixture, scenario, step, teardown, Scenario};
+///
+/// struct Shop { name: String }
+///
+/// #[fixture]
+/// async fn shop(s: &Scenario) -> harshjudge::Result<Shop> {
+///     Ok(Shop { name: format!("shop for {}", s.slug()) })
+/// }
+///
+/// #[teardown(shop)]
+/// async fn close_shop(shop: Shop) -> harshjudge::Result {
+///     drop(shop.name);
+///     Ok(())
+/// }
+///
+/// #[scenario]
+/// async fn checkout(s: Scenario, shop: &Shop) -> harshjudge::Result {
+///     step!("Open the shop", { s.attach_text("shop", &shop.name)?; });
+///     Ok(())
+/// }
+///
+/// harshjudge::main!();
+/// ```
+#[proc_macro_attribute]
+pub fn fixture(args: TokenStream, item: TokenStream) -> TokenStream {
+    fixture::fixture(args.into(), item.into()).into()
+}
+
+/// Marks `async fn close(value: T) -> harshjudge::Result` as the teardown of
+/// the fixture it names (`#[teardown(shop)]`): it receives the fixture's
+/// value by value after the scenario (after every scenario, for an
+/// invocation fixture), in reverse order of set-up, also when a step failed,
+/// panicked or timed out. Its failure is told after the scenario's own.
+/// See [`macro@fixture`].
+#[proc_macro_attribute]
+pub fn teardown(args: TokenStream, item: TokenStream) -> TokenStream {
+    fixture::teardown(args.into(), item.into()).into()
 }
 
 /// Errors collected while checking a scenario, reported together.

@@ -42,6 +42,7 @@ pub mod browser;
 mod error;
 pub mod event;
 pub mod evidence;
+mod fixture;
 pub mod harness;
 pub mod judge;
 mod poll;
@@ -66,7 +67,7 @@ pub use browser::{Response, Route};
 pub use error::{Error, Result};
 /// Re-exported so that suites need not match its version by hand.
 pub use fantoccini;
-pub use harshjudge_macros::scenario;
+pub use harshjudge_macros::{fixture, scenario, teardown};
 pub use poll::{Contains, DEFAULT_INTERVALS, PollExpect, Polled, ToPass, expect_poll, to_pass};
 /// Re-exported for text matching (`expect(&l).to_have_text(regex::Regex::new(…)?)`).
 pub use regex;
@@ -266,6 +267,11 @@ macro_rules! main {
 /// Support code for the macros. Not public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::fixture::{
+        Fixture, FixtureDef, FixtureOutput, FixtureScope, FixtureValue, SetUpFuture, Share,
+        TeardownDef, TeardownFuture, keep as keep_fixture, share as share_fixture,
+        take as take_fixture, value as fixture_value,
+    };
     pub use crate::registry::{
         Hook, HookFuture, ScenarioDef, ScenarioFuture, Setup, Skip, StepDef,
     };

@@ -72,6 +72,9 @@ pub struct ScenarioDef {
     /// place and time its pages open with (`Scenario::page_with` gives a
     /// page its own).
     pub emulation: Option<fn() -> crate::browser::Emulation>,
+    /// The fixtures its parameters ask for (`#[fixture]`), by key
+    /// (`module::name`), in order: set up before its first step's code.
+    pub fixtures: &'static [&'static str],
 }
 
 /// The future a hook returns, borrowing the scenario handle.

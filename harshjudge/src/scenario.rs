@@ -59,6 +59,9 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// (`#[scenario(storage_state = "…")]`): `None` without one; an error
     /// naming the state and the setups that could save it when it never was.
     fn storage_state(&self) -> Result<Option<crate::browser::StorageState>, Error>;
+    /// The value of the fixture `key` (`module::name`), once set up for the
+    /// scenario (or for the invocation).
+    fn fixture(&self, key: &str) -> Option<Arc<dyn std::any::Any + Send + Sync>>;
 }
 
 /// The handle a scenario function receives: the app's base URL, the run and

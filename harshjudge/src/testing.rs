@@ -62,6 +62,7 @@ pub(crate) fn fake_scenario(
         browser: None,
         opens_page: false,
         emulation: None,
+        fixtures: &[],
     };
     tune(&mut def);
     Box::leak(Box::new(def))

@@ -10,6 +10,7 @@ mod api;
 mod bad_input;
 mod engines_reuse;
 mod evidence_blobs;
+mod fixtures;
 mod harness;
 mod heal;
 mod heal_demo;

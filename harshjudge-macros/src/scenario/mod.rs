@@ -105,6 +105,9 @@ struct Scenario {
     skip: Option<Skip>,
     /// `#[case]`s: one scenario each (none: the function is the scenario).
     cases: Vec<Case>,
+    /// The parameters after the case values: the fixtures they ask for (the
+    /// fixture's type, at the parameter's name) and the span of their types.
+    fixtures: Vec<(Ident, Span)>,
     parts: Vec<Part>,
     steps: Vec<Step>,
     /// The first `step` of a `step!` written without `harshjudge::`.
@@ -129,7 +132,8 @@ impl Scenario {
         cases: Vec<Case>,
         errors: &mut Errors,
     ) -> Option<Scenario> {
-        let (param, case_params) = check_signature(&function.sig, !cases.is_empty(), errors);
+        let case_values = cases.iter().map(|c| c.values.len()).max();
+        let (param, case_params, fixtures) = check_signature(&function.sig, case_values, errors);
         let ident = &function.sig.ident;
         let fn_name = ident.unraw().to_string();
 
@@ -213,6 +217,7 @@ impl Scenario {
             trace: args.trace,
             skip: args.skip.clone(),
             cases,
+            fixtures,
             parts,
             steps,
             bare_step,
@@ -371,12 +376,35 @@ impl Scenario {
             }
         });
 
+        let fixture_keys: Vec<TokenStream> = self
+            .fixtures
+            .iter()
+            .map(|(f, _)| quote_spanned!(f.span()=> <#f as ::harshjudge::__private::Fixture>::KEY))
+            .collect();
         let submits = registrations.iter().map(|r| {
             let (fn_name, slug, title, values) = (&r.fn_name, &r.slug, &r.title, &r.values);
             // The values keep their spans: a value of the wrong type is
             // reported where the case writes it.
-            let call = quote_spanned!(self.param_ty=> #ident(#s #(, #values)*));
-            let future = quote_spanned!(self.output=> ::std::boxed::Box::pin(#call));
+            let taken: Vec<Ident> = (self.fixtures.iter().enumerate())
+                .map(|(i, (_, ty))| {
+                    Ident::new(&format!("__hj_f{i}"), Span::mixed_site().located_at(*ty))
+                })
+                .collect();
+            let passed = taken
+                .iter()
+                .zip(&self.fixtures)
+                .map(|(v, (_, ty))| quote_spanned!(*ty=> &*#v));
+            let call = quote_spanned!(self.param_ty=> #ident(#s #(, #values)* #(, #passed)*));
+            let future = if self.fixtures.is_empty() {
+                quote_spanned!(self.output=> ::std::boxed::Box::pin(#call))
+            } else {
+                // The values live in the future, borrowed by the call.
+                let types = self.fixtures.iter().map(|(f, _)| f);
+                quote_spanned!(self.output=> ::std::boxed::Box::pin(async move {
+                    #(let #taken = ::harshjudge::__private::fixture_value::<#types>(&#s)?;)*
+                    #call.await
+                }))
+            };
             let case = match &r.case {
                 Some(name) => quote!(::core::option::Option::Some(#name)),
                 None => quote!(::core::option::Option::None),
@@ -407,6 +435,7 @@ impl Scenario {
                         browser: ::core::option::Option::None,
                         opens_page: #opens_page,
                         emulation: #emulation,
+                        fixtures: &[#(#fixture_keys),*],
                     }
                 }
             }
@@ -549,8 +578,13 @@ fn first_paragraph<'a>(lines: impl Iterator<Item = &'a str>) -> Option<String> {
 type Param = Option<(Ident, Span)>;
 
 /// Checks the signature; returns the scenario parameter (its name and the span
-/// of its type) and, with `cases`, the names of the parameters after it.
-fn check_signature(sig: &Signature, cases: bool, errors: &mut Errors) -> (Param, Vec<String>) {
+/// of its type), the names of the parameters the cases give values to (the
+/// first `case_values` after it), and the fixtures the others ask for.
+fn check_signature(
+    sig: &Signature,
+    case_values: Option<usize>,
+    errors: &mut Errors,
+) -> (Param, Vec<String>, Vec<(Ident, Span)>) {
     let mut ok = true;
     let mut fail = |span: Span, msg: String| {
         errors.push(syn::Error::new(span, msg));
@@ -648,14 +682,28 @@ fn check_signature(sig: &Signature, cases: bool, errors: &mut Errors) -> (Param,
         },
     };
     let mut case_params = Vec::new();
-    for extra in sig.inputs.iter().skip(1) {
-        if !cases {
-            fail(
-                extra.span(),
-                format!(
-                    "#[scenario] functions take exactly one parameter, the scenario handle: remove this one and write {SIGNATURE} (or give its values with `#[case::name(…)]` attributes)"
+    let mut fixtures = Vec::new();
+    for (i, extra) in sig.inputs.iter().skip(1).enumerate() {
+        if i >= case_values.unwrap_or(0) {
+            match extra {
+                FnArg::Typed(typed) => {
+                    let mut found = Errors::default();
+                    match crate::fixture::fixture_param(typed, &mut found) {
+                        Some(name) => {
+                            fixtures.push((Ident::new(&name, typed.pat.span()), typed.ty.span()))
+                        }
+                        None => {
+                            for e in found.0 {
+                                fail(e.span(), e.to_string());
+                            }
+                        }
+                    }
+                }
+                FnArg::Receiver(r) => fail(
+                    r.self_token.span,
+                    "#[scenario] functions cannot take `self`".to_string(),
                 ),
-            );
+            }
             continue;
         }
         match extra {
@@ -677,7 +725,7 @@ fn check_signature(sig: &Signature, cases: bool, errors: &mut Errors) -> (Param,
             "#[scenario] functions must return `harshjudge::Result`: add `-> harshjudge::Result` and end the body with `Ok(())`".to_string(),
         );
     }
-    (param.filter(|_| ok), case_params)
+    (param.filter(|_| ok), case_params, fixtures)
 }
 
 /// Why `ty` is not the scenario handle's type, if it is not: the type must be

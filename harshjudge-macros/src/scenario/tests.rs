@@ -235,7 +235,7 @@ fn signature_errors() {
         ),
         (
             "async fn f(s: Scenario, t: T) -> R { step!(\"a\", {}); }",
-            "take exactly one parameter",
+            "asks for the fixture `t`, which reaches it by reference",
         ),
         (
             "async fn f(&self) -> R { step!(\"a\", {}); }",

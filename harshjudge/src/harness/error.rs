@@ -123,6 +123,10 @@ pub enum HarnessError {
         /// The setup scenarios the binary has.
         setups: Vec<&'static str>,
     },
+    /// The suite's fixtures: a circle, an invocation fixture using a scenario
+    /// one, two teardowns of one fixture.
+    #[error(transparent)]
+    Fixtures(#[from] crate::runner::fixtures::FixtureError),
     /// Setup scenarios that depend on each other in a circle (or on themselves).
     #[error(
         "setup scenarios depend on each other in a circle: {}; remove one of these `depends_on`",

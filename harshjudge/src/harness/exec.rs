@@ -737,6 +737,13 @@ pub(super) fn execute(
             .push(("after_all".into(), cause.to_string()));
         conclusion.num_failed += 1;
     }
+    // Invocation fixtures, once every scenario and `after_all` ended.
+    for cause in rt.block_on(crate::runner::fixtures::tear_down_invocation()) {
+        eprintln!("harshjudge: {cause}");
+        (x.sink.summary.lock().expect("summary").invocation_errors)
+            .push(("fixture teardown".into(), cause));
+        conclusion.num_failed += 1;
+    }
     // No chromedriver, browser or app under test outlives the run: the
     // driver's group is killed now, and its profiles are removed while the
     // reports are written (`tail::finish` waits for that before it returns).

@@ -251,6 +251,14 @@ fn declare_secrets(pkg: &Package) -> Result<(), HarnessError> {
 /// The harness entry point used by [`crate::main!`]: parses libtest's command
 /// line, runs, and exits with [`EXIT_OK`], [`EXIT_FAILED`] or [`EXIT_USAGE`].
 pub fn main(pkg: Package) -> ! {
+    // Started again by itself to tear an invocation fixture down once a
+    // nextest run ended (`runner/fixtures_shared.rs`).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(crate::runner::fixtures_shared::TEARDOWN_ARG) {
+        std::process::exit(crate::runner::fixtures_shared::tear_down_after_run(
+            &args[1..],
+        ));
+    }
     let started = std::time::SystemTime::now();
     // Secrets first: from here on every line printed is masked.
     if let Err(e) = declare_secrets(&pkg) {
@@ -382,6 +390,7 @@ fn invoke(
     let scenarios = plan::per_browser(scenarios, &flags.browsers);
     validate(&scenarios)?;
     setups::validate(&scenarios)?;
+    crate::runner::fixtures::validate_registered()?;
     // Every scenario the binary has, whatever is selected: what it no longer
     // has is marked removed in the report.
     let suite: Vec<&'static str> = scenarios.iter().map(|d| d.slug).collect();

@@ -443,6 +443,7 @@ pub(crate) fn per_browser(
                 browser: Some(b),
                 opens_page: def.opens_page,
                 emulation: def.emulation,
+                fixtures: def.fixtures,
             })));
         }
     }

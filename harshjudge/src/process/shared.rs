@@ -124,7 +124,7 @@ impl RunFolder {
         Self::lock_path(parent.join(format!("harshjudge-{what}-{run}-{}", key(key_parts))))
     }
 
-    fn lock_path(dir: PathBuf) -> Result<RunFolder, RunFolderError> {
+    pub(crate) fn lock_path(dir: PathBuf) -> Result<RunFolder, RunFolderError> {
         let io = |what, path: &Path, source| RunFolderError::Io {
             what,
             path: path.to_path_buf(),

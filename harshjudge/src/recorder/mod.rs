@@ -181,6 +181,7 @@ impl RunHandle {
                 first_run_id: None,
                 flaky: false,
                 executed_status: None,
+                fixtures: Vec::new(),
             },
         };
         let state = saved_state.unwrap_or_else(|| SkillState {
@@ -353,6 +354,12 @@ impl RunHandle {
         self.result_mut().attempt = Some(attempt);
         self.result_mut().first_run_id = Some(first_run_id.unwrap_or_else(|| self.id.to_string()));
         self.run_dir().put_result(&self.result, Durability::Now)
+    }
+
+    /// The fixtures of the run (`result.json`'s `fixtures`), written with
+    /// the run's completion.
+    pub fn set_fixtures(&mut self, fixtures: Vec<crate::store::FixtureRun>) {
+        self.result_mut().fixtures = fixtures;
     }
 
     /// Marks `step` as the one running (in `skill-state.yaml`).

@@ -441,6 +441,12 @@ impl StoreWriter {
         self.judges.lock().expect("judges lock").push(judge);
     }
 
+    /// The run's fixtures, set up and torn down (`result.json`'s `fixtures`,
+    /// written when the run is made final).
+    pub fn record_fixtures(&self, fixtures: Vec<crate::store::FixtureRun>) {
+        self.run().set_fixtures(fixtures);
+    }
+
     /// Waits for every evidence write (announcing each), then makes the run
     /// final: completed (status derived from its steps, statistics counted)
     /// or interrupted. A completed run's judges are awaited after that, and

@@ -437,6 +437,22 @@ fn render_suite(xml: &mut Xml, s: &Suite) {
     for step in steps {
         render_testcase(xml, s, step);
     }
+    // Fixtures are no test cases: a teardown's failure (the scenario's own
+    // failure stays in its step's) and a set-up's are the suite's `system-err`.
+    let failed: Vec<String> = (s.result.fixtures.iter())
+        .filter_map(|f| {
+            let error = f.error.as_deref()?;
+            Some(format!(
+                "fixture {} ({}, {}): {error}",
+                f.name,
+                f.scope,
+                f.outcome.as_str()
+            ))
+        })
+        .collect();
+    if !failed.is_empty() {
+        xml.leaf("system-err", &[], &failed.join("\n"));
+    }
     xml.close("testsuite");
 }
 

@@ -31,6 +31,9 @@ use crate::settings::{EvidenceMode, format_duration};
 use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
+mod fixture_calls;
+pub(crate) mod fixtures;
+pub(crate) mod fixtures_shared;
 mod pause;
 mod soft;
 mod video;
@@ -89,6 +92,8 @@ pub(crate) struct Shared {
     video: video::Video,
     /// The attempt's trace recorder, given to its pages (none: not traced).
     tracer: Option<Arc<crate::browser::Tracer>>,
+    /// Its fixtures: set up, their values, what `result.json` says of them.
+    fixtures: fixtures::Fixtures,
 }
 
 /// How long a probe may take to capture evidence once the steps are over
@@ -191,6 +196,7 @@ impl Shared {
             cookies: Default::default(),
             unresponsive: Default::default(),
             video: video::Video::from_env(),
+            fixtures: Default::default(),
         })
     }
 
@@ -631,21 +637,25 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     finalize(&shared, end).await;
 }
 
-/// The scenario's future: its function, after its `before` hook (run inside
-/// step 1, which the runner begins for it; a failure fails step 1, naming the hook).
+/// The scenario's future: its function, after its fixtures' set-up and its
+/// `before` hook (run inside step 1, which the runner begins for them; a
+/// failure fails step 1, naming the fixture or the hook).
 fn with_before_hook(shared: &Arc<Shared>, handle: Scenario) -> ScenarioFuture {
     let def = shared.def;
-    let Some(hook) = def.before else {
+    if def.before.is_none() && def.fixtures.is_empty() {
         return (def.run)(handle);
-    };
+    }
     let shared = shared.clone();
     Box::pin(async move {
         if shared.begin(1).await {
             return Ok(());
         }
-        (hook.run)(&handle)
-            .await
-            .map_err(|e| e.with_context(hook_failure("before", &hook)))?;
+        fixtures::set_up(&shared, &handle).await?;
+        if let Some(hook) = def.before {
+            (hook.run)(&handle)
+                .await
+                .map_err(|e| e.with_context(hook_failure("before", &hook)))?;
+        }
         (def.run)(handle).await
     })
 }
@@ -715,6 +725,18 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
         None => run_after_hook(shared).await,
         Some(_) => None,
     };
+    // Then the fixtures, in reverse order (also when interrupted); their
+    // failures are told after the `after` hook's.
+    let torn = fixtures::tear_down(shared).await;
+    let after = torn.into_iter().fold(after, |after, failure| {
+        Some(match after {
+            None => failure,
+            Some(e) => Error::located(
+                format!("{}\nthen {}", e.message(), failure.message()),
+                e.location(),
+            ),
+        })
+    });
     if failing_step.is_none() && after.is_some() {
         let step = shared.cursor.lock().expect("cursor lock").step;
         if step > 0 {
@@ -749,6 +771,9 @@ async fn finalize(shared: &Arc<Shared>, end: End) {
         shared.pause_on_failure(n).await;
     }
     record_outcomes(shared, end, server_down, after);
+    shared
+        .stream
+        .record_fixtures(shared.fixtures.take_records());
     shared.video.end(shared.run_dir()).await;
     // The browser sessions go back to the pool for the next scenario (reset
     // when taken), unless one did not answer: a session still held by its
@@ -802,6 +827,11 @@ fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>, after
             ),
             step_location(shared.def, c.step),
         )),
+    };
+    // A fixture still setting up when a limit ended the step: named first.
+    let failure = match (failure, shared.fixtures.stopped_setting_up()) {
+        (Some((msg, loc)), Some(fixture)) => Some((format!("{fixture}: {msg}"), loc)),
+        (failure, _) => failure,
     };
     // Soft assertions of the step that failed before it did: told first.
     let failure = match (failure, crate::soft::describe(&std::mem::take(&mut c.soft))) {
@@ -1007,6 +1037,10 @@ impl RunContext for Shared {
         &self.browsers
     }
 
+    fn fixture(&self, key: &str) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        self.fixtures.get(key)
+    }
+
     fn page(
         self: Arc<Self>,
         emulation: Option<crate::browser::Emulation>,
@@ -1123,6 +1157,10 @@ mod tests;
 #[cfg(test)]
 #[path = "hook_tests.rs"]
 mod hook_tests;
+
+#[cfg(test)]
+#[path = "fixture_tests.rs"]
+mod fixture_tests;
 
 /// The evidence interface a page holds of the scenario that opened it
 /// (`to_have_screenshot` keeps its baseline per scenario and attaches its

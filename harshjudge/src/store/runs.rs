@@ -75,6 +75,7 @@ impl Store {
             first_run_id: None,
             flaky: false,
             executed_status: None,
+            fixtures: Vec::new(),
         };
         if mark_running {
             self.scenario(slug).run(run).mark_running()?;

@@ -213,6 +213,57 @@ pub struct RunResult {
     /// then also counts the verdicts (harshjudge addition).
     #[serde(default)]
     pub executed_status: Option<RunStatus>,
+    /// The fixtures its scenario asked for: set up, torn down, how each went
+    /// (harshjudge addition; absent when it asked for none).
+    #[serde(default)]
+    pub fixtures: Vec<FixtureRun>,
+}
+
+/// One fixture of a run, in `result.json`'s `fixtures`, in set-up order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FixtureRun {
+    /// The fixture function's name.
+    pub name: String,
+    /// `scenario` or `invocation`.
+    pub scope: String,
+    /// How long its set-up took (for an invocation fixture set up earlier:
+    /// how long this run waited for it); `None` when it never finished.
+    pub set_up_ms: Option<u64>,
+    /// How long its teardown took; `None` when it was not torn down after
+    /// this run (not set up, or an invocation fixture).
+    pub torn_down_ms: Option<u64>,
+    /// How it went.
+    pub outcome: FixtureOutcome,
+    /// Why it failed, when it did.
+    pub error: Option<String>,
+}
+
+/// How a fixture of a run went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FixtureOutcome {
+    /// Set up (and torn down, for a scenario fixture).
+    Passed,
+    /// Its set-up failed (an error or a panic): the scenario's first step
+    /// failed for it.
+    Failed,
+    /// Its set-up was still running when the step's or the scenario's limit ended it.
+    TimedOut,
+    /// Set up, but its teardown failed or timed out.
+    TeardownFailed,
+}
+
+impl FixtureOutcome {
+    /// `passed`, `failed`, `timedOut`, `teardownFailed`: as `result.json` says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixtureOutcome::Passed => "passed",
+            FixtureOutcome::Failed => "failed",
+            FixtureOutcome::TimedOut => "timedOut",
+            FixtureOutcome::TeardownFailed => "teardownFailed",
+        }
+    }
 }
 
 impl Serialize for RunResult {
@@ -249,6 +300,9 @@ impl Serialize for RunResult {
         }
         if let Some(executed) = self.executed_status {
             m.serialize_entry("executedStatus", &executed)?;
+        }
+        if !self.fixtures.is_empty() {
+            m.serialize_entry("fixtures", &self.fixtures)?;
         }
         m.end()
     }

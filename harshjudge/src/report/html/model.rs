@@ -155,6 +155,8 @@ pub struct RunView {
     pub first_run_id: Option<String>,
     /// Passed after an earlier attempt failed.
     pub flaky: bool,
+    /// The fixtures its scenario asked for, in set-up order (shown above the steps).
+    pub fixtures: Vec<crate::store::FixtureRun>,
     /// Steps in order.
     pub steps: Vec<StepView>,
     /// The run's video and its cues (`HARSHJUDGE_VIDEO`), when it has one.
@@ -623,6 +625,7 @@ pub(crate) fn run_view(
         attempt: result.attempt,
         first_run_id: result.first_run_id.clone(),
         flaky: result.flaky,
+        fixtures: result.fixtures.clone(),
         steps,
         video: video_of(store, slug, run),
     }))

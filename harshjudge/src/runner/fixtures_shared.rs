@@ -1,0 +1,156 @@
+//! Invocation fixtures under cargo-nextest, where every scenario is a process
+//! of its own: once per nextest run, as the `WebServer` is
+//! (`server/nextest.rs`). The run's folder `harshjudge-fixture-{run}-{key}`
+//! (`key`: the test binary and the fixture) holds a lock, the value as JSON
+//! (`value.json`, [`crate::fixture::Share`]) or why its set-up failed
+//! (`failed.txt`). The first process that asks sets it up under the lock and
+//! writes it; the others read it. Its teardown runs when the run ends: the
+//! first process starts the test binary again, detached
+//! (`--harshjudge-fixture-teardown`), which waits for nextest's runner to
+//! end, reads the value, calls the teardown and removes the folder.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::Error;
+use crate::fixture::{FixtureDef, FixtureValue, Share};
+use crate::process::shared::RunFolder;
+use crate::scenario::Scenario;
+
+/// The value, once set up.
+const VALUE: &str = "value.json";
+/// Why its set-up failed.
+const FAILED: &str = "failed.txt";
+/// The argument that makes a test binary the teardown of a fixture of a run.
+pub(crate) const TEARDOWN_ARG: &str = "--harshjudge-fixture-teardown";
+
+/// The value of `def` for nextest run `run`: read from the run's folder, or
+/// set up here (the first process of the run that asks) and written there.
+pub(super) async fn value(
+    def: &'static FixtureDef,
+    s: Scenario,
+    share: Share,
+    run: &str,
+) -> Result<FixtureValue, Error> {
+    let binary = crate::store::binary_name();
+    let (key, run) = (def.key, run.to_string());
+    let folder = tokio::task::spawn_blocking(move || {
+        RunFolder::lock("fixture", &run, &[binary.as_bytes(), key.as_bytes()])
+    })
+    .await
+    .map_err(|e| Error::msg(format!("fixture `{}`: {e}", def.name)))?
+    .map_err(|e| {
+        Error::msg(format!(
+            "fixture `{}` cannot be shared by the run's processes: {} ({})",
+            def.name,
+            e.what(),
+            e.into_io()
+        ))
+    })?;
+    if let Some(why) = folder.read(FAILED) {
+        return Err(Error::msg(String::from_utf8_lossy(&why)));
+    }
+    if let Some(bytes) = folder.read(VALUE) {
+        return (share.decode)(&bytes);
+    }
+    let publish = |name: &str, bytes: &[u8]| {
+        folder.publish(name, bytes).map_err(|e| {
+            Error::msg(format!(
+                "fixture `{}`: {} ({})",
+                def.name,
+                e.what(),
+                e.into_io()
+            ))
+        })
+    };
+    match super::fixture_calls::run_set_up(def, s).await {
+        Ok(value) => {
+            publish(VALUE, &(share.encode)(&value)?)?;
+            if let Err(e) = spawn_teardown(folder.path(), def.key) {
+                eprintln!(
+                    "harshjudge: fixture `{}` will not be torn down after the run: {e}",
+                    def.name
+                );
+            }
+            Ok(value)
+        }
+        Err(e) => {
+            let why = format!("{} (set up once for the nextest run)", e.message());
+            publish(FAILED, crate::secrets::mask(&why).as_bytes())?;
+            Err(e)
+        }
+    }
+}
+
+/// Starts this test binary again, detached, as the teardown of fixture `key`
+/// once nextest's runner (this process's parent) ends.
+fn spawn_teardown(dir: &Path, key: &str) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let runner = rustix::process::getppid()
+        .map(|p| p.as_raw_nonzero().get() as u32)
+        .ok_or_else(|| std::io::Error::other("nextest's runner is not known"))?;
+    let started = crate::process::start_time(runner)
+        .ok_or_else(|| std::io::Error::other("nextest's runner is not running"))?;
+    std::process::Command::new(std::env::current_exe()?)
+        .arg(TEARDOWN_ARG)
+        .arg(dir)
+        .arg(key)
+        .arg(runner.to_string())
+        .arg(started)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map(drop)
+}
+
+/// `--harshjudge-fixture-teardown DIR KEY PID START`: waits for process PID
+/// (nextest's runner, started at START) to end, then tears fixture KEY's
+/// value in DIR down and removes DIR. The exit code: 0 when it was torn down.
+pub(crate) fn tear_down_after_run(args: &[String]) -> i32 {
+    let [dir, key, pid, started] = args else {
+        return 2;
+    };
+    let pid: u32 = pid.parse().unwrap_or(0);
+    while crate::process::start_time(pid).as_deref() == Some(started.as_str()) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let dir = PathBuf::from(dir);
+    let code = match tear_down(&dir, key) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("harshjudge: {}", e.message());
+            1
+        }
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    code
+}
+
+fn tear_down(dir: &Path, key: &str) -> Result<(), Error> {
+    let def = (crate::fixture::all().into_iter())
+        .find(|d| d.key == key)
+        .ok_or_else(|| Error::msg(format!("no fixture `{key}` in this binary")))?;
+    let share = def
+        .share
+        .ok_or_else(|| Error::msg(format!("fixture `{}` is not shared", def.name)))?;
+    let folder = RunFolder::lock_path(dir.to_path_buf())
+        .map_err(|e| Error::msg(format!("{} ({})", e.what(), e.into_io())))?;
+    let Some(bytes) = folder.read(VALUE) else {
+        return Ok(());
+    };
+    let value = (share.decode)(&bytes)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::msg(format!("no runtime for the teardown: {e}")))?;
+    match rt.block_on(super::fixture_calls::run_teardown(
+        def,
+        value,
+        super::fixture_calls::TEARDOWN_LIMIT,
+    )) {
+        None => Ok(()),
+        Some(e) => Err(e),
+    }
+}

@@ -1,0 +1,336 @@
+//! Issue 42, points 4 and 5: fixtures (`#[fixture]`, `#[teardown]`) of
+//! tests/fixtures/setups.rs (`fixture_checkout`, `fixture_refund`: an
+//! invocation `ledger`, a scenario `account` with a teardown, a `cart` using
+//! it), through real `cargo test` of the suite: the order of set-up and
+//! teardown, teardown after a failed and a panicked step, a set-up failure
+//! naming the fixture, a teardown failure told after the scenario's own,
+//! `result.json`'s `fixtures`, JUnit's `system-err`, and the HTML report in
+//! real headless Chromium; under `cargo nextest run`, the invocation fixture
+//! set up once for the run and torn down after it.
+
+use crate::support;
+
+use std::path::PathBuf;
+
+use harshjudge::browser::BrowserConfig;
+use support::page::{js, until};
+use support::{Run, cargo_test, json, runs};
+
+const SUITE: &str = "setups_suite";
+
+struct Dirs {
+    _tmp: tempfile::TempDir,
+    hj: PathBuf,
+    log: PathBuf,
+}
+
+/// Runs the fixture scenarios matching `filter`, one at a time, with
+/// `SETUPS_FIXTURE=wrong`; what they logged.
+fn run(filter: &str, wrong: &str) -> (Dirs, Run, Vec<String>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = Dirs {
+        hj: tmp.path().join(".harshJudge"),
+        log: tmp.path().join("log.txt"),
+        _tmp: tmp,
+    };
+    let log = d.log.to_str().unwrap().to_string();
+    let r = cargo_test(
+        SUITE,
+        &d.hj,
+        &[filter, "--test-threads=1"],
+        &[("SETUPS_LOG", &log), ("SETUPS_FIXTURE", wrong)],
+    );
+    let lines = (std::fs::read_to_string(&d.log).unwrap_or_default())
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (d, r, lines)
+}
+
+fn result_of(d: &Dirs, slug: &str) -> serde_json::Value {
+    result_in(&d.hj, slug)
+}
+
+fn result_in(hj: &std::path::Path, slug: &str) -> serde_json::Value {
+    json(runs(hj, slug)[0].join("result.json"))
+}
+
+/// `(name, scope, outcome)` of each fixture of `result.json`, in order.
+fn fixtures(result: &serde_json::Value) -> Vec<(String, String, String)> {
+    let field = |f: &serde_json::Value, k: &str| f[k].as_str().unwrap_or_default().to_string();
+    (result["fixtures"].as_array().expect("fixtures").iter())
+        .map(|f| (field(f, "name"), field(f, "scope"), field(f, "outcome")))
+        .collect()
+}
+
+fn triple(name: &str, scope: &str, outcome: &str) -> (String, String, String) {
+    (name.into(), scope.into(), outcome.into())
+}
+
+#[test]
+fn fixtures_are_set_up_in_order_torn_down_in_reverse_and_recorded() {
+    let (d, r, lines) = run("fixture_", "");
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        lines,
+        [
+            // Inside step 01, before its code; the invocation's ledger once.
+            "set up ledger",
+            "set up account in ledger-1 in step 01",
+            "set up cart of fixture-checkout",
+            "step 1: 2 items for fixture-checkout",
+            "step 2",
+            // The cart has no teardown (dropped); the account's runs after it.
+            "tear down account of fixture-checkout",
+            "set up account in ledger-1 in step 01",
+            "refund",
+            "tear down account of fixture-refund",
+            // Once every scenario ended.
+            "tear down ledger-1",
+        ],
+        "{r:?}"
+    );
+    let checkout = result_of(&d, "fixture-checkout");
+    assert_eq!(
+        fixtures(&checkout),
+        [
+            triple("ledger", "invocation", "passed"),
+            triple("account", "scenario", "passed"),
+            triple("cart", "scenario", "passed"),
+        ]
+    );
+    // Fixtures are no steps; the record comes after the original's keys.
+    assert_eq!(checkout["steps"].as_array().unwrap().len(), 2);
+    let account = &checkout["fixtures"][1];
+    assert!(
+        account["setUpMs"].is_u64() && account["tornDownMs"].is_u64(),
+        "{account}"
+    );
+    assert!(
+        checkout["fixtures"][0]["tornDownMs"].is_null(),
+        "an invocation fixture outlives the run"
+    );
+    let keys: Vec<&String> = checkout.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys.last().map(|k| k.as_str()),
+        Some("fixtures"),
+        "{keys:?}"
+    );
+}
+
+#[test]
+fn fixtures_are_torn_down_after_a_failed_and_a_panicked_step() {
+    for (wrong, said) in [
+        ("step-fails", "the payment was refused"),
+        ("step-panics", "panicked: the payment panicked"),
+    ] {
+        let (d, r, lines) = run("fixture_checkout", wrong);
+        assert_eq!(r.code, 101, "{wrong}: {r:?}");
+        assert!(r.stdout.contains(said), "{wrong}: {r:?}");
+        assert_eq!(
+            &lines[lines.len() - 3..],
+            [
+                "step 2",
+                "tear down account of fixture-checkout",
+                "tear down ledger-1"
+            ],
+            "{wrong}: {r:?}"
+        );
+        let result = result_of(&d, "fixture-checkout");
+        assert_eq!(result["steps"][1]["status"], "fail");
+        assert!(
+            fixtures(&result).iter().all(|(_, _, o)| o == "passed"),
+            "{result}"
+        );
+    }
+}
+
+#[test]
+fn a_set_up_failure_fails_step_1_naming_the_fixture_before_its_code() {
+    let (d, r, lines) = run("fixture_checkout", "set-up-fails");
+    assert_eq!(r.code, 101, "{r:?}");
+    // No step code ran; the ledger set up before it is still torn down.
+    assert_eq!(
+        lines,
+        [
+            "set up ledger",
+            "set up account in ledger-1 in step 01",
+            "tear down ledger-1"
+        ],
+        "{r:?}"
+    );
+    let result = result_of(&d, "fixture-checkout");
+    let error = result["steps"][0]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("fixture `account` (tests/fixtures/setups.rs:")
+            && error.ends_with(") failed: the account could not be opened"),
+        "{error}"
+    );
+    assert_eq!(result["steps"][1]["status"], "skipped");
+    assert_eq!(
+        fixtures(&result),
+        [
+            triple("ledger", "invocation", "passed"),
+            triple("account", "scenario", "failed"),
+        ]
+    );
+    let junit = std::fs::read_to_string(d.hj.join("report/junit.xml")).unwrap();
+    assert!(
+        junit.contains("<system-err>fixture account (scenario, failed): fixture `account`"),
+        "{junit}"
+    );
+}
+
+#[test]
+fn a_teardown_failure_is_told_after_the_scenarios_own_result() {
+    // The step failed: its failure first, then the teardown's.
+    let (d, r, _) = run("fixture_checkout", "step-fails,teardown-fails");
+    assert_eq!(r.code, 101, "{r:?}");
+    let result = result_of(&d, "fixture-checkout");
+    let error = result["steps"][1]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("the payment was refused\nthen fixture `account`'s teardown `close_account` (tests/fixtures/setups.rs:"),
+        "{error}"
+    );
+    assert!(
+        error.contains("failed: the account could not be closed"),
+        "{error}"
+    );
+    assert_eq!(result["errorMessage"].as_str(), Some(error));
+    assert_eq!(
+        fixtures(&result)[1],
+        triple("account", "scenario", "teardownFailed")
+    );
+    let junit = std::fs::read_to_string(d.hj.join("report/junit.xml")).unwrap();
+    assert!(
+        junit.contains("<system-err>fixture account (scenario, teardownFailed): fixture `account`&apos;s teardown `close_account`")
+            || junit.contains("<system-err>fixture account (scenario, teardownFailed): fixture `account`'s teardown `close_account`"),
+        "{junit}"
+    );
+
+    // The steps passed: the teardown fails the last one, the first keeps its pass.
+    let (d, r, _) = run("fixture_checkout", "teardown-fails");
+    assert_eq!(r.code, 101, "{r:?}");
+    let result = result_of(&d, "fixture-checkout");
+    assert_eq!(result["steps"][0]["status"], "pass");
+    let error = result["steps"][1]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("fixture `account`'s teardown `close_account`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn under_nextest_an_invocation_fixture_is_set_up_once_and_torn_down_after_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (hj, log) = (tmp.path().join(".harshJudge"), tmp.path().join("log.txt"));
+    let out = support::nextest(SUITE, &hj)
+        .args(["-E", "test(/^fixture_/)"])
+        .env("SETUPS_LOG", &log)
+        .output()
+        .expect("cargo nextest runs");
+    let r = Run::from(out);
+    assert_eq!(r.code, 0, "{r:?}");
+    let lines = || -> Vec<String> {
+        (std::fs::read_to_string(&log).unwrap_or_default().lines())
+            .map(str::to_string)
+            .collect()
+    };
+    // Two processes, one ledger: the second read what the first wrote.
+    let set_up = lines().iter().filter(|l| *l == "set up ledger").count();
+    assert_eq!(set_up, 1, "{:?} {r:?}", lines());
+    // Its teardown runs once nextest's runner ended: wait for it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !lines().iter().any(|l| l == "tear down ledger-1") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never torn down: {:?}",
+            lines()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let all = lines();
+    assert_eq!(
+        all.iter().filter(|l| *l == "tear down ledger-1").count(),
+        1,
+        "{all:?}"
+    );
+    assert_eq!(
+        all.last().map(String::as_str),
+        Some("tear down ledger-1"),
+        "{all:?}"
+    );
+    for slug in ["fixture-checkout", "fixture-refund"] {
+        let result = result_in(&hj, slug);
+        assert_eq!(result["status"], "pass", "{slug}");
+        assert_eq!(
+            fixtures(&result)[0],
+            triple("ledger", "invocation", "passed")
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_lists_the_fixtures_above_the_steps() {
+    let (d, r, _) = run("fixture_checkout", "teardown-fails");
+    assert_eq!(r.code, 101, "{r:?}");
+    let run_id = runs(&d.hj, "fixture-checkout")[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let url = format!("file://{}", d.hj.join("report/index.html").display());
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let browsers = harshjudge::browser::Browsers::new();
+    let page = browsers
+        .open_page_with(&config, &url)
+        .await
+        .expect("a browser page (needs chromium and chromium-driver)");
+    page.goto(&format!("{url}#/run/fixture-checkout/{run_id}"))
+        .await
+        .unwrap();
+    until(
+        &page,
+        "the fixtures",
+        "return document.querySelectorAll('#fixtures tr[data-fixture]').length === 3",
+    )
+    .await;
+    let rows = js(
+        &page,
+        "return Array.from(document.querySelectorAll('#fixtures tr[data-fixture]')).map(function (r) { return r.dataset.fixture + ' ' + r.querySelector('.pill').textContent; })",
+    )
+    .await;
+    assert_eq!(
+        rows,
+        serde_json::json!(["ledger passed", "account teardownFailed", "cart passed"])
+    );
+    let error = js(
+        &page,
+        "return document.querySelector('#fixtures tr.fail pre.err').textContent",
+    )
+    .await;
+    assert!(
+        error
+            .as_str()
+            .unwrap()
+            .contains("the account could not be closed"),
+        "{error}"
+    );
+    // Above the steps, and no step of its own.
+    let above = js(
+        &page,
+        "return !!(document.querySelector('#fixtures').compareDocumentPosition(document.querySelector('#steps')) & Node.DOCUMENT_POSITION_FOLLOWING)",
+    )
+    .await;
+    assert_eq!(above, true);
+    assert_eq!(
+        js(
+            &page,
+            "return document.querySelectorAll('#steps li').length"
+        )
+        .await,
+        2
+    );
+    browsers.shutdown().await;
+}
