@@ -40,8 +40,9 @@ fn marked(cmd: &mut Command, root: &Path) {
         .env_remove("HARSHJUDGE_WEBDRIVER_URL");
 }
 
-/// A browser process's profile (`--user-data-dir`) and process group.
-fn chromiums(root: &Path) -> Vec<(String, u32)> {
+/// A browser process's profile (`--user-data-dir`) and process group, with
+/// its pid and command line (what a failure names).
+fn chromiums(root: &Path) -> Vec<((String, u32), (u32, String))> {
     support::started_for(root)
         .into_iter()
         .filter(|(_, cmdline)| !cmdline.contains("--type="))
@@ -53,29 +54,35 @@ fn chromiums(root: &Path) -> Vec<(String, u32)> {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let rest = &stat[stat.rfind(')')? + 1..];
             let group = rest.split_whitespace().nth(2)?.parse().ok()?;
-            Some((profile, group))
+            Some(((profile, group), (pid, cmdline)))
         })
         .collect()
 }
 
+/// (profile, process group) → the first (pid, command line) seen in it.
+type Seen = std::collections::BTreeMap<(String, u32), (u32, String)>;
+
 /// Watches the browsers started for `root` until dropped: every profile and
-/// process group seen.
+/// process group seen, each with the first process seen in it.
 struct Watch {
-    seen: Arc<Mutex<BTreeSet<(String, u32)>>>,
+    seen: Arc<Mutex<Seen>>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Watch {
     fn start(root: &Path) -> Watch {
-        let seen: Arc<Mutex<BTreeSet<(String, u32)>>> = Arc::default();
+        let seen: Arc<Mutex<Seen>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let thread = std::thread::spawn({
             let (seen, stop, root) = (Arc::clone(&seen), Arc::clone(&stop), root.to_path_buf());
             move || {
                 while !stop.load(Ordering::SeqCst) {
                     let now = chromiums(&root);
-                    seen.lock().unwrap().extend(now);
+                    let mut seen = seen.lock().unwrap();
+                    for (key, first) in now {
+                        seen.entry(key).or_insert(first);
+                    }
                     std::thread::sleep(Duration::from_millis(50));
                 }
             }
@@ -87,14 +94,19 @@ impl Watch {
         }
     }
 
-    /// The profiles and the process groups seen.
-    fn seen(mut self) -> (BTreeSet<String>, BTreeSet<u32>) {
+    /// The profiles and the process groups seen, and what was seen (for a
+    /// failure's message).
+    fn seen(mut self) -> (BTreeSet<String>, BTreeSet<u32>, String) {
         self.stop.store(true, Ordering::SeqCst);
         self.thread.take().unwrap().join().unwrap();
         let seen = self.seen.lock().unwrap();
         (
-            seen.iter().map(|(p, _)| p.clone()).collect(),
-            seen.iter().map(|(_, g)| *g).collect(),
+            seen.keys().map(|(p, _)| p.clone()).collect(),
+            seen.keys().map(|(_, g)| *g).collect(),
+            seen.iter()
+                .map(|((p, g), (pid, cmd))| format!("group {g}, profile {p}: pid {pid} {cmd}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
         )
     }
 }
@@ -129,12 +141,12 @@ fn one_chromium_serves_the_nextest_run_each_scenario_in_a_context_of_its_own() {
             .output()
             .unwrap(),
     );
-    let (profiles, groups) = watch.seen();
+    let (profiles, groups, seen) = watch.seen();
     // The second scenario saw neither the cookie nor the storage of the first.
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stderr.contains("2 passed"), "{r:?}");
     assert_eq!(profiles.len(), 1, "one browser for the run: {profiles:?}");
-    assert_eq!(groups.len(), 1, "one process group for the run: {groups:?}");
+    assert_eq!(groups.len(), 1, "one process group for the run:\n{seen}");
     for slug in ["a-leaves-state", "b-sees-none"] {
         assert_eq!(
             evidence(&root.join(".harshJudge"), slug),
@@ -179,7 +191,7 @@ fn a_sigkilled_scenario_process_leaves_the_others_passing_and_nothing_behind() {
         .unwrap();
     assert!(status.success());
     let r = Run::from(child.wait_with_output().unwrap());
-    let (profiles, _) = watch.seen();
+    let (profiles, _, _) = watch.seen();
     assert!(r.stderr.contains("2 passed"), "{r:?}");
     assert!(r.stderr.contains("1 failed"), "{r:?}");
     assert_eq!(profiles.len(), 1, "one browser for the run: {profiles:?}");
