@@ -10,8 +10,8 @@ use crate::fixture::{
     Fixture, FixtureDef, FixtureScope, FixtureValue, SetUpFuture, TeardownDef, TeardownFuture,
     keep, take, value,
 };
-use crate::store::{FixtureOutcome, RunResult, RunStatus, Store};
-use crate::testing::{RecordingSink, fake_scenario, with_step_timeout};
+use crate::store::{FixtureOutcome, RunResult, RunStatus};
+use crate::testing::{fake_scenario, with_step_timeout};
 
 /// What the fixtures and bodies of one test did, in order.
 static LOG: StdMutex<Vec<String>> = StdMutex::new(Vec::new());
@@ -27,35 +27,7 @@ fn take_log() -> Vec<String> {
 }
 
 async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunResult) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::new(dir.path().join(".harshJudge"));
-    store.ensure_initialized("unit", "").unwrap();
-    let handle = crate::harness::exec::prepare(&store, def).unwrap();
-    let (slug, id) = (handle.slug().clone(), handle.id().clone());
-    let sink = Arc::new(RecordingSink::default());
-    let limits = Limits {
-        step_default: None,
-        scenario_default: None,
-        evidence: EvidenceMode::Off,
-        full_page: false,
-        console: Default::default(),
-        tracing: Default::default(),
-        trace_mode: Default::default(),
-        attempt: 1,
-    };
-    let shared = Shared::new(
-        def,
-        handle,
-        String::new(),
-        Arc::default(),
-        sink.clone(),
-        def.steps.len(),
-        limits,
-        None,
-    );
-    execute(shared).await;
-    let result = store.scenario(&slug).run(&id).result().unwrap().unwrap();
-    (sink.outcomes(), result)
+    super::hook_tests::run_recorded(def).await
 }
 
 // ---- the fixtures -------------------------------------------------------------

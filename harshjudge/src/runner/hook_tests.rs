@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::registry::{Hook, HookFuture};
-use crate::store::{RunStatus, Store};
+use crate::store::{RunResult, RunStatus, Store};
 use crate::testing::{RecordingSink, fake_scenario, with_step_timeout};
 
 /// What the hooks and bodies of one test did, in order.
@@ -22,7 +22,10 @@ fn take_log() -> Vec<String> {
     std::mem::take(&mut *LOG.lock().unwrap())
 }
 
-async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunStatus) {
+/// Runs `def` through the runner with the real store writer on a temporary
+/// `.harshJudge/`, evidence off: each step's outcome and the run's result
+/// (also the fixtures' tests').
+pub(super) async fn run_recorded(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunResult) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path().join(".harshJudge"));
     store.ensure_initialized("unit", "").unwrap();
@@ -51,7 +54,12 @@ async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunStatus) {
     );
     execute(shared).await;
     let result = store.scenario(&slug).run(&id).result().unwrap().unwrap();
-    (sink.outcomes(), result.status)
+    (sink.outcomes(), result)
+}
+
+async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunStatus) {
+    let (outcomes, result) = run_recorded(def).await;
+    (outcomes, result.status)
 }
 
 fn hook(name: &'static str, run: for<'a> fn(&'a Scenario) -> HookFuture<'a>) -> Option<Hook> {
