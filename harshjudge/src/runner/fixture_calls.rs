@@ -10,7 +10,6 @@ use crate::error::Error;
 use crate::fixture::{FixtureDef, FixtureValue, TeardownDef};
 use crate::registry::ScenarioFuture;
 use crate::scenario::Scenario;
-use crate::settings::format_duration;
 
 /// How long a teardown may take when the scenario has no limit of its own.
 pub(super) const TEARDOWN_LIMIT: Duration = Duration::from_secs(60);
@@ -73,18 +72,5 @@ pub(super) async fn run_teardown(
         def.name, teardown.name, teardown.file, teardown.line
     );
     let fut: ScenarioFuture = (teardown.run)(value);
-    match tokio::time::timeout(limit, CatchPanic(fut)).await {
-        Ok(Ok(Ok(()))) => None,
-        // Located where the teardown raised it.
-        Ok(Ok(Err(e))) => Some(e.with_context(context)),
-        Ok(Err(p)) => Some(Error::msg(format!(
-            "{context}: panicked: {}{}",
-            p.message,
-            p.location.map(|l| format!(" at {l}")).unwrap_or_default()
-        ))),
-        Err(_) => Some(Error::msg(format!(
-            "{context}: timed out after {}",
-            format_duration(limit)
-        ))),
-    }
+    super::run_cleanup(fut, limit, context).await
 }

@@ -681,7 +681,17 @@ async fn run_after_hook(shared: &Arc<Shared>) -> Option<Error> {
         shared: shared.clone(),
     };
     let fut: ScenarioFuture = Box::pin(async move { (hook.run)(&handle).await });
-    let context = hook_failure("after", &hook);
+    run_cleanup(fut, limit, hook_failure("after", &hook)).await
+}
+
+/// Runs a cleanup after the steps (the `after` hook, a fixture's teardown)
+/// within `limit`, its panic caught: its failure, if it failed, beginning
+/// with `context` (an error keeps where it was raised).
+pub(super) async fn run_cleanup(
+    fut: ScenarioFuture,
+    limit: Duration,
+    context: String,
+) -> Option<Error> {
     match tokio::time::timeout(limit, CatchPanic(fut)).await {
         Ok(Ok(Ok(()))) => None,
         Ok(Ok(Err(e))) => Some(e.with_context(context)),

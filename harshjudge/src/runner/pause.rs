@@ -5,7 +5,6 @@
 
 use super::{ClockHold, Shared};
 use crate::browser::pause::{PauseAt, pause};
-use crate::event::Event;
 use crate::settings::watch::PauseMode;
 
 impl Shared {
@@ -59,12 +58,6 @@ impl Shared {
         let Some(file) = tracer.step_so_far(id.as_str()) else {
             return;
         };
-        let bytes = serde_json::to_vec_pretty(&file).expect("a trace serializes");
-        let _ = self.stream.emit(&Event::TraceCaptured {
-            slug: self.stream.slug(),
-            id: &id,
-            bytes: &bytes,
-            dom: None,
-        });
+        self.emit_trace(&id, &file, None);
     }
 }

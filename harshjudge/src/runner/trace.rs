@@ -36,12 +36,22 @@ impl Shared {
         let Some((file, dom)) = tracer.take_step_with_dom(id.as_str(), failed) else {
             return;
         };
-        let bytes = serde_json::to_vec_pretty(&file).expect("a trace serializes");
+        self.emit_trace(&id, &file, dom.as_deref());
+    }
+
+    /// Hands the store step `id`'s `trace.json` (and its DOM snapshots).
+    pub(super) fn emit_trace(
+        &self,
+        id: &crate::store::StepId,
+        file: &crate::store::TraceFile,
+        dom: Option<&[u8]>,
+    ) {
+        let bytes = serde_json::to_vec_pretty(file).expect("a trace serializes");
         let _ = self.stream.emit(&Event::TraceCaptured {
             slug: self.stream.slug(),
-            id: &id,
+            id,
             bytes: &bytes,
-            dom: dom.as_deref(),
+            dom,
         });
     }
 }
