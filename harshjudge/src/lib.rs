@@ -45,6 +45,7 @@ pub mod evidence;
 mod fixture;
 pub mod harness;
 pub mod judge;
+mod output;
 mod poll;
 mod process;
 pub mod recorder;
@@ -134,6 +135,24 @@ macro_rules! ensure {
 macro_rules! bail {
     ($($arg:tt)+) => {
         return ::core::result::Result::Err($crate::Error::msg(::std::format!($($arg)+)).into())
+    };
+}
+
+/// Prints a line, as `println!` does, and keeps it with the code that
+/// printed it: a step's lines are its evidence `log.txt`, a fixture's set-up
+/// and teardown lines are shown with the fixture in `result.json` and the
+/// report (a plain `println!` is printed only: scenarios share the process's
+/// standard output). At most 64 KiB per step or fixture is kept.
+///
+/// ```no_run
+/// # async fn f(rows: usize) -> harshjudge::Result {
+/// harshjudge::log!("seeded {rows} rows");
+/// # Ok(()) }
+/// ```
+#[macro_export]
+macro_rules! log {
+    ($($arg:tt)*) => {
+        $crate::__private::print_line(::core::format_args!($($arg)*))
     };
 }
 
@@ -272,6 +291,7 @@ pub mod __private {
         TeardownDef, TeardownFuture, keep as keep_fixture, share as share_fixture,
         take as take_fixture, value as fixture_value,
     };
+    pub use crate::output::print as print_line;
     pub use crate::registry::{
         Hook, HookFuture, ScenarioDef, ScenarioFuture, Setup, Skip, StepDef,
     };

@@ -26,6 +26,8 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     fn base_url(&self) -> &str;
     /// The run being recorded.
     fn run_id(&self) -> &RunId;
+    /// The store the run is recorded in.
+    fn recorded_in(&self) -> crate::store::Store;
     /// The step running now.
     fn current_step(&self) -> Option<StepId>;
     /// The evidence folder of `step`.

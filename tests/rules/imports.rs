@@ -381,7 +381,7 @@ fn the_checker_finds_a_circle_and_names_its_ties() {
 const LAYERS: &[&str] = &[
     "harness", "runner", "registry", "fixture", "scenario", "api", "evidence", "recorder",
     "report", "judge", "server", "poll", "browser", "event", "settings", "visual", "store",
-    "secrets", "process", "soft", "error",
+    "secrets", "process", "soft", "output", "error",
 ];
 
 /// The top-level module of a file of `harshjudge/src` (`lib.rs` is none).

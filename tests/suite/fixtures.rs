@@ -116,6 +116,44 @@ fn fixtures_are_set_up_in_order_torn_down_in_reverse_and_recorded() {
         Some("fixtures"),
         "{keys:?}"
     );
+    // What each printed through `harshjudge::log!`: a fixture's with the
+    // fixture (the invocation's ledger with the scenario that set it up), a
+    // step's in its `log.txt`.
+    let printed = |f: &serde_json::Value| {
+        let text = |k: &str| f[k].as_str().map(str::to_string);
+        (text("setUpOutput"), text("teardownOutput"))
+    };
+    let some = |s: &str| Some(format!("{s}\n"));
+    assert_eq!(
+        checkout["fixtures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(printed)
+            .collect::<Vec<_>>(),
+        [
+            (some("set up ledger"), None),
+            (
+                some("set up account in ledger-1 in step 01"),
+                some("tear down account of fixture-checkout")
+            ),
+            (some("set up cart of fixture-checkout"), None),
+        ]
+    );
+    let run_dir = &runs(&d.hj, "fixture-checkout")[0];
+    let step_log =
+        |n: &str| std::fs::read_to_string(run_dir.join(format!("step-{n}/evidence/log.txt")));
+    assert_eq!(
+        step_log("01").unwrap(),
+        "step 1: 2 items for fixture-checkout\n"
+    );
+    assert_eq!(step_log("02").unwrap(), "step 2\n");
+    let refund = result_of(&d, "fixture-refund");
+    assert_eq!(
+        printed(&refund["fixtures"][0]),
+        (None, None),
+        "set up by the checkout: {refund}"
+    );
 }
 
 #[test]
@@ -207,6 +245,12 @@ fn a_teardown_failure_is_told_after_the_scenarios_own_result() {
             || junit.contains("<system-err>fixture account (scenario, teardownFailed): fixture `account`'s teardown `close_account`"),
         "{junit}"
     );
+    // What the fixtures printed is the suite's `system-out`, before that.
+    let out = junit.find("<system-out>fixture ledger set-up printed:\nset up ledger\nfixture account set-up printed:\nset up account in ledger-1 in step 01\nfixture account teardown printed:\ntear down account of fixture-checkout\nfixture cart set-up printed:\nset up cart of fixture-checkout</system-out>");
+    assert!(
+        out.is_some_and(|at| junit[at..].contains("<system-err>fixture account")),
+        "{junit}"
+    );
 
     // The steps passed: the teardown fails the last one, the first keeps its pass.
     let (d, r, _) = run("fixture_checkout", "teardown-fails");
@@ -222,51 +266,85 @@ fn a_teardown_failure_is_told_after_the_scenarios_own_result() {
 
 #[test]
 fn under_nextest_an_invocation_fixture_is_set_up_once_and_torn_down_after_the_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (hj, log) = (tmp.path().join(".harshJudge"), tmp.path().join("log.txt"));
-    let out = support::nextest(SUITE, &hj)
-        .args(["-E", "test(/^fixture_/)"])
-        .env("SETUPS_LOG", &log)
-        .output()
-        .expect("cargo nextest runs");
-    let r = Run::from(out);
-    assert_eq!(r.code, 0, "{r:?}");
-    let lines = || -> Vec<String> {
-        (std::fs::read_to_string(&log).unwrap_or_default().lines())
-            .map(str::to_string)
-            .collect()
-    };
-    // Two processes, one ledger: the second read what the first wrote.
-    let set_up = lines().iter().filter(|l| *l == "set up ledger").count();
-    assert_eq!(set_up, 1, "{:?} {r:?}", lines());
-    // Its teardown runs once nextest's runner ended: wait for it.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !lines().iter().any(|l| l == "tear down ledger-1") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never torn down: {:?}",
-            lines()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let all = lines();
-    assert_eq!(
-        all.iter().filter(|l| *l == "tear down ledger-1").count(),
-        1,
-        "{all:?}"
-    );
-    assert_eq!(
-        all.last().map(String::as_str),
-        Some("tear down ledger-1"),
-        "{all:?}"
-    );
-    for slug in ["fixture-checkout", "fixture-refund"] {
-        let result = result_in(&hj, slug);
-        assert_eq!(result["status"], "pass", "{slug}");
+    // Its teardown, after nextest's runner ended, is recorded in the run that
+    // set it up: passed, or failed without touching the scenarios' results.
+    for wrong in ["", "ledger-teardown-fails"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (hj, log) = (tmp.path().join(".harshJudge"), tmp.path().join("log.txt"));
+        let out = support::nextest(SUITE, &hj)
+            .args(["-E", "test(/^fixture_/)"])
+            .env("SETUPS_LOG", &log)
+            .env("SETUPS_FIXTURE", wrong)
+            .output()
+            .expect("cargo nextest runs");
+        let r = Run::from(out);
+        assert_eq!(r.code, 0, "{wrong}: {r:?}");
+        let lines = || -> Vec<String> {
+            (std::fs::read_to_string(&log).unwrap_or_default().lines())
+                .map(str::to_string)
+                .collect()
+        };
+        // Two processes, one ledger: the second read what the first wrote.
+        let set_up = lines().iter().filter(|l| *l == "set up ledger").count();
+        assert_eq!(set_up, 1, "{:?} {r:?}", lines());
+        // Its teardown runs once nextest's runner ended: wait until the run
+        // that set it up records it.
+        let ledger = |slug: &str| result_in(&hj, slug)["fixtures"][0].clone();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let (setter, recorded) = loop {
+            let found = ["fixture-checkout", "fixture-refund"]
+                .into_iter()
+                .map(|slug| (slug, ledger(slug)))
+                .find(|(_, f)| f["tornDownMs"].is_u64());
+            if let Some(found) = found {
+                break found;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{wrong}: never recorded as torn down: {:?}",
+                lines()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let all = lines();
         assert_eq!(
-            fixtures(&result)[0],
-            triple("ledger", "invocation", "passed")
+            all.iter().filter(|l| *l == "tear down ledger-1").count(),
+            1,
+            "{all:?}"
         );
+        assert_eq!(
+            all.last().map(String::as_str),
+            Some("tear down ledger-1"),
+            "{all:?}"
+        );
+        assert_eq!(
+            recorded["teardownOutput"], "tear down ledger-1\n",
+            "{recorded}"
+        );
+        let error = recorded["error"].as_str().unwrap_or_default();
+        match wrong {
+            "" => assert_eq!((recorded["outcome"].as_str(), error), (Some("passed"), "")),
+            _ => {
+                assert_eq!(recorded["outcome"], "teardownFailed", "{recorded}");
+                assert!(
+                    error.starts_with(
+                        "fixture `ledger`'s teardown `close_ledger` (tests/fixtures/setups.rs:"
+                    ) && error.ends_with(") failed: the ledger could not be closed"),
+                    "{error}"
+                );
+            }
+        }
+        for slug in ["fixture-checkout", "fixture-refund"] {
+            let result = result_in(&hj, slug);
+            assert_eq!(result["status"], "pass", "{slug}");
+            if slug != setter {
+                assert_eq!(
+                    fixtures(&result)[0],
+                    triple("ledger", "invocation", "passed")
+                );
+                assert!(result["fixtures"][0]["tornDownMs"].is_null(), "{result}");
+            }
+        }
     }
 }
 
@@ -324,6 +402,19 @@ async fn the_report_lists_the_fixtures_above_the_steps() {
     )
     .await;
     assert_eq!(above, true);
+    // What the account's set-up and teardown printed, under its row.
+    let printed = js(
+        &page,
+        "return Array.from(document.querySelectorAll('#fixtures tr[data-fixture=account] details.printed')).map(function (d) { return d.dataset.when + ': ' + d.querySelector('pre').textContent; })",
+    )
+    .await;
+    assert_eq!(
+        printed,
+        serde_json::json!([
+            "set-up: set up account in ledger-1 in step 01\n",
+            "teardown: tear down account of fixture-checkout\n"
+        ])
+    );
     assert_eq!(
         js(
             &page,

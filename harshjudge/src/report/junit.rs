@@ -450,6 +450,27 @@ fn render_suite(xml: &mut Xml, s: &Suite) {
             ))
         })
         .collect();
+    // What they printed (`log!`) is the suite's `system-out`, before that.
+    let printed: Vec<String> = (s.result.fixtures.iter())
+        .flat_map(|f| {
+            [
+                ("set-up", &f.set_up_output),
+                ("teardown", &f.teardown_output),
+            ]
+            .into_iter()
+            .filter_map(move |(when, text)| {
+                let text = text.as_deref()?;
+                Some(format!(
+                    "fixture {} {when} printed:\n{}",
+                    f.name,
+                    text.trim_end()
+                ))
+            })
+        })
+        .collect();
+    if !printed.is_empty() {
+        xml.leaf("system-out", &[], &printed.join("\n"));
+    }
     if !failed.is_empty() {
         xml.leaf("system-err", &[], &failed.join("\n"));
     }

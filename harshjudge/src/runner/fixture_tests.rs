@@ -18,8 +18,11 @@ static LOG: StdMutex<Vec<String>> = StdMutex::new(Vec::new());
 /// One test at a time: they share [`LOG`].
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// Also printed through `log!`, which keeps it with the fixture or the step.
 fn log(what: impl Into<String>) {
-    LOG.lock().unwrap().push(what.into());
+    let what = what.into();
+    crate::log!("{what}");
+    LOG.lock().unwrap().push(what);
 }
 
 fn take_log() -> Vec<String> {
@@ -339,6 +342,43 @@ async fn fixtures_are_set_up_in_order_inside_step_1_and_torn_down_in_reverse() {
 }
 
 #[tokio::test]
+async fn what_fixtures_and_steps_print_is_kept_with_them() {
+    let _serial = SERIAL.lock().await;
+    take_log();
+    let def = fake_scenario("fx-printed", &["One", "Two"], uses_shop, |d| {
+        d.fixtures = &[Shop::KEY];
+    });
+    let (outcomes, result, _dir) = super::hook_tests::run_recorded_kept(def).await;
+    assert_eq!(result.status, RunStatus::Pass, "{outcomes:?}");
+    let printed: Vec<(&str, Option<&str>, Option<&str>)> = (result.fixtures.iter())
+        .map(|f| {
+            let (up, down) = (f.set_up_output.as_deref(), f.teardown_output.as_deref());
+            (f.name.as_str(), up, down)
+        })
+        .collect();
+    assert_eq!(
+        printed,
+        [
+            (
+                "db",
+                Some("set up db\n"),
+                Some("tear down db (postgres://db)\n")
+            ),
+            (
+                "shop",
+                Some("set up shop on postgres://db in step Some(\"01\")\n"),
+                Some("tear down shop on postgres://db\n")
+            ),
+        ]
+    );
+    // A step's lines are its `log.txt`; a fixture's are not a step's.
+    let logs: Vec<String> = (outcomes.iter())
+        .map(|o| std::fs::read_to_string(o.evidence_dir.join("log.txt")).unwrap_or_default())
+        .collect();
+    assert_eq!(logs, ["step 1 with shop on postgres://db\n", "step 2\n"]);
+}
+
+#[tokio::test]
 async fn fixtures_are_torn_down_after_a_failed_a_panicked_and_a_timed_out_step() {
     let _serial = SERIAL.lock().await;
     take_log();
@@ -440,6 +480,8 @@ async fn a_set_up_that_never_finishes_is_ended_by_the_limit_and_named() {
         (stuck.name.as_str(), stuck.outcome, stuck.set_up_ms),
         ("stuck", FixtureOutcome::TimedOut, None)
     );
+    // What it printed before the limit ended it is kept.
+    assert_eq!(stuck.set_up_output.as_deref(), Some("set up stuck\n"));
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@ use super::Shared;
 use super::fixture_calls::{TEARDOWN_LIMIT, at, run_set_up, run_teardown};
 use crate::error::Error;
 use crate::fixture::{FixtureDef, FixtureScope, FixtureValue, TeardownDef};
+use crate::output::{self, Captured};
 use crate::registry::ScenarioDef;
 use crate::scenario::Scenario;
 use crate::settings::format_duration;
@@ -167,8 +168,8 @@ fn plan(scenario: &ScenarioDef) -> Result<Vec<&'static FixtureDef>, FixtureError
 pub(super) struct Fixtures {
     /// Scenario fixtures set up, in order, with their values and their records' index.
     values: Mutex<Vec<(&'static FixtureDef, FixtureValue, usize)>>,
-    /// The fixture being set up now, and since when.
-    setting_up: Mutex<Option<(&'static FixtureDef, Instant)>>,
+    /// The fixture being set up now, since when, and what it printed so far.
+    setting_up: Mutex<Option<(&'static FixtureDef, Instant, Arc<Captured>)>>,
     /// What `result.json` says of each, in set-up order.
     records: Mutex<Vec<FixtureRun>>,
 }
@@ -190,6 +191,7 @@ impl Fixtures {
         set_up: Option<Duration>,
         outcome: FixtureOutcome,
         error: Option<String>,
+        printed: Option<String>,
     ) -> usize {
         let mut records = self.records.lock().expect("records lock");
         records.push(FixtureRun {
@@ -199,6 +201,8 @@ impl Fixtures {
             torn_down_ms: None,
             outcome,
             error,
+            set_up_output: printed,
+            teardown_output: None,
         });
         records.len() - 1
     }
@@ -206,14 +210,20 @@ impl Fixtures {
     /// The fixture whose set-up a step's or the scenario's limit stopped:
     /// recorded as timed out; what the failure says first.
     pub(super) fn stopped_setting_up(&self) -> Option<String> {
-        let (def, since) = self.setting_up.lock().expect("fixtures lock").take()?;
+        let (def, since, printed) = self.setting_up.lock().expect("fixtures lock").take()?;
         let why = format!(
             "fixture `{}` ({}) did not finish setting up (it ran {})",
             def.name,
             at(def),
             format_duration(since.elapsed())
         );
-        self.record(def, None, FixtureOutcome::TimedOut, Some(why.clone()));
+        self.record(
+            def,
+            None,
+            FixtureOutcome::TimedOut,
+            Some(why.clone()),
+            printed.take(),
+        );
         Some(why)
     }
 
@@ -230,16 +240,25 @@ pub(super) async fn set_up(shared: &Arc<Shared>, s: &Scenario) -> Result<(), Err
     let fixtures = &shared.fixtures;
     for def in plan {
         let started = Instant::now();
-        *fixtures.setting_up.lock().expect("fixtures lock") = Some((def, started));
-        let value = match def.scope {
-            FixtureScope::Scenario => run_set_up(def, s.clone()).await,
-            FixtureScope::Invocation => invocation().set_up(def, s.clone()).await,
-        };
+        let printed = Arc::new(Captured::default());
+        *fixtures.setting_up.lock().expect("fixtures lock") = Some((def, started, printed.clone()));
+        let value = output::scope(printed.clone(), async {
+            match def.scope {
+                FixtureScope::Scenario => run_set_up(def, s.clone()).await,
+                FixtureScope::Invocation => invocation().set_up(def, s.clone()).await,
+            }
+        })
+        .await;
         *fixtures.setting_up.lock().expect("fixtures lock") = None;
         match value {
             Ok(value) => {
-                let record =
-                    fixtures.record(def, Some(started.elapsed()), FixtureOutcome::Passed, None);
+                let record = fixtures.record(
+                    def,
+                    Some(started.elapsed()),
+                    FixtureOutcome::Passed,
+                    None,
+                    printed.take(),
+                );
                 if def.scope == FixtureScope::Scenario {
                     let mut values = fixtures.values.lock().expect("fixtures lock");
                     values.push((def, value, record));
@@ -251,6 +270,7 @@ pub(super) async fn set_up(shared: &Arc<Shared>, s: &Scenario) -> Result<(), Err
                     Some(started.elapsed()),
                     FixtureOutcome::Failed,
                     Some(e.message()),
+                    printed.take(),
                 );
                 return Err(e);
             }
@@ -267,10 +287,12 @@ pub(super) async fn tear_down(shared: &Arc<Shared>) -> Vec<Error> {
     let mut failures = Vec::new();
     for (def, value, record) in values.into_iter().rev() {
         let started = Instant::now();
-        let failure = run_teardown(def, value, limit).await;
+        let printed = Arc::new(Captured::default());
+        let failure = output::scope(printed.clone(), run_teardown(def, value, limit)).await;
         let mut records = shared.fixtures.records.lock().expect("records lock");
         if let Some(r) = records.get_mut(record) {
             r.torn_down_ms = Some(started.elapsed().as_millis() as u64);
+            r.teardown_output = printed.take();
             if let Some(f) = &failure {
                 r.outcome = FixtureOutcome::TeardownFailed;
                 r.error = Some(f.message());

@@ -7,15 +7,20 @@
 //! writes it; the others read it. Its teardown runs when the run ends: the
 //! first process starts the test binary again, detached
 //! (`--harshjudge-fixture-teardown`), which waits for nextest's runner to
-//! end, reads the value, calls the teardown and removes the folder.
+//! end, reads the value, calls the teardown and removes the folder. How the
+//! teardown went (its time, what it printed, its failure) is written into the
+//! fixture's entry of the `result.json` of the run that set it up: the
+//! scenarios' own results stand, and nextest has reported them by then.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::Error;
 use crate::fixture::{FixtureDef, FixtureValue, Share};
+use crate::output::{self, Captured};
 use crate::process::shared::RunFolder;
 use crate::scenario::Scenario;
+use crate::store::{FixtureOutcome, RunId, Slug, Store};
 
 /// The value, once set up.
 const VALUE: &str = "value.json";
@@ -63,10 +68,15 @@ pub(super) async fn value(
             ))
         })
     };
+    let set_up_by = SetUpBy {
+        store: s.shared.recorded_in(),
+        slug: s.slug().to_string(),
+        run: s.run_id().to_string(),
+    };
     match super::fixture_calls::run_set_up(def, s).await {
         Ok(value) => {
             publish(VALUE, &(share.encode)(&value)?)?;
-            if let Err(e) = spawn_teardown(folder.path(), def.key) {
+            if let Err(e) = spawn_teardown(folder.path(), def.key, &set_up_by) {
                 eprintln!(
                     "harshjudge: fixture `{}` will not be torn down after the run: {e}",
                     def.name
@@ -82,9 +92,16 @@ pub(super) async fn value(
     }
 }
 
+/// The run whose scenario set a fixture up: its teardown is recorded there.
+struct SetUpBy {
+    store: Store,
+    slug: String,
+    run: String,
+}
+
 /// Starts this test binary again, detached, as the teardown of fixture `key`
 /// once nextest's runner (this process's parent) ends.
-fn spawn_teardown(dir: &Path, key: &str) -> std::io::Result<()> {
+fn spawn_teardown(dir: &Path, key: &str, by: &SetUpBy) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     let runner = rustix::process::getppid()
         .map(|p| p.as_raw_nonzero().get() as u32)
@@ -97,6 +114,9 @@ fn spawn_teardown(dir: &Path, key: &str) -> std::io::Result<()> {
         .arg(key)
         .arg(runner.to_string())
         .arg(started)
+        .arg(by.store.dir())
+        .arg(&by.slug)
+        .arg(&by.run)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -105,11 +125,13 @@ fn spawn_teardown(dir: &Path, key: &str) -> std::io::Result<()> {
         .map(drop)
 }
 
-/// `--harshjudge-fixture-teardown DIR KEY PID START`: waits for process PID
-/// (nextest's runner, started at START) to end, then tears fixture KEY's
-/// value in DIR down and removes DIR. The exit code: 0 when it was torn down.
+/// `--harshjudge-fixture-teardown DIR KEY PID START HJ SLUG RUN`: waits for
+/// process PID (nextest's runner, started at START) to end, then tears
+/// fixture KEY's value in DIR down, records how it went in run RUN of
+/// scenario SLUG in the store HJ, and removes DIR. The exit code: 0 when it
+/// was torn down and recorded.
 pub(crate) fn tear_down_after_run(args: &[String]) -> i32 {
-    let [dir, key, pid, started] = args else {
+    let [dir, key, pid, started, hj, slug, run] = args else {
         return 2;
     };
     let pid: u32 = pid.parse().unwrap_or(0);
@@ -117,18 +139,69 @@ pub(crate) fn tear_down_after_run(args: &[String]) -> i32 {
         std::thread::sleep(Duration::from_millis(100));
     }
     let dir = PathBuf::from(dir);
-    let code = match tear_down(&dir, key) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("harshjudge: {}", e.message());
+    let printed = std::sync::Arc::new(Captured::default());
+    let began = std::time::Instant::now();
+    let torn = tear_down(&dir, key, &printed);
+    let record = Torn {
+        took: began.elapsed(),
+        printed: printed.take(),
+        failure: torn.as_ref().err().map(Error::message),
+    };
+    let recorded = record_teardown(Store::new(hj), slug, run, key, record);
+    let _ = std::fs::remove_dir_all(&dir);
+    match (torn, recorded) {
+        (Ok(()), Ok(())) => 0,
+        (torn, recorded) => {
+            for e in [torn.err(), recorded.err()].into_iter().flatten() {
+                eprintln!("harshjudge: {}", e.message());
+            }
             1
         }
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    code
+    }
 }
 
-fn tear_down(dir: &Path, key: &str) -> Result<(), Error> {
+/// How a shared fixture's teardown went.
+struct Torn {
+    took: Duration,
+    printed: Option<String>,
+    failure: Option<String>,
+}
+
+/// Writes `torn` into the entry of fixture `key` in the `result.json` of
+/// run `run` of scenario `slug`, under the run's lock.
+fn record_teardown(
+    store: Store,
+    slug: &str,
+    run: &str,
+    key: &str,
+    torn: Torn,
+) -> Result<(), Error> {
+    let def = (crate::fixture::all().into_iter())
+        .find(|d| d.key == key)
+        .ok_or_else(|| Error::msg(format!("no fixture `{key}` in this binary")))?;
+    let (slug, run) = (Slug::new(slug)?, RunId::new(run)?);
+    let scenario = store.scenario(&slug);
+    let dir = scenario.run(&run);
+    let _lock = dir.lock()?;
+    let Some(mut result) = dir.result()? else {
+        return Ok(());
+    };
+    let Some(entry) = (result.fixtures.iter_mut()).find(|f| {
+        f.name == def.name && f.scope == crate::fixture::FixtureScope::Invocation.as_str()
+    }) else {
+        return Ok(());
+    };
+    entry.torn_down_ms = Some(torn.took.as_millis() as u64);
+    entry.teardown_output = torn.printed;
+    if let Some(why) = torn.failure {
+        entry.outcome = FixtureOutcome::TeardownFailed;
+        entry.error = Some(why);
+    }
+    dir.write_result(&result)?;
+    Ok(())
+}
+
+fn tear_down(dir: &Path, key: &str, printed: &std::sync::Arc<Captured>) -> Result<(), Error> {
     let def = (crate::fixture::all().into_iter())
         .find(|d| d.key == key)
         .ok_or_else(|| Error::msg(format!("no fixture `{key}` in this binary")))?;
@@ -145,10 +218,9 @@ fn tear_down(dir: &Path, key: &str) -> Result<(), Error> {
         .enable_all()
         .build()
         .map_err(|e| Error::msg(format!("no runtime for the teardown: {e}")))?;
-    match rt.block_on(super::fixture_calls::run_teardown(
-        def,
-        value,
-        super::fixture_calls::TEARDOWN_LIMIT,
+    match rt.block_on(output::scope(
+        printed.clone(),
+        super::fixture_calls::run_teardown(def, value, super::fixture_calls::TEARDOWN_LIMIT),
     )) {
         None => Ok(()),
         Some(e) => Err(e),

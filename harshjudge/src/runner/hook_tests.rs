@@ -26,6 +26,15 @@ fn take_log() -> Vec<String> {
 /// `.harshJudge/`, evidence off: each step's outcome and the run's result
 /// (also the fixtures' tests').
 pub(super) async fn run_recorded(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunResult) {
+    let (outcomes, result, _dir) = run_recorded_kept(def).await;
+    (outcomes, result)
+}
+
+/// [`run_recorded`], with the temporary folder the run's store is in (its
+/// evidence is there until it is dropped).
+pub(super) async fn run_recorded_kept(
+    def: &'static ScenarioDef,
+) -> (Vec<StepOutcome>, RunResult, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path().join(".harshJudge"));
     store.ensure_initialized("unit", "").unwrap();
@@ -54,7 +63,7 @@ pub(super) async fn run_recorded(def: &'static ScenarioDef) -> (Vec<StepOutcome>
     );
     execute(shared).await;
     let result = store.scenario(&slug).run(&id).result().unwrap().unwrap();
-    (sink.outcomes(), result)
+    (sink.outcomes(), result, dir)
 }
 
 async fn run(def: &'static ScenarioDef) -> (Vec<StepOutcome>, RunStatus) {

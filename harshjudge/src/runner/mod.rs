@@ -94,6 +94,8 @@ pub(crate) struct Shared {
     tracer: Option<Arc<crate::browser::Tracer>>,
     /// Its fixtures: set up, their values, what `result.json` says of them.
     fixtures: fixtures::Fixtures,
+    /// What the running step printed (`log!`): its `log.txt` when it ends.
+    output: Arc<crate::output::Captured>,
 }
 
 /// How long a probe may take to capture evidence once the steps are over
@@ -197,6 +199,7 @@ impl Shared {
             unresponsive: Default::default(),
             video: video::Video::from_env(),
             fixtures: Default::default(),
+            output: Default::default(),
         })
     }
 
@@ -381,6 +384,23 @@ impl Shared {
     /// Emits snapshots as evidence of step `n`: `Before` as the state's
     /// `{prefix}before.*`; `After` as `{prefix}after.*` plus what happened
     /// during the step. The store writer writes them off the step's path.
+    /// What step `id` printed (`log!`), as its evidence `log.txt`, written
+    /// off the step's critical path before its end is told.
+    fn write_log(&self, id: &StepId, text: &str) {
+        let name = EvidenceName::new("log").expect("a valid name");
+        let _ = self.stream.emit(&Event::EvidenceProduced {
+            slug: self.stream.slug(),
+            id,
+            file: NewEvidence {
+                name: &name,
+                ext: "txt",
+                kind: "text",
+                bytes: text.as_bytes(),
+            },
+            urgency: Urgency::Background,
+        });
+    }
+
     fn write_snapshots(
         &self,
         n: usize,
@@ -502,6 +522,9 @@ impl Shared {
             reason,
             expectation: self.def.steps[n - 1].expect.map(str::to_string),
         };
+        if let Some(text) = self.output.take() {
+            self.write_log(&outcome.id, &text);
+        }
         // The status the consumers heard: failed when it could not be recorded.
         (self.video).step_ended(n, &outcome.title, started, duration, status);
         let heard = match self.stream.emit(&Event::StepFinished {
@@ -569,9 +592,9 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     let handle = Scenario {
         shared: shared.clone(),
     };
-    let mut fut = CatchPanic(Box::pin(crate::soft::scope(
-        soft::sink(&shared),
-        with_before_hook(&shared, handle),
+    let mut fut = CatchPanic(Box::pin(crate::output::scope(
+        shared.output.clone(),
+        crate::soft::scope(soft::sink(&shared), with_before_hook(&shared, handle)),
     )));
     let scenario_deadline = shared
         .scenario_limit()
@@ -680,7 +703,10 @@ async fn run_after_hook(shared: &Arc<Shared>) -> Option<Error> {
     let handle = Scenario {
         shared: shared.clone(),
     };
-    let fut: ScenarioFuture = Box::pin(async move { (hook.run)(&handle).await });
+    let output = shared.output.clone();
+    let fut: ScenarioFuture = Box::pin(crate::output::scope(output, async move {
+        (hook.run)(&handle).await
+    }));
     run_cleanup(fut, limit, hook_failure("after", &hook)).await
 }
 
@@ -985,6 +1011,10 @@ impl RunContext for Shared {
 
     fn run_id(&self) -> &RunId {
         self.stream.run_id()
+    }
+
+    fn recorded_in(&self) -> crate::store::Store {
+        self.store.clone()
     }
 
     fn current_step(&self) -> Option<StepId> {

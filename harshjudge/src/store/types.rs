@@ -237,6 +237,13 @@ pub struct FixtureRun {
     pub outcome: FixtureOutcome,
     /// Why it failed, when it did.
     pub error: Option<String>,
+    /// What its set-up printed through `harshjudge::log!` (at most 64 KiB),
+    /// when it printed anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_up_output: Option<String>,
+    /// What its teardown printed through `harshjudge::log!`, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teardown_output: Option<String>,
 }
 
 /// How a fixture of a run went.
