@@ -536,7 +536,8 @@ pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str
     unsafe {
         std::env::set_var("HARSHJUDGE_DIR", hj);
     }
-    run_line(
+    let started = std::time::Instant::now();
+    let code = run_line(
         name,
         &[
             "--quiet",
@@ -546,7 +547,13 @@ pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str
             browser,
             filter,
         ],
-    )
+    );
+    // Where a test's minutes go (issue 40): shown by nextest with its output.
+    eprintln!(
+        "in-process run of {filter} on {browser}: exit {code} in {:.1?}",
+        started.elapsed()
+    );
+    code
 }
 
 /// A panic's message (empty when it is not text).

@@ -381,9 +381,6 @@ impl Shared {
         }
     }
 
-    /// Emits snapshots as evidence of step `n`: `Before` as the state's
-    /// `{prefix}before.*`; `After` as `{prefix}after.*` plus what happened
-    /// during the step. The store writer writes them off the step's path.
     /// What step `id` printed (`log!`), as its evidence `log.txt`, written
     /// off the step's critical path before its end is told.
     fn write_log(&self, id: &StepId, text: &str) {
@@ -401,6 +398,9 @@ impl Shared {
         });
     }
 
+    /// Emits snapshots as evidence of step `n`: `Before` as the state's
+    /// `{prefix}before.*`; `After` as `{prefix}after.*` plus what happened
+    /// during the step. The store writer writes them off the step's path.
     fn write_snapshots(
         &self,
         n: usize,

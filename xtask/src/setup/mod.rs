@@ -558,12 +558,24 @@ fn task_steps(
                 // each test's nested `cargo test --no-run` then finds its
                 // suite fresh: built inside the tests, one after another
                 // behind cargo's lock, they held the tests' slots meanwhile.
-                let mut args = vec!["test", "--no-run", "--workspace"];
+                // In the same command as every target nextest's own build
+                // (`cargo test --no-run --workspace`) makes, which then finds
+                // them fresh: one build, whose compilations and links overlap,
+                // instead of two in a row (each ending on one core, linking).
+                let mut args = vec![
+                    "test",
+                    "--no-run",
+                    "--workspace",
+                    "--lib",
+                    "--bins",
+                    "--tests",
+                    "--examples",
+                ];
                 for suite in &layout.fixture_suites {
                     args.extend(["--test", suite.as_str()]);
                 }
                 steps.push(step(
-                    "build the fixture suites the tests run (once, before them)",
+                    "build the tests and the fixture suites they run (once, before them)",
                     &args,
                     &[],
                 ));

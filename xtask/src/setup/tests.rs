@@ -357,7 +357,9 @@ fn the_tables_helpers_list_what_to_probe() {
 
 /// The fixture suites are built in one command before the tests run (each
 /// test's nested build then finds its suite fresh), with the tests' own
-/// environment, so that cargo sees the same build.
+/// environment, so that cargo sees the same build, and with every target of
+/// nextest's own build (`--lib --bins --tests --examples`: `cargo test`'s
+/// defaults), which then has nothing left to compile.
 #[test]
 fn the_fixture_suites_are_built_once_before_the_tests() {
     let layout = Layout {
@@ -376,7 +378,7 @@ fn the_fixture_suites_are_built_once_before_the_tests() {
     assert_eq!(l.len(), 3, "{l:?}");
     assert_eq!(
         l[0],
-        "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --no-run --workspace --test fixture_suite --test heal_suite"
+        "PATH=/src/hj/target/py-venv/bin:/src/hj/target/npm-tools/node_modules/.bin:$PATH HARSHJUDGE_TEST_PYTHON=/src/hj/target/py-venv/bin/python cargo test --no-run --workspace --lib --bins --tests --examples --test fixture_suite --test heal_suite"
     );
     // The caller's arguments go to nextest only.
     assert!(
