@@ -211,6 +211,16 @@ fn hooks_run_around_the_steps_and_after_a_failure_and_are_no_steps() {
         2,
         "hooks are no steps"
     );
+    // What each printed through `harshjudge::log!` is the `log.txt` of the
+    // step it ran in: the `before` hook's step 01's, the `after` hook's the
+    // last step's.
+    let run_dir = &runs(&d.hj, "hooked")[0];
+    let step_log =
+        |n: &str| std::fs::read_to_string(run_dir.join(format!("step-{n}/evidence/log.txt")));
+    assert_eq!(step_log("01").unwrap(), "before 01\nstep 1\n");
+    assert_eq!(step_log("02").unwrap(), "step 2\nafter 02\n");
+    let listed = result["steps"][0]["evidenceFiles"].to_string();
+    assert!(listed.contains("log.txt"), "{listed}");
 
     let d = dirs();
     let r = run(&d, &["hooked"], &[("SETUPS_HOOKED_FAIL", "1")]);
