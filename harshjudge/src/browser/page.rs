@@ -142,6 +142,16 @@ impl super::trace::dom::SnapshotPage for WeakPage {
             }
         })
     }
+
+    fn screenshot<'a>(
+        &'a self,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<Result<Vec<u8>, BrowserError>>> + Send + 'a>>
+    {
+        Box::pin(async move {
+            let page = self.upgrade()?;
+            Some(page.backend().screenshot(Shot::Viewport).await)
+        })
+    }
 }
 
 impl std::fmt::Debug for Page {

@@ -60,6 +60,12 @@ impl ContentHash {
         ContentHash(hex)
     }
 
+    /// The hash written as `hex` (64 lowercase hex digits), if it is one.
+    pub fn parse(hex: &str) -> Option<ContentHash> {
+        (hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .then(|| ContentHash(hex.to_string()))
+    }
+
     /// The 64 hex digits.
     pub fn as_str(&self) -> &str {
         &self.0

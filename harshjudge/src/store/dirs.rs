@@ -203,6 +203,26 @@ impl<'a> RunDir<'a> {
         p
     }
 
+    /// [`trace_resource`](Self::trace_resource) as a step's evidence files
+    /// name it, relative to their folder: `../../trace-resources/{hash}.{ext}`.
+    pub fn trace_resource_from_evidence(hash: &ContentHash, ext: &str) -> String {
+        format!("../../{TRACE_RESOURCES}/{}.{ext}", hash.as_str())
+    }
+
+    /// [`trace_resource`](Self::trace_resource) of the run whose step has
+    /// its evidence in `evidence` (`…/runs/{runId}/step-NN/evidence`).
+    pub fn trace_resource_beside(
+        evidence: &std::path::Path,
+        hash: &ContentHash,
+        ext: &str,
+    ) -> Option<PathBuf> {
+        let run = evidence.parent()?.parent()?;
+        Some(
+            run.join(TRACE_RESOURCES)
+                .join(format!("{}.{ext}", hash.as_str())),
+        )
+    }
+
     /// Writes a resource of the run's DOM snapshots as
     /// [`trace_resource`](Self::trace_resource) names it, a hard link to the
     /// blob of its content (`.blobs/`), unless it is there already; its hash.

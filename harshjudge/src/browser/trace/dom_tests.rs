@@ -123,7 +123,8 @@ fn the_file_lists_snapshots_with_their_entry_moment_and_frames() {
         9 => Some(2),
         _ => None,
     };
-    let (bytes, indexes) = file(list, n_of);
+    let written = file(list, n_of);
+    let (bytes, indexes) = (written.bytes, written.indexes);
     let v: Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(v["version"], 1);
     let s = v["snapshots"].as_array().unwrap();
@@ -179,7 +180,7 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
         .enable_time()
         .build()
         .unwrap();
-    let t = Tracer::new(Tracing::KeepIfFailed, TraceMode::RetainOnFailure, 1).unwrap();
+    let t = Tracer::new(Tracing::KeepIfFailed, TraceMode::RetainOnFailure, 1, false).unwrap();
     let n = t.add_page("chromium", "cdp", None);
     let page = (t.clone(), n);
     let at = std::panic::Location::caller();
@@ -256,7 +257,8 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
         .await
         .unwrap();
     });
-    let (file, dom) = t.take_step_with_dom("02", true).expect("failed: kept");
+    let trace = t.take_step_with_dom("02", true).expect("failed: kept");
+    let (file, dom) = (trace.file, trace.dom);
     let snaps = file.entries[0].snapshots.expect("indexed");
     assert_eq!(
         (snaps.before, snaps.after, snaps.at),
@@ -278,5 +280,5 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
         None
     );
     // The next step starts empty.
-    assert_eq!(t.take_step_with_dom("03", true).unwrap().1, None);
+    assert_eq!(t.take_step_with_dom("03", true).unwrap().dom, None);
 }
