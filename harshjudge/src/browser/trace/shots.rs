@@ -70,3 +70,22 @@ pub(crate) async fn after(page: &dyn SnapshotPage, tracer: &Tracer, entry: u64) 
         Err(why) => s.shots.failed.push((entry, why)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_holds_the_latest_screenshots_within_its_limit_and_names_them_by_entry() {
+        let mut shots = Shots::default();
+        let third = STEP_LIMIT / 3 + 1;
+        for entry in 0..4 {
+            shots.hold(entry, vec![entry as u8; third]);
+        }
+        let kept: Vec<u64> = shots.held.iter().map(|(e, _)| *e).collect();
+        assert_eq!((kept, shots.dropped), (vec![2, 3], 2));
+        assert_eq!(file_name(3), "trace-03.png");
+        assert_eq!(stem(12), "trace-12");
+        assert_eq!(file_name(120), "trace-120.png");
+    }
+}
