@@ -143,10 +143,7 @@ impl super::trace::dom::SnapshotPage for WeakPage {
         })
     }
 
-    fn screenshot<'a>(
-        &'a self,
-    ) -> std::pin::Pin<Box<dyn Future<Output = Option<Result<Vec<u8>, BrowserError>>> + Send + 'a>>
-    {
+    fn screenshot(&self) -> super::trace::dom::Screenshot<'_> {
         Box::pin(async move {
             let page = self.upgrade()?;
             Some(page.backend().screenshot(Shot::Viewport).await)

@@ -156,10 +156,12 @@ pub(crate) trait SnapshotPage: Send + Sync {
 
     /// A PNG of the page's viewport (as the engine takes it: no entry of
     /// the trace), none when the page is closed.
-    fn screenshot<'a>(
-        &'a self,
-    ) -> Pin<Box<dyn Future<Output = Option<Result<Vec<u8>, BrowserError>>> + Send + 'a>>;
+    fn screenshot(&self) -> Screenshot<'_>;
 }
+
+/// A screenshot a [`SnapshotPage`] is taking: none when the page closed.
+pub(crate) type Screenshot<'a> =
+    Pin<Box<dyn Future<Output = Option<Result<Vec<u8>, BrowserError>>> + Send + 'a>>;
 
 /// One document's snapshot asked of the page (`scope`: none for the top one).
 async fn ask(
