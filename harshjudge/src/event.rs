@@ -104,6 +104,12 @@ pub enum Event<'a> {
         bytes: &'a [u8],
         /// `trace-dom.json`'s, when the step took DOM snapshots.
         dom: Option<&'a [u8]>,
+        /// The screenshots after its actions: each evidence name
+        /// (`trace-03`) and PNG (`HARSHJUDGE_TRACE_SCREENSHOTS`).
+        shots: &'a [(String, Vec<u8>)],
+        /// The stylesheets its snapshots name, for the run's
+        /// `trace-resources/` (each stored once per content).
+        sheets: &'a [Vec<u8>],
     },
     /// A step ended (passed, failed, or was skipped).
     StepFinished {

@@ -21,3 +21,4 @@ mod slow_mo;
 mod trace;
 mod trace_dom;
 mod trace_render;
+mod trace_shots;

@@ -75,6 +75,7 @@ pub fn entry(n: u32, kind: &str, call: &str, at: &str, start: f64, end: f64) -> 
         network: vec![],
         target: None,
         snapshots: None,
+        screenshot: None,
     }
 }
 

@@ -142,6 +142,13 @@ impl super::trace::dom::SnapshotPage for WeakPage {
             }
         })
     }
+
+    fn screenshot(&self) -> super::trace::dom::Screenshot<'_> {
+        Box::pin(async move {
+            let page = self.upgrade()?;
+            Some(page.backend().screenshot(Shot::Viewport).await)
+        })
+    }
 }
 
 impl std::fmt::Debug for Page {

@@ -659,6 +659,7 @@ pub(super) fn execute(
         tracing: crate::browser::Tracing::Off,
         trace_mode: x.flags.trace,
         attempt: 1,
+        trace_screenshots: x.settings.trace_screenshots,
     };
     super::signals::listen_for_signals(&rt, browsers.killer());
     let replay = Arc::new(ReplayInfo::from_env(

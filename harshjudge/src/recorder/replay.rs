@@ -33,6 +33,7 @@ impl ReplayInfo {
             "HARSHJUDGE_EVIDENCE",
             "HARSHJUDGE_FULL_PAGE",
             "HARSHJUDGE_TRACE",
+            "HARSHJUDGE_TRACE_SCREENSHOTS",
             "HARSHJUDGE_STEP_TIMEOUT",
             "HARSHJUDGE_TIMEOUT",
             "HARSHJUDGE_WEBDRIVER_URL",

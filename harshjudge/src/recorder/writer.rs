@@ -180,9 +180,16 @@ impl StoreWriter {
                 urgency: Urgency::Background,
                 ..
             } => self.write_later(id, file).map(|()| Recorded::Passed),
-            Event::TraceCaptured { id, bytes, dom, .. } => {
-                self.write_trace(id, bytes, *dom).map(|()| Recorded::Passed)
-            }
+            Event::TraceCaptured {
+                id,
+                bytes,
+                dom,
+                shots,
+                sheets,
+                ..
+            } => self
+                .write_trace(id, bytes, *dom, shots, sheets)
+                .map(|()| Recorded::Passed),
             Event::StepFinished { slug, outcome } => {
                 let Err(e) = self.record_step(outcome) else {
                     self.next.on_event(event);
@@ -277,7 +284,9 @@ impl StoreWriter {
     }
 
     /// Starts writing a step's `trace.json` (and its `trace-dom.json`, when
-    /// `dom`) as [`write_later`](Self::write_later) does, except that a
+    /// `dom`; its screenshots `shots`, `trace-NN.png`; the run's
+    /// `trace-resources/` of `sheets`, first, so that what the snapshots
+    /// name is there) as [`write_later`](Self::write_later) does, except that a
     /// failure costs the trace only: the step's evidence gets
     /// `trace-error.txt` saying why (best effort), stderr says it once, and
     /// the run gets no warning (its outcome is not the trace's).
@@ -286,9 +295,14 @@ impl StoreWriter {
         step: &StepId,
         bytes: &[u8],
         dom: Option<&[u8]>,
+        shots: &[(String, Vec<u8>)],
+        sheets: &[Vec<u8>],
     ) -> Result<(), StoreError> {
         let mut run = self.run();
         run.ensure_running()?;
+        for (name, _) in shots {
+            run.note_evidence(step, format!("{name}.png"))?;
+        }
         run.note_evidence(step, TRACE_FILE.to_string())?;
         if dom.is_some() {
             run.note_evidence(step, TRACE_DOM_FILE.to_string())?;
@@ -299,34 +313,53 @@ impl StoreWriter {
         let step_number = step.number();
         let bytes = bytes.to_vec();
         let dom = dom.map(<[u8]>::to_vec);
+        let (shots, sheets) = (shots.to_vec(), sheets.to_vec());
         let write = tokio::task::spawn_blocking(move || {
             let dir = store.scenario(&slug).run(&run_id);
-            let file = |name: &str, ext: &'static str, bytes: &[u8]| {
+            let evidence = |name: &str, ext: &'static str, kind: &'static str, bytes: &[u8]| {
                 let name = EvidenceName::new(name).expect("a valid evidence name");
                 (dir.write_evidence(
                     &step,
                     NewEvidence {
                         name: &name,
                         ext,
-                        kind: "custom",
+                        kind,
                         bytes,
                     },
                     Default::default(),
                 ))
                 .map(|w| w.path)
             };
+            let file =
+                |name: &str, ext: &'static str, bytes: &[u8]| evidence(name, ext, "custom", bytes);
             let mut landed = Vec::new();
-            let written = file("trace", "json", &bytes).and_then(|path| {
-                landed.push(Landed {
-                    step: step.clone(),
-                    path,
-                    warning: None,
+            let first = sheets
+                .iter()
+                .try_for_each(|css| dir.write_trace_resource("css", css).map(drop))
+                .and_then(|()| {
+                    for (name, png) in &shots {
+                        let path = evidence(name, "png", "screenshot", png)?;
+                        landed.push(Landed {
+                            step: step.clone(),
+                            path,
+                            warning: None,
+                        });
+                    }
+                    Ok(())
                 });
-                match &dom {
-                    Some(dom) => file("trace-dom", "json", dom).map(Some),
-                    None => Ok(None),
-                }
-            });
+            let written = first
+                .and_then(|()| file("trace", "json", &bytes))
+                .and_then(|path| {
+                    landed.push(Landed {
+                        step: step.clone(),
+                        path,
+                        warning: None,
+                    });
+                    match &dom {
+                        Some(dom) => file("trace-dom", "json", dom).map(Some),
+                        None => Ok(None),
+                    }
+                });
             let e = match written {
                 Ok(dom) => {
                     landed.extend(dom.map(|path| Landed {

@@ -46,6 +46,7 @@ pub(super) async fn run_recorded_kept(
         scenario_default: None,
         evidence: EvidenceMode::Off,
         full_page: false,
+        trace_screenshots: false,
         console: Default::default(),
         tracing: Default::default(),
         trace_mode: Default::default(),

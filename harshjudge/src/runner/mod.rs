@@ -54,6 +54,8 @@ pub(crate) struct Limits {
     pub trace_mode: crate::settings::TraceMode,
     /// The attempt's number, from 1.
     pub attempt: u32,
+    /// A screenshot after each traced action (`HARSHJUDGE_TRACE_SCREENSHOTS`).
+    pub trace_screenshots: bool,
 }
 
 /// The probes' captures at one boundary: each probe's prefix and its snapshot,
@@ -171,7 +173,12 @@ impl Shared {
         judging: Option<JudgeRun>,
     ) -> Arc<Shared> {
         let store = run.store().clone();
-        let tracer = crate::browser::Tracer::new(limits.tracing, limits.trace_mode, limits.attempt);
+        let tracer = crate::browser::Tracer::new(
+            limits.tracing,
+            limits.trace_mode,
+            limits.attempt,
+            limits.trace_screenshots,
+        );
         Arc::new(Shared {
             tracer,
             store,

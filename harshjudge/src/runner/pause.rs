@@ -58,6 +58,6 @@ impl Shared {
         let Some(file) = tracer.step_so_far(id.as_str()) else {
             return;
         };
-        self.emit_trace(&id, &file, None);
+        self.emit_trace(&id, &file, None, &[], &[]);
     }
 }

@@ -33,18 +33,22 @@ impl Shared {
             tracer.name_targets(&pages, CAPTURE_LIMIT).await;
         }
         let id = Self::step_id(n);
-        let Some((file, dom)) = tracer.take_step_with_dom(id.as_str(), failed) else {
+        let Some(trace) = tracer.take_step_with_dom(id.as_str(), failed) else {
             return;
         };
-        self.emit_trace(&id, &file, dom.as_deref());
+        let (dom, shots, sheets) = (trace.dom.as_deref(), &trace.shots, &trace.sheets);
+        self.emit_trace(&id, &trace.file, dom, shots, sheets);
     }
 
-    /// Hands the store step `id`'s `trace.json` (and its DOM snapshots).
+    /// Hands the store step `id`'s `trace.json` (and its DOM snapshots,
+    /// screenshots and the snapshots' stylesheets).
     pub(super) fn emit_trace(
         &self,
         id: &crate::store::StepId,
         file: &crate::store::TraceFile,
         dom: Option<&[u8]>,
+        shots: &[(String, Vec<u8>)],
+        sheets: &[Vec<u8>],
     ) {
         let bytes = serde_json::to_vec_pretty(file).expect("a trace serializes");
         let _ = self.stream.emit(&Event::TraceCaptured {
@@ -52,6 +56,8 @@ impl Shared {
             id,
             bytes: &bytes,
             dom,
+            shots,
+            sheets,
         });
     }
 }

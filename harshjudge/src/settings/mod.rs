@@ -35,6 +35,8 @@ pub struct Settings {
     pub evidence: EvidenceMode,
     /// Browser screenshots of the whole page, not just the viewport (`HARSHJUDGE_FULL_PAGE=1`).
     pub full_page: bool,
+    /// A viewport PNG after each traced action (`HARSHJUDGE_TRACE_SCREENSHOTS=on`).
+    pub trace_screenshots: bool,
     /// Where the harness writes JUnit XML (`HARSHJUDGE_JUNIT`, default
     /// `<dir>/report/junit.xml`; `off`: not written).
     pub junit: Option<PathBuf>,
@@ -242,6 +244,12 @@ pub const VARIABLES: &[Variable] = &[
         name: "HARSHJUDGE_TRACE",
         kind: "`off`, `on`, `retain-on-failure` or `on-first-retry`",
         default: "`retain-on-failure`",
+        bounds: "—",
+    },
+    Variable {
+        name: "HARSHJUDGE_TRACE_SCREENSHOTS",
+        kind: "`off` or `on`",
+        default: "`off`",
         bounds: "—",
     },
     Variable {
@@ -547,6 +555,7 @@ impl Settings {
             step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
             scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
             full_page: env_bool("HARSHJUDGE_FULL_PAGE", false)?,
+            trace_screenshots: trace_mode::trace_screenshots()?,
             evidence: match env("HARSHJUDGE_EVIDENCE")?.as_deref() {
                 None | Some("all") => EvidenceMode::All,
                 Some("on-failure") => EvidenceMode::OnFailure,

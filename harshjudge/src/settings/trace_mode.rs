@@ -67,6 +67,25 @@ impl TraceMode {
     }
 }
 
+/// `HARSHJUDGE_TRACE_SCREENSHOTS=off|on` (default `off`): whether a traced
+/// step keeps a viewport PNG after each action (`trace-NN.png`), or an error
+/// naming the two values.
+pub fn trace_screenshots() -> Result<bool, SettingError> {
+    screenshots_from_variable(super::env("HARSHJUDGE_TRACE_SCREENSHOTS")?)
+}
+
+fn screenshots_from_variable(value: Option<String>) -> Result<bool, SettingError> {
+    match value.as_deref().map(str::trim) {
+        None | Some("off") => Ok(false),
+        Some("on") => Ok(true),
+        Some(_) => Err(SettingError {
+            name: "HARSHJUDGE_TRACE_SCREENSHOTS",
+            value: value.unwrap_or_default(),
+            expected: "expected off or on".into(),
+        }),
+    }
+}
+
 impl std::fmt::Display for TraceMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -87,6 +106,23 @@ mod tests {
         assert_eq!(TraceMode::parse(" on "), Some(TraceMode::On));
         for bad in ["", "ON", "true", "retain_on_failure", "sometimes"] {
             assert_eq!(TraceMode::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn screenshots_are_off_or_on_and_a_bad_value_names_both() {
+        assert!(!screenshots_from_variable(None).unwrap());
+        assert!(!screenshots_from_variable(Some("off".into())).unwrap());
+        assert!(screenshots_from_variable(Some(" on".into())).unwrap());
+        for bad in ["1", "true", "ON", "yes"] {
+            let e = screenshots_from_variable(Some(bad.into()))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("HARSHJUDGE_TRACE_SCREENSHOTS={bad:?}"))
+                    && e.contains("off or on"),
+                "{e}"
+            );
         }
     }
 

@@ -60,6 +60,12 @@ impl ContentHash {
         ContentHash(hex)
     }
 
+    /// The hash written as `hex` (64 lowercase hex digits), if it is one.
+    pub fn parse(hex: &str) -> Option<ContentHash> {
+        (hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .then(|| ContentHash(hex.to_string()))
+    }
+
     /// The 64 hex digits.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -535,6 +541,60 @@ mod tests {
         assert_eq!(files, 5);
         assert_eq!(nlink(&blob), 6);
         assert_eq!(blobs(&into), [blob]);
+    }
+
+    /// A run's DOM-snapshot resources (`trace-resources/{sha256}.css`) are
+    /// one inode per content: written twice (two runs), merged from two trees
+    /// into a third, and freed by `collect_blobs` once their runs are gone. A
+    /// sheet smaller than `BLOB_MIN_SIZE` too: every resource is a link.
+    #[test]
+    fn trace_resources_are_one_inode_per_content_and_merged_so() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Slug::new("s").unwrap();
+        let css = b"button { color: rgb(1, 2, 3); }".as_slice();
+        let big: Vec<u8> = (0..5000).map(|i| b"abcdefgh{}:;"[i % 12]).collect();
+        let trees: Vec<Store> = ["a", "b"]
+            .iter()
+            .map(|n| {
+                let store = Store::new(t.path().join(n));
+                scenario(&store, &s);
+                for _ in 0..2 {
+                    let id = run_with(&store, &s, &[]);
+                    let run = store.scenario(&s).run(&id);
+                    for bytes in [css, &big[..]] {
+                        let hash = run.write_trace_resource("css", bytes).unwrap();
+                        assert_eq!(hash, ContentHash::of(bytes));
+                        let path = run.trace_resource(&hash, "css");
+                        assert_eq!(fs::read(&path).unwrap(), bytes);
+                        assert_eq!(ino(&path), ino(&store.blob_path(&hash)));
+                    }
+                }
+                assert_eq!(nlink(&store.blob_path(&ContentHash::of(css))), 3);
+                store
+            })
+            .collect();
+        let into = Store::new(t.path().join("merged"));
+        scenario(&into, &s);
+        let out = into.merge_from(&trees).unwrap();
+        assert_eq!(out.copied.len(), 4, "{out:?}");
+        for bytes in [css, &big[..]] {
+            let hash = ContentHash::of(bytes);
+            let blob = into.blob_path(&hash);
+            let mut files = 0;
+            for run in into.scenario(&s).runs().unwrap() {
+                let path = into.scenario(&s).run(&run).trace_resource(&hash, "css");
+                assert_eq!(ino(&path), ino(&blob), "{}", path.display());
+                files += 1;
+            }
+            assert_eq!((files, nlink(&blob)), (4, 5));
+        }
+        assert_eq!(blobs(&into).len(), 2);
+        let runs = into.scenario(&s).runs().unwrap();
+        for run in &runs {
+            fs::remove_dir_all(into.scenario(&s).run(run).path()).unwrap();
+        }
+        assert_eq!(into.collect_blobs().unwrap().len(), 2);
+        assert!(blobs(&into).is_empty());
     }
 
     /// Writers of the same contents race with collections (in threads here;

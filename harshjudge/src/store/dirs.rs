@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use super::judge::{RunJudgment, StepJudgment};
 use super::names::{
     EVIDENCE, JUDGE, META, REPLAY, RESULT, RUNS, SCENARIO_MD, SCENARIOS, SIDECAR_SUFFIX,
-    SKILL_STATE, STEP_PREFIX, STEPS, VIDEO, VIDEO_CUES,
+    SKILL_STATE, STEP_PREFIX, STEPS, TRACE_RESOURCES, VIDEO, VIDEO_CUES,
 };
 use super::{
-    Durability, EvidenceName, MetaDoc, NewEvidence, RunEvidence, RunId, RunLock, RunResult,
-    RunStatus, ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId, Store,
-    StoreError, WrittenEvidence,
+    ContentHash, Durability, EvidenceName, MetaDoc, NewEvidence, RunEvidence, RunId, RunLock,
+    RunResult, RunStatus, ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId,
+    Store, StoreError, WrittenEvidence,
 };
 
 /// `scenarios/{slug}/`: one scenario's folder ([`Store::scenario`]).
@@ -190,6 +190,44 @@ impl<'a> RunDir<'a> {
         store.write_file(&self.video_cues_path(), cues.as_bytes())?;
         store.confine(&path)?;
         std::fs::rename(temp, &path).map_err(|source| StoreError::Io { path, source })
+    }
+
+    /// `…/runs/{runId}/trace-resources/{hash}.{ext}`: a resource of the run's
+    /// DOM snapshots (a stylesheet's text), stored once per content
+    /// ([`write_trace_resource`](Self::write_trace_resource)).
+    pub fn trace_resource(&self, hash: &ContentHash, ext: &str) -> PathBuf {
+        let name = format!("{}.{ext}", hash.as_str());
+        let mut p = self.path_with(TRACE_RESOURCES.len() + name.len() + 2);
+        p.push(TRACE_RESOURCES);
+        p.push(name);
+        p
+    }
+
+    /// [`trace_resource`](Self::trace_resource) as a step's evidence files
+    /// name it, relative to their folder: `../../trace-resources/{hash}.{ext}`.
+    pub fn trace_resource_from_evidence(hash: &ContentHash, ext: &str) -> String {
+        format!("../../{TRACE_RESOURCES}/{}.{ext}", hash.as_str())
+    }
+
+    /// [`trace_resource`](Self::trace_resource) of the run whose step has
+    /// its evidence in `evidence` (`…/runs/{runId}/step-NN/evidence`).
+    pub fn trace_resource_beside(
+        evidence: &std::path::Path,
+        hash: &ContentHash,
+        ext: &str,
+    ) -> Option<PathBuf> {
+        let run = evidence.parent()?.parent()?;
+        Some(
+            run.join(TRACE_RESOURCES)
+                .join(format!("{}.{ext}", hash.as_str())),
+        )
+    }
+
+    /// Writes a resource of the run's DOM snapshots as
+    /// [`trace_resource`](Self::trace_resource) names it, a hard link to the
+    /// blob of its content (`.blobs/`), unless it is there already; its hash.
+    pub fn write_trace_resource(&self, ext: &str, bytes: &[u8]) -> Result<ContentHash, StoreError> {
+        (self.scenario.store).write_trace_resource(self.scenario.slug, self.run, ext, bytes)
     }
 
     /// `…/runs/{runId}/judge/`: the run's judgment, kept apart from its execution.

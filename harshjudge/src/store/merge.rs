@@ -108,15 +108,22 @@ fn read_files(
     Ok(out)
 }
 
-/// Whether `rel` (relative to a run folder) is an evidence file:
-/// `step-NN/evidence/{name}` or the v1 `evidence/{name}`, not a sidecar.
-fn is_evidence(rel: &Path) -> bool {
-    let in_evidence = rel
-        .parent()
-        .and_then(Path::file_name)
-        .is_some_and(|d| d == names::EVIDENCE);
+/// Whether `rel` (relative to a run folder) is a file the store keeps as a
+/// link to its blob: an evidence file (`step-NN/evidence/{name}` or the v1
+/// `evidence/{name}`, not a sidecar) of a kind and size that
+/// [`dedupes`](super::blobs::dedupes), or any resource of the run's DOM
+/// snapshots (`trace-resources/{sha256}.{ext}`, written linked whatever its size).
+fn is_blob_backed(rel: &Path, len: usize) -> bool {
+    let folder = rel.parent().and_then(Path::file_name);
     let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or(".");
-    in_evidence && !name.starts_with('.') && !name.ends_with(".meta.json")
+    if name.starts_with('.') || name.ends_with(".meta.json") {
+        return false;
+    }
+    match folder {
+        Some(d) if d == names::TRACE_RESOURCES => true,
+        Some(d) if d == names::EVIDENCE => super::blobs::dedupes(ext_of(rel), len),
+        _ => false,
+    }
 }
 
 /// The extension of a file name (`""` when it has none).
@@ -553,7 +560,7 @@ impl Store {
                     }
                     _ => bytes,
                 };
-                if is_evidence(rel) && super::blobs::dedupes(ext_of(rel), bytes.len()) {
+                if is_blob_backed(rel, bytes.len()) {
                     // Through the blob store, like a run's own evidence: the
                     // merged tree stores each content once. The blob's mode
                     // is the store's, shared, never changed here.
@@ -562,7 +569,7 @@ impl Store {
                     let name = file.file_name().and_then(|n| n.to_str());
                     self.write_linked(
                         &folder,
-                        name.expect("is_evidence took a UTF-8 name"),
+                        name.expect("is_blob_backed took a UTF-8 name"),
                         bytes,
                     )?;
                     continue;

@@ -31,6 +31,9 @@ pub(super) const REPLAY: &str = "replay.sh";
 pub(super) const VIDEO: &str = "video.webm";
 /// `runs/{runId}/video.vtt`: its cues.
 pub(super) const VIDEO_CUES: &str = "video.vtt";
+/// `runs/{runId}/trace-resources/`: the stylesheets (and later images) the
+/// run's DOM snapshots need, `{sha256}.{ext}`, each a hard link to its blob.
+pub(super) const TRACE_RESOURCES: &str = "trace-resources";
 /// `runs/{runId}/judge/`.
 pub(super) const JUDGE: &str = "judge";
 /// `runs/{runId}/evidence/` (flat, v1) and `step-{NN}/evidence/`.

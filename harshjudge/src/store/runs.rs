@@ -866,6 +866,30 @@ impl Store {
         Ok(folder)
     }
 
+    /// `trace-resources/{hash}.{ext}` of run `run`, a hard link to the blob
+    /// of `bytes` ([`RunDir::write_trace_resource`]).
+    pub(super) fn write_trace_resource(
+        &self,
+        slug: &Slug,
+        run: &RunId,
+        ext: &str,
+        bytes: &[u8],
+    ) -> Result<blobs::ContentHash, StoreError> {
+        let hash = blobs::ContentHash::of(bytes);
+        let path = self.scenario(slug).run(run).trace_resource(&hash, ext);
+        let name = format!("{}.{ext}", hash.as_str());
+        let (folder, _) = self
+            .run_folder(slug, run)?
+            .sub(names::TRACE_RESOURCES, true, &path)?;
+        // Its name is its content: one there already is this one.
+        let there = std::fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64);
+        if !there {
+            self.write_linked(&folder, &name, bytes)?;
+        }
+        Ok(hash)
+    }
+
     /// `{step}/evidence/` of run `run`, opened below its folder held open
     /// ([`run_folder`](Self::run_folder)) with no link followed, each part
     /// made when missing ([`Folder::sub`]). Also answers whether this call

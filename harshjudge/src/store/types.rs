@@ -635,6 +635,11 @@ pub struct TraceEntry {
     /// written before they were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshots: Option<TraceSnapshots>,
+    /// Its screenshot after it, a file of the step's evidence
+    /// (`trace-03.png`), under `HARSHJUDGE_TRACE_SCREENSHOTS=on`; none
+    /// otherwise and in files written before screenshots were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
 }
 
 /// The indexes of an entry's snapshots in `trace-dom.json`'s `snapshots`:

@@ -18,6 +18,14 @@
 // pixels and children, an iframe's `srcdoc` (its document is a snapshot of its
 // own), `javascript:` URLs (emptied), comments; the page's own `__hj_*`
 // attributes (ours are the only ones).
+//
+// Stylesheets (stage 5): a `<link rel=stylesheet>` whose CSSOM the page may
+// read (same-origin, or CORS-allowed) is sent as its rules' `cssText`, one a
+// line: the snapshot's `sheets` maps the text's SHA-256 (hex, of its UTF-8)
+// to it, and the LINK gets `__hj_sheet` = that hash; Rust checks the hash
+// and stores each text once per run (`trace-resources/{sha256}.css`). A
+// sheet whose CSSOM is unreadable (cross-origin) keeps its LINK as it is; one
+// over HJS_SHEET_LIMIT bytes is not sent, said in the snapshot's `limits`.
 
 const HJS_LIMIT = 4 * 1024 * 1024;
 const HJS_MAX_DEPTH = 256;
@@ -25,6 +33,91 @@ const HJS_DROP_LINKS = new Set(['preload', 'prefetch', 'modulepreload']);
 const HJS_URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster', 'background', 'ping', 'codebase', 'cite', 'longdesc', 'manifest']);
 const HJS_NO_VALUE = new Set(['checkbox', 'radio', 'file']);
 const hjsStringify = JSON.stringify;
+const HJS_SHEET_LIMIT = 1024 * 1024;
+const hjsEncoder = new TextEncoder();
+// Each sheet's last text and its hash: a sheet unchanged is not hashed again.
+const hjsSheetSeen = new WeakMap();
+// SHA-256's round constants and first hash: the first 32 bits of the
+// fractional parts of the cube roots of the first 64 primes, and of the
+// square roots of the first 8.
+const [HJS_K, HJS_H0] = (() => {
+  const primes = [];
+  for (let p = 2; primes.length < 64; p++) {
+    if (primes.every((q) => p % q !== 0)) primes.push(p);
+  }
+  const frac = (x) => (x - Math.floor(x)) * 4294967296;
+  return [Uint32Array.from(primes, (p) => frac(Math.cbrt(p))), Uint32Array.from(primes.slice(0, 8), (p) => frac(Math.sqrt(p)))];
+})();
+
+// The SHA-256 of `bytes` (a Uint8Array), as 64 lowercase hex digits.
+function hjsSha256(bytes) {
+  const blocks = (bytes.length + 9 + 63) >>> 6;
+  const buf = new Uint8Array(blocks * 64);
+  buf.set(bytes);
+  buf[bytes.length] = 0x80;
+  const view = new DataView(buf.buffer);
+  view.setUint32(buf.length - 8, Math.floor(bytes.length / 0x20000000));
+  view.setUint32(buf.length - 4, (bytes.length * 8) >>> 0);
+  const h = Uint32Array.from(HJS_H0);
+  const w = new Uint32Array(64);
+  const rot = (x, n) => (x >>> n) | (x << (32 - n));
+  for (let off = 0; off < buf.length; off += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a = w[i - 15], b = w[i - 2];
+      w[i] = w[i - 16] + (rot(a, 7) ^ rot(a, 18) ^ (a >>> 3)) + w[i - 7] + (rot(b, 17) ^ rot(b, 19) ^ (b >>> 10));
+    }
+    let [a, b, c, d, e, f, g, k] = h;
+    for (let i = 0; i < 64; i++) {
+      const t1 = (k + (rot(e, 6) ^ rot(e, 11) ^ rot(e, 25)) + ((e & f) ^ (~e & g)) + HJS_K[i] + w[i]) | 0;
+      const t2 = ((rot(a, 2) ^ rot(a, 13) ^ rot(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      k = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+  }
+  return Array.from(h, (x) => x.toString(16).padStart(8, '0')).join('');
+}
+
+function hjsIsSheetLink(el) {
+  const rel = (el.getAttribute('rel') || '').toLowerCase().split(/\s+/);
+  return rel.includes('stylesheet') && !rel.includes('alternate');
+}
+
+// Names the sheet of a `<link rel=stylesheet>` by its text's hash in
+// `attrs.__hj_sheet` and puts the text in `st.sheets`, when its CSSOM is
+// readable and its text within HJS_SHEET_LIMIT.
+function hjsSheet(el, attrs, st) {
+  const sheet = el.sheet;
+  if (!sheet) return;
+  let rules;
+  try {
+    rules = sheet.cssRules;
+  } catch (e) {
+    return; // cross-origin: the LINK stays as it is
+  }
+  const parts = [];
+  let length = 0;
+  for (const r of Array.from(rules)) {
+    const t = r.cssText;
+    length += t.length + 1;
+    if (length > HJS_SHEET_LIMIT) break;
+    parts.push(t);
+  }
+  const text = hjsText(parts.join('\n'));
+  const seen = hjsSheetSeen.get(sheet);
+  let sha = seen && seen.text === text ? seen.sha : null;
+  if (!sha) {
+    const bytes = hjsEncoder.encode(text);
+    if (length > HJS_SHEET_LIMIT || bytes.length > HJS_SHEET_LIMIT) {
+      st.limits.push('the stylesheet ' + hjsText(sheet.href || attrs.href || '') + ' was not kept: over the ' + (HJS_SHEET_LIMIT >> 20) + ' MiB a stylesheet may be');
+      return;
+    }
+    sha = hjsSha256(bytes);
+    hjsSheetSeen.set(sheet, { text, sha });
+  }
+  attrs.__hj_sheet = sha;
+  st.sheets[sha] = text;
+}
 // The snapshot the running `act` took before acting (its answer's `snapshot`).
 let hjsTaken = null;
 
@@ -116,6 +209,9 @@ function hjsNode(n, st, depth) {
         if (el.selected) attrs.__hj_selected = 'true';
         else delete attrs.selected;
         break;
+      case 'link':
+        if (hjsIsSheetLink(el)) hjsSheet(el, attrs, st);
+        break;
     }
   }
   if (depth >= HJS_MAX_DEPTH) { st.cut++; return out; }
@@ -146,7 +242,7 @@ function hjsSnapshot(target, skip) {
   if (skip && skip === HJT_DOC) return { json: null, frames: frames.length, doc: HJT_DOC };
   let json;
   try {
-    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0 };
+    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [] };
     const snap = {
       url: hjsText(location.href),
       viewport: { width: innerWidth, height: innerHeight },
@@ -155,6 +251,8 @@ function hjsSnapshot(target, skip) {
       html: document.documentElement ? hjsNode(document.documentElement, st, 0) : null,
     };
     if (st.cut) snap.cut = 'elements deeper than ' + HJS_MAX_DEPTH + ' levels left out: ' + st.cut;
+    if (Object.keys(st.sheets).length) snap.sheets = st.sheets;
+    if (st.limits.length) snap.limits = st.limits.slice(0, 32);
     json = hjsStringify(snap);
   } catch (e) {
     json = hjsStringify({ error: 'the document could not be read: ' + hjsText(e && e.message || e) });

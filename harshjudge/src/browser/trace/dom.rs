@@ -20,7 +20,7 @@
 //! at most 32 documents a moment, 8 frames deep. A snapshot that could not
 //! be taken is `{"error": "…"}`: never the action's failure (D15).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -33,6 +33,7 @@ use super::{Tracer, now_ms};
 use crate::browser::backend::{AnyPage, PageBackend};
 use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Call, EngineError, FrameScope, Request, Snapshotted, Step};
+use crate::store::{ContentHash, RunDir};
 
 /// One snapshot's limit, in bytes of JSON.
 pub(crate) const SNAPSHOT_LIMIT: usize = 4 << 20;
@@ -152,7 +153,15 @@ pub(crate) trait SnapshotPage: Send + Sync {
         entry: u64,
         target: Option<String>,
     ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+    /// A PNG of the page's viewport (as the engine takes it: no entry of
+    /// the trace), none when the page is closed.
+    fn screenshot(&self) -> Screenshot<'_>;
 }
+
+/// A screenshot a [`SnapshotPage`] is taking: none when the page closed.
+pub(crate) type Screenshot<'a> =
+    Pin<Box<dyn Future<Output = Option<Result<Vec<u8>, BrowserError>>> + Send + 'a>>;
 
 /// One document's snapshot asked of the page (`scope`: none for the top one).
 async fn ask(
@@ -394,6 +403,22 @@ struct PageSnapshot {
     cut: Option<Box<RawValue>>,
     omitted: Option<Box<RawValue>>,
     error: Option<Box<RawValue>>,
+    /// The texts of the stylesheets its LINKs name (`__hj_sheet`), by the
+    /// SHA-256 the page computed of each (checked here).
+    #[serde(default)]
+    sheets: BTreeMap<String, String>,
+    /// What the page left out of it (a sheet over its limit).
+    #[serde(default)]
+    limits: Vec<String>,
+}
+
+/// A resource of `trace-dom.json`'s `resources`.
+#[derive(Serialize)]
+struct Resource {
+    r#type: &'static str,
+    bytes: usize,
+    /// Relative to the step's evidence folder.
+    file: String,
 }
 
 /// One snapshot of `trace-dom.json`.
@@ -429,6 +454,21 @@ struct Written {
 struct DomFile {
     version: u32,
     snapshots: Vec<Written>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    resources: BTreeMap<String, Resource>,
+}
+
+/// A step's `trace-dom.json` as [`file`] writes it.
+pub(crate) struct DomWritten {
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Each entry's (by `seq`) indexes in it.
+    pub indexes: Vec<(u64, Indexes)>,
+    /// What the snapshots left out, for `trace.json`'s `limits`.
+    pub limits: Vec<String>,
+    /// The distinct stylesheet texts the snapshots name (the run's
+    /// `trace-resources/{sha256}.css`).
+    pub sheets: Vec<Vec<u8>>,
 }
 
 /// Where an entry's moments are in `trace-dom.json`'s list: its top
@@ -441,13 +481,14 @@ pub(crate) struct Indexes {
 }
 
 /// `trace-dom.json`'s bytes of the snapshots `held` whose entry `n_of`
-/// numbers (those of no kept entry are left out), and each entry's
-/// indexes in it (by `seq`).
-pub(crate) fn file(
-    held: Vec<Held>,
-    n_of: impl Fn(u64) -> Option<u32>,
-) -> (Vec<u8>, Vec<(u64, Indexes)>) {
+/// numbers (those of no kept entry are left out), each entry's indexes in
+/// it (by `seq`), and the stylesheets they name. A sheet whose text is not
+/// the SHA-256 it is named by is left out (its LINK shows unstyled), said
+/// in the limits.
+pub(crate) fn file(held: Vec<Held>, n_of: impl Fn(u64) -> Option<u32>) -> DomWritten {
     let mut indexes: Vec<(u64, Indexes)> = Vec::new();
+    let mut sheets: BTreeMap<String, String> = BTreeMap::new();
+    let mut limits: Vec<String> = Vec::new();
     let mut snapshots = Vec::with_capacity(held.len());
     for h in held {
         let Some(n) = n_of(h.entry) else {
@@ -481,7 +522,29 @@ pub(crate) fn file(
                 "the page answered a snapshot that is not JSON of D8's shape: {e}"
             ))
             .ok(),
+            sheets: BTreeMap::new(),
+            limits: Vec::new(),
         });
+        for l in body.limits {
+            if !limits.contains(&l) && limits.len() < 32 {
+                limits.push(l);
+            }
+        }
+        for (sha, text) in body.sheets {
+            if sheets.contains_key(&sha) {
+                continue;
+            }
+            if ContentHash::of(text.as_bytes()).as_str() != sha {
+                let why = format!(
+                    "a stylesheet was left out: the page named it {sha:.12}…, not its text's SHA-256"
+                );
+                if !limits.contains(&why) {
+                    limits.push(why);
+                }
+                continue;
+            }
+            sheets.insert(sha, text);
+        }
         snapshots.push(Written {
             entry: n,
             moment: h.moment.as_str(),
@@ -500,16 +563,38 @@ pub(crate) fn file(
             error: body.error,
         });
     }
+    let resources = sheets
+        .iter()
+        .filter_map(|(sha, text)| {
+            let hash = ContentHash::parse(sha)?;
+            let file = RunDir::trace_resource_from_evidence(&hash, "css");
+            let r#type = "text/css";
+            Some((
+                sha.clone(),
+                Resource {
+                    r#type,
+                    bytes: text.len(),
+                    file,
+                },
+            ))
+        })
+        .collect();
     let bytes = serde_json::to_vec(&DomFile {
         version: DOM_VERSION,
         snapshots,
+        resources,
     })
     .unwrap_or_else(|e| {
         serde_json::json!({"version": DOM_VERSION, "snapshots": [], "error": e.to_string()})
             .to_string()
             .into_bytes()
     });
-    (bytes, indexes)
+    DomWritten {
+        bytes,
+        indexes,
+        limits,
+        sheets: sheets.into_values().map(String::into_bytes).collect(),
+    }
 }
 
 #[cfg(test)]

@@ -123,7 +123,8 @@ fn the_file_lists_snapshots_with_their_entry_moment_and_frames() {
         9 => Some(2),
         _ => None,
     };
-    let (bytes, indexes) = file(list, n_of);
+    let written = file(list, n_of);
+    let (bytes, indexes) = (written.bytes, written.indexes);
     let v: Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(v["version"], 1);
     let s = v["snapshots"].as_array().unwrap();
@@ -179,7 +180,7 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
         .enable_time()
         .build()
         .unwrap();
-    let t = Tracer::new(Tracing::KeepIfFailed, TraceMode::RetainOnFailure, 1).unwrap();
+    let t = Tracer::new(Tracing::KeepIfFailed, TraceMode::RetainOnFailure, 1, false).unwrap();
     let n = t.add_page("chromium", "cdp", None);
     let page = (t.clone(), n);
     let at = std::panic::Location::caller();
@@ -256,7 +257,8 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
         .await
         .unwrap();
     });
-    let (file, dom) = t.take_step_with_dom("02", true).expect("failed: kept");
+    let trace = t.take_step_with_dom("02", true).expect("failed: kept");
+    let (file, dom) = (trace.file, trace.dom);
     let snaps = file.entries[0].snapshots.expect("indexed");
     assert_eq!(
         (snaps.before, snaps.after, snaps.at),
@@ -278,5 +280,47 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
         None
     );
     // The next step starts empty.
-    assert_eq!(t.take_step_with_dom("03", true).unwrap().1, None);
+    assert_eq!(t.take_step_with_dom("03", true).unwrap().dom, None);
+}
+
+/// The sheets the page sends with a snapshot: each distinct text once, by
+/// the SHA-256 it is named by, listed in the file's `resources` with its
+/// path from the evidence folder; a text that is not its name's hash is
+/// left out, and the page's limits reach `trace.json`'s.
+#[test]
+fn the_file_keeps_each_sheet_once_by_its_checked_hash() {
+    let css = "p { color: red; }";
+    let sha = crate::store::ContentHash::of(css.as_bytes()).to_string();
+    let snapshot = |extra: &str| {
+        let json = format!(r#"{{"url":"http://x/","html":["HTML",{{}}]{extra}}}"#);
+        Held {
+            entry: 1,
+            moment: Moment::After,
+            page: 0,
+            frame: 0,
+            parent: None,
+            index: None,
+            time: 1.0,
+            json: json.into(),
+        }
+    };
+    let sheets = format!(r#","sheets":{{"{sha}":"{css}"}}"#);
+    let bad = format!(
+        r#","sheets":{{"{}":"q {{}}"}},"limits":["a sheet over 1 MiB"]"#,
+        "0".repeat(64)
+    );
+    let written = file(
+        vec![snapshot(&sheets), snapshot(&sheets), snapshot(&bad)],
+        |_| Some(1),
+    );
+    assert_eq!(written.sheets, [css.as_bytes().to_vec()]);
+    assert_eq!(written.limits.len(), 2, "{:?}", written.limits);
+    assert_eq!(written.limits[0], "a sheet over 1 MiB");
+    assert!(written.limits[1].contains("not its text's SHA-256"));
+    let v: Value = serde_json::from_slice(&written.bytes).unwrap();
+    assert_eq!(
+        v["resources"],
+        json!({ &sha: {"type": "text/css", "bytes": css.len(), "file": format!("../../trace-resources/{sha}.css")} })
+    );
+    assert!(v["snapshots"][0].get("sheets").is_none(), "{v:#}");
 }

@@ -18,12 +18,15 @@
 //! rendered.
 //!
 //! The page at each moment: the DOM snapshots of `dom.rs`, held for the
-//! running step and written beside its `trace.json` as `trace-dom.json`.
+//! running step and written beside its `trace.json` as `trace-dom.json`,
+//! with the stylesheets they carry as the run's resources; and when asked, a
+//! screenshot after each action (`shots.rs`, `trace-NN.png`).
 
 mod aria;
 mod assign;
 mod call;
 pub(crate) mod dom;
+mod shots;
 mod targets;
 #[cfg(test)]
 mod tests;
@@ -293,6 +296,24 @@ struct State {
     errors: Vec<String>,
     /// The step's DOM snapshots.
     snapshots: dom::Snapshots,
+    /// Its screenshots after actions (`HARSHJUDGE_TRACE_SCREENSHOTS`).
+    shots: shots::Shots,
+}
+
+/// What a step's end hands the store of its trace: `trace.json`, its DOM
+/// snapshots (`trace-dom.json`), the screenshots after its actions and the
+/// stylesheets its snapshots name (each distinct text once).
+#[derive(Debug, PartialEq)]
+pub struct StepTrace {
+    /// `trace.json`'s content.
+    pub file: TraceFile,
+    /// `trace-dom.json`'s bytes, when the step took snapshots.
+    pub dom: Option<Vec<u8>>,
+    /// Each kept screenshot: its evidence name (`trace-03`) and PNG bytes.
+    pub shots: Vec<(String, Vec<u8>)>,
+    /// The stylesheets' texts the snapshots name by their SHA-256
+    /// (`runs/{id}/trace-resources/{sha256}.css`).
+    pub sheets: Vec<Vec<u8>>,
 }
 
 /// The trace recorder of one attempt of a scenario: its pages record the
@@ -301,6 +322,8 @@ pub struct Tracer {
     tracing: Tracing,
     mode: TraceMode,
     attempt: u32,
+    /// A screenshot after each action (`HARSHJUDGE_TRACE_SCREENSHOTS=on`).
+    screenshots: bool,
     state: Mutex<State>,
     /// The next entry's `seq`.
     begun: std::sync::atomic::AtomicU64,
@@ -318,13 +341,20 @@ impl std::fmt::Debug for Tracer {
 
 impl Tracer {
     /// The tracer of an attempt that records as `tracing` says (none for
-    /// `Off`); `mode` and `attempt` are what its files say of it.
-    pub(crate) fn new(tracing: Tracing, mode: TraceMode, attempt: u32) -> Option<Arc<Tracer>> {
+    /// `Off`); `mode` and `attempt` are what its files say of it;
+    /// `screenshots`: a screenshot after each action.
+    pub(crate) fn new(
+        tracing: Tracing,
+        mode: TraceMode,
+        attempt: u32,
+        screenshots: bool,
+    ) -> Option<Arc<Tracer>> {
         (tracing != Tracing::Off).then(|| {
             Arc::new(Tracer {
                 tracing,
                 mode,
                 attempt,
+                screenshots,
                 begun: Default::default(),
                 state: Mutex::new(State {
                     step_started: now_ms(),
@@ -433,16 +463,13 @@ impl Tracer {
     /// either way the next step starts empty.
     #[cfg(test)]
     pub(crate) fn take_step(&self, step: &str, failed: bool) -> Option<TraceFile> {
-        self.take_step_with_dom(step, failed).map(|(file, _)| file)
+        self.take_step_with_dom(step, failed).map(|t| t.file)
     }
 
     /// [`take_step`](Self::take_step), with the step's `trace-dom.json`
-    /// when it took snapshots (the entries' `snapshots` index it).
-    pub fn take_step_with_dom(
-        &self,
-        step: &str,
-        failed: bool,
-    ) -> Option<(TraceFile, Option<Vec<u8>>)> {
+    /// when it took snapshots (the entries' `snapshots` index it), its
+    /// screenshots (the entries' `screenshot` name them) and stylesheets.
+    pub fn take_step_with_dom(&self, step: &str, failed: bool) -> Option<StepTrace> {
         let mut s = self.state();
         let ended = now_ms();
         let started = std::mem::replace(&mut s.step_started, ended);
@@ -451,6 +478,7 @@ impl Tracer {
         let network = std::mem::take(&mut s.network);
         let errors = std::mem::take(&mut s.errors);
         let snapshots = std::mem::take(&mut s.snapshots);
+        let shots = std::mem::take(&mut s.shots);
         s.logs_from.clear();
         // A scenario that opened no page has nothing to trace.
         if !self.keeps(failed) || s.pages.is_empty() {
@@ -475,12 +503,20 @@ impl Tracer {
                 snapshots.cut
             ));
         }
-        if snapshots.held.is_empty() {
-            return Some((file, None));
-        }
         // Entries are numbered in the order they began (`seq`).
         let n_of = |seq: u64| seqs.binary_search(&seq).ok().map(|i| i as u32 + 1);
-        let (dom, indexes) = dom::file(snapshots.held, n_of);
+        let shots = Self::name_shots(&mut file, shots, n_of);
+        if snapshots.held.is_empty() {
+            return Some(StepTrace {
+                file,
+                dom: None,
+                shots,
+                sheets: Vec::new(),
+            });
+        }
+        let written = dom::file(snapshots.held, n_of);
+        let (dom, indexes) = (written.bytes, written.indexes);
+        file.limits.extend(written.limits);
         for (seq, ix) in indexes {
             if let Some(e) = n_of(seq).and_then(|n| file.entries.get_mut(n as usize - 1)) {
                 e.snapshots = Some(TraceSnapshots {
@@ -490,7 +526,45 @@ impl Tracer {
                 });
             }
         }
-        Some((file, Some(dom)))
+        Some(StepTrace {
+            file,
+            dom: Some(dom),
+            shots,
+            sheets: written.sheets,
+        })
+    }
+
+    /// The screenshots of `file`'s entries (`n_of` numbers them by `seq`),
+    /// each named in its entry, as evidence names and PNGs; the ones
+    /// dropped or not taken said in the file.
+    fn name_shots(
+        file: &mut TraceFile,
+        shots: shots::Shots,
+        n_of: impl Fn(u64) -> Option<u32>,
+    ) -> Vec<(String, Vec<u8>)> {
+        if shots.dropped > 0 {
+            file.limits.push(format!(
+                "{} screenshots dropped: the step's screenshots passed the {} MiB it may hold (the latest are kept)",
+                shots.dropped,
+                shots::STEP_LIMIT >> 20
+            ));
+        }
+        for (seq, why) in shots.failed {
+            if let Some(n) = n_of(seq) {
+                file.errors.push(format!(
+                    "the screenshot after entry #{n} was not taken: {why}"
+                ));
+            }
+        }
+        let mut out = Vec::with_capacity(shots.held.len());
+        for (seq, png) in shots.held {
+            let Some(e) = n_of(seq).and_then(|n| file.entries.get_mut(n as usize - 1)) else {
+                continue;
+            };
+            e.screenshot = Some(shots::file_name(e.n));
+            out.push((shots::stem(e.n), png));
+        }
+        out
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -524,6 +598,7 @@ impl Tracer {
                 network,
                 target: e.target.as_ref().map(Seen::written),
                 snapshots: None,
+                screenshot: None,
             })
             .collect();
         TraceFile {
@@ -838,17 +913,26 @@ pub(crate) async fn span<T>(
         // under `retain-on-failure` a passing step pays no round trip for
         // its snapshots (those that ride on the calls made anyway, an act's
         // before and an assertion's last check, are taken). Boxed: see above.
-        let after = match (ended, tracer) {
+        // Then its screenshot when asked (D14), in every mode that records:
+        // held, and written only when the step keeps its trace.
+        let acted = match (ended, tracer) {
             (
                 Some((seq, Kind::Action | Kind::Navigation | Kind::Input, target)),
                 Some((_, page)),
-            ) if pending.tracer.tracing == Tracing::Keep => Some((seq, *page, target)),
+            ) => Some((seq, *page, target)),
             _ => None,
         };
-        if let Some((seq, page, target)) = after
-            && let Some(handle) = pending.tracer.page_of(page)
+        let t = &pending.tracer;
+        if let Some((seq, page, target)) = acted
+            && (t.tracing == Tracing::Keep || t.screenshots)
+            && let Some(handle) = t.page_of(page)
         {
-            handle.after(&pending.tracer, page, seq, target).await;
+            if t.tracing == Tracing::Keep {
+                handle.after(t, page, seq, target).await;
+            }
+            if t.screenshots {
+                shots::after(&*handle, t, seq).await;
+            }
         }
     }
     result

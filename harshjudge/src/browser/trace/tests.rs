@@ -37,7 +37,7 @@ fn allocations() -> usize {
 }
 
 fn tracer(tracing: Tracing) -> (Arc<Tracer>, usize) {
-    let t = Tracer::new(tracing, TraceMode::On, 1).expect("a tracer");
+    let t = Tracer::new(tracing, TraceMode::On, 1, false).expect("a tracer");
     let n = t.add_page("chromium", "cdp", Some((1280, 720)));
     (t, n)
 }
@@ -261,12 +261,12 @@ fn modes_become_what_each_attempt_records() {
         ],
         [Tracing::Off, Tracing::Keep, Tracing::Off]
     );
-    assert!(Tracer::new(Tracing::Off, Off, 1).is_none());
+    assert!(Tracer::new(Tracing::Off, Off, 1, false).is_none());
 }
 
 #[test]
 fn a_scenario_without_a_page_writes_no_trace() {
-    let t = Tracer::new(Tracing::Keep, TraceMode::On, 1).unwrap();
+    let t = Tracer::new(Tracing::Keep, TraceMode::On, 1, false).unwrap();
     assert_eq!(t.take_step("01", true), None);
     t.add_page("firefox", "webdriver-bidi", None);
     assert!(t.take_step("02", true).is_some());

@@ -142,6 +142,18 @@
     }).join("") + "</div>";
   }
 
+  // The screenshot taken after a call (HARSHJUDGE_TRACE_SCREENSHOTS=on),
+  // beside the rebuilt page; or a line saying there is none.
+  function tlShot(e) {
+    var src = typeof e.screenshot === "string" && e.screenshot ? (tl.s.trace.evidence || "") + e.screenshot : null;
+    if (!src) {
+      var any = (tl.data.trace.entries || []).some(function (x) { return typeof x.screenshot === "string" && x.screenshot; });
+      return '<div class="tl-shot"><div class="none">' + (any ? "no screenshot of the page after this call" : "no screenshots in this trace (<code>HARSHJUDGE_TRACE_SCREENSHOTS=on</code> takes one after each action)") + "</div></div>";
+    }
+    var cap = "#" + e.n + " " + e.call + ": the screen after it";
+    return '<div class="tl-shot"><img class="zoomable" src="' + esc(src) + '" alt="' + esc(cap) + '" data-cap="' + esc(cap) + '"></div>';
+  }
+
   function tlSelect(i) {
     if (!tl || !tl.rows.length) return;
     i = Math.max(0, Math.min(tl.rows.length - 1, i));
@@ -217,7 +229,7 @@
       '<span class="kv">' + dur(Math.round(e.end - e.start)) + "</span>" + (e.frame ? ' <span class="kv">in ' + esc(e.frame) + "</span>" : "") + "</div>" +
       '<div class="loc tl-at">at ' + esc(e.at) + "</div>" +
       (o.error ? '<pre class="err">' + esc(o.error) + "</pre>" : "") +
-      '<div class="tl-snap"><div class="tl-toggle">' + toggle + "</div>" + '<div class="tl-frame"></div></div>' +
+      '<div class="tl-snap"><div class="tl-toggle">' + toggle + "</div>" + '<div class="tl-views"><div class="tl-frame"></div>' + tlShot(e) + "</div></div>" +
       "<h4>Call log</h4>" + ((o.log || []).length ? "<pre class=\"tl-log\">" + esc(o.log.join("\n")) + "</pre>" : '<div class="none">none</div>') +
       tlLogs(e.network, e.console);
     box.innerHTML = html;
@@ -237,7 +249,9 @@
     frame.setAttribute("sandbox", "allow-scripts");
     frame.setAttribute("title", "The page " + (tl.moment === "at" ? "at the last check" : tl.moment) + " " + e.call);
     frame.setAttribute("data-moment", tl.moment);
-    frame.srcdoc = hjrRender(dom, index, {});
+    // The stylesheets (and later images) the snapshots name, inlined by the
+    // step's data script as data: URLs.
+    frame.srcdoc = hjrRender(dom, index, tl.data.resources || {});
     slot.appendChild(frame);
   }
 

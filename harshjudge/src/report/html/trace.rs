@@ -3,7 +3,8 @@
 //! and failures) and the data script the page loads when the step is opened,
 //! `data/traces/{slug}/{runId}/{step}.js` = `window.__hj.trace({...})` with the
 //! step's `trace.json` and `trace-dom.json` as they are on disk (checked to be
-//! JSON, never re-encoded). One script per step, loaded on demand: the
+//! JSON, never re-encoded), and the stylesheets its snapshots name
+//! (`RunDir::trace_resource`) inlined as `data:` URLs (`resources`, D16). One script per step, loaded on demand: the
 //! overview and the run's script never carry a trace.
 
 use std::path::{Path, PathBuf};
@@ -146,6 +147,67 @@ pub(crate) fn script_path(store: &Store, slug: &str, run: &str, step: &str) -> P
         .join(format!("{step}.js"))
 }
 
+/// What the resources of a step's snapshots may take of its script,
+/// together (D16): past it, the rest are not inlined, and a notice says so.
+pub(crate) const RESOURCES_LIMIT: u64 = 8 * 1024 * 1024;
+
+/// Only the resources `trace-dom.json` names (the rest of it is skipped).
+#[derive(Deserialize)]
+struct DomResources {
+    #[serde(default)]
+    resources: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+}
+
+/// The resources `trace-dom.json` (`dom`, its text) names that are on disk
+/// beside its run, as `data:` URLs by their SHA-256, within
+/// [`RESOURCES_LIMIT`]; what is left out said in `notices`.
+fn resources(
+    store: &Store,
+    dom_path: &Path,
+    dom: &str,
+    notices: &mut Vec<String>,
+) -> std::collections::BTreeMap<String, String> {
+    use base64::Engine as _;
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(named) = serde_json::from_str::<DomResources>(dom) else {
+        return out;
+    };
+    let Some(evidence) = dom_path.parent() else {
+        return out;
+    };
+    let mut room = RESOURCES_LIMIT;
+    let mut left = Vec::new();
+    for sha in named.resources.keys() {
+        let Some(hash) = crate::store::ContentHash::parse(sha) else {
+            continue;
+        };
+        let Some(path) = crate::store::RunDir::trace_resource_beside(evidence, &hash, "css") else {
+            continue;
+        };
+        let size = store.metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let bytes = (size <= room)
+            .then(|| store.read_file(&path).ok())
+            .flatten();
+        match bytes {
+            Some(b) if b.len() as u64 <= room => {
+                room -= b.len() as u64;
+                let data = base64::engine::general_purpose::STANDARD.encode(&b);
+                out.insert(sha.clone(), format!("data:text/css;base64,{data}"));
+            }
+            _ => left.push(format!("{sha:.12}…")),
+        }
+    }
+    if !left.is_empty() {
+        notices.push(format!(
+            "{} stylesheets of the snapshots are not inlined (missing, or past the {} MiB a step's resources may take): {}",
+            left.len(),
+            RESOURCES_LIMIT >> 20,
+            left.join(", ")
+        ));
+    }
+    out
+}
+
 /// What the page's `window.__hj.trace` receives.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -155,6 +217,8 @@ struct Script<'a> {
     step: &'a str,
     trace: Option<&'a RawValue>,
     dom: Option<&'a RawValue>,
+    /// The resources the snapshots name, as `data:` URLs by SHA-256.
+    resources: std::collections::BTreeMap<String, String>,
     notices: Vec<String>,
 }
 
@@ -199,6 +263,10 @@ pub(crate) fn script(
         (Some(_), Some(dom)) => take(dom, TRACE_DOM_JSON, &mut notices),
         _ => None,
     };
+    let resources = match (&dom, &sources.dom) {
+        (Some(text), Some(path)) => resources(store, path, text, &mut notices),
+        _ => Default::default(),
+    };
     let raw = |t: &Option<String>| -> Option<Box<RawValue>> {
         t.as_deref()
             .and_then(|t| RawValue::from_string(t.trim().to_string()).ok())
@@ -210,6 +278,7 @@ pub(crate) fn script(
         step,
         trace: trace.as_deref(),
         dom: dom.as_deref(),
+        resources,
         notices,
     };
     super::call("trace", &data)
