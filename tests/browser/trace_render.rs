@@ -11,7 +11,7 @@
 //! sandboxed frame out of the page's process, and its requests are not in
 //! the page's log; seen while writing this test.)
 
-use std::io::{BufReader, Write};
+use std::io::BufReader;
 use std::net::TcpStream;
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
@@ -62,11 +62,7 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             "/snapshot.js" => ("200 OK", "text/javascript", SNAPSHOT_RENDERER),
             _ => ("404 Not Found", "text/plain", "no"),
         };
-        write!(
-            out,
-            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
-            body.len()
-        )?;
+        support::respond(&mut out, status, kind, body)?;
     }
     Ok(())
 }

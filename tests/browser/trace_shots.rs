@@ -41,7 +41,6 @@ const SHEET_TEXT: &str =
     "#styled { color: rgb(10, 20, 30); font-weight: 700; }\n#out { min-height: 20px; }";
 
 fn app(stream: TcpStream) -> std::io::Result<()> {
-    use std::io::Write;
     let mut out = stream.try_clone()?;
     let mut r = std::io::BufReader::new(stream);
     while let Some(path) = support::next_request_path(&mut r)? {
@@ -50,11 +49,7 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             "/app.css" => ("200 OK", "text/css", CSS),
             _ => ("404 Not Found", "text/plain", "no"),
         };
-        write!(
-            out,
-            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
-            body.len()
-        )?;
+        support::respond(&mut out, status, kind, body)?;
     }
     Ok(())
 }
@@ -309,15 +304,7 @@ fn screenshots_are_asked_for_kept_with_the_trace_and_replayed_with_the_sheet() {
 
 async fn replayed(hj: &Path, slug: &str, run: &str) {
     use crate::support::page::until;
-    let mut config = harshjudge::browser::BrowserConfig::from_env().expect("browser settings");
-    config.webdriver_url = None;
-    let index = format!("file://{}", hj.join("report/index.html").display());
-    let browsers = harshjudge::browser::Browsers::new();
-    let page = browsers
-        .open_page_with(&config, &index)
-        .await
-        .expect("a browser page");
-    page.goto(&index).await.unwrap();
+    let (_browsers, page) = crate::support::page::open_report(hj, "").await;
     page.eval(&format!(
         "location.hash = '#/run/{slug}/{run}/01'; return true"
     ))

@@ -12,7 +12,6 @@ use crate::support;
 
 use std::path::PathBuf;
 
-use harshjudge::browser::BrowserConfig;
 use support::page::{js, until};
 use support::{Run, cargo_test, json, runs};
 
@@ -357,17 +356,8 @@ async fn the_report_lists_the_fixtures_above_the_steps() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let url = format!("file://{}", d.hj.join("report/index.html").display());
-    let mut config = BrowserConfig::from_env().expect("browser settings");
-    config.webdriver_url = None;
-    let browsers = harshjudge::browser::Browsers::new();
-    let page = browsers
-        .open_page_with(&config, &url)
-        .await
-        .expect("a browser page (needs chromium and chromium-driver)");
-    page.goto(&format!("{url}#/run/fixture-checkout/{run_id}"))
-        .await
-        .unwrap();
+    let fragment = format!("#/run/fixture-checkout/{run_id}");
+    let (browsers, page) = crate::support::page::open_report(&d.hj, &fragment).await;
     until(
         &page,
         "the fixtures",

@@ -13,7 +13,7 @@ use crate::support::page::{js, until};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use harshjudge::browser::{BrowserConfig, Page, expect};
+use harshjudge::browser::{Page, expect};
 use serde_json::Value;
 use support::{Run, runs, test_binary};
 
@@ -135,15 +135,7 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
         "the run's script holds no trace"
     );
 
-    let mut config = BrowserConfig::from_env().expect("browser settings");
-    config.webdriver_url = None;
-    let index = format!("file://{}", hj.join("report/index.html").display());
-    let browsers = harshjudge::browser::Browsers::new();
-    let page = browsers
-        .open_page_with(&config, &index)
-        .await
-        .expect("a browser page (needs chromium and chromium-driver)");
-    page.goto(&index).await.unwrap();
+    let (browsers, page) = crate::support::page::open_report(&hj, "").await;
 
     // The failing step: its calls in order, the failed click selected.
     open(&page, &format!("#/run/failing/{failing}/02")).await;

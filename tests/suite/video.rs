@@ -74,17 +74,10 @@ fn seconds(t: &str) -> f64 {
 /// run's video with its cues as a track.
 fn report_plays(hj: &Path, run_dir: &Path, duration: f64) {
     let id = run_dir.file_name().unwrap().to_string_lossy();
-    let url = format!(
-        "file://{}#/run/filmed/{id}",
-        hj.join("report/index.html").display()
-    );
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let browsers = harshjudge::browser::Browsers::new();
-        let mut config = harshjudge::browser::BrowserConfig::from_env().expect("browser settings");
-        config.webdriver_url = None;
-        let page = browsers.open_page_with(&config, &url).await.expect("a Chromium page");
-        page.goto(&url).await.unwrap();
+        let fragment = format!("#/run/filmed/{id}");
+        let (browsers, page) = crate::support::page::open_report(hj, &fragment).await;
         until(
             &page,
             "the video's metadata",

@@ -767,6 +767,21 @@ pub fn next_request_path(r: &mut impl std::io::BufRead) -> std::io::Result<Optio
     ))
 }
 
+/// Writes one kept-alive HTTP answer: `status` (`200 OK`), its content type
+/// and body, never cached.
+pub fn respond(
+    out: &mut impl std::io::Write,
+    status: &str,
+    kind: &str,
+    body: &str,
+) -> std::io::Result<()> {
+    write!(
+        out,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
+        body.len()
+    )
+}
+
 /// A loopback HTTP server answering each connection on a thread of its own
 /// with `answer`; its base URL (`http://127.0.0.1:PORT`).
 /// Answers the requests of `stream` from `pages` (path, HTML), each page

@@ -1,9 +1,10 @@
 //! Reading a page the tests opened (the HTML report, the live dashboard):
 //! shared by tests/report.rs and tests/targets.rs (`#[path]`).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::Page;
+use harshjudge::browser::{BrowserConfig, Browsers, Page};
 use serde_json::Value;
 
 /// Evaluates `js` until it returns `true` (the page renders asynchronously);
@@ -29,4 +30,23 @@ pub async fn until(page: &Page, what: &str, js: &str) {
 /// The value of `js` (a function body) in the page.
 pub async fn js(page: &Page, js: &str) -> Value {
     page.eval(js).await.unwrap()
+}
+
+/// The HTML report of the store `hj` (`report/index.html`) from `file://` in
+/// this machine's Chromium, at `fragment` (`#/run/…`; empty: the overview):
+/// the page, and the browsers that own it (keep them while it is used).
+pub async fn open_report(hj: &Path, fragment: &str) -> (Browsers, Page) {
+    let mut config = BrowserConfig::from_env().expect("browser settings");
+    config.webdriver_url = None;
+    let url = format!(
+        "file://{}{fragment}",
+        hj.join("report/index.html").display()
+    );
+    let browsers = Browsers::new();
+    let page = browsers
+        .open_page_with(&config, &url)
+        .await
+        .expect("a browser page (needs chromium and chromium-driver)");
+    page.goto(&url).await.unwrap();
+    (browsers, page)
 }

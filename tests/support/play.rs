@@ -3,7 +3,7 @@
 //! fetch, throw and log, a real document, a JSON API, and a record of every
 //! request the server was sent, headers included.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
@@ -120,11 +120,7 @@ fn app(stream: TcpStream, log: &Seen) -> std::io::Result<()> {
             ),
             _ => ("404 Not Found", "text/plain", "no".into()),
         };
-        write!(
-            out,
-            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
-            body.len()
-        )?;
+        super::respond(&mut out, status, kind, &body)?;
     }
     Ok(())
 }
