@@ -139,15 +139,20 @@ pub(crate) fn tear_down_after_run(args: &[String]) -> i32 {
         std::thread::sleep(Duration::from_millis(100));
     }
     let dir = PathBuf::from(dir);
+    let Some(def) = crate::fixture::all().into_iter().find(|d| d.key == key) else {
+        eprintln!("harshjudge: no fixture `{key}` in this binary");
+        let _ = std::fs::remove_dir_all(&dir);
+        return 1;
+    };
     let printed = std::sync::Arc::new(Captured::default());
     let began = std::time::Instant::now();
-    let torn = tear_down(&dir, key, &printed);
+    let torn = tear_down(&dir, def, &printed);
     let record = Torn {
         took: began.elapsed(),
         printed: printed.take(),
         failure: torn.as_ref().err().map(Error::message),
     };
-    let recorded = record_teardown(Store::new(hj), slug, run, key, record);
+    let recorded = record_teardown(Store::new(hj), slug, run, def, record);
     let _ = std::fs::remove_dir_all(&dir);
     match (torn, recorded) {
         (Ok(()), Ok(())) => 0,
@@ -167,18 +172,15 @@ struct Torn {
     failure: Option<String>,
 }
 
-/// Writes `torn` into the entry of fixture `key` in the `result.json` of
+/// Writes `torn` into the entry of fixture `def` in the `result.json` of
 /// run `run` of scenario `slug`, under the run's lock.
 fn record_teardown(
     store: Store,
     slug: &str,
     run: &str,
-    key: &str,
+    def: &FixtureDef,
     torn: Torn,
 ) -> Result<(), Error> {
-    let def = (crate::fixture::all().into_iter())
-        .find(|d| d.key == key)
-        .ok_or_else(|| Error::msg(format!("no fixture `{key}` in this binary")))?;
     let (slug, run) = (Slug::new(slug)?, RunId::new(run)?);
     let scenario = store.scenario(&slug);
     let dir = scenario.run(&run);
@@ -201,10 +203,11 @@ fn record_teardown(
     Ok(())
 }
 
-fn tear_down(dir: &Path, key: &str, printed: &std::sync::Arc<Captured>) -> Result<(), Error> {
-    let def = (crate::fixture::all().into_iter())
-        .find(|d| d.key == key)
-        .ok_or_else(|| Error::msg(format!("no fixture `{key}` in this binary")))?;
+fn tear_down(
+    dir: &Path,
+    def: &'static FixtureDef,
+    printed: &std::sync::Arc<Captured>,
+) -> Result<(), Error> {
     let share = def
         .share
         .ok_or_else(|| Error::msg(format!("fixture `{}` is not shared", def.name)))?;
