@@ -20,12 +20,12 @@ use support::Run;
 
 const SUITE: &str = "reuse_suite";
 
-/// `cargo nextest run` of the suite over the DevTools protocol, its
-/// temporary files and processes marked with `root`.
-fn nextest(root: &Path, filter: &str) -> Command {
+/// `cargo nextest run` of the suite over the DevTools protocol, `threads`
+/// scenarios at a time, its temporary files and processes marked with `root`.
+fn nextest(root: &Path, filter: &str, threads: &str) -> Command {
     support::browser_marker(root, "t");
     let mut cmd = support::nextest(SUITE, &root.join(".harshJudge"));
-    cmd.args(["--no-fail-fast", "--test-threads", "3", "-E", filter]);
+    cmd.args(["--no-fail-fast", "--test-threads", threads, "-E", filter]);
     marked(&mut cmd, root);
     cmd
 }
@@ -137,7 +137,7 @@ fn one_chromium_serves_the_nextest_run_each_scenario_in_a_context_of_its_own() {
 
     let watch = Watch::start(&root);
     let r = Run::from(
-        nextest(&root, "test(a_leaves_state) | test(b_sees_none)")
+        nextest(&root, "test(a_leaves_state) | test(b_sees_none)", "3")
             .output()
             .unwrap(),
     );
@@ -159,6 +159,55 @@ fn one_chromium_serves_the_nextest_run_each_scenario_in_a_context_of_its_own() {
     assert!(folders.is_empty(), "folders left: {folders:?}");
 }
 
+/// `CARGO_TARGET_<host triple>_RUNNER`: the variable naming a target runner.
+fn runner_variable() -> String {
+    let out = Command::new(support::rlibs::rustc())
+        .arg("-vV")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let host = text
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .unwrap_or_else(|| panic!("rustc -vV names its host: {text}"));
+    format!(
+        "CARGO_TARGET_{}_RUNNER",
+        host.to_uppercase().replace(['-', '.'], "_")
+    )
+}
+
+/// A target runner (as `/usr/bin/time` or valgrind would be) stands between
+/// nextest and each scenario's process, and ends with it: the run's Chromium
+/// lives as long as nextest's runner, not as the first scenario's wrapper.
+/// Taking the process's parent for the runner, the first scenario's end
+/// killed the browser under the others (seen in a run of the workspace's
+/// tests through `/usr/bin/time`: "the browser exited … Connection reset").
+#[test]
+fn under_a_target_runner_one_chromium_still_serves_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("w");
+    // Built first, so that the run below does not wait for it.
+    support::cargo_test(SUITE, &tmp.path().join("built"), &["--list"], &[]);
+    // Not `exec`: the wrapper stays the scenario's parent until it ends.
+    let wrapper = tmp.path().join("wrap.sh");
+    std::fs::write(&wrapper, "#!/bin/sh\n\"$@\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let watch = Watch::start(&root);
+    // One at a time: the first scenario's wrapper has ended when the second starts.
+    let mut cmd = nextest(&root, "test(a_leaves_state) | test(b_sees_none)", "1");
+    cmd.env(runner_variable(), &wrapper);
+    let r = Run::from(cmd.output().unwrap());
+    let (profiles, groups, seen) = watch.seen();
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stderr.contains("2 passed"), "{r:?}");
+    assert_eq!(profiles.len(), 1, "one browser for the run:\n{seen}");
+    assert_eq!(groups.len(), 1, "one process group for the run:\n{seen}");
+    let (left, folders) = support::left_behind(&root);
+    assert!(left.is_empty(), "processes left after the run: {left:#?}");
+    assert!(folders.is_empty(), "folders left: {folders:?}");
+}
+
 #[test]
 fn a_sigkilled_scenario_process_leaves_the_others_passing_and_nothing_behind() {
     let tmp = tempfile::tempdir().unwrap();
@@ -169,6 +218,7 @@ fn a_sigkilled_scenario_process_leaves_the_others_passing_and_nothing_behind() {
     let mut child = nextest(
         &root,
         "test(a_leaves_state) | test(b_sees_none) | test(c_waits)",
+        "3",
     )
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())

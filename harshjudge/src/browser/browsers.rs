@@ -199,8 +199,8 @@ impl Browsers {
     /// run ends): each page a browser context of this process's own. The
     /// harness makes it under nextest, where every scenario is a process;
     /// sessions over WebDriver are this value's own as with
-    /// [`Browsers::new`]. Call it in the process nextest started (the
-    /// browser's watchdog watches this process's parent, nextest's runner).
+    /// [`Browsers::new`]. Call it in a process of the run (the browser's
+    /// watchdog watches nextest's runner: `process::shared::nextest_runner`).
     pub(crate) fn shared_by_run(run: String) -> Browsers {
         Browsers::with_cdp(CdpBrowsers {
             shared_run: Some(run),

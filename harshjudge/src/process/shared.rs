@@ -22,6 +22,55 @@ pub(crate) fn run_id() -> Option<String> {
     valid_run_id(&std::env::var("NEXTEST_RUN_ID").ok()?)
 }
 
+/// The pid of cargo-nextest's runner for this process: what the run shares
+/// (its server, its Chromium, its reports' lines, a fixture's teardown)
+/// lives as long as that process. A test process is the runner's child,
+/// unless a target runner runs it (`CARGO_TARGET_<TRIPLE>_RUNNER`, a
+/// `[scripts.wrapper]`, `/usr/bin/time` …): then its parent is that wrapper,
+/// which ends with the test, and taking it for the runner stopped the run's
+/// Chromium under every other scenario. nextest puts `NEXTEST_RUN_ID` in
+/// what it starts, not in its own environment: the runner is the nearest
+/// ancestor without this run's id (or whose environment cannot be read).
+/// `None`: this process has no parent.
+pub(crate) fn nextest_runner() -> Option<u32> {
+    let parent = rustix::process::getppid()?.as_raw_nonzero().get() as u32;
+    let Some(run) = std::env::var_os("NEXTEST_RUN_ID") else {
+        return Some(parent);
+    };
+    Some(runner_above(parent, run.as_encoded_bytes(), &|pid| {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        Some((environ, stat))
+    }))
+}
+
+/// At most this many wrappers between nextest's runner and a test.
+const WRAPPERS: usize = 16;
+
+/// The first of `pid` and its ancestors whose environment does not hold
+/// `NEXTEST_RUN_ID=run` (`read`: a process's `/proc` environ and stat).
+fn runner_above(mut pid: u32, run: &[u8], read: &dyn Fn(u32) -> Option<(Vec<u8>, String)>) -> u32 {
+    let wanted = [b"NEXTEST_RUN_ID=".as_slice(), run].concat();
+    for _ in 0..WRAPPERS {
+        let Some((environ, stat)) = read(pid) else {
+            return pid;
+        };
+        if !environ.split(|b| *b == 0).any(|v| v == wanted.as_slice()) {
+            return pid;
+        }
+        // `pid (comm) state ppid …`: comm may hold spaces and parentheses.
+        let ppid = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        match ppid {
+            Some(p) if p > 1 => pid = p,
+            _ => return pid,
+        }
+    }
+    pid
+}
+
 fn valid_run_id(id: &str) -> Option<String> {
     let valid = !id.is_empty()
         && id.len() <= 64
@@ -206,6 +255,48 @@ mod tests {
         for bad in ["", "../x", "a/b", "a b", &"x".repeat(65)] {
             assert_eq!(valid_run_id(bad), None, "{bad:?}");
         }
+    }
+
+    /// A fake /proc: pid → (environment, stat line).
+    fn procs(list: &[(u32, &str, u32)]) -> impl Fn(u32) -> Option<(Vec<u8>, String)> {
+        let list: Vec<(u32, Vec<u8>, String)> = list
+            .iter()
+            .map(|(pid, env, ppid)| {
+                let env = env.replace(' ', "\0").into_bytes();
+                (
+                    *pid,
+                    env,
+                    format!("{pid} (sh (x) y) S {ppid} {pid} {pid} 0"),
+                )
+            })
+            .collect();
+        move |pid| {
+            list.iter()
+                .find(|(p, ..)| *p == pid)
+                .map(|(_, e, s)| (e.clone(), s.clone()))
+        }
+    }
+
+    #[test]
+    fn nextests_runner_is_the_first_ancestor_without_the_runs_id() {
+        // nextest (10) → a target runner (20) → a shell it started (30) → the test.
+        let read = procs(&[
+            (10, "HOME=/root NEXTEST_RUN_ID=other", 5),
+            (20, "NEXTEST_RUN_ID=r1 HOME=/root", 10),
+            (30, "A=1 NEXTEST_RUN_ID=r1", 20),
+        ]);
+        assert_eq!(runner_above(30, b"r1", &read), 10);
+        // No wrapper: the parent is the runner.
+        assert_eq!(runner_above(10, b"r1", &read), 10);
+        // A prefix of the id is not the id.
+        assert_eq!(runner_above(20, b"r", &read), 20);
+        // An ancestor that cannot be read (gone, another user's) ends the walk.
+        assert_eq!(runner_above(40, b"r1", &read), 40);
+        // So does init, and a loop of wrappers is bounded.
+        let looped = procs(&[(7, "NEXTEST_RUN_ID=r1", 8), (8, "NEXTEST_RUN_ID=r1", 7)]);
+        assert!([7, 8].contains(&runner_above(7, b"r1", &looped)));
+        let to_init = procs(&[(9, "NEXTEST_RUN_ID=r1", 1)]);
+        assert_eq!(runner_above(9, b"r1", &to_init), 9);
     }
 
     #[test]

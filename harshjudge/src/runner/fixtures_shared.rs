@@ -100,11 +100,10 @@ struct SetUpBy {
 }
 
 /// Starts this test binary again, detached, as the teardown of fixture `key`
-/// once nextest's runner (this process's parent) ends.
+/// once nextest's runner (`process::shared::nextest_runner`) ends.
 fn spawn_teardown(dir: &Path, key: &str, by: &SetUpBy) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
-    let runner = rustix::process::getppid()
-        .map(|p| p.as_raw_nonzero().get() as u32)
+    let runner = crate::process::shared::nextest_runner()
         .ok_or_else(|| std::io::Error::other("nextest's runner is not known"))?;
     let started = crate::process::start_time(runner)
         .ok_or_else(|| std::io::Error::other("nextest's runner is not running"))?;

@@ -13,7 +13,8 @@
 //! - the server runs in a process group of its own, with stdin closed and its
 //!   output in the log file (nothing holds nextest's pipes), and a watchdog
 //!   ([`crate::process::Watch::Process`]) waits for the end of nextest's runner
-//!   (the parent of the scenario processes), then kills the group and removes
+//!   (the scenario processes' parent, or a target runner's that runs them:
+//!   [`crate::process::shared::nextest_runner`]), then kills the group and removes
 //!   the folder: after the run, and after Ctrl-C (the watchdog and the server
 //!   are out of the terminal's process group, and outlive the runner by at
 //!   most 0.2 s), nothing is left.
@@ -134,14 +135,12 @@ fn start_detached(
     let out = std::fs::File::create(log).map_err(|e| io("its output.log", e))?;
     let err = out.try_clone().map_err(|e| io("its output.log", e))?;
     cmd.stdout(Stdio::from(out)).stderr(Stdio::from(err));
-    let runner = rustix::process::getppid()
-        .map(|p| p.as_raw_nonzero().get() as u32)
-        .ok_or_else(|| {
-            io(
-                "nextest's runner",
-                std::io::Error::other("no parent process"),
-            )
-        })?;
+    let runner = crate::process::shared::nextest_runner().ok_or_else(|| {
+        io(
+            "nextest's runner",
+            std::io::Error::other("no parent process"),
+        )
+    })?;
     let mut child = cmd.spawn().map_err(|e| io("/bin/sh", e))?;
     let group = child.id();
     match Watchdog::spawn(group, Some(dir), Watch::Process(runner)) {
@@ -205,7 +204,7 @@ pub(crate) enum AnnounceError {
     /// The run's folder could not be used.
     #[error(transparent)]
     Folder(#[from] RunFolderError),
-    /// nextest's runner (this process's parent) is gone.
+    /// nextest's runner ([`crate::process::shared::nextest_runner`]) is gone.
     #[error("nextest's runner (pid {pid}) is not running")]
     NoRunner {
         /// The parent's pid (0: none).
@@ -227,9 +226,8 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
     if started.exists() {
         return Ok(());
     }
-    let runner = rustix::process::getppid()
-        .map(|p| p.as_raw_nonzero().get() as u32)
-        .ok_or(AnnounceError::NoRunner { pid: 0 })?;
+    let runner =
+        crate::process::shared::nextest_runner().ok_or(AnnounceError::NoRunner { pid: 0 })?;
     let since =
         crate::process::start_time(runner).ok_or(AnnounceError::NoRunner { pid: runner })?;
     // nextest's own standard error, appended to (a file is not overwritten).

@@ -14,7 +14,7 @@
 //!   Chromium detached (`launch.rs::launch_detached`: a WebSocket on a free
 //!   loopback port, a process group of its own, no parent-death signal, a
 //!   watchdog that kills the group and removes the folder when nextest's
-//!   runner, this process's parent, ends) and publishes it; a launch that
+//!   runner ends: `process::shared::nextest_runner`) and publishes it; a launch that
 //!   failed is published as its `error`, which every process of the run then
 //!   reports (no retry per process); a browser that does not answer any more
 //!   (killed) is killed with its group and launched again, `generation` + 1.
@@ -115,8 +115,7 @@ impl SharedChromium {
         config: &BrowserConfig,
         app_host: Option<&str>,
     ) -> Result<CdpBrowser, BrowserError> {
-        let runner = rustix::process::getppid()
-            .map(|p| p.as_raw_nonzero().get() as u32)
+        let runner = crate::process::shared::nextest_runner()
             .ok_or_else(|| shared_error("nextest's runner", "this process has no parent"))?;
         let (browser, state) = Self::open_for(run, runner, config, app_host).await?;
         // A pause (`page.pause()`) names its DevTools port.
