@@ -326,7 +326,7 @@ async fn video_state(page: &Page) -> (f64, bool) {
 /// sits above the rows; choosing the 2nd and the 3rd call pauses the
 /// playing video at each call's start (trace.json's `start` less the
 /// video's start); the video's time inside the 3rd call chooses its row
-/// (the video left there), and a time outside the step leaves the row.
+/// (the video left there); in step 1's timeline that time leaves the row.
 async fn video_follows_the_timeline(page: &Page, run_dir: &Path) {
     let started_at = video_started_at(run_dir);
     let trace = support::json(run_dir.join("step-02/evidence/trace.json"));
@@ -396,12 +396,31 @@ async fn video_follows_the_timeline(page: &Page, run_dir: &Path) {
         (at - inside).abs() <= 0.05,
         "the row chosen by the video leaves it at {inside} s: {at} s"
     );
-    // A time before the step (the video's first frame, in step 1): the row stays.
-    let chosen = js(
+    // Step 1's timeline (its goto and its assertion), the same video above
+    // it: its goto chosen, a time in step 2 leaves it chosen (not the last
+    // call begun by then: step 1's range does not hold that time).
+    page.click("#steps li[data-id=\"01\"]").await.unwrap();
+    until(
         page,
-        "var v = document.querySelector('#timeline .tl-video video'); v.currentTime = 0; v.dispatchEvent(new Event('timeupdate')); \
-         return document.querySelector('#timeline .tl-row.sel').getAttribute('data-n')",
+        "step 1's timeline with the video",
+        "return document.querySelectorAll('#timeline .tl-row:not(.between)').length === 2 && !!document.querySelector('#timeline .tl-video #video video')",
     )
     .await;
-    assert_eq!(chosen, "3", "a time outside the step leaves its row");
+    page.click("#timeline .tl-row[data-n=\"1\"]").await.unwrap();
+    let chosen = js(
+        page,
+        &format!(
+            "var v = document.querySelector('#timeline .tl-video video'); v.currentTime = {inside}; v.dispatchEvent(new Event('timeupdate')); \
+             return document.querySelector('#timeline .tl-row.sel').getAttribute('data-n')"
+        ),
+    )
+    .await;
+    assert_eq!(chosen, "1", "the video at {inside} s, in step 2");
+    page.click("#steps li[data-id=\"02\"]").await.unwrap();
+    until(
+        page,
+        "step 2's timeline again",
+        "return document.querySelectorAll('#timeline .tl-row:not(.between)').length === 3",
+    )
+    .await;
 }
