@@ -5,7 +5,10 @@
 //! one selected, its snapshot rebuilt with the target outlined (before) and
 //! after it (`b`/`a`); `j` moves to the fill, whose requests and console
 //! lines are the page's; a click inside a frame shows the frame's document;
-//! a step without a trace shows no timeline.
+//! a step without a trace shows no timeline. `failing` is also filmed
+//! (`HARSHJUDGE_VIDEO=on`): its video sits above the traced step's rows,
+//! choosing a row pauses it at the call's start, and its time chooses the
+//! row of the call on screen; a step without a trace has it at the top.
 
 use crate::support;
 use crate::support::page::{js, until};
@@ -99,8 +102,11 @@ async fn logs(page: &Page) -> String {
 async fn a_traced_step_opens_to_its_timeline_in_the_report() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join(".harshJudge");
-    let r = run(&hj, &["failing", "framed"], &[("HARSHJUDGE_TRACE", "on")]);
+    let both = [("HARSHJUDGE_TRACE", "on"), ("HARSHJUDGE_VIDEO", "on")];
+    let r = run(&hj, &["failing"], &both);
     assert_eq!(r.code, 101, "failing fails: {r:?}");
+    let r = run(&hj, &["framed"], &[("HARSHJUDGE_TRACE", "on")]);
+    assert_eq!(r.code, 0, "{r:?}");
     // `passing` under the default: it passes, so no step keeps a trace.
     let r = run(&hj, &["passing"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
@@ -231,6 +237,8 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
         said.contains("/api/typed?v=milk") && said.contains("typed milk"),
         "the fill's request and console line: {said}"
     );
+    video_follows_the_timeline(&page, &only_run(&hj, "failing")).await;
+
     // Its title closes the timeline (Esc is the run view's: back).
     page.click("#timeline h3").await.unwrap();
     until(
@@ -248,6 +256,11 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
         "return document.querySelectorAll('#timeline .tl-row:not(.between)').length === 2",
     )
     .await;
+    // Traced, not filmed: no video beside the timeline.
+    assert_eq!(
+        js(&page, "return document.querySelector('#video') === null").await,
+        true
+    );
     page.click("#timeline .tl-row[data-n=\"2\"]").await.unwrap();
     shows(&page, "before").await;
     let frame = page
@@ -261,6 +274,15 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
         .to_have_css("outline-style", "solid")
         .await
         .unwrap();
+
+    // A filmed run's step without a trace (never reached): the video at the top.
+    open(&page, &format!("#/run/failing/{failing}/03")).await;
+    until(
+        &page,
+        "the video back at the top",
+        "return !!document.querySelector('#video-home #video video') && !document.getElementById('timeline')",
+    )
+    .await;
 
     // A run without traces: no timeline.
     open(&page, &format!("#/run/passing/{passing}/02")).await;
@@ -277,4 +299,128 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
 
     browsers.release(page).await;
     browsers.shutdown().await;
+}
+
+/// The video's time 0 on the trace's clock, from `video.vtt`'s
+/// `NOTE startedAt=…` (ms since the Unix epoch).
+fn video_started_at(run_dir: &Path) -> f64 {
+    let vtt = std::fs::read_to_string(run_dir.join("video.vtt")).unwrap();
+    vtt.lines()
+        .find_map(|l| l.strip_prefix("NOTE startedAt="))
+        .unwrap_or_else(|| panic!("no start in {vtt}"))
+        .parse()
+        .unwrap()
+}
+
+/// The video's `[currentTime, paused]` in the page.
+async fn video_state(page: &Page) -> (f64, bool) {
+    let v = js(
+        page,
+        "var v = document.querySelector('#timeline .tl-video video'); return [v.currentTime, v.paused]",
+    )
+    .await;
+    (v[0].as_f64().unwrap(), v[1].as_bool().unwrap())
+}
+
+/// The failing run's step 2 (open, its timeline shown, filmed): the video
+/// sits above the rows; choosing the 2nd and the 3rd call pauses the
+/// playing video at each call's start (trace.json's `start` less the
+/// video's start); the video's time inside the 3rd call chooses its row
+/// (the video left there); in step 1's timeline that time leaves the row.
+async fn video_follows_the_timeline(page: &Page, run_dir: &Path) {
+    let started_at = video_started_at(run_dir);
+    let trace = support::json(run_dir.join("step-02/evidence/trace.json"));
+    let entries = trace["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 3, "{trace}");
+    let start = |i: usize| entries[i]["start"].as_f64().unwrap();
+    let end = |i: usize| entries[i]["end"].as_f64().unwrap();
+    let step_1 = support::json(run_dir.join("step-01/evidence/trace.json"));
+    assert!(
+        started_at <= step_1["entries"][0]["start"].as_f64().unwrap()
+            && started_at > step_1["startedAt"].as_f64().unwrap() - 60_000.0,
+        "the video starts as the page opens, in step 1: {started_at}, {step_1}"
+    );
+    // The video above the rows, its metadata read.
+    until(
+        page,
+        "the video above the timeline",
+        "var v = document.querySelector('#timeline .tl-video #video video'); return !!v && v.readyState >= 1 && v.duration > 0 && document.getElementById('video-home').children.length === 0",
+    )
+    .await;
+    // Playing (muted: no user gesture needed).
+    js(
+        page,
+        "var v = document.querySelector('#timeline .tl-video video'); v.muted = true; v.play(); return true",
+    )
+    .await;
+    until(
+        page,
+        "the video playing",
+        "return !document.querySelector('#timeline .tl-video video').paused",
+    )
+    .await;
+    for (i, n) in [(1, "2"), (2, "3")] {
+        page.click(&format!("#timeline .tl-row[data-n=\"{n}\"]"))
+            .await
+            .unwrap();
+        until(
+            page,
+            &format!("call {n} selected"),
+            &format!(
+                "var r = document.querySelector('#timeline .tl-row.sel'); return !!r && r.getAttribute('data-n') === '{n}'"
+            ),
+        )
+        .await;
+        let (at, paused) = video_state(page).await;
+        let want = (start(i) - started_at) / 1000.0;
+        assert!(
+            (at - want).abs() <= 0.05,
+            "call {n}: the video at {at} s, its start {want} s"
+        );
+        assert!(paused, "call {n}: the video paused at its start");
+    }
+    // Back to the 2nd call, then the video's time inside the 3rd: its row.
+    page.click("#timeline .tl-row[data-n=\"2\"]").await.unwrap();
+    let inside = ((start(2) + end(2)) / 2.0 - started_at) / 1000.0;
+    let chosen = js(
+        page,
+        &format!(
+            "var v = document.querySelector('#timeline .tl-video video'); v.currentTime = {inside}; v.dispatchEvent(new Event('timeupdate')); \
+             return document.querySelector('#timeline .tl-row.sel').getAttribute('data-n')"
+        ),
+    )
+    .await;
+    assert_eq!(chosen, "3", "the video at {inside} s is in the 3rd call");
+    let (at, _) = video_state(page).await;
+    assert!(
+        (at - inside).abs() <= 0.05,
+        "the row chosen by the video leaves it at {inside} s: {at} s"
+    );
+    // Step 1's timeline (its goto and its assertion), the same video above
+    // it: its goto chosen, a time in step 2 leaves it chosen (not the last
+    // call begun by then: step 1's range does not hold that time).
+    page.click("#steps li[data-id=\"01\"]").await.unwrap();
+    until(
+        page,
+        "step 1's timeline with the video",
+        "return document.querySelectorAll('#timeline .tl-row:not(.between)').length === 2 && !!document.querySelector('#timeline .tl-video #video video')",
+    )
+    .await;
+    page.click("#timeline .tl-row[data-n=\"1\"]").await.unwrap();
+    let chosen = js(
+        page,
+        &format!(
+            "var v = document.querySelector('#timeline .tl-video video'); v.currentTime = {inside}; v.dispatchEvent(new Event('timeupdate')); \
+             return document.querySelector('#timeline .tl-row.sel').getAttribute('data-n')"
+        ),
+    )
+    .await;
+    assert_eq!(chosen, "1", "the video at {inside} s, in step 2");
+    page.click("#steps li[data-id=\"02\"]").await.unwrap();
+    until(
+        page,
+        "step 2's timeline again",
+        "return document.querySelectorAll('#timeline .tl-row:not(.between)').length === 3",
+    )
+    .await;
 }

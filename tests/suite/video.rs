@@ -1,8 +1,8 @@
 //! The run's video (`HARSHJUDGE_VIDEO`, issue 39 point 5) through real `cargo
 //! test` runs of `tests/fixtures/video.rs` against the demo app: on Chromium
 //! (over the DevTools protocol) `on` leaves `video.webm` at the run's root,
-//! VP8 that `ffprobe` reads, about as long as the run, and `video.vtt` with a
-//! cue per step in order; `retain-on-failure` keeps only a failed run's;
+//! VP8 that `ffprobe` reads, about as long as the run, and `video.vtt` with
+//! the video's start on the trace's clock and a cue per step in order; `retain-on-failure` keeps only a failed run's;
 //! Firefox (WebDriver BiDi) films nothing and says so once; an ffmpeg that
 //! cannot start is said once and changes no result. The video is no step's
 //! evidence.
@@ -135,10 +135,24 @@ fn chromium_films_a_run_with_its_steps_as_cues_and_the_rest_film_nothing() {
         "video {duration} s; steps 2-3 {whole} s, all {all} s"
     );
     let vtt = std::fs::read_to_string(run_dir.join("video.vtt")).unwrap();
-    assert!(vtt.starts_with("WEBVTT\n\n"), "{vtt}");
+    // First the video's time 0 on the trace's clock (ms since the Unix
+    // epoch), a comment players skip: within the run.
+    let note = vtt
+        .strip_prefix("WEBVTT\n\nNOTE startedAt=")
+        .unwrap_or_else(|| panic!("no start: {vtt}"));
+    let started_at: f64 = note[..note.find('\n').unwrap()].parse().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0;
+    assert!(
+        started_at < now && started_at > now - 600_000.0,
+        "{started_at}: {vtt}"
+    );
     let cues: Vec<(f64, f64, &str)> = vtt
         .split("\n\n")
-        .skip(1)
+        .skip(2)
         .map(|cue| {
             let lines: Vec<&str> = cue.lines().collect();
             let (start, end) = lines[1].split_once(" --> ").unwrap();

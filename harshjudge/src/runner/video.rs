@@ -18,6 +18,11 @@
 //!
 //! The cues name steps for now: once the trace (stage 1) records each step's
 //! actions, they name each action (`get_by_label("Email").fill(…)`).
+//!
+//! The video's time 0 is written in `video.vtt` as a WebVTT comment,
+//! `NOTE startedAt=<ms>` (ms since the Unix epoch, the clock of the trace's
+//! entries): the report seeks the video to a timeline row's start and
+//! follows the video's time on the timeline by it.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -101,6 +106,8 @@ struct Recording {
     /// Where ffmpeg writes.
     temp: PathBuf,
     started: Instant,
+    /// `started` on the wall clock, in ms since the Unix epoch (the trace's clock).
+    started_at: f64,
     cues: Vec<Cue>,
     failed: bool,
 }
@@ -162,7 +169,7 @@ impl Video {
         // ffmpeg first: a missing one is said before the browser is asked anything.
         let child = spawn_encoder(&path, &temp, viewport)
             .map_err(|source| VideoError::Ffmpeg { path, source })?;
-        let started = Instant::now();
+        let (started, started_at) = (Instant::now(), epoch_ms());
         let mut cast = match page.screencast().await {
             Ok(Some(cast)) => cast,
             Ok(None) => {
@@ -188,6 +195,7 @@ impl Video {
             encoder,
             temp,
             started,
+            started_at,
             cues: vec![],
             failed: false,
         })
@@ -241,6 +249,7 @@ impl Video {
             temp,
             cues,
             failed,
+            started_at,
             ..
         } = recording;
         let joined = tokio::task::spawn_blocking(move || encoder.join()).await;
@@ -254,7 +263,7 @@ impl Video {
         let keep = self.mode == VideoMode::On || failed;
         let kept = match encoded {
             Ok(()) if keep => run
-                .keep_video(&temp, &vtt(&cues))
+                .keep_video(&temp, &vtt(started_at, &cues))
                 .map_err(VideoError::NotKept),
             Ok(()) => Ok(()),
             Err(e) => Err(e),
@@ -468,9 +477,22 @@ impl Pacer {
     }
 }
 
-/// The cues as a WebVTT file.
-fn vtt(cues: &[Cue]) -> String {
+/// Now on the wall clock, in ms since the Unix epoch to 0.1 ms: the clock of
+/// the trace's entries (`browser/trace`'s `now_ms`), so the report maps an
+/// entry's start to the video's time.
+fn epoch_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
+        .unwrap_or(0.0)
+}
+
+/// The cues as a WebVTT file, after a comment giving the video's time 0 on
+/// the trace's clock (`started_at`, ms since the Unix epoch; players skip
+/// `NOTE` blocks, the report reads it: `report/html/model.rs`).
+fn vtt(started_at: f64, cues: &[Cue]) -> String {
     let mut out = String::from("WEBVTT\n");
+    out.push_str(&format!("\nNOTE startedAt={started_at:.1}\n"));
     for (i, c) in cues.iter().enumerate() {
         let end = c.end.max(c.start + Duration::from_millis(1));
         out.push_str(&format!(

@@ -44,9 +44,11 @@ fn the_cues_are_webvtt_in_order() {
             text: "02 Sign in --> dashboard\n — failed".into(),
         },
     ];
+    // The video's time 0 on the trace's clock first, as a comment players skip.
     assert_eq!(
-        vtt(&cues),
-        "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.200\n01 Open the login page\n\n\
+        vtt(1_764_500_000_123.5, &cues),
+        "WEBVTT\n\nNOTE startedAt=1764500000123.5\n\n\
+         1\n00:00:00.000 --> 00:00:01.200\n01 Open the login page\n\n\
          2\n00:00:01.200 --> 00:01:02.050\n02 Sign in -> dashboard  — failed\n"
     );
     assert_eq!(timestamp(Duration::from_secs(3723) + ms(4)), "01:02:03.004");

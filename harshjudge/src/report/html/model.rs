@@ -165,6 +165,7 @@ pub struct RunView {
 
 /// A run's video (`runs/{id}/video.webm`) and its WebVTT cues, for the page.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct VideoView {
     /// The video, relative to the report's page.
     pub src: String,
@@ -172,6 +173,22 @@ pub struct VideoView {
     /// linked, since a page opened from `file://` may not load a `<track>`
     /// file (Chromium refuses it as another origin); the page makes a blob of it.
     pub cues: Option<String>,
+    /// The video's time 0 in ms since the Unix epoch, the clock of the
+    /// trace's entries (`video.vtt`'s `NOTE startedAt=…`): the timeline
+    /// seeks the video to a row's start and follows its time by it. None
+    /// for a video recorded before it was written.
+    pub started_at: Option<f64>,
+}
+
+/// The video's time 0 that `cues` (a `video.vtt`) gives in its comment
+/// `NOTE startedAt=<ms since the Unix epoch>`, when it gives a finite,
+/// positive one.
+fn video_started_at(cues: &str) -> Option<f64> {
+    let line = cues
+        .lines()
+        .find_map(|l| l.strip_prefix("NOTE startedAt="))?;
+    let ms: f64 = line.split_whitespace().next()?.parse().ok()?;
+    (ms.is_finite() && ms > 0.0).then_some(ms)
 }
 
 /// The video of `run`, if it has one (read through the store: no link followed).
@@ -182,9 +199,11 @@ fn video_of(store: &Store, slug: &Slug, run: &RunId) -> Option<VideoView> {
         return None;
     }
     let rel = video.strip_prefix(store.dir()).ok()?;
+    let cues = store.read_to_string(&dir.video_cues_path()).ok();
     Some(VideoView {
         src: format!("../{}", rel.to_string_lossy()),
-        cues: store.read_to_string(&dir.video_cues_path()).ok(),
+        started_at: cues.as_deref().and_then(video_started_at),
+        cues,
     })
 }
 

@@ -158,6 +158,50 @@ fn a_run_with_a_video_shows_it_with_its_cues() {
     assert!(page.contains("if (d.video)") && page.contains("<track default kind=\"captions\""));
 }
 
+/// The video's time 0 on the trace's clock (`video.vtt`'s `NOTE
+/// startedAt=…`, written by the runner) is carried as the run's
+/// `video.startedAt`, by which the timeline seeks the video to a row and
+/// follows its time; cues without it (a video made before) or with a value
+/// that is no time carry none, and the video still plays.
+#[test]
+fn a_video_carries_its_start_on_the_traces_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    original_project(dir);
+    let store = Store::new(dir);
+    let (slug, run) = (Slug::new("login").unwrap(), RunId::new("ab_new").unwrap());
+    let run_dir = store.scenario(&slug).run(&run);
+    put(&run_dir.video_path(), "WEBM");
+    let video = |cues: &str| {
+        put(&run_dir.video_cues_path(), cues);
+        model::run_view(&Reads::new(&store), &slug, &run)
+            .unwrap()
+            .unwrap()
+            .video
+            .expect("the video")
+    };
+    let v = video(
+        "WEBVTT\n\nNOTE startedAt=1764500000123.5\n\n1\n00:00:00.000 --> 00:00:01.000\n01 Open\n",
+    );
+    assert_eq!(v.started_at, Some(1_764_500_000_123.5));
+    let json = serde_json::to_value(&v).unwrap();
+    assert_eq!(json["startedAt"], 1_764_500_000_123.5, "{json}");
+    assert_eq!(
+        json["cues"].as_str().map(|c| c.contains("01 Open")),
+        Some(true)
+    );
+    // An older run's cues: no start, no seeking; the video is still shown.
+    let v = video("WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\n01 Open\n");
+    assert_eq!(v.started_at, None);
+    assert!(serde_json::to_value(&v).unwrap()["startedAt"].is_null());
+    for bad in ["NaN", "inf", "-5", "0", "soon", ""] {
+        let v = video(&format!("WEBVTT\n\nNOTE startedAt={bad}\n"));
+        assert_eq!(v.started_at, None, "{bad}");
+    }
+    // The page reads it (the seeking and following: tests/suite/trace_report.rs).
+    assert!(include_str!("timeline.js").contains("video.startedAt"));
+}
+
 /// Issue 20.6: a scenario its test binary no longer has is marked removed
 /// in the overview (with the binary and since when), its runs kept; one
 /// another binary has now is not.

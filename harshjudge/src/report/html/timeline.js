@@ -8,7 +8,7 @@
   // log, requests, console lines and source line. The trace comes from
   // data/traces/{slug}/{runId}/{step}.js, loaded when the step is opened.
   state.traces = {};
-  // The timeline shown: { key, d, s, data, rows, sel, moment, open }.
+  // The timeline shown: { key, d, s, data, rows, sel, moment, open, seekedTo }.
   var tl = null;
   window.__hj.trace = function (t) { state.traces[t.slug + "/" + t.runId + "/" + t.step] = t; };
 
@@ -27,13 +27,79 @@
     var t = s.trace;
     var counts = t.entries != null ? t.entries + (t.entries === 1 ? " call" : " calls") + (t.failed ? ", " + t.failed + " failed" : "") : "";
     return '<div id="timeline" class="timeline" data-step="' + esc(s.id) + '"><h3>Trace' + (counts ? ' <span class="kv">' + esc(counts) + "</span>" : "") + "</h3>" +
-      (t.notice ? '<div class="notice warn">' + esc(t.notice) + "</div>" : "") + '<div class="tl-body">Loading the trace…</div></div>';
+      (t.notice ? '<div class="notice warn">' + esc(t.notice) + "</div>" : "") + '<div class="tl-video"></div><div class="tl-body">Loading the trace…</div></div>';
+  }
+
+  // ---------- the run's video with the timeline ----------
+  // A run with a video (HARSHJUDGE_VIDEO) shows it above a traced step's
+  // rows (its card moved there from the top of the run view, its home, and
+  // back for a step without a trace: one element, its playback kept).
+  // The video's time t is d.video.startedAt + 1000 t on the trace's clock
+  // (ms since the Unix epoch; video.vtt's `NOTE startedAt=`): choosing a row
+  // pauses the video at the row's start; playing it (its `timeupdate`)
+  // selects the row of the last call begun by its time, within the open
+  // step's time range. A video without startedAt (an older run) only plays.
+
+  // The card back home, before the step's markup that may hold it is replaced.
+  function tlVideoHome() {
+    var card = document.getElementById("video"), home = document.getElementById("video-home");
+    if (card && home && card.parentNode !== home) home.appendChild(card);
+  }
+
+  // The card above the open timeline's rows.
+  function tlVideoPlace() {
+    var card = document.getElementById("video"), slot = document.querySelector("#timeline .tl-video");
+    if (!card || !slot) return;
+    slot.appendChild(card);
+    var v = card.querySelector("video");
+    if (v && !v.__hjTimeline) {
+      v.__hjTimeline = true;
+      v.addEventListener("timeupdate", function () { tlVideoTime(v); });
+    }
+  }
+
+  // The video beside the open timeline and its time 0 (trace's clock), when both.
+  function tlVideo() {
+    var v = document.querySelector("#timeline .tl-video video");
+    var at = tl && tl.d.video ? tl.d.video.startedAt : null;
+    return v && typeof at === "number" && isFinite(at) ? { v: v, at: at } : null;
+  }
+
+  // Pauses the video at `row`'s start (an entry's, or its gap's for a
+  // `between` row): the frame of that moment.
+  function tlVideoSeek(row) {
+    var x = tlVideo();
+    if (!x || typeof row.start !== "number") return;
+    var t = Math.max(0, (row.start - x.at) / 1000);
+    if (isFinite(x.v.duration)) t = Math.min(t, x.v.duration);
+    x.v.pause();
+    x.v.currentTime = t;
+    // The seek's own timeupdate leaves this row chosen (a `between` row's
+    // start is its previous call's end).
+    tl.seekedTo = t;
+  }
+
+  // The video's time moved: the row of the last call that began by then,
+  // when the open step's range holds that time.
+  function tlVideoTime(v) {
+    var x = tlVideo();
+    if (!x || x.v !== v || !tl.data || !tl.data.trace || !tl.rows.length) return;
+    if (tl.seekedTo != null && Math.abs(v.currentTime - tl.seekedTo) < 0.001) return;
+    tl.seekedTo = null;
+    var tr = tl.data.trace, now = x.at + v.currentTime * 1000;
+    var from = typeof tr.startedAt === "number" ? tr.startedAt : tl.rows[0].start;
+    var to = typeof tr.endedAt === "number" ? tr.endedAt : tl.rows[tl.rows.length - 1].end;
+    if (!(now >= from && now <= to)) return;
+    var found = -1;
+    tl.rows.forEach(function (r, i) { if (r.entry && r.entry.start <= now) found = i; });
+    if (found >= 0 && found !== tl.sel) tlSelect(found, true);
   }
 
   function tlOpen(d, s) {
     if (!s.trace) { tl = null; return; }
     var key = tlKey(d, s);
-    tl = { key: key, d: d, s: s, data: null, rows: [], sel: -1, moment: null, open: true };
+    tl = { key: key, d: d, s: s, data: null, rows: [], sel: -1, moment: null, open: true, seekedTo: null };
+    tlVideoPlace();
     // Its title closes the timeline and opens it again (Esc stays the run
     // view's: back to the overview).
     var title = document.querySelector("#timeline h3");
@@ -106,7 +172,8 @@
         '<span class="tl-kind">' + esc(e.kind) + '</span><span class="tl-call" title="' + esc(e.call) + '">' + esc(e.call) + "</span>" + bar +
         '<span class="tl-out">' + (st === "ok" ? dur(Math.round(e.end - e.start)) : esc(st + (e.outcome.kind ? ": " + e.outcome.kind : ""))) + "</span></div>";
     }).join("") + '</div><div class="tl-detail"></div>' +
-      '<div class="hint">Keys: <kbd>j</kbd><kbd>k</kbd> between calls · <kbd>b</kbd> before, <kbd>a</kbd> after · its title closes it · <kbd>↑</kbd><kbd>↓</kbd> between steps, <kbd>Esc</kbd> back.</div>';
+      '<div class="hint">Keys: <kbd>j</kbd><kbd>k</kbd> between calls · <kbd>b</kbd> before, <kbd>a</kbd> after · its title closes it · <kbd>↑</kbd><kbd>↓</kbd> between steps, <kbd>Esc</kbd> back.' +
+      (tlVideo() ? " A call chosen shows its moment in the video; the video playing chooses its calls." : "") + "</div>";
     body.innerHTML = html;
     body.querySelectorAll(".tl-row").forEach(function (row) {
       row.addEventListener("click", function () { tlSelect(+row.getAttribute("data-row")); });
@@ -154,9 +221,11 @@
     return '<div class="tl-shot"><img class="zoomable" src="' + esc(src) + '" alt="' + esc(cap) + '" data-cap="' + esc(cap) + '"></div>';
   }
 
-  function tlSelect(i) {
+  // `fromVideo`: chosen by the video's time (which then is not moved).
+  function tlSelect(i, fromVideo) {
     if (!tl || !tl.rows.length) return;
     i = Math.max(0, Math.min(tl.rows.length - 1, i));
+    if (!fromVideo) tlVideoSeek(tl.rows[i]);
     if (i !== tl.sel) tl.moment = null;
     tl.sel = i;
     document.querySelectorAll("#timeline .tl-row").forEach(function (row) {
