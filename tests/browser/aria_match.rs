@@ -14,6 +14,7 @@
 #[path = "../fixtures/support/page_server.rs"]
 mod page_server;
 
+use crate::support::browsers;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -45,14 +46,6 @@ enum C {
     Eval(&'static str),
 }
 use C::*;
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 fn pages() -> &'static Mutex<HashMap<String, String>> {
     static PAGES: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();

@@ -9,11 +9,12 @@
 //! answer or cancel, so its `goto` waits until its limit (the README's
 //! capability table says so).
 
+use crate::support::browsers;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use harshjudge::browser::{BrowserConfig, BrowserKind, Browsers, ChromiumProtocol, Emulation};
+use harshjudge::browser::{BrowserConfig, BrowserKind, ChromiumProtocol, Emulation};
 use serde_json::Value;
 
 use crate::support;
@@ -47,11 +48,6 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
         body.len()
     )?;
     out.flush()
-}
-
-fn browsers() -> &'static Browsers {
-    static BROWSERS: std::sync::LazyLock<Browsers> = std::sync::LazyLock::new(Browsers::new);
-    &BROWSERS
 }
 
 /// The engines that can, each as its settings and a name for the messages.

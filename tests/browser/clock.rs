@@ -7,6 +7,7 @@
 //! same-origin iframe with its own `Date` and a cross-site one showing what it
 //! saw at its load; a popup.
 
+use crate::support::browsers;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -47,12 +48,6 @@ const INNER: &str = r#"<!doctype html><html><head><title>inner</title>
 
 fn app(stream: TcpStream) -> std::io::Result<()> {
     support::answer_pages(stream, &[("/", PAGE), ("/inner", INNER)])
-}
-
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
 }
 
 async fn open(config: &BrowserConfig) -> Page {

@@ -9,12 +9,13 @@
 //! (`set_offline`, `emulate_media`, `set_extra_http_headers`), bad input, and
 //! a popup that has its opener's emulation.
 
+use crate::support::browsers;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 
 use harshjudge::browser::{
-    BrowserConfig, BrowserError, BrowserKind, Browsers, ChromiumProtocol, ColorScheme,
-    EmulateMedia, Emulation, Geolocation, Page, Permission, ReducedMotion,
+    BrowserConfig, BrowserError, BrowserKind, ChromiumProtocol, ColorScheme, EmulateMedia,
+    Emulation, Geolocation, Page, Permission, ReducedMotion,
 };
 use serde_json::{Value, json};
 
@@ -96,11 +97,6 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
         body.len()
     )?;
     out.flush()
-}
-
-fn browsers() -> &'static Browsers {
-    static BROWSERS: std::sync::LazyLock<Browsers> = std::sync::LazyLock::new(Browsers::new);
-    &BROWSERS
 }
 
 fn settings(browser: BrowserKind, emulation: Emulation) -> BrowserConfig {

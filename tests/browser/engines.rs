@@ -13,6 +13,7 @@
 //! - A SIGKILLed suite with a Firefox or WebKit page open leaves no process.
 
 use crate::support;
+use crate::support::browsers;
 use crate::support::engines as engine_support;
 use engine_support::config;
 
@@ -24,14 +25,6 @@ use harshjudge::browser::{BrowserKind, Locator, Page, expect};
 use harshjudge::regex::Regex;
 
 use support::{runs, test_binary};
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 async fn page(browser: BrowserKind) -> Page {
     let base = demo_app::start_in_background().expect("demo app");

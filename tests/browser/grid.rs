@@ -5,6 +5,7 @@
 //! chromedriver and Chromium). The same scenarios run with the managed
 //! chromedriver at the same time, and the evidence of the two runs is compared.
 use crate::support;
+use crate::support::browsers;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -13,14 +14,6 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use support::{json, runs, test_binary, tree, workspace};
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 /// The demo suite's browser scenarios (one fails on purpose).
 const FILTER: &str = "web_";

@@ -10,6 +10,7 @@
 //! MiniBrowser at a display no X server serves (always, or only the first
 //! time).
 
+use crate::support::browsers;
 use crate::support::engines as engine_support;
 
 use std::os::unix::fs::PermissionsExt;
@@ -17,14 +18,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use harshjudge::browser::{BrowserError, BrowserKind};
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 fn real_driver() -> PathBuf {
     std::env::split_paths(&std::env::var_os("PATH").unwrap())

@@ -4,15 +4,8 @@
 //! with `filter_has_text`, `.exact()` or `nth` only when needed, and every
 //! generated locator matches that element alone on the page.
 
+use crate::support::browsers;
 use harshjudge::browser::{BrowserConfig, GeneratedLocator, Page, generate_locator};
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");

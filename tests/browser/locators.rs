@@ -1,20 +1,13 @@
 //! Locators, actions, reads and web-first assertions in real headless Chromium,
 //! against the demo app's TodoMVC-like page (`/todos/`) and its playground (`/play`).
 
+use crate::support::browsers;
 use std::time::Duration;
 
 use harshjudge::browser::{BrowserConfig, BrowserError, Page, TextMatch, WaitState, expect};
 use harshjudge::regex::Regex;
 
 use crate::support::engines;
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");

@@ -4,20 +4,13 @@
 //! Each test writes its own page into the demo app's playground (`/play`): the
 //! body is replaced and the page's handlers are installed by `page.eval`.
 
+use crate::support::browsers;
 use std::time::Duration;
 
 use harshjudge::browser::{
     BrowserConfig, BrowserError, BrowserKind, Modifier, MouseButton, Page, expect,
 };
 use serde_json::{Value, json};
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 fn config() -> BrowserConfig {
     let mut c = BrowserConfig::from_env().expect("browser settings");

@@ -2,15 +2,10 @@
 //! that long before each action, navigation and keyboard input, on every
 //! engine. Measured as a lower bound only (a loaded machine is only slower).
 
+use crate::support::browsers;
 use std::time::{Duration, Instant};
 
 use harshjudge::browser::{BrowserConfig, BrowserKind, Page};
-
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 const SLOW_MO: Duration = Duration::from_millis(200);
 

@@ -11,12 +11,13 @@
 //! sandboxed frame out of the page's process, and its requests are not in
 //! the page's log; seen while writing this test.)
 
+use crate::support::browsers;
 use std::io::BufReader;
 use std::net::TcpStream;
-use std::sync::{LazyLock, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use harshjudge::browser::{Browsers, FrameLocator, Page, expect};
+use harshjudge::browser::{FrameLocator, Page, expect};
 use harshjudge::regex::Regex;
 use harshjudge::report::html::SNAPSHOT_RENDERER;
 
@@ -65,11 +66,6 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
         support::respond(&mut out, status, kind, body)?;
     }
     Ok(())
-}
-
-fn browsers() -> &'static Browsers {
-    static BROWSERS: LazyLock<Browsers> = LazyLock::new(Browsers::new);
-    &BROWSERS
 }
 
 /// A host page in Chromium (CDP), on a server of its own.

@@ -8,6 +8,7 @@
 //!
 //! The pages come from a small HTTP server of this test (loopback).
 
+use crate::support::browsers;
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -20,14 +21,6 @@ use harshjudge::{Scenario, expect, scenario, step};
 use crate::support;
 use crate::support::engines as engine_support;
 use engine_support::config;
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 const CSV: &str = "id,name\n1,milk\n2,bread\n";
 

@@ -6,6 +6,7 @@
 //! bodies bounded, and no secret anywhere.
 
 use crate::support;
+use crate::support::browsers;
 use crate::support::page;
 
 use std::path::{Path, PathBuf};
@@ -15,14 +16,6 @@ use std::sync::OnceLock;
 use harshjudge::browser::BrowserConfig;
 use page::{js, until};
 use support::{Run, json, runs, test_binary};
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 const SUITE: &str = "api_suite";
 

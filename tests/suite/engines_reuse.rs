@@ -17,6 +17,7 @@
 //!   reused Firefox session is open.
 
 use crate::support;
+use crate::support::browsers;
 use crate::support::engines as engine_support;
 use engine_support::config;
 
@@ -27,14 +28,6 @@ use std::time::{Duration, Instant};
 use harshjudge::browser::{BrowserKind, Page, expect};
 use harshjudge::regex::Regex;
 use serde_json::Value;
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 /// Signs in (the app's HttpOnly `session` cookie), sets a script cookie,
 /// local and session storage and an IndexedDB database.

@@ -4,6 +4,7 @@
 //! Screenshots of the report are kept in `target/test-output/report/`.
 
 use crate::support;
+use crate::support::browsers;
 use crate::support::page;
 
 use std::io::{BufRead, BufReader, Write};
@@ -20,14 +21,6 @@ use harshjudge::store::{RunId, Slug, Store};
 use page::{js, until};
 use serde_json::{Value, json};
 use support::cargo_test;
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 fn output_dir() -> PathBuf {
     let d = support::workspace().join("target/test-output/report");

@@ -4,18 +4,11 @@
 //! `--max-failures`, and what the summary says of what did not run.
 
 use crate::support;
+use crate::support::browsers;
 use crate::support::page;
 
 use std::path::Path;
 use support::*;
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 const SUITE: &str = "selection_suite";
 

@@ -10,6 +10,7 @@
 //!   filtered run removes nothing.
 
 use crate::support;
+use crate::support::browsers;
 use crate::support::page;
 
 use std::path::{Path, PathBuf};
@@ -20,14 +21,6 @@ use harshjudge::browser::BrowserConfig;
 use page::{js, until};
 use serde_json::Value;
 use support::{Run, WORKSPACE, workspace};
-
-/// This test binary's browsers: its tests share one chromedriver, as a
-/// suite's scenarios do (the harness's run owns one `Browsers`).
-fn browsers() -> &'static harshjudge::browser::Browsers {
-    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
-    &BROWSERS
-}
 
 /// `cargo {args}` in the workspace, evidence under `hj`.
 fn cargo(args: &[&str], hj: &Path) -> Run {

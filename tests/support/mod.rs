@@ -276,6 +276,16 @@ pub fn mcp_binary() -> PathBuf {
         .clone()
 }
 
+/// This test binary's browsers, as a suite's scenarios have theirs
+/// (`Browsers::for_test_run`): under cargo-nextest, the run's one Chromium,
+/// each test's pages in browser contexts of their own. A test that kills or
+/// counts its browser's processes makes its own (`Browsers::new`).
+pub fn browsers() -> &'static harshjudge::browser::Browsers {
+    static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::for_test_run);
+    &BROWSERS
+}
+
 pub mod rlibs;
 #[allow(unused_imports)]
 pub use rlibs::rustc;

@@ -639,12 +639,7 @@ pub(super) fn execute(
     // while the run gets ready, rather than when it asks for its page.
     // The run's browsers: every scenario's page comes from them.
     // Under cargo-nextest, every scenario a process: one Chromium per run.
-    let browsers = Arc::new(match crate::process::shared::run_id() {
-        Some(run) if crate::harness::under_nextest() => {
-            crate::browser::Browsers::shared_by_run(run)
-        }
-        _ => crate::browser::Browsers::new(),
-    });
+    let browsers = Arc::new(crate::browser::Browsers::for_test_run());
     if let Some((def, _)) = x.plan.work().into_iter().find(|(d, _)| d.opens_page) {
         browsers.warm_up(rt.handle(), def.browser, &x.settings.base_url);
     }
