@@ -206,7 +206,8 @@ impl Default for Agent {
             .unwrap_or(0);
         Agent {
             runtime: OnceLock::new(),
-            browsers: harshjudge::browser::Browsers::new(),
+            // A server a test started under nextest uses the run's Chromium.
+            browsers: harshjudge::browser::Browsers::for_test_run(),
             browser: tokio::sync::Mutex::new(None),
             active_run: Mutex::new(None),
             recording: Mutex::new(None),
