@@ -169,7 +169,8 @@ impl Video {
         // ffmpeg first: a missing one is said before the browser is asked anything.
         let child = spawn_encoder(&path, &temp, viewport)
             .map_err(|source| VideoError::Ffmpeg { path, source })?;
-        let (started, started_at) = (Instant::now(), epoch_ms());
+        // The trace's clock: the report maps an entry's start to the video's time.
+        let (started, started_at) = (Instant::now(), crate::browser::now_ms());
         let mut cast = match page.screencast().await {
             Ok(Some(cast)) => cast,
             Ok(None) => {
@@ -475,16 +476,6 @@ impl Pacer {
             None => (None, 0),
         }
     }
-}
-
-/// Now on the wall clock, in ms since the Unix epoch to 0.1 ms: the clock of
-/// the trace's entries (`browser/trace`'s `now_ms`), so the report maps an
-/// entry's start to the video's time.
-fn epoch_ms() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
-        .unwrap_or(0.0)
 }
 
 /// The cues as a WebVTT file, after a comment giving the video's time 0 on
