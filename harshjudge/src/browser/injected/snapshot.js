@@ -26,6 +26,14 @@
 // and stores each text once per run (`trace-resources/{sha256}.css`). A
 // sheet whose CSSOM is unreadable (cross-origin) keeps its LINK as it is; one
 // over HJS_SHEET_LIMIT bytes is not sent, said in the snapshot's `limits`.
+//
+// Images (stage 5): the snapshot's `images` lists the absolute http(s) URL
+// each `<img>` shows (`currentSrc`, so `srcset` and `<picture>` are reduced
+// to the one chosen; then `src` is that URL), at most HJS_MAX_IMAGES; Rust
+// reads their bodies back from the browser's network record when the trace
+// is written (never a fetch of ours). `__hj_size` = "width,height" (CSS px)
+// of an `<img>` drawn, so the replay can draw one not recorded as a box of
+// its size.
 
 const HJS_LIMIT = 4 * 1024 * 1024;
 const HJS_MAX_DEPTH = 256;
@@ -34,6 +42,7 @@ const HJS_URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:hre
 const HJS_NO_VALUE = new Set(['checkbox', 'radio', 'file']);
 const hjsStringify = JSON.stringify;
 const HJS_SHEET_LIMIT = 1024 * 1024;
+const HJS_MAX_IMAGES = 256;
 const hjsEncoder = new TextEncoder();
 // Each sheet's last text and its hash: a sheet unchanged is not hashed again.
 const hjsSheetSeen = new WeakMap();
@@ -118,6 +127,18 @@ function hjsSheet(el, attrs, st) {
   attrs.__hj_sheet = sha;
   st.sheets[sha] = text;
 }
+// Names the URL an `<img>` shows in `st.images` (and in `src` when the
+// `srcset` chose another, or a `<base>` moved it), and its drawn size.
+function hjsImage(el, attrs, st) {
+  const cur = el.currentSrc || el.src || '';
+  if (cur && !/^javascript:/i.test(cur)) {
+    if (cur !== el.src || document.baseURI !== location.href) attrs.src = hjsText(cur);
+    if (/^https?:/i.test(cur) && st.images.size < HJS_MAX_IMAGES) st.images.add(hjsText(cur));
+  }
+  const w = Math.round(el.offsetWidth), h = Math.round(el.offsetHeight);
+  if (w > 0 || h > 0) attrs.__hj_size = w + ',' + h;
+}
+
 // The snapshot the running `act` took before acting (its answer's `snapshot`).
 let hjsTaken = null;
 
@@ -212,6 +233,9 @@ function hjsNode(n, st, depth) {
       case 'link':
         if (hjsIsSheetLink(el)) hjsSheet(el, attrs, st);
         break;
+      case 'img':
+        hjsImage(el, attrs, st);
+        break;
     }
   }
   if (depth >= HJS_MAX_DEPTH) { st.cut++; return out; }
@@ -242,7 +266,7 @@ function hjsSnapshot(target, skip) {
   if (skip && skip === HJT_DOC) return { json: null, frames: frames.length, doc: HJT_DOC };
   let json;
   try {
-    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [] };
+    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [], images: new Set() };
     const snap = {
       url: hjsText(location.href),
       viewport: { width: innerWidth, height: innerHeight },
@@ -252,6 +276,7 @@ function hjsSnapshot(target, skip) {
     };
     if (st.cut) snap.cut = 'elements deeper than ' + HJS_MAX_DEPTH + ' levels left out: ' + st.cut;
     if (Object.keys(st.sheets).length) snap.sheets = st.sheets;
+    if (st.images.size) snap.images = Array.from(st.images);
     if (st.limits.length) snap.limits = st.limits.slice(0, 32);
     json = hjsStringify(snap);
   } catch (e) {
