@@ -49,7 +49,9 @@ pub(crate) enum NoBodies {
     #[error("WebDriver classic keeps no network record to read response bodies from")]
     Classic,
     /// The BiDi remote end did not add a data collector.
-    #[error("the WebDriver BiDi remote end keeps no response bodies (network.addDataCollector: {0})")]
+    #[error(
+        "the WebDriver BiDi remote end keeps no response bodies (network.addDataCollector: {0})"
+    )]
     Refused(String),
     /// No collector was asked for (the page was not traced when it opened).
     #[error("the page's response bodies were not collected (it was not traced when it opened)")]

@@ -193,9 +193,8 @@ impl Tracer {
         }
         for (n, urls) in wanted {
             let page = pages.iter().find(|p| {
-                p.tracer().is_some_and(|(t, i)| {
-                    std::ptr::eq(std::sync::Arc::as_ptr(t), self) && *i == n
-                })
+                p.tracer()
+                    .is_some_and(|(t, i)| std::ptr::eq(std::sync::Arc::as_ptr(t), self) && *i == n)
             });
             let backend = page.map(Page::backend);
             let refused = match backend.map(|b| b.bodies()) {
@@ -205,7 +204,10 @@ impl Tracer {
             };
             let (Some(backend), None) = (backend, &refused) else {
                 let why = refused.unwrap_or_default();
-                said(&mut step, format!("the images of p{} are not recorded: {why}", n + 1));
+                said(
+                    &mut step,
+                    format!("the images of p{} are not recorded: {why}", n + 1),
+                );
                 step.map.extend(urls.into_iter().map(|u| (u, None)));
                 continue;
             };
@@ -214,7 +216,10 @@ impl Tracer {
                     Ok(k) => Some(k),
                     Err(why) => {
                         let shown: String = url.chars().take(200).collect();
-                        said(&mut step, format!("the image {shown} of p{} was not recorded: {why}", n + 1));
+                        said(
+                            &mut step,
+                            format!("the image {shown} of p{} was not recorded: {why}", n + 1),
+                        );
                         None
                     }
                 };

@@ -42,7 +42,10 @@ fn the_urls_are_each_once_by_page_http_only_and_bounded() {
                     "https://y/c.gif".into()
                 ]
             ),
-            (1, vec!["http://x/a.png".to_string(), "https://y/c.gif".into()]),
+            (
+                1,
+                vec!["http://x/a.png".to_string(), "https://y/c.gif".into()]
+            ),
         ]
     );
     let many: Vec<String> = (0..MAX_URLS + 5)
@@ -98,7 +101,10 @@ fn a_body_over_8_mib_or_past_the_runs_64_mib_is_not_kept_and_one_stored_is_not_a
         f.admit(None, &vec![0u8; RESOURCE_LIMIT + 1]),
         Err(Unread::TooLarge)
     ));
-    assert_eq!(f.admit(None, &vec![2u8; RESOURCE_LIMIT]).unwrap().0.ext, "bin");
+    assert_eq!(
+        f.admit(None, &vec![2u8; RESOURCE_LIMIT]).unwrap().0.ext,
+        "bin"
+    );
     // 100 + 8 MiB stored: seven more of 8 MiB pass 64 MiB at the seventh.
     for i in 3..9u8 {
         assert!(f.admit(None, &vec![i; RESOURCE_LIMIT]).is_ok(), "{i}");

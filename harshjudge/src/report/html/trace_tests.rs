@@ -219,7 +219,13 @@ fn a_steps_images_and_sheets_are_inlined_as_data_urls_of_their_type() {
         format!("data:text/css;base64,{}", b64(css))
     );
     assert!(v["resources"].get(&gone).is_none());
-    assert_eq!(v["dom"]["images"]["http://a/gone.gif"], serde_json::Value::Null);
+    assert_eq!(
+        v["dom"]["images"]["http://a/gone.gif"],
+        serde_json::Value::Null
+    );
     let notices = v["notices"].to_string();
-    assert!(notices.contains("1 resources") && notices.contains(&gone[..12]), "{notices}");
+    assert!(
+        notices.contains("1 resources") && notices.contains(&gone[..12]),
+        "{notices}"
+    );
 }
