@@ -5,7 +5,8 @@
 //! A test server's page shows a same-origin PNG (`/logo.png`, counted) and
 //! a lazy image far below the fold that never loads. Traced `on`: Chromium
 //! (CDP, `Network.getResponseBody`) and Firefox (BiDi, a data collector and
-//! `network.getData`) keep `trace-resources/{sha}.png` holding the served
+//! `network.getData`; Chromium over chromedriver's BiDi too) keep
+//! `trace-resources/{sha}.png` holding the served
 //! bytes, `trace-dom.json`'s `images` names it, the lazy one is null and
 //! said in `limits`; the server saw the PNG asked once (no fetch of ours);
 //! WebKit (classic) keeps none and says why. On Chromium: two runs share the
@@ -224,6 +225,25 @@ fn images_are_kept_from_the_network_record_on_cdp_and_bidi_and_not_on_classic() 
         if let Err(e) = checked {
             failed.push(format!("- {browser}: {}", support::panic_text(&*e)));
         }
+    }
+    // Chromium through chromedriver's WebDriver BiDi: its data collector.
+    let hj = tmp.path().join("chromedriver");
+    ASKED[0].store(0, Ordering::SeqCst);
+    // SAFETY: under `support::in_process`: no other test of the binary reads
+    // the environment meanwhile; put back by its drop.
+    unsafe { std::env::set_var("HARSHJUDGE_CHROMIUM_PROTOCOL", "webdriver") };
+    let code = support::run_in_process("browser", &hj, "chromium", "images_kept");
+    unsafe { std::env::remove_var("HARSHJUDGE_CHROMIUM_PROTOCOL") };
+    let checked = std::panic::catch_unwind(|| {
+        assert_eq!(code, 0, "chromedriver: the scenario passes");
+        let runs = support::runs(&hj, "images-kept-chromium");
+        let trace = support::json(runs[0].join("step-01/evidence/trace.json"));
+        assert_eq!(trace["pages"][0]["protocol"], "webdriver-bidi", "{trace}");
+        check_run("chromium over chromedriver's BiDi", &base, &runs[0]);
+        assert_eq!(ASKED[0].load(Ordering::SeqCst), 1, "/logo.png asked");
+    });
+    if let Err(e) = checked {
+        failed.push(format!("- chromedriver: {}", support::panic_text(&*e)));
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
