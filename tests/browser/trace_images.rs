@@ -233,6 +233,7 @@ fn images_are_kept_from_the_network_record_on_cdp_and_bidi_and_not_on_classic() 
     // the environment meanwhile; put back by its drop.
     unsafe { std::env::set_var("HARSHJUDGE_CHROMIUM_PROTOCOL", "webdriver") };
     let code = support::run_in_process("browser", &hj, "chromium", "images_kept");
+    // SAFETY: as above.
     unsafe { std::env::remove_var("HARSHJUDGE_CHROMIUM_PROTOCOL") };
     let checked = std::panic::catch_unwind(|| {
         assert_eq!(code, 0, "chromedriver: the scenario passes");

@@ -8,7 +8,7 @@
 
 use super::Bidi;
 use super::protocol::{AddDataCollector, BytesValue, Data, DataCollector, DataType, GetData};
-use crate::browser::backend::NoBodies;
+use crate::browser::backend::page_backend::NoBodies;
 use crate::browser::error::BrowserError;
 
 /// The largest body the collector keeps (a trace keeps no resource over it).

@@ -412,6 +412,16 @@ struct PageSnapshot {
     limits: Vec<String>,
 }
 
+/// An image's body stored as a resource (`images.rs` reads it back).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Kept {
+    pub sha: ContentHash,
+    /// Its extension (`png`).
+    pub ext: &'static str,
+    /// Its size.
+    pub bytes: usize,
+}
+
 /// A resource of `trace-dom.json`'s `resources`.
 #[derive(Serialize)]
 struct Resource {
@@ -493,7 +503,7 @@ pub(crate) struct Indexes {
 pub(crate) fn file(
     held: Vec<Held>,
     n_of: impl Fn(u64) -> Option<u32>,
-    images: &BTreeMap<String, Option<super::images::Kept>>,
+    images: &BTreeMap<String, Option<Kept>>,
 ) -> DomWritten {
     let mut indexes: Vec<(u64, Indexes)> = Vec::new();
     let mut sheets: BTreeMap<String, String> = BTreeMap::new();

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use super::Tracer;
-use super::dom::Held;
+use super::dom::{Held, Kept};
 use crate::browser::backend::PageBackend;
 use crate::browser::page::Page;
 use crate::store::{ContentHash, RunDir};
@@ -37,16 +37,6 @@ pub(crate) const RUN_LIMIT: u64 = 64 << 20;
 pub(crate) const MAX_URLS: usize = 256;
 /// Bodies remembered across steps, per tracer.
 const CACHE: usize = 512;
-
-/// A body stored as a resource.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Kept {
-    pub sha: ContentHash,
-    /// Its extension (`png`).
-    pub ext: &'static str,
-    /// Its size.
-    pub bytes: usize,
-}
 
 /// What a step's images came to.
 #[derive(Debug, Default)]

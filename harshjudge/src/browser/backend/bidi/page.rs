@@ -381,7 +381,7 @@ return JSON.stringify(r); }}",
     async fn keep_response_bodies(&self) {
         self.bidi.collect_bodies().await;
     }
-    fn bodies(&self) -> Result<(), crate::browser::backend::NoBodies> {
+    fn bodies(&self) -> Result<(), crate::browser::backend::page_backend::NoBodies> {
         self.bidi.bodies().map(drop)
     }
     fn resource_request(&self, url: &str) -> Option<crate::browser::steplog::Recorded> {

@@ -700,7 +700,7 @@ return JSON.stringify(r); }})({args})",
             super::screencast::Screencast::start(&page.connection, &page.session, frames, viewport);
         Ok(Some(cast.await?))
     }
-    fn bodies(&self) -> Result<(), crate::browser::backend::NoBodies> {
+    fn bodies(&self) -> Result<(), crate::browser::backend::page_backend::NoBodies> {
         Ok(())
     }
     fn resource_request(&self, url: &str) -> Option<crate::browser::steplog::Recorded> {
