@@ -13,7 +13,9 @@
 //! PNG's inode; under `retain-on-failure` the passing step that drew it
 //! stores nothing; the `file://` report's replay draws the PNG from a
 //! `data:` URL at its natural size and the lazy one as a hatched box of its
-//! size titled "image not recorded: {url}".
+//! size titled "image not recorded: {url}". The page's `<style>` declares
+//! two `@font-face` fonts, one used by its text: that one is kept
+//! (`fonts`, `.woff2`) and replayed from a `data:` URL, the other left out.
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -26,7 +28,12 @@ use serde_json::Value;
 
 use crate::support;
 
-const PAGE: &str = r#"<!doctype html><html><head><title>logo</title></head>
+const PAGE: &str = r#"<!doctype html><html><head><title>logo</title>
+<style>
+@font-face { font-family: Used; src: url(/used.woff2) format("woff2"); }
+@font-face { font-family: Unused; src: url("/unused.woff2") format("woff2"); }
+#text { font-family: Used, sans-serif; }
+</style></head>
 <body style="margin: 0">
 <img id="logo" src="/logo.png" alt="">
 <p id="text">A page with a logo</p>
@@ -35,6 +42,10 @@ const PAGE: &str = r#"<!doctype html><html><head><title>logo</title></head>
 </body></html>"#;
 
 const PLAIN: &str = "<!doctype html><html><body><p id=\"text\">No image</p></body></html>";
+
+/// The bytes served as `/used.woff2` (not a font the browser can use: it
+/// asks for it all the same, and the trace keeps what it was served).
+const FONT: &[u8] = b"wOF2 bytes of a font that is not one";
 
 /// The PNG's size: the replay shows it at this size only when it decoded.
 const PNG_SIZE: (u32, u32) = (7, 5);
@@ -104,6 +115,7 @@ fn app<const N: usize>(stream: TcpStream) -> std::io::Result<()> {
                 ("200 OK", "image/png", png(PNG_SIZE.0, PNG_SIZE.1))
             }
             "/lazy.png" => ("200 OK", "image/png", png(3, 3)),
+            "/used.woff2" | "/unused.woff2" => ("200 OK", "font/woff2", FONT.to_vec()),
             _ => ("404 Not Found", "text/plain", b"no".to_vec()),
         };
         write!(
@@ -156,8 +168,10 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
     let (logo, lazy) = (format!("{base}/logo.png"), format!("{base}/lazy.png"));
     let images = &dom["images"];
     let limits = trace["limits"].to_string();
+    let (used, unused) = (format!("{base}/used.woff2"), format!("{base}/unused.woff2"));
     if browser == "webkit" {
         assert_eq!(images[&logo], Value::Null, "{browser}: {dom}");
+        assert_eq!(dom["fonts"][&used], Value::Null, "{browser}: {dom}");
         assert!(
             limits.contains("WebDriver classic keeps no network record"),
             "{limits}"
@@ -189,6 +203,21 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
     assert_eq!(
         path.parent().unwrap().file_name().unwrap(),
         "trace-resources"
+    );
+    // The font the text uses is kept; the one no text uses was never loaded:
+    // left out.
+    let font = dom["fonts"][&used]
+        .as_str()
+        .unwrap_or_else(|| panic!("{browser}: fonts {}", dom["fonts"]));
+    assert_eq!(font, harshjudge::store::ContentHash::of(FONT).to_string());
+    assert_eq!(dom["resources"][font]["type"], "font/woff2", "{browser}");
+    let file = evidence.join(dom["resources"][font]["file"].as_str().unwrap());
+    assert!(file.to_string_lossy().ends_with(".woff2"), "{file:?}");
+    assert_eq!(std::fs::read(&file).unwrap(), FONT, "{browser}");
+    assert!(
+        dom["fonts"].get(&unused).is_none(),
+        "{browser}: {}",
+        dom["fonts"]
     );
     // The lazy image never loaded: not recorded, and said so.
     assert_eq!(images[&lazy], Value::Null, "{browser}: {images}");
@@ -357,4 +386,13 @@ async fn replayed(hj: &Path, base: &str, slug: &str, run: &str) {
         .unwrap();
     let src = frame.locator("#lazy[src]").count().await.unwrap();
     assert_eq!(src, 0, "no URL of the page is written");
+    // The font: its @font-face names it by a data: URL, the unused one by none.
+    let css = frame
+        .locator("style")
+        .all_text_contents()
+        .await
+        .unwrap()
+        .join("\n");
+    assert!(css.contains("url(\"data:font/woff2;base64,"), "{css}");
+    assert!(!css.contains("used.woff2"), "{css}");
 }

@@ -51,8 +51,9 @@ struct State {
     marks: HashMap<String, &'static str>,
     waiters: Vec<Waiter>,
     downloads: Downloads,
-    /// The latest request of each image, font or stylesheet URL, across
-    /// steps (the trace reads its body back when it keeps a step).
+    /// The latest request of each image, font or stylesheet URL (or one of
+    /// no known kind), across steps (the trace reads its body back when it
+    /// keeps a step).
     resources: Resources,
 }
 
@@ -277,7 +278,9 @@ impl StepLog {
                 if request.url.starts_with("data:") {
                     return;
                 }
-                if matches!(kind.as_str(), "Image" | "Font" | "Stylesheet") {
+                // `Other`: a remote end that names no destination (chromedriver's
+                // BiDi for a font).
+                if matches!(kind.as_str(), "Image" | "Font" | "Stylesheet" | "Other") {
                     s.resources.sent(&request.url, &request.id);
                 }
                 // A redirect: the hop before ends here (if its completion was not seen).

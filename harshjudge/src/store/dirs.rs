@@ -225,7 +225,8 @@ impl<'a> RunDir<'a> {
 
     /// The extension a trace resource of MIME type `mime` is stored under
     /// (`image/png` → `png`, parameters and case ignored): `css`, `png`,
-    /// `jpg`, `gif`, `webp`, `svg`, `avif`, `ico`; any other `bin`.
+    /// `jpg`, `gif`, `webp`, `svg`, `avif`, `ico`, `woff2`, `woff`, `ttf`,
+    /// `otf`; any other `bin`.
     pub fn trace_resource_ext(mime: &str) -> &'static str {
         let essence = mime.split(';').next().unwrap_or("").trim();
         match essence.to_ascii_lowercase().as_str() {
@@ -237,6 +238,10 @@ impl<'a> RunDir<'a> {
             "image/svg+xml" => "svg",
             "image/avif" => "avif",
             "image/x-icon" | "image/vnd.microsoft.icon" => "ico",
+            "font/woff2" => "woff2",
+            "font/woff" | "application/font-woff" => "woff",
+            "font/ttf" | "application/x-font-ttf" | "font/sfnt" => "ttf",
+            "font/otf" | "application/x-font-otf" => "otf",
             _ => "bin",
         }
     }
@@ -254,6 +259,10 @@ impl<'a> RunDir<'a> {
             "svg" => "image/svg+xml",
             "avif" => "image/avif",
             "ico" => "image/x-icon",
+            "woff2" => "font/woff2",
+            "woff" => "font/woff",
+            "ttf" => "font/ttf",
+            "otf" => "font/otf",
             "bin" => "application/octet-stream",
             _ => return None,
         })

@@ -33,7 +33,9 @@
 // reads their bodies back from the browser's network record when the trace
 // is written (never a fetch of ours). `__hj_size` = "width,height" (CSS px)
 // of an `<img>` drawn, so the replay can draw one not recorded as a box of
-// its size.
+// its size. Fonts: `fonts` lists the http(s) URLs of the `@font-face` rules
+// at the top of each readable sheet (a LINK's, a `<style>`'s), at most
+// HJS_MAX_FONTS; Rust keeps those the page loaded.
 
 const HJS_LIMIT = 4 * 1024 * 1024;
 const HJS_MAX_DEPTH = 256;
@@ -43,6 +45,11 @@ const HJS_NO_VALUE = new Set(['checkbox', 'radio', 'file']);
 const hjsStringify = JSON.stringify;
 const HJS_SHEET_LIMIT = 1024 * 1024;
 const HJS_MAX_IMAGES = 256;
+const HJS_MAX_FONTS = 64;
+// Each sheet's `@font-face` URLs, by its rules' count when read (a rule
+// inserted or deleted reads them again; a `<style>` whose text changes has
+// a new sheet).
+const hjsFontSeen = new WeakMap();
 const hjsEncoder = new TextEncoder();
 // Each sheet's last text and its hash: a sheet unchanged is not hashed again.
 const hjsSheetSeen = new WeakMap();
@@ -127,6 +134,39 @@ function hjsSheet(el, attrs, st) {
   attrs.__hj_sheet = sha;
   st.sheets[sha] = text;
 }
+// Adds the URLs of `sheet`'s top-level `@font-face` rules to `st.fonts`,
+// when the page may read its rules.
+function hjsFonts(sheet, st) {
+  if (!sheet || st.fonts.size >= HJS_MAX_FONTS) return;
+  let rules;
+  try {
+    rules = sheet.cssRules;
+  } catch (e) {
+    return;
+  }
+  let seen = hjsFontSeen.get(sheet);
+  if (!seen || seen.count !== rules.length) {
+    const urls = [];
+    const base = sheet.href || document.baseURI;
+    for (const r of Array.from(rules)) {
+      if (r.type !== 5) continue; // CSSRule.FONT_FACE_RULE
+      const src = r.style.getPropertyValue('src');
+      for (const m of src.matchAll(/url\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^)\s"']*))\s*\)/g)) {
+        try {
+          const u = new URL(m[1] ?? m[2] ?? m[3], base).href;
+          if (/^https?:/i.test(u)) urls.push(hjsText(u));
+        } catch (e) { /* not a URL */ }
+      }
+    }
+    seen = { count: rules.length, urls };
+    hjsFontSeen.set(sheet, seen);
+  }
+  for (const u of seen.urls) {
+    if (st.fonts.size >= HJS_MAX_FONTS) break;
+    st.fonts.add(u);
+  }
+}
+
 // Names the URL an `<img>` shows in `st.images` (and in `src` when the
 // `srcset` chose another, or a `<base>` moved it), and its drawn size.
 function hjsImage(el, attrs, st) {
@@ -231,7 +271,13 @@ function hjsNode(n, st, depth) {
         else delete attrs.selected;
         break;
       case 'link':
-        if (hjsIsSheetLink(el)) hjsSheet(el, attrs, st);
+        if (hjsIsSheetLink(el)) {
+          hjsSheet(el, attrs, st);
+          hjsFonts(el.sheet, st);
+        }
+        break;
+      case 'style':
+        hjsFonts(el.sheet, st);
         break;
       case 'img':
         hjsImage(el, attrs, st);
@@ -266,7 +312,7 @@ function hjsSnapshot(target, skip) {
   if (skip && skip === HJT_DOC) return { json: null, frames: frames.length, doc: HJT_DOC };
   let json;
   try {
-    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [], images: new Set() };
+    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [], images: new Set(), fonts: new Set() };
     const snap = {
       url: hjsText(location.href),
       viewport: { width: innerWidth, height: innerHeight },
@@ -277,6 +323,7 @@ function hjsSnapshot(target, skip) {
     if (st.cut) snap.cut = 'elements deeper than ' + HJS_MAX_DEPTH + ' levels left out: ' + st.cut;
     if (Object.keys(st.sheets).length) snap.sheets = st.sheets;
     if (st.images.size) snap.images = Array.from(st.images);
+    if (st.fonts.size) snap.fonts = Array.from(st.fonts);
     if (st.limits.length) snap.limits = st.limits.slice(0, 32);
     json = hjsStringify(snap);
   } catch (e) {

@@ -470,6 +470,9 @@ struct DomFile<'a> {
     /// `resources`, null when it was not recorded (`images.rs`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     images: BTreeMap<&'a str, Option<&'a str>>,
+    /// The same of the fonts the page loaded (`@font-face` URLs).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    fonts: BTreeMap<&'a str, Option<&'a str>>,
 }
 
 /// A step's `trace-dom.json` as [`file`] writes it.
@@ -498,12 +501,14 @@ pub(crate) struct Indexes {
 /// numbers (those of no kept entry are left out), each entry's indexes in
 /// it (by `seq`), and the stylesheets they name. A sheet whose text is not
 /// the SHA-256 it is named by is left out (its LINK shows unstyled), said
-/// in the limits. `images`: what the images the snapshots draw came to
-/// (`images.rs`), written as the file's `images` and their resources.
+/// in the limits. `images` and `fonts`: what the images the snapshots draw
+/// and the fonts the page loaded came to (`images.rs`), written as the
+/// file's `images` and `fonts` and their resources.
 pub(crate) fn file(
     held: Vec<Held>,
     n_of: impl Fn(u64) -> Option<u32>,
     images: &BTreeMap<String, Option<Kept>>,
+    fonts: &BTreeMap<String, Option<Kept>>,
 ) -> DomWritten {
     let mut indexes: Vec<(u64, Indexes)> = Vec::new();
     let mut sheets: BTreeMap<String, String> = BTreeMap::new();
@@ -598,7 +603,7 @@ pub(crate) fn file(
             ))
         })
         .collect();
-    for kept in images.values().flatten() {
+    for kept in images.values().chain(fonts.values()).flatten() {
         resources.insert(
             kept.sha.as_str().to_string(),
             Resource {
@@ -608,15 +613,12 @@ pub(crate) fn file(
             },
         );
     }
-    let images = images
-        .iter()
-        .map(|(url, kept)| (url.as_str(), kept.as_ref().map(|k| k.sha.as_str())))
-        .collect();
     let bytes = serde_json::to_vec(&DomFile {
         version: DOM_VERSION,
         snapshots,
         resources,
-        images,
+        images: named(images),
+        fonts: named(fonts),
     })
     .unwrap_or_else(|e| {
         serde_json::json!({"version": DOM_VERSION, "snapshots": [], "error": e.to_string()})
@@ -629,6 +631,13 @@ pub(crate) fn file(
         limits,
         sheets: sheets.into_values().map(String::into_bytes).collect(),
     }
+}
+
+/// A map of URLs to bodies as `trace-dom.json` writes it: URL → SHA-256.
+fn named(map: &BTreeMap<String, Option<Kept>>) -> BTreeMap<&str, Option<&str>> {
+    map.iter()
+        .map(|(url, kept)| (url.as_str(), kept.as_ref().map(|k| k.sha.as_str())))
+        .collect()
 }
 
 #[cfg(test)]

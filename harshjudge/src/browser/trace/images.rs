@@ -9,8 +9,13 @@
 //! page issues no request of ours. A step that does not keep its trace
 //! reads nothing.
 //!
+//! Fonts alike: the page lists the URLs of its readable sheets'
+//! `@font-face` rules (`fonts`); those it loaded are kept, the others (the
+//! browser never used them) left out quietly.
+//!
 //! `trace-dom.json` gets `images`: URL → the body's SHA-256, or null when
-//! it was not recorded (unknown to the record, unreadable, over a bound);
+//! it was not recorded (unknown to the record, unreadable, over a bound),
+//! and `fonts` alike;
 //! the bodies go to `runs/{id}/trace-resources/{sha256}.{ext}`, the
 //! extension from the response's MIME type
 //! ([`RunDir::trace_resource_ext`]). Bounds: a body over 8 MiB, or past the
@@ -41,8 +46,10 @@ const CACHE: usize = 512;
 /// What a step's images came to.
 #[derive(Debug, Default)]
 pub(crate) struct StepImages {
-    /// Each URL the snapshots draw → its body, none when not recorded.
+    /// Each image URL the snapshots draw → its body, none when not recorded.
     pub map: BTreeMap<String, Option<Kept>>,
+    /// Each font URL the page loaded → its body, none when not recorded.
+    pub fonts: BTreeMap<String, Option<Kept>>,
     /// The bodies this tracer had not stored yet: extension and bytes.
     pub new: Vec<(&'static str, Vec<u8>)>,
     /// What was left out, for `trace.json`'s `limits`.
@@ -65,6 +72,13 @@ pub(crate) enum Unread {
     NoTime,
     #[error("the browser did not give its body: {0}")]
     Browser(crate::browser::error::BrowserError),
+}
+
+impl StepImages {
+    /// The map of fonts, or of images.
+    fn of(&mut self, font: bool) -> &mut BTreeMap<String, Option<Kept>> {
+        if font { &mut self.fonts } else { &mut self.map }
+    }
 }
 
 /// What a tracer remembers of bodies across steps.
@@ -118,23 +132,40 @@ impl Fetched {
     }
 }
 
-/// Only the image URLs of a snapshot (the rest of its JSON skipped).
+/// Only the image and font URLs of a snapshot (the rest of its JSON
+/// skipped).
 #[derive(Deserialize)]
 struct Named {
     #[serde(default)]
     images: Vec<String>,
+    #[serde(default)]
+    fonts: Vec<String>,
 }
 
-/// The image URLs the snapshots `held` name, by page, each once, at most
-/// [`MAX_URLS`] (http and https only); how many were left out.
-pub(crate) fn wanted(held: &[Held]) -> (Vec<(usize, Vec<String>)>, usize) {
-    let mut by_page: Vec<(usize, Vec<String>)> = Vec::new();
+/// A URL to read back: an image's, or a font's (`@font-face`: kept only
+/// when the page loaded it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Want {
+    pub url: String,
+    pub font: bool,
+}
+
+/// The image and font URLs the snapshots `held` name, by page, each once,
+/// at most [`MAX_URLS`] (http and https only); how many were left out.
+pub(crate) fn wanted(held: &[Held]) -> (Vec<(usize, Vec<Want>)>, usize) {
+    let mut by_page: Vec<(usize, Vec<Want>)> = Vec::new();
     let (mut count, mut over) = (0, 0);
     for h in held {
         let Ok(named) = serde_json::from_str::<Named>(&h.json) else {
             continue;
         };
-        for url in named.images {
+        let images = named
+            .images
+            .into_iter()
+            .map(|url| Want { url, font: false });
+        let fonts = named.fonts.into_iter().map(|url| Want { url, font: true });
+        for want in images.chain(fonts) {
+            let url = &want.url;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 continue;
             }
@@ -146,7 +177,7 @@ pub(crate) fn wanted(held: &[Held]) -> (Vec<(usize, Vec<String>)>, usize) {
                 }
             };
             let urls = &mut by_page[at].1;
-            if urls.contains(&url) {
+            if urls.contains(&want) {
                 continue;
             }
             if count >= MAX_URLS {
@@ -154,7 +185,7 @@ pub(crate) fn wanted(held: &[Held]) -> (Vec<(usize, Vec<String>)>, usize) {
                 continue;
             }
             count += 1;
-            urls.push(url);
+            urls.push(want);
         }
     }
     (by_page, over)
@@ -200,12 +231,16 @@ impl Tracer {
                     &mut step,
                     format!("the images of p{} are not recorded: {why}", n + 1),
                 );
-                step.map.extend(urls.into_iter().map(|u| (u, None)));
+                for Want { url, font } in urls {
+                    step.of(font).insert(url, None);
+                }
                 continue;
             };
-            for url in urls {
+            for Want { url, font } in urls {
                 let kept = match self.read_one(backend, n, &url, until, &mut step).await {
                     Ok(k) => Some(k),
+                    // A font the page never loaded: the browser did not use it.
+                    Err(Unread::NotRecorded) if font => continue,
                     Err(why) => {
                         let shown: String = url.chars().take(200).collect();
                         said(
@@ -215,7 +250,7 @@ impl Tracer {
                         None
                     }
                 };
-                step.map.insert(url, kept);
+                step.of(font).insert(url, kept);
             }
         }
         self.state().images = step;

@@ -22,7 +22,7 @@ fn held(page: usize, json: &str) -> Held {
 #[test]
 fn the_urls_are_each_once_by_page_http_only_and_bounded() {
     let a = r#"{"url":"http://x/","html":["HTML",{}],"images":["http://x/a.png","http://x/b.png","blob:http://x/1"]}"#;
-    let b = r#"{"images":["http://x/a.png","https://y/c.gif","data:image/png;base64,AA=="]}"#;
+    let b = r#"{"images":["http://x/a.png","https://y/c.gif","data:image/png;base64,AA=="],"fonts":["http://x/f.woff2"]}"#;
     let (wanted, over) = super::wanted(&[
         held(0, a),
         held(0, b),
@@ -31,20 +31,29 @@ fn the_urls_are_each_once_by_page_http_only_and_bounded() {
         held(0, r#"{"omitted":"5 MiB"}"#),
     ]);
     assert_eq!(over, 0);
+    let image = |u: &str| Want {
+        url: u.into(),
+        font: false,
+    };
+    let font = Want {
+        url: "http://x/f.woff2".into(),
+        font: true,
+    };
     assert_eq!(
         wanted,
         [
             (
                 0,
                 vec![
-                    "http://x/a.png".to_string(),
-                    "http://x/b.png".into(),
-                    "https://y/c.gif".into()
+                    image("http://x/a.png"),
+                    image("http://x/b.png"),
+                    image("https://y/c.gif"),
+                    font.clone(),
                 ]
             ),
             (
                 1,
-                vec!["http://x/a.png".to_string(), "https://y/c.gif".into()]
+                vec![image("http://x/a.png"), image("https://y/c.gif"), font]
             ),
         ]
     );
@@ -69,6 +78,10 @@ fn the_extension_is_the_mime_types_and_bin_otherwise() {
         ("image/avif", "avif"),
         ("image/x-icon", "ico"),
         ("image/vnd.microsoft.icon", "ico"),
+        ("font/woff2", "woff2"),
+        ("font/woff", "woff"),
+        ("font/ttf", "ttf"),
+        ("font/otf", "otf"),
         ("text/css", "css"),
         ("text/html", "bin"),
         ("", "bin"),
@@ -148,7 +161,17 @@ fn trace_dom_json_maps_each_image_url_to_its_resource_or_null() {
     );
     images.insert("http://x/gone.gif".to_string(), None);
     let snap = r#"{"url":"http://x/","html":["HTML",{},["IMG",{"src":"logo.png"}]],"images":["http://x/logo.png","http://x/gone.gif"]}"#;
-    let written = file(vec![held(0, snap)], |_| Some(1), &images);
+    let woff = ContentHash::of(b"woff2 bytes");
+    let mut fonts = BTreeMap::new();
+    fonts.insert(
+        "http://x/f.woff2".to_string(),
+        Some(Kept {
+            sha: woff.clone(),
+            ext: "woff2",
+            bytes: 11,
+        }),
+    );
+    let written = file(vec![held(0, snap)], |_| Some(1), &images, &fonts);
     let v: Value = serde_json::from_slice(&written.bytes).unwrap();
     let sha = png.as_str();
     assert_eq!(
@@ -159,12 +182,15 @@ fn trace_dom_json_maps_each_image_url_to_its_resource_or_null() {
         v["resources"][sha],
         json!({"type": "image/png", "bytes": 9, "file": format!("../../trace-resources/{sha}.png")})
     );
+    assert_eq!(v["fonts"], json!({"http://x/f.woff2": woff.as_str()}));
+    assert_eq!(v["resources"][woff.as_str()]["type"], "font/woff2");
     assert!(
         v["snapshots"][0].get("images").is_none(),
         "the page's list is not written: {v:#}"
     );
     // No images: no map (older readers see the file as before).
-    let written = file(vec![held(0, snap)], |_| Some(1), &BTreeMap::new());
+    let none = BTreeMap::new();
+    let written = file(vec![held(0, snap)], |_| Some(1), &none, &none);
     let v: Value = serde_json::from_slice(&written.bytes).unwrap();
-    assert!(v.get("images").is_none());
+    assert!(v.get("images").is_none() && v.get("fonts").is_none());
 }

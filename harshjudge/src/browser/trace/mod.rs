@@ -525,7 +525,7 @@ impl Tracer {
                 resources: Vec::new(),
             });
         }
-        let written = dom::file(snapshots.held, n_of, &images.map);
+        let written = dom::file(snapshots.held, n_of, &images.map, &images.fonts);
         let (dom, indexes) = (written.bytes, written.indexes);
         file.limits.extend(written.limits);
         file.limits.extend(images.limits);

@@ -7,7 +7,7 @@
 // trace-dom.json's list (or the file's object); `index` the snapshot to show;
 // `resources` maps a resource's SHA-256 (or its absolute URL) to a `data:`
 // URL; the file's `images` (an image URL → its resource's SHA-256, or null)
-// names the step's images. An `<img>` none is recorded for keeps its URL in
+// names the step's images, its `fonts` the fonts its sheets load. An `<img>` none is recorded for keeps its URL in
 // `__hj_missing`, is titled "image not recorded: {url}" and drawn as a
 // hatched box of the size it had (`__hj_size`). A node is a text (a string), `[[back, n]]` (node n, counted in
 // post-order without references, of the snapshot `back` snapshots earlier of
@@ -72,7 +72,8 @@ function hjrRender(snapshots, index, resources) {
   const ctx = {
     list,
     res: resources && typeof resources === 'object' ? resources : {},
-    images: !Array.isArray(snapshots) && snapshots && typeof snapshots.images === 'object' && snapshots.images ? snapshots.images : {},
+    images: hjrUrlMap(snapshots, 'images'),
+    fonts: hjrUrlMap(snapshots, 'fonts'),
     nonce: hjrNonce(),
     budget: HJR_MAX_NODES,
     room: HJR_MAX_CHARS,
@@ -370,6 +371,12 @@ function hjrAttrs(ctx, doc, t, attrs) {
   return out;
 }
 
+// trace-dom.json's map `key` (URL → SHA-256) of the file's object, or {}.
+function hjrUrlMap(file, key) {
+  const map = !Array.isArray(file) && file && typeof file === 'object' ? hjrOwn(file, key) : null;
+  return map && typeof map === 'object' && !Array.isArray(map) ? map : {};
+}
+
 // The URL of an `<img>` whose image was not recorded (none recorded for its
 // `src`: neither `__hj_src` nor its URL names a resource), else null.
 function hjrMissing(ctx, doc, attrs) {
@@ -455,9 +462,12 @@ function hjrLookup(ctx, doc, url, base) {
     const sha = hjrOwn(hjrOwn(hjrSnap(ctx, p.of[k]), 'resources'), abs);
     if (typeof sha === 'string' && hjrData(ctx, sha)) return hjrData(ctx, sha);
   }
-  // The step's images (trace-dom.json's `images`: URL → SHA-256 or null).
-  const image = hjrOwn(ctx.images, abs);
-  if (typeof image === 'string' && hjrData(ctx, image)) return hjrData(ctx, image);
+  // The step's images and fonts (trace-dom.json's `images` and `fonts`:
+  // URL → SHA-256 or null).
+  for (const map of [ctx.images, ctx.fonts]) {
+    const sha = hjrOwn(map, abs);
+    if (typeof sha === 'string' && hjrData(ctx, sha)) return hjrData(ctx, sha);
+  }
   return hjrData(ctx, abs);
 }
 
