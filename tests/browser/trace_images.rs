@@ -15,7 +15,9 @@
 //! `data:` URL at its natural size and the lazy one as a hatched box of its
 //! size titled "image not recorded: {url}". The page's `<style>` declares
 //! two `@font-face` fonts, one used by its text: that one is kept
-//! (`fonts`, `.woff2`) and replayed from a `data:` URL, the other left out.
+//! (`fonts`, `.woff2`) and replayed from a `data:` URL, the other left out;
+//! a `style` attribute's background is kept and replayed, a sheet's rule
+//! that matches nothing loads nothing and is left out.
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -33,10 +35,12 @@ const PAGE: &str = r#"<!doctype html><html><head><title>logo</title>
 @font-face { font-family: Used; src: url(/used.woff2) format("woff2"); }
 @font-face { font-family: Unused; src: url("/unused.woff2") format("woff2"); }
 #text { font-family: Used, sans-serif; }
+.never:hover { background-image: url(/hover.png); }
 </style></head>
 <body style="margin: 0">
 <img id="logo" src="/logo.png" alt="">
 <p id="text">A page with a logo</p>
+<div id="bg" style="width: 20px; height: 10px; background-image: url(/bg.png)"></div>
 <div style="height: 20000px"></div>
 <img id="lazy" loading="lazy" src="/lazy.png" width="50" height="40" alt="">
 </body></html>"#;
@@ -114,7 +118,8 @@ fn app<const N: usize>(stream: TcpStream) -> std::io::Result<()> {
                 ASKED[N].fetch_add(1, Ordering::SeqCst);
                 ("200 OK", "image/png", png(PNG_SIZE.0, PNG_SIZE.1))
             }
-            "/lazy.png" => ("200 OK", "image/png", png(3, 3)),
+            "/lazy.png" | "/hover.png" => ("200 OK", "image/png", png(3, 3)),
+            "/bg.png" => ("200 OK", "image/png", png(2, 2)),
             "/used.woff2" | "/unused.woff2" => ("200 OK", "font/woff2", FONT.to_vec()),
             _ => ("404 Not Found", "text/plain", b"no".to_vec()),
         };
@@ -218,6 +223,19 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
         dom["fonts"].get(&unused).is_none(),
         "{browser}: {}",
         dom["fonts"]
+    );
+    // The background of a `style` attribute is kept; the sheet's rule that
+    // matches nothing loaded nothing: left out.
+    let bg = images[format!("{base}/bg.png")]
+        .as_str()
+        .unwrap_or_else(|| panic!("{browser}: {images}"));
+    assert_eq!(
+        bg,
+        harshjudge::store::ContentHash::of(&png(2, 2)).to_string()
+    );
+    assert!(
+        images.get(format!("{base}/hover.png")).is_none(),
+        "{browser}: {images}"
     );
     // The lazy image never loaded: not recorded, and said so.
     assert_eq!(images[&lazy], Value::Null, "{browser}: {images}");
@@ -386,6 +404,13 @@ async fn replayed(hj: &Path, base: &str, slug: &str, run: &str) {
         .unwrap();
     let src = frame.locator("#lazy[src]").count().await.unwrap();
     assert_eq!(src, 0, "no URL of the page is written");
+    expect(&frame.locator("#bg"))
+        .to_have_css(
+            "background-image",
+            harshjudge::regex::Regex::new(r#"^url\("data:image/png;base64,"#).unwrap(),
+        )
+        .await
+        .unwrap();
     // The font: its @font-face names it by a data: URL, the unused one by none.
     let css = frame
         .locator("style")

@@ -34,8 +34,9 @@
 // is written (never a fetch of ours). `__hj_size` = "width,height" (CSS px)
 // of an `<img>` drawn, so the replay can draw one not recorded as a box of
 // its size. Fonts: `fonts` lists the http(s) URLs of the `@font-face` rules
-// at the top of each readable sheet (a LINK's, a `<style>`'s), at most
-// HJS_MAX_FONTS; Rust keeps those the page loaded.
+// of each readable sheet (a LINK's, a `<style>`'s), `cssImages` the other
+// `url(…)`s of those sheets and of `style` attributes (backgrounds), at
+// most HJS_MAX_FONTS each; Rust keeps those the page loaded.
 
 const HJS_LIMIT = 4 * 1024 * 1024;
 const HJS_MAX_DEPTH = 256;
@@ -46,7 +47,7 @@ const hjsStringify = JSON.stringify;
 const HJS_SHEET_LIMIT = 1024 * 1024;
 const HJS_MAX_IMAGES = 256;
 const HJS_MAX_FONTS = 64;
-// Each sheet's `@font-face` URLs, by its rules' count when read (a rule
+// Each sheet's `url(…)`s (its `@font-face` rules', the others'), by its rules' count when read (a rule
 // inserted or deleted reads them again; a `<style>` whose text changes has
 // a new sheet).
 const hjsFontSeen = new WeakMap();
@@ -134,10 +135,26 @@ function hjsSheet(el, attrs, st) {
   attrs.__hj_sheet = sha;
   st.sheets[sha] = text;
 }
-// Adds the URLs of `sheet`'s top-level `@font-face` rules to `st.fonts`,
-// when the page may read its rules.
-function hjsFonts(sheet, st) {
-  if (!sheet || st.fonts.size >= HJS_MAX_FONTS) return;
+const HJS_CSS_URL = /url\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^)\s"']*))\s*\)/g;
+
+// The absolute http(s) URLs of the `url(…)`s of CSS text `text`, relative
+// to `base`.
+function hjsCssUrls(text, base) {
+  const urls = [];
+  if (!text.includes('url(')) return urls;
+  for (const m of text.matchAll(HJS_CSS_URL)) {
+    try {
+      const u = new URL(m[1] ?? m[2] ?? m[3], base).href;
+      if (/^https?:/i.test(u)) urls.push(hjsText(u));
+    } catch (e) { /* not a URL */ }
+  }
+  return urls;
+}
+
+// Adds the `url(…)`s of a readable `sheet`'s rules to `st.fonts` (those of
+// its `@font-face` rules) and `st.cssImages` (the others: backgrounds, …).
+function hjsSheetUrls(sheet, st) {
+  if (!sheet) return;
   let rules;
   try {
     rules = sheet.cssRules;
@@ -146,24 +163,24 @@ function hjsFonts(sheet, st) {
   }
   let seen = hjsFontSeen.get(sheet);
   if (!seen || seen.count !== rules.length) {
-    const urls = [];
+    const fonts = [], images = [];
     const base = sheet.href || document.baseURI;
     for (const r of Array.from(rules)) {
-      if (r.type !== 5) continue; // CSSRule.FONT_FACE_RULE
-      const src = r.style.getPropertyValue('src');
-      for (const m of src.matchAll(/url\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^)\s"']*))\s*\)/g)) {
-        try {
-          const u = new URL(m[1] ?? m[2] ?? m[3], base).href;
-          if (/^https?:/i.test(u)) urls.push(hjsText(u));
-        } catch (e) { /* not a URL */ }
-      }
+      // CSSRule.FONT_FACE_RULE; a grouping rule's text holds its rules'.
+      const found = hjsCssUrls(r.cssText, base);
+      (r.type === 5 ? fonts : images).push(...found);
     }
-    seen = { count: rules.length, urls };
+    seen = { count: rules.length, fonts, images };
     hjsFontSeen.set(sheet, seen);
   }
-  for (const u of seen.urls) {
-    if (st.fonts.size >= HJS_MAX_FONTS) break;
-    st.fonts.add(u);
+  hjsAddAll(st.fonts, seen.fonts, HJS_MAX_FONTS);
+  hjsAddAll(st.cssImages, seen.images, HJS_MAX_FONTS);
+}
+
+function hjsAddAll(set, urls, max) {
+  for (const u of urls) {
+    if (set.size >= max) return;
+    set.add(u);
   }
 }
 
@@ -236,6 +253,7 @@ function hjsNode(n, st, depth) {
   const name = el.localName;
   const attrs = hjsAttrs(el);
   const out = [hjsText(el.tagName), attrs];
+  if (attrs.style) hjsAddAll(st.cssImages, hjsCssUrls(attrs.style, document.baseURI), HJS_MAX_FONTS);
   if (el === st.target) attrs.__hj_target = '';
   if (el !== st.scroller && (el.scrollTop || el.scrollLeft)) attrs.__hj_scroll = Math.round(el.scrollTop) + ',' + Math.round(el.scrollLeft);
   const html = el.namespaceURI === 'http://www.w3.org/1999/xhtml';
@@ -273,11 +291,11 @@ function hjsNode(n, st, depth) {
       case 'link':
         if (hjsIsSheetLink(el)) {
           hjsSheet(el, attrs, st);
-          hjsFonts(el.sheet, st);
+          hjsSheetUrls(el.sheet, st);
         }
         break;
       case 'style':
-        hjsFonts(el.sheet, st);
+        hjsSheetUrls(el.sheet, st);
         break;
       case 'img':
         hjsImage(el, attrs, st);
@@ -312,7 +330,7 @@ function hjsSnapshot(target, skip) {
   if (skip && skip === HJT_DOC) return { json: null, frames: frames.length, doc: HJT_DOC };
   let json;
   try {
-    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [], images: new Set(), fonts: new Set() };
+    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [], images: new Set(), fonts: new Set(), cssImages: new Set() };
     const snap = {
       url: hjsText(location.href),
       viewport: { width: innerWidth, height: innerHeight },
@@ -324,6 +342,7 @@ function hjsSnapshot(target, skip) {
     if (Object.keys(st.sheets).length) snap.sheets = st.sheets;
     if (st.images.size) snap.images = Array.from(st.images);
     if (st.fonts.size) snap.fonts = Array.from(st.fonts);
+    if (st.cssImages.size) snap.cssImages = Array.from(st.cssImages);
     if (st.limits.length) snap.limits = st.limits.slice(0, 32);
     json = hjsStringify(snap);
   } catch (e) {

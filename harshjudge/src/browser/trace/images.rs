@@ -9,9 +9,10 @@
 //! page issues no request of ours. A step that does not keep its trace
 //! reads nothing.
 //!
-//! Fonts alike: the page lists the URLs of its readable sheets'
-//! `@font-face` rules (`fonts`); those it loaded are kept, the others (the
-//! browser never used them) left out quietly.
+//! Fonts and CSS images alike: the page lists the URLs of its readable
+//! sheets' `@font-face` rules (`fonts`) and their other `url(…)`s and its
+//! `style` attributes' (`cssImages`: backgrounds); those it loaded are
+//! kept, the others (never used) left out quietly.
 //!
 //! `trace-dom.json` gets `images`: URL → the body's SHA-256, or null when
 //! it was not recorded (unknown to the record, unreadable, over a bound),
@@ -75,9 +76,12 @@ pub(crate) enum Unread {
 }
 
 impl StepImages {
-    /// The map of fonts, or of images.
-    fn of(&mut self, font: bool) -> &mut BTreeMap<String, Option<Kept>> {
-        if font { &mut self.fonts } else { &mut self.map }
+    /// The map of URLs of `kind`: fonts', or images'.
+    fn of(&mut self, kind: Kind) -> &mut BTreeMap<String, Option<Kept>> {
+        match kind {
+            Kind::Font => &mut self.fonts,
+            Kind::Image | Kind::CssImage => &mut self.map,
+        }
     }
 }
 
@@ -140,14 +144,27 @@ struct Named {
     images: Vec<String>,
     #[serde(default)]
     fonts: Vec<String>,
+    #[serde(default, rename = "cssImages")]
+    css_images: Vec<String>,
 }
 
-/// A URL to read back: an image's, or a font's (`@font-face`: kept only
-/// when the page loaded it).
+/// What a URL to read back is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An `<img>`'s: drawn, so one not recorded is said.
+    Image,
+    /// A `url(…)` of a sheet or a `style` attribute: kept when the page
+    /// loaded it (a rule may match nothing).
+    CssImage,
+    /// An `@font-face` font: kept when the page loaded it.
+    Font,
+}
+
+/// A URL to read back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Want {
     pub url: String,
-    pub font: bool,
+    pub kind: Kind,
 }
 
 /// The image and font URLs the snapshots `held` name, by page, each once,
@@ -159,12 +176,11 @@ pub(crate) fn wanted(held: &[Held]) -> (Vec<(usize, Vec<Want>)>, usize) {
         let Ok(named) = serde_json::from_str::<Named>(&h.json) else {
             continue;
         };
-        let images = named
-            .images
-            .into_iter()
-            .map(|url| Want { url, font: false });
-        let fonts = named.fonts.into_iter().map(|url| Want { url, font: true });
-        for want in images.chain(fonts) {
+        let of = |kind| move |url| Want { url, kind };
+        let images = named.images.into_iter().map(of(Kind::Image));
+        let css = named.css_images.into_iter().map(of(Kind::CssImage));
+        let fonts = named.fonts.into_iter().map(of(Kind::Font));
+        for want in images.chain(css).chain(fonts) {
             let url = &want.url;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 continue;
@@ -231,16 +247,16 @@ impl Tracer {
                     &mut step,
                     format!("the images of p{} are not recorded: {why}", n + 1),
                 );
-                for Want { url, font } in urls {
-                    step.of(font).insert(url, None);
+                for Want { url, kind } in urls {
+                    step.of(kind).insert(url, None);
                 }
                 continue;
             };
-            for Want { url, font } in urls {
+            for Want { url, kind } in urls {
                 let kept = match self.read_one(backend, n, &url, until, &mut step).await {
                     Ok(k) => Some(k),
-                    // A font the page never loaded: the browser did not use it.
-                    Err(Unread::NotRecorded) if font => continue,
+                    // A font or CSS image the page never loaded: not used.
+                    Err(Unread::NotRecorded) if kind != Kind::Image => continue,
                     Err(why) => {
                         let shown: String = url.chars().take(200).collect();
                         said(
@@ -250,7 +266,7 @@ impl Tracer {
                         None
                     }
                 };
-                step.of(font).insert(url, kept);
+                step.of(kind).insert(url, kept);
             }
         }
         self.state().images = step;

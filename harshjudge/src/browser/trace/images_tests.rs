@@ -22,7 +22,7 @@ fn held(page: usize, json: &str) -> Held {
 #[test]
 fn the_urls_are_each_once_by_page_http_only_and_bounded() {
     let a = r#"{"url":"http://x/","html":["HTML",{}],"images":["http://x/a.png","http://x/b.png","blob:http://x/1"]}"#;
-    let b = r#"{"images":["http://x/a.png","https://y/c.gif","data:image/png;base64,AA=="],"fonts":["http://x/f.woff2"]}"#;
+    let b = r#"{"images":["http://x/a.png","https://y/c.gif","data:image/png;base64,AA=="],"fonts":["http://x/f.woff2"],"cssImages":["http://x/bg.png"]}"#;
     let (wanted, over) = super::wanted(&[
         held(0, a),
         held(0, b),
@@ -33,11 +33,15 @@ fn the_urls_are_each_once_by_page_http_only_and_bounded() {
     assert_eq!(over, 0);
     let image = |u: &str| Want {
         url: u.into(),
-        font: false,
+        kind: Kind::Image,
+    };
+    let bg = Want {
+        url: "http://x/bg.png".into(),
+        kind: Kind::CssImage,
     };
     let font = Want {
         url: "http://x/f.woff2".into(),
-        font: true,
+        kind: Kind::Font,
     };
     assert_eq!(
         wanted,
@@ -48,12 +52,13 @@ fn the_urls_are_each_once_by_page_http_only_and_bounded() {
                     image("http://x/a.png"),
                     image("http://x/b.png"),
                     image("https://y/c.gif"),
+                    bg.clone(),
                     font.clone(),
                 ]
             ),
             (
                 1,
-                vec![image("http://x/a.png"), image("https://y/c.gif"), font]
+                vec![image("http://x/a.png"), image("https://y/c.gif"), bg, font]
             ),
         ]
     );
