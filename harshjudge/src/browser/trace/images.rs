@@ -245,7 +245,7 @@ impl Tracer {
                 let why = refused.unwrap_or_default();
                 said(
                     &mut step,
-                    format!("the images of p{} are not recorded: {why}", n + 1),
+                    format!("the images and fonts of p{} are not recorded: {why}", n + 1),
                 );
                 for Want { url, kind } in urls {
                     step.of(kind).insert(url, None);
@@ -259,9 +259,10 @@ impl Tracer {
                     Err(Unread::NotRecorded) if kind != Kind::Image => continue,
                     Err(why) => {
                         let shown: String = url.chars().take(200).collect();
+                        let what = if kind == Kind::Font { "font" } else { "image" };
                         said(
                             &mut step,
-                            format!("the image {shown} of p{} was not recorded: {why}", n + 1),
+                            format!("the {what} {shown} of p{} was not recorded: {why}", n + 1),
                         );
                         None
                     }
