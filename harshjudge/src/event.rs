@@ -107,9 +107,10 @@ pub enum Event<'a> {
         /// The screenshots after its actions: each evidence name
         /// (`trace-03`) and PNG (`HARSHJUDGE_TRACE_SCREENSHOTS`).
         shots: &'a [(String, Vec<u8>)],
-        /// The stylesheets its snapshots name, for the run's
-        /// `trace-resources/` (each stored once per content).
-        sheets: &'a [Vec<u8>],
+        /// The resources its snapshots name, each with its extension
+        /// (`css`, `png`, …), for the run's `trace-resources/` (each stored
+        /// once per content).
+        resources: &'a [(&'static str, Vec<u8>)],
     },
     /// A step ended (passed, failed, or was skipped).
     StepFinished {

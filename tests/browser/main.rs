@@ -20,5 +20,6 @@ mod pointer_actions;
 mod slow_mo;
 mod trace;
 mod trace_dom;
+mod trace_images;
 mod trace_render;
 mod trace_shots;

@@ -230,6 +230,13 @@ impl Page {
         let _ = self.inner.trace.set((tracer.clone(), n));
     }
 
+    /// Has the browser keep the page's response bodies from now on, for
+    /// its trace's images (`trace/images.rs`; BiDi: the session's data
+    /// collector, asked for once).
+    pub(crate) async fn keep_response_bodies(&self) {
+        self.backend().keep_response_bodies().await;
+    }
+
     /// The page's tracer and its number there, when its steps are traced.
     pub(crate) fn tracer(&self) -> Option<&(Arc<Tracer>, usize)> {
         self.inner.trace.get()

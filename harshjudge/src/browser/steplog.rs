@@ -51,6 +51,56 @@ struct State {
     marks: HashMap<String, &'static str>,
     waiters: Vec<Waiter>,
     downloads: Downloads,
+    /// The latest request of each image, font or stylesheet URL (or one of
+    /// no known kind), across steps (the trace reads its body back when it
+    /// keeps a step).
+    resources: Resources,
+}
+
+/// The latest request of each image, font or stylesheet URL the page
+/// loaded (D10 of docs/design/trace.md): at most [`MAX_RESOURCES`] URLs,
+/// the oldest out.
+#[derive(Default)]
+struct Resources {
+    /// (URL, request id, its response's `Content-Type` once answered), the
+    /// latest last.
+    latest: VecDeque<(String, String, Option<String>)>,
+}
+
+/// The URLs [`Resources`] keeps.
+pub(crate) const MAX_RESOURCES: usize = 512;
+
+/// A resource's latest request, as [`StepLog::resource`] answers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Recorded {
+    /// The request's id (its body is read back by it).
+    pub request: String,
+    /// Its response's `Content-Type`, once answered.
+    pub mime: Option<String>,
+}
+
+impl Resources {
+    fn sent(&mut self, url: &str, id: &str) {
+        self.latest.retain(|(u, _, _)| u != url);
+        if self.latest.len() >= MAX_RESOURCES {
+            self.latest.pop_front();
+        }
+        self.latest
+            .push_back((url.to_string(), id.to_string(), None));
+    }
+
+    fn answered(&mut self, id: &str, headers: &[(String, String)]) {
+        let Some(mime) = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| v)
+        else {
+            return;
+        };
+        for (_, _, m) in self.latest.iter_mut().filter(|(_, i, _)| i == id) {
+            *m = Some(mime.clone());
+        }
+    }
 }
 
 /// How many recent downloads a late fetch error is matched against.
@@ -228,6 +278,11 @@ impl StepLog {
                 if request.url.starts_with("data:") {
                     return;
                 }
+                // `Other`: a remote end that names no destination (chromedriver's
+                // BiDi for a font).
+                if matches!(kind.as_str(), "Image" | "Font" | "Stylesheet" | "Other") {
+                    s.resources.sent(&request.url, &request.id);
+                }
                 // A redirect: the hop before ends here (if its completion was not seen).
                 if hop > 0
                     && let Some(prev) = s.open.remove(&(request.id.clone(), hop - 1))
@@ -270,6 +325,7 @@ impl StepLog {
                 headers,
                 completed,
             } => {
+                s.resources.answered(&id, &headers);
                 let r = Answer {
                     status,
                     status_text,
@@ -443,6 +499,17 @@ impl StepLog {
         (console, network)
     }
 
+    /// The latest request of the image, font or stylesheet at `url`, while
+    /// it is among the last [`MAX_RESOURCES`] such URLs the page loaded.
+    pub(crate) fn resource(&self, url: &str) -> Option<Recorded> {
+        let s = self.state.lock().expect("step log lock");
+        let (_, request, mime) = s.resources.latest.iter().rev().find(|(u, _, _)| u == url)?;
+        Some(Recorded {
+            request: request.clone(),
+            mime: mime.clone(),
+        })
+    }
+
     /// Forgets everything (a session going back to the pool).
     pub(crate) fn clear(&self) {
         *self.state.lock().expect("step log lock") = State::default();
@@ -556,6 +623,63 @@ mod tests {
     fn done(id: &str, hop: u64, status: u64, t: f64) -> Value {
         json!({"request": {"request": id}, "redirectCount": hop, "timestamp": t,
             "response": {"status": status, "statusText": "", "headers": []}})
+    }
+
+    /// The latest request of each image URL is kept across steps with its
+    /// response's type, at most MAX_RESOURCES URLs (the oldest out); other
+    /// kinds are not kept; clearing forgets them.
+    #[tokio::test]
+    async fn the_latest_request_of_each_image_url_is_kept_bounded() {
+        let log = StepLog::default();
+        let image = |id: &str, url: &str| NetEvent::Sent {
+            request: Request {
+                id: id.into(),
+                url: url.into(),
+                method: "GET".into(),
+                headers: Vec::new(),
+            },
+            redirect: 0,
+            kind: "Image".into(),
+            at: 1.0,
+        };
+        log.net(image("1", "http://a/logo.png"));
+        log.net(image("2", "http://a/logo.png"));
+        log.net(NetEvent::Response {
+            id: "2".into(),
+            redirect: 0,
+            at: Some(2.0),
+            status: Some(200),
+            status_text: String::new(),
+            headers: vec![("Content-Type".into(), "image/png".into())],
+            completed: true,
+        });
+        let _ = log.take().await;
+        assert_eq!(
+            log.resource("http://a/logo.png"),
+            Some(Recorded {
+                request: "2".into(),
+                mime: Some("image/png".into())
+            })
+        );
+        log.net(NetEvent::Sent {
+            request: Request {
+                id: "3".into(),
+                url: "http://a/api".into(),
+                method: "GET".into(),
+                headers: Vec::new(),
+            },
+            redirect: 0,
+            kind: "Fetch".into(),
+            at: 1.0,
+        });
+        assert_eq!(log.resource("http://a/api"), None);
+        for i in 0..MAX_RESOURCES {
+            log.net(image(&format!("n{i}"), &format!("http://a/{i}.png")));
+        }
+        assert_eq!(log.resource("http://a/logo.png"), None, "the oldest out");
+        assert_eq!(log.resource("http://a/0.png").unwrap().request, "n0");
+        log.clear();
+        assert_eq!(log.resource("http://a/0.png"), None);
     }
 
     #[tokio::test]

@@ -185,10 +185,10 @@ impl StoreWriter {
                 bytes,
                 dom,
                 shots,
-                sheets,
+                resources,
                 ..
             } => self
-                .write_trace(id, bytes, *dom, shots, sheets)
+                .write_trace(id, bytes, *dom, shots, resources)
                 .map(|()| Recorded::Passed),
             Event::StepFinished { slug, outcome } => {
                 let Err(e) = self.record_step(outcome) else {
@@ -285,7 +285,7 @@ impl StoreWriter {
 
     /// Starts writing a step's `trace.json` (and its `trace-dom.json`, when
     /// `dom`; its screenshots `shots`, `trace-NN.png`; the run's
-    /// `trace-resources/` of `sheets`, first, so that what the snapshots
+    /// `trace-resources/` of `resources`, first, so that what the snapshots
     /// name is there) as [`write_later`](Self::write_later) does, except that a
     /// failure costs the trace only: the step's evidence gets
     /// `trace-error.txt` saying why (best effort), stderr says it once, and
@@ -296,7 +296,7 @@ impl StoreWriter {
         bytes: &[u8],
         dom: Option<&[u8]>,
         shots: &[(String, Vec<u8>)],
-        sheets: &[Vec<u8>],
+        resources: &[(&'static str, Vec<u8>)],
     ) -> Result<(), StoreError> {
         let mut run = self.run();
         run.ensure_running()?;
@@ -313,7 +313,7 @@ impl StoreWriter {
         let step_number = step.number();
         let bytes = bytes.to_vec();
         let dom = dom.map(<[u8]>::to_vec);
-        let (shots, sheets) = (shots.to_vec(), sheets.to_vec());
+        let (shots, resources) = (shots.to_vec(), resources.to_vec());
         let write = tokio::task::spawn_blocking(move || {
             let dir = store.scenario(&slug).run(&run_id);
             let evidence = |name: &str, ext: &'static str, kind: &'static str, bytes: &[u8]| {
@@ -333,9 +333,9 @@ impl StoreWriter {
             let file =
                 |name: &str, ext: &'static str, bytes: &[u8]| evidence(name, ext, "custom", bytes);
             let mut landed = Vec::new();
-            let first = sheets
+            let first = resources
                 .iter()
-                .try_for_each(|css| dir.write_trace_resource("css", css).map(drop))
+                .try_for_each(|(ext, bytes)| dir.write_trace_resource(ext, bytes).map(drop))
                 .and_then(|()| {
                     for (name, png) in &shots {
                         let path = evidence(name, "png", "screenshot", png)?;

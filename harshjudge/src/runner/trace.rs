@@ -31,24 +31,25 @@ impl Shared {
                 }
             }
             tracer.name_targets(&pages, CAPTURE_LIMIT).await;
+            tracer.read_images(&pages, CAPTURE_LIMIT).await;
         }
         let id = Self::step_id(n);
         let Some(trace) = tracer.take_step_with_dom(id.as_str(), failed) else {
             return;
         };
-        let (dom, shots, sheets) = (trace.dom.as_deref(), &trace.shots, &trace.sheets);
-        self.emit_trace(&id, &trace.file, dom, shots, sheets);
+        let (dom, shots) = (trace.dom.as_deref(), &trace.shots);
+        self.emit_trace(&id, &trace.file, dom, shots, &trace.resources);
     }
 
     /// Hands the store step `id`'s `trace.json` (and its DOM snapshots,
-    /// screenshots and the snapshots' stylesheets).
+    /// screenshots and the snapshots' resources: stylesheets, images).
     pub(super) fn emit_trace(
         &self,
         id: &crate::store::StepId,
         file: &crate::store::TraceFile,
         dom: Option<&[u8]>,
         shots: &[(String, Vec<u8>)],
-        sheets: &[Vec<u8>],
+        resources: &[(&'static str, Vec<u8>)],
     ) {
         let bytes = serde_json::to_vec_pretty(file).expect("a trace serializes");
         let _ = self.stream.emit(&Event::TraceCaptured {
@@ -57,7 +58,7 @@ impl Shared {
             bytes: &bytes,
             dom,
             shots,
-            sheets,
+            resources,
         });
     }
 }

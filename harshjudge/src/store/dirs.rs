@@ -223,6 +223,51 @@ impl<'a> RunDir<'a> {
         )
     }
 
+    /// The extension a trace resource of MIME type `mime` is stored under
+    /// (`image/png` → `png`, parameters and case ignored): `css`, `png`,
+    /// `jpg`, `gif`, `webp`, `svg`, `avif`, `ico`, `woff2`, `woff`, `ttf`,
+    /// `otf`; any other `bin`.
+    pub fn trace_resource_ext(mime: &str) -> &'static str {
+        let essence = mime.split(';').next().unwrap_or("").trim();
+        match essence.to_ascii_lowercase().as_str() {
+            "text/css" => "css",
+            "image/png" => "png",
+            "image/jpeg" | "image/jpg" | "image/pjpeg" => "jpg",
+            "image/gif" => "gif",
+            "image/webp" => "webp",
+            "image/svg+xml" => "svg",
+            "image/avif" => "avif",
+            "image/x-icon" | "image/vnd.microsoft.icon" => "ico",
+            "font/woff2" => "woff2",
+            "font/woff" | "application/font-woff" => "woff",
+            "font/ttf" | "application/x-font-ttf" | "font/sfnt" => "ttf",
+            "font/otf" | "application/x-font-otf" => "otf",
+            _ => "bin",
+        }
+    }
+
+    /// The MIME type a trace resource stored under `ext` is served as (the
+    /// inverse of [`trace_resource_ext`](Self::trace_resource_ext)); none
+    /// for an extension it never gives.
+    pub fn trace_resource_type(ext: &str) -> Option<&'static str> {
+        Some(match ext {
+            "css" => "text/css",
+            "png" => "image/png",
+            "jpg" => "image/jpeg",
+            "gif" => "image/gif",
+            "webp" => "image/webp",
+            "svg" => "image/svg+xml",
+            "avif" => "image/avif",
+            "ico" => "image/x-icon",
+            "woff2" => "font/woff2",
+            "woff" => "font/woff",
+            "ttf" => "font/ttf",
+            "otf" => "font/otf",
+            "bin" => "application/octet-stream",
+            _ => return None,
+        })
+    }
+
     /// Writes a resource of the run's DOM snapshots as
     /// [`trace_resource`](Self::trace_resource) names it, a hard link to the
     /// blob of its content (`.blobs/`), unless it is there already; its hash.

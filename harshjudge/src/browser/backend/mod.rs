@@ -36,7 +36,7 @@ use self::bidi::BidiPage;
 use self::cdp::backend::CdpBackend;
 use self::classic::ClassicPage;
 pub(crate) use self::live::Live;
-pub(crate) use self::page_backend::{DownloadArm, History, PageBackend, PopupArm, Shot};
+pub(crate) use self::page_backend::{DownloadArm, History, NoBodies, PageBackend, PopupArm, Shot};
 use self::webdriver::session::Session;
 use super::config::{BrowserConfig, BrowserKind, ChromiumProtocol};
 use super::cookies::Cookie;
@@ -324,5 +324,17 @@ impl PageBackend for AnyPage {
     }
     async fn screencast(&self) -> Result<Option<self::cdp::screencast::Screencast>, BrowserError> {
         delegate!(self, b => b.screencast().await)
+    }
+    async fn keep_response_bodies(&self) {
+        delegate!(self, b => b.keep_response_bodies().await)
+    }
+    fn bodies(&self) -> Result<(), NoBodies> {
+        delegate!(self, b => b.bodies())
+    }
+    fn resource_request(&self, url: &str) -> Option<crate::browser::steplog::Recorded> {
+        delegate!(self, b => b.resource_request(url))
+    }
+    async fn response_body(&self, request: &str) -> Result<Vec<u8>, BrowserError> {
+        delegate!(self, b => b.response_body(request).await)
     }
 }

@@ -41,6 +41,23 @@ pub(crate) enum Shot<'a> {
     Clip(&'a Clip),
 }
 
+/// Why a page cannot read back its responses' bodies (a trace's images,
+/// D10 of docs/design/trace.md).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NoBodies {
+    /// WebDriver classic has no network record.
+    #[error("WebDriver classic keeps no network record to read response bodies from")]
+    Classic,
+    /// The BiDi remote end did not add a data collector.
+    #[error(
+        "the WebDriver BiDi remote end keeps no response bodies (network.addDataCollector: {0})"
+    )]
+    Refused(String),
+    /// No collector was asked for (the page was not traced when it opened).
+    #[error("the page's response bodies were not collected (it was not traced when it opened)")]
+    NotAsked,
+}
+
 /// Where history goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum History {
@@ -281,6 +298,44 @@ pub(crate) trait PageBackend: Send + Sync {
         what: &str,
         at: &'static Location<'static>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send;
+
+    /// Has the browser keep the page's response bodies from now on, so a
+    /// trace can read an image back ([`response_body`](Self::response_body)):
+    /// BiDi's data collector, added once per session (a refusal is kept
+    /// and said by [`bodies`](Self::bodies)); CDP keeps them already
+    /// (`Network.enable`'s buffers); classic: nothing (this default).
+    fn keep_response_bodies(&self) -> impl Future<Output = ()> + Send {
+        async {}
+    }
+
+    /// Whether the page's response bodies can be read back (classic: no).
+    fn bodies(&self) -> Result<(), NoBodies> {
+        Err(NoBodies::Classic)
+    }
+
+    /// The latest request of the image, font or stylesheet at `url` the
+    /// page's network record kept (none on classic: this default).
+    fn resource_request(&self, url: &str) -> Option<crate::browser::steplog::Recorded> {
+        let _ = url;
+        None
+    }
+
+    /// The body of the response to request `request` (an id of
+    /// [`resource_request`](Self::resource_request)), as the browser kept it.
+    fn response_body(
+        &self,
+        request: &str,
+    ) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send {
+        let _ = request;
+        let browser = self.kind();
+        async move {
+            Err(BrowserError::Unsupported {
+                browser,
+                what: "reading a response's body".into(),
+                why: NoBodies::Classic.to_string(),
+            })
+        }
+    }
 
     /// Starts streaming the page's painted frames (the run's video): CDP's
     /// screencast; `None` where the protocol has no frame stream (WebDriver,

@@ -28,6 +28,7 @@
 
 mod adapt;
 mod auth;
+mod bodies;
 mod dialog;
 mod interrupted;
 pub(crate) mod protocol;
@@ -132,6 +133,9 @@ pub(crate) struct Bidi {
     preloaded: tokio::sync::OnceCell<()>,
     /// The events of another shape said on stderr (once each per connection).
     malformed: Mutex<HashSet<String>>,
+    /// The session's data collector of response bodies, once asked for
+    /// (`bodies.rs`).
+    collector: tokio::sync::OnceCell<bodies::Collector>,
 }
 
 impl std::fmt::Debug for Bidi {
@@ -220,6 +224,7 @@ impl Bidi {
             navigating: Mutex::default(),
             preloaded: tokio::sync::OnceCell::new(),
             malformed: Mutex::default(),
+            collector: tokio::sync::OnceCell::new(),
         });
         let weak = Arc::downgrade(&bidi);
         tokio::spawn(async move {

@@ -473,6 +473,45 @@ pub(crate) struct ProvideResponse<'a> {
     pub(crate) body: BytesValue,
 }
 
+/// What a data collector keeps: responses' bodies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum DataType {
+    Response,
+}
+
+/// `network.addDataCollector`: the remote end keeps the bodies of the
+/// responses that arrive from now on, each up to `max_encoded_data_size`
+/// bytes, until read (`network.getData`) or their context goes.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AddDataCollector {
+    pub(crate) data_types: Vec<DataType>,
+    pub(crate) max_encoded_data_size: u64,
+}
+
+/// The answer of `network.addDataCollector`: the collector's id.
+#[derive(Debug, Deserialize)]
+pub(crate) struct DataCollector {
+    pub(crate) collector: String,
+}
+
+/// `network.getData`: the body a collector kept of request `request`'s
+/// response (kept for a later read: not `disown`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetData<'a> {
+    pub(crate) data_type: DataType,
+    pub(crate) collector: &'a str,
+    pub(crate) request: &'a str,
+}
+
+/// The answer of `network.getData`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Data {
+    pub(crate) bytes: BytesValue,
+}
+
 /// The parameters of the commands that take none (`{}`).
 #[derive(Debug, Serialize)]
 pub(crate) struct NoParams {}

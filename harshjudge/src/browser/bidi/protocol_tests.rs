@@ -131,6 +131,37 @@ fn browsing_context_commands_are_the_specs() {
     assert_eq!(created.context, "t");
 }
 
+/// `network.AddDataCollectorParameters` and `network.GetDataParameters`,
+/// and `network.GetDataResult`'s bytes.
+#[test]
+fn data_collector_commands_are_the_specs() {
+    assert_eq!(
+        sent(AddDataCollector {
+            data_types: vec![DataType::Response],
+            max_encoded_data_size: 8 << 20,
+        }),
+        json!({"dataTypes": ["response"], "maxEncodedDataSize": 8388608})
+    );
+    assert_eq!(
+        sent(GetData {
+            data_type: DataType::Response,
+            collector: "c1",
+            request: "r7",
+        }),
+        json!({"dataType": "response", "collector": "c1", "request": "r7"})
+    );
+    let added: DataCollector = serde_json::from_value(json!({"collector": "c1"})).unwrap();
+    assert_eq!(added.collector, "c1");
+    let data: Data =
+        serde_json::from_value(json!({"bytes": {"type": "base64", "value": "iVBO"}})).unwrap();
+    assert_eq!(
+        data.bytes,
+        BytesValue::Base64 {
+            value: "iVBO".into()
+        }
+    );
+}
+
 /// `network.AddInterceptParameters` (with `UrlPatternPattern` and
 /// `UrlPatternString`), `RemoveInterceptParameters`,
 /// `ContinueRequestParameters`, `FailRequestParameters`,

@@ -26,6 +26,17 @@
 // and stores each text once per run (`trace-resources/{sha256}.css`). A
 // sheet whose CSSOM is unreadable (cross-origin) keeps its LINK as it is; one
 // over HJS_SHEET_LIMIT bytes is not sent, said in the snapshot's `limits`.
+//
+// Images (stage 5): the snapshot's `images` lists the absolute http(s) URL
+// each `<img>` shows (`currentSrc`, so `srcset` and `<picture>` are reduced
+// to the one chosen; then `src` is that URL), at most HJS_MAX_IMAGES; Rust
+// reads their bodies back from the browser's network record when the trace
+// is written (never a fetch of ours). `__hj_size` = "width,height" (CSS px)
+// of an `<img>` drawn, so the replay can draw one not recorded as a box of
+// its size. Fonts: `fonts` lists the http(s) URLs of the `@font-face` rules
+// of each readable sheet (a LINK's, a `<style>`'s), `cssImages` the other
+// `url(…)`s of those sheets and of `style` attributes (backgrounds), at
+// most HJS_MAX_FONTS each; Rust keeps those the page loaded.
 
 const HJS_LIMIT = 4 * 1024 * 1024;
 const HJS_MAX_DEPTH = 256;
@@ -34,6 +45,12 @@ const HJS_URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:hre
 const HJS_NO_VALUE = new Set(['checkbox', 'radio', 'file']);
 const hjsStringify = JSON.stringify;
 const HJS_SHEET_LIMIT = 1024 * 1024;
+const HJS_MAX_IMAGES = 256;
+const HJS_MAX_FONTS = 64;
+// Each sheet's `url(…)`s (its `@font-face` rules', the others'), by its rules' count when read (a rule
+// inserted or deleted reads them again; a `<style>` whose text changes has
+// a new sheet).
+const hjsFontSeen = new WeakMap();
 const hjsEncoder = new TextEncoder();
 // Each sheet's last text and its hash: a sheet unchanged is not hashed again.
 const hjsSheetSeen = new WeakMap();
@@ -118,6 +135,67 @@ function hjsSheet(el, attrs, st) {
   attrs.__hj_sheet = sha;
   st.sheets[sha] = text;
 }
+const HJS_CSS_URL = /url\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^)\s"']*))\s*\)/g;
+
+// The absolute http(s) URLs of the `url(…)`s of CSS text `text`, relative
+// to `base`.
+function hjsCssUrls(text, base) {
+  const urls = [];
+  if (!text.includes('url(')) return urls;
+  for (const m of text.matchAll(HJS_CSS_URL)) {
+    try {
+      const u = new URL(m[1] ?? m[2] ?? m[3], base).href;
+      if (/^https?:/i.test(u)) urls.push(hjsText(u));
+    } catch (e) { /* not a URL */ }
+  }
+  return urls;
+}
+
+// Adds the `url(…)`s of a readable `sheet`'s rules to `st.fonts` (those of
+// its `@font-face` rules) and `st.cssImages` (the others: backgrounds, …).
+function hjsSheetUrls(sheet, st) {
+  if (!sheet) return;
+  let rules;
+  try {
+    rules = sheet.cssRules;
+  } catch (e) {
+    return;
+  }
+  let seen = hjsFontSeen.get(sheet);
+  if (!seen || seen.count !== rules.length) {
+    const fonts = [], images = [];
+    const base = sheet.href || document.baseURI;
+    for (const r of Array.from(rules)) {
+      // CSSRule.FONT_FACE_RULE; a grouping rule's text holds its rules'.
+      const found = hjsCssUrls(r.cssText, base);
+      (r.type === 5 ? fonts : images).push(...found);
+    }
+    seen = { count: rules.length, fonts, images };
+    hjsFontSeen.set(sheet, seen);
+  }
+  hjsAddAll(st.fonts, seen.fonts, HJS_MAX_FONTS);
+  hjsAddAll(st.cssImages, seen.images, HJS_MAX_FONTS);
+}
+
+function hjsAddAll(set, urls, max) {
+  for (const u of urls) {
+    if (set.size >= max) return;
+    set.add(u);
+  }
+}
+
+// Names the URL an `<img>` shows in `st.images` (and in `src` when the
+// `srcset` chose another, or a `<base>` moved it), and its drawn size.
+function hjsImage(el, attrs, st) {
+  const cur = el.currentSrc || el.src || '';
+  if (cur && !/^javascript:/i.test(cur)) {
+    if (cur !== el.src || document.baseURI !== location.href) attrs.src = hjsText(cur);
+    if (/^https?:/i.test(cur) && st.images.size < HJS_MAX_IMAGES) st.images.add(hjsText(cur));
+  }
+  const w = Math.round(el.offsetWidth), h = Math.round(el.offsetHeight);
+  if (w > 0 || h > 0) attrs.__hj_size = w + ',' + h;
+}
+
 // The snapshot the running `act` took before acting (its answer's `snapshot`).
 let hjsTaken = null;
 
@@ -175,6 +253,7 @@ function hjsNode(n, st, depth) {
   const name = el.localName;
   const attrs = hjsAttrs(el);
   const out = [hjsText(el.tagName), attrs];
+  if (attrs.style) hjsAddAll(st.cssImages, hjsCssUrls(attrs.style, document.baseURI), HJS_MAX_FONTS);
   if (el === st.target) attrs.__hj_target = '';
   if (el !== st.scroller && (el.scrollTop || el.scrollLeft)) attrs.__hj_scroll = Math.round(el.scrollTop) + ',' + Math.round(el.scrollLeft);
   const html = el.namespaceURI === 'http://www.w3.org/1999/xhtml';
@@ -210,7 +289,16 @@ function hjsNode(n, st, depth) {
         else delete attrs.selected;
         break;
       case 'link':
-        if (hjsIsSheetLink(el)) hjsSheet(el, attrs, st);
+        if (hjsIsSheetLink(el)) {
+          hjsSheet(el, attrs, st);
+          hjsSheetUrls(el.sheet, st);
+        }
+        break;
+      case 'style':
+        hjsSheetUrls(el.sheet, st);
+        break;
+      case 'img':
+        hjsImage(el, attrs, st);
         break;
     }
   }
@@ -242,7 +330,7 @@ function hjsSnapshot(target, skip) {
   if (skip && skip === HJT_DOC) return { json: null, frames: frames.length, doc: HJT_DOC };
   let json;
   try {
-    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [] };
+    const st = { target: target || null, frames: new Map(frames.map((f, i) => [f, i])), scroller: document.scrollingElement, cut: 0, sheets: Object.create(null), limits: [], images: new Set(), fonts: new Set(), cssImages: new Set() };
     const snap = {
       url: hjsText(location.href),
       viewport: { width: innerWidth, height: innerHeight },
@@ -252,6 +340,9 @@ function hjsSnapshot(target, skip) {
     };
     if (st.cut) snap.cut = 'elements deeper than ' + HJS_MAX_DEPTH + ' levels left out: ' + st.cut;
     if (Object.keys(st.sheets).length) snap.sheets = st.sheets;
+    if (st.images.size) snap.images = Array.from(st.images);
+    if (st.fonts.size) snap.fonts = Array.from(st.fonts);
+    if (st.cssImages.size) snap.cssImages = Array.from(st.cssImages);
     if (st.limits.length) snap.limits = st.limits.slice(0, 32);
     json = hjsStringify(snap);
   } catch (e) {

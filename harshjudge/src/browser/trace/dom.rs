@@ -412,6 +412,16 @@ struct PageSnapshot {
     limits: Vec<String>,
 }
 
+/// An image's body stored as a resource (`images.rs` reads it back).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Kept {
+    pub sha: ContentHash,
+    /// Its extension (`png`).
+    pub ext: &'static str,
+    /// Its size.
+    pub bytes: usize,
+}
+
 /// A resource of `trace-dom.json`'s `resources`.
 #[derive(Serialize)]
 struct Resource {
@@ -451,11 +461,18 @@ struct Written {
 }
 
 #[derive(Serialize)]
-struct DomFile {
+struct DomFile<'a> {
     version: u32,
     snapshots: Vec<Written>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     resources: BTreeMap<String, Resource>,
+    /// Each image URL the snapshots draw → the SHA-256 of its body among
+    /// `resources`, null when it was not recorded (`images.rs`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    images: BTreeMap<&'a str, Option<&'a str>>,
+    /// The same of the fonts the page loaded (`@font-face` URLs).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    fonts: BTreeMap<&'a str, Option<&'a str>>,
 }
 
 /// A step's `trace-dom.json` as [`file`] writes it.
@@ -484,8 +501,15 @@ pub(crate) struct Indexes {
 /// numbers (those of no kept entry are left out), each entry's indexes in
 /// it (by `seq`), and the stylesheets they name. A sheet whose text is not
 /// the SHA-256 it is named by is left out (its LINK shows unstyled), said
-/// in the limits.
-pub(crate) fn file(held: Vec<Held>, n_of: impl Fn(u64) -> Option<u32>) -> DomWritten {
+/// in the limits. `images` and `fonts`: what the images the snapshots draw
+/// and the fonts the page loaded came to (`images.rs`), written as the
+/// file's `images` and `fonts` and their resources.
+pub(crate) fn file(
+    held: Vec<Held>,
+    n_of: impl Fn(u64) -> Option<u32>,
+    images: &BTreeMap<String, Option<Kept>>,
+    fonts: &BTreeMap<String, Option<Kept>>,
+) -> DomWritten {
     let mut indexes: Vec<(u64, Indexes)> = Vec::new();
     let mut sheets: BTreeMap<String, String> = BTreeMap::new();
     let mut limits: Vec<String> = Vec::new();
@@ -563,7 +587,7 @@ pub(crate) fn file(held: Vec<Held>, n_of: impl Fn(u64) -> Option<u32>) -> DomWri
             error: body.error,
         });
     }
-    let resources = sheets
+    let mut resources: BTreeMap<String, Resource> = sheets
         .iter()
         .filter_map(|(sha, text)| {
             let hash = ContentHash::parse(sha)?;
@@ -579,10 +603,22 @@ pub(crate) fn file(held: Vec<Held>, n_of: impl Fn(u64) -> Option<u32>) -> DomWri
             ))
         })
         .collect();
+    for kept in images.values().chain(fonts.values()).flatten() {
+        resources.insert(
+            kept.sha.as_str().to_string(),
+            Resource {
+                r#type: RunDir::trace_resource_type(kept.ext).unwrap_or("application/octet-stream"),
+                bytes: kept.bytes,
+                file: RunDir::trace_resource_from_evidence(&kept.sha, kept.ext),
+            },
+        );
+    }
     let bytes = serde_json::to_vec(&DomFile {
         version: DOM_VERSION,
         snapshots,
         resources,
+        images: named(images),
+        fonts: named(fonts),
     })
     .unwrap_or_else(|e| {
         serde_json::json!({"version": DOM_VERSION, "snapshots": [], "error": e.to_string()})
@@ -595,6 +631,13 @@ pub(crate) fn file(held: Vec<Held>, n_of: impl Fn(u64) -> Option<u32>) -> DomWri
         limits,
         sheets: sheets.into_values().map(String::into_bytes).collect(),
     }
+}
+
+/// A map of URLs to bodies as `trace-dom.json` writes it: URL → SHA-256.
+fn named(map: &BTreeMap<String, Option<Kept>>) -> BTreeMap<&str, Option<&str>> {
+    map.iter()
+        .map(|(url, kept)| (url.as_str(), kept.as_ref().map(|k| k.sha.as_str())))
+        .collect()
 }
 
 #[cfg(test)]

@@ -123,7 +123,7 @@ fn the_file_lists_snapshots_with_their_entry_moment_and_frames() {
         9 => Some(2),
         _ => None,
     };
-    let written = file(list, n_of);
+    let written = file(list, n_of, &Default::default(), &Default::default());
     let (bytes, indexes) = (written.bytes, written.indexes);
     let v: Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(v["version"], 1);
@@ -312,6 +312,8 @@ fn the_file_keeps_each_sheet_once_by_its_checked_hash() {
     let written = file(
         vec![snapshot(&sheets), snapshot(&sheets), snapshot(&bad)],
         |_| Some(1),
+        &Default::default(),
+        &Default::default(),
     );
     assert_eq!(written.sheets, [css.as_bytes().to_vec()]);
     assert_eq!(written.limits.len(), 2, "{:?}", written.limits);

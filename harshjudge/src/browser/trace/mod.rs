@@ -19,13 +19,16 @@
 //!
 //! The page at each moment: the DOM snapshots of `dom.rs`, held for the
 //! running step and written beside its `trace.json` as `trace-dom.json`,
-//! with the stylesheets they carry as the run's resources; and when asked, a
-//! screenshot after each action (`shots.rs`, `trace-NN.png`).
+//! with the stylesheets they carry and the images they draw (`images.rs`,
+//! read back from the browser when the step keeps its trace) as the run's
+//! resources; and when asked, a screenshot after each action (`shots.rs`,
+//! `trace-NN.png`).
 
 mod aria;
 mod assign;
 mod call;
 pub(crate) mod dom;
+mod images;
 mod shots;
 mod targets;
 #[cfg(test)]
@@ -298,11 +301,14 @@ struct State {
     snapshots: dom::Snapshots,
     /// Its screenshots after actions (`HARSHJUDGE_TRACE_SCREENSHOTS`).
     shots: shots::Shots,
+    /// The images its snapshots draw, once read back (`images.rs`).
+    images: images::StepImages,
 }
 
 /// What a step's end hands the store of its trace: `trace.json`, its DOM
 /// snapshots (`trace-dom.json`), the screenshots after its actions and the
-/// stylesheets its snapshots name (each distinct text once).
+/// resources its snapshots name (each distinct stylesheet text once, the
+/// images not stored before by this tracer).
 #[derive(Debug, PartialEq)]
 pub struct StepTrace {
     /// `trace.json`'s content.
@@ -311,9 +317,10 @@ pub struct StepTrace {
     pub dom: Option<Vec<u8>>,
     /// Each kept screenshot: its evidence name (`trace-03`) and PNG bytes.
     pub shots: Vec<(String, Vec<u8>)>,
-    /// The stylesheets' texts the snapshots name by their SHA-256
-    /// (`runs/{id}/trace-resources/{sha256}.css`).
-    pub sheets: Vec<Vec<u8>>,
+    /// The resources the snapshots name by their SHA-256, each with its
+    /// extension (`runs/{id}/trace-resources/{sha256}.{ext}`): stylesheets
+    /// (`css`) and images (`png`, …).
+    pub resources: Vec<(&'static str, Vec<u8>)>,
 }
 
 /// The trace recorder of one attempt of a scenario: its pages record the
@@ -325,6 +332,8 @@ pub struct Tracer {
     /// A screenshot after each action (`HARSHJUDGE_TRACE_SCREENSHOTS=on`).
     screenshots: bool,
     state: Mutex<State>,
+    /// The bodies of images read back so far (across steps).
+    fetched: Mutex<images::Fetched>,
     /// The next entry's `seq`.
     begun: std::sync::atomic::AtomicU64,
 }
@@ -356,6 +365,7 @@ impl Tracer {
                 attempt,
                 screenshots,
                 begun: Default::default(),
+                fetched: Default::default(),
                 state: Mutex::new(State {
                     step_started: now_ms(),
                     ..State::default()
@@ -479,6 +489,7 @@ impl Tracer {
         let errors = std::mem::take(&mut s.errors);
         let snapshots = std::mem::take(&mut s.snapshots);
         let shots = std::mem::take(&mut s.shots);
+        let images = std::mem::take(&mut s.images);
         s.logs_from.clear();
         // A scenario that opened no page has nothing to trace.
         if !self.keeps(failed) || s.pages.is_empty() {
@@ -511,12 +522,13 @@ impl Tracer {
                 file,
                 dom: None,
                 shots,
-                sheets: Vec::new(),
+                resources: Vec::new(),
             });
         }
-        let written = dom::file(snapshots.held, n_of);
+        let written = dom::file(snapshots.held, n_of, &images.map, &images.fonts);
         let (dom, indexes) = (written.bytes, written.indexes);
         file.limits.extend(written.limits);
+        file.limits.extend(images.limits);
         for (seq, ix) in indexes {
             if let Some(e) = n_of(seq).and_then(|n| file.entries.get_mut(n as usize - 1)) {
                 e.snapshots = Some(TraceSnapshots {
@@ -526,11 +538,12 @@ impl Tracer {
                 });
             }
         }
+        let sheets = written.sheets.into_iter().map(|css| ("css", css));
         Some(StepTrace {
             file,
             dom: Some(dom),
             shots,
-            sheets: written.sheets,
+            resources: sheets.chain(images.new).collect(),
         })
     }
 

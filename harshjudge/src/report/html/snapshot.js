@@ -6,7 +6,10 @@
 // hjrRender(snapshots, index, resources) → html: `snapshots` is
 // trace-dom.json's list (or the file's object); `index` the snapshot to show;
 // `resources` maps a resource's SHA-256 (or its absolute URL) to a `data:`
-// URL. A node is a text (a string), `[[back, n]]` (node n, counted in
+// URL; the file's `images` (an image URL → its resource's SHA-256, or null)
+// names the step's images, its `fonts` the fonts its sheets load. An `<img>` none is recorded for keeps its URL in
+// `__hj_missing`, is titled "image not recorded: {url}" and drawn as a
+// hatched box of the size it had (`__hj_size`). A node is a text (a string), `[[back, n]]` (node n, counted in
 // post-order without references, of the snapshot `back` snapshots earlier of
 // the same frame: same `page` and `frame`), or `[TAG, {attrs}, ...children]`.
 //
@@ -39,7 +42,7 @@ const HJR_MAX_FRAME_DEPTH = 8;
 const HJR_OUTLINE = '[__hj_target] { outline: 2px solid #e5484d !important; outline-offset: 1px }';
 // An image whose bytes were not recorded: a hatched box (its URL in
 // `__hj_missing`).
-const HJR_MISSING = 'img[__hj_missing] { background: repeating-linear-gradient(45deg, #d0d7de 0 4px, #f6f8fa 4px 8px) }';
+const HJR_MISSING = 'img[__hj_missing] { display: inline-block; background: repeating-linear-gradient(45deg, #d0d7de 0 4px, #f6f8fa 4px 8px) }';
 const HJR_VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'keygen', 'link',
   'meta', 'param', 'source', 'track', 'wbr']);
 // Elements whose children the HTML parser reads as text: only their text
@@ -69,6 +72,8 @@ function hjrRender(snapshots, index, resources) {
   const ctx = {
     list,
     res: resources && typeof resources === 'object' ? resources : {},
+    images: hjrUrlMap(snapshots, 'images'),
+    fonts: hjrUrlMap(snapshots, 'fonts'),
     nonce: hjrNonce(),
     budget: HJR_MAX_NODES,
     room: HJR_MAX_CHARS,
@@ -328,10 +333,12 @@ function hjrAttrs(ctx, doc, t, attrs) {
   if (!attrs || typeof attrs !== 'object' || Array.isArray(attrs)) return '';
   let out = '';
   const img = t === 'img' || t === 'image' || t === 'input';
+  const missing = t === 'img' ? hjrMissing(ctx, doc, attrs) : null;
   for (const name of Object.keys(attrs)) {
     if (!HJR_ATTR.test(name)) continue;
     const lname = name.toLowerCase();
     if (lname.startsWith('on') || HJR_DROPPED.has(lname)) continue;
+    if (missing !== null && (lname === 'title' || lname === '__hj_missing')) continue;
     let value = attrs[name];
     if (value === null || value === undefined) continue;
     value = String(value);
@@ -348,16 +355,37 @@ function hjrAttrs(ctx, doc, t, attrs) {
       const sha = img && lname === 'src' ? hjrOwn(attrs, '__hj_src') : undefined;
       const url = value;
       value = (typeof sha === 'string' && hjrData(ctx, sha)) || hjrLookup(ctx, doc, value, doc.url);
-      if (!value) {
-        if (t === 'img' && lname === 'src') out += ' __hj_missing="' + hjrAttrValue(hjrAbsolute(url, doc.url) || url) + '"';
-        continue;
-      }
+      if (!value) continue;
     } else if (HJR_CSS_ATTRS.has(lname)) {
       value = hjrCss(ctx, doc, value, doc.url);
     }
     out += ' ' + name + '="' + hjrAttrValue(value) + '"';
   }
+  if (missing !== null) {
+    out += ' __hj_missing="' + hjrAttrValue(missing) + '" title="' + hjrAttrValue('image not recorded: ' + missing) + '"';
+    // The box the image had on the page, unless its markup sizes it.
+    const size = /^(\d{1,6}),(\d{1,6})$/.exec(String(hjrOwn(attrs, '__hj_size') ?? ''));
+    const has = (k) => Object.keys(attrs).some((a) => a.toLowerCase() === k);
+    if (size && !has('width') && !has('height')) out += ' width="' + size[1] + '" height="' + size[2] + '"';
+  }
   return out;
+}
+
+// trace-dom.json's map `key` (URL → SHA-256) of the file's object, or {}.
+function hjrUrlMap(file, key) {
+  const map = !Array.isArray(file) && file && typeof file === 'object' ? hjrOwn(file, key) : null;
+  return map && typeof map === 'object' && !Array.isArray(map) ? map : {};
+}
+
+// The URL of an `<img>` whose image was not recorded (none recorded for its
+// `src`: neither `__hj_src` nor its URL names a resource), else null.
+function hjrMissing(ctx, doc, attrs) {
+  const name = Object.keys(attrs).find((k) => k.toLowerCase() === 'src');
+  const src = name === undefined ? undefined : attrs[name];
+  if (typeof src !== 'string' || src.trim() === '') return null;
+  const sha = hjrOwn(attrs, '__hj_src');
+  if ((typeof sha === 'string' && hjrData(ctx, sha)) || hjrLookup(ctx, doc, src, doc.url)) return null;
+  return hjrAbsolute(src, doc.url) || src;
 }
 
 // The srcdoc of an iframe: its child frame's snapshot, rendered, escaped.
@@ -432,6 +460,12 @@ function hjrLookup(ctx, doc, url, base) {
   const p = ctx.frames[doc.i];
   for (let k = p ? p.at : -1; k >= 0; k--) {
     const sha = hjrOwn(hjrOwn(hjrSnap(ctx, p.of[k]), 'resources'), abs);
+    if (typeof sha === 'string' && hjrData(ctx, sha)) return hjrData(ctx, sha);
+  }
+  // The step's images and fonts (trace-dom.json's `images` and `fonts`:
+  // URL → SHA-256 or null).
+  for (const map of [ctx.images, ctx.fonts]) {
+    const sha = hjrOwn(map, abs);
     if (typeof sha === 'string' && hjrData(ctx, sha)) return hjrData(ctx, sha);
   }
   return hjrData(ctx, abs);

@@ -3,8 +3,9 @@
 //! and failures) and the data script the page loads when the step is opened,
 //! `data/traces/{slug}/{runId}/{step}.js` = `window.__hj.trace({...})` with the
 //! step's `trace.json` and `trace-dom.json` as they are on disk (checked to be
-//! JSON, never re-encoded), and the stylesheets its snapshots name
-//! (`RunDir::trace_resource`) inlined as `data:` URLs (`resources`, D16). One script per step, loaded on demand: the
+//! JSON, never re-encoded), and the resources its snapshots name
+//! (`RunDir::trace_resource`: stylesheets, images) inlined as `data:` URLs
+//! (`resources`, D16). One script per step, loaded on demand: the
 //! overview and the run's script never carry a trace.
 
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::store::Store;
+use crate::store::{RunDir, Store};
 
 /// The trace's file in a step's evidence folder.
 pub(crate) const TRACE_JSON: &str = "trace.json";
@@ -155,7 +156,15 @@ pub(crate) const RESOURCES_LIMIT: u64 = 8 * 1024 * 1024;
 #[derive(Deserialize)]
 struct DomResources {
     #[serde(default)]
-    resources: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+    resources: std::collections::BTreeMap<String, DomResource>,
+}
+
+/// A resource as `trace-dom.json` names it: its MIME type (a stylesheet's
+/// when absent, as the first files wrote it).
+#[derive(Deserialize)]
+struct DomResource {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
 }
 
 /// The resources `trace-dom.json` (`dom`, its text) names that are on disk
@@ -177,11 +186,13 @@ fn resources(
     };
     let mut room = RESOURCES_LIMIT;
     let mut left = Vec::new();
-    for sha in named.resources.keys() {
+    for (sha, resource) in &named.resources {
         let Some(hash) = crate::store::ContentHash::parse(sha) else {
             continue;
         };
-        let Some(path) = crate::store::RunDir::trace_resource_beside(evidence, &hash, "css") else {
+        let ext = RunDir::trace_resource_ext(resource.kind.as_deref().unwrap_or("text/css"));
+        let mime = RunDir::trace_resource_type(ext).unwrap_or("application/octet-stream");
+        let Some(path) = RunDir::trace_resource_beside(evidence, &hash, ext) else {
             continue;
         };
         let size = store.metadata(&path).map(|m| m.len()).unwrap_or(0);
@@ -192,14 +203,14 @@ fn resources(
             Some(b) if b.len() as u64 <= room => {
                 room -= b.len() as u64;
                 let data = base64::engine::general_purpose::STANDARD.encode(&b);
-                out.insert(sha.clone(), format!("data:text/css;base64,{data}"));
+                out.insert(sha.clone(), format!("data:{mime};base64,{data}"));
             }
             _ => left.push(format!("{sha:.12}…")),
         }
     }
     if !left.is_empty() {
         notices.push(format!(
-            "{} stylesheets of the snapshots are not inlined (missing, or past the {} MiB a step's resources may take): {}",
+            "{} resources of the snapshots (stylesheets, images) are not inlined (missing, or past the {} MiB a step's resources may take): {}",
             left.len(),
             RESOURCES_LIMIT >> 20,
             left.join(", ")

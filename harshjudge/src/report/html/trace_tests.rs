@@ -181,3 +181,51 @@ fn trace_scripts_of_runs_out_of_the_history_are_removed() {
     assert!(!old.exists());
     assert!(dir.join("report/data/traces/shop/r1/02.js").is_file());
 }
+
+/// The resources `trace-dom.json` names are inlined as `data:` URLs of
+/// their type (a sheet named without one is CSS, as the first files wrote
+/// it), an image among them; one missing on disk is named in a notice.
+#[test]
+fn a_steps_images_and_sheets_are_inlined_as_data_urls_of_their_type() {
+    use base64::Engine as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let run = project(dir);
+    let (png, css) = (b"\x89PNG fake".as_slice(), b"p { color: red }".as_slice());
+    let sha = |b: &[u8]| crate::store::ContentHash::of(b).to_string();
+    let (png_sha, css_sha, gone) = (sha(png), sha(css), sha(b"gone"));
+    std::fs::create_dir_all(run.join("trace-resources")).unwrap();
+    std::fs::write(run.join(format!("trace-resources/{png_sha}.png")), png).unwrap();
+    std::fs::write(run.join(format!("trace-resources/{css_sha}.css")), css).unwrap();
+    let dom = DOM.trim_end_matches('}').to_string()
+        + &format!(
+            r#","resources":{{"{png_sha}":{{"type":"image/png","bytes":9,"file":"x"}},"{css_sha}":{{"bytes":16,"file":"y"}},"{gone}":{{"type":"image/gif","bytes":4,"file":"z"}}}},"images":{{"http://a/logo.png":"{png_sha}","http://a/gone.gif":null}}}}"#
+        );
+    put(&run.join("step-02/evidence/trace-dom.json"), &dom);
+    write(dir).unwrap();
+    let js = script_of(dir);
+    let json = js
+        .strip_prefix("window.__hj.trace(")
+        .and_then(|j| j.strip_suffix(");\n"))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    assert_eq!(
+        v["resources"][&png_sha],
+        format!("data:image/png;base64,{}", b64(png))
+    );
+    assert_eq!(
+        v["resources"][&css_sha],
+        format!("data:text/css;base64,{}", b64(css))
+    );
+    assert!(v["resources"].get(&gone).is_none());
+    assert_eq!(
+        v["dom"]["images"]["http://a/gone.gif"],
+        serde_json::Value::Null
+    );
+    let notices = v["notices"].to_string();
+    assert!(
+        notices.contains("1 resources") && notices.contains(&gone[..12]),
+        "{notices}"
+    );
+}

@@ -378,6 +378,18 @@ return JSON.stringify(r); }}",
                 e => e,
             })
     }
+    async fn keep_response_bodies(&self) {
+        self.bidi.collect_bodies().await;
+    }
+    fn bodies(&self) -> Result<(), crate::browser::backend::page_backend::NoBodies> {
+        self.bidi.bodies().map(drop)
+    }
+    fn resource_request(&self, url: &str) -> Option<crate::browser::steplog::Recorded> {
+        self.bidi.log.resource(url)
+    }
+    async fn response_body(&self, request: &str) -> Result<Vec<u8>, BrowserError> {
+        self.bidi.response_body(request).await
+    }
 }
 
 /// The origin of `url` (`http://127.0.0.1:8001` of `http://127.0.0.1:8001/a`).

@@ -700,4 +700,31 @@ return JSON.stringify(r); }})({args})",
             super::screencast::Screencast::start(&page.connection, &page.session, frames, viewport);
         Ok(Some(cast.await?))
     }
+    fn bodies(&self) -> Result<(), crate::browser::backend::page_backend::NoBodies> {
+        Ok(())
+    }
+    fn resource_request(&self, url: &str) -> Option<crate::browser::steplog::Recorded> {
+        self.page.step_log().resource(url)
+    }
+    async fn response_body(&self, request: &str) -> Result<Vec<u8>, BrowserError> {
+        use base64::Engine as _;
+        let (connection, session, _) = self.page.parts();
+        let body = connection
+            .send(
+                Some(session),
+                &super::protocol::GetResponseBody {
+                    request_id: request,
+                },
+            )
+            .await?;
+        if !body.base64_encoded {
+            return Ok(body.body.into_bytes());
+        }
+        base64::engine::general_purpose::STANDARD
+            .decode(body.body.as_bytes())
+            .map_err(|e| BrowserError::Command {
+                action: "reading a response's body (Network.getResponseBody)".into(),
+                message: format!("the body is not base64: {e}"),
+            })
+    }
 }

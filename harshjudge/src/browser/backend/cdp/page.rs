@@ -255,7 +255,10 @@ impl CdpPage {
         let (enable, tree) = (c.send(s, &PageEnable {}), c.send(s, &GetFrameTree {}));
         let lifecycle_on = c.send(s, &SetLifecycleEventsEnabled { enabled: true });
         let runtime = c.send(s, &RuntimeEnable {});
-        let (log, network) = (c.send(s, &LogEnable {}), c.send(s, &NetworkEnable {}));
+        let (log, network) = (
+            c.send(s, &LogEnable {}),
+            c.send(s, &NetworkEnable::default()),
+        );
         let engine = c.send(
             s,
             &AddScriptToEvaluateOnNewDocument {

@@ -241,10 +241,25 @@ command!(RuntimeEnable, "Runtime.enable", Empty);
 pub(crate) struct LogEnable {}
 command!(LogEnable, "Log.enable", Empty);
 
-/// `Network.enable`: the request events.
-#[derive(Debug, Default, Serialize)]
-pub(crate) struct NetworkEnable {}
+/// `Network.enable`: the request events, the browser keeping up to 64 MiB
+/// of the page's response bodies, 8 MiB each (what a trace reads images
+/// back from: `Network.getResponseBody`, D10 of docs/design/trace.md).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NetworkEnable {
+    pub(crate) max_total_buffer_size: u64,
+    pub(crate) max_resource_buffer_size: u64,
+}
 command!(NetworkEnable, "Network.enable", Empty);
+
+impl Default for NetworkEnable {
+    fn default() -> NetworkEnable {
+        NetworkEnable {
+            max_total_buffer_size: 64 << 20,
+            max_resource_buffer_size: 8 << 20,
+        }
+    }
+}
 
 /// `Runtime.runIfWaitingForDebugger`: a target paused at its start goes on.
 #[derive(Debug, Default, Serialize)]

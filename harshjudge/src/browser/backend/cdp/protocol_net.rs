@@ -109,6 +109,23 @@ pub(crate) struct ResponseReceived {
 }
 event!(ResponseReceived, "Network.responseReceived");
 
+/// `Network.getResponseBody`: the body the browser kept of a response.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetResponseBody<'a> {
+    pub(crate) request_id: &'a str,
+}
+command!(GetResponseBody<'a>, "Network.getResponseBody", ResponseBody);
+
+/// The answer of [`GetResponseBody`]: the body, as text or base64.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ResponseBody {
+    pub(crate) body: String,
+    #[serde(default)]
+    pub(crate) base64_encoded: bool,
+}
+
 /// `Network.loadingFinished`: a response's body arrived.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -251,7 +251,10 @@ fn attach_child(connection: &Arc<Connection>, shared: &Arc<Shared>, child: Attac
         // frame runs); awaited together (a frame gone in the meantime fails
         // them all: nothing to do).
         let (page, runtime) = (c.send(s, &PageEnable {}), c.send(s, &RuntimeEnable {}));
-        let (log, network) = (c.send(s, &LogEnable {}), c.send(s, &NetworkEnable {}));
+        let (log, network) = (
+            c.send(s, &LogEnable {}),
+            c.send(s, &NetworkEnable::default()),
+        );
         let (engine, children) = (c.send(s, &engine), c.send(s, &CHILDREN));
         // The page's init scripts, after the engine, in their order.
         let scripts = shared.init_scripts();

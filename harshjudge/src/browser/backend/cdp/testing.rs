@@ -63,7 +63,7 @@ impl RealPage {
             connection.send(s, &PageEnable {}),
             connection.send(s, &RuntimeEnable {}),
             connection.send(s, &LogEnable {}),
-            connection.send(s, &NetworkEnable {}),
+            connection.send(s, &NetworkEnable::default()),
         );
         a.and(b).and(c).and(d).expect("enabled");
         RealPage {
