@@ -206,8 +206,7 @@ impl Default for Agent {
             .unwrap_or(0);
         Agent {
             runtime: OnceLock::new(),
-            // A server a test started under nextest uses the run's Chromium.
-            browsers: harshjudge::browser::Browsers::for_test_run(),
+            browsers: harshjudge::browser::Browsers::new(),
             browser: tokio::sync::Mutex::new(None),
             active_run: Mutex::new(None),
             recording: Mutex::new(None),

@@ -36,10 +36,6 @@ impl Server {
             .env("HARSHJUDGE_DASHBOARD", "off")
             .env("HARSHJUDGE_LOG", "warn")
             .env("HARSHJUDGE_TOOL_TIMEOUT", "4s")
-            // Its own Chromium, whose renderers are its descendants: not the
-            // nextest run's (`Browsers::for_test_run`), which this test's
-            // SIGSTOP must not reach.
-            .env_remove("NEXTEST_RUN_ID")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -281,22 +281,16 @@ fn a_live_heal_check_over_mcp_runs_in_process_and_leaves_the_agents_page_open() 
     call("browser_navigate", json!({"url": "/login"}));
     let agent = ctx.agent();
     let browsers = &agent.browsers;
-    // The agent's Chromium (the DevTools protocol), else its chromedriver;
-    // under nextest, the run's Chromium (`Browsers::for_test_run`), which no
-    // heal can stop: none of the agent's own.
+    // The agent's Chromium (the DevTools protocol), else its chromedriver.
     let owned =
         || (browsers.local_browser()).or_else(|| browsers.local_driver().map(|(pid, _)| pid));
-    let driver = owned();
-    let shared = std::env::var_os("NEXTEST_RUN_ID").is_some()
-        && harshjudge::browser::BrowserConfig::from_env()
-            .is_ok_and(|c| c.chromium_protocol == harshjudge::browser::ChromiumProtocol::Cdp);
-    assert_eq!(driver.is_none(), shared, "the agent's browser: {driver:?}");
+    let driver = owned().expect("the agent's browser");
     let args = json!({"scenarioSlug": SLUG, "sourceRoot": "src-root", "baseUrl": renamed.url});
     let healed = call("heal", args);
     assert_eq!(healed["live"]["count"], 1, "{healed}");
     assert_eq!(healed["after"], ".name(\"Log in\")");
     // The agent's page is still open, on the same browser, and still works.
-    assert_eq!(owned(), driver);
+    assert_eq!(owned(), Some(driver));
     let again = call("browser_navigate", json!({"url": "/items"}));
     assert!(again.to_string().contains("/items"), "{again}");
     call("browser_close", json!({}));
