@@ -625,3 +625,56 @@ async fn click_options_reach_the_page_as_a_users_input() {
         close(page).await;
     }
 }
+
+/// Two documents: `/plain`, and `/spa`, whose script moves within itself
+/// every millisecond (`replaceState`, as an app's router may as it loads).
+fn history_app(stream: std::net::TcpStream) -> std::io::Result<()> {
+    crate::support::answer_pages(
+        stream,
+        &[
+            (
+                "/plain",
+                "<!doctype html><title>Plain</title><p>PLAIN-BODY</p>",
+            ),
+            (
+                "/spa",
+                "<!doctype html><title>App</title><p>APP-BODY</p><script>\
+                 let n = 0; setInterval(() => history.replaceState(null, '', '/spa#' + n++), 1);\
+                 </script>",
+            ),
+        ],
+    )
+}
+
+/// `go_back` ends on the page it goes back to, loaded: the moves within the
+/// document of the page it leaves are not its end. They were (on Chromium
+/// over the DevTools protocol, any move within the document ended a step in
+/// history), and `go_back` returned on `/spa`, or before `/plain` had a body
+/// (seen: "Cannot set properties of null (setting 'innerHTML')" after it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn go_back_ends_on_the_page_it_went_back_to_not_a_move_of_the_page_it_left() {
+    let base = crate::support::serve_with(history_app);
+    for browser in [BrowserKind::Chromium, BrowserKind::Firefox] {
+        let started = std::time::Instant::now();
+        let page = browsers()
+            .open_page_with(&config().for_browser(browser), &base)
+            .await
+            .unwrap_or_else(|e| panic!("a {browser:?} page: {e}"));
+        for round in 0..5 {
+            page.goto("/plain").await.unwrap();
+            page.goto("/spa").await.unwrap();
+            page.go_back().await.unwrap();
+            let seen = page
+                .eval("return [location.pathname, document.body ? document.body.textContent : null, document.readyState]")
+                .await
+                .unwrap();
+            assert_eq!(
+                seen,
+                serde_json::json!(["/plain", "PLAIN-BODY", "complete"]),
+                "{browser:?}, round {round}: after go_back"
+            );
+        }
+        close(page).await;
+        eprintln!("{browser:?}: {:?}", started.elapsed());
+    }
+}

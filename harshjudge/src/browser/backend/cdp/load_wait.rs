@@ -66,6 +66,12 @@ pub(crate) struct LoadWait {
     left: Option<String>,
     /// The loaders of the documents the awaited one asked for.
     sent_to: Vec<String>,
+    /// A history step's entry: a move within the document to it ends the
+    /// wait (none: only a document's load does, as for a reload). Any move
+    /// within the document did before, and the page being left (an app's
+    /// router calling `replaceState` as it loads) ended a `go_back` before
+    /// its document was there.
+    within_to: Option<String>,
 }
 
 impl LoadWait {
@@ -75,6 +81,15 @@ impl LoadWait {
         LoadWait {
             loader,
             left,
+            ..LoadWait::default()
+        }
+    }
+
+    /// The wait of a step in history to the entry at `url`: its document's
+    /// load, or a move within the document to `url`.
+    pub(crate) fn for_history(url: &str) -> LoadWait {
+        LoadWait {
+            within_to: Some(url.to_string()),
             ..LoadWait::default()
         }
     }
@@ -126,7 +141,11 @@ impl LoadWait {
             } if frame == main && name == "load" && self.loader.as_ref() == Some(&loader) => {
                 return Some(End::Loaded);
             }
-            Lifecycle::WithinDocument { frame, .. } if frame == main && self.loader.is_none() => {
+            Lifecycle::WithinDocument { frame, url }
+                if frame == main
+                    && self.loader.is_none()
+                    && self.within_to.as_deref() == Some(url.as_str()) =>
+            {
                 return Some(End::Loaded);
             }
             _ => {}

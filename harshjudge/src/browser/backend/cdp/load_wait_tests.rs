@@ -125,17 +125,39 @@ fn another_document_committed_first_interrupts() {
     assert_eq!(end, interrupted("http://a/other"));
 }
 
+fn within(url: &str) -> Lifecycle {
+    Lifecycle::WithinDocument {
+        frame: MAIN.into(),
+        url: url.into(),
+    }
+}
+
 #[test]
-fn a_fragment_navigation_of_a_reload_ends_it() {
-    let mut wait = LoadWait::for_loader(None, None);
-    let end = wait.step(
-        Lifecycle::WithinDocument {
-            frame: MAIN.into(),
-            url: "http://a/#x".into(),
-        },
-        MAIN,
-    );
-    assert_eq!(end, Some(End::Loaded));
+fn a_step_in_history_within_the_document_ends_at_its_entry() {
+    let mut wait = LoadWait::for_history("http://a/#x");
+    assert_eq!(wait.step(within("http://a/#x"), MAIN), Some(End::Loaded));
+}
+
+/// The page being left moves within itself (an app's router calling
+/// `replaceState` as it loads) after the step in history was asked for:
+/// the step goes on to its own document's load. Any such move ended it,
+/// and `go_back` returned before its document had a body.
+#[test]
+fn the_left_pages_own_moves_do_not_end_a_step_in_history() {
+    let mut wait = LoadWait::for_history("http://a/play");
+    let events = vec![
+        within("http://a/todos/#/"),
+        within("http://a/todos/#/all"),
+        committed("L2", "http://a/play"),
+        load("L2"),
+    ];
+    let ends: Vec<Option<End>> = events.into_iter().map(|e| wait.step(e, MAIN)).collect();
+    assert_eq!(ends, vec![None, None, None, Some(End::Loaded)]);
+    // A reload is never a move within the document.
+    let mut reload = LoadWait::for_loader(None, None);
+    assert_eq!(reload.step(within("http://a/#x"), MAIN), None);
+    assert_eq!(reload.step(committed("L3", "http://a/"), MAIN), None);
+    assert_eq!(reload.step(load("L3"), MAIN), Some(End::Loaded));
 }
 
 /// `goto` to the URL the page is on: its own script sending it on is the

@@ -568,7 +568,7 @@ impl CdpPage {
         let mut events = self.lifecycle();
         let to = NavigateToHistoryEntry { entry_id: entry.id };
         self.connection.send(s, &to).await?;
-        let wait = LoadWait::for_loader(None, None);
+        let wait = LoadWait::for_history(&entry.url);
         self.wait_load(&mut events, wait, &entry.url).await?;
         Ok(true)
     }
