@@ -203,46 +203,19 @@ async fn console_and_network_are_read_per_call() {
     browsers().release(page).await;
 }
 
-/// `Browsers::for_test_run` (this binary's `support::browsers`): under
-/// cargo-nextest, the run's one Chromium, which this process did not launch
-/// and its end does not stop; under `cargo test`, a Chromium of its own.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_test_runs_browsers_are_the_nextest_runs_one_chromium() {
-    let mut c = config();
-    c.chromium_protocol = harshjudge::browser::ChromiumProtocol::Cdp;
-    c.browser = harshjudge::browser::BrowserKind::Chromium;
-    let base = demo_app::start_in_background().unwrap();
-    let page = browsers().open_page_with(&c, &base).await.unwrap();
-    page.goto("/items").await.unwrap();
-    let launched_here = browsers().local_browser();
-    browsers().release(page).await;
-    let under_nextest = std::env::var_os("NEXTEST_RUN_ID").is_some();
-    if under_nextest {
-        assert_eq!(
-            launched_here, None,
-            "the run's Chromium, not this process's"
-        );
-    } else {
-        assert!(launched_here.is_some(), "a Chromium of this process's own");
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_are_reused_with_their_state_reset() {
     let base = demo_app::start_in_background().unwrap();
     let c = config();
-    // Its own browsers: the cold start is this test's, and so is the
-    // browser whose reuse it checks (not the run's shared one).
-    let own = harshjudge::browser::Browsers::new();
     let t0 = Instant::now();
-    let first = own.open_page_with(&c, &base).await.unwrap();
+    let first = browsers().open_page_with(&c, &base).await.unwrap();
     let cold = t0.elapsed();
     // Over CDP the browser is reused, each page a new context of it; over
     // WebDriver the pooled session is.
     let cdp = c.chromium_protocol == harshjudge::browser::ChromiumProtocol::Cdp;
     let reused = |page_session: Option<String>| {
         if cdp {
-            own.local_browser().map(|pid| pid.to_string())
+            browsers().local_browser().map(|pid| pid.to_string())
         } else {
             page_session
         }
@@ -254,9 +227,9 @@ async fn sessions_are_reused_with_their_state_reset() {
         .eval("document.cookie = 'seen=1'; localStorage.setItem('k', 'v'); return 1")
         .await
         .unwrap();
-    own.release(first).await;
+    browsers().release(first).await;
     let t1 = Instant::now();
-    let second = own.open_page_with(&c, &base).await.unwrap();
+    let second = browsers().open_page_with(&c, &base).await.unwrap();
     let warm = t1.elapsed();
     assert_eq!(
         reused(second.session_id().await),
@@ -274,7 +247,7 @@ async fn sessions_are_reused_with_their_state_reset() {
     );
     eprintln!("session open: first {cold:?}, reused {warm:?}");
     assert!(warm < cold, "reuse is cheaper: {warm:?} vs {cold:?}");
-    own.release(second).await;
+    browsers().release(second).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

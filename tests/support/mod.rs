@@ -276,13 +276,14 @@ pub fn mcp_binary() -> PathBuf {
         .clone()
 }
 
-/// This test binary's browsers, as a suite's scenarios have theirs
-/// (`Browsers::for_test_run`): under cargo-nextest, the run's one Chromium,
-/// each test's pages in browser contexts of their own. A test that kills or
-/// counts its browser's processes makes its own (`Browsers::new`).
+/// This test binary's browsers: its tests share one chromedriver, as a
+/// suite's scenarios do (the harness's run owns one `Browsers`). Not the
+/// nextest run's one Chromium, as the harness's are: one per test process
+/// measured no more CPU than that (the browser binary: 424 CPU-s against
+/// 436), and a test's own browser is one a test can kill or count.
 pub fn browsers() -> &'static harshjudge::browser::Browsers {
     static BROWSERS: std::sync::LazyLock<harshjudge::browser::Browsers> =
-        std::sync::LazyLock::new(harshjudge::browser::Browsers::for_test_run);
+        std::sync::LazyLock::new(harshjudge::browser::Browsers::new);
     &BROWSERS
 }
 

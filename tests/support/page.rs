@@ -42,7 +42,7 @@ pub async fn open_report(hj: &Path, fragment: &str) -> (Browsers, Page) {
         "file://{}{fragment}",
         hj.join("report/index.html").display()
     );
-    let browsers = Browsers::for_test_run();
+    let browsers = Browsers::new();
     let page = browsers
         .open_page_with(&config, &url)
         .await

@@ -193,27 +193,12 @@ impl Browsers {
         }
     }
 
-    /// The browsers of a process of a test run. Under cargo-nextest, where
-    /// every test is a process of its own, its Chromiums spoken to over the
-    /// DevTools protocol are the run's: one per launch settings, started by
-    /// the first process that needs it, stopped when the run ends (also
-    /// after a SIGKILL), each page a browser context of this process's own,
-    /// isolated as pages of one browser are. A browser start costs more than
-    /// most tests, so a run of many tests starts one instead of one each.
-    /// Elsewhere, and for sessions over WebDriver, as [`Browsers::new`]. The
-    /// harness makes its browsers so; so can tests of your own that open
-    /// pages without `#[scenario]`:
-    ///
-    /// ```no_run
-    /// use harshjudge::browser::Browsers;
-    /// use std::sync::LazyLock;
-    ///
-    /// static BROWSERS: LazyLock<Browsers> = LazyLock::new(Browsers::for_test_run);
-    /// ```
-    ///
-    /// A test that kills its browser, or counts its processes, wants one of
-    /// its own: [`Browsers::new`].
-    pub fn for_test_run() -> Browsers {
+    /// The browsers of a harness run: under cargo-nextest, where every
+    /// scenario is a process of its own, its Chromiums spoken to over the
+    /// DevTools protocol are the run's ([`Browsers::shared_by_run`]), each
+    /// page a browser context of this process's own; elsewhere, and for
+    /// sessions over WebDriver, as [`Browsers::new`].
+    pub(crate) fn for_test_run() -> Browsers {
         match crate::process::shared::run_id() {
             Some(run) => Browsers::shared_by_run(run),
             None => Browsers::new(),
