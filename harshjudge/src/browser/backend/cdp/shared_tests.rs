@@ -402,12 +402,15 @@ async fn processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_contex
     let mut runner = Runner(
         Command::new("/bin/sh")
             .arg("-c")
-            .arg(r#""$0" "$@" & "$0" "$@" & wait"#)
+            // As nextest does, the run's id is in its children's
+            // environment, not its own: its runner is what they outlive.
+            .arg(r#"NEXTEST_RUN_ID="$HJ_TEST_RUN" "$0" "$@" & NEXTEST_RUN_ID="$HJ_TEST_RUN" "$0" "$@" & wait"#)
             .arg(&exe)
             .args([name, "--exact", "--nocapture", "--test-threads=1"])
             .env(PARTICIPANT, reports.path())
             .stdout(std::process::Stdio::null())
-            .env("NEXTEST_RUN_ID", &run)
+            .env("HJ_TEST_RUN", &run)
+            .env_remove("NEXTEST_RUN_ID")
             .spawn()
             .expect("the runner"),
     );
