@@ -322,6 +322,19 @@ async fn video_state(page: &Page) -> (f64, bool) {
     (v[0].as_f64().unwrap(), v[1].as_bool().unwrap())
 }
 
+/// The row the timeline chooses once the video's time is `at` s (set, and
+/// its `timeupdate` sent, as playing would).
+async fn row_at(page: &Page, at: f64) -> serde_json::Value {
+    js(
+        page,
+        &format!(
+            "var v = document.querySelector('#timeline .tl-video video'); v.currentTime = {at}; v.dispatchEvent(new Event('timeupdate')); \
+             return document.querySelector('#timeline .tl-row.sel').getAttribute('data-n')"
+        ),
+    )
+    .await
+}
+
 /// The failing run's step 2 (open, its timeline shown, filmed): the video
 /// sits above the rows; choosing the 2nd and the 3rd call pauses the
 /// playing video at each call's start (trace.json's `start` less the
@@ -382,14 +395,7 @@ async fn video_follows_the_timeline(page: &Page, run_dir: &Path) {
     // Back to the 2nd call, then the video's time inside the 3rd: its row.
     page.click("#timeline .tl-row[data-n=\"2\"]").await.unwrap();
     let inside = ((start(2) + end(2)) / 2.0 - started_at) / 1000.0;
-    let chosen = js(
-        page,
-        &format!(
-            "var v = document.querySelector('#timeline .tl-video video'); v.currentTime = {inside}; v.dispatchEvent(new Event('timeupdate')); \
-             return document.querySelector('#timeline .tl-row.sel').getAttribute('data-n')"
-        ),
-    )
-    .await;
+    let chosen = row_at(page, inside).await;
     assert_eq!(chosen, "3", "the video at {inside} s is in the 3rd call");
     let (at, _) = video_state(page).await;
     assert!(
@@ -407,14 +413,7 @@ async fn video_follows_the_timeline(page: &Page, run_dir: &Path) {
     )
     .await;
     page.click("#timeline .tl-row[data-n=\"1\"]").await.unwrap();
-    let chosen = js(
-        page,
-        &format!(
-            "var v = document.querySelector('#timeline .tl-video video'); v.currentTime = {inside}; v.dispatchEvent(new Event('timeupdate')); \
-             return document.querySelector('#timeline .tl-row.sel').getAttribute('data-n')"
-        ),
-    )
-    .await;
+    let chosen = row_at(page, inside).await;
     assert_eq!(chosen, "1", "the video at {inside} s, in step 2");
     page.click("#steps li[data-id=\"02\"]").await.unwrap();
     until(
