@@ -125,17 +125,22 @@ fn original_runs_are_read_newest_first_with_their_evidence() {
     );
 }
 
+/// The original project in `dir`, its run `login/ab_new` with a video.
+fn filmed_run(dir: &Path) -> (Store, Slug, RunId) {
+    original_project(dir);
+    let store = Store::new(dir);
+    let (slug, run) = (Slug::new("login").unwrap(), RunId::new("ab_new").unwrap());
+    put(&store.scenario(&slug).run(&run).video_path(), "WEBM");
+    (store, slug, run)
+}
+
 /// A run's video (`HARSHJUDGE_VIDEO`) at its root: the run view links it
 /// and carries its cues, which the page plays as the video's track.
 #[test]
 fn a_run_with_a_video_shows_it_with_its_cues() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    original_project(dir);
-    let store = Store::new(dir);
-    let (slug, run) = (Slug::new("login").unwrap(), RunId::new("ab_new").unwrap());
+    let (store, slug, run) = filmed_run(tmp.path());
     let run_dir = store.scenario(&slug).run(&run);
-    put(&run_dir.video_path(), "WEBM");
     let view = |store: &Store| {
         model::run_view(&Reads::new(store), &slug, &run)
             .unwrap()
@@ -166,12 +171,8 @@ fn a_run_with_a_video_shows_it_with_its_cues() {
 #[test]
 fn a_video_carries_its_start_on_the_traces_clock() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    original_project(dir);
-    let store = Store::new(dir);
-    let (slug, run) = (Slug::new("login").unwrap(), RunId::new("ab_new").unwrap());
+    let (store, slug, run) = filmed_run(tmp.path());
     let run_dir = store.scenario(&slug).run(&run);
-    put(&run_dir.video_path(), "WEBM");
     let video = |cues: &str| {
         put(&run_dir.video_cues_path(), cues);
         model::run_view(&Reads::new(&store), &slug, &run)

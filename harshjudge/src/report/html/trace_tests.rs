@@ -51,6 +51,16 @@ fn script_of(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("report/data/traces/shop/r1/02.js")).unwrap()
 }
 
+/// The data `script_of(dir)` hands `window.__hj.trace`.
+fn script_data(dir: &Path) -> serde_json::Value {
+    let js = script_of(dir);
+    let json = js
+        .strip_prefix("window.__hj.trace(")
+        .and_then(|j| j.strip_suffix(");\n"))
+        .unwrap();
+    serde_json::from_str(json).unwrap()
+}
+
 #[test]
 fn a_traced_step_gets_its_own_script_and_the_run_its_counts() {
     let tmp = tempfile::tempdir().unwrap();
@@ -59,12 +69,7 @@ fn a_traced_step_gets_its_own_script_and_the_run_its_counts() {
     let stats = write(dir).unwrap();
     assert_eq!(stats.trace_scripts_written, 1);
     assert!(!dir.join("report/data/traces/shop/r1/01.js").exists());
-    let js = script_of(dir);
-    let json = js
-        .strip_prefix("window.__hj.trace(")
-        .and_then(|j| j.strip_suffix(");\n"))
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let v = script_data(dir);
     assert_eq!(
         (v["slug"].as_str(), v["runId"].as_str(), v["step"].as_str()),
         (Some("shop"), Some("r1"), Some("02"))
@@ -73,6 +78,7 @@ fn a_traced_step_gets_its_own_script_and_the_run_its_counts() {
     assert_eq!(v["dom"]["snapshots"][1]["html"][2][2], "two");
     assert_eq!(v["notices"], serde_json::json!([]));
     // Data, never markup: the call's `</script>` cannot close a script.
+    let js = script_of(dir);
     assert!(!js.contains("</script"), "{js}");
 
     // The run's script: the counts, not the trace.
@@ -203,12 +209,7 @@ fn a_steps_images_and_sheets_are_inlined_as_data_urls_of_their_type() {
         );
     put(&run.join("step-02/evidence/trace-dom.json"), &dom);
     write(dir).unwrap();
-    let js = script_of(dir);
-    let json = js
-        .strip_prefix("window.__hj.trace(")
-        .and_then(|j| j.strip_suffix(");\n"))
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let v = script_data(dir);
     let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
     assert_eq!(
         v["resources"][&png_sha],
