@@ -233,7 +233,7 @@ impl RunFolder {
 }
 
 /// The first 8 bytes of the SHA-256 of the parts (each ended by a NUL), in hex.
-fn key(parts: &[&[u8]]) -> String {
+pub(crate) fn key(parts: &[&[u8]]) -> String {
     let mut hash = sha2::Sha256::new();
     for part in parts {
         hash.update(part);

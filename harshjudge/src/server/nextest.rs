@@ -22,12 +22,15 @@
 //! The reports of a nextest run are named once, after nextest's own summary
 //! ([`announce_reports`]): nextest captures the output of every test process
 //! and shows none of a passing one, so the `junit: …` and `report: …` lines a
-//! process prints are never seen. The first process of the run to publish
-//! reports starts a detached `/bin/sh` that holds nextest's own standard error
-//! (the runner's fd 2: the terminal, or the CI log; never `/dev/tty`), waits
-//! for the runner to end, then prints the lines the last process to publish
-//! left in the run's folder `harshjudge-reports-{NEXTEST_RUN_ID}-{key}`
-//! (`key`: the `.harshJudge` folder), and removes that folder.
+//! process prints are never seen. The run's folder `harshjudge-reports-{NEXTEST_RUN_ID}-{key}`
+//! holds, for each `.harshJudge` folder its processes published into, the
+//! lines the last of them left (`{n}-{key}.lines`, `n` counting the folders
+//! in the order they first published). The first process of the run to
+//! publish starts the run's one announcer, a detached `/bin/sh` that holds
+//! nextest's own standard error (the runner's fd 2: the terminal, or the CI
+//! log; never `/dev/tty`), waits for the runner to end
+//! ([`crate::process::UNTIL_ENDED`]), then prints every folder's lines in
+//! that order and removes the run's folder.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -166,19 +169,16 @@ fn start_detached(
     Ok(running)
 }
 
-/// What the announcer runs: `$1` the folder holding `lines`, `$2` the
-/// runner's pid, `$3` its start time. Its stderr is the runner's. A runner
-/// that exited but is not reaped yet (a zombie: its parent may be reading its
-/// output to the end before it waits) has ended: waiting for it to vanish
-/// would hold that output open for ever.
+/// What the announcer runs after [`crate::process::UNTIL_ENDED`]: `$1` the
+/// run's folder, `$2` the runner's pid, `$3` its start time. Its stderr is
+/// the runner's. A runner that exited but is not reaped yet (a zombie: its
+/// parent may be reading its output to the end before it waits) has ended:
+/// waiting for it to vanish would hold that output open for ever.
 const ANNOUNCER: &str = r#"trap '' INT TERM HUP QUIT PIPE
-while s=$(cat "/proc/$2/stat" 2>/dev/null); do
-  r=${s##*) }
-  [ "${r%% *}" = Z ] && break
-  [ "$(printf '%s' "$r" | cut -d' ' -f20)" = "$3" ] || break
-  sleep 0.2
+until_ended "$2" "$3"
+for f in "$1"/*.lines; do
+  [ -s "$f" ] && cat "$f" >&2
 done
-[ -s "$1/lines" ] && cat "$1/lines" >&2
 rm -rf -- "$1"
 "#;
 
@@ -217,11 +217,14 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
         return Err(AnnounceError::NotNextest);
     };
     let fail = |what: &'static str, source: std::io::Error| AnnounceError::Io { what, source };
-    let folder = RunFolder::lock("reports", &run, &[store_dir.as_os_str().as_encoded_bytes()])?;
+    // One folder, and one announcer, for the whole run: a process per
+    // `.harshJudge` folder, each polling nextest's runner, once cost a run of
+    // this workspace's tests (89 folders) most of a core.
+    let folder = RunFolder::lock("reports", &run, &[])?;
     let dir = folder.path();
     let mut text = lines.join("\n");
     text.push('\n');
-    folder.publish("lines", text.as_bytes())?;
+    folder.publish(&lines_name(dir, store_dir), text.as_bytes())?;
     let started = dir.join("announcer");
     if started.exists() {
         return Ok(());
@@ -238,7 +241,7 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
     use std::os::unix::process::CommandExt;
     std::process::Command::new("/bin/sh")
         .arg("-c")
-        .arg(ANNOUNCER)
+        .arg(format!("{}\n{ANNOUNCER}", crate::process::UNTIL_ENDED))
         .arg("harshjudge-reports")
         .arg(dir)
         .arg(runner.to_string())
@@ -251,4 +254,125 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
         .map_err(|e| fail("/bin/sh", e))?;
     std::fs::write(&started, b"").map_err(|e| fail("the run's folder", e))?;
     Ok(())
+}
+
+/// The name of `store_dir`'s lines in the run's folder `dir`: the one it has,
+/// or `{n}-{key}.lines` with `n` one more than the folders already there (so
+/// the announcer prints them in the order they first published).
+fn lines_name(dir: &Path, store_dir: &Path) -> String {
+    let key = crate::process::shared::key(&[store_dir.as_os_str().as_encoded_bytes()]);
+    let suffix = format!("-{key}.lines");
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".lines"))
+        .collect();
+    match names.iter().find(|n| n.ends_with(&suffix)) {
+        Some(name) => name.clone(),
+        None => format!("{:04}{suffix}", names.len() + 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under a `/bin/sh` standing for nextest's runner (the run's id is in
+    /// its child's environment only, as nextest does), a process of the run
+    /// publishes the lines of three `.harshJudge` folders, the first twice:
+    /// one announcer runs for the whole run (there was one per folder, each
+    /// polling the runner), and once the runner ends it prints each folder's
+    /// latest lines on the runner's standard error, in the order the folders
+    /// first published, and removes the run's folder.
+    #[test]
+    fn one_announcer_per_run_prints_every_folders_latest_lines_in_order() {
+        // Set in the process of the run that publishes: the `.harshJudge`
+        // folders, one per line.
+        if let Some(stores) = std::env::var_os("HJ_ANNOUNCE_TEST_STORES") {
+            let stores = stores.to_string_lossy();
+            let stores: Vec<&str> = stores.lines().collect();
+            for (i, store) in stores.iter().enumerate() {
+                announce_reports(Path::new(store), &[format!("junit: {i} first")])
+                    .expect("announced");
+            }
+            announce_reports(Path::new(stores[0]), &["junit: 0 latest".to_string()])
+                .expect("announced");
+            return;
+        }
+        let tmp = tempfile::tempdir().expect("a folder");
+        let stores: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(|n| tmp.path().join(n).display().to_string())
+            .collect();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .subsec_nanos();
+        let run = format!("announce-{}-{nanos}", std::process::id());
+        let exe = std::env::current_exe().expect("this test binary");
+        let name = "server::nextest::tests::one_announcer_per_run_prints_every_folders_latest_lines_in_order";
+        let mut runner = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(r#"NEXTEST_RUN_ID="$HJ_TEST_RUN" "$0" "$@" >/dev/null; echo published; read -r line"#)
+            .arg(&exe)
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env("HJ_ANNOUNCE_TEST_STORES", stores.join("\n"))
+            .env("HJ_TEST_RUN", &run)
+            .env_remove("NEXTEST_RUN_ID")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the runner");
+        // The runner says when its child, the publisher, has ended.
+        let mut said = String::new();
+        use std::io::BufRead;
+        std::io::BufReader::new(runner.stdout.take().expect("its stdout"))
+            .read_line(&mut said)
+            .expect("read");
+        assert_eq!(said, "published\n");
+        // The run's one folder.
+        let folder = RunFolder::lock("reports", &run, &[]).expect("the run's folder");
+        let dir = folder.path().to_path_buf();
+        drop(folder);
+        let published = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().ends_with(".lines"))
+                    .count()
+            })
+            .unwrap_or(0);
+        assert_eq!(published, 3, "every folder's lines in {}", dir.display());
+        let announcers: Vec<u32> = std::fs::read_dir("/proc")
+            .expect("/proc")
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                    let c = String::from_utf8_lossy(&c);
+                    c.contains("harshjudge-reports") && c.contains(&run)
+                })
+            })
+            .collect();
+        assert_eq!(announcers.len(), 1, "one announcer: {announcers:?}");
+        drop(runner.stdin.take());
+        let mut said = String::new();
+        use std::io::Read;
+        runner
+            .stderr
+            .take()
+            .expect("its stderr")
+            .read_to_string(&mut said)
+            .expect("read");
+        let _ = runner.wait();
+        let lines: Vec<&str> = said.lines().filter(|l| l.starts_with("junit: ")).collect();
+        assert_eq!(
+            lines,
+            ["junit: 0 latest", "junit: 1 first", "junit: 2 first"],
+            "{said}"
+        );
+        assert!(!dir.exists(), "{} is left", dir.display());
+    }
 }

@@ -1198,6 +1198,8 @@ mod tests {
             // A test's own switch: its child process is a participant
             // (`browser/backend/cdp/shared_tests.rs`).
             "\"SHARED_CHROMIUM_TEST_PARTICIPANT\"",
+            // The same for the reports' announcer (`server/nextest.rs`).
+            "\"HJ_ANNOUNCE_TEST_STORES\"",
             // The read `record_export` writes into an exported scenario (the
             // user's code, not ours): harshjudge-mcp's `browser/emulation.rs`.
             "\"HTTP_CREDENTIALS_PASSWORD\"",
