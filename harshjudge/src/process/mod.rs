@@ -491,18 +491,9 @@ mod tests {
             .expect("/bin/sh")
     }
 
-    /// Whether `child` exits within `limit`.
-    fn ends_within(child: &mut Child, limit: std::time::Duration) -> bool {
-        let deadline = std::time::Instant::now() + limit;
-        while std::time::Instant::now() < deadline {
-            if child.try_wait().expect("waited").is_some() {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        false
+    /// Whether `child` exits within `limit` (killed after it).
+    fn ends_within(child: Child, limit: std::time::Duration) -> bool {
+        Releasing { child }.wait(limit)
     }
 
     /// `until_ended` waits while its process runs, and returns once it is a
@@ -514,16 +505,16 @@ mod tests {
         let second = std::time::Duration::from_secs(1);
         let mut sleeper = Command::new("sleep").arg("30").spawn().expect("sleep");
         let start = start_time(sleeper.id()).expect("its start");
-        let mut waiter = until_ended(sleeper.id(), &start);
-        assert!(!ends_within(&mut waiter, second), "returned while it ran");
-        let mut waiter = until_ended(sleeper.id(), &start);
+        let waiter = until_ended(sleeper.id(), &start);
+        assert!(!ends_within(waiter, second), "returned while it ran");
+        let waiter = until_ended(sleeper.id(), &start);
         sleeper.kill().expect("killed");
         // Not reaped yet: a zombie.
-        assert!(ends_within(&mut waiter, 5 * second), "waited on a zombie");
-        let mut waiter = until_ended(sleeper.id(), "1");
-        assert!(ends_within(&mut waiter, second), "another start time");
+        assert!(ends_within(waiter, 5 * second), "waited on a zombie");
+        let waiter = until_ended(sleeper.id(), "1");
+        assert!(ends_within(waiter, second), "another start time");
         sleeper.wait().expect("reaped");
-        let mut waiter = until_ended(sleeper.id(), &start);
-        assert!(ends_within(&mut waiter, second), "a pid that is gone");
+        let waiter = until_ended(sleeper.id(), &start);
+        assert!(ends_within(waiter, second), "a pid that is gone");
     }
 }
