@@ -355,6 +355,22 @@ fn an_action_s_page_is_its_aria_snapshot_before_and_after() {
     );
 }
 
+/// A page nested as deep as a snapshot goes (256 elements, each an array
+/// and an object in the JSON, past serde_json's 128 levels for a parsed
+/// value): its ARIA snapshot, not a corrupt file.
+#[test]
+fn a_page_nested_256_elements_deep_is_its_aria_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    fx::recorded_with_dom_nested(ctx.store(), 254);
+    let p = Project { _dir: dir, ctx };
+    let after = p.ok(json!({"runId": RUN, "step": 2, "action": 3}));
+    assert_eq!(
+        after["aria"],
+        "- heading \"Saved\" [level=1]\n- list:\n  - listitem: milk\n- link \"Back to the list\":\n  - /url: /items\n"
+    );
+}
+
 #[test]
 fn a_missing_entry_moment_or_snapshot_is_not_found_naming_what_exists() {
     let p = with_dom();

@@ -12,7 +12,7 @@ use harshjudge::store::{
     EvidenceName, NewEvidence, RunId, RunResult, ScenarioSpec, Slug, StepId, Store, TRACE_VERSION,
     TraceConsole, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage, TraceRequest,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The scenario.
 pub const SLUG: &str = "items";
@@ -264,6 +264,12 @@ fn dom_snapshot(entry: u32, moment: &str, body: serde_json::Value) -> serde_json
 /// hidden note the page must not show) and after (a "Saved" heading and a
 /// list of one item; no more Save button).
 pub fn recorded_with_dom(store: &Store) {
+    recorded_with_dom_nested(store, 0);
+}
+
+/// [`recorded_with_dom`], the click's after page inside `depth` nested
+/// `DIV`s (a page as deep as the snapshot's 256 elements).
+pub fn recorded_with_dom_nested(store: &Store, depth: usize) {
     use harshjudge::store::TraceSnapshots;
     recorded(store);
     let form = |value: &str| {
@@ -275,10 +281,17 @@ pub fn recorded_with_dom(store: &Store) {
             ["P", {"class": "gone"}, "Hidden note"],
             ["SCRIPT", {}, "document.body.innerHTML = '<button>Injected</button>'"]])
     };
-    let saved = json!(["BODY", {},
+    let mut saved = json!(["BODY", {},
         ["H1", {}, "Saved"],
         ["UL", {}, ["LI", {}, "milk"]],
         ["A", {"href": "/items"}, "Back to the list"]]);
+    for _ in 0..depth {
+        // BODY's children moved into a DIV of their own.
+        let children: Vec<Value> = saved.as_array_mut().unwrap().drain(2..).collect();
+        let mut div = vec![json!("DIV"), json!({"class": "wrap"})];
+        div.extend(children);
+        saved.as_array_mut().unwrap().push(Value::Array(div));
+    }
     let snapshots = vec![
         json!({"entry": 1, "moment": "after", "page": "p1", "frame": 0, "parentFrame": null,
                "time": T0 + 300.0, "omitted": "5 MiB, over the 4 MiB limit"}),

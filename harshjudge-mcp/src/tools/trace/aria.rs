@@ -11,7 +11,8 @@ use std::time::Duration;
 use harshjudge::browser::BrowserConfig;
 use harshjudge::report::html::SNAPSHOT_RENDERER;
 use harshjudge::store::{TraceEntry, TraceFile};
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::{Cuts, Moment, StepTrace, Where, cut, entry_line, first_line};
 use crate::context::Context;
@@ -25,6 +26,21 @@ const DOM_VERSION: u64 = 1;
 const MAX_ARIA_LINES: usize = 400;
 /// Characters of the ARIA snapshot given; past them it is cut.
 const MAX_ARIA_CHARS: usize = 32_000;
+
+/// `trace-dom.json` as read here: each snapshot kept as its JSON text.
+#[derive(Deserialize)]
+struct DomFile {
+    version: Option<u64>,
+    snapshots: Option<Vec<Box<RawValue>>>,
+}
+
+/// What is read of the snapshot shown, before it is rebuilt.
+#[derive(Deserialize)]
+struct Shown {
+    url: Option<String>,
+    omitted: Option<Box<RawValue>>,
+    error: Option<Box<RawValue>>,
+}
 
 /// The moments an entry has, in the order they happened.
 fn moments(e: &TraceEntry) -> Vec<(Moment, u32)> {
@@ -111,16 +127,19 @@ pub(super) fn action_snapshot(
         )));
     };
     let corrupt = |why: String| ToolError::new(Code::Corrupt, format!("{rel}: {why}"));
-    let dom: Value = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+    // Each snapshot as its JSON text: a document's tree may nest deeper
+    // than a parsed `Value` may (serde_json's 128 levels; a snapshot's
+    // tree goes to 256 elements, each an array and an object).
+    let dom: DomFile = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
     drop(bytes);
-    let version = dom["version"].as_u64().unwrap_or(0);
+    let version = dom.version.unwrap_or(0);
     if version > DOM_VERSION {
         return Err(corrupt(format!(
             "{DOM_FILE} version {version} is newer than this harshjudge (reads {DOM_VERSION})"
         )));
     }
-    let list = dom["snapshots"]
-        .as_array()
+    let list = dom
+        .snapshots
         .ok_or_else(|| corrupt("no \"snapshots\" list".into()))?;
     let index = chosen.1 as usize;
     let Some(snapshot) = list.get(index) else {
@@ -130,9 +149,15 @@ pub(super) fn action_snapshot(
             list.len()
         )));
     };
-    for (key, says) in [("omitted", "was not kept"), ("error", "could not be taken")] {
-        if let Some(why) = snapshot.get(key) {
-            let why = why.as_str().map_or_else(|| why.to_string(), String::from);
+    let snapshot: Shown = serde_json::from_str(snapshot.get())
+        .map_err(|e| corrupt(format!("snapshot {index}: {e}")))?;
+    for (why, says) in [
+        (&snapshot.omitted, "was not kept"),
+        (&snapshot.error, "could not be taken"),
+    ] {
+        if let Some(why) = why {
+            let why =
+                serde_json::from_str::<String>(why.get()).unwrap_or_else(|_| why.get().to_string());
             return Err(ToolError::not_found(format!(
                 "entry #{n}'s {} snapshot of {step_of} {says}: {} (it has {})",
                 chosen.0.as_str(),
@@ -141,9 +166,8 @@ pub(super) fn action_snapshot(
             )));
         }
     }
-    let url = snapshot["url"].as_str().unwrap_or("").to_string();
+    let url = snapshot.url.unwrap_or_default();
     let yaml = render_in_browser(ctx, list, index)?;
-    drop(dom);
     let mut cuts = Cuts::default();
     let line = entry_line(file, entry, &mut cuts);
     let (aria, said) = bounded(&yaml);
@@ -207,13 +231,16 @@ fn bounded(yaml: &str) -> (String, Option<String>) {
 
 /// Snapshot `index` of `list` as ARIA YAML, rebuilt in a page of the
 /// agent's browsers (launched on first use; the page goes back to their pool).
-fn render_in_browser(ctx: &Context, list: &[Value], index: usize) -> Result<String, ToolError> {
+fn render_in_browser(
+    ctx: &Context,
+    list: Vec<Box<RawValue>>,
+    index: usize,
+) -> Result<String, ToolError> {
     let config = BrowserConfig::from_env().map_err(|e| ToolError::invalid(e.to_string()))?;
     let limit =
         crate::agent::tool_timeout()?.max(config.launch_timeout * 2 + Duration::from_secs(30));
     let agent = ctx.agent();
     let mine = agent.clone();
-    let list = list.to_vec();
     agent
         .block_within(limit, "HARSHJUDGE_TOOL_TIMEOUT", async move {
             let page = mine.browsers.open_page_with(&config, "about:blank").await?;

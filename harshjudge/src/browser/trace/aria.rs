@@ -8,10 +8,35 @@
 //! styles. A child frame of the moment is a nested sandboxed `srcdoc` frame
 //! (an opaque origin), so it shows as an `iframe` node without its content.
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::super::error::{BrowserError, cmd_err};
 use super::super::page::Page;
+
+/// Where a snapshot of the list was taken: its page, entry, moment and
+/// frame (the rest of it, the document's tree, is not read here: it may
+/// nest deeper than a parsed JSON value may).
+#[derive(Debug, Default, PartialEq, Deserialize)]
+struct Place {
+    page: Option<String>,
+    entry: Option<u64>,
+    moment: Option<String>,
+    frame: Option<u64>,
+}
+
+impl Place {
+    /// `snapshot`'s place; none of it when it is not an object of that shape.
+    fn of(snapshot: &RawValue) -> Place {
+        serde_json::from_str(snapshot.get()).unwrap_or_default()
+    }
+
+    /// Whether `self` is of the same moment as `other`: its page, entry and
+    /// moment (the top document and its frames).
+    fn same_moment(&self, other: &Place) -> bool {
+        (&self.page, self.entry, &self.moment) == (&other.page, other.entry, &other.moment)
+    }
+}
 
 /// The snapshots `hjrRender` needs to rebuild snapshot `index` of `list`:
 /// those of its moment (its page, entry and moment: the top document and
@@ -19,41 +44,44 @@ use super::super::page::Page;
 /// snapshot refers back to them), in their order; and `index`'s place among
 /// them. Every other snapshot of the step is left out (the list may hold
 /// 24 MiB).
-fn needed(list: &[Value], index: usize) -> (Vec<&Value>, usize) {
-    let Some(shown) = list.get(index) else {
+fn needed(list: &[Box<RawValue>], index: usize) -> (Vec<&RawValue>, usize) {
+    if index >= list.len() {
         return (Vec::new(), 0);
-    };
-    let frame = |s: &Value| (s.get("page").cloned(), s.get("frame").cloned());
-    let of_moment = |s: &Value| {
-        ["page", "entry", "moment"]
-            .iter()
-            .all(|k| s.get(k) == shown.get(k))
-    };
-    let frames: Vec<_> = list.iter().filter(|s| of_moment(s)).map(frame).collect();
+    }
+    let places: Vec<Place> = list.iter().map(|s| Place::of(s)).collect();
+    let shown = &places[index];
+    let frames: Vec<(&Option<String>, Option<u64>)> = places
+        .iter()
+        .filter(|p| p.same_moment(shown))
+        .map(|p| (&p.page, p.frame))
+        .collect();
     let mut kept = Vec::new();
     let mut at = 0;
-    for (j, s) in list.iter().enumerate() {
+    for (j, (s, p)) in list.iter().zip(&places).enumerate() {
         if j == index {
             at = kept.len();
         }
-        if j == index || of_moment(s) || (j < index && frames.contains(&frame(s))) {
-            kept.push(s);
+        if j == index || p.same_moment(shown) || (j < index && frames.contains(&(&p.page, p.frame)))
+        {
+            kept.push(&**s);
         }
     }
     (kept, at)
 }
 
 /// The ARIA snapshot (YAML, as [`Page::aria_snapshot`] gives it for a live
-/// page) of snapshot `index` of `snapshots` (`trace-dom.json`'s list),
-/// rebuilt by `renderer` (the report's, `report::html::SNAPSHOT_RENDERER`:
-/// the browser layer does not reach up to the report) in `page`: the page is taken to `about:blank` first and is left
-/// showing the rebuilt document. A snapshot the list has as `omitted` or
-/// `error` is rendered as the renderer's page saying so; the caller tells
-/// those apart before.
+/// page) of snapshot `index` of `snapshots` (`trace-dom.json`'s list, each
+/// as its JSON text: a document's tree may nest deeper than a parsed
+/// `serde_json::Value` may), rebuilt by `renderer` (the report's,
+/// `report::html::SNAPSHOT_RENDERER`: the browser layer does not reach up
+/// to the report) in `page`: the page is taken to `about:blank` first and
+/// is left showing the rebuilt document. A snapshot the list has as
+/// `omitted` or `error` is rendered as the renderer's page saying so; the
+/// caller tells those apart before.
 pub async fn trace_aria_snapshot(
     page: &Page,
     renderer: &str,
-    snapshots: &[Value],
+    snapshots: &[Box<RawValue>],
     index: usize,
 ) -> Result<String, BrowserError> {
     let (list, at) = needed(snapshots, index);
@@ -69,11 +97,13 @@ pub async fn trace_aria_snapshot(
     }
     page.goto("about:blank").await?;
     let js = format!(
-        "(a) => {{\n{renderer}\nconst html = hjrRender(a.snapshots, a.index, {{}});\n\
+        "(a) => {{\n{renderer}\nconst html = hjrRender(JSON.parse(a.snapshots), a.index, {{}});\n\
          document.open(); document.write(html); document.close(); return true; }}"
     );
-    let arg = serde_json::json!({"snapshots": list, "index": at});
-    let _: Value = page.evaluate(&js, arg).await?;
+    // The list as JSON text, parsed by the page: never a parsed value here.
+    let texts: Vec<&str> = list.iter().map(|s| s.get()).collect();
+    let arg = serde_json::json!({"snapshots": format!("[{}]", texts.join(",")), "index": at});
+    let _: serde_json::Value = page.evaluate(&js, arg).await?;
     page.aria_snapshot().await
 }
 
@@ -82,8 +112,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn snap(page: &str, entry: u32, moment: &str, frame: u32) -> Value {
-        json!({"page": page, "entry": entry, "moment": moment, "frame": frame})
+    fn snap(page: &str, entry: u32, moment: &str, frame: u32) -> Box<RawValue> {
+        let v = json!({"page": page, "entry": entry, "moment": moment, "frame": frame});
+        RawValue::from_string(v.to_string()).unwrap()
     }
 
     #[test]
@@ -98,16 +129,9 @@ mod tests {
         ];
         let (kept, at) = needed(&list, 3);
         assert_eq!(at, 2);
-        let kept: Vec<Value> = kept.into_iter().cloned().collect();
-        assert_eq!(
-            kept,
-            vec![
-                list[0].clone(),
-                list[1].clone(),
-                list[3].clone(),
-                list[4].clone()
-            ]
-        );
+        let kept: Vec<&str> = kept.into_iter().map(RawValue::get).collect();
+        let of = |i: usize| list[i].get();
+        assert_eq!(kept, [of(0), of(1), of(3), of(4)]);
         assert!(needed(&list, 6).0.is_empty());
     }
 }

@@ -199,3 +199,41 @@ fn trace_dom_json_maps_each_image_url_to_its_resource_or_null() {
     let v: Value = serde_json::from_slice(&written.bytes).unwrap();
     assert!(v.get("images").is_none() && v.get("fonts").is_none());
 }
+
+/// A snapshot of a page nested as deep as the serialiser goes (256
+/// elements, each an array in the JSON): its images are still read, and
+/// `trace-dom.json` keeps its tree, not an error (serde_json parses a
+/// `Value` 128 levels deep at most; what Rust reads of a snapshot skips
+/// the tree).
+#[test]
+fn a_snapshot_nested_256_elements_deep_keeps_its_images_and_its_tree() {
+    let mut html = String::from(r#"["IMG",{"src":"deep.png"}]"#);
+    for _ in 0..256 {
+        html = format!(r#"["DIV",{{"class":"a]}}[\"b"}},{html}]"#);
+    }
+    let snap = format!(
+        r#"{{"url":"http://x/","html":{html},"images":["http://x/deep.png"],"fonts":["http://x/f.woff2"]}}"#
+    );
+    let (by_page, over) = wanted(&[held(0, &snap)]);
+    assert_eq!(over, 0);
+    let urls: Vec<&str> = by_page[0].1.iter().map(|w| w.url.as_str()).collect();
+    assert_eq!(urls, ["http://x/deep.png", "http://x/f.woff2"]);
+    let none = BTreeMap::new();
+    let written = file(vec![held(0, &snap)], |_| Some(1), &none, &none);
+    // Read back as the report does: the tree kept as it came, not parsed.
+    #[derive(serde::Deserialize)]
+    struct Snapshot {
+        url: String,
+        html: Box<serde_json::value::RawValue>,
+        error: Option<Box<serde_json::value::RawValue>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Dom {
+        snapshots: Vec<Snapshot>,
+    }
+    let dom: Dom = serde_json::from_slice(&written.bytes).unwrap();
+    let s = &dom.snapshots[0];
+    assert!(s.error.is_none(), "{:?}", s.error);
+    assert_eq!(s.url, "http://x/");
+    assert_eq!(s.html.get(), html);
+}
