@@ -245,8 +245,10 @@ async fn sessions_are_reused_with_their_state_reset() {
             .unwrap(),
         serde_json::Value::Null
     );
+    // Printed, not asserted: which open is faster depends on what else the
+    // machine does (a whole run's load once made the reused one 2.0 s and
+    // the first 1.8 s); reuse itself is asserted above.
     eprintln!("session open: first {cold:?}, reused {warm:?}");
-    assert!(warm < cold, "reuse is cheaper: {warm:?} vs {cold:?}");
     browsers().release(second).await;
 }
 
