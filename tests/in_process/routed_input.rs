@@ -270,7 +270,7 @@ async fn open_while_navigating(s: &Scenario, page: &harshjudge::Page) -> harshju
             .map_err(|e| harshjudge::Error::msg(format!("goto({path}): {e}")))?;
         expect(page).to_have_url(then).await?;
     }
-    let (mut wrong, mut interrupted, mut moved_on) = (Vec::new(), 0, 0);
+    let (mut wrong, mut interrupted, mut moved_on) = (Vec::new(), Vec::new(), 0);
     let mut judge =
         |asked: &str, r: Result<(), harshjudge::browser::BrowserError>, now: &str| match r {
             Ok(())
@@ -283,7 +283,8 @@ async fn open_while_navigating(s: &Scenario, page: &harshjudge::Page) -> harshju
             Err(harshjudge::browser::BrowserError::NavigationInterrupted { url, by })
                 if url.ends_with(asked) && by.contains("/hop?") =>
             {
-                interrupted += 1;
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+                interrupted.push((asked.to_string(), now.map_or(0, |d| d.as_millis())));
             }
             Err(e) => wrong.push(format!("goto({asked}) failed on {now}: {e}")),
         };
@@ -340,8 +341,40 @@ async fn open_while_navigating(s: &Scenario, page: &harshjudge::Page) -> harshju
             &format!("{now} (the tab's last /start load: {loaded:?})"),
         );
     }
+    // A `goto` said to be interrupted must not load its document after it
+    // returned: Chromium carried out one taken for interrupted when the
+    // page's own navigation committed first, in the middle of the next
+    // `goto` (which then failed as interrupted by it). (Its document may
+    // have committed before the page's own navigation replaced it.) The
+    // page stopped hopping (a document that does not navigate), every load
+    // it made is in the tab's list.
+    for tries in 1.. {
+        match page.goto("/start").await {
+            Ok(()) => break,
+            Err(harshjudge::browser::BrowserError::NavigationInterrupted { .. }) if tries < 20 => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let loads: String = page
+        .evaluate("sessionStorage.getItem('loads') || ''", ())
+        .await?;
+    for (asked, returned) in &interrupted {
+        let Some(query) = asked.strip_prefix("/start") else {
+            continue;
+        };
+        let later = loads
+            .split(' ')
+            .filter_map(|l| l.split_once('@'))
+            .find(|(q, at)| *q == query && at.parse::<u128>().is_ok_and(|at| at > *returned));
+        if let Some((_, at)) = later {
+            wrong.push(format!(
+                "goto({asked}) failed as interrupted, and its document loaded {} ms later",
+                at.parse::<u128>().unwrap_or(0) - returned
+            ));
+        }
+    }
     s.attach_text("goto-times", &times.join("\n"))?;
-    s.attach_text("interrupted", &interrupted.to_string())?;
+    s.attach_text("interrupted", &interrupted.len().to_string())?;
     s.attach_text("moved-on-after-the-load", &moved_on.to_string())?;
     if wrong.is_empty() {
         Ok(())
@@ -374,7 +407,10 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
         ("200 OK", START.to_string())
     } else if path.starts_with("/start?load=") {
         // `/start` that leaves its query in the tab's session storage.
-        let mark = "<script>sessionStorage.setItem('loaded', location.search)</script>";
+        // And appends it, with the time (ms since the epoch), to the tab's
+        // list of them (`loads`).
+        let mark = "<script>sessionStorage.setItem('loaded', location.search);\
+            sessionStorage.setItem('loads', (sessionStorage.getItem('loads') || '') + location.search + '@' + Date.now() + ' ')</script>";
         ("200 OK", format!("{START}{mark}"))
     } else if path == "/frames" {
         let body = "<!doctype html><title>frames</title><p id=\"top\">top</p>\

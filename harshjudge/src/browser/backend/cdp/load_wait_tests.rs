@@ -119,10 +119,119 @@ fn a_navigation_the_left_document_asked_for_before_the_commit_interrupts() {
     assert_eq!(unseen, interrupted("http://a/hop?1"));
 }
 
+fn failed(loader: &str) -> Lifecycle {
+    Lifecycle::DocumentFailed {
+        loader: loader.into(),
+        error: "net::ERR_ABORTED".into(),
+    }
+}
+
+fn stopped() -> Lifecycle {
+    Lifecycle::StoppedLoading { frame: MAIN.into() }
+}
+
+/// The order of events of a `goto(/start?load=23)` beside `/hop?0`, which
+/// sends itself on, as the headless shell sent them (a debug print of the
+/// page's reader): `/hop?1` commits after our request, then ours. The wait
+/// ended as interrupted at `/hop?1`'s commit, and `/start?load=23` then
+/// committed during the next `goto`, which failed as interrupted by it.
 #[test]
-fn another_document_committed_first_interrupts() {
-    let end = run(None, vec![committed("L9", "http://a/other"), load("L1")]);
+fn a_document_that_commits_before_ours_does_not_stop_ours() {
+    let end = run(
+        Some("http://a/hop?0"),
+        vec![
+            requested("L1", None),
+            committed("L2", "http://a/hop?1"),
+            committed("L1", "http://a/start?load=23"),
+            load("L1"),
+        ],
+    );
+    assert_eq!(end, Some(End::Loaded));
+}
+
+/// `/hop?1`, committed before ours, asks for `/hop?2` after ours committed:
+/// not ours to follow (it is not the left document, but not ours either).
+#[test]
+fn the_overtaking_documents_own_navigation_interrupts_after_ours() {
+    let end = run(
+        Some("http://a/hop?0"),
+        vec![
+            requested("L1", None),
+            committed("L2", "http://a/hop?1"),
+            committed("L1", "http://a/start"),
+            requested("L3", Some("http://a/hop?1")),
+            committed("L3", "http://a/hop?2"),
+            load("L3"),
+        ],
+    );
+    assert_eq!(end, interrupted("http://a/hop?2"));
+}
+
+/// Another document committed first, and ours is dropped: its request
+/// cancelled, or (not sent again) the frame stopping with no commit.
+#[test]
+fn another_document_in_ours_place_interrupts_once_ours_is_gone() {
+    for gone in [failed("L1"), stopped()] {
+        let mut wait = LoadWait::for_loader(Some("L1".into()), None);
+        let events = vec![
+            requested("L1", None),
+            committed("L9", "http://a/other"),
+            load("L9"),
+            gone.clone(),
+        ];
+        let ends: Vec<Option<End>> = events.into_iter().map(|e| wait.step(e, MAIN)).collect();
+        assert_eq!(
+            ends,
+            vec![None, None, None, interrupted("http://a/other")],
+            "{gone:?}"
+        );
+    }
+    // Cancelled first: the next commit is the one in its place.
+    let end = run(
+        None,
+        vec![
+            requested("L1", None),
+            failed("L1"),
+            committed("L9", "http://a/other"),
+        ],
+    );
     assert_eq!(end, interrupted("http://a/other"));
+}
+
+/// The frame stopping before our request was sent is the left document's
+/// load ending (the events of before the `goto` are still read): it says
+/// nothing of ours.
+#[test]
+fn the_left_documents_stop_before_our_request_does_not_end_the_wait() {
+    let end = run(
+        Some("http://a/hop?0"),
+        vec![
+            committed("L2", "http://a/hop?1"),
+            load("L2"),
+            stopped(),
+            requested("L1", None),
+            committed("L1", "http://a/start"),
+            load("L1"),
+        ],
+    );
+    assert_eq!(end, Some(End::Loaded));
+    // At the deadline, the document in its place is named.
+    let mut wait = LoadWait::for_loader(Some("L1".into()), None);
+    wait.step(committed("L2", "http://a/hop?1"), MAIN);
+    assert_eq!(wait.overtaken_by(), Some("http://a/hop?1"));
+}
+
+/// Our request failing with nothing in its place (a `204`, a download)
+/// fails the `goto` when the frame stops, with the browser's words.
+#[test]
+fn our_request_failing_alone_fails_when_the_frame_stops() {
+    let end = run(None, vec![requested("L1", None), failed("L1"), stopped()]);
+    assert_eq!(
+        end,
+        Some(End::Failed {
+            error: "net::ERR_ABORTED".into()
+        })
+    );
 }
 
 fn within(url: &str) -> Lifecycle {

@@ -503,7 +503,7 @@ impl CdpPage {
 
     /// Navigates the page to `url`; done when that navigation's document
     /// loaded (`Page.lifecycleEvent` `load` of its loader); another document
-    /// committed first is [`NavError::Interrupted`].
+    /// in its place is [`NavError::Interrupted`] (`wait_load`).
     pub(crate) async fn navigate(&self, url: &str) -> Result<(), NavError> {
         let mut events = self.lifecycle();
         // Read after subscribing: a commit after this is in `events`.
@@ -576,7 +576,8 @@ impl CdpPage {
     /// Waits until the main frame loaded `loader`'s document (none: the
     /// first one it commits; a navigation within the document also ends
     /// it then), or the document that document navigated to on its own;
-    /// another loader's commit first is [`NavError::Interrupted`].
+    /// another document in its place is [`NavError::Interrupted`], its
+    /// request failing [`NavError::Failed`] (`load_wait.rs` judges).
     async fn wait_load(
         &self,
         events: &mut broadcast::Receiver<Lifecycle>,
@@ -590,7 +591,13 @@ impl CdpPage {
             let event = match tokio::time::timeout_at(deadline, events.recv()).await {
                 Err(_) => {
                     let url = url.to_string();
-                    return Err(NavError::Timeout { url, after });
+                    return Err(match wait.overtaken_by() {
+                        Some(by) => NavError::Interrupted {
+                            url,
+                            by: Some(by.to_string()),
+                        },
+                        None => NavError::Timeout { url, after },
+                    });
                 }
                 Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed) | Ok(Lifecycle::Closed)) => {
@@ -606,6 +613,12 @@ impl CdpPage {
                     return Err(NavError::Interrupted {
                         url: url.to_string(),
                         by: Some(by),
+                    });
+                }
+                Some(End::Failed { error }) => {
+                    return Err(NavError::Failed {
+                        url: url.to_string(),
+                        error_text: error,
                     });
                 }
                 None => {}

@@ -726,6 +726,15 @@ pub(crate) struct FrameNavigated {
 }
 event!(FrameNavigated, "Page.frameNavigated");
 
+/// `Page.frameStoppedLoading`: a frame has no navigation under way and its
+/// document loaded.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FrameStoppedLoading {
+    pub(crate) frame_id: String,
+}
+event!(FrameStoppedLoading, "Page.frameStoppedLoading");
+
 /// `Page.navigatedWithinDocument`: a fragment or history API navigation.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

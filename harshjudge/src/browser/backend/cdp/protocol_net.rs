@@ -145,6 +145,9 @@ pub(crate) struct LoadingFailed {
     pub(crate) error_text: String,
     #[serde(default)]
     pub(crate) canceled: bool,
+    /// Document, Script, Fetch, XHR, …
+    #[serde(rename = "type", default)]
+    pub(crate) kind: Option<String>,
 }
 event!(LoadingFailed, "Network.loadingFailed");
 

@@ -21,9 +21,9 @@ use super::intercept;
 use super::load_wait::Lifecycle;
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, AuthRequired, FrameNavigated,
-    JavascriptDialogOpening, LifecycleEvent, LogEnable, NavigatedWithinDocument, NetworkEnable,
-    PageEnable, RequestPaused, RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable,
-    SessionId, SetAutoAttach,
+    FrameStoppedLoading, JavascriptDialogOpening, LifecycleEvent, LoadingFailed, LogEnable,
+    NavigatedWithinDocument, NetworkEnable, PageEnable, RequestPaused, RequestWillBeSent,
+    RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetAutoAttach,
 };
 use crate::browser::dialogs::Dialogs;
 use crate::browser::routes::Routes;
@@ -148,8 +148,9 @@ pub(super) async fn read_page(
 ) {
     if let Some(mut events) = events {
         while let Some(event) = events.recv().await {
-            // A document's request is also a step of its frame's navigation.
-            if let Some(step) = document_requested(&event) {
+            // A document's request (and its failure) is also a step of its
+            // frame's navigation.
+            if let Some(step) = document_step(&event) {
                 let _ = shared.lifecycle.send(step);
             }
             if shared.contexts.event(&event)
@@ -312,6 +313,9 @@ fn lifecycle_of(event: &Received, shared: &Shared) -> Option<Lifecycle> {
             url: frame.url,
         });
     }
+    if let Some(Ok(e)) = event.parse::<FrameStoppedLoading>() {
+        return Some(Lifecycle::StoppedLoading { frame: e.frame_id });
+    }
     if let Some(Ok(e)) = event.parse::<NavigatedWithinDocument>() {
         return Some(Lifecycle::WithinDocument {
             frame: e.frame_id,
@@ -321,9 +325,17 @@ fn lifecycle_of(event: &Received, shared: &Shared) -> Option<Lifecycle> {
     None
 }
 
-/// The step of a frame's navigation a `Network.requestWillBeSent` of a
-/// `Document` is (the network log reads the same event as a request).
-fn document_requested(event: &Received) -> Option<Lifecycle> {
+/// The step of a frame's navigation a `Network.requestWillBeSent` or
+/// `Network.loadingFailed` of a `Document` is (the network log reads the
+/// same event as a request's).
+fn document_step(event: &Received) -> Option<Lifecycle> {
+    if let Some(failed) = event.parse::<LoadingFailed>() {
+        let failed = failed.ok()?;
+        return (failed.kind.as_deref() == Some("Document")).then_some(Lifecycle::DocumentFailed {
+            loader: failed.request_id,
+            error: failed.error_text,
+        });
+    }
     let e = event.parse::<RequestWillBeSent>()?.ok()?;
     let frame = e
         .frame_id
