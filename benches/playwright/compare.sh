@@ -14,8 +14,10 @@
 #   benches/playwright/compare.sh [ROUNDS]
 #
 # Playwright Test is installed from npm into target/playwright (its browsers
-# are NOT downloaded: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1; it runs the system
-# Chromium, CHROMIUM=/usr/bin/chromium by default).
+# are NOT downloaded: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1). All three run the
+# same system Chromium, CHROMIUM: by default the headless shell when it is
+# installed (what Playwright runs headless, and harshjudge too), else
+# /usr/bin/chromium.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 rounds=${1:-5}
@@ -27,6 +29,12 @@ if [ ! -x "$pw/node_modules/.bin/playwright" ]; then
   (cd "$pw" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund @playwright/test)
 fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+# Debian's shell binary itself (its /usr/bin script runs it without exec).
+shell=/usr/lib/chromium/chromium-headless-shell
+[ -x "$shell" ] || shell=$(command -v chromium-headless-shell || echo /usr/bin/chromium)
+CHROMIUM=${CHROMIUM:-$shell}
+export CHROMIUM HARSHJUDGE_CHROMIUM="$CHROMIUM"
+echo "Chromium: $CHROMIUM"
 hj=$(bench_bin "$root" evidence_suite)
 (cd "$root" && cargo build -q -p demo-app)
 work=$(mktemp -d /tmp/hj-compare.XXXXXX)

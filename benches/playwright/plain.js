@@ -15,7 +15,8 @@
 //
 // NODE_PATH must hold @playwright/test and playwright-core (compare.sh
 // installs them into target/playwright); CHROMIUM is the browser
-// (/usr/bin/chromium by default); PLAIN_OUTPUT_DIR where the evidence goes.
+// (/usr/bin/chromium by default; compare.sh sets it for all three);
+// PLAIN_OUTPUT_DIR where the evidence goes.
 'use strict';
 const fs = require('fs');
 const path = require('path');

@@ -116,9 +116,32 @@ impl BrowserKind {
     }
 }
 
+/// Chromium's headless shell: Debian's binary itself (its
+/// `/usr/bin/chromium-headless-shell` is a script that runs it without
+/// `exec`, so the process started would not be the browser: killing it
+/// would leave the browser running and its pipe open), then by the names
+/// Debian and Chrome for Testing (`chrome-headless-shell`) give it on PATH.
+const HEADLESS_SHELLS: &[&str] = &[
+    "/usr/lib/chromium/chromium-headless-shell",
+    "chromium-headless-shell",
+    "chrome-headless-shell",
+];
+
+/// The full Chromium (headed, or when no headless shell is installed).
+const CHROMIUMS: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+
 fn which(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
+    which_on(std::env::var_os("PATH").as_deref(), names)
+}
+
+/// The first of `names` in the folders of `path` (a `PATH` value).
+fn which_on(path: Option<&std::ffi::OsStr>, names: &[&str]) -> Option<PathBuf> {
+    std::env::split_paths(path?)
         .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
         .find(|p| p.is_file())
 }
@@ -353,24 +376,44 @@ impl BrowserConfig {
         }
     }
 
+    /// The Chromium to start: `HARSHJUDGE_CHROMIUM`, else, headless over
+    /// the DevTools protocol, the headless shell when it is installed (as
+    /// Playwright runs headless Chromium: the browser without its desktop
+    /// parts, in which a new browser context and page cost a quarter of the
+    /// full browser's CPU), else the full browser on PATH. Not through
+    /// chromedriver: given a profile folder, chromedriver 156 finds no page
+    /// in the shell ("unable to discover open pages").
     pub(super) fn chromium_binary(&self) -> Result<PathBuf, BrowserError> {
+        self.chromium_binary_on(std::env::var_os("PATH").as_deref())
+    }
+
+    /// [`Self::chromium_binary`], looked for in `path` (a `PATH` value).
+    fn chromium_binary_on(&self, path: Option<&std::ffi::OsStr>) -> Result<PathBuf, BrowserError> {
+        self.chromium_binary_from(path, HEADLESS_SHELLS)
+    }
+
+    /// [`Self::chromium_binary_on`], the headless shell one of `shells`.
+    fn chromium_binary_from(
+        &self,
+        path: Option<&std::ffi::OsStr>,
+        shells: &[&str],
+    ) -> Result<PathBuf, BrowserError> {
         match &self.chromium {
             Some(p) if p.is_file() => Ok(p.clone()),
             Some(p) => Err(BrowserError::BrowserNotFound(format!(
                 "HARSHJUDGE_CHROMIUM={} does not exist",
                 p.display()
             ))),
-            None => which(&[
-                "chromium",
-                "chromium-browser",
-                "google-chrome",
-                "google-chrome-stable",
-            ])
-            .ok_or_else(|| {
-                BrowserError::BrowserNotFound(
-                    "no chromium, chromium-browser or google-chrome on PATH".into(),
-                )
-            }),
+            None => {
+                let shell = (!self.headed && self.chromium_protocol == ChromiumProtocol::Cdp)
+                    .then(|| which_on(path, shells))
+                    .flatten();
+                shell.or_else(|| which_on(path, CHROMIUMS)).ok_or_else(|| {
+                    BrowserError::BrowserNotFound(
+                        "no chromium, chromium-browser or google-chrome on PATH".into(),
+                    )
+                })
+            }
         }
     }
 
@@ -576,6 +619,10 @@ impl BrowserConfig {
             // and a route answers it (the back-forward cache would restore
             // the page without either).
             "--disable-back-forward-cache".into(),
+            // Each site in a process of its own, a cross-site frame too, as
+            // in the desktop browser users run (the headless shell would
+            // keep such a frame in its parent's process).
+            "--site-per-process".into(),
             "--metrics-recording-only".into(),
             "--disable-quic".into(),
             "--mute-audio".into(),
@@ -912,6 +959,58 @@ mod tests {
         assert_eq!(app_host("http://[::1]:8080/x").as_deref(), Some("::1"));
         assert_eq!(app_host("http://app:3000").as_deref(), Some("app"));
         assert_eq!(app_host(""), None);
+    }
+
+    #[test]
+    fn headless_chromium_is_the_headless_shell_when_installed_headed_the_full_browser() {
+        let dir = tempfile::tempdir().unwrap();
+        let (shells, full) = (dir.path().join("shells"), dir.path().join("full"));
+        std::fs::create_dir_all(&shells).unwrap();
+        std::fs::create_dir_all(&full).unwrap();
+        std::fs::write(full.join("chromium"), "").unwrap();
+        let path = std::env::join_paths([&shells, &full]).unwrap();
+        let headless = plain();
+        let headed = BrowserConfig {
+            headed: true,
+            ..headless.clone()
+        };
+        // No shell installed: the full browser.
+        // The list's names (its first, Debian's binary by its absolute
+        // path, is this machine's).
+        let names = &HEADLESS_SHELLS[1..];
+        assert_eq!(
+            HEADLESS_SHELLS[0],
+            "/usr/lib/chromium/chromium-headless-shell"
+        );
+        let found = |c: &BrowserConfig| c.chromium_binary_from(Some(&path), names).unwrap();
+        assert_eq!(found(&headless), full.join("chromium"));
+        // Debian's shell, or Chrome for Testing's, before the full browser.
+        std::fs::write(shells.join("chrome-headless-shell"), "").unwrap();
+        assert_eq!(found(&headless), shells.join("chrome-headless-shell"));
+        std::fs::write(full.join("chromium-headless-shell"), "").unwrap();
+        assert_eq!(found(&headless), shells.join("chrome-headless-shell"));
+        std::fs::remove_file(shells.join("chrome-headless-shell")).unwrap();
+        assert_eq!(found(&headless), full.join("chromium-headless-shell"));
+        // Headed: never the shell, which has no windows; nor through
+        // chromedriver, which finds no page in it given a profile.
+        assert_eq!(found(&headed), full.join("chromium"));
+        let webdriver = BrowserConfig {
+            chromium_protocol: ChromiumProtocol::WebDriver,
+            ..headless.clone()
+        };
+        assert_eq!(found(&webdriver), full.join("chromium"));
+        // HARSHJUDGE_CHROMIUM wins, headless too.
+        let chosen = BrowserConfig {
+            chromium: Some(full.join("chromium")),
+            ..headless.clone()
+        };
+        assert_eq!(found(&chosen), full.join("chromium"));
+        // Nothing installed: said.
+        let none = std::env::join_paths([&dir.path().join("nothing")]).unwrap();
+        let e = headless
+            .chromium_binary_from(Some(&none), names)
+            .unwrap_err();
+        assert!(e.to_string().contains("no chromium"), "{e}");
     }
 
     #[test]

@@ -291,7 +291,7 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "HARSHJUDGE_CHROMIUM",
         kind: "path",
-        default: "`chromium`, `chromium-browser` or `google-chrome` on PATH",
+        default: "headless over CDP: `chromium-headless-shell` or `chrome-headless-shell` on PATH, else the next; headed or through chromedriver: `chromium`, `chromium-browser` or `google-chrome` on PATH",
         bounds: "—",
     },
     Variable {

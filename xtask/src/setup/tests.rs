@@ -24,6 +24,7 @@ fn all_present() -> Probe {
         commands: [
             "chromium",
             "chromedriver",
+            "chromium-headless-shell",
             "cargo-nextest",
             "firefox-esr",
             "geckodriver",
@@ -86,11 +87,11 @@ fn the_demo_on_a_fresh_debian_installs_only_chromium() {
         lines(&p),
         [
             "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver chromium-headless-shell",
             "cargo test --test demo",
         ]
     );
-    assert_eq!(p.found.len(), 2);
+    assert_eq!(p.found.len(), 3);
 }
 
 #[test]
@@ -108,7 +109,7 @@ fn the_tests_on_a_fresh_debian_install_everything_in_order() {
         lines(&p),
         [
             "DEBIAN_FRONTEND=noninteractive apt-get update -q",
-            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver firefox-esr webkit2gtk-driver xvfb ffmpeg default-jre-headless python3 python3-venv nodejs npm",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver chromium-headless-shell firefox-esr webkit2gtk-driver xvfb ffmpeg default-jre-headless python3 python3-venv nodejs npm",
             "/root/.cargo/bin/cargo install --locked geckodriver",
             "/root/.cargo/bin/cargo install --locked cargo-nextest",
             "python3 -m venv /src/hj/target/py-venv",
@@ -133,7 +134,7 @@ fn without_root_it_prints_the_exact_install_line_and_runs_nothing() {
     assert!(p.steps.is_empty());
     let b = p.blocked.unwrap();
     assert!(
-        b.contains("\n  sudo apt-get update && sudo apt-get install -y chromium chromium-driver\n"),
+        b.contains("\n  sudo apt-get update && sudo apt-get install -y chromium chromium-driver chromium-headless-shell\n"),
         "{b}"
     );
     assert!(b.contains("needs root (or passwordless sudo)"), "{b}");
@@ -149,7 +150,7 @@ fn with_passwordless_sudo_apt_runs_through_sudo() {
     let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
     assert_eq!(
         lines(&p)[1],
-        "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver"
+        "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver chromium-headless-shell"
     );
 }
 
@@ -196,7 +197,7 @@ fn no_apt_get_names_the_packages() {
     let p = plan(Task::Demo, TOOLS, &probe, &layout(), "cargo", &[]);
     let b = p.blocked.unwrap();
     assert!(
-        b.contains("chromium chromium-driver") && b.contains("no apt-get"),
+        b.contains("chromium chromium-driver chromium-headless-shell") && b.contains("no apt-get"),
         "{b}"
     );
     assert!(p.steps.is_empty());
@@ -344,6 +345,7 @@ fn the_tables_helpers_list_what_to_probe() {
         "python3",
         "chromium",
         "chromedriver",
+        "chromium-headless-shell",
         "cargo-nextest",
         "java",
         "geckodriver",

@@ -27,6 +27,14 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         source: Source::Apt {
+            package: "chromium-headless-shell",
+            commands: &["chromium-headless-shell", "chrome-headless-shell"],
+        },
+        demo: true,
+        why: "headless Chromium without the desktop browser's parts (what Playwright runs headless): a browser context a quarter of the CPU",
+    },
+    Tool {
+        source: Source::Apt {
             package: "firefox-esr",
             commands: &["firefox-esr", "firefox"],
         },

@@ -16,6 +16,7 @@ use serde_json::json;
 use super::super::context::CdpBrowser;
 use super::super::page::PageOptions;
 use super::super::protocol::{BrowserContextId, Command as CdpCommand};
+use super::super::testing::processes_of_group;
 use super::*;
 use crate::browser::cookies::Cookie;
 
@@ -138,23 +139,6 @@ fn published(folder: &Path) -> State {
     serde_json::from_slice(&std::fs::read(folder.join(STATE)).expect(STATE)).expect("a state")
 }
 
-/// The live processes whose command line carries `needle`.
-fn processes_carrying(needle: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline).contains(needle) && crate::process::alive(pid) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 /// Process `pid`'s (parent, group).
 fn parent_and_group(pid: u32) -> Option<(u32, u32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -174,18 +158,41 @@ async fn until(within: Duration, mut done: impl FnMut() -> bool) -> bool {
     true
 }
 
-/// Nothing of the run's folder is left within 5 s: no process carries it,
-/// the folder is removed.
-async fn nothing_left(folder: &Path) {
+/// The live processes whose command line carries `needle`.
+fn processes_carrying(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(needle) && crate::process::alive(pid) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Nothing of the run's folder is left within 5 s: no process carries it
+/// nor is of the browsers' `groups` (the headless shell's helpers name no
+/// folder), the folder is removed.
+async fn nothing_left(folder: &Path, groups: &[u32]) {
     let needle = folder.display().to_string();
+    let left = || {
+        let mut left = processes_carrying(&needle);
+        left.extend(groups.iter().flat_map(|g| processes_of_group(*g)));
+        left
+    };
     let gone = until(Duration::from_secs(5), || {
-        processes_carrying(&needle).is_empty() && !folder.exists()
+        left().is_empty() && !folder.exists()
     })
     .await;
     assert!(
         gone,
         "left: processes {:?}, folder exists: {}",
-        processes_carrying(&needle),
+        left(),
         folder.exists()
     );
 }
@@ -263,7 +270,7 @@ async fn a_page_of_one_connection_is_neither_held_nor_touched_by_another() {
     }
     let folder = run_folder(&run);
     runner.end();
-    nothing_left(&folder).await;
+    nothing_left(&folder, &[state.group]).await;
 }
 
 /// A browser killed mid-run is launched again by the next process to
@@ -305,7 +312,7 @@ async fn a_killed_browser_is_launched_again_one_generation_later() {
         .expect("page");
     assert_eq!(page.evaluate("6 * 7").await.expect("evaluated"), json!(42));
     runner.end();
-    nothing_left(&folder).await;
+    nothing_left(&folder, &[one.group, two.group]).await;
 }
 
 /// A "browser" that counts its starts in `starts`, says why it cannot
@@ -349,7 +356,7 @@ async fn a_launch_failure_is_published_once_and_reported_by_every_process() {
     assert_eq!(std::fs::read_to_string(&starts).expect("starts"), "start\n");
     assert!(published(&folder).error.is_some());
     runner.end();
-    nothing_left(&folder).await;
+    nothing_left(&folder, &[]).await;
 }
 
 /// The environment variable that makes [`processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_context`]
@@ -436,9 +443,12 @@ async fn processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_contex
     for (_, report) in &participants {
         assert_eq!(report["ws"], json!(state.ws), "one browser");
     }
+    // The browser (its profile there) and its helpers, of its group.
     let profile = folder.join("profile-1").display().to_string();
     let browser_processes = processes_carrying(&profile);
-    assert!(browser_processes.len() > 1, "{browser_processes:?}");
+    assert!(!browser_processes.is_empty(), "the browser runs");
+    let group = processes_of_group(state.group);
+    assert!(group.len() > 1, "its helpers run: {group:?}");
     for pid in &browser_processes {
         let group = parent_and_group(*pid).map(|(_, g)| g);
         assert_eq!(
@@ -497,7 +507,7 @@ async fn processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_contex
     })
     .await;
     assert!(ended, "the runner ended with its last participant");
-    nothing_left(&folder).await;
+    nothing_left(&folder, &[state.group]).await;
 }
 
 /// Issue 41: a headed Chromium is another browser than a headless one: the

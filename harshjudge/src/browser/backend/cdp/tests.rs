@@ -16,6 +16,7 @@ use super::protocol::{
     CallFunctionOn, CreateBrowserContext, CreateTarget, DisposeBrowserContext, Evaluate,
     GetVersion, Navigate, PageEnable, RuntimeEnable, SessionId,
 };
+use super::testing::processes_of_group;
 use super::transport::{self, Incoming, NulFrames};
 use crate::browser::config::BrowserConfig;
 
@@ -521,27 +522,6 @@ fn the_websocket_url_is_read_from_devtools_active_port() {
     assert_eq!(ws_url_of_active_port(&format!("abc\n{path}")), None);
 }
 
-/// The processes whose command line carries `needle` (and are not zombies).
-fn processes_carrying(needle: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline).contains(needle) && crate::process::alive(pid) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 /// Launches Chromium over `endpoint`, opens a page in a browser context of
 /// its own, evaluates in it (and times 300 evaluations after 50), disposes of
 /// the context, kills the browser, and checks nothing of it is left.
@@ -639,24 +619,26 @@ async fn a_launched_chromium_evaluates_and_leaves_nothing(endpoint: Endpoint) {
         )
         .await
         .expect("disposed");
-    let profile = chromium.profile().display().to_string();
-    let running = processes_carrying(&profile);
-    assert!(
-        running.len() > 1,
-        "the browser and its helpers run: {running:?}"
-    );
     let folder = chromium
         .profile()
         .parent()
         .expect("its folder")
         .to_path_buf();
+    // Its group: it leads one of its own, its helpers in it.
+    let group = chromium.pid();
+    let running = processes_of_group(group);
+    assert!(
+        running.len() > 1,
+        "the browser and its helpers run: {running:?}"
+    );
     tokio::task::spawn_blocking(move || chromium.kill())
         .await
         .expect("killed");
     assert_eq!(
-        processes_carrying(&profile),
+        processes_of_group(group),
         Vec::<u32>::new(),
-        "nothing of {profile} is left"
+        "nothing of the browser of {} is left",
+        folder.display()
     );
     assert!(!folder.exists(), "{} is removed", folder.display());
     let after = connection
