@@ -49,6 +49,20 @@ Module._load = function (request, ...rest) {
 require('./suite.spec.js');
 Module._load = load;
 
+// A screenshot, asked again while a navigation commits under it (Chromium
+// answers "Unable to capture screenshot" or "Not attached to an active
+// page" then, more often in the headless shell), as harshjudge asks again.
+async function shot(page) {
+  for (let i = 0; ; i++) {
+    try {
+      return await page.screenshot();
+    } catch (e) {
+      if (i >= 20 || !/Unable to capture screenshot|Not attached to an active page/.test(e.message)) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 async function run(browser, scenario) {
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();
@@ -68,14 +82,14 @@ async function run(browser, scenario) {
   };
   // One screenshot per boundary: the after of a step is the before of the next.
   let n = 0;
-  let state = await page.screenshot();
+  let state = await shot(page);
   current = {
     begin: async () => {
       n += 1;
       write(n, 'before.png', state);
     },
     end: async () => {
-      state = await page.screenshot();
+      state = await shot(page);
       write(n, 'after.png', state);
       write(n, 'console.json', JSON.stringify(console_, null, 2));
       write(n, 'network.json', JSON.stringify(network, null, 2));
