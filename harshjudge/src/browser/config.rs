@@ -384,15 +384,11 @@ impl BrowserConfig {
     /// chromedriver: given a profile folder, chromedriver 156 finds no page
     /// in the shell ("unable to discover open pages").
     pub(super) fn chromium_binary(&self) -> Result<PathBuf, BrowserError> {
-        self.chromium_binary_on(std::env::var_os("PATH").as_deref())
+        self.chromium_binary_from(std::env::var_os("PATH").as_deref(), HEADLESS_SHELLS)
     }
 
-    /// [`Self::chromium_binary`], looked for in `path` (a `PATH` value).
-    fn chromium_binary_on(&self, path: Option<&std::ffi::OsStr>) -> Result<PathBuf, BrowserError> {
-        self.chromium_binary_from(path, HEADLESS_SHELLS)
-    }
-
-    /// [`Self::chromium_binary_on`], the headless shell one of `shells`.
+    /// [`Self::chromium_binary`], looked for in `path` (a `PATH` value), the
+    /// headless shell one of `shells`.
     fn chromium_binary_from(
         &self,
         path: Option<&std::ffi::OsStr>,

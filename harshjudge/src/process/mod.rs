@@ -303,40 +303,28 @@ pub fn kill_with_watchdog(child: &mut Child, watchdog: Watchdog, folder: &Path) 
     }
 }
 
-/// Whether a process of group `group` is alive (not a zombie), from `/proc`.
+/// Whether a process of group `group` is alive (not a zombie), from `/proc`
+/// (when `/proc` cannot be read, it may be).
 fn group_has_live_process(group: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return true;
-    };
+    processes_of_group(group).is_none_or(|mut live| live.next().is_some())
+}
+
+/// The live processes (not zombies) of process group `group`, from `/proc`;
+/// `None` when `/proc` cannot be read.
+pub fn processes_of_group(group: u32) -> Option<impl Iterator<Item = u32>> {
+    let entries = std::fs::read_dir("/proc").ok()?;
     let mut buf = String::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
+    Some(entries.flatten().filter_map(move |entry| {
+        let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
         buf.clear();
-        let Ok(mut f) = std::fs::File::open(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        if std::io::Read::read_to_string(&mut f, &mut buf).is_err() {
-            continue;
-        }
+        let mut f = std::fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+        std::io::Read::read_to_string(&mut f, &mut buf).ok()?;
         // Fields after the name: state, ppid, pgrp.
-        let mut rest = buf
-            .rsplit_once(')')
-            .map(|(_, r)| r)
-            .unwrap_or("")
-            .split_whitespace();
+        let mut rest = buf.rsplit_once(')')?.1.split_whitespace();
         let state = rest.next();
         let pgrp = rest.nth(1).and_then(|g| g.parse::<u32>().ok());
-        if pgrp == Some(group) && !matches!(state, Some("Z" | "X")) {
-            return true;
-        }
-    }
-    false
+        (pgrp == Some(group) && !matches!(state, Some("Z" | "X"))).then_some(pid)
+    }))
 }
 
 /// Kills (SIGKILL) every live process whose environment holds `entry`

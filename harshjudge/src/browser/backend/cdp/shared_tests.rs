@@ -16,7 +16,6 @@ use serde_json::json;
 use super::super::context::CdpBrowser;
 use super::super::page::PageOptions;
 use super::super::protocol::{BrowserContextId, Command as CdpCommand};
-use super::super::testing::processes_of_group;
 use super::*;
 use crate::browser::cookies::Cookie;
 
@@ -182,7 +181,11 @@ async fn nothing_left(folder: &Path, groups: &[u32]) {
     let needle = folder.display().to_string();
     let left = || {
         let mut left = processes_carrying(&needle);
-        left.extend(groups.iter().flat_map(|g| processes_of_group(*g)));
+        left.extend(
+            groups
+                .iter()
+                .flat_map(|g| crate::process::processes_of_group(*g).expect("/proc")),
+        );
         left
     };
     let gone = until(Duration::from_secs(5), || {
@@ -447,7 +450,9 @@ async fn processes_of_a_run_share_one_chromium_and_a_killed_one_leaves_no_contex
     let profile = folder.join("profile-1").display().to_string();
     let browser_processes = processes_carrying(&profile);
     assert!(!browser_processes.is_empty(), "the browser runs");
-    let group = processes_of_group(state.group);
+    let group = crate::process::processes_of_group(state.group)
+        .expect("/proc")
+        .collect::<Vec<_>>();
     assert!(group.len() > 1, "its helpers run: {group:?}");
     for pid in &browser_processes {
         let group = parent_and_group(*pid).map(|(_, g)| g);

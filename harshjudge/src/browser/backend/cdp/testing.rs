@@ -290,30 +290,3 @@ pub(super) fn click_at(x: u32, y: u32) -> serde_json::Value {
         "actions": [{"type": "pointerMove", "x": x, "y": y},
                     {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}])
 }
-
-/// The live processes of process group `group` (a browser's: its helpers
-/// too, which in the headless shell name neither its profile nor, once they
-/// set their title, its `TMPDIR`).
-pub(super) fn processes_of_group(group: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the name: state, ppid, pgrp.
-        let pgrp = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok());
-        if pgrp == Some(group) && crate::process::alive(pid) {
-            out.push(pid);
-        }
-    }
-    out
-}

@@ -16,7 +16,6 @@ use super::protocol::{
     CallFunctionOn, CreateBrowserContext, CreateTarget, DisposeBrowserContext, Evaluate,
     GetVersion, Navigate, PageEnable, RuntimeEnable, SessionId,
 };
-use super::testing::processes_of_group;
 use super::transport::{self, Incoming, NulFrames};
 use crate::browser::config::BrowserConfig;
 
@@ -626,7 +625,9 @@ async fn a_launched_chromium_evaluates_and_leaves_nothing(endpoint: Endpoint) {
         .to_path_buf();
     // Its group: it leads one of its own, its helpers in it.
     let group = chromium.pid();
-    let running = processes_of_group(group);
+    let running = crate::process::processes_of_group(group)
+        .expect("/proc")
+        .collect::<Vec<_>>();
     assert!(
         running.len() > 1,
         "the browser and its helpers run: {running:?}"
@@ -635,7 +636,9 @@ async fn a_launched_chromium_evaluates_and_leaves_nothing(endpoint: Endpoint) {
         .await
         .expect("killed");
     assert_eq!(
-        processes_of_group(group),
+        crate::process::processes_of_group(group)
+            .expect("/proc")
+            .collect::<Vec<_>>(),
         Vec::<u32>::new(),
         "nothing of the browser of {} is left",
         folder.display()
