@@ -93,6 +93,7 @@ pub use routes::{Continue, Response, Route};
 pub use snapshot::{Animations, Caret, ScreenshotAssertion, configure_snapshots};
 pub use storage::{NameValue, OriginState, StorageState};
 pub use trace::trace_aria_snapshot;
-pub(crate) use trace::{Tracer, Tracing, now_ms};
+pub use trace::{StepTrace, Tracer, untraced};
+pub(crate) use trace::{Tracing, now_ms};
 pub(crate) use video::{Screencast, ScreencastFrame};
 pub use watch::{NoDisplay, has_display, set_suite_watch};

@@ -216,6 +216,16 @@ impl Page {
     }
 
     /// Records the page's calls into `tracer` (once; the scenario's attempt's).
+    /// Records what is done on the page into `tracer` from now on (a page
+    /// has one tracer for its life: a second is ignored), and has the browser
+    /// keep the response bodies the trace's images are read from.
+    pub async fn trace_into(&self, tracer: &Arc<Tracer>) {
+        self.set_tracer(tracer);
+        // Before its first load: a BiDi collector keeps only the bodies that
+        // arrive after it (the trace's images).
+        self.keep_response_bodies().await;
+    }
+
     pub(crate) fn set_tracer(&self, tracer: &Arc<Tracer>) {
         let b = self.backend();
         let n = tracer.add_page(b.kind().name(), b.protocol(), b.viewport());
@@ -239,7 +249,7 @@ impl Page {
 
     /// The page's tracer and its number there, when its steps are traced.
     pub(crate) fn tracer(&self) -> Option<&(Arc<Tracer>, usize)> {
-        self.inner.trace.get()
+        (self.inner.trace.get()).filter(|_| !super::trace::is_untraced())
     }
 
     /// How long the page waits before each action (`--slow-mo`; zero: none).

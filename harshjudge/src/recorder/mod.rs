@@ -23,6 +23,7 @@ mod repair;
 pub mod replay;
 mod settle;
 mod state;
+mod trace_files;
 pub(crate) mod writer;
 
 pub use repair::{Pruned, prune, repair_leftovers};
@@ -392,6 +393,33 @@ impl RunHandle {
             .entry(step.number())
             .or_default()
             .insert(written.file_name.clone());
+        Ok(written)
+    }
+
+    /// Writes step `step`'s trace into its evidence (`trace.json`, its DOM
+    /// snapshots, screenshots and resources) and lists its files: what
+    /// [`Tracer::end_step`](crate::browser::Tracer::end_step) gave. A failure
+    /// costs the trace only (`trace-error.txt` says why). The paths written.
+    pub fn record_trace(
+        &mut self,
+        step: &StepId,
+        trace: &crate::browser::StepTrace,
+    ) -> Result<Vec<std::path::PathBuf>, StoreError> {
+        self.ensure_open()?;
+        let bytes = serde_json::to_vec_pretty(&trace.file).expect("a trace serializes");
+        let files = trace_files::TraceFiles {
+            bytes: &bytes,
+            dom: trace.dom.as_deref(),
+            shots: &trace.shots,
+            resources: &trace.resources,
+        };
+        let written = files.write(&self.run_dir(), &self.slug, step);
+        let listed = self.evidence.entry(step.number()).or_default();
+        for path in &written {
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+                listed.insert(name.to_string());
+            }
+        }
         Ok(written)
     }
 

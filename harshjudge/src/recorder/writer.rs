@@ -23,14 +23,10 @@ use futures_util::FutureExt;
 
 use crate::event::{Event, EventSink, StepOutcome, Urgency};
 use crate::store::NewEvidence;
-use crate::store::{EvidenceName, RunId, RunResult, Slug, StepId, StepStatus, StoreError};
-
-/// A step's trace in its evidence.
-const TRACE_FILE: &str = "trace.json";
-/// Its DOM snapshots, beside it.
-const TRACE_DOM_FILE: &str = "trace-dom.json";
+use crate::store::{RunId, RunResult, Slug, StepId, StepStatus, StoreError};
 
 use super::judging::{Judging, ReplayError, step_result};
+use super::trace_files::TraceFiles;
 use super::{Completion, RunHandle, StepRecord};
 
 /// The judging of one run: the invocation's judge, and the exact test name
@@ -298,92 +294,40 @@ impl StoreWriter {
         shots: &[(String, Vec<u8>)],
         resources: &[(&'static str, Vec<u8>)],
     ) -> Result<(), StoreError> {
+        let files = TraceFiles {
+            bytes,
+            dom,
+            shots,
+            resources,
+        };
         let mut run = self.run();
         run.ensure_running()?;
-        for (name, _) in shots {
-            run.note_evidence(step, format!("{name}.png"))?;
-        }
-        run.note_evidence(step, TRACE_FILE.to_string())?;
-        if dom.is_some() {
-            run.note_evidence(step, TRACE_DOM_FILE.to_string())?;
+        for name in files.names() {
+            run.note_evidence(step, name)?;
         }
         let store = run.store().clone();
         drop(run);
         let (slug, run_id, step) = (self.slug.clone(), self.id.clone(), step.clone());
         let step_number = step.number();
-        let bytes = bytes.to_vec();
-        let dom = dom.map(<[u8]>::to_vec);
+        let (bytes, dom) = (bytes.to_vec(), dom.map(<[u8]>::to_vec));
         let (shots, resources) = (shots.to_vec(), resources.to_vec());
         let write = tokio::task::spawn_blocking(move || {
+            let files = TraceFiles {
+                bytes: &bytes,
+                dom: dom.as_deref(),
+                shots: &shots,
+                resources: &resources,
+            };
             let dir = store.scenario(&slug).run(&run_id);
-            let evidence = |name: &str, ext: &'static str, kind: &'static str, bytes: &[u8]| {
-                let name = EvidenceName::new(name).expect("a valid evidence name");
-                (dir.write_evidence(
-                    &step,
-                    NewEvidence {
-                        name: &name,
-                        ext,
-                        kind,
-                        bytes,
-                    },
-                    Default::default(),
-                ))
-                .map(|w| w.path)
-            };
-            let file =
-                |name: &str, ext: &'static str, bytes: &[u8]| evidence(name, ext, "custom", bytes);
-            let mut landed = Vec::new();
-            let first = resources
-                .iter()
-                .try_for_each(|(ext, bytes)| dir.write_trace_resource(ext, bytes).map(drop))
-                .and_then(|()| {
-                    for (name, png) in &shots {
-                        let path = evidence(name, "png", "screenshot", png)?;
-                        landed.push(Landed {
-                            step: step.clone(),
-                            path,
-                            warning: None,
-                        });
-                    }
-                    Ok(())
-                });
-            let written = first
-                .and_then(|()| file("trace", "json", &bytes))
-                .and_then(|path| {
-                    landed.push(Landed {
-                        step: step.clone(),
-                        path,
-                        warning: None,
-                    });
-                    match &dom {
-                        Some(dom) => file("trace-dom", "json", dom).map(Some),
-                        None => Ok(None),
-                    }
-                });
-            let e = match written {
-                Ok(dom) => {
-                    landed.extend(dom.map(|path| Landed {
-                        step,
-                        path,
-                        warning: None,
-                    }));
-                    return landed;
-                }
-                Err(e) => e,
-            };
-            eprintln!(
-                "harshjudge: {slug}: the trace of step {step} was not written: {e} (the step's outcome is its own)"
-            );
-            let why =
-                format!("this step's trace was not written: {e}; the step's outcome is its own\n");
-            if let Ok(path) = file("trace-error", "txt", why.as_bytes()) {
-                landed.push(Landed {
-                    step,
+            let landed = files.write(&dir, &slug, &step);
+            landed
+                .into_iter()
+                .map(|path| Landed {
+                    step: step.clone(),
                     path,
                     warning: None,
-                });
-            }
-            landed
+                })
+                .collect()
         });
         (self.writes.lock().expect("writes lock")).push((step_number, write));
         Ok(())

@@ -1115,10 +1115,7 @@ impl RunContext for Shared {
             drop(hold);
             page.set_owner(&self);
             if let Some(tracer) = &self.tracer {
-                page.set_tracer(tracer);
-                // Before its first load: a BiDi collector keeps only the
-                // bodies that arrive after it (the trace's images).
-                page.keep_response_bodies().await;
+                page.trace_into(tracer).await;
             }
             let others = RunContext::pages(&*self);
             self.pages.lock().expect("pages lock").push(page.clone());

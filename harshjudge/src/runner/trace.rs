@@ -15,26 +15,13 @@ impl Shared {
         let Some(tracer) = &self.tracer else {
             return;
         };
-        if tracer.keeps(failed) && !self.is_unresponsive() {
-            let since = tracer.step_started().floor();
-            let pages = self.pages.lock().expect("pages lock").clone();
-            for page in &pages {
-                let Some((_, i)) = page.tracer().filter(|(t, i)| !t.has_logs_of(*i)) else {
-                    continue;
-                };
-                if let Ok(Ok((mut console, mut network))) =
-                    tokio::time::timeout(CAPTURE_LIMIT, page.peek_logs(false)).await
-                {
-                    console.retain(|c| c.timestamp as f64 >= since);
-                    network.retain(|r| r.started_at.is_some_and(|t| t >= since));
-                    tracer.logs(*i, &console, &network);
-                }
-            }
-            tracer.name_targets(&pages, CAPTURE_LIMIT).await;
-            tracer.read_images(&pages, CAPTURE_LIMIT).await;
-        }
+        let pages = self.pages.lock().expect("pages lock").clone();
+        let pages = (!self.is_unresponsive()).then_some(&pages[..]);
         let id = Self::step_id(n);
-        let Some(trace) = tracer.take_step_with_dom(id.as_str(), failed) else {
+        let Some(trace) = tracer
+            .end_step(id.as_str(), failed, pages, CAPTURE_LIMIT)
+            .await
+        else {
             return;
         };
         let (dom, shots) = (trace.dom.as_deref(), &trace.shots);

@@ -9,7 +9,7 @@ mod trace_mode;
 mod unknown;
 mod video_mode;
 pub mod watch;
-pub use trace_mode::{TRACE_MODES, TraceMode};
+pub use trace_mode::{TRACE_MODES, TraceMode, trace_screenshots};
 pub use unknown::{NOT_SETTINGS, TEST_PREFIX, unknown_variables};
 #[cfg(test)]
 use unknown::{edit_distance, unknown_variable};

@@ -44,6 +44,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::future::Either;
 
+use super::Page;
 use super::error::BrowserError;
 use super::logs::{ConsoleEntry, NetworkEntry};
 use super::protocol::{FrameScope, Traced};
@@ -374,6 +375,60 @@ impl Tracer {
         })
     }
 
+    /// The tracer of pages driven outside a scenario (the MCP server's
+    /// browser tools): they record as attempt 1 of a scenario under `mode`
+    /// does (none for `off`); `screenshots`: a screenshot after each action.
+    /// Its steps are what [`end_step`](Self::end_step) and
+    /// [`restart_step`](Self::restart_step) delimit.
+    pub fn recording(mode: TraceMode, screenshots: bool) -> Option<Arc<Tracer>> {
+        Tracer::new(Tracing::for_attempt(mode, 1), mode, 1, screenshots)
+    }
+
+    /// Forgets what the running step recorded so far and begins the next one
+    /// now (what pages did outside any step).
+    pub fn restart_step(&self) {
+        let mut s = self.state();
+        let pages = std::mem::take(&mut s.pages);
+        *s = State {
+            step_started: now_ms(),
+            pages,
+            ..State::default()
+        };
+    }
+
+    /// Ends step `step`'s trace (it `failed` or passed): its files when the
+    /// tracer keeps such a step, else none; either way the next step begins.
+    /// `pages` (none: the browser gave no answer, so nothing is asked of it)
+    /// give what the trace still needs, each read within `limit`: the
+    /// console and network no step boundary handed over (read from the
+    /// step's start, left in place), the names of its targets, its images.
+    pub async fn end_step(
+        &self,
+        step: &str,
+        failed: bool,
+        pages: Option<&[Page]>,
+        limit: std::time::Duration,
+    ) -> Option<StepTrace> {
+        if let Some(pages) = pages.filter(|_| self.keeps(failed)) {
+            let since = self.step_started().floor();
+            for page in pages {
+                let Some((_, i)) = page.tracer().filter(|(t, i)| !t.has_logs_of(*i)) else {
+                    continue;
+                };
+                if let Ok(Ok((mut console, mut network))) =
+                    tokio::time::timeout(limit, page.peek_logs(false)).await
+                {
+                    console.retain(|c| c.timestamp as f64 >= since);
+                    network.retain(|r| r.started_at.is_some_and(|t| t >= since));
+                    self.logs(*i, &console, &network);
+                }
+            }
+            self.name_targets(pages, limit).await;
+            self.read_images(pages, limit).await;
+        }
+        self.take_step_with_dom(step, failed)
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().expect("tracer lock")
     }
@@ -696,6 +751,19 @@ struct Open {
 
 tokio::task_local! {
     static OPEN: Arc<Open>;
+    static UNTRACED: ();
+}
+
+/// Runs `f` with no trace entries for the page calls it makes: a tool's own
+/// bookkeeping (its evidence screenshots, its reads of the page's state),
+/// not calls its user made.
+pub async fn untraced<F: Future>(f: F) -> F::Output {
+    UNTRACED.scope((), f).await
+}
+
+/// Whether this task runs [`untraced`].
+pub(crate) fn is_untraced() -> bool {
+    UNTRACED.try_with(|_| ()).is_ok()
 }
 
 /// Whether a span is open on this task (a call inside it joins it).
