@@ -14,11 +14,11 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use harshjudge::browser::{ConsoleEntry, NetworkEntry, Page};
-use harshjudge::store::{RunId, Slug};
+use harshjudge::browser::{ConsoleEntry, NetworkEntry, Page, Tracer};
+use harshjudge::store::{RunId, Slug, StepId};
 use serde_json::Value;
 
 use crate::error::{Code, ToolError};
@@ -35,6 +35,29 @@ pub struct BrowserSession {
     pub network: Vec<NetworkEntry>,
     /// Actions taken so far (numbers evidence files of one step apart).
     pub actions: usize,
+    /// What the page's actions and assertions record (`HARSHJUDGE_TRACE`,
+    /// read as the session opened; none for `off`): each step of the active
+    /// run gets their trace as a scenario's step does.
+    pub tracer: Option<Arc<Tracer>>,
+    /// The run and step the tracer's running step belongs to (none: no run
+    /// was active at the last call).
+    pub traced: Option<(RunId, StepId)>,
+}
+
+impl BrowserSession {
+    /// Delimits the trace's steps: a call belongs to `target`, the active
+    /// run's current step; a call outside any run, or in another step than
+    /// the last call's, begins the trace's step anew (what came before is
+    /// no step's).
+    pub fn trace_call_in(&mut self, target: Option<(RunId, StepId)>) {
+        let Some(tracer) = &self.tracer else {
+            return;
+        };
+        if target.is_none() || self.traced != target {
+            tracer.restart_step();
+            self.traced = target;
+        }
+    }
 }
 
 /// A tool call kept by `record_start` … `record_stop`.
@@ -296,6 +319,12 @@ impl Agent {
     /// was asked (then the session is discarded, not pooled, as it closes).
     pub fn take_unresponsive(&self) -> bool {
         self.unresponsive.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether a browser call ran out of its limit (left for
+    /// [`take_unresponsive`](Agent::take_unresponsive) to answer).
+    pub fn is_unresponsive(&self) -> bool {
+        self.unresponsive.load(Ordering::SeqCst)
     }
 
     /// Remembers the run an agent is recording (after `startRun`), or forgets

@@ -11,6 +11,7 @@ mod browser_hung;
 mod browser_reach;
 mod browser_route;
 mod browser_targets;
+mod browser_trace;
 mod client;
 mod judge;
 mod shape;

@@ -193,6 +193,11 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
         })?),
     };
     let mut config = BrowserConfig::from_env().map_err(classify)?;
+    // Decided once, for the session's life: what its page's calls record.
+    let trace_mode = harshjudge::settings::TraceMode::from_env()
+        .map_err(|e| ToolError::invalid(e.to_string()))?;
+    let trace_screenshots =
+        harshjudge::settings::trace_screenshots().map_err(|e| ToolError::invalid(e.to_string()))?;
     if let Some(kind) = browser {
         config = config.for_browser(kind);
     }
@@ -248,12 +253,18 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
                 .await
                 .map_err(classify)?;
             let id = page.session_id().await;
+            let tracer = harshjudge::browser::Tracer::recording(trace_mode, trace_screenshots);
+            if let Some(tracer) = &tracer {
+                page.trace_into(tracer).await;
+            }
             *guard = Some(BrowserSession {
                 page,
                 base_url: base.clone(),
                 console: vec![],
                 network: vec![],
                 actions: 0,
+                tracer,
+                traced: None,
             });
             Ok(Launched {
                 success: true,

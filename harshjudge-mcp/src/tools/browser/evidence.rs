@@ -1,7 +1,7 @@
 //! Evidence of browser actions: while a run is active, each action's
 //! before/after screenshots, console and network go into the current step.
 
-use harshjudge::browser::{BrowserError, Page};
+use harshjudge::browser::{BrowserError, Page, StepTrace};
 use harshjudge::recorder::RunHandle;
 use harshjudge::store::{EvidenceName, NewEvidence, RunId, Slug, StepId};
 use schemars::JsonSchema;
@@ -40,6 +40,38 @@ pub(super) fn evidence_target(ctx: &Context) -> Option<(RunId, Slug, StepId)> {
     Some((run, slug, StepId::new(step.id.clone()).ok()?))
 }
 
+/// Ends the trace of step `step` of run `run` (it `failed` or passed) when
+/// the session's calls recorded into it: its files, when the trace mode
+/// keeps such a step (`HARSHJUDGE_TRACE`), for the caller to write with the
+/// step's result. The trace's next step begins either way.
+pub(crate) fn end_step_trace(
+    ctx: &Context,
+    run: &RunId,
+    step: &StepId,
+    failed: bool,
+) -> Result<Option<StepTrace>, ToolError> {
+    let agent = ctx.agent();
+    let key = Some((run.clone(), step.clone()));
+    let step = step.clone();
+    agent.block_on({
+        let agent = agent.clone();
+        async move {
+            let mut guard = agent.browser.lock().await;
+            let session = guard.as_mut().filter(|s| s.traced == key)?;
+            session.traced = None;
+            let tracer = session.tracer.clone()?;
+            let pages = std::slice::from_ref(&session.page);
+            let pages = (!agent.is_unresponsive()).then_some(pages);
+            tracer
+                .end_step(step.as_str(), failed, pages, TRACE_READ_LIMIT)
+                .await
+        }
+    })
+}
+
+/// How long ending a step's trace waits for each read of the page.
+const TRACE_READ_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A browser action's result `T`, with the evidence it left in the active run.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Acted<T> {
@@ -64,6 +96,9 @@ where
 {
     let target = evidence_target(ctx);
     let record = target.is_some();
+    let step_key = target
+        .as_ref()
+        .map(|(run, _, step)| (run.clone(), step.clone()));
     let agent = ctx.agent();
     let (result, captured) = agent.block_on({
         let agent = agent.clone();
@@ -72,17 +107,18 @@ where
             let Some(session) = guard.as_mut() else {
                 return (Err(no_session()), None);
             };
+            session.trace_call_in(step_key);
             session.actions += 1;
             let n = session.actions;
             let page = session.page.clone();
             let before = if record {
-                page.screenshot().await.ok()
+                harshjudge::browser::untraced(page.screenshot()).await.ok()
             } else {
                 None
             };
             let result = f(page.clone()).await.map_err(classify);
             let after = if record {
-                page.screenshot().await.ok()
+                harshjudge::browser::untraced(page.screenshot()).await.ok()
             } else {
                 None
             };

@@ -104,6 +104,7 @@ mod actions;
 mod dialog;
 pub(crate) mod emulation;
 mod evidence;
+pub(crate) use evidence::end_step_trace;
 mod expect;
 mod observe;
 mod route;
@@ -155,13 +156,20 @@ fn no_session() -> ToolError {
     )
 }
 
-/// The page of the session, or `NO_SESSION`.
+/// The page of the session, or `NO_SESSION`; what the call does on it
+/// belongs to the active run's current step's trace.
 fn page(ctx: &Context) -> Result<Page, ToolError> {
     let agent = ctx.agent();
+    let step = evidence::evidence_target(ctx).map(|(run, _, step)| (run, step));
     agent
         .block_on({
             let agent = agent.clone();
-            async move { agent.browser.lock().await.as_ref().map(|b| b.page.clone()) }
+            async move {
+                let mut guard = agent.browser.lock().await;
+                let session = guard.as_mut()?;
+                session.trace_call_in(step);
+                Some(session.page.clone())
+            }
         })?
         .ok_or_else(no_session)
 }

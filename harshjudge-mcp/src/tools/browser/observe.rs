@@ -579,10 +579,8 @@ pub fn page_state(ctx: &Context) -> Option<(String, String, Vec<String>)> {
     let page = page(ctx).ok()?;
     ctx.agent()
         .block_on(async move {
-            let v = page
-                .eval("return {url: location.href, title: document.title, ids: Array.from(new Set(Array.from(document.querySelectorAll('[data-testid]')).map(e => e.getAttribute('data-testid')))).slice(0, 50)}")
-                .await
-                .ok()?;
+            let read = page.eval("return {url: location.href, title: document.title, ids: Array.from(new Set(Array.from(document.querySelectorAll('[data-testid]')).map(e => e.getAttribute('data-testid')))).slice(0, 50)}");
+            let v = harshjudge::browser::untraced(read).await.ok()?;
             Some((
                 v["url"].as_str()?.to_string(),
                 v["title"].as_str().unwrap_or("").to_string(),

@@ -276,10 +276,8 @@ return out;"
 async fn frame_prefix(page: &Page, r: &Resolved) -> Option<String> {
     // The script reads `arguments`: called as a function with them.
     let js = format!("(args) => (function () {{\n{FRAME_CSS_CHAIN}\n}}).apply(null, args)");
-    let v: serde_json::Value = page
-        .evaluate(&js, serde_json::json!([r.ref_frames]))
-        .await
-        .ok()?;
+    let read = page.evaluate(&js, serde_json::json!([r.ref_frames]));
+    let v: serde_json::Value = harshjudge::browser::untraced(read).await.ok()?;
     let chain: Vec<String> = serde_json::from_value(v).ok()?;
     Some(
         chain

@@ -535,6 +535,10 @@ pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<StepCompleted, To
     if run.state().current_step != step.number() {
         run.begin_step(&step)?;
     }
+    let failed = a.status == StepOutcome::Fail;
+    if let Some(trace) = crate::tools::browser::end_step_trace(ctx, &id, &step, failed)? {
+        run.record_trace(&step, &trace)?;
+    }
     run.complete_step(StepRecord {
         id: step.clone(),
         status: a.status.into(),
