@@ -39,6 +39,12 @@ use crate::browser::config::BrowserConfig;
 use crate::browser::error::BrowserError;
 use crate::process::shared::RunFolder;
 
+/// How many times a connection the running browser refused is tried again
+/// before the browser is taken for gone.
+const REFUSALS: u32 = 4;
+/// The pause before the first of those tries (the next ones: twice, …).
+const REFUSED_PAUSE: std::time::Duration = std::time::Duration::from_millis(150);
+
 /// The name of the run's folder's kind (`hj-chromium-…`).
 const WHAT: &str = "chromium";
 /// The state's file in the run's folder.
@@ -162,6 +168,7 @@ impl SharedChromium {
             ..PageOptions::default()
         };
         let mut unreachable = None;
+        let mut refused = 0;
         loop {
             let published = folder
                 .read(STATE)
@@ -169,11 +176,18 @@ impl SharedChromium {
             match next(published, unreachable) {
                 Next::Report(error) => return Err(failed(run, folder.path(), &error)),
                 // A browser that does not answer within the launch's time
-                // (killed, or hung) is replaced.
+                // (killed, or hung) is replaced. One whose process runs and
+                // refused this connection is asked again (read anew) a few
+                // times first: killing it would end every other process's
+                // pages in it.
                 Next::Connect(state) => {
                     let connecting = CdpBrowser::connect(&state.ws, options.clone());
                     match tokio::time::timeout(config.launch_timeout, connecting).await {
                         Ok(Ok(browser)) => return Ok((browser, state)),
+                        Ok(Err(_)) if refused < REFUSALS && crate::process::alive(state.pid) => {
+                            refused += 1;
+                            tokio::time::sleep(REFUSED_PAUSE * refused).await;
+                        }
                         _ => unreachable = Some(state.generation),
                     }
                 }

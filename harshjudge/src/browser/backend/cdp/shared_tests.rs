@@ -318,6 +318,57 @@ async fn a_killed_browser_is_launched_again_one_generation_later() {
     nothing_left(&folder, &[one.group, two.group]).await;
 }
 
+/// A connection the running browser refuses (here: a wrong address
+/// published a moment) is tried again, not taken for the browser's death:
+/// the browser, and the pages other processes hold in it, live on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_connection_to_a_running_browser_does_not_replace_it() {
+    let mut runner = Runner::sleeping();
+    let run = fresh_run("refused");
+    let config = BrowserConfig::from_env().expect("config");
+    let (first, one) = SharedChromium::open_for(&run, runner.pid(), &config, None)
+        .await
+        .expect("launched");
+    let page = first
+        .new_context()
+        .await
+        .expect("context")
+        .new_page()
+        .await
+        .expect("page");
+    let folder = run_folder(&run);
+    let state = folder.join("browser.json");
+    // A port nobody listens on: the connection is refused.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    let wrong = State {
+        ws: format!("ws://127.0.0.1:{port}/devtools/browser/refused"),
+        ..one.clone()
+    };
+    std::fs::write(&state, serde_json::to_vec(&wrong).unwrap()).unwrap();
+    let restore = {
+        let (state, right) = (state.clone(), serde_json::to_vec(&one).unwrap());
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            std::fs::write(&state, right).unwrap();
+        })
+    };
+    let (_second, two) = SharedChromium::open_for(&run, runner.pid(), &config, None)
+        .await
+        .expect("connected");
+    restore.await.unwrap();
+    assert_eq!(two, one, "the same browser, not a new generation");
+    assert_eq!(
+        page.evaluate("6 * 7")
+            .await
+            .expect("the first page lives on"),
+        json!(42)
+    );
+    runner.end();
+    nothing_left(&folder, &[one.group]).await;
+}
+
 /// A "browser" that counts its starts in `starts`, says why it cannot
 /// start and exits.
 fn failing_browser(folder: &Path, starts: &Path) -> PathBuf {
