@@ -215,7 +215,6 @@ impl Page {
         page
     }
 
-    /// Records the page's calls into `tracer` (once; the scenario's attempt's).
     /// Records what is done on the page into `tracer` from now on (a page
     /// has one tracer for its life: a second is ignored), and has the browser
     /// keep the response bodies the trace's images are read from.
@@ -226,6 +225,7 @@ impl Page {
         self.keep_response_bodies().await;
     }
 
+    /// Records the page's calls into `tracer` (once; the scenario's attempt's).
     pub(crate) fn set_tracer(&self, tracer: &Arc<Tracer>) {
         let b = self.backend();
         let n = tracer.add_page(b.kind().name(), b.protocol(), b.viewport());

@@ -414,13 +414,34 @@ impl RunHandle {
             resources: &trace.resources,
         };
         let written = files.write(&self.run_dir(), &self.slug, step);
+        self.list_written(step, &written);
+        Ok(written)
+    }
+
+    /// Says in step `step`'s evidence (`trace-error.txt`) that its trace was
+    /// lost, and `why`: what the caller writes instead of
+    /// [`record_trace`](Self::record_trace) when it could not end the trace.
+    pub fn record_trace_lost(
+        &mut self,
+        step: &StepId,
+        why: &dyn std::fmt::Display,
+    ) -> Result<Vec<std::path::PathBuf>, StoreError> {
+        self.ensure_open()?;
+        let written: Vec<_> = trace_files::lost(&self.run_dir(), &self.slug, step, why)
+            .into_iter()
+            .collect();
+        self.list_written(step, &written);
+        Ok(written)
+    }
+
+    /// Lists `written` among step `step`'s evidence.
+    fn list_written(&mut self, step: &StepId, written: &[std::path::PathBuf]) {
         let listed = self.evidence.entry(step.number()).or_default();
-        for path in &written {
+        for path in written {
             if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
                 listed.insert(name.to_string());
             }
         }
-        Ok(written)
     }
 
     /// Notes an evidence file of `step` that is being written elsewhere (off

@@ -67,13 +67,32 @@ impl TraceFiles<'_> {
             Ok(())
         })();
         if let Err(e) = written {
-            eprintln!(
-                "harshjudge: {slug}: the trace of step {step} was not written: {e} (the step's outcome is its own)"
-            );
-            let why =
-                format!("this step's trace was not written: {e}; the step's outcome is its own\n");
-            landed.extend(file("trace-error", "txt", why.as_bytes()).ok());
+            landed.extend(lost(dir, slug, step, &e));
         }
         landed
     }
+}
+
+/// Says in step `step`'s evidence (`trace-error.txt`, best effort) and once
+/// on stderr that its trace was not written, and why: the step's outcome is
+/// its own. The file, when written.
+pub(super) fn lost(
+    dir: &RunDir<'_>,
+    slug: &Slug,
+    step: &StepId,
+    why: &dyn std::fmt::Display,
+) -> Option<PathBuf> {
+    eprintln!(
+        "harshjudge: {slug}: the trace of step {step} was not written: {why} (the step's outcome is its own)"
+    );
+    let text = format!("this step's trace was not written: {why}; the step's outcome is its own\n");
+    let name = EvidenceName::new("trace-error").expect("a valid evidence name");
+    let file = NewEvidence {
+        name: &name,
+        ext: "txt",
+        kind: "custom",
+        bytes: text.as_bytes(),
+    };
+    let written = dir.write_evidence(step, file, Default::default());
+    written.ok().map(|w| w.path)
 }

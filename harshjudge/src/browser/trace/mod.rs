@@ -396,6 +396,14 @@ impl Tracer {
         };
     }
 
+    /// [`restart_step`](Self::restart_step) for the first step of another
+    /// run: the images it stored were the last run's resources, so none
+    /// counts as stored for this one.
+    pub fn restart_run(&self) {
+        self.restart_step();
+        *self.fetched.lock().expect("tracer's bodies lock") = Default::default();
+    }
+
     /// Ends step `step`'s trace (it `failed` or passed): its files when the
     /// tracer keeps such a step, else none; either way the next step begins.
     /// `pages` (none: the browser gave no answer, so nothing is asked of it)
