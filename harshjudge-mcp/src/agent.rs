@@ -42,21 +42,29 @@ pub struct BrowserSession {
     /// The run and step the tracer's running step belongs to (none: no run
     /// was active at the last call).
     pub traced: Option<(RunId, StepId)>,
+    /// The run whose `trace-resources/` the tracer stored images into.
+    pub trace_run: Option<RunId>,
 }
 
 impl BrowserSession {
     /// Delimits the trace's steps: a call belongs to `target`, the active
     /// run's current step; a call outside any run, or in another step than
     /// the last call's, begins the trace's step anew (what came before is
-    /// no step's).
+    /// no step's), and a call in another run than the images stored so far
+    /// begins the trace's run anew.
     pub fn trace_call_in(&mut self, target: Option<(RunId, StepId)>) {
         let Some(tracer) = &self.tracer else {
             return;
         };
-        if target.is_none() || self.traced != target {
-            tracer.restart_step();
-            self.traced = target;
+        match &target {
+            Some((run, _)) if self.trace_run.as_ref() != Some(run) => {
+                tracer.restart_run();
+                self.trace_run = Some(run.clone());
+            }
+            Some(_) if self.traced == target => return,
+            _ => tracer.restart_step(),
         }
+        self.traced = target;
     }
 }
 

@@ -57,56 +57,6 @@ const PNG_SIZE: (u32, u32) = (7, 5);
 /// The requests of `/logo.png` each server saw (one server per test).
 static ASKED: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
 
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for b in bytes {
-        c ^= u32::from(*b);
-        for _ in 0..8 {
-            c = if c & 1 == 1 {
-                0xedb8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
-}
-
-/// A `w`×`h` RGB PNG (a stored, uncompressed zlib stream).
-fn png(w: u32, h: u32) -> Vec<u8> {
-    let mut raw = Vec::new();
-    for y in 0..h {
-        raw.push(0);
-        for x in 0..w {
-            raw.extend([(x * 30) as u8, (y * 50) as u8, 200]);
-        }
-    }
-    let (mut a, mut b) = (1u32, 0u32);
-    for byte in &raw {
-        a = (a + u32::from(*byte)) % 65521;
-        b = (b + a) % 65521;
-    }
-    let len = raw.len() as u16;
-    let mut z = vec![0x78, 0x01, 0x01];
-    z.extend(len.to_le_bytes());
-    z.extend((!len).to_le_bytes());
-    z.extend(&raw);
-    z.extend(((b << 16) | a).to_be_bytes());
-    let mut ihdr = Vec::new();
-    ihdr.extend(w.to_be_bytes());
-    ihdr.extend(h.to_be_bytes());
-    ihdr.extend([8, 2, 0, 0, 0]);
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    for (kind, data) in [(&b"IHDR"[..], ihdr), (b"IDAT", z), (b"IEND", Vec::new())] {
-        out.extend((data.len() as u32).to_be_bytes());
-        let mut chunk = kind.to_vec();
-        chunk.extend(&data);
-        out.extend(&chunk);
-        out.extend(crc32(&chunk).to_be_bytes());
-    }
-    out
-}
-
 fn app<const N: usize>(stream: TcpStream) -> std::io::Result<()> {
     let mut out = stream.try_clone()?;
     let mut r = std::io::BufReader::new(stream);
@@ -116,10 +66,10 @@ fn app<const N: usize>(stream: TcpStream) -> std::io::Result<()> {
             "/plain" => ("200 OK", "text/html", PLAIN.into()),
             "/logo.png" => {
                 ASKED[N].fetch_add(1, Ordering::SeqCst);
-                ("200 OK", "image/png", png(PNG_SIZE.0, PNG_SIZE.1))
+                ("200 OK", "image/png", support::png(PNG_SIZE.0, PNG_SIZE.1))
             }
-            "/lazy.png" | "/hover.png" => ("200 OK", "image/png", png(3, 3)),
-            "/bg.png" => ("200 OK", "image/png", png(2, 2)),
+            "/lazy.png" | "/hover.png" => ("200 OK", "image/png", support::png(3, 3)),
+            "/bg.png" => ("200 OK", "image/png", support::png(2, 2)),
             "/used.woff2" | "/unused.woff2" => ("200 OK", "font/woff2", FONT.to_vec()),
             _ => ("404 Not Found", "text/plain", b"no".to_vec()),
         };
@@ -191,7 +141,7 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
     let sha = images[&logo]
         .as_str()
         .unwrap_or_else(|| panic!("{browser}: {images}"));
-    let bytes = png(PNG_SIZE.0, PNG_SIZE.1);
+    let bytes = support::png(PNG_SIZE.0, PNG_SIZE.1);
     assert_eq!(sha, harshjudge::store::ContentHash::of(&bytes).to_string());
     let resource = &dom["resources"][sha];
     assert_eq!(resource["type"], "image/png", "{browser}: {resource}");
@@ -231,7 +181,7 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
         .unwrap_or_else(|| panic!("{browser}: {images}"));
     assert_eq!(
         bg,
-        harshjudge::store::ContentHash::of(&png(2, 2)).to_string()
+        harshjudge::store::ContentHash::of(&support::png(2, 2)).to_string()
     );
     assert!(
         images.get(format!("{base}/hover.png")).is_none(),

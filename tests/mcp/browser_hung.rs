@@ -160,9 +160,27 @@ fn a_hung_page_fails_the_call_within_the_limit_and_close_ends_it(browser: &str) 
         "browser_launch",
         json!({"baseUrl": base, "browser": browser}),
     );
+    // A run is recorded: its step's calls are traced.
+    server.ok(
+        "initProject",
+        json!({"projectName": "Orders", "baseUrl": base}),
+    );
+    server.ok(
+        "createScenario",
+        json!({"slug": "orders", "title": "Orders", "steps": [
+            {"title": "Open", "actions": "open", "expectedOutcome": "the orders"},
+        ]}),
+    );
+    let run = server.ok("startRun", json!({"scenarioSlug": "orders"}));
+    let run_id = run["runId"].as_str().unwrap().to_string();
     server.ok("browser_navigate", json!({"url": "/"}));
     let page = server.ok("browser_snapshot", json!({}));
     assert!(page.to_string().contains("Orders"), "{page}");
+    // An action whose element the trace names from the page as the step ends.
+    server.ok(
+        "browser_click",
+        json!({"role": "button", "name": "Refresh"}),
+    );
 
     let stopped = renderers(pid);
     assert!(
@@ -171,6 +189,36 @@ fn a_hung_page_fails_the_call_within_the_limit_and_close_ends_it(browser: &str) 
         support::descendants(pid)
     );
     signal(&stopped, rustix::process::Signal::STOP);
+
+    // The step's end, first: its trace cannot be read from the hung page,
+    // which costs the step its trace (said in its evidence), not its result.
+    let (failed, body, took) = server.call(
+        "completeStep",
+        json!({"runId": run_id, "stepId": "01", "status": "fail", "duration": 5}),
+        Duration::from_secs(60),
+    );
+    assert!(!failed, "{browser}: completeStep on a hung page: {body}");
+    assert!(
+        took < LIMIT + Duration::from_secs(10),
+        "{browser}: completeStep took {took:?}"
+    );
+    let evidence = project
+        .path()
+        .join(".harshJudge/scenarios/orders/runs")
+        .join(&run_id)
+        .join("step-01/evidence");
+    let why = std::fs::read_to_string(evidence.join("trace-error.txt")).unwrap_or_else(|e| {
+        panic!(
+            "{browser}: trace-error.txt: {e}: {:?}",
+            support::tree(&evidence)
+        )
+    });
+    assert!(
+        why.contains("trace was not written") && why.contains("HARSHJUDGE_TOOL_TIMEOUT"),
+        "{browser}: {why}"
+    );
+    let result = support::json(evidence.join("../../result.json"));
+    assert_eq!(result["steps"][0]["status"], "fail", "{browser}: {result}");
 
     // Reads, an action and an assertion: each answers within the limit (and
     // a little), failing with the code and the limit's name.

@@ -153,3 +153,81 @@ fn a_recorded_step_of_browser_tools_is_traced_like_a_scenarios() {
     assert!(aria.contains("before the run"), "{aria}");
     ok(&ctx, "browser_close", json!({}));
 }
+
+/// A page with an image, and the image.
+fn app(stream: std::net::TcpStream) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = stream.try_clone()?;
+    let mut r = std::io::BufReader::new(stream);
+    while let Some(path) = crate::support::next_request_path(&mut r)? {
+        let (kind, body): (&str, Vec<u8>) = match path.as_str() {
+            "/logo.png" => ("image/png", crate::support::png(6, 4)),
+            _ => (
+                "text/html",
+                b"<!doctype html><title>Logo</title><img src=\"/logo.png\" alt=\"Logo\">".to_vec(),
+            ),
+        };
+        write!(
+            out,
+            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n",
+            body.len()
+        )?;
+        out.write_all(&body)?;
+    }
+    Ok(())
+}
+
+/// The browser session outlives runs: each run's failed step draws the
+/// image its snapshots name from that run's own `trace-resources/`, the
+/// second as much as the first (the image was stored by the first run).
+#[test]
+fn each_recorded_run_keeps_the_images_its_trace_draws() {
+    let base = crate::support::serve_with(app);
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context::new(dir.path()).unwrap();
+    ok(
+        &ctx,
+        "initProject",
+        json!({"projectName": "Logos", "baseUrl": base}),
+    );
+    ok(&ctx, "browser_launch", json!({}));
+    ok(
+        &ctx,
+        "createScenario",
+        json!({"slug": "logo", "title": "Logo", "steps": [
+            {"title": "Open", "actions": "open the page", "expectedOutcome": "a logo"},
+        ]}),
+    );
+    let logo = format!("{base}/logo.png");
+    let sha = harshjudge::store::ContentHash::of(&crate::support::png(6, 4)).to_string();
+    for round in 1..=2 {
+        let run = ok(&ctx, "startRun", json!({"scenarioSlug": "logo"}));
+        let run_id = run["runId"].as_str().unwrap();
+        ok(&ctx, "browser_navigate", json!({"url": "/"}));
+        fails(
+            &ctx,
+            "browser_expect",
+            json!({"role": "img", "name": "Logo", "assertion": "to_be_hidden", "timeoutMs": 300}),
+        );
+        ok(
+            &ctx,
+            "completeStep",
+            json!({"runId": run_id, "stepId": "01", "status": "fail", "duration": 10}),
+        );
+        ok(&ctx, "completeRun", json!({"runId": run_id}));
+        let evidence = dir
+            .path()
+            .join(".harshJudge/scenarios/logo/runs")
+            .join(run_id)
+            .join("step-01/evidence");
+        let dom = crate::support::json(evidence.join("trace-dom.json"));
+        assert_eq!(dom["images"][&logo], sha.as_str(), "run {round}: {dom}");
+        let file = dom["resources"][&sha]["file"].as_str().unwrap();
+        assert_eq!(
+            std::fs::read(evidence.join(file)).ok(),
+            Some(crate::support::png(6, 4)),
+            "run {round}: the image its snapshot names is in its own folder: {file}"
+        );
+    }
+    ok(&ctx, "browser_close", json!({}));
+}

@@ -10,6 +10,9 @@ pub mod markdown;
 pub mod mcp_calls;
 pub mod page;
 pub mod play;
+mod png;
+#[allow(unused_imports)] // the areas whose apps serve images
+pub use png::png;
 pub mod sources;
 #[path = "../../benches/support/wdcount.rs"]
 pub mod wdcount;

@@ -265,6 +265,7 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
                 actions: 0,
                 tracer,
                 traced: None,
+                trace_run: None,
             });
             Ok(Launched {
                 success: true,

@@ -50,21 +50,35 @@ pub(crate) fn end_step_trace(
     step: &StepId,
     failed: bool,
 ) -> Result<Option<StepTrace>, ToolError> {
-    let agent = ctx.agent();
-    let key = Some((run.clone(), step.clone()));
     let step = step.clone();
+    Ok(end_trace_in(ctx, run, move |s| (*s == step).then_some(failed))?.map(|(_, t)| t))
+}
+
+/// Ends the trace of the step of run `run` the session's calls recorded
+/// into, if any and if `failed` says how it ended (`None`: it did not end:
+/// the trace goes on): the step and its files, when the mode keeps them.
+pub(crate) fn end_trace_in(
+    ctx: &Context,
+    run: &RunId,
+    failed: impl FnOnce(&StepId) -> Option<bool> + Send + 'static,
+) -> Result<Option<(StepId, StepTrace)>, ToolError> {
+    let agent = ctx.agent();
+    let run = run.clone();
     agent.block_on({
         let agent = agent.clone();
         async move {
             let mut guard = agent.browser.lock().await;
-            let session = guard.as_mut().filter(|s| s.traced == key)?;
+            let session = guard.as_mut()?;
+            let (_, step) = session.traced.clone().filter(|(r, _)| *r == run)?;
+            let failed = failed(&step)?;
             session.traced = None;
             let tracer = session.tracer.clone()?;
             let pages = std::slice::from_ref(&session.page);
             let pages = (!agent.is_unresponsive()).then_some(pages);
-            tracer
+            let trace = tracer
                 .end_step(step.as_str(), failed, pages, TRACE_READ_LIMIT)
-                .await
+                .await?;
+            Some((step, trace))
         }
     })
 }

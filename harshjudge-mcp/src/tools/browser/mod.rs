@@ -104,7 +104,7 @@ mod actions;
 mod dialog;
 pub(crate) mod emulation;
 mod evidence;
-pub(crate) use evidence::end_step_trace;
+pub(crate) use evidence::{end_step_trace, end_trace_in};
 mod expect;
 mod observe;
 mod route;

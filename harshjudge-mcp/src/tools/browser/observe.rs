@@ -490,17 +490,20 @@ pub fn console(ctx: &Context, a: Console) -> Result<ConsoleLog, ToolError> {
     })
 }
 
-/// Reads the logs chromedriver holds into the session's buffers, then `f`.
+/// Reads the logs chromedriver holds into the session's buffers, then `f`
+/// (the logs taken belong to the active run's current step's trace).
 pub(super) fn with_logs<T: Send + 'static>(
     ctx: &Context,
     f: impl FnOnce(&mut BrowserSession) -> T + Send + 'static,
 ) -> Result<T, ToolError> {
     let agent = ctx.agent();
+    let step = super::evidence::evidence_target(ctx).map(|(run, _, step)| (run, step));
     agent.block_on({
         let agent = agent.clone();
         async move {
             let mut guard = agent.browser.lock().await;
             let s = guard.as_mut().ok_or_else(no_session)?;
+            s.trace_call_in(step);
             let (c, n) = s.page.take_logs().await.map_err(classify)?;
             s.console.extend(c);
             s.network.extend(n);

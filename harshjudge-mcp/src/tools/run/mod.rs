@@ -535,9 +535,14 @@ pub fn complete_step(ctx: &Context, a: CompleteStep) -> Result<StepCompleted, To
     if run.state().current_step != step.number() {
         run.begin_step(&step)?;
     }
+    // The step's trace, when the browser tools recorded one: a trace that
+    // cannot be ended (the browser gave no answer) costs the step its trace,
+    // never its result.
     let failed = a.status == StepOutcome::Fail;
-    if let Some(trace) = crate::tools::browser::end_step_trace(ctx, &id, &step, failed)? {
-        run.record_trace(&step, &trace)?;
+    match crate::tools::browser::end_step_trace(ctx, &id, &step, failed) {
+        Ok(Some(trace)) => drop(run.record_trace(&step, &trace)?),
+        Ok(None) => {}
+        Err(e) => drop(run.record_trace_lost(&step, &e.message)?),
     }
     run.complete_step(StepRecord {
         id: step.clone(),
@@ -688,6 +693,26 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<RunCompleted, ToolE
         &id,
         "A run is completed once; start a new run with startRun.",
     )?;
+    // The trace of a step the browser tools recorded into and no
+    // completeStep ended: it ends with the run, failed when the run names
+    // it failed.
+    let ended = {
+        let (failed_step, steps) = (failed_step.clone(), steps.clone());
+        move |step: &StepId| {
+            let listed = steps.iter().flatten().find(|s| s.id == step.as_str());
+            Some(
+                failed_step.as_ref() == Some(step)
+                    || listed.is_some_and(|s| s.status == StepStatus::Fail),
+            )
+        }
+    };
+    match crate::tools::browser::end_trace_in(ctx, &id, ended) {
+        Ok(Some((step, trace))) => drop(run.record_trace(&step, &trace)?),
+        Ok(None) => {}
+        // The browser gave no answer: its step's trace is lost, the run
+        // completes.
+        Err(e) => tracing::warn!("the trace of run {id}'s open step was not written: {e}"),
+    }
     let done = run.complete_with(Completion {
         duration_ms: duration,
         claimed: a.status.map(|s| match s {
