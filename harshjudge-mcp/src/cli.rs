@@ -444,6 +444,10 @@ pub enum CliError {
     /// A bad `HARSHJUDGE_*` variable (it names the variable).
     #[error(transparent)]
     Setting(#[from] SettingError),
+    /// A secret `HARSHJUDGE_SECRETS` names that cannot be masked (too short,
+    /// a bad name).
+    #[error(transparent)]
+    Secret(#[from] harshjudge::secrets::SecretError),
     /// No `--cwd` nor `HARSHJUDGE_PROJECT`, and the current folder is unreadable.
     #[error("no current folder: {source}")]
     CurrentDir {
@@ -785,6 +789,12 @@ pub fn context(cli: &Cli) -> Result<Context, CliError> {
         Some(d) => d,
         None => std::env::current_dir().map_err(|source| CliError::CurrentDir { source })?,
     };
+    // The secrets HARSHJUDGE_SECRETS names: masked in every file the server
+    // or a command writes (evidence, traces) and every line it prints, as
+    // the harness masks them.
+    for (name, value) in harshjudge::settings::secrets(&[])? {
+        harshjudge::secrets::declare(&name, value.as_deref())?;
+    }
     let mut ctx = Context::new(root)?;
     ctx.max_evidence_bytes = cli
         .max_evidence_bytes

@@ -55,7 +55,13 @@ fn run(cwd: &Path, args: &[&str]) -> Out {
 
 /// `run` with `tmp` as the binary's `TMPDIR`.
 fn run_in(cwd: &Path, args: &[&str], tmp: &Path) -> Out {
+    run_with(cwd, args, tmp, &[])
+}
+
+/// `run_in` with more environment variables.
+fn run_with(cwd: &Path, args: &[&str], tmp: &Path, vars: &[(&str, &str)]) -> Out {
     let o = Command::new(BIN)
+        .envs(vars.iter().copied())
         // No dashboard started by `init` (the binary starts one, as the original).
         .env("HARSHJUDGE_DASHBOARD", "off")
         .args(args)
@@ -301,6 +307,47 @@ fn star_toggles_without_a_flag_and_sets_with_one() {
     );
     hj(&p, &["star", "login", "--on", "--off"]).error("INVALID_INPUT");
     hj(&p, &["star", "nope"]).error("NOT_FOUND");
+}
+
+/// The secrets `HARSHJUDGE_SECRETS` names are masked in what the server's
+/// commands write, as in what the harness writes.
+#[test]
+fn the_secrets_harshjudge_secrets_names_never_reach_evidence() {
+    let (_t, p) = project();
+    let run = start(&p);
+    let token = "tok-9f8e7d6c5b4a3";
+    let tmp = cli_tmpdir();
+    let text = format!("the app answered {token} to the login");
+    let args = [
+        "--cwd",
+        p.to_str().unwrap(),
+        "evidence",
+        &run,
+        "--step",
+        "1",
+        "--type",
+        "custom",
+        "--name",
+        "answer",
+        "--data",
+        &text,
+    ];
+    let secret = [("HARSHJUDGE_SECRETS", "APP_TOKEN"), ("APP_TOKEN", token)];
+    let out = run_with(Path::new("/"), &args, tmp.path(), &secret);
+    let written = out.json()["filePath"].as_str().unwrap().to_string();
+    let body = std::fs::read_to_string(p.join(&written)).unwrap();
+    assert!(!body.contains(token), "{body}");
+    assert!(body.contains("[secret:APP_TOKEN]"), "{body}");
+    // Named but too short to mask: a clear error naming it, nothing written.
+    let short = [("HARSHJUDGE_SECRETS", "APP_TOKEN"), ("APP_TOKEN", "ab")];
+    let out = run_with(Path::new("/"), &args, tmp.path(), &short);
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert!(
+        (out.stdout.clone() + &out.stderr).contains("APP_TOKEN"),
+        "{} {}",
+        out.stdout,
+        out.stderr
+    );
 }
 
 #[test]
