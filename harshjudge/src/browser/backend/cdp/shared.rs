@@ -17,7 +17,9 @@
 //!   runner ends: `process::shared::nextest_runner`) and publishes it; a launch that
 //!   failed is published as its `error`, which every process of the run then
 //!   reports (no retry per process); a browser that does not answer any more
-//!   (killed) is killed with its group and launched again, `generation` + 1.
+//!   (killed) is killed with its group and launched again, `generation` + 1;
+//!   a connection refused while its process runs is tried again first, as
+//!   killing it ends every other process's pages.
 //! - Every process connects a WebSocket of its own
 //!   ([`CdpBrowser::connect`]) and makes its own browser contexts, which the
 //!   browser disposes when that connection closes (`disposeOnDetach`: a
