@@ -2,7 +2,8 @@
 //! test` runs of `tests/fixtures/video.rs` against the demo app: on Chromium
 //! (over the DevTools protocol) `on` leaves `video.webm` at the run's root,
 //! VP8 that `ffprobe` reads, about as long as the run, and `video.vtt` with
-//! the video's start on the trace's clock and a cue per step in order; `retain-on-failure` keeps only a failed run's;
+//! the video's start on the trace's clock and a cue per step and per call
+//! of it as written, in order; `retain-on-failure` keeps only a failed run's;
 //! Firefox (WebDriver BiDi) films nothing and says so once; an ffmpeg that
 //! cannot start is said once and changes no result. The video is no step's
 //! evidence.
@@ -95,7 +96,7 @@ fn report_plays(hj: &Path, run_dir: &Path, duration: f64) {
             &page,
             "the cues",
             "const t = document.querySelector('#video track').track; t.mode = 'hidden'; \
-             return !!t.cues && t.cues.length === 3 && t.cues[1].text === '02 Enter the email'",
+             return !!t.cues && t.cues.length === 6 && t.cues[2].text === '02 Enter the email'",
         )
         .await;
         browsers.shutdown().await;
@@ -159,22 +160,37 @@ fn chromium_films_a_run_with_its_steps_as_cues_and_the_rest_film_nothing() {
             (seconds(start), seconds(end), lines[2])
         })
         .collect();
+    // A cue per step, and one per call of it as written, each step's
+    // before its calls (WebVTT's order: by start).
     let texts: Vec<&str> = cues.iter().map(|c| c.2).collect();
     assert_eq!(
         texts,
         [
             "01 Open the login page",
+            "page.goto(\"/login\")",
             "02 Enter the email",
-            "03 The email is there"
+            "page.get_by_label(\"Email\").fill(\"ada@example.com\")",
+            "03 The email is there",
+            "expect(page.get_by_label(\"Email\")).to_have_value(\"ada@example.com\")"
         ],
         "{vtt}"
     );
-    for w in cues.windows(2) {
+    let (steps, calls): (Vec<&(f64, f64, &str)>, Vec<_>) =
+        cues.iter().partition(|c| c.2.starts_with('0'));
+    for w in steps.windows(2) {
         assert!(w[0].0 <= w[0].1 && w[0].1 <= w[1].0 + 0.01, "{vtt}");
     }
-    assert!(cues[1].1 - cues[1].0 >= 0.5, "step 2 waits 500 ms: {vtt}");
+    for (call, step) in calls.iter().zip(&steps) {
+        assert!(
+            step.0 <= call.0 + 0.01 && call.0 <= call.1 && call.1 <= step.1 + 0.01,
+            "{} within {}: {vtt}",
+            call.2,
+            step.2
+        );
+    }
+    assert!(steps[1].1 - steps[1].0 >= 0.5, "step 2 waits 500 ms: {vtt}");
     assert!(
-        cues[2].1 <= duration + 0.5,
+        steps[2].1 <= duration + 0.5,
         "the cues within the video: {vtt}"
     );
     // No step's evidence names it.
@@ -190,7 +206,12 @@ fn chromium_films_a_run_with_its_steps_as_cues_and_the_rest_film_nothing() {
     let too = support::only_run(&hj, "filmed-too");
     assert_eq!(probe(&too.join("video.webm")).0, "vp8");
     let vtt = std::fs::read_to_string(too.join("video.vtt")).unwrap();
-    assert!(vtt.ends_with("\n01 Open the login page\n"), "{vtt}");
+    assert!(
+        vtt.ends_with("\n01 Open the login page\n\n2\n")
+            || vtt.contains("\n01 Open the login page\n\n2\n"),
+        "{vtt}"
+    );
+    assert!(vtt.ends_with("\npage.goto(\"/login\")\n"), "{vtt}");
 
     // `retain-on-failure`: a passing run keeps none (nor its temporary
     // file); a failing one keeps its video, its failed step's cue says so.

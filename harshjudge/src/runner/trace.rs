@@ -15,6 +15,7 @@ impl Shared {
         let Some(tracer) = &self.tracer else {
             return;
         };
+        self.video.actions(&tracer.calls());
         let pages = self.pages.lock().expect("pages lock").clone();
         let pages = (!self.is_unresponsive()).then_some(&pages[..]);
         let id = Self::step_id(n);

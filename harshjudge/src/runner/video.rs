@@ -8,16 +8,14 @@
 //! PATH; Debian's, installed by `cargo xtask test`), which writes VP8 WebM
 //! under a temporary name of this process in the run's folder. At the end the
 //! video is kept as `runs/{id}/video.webm` with `video.vtt` (WebVTT cues: one
-//! per step, its number, title and outcome) when the mode is `on`, or
+//! per step, its number, title and outcome, and, when the step is traced, one
+//! per call of it, as written: `page.get_by_label("Email").fill(…)`) when the mode is `on`, or
 //! `retain-on-failure` and a step failed; else removed. The video is the
 //! run's, at its root, not a step's evidence: the original HarshJudge's
 //! readers (step folders, `evidence/`, `result.json`) never see it.
 //!
 //! A video that cannot be made (no ffmpeg, an encoder that fails, a folder
 //! that cannot be written) is said once on stderr and changes no result.
-//!
-//! The cues name steps for now: once the trace (stage 1) records each step's
-//! actions, they name each action (`get_by_label("Email").fill(…)`).
 //!
 //! The video's time 0 is written in `video.vtt` as a WebVTT comment,
 //! `NOTE startedAt=<ms>` (ms since the Unix epoch, the clock of the trace's
@@ -233,6 +231,21 @@ impl Video {
                 end: (started + duration).saturating_duration_since(r.started),
                 text: format!("{n:02} {title}{outcome}"),
             });
+        }
+    }
+
+    /// The calls of the step ending (`Tracer::calls`: each as written, its
+    /// start and end in ms since the Unix epoch): a cue each, over the step's.
+    pub(crate) fn actions(&self, calls: &[(String, f64, f64)]) {
+        if let State::Recording(r) = &mut *self.state() {
+            let since = |ms: f64| Duration::from_secs_f64((ms - r.started_at).max(0.0) / 1000.0);
+            for (call, start, end) in calls {
+                r.cues.push(Cue {
+                    start: since(*start),
+                    end: since(*end),
+                    text: call.clone(),
+                });
+            }
         }
     }
 
@@ -484,6 +497,11 @@ impl Pacer {
 fn vtt(started_at: f64, cues: &[Cue]) -> String {
     let mut out = String::from("WEBVTT\n");
     out.push_str(&format!("\nNOTE startedAt={started_at:.1}\n"));
+    // By their start, as WebVTT wants them (a step's cue is told at its end,
+    // after its calls'); at one start, the longer (the step enclosing its
+    // first call) first.
+    let mut cues = cues.to_vec();
+    cues.sort_by_key(|c| (c.start, std::cmp::Reverse(c.end)));
     for (i, c) in cues.iter().enumerate() {
         let end = c.end.max(c.start + Duration::from_millis(1));
         out.push_str(&format!(

@@ -54,6 +54,37 @@ fn the_cues_are_webvtt_in_order() {
     assert_eq!(timestamp(Duration::from_secs(3723) + ms(4)), "01:02:03.004");
 }
 
+/// A step's cue is told at its end, after its calls': the file has them by
+/// their start (WebVTT's order), the step's before its calls.
+#[test]
+fn a_steps_cue_told_after_its_calls_is_written_before_them() {
+    let cue = |start: u64, end: u64, text: &str| Cue {
+        start: ms(start),
+        end: ms(end),
+        text: text.into(),
+    };
+    let told = [
+        cue(100, 400, "page.goto(\"/login\")"),
+        cue(450, 900, "page.get_by_label(\"Email\").fill(\"ada\")"),
+        cue(100, 950, "01 Open and fill"),
+    ];
+    let file = vtt(0.0, &told);
+    let texts: Vec<&str> = file
+        .split("\n\n")
+        .skip(2)
+        .map(|c| c.lines().nth(2).unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "01 Open and fill",
+            "page.goto(\"/login\")",
+            "page.get_by_label(\"Email\").fill(\"ada\")"
+        ],
+        "{file}"
+    );
+}
+
 /// Before a page opens there is no recording: a step leaves no cue; with
 /// the video off there is never one.
 #[test]

@@ -396,6 +396,20 @@ impl Tracer {
         };
     }
 
+    /// The running step's calls (actions, assertions, reads, navigations,
+    /// input, scripts) in the order they began: each as written (masked,
+    /// a password's typing concealed) with its start and end (ms since the
+    /// Unix epoch): what the run's video names over its frames.
+    pub(crate) fn calls(&self) -> Vec<(String, f64, f64)> {
+        let s = self.state();
+        let mut entries: Vec<&Entry> = s.entries.iter().collect();
+        entries.sort_by_key(|e| e.seq);
+        entries
+            .into_iter()
+            .map(|e| (e.call.render(), e.start, e.end))
+            .collect()
+    }
+
     /// [`restart_step`](Self::restart_step) for the first step of another
     /// run: the images it stored were the last run's resources, so none
     /// counts as stored for this one.
