@@ -179,6 +179,45 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
         .await,
         1
     );
+    // Each call's row ends with its duration as trace.json has it; the
+    // failed one with how it failed.
+    let trace = support::json(only_run(&hj, "failing").join("step-02/evidence/trace.json"));
+    let ms = |n: usize| {
+        let e = &trace["entries"][n];
+        (e["end"].as_f64().unwrap() - e["start"].as_f64().unwrap()).round()
+    };
+    let dur = |ms: f64| {
+        if ms < 1000.0 {
+            format!("{ms} ms")
+        } else {
+            format!("{:.2} s", ms / 1000.0)
+        }
+    };
+    assert_eq!(
+        js(
+            &page,
+            "return Array.from(document.querySelectorAll('#timeline .tl-row:not(.between) .tl-out')).map(o => o.textContent)"
+        )
+        .await,
+        serde_json::json!([dur(ms(0)), dur(ms(1)), "failed: timeout"])
+    );
+    // The film strip: the step's screenshots (no per-call ones were asked
+    // for), each drawn, with its caption.
+    until(
+        &page,
+        "the film strip's images drawn",
+        "var i = document.querySelectorAll('#timeline .filmstrip img'); return i.length > 0 && Array.from(i).every(x => x.complete && x.naturalWidth > 0)",
+    )
+    .await;
+    let film = js(
+        &page,
+        "return Array.from(document.querySelectorAll('#timeline .filmstrip figcaption')).map(c => c.textContent)",
+    )
+    .await;
+    assert_eq!(
+        film,
+        serde_json::json!(["before the step", "after the step", "at the failure"])
+    );
     let detail = js(
         &page,
         "return document.querySelector('#timeline .tl-detail').innerText",
