@@ -141,6 +141,36 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
         "the run's script holds no trace"
     );
 
+    // Merged into another tree, the traces come along byte for byte, and
+    // the merged tree's report has the traced steps' scripts.
+    let into = tmp.path().join("merged");
+    let out = Command::new(support::mcp_binary())
+        .arg("merge")
+        .arg(&hj)
+        .arg("--into")
+        .arg(&into)
+        .env("HARSHJUDGE_DASHBOARD", "off")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut traced = 0;
+    for file in support::tree(&hj.join("scenarios")) {
+        let name = file.rsplit('/').next().unwrap_or_default();
+        if name.starts_with("trace") || file.contains("/trace-resources/") {
+            traced += 1;
+            let at = |root: &Path| std::fs::read(root.join("scenarios").join(&file)).ok();
+            assert_eq!(at(&into), at(&hj), "{file} merged as it was");
+        }
+    }
+    assert!(
+        traced >= 4,
+        "both failing steps' and the framed step's traces: {traced}"
+    );
+    assert!(
+        into.join(format!("report/data/traces/failing/{failing}/02.js"))
+            .is_file()
+    );
+
     let (browsers, page) = crate::support::page::open_report(&hj, "").await;
 
     // The failing step: its calls in order, the failed click selected.
