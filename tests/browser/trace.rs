@@ -167,6 +167,13 @@ fn check(browser: &str, run: &Path, seen: &Seen) {
         "{browser}: {t}"
     );
     assert_eq!(t["detached"], false, "{browser}: {t}");
+    // What of its computed style decides whether it could be clicked.
+    assert_eq!(
+        t["style"],
+        serde_json::json!({"display": "inline-block", "visibility": "visible", "opacity": "1",
+            "pointerEvents": "auto", "position": "static", "zIndex": "auto"}),
+        "{browser}: {t}"
+    );
 
     // The page's screenshot is an entry of its own, with no target.
     let shot = entry(run, 1, "page.screenshot()");

@@ -515,6 +515,9 @@ pub(crate) struct Traced {
     /// Its box in the top page's viewport (CSS pixels), as `bounding_box`.
     #[serde(rename = "box")]
     pub(crate) bbox: Clip,
+    /// What of its computed style tells whether it could be acted on.
+    #[serde(default)]
+    pub(crate) style: Option<crate::store::TraceStyle>,
 }
 
 /// One document's DOM snapshot as the page answered it (`hjsSnapshot` in
@@ -849,7 +852,8 @@ mod tests {
                     y: 20.0,
                     width: 30.0,
                     height: 4.0
-                }
+                },
+                style: None,
             })
         );
         let a = Answer::decode(json!({"ok": true, "value": null, "log": []})).unwrap();

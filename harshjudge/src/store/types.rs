@@ -678,6 +678,30 @@ pub struct TraceTarget {
     /// The element was gone from its document when the trace was written.
     #[serde(default)]
     pub detached: bool,
+    /// What of its computed style tells whether it could be acted on, read
+    /// when the action met it (why was it not clickable?).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<TraceStyle>,
+}
+
+/// A trace target's computed style, the properties that decide whether it
+/// can be seen and acted on (`getComputedStyle`'s values as written).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TraceStyle {
+    /// `display` (`none`: not rendered).
+    pub display: String,
+    /// `visibility` (`hidden`: not seen, not hit).
+    pub visibility: String,
+    /// `opacity` (`0`: invisible, still hit).
+    pub opacity: String,
+    /// `pointer-events` (`none`: clicks go through it).
+    pub pointer_events: String,
+    /// `position`.
+    pub position: String,
+    /// `z-index` (`auto` or a number): what may cover it.
+    pub z_index: String,
 }
 
 /// A box in CSS pixels.

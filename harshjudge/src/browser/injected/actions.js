@@ -228,7 +228,16 @@ function hjtTraced(el) {
   hjtTargets.set(id, new WeakRef(el));
   // The oldest first out: ids of steps whose trace was not kept.
   if (hjtTargets.size > HJT_MAX) hjtTargets.delete(hjtTargets.keys().next().value);
-  return { id, box: hjtBox(el) };
+  return { id, box: hjtBox(el), style: hjtStyle(el) };
+}
+
+// What of its computed style tells whether it could be acted on.
+function hjtStyle(el) {
+  const s = getComputedStyle(el);
+  return {
+    display: s.display, visibility: s.visibility, opacity: s.opacity,
+    pointerEvents: s.pointerEvents, position: s.position, zIndex: s.zIndex,
+  };
 }
 
 // The generated locator of each element named by `ids` (in order), null for

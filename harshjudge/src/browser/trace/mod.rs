@@ -266,6 +266,7 @@ impl Seen {
             },
             locator: self.named.clone().flatten(),
             detached: matches!(self.named, Some(None)),
+            style: self.traced.style.clone(),
         }
     }
 }

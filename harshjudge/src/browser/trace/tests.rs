@@ -444,6 +444,7 @@ fn traced(id: &str, x: f64) -> crate::browser::protocol::Traced {
             width: 3.0,
             height: 4.0,
         },
+        style: None,
     }
 }
 
