@@ -25,12 +25,7 @@ fn a_recorded_step_of_browser_tools_is_traced_like_a_scenarios() {
     let base = demo_app::start_in_background().expect("demo app");
     let dir = tempfile::tempdir().unwrap();
     let ctx = Context::new(dir.path()).unwrap();
-    ok(
-        &ctx,
-        "initProject",
-        json!({"projectName": "Traced", "baseUrl": base}),
-    );
-    ok(&ctx, "browser_launch", json!({}));
+    mcp_calls::launched_project(&ctx, &base, "Traced");
     // Before any run: no step's.
     ok(&ctx, "browser_navigate", json!({"url": "/todos/"}));
     ok(
@@ -185,12 +180,7 @@ fn each_recorded_run_keeps_the_images_its_trace_draws() {
     let base = crate::support::serve_with(app);
     let dir = tempfile::tempdir().unwrap();
     let ctx = Context::new(dir.path()).unwrap();
-    ok(
-        &ctx,
-        "initProject",
-        json!({"projectName": "Logos", "baseUrl": base}),
-    );
-    ok(&ctx, "browser_launch", json!({}));
+    mcp_calls::launched_project(&ctx, &base, "Logos");
     ok(
         &ctx,
         "createScenario",
