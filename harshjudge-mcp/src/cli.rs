@@ -790,8 +790,8 @@ pub fn context(cli: &Cli) -> Result<Context, CliError> {
         None => std::env::current_dir().map_err(|source| CliError::CurrentDir { source })?,
     };
     // The secrets HARSHJUDGE_SECRETS names: masked in every file the server
-    // or a command writes (evidence, traces) and every line it prints, as
-    // the harness masks them.
+    // or a command writes (evidence, traces), as the harness masks them (its
+    // replies are not: the agent reads what the page shows).
     for (name, value) in harshjudge::settings::secrets(&[])? {
         harshjudge::secrets::declare(&name, value.as_deref())?;
     }

@@ -216,11 +216,19 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
         let e = &trace["entries"][n];
         (e["end"].as_f64().unwrap() - e["start"].as_f64().unwrap()).round()
     };
+    // The report's `dur` (page.html), in whole numbers: ties round up, as
+    // `toFixed` does.
     let dur = |ms: f64| {
-        if ms < 1000.0 {
-            format!("{ms} ms")
-        } else {
-            format!("{:.2} s", ms / 1000.0)
+        let ms = ms as u64;
+        match ms {
+            0..1000 => format!("{ms} ms"),
+            1000..10_000 => format!("{}.{:02} s", (ms + 5) / 1000, (ms + 5) / 10 % 100),
+            10_000..60_000 => format!("{}.{} s", (ms + 50) / 1000, (ms + 50) / 100 % 10),
+            _ => format!(
+                "{}m {}s",
+                ms / 60_000,
+                ((ms % 60_000) as f64 / 1000.0).round()
+            ),
         }
     };
     assert_eq!(

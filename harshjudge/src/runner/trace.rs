@@ -15,7 +15,9 @@ impl Shared {
         let Some(tracer) = &self.tracer else {
             return;
         };
-        self.video.actions(&tracer.calls());
+        if self.video.is_recording() {
+            self.video.actions(&tracer.calls());
+        }
         let pages = self.pages.lock().expect("pages lock").clone();
         let pages = (!self.is_unresponsive()).then_some(&pages[..]);
         let id = Self::step_id(n);

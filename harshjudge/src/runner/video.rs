@@ -234,6 +234,11 @@ impl Video {
         }
     }
 
+    /// Whether a video is being made (then the steps' calls are wanted).
+    pub(crate) fn is_recording(&self) -> bool {
+        matches!(*self.state(), State::Recording(_))
+    }
+
     /// The calls of the step ending (`Tracer::calls`: each as written, its
     /// start and end in ms since the Unix epoch): a cue each, over the step's.
     pub(crate) fn actions(&self, calls: &[(String, f64, f64)]) {
@@ -509,10 +514,19 @@ fn vtt(started_at: f64, cues: &[Cue]) -> String {
             i + 1,
             timestamp(c.start),
             timestamp(end),
-            c.text.replace("-->", "->").replace('\n', " ")
+            cue_text(&c.text)
         ));
     }
     out
+}
+
+/// A cue's text as WebVTT wants it: on one line, markup characters escaped
+/// (a call's arguments may hold `<b>` or `&`; so no `-->` is left either).
+fn cue_text(text: &str) -> String {
+    text.replace('\n', " ")
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// `HH:MM:SS.mmm`.

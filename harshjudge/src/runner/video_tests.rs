@@ -49,7 +49,7 @@ fn the_cues_are_webvtt_in_order() {
         vtt(1_764_500_000_123.5, &cues),
         "WEBVTT\n\nNOTE startedAt=1764500000123.5\n\n\
          1\n00:00:00.000 --> 00:00:01.200\n01 Open the login page\n\n\
-         2\n00:00:01.200 --> 00:01:02.050\n02 Sign in -> dashboard  — failed\n"
+         2\n00:00:01.200 --> 00:01:02.050\n02 Sign in --&gt; dashboard  — failed\n"
     );
     assert_eq!(timestamp(Duration::from_secs(3723) + ms(4)), "01:02:03.004");
 }
@@ -64,6 +64,11 @@ fn a_steps_cue_told_after_its_calls_is_written_before_them() {
         text: text.into(),
     };
     let told = [
+        cue(
+            960,
+            990,
+            "page.get_by_label(\"Note\").fill(\"<b>a & b</b>\")",
+        ),
         cue(100, 400, "page.goto(\"/login\")"),
         cue(450, 900, "page.get_by_label(\"Email\").fill(\"ada\")"),
         cue(100, 950, "01 Open and fill"),
@@ -79,7 +84,8 @@ fn a_steps_cue_told_after_its_calls_is_written_before_them() {
         [
             "01 Open and fill",
             "page.goto(\"/login\")",
-            "page.get_by_label(\"Email\").fill(\"ada\")"
+            "page.get_by_label(\"Email\").fill(\"ada\")",
+            "page.get_by_label(\"Note\").fill(\"&lt;b&gt;a &amp; b&lt;/b&gt;\")"
         ],
         "{file}"
     );

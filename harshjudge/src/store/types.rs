@@ -688,7 +688,7 @@ pub struct TraceTarget {
 /// can be seen and acted on (`getComputedStyle`'s values as written).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct TraceStyle {
     /// `display` (`none`: not rendered).
     pub display: String,

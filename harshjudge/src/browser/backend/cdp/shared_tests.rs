@@ -346,18 +346,25 @@ async fn a_refused_connection_to_a_running_browser_does_not_replace_it() {
         ws: format!("ws://127.0.0.1:{port}/devtools/browser/refused"),
         ..one.clone()
     };
-    std::fs::write(&state, serde_json::to_vec(&wrong).unwrap()).unwrap();
+    // Each state replaces the file whole, as `publish` does (never a
+    // half-written file read).
+    let put = |state: &Path, s: &State| {
+        let temp = state.with_extension("test-tmp");
+        std::fs::write(&temp, serde_json::to_vec(s).unwrap()).unwrap();
+        std::fs::rename(&temp, state).unwrap();
+    };
+    put(&state, &wrong);
     let restore = {
-        let (state, right) = (state.clone(), serde_json::to_vec(&one).unwrap());
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(400)).await;
-            std::fs::write(&state, right).unwrap();
+        let (state, right) = (state.clone(), one.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            put(&state, &right);
         })
     };
     let (_second, two) = SharedChromium::open_for(&run, runner.pid(), &config, None)
         .await
         .expect("connected");
-    restore.await.unwrap();
+    restore.join().unwrap();
     assert_eq!(two, one, "the same browser, not a new generation");
     assert_eq!(
         page.evaluate("6 * 7")
