@@ -40,6 +40,12 @@ pub(super) fn evidence_target(ctx: &Context) -> Option<(RunId, Slug, StepId)> {
     Some((run, slug, StepId::new(step.id.clone()).ok()?))
 }
 
+/// The run and step a browser call made now belongs to, for its trace: the
+/// step [`evidence_target`] gives (none: no run is active).
+pub(super) fn trace_target(ctx: &Context) -> Option<(RunId, StepId)> {
+    evidence_target(ctx).map(|(run, _, step)| (run, step))
+}
+
 /// Ends the trace of step `step` of run `run` (it `failed` or passed) when
 /// the session's calls recorded into it: its files, when the trace mode
 /// keeps such a step (`HARSHJUDGE_TRACE`), for the caller to write with the

@@ -160,7 +160,7 @@ fn no_session() -> ToolError {
 /// belongs to the active run's current step's trace.
 fn page(ctx: &Context) -> Result<Page, ToolError> {
     let agent = ctx.agent();
-    let step = evidence::evidence_target(ctx).map(|(run, _, step)| (run, step));
+    let step = evidence::trace_target(ctx);
     agent
         .block_on({
             let agent = agent.clone();

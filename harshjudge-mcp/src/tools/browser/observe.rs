@@ -497,7 +497,7 @@ pub(super) fn with_logs<T: Send + 'static>(
     f: impl FnOnce(&mut BrowserSession) -> T + Send + 'static,
 ) -> Result<T, ToolError> {
     let agent = ctx.agent();
-    let step = super::evidence::evidence_target(ctx).map(|(run, _, step)| (run, step));
+    let step = super::evidence::trace_target(ctx);
     agent.block_on({
         let agent = agent.clone();
         async move {
