@@ -206,7 +206,7 @@ fn images_are_kept_from_the_network_record_on_cdp_and_bidi_and_not_on_classic() 
     for browser in ["chromium", "firefox", "webkit"] {
         let hj = tmp.path().join(browser);
         ASKED[0].store(0, Ordering::SeqCst);
-        let code = support::run_in_process("browser", &hj, browser, "images_kept");
+        let code = support::run_in_process("browser", &hj, browser, &["images_kept"]);
         let checked = std::panic::catch_unwind(|| {
             assert_eq!(code, 0, "{browser}: the scenario passes");
             let runs = support::runs(&hj, &format!("images-kept-{browser}"));
@@ -229,7 +229,7 @@ fn images_are_kept_from_the_network_record_on_cdp_and_bidi_and_not_on_classic() 
     // SAFETY: under `support::in_process`: no other test of the binary reads
     // the environment meanwhile; put back by its drop.
     unsafe { std::env::set_var("HARSHJUDGE_CHROMIUM_PROTOCOL", "webdriver") };
-    let code = support::run_in_process("browser", &hj, "chromium", "images_kept");
+    let code = support::run_in_process("browser", &hj, "chromium", &["images_kept"]);
     // SAFETY: as above.
     unsafe { std::env::remove_var("HARSHJUDGE_CHROMIUM_PROTOCOL") };
     let checked = std::panic::catch_unwind(|| {
@@ -257,7 +257,7 @@ fn images_are_one_inode_kept_only_with_the_trace_and_replayed_offline() {
 
     // Two runs of the page share their PNG's inode.
     for _ in 0..2 {
-        let code = support::run_in_process("browser", &hj, "chromium", "images_kept");
+        let code = support::run_in_process("browser", &hj, "chromium", &["images_kept"]);
         assert_eq!(code, 0);
     }
     let runs = support::runs(&hj, slug);
@@ -273,7 +273,7 @@ fn images_are_one_inode_kept_only_with_the_trace_and_replayed_offline() {
 
     // retain-on-failure: the passing step drew the logo and stores nothing;
     // the failing one draws no image: the run has no resources at all.
-    let code = support::run_in_process("browser", &hj, "chromium", "images_retained");
+    let code = support::run_in_process("browser", &hj, "chromium", &["images_retained"]);
     assert_ne!(code, 0, "the second step fails");
     let retained = support::runs(&hj, "images-retained-chromium");
     assert!(!retained[0].join("step-01/evidence/trace.json").exists());

@@ -222,7 +222,7 @@ fn screenshots_after_actions_and_sheets_as_resources_on_every_engine() {
     let mut failed = Vec::new();
     for browser in ["chromium", "firefox", "webkit"] {
         let hj = tmp.path().join(browser);
-        let code = support::run_in_process("browser", &hj, browser, "shots_and_sheet");
+        let code = support::run_in_process("browser", &hj, browser, &["shots_and_sheet"]);
         let checked = std::panic::catch_unwind(|| {
             assert_eq!(code, 0, "{browser}: the scenario passes");
             let runs = support::runs(&hj, &format!("shots-and-sheet-{browser}"));
@@ -247,7 +247,7 @@ fn screenshots_are_asked_for_kept_with_the_trace_and_replayed_with_the_sheet() {
 
     // Off (the default): no screenshot, no `screenshot` in an entry.
     screenshots(None);
-    let code = support::run_in_process("browser", &hj, "chromium", "shots_and_sheet");
+    let code = support::run_in_process("browser", &hj, "chromium", &["shots_and_sheet"]);
     assert_eq!(code, 0);
     let off = support::runs(&hj, slug);
     let evidence = off[0].join("step-01/evidence");
@@ -265,7 +265,7 @@ fn screenshots_are_asked_for_kept_with_the_trace_and_replayed_with_the_sheet() {
     // On: two runs of the page share their sheet's inode.
     screenshots(Some("on"));
     for _ in 0..2 {
-        let code = support::run_in_process("browser", &hj, "chromium", "shots_and_sheet");
+        let code = support::run_in_process("browser", &hj, "chromium", &["shots_and_sheet"]);
         assert_eq!(code, 0);
     }
     let mut runs = support::runs(&hj, slug);
@@ -278,7 +278,7 @@ fn screenshots_are_asked_for_kept_with_the_trace_and_replayed_with_the_sheet() {
 
     // retain-on-failure: the passing step keeps nothing, the failing one
     // its trace with its screenshots.
-    let code = support::run_in_process("browser", &hj, "chromium", "shots_retained");
+    let code = support::run_in_process("browser", &hj, "chromium", &["shots_retained"]);
     assert_ne!(code, 0, "the second step fails");
     let retained = support::runs(&hj, "shots-retained-chromium");
     let (passed, failed) = (

@@ -100,9 +100,8 @@ fn runs() -> &'static support::InProcessRuns {
             "emulated",
             &base,
             &[
-                ("chromium", "emulation_"),
-                ("chromium", "on_a_phone_by_emulation"),
-                ("firefox", "emulation_"),
+                ("chromium", &["emulation_", "on_a_phone_by_emulation"]),
+                ("firefox", &["emulation_"]),
             ],
         )
     })

@@ -193,10 +193,9 @@ fn outcome() -> &'static Outcome {
             "engines_network",
             &base,
             &[
-                ("chromium", "document_routes"),
-                ("firefox", "document_routes"),
-                ("firefox", "routes_and_console"),
-                ("webkit", "routes_unsupported"),
+                ("chromium", &["document_routes"]),
+                ("firefox", &["document_routes", "routes_and_console"]),
+                ("webkit", &["routes_unsupported"]),
             ],
         );
         Outcome { runs, seen }

@@ -84,7 +84,7 @@ async fn routed_input(s: Scenario) -> harshjudge::Result {
 /// How many times each step of `navigation_after_a_load` goes to the routed
 /// document, and how long the route holds it each time.
 const AFTER_A_LOAD: usize = 12;
-const AFTER_A_LOAD_HOLD: std::time::Duration = std::time::Duration::from_millis(300);
+const AFTER_A_LOAD_HOLD: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The routed `/next`, with a link back to `/start`.
 fn next_document() -> Response {
@@ -471,26 +471,31 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
     )
 }
 
-/// The runs, once for every test.
+/// The scenarios of the Chromium run; Firefox's run has `navigating_page` too.
+const CHROMIUM: &[&str] = &[
+    "routed_input",
+    "frames_and_popups",
+    "goto_while_the_page_navigates",
+    "goto_while_a_routed_page_navigates",
+    "navigation_after_a_load",
+];
+const FIREFOX: &[&str] = &[
+    "routed_input",
+    "frames_and_popups",
+    "navigating_page",
+    "goto_while_the_page_navigates",
+    "goto_while_a_routed_page_navigates",
+    "navigation_after_a_load",
+];
+
+/// The runs, once for every test: one per browser.
 fn outcome() -> &'static support::InProcessRuns {
     static RUN: OnceLock<support::InProcessRuns> = OnceLock::new();
     RUN.get_or_init(|| {
         support::InProcessRuns::run(
             "routed_input",
             &serve(),
-            &[
-                ("chromium", "routed_input"),
-                ("firefox", "routed_input"),
-                ("chromium", "frames_and_popups"),
-                ("firefox", "frames_and_popups"),
-                ("firefox", "navigating_page"),
-                ("chromium", "goto_while_the_page_navigates"),
-                ("firefox", "goto_while_the_page_navigates"),
-                ("chromium", "goto_while_a_routed_page_navigates"),
-                ("firefox", "goto_while_a_routed_page_navigates"),
-                ("chromium", "navigation_after_a_load"),
-                ("firefox", "navigation_after_a_load"),
-            ],
+            &[("chromium", CHROMIUM), ("firefox", FIREFOX)],
         )
     })
 }

@@ -430,7 +430,18 @@ struct Outcome {
     base: String,
 }
 
-/// The runs, once for every test.
+/// The scenarios of each browser's run.
+const SCENARIOS: &[&str] = &[
+    "plain_state",
+    "held_viewport",
+    "held_typing",
+    "held_cookies",
+    "plain_files",
+    "held_files",
+    "framed_files",
+];
+
+/// The runs, once for every test: one per browser.
 fn outcome() -> &'static Outcome {
     static RUN: OnceLock<Outcome> = OnceLock::new();
     RUN.get_or_init(|| {
@@ -438,22 +449,7 @@ fn outcome() -> &'static Outcome {
         let runs = support::InProcessRuns::run(
             "routed_state",
             &base,
-            &[
-                ("chromium", "plain_state"),
-                ("chromium", "held_viewport"),
-                ("chromium", "held_typing"),
-                ("chromium", "held_cookies"),
-                ("chromium", "plain_files"),
-                ("chromium", "held_files"),
-                ("chromium", "framed_files"),
-                ("firefox", "plain_state"),
-                ("firefox", "held_viewport"),
-                ("firefox", "held_typing"),
-                ("firefox", "held_cookies"),
-                ("firefox", "plain_files"),
-                ("firefox", "held_files"),
-                ("firefox", "framed_files"),
-            ],
+            &[("chromium", SCENARIOS), ("firefox", SCENARIOS)],
         );
         Outcome { runs, base }
     })

@@ -540,31 +540,25 @@ pub fn run_line(name: &'static str, args: &[&str]) -> i32 {
     harshjudge::harness::run_with(pkg, &args, &flags)
 }
 
-/// One `--browser BROWSER FILTER` run of this test binary's own scenarios in
-/// this process ([`run_line`]), one thread, evidence under `hj`; its exit
-/// code. Callers run these one after the other while holding [`in_process`]
-/// (see `in_process_env`).
-pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filter: &str) -> i32 {
+/// One `--browser BROWSER FILTER...` run of this test binary's own
+/// scenarios in this process ([`run_line`]): the scenarios any of `filters`
+/// selects (libtest's filters), one thread, one browser for them all,
+/// evidence under `hj`; its exit code. Callers run these one after the other
+/// while holding [`in_process`] (see `in_process_env`).
+pub fn run_in_process(name: &'static str, hj: &Path, browser: &str, filters: &[&str]) -> i32 {
     // SAFETY: the runs are sequential, under the caller's `in_process`: no
     // other test of the binary reads the environment meanwhile.
     unsafe {
         std::env::set_var("HARSHJUDGE_DIR", hj);
     }
     let started = std::time::Instant::now();
-    let code = run_line(
-        name,
-        &[
-            "--quiet",
-            "--test-threads",
-            "1",
-            "--browser",
-            browser,
-            filter,
-        ],
-    );
+    let mut args = vec!["--quiet", "--test-threads", "1", "--browser", browser];
+    args.extend_from_slice(filters);
+    let code = run_line(name, &args);
     // Where a test's minutes go (issue 40): shown by nextest with its output.
     eprintln!(
-        "in-process run of {filter} on {browser}: exit {code} in {:.1?}",
+        "in-process run of {} on {browser}: exit {code} in {:.1?}",
+        filters.join(" "),
         started.elapsed()
     );
     code
@@ -597,7 +591,7 @@ pub fn on_every_engine(
         in_process_env(base);
         for browser in ["chromium", "firefox", "webkit"] {
             let hj = dir.join(browser);
-            let code = run_in_process(name, &hj, browser, filter);
+            let code = run_in_process(name, &hj, browser, &[filter]);
             let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 check(browser, &hj, code)
             }));
@@ -683,33 +677,45 @@ pub fn facts(list: &[(&str, fn())]) {
 }
 
 /// The `run_in_process` runs of a test binary's own scenarios, one per
-/// (browser, filter), one after the other, their evidence under one folder,
-/// against the app at `base` (`in_process_env`). Made once: callers keep it
-/// in a `OnceLock` that their test's facts read; its folder is a
-/// `shared_tempdir`.
+/// (browser, filters) entry, one after the other, their evidence under one
+/// folder, against the app at `base` (`in_process_env`). The scenarios of
+/// one entry share its run and its browser, as a suite's do; a scenario whose
+/// run must exit apart (one that fails on purpose) gets an entry of its own.
+/// Made once: callers keep it in a `OnceLock` that their test's facts read;
+/// its folder is a `shared_tempdir`.
 pub struct InProcessRuns {
     /// The `.harshJudge` folder of every run.
     pub hj: PathBuf,
-    codes: Vec<(&'static str, &'static str, i32)>,
+    codes: Vec<(&'static str, &'static [&'static str], i32)>,
 }
 
+/// One entry of [`InProcessRuns::run`]: a browser and the filters its run
+/// selects scenarios by.
+pub type InProcessRun = (&'static str, &'static [&'static str]);
+
 impl InProcessRuns {
-    pub fn run(name: &'static str, base: &str, list: &[(&'static str, &'static str)]) -> Self {
+    pub fn run(name: &'static str, base: &str, list: &[InProcessRun]) -> Self {
         let hj = shared_tempdir().join("hj");
         let _alone = in_process();
         in_process_env(base);
         let codes = list
             .iter()
-            .map(|&(browser, filter)| (browser, filter, run_in_process(name, &hj, browser, filter)))
+            .map(|&(browser, filters)| {
+                (
+                    browser,
+                    filters,
+                    run_in_process(name, &hj, browser, filters),
+                )
+            })
             .collect();
         InProcessRuns { hj, codes }
     }
 
-    /// The exit code of `filter`'s run on `browser`.
+    /// The exit code of the run on `browser` whose filters hold `filter`.
     pub fn code(&self, browser: &str, filter: &str) -> i32 {
         self.codes
             .iter()
-            .find(|(b, f, _)| *b == browser && *f == filter)
+            .find(|(b, f, _)| *b == browser && f.contains(&filter))
             .unwrap_or_else(|| panic!("no run of {filter} on {browser}"))
             .2
     }
