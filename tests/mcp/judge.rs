@@ -9,7 +9,7 @@ use crate::support;
 
 use std::process::Command;
 
-use support::{cargo_test, json, runs, workspace, yaml};
+use support::{json, run_suite, runs, workspace, yaml};
 
 #[test]
 fn an_agent_judges_real_runs_through_the_python_mcp_client() {
@@ -17,9 +17,9 @@ fn an_agent_judges_real_runs_through_the_python_mcp_client() {
     let hj = project.path().join(".harshJudge");
     // Two runs of each scenario: what the pages and notes show matches the
     // expectations, then contradicts them. The code passes both times.
-    let good = cargo_test("judged_suite", &hj, &[], &[]);
+    let good = run_suite("judged_suite", &hj, &[], &[]);
     assert_eq!(good.code, 0, "{good:?}");
-    let bad = cargo_test(
+    let bad = run_suite(
         "judged_suite",
         &hj,
         &[],

@@ -5,7 +5,7 @@
 use crate::support;
 
 use serde_json::{Value, json};
-use support::{cargo_test, json as read_json, runs, yaml};
+use support::{json as read_json, run_suite, runs, yaml};
 
 const SUITE: &str = "fixture_suite";
 
@@ -33,7 +33,7 @@ fn a_run_through_mcp_has_the_shape_of_a_run_through_cargo_test() {
     let hj = tmp.path().join(".harshJudge");
     // 1. cargo test: "Log in" passes (attaches session.txt), "Refuse the payment"
     //    fails, "See the receipt" is skipped.
-    let r = cargo_test(SUITE, &hj, &["fails_in_middle::"], &[]);
+    let r = run_suite(SUITE, &hj, &["fails_in_middle::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let by_harness = runs(&hj, "refused-payment");
     assert_eq!(by_harness.len(), 1, "{r:?}");

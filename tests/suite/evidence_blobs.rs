@@ -1,5 +1,5 @@
 //! Issue 20, point 7: evidence is stored once per content. Real runs of the
-//! demo suite's browser scenario (real `cargo test`, headless Chromium): a
+//! demo suite's browser scenario (run as `cargo test` runs it, headless Chromium): a
 //! step's `after.png` and the next step's `before.png` are one file (hard links
 //! to one blob in `.harshJudge/.blobs/`), and the store holds little more than
 //! the distinct contents.
@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use support::{cargo_test, runs};
+use support::{run_suite, runs};
 
 /// Every regular file under `dir`, with its metadata.
 fn files(dir: &Path) -> Vec<(PathBuf, std::fs::Metadata)> {
@@ -37,7 +37,7 @@ fn a_steps_after_png_and_the_next_steps_before_png_are_one_file() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join(".harshJudge");
     for _ in 0..2 {
-        let r = cargo_test("demo", &hj, &["web_login"], &[]);
+        let r = run_suite("demo", &hj, &["web_login"], &[]);
         assert_eq!(r.code, 0, "{r:?}");
     }
     let runs = runs(&hj, "web-login");

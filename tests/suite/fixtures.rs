@@ -1,7 +1,7 @@
 //! Issue 42, points 4 and 5: fixtures (`#[fixture]`, `#[teardown]`) of
 //! tests/fixtures/setups.rs (`fixture_checkout`, `fixture_refund`: an
 //! invocation `ledger`, a scenario `account` with a teardown, a `cart` using
-//! it), through real `cargo test` of the suite: the order of set-up and
+//! it), through runs of the suite as `cargo test` runs it: the order of set-up and
 //! teardown, teardown after a failed and a panicked step, a set-up failure
 //! naming the fixture, a teardown failure told after the scenario's own,
 //! `result.json`'s `fixtures`, JUnit's `system-err`, and the HTML report in
@@ -13,7 +13,7 @@ use crate::support;
 use std::path::PathBuf;
 
 use support::page::{js, until};
-use support::{Run, cargo_test, json, runs};
+use support::{Run, json, run_suite, runs};
 
 const SUITE: &str = "setups_suite";
 
@@ -33,7 +33,7 @@ fn run(filter: &str, wrong: &str) -> (Dirs, Run, Vec<String>) {
         _tmp: tmp,
     };
     let log = d.log.to_str().unwrap().to_string();
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &d.hj,
         &[filter, "--test-threads=1"],

@@ -16,7 +16,7 @@ fn tmp() -> tempfile::TempDir {
 fn list_names_every_step_without_running_anything() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["--list"], &[]);
+    let r = run_suite(SUITE, &hj, &["--list"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     for line in [
         "checkout::01_add_two_items_to_the_cart: test",
@@ -38,7 +38,7 @@ fn list_names_every_step_without_running_anything() {
 fn passing_scenario_writes_the_standard_layout() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
+    let r = run_suite(SUITE, &hj, &["checkout::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
         r.stdout
@@ -189,7 +189,7 @@ fn outcome_line<'a>(out: &'a str, test: &str) -> &'a str {
 fn a_failing_step_fails_and_the_rest_are_ignored_with_the_reason() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["fails_in_middle::", "--test-threads", "1"],
@@ -264,7 +264,7 @@ fn a_failing_step_fails_and_the_rest_are_ignored_with_the_reason() {
 fn a_panic_fails_the_step_with_its_message_and_location() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["panics::"], &[]);
+    let r = run_suite(SUITE, &hj, &["panics::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     assert!(
         r.stdout
@@ -287,7 +287,7 @@ fn a_panic_fails_the_step_with_its_message_and_location() {
 fn an_error_from_question_mark_records_where_it_came_from() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["io_error::"], &[]);
+    let r = run_suite(SUITE, &hj, &["io_error::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let result = json(runs(&hj, "io-error")[0].join("result.json"));
     assert!(
@@ -310,7 +310,7 @@ fn an_error_from_question_mark_records_where_it_came_from() {
 fn timeouts_say_which_limit_was_hit() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["timeout::"], &[]);
+    let r = run_suite(SUITE, &hj, &["timeout::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let step = json(runs(&hj, "step-timeout")[0].join("result.json"));
     assert_eq!(step["failedStep"], "02");
@@ -338,7 +338,7 @@ fn timeouts_say_which_limit_was_hit() {
     // The global default applies where the code sets none, and names its variable.
     let t2 = tmp();
     let hj2 = t2.path().join("hj");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj2,
         &["step_timeout::"],
@@ -359,7 +359,7 @@ fn timeouts_say_which_limit_was_hit() {
 fn selecting_one_step_runs_the_steps_before_it_and_not_after() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--exact", "checkout::02_pay_with_the_saved_card"],
@@ -374,7 +374,7 @@ fn selecting_one_step_runs_the_steps_before_it_and_not_after() {
     assert_eq!(result["steps"][0]["status"], "pass", "step 01 ran first");
     assert_eq!(result["steps"][1]["status"], "pass");
 
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--exact", "checkout::01_add_two_items_to_the_cart"],
@@ -393,10 +393,10 @@ fn selecting_one_step_runs_the_steps_before_it_and_not_after() {
     // --skip drops a scenario entirely; --ignored selects none of ours.
     let t2 = tmp();
     let hj2 = t2.path().join("hj");
-    let r = cargo_test(SUITE, &hj2, &["checkout::", "--skip", "checkout::"], &[]);
+    let r = run_suite(SUITE, &hj2, &["checkout::", "--skip", "checkout::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(runs(&hj2, "checkout").is_empty());
-    let r = cargo_test(SUITE, &hj2, &["--ignored"], &[]);
+    let r = run_suite(SUITE, &hj2, &["--ignored"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(!hj2.join("scenarios").exists());
 }
@@ -413,7 +413,7 @@ fn several_filters_select_what_any_of_them_matches_as_libtest_does() {
     let t = tmp();
     let hj = t.path().join("hj");
     // `--list` lists the union, less what a `--skip` matches.
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--list", "checkout::", "panics::0", "--skip", "panics::03"],
@@ -430,12 +430,12 @@ fn several_filters_select_what_any_of_them_matches_as_libtest_does() {
         ],
         "{r:?}"
     );
-    let all = listed(&cargo_test(SUITE, &hj, &["--list"], &[]).stdout).len();
+    let all = listed(&run_suite(SUITE, &hj, &["--list"], &[]).stdout).len();
 
     // Two filters around an option's value (not a filter), and a --skip: the
     // selected steps run (each scenario up to its last selected one), the
     // rest is filtered out.
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &[
@@ -467,7 +467,7 @@ fn several_filters_select_what_any_of_them_matches_as_libtest_does() {
     assert_eq!(result["steps"][1]["status"], "pass");
 
     // --exact: whole names, any of them.
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &[
@@ -493,7 +493,7 @@ fn several_filters_select_what_any_of_them_matches_as_libtest_does() {
 fn a_target_without_harness_false_fails_saying_what_to_add() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test("fixture_libtest_harness", &hj, &[], &[]);
+    let r = run_suite("fixture_libtest_harness", &hj, &[], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     assert!(
         r.stdout.contains("this test target uses libtest's harness: add `harness = false` to its `[[test]]` entry in Cargo.toml"),
@@ -513,10 +513,10 @@ fn a_target_without_harness_false_fails_saying_what_to_add() {
 fn terse_and_json_formats_work() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["checkout::", "--format", "terse"], &[]);
+    let r = run_suite(SUITE, &hj, &["checkout::", "--format", "terse"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.lines().any(|l| l.trim() == ".."), "{r:?}");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &[
@@ -548,10 +548,10 @@ fn terse_and_json_formats_work() {
 fn two_concurrent_runs_lose_no_count() {
     let t = tmp();
     let hj = t.path().join("hj");
-    cargo_test(SUITE, &hj, &["--list"], &[]); // build first
+    run_suite(SUITE, &hj, &["--list"], &[]); // build first
     let spawn = || {
         let hj = hj.clone();
-        std::thread::spawn(move || cargo_test(SUITE, &hj, &["checkout::"], &[]))
+        std::thread::spawn(move || run_suite(SUITE, &hj, &["checkout::"], &[]))
     };
     let handles: Vec<_> = (0..4).map(|_| spawn()).collect();
     for h in handles {
@@ -577,7 +577,7 @@ fn a_corrupt_meta_yaml_fails_with_the_file_named_and_is_left_alone() {
     let meta = hj.join("scenarios/checkout/meta.yaml");
     std::fs::create_dir_all(meta.parent().unwrap()).unwrap();
     std::fs::write(&meta, "title: [unclosed\n").unwrap();
-    let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
+    let r = run_suite(SUITE, &hj, &["checkout::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     assert!(
         r.stdout.contains(&meta.display().to_string()) && r.stdout.contains("not valid YAML"),
@@ -593,7 +593,7 @@ fn a_corrupt_meta_yaml_fails_with_the_file_named_and_is_left_alone() {
 fn a_bad_setting_is_named() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["checkout::"],
@@ -611,7 +611,7 @@ fn a_bad_setting_is_named() {
 fn under_nextest_each_scenario_is_one_test() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--list"],
@@ -620,7 +620,7 @@ fn under_nextest_each_scenario_is_one_test() {
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.lines().any(|l| l == "checkout: test"), "{r:?}");
     assert!(!r.stdout.contains("checkout::01"), "{r:?}");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--exact", "fails_in_middle"],
@@ -666,7 +666,7 @@ fn the_base_url_comes_from_the_variable_else_config_yaml() {
         "projectName: Shop\nbaseUrl: http://127.0.0.1:3000/\nversion: '1.0'\ncreatedAt: '2026-11-22T11:15:38.954Z'\n",
     )
     .unwrap();
-    let r = cargo_test(SUITE, &hj, &["base_url::"], &[]);
+    let r = run_suite(SUITE, &hj, &["base_url::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     let ev = runs(&hj, "base-url")[0].join("step-01/evidence");
     assert_eq!(
@@ -678,7 +678,7 @@ fn the_base_url_comes_from_the_variable_else_config_yaml() {
         "http://127.0.0.1:3000/login"
     );
 
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["base_url::"],
@@ -691,7 +691,7 @@ fn the_base_url_comes_from_the_variable_else_config_yaml() {
         "http://127.0.0.1:4000"
     );
 
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["base_url::"],
@@ -708,7 +708,7 @@ fn the_base_url_comes_from_the_variable_else_config_yaml() {
 fn the_demo_suite_runs_against_its_own_app() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test("demo", &hj, &[], &[]);
+    let r = run_suite("demo", &hj, &[], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     let config = yaml(hj.join("config.yaml"));
     assert_eq!(
@@ -725,7 +725,7 @@ fn the_demo_suite_runs_against_its_own_app() {
         "Hello, Ada!\n"
     );
 
-    let r = cargo_test(
+    let r = run_suite(
         "demo",
         &hj,
         &["api_expected_failure::"],
@@ -808,7 +808,7 @@ fn browser_evidence(hj: &Path, tmp: &Path) {
     // A failing browser step: error.png and page.html. Its own TMPDIR marks the
     // Chromium profiles it starts, to check that none outlives it.
     let marker = support::browser_marker(tmp, "b");
-    let r = cargo_test(
+    let r = run_suite(
         "demo",
         hj,
         &["web_expected_failure::"],
@@ -886,7 +886,7 @@ fn scenarios_run_in_parallel_up_to_test_threads() {
     for (threads, overlap) in [("2", true), ("1", false)] {
         let t = tmp();
         let hj = t.path().join("hj");
-        let r = cargo_test(SUITE, &hj, &["parallel_", "--test-threads", threads], &[]);
+        let r = run_suite(SUITE, &hj, &["parallel_", "--test-threads", threads], &[]);
         assert_eq!(r.code, 0, "{r:?}");
         let (a, b) = (interval(&hj, "parallel-a"), interval(&hj, "parallel-b"));
         // ISO timestamps of one format compare as text.
@@ -915,7 +915,7 @@ fn evidence(run: &Path, step: &str) -> Vec<String> {
 fn probes_capture_before_after_and_failure_evidence() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["probed::"], &[]);
+    let r = run_suite(SUITE, &hj, &["probed::"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let run = &runs(&hj, "probed")[0];
     assert_eq!(
@@ -967,13 +967,13 @@ fn probes_capture_before_after_and_failure_evidence() {
     ] {
         let t = tmp();
         let hj = t.path().join("hj");
-        let r = cargo_test(SUITE, &hj, &["probed::"], &[("HARSHJUDGE_EVIDENCE", mode)]);
+        let r = run_suite(SUITE, &hj, &["probed::"], &[("HARSHJUDGE_EVIDENCE", mode)]);
         assert_eq!(r.code, 101, "{r:?}");
         let run = &runs(&hj, "probed")[0];
         assert_eq!(evidence(run, "step-01"), step1 as Vec<&str>, "{mode}");
         assert_eq!(evidence(run, "step-02"), step2, "{mode}");
     }
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["probed::"],
@@ -997,7 +997,7 @@ fn a_failing_unselected_earlier_step_fails_the_invocation() {
     ] {
         let t = tmp();
         let hj = t.path().join("hj");
-        let r = cargo_test(SUITE, &hj, args, &[]);
+        let r = run_suite(SUITE, &hj, args, &[]);
         assert_eq!(r.code, 101, "{args:?}: {r:?}");
         let line = outcome_line(&r.stdout, "fails_in_middle::03_see_the_receipt");
         assert!(line.ends_with("FAILED"), "{args:?}: {line}\n{r:?}");
@@ -1028,7 +1028,7 @@ fn the_summary_lists_failures_and_passing_runs_only_when_verbose() {
     let hj = t.path().join("hj");
     // The whole fixture suite: 4 scenarios pass, 6 fail.
     let args: [&str; 0] = [];
-    let r = cargo_test(SUITE, &hj, &args, &[]);
+    let r = run_suite(SUITE, &hj, &args, &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let tail = r.stdout.split("harshjudge: ").nth(1).expect("summary");
     assert!(
@@ -1057,7 +1057,7 @@ fn the_summary_lists_failures_and_passing_runs_only_when_verbose() {
     let before_failures = tail.split("failed steps").next().unwrap();
     assert_eq!(before_failures.lines().count(), 1 + 6 + 1 + 1, "{tail}");
 
-    let r = cargo_test(SUITE, &hj, &args, &[("HARSHJUDGE_VERBOSE", "1")]);
+    let r = run_suite(SUITE, &hj, &args, &[("HARSHJUDGE_VERBOSE", "1")]);
     assert_eq!(r.code, 101, "{r:?}");
     let checkout = runs(&hj, "checkout")[1].display().to_string();
     assert!(
@@ -1067,7 +1067,7 @@ fn the_summary_lists_failures_and_passing_runs_only_when_verbose() {
     );
     assert!(!r.stdout.contains("not listed"), "{r:?}");
 
-    let r = cargo_test(SUITE, &hj, &args, &[("HARSHJUDGE_VERBOSE", "loud")]);
+    let r = run_suite(SUITE, &hj, &args, &[("HARSHJUDGE_VERBOSE", "loud")]);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(
         r.stderr.contains("HARSHJUDGE_VERBOSE=\"loud\" is invalid"),
@@ -1188,7 +1188,7 @@ fn copy_tree(from: &Path, to: &Path) {
 fn three_shards_run_every_scenario_exactly_once() {
     let t = tmp();
     // The scenarios of the suite: one test per scenario in nextest's listing.
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &t.path().join("unused"),
         &["--list"],
@@ -1203,7 +1203,7 @@ fn three_shards_run_every_scenario_exactly_once() {
     for i in 1..=3 {
         let hj = t.path().join(format!("shard-{i}"));
         let shard = format!("{i}/3");
-        let l = cargo_test(SUITE, &hj, &["--list", "--shard", &shard], &[]);
+        let l = run_suite(SUITE, &hj, &["--list", "--shard", &shard], &[]);
         assert_eq!(l.code, 0, "{l:?}");
         let prefixes: std::collections::BTreeSet<String> = l
             .stdout
@@ -1216,7 +1216,7 @@ fn three_shards_run_every_scenario_exactly_once() {
             .collect();
         listed.extend(prefixes.iter().cloned());
 
-        let r = cargo_test(SUITE, &hj, &["--shard", &shard], &[]);
+        let r = run_suite(SUITE, &hj, &["--shard", &shard], &[]);
         assert!(r.code == 0 || r.code == 101, "{r:?}");
         assert!(
             r.stderr.contains(&format!("--shard {shard}: running "))
@@ -1250,14 +1250,14 @@ fn three_shards_run_every_scenario_exactly_once() {
     // With durations recorded (one whole run), every shard copies the same
     // .harshJudge/ and splits by them: again each scenario runs exactly once.
     let all = t.path().join("all");
-    let r = cargo_test(SUITE, &all, &[], &[]);
+    let r = run_suite(SUITE, &all, &[], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let mut ran_in = std::collections::BTreeMap::new();
     for i in 1..=3 {
         let hj = t.path().join(format!("timed-{i}"));
         copy_tree(&all, &hj);
         let shard = format!("{i}/3");
-        let r = cargo_test(SUITE, &hj, &["--shard", &shard], &[]);
+        let r = run_suite(SUITE, &hj, &["--shard", &shard], &[]);
         assert!(r.code == 0 || r.code == 101, "{r:?}");
         assert!(
             r.stderr
@@ -1279,7 +1279,7 @@ fn a_bad_shard_is_a_usage_error_naming_the_flag() {
     let t = tmp();
     let hj = t.path().join("hj");
     for bad in ["4/3", "two", "0/2"] {
-        let r = cargo_test(SUITE, &hj, &["--shard", bad], &[]);
+        let r = run_suite(SUITE, &hj, &["--shard", bad], &[]);
         assert_eq!(r.code, 2, "{r:?}");
         assert!(
             r.stderr.contains(&format!("--shard \"{bad}\" is invalid"))

@@ -1,11 +1,11 @@
-//! JUnit XML written by a real `cargo test` run, read back by a third-party
+//! JUnit XML written by a run of a suite (as `cargo test` runs it, and real `cargo test` runs), read back by a third-party
 //! parser (Python `junitparser`) and compared with a golden file.
 
 use crate::support;
 
 use std::process::Command;
 
-use support::{Run, cargo_test, runs, workspace};
+use support::{Run, run_suite, runs, workspace};
 
 const SUITE: &str = "fixture_suite";
 
@@ -54,7 +54,7 @@ fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join("hj");
     // The whole fixture suite: passes, failures, panics, timeouts, skips.
-    let r = cargo_test(SUITE, &hj, &[], &[]);
+    let r = run_suite(SUITE, &hj, &[], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let path = hj.join("report/junit.xml");
     assert!(
@@ -183,7 +183,7 @@ pub fn validate(xml: &std::path::Path) -> serde_json::Value {
 fn junit_xml_validates_against_junit_10_xsd_and_xunitparser_reads_it() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &[], &[]);
+    let r = run_suite(SUITE, &hj, &[], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     let v = validate(&hj.join("report/junit.xml"));
     let errors = v["errors"].as_array().unwrap();
@@ -219,7 +219,7 @@ fn an_invocation_stopped_before_any_scenario_says_so_in_its_junit_and_report() {
     let hj = tmp.path().join("hj");
     let junit = hj.join("report/junit.xml");
     let index = hj.join("report/index.html");
-    let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
+    let r = run_suite(SUITE, &hj, &["checkout::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
         std::fs::read_to_string(&junit)
@@ -239,7 +239,7 @@ fn an_invocation_stopped_before_any_scenario_says_so_in_its_junit_and_report() {
         ),
     ];
     for (args, envs, cause) in cases {
-        let r = cargo_test(SUITE, &hj, args, envs);
+        let r = run_suite(SUITE, &hj, args, envs);
         assert_eq!(r.code, 2, "{args:?} {envs:?}: {r:?}");
         assert!(
             r.stderr.contains(&format!("junit: {}", junit.display())),
@@ -272,7 +272,7 @@ fn an_invocation_stopped_before_any_scenario_says_so_in_its_junit_and_report() {
         );
     }
     // The next good invocation's reports hold its runs, without the error.
-    let r = cargo_test(SUITE, &hj, &["checkout::"], &[]);
+    let r = run_suite(SUITE, &hj, &["checkout::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
         !std::fs::read_to_string(&junit)
@@ -327,11 +327,11 @@ fn under_nextest_a_passing_run_names_its_reports_once() {
 fn the_root_time_is_the_wall_time_of_the_invocation() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join("hj");
-    cargo_test(SUITE, &hj, &["--list"], &[]); // built before timing
+    run_suite(SUITE, &hj, &["--list"], &[]); // built before timing
     let started = std::time::Instant::now();
     // 1.5 s each: the invocation's own start-up and reports (up to about
     // half a second on a loaded machine) stay well inside the overlap.
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["parallel_", "--test-threads", "2"],
@@ -573,7 +573,7 @@ fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
     use harshjudge::store::{RunId, Slug, Store};
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join("hj");
-    let r = cargo_test("judged_suite", &hj, &["notes::"], &[]);
+    let r = run_suite("judged_suite", &hj, &["notes::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     let dir = runs(&hj, "notes").pop().unwrap();
     let store = Store::new(&hj);

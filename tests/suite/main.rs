@@ -1,5 +1,5 @@
-//! Runs of the fixture and example suites (tests/fixtures/, examples/demo/) through real `cargo test`
-//! and `cargo nextest run` (or their built binaries), checked by their console, exit code and
+//! Runs of the fixture and example suites (tests/fixtures/, examples/demo/) through their test
+//! binaries run as `cargo test` runs them, real `cargo test` and `cargo nextest run`, checked by their console, exit code and
 //! every file written: the harness, evidence, reports, JUnit, judging, healing, selection, setups,
 //! secrets, web servers, resilience, processes left behind, shared and reused browsers.
 

@@ -121,13 +121,13 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn three_shards_merged_equal_one_run_and_merging_again_changes_nothing() {
     let t = tempfile::tempdir().unwrap();
     let whole = t.path().join("whole");
-    let r = cargo_test(SUITE, &whole, &[], &[]);
+    let r = run_suite(SUITE, &whole, &[], &[]);
     assert_eq!(r.code, 101, "{r:?}");
 
     let mut shards = vec![];
     for i in 1..=3 {
         let hj = t.path().join(format!("shard-{i}"));
-        let r = cargo_test(SUITE, &hj, &["--shard", &format!("{i}/3")], &[]);
+        let r = run_suite(SUITE, &hj, &["--shard", &format!("{i}/3")], &[]);
         assert!(r.code == 0 || r.code == 101, "{r:?}");
         shards.push(hj);
     }
@@ -200,7 +200,7 @@ fn three_shards_merged_equal_one_run_and_merging_again_changes_nothing() {
 fn a_run_with_the_same_id_and_other_content_is_refused_naming_both_folders() {
     let t = tempfile::tempdir().unwrap();
     let a = t.path().join("a");
-    let r = cargo_test(SUITE, &a, &["checkout"], &[]);
+    let r = run_suite(SUITE, &a, &["checkout"], &[]);
     assert!(r.code == 0 || r.code == 101, "{r:?}");
     let into = t.path().join("merged");
     let (ok, _, out) = merge(&[a.as_path()], &into);

@@ -20,7 +20,7 @@ use harshjudge::store::judge::StepJudgment;
 use harshjudge::store::{RunId, Slug, Store};
 use page::{js, until};
 use serde_json::{Value, json};
-use support::cargo_test;
+use support::run_suite;
 
 fn output_dir() -> PathBuf {
     let d = support::workspace().join("target/test-output/report");
@@ -50,9 +50,9 @@ async fn the_report_shows_passing_and_failing_runs_from_disk() {
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join(".harshJudge");
     // Passing web scenarios, then the demo's failing one.
-    let r = cargo_test("demo", &hj, &["web_"], &[]);
+    let r = run_suite("demo", &hj, &["web_"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
-    let r = cargo_test(
+    let r = run_suite(
         "demo",
         &hj,
         &["web_expected_failure::"],
@@ -371,7 +371,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     let hj = tmp.path().join(".harshJudge");
     let store = Store::new(&hj);
     // checkout: the page shows an error where the receipt should be; the code passes.
-    let r = cargo_test(
+    let r = run_suite(
         "judged_suite",
         &hj,
         &["checkout::"],
@@ -411,7 +411,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
         .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
         .unwrap();
     // notes: an expectation with no judge yet (pending).
-    let r = cargo_test("judged_suite", &hj, &["notes::"], &[]);
+    let r = run_suite("judged_suite", &hj, &["notes::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     let notes = Slug::new("notes").unwrap();
     let notes_run = newest(&hj, "notes");

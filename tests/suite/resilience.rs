@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{alive, all_files_parse, cargo_test, descendants, json, runs, test_binary, yaml};
+use support::{alive, all_files_parse, descendants, json, run_suite, runs, test_binary, yaml};
 
 const SUITE: &str = "resilience_suite";
 
@@ -55,7 +55,7 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
     let state_s = state.display().to_string();
     let envs = [("FIXTURE_STATE", state_s.as_str())];
 
-    let r = cargo_test(SUITE, &hj, &["flaky::"], &envs);
+    let r = run_suite(SUITE, &hj, &["flaky::"], &envs);
     assert_eq!(r.code, 0, "a flaky scenario passes by default: {r:?}");
     let all = results(&hj, "flaky");
     assert_eq!(all.len(), 2, "one run folder per attempt");
@@ -152,7 +152,7 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
 
     // --fail-on-flaky: flaky fails the suite, saying why.
     std::fs::remove_file(state.join("flaky-attempts")).unwrap();
-    let r = cargo_test(SUITE, &hj, &["flaky::", "--fail-on-flaky"], &envs);
+    let r = run_suite(SUITE, &hj, &["flaky::", "--fail-on-flaky"], &envs);
     assert_eq!(r.code, 101, "{r:?}");
     assert!(
         r.stdout.contains("flaky: failed on attempt 1") && r.stdout.contains("--fail-on-flaky"),
@@ -160,7 +160,7 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
     );
 
     // --last-failed reruns only that scenario; it passes at once now.
-    let r = cargo_test(SUITE, &hj, &["--last-failed"], &envs);
+    let r = run_suite(SUITE, &hj, &["--last-failed"], &envs);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
         r.stderr
@@ -170,7 +170,7 @@ fn a_flaky_scenario_is_reported_flaky_everywhere() {
     assert!(r.stdout.contains("running 2 tests"), "{r:?}");
 
     // A scenario that fails every attempt: rerunFailure for the earlier ones.
-    let r = cargo_test(SUITE, &hj, &["always_fails::"], &envs);
+    let r = run_suite(SUITE, &hj, &["always_fails::"], &envs);
     assert_eq!(r.code, 101, "{r:?}");
     assert!(r.stdout.contains("all 2 attempts failed"), "{r:?}");
     let xml = std::fs::read_to_string(hj.join("report/junit.xml")).unwrap();

@@ -1,4 +1,4 @@
-//! Declared secrets (issue 37, point 14): real `cargo test` runs of
+//! Declared secrets (issue 37, point 14): runs of the suite (its test binary as `cargo test` runs it) of
 //! tests/fixtures/secrets.rs, whose secrets reach a page's HTML, a command's
 //! stdout, a request's query, body and response, a step's error, a panic, and
 //! the web server's command line and output. No file under `.harshJudge/`
@@ -9,7 +9,7 @@ use crate::support;
 
 use std::path::{Path, PathBuf};
 
-use support::{cargo_test, python};
+use support::{python, run_suite};
 
 const SUITE: &str = "secrets_suite";
 
@@ -53,7 +53,7 @@ impl Fixture {
             ("HARSHJUDGE_SECRETS", "FIXTURE_DB_PASS"),
         ];
         all.extend_from_slice(envs);
-        cargo_test(SUITE, &self.hj, &[], &all)
+        run_suite(SUITE, &self.hj, &[], &all)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Issue 22, points 6 and 7, through real `cargo test` and `cargo nextest run`
+//! Issue 22, points 6 and 7, through runs of the suite (as `cargo test` runs it) and real `cargo nextest run`
 //! invocations of tests/fixtures/selection.rs: cases, several filters, tags
 //! (`--tag`, `--tags`, `HARSHJUDGE_TAGS`), `skip`/`fixme`, `--repeat-each`,
 //! `--max-failures`, and what the summary says of what did not run.
@@ -49,7 +49,7 @@ fn pairs(v: &[(&str, usize)]) -> Vec<(String, usize)> {
 fn each_case_is_a_scenario_of_its_own() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["--list"], &[]);
+    let r = run_suite(SUITE, &hj, &["--list"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     for line in [
         "sign_in::admin::01_sign_in_as_the_user: test",
@@ -62,7 +62,7 @@ fn each_case_is_a_scenario_of_its_own() {
             "missing {line:?}\n{r:?}"
         );
     }
-    let r = cargo_test(SUITE, &hj, &["sign_in::"], &[]);
+    let r = run_suite(SUITE, &hj, &["sign_in::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.contains("test result: ok. 6 passed"), "{r:?}");
     assert_eq!(
@@ -87,7 +87,7 @@ fn each_case_is_a_scenario_of_its_own() {
     // One case alone, by its test names.
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["sign_in::editor::"], &[]);
+    let r = run_suite(SUITE, &hj, &["sign_in::editor::"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(recorded(&hj), pairs(&[("sign-in-editor", 1)]));
 }
@@ -96,7 +96,7 @@ fn each_case_is_a_scenario_of_its_own() {
 fn several_filters_select_what_any_of_them_matches() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["search", "bulk"], &[]);
+    let r = run_suite(SUITE, &hj, &["search", "bulk"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.contains("2 passed"), "{r:?}");
     assert_eq!(recorded(&hj), pairs(&[("bulk", 1), ("search", 1)]));
@@ -107,7 +107,7 @@ fn tags_select_by_any_name_or_by_an_expression() {
     let t = tmp();
     // --tag, repeatable: any of them.
     let hj = t.path().join("any");
-    let r = cargo_test(SUITE, &hj, &["--tag", "api", "--tag", "@slow"], &[]);
+    let r = run_suite(SUITE, &hj, &["--tag", "api", "--tag", "@slow"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(recorded(&hj), pairs(&[("api-check", 1), ("bulk", 1)]));
     assert!(
@@ -117,7 +117,7 @@ fn tags_select_by_any_name_or_by_an_expression() {
     );
     // --tags: cucumber's expressions.
     let hj = t.path().join("expr");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--tags", "smoke and not (slow or flaky)"],
@@ -128,7 +128,7 @@ fn tags_select_by_any_name_or_by_an_expression() {
     assert!(r.stdout.contains("1 passed"), "{r:?}");
     // HARSHJUDGE_TAGS, with a name filter as well.
     let hj = t.path().join("env");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["sign_in::", "search"],
@@ -146,7 +146,7 @@ fn tags_select_by_any_name_or_by_an_expression() {
     );
     // A bad expression: exit 2, the position, nothing runs.
     let hj = t.path().join("bad");
-    let r = cargo_test(SUITE, &hj, &["--tags", "smoke and (slow"], &[]);
+    let r = run_suite(SUITE, &hj, &["--tags", "smoke and (slow"], &[]);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(
         r.stderr.contains(
@@ -154,7 +154,7 @@ fn tags_select_by_any_name_or_by_an_expression() {
         ),
         "{r:?}"
     );
-    let r = cargo_test(SUITE, &hj, &[], &[("HARSHJUDGE_TAGS", "smoke slow")]);
+    let r = run_suite(SUITE, &hj, &[], &[("HARSHJUDGE_TAGS", "smoke slow")]);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(
         r.stderr.contains(
@@ -169,7 +169,7 @@ fn tags_select_by_any_name_or_by_an_expression() {
 fn skip_and_fixme_are_listed_reported_and_never_run() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["--list"], &[]);
+    let r = run_suite(SUITE, &hj, &["--list"], &[]);
     assert!(
         r.stdout.lines().any(|l| l == "refund::01_refund: test"),
         "{r:?}"
@@ -180,7 +180,7 @@ fn skip_and_fixme_are_listed_reported_and_never_run() {
             .any(|l| l == "legacy_export::01_export: test"),
         "{r:?}"
     );
-    let r = cargo_test(SUITE, &hj, &["refund", "legacy_export", "search"], &[]);
+    let r = run_suite(SUITE, &hj, &["refund", "legacy_export", "search"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
         test_line(&r.stdout, "refund::01_refund")
@@ -229,7 +229,7 @@ async fn the_report_shows_what_did_not_run_and_why() {
     use harshjudge::browser::BrowserConfig;
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["refund", "legacy_export", "search"], &[]);
+    let r = run_suite(SUITE, &hj, &["refund", "legacy_export", "search"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     let index = hj.join("report/index.html");
     let mut config = BrowserConfig::from_env().expect("browser settings");
@@ -288,13 +288,13 @@ async fn the_report_shows_what_did_not_run_and_why() {
 fn repeat_each_runs_each_scenario_n_times() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["--repeat-each", "3", "search", "bulk"], &[]);
+    let r = run_suite(SUITE, &hj, &["--repeat-each", "3", "search", "bulk"], &[]);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(recorded(&hj), pairs(&[("bulk", 3), ("search", 3)]));
     assert!(r.stdout.contains("harshjudge: 6 run(s) recorded"), "{r:?}");
     // A step that fails in one repetition fails its test, saying which.
     let hj = t.path().join("every-other");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["every_other"],
@@ -310,7 +310,7 @@ fn repeat_each_runs_each_scenario_n_times() {
     assert!(r.stdout.contains("3 run(s) recorded in"), "{r:?}");
     assert!(r.stdout.contains(": 2 passed, 1 failed"), "{r:?}");
     assert_eq!(recorded(&hj), pairs(&[("every-other", 3)]));
-    let r = cargo_test(SUITE, &hj, &["--repeat-each", "0"], &[]);
+    let r = run_suite(SUITE, &hj, &["--repeat-each", "0"], &[]);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(
         r.stderr
@@ -324,7 +324,7 @@ fn repeat_each_runs_each_scenario_n_times() {
 fn repeat_each_names_every_repetition_that_failed() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(SUITE, &hj, &["--repeat-each", "8", "every_third"], &[]);
+    let r = run_suite(SUITE, &hj, &["--repeat-each", "8", "every_third"], &[]);
     assert_eq!(r.code, 101, "{r:?}");
     assert_eq!(recorded(&hj), pairs(&[("every-third", 8)]));
     assert!(r.stdout.contains(": 5 passed, 3 failed"), "{r:?}");
@@ -348,7 +348,7 @@ fn a_setup_brought_along_by_a_tag_selection_is_not_said_to_be_filtered_out() {
     let hj = t.path().join("hj");
     let data = t.path().join("data");
     std::fs::create_dir(&data).unwrap();
-    let r = cargo_test(
+    let r = run_suite(
         "suite_setup_suite",
         &hj,
         &["--tag", "smoke"],
@@ -378,7 +378,7 @@ fn a_setup_brought_along_by_a_tag_selection_is_not_said_to_be_filtered_out() {
 fn max_failures_starts_nothing_after_n_failed() {
     let t = tmp();
     let hj = t.path().join("hj");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--max-failures", "1", "--test-threads", "1", "fails_"],
@@ -401,7 +401,7 @@ fn max_failures_starts_nothing_after_n_failed() {
     );
     // Repetitions count: the second failed repetition stops the third.
     let hj = t.path().join("repeat");
-    let r = cargo_test(
+    let r = run_suite(
         SUITE,
         &hj,
         &["--max-failures=2", "--repeat-each=3", "fails_a"],

@@ -10,7 +10,7 @@ mod setups_app;
 
 use std::path::{Path, PathBuf};
 
-use support::{Run, cargo_test, json, runs};
+use support::{Run, json, run_suite, runs};
 
 const SUITE: &str = "setups_suite";
 
@@ -33,7 +33,7 @@ fn run(d: &Dirs, args: &[&str], envs: &[(&str, &str)]) -> Run {
     let log = d.log.to_str().unwrap().to_string();
     let mut all: Vec<(&str, &str)> = vec![("SETUPS_LOG", &log)];
     all.extend_from_slice(envs);
-    cargo_test(SUITE, &d.hj, args, &all)
+    run_suite(SUITE, &d.hj, args, &all)
 }
 
 fn log_lines(d: &Dirs) -> Vec<String> {
@@ -289,7 +289,7 @@ impl SuiteRun {
         let tmp = tempfile::tempdir().unwrap();
         let (hj, dir) = (tmp.path().join(".harshJudge"), tmp.path().join("data"));
         std::fs::create_dir(&dir).unwrap();
-        let r = cargo_test(
+        let r = run_suite(
             SUITE_SETUP,
             &hj,
             args,

@@ -123,7 +123,7 @@ fn one_chromium_serves_the_nextest_run_each_scenario_in_a_context_of_its_own() {
     // Under cargo test first (which builds the suite): the evidence to match.
     let plain = tmp.path().join("t");
     let plain_tmp = support::browser_marker(&plain, "t");
-    let reference = support::cargo_test(
+    let reference = support::run_suite(
         SUITE,
         &plain.join(".harshJudge"),
         &["--test-threads", "1", "--skip", "c_waits"],
@@ -187,7 +187,7 @@ fn under_a_target_runner_one_chromium_still_serves_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("w");
     // Built first, so that the run below does not wait for it.
-    support::cargo_test(SUITE, &tmp.path().join("built"), &["--list"], &[]);
+    support::run_suite(SUITE, &tmp.path().join("built"), &["--list"], &[]);
     // Not `exec`: the wrapper stays the scenario's parent until it ends.
     let wrapper = tmp.path().join("wrap.sh");
     std::fs::write(&wrapper, "#!/bin/sh\n\"$@\"\n").unwrap();
@@ -213,7 +213,7 @@ fn a_sigkilled_scenario_process_leaves_the_others_passing_and_nothing_behind() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("k");
     // Built first, so that the run below does not wait for it.
-    support::cargo_test(SUITE, &tmp.path().join("built"), &["--list"], &[]);
+    support::run_suite(SUITE, &tmp.path().join("built"), &["--list"], &[]);
     let watch = Watch::start(&root);
     let mut child = nextest(
         &root,

@@ -21,7 +21,7 @@ fn run(hj: &Path, filter: &str, envs: &[(&str, &str)]) -> support::Run {
 }
 
 fn run_threads(hj: &Path, filter: &str, envs: &[(&str, &str)], threads: &str) -> support::Run {
-    support::cargo_test(
+    support::run_suite(
         "video_suite",
         hj,
         &["--test-threads", threads, filter],

@@ -38,7 +38,7 @@ impl Fixture {
         let mut all = vec![("FIXTURE_SERVER_DIR", srv.as_str())];
         all.push(("HARSHJUDGE_TEST_PYTHON", python.as_str()));
         all.extend_from_slice(envs);
-        cargo_test(SUITE, &self.hj, args, &all)
+        run_suite(SUITE, &self.hj, args, &all)
     }
 
     fn lines(&self, file: &str) -> Vec<String> {

@@ -1,4 +1,6 @@
-//! Running real `cargo test` on the fixture and example suites.
+//! Running the fixture and example suites: built once per test process by
+//! cargo, then run as `cargo test` runs them (`run_suite`), or by a real
+//! `cargo test` or `cargo nextest run` where the command is the point.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -78,10 +80,10 @@ pub fn nextest(test: &str, hj_dir: &Path) -> Command {
     cmd
 }
 
-/// `cargo test --workspace --test NAME` (see [`WORKSPACE`]) with the given
-/// harness args, evidence written under `hj_dir`.
+/// A real `cargo test --workspace --test NAME -- ARGS` (see [`WORKSPACE`]),
+/// evidence written under `hj_dir`: for what is about cargo's own command
+/// (the README's sample). Other tests use [`run_suite`].
 pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
-    build_once(test);
     let mut cmd = cargo(&["test", "--quiet", WORKSPACE, "--test", test, "--"]);
     cmd.args(args).env("HARSHJUDGE_DIR", hj_dir);
     for (k, v) in envs {
@@ -90,24 +92,82 @@ pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)
     Run::from(cmd.output().expect("cargo runs"))
 }
 
-/// Builds test target `test` (once per test binary): the library is there
-/// already from the tests' own build, so only the suite compiles (seconds).
-fn build_once(test: &str) {
-    static BUILT: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
-    let built = BUILT.get_or_init(Default::default);
-    let mut built = built.lock().unwrap();
-    if built.iter().any(|t| t == test) {
-        return;
+/// What `cargo test --workspace --test NAME -- ARGS` runs once the target is
+/// built: its test binary ([`test_binary`]), started as cargo starts it (in
+/// the package's folder, with `CARGO_MANIFEST_DIR`, without the outer run's
+/// variables), evidence written under `hj_dir`. Not through cargo itself:
+/// a nested `cargo test` cost 130 ms of CPU for its look at the workspace's
+/// fingerprints, with 400 of them in a run of the suite and browser tests.
+/// The exit code is the harness's own (`0`, `101` when a test failed, `2`
+/// when the run stopped before its tests), where cargo would say `101` for
+/// any failure.
+pub fn run_suite(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
+    let mut cmd = suite_command(test);
+    cmd.args(args).env("HARSHJUDGE_DIR", hj_dir);
+    for (k, v) in envs {
+        cmd.env(k, v);
     }
-    let out = cargo(&["test", "--quiet", "--no-run", WORKSPACE, "--test", test])
-        .output()
-        .expect("cargo runs");
+    Run::from(cmd.output().expect("the suite runs"))
+}
+
+/// The test binary of target `test`, set up as `cargo test` starts it: in
+/// the workspace's folder, `CARGO_MANIFEST_DIR` set to it, without the
+/// variables of the outer run (as [`cargo`]).
+pub fn suite_command(test: &str) -> Command {
+    let mut cmd = Command::new(test_binary(test));
+    rlibs::fresh_env(&mut cmd);
+    cmd.current_dir(workspace())
+        .env("CARGO_MANIFEST_DIR", workspace())
+        .env_remove("HARSHJUDGE_BASE_URL")
+        .env_remove("HARSHJUDGE_STEP_TIMEOUT")
+        .env_remove("HARSHJUDGE_TIMEOUT");
+    cmd
+}
+
+/// The path of a test target's binary, built (once per test process) into
+/// [`target_dir`]: the library is there already from the tests' own build,
+/// so only the suite compiles, if anything. Run directly, a signal sent to it
+/// reaches the harness, not cargo.
+pub fn test_binary(test: &str) -> PathBuf {
+    static FOUND: OnceLock<std::sync::Mutex<std::collections::HashMap<String, PathBuf>>> =
+        OnceLock::new();
+    let found = FOUND.get_or_init(Default::default);
+    let mut found = found.lock().unwrap();
+    if let Some(p) = found.get(test) {
+        return p.clone();
+    }
+    let out = cargo(&[
+        "test",
+        "--quiet",
+        "--no-run",
+        "--message-format=json",
+        WORKSPACE,
+        "--test",
+        test,
+    ])
+    .output()
+    .expect("cargo runs");
     assert!(
         out.status.success(),
         "building {test} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    built.push(test.to_string());
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v["target"]["name"] == test
+            && let Some(exe) = v["executable"].as_str()
+        {
+            let exe = PathBuf::from(exe);
+            found.insert(test.to_string(), exe.clone());
+            return exe;
+        }
+    }
+    panic!(
+        "no executable for test target {test}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 pub struct Run {
@@ -196,45 +256,6 @@ pub fn tree(dir: &Path) -> Vec<String> {
     walk(dir, dir, &mut out);
     out.sort();
     out
-}
-
-/// The path of a test target's binary (built into [`target_dir`]), to
-/// run it directly: a signal sent to it reaches the harness, not cargo.
-pub fn test_binary(test: &str) -> PathBuf {
-    static FOUND: OnceLock<std::sync::Mutex<std::collections::HashMap<String, PathBuf>>> =
-        OnceLock::new();
-    let found = FOUND.get_or_init(Default::default);
-    if let Some(p) = found.lock().unwrap().get(test) {
-        return p.clone();
-    }
-    build_once(test);
-    let out = cargo(&[
-        "test",
-        "--quiet",
-        "--no-run",
-        "--message-format=json",
-        WORKSPACE,
-        "--test",
-        test,
-    ])
-    .output()
-    .expect("cargo runs");
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        if v["target"]["name"] == test
-            && let Some(exe) = v["executable"].as_str()
-        {
-            let exe = PathBuf::from(exe);
-            found.lock().unwrap().insert(test.to_string(), exe.clone());
-            return exe;
-        }
-    }
-    panic!(
-        "no executable for test target {test}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Every `.json` and `.yaml` file under `dir` parses.
