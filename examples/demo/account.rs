@@ -3,8 +3,8 @@
 //! and in `s.request()`.
 //!
 //! `DEMO_LOGIN_EACH=1` makes each of them sign in through the login form as
-//! well, as a suite without a saved login would: the README's measure of what
-//! the saved login saves.
+//! well, as a suite without a saved login would: the guide's measure of what
+//! the saved login saves (docs/src/speed.md, "A saved login and one server").
 
 use harshjudge::regex::Regex;
 use harshjudge::serde_json::json;

@@ -82,7 +82,8 @@ use proc_macro::TokenStream;
 ///   (`HARSHJUDGE_JUDGE_CMD`, `HARSHJUDGE_JUDGE_URL`, or an agent through
 ///   `harshjudge-mcp`) gives the step a verdict from its recorded evidence: the
 ///   step passes only when its code passed and the verdict is `pass`. Without a
-///   judge the verdict stays `pending`. See the README's "Judges".
+///   judge the verdict stays `pending`. See the guide's chapter "Judges"
+///   (`docs/src/judges.md`).
 #[proc_macro_attribute]
 pub fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
     scenario::scenario(args.into(), item.into()).into()

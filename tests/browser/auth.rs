@@ -6,8 +6,8 @@
 //! On Chromium over the DevTools protocol and over chromedriver's BiDi, and
 //! on Firefox. Not on WebKit: MiniBrowser opens its login dialog, which
 //! classic WebDriver (WebKitWebDriver has no BiDi) has no command to
-//! answer or cancel, so its `goto` waits until its limit (the README's
-//! capability table says so).
+//! answer or cancel, so its `goto` waits until its limit (the guide's
+//! capability table says so: docs/src/browsers.md).
 
 use crate::support::browsers;
 use std::io::{BufRead, BufReader, Write};

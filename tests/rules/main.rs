@@ -1,6 +1,7 @@
 //! The workspace's own rules, read from its files: the import graph (imports), errors as types
-//! (errors), lockfile, lints, sizes and the code map (workspace), README.md's Rust blocks compiled
-//! (readme), the published crates packaged and built alone (package). No browser.
+//! (errors), lockfile, lints, sizes and the code map (workspace), the Rust blocks of README.md and
+//! of the guide (docs/src) compiled, their links, README.md's length (readme), the published
+//! crates packaged and built alone (package). No browser.
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -177,7 +177,7 @@ pub fn validate(xml: &std::path::Path) -> serde_json::Value {
 }
 
 /// Issue 11, point 3: the file is valid against Jenkins' junit-10.xsd except for
-/// the `file`/`line` attributes the README names as ours, and xunitparser reads
+/// the `file`/`line` attributes the guide names as ours (docs/src/reports.md), and xunitparser reads
 /// it (it crashes on a property name that repeats in the document).
 #[test]
 fn junit_xml_validates_against_junit_10_xsd_and_xunitparser_reads_it() {
@@ -187,7 +187,7 @@ fn junit_xml_validates_against_junit_10_xsd_and_xunitparser_reads_it() {
     assert_eq!(r.code, 101, "{r:?}");
     let v = validate(&hj.join("report/junit.xml"));
     let errors = v["errors"].as_array().unwrap();
-    // Ours on purpose (README, Reports): `file` and `line` of a failed testcase.
+    // Ours on purpose (docs/src/reports.md, JUnit XML): `file` and `line` of a failed testcase.
     let ours = |e: &serde_json::Value| {
         let reason = e["reason"].as_str().unwrap();
         let path = e["path"].as_str().unwrap();

@@ -1,5 +1,5 @@
 //! The libraries as the workspace's tests build them, for tests that compile
-//! code of their own with rustc against them (the README's blocks, exported
+//! code of their own with rustc against them (README.md's and the guide's blocks, exported
 //! scenarios, the `#[scenario]` compile tests) instead of a cargo build of
 //! their own, which compiled the library and its dependencies once more.
 //! Shared by `#[path]`: tests/support/mod.rs, harshjudge-mcp/tests/hostile.rs,

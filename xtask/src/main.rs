@@ -1,11 +1,14 @@
-//! `cargo xtask demo` and `cargo xtask test`: the README's two commands.
+//! `cargo xtask demo` and `cargo xtask test`: the README's two commands; and
+//! `cargo xtask docs`, the guide (docs/) built with mdBook.
 //!
 //! Each looks at the machine, installs what is missing (Chromium and chromedriver
 //! from the distribution's packages; for the tests also cargo-nextest, the
 //! Python clients in `target/py-venv`, Java and the npm tools in
 //! `target/npm-tools`: the MCP Inspector and the Selenium Grid server), then runs `cargo test --test demo` or
 //! `cargo nextest run --workspace` and `cargo test --doc --workspace`. `--dry-run` prints what it found
-//! and would run. The tests run with a temporary folder of their own as `TMPDIR`
+//! and would run. `docs` installs mdbook when missing (never `test`: the
+//! tests compile the guide's Rust blocks with rustc) and runs `mdbook build
+//! docs` into target/book. The tests run with a temporary folder of their own as `TMPDIR`
 //! ([`leftovers`]): what they leave in it fails the task, named.
 //! The decisions are [`setup::plan`], a pure function unit-tested in setup/tests.rs.
 
@@ -19,13 +22,15 @@ use std::process::{Command, ExitCode, Stdio};
 
 use setup::{Layout, Probe, TOOLS, Task};
 
-const USAGE: &str = "usage: cargo xtask <demo|test> [--dry-run] [-- ARGS...]
+const USAGE: &str = "usage: cargo xtask <demo|test|docs> [--dry-run] [-- ARGS...]
   demo     install Chromium + chromedriver if missing, run the demo suite (cargo test --test demo)
   test     install everything the tests need if missing, run cargo nextest run --workspace,
            then cargo test --doc --workspace
+  docs     install mdbook if missing, build the guide (mdbook build docs) into target/book
   --dry-run  print what was found and what would run; change nothing
   ARGS     demo: passed to the demo suite (e.g. -- --shard 1/2);
-           test: passed to cargo nextest run after `--` (test filters, e.g. -- harness::)";
+           test: passed to cargo nextest run after `--` (test filters, e.g. -- harness::);
+           docs: passed to mdbook build (e.g. -- --open)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,6 +44,7 @@ fn main() -> ExitCode {
         match a.as_str() {
             "demo" if task.is_none() => task = Some(Task::Demo),
             "test" if task.is_none() => task = Some(Task::Test),
+            "docs" if task.is_none() => task = Some(Task::Docs),
             "--dry-run" => dry_run = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -51,7 +57,7 @@ fn main() -> ExitCode {
         }
     }
     let Some(task) = task else {
-        eprintln!("error: say which command: demo or test\n{USAGE}");
+        eprintln!("error: say which command: demo, test or docs\n{USAGE}");
         return ExitCode::from(2);
     };
     let root = workspace_root();
@@ -59,6 +65,7 @@ fn main() -> ExitCode {
     let layout = Layout {
         fixture_suites: setup::fixture_suites(&manifest),
         root,
+        cargo_bin: cargo_bin(),
     };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let probe = probe(&layout);
@@ -67,6 +74,7 @@ fn main() -> ExitCode {
     let name = match task {
         Task::Demo => "demo",
         Task::Test => "test",
+        Task::Docs => "docs",
     };
     println!(
         "xtask {name}: root: {}, passwordless sudo: {}, apt-get: {}",
@@ -115,7 +123,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         },
-        Task::Demo => None,
+        Task::Demo | Task::Docs => None,
     };
     for step in &plan.steps[first_task..] {
         println!("xtask {name}: {}\n  $ {step}", step.why);
@@ -155,6 +163,9 @@ fn main() -> ExitCode {
             "xtask demo: {}",
             setup::demo_outputs(&store).replace('\n', "\n  ")
         );
+    }
+    if task == Task::Docs && code == 0 {
+        println!("xtask docs: the guide: {}", layout.book_index().display());
     }
     println!(
         "xtask {name}: {} in {:.0?} (exit {code})",
@@ -281,11 +292,15 @@ fn probe(layout: &Layout) -> Probe {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     let sudo = !root && on_path("sudo") && succeeds(Command::new("sudo").args(["-n", "true"]));
     let mut commands = BTreeSet::new();
+    let installed_by_cargo = setup::cargo_commands(TOOLS);
     for c in setup::commands_to_look_for(TOOLS) {
-        let in_cargo_bin = cargo_bin().is_some_and(|b| is_executable(&b.join(c)));
-        // cargo finds its subcommands there, and the library looks there for
-        // geckodriver (`cargo install`'s other tool), PATH or not.
-        if on_path(c) || ((c.starts_with("cargo-") || c == "geckodriver") && in_cargo_bin) {
+        let in_cargo_bin = layout
+            .cargo_bin
+            .as_ref()
+            .is_some_and(|b| is_executable(&b.join(c)));
+        // cargo finds its subcommands there, the library looks there for
+        // geckodriver, and `cargo xtask docs` runs mdbook with it on PATH.
+        if on_path(c) || (installed_by_cargo.contains(&c) && in_cargo_bin) {
             commands.insert(c.to_string());
         }
     }

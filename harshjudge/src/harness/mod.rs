@@ -298,7 +298,8 @@ pub fn main(pkg: Package) -> ! {
 }
 
 /// Lists or runs every registered scenario as `args` say, printing like libtest,
-/// and returns the exit code. Settings come from the environment (see the README).
+/// and returns the exit code. Settings come from the environment (see the guide's
+/// docs/src/settings.md).
 pub fn run(pkg: Package, args: &Arguments) -> i32 {
     match SuiteFlags::from_env() {
         Ok(flags) => run_with(pkg, args, &flags),

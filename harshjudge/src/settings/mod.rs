@@ -72,12 +72,13 @@ pub struct SettingError {
     pub expected: String,
 }
 
-/// One `HARSHJUDGE_*` variable: what the README's settings table says of it.
+/// One `HARSHJUDGE_*` variable: what the settings table of the guide
+/// (`docs/src/settings.md`) says of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variable {
     /// The variable's name.
     pub name: &'static str,
-    /// What its value is (Markdown, as in the README).
+    /// What its value is (Markdown, as in the guide's table).
     pub kind: &'static str,
     /// Its default (Markdown).
     pub default: &'static str,
@@ -86,8 +87,9 @@ pub struct Variable {
 }
 
 /// Every `HARSHJUDGE_*` variable read anywhere in the workspace (library,
-/// harness, browser, `harshjudge-mcp`), in the README's order. A test checks
-/// this list against the README's settings table and against the variable
+/// harness, browser, `harshjudge-mcp`), in the order of the guide's settings
+/// table (`docs/src/settings.md`). A test checks this list against that table
+/// and against the variable
 /// names written in the sources, both ways.
 pub const VARIABLES: &[Variable] = &[
     Variable {
@@ -1007,16 +1009,17 @@ mod tests {
         assert_eq!(read_config(&store).unwrap().base_url, "http://127.0.0.1:1");
     }
 
-    /// The README's settings table, `VARIABLES` and the `"HARSHJUDGE_…"`
-    /// names in the sources of harshjudge and harshjudge-mcp agree.
+    /// The guide's settings table (`docs/src/settings.md`), `VARIABLES` and
+    /// the `"HARSHJUDGE_…"` names in the sources of harshjudge and
+    /// harshjudge-mcp agree.
     #[test]
-    fn the_readme_table_is_every_variable_the_code_reads() {
+    fn the_guides_table_is_every_variable_the_code_reads() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-        let table = readme
+        let chapter = std::fs::read_to_string(root.join(unknown::SETTINGS_CHAPTER)).unwrap();
+        let table = chapter
             .split("| variable | type | default | bounds | meaning |")
             .nth(1)
-            .expect("README has the settings table");
+            .expect("the settings chapter has the settings table");
         let mut rows = vec![];
         for line in table.lines().skip(2) {
             if !line.starts_with('|') {
@@ -1037,7 +1040,12 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(rows, listed, "README settings table vs settings::VARIABLES");
+        assert_eq!(
+            rows,
+            listed,
+            "the settings table of {} vs settings::VARIABLES",
+            unknown::SETTINGS_CHAPTER
+        );
 
         let literal = regex::Regex::new(r#""(HARSHJUDGE_[A-Z_]+)""#).unwrap();
         let mut in_sources = std::collections::BTreeSet::new();
@@ -1082,7 +1090,10 @@ mod tests {
         let w = unknown_variable("HARSHJUDGE_STEP_TIMOUT").unwrap();
         assert!(w.contains("did you mean HARSHJUDGE_STEP_TIMEOUT?"), "{w}");
         let w = unknown_variable("HARSHJUDGE_SOMETHING_ELSE_ENTIRELY").unwrap();
-        assert!(w.contains("the README's settings table"), "{w}");
+        assert!(
+            w.contains("the settings are listed in docs/src/settings.md"),
+            "{w}"
+        );
         for known in [
             "HARSHJUDGE_BASE_URL",
             "HARSHJUDGE_DEMO_FAIL",

@@ -10,9 +10,12 @@ use super::VARIABLES;
 /// [`TEST_PREFIX`]. A test checks every `HARSHJUDGE_*` name of the workspace
 /// against [`VARIABLES`], this list and that prefix.
 pub const NOT_SETTINGS: &[&str] = &[
-    // The demo example's failure on purpose (README, Quick start).
+    // The demo example's failure on purpose (docs/src/introduction.md, The demo).
     "HARSHJUDGE_DEMO_FAIL",
 ];
+
+/// The guide's chapter whose table lists every setting (a unit test reads it).
+pub const SETTINGS_CHAPTER: &str = "docs/src/settings.md";
 
 /// The prefix of the variables the workspace's own tests read
 /// (`HARSHJUDGE_TEST_PYTHON`, …): never warned about.
@@ -46,7 +49,7 @@ pub(super) fn unknown_variable(name: &str) -> Option<String> {
         .filter(|(d, k)| *d <= 3.max(k.len() / 5));
     let hint = match closest {
         Some((_, k)) => format!("did you mean {k}?"),
-        None => "the settings are listed in the README's settings table".to_string(),
+        None => format!("the settings are listed in {SETTINGS_CHAPTER}"),
     };
     Some(format!(
         "warning: {name} is not a harshjudge setting and is ignored; {hint}"

@@ -1,6 +1,6 @@
 //! What `cargo xtask` needs on the machine, what it finds, and what it would run.
 //!
-//! [`TOOLS`] is the one table of everything the demo and the tests need. [`plan`]
+//! [`TOOLS`] is the one table of everything the demo, the tests and the guide need. [`plan`]
 //! is a pure function of that table and a [`Probe`] (the facts gathered about the
 //! machine), so what the set-up detects and runs is unit-tested without a fresh
 //! machine; `main.rs` gathers the facts and runs the plan.
@@ -13,7 +13,7 @@ mod tools;
 
 pub use tools::TOOLS;
 
-/// The two commands.
+/// The commands: the README's two, and the guide's build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Task {
     /// `cargo xtask demo`: the demo suite (`cargo test --test demo`).
@@ -21,6 +21,31 @@ pub enum Task {
     /// `cargo xtask test`: the whole test suite (`cargo nextest run --workspace`,
     /// then the doctests: `cargo test --doc --workspace`).
     Test,
+    /// `cargo xtask docs`: the guide, `mdbook build docs` (into `target/book`).
+    Docs,
+}
+
+/// Which commands need a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// `cargo xtask demo` and `cargo xtask test`.
+    DemoAndTests,
+    /// `cargo xtask test` alone.
+    Tests,
+    /// `cargo xtask docs` alone: CI (`cargo xtask test`) never installs it; the
+    /// tests compile the guide's Rust blocks with rustc instead.
+    Docs,
+}
+
+impl Need {
+    /// Whether `task` needs a tool of this need.
+    pub fn of(self, task: Task) -> bool {
+        match self {
+            Need::DemoAndTests => task != Task::Docs,
+            Need::Tests => task == Task::Test,
+            Need::Docs => task == Task::Docs,
+        }
+    }
 }
 
 /// Where a tool comes from.
@@ -35,7 +60,7 @@ pub enum Source {
     },
     /// `cargo install --locked {krate}`, providing `command`.
     Cargo {
-        /// The crate.
+        /// The crate, `name` or pinned, `name@version`.
         krate: &'static str,
         /// The binary it installs.
         command: &'static str,
@@ -61,13 +86,13 @@ pub enum Source {
     PytestXsd,
 }
 
-/// One thing the demo or the tests need.
+/// One thing the demo, the tests or the guide need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tool {
     /// Where it comes from.
     pub source: Source,
-    /// Also needed by `cargo xtask demo` (the tests need everything).
-    pub demo: bool,
+    /// Which commands need it.
+    pub need: Need,
     /// Who uses it.
     pub why: &'static str,
 }
@@ -86,6 +111,8 @@ pub struct Layout {
     /// `test = false`, which tests run through nested cargo commands
     /// ([`fixture_suites`] reads them from the manifest).
     pub fixture_suites: Vec<String>,
+    /// cargo's bin folder, where `cargo install` puts a tool (on PATH or not).
+    pub cargo_bin: Option<PathBuf>,
 }
 
 impl Layout {
@@ -108,6 +135,10 @@ impl Layout {
     /// The commands of the npm tools.
     pub fn npm_bin(&self) -> PathBuf {
         self.npm_modules().join(".bin")
+    }
+    /// The built guide's first page (`build-dir` of `docs/book.toml`).
+    pub fn book_index(&self) -> PathBuf {
+        self.root.join("target").join("book").join("index.html")
     }
     /// `junit-10.xsd`.
     pub fn xsd(&self) -> PathBuf {
@@ -297,10 +328,7 @@ struct Missing<'t> {
 
 /// Which of the tools `task` needs are on the machine, and what is missing.
 fn survey<'t>(task: Task, tools: &'t [Tool], probe: &Probe) -> Missing<'t> {
-    let needed: Vec<&Tool> = tools
-        .iter()
-        .filter(|t| task == Task::Test || t.demo)
-        .collect();
+    let needed: Vec<&Tool> = tools.iter().filter(|t| t.need.of(task)).collect();
     let has = |c: &str| probe.commands.contains(c);
     let installed = |req: &str| {
         let (name, version) = dist(req);
@@ -509,8 +537,9 @@ fn python_and_npm_steps(
 /// The last steps, the task itself, with the tools' environment: for the
 /// demo `cargo test --test demo`; for the tests `cargo nextest run
 /// --workspace` (each test a process of its own, several at a time, grouped
-/// by `.config/nextest.toml`), then the doctests, which nextest does not run.
-/// `extra` follows `--` on the first.
+/// by `.config/nextest.toml`), then the doctests, which nextest does not run;
+/// for the guide `mdbook build docs`, cargo's bin folder on its PATH. `extra`
+/// follows `--` on the first (mdbook takes it as its own arguments).
 fn task_steps(
     task: Task,
     layout: &Layout,
@@ -546,6 +575,16 @@ fn task_steps(
         }
     };
     match task {
+        Task::Docs => {
+            let mut argv = vec![s("mdbook"), s("build"), s("docs")];
+            argv.extend(extra.iter().cloned());
+            vec![Step {
+                why: s("build the guide into target/book"),
+                argv,
+                env: vec![],
+                path_prepend: layout.cargo_bin.iter().cloned().collect(),
+            }]
+        }
         Task::Demo => vec![step(
             "run the demo suite",
             &["test", "--test", "demo"],
@@ -683,6 +722,18 @@ pub fn pip_dists(tools: &[Tool]) -> Vec<String> {
         .iter()
         .filter_map(|t| match t.source {
             Source::Pip { requirement } => Some(dist(requirement).0.to_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The commands of the tools `cargo install` installs (looked for in cargo's
+/// bin folder too).
+pub fn cargo_commands(tools: &[Tool]) -> Vec<&'static str> {
+    tools
+        .iter()
+        .filter_map(|t| match t.source {
+            Source::Cargo { command, .. } => Some(command),
             _ => None,
         })
         .collect()

@@ -6,6 +6,7 @@ fn layout() -> Layout {
     Layout {
         root: PathBuf::from("/src/hj"),
         fixture_suites: vec![],
+        cargo_bin: Some(PathBuf::from("/root/.cargo/bin")),
     }
 }
 
@@ -26,6 +27,7 @@ fn all_present() -> Probe {
             "chromedriver",
             "chromium-headless-shell",
             "cargo-nextest",
+            "mdbook",
             "firefox-esr",
             "geckodriver",
             "WebKitWebDriver",
@@ -220,7 +222,7 @@ fn an_npm_tool_brings_node_and_goes_on_path() {
             package: "example-npm-tool@1.0.0",
             provides: ".bin/example-tool",
         },
-        demo: false,
+        need: Need::Tests,
         why: "another npm tool",
     });
     // node is missing; the Inspector is there already, the new tool is not.
@@ -351,10 +353,91 @@ fn the_tables_helpers_list_what_to_probe() {
         "geckodriver",
         "WebKitWebDriver",
         "xvfb-run",
+        "mdbook",
     ] {
         assert!(c.contains(&x), "{c:?}");
     }
+    assert_eq!(
+        cargo_commands(TOOLS),
+        ["geckodriver", "cargo-nextest", "mdbook"]
+    );
     assert!(xsd_script().contains(XSD_SHA256));
+}
+
+#[test]
+fn the_guide_on_a_fresh_debian_installs_only_mdbook_pinned() {
+    let p = plan(
+        Task::Docs,
+        TOOLS,
+        &fresh_debian_as_root(),
+        &layout(),
+        "/root/.cargo/bin/cargo",
+        &[],
+    );
+    assert_eq!(p.blocked, None);
+    assert_eq!(
+        lines(&p),
+        [
+            "/root/.cargo/bin/cargo install --locked mdbook@0.5.4",
+            "PATH=/root/.cargo/bin:$PATH mdbook build docs",
+        ]
+    );
+    assert_eq!(p.tasks, 1);
+    assert_eq!(
+        p.found,
+        [("mdbook@0.5.4 (cargo install)".to_string(), false)]
+    );
+    // Installed: the build alone, with mdbook's own arguments.
+    let p = plan(
+        Task::Docs,
+        TOOLS,
+        &all_present(),
+        &layout(),
+        "cargo",
+        &["--open".into()],
+    );
+    assert_eq!(
+        lines(&p),
+        ["PATH=/root/.cargo/bin:$PATH mdbook build docs --open"]
+    );
+    assert_eq!(
+        layout().book_index(),
+        PathBuf::from("/src/hj/target/book/index.html")
+    );
+}
+
+/// CI runs `cargo xtask test`: it must not pay for mdbook (the tests compile
+/// the guide's Rust blocks with rustc), nor must the demo.
+#[test]
+fn neither_the_tests_nor_the_demo_install_mdbook() {
+    let mut probe = all_present();
+    probe.commands.remove("mdbook");
+    for task in [Task::Test, Task::Demo] {
+        let p = plan(task, TOOLS, &probe, &layout(), "cargo", &[]);
+        assert!(
+            p.found.iter().all(|(what, _)| !what.contains("mdbook")),
+            "{task:?}: {:?}",
+            p.found
+        );
+        assert!(
+            lines(&p).iter().all(|l| !l.contains("mdbook")),
+            "{task:?}: {:?}",
+            lines(&p)
+        );
+    }
+    let p = plan(
+        Task::Test,
+        TOOLS,
+        &fresh_debian_as_root(),
+        &layout(),
+        "cargo",
+        &[],
+    );
+    assert!(
+        lines(&p).iter().all(|l| !l.contains("mdbook")),
+        "{:?}",
+        lines(&p)
+    );
 }
 
 /// The fixture suites are built in one command before the tests run (each

