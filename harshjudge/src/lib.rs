@@ -92,6 +92,34 @@ pub use server::WebServer;
 ///
 /// The `#[scenario]` attribute rewrites every top-level `step!`; one that is left
 /// (inside a loop, a branch, a closure or a plain function) is a compile error.
+///
+/// ```no_run
+/// use harshjudge::{Scenario, expect, scenario, step};
+///
+/// #[scenario]
+/// async fn add_an_item(s: Scenario) -> harshjudge::Result {
+///     let page = s.page().await?;
+///     // A step's value is the value of its block.
+///     let title = step!("Open the list", {
+///         page.goto("/items").await?;
+///         page.title().await?
+///     });
+///     step!("Add an item", timeout = "10s", {
+///         page.get_by_label("Name").fill("milk").await?;
+///         page.get_by_role("button").name("Add").click().await?;
+///         expect(&page.get_by_role("listitem")).to_have_text(["milk"]).await?;
+///         s.attach_text("title", &title)?;
+///     });
+///     step!(
+///         "See the total",
+///         expect = "the total shows one item and no error is visible",
+///         { expect(&page.get_by_text("1 item")).to_be_visible().await?; }
+///     );
+///     Ok(())
+/// }
+///
+/// harshjudge::main!();
+/// ```
 #[macro_export]
 macro_rules! step {
     // Emitted by `#[scenario]` with the user's own path, so that importing

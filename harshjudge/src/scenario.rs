@@ -70,6 +70,32 @@ pub(crate) trait RunContext: Send + Sync + 'static {
 /// step it is in, and the attachment API ([`attach_json`](Scenario::attach_json),
 /// [`attach_text`](Scenario::attach_text), [`attach_bytes`](Scenario::attach_bytes),
 /// [`attach_file`](Scenario::attach_file)). Cheap to clone.
+///
+/// It opens what a step works with: a browser [`page`](Scenario::page), HTTP
+/// [`request`](Scenario::request)s and [`command`](Scenario::command)s, each
+/// recorded in the step's evidence.
+///
+/// ```no_run
+/// use harshjudge::serde_json::json;
+/// use harshjudge::{Scenario, expect, scenario, step};
+///
+/// #[scenario]
+/// async fn health(s: Scenario) -> harshjudge::Result {
+///     step!("The API answers", {
+///         let health = s.request().get("/api/health").send().await?;
+///         expect(&health).to_be_ok().await?;
+///         s.attach_json("base", &json!({ "url": s.base_url() }))?;
+///     });
+///     step!("The page says so", {
+///         let page = s.page().await?;
+///         page.goto("/status").await?;
+///         expect(&page.get_by_test_id("status")).to_have_text("ok").await?;
+///     });
+///     Ok(())
+/// }
+///
+/// harshjudge::main!();
+/// ```
 #[derive(Clone)]
 pub struct Scenario {
     pub(crate) shared: Arc<dyn RunContext>,
@@ -233,9 +259,11 @@ impl Scenario {
 }
 
 impl Scenario {
-    /// A browser page for this scenario: headless Chromium through chromedriver
-    /// (started for you, or `HARSHJUDGE_WEBDRIVER_URL`), a session reused from an
-    /// earlier scenario when there is one (its state reset). From now on every
+    /// A browser page for this scenario: headless Chromium (started for you;
+    /// `HARSHJUDGE_BROWSER` picks Firefox or WebKit, `HARSHJUDGE_WEBDRIVER_URL`
+    /// a remote end), starting at `about:blank` with none of the state of the
+    /// scenarios before it (a browser context of its own on Chromium, a user
+    /// context on Firefox, a new MiniBrowser on WebKit). From now on every
     /// step records `before.png`, `after.png`, `console.json` and `network.json`,
     /// and a failed step `error.png`, `page.html` and `aria.yml` (the page's ARIA
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
@@ -278,12 +306,44 @@ impl Scenario {
     /// deletes the next request sees, and what a response sets is in the page
     /// too (before any page opens: its saved storage state's cookies and those
     /// responses set, handed to the page as it opens).
+    ///
+    /// ```no_run
+    /// # async fn f(s: harshjudge::Scenario) -> harshjudge::Result {
+    /// use harshjudge::expect;
+    /// use harshjudge::serde_json::json;
+    ///
+    /// let api = s.request();
+    /// let created = api
+    ///     .post("/api/items")
+    ///     .json(&json!({ "text": "Buy pears" }))
+    ///     .send()
+    ///     .await?;
+    /// expect(&created).to_have_status(201).await?;
+    /// let list = api.get("/api/items").query(&[("limit", "10")]).send().await?;
+    /// expect(&list).to_have_json(json!([{ "text": "Buy pears" }])).await?;
+    /// # Ok(()) }
+    /// ```
     pub fn request(&self) -> ApiRequestContext {
         ApiRequestContext::new(Arc::new(ApiHost(self.shared.clone())))
     }
 
     /// A command recorded in the step's evidence (`stdout`, `stderr`,
     /// `exit_code`): `s.command("demo-cli").args(["greet", "Ada"]).run().await?`.
+    ///
+    /// ```no_run
+    /// # async fn f(s: harshjudge::Scenario) -> harshjudge::Result {
+    /// use harshjudge::expect;
+    ///
+    /// let out = s
+    ///     .command("demo-cli")
+    ///     .args(["greet", "Ada"])
+    ///     .timeout(std::time::Duration::from_secs(10))
+    ///     .run()
+    ///     .await?;
+    /// expect(&out).to_succeed().await?;
+    /// expect(&out).to_have_stdout("Hello, Ada!").await?;
+    /// # Ok(()) }
+    /// ```
     pub fn command(&self, program: impl Into<std::ffi::OsString>) -> CommandBuilder {
         CommandBuilder::new(Arc::new(ApiHost(self.shared.clone())), program)
     }

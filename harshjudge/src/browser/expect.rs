@@ -119,6 +119,28 @@ impl Expectable for Page {
 
 /// A web-first assertion on a [`Locator`] or a [`Page`]:
 /// `expect(&page.get_by_test_id("count")).to_have_text("2 items").await?`.
+///
+/// It retries until it holds or its limit passes (`HARSHJUDGE_WAIT`, 5 s, or
+/// `.timeout(…)`), then fails naming the locator, what was expected and what
+/// was found. `.not()` inverts it; `.soft()` records a failure and
+/// lets the step go on (it fails at its end). Requests' responses and commands' outputs have their
+/// own `expect` assertions (`to_have_status`, `to_succeed`, …).
+///
+/// ```no_run
+/// # async fn f(page: harshjudge::Page) -> harshjudge::Result {
+/// use std::time::Duration;
+/// use harshjudge::expect;
+///
+/// let count = page.get_by_test_id("todo-count");
+/// expect(&count).to_have_text("2 items left").await?;
+/// expect(&page.get_by_role("alert")).not().to_be_visible().await?;
+/// expect(&page.get_by_role("listitem")).to_have_count(2).await?;
+/// expect(&page)
+///     .to_have_title("Todos")
+///     .timeout(Duration::from_secs(10))
+///     .await?;
+/// # Ok(()) }
+/// ```
 #[track_caller]
 pub fn expect<T: Expectable + ?Sized>(target: &T) -> T::Expect {
     target.expect_at(Location::caller())

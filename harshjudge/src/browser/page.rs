@@ -75,6 +75,21 @@ pub trait ScenarioEvidence: Send + Sync {
 /// for `page.locator(selector).…`; selectors are CSS by default, `testid=x`,
 /// `text=Sign in` (the innermost element whose whole text is that), `//…`, `(//…`
 /// or `xpath=…` (XPath), `css=…`.
+///
+/// ```no_run
+/// # async fn f(s: harshjudge::Scenario) -> harshjudge::Result {
+/// use harshjudge::expect;
+///
+/// let page = s.page().await?;
+/// page.goto("/login").await?; // relative to the base URL
+/// page.get_by_label("Email").fill("ada@example.com").await?;
+/// page.get_by_label("Password").fill("secret").await?;
+/// page.get_by_role("button").name("Sign in").click().await?;
+/// expect(&page).to_have_url("/dashboard").await?;
+/// let items: u64 = page.evaluate("() => document.querySelectorAll('li').length", ()).await?;
+/// s.attach_text("items", &items.to_string())?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Page {
     inner: Arc<Inner>,

@@ -146,6 +146,20 @@ pub enum WaitState {
 /// from another locator (`list.get_by_text("milk")`, `.nth(1)`, `.filter_has_text(…)`).
 /// Actions and single-element reads are **strict**: on a locator matching several
 /// elements they fail at once, naming the count and the first matches.
+///
+/// ```no_run
+/// # async fn f(page: harshjudge::Page) -> harshjudge::Result {
+/// use harshjudge::expect;
+///
+/// let rows = page.get_by_role("listitem");
+/// let milk = rows.filter_has_text("milk");
+/// milk.get_by_role("checkbox").check().await?;
+/// expect(&milk).to_have_class(harshjudge::regex::Regex::new("done")?).await?;
+/// let count = rows.count().await?;
+/// let first = rows.first().text_content().await?;
+/// harshjudge::ensure!(count > 0 && !first.is_empty(), "{count} rows, the first {first:?}");
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Locator {
     pub(crate) page: Page,
