@@ -263,7 +263,9 @@ impl Scenario {
     /// `HARSHJUDGE_BROWSER` picks Firefox or WebKit, `HARSHJUDGE_WEBDRIVER_URL`
     /// a remote end), starting at `about:blank` with none of the state of the
     /// scenarios before it (a browser context of its own on Chromium, a user
-    /// context on Firefox, a new MiniBrowser on WebKit). From now on every
+    /// context on Firefox, a new MiniBrowser on WebKit; a session reset when
+    /// taken on a remote end without BiDi), but a saved login's storage state
+    /// when the scenario asks for one. From now on every
     /// step records `before.png`, `after.png`, `console.json` and `network.json`,
     /// and a failed step `error.png`, `page.html` and `aria.yml` (the page's ARIA
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).

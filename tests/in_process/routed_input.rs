@@ -82,7 +82,9 @@ async fn routed_input(s: Scenario) -> harshjudge::Result {
 }
 
 /// How many times each step of `navigation_after_a_load` goes to the routed
-/// document, and how long the route holds it each time.
+/// document, and how long the route holds it each time: 100 ms, some 200
+/// round trips, so the next command always arrives while the document is
+/// held (the hang needed only that; 300 ms cost 14 s more per run).
 const AFTER_A_LOAD: usize = 12;
 const AFTER_A_LOAD_HOLD: std::time::Duration = std::time::Duration::from_millis(100);
 

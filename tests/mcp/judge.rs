@@ -1,4 +1,4 @@
-//! An agent as judge, end to end: real `cargo test --test judged_suite` runs
+//! An agent as judge, end to end: runs of `judged_suite` (its test binary as `cargo test` runs it)
 //! (real Chromium for `checkout`) leave steps with expectations in words; the
 //! Python `mcp` SDK (tests/mcp/judge_flow.py) then drives the real
 //! `harshjudge-mcp` binary as the judge: it lists the pending judgments, opens

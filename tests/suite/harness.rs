@@ -1,4 +1,5 @@
-//! Real `cargo test` runs of tests/fixtures/suite.rs: the listing, the exit code,
+//! Runs of tests/fixtures/suite.rs (its test binary as `cargo test` runs it,
+//! `support::run_suite`): the listing, the exit code,
 //! the console output and every file written.
 
 use crate::support;
@@ -499,7 +500,7 @@ fn a_target_without_harness_false_fails_saying_what_to_add() {
         r.stdout.contains("this test target uses libtest's harness: add `harness = false` to its `[[test]]` entry in Cargo.toml"),
         "{r:?}"
     );
-    // Its one test (terse under `cargo test --quiet`) failed, and said so.
+    // Its one test failed, and said so.
     assert!(
         r.stdout
             .contains("---- harshjudge_needs_harness_false stdout ----"),

@@ -1,4 +1,4 @@
-//! JUnit XML written by a run of a suite (as `cargo test` runs it, and real `cargo test` runs), read back by a third-party
+//! JUnit XML written by runs of a suite (as `cargo test` runs it) and by real `cargo nextest run`, read back by a third-party
 //! parser (Python `junitparser`) and compared with a golden file.
 
 use crate::support;

@@ -120,7 +120,7 @@ fn evidence(hj: &Path, slug: &str) -> Vec<String> {
 fn one_chromium_serves_the_nextest_run_each_scenario_in_a_context_of_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("n");
-    // Under cargo test first (which builds the suite): the evidence to match.
+    // As under cargo test first: the evidence to match.
     let plain = tmp.path().join("t");
     let plain_tmp = support::browser_marker(&plain, "t");
     let reference = support::run_suite(

@@ -1,6 +1,6 @@
 //! `main!(web_server = …)` and the suite hooks, with real processes: the
 //! fixture suite tests/fixtures/server.rs runs `python3 -m http.server {port}`
-//! under real `cargo test` and `cargo nextest run` invocations, and its test
+//! run as `cargo test` runs it and under real `cargo nextest run`, and its test
 //! binary is SIGKILLed. Processes are counted by scanning /proc for the ones
 //! whose environment holds the test's own `FIXTURE_SERVER_DIR` (the server,
 //! its shell, the watchdog: every process started for the test).

@@ -99,8 +99,8 @@ pub fn cargo_test(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)
 /// a nested `cargo test` cost 130 ms of CPU for its look at the workspace's
 /// fingerprints, with 400 of them in a run of the suite and browser tests.
 /// The exit code is the harness's own (`0`, `101` when a test failed, `2`
-/// when the run stopped before its tests), where cargo would say `101` for
-/// any failure.
+/// when the run stopped before its tests), as `cargo test` passes it on; a
+/// binary killed by a signal gives `-1` here, where cargo says `101`.
 pub fn run_suite(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Run {
     let mut cmd = suite_command(test);
     cmd.args(args).env("HARSHJUDGE_DIR", hj_dir);
@@ -132,7 +132,9 @@ pub fn test_binary(test: &str) -> PathBuf {
     static FOUND: OnceLock<std::sync::Mutex<std::collections::HashMap<String, PathBuf>>> =
         OnceLock::new();
     let found = FOUND.get_or_init(Default::default);
-    let mut found = found.lock().unwrap();
+    // A test that panicked while looking (a failed build) leaves nothing
+    // half done in the map: the next one asks cargo again.
+    let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = found.get(test) {
         return p.clone();
     }
@@ -732,22 +734,42 @@ impl InProcessRuns {
         InProcessRuns { hj, codes }
     }
 
+    /// The run on `browser` whose filters hold `filter`: its filters and its
+    /// exit code. Exactly one run may hold it.
+    fn run_of(&self, browser: &str, filter: &str) -> (&'static [&'static str], i32) {
+        let mut runs = self
+            .codes
+            .iter()
+            .filter(|(b, f, _)| *b == browser && f.contains(&filter));
+        let (_, filters, code) = runs
+            .next()
+            .unwrap_or_else(|| panic!("no run of {filter} on {browser}"));
+        assert!(
+            runs.next().is_none(),
+            "{filter} is in more than one run on {browser}"
+        );
+        (filters, *code)
+    }
+
     /// The exit code of the run on `browser` whose filters hold `filter`.
     pub fn code(&self, browser: &str, filter: &str) -> i32 {
-        self.codes
-            .iter()
-            .find(|(b, f, _)| *b == browser && f.contains(&filter))
-            .unwrap_or_else(|| panic!("no run of {filter} on {browser}"))
-            .2
+        self.run_of(browser, filter).1
     }
 
     /// The run folder of scenario `slug`, which must have passed, in a run
-    /// (`filter` on `browser`) that exited 0.
+    /// (the one on `browser` whose filters hold `filter`) that exited 0: a
+    /// scenario of that run that failed fails this too, naming the run.
     pub fn passed(&self, slug: &str, browser: &str, filter: &str) -> PathBuf {
         let run = only_run(&self.hj, slug);
         let result = json(run.join("result.json"));
         assert_eq!(result["status"], "pass", "{slug}: {result}");
-        assert_eq!(self.code(browser, filter), 0, "{slug}");
+        let (filters, code) = self.run_of(browser, filter);
+        assert_eq!(
+            code,
+            0,
+            "{slug}: its run on {browser} ({}) exited {code}",
+            filters.join(" ")
+        );
         run
     }
 }

@@ -120,11 +120,13 @@ impl Expectable for Page {
 /// A web-first assertion on a [`Locator`] or a [`Page`]:
 /// `expect(&page.get_by_test_id("count")).to_have_text("2 items").await?`.
 ///
-/// It retries until it holds or its limit passes (`HARSHJUDGE_WAIT`, 5 s, or
-/// `.timeout(…)`), then fails naming the locator, what was expected and what
-/// was found. `.not()` inverts it; `.soft()` records a failure and
-/// lets the step go on (it fails at its end). Requests' responses and commands' outputs have their
-/// own `expect` assertions (`to_have_status`, `to_succeed`, …).
+/// It retries until it holds or its limit passes (the call's `.timeout(…)`,
+/// else the suite's `HARSHJUDGE_EXPECT_TIMEOUT` or `main!(expect_timeout = …)`,
+/// else the page's wait, `HARSHJUDGE_WAIT`, 5 s), then fails naming the
+/// locator, what was expected and what was found. `.not()` inverts it;
+/// `.soft()` records a failure and lets the step go on (it fails at its end).
+/// Requests' responses and commands' outputs have their own `expect`
+/// assertions (`to_have_status`, `to_succeed`, …).
 ///
 /// ```no_run
 /// # async fn f(page: harshjudge::Page) -> harshjudge::Result {

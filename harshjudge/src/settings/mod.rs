@@ -1091,7 +1091,10 @@ mod tests {
         assert!(w.contains("did you mean HARSHJUDGE_STEP_TIMEOUT?"), "{w}");
         let w = unknown_variable("HARSHJUDGE_SOMETHING_ELSE_ENTIRELY").unwrap();
         assert!(
-            w.contains("the settings are listed in docs/src/settings.md"),
+            w.contains(
+                "the settings are listed in the guide's Settings chapter \
+                 (docs/src/settings.md in harshjudge's repository)"
+            ),
             "{w}"
         );
         for known in [

@@ -49,7 +49,10 @@ pub(super) fn unknown_variable(name: &str) -> Option<String> {
         .filter(|(d, k)| *d <= 3.max(k.len() / 5));
     let hint = match closest {
         Some((_, k)) => format!("did you mean {k}?"),
-        None => format!("the settings are listed in {SETTINGS_CHAPTER}"),
+        None => format!(
+            "the settings are listed in the guide's Settings chapter \
+             ({SETTINGS_CHAPTER} in harshjudge's repository)"
+        ),
     };
     Some(format!(
         "warning: {name} is not a harshjudge setting and is ignored; {hint}"

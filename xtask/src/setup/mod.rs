@@ -108,7 +108,8 @@ pub struct Layout {
     /// The workspace root.
     pub root: PathBuf,
     /// The root package's fixture suites: its `[[test]]` targets with
-    /// `test = false`, which tests run through nested cargo commands
+    /// `test = false`, which tests build with a nested `cargo test --no-run`
+    /// and then run
     /// ([`fixture_suites`] reads them from the manifest).
     pub fixture_suites: Vec<String>,
     /// cargo's bin folder, where `cargo install` puts a tool (on PATH or not).
@@ -655,8 +656,8 @@ pub fn set_for_xtask(key: &str) -> bool {
 const BUILT_BY_THEIR_TESTS: &[&str] = &["heal_demo_suite"];
 
 /// The names of the `[[test]]` targets of `manifest` (a Cargo.toml's text)
-/// that say `test = false`, in their order: the fixture suites that tests
-/// run through cargo, but those in [`BUILT_BY_THEIR_TESTS`]. Read line by line (xtask has no TOML parser): a
+/// that say `test = false`, in their order: the fixture suites whose test
+/// binaries tests run, but those in [`BUILT_BY_THEIR_TESTS`]. Read line by line (xtask has no TOML parser): a
 /// table starts at a line `[…]`, keys are `key = value` lines.
 pub fn fixture_suites(manifest: &str) -> Vec<String> {
     let mut found = vec![];
