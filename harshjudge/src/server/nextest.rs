@@ -279,6 +279,71 @@ fn lines_name(dir: &Path, store_dir: &Path) -> String {
 mod tests {
     use super::*;
 
+    /// The announcers of run `run`: the processes whose command line is an
+    /// announcer's of that run, less those forked by one. The shell forks
+    /// before each `sleep` it runs; until the child execs, it has its
+    /// parent's command line (seen under load: two "announcers", the second
+    /// the first's child).
+    fn announcers(run: &str) -> Vec<u32> {
+        let parent = |pid: u32| -> Option<u32> {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
+        };
+        let matching: Vec<u32> = std::fs::read_dir("/proc")
+            .expect("/proc")
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                    let c = String::from_utf8_lossy(&c);
+                    c.contains("harshjudge-reports") && c.contains(run)
+                })
+            })
+            .collect();
+        matching
+            .iter()
+            .copied()
+            .filter(|pid| parent(*pid).is_none_or(|p| !matching.contains(&p)))
+            .collect()
+    }
+
+    /// A shell with an announcer's command line that has forked a subshell
+    /// (which keeps that command line, as the child of a fork does until it
+    /// execs) is one announcer, not two.
+    #[test]
+    fn a_forked_child_of_an_announcer_is_not_a_second_one() {
+        let run = format!("forked-{}", std::process::id());
+        let mut shell = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg("(while :; do sleep 1; done) & echo forked; read -r line; kill $!")
+            .arg("harshjudge-reports")
+            .arg(&run)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("a shell");
+        let mut said = String::new();
+        use std::io::BufRead;
+        std::io::BufReader::new(shell.stdout.take().expect("its stdout"))
+            .read_line(&mut said)
+            .expect("read");
+        assert_eq!(said, "forked\n");
+        let matching = std::fs::read_dir("/proc")
+            .expect("/proc")
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&run))
+            })
+            .count();
+        let found = announcers(&run);
+        drop(shell.stdin.take());
+        let _ = shell.wait();
+        assert_eq!(matching, 2, "the shell and its forked subshell");
+        assert_eq!(found, vec![shell.id()], "one announcer");
+    }
+
     /// Under a `/bin/sh` standing for nextest's runner (the run's id is in
     /// its child's environment only, as nextest does), a process of the run
     /// publishes the lines of three `.harshJudge` folders, the first twice:
@@ -345,18 +410,8 @@ mod tests {
             })
             .unwrap_or(0);
         assert_eq!(published, 3, "every folder's lines in {}", dir.display());
-        let announcers: Vec<u32> = std::fs::read_dir("/proc")
-            .expect("/proc")
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
-                    let c = String::from_utf8_lossy(&c);
-                    c.contains("harshjudge-reports") && c.contains(&run)
-                })
-            })
-            .collect();
-        assert_eq!(announcers.len(), 1, "one announcer: {announcers:?}");
+        let found = announcers(&run);
+        assert_eq!(found.len(), 1, "one announcer: {found:?}");
         drop(runner.stdin.take());
         let mut said = String::new();
         use std::io::Read;
