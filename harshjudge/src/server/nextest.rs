@@ -320,6 +320,8 @@ mod tests {
             .arg(&run)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            // Not the test's: the subshell's last `sleep` outlives it a moment.
+            .stderr(Stdio::null())
             .spawn()
             .expect("a shell");
         let mut said = String::new();
