@@ -342,7 +342,12 @@ mod tests {
         let found = announcers(&run);
         drop(shell.stdin.take());
         let _ = shell.wait();
-        assert_eq!(matching, 2, "the shell and its forked subshell");
+        // The shell and its subshell, and the subshell's fork before its
+        // next `sleep` when this looks at that moment.
+        assert!(
+            matching >= 2,
+            "the shell and its forked subshell: {matching}"
+        );
         assert_eq!(found, vec![shell.id()], "one announcer");
     }
 
