@@ -61,11 +61,17 @@ pub const WORKSPACE: &str = "--workspace";
 /// one does (cargo's and nextest's for a test process: `rlibs::fresh_env`;
 /// the suite's base URL and timeouts).
 pub fn cargo(args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO"));
+    let mut cmd = nested(env!("CARGO"));
+    cmd.args(args).env("CARGO_TARGET_DIR", target_dir());
+    cmd
+}
+
+/// `program` started by a test for a nested run: in the workspace, without
+/// the variables of the outer run ([`cargo`] says which).
+fn nested(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
     rlibs::fresh_env(&mut cmd);
     cmd.current_dir(workspace())
-        .args(args)
-        .env("CARGO_TARGET_DIR", target_dir())
         .env_remove("HARSHJUDGE_BASE_URL")
         .env_remove("HARSHJUDGE_STEP_TIMEOUT")
         .env_remove("HARSHJUDGE_TIMEOUT");
@@ -114,13 +120,8 @@ pub fn run_suite(test: &str, hj_dir: &Path, args: &[&str], envs: &[(&str, &str)]
 /// the workspace's folder, `CARGO_MANIFEST_DIR` set to it, without the
 /// variables of the outer run (as [`cargo`]).
 pub fn suite_command(test: &str) -> Command {
-    let mut cmd = Command::new(test_binary(test));
-    rlibs::fresh_env(&mut cmd);
-    cmd.current_dir(workspace())
-        .env("CARGO_MANIFEST_DIR", workspace())
-        .env_remove("HARSHJUDGE_BASE_URL")
-        .env_remove("HARSHJUDGE_STEP_TIMEOUT")
-        .env_remove("HARSHJUDGE_TIMEOUT");
+    let mut cmd = nested(test_binary(test));
+    cmd.env("CARGO_MANIFEST_DIR", workspace());
     cmd
 }
 

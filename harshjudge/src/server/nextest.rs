@@ -289,7 +289,17 @@ mod tests {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
         };
-        let matching: Vec<u32> = std::fs::read_dir("/proc")
+        let matching = with_announcers_line(run);
+        matching
+            .iter()
+            .copied()
+            .filter(|pid| parent(*pid).is_none_or(|p| !matching.contains(&p)))
+            .collect()
+    }
+
+    /// The processes whose command line is an announcer's of run `run`.
+    fn with_announcers_line(run: &str) -> Vec<u32> {
+        std::fs::read_dir("/proc")
             .expect("/proc")
             .flatten()
             .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
@@ -299,11 +309,6 @@ mod tests {
                     c.contains("harshjudge-reports") && c.contains(run)
                 })
             })
-            .collect();
-        matching
-            .iter()
-            .copied()
-            .filter(|pid| parent(*pid).is_none_or(|p| !matching.contains(&p)))
             .collect()
     }
 
@@ -330,15 +335,7 @@ mod tests {
             .read_line(&mut said)
             .expect("read");
         assert_eq!(said, "forked\n");
-        let matching = std::fs::read_dir("/proc")
-            .expect("/proc")
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&run))
-            })
-            .count();
+        let matching = with_announcers_line(&run).len();
         let found = announcers(&run);
         drop(shell.stdin.take());
         let _ = shell.wait();
