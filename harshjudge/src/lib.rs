@@ -51,6 +51,7 @@ mod process;
 pub mod recorder;
 mod registry;
 pub mod report;
+pub mod run_settings;
 mod runner;
 mod scenario;
 pub mod secrets;
@@ -61,6 +62,7 @@ pub mod store;
 #[cfg(test)]
 mod testing;
 pub mod visual;
+pub mod yaml;
 
 pub use browser::{Locator, Page, expect};
 /// Network control (`page.route`): the response a route answers with, the route.

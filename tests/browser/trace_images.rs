@@ -142,7 +142,10 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
         .as_str()
         .unwrap_or_else(|| panic!("{browser}: {images}"));
     let bytes = support::png(PNG_SIZE.0, PNG_SIZE.1);
-    assert_eq!(sha, harshjudge::store::ContentHash::of(&bytes).to_string());
+    assert_eq!(
+        sha,
+        harshjudge::browser::trace::ContentHash::of(&bytes).to_string()
+    );
     let resource = &dom["resources"][sha];
     assert_eq!(resource["type"], "image/png", "{browser}: {resource}");
     let path = evidence.join(resource["file"].as_str().unwrap());
@@ -164,7 +167,10 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
     let font = dom["fonts"][&used]
         .as_str()
         .unwrap_or_else(|| panic!("{browser}: fonts {}", dom["fonts"]));
-    assert_eq!(font, harshjudge::store::ContentHash::of(FONT).to_string());
+    assert_eq!(
+        font,
+        harshjudge::browser::trace::ContentHash::of(FONT).to_string()
+    );
     assert_eq!(dom["resources"][font]["type"], "font/woff2", "{browser}");
     let file = evidence.join(dom["resources"][font]["file"].as_str().unwrap());
     assert!(file.to_string_lossy().ends_with(".woff2"), "{file:?}");
@@ -181,7 +187,7 @@ fn check_run(browser: &str, base: &str, run: &Path) -> Option<PathBuf> {
         .unwrap_or_else(|| panic!("{browser}: {images}"));
     assert_eq!(
         bg,
-        harshjudge::store::ContentHash::of(&support::png(2, 2)).to_string()
+        harshjudge::browser::trace::ContentHash::of(&support::png(2, 2)).to_string()
     );
     assert!(
         images.get(format!("{base}/hover.png")).is_none(),

@@ -107,7 +107,7 @@ fn shots(evidence: &Path) -> Vec<String> {
 }
 
 fn sha256(text: &str) -> String {
-    harshjudge::store::ContentHash::of(text.as_bytes()).to_string()
+    harshjudge::browser::trace::ContentHash::of(text.as_bytes()).to_string()
 }
 
 /// The attributes of every LINK element in `node` (D8's form).

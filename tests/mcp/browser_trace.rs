@@ -189,7 +189,7 @@ fn each_recorded_run_keeps_the_images_its_trace_draws() {
         ]}),
     );
     let logo = format!("{base}/logo.png");
-    let sha = harshjudge::store::ContentHash::of(&crate::support::png(6, 4)).to_string();
+    let sha = harshjudge::browser::trace::ContentHash::of(&crate::support::png(6, 4)).to_string();
     for round in 1..=2 {
         let run = ok(&ctx, "startRun", json!({"scenarioSlug": "logo"}));
         let run_id = run["runId"].as_str().unwrap();

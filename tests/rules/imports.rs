@@ -379,9 +379,30 @@ fn the_checker_finds_a_circle_and_names_its_ties() {
 /// The modules of `harshjudge/src`, from the top layer down (ARCHITECTURE.md,
 /// "Layers"). A module imports only from the modules after it.
 const LAYERS: &[&str] = &[
-    "harness", "runner", "registry", "fixture", "scenario", "api", "evidence", "recorder",
-    "report", "judge", "server", "poll", "browser", "event", "settings", "visual", "store",
-    "secrets", "process", "soft", "output", "error",
+    "harness",
+    "runner",
+    "registry",
+    "fixture",
+    "scenario",
+    "api",
+    "evidence",
+    "recorder",
+    "report",
+    "judge",
+    "server",
+    "poll",
+    "run_settings",
+    "event",
+    "store",
+    "browser",
+    "settings",
+    "visual",
+    "secrets",
+    "process",
+    "soft",
+    "yaml",
+    "output",
+    "error",
 ];
 
 /// The top-level module of a file of `harshjudge/src` (`lib.rs` is none).

@@ -13,7 +13,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use harshjudge::store::TraceFile;
+use harshjudge::browser::trace::TraceFile;
 use support::{Run, json, runs, test_binary};
 
 const SUITE: &str = "trace_suite";

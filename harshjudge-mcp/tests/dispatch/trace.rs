@@ -4,7 +4,8 @@
 //! could not be written — as `NOT_FOUND` saying why; ids validated, no link
 //! followed out of `.harshJudge/`.
 
-use harshjudge::store::{EvidenceName, NewEvidence, RunId, Slug, StepId, TraceOutcome};
+use harshjudge::browser::trace::TraceOutcome;
+use harshjudge::store::{EvidenceName, NewEvidence, RunId, Slug, StepId};
 use harshjudge_mcp::{Code, Context, call};
 use serde_json::{Value, json};
 

@@ -8,9 +8,12 @@
 
 use std::path::PathBuf;
 
+use harshjudge::browser::trace::{
+    TRACE_VERSION, TraceConsole, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage,
+    TraceRequest,
+};
 use harshjudge::store::{
-    EvidenceName, NewEvidence, RunId, RunResult, ScenarioSpec, Slug, StepId, Store, TRACE_VERSION,
-    TraceConsole, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage, TraceRequest,
+    EvidenceName, NewEvidence, RunId, RunResult, ScenarioSpec, Slug, StepId, Store,
 };
 use serde_json::{Value, json};
 
@@ -270,7 +273,7 @@ pub fn recorded_with_dom(store: &Store) {
 /// [`recorded_with_dom`], the click's after page inside `depth` nested
 /// `DIV`s (a page as deep as the snapshot's 256 elements).
 pub fn recorded_with_dom_nested(store: &Store, depth: usize) {
-    use harshjudge::store::TraceSnapshots;
+    use harshjudge::browser::trace::TraceSnapshots;
     recorded(store);
     let form = |value: &str| {
         json!(["BODY", {},

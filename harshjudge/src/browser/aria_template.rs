@@ -222,7 +222,7 @@ const HOW: &str = "write the template as Playwright's aria snapshots: a YAML lis
 
 /// Parses a template; the error names what is wrong and how to write it.
 pub(crate) fn parse(text: &str) -> Result<AriaTemplateNode, AriaTemplateError> {
-    let yaml: Yaml = crate::store::yaml::from_str(text).map_err(|e| AriaTemplateError::Yaml {
+    let yaml: Yaml = crate::yaml::from_str(text).map_err(|e| AriaTemplateError::Yaml {
         detail: e.to_string(),
     })?;
     let Yaml::Seq(items) = yaml else {

@@ -37,9 +37,14 @@ pub trait ScenarioEvidence: Send + Sync {
         bytes: &[u8],
     ) -> Result<PathBuf, Box<dyn std::error::Error + Send + Sync>>;
 
-    /// The store the scenario records into, where
-    /// [`Page::save_storage_state`] saves.
-    fn store(&self) -> crate::store::Store;
+    /// Saves a storage state as `name` where the scenario's later runs find
+    /// it ([`Page::save_storage_state`]): `.harshJudge/.auth/{name}.json`.
+    /// Returns the file's path.
+    fn save_storage_state(
+        &self,
+        name: &super::state_name::StateName,
+        bytes: &[u8],
+    ) -> Result<PathBuf, Box<dyn std::error::Error + Send + Sync>>;
 
     /// The next number of the scenario's evidence of `kind` (`popup`,
     /// `download`), from 1: `popup-1`, `popup-2`, … whichever page of the

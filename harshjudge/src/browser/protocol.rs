@@ -517,7 +517,7 @@ pub(crate) struct Traced {
     pub(crate) bbox: Clip,
     /// What of its computed style tells whether it could be acted on.
     #[serde(default)]
-    pub(crate) style: Option<crate::store::TraceStyle>,
+    pub(crate) style: Option<crate::browser::trace::format::TraceStyle>,
 }
 
 /// One document's DOM snapshot as the page answered it (`hjsSnapshot` in

@@ -86,7 +86,9 @@ fn setup() -> &'static Setup {
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
         Setup {
-            dir: Ok(root.join("__snapshots__").join(crate::store::binary_name())),
+            dir: Ok(root
+                .join("__snapshots__")
+                .join(crate::process::binary_name())),
             update: crate::settings::env_bool("HARSHJUDGE_UPDATE_SNAPSHOTS", false)
                 .unwrap_or(false),
         }

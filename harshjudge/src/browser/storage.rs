@@ -11,8 +11,7 @@ pub use super::cookies::Cookie;
 use super::cookies::STATE_PAGE;
 use super::error::BrowserError;
 use super::page::{Page, origin_of};
-use crate::store::auth::StateName;
-use crate::store::{Store, StoreError};
+pub use super::state_name::StateName;
 
 /// Cookies and localStorage, as Playwright's `context.storageState()` writes them:
 /// `{"cookies": [...], "origins": [{"origin", "localStorage": [{name, value}]}]}`.
@@ -44,28 +43,7 @@ pub struct NameValue {
     pub value: String,
 }
 
-impl StorageState {
-    /// The state saved as `name` in `store`, `Ok(None)` when it never was. A
-    /// bad name or an unreadable file is an error naming it.
-    pub fn load(store: &Store, name: &str) -> Result<Option<StorageState>, BrowserError> {
-        let state = StateName::new(name).map_err(|source| storage_error(name, source))?;
-        let Some(bytes) = store
-            .read_storage_state(&state)
-            .map_err(|source| storage_error(name, source))?
-        else {
-            return Ok(None);
-        };
-        serde_json::from_slice(&bytes).map(Some).map_err(|e| BrowserError::Invalid {
-            message: format!(
-                "the storage state {name:?} ({}) is not a storage state: {e}; save it again with page.save_storage_state({name:?})",
-                store.storage_state_path(&state).display()
-            ),
-            location: None,
-        })
-    }
-}
-
-fn storage_error(name: &str, source: StoreError) -> BrowserError {
+fn storage_error(name: &str, source: impl std::fmt::Display) -> BrowserError {
     BrowserError::Invalid {
         message: format!("storage state {name:?}: {source}"),
         location: None,
@@ -143,8 +121,8 @@ impl Page {
     /// letters, digits, `_`, `-` and `.`. Needs a page opened by a scenario
     /// (`s.page()`); nothing of the state goes into evidence. Returns the file.
     pub async fn save_storage_state(&self, name: &str) -> Result<std::path::PathBuf, BrowserError> {
-        let state_name = StateName::new(name).map_err(|source| storage_error(name, source))?;
-        let Some(store) = self.owner().map(|o| o.store()) else {
+        let state_name = StateName::new(name)?;
+        let Some(owner) = self.owner() else {
             return Err(BrowserError::Invalid {
                 message: format!(
                     "save_storage_state({name:?}) needs a page opened by a scenario (`s.page().await?`): it saves into that scenario's .harshJudge/"
@@ -154,8 +132,8 @@ impl Page {
         };
         let state = self.storage_state().await?;
         let bytes = serde_json::to_vec_pretty(&state).expect("a storage state serialises");
-        store
-            .write_storage_state(&state_name, &bytes)
+        owner
+            .save_storage_state(&state_name, &bytes)
             .map_err(|source| storage_error(name, source))
     }
 

@@ -5,7 +5,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::settings::{ConfigError, SettingError};
+use crate::run_settings::ConfigError;
+use crate::settings::SettingError;
 use crate::store::{RunId, Slug, StoreError};
 
 /// A usage error of one invocation: bad settings, an invalid suite, a package

@@ -16,8 +16,9 @@ use crate::recorder::RunHandle;
 use crate::recorder::replay::ReplayInfo;
 use crate::registry::ScenarioDef;
 use crate::report::{RunLine, Summary};
+use crate::run_settings::Settings;
 use crate::runner::{self, Limits, Shared};
-use crate::settings::{Settings, TraceMode};
+use crate::settings::TraceMode;
 use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
 use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 
@@ -448,11 +449,11 @@ pub(super) fn resolve_base_url(
         return Err(HarnessError::TwoApps);
     }
     store.ensure_initialized(pkg.name, &settings.base_url)?;
-    let config = crate::settings::read_config(store)?;
+    let config = crate::run_settings::read_config(store)?;
     if settings.base_url.is_empty() && run {
         settings.base_url = match (pkg.web_server, pkg.base_url) {
             (Some(app), _) => {
-                crate::server::start(&app(), package_root, &crate::store::binary_name())?
+                crate::server::start(&app(), package_root, &crate::process::binary_name())?
             }
             (None, Some(start)) => start().map_err(|cause| HarnessError::AppStart { cause })?,
             (None, None) => config.base_url,

@@ -18,7 +18,8 @@ pub use libtest_mimic::Arguments;
 
 use crate::harness::flags::SuiteFlags;
 use crate::registry::{self, ScenarioDef};
-use crate::settings::{SettingError, Settings};
+use crate::run_settings::Settings;
+use crate::settings::SettingError;
 use crate::store::{Slug, Store};
 
 mod changed;
@@ -164,7 +165,7 @@ pub fn package_root(pkg: &Package) -> Result<PathBuf, HarnessError> {
     if let Some(found) = cwd.ancestors().find(|d| declares_package(d, pkg.name)) {
         return Ok(found.to_path_buf());
     }
-    if crate::settings::store_dir_is_set().unwrap_or(true) {
+    if crate::run_settings::store_dir_is_set().unwrap_or(true) {
         return Ok(cwd);
     }
     Err(HarnessError::PackageNotFound {
@@ -335,7 +336,7 @@ fn stopped(pkg: &Package, started: std::time::SystemTime, listing: bool, message
         return EXIT_USAGE;
     }
     let error = crate::report::junit::InvocationError {
-        binary: crate::store::binary_name(),
+        binary: crate::process::binary_name(),
         stage: "start".into(),
         message: message.to_string(),
         at: crate::store::now_iso(),
@@ -347,7 +348,7 @@ fn stopped(pkg: &Package, started: std::time::SystemTime, listing: bool, message
 }
 
 /// Writes the reports of an invocation error where the settings put them
-/// (read leniently: [`crate::settings::ReportPlaces`]); returns the lines to
+/// (read leniently: [`crate::run_settings::ReportPlaces`]); returns the lines to
 /// print (`junit: …`, `report: …`, or why they could not be written).
 fn publish_error(
     pkg: &Package,
@@ -358,7 +359,7 @@ fn publish_error(
         Ok(root) => root,
         Err(e) => return vec![format!("harshjudge: no report written: {e}")],
     };
-    let places = crate::settings::ReportPlaces::from_env(&root);
+    let places = crate::run_settings::ReportPlaces::from_env(&root);
     let Some(dir) = places.dir else {
         return vec![
             "harshjudge: no report written: HARSHJUDGE_DIR cannot be read, so where the reports go is unknown".into(),
@@ -422,7 +423,7 @@ fn invoke(
     };
     let verbose = verbose_setting()?;
     let store = settings.as_ref().map(|(s, _)| Store::new(&s.dir));
-    let binary = crate::store::binary_name();
+    let binary = crate::process::binary_name();
     crate::browser::configure_snapshots(&package_root, &binary, flags.update_snapshots);
     // Listing reads no settings otherwise: `--shard`'s durations' folder here.
     let listing_store = (flags.shard.is_some() && store.is_none())

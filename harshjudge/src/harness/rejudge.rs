@@ -21,7 +21,7 @@ use super::flags::SuiteFlags;
 use crate::event::{Event, EventSink};
 use crate::judge::{self, Judge, JudgeInput, JudgeSettings, Judged};
 use crate::registry::ScenarioDef;
-use crate::settings::Settings;
+use crate::run_settings::Settings;
 use crate::store::checkpoint::{ScenarioEntry, SuiteLog};
 use crate::store::judge::StepJudgment;
 use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
@@ -54,7 +54,7 @@ pub(super) fn owner(
         None => Err(RejudgeError::OtherBinary {
             run: id,
             slug,
-            binary: crate::store::binary_name(),
+            binary: crate::process::binary_name(),
         }),
     }
 }

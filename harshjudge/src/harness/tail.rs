@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use libtest_mimic::{Conclusion, FormatSetting};
 
-use crate::settings::Settings;
+use crate::run_settings::Settings;
 use crate::store::Store;
 use crate::store::checkpoint::SuiteLog;
 
@@ -77,7 +77,7 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             }
         })
         .collect();
-    let binary = crate::store::binary_name();
+    let binary = crate::process::binary_name();
     let errors: Vec<crate::report::junit::InvocationError> = (summary.invocation_errors.iter())
         .map(|(stage, message)| crate::report::junit::InvocationError {
             binary: binary.clone(),

@@ -506,3 +506,19 @@ mod tests {
         assert!(ends_within(waiter, second), "a pid that is gone");
     }
 }
+
+/// The test binary's name without cargo's `-{hash}` suffix.
+pub fn binary_name() -> String {
+    let exe = std::env::current_exe().ok();
+    let stem = exe
+        .as_deref()
+        .and_then(Path::file_stem)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "suite".into());
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            name.to_string()
+        }
+        _ => stem,
+    }
+}

@@ -17,8 +17,8 @@ use tokio::sync::Semaphore;
 
 use super::replay::{ReplayInfo, sh_quote};
 use crate::judge::{self, JudgeSettings};
+use crate::process::binary_name;
 use crate::settings::env;
-use crate::store::binary_name;
 use crate::store::{RunId, Slug, StepResult, StepStatus, Store};
 
 /// How many judges may work at once in one harness invocation.

@@ -2,8 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::process::binary_name;
 use crate::settings::env;
-use crate::store::{Store, StoreError, binary_name};
+use crate::store::{Store, StoreError};
 
 /// Quotes `s` for a POSIX shell.
 pub(crate) fn sh_quote(s: &str) -> String {

@@ -37,7 +37,7 @@ pub(super) async fn value(
     share: Share,
     run: &str,
 ) -> Result<FixtureValue, Error> {
-    let binary = crate::store::binary_name();
+    let binary = crate::process::binary_name();
     let (key, run) = (def.key, run.to_string());
     let folder = tokio::task::spawn_blocking(move || {
         RunFolder::lock("fixture", &run, &[binary.as_bytes(), key.as_bytes()])

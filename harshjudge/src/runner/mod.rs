@@ -26,8 +26,9 @@ use crate::recorder::RunHandle;
 use crate::recorder::writer::{Ending, JudgeRun, Recorded, StoreWriter};
 use crate::registry::ScenarioDef;
 use crate::registry::ScenarioFuture;
+use crate::run_settings::EvidenceMode;
 use crate::scenario::{RunContext, Scenario};
-use crate::settings::{EvidenceMode, format_duration};
+use crate::settings::format_duration;
 use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
@@ -1074,7 +1075,7 @@ impl RunContext for Shared {
         let Some(name) = self.def.storage_state else {
             return Ok(None);
         };
-        match crate::browser::StorageState::load(&self.store, name)? {
+        match self.store.load_storage_state(name)? {
             Some(state) => Ok(Some(state)),
             None => Err(Error::msg(never_saved(self.def, name))),
         }
@@ -1229,8 +1230,12 @@ impl crate::browser::ScenarioEvidence for Shared {
             .map_err(|e| e.message().into())
     }
 
-    fn store(&self) -> crate::store::Store {
-        self.store.clone()
+    fn save_storage_state(
+        &self,
+        name: &crate::browser::StateName,
+        bytes: &[u8],
+    ) -> std::result::Result<std::path::PathBuf, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(self.store.write_storage_state(name, bytes)?)
     }
 
     fn next_number(&self, kind: &str) -> usize {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{Shared, Side};
 use crate::evidence::{BoxFuture, Snapshot};
-use crate::settings::EvidenceMode;
+use crate::run_settings::EvidenceMode;
 use crate::soft::{SoftFailure, SoftSink};
 
 impl SoftSink for Shared {

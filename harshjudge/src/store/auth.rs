@@ -9,44 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fsio::{self, LockGuard, io_err};
 use super::{Store, StoreError, names};
-
-/// The name of a saved storage state (`page.save_storage_state("admin")`):
-/// letters, digits, `_`, `-` and `.`, 1 to 64 characters, starting with a
-/// letter or a digit. Validated before it becomes a path.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct StateName(String);
-
-impl StateName {
-    /// Validates `value`; the error names the value and the rule.
-    pub fn new(value: impl Into<String>) -> Result<StateName, StoreError> {
-        let value = value.into();
-        let ok = (1..=64).contains(&value.len())
-            && value.as_bytes()[0].is_ascii_alphanumeric()
-            && value
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-        if ok {
-            Ok(StateName(value))
-        } else {
-            Err(StoreError::InvalidId {
-                kind: "storage state name",
-                value,
-                rule: "letters, digits, `_`, `-` and `.`, 1 to 64 characters, starting with a letter or a digit (e.g. \"admin\")",
-            })
-        }
-    }
-
-    /// The name as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for StateName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+use crate::browser::{BrowserError, StateName, StorageState};
 
 /// What one setup scenario did in one nextest run: run once, read by every
 /// process of that run that needs it.
@@ -61,6 +24,28 @@ pub struct SetupRecord {
 }
 
 impl Store {
+    /// The storage state saved as `name`, `Ok(None)` when it never was. A
+    /// bad name or an unreadable file is an error naming it.
+    pub fn load_storage_state(&self, name: &str) -> Result<Option<StorageState>, BrowserError> {
+        let state = StateName::new(name)?;
+        let Some(bytes) =
+            self.read_storage_state(&state)
+                .map_err(|source| BrowserError::Invalid {
+                    message: format!("storage state {name:?}: {source}"),
+                    location: None,
+                })?
+        else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| BrowserError::Invalid {
+            message: format!(
+                "the storage state {name:?} ({}) is not a storage state: {e}; save it again with page.save_storage_state({name:?})",
+                self.storage_state_path(&state).display()
+            ),
+            location: None,
+        })
+    }
+
     /// `.auth/{name}.json`: where the storage state `name` is saved.
     pub fn storage_state_path(&self, name: &StateName) -> PathBuf {
         self.dir

@@ -26,10 +26,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use sha2::{Digest, Sha256};
-
 use super::fsio::{self, Finish, Folder, LinkFailed, NewFile, io_err};
 use super::{Store, StoreError};
+use crate::browser::trace::ContentHash;
 
 /// Evidence files of at least this size go through the blob store (and images
 /// whatever their size); smaller ones are written as they are.
@@ -41,41 +40,6 @@ pub fn dedupes(ext: &str, len: usize) -> bool {
         || ["png", "jpg", "jpeg", "webp", "gif"]
             .iter()
             .any(|i| ext.eq_ignore_ascii_case(i))
-}
-
-/// The SHA-256 of a content, as 64 lowercase hex digits: a blob's name.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ContentHash(String);
-
-impl ContentHash {
-    /// The hash of `bytes`.
-    pub fn of(bytes: &[u8]) -> ContentHash {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let digest = Sha256::digest(bytes);
-        let mut hex = String::with_capacity(64);
-        for b in digest {
-            hex.push(char::from(HEX[usize::from(b >> 4)]));
-            hex.push(char::from(HEX[usize::from(b & 15)]));
-        }
-        ContentHash(hex)
-    }
-
-    /// The hash written as `hex` (64 lowercase hex digits), if it is one.
-    pub fn parse(hex: &str) -> Option<ContentHash> {
-        (hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            .then(|| ContentHash(hex.to_string()))
-    }
-
-    /// The 64 hex digits.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for ContentHash {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
 }
 
 /// How many times a write starts over when its blob vanished under it (a

@@ -9,7 +9,7 @@
 //! binary has (`suite`) and those it no longer has (`removed`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -278,22 +278,6 @@ pub fn removed_scenarios(store: &Store) -> BTreeMap<String, Removed> {
         }
     }
     out
-}
-
-/// The test binary's name without cargo's `-{hash}` suffix.
-pub fn binary_name() -> String {
-    let exe = std::env::current_exe().ok();
-    let stem = exe
-        .as_deref()
-        .and_then(Path::file_stem)
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "suite".into());
-    match stem.rsplit_once('-') {
-        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
-            name.to_string()
-        }
-        _ => stem,
-    }
 }
 
 /// The checkpoint of this invocation, written through on every change.

@@ -13,10 +13,11 @@ use super::names::{
     SKILL_STATE, STEP_PREFIX, STEPS, TRACE_RESOURCES, VIDEO, VIDEO_CUES,
 };
 use super::{
-    ContentHash, Durability, EvidenceName, MetaDoc, NewEvidence, RunEvidence, RunId, RunLock,
-    RunResult, RunStatus, ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId,
-    Store, StoreError, WrittenEvidence,
+    Durability, EvidenceName, MetaDoc, NewEvidence, RunEvidence, RunId, RunLock, RunResult,
+    RunStatus, ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId, Store,
+    StoreError, WrittenEvidence,
 };
+use crate::browser::trace::ContentHash;
 
 /// `scenarios/{slug}/`: one scenario's folder ([`Store::scenario`]).
 #[derive(Clone, Copy, Debug)]
@@ -203,12 +204,6 @@ impl<'a> RunDir<'a> {
         p
     }
 
-    /// [`trace_resource`](Self::trace_resource) as a step's evidence files
-    /// name it, relative to their folder: `../../trace-resources/{hash}.{ext}`.
-    pub fn trace_resource_from_evidence(hash: &ContentHash, ext: &str) -> String {
-        format!("../../{TRACE_RESOURCES}/{}.{ext}", hash.as_str())
-    }
-
     /// [`trace_resource`](Self::trace_resource) of the run whose step has
     /// its evidence in `evidence` (`…/runs/{runId}/step-NN/evidence`).
     pub fn trace_resource_beside(
@@ -221,51 +216,6 @@ impl<'a> RunDir<'a> {
             run.join(TRACE_RESOURCES)
                 .join(format!("{}.{ext}", hash.as_str())),
         )
-    }
-
-    /// The extension a trace resource of MIME type `mime` is stored under
-    /// (`image/png` → `png`, parameters and case ignored): `css`, `png`,
-    /// `jpg`, `gif`, `webp`, `svg`, `avif`, `ico`, `woff2`, `woff`, `ttf`,
-    /// `otf`; any other `bin`.
-    pub fn trace_resource_ext(mime: &str) -> &'static str {
-        let essence = mime.split(';').next().unwrap_or("").trim();
-        match essence.to_ascii_lowercase().as_str() {
-            "text/css" => "css",
-            "image/png" => "png",
-            "image/jpeg" | "image/jpg" | "image/pjpeg" => "jpg",
-            "image/gif" => "gif",
-            "image/webp" => "webp",
-            "image/svg+xml" => "svg",
-            "image/avif" => "avif",
-            "image/x-icon" | "image/vnd.microsoft.icon" => "ico",
-            "font/woff2" => "woff2",
-            "font/woff" | "application/font-woff" => "woff",
-            "font/ttf" | "application/x-font-ttf" | "font/sfnt" => "ttf",
-            "font/otf" | "application/x-font-otf" => "otf",
-            _ => "bin",
-        }
-    }
-
-    /// The MIME type a trace resource stored under `ext` is served as (the
-    /// inverse of [`trace_resource_ext`](Self::trace_resource_ext)); none
-    /// for an extension it never gives.
-    pub fn trace_resource_type(ext: &str) -> Option<&'static str> {
-        Some(match ext {
-            "css" => "text/css",
-            "png" => "image/png",
-            "jpg" => "image/jpeg",
-            "gif" => "image/gif",
-            "webp" => "image/webp",
-            "svg" => "image/svg+xml",
-            "avif" => "image/avif",
-            "ico" => "image/x-icon",
-            "woff2" => "font/woff2",
-            "woff" => "font/woff",
-            "ttf" => "font/ttf",
-            "otf" => "font/otf",
-            "bin" => "application/octet-stream",
-            _ => return None,
-        })
     }
 
     /// Writes a resource of the run's DOM snapshots as

@@ -37,8 +37,7 @@ mod types;
 pub mod yaml;
 mod yaml_ser;
 
-pub use blobs::{BLOB_MIN_SIZE, ContentHash};
-pub use checkpoint::binary_name;
+pub use blobs::BLOB_MIN_SIZE;
 pub use dirs::{RunDir, ScenarioDir, StepDir};
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;

@@ -874,8 +874,8 @@ impl Store {
         run: &RunId,
         ext: &str,
         bytes: &[u8],
-    ) -> Result<blobs::ContentHash, StoreError> {
-        let hash = blobs::ContentHash::of(bytes);
+    ) -> Result<crate::browser::trace::ContentHash, StoreError> {
+        let hash = crate::browser::trace::ContentHash::of(bytes);
         let path = self.scenario(slug).run(run).trace_resource(&hash, ext);
         let name = format!("{}.{ext}", hash.as_str());
         let (folder, _) = self

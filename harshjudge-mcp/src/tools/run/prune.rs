@@ -30,7 +30,9 @@ pub fn prune_runs(ctx: &Context, a: PruneRuns) -> Result<RunsPruned, ToolError> 
     let keep = match a.keep {
         Some(0) => return Err(ToolError::invalid("keep must be at least 1")),
         Some(n) => Some(n),
-        None => harshjudge::settings::keep_runs().map_err(|e| ToolError::invalid(e.to_string()))?,
+        None => {
+            harshjudge::run_settings::keep_runs().map_err(|e| ToolError::invalid(e.to_string()))?
+        }
     };
     let Some(keep) = keep else {
         return Ok(RunsPruned::KeepAll {

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use harshjudge::browser::BrowserConfig;
+use harshjudge::browser::trace::{TraceEntry, TraceFile};
 use harshjudge::report::html::SNAPSHOT_RENDERER;
-use harshjudge::store::{TraceEntry, TraceFile};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

@@ -6,10 +6,8 @@
 
 use std::fmt::Write as _;
 
-use harshjudge::store::{
-    RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, TraceEntry, TraceFile, TraceLogs,
-    TraceRequest,
-};
+use harshjudge::browser::trace::{TraceEntry, TraceFile, TraceLogs, TraceRequest};
+use harshjudge::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

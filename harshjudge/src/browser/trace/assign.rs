@@ -7,7 +7,7 @@
 
 use super::Entry;
 use crate::browser::logs::{ConsoleEntry, NetworkEntry};
-use crate::store::{TraceConsole, TraceRequest};
+use crate::browser::trace::{TraceConsole, TraceRequest};
 
 /// The console lines and requests of each entry (in the entries' order), and
 /// those of no entry.

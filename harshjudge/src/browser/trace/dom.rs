@@ -33,7 +33,7 @@ use super::{Tracer, now_ms};
 use crate::browser::backend::{AnyPage, PageBackend};
 use crate::browser::error::BrowserError;
 use crate::browser::protocol::{Call, EngineError, FrameScope, Request, Snapshotted, Step};
-use crate::store::{ContentHash, RunDir};
+use crate::browser::trace::ContentHash;
 
 /// One snapshot's limit, in bytes of JSON.
 pub(crate) const SNAPSHOT_LIMIT: usize = 4 << 20;
@@ -591,7 +591,7 @@ pub(crate) fn file(
         .iter()
         .filter_map(|(sha, text)| {
             let hash = ContentHash::parse(sha)?;
-            let file = RunDir::trace_resource_from_evidence(&hash, "css");
+            let file = crate::browser::trace::resource_from_evidence(&hash, "css");
             let r#type = "text/css";
             Some((
                 sha.clone(),
@@ -607,9 +607,10 @@ pub(crate) fn file(
         resources.insert(
             kept.sha.as_str().to_string(),
             Resource {
-                r#type: RunDir::trace_resource_type(kept.ext).unwrap_or("application/octet-stream"),
+                r#type: crate::browser::trace::resource_type(kept.ext)
+                    .unwrap_or("application/octet-stream"),
                 bytes: kept.bytes,
-                file: RunDir::trace_resource_from_evidence(&kept.sha, kept.ext),
+                file: crate::browser::trace::resource_from_evidence(&kept.sha, kept.ext),
             },
         );
     }

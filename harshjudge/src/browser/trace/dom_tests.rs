@@ -276,7 +276,10 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
     // An older file, without the key, still reads.
     let old = text.replace(r#","snapshots":{"before":0,"after":1}"#, "");
     assert_eq!(
-        crate::store::TraceFile::read(&old).unwrap().entries[0].snapshots,
+        crate::browser::trace::TraceFile::read(&old)
+            .unwrap()
+            .entries[0]
+            .snapshots,
         None
     );
     // The next step starts empty.
@@ -290,7 +293,7 @@ fn a_kept_step_s_entries_index_its_trace_dom_file_and_a_dropped_one_holds_nothin
 #[test]
 fn the_file_keeps_each_sheet_once_by_its_checked_hash() {
     let css = "p { color: red; }";
-    let sha = crate::store::ContentHash::of(css.as_bytes()).to_string();
+    let sha = crate::browser::trace::ContentHash::of(css.as_bytes()).to_string();
     let snapshot = |extra: &str| {
         let json = format!(r#"{{"url":"http://x/","html":["HTML",{{}}]{extra}}}"#);
         Held {

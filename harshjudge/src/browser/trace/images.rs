@@ -19,7 +19,7 @@
 //! and `fonts` alike;
 //! the bodies go to `runs/{id}/trace-resources/{sha256}.{ext}`, the
 //! extension from the response's MIME type
-//! ([`RunDir::trace_resource_ext`]). Bounds: a body over 8 MiB, or past the
+//! ([`crate::browser::trace::resource_ext`]). Bounds: a body over 8 MiB, or past the
 //! 64 MiB of new resources a tracer (one attempt's run) may store, is null,
 //! said in `trace.json`'s `limits`; a body is read once per page and
 //! request (the latest [`CACHE`] kept across steps).
@@ -33,7 +33,7 @@ use super::Tracer;
 use super::dom::{Held, Kept};
 use crate::browser::backend::PageBackend;
 use crate::browser::page::Page;
-use crate::store::{ContentHash, RunDir};
+use crate::browser::trace::ContentHash;
 
 /// One resource's bound (D11).
 pub(crate) const RESOURCE_LIMIT: usize = 8 << 20;
@@ -121,7 +121,7 @@ impl Fetched {
         let sha = ContentHash::of(body);
         let kept = Kept {
             sha: sha.clone(),
-            ext: RunDir::trace_resource_ext(mime.unwrap_or("")),
+            ext: crate::browser::trace::resource_ext(mime.unwrap_or("")),
             bytes: body.len(),
         };
         if self.stored.contains(&sha) {

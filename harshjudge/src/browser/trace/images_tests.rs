@@ -91,11 +91,14 @@ fn the_extension_is_the_mime_types_and_bin_otherwise() {
         ("text/html", "bin"),
         ("", "bin"),
     ] {
-        assert_eq!(RunDir::trace_resource_ext(mime), ext, "{mime}");
-        assert!(RunDir::trace_resource_type(ext).is_some(), "{ext}");
+        assert_eq!(crate::browser::trace::resource_ext(mime), ext, "{mime}");
+        assert!(crate::browser::trace::resource_type(ext).is_some(), "{ext}");
     }
-    assert_eq!(RunDir::trace_resource_type("png"), Some("image/png"));
-    assert_eq!(RunDir::trace_resource_type("exe"), None);
+    assert_eq!(
+        crate::browser::trace::resource_type("png"),
+        Some("image/png")
+    );
+    assert_eq!(crate::browser::trace::resource_type("exe"), None);
 }
 
 #[test]

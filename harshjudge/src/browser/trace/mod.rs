@@ -28,6 +28,7 @@ mod aria;
 mod assign;
 mod call;
 pub(crate) mod dom;
+pub mod format;
 mod images;
 mod shots;
 mod targets;
@@ -37,6 +38,7 @@ mod tests;
 pub use aria::trace_aria_snapshot;
 pub(crate) use assign::assign;
 pub(crate) use call::{of_action, of_request};
+pub use format::*;
 
 use std::future::Future;
 use std::panic::Location;
@@ -49,10 +51,6 @@ use super::error::BrowserError;
 use super::logs::{ConsoleEntry, NetworkEntry};
 use super::protocol::{FrameScope, Traced};
 use crate::settings::TraceMode;
-use crate::store::{
-    TRACE_VERSION, TraceBox, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage,
-    TraceSnapshots, TraceTarget,
-};
 
 /// What one attempt of a scenario records, decided once per attempt by the
 /// harness from the trace mode and the attempt's number.

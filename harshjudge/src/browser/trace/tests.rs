@@ -6,7 +6,7 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::*;
-use crate::store::TraceReadError;
+use crate::browser::trace::TraceReadError;
 
 /// Counts the allocations of the current thread (this test binary's allocator).
 struct Counting;
