@@ -12,13 +12,13 @@ use std::path::PathBuf;
 
 /// The engine's files, in `wire.rs`'s `INJECTED` order.
 const INJECTED: [&str; 7] = [
-    include_str!("../../harshjudge/src/browser/injected/roles.js"),
-    include_str!("../../harshjudge/src/browser/injected/names.js"),
-    include_str!("../../harshjudge/src/browser/injected/aria.js"),
-    include_str!("../../harshjudge/src/browser/injected/engine.js"),
-    include_str!("../../harshjudge/src/browser/injected/actions.js"),
-    include_str!("../../harshjudge/src/browser/injected/assertions.js"),
-    include_str!("../../harshjudge/src/browser/injected/generate.js"),
+    include_str!("../../harshjudge-browser/src/injected/roles.js"),
+    include_str!("../../harshjudge-browser/src/injected/names.js"),
+    include_str!("../../harshjudge-browser/src/injected/aria.js"),
+    include_str!("../../harshjudge-browser/src/injected/engine.js"),
+    include_str!("../../harshjudge-browser/src/injected/actions.js"),
+    include_str!("../../harshjudge-browser/src/injected/assertions.js"),
+    include_str!("../../harshjudge-browser/src/injected/generate.js"),
 ];
 
 /// The text every engine call reads: the demo app's home page's `<h1>`.

@@ -74,21 +74,6 @@ impl Error {
     }
 }
 
-/// Reads, from an error of a type that records it, the line of the user's call
-/// that raised it.
-pub(crate) type CallSite = fn(&dyn std::any::Any) -> Option<&'static Location<'static>>;
-
-/// The [`CallSite`] of the errors that record one (the browser's, which sets it
-/// when it opens a page): this module names no such type, the layer that
-/// defines it registers how to read it.
-static CALL_SITE: std::sync::OnceLock<CallSite> = std::sync::OnceLock::new();
-
-/// Registers how to read the call site of errors that record one (the first
-/// registration stays).
-pub(crate) fn register_call_site(call_site: CallSite) {
-    let _ = CALL_SITE.set(call_site);
-}
-
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     #[track_caller]
     fn from(e: E) -> Self {
@@ -97,9 +82,9 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
         // `Location::caller()` is read here, not passed as a function to
         // `unwrap_or_else`: called from inside core it would name core's line.
         let caller = Location::caller();
-        let location = CALL_SITE
-            .get()
-            .and_then(|call_site| call_site(&e as &dyn std::any::Any))
+        let location = (&e as &dyn std::any::Any)
+            .downcast_ref::<harshjudge_browser::BrowserError>()
+            .and_then(harshjudge_browser::BrowserError::location)
             .unwrap_or(caller);
         Error {
             inner: Box::new(e),

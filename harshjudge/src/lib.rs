@@ -38,7 +38,8 @@
 //! `cargo test -- --list` can list them without running anything.
 
 pub mod api;
-pub mod browser;
+pub use harshjudge_browser as browser;
+pub use harshjudge_browser::{secrets, settings, visual, yaml};
 mod error;
 pub mod event;
 pub mod evidence;
@@ -47,22 +48,16 @@ pub mod harness;
 pub mod judge;
 mod output;
 mod poll;
-mod process;
 pub mod recorder;
 mod registry;
 pub mod report;
 pub mod run_settings;
 mod runner;
 mod scenario;
-pub mod secrets;
 pub mod server;
-pub mod settings;
-mod soft;
 pub mod store;
 #[cfg(test)]
 mod testing;
-pub mod visual;
-pub mod yaml;
 
 pub use browser::{Locator, Page, expect};
 /// Network control (`page.route`): the response a route answers with, the route.
@@ -326,7 +321,7 @@ pub mod __private {
         Hook, HookFuture, ScenarioDef, ScenarioFuture, Setup, Skip, StepDef,
     };
     pub use crate::scenario::StepMarker;
-    pub use crate::settings::TraceMode;
+    pub use harshjudge_browser::settings::TraceMode;
     pub use inventory;
 
     /// The step boundary handle of a scenario body (cheap clone of the handle's state).

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
-use crate::soft::{self, SoftFailure, SoftSink};
+use harshjudge_browser::soft::{self, SoftFailure, SoftSink};
 
 /// Playwright's default intervals between tries; the last repeats.
 pub const DEFAULT_INTERVALS: [Duration; 4] = [
@@ -52,7 +52,7 @@ impl Retry {
     fn limit(&self) -> Result<Duration, Error> {
         match self.timeout {
             Some(d) => Ok(d),
-            None => crate::browser::default_expect_timeout()
+            None => harshjudge_browser::default_expect_timeout()
                 .map_err(|e| Error::located(e.to_string(), self.at)),
         }
     }
@@ -222,7 +222,7 @@ where
         self
     }
 
-    /// A soft assertion (as [`LocatorExpect::soft`](crate::browser::LocatorExpect::soft)).
+    /// A soft assertion (as [`LocatorExpect::soft`](harshjudge_browser::LocatorExpect::soft)).
     pub fn soft(mut self) -> Self {
         self.retry.soft = true;
         self

@@ -162,7 +162,7 @@ async fn the_default_limit_is_the_expect_timeout() {
     let r = Retry::new(Location::caller());
     assert_eq!(
         r.limit().unwrap(),
-        crate::browser::default_expect_timeout().unwrap()
+        harshjudge_browser::default_expect_timeout().unwrap()
     );
     assert_eq!(r.interval(0), Duration::from_millis(100));
     assert_eq!(r.interval(9), Duration::from_secs(1));

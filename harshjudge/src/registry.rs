@@ -30,7 +30,7 @@ pub struct ScenarioDef {
     pub retries: Option<u32>,
     /// `#[scenario(trace = "on")]`: when its steps' traces are written (over
     /// `--trace` and `HARSHJUDGE_TRACE`).
-    pub trace: Option<crate::settings::TraceMode>,
+    pub trace: Option<harshjudge_browser::settings::TraceMode>,
     /// `file!()` of the function.
     pub file: &'static str,
     /// `line!()` of the function.
@@ -63,7 +63,7 @@ pub struct ScenarioDef {
     /// The browser its pages open in: `None` (what the macro registers) for
     /// the one `HARSHJUDGE_BROWSER` names; the harness's copies for
     /// `--browser` name theirs.
-    pub browser: Option<crate::browser::BrowserKind>,
+    pub browser: Option<harshjudge_browser::BrowserKind>,
     /// Whether it opens a page, as far as the macro sees (its body calls
     /// `.page(…)`, or it has a `storage_state`): the harness then starts the
     /// browser while it prepares the run (`browser::warm_up`).
@@ -71,7 +71,7 @@ pub struct ScenarioDef {
     /// `#[scenario(locale = "de-DE", device = "iPhone 15", …)]`: the device,
     /// place and time its pages open with (`Scenario::page_with` gives a
     /// page its own).
-    pub emulation: Option<fn() -> crate::browser::Emulation>,
+    pub emulation: Option<fn() -> harshjudge_browser::Emulation>,
     /// The fixtures its parameters ask for (`#[fixture]`), by key
     /// (`module::name`), in order: set up before its first step's code.
     pub fixtures: &'static [&'static str],

@@ -2,12 +2,12 @@
 //! the harness resolves (`HARSHJUDGE_*` variables, then
 //! `.harshJudge/config.yaml`, then defaults), where its reports go, and how
 //! many runs are kept. The variables' reader and the browser's settings are
-//! in [`settings`](crate::settings), below the store.
+//! in [`settings`](harshjudge_browser::settings), below the store.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::settings::{
+use harshjudge_browser::settings::{
     BASE_URL_EXPECTED, SettingError, env, env_bool, is_http_url, parse_bool, parse_duration,
 };
 
@@ -58,7 +58,7 @@ pub enum EvidenceMode {
 
 impl Settings {
     /// Reads the environment. Does not touch the disk. The browser's variables
-    /// are read by the browser ([`crate::browser::check_settings`]).
+    /// are read by the browser ([`harshjudge_browser::check_settings`]).
     pub fn from_env(package_root: &Path, project_name: &str) -> Result<Settings, SettingError> {
         let dir = match env("HARSHJUDGE_DIR")? {
             Some(d) => package_root.join(d),
@@ -84,7 +84,7 @@ impl Settings {
             step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
             scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
             full_page: env_bool("HARSHJUDGE_FULL_PAGE", false)?,
-            trace_screenshots: crate::settings::trace_screenshots()?,
+            trace_screenshots: harshjudge_browser::settings::trace_screenshots()?,
             evidence: match env("HARSHJUDGE_EVIDENCE")?.as_deref() {
                 None | Some("all") => EvidenceMode::All,
                 Some("on-failure") => EvidenceMode::OnFailure,

@@ -46,12 +46,12 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// scenario's own, from `#[scenario(locale = …, device = …)]`).
     fn page(
         self: Arc<Self>,
-        emulation: Option<crate::browser::Emulation>,
-    ) -> BoxFuture<'static, Result<crate::browser::Page, Error>>;
+        emulation: Option<harshjudge_browser::Emulation>,
+    ) -> BoxFuture<'static, Result<harshjudge_browser::Page, Error>>;
     /// The run's browsers, which the scenario's pages come from.
-    fn browsers(&self) -> &crate::browser::Browsers;
+    fn browsers(&self) -> &harshjudge_browser::Browsers;
     /// The pages the scenario opened (their cookies go with `s.request()`).
-    fn pages(&self) -> Vec<crate::browser::Page>;
+    fn pages(&self) -> Vec<harshjudge_browser::Page>;
     /// The jar the scenario's requests share while it has no open page
     /// (seeded from its storage state at first use), handed to its page as it
     /// opens: the same one at every call. An error naming the state when it
@@ -60,7 +60,7 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// The saved storage state the scenario starts with
     /// (`#[scenario(storage_state = "…")]`): `None` without one; an error
     /// naming the state and the setups that could save it when it never was.
-    fn storage_state(&self) -> Result<Option<crate::browser::StorageState>, Error>;
+    fn storage_state(&self) -> Result<Option<harshjudge_browser::StorageState>, Error>;
     /// The value of the fixture `key` (`module::name`), once set up for the
     /// scenario (or for the invocation).
     fn fixture(&self, key: &str) -> Option<Arc<dyn std::any::Any + Send + Sync>>;
@@ -271,7 +271,7 @@ impl Scenario {
     /// snapshot) (`HARSHJUDGE_EVIDENCE`).
     /// With `#[scenario(locale = "de-DE", device = "iPhone 15", …)]`, the page
     /// opens with that device, place and time.
-    pub async fn page(&self) -> Result<crate::browser::Page, Error> {
+    pub async fn page(&self) -> Result<harshjudge_browser::Page, Error> {
         self.shared.clone().page(None).await
     }
 
@@ -287,15 +287,15 @@ impl Scenario {
     /// ```
     pub async fn page_with(
         &self,
-        emulation: crate::browser::Emulation,
-    ) -> Result<crate::browser::Page, Error> {
+        emulation: harshjudge_browser::Emulation,
+    ) -> Result<harshjudge_browser::Page, Error> {
         self.shared.clone().page(Some(emulation)).await
     }
 
-    /// The run's [`Browsers`](crate::browser::Browsers), which
+    /// The run's [`Browsers`](harshjudge_browser::Browsers), which
     /// [`Scenario::page`] opens pages from (tests look at its processes).
     #[doc(hidden)]
-    pub fn browsers(&self) -> &crate::browser::Browsers {
+    pub fn browsers(&self) -> &harshjudge_browser::Browsers {
         self.shared.browsers()
     }
 }
@@ -367,7 +367,7 @@ impl Host for ApiHost {
             None => Ok(None),
         }
     }
-    fn pages(&self) -> Vec<crate::browser::Page> {
+    fn pages(&self) -> Vec<harshjudge_browser::Page> {
         self.0.pages()
     }
     /// The scenario's jar (`#[scenario(storage_state = "…")]` seeds it); a
@@ -384,15 +384,15 @@ impl Scenario {
     /// The running step's requests, of every page the scenario opened, as the
     /// step's `network.json` records them: `expect(&s.network()).to_have_request("**/api/items").method("POST").status(201).await?`,
     /// or `.not()` for a request that must not happen.
-    pub fn network(&self) -> crate::browser::NetworkLog {
-        crate::browser::NetworkLog::new(self.shared.pages())
+    pub fn network(&self) -> harshjudge_browser::NetworkLog {
+        harshjudge_browser::NetworkLog::new(self.shared.pages())
     }
 
     /// The running step's console messages and page errors, of every page the
     /// scenario opened, as the step's `console.json` records them:
     /// `expect(&s.console()).to_have_no_errors().await?`,
     /// `expect(&s.console()).to_have_message("saved").await?`.
-    pub fn console(&self) -> crate::browser::ConsoleLog {
-        crate::browser::ConsoleLog::new(self.shared.pages())
+    pub fn console(&self) -> harshjudge_browser::ConsoleLog {
+        harshjudge_browser::ConsoleLog::new(self.shared.pages())
     }
 }

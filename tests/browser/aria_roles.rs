@@ -1,5 +1,5 @@
 //! The role and accessible-name engine of the injected script
-//! (`harshjudge/src/browser/injected/roles.js`) against its oracle, Chromium
+//! (`harshjudge-browser/src/injected/roles.js`) against its oracle, Chromium
 //! itself: for every element of `tests/fixtures/aria/corpus.html`, our
 //! `hjRole`/`hjAccessibleName` must equal the W3C WebDriver "Get Computed Role"
 //! and "Get Computed Label" of real headless Chromium for the same element,
@@ -24,11 +24,11 @@ use serde_json::{Value, json};
 use crate::support::chromedriver;
 
 const ROLES_JS: &str = concat!(
-    include_str!("../../harshjudge/src/browser/injected/roles.js"),
+    include_str!("../../harshjudge-browser/src/injected/roles.js"),
     "\n",
-    include_str!("../../harshjudge/src/browser/injected/names.js"),
+    include_str!("../../harshjudge-browser/src/injected/names.js"),
     "\n",
-    include_str!("../../harshjudge/src/browser/injected/aria.js")
+    include_str!("../../harshjudge-browser/src/injected/aria.js")
 );
 
 /// Elements (by `id` in the corpus) where we knowingly differ from Chromium,

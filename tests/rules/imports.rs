@@ -1,9 +1,11 @@
-//! The import graph between the source files of the three crates: no file may
+//! The import graph between the source files of the four crates: no file may
 //! take part in an import circle (`KNOWN` lists none today: a circle that could
 //! not be taken apart at once would be listed there, and could only shrink); a
 //! new one fails here, naming its files and what ties them. The modules of
-//! `harshjudge/src` stand in layers (`LAYERS`, as ARCHITECTURE.md draws them):
-//! a file imports nothing from a layer above its own.
+//! `harshjudge/src` and of `harshjudge-browser/src` stand in layers
+//! (`LAYERS`, as ARCHITECTURE.md draws them): a file imports nothing from a
+//! layer above its own. Between the crates, cargo holds the layers: the
+//! browser cannot name the runner.
 //!
 //! An edge `a.rs -> b.rs` is any path `crate::…` or `super::…` in `a.rs` (in a
 //! `use`, braces expanded, or inline) whose longest prefix that is a module of
@@ -376,41 +378,58 @@ fn the_checker_finds_a_circle_and_names_its_ties() {
     assert_eq!(circles(&g), vec![vec![p("a"), p("b"), p("c")]]);
 }
 
-/// The modules of `harshjudge/src`, from the top layer down (ARCHITECTURE.md,
-/// "Layers"). A module imports only from the modules after it.
-const LAYERS: &[&str] = &[
-    "harness",
-    "runner",
-    "registry",
-    "fixture",
-    "scenario",
-    "api",
-    "evidence",
-    "recorder",
-    "report",
-    "judge",
-    "server",
-    "poll",
-    "run_settings",
-    "event",
-    "store",
-    "browser",
-    "settings",
-    "visual",
-    "secrets",
-    "process",
-    "soft",
-    "yaml",
-    "output",
-    "error",
+/// The modules of each crate, from the top layer down (ARCHITECTURE.md,
+/// "Layers"). A module imports only from the modules after it. In
+/// `harshjudge-browser`, every module not listed is the browser itself
+/// (`browser`), above the modules it stands on.
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "harshjudge/src/",
+        &[
+            "harness",
+            "runner",
+            "registry",
+            "fixture",
+            "scenario",
+            "api",
+            "evidence",
+            "recorder",
+            "report",
+            "judge",
+            "server",
+            "poll",
+            "run_settings",
+            "event",
+            "store",
+            "output",
+            "error",
+        ],
+    ),
+    (
+        "harshjudge-browser/src/",
+        &[
+            "browser", "settings", "visual", "secrets", "process", "soft", "yaml",
+        ],
+    ),
 ];
 
-/// The top-level module of a file of `harshjudge/src` (`lib.rs` is none).
-fn layer_of(file: &str) -> Option<&str> {
-    let rest = file.strip_prefix("harshjudge/src/")?;
-    let top = rest.split('/').next()?;
+/// The crate (its `src/` folder) and top-level module of a file of a crate
+/// that `LAYERS` orders (`lib.rs` is none).
+fn layer_of(file: &str) -> Option<(&'static str, &str)> {
+    let (src, layers) = LAYERS.iter().find(|(src, _)| file.starts_with(src))?;
+    let top = file[src.len()..].split('/').next()?;
     let name = top.strip_suffix(".rs").unwrap_or(top);
-    (name != "lib").then_some(name)
+    if name == "lib" {
+        return None;
+    }
+    let browser = *src == "harshjudge-browser/src/" && !layers.contains(&name);
+    Some((src, if browser { "browser" } else { name }))
+}
+
+/// A module's rank in its crate's layers, from the top (0).
+fn rank((src, module): (&str, &str)) -> Option<usize> {
+    let (_, layers) = LAYERS.iter().find(|(s, _)| *s == src)?;
+    layers.iter().position(|l| *l == module)
 }
 
 /// Names a file takes from `crate::` that are not modules: re-exports of
@@ -434,14 +453,14 @@ fn through_lib(src: &Path, code: &str) -> Vec<String> {
 #[test]
 fn no_import_runs_up_the_layers() {
     let g = graph();
-    let rank = |m: &str| LAYERS.iter().position(|l| *l == m);
     let mut up = Vec::new();
     for (a, edges) in &g {
         let from = rel(a);
         let Some(fm) = layer_of(&from) else { continue };
         let Some(fr) = rank(fm) else {
             up.push(format!(
-                "  {from}: module `{fm}` is in no layer: add it to LAYERS"
+                "  {from}: module `{}` is in no layer: add it to LAYERS",
+                fm.1
             ));
             continue;
         };
@@ -486,11 +505,25 @@ fn the_layer_check_finds_an_import_up() {
         through_lib(&src, &code),
         ["crate::Result", "crate::Scenario"]
     );
-    let rank = |m: &str| LAYERS.iter().position(|l| *l == m).unwrap();
-    assert!(rank("browser") > rank("runner") && rank("store") > rank("judge"));
-    assert_eq!(layer_of("harshjudge/src/browser/page.rs"), Some("browser"));
-    assert_eq!(layer_of("harshjudge/src/scenario.rs"), Some("scenario"));
+    let runner = |m| rank(("harshjudge/src/", m)).unwrap();
+    assert!(runner("store") > runner("runner") && runner("store") > runner("judge"));
+    let browser = |m| rank(("harshjudge-browser/src/", m)).unwrap();
+    assert!(browser("settings") > browser("browser"));
+    assert_eq!(
+        layer_of("harshjudge-browser/src/backend/cdp/mod.rs"),
+        Some(("harshjudge-browser/src/", "browser"))
+    );
+    assert_eq!(
+        layer_of("harshjudge-browser/src/settings/watch.rs"),
+        Some(("harshjudge-browser/src/", "settings"))
+    );
+    assert_eq!(
+        layer_of("harshjudge/src/scenario.rs"),
+        Some(("harshjudge/src/", "scenario"))
+    );
     assert_eq!(layer_of("harshjudge/src/lib.rs"), None);
+    assert_eq!(layer_of("harshjudge-browser/src/lib.rs"), None);
+    assert_eq!(layer_of("harshjudge-mcp/src/main.rs"), None);
 }
 
 #[test]
@@ -550,10 +583,10 @@ fn no_file_takes_every_name_of_its_parent() {
 /// `backend/`), the settings (`config.rs`, `kind.rs`) and the value that
 /// owns the browsers (`browsers.rs`).
 const MAY_ASK_THE_ENGINE: &[&str] = &[
-    "harshjudge/src/browser/backend/",
-    "harshjudge/src/browser/config.rs",
-    "harshjudge/src/browser/kind.rs",
-    "harshjudge/src/browser/browsers.rs",
+    "harshjudge-browser/src/backend/",
+    "harshjudge-browser/src/config.rs",
+    "harshjudge-browser/src/kind.rs",
+    "harshjudge-browser/src/browsers.rs",
 ];
 
 /// The places in `code` (comments, strings and test code left out) that

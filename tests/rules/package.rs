@@ -1,4 +1,5 @@
-//! The published crates (harshjudge-macros, harshjudge, harshjudge-mcp)
+//! The published crates (harshjudge-macros, harshjudge-browser, harshjudge,
+//! harshjudge-mcp)
 //! package, and build from their packaged files alone (issue 20.9): `cargo
 //! package`, the `.crate` files unpacked, then a crate made of README.md's
 //! install block and its first scenario (`tests/shop.rs`) built against them,
@@ -7,7 +8,7 @@
 //! The build shares the tests' target directory (`support::target_dir`) and
 //! the workspace's Cargo.lock, offline: the registry crates are the ones
 //! already downloaded and, with harshjudge-mcp beside harshjudge, built with
-//! the features the workspace's own tests unify, so only the three packaged
+//! the features the workspace's own tests unify, so only the four packaged
 //! crates and the scenario compile here.
 
 use crate::support;
@@ -16,7 +17,12 @@ use crate::support::markdown;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CRATES: [&str; 3] = ["harshjudge-macros", "harshjudge", "harshjudge-mcp"];
+const CRATES: [&str; 4] = [
+    "harshjudge-macros",
+    "harshjudge-browser",
+    "harshjudge",
+    "harshjudge-mcp",
+];
 
 fn cargo(dir: &Path, args: &[&str]) -> String {
     let out = support::rlibs::fresh_env(&mut Command::new(env!("CARGO")))
@@ -99,11 +105,13 @@ fn the_packaged_crates_build_the_readme_scenario() {
             );
         }
         assert!(files.contains(&"README.md".to_string()), "{c}: {files:?}");
-        if c == "harshjudge" {
+        if c == "harshjudge-browser" {
             for asset in ["roles", "names", "engine", "actions", "assertions"] {
-                let js = format!("src/browser/injected/{asset}.js");
-                assert!(files.contains(&js), "harshjudge: {js} is not packaged");
+                let js = format!("src/injected/{asset}.js");
+                assert!(files.contains(&js), "{c}: {js} is not packaged");
             }
+        }
+        if c == "harshjudge" {
             let page = "src/report/html/page.html".to_string();
             assert!(files.contains(&page), "harshjudge: {page} is not packaged");
         }
@@ -228,5 +236,68 @@ fn the_packaged_crates_build_the_readme_scenario() {
         .expect("cargo names the harshjudge-mcp binary");
     let help = Command::new(&bin).arg("--help").output().unwrap();
     assert!(help.status.success(), "{}: {help:?}", bin.display());
+
+    standalone_browser(&root, &patch, &profiles);
     eprintln!("packaged, unpacked and built in {:.1?}", started.elapsed());
+}
+
+/// The browser crate on its own (issue 43, point 1): a program made of
+/// harshjudge-browser's README (its install block and its program), built
+/// from the packaged files with no harshjudge in its graph, runs against the
+/// demo app and prints what the page shows.
+fn standalone_browser(root: &Path, patch: &str, profiles: &str) {
+    let ws = support::workspace();
+    let readme_path = ws.join("harshjudge-browser/README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let blocks = markdown::code_blocks(&readme);
+    let install = markdown::block_after(&blocks, &readme, "# harshjudge-browser", "toml");
+    let program = markdown::block_after(&blocks, &readme, "# harshjudge-browser", "rust");
+    let app = root.join("standalone");
+    std::fs::create_dir_all(app.join("src")).unwrap();
+    std::fs::write(
+        app.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"standalone\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             {}\n[workspace]\n\n{patch}\n{profiles}",
+            install.code
+        ),
+    )
+    .unwrap();
+    std::fs::write(app.join("src/main.rs"), &program.code).unwrap();
+    std::fs::copy(ws.join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
+    let built = cargo(&app, &["build", "--offline", "--message-format=json"]);
+    let packages: Vec<String> = built
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter_map(|m| m["target"]["name"].as_str().map(String::from))
+        .collect();
+    assert!(
+        packages.iter().any(|p| p == "harshjudge_browser")
+            && !packages
+                .iter()
+                .any(|p| p == "harshjudge" || p == "harshjudge_macros"),
+        "{}: the program builds on harshjudge-browser alone: {packages:?}",
+        readme_path.display()
+    );
+    let bin = built
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo names the program");
+    let base = demo_app::start_in_background().expect("the demo app");
+    let out = Command::new(&bin).arg(&base).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} (the program of {}) failed: {}",
+        bin.display(),
+        readme_path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "1 item left",
+        "{}: what the program prints",
+        readme_path.display()
+    );
 }

@@ -97,18 +97,19 @@ fn rust_blocks(file: &str, text: &str) -> Vec<Located> {
 /// its file, so that rustc's `<name>-<fence>.rs:LINE` is the file's LINE.
 fn source(located: &Located) -> String {
     let block = &located.block;
-    let (head, tail) = if block.code.contains("harshjudge::main!") {
-        (String::new(), String::new())
-    } else {
-        (
-            "#[allow(unused_imports)] use harshjudge::{expect, scenario, step, Scenario};\n\
+    let (head, tail) =
+        if block.code.contains("harshjudge::main!") || block.code.contains("fn main(") {
+            (String::new(), String::new())
+        } else {
+            (
+                "#[allow(unused_imports)] use harshjudge::{expect, scenario, step, Scenario};\n\
              #[harshjudge::scenario]\n\
              async fn readme_block(s: Scenario) -> harshjudge::Result {\n\
              #[allow(unused_variables)] let page = s.page().await?;\n"
-                .to_string(),
-            "step!(\"The block ran\", {});\nOk(())\n}\nharshjudge::main!();\n".to_string(),
-        )
-    };
+                    .to_string(),
+                "step!(\"The block ran\", {});\nOk(())\n}\nharshjudge::main!();\n".to_string(),
+            )
+        };
     let head_lines = head.lines().count();
     assert!(
         head_lines < block.fence,
@@ -133,11 +134,17 @@ fn rs_name(located: &Located) -> String {
     )
 }
 
-/// The rlibs of harshjudge and demo_app as the workspace's tests build them
+/// The rlibs of harshjudge, harshjudge-browser, demo_app and tokio as the
+/// workspace's tests build them
 /// (this test's own build: found fresh), and their deps folder.
 fn externs() -> &'static (Vec<(String, PathBuf)>, PathBuf) {
     static BUILT: OnceLock<(Vec<(String, PathBuf)>, PathBuf)> = OnceLock::new();
-    BUILT.get_or_init(|| support::rlibs("rules", &["harshjudge", "demo_app"]))
+    BUILT.get_or_init(|| {
+        support::rlibs(
+            "rules",
+            &["harshjudge", "harshjudge_browser", "demo_app", "tokio"],
+        )
+    })
 }
 
 /// Type-checks each block (`--emit=metadata`: every error rustc reports

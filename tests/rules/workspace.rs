@@ -32,6 +32,7 @@ fn manifests() -> Vec<std::path::PathBuf> {
     [
         "",
         "harshjudge",
+        "harshjudge-browser",
         "harshjudge-macros",
         "harshjudge-mcp",
         "examples/demo-app",

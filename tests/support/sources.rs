@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The source folders of the three crates.
+/// The source folders of the four crates.
 pub const CRATES: &[&str] = &[
     "harshjudge/src",
+    "harshjudge-browser/src",
     "harshjudge-macros/src",
     "harshjudge-mcp/src",
 ];

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::ApiError;
-use crate::browser::{BrowserError, Cookie, Page};
+use harshjudge_browser::{BrowserError, Cookie, Page};
 
 /// Every cookie of the open `pages`' browsers (a later page's cookie of the
 /// same name, domain and path wins).
@@ -127,7 +127,7 @@ impl CookieJar {
             path: path.to_path_buf(),
             source,
         })?;
-        let state: crate::browser::StorageState =
+        let state: harshjudge_browser::StorageState =
             serde_json::from_slice(&bytes).map_err(|source| ApiError::StorageStateParse {
                 path: path.to_path_buf(),
                 source,

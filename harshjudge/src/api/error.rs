@@ -4,9 +4,9 @@ use std::panic::Location;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::browser::BrowserError;
 use crate::evidence::SendError;
 use crate::store::StoreError;
+use harshjudge_browser::BrowserError;
 
 /// Why a request, a command or an assertion on their results failed. Each
 /// variant names the values at fault.

@@ -11,7 +11,7 @@ use super::command::{CommandOutput, OutputMatch};
 use super::mask::Secrets;
 use super::request::ApiResponse;
 use super::{ApiError, json};
-use crate::browser::Expectable;
+use harshjudge_browser::Expectable;
 
 impl Expectable for ApiResponse {
     type Expect = ResponseExpect;
@@ -101,7 +101,7 @@ impl ResponseExpect {
     }
 
     /// A soft assertion (Playwright's `expect.soft`, as
-    /// [`LocatorExpect::soft`](crate::browser::LocatorExpect::soft)): a
+    /// [`LocatorExpect::soft`](harshjudge_browser::LocatorExpect::soft)): a
     /// failure is recorded and the step goes on, failing at its end.
     pub fn soft(mut self) -> Self {
         self.soft = true;
@@ -143,7 +143,7 @@ impl ResponseExpect {
             other => other,
         });
         let (soft, at) = (self.soft, self.at);
-        async move { crate::soft::settle(soft, at, out).await }
+        async move { harshjudge_browser::soft::settle(soft, at, out).await }
     }
 
     /// The status is 200–299.
@@ -239,7 +239,7 @@ impl OutputExpect {
     }
 
     /// A soft assertion (Playwright's `expect.soft`, as
-    /// [`LocatorExpect::soft`](crate::browser::LocatorExpect::soft)): a
+    /// [`LocatorExpect::soft`](harshjudge_browser::LocatorExpect::soft)): a
     /// failure is recorded and the step goes on, failing at its end.
     pub fn soft(mut self) -> Self {
         self.soft = true;
@@ -266,7 +266,7 @@ impl OutputExpect {
             &subject, self.not, &matcher, pass, expected, received, extra, self.at,
         );
         let (soft, at) = (self.soft, self.at);
-        async move { crate::soft::settle(soft, at, out).await }
+        async move { harshjudge_browser::soft::settle(soft, at, out).await }
     }
 
     fn exit(&self) -> String {

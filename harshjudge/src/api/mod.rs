@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::browser::Page;
 use crate::store::{NewEvidence, StoreError};
+use harshjudge_browser::Page;
 
 mod command;
 pub(crate) mod cookies;
@@ -29,11 +29,11 @@ mod json;
 mod mask;
 mod request;
 
-pub use crate::browser::Cookie;
 pub use command::{CommandBuilder, CommandOutput, OutputMatch, contains};
 pub use cookies::CookieJar;
 pub use error::ApiError;
 pub use expect::{OutputExpect, ResponseExpect};
+pub use harshjudge_browser::Cookie;
 /// The method of [`ApiRequestContext::fetch`] (`Method::OPTIONS`, …).
 pub use http::Method;
 pub use request::{ApiRequestContext, ApiResponse, RequestBuilder};

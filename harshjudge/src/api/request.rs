@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::cookies::{CookieJar, parse_set_cookie};
 use super::mask::{self, Secrets};
 use super::{ApiError, Host};
-use crate::browser::Cookie;
+use harshjudge_browser::Cookie;
 
 /// The default time a request may take, response body included.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);

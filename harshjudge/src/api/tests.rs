@@ -3,7 +3,7 @@ use serde_json::json;
 use super::cookies::{CookieJar, parse_set_cookie};
 use super::mask::{self, Secrets};
 use super::{EVIDENCE_LIMIT, OutputMatch, contains};
-use crate::browser::Cookie;
+use harshjudge_browser::Cookie;
 
 #[test]
 fn secret_headers_keep_their_shape_and_lose_their_values() {
@@ -173,7 +173,7 @@ impl super::Host for NoPage {
     ) -> Result<Option<std::path::PathBuf>, crate::store::StoreError> {
         Ok(None)
     }
-    fn pages(&self) -> Vec<crate::browser::Page> {
+    fn pages(&self) -> Vec<harshjudge_browser::Page> {
         vec![]
     }
     fn cookie_jar(&self) -> Result<CookieJar, super::ApiError> {

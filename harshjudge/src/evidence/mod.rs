@@ -209,7 +209,7 @@ impl Probe for CommandProbe {
 /// logs are fetched (`console.json`, `network.json`); on failure the runner adds
 /// `error.png`, and the probe `page.html`.
 pub(crate) struct PageProbe {
-    pub(crate) page: crate::browser::Page,
+    pub(crate) page: harshjudge_browser::Page,
     pub(crate) full_page: bool,
 }
 

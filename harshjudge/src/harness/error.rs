@@ -6,8 +6,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::run_settings::ConfigError;
-use crate::settings::SettingError;
 use crate::store::{RunId, Slug, StoreError};
+use harshjudge_browser::settings::SettingError;
 
 /// A usage error of one invocation: bad settings, an invalid suite, a package
 /// that cannot be found, an app that does not start, or nothing to re-judge
@@ -23,13 +23,13 @@ pub enum HarnessError {
     OnlyChanged(#[from] super::changed::ChangedError),
     /// `--headed` where there is no display.
     #[error(transparent)]
-    NoDisplay(#[from] crate::browser::NoDisplay),
+    NoDisplay(#[from] harshjudge_browser::NoDisplay),
     /// `.harshJudge/config.yaml` cannot be used.
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// A declared secret that cannot be masked.
     #[error(transparent)]
-    Secret(#[from] crate::secrets::SecretError),
+    Secret(#[from] harshjudge_browser::secrets::SecretError),
     /// The store could not be read or written.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use libtest_mimic::{Arguments, Completion, Conclusion, Trial};
 
 use super::flags::SuiteFlags;
-use crate::browser::Tracing;
 use crate::event::{Event, EventSink, StepOutcome};
 use crate::judge::JudgeSettings;
 use crate::recorder::RunHandle;
@@ -18,9 +17,10 @@ use crate::registry::ScenarioDef;
 use crate::report::{RunLine, Summary};
 use crate::run_settings::Settings;
 use crate::runner::{self, Limits, Shared};
-use crate::settings::TraceMode;
 use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
 use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
+use harshjudge_browser::Tracing;
+use harshjudge_browser::settings::TraceMode;
 
 use super::consumers::{
     Attempt, Buffer, HarnessSink, NotRun, Repeats, Slot, Tracked, not_run, trial_result,
@@ -110,7 +110,7 @@ struct Job {
     /// The failed runs of this invocation, against `--max-failures`.
     failures: Arc<Failures>,
     /// The run's browsers.
-    browsers: Arc<crate::browser::Browsers>,
+    browsers: Arc<harshjudge_browser::Browsers>,
 }
 
 /// `--max-failures N`: the runs that failed so far, shared by every job; once
@@ -452,9 +452,11 @@ pub(super) fn resolve_base_url(
     let config = crate::run_settings::read_config(store)?;
     if settings.base_url.is_empty() && run {
         settings.base_url = match (pkg.web_server, pkg.base_url) {
-            (Some(app), _) => {
-                crate::server::start(&app(), package_root, &crate::process::binary_name())?
-            }
+            (Some(app), _) => crate::server::start(
+                &app(),
+                package_root,
+                &harshjudge_browser::process::binary_name(),
+            )?,
             (None, Some(start)) => start().map_err(|cause| HarnessError::AppStart { cause })?,
             (None, None) => config.base_url,
         };
@@ -624,7 +626,7 @@ pub(super) fn execute(
     x: Execution<'_>,
     args: &Arguments,
     trials: Vec<Trial>,
-) -> (Conclusion, crate::browser::Exiting) {
+) -> (Conclusion, harshjudge_browser::Exiting) {
     let threads = args
         .test_threads
         .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
@@ -640,7 +642,7 @@ pub(super) fn execute(
     // while the run gets ready, rather than when it asks for its page.
     // The run's browsers: every scenario's page comes from them.
     // Under cargo-nextest, every scenario a process: one Chromium per run.
-    let browsers = Arc::new(crate::browser::Browsers::for_test_run());
+    let browsers = Arc::new(harshjudge_browser::Browsers::for_test_run());
     if let Some((def, _)) = x.plan.work().into_iter().find(|(d, _)| d.opens_page) {
         browsers.warm_up(rt.handle(), def.browser, &x.settings.base_url);
     }
@@ -650,9 +652,9 @@ pub(super) fn execute(
         evidence: x.settings.evidence,
         full_page: x.settings.full_page,
         // Checked with the other settings before anything ran (`check_settings`).
-        console: crate::browser::ConsoleSettings::from_env().unwrap_or_default(),
+        console: harshjudge_browser::ConsoleSettings::from_env().unwrap_or_default(),
         // Set per attempt (`Job::run_once`).
-        tracing: crate::browser::Tracing::Off,
+        tracing: harshjudge_browser::Tracing::Off,
         trace_mode: x.flags.trace,
         attempt: 1,
         trace_screenshots: x.settings.trace_screenshots,

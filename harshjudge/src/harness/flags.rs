@@ -4,12 +4,12 @@
 //! `--only-changed[=REF]`, `--headed`, `--slow-mo MS`, and libtest's filters after
 //! the first (libtest-mimic takes one).
 
-use crate::browser::BrowserKind;
 use crate::harness::shard::{Shard, ShardError};
 use crate::harness::tags::{TagExpr, TagExprError, TagSelection};
-use crate::settings::watch::{SLOW_MO_EXPECTED, parse_slow_mo};
-use crate::settings::{SettingError, TRACE_MODES, TraceMode, env, env_bool};
 use crate::store::{RunId, StoreError};
+use harshjudge_browser::BrowserKind;
+use harshjudge_browser::settings::watch::{SLOW_MO_EXPECTED, parse_slow_mo};
+use harshjudge_browser::settings::{SettingError, TRACE_MODES, TraceMode, env, env_bool};
 
 /// Flags of ours, taken out of the command line before libtest parses the rest.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -474,9 +474,9 @@ impl SuiteFlags {
                 .transpose()?,
             browsers: Vec::new(),
             trace: TraceMode::from_env()?,
-            only_changed: crate::settings::watch::only_changed()?,
-            headed: crate::settings::watch::headed()?,
-            slow_mo: crate::settings::watch::slow_mo()?.filter(|d| !d.is_zero()),
+            only_changed: harshjudge_browser::settings::watch::only_changed()?,
+            headed: harshjudge_browser::settings::watch::headed()?,
+            slow_mo: harshjudge_browser::settings::watch::slow_mo()?.filter(|d| !d.is_zero()),
         })
     }
 }

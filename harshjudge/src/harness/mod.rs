@@ -19,8 +19,8 @@ pub use libtest_mimic::Arguments;
 use crate::harness::flags::SuiteFlags;
 use crate::registry::{self, ScenarioDef};
 use crate::run_settings::Settings;
-use crate::settings::SettingError;
 use crate::store::{Slug, Store};
+use harshjudge_browser::settings::SettingError;
 
 mod changed;
 mod consumers;
@@ -97,7 +97,7 @@ pub struct Package {
     /// (`main!(after_all = …)`).
     pub after_all: Option<SuiteHook>,
     /// The environment variables holding the suite's secrets
-    /// (`main!(secrets = […])`): masked everywhere ([`crate::secrets`]).
+    /// (`main!(secrets = […])`): masked everywhere ([`harshjudge_browser::secrets`]).
     pub secrets: &'static [&'static str],
     /// How long web-first assertions retry by default
     /// (`main!(expect_timeout = …)`; `HARSHJUDGE_EXPECT_TIMEOUT` wins).
@@ -237,14 +237,14 @@ fn validate(scenarios: &[&'static ScenarioDef]) -> Result<(), HarnessError> {
 /// `HARSHJUDGE_VERBOSE`: `1` lists every run (passing ones too) with its
 /// folder in the end-of-run summary; by default only the runs that did not pass.
 fn verbose_setting() -> Result<bool, SettingError> {
-    crate::settings::env_bool("HARSHJUDGE_VERBOSE", false)
+    harshjudge_browser::settings::env_bool("HARSHJUDGE_VERBOSE", false)
 }
 
 /// Declares the suite's secrets (`main!(secrets = …)`, `HARSHJUDGE_SECRETS`):
 /// masked from then on in every file written and line printed.
 fn declare_secrets(pkg: &Package) -> Result<(), HarnessError> {
-    for (name, value) in crate::settings::secrets(pkg.secrets)? {
-        crate::secrets::declare(&name, value.as_deref())?;
+    for (name, value) in harshjudge_browser::settings::secrets(pkg.secrets)? {
+        harshjudge_browser::secrets::declare(&name, value.as_deref())?;
     }
     Ok(())
 }
@@ -267,12 +267,17 @@ pub fn main(pkg: Package) -> ! {
     if let Err(e) = declare_secrets(&pkg) {
         std::process::exit(stopped(&pkg, started, false, &e.to_string()));
     }
-    let tty = crate::secrets::stdio::enable();
+    let tty = harshjudge_browser::secrets::stdio::enable();
     let (libtest_args, flags) = match SuiteFlags::split(std::env::args()) {
         Ok(v) => v,
         Err(e) => {
             let listing = std::env::args().any(|a| a == "--list");
-            crate::secrets::stdio::exit(stopped(&pkg, started, listing, &e.to_string()));
+            harshjudge_browser::secrets::stdio::exit(stopped(
+                &pkg,
+                started,
+                listing,
+                &e.to_string(),
+            ));
         }
     };
     // libtest's own flags, parsed as libtest-mimic does, but an unknown one
@@ -288,14 +293,14 @@ pub fn main(pkg: Package) -> ! {
                 .next()
                 .unwrap_or("")
                 .trim_start_matches("error: ");
-            crate::secrets::stdio::exit(stopped(&pkg, started, listing, first));
+            harshjudge_browser::secrets::stdio::exit(stopped(&pkg, started, listing, first));
         }
     };
     // Masked, stdout is a pipe: libtest keeps the colours of the terminal.
-    if tty && crate::secrets::any() && args.color.is_none() {
+    if tty && harshjudge_browser::secrets::any() && args.color.is_none() {
         args.color = Some(libtest_mimic::ColorSetting::Always);
     }
-    crate::secrets::stdio::exit(run_with(pkg, &args, &flags))
+    harshjudge_browser::secrets::stdio::exit(run_with(pkg, &args, &flags))
 }
 
 /// Lists or runs every registered scenario as `args` say, printing like libtest,
@@ -336,7 +341,7 @@ fn stopped(pkg: &Package, started: std::time::SystemTime, listing: bool, message
         return EXIT_USAGE;
     }
     let error = crate::report::junit::InvocationError {
-        binary: crate::process::binary_name(),
+        binary: harshjudge_browser::process::binary_name(),
         stage: "start".into(),
         message: message.to_string(),
         at: crate::store::now_iso(),
@@ -405,26 +410,26 @@ fn invoke(
         (PathBuf::from(pkg.manifest_dir), None)
     } else {
         let root = package_root(&pkg)?;
-        for warning in crate::settings::unknown_variables() {
+        for warning in harshjudge_browser::settings::unknown_variables() {
             eprintln!("harshjudge: {warning}");
         }
         // Each layer reads its own variables; all are checked before anything runs.
         let settings = Settings::from_env(&root, pkg.name)?;
         let judge = crate::judge::JudgeSettings::from_env()?;
-        crate::browser::set_suite_expect_timeout(pkg.expect_timeout)?;
+        harshjudge_browser::set_suite_expect_timeout(pkg.expect_timeout)?;
         // `--headed` and `--slow-mo` for every browser of the invocation.
-        crate::browser::set_suite_watch(flags.headed, flags.slow_mo)?;
-        crate::browser::check_settings()?;
-        crate::settings::VideoMode::from_env()?;
-        crate::settings::watch::PauseMode::from_env()?;
-        crate::settings::watch::PauseInput::from_env()?;
-        crate::settings::watch::pause_timeout()?;
+        harshjudge_browser::set_suite_watch(flags.headed, flags.slow_mo)?;
+        harshjudge_browser::check_settings()?;
+        harshjudge_browser::settings::VideoMode::from_env()?;
+        harshjudge_browser::settings::watch::PauseMode::from_env()?;
+        harshjudge_browser::settings::watch::PauseInput::from_env()?;
+        harshjudge_browser::settings::watch::pause_timeout()?;
         (root, Some((settings, judge)))
     };
     let verbose = verbose_setting()?;
     let store = settings.as_ref().map(|(s, _)| Store::new(&s.dir));
-    let binary = crate::process::binary_name();
-    crate::browser::configure_snapshots(&package_root, &binary, flags.update_snapshots);
+    let binary = harshjudge_browser::process::binary_name();
+    harshjudge_browser::configure_snapshots(&package_root, &binary, flags.update_snapshots);
     // Listing reads no settings otherwise: `--shard`'s durations' folder here.
     let listing_store = (flags.shard.is_some() && store.is_none())
         .then(|| self::package_root(&pkg).unwrap_or_else(|_| pkg.manifest_dir.into()))

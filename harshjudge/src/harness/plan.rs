@@ -406,7 +406,7 @@ fn last_failed(
 /// cookies and storage, which every engine takes). No browser: as registered.
 pub(crate) fn per_browser(
     scenarios: Vec<&'static ScenarioDef>,
-    browsers: &[crate::browser::BrowserKind],
+    browsers: &[harshjudge_browser::BrowserKind],
 ) -> Vec<&'static ScenarioDef> {
     if browsers.is_empty() {
         return scenarios;

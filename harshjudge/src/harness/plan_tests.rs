@@ -484,7 +484,7 @@ fn resume_without_an_earlier_run_runs_everything_and_says_so() {
 
 #[test]
 fn each_browser_gets_its_own_copy_of_each_scenario_and_its_own_test_names() {
-    use crate::browser::BrowserKind::{self, Firefox, Webkit};
+    use harshjudge_browser::BrowserKind::{self, Firefox, Webkit};
     fn never(_: crate::scenario::Scenario) -> crate::registry::ScenarioFuture {
         Box::pin(async { Ok(()) })
     }

@@ -54,7 +54,7 @@ pub(super) fn owner(
         None => Err(RejudgeError::OtherBinary {
             run: id,
             slug,
-            binary: crate::process::binary_name(),
+            binary: harshjudge_browser::process::binary_name(),
         }),
     }
 }

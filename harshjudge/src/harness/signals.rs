@@ -18,7 +18,7 @@ pub fn signal_exit_code() -> Option<i32> {
 /// every running scenario (each marks its run interrupted, its files written,
 /// its browser released) and lets the harness finish normally; a second one
 /// stops the run's chromedriver (`killer`'s) and exits at once.
-pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime, killer: crate::browser::Killer) {
+pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime, killer: harshjudge_browser::Killer) {
     rt.spawn(async move {
         let Ok(mut term) =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -43,6 +43,6 @@ pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime, killer: crate::br
         eprintln!("harshjudge: stopping at once");
         let _ = crate::store::flush_writes();
         killer.kill_now();
-        crate::secrets::stdio::exit(code);
+        harshjudge_browser::secrets::stdio::exit(code);
     });
 }

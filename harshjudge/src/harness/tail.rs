@@ -19,7 +19,7 @@ use super::{EXIT_FAILED, EXIT_OK};
 /// What the tail needs to know of the invocation.
 pub(super) struct Tail<'a> {
     /// The run's browsers, killed as it ended: their profiles go before the process.
-    pub exiting: crate::browser::Exiting,
+    pub exiting: harshjudge_browser::Exiting,
     pub store: &'a Store,
     pub settings: &'a Settings,
     pub sink: &'a HarnessSink,
@@ -77,7 +77,7 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             }
         })
         .collect();
-    let binary = crate::process::binary_name();
+    let binary = harshjudge_browser::process::binary_name();
     let errors: Vec<crate::report::junit::InvocationError> = (summary.invocation_errors.iter())
         .map(|(stage, message)| crate::report::junit::InvocationError {
             binary: binary.clone(),

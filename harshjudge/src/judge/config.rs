@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{CommandJudge, HttpJudge, Judge, MAX_JUDGE_VOTES, Voting};
-use crate::settings::{SettingError, env, env_duration};
+use harshjudge_browser::settings::{SettingError, env, env_duration};
 
 /// Default for `HARSHJUDGE_JUDGE_TIMEOUT` (one attempt).
 pub const DEFAULT_JUDGE_TIMEOUT: Duration = Duration::from_secs(120);

@@ -99,7 +99,7 @@ impl EvidenceInput {
             name: name.to_string(),
             path,
             kind: kind.to_string(),
-            sha256: crate::browser::trace::ContentHash::of(bytes).to_string(),
+            sha256: harshjudge_browser::trace::ContentHash::of(bytes).to_string(),
             bytes: bytes.len() as u64,
         }
     }

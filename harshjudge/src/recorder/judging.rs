@@ -17,9 +17,9 @@ use tokio::sync::Semaphore;
 
 use super::replay::{ReplayInfo, sh_quote};
 use crate::judge::{self, JudgeSettings};
-use crate::process::binary_name;
-use crate::settings::env;
 use crate::store::{RunId, Slug, StepResult, StepStatus, Store};
+use harshjudge_browser::process::binary_name;
+use harshjudge_browser::settings::env;
 
 /// How many judges may work at once in one harness invocation.
 pub const MAX_PARALLEL_JUDGES: usize = 4;

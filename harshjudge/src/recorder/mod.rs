@@ -398,12 +398,12 @@ impl RunHandle {
 
     /// Writes step `step`'s trace into its evidence (`trace.json`, its DOM
     /// snapshots, screenshots and resources) and lists its files: what
-    /// [`Tracer::end_step`](crate::browser::Tracer::end_step) gave. A failure
+    /// [`Tracer::end_step`](harshjudge_browser::Tracer::end_step) gave. A failure
     /// costs the trace only (`trace-error.txt` says why). The paths written.
     pub fn record_trace(
         &mut self,
         step: &StepId,
-        trace: &crate::browser::StepTrace,
+        trace: &harshjudge_browser::StepTrace,
     ) -> Result<Vec<std::path::PathBuf>, StoreError> {
         self.ensure_open()?;
         let bytes = serde_json::to_vec_pretty(&trace.file).expect("a trace serializes");

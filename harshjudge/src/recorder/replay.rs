@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::process::binary_name;
-use crate::settings::env;
 use crate::store::{Store, StoreError};
+use harshjudge_browser::process::binary_name;
+use harshjudge_browser::settings::env;
 
 /// Quotes `s` for a POSIX shell.
 pub(crate) fn sh_quote(s: &str) -> String {

@@ -341,8 +341,12 @@ pub fn publish_with(store: &Store, p: &Publish, finished: Finished) -> Vec<Strin
             .map(|md| errors_markdown(&record.errors) + &md)
             .map_err(|e| e.to_string())
             .and_then(|md| {
-                write_step_summary(gh, &crate::secrets::mask(&md), record.step_summary.as_ref())
-                    .map_err(|e| e.to_string())
+                write_step_summary(
+                    gh,
+                    &harshjudge_browser::secrets::mask(&md),
+                    record.step_summary.as_ref(),
+                )
+                .map_err(|e| e.to_string())
             });
         match written {
             Ok(mark) => record.step_summary = Some(mark),

@@ -718,7 +718,7 @@ pub fn write(store: &Store, runs: &[RunRef], wall_ms: u64, path: &Path) -> Resul
     write_with(store, runs, &[], wall_ms, path)
 }
 
-/// [`write`], with the scenarios that did not run ([`render_with`]).
+/// [`write`](fn@write), with the scenarios that did not run ([`render_with`]).
 pub fn write_with(
     store: &Store,
     runs: &[RunRef],

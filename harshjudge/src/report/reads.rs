@@ -3,7 +3,7 @@
 //! The HTML report (its overview and run pages), JUnit XML and the step
 //! summary all look at the same runs: each used to read `result.json`,
 //! `meta.yaml` and `judge/result.json` and list the run's evidence folders on
-//! its own. [`Reads`] keeps what was read for the rest of the publication.
+//! its own. `Reads` keeps what was read for the rest of the publication.
 //! A harness process also hands it the final results it already holds
 //! ([`Finished`]: each is what its `result.json` says, written by the same
 //! process), so those files are not read back at all. A read that fails is

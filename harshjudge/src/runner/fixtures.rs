@@ -18,8 +18,8 @@ use crate::fixture::{FixtureDef, FixtureScope, FixtureValue, TeardownDef};
 use crate::output::{self, Captured};
 use crate::registry::ScenarioDef;
 use crate::scenario::Scenario;
-use crate::settings::format_duration;
 use crate::store::{FixtureOutcome, FixtureRun};
+use harshjudge_browser::settings::format_duration;
 
 /// What is wrong with the suite's fixtures, found before anything runs.
 #[derive(Debug, thiserror::Error)]
@@ -359,7 +359,9 @@ impl Invocation {
                 let by = s.slug().to_string();
                 // Under cargo-nextest, once per run (`fixtures_shared.rs`):
                 // torn down when the run ends, not with this process.
-                if let (Some(share), Some(run)) = (def.share, crate::process::shared::run_id()) {
+                if let (Some(share), Some(run)) =
+                    (def.share, harshjudge_browser::process::shared::run_id())
+                {
                     return super::fixtures_shared::value(def, s, share, &run)
                         .await
                         .map_err(|e| SetUpFailed {

@@ -18,9 +18,9 @@ use std::time::Duration;
 use crate::error::Error;
 use crate::fixture::{FixtureDef, FixtureValue, Share};
 use crate::output::{self, Captured};
-use crate::process::shared::RunFolder;
 use crate::scenario::Scenario;
 use crate::store::{FixtureOutcome, RunId, Slug, Store};
+use harshjudge_browser::process::shared::RunFolder;
 
 /// The value, once set up.
 const VALUE: &str = "value.json";
@@ -37,7 +37,7 @@ pub(super) async fn value(
     share: Share,
     run: &str,
 ) -> Result<FixtureValue, Error> {
-    let binary = crate::process::binary_name();
+    let binary = harshjudge_browser::process::binary_name();
     let (key, run) = (def.key, run.to_string());
     let folder = tokio::task::spawn_blocking(move || {
         RunFolder::lock("fixture", &run, &[binary.as_bytes(), key.as_bytes()])
@@ -86,7 +86,7 @@ pub(super) async fn value(
         }
         Err(e) => {
             let why = format!("{} (set up once for the nextest run)", e.message());
-            publish(FAILED, crate::secrets::mask(&why).as_bytes())?;
+            publish(FAILED, harshjudge_browser::secrets::mask(&why).as_bytes())?;
             Err(e)
         }
     }
@@ -103,9 +103,9 @@ struct SetUpBy {
 /// once nextest's runner (`process::shared::nextest_runner`) ends.
 fn spawn_teardown(dir: &Path, key: &str, by: &SetUpBy) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
-    let runner = crate::process::shared::nextest_runner()
+    let runner = harshjudge_browser::process::shared::nextest_runner()
         .ok_or_else(|| std::io::Error::other("nextest's runner is not known"))?;
-    let started = crate::process::start_time(runner)
+    let started = harshjudge_browser::process::start_time(runner)
         .ok_or_else(|| std::io::Error::other("nextest's runner is not running"))?;
     std::process::Command::new(std::env::current_exe()?)
         .arg(TEARDOWN_ARG)
@@ -134,7 +134,7 @@ pub(crate) fn tear_down_after_run(args: &[String]) -> i32 {
         return 2;
     };
     let pid: u32 = pid.parse().unwrap_or(0);
-    while crate::process::start_time(pid).as_deref() == Some(started.as_str()) {
+    while harshjudge_browser::process::start_time(pid).as_deref() == Some(started.as_str()) {
         std::thread::sleep(Duration::from_millis(100));
     }
     let dir = PathBuf::from(dir);

@@ -28,9 +28,9 @@ use crate::registry::ScenarioDef;
 use crate::registry::ScenarioFuture;
 use crate::run_settings::EvidenceMode;
 use crate::scenario::{RunContext, Scenario};
-use crate::settings::format_duration;
 use crate::store::NewEvidence;
 use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
+use harshjudge_browser::settings::format_duration;
 
 mod fixture_calls;
 pub(crate) mod fixtures;
@@ -48,11 +48,11 @@ pub(crate) struct Limits {
     pub full_page: bool,
     /// `HARSHJUDGE_FAIL_ON_CONSOLE_ERRORS` and its allow-list, read once per
     /// invocation (not at every step boundary).
-    pub console: crate::browser::ConsoleSettings,
+    pub console: harshjudge_browser::ConsoleSettings,
     /// What this attempt's trace records (the harness decides per attempt).
-    pub tracing: crate::browser::Tracing,
+    pub tracing: harshjudge_browser::Tracing,
     /// The trace mode it comes from, and the attempt (what `trace.json` says).
-    pub trace_mode: crate::settings::TraceMode,
+    pub trace_mode: harshjudge_browser::settings::TraceMode,
     /// The attempt's number, from 1.
     pub attempt: u32,
     /// A screenshot after each traced action (`HARSHJUDGE_TRACE_SCREENSHOTS`).
@@ -69,7 +69,7 @@ pub(crate) struct Shared {
     pub def: &'static ScenarioDef,
     pub base_url: String,
     /// Where its pages come from (the run's).
-    pub browsers: Arc<crate::browser::Browsers>,
+    pub browsers: Arc<harshjudge_browser::Browsers>,
     /// Evidence numbers handed out so far, per kind (`popup`, `download`).
     numbers: Mutex<std::collections::HashMap<String, usize>>,
     /// Where every event goes: the run's store writer, which records it and
@@ -83,7 +83,7 @@ pub(crate) struct Shared {
     /// Probes registered by the scenario (browser pages, HTTP, commands).
     pub probes: Mutex<Vec<Arc<dyn Probe>>>,
     /// Browser pages opened by the scenario, released when it ends.
-    pub pages: Mutex<Vec<crate::browser::Page>>,
+    pub pages: Mutex<Vec<harshjudge_browser::Page>>,
     /// The store the run is recorded in (where storage states are saved).
     store: crate::store::Store,
     /// The cookies its requests keep while no page is open, seeded from its
@@ -94,7 +94,7 @@ pub(crate) struct Shared {
     /// The run's video (`HARSHJUDGE_VIDEO`, `video.rs`).
     video: video::Video,
     /// The attempt's trace recorder, given to its pages (none: not traced).
-    tracer: Option<Arc<crate::browser::Tracer>>,
+    tracer: Option<Arc<harshjudge_browser::Tracer>>,
     /// Its fixtures: set up, their values, what `result.json` says of them.
     fixtures: fixtures::Fixtures,
     /// What the running step printed (`log!`): its `log.txt` when it ends.
@@ -120,7 +120,7 @@ struct Cursor {
     end_failure: Option<(String, Option<String>)>,
     /// The running step's soft assertions that failed, in order
     /// (`expect(…).soft()`): it fails at its end for them.
-    soft: Vec<crate::soft::SoftFailure>,
+    soft: Vec<harshjudge_browser::soft::SoftFailure>,
     /// Pages being opened now, and since when one has been: the step's
     /// clock stands still meanwhile ([`ClockHold`]).
     opening: (usize, Instant),
@@ -167,14 +167,14 @@ impl Shared {
         def: &'static ScenarioDef,
         run: RunHandle,
         base_url: String,
-        browsers: Arc<crate::browser::Browsers>,
+        browsers: Arc<harshjudge_browser::Browsers>,
         sink: Arc<dyn EventSink>,
         stop_after: usize,
         limits: Limits,
         judging: Option<JudgeRun>,
     ) -> Arc<Shared> {
         let store = run.store().clone();
-        let tracer = crate::browser::Tracer::new(
+        let tracer = harshjudge_browser::Tracer::new(
             limits.tracing,
             limits.trace_mode,
             limits.attempt,
@@ -310,7 +310,7 @@ impl Shared {
             return None;
         }
         let pages = self.pages.lock().expect("pages lock").clone();
-        crate::browser::console_failure(&pages, &self.limits.console).await
+        harshjudge_browser::console_failure(&pages, &self.limits.console).await
     }
 
     /// Registers a probe and captures its first state as the `before` of the
@@ -602,7 +602,7 @@ pub(crate) async fn execute(shared: Arc<Shared>) {
     };
     let mut fut = CatchPanic(Box::pin(crate::output::scope(
         shared.output.clone(),
-        crate::soft::scope(soft::sink(&shared), with_before_hook(&shared, handle)),
+        harshjudge_browser::soft::scope(soft::sink(&shared), with_before_hook(&shared, handle)),
     )));
     let scenario_deadline = shared
         .scenario_limit()
@@ -878,7 +878,10 @@ fn record_outcomes(shared: &Shared, end: End, server_down: Option<String>, after
         (failure, _) => failure,
     };
     // Soft assertions of the step that failed before it did: told first.
-    let failure = match (failure, crate::soft::describe(&std::mem::take(&mut c.soft))) {
+    let failure = match (
+        failure,
+        harshjudge_browser::soft::describe(&std::mem::take(&mut c.soft)),
+    ) {
         (Some((msg, loc)), Some(soft)) => Some((format!("{soft}\nthen {msg}"), loc)),
         (failure, _) => failure,
     };
@@ -1058,7 +1061,7 @@ impl RunContext for Shared {
         Box::pin(self.add_probe(probe))
     }
 
-    fn pages(&self) -> Vec<crate::browser::Page> {
+    fn pages(&self) -> Vec<harshjudge_browser::Page> {
         self.pages.lock().expect("pages lock").clone()
     }
 
@@ -1071,7 +1074,7 @@ impl RunContext for Shared {
         jar.clone().map_err(Error::msg)
     }
 
-    fn storage_state(&self) -> Result<Option<crate::browser::StorageState>, Error> {
+    fn storage_state(&self) -> Result<Option<harshjudge_browser::StorageState>, Error> {
         let Some(name) = self.def.storage_state else {
             return Ok(None);
         };
@@ -1081,7 +1084,7 @@ impl RunContext for Shared {
         }
     }
 
-    fn browsers(&self) -> &crate::browser::Browsers {
+    fn browsers(&self) -> &harshjudge_browser::Browsers {
         &self.browsers
     }
 
@@ -1091,10 +1094,10 @@ impl RunContext for Shared {
 
     fn page(
         self: Arc<Self>,
-        emulation: Option<crate::browser::Emulation>,
-    ) -> BoxFuture<'static, Result<crate::browser::Page, Error>> {
+        emulation: Option<harshjudge_browser::Emulation>,
+    ) -> BoxFuture<'static, Result<harshjudge_browser::Page, Error>> {
         Box::pin(async move {
-            let mut config = crate::browser::BrowserConfig::from_env()?;
+            let mut config = harshjudge_browser::BrowserConfig::from_env()?;
             if let Some(b) = self.def.browser {
                 config = config.for_browser(b);
             }
@@ -1104,7 +1107,7 @@ impl RunContext for Shared {
             // The password of HTTP authentication is a secret: masked in
             // everything written or printed from now on.
             if let Some(c) = &config.emulation.http_credentials {
-                let _ = crate::secrets::add("HTTP_CREDENTIALS", &c.password);
+                let _ = harshjudge_browser::secrets::add("HTTP_CREDENTIALS", &c.password);
             }
             // A browser slow to start on a busy machine leaves the step all
             // of its own time.
@@ -1126,7 +1129,7 @@ impl RunContext for Shared {
             // state's localStorage: requests and pages share one jar.
             let origins = RunContext::storage_state(&*self)?.map(|s| s.origins);
             let jar = RunContext::cookie_jar(&*self)?;
-            let state = crate::browser::StorageState {
+            let state = harshjudge_browser::StorageState {
                 cookies: crate::api::cookies::scenario_cookies(&others, &jar).await?,
                 origins: origins.unwrap_or_default(),
             };
@@ -1213,7 +1216,7 @@ mod fixture_tests;
 /// The evidence interface a page holds of the scenario that opened it
 /// (`to_have_screenshot` keeps its baseline per scenario and attaches its
 /// images to the step running): what `Scenario::attach` does.
-impl crate::browser::ScenarioEvidence for Shared {
+impl harshjudge_browser::ScenarioEvidence for Shared {
     fn slug(&self) -> &str {
         self.def.slug
     }
@@ -1232,7 +1235,7 @@ impl crate::browser::ScenarioEvidence for Shared {
 
     fn save_storage_state(
         &self,
-        name: &crate::browser::StateName,
+        name: &harshjudge_browser::StateName,
         bytes: &[u8],
     ) -> std::result::Result<std::path::PathBuf, Box<dyn std::error::Error + Send + Sync>> {
         Ok(self.store.write_storage_state(name, bytes)?)

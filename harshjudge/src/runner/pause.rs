@@ -1,11 +1,11 @@
 //! `HARSHJUDGE_PAUSE=on-failure`: where a step failed, its browser stays
 //! open for a person to look at before its pages close
-//! ([`crate::browser::pause`], which speaks to the terminal: the one place a
+//! ([`harshjudge_browser::pause`], which speaks to the terminal: the one place a
 //! run prints).
 
 use super::{ClockHold, Shared};
-use crate::browser::pause::{PauseAt, pause};
-use crate::settings::watch::PauseMode;
+use harshjudge_browser::pause::{PauseAt, pause};
+use harshjudge_browser::settings::watch::PauseMode;
 
 impl Shared {
     /// Pauses after step `n` failed, when `HARSHJUDGE_PAUSE=on-failure` and
@@ -35,7 +35,7 @@ impl Shared {
         }
     }
 
-    /// What [`crate::browser::ScenarioEvidence::hold_clock`] holds as
+    /// What [`harshjudge_browser::ScenarioEvidence::hold_clock`] holds as
     /// `page.pause()` begins: the running step's timer, stopped; and the
     /// step's trace so far written (`trace.json`, replaced at the step's
     /// end), so that the trace the pause points to is there to look at.

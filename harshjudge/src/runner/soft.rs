@@ -1,4 +1,4 @@
-//! The runner's side of soft assertions (`crate::soft`): the running
+//! The runner's side of soft assertions (`harshjudge_browser::soft`): the running
 //! scenario is their sink. A soft failure is kept with the running step and
 //! leaves the evidence a failure takes, numbered (`soft-1-error.png`,
 //! `soft-1-page.html`, `soft-1-aria.yml`); the step fails at its end
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{Shared, Side};
 use crate::evidence::{BoxFuture, Snapshot};
 use crate::run_settings::EvidenceMode;
-use crate::soft::{SoftFailure, SoftSink};
+use harshjudge_browser::soft::{SoftFailure, SoftSink};
 
 impl SoftSink for Shared {
     fn record(&self, failure: SoftFailure) -> BoxFuture<'_, ()> {
@@ -67,7 +67,7 @@ impl Shared {
         let console = self.console_failure().await;
         let soft = self.take_soft();
         let at = soft.first().map(|f| f.location.clone());
-        match (crate::soft::describe(&soft), console) {
+        match (harshjudge_browser::soft::describe(&soft), console) {
             (Some(s), Some(c)) => Some((format!("{s}\nand {c}"), at)),
             (Some(s), None) => Some((s, at)),
             (None, c) => c.map(|c| (c, None)),

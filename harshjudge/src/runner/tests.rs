@@ -633,7 +633,7 @@ async fn attachments_and_probe_evidence_reach_the_store_only_through_the_event_s
 /// in the same process at the same time.
 #[test]
 fn evidence_numbers_are_per_scenario_and_kind() {
-    use crate::browser::ScenarioEvidence;
+    use harshjudge_browser::ScenarioEvidence;
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path().join(".harshJudge"));
     store.ensure_initialized("unit", "").unwrap();
@@ -677,13 +677,18 @@ fn two_soft_failures_in_step_one(s: Scenario) -> ScenarioFuture {
         m.begin(1).await;
         s.probe(CountingProbe(Default::default())).await;
         let at = std::panic::Location::caller();
-        crate::soft::settle(
+        harshjudge_browser::soft::settle(
             true,
             at,
             Err::<(), _>(Error::msg("expected 3 items\n  received: 2")),
         )
         .await?;
-        crate::soft::settle(true, at, Err::<(), _>(Error::msg("expected the total 42"))).await?;
+        harshjudge_browser::soft::settle(
+            true,
+            at,
+            Err::<(), _>(Error::msg("expected the total 42")),
+        )
+        .await?;
         s.attach_text("after-the-soft-ones", "still running")?;
         m.begin(2).await;
         Ok(())
@@ -739,7 +744,12 @@ fn soft_then_hard(s: Scenario) -> ScenarioFuture {
         let m = crate::__private::steps(&s);
         m.begin(1).await;
         let at = std::panic::Location::caller();
-        crate::soft::settle(true, at, Err::<(), _>(Error::msg("the banner is missing"))).await?;
+        harshjudge_browser::soft::settle(
+            true,
+            at,
+            Err::<(), _>(Error::msg("the banner is missing")),
+        )
+        .await?;
         Err(Error::msg("the page is gone"))?;
         Ok(())
     })
@@ -765,7 +775,7 @@ fn soft_in_the_last_step(s: Scenario) -> ScenarioFuture {
         m.begin(1).await;
         m.begin(2).await;
         let at = std::panic::Location::caller();
-        crate::soft::settle(true, at, Err::<(), _>(Error::msg("late"))).await?;
+        harshjudge_browser::soft::settle(true, at, Err::<(), _>(Error::msg("late"))).await?;
         Ok(())
     })
 }

@@ -36,7 +36,7 @@ impl Shared {
     pub(super) fn emit_trace(
         &self,
         id: &crate::store::StepId,
-        file: &crate::browser::trace::TraceFile,
+        file: &harshjudge_browser::trace::TraceFile,
         dom: Option<&[u8]>,
         shots: &[(String, Vec<u8>)],
         resources: &[(&'static str, Vec<u8>)],

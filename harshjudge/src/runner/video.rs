@@ -29,9 +29,9 @@ use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::browser::{BrowserError, Page, Screencast, ScreencastFrame};
-use crate::settings::VideoMode;
 use crate::store::{RunDir, StepStatus, StoreError};
+use harshjudge_browser::settings::VideoMode;
+use harshjudge_browser::{BrowserError, Page, Screencast, ScreencastFrame};
 
 /// Frames per second of the video.
 const FPS: u32 = 25;
@@ -168,7 +168,7 @@ impl Video {
         let child = spawn_encoder(&path, &temp, viewport)
             .map_err(|source| VideoError::Ffmpeg { path, source })?;
         // The trace's clock: the report maps an entry's start to the video's time.
-        let (started, started_at) = (Instant::now(), crate::browser::now_ms());
+        let (started, started_at) = (Instant::now(), harshjudge_browser::now_ms());
         let mut cast = match page.screencast().await {
             Ok(Some(cast)) => cast,
             Ok(None) => {
@@ -310,7 +310,7 @@ static NOT_KEPT: std::sync::Once = std::sync::Once::new();
 
 /// `HARSHJUDGE_FFMPEG`, else `ffmpeg` (on PATH).
 fn ffmpeg_path() -> PathBuf {
-    match crate::settings::env("HARSHJUDGE_FFMPEG") {
+    match harshjudge_browser::settings::env("HARSHJUDGE_FFMPEG") {
         Ok(Some(path)) => PathBuf::from(path),
         _ => PathBuf::from("ffmpeg"),
     }
@@ -335,9 +335,9 @@ fn spawn_encoder(
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    crate::process::own_group(&mut cmd);
-    crate::process::die_with_this_process(&mut cmd);
-    crate::process::spawn_from_keeper(cmd)
+    harshjudge_browser::process::own_group(&mut cmd);
+    harshjudge_browser::process::die_with_this_process(&mut cmd);
+    harshjudge_browser::process::spawn_from_keeper(cmd)
 }
 
 /// Waits for an encoder whose input ended to finish writing `out`, for as
@@ -389,7 +389,10 @@ fn encode(
     started: Instant,
     out: &Path,
 ) -> Result<(), VideoError> {
-    let stderr = child.stderr.take().map(crate::process::drain_tail);
+    let stderr = child
+        .stderr
+        .take()
+        .map(harshjudge_browser::process::drain_tail);
     let mut stdin = child.stdin.take().expect("ffmpeg's stdin is piped");
     let mut pacer = Pacer::new(started);
     let mut broken = None;
@@ -427,7 +430,7 @@ fn encode(
     if status.success() && broken.is_none() {
         return Ok(());
     }
-    let said = crate::process::tail_text(&stderr);
+    let said = harshjudge_browser::process::tail_text(&stderr);
     let input = broken.map(|e| format!(" (writing its input: {e})"));
     let said = if said.is_empty() {
         said

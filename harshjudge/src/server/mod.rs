@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::process::{Watch, Watchdog};
+use harshjudge_browser::process::{Watch, Watchdog};
 
 mod nextest;
 pub(crate) use nextest::announce_reports;
@@ -149,7 +149,7 @@ impl WebServer {
             cmd.env(k, v.replace(PORT, &port.to_string()));
         }
         cmd.stdin(Stdio::null());
-        crate::process::own_group(&mut cmd);
+        harshjudge_browser::process::own_group(&mut cmd);
         Ok((cmd, line))
     }
 }
@@ -207,7 +207,7 @@ pub enum ServerError {
     /// It did not become ready in time.
     #[error(
         "the web server `{command}` was not ready after {} ({waiting}; WebServer::timeout to wait longer); its last output lines:\n{}",
-        crate::settings::format_duration(*waited),
+        harshjudge_browser::settings::format_duration(*waited),
         block(lines)
     )]
     NotReady {
@@ -274,18 +274,19 @@ fn start_here(server: &WebServer, root: &Path) -> Result<Running, ServerError> {
     let port = free_port(&server.command)?;
     let (mut cmd, line) = server.spawnable(port, root)?;
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    crate::process::die_with_this_process(&mut cmd);
+    harshjudge_browser::process::die_with_this_process(&mut cmd);
     let io = |what, source| ServerError::Io {
         command: line.clone(),
         what,
         source,
     };
-    let mut child = crate::process::spawn_from_keeper(cmd).map_err(|e| io("/bin/sh", e))?;
+    let mut child =
+        harshjudge_browser::process::spawn_from_keeper(cmd).map_err(|e| io("/bin/sh", e))?;
     let group = child.id();
     let watchdog = match Watchdog::spawn(group, None, Watch::ThisProcess) {
         Ok(w) => w,
         Err(e) => {
-            crate::process::kill_group(group);
+            harshjudge_browser::process::kill_group(group);
             let _ = child.wait();
             return Err(io("its watchdog (/bin/sh)", e));
         }
@@ -412,7 +413,8 @@ impl Running {
                 Ok(Some(status)) => Some(status.to_string()),
                 _ => None,
             },
-            None => (!crate::process::alive(self.group)).then(|| "an unknown status".into()),
+            None => (!harshjudge_browser::process::alive(self.group))
+                .then(|| "an unknown status".into()),
         }
     }
 
@@ -426,7 +428,7 @@ impl Running {
             while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
                 std::thread::sleep(Duration::from_millis(20));
             }
-            crate::process::kill_group(self.group);
+            harshjudge_browser::process::kill_group(self.group);
             let _ = child.kill();
             let _ = child.wait();
         }

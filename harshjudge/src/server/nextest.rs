@@ -12,9 +12,9 @@
 //!   become ready is not retried by every process: they all report its error;
 //! - the server runs in a process group of its own, with stdin closed and its
 //!   output in the log file (nothing holds nextest's pipes), and a watchdog
-//!   ([`crate::process::Watch::Process`]) waits for the end of nextest's runner
+//!   ([`harshjudge_browser::process::Watch::Process`]) waits for the end of nextest's runner
 //!   (the scenario processes' parent, or a target runner's that runs them:
-//!   [`crate::process::shared::nextest_runner`]), then kills the group and removes
+//!   [`harshjudge_browser::process::shared::nextest_runner`]), then kills the group and removes
 //!   the folder: after the run, and after Ctrl-C (the watchdog and the server
 //!   are out of the terminal's process group, and outlive the runner by at
 //!   most 0.2 s), nothing is left.
@@ -29,7 +29,7 @@
 //! publish starts the run's one announcer, a detached `/bin/sh` that holds
 //! nextest's own standard error (the runner's fd 2: the terminal, or the CI
 //! log; never `/dev/tty`), waits for the runner to end
-//! ([`crate::process::UNTIL_ENDED`]), then prints every folder's lines in
+//! ([`harshjudge_browser::process::UNTIL_ENDED`]), then prints every folder's lines in
 //! that order and removes the run's folder.
 
 use std::path::{Path, PathBuf};
@@ -37,11 +37,11 @@ use std::process::Stdio;
 
 use super::output::Output;
 use super::{Running, ServerError, WebServer, free_port, wait_ready};
-use crate::process::shared::{RunFolder, RunFolderError};
-use crate::process::{Watch, Watchdog};
+use harshjudge_browser::process::shared::{RunFolder, RunFolderError};
+use harshjudge_browser::process::{Watch, Watchdog};
 
 /// `NEXTEST_RUN_ID` when it is a valid id (it becomes part of a path).
-pub(super) use crate::process::shared::run_id;
+pub(super) use harshjudge_browser::process::shared::run_id;
 
 /// What `server.json` holds.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -104,7 +104,7 @@ pub(super) fn shared(
             command: server.command.clone(),
             port: 0,
             group: 0,
-            error: Some(crate::secrets::mask(&e.to_string()).into_owned()),
+            error: Some(harshjudge_browser::secrets::mask(&e.to_string()).into_owned()),
         },
     };
     folder
@@ -138,7 +138,7 @@ fn start_detached(
     let out = std::fs::File::create(log).map_err(|e| io("its output.log", e))?;
     let err = out.try_clone().map_err(|e| io("its output.log", e))?;
     cmd.stdout(Stdio::from(out)).stderr(Stdio::from(err));
-    let runner = crate::process::shared::nextest_runner().ok_or_else(|| {
+    let runner = harshjudge_browser::process::shared::nextest_runner().ok_or_else(|| {
         io(
             "nextest's runner",
             std::io::Error::other("no parent process"),
@@ -149,7 +149,7 @@ fn start_detached(
     match Watchdog::spawn(group, Some(dir), Watch::Process(runner)) {
         Ok(w) => w.detach(),
         Err(e) => {
-            crate::process::kill_group(group);
+            harshjudge_browser::process::kill_group(group);
             let _ = child.wait();
             return Err(io("its watchdog (/bin/sh)", e));
         }
@@ -169,7 +169,7 @@ fn start_detached(
     Ok(running)
 }
 
-/// What the announcer runs after [`crate::process::UNTIL_ENDED`]: `$1` the
+/// What the announcer runs after [`harshjudge_browser::process::UNTIL_ENDED`]: `$1` the
 /// run's folder, `$2` the runner's pid, `$3` its start time. Its stderr is
 /// the runner's. A runner that exited but is not reaped yet (a zombie: its
 /// parent may be reading its output to the end before it waits) has ended:
@@ -204,7 +204,7 @@ pub(crate) enum AnnounceError {
     /// The run's folder could not be used.
     #[error(transparent)]
     Folder(#[from] RunFolderError),
-    /// nextest's runner ([`crate::process::shared::nextest_runner`]) is gone.
+    /// nextest's runner ([`harshjudge_browser::process::shared::nextest_runner`]) is gone.
     #[error("nextest's runner (pid {pid}) is not running")]
     NoRunner {
         /// The parent's pid (0: none).
@@ -229,10 +229,10 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
     if started.exists() {
         return Ok(());
     }
-    let runner =
-        crate::process::shared::nextest_runner().ok_or(AnnounceError::NoRunner { pid: 0 })?;
-    let since =
-        crate::process::start_time(runner).ok_or(AnnounceError::NoRunner { pid: runner })?;
+    let runner = harshjudge_browser::process::shared::nextest_runner()
+        .ok_or(AnnounceError::NoRunner { pid: 0 })?;
+    let since = harshjudge_browser::process::start_time(runner)
+        .ok_or(AnnounceError::NoRunner { pid: runner })?;
     // nextest's own standard error, appended to (a file is not overwritten).
     let stderr = std::fs::OpenOptions::new()
         .append(true)
@@ -241,7 +241,10 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
     use std::os::unix::process::CommandExt;
     std::process::Command::new("/bin/sh")
         .arg("-c")
-        .arg(format!("{}\n{ANNOUNCER}", crate::process::UNTIL_ENDED))
+        .arg(format!(
+            "{}\n{ANNOUNCER}",
+            harshjudge_browser::process::UNTIL_ENDED
+        ))
         .arg("harshjudge-reports")
         .arg(dir)
         .arg(runner.to_string())
@@ -260,7 +263,7 @@ pub(crate) fn announce_reports(store_dir: &Path, lines: &[String]) -> Result<(),
 /// or `{n}-{key}.lines` with `n` one more than the folders already there (so
 /// the announcer prints them in the order they first published).
 fn lines_name(dir: &Path, store_dir: &Path) -> String {
-    let key = crate::process::shared::key(&[store_dir.as_os_str().as_encoded_bytes()]);
+    let key = harshjudge_browser::process::shared::key(&[store_dir.as_os_str().as_encoded_bytes()]);
     let suffix = format!("-{key}.lines");
     let names: Vec<String> = std::fs::read_dir(dir)
         .into_iter()

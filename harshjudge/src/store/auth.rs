@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fsio::{self, LockGuard, io_err};
 use super::{Store, StoreError, names};
-use crate::browser::{BrowserError, StateName, StorageState};
+use harshjudge_browser::{BrowserError, StateName, StorageState};
 
 /// What one setup scenario did in one nextest run: run once, read by every
 /// process of that run that needs it.

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::fsio::{self, Finish, Folder, LinkFailed, NewFile, io_err};
 use super::{Store, StoreError};
-use crate::browser::trace::ContentHash;
+use harshjudge_browser::trace::ContentHash;
 
 /// Evidence files of at least this size go through the blob store (and images
 /// whatever their size); smaller ones are written as they are.

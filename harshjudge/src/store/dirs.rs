@@ -17,7 +17,7 @@ use super::{
     RunStatus, ScenarioMeta, ScenarioSpec, SkillState, Slug, Stats, StepDoc, StepId, Store,
     StoreError, WrittenEvidence,
 };
-use crate::browser::trace::ContentHash;
+use harshjudge_browser::trace::ContentHash;
 
 /// `scenarios/{slug}/`: one scenario's folder ([`Store::scenario`]).
 #[derive(Clone, Copy, Debug)]

@@ -42,10 +42,10 @@ pub(crate) fn create_dir_all(dir: &Path) -> Result<(), StoreError> {
 ///
 /// Every file written here (and by [`write_new`], [`Folder::write_atomic`],
 /// [`Folder::write_new`]) has the suite's declared secrets masked
-/// ([`crate::secrets::mask_file`]): the one place text reaches
+/// ([`harshjudge_browser::secrets::mask_file`]): the one place text reaches
 /// `.harshJudge/`. Only [`write_private`] writes as given.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let bytes = &crate::secrets::mask_file(bytes)[..];
+    let bytes = &harshjudge_browser::secrets::mask_file(bytes)[..];
     write_in_parent(path, bytes, Finish::Replace, PLAIN).map(|_| ())
 }
 
@@ -60,7 +60,7 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StoreError>
 /// Writes `bytes` only if `path` does not exist yet (atomic create).
 /// Returns whether it wrote.
 pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
-    let bytes = &crate::secrets::mask_file(bytes)[..];
+    let bytes = &harshjudge_browser::secrets::mask_file(bytes)[..];
     write_in_parent(path, bytes, Finish::IfNew, PLAIN)
 }
 
@@ -214,7 +214,7 @@ impl Folder {
 
     /// [`write_atomic`] of `name` in this folder.
     pub(crate) fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
-        let bytes = &crate::secrets::mask_file(bytes)[..];
+        let bytes = &harshjudge_browser::secrets::mask_file(bytes)[..];
         self.write(name, bytes, Finish::Replace, PLAIN)
             .map(|_| ())
             .map_err(|e| io_err(&self.path.join(name), e))

@@ -33,7 +33,7 @@ pub(super) const VIDEO: &str = "video.webm";
 pub(super) const VIDEO_CUES: &str = "video.vtt";
 /// `runs/{runId}/trace-resources/`: the stylesheets (and later images) the
 /// run's DOM snapshots need, `{sha256}.{ext}`, each a hard link to its blob.
-pub(super) use crate::browser::trace::TRACE_RESOURCES;
+pub(super) use harshjudge_browser::trace::TRACE_RESOURCES;
 /// `runs/{runId}/judge/`.
 pub(super) const JUDGE: &str = "judge";
 /// `runs/{runId}/evidence/` (flat, v1) and `step-{NN}/evidence/`.

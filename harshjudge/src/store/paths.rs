@@ -227,7 +227,7 @@ impl Store {
     }
 
     /// `.blobs/{first 2 hex}/{sha256 hex}`: the blob of one content.
-    pub(crate) fn blob_path(&self, hash: &crate::browser::trace::ContentHash) -> PathBuf {
+    pub(crate) fn blob_path(&self, hash: &harshjudge_browser::trace::ContentHash) -> PathBuf {
         let h = hash.as_str();
         self.blobs_dir().join(&h[..2]).join(h)
     }

@@ -87,13 +87,16 @@ impl Store {
             fsio::create_dir_all(&tmp.join(names::EVIDENCE))?;
             let file = tmp.join(names::RESULT);
             let bytes = result_bytes(&result);
-            std::fs::write(&file, crate::secrets::mask_file(&bytes))
+            std::fs::write(&file, harshjudge_browser::secrets::mask_file(&bytes))
                 .map_err(|e| io_err(&file, e))?;
             if let Some(state) = state {
                 let file = tmp.join(names::SKILL_STATE);
                 let text = to_yaml(state);
-                std::fs::write(&file, crate::secrets::mask_file(text.as_bytes()))
-                    .map_err(|e| io_err(&file, e))?;
+                std::fs::write(
+                    &file,
+                    harshjudge_browser::secrets::mask_file(text.as_bytes()),
+                )
+                .map_err(|e| io_err(&file, e))?;
                 PARSED_STATE.remember(&dir.join(names::SKILL_STATE), text, state.clone());
             }
             // The run's folder confined once, now: the folder this call
@@ -341,7 +344,7 @@ impl Store {
             bytes,
         } = file;
         // Masked once, before the sidecar takes its size and `.blobs/` its hash.
-        let bytes = &crate::secrets::mask_file(bytes)[..];
+        let bytes = &harshjudge_browser::secrets::mask_file(bytes)[..];
         let ext_ok =
             !ext.is_empty() && ext.len() <= 10 && ext.bytes().all(|b| b.is_ascii_alphanumeric());
         if !ext_ok {
@@ -874,8 +877,8 @@ impl Store {
         run: &RunId,
         ext: &str,
         bytes: &[u8],
-    ) -> Result<crate::browser::trace::ContentHash, StoreError> {
-        let hash = crate::browser::trace::ContentHash::of(bytes);
+    ) -> Result<harshjudge_browser::trace::ContentHash, StoreError> {
+        let hash = harshjudge_browser::trace::ContentHash::of(bytes);
         let path = self.scenario(slug).run(run).trace_resource(&hash, ext);
         let name = format!("{}.{ext}", hash.as_str());
         let (folder, _) = self

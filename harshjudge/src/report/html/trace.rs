@@ -91,7 +91,7 @@ pub(crate) fn view(store: &Store, trace: &Path, link: &str, dom: Option<&Path>) 
                     .map_err(|e| format!("trace.json is not a trace: {e}"))
             })
             .and_then(|c| {
-                if c.version > crate::browser::trace::TRACE_VERSION {
+                if c.version > harshjudge_browser::trace::TRACE_VERSION {
                     Err(format!(
                         "trace.json version {} is newer than this harshjudge",
                         c.version
@@ -187,12 +187,13 @@ fn resources(
     let mut room = RESOURCES_LIMIT;
     let mut left = Vec::new();
     for (sha, resource) in &named.resources {
-        let Some(hash) = crate::browser::trace::ContentHash::parse(sha) else {
+        let Some(hash) = harshjudge_browser::trace::ContentHash::parse(sha) else {
             continue;
         };
         let ext =
-            crate::browser::trace::resource_ext(resource.kind.as_deref().unwrap_or("text/css"));
-        let mime = crate::browser::trace::resource_type(ext).unwrap_or("application/octet-stream");
+            harshjudge_browser::trace::resource_ext(resource.kind.as_deref().unwrap_or("text/css"));
+        let mime =
+            harshjudge_browser::trace::resource_type(ext).unwrap_or("application/octet-stream");
         let Some(path) = RunDir::trace_resource_beside(evidence, &hash, ext) else {
             continue;
         };

@@ -198,7 +198,7 @@ fn a_steps_images_and_sheets_are_inlined_as_data_urls_of_their_type() {
     let dir = tmp.path();
     let run = project(dir);
     let (png, css) = (b"\x89PNG fake".as_slice(), b"p { color: red }".as_slice());
-    let sha = |b: &[u8]| crate::browser::trace::ContentHash::of(b).to_string();
+    let sha = |b: &[u8]| harshjudge_browser::trace::ContentHash::of(b).to_string();
     let (png_sha, css_sha, gone) = (sha(png), sha(css), sha(b"gone"));
     std::fs::create_dir_all(run.join("trace-resources")).unwrap();
     std::fs::write(run.join(format!("trace-resources/{png_sha}.png")), png).unwrap();

@@ -1,0 +1,259 @@
+//! The BiDi page's cookies (`storage.*` in its user context), other
+//! origins' storage, downloads, popups (new top-level contexts), `close`
+//! and `page.cdp` (chromedriver's `goog:cdp.*` BiDi commands).
+
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Value, json};
+
+use super::BidiPage;
+use crate::backend::page_backend::{self, PopupArm};
+use crate::bidi::protocol::{
+    Close, Cookies, DownloadBehavior, Empty, GetCookies, GetTree, Partition, SetCookie,
+    SetDownloadBehavior, UserTree,
+};
+use crate::config::BrowserKind;
+use crate::cookies::{Cookie, bidi_cookie, to_bidi};
+use crate::engines;
+use crate::error::BrowserError;
+
+/// `goog:cdp.getSession`'s answer.
+#[derive(Deserialize)]
+struct CdpSession {
+    session: Option<String>,
+}
+
+/// `goog:cdp.sendCommand`'s answer.
+#[derive(Deserialize)]
+struct CdpResult {
+    #[serde(default)]
+    result: Value,
+}
+
+impl BidiPage {
+    /// The storage partition of the user context the page's tab lives in
+    /// (a pooled session gives each scenario one of its own): BiDi's
+    /// `storage` commands default to the browser's default user context.
+    async fn partition(&self) -> Result<Option<Partition>, BrowserError> {
+        Ok(self
+            .tab_user_context()
+            .await?
+            .map(|user_context| Partition::StorageKey { user_context }))
+    }
+
+    /// The user context the page's tab lives in, as the browser tells it
+    /// (none: it names none).
+    pub(super) async fn tab_user_context(&self) -> Result<Option<String>, BrowserError> {
+        let tree: UserTree = self
+            .bidi
+            .command(
+                "browsingContext.getTree",
+                &GetTree {
+                    root: None,
+                    max_depth: 0,
+                },
+            )
+            .await?;
+        Ok(tree
+            .contexts
+            .into_iter()
+            .find(|c| c.context == self.context)
+            .and_then(|c| c.user_context))
+    }
+
+    /// Every cookie of the page's user context.
+    pub(super) async fn cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
+        let params = GetCookies {
+            partition: self.partition().await?,
+        };
+        let answer: Cookies = self.bidi.command("storage.getCookies", &params).await?;
+        let chromium = self.browser == BrowserKind::Chromium;
+        Ok(answer
+            .cookies
+            .iter()
+            .filter_map(|c| bidi_cookie(c, chromium))
+            .collect())
+    }
+
+    /// Sets `cookies` in the page's user context.
+    pub(super) async fn set_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
+        if cookies.is_empty() {
+            return Ok(());
+        }
+        let partition = self.partition().await?;
+        for c in cookies {
+            let params = SetCookie {
+                cookie: to_bidi(c),
+                partition: partition.clone(),
+            };
+            self.bidi
+                .command::<_, Empty>("storage.setCookie", &params)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Gives the browser cookies a response's `Set-Cookie` headers carried:
+    /// each set, or, expired, deleted by name, domain and path.
+    pub(super) async fn store_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
+        let (gone, kept): (Vec<&Cookie>, Vec<&Cookie>) = cookies.iter().partition(|c| c.expired());
+        let partition = self.partition().await?;
+        for c in gone {
+            let mut params = json!({
+                "filter": { "name": c.name, "domain": c.domain, "path": c.path },
+            });
+            if let Some(p) = &partition {
+                params["partition"] = serde_json::to_value(p).expect("a partition serialises");
+            }
+            self.bidi
+                .command::<_, Value>("storage.deleteCookies", &params)
+                .await?;
+        }
+        let kept: Vec<Cookie> = kept.into_iter().cloned().collect();
+        self.set_cookies(&kept).await
+    }
+
+    /// The localStorage of an origin the page is not on: through DevTools on
+    /// Chromium (`goog:cdp`); empty where the browser does not say.
+    pub(super) async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
+        if self.browser != BrowserKind::Chromium {
+            return Vec::new();
+        }
+        let _ = self.goog_cdp("DOMStorage.enable", json!({})).await;
+        let Ok(answer) = self
+            .goog_cdp(
+                "DOMStorage.getDOMStorageItems",
+                json!({"storageId": {"securityOrigin": origin, "isLocalStorage": true}}),
+            )
+            .await
+        else {
+            return Vec::new();
+        };
+        answer["entries"]
+            .as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .filter_map(|e| Some((e[0].as_str()?.to_string(), e[1].as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A DevTools command on the page's target, through chromedriver's
+    /// `goog:cdp.sendCommand` (Chromium only).
+    pub(super) async fn goog_cdp(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, BrowserError> {
+        if self.browser != BrowserKind::Chromium {
+            return Err(engines::no_cdp(self.browser, method));
+        }
+        let session: CdpSession = self
+            .bidi
+            .command("goog:cdp.getSession", &json!({"context": self.context}))
+            .await?;
+        let mut send = json!({"method": method, "params": params});
+        if let Some(s) = session.session {
+            send["session"] = s.into();
+        }
+        let answer: CdpResult = self.bidi.command("goog:cdp.sendCommand", &send).await?;
+        Ok(answer.result)
+    }
+
+    /// Where the browser saves downloads (`None`: its default again):
+    /// BiDi's `browser.setDownloadBehavior`, or on a Chromium whose mapper
+    /// lacks it, DevTools' `Browser.setDownloadBehavior` through `goog:cdp`.
+    pub(super) async fn downloads_to(&self, folder: Option<&str>) -> Result<(), BrowserError> {
+        let set = SetDownloadBehavior {
+            download_behavior: folder.map(|dir| DownloadBehavior::Allowed {
+                destination_folder: dir.to_string(),
+            }),
+        };
+        let sent = self
+            .bidi
+            .command::<_, IgnoredAny>("browser.setDownloadBehavior", &set)
+            .await
+            .map(drop);
+        let sent = match sent {
+            Err(_) if self.browser == BrowserKind::Chromium => {
+                let params = match folder {
+                    Some(dir) => json!({"behavior": "allow", "downloadPath": dir}),
+                    None => json!({"behavior": "default"}),
+                };
+                self.goog_cdp("Browser.setDownloadBehavior", params)
+                    .await
+                    .map(drop)
+            }
+            sent => sent,
+        };
+        match folder {
+            Some(_) => sent,
+            None => Ok(()),
+        }
+    }
+
+    /// The session's top-level browsing contexts (its tabs and popups).
+    pub(super) async fn top_contexts(&self) -> Result<Vec<String>, BrowserError> {
+        let tree: UserTree = self
+            .bidi
+            .command(
+                "browsingContext.getTree",
+                &GetTree {
+                    root: None,
+                    max_depth: 0,
+                },
+            )
+            .await?;
+        Ok(tree.contexts.into_iter().map(|c| c.context).collect())
+    }
+
+    /// The context of the next popup `arm` did not know, within `wait`.
+    pub(super) async fn next_popup_context(
+        &self,
+        arm: &mut PopupArm,
+        wait: Duration,
+    ) -> Result<String, BrowserError> {
+        let PopupArm::Windows(before) = arm else {
+            return Err(page_backend::foreign_arm());
+        };
+        let start = Instant::now();
+        loop {
+            let now = self.top_contexts().await?;
+            if let Some(new) = now.into_iter().find(|c| !before.contains(c)) {
+                before.push(new.clone());
+                return Ok(new);
+            }
+            if start.elapsed() >= wait {
+                let found = format!(
+                    "no new browsing context; the session has {} top-level one(s)",
+                    before.len()
+                );
+                return Err(page_backend::no_popup(found, start.elapsed()));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Closes a popup's context; the main page's is an error naming the
+    /// popup rule.
+    pub(super) async fn close_popup(&self) -> Result<(), BrowserError> {
+        if !self.popup {
+            return Err(BrowserError::Invalid {
+                message: "page.close() closes a popup's page (from wait_for_popup); the scenario's own page closes when the scenario ends".into(),
+                location: None,
+            });
+        }
+        let close = Close {
+            context: &self.context,
+            prompt_unload: false,
+        };
+        self.bidi
+            .command::<_, IgnoredAny>("browsingContext.close", &close)
+            .await
+            .map(drop)
+    }
+}
