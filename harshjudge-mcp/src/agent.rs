@@ -17,8 +17,8 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use harshjudge::browser::{ConsoleEntry, NetworkEntry, Page, Tracer};
-use harshjudge::store::{RunId, Slug, StepId};
+use harshjudge_browser::{ConsoleEntry, NetworkEntry, Page, Tracer};
+use harshjudge_store::store::{RunId, Slug, StepId};
 use serde_json::Value;
 
 use crate::error::{Code, ToolError};
@@ -144,7 +144,7 @@ impl Recording {
             id,
             name,
             description,
-            started_at: harshjudge::store::now_iso(),
+            started_at: harshjudge_store::store::now_iso(),
             calls: vec![],
             bytes: 0,
             dropped: 0,
@@ -188,8 +188,11 @@ pub fn tool_timeout() -> Result<Duration, ToolError> {
     static LIMIT: OnceLock<Result<Duration, String>> = OnceLock::new();
     LIMIT
         .get_or_init(|| {
-            harshjudge::settings::env_duration("HARSHJUDGE_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT)
-                .map_err(|e| e.to_string())
+            harshjudge_browser::settings::env_duration(
+                "HARSHJUDGE_TOOL_TIMEOUT",
+                DEFAULT_TOOL_TIMEOUT,
+            )
+            .map_err(|e| e.to_string())
         })
         .clone()
         .map_err(ToolError::invalid)
@@ -199,7 +202,7 @@ pub fn tool_timeout() -> Result<Duration, ToolError> {
 pub struct Agent {
     runtime: OnceLock<tokio::runtime::Runtime>,
     /// The agent's browsers: its page's, and the live checks' of `heal`.
-    pub browsers: harshjudge::browser::Browsers,
+    pub browsers: harshjudge_browser::Browsers,
     /// The browser, once launched.
     pub browser: tokio::sync::Mutex<Option<BrowserSession>>,
     /// The run started by `startRun` and not completed yet.
@@ -237,7 +240,7 @@ impl Default for Agent {
             .unwrap_or(0);
         Agent {
             runtime: OnceLock::new(),
-            browsers: harshjudge::browser::Browsers::new(),
+            browsers: harshjudge_browser::Browsers::new(),
             browser: tokio::sync::Mutex::new(None),
             active_run: Mutex::new(None),
             recording: Mutex::new(None),
@@ -312,7 +315,7 @@ impl Agent {
                     Code::BrowserUnavailable,
                     format!(
                         "the browser gave no answer within {} ({named}): it may hang (a page in an endless script, a stopped or overloaded browser process); the call was abandoned. Call browser_close to end the session (then browser_launch), or raise {named} if the browser is only slow",
-                        harshjudge::settings::format_duration(limit)
+                        harshjudge_browser::settings::format_duration(limit)
                     ),
                 ))
             }
@@ -344,7 +347,10 @@ impl Agent {
     }
 
     /// The knowledge store of the project of `store`.
-    pub fn knowledge(&self, store: &harshjudge::store::Store) -> &crate::knowledge::KnowledgeStore {
+    pub fn knowledge(
+        &self,
+        store: &harshjudge_store::store::Store,
+    ) -> &crate::knowledge::KnowledgeStore {
         self.knowledge.get_or_init(|| {
             crate::knowledge::KnowledgeStore::open(store.knowledge_dir(), self.session.clone())
         })

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use serde_json::{Map, Value, json};
 
-use harshjudge::settings::SettingError;
+use harshjudge_browser::settings::SettingError;
 
 use crate::context::{Context, ContextError, DEFAULT_MAX_EVIDENCE_BYTES};
 use crate::error::Code;
@@ -447,7 +447,7 @@ pub enum CliError {
     /// A secret `HARSHJUDGE_SECRETS` names that cannot be masked (too short,
     /// a bad name).
     #[error(transparent)]
-    Secret(#[from] harshjudge::secrets::SecretError),
+    Secret(#[from] harshjudge_browser::secrets::SecretError),
     /// No `--cwd` nor `HARSHJUDGE_PROJECT`, and the current folder is unreadable.
     #[error("no current folder: {source}")]
     CurrentDir {
@@ -782,9 +782,9 @@ fn trace_args(cmd: &Command, a: &mut Args) {
 /// The context the flags describe.
 ///
 /// Each flag wins over its `HARSHJUDGE_*` variable, read through
-/// [`harshjudge::settings::McpSettings`] (a bad value is an error naming it).
+/// [`harshjudge_browser::settings::McpSettings`] (a bad value is an error naming it).
 pub fn context(cli: &Cli) -> Result<Context, CliError> {
-    let env = harshjudge::settings::McpSettings::from_env()?;
+    let env = harshjudge_browser::settings::McpSettings::from_env()?;
     let root = match cli.cwd.clone().or(env.project) {
         Some(d) => d,
         None => std::env::current_dir().map_err(|source| CliError::CurrentDir { source })?,
@@ -792,8 +792,8 @@ pub fn context(cli: &Cli) -> Result<Context, CliError> {
     // The secrets HARSHJUDGE_SECRETS names: masked in every file the server
     // or a command writes (evidence, traces), as the harness masks them (its
     // replies are not: the agent reads what the page shows).
-    for (name, value) in harshjudge::settings::secrets(&[])? {
-        harshjudge::secrets::declare(&name, value.as_deref())?;
+    for (name, value) in harshjudge_browser::settings::secrets(&[])? {
+        harshjudge_browser::secrets::declare(&name, value.as_deref())?;
     }
     let mut ctx = Context::new(root)?;
     ctx.max_evidence_bytes = cli
@@ -819,7 +819,7 @@ pub fn tools(cli: &Cli) -> Result<crate::server::Tools, CliError> {
     if let Some(t) = cli.tools.as_deref().and_then(Tools::parse) {
         return Ok(t);
     }
-    let env = harshjudge::settings::McpSettings::from_env()?;
+    let env = harshjudge_browser::settings::McpSettings::from_env()?;
     Ok(match env.all_tools {
         Some(true) => Tools::All,
         Some(false) => Tools::Start,
@@ -835,7 +835,7 @@ pub fn report(ctx: &Context) -> (Value, bool) {
         Ok(s) => s,
         Err(e) => return (json!({"error": e.message, "code": e.code.as_str()}), false),
     };
-    match harshjudge::report::html::write(store.dir()) {
+    match harshjudge_store::report::html::write(store.dir()) {
         Ok(r) => (
             json!({
                 "index": r.index.to_string_lossy(),
@@ -876,10 +876,10 @@ pub fn init_agent(
     }
 }
 
-/// `merge DIR... --into DIR` ([`harshjudge::report::merge::merge`]): what was copied,
+/// `merge DIR... --into DIR` ([`harshjudge_store::report::merge::merge`]): what was copied,
 /// renumbered, skipped, and where the reports are; or `{error, code}`.
 pub fn merge(dirs: &[PathBuf], into: &std::path::Path) -> (Value, bool) {
-    match harshjudge::report::merge::merge(dirs, into) {
+    match harshjudge_store::report::merge::merge(dirs, into) {
         Ok(m) => {
             let o = &m.outcome;
             let show = |v: &[PathBuf]| {
@@ -916,7 +916,7 @@ pub fn merge(dirs: &[PathBuf], into: &std::path::Path) -> (Value, bool) {
 /// `replay <runId>`: runs the run's `replay.sh` (its output goes to stderr) and
 /// reports the new run; `None` when `id` is not a run (then it is a sequence).
 pub fn replay_run(ctx: &Context, id: &str, extra_args: bool) -> Option<(Value, bool)> {
-    let run = harshjudge::store::RunId::new(id).ok()?;
+    let run = harshjudge_store::store::RunId::new(id).ok()?;
     let store = ctx.store();
     let slug = store.find_run(&run).ok()??;
     let script = store.scenario(&slug).run(&run).replay_script();
@@ -1019,7 +1019,7 @@ pub struct Thresholds {
 }
 
 /// `judge-calibrate LABELS`: the configured judge over the labelled steps
-/// ([`harshjudge::judge::calibrate`]), its scores and every verdict; failed
+/// ([`harshjudge_store::judge::calibrate`]), its scores and every verdict; failed
 /// (exit 1) when a score is under its threshold, or on bad input.
 pub fn judge_calibrate(ctx: &Context, labels: &std::path::Path, min: Thresholds) -> (Value, bool) {
     let err =
@@ -1029,11 +1029,11 @@ pub fn judge_calibrate(ctx: &Context, labels: &std::path::Path, min: Thresholds)
     } else {
         ctx.root().join(labels)
     };
-    let labels = match harshjudge::judge::read_labels(&labels_path) {
+    let labels = match harshjudge_store::judge::read_labels(&labels_path) {
         Ok(l) => l,
         Err(e) => return err(e.to_string(), Code::InvalidInput),
     };
-    let settings = match harshjudge::judge::JudgeSettings::from_env() {
+    let settings = match harshjudge_store::judge::JudgeSettings::from_env() {
         Ok(s) => s,
         Err(e) => return err(e.to_string(), Code::InvalidInput),
     };
@@ -1051,7 +1051,7 @@ pub fn judge_calibrate(ctx: &Context, labels: &std::path::Path, min: Thresholds)
         Err(e) => return err(format!("cannot start the runtime: {e}"), Code::InvalidInput),
     };
     let store = ctx.store();
-    let scores = match rt.block_on(harshjudge::judge::calibrate(
+    let scores = match rt.block_on(harshjudge_store::judge::calibrate(
         store,
         &labels,
         judge.as_ref(),
@@ -1095,7 +1095,7 @@ pub fn heal(
     live: bool,
     base_url: Option<&str>,
 ) -> (Value, bool) {
-    let env_url = match harshjudge::settings::base_url_from_env() {
+    let env_url = match harshjudge_browser::settings::base_url_from_env() {
         Ok(url) => url,
         Err(e) => {
             return (

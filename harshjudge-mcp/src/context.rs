@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use harshjudge::store::{RunId, Slug, Store};
+use harshjudge_store::store::{RunId, Slug, Store};
 
 use crate::error::{Code, ToolError};
 
@@ -78,7 +78,7 @@ impl Context {
             allowed.push(tmp);
         }
         Ok(Context {
-            store: Store::new(root.join(harshjudge::store::STORE_DIR)),
+            store: Store::new(root.join(harshjudge_store::store::STORE_DIR)),
             root,
             max_evidence_bytes: DEFAULT_MAX_EVIDENCE_BYTES,
             allowed_roots: allowed,

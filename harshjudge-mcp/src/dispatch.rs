@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use harshjudge::store::{RunId, Slug};
+use harshjudge_store::store::{RunId, Slug};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -211,7 +211,7 @@ pub fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolErro
     serde_path_to_error::deserialize(args).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        if harshjudge::store::ids::is_invalid_id(&inner) {
+        if harshjudge_store::store::ids::is_invalid_id(&inner) {
             return ToolError::invalid(format!("{path} {inner}"));
         }
         let at = if path == "." {

@@ -1,6 +1,6 @@
 //! Tool errors: a stable code and a message that says what was wrong and how to fix it.
 
-use harshjudge::store::StoreError;
+use harshjudge_store::store::StoreError;
 use serde::Serialize;
 
 /// Stable error codes, part of every failed tool result (`{"error", "code"}`).

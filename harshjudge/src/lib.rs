@@ -40,22 +40,18 @@
 pub mod api;
 pub use harshjudge_browser as browser;
 pub use harshjudge_browser::{secrets, settings, visual, yaml};
+pub use harshjudge_store::{event, judge, recorder, report, store};
 mod error;
-pub mod event;
 pub mod evidence;
 mod fixture;
 pub mod harness;
-pub mod judge;
 mod output;
 mod poll;
-pub mod recorder;
 mod registry;
-pub mod report;
 pub mod run_settings;
 mod runner;
 mod scenario;
 pub mod server;
-pub mod store;
 #[cfg(test)]
 mod testing;
 

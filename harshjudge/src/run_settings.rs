@@ -40,7 +40,7 @@ pub struct Settings {
     /// (`HARSHJUDGE_REPORT`, default on; `off`: not written).
     pub html_report: bool,
     /// Runs kept per scenario after a harness run (`HARSHJUDGE_KEEP_RUNS`,
-    /// default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS);
+    /// default [`Store::DEFAULT_KEEP_RUNS`](harshjudge_store::store::Store::DEFAULT_KEEP_RUNS);
     /// `all`: never prune).
     pub keep_runs: Option<usize>,
 }
@@ -62,7 +62,7 @@ impl Settings {
     pub fn from_env(package_root: &Path, project_name: &str) -> Result<Settings, SettingError> {
         let dir = match env("HARSHJUDGE_DIR")? {
             Some(d) => package_root.join(d),
-            None => package_root.join(crate::store::STORE_DIR),
+            None => package_root.join(harshjudge_store::store::STORE_DIR),
         };
         let base_url = env("HARSHJUDGE_BASE_URL")?.unwrap_or_default();
         if !base_url.is_empty() && !is_http_url(&base_url) {
@@ -77,7 +77,7 @@ impl Settings {
         Ok(Settings {
             junit,
             html_report,
-            keep_runs: keep_runs()?,
+            keep_runs: harshjudge_store::store::keep_runs()?,
             dir,
             base_url,
             project_name: project_name.into(),
@@ -105,7 +105,7 @@ impl Settings {
 /// (or any false word), else the path (relative to the package root).
 fn junit_path(package_root: &Path, dir: &Path) -> Result<Option<PathBuf>, SettingError> {
     Ok(match env("HARSHJUDGE_JUNIT")? {
-        None => Some(crate::store::Store::new(dir).junit_path()),
+        None => Some(harshjudge_store::store::Store::new(dir).junit_path()),
         Some(p) => match parse_bool("HARSHJUDGE_JUNIT", &p) {
             Ok(false) => None,
             _ => Some(package_root.join(p)),
@@ -133,7 +133,7 @@ impl ReportPlaces {
     pub fn from_env(package_root: &Path) -> ReportPlaces {
         let dir = match env("HARSHJUDGE_DIR") {
             Ok(Some(d)) => Some(package_root.join(d)),
-            Ok(None) => Some(package_root.join(crate::store::STORE_DIR)),
+            Ok(None) => Some(package_root.join(harshjudge_store::store::STORE_DIR)),
             Err(_) => None,
         };
         let junit = dir
@@ -175,7 +175,9 @@ pub struct ConfigError {
 
 /// Reads and checks `config.yaml` of `store`: an empty file or a `baseUrl` that
 /// is not an http(s) URL is an error naming the file (never silently a default).
-pub fn read_config(store: &crate::store::Store) -> Result<crate::store::Config, ConfigError> {
+pub fn read_config(
+    store: &harshjudge_store::store::Store,
+) -> Result<harshjudge_store::store::Config, ConfigError> {
     let path = store.config_path();
     let problem = |problem: String| ConfigError {
         path: path.clone(),
@@ -200,27 +202,6 @@ pub fn read_config(store: &crate::store::Store) -> Result<crate::store::Config, 
     Ok(config)
 }
 
-/// `HARSHJUDGE_KEEP_RUNS`: how many runs of each scenario to keep (the newest;
-/// never a running one nor the newest failed one). A number ≥ 1, or `all` to
-/// keep every run (`None`); default [`Store::DEFAULT_KEEP_RUNS`](crate::store::Store::DEFAULT_KEEP_RUNS).
-pub fn keep_runs() -> Result<Option<usize>, SettingError> {
-    let Some(value) = env("HARSHJUDGE_KEEP_RUNS")? else {
-        return Ok(Some(crate::store::Store::DEFAULT_KEEP_RUNS));
-    };
-    let v = value.trim();
-    if v.eq_ignore_ascii_case("all") {
-        return Ok(None);
-    }
-    match v.parse::<usize>() {
-        Ok(n) if (1..=1_000_000).contains(&n) => Ok(Some(n)),
-        _ => Err(SettingError {
-            name: "HARSHJUDGE_KEEP_RUNS",
-            value,
-            expected: "a number of runs per scenario from 1 to 1000000, or all".into(),
-        }),
-    }
-}
-
 /// Whether `HARSHJUDGE_DIR` is set (to something other than blanks).
 pub fn store_dir_is_set() -> Result<bool, SettingError> {
     Ok(env("HARSHJUDGE_DIR")?.is_some())
@@ -233,7 +214,7 @@ mod tests {
     #[test]
     fn config_yaml_is_checked() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = crate::store::Store::new(tmp.path());
+        let store = harshjudge_store::store::Store::new(tmp.path());
         let config = store.config_path();
         std::fs::write(&config, "").unwrap();
         let e = read_config(&store).unwrap_err().to_string();

@@ -11,8 +11,8 @@ use serde::Serialize;
 use crate::api::{ApiRequestContext, CommandBuilder, CookieJar, Host};
 use crate::error::Error;
 use crate::evidence::{BoxFuture, Probe};
-use crate::store::NewEvidence;
-use crate::store::{EvidenceName, RunId, StepId, StoreError};
+use harshjudge_store::store::NewEvidence;
+use harshjudge_store::store::{EvidenceName, RunId, StepId, StoreError};
 
 /// What a [`Scenario`] handle asks of the run it is in. The runner implements
 /// it (`runner::Shared`); everything the handle writes goes through the run's
@@ -27,7 +27,7 @@ pub(crate) trait RunContext: Send + Sync + 'static {
     /// The run being recorded.
     fn run_id(&self) -> &RunId;
     /// The store the run is recorded in.
-    fn recorded_in(&self) -> crate::store::Store;
+    fn recorded_in(&self) -> harshjudge_store::store::Store;
     /// The step running now.
     fn current_step(&self) -> Option<StepId>;
     /// The evidence folder of `step`.

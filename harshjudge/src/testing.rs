@@ -4,11 +4,11 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::event::{Event, EventSink, StepOutcome};
 use crate::registry::ScenarioFuture;
 use crate::registry::{ScenarioDef, StepDef};
 use crate::scenario::Scenario;
-use crate::store::RunStatus;
+use harshjudge_store::event::{Event, EventSink, StepOutcome};
+use harshjudge_store::store::RunStatus;
 
 fn never_run(_: Scenario) -> ScenarioFuture {
     Box::pin(async { unreachable!("a planning test runs nothing") })
@@ -149,6 +149,7 @@ impl EventSink for RecordingSink {
                 store_error,
                 ..
             } => Seen::RunFinished(result.map(|r| r.status), store_error.map(str::to_string)),
+            other => panic!("an event this sink does not know: {other:?}"),
         };
         self.seen.lock().unwrap().push(seen);
     }

@@ -1,5 +1,5 @@
-//! The published crates (harshjudge-macros, harshjudge-browser, harshjudge,
-//! harshjudge-mcp)
+//! The published crates (harshjudge-macros, harshjudge-browser,
+//! harshjudge-store, harshjudge, harshjudge-mcp)
 //! package, and build from their packaged files alone (issue 20.9): `cargo
 //! package`, the `.crate` files unpacked, then a crate made of README.md's
 //! install block and its first scenario (`tests/shop.rs`) built against them,
@@ -8,7 +8,7 @@
 //! The build shares the tests' target directory (`support::target_dir`) and
 //! the workspace's Cargo.lock, offline: the registry crates are the ones
 //! already downloaded and, with harshjudge-mcp beside harshjudge, built with
-//! the features the workspace's own tests unify, so only the four packaged
+//! the features the workspace's own tests unify, so only the five packaged
 //! crates and the scenario compile here.
 
 use crate::support;
@@ -17,9 +17,10 @@ use crate::support::markdown;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CRATES: [&str; 4] = [
+const CRATES: [&str; 5] = [
     "harshjudge-macros",
     "harshjudge-browser",
+    "harshjudge-store",
     "harshjudge",
     "harshjudge-mcp",
 ];
@@ -111,9 +112,9 @@ fn the_packaged_crates_build_the_readme_scenario() {
                 assert!(files.contains(&js), "{c}: {js} is not packaged");
             }
         }
-        if c == "harshjudge" {
+        if c == "harshjudge-store" {
             let page = "src/report/html/page.html".to_string();
-            assert!(files.contains(&page), "harshjudge: {page} is not packaged");
+            assert!(files.contains(&page), "{c}: {page} is not packaged");
         }
         // `m`: the files get the time of unpacking, not the archive's. With
         // the archive's (older than the last build here), cargo took a crate

@@ -33,6 +33,7 @@ fn manifests() -> Vec<std::path::PathBuf> {
         "",
         "harshjudge",
         "harshjudge-browser",
+        "harshjudge-store",
         "harshjudge-macros",
         "harshjudge-mcp",
         "examples/demo-app",

@@ -3,10 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// The source folders of the four crates.
+/// The source folders of the five crates.
 pub const CRATES: &[&str] = &[
     "harshjudge/src",
     "harshjudge-browser/src",
+    "harshjudge-store/src",
     "harshjudge-macros/src",
     "harshjudge-mcp/src",
 ];

@@ -812,6 +812,7 @@ mod tests {
         let mut stack = vec![
             root.join("harshjudge/src"),
             root.join("harshjudge-browser/src"),
+            root.join("harshjudge-store/src"),
             root.join("harshjudge-mcp/src"),
         ];
         while let Some(dir) = stack.pop() {
@@ -884,6 +885,7 @@ mod tests {
         let mut stack: Vec<PathBuf> = [
             "harshjudge",
             "harshjudge-browser",
+            "harshjudge-store",
             "harshjudge-mcp",
             "harshjudge-macros",
             "tests",
@@ -992,6 +994,7 @@ mod tests {
         let mut stack = vec![
             root.join("harshjudge/src"),
             root.join("harshjudge-browser/src"),
+            root.join("harshjudge-store/src"),
             root.join("harshjudge-mcp/src"),
         ];
         while let Some(dir) = stack.pop() {

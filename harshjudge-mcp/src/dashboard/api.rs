@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use harshjudge::store::{RunId, ScenarioMeta, Slug, Store, StoreError};
+use harshjudge_store::store::{RunId, ScenarioMeta, Slug, Store, StoreError};
 use serde_json::{Value, json};
 
 /// An answer that is not 200: the HTTP status and `{"error": message}`.
@@ -114,8 +114,9 @@ fn v1_front_matter(text: &str) -> (Option<String>, Vec<String>) {
         return (None, vec![]);
     }
     let front: Vec<&str> = lines.take_while(|l| l.trim() != "---").collect();
-    let v: harshjudge::store::yaml::Value = harshjudge::store::yaml::from_str(&front.join("\n"))
-        .unwrap_or(harshjudge::store::yaml::Value::Null);
+    let v: harshjudge_store::store::yaml::Value =
+        harshjudge_store::store::yaml::from_str(&front.join("\n"))
+            .unwrap_or(harshjudge_store::store::yaml::Value::Null);
     let title = v.get("title").and_then(|t| t.as_str()).map(str::to_string);
     let tags = v
         .get("tags")
@@ -321,8 +322,8 @@ pub fn run(store: &Store, s: &str, r: &str) -> Result<Value, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use harshjudge::judge::Verdict;
-    use harshjudge::store::judge::StepJudgment;
+    use harshjudge_store::judge::Verdict;
+    use harshjudge_store::store::judge::StepJudgment;
 
     /// Issue 15: a judged run's summary carries the code's own status, and the
     /// run's detail its judgment (verdict, judge, reasoning per step).
@@ -333,7 +334,7 @@ mod tests {
         store.init_project("p", "http://127.0.0.1").unwrap();
         let slug = Slug::new("checkout").unwrap();
         let run = RunId::new("r1").unwrap();
-        let result: harshjudge::store::RunResult = serde_json::from_value(json!({
+        let result: harshjudge_store::store::RunResult = serde_json::from_value(json!({
             "runId": "r1", "scenarioSlug": "checkout", "status": "pass",
             "startedAt": "2026-11-23T00:00:00.000Z", "completedAt": "2026-11-23T00:00:01.000Z",
             "duration": 1000, "failedStep": null, "errorMessage": null,
@@ -365,7 +366,7 @@ mod tests {
                     attempts: 1,
                     judged_at: "2026-11-23T00:00:02.000Z".into(),
                     error: None,
-                    answer: harshjudge::store::judge::AnswerInfo::default(),
+                    answer: harshjudge_store::store::judge::AnswerInfo::default(),
                 },
                 None,
                 None,
@@ -374,7 +375,7 @@ mod tests {
         store
             .scenario(&slug)
             .run(&run)
-            .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
+            .apply_judgment(|r, j| harshjudge_store::judge::combine_verdicts(r, j, false))
             .unwrap();
         let list = runs(&store, "checkout").unwrap();
         assert_eq!(list[0]["status"], "fail");

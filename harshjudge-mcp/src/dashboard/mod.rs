@@ -82,7 +82,7 @@ pub enum Status {
 pub enum DashboardError {
     /// A bad `HARSHJUDGE_MCP_BIN` (it names the variable).
     #[error(transparent)]
-    Setting(#[from] harshjudge::settings::SettingError),
+    Setting(#[from] harshjudge_browser::settings::SettingError),
     /// This process's own program cannot be told.
     #[error("cannot tell which program this is ({source}); set {BINARY_VAR}")]
     CurrentExe {
@@ -162,7 +162,7 @@ pub fn binary() -> Result<PathBuf, DashboardError> {
     if let Some(p) = BINARY.lock().ok().and_then(|b| b.clone()) {
         return Ok(p);
     }
-    if let Some(p) = harshjudge::settings::mcp_bin()? {
+    if let Some(p) = harshjudge_browser::settings::mcp_bin()? {
         return Ok(p);
     }
     let exe = std::env::current_exe().map_err(|source| DashboardError::CurrentExe { source })?;
@@ -193,7 +193,7 @@ impl Dashboard {
     pub fn new(root: &Path) -> Self {
         Dashboard {
             root: root.to_path_buf(),
-            dir: harshjudge::store::Store::for_project(root)
+            dir: harshjudge_store::store::Store::for_project(root)
                 .dir()
                 .to_path_buf(),
         }
@@ -216,8 +216,8 @@ impl Dashboard {
 
     /// The `.harshJudge/` folder as a store: every file of the dashboard is
     /// read and written through it, never following a link out of it.
-    fn store(&self) -> harshjudge::store::Store {
-        harshjudge::store::Store::new(&self.dir)
+    fn store(&self) -> harshjudge_store::store::Store {
+        harshjudge_store::store::Store::new(&self.dir)
     }
 
     fn read_state(&self) -> Result<Option<State>, DashboardError> {
@@ -356,7 +356,7 @@ impl Dashboard {
                         pid,
                         port: p,
                         url: format!("http://127.0.0.1:{p}"),
-                        started_at: harshjudge::store::now_iso(),
+                        started_at: harshjudge_store::store::now_iso(),
                         project_path: self.root.to_string_lossy().into_owned(),
                     };
                     if let Err(e) = self.write_state(&state) {
@@ -450,7 +450,7 @@ impl Dashboard {
         ))
     }
 
-    fn write_state(&self, state: &State) -> Result<(), harshjudge::store::StoreError> {
+    fn write_state(&self, state: &State) -> Result<(), harshjudge_store::store::StoreError> {
         let mut text = serde_json::to_string_pretty(state).expect("state serializes");
         text.push('\n');
         self.store().write_file(&self.state_path(), text.as_bytes())

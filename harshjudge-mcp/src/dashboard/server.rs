@@ -15,7 +15,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use harshjudge::store::{Store, StoreError};
+use harshjudge_store::store::{Store, StoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -66,7 +66,7 @@ pub fn run(root: &Path, port: u16) -> Result<(), DashboardError> {
         root: root.to_path_buf(),
         store_dir: store_dir.clone(),
         port,
-        started_at: harshjudge::store::now_iso(),
+        started_at: harshjudge_store::store::now_iso(),
         stopping: stop_rx.clone(),
         identity,
     });
@@ -273,7 +273,7 @@ async fn index() -> Response {
     blocking(|| {
         body(
             "text/html; charset=utf-8",
-            harshjudge::report::html::index_html(),
+            harshjudge_store::report::html::index_html(),
         )
     })
     .await
@@ -281,7 +281,7 @@ async fn index() -> Response {
 
 async fn overview(State(app): State<Shared>) -> Response {
     blocking(
-        move || match harshjudge::report::html::overview_js(&app.store_dir) {
+        move || match harshjudge_store::report::html::overview_js(&app.store_dir) {
             Ok(js) => body("application/javascript; charset=utf-8", js),
             Err(e) => store_error(&e),
         },
@@ -300,7 +300,7 @@ async fn run_script(
         );
     };
     blocking(
-        move || match harshjudge::report::html::run_js(&app.store_dir, &slug, &run) {
+        move || match harshjudge_store::report::html::run_js(&app.store_dir, &slug, &run) {
             Ok(Some(js)) => body("application/javascript; charset=utf-8", js),
             Ok(None) => error(404, &format!("Run not found: {run} in scenario {slug}")),
             Err(e) => store_error(&e),
@@ -321,16 +321,16 @@ async fn trace_script(
             "Not found: trace scripts are data/traces/{slug}/{runId}/{step}.js",
         );
     };
-    blocking(
-        move || match harshjudge::report::html::trace_js(&app.store_dir, &slug, &run, &step) {
+    blocking(move || {
+        match harshjudge_store::report::html::trace_js(&app.store_dir, &slug, &run, &step) {
             Ok(Some(js)) => body("application/javascript; charset=utf-8", js),
             Ok(None) => error(
                 404,
                 &format!("No trace: step {step} of run {run} in scenario {slug}"),
             ),
             Err(e) => store_error(&e),
-        },
-    )
+        }
+    })
     .await
 }
 
@@ -360,16 +360,17 @@ async fn stamp(State(app): State<Shared>, Query(q): Query<StampQuery>) -> Respon
     let mut stopping = app.stopping.clone();
     loop {
         let dir = app.store_dir.clone();
-        let now = match tokio::task::spawn_blocking(move || harshjudge::report::html::stamp(&dir))
-            .await
-        {
-            Ok(Ok(s)) => s,
-            Ok(Err(e)) => return store_error(&e),
-            Err(e) => {
-                tracing::error!("error: a request failed: {e}");
-                return error(500, &format!("the dashboard failed on this request: {e}"));
-            }
-        };
+        let now =
+            match tokio::task::spawn_blocking(move || harshjudge_store::report::html::stamp(&dir))
+                .await
+            {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => return store_error(&e),
+                Err(e) => {
+                    tracing::error!("error: a request failed: {e}");
+                    return error(500, &format!("the dashboard failed on this request: {e}"));
+                }
+            };
         if q.since.as_deref() != Some(now.as_str())
             || started.elapsed() >= STAMP_HOLD
             || *stopping.borrow()

@@ -2,7 +2,7 @@
 //! again in headless Chromium at the app's URL, must have exactly one element
 //! the replacement finds.
 
-use harshjudge::browser::{
+use harshjudge_browser::{
     BrowserConfig, BrowserError, Browsers, GeneratedLocator, LocatorParseError,
 };
 use serde::{Deserialize, Serialize};

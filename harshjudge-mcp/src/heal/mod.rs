@@ -18,8 +18,10 @@ pub mod source;
 
 use std::path::PathBuf;
 
-use harshjudge::regex::Regex;
-use harshjudge::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
+use harshjudge_browser::regex::Regex;
+use harshjudge_store::store::{
+    RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError,
+};
 use serde::{Deserialize, Serialize};
 
 use page::{AriaNode, aria_nodes, attribute_values, label_texts, similarity};
@@ -69,7 +71,7 @@ pub enum Failure {
 }
 
 impl Failure {
-    /// Reads a recorded step error ([`harshjudge::browser::BrowserError`]'s
+    /// Reads a recorded step error ([`harshjudge_browser::BrowserError`]'s
     /// message): `strict mode violation: L resolved to N elements` or
     /// `timed out after … waiting for L to …; found: no element matches`.
     pub fn of_error(error: &str) -> Failure {
@@ -502,7 +504,7 @@ pub fn heal_with(
         live,
     };
     if req.apply {
-        harshjudge::store::write_file(&path, changed.as_bytes()).map_err(|e| {
+        harshjudge_store::store::write_file(&path, changed.as_bytes()).map_err(|e| {
             HealError::Source {
                 path: path.clone(),
                 source: std::io::Error::other(e.to_string()),
@@ -512,7 +514,7 @@ pub fn heal_with(
         let record = store.scenario(&slug).run(&run).path().join(HEAL_RECORD);
         heal.record = Some(record.to_string_lossy().into_owned());
         let mut doc = serde_json::to_value(&heal).expect("a heal serializes");
-        doc["appliedAt"] = serde_json::Value::from(harshjudge::store::now_iso());
+        doc["appliedAt"] = serde_json::Value::from(harshjudge_store::store::now_iso());
         let bytes = serde_json::to_vec_pretty(&doc).expect("JSON");
         store.write_file(&record, &bytes)?;
     }

@@ -2,7 +2,7 @@
 //! its `aria.yml` (Playwright's ARIA snapshot) and the labels, test ids and
 //! placeholders of its `page.html`.
 
-use harshjudge::regex::Regex;
+use harshjudge_browser::regex::Regex;
 
 /// One node of an ARIA snapshot: `- role "name"`, or `- text: …` (role `text`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,7 +42,7 @@ fn unescape(s: &str) -> String {
 pub fn attribute_values(html: &str, name: &str) -> Vec<String> {
     let re = Regex::new(&format!(
         r#"(?i)\s{}\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))"#,
-        harshjudge::regex::escape(name)
+        harshjudge_browser::regex::escape(name)
     ))
     .expect("regex");
     let mut out: Vec<String> = re

@@ -5,7 +5,7 @@ use super::records::{Observation, StepRecord};
 use super::scoring::{F_TITLE, page_tokens, step_tokens};
 use super::tokenizer::{page_path, ts_key};
 use super::{MAX_CANDIDATES, MAX_INDEX_BYTES, MAX_LINE_BYTES, MAX_TEST_IDS, MAX_TOKENS_PER_STEP};
-use harshjudge::store::Store;
+use harshjudge_store::store::Store;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};

@@ -9,7 +9,7 @@ use super::scoring::{
 use super::store::KnowledgeStore;
 use super::tokenizer::{page_path, tokenize};
 use super::{MAX_LIMIT, MAX_QUERY_TOKENS, MAX_TEST_IDS};
-use harshjudge::store::Store;
+use harshjudge_store::store::Store;
 use std::fs::File;
 use std::io;
 use std::io::{Read, Seek, SeekFrom};

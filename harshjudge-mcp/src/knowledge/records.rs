@@ -213,7 +213,7 @@ pub(super) fn normalize(step: &mut StepRecord, session: &str, seq: u64) {
         step.id = format!("{session}-{seq}");
     }
     if step.timestamp.is_empty() {
-        step.timestamp = harshjudge::store::now_iso();
+        step.timestamp = harshjudge_store::store::now_iso();
     }
     step.args = compact_args(&step.args);
     if !step.duration_ms.is_finite() {

@@ -2,7 +2,7 @@
 
 use super::index::{Change, Index, Scratch};
 use super::records::{StepRecord, normalize};
-use harshjudge::store::Store;
+use harshjudge_store::store::Store;
 use std::io;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -87,7 +87,7 @@ impl KnowledgeStore {
     }
 
     pub(super) fn steps_dir(&self) -> PathBuf {
-        harshjudge::store::Store::knowledge_steps_dir(&self.dir)
+        harshjudge_store::store::Store::knowledge_steps_dir(&self.dir)
     }
 
     pub(super) fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -120,7 +120,7 @@ impl KnowledgeStore {
         normalize(&mut step, &self.session, g.seq);
         // Declared secrets are masked here as in every file harshjudge writes.
         let json = serde_json::to_string(&step).map_err(io::Error::other)?;
-        let mut line = harshjudge::secrets::mask(&json).into_owned();
+        let mut line = harshjudge_browser::secrets::mask(&json).into_owned();
         line.push('\n');
         let mut file = self.root.append_file(&path)?;
         let len = file.metadata()?.len();

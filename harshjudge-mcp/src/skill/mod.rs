@@ -294,7 +294,7 @@ pub fn prompt_text(name: &str, args: &Map<String, Value>) -> Result<String, Prom
         };
         match a.kind {
             ArgKind::Slug => {
-                harshjudge::store::Slug::new(value).map_err(|e| bad(format!("({e})")))?;
+                harshjudge_store::store::Slug::new(value).map_err(|e| bad(format!("({e})")))?;
             }
             ArgKind::Text => {
                 let n = value.chars().count();

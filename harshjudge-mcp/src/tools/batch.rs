@@ -236,7 +236,7 @@ pub fn run_steps(ctx: &Context, d: &Dispatcher, a: RunSteps) -> Result<BatchResu
         Observations::Failures
     });
     for (i, step) in a.steps.into_iter().enumerate() {
-        let timestamp = harshjudge::store::now_iso();
+        let timestamp = harshjudge_store::store::now_iso();
         let out = if step.tool == "run_steps" {
             Outcome {
                 value: json!({"error": "run_steps cannot be nested: list the calls in one batch", "code": "INVALID_INPUT"}),

@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use harshjudge::store::Store;
+use harshjudge_store::store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};

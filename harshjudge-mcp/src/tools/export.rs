@@ -49,7 +49,7 @@ pub fn record_export(ctx: &Context, a: RecordExport) -> Result<Exported, ToolErr
     let seq = load(ctx, &a.sequence_id)?;
     let fn_name = match a.function_name {
         Some(f) => f,
-        None => harshjudge::store::slugify(&seq.name).replace('-', "_"),
+        None => harshjudge_store::store::slugify(&seq.name).replace('-', "_"),
     };
     let valid = !fn_name.is_empty()
         && fn_name.len() <= 64
@@ -132,7 +132,7 @@ fn target_rust(c: &RecordedCall, args: &Value) -> Option<String> {
         }
         None => (Vec::new(), None),
     };
-    let generated = || recorded.and_then(|l| harshjudge::browser::GeneratedLocator::parse(l).ok());
+    let generated = || recorded.and_then(|l| harshjudge_browser::GeneratedLocator::parse(l).ok());
     let from_page = generated().is_some()
         || c.locator
             .as_deref()

@@ -2,7 +2,7 @@
 //! MCP. The agent lists the steps that wait for a verdict (an expectation in
 //! words and no verdict yet), reads their evidence files, and records a verdict
 //! with its reasoning; the run's status and its scenario's statistics then
-//! follow the one rule of `harshjudge::judge::combine_verdicts`.
+//! follow the one rule of `harshjudge_store::judge::combine_verdicts`.
 //!
 //! Where a step's expectation comes from: `result.json`'s step `expectation`
 //! (`step!(…, expect = "…")` in `cargo test` runs); for a run recorded through
@@ -14,9 +14,9 @@
 
 use std::collections::HashMap;
 
-use harshjudge::judge::{self, EvidenceInput, JudgeInput, MAX_REASONING, Verdict};
-use harshjudge::store::judge::StepJudgment;
-use harshjudge::store::{
+use harshjudge_store::judge::{self, EvidenceInput, JudgeInput, MAX_REASONING, Verdict};
+use harshjudge_store::store::judge::StepJudgment;
+use harshjudge_store::store::{
     RunId, RunResult, RunStatus, Slug, StepId, StepResult, StepStatus, Store, StoreError,
     VerdictState, now_iso,
 };
@@ -599,7 +599,7 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
         }
         None => default_judge_name(ctx),
     };
-    let uncertain_passes = harshjudge::judge::JudgeSettings::uncertain_passes_from_env()
+    let uncertain_passes = harshjudge_store::judge::JudgeSettings::uncertain_passes_from_env()
         .map_err(|e| ToolError::invalid(e.to_string()))?;
     let store = ctx.require_init()?;
     let id = a.run_id;
@@ -659,7 +659,7 @@ pub fn record_verdict(ctx: &Context, a: RecordVerdict) -> Result<VerdictRecorded
             attempts: 1,
             judged_at: now_iso(),
             error: None,
-            answer: harshjudge::store::judge::AnswerInfo::default(),
+            answer: harshjudge_store::store::judge::AnswerInfo::default(),
         },
         None,
         None,
@@ -778,7 +778,7 @@ fn heal_live(
         live: Some(url.to_string()),
     };
     let agent = ctx.agent();
-    let launch = harshjudge::browser::BrowserConfig::from_env()
+    let launch = harshjudge_browser::BrowserConfig::from_env()
         .map(|c| c.launch_timeout)
         .map_err(|e| ToolError::invalid(e.to_string()))?;
     let limit = crate::agent::tool_timeout()?.max(launch * 2 + std::time::Duration::from_secs(30));

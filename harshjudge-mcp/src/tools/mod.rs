@@ -19,11 +19,11 @@ pub mod trace;
 use crate::dispatch::ToolDef;
 
 /// A scenario slug, as `tools/list` declares it (the store's rule).
-pub const SLUG_PATTERN: &str = harshjudge::store::Slug::PATTERN;
+pub const SLUG_PATTERN: &str = harshjudge_store::store::Slug::PATTERN;
 /// A step id: two digits, "01" to "99".
-pub const STEP_ID_PATTERN: &str = harshjudge::store::StepId::PATTERN;
+pub const STEP_ID_PATTERN: &str = harshjudge_store::store::StepId::PATTERN;
 /// A run id (and a sequence id): 1 to 64 letters, digits, '_' or '-'.
-pub const RUN_ID_PATTERN: &str = harshjudge::store::RunId::PATTERN;
+pub const RUN_ID_PATTERN: &str = harshjudge_store::store::RunId::PATTERN;
 /// An evidence name: 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'.
 pub const EVIDENCE_NAME_PATTERN: &str = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$";
 use crate::error::ToolError;

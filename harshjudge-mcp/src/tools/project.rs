@@ -61,7 +61,7 @@ pub fn init_project(ctx: &Context, a: InitProject) -> Result<ProjectInitialized,
     };
     let store = ctx.store();
     store.init_project(&a.project_name, &base_url).map_err(|e| match e {
-        harshjudge::store::StoreError::AlreadyExists { .. } => ToolError::new(
+        harshjudge_store::store::StoreError::AlreadyExists { .. } => ToolError::new(
             Code::AlreadyExists,
             format!(
                 "Project already initialized: {} exists. Use it as it is, or remove the .harshJudge folder to start afresh.",

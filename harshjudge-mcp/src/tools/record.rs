@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use harshjudge::store::RunId;
+use harshjudge_store::store::RunId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -629,7 +629,7 @@ pub fn record_replay(
     if let Some(slug) = &a.scenario_slug {
         let exists = ctx
             .store()
-            .scenario(&harshjudge::store::Slug::new(slug.clone())?)
+            .scenario(&harshjudge_store::store::Slug::new(slug.clone())?)
             .meta()?
             .is_some();
         if !exists {

@@ -1,6 +1,6 @@
 //! `createScenario`, `toggleStar`, `getStatus`.
 
-use harshjudge::store::{ScenarioSpec, Slug, StepDoc, StepRef, Store};
+use harshjudge_store::store::{ScenarioSpec, Slug, StepDoc, StepRef, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -60,7 +60,7 @@ pub(crate) fn slug(field: &str, s: &str) -> Result<Slug, ToolError> {
 pub(crate) fn existing(
     store: &Store,
     slug: &Slug,
-) -> Result<harshjudge::store::ScenarioMeta, ToolError> {
+) -> Result<harshjudge_store::store::ScenarioMeta, ToolError> {
     if !store.scenario(slug).path().is_dir() {
         return Err(ToolError::not_found(format!(
             "Scenario \"{slug}\" does not exist. Create it with createScenario, or list scenarios with getStatus."
@@ -389,11 +389,11 @@ pub fn save_scenario(ctx: &Context, a: SaveScenario) -> Result<ScenarioSaved, To
     store.scenario(&slug).upsert(&spec, &[])?;
     let quoted_tags: Vec<String> = tags
         .iter()
-        .map(|t| harshjudge::store::to_yaml(t).trim_end().to_string())
+        .map(|t| harshjudge_store::store::to_yaml(t).trim_end().to_string())
         .collect();
     let md = format!(
         "---\nid: {slug}\ntitle: {}\ntags: [{}]\nestimatedDuration: {}\n---\n\n{}",
-        harshjudge::store::to_yaml(&a.title).trim_end(),
+        harshjudge_store::store::to_yaml(&a.title).trim_end(),
         quoted_tags.join(", "),
         // As JavaScript prints numbers: 60, not 60.0.
         if estimated.fract() == 0.0 && estimated < 1e15 {

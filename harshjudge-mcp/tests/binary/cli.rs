@@ -1185,7 +1185,7 @@ fn trace_prints_the_tool_s_text() {
     use crate::trace_fixture::{self as fx, EXPECTED};
     let t = tempfile::tempdir().unwrap();
     let p = t.path().to_path_buf();
-    fx::recorded(&harshjudge::store::Store::new(p.join(".harshJudge")));
+    fx::recorded(&harshjudge_store::store::Store::new(p.join(".harshJudge")));
     let ctx = harshjudge_mcp::Context::new(&p).unwrap();
     let out = harshjudge_mcp::call(
         &ctx,
@@ -1217,7 +1217,7 @@ fn trace_action_prints_the_tool_s_aria_snapshot() {
     use crate::trace_fixture as fx;
     let t = tempfile::tempdir().unwrap();
     let p = t.path().to_path_buf();
-    fx::recorded_with_dom(&harshjudge::store::Store::new(p.join(".harshJudge")));
+    fx::recorded_with_dom(&harshjudge_store::store::Store::new(p.join(".harshJudge")));
     let ctx = harshjudge_mcp::Context::new(&p).unwrap();
     let tool = |args: Value| {
         let out = harshjudge_mcp::call(&ctx, "getStepTrace", Some(args));

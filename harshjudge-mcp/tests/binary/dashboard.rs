@@ -532,7 +532,7 @@ fn cli_open_status_api_and_close() {
         let r = get(port, path);
         assert_eq!(r.status, 200, "{path}");
         assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
-        assert_eq!(r.text(), harshjudge::report::html::index_html());
+        assert_eq!(r.text(), harshjudge_store::report::html::index_html());
     }
     let r = get(port, "/report/data/overview.js");
     assert_eq!(r.status, 200);
@@ -1274,7 +1274,7 @@ fn report_command_writes_the_html_report() {
     );
     assert_eq!(
         std::fs::read_to_string(&index).unwrap(),
-        harshjudge::report::html::index_html()
+        harshjudge_store::report::html::index_html()
     );
     assert!(p.hj().join("report/data/overview.js").is_file());
     let empty = tempfile::tempdir().unwrap();

@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use harshjudge::recorder::{Completion, RunHandle, StepRecord};
-use harshjudge::store::{
+use harshjudge_mcp::{Code, Context, call};
+use harshjudge_store::recorder::{Completion, RunHandle, StepRecord};
+use harshjudge_store::store::{
     EvidenceName, NewEvidence, RunId, ScenarioSpec, Slug, StepDoc, StepId, StepResult, StepStatus,
     Store,
 };
-use harshjudge_mcp::{Code, Context, call};
 use serde_json::{Value, json};
 
 struct Project {
@@ -160,7 +160,7 @@ impl Project {
         store
             .scenario(&slug)
             .run(&id)
-            .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
+            .apply_judgment(|r, j| harshjudge_store::judge::combine_verdicts(r, j, false))
             .unwrap();
         id.to_string()
     }

@@ -314,7 +314,7 @@ fn every_tool_s_structured_content_matches_its_output_schema() {
     c("closeDashboard", json!({}));
     // heal: a run whose step failed on a locator, as the runner records one.
     {
-        use harshjudge::store::{RunId, RunResult, ScenarioSpec, Slug, StepId};
+        use harshjudge_store::store::{RunId, RunResult, ScenarioSpec, Slug, StepId};
         let store = ctx.store();
         let slug = Slug::new("healme").unwrap();
         let spec = ScenarioSpec {

@@ -68,8 +68,8 @@ impl Project {
         serde_json::from_slice(&std::fs::read(self.run_dir(run).join("result.json")).unwrap())
             .unwrap()
     }
-    fn meta(&self) -> harshjudge::store::yaml::Value {
-        harshjudge::store::yaml::from_str(
+    fn meta(&self) -> harshjudge_store::store::yaml::Value {
+        harshjudge_store::store::yaml::from_str(
             &std::fs::read_to_string(self.hj().join("scenarios/login/meta.yaml")).unwrap(),
         )
         .unwrap()
@@ -98,7 +98,10 @@ fn init_project_writes_the_layout_and_refuses_twice() {
     );
     // The original's 206 bytes, then our local-only files.
     let gitignore = std::fs::read_to_string(p.hj().join(".gitignore")).unwrap();
-    assert_eq!(&gitignore[..206], &harshjudge::store::GITIGNORE[..206]);
+    assert_eq!(
+        &gitignore[..206],
+        &harshjudge_store::store::GITIGNORE[..206]
+    );
     assert!(
         gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n# harshjudge: saved logins (page.save_storage_state)\n.auth/\n"),
         "{gitignore}"
@@ -620,7 +623,7 @@ fn complete_step_records_results_and_gives_the_next_step() {
     // Repeating a step replaces it; a failure ends the walk.
     let out = p.ok("completeStep", json!({"runId": run, "stepId": "02", "status": "fail", "duration": 5, "error": "no dashboard"}));
     assert_eq!(out["nextStepId"], Value::Null);
-    let state: harshjudge::store::yaml::Value = harshjudge::store::yaml::from_str(
+    let state: harshjudge_store::store::yaml::Value = harshjudge_store::store::yaml::from_str(
         &std::fs::read_to_string(p.run_dir(&run).join("skill-state.yaml")).unwrap(),
     )
     .unwrap();
@@ -967,9 +970,9 @@ fn get_run_state_says_where_a_run_stands() {
 
 #[test]
 fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
-    use harshjudge::judge::Verdict;
-    use harshjudge::store::judge::StepJudgment;
-    use harshjudge::store::{RunId, Slug, Store};
+    use harshjudge_store::judge::Verdict;
+    use harshjudge_store::store::judge::StepJudgment;
+    use harshjudge_store::store::{RunId, Slug, Store};
     let p = Project::with_scenario();
     let run = p.start();
     let steps = json!([
@@ -1008,7 +1011,7 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
         attempts: 1,
         judged_at: "2026-11-23T00:00:00.000Z".into(),
         error: None,
-        answer: harshjudge::store::judge::AnswerInfo::default(),
+        answer: harshjudge_store::store::judge::AnswerInfo::default(),
     };
     let form = judged(
         "01",
@@ -1029,7 +1032,7 @@ fn get_run_state_shows_the_verdicts_and_the_judge_s_reasoning() {
     store
         .scenario(&slug)
         .run(&id)
-        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
+        .apply_judgment(|r, j| harshjudge_store::judge::combine_verdicts(r, j, false))
         .unwrap();
 
     let state = p.ok("getRunState", json!({"runId": run}));

@@ -4,9 +4,9 @@
 //! could not be written — as `NOT_FOUND` saying why; ids validated, no link
 //! followed out of `.harshJudge/`.
 
-use harshjudge::browser::trace::TraceOutcome;
-use harshjudge::store::{EvidenceName, NewEvidence, RunId, Slug, StepId};
+use harshjudge_browser::trace::TraceOutcome;
 use harshjudge_mcp::{Code, Context, call};
+use harshjudge_store::store::{EvidenceName, NewEvidence, RunId, Slug, StepId};
 use serde_json::{Value, json};
 
 use crate::trace_fixture::{self as fx, EXPECTED, RUN, SLUG};

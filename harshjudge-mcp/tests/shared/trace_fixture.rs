@@ -8,11 +8,11 @@
 
 use std::path::PathBuf;
 
-use harshjudge::browser::trace::{
+use harshjudge_browser::trace::{
     TRACE_VERSION, TraceConsole, TraceEntry, TraceFile, TraceLogs, TraceOutcome, TracePage,
     TraceRequest,
 };
-use harshjudge::store::{
+use harshjudge_store::store::{
     EvidenceName, NewEvidence, RunId, RunResult, ScenarioSpec, Slug, StepId, Store,
 };
 use serde_json::{Value, json};
@@ -273,7 +273,7 @@ pub fn recorded_with_dom(store: &Store) {
 /// [`recorded_with_dom`], the click's after page inside `depth` nested
 /// `DIV`s (a page as deep as the snapshot's 256 elements).
 pub fn recorded_with_dom_nested(store: &Store, depth: usize) {
-    use harshjudge::browser::trace::TraceSnapshots;
+    use harshjudge_browser::trace::TraceSnapshots;
     recorded(store);
     let form = |value: &str| {
         json!(["BODY", {},

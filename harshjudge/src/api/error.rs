@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::evidence::SendError;
-use crate::store::StoreError;
 use harshjudge_browser::BrowserError;
+use harshjudge_store::store::StoreError;
 
 /// Why a request, a command or an assertion on their results failed. Each
 /// variant names the values at fault.

@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::store::{NewEvidence, StoreError};
 use harshjudge_browser::Page;
+use harshjudge_store::store::{NewEvidence, StoreError};
 
 mod command;
 pub(crate) mod cookies;
@@ -88,7 +88,7 @@ fn record(
     };
     let n = next_number(&key, what);
     for (suffix, ext, kind, bytes) in files {
-        let name = crate::store::EvidenceName::new(format!("{what}-{n:02}{suffix}"))
+        let name = harshjudge_store::store::EvidenceName::new(format!("{what}-{n:02}{suffix}"))
             .map_err(|source| ApiError::Evidence { source })?;
         host.attach(NewEvidence {
             name: &name,

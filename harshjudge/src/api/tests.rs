@@ -169,8 +169,8 @@ impl super::Host for NoPage {
     }
     fn attach(
         &self,
-        _: crate::store::NewEvidence<'_>,
-    ) -> Result<Option<std::path::PathBuf>, crate::store::StoreError> {
+        _: harshjudge_store::store::NewEvidence<'_>,
+    ) -> Result<Option<std::path::PathBuf>, harshjudge_store::store::StoreError> {
         Ok(None)
     }
     fn pages(&self) -> Vec<harshjudge_browser::Page> {

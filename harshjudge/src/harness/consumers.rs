@@ -8,11 +8,11 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use libtest_mimic::{Completion, Failed};
 
-use crate::event::{Event, EventSink, StepOutcome};
 use crate::registry::ScenarioDef;
-use crate::report::{RunLine, Summary};
-use crate::store::judge::RunJudgment;
-use crate::store::{RunResult, Slug, StepStatus, Store, VerdictState};
+use harshjudge_store::event::{Event, EventSink, StepOutcome};
+use harshjudge_store::report::{RunLine, Summary};
+use harshjudge_store::store::judge::RunJudgment;
+use harshjudge_store::store::{RunResult, Slug, StepStatus, Store, VerdictState};
 
 use super::step_test_name;
 
@@ -81,7 +81,7 @@ pub(super) struct HarnessSink {
     pub(super) deferred: Mutex<HashMap<String, Vec<StepOutcome>>>,
     /// The final result of each run, by its folder: the reports at exit are
     /// built from these rather than from their `result.json` read back.
-    pub(super) finished: Mutex<crate::report::reads::Finished>,
+    pub(super) finished: Mutex<harshjudge_store::report::reads::Finished>,
 }
 
 impl HarnessSink {
@@ -257,7 +257,7 @@ impl EventSink for Repeats {
 }
 
 /// A held outcome made final by the run's combined result: a step whose
-/// verdict failed it fails with the judge's message ([`combine_verdicts`](crate::judge::combine_verdicts)).
+/// verdict failed it fails with the judge's message ([`combine_verdicts`](harshjudge_store::judge::combine_verdicts)).
 fn combined(mut outcome: StepOutcome, result: Option<&RunResult>) -> StepOutcome {
     let step = result.and_then(|r| r.steps.iter().find(|s| s.id == outcome.id.as_str()));
     if let Some(step) = step
@@ -400,7 +400,7 @@ pub(super) fn trial_result(o: &StepOutcome) -> Result<Completion, Failed> {
         StepStatus::Skipped => Ok(Completion::ignored_with(
             o.reason.clone().unwrap_or_default(),
         )),
-        StepStatus::Fail => Err(crate::report::failure_message(o).into()),
+        StepStatus::Fail => Err(harshjudge_store::report::failure_message(o).into()),
     }
 }
 
@@ -448,7 +448,7 @@ pub(crate) fn not_run(sink: &dyn EventSink, store: &Store, def: &ScenarioDef, wh
         let fails = fails_first && i == 0;
         let outcome = StepOutcome {
             index: i + 1,
-            id: crate::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
+            id: harshjudge_store::store::StepId::from_index(i + 1).expect("≤ 99 steps"),
             title: step.title.to_string(),
             status: if fails {
                 StepStatus::Fail
@@ -483,12 +483,12 @@ pub(crate) fn not_run(sink: &dyn EventSink, store: &Store, def: &ScenarioDef, wh
 /// A buffered `RunFinished`: result, run folder, store error, warnings,
 /// judgment, evidence as listed at completion.
 type Finished = (
-    Option<crate::store::RunResult>,
+    Option<harshjudge_store::store::RunResult>,
     Option<PathBuf>,
     Option<String>,
     Vec<String>,
     Option<RunJudgment>,
-    Option<crate::store::RunEvidence>,
+    Option<harshjudge_store::store::RunEvidence>,
 );
 
 /// Holds one attempt's events until it is known whether it is the last.
@@ -590,7 +590,7 @@ pub(super) struct Attempt {
     dir: Mutex<Option<PathBuf>>,
     /// Final status and whether it was interrupted; `None` when the run could
     /// not be made final.
-    end: Mutex<Option<(crate::store::RunStatus, bool)>>,
+    end: Mutex<Option<(harshjudge_store::store::RunStatus, bool)>>,
     /// The run's `errorMessage`, or why it could not be recorded.
     error: Mutex<Option<String>>,
 }
@@ -609,7 +609,10 @@ impl Attempt {
     /// Whether the run passed, and whether it was interrupted.
     pub(super) fn ended(&self) -> (bool, bool) {
         match *self.end.lock().expect("attempt") {
-            Some((status, interrupted)) => (status == crate::store::RunStatus::Pass, interrupted),
+            Some((status, interrupted)) => (
+                status == harshjudge_store::store::RunStatus::Pass,
+                interrupted,
+            ),
             None => (false, false),
         }
     }
@@ -653,7 +656,7 @@ mod tests {
     fn outcome(index: usize) -> StepOutcome {
         StepOutcome {
             index,
-            id: crate::store::StepId::from_index(index).unwrap(),
+            id: harshjudge_store::store::StepId::from_index(index).unwrap(),
             title: format!("Step {index}"),
             status: StepStatus::Pass,
             duration: std::time::Duration::ZERO,

@@ -6,8 +6,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::run_settings::ConfigError;
-use crate::store::{RunId, Slug, StoreError};
 use harshjudge_browser::settings::SettingError;
+use harshjudge_store::store::{RunId, Slug, StoreError};
 
 /// A usage error of one invocation: bad settings, an invalid suite, a package
 /// that cannot be found, an app that does not start, or nothing to re-judge

@@ -9,18 +9,18 @@ use std::sync::{Arc, Mutex};
 use libtest_mimic::{Arguments, Completion, Conclusion, Trial};
 
 use super::flags::SuiteFlags;
-use crate::event::{Event, EventSink, StepOutcome};
-use crate::judge::JudgeSettings;
-use crate::recorder::RunHandle;
-use crate::recorder::replay::ReplayInfo;
 use crate::registry::ScenarioDef;
-use crate::report::{RunLine, Summary};
 use crate::run_settings::Settings;
 use crate::runner::{self, Limits, Shared};
-use crate::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
-use crate::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 use harshjudge_browser::Tracing;
 use harshjudge_browser::settings::TraceMode;
+use harshjudge_store::event::{Event, EventSink, StepOutcome};
+use harshjudge_store::judge::JudgeSettings;
+use harshjudge_store::recorder::RunHandle;
+use harshjudge_store::recorder::replay::ReplayInfo;
+use harshjudge_store::report::{RunLine, Summary};
+use harshjudge_store::store::checkpoint::{Judged, ScenarioEntry, ScenarioState, SuiteLog};
+use harshjudge_store::store::{RunId, ScenarioSpec, Slug, StepDoc, StepStatus, Store, StoreError};
 
 use super::consumers::{
     Attempt, Buffer, HarnessSink, NotRun, Repeats, Slot, Tracked, not_run, trial_result,
@@ -102,7 +102,7 @@ struct Job {
     /// `--trace`, else `HARSHJUDGE_TRACE`.
     trace: TraceMode,
     fail_on_flaky: bool,
-    judging: Arc<crate::recorder::judging::Judging>,
+    judging: Arc<harshjudge_store::recorder::judging::Judging>,
     /// The setups of the invocation: a job waits for those its scenario depends on.
     gate: Arc<setups::Gate>,
     /// `--repeat-each N`: runs of the scenario, each its own (1: once).
@@ -302,7 +302,7 @@ impl Job {
                 sink,
                 self.last,
                 limits,
-                Some(crate::recorder::writer::JudgeRun {
+                Some(harshjudge_store::recorder::writer::JudgeRun {
                     judging: self.judging.clone(),
                     filter: last_test.clone(),
                 }),
@@ -413,7 +413,7 @@ pub(super) fn trials(plan: &Plan) -> (Vec<Trial>, HashMap<&'static str, Vec<Arc<
                                 "step {} \"{}\" failed: {}",
                                 o.id,
                                 o.title,
-                                crate::report::failure_message(&o)
+                                harshjudge_store::report::failure_message(&o)
                             )
                         })
                         .collect();
@@ -466,7 +466,7 @@ pub(super) fn resolve_base_url(
 
 /// Repairs what processes that are gone left: runs left `running` (kill -9, a
 /// crash) are marked interrupted and their scenario recounted, then
-/// [`crate::recorder::repair_leftovers`]. Returns one note per repair.
+/// [`harshjudge_store::recorder::repair_leftovers`]. Returns one note per repair.
 pub(super) fn repair(store: &Store) -> Vec<String> {
     let mut notes = Vec::new();
     for (slug, run, pid) in store.orphaned_runs() {
@@ -479,8 +479,8 @@ pub(super) fn repair(store: &Store) -> Vec<String> {
                 "run {slug}/{run} was left running by a process that is gone (pid {pid}): marked interrupted"
             )),
             // It ended, but its process died before counting it or clearing its mark.
-            Err(crate::store::StoreError::RunCompleted { .. }) => store.scenario(&slug).run(&run).clear_running(),
-            Err(crate::store::StoreError::NotFound { .. }) => store.scenario(&slug).run(&run).clear_running(),
+            Err(harshjudge_store::store::StoreError::RunCompleted { .. }) => store.scenario(&slug).run(&run).clear_running(),
+            Err(harshjudge_store::store::StoreError::NotFound { .. }) => store.scenario(&slug).run(&run).clear_running(),
             Err(e) => notes.push(format!(
                 "run {slug}/{run} was left running by a process that is gone, but could not be marked interrupted: {e}"
             )),
@@ -492,7 +492,7 @@ pub(super) fn repair(store: &Store) -> Vec<String> {
             ));
         }
     }
-    notes.extend(crate::recorder::repair_leftovers(store));
+    notes.extend(harshjudge_store::recorder::repair_leftovers(store));
     notes
 }
 
@@ -665,7 +665,8 @@ pub(super) fn execute(
         x.package_root,
         &x.settings.dir,
     ));
-    let judging = crate::recorder::judging::Judging::new(x.judge.clone(), Some(replay.clone()));
+    let judging =
+        harshjudge_store::recorder::judging::Judging::new(x.judge.clone(), Some(replay.clone()));
     let failures = Arc::new(Failures {
         max: x.flags.max_failures,
         ..Failures::default()

@@ -6,10 +6,10 @@
 
 use crate::harness::shard::{Shard, ShardError};
 use crate::harness::tags::{TagExpr, TagExprError, TagSelection};
-use crate::store::{RunId, StoreError};
 use harshjudge_browser::BrowserKind;
 use harshjudge_browser::settings::watch::{SLOW_MO_EXPECTED, parse_slow_mo};
 use harshjudge_browser::settings::{SettingError, TRACE_MODES, TraceMode, env, env_bool};
+use harshjudge_store::store::{RunId, StoreError};
 
 /// Flags of ours, taken out of the command line before libtest parses the rest.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -19,8 +19,8 @@ pub use libtest_mimic::Arguments;
 use crate::harness::flags::SuiteFlags;
 use crate::registry::{self, ScenarioDef};
 use crate::run_settings::Settings;
-use crate::store::{Slug, Store};
 use harshjudge_browser::settings::SettingError;
+use harshjudge_store::store::{Slug, Store};
 
 mod changed;
 mod consumers;
@@ -340,11 +340,11 @@ fn stopped(pkg: &Package, started: std::time::SystemTime, listing: bool, message
     if listing {
         return EXIT_USAGE;
     }
-    let error = crate::report::junit::InvocationError {
+    let error = harshjudge_store::report::junit::InvocationError {
         binary: harshjudge_browser::process::binary_name(),
         stage: "start".into(),
         message: message.to_string(),
-        at: crate::store::now_iso(),
+        at: harshjudge_store::store::now_iso(),
     };
     for line in publish_error(pkg, started, error) {
         eprintln!("{line}");
@@ -358,7 +358,7 @@ fn stopped(pkg: &Package, started: std::time::SystemTime, listing: bool, message
 fn publish_error(
     pkg: &Package,
     started: std::time::SystemTime,
-    error: crate::report::junit::InvocationError,
+    error: harshjudge_store::report::junit::InvocationError,
 ) -> Vec<String> {
     let root = match package_root(pkg) {
         Ok(root) => root,
@@ -372,7 +372,7 @@ fn publish_error(
     };
     let store = Store::new(dir);
     let nextest = under_nextest();
-    let mut lines = crate::report::invocation::publish_error(
+    let mut lines = harshjudge_store::report::invocation::publish_error(
         &store,
         places.junit,
         places.html,
@@ -415,7 +415,7 @@ fn invoke(
         }
         // Each layer reads its own variables; all are checked before anything runs.
         let settings = Settings::from_env(&root, pkg.name)?;
-        let judge = crate::judge::JudgeSettings::from_env()?;
+        let judge = harshjudge_store::judge::JudgeSettings::from_env()?;
         harshjudge_browser::set_suite_expect_timeout(pkg.expect_timeout)?;
         // `--headed` and `--slow-mo` for every browser of the invocation.
         harshjudge_browser::set_suite_watch(flags.headed, flags.slow_mo)?;

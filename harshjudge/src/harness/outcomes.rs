@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use crate::event::StepOutcome;
 use crate::registry::ScenarioDef;
-use crate::store::{RunId, RunResult, Slug, StepId, StepStatus, Store};
+use harshjudge_store::event::StepOutcome;
+use harshjudge_store::store::{RunId, RunResult, Slug, StepId, StepStatus, Store};
 
 /// Each step's outcome as `result.json` records it (after its verdicts are
 /// combined), for trials that report a recorded run instead of running it

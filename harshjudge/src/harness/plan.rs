@@ -13,10 +13,10 @@ use libtest_mimic::{Arguments, Trial};
 
 use super::changed::ChangedFiles;
 use super::flags::SuiteFlags;
-use crate::event::StepOutcome;
 use crate::registry::ScenarioDef;
-use crate::store::checkpoint::{Checkpoint, ScenarioEntry, ScenarioState, SuiteLog};
-use crate::store::{RunId, RunResult, RunStatus, Slug, Store, StoreError};
+use harshjudge_store::event::StepOutcome;
+use harshjudge_store::store::checkpoint::{Checkpoint, ScenarioEntry, ScenarioState, SuiteLog};
+use harshjudge_store::store::{RunId, RunResult, RunStatus, Slug, Store, StoreError};
 
 use super::step_test_name;
 

@@ -1,8 +1,8 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::store::{StepId, StepStatus};
 use crate::testing::fake_def;
+use harshjudge_store::store::{StepId, StepStatus};
 
 fn args(a: &[&str]) -> Arguments {
     Arguments::from_iter(std::iter::once("suite").chain(a.iter().copied()))
@@ -330,7 +330,7 @@ fn an_unreadable_checkpoint_runs_everything_and_says_why() {
         &flags,
         false,
         Recorded {
-            previous: Err(crate::store::StoreError::Corrupt {
+            previous: Err(harshjudge_store::store::StoreError::Corrupt {
                 path: "checkpoint.json".into(),
                 problem: "bad json".into(),
             }),
@@ -423,11 +423,14 @@ fn resume_reuses_finished_runs_and_reruns_the_rest() {
     // The reused entry says how the execution ended (nothing to judge here).
     assert_eq!(
         (checkout.entry.executed, checkout.entry.judged),
-        (Some(crate::store::checkpoint::Executed::Fail), None)
+        (
+            Some(harshjudge_store::store::checkpoint::Executed::Fail),
+            None
+        )
     );
     assert_eq!(
         p.reused[0].entry.executed,
-        Some(crate::store::checkpoint::Executed::Pass)
+        Some(harshjudge_store::store::checkpoint::Executed::Pass)
     );
     assert_eq!(
         checkout.outcomes[2].reason.as_deref(),

@@ -6,7 +6,7 @@
 //!
 //! No app, no browser, no base URL, no new run folder, no probe: only the run's
 //! `judge/`, the status fields of its `result.json`
-//! ([`RunDir::apply_judgment`](crate::store::RunDir::apply_judgment)), its scenario's statistics and the suite
+//! ([`RunDir::apply_judgment`](harshjudge_store::store::RunDir::apply_judgment)), its scenario's statistics and the suite
 //! checkpoint change. A verdict is reused while the hash of its inputs
 //! (evidence, expectation, code outcome, judge identity) is unchanged
 //! ([`judge::judge_step`]); a judgment without a verdict is always re-made.
@@ -18,13 +18,15 @@ use std::time::SystemTime;
 use libtest_mimic::{Arguments, Trial};
 
 use super::flags::SuiteFlags;
-use crate::event::{Event, EventSink};
-use crate::judge::{self, Judge, JudgeInput, JudgeSettings, Judged};
 use crate::registry::ScenarioDef;
 use crate::run_settings::Settings;
-use crate::store::checkpoint::{ScenarioEntry, SuiteLog};
-use crate::store::judge::StepJudgment;
-use crate::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError};
+use harshjudge_store::event::{Event, EventSink};
+use harshjudge_store::judge::{self, Judge, JudgeInput, JudgeSettings, Judged};
+use harshjudge_store::store::checkpoint::{ScenarioEntry, SuiteLog};
+use harshjudge_store::store::judge::StepJudgment;
+use harshjudge_store::store::{
+    RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store, StoreError,
+};
 
 use super::consumers::{HarnessSink, NotRun, Slot, not_run};
 use super::error::{HarnessError, NO_JUDGE, PendingVerdict, RejudgeError};
@@ -261,7 +263,7 @@ impl Rejudged {
 
 /// Re-judges one run: each step through [`judge::judge_step`] (or, without a
 /// judge, its recorded verdict kept: the caller checked that they all stand),
-/// then [`RunDir::apply_judgment`](crate::store::RunDir::apply_judgment).
+/// then [`RunDir::apply_judgment`](harshjudge_store::store::RunDir::apply_judgment).
 async fn rejudge_target(
     store: &Store,
     target: &Target,

@@ -16,11 +16,11 @@ use tokio::sync::watch;
 
 use super::consumers::{HarnessSink, NotRun, not_run};
 use super::error::{HarnessError, Location, Site};
-use crate::event::{Event, EventSink};
 use crate::registry::ScenarioDef;
-use crate::store::Store;
-use crate::store::auth::{SetupLock, SetupRecord};
-use crate::store::{RunId, Slug};
+use harshjudge_store::event::{Event, EventSink};
+use harshjudge_store::store::Store;
+use harshjudge_store::store::auth::{SetupLock, SetupRecord};
+use harshjudge_store::store::{RunId, Slug};
 
 /// Checks every `depends_on`: it names a setup scenario of the binary, and
 /// no setup depends on itself, directly or around a circle.
@@ -362,7 +362,7 @@ impl Gate {
                 .collect(),
             store: store.clone(),
             nextest_run: nextest
-                .then(|| crate::report::invocation::invocation_id(true))
+                .then(|| harshjudge_store::report::invocation::invocation_id(true))
                 .flatten(),
         })
     }

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::store::{Slug, Store};
+use harshjudge_store::store::{Slug, Store};
 
 /// One shard of a suite: `index` of `count`, counted from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -41,7 +41,7 @@ pub(crate) fn listen_for_signals(rt: &tokio::runtime::Runtime, killer: harshjudg
             _ = term.recv() => {},
         }
         eprintln!("harshjudge: stopping at once");
-        let _ = crate::store::flush_writes();
+        let _ = harshjudge_store::store::flush_writes();
         killer.kill_now();
         harshjudge_browser::secrets::stdio::exit(code);
     });

@@ -10,8 +10,8 @@ use std::time::SystemTime;
 use libtest_mimic::{Conclusion, FormatSetting};
 
 use crate::run_settings::Settings;
-use crate::store::Store;
-use crate::store::checkpoint::SuiteLog;
+use harshjudge_store::store::Store;
+use harshjudge_store::store::checkpoint::SuiteLog;
 
 use super::consumers::HarnessSink;
 use super::{EXIT_FAILED, EXIT_OK};
@@ -39,32 +39,34 @@ pub(super) struct Tail<'a> {
 /// executed step failed (selected or not), 130/143 after Ctrl-C/SIGTERM.
 pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
     // Every file handed to the background writer is on disk before we exit.
-    if let Err(e) = crate::store::flush_writes() {
+    if let Err(e) = harshjudge_store::store::flush_writes() {
         eprintln!("harshjudge: a file could not be written: {e}");
     }
     let summary = t.sink.summary.lock().expect("summary");
     // Retention (HARSHJUDGE_KEEP_RUNS): the scenarios that ran keep their newest runs.
     if let Some(keep) = t.settings.keep_runs {
         let ran: Vec<String> = summary.runs.iter().map(|r| r.slug.clone()).collect();
-        for e in crate::recorder::prune(t.store, &ran, keep).errors {
+        for e in harshjudge_store::recorder::prune(t.store, &ran, keep).errors {
             eprintln!("harshjudge: {e}");
         }
     }
     let any_failure = !summary.failures.is_empty();
     let mut text = summary.render(t.store.dir(), t.verbose);
-    let runs: Vec<crate::report::junit::RunRef> = (summary.runs.iter())
+    let runs: Vec<harshjudge_store::report::junit::RunRef> = (summary.runs.iter())
         .filter(|r| !r.retried)
         .filter_map(|r| {
-            r.run_dir.clone().map(|dir| crate::report::junit::RunRef {
-                dir,
-                earlier: r.earlier.clone(),
-            })
+            r.run_dir
+                .clone()
+                .map(|dir| harshjudge_store::report::junit::RunRef {
+                    dir,
+                    earlier: r.earlier.clone(),
+                })
         })
         .collect();
-    let not_run: Vec<crate::report::junit::NotRunRef> = (summary.not_run.iter())
+    let not_run: Vec<harshjudge_store::report::junit::NotRunRef> = (summary.not_run.iter())
         .map(|(slug, reason)| {
             let def = t.scenarios_of.get(slug.as_str());
-            crate::report::junit::NotRunRef {
+            harshjudge_store::report::junit::NotRunRef {
                 slug: slug.clone(),
                 steps: def
                     .map(|d| d.steps.iter().map(|s| s.title.to_string()).collect())
@@ -78,17 +80,20 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
         })
         .collect();
     let binary = harshjudge_browser::process::binary_name();
-    let errors: Vec<crate::report::junit::InvocationError> = (summary.invocation_errors.iter())
-        .map(|(stage, message)| crate::report::junit::InvocationError {
-            binary: binary.clone(),
-            stage: stage.clone(),
-            message: message.clone(),
-            at: crate::store::now_iso(),
-        })
-        .collect();
+    let errors: Vec<harshjudge_store::report::junit::InvocationError> =
+        (summary.invocation_errors.iter())
+            .map(
+                |(stage, message)| harshjudge_store::report::junit::InvocationError {
+                    binary: binary.clone(),
+                    stage: stage.clone(),
+                    message: message.clone(),
+                    at: harshjudge_store::store::now_iso(),
+                },
+            )
+            .collect();
     drop(summary);
     if !runs.is_empty() || !not_run.is_empty() || !errors.is_empty() {
-        let publish = crate::report::invocation::Publish {
+        let publish = harshjudge_store::report::invocation::Publish {
             runs,
             started: t.started,
             junit: t.settings.junit.clone(),
@@ -96,12 +101,12 @@ pub(super) fn finish(t: Tail<'_>, conclusion: &Conclusion) -> i32 {
             step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
-            invocation: crate::report::invocation::invocation_id(t.nextest),
+            invocation: harshjudge_store::report::invocation::invocation_id(t.nextest),
             not_run,
             errors,
         };
         let finished = std::mem::take(&mut *t.sink.finished.lock().expect("finished"));
-        let lines = crate::report::invocation::publish_with(t.store, &publish, finished);
+        let lines = harshjudge_store::report::invocation::publish_with(t.store, &publish, finished);
         // nextest shows nothing a passing process prints: the lines are
         // printed once, after its summary.
         if t.nextest

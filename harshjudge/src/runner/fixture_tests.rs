@@ -10,8 +10,8 @@ use crate::fixture::{
     Fixture, FixtureDef, FixtureScope, FixtureValue, SetUpFuture, TeardownDef, TeardownFuture,
     keep, take, value,
 };
-use crate::store::{FixtureOutcome, RunResult, RunStatus};
 use crate::testing::{fake_scenario, with_step_timeout};
+use harshjudge_store::store::{FixtureOutcome, RunResult, RunStatus};
 
 /// What the fixtures and bodies of one test did, in order.
 static LOG: StdMutex<Vec<String>> = StdMutex::new(Vec::new());

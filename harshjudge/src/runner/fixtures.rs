@@ -18,8 +18,8 @@ use crate::fixture::{FixtureDef, FixtureScope, FixtureValue, TeardownDef};
 use crate::output::{self, Captured};
 use crate::registry::ScenarioDef;
 use crate::scenario::Scenario;
-use crate::store::{FixtureOutcome, FixtureRun};
 use harshjudge_browser::settings::format_duration;
+use harshjudge_store::store::{FixtureOutcome, FixtureRun};
 
 /// What is wrong with the suite's fixtures, found before anything runs.
 #[derive(Debug, thiserror::Error)]

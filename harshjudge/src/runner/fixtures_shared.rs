@@ -19,8 +19,8 @@ use crate::error::Error;
 use crate::fixture::{FixtureDef, FixtureValue, Share};
 use crate::output::{self, Captured};
 use crate::scenario::Scenario;
-use crate::store::{FixtureOutcome, RunId, Slug, Store};
 use harshjudge_browser::process::shared::RunFolder;
+use harshjudge_store::store::{FixtureOutcome, RunId, Slug, Store};
 
 /// The value, once set up.
 const VALUE: &str = "value.json";

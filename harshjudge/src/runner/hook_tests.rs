@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::registry::{Hook, HookFuture};
-use crate::store::{RunResult, RunStatus, Store};
 use crate::testing::{RecordingSink, fake_scenario, with_step_timeout};
+use harshjudge_store::store::{RunResult, RunStatus, Store};
 
 /// What the hooks and bodies of one test did, in order.
 static LOG: StdMutex<Vec<String>> = StdMutex::new(Vec::new());

@@ -20,17 +20,17 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use crate::error::Error;
-use crate::event::{Event, EventSink, StepOutcome, Urgency};
 use crate::evidence::{BoxFuture, Item, PageProbe, Probe, Snapshot};
-use crate::recorder::RunHandle;
-use crate::recorder::writer::{Ending, JudgeRun, Recorded, StoreWriter};
 use crate::registry::ScenarioDef;
 use crate::registry::ScenarioFuture;
 use crate::run_settings::EvidenceMode;
 use crate::scenario::{RunContext, Scenario};
-use crate::store::NewEvidence;
-use crate::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 use harshjudge_browser::settings::format_duration;
+use harshjudge_store::event::{Event, EventSink, StepOutcome, Urgency};
+use harshjudge_store::recorder::RunHandle;
+use harshjudge_store::recorder::writer::{Ending, JudgeRun, Recorded, StoreWriter};
+use harshjudge_store::store::NewEvidence;
+use harshjudge_store::store::{EvidenceName, RunId, StepId, StepStatus, StoreError};
 
 mod fixture_calls;
 pub(crate) mod fixtures;
@@ -85,7 +85,7 @@ pub(crate) struct Shared {
     /// Browser pages opened by the scenario, released when it ends.
     pub pages: Mutex<Vec<harshjudge_browser::Page>>,
     /// The store the run is recorded in (where storage states are saved).
-    store: crate::store::Store,
+    store: harshjudge_store::store::Store,
     /// The cookies its requests keep while no page is open, seeded from its
     /// storage state at first use (or why that state cannot be read).
     cookies: std::sync::OnceLock<Result<crate::api::CookieJar, String>>,
@@ -1024,7 +1024,7 @@ impl RunContext for Shared {
         self.stream.run_id()
     }
 
-    fn recorded_in(&self) -> crate::store::Store {
+    fn recorded_in(&self) -> harshjudge_store::store::Store {
         self.store.clone()
     }
 

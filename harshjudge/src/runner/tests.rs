@@ -6,15 +6,15 @@ use std::time::Duration;
 use super::*;
 use crate::error::Error;
 use crate::evidence::BoxFuture;
-use crate::store::{RunResult, RunStatus, Slug, Store};
 use crate::testing::{RecordingSink, Seen, fake_scenario, with_step_timeout};
+use harshjudge_store::store::{RunResult, RunStatus, Slug, Store};
 
 struct Ran {
     _dir: tempfile::TempDir,
     store: Store,
     sink: Arc<RecordingSink>,
     slug: Slug,
-    run: crate::store::RunId,
+    run: harshjudge_store::store::RunId,
 }
 
 impl Ran {

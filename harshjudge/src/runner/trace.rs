@@ -4,7 +4,7 @@
 //! the step's end is told.
 
 use super::{CAPTURE_LIMIT, Shared};
-use crate::event::Event;
+use harshjudge_store::event::Event;
 
 impl Shared {
     /// Ends step `n`'s trace (it `failed` or passed): written when the
@@ -35,7 +35,7 @@ impl Shared {
     /// screenshots and the snapshots' resources: stylesheets, images).
     pub(super) fn emit_trace(
         &self,
-        id: &crate::store::StepId,
+        id: &harshjudge_store::store::StepId,
         file: &harshjudge_browser::trace::TraceFile,
         dom: Option<&[u8]>,
         shots: &[(String, Vec<u8>)],

@@ -29,9 +29,9 @@ use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::store::{RunDir, StepStatus, StoreError};
 use harshjudge_browser::settings::VideoMode;
 use harshjudge_browser::{BrowserError, Page, Screencast, ScreencastFrame};
+use harshjudge_store::store::{RunDir, StepStatus, StoreError};
 
 /// Frames per second of the video.
 const FPS: u32 = 25;

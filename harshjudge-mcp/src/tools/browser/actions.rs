@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::BrowserConfig;
+use harshjudge_browser::BrowserConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -183,7 +183,7 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
             "baseUrl {base_url:?} is not an http:// or https:// URL"
         )));
     }
-    let browser: Option<harshjudge::browser::BrowserKind> = match a.browser.as_deref() {
+    let browser: Option<harshjudge_browser::BrowserKind> = match a.browser.as_deref() {
         None => None,
         Some(name) => Some(name.parse().map_err(|_| {
             ToolError::invalid(format!(
@@ -194,10 +194,10 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
     };
     let mut config = BrowserConfig::from_env().map_err(classify)?;
     // Decided once, for the session's life: what its page's calls record.
-    let trace_mode = harshjudge::settings::TraceMode::from_env()
+    let trace_mode = harshjudge_browser::settings::TraceMode::from_env()
         .map_err(|e| ToolError::invalid(e.to_string()))?;
-    let trace_screenshots =
-        harshjudge::settings::trace_screenshots().map_err(|e| ToolError::invalid(e.to_string()))?;
+    let trace_screenshots = harshjudge_browser::settings::trace_screenshots()
+        .map_err(|e| ToolError::invalid(e.to_string()))?;
     if let Some(kind) = browser {
         config = config.for_browser(kind);
     }
@@ -217,7 +217,7 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
     config.emulation = a.emulation.to_emulation()?;
     // Its password is a secret: masked in what the server writes from now on.
     if let Some(c) = &config.emulation.http_credentials {
-        let _ = harshjudge::secrets::add("HTTP_CREDENTIALS", &c.password);
+        let _ = harshjudge_browser::secrets::add("HTTP_CREDENTIALS", &c.password);
     }
     let agent = ctx.agent();
     let base = base_url.trim_end_matches('/').to_string();
@@ -253,7 +253,7 @@ pub fn launch(ctx: &Context, a: Launch) -> Result<Launched, ToolError> {
                 .await
                 .map_err(classify)?;
             let id = page.session_id().await;
-            let tracer = harshjudge::browser::Tracer::recording(trace_mode, trace_screenshots);
+            let tracer = harshjudge_browser::Tracer::recording(trace_mode, trace_screenshots);
             if let Some(tracer) = &tracer {
                 page.trace_into(tracer).await;
             }
@@ -495,14 +495,14 @@ pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Acted<Waited>, ToolError> {
         let page = page.with_timeout(timeout);
         let (found, locator) = match (&target, &text) {
             (Some(t), Some(x)) => {
-                harshjudge::expect(&t.locator(&page))
+                harshjudge_browser::expect(&t.locator(&page))
                     .timeout(timeout)
                     .to_contain_text(x.as_str())
                     .await?;
                 (t.describe(), locator_name(&page, t).await)
             }
             (Some(t), None) => {
-                harshjudge::expect(&t.locator(&page))
+                harshjudge_browser::expect(&t.locator(&page))
                     .timeout(timeout)
                     .to_be_visible()
                     .await?;
@@ -510,7 +510,7 @@ pub fn wait_for(ctx: &Context, a: WaitFor) -> Result<Acted<Waited>, ToolError> {
             }
             (None, x) => {
                 let x = x.clone().unwrap_or_default();
-                harshjudge::expect(&page.get_by_text(x.as_str()).first())
+                harshjudge_browser::expect(&page.get_by_text(x.as_str()).first())
                     .timeout(timeout)
                     .to_be_visible()
                     .await?;

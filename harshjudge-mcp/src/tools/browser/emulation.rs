@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use harshjudge::browser::{ColorScheme, Emulation, Geolocation, Permission, ReducedMotion};
+use harshjudge_browser::{ColorScheme, Emulation, Geolocation, Permission, ReducedMotion};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -89,7 +89,7 @@ impl LaunchEmulation {
     /// The [`Emulation`] these options ask for, checked: an error names the
     /// option and the accepted forms.
     pub fn to_emulation(&self) -> Result<Emulation, ToolError> {
-        let bad = |e: harshjudge::browser::EmulationError| ToolError::invalid(e.to_string());
+        let bad = |e: harshjudge_browser::EmulationError| ToolError::invalid(e.to_string());
         let mut e = match &self.device {
             Some(d) => Emulation::device(d).map_err(bad)?,
             None => Emulation::new(),

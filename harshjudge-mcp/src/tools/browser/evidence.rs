@@ -1,9 +1,9 @@
 //! Evidence of browser actions: while a run is active, each action's
 //! before/after screenshots, console and network go into the current step.
 
-use harshjudge::browser::{BrowserError, Page, StepTrace};
-use harshjudge::recorder::RunHandle;
-use harshjudge::store::{EvidenceName, NewEvidence, RunId, Slug, StepId};
+use harshjudge_browser::{BrowserError, Page, StepTrace};
+use harshjudge_store::recorder::RunHandle;
+use harshjudge_store::store::{EvidenceName, NewEvidence, RunId, Slug, StepId};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -27,7 +27,7 @@ pub(super) fn evidence_target(ctx: &Context) -> Option<(RunId, Slug, StepId)> {
     let (run, slug) = ctx.agent().active_run()?;
     let store = ctx.store();
     let result = store.scenario(&slug).run(&run).result().ok()??;
-    if result.status != harshjudge::store::RunStatus::Running {
+    if result.status != harshjudge_store::store::RunStatus::Running {
         ctx.agent().set_active_run(None);
         return None;
     }
@@ -132,13 +132,13 @@ where
             let n = session.actions;
             let page = session.page.clone();
             let before = if record {
-                harshjudge::browser::untraced(page.screenshot()).await.ok()
+                harshjudge_browser::untraced(page.screenshot()).await.ok()
             } else {
                 None
             };
             let result = f(page.clone()).await.map_err(classify);
             let after = if record {
-                harshjudge::browser::untraced(page.screenshot()).await.ok()
+                harshjudge_browser::untraced(page.screenshot()).await.ok()
             } else {
                 None
             };

@@ -1,9 +1,9 @@
 //! `browser_expect`: its arguments, their check into an [`Assertion`], and
-//! running it with `harshjudge::expect`.
+//! running it with `harshjudge_browser::expect`.
 
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserError, Page, TextMatch};
+use harshjudge_browser::{BrowserError, Page, TextMatch};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +31,7 @@ impl ExpectedText {
     fn text_match(&self) -> Result<TextMatch, ToolError> {
         match self {
             ExpectedText::Exact(s) => Ok(TextMatch::exact(s.clone())),
-            ExpectedText::Regex { regex } => harshjudge::regex::Regex::new(regex)
+            ExpectedText::Regex { regex } => harshjudge_browser::regex::Regex::new(regex)
                 .map(TextMatch::Regex)
                 .map_err(|e| {
                     ToolError::invalid(format!(
@@ -314,19 +314,19 @@ impl Assertion {
         }
     }
 
-    fn many(&self) -> harshjudge::browser::Expected {
+    fn many(&self) -> harshjudge_browser::Expected {
         match &self.expected {
-            Some(ExpectedValue::List(l)) => harshjudge::browser::Expected::List(
+            Some(ExpectedValue::List(l)) => harshjudge_browser::Expected::List(
                 l.iter().map(|t| t.text_match().expect("checked")).collect(),
             ),
-            _ => harshjudge::browser::Expected::One(self.one()),
+            _ => harshjudge_browser::Expected::One(self.one()),
         }
     }
 
     /// Runs the assertion on `page`.
     async fn run(&self, page: &Page, timeout: Duration) -> Result<(), BrowserError> {
         let Some(t) = &self.target else {
-            let mut e = harshjudge::expect(page).timeout(timeout);
+            let mut e = harshjudge_browser::expect(page).timeout(timeout);
             if self.not {
                 e = e.not();
             }
@@ -335,7 +335,7 @@ impl Assertion {
                 _ => e.to_have_title(self.one()).await,
             };
         };
-        let mut e = harshjudge::expect(&t.locator(page)).timeout(timeout);
+        let mut e = harshjudge_browser::expect(&t.locator(page)).timeout(timeout);
         if self.not {
             e = e.not();
         }
@@ -461,7 +461,7 @@ fn text_matches(t: &ExpectedText, text: &str) -> bool {
     match t {
         ExpectedText::Exact(s) => text.to_lowercase().contains(&s.to_lowercase()),
         ExpectedText::Regex { regex } => {
-            harshjudge::regex::Regex::new(regex).is_ok_and(|r| r.is_match(text))
+            harshjudge_browser::regex::Regex::new(regex).is_ok_and(|r| r.is_match(text))
         }
     }
 }
@@ -511,11 +511,11 @@ fn observed(ctx: &Context, check: &Assertion, timeout: Duration) -> Result<(), T
                 let base = s.base_url.clone();
                 let glob = match &pattern {
                     Some(ExpectedText::Exact(g)) => {
-                        harshjudge::browser::UrlPattern::from(g.as_str())
+                        harshjudge_browser::UrlPattern::from(g.as_str())
                     }
                     Some(ExpectedText::Regex { regex }) => {
-                        match harshjudge::regex::Regex::new(regex) {
-                            Ok(r) => harshjudge::browser::UrlPattern::from(r),
+                        match harshjudge_browser::regex::Regex::new(regex) {
+                            Ok(r) => harshjudge_browser::UrlPattern::from(r),
                             Err(_) => return (false, Vec::new()),
                         }
                     }

@@ -5,8 +5,8 @@
 //! `exact`), `label`, `placeholder`, `text`, `altText`, `title`, `testId`, a CSS
 //! `selector`, or a `ref` from the last `browser_snapshot`, narrowed by `nth`;
 //! [`Resolved::locator`] turns it into a `harshjudge`
-//! [`Locator`](harshjudge::browser::Locator). `browser_expect` runs the
-//! web-first assertions of `harshjudge::expect`. Nothing large goes inline:
+//! [`Locator`](harshjudge_browser::Locator). `browser_expect` runs the
+//! web-first assertions of `harshjudge_browser::expect`. Nothing large goes inline:
 //! screenshots are files, returned as paths (an image block only with `inline: true`). While a run is
 //! active (after `startRun`, until `completeRun`), every action records its
 //! before/after screenshots, console and network into the current step.
@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use harshjudge::browser::{BrowserError, Page};
+use harshjudge_browser::{BrowserError, Page};
 
 use crate::context::Context;
 use crate::error::{Code, ToolError};

@@ -1,9 +1,9 @@
 //! Observations: screenshot, snapshot, console, network, and the page's state
 //! after an action (for the knowledge store and `run_steps`).
 
-use harshjudge::browser::{BrowserError, ConsoleEntry, NetworkEntry};
-use harshjudge::recorder::RunHandle;
-use harshjudge::store::{EvidenceName, NewEvidence};
+use harshjudge_browser::{BrowserError, ConsoleEntry, NetworkEntry};
+use harshjudge_store::recorder::RunHandle;
+use harshjudge_store::store::{EvidenceName, NewEvidence};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -383,7 +383,7 @@ return {url: location.href, title: document.title, yaml: tree.yaml, nodes: tree.
 /// whose ARIA tree it reads.
 fn snapshot_script() -> &'static str {
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SCRIPT.get_or_init(|| format!("{}\n{SNAPSHOT_BODY}", harshjudge::browser::engine_source()))
+    SCRIPT.get_or_init(|| format!("{}\n{SNAPSHOT_BODY}", harshjudge_browser::engine_source()))
 }
 
 /// Arguments of `browser_snapshot`.
@@ -583,7 +583,7 @@ pub fn page_state(ctx: &Context) -> Option<(String, String, Vec<String>)> {
     ctx.agent()
         .block_on(async move {
             let read = page.eval("return {url: location.href, title: document.title, ids: Array.from(new Set(Array.from(document.querySelectorAll('[data-testid]')).map(e => e.getAttribute('data-testid')))).slice(0, 50)}");
-            let v = harshjudge::browser::untraced(read).await.ok()?;
+            let v = harshjudge_browser::untraced(read).await.ok()?;
             Some((
                 v["url"].as_str()?.to_string(),
                 v["title"].as_str().unwrap_or("").to_string(),

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use harshjudge::browser::{Response, UrlPattern};
+use harshjudge_browser::{Response, UrlPattern};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -61,7 +61,7 @@ fn url_pattern(p: &str) -> Result<UrlPattern, ToolError> {
         ));
     }
     if p.len() > 2 && p.starts_with('/') && p.ends_with('/') {
-        let re = harshjudge::regex::Regex::new(&p[1..p.len() - 1]).map_err(|e| {
+        let re = harshjudge_browser::regex::Regex::new(&p[1..p.len() - 1]).map_err(|e| {
             ToolError::invalid(format!(
                 "pattern {p:?} is not a valid regular expression: {e}"
             ))

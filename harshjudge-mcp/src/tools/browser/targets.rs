@@ -1,7 +1,7 @@
 //! Element targets: the [`Target`] every browser tool takes, checked into a
 //! [`Resolved`] that becomes a `harshjudge` locator, and how results name it.
 
-use harshjudge::browser::{Locator, LocatorPart, Page, TextMatch};
+use harshjudge_browser::{Locator, LocatorPart, Page, TextMatch};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -277,7 +277,7 @@ async fn frame_prefix(page: &Page, r: &Resolved) -> Option<String> {
     // The script reads `arguments`: called as a function with them.
     let js = format!("(args) => (function () {{\n{FRAME_CSS_CHAIN}\n}}).apply(null, args)");
     let read = page.evaluate(&js, serde_json::json!([r.ref_frames]));
-    let v: serde_json::Value = harshjudge::browser::untraced(read).await.ok()?;
+    let v: serde_json::Value = harshjudge_browser::untraced(read).await.ok()?;
     let chain: Vec<String> = serde_json::from_value(v).ok()?;
     Some(
         chain
@@ -291,7 +291,7 @@ async fn frame_prefix(page: &Page, r: &Resolved) -> Option<String> {
 /// a snapshot ref or a CSS selector of one element, the locator a person
 /// would write, generated from the live page and checked to match that
 /// element alone (`get_by_role("listitem").filter_has_text("feed the cat")
-/// .get_by_label("Toggle Todo")`, see [`harshjudge::browser::generate_locator`]);
+/// .get_by_label("Toggle Todo")`, see [`harshjudge_browser::generate_locator`]);
 /// a test id alone stays `testid=…` as before (the selector form agents
 /// written for earlier versions read); for the other kinds, the target as
 /// described.
@@ -304,7 +304,7 @@ pub(super) async fn locator_name(page: &Page, r: &Resolved) -> String {
         // A ref inside iframes: the frames as a person would name them, then
         // the locator generated in the last one's document.
         let frames: Vec<&str> = r.ref_frames.iter().map(String::as_str).collect();
-        let generated = harshjudge::browser::generate_locator_in(page, &frames, &ref_css(r)).await;
+        let generated = harshjudge_browser::generate_locator_in(page, &frames, &ref_css(r)).await;
         return match (frame_prefix(page, r).await, generated) {
             (Some(prefix), Ok(l)) => format!("{prefix}{l}"),
             _ => r.describe(),
@@ -316,7 +316,7 @@ pub(super) async fn locator_name(page: &Page, r: &Resolved) -> String {
         "testId" if r.nth.is_none() => return format!("testid={}", r.value),
         _ => return r.describe(),
     };
-    match harshjudge::browser::generate_locator(page, &css).await {
+    match harshjudge_browser::generate_locator(page, &css).await {
         Ok(l) => match l.parts.as_slice() {
             [LocatorPart::TestId { value }] => format!("testid={value}"),
             _ => l.to_string(),

@@ -1,11 +1,11 @@
 //! `startRun`, `recordEvidence`, `completeStep`, `completeRun`, `getRunState`:
-//! thin layers over `harshjudge::recorder`, the lifecycle `cargo test` uses too.
+//! thin layers over `harshjudge_store::recorder`, the lifecycle `cargo test` uses too.
 
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
-use harshjudge::recorder::{Completion, RunHandle, StepRecord};
-use harshjudge::store::{
+use harshjudge_store::recorder::{Completion, RunHandle, StepRecord};
+use harshjudge_store::store::{
     EvidenceName, NewEvidence, RunId, RunStatus, Slug, StepId, StepResult, StepStatus, StoreError,
 };
 use schemars::JsonSchema;
@@ -76,7 +76,7 @@ pub struct RunStarted {
     pub scenario_title: Option<String>,
     /// The steps to execute, in order.
     #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
-    pub steps: Vec<harshjudge::store::StepRef>,
+    pub steps: Vec<harshjudge_store::store::StepRef>,
     #[serde(skip)]
     run: (RunId, Slug),
 }
@@ -330,7 +330,7 @@ pub struct StepCompleted {
 pub struct RunStateReply {
     /// The state.
     #[serde(flatten)]
-    pub state: harshjudge::recorder::RunState,
+    pub state: harshjudge_store::recorder::RunState,
     /// Always true.
     pub success: bool,
 }
@@ -644,7 +644,7 @@ pub struct RunCompleted {
     pub error_message: Option<String>,
     /// The scenario's statistics after the run.
     #[schemars(with = "serde_json::Map<String, Value>")]
-    pub updated_meta: harshjudge::store::Stats,
+    pub updated_meta: harshjudge_store::store::Stats,
     /// Set when a claimed status contradicts the steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
@@ -725,7 +725,7 @@ pub fn complete_run(ctx: &Context, a: CompleteRun) -> Result<RunCompleted, ToolE
         skip_missing: true,
         // An agent's verdicts already recorded are folded in (HARSHJUDGE_UNCERTAIN=pass
         // lets `uncertain` pass; a bad value counts it as failed, the default).
-        uncertain_passes: harshjudge::judge::JudgeSettings::from_env()
+        uncertain_passes: harshjudge_store::judge::JudgeSettings::from_env()
             .is_ok_and(|s| s.uncertain_passes),
     })?;
     Ok(RunCompleted {
@@ -771,7 +771,7 @@ pub fn get_run_state(ctx: &Context, a: GetRunState) -> Result<RunStateReply, Too
             ));
         }
     };
-    let state = harshjudge::recorder::run_state(store, &id).map_err(|e| match e {
+    let state = harshjudge_store::recorder::run_state(store, &id).map_err(|e| match e {
         StoreError::NotFound { .. } => ToolError::not_found(format!(
             "Run \"{id}\" does not exist. Start one with startRun and use the runId it returns."
         )),

@@ -1,4 +1,4 @@
-//! `pruneRuns`: retention of a project's runs, over `harshjudge::recorder::prune`.
+//! `pruneRuns`: retention of a project's runs, over `harshjudge_store::recorder::prune`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -31,7 +31,7 @@ pub fn prune_runs(ctx: &Context, a: PruneRuns) -> Result<RunsPruned, ToolError> 
         Some(0) => return Err(ToolError::invalid("keep must be at least 1")),
         Some(n) => Some(n),
         None => {
-            harshjudge::run_settings::keep_runs().map_err(|e| ToolError::invalid(e.to_string()))?
+            harshjudge_store::store::keep_runs().map_err(|e| ToolError::invalid(e.to_string()))?
         }
     };
     let Some(keep) = keep else {
@@ -55,7 +55,7 @@ pub fn prune_runs(ctx: &Context, a: PruneRuns) -> Result<RunsPruned, ToolError> 
             .map(ToString::to_string)
             .collect(),
     };
-    let pruned = harshjudge::recorder::prune(store, &slugs, keep);
+    let pruned = harshjudge_store::recorder::prune(store, &slugs, keep);
     let count: usize = pruned.removed.values().map(Vec::len).sum();
     Ok(RunsPruned::Pruned {
         pruned,
@@ -71,7 +71,7 @@ pub enum RunsPruned {
     Pruned {
         /// What was removed.
         #[serde(flatten)]
-        pruned: harshjudge::recorder::Pruned,
+        pruned: harshjudge_store::recorder::Pruned,
         /// How many runs were removed.
         #[serde(rename = "removedCount")]
         removed_count: usize,

@@ -2,15 +2,15 @@
 //! entry's DOM snapshot, from the step's `trace-dom.json`, as an ARIA
 //! snapshot (`docs/design/trace.md`, D18). The snapshot is rebuilt by the
 //! report's renderer in a page of the agent's own browsers
-//! ([`harshjudge::browser::trace_aria_snapshot`]); the CLI's process
+//! ([`harshjudge_browser::trace_aria_snapshot`]); the CLI's process
 //! launches one for this call only.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use harshjudge::browser::BrowserConfig;
-use harshjudge::browser::trace::{TraceEntry, TraceFile};
-use harshjudge::report::html::SNAPSHOT_RENDERER;
+use harshjudge_browser::BrowserConfig;
+use harshjudge_browser::trace::{TraceEntry, TraceFile};
+use harshjudge_store::report::html::SNAPSHOT_RENDERER;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -245,7 +245,7 @@ fn render_in_browser(
         .block_within(limit, "HARSHJUDGE_TOOL_TIMEOUT", async move {
             let page = mine.browsers.open_page_with(&config, "about:blank").await?;
             let yaml =
-                harshjudge::browser::trace_aria_snapshot(&page, SNAPSHOT_RENDERER, &list, index)
+                harshjudge_browser::trace_aria_snapshot(&page, SNAPSHOT_RENDERER, &list, index)
                     .await;
             mine.browsers.release(page).await;
             yaml

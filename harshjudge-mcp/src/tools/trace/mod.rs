@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use harshjudge::browser::trace::{TraceEntry, TraceFile, TraceLogs, TraceRequest};
-use harshjudge::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store};
+use harshjudge_browser::trace::{TraceEntry, TraceFile, TraceLogs, TraceRequest};
+use harshjudge_store::store::{RunId, RunResult, RunStatus, Slug, StepId, StepStatus, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -18,13 +18,13 @@ use crate::store::{
     WrittenEvidence, now_iso,
 };
 
-pub(crate) mod judging;
+pub mod judging;
 mod repair;
 pub mod replay;
 mod settle;
 mod state;
 mod trace_files;
-pub(crate) mod writer;
+pub mod writer;
 
 pub use repair::{Pruned, prune, repair_leftovers};
 pub use state::{NextStep, RunState, StepState, run_state};

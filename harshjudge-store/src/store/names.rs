@@ -86,7 +86,7 @@ mod tests {
     //! through a handle or a path method of the store. What the compiler
     //! cannot see is a name spelled again as a string; this check looks for
     //! that in the code (not comments, not test modules) of the workspace's
-    //! crates outside `harshjudge/src/store/`.
+    //! crates outside `harshjudge-store/src/store/`.
 
     use std::path::Path;
 
@@ -157,13 +157,15 @@ mod tests {
         let mut files = vec![];
         let mut dirs = vec![
             root.join("harshjudge/src"),
+            root.join("harshjudge-browser/src"),
+            root.join("harshjudge-store/src"),
             root.join("harshjudge-mcp/src"),
             root.join("harshjudge-macros/src"),
         ];
         while let Some(dir) = dirs.pop() {
             for e in std::fs::read_dir(&dir).unwrap().flatten() {
                 let p = e.path();
-                if p.is_dir() && !p.ends_with("harshjudge/src/store") {
+                if p.is_dir() && !p.ends_with("harshjudge-store/src/store") {
                     dirs.push(p);
                 } else if p.extension().is_some_and(|x| x == "rs")
                     && !p.file_name().is_some_and(|n| {
@@ -201,7 +203,7 @@ mod tests {
         }
         assert!(
             bad.is_empty(),
-            "these lines spell a .harshJudge/ layout name outside harshjudge/src/store/ (ask the store: store.scenario(&slug).run(&id).result_path(), Store::report_dir, …; add the path to the store if it lacks it):\n{}",
+            "these lines spell a .harshJudge/ layout name outside harshjudge-store/src/store/ (ask the store: store.scenario(&slug).run(&id).result_path(), Store::report_dir, …; add the path to the store if it lacks it):\n{}",
             bad.join("\n")
         );
     }

@@ -42,7 +42,7 @@ pub use dirs::{RunDir, ScenarioDir, StepDir};
 pub use ids::{EvidenceName, RunId, Slug, StepId, slugify, step_file_name};
 pub use merge::MergeOutcome;
 pub use paths::{EvidenceFile, RunEvidence, STORE_DIR};
-pub use runs::EmptyResult;
+pub use runs::{EmptyResult, keep_runs};
 pub use types::*;
 
 #[cfg(test)]

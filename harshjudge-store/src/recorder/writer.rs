@@ -32,7 +32,7 @@ use super::{Completion, RunHandle, StepRecord};
 /// The judging of one run: the invocation's judge, and the exact test name
 /// that selects the scenario (for `judge/replay.sh`).
 #[derive(Clone, Debug)]
-pub(crate) struct JudgeRun {
+pub struct JudgeRun {
     /// The invocation's judging.
     pub judging: Arc<Judging>,
     /// An exact test name of the scenario (its last selected step).
@@ -52,7 +52,7 @@ type Write = (usize, tokio::task::JoinHandle<Vec<Landed>>);
 
 /// How a run ended, for [`StoreWriter::finish`].
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Ending<'a> {
+pub enum Ending<'a> {
     /// It ran to its end (passed, failed, or stopped after the selected steps).
     Completed,
     /// Ctrl-C or SIGTERM, with the reason.
@@ -61,7 +61,7 @@ pub(crate) enum Ending<'a> {
 
 /// What [`StoreWriter::emit`] did with an event.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Recorded {
+pub enum Recorded {
     /// Recorded (or nothing to record), and passed on.
     Passed,
     /// Evidence written before `emit` returned ([`Urgency::Now`]), at this path.
@@ -72,7 +72,7 @@ pub(crate) enum Recorded {
 }
 
 /// Records a run's events in its files and passes them on to the consumers.
-pub(crate) struct StoreWriter {
+pub struct StoreWriter {
     run: Mutex<RunHandle>,
     slug: Slug,
     id: RunId,

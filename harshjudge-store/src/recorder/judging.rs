@@ -38,7 +38,7 @@ const JUDGE_VARIABLES: [&str; 7] = [
 
 /// The judging of one harness invocation: its settings (read once, before any
 /// run) and the permits that bound how many judges work at once.
-pub(crate) struct Judging {
+pub struct Judging {
     /// The judge and what `uncertain` counts as.
     pub settings: JudgeSettings,
     permits: Arc<Semaphore>,
@@ -189,7 +189,7 @@ impl Judging {
 /// `judge/replay.sh` of a judged run could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("{slug}: judge/replay.sh could not be written: {source}")]
-pub(crate) struct ReplayError {
+pub struct ReplayError {
     /// Why the store could not write it.
     pub source: crate::store::StoreError,
     /// The run's scenario.

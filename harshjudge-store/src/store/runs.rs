@@ -732,6 +732,27 @@ impl Store {
     }
 }
 
+/// `HARSHJUDGE_KEEP_RUNS`: how many runs of each scenario to keep (the newest;
+/// never a running one nor the newest failed one). A number ≥ 1, or `all` to
+/// keep every run (`None`); default [`Store::DEFAULT_KEEP_RUNS`].
+pub fn keep_runs() -> Result<Option<usize>, harshjudge_browser::settings::SettingError> {
+    let Some(value) = harshjudge_browser::settings::env("HARSHJUDGE_KEEP_RUNS")? else {
+        return Ok(Some(Store::DEFAULT_KEEP_RUNS));
+    };
+    let v = value.trim();
+    if v.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    match v.parse::<usize>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(Some(n)),
+        _ => Err(harshjudge_browser::settings::SettingError {
+            name: "HARSHJUDGE_KEEP_RUNS",
+            value,
+            expected: "a number of runs per scenario from 1 to 1000000, or all".into(),
+        }),
+    }
+}
+
 /// Retention: how many runs per scenario `.harshJudge/` keeps.
 impl Store {
     /// Default of `HARSHJUDGE_KEEP_RUNS`: the newest 20 runs of each scenario.
