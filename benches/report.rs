@@ -105,32 +105,32 @@ fn main() {
     );
 
     let t = Instant::now();
-    let cold = harshjudge::report::html::write(&dir).unwrap();
+    let cold = harshjudge_store::report::html::write(&dir).unwrap();
     let cold_t = t.elapsed();
     let mut warm = vec![];
     for _ in 0..5 {
         let t = Instant::now();
-        let r = harshjudge::report::html::write(&dir).unwrap();
+        let r = harshjudge_store::report::html::write(&dir).unwrap();
         warm.push(t.elapsed());
         assert_eq!(r.run_pages_written, 0);
     }
     warm.sort();
     add_run(&dir, "scenario-000", RUNS, false);
     let t = Instant::now();
-    let one = harshjudge::report::html::write(&dir).unwrap();
+    let one = harshjudge_store::report::html::write(&dir).unwrap();
     let one_t = t.elapsed();
     let mut overview = vec![];
     let mut stamp = vec![];
     let mut run = vec![];
     for _ in 0..5 {
         let t = Instant::now();
-        harshjudge::report::html::overview_js(&dir).unwrap();
+        harshjudge_store::report::html::overview_js(&dir).unwrap();
         overview.push(t.elapsed());
         let t = Instant::now();
-        harshjudge::report::html::stamp(&dir).unwrap();
+        harshjudge_store::report::html::stamp(&dir).unwrap();
         stamp.push(t.elapsed());
         let t = Instant::now();
-        harshjudge::report::html::run_js(&dir, "scenario-000", "20261101T000050000Z-r00050")
+        harshjudge_store::report::html::run_js(&dir, "scenario-000", "20261101T000050000Z-r00050")
             .unwrap()
             .unwrap();
         run.push(t.elapsed());
@@ -138,7 +138,7 @@ fn main() {
     for v in [&mut overview, &mut stamp, &mut run] {
         v.sort();
     }
-    let page = harshjudge::report::html::index_html().len();
+    let page = harshjudge_store::report::html::index_html().len();
     let run_js_bytes =
         std::fs::metadata(dir.join("report/data/runs/scenario-000/20261101T000050000Z-r00050.js"))
             .unwrap()

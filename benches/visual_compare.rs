@@ -1,4 +1,4 @@
-//! Screenshot comparison (`harshjudge::visual`) on two real 1280x720 Chromium
+//! Screenshot comparison (`harshjudge_browser::visual`) on two real 1280x720 Chromium
 //! screenshots of a shop page (benches/data/shop.png, and shop-changed.png where
 //! a price, a paragraph, the cart badge, two buttons and a footer digit changed:
 //! about 1 % of the pixels). Measured separately: decoding the two PNGs, the
@@ -10,7 +10,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use harshjudge::visual::{self, CompareOptions, Image};
+use harshjudge_browser::visual::{self, CompareOptions, Image};
 
 const SHOP: &[u8] = include_bytes!("data/shop.png");
 const CHANGED: &[u8] = include_bytes!("data/shop-changed.png");

@@ -233,7 +233,7 @@ pub struct Call<'a> {
     /// The tool.
     pub tool: &'a ToolDef,
     /// Its arguments, unknown keys stripped, secret ones replaced by a
-    /// placeholder ([`crate::secret_args::observable_args`]).
+    /// placeholder (`secret_args::observable_args`).
     pub args: &'a Value,
     /// How it went.
     pub outcome: &'a Outcome,

@@ -39,8 +39,7 @@
 
 pub mod api;
 pub use harshjudge_browser as browser;
-pub use harshjudge_browser::{secrets, settings, visual, yaml};
-pub use harshjudge_store::{event, judge, recorder, report, store};
+pub use harshjudge_browser::secrets;
 mod error;
 pub mod evidence;
 mod fixture;
@@ -48,10 +47,10 @@ pub mod harness;
 mod output;
 mod poll;
 mod registry;
-pub mod run_settings;
+mod run_settings;
 mod runner;
 mod scenario;
-pub mod server;
+mod server;
 #[cfg(test)]
 mod testing;
 
@@ -68,7 +67,7 @@ pub use regex;
 pub use scenario::Scenario;
 /// Re-exported for `page.evaluate` arguments and results.
 pub use serde_json;
-pub use server::WebServer;
+pub use server::{ServerError, WebServer};
 
 /// Marks a step of a [`#[scenario]`](scenario) function: `step!("title", { body })`.
 ///
@@ -81,7 +80,7 @@ pub use server::WebServer;
 ///   (`step!("Pay", expect = "a receipt with the total is shown", { body })`): a
 ///   judge gives the step a verdict from its recorded evidence, and the step
 ///   passes only when its code passed and the verdict is `pass` (see
-///   [`judge`] and the `#[scenario]` documentation).
+///   the guide's Judges chapter and the `#[scenario]` documentation).
 ///
 /// The `#[scenario]` attribute rewrites every top-level `step!`; one that is left
 /// (inside a loop, a branch, a closure or a plain function) is a compile error.

@@ -21,8 +21,6 @@ pub struct Settings {
     pub dir: PathBuf,
     /// The app under test (`HARSHJUDGE_BASE_URL`, else `config.yaml` `baseUrl`).
     pub base_url: String,
-    /// Project name written to a new `config.yaml` (the package name).
-    pub project_name: String,
     /// Per-step limit for steps that set none (`HARSHJUDGE_STEP_TIMEOUT`, default 5m; `none` disables).
     pub step_timeout: Option<Duration>,
     /// Per-scenario limit for scenarios that set none (`HARSHJUDGE_TIMEOUT`, default none).
@@ -59,7 +57,7 @@ pub enum EvidenceMode {
 impl Settings {
     /// Reads the environment. Does not touch the disk. The browser's variables
     /// are read by the browser ([`harshjudge_browser::check_settings`]).
-    pub fn from_env(package_root: &Path, project_name: &str) -> Result<Settings, SettingError> {
+    pub fn from_env(package_root: &Path) -> Result<Settings, SettingError> {
         let dir = match env("HARSHJUDGE_DIR")? {
             Some(d) => package_root.join(d),
             None => package_root.join(harshjudge_store::store::STORE_DIR),
@@ -80,7 +78,6 @@ impl Settings {
             keep_runs: harshjudge_store::store::keep_runs()?,
             dir,
             base_url,
-            project_name: project_name.into(),
             step_timeout: timeout_var("HARSHJUDGE_STEP_TIMEOUT", Some(DEFAULT_STEP_TIMEOUT))?,
             scenario_timeout: timeout_var("HARSHJUDGE_TIMEOUT", None)?,
             full_page: env_bool("HARSHJUDGE_FULL_PAGE", false)?,

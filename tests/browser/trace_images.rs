@@ -298,7 +298,7 @@ fn images_are_one_inode_kept_only_with_the_trace_and_replayed_offline() {
 
     // The report replays the step: the logo from a data: URL, decoded at its
     // natural size; the lazy image a titled box of its size.
-    harshjudge::report::html::write(&hj).unwrap();
+    harshjudge_store::report::html::write(&hj).unwrap();
     let run_id = runs[1].file_name().unwrap().to_string_lossy().into_owned();
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

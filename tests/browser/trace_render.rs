@@ -1,7 +1,7 @@
 //! The snapshot renderer (issue 39 stage 6, D16 of docs/design/trace.md) in
 //! Chromium over the DevTools protocol: a host page served by the test loads
 //! `report/html/snapshot.js` (the bytes the crate ships,
-//! `harshjudge::report::html::SNAPSHOT_RENDERER`) and puts what
+//! `harshjudge_store::report::html::SNAPSHOT_RENDERER`) and puts what
 //! `hjrRender` gives for a hand-written snapshot
 //! (`tests/fixtures/trace_render/*.json`, D8's format, `{{BASE}}` the test
 //! server's URL) into `<iframe sandbox="allow-scripts" srcdoc>`; the rendered
@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use harshjudge::browser::{FrameLocator, Page, expect};
 use harshjudge::regex::Regex;
-use harshjudge::report::html::SNAPSHOT_RENDERER;
+use harshjudge_store::report::html::SNAPSHOT_RENDERER;
 
 use crate::support;
 use crate::support::engines;

@@ -292,7 +292,7 @@ fn screenshots_are_asked_for_kept_with_the_trace_and_replayed_with_the_sheet() {
     assert_eq!(trace["entries"][0]["screenshot"], "trace-01.png");
 
     // The report replays the step with its sheet, the screenshot beside it.
-    harshjudge::report::html::write(&hj).unwrap();
+    harshjudge_store::report::html::write(&hj).unwrap();
     let run_id = runs[1].file_name().unwrap().to_string_lossy().into_owned();
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

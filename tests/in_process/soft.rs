@@ -154,9 +154,9 @@ fn soft_facts() {
         "{evidence:?}"
     );
     // JUnit: the step's failure carries every one.
-    let xml = harshjudge::report::junit::render(
-        &harshjudge::store::Store::new(&runs.hj),
-        &[harshjudge::report::junit::RunRef {
+    let xml = harshjudge_store::report::junit::render(
+        &harshjudge_store::store::Store::new(&runs.hj),
+        &[harshjudge_store::report::junit::RunRef {
             dir: run.clone(),
             earlier: vec![],
         }],

@@ -54,7 +54,10 @@ fn passing_scenario_writes_the_standard_layout() {
     assert_eq!(config["version"], "1.0");
     // The original's 206 bytes, then our local-only files.
     let gitignore = std::fs::read_to_string(hj.join(".gitignore")).unwrap();
-    assert_eq!(&gitignore[..206], &harshjudge::store::GITIGNORE[..206]);
+    assert_eq!(
+        &gitignore[..206],
+        &harshjudge_store::store::GITIGNORE[..206]
+    );
     assert!(
         gitignore.ends_with(".dashboard.log\n.running/\n.suite/\n# harshjudge: saved logins (page.save_storage_state)\n.auth/\n"),
         "{gitignore}"

@@ -139,7 +139,7 @@ fn junit_xml_is_written_read_by_junitparser_and_matches_the_golden_file() {
 
 #[test]
 fn junit_escapes_what_xml_cannot_carry() {
-    let e = harshjudge::report::junit::escape("a<b>&\"c'\u{1}\td");
+    let e = harshjudge_store::report::junit::escape("a<b>&\"c'\u{1}\td");
     assert_eq!(e, "a&lt;b&gt;&amp;&quot;c&apos;\td");
 }
 
@@ -524,9 +524,9 @@ fn under_nextest_the_reports_hold_every_scenario_of_the_run() {
 /// Sets the expectations of a run's steps in its `result.json` (what
 /// `step!(…, expect = "…")` records), so that the test stands on the store's API alone.
 fn with_expectations(
-    store: &harshjudge::store::Store,
-    slug: &harshjudge::store::Slug,
-    run: &harshjudge::store::RunId,
+    store: &harshjudge_store::store::Store,
+    slug: &harshjudge_store::store::Slug,
+    run: &harshjudge_store::store::RunId,
     expectations: &[(&str, &str)],
 ) {
     let mut result = store.scenario(slug).run(run).result().unwrap().unwrap();
@@ -541,10 +541,10 @@ fn with_expectations(
 pub fn judgment(
     step: &str,
     expectation: &str,
-    verdict: harshjudge::judge::Verdict,
+    verdict: harshjudge_store::judge::Verdict,
     reasoning: &str,
-) -> harshjudge::store::judge::StepJudgment {
-    harshjudge::store::judge::StepJudgment {
+) -> harshjudge_store::store::judge::StepJudgment {
+    harshjudge_store::store::judge::StepJudgment {
         step_id: step.into(),
         expectation: expectation.into(),
         verdict: Some(verdict),
@@ -556,7 +556,7 @@ pub fn judgment(
         attempts: 1,
         judged_at: "2026-11-23T00:00:00.000Z".into(),
         error: None,
-        answer: harshjudge::store::judge::AnswerInfo::default(),
+        answer: harshjudge_store::store::judge::AnswerInfo::default(),
     }
 }
 
@@ -568,9 +568,9 @@ pub fn judgment(
 /// by junitparser and xunitparser.
 #[test]
 fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
-    use harshjudge::judge::Verdict;
-    use harshjudge::report::junit::{RunRef, write};
-    use harshjudge::store::{RunId, Slug, Store};
+    use harshjudge_store::judge::Verdict;
+    use harshjudge_store::report::junit::{RunRef, write};
+    use harshjudge_store::store::{RunId, Slug, Store};
     let tmp = tempfile::tempdir().unwrap();
     let hj = tmp.path().join("hj");
     let r = run_suite("judged_suite", &hj, &["notes::"], &[]);
@@ -603,7 +603,7 @@ fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
     let combined = store
         .scenario(&slug)
         .run(&run)
-        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
+        .apply_judgment(|r, j| harshjudge_store::judge::combine_verdicts(r, j, false))
         .unwrap();
     assert_eq!(combined.status.as_str(), "fail");
 
@@ -686,7 +686,7 @@ fn verdicts_are_in_the_junit_xml_next_to_the_evidence() {
     );
 
     // The step summary says the run failed by its verdicts.
-    let md = harshjudge::report::junit::markdown(
+    let md = harshjudge_store::report::junit::markdown(
         &store,
         &[RunRef {
             dir,

@@ -218,7 +218,7 @@ fn execution_files(run: &Path) -> Vec<(String, String)> {
         .filter(|f| !f.starts_with("judge/") && f != "result.json" && f != ".run.lock")
         .map(|f| {
             let bytes = std::fs::read(run.join(&f)).unwrap();
-            let store = harshjudge::judge::EvidenceInput::of_bytes(&f, run.join(&f), &bytes);
+            let store = harshjudge_store::judge::EvidenceInput::of_bytes(&f, run.join(&f), &bytes);
             (f, store.sha256)
         })
         .collect()
@@ -490,11 +490,12 @@ fn verdicts_are_reused_or_remade_as_their_inputs_hashes_say() {
     // expectation, with the hash of that one.
     let jpath = run.join("judge/result.json");
     let mut j = json(&jpath);
-    let slug = harshjudge::store::Slug::new("notes").unwrap();
-    let id = harshjudge::store::RunId::new(run.file_name().unwrap().to_str().unwrap()).unwrap();
-    let store = harshjudge::store::Store::new(p.hj());
+    let slug = harshjudge_store::store::Slug::new("notes").unwrap();
+    let id =
+        harshjudge_store::store::RunId::new(run.file_name().unwrap().to_str().unwrap()).unwrap();
+    let store = harshjudge_store::store::Store::new(p.hj());
     let result = store.scenario(&slug).run(&id).result().unwrap().unwrap();
-    let old = harshjudge::judge::step_input(
+    let old = harshjudge_store::judge::step_input(
         &store,
         &slug,
         &id,
@@ -505,7 +506,7 @@ fn verdicts_are_reused_or_remade_as_their_inputs_hashes_say() {
     .unwrap();
     let identity = j["steps"][0]["identity"].as_str().unwrap().to_string();
     j["steps"][0]["expectation"] = "an older expectation".into();
-    j["steps"][0]["inputsHash"] = harshjudge::judge::inputs_hash(&old, &identity).into();
+    j["steps"][0]["inputsHash"] = harshjudge_store::judge::inputs_hash(&old, &identity).into();
     std::fs::write(&jpath, serde_json::to_string(&j).unwrap()).unwrap();
     let out = rejudge(&with(&[]));
     assert_eq!(out.code, 0, "{out:?}");

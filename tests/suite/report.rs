@@ -15,9 +15,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use harshjudge::browser::{BrowserConfig, Page};
-use harshjudge::judge::Verdict;
-use harshjudge::store::judge::StepJudgment;
-use harshjudge::store::{RunId, Slug, Store};
+use harshjudge_store::judge::Verdict;
+use harshjudge_store::store::judge::StepJudgment;
+use harshjudge_store::store::{RunId, Slug, Store};
 use page::{js, until};
 use serde_json::{Value, json};
 use support::run_suite;
@@ -95,7 +95,7 @@ async fn the_report_shows_passing_and_failing_runs_from_disk() {
         json!({"runId": id, "stepId": "02", "status": "pass", "duration": 30}),
     );
     ok("completeRun", json!({"runId": id, "duration": 50}));
-    let stats = harshjudge::report::html::write(&hj).unwrap();
+    let stats = harshjudge_store::report::html::write(&hj).unwrap();
     assert_eq!(stats.index, index);
 
     let base = demo_app::start_in_background().unwrap();
@@ -399,7 +399,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
                 attempts: 1,
                 judged_at: "2026-11-23T00:00:00.000Z".into(),
                 error: None,
-                answer: harshjudge::store::judge::AnswerInfo::default(),
+                answer: harshjudge_store::store::judge::AnswerInfo::default(),
             },
             Some("prompt"),
             Some("{\"verdict\":\"fail\"}"),
@@ -408,7 +408,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     store
         .scenario(&checkout)
         .run(&run)
-        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
+        .apply_judgment(|r, j| harshjudge_store::judge::combine_verdicts(r, j, false))
         .unwrap();
     // notes: an expectation with no judge yet (pending).
     let r = run_suite("judged_suite", &hj, &["notes::"], &[]);
@@ -424,7 +424,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     store
         .scenario(&notes)
         .run(&notes_run)
-        .apply_judgment(|r, j| harshjudge::judge::combine_verdicts(r, j, false))
+        .apply_judgment(|r, j| harshjudge_store::judge::combine_verdicts(r, j, false))
         .unwrap();
     // plain-page: a baseline, then another colour: to_have_screenshot fails with a diff.
     let snaps = tmp.path().join("snaps");
@@ -446,7 +446,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
     };
     assert_eq!(visual(&[], &["--update-snapshots"]), Some(0));
     assert_eq!(visual(&[("VISUAL_VARIANT", "b")], &[]), Some(101));
-    harshjudge::report::html::write(&hj).unwrap();
+    harshjudge_store::report::html::write(&hj).unwrap();
 
     let mut config = BrowserConfig::from_env().expect("browser settings");
     config.webdriver_url = None;
@@ -615,7 +615,7 @@ async fn the_report_shows_verdicts_and_visual_judgments_next_to_the_evidence() {
 /// The page's script parses (node): a syntax error once left the report blank.
 #[test]
 fn the_report_page_script_parses() {
-    let page = harshjudge::report::html::index_html();
+    let page = harshjudge_store::report::html::index_html();
     let start = page.find("<script>").unwrap() + "<script>".len();
     let end = page.rfind("</script>").unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -638,8 +638,8 @@ fn the_report_page_script_parses() {
 fn the_report_is_self_contained() {
     // The snapshot renderer (inlined) writes `<link>` into the documents it
     // rebuilds, never into the page.
-    let page = harshjudge::report::html::index_html().replacen(
-        harshjudge::report::html::SNAPSHOT_RENDERER,
+    let page = harshjudge_store::report::html::index_html().replacen(
+        harshjudge_store::report::html::SNAPSHOT_RENDERER,
         "",
         1,
     );

@@ -112,7 +112,7 @@ async fn a_traced_step_opens_to_its_timeline_in_the_report() {
     assert_eq!(r.code, 0, "{r:?}");
     // The harness wrote the report at each run's end; written again, nothing
     // changed, nothing is rewritten.
-    let stats = harshjudge::report::html::write(&hj).unwrap();
+    let stats = harshjudge_store::report::html::write(&hj).unwrap();
     assert_eq!(stats.trace_scripts_written, 0, "{stats:?}");
     let failing = id_of(&only_run(&hj, "failing"));
     let framed = id_of(&only_run(&hj, "framed"));

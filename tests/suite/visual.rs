@@ -10,7 +10,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use harshjudge::visual::Image;
+use harshjudge_browser::visual::Image;
 use support::{Run, json, runs, test_binary};
 
 const SUITE: &str = "visual_suite";

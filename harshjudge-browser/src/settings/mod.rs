@@ -1017,7 +1017,7 @@ mod tests {
         }
         assert!(
             found.is_empty(),
-            "read these through harshjudge::settings instead:\n{}",
+            "read these through harshjudge_browser::settings instead:\n{}",
             found.join("\n")
         );
     }

@@ -414,7 +414,7 @@ fn invoke(
             eprintln!("harshjudge: {warning}");
         }
         // Each layer reads its own variables; all are checked before anything runs.
-        let settings = Settings::from_env(&root, pkg.name)?;
+        let settings = Settings::from_env(&root)?;
         let judge = harshjudge_store::judge::JudgeSettings::from_env()?;
         harshjudge_browser::set_suite_expect_timeout(pkg.expect_timeout)?;
         // `--headed` and `--slow-mo` for every browser of the invocation.
@@ -433,7 +433,7 @@ fn invoke(
     // Listing reads no settings otherwise: `--shard`'s durations' folder here.
     let listing_store = (flags.shard.is_some() && store.is_none())
         .then(|| self::package_root(&pkg).unwrap_or_else(|_| pkg.manifest_dir.into()))
-        .and_then(|root: PathBuf| Settings::from_env(&root, pkg.name).ok())
+        .and_then(|root: PathBuf| Settings::from_env(&root).ok())
         .map(|s| Store::new(&s.dir));
     // `--rejudge-run RUN_ID`: only the scenario that run belongs to.
     let scenarios = match (&flags.rejudge_run, &store) {
