@@ -166,18 +166,9 @@ fn the_packaged_crates_build_the_readme_scenario() {
         profiles.contains("[profile.dev"),
         "the workspace's Cargo.toml sets the dev profile: {profiles:?}"
     );
-    let user = root.join("shop");
+    let user = user_crate(&root.join("shop"), &install, &patch, &profiles);
     std::fs::create_dir_all(user.join("tests")).unwrap();
-    std::fs::write(
-        user.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-             {install}\n[workspace]\n\n{patch}\n{profiles}"
-        ),
-    )
-    .unwrap();
     std::fs::write(user.join("tests/shop.rs"), &shop.code).unwrap();
-    std::fs::copy(ws.join("Cargo.lock"), user.join("Cargo.lock")).unwrap();
 
     // The registry crates compile here only where the user's crate unifies
     // other features than the tests' build (about 20 of them: tokio, hyper,
@@ -242,6 +233,29 @@ fn the_packaged_crates_build_the_readme_scenario() {
     eprintln!("packaged, unpacked and built in {:.1?}", started.elapsed());
 }
 
+/// A user's crate at `dir`, named after it: `dependencies` (a manifest's
+/// `[dependencies]` table, as a README's install block writes it) taken from
+/// the packaged crates (`patch`), built with the workspace's `profiles` and
+/// Cargo.lock. Returns `dir`.
+fn user_crate(dir: &Path, dependencies: &str, patch: &str, profiles: &str) -> PathBuf {
+    let name = dir.file_name().unwrap().to_string_lossy();
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             {dependencies}\n[workspace]\n\n{patch}\n{profiles}"
+        ),
+    )
+    .unwrap();
+    std::fs::copy(
+        support::workspace().join("Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    dir.to_path_buf()
+}
+
 /// The browser crate on its own (issue 43, point 1): a program made of
 /// harshjudge-browser's README (its install block and its program), built
 /// from the packaged files with no harshjudge in its graph, runs against the
@@ -253,19 +267,9 @@ fn standalone_browser(root: &Path, patch: &str, profiles: &str) {
     let blocks = markdown::code_blocks(&readme);
     let install = markdown::block_after(&blocks, &readme, "# harshjudge-browser", "toml");
     let program = markdown::block_after(&blocks, &readme, "# harshjudge-browser", "rust");
-    let app = root.join("standalone");
+    let app = user_crate(&root.join("standalone"), &install.code, patch, profiles);
     std::fs::create_dir_all(app.join("src")).unwrap();
-    std::fs::write(
-        app.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"standalone\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-             {}\n[workspace]\n\n{patch}\n{profiles}",
-            install.code
-        ),
-    )
-    .unwrap();
     std::fs::write(app.join("src/main.rs"), &program.code).unwrap();
-    std::fs::copy(ws.join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
     let built = cargo(&app, &["build", "--offline", "--message-format=json"]);
     let packages: Vec<String> = built
         .lines()
