@@ -183,7 +183,9 @@ macro_rules! log {
 /// runs the scenarios and exits with code 0, or 101 when a step failed.
 ///
 /// The package's `.harshJudge/` folder is found when the binary runs
-/// ([`harness::package_root`]); the folder it was compiled in is only a hint.
+/// (`CARGO_MANIFEST_DIR` when set, else the nearest folder above the current
+/// one whose Cargo.toml declares the package); the folder it was compiled in
+/// is only a hint.
 ///
 /// `main!(web_server = app)` names a `fn() -> harshjudge::WebServer`: the app
 /// under test, started by the suite on a free loopback port when a scenario is

@@ -27,7 +27,7 @@ pub struct SuiteFlags {
     /// only on a retry fails the suite.
     pub fail_on_flaky: bool,
     /// `--shard i/n`: run only the `i`-th of `n` shards of the scenarios
-    /// ([`crate::harness::shard`]). Under cargo-nextest, use `--partition` instead.
+    /// (the harness's `shard` module). Under cargo-nextest, use `--partition` instead.
     pub shard: Option<Shard>,
     /// `--update-snapshots` (else `HARSHJUDGE_UPDATE_SNAPSHOTS=1`): `to_have_screenshot`
     /// writes the baselines that are missing or differ, and passes.

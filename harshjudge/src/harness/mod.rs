@@ -31,13 +31,12 @@ mod outcomes;
 pub(crate) mod plan;
 mod rejudge;
 mod setups;
-pub mod shard;
+pub(crate) mod shard;
 mod signals;
-pub mod tags;
+pub(crate) mod tags;
 mod tail;
 
-pub use changed::ChangedError;
-pub use error::{HarnessError, Location, PendingVerdict, RejudgeError, Site};
+pub(crate) use error::{HarnessError, Location, Site};
 
 /// Every test passed.
 pub const EXIT_OK: i32 = 0;
@@ -82,7 +81,7 @@ pub struct Package {
     /// `CARGO_PKG_NAME`.
     pub name: &'static str,
     /// `CARGO_MANIFEST_DIR` when the binary was compiled. Only a hint: the
-    /// package root is resolved at run time by [`package_root`] (a binary may run
+    /// package root is resolved at run time by `package_root` (a binary may run
     /// from a copied checkout or a restored CI cache).
     pub manifest_dir: &'static str,
     /// Starts the app under test and returns its base URL (`main!(base_url = …)`);
@@ -152,7 +151,7 @@ fn declares_package(dir: &Path, name: &str) -> bool {
 /// `HARSHJUDGE_DIR` says where to write, the current folder. The folder the
 /// binary was compiled in ([`Package::manifest_dir`]) is never used: a copied
 /// checkout or a restored CI cache would write into the original.
-pub fn package_root(pkg: &Package) -> Result<PathBuf, HarnessError> {
+pub(crate) fn package_root(pkg: &Package) -> Result<PathBuf, HarnessError> {
     if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR").filter(|d| !d.is_empty()) {
         let dir = PathBuf::from(dir);
         return if dir.is_dir() {
@@ -177,13 +176,13 @@ pub fn package_root(pkg: &Package) -> Result<PathBuf, HarnessError> {
 /// Whether this process runs under cargo-nextest, which runs every test in its
 /// own process: then each scenario is one test, so no step runs twice.
 /// nextest ≥ 0.9.138 sets `NEXTEST_RUN_ID` in both its list and run phases.
-pub fn under_nextest() -> bool {
+pub(crate) fn under_nextest() -> bool {
     std::env::var_os("NEXTEST_RUN_ID").is_some()
         || std::env::var_os("NEXTEST").is_some_and(|v| v == "1")
 }
 
 /// The name of the test of step `n` (1-based): `{fn}::{NN}_{snake title}`.
-pub fn step_test_name(fn_name: &str, n: usize, title: &str) -> String {
+pub(crate) fn step_test_name(fn_name: &str, n: usize, title: &str) -> String {
     let mut snake = String::new();
     for c in title.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
