@@ -605,9 +605,38 @@ impl Page {
         self.backend().peek_logs(pending).await
     }
 
-    /// The page's HTML for failure evidence.
+    /// The page's HTML for failure evidence, read once the document is
+    /// parsed ([`Page::until_parsed`]).
     #[doc(hidden)]
     pub async fn page_html(&self) -> Result<String, BrowserError> {
+        self.until_parsed().await;
         self.html().await
     }
+
+    /// Waits, up to [`PARSE_LIMIT`], while the top document is still being
+    /// parsed (`document.readyState` is `loading`): a navigation that has
+    /// just committed, a body still arriving. Between a document's commit
+    /// and its first bytes the document is empty, and evidence read then
+    /// (its HTML, its ARIA snapshot) would be of nothing. A read that fails
+    /// (the page gone, its document replaced meanwhile) ends the wait: the
+    /// evidence's own read then says what happened. Evidence only: a user's
+    /// `page.html()` reads the page as it is, as Playwright's `content()`.
+    #[doc(hidden)]
+    pub async fn until_parsed(&self) {
+        let deadline = tokio::time::Instant::now() + PARSE_LIMIT;
+        loop {
+            let state = self
+                .evaluate_value("document.readyState", Value::Null)
+                .await;
+            let loading = state.is_ok_and(|s| s == "loading");
+            if !loading || tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
 }
+
+/// How long evidence waits for a document still being parsed
+/// ([`Page::until_parsed`]) before it is read as it is.
+const PARSE_LIMIT: Duration = Duration::from_secs(2);

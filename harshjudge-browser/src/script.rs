@@ -66,7 +66,7 @@ impl Page {
     }
 
     /// `evaluate`'s result as the page gave it.
-    async fn evaluate_value(&self, js: &str, arg: Value) -> Result<Value, BrowserError> {
+    pub(crate) async fn evaluate_value(&self, js: &str, arg: Value) -> Result<Value, BrowserError> {
         let v = self.backend().evaluate(js, arg).await?;
         if v["ok"] != true {
             return Err(BrowserError::Invalid {

@@ -7,6 +7,7 @@ mod support;
 
 mod aria_match;
 mod aria_roles;
+mod arriving;
 mod auth;
 mod clock;
 mod emulation;

@@ -246,6 +246,8 @@ impl Probe for PageProbe {
     }
     fn on_failure(&self) -> BoxFuture<'_, Result<Vec<Item>, Error>> {
         Box::pin(async move {
+            // Both of the document, not of the moment before it is parsed.
+            self.page.until_parsed().await;
             let (html, aria) = tokio::join!(self.page.page_html(), self.page.aria_snapshot());
             let mut items = vec![Item::new(
                 "page",
