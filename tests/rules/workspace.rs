@@ -14,7 +14,7 @@ fn no_unmaintained_yaml_parser_in_the_lockfile() {
     for name in ["unsafe-libyaml", "serde_yaml", "serde_yaml_ng", "serde_yml"] {
         assert!(
             !lock.contains(&format!("name = \"{name}\"\n")),
-            "Cargo.lock holds {name}: read YAML through harshjudge::yaml::from_str (serde-saphyr)"
+            "Cargo.lock holds {name}: read YAML through harshjudge_browser::yaml::from_str (serde-saphyr)"
         );
     }
     // nor raw libc as a direct dependency: rustix and std cover our calls.

@@ -25,7 +25,7 @@ pub async fn checkout(s: Scenario) -> harshjudge::Result {
             .expect("registered");
         harshjudge::ensure!(def.retries == Some(2), "retries: {:?}", def.retries);
         harshjudge::ensure!(
-            def.trace == Some(harshjudge::settings::TraceMode::OnFirstRetry),
+            def.trace == Some(harshjudge::browser::settings::TraceMode::OnFirstRetry),
             "trace: {:?}",
             def.trace
         );
