@@ -4,8 +4,9 @@
 //!
 //! chromedriver, geckodriver and WebKitWebDriver are started and stopped for
 //! you (or a remote W3C WebDriver is used), sessions are reused across pages,
-//! all owned by a [`Browsers`] value; the [`Page`] API auto-waits. It never
-//! writes files: evidence is harshjudge's runner's and store's job.
+//! all owned by a [`Browsers`] value; the [`Page`] API auto-waits. It writes
+//! no evidence (that is harshjudge's runner's and store's job), only the
+//! screenshot baselines of `to_have_screenshot`.
 //!
 //! Settings: `HARSHJUDGE_CHROMEDRIVER` (path; default `chromedriver` on PATH),
 //! `HARSHJUDGE_CHROMIUM` (default `chromium`, `chromium-browser`, `google-chrome`

@@ -281,6 +281,7 @@ impl Page {
     }
 
     /// Ties the page to the scenario that opened it (once).
+    #[doc(hidden)]
     pub fn set_owner<S: ScenarioEvidence + 'static>(&self, owner: &Arc<S>) {
         let owner: Weak<dyn ScenarioEvidence> = Arc::downgrade(owner) as Weak<dyn ScenarioEvidence>;
         let weak = owner.clone();
@@ -605,11 +606,9 @@ impl Page {
         self.backend().peek_logs(pending).await
     }
 
-    /// The page's HTML for failure evidence, read once the document is
-    /// parsed ([`Page::until_parsed`]).
+    /// The page's HTML for failure evidence (after [`Page::until_parsed`]).
     #[doc(hidden)]
     pub async fn page_html(&self) -> Result<String, BrowserError> {
-        self.until_parsed().await;
         self.html().await
     }
 

@@ -52,6 +52,7 @@ fn storage_error(name: &str, source: impl std::fmt::Display) -> BrowserError {
 
 impl Page {
     /// Every cookie the browser holds (WebKit: those of the current document).
+    #[doc(hidden)]
     pub async fn all_cookies(&self) -> Result<Vec<Cookie>, BrowserError> {
         self.backend().cookies().await
     }
@@ -79,6 +80,7 @@ impl Page {
     /// sets and deletes through the page's document: while it shows a page of
     /// the cookie's host, there; on `about:blank`, through a page of the base
     /// URL's host and back; on another host's page, an error naming it.
+    #[doc(hidden)]
     pub async fn store_cookies(&self, cookies: &[Cookie]) -> Result<(), BrowserError> {
         self.backend().store_cookies(cookies, self.base_url()).await
     }

@@ -61,6 +61,9 @@ pub use error::{Error, Result};
 /// Re-exported so that suites need not match its version by hand.
 pub use fantoccini;
 pub use harshjudge_macros::{fixture, scenario, teardown};
+/// The step ids [`Scenario::current_step`] gives, and the error of a store
+/// write that a request's or a command's evidence can fail with.
+pub use harshjudge_store::store::{StepId, StoreError};
 pub use poll::{Contains, DEFAULT_INTERVALS, PollExpect, Polled, ToPass, expect_poll, to_pass};
 /// Re-exported for text matching (`expect(&l).to_have_text(regex::Regex::new(…)?)`).
 pub use regex;

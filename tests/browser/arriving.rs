@@ -3,8 +3,10 @@
 //! and its first bytes, when the document is empty. Issue 38's soak met that
 //! moment under load: a step failing right after a click onto a routed
 //! document left an empty `page.html` on Chromium in 3 of 50 runs of
-//! `routed_reads`. Here the server holds the body for good: the document
+//! `routed_reads`. Here the server holds the body a second: the document
 //! commits with the response's headers and stays empty until the body comes.
+//! The failure evidence's reads (`PageProbe::on_failure`): `until_parsed`,
+//! then the HTML and the ARIA snapshot together.
 
 use crate::support::browsers;
 use std::io::{BufRead, BufReader, Write};
@@ -13,7 +15,7 @@ use std::time::Duration;
 use harshjudge::browser::{BrowserConfig, BrowserKind, Page};
 
 /// How long `/late` holds its body after its headers.
-const HOLD: Duration = Duration::from_millis(1500);
+const HOLD: Duration = Duration::from_millis(1000);
 
 /// `/start` (a page), `/late` (its headers at once, its body after [`HOLD`]).
 fn answer(stream: std::net::TcpStream) -> std::io::Result<()> {
@@ -74,24 +76,30 @@ async fn committed_to_late(browser: BrowserKind) -> Page {
     page
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn failure_html_waits_for_a_document_still_arriving_on_chromium() {
-    let page = committed_to_late(BrowserKind::Chromium).await;
-    let html = page.page_html().await.unwrap();
+/// What a failed step's evidence reads of a page committed to `/late`: its
+/// HTML and its ARIA snapshot, of the late document.
+async fn failure_evidence_is_of_the_late_document(browser: BrowserKind) {
+    let page = committed_to_late(browser).await;
+    page.until_parsed().await;
+    let (html, aria) = tokio::join!(page.page_html(), page.aria_snapshot());
+    let (html, aria) = (html.unwrap(), aria.unwrap());
     assert!(
         html.contains("the late body"),
-        "page.html of a document whose body was still arriving: {html:?}"
+        "{browser:?}: page.html of a document whose body was still arriving: {html:?}"
+    );
+    assert!(
+        aria.contains("the late body"),
+        "{browser:?}: the ARIA snapshot of a document whose body was still arriving: {aria:?}"
     );
     browsers().release(page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failure_html_waits_for_a_document_still_arriving_on_chromium() {
+    failure_evidence_is_of_the_late_document(BrowserKind::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failure_html_waits_for_a_document_still_arriving_on_firefox() {
-    let page = committed_to_late(BrowserKind::Firefox).await;
-    let html = page.page_html().await.unwrap();
-    assert!(
-        html.contains("the late body"),
-        "page.html of a document whose body was still arriving: {html:?}"
-    );
-    browsers().release(page).await;
+    failure_evidence_is_of_the_late_document(BrowserKind::Firefox).await;
 }

@@ -1,6 +1,8 @@
-//! Settings of a harness run: `HARSHJUDGE_*` environment variables, then
-//! `.harshJudge/config.yaml`, then defaults. A bad value is an error that names
-//! the setting and says what is expected.
+//! The `HARSHJUDGE_*` environment variables: [`VARIABLES`], every variable
+//! of the workspace (the browser's, the harness's, the store's and the MCP
+//! server's), and [`env`](fn@env), the one reader of them. A bad value is an error
+//! that names the setting and says what is expected. The harness's settings
+//! that also read `.harshJudge/config.yaml` are harshjudge's (`run_settings`).
 
 use std::path::PathBuf;
 use std::time::Duration;

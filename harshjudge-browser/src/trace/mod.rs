@@ -352,6 +352,7 @@ impl Tracer {
     /// The tracer of an attempt that records as `tracing` says (none for
     /// `Off`); `mode` and `attempt` are what its files say of it;
     /// `screenshots`: a screenshot after each action.
+    #[doc(hidden)]
     pub fn new(
         tracing: Tracing,
         mode: TraceMode,
@@ -399,6 +400,7 @@ impl Tracer {
     /// input, scripts) in the order they began: each as written (masked,
     /// a password's typing concealed) with its start and end (ms since the
     /// Unix epoch): what the run's video names over its frames.
+    #[doc(hidden)]
     pub fn calls(&self) -> Vec<(String, f64, f64)> {
         let s = self.state();
         let mut entries: Vec<&Entry> = s.entries.iter().collect();
@@ -527,6 +529,7 @@ impl Tracer {
     /// snapshots), the step going on: what a pause writes, so that the
     /// trace it points to exists while the person looks. None when tracing
     /// is off or no page opened.
+    #[doc(hidden)]
     pub fn step_so_far(&self, step: &str) -> Option<TraceFile> {
         let s = self.state();
         if matches!(self.tracing, Tracing::Off) || s.pages.is_empty() {

@@ -16,7 +16,7 @@ pub(crate) fn sh_quote(s: &str) -> String {
 pub struct ReplayInfo {
     /// `CARGO_PKG_NAME`.
     pub package: String,
-    /// The package root, as resolved at run time (`harshjudge::harness::package_root`).
+    /// The package root, as resolved at run time (the harness resolves it when the binary runs).
     pub package_root: PathBuf,
     /// The `.harshJudge/` folder (absolute).
     pub store_dir: PathBuf,

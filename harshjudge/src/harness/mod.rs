@@ -26,6 +26,7 @@ mod changed;
 mod consumers;
 mod error;
 pub(crate) mod exec;
+#[doc(hidden)]
 pub mod flags;
 mod outcomes;
 pub(crate) mod plan;
@@ -318,6 +319,7 @@ pub fn run(pkg: Package, args: &Arguments) -> i32 {
 }
 
 /// Lists or runs the registered scenarios with our flags as well as libtest's.
+#[doc(hidden)]
 pub fn run_with(pkg: Package, args: &Arguments, flags: &SuiteFlags) -> i32 {
     let started = std::time::SystemTime::now();
     if let Err(e) = declare_secrets(&pkg) {
