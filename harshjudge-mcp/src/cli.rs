@@ -782,9 +782,9 @@ fn trace_args(cmd: &Command, a: &mut Args) {
 /// The context the flags describe.
 ///
 /// Each flag wins over its `HARSHJUDGE_*` variable, read through
-/// [`harshjudge_browser::settings::McpSettings`] (a bad value is an error naming it).
+/// [`crate::settings::McpSettings`] (a bad value is an error naming it).
 pub fn context(cli: &Cli) -> Result<Context, CliError> {
-    let env = harshjudge_browser::settings::McpSettings::from_env()?;
+    let env = crate::settings::McpSettings::from_env()?;
     let root = match cli.cwd.clone().or(env.project) {
         Some(d) => d,
         None => std::env::current_dir().map_err(|source| CliError::CurrentDir { source })?,
@@ -819,7 +819,7 @@ pub fn tools(cli: &Cli) -> Result<crate::server::Tools, CliError> {
     if let Some(t) = cli.tools.as_deref().and_then(Tools::parse) {
         return Ok(t);
     }
-    let env = harshjudge_browser::settings::McpSettings::from_env()?;
+    let env = crate::settings::McpSettings::from_env()?;
     Ok(match env.all_tools {
         Some(true) => Tools::All,
         Some(false) => Tools::Start,
@@ -1095,7 +1095,7 @@ pub fn heal(
     live: bool,
     base_url: Option<&str>,
 ) -> (Value, bool) {
-    let env_url = match harshjudge_browser::settings::base_url_from_env() {
+    let env_url = match crate::settings::base_url_from_env() {
         Ok(url) => url,
         Err(e) => {
             return (

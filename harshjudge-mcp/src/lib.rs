@@ -15,6 +15,7 @@ pub mod knowledge;
 pub mod observers;
 mod secret_args;
 pub mod server;
+pub mod settings;
 pub mod skill;
 pub mod tool_sets;
 pub mod tools;

@@ -138,9 +138,7 @@ fn main() -> ExitCode {
 /// default `info`). A filter that does not parse is said once on stderr and
 /// `info` is used, so a typo never silences the server.
 fn init_logs() {
-    let (filter, problem) = match harshjudge_browser::settings::McpSettings::from_env()
-        .map(|s| s.log)
-    {
+    let (filter, problem) = match harshjudge_mcp::settings::McpSettings::from_env().map(|s| s.log) {
         Ok(None) => (tracing_subscriber::EnvFilter::new("info"), None),
         Ok(Some(v)) => match tracing_subscriber::EnvFilter::try_new(&v) {
             Ok(f) => (f, None),

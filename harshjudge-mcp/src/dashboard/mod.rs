@@ -162,7 +162,7 @@ pub fn binary() -> Result<PathBuf, DashboardError> {
     if let Some(p) = BINARY.lock().ok().and_then(|b| b.clone()) {
         return Ok(p);
     }
-    if let Some(p) = harshjudge_browser::settings::mcp_bin()? {
+    if let Some(p) = crate::settings::mcp_bin()? {
         return Ok(p);
     }
     let exe = std::env::current_exe().map_err(|source| DashboardError::CurrentExe { source })?;
