@@ -9,7 +9,7 @@
 //! then the HTML and the ARIA snapshot together.
 
 use crate::support::browsers;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::time::Duration;
 
 use harshjudge::browser::{BrowserConfig, BrowserKind, Page};
@@ -19,36 +19,29 @@ const HOLD: Duration = Duration::from_millis(1000);
 
 /// `/start` (a page), `/late` (its headers at once, its body after [`HOLD`]).
 fn answer(stream: std::net::TcpStream) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request = String::new();
-    reader.read_line(&mut request)?;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header == "\r\n" {
-            break;
+    let mut out = stream.try_clone()?;
+    let path = crate::support::next_request_path(&mut BufReader::new(stream))?;
+    match path.as_deref() {
+        Some("/start") => crate::support::respond(
+            &mut out,
+            "200 OK",
+            "text/html",
+            "<!doctype html><title>start</title><p>the start page</p>",
+        ),
+        Some("/late") => {
+            let body = "<!doctype html><title>late</title><p id=\"late\">the late body</p>";
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n",
+                body.len()
+            )?;
+            out.flush()?;
+            std::thread::sleep(HOLD);
+            out.write_all(body.as_bytes())?;
+            out.flush()
         }
+        _ => crate::support::respond(&mut out, "404 Not Found", "text/plain", ""),
     }
-    let path = request.split(' ').nth(1).unwrap_or("/").to_string();
-    let mut out = stream;
-    let body = match path.as_str() {
-        "/start" => "<!doctype html><title>start</title><p>the start page</p>".to_string(),
-        "/late" => "<!doctype html><title>late</title><p id=\"late\">the late body</p>".to_string(),
-        _ => {
-            write!(out, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")?;
-            return Ok(());
-        }
-    };
-    write!(
-        out,
-        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n",
-        body.len()
-    )?;
-    out.flush()?;
-    if path == "/late" {
-        std::thread::sleep(HOLD);
-    }
-    out.write_all(body.as_bytes())?;
-    out.flush()
 }
 
 /// A page of `browser` whose script has just taken it to `/late`: the URL

@@ -7,8 +7,6 @@
 
 use crate::support;
 
-use std::process::Command;
-
 /// The crates published, whose documentation docs.rs builds.
 const PUBLISHED: [&str; 5] = [
     "harshjudge-browser",
@@ -20,12 +18,8 @@ const PUBLISHED: [&str; 5] = [
 
 #[test]
 fn the_published_crates_document_without_a_warning() {
-    let mut cmd = Command::new(env!("CARGO"));
-    support::rlibs::fresh_env(&mut cmd)
-        .current_dir(support::workspace())
-        .args(["doc", "--offline", "--no-deps"])
-        .env("CARGO_TARGET_DIR", support::target_dir())
-        .env("RUSTDOCFLAGS", "-D warnings");
+    let mut cmd = support::cargo(&["doc", "--offline", "--no-deps"]);
+    cmd.env("RUSTDOCFLAGS", "-D warnings");
     for c in PUBLISHED {
         cmd.args(["-p", c]);
     }

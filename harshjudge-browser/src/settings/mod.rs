@@ -609,6 +609,14 @@ mod tests {
     use super::*;
     use std::path::{Path, PathBuf};
 
+    /// The source folders of the crates that read `HARSHJUDGE_*` variables.
+    const SOURCES: [&str; 4] = [
+        "harshjudge/src",
+        "harshjudge-browser/src",
+        "harshjudge-store/src",
+        "harshjudge-mcp/src",
+    ];
+
     #[test]
     fn durations() {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
@@ -719,12 +727,7 @@ mod tests {
 
         let literal = regex::Regex::new(r#""(HARSHJUDGE_[A-Z_]+)""#).unwrap();
         let mut in_sources = std::collections::BTreeSet::new();
-        let mut stack = vec![
-            root.join("harshjudge/src"),
-            root.join("harshjudge-browser/src"),
-            root.join("harshjudge-store/src"),
-            root.join("harshjudge-mcp/src"),
-        ];
+        let mut stack: Vec<PathBuf> = SOURCES.iter().map(|s| root.join(s)).collect();
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();
@@ -901,12 +904,7 @@ mod tests {
             "\"CI\"",
         ];
         let mut found = vec![];
-        let mut stack = vec![
-            root.join("harshjudge/src"),
-            root.join("harshjudge-browser/src"),
-            root.join("harshjudge-store/src"),
-            root.join("harshjudge-mcp/src"),
-        ];
+        let mut stack: Vec<PathBuf> = SOURCES.iter().map(|s| root.join(s)).collect();
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();
