@@ -34,7 +34,8 @@ for line in sys.stdin:
 # check compares mtimes only: without this, a build in one checkout can take
 # the other's artifacts as up to date.
 fresh() {
-  find "$1/harshjudge/src" "$1/harshjudge-macros/src" "$1/harshjudge-mcp/src" \
+  find "$1/harshjudge/src" "$1/harshjudge-browser/src" "$1/harshjudge-store/src" \
+    "$1/harshjudge-macros/src" "$1/harshjudge-mcp/src" \
     "$1/examples" "$1/benches" "$1/tests" "$1/xtask/src" -name '*.rs' -exec touch {} + 2>/dev/null || true
 }
 

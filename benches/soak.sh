@@ -16,7 +16,9 @@
 # printed; so is a failed run's. The busy loops end with the script (trap),
 # and the script ends by DEADLINE seconds (default 5 h) whatever happens.
 # ROTATE=1 runs the modules in turn (run 1 of each, then run 2 of each ...)
-# instead of each module's runs in a row.
+# instead of each module's runs in a row. SOAK_BIN names the test binary to
+# run instead of building one: a copy of it, which the checkout's rebuilds
+# cannot replace while the soak runs.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 runs=${1:-50}
@@ -33,7 +35,7 @@ stop() {
 trap stop EXIT INT TERM
 
 . "$root/benches/bench-bin.sh"
-bin=$(test_bin "$root" in_process)
+bin=${SOAK_BIN:-$(test_bin "$root" in_process)}
 [ -n "$bin" ] || { echo "soak: no test binary (cargo test --no-run --test in_process)" >&2; exit 2; }
 
 for _ in 1 2 3; do

@@ -36,7 +36,9 @@ use self::bidi::BidiPage;
 use self::cdp::backend::CdpBackend;
 use self::classic::ClassicPage;
 pub(crate) use self::live::Live;
-pub(crate) use self::page_backend::{DownloadArm, History, NoBodies, PageBackend, PopupArm, Shot};
+pub(crate) use self::page_backend::{
+    ActionWatch, DownloadArm, History, LastAnswer, NoBodies, PageBackend, PopupArm, Shot,
+};
 use self::webdriver::session::Session;
 use super::config::{BrowserConfig, BrowserKind, ChromiumProtocol};
 use super::cookies::Cookie;
@@ -139,6 +141,13 @@ macro_rules! delegate {
 impl PageBackend for AnyPage {
     fn kind(&self) -> BrowserKind {
         delegate!(self, b => b.kind())
+    }
+    fn watch_action(&self) -> ActionWatch {
+        delegate!(self, b => b.watch_action())
+    }
+    async fn after_action(&self, watch: ActionWatch, last: LastAnswer, limit: Duration) {
+        // Boxed: an action's future holds it.
+        delegate!(self, b => Box::pin(b.after_action(watch, last, limit)).await)
     }
     async fn session_id(&self) -> Option<String> {
         delegate!(self, b => b.session_id().await)

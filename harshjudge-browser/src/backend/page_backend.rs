@@ -14,6 +14,7 @@ use fantoccini::Client;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use super::cdp::action_wait::ActionWatch as CdpActionWatch;
 use super::cdp::downloads::{DownloadError, DownloadState, DownloadWatch};
 use super::cdp::page::CdpPage;
 use super::cdp::popups::PopupWatch;
@@ -100,6 +101,27 @@ pub(crate) trait PageBackend: Send + Sync {
         during: &str,
         desc: &str,
     ) -> impl Future<Output = Result<Answer, BrowserError>> + Send;
+
+    /// Starts watching for the navigations an action about to be performed
+    /// asks for ([`PageBackend::after_action`]); before its first command.
+    fn watch_action(&self) -> ActionWatch {
+        ActionWatch::Unwatched
+    }
+
+    /// After an action's last command (answered by `last`): waits, at most
+    /// `limit`, until each navigation it asked for has committed or ended
+    /// (Playwright's actions wait so). A backend that cannot tell
+    /// (`ActionWatch::Unwatched`) returns at once; its reads wait for a
+    /// navigation under way instead.
+    fn after_action(
+        &self,
+        watch: ActionWatch,
+        last: LastAnswer,
+        limit: Duration,
+    ) -> impl Future<Output = ()> + Send {
+        let _ = (watch, last, limit);
+        async {}
+    }
 
     // ---- navigation ----
 
@@ -412,4 +434,27 @@ pub(crate) fn foreign_arm() -> BrowserError {
         action: "waiting for a popup".into(),
         message: "the popup watch was armed by another kind of page".into(),
     }
+}
+
+/// Who answered an action's last command: the page's renderer (a call of
+/// the injected engine: the page's events sent before it have arrived), or
+/// the browser's input handling (they may still be on their way: one round
+/// trip through the renderer brings them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LastAnswer {
+    Renderer,
+    Input,
+}
+
+/// What a backend watches of an action's navigations, from before its first
+/// command to [`PageBackend::after_action`].
+#[derive(Debug)]
+pub(crate) enum ActionWatch {
+    /// The page's DevTools events (`cdp/action_wait.rs`).
+    Cdp(CdpActionWatch),
+    /// The navigation each browsing context had under way before the
+    /// action (`bidi/action_wait.rs`).
+    Bidi(std::collections::HashMap<String, String>),
+    /// Nothing: the backend does not wait after actions.
+    Unwatched,
 }

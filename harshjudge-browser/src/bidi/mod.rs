@@ -26,6 +26,7 @@
 //! A route is listed before its intercept exists (`Routes::add`), and no
 //! lock is held, so a route's handler may use the page.
 
+mod action_wait;
 mod adapt;
 mod auth;
 mod bodies;

@@ -5,7 +5,7 @@
 use std::panic::Location;
 use std::time::Duration;
 
-use crate::backend::PageBackend;
+use crate::backend::{ActionWatch, LastAnswer, PageBackend};
 use crate::engine::call_log;
 
 use serde_json::Value;
@@ -18,6 +18,17 @@ use crate::trace::{self, CallText, Kind};
 use crate::wire;
 
 impl Locator {
+    /// After a key action's last command: the navigations it asked for have
+    /// committed or ended (within the page's wait), as after a click.
+    pub(crate) async fn after_action(&self, navigations: ActionWatch) {
+        let wait = self.page.wait();
+        let after = self
+            .page
+            .backend()
+            .after_action(navigations, LastAnswer::Input, wait);
+        Box::pin(after).await;
+    }
+
     /// The misuse recorded while building the locator, as the error of a call.
     pub(crate) fn misused(&self, at: &'static Location<'static>) -> Result<(), BrowserError> {
         match &self.misuse {
@@ -197,8 +208,10 @@ impl Locator {
                     .saturating_duration_since(std::time::Instant::now())
                     .as_millis() as u64,
             };
-            let mut answer = engine
-                .call(call, &during)
+            // The protocol's futures are boxed here: inline, a debug build
+            // gave this function a 104 KB stack frame (the attempt loop
+            // holds several), and a test thread's 2 MiB stack overflowed.
+            let mut answer = Box::pin(engine.call(call, &during))
                 .await
                 .map_err(|e| e.located(at))?;
             trace::target(&self.desc, self.frame.as_ref(), answer.traced.as_ref());
@@ -236,13 +249,20 @@ impl Locator {
                 return Ok(v);
             };
             let mouse = self.page.mouse();
+            let navigations = engine.backend().watch_action();
             match op {
-                PointerOp::Click(spec) => mouse.click_with(x, y, spec).await,
-                PointerOp::Hover => mouse.move_to(x, y).await,
-                PointerOp::Press => mouse.press_at(x, y).await,
+                PointerOp::Click(spec) => Box::pin(mouse.click_with(x, y, spec)).await,
+                PointerOp::Hover => Box::pin(mouse.move_to(x, y)).await,
+                PointerOp::Press => Box::pin(mouse.press_at(x, y)).await,
             }
             .map_err(|e| e.located(at))?;
+            // What the action asked for has committed when it returns.
+            let settle = |last| {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                engine.backend().after_action(navigations, last, left)
+            };
             if forced {
+                settle(LastAnswer::Input).await;
                 return Ok(v);
             }
             // (a timeout lets the engine call ride out a navigation the click started)
@@ -252,14 +272,13 @@ impl Locator {
                 },
                 timeout: 3000,
             };
-            let hit = match engine
-                .backend()
-                .call_engine(
-                    self.frame.as_ref(),
-                    check,
-                    &format!("checking that the {} reached {}", op.verb(), self.desc),
-                )
-                .await
+            let checking = format!("checking that the {} reached {}", op.verb(), self.desc);
+            let hit = match Box::pin(engine.backend().call_engine(
+                self.frame.as_ref(),
+                check,
+                &checking,
+            ))
+            .await
             {
                 Ok(hit) => typed(hit.result.unwrap_or_default(), what, at)?,
                 // The document went away under the check: the action started a
@@ -268,11 +287,13 @@ impl Locator {
                     if wire::is_navigation(&e)
                         || matches!(&e, BrowserError::Command { message, .. } if message.contains("script timeout")) =>
                 {
+                    settle(LastAnswer::Renderer).await;
                     return Ok(v);
                 }
                 Err(e) => return Err(e.located(at)),
             };
             let HitReport::Missed { hit: who, event } = hit else {
+                settle(LastAnswer::Renderer).await;
                 return Ok(v);
             };
             if matches!(op, PointerOp::Press) {

@@ -14,7 +14,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::BidiPage;
-use crate::backend::page_backend::{DownloadArm, History, PageBackend, PopupArm, Shot};
+use crate::backend::page_backend::{
+    ActionWatch, DownloadArm, History, LastAnswer, PageBackend, PopupArm, Shot,
+};
 use crate::backend::walk;
 use crate::bidi::protocol::{AddPreloadScript, Empty, Origin, SetViewport, Viewport};
 use crate::config::BrowserKind;
@@ -46,6 +48,16 @@ impl PageBackend for BidiPage {
     }
     fn webdriver(&self) -> Option<&Client> {
         Some(&self.client)
+    }
+    fn watch_action(&self) -> ActionWatch {
+        ActionWatch::Bidi(self.bidi.navigations_under_way())
+    }
+    async fn after_action(&self, watch: ActionWatch, last: LastAnswer, limit: Duration) {
+        if let ActionWatch::Bidi(before) = watch {
+            self.bidi
+                .after_action(&self.context, before, last, limit)
+                .await;
+        }
     }
 
     async fn call_engine(

@@ -34,7 +34,9 @@ use super::protocol::{
 };
 use super::screenshot::Area;
 use crate::backend::live::Live;
-use crate::backend::page_backend::{self, DownloadArm, History, PageBackend, PopupArm, Shot};
+use crate::backend::page_backend::{
+    self, ActionWatch, DownloadArm, History, LastAnswer, PageBackend, PopupArm, Shot,
+};
 use crate::backend::walk::{self, CallFailure, Returned, Scopes};
 use crate::config::BrowserKind;
 use crate::cookies::Cookie;
@@ -381,6 +383,14 @@ impl Command for GetDomStorageItems {
 type Logs = (Vec<ConsoleEntry>, Vec<NetworkEntry>);
 
 impl PageBackend for CdpBackend {
+    fn watch_action(&self) -> ActionWatch {
+        ActionWatch::Cdp(self.page.watch_action())
+    }
+    async fn after_action(&self, watch: ActionWatch, last: LastAnswer, limit: Duration) {
+        if let ActionWatch::Cdp(watch) = watch {
+            self.page.after_action(watch, last, limit).await;
+        }
+    }
     fn kind(&self) -> BrowserKind {
         BrowserKind::Chromium
     }

@@ -184,6 +184,8 @@ struct Waiter {
 /// Where one session's events go.
 struct Route {
     events: mpsc::UnboundedSender<Received>,
+    /// How many events were sent to `events`.
+    sent: u64,
     /// The receiving end, until someone takes it ([`Connection::events`]).
     unclaimed: Option<mpsc::UnboundedReceiver<Received>>,
     /// Set once its page crashed: commands fail at once.
@@ -195,6 +197,7 @@ impl Route {
         let (events, unclaimed) = mpsc::unbounded_channel();
         Route {
             events,
+            sent: 0,
             unclaimed: Some(unclaimed),
             crashed: false,
         }
@@ -460,6 +463,16 @@ impl Connection {
         }
     }
 
+    /// How many events of `session` were sent to its receiver so far: those
+    /// the browser sent before every answer read until now.
+    pub(crate) fn events_sent(&self, session: &SessionId) -> u64 {
+        self.shared
+            .state()
+            .sessions
+            .get(session)
+            .map_or(0, |r| r.sent)
+    }
+
     /// Whether the browser's side is gone.
     pub(crate) fn is_closed(&self) -> bool {
         self.shared.state().closed.is_some()
@@ -587,10 +600,11 @@ fn dispatch(shared: &Shared, message: Message<'_>) {
         state.fail_session(s, Gone::PageCrashed, "Inspector.targetCrashed");
     }
     let route = match &session_id {
-        None => state.root.as_ref(),
-        Some(s) => state.sessions.get(s),
+        None => state.root.as_mut(),
+        Some(s) => state.sessions.get_mut(s),
     };
     if let Some(route) = route {
+        route.sent += 1;
         let _ = route.events.send(received);
     }
 }

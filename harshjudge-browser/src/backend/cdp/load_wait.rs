@@ -53,6 +53,10 @@ pub(crate) enum Lifecycle {
     /// (`Network.loadingFailed` of a `Document`: its request id is the
     /// loader the commit would have carried).
     DocumentFailed { loader: String, error: String },
+    /// The page asked for a navigation of `frame` in its place (a link
+    /// followed, a form sent, a script's `location`: `Page.frameRequestedNavigation`
+    /// with the disposition `currentTab`), to a URL that makes a document.
+    NavigationRequested { frame: String },
     /// A frame has no navigation under way and its document loaded
     /// (`Page.frameStoppedLoading`).
     StoppedLoading { frame: String },

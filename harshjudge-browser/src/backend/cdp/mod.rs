@@ -16,6 +16,7 @@
 //! backend) uses it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub(crate) mod action_wait;
 pub(crate) mod auth;
 pub(crate) mod backend;
 pub(crate) mod connection;

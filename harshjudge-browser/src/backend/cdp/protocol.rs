@@ -726,6 +726,19 @@ pub(crate) struct FrameNavigated {
 }
 event!(FrameNavigated, "Page.frameNavigated");
 
+/// `Page.frameRequestedNavigation`: the page asked for a navigation of
+/// one of its frames (a link followed, a form sent, a script's
+/// `location` set), in the renderer, before the frame's request goes out.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FrameRequestedNavigation {
+    pub(crate) frame_id: String,
+    pub(crate) url: String,
+    /// `currentTab`, `newTab`, `newWindow` or `download`.
+    pub(crate) disposition: String,
+}
+event!(FrameRequestedNavigation, "Page.frameRequestedNavigation");
+
 /// `Page.frameStoppedLoading`: a frame has no navigation under way and its
 /// document loaded.
 #[derive(Clone, Debug, Deserialize)]

@@ -21,9 +21,9 @@ use super::intercept;
 use super::load_wait::Lifecycle;
 use super::protocol::{
     AddScriptToEvaluateOnNewDocument, AttachedToTarget, AuthRequired, FrameNavigated,
-    FrameStoppedLoading, JavascriptDialogOpening, LifecycleEvent, LoadingFailed, LogEnable,
-    NavigatedWithinDocument, NetworkEnable, PageEnable, RequestPaused, RequestWillBeSent,
-    RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetAutoAttach,
+    FrameRequestedNavigation, FrameStoppedLoading, JavascriptDialogOpening, LifecycleEvent,
+    LoadingFailed, LogEnable, NavigatedWithinDocument, NetworkEnable, PageEnable, RequestPaused,
+    RequestWillBeSent, RunIfWaitingForDebugger, RuntimeEnable, SessionId, SetAutoAttach,
 };
 use crate::dialogs::Dialogs;
 use crate::routes::Routes;
@@ -40,6 +40,10 @@ pub(super) struct Shared {
     pub(super) routes: Arc<Routes>,
     pub(super) dialogs: Arc<Dialogs>,
     pub(super) lifecycle: broadcast::Sender<Lifecycle>,
+    /// How many of its session's events the reader task has read (and
+    /// broadcast): [`super::connection::Connection::events_sent`] counts
+    /// those sent to it; `u64::MAX` once the session ended.
+    pub(super) read: tokio::sync::watch::Sender<u64>,
     /// The sessions of its out-of-process iframes attached now (their
     /// requests paused with the page's while it has a route: `fetch.rs`).
     children: Mutex<Vec<SessionId>>,
@@ -86,6 +90,7 @@ impl Shared {
             routes: Arc::new(Routes::default()),
             dialogs,
             lifecycle,
+            read: tokio::sync::watch::Sender::new(0),
             children: Mutex::default(),
             init_scripts: Arc::default(),
             screencast: Arc::default(),
@@ -148,28 +153,38 @@ pub(super) async fn read_page(
 ) {
     if let Some(mut events) = events {
         while let Some(event) = events.recv().await {
-            // A document's request (and its failure) is also a step of its
-            // frame's navigation.
-            if let Some(step) = document_step(&event) {
-                let _ = shared.lifecycle.send(step);
-            }
-            if shared.contexts.event(&event)
-                || shared.net().event(&event, &shared.log)
-                || shared.screencast.event(&event, &connection, &session)
-            {
-                continue;
-            }
-            if answered(&connection, &session, &shared, &event) {
-                continue;
-            }
-            if let Some(Ok(child)) = event.parse::<AttachedToTarget>() {
-                attach_child(&connection, &shared, child);
-            } else if let Some(step) = lifecycle_of(&event, &shared) {
-                let _ = shared.lifecycle.send(step);
-            }
+            read_event(&event, &shared, &connection, &session);
+            shared.read.send_modify(|n| *n += 1);
         }
     }
     let _ = shared.lifecycle.send(Lifecycle::Closed);
+    shared.read.send_modify(|n| *n = u64::MAX);
+}
+
+/// One event of the page's session, to where it goes.
+fn read_event(
+    event: &Received,
+    shared: &Arc<Shared>,
+    connection: &Arc<Connection>,
+    session: &SessionId,
+) {
+    // A document's request (and its failure) is also a step of its
+    // frame's navigation.
+    if let Some(step) = document_step(event) {
+        let _ = shared.lifecycle.send(step);
+    }
+    if shared.contexts.event(event)
+        || shared.net().event(event, &shared.log)
+        || shared.screencast.event(event, connection, session)
+        || answered(connection, session, shared, event)
+    {
+        return;
+    }
+    if let Some(Ok(child)) = event.parse::<AttachedToTarget>() {
+        attach_child(connection, shared, child);
+    } else if let Some(step) = lifecycle_of(event, shared) {
+        let _ = shared.lifecycle.send(step);
+    }
 }
 
 /// A request paused in `session` (the page's or an iframe's) to the page's
@@ -312,6 +327,13 @@ fn lifecycle_of(event: &Received, shared: &Shared) -> Option<Lifecycle> {
             loader: frame.loader_id,
             url: frame.url,
         });
+    }
+    if let Some(Ok(e)) = event.parse::<FrameRequestedNavigation>() {
+        // A `javascript:` URL runs in the document and commits nothing; a
+        // new tab or a download leaves the frame as it is.
+        let document = !e.url.starts_with("javascript:");
+        return (e.disposition == "currentTab" && document)
+            .then_some(Lifecycle::NavigationRequested { frame: e.frame_id });
     }
     if let Some(Ok(e)) = event.parse::<FrameStoppedLoading>() {
         return Some(Lifecycle::StoppedLoading { frame: e.frame_id });
