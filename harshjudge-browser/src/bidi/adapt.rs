@@ -261,9 +261,13 @@ impl Bidi {
                     url,
                 })
             }
-            E::DownloadWillBegin(_) | E::FetchError(_) => {
+            E::DownloadWillBegin(_) => {
                 end(&mut navigating);
                 Some(Lifecycle::Ended(context, navigation))
+            }
+            E::FetchError(_) => {
+                end(&mut navigating);
+                Some(Lifecycle::FetchFailed(context, navigation))
             }
             _ => None,
         }
