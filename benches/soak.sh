@@ -32,7 +32,8 @@ busy=()
 stop() {
   for p in "${busy[@]}"; do kill "$p" 2>/dev/null || true; done
 }
-trap stop EXIT INT TERM
+trap stop EXIT
+trap 'exit 143' INT TERM
 
 . "$root/benches/bench-bin.sh"
 bin=${SOAK_BIN:-$(test_bin "$root" in_process)}
