@@ -32,14 +32,9 @@ pub(crate) enum Lifecycle {
     /// The context is gone (its tab closed, its iframe removed).
     Destroyed(String),
     /// A navigation of the context ended without a new document: a
-    /// download, or a fragment navigation (the same document): the context,
-    /// the navigation's id.
+    /// download, a fetch error of its document, or a fragment navigation (the
+    /// same document): the context, the navigation's id.
     Ended(String, String),
-    /// The request of a navigation's document failed (`network.fetchError`):
-    /// the context, the navigation's id. After a download began, the end of
-    /// its request; else the navigation failed, aborted by another one or
-    /// by a network error.
-    FetchFailed(String, String),
     /// A navigation's new document replaced the context's: the context, the
     /// navigation's id, the document's URL.
     Committed {
@@ -205,14 +200,9 @@ pub(crate) fn judge(seen: &[Lifecycle], context: &str, url: &str) -> Verdict {
                     _ => Verdict::Loaded,
                 };
             }
-            // A download, a fragment.
+            // A download, a fragment, a fetch error (Firefox's comes after
+            // the failure).
             Lifecycle::Ended(c, n) if c == context && ours.contains(&n) => ended = true,
-            // Our document's request failed: a failure of ours, unless it
-            // is a download's request ending (Firefox also reports the
-            // failure itself, before or after).
-            Lifecycle::FetchFailed(c, n) if c == context && ours.contains(&n) && !ended => {
-                cancelled = true;
-            }
             Lifecycle::Destroyed(c) if c == context => ended = true,
             _ => {}
         }
@@ -348,7 +338,7 @@ mod tests {
             started("1", START),
             cancelled("1"),
             started("2", "http://127.0.0.1:9/loop?2"),
-            Lifecycle::FetchFailed("c".into(), "1".into()),
+            Lifecycle::Ended("c".into(), "1".into()),
             loaded("2"),
         ];
         assert_eq!(
@@ -527,36 +517,5 @@ mod tests {
             "http://127.0.0.1:9/b"
         ));
         assert!(super::same_url("about:blank", "about:blank"));
-    }
-
-    /// Firefox beside busy loops (issue 38's soak, 1 `goto` in about 600 of
-    /// `routed_input`'s): the page hopping on by itself, our navigation
-    /// starts, and all that comes of it before the command fails as aborted
-    /// (`NS_BINDING_ABORTED`) is a fetch error of its document; the page's
-    /// next hop is reported started only afterwards. That is a failure of
-    /// ours, not an end with no document (a download's): the `goto` was
-    /// judged loaded, and succeeded on `/hop?3`.
-    #[test]
-    fn a_fetch_error_of_our_document_is_a_failure_not_an_end() {
-        let hop = |n: &str| format!("http://127.0.0.1:9/hop?{n}");
-        let mut seen = vec![
-            Lifecycle::Loaded {
-                context: "c".into(),
-                navigation: "0".into(),
-                url: hop("1"),
-            },
-            started("1", START),
-            Lifecycle::FetchFailed("c".into(), "1".into()),
-        ];
-        assert_eq!(judge(&seen, "c", START), Verdict::Failed);
-        seen.push(started("2", &hop("2")));
-        assert_eq!(judge(&seen, "c", START), Verdict::InterruptedBy(hop("2")));
-        // A download's fetch error, after the download began: still an end.
-        let download = [
-            started("1", START),
-            Lifecycle::Ended("c".into(), "1".into()),
-            Lifecycle::FetchFailed("c".into(), "1".into()),
-        ];
-        assert_eq!(judge(&download, "c", START), Verdict::Loaded);
     }
 }

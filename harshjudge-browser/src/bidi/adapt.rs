@@ -261,13 +261,9 @@ impl Bidi {
                     url,
                 })
             }
-            E::DownloadWillBegin(_) => {
+            E::DownloadWillBegin(_) | E::FetchError(_) => {
                 end(&mut navigating);
                 Some(Lifecycle::Ended(context, navigation))
-            }
-            E::FetchError(_) => {
-                end(&mut navigating);
-                Some(Lifecycle::FetchFailed(context, navigation))
             }
             _ => None,
         }
