@@ -116,14 +116,11 @@ impl Locator {
                     conceal_unless_plain(&focused);
                 }
                 focused?;
-                let navigations = self.page.backend().watch_action();
-                self.page
-                    .keyboard()
-                    .send(keys, &format!("pressing {key} in {}", self.desc))
+                let keyboard = self.page.keyboard();
+                let during = format!("pressing {key} in {}", self.desc);
+                self.keyed(keyboard.send(keys, &during))
                     .await
-                    .map_err(|e| e.located(at))?;
-                self.after_action(navigations).await;
-                Ok(())
+                    .map_err(|e| e.located(at))
             })
             .await
         }
@@ -143,14 +140,10 @@ impl Locator {
                 let focused = self.act(Action::Press, "be focused", at).await;
                 conceal_unless_plain(&focused);
                 focused?;
-                let navigations = self.page.backend().watch_action();
-                self.page
-                    .keyboard()
-                    .type_chars(&text)
+                let keyboard = self.page.keyboard();
+                self.keyed(keyboard.type_chars(&text))
                     .await
-                    .map_err(|e| e.located(at))?;
-                self.after_action(navigations).await;
-                Ok(())
+                    .map_err(|e| e.located(at))
             })
             .await
         }
