@@ -52,9 +52,11 @@ pub(crate) enum Lifecycle {
     },
 }
 
-/// The events received and not yet read (BiDi's [`Lifecycle`], or the
-/// DevTools backend's own).
-pub(crate) fn drain<E: Clone>(news: &mut tokio::sync::broadcast::Receiver<E>, seen: &mut Vec<E>) {
+/// The events received and not yet read.
+pub(crate) fn drain(
+    news: &mut tokio::sync::broadcast::Receiver<Lifecycle>,
+    seen: &mut Vec<Lifecycle>,
+) {
     loop {
         match news.try_recv() {
             Ok(e) => seen.push(e),

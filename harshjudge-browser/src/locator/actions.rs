@@ -116,11 +116,14 @@ impl Locator {
                     conceal_unless_plain(&focused);
                 }
                 focused?;
-                let keyboard = self.page.keyboard();
-                let during = format!("pressing {key} in {}", self.desc);
-                self.keyed(keyboard.send(keys, &during))
+                let navigations = self.page.backend().watch_action();
+                self.page
+                    .keyboard()
+                    .send(keys, &format!("pressing {key} in {}", self.desc))
                     .await
-                    .map_err(|e| e.located(at))
+                    .map_err(|e| e.located(at))?;
+                self.after_action(navigations).await;
+                Ok(())
             })
             .await
         }
@@ -140,10 +143,14 @@ impl Locator {
                 let focused = self.act(Action::Press, "be focused", at).await;
                 conceal_unless_plain(&focused);
                 focused?;
-                let keyboard = self.page.keyboard();
-                self.keyed(keyboard.type_chars(&text))
+                let navigations = self.page.backend().watch_action();
+                self.page
+                    .keyboard()
+                    .type_chars(&text)
                     .await
-                    .map_err(|e| e.located(at))
+                    .map_err(|e| e.located(at))?;
+                self.after_action(navigations).await;
+                Ok(())
             })
             .await
         }

@@ -5,7 +5,7 @@
 use std::panic::Location;
 use std::time::Duration;
 
-use crate::backend::{LastAnswer, PageBackend};
+use crate::backend::{ActionWatch, LastAnswer, PageBackend};
 use crate::engine::call_log;
 
 use serde_json::Value;
@@ -18,21 +18,15 @@ use crate::trace::{self, CallText, Kind};
 use crate::wire;
 
 impl Locator {
-    /// Sends a key action's `input`, then waits (within the page's wait)
-    /// for the navigations it asked for to commit or end, as after a click.
-    pub(crate) async fn keyed(
-        &self,
-        input: impl Future<Output = Result<(), BrowserError>>,
-    ) -> Result<(), BrowserError> {
-        let navigations = self.page.backend().watch_action();
-        input.await?;
+    /// After a key action's last command: the navigations it asked for have
+    /// committed or ended (within the page's wait), as after a click.
+    pub(crate) async fn after_action(&self, navigations: ActionWatch) {
         let wait = self.page.wait();
         let after = self
             .page
             .backend()
             .after_action(navigations, LastAnswer::Input, wait);
         Box::pin(after).await;
-        Ok(())
     }
 
     /// The misuse recorded while building the locator, as the error of a call.

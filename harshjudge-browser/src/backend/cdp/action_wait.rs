@@ -1,5 +1,5 @@
 //! An action's navigations, waited to their commit (as Playwright's actions
-//! did by default before `noWaitAfter` was deprecated): a click on a link, a press that sends a form, asks the renderer
+//! wait): a click on a link, a press that sends a form, asks the renderer
 //! for a navigation of a frame before the action's last command returns
 //! (`Page.frameRequestedNavigation`), and the action ends once each such
 //! frame has committed its next document, or that navigation ended without
@@ -14,13 +14,12 @@
 
 use std::time::Duration;
 
-use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 
 use super::load_wait::Lifecycle;
 use super::page::CdpPage;
 use super::protocol::Evaluate;
 use crate::backend::LastAnswer;
-use crate::lifecycle::drain;
 
 /// The navigations an action asked for, until each commits or ends.
 #[derive(Debug, Default)]
@@ -113,9 +112,13 @@ impl CdpPage {
             return;
         }
         let mut asked = ActionNavigations::default();
-        let mut seen = Vec::new();
-        drain(&mut events, &mut seen);
-        seen.iter().for_each(|e| asked.step(e));
+        loop {
+            match events.try_recv() {
+                Ok(e) => asked.step(&e),
+                Err(TryRecvError::Lagged(_)) => {}
+                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+            }
+        }
         while !asked.settled() {
             match tokio::time::timeout_at(deadline, events.recv()).await {
                 Ok(Ok(e)) => asked.step(&e),
