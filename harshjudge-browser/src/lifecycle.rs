@@ -52,14 +52,15 @@ pub(crate) enum Lifecycle {
     },
 }
 
-/// The events received and not yet read.
-pub(crate) fn drain(
-    news: &mut tokio::sync::broadcast::Receiver<Lifecycle>,
-    seen: &mut Vec<Lifecycle>,
+/// Hands `each` the events received and not yet read (any channel's: the
+/// DevTools backend's action wait reads its own events so).
+pub(crate) fn drain<E: Clone>(
+    news: &mut tokio::sync::broadcast::Receiver<E>,
+    mut each: impl FnMut(E),
 ) {
     loop {
         match news.try_recv() {
-            Ok(e) => seen.push(e),
+            Ok(e) => each(e),
             Err(TryRecvError::Lagged(_)) => {}
             Err(TryRecvError::Empty | TryRecvError::Closed) => return,
         }
@@ -69,9 +70,12 @@ pub(crate) fn drain(
 /// What the events say of the navigation to `url`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Verdict {
-    /// Its document loaded (or it ended with none, as a download does, and
-    /// nothing took its place).
+    /// Its document loaded.
     Loaded,
+    /// It ended with no document of its own (a download, a fragment, a
+    /// fetch error of its document) and was not seen cancelled: what the
+    /// page shows decides whether another navigation took its place.
+    Ended,
     /// It was aborted or failed, and no other navigation started.
     Failed,
     /// Its document replaced the page's (and may have sent it on since).
@@ -217,8 +221,8 @@ pub(crate) fn judge(seen: &[Lifecycle], context: &str, url: &str) -> Verdict {
         (true, Some((_, by))) => Verdict::InterruptedBy(by.clone()),
         // Failed on its own (a network error): the command says so.
         (true, None) => Verdict::Failed,
-        // Ended with no new document (a download, a fragment).
-        (false, _) if ended => Verdict::Loaded,
+        // Ended with no new document (a download, a fragment, a fetch error).
+        (false, _) if ended => Verdict::Ended,
         (false, _) => Verdict::Pending,
     }
 }
@@ -489,6 +493,14 @@ mod tests {
         assert_eq!(judge(&seen, "c", START), Verdict::Loaded);
         let seen = [started("1", START), cancelled("1")];
         assert_eq!(judge(&seen, "c", START), Verdict::Failed);
+        // Ours ended with no document (a fetch error, a download), and the
+        // page's own navigation started after it: the page tells.
+        let seen = [
+            started("1", START),
+            Lifecycle::Ended("c".into(), "1".into()),
+            started("2", "http://127.0.0.1:9/loop?2"),
+        ];
+        assert_eq!(judge(&seen, "c", START), Verdict::Ended);
         assert_eq!(judge(&seen[1..], "c", START), Verdict::Unseen);
         assert_eq!(judge(&[started("1", START)], "c", START), Verdict::Pending);
         let other = [

@@ -110,7 +110,7 @@ pub(crate) trait PageBackend: Send + Sync {
 
     /// After an action's last command (answered by `last`): waits, at most
     /// `limit`, until each navigation it asked for has committed or ended
-    /// (Playwright's actions wait so). A backend that cannot tell
+    /// (as Playwright's did until `noWaitAfter` was deprecated). A backend that cannot tell
     /// (`ActionWatch::Unwatched`) returns at once; its reads wait for a
     /// navigation under way instead.
     fn after_action(

@@ -17,6 +17,8 @@ pub(super) enum Out {
     Pause(Duration),
     /// The command's success answer with this `result`.
     Answer(Value),
+    /// The command's error answer with this message.
+    Error(&'static str),
 }
 
 /// A fake BiDi remote end on a loopback port: for every command it sends
@@ -42,6 +44,8 @@ pub(super) async fn fake_remote_end(
                     Out::Answer(result) => {
                         json!({"type": "success", "id": v["id"], "result": result})
                     }
+                    Out::Error(message) => json!({"type": "error", "id": v["id"],
+                        "error": "unknown error", "message": message}),
                 };
                 ws.send(Message::text(message.to_string())).await.unwrap();
             }
@@ -354,4 +358,85 @@ async fn unknown_and_malformed_events_leave_the_reader_serving() {
     assert_eq!(texts, ["hello"]);
     let said = bidi.malformed.lock().unwrap().clone();
     assert_eq!(said, ["log.entryAdded".to_string()].into());
+}
+
+/// A remote end whose page sits at `/hop?1` when it is sent to `/start`:
+/// the navigation starts, its document's fetch fails and the command fails
+/// as aborted (Firefox's events, caught in a soak, when the page's own
+/// navigation took the place of a `goto`'s). With `lands`, the document of
+/// `/start` comes that long after all the same, reported loaded under
+/// another navigation's id (a `goto` failed as aborted in a soak although
+/// its document came). Every document is complete when asked.
+async fn aborted_navigation_remote_end(lands: Option<Duration>) -> String {
+    const HOP: &str = "http://app.test/hop?1";
+    let mut sent = None;
+    fake_remote_end(move |method, v| {
+        let landed = sent
+            .zip(lands)
+            .is_some_and(|(at, after): (Instant, Duration)| at.elapsed() >= after);
+        let string = |value: &str| {
+            Out::Answer(json!({"type": "success", "realm": "r",
+                "result": {"type": "string", "value": value}}))
+        };
+        let event = |method: &str, navigation: &str, url: &str| {
+            Out::Event(json!({"type": "event", "method": method,
+                "params": {"context": "top", "navigation": navigation,
+                    "timestamp": 1, "url": url}}))
+        };
+        match method {
+            "browsingContext.getTree" => top_tree(),
+            "browsingContext.navigate" => {
+                sent = Some(Instant::now());
+                let url = v["params"]["url"].as_str().unwrap();
+                vec![
+                    event("browsingContext.navigationStarted", "n2", url),
+                    Out::Event(json!({"type": "event", "method": "network.fetchError",
+                        "params": {"context": "top", "navigation": "n2", "timestamp": 1,
+                            "errorText": "NS_BINDING_ABORTED",
+                            "request": {"request": "r2", "url": url}}})),
+                    Out::Error("NS_BINDING_ABORTED"),
+                ]
+            }
+            "script.evaluate" if v["params"]["expression"] == "document.URL" => {
+                vec![string(if landed { START } else { HOP })]
+            }
+            "script.evaluate" if landed => vec![
+                event("browsingContext.load", "n3", START),
+                string("complete"),
+            ],
+            "script.evaluate" => vec![string("complete")],
+            _ => vec![Out::Answer(json!({}))],
+        }
+    })
+    .await
+}
+
+const START: &str = "http://app.test/start";
+
+/// A `goto` whose navigation ended without a document as the command failed
+/// as aborted is decided by the document the page ends on: still another's
+/// (`/hop?1`), it was interrupted by that one, where it used to succeed on
+/// it; ours, come later, it succeeded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_aborted_goto_is_decided_by_the_document_the_page_ends_on() {
+    let bidi = Bidi::connect(&aborted_navigation_remote_end(None).await)
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let open = bidi.navigate("top", Some(START), "opening /start");
+    let e = bidi.watch_navigation("top", START, open).await.unwrap_err();
+    let crate::error::BrowserError::NavigationInterrupted { url, by } = &e else {
+        panic!("not interrupted: {e}");
+    };
+    assert_eq!(
+        (url.as_str(), by.as_str()),
+        (START, "http://app.test/hop?1")
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let lands = Some(Duration::from_millis(300));
+    let bidi = Bidi::connect(&aborted_navigation_remote_end(lands).await)
+        .await
+        .unwrap();
+    let open = bidi.navigate("top", Some(START), "opening /start");
+    bidi.watch_navigation("top", START, open).await.unwrap();
 }

@@ -14,7 +14,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::{Bidi, TRAVERSAL_LIMIT};
 use crate::error::BrowserError;
-use crate::lifecycle::{Verdict, drain, judge};
+use crate::lifecycle::{Verdict, drain, judge, same_url};
 
 impl Bidi {
     /// Runs `command`, a navigation of `context` to `url`, watching the
@@ -26,7 +26,9 @@ impl Bidi {
     /// does when it cancelled a navigation the page had under way: Chromium
     /// says `net::ERR_ABORTED` of the page's, Firefox `NS_BINDING_ABORTED` or
     /// "a new navigation interrupted an unfinished navigation"), it succeeds once that document
-    /// is complete. If a navigation ours cancelled committed in its place,
+    /// is complete; if it ended with no document of its own (a fetch error),
+    /// the document the page shows once complete decides: ours, or another
+    /// that took its place. If a navigation ours cancelled committed in its place,
     /// reported as ours (Firefox; the command may even succeed), it failed as
     /// interrupted by that one unless Firefox starts ours again within a
     /// second. Otherwise its outcome stands. The command succeeds only once
@@ -54,7 +56,7 @@ impl Bidi {
                 outcome = &mut command => break outcome,
             }
         };
-        drain(&mut news, &mut seen);
+        drain(&mut news, |e| seen.push(e));
         let mut verdict = judge(&seen, context, url);
         if matches!(verdict, Verdict::Unseen | Verdict::Pending)
             && outcome.is_err()
@@ -64,7 +66,7 @@ impl Bidi {
             // The events of the navigation's start and end may still be on
             // their way: one round trip through the renderer brings them.
             self.flush(context).await;
-            drain(&mut news, &mut seen);
+            drain(&mut news, |e| seen.push(e));
             verdict = judge(&seen, context, url);
         }
         let aborted = outcome.as_ref().is_err_and(is_abort);
@@ -75,10 +77,11 @@ impl Bidi {
         // started ours again after another's document came in its place:
         // what ours becomes decides. Ours was aborted, and the navigation
         // that did it is about to start (Firefox), or another's document
-        // came in its place and Firefox may start ours again: a second.
+        // came in its place and Firefox may start ours again, or ours ended
+        // with no document of its own and may yet come: a second.
         let undecided = |verdict: &Verdict| match verdict {
             Verdict::Pending if aborted || replaced => Some(TRAVERSAL_LIMIT),
-            Verdict::Failed if aborted => Some(std::time::Duration::from_secs(1)),
+            Verdict::Failed | Verdict::Ended if aborted => Some(std::time::Duration::from_secs(1)),
             Verdict::Replaced(_) => Some(std::time::Duration::from_secs(1)),
             _ => None,
         };
@@ -105,6 +108,24 @@ impl Bidi {
                 match self.until_complete(context, "document.readyState").await {
                     true => Ok(()),
                     false => Err(e),
+                }
+            }
+            // Ours ended with no document of its own as the command failed
+            // as aborted (Firefox: a fetch error of ours): its events do not
+            // say whether the page's own navigation took its place or ours
+            // came under another navigation's id (both were seen in soaks).
+            // The document the page ends on does.
+            (Verdict::Ended, Err(e)) if is_abort(&e) => {
+                if !self.until_complete(context, "document.readyState").await {
+                    return Err(e);
+                }
+                match self.evaluate(context, "document.URL").await {
+                    Ok(now) if same_url(&now, url) => Ok(()),
+                    Ok(now) => Err(BrowserError::NavigationInterrupted {
+                        url: url.to_string(),
+                        by: now,
+                    }),
+                    Err(_) => Err(e),
                 }
             }
             (_, outcome) => outcome,

@@ -1,5 +1,5 @@
 //! An action's navigations, waited to their commit (as Playwright's actions
-//! wait): a click on a link, a press that sends a form, asks the renderer
+//! did by default until `noWaitAfter` was deprecated): a click on a link, a press that sends a form, asks the renderer
 //! for a navigation of a frame before the action's last command returns
 //! (`Page.frameRequestedNavigation`), and the action ends once each such
 //! frame has committed its next document, or that navigation ended without
@@ -14,12 +14,13 @@
 
 use std::time::Duration;
 
-use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::load_wait::Lifecycle;
 use super::page::CdpPage;
 use super::protocol::Evaluate;
 use crate::backend::LastAnswer;
+use crate::lifecycle::drain;
 
 /// The navigations an action asked for, until each commits or ends.
 #[derive(Debug, Default)]
@@ -112,13 +113,7 @@ impl CdpPage {
             return;
         }
         let mut asked = ActionNavigations::default();
-        loop {
-            match events.try_recv() {
-                Ok(e) => asked.step(&e),
-                Err(TryRecvError::Lagged(_)) => {}
-                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
-            }
-        }
+        drain(&mut events, |e| asked.step(&e));
         while !asked.settled() {
             match tokio::time::timeout_at(deadline, events.recv()).await {
                 Ok(Ok(e)) => asked.step(&e),
