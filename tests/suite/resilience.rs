@@ -187,16 +187,33 @@ const SLOW: [&str; 4] = ["slow-a", "slow-b", "slow-c", "slow-d"];
 #[test]
 fn sigkill_at_any_point_then_resume_completes_the_suite() {
     let tmp = tempfile::tempdir().unwrap();
-    // Each slow scenario takes 3 x 120 ms; the suite about 1.5 s with one thread.
+    // Each slow scenario takes 3 x 120 ms; the suite about 1.5 s with one
+    // thread, so every kill point below falls inside it.
     let envs = [("FIXTURE_STEP_MS", "120")];
     let mut resumed_some = false;
     let mut saw_running = false;
     for (i, delay) in [150u64, 420, 700, 980, 1260].into_iter().enumerate() {
         let root = tmp.path().join(format!("p{i}"));
         let hj = root.join(".harshJudge");
-        let child = binary(&hj, &envs, &["slow_", "--test-threads", "1"])
+        let mut child = binary(&hj, &envs, &["slow_", "--test-threads", "1"])
             .spawn()
             .unwrap();
+        // A kill point counts from the suite's start (its checkpoint written),
+        // not from the spawn: on a loaded machine the process alone can take
+        // longer than 150 ms to begin, and a kill before its checkpoint is
+        // another case than the one each point means to make.
+        let checkpoint_path = hj.join(".suite").join(format!("{SUITE}.json"));
+        let spawned = Instant::now();
+        while !checkpoint_path.exists() {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("the suite ended ({status}) before it wrote its checkpoint");
+            }
+            assert!(
+                spawned.elapsed() < Duration::from_secs(60),
+                "the suite did not write its checkpoint within 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
         std::thread::sleep(Duration::from_millis(delay));
         // Our own child.
         rustix::process::kill_process(
@@ -224,7 +241,7 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
                 );
             }
         }
-        let checkpoint = json(hj.join(".suite").join(format!("{SUITE}.json")));
+        let checkpoint = json(&checkpoint_path);
         assert!(checkpoint["finishedAt"].is_null(), "{checkpoint}");
         let running: Vec<String> = SLOW
             .iter()
@@ -305,7 +322,7 @@ fn sigkill_at_any_point_then_resume_completes_the_suite() {
             );
             resumed_some = true;
         }
-        let after = json(hj.join(".suite").join(format!("{SUITE}.json")));
+        let after = json(&checkpoint_path);
         assert!(after["finishedAt"].is_string());
         for slug in SLOW {
             assert_eq!(after["scenarios"][slug]["state"], "pass", "{after}");
