@@ -499,6 +499,9 @@ pub(crate) enum Acted {
 pub(crate) enum HitReport {
     /// Another element received it (`hit`, previewed) and stopped it there.
     Missed { hit: String, event: String },
+    /// The element is in a frame whose document no event of the press or
+    /// click reached: the page around the frame took them.
+    Unreached { unreached: bool },
     /// The element received it, or no event of the action came (nothing to judge).
     Reached { done: bool },
 }
@@ -1001,6 +1004,10 @@ mod tests {
         assert_eq!(
             hit(json!({"done": true, "none": true})),
             HitReport::Reached { done: true }
+        );
+        assert_eq!(
+            hit(json!({"unreached": true})),
+            HitReport::Unreached { unreached: true }
         );
     }
 }

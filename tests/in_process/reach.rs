@@ -79,6 +79,14 @@ const CROSS: &str = r#"<!doctype html><html><head><title>cross</title></head><bo
 <script>document.getElementById('pay').src = 'http://localhost:' + location.port + '/inner';</script>
 </body></html>"#;
 
+/// A frame the page lets no pointer event into (`pointer-events: none` on
+/// the iframe: the page under it takes them) while the frame's own document
+/// shows its button as clickable; `#open` lets them in after 300 ms.
+const SHIELD: &str = r#"<!doctype html><html><head><title>shield</title></head><body>
+<iframe id="pay" src="/inner" style="pointer-events: none; width: 400px; height: 200px"></iframe>
+<button id="open" onclick="setTimeout(() => { document.getElementById('pay').style.pointerEvents = 'auto'; }, 300)">open</button>
+</body></html>"#;
+
 const DOWNLOAD: &str = r#"<!doctype html><html><head><title>download</title></head><body>
 <a id="get" href="/export">Export</a>
 </body></html>"#;
@@ -97,6 +105,7 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             "/dialogs" => ("200 OK", "Content-Type: text/html", DIALOGS),
             "/frames" => ("200 OK", "Content-Type: text/html", FRAMES),
             "/cross" => ("200 OK", "Content-Type: text/html", CROSS),
+            "/shield" => ("200 OK", "Content-Type: text/html", SHIELD),
             "/inner" => ("200 OK", "Content-Type: text/html", INNER),
             "/cross-fetch" => ("200 OK", "Content-Type: text/html", CROSS_FETCH),
             "/inner-fetch" => ("200 OK", "Content-Type: text/html", INNER_FETCH),
@@ -641,6 +650,56 @@ fn a_cross_site_iframe_is_walked_over_the_devtools_protocol() {
     });
 }
 
+/// A click on a frame's button that the frame's document never receives
+/// (the page around the frame takes it) is not taken as done: it is retried,
+/// and fails at its timeout saying so; once the frame takes input, the
+/// button is clicked. On Chromium over the DevTools protocol and on Firefox
+/// over BiDi (under load, an out-of-process frame just loaded took no input
+/// either, and its click passed without reaching it).
+fn a_click_its_frame_never_receives_is_retried_then_fails_saying_so() {
+    let base = serve();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        for config in [engine_support::chromium_cdp(), config(BrowserKind::Firefox)] {
+            let page = browsers()
+                .open_page_with(&config, &base)
+                .await
+                .expect("a page");
+            let browser = page.browser();
+            page.goto("/shield").await.unwrap();
+            let pay = page.frame_locator("#pay");
+            expect(&pay.locator("#status"))
+                .to_have_text("unpaid")
+                .await
+                .unwrap();
+            let e = (page.with_timeout(Duration::from_millis(800)))
+                .frame_locator("#pay")
+                .get_by_role("button")
+                .name("Pay")
+                .click()
+                .await
+                .expect_err("a click the frame never received")
+                .to_string();
+            assert!(
+                e.contains("did not reach the frame's document") && e.contains("attempt"),
+                "{browser}: {e}"
+            );
+            assert_eq!(
+                pay.locator("#status").text_content().await.unwrap(),
+                "unpaid",
+                "{browser}"
+            );
+            page.locator("#open").click().await.unwrap();
+            pay.get_by_role("button").name("Pay").click().await.unwrap();
+            expect(&pay.locator("#status"))
+                .to_have_text("paid")
+                .await
+                .unwrap();
+            browsers().release(page).await;
+        }
+    });
+}
+
 /// On Firefox: `on_dialog` answers a confirm and a prompt (geckodriver's
 /// default prompt behaviour dismissed each one before the handler's answer
 /// arrived), and `wait_for_download` saves the file through BiDi's
@@ -746,6 +805,10 @@ fn every_fact_of_the_runs() {
         (
             "dialogs_popups_and_downloads_over_the_devtools_protocol",
             dialogs_popups_and_downloads_over_the_devtools_protocol,
+        ),
+        (
+            "a_click_its_frame_never_receives_is_retried_then_fails_saying_so",
+            a_click_its_frame_never_receives_is_retried_then_fails_saying_so,
         ),
         (
             "dialogs_answer_and_downloads_save_on_firefox",

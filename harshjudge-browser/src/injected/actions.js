@@ -24,7 +24,7 @@ function hjeStopIntercepting() {
 function hjeIntercept(el, kind) {
   hjeStopIntercepting();
   const events = HJE_HIT_EVENTS[kind] || HJE_HIT_EVENTS.mouse;
-  const state = { result: null, blocked: 0 };
+  const state = { result: null, blocked: 0, kind: HJE_HIT_EVENTS[kind] ? kind : 'mouse' };
   const listener = (ev) => {
     if (!ev.isTrusted) return;
     if (state.result === null) {
@@ -51,10 +51,15 @@ function hjeIntercept(el, kind) {
 
 // After the action: {done} (the element got it, or no event of the action came:
 // nothing to judge) or {hit, event} naming the element that got it instead.
+// In a frame, a press or click of which no event came is {unreached}: every
+// such event passes the frame's window, so the browser gave them to the page
+// around the frame (something over it, or, under load, an out-of-process
+// frame that did not take input yet), and the element was not clicked.
 function hjeHitResult(req) {
   const st = hjeInterceptor;
   if (!st) return { ok: true, value: { done: true, none: true }, log: [] };
   if (!req.keep) hjeStopIntercepting();
+  if (!st.result && st.kind === 'mouse' && window !== window.parent) return { ok: true, value: { unreached: true }, log: [] };
   return { ok: true, value: st.result || { done: true, none: true }, log: [] };
 }
 

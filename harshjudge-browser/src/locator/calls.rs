@@ -292,21 +292,34 @@ impl Locator {
                 }
                 Err(e) => return Err(e.located(at)),
             };
-            let HitReport::Missed { hit: who, event } = hit else {
-                settle(LastAnswer::Renderer).await;
-                return Ok(v);
+            let verb = op.verb();
+            let (why, instead) = match hit {
+                HitReport::Reached { .. } => {
+                    settle(LastAnswer::Renderer).await;
+                    return Ok(v);
+                }
+                HitReport::Missed { hit: who, event } => (
+                    format!(
+                        "{who} intercepts pointer events: it received the {event} of attempt {attempt}"
+                    ),
+                    format!("{who} received the {event} instead: it intercepts pointer events"),
+                ),
+                HitReport::Unreached { .. } => (
+                    format!(
+                        "the {verb} of attempt {attempt} did not reach the frame's document: the page around the frame took it (something covers the frame, or the frame does not take input yet)"
+                    ),
+                    format!(
+                        "the {verb} did not reach the frame's document: the page around the frame took it"
+                    ),
+                ),
             };
             if matches!(op, PointerOp::Press) {
                 // Release the button the page never saw pressed (still stopped there).
                 mouse.up().await.map_err(|e| e.located(at))?;
             }
-            missed = format!(
-                "{who} intercepts pointer events: it received the {event} of attempt {attempt}"
-            );
+            missed = why;
             earlier = log;
-            earlier.push(format!(
-                "{who} received the {event} instead: it intercepts pointer events"
-            ));
+            earlier.push(instead);
             trace::note(&earlier[earlier.len() - 1..]);
             let now = std::time::Instant::now();
             if now >= deadline {
