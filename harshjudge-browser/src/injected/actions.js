@@ -24,7 +24,7 @@ function hjeStopIntercepting() {
 function hjeIntercept(el, kind) {
   hjeStopIntercepting();
   const events = HJE_HIT_EVENTS[kind] || HJE_HIT_EVENTS.mouse;
-  const state = { result: null, blocked: 0, kind: HJE_HIT_EVENTS[kind] ? kind : 'mouse' };
+  const state = { result: null, blocked: 0, events };
   const listener = (ev) => {
     if (!ev.isTrusted) return;
     if (state.result === null) {
@@ -59,7 +59,7 @@ function hjeHitResult(req) {
   const st = hjeInterceptor;
   if (!st) return { ok: true, value: { done: true, none: true }, log: [] };
   if (!req.keep) hjeStopIntercepting();
-  if (!st.result && st.kind === 'mouse' && window !== window.parent) return { ok: true, value: { unreached: true }, log: [] };
+  if (!st.result && st.events === HJE_HIT_EVENTS.mouse && window !== window.parent) return { ok: true, value: { unreached: true }, log: [] };
   return { ok: true, value: st.result || { done: true, none: true }, log: [] };
 }
 
