@@ -18,7 +18,10 @@
 # ROTATE=1 runs the modules in turn (run 1 of each, then run 2 of each ...)
 # instead of each module's runs in a row. SOAK_BIN names the test binary to
 # run instead of building one: a copy of it, which the checkout's rebuilds
-# cannot replace while the soak runs.
+# cannot replace while the soak runs. BUSY sets how many busy loops the
+# script starts (default 3): BUSY=0 for a second soak run beside a first one,
+# whose loops then keep the machine busy for both (each module's runs are
+# still in a row, beside three busy loops and the other soak's runs).
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 runs=${1:-50}
@@ -39,11 +42,12 @@ trap 'exit 143' INT TERM
 bin=${SOAK_BIN:-$(test_bin "$root" in_process)}
 [ -n "$bin" ] || { echo "soak: no test binary (cargo test --no-run --test in_process)" >&2; exit 2; }
 
-for _ in 1 2 3; do
+nbusy=${BUSY:-3}
+for _ in $(seq 1 "$nbusy"); do
   sh -c 'while :; do :; done' &
   busy+=($!)
 done
-echo "three busy loops: ${busy[*]}; load: $(cut -d' ' -f1-3 /proc/loadavg); work folder: $work"
+echo "$nbusy busy loops: ${busy[*]}; load: $(cut -d' ' -f1-3 /proc/loadavg); work folder: $work"
 
 declare -A passed failed hung
 for t in "${tests[@]}"; do passed[$t]=0 failed[$t]=0 hung[$t]=0; done
@@ -74,6 +78,6 @@ for o in "${order[@]}"; do
   one "${o%%:*}" "${o##*:}"
 done
 for t in "${tests[@]}"; do
-  echo "$t: ${passed[$t]} passed, ${failed[$t]} failed, ${hung[$t]} hung (of $runs, beside three busy loops)"
+  echo "$t: ${passed[$t]} passed, ${failed[$t]} failed, ${hung[$t]} hung (of $runs, beside $nbusy busy loops of this soak)"
 done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
