@@ -24,14 +24,19 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use harshjudge::browser::{BrowserError, Cookie, StorageState};
+use harshjudge::browser::{BrowserError, BrowserKind, Cookie, StorageState};
 use harshjudge::regex::Regex;
 use harshjudge::serde_json::{Value, json};
 use harshjudge::{Response, Scenario, expect, scenario, step};
 
 use crate::support;
 
-/// How long a route holds its answer.
+/// How long a route holds its answer at most, when the test does not let it
+/// go first: a call that waited for the held document returns only then.
+const HOLD_LIMIT: Duration = Duration::from_secs(10);
+
+/// How long Chromium's viewport step holds the document: Chromium's BiDi
+/// answers `setViewport` once the navigation has its document.
 const HOLD: Duration = Duration::from_millis(1500);
 
 const START: &str = r#"<!doctype html><title>start</title>
@@ -69,10 +74,46 @@ const TYPING: &str = r#"<!doctype html><title>typing</title>
 </script>
 <script async src="/held.js"></script>"#;
 
-/// A route's handler that holds the answer `HOLD`, then says it let it go
-/// (`released`) and answers `body` as `content_type`.
+/// A route's hold on its answer. It begins when the request reaches the
+/// route (`holding`) and ends when the test lets it go (`let_go`), or after
+/// `HOLD_LIMIT`. A call is shown not to wait for the held document when it
+/// returns before the test lets it go, however slow the machine: no timer
+/// decides it.
+#[derive(Default)]
+struct Hold {
+    began: tokio::sync::Notify,
+    go: tokio::sync::Notify,
+    released: AtomicBool,
+}
+
+impl Hold {
+    /// Once the route holds its request (at once if it already does).
+    async fn holding(&self) -> Result<(), harshjudge::Error> {
+        tokio::time::timeout(HOLD_LIMIT, self.began.notified())
+            .await
+            .map_err(|_| {
+                harshjudge::Error::msg(format!(
+                    "no request reached the held route in {HOLD_LIMIT:?}"
+                ))
+            })
+    }
+
+    /// Whether the route still holds its answer.
+    fn held(&self) -> bool {
+        !self.released.load(Ordering::SeqCst)
+    }
+
+    /// Lets the route answer.
+    fn let_go(&self) {
+        self.go.notify_one();
+    }
+}
+
+/// A route's handler that holds the answer until `hold` is let go (or
+/// `HOLD_LIMIT` passes), then says it let it go and answers `body` as
+/// `content_type`.
 fn hold(
-    released: Arc<AtomicBool>,
+    hold: Arc<Hold>,
     content_type: &'static str,
     body: &'static str,
 ) -> impl Fn(
@@ -82,10 +123,11 @@ fn hold(
 + Sync
 + 'static {
     move |route| {
-        let released = released.clone();
+        let hold = hold.clone();
         Box::pin(async move {
-            tokio::time::sleep(HOLD).await;
-            released.store(true, Ordering::SeqCst);
+            hold.began.notify_one();
+            let _ = tokio::time::timeout(HOLD_LIMIT, hold.go.notified()).await;
+            hold.released.store(true, Ordering::SeqCst);
             route
                 .fulfill(Response::new().content_type(content_type).body(body))
                 .await
@@ -94,20 +136,21 @@ fn hold(
 }
 
 /// Routes `/held.js` to be held, opens `/start` and clicks `link` there onto
-/// a document with that script; the flag says when the route let it go.
+/// a document with that script, and returns once the route holds it.
 async fn onto_held_script(
     page: &harshjudge::Page,
     link: &str,
-) -> Result<Arc<AtomicBool>, harshjudge::Error> {
-    let released = Arc::new(AtomicBool::new(false));
+) -> Result<Arc<Hold>, harshjudge::Error> {
+    let held = Arc::new(Hold::default());
     page.route(
         "**/held.js",
-        hold(released.clone(), "text/javascript", "window.__held = true;"),
+        hold(held.clone(), "text/javascript", "window.__held = true;"),
     )
     .await?;
     page.goto("/start").await?;
     page.locator(link).click().await?;
-    Ok(released)
+    held.holding().await?;
+    Ok(held)
 }
 
 /// The typed text, its events and the value it left.
@@ -182,13 +225,14 @@ async fn framed_files(s: Scenario) -> harshjudge::Result {
 async fn held_files(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("Choose files while a script of the document is held", {
-        let released = onto_held_script(&page, "#files").await?;
+        let hold = onto_held_script(&page, "#files").await?;
         expect(&page.locator("#f")).to_be_attached().await?;
         let (_dir, files) = two_files()?;
         let started = Instant::now();
         page.locator("#f").set_input_files(&files).await?;
         let ms = started.elapsed().as_millis() as u64;
-        let held = !released.load(Ordering::SeqCst);
+        let held = hold.held();
+        hold.let_go();
         let chosen = chosen(&page).await?;
         page.wait_for_function("() => window.__held === true", ())
             .await?;
@@ -251,11 +295,11 @@ async fn plain_state(s: Scenario) -> harshjudge::Result {
 async fn held_viewport(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("Set the viewport while a routed document is held", {
-        let released = Arc::new(AtomicBool::new(false));
+        let hold_next = Arc::new(Hold::default());
         page.route(
             "**/next",
             hold(
-                released.clone(),
+                hold_next.clone(),
                 "text/html",
                 "<!doctype html><title>next</title><p id=\"next\">routed next</p>",
             ),
@@ -263,11 +307,23 @@ async fn held_viewport(s: Scenario) -> harshjudge::Result {
         .await?;
         page.goto("/start").await?;
         let during = async {
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            hold_next.holding().await?;
             let started = Instant::now();
-            page.set_viewport_size(600, 500).await?;
+            if page.browser() == BrowserKind::Chromium {
+                // It answers once the navigation has its document: the
+                // route lets it go after `HOLD`.
+                let go = async {
+                    tokio::time::sleep(HOLD).await;
+                    hold_next.let_go();
+                };
+                tokio::join!(page.set_viewport_size(600, 500), go).0?;
+            } else {
+                page.set_viewport_size(600, 500).await?;
+            }
             let ms = started.elapsed().as_millis() as u64;
-            Ok::<_, harshjudge::Error>((ms, !released.load(Ordering::SeqCst)))
+            let held = hold_next.held();
+            hold_next.let_go();
+            Ok::<_, harshjudge::Error>((ms, held))
         };
         let (gone, during) = tokio::join!(page.goto("/next"), during);
         gone?;
@@ -295,12 +351,13 @@ async fn held_viewport(s: Scenario) -> harshjudge::Result {
 async fn held_typing(s: Scenario) -> harshjudge::Result {
     let page = s.page().await?;
     step!("Insert text while a script of the document is held", {
-        let released = onto_held_script(&page, "#typing").await?;
+        let hold = onto_held_script(&page, "#typing").await?;
         expect(&page.locator("#t")).to_be_focused().await?;
         let started = Instant::now();
         page.keyboard().insert_text("héllo wörld").await?;
         let ms = started.elapsed().as_millis() as u64;
-        let held = !released.load(Ordering::SeqCst);
+        let held = hold.held();
+        hold.let_go();
         let typed = typed(&page).await?;
         page.wait_for_function("() => window.__held === true", ())
             .await?;
@@ -317,11 +374,11 @@ async fn held_cookies(s: Scenario) -> harshjudge::Result {
     step!(
         "Cookies while a routed document is held (goto in a joined future)",
         {
-            let released = Arc::new(AtomicBool::new(false));
+            let hold_later = Arc::new(Hold::default());
             page.route(
                 "**/later",
                 hold(
-                    released.clone(),
+                    hold_later.clone(),
                     "text/html",
                     "<!doctype html><title>later</title><p id=\"later\">routed later</p>",
                 ),
@@ -332,7 +389,7 @@ async fn held_cookies(s: Scenario) -> harshjudge::Result {
             let base = s.base_url().to_string();
             let url = url::Url::parse(&base)?;
             let during = async {
-                tokio::time::sleep(Duration::from_millis(300)).await;
+                hold_later.holding().await?;
                 let started = Instant::now();
                 page.restore_storage_state(&StorageState {
                     cookies: vec![cookie_b(&base)],
@@ -342,7 +399,8 @@ async fn held_cookies(s: Scenario) -> harshjudge::Result {
                 let read = page.cookies_for(&url).await?;
                 let echoed = s.request().get("/echo").send().await?.text();
                 let ms = started.elapsed().as_millis() as u64;
-                let held = !released.load(Ordering::SeqCst);
+                let held = hold_later.held();
+                hold_later.let_go();
                 Ok::<_, harshjudge::Error>(json!({"ms": ms, "held": held, "read": named(&read),
                 "echoed": echoed}))
             };
@@ -480,11 +538,15 @@ fn attached(run: &Path, step: usize, name: &str) -> Value {
     harshjudge::serde_json::from_str(&read(&file)).unwrap()
 }
 
-/// It returned while the route still held its answer.
+/// It returned while the route still held its answer (which it holds until
+/// the step lets it go, once the call has returned).
 fn while_held(v: &Value, what: &str) {
     assert_eq!(v["held"], true, "{what}: returned after the hold: {v}");
     let ms = v["ms"].as_u64().unwrap();
-    assert!(ms < HOLD.as_millis() as u64, "{what}: took {ms} ms: {v}");
+    assert!(
+        ms < HOLD_LIMIT.as_millis() as u64,
+        "{what}: took {ms} ms: {v}"
+    );
 }
 
 fn viewport_on(browser: &str) {
