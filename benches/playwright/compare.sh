@@ -45,13 +45,21 @@ trap 'kill $app 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/api/health" >/dev/null && break; sleep 0.1; done
 export BASE_URL="http://127.0.0.1:$port" HARSHJUDGE_BASE_URL="http://127.0.0.1:$port"
 export NODE_PATH="$pw/node_modules" PW_OUTPUT_DIR="$work/pw-results" PLAIN_OUTPUT_DIR="$work/plain-results"
-run_hj() { (cd "$root" && CARGO_MANIFEST_DIR="$root" HARSHJUDGE_DIR="$work/hj" "$hj" --once >"$work/hj.out"); }
-run_plain() { node "$root/benches/playwright/plain.js" >"$work/plain.out" 2>&1 || { cat "$work/plain.out"; exit 1; }; }
-run_pw() { "$pw/node_modules/.bin/playwright" test -c "$root/benches/playwright/playwright.config.js" >"$work/pw.out" 2>&1 || { cat "$work/pw.out"; exit 1; }; }
+run_hj() { (cd "$root" && CARGO_MANIFEST_DIR="$root" HARSHJUDGE_DIR="$work/hj" "$hj" --once >"$work/hj.out" 2>&1); }
+run_plain() { node "$root/benches/playwright/plain.js" >"$work/plain.out" 2>&1; }
+run_pw() { "$pw/node_modules/.bin/playwright" test -c "$root/benches/playwright/playwright.config.js" >"$work/pw.out" 2>&1; }
+# A run that fails is not timed: it is counted and its first error printed
+# (the summary names how many failed).
 timed() { # name command
-  local t0 t1
-  t0=$(date +%s%N); $2; t1=$(date +%s%N)
+  local t0 t1 failed=0
+  t0=$(date +%s%N); $2 || failed=1; t1=$(date +%s%N)
   local ms=$(((t1 - t0) / 1000000))
+  if [ "$failed" = 1 ]; then
+    echo "$1" >>"$work/failed"
+    local out=$work/$(case $1 in *hj | harshjudge) echo hj ;; *plain | plain) echo plain ;; *) echo pw ;; esac).out
+    echo "  $1: FAILED after $ms ms: $(grep -m1 -iE 'fail|error|timeout' "$out" | cut -c1-200)"
+    return
+  fi
   echo "$ms" >>"$work/$1.ms"
   echo "  $1: $ms ms"
 }
@@ -70,7 +78,10 @@ done
 grep -E 'passed|failed' "$work/pw.out" | tail -n 2
 tail -n 1 "$work/plain.out"
 hj_mean=$(mean "$work/harshjudge.ms"); hj_med=$(median "$work/harshjudge.ms")
-echo "6 scenarios x 5 steps, full evidence, $rounds interleaved runs each (mean / median wall time):"
+echo "6 scenarios x 5 steps, full evidence, $rounds interleaved runs each (mean / median wall time of the runs that passed):"
+if [ -s "$work/failed" ]; then
+  echo "  runs that failed (not timed): $(sort "$work/failed" | uniq -c | awk '{printf "%s%s %s", (NR>1?", ":""), $1, $2}')"
+fi
 for name in harshjudge plain playwright; do
   m=$(mean "$work/$name.ms"); d=$(median "$work/$name.ms")
   printf '  %-28s %8s ms / %8s ms   harshjudge is %s x (mean) / %s x (median)\n' \

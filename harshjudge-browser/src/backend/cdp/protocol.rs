@@ -598,6 +598,8 @@ pub(crate) struct CaptureScreenshot {
     /// The clip may reach past the viewport (a full-page capture).
     pub(crate) capture_beyond_viewport: bool,
     pub(crate) from_surface: bool,
+    /// The PNG compressed quickly: the same pixels, a larger file.
+    pub(crate) optimize_for_speed: bool,
 }
 command!(CaptureScreenshot, "Page.captureScreenshot", Captured);
 

@@ -2,10 +2,22 @@
 
 use serde_json::json;
 
-use super::super::protocol::GetLayoutMetrics;
+use base64::Engine as _;
+
+use super::super::protocol::{CaptureScreenshot, GetLayoutMetrics};
 use super::super::testing::RealPage;
 use super::{Area, ScreenshotError, capture, screenshot, set_viewport};
 use crate::protocol::Clip;
+
+/// The pixels of a PNG.
+fn pixels_of(png: &[u8]) -> Vec<u8> {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    reader.next_frame(&mut pixels).expect("its pixels");
+    pixels
+}
 
 /// The width and height of a PNG.
 fn size_of(png: &[u8]) -> (u32, u32) {
@@ -20,12 +32,13 @@ fn each_area_is_its_capture_command() {
     let as_json = |a, d| serde_json::to_value(capture(a, d)).expect("JSON");
     assert_eq!(
         as_json(Area::Viewport, None),
-        json!({"format": "png", "captureBeyondViewport": false, "fromSurface": true})
+        json!({"format": "png", "captureBeyondViewport": false, "fromSurface": true,
+               "optimizeForSpeed": true})
     );
     assert_eq!(
         as_json(Area::Document, Some((800.0, 1500.4))),
         json!({"format": "png", "captureBeyondViewport": true, "fromSurface": true,
-               "clip": {"x": 0.0, "y": 0.0, "width": 800.0, "height": 1501.0, "scale": 1.0}})
+               "optimizeForSpeed": true, "clip": {"x": 0.0, "y": 0.0, "width": 800.0, "height": 1501.0, "scale": 1.0}})
     );
     let clip = Clip {
         x: 10.0,
@@ -63,6 +76,28 @@ async fn a_real_page_is_captured_at_the_viewports_size_whole_or_clipped() {
         .await
         .expect("the viewport");
     assert_eq!(size_of(&viewport), (400, 300));
+    // Compressed quickly, as every capture is: the pixels of the default
+    // compression, in a larger file.
+    let default = c
+        .send(
+            Some(s),
+            &CaptureScreenshot {
+                optimize_for_speed: false,
+                ..capture(Area::Viewport, None)
+            },
+        )
+        .await
+        .expect("the viewport, compressed as by default");
+    let default = base64::engine::general_purpose::STANDARD
+        .decode(default.data)
+        .expect("base64");
+    assert!(
+        viewport.len() > default.len(),
+        "{} bytes quick, {} by default",
+        viewport.len(),
+        default.len()
+    );
+    assert!(pixels_of(&viewport) == pixels_of(&default), "the same pixels");
     let document = screenshot(c, s, Area::Document)
         .await
         .expect("the document");
