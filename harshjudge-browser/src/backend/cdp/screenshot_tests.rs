@@ -97,7 +97,10 @@ async fn a_real_page_is_captured_at_the_viewports_size_whole_or_clipped() {
         viewport.len(),
         default.len()
     );
-    assert!(pixels_of(&viewport) == pixels_of(&default), "the same pixels");
+    assert!(
+        pixels_of(&viewport) == pixels_of(&default),
+        "the same pixels"
+    );
     let document = screenshot(c, s, Area::Document)
         .await
         .expect("the document");
