@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use super::backend::Live;
 use super::backend::cdp::backend::CdpBackend;
-use super::backend::cdp::context::CdpBrowser;
+use super::backend::cdp::context::{CdpBrowser, CdpContext};
+use super::backend::cdp::page::CdpPage;
 use super::backend::cdp::shared::SharedChromium;
 use super::backend::webdriver::driver::{Drivers, Killed};
 use super::backend::webdriver::pool::{new_page, new_session, reset};
@@ -66,6 +67,25 @@ struct CdpBrowsers {
     launching: tokio::sync::Mutex<()>,
     /// Its pages open.
     live: Arc<std::sync::atomic::AtomicUsize>,
+    /// The next page, opened ahead ([`Browsers::warm_up`]).
+    spare: Mutex<Option<Spare>>,
+    /// How many more pages the run said it will ask for after the spare.
+    wanted: std::sync::atomic::AtomicUsize,
+}
+
+/// A browser context and its page, opened ahead of the page that takes them
+/// (while the scenario before runs), in `browser`.
+struct Spare {
+    browser: std::sync::Weak<CdpBrowser>,
+    task: tokio::task::JoinHandle<Result<(CdpContext, CdpPage), BrowserError>>,
+}
+
+impl Spare {
+    /// Its context and page once opened; `None` if opening them failed or
+    /// was abandoned (the page that wanted them opens its own).
+    async fn opened(self) -> Option<(CdpContext, CdpPage)> {
+        self.task.await.ok()?.ok()
+    }
 }
 
 /// A Chromium of a [`CdpBrowsers`].
@@ -132,6 +152,77 @@ impl CdpBrowsers {
         Ok(launched)
     }
 
+    /// Starts opening the next page in `browser` unless one is opened
+    /// already.
+    fn open_spare(self: &Arc<Self>, browser: Arc<CdpBrowser>) {
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        if spare.is_some() {
+            return;
+        }
+        let weak = Arc::downgrade(&browser);
+        let task = tokio::spawn(async move {
+            let context = browser.new_context().await?;
+            drop(browser);
+            match context.new_page().await {
+                Ok(page) => Ok((context, page)),
+                Err(e) => {
+                    let _ = context.dispose().await;
+                    Err(e.into())
+                }
+            }
+        });
+        *spare = Some(Spare {
+            browser: weak,
+            task,
+        });
+    }
+
+    /// The page opened ahead, if it is `browser`'s and it opened. One of
+    /// another browser is disposed.
+    async fn take_spare(&self, browser: &Arc<CdpBrowser>) -> Option<(CdpContext, CdpPage)> {
+        let spare = self
+            .spare
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()?;
+        // Not an address compared: a browser that went may have left its
+        // address to the one that replaced it.
+        let ours = (spare.browser.upgrade()).is_some_and(|b| Arc::ptr_eq(&b, browser));
+        let opened = spare.opened().await;
+        if !ours {
+            if let Some((context, _)) = opened {
+                let _ = context.dispose().await;
+            }
+            return None;
+        }
+        opened
+    }
+
+    /// A page of `browser` opened: one fewer is wanted, and the next starts
+    /// opening if one still is.
+    fn page_opened(self: &Arc<Self>, browser: &Arc<CdpBrowser>) {
+        let left = self
+            .wanted
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .map_or(0, |n| n - 1);
+        if left > 0 {
+            self.open_spare(browser.clone());
+        }
+    }
+
+    /// The page opened ahead, closed (its opening abandoned); no more are
+    /// opened.
+    async fn drop_spare(&self) {
+        self.wanted.store(0, Ordering::SeqCst);
+        let spare = self.spare.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(spare) = spare {
+            spare.task.abort();
+            if let Some((context, _)) = spare.opened().await {
+                let _ = context.dispose().await;
+            }
+        }
+    }
+
     /// Every browser, taken out of the list.
     fn take(&self) -> Vec<Arc<CdpBrowser>> {
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
@@ -147,6 +238,8 @@ impl CdpBrowsers {
     /// Kills every browser of its own (each that no page is being opened on
     /// right now); lets go of the connection to a run's shared one.
     async fn close_all(&self) {
+        // The spare's task holds its browser while it opens.
+        self.drop_spare().await;
         for b in self.take() {
             if let Ok(b) = Arc::try_unwrap(b) {
                 b.close().await;
@@ -229,14 +322,20 @@ impl Browsers {
     ) -> Result<Page, BrowserError> {
         let host = app_host(base_url);
         let browser = self.cdp.browser(config, &host).await?;
-        let context = browser.new_context().await?;
-        let page = match context.new_page().await {
-            Ok(page) => page,
-            Err(e) => {
-                let _ = context.dispose().await;
-                return Err(e.into());
+        let (context, page) = match self.cdp.take_spare(&browser).await {
+            Some(opened) => opened,
+            None => {
+                let context = browser.new_context().await?;
+                match context.new_page().await {
+                    Ok(page) => (context, page),
+                    Err(e) => {
+                        let _ = context.dispose().await;
+                        return Err(e.into());
+                    }
+                }
             }
         };
+        self.cdp.page_opened(&browser);
         let live = Live::new(&self.cdp.live);
         let backend = CdpBackend::new(page, context, config.viewport, live);
         let page = Page::new(
@@ -414,6 +513,7 @@ impl Browsers {
     /// unless a page it handed out is still open, stops its chromedriver.
     /// Nothing another `Browsers` opened is touched. Later pages start afresh.
     pub async fn shutdown(&self) {
+        self.cdp.drop_spare().await;
         if self.cdp.live.load(Ordering::SeqCst) == 0 {
             self.cdp.close_all().await;
         }
@@ -460,11 +560,19 @@ impl Browsers {
     /// ([`Browsers::kill_at_exit`], [`Browsers::shutdown`], drop). A session
     /// that failed to open is forgotten: the page then opens one itself and
     /// reports why it could not.
+    ///
+    /// `pages`: how many pages with these settings the run will ask for
+    /// (its scenarios that open one). Over the DevTools protocol, each page
+    /// but the last opens its successor's browser context and page ahead,
+    /// while its scenario runs (about 60 ms a scenario on 2 cores; one more
+    /// renderer alive meanwhile); over WebDriver, released sessions are
+    /// reused instead.
     pub fn warm_up(
         &self,
         rt: &tokio::runtime::Handle,
         browser: Option<BrowserKind>,
         base_url: &str,
+        pages: usize,
     ) {
         let Ok(config) = BrowserConfig::from_env() else {
             return;
@@ -475,10 +583,16 @@ impl Browsers {
         };
         let host = app_host(base_url);
         if pick(&config) == Pick::Cdp {
-            // The browser launches now; the first page takes a context of it.
+            // The browser launches now, and the first page's context opens
+            // in it.
             let cdp = self.cdp.clone();
+            cdp.wanted.store(pages, Ordering::SeqCst);
             rt.spawn(async move {
-                let _ = cdp.browser(&config, &host).await;
+                if let Ok(browser) = cdp.browser(&config, &host).await
+                    && pages > 0
+                {
+                    cdp.open_spare(browser);
+                }
             });
             return;
         }

@@ -5,6 +5,7 @@ use crate::support::browsers;
 use std::time::{Duration, Instant};
 
 use crate::support::chromedriver;
+mod ahead;
 mod lost;
 mod owners;
 mod viewport;

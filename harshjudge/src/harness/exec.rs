@@ -643,8 +643,16 @@ pub(super) fn execute(
     // The run's browsers: every scenario's page comes from them.
     // Under cargo-nextest, every scenario a process: one Chromium per run.
     let browsers = Arc::new(harshjudge_browser::Browsers::for_test_run());
-    if let Some((def, _)) = x.plan.work().into_iter().find(|(d, _)| d.opens_page) {
-        browsers.warm_up(rt.handle(), def.browser, &x.settings.base_url);
+    let work = x.plan.work();
+    if let Some((def, _)) = work.iter().find(|(d, _)| d.opens_page) {
+        // Each scenario that opens a page in the same browser; each opens
+        // the next one's page while it runs.
+        let pages = work
+            .iter()
+            .filter(|(d, _)| d.opens_page && d.browser == def.browser)
+            .map(|(d, _)| setups::repetitions(d, x.flags.repeat_each) as usize)
+            .sum();
+        browsers.warm_up(rt.handle(), def.browser, &x.settings.base_url, pages);
     }
     let limits = Limits {
         step_default: x.settings.step_timeout,

@@ -8,7 +8,7 @@ use harshjudge::browser::Browsers;
 
 use super::{config, owned_process};
 
-fn alive(pid: u32) -> bool {
+pub(super) fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         !s.rsplit(')')
             .next()
@@ -18,7 +18,7 @@ fn alive(pid: u32) -> bool {
     })
 }
 
-async fn gone(pid: u32) -> bool {
+pub(super) async fn gone(pid: u32) -> bool {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while alive(pid) && std::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
