@@ -562,10 +562,10 @@ impl Browsers {
     /// reports why it could not.
     ///
     /// `pages`: how many pages with these settings the run will ask for
-    /// (its scenarios that open one). Over the DevTools protocol, each page
-    /// but the last opens its successor's browser context and page ahead,
-    /// while its scenario runs (about 60 ms a scenario on 2 cores; one more
-    /// renderer alive meanwhile); over WebDriver, released sessions are
+    /// (its scenarios that open one). Over the DevTools protocol, headless,
+    /// each page but the last opens its successor's browser context and page
+    /// ahead, while its scenario runs (about 60 ms a scenario on 2 cores; one
+    /// more renderer alive meanwhile); over WebDriver, released sessions are
     /// reused instead.
     pub fn warm_up(
         &self,
@@ -586,6 +586,7 @@ impl Browsers {
             // The browser launches now, and the first page's context opens
             // in it.
             let cdp = self.cdp.clone();
+            let pages = pages_ahead(&config, pages);
             cdp.wanted.store(pages, Ordering::SeqCst);
             rt.spawn(async move {
                 if let Ok(browser) = cdp.browser(&config, &host).await
@@ -771,4 +772,24 @@ fn same_launch(a: &BrowserConfig, b: &BrowserConfig) -> bool {
         ..c.clone()
     };
     launch(a) == launch(b)
+}
+
+/// How many of `pages` are opened ahead with `config`: none headed, where a
+/// window opened ahead would show beside the one a person watches.
+fn pages_ahead(config: &BrowserConfig, pages: usize) -> usize {
+    if config.headed { 0 } else { pages }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_opened_ahead_only_headless() {
+        let mut config = BrowserConfig::from_env().expect("settings");
+        config.headed = false;
+        assert_eq!(pages_ahead(&config, 3), 3);
+        config.headed = true;
+        assert_eq!(pages_ahead(&config, 3), 0);
+    }
 }
