@@ -69,7 +69,8 @@ struct CdpBrowsers {
     live: Arc<std::sync::atomic::AtomicUsize>,
     /// The next page, opened ahead ([`Browsers::warm_up`]).
     spare: Mutex<Option<Spare>>,
-    /// How many more pages the run said it will ask for after the spare.
+    /// How many pages the run still will ask for, by what it said
+    /// ([`Browsers::warm_up`]), the spare's included.
     wanted: std::sync::atomic::AtomicUsize,
 }
 
