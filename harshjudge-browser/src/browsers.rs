@@ -161,17 +161,7 @@ impl CdpBrowsers {
             return;
         }
         let weak = Arc::downgrade(&browser);
-        let task = tokio::spawn(async move {
-            let context = browser.new_context().await?;
-            drop(browser);
-            match context.new_page().await {
-                Ok(page) => Ok((context, page)),
-                Err(e) => {
-                    let _ = context.dispose().await;
-                    Err(e.into())
-                }
-            }
-        });
+        let task = tokio::spawn(async move { open_in(&browser).await });
         *spare = Some(Spare {
             browser: weak,
             task,
@@ -325,16 +315,7 @@ impl Browsers {
         let browser = self.cdp.browser(config, &host).await?;
         let (context, page) = match self.cdp.take_spare(&browser).await {
             Some(opened) => opened,
-            None => {
-                let context = browser.new_context().await?;
-                match context.new_page().await {
-                    Ok(page) => (context, page),
-                    Err(e) => {
-                        let _ = context.dispose().await;
-                        return Err(e.into());
-                    }
-                }
-            }
+            None => open_in(&browser).await?,
         };
         self.cdp.page_opened(&browser);
         let live = Live::new(&self.cdp.live);
@@ -773,6 +754,19 @@ fn same_launch(a: &BrowserConfig, b: &BrowserConfig) -> bool {
         ..c.clone()
     };
     launch(a) == launch(b)
+}
+
+/// A new browser context of `browser` and its page (the context disposed
+/// again if the page could not open).
+async fn open_in(browser: &CdpBrowser) -> Result<(CdpContext, CdpPage), BrowserError> {
+    let context = browser.new_context().await?;
+    match context.new_page().await {
+        Ok(page) => Ok((context, page)),
+        Err(e) => {
+            let _ = context.dispose().await;
+            Err(e.into())
+        }
+    }
 }
 
 /// How many of `pages` are opened ahead with `config`: none headed, where a

@@ -34,12 +34,19 @@ async fn open(browsers: &Browsers, base: &str) -> Page {
         .expect("a page")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn each_page_opens_the_next_one_while_it_is_used_and_no_more() {
+/// The demo app, a `Browsers` told that `pages` pages will be asked for,
+/// and the first of them.
+async fn warmed_up(pages: usize) -> (String, Browsers, Page) {
     let base = demo_app::start_in_background().expect("demo app");
     let browsers = Browsers::new();
-    browsers.warm_up(&tokio::runtime::Handle::current(), None, &base, 3);
+    browsers.warm_up(&tokio::runtime::Handle::current(), None, &base, pages);
     let first = open(&browsers, &base).await;
+    (base, browsers, first)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_page_opens_the_next_one_while_it_is_used_and_no_more() {
+    let (base, browsers, first) = warmed_up(3).await;
     first.goto("/login").await.expect("goto");
     let _: serde_json::Value = first
         .evaluate(
@@ -91,10 +98,7 @@ async fn each_page_opens_the_next_one_while_it_is_used_and_no_more() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_opened_ahead_and_never_asked_for_keeps_no_browser_running() {
-    let base = demo_app::start_in_background().expect("demo app");
-    let browsers = Browsers::new();
-    browsers.warm_up(&tokio::runtime::Handle::current(), None, &base, 5);
-    let page = open(&browsers, &base).await;
+    let (_, browsers, page) = warmed_up(5).await;
     let pid = owned_process(&browsers).expect("its Chromium");
     page.goto("/login").await.expect("goto");
     browsers.release(page).await;
@@ -109,10 +113,7 @@ async fn a_page_opened_ahead_and_never_asked_for_keeps_no_browser_running() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_browsers_page_opened_ahead_is_not_handed_out() {
-    let base = demo_app::start_in_background().expect("demo app");
-    let browsers = Browsers::new();
-    browsers.warm_up(&tokio::runtime::Handle::current(), None, &base, 2);
-    let page = open(&browsers, &base).await;
+    let (base, browsers, page) = warmed_up(2).await;
     let pid = owned_process(&browsers).expect("its Chromium");
     tokio::time::sleep(Duration::from_millis(500)).await;
     rustix::process::kill_process_group(
