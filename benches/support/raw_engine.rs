@@ -1,7 +1,6 @@
 //! What `benches/protocols.rs` sends to the page, the same as the library:
-//! the injected engine's source (its files, concatenated as `wire.rs`'s
-//! `install_source` does), the request `page.locator("h1").text_content()`
-//! sends (`protocol.rs`'s `Call` of a `Request::Query`), the BiDi function of
+//! the injected engine's source (the library's `engine_source`), the
+//! request `page.locator("h1").text_content()` sends (`protocol.rs`'s `Call` of a `Request::Query`), the BiDi function of
 //! an engine call (`wire.rs`'s `bidi_function(false, Answer)`), and the
 //! Chromium launch arguments of `config.rs`'s `chromium_capabilities`.
 //! Included with `#[path]`.
@@ -10,26 +9,14 @@
 
 use std::path::PathBuf;
 
-/// The engine's files, in `wire.rs`'s `INJECTED` order.
-const INJECTED: [&str; 7] = [
-    include_str!("../../harshjudge-browser/src/injected/roles.js"),
-    include_str!("../../harshjudge-browser/src/injected/names.js"),
-    include_str!("../../harshjudge-browser/src/injected/aria.js"),
-    include_str!("../../harshjudge-browser/src/injected/engine.js"),
-    include_str!("../../harshjudge-browser/src/injected/actions.js"),
-    include_str!("../../harshjudge-browser/src/injected/assertions.js"),
-    include_str!("../../harshjudge-browser/src/injected/generate.js"),
-];
-
 /// The text every engine call reads: the demo app's home page's `<h1>`.
 pub const H1: &str = "Demo App";
 
-/// The source that installs `window.__harshjudgeEngine` unless it is there.
+/// The source that installs `window.__harshjudgeEngine` unless it is there:
+/// the library's own (a copy of its file list fell behind when the engine
+/// gained a file, and every raw candidate's start failed).
 pub fn install_source() -> String {
-    format!(
-        "if (!window.__harshjudgeEngine) {{ (function () {{\n'use strict';\n{}\n}})(); }}\n",
-        INJECTED.join("\n")
-    )
+    harshjudge::browser::engine_source().to_string()
 }
 
 /// `page.locator("h1").text_content()`'s request, as JSON text.
