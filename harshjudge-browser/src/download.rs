@@ -143,7 +143,7 @@ impl Page {
         T: Send + 'a,
     {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let invalid = |message: String| BrowserError::Invalid {
                 message,
                 location: Some(at),
@@ -197,7 +197,7 @@ impl Page {
                 evidence,
                 _folder: folder,
             })
-        }
+        })
     }
 }
 

@@ -193,14 +193,14 @@ impl Keyboard {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let key = key.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             let typing = trace::types_text(&key);
             self.traced("keyboard().press", &key, typing, at, async {
                 let actions = Self::parse(&key)?;
                 self.send(actions, &format!("pressing {key}")).await
             })
             .await
-        }
+        })
     }
 
     /// Types `text` one character at a time (key down and up for each).
@@ -211,7 +211,7 @@ impl Keyboard {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let text = text.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             let typing = !text.is_empty();
             self.traced(
                 "keyboard().type_text",
@@ -221,7 +221,7 @@ impl Keyboard {
                 self.type_chars(&text),
             )
             .await
-        }
+        })
     }
 
     /// [`type_text`](Keyboard::type_text) without an entry of its own (a
@@ -289,13 +289,13 @@ impl Keyboard {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let text = text.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             let typing = !text.is_empty();
             self.traced("keyboard().insert_text", &text, typing, at, async {
                 self.page.backend().insert_text(&text).await
             })
             .await
-        }
+        })
     }
 }
 
@@ -534,32 +534,32 @@ impl Mouse {
         y: f64,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let during = format!("moving the mouse to ({x}, {y})");
             let body = self.send(vec![mv(x, y)], &during);
             self.traced("mouse().move_to", || point(x, y), at, body)
                 .await
-        }
+        })
     }
 
     /// Presses the left button where the pointer is.
     #[track_caller]
     pub fn down(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let body = self.send(vec![DOWN()], "pressing the mouse button");
             self.traced("mouse().down", String::new, at, body).await
-        }
+        })
     }
 
     /// Releases the left button.
     #[track_caller]
     pub fn up(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let body = self.send(vec![UP()], "releasing the mouse button");
             self.traced("mouse().up", String::new, at, body).await
-        }
+        })
     }
 
     /// Clicks at (x, y).
@@ -570,10 +570,10 @@ impl Mouse {
         y: f64,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let body = self.click_at(x, y, 1);
             self.traced("mouse().click", || point(x, y), at, body).await
-        }
+        })
     }
 
     /// Double-clicks at (x, y).
@@ -584,11 +584,11 @@ impl Mouse {
         y: f64,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let body = self.click_at(x, y, 2);
             self.traced("mouse().dblclick", || point(x, y), at, body)
                 .await
-        }
+        })
     }
 
     pub(crate) async fn click_at(&self, x: f64, y: f64, count: u32) -> Result<(), BrowserError> {
@@ -649,7 +649,7 @@ impl Mouse {
         dy: f64,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let body = perform(
                 &self.page,
                 json!([{"type": "wheel", "id": "wheel", "actions": [{"type": "scroll", "x": 0, "y": 0, "deltaX": dx.round() as i64, "deltaY": dy.round() as i64, "origin": "viewport"}]}]),
@@ -657,7 +657,7 @@ impl Mouse {
             );
             self.traced("mouse().wheel", || point(dx, dy), at, body)
                 .await
-        }
+        })
     }
 }
 

@@ -43,12 +43,12 @@ impl Page {
     {
         let at = Location::caller();
         let pattern = pattern.into();
-        async move {
+        Box::pin(async move {
             self.backend()
                 .route(pattern, self.base_url(), handler, at)
                 .await
                 .map_err(|e| e.located(at))
-        }
+        })
     }
 
     /// Removes the routes added with `pattern` (written the same way).
@@ -59,12 +59,12 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let pattern = pattern.into();
-        async move {
+        Box::pin(async move {
             self.backend()
                 .unroute(&pattern, at)
                 .await
                 .map_err(|e| e.located(at))
-        }
+        })
     }
 
     /// Waits (up to the page's wait limit) for the next request whose URL
@@ -86,13 +86,13 @@ impl Page {
             "page.wait_for_request",
             at,
         );
-        async move {
+        Box::pin(async move {
             let rx = rx?;
             match tokio::time::timeout(self.wait(), rx).await {
                 Ok(Ok(Seen::Request(r))) => Ok(r),
                 _ => Err(self.no_event("a request", &pattern, at)),
             }
-        }
+        })
     }
 
     /// Waits (up to the page's wait limit) for the next response whose URL
@@ -111,13 +111,13 @@ impl Page {
             "page.wait_for_response",
             at,
         );
-        async move {
+        Box::pin(async move {
             let rx = rx?;
             match tokio::time::timeout(self.wait(), rx).await {
                 Ok(Ok(Seen::Response(r))) => Ok(r),
                 _ => Err(self.no_event("a response", &pattern, at)),
             }
-        }
+        })
     }
 
     fn no_event(

@@ -408,7 +408,7 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let path = path.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             let call = || CallText::Page {
                 method: "goto",
                 args: arg(&path),
@@ -429,7 +429,7 @@ impl Page {
                 },
             )
             .await
-        }
+        })
     }
 
     /// Reloads the page.
@@ -524,7 +524,7 @@ impl Page {
     #[track_caller]
     pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let shot = self.backend().screenshot(Shot::Viewport);
             super::trace::page_span(
                 self.tracer(),
@@ -536,7 +536,7 @@ impl Page {
                 shot,
             )
             .await
-        }
+        })
     }
 
     /// The current URL.
@@ -558,13 +558,16 @@ impl Page {
 
     /// A PNG of the viewport, or of the whole page when `full_page`.
     #[doc(hidden)]
-    pub async fn capture(&self, full_page: bool) -> Result<Vec<u8>, BrowserError> {
+    pub fn capture(
+        &self,
+        full_page: bool,
+    ) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
         let shot = if full_page {
             Shot::FullPage
         } else {
             Shot::Viewport
         };
-        self.backend().screenshot(shot).await
+        Box::pin(self.backend().screenshot(shot))
     }
 
     /// The page's engine.

@@ -170,7 +170,7 @@ impl Page {
     #[track_caller]
     pub fn pause(&self) -> impl Future<Output = ()> + Send + '_ {
         let at = std::panic::Location::caller();
-        async move {
+        Box::pin(async move {
             let owner = self.owner();
             let hold = owner.clone().map(|o| o.hold_clock());
             let what = match &owner {
@@ -186,6 +186,6 @@ impl Page {
             let run_dir = owner.as_ref().and_then(|o| o.run_folder());
             pause(std::slice::from_ref(self), PauseAt { what, run_dir }).await;
             drop(hold);
-        }
+        })
     }
 }

@@ -32,7 +32,7 @@ impl Page {
         T: Send + 'a,
     {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let mut arm = self
                 .backend()
                 .watch_popups()
@@ -48,7 +48,7 @@ impl Page {
             let popup = self.popup_page(opened);
             popup.record_popup(start).await;
             Ok(popup)
-        }
+        })
     }
 
     /// Waits (within the page's limit) for the popup to load, then attaches

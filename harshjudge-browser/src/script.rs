@@ -43,7 +43,7 @@ impl Page {
         let at = Location::caller();
         let arg = serde_json::to_value(arg)
             .map_err(|e| cmd_err("serialising the argument of evaluate", e));
-        async move {
+        Box::pin(async move {
             let arg = arg?;
             let args = || script_args(js, &arg);
             let v = trace::page_span(
@@ -62,7 +62,7 @@ impl Page {
                     format!("{e} (the result was {v})"),
                 )
             })
-        }
+        })
     }
 
     /// `evaluate`'s result as the page gave it.
@@ -90,7 +90,7 @@ impl Page {
     ) -> impl Future<Output = Result<Value, BrowserError>> + Send + 'a {
         let at = Location::caller();
         let arg = serde_json::to_value(arg).unwrap_or(Value::Null);
-        async move {
+        Box::pin(async move {
             let args = || script_args(js, &arg);
             let body = async {
                 let timeout = self.wait().as_millis() as u64;
@@ -119,7 +119,7 @@ impl Page {
                 body,
             )
             .await
-        }
+        })
     }
 
     /// Runs `script` (JavaScript source) in every new document of the page,
@@ -134,7 +134,7 @@ impl Page {
         script: &'a str,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let args = || trace::arg(script);
             let body = self
                 .backend()
@@ -149,7 +149,7 @@ impl Page {
                 body,
             )
             .await
-        }
+        })
     }
 
     /// Runs JavaScript as a function body (`return …` gives a value). See
@@ -160,7 +160,7 @@ impl Page {
         js: &'a str,
     ) -> impl Future<Output = Result<Value, BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let args = || trace::arg(js);
             trace::page_span(
                 self.tracer(),
@@ -172,6 +172,6 @@ impl Page {
                 async { self.backend().eval(js).await },
             )
             .await
-        }
+        })
     }
 }

@@ -32,7 +32,7 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let sel = self.locator(selector);
-        async move { shorthand(sel, at, |l| async move { l.click().await }).await }
+        Box::pin(async move { shorthand(sel, at, |l| async move { l.click().await }).await })
     }
 
     /// `page.locator(selector).fill(text)`: replaces the field's value without blurring it.
@@ -45,7 +45,7 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         let text = text.as_ref().to_string();
-        async move { shorthand(sel, at, |l| async move { l.fill(text).await }).await }
+        Box::pin(async move { shorthand(sel, at, |l| async move { l.fill(text).await }).await })
     }
 
     /// `page.locator(selector).press(key)`: a key or chord (`"Enter"`, `"Control+a"`).
@@ -58,7 +58,7 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         let key = key.as_ref().to_string();
-        async move { shorthand(sel, at, |l| async move { l.press(key).await }).await }
+        Box::pin(async move { shorthand(sel, at, |l| async move { l.press(key).await }).await })
     }
 
     /// `page.locator(selector).select_option([value_or_label])`.
@@ -71,12 +71,12 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         let value_or_label = value_or_label.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             shorthand(sel, at, |l| async move {
                 l.select_option([value_or_label]).await.map(|_| ())
             })
             .await
-        }
+        })
     }
 
     /// `page.locator(selector).set_checked(on)`.
@@ -88,7 +88,9 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let sel = self.locator(selector);
-        async move { shorthand(sel, at, |l| async move { l.set_checked(on).await }).await }
+        Box::pin(
+            async move { shorthand(sel, at, |l| async move { l.set_checked(on).await }).await },
+        )
     }
 
     /// The element's rendered text, once it is visible.
@@ -99,13 +101,13 @@ impl Page {
     ) -> impl Future<Output = Result<String, BrowserError>> + Send + 'a {
         let at = Location::caller();
         let sel = self.locator(selector);
-        async move {
+        Box::pin(async move {
             shorthand(sel, at, |l| async move {
                 l.wait_for(WaitState::Visible).await?;
                 l.inner_text().await
             })
             .await
-        }
+        })
     }
 
     /// `page.locator(selector).get_attribute(name)`.
@@ -118,7 +120,9 @@ impl Page {
         let at = Location::caller();
         let sel = self.locator(selector);
         let name = name.as_ref().to_string();
-        async move { shorthand(sel, at, |l| async move { l.get_attribute(&name).await }).await }
+        Box::pin(async move {
+            shorthand(sel, at, |l| async move { l.get_attribute(&name).await }).await
+        })
     }
 
     /// Whether any element matching `selector` is visible now (no waiting).
@@ -129,12 +133,12 @@ impl Page {
     ) -> impl Future<Output = Result<bool, BrowserError>> + Send + 'a {
         let at = Location::caller();
         let sel = self.locator(selector);
-        async move {
+        Box::pin(async move {
             shorthand(sel, at, |l| async move {
                 Ok(l.filter_visible().count().await? > 0)
             })
             .await
-        }
+        })
     }
 
     /// Waits until the element is visible.
@@ -145,14 +149,14 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let sel = self.locator(selector);
-        async move {
+        Box::pin(async move {
             shorthand(
                 sel,
                 at,
                 |l| async move { l.wait_for(WaitState::Visible).await },
             )
             .await
-        }
+        })
     }
 
     /// `expect(&page.locator(selector)).to_be_visible()`.
@@ -163,6 +167,6 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
         let l = self.locator(selector);
-        async move { Expectable::expect_at(&l, at).to_be_visible().await }
+        Box::pin(async move { Expectable::expect_at(&l, at).to_be_visible().await })
     }
 }

@@ -365,9 +365,7 @@ async fn engine(browser: BrowserKind) {
         page.protocol()
     );
     let opened = start.elapsed();
-    // Boxed: in a debug build, its future on this frame took 1.3 MB of
-    // the test thread's 2 MiB stack.
-    let specs = Box::pin(todomvc(&page)).await;
+    let specs = todomvc(&page).await;
     assert_eq!(specs.len(), 16, "{specs:?}");
 
     // Evidence: the viewport and the whole page as PNGs of the configured

@@ -8,6 +8,7 @@ use crate::support::chromedriver;
 mod ahead;
 mod lost;
 mod owners;
+mod sizes;
 mod viewport;
 
 use harshjudge::browser::{BrowserConfig, BrowserError, Page, expect};

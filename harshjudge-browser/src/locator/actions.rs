@@ -40,7 +40,7 @@ impl Locator {
     #[track_caller]
     pub fn hover(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             self.pointer(
                 Action::Hover,
                 "be hovered (visible, stable, receiving pointer events)",
@@ -48,7 +48,7 @@ impl Locator {
                 at,
             )
             .await
-        }
+        })
     }
 
     /// Replaces the field's value with `value` without blurring it: focus,
@@ -61,7 +61,7 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let value = value.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             let call = || CallText::locator(&self.desc, "fill", arg(&value));
             let body = async {
                 let filled = self
@@ -77,14 +77,14 @@ impl Locator {
                 filled.map(|_| ())
             };
             self.traced(Kind::Action, call, at, body).await
-        }
+        })
     }
 
     /// Empties the field (as `fill("")`).
     #[track_caller]
     pub fn clear(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let call = || CallText::locator(&self.desc, "clear", String::new());
             let body = self.act(
                 Action::Fill {
@@ -94,7 +94,7 @@ impl Locator {
                 at,
             );
             self.traced(Kind::Action, call, at, body).await.map(|_| ())
-        }
+        })
     }
 
     /// Focuses the element and presses a key or chord: `"Enter"`, `"Escape"`,
@@ -106,7 +106,7 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let key = key.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             let key = key.as_str();
             let call = || CallText::locator(&self.desc, "press", arg(key));
             self.traced(Kind::Action, call, at, async {
@@ -126,7 +126,7 @@ impl Locator {
                 Ok(())
             })
             .await
-        }
+        })
     }
 
     /// Focuses the element and types `text` one key at a time.
@@ -137,7 +137,7 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let text = text.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             let call = || CallText::locator(&self.desc, "press_sequentially", arg(&text));
             self.traced(Kind::Action, call, at, async {
                 let focused = self.act(Action::Press, "be focused", at).await;
@@ -153,7 +153,7 @@ impl Locator {
                 Ok(())
             })
             .await
-        }
+        })
     }
 
     /// Checks a checkbox or radio button (clicking it unless it is checked), then
@@ -161,14 +161,14 @@ impl Locator {
     #[track_caller]
     pub fn check(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.set_checked_at(true, "check", at).await }
+        Box::pin(async move { self.set_checked_at(true, "check", at).await })
     }
 
     /// Unchecks a checkbox (clicking it unless it is unchecked), then verifies that it is.
     #[track_caller]
     pub fn uncheck(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.set_checked_at(false, "uncheck", at).await }
+        Box::pin(async move { self.set_checked_at(false, "uncheck", at).await })
     }
 
     /// [`check`](Locator::check) or [`uncheck`](Locator::uncheck).
@@ -178,7 +178,7 @@ impl Locator {
         checked: bool,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.set_checked_at(checked, "set_checked", at).await }
+        Box::pin(async move { self.set_checked_at(checked, "set_checked", at).await })
     }
 
     /// `check`, `uncheck` or `set_checked` (`method`), one entry of the trace.
@@ -266,27 +266,27 @@ impl Locator {
                 any: v.as_ref().to_string(),
             })
             .collect();
-        async move {
+        Box::pin(async move {
             let what = "have an option selected (visible, enabled)";
             match self.act(Action::SelectOption { options }, what, at).await? {
                 Acted::Selected(values) => Ok(values),
                 other => Err(unexpected(&other, what, at)),
             }
-        }
+        })
     }
 
     /// Focuses the element.
     #[track_caller]
     pub fn focus(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.act(Action::Focus, "be focused", at).await.map(|_| ()) }
+        Box::pin(async move { self.act(Action::Focus, "be focused", at).await.map(|_| ()) })
     }
 
     /// Removes focus from the element.
     #[track_caller]
     pub fn blur(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move { self.act(Action::Blur, "be blurred", at).await.map(|_| ()) }
+        Box::pin(async move { self.act(Action::Blur, "be blurred", at).await.map(|_| ()) })
     }
 
     /// Dispatches a DOM event of `event_type` (`"click"`, `"input"`, …) on the element.
@@ -297,7 +297,7 @@ impl Locator {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let event_type = event_type.as_ref().to_string();
-        async move {
+        Box::pin(async move {
             self.act(
                 Action::DispatchEvent {
                     r#type: event_type.clone(),
@@ -307,7 +307,7 @@ impl Locator {
             )
             .await
             .map(|_| ())
-        }
+        })
     }
 
     /// Scrolls the element into view unless it is visible there already.
@@ -316,7 +316,7 @@ impl Locator {
         &self,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             self.act(
                 Action::ScrollIntoView,
                 "be scrolled into view (visible, stable)",
@@ -324,7 +324,7 @@ impl Locator {
             )
             .await
             .map(|_| ())
-        }
+        })
     }
 
     /// Sets the files of an `<input type=file>` (absolute paths).
@@ -342,7 +342,7 @@ impl Locator {
             .into_iter()
             .map(|p| p.as_ref().display().to_string())
             .collect();
-        async move {
+        Box::pin(async move {
             let text = || {
                 let files: Vec<String> = paths.iter().map(|p| arg(p)).collect();
                 CallText::locator(
@@ -353,7 +353,7 @@ impl Locator {
             };
             self.traced(Kind::Action, text, at, self.set_files(&paths, at))
                 .await
-        }
+        })
     }
 
     async fn set_files(
@@ -398,11 +398,11 @@ impl Locator {
         target: &'a Locator,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let call = || CallText::locator(&self.desc, "drag_to", format!("&{}", target.desc));
             self.traced(Kind::Action, call, at, self.drag(target, at))
                 .await
-        }
+        })
     }
 
     async fn drag(

@@ -14,17 +14,17 @@ impl Locator {
     #[track_caller]
     pub fn count(&self) -> impl Future<Output = Result<usize, BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let v = self.query(Read::Count, false, None, at).await?;
             Ok(v.as_u64().unwrap_or(0) as usize)
-        }
+        })
     }
 
     /// One locator per element matching now (`nth(0)`, `nth(1)`, …).
     #[track_caller]
     pub fn all(&self) -> impl Future<Output = Result<Vec<Locator>, BrowserError>> + Send + '_ {
         let n = self.count();
-        async move { Ok((0..n.await?).map(|i| self.nth(i as i64)).collect()) }
+        Box::pin(async move { Ok((0..n.await?).map(|i| self.nth(i as i64)).collect()) })
     }
 
     /// The element's `textContent` (waits until it is attached).
@@ -51,13 +51,16 @@ impl Locator {
         self.read_string(Read::AriaSnapshot, Location::caller())
     }
 
-    async fn read_string(
+    /// The future of every read of one string: boxed, as each public one.
+    fn read_string(
         &self,
         what: Read,
         at: &'static Location<'static>,
-    ) -> Result<String, BrowserError> {
-        let v = self.query(what, false, None, at).await?;
-        Ok(v.as_str().unwrap_or_default().to_string())
+    ) -> impl Future<Output = Result<String, BrowserError>> + Send + '_ {
+        Box::pin(async move {
+            let v = self.query(what, false, None, at).await?;
+            Ok(v.as_str().unwrap_or_default().to_string())
+        })
     }
 
     /// The `innerText` of every match.
@@ -66,10 +69,10 @@ impl Locator {
         &self,
     ) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let v = self.query(Read::InnerText, true, None, at).await?;
             Ok(serde_json::from_value(v).unwrap_or_default())
-        }
+        })
     }
 
     /// The `textContent` of every match.
@@ -78,10 +81,10 @@ impl Locator {
         &self,
     ) -> impl Future<Output = Result<Vec<String>, BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let v = self.query(Read::TextContent, true, None, at).await?;
             Ok(serde_json::from_value(v).unwrap_or_default())
-        }
+        })
     }
 
     /// An attribute of the element (`None` when it has none).
@@ -91,12 +94,12 @@ impl Locator {
         name: &'a str,
     ) -> impl Future<Output = Result<Option<String>, BrowserError>> + Send + 'a {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let v = self
                 .query(Read::Attribute, false, Some(name.to_string()), at)
                 .await?;
             Ok(v.as_str().map(str::to_string))
-        }
+        })
     }
 
     /// Whether the element is visible now (no waiting; false when nothing matches).
@@ -127,11 +130,11 @@ impl Locator {
     #[track_caller]
     pub fn is_disabled(&self) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let call = || CallText::locator(&self.desc, "is_disabled", String::new());
             let enabled = self.read_bool(Read::IsEnabled, at);
             self.traced(Kind::Read, call, at, enabled).await.map(|e| !e)
-        }
+        })
     }
 
     /// Whether the element can be filled (enabled, not readonly, a text field).
@@ -140,13 +143,16 @@ impl Locator {
         self.read_bool(Read::IsEditable, Location::caller())
     }
 
-    async fn read_bool(
+    /// The future of every read of one bool: boxed, as each public one.
+    fn read_bool(
         &self,
         what: Read,
         at: &'static Location<'static>,
-    ) -> Result<bool, BrowserError> {
-        let v = self.query(what, false, None, at).await?;
-        Ok(v.as_bool().unwrap_or(false))
+    ) -> impl Future<Output = Result<bool, BrowserError>> + Send + '_ {
+        Box::pin(async move {
+            let v = self.query(what, false, None, at).await?;
+            Ok(v.as_bool().unwrap_or(false))
+        })
     }
 
     /// The element's box in the top page's viewport, an element of a frame
@@ -156,10 +162,10 @@ impl Locator {
         &self,
     ) -> impl Future<Output = Result<Option<BoundingBox>, BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let v = self.query(Read::BoundingBox, false, None, at).await?;
             Ok(serde_json::from_value(v).ok())
-        }
+        })
     }
 
     /// Waits until the element is attached, detached, visible or hidden.
@@ -169,7 +175,7 @@ impl Locator {
         state: WaitState,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let (state, what) = match state {
                 WaitState::Attached => (State::Attached, "be attached"),
                 WaitState::Detached => (State::Detached, "be detached"),
@@ -181,7 +187,7 @@ impl Locator {
                 state,
             };
             self.run(request, what, at).await.map(|_| ())
-        }
+        })
     }
 
     /// The element's box in document coordinates, once it is visible and stable
@@ -201,7 +207,7 @@ impl Locator {
     #[track_caller]
     pub fn screenshot(&self) -> impl Future<Output = Result<Vec<u8>, BrowserError>> + Send + '_ {
         let at = Location::caller();
-        async move {
+        Box::pin(async move {
             let call = || CallText::locator(&self.desc, "screenshot", String::new());
             self.traced(Kind::Read, call, at, async {
                 let clip = self.clip_for_screenshot(at).await?;
@@ -211,6 +217,6 @@ impl Locator {
                     .map_err(|e| e.located(at))
             })
             .await
-        }
+        })
     }
 }
