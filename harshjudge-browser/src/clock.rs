@@ -395,7 +395,8 @@ impl Clock {
         at: &'static Location<'static>,
         body: impl Future<Output = Result<(), BrowserError>> + Send + 'a,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
-        trace::page_span(
+        // Boxed: every clock call's future, as the page API's others.
+        Box::pin(trace::page_span(
             self.page.tracer(),
             self.page.slow_mo(),
             Kind::Script,
@@ -403,7 +404,7 @@ impl Clock {
             move || args,
             at,
             body,
-        )
+        ))
     }
 
     fn op(

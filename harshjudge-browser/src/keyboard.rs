@@ -262,23 +262,25 @@ impl Keyboard {
     }
 
     /// One key going down or up, a trace entry written as called at `at`.
-    async fn key_event(
+    fn key_event(
         &self,
         event: KeyEvent,
         key: String,
         at: &'static Location<'static>,
-    ) -> Result<(), BrowserError> {
-        let (call, kind, doing) = match event {
-            KeyEvent::Down => ("keyboard().down", "keyDown", format!("pressing {key} down")),
-            KeyEvent::Up => ("keyboard().up", "keyUp", format!("releasing {key}")),
-        };
-        let typing = trace::types_text(&key);
-        self.traced(call, &key, typing, at, async {
-            let v = self::key(&key).map_err(|e| e.at(None))?;
-            self.send(vec![json!({"type": kind, "value": v})], &doing)
-                .await
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        Box::pin(async move {
+            let (call, kind, doing) = match event {
+                KeyEvent::Down => ("keyboard().down", "keyDown", format!("pressing {key} down")),
+                KeyEvent::Up => ("keyboard().up", "keyUp", format!("releasing {key}")),
+            };
+            let typing = trace::types_text(&key);
+            self.traced(call, &key, typing, at, async {
+                let v = self::key(&key).map_err(|e| e.at(None))?;
+                self.send(vec![json!({"type": kind, "value": v})], &doing)
+                    .await
+            })
+            .await
         })
-        .await
     }
 
     /// Inserts text as an input method would (no key events).

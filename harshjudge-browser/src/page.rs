@@ -451,31 +451,33 @@ impl Page {
     }
 
     /// A reload (`None`) or a move in history, as one entry of the trace.
-    async fn navigation(
+    fn navigation(
         &self,
         method: &'static str,
         history: Option<History>,
         at: &'static Location<'static>,
-    ) -> Result<(), BrowserError> {
-        let call = || CallText::Page {
-            method,
-            args: String::new(),
-        };
-        span(
-            self.tracer(),
-            self.slow_mo(),
-            None,
-            Kind::Navigation,
-            call,
-            at,
-            async move {
-                match history {
-                    None => self.backend().reload().await,
-                    Some(h) => self.backend().go(h).await,
-                }
-            },
-        )
-        .await
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
+        Box::pin(async move {
+            let call = || CallText::Page {
+                method,
+                args: String::new(),
+            };
+            span(
+                self.tracer(),
+                self.slow_mo(),
+                None,
+                Kind::Navigation,
+                call,
+                at,
+                async move {
+                    match history {
+                        None => self.backend().reload().await,
+                        Some(h) => self.backend().go(h).await,
+                    }
+                },
+            )
+            .await
+        })
     }
 
     /// Runs a Chrome DevTools Protocol command (`"Emulation.setTimezoneOverride"`,

@@ -30,8 +30,17 @@ async fn the_page_apis_futures_are_small() {
     );
     size!("capture", page.capture(false));
     size!("wait_for (page)", page.wait_for("#x"));
+    size!("reload", page.reload());
+    size!("go_back", page.go_back());
     let keyboard = page.keyboard();
     size!("keyboard.press", keyboard.press("Enter"));
+    size!("keyboard.down", keyboard.down("Shift"));
+    let clock = page.clock();
+    size!("clock.install", clock.install());
+    size!(
+        "clock.run_for",
+        clock.run_for(std::time::Duration::from_secs(1))
+    );
     size!("click", l.click());
     size!("dblclick", l.dblclick());
     size!("hover", l.hover());
