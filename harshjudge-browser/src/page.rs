@@ -408,76 +408,74 @@ impl Page {
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
         let at = Location::caller();
         let path = path.as_ref().to_string();
-        Box::pin(async move {
-            let call = || CallText::Page {
-                method: "goto",
-                args: arg(&path),
-            };
-            span(
-                self.tracer(),
-                self.slow_mo(),
-                None,
-                Kind::Navigation,
-                call,
-                at,
-                async {
-                    let url = self.url_for(&path)?;
-                    if let Some(origin) = origin_of(&url) {
-                        self.visited(&origin);
-                    }
-                    self.backend().goto(&url).await
-                },
-            )
-            .await
+        let args = arg(&path);
+        let call = move || CallText::Page {
+            method: "goto",
+            args,
+        };
+        self.navigation(call, at, async move {
+            let url = self.url_for(&path)?;
+            if let Some(origin) = origin_of(&url) {
+                self.visited(&origin);
+            }
+            self.backend().goto(&url).await
         })
     }
 
     /// Reloads the page.
     #[track_caller]
     pub fn reload(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        self.navigation("reload", None, Location::caller())
+        self.moved("reload", None, Location::caller())
     }
 
     /// Goes back in history.
     #[track_caller]
     pub fn go_back(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        self.navigation("go_back", Some(History::Back), Location::caller())
+        self.moved("go_back", Some(History::Back), Location::caller())
     }
 
     /// Goes forward in history.
     #[track_caller]
     pub fn go_forward(&self) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        self.navigation("go_forward", Some(History::Forward), Location::caller())
+        self.moved("go_forward", Some(History::Forward), Location::caller())
     }
 
-    /// A reload (`None`) or a move in history, as one entry of the trace.
-    fn navigation(
+    /// A reload (`None`) or a move in history.
+    fn moved(
         &self,
         method: &'static str,
         history: Option<History>,
         at: &'static Location<'static>,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send + '_ {
-        Box::pin(async move {
-            let call = || CallText::Page {
-                method,
-                args: String::new(),
-            };
-            span(
-                self.tracer(),
-                self.slow_mo(),
-                None,
-                Kind::Navigation,
-                call,
-                at,
-                async move {
-                    match history {
-                        None => self.backend().reload().await,
-                        Some(h) => self.backend().go(h).await,
-                    }
-                },
-            )
-            .await
+        let call = move || CallText::Page {
+            method,
+            args: String::new(),
+        };
+        self.navigation(call, at, async move {
+            match history {
+                None => self.backend().reload().await,
+                Some(h) => self.backend().go(h).await,
+            }
         })
+    }
+
+    /// A navigation (`goto`, a reload, a move in history) as one entry of
+    /// the trace, boxed as every public future of the page.
+    fn navigation<'a>(
+        &'a self,
+        call: impl FnOnce() -> CallText + Send + 'a,
+        at: &'static Location<'static>,
+        body: impl Future<Output = Result<(), BrowserError>> + Send + 'a,
+    ) -> impl Future<Output = Result<(), BrowserError>> + Send + 'a {
+        Box::pin(span(
+            self.tracer(),
+            self.slow_mo(),
+            None,
+            Kind::Navigation,
+            call,
+            at,
+            body,
+        ))
     }
 
     /// Runs a Chrome DevTools Protocol command (`"Emulation.setTimezoneOverride"`,
