@@ -25,6 +25,7 @@ pub struct TestTmp {
 
 impl TestTmp {
     pub fn create(parent: &Path) -> std::io::Result<TestTmp> {
+        sweep(parent);
         let dir = parent.join(format!("hjt-{}", std::process::id()));
         if dir.exists() {
             // A folder of an earlier xtask whose pid this one reuses.
@@ -52,6 +53,29 @@ impl TestTmp {
             .collect();
         let _ = std::fs::remove_dir_all(&self.dir);
         named
+    }
+}
+
+/// Removes the folders of earlier xtasks that were stopped before they
+/// could (Ctrl-C, a kill): `hjt-<pid>` whose process is gone. A folder whose
+/// pid runs (another xtask, or a process that took its number) stays.
+fn sweep(parent: &Path) {
+    let Ok(read) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in read.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("hjt-"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
@@ -99,6 +123,25 @@ mod tests {
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         p
+    }
+
+    #[test]
+    fn a_stopped_xtasks_folder_goes_at_the_next_start_and_a_running_ones_stays() {
+        let p = parent("sweep");
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        ended.wait().unwrap();
+        let stopped = p.join(format!("hjt-{}", ended.id()));
+        std::fs::create_dir_all(stopped.join(".tmpAbC")).unwrap();
+        let running = p.join("hjt-1");
+        let other = p.join("hjt-notes");
+        for d in [&running, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let t = TestTmp::create(&p).unwrap();
+        assert!(!stopped.exists(), "the folder of a pid that ended stays");
+        assert!(running.exists() && other.exists());
+        assert!(t.finish(Duration::ZERO).is_empty());
+        std::fs::remove_dir_all(p).unwrap();
     }
 
     #[test]
