@@ -26,6 +26,9 @@ pub struct Pw {
     child: Child,
     stdin: ChildStdin,
     lines: Lines<BufReader<ChildStdout>>,
+    /// Its Chromium's `TMPDIR` (the singleton socket's folder, which a
+    /// killed Chromium leaves), removed with it.
+    _tmp: tempfile::TempDir,
 }
 
 fn which(name: &str) -> Option<PathBuf> {
@@ -104,9 +107,11 @@ impl Pw {
         let core = playwright_core()?;
         let chromium = raw_engine::chromium()?;
         let script = root().join("benches/playwright/text_content.js");
+        let tmp = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
         let mut child = Command::new(node)
             .arg(&script)
             .arg("--serve")
+            .env("TMPDIR", tmp.path())
             .env("PW_CORE", &core)
             .env("PW_CHROMIUM", &chromium)
             .env("PW_URL", url)
@@ -122,6 +127,7 @@ impl Pw {
             child,
             stdin,
             lines,
+            _tmp: tmp,
         };
         let ready = pw.line().await?;
         if !ready.starts_with("ready ") {

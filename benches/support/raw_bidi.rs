@@ -22,6 +22,9 @@ use super::raw_engine;
 /// own (its browsers are in it): the group is killed on drop.
 pub struct Driver {
     child: std::process::Child,
+    /// Its Chromiums' `TMPDIR` (their singleton sockets' folders, which a
+    /// killed Chromium leaves), removed with it.
+    _tmp: tempfile::TempDir,
     /// Its port on 127.0.0.1.
     pub port: u16,
 }
@@ -35,8 +38,10 @@ impl Driver {
         let binary = std::env::var_os("HARSHJUDGE_CHROMEDRIVER")
             .filter(|p| !p.is_empty())
             .unwrap_or_else(|| "chromedriver".into());
+        let tmp = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
         let mut child = std::process::Command::new(&binary)
             .args(["--port=0", "--allowed-ips=127.0.0.1"])
+            .env("TMPDIR", tmp.path())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
@@ -58,7 +63,11 @@ impl Driver {
                 }
             }
         });
-        let mut driver = Driver { child, port: 0 };
+        let mut driver = Driver {
+            child,
+            _tmp: tmp,
+            port: 0,
+        };
         match rx.recv_timeout(Duration::from_secs(20)) {
             Ok(port) => {
                 driver.port = port;

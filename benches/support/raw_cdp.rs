@@ -59,6 +59,9 @@ pub async fn launch(transport: Transport) -> Result<Chromium, String> {
     cmd.args(raw_engine::chromium_args())
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--no-startup-window")
+        // Its singleton socket's folder goes with the profile, not in /tmp
+        // (a killed Chromium leaves it), as the library's own launch does.
+        .env("TMPDIR", profile.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .process_group(0);
