@@ -73,7 +73,8 @@ fn sweep(parent: &Path) {
             continue;
         };
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+        // This xtask's own pid runs: its folder is never swept here.
+        if is_dir && !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

@@ -1,7 +1,7 @@
 //! The futures of the page API are small, in a debug build too: a scenario
 //! awaits dozens of them in one `async fn`, and a debug build gives each
-//! await its own slot of that function's stack frame and state. With an
-//! action's future of 8 to 20 KB, the 16 TodoMVC specs of `engines` took
+//! await its own slot of that function's stack frame and state. With
+//! futures of 1.7 to 23 KB, the 16 TodoMVC specs of `engines` took
 //! more than 1.875 MiB of a 2 MiB test thread's stack; with each of them
 //! boxed (8 bytes), they pass on 1 MiB.
 
