@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::BidiPage;
@@ -22,6 +22,22 @@ use crate::error::BrowserError;
 /// `goog:cdp.getSession`'s answer.
 #[derive(Deserialize)]
 struct CdpSession {
+    session: Option<String>,
+}
+
+/// `goog:cdp.getSession`'s parameters.
+#[derive(Serialize)]
+struct GetCdpSession<'a> {
+    context: &'a str,
+}
+
+/// `goog:cdp.sendCommand`'s parameters: a DevTools command as the caller
+/// wrote it (`page.cdp`), on `session` (none: the browser's).
+#[derive(Serialize)]
+struct SendCdpCommand<'a> {
+    method: &'a str,
+    params: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
     session: Option<String>,
 }
 
@@ -152,14 +168,15 @@ impl BidiPage {
         if self.browser != BrowserKind::Chromium {
             return Err(engines::no_cdp(self.browser, method));
         }
-        let session: CdpSession = self
-            .bidi
-            .command("goog:cdp.getSession", &json!({"context": self.context}))
-            .await?;
-        let mut send = json!({"method": method, "params": params});
-        if let Some(s) = session.session {
-            send["session"] = s.into();
-        }
+        let get = GetCdpSession {
+            context: &self.context,
+        };
+        let session: CdpSession = self.bidi.command("goog:cdp.getSession", &get).await?;
+        let send = SendCdpCommand {
+            method,
+            params,
+            session: session.session,
+        };
         let answer: CdpResult = self.bidi.command("goog:cdp.sendCommand", &send).await?;
         Ok(answer.result)
     }
@@ -255,5 +272,37 @@ impl BidiPage {
             .command::<_, IgnoredAny>("browsingContext.close", &close)
             .await
             .map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goog_cdp_parameters_are_what_chromedriver_reads() {
+        let get = GetCdpSession { context: "ctx-1" };
+        assert_eq!(
+            serde_json::to_value(&get).unwrap(),
+            json!({"context": "ctx-1"})
+        );
+        let on = SendCdpCommand {
+            method: "DOM.enable",
+            params: json!({"a": 1}),
+            session: Some("s-1".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(&on).unwrap(),
+            json!({"method": "DOM.enable", "params": {"a": 1}, "session": "s-1"})
+        );
+        let browser_wide = SendCdpCommand {
+            method: "Browser.getVersion",
+            params: json!({}),
+            session: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&browser_wide).unwrap(),
+            json!({"method": "Browser.getVersion", "params": {}})
+        );
     }
 }
