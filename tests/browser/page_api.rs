@@ -272,6 +272,16 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .to_have_text("Demo App")
         .await
         .unwrap();
+    assert_eq!(page.protocol(), "webdriver-bidi", "a remote end with BiDi");
+    // Chromium's DevTools through chromedriver's `goog:cdp` over BiDi.
+    let three = page
+        .cdp(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": "1 + 2", "returnByValue": true}),
+        )
+        .await
+        .expect("page.cdp through goog:cdp");
+    assert_eq!(three["result"]["value"], 3, "{three}");
     page.client()
         .expect("a WebDriver session")
         .clone()

@@ -12,8 +12,6 @@
 
 use std::sync::Arc;
 
-use serde::de::IgnoredAny;
-
 use super::Bidi;
 use super::protocol::{AddIntercept, Intercept, InterceptPhase, Subscribe};
 use super::protocol_emulation::{AuthCredentials, ContinueWithAuth};
@@ -33,14 +31,13 @@ impl Bidi {
         let subscribe = Subscribe {
             events: &["network.authRequired"],
         };
-        self.command::<_, IgnoredAny>("session.subscribe", &subscribe)
-            .await?;
+        self.command(&subscribe).await?;
         let add = AddIntercept {
             phases: vec![InterceptPhase::AuthRequired],
             contexts: None,
             url_patterns: None,
         };
-        let _: Intercept = self.command("network.addIntercept", &add).await?;
+        let _: Intercept = self.command(&add).await?;
         *added = true;
         Ok(())
     }
@@ -86,7 +83,5 @@ pub(super) async fn handle(bidi: Arc<Bidi>, challenge: AuthRequired) {
             credentials: Some(AuthCredentials::Password { username, password }),
         },
     };
-    let _ = bidi
-        .command::<_, IgnoredAny>("network.continueWithAuth", &go_on)
-        .await;
+    let _ = bidi.command(&go_on).await;
 }

@@ -7,7 +7,7 @@
 //! not recorded, and the trace says why.
 
 use super::Bidi;
-use super::protocol::{AddDataCollector, BytesValue, Data, DataCollector, DataType, GetData};
+use super::protocol::{AddDataCollector, BytesValue, Data, DataType, GetData};
 use crate::backend::page_backend::NoBodies;
 use crate::error::BrowserError;
 
@@ -33,10 +33,7 @@ impl Bidi {
                     data_types: vec![DataType::Response],
                     max_encoded_data_size: MAX_BODY,
                 };
-                match self
-                    .command::<_, DataCollector>("network.addDataCollector", &add)
-                    .await
-                {
+                match self.command(&add).await {
                     Ok(c) => Collector::Added(c.collector),
                     Err(e) => Collector::Refused(e.to_string()),
                 }
@@ -65,7 +62,7 @@ impl Bidi {
             collector,
             request,
         };
-        let data: Data = self.command("network.getData", &get).await?;
+        let data: Data = self.command(&get).await?;
         match data.bytes {
             BytesValue::String { value } => Ok(value.into_bytes()),
             BytesValue::Base64 { value } => base64::engine::general_purpose::STANDARD

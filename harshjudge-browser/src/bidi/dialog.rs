@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use serde::de::IgnoredAny;
-
 use super::Bidi;
 use super::protocol::HandleUserPrompt;
 use super::protocol_events::UserPromptOpened;
@@ -30,8 +28,6 @@ pub(crate) async fn handle(bidi: Arc<Bidi>, prompt: UserPromptOpened) {
             Verdict::Dismiss => None,
         },
     };
-    let _ = bidi
-        .command::<_, IgnoredAny>("browsingContext.handleUserPrompt", &command)
-        .await;
+    let _ = bidi.command(&command).await;
     dialogs.record(&record);
 }

@@ -53,13 +53,12 @@ use super::steplog::StepLog;
 #[cfg(test)]
 pub(crate) use adapt::feed_step_log;
 use protocol::{
-    AddPreloadScript, Argument, BoxClip, CallFunction, CaptureScreenshot, ContextTarget, Evaluate,
-    GetTree, LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload,
+    AddPreloadScript, Argument, BoxClip, CallFunction, CaptureScreenshot, Command, ContextTarget,
+    Evaluate, GetTree, LocalValue, Navigate, Origin, Ownership, PerformActions, Readiness, Reload,
     RemoteValue, Screenshot, ScriptResult, SetFiles, SharedReference, Subscribe, TraverseHistory,
     Tree,
 };
 use protocol_events::BidiEvent;
-use serde::de::IgnoredAny;
 
 /// The events a session subscribes to.
 const EVENTS: [&str; 11] = [
@@ -268,25 +267,19 @@ impl Bidi {
         // Both at once: neither waits on the other's answer.
         let every: Vec<&str> = EVENTS.iter().chain(&NAVIGATION_ENDS).copied().collect();
         let (subscribed, tree) = futures_util::future::join(
-            bidi.command::<_, IgnoredAny>("session.subscribe", &Subscribe { events: &every }),
-            bidi.command::<_, Tree>(
-                "browsingContext.getTree",
-                &GetTree {
-                    root: None,
-                    max_depth: 0,
-                },
-            ),
+            bidi.command(&Subscribe { events: &every }),
+            bidi.command(&GetTree {
+                root: None,
+                max_depth: 0,
+            }),
         )
         .await;
         if subscribed.is_err() {
             // A remote end that does not know one of the ends of a
             // navigation: the events needed, then each end on its own.
-            bidi.command::<_, IgnoredAny>("session.subscribe", &Subscribe { events: &EVENTS })
-                .await?;
+            bidi.command(&Subscribe { events: &EVENTS }).await?;
             for end in NAVIGATION_ENDS {
-                let _ = bidi
-                    .command::<_, IgnoredAny>("session.subscribe", &Subscribe { events: &[end] })
-                    .await;
+                let _ = bidi.command(&Subscribe { events: &[end] }).await;
             }
         }
         *bidi.context.lock().expect("bidi lock") =
@@ -315,11 +308,8 @@ impl Bidi {
     }
 
     /// Sends a typed command and reads its typed answer.
-    pub(crate) async fn command<P: serde::Serialize, R: serde::de::DeserializeOwned>(
-        &self,
-        method: &str,
-        params: &P,
-    ) -> Result<R, BrowserError> {
+    pub(crate) async fn command<C: Command>(&self, params: &C) -> Result<C::Returns, BrowserError> {
+        let method = C::METHOD;
         let params = serde_json::to_value(params)
             .map_err(|e| bidi_err(method, format!("encoding the parameters: {e}")))?;
         let answer = self.send(method, params).await?;
@@ -345,16 +335,11 @@ impl Bidi {
         let sent = match url {
             Some(url) => {
                 let wait = Readiness::Complete;
-                self.command::<_, IgnoredAny>(
-                    "browsingContext.navigate",
-                    &Navigate { context, url, wait },
-                )
-                .await
+                self.command(&Navigate { context, url, wait }).await
             }
             None => {
                 let wait = Readiness::Complete;
-                self.command::<_, IgnoredAny>("browsingContext.reload", &Reload { context, wait })
-                    .await
+                self.command(&Reload { context, wait }).await
             }
         };
         sent.map(|_| ()).map_err(|e| renamed(e, during))
@@ -384,13 +369,7 @@ impl Bidi {
             )
             .await
             .map_err(fail)?;
-        match self
-            .command::<_, IgnoredAny>(
-                "browsingContext.traverseHistory",
-                &TraverseHistory { context, delta },
-            )
-            .await
-        {
+        match self.command(&TraverseHistory { context, delta }).await {
             Ok(_) => {}
             Err(BrowserError::Command { message, .. })
                 if message.contains("no such history entry") =>
@@ -438,15 +417,12 @@ impl Bidi {
         expression: &str,
     ) -> Result<String, BrowserError> {
         let r: ScriptResult = self
-            .command(
-                "script.evaluate",
-                &Evaluate {
-                    expression,
-                    target: ContextTarget { context },
-                    await_promise: false,
-                    result_ownership: Ownership::None,
-                },
-            )
+            .command(&Evaluate {
+                expression,
+                target: ContextTarget { context },
+                await_promise: false,
+                result_ownership: Ownership::None,
+            })
             .await?;
         match r {
             ScriptResult::Success {
@@ -548,13 +524,10 @@ impl Bidi {
             return Ok(url);
         }
         let tree: Tree = self
-            .command(
-                "browsingContext.getTree",
-                &GetTree {
-                    root: Some(context),
-                    max_depth: 0,
-                },
-            )
+            .command(&GetTree {
+                root: Some(context),
+                max_depth: 0,
+            })
             .await
             .map_err(|e| renamed(e, during))?;
         tree.contexts
@@ -578,14 +551,11 @@ impl Bidi {
     ) -> Result<Vec<u8>, BrowserError> {
         use base64::Engine as _;
         let shot: Screenshot = self
-            .command(
-                "browsingContext.captureScreenshot",
-                &CaptureScreenshot {
-                    context,
-                    origin,
-                    clip,
-                },
-            )
+            .command(&CaptureScreenshot {
+                context,
+                origin,
+                clip,
+            })
             .await
             .map_err(|e| renamed(e, during))?;
         base64::engine::general_purpose::STANDARD
@@ -639,7 +609,7 @@ impl Bidi {
             await_promise: true,
             result_ownership: Ownership::None,
         };
-        let call = self.command::<_, ScriptResult>("script.callFunction", &params);
+        let call = self.command(&params);
         let gone = async {
             use tokio::sync::broadcast::error::RecvError;
             loop {
@@ -718,9 +688,7 @@ impl Bidi {
                     contexts: None,
                     user_contexts: None,
                 };
-                let _ = self
-                    .command::<_, IgnoredAny>("script.addPreloadScript", &script)
-                    .await;
+                let _ = self.command(&script).await;
             })
             .await;
     }
@@ -738,7 +706,7 @@ impl Bidi {
             context,
             actions: &actions,
         };
-        self.command::<_, IgnoredAny>("input.performActions", &actions)
+        self.command(&actions)
             .await
             .map(|_| ())
             .map_err(|e| renamed(e, during))
@@ -759,7 +727,7 @@ impl Bidi {
             element: SharedReference { shared_id: element },
             files,
         };
-        self.command::<_, IgnoredAny>("input.setFiles", &params)
+        self.command(&params)
             .await
             .map(|_| ())
             .map_err(|e| renamed(e, during))
@@ -782,7 +750,7 @@ impl Bidi {
             result_ownership: Ownership::None,
         };
         let r: ScriptResult = self
-            .command("script.callFunction", &params)
+            .command(&params)
             .await
             .map_err(|e| renamed(e, during))?;
         Ok(match r {

@@ -4,7 +4,84 @@
 //! [`super::Bidi::command`] is the one way to send one. The events are
 //! [`super::protocol_events::BidiEvent`].
 
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
+
+/// A command: its parameters are the value itself, its method and the shape
+/// of its answer are the type's, so a method is never sent with another's
+/// parameters or read as another's answer, and parameters built by hand
+/// (`json!`) do not compile. `IgnoredAny`: the answer is not read.
+pub(crate) trait Command: Serialize {
+    /// `module.command`.
+    const METHOD: &'static str;
+    /// What its answer holds.
+    type Returns: DeserializeOwned;
+}
+
+/// `command!(Params, "module.command", Answer)`: the [`Command`] impl.
+macro_rules! command {
+    ($ty:ident $(<$l:lifetime>)?, $method:literal, $returns:ty) => {
+        impl$(<$l>)? $crate::bidi::protocol::Command for $ty$(<$l>)? {
+            const METHOD: &'static str = $method;
+            type Returns = $returns;
+        }
+    };
+}
+pub(crate) use command;
+
+command!(GetTree<'a>, "browsingContext.getTree", Tree);
+command!(
+    CaptureScreenshot<'a>,
+    "browsingContext.captureScreenshot",
+    Screenshot
+);
+command!(SetViewport<'a>, "browsingContext.setViewport", Empty);
+command!(Navigate<'a>, "browsingContext.navigate", IgnoredAny);
+command!(Reload<'a>, "browsingContext.reload", IgnoredAny);
+command!(
+    TraverseHistory<'a>,
+    "browsingContext.traverseHistory",
+    IgnoredAny
+);
+command!(Create<'a>, "browsingContext.create", Created);
+command!(Close<'a>, "browsingContext.close", IgnoredAny);
+command!(
+    HandleUserPrompt<'a>,
+    "browsingContext.handleUserPrompt",
+    IgnoredAny
+);
+command!(Evaluate<'a>, "script.evaluate", ScriptResult);
+command!(CallFunction<'a>, "script.callFunction", ScriptResult);
+command!(AddPreloadScript, "script.addPreloadScript", IgnoredAny);
+command!(SetFiles<'a>, "input.setFiles", IgnoredAny);
+command!(PerformActions<'a>, "input.performActions", IgnoredAny);
+command!(GetCookies, "storage.getCookies", Cookies);
+command!(SetCookie<'a>, "storage.setCookie", Empty);
+command!(DeleteCookies<'a>, "storage.deleteCookies", IgnoredAny);
+command!(Subscribe<'a>, "session.subscribe", IgnoredAny);
+command!(AddIntercept, "network.addIntercept", Intercept);
+command!(RemoveIntercept<'a>, "network.removeIntercept", IgnoredAny);
+command!(ContinueRequest<'a>, "network.continueRequest", IgnoredAny);
+command!(FailRequest<'a>, "network.failRequest", IgnoredAny);
+command!(ProvideResponse<'a>, "network.provideResponse", IgnoredAny);
+command!(AddDataCollector, "network.addDataCollector", DataCollector);
+command!(GetData<'a>, "network.getData", Data);
+command!(
+    CreateUserContext,
+    "browser.createUserContext",
+    UserContextInfo
+);
+command!(GetUserContexts, "browser.getUserContexts", UserContexts);
+command!(
+    RemoveUserContext<'a>,
+    "browser.removeUserContext",
+    IgnoredAny
+);
+command!(
+    SetDownloadBehavior,
+    "browser.setDownloadBehavior",
+    IgnoredAny
+);
 
 /// `browsingContext.getTree`: one context (`root`) and none of its children.
 #[derive(Debug, Serialize)]
@@ -23,11 +100,15 @@ pub(crate) struct Tree {
 
 /// One browsing context of a [`Tree`].
 #[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct ContextInfo {
     pub(crate) context: String,
     /// The URL of its current document.
     #[serde(default)]
     pub(crate) url: String,
+    /// The user context it lives in.
+    #[serde(default)]
+    pub(crate) user_context: Option<String>,
 }
 
 /// What a screenshot covers: the viewport, or the whole document.
@@ -276,19 +357,20 @@ pub(crate) struct SetCookie<'a> {
     pub(crate) partition: Option<Partition>,
 }
 
-/// `browsingContext.getTree`'s answer, read for each context's user context.
-#[derive(Debug, Deserialize)]
-pub(crate) struct UserTree {
-    pub(crate) contexts: Vec<ContextUser>,
+/// Which cookies `storage.deleteCookies` deletes: by name, domain and path.
+#[derive(Debug, Serialize)]
+pub(crate) struct CookieFilter<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) domain: &'a str,
+    pub(crate) path: &'a str,
 }
 
-/// A browsing context and the user context it lives in.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ContextUser {
-    pub(crate) context: String,
-    #[serde(default)]
-    pub(crate) user_context: Option<String>,
+/// `storage.deleteCookies`: the cookies of the partition that match.
+#[derive(Debug, Serialize)]
+pub(crate) struct DeleteCookies<'a> {
+    pub(crate) filter: CookieFilter<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) partition: Option<Partition>,
 }
 
 /// `session.subscribe`: the events this side reads.
@@ -512,9 +594,13 @@ pub(crate) struct Data {
     pub(crate) bytes: BytesValue,
 }
 
-/// The parameters of the commands that take none (`{}`).
+/// `browser.createUserContext`.
 #[derive(Debug, Serialize)]
-pub(crate) struct NoParams {}
+pub(crate) struct CreateUserContext {}
+
+/// `browser.getUserContexts`.
+#[derive(Debug, Serialize)]
+pub(crate) struct GetUserContexts {}
 
 /// A user context, as `browser.createUserContext` and
 /// `browser.getUserContexts` name it.
@@ -682,7 +768,7 @@ mod tests {
                 "sameSite": "lax", "expiry": 7},
                 "partition": {"type": "storageKey", "userContext": "u"}})
         );
-        let tree: UserTree = serde_json::from_value(
+        let tree: Tree = serde_json::from_value(
             json!({"contexts": [{"context": "c", "url": "about:blank", "userContext": "default",
                 "children": null, "parent": null}]}),
         )

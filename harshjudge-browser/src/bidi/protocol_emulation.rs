@@ -5,8 +5,40 @@
 //! `browsingContext.setViewport` with a device pixel ratio.
 
 use serde::Serialize;
+use serde::de::IgnoredAny;
 
-use super::protocol::Header;
+use super::protocol::{Empty, Header, command};
+
+command!(SetLocaleOverride<'a>, "emulation.setLocaleOverride", Empty);
+command!(
+    SetTimezoneOverride<'a>,
+    "emulation.setTimezoneOverride",
+    Empty
+);
+command!(
+    SetGeolocationOverride<'a>,
+    "emulation.setGeolocationOverride",
+    Empty
+);
+command!(
+    SetUserAgentOverride<'a>,
+    "emulation.setUserAgentOverride",
+    Empty
+);
+command!(
+    SetScriptingEnabled<'a>,
+    "emulation.setScriptingEnabled",
+    Empty
+);
+command!(
+    SetNetworkConditions<'a>,
+    "emulation.setNetworkConditions",
+    Empty
+);
+command!(SetExtraHeaders<'a>, "network.setExtraHeaders", Empty);
+command!(SetPermission<'a>, "permissions.setPermission", Empty);
+command!(SetDeviceViewport<'a>, "browsingContext.setViewport", Empty);
+command!(ContinueWithAuth<'a>, "network.continueWithAuth", IgnoredAny);
 
 /// `emulation.setLocaleOverride` (`null`: the browser's own).
 #[derive(Debug, Serialize)]
@@ -106,6 +138,26 @@ pub(crate) struct SetDeviceViewport<'a> {
     pub(crate) device_pixel_ratio: Option<f64>,
 }
 
+/// The credentials of `network.continueWithAuth`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum AuthCredentials<'a> {
+    Password {
+        username: &'a str,
+        password: &'a str,
+    },
+}
+
+/// `network.continueWithAuth`: `provideCredentials` (with them), `cancel`
+/// or `default`.
+#[derive(Debug, Serialize)]
+pub(crate) struct ContinueWithAuth<'a> {
+    pub(crate) request: &'a str,
+    pub(crate) action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) credentials: Option<AuthCredentials<'a>>,
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -131,24 +183,4 @@ mod tests {
             json!({"networkConditions": {"type": "offline"}, "userContexts": ["u"]})
         );
     }
-}
-
-/// The credentials of `network.continueWithAuth`.
-#[derive(Debug, Serialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-pub(crate) enum AuthCredentials<'a> {
-    Password {
-        username: &'a str,
-        password: &'a str,
-    },
-}
-
-/// `network.continueWithAuth`: `provideCredentials` (with them), `cancel`
-/// or `default`.
-#[derive(Debug, Serialize)]
-pub(crate) struct ContinueWithAuth<'a> {
-    pub(crate) request: &'a str,
-    pub(crate) action: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) credentials: Option<AuthCredentials<'a>>,
 }

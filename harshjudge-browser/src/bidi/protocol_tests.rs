@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use super::protocol::*;
 use super::protocol_events::*;
 
-fn sent(params: impl serde::Serialize) -> Value {
+/// A command's parameters, as sent.
+fn sent<C: Command>(params: C) -> Value {
     serde_json::to_value(params).unwrap()
 }
 
@@ -238,7 +239,8 @@ fn network_commands_are_the_specs() {
 /// restores the default: it is written, not left out).
 #[test]
 fn browser_commands_are_the_specs() {
-    assert_eq!(sent(NoParams {}), json!({}));
+    assert_eq!(sent(CreateUserContext {}), json!({}));
+    assert_eq!(sent(GetUserContexts {}), json!({}));
     let created: UserContextInfo = serde_json::from_value(json!({"userContext": "u1"})).unwrap();
     assert_eq!(created.user_context, "u1");
     let all: UserContexts = serde_json::from_value(
@@ -455,4 +457,32 @@ fn an_unknown_or_malformed_event_is_told_apart_and_never_panics() {
     };
     assert_eq!((f.request.method.as_str(), f.redirect_count), ("GET", 0));
     assert_eq!((f.timestamp, f.error_text), (None, None));
+}
+
+/// `storage.DeleteCookiesParameters`: a `CookieFilter` by name, domain and
+/// path, in the page's partition when it has one.
+#[test]
+fn delete_cookies_is_the_specs() {
+    let filter = || CookieFilter {
+        name: "sid",
+        domain: "app.test",
+        path: "/",
+    };
+    assert_eq!(
+        sent(DeleteCookies {
+            filter: filter(),
+            partition: Some(Partition::StorageKey {
+                user_context: "u".into()
+            }),
+        }),
+        json!({"filter": {"name": "sid", "domain": "app.test", "path": "/"},
+            "partition": {"type": "storageKey", "userContext": "u"}})
+    );
+    assert_eq!(
+        sent(DeleteCookies {
+            filter: filter(),
+            partition: None,
+        }),
+        json!({"filter": {"name": "sid", "domain": "app.test", "path": "/"}})
+    );
 }

@@ -8,7 +8,6 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
-use serde::de::IgnoredAny;
 use tokio::sync::mpsc;
 
 use super::Bidi;
@@ -55,10 +54,7 @@ impl Bidi {
         };
         // Listed before its intercept exists (see `Routes::add`).
         let route = self.routes.add(pattern, base, handler);
-        match self
-            .command::<_, Intercept>("network.addIntercept", &params)
-            .await
-        {
+        match self.command(&params).await {
             Ok(Intercept { intercept: id }) => {
                 // Unrouted (or cleared) while its intercept was being added:
                 // the intercept goes too.
@@ -136,20 +132,15 @@ async fn carry_out(bidi: &Bidi, d: Decision) {
                     value: base64::engine::general_purpose::STANDARD.encode(&body),
                 },
             };
-            bidi.command::<_, IgnoredAny>("network.provideResponse", &provide)
-                .await
+            bidi.command(&provide).await
         }
-        Verdict::Abort => {
-            bidi.command::<_, IgnoredAny>("network.failRequest", &FailRequest { request })
-                .await
-        }
+        Verdict::Abort => bidi.command(&FailRequest { request }).await,
         Verdict::Continue { headers } => {
             let params = ContinueRequest {
                 request,
                 headers: headers.as_deref().map(bidi_headers),
             };
-            bidi.command::<_, IgnoredAny>("network.continueRequest", &params)
-                .await
+            bidi.command(&params).await
         }
     };
     let _ = d.done.send(sent.map(|_| ()));
@@ -167,12 +158,9 @@ fn bidi_headers(h: &[(String, String)]) -> Vec<Header> {
 
 /// `network.removeIntercept` of the intercept `id`.
 async fn remove_intercept(bidi: &Bidi, id: &str) -> Result<(), BrowserError> {
-    bidi.command::<_, IgnoredAny>(
-        "network.removeIntercept",
-        &RemoveIntercept { intercept: id },
-    )
-    .await
-    .map(|_| ())
+    bidi.command(&RemoveIntercept { intercept: id })
+        .await
+        .map(|_| ())
 }
 
 #[cfg(test)]

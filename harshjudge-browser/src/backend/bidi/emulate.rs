@@ -15,7 +15,7 @@
 
 use super::BidiPage;
 use crate::backend::unsupported::{changed, unsupported};
-use crate::bidi::protocol::{BytesValue, Empty, Header, Viewport};
+use crate::bidi::protocol::{BytesValue, Command, Empty, Header, Viewport};
 use crate::bidi::protocol_emulation::{
     Coordinates, NetworkConditions, PermissionDescriptor, SetDeviceViewport, SetExtraHeaders,
     SetGeolocationOverride, SetLocaleOverride, SetNetworkConditions, SetPermission,
@@ -75,13 +75,13 @@ impl BidiPage {
 
     /// One command of `option`: the remote end's refusal named by it, an
     /// unknown command `Unsupported`.
-    async fn emulate<P: serde::Serialize>(
+    async fn emulate<C: Command<Returns = Empty>>(
         &self,
         (option, value): (&str, String),
-        method: &str,
-        params: &P,
+        params: &C,
     ) -> Result<(), BrowserError> {
-        match self.bidi.command::<_, Empty>(method, params).await {
+        let method = C::METHOD;
+        match self.bidi.command(params).await {
             Ok(_) => Ok(()),
             Err(BrowserError::Command { message, .. }) if message.contains("unknown command") => {
                 Err(unsupported(
@@ -125,24 +125,16 @@ impl BidiPage {
                         locale: wanted.locale.as_deref(),
                         user_contexts: users,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "emulation.setLocaleOverride",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                 }
                 "timezone_id" => {
                     let set = SetTimezoneOverride {
                         timezone: wanted.timezone_id.as_deref(),
                         user_contexts: users,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "emulation.setTimezoneOverride",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                 }
                 "geolocation" => {
                     let set = SetGeolocationOverride {
@@ -153,12 +145,8 @@ impl BidiPage {
                         }),
                         user_contexts: users,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "emulation.setGeolocationOverride",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                 }
                 "grant_permissions" => {
                     let revoked = previous
@@ -175,12 +163,8 @@ impl BidiPage {
                             origin,
                             user_context: &user_context,
                         };
-                        self.emulate(
-                            (option, value_of(option, wanted)),
-                            "permissions.setPermission",
-                            &set,
-                        )
-                        .await?;
+                        self.emulate((option, value_of(option, wanted)), &set)
+                            .await?;
                     }
                 }
                 "offline" => {
@@ -188,24 +172,16 @@ impl BidiPage {
                         network_conditions: wanted.offline.then_some(NetworkConditions::Offline),
                         user_contexts: users,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "emulation.setNetworkConditions",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                 }
                 "user_agent" => {
                     let set = SetUserAgentOverride {
                         user_agent: wanted.user_agent.as_deref(),
                         user_contexts: users,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "emulation.setUserAgentOverride",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                 }
                 "extra_http_headers" => {
                     let headers = wanted
@@ -222,24 +198,16 @@ impl BidiPage {
                         headers,
                         user_contexts: users,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "network.setExtraHeaders",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                 }
                 "javascript_enabled" => {
                     let set = SetScriptingEnabled {
                         enabled: (wanted.javascript_enabled == Some(false)).then_some(false),
                         user_contexts: users,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "emulation.setScriptingEnabled",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                 }
                 "http_credentials" => {
                     let set = self.bidi.set_credentials(wanted.http_credentials.clone());
@@ -262,12 +230,8 @@ impl BidiPage {
                         viewport: Viewport { width, height },
                         device_pixel_ratio: wanted.device_scale_factor,
                     };
-                    self.emulate(
-                        (option, value_of(option, wanted)),
-                        "browsingContext.setViewport",
-                        &set,
-                    )
-                    .await?;
+                    self.emulate((option, value_of(option, wanted)), &set)
+                        .await?;
                     if let Some(s) = self.session.lock().expect("session lock").as_mut() {
                         s.viewport = Some((width, height));
                     }

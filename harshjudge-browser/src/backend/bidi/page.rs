@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fantoccini::Client;
-use serde::de::IgnoredAny;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -18,7 +17,7 @@ use crate::backend::page_backend::{
     ActionWatch, DownloadArm, History, LastAnswer, PageBackend, PopupArm, Shot,
 };
 use crate::backend::walk;
-use crate::bidi::protocol::{AddPreloadScript, Empty, Origin, SetViewport, Viewport};
+use crate::bidi::protocol::{AddPreloadScript, Origin, SetViewport, Viewport};
 use crate::config::BrowserKind;
 use crate::cookies::Cookie;
 use crate::dialogs::{Handler, Recorder};
@@ -231,11 +230,7 @@ return JSON.stringify(r); }}",
             context: &self.context,
             viewport: Viewport { width, height },
         };
-        let set = self
-            .bidi
-            .command::<_, Empty>("browsingContext.setViewport", &params)
-            .await
-            .map(drop);
+        let set = self.bidi.command(&params).await.map(drop);
         if let Some(s) = self.session.lock().expect("session lock").as_mut() {
             s.viewport = set.is_ok().then_some((width, height));
         }
@@ -379,7 +374,7 @@ return JSON.stringify(r); }}",
             user_contexts,
         };
         self.bidi
-            .command::<_, IgnoredAny>("script.addPreloadScript", &script)
+            .command(&script)
             .await
             .map(|_| ())
             .map_err(|e| match e {

@@ -4,15 +4,15 @@
 
 use std::time::{Duration, Instant};
 
-use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::BidiPage;
+use crate::backend::cdp::protocol as devtools;
 use crate::backend::page_backend::{self, PopupArm};
 use crate::bidi::protocol::{
-    Close, Cookies, DownloadBehavior, Empty, GetCookies, GetTree, Partition, SetCookie,
-    SetDownloadBehavior, UserTree,
+    Close, CookieFilter, DeleteCookies, DownloadBehavior, GetCookies, GetTree, Partition,
+    SetCookie, SetDownloadBehavior, command,
 };
 use crate::config::BrowserKind;
 use crate::cookies::{Cookie, bidi_cookie, to_bidi};
@@ -25,11 +25,12 @@ struct CdpSession {
     session: Option<String>,
 }
 
-/// `goog:cdp.getSession`'s parameters.
+/// `goog:cdp.getSession`: the DevTools session of a browsing context.
 #[derive(Serialize)]
 struct GetCdpSession<'a> {
     context: &'a str,
 }
+command!(GetCdpSession<'a>, "goog:cdp.getSession", CdpSession);
 
 /// `goog:cdp.sendCommand`'s parameters: a DevTools command as the caller
 /// wrote it (`page.cdp`), on `session` (none: the browser's).
@@ -40,6 +41,7 @@ struct SendCdpCommand<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     session: Option<String>,
 }
+command!(SendCdpCommand<'a>, "goog:cdp.sendCommand", CdpResult);
 
 /// `goog:cdp.sendCommand`'s answer.
 #[derive(Deserialize)]
@@ -62,16 +64,11 @@ impl BidiPage {
     /// The user context the page's tab lives in, as the browser tells it
     /// (none: it names none).
     pub(super) async fn tab_user_context(&self) -> Result<Option<String>, BrowserError> {
-        let tree: UserTree = self
-            .bidi
-            .command(
-                "browsingContext.getTree",
-                &GetTree {
-                    root: None,
-                    max_depth: 0,
-                },
-            )
-            .await?;
+        let every = GetTree {
+            root: None,
+            max_depth: 0,
+        };
+        let tree = self.bidi.command(&every).await?;
         Ok(tree
             .contexts
             .into_iter()
@@ -84,7 +81,7 @@ impl BidiPage {
         let params = GetCookies {
             partition: self.partition().await?,
         };
-        let answer: Cookies = self.bidi.command("storage.getCookies", &params).await?;
+        let answer = self.bidi.command(&params).await?;
         let chromium = self.browser == BrowserKind::Chromium;
         Ok(answer
             .cookies
@@ -104,9 +101,7 @@ impl BidiPage {
                 cookie: to_bidi(c),
                 partition: partition.clone(),
             };
-            self.bidi
-                .command::<_, Empty>("storage.setCookie", &params)
-                .await?;
+            self.bidi.command(&params).await?;
         }
         Ok(())
     }
@@ -117,15 +112,15 @@ impl BidiPage {
         let (gone, kept): (Vec<&Cookie>, Vec<&Cookie>) = cookies.iter().partition(|c| c.expired());
         let partition = self.partition().await?;
         for c in gone {
-            let mut params = json!({
-                "filter": { "name": c.name, "domain": c.domain, "path": c.path },
-            });
-            if let Some(p) = &partition {
-                params["partition"] = serde_json::to_value(p).expect("a partition serialises");
-            }
-            self.bidi
-                .command::<_, Value>("storage.deleteCookies", &params)
-                .await?;
+            let params = DeleteCookies {
+                filter: CookieFilter {
+                    name: &c.name,
+                    domain: &c.domain,
+                    path: &c.path,
+                },
+                partition: partition.clone(),
+            };
+            self.bidi.command(&params).await?;
         }
         let kept: Vec<Cookie> = kept.into_iter().cloned().collect();
         self.set_cookies(&kept).await
@@ -137,25 +132,39 @@ impl BidiPage {
         if self.browser != BrowserKind::Chromium {
             return Vec::new();
         }
-        let _ = self.goog_cdp("DOMStorage.enable", json!({})).await;
-        let Ok(answer) = self
-            .goog_cdp(
-                "DOMStorage.getDOMStorageItems",
-                json!({"storageId": {"securityOrigin": origin, "isLocalStorage": true}}),
-            )
-            .await
-        else {
+        let _ = self.devtools(&devtools::DomStorageEnable {}).await;
+        let items = devtools::GetDomStorageItems {
+            storage_id: devtools::StorageId {
+                storage_key: None,
+                security_origin: Some(origin),
+                is_local_storage: true,
+            },
+        };
+        let Ok(answer) = self.devtools(&items).await else {
             return Vec::new();
         };
-        answer["entries"]
-            .as_array()
-            .map(|entries| {
-                entries
-                    .iter()
-                    .filter_map(|e| Some((e[0].as_str()?.to_string(), e[1].as_str()?.to_string())))
-                    .collect()
-            })
-            .unwrap_or_default()
+        answer
+            .entries
+            .into_iter()
+            .filter_map(|pair| <[String; 2]>::try_from(pair).ok())
+            .map(|[key, value]| (key, value))
+            .collect()
+    }
+
+    /// A typed DevTools command on the page's target, through `goog:cdp`.
+    async fn devtools<C: devtools::Command>(
+        &self,
+        command: &C,
+    ) -> Result<C::Returns, BrowserError> {
+        let params = serde_json::to_value(command).map_err(|e| BrowserError::Command {
+            action: format!("encoding {}", C::METHOD),
+            message: e.to_string(),
+        })?;
+        let answer = self.goog_cdp(C::METHOD, params).await?;
+        serde_json::from_value(answer).map_err(|e| BrowserError::Command {
+            action: C::METHOD.to_string(),
+            message: format!("an answer of another shape: {e}"),
+        })
     }
 
     /// A DevTools command on the page's target, through chromedriver's
@@ -171,13 +180,13 @@ impl BidiPage {
         let get = GetCdpSession {
             context: &self.context,
         };
-        let session: CdpSession = self.bidi.command("goog:cdp.getSession", &get).await?;
+        let session = self.bidi.command(&get).await?;
         let send = SendCdpCommand {
             method,
             params,
             session: session.session,
         };
-        let answer: CdpResult = self.bidi.command("goog:cdp.sendCommand", &send).await?;
+        let answer = self.bidi.command(&send).await?;
         Ok(answer.result)
     }
 
@@ -190,20 +199,16 @@ impl BidiPage {
                 destination_folder: dir.to_string(),
             }),
         };
-        let sent = self
-            .bidi
-            .command::<_, IgnoredAny>("browser.setDownloadBehavior", &set)
-            .await
-            .map(drop);
+        let sent = self.bidi.command(&set).await.map(drop);
         let sent = match sent {
             Err(_) if self.browser == BrowserKind::Chromium => {
-                let params = match folder {
-                    Some(dir) => json!({"behavior": "allow", "downloadPath": dir}),
-                    None => json!({"behavior": "default"}),
+                let set = devtools::SetDownloadBehavior {
+                    behavior: if folder.is_some() { "allow" } else { "default" },
+                    browser_context_id: None,
+                    download_path: folder,
+                    events_enabled: false,
                 };
-                self.goog_cdp("Browser.setDownloadBehavior", params)
-                    .await
-                    .map(drop)
+                self.devtools(&set).await.map(drop)
             }
             sent => sent,
         };
@@ -215,16 +220,11 @@ impl BidiPage {
 
     /// The session's top-level browsing contexts (its tabs and popups).
     pub(super) async fn top_contexts(&self) -> Result<Vec<String>, BrowserError> {
-        let tree: UserTree = self
-            .bidi
-            .command(
-                "browsingContext.getTree",
-                &GetTree {
-                    root: None,
-                    max_depth: 0,
-                },
-            )
-            .await?;
+        let every = GetTree {
+            root: None,
+            max_depth: 0,
+        };
+        let tree = self.bidi.command(&every).await?;
         Ok(tree.contexts.into_iter().map(|c| c.context).collect())
     }
 
@@ -268,15 +268,14 @@ impl BidiPage {
             context: &self.context,
             prompt_unload: false,
         };
-        self.bidi
-            .command::<_, IgnoredAny>("browsingContext.close", &close)
-            .await
-            .map(drop)
+        self.bidi.command(&close).await.map(drop)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

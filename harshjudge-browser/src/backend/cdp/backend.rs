@@ -18,7 +18,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fantoccini::Client;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -30,7 +29,7 @@ use super::frames::{self, FrameError};
 use super::page::{CdpPage, NavError, PageError};
 use super::popups::PopupError;
 use super::protocol::{
-    CallArgument, CallFunctionOn, Command, DisposeBrowserContext, Evaluate, Evaluated, SessionId,
+    CallArgument, CallFunctionOn, DisposeBrowserContext, Evaluate, Evaluated, SessionId,
 };
 use super::screenshot::Area;
 use crate::backend::live::Live;
@@ -351,35 +350,6 @@ fn page_error(e: PageError) -> BrowserError {
     e.into()
 }
 
-/// `DOMStorage.enable`.
-#[derive(Serialize)]
-struct DomStorageEnable {}
-impl Command for DomStorageEnable {
-    const METHOD: &'static str = "DOMStorage.enable";
-    type Returns = serde::de::IgnoredAny;
-}
-
-/// `DOMStorage.getDOMStorageItems` of an origin's localStorage.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct GetDomStorageItems {
-    storage_id: StorageId,
-}
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StorageId {
-    security_origin: String,
-    is_local_storage: bool,
-}
-#[derive(Deserialize)]
-struct StorageItems {
-    entries: Vec<(String, String)>,
-}
-impl Command for GetDomStorageItems {
-    const METHOD: &'static str = "DOMStorage.getDOMStorageItems";
-    type Returns = StorageItems;
-}
-
 type Logs = (Vec<ConsoleEntry>, Vec<NetworkEntry>);
 
 impl PageBackend for CdpBackend {
@@ -603,18 +573,7 @@ return JSON.stringify(r); }})({args})",
         }
     }
     async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        let (connection, session, _) = self.page.parts();
-        let _ = connection.send(Some(session), &DomStorageEnable {}).await;
-        let items = GetDomStorageItems {
-            storage_id: StorageId {
-                security_origin: origin.to_string(),
-                is_local_storage: true,
-            },
-        };
-        match connection.send(Some(session), &items).await {
-            Ok(items) => items.entries,
-            Err(_) => Vec::new(),
-        }
+        self.page.local_storage(origin).await.unwrap_or_default()
     }
     async fn route<F, Fut>(
         &self,

@@ -209,7 +209,7 @@ impl Downloads {
         let path = folder.to_string_lossy();
         let behave = SetDownloadBehavior {
             behavior: "allowAndName",
-            browser_context_id: context,
+            browser_context_id: Some(context),
             download_path: Some(&path),
             events_enabled: true,
         };
@@ -244,7 +244,7 @@ impl Downloads {
         }
         let behave = SetDownloadBehavior {
             behavior: "default",
-            browser_context_id: context,
+            browser_context_id: Some(context),
             download_path: None,
             events_enabled: true,
         };

@@ -284,7 +284,9 @@ command!(
 pub(crate) struct SetDownloadBehavior<'a> {
     /// "allowAndName": saved as `<download_path>/<guid>`; "default", "deny".
     pub(crate) behavior: &'static str,
-    pub(crate) browser_context_id: &'a BrowserContextId,
+    /// None: the browser's default context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) browser_context_id: Option<&'a BrowserContextId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) download_path: Option<&'a str>,
     pub(crate) events_enabled: bool,

@@ -16,16 +16,13 @@
 //!   gets a new session, that is a new MiniBrowser with an ephemeral data
 //!   store of its own, from a driver already running.
 
-use fantoccini::wd::WindowHandle;
-use serde::de::IgnoredAny;
-
 use super::session::Session;
 use crate::bidi::protocol::{
-    Close, Create, CreateType, Created, GetTree, NoParams, RemoveUserContext, UserContextInfo,
-    UserContexts, UserTree,
+    Close, Create, CreateType, CreateUserContext, GetTree, GetUserContexts, RemoveUserContext,
 };
 use crate::config::BrowserKind;
 use crate::error::{BrowserError, cmd_err};
+use fantoccini::wd::WindowHandle;
 
 /// Whether a session goes back to the pool when its page is released: one
 /// with BiDi (isolated by user contexts), or Chromium's without (cleared
@@ -49,16 +46,12 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
             "it has no WebDriver BiDi connection",
         ));
     };
-    let created: UserContextInfo = bidi
-        .command("browser.createUserContext", &NoParams {})
-        .await?;
-    let user_context = created.user_context;
+    let user_context = bidi.command(&CreateUserContext {}).await?.user_context;
     let tab = Create {
         kind: CreateType::Tab,
         user_context: Some(&user_context),
     };
-    let tab: Created = bidi.command("browsingContext.create", &tab).await?;
-    let context = tab.context;
+    let context = bidi.command(&tab).await?.context;
     let first = bidi.context.lock().expect("bidi lock").clone();
     if session.driver.is_some() {
         // A local driver: its classic side (`Page::client()`) follows the
@@ -91,7 +84,7 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
         root: None,
         max_depth: 0,
     };
-    let tree: UserTree = bidi.command("browsingContext.getTree", &every).await?;
+    let tree = bidi.command(&every).await?;
     for c in tree.contexts {
         let home = session.home.as_deref() == Some(c.context.as_str());
         if c.user_context.as_deref() == Some("default") && c.context != context && !home {
@@ -99,19 +92,15 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
                 context: &c.context,
                 prompt_unload: false,
             };
-            bidi.command::<_, IgnoredAny>("browsingContext.close", &close)
-                .await?;
+            bidi.command(&close).await?;
         }
     }
-    let contexts: UserContexts = bidi
-        .command("browser.getUserContexts", &NoParams {})
-        .await?;
+    let contexts = bidi.command(&GetUserContexts {}).await?;
     for u in contexts.user_contexts {
         let id = u.user_context;
         if id != "default" && id != user_context {
             let remove = RemoveUserContext { user_context: &id };
-            bidi.command::<_, IgnoredAny>("browser.removeUserContext", &remove)
-                .await?;
+            bidi.command(&remove).await?;
         }
     }
     session.user_context = Some(user_context);
