@@ -848,3 +848,16 @@ async fn a_saved_login_opens_signed_in_on_webkit() {
 async fn a_saved_login_opens_signed_in_on_chromium() {
     saved_login(BrowserKind::Chromium).await;
 }
+
+/// Firefox's storage state keeps the localStorage of an origin its page
+/// left (read in a background tab of the page's user context).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_storage_state_keeps_an_origin_left_on_firefox() {
+    let base = demo_app::start_in_background().expect("demo app");
+    let page = browsers()
+        .open_page_with(&config(BrowserKind::Firefox), &base)
+        .await
+        .expect("a Firefox page");
+    engine_support::left_origins_storage(&page, &base).await;
+    browsers().release(page).await;
+}

@@ -273,7 +273,8 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .await
         .unwrap();
     assert_eq!(page.protocol(), "webdriver-bidi", "a remote end with BiDi");
-    // Chromium's DevTools through chromedriver's `goog:cdp` over BiDi.
+    // Chromium's DevTools through chromedriver's `goog:cdp` over BiDi: the
+    // escape hatch, and the storage of an origin the page has left.
     let three = page
         .cdp(
             "Runtime.evaluate",
@@ -282,6 +283,7 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .await
         .expect("page.cdp through goog:cdp");
     assert_eq!(three["result"]["value"], 3, "{three}");
+    crate::support::engines::left_origins_storage(&page, &base).await;
     page.client()
         .expect("a WebDriver session")
         .clone()
@@ -290,4 +292,11 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .unwrap();
     let _ = driver.kill();
     let _ = driver.wait();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_storage_state_keeps_an_origin_the_page_left() {
+    let (page, base) = page().await;
+    crate::support::engines::left_origins_storage(&page, &base).await;
+    browsers().release(page).await;
 }

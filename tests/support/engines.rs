@@ -1,5 +1,5 @@
-//! What the engine tests share: a local driver's settings for one engine, and
-//! the demo app's sign-in.
+//! What the engine tests share: a local driver's settings for one engine,
+//! the demo app's sign-in, and the storage state of an origin left behind.
 
 use harshjudge::browser::{BrowserConfig, BrowserKind, ChromiumProtocol, Page, expect};
 use harshjudge::regex::Regex;
@@ -39,4 +39,30 @@ pub async fn sign_in(page: &Page) {
         .to_have_url(Regex::new("^[^?]*/account$").unwrap())
         .await
         .unwrap();
+}
+
+/// The storage state holds the localStorage of an origin the page visited
+/// and then left (read through the browser, not the page): set at
+/// `127.0.0.1`, the page now on `localhost`, another origin of the same app.
+#[allow(dead_code)] // not every engine test saves a storage state
+pub async fn left_origins_storage(page: &Page, base: &str) {
+    page.goto("/").await.unwrap();
+    page.evaluate::<(), _>("() => localStorage.setItem('left', 'behind')", ())
+        .await
+        .unwrap();
+    let elsewhere = base.replace("127.0.0.1", "localhost");
+    assert_ne!(elsewhere, base, "the demo app's base is on 127.0.0.1");
+    page.goto(&format!("{elsewhere}/")).await.unwrap();
+    let state = page.storage_state().await.unwrap();
+    let left = state
+        .origins
+        .iter()
+        .find(|o| o.origin == base.trim_end_matches('/'))
+        .unwrap_or_else(|| panic!("no {base} among the origins of {state:?}"));
+    let entries: Vec<(&str, &str)> = left
+        .local_storage
+        .iter()
+        .map(|e| (e.name.as_str(), e.value.as_str()))
+        .collect();
+    assert_eq!(entries, [("left", "behind")], "{state:?}");
 }

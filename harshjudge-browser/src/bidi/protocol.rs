@@ -437,7 +437,8 @@ pub(crate) enum CreateType {
     Tab,
 }
 
-/// `browsingContext.create`: a tab, in a user context when one is named.
+/// `browsingContext.create`: a tab, in a user context when one is named;
+/// `background`: the page's own tab stays the active one.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Create<'a> {
@@ -445,6 +446,8 @@ pub(crate) struct Create<'a> {
     pub(crate) kind: CreateType,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) user_context: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) background: bool,
 }
 
 /// The answer of `browsingContext.create`: the new context.

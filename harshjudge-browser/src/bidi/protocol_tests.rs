@@ -86,16 +86,18 @@ fn browsing_context_commands_are_the_specs() {
     assert_eq!(
         sent(Create {
             kind: CreateType::Tab,
-            user_context: Some("u")
+            user_context: Some("u"),
+            background: false,
         }),
         json!({"type": "tab", "userContext": "u"})
     );
     assert_eq!(
         sent(Create {
             kind: CreateType::Tab,
-            user_context: None
+            user_context: None,
+            background: true,
         }),
-        json!({"type": "tab"})
+        json!({"type": "tab", "background": true})
     );
     assert_eq!(
         sent(Close {

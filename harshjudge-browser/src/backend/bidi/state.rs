@@ -11,11 +11,13 @@ use super::BidiPage;
 use crate::backend::cdp::protocol as devtools;
 use crate::backend::page_backend::{self, PopupArm};
 use crate::bidi::protocol::{
-    Close, CookieFilter, DeleteCookies, DownloadBehavior, GetCookies, GetTree, Partition,
-    SetCookie, SetDownloadBehavior, command,
+    Close, CookieFilter, Create, CreateType, DeleteCookies, DownloadBehavior, GetCookies, GetTree,
+    Partition, SetCookie, SetDownloadBehavior, command,
 };
 use crate::config::BrowserKind;
-use crate::cookies::{Cookie, bidi_cookie, to_bidi};
+use crate::cookies::{
+    Cookie, LOCAL_STORAGE_JSON, STATE_PAGE, bidi_cookie, stored_entries, to_bidi,
+};
 use crate::engines;
 use crate::error::BrowserError;
 
@@ -126,29 +128,34 @@ impl BidiPage {
         self.set_cookies(&kept).await
     }
 
-    /// The localStorage of an origin the page is not on: through DevTools on
-    /// Chromium (`goog:cdp`); empty where the browser does not say.
+    /// The localStorage of an origin the page is not on: read through a
+    /// document of it, in a background tab of the page's user context of
+    /// its own (as Playwright's storageState), on the origin's state page.
     pub(super) async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        if self.browser != BrowserKind::Chromium {
-            return Vec::new();
-        }
-        let _ = self.devtools(&devtools::DomStorageEnable {}).await;
-        let items = devtools::GetDomStorageItems {
-            storage_id: devtools::StorageId {
-                storage_key: None,
-                security_origin: Some(origin),
-                is_local_storage: true,
-            },
-        };
-        let Ok(answer) = self.devtools(&items).await else {
+        let Ok(user_context) = self.tab_user_context().await else {
             return Vec::new();
         };
-        answer
-            .entries
-            .into_iter()
-            .filter_map(|pair| <[String; 2]>::try_from(pair).ok())
-            .map(|[key, value]| (key, value))
-            .collect()
+        let tab = Create {
+            kind: CreateType::Tab,
+            user_context: user_context.as_deref(),
+            background: true,
+        };
+        let Ok(created) = self.bidi.command(&tab).await else {
+            return Vec::new();
+        };
+        let scratch = created.context.as_str();
+        let url = format!("{origin}{STATE_PAGE}");
+        let during = format!("reading the localStorage of {origin}");
+        let read = match self.bidi.navigate(scratch, Some(&url), &during).await {
+            Ok(()) => self.bidi.evaluate(scratch, LOCAL_STORAGE_JSON).await.ok(),
+            Err(_) => None,
+        };
+        let close = Close {
+            context: scratch,
+            prompt_unload: false,
+        };
+        let _ = self.bidi.command(&close).await;
+        read.map(|json| stored_entries(&json)).unwrap_or_default()
     }
 
     /// A typed DevTools command on the page's target, through `goog:cdp`.

@@ -38,7 +38,7 @@ use crate::backend::page_backend::{
 };
 use crate::backend::walk::{self, CallFailure, Returned, Scopes};
 use crate::config::BrowserKind;
-use crate::cookies::Cookie;
+use crate::cookies::{Cookie, LOCAL_STORAGE_JSON, STATE_PAGE, stored_entries};
 use crate::dialogs::{Handler, Recorder};
 use crate::emulation::Emulation;
 use crate::engine::decode;
@@ -573,7 +573,20 @@ return JSON.stringify(r); }})({args})",
         }
     }
     async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        self.page.local_storage(origin).await.unwrap_or_default()
+        // Chromium reads an origin's storage through a document of it, and
+        // the scenario's page shows another: a page of the same context of
+        // its own, on the origin's state page, as Playwright's storageState.
+        let Ok(scratch) = self.context.new_page().await else {
+            return Vec::new();
+        };
+        let url = format!("{origin}{STATE_PAGE}");
+        let read = match scratch.navigate(&url).await {
+            Ok(()) => scratch.evaluate(LOCAL_STORAGE_JSON).await.ok(),
+            Err(_) => None,
+        };
+        let _ = scratch.close().await;
+        read.and_then(|v| v.as_str().map(stored_entries))
+            .unwrap_or_default()
     }
     async fn route<F, Fut>(
         &self,

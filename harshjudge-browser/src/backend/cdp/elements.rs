@@ -3,20 +3,16 @@
 //! of `set_input_files` (`DOM.setFileInputFiles{objectId}`, see
 //! [`CdpPage::set_files`]) and the iframe a frame's scope is entered
 //! through ([`CdpPage::frame_scope`]: `DOM.describeNode{objectId}` →
-//! `frameId` → its default context); and the localStorage of an origin
-//! other than the top document's ([`CdpPage::local_storage`]).
+//! `frameId` → its default context).
 
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::connection::CdpError;
 use super::frames::{FrameError, frame_of};
 use super::page::{CallError, CdpPage};
-use super::protocol::{
-    CallArgument, CallFunctionOn, DomStorageEnable, GetDomStorageItems, StorageId,
-};
+use super::protocol::{CallArgument, CallFunctionOn};
 use crate::wire::{self, BidiReturns};
 
 /// What an engine call that may find an element answers.
@@ -119,43 +115,6 @@ impl CdpPage {
         let frame = frame_of(&self.connection, &self.session, iframe).await?;
         let context = self.shared.contexts.wait_default_of(&frame, deadline);
         Ok(context.await?.id)
-    }
-
-    /// The localStorage of `origin` (`https://app.test`), as `(key, value)`:
-    /// by its first-party storage key, else by its origin. Chromium reads
-    /// it through a frame of that origin in the page (the top document or a
-    /// same-process iframe); an origin open in none is an error ("Frame not
-    /// found"): a cross-site iframe is a target of its own, not searched.
-    pub(crate) async fn local_storage(
-        &self,
-        origin: &str,
-    ) -> Result<Vec<(String, String)>, CdpError> {
-        let s = Some(&self.session);
-        let key = format!("{}/", origin.trim_end_matches('/'));
-        let by = |storage_key, security_origin| GetDomStorageItems {
-            storage_id: StorageId {
-                storage_key,
-                security_origin,
-                is_local_storage: true,
-            },
-        };
-        let (enabled, items) = tokio::join!(
-            self.connection.send(s, &DomStorageEnable {}),
-            self.connection.send(s, &by(Some(&key), None))
-        );
-        enabled?;
-        let items = match items {
-            Ok(items) => items,
-            Err(_) => self.connection.send(s, &by(None, Some(origin))).await?,
-        };
-        Ok(items
-            .entries
-            .into_iter()
-            .filter_map(|e| match <[String; 2]>::try_from(e) {
-                Ok([k, v]) => Some((k, v)),
-                Err(_) => None,
-            })
-            .collect())
     }
 }
 

@@ -98,50 +98,17 @@ async fn a_frames_scope_comes_from_its_iframe_element() {
     assert!(e.contains("<div>, not an iframe"), "{e}");
 }
 
-/// Another origin's localStorage, as `DOMStorage` answers it.
-#[tokio::test]
-async fn another_origins_local_storage() {
-    let (page, mut fake) = fake_page().await;
-    let read = page.local_storage("http://b.test");
-    let browser = async {
-        for _ in 0..2 {
-            let c = fake.command().await;
-            let result = if c["method"] == "DOMStorage.getDOMStorageItems" {
-                assert_eq!(
-                    c["params"],
-                    json!({"storageId": {"storageKey": "http://b.test/", "isLocalStorage": true}})
-                );
-                json!({"entries": [["token", "t1"], ["theme", "dark"]]})
-            } else {
-                assert_eq!(c["method"], "DOMStorage.enable");
-                json!({})
-            };
-            fake.answer(&c["id"], result).await;
-        }
-    };
-    let (read, ()) = tokio::join!(read, browser);
-    assert_eq!(
-        read.expect("read"),
-        [
-            ("token".to_string(), "t1".to_string()),
-            ("theme".to_string(), "dark".to_string())
-        ]
-    );
-}
-
 /// A real Chromium: the engine's element is the input `DOM.setFileInputFiles`
-/// sets; an iframe's scope runs the engine in its frame; another origin's
-/// localStorage is read without a page of it.
+/// sets; an iframe's scope runs the engine in its frame.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_real_pages_element_frame_scope_and_other_origins_storage() {
+async fn a_real_pages_element_and_frame_scope() {
     use super::super::protocol::Evaluate;
     use super::super::testing::{real_page, serve_pages};
     use crate::protocol::{Action, Answer, Call, Read, Request, Step, Target};
     let base = serve_pages(&[(
         "/",
         "",
-        "<input type=file><iframe srcdoc='<h1>Inner</h1>'></iframe>\
-             <script>localStorage.setItem('k', 'v1')</script>",
+        "<input type=file><iframe srcdoc='<h1>Inner</h1>'></iframe>",
     )])
     .await;
     let (browser, _context, page) = real_page().await;
@@ -215,11 +182,5 @@ async fn a_real_pages_element_frame_scope_and_other_origins_storage() {
         Ok(json!("Inner"))
     );
 
-    let stored = page.local_storage(&base).await.expect("read");
-    assert_eq!(stored, [("k".to_string(), "v1".to_string())]);
-    // An origin open nowhere: Chromium finds no frame to read it through.
-    page.navigate("about:blank").await.expect("blank");
-    let e = page.local_storage(&base).await.expect_err("no frame of it");
-    assert!(e.to_string().contains("Frame not found"), "{e}");
     browser.close().await;
 }

@@ -50,6 +50,7 @@ pub(super) async fn fresh_user_context(session: &mut Session) -> Result<(), Brow
     let tab = Create {
         kind: CreateType::Tab,
         user_context: Some(&user_context),
+        background: false,
     };
     let context = bidi.command(&tab).await?.context;
     let first = bidi.context.lock().expect("bidi lock").clone();
