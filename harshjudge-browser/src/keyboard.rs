@@ -58,6 +58,25 @@ fn key(name: &str) -> Result<String, KeyError> {
     })
 }
 
+/// What typing text is called in an error.
+pub(crate) const TYPING: &str = "typing text";
+
+/// The key actions that type `text`, one character at a time (a newline is
+/// Enter).
+pub(crate) fn typed(text: &str) -> Vec<Value> {
+    let mut actions = Vec::new();
+    for c in text.chars() {
+        let v = if c == '\n' {
+            "\u{E007}".to_string()
+        } else {
+            c.to_string()
+        };
+        actions.push(json!({"type": "keyDown", "value": v}));
+        actions.push(json!({"type": "keyUp", "value": v}));
+    }
+    actions
+}
+
 /// The key actions of a key or chord: every key down in order, then up in reverse.
 pub(crate) fn chord(keys: &str) -> Result<Vec<Value>, KeyError> {
     let mut names: Vec<&str> = Vec::new();
@@ -141,7 +160,11 @@ impl Keyboard {
         Keyboard { page }
     }
 
+    /// Sends key actions (none: nothing is sent).
     pub(crate) async fn send(&self, actions: Vec<Value>, during: &str) -> Result<(), BrowserError> {
+        if actions.is_empty() {
+            return Ok(());
+        }
         perform(
             &self.page,
             json!([{"type": "key", "id": "keyboard", "actions": actions}]),
@@ -218,29 +241,10 @@ impl Keyboard {
                 &text,
                 typing,
                 at,
-                self.type_chars(&text),
+                self.send(typed(&text), TYPING),
             )
             .await
         })
-    }
-
-    /// [`type_text`](Keyboard::type_text) without an entry of its own (a
-    /// locator's `press_sequentially` is the entry).
-    pub(crate) async fn type_chars(&self, text: &str) -> Result<(), BrowserError> {
-        let mut actions = Vec::new();
-        for c in text.chars() {
-            let v = if c == '\n' {
-                "\u{E007}".to_string()
-            } else {
-                c.to_string()
-            };
-            actions.push(json!({"type": "keyDown", "value": v}));
-            actions.push(json!({"type": "keyUp", "value": v}));
-        }
-        if actions.is_empty() {
-            return Ok(());
-        }
-        self.send(actions, "typing text").await
     }
 
     /// Holds a key down (until [`up`](Keyboard::up)).

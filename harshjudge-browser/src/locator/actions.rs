@@ -111,19 +111,8 @@ impl Locator {
             let call = || CallText::locator(&self.desc, "press", arg(key));
             self.traced(Kind::Action, call, at, async {
                 let keys = crate::keyboard::chord(key).map_err(|e| e.at(Some(at)))?;
-                let focused = self.act(Action::Press, "be focused", at).await;
-                if trace::types_text(key) {
-                    conceal_unless_plain(&focused);
-                }
-                focused?;
-                let navigations = self.page.backend().watch_action();
-                self.page
-                    .keyboard()
-                    .send(keys, &format!("pressing {key} in {}", self.desc))
-                    .await
-                    .map_err(|e| e.located(at))?;
-                self.after_action(navigations).await;
-                Ok(())
+                let during = format!("pressing {key} in {}", self.desc);
+                self.keyed(keys, &during, trace::types_text(key), at).await
             })
             .await
         })
@@ -140,20 +129,36 @@ impl Locator {
         Box::pin(async move {
             let call = || CallText::locator(&self.desc, "press_sequentially", arg(&text));
             self.traced(Kind::Action, call, at, async {
-                let focused = self.act(Action::Press, "be focused", at).await;
-                conceal_unless_plain(&focused);
-                focused?;
-                let navigations = self.page.backend().watch_action();
-                self.page
-                    .keyboard()
-                    .type_chars(&text)
-                    .await
-                    .map_err(|e| e.located(at))?;
-                self.after_action(navigations).await;
-                Ok(())
+                let keys = crate::keyboard::typed(&text);
+                self.keyed(keys, crate::keyboard::TYPING, true, at).await
             })
             .await
         })
+    }
+
+    /// Focuses the element, then sends `keys` from the keyboard: `press`
+    /// and `press_sequentially`. `types_text`: what is typed is text, kept
+    /// out of the trace unless the field is plain (not a password).
+    async fn keyed(
+        &self,
+        keys: Vec<serde_json::Value>,
+        during: &str,
+        types_text: bool,
+        at: &'static Location<'static>,
+    ) -> Result<(), BrowserError> {
+        let focused = self.act(Action::Press, "be focused", at).await;
+        if types_text {
+            conceal_unless_plain(&focused);
+        }
+        focused?;
+        let navigations = self.page.backend().watch_action();
+        self.page
+            .keyboard()
+            .send(keys, during)
+            .await
+            .map_err(|e| e.located(at))?;
+        self.after_action(navigations).await;
+        Ok(())
     }
 
     /// Checks a checkbox or radio button (clicking it unless it is checked), then
