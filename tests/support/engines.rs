@@ -65,4 +65,20 @@ pub async fn left_origins_storage(page: &Page, base: &str) {
         .map(|e| (e.name.as_str(), e.value.as_str()))
         .collect();
     assert_eq!(entries, [("left", "behind")], "{state:?}");
+    // Read in a page of its own, which is not the scenario's: its request
+    // is not in the page's network, nor is anything of it in the console.
+    let (console, network) = page.take_logs().await.unwrap();
+    let urls: Vec<&str> = network.iter().map(|n| n.url.as_str()).collect();
+    assert!(
+        urls.iter().any(|u| u.starts_with(&elsewhere)),
+        "the page's own navigation is in its network: {urls:?}"
+    );
+    assert!(
+        !urls.iter().any(|u| u.contains("/.harshjudge/")),
+        "the state page's request is not the page's: {urls:?}"
+    );
+    assert!(
+        !console.iter().any(|c| c.text.contains("/.harshjudge/")),
+        "{console:?}"
+    );
 }

@@ -178,7 +178,9 @@ impl Bidi {
             // No receiver: no call is waiting.
             let _ = self.lifecycle.send(news);
         }
-        feed_step_log(&self.log, &event);
+        if self.logged(&event) {
+            feed_step_log(&self.log, &event);
+        }
         match event {
             BidiEvent::BeforeRequestSent(sent) if sent.is_blocked => {
                 let bidi = self.clone();
@@ -192,6 +194,23 @@ impl Bidi {
             }
             _ => {}
         }
+    }
+
+    /// Keeps the console and network of `context`, a context this side
+    /// opened for itself, out of the step's log.
+    pub(crate) fn unlog(&self, context: &str) {
+        let mut unlogged = self.unlogged.lock().expect("bidi lock");
+        unlogged.insert(context.to_string());
+    }
+
+    /// Whether `event` goes into the step's log: not one of an unlogged
+    /// context, whose closing forgets it.
+    fn logged(&self, event: &BidiEvent) -> bool {
+        let mut unlogged = self.unlogged.lock().expect("bidi lock");
+        if let BidiEvent::ContextDestroyed(gone) = event {
+            unlogged.remove(&gone.context);
+        }
+        event.log_context().is_none_or(|c| !unlogged.contains(c))
     }
 
     /// What a navigation event says of its context: the navigation under

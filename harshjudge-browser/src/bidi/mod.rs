@@ -133,6 +133,10 @@ pub(crate) struct Bidi {
     preloaded: tokio::sync::OnceCell<()>,
     /// The events of another shape said on stderr (once each per connection).
     malformed: Mutex<HashSet<String>>,
+    /// The contexts this side opened for itself (a storage state's read):
+    /// their console and network stay out of the step's log; each goes with
+    /// its `contextDestroyed`.
+    unlogged: Mutex<HashSet<String>>,
     /// The session's data collector of response bodies, once asked for
     /// (`bodies.rs`).
     collector: tokio::sync::OnceCell<bodies::Collector>,
@@ -224,6 +228,7 @@ impl Bidi {
             navigating: Mutex::default(),
             preloaded: tokio::sync::OnceCell::new(),
             malformed: Mutex::default(),
+            unlogged: Mutex::default(),
             collector: tokio::sync::OnceCell::new(),
         });
         let weak = Arc::downgrade(&bidi);

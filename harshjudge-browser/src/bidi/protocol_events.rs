@@ -67,6 +67,18 @@ pub(crate) enum BidiEvent {
 }
 
 impl BidiEvent {
+    /// The browsing context a console or network event is of (none: not a
+    /// page's, or another kind of event).
+    pub(crate) fn log_context(&self) -> Option<&str> {
+        match self {
+            BidiEvent::LogEntryAdded(e) => e.source.context.as_deref(),
+            BidiEvent::BeforeRequestSent(e) => e.context.as_deref(),
+            BidiEvent::ResponseStarted(e) | BidiEvent::ResponseCompleted(e) => e.context.as_deref(),
+            BidiEvent::FetchError(e) => Some(&e.context),
+            _ => None,
+        }
+    }
+
     /// The event `message` (a whole event message) is: never an error.
     pub(crate) fn parse(message: &serde_json::Value) -> BidiEvent {
         let error = match BidiEvent::deserialize(message) {
@@ -131,6 +143,16 @@ pub(crate) struct LogEntry {
     pub(crate) timestamp: f64,
     #[serde(default)]
     pub(crate) stack_trace: Option<StackTrace>,
+    /// Where it was logged.
+    #[serde(default)]
+    pub(crate) source: LogSource,
+}
+
+/// The realm a log entry comes from: its browsing context, if a page's.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct LogSource {
+    #[serde(default)]
+    pub(crate) context: Option<String>,
 }
 
 /// Where a console call was made.
@@ -192,6 +214,9 @@ fn get() -> String {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct BeforeRequestSent {
+    /// The browsing context of the request (none: not a page's).
+    #[serde(default)]
+    pub(crate) context: Option<String>,
     #[serde(default)]
     pub(crate) request: RequestData,
     #[serde(default)]
@@ -218,6 +243,9 @@ pub(crate) struct AuthRequired {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ResponseEvent {
+    /// The browsing context of the request (none: not a page's).
+    #[serde(default)]
+    pub(crate) context: Option<String>,
     #[serde(default)]
     pub(crate) request: RequestData,
     #[serde(default)]

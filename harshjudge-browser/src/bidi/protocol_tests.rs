@@ -488,3 +488,29 @@ fn delete_cookies_is_the_specs() {
         json!({"filter": {"name": "sid", "domain": "app.test", "path": "/"}})
     );
 }
+
+/// The browsing context of a console or network event (what keeps a
+/// context this side opened for itself out of the step's log).
+#[test]
+fn console_and_network_events_name_their_context() {
+    let event = |method: &str, params: Value| {
+        BidiEvent::parse(&json!({"type": "event", "method": method, "params": params}))
+    };
+    let sent = event(
+        "network.beforeRequestSent",
+        json!({"context": "c1", "request": {"request": "7"}}),
+    );
+    assert_eq!(sent.log_context(), Some("c1"));
+    let done = event(
+        "network.responseCompleted",
+        json!({"context": null, "request": {"request": "7"}}),
+    );
+    assert_eq!(done.log_context(), None, "a request that is no page's");
+    let logged = event(
+        "log.entryAdded",
+        json!({"type": "console", "text": "hi", "source": {"realm": "r", "context": "c2"}}),
+    );
+    assert_eq!(logged.log_context(), Some("c2"));
+    let loaded = event("browsingContext.load", json!({"context": "c3", "url": "u"}));
+    assert_eq!(loaded.log_context(), None, "not a console or network event");
+}

@@ -130,7 +130,8 @@ impl BidiPage {
 
     /// The localStorage of an origin the page is not on: read through a
     /// document of it, in a background tab of the page's user context of
-    /// its own (as Playwright's storageState), on the origin's state page.
+    /// its own (as Playwright's storageState), on the origin's state page;
+    /// the tab's console and network are not the step's.
     pub(super) async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
         let Ok(user_context) = self.tab_user_context().await else {
             return Vec::new();
@@ -144,6 +145,7 @@ impl BidiPage {
             return Vec::new();
         };
         let scratch = created.context.as_str();
+        self.bidi.unlog(scratch);
         let url = format!("{origin}{STATE_PAGE}");
         let during = format!("reading the localStorage of {origin}");
         let read = match self.bidi.navigate(scratch, Some(&url), &during).await {
