@@ -849,15 +849,26 @@ async fn a_saved_login_opens_signed_in_on_chromium() {
     saved_login(BrowserKind::Chromium).await;
 }
 
-/// Firefox's storage state keeps the localStorage of an origin its page
-/// left (read in a background tab of the page's user context).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_storage_state_keeps_an_origin_left_on_firefox() {
+/// The storage state keeps the localStorage of an origin the page left, on
+/// `browser` (read in a tab of its own: a background tab of the page's user
+/// context over BiDi, a new tab of the session over classic WebDriver).
+async fn origin_left(browser: BrowserKind) {
     let base = demo_app::start_in_background().expect("demo app");
     let page = browsers()
-        .open_page_with(&config(BrowserKind::Firefox), &base)
+        .open_page_with(&config(browser), &base)
         .await
-        .expect("a Firefox page");
-    engine_support::left_origins_storage(&page, &base).await;
+        .unwrap_or_else(|e| panic!("a {browser} page: {e}"));
+    let logs = browser != BrowserKind::Webkit;
+    engine_support::left_origins_storage(&page, &base, logs).await;
     browsers().release(page).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_storage_state_keeps_an_origin_left_on_firefox() {
+    origin_left(BrowserKind::Firefox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_storage_state_keeps_an_origin_left_on_webkit() {
+    origin_left(BrowserKind::Webkit).await;
 }

@@ -283,7 +283,7 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .await
         .expect("page.cdp through goog:cdp");
     assert_eq!(three["result"]["value"], 3, "{three}");
-    crate::support::engines::left_origins_storage(&page, &base).await;
+    crate::support::engines::left_origins_storage(&page, &base, true).await;
     page.client()
         .expect("a WebDriver session")
         .clone()
@@ -297,6 +297,6 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_storage_state_keeps_an_origin_the_page_left() {
     let (page, base) = page().await;
-    crate::support::engines::left_origins_storage(&page, &base).await;
+    crate::support::engines::left_origins_storage(&page, &base, true).await;
     browsers().release(page).await;
 }

@@ -121,6 +121,36 @@ impl Engine {
         Ok(Some(main))
     }
 
+    /// Runs `f` in a new tab of the session, closed after it, then back in
+    /// the window the session was in; under the switching lock (a storage
+    /// state's read of an origin the page left).
+    pub(crate) async fn in_new_tab<T, F>(&self, f: F) -> Result<T, BrowserError>
+    where
+        F: Future<Output = Result<T, BrowserError>>,
+    {
+        let _held = self.switching.lock().await;
+        let back = self
+            .client
+            .window()
+            .await
+            .map_err(|e| self.explain(wire::fail("reading the current window", e)))?;
+        let tab = self
+            .client
+            .new_window(true)
+            .await
+            .map_err(|e| self.explain(wire::fail("opening a tab", e)))?;
+        let r = match self.client.switch_to_window(tab.handle).await {
+            Ok(()) => {
+                let r = f.await;
+                let _ = self.client.close_window().await;
+                r
+            }
+            Err(e) => Err(wire::fail("switching to a new tab", e)),
+        };
+        let _ = self.client.switch_to_window(back).await;
+        r.map_err(|e| self.explain(e))
+    }
+
     async fn leave_window(&self, main: Option<fantoccini::wd::WindowHandle>) {
         if let Some(main) = main {
             let _ = self.client.switch_to_window(main).await;

@@ -7,7 +7,10 @@ use serde_json::{Value, json};
 
 use super::ClassicPage;
 use crate::config::BrowserKind;
-use crate::cookies::{Cookie, STATE_PAGE, cdp_cookie, classic_cookie, list, to_cdp, to_classic};
+use crate::cookies::{
+    Cookie, LOCAL_STORAGE_JSON, STATE_PAGE, cdp_cookie, classic_cookie, list, stored_entries,
+    to_cdp, to_classic,
+};
 use crate::error::BrowserError;
 use crate::wire::{self, cdp};
 
@@ -172,28 +175,23 @@ impl ClassicPage {
         Ok(())
     }
 
-    /// The localStorage of an origin the page is not on, through DevTools
-    /// (empty when the browser does not say).
+    /// The localStorage of an origin the page is not on: read through a
+    /// document of it, on its state page in a tab of the session of its own.
     pub(super) async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        let _ = cdp(&self.client, "DOMStorage.enable", json!({})).await;
-        let Ok(answer) = cdp(
-            &self.client,
-            "DOMStorage.getDOMStorageItems",
-            json!({"storageId": {"securityOrigin": origin, "isLocalStorage": true}}),
-        )
-        .await
-        else {
-            return Vec::new();
-        };
-        answer["entries"]
-            .as_array()
-            .map(|entries| {
-                entries
-                    .iter()
-                    .filter_map(|e| Some((e[0].as_str()?.to_string(), e[1].as_str()?.to_string())))
-                    .collect()
-            })
-            .unwrap_or_default()
+        let url = format!("{origin}{STATE_PAGE}");
+        let read = self.engine.in_new_tab(async {
+            self.open_url(&url, &format!("opening {url} to read its localStorage"))
+                .await?;
+            let script = format!("return {LOCAL_STORAGE_JSON}");
+            self.client
+                .execute(&script, Vec::new())
+                .await
+                .map_err(|e| wire::fail("reading the localStorage", e))
+        });
+        match read.await {
+            Ok(Value::String(json)) => stored_entries(&json),
+            _ => Vec::new(),
+        }
     }
 
     /// Navigates straight to `url` (no load judgement: the storage state's pages).
