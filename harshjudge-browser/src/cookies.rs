@@ -12,17 +12,6 @@ use super::bidi::protocol::{BytesValue, NetworkCookie, PartialCookie};
 /// answers 404 to, so none of its scripts runs there.
 pub(crate) const STATE_PAGE: &str = "/.harshjudge/storage-state";
 
-/// An expression whose value is the document's localStorage as JSON text,
-/// `[[key, value], …]`: what a backend reads of an origin the page left, on
-/// its [`STATE_PAGE`] in a page of the same context ([`stored_entries`]).
-pub(crate) const LOCAL_STORAGE_JSON: &str =
-    "JSON.stringify(Object.keys(localStorage).map(k => [k, localStorage.getItem(k)]))";
-
-/// The entries [`LOCAL_STORAGE_JSON`] gave (none: text of another shape).
-pub(crate) fn stored_entries(json: &str) -> Vec<(String, String)> {
-    serde_json::from_str(json).unwrap_or_default()
-}
-
 /// One cookie, as Playwright writes it: what a saved storage state holds, what
 /// a scenario's page starts with and what its `s.request()` sends. Reading is
 /// lenient as Playwright's is: `path` defaults to `/`, `expires` to `-1`,

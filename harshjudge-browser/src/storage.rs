@@ -13,6 +13,9 @@ use super::error::BrowserError;
 use super::page::{Page, origin_of};
 pub use super::state_name::StateName;
 
+/// The document's localStorage, `[[key, value], …]`.
+const LOCAL_STORAGE: &str = "Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])";
+
 /// Cookies and localStorage, as Playwright's `context.storageState()` writes them:
 /// `{"cookies": [...], "origins": [{"origin", "localStorage": [{name, value}]}]}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -96,13 +99,10 @@ impl Page {
         let mut origins = Vec::new();
         for origin in self.visited_origins() {
             let entries = if current.as_deref() == Some(origin.as_str()) {
-                self.evaluate::<Vec<(String, String)>, _>(
-                    "() => Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])",
-                    (),
-                )
-                .await?
+                self.evaluate::<Vec<(String, String)>, _>(&format!("() => {LOCAL_STORAGE}"), ())
+                    .await?
             } else {
-                self.backend().other_origin_storage(&origin).await
+                self.left_origin_storage(&origin).await
             };
             if !entries.is_empty() {
                 origins.push(OriginState {
@@ -115,6 +115,22 @@ impl Page {
             }
         }
         Ok(StorageState { cookies, origins })
+    }
+
+    /// The localStorage of `origin`, an origin the page left: read on its
+    /// state page in a page of the context of its own, as Playwright's
+    /// storageState reads it. An origin that answers no more has none to
+    /// give (as the restore skips it): said on stderr.
+    async fn left_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
+        let url = format!("{origin}{STATE_PAGE}");
+        let expression = format!("JSON.stringify({LOCAL_STORAGE})");
+        match self.backend().evaluate_aside(&url, &expression).await {
+            Ok(json) => serde_json::from_str(&json).unwrap_or_default(),
+            Err(e) => {
+                eprintln!("harshjudge: the storage state has no localStorage of {origin}: {e}");
+                Vec::new()
+            }
+        }
     }
 
     /// Saves [`storage_state`](Page::storage_state) as `name`, to

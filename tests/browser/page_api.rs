@@ -300,3 +300,48 @@ async fn the_storage_state_keeps_an_origin_the_page_left() {
     crate::support::engines::left_origins_storage(&page, &base, true).await;
     browsers().release(page).await;
 }
+
+/// An origin the page left whose server is gone since has no localStorage to
+/// read: the storage state leaves it out and keeps the rest (as the restore
+/// skips an origin that answers no more), rather than failing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_origin_gone_since_is_left_out_of_the_storage_state() {
+    use std::io::{Read, Write};
+    let (page, base) = page().await;
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let gone = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    let server = std::thread::spawn(move || {
+        while !stopped.load(std::sync::atomic::Ordering::SeqCst) {
+            let Ok((mut c, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            c.set_nonblocking(false).unwrap();
+            let mut buf = [0u8; 2048];
+            let _ = c.read(&mut buf);
+            let body = "<!doctype html><title>soon gone</title>";
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    page.goto(&format!("{gone}/")).await.unwrap();
+    page.evaluate::<(), _>("() => localStorage.setItem('lost', 'yes')", ())
+        .await
+        .unwrap();
+    page.goto("/").await.unwrap();
+    page.evaluate::<(), _>("() => localStorage.setItem('kept', 'yes')", ())
+        .await
+        .unwrap();
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    server.join().unwrap();
+    let state = page.storage_state().await.expect("the state without it");
+    let origins: Vec<&str> = state.origins.iter().map(|o| o.origin.as_str()).collect();
+    assert_eq!(origins, [base.trim_end_matches('/')], "{state:?}");
+    browsers().release(page).await;
+}

@@ -255,8 +255,8 @@ impl PageBackend for AnyPage {
     async fn open_url(&self, url: &str, during: &str) -> Result<(), BrowserError> {
         delegate!(self, b => b.open_url(url, during).await)
     }
-    async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        delegate!(self, b => b.other_origin_storage(origin).await)
+    async fn evaluate_aside(&self, url: &str, expression: &str) -> Result<String, BrowserError> {
+        delegate!(self, b => b.evaluate_aside(url, expression).await)
     }
     async fn route<F, Fut>(
         &self,

@@ -242,11 +242,15 @@ pub(crate) trait PageBackend: Send + Sync {
         url: &str,
         during: &str,
     ) -> impl Future<Output = Result<(), BrowserError>> + Send;
-    /// The localStorage of an origin the page is not on (empty: unknown).
-    fn other_origin_storage(
+    /// `expression`'s value (a string) on the document of `url`, in a page
+    /// of the page's context of its own, closed after: what the page's
+    /// context holds for another origin (a storage state's localStorage),
+    /// with the page itself left where it is and its evidence untouched.
+    fn evaluate_aside(
         &self,
-        origin: &str,
-    ) -> impl Future<Output = Vec<(String, String)>> + Send;
+        url: &str,
+        expression: &str,
+    ) -> impl Future<Output = Result<String, BrowserError>> + Send;
 
     // ---- network control, dialogs, downloads, popups ----
 

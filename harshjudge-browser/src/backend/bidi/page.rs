@@ -281,8 +281,8 @@ return JSON.stringify(r); }}",
     async fn open_url(&self, url: &str, during: &str) -> Result<(), BrowserError> {
         self.bidi.navigate(&self.context, Some(url), during).await
     }
-    async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        BidiPage::other_origin_storage(self, origin).await
+    async fn evaluate_aside(&self, url: &str, expression: &str) -> Result<String, BrowserError> {
+        BidiPage::evaluate_aside(self, url, expression).await
     }
 
     async fn route<F, Fut>(

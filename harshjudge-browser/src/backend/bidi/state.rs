@@ -15,9 +15,7 @@ use crate::bidi::protocol::{
     Partition, SetCookie, SetDownloadBehavior, command,
 };
 use crate::config::BrowserKind;
-use crate::cookies::{
-    Cookie, LOCAL_STORAGE_JSON, STATE_PAGE, bidi_cookie, stored_entries, to_bidi,
-};
+use crate::cookies::{Cookie, bidi_cookie, to_bidi};
 use crate::engines;
 use crate::error::BrowserError;
 
@@ -128,36 +126,33 @@ impl BidiPage {
         self.set_cookies(&kept).await
     }
 
-    /// The localStorage of an origin the page is not on: read through a
-    /// document of it, in a background tab of the page's user context of
-    /// its own (as Playwright's storageState), on the origin's state page;
-    /// the tab's console and network are not the step's.
-    pub(super) async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        let Ok(user_context) = self.tab_user_context().await else {
-            return Vec::new();
-        };
+    /// See [`crate::backend::PageBackend::evaluate_aside`]: in a background
+    /// tab of the page's user context, whose console and network are not the
+    /// step's.
+    pub(super) async fn evaluate_aside(
+        &self,
+        url: &str,
+        expression: &str,
+    ) -> Result<String, BrowserError> {
+        let user_context = self.tab_user_context().await?;
         let tab = Create {
             kind: CreateType::Tab,
             user_context: user_context.as_deref(),
             background: true,
         };
-        let Ok(created) = self.bidi.command(&tab).await else {
-            return Vec::new();
-        };
-        let scratch = created.context.as_str();
-        self.bidi.unlog(scratch);
-        let url = format!("{origin}{STATE_PAGE}");
-        let during = format!("reading the localStorage of {origin}");
-        let read = match self.bidi.navigate(scratch, Some(&url), &during).await {
-            Ok(()) => self.bidi.evaluate(scratch, LOCAL_STORAGE_JSON).await.ok(),
-            Err(_) => None,
+        let aside = self.bidi.command(&tab).await?.context;
+        self.bidi.unlog(&aside);
+        let during = format!("opening {url} aside");
+        let read = match self.bidi.navigate(&aside, Some(url), &during).await {
+            Ok(()) => self.bidi.evaluate(&aside, expression).await,
+            Err(e) => Err(e),
         };
         let close = Close {
-            context: scratch,
+            context: &aside,
             prompt_unload: false,
         };
         let _ = self.bidi.command(&close).await;
-        read.map(|json| stored_entries(&json)).unwrap_or_default()
+        read
     }
 
     /// A typed DevTools command on the page's target, through `goog:cdp`.

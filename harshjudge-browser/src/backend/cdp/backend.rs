@@ -38,7 +38,7 @@ use crate::backend::page_backend::{
 };
 use crate::backend::walk::{self, CallFailure, Returned, Scopes};
 use crate::config::BrowserKind;
-use crate::cookies::{Cookie, LOCAL_STORAGE_JSON, STATE_PAGE, stored_entries};
+use crate::cookies::Cookie;
 use crate::dialogs::{Handler, Recorder};
 use crate::emulation::Emulation;
 use crate::engine::decode;
@@ -572,21 +572,15 @@ return JSON.stringify(r); }})({args})",
             Err(e) => Err(e.into()),
         }
     }
-    async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        // Chromium reads an origin's storage through a document of it, and
-        // the scenario's page shows another: a page of the same context of
-        // its own, on the origin's state page, as Playwright's storageState.
-        let Ok(scratch) = self.context.new_page().await else {
-            return Vec::new();
+    async fn evaluate_aside(&self, url: &str, expression: &str) -> Result<String, BrowserError> {
+        // A new target of the page's context: its own session and log.
+        let aside = self.context.new_page().await?;
+        let read = match aside.navigate(url).await {
+            Ok(()) => aside.evaluate(expression).await.map_err(page_error),
+            Err(e) => Err(e.into()),
         };
-        let url = format!("{origin}{STATE_PAGE}");
-        let read = match scratch.navigate(&url).await {
-            Ok(()) => scratch.evaluate(LOCAL_STORAGE_JSON).await.ok(),
-            Err(_) => None,
-        };
-        let _ = scratch.close().await;
-        read.and_then(|v| v.as_str().map(stored_entries))
-            .unwrap_or_default()
+        let _ = aside.close().await;
+        Ok(read?.as_str().unwrap_or_default().to_string())
     }
     async fn route<F, Fut>(
         &self,

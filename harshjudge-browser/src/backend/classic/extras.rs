@@ -258,8 +258,8 @@ impl PageBackend for ClassicPage {
     async fn open_url(&self, url: &str, during: &str) -> Result<(), BrowserError> {
         ClassicPage::open_url(self, url, during).await
     }
-    async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        ClassicPage::other_origin_storage(self, origin).await
+    async fn evaluate_aside(&self, url: &str, expression: &str) -> Result<String, BrowserError> {
+        ClassicPage::evaluate_aside(self, url, expression).await
     }
     async fn route<F, Fut>(
         &self,

@@ -7,10 +7,7 @@ use serde_json::{Value, json};
 
 use super::ClassicPage;
 use crate::config::BrowserKind;
-use crate::cookies::{
-    Cookie, LOCAL_STORAGE_JSON, STATE_PAGE, cdp_cookie, classic_cookie, list, stored_entries,
-    to_cdp, to_classic,
-};
+use crate::cookies::{Cookie, STATE_PAGE, cdp_cookie, classic_cookie, list, to_cdp, to_classic};
 use crate::error::BrowserError;
 use crate::wire::{self, cdp};
 
@@ -175,23 +172,21 @@ impl ClassicPage {
         Ok(())
     }
 
-    /// The localStorage of an origin the page is not on: read through a
-    /// document of it, on its state page in a tab of the session of its own.
-    pub(super) async fn other_origin_storage(&self, origin: &str) -> Vec<(String, String)> {
-        let url = format!("{origin}{STATE_PAGE}");
+    /// See [`crate::backend::PageBackend::evaluate_aside`]: in a new tab of
+    /// the session.
+    pub(super) async fn evaluate_aside(
+        &self,
+        url: &str,
+        expression: &str,
+    ) -> Result<String, BrowserError> {
         let read = self.engine.in_new_tab(async {
-            self.open_url(&url, &format!("opening {url} to read its localStorage"))
-                .await?;
-            let script = format!("return {LOCAL_STORAGE_JSON}");
+            self.open_url(url, &format!("opening {url} aside")).await?;
             self.client
-                .execute(&script, Vec::new())
+                .execute(&format!("return {expression}"), Vec::new())
                 .await
-                .map_err(|e| wire::fail("reading the localStorage", e))
+                .map_err(|e| wire::fail(&format!("evaluating on {url}"), e))
         });
-        match read.await {
-            Ok(Value::String(json)) => stored_entries(&json),
-            _ => Vec::new(),
-        }
+        Ok(read.await?.as_str().unwrap_or_default().to_string())
     }
 
     /// Navigates straight to `url` (no load judgement: the storage state's pages).
