@@ -624,12 +624,11 @@ fn under_nextest_each_scenario_is_one_test() {
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.lines().any(|l| l == "checkout: test"), "{r:?}");
     assert!(!r.stdout.contains("checkout::01"), "{r:?}");
-    let r = run_suite(
-        SUITE,
-        &hj,
-        &["--exact", "fails_in_middle"],
-        &[("NEXTEST_RUN_ID", "x")],
-    );
+    let mut suite = suite_command(SUITE);
+    suite
+        .args(["--exact", "fails_in_middle"])
+        .env("HARSHJUDGE_DIR", &hj);
+    let r = Run::from(under_runner(&suite, "x").output().expect("the suite runs"));
     assert_eq!(r.code, 101, "{r:?}");
     assert!(
         r.stdout
@@ -637,6 +636,41 @@ fn under_nextest_each_scenario_is_one_test() {
         "{r:?}"
     );
     assert_eq!(runs(&hj, "refused-payment").len(), 1);
+    // The reports are announced on the runner's standard error once it has
+    // ended (nextest shows nothing a passing test prints): here the
+    // stand-in's, which this test reads to its end. Run with the id in this
+    // test's own environment, the announcer took this test process for the
+    // runner and printed into its output after it ended (nextest: "leaky").
+    let report = hj.join("report/index.html");
+    assert!(
+        r.stderr.contains(&format!("report: {}", report.display())),
+        "{r:?}"
+    );
+}
+
+/// `suite` as cargo-nextest starts a test: a child of the runner, here a
+/// shell standing in for it, with the run's id `run` in the suite's
+/// environment and not in the runner's. What the run leaves to the runner's
+/// end (the report announcer, on the runner's standard error) is the
+/// stand-in's, whose output the caller reads to its end.
+fn under_runner(suite: &std::process::Command, run: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(r#"NEXTEST_RUN_ID="$HJ_TEST_RUN" "$0" "$@""#)
+        .arg(suite.get_program())
+        .args(suite.get_args())
+        .env("HJ_TEST_RUN", run)
+        .env_remove("NEXTEST_RUN_ID");
+    if let Some(dir) = suite.get_current_dir() {
+        cmd.current_dir(dir);
+    }
+    for (k, v) in suite.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    cmd
 }
 
 #[test]
