@@ -104,8 +104,15 @@ fn a_setup_saves_the_login_once_and_its_dependents_start_signed_in() {
         "with-state-orders",
         "with-state-profile",
     ] {
-        let result = json(runs(&d.hj, slug)[0].join("result.json"));
+        let run = &runs(&d.hj, slug)[0];
+        let result = json(run.join("result.json"));
         assert_eq!(result["status"], "pass", "{slug}");
+        // The state was restored before the step, and not through the
+        // scenario's page: nothing of it (its state page) in the evidence.
+        let network = std::fs::read_to_string(run.join("step-01/evidence/network.json"))
+            .unwrap_or_else(|e| panic!("{slug}'s network: {e}"));
+        assert!(network.contains("http://127.0.0.1:"), "{slug}: {network}");
+        assert!(!network.contains("/.harshjudge/"), "{slug}: {network}");
         assert!(
             result["startedAt"].as_str().unwrap() >= setup_end.as_str(),
             "{slug} started before its setup ended"
