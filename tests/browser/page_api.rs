@@ -258,8 +258,10 @@ async fn sessions_are_reused_with_their_state_reset() {
 async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
     // A chromedriver started separately, as a Selenium Grid or remote host would be.
     let tmp = tempfile::tempdir().unwrap();
-    let (mut driver, port) =
-        chromedriver::spawn(std::path::Path::new("chromedriver"), &[], tmp.path());
+    let (driver, port) = chromedriver::spawn(std::path::Path::new("chromedriver"), &[], tmp.path());
+    // Stopped however the test ends: a failed assertion left it running
+    // (five chromedrivers of this session's failing runs were still up).
+    let _driver = Stopped(driver);
     let mut c = config();
     c.webdriver_url = Some(format!("http://127.0.0.1:{port}"));
     let base = demo_app::start_in_background().unwrap();
@@ -290,8 +292,16 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .close()
         .await
         .unwrap();
-    let _ = driver.kill();
-    let _ = driver.wait();
+}
+
+/// A process of the test's own, killed and reaped when it is dropped.
+struct Stopped(std::process::Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
