@@ -87,6 +87,13 @@ const SHIELD: &str = r#"<!doctype html><html><head><title>shield</title></head><
 <button id="open" onclick="setTimeout(() => { document.getElementById('pay').style.pointerEvents = 'auto'; }, 300)">open</button>
 </body></html>"#;
 
+/// The same frame, let in by the page the moment it takes a press: a
+/// click's press goes to the page, its release to the frame.
+const SHIELD_ON_PRESS: &str = r#"<!doctype html><html><head><title>shield on press</title></head><body>
+<iframe id="pay" src="/inner" style="pointer-events: none; width: 400px; height: 200px"></iframe>
+<script>document.addEventListener('pointerdown', () => { document.getElementById('pay').style.pointerEvents = 'auto'; });</script>
+</body></html>"#;
+
 const DOWNLOAD: &str = r#"<!doctype html><html><head><title>download</title></head><body>
 <a id="get" href="/export">Export</a>
 </body></html>"#;
@@ -106,6 +113,7 @@ fn app(stream: TcpStream) -> std::io::Result<()> {
             "/frames" => ("200 OK", "Content-Type: text/html", FRAMES),
             "/cross" => ("200 OK", "Content-Type: text/html", CROSS),
             "/shield" => ("200 OK", "Content-Type: text/html", SHIELD),
+            "/shield-on-press" => ("200 OK", "Content-Type: text/html", SHIELD_ON_PRESS),
             "/inner" => ("200 OK", "Content-Type: text/html", INNER),
             "/cross-fetch" => ("200 OK", "Content-Type: text/html", CROSS_FETCH),
             "/inner-fetch" => ("200 OK", "Content-Type: text/html", INNER_FETCH),
@@ -650,6 +658,37 @@ fn a_cross_site_iframe_is_walked_over_the_devtools_protocol() {
     });
 }
 
+/// A click whose press the page around the frame took and whose release
+/// the frame took (the page let the frame in between) clicked nothing: it
+/// is retried, not taken as done (seen once in a full run under load: a
+/// click passed and the frame's button was never clicked).
+fn a_release_without_its_press_in_the_frame_is_no_click() {
+    let base = serve();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        for config in [engine_support::chromium_cdp(), config(BrowserKind::Firefox)] {
+            let page = browsers()
+                .open_page_with(&config, &base)
+                .await
+                .expect("a page");
+            let browser = page.browser();
+            page.goto("/shield-on-press").await.unwrap();
+            let pay = page.frame_locator("#pay");
+            expect(&pay.locator("#status"))
+                .to_have_text("unpaid")
+                .await
+                .unwrap();
+            pay.get_by_role("button").name("Pay").click().await.unwrap();
+            assert_eq!(
+                pay.locator("#status").text_content().await.unwrap(),
+                "paid",
+                "{browser}: the click returned, so its button was clicked"
+            );
+            browsers().release(page).await;
+        }
+    });
+}
+
 /// A click on a frame's button that the frame's document never receives
 /// (the page around the frame takes it) is not taken as done: it is retried,
 /// and fails at its timeout saying so; once the frame takes input, the
@@ -774,6 +813,10 @@ fn on_webkit_a_dialog_is_dismissed_and_on_dialog_says_why_not() {
 #[test]
 fn every_fact_of_the_runs() {
     support::facts(&[
+        (
+            "a_release_without_its_press_in_the_frame_is_no_click",
+            a_release_without_its_press_in_the_frame_is_no_click,
+        ),
         (
             "the_scenario_passes_every_step",
             the_scenario_passes_every_step,

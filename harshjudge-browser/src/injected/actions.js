@@ -14,6 +14,10 @@ const HJE_HIT_EVENTS = {
   mouse: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'],
   hover: ['pointerover', 'mouseover', 'pointermove', 'mousemove'],
 };
+// The events a mouse action starts with: one of another kind seen first here
+// means the action's press went to another document (the page around this
+// frame, or a frame over the element), and its release alone clicks nothing.
+const HJE_PRESSES = ['pointerdown', 'mousedown'];
 let hjeInterceptor = null;
 
 function hjeStopIntercepting() {
@@ -30,7 +34,13 @@ function hjeIntercept(el, kind) {
     if (state.result === null) {
       const path = ev.composedPath();
       const t = path.find((n) => n.nodeType === 1) || null;
-      state.result = hjeReceives(el, t) ? { done: true } : { hit: t ? hjePreview(t) : 'nothing', event: ev.type };
+      if (events === HJE_HIT_EVENTS.mouse && !HJE_PRESSES.includes(ev.type)) {
+        state.result = window !== window.parent
+          ? { unreached: true }
+          : { hit: 'another document (a frame over it)', event: 'press' };
+      } else {
+        state.result = hjeReceives(el, t) ? { done: true } : { hit: t ? hjePreview(t) : 'nothing', event: ev.type };
+      }
     }
     if (!state.result.done) {
       ev.preventDefault();
@@ -54,7 +64,8 @@ function hjeIntercept(el, kind) {
 // In a frame, a press or click of which no event came is {unreached}: every
 // such event passes the frame's window, so the browser gave them to the page
 // around the frame (something over it, or, under load, an out-of-process
-// frame that did not take input yet), and the element was not clicked.
+// frame that did not take input yet), and the element was not clicked; so is
+// one whose release came without its press (the page let the frame in between).
 function hjeHitResult(req) {
   const st = hjeInterceptor;
   if (!st) return { ok: true, value: { done: true, none: true }, log: [] };
