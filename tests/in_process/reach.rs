@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use harshjudge::browser::{BrowserError, BrowserKind};
+use harshjudge::browser::{BrowserConfig, BrowserError, BrowserKind, Page};
 use harshjudge::{Scenario, expect, scenario, step};
 
 use crate::support;
@@ -658,6 +658,20 @@ fn a_cross_site_iframe_is_walked_over_the_devtools_protocol() {
     });
 }
 
+/// A page of `config` on `path`, once its frame `#pay` shows "unpaid".
+async fn unpaid(config: &BrowserConfig, base: &str, path: &str) -> Page {
+    let page = browsers()
+        .open_page_with(config, base)
+        .await
+        .expect("a page");
+    page.goto(path).await.unwrap();
+    expect(&page.frame_locator("#pay").locator("#status"))
+        .to_have_text("unpaid")
+        .await
+        .unwrap();
+    page
+}
+
 /// A click whose press the page around the frame took and whose release
 /// the frame took (the page let the frame in between) clicked nothing: it
 /// is retried, not taken as done (seen once in a full run under load: a
@@ -667,17 +681,9 @@ fn a_release_without_its_press_in_the_frame_is_no_click() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         for config in [engine_support::chromium_cdp(), config(BrowserKind::Firefox)] {
-            let page = browsers()
-                .open_page_with(&config, &base)
-                .await
-                .expect("a page");
+            let page = unpaid(&config, &base, "/shield-on-press").await;
             let browser = page.browser();
-            page.goto("/shield-on-press").await.unwrap();
             let pay = page.frame_locator("#pay");
-            expect(&pay.locator("#status"))
-                .to_have_text("unpaid")
-                .await
-                .unwrap();
             pay.get_by_role("button").name("Pay").click().await.unwrap();
             assert_eq!(
                 pay.locator("#status").text_content().await.unwrap(),
@@ -700,17 +706,9 @@ fn a_click_its_frame_never_receives_is_retried_then_fails_saying_so() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         for config in [engine_support::chromium_cdp(), config(BrowserKind::Firefox)] {
-            let page = browsers()
-                .open_page_with(&config, &base)
-                .await
-                .expect("a page");
+            let page = unpaid(&config, &base, "/shield").await;
             let browser = page.browser();
-            page.goto("/shield").await.unwrap();
             let pay = page.frame_locator("#pay");
-            expect(&pay.locator("#status"))
-                .to_have_text("unpaid")
-                .await
-                .unwrap();
             let e = (page.with_timeout(Duration::from_millis(800)))
                 .frame_locator("#pay")
                 .get_by_role("button")
