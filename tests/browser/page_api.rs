@@ -261,7 +261,7 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
     let (driver, port) = chromedriver::spawn(std::path::Path::new("chromedriver"), &[], tmp.path());
     // Stopped however the test ends: a failed assertion left it running
     // (five chromedrivers of this session's failing runs were still up).
-    let _driver = Stopped(driver);
+    let _driver = crate::support::KillOnDrop(driver);
     let mut c = config();
     c.webdriver_url = Some(format!("http://127.0.0.1:{port}"));
     let base = demo_app::start_in_background().unwrap();
@@ -292,16 +292,6 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .close()
         .await
         .unwrap();
-}
-
-/// A process of the test's own, killed and reaped when it is dropped.
-struct Stopped(std::process::Child);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -25,6 +25,7 @@ use crate::support::play;
 use play::{Seen, serve};
 
 use crate::support;
+use crate::support::KillOnDrop;
 
 /// An old-style WebDriver proxy in front of `upstream` (a Python process:
 /// `tests/bidi/strip_bidi_proxy.py`): every command passes through, but a new
@@ -48,16 +49,6 @@ fn strip_bidi_proxy(upstream: &str) -> (String, KillOnDrop) {
         format!("http://127.0.0.1:{}", port.trim()),
         KillOnDrop(child),
     )
-}
-
-/// The proxy process, stopped with the test.
-struct KillOnDrop(std::process::Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[scenario]

@@ -173,6 +173,17 @@ pub fn test_binary(test: &str) -> PathBuf {
     );
 }
 
+/// A process of the test's own, killed and reaped when it is dropped: gone
+/// however the test ends, a failed assertion included.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 pub struct Run {
     pub code: i32,
     pub stdout: String,

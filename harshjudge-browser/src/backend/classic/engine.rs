@@ -147,7 +147,7 @@ impl Engine {
             }
             Err(e) => Err(wire::fail("switching to a new tab", e)),
         };
-        let _ = self.client.switch_to_window(back).await;
+        self.leave_window(Some(back)).await;
         r.map_err(|e| self.explain(e))
     }
 
