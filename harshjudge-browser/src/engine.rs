@@ -1,7 +1,8 @@
 //! What every backend's engine call shares: the page's answer turned into a
 //! value or a located [`BrowserError`] (the one place an [`EngineError`]
-//! becomes one), the frame lookup of the frame walk, the frame offset
-//! script. The calls themselves are the backends' (`backend/walk.rs` for
+//! becomes one), the frame lookup of the frame walk, and the coordinates
+//! a frame's answer holds, moved into the page's viewport by the frame
+//! elements' content boxes. The calls themselves are the backends' (`backend/walk.rs` for
 //! CDP and BiDi, `backend/classic/engine.rs` for classic WebDriver).
 
 use std::panic::Location;
@@ -12,17 +13,86 @@ use serde_json::Value;
 use super::error::BrowserError;
 use super::protocol::{Action, Answer, Call, EngineError, FrameScope, Request, Target};
 
-/// The offset of the current frame's viewport in the top document's (CSS
-/// pixels): each frame element's box, border and padding, up to the top.
-/// Also the injected engine's `hjeFrameOffset` (`wire::install_source`).
-pub(crate) const FRAME_OFFSET_JS: &str = "let x = 0, y = 0, w = window;
-while (w.frameElement) {
-  const f = w.frameElement, r = f.getBoundingClientRect(), s = w.parent.getComputedStyle(f);
-  x += r.left + f.clientLeft + parseFloat(s.paddingLeft || '0');
-  y += r.top + f.clientTop + parseFloat(s.paddingTop || '0');
-  w = w.parent;
+/// The offset of the frame element `el`'s content box (its document's
+/// viewport) in the viewport of the document it is in, `[x, y]`, read from
+/// that document (a frame of another origin cannot read its own): each
+/// backend's frame offset is the sum of its frames' ([`FrameCoordinates`]).
+/// A function of `el`, or of `this` when called on the element.
+pub(crate) const CONTENT_BOX_JS: &str = "function (el) { el = el || this; const r = el.getBoundingClientRect(), s = el.ownerDocument.defaultView.getComputedStyle(el);
+return [r.left + el.clientLeft + parseFloat(s.paddingLeft || '0'), r.top + el.clientTop + parseFloat(s.paddingTop || '0')]; }";
+
+/// The coordinates an answer to `request` holds in the viewport of the
+/// frame it was computed in, which a frame's call moves into the page's
+/// by the frame's offset: an action's point, a bounding box read, the box
+/// of the element a traced call names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FrameCoordinates {
+    /// The answer's value is a bounding box (or null).
+    box_read: bool,
+    /// The answer may hold some: an action, a box read, a traced call.
+    possible: bool,
 }
-return [x, y];";
+
+impl FrameCoordinates {
+    /// Those of an answer to `request`.
+    pub(crate) fn of(request: &Request) -> FrameCoordinates {
+        let box_read = matches!(
+            request,
+            Request::Query {
+                read: super::protocol::Read::BoundingBox,
+                all: false,
+                ..
+            }
+        );
+        let traced = match request {
+            Request::Act { target, .. }
+            | Request::Checked { target }
+            | Request::Query { target, .. }
+            | Request::WaitFor { target, .. }
+            | Request::Expect { target, .. } => target.trace,
+            _ => false,
+        };
+        FrameCoordinates {
+            box_read,
+            possible: box_read || traced || matches!(request, Request::Act { .. }),
+        }
+    }
+
+    /// Whether an answer to the request may hold some (before it came:
+    /// whether the frames' offsets are needed).
+    pub(crate) fn possible(self) -> bool {
+        self.possible
+    }
+
+    /// Whether `answer` holds any.
+    pub(crate) fn any(self, answer: &Answer) -> bool {
+        answer.traced.is_some()
+            || matches!(&answer.result, Ok(v) if v["point"].is_object() || (self.box_read && v.is_object()))
+    }
+
+    /// `answer`'s coordinates moved by `(x, y)`, the frame's offset in the
+    /// page's viewport.
+    pub(crate) fn move_by(self, answer: &mut Answer, (x, y): (f64, f64)) {
+        let shift = |v: &mut Value| {
+            for (k, by) in [("x", x), ("y", y)] {
+                if let Some(c) = v[k].as_f64() {
+                    v[k] = (c + by).into();
+                }
+            }
+        };
+        if let Ok(v) = &mut answer.result {
+            if v["point"].is_object() {
+                shift(&mut v["point"]);
+            } else if self.box_read && v.is_object() {
+                shift(v);
+            }
+        }
+        if let Some(t) = &mut answer.traced {
+            t.bbox.x += x;
+            t.bbox.y += y;
+        }
+    }
+}
 
 /// Whether a command failed because a dialog is open (`unexpected alert open`).
 pub(crate) fn prompt_open(e: &BrowserError) -> bool {

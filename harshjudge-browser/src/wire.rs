@@ -7,7 +7,6 @@ use fantoccini::Client;
 use fantoccini::error::CmdError;
 use fantoccini::wd::WebDriverCompatibleCommand;
 
-use super::engine::FRAME_OFFSET_JS;
 use super::error::BrowserError;
 
 /// A W3C command the client has no method for (or one we send in one trip).
@@ -178,7 +177,7 @@ pub(crate) fn install_source() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
         format!(
-            "if (!window.__harshjudgeEngine) {{ (function () {{\n'use strict';\nfunction hjeFrameOffset() {{ {FRAME_OFFSET_JS} }}\n{}\n}})(); }}\n",
+            "if (!window.__harshjudgeEngine) {{ (function () {{\n'use strict';\n{}\n}})(); }}\n",
             INJECTED.join("\n")
         )
     })

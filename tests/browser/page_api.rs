@@ -286,6 +286,11 @@ async fn a_remote_webdriver_is_used_instead_of_a_local_chromedriver() {
         .expect("page.cdp through goog:cdp");
     assert_eq!(three["result"]["value"], 3, "{three}");
     crate::support::engines::left_origins_storage(&page, &base, true).await;
+    // An iframe of another site takes input through the BiDi backend too
+    // (chromium-bidi routes top-level input into it; its offset is read
+    // from the page).
+    let cross = crate::support::cross_site::serve();
+    crate::support::cross_site::takes_clicks_keys_and_the_mouse(&page, &cross).await;
     page.client()
         .expect("a WebDriver session")
         .clone()

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod cross_site;
 pub mod engines;
 pub mod markdown;
 pub mod mcp_calls;

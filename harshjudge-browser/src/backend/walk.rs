@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::engine::{decode, frame_lookup};
+use crate::engine::{FrameCoordinates, decode, frame_lookup};
 use crate::error::BrowserError;
 use crate::protocol::{Answer, Call, FrameScope};
 use crate::wire::BidiReturns;
@@ -79,29 +79,25 @@ pub(crate) trait Scopes: Send + Sync {
 }
 
 /// One call of the engine in `frame` (none: the top document), repeated
-/// after navigations; a point answered in a frame moved into the page's
-/// viewport.
+/// after navigations; the coordinates answered in a frame moved into the
+/// page's viewport (by the offset the backend reads from the frames'
+/// parents: a frame of another origin cannot read its own).
 pub(crate) async fn call<B: Scopes>(
     b: &B,
     frame: Option<&Arc<FrameScope>>,
     call: Call,
     during: &str,
 ) -> Result<Answer, BrowserError> {
+    let coordinates = FrameCoordinates::of(&call.request);
     let (scope, returned) = run(b, frame, call, BidiReturns::Answer, during).await?;
     let v = match returned {
         Returned::Answer(v) => v,
         Returned::Element(_) => Value::Null,
     };
     let mut answer = decode(v, during)?;
-    if frame.is_some()
-        && let Ok(v) = &mut answer.result
-        && v["point"].is_object()
-    {
-        let (x, y) = b.frame_offset(&scope).await?;
-        for (k, by) in [("x", x), ("y", y)] {
-            let moved = v["point"][k].as_f64().unwrap_or(0.0) + by;
-            v["point"][k] = moved.into();
-        }
+    if frame.is_some() && coordinates.any(&answer) {
+        let offset = b.frame_offset(&scope).await?;
+        coordinates.move_by(&mut answer, offset);
     }
     Ok(answer)
 }

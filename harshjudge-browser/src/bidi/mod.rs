@@ -675,9 +675,9 @@ impl Bidi {
             RemoteValue::Window { value } => Ok(json!({"window": value.context})),
             RemoteValue::Node { shared_id } => Ok(json!({"node": shared_id})),
             RemoteValue::Null | RemoteValue::Undefined => Ok(Value::Null),
-            RemoteValue::Other => Err(fail(
-                "the page answered a value other than JSON text".to_string(),
-            )),
+            RemoteValue::Number { .. } | RemoteValue::Array { .. } | RemoteValue::Other => Err(
+                fail("the page answered a value other than JSON text".to_string()),
+            ),
         }
     }
 
@@ -762,6 +762,48 @@ impl Bidi {
             ScriptResult::Success {
                 result: RemoteValue::Window { value },
             } => Some(value.context),
+            _ => None,
+        })
+    }
+
+    /// What `function` (of `arguments`) answers in `context`: a frame's
+    /// window and the offset of its viewport in `context`'s (`[window, x,
+    /// y]`), or anything else for none. Used to find the out-of-process
+    /// frame input goes to (`backend/bidi/input.rs`).
+    pub(crate) async fn frame_at(
+        &self,
+        context: &str,
+        function: &str,
+        arguments: Vec<Argument<'_>>,
+        during: &str,
+    ) -> Result<Option<(String, f64, f64)>, BrowserError> {
+        let params = CallFunction {
+            function_declaration: function,
+            arguments,
+            target: ContextTarget { context },
+            await_promise: false,
+            result_ownership: Ownership::None,
+        };
+        let r: ScriptResult = self
+            .command(&params)
+            .await
+            .map_err(|e| renamed(e, during))?;
+        let ScriptResult::Success {
+            result: RemoteValue::Array { value },
+        } = r
+        else {
+            return Ok(None);
+        };
+        Ok(match value.as_slice() {
+            [
+                RemoteValue::Window { value: window },
+                RemoteValue::Number { value: x },
+                RemoteValue::Number { value: y },
+            ] => Some((
+                window.context.clone(),
+                x.as_f64().unwrap_or(0.0),
+                y.as_f64().unwrap_or(0.0),
+            )),
             _ => None,
         })
     }

@@ -175,11 +175,12 @@ pub(crate) struct Evaluate<'a> {
     pub(crate) result_ownership: Ownership,
 }
 
-/// A string argument of `script.callFunction` (BiDi's `LocalValue`).
+/// A string or number argument of `script.callFunction` (BiDi's `LocalValue`).
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub(crate) enum LocalValue<'a> {
     String { value: &'a str },
+    Number { value: f64 },
 }
 
 /// An argument of `script.callFunction`: a value, or a node by reference.
@@ -230,8 +231,8 @@ pub(crate) enum ScriptResult {
 }
 
 /// The values a script of this side returns: JSON text, a window (an
-/// iframe's `contentWindow`), null or undefined; anything else is
-/// [`RemoteValue::Other`].
+/// iframe's `contentWindow`), a number, an array of those, null or
+/// undefined; anything else is [`RemoteValue::Other`].
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub(crate) enum RemoteValue {
@@ -240,6 +241,13 @@ pub(crate) enum RemoteValue {
     },
     Window {
         value: WindowProxy,
+    },
+    /// A number (`NaN`, `-0` and the infinities come as strings).
+    Number {
+        value: serde_json::Value,
+    },
+    Array {
+        value: Vec<RemoteValue>,
     },
     /// A DOM node, by the id BiDi commands take it by.
     Node {
@@ -709,8 +717,25 @@ mod tests {
         assert!(
             matches!(r, ScriptResult::Success { result: RemoteValue::Window { value } } if value.context == "f1")
         );
+        // A frame's window and its offset (`frame_at`), NaN coming as text.
         let r: ScriptResult = serde_json::from_value(json!({"type": "success",
-            "result": {"type": "number", "value": 3}}))
+            "result": {"type": "array", "value": [
+                {"type": "window", "value": {"context": "f2"}},
+                {"type": "number", "value": 12.5},
+                {"type": "number", "value": "NaN"}]}}))
+        .unwrap();
+        let ScriptResult::Success {
+            result: RemoteValue::Array { value },
+        } = r
+        else {
+            panic!("an array: {r:?}")
+        };
+        assert!(
+            matches!(&value[..], [RemoteValue::Window { value: w }, RemoteValue::Number { value: x }, RemoteValue::Number { value: y }]
+                if w.context == "f2" && x.as_f64() == Some(12.5) && y.as_f64().is_none())
+        );
+        let r: ScriptResult = serde_json::from_value(json!({"type": "success",
+            "result": {"type": "regexp", "value": {"pattern": "a"}}}))
         .unwrap();
         assert!(matches!(
             r,

@@ -218,7 +218,8 @@ function hjeOffsetPoint(el, pos) {
 // ---- the trace's targets (docs/design/trace.md D4) --------------------------------------
 // While a trace is recorded an action's request carries `trace: true`, and
 // its answer then names the element it acted on (`traced`): its box, in the
-// top page's CSS pixels as `boundingBox` reads it, and an id this document
+// top page's CSS pixels as `boundingBox` reads it (moved there by the
+// backend), and an id this document
 // keeps it under (weakly), so that the step's end can ask for its generated
 // locator (`traceTargets`) only when the trace is kept. The ids name their
 // document: one left by a navigation is not found again (detached).
@@ -229,13 +230,12 @@ let hjtNext = 0;
 // The element the running action resolved (its answer's `traced`).
 let hjtActed = null;
 
-// The element's box in the top page's viewport.
-// (`hjeFrameOffset`: the backends' own walk up the frames, FRAME_OFFSET_JS,
-// installed with the engine by `wire::install_source`.)
+// The element's box in this document's viewport (in a frame, the backend
+// moves it into the top page's by the frame's offset, which it reads from
+// the frames' parents: a frame of another origin cannot read its own).
 function hjtBox(el) {
   const b = el.getBoundingClientRect();
-  const [ox, oy] = hjeFrameOffset();
-  return { x: b.x + ox, y: b.y + oy, width: b.width, height: b.height };
+  return { x: b.x, y: b.y, width: b.width, height: b.height };
 }
 
 // What an answer says of the element an action resolved: {id, box}.

@@ -15,6 +15,7 @@
 //! cookies, other origins' storage, downloads, popups, `page.cdp`.
 
 mod emulate;
+mod input;
 mod page;
 mod state;
 
@@ -22,16 +23,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fantoccini::Client;
-use serde_json::Value;
 
 use super::walk::{CallFailure, Returned, Scopes};
 use crate::backend::webdriver::session::Session;
 use crate::bidi::Bidi;
+use crate::bidi::protocol::{Argument, SharedReference};
 use crate::config::BrowserKind;
-use crate::engine::FRAME_OFFSET_JS;
+use crate::engine::CONTENT_BOX_JS;
 use crate::error::BrowserError;
 use crate::protocol::FrameScope;
 use crate::wire::{self, BidiReturns};
+use input::{FrameInput, InputTarget};
 
 /// A page of a WebDriver session spoken to over BiDi alone.
 pub(crate) struct BidiPage {
@@ -46,6 +48,11 @@ pub(crate) struct BidiPage {
     /// Whether the page is a popup's (only those close).
     popup: bool,
     browser: BrowserKind,
+    /// How the remote end reads an input action's context (`input.rs`).
+    frame_input: FrameInput,
+    /// Where the pointer was last moved: the context a press or release
+    /// without a move goes to (`input.rs`).
+    pointer: Mutex<Option<InputTarget>>,
     /// What it emulates (`emulate.rs`), shared with its popups.
     emulation: Arc<Mutex<crate::emulation::Emulation>>,
 }
@@ -66,6 +73,8 @@ impl BidiPage {
         BidiPage {
             client: session.client.clone(),
             browser: session.browser,
+            frame_input: FrameInput::of(session.browser),
+            pointer: Mutex::new(None),
             session: Mutex::new(Some(session)),
             bidi,
             context,
@@ -83,6 +92,8 @@ impl BidiPage {
             context,
             popup: true,
             browser: self.browser,
+            frame_input: self.frame_input,
+            pointer: Mutex::new(None),
             emulation: self.emulation.clone(),
         }
     }
@@ -110,30 +121,58 @@ impl BidiPage {
     }
 }
 
-/// The engine's calls over BiDi: a scope is a browsing context (a frame's
-/// own), an element a node's shared id with its context.
-impl Scopes for BidiPage {
-    type Scope = String;
-    type Element = (String, String);
+/// Where an engine call runs over BiDi: a browsing context, and the frame
+/// element that holds it in its parent's document (none: the page's
+/// top-level context).
+#[derive(Clone, Debug)]
+pub(crate) struct Scope {
+    context: String,
+    holder: Option<Arc<(Scope, String)>>,
+}
 
-    fn top(&self) -> String {
-        self.context.clone()
+impl Scope {
+    /// The browsing context calls of this scope run in.
+    pub(crate) fn context(&self) -> &str {
+        &self.context
+    }
+}
+
+/// The frame element `el`'s window and its content box's offset
+/// ([`CONTENT_BOX_JS`]): `[window, x, y]`.
+fn holder_box_js() -> &'static str {
+    static JS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    JS.get_or_init(|| {
+        format!("function (el) {{ return [el.contentWindow].concat(({CONTENT_BOX_JS})(el)); }}")
+    })
+}
+
+/// The engine's calls over BiDi: a scope is a browsing context (a frame's
+/// own), an element a node's shared id with its scope.
+impl Scopes for BidiPage {
+    type Scope = Scope;
+    type Element = (Scope, String);
+
+    fn top(&self) -> Scope {
+        Scope {
+            context: self.context.clone(),
+            holder: None,
+        }
     }
 
     async fn call_in(
         &self,
-        scope: &String,
+        scope: &Scope,
         request: &str,
         returns: BidiReturns,
         wait: Duration,
-    ) -> Result<Returned<(String, String)>, CallFailure> {
+    ) -> Result<Returned<(Scope, String)>, CallFailure> {
         self.bidi.ensure_preload(wire::install_source()).await;
         // The engine answers by its own timeout; the page gets 15 s more.
         let limit = wait + Duration::from_secs(15);
         let during = "calling the page's engine";
         let call = |full| {
             self.bidi.call_function(
-                scope,
+                &scope.context,
                 wire::bidi_function(full, returns),
                 request,
                 limit,
@@ -156,13 +195,20 @@ impl Scopes for BidiPage {
 
     async fn frame_scope(
         &self,
-        iframe: (String, String),
+        iframe: (Scope, String),
         frame: &FrameScope,
-    ) -> Result<String, CallFailure> {
-        let (context, node) = iframe;
+    ) -> Result<Scope, CallFailure> {
+        let (parent, node) = iframe;
         let during = format!("entering the frame {}", frame.desc);
-        match self.bidi.content_context(&context, &node, &during).await {
-            Ok(Some(inner)) => Ok(inner),
+        match self
+            .bidi
+            .content_context(&parent.context, &node, &during)
+            .await
+        {
+            Ok(Some(context)) => Ok(Scope {
+                context,
+                holder: Some(Arc::new((parent, node))),
+            }),
             Ok(None) => Err(CallFailure::Failed(BrowserError::Invalid {
                 message: format!(
                     "{} matches an element that is not a frame (an <iframe> or <frame> is needed)",
@@ -175,22 +221,24 @@ impl Scopes for BidiPage {
         }
     }
 
-    async fn frame_offset(&self, scope: &String) -> Result<(f64, f64), BrowserError> {
-        let offset: Value = self
-            .bidi
-            .call_function(
-                scope,
-                &format!(
-                    "function () {{ return JSON.stringify((function () {{ {FRAME_OFFSET_JS} }})()); }}"
-                ),
-                "",
-                Duration::from_secs(30),
-                "reading the frame's offset in the page",
-            )
-            .await?;
-        Ok((
-            offset[0].as_f64().unwrap_or(0.0),
-            offset[1].as_f64().unwrap_or(0.0),
-        ))
+    async fn frame_offset(&self, scope: &Scope) -> Result<(f64, f64), BrowserError> {
+        let (mut x, mut y) = (0.0, 0.0);
+        let mut at = scope.holder.clone();
+        while let Some(holder) = at {
+            let (parent, node) = &*holder;
+            let box_of = vec![Argument::Node(SharedReference { shared_id: node })];
+            let during = "reading the frame's offset in the page";
+            let found = self
+                .bidi
+                .frame_at(&parent.context, holder_box_js(), box_of, during)
+                .await?;
+            let (_, dx, dy) = found.ok_or_else(|| BrowserError::Command {
+                action: during.to_string(),
+                message: "the frame's element holds no document any more".to_string(),
+            })?;
+            (x, y) = (x + dx, y + dy);
+            at = parent.holder.clone();
+        }
+        Ok((x, y))
     }
 }

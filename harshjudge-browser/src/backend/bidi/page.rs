@@ -76,7 +76,7 @@ impl PageBackend for BidiPage {
         during: &str,
         desc: &str,
     ) -> Result<Answer, BrowserError> {
-        let (context, node) = match walk::element(self, frame, call, during).await? {
+        let (scope, node) = match walk::element(self, frame, call, during).await? {
             Ok(found) => found,
             // A timeout or the engine's error: told by the caller.
             Err(answer) => return Ok(answer),
@@ -89,7 +89,7 @@ impl PageBackend for BidiPage {
         }
         let setting = format!("setting the files of {desc}");
         self.bidi
-            .set_files(&context, &node, files, &setting)
+            .set_files(scope.context(), &node, files, &setting)
             .await?;
         Ok(Answer {
             result: Ok(serde_json::json!({})),
@@ -194,9 +194,7 @@ return JSON.stringify(r); }}",
     }
 
     async fn perform(&self, actions: Value, during: &str) -> Result<(), BrowserError> {
-        self.bidi
-            .perform_actions(&self.context, actions, during)
-            .await
+        self.perform_input(actions, during).await
     }
     async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
         self.settle().await;

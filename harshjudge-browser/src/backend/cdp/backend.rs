@@ -41,7 +41,7 @@ use crate::config::BrowserKind;
 use crate::cookies::Cookie;
 use crate::dialogs::{Handler, Recorder};
 use crate::emulation::Emulation;
-use crate::engine::decode;
+use crate::engine::{CONTENT_BOX_JS, decode};
 use crate::error::BrowserError;
 use crate::glob::{Matcher, UrlPattern};
 use crate::logs::{ConsoleEntry, NetworkEntry};
@@ -220,11 +220,6 @@ pub(crate) struct Node {
     session: Option<SessionId>,
     object: String,
 }
-
-/// The offset of an iframe element's content box (its document's
-/// viewport) in the viewport of the document the element is in.
-const CONTENT_BOX_JS: &str = "function () { const r = this.getBoundingClientRect(), s = getComputedStyle(this);
-return [r.left + this.clientLeft + parseFloat(s.paddingLeft || '0'), r.top + this.clientTop + parseFloat(s.paddingTop || '0')]; }";
 
 impl Scopes for CdpBackend {
     type Scope = Scope;

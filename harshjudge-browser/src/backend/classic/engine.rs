@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::backend::webdriver::driver::DriverWatch;
 use crate::backend::webdriver::session::Session;
-use crate::engine::{FRAME_OFFSET_JS, decode, frame_lookup, prompt_open};
+use crate::engine::{CONTENT_BOX_JS, FrameCoordinates, decode, frame_lookup, prompt_open};
 use crate::error::BrowserError;
 use crate::protocol::{Acted, Answer, Call, FrameScope};
 use crate::wire::{self, cdp};
@@ -276,28 +276,23 @@ impl Engine {
                 return then(self.call_here(call, during).await?).await;
             };
             let start = Instant::now();
+            let coordinates = FrameCoordinates::of(&call.request);
             let result = async {
+                // Each frame's offset is read in its parent, before the
+                // switch (a frame of another origin cannot read its own).
+                let mut offset = coordinates.possible().then_some((0.0, 0.0));
                 for f in frame.path() {
                     let left = Duration::from_millis(call.timeout).saturating_sub(start.elapsed());
-                    self.enter_frame(&f, left).await?;
+                    self.enter_frame(&f, left, offset.as_mut()).await?;
                 }
                 call.timeout = Duration::from_millis(call.timeout)
                     .saturating_sub(start.elapsed())
                     .as_millis() as u64;
                 let mut answer = self.call_here(call, during).await?;
-                if let Ok(v) = &mut answer.result
-                    && v["point"].is_object()
+                if let Some(offset) = offset
+                    && coordinates.any(&answer)
                 {
-                    let offset = self
-                        .client
-                        .execute(FRAME_OFFSET_JS, vec![])
-                        .await
-                        .map_err(|e| wire::fail("reading the frame's offset in the page", e))?;
-                    for (k, i) in [("x", 0), ("y", 1)] {
-                        let moved = v["point"][k].as_f64().unwrap_or(0.0)
-                            + offset[i].as_f64().unwrap_or(0.0);
-                        v["point"][k] = moved.into();
-                    }
+                    coordinates.move_by(&mut answer, offset);
                 }
                 then(answer).await
             }
@@ -319,7 +314,12 @@ impl Engine {
 
     /// Finds `frame`'s iframe element in the current document (waiting up to
     /// `wait`) and switches the session into it.
-    async fn enter_frame(&self, frame: &FrameScope, wait: Duration) -> Result<(), BrowserError> {
+    async fn enter_frame(
+        &self,
+        frame: &FrameScope,
+        wait: Duration,
+        offset: Option<&mut (f64, f64)>,
+    ) -> Result<(), BrowserError> {
         let (call, what, during) = frame_lookup(frame, wait);
         let start = Instant::now();
         let answer = self.call_here(call, &during).await?;
@@ -336,6 +336,16 @@ impl Engine {
                 });
             }
         };
+        if let Some((x, y)) = offset {
+            let script = format!("return ({CONTENT_BOX_JS})(arguments[0]);");
+            let reading = "reading the frame's offset in the page";
+            let b = (self.client)
+                .execute(&script, vec![element.clone()])
+                .await
+                .map_err(|e| wire::fail(reading, e))?;
+            *x += b[0].as_f64().unwrap_or(0.0);
+            *y += b[1].as_f64().unwrap_or(0.0);
+        }
         wire::post(&self.client, "frame", json!({"id": element}), &during)
             .await
             .map_err(|e| BrowserError::Invalid {

@@ -1,0 +1,92 @@
+//! An iframe of another site and the input it takes: a page of `127.0.0.1`
+//! whose iframe is of `localhost` (another site: out of process on Chromium
+//! and Firefox under site isolation), off the page's corner by a margin,
+//! border and padding. What every engine's frame input is held to.
+
+use std::io::{BufReader, Write};
+use std::net::TcpStream;
+
+use harshjudge::browser::{Page, expect};
+
+/// The page: its iframe's document is the other site's `/inner-input`.
+const PAGE: &str = r#"<!doctype html><html><head><title>cross input</title></head><body>
+<iframe id="pay" style="margin: 25px 0 0 90px; width: 400px; height: 200px; border: 7px solid #888; padding: 5px"></iframe>
+<script>document.getElementById('pay').src = 'http://localhost:' + location.port + '/inner-input';</script>
+</body></html>"#;
+
+/// The frame's document: a button counting its clicks, a field whose Enter
+/// shows its value.
+const INNER: &str = r#"<!doctype html><html><body style="margin: 30px">
+<p id="status">unpaid</p>
+<button onclick="this.dataset.n = (+this.dataset.n || 0) + 1; document.getElementById('status').textContent = 'paid ' + this.dataset.n">Pay</button>
+<input id="name" onkeydown="if (event.key === 'Enter') document.getElementById('status').textContent = 'sent ' + this.value">
+</body></html>"#;
+
+/// The two documents on a loopback port; its base URL (`127.0.0.1`).
+pub fn serve() -> String {
+    super::serve_with(answer)
+}
+
+fn answer(stream: TcpStream) -> std::io::Result<()> {
+    let mut out = stream.try_clone()?;
+    let mut r = BufReader::new(stream);
+    while let Some(path) = super::next_request_path(&mut r)? {
+        let (status, body) = match path.split('?').next().unwrap_or_default() {
+            "/cross-input" => ("200 OK", PAGE),
+            "/inner-input" => ("200 OK", INNER),
+            _ => ("404 Not Found", ""),
+        };
+        write!(
+            out,
+            "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
+            body.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// The frame takes input as a same-site one on `page`, the page opened
+/// from `base` ([`serve`]'s): a locator's click, keys typed into its field and a
+/// key pressed there, and the mouse at the point its button's bounding box
+/// gives, past the frame's margin, border and padding.
+pub async fn takes_clicks_keys_and_the_mouse(page: &Page, base: &str) {
+    let browser = page.browser();
+    let fails = |e: harshjudge::browser::BrowserError| panic!("{browser}: {e}");
+    page.goto(&format!("{base}/cross-input")).await.unwrap();
+    let pay = page.frame_locator("#pay");
+    let status = pay.locator("#status");
+    expect(&status).to_have_text("unpaid").await.unwrap();
+    let button = pay.get_by_role("button").name("Pay");
+    button.click().await.unwrap_or_else(fails);
+    expect(&status)
+        .to_have_text("paid 1")
+        .await
+        .unwrap_or_else(fails);
+    let name = pay.locator("#name");
+    name.press_sequentially("Grace").await.unwrap_or_else(fails);
+    expect(&name)
+        .to_have_value("Grace")
+        .await
+        .unwrap_or_else(fails);
+    name.press("Enter").await.unwrap_or_else(fails);
+    expect(&status)
+        .to_have_text("sent Grace")
+        .await
+        .unwrap_or_else(fails);
+    let b = (button.bounding_box().await.unwrap()).expect("the button's box");
+    // The iframe's margin (90, 25), border (7) and padding (5), and the
+    // frame's body margin (30): the box is the page's, not the frame's.
+    assert!(
+        b.x >= 90.0 + 12.0 + 30.0 && b.y >= 25.0 + 12.0 + 30.0,
+        "{browser}: {b:?} is the button's box in the frame, not in the page"
+    );
+    (page
+        .mouse()
+        .click(b.x + b.width / 2.0, b.y + b.height / 2.0))
+    .await
+    .unwrap_or_else(fails);
+    expect(&status)
+        .to_have_text("paid 2")
+        .await
+        .unwrap_or_else(fails);
+}
