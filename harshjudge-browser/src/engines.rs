@@ -111,15 +111,51 @@ pub(super) async fn insert_text(
     client: &fantoccini::Client,
     text: &str,
 ) -> Result<(), BrowserError> {
-    client
+    // Into the frame of another origin holding the focus, if one does (the
+    // page's script cannot reach into its document), then back to the top.
+    let mut entered = false;
+    loop {
+        let frame = client
+            .execute(FOCUSED_FRAME_JS, vec![])
+            .await
+            .map_err(|e| wire::fail("finding the focused frame", e))?;
+        if frame.is_null() {
+            break;
+        }
+        wire::post(
+            client,
+            "frame",
+            json!({"id": frame}),
+            "entering the focused frame",
+        )
+        .await?;
+        entered = true;
+    }
+    let inserted = client
         .execute(
             &format!("return ({INSERT_TEXT})(arguments[0]);"),
             vec![json!(text)],
         )
         .await
         .map(drop)
-        .map_err(|e| wire::fail("inserting text", e))
+        .map_err(|e| wire::fail("inserting text", e));
+    if entered {
+        let _ = wire::post(client, "frame", json!({"id": null}), "leaving the frame").await;
+    }
+    inserted
 }
+
+/// The frame element of another origin holding the focus, through the
+/// frames of this document's origin; null when none does.
+const FOCUSED_FRAME_JS: &str = "let d = document;
+for (;;) {
+  const el = d.activeElement;
+  if (!el || (el.localName !== 'iframe' && el.localName !== 'frame')) return null;
+  let inner = null;
+  try { inner = el.contentDocument; } catch (e) {}
+  if (!inner) return el;
+  d = inner;
+}";
 
 /// The error of `Page::cdp` on another engine.
 pub(super) fn no_cdp(browser: BrowserKind, command: &str) -> BrowserError {

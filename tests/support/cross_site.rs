@@ -46,8 +46,8 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
 }
 
 /// The frame takes input as a same-site one on `page`, the page opened
-/// from `base` ([`serve`]'s): a locator's click, keys typed into its field and a
-/// key pressed there, and the mouse at the point its button's bounding box
+/// from `base` ([`serve`]'s): a locator's click, keys typed into its field,
+/// text inserted there and a key pressed there, and the mouse at the point its button's bounding box
 /// gives, past the frame's margin, border and padding.
 pub async fn takes_clicks_keys_and_the_mouse(page: &Page, base: &str) {
     let browser = page.browser();
@@ -68,9 +68,16 @@ pub async fn takes_clicks_keys_and_the_mouse(page: &Page, base: &str) {
         .to_have_value("Grace")
         .await
         .unwrap_or_else(fails);
+    // Text inserted where the focus is: in the frame's field.
+    let keyboard = page.keyboard();
+    keyboard.insert_text(" Hopper").await.unwrap_or_else(fails);
+    expect(&name)
+        .to_have_value("Grace Hopper")
+        .await
+        .unwrap_or_else(fails);
     name.press("Enter").await.unwrap_or_else(fails);
     expect(&status)
-        .to_have_text("sent Grace")
+        .to_have_text("sent Grace Hopper")
         .await
         .unwrap_or_else(fails);
     let b = (button.bounding_box().await.unwrap()).expect("the button's box");

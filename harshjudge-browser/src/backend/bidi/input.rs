@@ -136,6 +136,18 @@ impl BidiPage {
         (target, moved)
     }
 
+    /// The context of the frame holding the focus, through the frames of
+    /// other sites (the page's own when none of them has it): where a script
+    /// acting on the focused element runs, on every remote end.
+    pub(super) async fn focused_context(&self) -> String {
+        let top = InputTarget {
+            context: self.context.clone(),
+            x: 0.0,
+            y: 0.0,
+        };
+        self.descend(top, None).await.context
+    }
+
     /// From `at` into the out-of-process frames under `point` (`None`: the
     /// ones holding the focus), as deep as they go.
     async fn descend(&self, mut at: InputTarget, point: Option<(f64, f64)>) -> InputTarget {

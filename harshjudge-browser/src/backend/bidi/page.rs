@@ -198,9 +198,12 @@ return JSON.stringify(r); }}",
     }
     async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
         self.settle().await;
+        // In the frame of another site that holds the focus, if one does:
+        // the page's script cannot reach into its document.
+        let focused = self.focused_context().await;
         self.bidi
             .call_function(
-                &self.context,
+                &focused,
                 engines::INSERT_TEXT,
                 text,
                 self.script_limit(),

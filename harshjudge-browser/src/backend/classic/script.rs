@@ -80,7 +80,10 @@ window.__harshjudgeEngine.waitForFunction(arguments[0], f).then(done, function (
     /// Inserts text as an input method would (no key events).
     pub(super) async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
         if self.browser != BrowserKind::Chromium {
-            return engines::insert_text(&self.client, text).await;
+            // Under the switching lock: it may enter a frame.
+            return (self.engine)
+                .in_window(engines::insert_text(&self.client, text))
+                .await;
         }
         self.engine
             .in_window(wire::cdp(
