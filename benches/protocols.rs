@@ -474,9 +474,26 @@ fn say_load(when: &str) -> f64 {
     one
 }
 
+/// How long an idle vCPU of a KVM guest polls before it halts
+/// (`cpuidle-haltpoll`), when the kernel says: at 0 every wake-up of an idle
+/// vCPU is a VM exit, which dominates a round trip on a 2-vCPU VM (docs/design/backends.md §3.3).
+fn say_halt_poll() {
+    let knob = "/sys/module/haltpoll/parameters/guest_halt_poll_ns";
+    if let Ok(v) = std::fs::read_to_string(knob) {
+        let v = v.trim();
+        println!("idle vCPUs poll {v} ns before halting ({knob})");
+        if v == "0" {
+            println!(
+                "NOTE: idle vCPUs halt at once: each cross-process wake-up to an idle vCPU pays a VM exit"
+            );
+        }
+    }
+}
+
 fn main() {
     let s = Settings::from_env();
     let load_start = say_load("start");
+    say_halt_poll();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!(
         "protocols bench: {} rounds x ({} warm-up + {} timed calls), {} start-ups per protocol, tokio {} runtime, {cores} cores",
