@@ -23,11 +23,12 @@ return [r.left + el.clientLeft + parseFloat(s.paddingLeft || '0'), r.top + el.cl
 
 /// The coordinates an answer to `request` holds in the viewport of the
 /// frame it was computed in, which a frame's call moves into the page's
-/// by the frame's offset: an action's point, a bounding box read, the box
-/// of the element a traced call names.
+/// by the frame's offset: an action's point, a bounding box read, an
+/// element screenshot's clip, the box of the element a traced call names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FrameCoordinates {
-    /// The answer's value is a bounding box (or null).
+    /// The answer's value is a box (or null): a bounding box read, an
+    /// element screenshot's clip.
     box_read: bool,
     /// The answer may hold some: an action, a box read, a traced call.
     possible: bool,
@@ -41,6 +42,9 @@ impl FrameCoordinates {
             Request::Query {
                 read: super::protocol::Read::BoundingBox,
                 all: false,
+                ..
+            } | Request::Act {
+                action: Action::Screenshot,
                 ..
             }
         );

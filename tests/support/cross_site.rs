@@ -6,11 +6,13 @@
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
 
-use harshjudge::browser::{Page, expect};
+use harshjudge::browser::{BrowserError, BrowserKind, Page, expect};
+use harshjudge_browser::visual::Image;
 
 /// The page: its iframe's document is the other site's `/inner-input`.
 const PAGE: &str = r#"<!doctype html><html><head><title>cross input</title></head><body>
 <iframe id="pay" style="margin: 25px 0 0 90px; width: 400px; height: 200px; border: 7px solid #888; padding: 5px"></iframe>
+<div style="height: 2000px"></div>
 <script>document.getElementById('pay').src = 'http://localhost:' + location.port + '/inner-input';</script>
 </body></html>"#;
 
@@ -20,6 +22,7 @@ const INNER: &str = r#"<!doctype html><html><body style="margin: 30px">
 <p id="status">unpaid</p>
 <button onclick="this.dataset.n = (+this.dataset.n || 0) + 1; document.getElementById('status').textContent = 'paid ' + this.dataset.n">Pay</button>
 <input id="name" onkeydown="if (event.key === 'Enter') document.getElementById('status').textContent = 'sent ' + this.value">
+<div id="swatch" style="width: 60px; height: 30px; background: rgb(200, 30, 30)"></div>
 </body></html>"#;
 
 /// The two documents on a loopback port; its base URL (`127.0.0.1`).
@@ -51,7 +54,7 @@ fn answer(stream: TcpStream) -> std::io::Result<()> {
 /// gives, past the frame's margin, border and padding.
 pub async fn takes_clicks_keys_and_the_mouse(page: &Page, base: &str) {
     let browser = page.browser();
-    let fails = |e: harshjudge::browser::BrowserError| panic!("{browser}: {e}");
+    let fails = |e: BrowserError| panic!("{browser}: {e}");
     page.goto(&format!("{base}/cross-input")).await.unwrap();
     let pay = page.frame_locator("#pay");
     let status = pay.locator("#status");
@@ -96,4 +99,28 @@ pub async fn takes_clicks_keys_and_the_mouse(page: &Page, base: &str) {
         .to_have_text("paid 2")
         .await
         .unwrap_or_else(fails);
+    // A screenshot of an element of the frame shows that element, the page
+    // scrolled (WebKit takes no screenshot of part of the page: its
+    // documented gap).
+    page.evaluate::<(), _>("() => { window.scrollTo(0, 20); }", ())
+        .await
+        .unwrap();
+    match pay.locator("#swatch").screenshot().await {
+        Err(BrowserError::Unsupported {
+            browser: BrowserKind::Webkit,
+            ..
+        }) => {}
+        shot => {
+            let shot = shot.unwrap_or_else(|e| panic!("{browser}: {e}"));
+            let shot = Image::decode_png(&shot).expect("a PNG");
+            let pixels = shot.rgba().chunks(4);
+            let red = pixels
+                .clone()
+                .filter(|p| p[0] > 150 && p[1] < 90 && p[2] < 90);
+            assert!(
+                red.count() * 10 >= pixels.count() * 9,
+                "{browser}: the swatch's screenshot ({shot:?}) is not the swatch"
+            );
+        }
+    }
 }

@@ -339,9 +339,13 @@ async function hjeAct(req) {
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       return { ok: true, value: { done: true }, log: log.out() };
     case 'screenshot': {
+      // The clip in the page's document: in a frame, in the frame's
+      // viewport (the backend moves it into the page's, the caller adds the
+      // page's scroll, which a frame of another origin cannot read).
       el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
       const b = el.getBoundingClientRect();
-      return { ok: true, value: { x: b.x + scrollX, y: b.y + scrollY, width: b.width, height: b.height }, log: log.out() };
+      const [sx, sy] = window === window.parent ? [scrollX, scrollY] : [0, 0];
+      return { ok: true, value: { x: b.x + sx, y: b.y + sy, width: b.width, height: b.height }, log: log.out() };
     }
     case 'drag': {
       const src = hjeDraggable(hjeHitTarget(r.point.x, r.point.y));

@@ -197,10 +197,20 @@ impl Locator {
         at: &'static Location<'static>,
     ) -> Result<Clip, BrowserError> {
         let what = "be visible and stable";
-        match self.act(Action::Screenshot, what, at).await? {
-            Acted::Clip(clip) => Ok(clip),
-            other => Err(unexpected(&other, what, at)),
+        let mut clip = match self.act(Action::Screenshot, what, at).await? {
+            Acted::Clip(clip) => clip,
+            other => return Err(unexpected(&other, what, at)),
+        };
+        if self.frame.is_some() {
+            // In the page's viewport: into its document by its scroll.
+            let scroll = (self.page)
+                .evaluate_value("() => [scrollX, scrollY]", serde_json::Value::Null)
+                .await
+                .map_err(|e| e.located(at))?;
+            clip.x += scroll[0].as_f64().unwrap_or(0.0);
+            clip.y += scroll[1].as_f64().unwrap_or(0.0);
         }
+        Ok(clip)
     }
 
     /// A PNG of the element (scrolled into view).
