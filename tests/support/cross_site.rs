@@ -3,9 +3,6 @@
 //! and Firefox under site isolation), off the page's corner by a margin,
 //! border and padding. What every engine's frame input is held to.
 
-use std::io::{BufReader, Write};
-use std::net::TcpStream;
-
 use harshjudge::browser::{BrowserError, BrowserKind, Page, expect};
 use harshjudge_browser::visual::Image;
 
@@ -27,25 +24,9 @@ const INNER: &str = r#"<!doctype html><html><body style="margin: 30px">
 
 /// The two documents on a loopback port; its base URL (`127.0.0.1`).
 pub fn serve() -> String {
-    super::serve_with(answer)
-}
-
-fn answer(stream: TcpStream) -> std::io::Result<()> {
-    let mut out = stream.try_clone()?;
-    let mut r = BufReader::new(stream);
-    while let Some(path) = super::next_request_path(&mut r)? {
-        let (status, body) = match path.split('?').next().unwrap_or_default() {
-            "/cross-input" => ("200 OK", PAGE),
-            "/inner-input" => ("200 OK", INNER),
-            _ => ("404 Not Found", ""),
-        };
-        write!(
-            out,
-            "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n{body}",
-            body.len()
-        )?;
-    }
-    Ok(())
+    super::serve_with(|s| {
+        super::answer_pages(s, &[("/cross-input", PAGE), ("/inner-input", INNER)])
+    })
 }
 
 /// The frame takes input as a same-site one on `page`, the page opened

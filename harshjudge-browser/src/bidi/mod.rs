@@ -738,6 +738,25 @@ impl Bidi {
             .map_err(|e| renamed(e, during))
     }
 
+    /// `function` of `arguments` called in `context`'s document, its value
+    /// serialised and no handle kept (a throw is the result's exception).
+    async fn call_value(
+        &self,
+        context: &str,
+        function: &str,
+        arguments: Vec<Argument<'_>>,
+        during: &str,
+    ) -> Result<ScriptResult, BrowserError> {
+        let params = CallFunction {
+            function_declaration: function,
+            arguments,
+            target: ContextTarget { context },
+            await_promise: false,
+            result_ownership: Ownership::None,
+        };
+        self.command(&params).await.map_err(|e| renamed(e, during))
+    }
+
     /// The browsing context of the document the frame element `element` (a
     /// node's shared id in `context`) holds; `None` when it holds none (no
     /// `<iframe>` or `<frame>`).
@@ -747,23 +766,16 @@ impl Bidi {
         element: &str,
         during: &str,
     ) -> Result<Option<String>, BrowserError> {
-        let params = CallFunction {
-            function_declaration: "function (el) { return el && el.contentWindow || null; }",
-            arguments: vec![Argument::Node(SharedReference { shared_id: element })],
-            target: ContextTarget { context },
-            await_promise: false,
-            result_ownership: Ownership::None,
-        };
-        let r: ScriptResult = self
-            .command(&params)
-            .await
-            .map_err(|e| renamed(e, during))?;
-        Ok(match r {
-            ScriptResult::Success {
-                result: RemoteValue::Window { value },
-            } => Some(value.context),
-            _ => None,
-        })
+        let function = "function (el) { return el && el.contentWindow || null; }";
+        let node = vec![Argument::Node(SharedReference { shared_id: element })];
+        Ok(
+            match self.call_value(context, function, node, during).await? {
+                ScriptResult::Success {
+                    result: RemoteValue::Window { value },
+                } => Some(value.context),
+                _ => None,
+            },
+        )
     }
 
     /// What `function` (of `arguments`) answers in `context`: a frame's
@@ -777,17 +789,9 @@ impl Bidi {
         arguments: Vec<Argument<'_>>,
         during: &str,
     ) -> Result<Option<(String, f64, f64)>, BrowserError> {
-        let params = CallFunction {
-            function_declaration: function,
-            arguments,
-            target: ContextTarget { context },
-            await_promise: false,
-            result_ownership: Ownership::None,
-        };
-        let r: ScriptResult = self
-            .command(&params)
-            .await
-            .map_err(|e| renamed(e, during))?;
+        let r = self
+            .call_value(context, function, arguments, during)
+            .await?;
         let ScriptResult::Success {
             result: RemoteValue::Array { value },
         } = r
