@@ -112,49 +112,54 @@ pub(super) async fn insert_text(
     text: &str,
 ) -> Result<(), BrowserError> {
     // Into the frame of another origin holding the focus, if one does (the
-    // page's script cannot reach into its document), then back to the top.
+    // page's script cannot reach into its document), then back to the top
+    // whatever happened.
     let mut entered = false;
-    loop {
-        let frame = client
-            .execute(FOCUSED_FRAME_JS, vec![])
-            .await
-            .map_err(|e| wire::fail("finding the focused frame", e))?;
-        if frame.is_null() {
-            break;
+    let inserted = async {
+        for _ in 0..MAX_FRAME_DEPTH {
+            let frame = client
+                .execute(&format!("return ({FOCUSED_FRAME_JS})();"), vec![])
+                .await
+                .map_err(|e| wire::fail("finding the focused frame", e))?;
+            if frame.is_null() {
+                break;
+            }
+            entered = true;
+            let entering = "entering the focused frame";
+            wire::post(client, "frame", json!({"id": frame}), entering).await?;
         }
-        wire::post(
-            client,
-            "frame",
-            json!({"id": frame}),
-            "entering the focused frame",
-        )
-        .await?;
-        entered = true;
+        client
+            .execute(
+                &format!("return ({INSERT_TEXT})(arguments[0]);"),
+                vec![json!(text)],
+            )
+            .await
+            .map(drop)
+            .map_err(|e| wire::fail("inserting text", e))
     }
-    let inserted = client
-        .execute(
-            &format!("return ({INSERT_TEXT})(arguments[0]);"),
-            vec![json!(text)],
-        )
-        .await
-        .map(drop)
-        .map_err(|e| wire::fail("inserting text", e));
+    .await;
     if entered {
         let _ = wire::post(client, "frame", json!({"id": null}), "leaving the frame").await;
     }
     inserted
 }
 
+/// How deep frames holding the focus are entered.
+pub(crate) const MAX_FRAME_DEPTH: usize = 8;
+
 /// The frame element of another origin holding the focus, through the
-/// frames of this document's origin; null when none does.
-const FOCUSED_FRAME_JS: &str = "let d = document;
-for (;;) {
-  const el = d.activeElement;
-  if (!el || (el.localName !== 'iframe' && el.localName !== 'frame')) return null;
-  let inner = null;
-  try { inner = el.contentDocument; } catch (e) {}
-  if (!inner) return el;
-  d = inner;
+/// frames of this document's origin; null when none does. Its document is
+/// where keys and inserted text go, and the page's script cannot reach it.
+pub(crate) const FOCUSED_FRAME_JS: &str = "function () {
+  let d = document;
+  for (;;) {
+    const el = d.activeElement;
+    if (!el || (el.localName !== 'iframe' && el.localName !== 'frame')) return null;
+    let inner = null;
+    try { inner = el.contentDocument; } catch (e) {}
+    if (!inner) return el;
+    d = inner;
+  }
 }";
 
 /// The error of `Page::cdp` on another engine.

@@ -9,7 +9,9 @@ use harshjudge_browser::visual::Image;
 /// The page: its iframe's document is the other site's `/inner-input`.
 const PAGE: &str = r#"<!doctype html><html><head><title>cross input</title></head><body>
 <iframe id="pay" style="margin: 25px 0 0 90px; width: 400px; height: 200px; border: 7px solid #888; padding: 5px"></iframe>
+<p id="pressed">not pressed</p>
 <div style="height: 2000px"></div>
+<script>document.addEventListener('pointerdown', () => { document.getElementById('pressed').textContent = 'pressed'; });</script>
 <script>document.getElementById('pay').src = 'http://localhost:' + location.port + '/inner-input';</script>
 </body></html>"#;
 
@@ -31,8 +33,10 @@ pub fn serve() -> String {
 
 /// The frame takes input as a same-site one on `page`, the page opened
 /// from `base` ([`serve`]'s): a locator's click, keys typed into its field,
-/// text inserted there and a key pressed there, and the mouse at the point its button's bounding box
-/// gives, past the frame's margin, border and padding.
+/// text inserted there and a key pressed there, the mouse at the point its
+/// button's bounding box gives (past the frame's margin, border and
+/// padding), a screenshot of one of its elements; and once the frame under
+/// the pointer is gone, a press where the pointer is goes to the page.
 pub async fn takes_clicks_keys_and_the_mouse(page: &Page, base: &str) {
     let browser = page.browser();
     let fails = |e: BrowserError| panic!("{browser}: {e}");
@@ -104,4 +108,17 @@ pub async fn takes_clicks_keys_and_the_mouse(page: &Page, base: &str) {
             );
         }
     }
+    // The frame under the pointer taken away, a press and a release where
+    // the pointer is go to the page.
+    button.hover().await.unwrap_or_else(fails);
+    page.evaluate::<(), _>("() => { document.getElementById('pay').remove(); }", ())
+        .await
+        .unwrap();
+    let mouse = page.mouse();
+    mouse.down().await.unwrap_or_else(fails);
+    mouse.up().await.unwrap_or_else(fails);
+    expect(&page.locator("#pressed"))
+        .to_have_text("pressed")
+        .await
+        .unwrap_or_else(fails);
 }

@@ -29,6 +29,7 @@ use super::BidiPage;
 use crate::bidi::protocol::{Argument, LocalValue};
 use crate::config::BrowserKind;
 use crate::engine::CONTENT_BOX_JS;
+use crate::engines::{FOCUSED_FRAME_JS, MAX_FRAME_DEPTH};
 use crate::error::BrowserError;
 
 /// How a remote end reads the context of an input action.
@@ -85,23 +86,16 @@ fn at_point_js() -> &'static str {
     })
 }
 
-/// The out-of-process frame that holds the focus, through the frames of
-/// this document's process: `[its window, 0, 0]`, or null.
-const FOCUSED_JS: &str = "function () {
-  let d = document;
-  for (;;) {
-    const el = d.activeElement;
-    if (!el || (el.localName !== 'iframe' && el.localName !== 'frame')) return null;
-    let inner = null;
-    try { inner = el.contentDocument; } catch (e) {}
-    if (!inner) return el.contentWindow ? [el.contentWindow, 0, 0] : null;
-    d = inner;
-  }
-}";
-
-/// How deep frames are entered (a page of frames in frames beyond this is
-/// given its input at that depth).
-const MAX_DEPTH: usize = 8;
+/// The out-of-process frame that holds the focus
+/// ([`FOCUSED_FRAME_JS`]): `[its window, 0, 0]`, or null.
+fn focused_js() -> &'static str {
+    static JS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    JS.get_or_init(|| {
+        format!(
+            "function () {{ const el = ({FOCUSED_FRAME_JS})(); return el && el.contentWindow ? [el.contentWindow, 0, 0] : null; }}"
+        )
+    })
+}
 
 /// How long finding the frame may take: past it (a document busy, a
 /// navigation), the input goes where the search got to.
@@ -119,15 +113,18 @@ impl BidiPage {
         if self.frame_input == FrameInput::Top {
             return (top, actions);
         }
+        let pointer = has_pointer(&actions);
         let target = match first_point(&actions) {
             Some(point) => {
                 let target = self.descend(top, Some(point)).await;
-                *self.pointer.lock().expect("pointer lock") = Some(target.clone());
+                if pointer {
+                    *self.pointer.lock().expect("pointer lock") = Some(target.clone());
+                }
                 target
             }
             // A press or release where the pointer is: the context it was
             // last moved into.
-            None if moves_pointer(&actions) => (self.pointer.lock().expect("pointer lock"))
+            None if pointer => (self.pointer.lock().expect("pointer lock"))
                 .clone()
                 .unwrap_or(top),
             None => self.descend(top, None).await,
@@ -151,7 +148,7 @@ impl BidiPage {
     /// From `at` into the out-of-process frames under `point` (`None`: the
     /// ones holding the focus), as deep as they go.
     async fn descend(&self, mut at: InputTarget, point: Option<(f64, f64)>) -> InputTarget {
-        for _ in 0..MAX_DEPTH {
+        for _ in 0..MAX_FRAME_DEPTH {
             let (function, arguments) = match point {
                 Some((x, y)) => (
                     at_point_js(),
@@ -160,7 +157,7 @@ impl BidiPage {
                         Argument::Value(LocalValue::Number { value: y - at.y }),
                     ],
                 ),
-                None => (FOCUSED_JS, Vec::new()),
+                None => (focused_js(), Vec::new()),
             };
             let during = "finding the frame input goes to";
             let found = self.bidi.frame_at(&at.context, function, arguments, during);
@@ -204,13 +201,15 @@ impl BidiPage {
     }
 }
 
+/// The sources of `kinds` among the actions.
+fn sources<'a>(actions: &'a Value, kinds: &'a [&str]) -> impl Iterator<Item = &'a Value> {
+    let kind = |s: &&Value| s["type"].as_str().is_some_and(|t| kinds.contains(&t));
+    actions.as_array().into_iter().flatten().filter(kind)
+}
+
 /// The actions of every pointer and wheel source.
 fn pointer_actions(actions: &Value) -> impl Iterator<Item = &Value> {
-    actions
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|s| matches!(s["type"].as_str(), Some("pointer" | "wheel")))
+    sources(actions, &["pointer", "wheel"])
         .flat_map(|s| s["actions"].as_array().into_iter().flatten())
 }
 
@@ -228,9 +227,10 @@ fn first_point(actions: &Value) -> Option<(f64, f64)> {
         .and_then(|a| Some((a["x"].as_f64()?, a["y"].as_f64()?)))
 }
 
-/// Whether a pointer source is among the actions.
-fn moves_pointer(actions: &Value) -> bool {
-    pointer_actions(actions).next().is_some()
+/// Whether a pointer source is among the actions (a wheel has no position
+/// of its own to keep).
+fn has_pointer(actions: &Value) -> bool {
+    sources(actions, &["pointer"]).next().is_some()
 }
 
 /// The actions with each viewport point moved by (-x, -y).
@@ -260,7 +260,7 @@ fn shifted(mut actions: Value, x: f64, y: f64) -> Value {
 mod tests {
     use serde_json::json;
 
-    use super::{first_point, moves_pointer, shifted};
+    use super::{first_point, has_pointer, shifted};
 
     fn click(x: i64, y: i64) -> serde_json::Value {
         json!([
@@ -298,10 +298,10 @@ mod tests {
     fn keys_a_release_and_an_element_origin_have_no_viewport_point() {
         let keys = json!([{"type": "key", "id": "keyboard", "actions": [{"type": "keyDown", "value": "a"}]}]);
         assert_eq!(first_point(&keys), None);
-        assert!(!moves_pointer(&keys));
+        assert!(!has_pointer(&keys));
         let up = json!([{"type": "pointer", "id": "mouse", "actions": [{"type": "pointerUp", "button": 0}]}]);
         assert_eq!(first_point(&up), None);
-        assert!(moves_pointer(&up));
+        assert!(has_pointer(&up));
         let from_element = json!([{"type": "pointer", "id": "mouse", "actions": [
             {"type": "pointerMove", "origin": {"type": "element", "element": {"sharedId": "n1"}}, "x": 1, "y": 2}
         ]}]);
@@ -316,6 +316,10 @@ mod tests {
             {"type": "scroll", "x": 30, "y": 40, "deltaX": 0, "deltaY": 100, "origin": "viewport"}
         ]}]);
         assert_eq!(first_point(&wheel), Some((30.0, 40.0)));
+        assert!(
+            !has_pointer(&wheel),
+            "a wheel leaves the pointer where it is"
+        );
         let moved = shifted(wheel, 10.0, 10.0);
         assert_eq!(
             (
