@@ -53,7 +53,7 @@ impl FrameInput {
 
 /// Where input goes: a browsing context, and the offset of its viewport in
 /// the page's.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) struct InputTarget {
     pub(crate) context: String,
     pub(crate) x: f64,
@@ -102,19 +102,23 @@ fn focused_js() -> &'static str {
 const SEARCH_LIMIT: Duration = Duration::from_secs(2);
 
 impl BidiPage {
-    /// The context `actions` go to, and `actions` in its viewport's
-    /// coordinates.
-    pub(super) async fn input_target(&self, actions: Value) -> (InputTarget, Value) {
-        let top = InputTarget {
+    /// The page's own context, where input goes unless a frame takes it.
+    fn top_target(&self) -> InputTarget {
+        InputTarget {
             context: self.context.clone(),
             x: 0.0,
             y: 0.0,
-        };
-        if self.frame_input == FrameInput::Top {
-            return (top, actions);
         }
-        let pointer = has_pointer(&actions);
-        let target = match first_point(&actions) {
+    }
+
+    /// The context `actions` go to.
+    async fn input_target(&self, actions: &Value) -> InputTarget {
+        let top = self.top_target();
+        if self.frame_input == FrameInput::Top {
+            return top;
+        }
+        let pointer = has_pointer(actions);
+        match first_point(actions) {
             Some(point) => {
                 let target = self.descend(top, Some(point)).await;
                 if pointer {
@@ -128,21 +132,14 @@ impl BidiPage {
                 .clone()
                 .unwrap_or(top),
             None => self.descend(top, None).await,
-        };
-        let moved = shifted(actions, target.x, target.y);
-        (target, moved)
+        }
     }
 
     /// The context of the frame holding the focus, through the frames of
     /// other sites (the page's own when none of them has it): where a script
     /// acting on the focused element runs, on every remote end.
     pub(super) async fn focused_context(&self) -> String {
-        let top = InputTarget {
-            context: self.context.clone(),
-            x: 0.0,
-            y: 0.0,
-        };
-        self.descend(top, None).await.context
+        self.descend(self.top_target(), None).await.context
     }
 
     /// From `at` into the out-of-process frames under `point` (`None`: the
@@ -175,22 +172,28 @@ impl BidiPage {
         at
     }
 
-    /// Performs `actions` where they go ([`BidiPage::input_target`]). A frame
-    /// gone since the pointer entered it gives the page its input again.
+    /// Performs `actions` where they go ([`BidiPage::input_target`]), in
+    /// that context's viewport's coordinates. A frame gone since the pointer
+    /// entered it gives the page its input again.
     pub(super) async fn perform_input(
         &self,
         actions: Value,
         during: &str,
     ) -> Result<(), BrowserError> {
-        let (target, moved) = self.input_target(actions.clone()).await;
+        let target = self.input_target(&actions).await;
+        if target.context == self.context {
+            return self
+                .bidi
+                .perform_actions(&self.context, actions, during)
+                .await;
+        }
+        let moved = shifted(actions.clone(), target.x, target.y);
         let done = self
             .bidi
             .perform_actions(&target.context, moved, during)
             .await;
         match done {
-            Err(BrowserError::Command { message, .. })
-                if target.context != self.context && message.contains("no such frame") =>
-            {
+            Err(BrowserError::Command { message, .. }) if message.contains("no such frame") => {
                 *self.pointer.lock().expect("pointer lock") = None;
                 self.bidi
                     .perform_actions(&self.context, actions, during)
